@@ -1,0 +1,26 @@
+package dev.collectives.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/** A buffer the pipeline allocates at bind (one root allocation), on an accessor returning DeviceBuffer. */
+@Documented
+@Retention(RetentionPolicy.CLASS)
+@Target(ElementType.METHOD)
+public @interface Buffer {
+    DataType type() default DataType.UINT8;
+
+    /** Elements of {@link #type()}. */
+    long count();
+
+    Allocator allocator() default Allocator.MEM_ALLOC;
+
+    /** With {@link Allocator#CUSTOM}: a concrete DeviceAllocator annotated {@link QualifiedAllocator}. */
+    Class<?> customAllocator() default void.class;
+
+    /** false: this buffer is never registered, even in a GRAPH or LOCAL pipeline (R1 then constrains its ops). */
+    boolean registered() default true;
+}

@@ -1,0 +1,17 @@
+package dev.collectives.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/** A buffer the user passes to bind, in declaration order; its head offset is compared across ranks at bind (R2). */
+@Documented
+@Retention(RetentionPolicy.CLASS)
+@Target(ElementType.METHOD)
+public @interface External {
+    DataType type() default DataType.UINT8;
+
+    long count();
+}

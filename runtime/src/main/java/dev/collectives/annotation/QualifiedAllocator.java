@@ -1,0 +1,15 @@
+package dev.collectives.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/** Marks a DeviceAllocator that meets the seed's allocator requirements (R11), with the handle types it exports. */
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target(ElementType.TYPE)
+public @interface QualifiedAllocator {
+    HandleType[] handleTypes();
+}

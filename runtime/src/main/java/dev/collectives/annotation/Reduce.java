@@ -1,0 +1,37 @@
+package dev.collectives.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/** mcclReduce(send + sendOffset, recv + recvOffset, count, type, op, root, comm, stream). Offsets and counts are in elements of the buffers' type. */
+@Documented
+@Retention(RetentionPolicy.CLASS)
+@Target(ElementType.METHOD)
+@Repeatable(Reduce.List.class)
+public @interface Reduce {
+    String send();
+
+    String recv();
+
+    long count();
+
+    ReduceOp op() default ReduceOp.SUM;
+
+    int root() default 0;
+
+    long sendOffset() default 0;
+
+    long recvOffset() default 0;
+
+    /** Holds repeated {@link Reduce} annotations of one step. */
+    @Documented
+    @Retention(RetentionPolicy.CLASS)
+    @Target(ElementType.METHOD)
+    @interface List {
+        Reduce[] value();
+    }
+}

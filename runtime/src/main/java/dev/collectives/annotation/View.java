@@ -1,0 +1,22 @@
+package dev.collectives.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/** A typed window into a {@link Buffer} at a byte offset (seed example 3: one block, send and recv carved from it). */
+@Documented
+@Retention(RetentionPolicy.CLASS)
+@Target(ElementType.METHOD)
+public @interface View {
+    /** The accessor name of the buffer this view lies in. */
+    String of();
+
+    long offsetBytes() default 0;
+
+    DataType type() default DataType.UINT8;
+
+    long count();
+}

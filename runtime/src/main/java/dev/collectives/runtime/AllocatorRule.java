@@ -1,0 +1,43 @@
+package dev.collectives.runtime;
+
+import dev.collectives.annotation.HandleType;
+import dev.collectives.annotation.QualifiedAllocator;
+
+/** R11 ALLOCATOR at run time: what a qualified allocator's memory must look like. The one place that checks it. */
+public final class AllocatorRule {
+    private AllocatorRule() {
+    }
+
+    /**
+     * Checks the allocator's declaration and one allocation it made: POSIX fd handles (and FABRIC where the
+     * device supports it), physical size a multiple of the granularity, head aligned to it, reservation a
+     * multiple of it.
+     */
+    public static void check(Class<?> allocatorClass, DeviceMemory memory, long granularity, boolean fabricSupported,
+                             int rank) {
+        String who = allocatorClass.getName();
+        if (allocatorClass.getAnnotation(QualifiedAllocator.class) == null) {
+            throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank,
+                    who + " is not annotated @QualifiedAllocator");
+        }
+        if (!memory.handleTypes().contains(HandleType.POSIX_FILE_DESCRIPTOR)) {
+            throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, who + " allocated " + memory
+                    + " without the POSIX_FILE_DESCRIPTOR handle type (has " + memory.handleTypes() + ")");
+        }
+        if (fabricSupported && !memory.handleTypes().contains(HandleType.FABRIC)) {
+            throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, who + " allocated " + memory
+                    + " without the FABRIC handle type, which this device supports");
+        }
+        requireMultiple(who, "physical size", memory.physicalSize(), granularity, rank);
+        requireMultiple(who, "head address", memory.address(), granularity, rank);
+        requireMultiple(who, "reserved size", memory.reservedSize(), granularity, rank);
+    }
+
+    private static void requireMultiple(String who, String what, long value, long granularity, int rank) {
+        if (Long.remainderUnsigned(value, granularity) != 0) {
+            throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, who + ": " + what + " 0x"
+                    + Long.toHexString(value) + " (" + value + ") is not a multiple of the recommended granularity "
+                    + granularity);
+        }
+    }
+}

@@ -1,0 +1,16 @@
+package dev.collectives.runtime;
+
+/**
+ * What the library and fabric offer a communicator. Absent capabilities are reported, never crashed on.
+ *
+ * @param libraryVersion   e.g. "2.28.9"
+ * @param mtlinkSharp      MTLink SHARP (NVLS) is usable
+ * @param ibSharp          IB SHARP (CollNet) is enabled on this communicator
+ * @param registration     user buffer registration is supported (MCCL 2.28.9 or later)
+ * @param symmetricWindows window registration yields symmetric windows
+ * @param windowHelpers    {@code WinGetUserPtr} and {@code GetLsaDevicePointer} exist and work (R10)
+ * @param fabricHandles    the device supports FABRIC VMM handles (R11)
+ */
+public record Capabilities(String libraryVersion, boolean mtlinkSharp, boolean ibSharp, boolean registration,
+                           boolean symmetricWindows, boolean windowHelpers, boolean fabricHandles) {
+}

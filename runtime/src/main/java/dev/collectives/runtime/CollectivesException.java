@@ -1,0 +1,65 @@
+package dev.collectives.runtime;
+
+/**
+ * Every failure of the runtime and the backends. It carries the rule it enforces ({@link #rule()}, the message
+ * then starts with the rule's tag), or the library's result code ({@link #result()}), and the rank it happened
+ * on, when known.
+ */
+public class CollectivesException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final Rule rule;
+    private final Result result;
+    private final int rank;
+
+    protected CollectivesException(Rule rule, Result result, int rank, String message, Throwable cause) {
+        super(message, cause);
+        this.rule = rule;
+        this.result = result;
+        this.rank = rank;
+    }
+
+    /** A violation of {@code rule}, seen on {@code rank} (-1: not rank-specific). */
+    public static CollectivesException violation(Rule rule, int rank, String message) {
+        return new CollectivesException(rule, null, rank, rule.tag() + " " + rankPrefix(rank) + message
+                + " (see " + rule.anchor() + ")", null);
+    }
+
+    /** A library call that returned {@code result}. */
+    public static CollectivesException library(Result result, int rank, String call, String detail) {
+        return new CollectivesException(null, result, rank, "[" + result + " " + result.code() + "] "
+                + rankPrefix(rank) + call + " failed" + (detail == null || detail.isEmpty() ? "" : ": " + detail),
+                null);
+    }
+
+    /** Misuse of the runtime API that no rule covers (closed objects, bad arguments). */
+    public static CollectivesException usage(int rank, String message) {
+        return new CollectivesException(null, Result.INVALID_USAGE, rank, rankPrefix(rank) + message, null);
+    }
+
+    /** A failure in rank {@code rank} of a local run, wrapping what that rank threw. */
+    public static CollectivesException rankFailed(int rank, Throwable cause) {
+        Rule rule = cause instanceof CollectivesException ? ((CollectivesException) cause).rule() : null;
+        Result result = cause instanceof CollectivesException ? ((CollectivesException) cause).result() : null;
+        return new CollectivesException(rule, result, rank, "rank " + rank + " failed: " + cause, cause);
+    }
+
+    private static String rankPrefix(int rank) {
+        return rank >= 0 ? "rank " + rank + ": " : "";
+    }
+
+    /** The rule this reports, or null. */
+    public Rule rule() {
+        return rule;
+    }
+
+    /** The library result code, or null. */
+    public Result result() {
+        return result;
+    }
+
+    /** The rank this happened on, or -1. */
+    public int rank() {
+        return rank;
+    }
+}

@@ -1,0 +1,97 @@
+package dev.collectives.runtime;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.ReduceOp;
+
+import java.util.Optional;
+
+/**
+ * One rank's view of an {@code mcclComm_t}. The collective methods enqueue work on {@code stream} and return at
+ * once, like their C counterparts; buffers are passed as {@link DeviceBuffer}s whose address is where the op
+ * starts (take {@link DeviceBuffer#slice} for offsets). Closing it destroys the communicator; memory, registrations
+ * and windows made through it must be closed first, which {@link #close()} checks.
+ */
+public interface Communicator extends AutoCloseable {
+    int rank();
+
+    int size();
+
+    /** The backend's name: "sim", "mccl", "nccl". */
+    String backendName();
+
+    Topology topology();
+
+    Capabilities capabilities();
+
+    /** The environment the library sees (e.g. MCCL_LEGACY_MUSA_REGISTER, R9). */
+    Optional<String> environment(String name);
+
+    /** The name under which this library reads the legacy-registration switch (R9). */
+    String legacyRegisterVariable();
+
+    /** The device's recommended VMM granularity, in bytes (mcclMemAlloc rounds up to it). */
+    long granularity();
+
+    /** The backend's VMM facility, for custom allocators (R11). */
+    VirtualMemory virtualMemory();
+
+    // ---- memory ------------------------------------------------------------------------------------------
+
+    /** {@code mcclMemAlloc} (MEM_ALLOC), the project's qualified VMM allocator (VMM) or {@code musaMalloc} (LEGACY). */
+    DeviceBuffer allocate(Allocator allocator, DataType type, long count);
+
+    /** Memory from a custom allocator; checked against R11 here. */
+    DeviceBuffer allocate(DeviceAllocator allocator, DataType type, long count);
+
+    // ---- registration ------------------------------------------------------------------------------------
+
+    /** {@code mcclCommRegister} of the whole root allocation of {@code buffer} (R6). Close to deregister. */
+    RegistrationHandle register(DeviceBuffer buffer);
+
+    /**
+     * {@code mcclCommWindowRegister}, collective: every rank calls it (R12). Fails with R12 if the memory is
+     * not VMM or mcclMemAlloc memory or not 4096-aligned.
+     */
+    Window registerWindow(DeviceBuffer buffer, boolean symmetric);
+
+    // ---- collectives -------------------------------------------------------------------------------------
+
+    void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, Stream stream);
+
+    /** {@code recv} receives {@code sendCount × size()} elements, rank r's at {@code r × sendCount}. */
+    void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, Stream stream);
+
+    /** {@code send} holds {@code recvCount × size()} elements; rank r receives the reduction of block r. */
+    void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op,
+                       Stream stream);
+
+    void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, Stream stream);
+
+    void reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root,
+                Stream stream);
+
+    /** {@code count} elements to and from each rank: block j of send goes to rank j's block r. */
+    void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, Stream stream);
+
+    void send(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream);
+
+    void recv(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream);
+
+    /** {@code mcclGroupStart}: ops until {@link #groupEnd()} are issued as one (send/recv pairs need it). */
+    void groupStart();
+
+    void groupEnd();
+
+    // ---- streams and lifetime ----------------------------------------------------------------------------
+
+    /** A new stream on this rank's device. */
+    Stream createStream();
+
+    /** {@code mcclCommAbort}: stops pending work; other ranks' calls with this communicator fail. */
+    void abort();
+
+    /** {@code mcclCommFinalize} + {@code mcclCommDestroy}; idempotent. */
+    @Override
+    void close();
+}

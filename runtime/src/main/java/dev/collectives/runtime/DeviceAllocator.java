@@ -1,0 +1,11 @@
+package dev.collectives.runtime;
+
+/**
+ * A custom allocator (SPEC.md R11). Annotate the class with
+ * {@link dev.collectives.annotation.QualifiedAllocator} and give it a public no-argument constructor; the
+ * runtime checks each allocation's sizes and alignment against the recommended granularity.
+ */
+public interface DeviceAllocator {
+    /** At least {@code bytes} usable bytes, made with {@code vmm}. */
+    DeviceMemory allocate(VirtualMemory vmm, long bytes);
+}

@@ -1,0 +1,242 @@
+package dev.collectives.runtime;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.CharPointer;
+import org.bytedeco.javacpp.DoublePointer;
+import org.bytedeco.javacpp.FloatPointer;
+import org.bytedeco.javacpp.IntPointer;
+import org.bytedeco.javacpp.LongPointer;
+import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.javacpp.ShortPointer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Typed device memory: {@code count} elements of {@code type} at {@code headOffset()} bytes from the head of a
+ * root allocation. Slices and views share the allocation; only the root buffer owns it, and closing the root
+ * frees it. Host copies are synchronous and not ordered with stream work: synchronize the stream first.
+ */
+public final class DeviceBuffer implements AutoCloseable {
+    private final DeviceMemory memory;
+    private final long offset;
+    private final DataType type;
+    private final long count;
+    private final boolean owner;
+
+    private DeviceBuffer(DeviceMemory memory, long offset, DataType type, long count, boolean owner) {
+        if (count < 0 || offset < 0 || offset + count * type.size() > memory.size()) {
+            throw new IllegalArgumentException("[R7 ARENA] " + count + " x " + type + " at byte " + offset
+                    + " does not fit in " + memory);
+        }
+        this.memory = memory;
+        this.offset = offset;
+        this.type = type;
+        this.count = count;
+        this.owner = owner;
+    }
+
+    /** The root buffer over a whole allocation: {@code count} elements of {@code type}; it owns the memory. */
+    public static DeviceBuffer root(DeviceMemory memory, DataType type, long count) {
+        return new DeviceBuffer(memory, 0, type, count, true);
+    }
+
+    /** The device address of element 0. */
+    public long address() {
+        return memory.address() + offset;
+    }
+
+    /** Bytes from the head of the root allocation (R2 compares this across ranks). */
+    public long headOffset() {
+        return offset;
+    }
+
+    public DataType type() {
+        return type;
+    }
+
+    public long count() {
+        return count;
+    }
+
+    public long sizeBytes() {
+        return count * type.size();
+    }
+
+    public Allocator allocator() {
+        return memory.allocator();
+    }
+
+    /** The root allocation this buffer lies in. */
+    public DeviceMemory memory() {
+        return memory;
+    }
+
+    public boolean isRoot() {
+        return owner;
+    }
+
+    /** {@code elementCount} elements starting {@code elementOffset} elements in, same type. */
+    public DeviceBuffer slice(long elementOffset, long elementCount) {
+        return view(elementOffset * type.size(), type, elementCount);
+    }
+
+    /** From {@code elementOffset} to the end. */
+    public DeviceBuffer at(long elementOffset) {
+        return slice(elementOffset, count - elementOffset);
+    }
+
+    /** {@code count} elements of {@code viewType} at {@code byteOffset} bytes into this buffer. */
+    public DeviceBuffer view(long byteOffset, DataType viewType, long viewCount) {
+        if (byteOffset < 0 || viewCount < 0 || byteOffset + viewCount * viewType.size() > sizeBytes()) {
+            throw new IllegalArgumentException("[R7 ARENA] view of " + viewCount + " x " + viewType + " at byte "
+                    + byteOffset + " lies outside " + this);
+        }
+        return new DeviceBuffer(memory, offset + byteOffset, viewType, viewCount, false);
+    }
+
+    // ---- host copies --------------------------------------------------------------------------------------
+
+    public void copyFromHost(byte[] src) {
+        try (BytePointer p = new BytePointer(src)) {
+            copyIn(p, src.length);
+        }
+    }
+
+    public void copyFromHost(short[] src) {
+        try (ShortPointer p = new ShortPointer(src)) {
+            copyIn(p, 2L * src.length);
+        }
+    }
+
+    public void copyFromHost(char[] src) {
+        try (CharPointer p = new CharPointer(src)) {
+            copyIn(p, 2L * src.length);
+        }
+    }
+
+    public void copyFromHost(int[] src) {
+        try (IntPointer p = new IntPointer(src)) {
+            copyIn(p, 4L * src.length);
+        }
+    }
+
+    public void copyFromHost(long[] src) {
+        try (LongPointer p = new LongPointer(src)) {
+            copyIn(p, 8L * src.length);
+        }
+    }
+
+    public void copyFromHost(float[] src) {
+        try (FloatPointer p = new FloatPointer(src)) {
+            copyIn(p, 4L * src.length);
+        }
+    }
+
+    public void copyFromHost(double[] src) {
+        try (DoublePointer p = new DoublePointer(src)) {
+            copyIn(p, 8L * src.length);
+        }
+    }
+
+    /** Copies {@code src.remaining()} bytes; the buffer's position is left unchanged. */
+    public void copyFromHost(ByteBuffer src) {
+        ByteBuffer direct = src.isDirect() ? src.slice() : ByteBuffer.allocateDirect(src.remaining()).put(src.duplicate());
+        try (BytePointer p = new BytePointer(direct.position(0))) {
+            copyIn(p, direct.capacity());
+        }
+    }
+
+    public void copyToHost(byte[] dst) {
+        try (BytePointer p = new BytePointer(dst.length)) {
+            copyOut(p, dst.length);
+            p.get(dst);
+        }
+    }
+
+    public void copyToHost(short[] dst) {
+        try (ShortPointer p = new ShortPointer(dst.length)) {
+            copyOut(p, 2L * dst.length);
+            p.get(dst);
+        }
+    }
+
+    public void copyToHost(char[] dst) {
+        try (CharPointer p = new CharPointer(dst.length)) {
+            copyOut(p, 2L * dst.length);
+            p.get(dst);
+        }
+    }
+
+    public void copyToHost(int[] dst) {
+        try (IntPointer p = new IntPointer(dst.length)) {
+            copyOut(p, 4L * dst.length);
+            p.get(dst);
+        }
+    }
+
+    public void copyToHost(long[] dst) {
+        try (LongPointer p = new LongPointer(dst.length)) {
+            copyOut(p, 8L * dst.length);
+            p.get(dst);
+        }
+    }
+
+    public void copyToHost(float[] dst) {
+        try (FloatPointer p = new FloatPointer(dst.length)) {
+            copyOut(p, 4L * dst.length);
+            p.get(dst);
+        }
+    }
+
+    public void copyToHost(double[] dst) {
+        try (DoublePointer p = new DoublePointer(dst.length)) {
+            copyOut(p, 8L * dst.length);
+            p.get(dst);
+        }
+    }
+
+    /** Fills {@code dst.remaining()} bytes; the buffer's position is left unchanged. */
+    public void copyToHost(ByteBuffer dst) {
+        int bytes = dst.remaining();
+        try (BytePointer p = new BytePointer(bytes)) {
+            copyOut(p, bytes);
+            dst.duplicate().put(p.asByteBuffer());
+        }
+    }
+
+    private void copyIn(Pointer src, long bytes) {
+        checkCopy(bytes);
+        memory.copyIn(offset, src, bytes);
+    }
+
+    private void copyOut(Pointer dst, long bytes) {
+        checkCopy(bytes);
+        memory.copyOut(offset, dst, bytes);
+    }
+
+    private void checkCopy(long bytes) {
+        if (memory.isClosed()) {
+            throw CollectivesException.usage(-1, "copy on " + this + " after its memory was freed");
+        }
+        if (bytes > sizeBytes()) {
+            throw new IllegalArgumentException("copy of " + bytes + " bytes exceeds " + this);
+        }
+    }
+
+    /** Frees the allocation if this is its root buffer; a no-op on slices and views. Idempotent. */
+    @Override
+    public void close() {
+        if (owner) {
+            memory.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return count + " x " + type + " at 0x" + Long.toHexString(address()) + " (+" + offset + " in "
+                + memory.allocator() + " allocation of " + memory.size() + " bytes)";
+    }
+}

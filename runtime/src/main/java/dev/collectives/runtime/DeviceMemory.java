@@ -1,0 +1,93 @@
+package dev.collectives.runtime;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.HandleType;
+
+import org.bytedeco.javacpp.Pointer;
+
+import java.util.Set;
+
+/**
+ * One root allocation, made by a backend: its head address, usable size and, for VMM memory, the physical and
+ * reserved sizes and handle types R11 is checked against. Backends implement the copies and the free.
+ */
+public abstract class DeviceMemory implements AutoCloseable {
+    private final long address;
+    private final long size;
+    private final Allocator allocator;
+    private final long physicalSize;
+    private final long reservedSize;
+    private final Set<HandleType> handleTypes;
+    private volatile boolean closed;
+
+    /**
+     * @param size         usable bytes from {@code address}
+     * @param physicalSize bytes of physical memory backing it (VMM), or {@code size}
+     * @param reservedSize bytes of virtual address range reserved (VMM), or {@code size}
+     */
+    protected DeviceMemory(long address, long size, Allocator allocator, long physicalSize, long reservedSize,
+                           Set<HandleType> handleTypes) {
+        this.address = address;
+        this.size = size;
+        this.allocator = allocator;
+        this.physicalSize = physicalSize;
+        this.reservedSize = reservedSize;
+        this.handleTypes = Set.copyOf(handleTypes);
+    }
+
+    public final long address() {
+        return address;
+    }
+
+    public final long size() {
+        return size;
+    }
+
+    public final Allocator allocator() {
+        return allocator;
+    }
+
+    public final long physicalSize() {
+        return physicalSize;
+    }
+
+    public final long reservedSize() {
+        return reservedSize;
+    }
+
+    public final Set<HandleType> handleTypes() {
+        return handleTypes;
+    }
+
+    /** VMM or mcclMemAlloc memory: what R3, R11 and R12 ask for. */
+    public final boolean isVirtualMemory() {
+        return allocator != Allocator.LEGACY;
+    }
+
+    public final boolean isClosed() {
+        return closed;
+    }
+
+    /** Synchronous host-to-device copy of {@code bytes} from {@code src} to {@code offset}. */
+    public abstract void copyIn(long offset, Pointer src, long bytes);
+
+    /** Synchronous device-to-host copy of {@code bytes} at {@code offset} into {@code dst}. */
+    public abstract void copyOut(long offset, Pointer dst, long bytes);
+
+    /** Frees the memory; may refuse with R5 when a live graph or registration still uses it. */
+    protected abstract void free();
+
+    /** Frees once; later calls do nothing. */
+    @Override
+    public final synchronized void close() {
+        if (!closed) {
+            free();
+            closed = true;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return allocator + " memory at 0x" + Long.toHexString(address) + " (" + size + " bytes)";
+    }
+}

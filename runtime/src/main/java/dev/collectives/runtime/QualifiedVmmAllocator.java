@@ -1,0 +1,30 @@
+package dev.collectives.runtime;
+
+import dev.collectives.annotation.HandleType;
+import dev.collectives.annotation.QualifiedAllocator;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The project's own qualified allocator ({@code Allocator.VMM}): POSIX file descriptor handles, plus FABRIC
+ * where the device supports it; physical and reserved sizes rounded up to the recommended granularity, and the
+ * head aligned to it (R11).
+ */
+@QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC})
+public final class QualifiedVmmAllocator implements DeviceAllocator {
+    @Override
+    public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
+        Set<HandleType> handles = EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR);
+        if (vmm.supports(HandleType.FABRIC)) {
+            handles.add(HandleType.FABRIC);
+        }
+        long granularity = vmm.granularity(handles);
+        long rounded = roundUp(Math.max(bytes, 1), granularity);
+        return vmm.map(rounded, rounded, granularity, handles);
+    }
+
+    static long roundUp(long value, long multiple) {
+        return Math.addExact(value, multiple - 1) / multiple * multiple;
+    }
+}

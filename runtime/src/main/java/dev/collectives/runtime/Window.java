@@ -1,0 +1,25 @@
+package dev.collectives.runtime;
+
+import java.util.OptionalLong;
+
+/** A registered window ({@code mcclWindow_t}, R12). Closing deregisters it, collectively. Idempotent. */
+public interface Window extends AutoCloseable {
+    DeviceBuffer buffer();
+
+    boolean symmetric();
+
+    /**
+     * {@code mcclWinGetUserPtr} (R10): the address the window was registered on; empty where the library lacks
+     * the window helpers.
+     */
+    OptionalLong userPointer();
+
+    /**
+     * {@code mcclGetLsaDevicePointer} (R10): the address of this window, {@code offset} bytes in, as rank
+     * {@code lsaRank} of the local team sees it; empty where the helpers are missing.
+     */
+    OptionalLong lsaDevicePointer(long offset, int lsaRank);
+
+    @Override
+    void close();
+}
