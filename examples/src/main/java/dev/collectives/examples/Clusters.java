@@ -1,0 +1,44 @@
+package dev.collectives.examples;
+
+import dev.collectives.backend.sim.SimBackend;
+import dev.collectives.backend.sim.SimConfig;
+import dev.collectives.examples.ClusterSpec.Need;
+import dev.collectives.runtime.Backend;
+import dev.collectives.runtime.LocalCluster;
+
+import java.time.Duration;
+
+/**
+ * Opens the ranks an example runs on. On {@code sim} the cluster is configured to the example's
+ * {@link ClusterSpec}: its topology, its capabilities and the legacy-registration variable, set or explicitly
+ * unset (so that whatever the calling shell exports does not change what an example shows). A real library offers
+ * what the hardware and the environment offer; {@link ClusterSpec#unmetBy} then tells the runner to skip.
+ */
+final class Clusters {
+    /** How long a simulated rank waits for peers when running a mistake, which must fail fast, not hang. */
+    static final Duration MISTAKE_TIMEOUT = Duration.ofSeconds(5);
+
+    private Clusters() {
+    }
+
+    static LocalCluster open(Backend backend, ClusterSpec spec, int ranks) {
+        return open(backend, spec, ranks, SimConfig.DEFAULT_TIMEOUT);
+    }
+
+    /** {@code timeout}: how long a simulated rank waits for its peers; the native libraries have their own. */
+    static LocalCluster open(Backend backend, ClusterSpec spec, int ranks, Duration timeout) {
+        if (!SimBackend.NAME.equals(backend.name())) {
+            return backend.local(ranks);
+        }
+        SimConfig.Builder config = SimBackend.cluster()
+                .ranks(ranks)
+                .mtlinkSharp(spec.needs(Need.MTLINK_SHARP))
+                .ibSharp(spec.needs(Need.IB_SHARP))
+                .environment(SimConfig.LEGACY_REGISTER_VARIABLE, spec.needs(Need.LEGACY_REGISTER) ? "1" : null)
+                .timeout(timeout);
+        if (spec.ranksPerNode() > 0) {
+            config.ranksPerNode(spec.ranksPerNode());
+        }
+        return config.build();
+    }
+}

@@ -1,0 +1,42 @@
+package dev.collectives.examples;
+
+import dev.collectives.runtime.RankContext;
+
+/**
+ * One runnable example: a pipeline, the data it is filled with, and the check of its results against values
+ * computed on the host. The runner calls {@link #run} on every rank of a cluster made to {@link #cluster()}.
+ */
+public interface Example {
+    /** The name {@code --example} selects, e.g. "seed-graph". */
+    String name();
+
+    /** One line: what it shows. */
+    String summary();
+
+    /** Fewer ranks than this and the example is skipped, not failed (a ring needs a neighbour). */
+    default int minRanks() {
+        return 1;
+    }
+
+    /** More ranks than this and the example is skipped: its buffers are sized for at most this many. */
+    default int maxRanks() {
+        return Integer.MAX_VALUE;
+    }
+
+    /** What the ranks must offer: topology, capabilities, environment. */
+    default ClusterSpec cluster() {
+        return ClusterSpec.needing(ClusterSpec.Need.REGISTRATION);
+    }
+
+    /** Binds the pipeline on this rank, fills it, steps it, reads back and verifies; closes what it bound. */
+    RankReport run(RankContext rank) throws Exception;
+
+    /**
+     * What one rank saw.
+     *
+     * @param describe the pipeline's {@code describe()} table
+     * @param check    its verdict
+     */
+    record RankReport(String describe, Check check) {
+    }
+}

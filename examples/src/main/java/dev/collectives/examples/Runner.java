@@ -1,0 +1,304 @@
+package dev.collectives.examples;
+
+import dev.collectives.examples.Example.RankReport;
+import dev.collectives.examples.mistakes.Mistake;
+import dev.collectives.examples.mistakes.Mistakes;
+import dev.collectives.runtime.Backend;
+import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.LocalCluster;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Function;
+
+/**
+ * Runs the examples (the README's first command): each on a fresh cluster of {@code --ranks} ranks, printing its
+ * {@code describe()} table, its check and its time; or, with {@code --mistakes}, the mistakes, each of which must
+ * fail with its rule. {@link #run} holds the logic, so that tests call it in-process.
+ */
+public final class Runner {
+    /** Exit statuses. */
+    public static final int PASSED = 0;
+    public static final int FAILED = 1;
+    public static final int USAGE = 2;
+
+    private final Backend backend;
+    private final int ranks;
+    private final PrintStream out;
+
+    private Runner(Backend backend, int ranks, PrintStream out) {
+        this.backend = backend;
+        this.ranks = ranks;
+        this.out = out;
+    }
+
+    public static void main(String[] args) {
+        int status = run(args, System.out);
+        System.out.flush();
+        if (status != PASSED) {
+            System.exit(status);
+        }
+    }
+
+    /** Runs the command line {@code args}, printing to {@code out}; returns the exit status. */
+    public static int run(String[] args, PrintStream out) {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            out.println("error: " + e.getMessage());
+            out.println(Options.USAGE);
+            return USAGE;
+        }
+        if (options.help) {
+            out.println(Options.USAGE);
+            return PASSED;
+        }
+        if (options.list) {
+            list(out);
+            return PASSED;
+        }
+        Backend backend;
+        try {
+            backend = options.backend.map(Backends::get).orElseGet(Backends::fromEnvironment);
+        } catch (CollectivesException e) {
+            out.println("error: " + e.getMessage());
+            return USAGE;
+        }
+        Runner runner = new Runner(backend, options.ranks, out);
+        try {
+            return options.mistakes
+                    ? runner.runMistakes(select(Mistakes.all(), Mistake::name, options.examples))
+                    : runner.runExamples(select(Examples.all(), Example::name, options.examples));
+        } catch (IllegalArgumentException e) {
+            out.println("error: " + e.getMessage());
+            return USAGE;
+        }
+    }
+
+    private static void list(PrintStream out) {
+        out.println("examples (run them with no option, or one with --example NAME):");
+        for (Example e : Examples.all()) {
+            out.printf("  %-24s %s%s%n", e.name(), e.summary(),
+                    e.minRanks() > 1 ? " [needs at least " + e.minRanks() + " ranks]" : "");
+        }
+        out.println("mistakes (run them with --mistakes):");
+        for (Mistake m : Mistakes.all()) {
+            out.printf("  %-24s %s, caught as %s%n", m.name(), m.summary(), m.rule().tag());
+        }
+    }
+
+    /** The entries named in {@code names}, in the order given; all of them when none are named. */
+    private static <T> List<T> select(List<T> all, Function<T, String> nameOf, List<String> names) {
+        if (names.isEmpty()) {
+            return all;
+        }
+        Map<String, T> byName = new LinkedHashMap<>();
+        all.forEach(t -> byName.put(nameOf.apply(t), t));
+        List<T> selected = new ArrayList<>();
+        for (String name : names) {
+            T t = byName.get(name.toLowerCase(Locale.ROOT));
+            if (t == null) {
+                throw new IllegalArgumentException("no example or mistake here is called '" + name
+                        + "'; these are: " + String.join(", ", byName.keySet()) + " (see --list)");
+            }
+            selected.add(t);
+        }
+        return selected;
+    }
+
+    // ---- examples ---------------------------------------------------------------------------------------
+
+    private int runExamples(List<Example> examples) {
+        out.println("Collectives examples on " + backend.name() + ", " + ranks + " rank(s)");
+        Tally tally = new Tally();
+        for (Example example : examples) {
+            out.println();
+            out.println("== " + example.name() + ": " + example.summary());
+            tally.add(runExample(example));
+        }
+        out.println();
+        out.println("examples: " + tally);
+        return tally.failed > 0 ? FAILED : PASSED;
+    }
+
+    private Verdict runExample(Example example) {
+        Optional<String> outOfRange = rankRange(example.minRanks(), example.maxRanks());
+        if (outOfRange.isPresent()) {
+            out.println("SKIPPED: " + outOfRange.get());
+            return Verdict.SKIPPED;
+        }
+        AtomicReferenceArray<RankReport> reports = new AtomicReferenceArray<>(ranks);
+        AtomicReferenceArray<String> unmet = new AtomicReferenceArray<>(ranks);
+        long start = System.nanoTime();
+        try (LocalCluster cluster = Clusters.open(backend, example.cluster(), ranks)) {
+            cluster.run(rank -> {
+                Optional<String> missing = example.cluster().unmetBy(rank.comm());
+                if (missing.isPresent()) {
+                    unmet.set(rank.rank(), missing.get());
+                } else {
+                    reports.set(rank.rank(), example.run(rank));
+                }
+            });
+        } catch (RuntimeException e) {
+            out.println("FAILED: " + failure(e));
+            printTime(start);
+            return Verdict.FAILED;
+        }
+        if (unmet.get(0) != null) {
+            out.println("SKIPPED: " + backend.name() + " " + unmet.get(0));
+            return Verdict.SKIPPED;
+        }
+        out.println(indent(reports.get(0).describe()));
+        Check firstWrong = null;
+        for (int r = 0; r < ranks && firstWrong == null; r++) {
+            Check check = reports.get(r) == null ? Check.wrong(r, "a report", "one", "none")
+                    : reports.get(r).check();
+            firstWrong = check.isOk() ? null : check;
+        }
+        if (firstWrong != null) {
+            out.println("check: WRONG: " + firstWrong.text());
+        } else {
+            out.println("check: OK on all " + ranks + " rank(s): rank 0 compared " + reports.get(0).check().text());
+        }
+        printTime(start);
+        return firstWrong == null ? Verdict.PASSED : Verdict.FAILED;
+    }
+
+    // ---- mistakes ---------------------------------------------------------------------------------------
+
+    private int runMistakes(List<Mistake> mistakes) {
+        out.println("Collectives mistakes on " + backend.name() + ", " + ranks + " rank(s): each must fail fast "
+                + "with its rule");
+        Tally tally = new Tally();
+        for (Mistake mistake : mistakes) {
+            out.println();
+            out.println("== mistake " + mistake.name() + ": " + mistake.summary());
+            out.println("expects: " + mistake.rule().tag());
+            tally.add(runMistake(mistake));
+        }
+        out.println();
+        out.println("mistakes: " + tally);
+        return tally.failed > 0 ? FAILED : PASSED;
+    }
+
+    private Verdict runMistake(Mistake mistake) {
+        Optional<String> outOfRange = rankRange(mistake.minRanks(), Integer.MAX_VALUE);
+        if (outOfRange.isPresent()) {
+            out.println("SKIPPED: " + outOfRange.get());
+            return Verdict.SKIPPED;
+        }
+        AtomicReferenceArray<String> inapplicable = new AtomicReferenceArray<>(ranks);
+        long start = System.nanoTime();
+        try (LocalCluster cluster = Clusters.open(backend, mistake.cluster(), ranks, Clusters.MISTAKE_TIMEOUT)) {
+            cluster.run(rank -> {
+                Optional<String> why = mistake.inapplicable(rank.comm());
+                if (why.isPresent()) {
+                    inapplicable.set(rank.rank(), why.get());
+                } else {
+                    mistake.run(rank);
+                }
+            });
+        } catch (CollectivesException e) {
+            if (e.rule() == mistake.rule()) {
+                out.println("caught: " + failure(e));
+                out.println("ranks that reported " + mistake.rule().tag() + ": " + ranksReporting(e, mistake)
+                        + " of " + ranks);
+                printTime(start);
+                return Verdict.PASSED;
+            }
+            out.println("FAILED: expected " + mistake.rule().tag() + " but got: " + failure(e));
+            printTime(start);
+            return Verdict.FAILED;
+        } catch (RuntimeException e) {
+            out.println("FAILED: expected " + mistake.rule().tag() + " but got: " + failure(e));
+            printTime(start);
+            return Verdict.FAILED;
+        }
+        if (inapplicable.get(0) != null) {
+            out.println("SKIPPED: " + backend.name() + " " + inapplicable.get(0));
+            return Verdict.SKIPPED;
+        }
+        out.println("FAILED: not caught: every rank bound and ran the mistake without an error");
+        printTime(start);
+        return Verdict.FAILED;
+    }
+
+    /** The first failure and the suppressed ones of the other ranks that carry the mistake's rule. */
+    private static long ranksReporting(CollectivesException e, Mistake mistake) {
+        long others = Arrays.stream(e.getSuppressed())
+                .filter(s -> s instanceof CollectivesException && ((CollectivesException) s).rule() == mistake.rule())
+                .count();
+        return 1 + others;
+    }
+
+    // ---- printing ---------------------------------------------------------------------------------------
+
+    private Optional<String> rankRange(int min, int max) {
+        if (ranks < min) {
+            return Optional.of("needs at least " + min + " ranks (running " + ranks + ")");
+        }
+        if (ranks > max) {
+            return Optional.of("sized for at most " + max + " ranks (running " + ranks + ")");
+        }
+        return Optional.empty();
+    }
+
+    /** A failure's own message: for a rank's failure, the rank and what it threw, without wrapper class names. */
+    static String failure(Throwable e) {
+        if (e instanceof CollectivesException wrapper && wrapper.rank() >= 0 && e.getCause() != null
+                && e.getMessage().startsWith("rank " + wrapper.rank() + " failed: ")) {
+            Throwable cause = e.getCause();
+            String inner = cause instanceof CollectivesException ? cause.getMessage() : cause.toString();
+            return "rank " + wrapper.rank() + " failed: " + inner;
+        }
+        return e.getMessage() == null ? e.toString() : e.getMessage();
+    }
+
+    private void printTime(long startNanos) {
+        out.printf(Locale.ROOT, "time: %.1f ms%n", (System.nanoTime() - startNanos) / 1e6);
+    }
+
+    private static String indent(String text) {
+        return "  " + text.strip().replace("\n", "\n  ");
+    }
+
+    private enum Verdict {
+        PASSED,
+        SKIPPED,
+        FAILED
+    }
+
+    /** Counts of verdicts, printed as the last line. */
+    private static final class Tally {
+        private int passed;
+        private int skipped;
+        private int failed;
+
+        void add(Verdict verdict) {
+            switch (verdict) {
+                case PASSED:
+                    passed++;
+                    break;
+                case SKIPPED:
+                    skipped++;
+                    break;
+                default:
+                    failed++;
+            }
+        }
+
+        @Override
+        public String toString() {
+            return passed + " passed, " + skipped + " skipped, " + failed + " failed";
+        }
+    }
+}
