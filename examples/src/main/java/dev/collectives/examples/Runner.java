@@ -50,6 +50,11 @@ public final class Runner {
 
     /** Runs the command line {@code args}, printing to {@code out}; returns the exit status. */
     public static int run(String[] args, PrintStream out) {
+        return run(args, out, Examples.all(), Mistakes.all());
+    }
+
+    /** {@link #run(String[], PrintStream)} choosing among these examples and mistakes. */
+    static int run(String[] args, PrintStream out, List<Example> examples, List<Mistake> mistakes) {
         Options options;
         try {
             options = Options.parse(args);
@@ -63,7 +68,7 @@ public final class Runner {
             return PASSED;
         }
         if (options.list) {
-            list(out);
+            list(out, examples, mistakes);
             return PASSED;
         }
         Backend backend;
@@ -76,28 +81,28 @@ public final class Runner {
         Runner runner = new Runner(backend, options.ranks, out);
         try {
             return options.mistakes
-                    ? runner.runMistakes(select(Mistakes.all(), Mistake::name, options.examples))
-                    : runner.runExamples(select(Examples.all(), Example::name, options.examples));
+                    ? runner.runMistakes(select("mistake", mistakes, Mistake::name, options.examples))
+                    : runner.runExamples(select("example", examples, Example::name, options.examples));
         } catch (IllegalArgumentException e) {
             out.println("error: " + e.getMessage());
             return USAGE;
         }
     }
 
-    private static void list(PrintStream out) {
+    private static void list(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
         out.println("examples (run them with no option, or one with --example NAME):");
-        for (Example e : Examples.all()) {
+        for (Example e : examples) {
             out.printf("  %-24s %s%s%n", e.name(), e.summary(),
                     e.minRanks() > 1 ? " [needs at least " + e.minRanks() + " ranks]" : "");
         }
         out.println("mistakes (run them with --mistakes):");
-        for (Mistake m : Mistakes.all()) {
+        for (Mistake m : mistakes) {
             out.printf("  %-24s %s, caught as %s%n", m.name(), m.summary(), m.rule().tag());
         }
     }
 
     /** The entries named in {@code names}, in the order given; all of them when none are named. */
-    private static <T> List<T> select(List<T> all, Function<T, String> nameOf, List<String> names) {
+    private static <T> List<T> select(String kind, List<T> all, Function<T, String> nameOf, List<String> names) {
         if (names.isEmpty()) {
             return all;
         }
@@ -107,8 +112,8 @@ public final class Runner {
         for (String name : names) {
             T t = byName.get(name.toLowerCase(Locale.ROOT));
             if (t == null) {
-                throw new IllegalArgumentException("no example or mistake here is called '" + name
-                        + "'; these are: " + String.join(", ", byName.keySet()) + " (see --list)");
+                throw new IllegalArgumentException("no " + kind + " is called '" + name + "'; the " + kind
+                        + "s are: " + String.join(", ", byName.keySet()) + " (see --list)");
             }
             selected.add(t);
         }

@@ -1,0 +1,58 @@
+package dev.collectives.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.stream.Stream;
+
+/** Every example through the runner, in-process, on sim at 1, 2, 4 and 8 ranks. */
+class RunnerExamplesTest {
+    static Stream<Arguments> examplesAndRanks() {
+        return Examples.all().stream()
+                .flatMap(example -> Stream.of(1, 2, 4, 8).map(ranks -> Arguments.of(example.name(), ranks)));
+    }
+
+    @ParameterizedTest(name = "{0} at {1} rank(s)")
+    @MethodSource("examplesAndRanks")
+    void exampleRunsAndChecksOrIsSkippedBelowItsMinimum(String name, int ranks) {
+        Example example = Examples.all().stream().filter(e -> e.name().equals(name)).findFirst().orElseThrow();
+        RunnerOutput run = RunnerOutput.of("--backend", "sim", "--ranks", String.valueOf(ranks), "--example", name);
+
+        assertEquals(Runner.PASSED, run.status(), run.text());
+        assertTrue(run.text().contains("== " + name + ": " + example.summary()), run.text());
+        if (ranks < example.minRanks()) {
+            assertTrue(run.text().contains("SKIPPED: needs at least " + example.minRanks() + " ranks (running "
+                    + ranks + ")"), run.text());
+            assertTrue(run.text().contains("examples: 0 passed, 1 skipped, 0 failed"), run.text());
+            assertFalse(run.text().contains("check:"), run.text());
+        } else {
+            assertTrue(run.text().contains("check: OK on all " + ranks + " rank(s)"), run.text());
+            assertTrue(run.text().contains("examples: 1 passed, 0 skipped, 0 failed"), run.text());
+            assertTrue(run.text().matches("(?s).*\ntime: \\d+\\.\\d ms\n.*"), run.text());
+            // the describe() table comes between the heading and the check, indented
+            String afterHeading = run.text().substring(run.text().indexOf("== " + name));
+            String table = afterHeading.substring(afterHeading.indexOf('\n') + 1, afterHeading.indexOf("check:"));
+            assertFalse(table.isBlank(), run.text());
+            assertTrue(table.lines().allMatch(line -> line.startsWith("  ")), table);
+        }
+    }
+
+    @Test
+    void theDefaultRunRunsEveryExampleAtFourRanks() {
+        RunnerOutput run = RunnerOutput.of("--backend", "sim");
+
+        assertEquals(Runner.PASSED, run.status(), run.text());
+        assertTrue(run.text().startsWith("Collectives examples on sim, 4 rank(s)"), run.text());
+        for (Example example : Examples.all()) {
+            assertTrue(run.text().contains("== " + example.name() + ": "), example.name());
+        }
+        assertTrue(run.text().contains("examples: " + Examples.all().size() + " passed, 0 skipped, 0 failed"),
+                run.text());
+    }
+}
