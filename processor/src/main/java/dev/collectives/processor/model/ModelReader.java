@@ -1,0 +1,166 @@
+package dev.collectives.processor.model;
+
+import java.util.List;
+import java.util.Map;
+
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.AnnotationValue;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.util.Elements;
+
+import dev.collectives.annotation.Acceleration;
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.Peer;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.annotation.Registration;
+
+/**
+ * Reads a pipeline type's annotation mirrors into a {@link PipelineModel}. It never throws on malformed input: what
+ * cannot be read is left null for the validators (and javac) to report. Op annotations are read in source order,
+ * containers ({@code AllReduce.List}) unwrapped in place, so a step's ops keep their declaration order.
+ */
+public final class ModelReader {
+    private static final String PACKAGE = "dev.collectives.annotation.";
+    static final String BUFFER = PACKAGE + "Buffer";
+    static final String VIEW = PACKAGE + "View";
+    static final String EXTERNAL = PACKAGE + "External";
+    static final String WINDOW = PACKAGE + "Window";
+    static final String GROUPED = PACKAGE + "Grouped";
+    public static final String PIPELINE = PACKAGE + "CollectivePipeline";
+
+    private final Elements elements;
+
+    public ModelReader(Elements elements) {
+        this.elements = elements;
+    }
+
+    public PipelineModel read(TypeElement type, AnnotationMirror pipelineMirror) {
+        PipelineModel model = new PipelineModel(type, pipelineMirror);
+        Map<String, AnnotationValue> values = Mirrors.valuesWithDefaults(elements, pipelineMirror);
+        model.registration = Mirrors.enumValue(values.get("registration"), Registration.class);
+        for (AnnotationValue v : Mirrors.list(values.get("acceleration"))) {
+            Acceleration a = Mirrors.enumValue(v, Acceleration.class);
+            if (a != null) {
+                model.acceleration.add(a);
+            }
+        }
+        model.allowLegacyRegistration = Boolean.TRUE.equals(Mirrors.bool(values.get("allowLegacyRegistration")));
+        Integer ranks = Mirrors.intValue(values.get("ranks"));
+        model.ranks = ranks == null ? 0 : ranks;
+        for (Element member : type.getEnclosedElements()) {
+            if (member.getKind() == ElementKind.METHOD && member.getModifiers().contains(Modifier.ABSTRACT)) {
+                readMethod(model, (ExecutableElement) member);
+            }
+        }
+        return model;
+    }
+
+    /** Methods with an accessor annotation are accessors; with ops or @Grouped, steps; else unannotated. */
+    private void readMethod(PipelineModel model, ExecutableElement method) {
+        List<? extends AnnotationMirror> mirrors = method.getAnnotationMirrors();
+        BufferDecl buffer = null;
+        for (AnnotationMirror m : mirrors) {
+            BufferDecl.Kind kind = bufferKind(Mirrors.qualifiedName(m));
+            if (kind != null && buffer == null) {
+                buffer = readBuffer(method, m, kind);
+            }
+        }
+        if (buffer != null) {
+            for (AnnotationMirror m : mirrors) {
+                String name = Mirrors.qualifiedName(m);
+                if (name.equals(WINDOW)) {
+                    buffer.windowMirror = m;
+                    buffer.windowSymmetric = Mirrors.bool(Mirrors.valuesWithDefaults(elements, m).get("symmetric"));
+                } else if (name.startsWith(PACKAGE) && m != buffer.mirror()) {
+                    buffer.stray.add(m);
+                }
+            }
+            model.buffers.add(buffer);
+            return;
+        }
+        StepDecl step = new StepDecl(method);
+        for (AnnotationMirror m : mirrors) {
+            String name = Mirrors.qualifiedName(m);
+            OpKind single = OpKind.byAnnotation(name);
+            OpKind container = OpKind.byContainer(name);
+            if (single != null) {
+                step.ops.add(readOp(method, m, single, step.ops.size()));
+            } else if (container != null) {
+                for (AnnotationValue v : Mirrors.list(Mirrors.explicitValues(m).get("value"))) {
+                    AnnotationMirror inner = Mirrors.annotation(v);
+                    if (inner != null) {
+                        step.ops.add(readOp(method, inner, container, step.ops.size()));
+                    }
+                }
+            } else if (name.equals(GROUPED)) {
+                step.groupedMirror = m;
+            } else if (name.startsWith(PACKAGE)) {
+                step.stray.add(m);
+            }
+        }
+        if (step.ops.isEmpty() && step.groupedMirror == null && step.stray.isEmpty()) {
+            model.unannotated.add(method);
+        } else {
+            model.steps.add(step);
+        }
+    }
+
+    private static BufferDecl.Kind bufferKind(String annotation) {
+        switch (annotation) {
+            case BUFFER:
+                return BufferDecl.Kind.BUFFER;
+            case VIEW:
+                return BufferDecl.Kind.VIEW;
+            case EXTERNAL:
+                return BufferDecl.Kind.EXTERNAL;
+            default:
+                return null;
+        }
+    }
+
+    private BufferDecl readBuffer(ExecutableElement method, AnnotationMirror mirror, BufferDecl.Kind kind) {
+        BufferDecl b = new BufferDecl(method, mirror, kind);
+        Map<String, AnnotationValue> v = Mirrors.valuesWithDefaults(elements, mirror);
+        b.type = Mirrors.enumValue(v.get("type"), DataType.class);
+        b.count = Mirrors.longValue(v.get("count"));
+        if (kind == BufferDecl.Kind.BUFFER) {
+            b.allocator = Mirrors.enumValue(v.get("allocator"), Allocator.class);
+            b.customAllocator = Mirrors.type(v.get("customAllocator"));
+            b.registered = Mirrors.bool(v.get("registered"));
+        } else if (kind == BufferDecl.Kind.VIEW) {
+            b.of = Mirrors.string(v.get("of"));
+            b.offsetBytes = Mirrors.longValue(v.get("offsetBytes"));
+        }
+        return b;
+    }
+
+    private OpDecl readOp(ExecutableElement method, AnnotationMirror mirror, OpKind kind, int index) {
+        OpDecl op = new OpDecl(method, mirror, kind, index);
+        Map<String, AnnotationValue> v = Mirrors.valuesWithDefaults(elements, mirror);
+        if (kind.hasSend()) {
+            op.send = Mirrors.string(v.get(kind.sendAttribute()));
+            op.sendOffset = Mirrors.longValue(v.get(kind.sendOffsetAttribute()));
+        }
+        if (kind.hasRecv()) {
+            op.recv = Mirrors.string(v.get(kind.recvAttribute()));
+            op.recvOffset = Mirrors.longValue(v.get(kind.recvOffsetAttribute()));
+        }
+        op.count = Mirrors.longValue(v.get(kind.countAttribute()));
+        if (kind.reduces()) {
+            op.op = Mirrors.enumValue(v.get("op"), ReduceOp.class);
+        }
+        if (kind.hasRoot()) {
+            op.root = Mirrors.intValue(v.get("root"));
+        }
+        if (kind.isPointToPoint()) {
+            op.peer = Mirrors.enumValue(v.get("peer"), Peer.class);
+            op.peerRank = Mirrors.intValue(v.get("peerRank"));
+        }
+        return op;
+    }
+}

@@ -1,0 +1,153 @@
+package dev.collectives.processor.model;
+
+/**
+ * The op annotations, with what the processor needs to know of each: attribute names, how far into its send and
+ * recv buffers it reaches (count, or count × ranks), and which accelerated algorithms serve it.
+ */
+public enum OpKind {
+    ALL_REDUCE("AllReduce", "allReduce", "mcclAllReduce", "send", "recv", "count", "sendOffset", "recvOffset",
+            Extent.COUNT, Extent.COUNT, true),
+    ALL_GATHER("AllGather", "allGather", "mcclAllGather", "send", "recv", "sendCount", "sendOffset", "recvOffset",
+            Extent.COUNT, Extent.COUNT_TIMES_RANKS, true),
+    REDUCE_SCATTER("ReduceScatter", "reduceScatter", "mcclReduceScatter", "send", "recv", "recvCount", "sendOffset",
+            "recvOffset", Extent.COUNT_TIMES_RANKS, Extent.COUNT, true),
+    BROADCAST("Broadcast", "broadcast", "mcclBroadcast", "send", "recv", "count", "sendOffset", "recvOffset",
+            Extent.COUNT, Extent.COUNT, false),
+    REDUCE("Reduce", "reduce", "mcclReduce", "send", "recv", "count", "sendOffset", "recvOffset",
+            Extent.COUNT, Extent.COUNT, false),
+    ALL_TO_ALL("AllToAll", "allToAll", "mcclAlltoAll", "send", "recv", "count", "sendOffset", "recvOffset",
+            Extent.COUNT_TIMES_RANKS, Extent.COUNT_TIMES_RANKS, false),
+    SEND("Send", "send", "mcclSend", "buffer", null, "count", "offset", null, Extent.COUNT, Extent.NONE, false),
+    RECV("Recv", "recv", "mcclRecv", null, "buffer", "count", null, "offset", Extent.NONE, Extent.COUNT, false);
+
+    /** How many elements an op touches in one of its buffers. */
+    public enum Extent {
+        NONE,
+        COUNT,
+        COUNT_TIMES_RANKS
+    }
+
+    private final String annotation;
+    private final String method;
+    private final String cName;
+    private final String sendAttribute;
+    private final String recvAttribute;
+    private final String countAttribute;
+    private final String sendOffsetAttribute;
+    private final String recvOffsetAttribute;
+    private final Extent sendExtent;
+    private final Extent recvExtent;
+    private final boolean sharpServed;
+
+    OpKind(String annotation, String method, String cName, String sendAttribute, String recvAttribute,
+           String countAttribute, String sendOffsetAttribute, String recvOffsetAttribute, Extent sendExtent,
+           Extent recvExtent, boolean sharpServed) {
+        this.annotation = annotation;
+        this.method = method;
+        this.cName = cName;
+        this.sendAttribute = sendAttribute;
+        this.recvAttribute = recvAttribute;
+        this.countAttribute = countAttribute;
+        this.sendOffsetAttribute = sendOffsetAttribute;
+        this.recvOffsetAttribute = recvOffsetAttribute;
+        this.sendExtent = sendExtent;
+        this.recvExtent = recvExtent;
+        this.sharpServed = sharpServed;
+    }
+
+    /** "dev.collectives.annotation.AllReduce" */
+    public String qualifiedName() {
+        return "dev.collectives.annotation." + annotation;
+    }
+
+    /** "dev.collectives.annotation.AllReduce.List" */
+    public String containerName() {
+        return qualifiedName() + ".List";
+    }
+
+    /** "@AllReduce" */
+    public String annotation() {
+        return "@" + annotation;
+    }
+
+    /** The Communicator method: "allReduce". */
+    public String method() {
+        return method;
+    }
+
+    /** The C function: "mcclAllReduce". */
+    public String cName() {
+        return cName;
+    }
+
+    public String sendAttribute() {
+        return sendAttribute;
+    }
+
+    public String recvAttribute() {
+        return recvAttribute;
+    }
+
+    public String countAttribute() {
+        return countAttribute;
+    }
+
+    public String sendOffsetAttribute() {
+        return sendOffsetAttribute;
+    }
+
+    public String recvOffsetAttribute() {
+        return recvOffsetAttribute;
+    }
+
+    public Extent sendExtent() {
+        return sendExtent;
+    }
+
+    public Extent recvExtent() {
+        return recvExtent;
+    }
+
+    public boolean hasSend() {
+        return sendExtent != Extent.NONE;
+    }
+
+    public boolean hasRecv() {
+        return recvExtent != Extent.NONE;
+    }
+
+    public boolean reduces() {
+        return this == ALL_REDUCE || this == REDUCE_SCATTER || this == REDUCE;
+    }
+
+    public boolean hasRoot() {
+        return this == BROADCAST || this == REDUCE;
+    }
+
+    public boolean isPointToPoint() {
+        return this == SEND || this == RECV;
+    }
+
+    /** allreduce, reducescatter and allgather: what IB SHARP (R8) and MTLink SHARP serve. */
+    public boolean sharpServed() {
+        return sharpServed;
+    }
+
+    public static OpKind byAnnotation(String qualifiedName) {
+        for (OpKind k : values()) {
+            if (k.qualifiedName().equals(qualifiedName)) {
+                return k;
+            }
+        }
+        return null;
+    }
+
+    public static OpKind byContainer(String qualifiedName) {
+        for (OpKind k : values()) {
+            if (k.containerName().equals(qualifiedName)) {
+                return k;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,176 @@
+package dev.collectives.processor.model;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.TypeElement;
+
+import dev.collectives.annotation.Acceleration;
+import dev.collectives.annotation.Registration;
+
+/** A {@code @CollectivePipeline} type as read from its annotation mirrors, malformed parts included. */
+public final class PipelineModel extends Annotated {
+    private final TypeElement type;
+    Registration registration;
+    final Set<Acceleration> acceleration = EnumSet.noneOf(Acceleration.class);
+    boolean allowLegacyRegistration;
+    int ranks;
+    final List<BufferDecl> buffers = new ArrayList<>();
+    final List<StepDecl> steps = new ArrayList<>();
+    final List<ExecutableElement> unannotated = new ArrayList<>();
+
+    PipelineModel(TypeElement type, AnnotationMirror mirror) {
+        super(type, mirror);
+        this.type = type;
+    }
+
+    public TypeElement type() {
+        return type;
+    }
+
+    /** Null when the attribute is missing or unreadable. */
+    public Registration registration() {
+        return registration;
+    }
+
+    public boolean registers() {
+        return registration == Registration.GRAPH || registration == Registration.LOCAL;
+    }
+
+    public Set<Acceleration> acceleration() {
+        return acceleration;
+    }
+
+    public boolean mtlinkSharp() {
+        return acceleration.contains(Acceleration.MTLINK_SHARP);
+    }
+
+    public boolean ibSharp() {
+        return acceleration.contains(Acceleration.IB_SHARP);
+    }
+
+    public boolean allowLegacyRegistration() {
+        return allowLegacyRegistration;
+    }
+
+    /** The declared world size, or 0 when not declared. */
+    public int ranks() {
+        return ranks;
+    }
+
+    /** Accessors in declaration order. */
+    public List<BufferDecl> buffers() {
+        return buffers;
+    }
+
+    public List<StepDecl> steps() {
+        return steps;
+    }
+
+    /** Abstract methods with neither an accessor nor an op annotation. */
+    public List<ExecutableElement> unannotated() {
+        return unannotated;
+    }
+
+    public Optional<BufferDecl> buffer(String name) {
+        return buffers.stream().filter(b -> b.name().equals(name)).findFirst();
+    }
+
+    /**
+     * The accessor a buffer's memory comes from: itself for {@code @Buffer} and {@code @External}, the end of the
+     * {@code of} chain for a view; empty when the chain is broken or circular.
+     */
+    public Optional<BufferDecl> root(BufferDecl buffer) {
+        BufferDecl current = buffer;
+        for (int hops = 0; hops <= buffers.size(); hops++) {
+            if (current.kind() != BufferDecl.Kind.VIEW) {
+                return Optional.of(current);
+            }
+            Optional<BufferDecl> next = current.of() == null ? Optional.empty() : buffer(current.of());
+            if (next.isEmpty()) {
+                return Optional.empty();
+            }
+            current = next.get();
+        }
+        return Optional.empty();
+    }
+
+    /** Byte offset of a buffer from the head of its root accessor; empty when unknown. */
+    public Optional<Long> offsetInRoot(BufferDecl buffer) {
+        long offset = 0;
+        BufferDecl current = buffer;
+        for (int hops = 0; hops <= buffers.size(); hops++) {
+            if (current.kind() != BufferDecl.Kind.VIEW) {
+                return Optional.of(offset);
+            }
+            if (current.offsetBytes() == null || current.of() == null) {
+                return Optional.empty();
+            }
+            offset += current.offsetBytes();
+            Optional<BufferDecl> next = buffer(current.of());
+            if (next.isEmpty()) {
+                return Optional.empty();
+            }
+            current = next.get();
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Whether the buffer's memory gets registered: never in a NONE pipeline; for a root {@code @Buffer} its
+     * {@code registered} flag; a view takes its root's; an external is registered with the pipeline.
+     */
+    public boolean isRegistered(BufferDecl buffer) {
+        if (!registers()) {
+            return false;
+        }
+        Optional<BufferDecl> root = root(buffer);
+        return root.isEmpty() || root.get().kind() != BufferDecl.Kind.BUFFER
+                || !Boolean.FALSE.equals(root.get().registeredFlag());
+    }
+
+    /** Every op that reads or writes memory of {@code root} (directly or through views). */
+    public List<OpDecl> opsUsing(BufferDecl root) {
+        List<OpDecl> using = new ArrayList<>();
+        for (StepDecl step : steps) {
+            for (OpDecl op : step.ops()) {
+                if (uses(op.send(), root) || uses(op.recv(), root)) {
+                    using.add(op);
+                }
+            }
+        }
+        return using;
+    }
+
+    private boolean uses(String accessor, BufferDecl root) {
+        return accessor != null && buffer(accessor).flatMap(this::root).filter(r -> r == root).isPresent();
+    }
+
+    /**
+     * R8/R9: IB SHARP registers memory of any allocator, so a legacy buffer needs no opt-in when IB SHARP is what
+     * its registration is for: the pipeline asks for IB SHARP and every op using the buffer is one IB SHARP serves.
+     */
+    public boolean legacyServedByIbSharp(BufferDecl root) {
+        List<OpDecl> using = opsUsing(root);
+        return ibSharp() && !using.isEmpty() && using.stream().allMatch(o -> o.kind().sharpServed());
+    }
+
+    /** "Outer_Inner" for nested types, "Name" otherwise. */
+    public String flatName() {
+        StringBuilder name = new StringBuilder(type.getSimpleName());
+        for (var e = type.getEnclosingElement(); e instanceof TypeElement outer; e = outer.getEnclosingElement()) {
+            name.insert(0, outer.getSimpleName() + "_");
+        }
+        return name.toString();
+    }
+
+    @Override
+    public String toString() {
+        return type.getQualifiedName().toString();
+    }
+}

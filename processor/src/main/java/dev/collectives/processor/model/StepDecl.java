@@ -1,0 +1,50 @@
+package dev.collectives.processor.model;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.ExecutableElement;
+
+/** A step method: its ops in declaration order, and whether it is grouped. */
+public final class StepDecl {
+    private final ExecutableElement method;
+    final List<OpDecl> ops = new ArrayList<>();
+    AnnotationMirror groupedMirror;
+    final List<AnnotationMirror> stray = new ArrayList<>();
+
+    StepDecl(ExecutableElement method) {
+        this.method = method;
+    }
+
+    public ExecutableElement method() {
+        return method;
+    }
+
+    public String name() {
+        return method.getSimpleName().toString();
+    }
+
+    public List<OpDecl> ops() {
+        return ops;
+    }
+
+    public boolean explicitlyGrouped() {
+        return groupedMirror != null;
+    }
+
+    /** One mcclGroupStart/mcclGroupEnd around the ops: asked for, or needed by point-to-point ops. */
+    public boolean grouped() {
+        return explicitlyGrouped() || ops.stream().anyMatch(o -> o.kind().isPointToPoint());
+    }
+
+    /** Annotations of this project that do not belong on a step (e.g. {@code @Window}). */
+    public List<AnnotationMirror> stray() {
+        return stray;
+    }
+
+    @Override
+    public String toString() {
+        return name() + "()";
+    }
+}

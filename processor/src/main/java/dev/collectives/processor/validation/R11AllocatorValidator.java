@@ -1,0 +1,123 @@
+package dev.collectives.processor.validation;
+
+import java.util.Optional;
+import java.util.Set;
+
+import javax.annotation.processing.ProcessingEnvironment;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.NestingKind;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.Elements;
+import javax.lang.model.util.Types;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.HandleType;
+import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.model.Site;
+import dev.collectives.runtime.Rule;
+
+/**
+ * R11 ALLOCATOR at compile time: a CUSTOM allocator is a concrete DeviceAllocator the generated code can
+ * instantiate ({@code new X()}), annotated {@code @QualifiedAllocator} with the POSIX file descriptor handle type,
+ * and FABRIC too under MTLink SHARP. Sizes and alignment are checked on each allocation at bind.
+ */
+final class R11AllocatorValidator implements Validator {
+    private static final String DEVICE_ALLOCATOR = "dev.collectives.runtime.DeviceAllocator";
+
+    private final Elements elements;
+    private final Types types;
+
+    R11AllocatorValidator(ProcessingEnvironment env) {
+        this.elements = env.getElementUtils();
+        this.types = env.getTypeUtils();
+    }
+
+    @Override
+    public void validate(PipelineModel model, Diagnostics diagnostics) {
+        for (BufferDecl b : model.buffers()) {
+            TypeMirror custom = b.customAllocator();
+            if (b.kind() != BufferDecl.Kind.BUFFER || b.allocator() == null || custom == null) {
+                continue;
+            }
+            Site site = b.site("customAllocator");
+            if (b.allocator() != Allocator.CUSTOM) {
+                if (custom.getKind() != TypeKind.VOID) {
+                    diagnostics.error(Rule.R11_ALLOCATOR, site, "buffer `" + b.name() + "` names customAllocator = "
+                            + custom + ".class but allocator = Allocator." + b.allocator() + "; the class is only "
+                            + "used with allocator = Allocator.CUSTOM");
+                }
+                continue;
+            }
+            String problem = problem(model, custom);
+            if (problem != null) {
+                diagnostics.error(Rule.R11_ALLOCATOR, custom.getKind() == TypeKind.VOID ? b.site("allocator") : site,
+                        "buffer `" + b.name() + "`: " + problem);
+            }
+        }
+    }
+
+    private String problem(PipelineModel model, TypeMirror custom) {
+        if (custom.getKind() == TypeKind.VOID) {
+            return "allocator = Allocator.CUSTOM needs customAllocator = YourAllocator.class";
+        }
+        if (custom.getKind() == TypeKind.ERROR) {
+            return "customAllocator " + custom + " cannot be found; name an existing DeviceAllocator class";
+        }
+        Optional<TypeElement> found = Allocators.classOf(custom);
+        if (found.isEmpty() || found.get().getKind() != ElementKind.CLASS
+                || found.get().getModifiers().contains(Modifier.ABSTRACT)) {
+            return "customAllocator " + custom + " must be a concrete class (it is instantiated at bind)";
+        }
+        TypeElement allocator = found.get();
+        TypeElement deviceAllocator = elements.getTypeElement(DEVICE_ALLOCATOR);
+        if (deviceAllocator != null
+                && !types.isAssignable(types.erasure(custom), types.erasure(deviceAllocator.asType()))) {
+            return "customAllocator " + custom + " does not implement DeviceAllocator";
+        }
+        String access = accessProblem(allocator);
+        if (access != null) {
+            return "customAllocator " + custom + " " + access;
+        }
+        Optional<Set<HandleType>> handles = Allocators.handleTypes(elements, allocator);
+        if (handles.isEmpty()) {
+            return custom + " is not annotated @QualifiedAllocator(handleTypes = {POSIX_FILE_DESCRIPTOR, FABRIC}); "
+                    + "only qualified allocators' memory may be registered";
+        }
+        if (!handles.get().contains(HandleType.POSIX_FILE_DESCRIPTOR)) {
+            return custom + " declares handle types " + handles.get() + " without POSIX_FILE_DESCRIPTOR, which "
+                    + "qualified allocators must export";
+        }
+        if (model.mtlinkSharp() && !handles.get().contains(HandleType.FABRIC)) {
+            return custom + " declares handle types " + handles.get() + " without FABRIC, which MTLink SHARP "
+                    + "registration needs on GPUs that support it";
+        }
+        return null;
+    }
+
+    /** Whether generated code in another class can call {@code new X()}. */
+    private static String accessProblem(TypeElement allocator) {
+        for (Element e = allocator; e instanceof TypeElement t; e = t.getEnclosingElement()) {
+            if (t.getModifiers().contains(Modifier.PRIVATE)) {
+                return "is private; the generated class must be able to instantiate it";
+            }
+            if (t.getNestingKind() == NestingKind.MEMBER && !t.getModifiers().contains(Modifier.STATIC)
+                    && t.getEnclosingElement().getKind() == ElementKind.CLASS) {
+                return "is an inner class; make it static so that it can be instantiated on its own";
+            }
+        }
+        boolean noArgs = false;
+        for (Element member : allocator.getEnclosedElements()) {
+            if (member.getKind() == ElementKind.CONSTRUCTOR && ((ExecutableElement) member).getParameters().isEmpty()
+                    && !member.getModifiers().contains(Modifier.PRIVATE)) {
+                noArgs = true;
+            }
+        }
+        return noArgs ? null : "has no accessible no-argument constructor";
+    }
+}

@@ -1,0 +1,78 @@
+package dev.collectives.processor.validation;
+
+import java.util.List;
+
+import dev.collectives.annotation.DataType;
+import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.model.StepDecl;
+import dev.collectives.runtime.Rule;
+
+/**
+ * R13 TYPES: counts are positive, byte sizes fit in a long, an op's buffers have one element type, and its reduce op
+ * suits that type ({@code ReduceOp.suits}: AVG only on floating-point types).
+ */
+final class R13TypesValidator implements Validator {
+    @Override
+    public void validate(PipelineModel model, Diagnostics diagnostics) {
+        for (BufferDecl b : model.buffers()) {
+            if (b.count() == null || b.type() == null) {
+                continue;
+            }
+            if (b.count() <= 0) {
+                diagnostics.error(Rule.R13_TYPES, b.site("count"), b.kind().annotation() + " `" + b.name()
+                        + "` has count = " + b.count() + "; counts are positive");
+            } else if (b.sizeBytes() == null) {
+                diagnostics.error(Rule.R13_TYPES, b.site("count"), b.kind().annotation() + " `" + b.name() + "`: "
+                        + b.count() + " x " + b.type() + " (" + b.type().size() + " bytes each) overflows a long");
+            }
+        }
+        for (StepDecl s : model.steps()) {
+            for (OpDecl o : s.ops()) {
+                check(model, s, o, diagnostics);
+            }
+        }
+    }
+
+    private static void check(PipelineModel model, StepDecl s, OpDecl o, Diagnostics diagnostics) {
+        String op = o.kind().annotation() + " in `" + s.name() + "()`";
+        if (o.count() != null && o.count() <= 0) {
+            diagnostics.error(Rule.R13_TYPES, o.countSite(), op + " has " + o.kind().countAttribute() + " = "
+                    + o.count() + "; counts are positive");
+        }
+        List<Sides> sides = Sides.of(model, o);
+        if (sides.size() == 2 && sides.get(0).buffer().type() != null && sides.get(1).buffer().type() != null
+                && sides.get(0).buffer().type() != sides.get(1).buffer().type()) {
+            diagnostics.error(Rule.R13_TYPES, sides.get(1).site(), op + " sends " + sides.get(0).buffer().type()
+                    + " from `" + sides.get(0).buffer().name() + "` but receives into `" + sides.get(1).buffer().name()
+                    + "`, which is " + sides.get(1).buffer().type() + "; an op has one element type: declare a @View "
+                    + "of the right type");
+        }
+        DataType type = sides.isEmpty() ? null : sides.get(0).buffer().type();
+        if (o.op() != null && type != null && !o.op().suits(type)) {
+            diagnostics.error(Rule.R13_TYPES, o.site("op"), op + " uses ReduceOp." + o.op() + " on " + type
+                    + "; AVG divides, which only floating-point types do: use SUM, or a floating-point type");
+        }
+        for (Sides side : sides) {
+            if (o.count() != null && o.count() > 0 && side.offset() != null && side.buffer().type() != null
+                    && overflows(side.offset(), side.elements(model, o), side.buffer().type().size())) {
+                diagnostics.error(Rule.R13_TYPES, o.countSite(), op + ": " + side.role() + " offset " + side.offset()
+                        + " plus " + side.extentText(model, o) + " of " + side.buffer().type()
+                        + " overflows a long byte size");
+            }
+        }
+    }
+
+    private static boolean overflows(long offset, Long elements, int size) {
+        if (elements == null) {
+            return true;
+        }
+        try {
+            Math.multiplyExact(Math.addExact(offset, elements), (long) size);
+            return false;
+        } catch (ArithmeticException e) {
+            return true;
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.collectives.processor.validation;
+
+import java.util.List;
+import java.util.Optional;
+
+import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.model.StepDecl;
+import dev.collectives.runtime.Rule;
+
+/**
+ * R7 ARENA: views lie inside what they are carved from, at offsets aligned to their element size; ops stay inside
+ * their buffers (allgather, reducescatter and alltoall reach count × ranks); an op's send and recv either start at
+ * the same byte (in place) or do not overlap.
+ */
+final class R7ArenaValidator implements Validator {
+    @Override
+    public void validate(PipelineModel model, Diagnostics diagnostics) {
+        for (BufferDecl b : model.buffers()) {
+            if (b.kind() == BufferDecl.Kind.VIEW) {
+                checkView(model, b, diagnostics);
+            }
+        }
+        for (StepDecl s : model.steps()) {
+            for (OpDecl o : s.ops()) {
+                List<Sides> sides = Sides.of(model, o);
+                sides.forEach(side -> checkReach(model, o, side, diagnostics));
+                if (sides.size() == 2) {
+                    checkOverlap(model, o, sides.get(0), sides.get(1), diagnostics);
+                }
+            }
+        }
+    }
+
+    private static void checkView(PipelineModel model, BufferDecl view, Diagnostics diagnostics) {
+        Long offset = view.offsetBytes();
+        Long bytes = view.sizeBytes();
+        Optional<BufferDecl> parent = view.of() == null ? Optional.empty() : model.buffer(view.of());
+        if (offset == null) {
+            return;
+        }
+        if (offset < 0) {
+            diagnostics.error(Rule.R7_ARENA, view.site("offsetBytes"), "view `" + view.name() + "` starts at byte "
+                    + offset + ", before the head of `" + view.of() + "`; offsets are >= 0");
+            return;
+        }
+        Long parentBytes = parent.map(BufferDecl::sizeBytes).orElse(null);
+        if (bytes != null && parentBytes != null && (offset > parentBytes || bytes > parentBytes - offset)) {
+            diagnostics.error(Rule.R7_ARENA, view.site("offsetBytes"), "view `" + view.name() + "` (" + view.count()
+                    + " x " + view.type() + " = " + bytes + " bytes at byte " + offset + ") reaches past the end of `"
+                    + view.of() + "` (" + parentBytes + " bytes); it must lie inside its block");
+        }
+        Optional<Long> inRoot = model.offsetInRoot(view);
+        if (view.type() != null && inRoot.isPresent() && inRoot.get() % view.type().size() != 0) {
+            diagnostics.error(Rule.R7_ARENA, view.site("offsetBytes"), "view `" + view.name() + "` starts at byte "
+                    + inRoot.get() + " of its allocation, not a multiple of the " + view.type() + " element size "
+                    + view.type().size() + "; align offsetBytes to " + view.type().size());
+        }
+    }
+
+    private static void checkReach(PipelineModel model, OpDecl o, Sides side, Diagnostics diagnostics) {
+        if (side.offset() == null) {
+            return;
+        }
+        if (side.offset() < 0) {
+            diagnostics.error(Rule.R7_ARENA, side.offsetSite(), o.kind().annotation() + " " + side.role()
+                    + " offset " + side.offset() + " into `" + side.buffer().name() + "` is negative");
+            return;
+        }
+        Long elements = side.elements(model, o);
+        Long count = side.buffer().count();
+        if (elements == null || count == null || elements <= 0) {
+            return;
+        }
+        if (side.offset() > count || elements > count - side.offset()) {
+            diagnostics.error(Rule.R7_ARENA, side.offset() == 0 ? o.countSite() : side.offsetSite(),
+                    o.kind().annotation() + " " + side.role() + " reaches past `" + side.buffer().name() + "`: "
+                            + side.extentText(model, o) + " from element " + side.offset() + ", but `"
+                            + side.buffer().name() + "` holds " + count + "; shorten the op or enlarge the buffer");
+        }
+    }
+
+    private static void checkOverlap(PipelineModel model, OpDecl o, Sides send, Sides recv, Diagnostics diagnostics) {
+        Optional<BufferDecl> sendRoot = model.root(send.buffer());
+        if (sendRoot.isEmpty() || sendRoot.get() != model.root(recv.buffer()).orElse(null)) {
+            return;
+        }
+        long[] s = range(model, o, send);
+        long[] r = range(model, o, recv);
+        if (s == null || r == null || s[0] == r[0]) {
+            return;
+        }
+        if (s[0] < r[1] && r[0] < s[1]) {
+            diagnostics.error(Rule.R7_ARENA, recv.site(), o.kind().annotation() + " send (bytes [" + s[0] + ", "
+                    + s[1] + ") of `" + sendRoot.get().name() + "`) and recv (bytes [" + r[0] + ", " + r[1]
+                    + ")) overlap without coinciding; make them start at the same byte (in place) or move them apart");
+        }
+    }
+
+    /** [start, end) in bytes from the head of the side's root, or null when unknown or overflowing. */
+    private static long[] range(PipelineModel model, OpDecl o, Sides side) {
+        Optional<Long> base = model.offsetInRoot(side.buffer());
+        Long elements = side.elements(model, o);
+        if (base.isEmpty() || elements == null || side.offset() == null || side.buffer().type() == null) {
+            return null;
+        }
+        try {
+            long size = side.buffer().type().size();
+            long start = Math.addExact(base.get(), Math.multiplyExact(side.offset(), size));
+            return new long[] {start, Math.addExact(start, Math.multiplyExact(elements, size))};
+        } catch (ArithmeticException e) {
+            return null;
+        }
+    }
+}

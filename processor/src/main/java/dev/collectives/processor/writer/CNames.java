@@ -1,0 +1,68 @@
+package dev.collectives.processor.writer;
+
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.Peer;
+import dev.collectives.annotation.ReduceOp;
+
+/** The seed's C spelling of types, ops and peers, for the comments that make generated code read like the seed. */
+final class CNames {
+    private CNames() {
+    }
+
+    static String dataType(DataType type) {
+        switch (type) {
+            case INT8: return "mcclInt8";
+            case UINT8: return "mcclUint8";
+            case INT32: return "mcclInt32";
+            case UINT32: return "mcclUint32";
+            case INT64: return "mcclInt64";
+            case UINT64: return "mcclUint64";
+            case FLOAT16: return "mcclFloat16";
+            case FLOAT32: return "mcclFloat";
+            case FLOAT64: return "mcclFloat64";
+            case BFLOAT16: return "mcclBfloat16";
+            case FP8_E4M3: return "mcclFp8E4M3";
+            default: return "mcclFp8E5M2";
+        }
+    }
+
+    /** The C element type, for pointer arithmetic in comments: (float*)sendbuff + 1024. */
+    static String elementType(DataType type) {
+        switch (type) {
+            case INT8: return "int8_t";
+            case UINT8: return "uint8_t";
+            case INT32: return "int32_t";
+            case UINT32: return "uint32_t";
+            case INT64: return "int64_t";
+            case UINT64: return "uint64_t";
+            case FLOAT16: return "half";
+            case FLOAT32: return "float";
+            case FLOAT64: return "double";
+            case BFLOAT16: return "bfloat16";
+            default: return "uint8_t";
+        }
+    }
+
+    static String reduceOp(ReduceOp op) {
+        switch (op) {
+            case SUM: return "mcclSum";
+            case PROD: return "mcclProd";
+            case MAX: return "mcclMax";
+            case MIN: return "mcclMin";
+            default: return "mcclAvg";
+        }
+    }
+
+    static String peer(Peer peer, int peerRank) {
+        switch (peer) {
+            case NEXT: return "(rank + 1) % size";
+            case PREVIOUS: return "(rank - 1 + size) % size";
+            default: return Integer.toString(peerRank);
+        }
+    }
+
+    /** "sendbuff" or "(float*)sendbuff + 1024". */
+    static String pointer(String buffer, DataType type, long elementOffset) {
+        return elementOffset == 0 ? buffer : "(" + elementType(type) + "*)" + buffer + " + " + elementOffset;
+    }
+}
