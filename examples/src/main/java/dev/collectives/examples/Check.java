@@ -44,19 +44,24 @@ public final class Check {
         return ok ? this : new Check(false, text + " " + context);
     }
 
-    /**
-     * Runs {@code iteration} for 1, 2, ... {@code iterations}; the first failing check is returned naming its
-     * iteration, else an OK one saying every iteration compared what the last one did.
-     */
+    /** {@link #each} counting iterations. */
     public static Check eachIteration(int iterations, IntFunction<Check> iteration) {
+        return each("iteration", iterations, iteration);
+    }
+
+    /**
+     * Runs {@code round} for 1, 2, ... {@code rounds}; the first failing check is returned naming its round ("in
+     * hop 2"), else an OK one saying every round compared what the last one did.
+     */
+    public static Check each(String roundName, int rounds, IntFunction<Check> round) {
         Check last = null;
-        for (int i = 1; i <= iterations; i++) {
-            last = iteration.apply(i);
+        for (int i = 1; i <= rounds; i++) {
+            last = round.apply(i);
             if (!last.ok) {
-                return last.in("in iteration " + i);
+                return last.in("in " + roundName + " " + i);
             }
         }
-        return ok(last.text + " in each of " + iterations + " iterations");
+        return ok(last.text + " in each of " + rounds + " " + roundName + "s");
     }
 
     /** The first failing check, or an OK one listing what all of them compared. */

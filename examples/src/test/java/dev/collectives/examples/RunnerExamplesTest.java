@@ -9,6 +9,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.util.Map;
 import java.util.stream.Stream;
 
 /** Every example through the runner, in-process, on sim at 1, 2, 4 and 8 ranks. */
@@ -40,7 +41,26 @@ class RunnerExamplesTest {
             String table = afterHeading.substring(afterHeading.indexOf('\n') + 1, afterHeading.indexOf("check:"));
             assertFalse(table.isBlank(), run.text());
             assertTrue(table.lines().allMatch(line -> line.startsWith("  ")), table);
+            assertTrue(table.contains(REGISTRATION_PATHS.get(name)), "the table shows the example's registration path "
+                    + REGISTRATION_PATHS.get(name) + ": " + table);
         }
+    }
+
+    /** What each example is there to show, as its describe() table words it. */
+    private static final Map<String, String> REGISTRATION_PATHS = Map.of(
+            "seed-graph", "(GRAPH registration)",
+            "seed-local", "(LOCAL registration)",
+            "seed-arena", "(LOCAL registration)",
+            "ib-sharp", "IB SHARP",
+            "mtlink-sharp", "MTLink SHARP",
+            "legacy-general", "general",
+            "symmetric-window", "window shared (symmetric)",
+            "custom-allocator", "general",
+            "ring", "none");
+
+    @Test
+    void everyExampleHasAnExpectedRegistrationPath() {
+        Examples.all().forEach(e -> assertTrue(REGISTRATION_PATHS.containsKey(e.name()), e.name()));
     }
 
     @Test

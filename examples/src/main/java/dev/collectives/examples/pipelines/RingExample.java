@@ -40,7 +40,7 @@ public final class RingExample implements Example {
     public RankReport run(RankContext rank) {
         try (CollectiveSendRecvRing pipeline = CollectiveSendRecvRing.bind(rank.comm(), rank.stream())) {
             pipeline.outbox().copyFromHost(HostData.values(START, rank.rank(), 0, COUNT));
-            Check check = Check.eachIteration(rank.size() - 1, hop -> {
+            Check check = Check.each("hop", rank.size() - 1, hop -> {
                 pipeline.inbox().copyFromHost(HostData.untouched(COUNT));
                 pipeline.pass();
                 rank.stream().synchronize();
