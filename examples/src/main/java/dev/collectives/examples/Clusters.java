@@ -1,6 +1,5 @@
 package dev.collectives.examples;
 
-import dev.collectives.backend.sim.SimBackend;
 import dev.collectives.backend.sim.SimConfig;
 import dev.collectives.examples.ClusterSpec.Need;
 import dev.collectives.runtime.Backend;
@@ -15,6 +14,12 @@ import java.time.Duration;
  * what the hardware and the environment offer; {@link ClusterSpec#unmetBy} then tells the runner to skip.
  */
 final class Clusters {
+    /**
+     * The embedded backend's name. (Naming {@code SimBackend} itself here would pull its {@code @AutoService}
+     * annotation, which is not on this module's class path, into the compilation.)
+     */
+    private static final String SIM = "sim";
+
     /** How long a simulated rank waits for peers when running a mistake, which must fail fast, not hang. */
     static final Duration MISTAKE_TIMEOUT = Duration.ofSeconds(5);
 
@@ -27,10 +32,10 @@ final class Clusters {
 
     /** {@code timeout}: how long a simulated rank waits for its peers; the native libraries have their own. */
     static LocalCluster open(Backend backend, ClusterSpec spec, int ranks, Duration timeout) {
-        if (!SimBackend.NAME.equals(backend.name())) {
+        if (!SIM.equals(backend.name())) {
             return backend.local(ranks);
         }
-        SimConfig.Builder config = SimBackend.cluster()
+        SimConfig.Builder config = SimConfig.builder()
                 .ranks(ranks)
                 .mtlinkSharp(spec.needs(Need.MTLINK_SHARP))
                 .ibSharp(spec.needs(Need.IB_SHARP))

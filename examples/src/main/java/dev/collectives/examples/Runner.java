@@ -212,21 +212,17 @@ public final class Runner {
                     mistake.run(rank);
                 }
             });
-        } catch (CollectivesException e) {
-            if (e.rule() == mistake.rule()) {
+        } catch (RuntimeException e) {
+            boolean caught = e instanceof CollectivesException && ((CollectivesException) e).rule() == mistake.rule();
+            if (caught) {
                 out.println("caught: " + failure(e));
                 out.println("ranks that reported " + mistake.rule().tag() + ": " + ranksReporting(e, mistake)
                         + " of " + ranks);
-                printTime(start);
-                return Verdict.PASSED;
+            } else {
+                out.println("FAILED: expected " + mistake.rule().tag() + " but got: " + failure(e));
             }
-            out.println("FAILED: expected " + mistake.rule().tag() + " but got: " + failure(e));
             printTime(start);
-            return Verdict.FAILED;
-        } catch (RuntimeException e) {
-            out.println("FAILED: expected " + mistake.rule().tag() + " but got: " + failure(e));
-            printTime(start);
-            return Verdict.FAILED;
+            return caught ? Verdict.PASSED : Verdict.FAILED;
         }
         if (inapplicable.get(0) != null) {
             out.println("SKIPPED: " + backend.name() + " " + inapplicable.get(0));
@@ -238,7 +234,7 @@ public final class Runner {
     }
 
     /** The first failure and the suppressed ones of the other ranks that carry the mistake's rule. */
-    private static long ranksReporting(CollectivesException e, Mistake mistake) {
+    private static long ranksReporting(RuntimeException e, Mistake mistake) {
         long others = Arrays.stream(e.getSuppressed())
                 .filter(s -> s instanceof CollectivesException && ((CollectivesException) s).rule() == mistake.rule())
                 .count();
