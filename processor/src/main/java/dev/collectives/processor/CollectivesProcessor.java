@@ -17,6 +17,7 @@ import com.google.auto.service.AutoService;
 import dev.collectives.processor.model.Mirrors;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.model.SourceOrder;
 import dev.collectives.processor.validation.Diagnostics;
 import dev.collectives.processor.validation.Validators;
 import dev.collectives.processor.writer.PipelineWriter;
@@ -29,6 +30,14 @@ import dev.collectives.processor.writer.PipelineWriter;
  */
 @AutoService(Processor.class)
 public final class CollectivesProcessor extends AbstractProcessor {
+    private SourceOrder sourceOrder;
+
+    @Override
+    public synchronized void init(javax.annotation.processing.ProcessingEnvironment env) {
+        super.init(env);
+        sourceOrder = SourceOrder.of(env);
+    }
+
     @Override
     public Set<String> getSupportedAnnotationTypes() {
         return Set.of("dev.collectives.annotation.*");
@@ -66,7 +75,7 @@ public final class CollectivesProcessor extends AbstractProcessor {
         if (mirror == null) {
             return;
         }
-        PipelineModel model = new ModelReader(processingEnv.getElementUtils()).read(type, mirror);
+        PipelineModel model = new ModelReader(processingEnv.getElementUtils(), sourceOrder).read(type, mirror);
         Diagnostics diagnostics = new Diagnostics(processingEnv.getMessager());
         Validators.all(processingEnv).forEach(v -> v.validate(model, diagnostics));
         if (diagnostics.hasErrors() || !Validators.complete(model)) {

@@ -34,9 +34,12 @@ public final class ModelReader {
     public static final String PIPELINE = PACKAGE + "CollectivePipeline";
 
     private final Elements elements;
+    private final SourceOrder sourceOrder;
 
-    public ModelReader(Elements elements) {
+    /** @param sourceOrder the annotations' order as written, where the compiler can tell it */
+    public ModelReader(Elements elements, SourceOrder sourceOrder) {
         this.elements = elements;
+        this.sourceOrder = sourceOrder;
     }
 
     public PipelineModel read(TypeElement type, AnnotationMirror pipelineMirror) {
@@ -103,10 +106,39 @@ public final class ModelReader {
                 step.stray.add(m);
             }
         }
+        reorder(step, sourceOrder.annotationNames(method));
         if (step.ops.isEmpty() && step.groupedMirror == null && step.stray.isEmpty()) {
             model.unannotated.add(method);
         } else {
             model.steps.add(step);
+        }
+    }
+
+    /**
+     * javac gathers repeated annotations into a container at the first one's place, so {@code @AllReduce @Broadcast
+     * @AllReduce} reads back as [AllReduce.List, Broadcast]. Where the written order is known, ops are put back in
+     * it (each kind's ops keep their relative order, which the container preserves).
+     */
+    private static void reorder(StepDecl step, List<String> written) {
+        if (written.isEmpty() || written.contains("List")) {
+            return;
+        }
+        Map<OpKind, java.util.Deque<OpDecl>> byKind = new java.util.EnumMap<>(OpKind.class);
+        step.ops.forEach(o -> byKind.computeIfAbsent(o.kind(), k -> new java.util.ArrayDeque<>()).add(o));
+        List<OpDecl> ordered = new java.util.ArrayList<>();
+        for (String name : written) {
+            OpKind kind = OpKind.byAnnotation(PACKAGE + name);
+            java.util.Deque<OpDecl> queue = kind == null ? null : byKind.get(kind);
+            if (queue != null && !queue.isEmpty()) {
+                ordered.add(queue.poll());
+            }
+        }
+        if (ordered.size() != step.ops.size()) {
+            return;
+        }
+        step.ops.clear();
+        for (OpDecl o : ordered) {
+            step.ops.add(o.withIndex(step.ops.size()));
         }
     }
 

@@ -29,6 +29,21 @@ public final class OpDecl extends Annotated {
         this.index = index;
     }
 
+    /** The same op at another position of its step. */
+    OpDecl withIndex(int newIndex) {
+        OpDecl o = new OpDecl((ExecutableElement) element(), mirror(), kind, newIndex);
+        o.send = send;
+        o.recv = recv;
+        o.count = count;
+        o.sendOffset = sendOffset;
+        o.recvOffset = recvOffset;
+        o.op = op;
+        o.root = root;
+        o.peer = peer;
+        o.peerRank = peerRank;
+        return o;
+    }
+
     public OpKind kind() {
         return kind;
     }

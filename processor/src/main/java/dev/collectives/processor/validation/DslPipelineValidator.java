@@ -7,6 +7,7 @@ import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.TypeMirror;
 
 import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.model.Site;
 
 /**
  * [DSL pipeline]: the annotated type itself. A pipeline is a non-generic interface that extends nothing (its
@@ -27,7 +28,7 @@ final class DslPipelineValidator implements Validator {
                     + type.getTypeParameters());
         }
         for (TypeMirror parent : type.getInterfaces()) {
-            diagnostics.error(Tag.PIPELINE, model.site(), "pipeline `" + type.getSimpleName() + "` extends `" + parent
+            diagnostics.error(Tag.PIPELINE, Site.of(type), "pipeline `" + type.getSimpleName() + "` extends `" + parent
                     + "`; pipelines cannot inherit accessors or steps: declare them all in `" + type.getSimpleName()
                     + "`");
         }

@@ -1,0 +1,164 @@
+package dev.collectives.examples.e2e;
+
+import static dev.collectives.examples.e2e.Ranks.assertFloats;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.backend.sim.SimBackend;
+import dev.collectives.backend.sim.SimConfig;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.LocalCluster;
+import dev.collectives.runtime.Rule;
+
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** What the generated bind checks at run time: the same pipeline on every rank (R14, R2), R8, R9, R12 windows. */
+class BindRulesTest {
+    /** Runs {@code bind} on every rank and returns what each rank's bind threw (every rank must throw). */
+    private static AtomicReferenceArray<CollectivesException> bindFailures(int ranks, LocalCluster.RankBody bind) {
+        AtomicReferenceArray<CollectivesException> failures = new AtomicReferenceArray<>(ranks);
+        Ranks.run(ranks, rank -> failures.set(rank.rank(),
+                assertThrows(CollectivesException.class, () -> bind.run(rank))));
+        return failures;
+    }
+
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 4})
+    void r14DifferentPipelinesFailOnEveryRankNamingTheDifference(int ranks) {
+        AtomicReferenceArray<CollectivesException> failures = bindFailures(ranks, rank -> {
+            if (rank.rank() == 1) {
+                CollectiveSeedPipelines_Arena.bind(rank.comm(), rank.stream()).close();
+            } else {
+                CollectiveSeedPipelines_Local.bind(rank.comm(), rank.stream()).close();
+            }
+        });
+        for (int r = 0; r < ranks; r++) {
+            CollectivesException e = failures.get(r);
+            assertEquals(Rule.R14_SHAPE, e.rule(), e.getMessage());
+            assertTrue(e.getMessage().startsWith("[R14 SHAPE]"), e.getMessage());
+            assertTrue(e.getMessage().contains("different pipelines"), e.getMessage());
+            assertTrue(e.getMessage().contains("SeedPipelines.Arena") && e.getMessage().contains("SeedPipelines.Local"),
+                    e.getMessage());
+        }
+    }
+
+    @Test
+    void r2ExternalHeadOffsetsDifferAcrossRanks() {
+        AtomicReferenceArray<CollectivesException> failures = bindFailures(2, rank -> {
+            try (DeviceBuffer block = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 64)) {
+                DeviceBuffer given = block.slice(rank.rank() * 16L, 8);  // rank 0 at byte 0, rank 1 at byte 64
+                CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), given).close();
+            }
+        });
+        for (int r = 0; r < 2; r++) {
+            CollectivesException e = failures.get(r);
+            assertEquals(Rule.R2_OFFSET, e.rule(), e.getMessage());
+            assertTrue(e.getMessage().contains("external given head offset"), e.getMessage());
+            assertTrue(e.getMessage().contains("rank 0: [R2 OFFSET] 0; rank 1: [R2 OFFSET] 64"), e.getMessage());
+        }
+    }
+
+    @Test
+    void externalBufferWithTheSameHeadOffsetWorks() {
+        Ranks.run(2, rank -> {
+            try (DeviceBuffer block = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 64)) {
+                DeviceBuffer given = block.slice(16, 8);
+                given.copyFromHost(Ranks.ramp(rank.rank(), 8));
+                try (var p = CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), given)) {
+                    p.sum();
+                    rank.stream().synchronize();
+                    float[] expected = new float[8];
+                    for (int i = 0; i < 8; i++) {
+                        expected[i] = 100f + 2 * i;
+                    }
+                    assertFloats(expected, p.result(), "result");
+                }
+            }
+        });
+    }
+
+    @Test
+    void r13ExternalOfTheWrongType() {
+        Ranks.run(1, rank -> {
+            try (DeviceBuffer ints = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.INT32, 8)) {
+                CollectivesException e = assertThrows(CollectivesException.class,
+                        () -> CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), ints));
+                assertEquals(Rule.R13_TYPES, e.rule());
+                assertTrue(e.getMessage().contains("external buffer `given` must hold at least 8 x FLOAT32"),
+                        e.getMessage());
+            }
+        });
+    }
+
+    @Test
+    void r8IbSharpNeedsOneRankPerNode() {
+        try (LocalCluster cluster = SimBackend.cluster().ranks(2).ranksPerNode(2).ibSharp(true).build()) {
+            cluster.run(rank -> {
+                CollectivesException e = assertThrows(CollectivesException.class,
+                        () -> CollectiveOpPipelines_IbSharp.bind(rank.comm(), rank.stream()));
+                assertEquals(Rule.R8_IB_SHARP, e.rule());
+                assertTrue(e.getMessage().contains("needs 1 rank per node; this communicator has 2 ranks, 2 per node"),
+                        e.getMessage());
+            });
+        }
+        try (LocalCluster cluster = SimBackend.cluster().ranks(2).ranksPerNode(1).ibSharp(true).build()) {
+            cluster.run(rank -> {
+                try (var p = CollectiveOpPipelines_IbSharp.bind(rank.comm(), rank.stream())) {
+                    assertTrue(p.describe().contains("IB SHARP: registered once at bind"), p.describe());
+                }
+            });
+        }
+    }
+
+    @Test
+    void r9LegacyRegistrationNeedsTheVariable() {
+        try (LocalCluster cluster = SimBackend.cluster().ranks(2)
+                .environment(SimConfig.LEGACY_REGISTER_VARIABLE, "0").build()) {
+            cluster.run(rank -> {
+                CollectivesException e = assertThrows(CollectivesException.class,
+                        () -> CollectiveOpPipelines_Legacy.bind(rank.comm(), rank.stream()));
+                assertEquals(Rule.R9_LEGACY, e.rule());
+                assertTrue(e.getMessage().contains("`a` comes from the legacy allocator; registering it needs "
+                        + "MCCL_LEGACY_MUSA_REGISTER=1, which is 0"), e.getMessage());
+            });
+        }
+        try (LocalCluster cluster = SimBackend.cluster().ranks(2)
+                .environment(SimConfig.LEGACY_REGISTER_VARIABLE, "1").build()) {
+            cluster.run(rank -> {
+                try (var p = CollectiveOpPipelines_Legacy.bind(rank.comm(), rank.stream())) {
+                    p.a().copyFromHost(Ranks.ramp(rank.rank(), 8));
+                    p.sum();
+                    rank.stream().synchronize();
+                    assertFloats(new float[] {100, 102, 104, 106, 108, 110, 112, 114}, p.b(), "b");
+                }
+            });
+        }
+    }
+
+    @Test
+    void r10WindowHelpersAreReportedByDescribe() {
+        try (LocalCluster cluster = SimBackend.cluster().ranks(2).windowHelpers(false).build()) {
+            cluster.run(rank -> {
+                try (var p = CollectiveOpPipelines_Unregistered.bind(rank.comm(), rank.stream())) {
+                    assertTrue(p.describe().contains("window shared (symmetric): helpers (R10) missing"),
+                            p.describe());
+                    assertTrue(p.describe().contains("none: Registration.NONE"), p.describe());
+                }
+            });
+        }
+        Ranks.run(2, rank -> {
+            try (var p = CollectiveOpPipelines_Unregistered.bind(rank.comm(), rank.stream())) {
+                assertTrue(p.describe().contains("window shared (symmetric): helpers (R10) available"), p.describe());
+                assertEquals(p.shared().address(), p.sharedWindow().userPointer().orElseThrow());
+            }
+        });
+    }
+}

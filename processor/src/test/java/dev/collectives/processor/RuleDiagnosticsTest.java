@@ -1,0 +1,415 @@
+package dev.collectives.processor;
+
+import static com.google.testing.compile.CompilationSubject.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+import com.google.testing.compile.Compilation;
+
+/**
+ * For every compile-time rule and DSL tag: a source that breaks it, and the message (tag first, the offending
+ * value, the fix, the docs anchor) at the file and line of the annotation value.
+ */
+class RuleDiagnosticsTest {
+    private static void assertError(Sources source, String message, String lineMarker) {
+        Compilation compilation = source.compile();
+        assertThat(compilation).failed();
+        assertThat(compilation).hadErrorContaining(message).inFile(source.file()).onLine(source.line(lineMarker));
+    }
+
+    // ---- R1 MIXED ------------------------------------------------------------------------------------------------
+
+    @Test
+    void r1MixedSendRegisteredRecvNot() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
+                "  @Buffer(type = DataType.FLOAT32, count = 64, registered = false) DeviceBuffer b();",
+                "  @AllReduce(send = \"a\",",
+                "             recv = \"b\", count = 8) void step();",
+                "}");
+        assertError(s, "[R1 MIXED] @AllReduce in `step()` mixes a registered and an unregistered buffer: send `a` is "
+                + "registered, recv `b` is registered = false", "recv = \"b\"");
+        assertThat(s.compile()).hadErrorContaining("(see docs/rules.md#r1-mixed)");
+    }
+
+    @Test
+    void r1MixedUnregisteredBufferInGraphPipeline() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.GRAPH)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64, registered = false) DeviceBuffer a();",
+                "  @Buffer(type = DataType.FLOAT32, count = 64, registered = false) DeviceBuffer b();",
+                "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();",
+                "}");
+        assertError(s, "[R1 MIXED] @AllReduce in GRAPH step `step()` uses `a`, which lies in a buffer declared "
+                + "registered = false", "void step()");
+    }
+
+    // ---- R3 MTLS-ALLOC ---------------------------------------------------------------------------------------------
+
+    @Test
+    void r3MtlsAllocLegacyBuffer() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL, acceleration = Acceleration.MTLINK_SHARP,",
+                "                    allowLegacyRegistration = true)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64,",
+                "          allocator = Allocator.LEGACY) DeviceBuffer a();",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();",
+                "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();",
+                "}");
+        assertError(s, "[R3 MTLS-ALLOC] buffer `a` uses Allocator.LEGACY (musaMalloc), but MTLink SHARP registration "
+                + "needs mcclMemAlloc or a qualified allocator", "allocator = Allocator.LEGACY");
+    }
+
+    // ---- R7 ARENA --------------------------------------------------------------------------------------------------
+
+    private static Sources arena(String recvView, String op) {
+        return Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(count = 8192) DeviceBuffer block();",
+                "  @View(of = \"block\", type = DataType.FLOAT32, count = 1024) DeviceBuffer sendbuff();",
+                recvView,
+                op,
+                "}");
+    }
+
+    @Test
+    void r7ArenaViewOutsideItsBlock() {
+        Sources s = arena("  @View(of = \"block\", offsetBytes = 4800, type = DataType.FLOAT32, count = 1024) "
+                + "DeviceBuffer recvbuff();", "  @AllReduce(send = \"sendbuff\", recv = \"recvbuff\", count = 8) "
+                + "void step();");
+        assertError(s, "[R7 ARENA] view `recvbuff` (1024 x FLOAT32 = 4096 bytes at byte 4800) reaches past the end "
+                + "of `block` (8192 bytes)", "offsetBytes = 4800");
+    }
+
+    @Test
+    void r7ArenaViewMisaligned() {
+        Sources s = arena("  @View(of = \"block\", offsetBytes = 4098, type = DataType.FLOAT32, count = 16) "
+                + "DeviceBuffer recvbuff();", "  @AllReduce(send = \"sendbuff\", recv = \"recvbuff\", count = 8) "
+                + "void step();");
+        assertError(s, "[R7 ARENA] view `recvbuff` starts at byte 4098 of its allocation, not a multiple of the "
+                + "FLOAT32 element size 4", "offsetBytes = 4098");
+    }
+
+    @Test
+    void r7ArenaOpReachesPastItsBuffer() {
+        Sources s = arena("  @View(of = \"block\", offsetBytes = 4096, type = DataType.FLOAT32, count = 1024) "
+                + "DeviceBuffer recvbuff();", "  @AllReduce(send = \"sendbuff\", recv = \"recvbuff\", recvOffset = 1000,"
+                + " count = 100) void step();");
+        assertError(s, "[R7 ARENA] @AllReduce recv reaches past `recvbuff`: 100 elements from element 1000, but "
+                + "`recvbuff` holds 1024", "recvOffset = 1000");
+    }
+
+    @Test
+    void r7ArenaSendAndRecvOverlapWithoutCoinciding() {
+        Sources s = arena("  @View(of = \"block\", offsetBytes = 2048, type = DataType.FLOAT32, count = 1024) "
+                + "DeviceBuffer recvbuff();", "  @AllReduce(send = \"sendbuff\", recv = \"recvbuff\", count = 1000) "
+                + "void step();");
+        assertError(s, "[R7 ARENA] @AllReduce send (bytes [0, 4000) of `block`) and recv (bytes [2048, 6048)) "
+                + "overlap without coinciding", "count = 1000");
+    }
+
+    @Test
+    void r7ArenaAllGatherAgainstDeclaredRanks() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.NONE, ranks = 4)",
+                "interface P {",
+                "  @Buffer(type = DataType.INT32, count = 256) DeviceBuffer in();",
+                "  @Buffer(type = DataType.INT32, count = 256) DeviceBuffer out();",
+                "  @AllGather(send = \"in\", recv = \"out\",",
+                "             sendCount = 100) void gather();",
+                "}");
+        assertError(s, "[R7 ARENA] @AllGather recv reaches past `out`: 100 x 4 ranks = 400 elements from element 0, "
+                + "but `out` holds 256", "sendCount = 100");
+    }
+
+    // ---- R8 IB-SHARP -----------------------------------------------------------------------------------------------
+
+    @Test
+    void r8IbSharpWarnsOnOpsItDoesNotServe() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL, acceleration = Acceleration.IB_SHARP)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();",
+                "  @AllReduce(send = \"a\", recv = \"b\", count = 8)",
+                "  @Broadcast(send = \"a\", recv = \"b\", count = 8, root = 0)",
+                "  void step();",
+                "}");
+        Compilation compilation = s.compile();
+        assertThat(compilation).succeeded();
+        assertThat(compilation).hadWarningContaining("[R8 IB-SHARP] @Broadcast in `step()` is not served by IB SHARP")
+                .inFile(s.file()).onLine(s.line("@Broadcast"));
+    }
+
+    // ---- R9 LEGACY -------------------------------------------------------------------------------------------------
+
+    @Test
+    void r9LegacyRegistrationNeedsTheOptIn() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64,",
+                "          allocator = Allocator.LEGACY) DeviceBuffer a();",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();",
+                "  @Broadcast(send = \"a\", recv = \"b\", count = 8) void step();",
+                "}");
+        assertError(s, "[R9 LEGACY] buffer `a` comes from Allocator.LEGACY (musaMalloc) and the LOCAL pipeline "
+                + "registers it", "allocator = Allocator.LEGACY");
+        assertThat(s.compile()).hadErrorContaining("allowLegacyRegistration = true");
+    }
+
+    @Test
+    void r9LegacyIsFineWhenIbSharpIsWhatItIsRegisteredFor() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL, acceleration = Acceleration.IB_SHARP)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64, allocator = Allocator.LEGACY) DeviceBuffer a();",
+                "  @Buffer(type = DataType.FLOAT32, count = 64, allocator = Allocator.LEGACY) DeviceBuffer b();",
+                "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();",
+                "}");
+        assertThat(Sources.compiler(true).compile(s.file())).succeededWithoutWarnings();
+    }
+
+    // ---- R11 ALLOCATOR ---------------------------------------------------------------------------------------------
+
+    private static Sources custom(String allocatorClass, String acceleration) {
+        return Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL" + acceleration + ")",
+                "interface P {",
+                "  " + allocatorClass,
+                "  @Buffer(type = DataType.FLOAT32, count = 64, allocator = Allocator.CUSTOM,",
+                "          customAllocator = Mine.class) DeviceBuffer a();",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();",
+                "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();",
+                "}");
+    }
+
+    private static final String BODY = " public DeviceMemory allocate(VirtualMemory vmm, long bytes) { "
+            + "return new QualifiedVmmAllocator().allocate(vmm, bytes); } }";
+
+    @Test
+    void r11AllocatorWithoutQualifiedAllocator() {
+        Sources s = custom("class Mine implements DeviceAllocator {" + BODY, "");
+        assertError(s, "[R11 ALLOCATOR] buffer `a`: test.P.Mine is not annotated @QualifiedAllocator",
+                "customAllocator = Mine.class");
+    }
+
+    @Test
+    void r11AllocatorWithoutPosixFileDescriptor() {
+        Sources s = custom("@QualifiedAllocator(handleTypes = HandleType.FABRIC) class Mine implements DeviceAllocator {"
+                + BODY, "");
+        assertError(s, "[R11 ALLOCATOR] buffer `a`: test.P.Mine declares handle types [FABRIC] without "
+                + "POSIX_FILE_DESCRIPTOR", "customAllocator = Mine.class");
+    }
+
+    @Test
+    void r11AllocatorWithoutFabricUnderMtlinkSharp() {
+        Sources s = custom("@QualifiedAllocator(handleTypes = HandleType.POSIX_FILE_DESCRIPTOR) class Mine implements "
+                + "DeviceAllocator {" + BODY, ", acceleration = Acceleration.MTLINK_SHARP");
+        assertError(s, "[R11 ALLOCATOR] buffer `a`: test.P.Mine declares handle types [POSIX_FILE_DESCRIPTOR] without "
+                + "FABRIC, which MTLink SHARP registration needs", "customAllocator = Mine.class");
+    }
+
+    @Test
+    void r11AllocatorNotADeviceAllocator() {
+        Sources s = custom("@QualifiedAllocator(handleTypes = HandleType.POSIX_FILE_DESCRIPTOR) class Mine { }", "");
+        assertError(s, "[R11 ALLOCATOR] buffer `a`: customAllocator test.P.Mine does not implement DeviceAllocator",
+                "customAllocator = Mine.class");
+    }
+
+    @Test
+    void r11AllocatorQualifiedCompilesCleanly() {
+        Sources s = custom("@QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC}) "
+                + "class Mine implements DeviceAllocator {" + BODY, ", acceleration = Acceleration.MTLINK_SHARP");
+        assertThat(Sources.compiler(true).compile(s.file())).succeededWithoutWarnings();
+    }
+
+    // ---- R12 WINDOW ------------------------------------------------------------------------------------------------
+
+    @Test
+    void r12WindowOnLegacyMemory() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.NONE)",
+                "interface P {",
+                "  @Window",
+                "  @Buffer(type = DataType.FLOAT32, count = 1024, allocator = Allocator.LEGACY) DeviceBuffer win();",
+                "}");
+        assertError(s, "[R12 WINDOW] window `win` is on Allocator.LEGACY (musaMalloc) memory", "@Window");
+    }
+
+    @Test
+    void r12WindowOffsetNotAlignedTo4096() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.NONE)",
+                "interface P {",
+                "  @Buffer(count = 65536) DeviceBuffer block();",
+                "  @Window @View(of = \"block\", type = DataType.FLOAT32, count = 1024,",
+                "                offsetBytes = 1024) DeviceBuffer win();",
+                "}");
+        assertError(s, "[R12 WINDOW] window `win` starts at byte 1024 of its allocation; a window's head must be "
+                + "aligned to 4096 bytes", "offsetBytes = 1024");
+    }
+
+    // ---- R13 TYPES -------------------------------------------------------------------------------------------------
+
+    private static Sources typed(String recvType, String op) {
+        return Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(type = DataType.INT32, count = 64) DeviceBuffer a();",
+                "  @Buffer(type = DataType." + recvType + ", count = 64) DeviceBuffer b();",
+                op,
+                "}");
+    }
+
+    @Test
+    void r13TypesDiffer() {
+        Sources s = typed("FLOAT32", "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();");
+        assertError(s, "[R13 TYPES] @AllReduce in `step()` sends INT32 from `a` but receives into `b`, which is "
+                + "FLOAT32", "recv = \"b\"");
+    }
+
+    @Test
+    void r13TypesCountNotPositive() {
+        Sources s = typed("INT32", "  @AllReduce(send = \"a\", recv = \"b\", count = 0) void step();");
+        assertError(s, "[R13 TYPES] @AllReduce in `step()` has count = 0; counts are positive", "count = 0");
+    }
+
+    @Test
+    void r13TypesAverageOfIntegers() {
+        Sources s = typed("INT32", "  @AllReduce(send = \"a\", recv = \"b\", count = 8, op = ReduceOp.AVG) void step();");
+        assertError(s, "[R13 TYPES] @AllReduce in `step()` uses ReduceOp.AVG on INT32", "ReduceOp.AVG");
+    }
+
+    @Test
+    void r13TypesByteSizeOverflows() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT64,",
+                "          count = Long.MAX_VALUE / 2) DeviceBuffer a();",
+                "}");
+        assertError(s, "[R13 TYPES] @Buffer `a`: 4611686018427387903 x FLOAT64 (8 bytes each) overflows a long",
+                "count = Long.MAX_VALUE / 2");
+    }
+
+    // ---- DSL tags --------------------------------------------------------------------------------------------------
+
+    @Test
+    void dslUnknownBufferSuggestsTheClosestName() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer sendbuff();",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer recvbuff();",
+                "  @AllReduce(send = \"sendbuf\",",
+                "             recv = \"recvbuff\", count = 8) void step();",
+                "}");
+        assertError(s, "[DSL unknown-buffer] @AllReduce send = \"sendbuf\" names no accessor of P; did you mean "
+                + "`sendbuff`? (see docs/rules.md#dsl-unknown-buffer)", "send = \"sendbuf\"");
+    }
+
+    @Test
+    void dslUnknownBufferInAView() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(count = 4096) DeviceBuffer arena();",
+                "  @View(of = \"arean\", type = DataType.FLOAT32, count = 8) DeviceBuffer v();",
+                "}");
+        assertError(s, "[DSL unknown-buffer] @View v() of = \"arean\" names no accessor of P; did you mean `arena`?",
+                "of = \"arean\"");
+    }
+
+    @Test
+    void dslAccessorMustReturnDeviceBuffer() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) int a();",
+                "}");
+        assertError(s, "[DSL accessor] accessor `a()` returns `int`; @Buffer accessors return DeviceBuffer",
+                "int a()");
+    }
+
+    @Test
+    void dslStepWithoutOps() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
+                "  void forgotten();",
+                "}");
+        assertError(s, "[DSL step] `void forgotten()` has no op annotation", "void forgotten()");
+    }
+
+    @Test
+    void dslStepReturningAValue() {
+        Sources s = typed("INT32", "  @AllReduce(send = \"a\", recv = \"b\", count = 8) int step();");
+        assertError(s, "[DSL step] step `step()` returns `int`; steps return void", "int step()");
+    }
+
+    @Test
+    void dslDuplicateAccessorKinds() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64)",
+                "  @External(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
+                "}");
+        assertError(s, "[DSL duplicate] `a()` is already declared by @Buffer; keep one of @Buffer and @External",
+                "@External");
+    }
+
+    @Test
+    void dslDuplicateNames() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
+                "  @AllReduce(send = \"a\", recv = \"a\", count = 8) void a(int twice);",
+                "}");
+        assertError(s, "[DSL duplicate] `a` is declared twice", "void a(int twice)");
+    }
+
+    @Test
+    void dslGraphStepWithParameters() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.GRAPH)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
+                "  @AllReduce(send = \"a\", recv = \"a\", count = 8) void step(int times);",
+                "}");
+        assertError(s, "[DSL graph-step] GRAPH step `step` takes parameters; it is captured once at bind and "
+                + "replayed", "void step(int times)");
+    }
+
+    @Test
+    void dslPipelineOnAClass() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "abstract class P {",
+                "}");
+        assertError(s, "[DSL pipeline] @CollectivePipeline belongs on an interface; `P` is a class",
+                "@CollectivePipeline");
+    }
+
+    @Test
+    void dslPipelineExtendingAnotherPipeline() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P extends Q {",
+                "}",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface Q {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
+                "}");
+        assertError(s, "[DSL pipeline] pipeline `P` extends `test.Q`; pipelines cannot inherit accessors or steps",
+                "interface P extends Q");
+    }
+}
