@@ -1,0 +1,44 @@
+package dev.collectives.processor;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.Test;
+
+import dev.collectives.processor.validation.Tag;
+import dev.collectives.runtime.Rule;
+
+/** docs/rules.md has a section for every rule and DSL tag, under the anchor the messages link to. */
+class RulesPageTest {
+    private static Set<String> anchors() throws IOException {
+        List<String> lines = Files.readAllLines(Path.of("../docs/rules.md"), StandardCharsets.UTF_8);
+        return lines.stream().filter(l -> l.startsWith("## "))
+                .map(l -> "docs/rules.md#" + l.substring(3).trim().toLowerCase(Locale.ROOT).replace(' ', '-'))
+                .collect(Collectors.toSet());
+    }
+
+    @Test
+    void everyRuleHasItsSection() throws IOException {
+        Set<String> anchors = anchors();
+        for (Rule rule : Rule.values()) {
+            assertTrue(anchors.contains(rule.anchor()), rule.anchor() + " missing from " + anchors);
+        }
+    }
+
+    @Test
+    void everyDslTagHasItsSection() throws IOException {
+        Set<String> anchors = anchors();
+        for (Tag tag : List.of(Tag.UNKNOWN_BUFFER, Tag.ACCESSOR, Tag.STEP, Tag.DUPLICATE, Tag.GRAPH_STEP,
+                Tag.PIPELINE)) {
+            assertTrue(anchors.contains(tag.anchor()), tag.anchor() + " missing from " + anchors);
+        }
+    }
+}

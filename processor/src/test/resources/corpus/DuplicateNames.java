@@ -1,0 +1,12 @@
+// expect: [DSL duplicate]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface DuplicateNames {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+    @Buffer(count = 8) DeviceBuffer a(int i);
+}

@@ -1,0 +1,11 @@
+// expect: count
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface ExternalMissingCount {
+    @External(type = DataType.FLOAT32) DeviceBuffer a();
+}

@@ -1,0 +1,11 @@
+// expect: [R13 TYPES]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface ExternalZeroCount {
+    @External(count = 0) DeviceBuffer a();
+}

@@ -1,0 +1,11 @@
+// expect: registration
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline
+interface MissingRegistration {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+}

@@ -1,0 +1,11 @@
+// expect: [DSL pipeline]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL, ranks = -2)
+interface NegativeRanks {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+}

@@ -1,0 +1,11 @@
+// expect: an enum annotation value must be an enum constant
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = null)
+interface NullRegistration {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+}

@@ -1,0 +1,11 @@
+// expect: [DSL pipeline]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+abstract class OnClass {
+    @Buffer(count = 8) abstract DeviceBuffer a();
+}

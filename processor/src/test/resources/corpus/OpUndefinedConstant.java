@@ -1,0 +1,13 @@
+// expect: NAME
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface OpUndefinedConstant {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
+    @AllReduce(send = NAME, recv = "b", count = 8) void step();
+}

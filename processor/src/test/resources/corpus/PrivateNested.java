@@ -1,0 +1,13 @@
+// expect: [DSL pipeline]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+class PrivateNested {
+@CollectivePipeline(registration = Registration.LOCAL)
+private interface Inner {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+}
+}

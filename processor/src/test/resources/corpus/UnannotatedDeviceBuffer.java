@@ -1,0 +1,12 @@
+// expect: [DSL accessor]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface UnannotatedDeviceBuffer {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+    DeviceBuffer b();
+}

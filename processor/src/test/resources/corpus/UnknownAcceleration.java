@@ -1,0 +1,11 @@
+// expect: WARP_DRIVE
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL, acceleration = Acceleration.WARP_DRIVE)
+interface UnknownAcceleration {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+}

@@ -1,0 +1,12 @@
+// expect: [DSL unknown-buffer]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface ViewOfUnknown {
+    @Buffer(count = 64) DeviceBuffer arena();
+    @View(of = "arnea", count = 8) DeviceBuffer v();
+}

@@ -1,0 +1,12 @@
+// expect: [R12 WINDOW]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.NONE)
+interface WindowMisalignedView {
+    @Buffer(count = 16384) DeviceBuffer a();
+    @Window @View(of = "a", offsetBytes = 512, count = 4096) DeviceBuffer w();
+}

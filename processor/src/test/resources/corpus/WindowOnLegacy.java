@@ -1,0 +1,11 @@
+// expect: [R12 WINDOW]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.NONE)
+interface WindowOnLegacy {
+    @Window @Buffer(count = 4096, allocator = Allocator.LEGACY) DeviceBuffer a();
+}
