@@ -119,6 +119,7 @@ public final class SimCommunicator implements Communicator {
 
     @Override
     public DeviceBuffer allocate(Allocator allocator, DataType type, long count) {
+        requireOpen("allocate");
         long bytes = bytes(count, type, 1, "allocate");
         long granularity = config.granularity();
         switch (allocator) {
@@ -140,6 +141,7 @@ public final class SimCommunicator implements Communicator {
 
     @Override
     public DeviceBuffer allocate(DeviceAllocator allocator, DataType type, long count) {
+        requireOpen("allocate");
         return checkedRoot(allocator, customVmm, type, count);
     }
 
@@ -583,10 +585,15 @@ public final class SimCommunicator implements Communicator {
         return (SimStream) stream;
     }
 
-    private synchronized void requireUsable(String call) {
+    private synchronized void requireOpen(String call) {
         if (closed) {
             throw CollectivesException.usage(rank, call + " on a closed communicator");
         }
+    }
+
+    /** Open and not aborted: what every call that talks to the other ranks needs. */
+    private void requireUsable(String call) {
+        requireOpen(call);
         group.requireNotAborted(rank, call);
     }
 
