@@ -117,6 +117,7 @@ class RegistrationTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the registration handles are only there to be closed
     void r6LocallyRegisteredBuffersServeCollectives() {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
             cluster.run(ctx -> {
