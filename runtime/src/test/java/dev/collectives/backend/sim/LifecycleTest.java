@@ -161,6 +161,47 @@ class LifecycleTest {
     }
 
     @Test
+    void collectivesReturnBeforeTheOtherRanksArrive() {
+        try (SimCluster cluster = SimBackend.cluster().ranks(2).timeout(Duration.ofSeconds(10)).build()) {
+            CountDownLatch issued = new CountDownLatch(1);
+            cluster.run(ctx -> {
+                try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.LEGACY, F32, 4)) {
+                    buffer.copyFromHost(new float[] {1, 2, 3, 4});
+                    if (ctx.rank() == 1) {
+                        issued.await(); // rank 1 calls only once rank 0's call has returned
+                    }
+                    ctx.comm().allReduce(buffer, buffer, 4, F32, ReduceOp.SUM, ctx.stream());
+                    issued.countDown();
+                    ctx.stream().synchronize();
+                    float[] out = new float[4];
+                    buffer.copyToHost(out);
+                    assertArrayEquals(new float[] {2, 4, 6, 8}, out);
+                }
+            });
+        }
+    }
+
+    @Test
+    void freeingMemoryWaitsForTheStreamWorkThatUsesIt() {
+        try (SimCluster cluster = SimBackend.cluster().ranks(2).timeout(Duration.ofSeconds(10)).build()) {
+            cluster.run(ctx -> {
+                DeviceBuffer send = ctx.comm().allocate(Allocator.LEGACY, DataType.INT64, 1 << 16);
+                try (DeviceBuffer recv = ctx.comm().allocate(Allocator.LEGACY, DataType.INT64, 1 << 16)) {
+                    send.copyFromHost(new long[1 << 16]);
+                    if (ctx.rank() == 1) {
+                        Thread.sleep(100);
+                    }
+                    ctx.comm().allReduce(send, recv, 1 << 16, DataType.INT64, ReduceOp.SUM, ctx.stream());
+                    send.close(); // like musaFree, waits until the allreduce has read it
+                    assertTrue(send.memory().isClosed());
+                    ctx.stream().synchronize();
+                }
+            });
+            assertTrue(cluster.usage().isZero());
+        }
+    }
+
+    @Test
     void groupsAreBalancedAndUseOneStream() {
         try (SimCluster cluster = SimBackend.cluster().build()) {
             SimCommunicator comm = cluster.communicator(0);
