@@ -29,7 +29,8 @@ public final class SimAllReduceBenchmark {
     public static void main(String[] args) {
         long maxBytes = args.length > 0 ? Long.parseLong(args[0]) : 256L << 20;
         String[] rankCounts = (args.length > 1 ? args[1] : "2,4").split(",");
-        System.out.printf(Locale.ROOT, "# single-thread memcpy: %.2f GB/s (64 MiB, mean of 20 copies)%n", memcpyBandwidth(64L << 20));
+        System.out.printf(Locale.ROOT, "# single-thread memcpy: %.2f GB/s (64 MiB, mean of 20 copies)%n",
+                memcpyBandwidth(64L << 20));
         for (String ranks : rankCounts) {
             allReduce(Integer.parseInt(ranks.trim()), maxBytes);
         }

@@ -38,7 +38,6 @@ final class Rendezvous<T> {
      * Arrives with {@code arrival} and waits for all ranks. The last one applies {@code check} to every rank's
      * arrival; a non-null verdict fails every rank with it. Returns the arrivals, indexed by rank.
      */
-    @SuppressWarnings("unchecked")
     List<T> arrive(int rank, T arrival, Function<List<T>, Verdict> check) {
         synchronized (group) {
             if (decided) {
