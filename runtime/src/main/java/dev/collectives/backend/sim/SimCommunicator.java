@@ -214,12 +214,12 @@ public final class SimCommunicator implements Communicator {
      */
     public void deregister(RegistrationHandle handle) {
         if (!(handle instanceof SimRegistration) || ((SimRegistration) handle).communicator() != this) {
-            throw CollectivesException.library(Result.INVALID_ARGUMENT, rank, "mcclCommDeregister",
-                    "unknown handle " + handle + ": this communicator did not register it");
+            throw CollectivesException.violation(Rule.R6_LOCAL, rank, "mcclCommDeregister of an unknown handle ("
+                    + handle + "): this communicator did not register it");
         }
         if (!handle.isOpen()) {
-            throw CollectivesException.library(Result.INVALID_ARGUMENT, rank, "mcclCommDeregister",
-                    "the " + handle + " was already deregistered");
+            throw CollectivesException.violation(Rule.R6_LOCAL, rank, "mcclCommDeregister of the " + handle
+                    + ", which was already deregistered");
         }
         handle.close();
     }
