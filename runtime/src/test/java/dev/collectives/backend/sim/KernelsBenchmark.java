@@ -8,9 +8,10 @@ import org.bytedeco.javacpp.FloatPointer;
 
 /**
  * Single-thread bandwidth of the sim kernels: {@link Kernels#copy} (memcpy) and float32 SUM of two sources, out
- * of place and in place, at 1, 32 and 256 MiB per buffer; then SUM of two sources for every data type at 32 MiB.
- * GB/s counts the bytes read plus the bytes written (memcpy of n bytes moves 2n, a 2-source reduce 3n),
- * 1 GB = 10^9 bytes; the best of several timed runs.
+ * of place and in place, at 1, 32, 64 (the sim allreduce target's size) and 256 MiB per buffer; then SUM of two
+ * sources for every data type at 32 MiB. "copied" is bytes copied per second (how memcpy is usually quoted);
+ * "traffic" counts the bytes read plus the bytes written (memcpy of n bytes moves 2n, a 2-source reduce 3n), so
+ * that copy and reduce compare. 1 GB = 10^9 bytes; each figure is the best of several timed runs.
  * Run: {@code java -cp <test classpath> dev.collectives.backend.sim.KernelsBenchmark [MiB ...]}.
  */
 public final class KernelsBenchmark {
@@ -20,8 +21,9 @@ public final class KernelsBenchmark {
     }
 
     public static void main(String[] args) {
-        long[] sizesMiB = args.length == 0 ? new long[] {1, 32, 256} : parse(args);
-        System.out.printf("%10s %14s %14s %14s %14s%n", "MiB", "memcpy GB/s", "sum2 GB/s", "sum2 in-place", "sum2/memcpy");
+        long[] sizesMiB = args.length == 0 ? new long[] {1, 32, 64, 256} : parse(args);
+        System.out.printf("%6s %14s %14s %14s %14s %12s%n", "MiB", "memcpy copied", "memcpy traffic",
+                "sum2 traffic", "in-place sum2", "sum2/memcpy");
         for (long mib : sizesMiB) {
             long bytes = mib << 20;
             long count = bytes / DataType.FLOAT32.size();
@@ -39,12 +41,13 @@ public final class KernelsBenchmark {
                 // in place adds into a, whose values then grow; float sums stay finite over the runs timed here
                 double inPlace = 3.0 * bytes / best(() -> Kernels.reduce(DataType.FLOAT32, ReduceOp.SUM,
                         new long[] {x, y}, x, count));
-                System.out.printf("%10d %14.2f %14.2f %14.2f %14.2f%n", mib, copy / 1e9, sum / 1e9, inPlace / 1e9,
-                        sum / copy);
+                System.out.printf("%6d %14.2f %14.2f %14.2f %14.2f %12.2f%n", mib, copy / 2e9, copy / 1e9, sum / 1e9,
+                        inPlace / 1e9, sum / copy);
             }
         }
         long bytes = 32L << 20;
-        System.out.printf("%nSUM of 2 sources, 32 MiB per buffer%n%10s %14s %14s%n", "type", "GB/s", "Gelem/s");
+        System.out.printf("%nSUM of 2 sources, 32 MiB per buffer%n%10s %14s %14s%n", "type", "traffic GB/s",
+                "Gelem/s");
         try (BytePointer a = new BytePointer(bytes); BytePointer b = new BytePointer(bytes);
              BytePointer c = new BytePointer(bytes)) {
             fill(a, bytes / 4, 1f);
