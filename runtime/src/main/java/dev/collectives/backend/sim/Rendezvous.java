@@ -52,8 +52,8 @@ final class Rendezvous<T> {
             group.await(rank, () -> decided, deadline, () -> {
                 decided = true;
                 verdict = Verdict.error(Result.REMOTE_ERROR, what,
-                        "ranks " + missing() + " did not arrive within " + group.timeoutText()
-                                + " (ranks " + present() + " did)");
+                        "ranks " + ranks(false) + " did not arrive within " + group.timeoutText()
+                                + " (ranks " + ranks(true) + " did)");
             });
             if (verdict != null) {
                 throw verdict.toException(rank);
@@ -119,20 +119,11 @@ final class Rendezvous<T> {
                 "arrived after the other ranks gave up: " + reason).toException(rank);
     }
 
-    private List<Integer> missing() {
+    /** The ranks that have arrived ({@code arrivedYet}) or not. */
+    private List<Integer> ranks(boolean arrivedYet) {
         List<Integer> ranks = new ArrayList<>();
         for (int r = 0; r < arrivals.length; r++) {
-            if (arrivals[r] == null) {
-                ranks.add(r);
-            }
-        }
-        return ranks;
-    }
-
-    private List<Integer> present() {
-        List<Integer> ranks = new ArrayList<>();
-        for (int r = 0; r < arrivals.length; r++) {
-            if (arrivals[r] != null) {
+            if ((arrivals[r] != null) == arrivedYet) {
                 ranks.add(r);
             }
         }
