@@ -4,6 +4,7 @@ import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.Communicator;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -22,7 +23,7 @@ public record ClusterSpec(int ranksPerNode, Set<Need> needs) {
     public static final ClusterSpec PLAIN = new ClusterSpec(0, EnumSet.noneOf(Need.class));
 
     public ClusterSpec {
-        needs = needs.isEmpty() ? EnumSet.noneOf(Need.class) : EnumSet.copyOf(needs);
+        needs = Collections.unmodifiableSet(needs.isEmpty() ? EnumSet.noneOf(Need.class) : EnumSet.copyOf(needs));
     }
 
     /** What the runner checks, and what the sim cluster is configured with. */
