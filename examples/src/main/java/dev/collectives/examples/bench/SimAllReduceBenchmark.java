@@ -23,7 +23,7 @@ import java.util.Locale;
  */
 public final class SimAllReduceBenchmark {
     private static final long MIN_BYTES = 1L << 10;
-    private static final int TRIALS = 3;
+    private static final int TRIALS = 5;
     private static final double GB = 1e9;
 
     private SimAllReduceBenchmark() {
