@@ -612,11 +612,6 @@ public final class SimCommunicator implements Communicator {
         group.abort("rank " + rank + " called abort()");
     }
 
-    /** Aborts on behalf of the cluster (a rank of a local run failed). */
-    void abort(String reason) {
-        group.abort(reason);
-    }
-
     /**
      * Lets queued work finish, stops the streams, and reports what was left alive through this communicator
      * (memory, registrations, windows, graphs): that must be closed first. Idempotent.
