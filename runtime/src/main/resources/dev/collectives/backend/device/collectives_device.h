@@ -77,11 +77,11 @@
     X(RT_GRAPH_LAUNCH, CX_RT, "GraphLaunch", 1)                                \
     X(RT_GRAPH_EXEC_DESTROY, CX_RT, "GraphExecDestroy", 1)                     \
     X(RT_GRAPH_DESTROY, CX_RT, "GraphDestroy", 1)                              \
-    X(RT_EVENT_CREATE_WITH_FLAGS, CX_RT, "EventCreateWithFlags", 1)            \
-    X(RT_EVENT_RECORD, CX_RT, "EventRecord", 1)                                \
-    X(RT_EVENT_SYNCHRONIZE, CX_RT, "EventSynchronize", 1)                      \
-    X(RT_EVENT_ELAPSED_TIME, CX_RT, "EventElapsedTime", 1)                     \
-    X(RT_EVENT_DESTROY, CX_RT, "EventDestroy", 1)                              \
+    X(RT_EVENT_CREATE_WITH_FLAGS, CX_RT, "EventCreateWithFlags", 0)            \
+    X(RT_EVENT_RECORD, CX_RT, "EventRecord", 0)                                \
+    X(RT_EVENT_SYNCHRONIZE, CX_RT, "EventSynchronize", 0)                      \
+    X(RT_EVENT_ELAPSED_TIME, CX_RT, "EventElapsedTime", 0)                     \
+    X(RT_EVENT_DESTROY, CX_RT, "EventDestroy", 0)                              \
     X(DRV_INIT, CX_DRV, "Init", 1)                                             \
     X(DRV_DEVICE_GET_ATTRIBUTE, CX_DRV, "DeviceGetAttribute", 1)               \
     X(DRV_GET_ERROR_STRING, CX_DRV, "GetErrorString", 1)                       \
