@@ -68,7 +68,7 @@ static double now_us(void) {
 }
 
 /* Iterations per size: the same rule as DeviceBenchmark.iterations. */
-static int iterations(size_t bytes) { return bytes <= (1 << 20) ? 1000 : bytes <= (64 << 20) ? 100 : 20; }
+static int iterations(size_t bytes) { return bytes <= (64 << 10) ? 1000 : bytes <= (64 << 20) ? 100 : 20; }
 
 static size_t elements(size_t bytes) { return op == ALLREDUCE ? bytes / 4 : bytes / 4 / ranks; }
 
@@ -95,7 +95,7 @@ static void* rank_main(void* arg) {
         CHECK(ncclCommWindowRegister(comm, send, send_bytes, &h1, 1));
         CHECK(ncclCommWindowRegister(comm, recv, recv_bytes, &h2, 1));
     }
-    for (size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
+    for (size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
         size_t count = elements(bytes);
         if (count == 0) continue;
         int iters = iterations(bytes);
