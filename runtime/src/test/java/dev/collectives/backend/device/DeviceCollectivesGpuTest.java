@@ -34,6 +34,7 @@ class DeviceCollectivesGpuTest {
     @BeforeAll
     static void start() {
         cluster = GpuFixture.backend().local(RANKS);
+        GpuFixture.warmUp(cluster);
     }
 
     @AfterAll

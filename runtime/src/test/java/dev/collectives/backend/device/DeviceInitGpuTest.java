@@ -51,6 +51,42 @@ class DeviceInitGpuTest {
         }
     }
 
+    /**
+     * What the library does when the very first collective of a communicator is captured into a graph: it
+     * either works, or fails with the library's error (reported, not a crash or a hang). The log says which.
+     */
+    @Test
+    void captureAsTheFirstCollectiveOfAFreshCommunicator() {
+        try (LocalCluster cluster = GpuFixture.backend().local(RANKS)) {
+            java.util.concurrent.ConcurrentLinkedQueue<String> outcomes = new java.util.concurrent.ConcurrentLinkedQueue<>();
+            try {
+                cluster.run(ctx -> {
+                    try (DeviceBuffer b = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024)) {
+                        float[] ones = new float[1024];
+                        java.util.Arrays.fill(ones, 1f);
+                        b.copyFromHost(ones);
+                        ctx.stream().beginCapture();
+                        try {
+                            ctx.comm().allReduce(b, b, 1024, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
+                        } finally {
+                            try (var graph = ctx.stream().endCapture(); var exec = graph.instantiate()) {
+                                exec.launch(ctx.stream());
+                                ctx.stream().synchronize();
+                            }
+                        }
+                        b.copyToHost(ones);
+                        assertEquals(2f, ones[0]);
+                        outcomes.add("rank " + ctx.rank() + ": captured and replayed");
+                    }
+                });
+            } catch (dev.collectives.runtime.CollectivesException e) {
+                outcomes.add("failed: " + e.getMessage() + (e.getCause() == null ? "" : " / " + e.getCause()));
+                org.junit.jupiter.api.Assertions.assertNotNull(e.result(), "a library error, with its code");
+            }
+            System.out.println("first collective under capture: " + outcomes);
+        }
+    }
+
     @Test
     void commInitAllAndSplit() {
         NativeLibrary n = NativeLibrary.require(GpuFixture.backend().dialect());

@@ -41,6 +41,7 @@ class DeviceMemoryGpuTest {
     @BeforeAll
     static void start() {
         cluster = GpuFixture.backend().local(RANKS);
+        GpuFixture.warmUp(cluster);
     }
 
     @AfterAll
