@@ -44,20 +44,32 @@ if has info; then
 fi
 
 classpath=$(ls "$here"/lib/*.jar | grep -v console-standalone | tr '\n' ':')
-junit() { # $1 label; each gpu test class in its own JVM (a crash stays in its class), under a time limit
-  local log=$out/tests-$1.log total=0 failed=0 rc c
+# Each selection runs in its own JVM (a crash stays in its selection), under a time limit.
+selections="method:DeviceInitGpuTest#reportsVersionAndSymbols method:DeviceInitGpuTest#configWithCtaPolicyAndCollnetOffReduces
+  method:DeviceInitGpuTest#commInitAllAndSplit method:DeviceInitGpuTest#captureAsTheFirstCollectiveOfAFreshCommunicator
+  class:DeviceCollectivesGpuTest class:DeviceMemoryGpuTest class:DeviceFailureGpuTest"
+junit() { # $1 label
+  local log=$out/tests-$1.log rc sel kind name
   : > "$log"
-  for c in DeviceInitGpuTest DeviceCollectivesGpuTest DeviceMemoryGpuTest DeviceFailureGpuTest; do
-    echo "==== $c" >> "$log"
+  for sel in $selections; do
+    kind=${sel%%:*}; name=${sel#*:}
+    echo "==== $name" >> "$log"
     timeout -k 10 240 "$java" -Xss16m -Dcollectives.device.syncTimeoutSeconds=60 \
       -jar "$here"/lib/junit-platform-console-standalone-*.jar execute --class-path "$classpath" \
-      --select-class dev.collectives.backend.device.$c --include-tag gpu --disable-banner --details=tree \
-      --reports-dir "$build/reports-$1-$c" >> "$log" 2>&1
+      --select-$kind dev.collectives.backend.device.$name --include-tag gpu --disable-banner --details=tree \
+      --reports-dir "$build/reports-$1-${name//#/-}" >> "$log" 2>&1
     rc=$?
-    note "tests $1 $c: rc=$rc $(tail -20 "$log" | grep -E 'tests (successful|failed)' | tr -s ' ' | tr '\n' ' ')"
+    note "tests $1 $name: rc=$rc $(tail -20 "$log" | grep -E 'tests (successful|failed)' | tr -s ' ' | tr '\n' ' ')"
   done
 }
 if has nccl; then COLLECTIVES_BACKEND=nccl junit nccl; fi
+if has connectcheck; then # the capture probe with connections made at init (NCCL_RUNTIME_CONNECT=0)
+  NCCL_RUNTIME_CONNECT=0 COLLECTIVES_BACKEND=nccl timeout -k 10 120 "$java" -Xss16m -jar "$here"/lib/junit-platform-console-standalone-*.jar \
+    execute --class-path "$classpath" --include-tag gpu --disable-banner \
+    --select-method dev.collectives.backend.device.DeviceInitGpuTest#captureAsTheFirstCollectiveOfAFreshCommunicator \
+    > "$build/connectcheck.log" 2>&1
+  note "connectcheck (NCCL_RUNTIME_CONNECT=0): rc=$? $(grep -E 'smashing|first collective|tests (successful|failed)' "$build/connectcheck.log" | cut -c1-400 | tr -s ' ' | tr '\n' ' ')"
+fi
 if has stackcheck; then # the init tests again with the JVM's default thread stack (1 MiB)
   COLLECTIVES_BACKEND=nccl timeout -k 10 120 "$java" -jar "$here"/lib/junit-platform-console-standalone-*.jar execute \
     --class-path "$classpath" --select-class dev.collectives.backend.device.DeviceInitGpuTest \

@@ -24,8 +24,8 @@ import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.VirtualMemory;
 import dev.collectives.runtime.Window;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -36,16 +36,17 @@ import java.util.Set;
 @Tag("gpu")
 class DeviceMemoryGpuTest {
     private static final int COUNT = 1 << 20;
-    private static LocalCluster cluster;
+    private LocalCluster cluster;
 
-    @BeforeAll
-    static void start() {
+    /** A cluster per test: a failing test aborts its communicators, and must not take the others along. */
+    @BeforeEach
+    void start() {
         cluster = GpuFixture.backend().local(RANKS);
         GpuFixture.warmUp(cluster);
     }
 
-    @AfterAll
-    static void stop() {
+    @AfterEach
+    void stop() {
         cluster.close();
     }
 
@@ -64,9 +65,9 @@ class DeviceMemoryGpuTest {
         }
     }
 
-    /** Reserves a range that is not a multiple of the granularity: not qualified (R11). */
+    /** Hands out memory 4096 bytes into its mapping: the head is not at the granularity (R11). */
     @QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC})
-    public static final class OddReservationAllocator implements DeviceAllocator {
+    public static final class OffsetHeadAllocator implements DeviceAllocator {
         @Override
         public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
             Set<HandleType> handles = EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR);
@@ -75,7 +76,23 @@ class DeviceMemoryGpuTest {
             }
             long g = vmm.granularity(handles);
             long size = (bytes + g - 1) / g * g;
-            return vmm.map(size, size + g + 4096, g, handles);
+            DeviceMemory mapping = vmm.map(size + g, size + g, g, handles);
+            return new DeviceMemory(mapping.address() + 4096, size, Allocator.CUSTOM, size, size, handles) {
+                @Override
+                public void copyIn(long offset, org.bytedeco.javacpp.Pointer src, long n) {
+                    mapping.copyIn(offset + 4096, src, n);
+                }
+
+                @Override
+                public void copyOut(long offset, org.bytedeco.javacpp.Pointer dst, long n) {
+                    mapping.copyOut(offset + 4096, dst, n);
+                }
+
+                @Override
+                protected void free() {
+                    mapping.close();
+                }
+            };
         }
     }
 
@@ -144,10 +161,10 @@ class DeviceMemoryGpuTest {
             Communicator comm = ctx.comm();
             DeviceCommunicator device = (DeviceCommunicator) comm;
             long before = device.deviceMemoryUsed();
-            CollectivesException odd = assertThrows(CollectivesException.class,
-                    () -> comm.allocate(new OddReservationAllocator(), DataType.FLOAT32, COUNT));
-            assertEquals(Rule.R11_ALLOCATOR, odd.rule());
-            assertTrue(odd.getMessage().contains("reserved size"), odd.getMessage());
+            CollectivesException offset = assertThrows(CollectivesException.class,
+                    () -> comm.allocate(new OffsetHeadAllocator(), DataType.FLOAT32, COUNT));
+            assertEquals(Rule.R11_ALLOCATOR, offset.rule(), offset.getMessage());
+            assertTrue(offset.getMessage().contains("head address"), offset.getMessage());
             CollectivesException undeclared = assertThrows(CollectivesException.class,
                     () -> comm.allocate(new UndeclaredAllocator(), DataType.FLOAT32, 16));
             assertEquals(Rule.R11_ALLOCATOR, undeclared.rule());
