@@ -5,7 +5,7 @@
 # Usage: bash .gpu/run-all.sh [info] [nccl] [mccl] [bench] [quickbench]   (no argument: all but quickbench)
 # Writes logs to $OUT (or /tmp/collectives-out) and prints a summary last. NVLink SHARP stays off.
 set -u
-export NCCL_NVLS_ENABLE=0
+export NCCL_NVLS_ENABLE=0 MCCL_NVLS_ENABLE=0 # the MCCL name too: the backend reads <PREFIX>_NVLS_ENABLE
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/collectives-out}
 mkdir -p "$out"
@@ -45,9 +45,7 @@ fi
 
 classpath=$(ls "$here"/lib/*.jar | grep -v console-standalone | tr '\n' ':')
 # Each selection runs in its own JVM (a crash stays in its selection), under a time limit.
-selections="method:DeviceInitGpuTest#reportsVersionAndSymbols method:DeviceInitGpuTest#configWithCtaPolicyAndCollnetOffReduces
-  method:DeviceInitGpuTest#commInitAllAndSplit method:DeviceInitGpuTest#captureAsTheFirstCollectiveOfAFreshCommunicator
-  class:DeviceCollectivesGpuTest class:DeviceMemoryGpuTest class:DeviceFailureGpuTest"
+selections="class:DeviceInitGpuTest class:DeviceCollectivesGpuTest class:DeviceMemoryGpuTest class:DeviceFailureGpuTest"
 junit() { # $1 label
   local log=$out/tests-$1.log rc sel kind name
   : > "$log"
@@ -63,17 +61,16 @@ junit() { # $1 label
   done
 }
 if has nccl; then COLLECTIVES_BACKEND=nccl junit nccl; fi
-if has connectcheck; then # the capture probe with connections made at init (NCCL_RUNTIME_CONNECT=0)
-  NCCL_RUNTIME_CONNECT=0 COLLECTIVES_BACKEND=nccl timeout -k 10 120 "$java" -Xss16m -jar "$here"/lib/junit-platform-console-standalone-*.jar \
+if has connectcheck; then # the capture probe with lazy connections (the library's default)
+  NCCL_RUNTIME_CONNECT=1 COLLECTIVES_BACKEND=nccl timeout -k 10 120 "$java" -Xss16m -jar "$here"/lib/junit-platform-console-standalone-*.jar \
     execute --class-path "$classpath" --include-tag gpu --disable-banner \
     --select-method dev.collectives.backend.device.DeviceInitGpuTest#captureAsTheFirstCollectiveOfAFreshCommunicator \
     > "$build/connectcheck.log" 2>&1
-  note "connectcheck (NCCL_RUNTIME_CONNECT=0): rc=$? $(grep -E 'smashing|first collective|tests (successful|failed)' "$build/connectcheck.log" | cut -c1-400 | tr -s ' ' | tr '\n' ' ')"
+  note "connectcheck (NCCL_RUNTIME_CONNECT=1): rc=$? $(grep -E 'smashing|first collective|tests (successful|failed)' "$build/connectcheck.log" | cut -c1-400 | tr -s ' ' | tr '\n' ' ')"
 fi
-if has stackcheck; then # the init tests again with the JVM's default thread stack (1 MiB)
+if has stackcheck; then # the collectives again with the JVM's default thread stack (1 MiB)
   COLLECTIVES_BACKEND=nccl timeout -k 10 120 "$java" -jar "$here"/lib/junit-platform-console-standalone-*.jar execute \
-    --class-path "$classpath" --select-class dev.collectives.backend.device.DeviceInitGpuTest \
-    --select-class dev.collectives.backend.device.DeviceCollectivesGpuTest --include-tag gpu --disable-banner \
+    --class-path "$classpath" --select-class dev.collectives.backend.device.DeviceCollectivesGpuTest --include-tag gpu --disable-banner \
     > "$build/stackcheck.log" 2>&1
   note "stackcheck (default -Xss): rc=$? $(grep -E 'smashing|tests (successful|failed)' "$build/stackcheck.log" | tr -s ' ' | tr '\n' ' ')"
 fi

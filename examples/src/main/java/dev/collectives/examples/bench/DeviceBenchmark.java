@@ -321,14 +321,22 @@ public final class DeviceBenchmark {
                     at = j.bytes();
                 }
             }
+            List<Double> overheads = new ArrayList<>();
+            for (Row j : java.get(key).values()) {
+                Row n = nat.get(key).get(j.bytes());
+                if (n != null && j.bytes() <= 4096) {
+                    overheads.add(j.timeUs() - n.timeUs());
+                }
+            }
+            overheads.sort(null);
             Row small = java.get(key).values().stream().findFirst().orElse(null);
             Row smallNative = small == null ? null : nat.get(key).get(small.bytes());
-            out.printf("# %-22s min busbw ratio from 64 MiB: %s; smallest size %s: Java %s us, native %s us, "
-                            + "overhead %s us%n", key.toLowerCase(Locale.ROOT),
+            out.printf("# %-22s min busbw ratio from 64 MiB: %s; %s B: Java %s us, native %s us; per-op overhead "
+                            + "(Java - native), median over sizes up to 4 KiB: %s us%n", key.toLowerCase(Locale.ROOT),
                     worst == Double.POSITIVE_INFINITY ? "-" : String.format(Locale.ROOT, "%.3f (at %d B)", worst, at),
                     small == null ? "-" : small.bytes(), small == null ? "-" : fmt(small.timeUs()),
                     smallNative == null ? "-" : fmt(smallNative.timeUs()),
-                    smallNative == null ? "-" : fmt(small.timeUs() - smallNative.timeUs()));
+                    overheads.isEmpty() ? "-" : fmt(overheads.get(overheads.size() / 2)));
         }
         long gib = 1024 * MIB;
         Row unregistered = java.getOrDefault("ALLGATHER/NONE", Map.of()).get(gib);
