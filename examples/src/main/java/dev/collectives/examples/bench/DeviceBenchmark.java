@@ -67,7 +67,7 @@ public final class DeviceBenchmark {
     enum Mode { NONE, LOCAL, GRAPH, WINDOW }
 
     /** One measured size. */
-    record Row(long bytes, long count, double timeUs, double algbw, double busbw) {
+    record Row(long bytes, long count, double timeUs, double algbw, double busbw, double hostUs) {
     }
 
     /** Iterations per size; the same rule as native_bench.c. */
@@ -145,9 +145,10 @@ public final class DeviceBenchmark {
             String line;
             while ((line = reader.readLine()) != null) {
                 String[] f = line.trim().split("\\s+");
-                if (f.length == 7 && f[0].equals(name(op))) {
+                if (f.length == 8 && f[0].equals(name(op))) {
                     rows.put(Long.parseLong(f[2]), new Row(Long.parseLong(f[2]), Long.parseLong(f[3]),
-                            Double.parseDouble(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6])));
+                            Double.parseDouble(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]),
+                            Double.parseDouble(f[7])));
                 } else {
                     out.println("# native: " + line);
                 }
@@ -169,6 +170,7 @@ public final class DeviceBenchmark {
         Map<Long, Row> rows = new LinkedHashMap<>();
         CyclicBarrier barrier = new CyclicBarrier(ranks);
         double[] elapsedUs = new double[ranks];
+        double[] enqueuedUs = new double[ranks];
         long sendBytes = op == Op.ALLGATHER ? maxBytes / ranks : maxBytes;
         long recvBytes = op == Op.REDUCESCATTER ? maxBytes / ranks : maxBytes;
         cluster.run(ctx -> {
@@ -211,26 +213,33 @@ public final class DeviceBenchmark {
                     }
                     stream.synchronize();
                     double best = Double.POSITIVE_INFINITY; // the best of ROUNDS, each timed by its slowest rank
+                    double bestHost = 0;
                     for (int round = 0; round < ROUNDS; round++) {
                         barrier.await(120, TimeUnit.SECONDS);
                         long start = System.nanoTime();
                         for (int i = 0; i < iters; i++) {
                             step.issue(stream);
                         }
+                        enqueuedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
                         stream.synchronize();
                         elapsedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
                         barrier.await(120, TimeUnit.SECONDS);
                         double slowest = 0;
-                        for (double e : elapsedUs) {
-                            slowest = Math.max(slowest, e);
+                        double host = 0;
+                        for (int r = 0; r < ranks; r++) {
+                            slowest = Math.max(slowest, elapsedUs[r]);
+                            host = Math.max(host, enqueuedUs[r]);
                         }
-                        best = Math.min(best, slowest);
+                        if (slowest < best) {
+                            best = slowest;
+                            bestHost = host;
+                        }
                         barrier.await(120, TimeUnit.SECONDS);
                     }
                     if (rank == 0) {
                         long total = op == Op.ALLREDUCE ? count * 4 : count * 4 * ranks;
                         double algbw = total / best / 1e3;
-                        rows.put(total, new Row(total, count, best, algbw, algbw * busFactor(op)));
+                        rows.put(total, new Row(total, count, best, algbw, algbw * busFactor(op), bestHost));
                     }
                     if (exec != null) {
                         exec.close();
@@ -294,17 +303,17 @@ public final class DeviceBenchmark {
 
     private void print(Op op, Mode mode, Map<Long, Row> java, Map<Long, Row> nat) {
         out.printf("%n# %s, %s: Java (%d ranks) | native C baseline | ratio%n", name(op), name(mode), ranks);
-        out.printf("# %12s %12s %10s %8s %8s | %10s %8s | %6s %9s%n", "size(B)", "count", "time(us)", "algbw",
-                "busbw", "time(us)", "busbw", "ratio", "dt(us)");
+        out.printf("# %12s %12s %10s %8s %8s %8s | %10s %8s %8s | %6s %9s %9s%n", "size(B)", "count", "time(us)",
+                "algbw", "busbw", "host(us)", "time(us)", "busbw", "host(us)", "ratio", "dt(us)", "dhost(us)");
         for (Row j : java.values()) {
             Row n = nat.get(j.bytes());
             if (n == null) {
-                out.printf("  %12d %12d %10.2f %8.2f %8.2f | %10s %8s | %6s %9s%n", j.bytes(), j.count(), j.timeUs(),
-                        j.algbw(), j.busbw(), "-", "-", "-", "-");
+                out.printf("  %12d %12d %10.2f %8.2f %8.2f %8.3f | %10s %8s %8s | %6s %9s %9s%n", j.bytes(), j.count(),
+                        j.timeUs(), j.algbw(), j.busbw(), j.hostUs(), "-", "-", "-", "-", "-", "-");
             } else {
-                out.printf("  %12d %12d %10.2f %8.2f %8.2f | %10.2f %8.2f | %6.3f %9.2f%n", j.bytes(), j.count(),
-                        j.timeUs(), j.algbw(), j.busbw(), n.timeUs(), n.busbw(), n.timeUs() / j.timeUs(),
-                        j.timeUs() - n.timeUs());
+                out.printf("  %12d %12d %10.2f %8.2f %8.2f %8.3f | %10.2f %8.2f %8.3f | %6.3f %9.2f %9.3f%n",
+                        j.bytes(), j.count(), j.timeUs(), j.algbw(), j.busbw(), j.hostUs(), n.timeUs(), n.busbw(),
+                        n.hostUs(), n.timeUs() / j.timeUs(), j.timeUs() - n.timeUs(), j.hostUs() - n.hostUs());
             }
         }
     }
@@ -322,21 +331,26 @@ public final class DeviceBenchmark {
                 }
             }
             List<Double> overheads = new ArrayList<>();
+            List<Double> hostOverheads = new ArrayList<>();
             for (Row j : java.get(key).values()) {
                 Row n = nat.get(key).get(j.bytes());
                 if (n != null && j.bytes() <= 4096) {
                     overheads.add(j.timeUs() - n.timeUs());
+                    hostOverheads.add(j.hostUs() - n.hostUs());
                 }
             }
             overheads.sort(null);
+            hostOverheads.sort(null);
             Row small = java.get(key).values().stream().findFirst().orElse(null);
             Row smallNative = small == null ? null : nat.get(key).get(small.bytes());
             out.printf("# %-22s min busbw ratio from 64 MiB: %s; %s B: Java %s us, native %s us; per-op overhead "
-                            + "(Java - native), median over sizes up to 4 KiB: %s us%n", key.toLowerCase(Locale.ROOT),
+                            + "(Java - native), median over sizes up to 4 KiB: %s us, host enqueue %s us%n", key.toLowerCase(Locale.ROOT),
                     worst == Double.POSITIVE_INFINITY ? "-" : String.format(Locale.ROOT, "%.3f (at %d B)", worst, at),
                     small == null ? "-" : small.bytes(), small == null ? "-" : fmt(small.timeUs()),
                     smallNative == null ? "-" : fmt(smallNative.timeUs()),
-                    overheads.isEmpty() ? "-" : fmt(overheads.get(overheads.size() / 2)));
+                    overheads.isEmpty() ? "-" : fmt(overheads.get(overheads.size() / 2)),
+                    hostOverheads.isEmpty() ? "-" : String.format(Locale.ROOT, "%.3f",
+                            hostOverheads.get(hostOverheads.size() / 2)));
         }
         long gib = 1024 * MIB;
         Row unregistered = java.getOrDefault("ALLGATHER/NONE", Map.of()).get(gib);

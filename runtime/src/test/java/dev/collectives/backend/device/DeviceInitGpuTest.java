@@ -94,8 +94,33 @@ class DeviceInitGpuTest {
     }
 
     @Test
-    void commInitAllAndSplit() {
+    void commInitAll() {
         NativeLibrary n = NativeLibrary.require(GpuFixture.backend().dialect());
+        long[] comms = initAll(n);
+        finalizeAndDestroy(n, comms);
+    }
+
+    @Test
+    void commSplit() {
+        NativeLibrary n = NativeLibrary.require(GpuFixture.backend().dialect());
+        long[] comms = initAll(n);
+        // split is collective: both ranks at once, as a group from this one thread
+        long[][] split = new long[RANKS][1];
+        n.check(NativeShim.groupStart(n.lib), -1, 0, "GroupStart");
+        for (int r = 0; r < RANKS; r++) {
+            n.check(NativeShim.commSplit(n.lib, comms[r], r, 0, split[r]), r, comms[r], "CommSplit");
+        }
+        n.check(NativeShim.groupEnd(n.lib), -1, 0, "GroupEnd");
+        int[] count = new int[1];
+        for (int r = 0; r < RANKS; r++) {
+            n.check(NativeShim.commCount(n.lib, split[r][0], count), r, split[r][0], "CommCount");
+            assertEquals(1, count[0], "each color holds one rank");
+        }
+        finalizeAndDestroy(n, new long[] {split[0][0], split[1][0]});
+        finalizeAndDestroy(n, comms);
+    }
+
+    private static long[] initAll(NativeLibrary n) {
         long[] comms = new long[RANKS];
         n.check(NativeShim.commInitAll(n.lib, comms, RANKS, new int[] {0, 1}), -1, 0, "CommInitAll");
         int[] count = new int[1];
@@ -104,27 +129,18 @@ class DeviceInitGpuTest {
             n.check(NativeShim.commCount(n.lib, comm, count), -1, comm, "CommCount");
             assertEquals(RANKS, count[0]);
         }
-        // split is collective: both ranks at once, as a group from this one thread
-        long[][] split = new long[RANKS][1];
+        return comms;
+    }
+
+    /** Finalize is collective: the communicators of one thread are finalized in a group, then destroyed. */
+    private static void finalizeAndDestroy(NativeLibrary n, long[] comms) {
         n.check(NativeShim.groupStart(n.lib), -1, 0, "GroupStart");
-        for (int r = 0; r < RANKS; r++) {
-            n.check(NativeShim.commSplit(n.lib, comms[r], r, 0, split[r]), r, comms[r], "CommSplit");
+        for (long comm : comms) {
+            n.check(NativeShim.commFinalize(n.lib, comm), -1, comm, "CommFinalize");
         }
         n.check(NativeShim.groupEnd(n.lib), -1, 0, "GroupEnd");
-        for (int r = 0; r < RANKS; r++) {
-            n.check(NativeShim.commCount(n.lib, split[r][0], count), r, split[r][0], "CommCount");
-            assertEquals(1, count[0], "each color holds one rank");
-        }
-        // finalize is collective: the communicators of one thread are finalized in a group, then destroyed
-        for (long[] children : new long[][] {{split[0][0], split[1][0]}, comms}) {
-            n.check(NativeShim.groupStart(n.lib), -1, 0, "GroupStart");
-            for (long comm : children) {
-                n.check(NativeShim.commFinalize(n.lib, comm), -1, comm, "CommFinalize");
-            }
-            n.check(NativeShim.groupEnd(n.lib), -1, 0, "GroupEnd");
-            for (long comm : children) {
-                n.check(NativeShim.commDestroy(n.lib, comm), -1, 0, "CommDestroy");
-            }
+        for (long comm : comms) {
+            n.check(NativeShim.commDestroy(n.lib, comm), -1, 0, "CommDestroy");
         }
     }
 }
