@@ -4,7 +4,7 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.sim.Kernels;
-import dev.collectives.backend.sim.SimBackend;
+import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.LocalCluster;
@@ -23,7 +23,7 @@ import java.util.Locale;
  */
 public final class SimAllReduceBenchmark {
     private static final long MIN_BYTES = 1L << 10;
-    private static final int TRIALS = 3;
+    private static final int TRIALS = 5;
     private static final double GB = 1e9;
 
     private SimAllReduceBenchmark() {
@@ -67,7 +67,7 @@ public final class SimAllReduceBenchmark {
         System.out.printf(Locale.ROOT, "# %12s %12s %10s %12s %12s%n", "size(B)", "count", "time(us)", "algbw(GB/s)",
                 "busbw(GB/s)");
         double[][] trialSeconds = new double[TRIALS][ranks];
-        try (LocalCluster cluster = SimBackend.cluster().ranks(ranks).build()) {
+        try (LocalCluster cluster = Backends.get("sim").local(ranks)) {
             for (long bytes = MIN_BYTES; bytes <= maxBytes; bytes *= 2) {
                 long count = bytes / 4;
                 int iterations = (int) Math.max(10, Math.min(200, (1L << 30) / bytes));
