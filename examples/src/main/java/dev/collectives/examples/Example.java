@@ -18,9 +18,12 @@ public interface Example {
         return 1;
     }
 
-    /** More ranks than this and the example is skipped: its buffers are sized for at most this many. */
+    /**
+     * More ranks than this and the example is skipped: its buffers are sized for at most this many, or its sums
+     * would no longer be exact.
+     */
     default int maxRanks() {
-        return Integer.MAX_VALUE;
+        return HostData.EXACT_RANKS;
     }
 
     /** What the ranks must offer: topology, capabilities, environment. */

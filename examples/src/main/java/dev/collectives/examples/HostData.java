@@ -7,23 +7,27 @@ import java.util.Arrays;
 /**
  * The values the examples put in their buffers, and the results expected of them, computed on the host. Every
  * value depends on the rank, the element index and the iteration, so that data from the wrong rank, the wrong
- * offset or a stale replay shows up as a wrong element. All values are small integers, exact in float32 even
- * when summed over many ranks.
+ * offset or a stale replay shows up as a wrong element. All values are small integers, so that their sums over
+ * up to {@link #EXACT_RANKS} ranks are exact in float32 whatever order a library adds them in.
  */
 public final class HostData {
     /** Written to receive buffers before a step: no sum of {@link #value} values is negative. */
     public static final float UNTOUCHED = -1f;
 
+    /** Values run from 1 to this prime: shifting the index by 256, 1024, 2048 or 4096 elements changes them. */
+    private static final int PERIOD = 4093;
+    /** Ranks whose sums stay below 2^24, under which float32 holds every integer. */
+    public static final int EXACT_RANKS = (1 << 24) / PERIOD;
+
     private HostData() {
     }
 
     /**
-     * What {@code rank} puts at element {@code index} in {@code iteration}: the rank in the thousands, the index
-     * modulo a prime below them (so that offsets of 1024 or 2048 elements give other values), the iteration in the
-     * millions.
+     * What {@code rank} puts at element {@code index} in {@code iteration}. Distinct ranks (below the period) and
+     * consecutive iterations get distinct values at every index.
      */
     public static float value(int iteration, int rank, long index) {
-        return iteration * 1_000_000f + (rank + 1) * 1_000f + (float) (index % 997);
+        return 1 + Math.floorMod(iteration * 7919L + rank * 1009L + index, PERIOD);
     }
 
     /** {@code count} values of {@code rank} for indices {@code first, first + 1, ...}. */

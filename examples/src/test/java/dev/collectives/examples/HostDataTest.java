@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.HashSet;
+import java.util.Set;
+
 /** The host-side data and checks every example relies on to make a wrong result visible. */
 class HostDataTest {
     @Test
@@ -19,14 +22,25 @@ class HostDataTest {
     }
 
     @Test
-    void sumsOverEightRanksAreExactInFloat32() {
-        float sum = HostData.sum(2, 8, 996);
-        double exact = 0;
-        for (int r = 0; r < 8; r++) {
-            exact += 2_000_000.0 + (r + 1) * 1_000.0 + 996;
+    void sumsOverAsManyRanksAsTheExamplesAllowAreExactInFloat32() {
+        for (long index = 0; index < 5000; index++) {
+            double exact = 0;
+            for (int r = 0; r < HostData.EXACT_RANKS; r++) {
+                exact += HostData.value(2, r, index);
+            }
+            assertTrue(exact < (1 << 24), "below 2^24, where float32 stops holding every integer: " + exact);
+            assertEquals(exact, HostData.sum(2, HostData.EXACT_RANKS, index), 0.0, "index " + index);
         }
-        assertEquals(exact, sum, 0.0);
-        assertTrue(sum < (1 << 24), "below 2^24, where float32 stops holding every integer");
+    }
+
+    @Test
+    void ranksGetDistinctValuesAtEveryIndex() {
+        for (long index = 0; index < 100; index++) {
+            Set<Float> seen = new HashSet<>();
+            for (int r = 0; r < 64; r++) {
+                assertTrue(seen.add(HostData.value(1, r, index)), "rank " + r + " index " + index);
+            }
+        }
     }
 
     @Test
