@@ -23,6 +23,8 @@ public final class SymmetricWindowExample implements Example {
     private static final int COUNT = (int) SymmetricWindowAllReduce.COUNT;
     /** A byte offset into the window at which the LSA pointers are asked too. */
     private static final long PROBE_OFFSET = 4096;
+    /** LSA pointers listed in the check's account; the rest are checked all the same. */
+    private static final int SHOWN_POINTERS = 4;
 
     @Override
     public String name() {
@@ -100,7 +102,9 @@ public final class SymmetricWindowExample implements Example {
             }
             seen.add(hex(base));
         }
-        return Check.ok("lsaDevicePointer for the " + teamSize + " rank(s) of this node: " + String.join(", ", seen));
+        String shown = seen.size() <= SHOWN_POINTERS ? String.join(", ", seen)
+                : String.join(", ", seen.subList(0, SHOWN_POINTERS)) + ", ...";
+        return Check.ok("lsaDevicePointer for the " + teamSize + " rank(s) of this node: " + shown);
     }
 
     private static String hex(long address) {
