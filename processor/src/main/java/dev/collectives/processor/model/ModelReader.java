@@ -120,7 +120,12 @@ public final class ModelReader {
      * it (each kind's ops keep their relative order, which the container preserves).
      */
     private static void reorder(StepDecl step, List<String> written) {
-        if (written.isEmpty() || written.contains("List")) {
+        if (written.isEmpty()) {
+            step.orderUnknown = step.ops.stream().map(OpDecl::kind).distinct().count() > 1
+                    && step.ops.size() > step.ops.stream().map(OpDecl::kind).distinct().count();
+            return;
+        }
+        if (written.contains("List")) {
             return;
         }
         Map<OpKind, java.util.Deque<OpDecl>> byKind = new java.util.EnumMap<>(OpKind.class);

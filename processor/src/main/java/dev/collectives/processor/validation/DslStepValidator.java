@@ -47,6 +47,12 @@ final class DslStepValidator implements Validator {
             for (OpDecl o : s.ops()) {
                 checkRanks(model, o, diagnostics);
             }
+            if (s.orderUnknown()) {
+                diagnostics.warning(Tag.STEP, Site.of(m), "step `" + s.name() + "()` repeats ops of one kind among "
+                        + "ops of another, and this compiler does not expose the order they are written in; they run "
+                        + "as " + s.ops().stream().map(o -> o.kind().annotation()).toList() + ": split the step or "
+                        + "keep each kind's ops together");
+            }
         }
     }
 
