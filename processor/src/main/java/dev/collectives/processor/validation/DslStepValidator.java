@@ -23,6 +23,10 @@ final class DslStepValidator implements Validator {
                         + "@Send, ...)");
             }
         }
+        for (ExecutableElement m : model.concrete()) {
+            diagnostics.error(Tag.STEP, Site.of(m), "`" + m.getSimpleName() + "()` has a body; accessor and op "
+                    + "annotations belong on abstract methods, which the generated class implements");
+        }
         for (StepDecl s : model.steps()) {
             ExecutableElement m = s.method();
             if (s.ops().isEmpty() && s.stray().isEmpty()) {
