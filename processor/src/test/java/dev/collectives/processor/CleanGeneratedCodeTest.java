@@ -43,6 +43,9 @@ class CleanGeneratedCodeTest {
                 + "@External(type = DataType.FLOAT32, count = 64) DeviceBuffer pipeline(); "
                 + "@AllReduce(send = \"comm\", recv = \"stream\", count = 8) void open(); "
                 + "@AllReduce(send = \"pipeline\", sendOffset = 8, recv = \"stream\", count = 8) void closed();",
+        // nested types named like the runtime types the generated class uses
+        "registration = Registration.LOCAL | " + AB + "@AllReduce(send = \"a\", recv = \"b\", count = 8) void step(); "
+                + "interface Stream { } final class Communicator { } enum ReduceOp { X } final class Rule { }",
     })
     void compilesWithoutWarnings(String declaration) {
         String[] parts = declaration.split(" \\| ");

@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import javax.lang.model.element.Element;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.PackageElement;
 import javax.lang.model.type.TypeMirror;
 
 import com.palantir.javapoet.ClassName;
@@ -110,18 +112,20 @@ public final class PipelineWriter {
                     .addOriginatingElement(model.type())
                     .addModifiers(Modifier.FINAL)
                     .addSuperinterface(model.type().asType())
-                    .addSuperinterface(Pipeline.class);
+                    .addSuperinterface(Pipeline.class)
+                    // member types of the interface are inherited: a nested `Stream` must not capture ours
+                    .avoidClashesWithNestedClasses(model.type());
             if (model.type().getModifiers().contains(Modifier.PUBLIC)) {
                 type.addModifiers(Modifier.PUBLIC);
             }
         }
 
         private static String packageName(PipelineModel model) {
-            var e = model.type().getEnclosingElement();
-            while (!(e instanceof javax.lang.model.element.PackageElement)) {
+            Element e = model.type();
+            while (!(e instanceof PackageElement)) {
                 e = e.getEnclosingElement();
             }
-            return ((javax.lang.model.element.PackageElement) e).getQualifiedName().toString();
+            return ((PackageElement) e).getQualifiedName().toString();
         }
 
         JavaFile file() {
