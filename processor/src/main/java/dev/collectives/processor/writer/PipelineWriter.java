@@ -93,6 +93,7 @@ public final class PipelineWriter {
         private final List<String> windows = new ArrayList<>();
         private final List<String> roots = new ArrayList<>();
         private final Set<String> helpers = new LinkedHashSet<>();
+        private final List<MethodSpec> windowAccessors = new ArrayList<>();
 
         Generation(PipelineModel model) {
             this.model = model;
@@ -162,6 +163,7 @@ public final class PipelineWriter {
                     .addCode(open.build())
                     .build());
             accessors();
+            type.addMethods(windowAccessors);
             steps();
             type.addMethod(describe());
             type.addMethod(close());
@@ -251,15 +253,25 @@ public final class PipelineWriter {
                     continue;
                 }
                 String bytes = b.count() + (b.type().size() == 1 ? "" : " * sizeof(" + CNames.elementType(b.type()) + ")");
-                if (b.allocator() == Allocator.CUSTOM) {
-                    open.add("// $L allocates $N: $L bytes\n", simpleName(b.customAllocator()), name(b), bytes);
-                    open.addStatement("$N = $N.allocate(new $T(), $T.$L, $LL)", name(b), name("comm"),
-                            TypeName.get(b.customAllocator()), DataType.class, b.type(), b.count());
-                } else {
-                    open.add("// $L(&$L, $L)\n", cAllocator(b.allocator()), b.name(), bytes);
-                    open.addStatement("$N = $N.allocate($T.$L, $T.$L, $LL)", name(b), name("comm"), Allocator.class,
-                            b.allocator(), DataType.class, b.type(), b.count());
+                switch (b.allocator()) {
+                    case CUSTOM:
+                        open.add("// $L allocates $L: $L bytes\n", simpleName(b.customAllocator()), b.name(), bytes);
+                        break;
+                    case VMM:
+                        open.add("// the qualified VMM allocator (muMemCreate, muMemAddressReserve, muMemMap) makes $L: "
+                                + "$L bytes\n", b.name(), bytes);
+                        break;
+                    case LEGACY:
+                        open.add("// musaMalloc(&$L, $L)\n", b.name(), bytes);
+                        break;
+                    default:
+                        open.add("// mcclMemAlloc(&$L, $L)\n", b.name(), bytes);
                 }
+                CodeBlock allocator = b.allocator() == Allocator.CUSTOM
+                        ? CodeBlock.of("new $T()", TypeName.get(b.customAllocator()))
+                        : CodeBlock.of("$T.$L", Allocator.class, b.allocator());
+                open.addStatement("$N = $N.allocate($L, $T.$L, $LL)", name(b), name("comm"), allocator, DataType.class,
+                        b.type(), b.count());
                 roots.add(name(b));
             }
         }
@@ -267,14 +279,6 @@ public final class PipelineWriter {
         private static String simpleName(TypeMirror type) {
             String name = type.toString();
             return name.substring(name.lastIndexOf('.') + 1);
-        }
-
-        private static String cAllocator(Allocator allocator) {
-            switch (allocator) {
-                case MEM_ALLOC: return "mcclMemAlloc";
-                case VMM: return "qualified VMM allocation (muMemCreate, muMemMap)";
-                default: return "musaMalloc";
-            }
         }
 
         private void layOutViews() {
@@ -535,7 +539,7 @@ public final class PipelineWriter {
                         b.windowSymmetric() ? "MCCL_WIN_COLL_SYMMETRIC" : "0");
                 open.addStatement("$N = $N.registerWindow($N, $L)", field, name("comm"), name(b), b.windowSymmetric());
                 windows.add(field);
-                type.addMethod(MethodSpec.methodBuilder(methods.newName(b.name() + "Window"))
+                windowAccessors.add(MethodSpec.methodBuilder(methods.newName(b.name() + "Window"))
                         .addModifiers(Modifier.PUBLIC).returns(Window.class)
                         .addJavadoc("The window `$L` is registered as (R10: its helpers may be missing).\n", b.name())
                         .addStatement("return $N", field).build());
