@@ -17,7 +17,7 @@ import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 
 /**
- * javac time for 100 pipeline interfaces, without and with the processor, in one run (same JVM, same sources,
+ * javac time (CPU time of the compiling thread) for 100 pipeline interfaces, without and with the processor, in one run (same JVM, same sources,
  * alternating, after warm-up). "With" includes compiling the 100 generated classes, so a third figure compiles the
  * interfaces together with the already generated sources, processor off: the difference to "with" is the
  * processor's own time. Prints each figure and the ratios of medians.
@@ -26,16 +26,20 @@ import javax.tools.ToolProvider;
  * mvn -B -q -pl processor -am test-compile
  * mvn -B -q -pl processor dependency:build-classpath -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=test
  * java -cp processor/target/test-classes:processor/target/classes:runtime/target/classes:$(cat processor/target/bench.cp) \
- *     dev.collectives.processor.ProcessorBenchmark [pipelines] [rounds]
+ *     dev.collectives.processor.ProcessorBenchmark [pipelines = 100] [rounds = 9] [warm-up rounds = 5]
  * </pre>
  */
 public final class ProcessorBenchmark {
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
+
     private ProcessorBenchmark() {
     }
 
     public static void main(String[] args) throws IOException {
         int pipelines = args.length > 0 ? Integer.parseInt(args[0]) : 100;
-        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 9;
+        int warmUps = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         Path dir = Files.createTempDirectory("collectives-bench");
         List<Path> sources = new ArrayList<>();
         for (int i = 0; i < pipelines; i++) {
@@ -45,8 +49,8 @@ public final class ProcessorBenchmark {
             sources.add(file);
         }
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        System.out.printf("%d pipeline interfaces, %d warm-up + %d measured rounds each%n", pipelines, 2, rounds);
-        for (int warmUp = 0; warmUp < 2; warmUp++) {
+        System.out.printf("%d pipeline interfaces, %d warm-up + %d measured rounds each%n", pipelines, warmUps, rounds);
+        for (int warmUp = 0; warmUp < warmUps; warmUp++) {
             compile(javac, sources, dir, false);
             compile(javac, sources, dir, true);
         }
@@ -70,8 +74,8 @@ public final class ProcessorBenchmark {
             without[r] = compile(javac, sources, dir, false);
             with[r] = compile(javac, sources, dir, true);
             generatedWithout[r] = compile(javac, withGenerated, dir, false);
-            System.out.printf("round %d: without processor %5d ms, with processor %5d ms, interfaces + generated "
-                    + "sources without processor %5d ms%n", r, without[r] / 1_000_000, with[r] / 1_000_000,
+            System.out.printf("round %d (javac thread CPU time): without processor %5d ms, with processor %5d ms, "
+                    + "interfaces + generated sources without processor %5d ms%n", r, without[r] / 1_000_000, with[r] / 1_000_000,
                     generatedWithout[r] / 1_000_000);
         }
         long medianWithout = median(without);
@@ -85,7 +89,10 @@ public final class ProcessorBenchmark {
         delete(dir);
     }
 
-    /** Nanoseconds for one javac run over the sources; fails loudly if the compilation does. */
+    /**
+     * CPU nanoseconds of this thread (javac runs in it) for one javac run over the sources; fails loudly if the
+     * compilation does. CPU time, unlike wall time, hardly depends on what else the machine is doing.
+     */
     private static long compile(JavaCompiler javac, List<Path> sources, Path dir, boolean withProcessor)
             throws IOException {
         Path out = dir.resolve(withProcessor ? "out-with" : "out-without");
@@ -101,9 +108,9 @@ public final class ProcessorBenchmark {
         StringWriter diagnostics = new StringWriter();
         try (StandardJavaFileManager files = javac.getStandardFileManager(null, null, null)) {
             Iterable<? extends JavaFileObject> units = files.getJavaFileObjectsFromPaths(sources);
-            long start = System.nanoTime();
+            long start = THREADS.getCurrentThreadCpuTime();
             boolean ok = javac.getTask(diagnostics, files, null, options, null, units).call();
-            long elapsed = System.nanoTime() - start;
+            long elapsed = THREADS.getCurrentThreadCpuTime() - start;
             if (!ok) {
                 throw new IllegalStateException("benchmark sources do not compile:\n" + diagnostics);
             }

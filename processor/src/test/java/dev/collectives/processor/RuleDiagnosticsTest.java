@@ -114,6 +114,29 @@ class RuleDiagnosticsTest {
     }
 
     @Test
+    void r7ArenaAllGatherCannotRunInPlaceAtOneOffset() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(type = DataType.INT32, count = 256) DeviceBuffer data();",
+                "  @AllGather(send = \"data\", recv = \"data\", sendCount = 16) void gather();",
+                "}");
+        assertError(s, "[R7 ARENA] @AllGather send (bytes [0, 64) of `data`) and recv (bytes [0, 64)) overlap, and "
+                + "this op cannot run in place at the same offsets on every rank", "sendCount = 16");
+    }
+
+    @Test
+    void r7ArenaAllReduceInPlaceIsFine() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(type = DataType.INT32, count = 256) DeviceBuffer data();",
+                "  @AllReduce(send = \"data\", recv = \"data\", count = 256) void sum();",
+                "}");
+        assertThat(Sources.compiler(true).compile(s.file())).succeededWithoutWarnings();
+    }
+
+    @Test
     void r7ArenaAllGatherAgainstDeclaredRanks() {
         Sources s = Sources.of("P",
                 "@CollectivePipeline(registration = Registration.NONE, ranks = 4)",

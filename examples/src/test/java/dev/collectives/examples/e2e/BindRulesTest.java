@@ -20,7 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** What the generated bind checks at run time: the same pipeline on every rank (R14, R2), R8, R9, R12 windows. */
+/**
+ * What the generated bind checks at run time: the same pipeline on every rank (R14, R2), R8, R9, R12 windows. A
+ * failed bind must release what it made: closing each cluster checks it, as the sim's communicators refuse to
+ * close while memory, registrations or windows are live.
+ */
 class BindRulesTest {
     /** Runs {@code bind} on every rank and returns what each rank's bind threw (every rank must throw). */
     private static AtomicReferenceArray<CollectivesException> bindFailures(int ranks, LocalCluster.RankBody bind) {

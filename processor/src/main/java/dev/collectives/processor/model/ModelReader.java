@@ -29,7 +29,7 @@ public final class ModelReader {
     static final String BUFFER = PACKAGE + "Buffer";
     static final String VIEW = PACKAGE + "View";
     static final String EXTERNAL = PACKAGE + "External";
-    static final String WINDOW = PACKAGE + "Window";
+    public static final String WINDOW = PACKAGE + "Window";
     static final String GROUPED = PACKAGE + "Grouped";
     public static final String PIPELINE = PACKAGE + "CollectivePipeline";
 
@@ -56,8 +56,14 @@ public final class ModelReader {
         Integer ranks = Mirrors.intValue(values.get("ranks"));
         model.ranks = ranks == null ? 0 : ranks;
         for (Element member : type.getEnclosedElements()) {
-            if (member.getKind() == ElementKind.METHOD && member.getModifiers().contains(Modifier.ABSTRACT)) {
+            if (member.getKind() != ElementKind.METHOD) {
+                continue;
+            }
+            if (member.getModifiers().contains(Modifier.ABSTRACT)) {
                 readMethod(model, (ExecutableElement) member);
+            } else if (member.getAnnotationMirrors().stream()
+                    .anyMatch(m -> Mirrors.qualifiedName(m).startsWith(PACKAGE))) {
+                model.concrete.add((ExecutableElement) member);
             }
         }
         return model;
@@ -120,7 +126,12 @@ public final class ModelReader {
      * it (each kind's ops keep their relative order, which the container preserves).
      */
     private static void reorder(StepDecl step, List<String> written) {
-        if (written.isEmpty() || written.contains("List")) {
+        if (written.isEmpty()) {
+            step.orderUnknown = step.ops.stream().map(OpDecl::kind).distinct().count() > 1
+                    && step.ops.size() > step.ops.stream().map(OpDecl::kind).distinct().count();
+            return;
+        }
+        if (written.contains("List")) {
             return;
         }
         Map<OpKind, java.util.Deque<OpDecl>> byKind = new java.util.EnumMap<>(OpKind.class);
@@ -140,6 +151,11 @@ public final class ModelReader {
         for (OpDecl o : ordered) {
             step.ops.add(o.withIndex(step.ops.size()));
         }
+    }
+
+    /** @Buffer, @View or @External: the annotations that make a method an accessor. */
+    public static boolean isAccessorAnnotation(String annotation) {
+        return bufferKind(annotation) != null;
     }
 
     private static BufferDecl.Kind bufferKind(String annotation) {

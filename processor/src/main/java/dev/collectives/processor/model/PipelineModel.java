@@ -23,6 +23,7 @@ public final class PipelineModel extends Annotated {
     final List<BufferDecl> buffers = new ArrayList<>();
     final List<StepDecl> steps = new ArrayList<>();
     final List<ExecutableElement> unannotated = new ArrayList<>();
+    final List<ExecutableElement> concrete = new ArrayList<>();
 
     PipelineModel(TypeElement type, AnnotationMirror mirror) {
         super(type, mirror);
@@ -75,6 +76,11 @@ public final class PipelineModel extends Annotated {
     /** Abstract methods with neither an accessor nor an op annotation. */
     public List<ExecutableElement> unannotated() {
         return unannotated;
+    }
+
+    /** Default, static or private methods that carry this project's annotations (which only abstract ones may). */
+    public List<ExecutableElement> concrete() {
+        return concrete;
     }
 
     public Optional<BufferDecl> buffer(String name) {

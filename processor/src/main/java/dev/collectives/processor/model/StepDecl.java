@@ -11,6 +11,7 @@ public final class StepDecl {
     private final ExecutableElement method;
     final List<OpDecl> ops = new ArrayList<>();
     AnnotationMirror groupedMirror;
+    boolean orderUnknown;
     final List<AnnotationMirror> stray = new ArrayList<>();
 
     StepDecl(ExecutableElement method) {
@@ -36,6 +37,14 @@ public final class StepDecl {
     /** One mcclGroupStart/mcclGroupEnd around the ops: asked for, or needed by point-to-point ops. */
     public boolean grouped() {
         return explicitlyGrouped() || ops.stream().anyMatch(o -> o.kind().isPointToPoint());
+    }
+
+    /**
+     * Whether ops of several kinds, some repeated, could not be put back in written order (the compiler hides its
+     * source trees, e.g. under Gradle's incremental processing): each kind's ops then run together.
+     */
+    public boolean orderUnknown() {
+        return orderUnknown;
     }
 
     /** Annotations of this project that do not belong on a step (e.g. {@code @Window}). */

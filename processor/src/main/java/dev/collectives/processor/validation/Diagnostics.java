@@ -30,6 +30,10 @@ public final class Diagnostics {
         report(Diagnostic.Kind.ERROR, tag, site, message);
     }
 
+    public void warning(Tag tag, Site site, String message) {
+        report(Diagnostic.Kind.WARNING, tag, site, message);
+    }
+
     public boolean hasErrors() {
         return errors > 0;
     }

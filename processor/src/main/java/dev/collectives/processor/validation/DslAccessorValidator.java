@@ -5,6 +5,7 @@ import javax.lang.model.element.ExecutableElement;
 
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.Mirrors;
+import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.Site;
 import dev.collectives.processor.model.StepDecl;
@@ -14,8 +15,6 @@ import dev.collectives.processor.model.StepDecl;
  * @Buffer, @View, @External (and optionally @Window); it carries no ops.
  */
 final class DslAccessorValidator implements Validator {
-    private static final String WINDOW = "dev.collectives.annotation.Window";
-
     @Override
     public void validate(PipelineModel model, Diagnostics diagnostics) {
         for (BufferDecl b : model.buffers()) {
@@ -30,8 +29,7 @@ final class DslAccessorValidator implements Validator {
                         + "; accessors are plain `DeviceBuffer " + b.name() + "()`");
             }
             for (AnnotationMirror stray : b.stray()) {
-                String name = Mirrors.qualifiedName(stray);
-                if (!name.endsWith(".Buffer") && !name.endsWith(".View") && !name.endsWith(".External")) {
+                if (!ModelReader.isAccessorAnnotation(Mirrors.qualifiedName(stray))) {
                     diagnostics.error(Tag.ACCESSOR, new Site(m, stray, null), "accessor `" + b.name() + "()` carries @"
                             + stray.getAnnotationType().asElement().getSimpleName() + "; ops and @Grouped belong on "
                             + "a void step method, not on an accessor");
@@ -40,7 +38,7 @@ final class DslAccessorValidator implements Validator {
         }
         for (StepDecl s : model.steps()) {
             for (AnnotationMirror stray : s.stray()) {
-                if (Mirrors.qualifiedName(stray).equals(WINDOW)) {
+                if (Mirrors.qualifiedName(stray).equals(ModelReader.WINDOW)) {
                     diagnostics.error(Tag.ACCESSOR, new Site(s.method(), stray, null), "@Window on `" + s.name()
                             + "()` needs @Buffer beside it: a window is registered on a buffer the pipeline declares");
                 }

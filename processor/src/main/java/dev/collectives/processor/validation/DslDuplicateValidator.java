@@ -9,6 +9,7 @@ import javax.lang.model.element.ExecutableElement;
 
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.Mirrors;
+import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.Site;
 import dev.collectives.processor.model.StepDecl;
@@ -18,8 +19,6 @@ import dev.collectives.processor.model.StepDecl;
  * of @Buffer, @View, @External, and no member takes a name the generated class needs (Pipeline's close, describe).
  */
 final class DslDuplicateValidator implements Validator {
-    private static final Set<String> KINDS = Set.of("dev.collectives.annotation.Buffer",
-            "dev.collectives.annotation.View", "dev.collectives.annotation.External");
     private static final Set<String> RESERVED = Set.of("close", "describe");
 
     @Override
@@ -28,7 +27,7 @@ final class DslDuplicateValidator implements Validator {
         for (BufferDecl b : model.buffers()) {
             check(seen, b.method(), diagnostics);
             for (AnnotationMirror m : b.stray()) {
-                if (KINDS.contains(Mirrors.qualifiedName(m))) {
+                if (ModelReader.isAccessorAnnotation(Mirrors.qualifiedName(m))) {
                     diagnostics.error(Tag.DUPLICATE, new Site(b.method(), m, null), "`" + b.name() + "()` is already "
                             + "declared by " + b.kind().annotation() + "; keep one of " + b.kind().annotation()
                             + " and @" + m.getAnnotationType().asElement().getSimpleName());

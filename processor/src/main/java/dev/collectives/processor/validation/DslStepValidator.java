@@ -23,6 +23,10 @@ final class DslStepValidator implements Validator {
                         + "@Send, ...)");
             }
         }
+        for (ExecutableElement m : model.concrete()) {
+            diagnostics.error(Tag.STEP, Site.of(m), "`" + m.getSimpleName() + "()` has a body; accessor and op "
+                    + "annotations belong on abstract methods, which the generated class implements");
+        }
         for (StepDecl s : model.steps()) {
             ExecutableElement m = s.method();
             if (s.ops().isEmpty() && s.stray().isEmpty()) {
@@ -46,6 +50,12 @@ final class DslStepValidator implements Validator {
             }
             for (OpDecl o : s.ops()) {
                 checkRanks(model, o, diagnostics);
+            }
+            if (s.orderUnknown()) {
+                diagnostics.warning(Tag.STEP, Site.of(m), "step `" + s.name() + "()` repeats ops of one kind among "
+                        + "ops of another, and this compiler does not expose the order they are written in; they run "
+                        + "as " + s.ops().stream().map(o -> o.kind().annotation()).toList() + ": split the step or "
+                        + "keep each kind's ops together");
             }
         }
     }

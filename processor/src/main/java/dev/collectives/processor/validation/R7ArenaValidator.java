@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.OpKind;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.runtime.Rule;
@@ -12,7 +13,8 @@ import dev.collectives.runtime.Rule;
 /**
  * R7 ARENA: views lie inside what they are carved from, at offsets aligned to their element size; ops stay inside
  * their buffers (allgather, reducescatter and alltoall reach count × ranks); an op's send and recv either start at
- * the same byte (in place) or do not overlap.
+ * the same byte (in place: allreduce, broadcast, reduce) or do not overlap (allgather, reducescatter and alltoall
+ * cannot run in place at the same offsets on every rank).
  */
 final class R7ArenaValidator implements Validator {
     @Override
@@ -88,10 +90,17 @@ final class R7ArenaValidator implements Validator {
         }
         long[] s = range(model, o, send);
         long[] r = range(model, o, recv);
-        if (s == null || r == null || s[0] == r[0]) {
+        if (s == null || r == null || !(s[0] < r[1] && r[0] < s[1])) {
             return;
         }
-        if (s[0] < r[1] && r[0] < s[1]) {
+        if (send.extent() != OpKind.Extent.COUNT || recv.extent() != OpKind.Extent.COUNT) {
+            // in place, allgather's send is recv + rank x count and reducescatter's recv is send + rank x count: an
+            // offset that differs per rank, which R2 forbids; alltoall has no in-place form at all
+            diagnostics.error(Rule.R7_ARENA, recv.site(), o.kind().annotation() + " send (bytes [" + s[0] + ", "
+                    + s[1] + ") of `" + sendRoot.get().name() + "`) and recv (bytes [" + r[0] + ", " + r[1]
+                    + ")) overlap, and this op cannot run in place at the same offsets on every rank: give send "
+                    + "and recv separate ranges");
+        } else if (s[0] != r[0]) {
             diagnostics.error(Rule.R7_ARENA, recv.site(), o.kind().annotation() + " send (bytes [" + s[0] + ", "
                     + s[1] + ") of `" + sendRoot.get().name() + "`) and recv (bytes [" + r[0] + ", " + r[1]
                     + ")) overlap without coinciding; make them start at the same byte (in place) or move them apart");

@@ -205,7 +205,7 @@ final class Helpers {
                 .endControlFlow()
                 .addStatement("return $S + how + (mtlinkSharp ? $S : ibSharp ? $S : $S)", "general: ",
                         " (MTLink SHARP asked for, not available here)", " (IB SHARP asked for, not available here)",
-                        "")
+                        " (no SHARP acceleration serves this op)")
                 .build();
     }
 

@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import javax.lang.model.element.Element;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.PackageElement;
 import javax.lang.model.type.TypeMirror;
 
 import com.palantir.javapoet.ClassName;
@@ -82,6 +84,7 @@ public final class PipelineWriter {
         private final Registration registration;
         private final ClassName className;
         private final NameAllocator names = new NameAllocator();
+        private final NameAllocator methods = new NameAllocator();
         private final TypeSpec.Builder type;
         private final CodeBlock.Builder open = CodeBlock.builder();
         private final Map<Object, CodeBlock> arguments = new LinkedHashMap<>();
@@ -90,36 +93,40 @@ public final class PipelineWriter {
         private final List<String> windows = new ArrayList<>();
         private final List<String> roots = new ArrayList<>();
         private final Set<String> helpers = new LinkedHashSet<>();
+        private final List<MethodSpec> windowAccessors = new ArrayList<>();
 
         Generation(PipelineModel model) {
             this.model = model;
             this.registration = model.registration();
             this.className = ClassName.get(packageName(model), generatedName(model));
-            for (BufferDecl b : model.buffers()) {
-                names.newName(b.name(), b);
-            }
-            for (StepDecl s : model.steps()) {
-                names.newName(s.name(), s);
-            }
-            for (String internal : List.of("comm", "stream", "closed", "PIPELINE", "open")) {
+            // method names of the interface are fixed; the generated class's own private method avoids them
+            model.steps().forEach(s -> methods.newName(s.name(), s));
+            model.buffers().forEach(b -> methods.newName(b.name(), b));
+            methods.newName("open", "open");
+            // fields and locals: the generated class's own come first, so that they read as in the seed
+            for (String internal : List.of("comm", "stream", "closed", "PIPELINE", "pipeline", "failure",
+                    "capabilities", "rows", "text")) {
                 names.newName(internal, internal);
             }
+            model.buffers().forEach(b -> names.newName(b.name(), b));
             this.type = TypeSpec.classBuilder(className)
                     .addOriginatingElement(model.type())
                     .addModifiers(Modifier.FINAL)
                     .addSuperinterface(model.type().asType())
-                    .addSuperinterface(Pipeline.class);
+                    .addSuperinterface(Pipeline.class)
+                    // member types of the interface are inherited: a nested `Stream` must not capture ours
+                    .avoidClashesWithNestedClasses(model.type());
             if (model.type().getModifiers().contains(Modifier.PUBLIC)) {
                 type.addModifiers(Modifier.PUBLIC);
             }
         }
 
         private static String packageName(PipelineModel model) {
-            var e = model.type().getEnclosingElement();
-            while (!(e instanceof javax.lang.model.element.PackageElement)) {
+            Element e = model.type();
+            while (!(e instanceof PackageElement)) {
                 e = e.getEnclosingElement();
             }
-            return ((javax.lang.model.element.PackageElement) e).getQualifiedName().toString();
+            return ((PackageElement) e).getQualifiedName().toString();
         }
 
         JavaFile file() {
@@ -151,11 +158,12 @@ public final class PipelineWriter {
             type.addField(boolean.class, name("closed"), Modifier.PRIVATE);
             type.addMethod(constructor());
             type.addMethod(bind());
-            type.addMethod(MethodSpec.methodBuilder(name("open"))
+            type.addMethod(MethodSpec.methodBuilder(methods.get("open"))
                     .addModifiers(Modifier.PRIVATE)
                     .addCode(open.build())
                     .build());
             accessors();
+            type.addMethods(windowAccessors);
             steps();
             type.addMethod(describe());
             type.addMethod(close());
@@ -185,10 +193,10 @@ public final class PipelineWriter {
 
         private MethodSpec constructor() {
             MethodSpec.Builder c = MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE)
-                    .addParameter(Communicator.class, "comm")
-                    .addParameter(Stream.class, "stream")
-                    .addStatement("this.$N = comm", name("comm"))
-                    .addStatement("this.$N = stream", name("stream"));
+                    .addParameter(Communicator.class, name("comm"))
+                    .addParameter(Stream.class, name("stream"))
+                    .addStatement("this.$N = $N", name("comm"), name("comm"))
+                    .addStatement("this.$N = $N", name("stream"), name("stream"));
             for (BufferDecl b : externals()) {
                 c.addParameter(DEVICE_BUFFER, name(b));
                 c.addStatement("this.$N = $T.requireNonNull($N, $S)", name(b), java.util.Objects.class, name(b),
@@ -208,24 +216,26 @@ public final class PipelineWriter {
                     .addJavadoc("Allocates this pipeline's buffers on {@code comm}, checks that every rank binds the same "
                             + "pipeline, and $L.\nCollective: every rank of {@code comm} calls it. If it fails, what "
                             + "it made so far is released.\n", bindSummary())
-                    .addParameter(ParameterSpec.builder(Communicator.class, "comm").build())
-                    .addParameter(ParameterSpec.builder(Stream.class, "stream").build());
-            List<String> arguments = new ArrayList<>(List.of("comm", "stream"));
+                    .addParameter(ParameterSpec.builder(Communicator.class, name("comm")).build())
+                    .addParameter(ParameterSpec.builder(Stream.class, name("stream")).build());
+            List<String> arguments = new ArrayList<>(List.of(name("comm"), name("stream")));
             for (BufferDecl b : externals()) {
                 bind.addParameter(DEVICE_BUFFER, name(b));
                 bind.addJavadoc("@param $N the {@code @External} buffer `$L` ($L x $L)\n", name(b), b.name(), b.count(),
                         b.type());
                 arguments.add(name(b));
             }
+            String pipeline = name("pipeline");
+            String failure = name("failure");
             return bind
-                    .addStatement("$T pipeline = new $T($L)", className, className, String.join(", ", arguments))
+                    .addStatement("$T $N = new $T($L)", className, pipeline, className, String.join(", ", arguments))
                     .beginControlFlow("try")
-                    .addStatement("pipeline.$N()", name("open"))
-                    .nextControlFlow("catch ($T | $T failure)", RuntimeException.class, Error.class)
-                    .addStatement("closeAfterFailure(pipeline, failure)")
-                    .addStatement("throw failure")
+                    .addStatement("$N.$N()", pipeline, methods.get("open"))
+                    .nextControlFlow("catch ($T | $T $N)", RuntimeException.class, Error.class, failure)
+                    .addStatement("closeAfterFailure($N, $N)", pipeline, failure)
+                    .addStatement("throw $N", failure)
                     .endControlFlow()
-                    .addStatement("return pipeline")
+                    .addStatement("return $N", pipeline)
                     .build();
         }
 
@@ -243,15 +253,25 @@ public final class PipelineWriter {
                     continue;
                 }
                 String bytes = b.count() + (b.type().size() == 1 ? "" : " * sizeof(" + CNames.elementType(b.type()) + ")");
-                if (b.allocator() == Allocator.CUSTOM) {
-                    open.add("// $L allocates $N: $L bytes\n", simpleName(b.customAllocator()), name(b), bytes);
-                    open.addStatement("$N = $N.allocate(new $T(), $T.$L, $LL)", name(b), name("comm"),
-                            TypeName.get(b.customAllocator()), DataType.class, b.type(), b.count());
-                } else {
-                    open.add("// $L(&$L, $L)\n", cAllocator(b.allocator()), b.name(), bytes);
-                    open.addStatement("$N = $N.allocate($T.$L, $T.$L, $LL)", name(b), name("comm"), Allocator.class,
-                            b.allocator(), DataType.class, b.type(), b.count());
+                switch (b.allocator()) {
+                    case CUSTOM:
+                        open.add("// $L allocates $L: $L bytes\n", simpleName(b.customAllocator()), b.name(), bytes);
+                        break;
+                    case VMM:
+                        open.add("// the qualified VMM allocator (muMemCreate, muMemAddressReserve, muMemMap) makes $L: "
+                                + "$L bytes\n", b.name(), bytes);
+                        break;
+                    case LEGACY:
+                        open.add("// musaMalloc(&$L, $L)\n", b.name(), bytes);
+                        break;
+                    default:
+                        open.add("// mcclMemAlloc(&$L, $L)\n", b.name(), bytes);
                 }
+                CodeBlock allocator = b.allocator() == Allocator.CUSTOM
+                        ? CodeBlock.of("new $T()", TypeName.get(b.customAllocator()))
+                        : CodeBlock.of("$T.$L", Allocator.class, b.allocator());
+                open.addStatement("$N = $N.allocate($L, $T.$L, $LL)", name(b), name("comm"), allocator, DataType.class,
+                        b.type(), b.count());
                 roots.add(name(b));
             }
         }
@@ -259,14 +279,6 @@ public final class PipelineWriter {
         private static String simpleName(TypeMirror type) {
             String name = type.toString();
             return name.substring(name.lastIndexOf('.') + 1);
-        }
-
-        private static String cAllocator(Allocator allocator) {
-            switch (allocator) {
-                case MEM_ALLOC: return "mcclMemAlloc";
-                case VMM: return "qualified VMM allocation (muMemCreate, muMemMap)";
-                default: return "musaMalloc";
-            }
         }
 
         private void layOutViews() {
@@ -527,7 +539,8 @@ public final class PipelineWriter {
                         b.windowSymmetric() ? "MCCL_WIN_COLL_SYMMETRIC" : "0");
                 open.addStatement("$N = $N.registerWindow($N, $L)", field, name("comm"), name(b), b.windowSymmetric());
                 windows.add(field);
-                type.addMethod(MethodSpec.methodBuilder(field).addModifiers(Modifier.PUBLIC).returns(Window.class)
+                windowAccessors.add(MethodSpec.methodBuilder(methods.newName(b.name() + "Window"))
+                        .addModifiers(Modifier.PUBLIC).returns(Window.class)
                         .addJavadoc("The window `$L` is registered as (R10: its helpers may be missing).\n", b.name())
                         .addStatement("return $N", field).build());
             }
@@ -544,9 +557,9 @@ public final class PipelineWriter {
                         .addStatement("$N.beginCapture()", name("stream"))
                         .beginControlFlow("try")
                         .add(issue(s))
-                        .nextControlFlow("catch ($T | $T failure)", RuntimeException.class, Error.class)
-                        .addStatement("abandonCapture($N, failure)", name("stream"))
-                        .addStatement("throw failure")
+                        .nextControlFlow("catch ($T | $T $N)", RuntimeException.class, Error.class, name("failure"))
+                        .addStatement("abandonCapture($N, $N)", name("stream"), name("failure"))
+                        .addStatement("throw $N", name("failure"))
                         .endControlFlow()
                         .add("// musaStreamEndCapture(stream, &graph); musaGraphInstantiate(&instance, graph, NULL, NULL, 0)\n")
                         .addStatement("$N = $N.endCapture()", graph, name("stream"))
@@ -650,32 +663,33 @@ public final class PipelineWriter {
                     .addAnnotation(Override.class)
                     .addModifiers(Modifier.PUBLIC)
                     .returns(String.class)
-                    .addStatement("$T capabilities = $N.capabilities()", Capabilities.class, name("comm"))
-                    .addStatement("$T rows = new $T<>()", rowsType, ArrayList.class)
-                    .addStatement("rows.add(new String[] {$S, $S, $S, $S, $S, $S})", "step", "op", "buffers",
-                            "offsets", "count", "registration path: why");
+                    .addStatement("$T $N = $N.capabilities()", Capabilities.class, name("capabilities"), name("comm"))
+                    .addStatement("$T $N = new $T<>()", rowsType, name("rows"), ArrayList.class)
+                    .addStatement("$N.add(new String[] {$S, $S, $S, $S, $S, $S})", name("rows"), "step", "op",
+                            "buffers", "offsets", "count", "registration path: why");
             for (StepDecl s : model.steps()) {
                 for (OpDecl o : s.ops()) {
-                    d.addStatement("rows.add(new String[] {$S, $S, $S, $S, $S, $L})", s.name() + "()",
+                    d.addStatement("$N.add(new String[] {$S, $S, $S, $S, $S, $L})", name("rows"), s.name() + "()",
                             o.kind().method() + (s.grouped() ? " (grouped)" : ""), describeBuffers(o),
                             describeOffsets(o), describeCount(o), path(o));
                 }
             }
             helpers.add("table");
-            d.addStatement("$T text = new $T($N + $S + $N.backendName() + $S + $N.rank() + $S + $N.size() + $S)",
-                    StringBuilder.class, StringBuilder.class, name("PIPELINE"), " (" + registration
+            String text = name("text");
+            d.addStatement("$T $N = new $T($N + $S + $N.backendName() + $S + $N.rank() + $S + $N.size() + $S)",
+                    StringBuilder.class, text, StringBuilder.class, name("PIPELINE"), " (" + registration
                             + " registration) on ", name("comm"), ", rank ", name("comm"), " of ", name("comm"), "\n");
-            d.addStatement("text.append(table(rows))");
+            d.addStatement("$N.append(table($N))", text, name("rows"));
             for (BufferDecl b : model.buffers()) {
                 if (b.isWindow()) {
-                    d.addStatement("text.append($S).append($N == null ? $S : $N.userPointer().isPresent() ? $S : $S)",
-                            "window " + b.name() + " (" + (b.windowSymmetric() ? "symmetric" : "asymmetric")
+                    d.addStatement("$N.append($S).append($N == null ? $S : $N.userPointer().isPresent() ? $S : $S)",
+                            text, "window " + b.name() + " (" + (b.windowSymmetric() ? "symmetric" : "asymmetric")
                                     + "): helpers (R10) ", name(b.name() + "Window"), "not registered\n",
                             name(b.name() + "Window"), "available\n",
                             "missing from this library: no user pointer, no LSA device pointers\n");
                 }
             }
-            return d.addStatement("return text.toString()").build();
+            return d.addStatement("return $N.toString()", text).build();
         }
 
         private String describeBuffers(OpDecl o) {
@@ -716,7 +730,7 @@ public final class PipelineWriter {
             String how = registration == Registration.GRAPH ? "registered when the step's graph was captured"
                     : "registered once at bind (mcclCommRegister)";
             helpers.add("path");
-            return CodeBlock.of("path(capabilities, $L, $L, $S)", mtls, ibs, how);
+            return CodeBlock.of("path($N, $L, $L, $S)", name("capabilities"), mtls, ibs, how);
         }
 
         private MethodSpec close() {
@@ -729,27 +743,23 @@ public final class PipelineWriter {
                     .addStatement("return")
                     .endControlFlow()
                     .addStatement("$N = true", name("closed"))
-                    .addStatement("$T failure = null", RuntimeException.class);
-            if (!graphs.isEmpty()) {
-                c.addComment("musaGraphExecDestroy(instance); musaGraphDestroy(graph): graphs before their buffers (R5)");
-                graphs.forEach(g -> c.addStatement("failure = release($N, failure)", g));
-            }
-            if (!registrations.isEmpty()) {
-                c.addComment("mcclCommDeregister(comm, handle) (R6)");
-                registrations.forEach(r -> c.addStatement("failure = release($N, failure)", r));
-            }
-            if (!windows.isEmpty()) {
-                c.addComment("mcclCommWindowDeregister(comm, win): collective (R12)");
-                windows.forEach(w -> c.addStatement("failure = release($N, failure)", w));
-            }
-            if (!roots.isEmpty()) {
-                c.addComment("mcclMemFree(buffer)");
-                roots.forEach(r -> c.addStatement("failure = release($N, failure)", r));
-            }
-            return c.beginControlFlow("if (failure != null)")
-                    .addStatement("throw failure")
+                    .addStatement("$T $N = null", RuntimeException.class, name("failure"));
+            release(c, graphs, "musaGraphExecDestroy(instance); musaGraphDestroy(graph): graphs before their buffers (R5)");
+            release(c, registrations, "mcclCommDeregister(comm, handle) (R6)");
+            release(c, windows, "mcclCommWindowDeregister(comm, win): collective (R12)");
+            release(c, roots, "mcclMemFree(buffer)");
+            return c.beginControlFlow("if ($N != null)", name("failure"))
+                    .addStatement("throw $N", name("failure"))
                     .endControlFlow()
                     .build();
+        }
+
+        private void release(MethodSpec.Builder close, List<String> resources, String comment) {
+            if (resources.isEmpty()) {
+                return;
+            }
+            close.addComment(comment);
+            resources.forEach(r -> close.addStatement("$N = release($N, $N)", name("failure"), r, name("failure")));
         }
 
         // ---- helpers -------------------------------------------------------------------------------------------

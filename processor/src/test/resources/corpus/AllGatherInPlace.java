@@ -1,0 +1,12 @@
+// expect: [R7 ARENA]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface AllGatherInPlace {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+    @AllGather(send = "a", recv = "a", sendCount = 8) void step();
+}
