@@ -114,7 +114,10 @@ final class Channel implements AutoCloseable {
         });
     }
 
-    /** The next message, which must be for {@code operation}; DATA of at most {@code maxData} bytes. */
+    /**
+     * The next message: DATA for {@code operation} of at most {@code maxData} bytes, or ABORT, which rank 0 may send
+     * at any time (also while others are still joining).
+     */
     Frame receive(int operation, int maxData, Deadline deadline) throws IOException {
         return within(deadline, () -> {
             byte type = in.readByte();
@@ -134,7 +137,7 @@ final class Channel implements AutoCloseable {
             if (!sessionKey.verify(mac, "message", new byte[] {receiving, type}, JobToken.ints(received), bytes)) {
                 throw new ProtocolException("a message that failed authentication");
             }
-            if (received != operation) {
+            if (type == DATA && received != operation) {
                 throw new ProtocolException("a message for operation #" + received + " during operation #"
                         + operation + " (the ranks called different operations)");
             }

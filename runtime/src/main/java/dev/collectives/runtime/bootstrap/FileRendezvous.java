@@ -302,7 +302,7 @@ final class FileRendezvous extends Exchange {
 
     /**
      * Marks this rank done; rank 0 waits (within the timeout) for every rank's mark, then deletes the directory.
-     * After a failure the directory stays, with its abort file saying why.
+     * After a failure of any rank the directory stays, with its abort file saying why.
      */
     @Override
     protected void doClose() {
@@ -318,6 +318,9 @@ final class FileRendezvous extends Exchange {
             long pause = FIRST_POLL_MILLIS;
             for (int r = 1; r < size(); r++) {
                 while (!Files.exists(directory.resolve("rank-" + r + ".done")) && !deadline.expired()) {
+                    if (Files.exists(directory.resolve(ABORT))) {
+                        return; // that rank failed after this one finished: leave the directory to say why
+                    }
                     deadline.sleep(pause);
                     pause = Math.min(2 * pause, LAST_POLL_MILLIS);
                 }

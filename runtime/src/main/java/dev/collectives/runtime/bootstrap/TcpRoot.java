@@ -115,15 +115,17 @@ final class TcpRoot extends Exchange {
             if (fatal == null && joined == size() - 1) {
                 return;
             }
-            failure = fatal != null ? fatal : "ranks " + missing() + " did not join rank 0 at " + where() + " "
-                    + deadline.within() + (turnedAway.isEmpty() ? "" : "; turned away: " + String.join("; ", turnedAway));
+            failure = fatal != null ? fatal : missing() + " did not join at " + where() + " " + deadline.within()
+                    + (turnedAway.isEmpty() ? "" : "; turned away: " + String.join("; ", turnedAway));
         }
         throw fail(failure, null);
     }
 
+    /** "rank 3", "ranks 1, 2" */
     private String missing() {
-        return IntStream.range(1, size()).filter(r -> members[r] == null).mapToObj(Integer::toString)
-                .collect(Collectors.joining(", "));
+        List<String> ranks = IntStream.range(1, size()).filter(r -> members[r] == null).mapToObj(Integer::toString)
+                .collect(Collectors.toList());
+        return (ranks.size() == 1 ? "rank " : "ranks ") + String.join(", ", ranks);
     }
 
     // ---- joining: runs on the acceptor thread for as long as the rendezvous is open --------------------------
