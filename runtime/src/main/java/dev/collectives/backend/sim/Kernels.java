@@ -1,0 +1,532 @@
+package dev.collectives.backend.sim;
+
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.Numerics;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.bytedeco.javacpp.Pointer;
+
+/**
+ * The sim backend's compute kernels: elementwise reductions and copies on "device" memory, which is host memory
+ * addressed by raw native addresses.
+ *
+ * <h2>Reduction semantics</h2>
+ * {@link #reduce} computes, for every element {@code i < count}, with {@code x_r = sources[r][i]} and {@code n =
+ * sources.length}: {@code acc = x_0; acc = round_T(acc ⊕ x_r) for r = 1 .. n-1; destination[i] = acc}, that is the
+ * sources are combined in array order and the result is rounded back to the element type after every step, as the
+ * GPU kernels do.
+ * <ul>
+ *   <li>FLOAT16, BFLOAT16, FP8_E4M3, FP8_E5M2: each step is computed in float and rounded to the type with
+ *       {@link Numerics} (round to nearest even; fp8 saturates to its largest finite value). FLOAT32 computes in
+ *       float, FLOAT64 in double.</li>
+ *   <li>Integers: SUM and PROD wrap (two's complement); MIN and MAX compare UINT8, UINT32 and UINT64 unsigned, the
+ *       others signed.</li>
+ *   <li>MIN and MAX on floating types follow C's {@code fminf}/{@code fmaxf}, which NCCL uses: a NaN operand is
+ *       ignored (the other operand is the result), so NaN comes out only where every source holds NaN. Otherwise
+ *       -0 is below +0.</li>
+ *   <li>AVG (floating types only; an integer type throws {@link IllegalArgumentException}) is NCCL's PreMulSum:
+ *       every input is first multiplied by the scalar {@code s = 1/n} and the product rounded to the type, then
+ *       the products are summed as SUM does. Like NCCL, {@code s} is {@code (double) 1/n} for FLOAT64 and
+ *       {@code (float) (1.0/n)} for FLOAT32, and for the narrow types that float rounded to the type itself
+ *       (NCCL passes the scalar as a value of the element type: {@code __float2half(float(1.0/nRanks))}, ...),
+ *       which differs from 1/n when n is not a power of two.</li>
+ * </ul>
+ * The destination may be any of the sources (in place); other overlaps are not supported. Calls on disjoint
+ * destination ranges may run concurrently.
+ */
+public final class Kernels {
+    /** Elements per pass: the scratch arrays of one thread stay in the core's caches. */
+    private static final int CHUNK = 2048;
+    /** A {@link ByteBuffer} view spans at most this much; longer arrays are processed in slices. */
+    private static final long MAX_VIEW_BYTES = 1L << 30;
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    private Kernels() {
+    }
+
+    /**
+     * dst[i] = sources[0][i] ⊕ sources[1][i] ⊕ ... for i &lt; count (element offsets, addresses are raw native
+     * addresses of element 0). dst may equal any source (in place). Thread-safe for disjoint dst ranges. See the
+     * class comment for rounding, NaN and AVG.
+     */
+    public static void reduce(DataType type, ReduceOp op, long[] sources, long destination, long count) {
+        if (type == null || op == null || sources == null) {
+            throw new NullPointerException("type, op and sources must be given");
+        }
+        if (!op.suits(type)) {
+            throw new IllegalArgumentException(op + " needs a floating-point type, not " + type);
+        }
+        if (sources.length == 0) {
+            throw new IllegalArgumentException("reduce needs at least one source");
+        }
+        if (count < 0) {
+            throw new IllegalArgumentException("negative count " + count);
+        }
+        if (count == 0) {
+            return;
+        }
+        requireAddress(destination, "destination");
+        for (long source : sources) {
+            requireAddress(source, "source");
+        }
+        int size = type.size();
+        long sliceElements = MAX_VIEW_BYTES / size;
+        ByteBuffer[] in = new ByteBuffer[sources.length];
+        for (long done = 0; done < count; done += sliceElements) {
+            int n = (int) Math.min(sliceElements, count - done);
+            long offset = done * size;
+            for (int r = 0; r < sources.length; r++) {
+                in[r] = view(sources[r] + offset, (long) n * size);
+            }
+            ByteBuffer out = view(destination + offset, (long) n * size);
+            switch (type) {
+                case FLOAT64:
+                    reduceDoubles(op, in, out, n);
+                    break;
+                case FLOAT32:
+                case FLOAT16:
+                case BFLOAT16:
+                case FP8_E4M3:
+                case FP8_E5M2:
+                    reduceFloats(FloatFormat.of(type), op, in, out, n);
+                    break;
+                default:
+                    reduceIntegers(IntegerFormat.of(type), op, in, out, n);
+                    break;
+            }
+        }
+    }
+
+    /** memmove of bytes: the ranges may overlap. */
+    public static void copy(long source, long destination, long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("negative byte count " + bytes);
+        }
+        if (bytes == 0 || source == destination) {
+            return;
+        }
+        requireAddress(source, "source");
+        requireAddress(destination, "destination");
+        Pointer.memmove(pointer(destination, bytes), pointer(source, bytes), bytes);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // float family: FLOAT32 and the narrow formats, computed in float
+
+    private static void reduceFloats(FloatFormat format, ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
+        Scratch scratch = SCRATCH.get();
+        float[] acc = scratch.floats;
+        float[] x = scratch.moreFloats;
+        float scale = format.round(1.0f / in.length);
+        for (int start = 0; start < count; start += CHUNK) {
+            int n = Math.min(CHUNK, count - start);
+            format.load(in[0], start, acc, n, scratch);
+            if (op == ReduceOp.AVG) {
+                format.scale(acc, n, scale);
+            }
+            for (int r = 1; r < in.length; r++) {
+                format.load(in[r], start, x, n, scratch);
+                if (op == ReduceOp.AVG) {
+                    format.scale(x, n, scale);
+                }
+                combine(op, acc, x, n);
+                format.round(acc, n);
+            }
+            format.store(acc, n, out, start, scratch);
+        }
+    }
+
+    private static void combine(ReduceOp op, float[] acc, float[] x, int n) {
+        switch (op) {
+            case SUM:
+            case AVG:
+                for (int i = 0; i < n; i++) {
+                    acc[i] += x[i];
+                }
+                break;
+            case PROD:
+                for (int i = 0; i < n; i++) {
+                    acc[i] *= x[i];
+                }
+                break;
+            case MIN:
+                for (int i = 0; i < n; i++) {
+                    acc[i] = Float.isNaN(acc[i]) ? x[i] : Float.isNaN(x[i]) ? acc[i] : Math.min(acc[i], x[i]);
+                }
+                break;
+            case MAX:
+                for (int i = 0; i < n; i++) {
+                    acc[i] = Float.isNaN(acc[i]) ? x[i] : Float.isNaN(x[i]) ? acc[i] : Math.max(acc[i], x[i]);
+                }
+                break;
+            default:
+                throw new AssertionError(op);
+        }
+    }
+
+    /** How elements of a float-family type are loaded into, stored from and rounded in float arrays. */
+    private enum FloatFormat {
+        FLOAT32(4) {
+            @Override
+            float decode(int bits) {
+                return Float.intBitsToFloat(bits);
+            }
+
+            @Override
+            int encode(float value) {
+                return Float.floatToRawIntBits(value);
+            }
+
+            @Override
+            void round(float[] values, int n) {
+                // float arithmetic has rounded already
+            }
+        },
+        FLOAT16(2) {
+            @Override
+            float decode(int bits) {
+                return Numerics.fromFloat16((short) bits);
+            }
+
+            @Override
+            int encode(float value) {
+                return Numerics.toFloat16(value);
+            }
+        },
+        BFLOAT16(2) {
+            @Override
+            float decode(int bits) {
+                return Numerics.fromBfloat16((short) bits);
+            }
+
+            @Override
+            int encode(float value) {
+                return Numerics.toBfloat16(value);
+            }
+        },
+        FP8_E4M3(1) {
+            @Override
+            float decode(int bits) {
+                return Numerics.fromFp8E4M3((byte) bits);
+            }
+
+            @Override
+            int encode(float value) {
+                return Numerics.toFp8E4M3(value);
+            }
+        },
+        FP8_E5M2(1) {
+            @Override
+            float decode(int bits) {
+                return Numerics.fromFp8E5M2((byte) bits);
+            }
+
+            @Override
+            int encode(float value) {
+                return Numerics.toFp8E5M2(value);
+            }
+        };
+
+        final int size;
+
+        FloatFormat(int size) {
+            this.size = size;
+        }
+
+        static FloatFormat of(DataType type) {
+            return valueOf(type.name());
+        }
+
+        abstract float decode(int bits);
+
+        /** The bit pattern of the nearest value of this format. */
+        abstract int encode(float value);
+
+        /** The nearest value of this format, as a float. */
+        float round(float value) {
+            return decode(encode(value));
+        }
+
+        void round(float[] values, int n) {
+            for (int i = 0; i < n; i++) {
+                values[i] = round(values[i]);
+            }
+        }
+
+        /** NCCL's PreMulSum pre-op: each value times the scalar, rounded to the format. */
+        void scale(float[] values, int n, float scalar) {
+            for (int i = 0; i < n; i++) {
+                values[i] *= scalar;
+            }
+            round(values, n);
+        }
+
+        void load(ByteBuffer from, int index, float[] to, int n, Scratch scratch) {
+            switch (size) {
+                case 4:
+                    from.asFloatBuffer().get(index, to, 0, n);
+                    break;
+                case 2: {
+                    short[] raw = scratch.shorts;
+                    from.asShortBuffer().get(index, raw, 0, n);
+                    for (int i = 0; i < n; i++) {
+                        to[i] = decode(raw[i]);
+                    }
+                    break;
+                }
+                default: {
+                    byte[] raw = scratch.bytes;
+                    from.get(index, raw, 0, n);
+                    for (int i = 0; i < n; i++) {
+                        to[i] = decode(raw[i]);
+                    }
+                    break;
+                }
+            }
+        }
+
+        void store(float[] from, int n, ByteBuffer to, int index, Scratch scratch) {
+            switch (size) {
+                case 4:
+                    to.asFloatBuffer().put(index, from, 0, n);
+                    break;
+                case 2: {
+                    short[] raw = scratch.shorts;
+                    for (int i = 0; i < n; i++) {
+                        raw[i] = (short) encode(from[i]);
+                    }
+                    to.asShortBuffer().put(index, raw, 0, n);
+                    break;
+                }
+                default: {
+                    byte[] raw = scratch.bytes;
+                    for (int i = 0; i < n; i++) {
+                        raw[i] = (byte) encode(from[i]);
+                    }
+                    to.put(index, raw, 0, n);
+                    break;
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // FLOAT64, computed in double
+
+    private static void reduceDoubles(ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
+        Scratch scratch = SCRATCH.get();
+        double[] acc = scratch.doubles;
+        double[] x = scratch.moreDoubles;
+        double scale = 1.0 / in.length;
+        for (int start = 0; start < count; start += CHUNK) {
+            int n = Math.min(CHUNK, count - start);
+            in[0].asDoubleBuffer().get(start, acc, 0, n);
+            if (op == ReduceOp.AVG) {
+                scale(acc, n, scale);
+            }
+            for (int r = 1; r < in.length; r++) {
+                in[r].asDoubleBuffer().get(start, x, 0, n);
+                if (op == ReduceOp.AVG) {
+                    scale(x, n, scale);
+                }
+                combine(op, acc, x, n);
+            }
+            out.asDoubleBuffer().put(start, acc, 0, n);
+        }
+    }
+
+    private static void scale(double[] values, int n, double scalar) {
+        for (int i = 0; i < n; i++) {
+            values[i] *= scalar;
+        }
+    }
+
+    private static void combine(ReduceOp op, double[] acc, double[] x, int n) {
+        switch (op) {
+            case SUM:
+            case AVG:
+                for (int i = 0; i < n; i++) {
+                    acc[i] += x[i];
+                }
+                break;
+            case PROD:
+                for (int i = 0; i < n; i++) {
+                    acc[i] *= x[i];
+                }
+                break;
+            case MIN:
+                for (int i = 0; i < n; i++) {
+                    acc[i] = Double.isNaN(acc[i]) ? x[i] : Double.isNaN(x[i]) ? acc[i] : Math.min(acc[i], x[i]);
+                }
+                break;
+            case MAX:
+                for (int i = 0; i < n; i++) {
+                    acc[i] = Double.isNaN(acc[i]) ? x[i] : Double.isNaN(x[i]) ? acc[i] : Math.max(acc[i], x[i]);
+                }
+                break;
+            default:
+                throw new AssertionError(op);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // integers, computed in long: sums and products wrap, the store keeps the low bits
+
+    private static void reduceIntegers(IntegerFormat format, ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
+        Scratch scratch = SCRATCH.get();
+        long[] acc = scratch.longs;
+        long[] x = scratch.moreLongs;
+        for (int start = 0; start < count; start += CHUNK) {
+            int n = Math.min(CHUNK, count - start);
+            format.load(in[0], start, acc, n, scratch);
+            for (int r = 1; r < in.length; r++) {
+                format.load(in[r], start, x, n, scratch);
+                combine(op, format.unsigned64, acc, x, n);
+            }
+            format.store(acc, n, out, start, scratch);
+        }
+    }
+
+    private static void combine(ReduceOp op, boolean unsigned64, long[] acc, long[] x, int n) {
+        switch (op) {
+            case SUM:
+                for (int i = 0; i < n; i++) {
+                    acc[i] += x[i];
+                }
+                break;
+            case PROD:
+                for (int i = 0; i < n; i++) {
+                    acc[i] *= x[i];
+                }
+                break;
+            case MIN:
+                for (int i = 0; i < n; i++) {
+                    acc[i] = compare(unsigned64, x[i], acc[i]) < 0 ? x[i] : acc[i];
+                }
+                break;
+            case MAX:
+                for (int i = 0; i < n; i++) {
+                    acc[i] = compare(unsigned64, x[i], acc[i]) > 0 ? x[i] : acc[i];
+                }
+                break;
+            default:
+                throw new AssertionError(op);
+        }
+    }
+
+    private static int compare(boolean unsigned, long a, long b) {
+        return unsigned ? Long.compareUnsigned(a, b) : Long.compare(a, b);
+    }
+
+    /**
+     * How integers are loaded into long arrays: signed types sign-extended, UINT8 and UINT32 zero-extended (so a
+     * signed comparison orders them correctly); only UINT64 needs unsigned comparison.
+     */
+    private enum IntegerFormat {
+        INT8(1, false), UINT8(1, true), INT32(4, false), UINT32(4, true), INT64(8, false), UINT64(8, true);
+
+        final int size;
+        final boolean unsigned;
+        final boolean unsigned64;
+
+        IntegerFormat(int size, boolean unsigned) {
+            this.size = size;
+            this.unsigned = unsigned;
+            this.unsigned64 = unsigned && size == 8;
+        }
+
+        static IntegerFormat of(DataType type) {
+            return valueOf(type.name());
+        }
+
+        void load(ByteBuffer from, int index, long[] to, int n, Scratch scratch) {
+            switch (size) {
+                case 1: {
+                    byte[] raw = scratch.bytes;
+                    from.get(index, raw, 0, n);
+                    int mask = unsigned ? 0xFF : -1;
+                    for (int i = 0; i < n; i++) {
+                        to[i] = raw[i] & mask;
+                    }
+                    break;
+                }
+                case 4: {
+                    int[] raw = scratch.ints;
+                    from.asIntBuffer().get(index, raw, 0, n);
+                    long mask = unsigned ? 0xFFFF_FFFFL : -1L;
+                    for (int i = 0; i < n; i++) {
+                        to[i] = raw[i] & mask;
+                    }
+                    break;
+                }
+                default:
+                    from.asLongBuffer().get(index, to, 0, n);
+                    break;
+            }
+        }
+
+        void store(long[] from, int n, ByteBuffer to, int index, Scratch scratch) {
+            switch (size) {
+                case 1: {
+                    byte[] raw = scratch.bytes;
+                    for (int i = 0; i < n; i++) {
+                        raw[i] = (byte) from[i];
+                    }
+                    to.put(index, raw, 0, n);
+                    break;
+                }
+                case 4: {
+                    int[] raw = scratch.ints;
+                    for (int i = 0; i < n; i++) {
+                        raw[i] = (int) from[i];
+                    }
+                    to.asIntBuffer().put(index, raw, 0, n);
+                    break;
+                }
+                default:
+                    to.asLongBuffer().put(index, from, 0, n);
+                    break;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // memory
+
+    /** Per-thread work arrays, so concurrent calls on disjoint ranges share nothing. */
+    private static final class Scratch {
+        final float[] floats = new float[CHUNK];
+        final float[] moreFloats = new float[CHUNK];
+        final double[] doubles = new double[CHUNK];
+        final double[] moreDoubles = new double[CHUNK];
+        final long[] longs = new long[CHUNK];
+        final long[] moreLongs = new long[CHUNK];
+        final int[] ints = new int[CHUNK];
+        final short[] shorts = new short[CHUNK];
+        final byte[] bytes = new byte[CHUNK];
+    }
+
+    private static void requireAddress(long address, String what) {
+        if (address == 0) {
+            throw new IllegalArgumentException("null " + what + " address");
+        }
+    }
+
+    /** A JavaCPP pointer to {@code bytes} bytes at a raw address; it owns nothing. */
+    private static Pointer pointer(long at, long bytes) {
+        return new Pointer() {
+            {
+                address = at;
+                limit = bytes;
+                capacity = bytes;
+            }
+        };
+    }
+
+    /** A native-order buffer over {@code bytes} (at most {@link #MAX_VIEW_BYTES}) bytes at a raw address. */
+    private static ByteBuffer view(long at, long bytes) {
+        return pointer(at, bytes).asByteBuffer().order(ByteOrder.nativeOrder());
+    }
+}

@@ -1,0 +1,146 @@
+package dev.collectives.backend.sim;
+
+import dev.collectives.annotation.DataType;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Result;
+
+import org.bytedeco.javacpp.Pointer;
+
+import java.util.List;
+
+/**
+ * The data movement of each collective, run by every rank's stream worker at once on the arrivals of a
+ * {@link Rendezvous}: each rank does an equal share (reduces its slice, or copies its block), so that the ranks
+ * work in parallel, and a final barrier keeps every buffer in use until all ranks are done with it.
+ */
+final class Movement {
+    private Movement() {
+    }
+
+    static void run(int rank, List<Launched> all, Rendezvous<Launched> rv) {
+        OpCall mine = all.get(rank).call();
+        switch (mine.kind()) {
+            case ALL_REDUCE -> allReduce(rank, all, rv);
+            case REDUCE -> reduce(rank, all);
+            case REDUCE_SCATTER -> reduceScatter(rank, all);
+            case ALL_GATHER -> allGather(rank, all);
+            case BROADCAST -> broadcast(rank, all);
+            case ALL_TO_ALL -> allToAll(rank, all, rv);
+            default -> throw new IllegalStateException(mine.kind() + " is not a collective");
+        }
+        rv.barrier(rank);
+    }
+
+    /** Rank r reduces slice r of every send buffer into its recv, then copies that slice to the others' recv. */
+    private static void allReduce(int rank, List<Launched> all, Rendezvous<Launched> rv) {
+        OpCall mine = all.get(rank).call();
+        long[] slice = slice(mine.count(), all.size(), rank);
+        long byteOffset = slice[0] * mine.type().size();
+        reduceSlice(all, byteOffset, mine.recv().address() + byteOffset, slice[1]);
+        rv.barrier(rank);
+        for (int q = 0; q < all.size(); q++) {
+            if (q != rank) {
+                copy(mine.recv().address() + byteOffset, all.get(q).call().recv().address() + byteOffset,
+                        slice[1], mine.type());
+            }
+        }
+    }
+
+    /** Rank r reduces slice r of every send buffer into the root's recv. */
+    private static void reduce(int rank, List<Launched> all) {
+        OpCall mine = all.get(rank).call();
+        long[] slice = slice(mine.count(), all.size(), rank);
+        long byteOffset = slice[0] * mine.type().size();
+        reduceSlice(all, byteOffset, all.get(mine.peer()).call().recv().address() + byteOffset, slice[1]);
+    }
+
+    /** Rank r reduces block r of every send buffer into its recv. */
+    private static void reduceScatter(int rank, List<Launched> all) {
+        OpCall mine = all.get(rank).call();
+        reduceSlice(all, rank * mine.count() * mine.type().size(), mine.recv().address(), mine.count());
+    }
+
+    /** Rank r copies its send into block r of every recv. */
+    private static void allGather(int rank, List<Launched> all) {
+        OpCall mine = all.get(rank).call();
+        long blockOffset = rank * mine.count() * mine.type().size();
+        for (Launched other : all) {
+            copy(mine.send().address(), other.call().recv().address() + blockOffset, mine.count(), mine.type());
+        }
+    }
+
+    /** Every rank copies the root's send into its recv. */
+    private static void broadcast(int rank, List<Launched> all) {
+        OpCall mine = all.get(rank).call();
+        copy(all.get(mine.peer()).call().send().address(), mine.recv().address(), mine.count(), mine.type());
+    }
+
+    /**
+     * Rank r gathers block r of every send buffer into its recv. When some rank runs it in place, every rank first
+     * stages its send buffer, so that no rank overwrites a block another still has to read.
+     */
+    private static void allToAll(int rank, List<Launched> all, Rendezvous<Launched> rv) {
+        OpCall mine = all.get(rank).call();
+        long blockBytes = mine.count() * mine.type().size();
+        long sendBytes = blockBytes * all.size();
+        boolean staged = all.stream().anyMatch(l -> overlaps(l.call(), all.size()));
+        Pointer stage = null;
+        try {
+            if (staged) {
+                stage = Pointer.malloc(Math.max(1, sendBytes));
+                if (stage == null || stage.isNull()) {
+                    throw CollectivesException.library(Result.SYSTEM_ERROR, rank, "allToAll",
+                            "out of host memory staging " + sendBytes + " bytes");
+                }
+                Kernels.copy(mine.send().address(), stage.address(), sendBytes);
+                rv.scratch[rank] = stage.address();
+                rv.barrier(rank);
+            }
+            for (int j = 0; j < all.size(); j++) {
+                long source = staged ? rv.scratch[j] : all.get(j).call().send().address();
+                copy(source + rank * blockBytes, mine.recv().address() + j * blockBytes, mine.count(), mine.type());
+            }
+            if (staged) {
+                rv.barrier(rank); // every rank has read every stage
+            }
+        } finally {
+            if (stage != null) {
+                Pointer.free(stage);
+            }
+        }
+    }
+
+    /** Whether the op's send and recv regions share bytes (in place, for allToAll). */
+    private static boolean overlaps(OpCall call, int ranks) {
+        long bytes = call.count() * call.type().size() * ranks;
+        long send = call.send().address();
+        long recv = call.recv().address();
+        return bytes > 0 && send < recv + bytes && recv < send + bytes;
+    }
+
+    /** Reduces {@code count} elements at {@code byteOffset} of every rank's send buffer into {@code destination}. */
+    private static void reduceSlice(List<Launched> all, long byteOffset, long destination, long count) {
+        if (count == 0) {
+            return;
+        }
+        OpCall mine = all.get(0).call();
+        long[] sources = new long[all.size()];
+        for (int r = 0; r < sources.length; r++) {
+            sources[r] = all.get(r).call().send().address() + byteOffset;
+        }
+        Kernels.reduce(mine.type(), mine.op(), sources, destination, count);
+    }
+
+    private static void copy(long source, long destination, long count, DataType type) {
+        if (source != destination && count > 0) {
+            Kernels.copy(source, destination, count * type.size());
+        }
+    }
+
+    /** {start, length} of share {@code part} of {@code count} elements: even, the first ranks take the remainder. */
+    static long[] slice(long count, int parts, int part) {
+        long base = count / parts;
+        long remainder = count % parts;
+        return new long[] {base * part + Math.min(part, remainder), base + (part < remainder ? 1 : 0)};
+    }
+}

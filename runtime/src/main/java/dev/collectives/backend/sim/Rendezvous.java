@@ -1,0 +1,142 @@
+package dev.collectives.backend.sim;
+
+import dev.collectives.runtime.Result;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * One collective call (or window registration) met by every rank of a communicator: ranks arrive with what they
+ * passed, the last one checks that they agree, and then they run the data movement together, separated by
+ * barriers. A rank that never arrives fails the others after the timeout, naming it; a late rank then fails too.
+ * All state is guarded by the {@link CommGroup}'s monitor.
+ */
+final class Rendezvous<T> {
+    private final CommGroup group;
+    private final String what;
+    private final Object[] arrivals;
+    private final long deadline;
+    private int arrived;
+    private boolean decided;
+    private Verdict verdict;
+    private int barrierArrivals;
+    private long barrierGeneration;
+    private int departed;
+    /** Scratch addresses, one per rank, for movements that stage data. */
+    final long[] scratch;
+
+    Rendezvous(CommGroup group, String what, int size) {
+        this.group = group;
+        this.what = what;
+        this.arrivals = new Object[size];
+        this.scratch = new long[size];
+        this.deadline = System.nanoTime() + group.timeoutNanos();
+    }
+
+    /**
+     * Arrives with {@code arrival} and waits for all ranks. The last one applies {@code check} to every rank's
+     * arrival; a non-null verdict fails every rank with it. Returns the arrivals, indexed by rank.
+     */
+    @SuppressWarnings("unchecked")
+    List<T> arrive(int rank, T arrival, Function<List<T>, Verdict> check) {
+        synchronized (group) {
+            if (decided) {
+                throw lateArrival(rank);
+            }
+            arrivals[rank] = arrival;
+            if (++arrived == arrivals.length) {
+                decided = true;
+                verdict = check.apply(all());
+                group.notifyAll();
+            }
+            group.await(rank, () -> decided, deadline, () -> {
+                decided = true;
+                verdict = Verdict.error(Result.REMOTE_ERROR, what,
+                        "ranks " + missing() + " did not arrive within " + group.timeoutText()
+                                + " (ranks " + present() + " did)");
+            });
+            if (verdict != null) {
+                throw verdict.toException(rank);
+            }
+            return all();
+        }
+    }
+
+    /** Waits until every rank has reached this barrier; fails if a rank failed during the movement. */
+    void barrier(int rank) {
+        synchronized (group) {
+            if (verdict != null) {
+                throw verdict.toException(rank);
+            }
+            long generation = barrierGeneration;
+            if (++barrierArrivals == arrivals.length) {
+                barrierArrivals = 0;
+                barrierGeneration++;
+                group.notifyAll();
+                return;
+            }
+            group.await(rank, () -> barrierGeneration != generation || verdict != null,
+                    System.nanoTime() + group.timeoutNanos(), () -> verdict = Verdict.error(
+                            Result.INTERNAL_ERROR, what, "ranks stopped making progress"));
+            if (barrierGeneration == generation) {
+                throw verdict.toException(rank);
+            }
+        }
+    }
+
+    /** Rank {@code rank} failed while moving data; the others' barriers fail with that. */
+    void fail(int rank, Throwable failure) {
+        synchronized (group) {
+            if (verdict == null) {
+                verdict = Verdict.error(Result.REMOTE_ERROR, what,
+                        "rank " + rank + " failed during the call: " + failure);
+                group.notifyAll();
+            }
+        }
+    }
+
+    /** This rank is done with the call; the last one to leave forgets it. */
+    void depart(Runnable forget) {
+        synchronized (group) {
+            if (++departed == arrivals.length) {
+                forget.run();
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<T> all() {
+        List<T> list = new ArrayList<>(arrivals.length);
+        for (Object a : arrivals) {
+            list.add((T) a);
+        }
+        return list;
+    }
+
+    private RuntimeException lateArrival(int rank) {
+        String reason = verdict == null ? "the others already went on" : verdict.message();
+        return Verdict.error(Result.REMOTE_ERROR, what,
+                "arrived after the other ranks gave up: " + reason).toException(rank);
+    }
+
+    private List<Integer> missing() {
+        List<Integer> ranks = new ArrayList<>();
+        for (int r = 0; r < arrivals.length; r++) {
+            if (arrivals[r] == null) {
+                ranks.add(r);
+            }
+        }
+        return ranks;
+    }
+
+    private List<Integer> present() {
+        List<Integer> ranks = new ArrayList<>();
+        for (int r = 0; r < arrivals.length; r++) {
+            if (arrivals[r] != null) {
+                ranks.add(r);
+            }
+        }
+        return ranks;
+    }
+}

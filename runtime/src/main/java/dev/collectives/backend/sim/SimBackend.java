@@ -1,0 +1,37 @@
+package dev.collectives.backend.sim;
+
+import com.google.auto.service.AutoService;
+
+import dev.collectives.runtime.Availability;
+import dev.collectives.runtime.Backend;
+import dev.collectives.runtime.LocalCluster;
+
+/**
+ * The embedded backend: ranks are threads of this process, "device" memory is host memory, and every rule of
+ * SPEC.md that real libraries leave undefined is reported. {@link #local(int)} uses the defaults of
+ * {@link SimConfig}; {@link #cluster()} configures granularity, topology, capabilities, environment and timeout.
+ */
+@AutoService(Backend.class)
+public final class SimBackend implements Backend {
+    public static final String NAME = "sim";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Availability availability() {
+        return Availability.available();
+    }
+
+    @Override
+    public LocalCluster local(int ranks) {
+        return cluster().ranks(ranks).build();
+    }
+
+    /** A builder for a configured local cluster, e.g. {@code SimBackend.cluster().ranks(4).ranksPerNode(1).build()}. */
+    public static SimConfig.Builder cluster() {
+        return SimConfig.builder();
+    }
+}

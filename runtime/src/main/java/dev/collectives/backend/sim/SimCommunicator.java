@@ -1,0 +1,636 @@
+package dev.collectives.backend.sim;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.HandleType;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.AllocatorRule;
+import dev.collectives.runtime.Capabilities;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceAllocator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.QualifiedVmmAllocator;
+import dev.collectives.runtime.RegistrationHandle;
+import dev.collectives.runtime.Result;
+import dev.collectives.runtime.Rule;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.Topology;
+import dev.collectives.runtime.VirtualMemory;
+import dev.collectives.runtime.Window;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One rank's communicator. Calls check their arguments on the calling thread, then go to the stream as work (or
+ * into the stream's capture); the work meets the other ranks' in {@link CommGroup}.
+ */
+public final class SimCommunicator implements Communicator {
+    private static final long LEGACY_ALIGNMENT = 256;
+
+    private final int rank;
+    private final SimConfig config;
+    private final CommGroup group;
+    private final Ledger ledger;
+    private final Topology topology;
+    private final SimVirtualMemory customVmm;
+    private final SimVirtualMemory projectVmm;
+    private final List<SimStream> streams = new ArrayList<>();
+    private final Map<SimMemory, Integer> registrationCache = new HashMap<>();
+    private final ThreadLocal<GroupState> groupState = ThreadLocal.withInitial(GroupState::new);
+    private final SimStream defaultStream;
+    private long collectiveSeq;
+    private long windowSeq;
+    private final Map<Integer, long[]> peerSeqs = new HashMap<>();
+    private boolean closed;
+
+    SimCommunicator(int rank, SimConfig config, CommGroup group, Ledger ledger) {
+        this.rank = rank;
+        this.config = config;
+        this.group = group;
+        this.ledger = ledger;
+        this.topology = new Topology(config.ranks(), config.ranksPerNode());
+        this.customVmm = new SimVirtualMemory(rank, ledger, config, Allocator.CUSTOM);
+        this.projectVmm = new SimVirtualMemory(rank, ledger, config, Allocator.VMM);
+        this.defaultStream = (SimStream) createStream();
+    }
+
+    Stream defaultStream() {
+        return defaultStream;
+    }
+
+    Ledger ledger() {
+        return ledger;
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return config.ranks();
+    }
+
+    @Override
+    public String backendName() {
+        return SimBackend.NAME;
+    }
+
+    @Override
+    public Topology topology() {
+        return topology;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return config.capabilities();
+    }
+
+    @Override
+    public Optional<String> environment(String name) {
+        return config.environment(name);
+    }
+
+    @Override
+    public String legacyRegisterVariable() {
+        return SimConfig.LEGACY_REGISTER_VARIABLE;
+    }
+
+    @Override
+    public long granularity() {
+        return config.granularity();
+    }
+
+    @Override
+    public VirtualMemory virtualMemory() {
+        return customVmm;
+    }
+
+    // ---- memory ------------------------------------------------------------------------------------------
+
+    @Override
+    public DeviceBuffer allocate(Allocator allocator, DataType type, long count) {
+        long bytes = bytes(count, type, 1, "allocate");
+        long granularity = config.granularity();
+        switch (allocator) {
+            case MEM_ALLOC: {
+                long rounded = roundUp(Math.max(bytes, 1), granularity);
+                return DeviceBuffer.root(SimMemory.allocate(rank, ledger, Allocator.MEM_ALLOC, rounded, rounded,
+                        granularity, handleTypes()), type, count);
+            }
+            case VMM:
+                return checkedRoot(new QualifiedVmmAllocator(), projectVmm, type, count);
+            case LEGACY:
+                return DeviceBuffer.root(SimMemory.allocate(rank, ledger, Allocator.LEGACY, bytes, bytes,
+                        LEGACY_ALIGNMENT, Set.of()), type, count);
+            default:
+                throw CollectivesException.usage(rank, "Allocator." + allocator + " needs an allocator instance:"
+                        + " call allocate(DeviceAllocator, type, count)");
+        }
+    }
+
+    @Override
+    public DeviceBuffer allocate(DeviceAllocator allocator, DataType type, long count) {
+        return checkedRoot(allocator, customVmm, type, count);
+    }
+
+    /** Memory from {@code allocator}, checked against R11; freed again if it fails the check. */
+    private DeviceBuffer checkedRoot(DeviceAllocator allocator, SimVirtualMemory vmm, DataType type, long count) {
+        long bytes = bytes(count, type, 1, "allocate");
+        DeviceMemory memory = allocator.allocate(vmm, bytes);
+        try {
+            if (!(memory instanceof SimMemory) || ((SimMemory) memory).rank() != rank) {
+                throw CollectivesException.usage(rank, allocator.getClass().getName() + " returned " + memory
+                        + ", which was not mapped with this rank's virtualMemory()");
+            }
+            if (memory.size() < bytes) {
+                throw CollectivesException.usage(rank, allocator.getClass().getName() + " returned " + memory
+                        + " for a request of " + bytes + " bytes");
+            }
+            AllocatorRule.check(allocator.getClass(), memory, config.granularity(),
+                    config.capabilities().fabricHandles(), rank);
+            return DeviceBuffer.root(memory, type, count);
+        } catch (RuntimeException e) {
+            memory.close();
+            throw e;
+        }
+    }
+
+    private static long roundUp(long value, long multiple) {
+        return Math.addExact(value, multiple - 1) / multiple * multiple;
+    }
+
+    private Set<HandleType> handleTypes() {
+        Set<HandleType> handles = EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR);
+        if (config.capabilities().fabricHandles()) {
+            handles.add(HandleType.FABRIC);
+        }
+        return handles;
+    }
+
+    // ---- registration ------------------------------------------------------------------------------------
+
+    @Override
+    public RegistrationHandle register(DeviceBuffer buffer) {
+        requireUsable("register");
+        if (!config.capabilities().registration()) {
+            throw CollectivesException.library(Result.INVALID_USAGE, rank, "mcclCommRegister", "library "
+                    + config.capabilities().libraryVersion() + " does not support user buffer registration");
+        }
+        SimMemory memory = memoryOf(buffer, "register");
+        if (memory.allocator() == Allocator.LEGACY) {
+            Optional<String> value = environment(legacyRegisterVariable());
+            if (!value.equals(Optional.of("1"))) {
+                throw CollectivesException.violation(Rule.R9_LEGACY, rank, "registering legacy (musaMalloc) memory "
+                        + buffer + " needs " + legacyRegisterVariable() + "=1, but it is "
+                        + value.map(v -> "'" + v + "'").orElse("unset"));
+            }
+        }
+        synchronized (registrationCache) {
+            int references = registrationCache.getOrDefault(memory, 0);
+            if (references == 0) {
+                memory.addRegistration();
+                ledger.registrations.incrementAndGet();
+            }
+            registrationCache.put(memory, references + 1);
+        }
+        return new SimRegistration(this, buffer, memory);
+    }
+
+    /**
+     * {@code mcclCommDeregister(comm, handle)} as a call: unlike {@link RegistrationHandle#close()}, which is
+     * idempotent, deregistering a handle this communicator did not make, or one already deregistered, is an error.
+     */
+    public void deregister(RegistrationHandle handle) {
+        if (!(handle instanceof SimRegistration) || ((SimRegistration) handle).communicator() != this) {
+            throw CollectivesException.library(Result.INVALID_ARGUMENT, rank, "mcclCommDeregister",
+                    "unknown handle " + handle + ": this communicator did not register it");
+        }
+        if (!handle.isOpen()) {
+            throw CollectivesException.library(Result.INVALID_ARGUMENT, rank, "mcclCommDeregister",
+                    "the " + handle + " was already deregistered");
+        }
+        handle.close();
+    }
+
+    /** One handle of {@code memory} was closed; the last one deregisters it. */
+    void release(SimMemory memory) {
+        synchronized (registrationCache) {
+            int references = registrationCache.getOrDefault(memory, 0);
+            if (references == 1) {
+                registrationCache.remove(memory);
+                memory.removeRegistration();
+                ledger.registrations.decrementAndGet();
+            } else if (references > 1) {
+                registrationCache.put(memory, references - 1);
+            }
+        }
+    }
+
+    private boolean locallyRegistered(DeviceBuffer buffer) {
+        synchronized (registrationCache) {
+            return registrationCache.containsKey((SimMemory) buffer.memory());
+        }
+    }
+
+    @Override
+    public Window registerWindow(DeviceBuffer buffer, boolean symmetric) {
+        requireUsable("registerWindow");
+        Capabilities capabilities = config.capabilities();
+        if (!capabilities.registration() || !capabilities.symmetricWindows()) {
+            throw CollectivesException.library(Result.INVALID_USAGE, rank, "mcclCommWindowRegister",
+                    "it returned a NULL window: library " + capabilities.libraryVersion()
+                            + " has no symmetric window support on this communicator");
+        }
+        SimMemory memory = memoryOf(buffer, "registerWindow");
+        List<WindowArrival> all = windowCall(new WindowArrival(true, buffer, symmetric));
+        memory.addRegistration();
+        ledger.windows.incrementAndGet();
+        return new SimWindow(this, buffer, symmetric, all);
+    }
+
+    void deregisterWindow(SimWindow window) {
+        try {
+            windowCall(new WindowArrival(false, window.buffer(), window.symmetric()));
+        } finally {
+            ((SimMemory) window.buffer().memory()).removeRegistration();
+            ledger.windows.decrementAndGet();
+        }
+    }
+
+    /** A host-side collective window call: waits for every rank's matching call. */
+    private List<WindowArrival> windowCall(WindowArrival arrival) {
+        long seq;
+        synchronized (this) {
+            seq = windowSeq++;
+        }
+        Rendezvous<WindowArrival> rv = group.windowRendezvous(seq);
+        try {
+            return rv.arrive(rank, arrival, WindowArrival::check);
+        } finally {
+            rv.depart(() -> group.forgetWindowRendezvous(seq));
+        }
+    }
+
+    // ---- collectives -------------------------------------------------------------------------------------
+
+    @Override
+    public void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op,
+                          Stream stream) {
+        issue(stream, checked(OpKind.ALL_REDUCE, send, count, recv, count, count, type, op, -1, 0));
+    }
+
+    @Override
+    public void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, Stream stream) {
+        issue(stream, checked(OpKind.ALL_GATHER, send, sendCount, recv, bytes(sendCount, type, size(), "allGather")
+                / type.size(), sendCount, type, null, -1, (long) rank * sendCount));
+    }
+
+    @Override
+    public void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op,
+                              Stream stream) {
+        issue(stream, checked(OpKind.REDUCE_SCATTER, send, bytes(recvCount, type, size(), "reduceScatter")
+                / type.size(), recv, recvCount, recvCount, type, op, -1, -(long) rank * recvCount));
+    }
+
+    @Override
+    public void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, Stream stream) {
+        checkPeer(root, "root");
+        issue(stream, checked(OpKind.BROADCAST, rank == root ? send : null, count, recv, count, count, type, null,
+                root, 0));
+    }
+
+    @Override
+    public void reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root,
+                       Stream stream) {
+        checkPeer(root, "root");
+        issue(stream, checked(OpKind.REDUCE, send, count, rank == root ? recv : null, count, count, type, op, root,
+                0));
+    }
+
+    @Override
+    public void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, Stream stream) {
+        long total = bytes(count, type, size(), "allToAll") / type.size();
+        issue(stream, checked(OpKind.ALL_TO_ALL, send, total, recv, total, count, type, null, -1, 0));
+    }
+
+    @Override
+    public void send(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
+        checkPeer(peer, "peer");
+        issue(stream, checked(OpKind.SEND, buffer, count, null, 0, count, type, null, peer, 0));
+    }
+
+    @Override
+    public void recv(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
+        checkPeer(peer, "peer");
+        issue(stream, checked(OpKind.RECV, null, 0, buffer, count, count, type, null, peer, 0));
+    }
+
+    @Override
+    public void groupStart() {
+        requireUsable("groupStart");
+        groupState.get().depth++;
+    }
+
+    @Override
+    public void groupEnd() {
+        GroupState state = groupState.get();
+        if (state.depth == 0) {
+            throw CollectivesException.usage(rank, "groupEnd() without groupStart()");
+        }
+        if (--state.depth == 0 && !state.ops.isEmpty()) {
+            List<OpCall> ops = List.copyOf(state.ops);
+            SimStream stream = state.stream;
+            state.ops.clear();
+            state.stream = null;
+            submit(stream, ops);
+        }
+    }
+
+    /**
+     * Checks an op's arguments: count and reduce op (R13), buffers on this rank's live memory and large enough, and
+     * send and recv regions either in place (recv at {@code inPlaceShift} elements from send) or disjoint (R7).
+     */
+    private OpCall checked(OpKind kind, DeviceBuffer send, long sendCount, DeviceBuffer recv, long recvCount,
+                           long count, DataType type, ReduceOp op, int peer, long inPlaceShift) {
+        requireUsable(kind.toString());
+        if (count < 0) {
+            throw CollectivesException.violation(Rule.R13_TYPES, rank, kind + ": count " + count + " is negative");
+        }
+        if (op != null && !op.suits(type)) {
+            throw CollectivesException.violation(Rule.R13_TYPES, rank, kind + ": " + op + " does not suit " + type
+                    + " (AVG needs a floating-point type)");
+        }
+        // Only the root's send of a broadcast and the root's recv of a reduce matter.
+        boolean sendRequired = kind != OpKind.RECV && !(kind == OpKind.BROADCAST && rank != peer);
+        boolean recvRequired = kind != OpKind.SEND && !(kind == OpKind.REDUCE && rank != peer);
+        requireRoom(kind, "send", send, sendRequired, sendCount, type);
+        requireRoom(kind, "recv", recv, recvRequired, recvCount, type);
+        if (send != null && recv != null) {
+            long sendStart = send.address();
+            long recvStart = recv.address();
+            long sendEnd = sendStart + sendCount * type.size();
+            long recvEnd = recvStart + recvCount * type.size();
+            boolean inPlace = sendStart == recvStart + inPlaceShift * type.size();
+            if (!inPlace && sendStart < recvEnd && recvStart < sendEnd) {
+                throw CollectivesException.violation(Rule.R7_ARENA, rank, kind + ": send " + send + " and recv "
+                        + recv + " overlap without being in place; they must coincide or not overlap");
+            }
+        }
+        return new OpCall(kind, send, recv, count, type, op, peer, null, null);
+    }
+
+    private void requireRoom(OpKind kind, String role, DeviceBuffer buffer, boolean required, long elements,
+                             DataType type) {
+        if (buffer == null) {
+            if (required) {
+                throw CollectivesException.usage(rank, kind + ": the " + role + " buffer is null");
+            }
+            return;
+        }
+        memoryOf(buffer, kind.toString());
+        long needed = elements * type.size();
+        if (buffer.sizeBytes() < needed) {
+            throw CollectivesException.usage(rank, kind + ": the " + role + " buffer " + buffer + " holds "
+                    + buffer.sizeBytes() + " bytes, but " + elements + " x " + type + " need " + needed);
+        }
+    }
+
+    /** {@code count × type.size() × factor} bytes; R13 if negative or overflowing. */
+    private long bytes(long count, DataType type, int factor, String what) {
+        try {
+            if (count < 0) {
+                throw new ArithmeticException("negative");
+            }
+            return Math.multiplyExact(Math.multiplyExact(count, (long) type.size()), (long) factor);
+        } catch (ArithmeticException e) {
+            throw CollectivesException.violation(Rule.R13_TYPES, rank, what + ": " + count + " x " + type
+                    + (factor == 1 ? "" : " x " + factor + " ranks") + " is negative or overflows a byte size");
+        }
+    }
+
+    private void checkPeer(int peer, String role) {
+        if (peer < 0 || peer >= size()) {
+            throw CollectivesException.usage(rank, role + " " + peer + " is not a rank of this communicator of "
+                    + size() + " ranks");
+        }
+    }
+
+    /** The sim memory behind {@code buffer}, which must be live memory of this rank. */
+    private SimMemory memoryOf(DeviceBuffer buffer, String what) {
+        if (buffer == null) {
+            throw CollectivesException.usage(rank, what + ": the buffer is null");
+        }
+        if (!(buffer.memory() instanceof SimMemory) || ((SimMemory) buffer.memory()).rank() != rank) {
+            throw CollectivesException.usage(rank, what + ": " + buffer + " is not memory of rank " + rank
+                    + "'s simulated device");
+        }
+        if (buffer.memory().isClosed()) {
+            throw CollectivesException.usage(rank, what + ": " + buffer + " was already freed");
+        }
+        return (SimMemory) buffer.memory();
+    }
+
+    // ---- issuing and running work ------------------------------------------------------------------------
+
+    private void issue(Stream stream, OpCall call) {
+        SimStream s = streamOf(stream);
+        GroupState state = groupState.get();
+        if (state.depth > 0) {
+            if (state.stream != null && state.stream != s) {
+                throw CollectivesException.usage(rank, "the ops of one group must go to one stream: " + call.describe()
+                        + " goes to " + s + ", earlier ones to " + state.stream);
+            }
+            state.stream = s;
+            state.ops.add(call);
+            return;
+        }
+        submit(s, List.of(call));
+    }
+
+    /** One step (an op or a group) into the stream's capture, or onto the stream. */
+    private void submit(SimStream stream, List<OpCall> step) {
+        boolean capturing = stream.isCapturedBy(Thread.currentThread());
+        List<OpCall> flagged = new ArrayList<>(step.size());
+        for (OpCall call : step) {
+            flagged.add(call.withRegistration(registration(call.send(), capturing),
+                    registration(call.recv(), capturing)));
+        }
+        if (capturing) {
+            stream.record(flagged);
+        } else {
+            stream.enqueue(launch(List.of(flagged), false));
+        }
+    }
+
+    /** Locally registered, or graph-registered: VMM memory captured in a graph (R4). */
+    private Boolean registration(DeviceBuffer buffer, boolean captured) {
+        if (buffer == null) {
+            return null;
+        }
+        return locallyRegistered(buffer) || captured && buffer.memory().isVirtualMemory();
+    }
+
+    void launchGraph(List<List<OpCall>> steps, Stream stream) {
+        requireUsable("graph launch");
+        SimStream s = streamOf(stream);
+        if (s.isCapturedBy(Thread.currentThread())) {
+            throw CollectivesException.usage(rank, "launching a graph into " + s + " while capturing it is not"
+                    + " supported");
+        }
+        s.enqueue(launch(steps, true));
+    }
+
+    /** Numbers the ops for matching across ranks, in issue order, and pins their memory until they ran. */
+    private synchronized Work launch(List<List<OpCall>> steps, boolean fromGraph) {
+        group.requireNotAborted(rank, fromGraph ? "graph launch" : steps.get(0).get(0).describe());
+        List<SimMemory> pinned = new ArrayList<>();
+        try {
+            List<List<Launched>> launched = new ArrayList<>(steps.size());
+            for (List<OpCall> step : steps) {
+                List<Launched> ops = new ArrayList<>(step.size());
+                for (OpCall call : step) {
+                    pin(call.send(), call, pinned);
+                    pin(call.recv(), call, pinned);
+                    ops.add(new Launched(call, fromGraph, nextSeq(call)));
+                }
+                launched.add(ops);
+            }
+            return new Work(launched, pinned);
+        } catch (RuntimeException e) {
+            pinned.forEach(SimMemory::unpin);
+            throw e;
+        }
+    }
+
+    private static void pin(DeviceBuffer buffer, OpCall call, List<SimMemory> pinned) {
+        if (buffer != null) {
+            SimMemory memory = (SimMemory) buffer.memory();
+            memory.pin(call.describe());
+            pinned.add(memory);
+        }
+    }
+
+    private long nextSeq(OpCall call) {
+        if (call.kind().isCollective()) {
+            return collectiveSeq++;
+        }
+        long[] counters = peerSeqs.computeIfAbsent(call.peer(), p -> new long[2]);
+        return counters[call.kind() == OpKind.SEND ? 0 : 1]++;
+    }
+
+    /** Runs one stream item on the stream's worker: each step posts its sends and recvs, runs its collectives in
+     *  order, then waits for its sends and recvs. Every op runs even after one failed; the first failure is thrown. */
+    void execute(List<List<Launched>> steps) {
+        RuntimeException first = null;
+        for (List<Launched> step : steps) {
+            List<PointToPoint.Pair> posted = new ArrayList<>();
+            for (Launched op : step) {
+                if (!op.call().kind().isCollective()) {
+                    try {
+                        posted.add(group.pointToPoint.post(rank, op));
+                    } catch (RuntimeException e) {
+                        first = first == null ? e : first;
+                    }
+                }
+            }
+            for (Launched op : step) {
+                if (op.call().kind().isCollective()) {
+                    try {
+                        group.requireNotAborted(rank, op.call().describe());
+                        group.collective(rank, op);
+                    } catch (RuntimeException e) {
+                        first = first == null ? e : first;
+                    }
+                }
+            }
+            for (PointToPoint.Pair pair : posted) {
+                try {
+                    group.pointToPoint.await(rank, pair);
+                } catch (RuntimeException e) {
+                    first = first == null ? e : first;
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    // ---- streams and lifetime ----------------------------------------------------------------------------
+
+    @Override
+    public synchronized Stream createStream() {
+        requireUsable("createStream");
+        SimStream stream = new SimStream(this, "sim-rank-" + rank + "-stream-" + streams.size());
+        streams.add(stream);
+        return stream;
+    }
+
+    private SimStream streamOf(Stream stream) {
+        if (!(stream instanceof SimStream) || ((SimStream) stream).communicator() != this) {
+            throw CollectivesException.usage(rank, stream + " is not a stream of rank " + rank);
+        }
+        return (SimStream) stream;
+    }
+
+    private synchronized void requireUsable(String call) {
+        if (closed) {
+            throw CollectivesException.usage(rank, call + " on a closed communicator");
+        }
+        group.requireNotAborted(rank, call);
+    }
+
+    @Override
+    public void abort() {
+        group.abort("rank " + rank + " called abort()");
+    }
+
+    /** Aborts on behalf of the cluster (a rank of a local run failed). */
+    void abort(String reason) {
+        group.abort(reason);
+    }
+
+    /**
+     * Lets queued work finish, stops the streams, and reports what was left alive through this communicator
+     * (memory, registrations, windows, graphs): that must be closed first. Idempotent.
+     */
+    @Override
+    public void close() {
+        List<SimStream> toClose;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            toClose = List.copyOf(streams);
+        }
+        toClose.forEach(SimStream::close);
+        SimUsage left = ledger.snapshot();
+        if (!left.isZero()) {
+            throw CollectivesException.usage(rank, "communicator closed with live resources: " + left
+                    + "; close graphs, windows, registrations and memory before the communicator");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "sim communicator, rank " + rank + " of " + size();
+    }
+
+    /** The ops a thread collects between groupStart and groupEnd. */
+    private static final class GroupState {
+        int depth;
+        final List<OpCall> ops = new ArrayList<>();
+        SimStream stream;
+    }
+}

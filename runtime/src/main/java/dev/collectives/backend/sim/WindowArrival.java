@@ -1,0 +1,60 @@
+package dev.collectives.backend.sim;
+
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.Rule;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/** What a rank brings to a window registration or deregistration, and what the ranks must agree on (R12). */
+record WindowArrival(boolean register, DeviceBuffer buffer, boolean symmetric) {
+    static final long ALIGNMENT = 4096;
+
+    static Verdict check(List<WindowArrival> all) {
+        if (all.stream().anyMatch(a -> a.register != all.get(0).register)) {
+            return Verdict.violation(Rule.R14_SHAPE, "ranks made different window calls: "
+                    + describe(all, a -> a.register ? "registerWindow" : "window close"));
+        }
+        if (!all.get(0).register) {
+            return null;
+        }
+        List<String> notVmm = new ArrayList<>();
+        List<String> unaligned = new ArrayList<>();
+        for (int r = 0; r < all.size(); r++) {
+            DeviceBuffer b = all.get(r).buffer;
+            if (!b.memory().isVirtualMemory()) {
+                notVmm.add("rank " + r + ": " + b);
+            }
+            if (b.address() % ALIGNMENT != 0) {
+                unaligned.add("rank " + r + ": 0x" + Long.toHexString(b.address()));
+            }
+        }
+        if (!notVmm.isEmpty()) {
+            return Verdict.violation(Rule.R12_WINDOW, "window registration needs VMM or mcclMemAlloc memory, not "
+                    + "legacy memory: " + String.join("; ", notVmm));
+        }
+        if (!unaligned.isEmpty()) {
+            return Verdict.violation(Rule.R12_WINDOW, "a window's head must be aligned to " + ALIGNMENT
+                    + " bytes: " + String.join("; ", unaligned));
+        }
+        if (all.stream().anyMatch(a -> a.symmetric != all.get(0).symmetric)) {
+            return Verdict.violation(Rule.R14_SHAPE, "ranks disagree on whether the window is symmetric: "
+                    + describe(all, a -> String.valueOf(a.symmetric)));
+        }
+        if (all.get(0).symmetric
+                && all.stream().anyMatch(a -> a.buffer.headOffset() != all.get(0).buffer.headOffset())) {
+            return Verdict.violation(Rule.R12_WINDOW, "a symmetric window needs the same offset from its allocation's"
+                    + " head on every rank: " + describe(all, a -> a.buffer.headOffset() + " bytes"));
+        }
+        return null;
+    }
+
+    private static String describe(List<WindowArrival> all, Function<WindowArrival, String> f) {
+        List<String> values = new ArrayList<>();
+        for (int r = 0; r < all.size(); r++) {
+            values.add("rank " + r + ": " + f.apply(all.get(r)));
+        }
+        return String.join(", ", values);
+    }
+}

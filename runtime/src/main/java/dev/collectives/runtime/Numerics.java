@@ -1,0 +1,252 @@
+package dev.collectives.runtime;
+
+import dev.collectives.annotation.DataType;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.bytedeco.javacpp.Pointer;
+
+/**
+ * Conversions between {@code float}/{@code double} and the narrow floating-point formats of {@link DataType},
+ * rounded as the GPU libraries round, and reads and writes of single elements of any {@link DataType} at a native
+ * address.
+ *
+ * <p>Narrow values travel as their bit patterns ({@code short} for float16 and bfloat16, {@code byte} for fp8).
+ * Every conversion to a narrow format rounds to nearest, ties to even, with subnormals handled exactly:
+ * <ul>
+ *   <li>float16 (1-5-10, IEEE binary16) and bfloat16 (1-8-7) overflow to infinity, like CUDA's
+ *       {@code __float2half_rn} and {@code __float2bfloat16_rn}; NaN becomes the canonical {@code 0x7FFF}.</li>
+ *   <li>fp8 e4m3 (1-4-3, bias 7) has no infinities: S.1111.111 is NaN, the largest finite value is 448.
+ *       fp8 e5m2 (1-5-2, bias 15) is IEEE-like, the largest finite value is 57344. Both saturate: anything
+ *       larger in magnitude than the largest finite value, infinities included, becomes ±that value, like the
+ *       {@code __nv_fp8_e4m3(float)} and {@code __nv_fp8_e5m2(float)} constructors ({@code __NV_SATFINITE}).
+ *       NaN becomes {@code 0x7F}.</li>
+ * </ul>
+ */
+public final class Numerics {
+    private Numerics() {
+    }
+
+    /** A binary floating-point format narrower than float, described by its field widths. */
+    private enum NarrowFormat {
+        FLOAT16(5, 10, false, 0x7FFF),
+        BFLOAT16(8, 7, false, 0x7FFF),
+        E4M3(4, 3, true, 0x7F),
+        E5M2(5, 2, true, 0x7F);
+
+        final int mantissaBits;
+        final int bias;
+        final int signBit;
+        /** The bit pattern of the largest finite magnitude. */
+        final int maxFiniteBits;
+        /** Values beyond the largest finite one become it (fp8's SATFINITE) instead of infinity. */
+        final boolean saturates;
+        final int canonicalNaN;
+        /** e4m3 spends its top exponent on numbers; the others spend it on infinities and NaNs. */
+        final boolean hasInfinities;
+
+        NarrowFormat(int exponentBits, int mantissaBits, boolean saturates, int canonicalNaN) {
+            this.mantissaBits = mantissaBits;
+            this.bias = (1 << (exponentBits - 1)) - 1;
+            this.signBit = 1 << (exponentBits + mantissaBits);
+            this.hasInfinities = exponentBits != 4;
+            int allOnesExponent = ((1 << exponentBits) - 1) << mantissaBits;
+            this.maxFiniteBits = hasInfinities ? allOnesExponent - 1 : allOnesExponent | ((1 << mantissaBits) - 2);
+            this.saturates = saturates;
+            this.canonicalNaN = canonicalNaN;
+        }
+
+        /** Rounds {@code value} to nearest even, once, and returns the bit pattern. */
+        int encode(double value) {
+            int sign = (Double.doubleToRawLongBits(value) < 0) ? signBit : 0;
+            if (Double.isNaN(value)) {
+                return canonicalNaN;
+            }
+            double magnitude = Math.abs(value);
+            if (Double.isInfinite(magnitude)) {
+                return sign | (saturates ? maxFiniteBits : maxFiniteBits + 1);
+            }
+            int minNormalExponent = 1 - bias;
+            int exponent = Math.max(Math.getExponent(magnitude), minNormalExponent);
+            // The value in units of its last place: scaling by a power of two is exact, rint rounds half to even.
+            double units = Math.rint(Math.scalb(magnitude, mantissaBits - exponent));
+            int bits;
+            if (Math.getExponent(magnitude) < minNormalExponent) {
+                bits = (int) units; // subnormal; units == 2^mantissaBits is the smallest normal's pattern
+            } else {
+                // units lies in [2^m, 2^(m+1)]; the upper end carries into the exponent field by itself
+                bits = ((exponent + bias) << mantissaBits) + (int) units - (1 << mantissaBits);
+            }
+            if (bits > maxFiniteBits) {
+                bits = saturates ? maxFiniteBits : maxFiniteBits + 1; // maxFiniteBits + 1 is infinity
+            }
+            return sign | bits;
+        }
+
+        float decode(int bits) {
+            int magnitudeBits = bits & (signBit - 1);
+            int exponentField = magnitudeBits >>> mantissaBits;
+            int mantissa = magnitudeBits & ((1 << mantissaBits) - 1);
+            float magnitude;
+            if (hasInfinities && magnitudeBits > maxFiniteBits) {
+                magnitude = mantissa == 0 ? Float.POSITIVE_INFINITY : Float.NaN;
+            } else if (!hasInfinities && magnitudeBits == (maxFiniteBits | 1)) {
+                magnitude = Float.NaN;
+            } else if (exponentField == 0) {
+                magnitude = Math.scalb((float) mantissa, 1 - bias - mantissaBits);
+            } else {
+                magnitude = Math.scalb((float) ((1 << mantissaBits) | mantissa), exponentField - bias - mantissaBits);
+            }
+            return (bits & signBit) != 0 ? -magnitude : magnitude;
+        }
+    }
+
+    private static final float[] FLOAT16_VALUES = table(NarrowFormat.FLOAT16, 1 << 16);
+    private static final float[] E4M3_VALUES = table(NarrowFormat.E4M3, 1 << 8);
+    private static final float[] E5M2_VALUES = table(NarrowFormat.E5M2, 1 << 8);
+
+    private static float[] table(NarrowFormat format, int size) {
+        float[] values = new float[size];
+        for (int bits = 0; bits < size; bits++) {
+            values[bits] = format.decode(bits);
+        }
+        return values;
+    }
+
+    public static short toFloat16(float value) {
+        return (short) NarrowFormat.FLOAT16.encode(value);
+    }
+
+    public static float fromFloat16(short bits) {
+        return FLOAT16_VALUES[bits & 0xFFFF];
+    }
+
+    public static short toBfloat16(float value) {
+        return (short) NarrowFormat.BFLOAT16.encode(value);
+    }
+
+    public static float fromBfloat16(short bits) {
+        return Float.intBitsToFloat((bits & 0xFFFF) << 16);
+    }
+
+    public static byte toFp8E4M3(float value) {
+        return (byte) NarrowFormat.E4M3.encode(value);
+    }
+
+    public static float fromFp8E4M3(byte bits) {
+        return E4M3_VALUES[bits & 0xFF];
+    }
+
+    public static byte toFp8E5M2(float value) {
+        return (byte) NarrowFormat.E5M2.encode(value);
+    }
+
+    public static float fromFp8E5M2(byte bits) {
+        return E5M2_VALUES[bits & 0xFF];
+    }
+
+    /**
+     * The value of an element given its raw bits (the low {@code type.size()} bytes of {@code rawBits}).
+     * Unsigned types read as unsigned; UINT64 and INT64 values beyond 2^53 are rounded to double.
+     */
+    public static double decode(DataType type, long rawBits) {
+        switch (type) {
+            case INT8: return (byte) rawBits;
+            case UINT8: return rawBits & 0xFFL;
+            case INT32: return (int) rawBits;
+            case UINT32: return rawBits & 0xFFFF_FFFFL;
+            case INT64: return rawBits;
+            case UINT64: return unsignedToDouble(rawBits);
+            case FLOAT16: return fromFloat16((short) rawBits);
+            case FLOAT32: return Float.intBitsToFloat((int) rawBits);
+            case FLOAT64: return Double.longBitsToDouble(rawBits);
+            case BFLOAT16: return fromBfloat16((short) rawBits);
+            case FP8_E4M3: return fromFp8E4M3((byte) rawBits);
+            case FP8_E5M2: return fromFp8E5M2((byte) rawBits);
+            default: throw new AssertionError(type);
+        }
+    }
+
+    /**
+     * The raw bits (zero-extended) of {@code value} as an element of {@code type}. Floating types round to nearest
+     * even, once (narrow formats directly from the double, as described in the class comment); integer types
+     * truncate toward zero and wrap modulo 2^width (NaN becomes 0).
+     */
+    public static long encode(DataType type, double value) {
+        long mask = type.size() == 8 ? -1L : (1L << (8 * type.size())) - 1;
+        switch (type) {
+            case FLOAT16: return NarrowFormat.FLOAT16.encode(value);
+            case FLOAT32: return Float.floatToRawIntBits((float) value) & mask;
+            case FLOAT64: return Double.doubleToRawLongBits(value);
+            case BFLOAT16: return NarrowFormat.BFLOAT16.encode(value);
+            case FP8_E4M3: return NarrowFormat.E4M3.encode(value);
+            case FP8_E5M2: return NarrowFormat.E5M2.encode(value);
+            default: return truncateToLong(value) & mask;
+        }
+    }
+
+    /** Reads element {@code index} of an array of {@code type} whose element 0 is at the native {@code address}. */
+    public static double get(DataType type, long address, long index) {
+        return decode(type, getRaw(type, address, index));
+    }
+
+    /** Writes element {@code index}, rounded or wrapped to {@code type} as {@link #encode} does. */
+    public static void put(DataType type, long address, long index, double value) {
+        putRaw(type, address, index, encode(type, value));
+    }
+
+    /** The raw bits of element {@code index}, zero-extended. */
+    public static long getRaw(DataType type, long address, long index) {
+        ByteBuffer element = element(type, address, index);
+        switch (type.size()) {
+            case 1: return element.get(0) & 0xFFL;
+            case 2: return element.getShort(0) & 0xFFFFL;
+            case 4: return element.getInt(0) & 0xFFFF_FFFFL;
+            default: return element.getLong(0);
+        }
+    }
+
+    /** Writes the low {@code type.size()} bytes of {@code rawBits} as element {@code index}. */
+    public static void putRaw(DataType type, long address, long index, long rawBits) {
+        ByteBuffer element = element(type, address, index);
+        switch (type.size()) {
+            case 1: element.put(0, (byte) rawBits); break;
+            case 2: element.putShort(0, (short) rawBits); break;
+            case 4: element.putInt(0, (int) rawBits); break;
+            default: element.putLong(0, rawBits); break;
+        }
+    }
+
+    private static ByteBuffer element(DataType type, long address, long index) {
+        if (address == 0) {
+            throw new IllegalArgumentException("null address");
+        }
+        long elementAddress = address + index * type.size();
+        long size = type.size();
+        Pointer view = new Pointer() {
+            {
+                address = elementAddress;
+                limit = size;
+                capacity = size;
+            }
+        };
+        return view.asByteBuffer().order(ByteOrder.nativeOrder());
+    }
+
+    private static double unsignedToDouble(long bits) {
+        // exact halving keeps the rounding of the final doubling single
+        return bits >= 0 ? bits : ((bits >>> 1) | (bits & 1)) * 2.0;
+    }
+
+    private static long truncateToLong(double value) {
+        if (Double.isNaN(value) || Double.isInfinite(value)) {
+            return 0;
+        }
+        double wrapped = value % 0x1p64; // exact: the remainder of two doubles is representable
+        if (wrapped >= 0x1p63) {
+            wrapped -= 0x1p64;
+        } else if (wrapped < -0x1p63) {
+            wrapped += 0x1p64;
+        }
+        return (long) wrapped;
+    }
+}
