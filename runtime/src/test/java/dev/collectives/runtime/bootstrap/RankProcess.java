@@ -1,5 +1,6 @@
 package dev.collectives.runtime.bootstrap;
 
+import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.CollectivesException;
 
 import java.nio.charset.StandardCharsets;
@@ -11,7 +12,8 @@ import java.util.HexFormat;
 /**
  * One rank of a multi-process test job, started by {@link ChildRank}: reads its place from the environment like
  * a real job, carries a 128-byte unique id from rank 0 and allgathers a fingerprint, printing each step.
- * With the argument {@code hang-after-broadcast} it stops after the broadcast, to be killed.
+ * With the argument {@code hang-after-broadcast} it stops after the broadcast, to be killed; with {@code sim-join}
+ * it joins a sim job instead, whose other ranks are not in this process.
  */
 public final class RankProcess {
     private RankProcess() {
@@ -19,16 +21,21 @@ public final class RankProcess {
 
     public static void main(String[] args) throws Exception {
         long start = System.nanoTime();
-        boolean hang = args.length > 0 && args[0].equals("hang-after-broadcast");
+        String mode = args.length > 0 ? args[0] : "";
         try {
             Bootstrap bootstrap = Bootstrap.fromEnvironment();
             say("STARTED " + bootstrap.describe());
+            if (mode.equals("sim-join")) {
+                Backends.get("sim").join(bootstrap).close();
+                say("DONE");
+                return;
+            }
             try (Rendezvous rendezvous = bootstrap.rendezvous()) {
                 say("JOINED");
                 byte[] id = new byte[128];
                 new SecureRandom().nextBytes(id);
                 say("ID " + HexFormat.of().formatHex(rendezvous.broadcast(bootstrap.rank() == 0 ? id : null)));
-                if (hang) {
+                if (mode.equals("hang-after-broadcast")) {
                     say("WAITING");
                     Thread.sleep(Long.MAX_VALUE);
                 }
