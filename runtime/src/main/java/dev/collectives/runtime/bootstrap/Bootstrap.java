@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  * <tr><td>COLLECTIVES_DEVICE</td><td>collectives.device</td><td>0 if CUDA_/MUSA_VISIBLE_DEVICES names one
  * device, else the local rank</td></tr>
  * <tr><td>COLLECTIVES_RENDEZVOUS</td><td>collectives.rendezvous</td><td>tcp://MASTER_ADDR:MASTER_PORT when both
- * are set</td></tr>
+ * are set (under torchrun, MASTER_PORT + 1: torchrun's agent serves at MASTER_PORT)</td></tr>
  * <tr><td>COLLECTIVES_BOOTSTRAP_TIMEOUT</td><td>collectives.bootstrapTimeout</td><td>120 s, per step</td></tr>
  * <tr><td>COLLECTIVES_JOB_TOKEN</td><td>(none: a secret)</td><td>required when the size is above 1</td></tr>
  * </table>
@@ -186,14 +186,21 @@ public final class Bootstrap {
         return new Sourced<>(localRank.value(), "the local rank");
     }
 
+    /**
+     * {@code tcp://MASTER_ADDR:MASTER_PORT}; under torchrun, whose agent on the first node already serves its own
+     * store at MASTER_PORT, the port after it.
+     */
     private static Optional<Sourced<RendezvousEndpoint>> masterAddress(Settings settings) {
         Optional<Sourced<String>> host = settings.variable(Launcher.MASTER_ADDR);
         Optional<Sourced<Integer>> port = settings.variableInt(Launcher.MASTER_PORT);
-        if (host.isPresent() && port.isPresent()) {
-            return Optional.of(new Sourced<>(RendezvousEndpoint.tcp(host.get().value(), port.get().value()),
-                    Launcher.MASTER_ADDR + ", " + Launcher.MASTER_PORT));
+        if (host.isEmpty() || port.isEmpty()) {
+            return Optional.empty();
         }
-        return Optional.empty();
+        boolean torchrun = settings.variable(Launcher.TORCHRUN_RUN_ID).isPresent();
+        String source = Launcher.MASTER_ADDR + ", " + Launcher.MASTER_PORT
+                + (torchrun ? " + 1 (torchrun's agent serves at " + Launcher.MASTER_PORT + ")" : "");
+        return Optional.of(new Sourced<>(RendezvousEndpoint.tcp(host.get().value(),
+                port.get().value() + (torchrun ? 1 : 0)), source));
     }
 
     /** The builder's value, else the first candidate present; candidates are looked up lazily, in order. */

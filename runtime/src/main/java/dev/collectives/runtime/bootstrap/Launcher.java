@@ -19,6 +19,8 @@ enum Launcher {
     /** torchrun's rendezvous, also commonly exported by hand for other launchers. */
     static final String MASTER_ADDR = "MASTER_ADDR";
     static final String MASTER_PORT = "MASTER_PORT";
+    /** Set by torchrun in its workers; its agent then holds MASTER_PORT on the first node. */
+    static final String TORCHRUN_RUN_ID = "TORCHELASTIC_RUN_ID";
 
     private final String description;
     final String rankVariable;

@@ -71,6 +71,14 @@ class BootstrapSettingsTest {
     }
 
     @Test
+    void underTorchrunTheRendezvousTakesThePortAfterTheAgentsStore() {
+        Bootstrap b = Bootstrap.fromEnvironment(Map.of("RANK", "0", "WORLD_SIZE", "2", "MASTER_ADDR", "node17",
+                "MASTER_PORT", "29500", "TORCHELASTIC_RUN_ID", "job-7"));
+        assertEquals(RendezvousEndpoint.tcp("node17", 29501), b.endpoint().orElseThrow());
+        assertTrue(b.describe().contains("MASTER_PORT + 1"), b.describe());
+    }
+
+    @Test
     void mpirunInsideASlurmAllocationUsesOpenMpiNotTheInheritedSlurmStep() {
         Bootstrap b = Bootstrap.fromEnvironment(Map.of("SLURM_PROCID", "0", "SLURM_NTASKS", "1",
                 "OMPI_COMM_WORLD_RANK", "3", "OMPI_COMM_WORLD_SIZE", "4"));
