@@ -1,0 +1,179 @@
+/*
+ * The native baseline of the benchmark: the same calls the Java benchmark (DeviceBenchmark) makes, in C, one
+ * thread per GPU, timed the same way. Prints one line per size:
+ *   op mode bytes count time_us algbw_GBps busbw_GBps
+ * Modes: none (plain buffers), local (ncclCommRegister), graph (each op captured once, the graph launched per
+ * iteration), window (symmetric windows). All buffers come from ncclMemAlloc. Declarations are our own, from
+ * the public header facts; it links libnccl.so.2 and libcudart.
+ *
+ * Usage: native_bench OP MODE MIN_BYTES MAX_BYTES RANKS
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct { char internal[128]; } uid128;
+typedef void* ptr;
+extern int ncclGetUniqueId(uid128*);
+extern int ncclCommInitRank(ptr*, int, uid128, int);
+extern int ncclCommDestroy(ptr);
+extern int ncclCommFinalize(ptr);
+extern int ncclAllReduce(const void*, void*, size_t, int, int, ptr, ptr);
+extern int ncclAllGather(const void*, void*, size_t, int, ptr, ptr);
+extern int ncclReduceScatter(const void*, void*, size_t, int, int, ptr, ptr);
+extern int ncclMemAlloc(ptr*, size_t);
+extern int ncclMemFree(ptr);
+extern int ncclCommRegister(ptr, ptr, size_t, ptr*);
+extern int ncclCommDeregister(ptr, ptr);
+extern int ncclCommWindowRegister(ptr, ptr, size_t, ptr*, int);
+extern int ncclCommWindowDeregister(ptr, ptr);
+extern const char* ncclGetErrorString(int);
+extern int cudaSetDevice(int);
+extern int cudaStreamCreateWithFlags(ptr*, unsigned);
+extern int cudaStreamDestroy(ptr);
+extern int cudaStreamSynchronize(ptr);
+extern int cudaStreamBeginCapture(ptr, int);
+extern int cudaStreamEndCapture(ptr, ptr*);
+extern int cudaGraphInstantiateWithFlags(ptr*, ptr, unsigned long long);
+extern int cudaGraphLaunch(ptr, ptr);
+extern int cudaGraphExecDestroy(ptr);
+extern int cudaGraphDestroy(ptr);
+
+#define FLOAT32 7
+#define SUM 0
+#define CHECK(call)                                                                          \
+    do {                                                                                     \
+        int rc_ = (call);                                                                    \
+        if (rc_ != 0) {                                                                      \
+            fprintf(stderr, "%s:%d %s failed: %d\n", __FILE__, __LINE__, #call, rc_);        \
+            exit(1);                                                                         \
+        }                                                                                    \
+    } while (0)
+
+enum op { ALLREDUCE, ALLGATHER, REDUCESCATTER };
+enum mode { NONE, LOCAL, GRAPH, WINDOW };
+
+static int op, mode, ranks;
+static size_t min_bytes, max_bytes;
+static uid128 id;
+static pthread_barrier_t barrier;
+static double elapsed[64];
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+/* Iterations per size: the same rule as DeviceBenchmark.iterations. */
+static int iterations(size_t bytes) { return bytes <= (64 << 10) ? 1000 : bytes <= (64 << 20) ? 100 : 20; }
+
+static size_t elements(size_t bytes) { return op == ALLREDUCE ? bytes / 4 : bytes / 4 / ranks; }
+
+static void issue(ptr send, ptr recv, size_t count, ptr comm, ptr stream) {
+    if (op == ALLREDUCE) CHECK(ncclAllReduce(send, recv, count, FLOAT32, SUM, comm, stream));
+    else if (op == ALLGATHER) CHECK(ncclAllGather(send, recv, count, FLOAT32, comm, stream));
+    else CHECK(ncclReduceScatter(send, recv, count, FLOAT32, SUM, comm, stream));
+}
+
+static void* rank_main(void* arg) {
+    int rank = (int)(long)arg;
+    ptr comm, stream, send, recv, h1 = NULL, h2 = NULL;
+    CHECK(cudaSetDevice(rank));
+    CHECK(ncclCommInitRank(&comm, ranks, id, rank));
+    CHECK(cudaStreamCreateWithFlags(&stream, 1));
+    size_t send_bytes = op == ALLGATHER ? max_bytes / ranks : max_bytes;
+    size_t recv_bytes = op == REDUCESCATTER ? max_bytes / ranks : max_bytes;
+    CHECK(ncclMemAlloc(&send, send_bytes));
+    CHECK(ncclMemAlloc(&recv, recv_bytes));
+    if (mode == LOCAL) {
+        CHECK(ncclCommRegister(comm, send, send_bytes, &h1));
+        CHECK(ncclCommRegister(comm, recv, recv_bytes, &h2));
+    } else if (mode == WINDOW) {
+        CHECK(ncclCommWindowRegister(comm, send, send_bytes, &h1, 1));
+        CHECK(ncclCommWindowRegister(comm, recv, recv_bytes, &h2, 1));
+    }
+    for (size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
+        size_t count = elements(bytes);
+        if (count == 0) continue;
+        int iters = iterations(bytes);
+        ptr graph = NULL, exec = NULL;
+        if (mode == GRAPH) {
+            CHECK(cudaStreamBeginCapture(stream, 1));
+            issue(send, recv, count, comm, stream);
+            CHECK(cudaStreamEndCapture(stream, &graph));
+            CHECK(cudaGraphInstantiateWithFlags(&exec, graph, 0));
+        }
+        for (int i = 0; i < 5; i++) {
+            if (mode == GRAPH) CHECK(cudaGraphLaunch(exec, stream));
+            else issue(send, recv, count, comm, stream);
+        }
+        CHECK(cudaStreamSynchronize(stream));
+        pthread_barrier_wait(&barrier);
+        double start = now_us();
+        for (int i = 0; i < iters; i++) {
+            if (mode == GRAPH) CHECK(cudaGraphLaunch(exec, stream));
+            else issue(send, recv, count, comm, stream);
+        }
+        CHECK(cudaStreamSynchronize(stream));
+        elapsed[rank] = (now_us() - start) / iters;
+        pthread_barrier_wait(&barrier);
+        if (rank == 0) {
+            double t = 0;
+            for (int r = 0; r < ranks; r++) t = elapsed[r] > t ? elapsed[r] : t;
+            size_t total = op == ALLREDUCE ? count * 4 : count * 4 * ranks;
+            double algbw = total / t / 1e3;
+            double factor = op == ALLREDUCE ? 2.0 * (ranks - 1) / ranks : (double)(ranks - 1) / ranks;
+            static const char* ops[] = {"allreduce", "allgather", "reducescatter"};
+            static const char* modes[] = {"none", "local", "graph", "window"};
+            printf("%s %s %zu %zu %.2f %.2f %.2f\n", ops[op], modes[mode], total, count, t, algbw, algbw * factor);
+            fflush(stdout);
+        }
+        if (mode == GRAPH) {
+            CHECK(cudaGraphExecDestroy(exec));
+            CHECK(cudaGraphDestroy(graph));
+        }
+        pthread_barrier_wait(&barrier);
+    }
+    if (mode == LOCAL) {
+        CHECK(ncclCommDeregister(comm, h1));
+        CHECK(ncclCommDeregister(comm, h2));
+    } else if (mode == WINDOW) {
+        CHECK(ncclCommWindowDeregister(comm, h1));
+        CHECK(ncclCommWindowDeregister(comm, h2));
+    }
+    CHECK(ncclMemFree(send));
+    CHECK(ncclMemFree(recv));
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(ncclCommFinalize(comm));
+    CHECK(ncclCommDestroy(comm));
+    return NULL;
+}
+
+static int index_of(const char* s, const char* const* names, int n) {
+    for (int i = 0; i < n; i++) if (strcmp(s, names[i]) == 0) return i;
+    fprintf(stderr, "unknown %s\n", s);
+    exit(2);
+}
+
+int main(int argc, char** argv) {
+    if (argc != 6) {
+        fprintf(stderr, "usage: %s allreduce|allgather|reducescatter none|local|graph|window MIN MAX RANKS\n", argv[0]);
+        return 2;
+    }
+    static const char* const ops[] = {"allreduce", "allgather", "reducescatter"};
+    static const char* const modes[] = {"none", "local", "graph", "window"};
+    op = index_of(argv[1], ops, 3);
+    mode = index_of(argv[2], modes, 4);
+    min_bytes = strtoull(argv[3], NULL, 10);
+    max_bytes = strtoull(argv[4], NULL, 10);
+    ranks = atoi(argv[5]);
+    CHECK(ncclGetUniqueId(&id));
+    pthread_barrier_init(&barrier, NULL, ranks);
+    pthread_t threads[64];
+    for (long r = 0; r < ranks; r++) pthread_create(&threads[r], NULL, rank_main, (void*)r);
+    for (int r = 0; r < ranks; r++) pthread_join(threads[r], NULL);
+    return 0;
+}

@@ -1,0 +1,30 @@
+package dev.collectives.backend.device;
+
+/**
+ * The communicator config ({@code ncclConfig_t}/{@code mcclConfig_t}) fields this project sets; {@link #UNSET}
+ * leaves a field to the library. It is passed through {@code CommInitRankConfig} laid out for the library
+ * version found (2.27 or 2.28 layout); libraries older than 2.27 get plain {@code CommInitRank}, and only the
+ * default config.
+ *
+ * @param blocking      1 blocking (what this backend expects), 0 non-blocking
+ * @param collnetEnable 1 enables IB SHARP (CollNet) on the communicator (R8)
+ * @param ctaPolicy     0 default, 1 efficiency, 2 zero (2.28)
+ */
+public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int minCtas, int maxCtas) {
+    public static final int UNSET = Integer.MIN_VALUE;
+
+    /** Blocking, everything else left to the library. */
+    public static final CommConfig DEFAULT = new CommConfig(1, UNSET, UNSET, UNSET, UNSET);
+
+    public CommConfig withCollnet(boolean enable) {
+        return new CommConfig(blocking, enable ? 1 : 0, ctaPolicy, minCtas, maxCtas);
+    }
+
+    public CommConfig withCtaPolicy(int policy) {
+        return new CommConfig(blocking, collnetEnable, policy, minCtas, maxCtas);
+    }
+
+    boolean isDefault() {
+        return equals(DEFAULT);
+    }
+}

@@ -1,0 +1,60 @@
+package dev.collectives.backend.device;
+
+import dev.collectives.runtime.Availability;
+import dev.collectives.runtime.Backend;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.LocalCluster;
+
+/** The native backends: one per {@link Dialect}, over the vendor libraries opened at run time. */
+public abstract class DeviceBackend implements Backend {
+    private final Dialect dialect;
+
+    protected DeviceBackend(Dialect dialect) {
+        this.dialect = dialect;
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    @Override
+    public String name() {
+        return dialect.backendName();
+    }
+
+    /** Unavailable when the libraries or a required symbol are missing, or there is no device. */
+    @Override
+    public Availability availability() {
+        Object opened = NativeLibrary.open(dialect);
+        if (!(opened instanceof NativeLibrary)) {
+            return Availability.unavailable(String.valueOf(opened));
+        }
+        NativeLibrary library = (NativeLibrary) opened;
+        if (library.deviceCount() < 1) {
+            return Availability.unavailable(dialect.backendName() + " " + library.versionString()
+                    + " loaded, but " + dialect.symbol(1, "GetDeviceCount") + " finds no device");
+        }
+        return Availability.available();
+    }
+
+    /** The library's version, e.g. "2.28.9"; throws when unavailable. */
+    public String libraryVersion() {
+        return NativeLibrary.require(dialect).versionString();
+    }
+
+    @Override
+    public LocalCluster local(int ranks) {
+        return local(ranks, CommConfig.DEFAULT);
+    }
+
+    /** {@code ranks} ranks on devices 0..ranks-1, their communicators made with {@code config}. */
+    public LocalCluster local(int ranks, CommConfig config) {
+        NativeLibrary library = NativeLibrary.require(dialect);
+        int devices = library.deviceCount();
+        if (ranks < 1 || ranks > devices) {
+            throw CollectivesException.usage(-1, dialect.backendName() + ": " + ranks + " ranks need as many "
+                    + "devices; this host has " + devices);
+        }
+        return new DeviceCluster(library, ranks, config);
+    }
+}

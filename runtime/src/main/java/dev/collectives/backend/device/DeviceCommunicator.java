@@ -1,0 +1,508 @@
+package dev.collectives.backend.device;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.HandleType;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.AllocatorRule;
+import dev.collectives.runtime.Capabilities;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceAllocator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.QualifiedVmmAllocator;
+import dev.collectives.runtime.RegistrationHandle;
+import dev.collectives.runtime.Rule;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.Topology;
+import dev.collectives.runtime.VirtualMemory;
+import dev.collectives.runtime.Window;
+
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One rank's communicator on one device. Collective calls are one native call each on primitive handles, with
+ * bounds checks in Java and no allocation. Registration (R6, R9), windows (R10, R12), custom allocators (R11)
+ * and graph lifetime (R5) are checked here as the sim checks them.
+ */
+public final class DeviceCommunicator implements Communicator {
+    private static final int WINDOW_ALIGNMENT = 4096;
+    private static final int WIN_COLL_SYMMETRIC = 1;
+    private static final int ATTRIBUTE_MULTICAST_SUPPORTED = 132;
+
+    private final NativeLibrary library;
+    private final long lib;
+    private final long handle;
+    private final int rank;
+    private final int size;
+    private final int device;
+    private final Topology topology;
+    private final boolean collnetRequested;
+    private final Set<Object> live = ConcurrentHashMap.newKeySet();
+    private final Object stateLock = new Object();
+    private final int[] asyncError = new int[1];
+    private final DeviceVirtualMemory vmm = new DeviceVirtualMemory(this, Allocator.VMM);
+    private final DeviceVirtualMemory customVmm = new DeviceVirtualMemory(this, Allocator.CUSTOM);
+    private volatile State state = State.OPEN;
+    private volatile Capabilities capabilities;
+    private volatile long granularity;
+
+    private enum State { OPEN, ABORTED, CLOSED }
+
+    DeviceCommunicator(NativeLibrary library, long handle, int rank, int size, int device, Topology topology,
+                       boolean collnetRequested) {
+        this.library = library;
+        this.lib = library.lib;
+        this.handle = handle;
+        this.rank = rank;
+        this.size = size;
+        this.device = device;
+        this.topology = topology;
+        this.collnetRequested = collnetRequested;
+    }
+
+    NativeLibrary library() {
+        return library;
+    }
+
+    long handle() {
+        return handle;
+    }
+
+    /** The device index this rank runs on. */
+    public int device() {
+        return device;
+    }
+
+    /** Bytes of device memory in use on this rank's device (total − free), for leak checks. */
+    public long deviceMemoryUsed() {
+        long[] info = library.memoryInfo(device);
+        return info[1] - info[0];
+    }
+
+    /** The library's version code, e.g. 22809. */
+    public int libraryVersionCode() {
+        return library.version;
+    }
+
+    void track(Object resource) {
+        live.add(resource);
+    }
+
+    void untrack(Object resource) {
+        live.remove(resource);
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public String backendName() {
+        return library.dialect.backendName();
+    }
+
+    @Override
+    public Topology topology() {
+        return topology;
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        Capabilities c = capabilities;
+        if (c == null) {
+            capabilities = c = probeCapabilities();
+        }
+        return c;
+    }
+
+    private Capabilities probeCapabilities() {
+        boolean mccl = library.dialect == Dialect.MCCL;
+        String prefix = library.dialect.backendName().toUpperCase(Locale.ROOT);
+        int[] multicast = new int[1];
+        boolean multicastDevice = NativeShim.deviceAttribute(lib, device, ATTRIBUTE_MULTICAST_SUPPORTED, multicast) == 0
+                && multicast[0] != 0;
+        boolean sharp = size > 1 && multicastDevice && !"0".equals(System.getenv(prefix + "_NVLS_ENABLE"));
+        boolean collnet = collnetRequested || "1".equals(System.getenv(prefix + "_COLLNET_ENABLE"));
+        boolean registration = !mccl || library.version >= 22809;
+        boolean windows = library.has(NativeLibrary.Slots.WINDOW_REGISTER)
+                && library.has(NativeLibrary.Slots.WINDOW_DEREGISTER)
+                && library.version >= (mccl ? 22809 : 22700);
+        boolean helpers = library.has(NativeLibrary.Slots.WIN_GET_USER_PTR)
+                && library.has(NativeLibrary.Slots.GET_LSA_DEVICE_POINTER);
+        boolean fabric = NativeShim.vmmFabricSupported(lib, device) != 0;
+        return new Capabilities(library.versionString(), sharp, collnet && topology.ranksPerNode() == 1, registration,
+                windows, windows && helpers, fabric);
+    }
+
+    @Override
+    public Optional<String> environment(String name) {
+        return Optional.ofNullable(System.getenv(name));
+    }
+
+    @Override
+    public String legacyRegisterVariable() {
+        return library.dialect.legacyRegisterVariable();
+    }
+
+    @Override
+    public long granularity() {
+        long g = granularity;
+        if (g == 0) {
+            granularity = g = vmm.granularity(qualifiedHandleTypes());
+        }
+        return g;
+    }
+
+    private Set<HandleType> qualifiedHandleTypes() {
+        Set<HandleType> handles = EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR);
+        if (capabilities().fabricHandles()) {
+            handles.add(HandleType.FABRIC);
+        }
+        return handles;
+    }
+
+    /** For custom allocators; what it maps is labelled CUSTOM. */
+    @Override
+    public VirtualMemory virtualMemory() {
+        return customVmm;
+    }
+
+    // ---- memory --------------------------------------------------------------------------------------------
+
+    @Override
+    public DeviceBuffer allocate(Allocator allocator, DataType type, long count) {
+        requireOpen();
+        long bytes = bytes(type, count);
+        DeviceMemory memory;
+        switch (allocator) {
+            case MEM_ALLOC:
+                memory = NativeMemory.memAlloc(this, bytes);
+                break;
+            case LEGACY:
+                memory = NativeMemory.legacy(this, bytes);
+                break;
+            case VMM:
+                memory = new QualifiedVmmAllocator().allocate(vmm, bytes);
+                break;
+            default:
+                throw CollectivesException.usage(rank, "allocate(" + allocator + ") needs a DeviceAllocator: use "
+                        + "allocate(DeviceAllocator, type, count)");
+        }
+        return DeviceBuffer.root(memory, type, count);
+    }
+
+    @Override
+    public DeviceBuffer allocate(DeviceAllocator allocator, DataType type, long count) {
+        requireOpen();
+        long bytes = bytes(type, count);
+        DeviceMemory memory = allocator.allocate(customVmm, bytes);
+        try {
+            AllocatorRule.check(allocator.getClass(), memory, granularity(), capabilities().fabricHandles(), rank);
+            if (memory.size() < bytes) {
+                throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, allocator.getClass().getName()
+                        + " returned " + memory.size() + " bytes for a request of " + bytes);
+            }
+        } catch (RuntimeException e) {
+            memory.close();
+            throw e;
+        }
+        return DeviceBuffer.root(memory, type, count);
+    }
+
+    private long bytes(DataType type, long count) {
+        if (count <= 0) {
+            throw CollectivesException.violation(Rule.R13_TYPES, rank, "count " + count + " of " + type
+                    + " is not positive");
+        }
+        try {
+            return Math.multiplyExact(count, (long) type.size());
+        } catch (ArithmeticException e) {
+            throw CollectivesException.violation(Rule.R13_TYPES, rank, count + " x " + type + " overflows");
+        }
+    }
+
+    private NativeMemory nativeMemory(DeviceBuffer buffer, String what) {
+        DeviceMemory memory = buffer.memory();
+        if (!(memory instanceof NativeMemory) || memory.isClosed()) {
+            throw CollectivesException.usage(rank, what + " needs live memory of this backend, not " + memory);
+        }
+        return (NativeMemory) memory;
+    }
+
+    // ---- registration --------------------------------------------------------------------------------------
+
+    @Override
+    public RegistrationHandle register(DeviceBuffer buffer) {
+        requireOpen();
+        NativeMemory memory = nativeMemory(buffer, "register");
+        if (!capabilities().registration()) {
+            throw CollectivesException.usage(rank, library.dialect.ccl("CommRegister") + " needs library 2.28.9 or "
+                    + "later; this is " + library.versionString());
+        }
+        if (memory.allocator() == Allocator.LEGACY) {
+            String variable = legacyRegisterVariable();
+            Optional<String> value = environment(variable);
+            if (!value.map("1"::equals).orElse(false)) {
+                throw CollectivesException.violation(Rule.R9_LEGACY, rank, "buffer " + buffer + " is legacy "
+                        + library.dialect.symbol(1, "Malloc") + " memory; registering it needs " + variable
+                        + "=1 in the environment (it is " + value.map(v -> "'" + v + "'").orElse("unset")
+                        + "), because such registrations can hang or crash on abort");
+            }
+        }
+        long[] out = new long[1];
+        library.check(NativeShim.commRegister(lib, handle, memory.address(), memory.size(), out), rank, handle,
+                "CommRegister");
+        return new DeviceRegistration(this, buffer, memory, out[0]);
+    }
+
+    @Override
+    public Window registerWindow(DeviceBuffer buffer, boolean symmetric) {
+        requireOpen();
+        NativeMemory memory = nativeMemory(buffer, "registerWindow");
+        if (!library.has(NativeLibrary.Slots.WINDOW_REGISTER)) {
+            throw CollectivesException.usage(rank, library.dialect.backendName() + " " + library.versionString()
+                    + " lacks " + library.symbol(NativeLibrary.Slots.WINDOW_REGISTER));
+        }
+        if (!memory.isVirtualMemory()) {
+            throw CollectivesException.violation(Rule.R12_WINDOW, rank, "window on " + buffer + ": legacy memory "
+                    + "cannot back a window; allocate it with MEM_ALLOC, VMM or a qualified allocator");
+        }
+        if (buffer.address() % WINDOW_ALIGNMENT != 0) {
+            throw CollectivesException.violation(Rule.R12_WINDOW, rank, "window on " + buffer + ": head 0x"
+                    + Long.toHexString(buffer.address()) + " is not aligned to " + WINDOW_ALIGNMENT + " bytes");
+        }
+        long[] out = new long[1];
+        library.check(NativeShim.windowRegister(lib, handle, buffer.address(), buffer.sizeBytes(),
+                symmetric ? WIN_COLL_SYMMETRIC : 0, out), rank, handle, "CommWindowRegister");
+        if (out[0] == 0) {
+            throw CollectivesException.library(dev.collectives.runtime.Result.INVALID_USAGE, rank,
+                    library.symbol(NativeLibrary.Slots.WINDOW_REGISTER), "returned a NULL window: this communicator "
+                            + "has no " + (symmetric ? "symmetric " : "") + "window support");
+        }
+        return new DeviceWindow(this, buffer, memory, out[0], symmetric);
+    }
+
+    // ---- collectives ---------------------------------------------------------------------------------------
+
+    @Override
+    public void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op,
+                          Stream stream) {
+        DeviceStream s = enqueue(stream);
+        long bytes = count * type.size();
+        fits(send, bytes, "send");
+        fits(recv, bytes, "recv");
+        done(NativeShim.allReduce(lib, send.address(), recv.address(), count, type.code(), op.code(), handle, s.handle),
+                "AllReduce", s, send, recv);
+    }
+
+    @Override
+    public void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, Stream stream) {
+        DeviceStream s = enqueue(stream);
+        long bytes = sendCount * type.size();
+        fits(send, bytes, "send");
+        fits(recv, bytes * size, "recv");
+        done(NativeShim.allGather(lib, send.address(), recv.address(), sendCount, type.code(), handle, s.handle),
+                "AllGather", s, send, recv);
+    }
+
+    @Override
+    public void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op,
+                              Stream stream) {
+        DeviceStream s = enqueue(stream);
+        long bytes = recvCount * type.size();
+        fits(send, bytes * size, "send");
+        fits(recv, bytes, "recv");
+        done(NativeShim.reduceScatter(lib, send.address(), recv.address(), recvCount, type.code(), op.code(), handle,
+                s.handle), "ReduceScatter", s, send, recv);
+    }
+
+    @Override
+    public void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, Stream stream) {
+        DeviceStream s = enqueue(stream);
+        long bytes = count * type.size();
+        peer(root, "root");
+        fits(send, bytes, "send");
+        fits(recv, bytes, "recv");
+        done(NativeShim.broadcast(lib, send.address(), recv.address(), count, type.code(), root, handle, s.handle),
+                "Broadcast", s, send, recv);
+    }
+
+    @Override
+    public void reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root,
+                       Stream stream) {
+        DeviceStream s = enqueue(stream);
+        long bytes = count * type.size();
+        peer(root, "root");
+        fits(send, bytes, "send");
+        fits(recv, bytes, "recv");
+        done(NativeShim.reduce(lib, send.address(), recv.address(), count, type.code(), op.code(), root, handle,
+                s.handle), "Reduce", s, send, recv);
+    }
+
+    /** {@code AlltoAll} where the library has it, else the equivalent group of sends and receives. */
+    @Override
+    public void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, Stream stream) {
+        DeviceStream s = enqueue(stream);
+        long bytes = count * type.size();
+        fits(send, bytes * size, "send");
+        fits(recv, bytes * size, "recv");
+        if (library.has(NativeLibrary.Slots.ALL_TO_ALL)) {
+            done(NativeShim.allToAll(lib, send.address(), recv.address(), count, type.code(), handle, s.handle),
+                    "AlltoAll", s, send, recv);
+            return;
+        }
+        groupStart();
+        try {
+            for (int peer = 0; peer < size; peer++) {
+                done(NativeShim.send(lib, send.address() + peer * bytes, count, type.code(), peer, handle, s.handle),
+                        "Send", s, send, send);
+                done(NativeShim.recv(lib, recv.address() + peer * bytes, count, type.code(), peer, handle, s.handle),
+                        "Recv", s, recv, recv);
+            }
+        } finally {
+            groupEnd();
+        }
+    }
+
+    @Override
+    public void send(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
+        DeviceStream s = enqueue(stream);
+        peer(peer, "peer");
+        fits(buffer, count * type.size(), "send");
+        done(NativeShim.send(lib, buffer.address(), count, type.code(), peer, handle, s.handle), "Send", s, buffer,
+                buffer);
+    }
+
+    @Override
+    public void recv(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
+        DeviceStream s = enqueue(stream);
+        peer(peer, "peer");
+        fits(buffer, count * type.size(), "recv");
+        done(NativeShim.recv(lib, buffer.address(), count, type.code(), peer, handle, s.handle), "Recv", s, buffer,
+                buffer);
+    }
+
+    @Override
+    public void groupStart() {
+        library.check(NativeShim.groupStart(lib), rank, handle, "GroupStart");
+    }
+
+    @Override
+    public void groupEnd() {
+        library.check(NativeShim.groupEnd(lib), rank, handle, "GroupEnd");
+    }
+
+    private DeviceStream enqueue(Stream stream) {
+        if (state != State.OPEN) {
+            throw CollectivesException.usage(rank, "communicator is " + state.name().toLowerCase(Locale.ROOT));
+        }
+        return streamOf(stream);
+    }
+
+    DeviceStream streamOf(Stream stream) {
+        if (!(stream instanceof DeviceStream)) {
+            throw CollectivesException.usage(rank, "stream " + stream + " is not a stream of this backend");
+        }
+        return (DeviceStream) stream;
+    }
+
+    private void fits(DeviceBuffer buffer, long bytes, String role) {
+        if (bytes < 0 || buffer.sizeBytes() < bytes || buffer.memory().isClosed()) {
+            throw CollectivesException.usage(rank, role + " buffer " + buffer + (buffer.memory().isClosed()
+                    ? " was freed" : " holds fewer than the " + bytes + " bytes the op needs"));
+        }
+    }
+
+    private void peer(int peer, String what) {
+        if (peer < 0 || peer >= size) {
+            throw CollectivesException.usage(rank, what + " " + peer + " is not a rank of this " + size
+                    + "-rank communicator");
+        }
+    }
+
+    private void done(int rc, String call, DeviceStream stream, DeviceBuffer a, DeviceBuffer b) {
+        if (rc != 0) {
+            throw library.cclFailure(rc, rank, handle, library.dialect.ccl(call));
+        }
+        stream.used(a.memory());
+        stream.used(b.memory());
+    }
+
+    // ---- streams and lifetime ------------------------------------------------------------------------------
+
+    @Override
+    public Stream createStream() {
+        requireOpen();
+        return new DeviceStream(this);
+    }
+
+    /** Throws the communicator's asynchronous error, if any, or that it was aborted or closed. */
+    void checkAsyncError() {
+        synchronized (stateLock) {
+            requireOpen();
+            library.check(NativeShim.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
+            int error = asyncError[0];
+            if (error != 0 && error != dev.collectives.runtime.Result.IN_PROGRESS.code()) {
+                throw library.cclFailure(error, rank, handle, library.dialect.ccl("CommGetAsyncError")
+                        + " (an enqueued operation)");
+            }
+        }
+    }
+
+    private void requireOpen() {
+        if (state != State.OPEN) {
+            throw CollectivesException.usage(rank, "communicator is " + state.name().toLowerCase(Locale.ROOT));
+        }
+    }
+
+    @Override
+    public void abort() {
+        synchronized (stateLock) {
+            if (state != State.OPEN) {
+                return;
+            }
+            state = State.ABORTED;
+        }
+        library.check(NativeShim.commAbort(lib, handle), rank, 0, "CommAbort");
+    }
+
+    boolean isAborted() {
+        return state == State.ABORTED;
+    }
+
+    /** Finalize and destroy; refuses while memory, registrations or windows made through it are live. */
+    @Override
+    public void close() {
+        synchronized (stateLock) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            if (state == State.OPEN && !live.isEmpty()) {
+                throw CollectivesException.usage(rank, "close the communicator's resources first: " + live);
+            }
+            boolean open = state == State.OPEN;
+            state = State.CLOSED;
+            if (open) {
+                library.check(NativeShim.commFinalize(lib, handle), rank, handle, "CommFinalize");
+                library.check(NativeShim.commDestroy(lib, handle), rank, 0, "CommDestroy");
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return backendName() + " rank " + rank + "/" + size + " on device " + device;
+    }
+}

@@ -1,0 +1,49 @@
+package dev.collectives.backend.device;
+
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.RegistrationHandle;
+
+/** {@code CommRegister} of a root allocation; closing deregisters it (R6). */
+final class DeviceRegistration implements RegistrationHandle {
+    private final DeviceCommunicator comm;
+    private final DeviceBuffer buffer;
+    private final NativeMemory memory;
+    private final long handle;
+    private volatile boolean open = true;
+
+    DeviceRegistration(DeviceCommunicator comm, DeviceBuffer buffer, NativeMemory memory, long handle) {
+        this.comm = comm;
+        this.buffer = buffer;
+        this.memory = memory;
+        this.handle = handle;
+        memory.registrations.incrementAndGet();
+        comm.track(this);
+    }
+
+    @Override
+    public DeviceBuffer buffer() {
+        return buffer;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (open) {
+            open = false;
+            NativeLibrary n = comm.library();
+            n.check(NativeShim.commDeregister(n.lib, comm.handle(), handle), comm.rank(), comm.handle(),
+                    "CommDeregister");
+            memory.registrations.decrementAndGet();
+            comm.untrack(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "registration of " + buffer;
+    }
+}

@@ -1,0 +1,80 @@
+package dev.collectives.backend.device;
+
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.Window;
+
+import java.util.OptionalLong;
+
+/**
+ * {@code CommWindowRegister}ed memory (R12). The helpers of R10 are optional symbols: where the library lacks
+ * them, or answers with a NULL pointer (a library without symmetric support), they return empty.
+ */
+final class DeviceWindow implements Window {
+    private final DeviceCommunicator comm;
+    private final DeviceBuffer buffer;
+    private final NativeMemory memory;
+    private final long handle;
+    private final boolean symmetric;
+    private final long[] out = new long[1];
+    private boolean closed;
+
+    DeviceWindow(DeviceCommunicator comm, DeviceBuffer buffer, NativeMemory memory, long handle, boolean symmetric) {
+        this.comm = comm;
+        this.buffer = buffer;
+        this.memory = memory;
+        this.handle = handle;
+        this.symmetric = symmetric;
+        memory.windows.incrementAndGet();
+        comm.track(this);
+    }
+
+    @Override
+    public DeviceBuffer buffer() {
+        return buffer;
+    }
+
+    @Override
+    public boolean symmetric() {
+        return symmetric;
+    }
+
+    @Override
+    public synchronized OptionalLong userPointer() {
+        NativeLibrary n = comm.library();
+        if (!n.has(NativeLibrary.Slots.WIN_GET_USER_PTR)) {
+            return OptionalLong.empty();
+        }
+        n.check(NativeShim.winGetUserPtr(n.lib, comm.handle(), handle, out), comm.rank(), comm.handle(),
+                "WinGetUserPtr");
+        return out[0] == 0 ? OptionalLong.empty() : OptionalLong.of(out[0]);
+    }
+
+    @Override
+    public synchronized OptionalLong lsaDevicePointer(long offset, int lsaRank) {
+        NativeLibrary n = comm.library();
+        if (!n.has(NativeLibrary.Slots.GET_LSA_DEVICE_POINTER)) {
+            return OptionalLong.empty();
+        }
+        n.check(NativeShim.getLsaDevicePointer(n.lib, handle, offset, lsaRank, out), comm.rank(), comm.handle(),
+                "GetLsaDevicePointer");
+        return out[0] == 0 ? OptionalLong.empty() : OptionalLong.of(out[0]);
+    }
+
+    /** Collective, like registration: every rank closes its window. */
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            NativeLibrary n = comm.library();
+            n.check(NativeShim.windowDeregister(n.lib, comm.handle(), handle), comm.rank(), comm.handle(),
+                    "CommWindowDeregister");
+            memory.windows.decrementAndGet();
+            comm.untrack(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return (symmetric ? "symmetric " : "") + "window on " + buffer;
+    }
+}

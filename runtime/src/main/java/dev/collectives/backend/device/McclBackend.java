@@ -1,0 +1,12 @@
+package dev.collectives.backend.device;
+
+import com.google.auto.service.AutoService;
+import dev.collectives.runtime.Backend;
+
+/** MCCL on Moore Threads GPUs ({@code libmccl.so}, {@code libmusart.so}, {@code libmusa.so}). */
+@AutoService(Backend.class)
+public final class McclBackend extends DeviceBackend {
+    public McclBackend() {
+        super(Dialect.MCCL);
+    }
+}

@@ -1,0 +1,205 @@
+package dev.collectives.backend.device;
+
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Result;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One dialect's vendor libraries, opened with dlopen() through the shim and resolved symbol by symbol. Opening
+ * happens once per dialect and process; a failure is remembered with its reason (library, paths tried, missing
+ * symbol). The check methods turn result codes into {@link CollectivesException}s naming the call.
+ */
+final class NativeLibrary {
+    /** cudaErrorNotReady / musaErrorNotReady: a stream query's "still running". */
+    static final int NOT_READY = 600;
+
+    private static final Map<Dialect, Object> OPENED = new EnumMap<>(Dialect.class);
+
+    final Dialect dialect;
+    /** The shim's table: pass it as the first argument of every {@link NativeShim} function. */
+    final long lib;
+    /** e.g. 22809 */
+    final int version;
+    private final String[] slotSymbols;
+
+    private NativeLibrary(Dialect dialect, long lib, int version, String[] slotSymbols) {
+        this.dialect = dialect;
+        this.lib = lib;
+        this.version = version;
+        this.slotSymbols = slotSymbols;
+    }
+
+    /** The opened library, or a {@link String} saying why it could not be opened. */
+    static synchronized Object open(Dialect dialect) {
+        return OPENED.computeIfAbsent(dialect, NativeLibrary::tryOpen);
+    }
+
+    /** The opened library; throws naming what is missing. */
+    static NativeLibrary require(Dialect dialect) {
+        Object opened = open(dialect);
+        if (opened instanceof NativeLibrary) {
+            return (NativeLibrary) opened;
+        }
+        throw CollectivesException.usage(-1, "backend '" + dialect.backendName() + "' is unavailable: " + opened);
+    }
+
+    /** Opens without the cache (tests use it to try other paths). */
+    static Object tryOpen(Dialect dialect) {
+        try {
+            NativeShim.load();
+            Slots.verify();
+        } catch (Throwable e) {
+            return "the JNI shim (jniNativeShim) did not load on this platform: " + e;
+        }
+        long lib = NativeShim.newTable();
+        for (int role = 0; role < Dialect.ROLES.size(); role++) {
+            List<String> tried = new ArrayList<>();
+            boolean opened = false;
+            for (String file : dialect.candidates(role)) {
+                String why = NativeShim.open(lib, role, file);
+                if (why == null) {
+                    opened = true;
+                    break;
+                }
+                tried.add(file + " (" + why + ")");
+            }
+            if (!opened) {
+                NativeShim.discard(lib);
+                return "cannot open the " + Dialect.ROLES.get(role) + " of " + dialect.backendName() + "; tried "
+                        + String.join(", ", tried) + "; set the system property " + dialect.libraryProperty(role)
+                        + " or the variable " + dialect.libraryVariable(role) + " to its path";
+            }
+        }
+        int slots = NativeShim.slotCount();
+        String[] symbols = new String[slots];
+        for (int slot = 0; slot < slots; slot++) {
+            int role = NativeShim.slotLibrary(slot);
+            symbols[slot] = dialect.symbol(role, NativeShim.slotName(slot));
+            if (NativeShim.bind(lib, slot, symbols[slot]) == 0 && NativeShim.slotRequired(slot) != 0) {
+                NativeShim.discard(lib);
+                return "the " + Dialect.ROLES.get(role) + " of " + dialect.backendName() + " ("
+                        + dialect.candidates(role) + ") lacks the symbol " + symbols[slot];
+            }
+        }
+        int[] version = new int[1];
+        int rc = NativeShim.getVersion(lib, version);
+        if (rc != 0) {
+            NativeShim.discard(lib);
+            return dialect.ccl("GetVersion") + " failed with " + rc;
+        }
+        rc = NativeShim.driverInit(lib);
+        if (rc != 0) {
+            String why = NativeShim.driverErrorString(lib, rc);
+            NativeShim.discard(lib);
+            return dialect.symbol(2, "Init") + " failed with " + rc + " (" + why + ")";
+        }
+        return new NativeLibrary(dialect, lib, version[0], symbols);
+    }
+
+    /** Whether an optional function exists (window helpers, AlltoAll, config init). */
+    boolean has(int slot) {
+        return NativeShim.has(lib, slot) != 0;
+    }
+
+    String symbol(int slot) {
+        return slotSymbols[slot];
+    }
+
+    /** "2.28.9" for 22809 (and 2.x.y codes before 2.9: 1000 × major + 100 × minor + patch). */
+    String versionString() {
+        int v = version;
+        return v >= 10000 ? v / 10000 + "." + v / 100 % 100 + "." + v % 100
+                : v / 1000 + "." + v / 100 % 10 + "." + v % 100;
+    }
+
+    /** The config layout to pass (22800, 22700), or 0 where the library predates CTAPolicy (plain init). */
+    int configLayout() {
+        if (!has(Slots.COMM_INIT_RANK_CONFIG)) {
+            return 0;
+        }
+        return version >= 22800 ? 22800 : version >= 22700 ? 22700 : 0;
+    }
+
+    // ---- result checks -------------------------------------------------------------------------------------
+
+    /** A collective-library call ({@code ncclX}): the message carries GetErrorString and GetLastError. */
+    void check(int rc, int rank, long comm, String genericName) {
+        if (rc != 0) {
+            throw cclFailure(rc, rank, comm, dialect.ccl(genericName));
+        }
+    }
+
+    CollectivesException cclFailure(int rc, int rank, long comm, String call) {
+        String detail = NativeShim.cclErrorString(lib, rc);
+        String last = NativeShim.cclLastError(lib, comm);
+        if (last != null && !last.isEmpty()) {
+            detail += "; last error: " + last;
+        }
+        return CollectivesException.library(Result.of(rc), rank, call, detail);
+    }
+
+    /** A device-runtime call ({@code cudaX}): unhandled device errors. */
+    void checkRuntime(int rc, int rank, String genericName) {
+        if (rc != 0) {
+            throw CollectivesException.library(Result.UNHANDLED_DEVICE_ERROR, rank, dialect.symbol(1, genericName),
+                    "error " + rc + ": " + NativeShim.runtimeErrorString(lib, rc));
+        }
+    }
+
+    /** A driver call ({@code cuX}). */
+    void checkDriver(int rc, int rank, String genericName) {
+        if (rc != 0) {
+            throw CollectivesException.library(Result.UNHANDLED_DEVICE_ERROR, rank, dialect.symbol(2, genericName),
+                    "error " + rc + ": " + NativeShim.driverErrorString(lib, rc));
+        }
+    }
+
+    int deviceCount() {
+        int[] count = new int[1];
+        int rc = NativeShim.deviceCount(lib, count);
+        return rc == 0 ? count[0] : 0;
+    }
+
+    /** Free and total bytes of device memory on {@code device}. */
+    long[] memoryInfo(int device) {
+        long[] info = new long[2];
+        checkRuntime(NativeShim.memGetInfo(lib, device, info), -1, "MemGetInfo");
+        return info;
+    }
+
+    /** The shim's slot numbers, in the order of its CX_SYMBOLS table. */
+    static final class Slots {
+        static final int COMM_INIT_RANK_CONFIG = 3;
+        static final int COMM_SPLIT = 5;
+        static final int ALL_TO_ALL = 20;
+        static final int WINDOW_REGISTER = 29;
+        static final int WINDOW_DEREGISTER = 30;
+        static final int WIN_GET_USER_PTR = 31;
+        static final int GET_LSA_DEVICE_POINTER = 32;
+
+        private Slots() {
+        }
+
+        /** Fails fast if the shim's table and these numbers disagree. */
+        static void verify() {
+            expect(COMM_INIT_RANK_CONFIG, "CommInitRankConfig");
+            expect(COMM_SPLIT, "CommSplit");
+            expect(ALL_TO_ALL, "AlltoAll");
+            expect(WINDOW_REGISTER, "CommWindowRegister");
+            expect(WINDOW_DEREGISTER, "CommWindowDeregister");
+            expect(WIN_GET_USER_PTR, "WinGetUserPtr");
+            expect(GET_LSA_DEVICE_POINTER, "GetLsaDevicePointer");
+        }
+
+        private static void expect(int slot, String name) {
+            if (!NativeShim.slotName(slot).equals(name)) {
+                throw new IllegalStateException("shim slot " + slot + " is " + NativeShim.slotName(slot)
+                        + ", expected " + name);
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package dev.collectives.backend.device;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.HandleType;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Rule;
+
+import org.bytedeco.javacpp.Pointer;
+
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Device memory of one rank: {@code MemAlloc}, legacy {@code Malloc}, or VMM through the driver. It counts the
+ * registrations, windows and graphs that use it, and refuses to be freed while any is live (R5, R6, R12).
+ */
+final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
+    private final DeviceCommunicator comm;
+    /** VMM only: the driver's allocation handle. */
+    private final long vmmHandle;
+    final AtomicInteger registrations = new AtomicInteger();
+    final AtomicInteger windows = new AtomicInteger();
+    final AtomicInteger graphs = new AtomicInteger();
+
+    private NativeMemory(DeviceCommunicator comm, long address, long size, Allocator allocator, long physicalSize,
+                         long reservedSize, Set<HandleType> handleTypes, long vmmHandle) {
+        super(address, size, allocator, physicalSize, reservedSize, handleTypes);
+        this.comm = comm;
+        this.vmmHandle = vmmHandle;
+        comm.track(this);
+    }
+
+    /** {@code MemAlloc}: the library rounds up to the granularity. */
+    static NativeMemory memAlloc(DeviceCommunicator comm, long bytes) {
+        long[] out = new long[1];
+        NativeLibrary n = comm.library();
+        n.check(NativeShim.memAlloc(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(), 0, "MemAlloc");
+        return new NativeMemory(comm, out[0], bytes, Allocator.MEM_ALLOC, bytes, bytes,
+                Set.of(HandleType.POSIX_FILE_DESCRIPTOR), 0);
+    }
+
+    /** Legacy {@code cudaMalloc}/{@code musaMalloc}. */
+    static NativeMemory legacy(DeviceCommunicator comm, long bytes) {
+        long[] out = new long[1];
+        NativeLibrary n = comm.library();
+        n.checkRuntime(NativeShim.runtimeMalloc(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(), "Malloc");
+        return new NativeMemory(comm, out[0], bytes, Allocator.LEGACY, bytes, bytes, Set.of(), 0);
+    }
+
+    /** VMM memory: create, reserve, map, set access, with the sizes taken as given (R11 is checked on them). */
+    static NativeMemory vmm(DeviceCommunicator comm, Allocator allocator, long physicalSize, long reservedSize,
+                            long alignment, Set<HandleType> handleTypes) {
+        int flags = 0;
+        for (HandleType t : handleTypes) {
+            flags |= t.flag();
+        }
+        long[] out = new long[3];
+        NativeLibrary n = comm.library();
+        int step = NativeShim.vmmMap(n.lib, comm.device(), physicalSize, reservedSize, alignment, flags, out);
+        if (step != 0) {
+            String[] calls = {"MemCreate", "MemAddressReserve", "MemMap", "MemSetAccess"};
+            n.checkDriver((int) out[2], comm.rank(), calls[-step - 1]);
+        }
+        return new NativeMemory(comm, out[0], physicalSize, allocator, physicalSize, reservedSize, handleTypes,
+                out[1]);
+    }
+
+    @Override
+    public void copyIn(long offset, Pointer src, long bytes) {
+        copy(address() + offset, src.address() + src.position() * src.sizeof(), bytes);
+    }
+
+    @Override
+    public void copyOut(long offset, Pointer dst, long bytes) {
+        copy(dst.address() + dst.position() * dst.sizeof(), address() + offset, bytes);
+    }
+
+    /** Device-to-device or host copies, synchronous. */
+    void copy(long dst, long src, long bytes) {
+        NativeLibrary n = comm.library();
+        n.checkRuntime(NativeShim.memcpy(n.lib, comm.device(), dst, src, bytes), comm.rank(), "Memcpy");
+    }
+
+    @Override
+    protected void free() {
+        if (graphs.get() > 0) {
+            throw CollectivesException.violation(Rule.R5_GRAPH_LIFETIME, comm.rank(), this + " is used by "
+                    + graphs.get() + " live graph(s); close the graphs before freeing their buffers");
+        }
+        if (registrations.get() > 0) {
+            throw CollectivesException.violation(Rule.R6_LOCAL, comm.rank(), this + " is still registered ("
+                    + registrations.get() + " handle(s)); deregister before freeing");
+        }
+        if (windows.get() > 0) {
+            throw CollectivesException.violation(Rule.R12_WINDOW, comm.rank(), this + " still backs "
+                    + windows.get() + " window(s); deregister them before freeing");
+        }
+        NativeLibrary n = comm.library();
+        int device = comm.device();
+        switch (allocator()) {
+            case MEM_ALLOC:
+                n.check(NativeShim.memFree(n.lib, device, address()), comm.rank(), 0, "MemFree");
+                break;
+            case LEGACY:
+                n.checkRuntime(NativeShim.runtimeFree(n.lib, device, address()), comm.rank(), "Free");
+                break;
+            default:
+                n.checkDriver(NativeShim.vmmUnmap(n.lib, device, address(), physicalSize(), reservedSize(), vmmHandle),
+                        comm.rank(), "MemUnmap");
+                break;
+        }
+        comm.untrack(this);
+    }
+}

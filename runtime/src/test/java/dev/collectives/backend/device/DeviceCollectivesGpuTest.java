@@ -1,0 +1,244 @@
+package dev.collectives.backend.device;
+
+import static dev.collectives.backend.device.GpuFixture.RANKS;
+import static dev.collectives.backend.device.GpuFixture.fill;
+import static dev.collectives.backend.device.GpuFixture.input;
+import static dev.collectives.backend.device.GpuFixture.inputs;
+import static dev.collectives.backend.device.GpuFixture.read;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.LocalCluster;
+import dev.collectives.runtime.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/** Every collective, data type and reduce op against a host reference, on two GPUs. */
+@Tag("gpu")
+class DeviceCollectivesGpuTest {
+    private static final int COUNT = 1000;
+    private static LocalCluster cluster;
+
+    @BeforeAll
+    static void start() {
+        cluster = GpuFixture.backend().local(RANKS);
+    }
+
+    @AfterAll
+    static void stop() {
+        cluster.close();
+    }
+
+    @Test
+    void allReduceEveryTypeAndOpMatchesTheReference() {
+        ConcurrentLinkedQueue<String> checked = new ConcurrentLinkedQueue<>();
+        cluster.run(ctx -> {
+            Communicator comm = ctx.comm();
+            Stream stream = ctx.stream();
+            for (DataType type : DataType.values()) {
+                for (ReduceOp op : ReduceOp.values()) {
+                    if (!op.suits(type)) {
+                        continue;
+                    }
+                    try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, type, COUNT);
+                         DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, type, COUNT)) {
+                        fill(send, type, inputs(ctx.rank(), COUNT));
+                        comm.allReduce(send, recv, COUNT, type, op, stream);
+                        stream.synchronize();
+                        double[] got = read(recv, type, COUNT);
+                        for (int i = 0; i < COUNT; i++) {
+                            double want = GpuFixture.reduce(op, input(0, i), input(1, i));
+                            assertEquals(want, got[i], 0.0, type + " " + op + " element " + i);
+                        }
+                        checked.add(type + "/" + op);
+                    }
+                }
+            }
+        });
+        // 12 types x 5 ops, minus AVG on the 6 integer types, on each of 2 ranks
+        assertEquals(2 * (12 * 5 - 6), checked.size());
+    }
+
+    @Test
+    void allGatherReduceScatterBroadcastReduceEveryType() {
+        cluster.run(ctx -> {
+            Communicator comm = ctx.comm();
+            Stream stream = ctx.stream();
+            int r = ctx.rank();
+            for (DataType type : DataType.values()) {
+                try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, type, COUNT * RANKS);
+                     DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, type, COUNT * RANKS)) {
+                    double[] mine = inputs(r, COUNT * RANKS);
+                    fill(send, type, mine);
+
+                    comm.allGather(send, recv, COUNT, type, stream);
+                    stream.synchronize();
+                    double[] gathered = read(recv, type, COUNT * RANKS);
+                    for (int i = 0; i < COUNT * RANKS; i++) {
+                        assertEquals(input(i / COUNT, i % COUNT), gathered[i], type + " allGather " + i);
+                    }
+
+                    comm.reduceScatter(send, recv, COUNT, type, ReduceOp.SUM, stream);
+                    stream.synchronize();
+                    double[] scattered = read(recv, type, COUNT);
+                    for (int i = 0; i < COUNT; i++) {
+                        int j = r * COUNT + i;
+                        assertEquals(input(0, j) + input(1, j), scattered[i], type + " reduceScatter " + i);
+                    }
+
+                    comm.broadcast(send, recv, COUNT, type, 1, stream);
+                    stream.synchronize();
+                    double[] broadcast = read(recv, type, COUNT);
+                    for (int i = 0; i < COUNT; i++) {
+                        assertEquals(input(1, i), broadcast[i], type + " broadcast " + i);
+                    }
+
+                    fill(recv, type, new double[COUNT]);
+                    comm.reduce(send, recv, COUNT, type, ReduceOp.MAX, 0, stream);
+                    stream.synchronize();
+                    if (r == 0) {
+                        double[] reduced = read(recv, type, COUNT);
+                        for (int i = 0; i < COUNT; i++) {
+                            assertEquals(Math.max(input(0, i), input(1, i)), reduced[i], type + " reduce " + i);
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    @Test
+    void allToAllAndSendRecvInAGroup() {
+        cluster.run(ctx -> {
+            Communicator comm = ctx.comm();
+            Stream stream = ctx.stream();
+            int r = ctx.rank();
+            DataType type = DataType.INT32;
+            try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, type, COUNT * RANKS);
+                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, type, COUNT * RANKS)) {
+                int[] mine = new int[COUNT * RANKS];
+                for (int i = 0; i < mine.length; i++) {
+                    mine[i] = 1000 * r + i; // block j goes to rank j
+                }
+                send.copyFromHost(mine);
+                comm.allToAll(send, recv, COUNT, type, stream);
+                stream.synchronize();
+                int[] got = new int[COUNT * RANKS];
+                recv.copyToHost(got);
+                for (int j = 0; j < RANKS; j++) {
+                    for (int i = 0; i < COUNT; i++) {
+                        assertEquals(1000 * j + r * COUNT + i, got[j * COUNT + i], "allToAll block " + j);
+                    }
+                }
+
+                int next = (r + 1) % RANKS;
+                int previous = (r + RANKS - 1) % RANKS;
+                comm.groupStart();
+                comm.send(send, COUNT, type, next, stream);
+                comm.recv(recv, COUNT, type, previous, stream);
+                comm.groupEnd();
+                stream.synchronize();
+                recv.copyToHost(got);
+                for (int i = 0; i < COUNT; i++) {
+                    assertEquals(1000 * previous + i, got[i], "ring send/recv " + i);
+                }
+            }
+        });
+    }
+
+    @Test
+    void offsetsInOneArenaAndInPlaceAllReduce() {
+        cluster.run(ctx -> {
+            Communicator comm = ctx.comm();
+            Stream stream = ctx.stream();
+            try (DeviceBuffer arena = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, 1 << 22)) {
+                DeviceBuffer send = arena.view(0, DataType.FLOAT32, 1024);
+                DeviceBuffer recv = arena.view(1 << 20, DataType.FLOAT32, 1024);
+                float[] mine = new float[1024];
+                for (int i = 0; i < mine.length; i++) {
+                    mine[i] = ctx.rank() + i;
+                }
+                send.copyFromHost(mine);
+                comm.allReduce(send.slice(0, 512), recv.slice(512, 512), 512, DataType.FLOAT32, ReduceOp.SUM,
+                        stream);
+                comm.allReduce(send, send, 1024, DataType.FLOAT32, ReduceOp.SUM, stream);
+                stream.synchronize();
+                float[] got = new float[1024];
+                recv.copyToHost(got);
+                float[] inPlace = new float[1024];
+                send.copyToHost(inPlace);
+                for (int i = 0; i < 512; i++) {
+                    assertEquals(1 + 2 * i, got[512 + i], "offset allReduce " + i);
+                }
+                for (int i = 0; i < 1024; i++) {
+                    assertEquals(1 + 2 * i, inPlace[i], "in-place allReduce " + i);
+                }
+            }
+        });
+    }
+
+    @Test
+    void aGraphOfTwoAllReducesReplays() {
+        cluster.run(ctx -> {
+            Communicator comm = ctx.comm();
+            Stream stream = ctx.stream();
+            try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4096);
+                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4096)) {
+                float[] ones = new float[4096];
+                java.util.Arrays.fill(ones, ctx.rank() + 1);
+                send.copyFromHost(ones);
+                stream.beginCapture();
+                assertEquals(Stream.CaptureStatus.ACTIVE, stream.captureStatus());
+                comm.allReduce(send.slice(0, 1024), recv.slice(0, 1024), 1024, DataType.FLOAT32, ReduceOp.SUM,
+                        stream);
+                comm.allReduce(send.slice(1024, 1024), recv.slice(2048, 1024), 1024, DataType.FLOAT32,
+                        ReduceOp.MAX, stream);
+                try (var graph = stream.endCapture(); var exec = graph.instantiate()) {
+                    assertEquals(Stream.CaptureStatus.NONE, stream.captureStatus());
+                    for (int replay = 0; replay < 3; replay++) {
+                        exec.launch(stream);
+                    }
+                    stream.synchronize();
+                }
+                float[] got = new float[4096];
+                recv.copyToHost(got);
+                assertEquals(3f, got[0]);
+                assertEquals(3f, got[1023]);
+                assertEquals(2f, got[2048]);
+                assertEquals(2f, got[3071]);
+            }
+        });
+    }
+
+    @Test
+    void everyRankSeesItsOwnCommunicator() {
+        List<String> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+        cluster.run(ctx -> {
+            DeviceCommunicator comm = (DeviceCommunicator) ctx.comm();
+            assertEquals(ctx.rank(), comm.device());
+            int[] out = new int[1];
+            NativeLibrary n = comm.library();
+            n.check(NativeShim.commUserRank(n.lib, comm.handle(), out), ctx.rank(), comm.handle(), "CommUserRank");
+            assertEquals(ctx.rank(), out[0]);
+            n.check(NativeShim.commCount(n.lib, comm.handle(), out), ctx.rank(), comm.handle(), "CommCount");
+            assertEquals(RANKS, out[0]);
+            n.check(NativeShim.commDevice(n.lib, comm.handle(), out), ctx.rank(), comm.handle(), "CommDevice");
+            assertEquals(ctx.rank(), out[0]);
+            seen.add(comm.toString());
+        });
+        assertEquals(RANKS, seen.size());
+        assertArrayEquals(new int[] {RANKS}, new int[] {cluster.size()});
+    }
+}

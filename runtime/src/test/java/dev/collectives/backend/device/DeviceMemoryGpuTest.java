@@ -1,0 +1,275 @@
+package dev.collectives.backend.device;
+
+import static dev.collectives.backend.device.GpuFixture.RANKS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.HandleType;
+import dev.collectives.annotation.QualifiedAllocator;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.Capabilities;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceAllocator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.LocalCluster;
+import dev.collectives.runtime.RegistrationHandle;
+import dev.collectives.runtime.Rule;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.VirtualMemory;
+import dev.collectives.runtime.Window;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/** Allocators, registration, windows and lifetimes on two GPUs, with the rules the sim checks too. */
+@Tag("gpu")
+class DeviceMemoryGpuTest {
+    private static final int COUNT = 1 << 20;
+    private static LocalCluster cluster;
+
+    @BeforeAll
+    static void start() {
+        cluster = GpuFixture.backend().local(RANKS);
+    }
+
+    @AfterAll
+    static void stop() {
+        cluster.close();
+    }
+
+    /** POSIX fd (+ FABRIC where supported), sizes and head at the granularity: qualified (R11). */
+    @QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC})
+    public static final class GranularAllocator implements DeviceAllocator {
+        @Override
+        public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
+            Set<HandleType> handles = EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR);
+            if (vmm.supports(HandleType.FABRIC)) {
+                handles.add(HandleType.FABRIC);
+            }
+            long g = vmm.granularity(handles);
+            long size = (bytes + g - 1) / g * g;
+            return vmm.map(size, 2 * size, g, handles);
+        }
+    }
+
+    /** Reserves a range that is not a multiple of the granularity: not qualified (R11). */
+    @QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC})
+    public static final class OddReservationAllocator implements DeviceAllocator {
+        @Override
+        public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
+            Set<HandleType> handles = EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR);
+            if (vmm.supports(HandleType.FABRIC)) {
+                handles.add(HandleType.FABRIC);
+            }
+            long g = vmm.granularity(handles);
+            long size = (bytes + g - 1) / g * g;
+            return vmm.map(size, size + g + 4096, g, handles);
+        }
+    }
+
+    /** Not annotated at all. */
+    public static final class UndeclaredAllocator implements DeviceAllocator {
+        @Override
+        public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
+            long g = vmm.granularity(Set.of(HandleType.POSIX_FILE_DESCRIPTOR));
+            return vmm.map(g, g, g, Set.of(HandleType.POSIX_FILE_DESCRIPTOR));
+        }
+    }
+
+    private static void registeredAllReduce(Communicator comm, Stream stream, DeviceBuffer send, DeviceBuffer recv,
+                                            int rank) {
+        float[] mine = new float[COUNT];
+        java.util.Arrays.fill(mine, rank + 1);
+        send.copyFromHost(mine);
+        if (!comm.capabilities().registration()) {
+            assertThrows(CollectivesException.class, () -> comm.register(send));
+            return;
+        }
+        try (RegistrationHandle s = comm.register(send); RegistrationHandle r = comm.register(recv)) {
+            assertTrue(s.isOpen());
+            comm.allReduce(send, recv, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
+            stream.synchronize();
+            float[] got = new float[COUNT];
+            recv.copyToHost(got);
+            assertEquals(3f, got[0]);
+            assertEquals(3f, got[COUNT - 1]);
+            // R6: freeing registered memory is refused
+            CollectivesException e = assertThrows(CollectivesException.class, send::close);
+            assertEquals(Rule.R6_LOCAL, e.rule());
+        }
+    }
+
+    @Test
+    void memAllocVmmAndCustomAllocatorsRegisterAndReduce() {
+        cluster.run(ctx -> {
+            Communicator comm = ctx.comm();
+            long g = comm.granularity();
+            assertTrue(g >= 4096 && Long.bitCount(g) == 1, "granularity " + g);
+            try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
+                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT)) {
+                registeredAllReduce(comm, ctx.stream(), send, recv, ctx.rank());
+            }
+            try (DeviceBuffer send = comm.allocate(Allocator.VMM, DataType.FLOAT32, COUNT);
+                 DeviceBuffer recv = comm.allocate(Allocator.VMM, DataType.FLOAT32, COUNT)) {
+                assertEquals(0, send.address() % g);
+                assertEquals(0, send.memory().physicalSize() % g);
+                assertTrue(send.memory().handleTypes().contains(HandleType.POSIX_FILE_DESCRIPTOR));
+                assertEquals(comm.capabilities().fabricHandles(),
+                        send.memory().handleTypes().contains(HandleType.FABRIC));
+                registeredAllReduce(comm, ctx.stream(), send, recv, ctx.rank());
+            }
+            try (DeviceBuffer send = comm.allocate(new GranularAllocator(), DataType.FLOAT32, COUNT);
+                 DeviceBuffer recv = comm.allocate(new GranularAllocator(), DataType.FLOAT32, COUNT)) {
+                assertEquals(Allocator.CUSTOM, send.allocator());
+                registeredAllReduce(comm, ctx.stream(), send, recv, ctx.rank());
+            }
+        });
+    }
+
+    @Test
+    void r11UnqualifiedCustomAllocatorsAreRefusedAndTheirMemoryFreed() {
+        cluster.run(ctx -> {
+            Communicator comm = ctx.comm();
+            DeviceCommunicator device = (DeviceCommunicator) comm;
+            long before = device.deviceMemoryUsed();
+            CollectivesException odd = assertThrows(CollectivesException.class,
+                    () -> comm.allocate(new OddReservationAllocator(), DataType.FLOAT32, COUNT));
+            assertEquals(Rule.R11_ALLOCATOR, odd.rule());
+            assertTrue(odd.getMessage().contains("reserved size"), odd.getMessage());
+            CollectivesException undeclared = assertThrows(CollectivesException.class,
+                    () -> comm.allocate(new UndeclaredAllocator(), DataType.FLOAT32, 16));
+            assertEquals(Rule.R11_ALLOCATOR, undeclared.rule());
+            assertTrue(undeclared.getMessage().contains("not annotated @QualifiedAllocator"));
+            assertEquals(before, device.deviceMemoryUsed());
+        });
+    }
+
+    @Test
+    void r9LegacyRegistrationNeedsTheVariable() {
+        cluster.run(ctx -> {
+            Communicator comm = ctx.comm();
+            try (DeviceBuffer legacy = comm.allocate(Allocator.LEGACY, DataType.FLOAT32, 1024)) {
+                if (comm.environment(comm.legacyRegisterVariable()).map("1"::equals).orElse(false)) {
+                    comm.register(legacy).close();
+                } else {
+                    CollectivesException e = assertThrows(CollectivesException.class, () -> comm.register(legacy));
+                    assertEquals(Rule.R9_LEGACY, e.rule());
+                    assertTrue(e.getMessage().contains(comm.legacyRegisterVariable() + "=1"), e.getMessage());
+                }
+            }
+        });
+    }
+
+    @Test
+    void windowsAndTheirHelpersAsTheCapabilitySays() {
+        cluster.run(ctx -> {
+            Communicator comm = ctx.comm();
+            Stream stream = ctx.stream();
+            Capabilities caps = comm.capabilities();
+            System.out.println("rank " + ctx.rank() + " " + comm.backendName() + " capabilities: " + caps);
+            try (DeviceBuffer legacy = comm.allocate(Allocator.LEGACY, DataType.FLOAT32, 1024);
+                 DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
+                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT)) {
+                CollectivesException notVmm = assertThrows(CollectivesException.class,
+                        () -> comm.registerWindow(legacy, true));
+                assertEquals(Rule.R12_WINDOW, notVmm.rule());
+                CollectivesException misaligned = assertThrows(CollectivesException.class,
+                        () -> comm.registerWindow(send.at(2), true));
+                assertEquals(Rule.R12_WINDOW, misaligned.rule());
+                if (!caps.symmetricWindows()) {
+                    return;
+                }
+                float[] mine = new float[COUNT];
+                java.util.Arrays.fill(mine, ctx.rank() + 1);
+                send.copyFromHost(mine);
+                try (Window ws = comm.registerWindow(send, true); Window wr = comm.registerWindow(recv, true)) {
+                    assertTrue(ws.symmetric());
+                    comm.allReduce(send, recv, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
+                    stream.synchronize();
+                    float[] got = new float[COUNT];
+                    recv.copyToHost(got);
+                    assertEquals(3f, got[0]);
+                    assertEquals(3f, got[COUNT - 1]);
+                    CollectivesException e = assertThrows(CollectivesException.class, send::close);
+                    assertEquals(Rule.R12_WINDOW, e.rule());
+                    if (caps.windowHelpers()) {
+                        assertEquals(send.address(), ws.userPointer().orElseThrow());
+                        assertTrue(ws.lsaDevicePointer(0, ctx.rank()).isPresent());
+                    } else {
+                        // R10: NCCL 2.28 lacks ncclWinGetUserPtr and ncclGetLsaDevicePointer
+                        assertFalse(ws.userPointer().isPresent());
+                        assertFalse(ws.lsaDevicePointer(0, ctx.rank()).isPresent());
+                    }
+                }
+            }
+        });
+    }
+
+    @Test
+    void r5AGraphKeepsItsBuffersUntilClosed() {
+        cluster.run(ctx -> {
+            Communicator comm = ctx.comm();
+            Stream stream = ctx.stream();
+            DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+            DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+            stream.beginCapture();
+            comm.allReduce(send, recv, 1024, DataType.FLOAT32, ReduceOp.SUM, stream);
+            var graph = stream.endCapture();
+            var exec = graph.instantiate();
+            exec.launch(stream);
+            stream.synchronize();
+            CollectivesException e = assertThrows(CollectivesException.class, send::close);
+            assertEquals(Rule.R5_GRAPH_LIFETIME, e.rule());
+            exec.close();
+            assertThrows(CollectivesException.class, () -> exec.launch(stream));
+            graph.close();
+            send.close();
+            recv.close();
+        });
+    }
+
+    /** One pipeline's life in each mode; the second round must leave device memory exactly as it found it. */
+    @Test
+    void closeInOrderLeavesNoDeviceMemoryBehind() {
+        cluster.run(ctx -> {
+            DeviceCommunicator comm = (DeviceCommunicator) ctx.comm();
+            lifecycle(comm, ctx.stream());
+            long before = comm.deviceMemoryUsed();
+            lifecycle(comm, ctx.stream());
+            long after = comm.deviceMemoryUsed();
+            System.out.println("rank " + ctx.rank() + " device memory used before " + before + ", after " + after);
+            assertEquals(before, after, "device memory before and after a lifecycle");
+        });
+    }
+
+    private static void lifecycle(Communicator comm, Stream stream) {
+        DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
+        DeviceBuffer recv = comm.allocate(Allocator.VMM, DataType.FLOAT32, COUNT);
+        RegistrationHandle rs = comm.register(send);
+        RegistrationHandle rr = comm.register(recv);
+        comm.allReduce(send, recv, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
+        stream.beginCapture();
+        comm.allReduce(send, recv, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
+        var graph = stream.endCapture();
+        var exec = graph.instantiate();
+        exec.launch(stream);
+        stream.synchronize();
+        exec.close();
+        graph.close();
+        rr.close();
+        rs.close();
+        recv.close();
+        send.close();
+    }
+}

@@ -1,0 +1,116 @@
+package dev.collectives.backend.device;
+
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.DeviceBuffer;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * What the {@code gpu} tests share: the backend under test ({@code COLLECTIVES_BACKEND}, default nccl, so the
+ * same suite proves mccl through the forwarding library), and host-side element encoding for references.
+ */
+final class GpuFixture {
+    static final int RANKS = 2;
+
+    private GpuFixture() {
+    }
+
+    static DeviceBackend backend() {
+        String name = System.getenv().getOrDefault("COLLECTIVES_BACKEND", "nccl");
+        return (DeviceBackend) Backends.get(name);
+    }
+
+    /** Small values every type holds exactly, also after sum, prod, max, min, avg of two ranks. */
+    static double input(int rank, int i) {
+        return rank == 0 ? 1 + i % 2 : 1 + (i / 2) % 2;
+    }
+
+    static double reduce(ReduceOp op, double a, double b) {
+        switch (op) {
+            case SUM: return a + b;
+            case PROD: return a * b;
+            case MAX: return Math.max(a, b);
+            case MIN: return Math.min(a, b);
+            default: return (a + b) / 2;
+        }
+    }
+
+    static byte[] encode(DataType type, double[] values) {
+        ByteBuffer b = ByteBuffer.allocate(values.length * type.size()).order(ByteOrder.nativeOrder());
+        for (double v : values) {
+            switch (type) {
+                case INT8: case UINT8: b.put((byte) v); break;
+                case INT32: case UINT32: b.putInt((int) v); break;
+                case INT64: case UINT64: b.putLong((long) v); break;
+                case FLOAT32: b.putFloat((float) v); break;
+                case FLOAT64: b.putDouble(v); break;
+                case FLOAT16: b.putShort((short) small(v, 5, 10)); break;
+                case BFLOAT16: b.putShort((short) small(v, 8, 7)); break;
+                case FP8_E4M3: b.put((byte) small(v, 4, 3)); break;
+                case FP8_E5M2: b.put((byte) small(v, 5, 2)); break;
+                default: throw new IllegalArgumentException(type.toString());
+            }
+        }
+        return b.array();
+    }
+
+    static double[] decode(DataType type, byte[] bytes) {
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
+        double[] values = new double[bytes.length / type.size()];
+        for (int i = 0; i < values.length; i++) {
+            switch (type) {
+                case INT8: values[i] = b.get(); break;
+                case UINT8: values[i] = b.get() & 0xff; break;
+                case INT32: case UINT32: values[i] = b.getInt(); break;
+                case INT64: case UINT64: values[i] = b.getLong(); break;
+                case FLOAT32: values[i] = b.getFloat(); break;
+                case FLOAT64: values[i] = b.getDouble(); break;
+                case FLOAT16: values[i] = unsmall(b.getShort() & 0xffff, 5, 10); break;
+                case BFLOAT16: values[i] = unsmall(b.getShort() & 0xffff, 8, 7); break;
+                case FP8_E4M3: values[i] = unsmall(b.get() & 0xff, 4, 3); break;
+                case FP8_E5M2: values[i] = unsmall(b.get() & 0xff, 5, 2); break;
+                default: throw new IllegalArgumentException(type.toString());
+            }
+        }
+        return values;
+    }
+
+    /** A positive normal value exactly representable with these exponent and mantissa bits. */
+    static int small(double v, int exponentBits, int mantissaBits) {
+        int exponent = Math.getExponent(v);
+        double mantissa = v / Math.scalb(1.0, exponent) - 1;
+        int bias = (1 << (exponentBits - 1)) - 1;
+        return (exponent + bias) << mantissaBits | (int) Math.round(mantissa * (1 << mantissaBits));
+    }
+
+    static double unsmall(int bits, int exponentBits, int mantissaBits) {
+        int bias = (1 << (exponentBits - 1)) - 1;
+        int exponent = bits >>> mantissaBits & ((1 << exponentBits) - 1);
+        int mantissa = bits & ((1 << mantissaBits) - 1);
+        if (exponent == 0 && mantissa == 0) {
+            return 0;
+        }
+        return Math.scalb(1 + mantissa / (double) (1 << mantissaBits), exponent - bias);
+    }
+
+    static void fill(DeviceBuffer buffer, DataType type, double[] values) {
+        buffer.copyFromHost(encode(type, values));
+    }
+
+    static double[] read(DeviceBuffer buffer, DataType type, int count) {
+        byte[] bytes = new byte[count * type.size()];
+        buffer.copyToHost(bytes);
+        return decode(type, bytes);
+    }
+
+    static double[] inputs(int rank, int count) {
+        double[] v = new double[count];
+        for (int i = 0; i < count; i++) {
+            v[i] = input(rank, i);
+        }
+        return v;
+    }
+}
