@@ -62,6 +62,26 @@ public interface Rendezvous extends AutoCloseable {
                 + String.join("; ", values), null);
     }
 
+    /**
+     * How many ranks share a node at most, from an allgather of each rank's host name (a collective: every rank
+     * calls it). Backends pass it to {@link dev.collectives.runtime.Topology} (IB SHARP, R8, needs exactly 1).
+     */
+    default int ranksPerNode() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "unknown host of rank " + rank();
+        }
+        byte[][] hosts = allGather(sha256(host));
+        int most = 0;
+        for (byte[] h : hosts) {
+            int same = (int) Arrays.stream(hosts).filter(other -> Arrays.equals(other, h)).count();
+            most = Math.max(most, same);
+        }
+        return most;
+    }
+
     /** Leaves the job; idempotent. */
     @Override
     void close();

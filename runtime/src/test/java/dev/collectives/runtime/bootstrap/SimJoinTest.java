@@ -76,6 +76,18 @@ class SimJoinTest {
     }
 
     @Test
+    void theSeedExamplesRunOnJoinedSimRanks() {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        List<Outcome<List<String>>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
+            try (JoinedRank me = Backends.get("sim").join(bootstrap(endpoint, rank, 2, GENEROUS))) {
+                return SeedJob.run(me);
+            }
+        });
+        outcomes.forEach(o -> assertEquals(List.of("seed 1 graph registration: ok", "seed 2 local registration: ok",
+                "seed 3 registered block with views: ok"), o.get()));
+    }
+
+    @Test
     void aDifferentPipelineOnOneJoinedRankFailsEveryRankWithR14() {
         String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
         List<Outcome<Void>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
