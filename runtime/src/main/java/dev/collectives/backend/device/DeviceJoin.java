@@ -33,7 +33,7 @@ final class DeviceJoin {
         byte[] id = new byte[UNIQUE_ID_BYTES];
         int ranksPerNode;
         try (Rendezvous rendezvous = bootstrap.rendezvous()) {
-            rendezvous.agree("backend and library version", dialect.backendName() + " " + library.versionString());
+            rendezvous.agree("backend", dialect.backendName() + " " + library.versionString());
             if (rank == 0) {
                 library.check(NativeShim.getUniqueId(library.lib, id), rank, 0, "GetUniqueId");
             }

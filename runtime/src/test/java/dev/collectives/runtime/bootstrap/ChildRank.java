@@ -9,18 +9,20 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** A JVM running {@link RankProcess} with a launcher's variables, its output collected line by line. */
+/** A JVM running {@link RankProcess} (or another main class) with a launcher's variables, its output collected line by line. */
 final class ChildRank implements AutoCloseable {
     /** Variables a test runner may have inherited from a real launcher; a child must see only its own. */
-    private static final List<String> LAUNCHER_PREFIXES = List.of("OMPI_", "PMI_", "SLURM_", "COLLECTIVES_", "MPI_");
+    private static final List<String> LAUNCHER_PREFIXES = List.of("OMPI_", "PMI_", "SLURM_", "MPI_LOCAL");
     private static final List<String> LAUNCHER_NAMES = List.of("RANK", "WORLD_SIZE", "LOCAL_RANK",
-            "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES");
+            "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID", "CUDA_VISIBLE_DEVICES",
+            "MUSA_VISIBLE_DEVICES", Settings.JOB_TOKEN, "COLLECTIVES_BACKEND");
     private static final Pattern FAILED = Pattern.compile("FAILED after (\\d+) ms: (.*)");
 
     private final String name;
@@ -36,15 +38,21 @@ final class ChildRank implements AutoCloseable {
         reader.start();
     }
 
+    /** A {@link RankProcess}. */
     static ChildRank start(String name, Map<String, String> variables, String... args) {
+        return start(name, RankProcess.class, variables, args);
+    }
+
+    static ChildRank start(String name, Class<?> main, Map<String, String> variables, String... args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx64m", "-cp",
-                System.getProperty("java.class.path"), RankProcess.class.getName()));
+                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
+                System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         Map<String, String> environment = builder.environment();
         environment.keySet().removeIf(k -> LAUNCHER_NAMES.contains(k)
-                || LAUNCHER_PREFIXES.stream().anyMatch(k::startsWith));
+                || LAUNCHER_PREFIXES.stream().anyMatch(k::startsWith)
+                || Arrays.stream(Settings.Explicit.values()).anyMatch(s -> s.variable.equals(k)));
         environment.putAll(variables);
         try {
             return new ChildRank(name, builder.start());
