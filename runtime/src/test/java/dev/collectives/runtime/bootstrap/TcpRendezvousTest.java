@@ -43,9 +43,11 @@ class TcpRendezvousTest extends RendezvousContractTest {
         String endpoint = endpoint();
         List<Outcome<byte[]>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
             if (rank == 1) {
-                try (Socket stray = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                try (Socket stray = connectWhenListening()) {
                     new DataOutputStream(stray.getOutputStream()).writeBytes("GET / HTTP/1.0\r\n\r\n");
                     stray.getInputStream().readAllBytes();
+                } catch (java.net.SocketException reset) {
+                    // rank 0 closed it with part of the request unread: the stray sees a reset, which is fine
                 }
             }
             try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, GENEROUS).rendezvous()) {
@@ -66,15 +68,7 @@ class TcpRendezvousTest extends RendezvousContractTest {
                 }
             }
             // a member that holds the token but then claims a message of 1 GiB
-            Socket socket = null;
-            for (int attempt = 0; socket == null; attempt++) {
-                try {
-                    socket = new Socket(InetAddress.getLoopbackAddress(), port);
-                } catch (java.net.ConnectException e) {
-                    Thread.sleep(50);
-                }
-            }
-            try (Socket s = socket) {
+            try (Socket s = connectWhenListening()) {
                 DataInputStream in = new DataInputStream(s.getInputStream());
                 DataOutputStream out = new DataOutputStream(s.getOutputStream());
                 in.readInt();
@@ -97,6 +91,21 @@ class TcpRendezvousTest extends RendezvousContractTest {
         String root = outcomes.get(0).message();
         assertTrue(root.contains("rank 1 at /127.0.0.1:") && root.contains(
                 "sent a message of 1073741824 bytes, above the limit of 65536 in allgather #1"), root);
+    }
+
+    /** A raw connection to rank 0's port, once rank 0 (a thread started alongside) listens. */
+    private Socket connectWhenListening() throws InterruptedException {
+        long end = System.nanoTime() + GENEROUS.toNanos();
+        while (true) {
+            try {
+                return new Socket(InetAddress.getLoopbackAddress(), port);
+            } catch (java.io.IOException e) {
+                if (System.nanoTime() > end) {
+                    throw new AssertionError("rank 0 never listened at port " + port, e);
+                }
+                Thread.sleep(20);
+            }
+        }
     }
 
     @Test
