@@ -67,6 +67,7 @@ final class SeedJob {
              DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4 * COUNT);
              RegistrationHandle sendHandle = comm.register(send);
              RegistrationHandle recvHandle = comm.register(recv)) {
+            requireRegistered(me, sendHandle, recvHandle);
             send.copyFromHost(values(me.rank(), 4 * COUNT));
             comm.allReduce(send, recv, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
             comm.allReduce(send.at(COUNT), recv.at(2 * COUNT), COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
@@ -87,6 +88,7 @@ final class SeedJob {
         check(me, "block", "register block of 2 MiB; allReduce view@0 -> view@" + recvOffsetBytes);
         try (DeviceBuffer block = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, 2 << 20);
              RegistrationHandle handle = comm.register(block)) {
+            requireRegistered(me, handle);
             DeviceBuffer send = block.view(0, DataType.FLOAT32, COUNT);
             DeviceBuffer recv = block.view(recvOffsetBytes, DataType.FLOAT32, COUNT);
             send.copyFromHost(values(me.rank(), COUNT));
@@ -97,6 +99,14 @@ final class SeedJob {
             verify(me, "block", out, 0, 0);
         }
         return "seed 3 registered block with views: ok";
+    }
+
+    private static void requireRegistered(JoinedRank me, RegistrationHandle... handles) {
+        for (RegistrationHandle handle : handles) {
+            if (!handle.isOpen()) {
+                throw new AssertionError("rank " + me.rank() + ": registration of " + handle.buffer() + " is closed");
+            }
+        }
     }
 
     /** Every rank binds the same pipeline: R14 would fail all of them otherwise. */
