@@ -72,7 +72,7 @@ public final class Bootstrap {
                 () -> launcher.flatMap(l -> settings.variableInt(l.localRankVariable)))
                 .orElse(new Sourced<>(0, "default: one process per node"));
         this.localSize = first(b.localSize, () -> settings.explicitInt(Explicit.LOCAL_SIZE),
-                () -> launcher.flatMap(l -> settings.variableInt(l.localSizeVariable)));
+                () -> launcher.flatMap(l -> settings.variableIntIfWhole(l.localSizeVariable)));
         check(localRank.value() >= 0, r, "the local rank " + localRank + " is negative");
         localSize.ifPresent(ls -> check(localRank.value() < ls.value(), r, "the local rank " + localRank
                 + " is not below the local size " + ls));

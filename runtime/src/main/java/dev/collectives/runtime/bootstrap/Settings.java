@@ -74,6 +74,11 @@ final class Settings {
         return variable(name).map(Settings::toInt);
     }
 
+    /** The variable as a whole number; empty when unset or not a whole number (an optional hint only). */
+    Optional<Sourced<Integer>> variableIntIfWhole(String name) {
+        return variable(name).filter(v -> v.value().matches("\\d{1,9}")).map(Settings::toInt);
+    }
+
     private static Sourced<Integer> toInt(Sourced<String> text) {
         try {
             return new Sourced<>(Integer.parseInt(text.value()), text.source());

@@ -196,15 +196,20 @@ final class TcpRoot extends Exchange {
         out.writeByte(Channel.ACCEPTED);
         out.write(token.mac("accept", serverNonce, clientNonce, claim));
         out.flush();
+        String lateFailure;
         synchronized (lock) {
-            if (fatal != null || server.isClosed()) {
-                return fatal;
+            lateFailure = fatal != null ? fatal : server.isClosed() ? "rank 0 closed the rendezvous" : null;
+            if (lateFailure == null) {
+                members[rank] = channel;
+                joined++;
+                lock.notifyAll();
+                return null;
             }
-            members[rank] = channel;
-            joined++;
-            lock.notifyAll();
         }
-        return null;
+        // the job failed while this peer was being admitted: tell it why rather than just closing
+        channel.send(Channel.ABORT, 0, Channel.truncate("rank 0 ended the job: " + lateFailure),
+                Deadline.after(Duration.ofSeconds(1)));
+        return lateFailure;
     }
 
     /** Why an authenticated peer cannot be rank {@code rank} of this job; null if it can. */

@@ -63,6 +63,13 @@ class BootstrapSettingsTest {
     }
 
     @Test
+    void anUnreadableLocalSizeFromALauncherIsOnlyAHintAndIgnored() {
+        Bootstrap b = Bootstrap.fromEnvironment(Map.of("SLURM_PROCID", "1", "SLURM_NTASKS", "6",
+                "SLURM_NTASKS_PER_NODE", "2(x3)"));
+        assertEquals(OptionalInt.empty(), b.localSize());
+    }
+
+    @Test
     void torchrunVariablesIncludingTheMasterAddressAsRendezvous() {
         Bootstrap b = Bootstrap.fromEnvironment(Map.of("RANK", "1", "WORLD_SIZE", "2", "LOCAL_RANK", "1",
                 "MASTER_ADDR", "node17", "MASTER_PORT", "29500"));
