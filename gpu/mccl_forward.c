@@ -6,6 +6,7 @@
  * pointers, enums are ints), so no vendor header is needed.
  */
 #include <stddef.h>
+#include <stdlib.h>
 
 typedef struct { char internal[128]; } uid_t128;
 typedef void* ptr;
@@ -15,12 +16,28 @@ typedef unsigned long long u64;
     extern ret nccl params;                 \
     __attribute__((visibility("default"))) ret mccl params { return nccl args; }
 
+/* MCCL reads MCCL_* variables: hand them to NCCL under its names (unless set there) before NCCL's first init. */
+static void mirror_environment(void) {
+    static const char* const names[][2] = {
+        {"MCCL_RUNTIME_CONNECT", "NCCL_RUNTIME_CONNECT"},
+        {"MCCL_LEGACY_MUSA_REGISTER", "NCCL_LEGACY_CUDA_REGISTER"},
+        {"MCCL_COLLNET_ENABLE", "NCCL_COLLNET_ENABLE"},
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char* value = getenv(names[i][0]);
+        if (value != NULL) setenv(names[i][1], value, 0);
+    }
+}
+#define FWD_INIT(ret, mccl, nccl, params, args) \
+    extern ret nccl params;                      \
+    __attribute__((visibility("default"))) ret mccl params { mirror_environment(); return nccl args; }
+
 /* collective library: mccl* -> nccl* (and the one irregular name, mcclCommMuDevice -> ncclCommCuDevice) */
 FWD(int, mcclGetVersion, ncclGetVersion, (int* v), (v))
-FWD(int, mcclGetUniqueId, ncclGetUniqueId, (uid_t128* id), (id))
-FWD(int, mcclCommInitRank, ncclCommInitRank, (ptr* c, int n, uid_t128 id, int r), (c, n, id, r))
-FWD(int, mcclCommInitRankConfig, ncclCommInitRankConfig, (ptr* c, int n, uid_t128 id, int r, ptr cfg), (c, n, id, r, cfg))
-FWD(int, mcclCommInitAll, ncclCommInitAll, (ptr* c, int n, const int* d), (c, n, d))
+FWD_INIT(int, mcclGetUniqueId, ncclGetUniqueId, (uid_t128* id), (id))
+FWD_INIT(int, mcclCommInitRank, ncclCommInitRank, (ptr* c, int n, uid_t128 id, int r), (c, n, id, r))
+FWD_INIT(int, mcclCommInitRankConfig, ncclCommInitRankConfig, (ptr* c, int n, uid_t128 id, int r, ptr cfg), (c, n, id, r, cfg))
+FWD_INIT(int, mcclCommInitAll, ncclCommInitAll, (ptr* c, int n, const int* d), (c, n, d))
 FWD(int, mcclCommSplit, ncclCommSplit, (ptr c, int color, int key, ptr* out, ptr cfg), (c, color, key, out, cfg))
 FWD(int, mcclCommFinalize, ncclCommFinalize, (ptr c), (c))
 FWD(int, mcclCommDestroy, ncclCommDestroy, (ptr c), (c))

@@ -5,7 +5,7 @@
 # Usage: bash .gpu/run-all.sh [info] [nccl] [mccl] [bench] [quickbench]   (no argument: all but quickbench)
 # Writes logs to $OUT (or /tmp/collectives-out) and prints a summary last. NVLink SHARP stays off.
 set -u
-export NCCL_NVLS_ENABLE=0
+export NCCL_NVLS_ENABLE=0 MCCL_NVLS_ENABLE=0 # the MCCL name too: the backend reads <PREFIX>_NVLS_ENABLE
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/collectives-out}
 mkdir -p "$out"
@@ -16,6 +16,7 @@ summary=$out/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
 has() { [[ " $stages " == *" $1 "* ]]; }
 
+exported() { nm -D --defined-only "$1" 2>/dev/null | grep -qE " $2(@.*)?\$"; }
 libfile() { # the first path of a shared library: ldconfig, then the usual places, then pip's nvidia packages
   local p
   p=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1==n {print $NF; exit}')
@@ -37,28 +38,49 @@ if has info; then
   { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv
     nvidia-smi topo -m
     for s in ncclGetVersion ncclCommWindowRegister ncclWinGetUserPtr ncclGetLsaDevicePointer ncclAlltoAll ncclCommInitRankConfig ncclCommShrink; do
-      if nm -D "$nccl" | grep -q " T $s\$"; then echo "$s present"; else echo "$s absent"; fi; done
+      if exported "$nccl" $s; then echo "$s present"; else echo "$s absent"; fi; done
     strings "$nccl" | grep -m1 -E "^NCCL version" ; } > "$out/info.txt" 2>&1
   note "$(grep -E 'GPU [0-9]|present|absent|NCCL version' "$out/info.txt" | tr '\n' ';')"
 fi
 
 classpath=$(ls "$here"/lib/*.jar | grep -v console-standalone | tr '\n' ':')
-junit() { # $1 label; runs the gpu-tagged device suite under a time limit
-  timeout -k 10 420 "$java" -Dcollectives.device.syncTimeoutSeconds=60 \
-    -jar "$here"/lib/junit-platform-console-standalone-*.jar execute --class-path "$classpath" \
-    --scan-classpath "$(ls "$here"/lib/collectives-runtime-*-tests.jar)" --include-package dev.collectives.backend.device \
-    --include-tag gpu --disable-banner --details=tree \
-    --reports-dir "$build/reports-$1" > "$out/tests-$1.log" 2>&1
-  local rc=$?
-  note "tests $1: rc=$rc $(grep -E 'tests (successful|failed|aborted|skipped)' "$out/tests-$1.log" | tr -s ' ' | tr '\n' ' ')"
+# Each selection runs in its own JVM (a crash stays in its selection), under a time limit.
+selections="method:DeviceInitGpuTest#reportsVersionAndSymbols method:DeviceInitGpuTest#configWithCtaPolicyAndCollnetOffReduces
+  method:DeviceInitGpuTest#captureAsTheFirstCollectiveOfAFreshCommunicator method:DeviceInitGpuTest#commInitAll
+  method:DeviceInitGpuTest#commSplit class:DeviceCollectivesGpuTest class:DeviceMemoryGpuTest class:DeviceFailureGpuTest"
+junit() { # $1 label
+  local log=$out/tests-$1.log rc sel kind name
+  : > "$log"
+  for sel in $selections; do
+    kind=${sel%%:*}; name=${sel#*:}
+    echo "==== $name" >> "$log"
+    timeout -k 10 240 "$java" -Xss16m -Dcollectives.device.syncTimeoutSeconds=60 \
+      -jar "$here"/lib/junit-platform-console-standalone-*.jar execute --class-path "$classpath" \
+      --select-$kind dev.collectives.backend.device.$name --include-tag gpu --disable-banner --details=tree \
+      --reports-dir "$build/reports-$1-${name//#/-}" >> "$log" 2>&1
+    rc=$?
+    note "tests $1 $name: rc=$rc $(tail -20 "$log" | grep -E 'tests (successful|failed)' | tr -s ' ' | tr '\n' ' ')"
+  done
 }
-
 if has nccl; then COLLECTIVES_BACKEND=nccl junit nccl; fi
+if has connectcheck; then # the capture probe with lazy connections (the library's default)
+  NCCL_RUNTIME_CONNECT=1 COLLECTIVES_BACKEND=nccl timeout -k 10 120 "$java" -Xss16m -jar "$here"/lib/junit-platform-console-standalone-*.jar \
+    execute --class-path "$classpath" --include-tag gpu --disable-banner \
+    --select-method dev.collectives.backend.device.DeviceInitGpuTest#captureAsTheFirstCollectiveOfAFreshCommunicator \
+    > "$build/connectcheck.log" 2>&1
+  note "connectcheck (NCCL_RUNTIME_CONNECT=1): rc=$? $(grep -E 'smashing|first collective|tests (successful|failed)' "$build/connectcheck.log" | cut -c1-400 | tr -s ' ' | tr '\n' ' ')"
+fi
+if has stackcheck; then # the collectives again with the JVM's default thread stack (1 MiB)
+  COLLECTIVES_BACKEND=nccl timeout -k 10 120 "$java" -jar "$here"/lib/junit-platform-console-standalone-*.jar execute \
+    --class-path "$classpath" --select-class dev.collectives.backend.device.DeviceCollectivesGpuTest --include-tag gpu --disable-banner \
+    > "$build/stackcheck.log" 2>&1
+  note "stackcheck (default -Xss): rc=$? $(grep -E 'smashing|tests (successful|failed)' "$build/stackcheck.log" | tr -s ' ' | tr '\n' ' ')"
+fi
 
 if has mccl; then
   extra=""
-  nm -D "$nccl" | grep -q " T ncclAlltoAll$" && extra="$extra -DFORWARD_ALLTOALL"
-  nm -D "$nccl" | grep -q " T ncclWinGetUserPtr$" && extra="$extra -DFORWARD_WINDOW_HELPERS"
+  exported "$nccl" ncclAlltoAll && extra="$extra -DFORWARD_ALLTOALL"
+  exported "$nccl" ncclWinGetUserPtr && extra="$extra -DFORWARD_WINDOW_HELPERS"
   if gcc -shared -fPIC -O2 $extra -o "$build/libmccl.so" "$here/mccl_forward.c" $links > "$out/builds.log" 2>&1; then
     export COLLECTIVES_MCCL_CCL_LIBRARY=$build/libmccl.so COLLECTIVES_MCCL_RUNTIME_LIBRARY=$build/libmccl.so \
       COLLECTIVES_MCCL_DRIVER_LIBRARY=$build/libmccl.so
@@ -79,7 +101,7 @@ fi
 if has bench || has quickbench; then
   if gcc -O2 -o "$build/native_bench" "$here/native_bench.c" $links -lpthread >> "$out/builds.log" 2>&1; then
     max=2147483648; has quickbench && max=33554432
-    timeout -k 10 540 "$java" -cp "$classpath" dev.collectives.examples.bench.DeviceBenchmark \
+    timeout -k 10 540 "$java" -Xss16m -cp "$classpath" dev.collectives.examples.bench.DeviceBenchmark \
       --native "$build/native_bench" --min 8 --max $max --ranks 2 --out "$out/bench.txt" > "$out/bench.log" 2>&1
     note "bench: rc=$? $(tail -3 "$out/bench.log" | tr '\n' ' ')"
   else

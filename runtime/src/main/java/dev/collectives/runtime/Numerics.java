@@ -26,12 +26,16 @@ public final class Numerics {
     private Numerics() {
     }
 
+    private static final int DOUBLE_MANTISSA_BITS = 52;
+    private static final int DOUBLE_BIAS = 1023;
+    private static final long DOUBLE_INFINITY = 0x7FF0_0000_0000_0000L;
+
     /** A binary floating-point format narrower than float, described by its field widths. */
     private enum NarrowFormat {
-        FLOAT16(5, 10, false, 0x7FFF),
-        BFLOAT16(8, 7, false, 0x7FFF),
-        E4M3(4, 3, true, 0x7F),
-        E5M2(5, 2, true, 0x7F);
+        FLOAT16(5, 10, true, false, 0x7FFF),
+        BFLOAT16(8, 7, true, false, 0x7FFF),
+        E4M3(4, 3, false, true, 0x7F),
+        E5M2(5, 2, true, true, 0x7F);
 
         final int mantissaBits;
         final int bias;
@@ -41,45 +45,55 @@ public final class Numerics {
         /** Values beyond the largest finite one become it (fp8's SATFINITE) instead of infinity. */
         final boolean saturates;
         final int canonicalNaN;
-        /** e4m3 spends its top exponent on numbers; the others spend it on infinities and NaNs. */
+        /** IEEE-like: the top exponent holds infinities and NaNs. e4m3 spends it on numbers, all but its NaN. */
         final boolean hasInfinities;
 
-        NarrowFormat(int exponentBits, int mantissaBits, boolean saturates, int canonicalNaN) {
+        NarrowFormat(int exponentBits, int mantissaBits, boolean hasInfinities, boolean saturates, int canonicalNaN) {
             this.mantissaBits = mantissaBits;
             this.bias = (1 << (exponentBits - 1)) - 1;
             this.signBit = 1 << (exponentBits + mantissaBits);
-            this.hasInfinities = exponentBits != 4;
+            this.hasInfinities = hasInfinities;
             int allOnesExponent = ((1 << exponentBits) - 1) << mantissaBits;
             this.maxFiniteBits = hasInfinities ? allOnesExponent - 1 : allOnesExponent | ((1 << mantissaBits) - 2);
             this.saturates = saturates;
             this.canonicalNaN = canonicalNaN;
         }
 
-        /** Rounds {@code value} to nearest even, once, and returns the bit pattern. */
+        /**
+         * Rounds {@code value} to nearest even, once, and returns the bit pattern. Works on the double's bits: the
+         * significand is shifted right by the bits the format lacks, rounding half to even; a carry out of the
+         * significand moves into the exponent field by itself.
+         */
         int encode(double value) {
-            int sign = (Double.doubleToRawLongBits(value) < 0) ? signBit : 0;
-            if (Double.isNaN(value)) {
+            long bits = Double.doubleToRawLongBits(value);
+            int sign = bits < 0 ? signBit : 0;
+            long magnitude = bits & Long.MAX_VALUE;
+            if (magnitude > DOUBLE_INFINITY) {
                 return canonicalNaN;
             }
-            double magnitude = Math.abs(value);
-            if (Double.isInfinite(magnitude)) {
-                return sign | (saturates ? maxFiniteBits : maxFiniteBits + 1);
-            }
-            int minNormalExponent = 1 - bias;
-            int exponent = Math.max(Math.getExponent(magnitude), minNormalExponent);
-            // The value in units of its last place: scaling by a power of two is exact, rint rounds half to even.
-            double units = Math.rint(Math.scalb(magnitude, mantissaBits - exponent));
-            int bits;
-            if (Math.getExponent(magnitude) < minNormalExponent) {
-                bits = (int) units; // subnormal; units == 2^mantissaBits is the smallest normal's pattern
+            int exponent = (int) (magnitude >>> DOUBLE_MANTISSA_BITS) - DOUBLE_BIAS;
+            int dropped = DOUBLE_MANTISSA_BITS - mantissaBits;
+            long rounded;
+            if (exponent >= 1 - bias) {
+                // a normal result (or an overflow): rebias the exponent field from double's to the format's
+                rounded = shiftRoundingToEven(magnitude, dropped) - ((long) (DOUBLE_BIAS - bias) << mantissaBits);
             } else {
-                // units lies in [2^m, 2^(m+1)]; the upper end carries into the exponent field by itself
-                bits = ((exponent + bias) << mantissaBits) + (int) units - (1 << mantissaBits);
+                // below the smallest normal: units of the smallest subnormal; 2^m units is the smallest normal
+                int shift = dropped + (1 - bias - exponent);
+                long significand = (magnitude & ((1L << DOUBLE_MANTISSA_BITS) - 1)) | (1L << DOUBLE_MANTISSA_BITS);
+                // beyond 54 places even the largest significand (< 2^53) is under half a unit
+                rounded = shift > 54 ? 0 : shiftRoundingToEven(significand, shift);
             }
-            if (bits > maxFiniteBits) {
-                bits = saturates ? maxFiniteBits : maxFiniteBits + 1; // maxFiniteBits + 1 is infinity
+            if (rounded > maxFiniteBits) {
+                rounded = saturates ? maxFiniteBits : maxFiniteBits + 1; // maxFiniteBits + 1 is infinity
             }
-            return sign | bits;
+            return sign | (int) rounded;
+        }
+
+        private static long shiftRoundingToEven(long value, int shift) {
+            long half = 1L << (shift - 1);
+            long odd = (value >>> shift) & 1;
+            return (value + half - 1 + odd) >>> shift;
         }
 
         float decode(int bits) {
@@ -172,15 +186,14 @@ public final class Numerics {
      * truncate toward zero and wrap modulo 2^width (NaN becomes 0).
      */
     public static long encode(DataType type, double value) {
-        long mask = type.size() == 8 ? -1L : (1L << (8 * type.size())) - 1;
         switch (type) {
             case FLOAT16: return NarrowFormat.FLOAT16.encode(value);
-            case FLOAT32: return Float.floatToRawIntBits((float) value) & mask;
+            case FLOAT32: return Float.floatToRawIntBits((float) value) & 0xFFFF_FFFFL;
             case FLOAT64: return Double.doubleToRawLongBits(value);
             case BFLOAT16: return NarrowFormat.BFLOAT16.encode(value);
             case FP8_E4M3: return NarrowFormat.E4M3.encode(value);
             case FP8_E5M2: return NarrowFormat.E5M2.encode(value);
-            default: return truncateToLong(value) & mask;
+            default: return truncateToLong(value) & (type.size() == 8 ? -1L : (1L << (8 * type.size())) - 1);
         }
     }
 

@@ -44,6 +44,32 @@ public abstract class DeviceBackend implements Backend {
         return NativeLibrary.require(dialect).versionString();
     }
 
+    /** The system property that, set to false, leaves peer connections to the library's default (lazily). */
+    public static final String CONNECT_AT_INIT_PROPERTY = "collectives.device.connectAtInit";
+
+    /**
+     * The variable {@code <PREFIX>_RUNTIME_CONNECT}: this backend sets it to 0 (connect every peer when the
+     * communicator is made) unless the user set it or {@link #CONNECT_AT_INIT_PROPERTY} is false. With lazy
+     * connections (NCCL 2.28's default), a communicator whose first collective is captured into a graph fails
+     * the capture (cudaErrorStreamCaptureInvalidated), so a GRAPH pipeline could not be bound on a fresh one.
+     */
+    public static String runtimeConnectVariable(Dialect dialect) {
+        return dialect.backendName().toUpperCase(java.util.Locale.ROOT) + "_RUNTIME_CONNECT";
+    }
+
+    /** Whether communicators made here connect all peers at init (see {@link #runtimeConnectVariable}). */
+    public static boolean connectsAtInit(Dialect dialect) {
+        String user = System.getenv(runtimeConnectVariable(dialect));
+        return user == null ? !"false".equals(System.getProperty(CONNECT_AT_INIT_PROPERTY)) : "0".equals(user.trim());
+    }
+
+    private static void connectAtInit(Dialect dialect) {
+        if (System.getenv(runtimeConnectVariable(dialect)) == null
+                && !"false".equals(System.getProperty(CONNECT_AT_INIT_PROPERTY))) {
+            NativeShim.setenvDefault(runtimeConnectVariable(dialect), "0");
+        }
+    }
+
     @Override
     public LocalCluster local(int ranks) {
         return local(ranks, CommConfig.DEFAULT);
@@ -58,6 +84,7 @@ public abstract class DeviceBackend implements Backend {
     /** {@code ranks} ranks on devices 0..ranks-1, their communicators made with {@code config}. */
     public LocalCluster local(int ranks, CommConfig config) {
         NativeLibrary library = NativeLibrary.require(dialect);
+        connectAtInit(dialect);
         int devices = library.deviceCount();
         if (ranks < 1 || ranks > devices) {
             throw CollectivesException.usage(-1, dialect.backendName() + ": " + ranks + " ranks need as many "

@@ -304,7 +304,7 @@ public final class DeviceCommunicator implements Communicator {
         fits(send, bytes, "send");
         fits(recv, bytes, "recv");
         done(NativeShim.allReduce(lib, send.address(), recv.address(), count, type.code(), op.code(), handle, s.handle),
-                "AllReduce", s, send, recv);
+                "AllReduce", type, s, send, recv);
     }
 
     @Override
@@ -314,7 +314,7 @@ public final class DeviceCommunicator implements Communicator {
         fits(send, bytes, "send");
         fits(recv, bytes * size, "recv");
         done(NativeShim.allGather(lib, send.address(), recv.address(), sendCount, type.code(), handle, s.handle),
-                "AllGather", s, send, recv);
+                "AllGather", type, s, send, recv);
     }
 
     @Override
@@ -325,7 +325,7 @@ public final class DeviceCommunicator implements Communicator {
         fits(send, bytes * size, "send");
         fits(recv, bytes, "recv");
         done(NativeShim.reduceScatter(lib, send.address(), recv.address(), recvCount, type.code(), op.code(), handle,
-                s.handle), "ReduceScatter", s, send, recv);
+                s.handle), "ReduceScatter", type, s, send, recv);
     }
 
     @Override
@@ -336,7 +336,7 @@ public final class DeviceCommunicator implements Communicator {
         fits(send, bytes, "send");
         fits(recv, bytes, "recv");
         done(NativeShim.broadcast(lib, send.address(), recv.address(), count, type.code(), root, handle, s.handle),
-                "Broadcast", s, send, recv);
+                "Broadcast", type, s, send, recv);
     }
 
     @Override
@@ -348,7 +348,7 @@ public final class DeviceCommunicator implements Communicator {
         fits(send, bytes, "send");
         fits(recv, bytes, "recv");
         done(NativeShim.reduce(lib, send.address(), recv.address(), count, type.code(), op.code(), root, handle,
-                s.handle), "Reduce", s, send, recv);
+                s.handle), "Reduce", type, s, send, recv);
     }
 
     /** {@code AlltoAll} where the library has it, else the equivalent group of sends and receives. */
@@ -360,16 +360,16 @@ public final class DeviceCommunicator implements Communicator {
         fits(recv, bytes * size, "recv");
         if (library.has(NativeLibrary.Slots.ALL_TO_ALL)) {
             done(NativeShim.allToAll(lib, send.address(), recv.address(), count, type.code(), handle, s.handle),
-                    "AlltoAll", s, send, recv);
+                    "AlltoAll", type, s, send, recv);
             return;
         }
         groupStart();
         try {
             for (int peer = 0; peer < size; peer++) {
                 done(NativeShim.send(lib, send.address() + peer * bytes, count, type.code(), peer, handle, s.handle),
-                        "Send", s, send, send);
+                        "Send", type, s, send, send);
                 done(NativeShim.recv(lib, recv.address() + peer * bytes, count, type.code(), peer, handle, s.handle),
-                        "Recv", s, recv, recv);
+                        "Recv", type, s, recv, recv);
             }
         } finally {
             groupEnd();
@@ -381,7 +381,7 @@ public final class DeviceCommunicator implements Communicator {
         DeviceStream s = enqueue(stream);
         peer(peer, "peer");
         fits(buffer, count * type.size(), "send");
-        done(NativeShim.send(lib, buffer.address(), count, type.code(), peer, handle, s.handle), "Send", s, buffer,
+        done(NativeShim.send(lib, buffer.address(), count, type.code(), peer, handle, s.handle), "Send", type, s, buffer,
                 buffer);
     }
 
@@ -390,7 +390,7 @@ public final class DeviceCommunicator implements Communicator {
         DeviceStream s = enqueue(stream);
         peer(peer, "peer");
         fits(buffer, count * type.size(), "recv");
-        done(NativeShim.recv(lib, buffer.address(), count, type.code(), peer, handle, s.handle), "Recv", s, buffer,
+        done(NativeShim.recv(lib, buffer.address(), count, type.code(), peer, handle, s.handle), "Recv", type, s, buffer,
                 buffer);
     }
 
@@ -432,9 +432,10 @@ public final class DeviceCommunicator implements Communicator {
         }
     }
 
-    private void done(int rc, String call, DeviceStream stream, DeviceBuffer a, DeviceBuffer b) {
+    private void done(int rc, String call, DataType type, DeviceStream stream, DeviceBuffer a, DeviceBuffer b) {
         if (rc != 0) {
-            throw library.cclFailure(rc, rank, handle, library.dialect.ccl(call));
+            throw library.cclFailure(rc, rank, handle, library.dialect.ccl(call) + " of "
+                    + library.dialect.typeName(type));
         }
         stream.used(a.memory());
         stream.used(b.memory());

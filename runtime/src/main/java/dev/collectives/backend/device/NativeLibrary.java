@@ -180,6 +180,7 @@ final class NativeLibrary {
         static final int WINDOW_DEREGISTER = 30;
         static final int WIN_GET_USER_PTR = 31;
         static final int GET_LSA_DEVICE_POINTER = 32;
+        static final int EVENT_CREATE = 52;
 
         private Slots() {
         }
@@ -193,6 +194,7 @@ final class NativeLibrary {
             expect(WINDOW_DEREGISTER, "CommWindowDeregister");
             expect(WIN_GET_USER_PTR, "WinGetUserPtr");
             expect(GET_LSA_DEVICE_POINTER, "GetLsaDevicePointer");
+            expect(EVENT_CREATE, "EventCreateWithFlags");
         }
 
         private static void expect(int slot, String name) {

@@ -34,6 +34,7 @@ public final class NativeShim {
     @Name("cx_open") static native String open(long lib, int library, String path);
     @Name("cx_bind") static native int bind(long lib, int slot, String symbol);
     @Name("cx_has") static native int has(long lib, int slot);
+    @Name("cx_setenv_default") static native void setenvDefault(String name, String value);
     @Name("cx_discard") static native void discard(long lib);
 
     // ---- errors -----------------------------------------------------------------------------------------------

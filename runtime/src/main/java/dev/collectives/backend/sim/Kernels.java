@@ -90,10 +90,14 @@ public final class Kernels {
                 case BFLOAT16:
                 case FP8_E4M3:
                 case FP8_E5M2:
-                    reduceFloats(FloatFormat.of(type), op, in, out, n);
+                    reduceFloats(type, op, in, out, n);
+                    break;
+                case INT64:
+                case UINT64:
+                    reduceLongs(type, op, in, out, n);
                     break;
                 default:
-                    reduceIntegers(IntegerFormat.of(type), op, in, out, n);
+                    reduceInts(type, op, in, out, n);
                     break;
             }
         }
@@ -115,26 +119,28 @@ public final class Kernels {
     // ---------------------------------------------------------------------------------------------------------
     // float family: FLOAT32 and the narrow formats, computed in float
 
-    private static void reduceFloats(FloatFormat format, ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
+    private static void reduceFloats(DataType type, ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
         Scratch scratch = SCRATCH.get();
         float[] acc = scratch.floats;
         float[] x = scratch.moreFloats;
-        float scale = format.round(1.0f / in.length);
+        float scalar = roundTo(type, (float) (1.0 / in.length));
         for (int start = 0; start < count; start += CHUNK) {
             int n = Math.min(CHUNK, count - start);
-            format.load(in[0], start, acc, n, scratch);
+            loadFloats(type, in[0], start, acc, n, scratch);
             if (op == ReduceOp.AVG) {
-                format.scale(acc, n, scale);
+                scale(type, acc, n, scalar);
             }
             for (int r = 1; r < in.length; r++) {
-                format.load(in[r], start, x, n, scratch);
+                loadFloats(type, in[r], start, x, n, scratch);
                 if (op == ReduceOp.AVG) {
-                    format.scale(x, n, scale);
+                    scale(type, x, n, scalar);
                 }
                 combine(op, acc, x, n);
-                format.round(acc, n);
+                if (r < in.length - 1) {
+                    roundTo(type, acc, n); // the last step is rounded by the store
+                }
             }
-            format.store(acc, n, out, start, scratch);
+            storeFloats(type, acc, n, out, start, scratch);
         }
     }
 
@@ -166,148 +172,101 @@ public final class Kernels {
         }
     }
 
-    /** How elements of a float-family type are loaded into, stored from and rounded in float arrays. */
-    private enum FloatFormat {
-        FLOAT32(4) {
-            @Override
-            float decode(int bits) {
-                return Float.intBitsToFloat(bits);
-            }
-
-            @Override
-            int encode(float value) {
-                return Float.floatToRawIntBits(value);
-            }
-
-            @Override
-            void round(float[] values, int n) {
-                // float arithmetic has rounded already
-            }
-        },
-        FLOAT16(2) {
-            @Override
-            float decode(int bits) {
-                return Numerics.fromFloat16((short) bits);
-            }
-
-            @Override
-            int encode(float value) {
-                return Numerics.toFloat16(value);
-            }
-        },
-        BFLOAT16(2) {
-            @Override
-            float decode(int bits) {
-                return Numerics.fromBfloat16((short) bits);
-            }
-
-            @Override
-            int encode(float value) {
-                return Numerics.toBfloat16(value);
-            }
-        },
-        FP8_E4M3(1) {
-            @Override
-            float decode(int bits) {
-                return Numerics.fromFp8E4M3((byte) bits);
-            }
-
-            @Override
-            int encode(float value) {
-                return Numerics.toFp8E4M3(value);
-            }
-        },
-        FP8_E5M2(1) {
-            @Override
-            float decode(int bits) {
-                return Numerics.fromFp8E5M2((byte) bits);
-            }
-
-            @Override
-            int encode(float value) {
-                return Numerics.toFp8E5M2(value);
-            }
-        };
-
-        final int size;
-
-        FloatFormat(int size) {
-            this.size = size;
+    /** NCCL's PreMulSum pre-op: each value times the scalar, rounded to the type. */
+    private static void scale(DataType type, float[] values, int n, float scalar) {
+        for (int i = 0; i < n; i++) {
+            values[i] *= scalar;
         }
+        roundTo(type, values, n);
+    }
 
-        static FloatFormat of(DataType type) {
-            return valueOf(type.name());
-        }
+    private static float roundTo(DataType type, float value) {
+        return (float) Numerics.decode(type, Numerics.encode(type, value));
+    }
 
-        abstract float decode(int bits);
-
-        /** The bit pattern of the nearest value of this format. */
-        abstract int encode(float value);
-
-        /** The nearest value of this format, as a float. */
-        float round(float value) {
-            return decode(encode(value));
-        }
-
-        void round(float[] values, int n) {
+    /** Rounds float results to a narrow type; float arithmetic has rounded FLOAT32 already. */
+    private static void roundTo(DataType type, float[] values, int n) {
+        if (type != DataType.FLOAT32) {
+            float[] decoded = decodingTable(type);
             for (int i = 0; i < n; i++) {
-                values[i] = round(values[i]);
+                values[i] = decoded[(int) Numerics.encode(type, values[i])];
             }
         }
+    }
 
-        /** NCCL's PreMulSum pre-op: each value times the scalar, rounded to the format. */
-        void scale(float[] values, int n, float scalar) {
-            for (int i = 0; i < n; i++) {
-                values[i] *= scalar;
-            }
-            round(values, n);
+    /** The values of all bit patterns of a 1- or 2-byte floating type, indexed by the unsigned pattern. */
+    private static float[] decodingTable(DataType type) {
+        switch (type) {
+            case FLOAT16: return DecodingTables.FLOAT16;
+            case BFLOAT16: return DecodingTables.BFLOAT16;
+            case FP8_E4M3: return DecodingTables.FP8_E4M3;
+            case FP8_E5M2: return DecodingTables.FP8_E5M2;
+            default: throw new AssertionError(type);
         }
+    }
 
-        void load(ByteBuffer from, int index, float[] to, int n, Scratch scratch) {
-            switch (size) {
-                case 4:
-                    from.asFloatBuffer().get(index, to, 0, n);
-                    break;
-                case 2: {
-                    short[] raw = scratch.shorts;
-                    from.asShortBuffer().get(index, raw, 0, n);
-                    for (int i = 0; i < n; i++) {
-                        to[i] = decode(raw[i]);
-                    }
-                    break;
+    /** Built on first use of a narrow type (holder idiom). */
+    private static final class DecodingTables {
+        static final float[] FLOAT16 = of(DataType.FLOAT16);
+        static final float[] BFLOAT16 = of(DataType.BFLOAT16);
+        static final float[] FP8_E4M3 = of(DataType.FP8_E4M3);
+        static final float[] FP8_E5M2 = of(DataType.FP8_E5M2);
+
+        private static float[] of(DataType type) {
+            float[] values = new float[1 << (8 * type.size())];
+            for (int bits = 0; bits < values.length; bits++) {
+                values[bits] = (float) Numerics.decode(type, bits);
+            }
+            return values;
+        }
+    }
+
+    private static void loadFloats(DataType type, ByteBuffer from, int index, float[] to, int n, Scratch scratch) {
+        switch (type.size()) {
+            case 4:
+                from.asFloatBuffer().get(index, to, 0, n);
+                break;
+            case 2: {
+                short[] raw = scratch.shorts;
+                from.asShortBuffer().get(index, raw, 0, n);
+                float[] decoded = decodingTable(type);
+                for (int i = 0; i < n; i++) {
+                    to[i] = decoded[raw[i] & 0xFFFF];
                 }
-                default: {
-                    byte[] raw = scratch.bytes;
-                    from.get(index, raw, 0, n);
-                    for (int i = 0; i < n; i++) {
-                        to[i] = decode(raw[i]);
-                    }
-                    break;
+                break;
+            }
+            default: {
+                byte[] raw = scratch.bytes;
+                from.get(index, raw, 0, n);
+                float[] decoded = decodingTable(type);
+                for (int i = 0; i < n; i++) {
+                    to[i] = decoded[raw[i] & 0xFF];
                 }
+                break;
             }
         }
+    }
 
-        void store(float[] from, int n, ByteBuffer to, int index, Scratch scratch) {
-            switch (size) {
-                case 4:
-                    to.asFloatBuffer().put(index, from, 0, n);
-                    break;
-                case 2: {
-                    short[] raw = scratch.shorts;
-                    for (int i = 0; i < n; i++) {
-                        raw[i] = (short) encode(from[i]);
-                    }
-                    to.asShortBuffer().put(index, raw, 0, n);
-                    break;
+    private static void storeFloats(DataType type, float[] from, int n, ByteBuffer to, int index, Scratch scratch) {
+        switch (type.size()) {
+            case 4:
+                to.asFloatBuffer().put(index, from, 0, n);
+                break;
+            case 2: {
+                short[] raw = scratch.shorts;
+                for (int i = 0; i < n; i++) {
+                    raw[i] = (short) Numerics.encode(type, from[i]);
                 }
-                default: {
-                    byte[] raw = scratch.bytes;
-                    for (int i = 0; i < n; i++) {
-                        raw[i] = (byte) encode(from[i]);
-                    }
-                    to.put(index, raw, 0, n);
-                    break;
+                to.asShortBuffer().put(index, raw, 0, n);
+                break;
+            }
+            default: {
+                byte[] raw = scratch.bytes;
+                for (int i = 0; i < n; i++) {
+                    raw[i] = (byte) Numerics.encode(type, from[i]);
                 }
+                to.put(index, raw, 0, n);
+                break;
             }
         }
     }
@@ -372,24 +331,27 @@ public final class Kernels {
     }
 
     // ---------------------------------------------------------------------------------------------------------
-    // integers, computed in long: sums and products wrap, the store keeps the low bits
+    // integers: INT8, UINT8, INT32 and UINT32 computed in int, INT64 and UINT64 in long. Sums and products wrap;
+    // the narrow types are loaded sign- or zero-extended and stored by keeping the low bits, so a signed comparison
+    // orders UINT8 correctly and only UINT32 and UINT64 need unsigned comparison.
 
-    private static void reduceIntegers(IntegerFormat format, ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
+    private static void reduceInts(DataType type, ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
         Scratch scratch = SCRATCH.get();
-        long[] acc = scratch.longs;
-        long[] x = scratch.moreLongs;
+        int[] acc = scratch.ints;
+        int[] x = scratch.moreInts;
+        boolean unsigned = type == DataType.UINT32;
         for (int start = 0; start < count; start += CHUNK) {
             int n = Math.min(CHUNK, count - start);
-            format.load(in[0], start, acc, n, scratch);
+            loadInts(type, in[0], start, acc, n, scratch);
             for (int r = 1; r < in.length; r++) {
-                format.load(in[r], start, x, n, scratch);
-                combine(op, format.unsigned64, acc, x, n);
+                loadInts(type, in[r], start, x, n, scratch);
+                combine(op, unsigned, acc, x, n);
             }
-            format.store(acc, n, out, start, scratch);
+            storeInts(type, acc, n, out, start, scratch);
         }
     }
 
-    private static void combine(ReduceOp op, boolean unsigned64, long[] acc, long[] x, int n) {
+    private static void combine(ReduceOp op, boolean unsigned, int[] acc, int[] x, int n) {
         switch (op) {
             case SUM:
                 for (int i = 0; i < n; i++) {
@@ -403,12 +365,12 @@ public final class Kernels {
                 break;
             case MIN:
                 for (int i = 0; i < n; i++) {
-                    acc[i] = compare(unsigned64, x[i], acc[i]) < 0 ? x[i] : acc[i];
+                    acc[i] = (unsigned ? Integer.compareUnsigned(x[i], acc[i]) < 0 : x[i] < acc[i]) ? x[i] : acc[i];
                 }
                 break;
             case MAX:
                 for (int i = 0; i < n; i++) {
-                    acc[i] = compare(unsigned64, x[i], acc[i]) > 0 ? x[i] : acc[i];
+                    acc[i] = (unsigned ? Integer.compareUnsigned(x[i], acc[i]) > 0 : x[i] > acc[i]) ? x[i] : acc[i];
                 }
                 break;
             default:
@@ -416,79 +378,71 @@ public final class Kernels {
         }
     }
 
-    private static int compare(boolean unsigned, long a, long b) {
-        return unsigned ? Long.compareUnsigned(a, b) : Long.compare(a, b);
+    private static void loadInts(DataType type, ByteBuffer from, int index, int[] to, int n, Scratch scratch) {
+        if (type.size() == 4) {
+            from.asIntBuffer().get(index, to, 0, n);
+            return;
+        }
+        byte[] raw = scratch.bytes;
+        from.get(index, raw, 0, n);
+        int mask = type == DataType.UINT8 ? 0xFF : -1;
+        for (int i = 0; i < n; i++) {
+            to[i] = raw[i] & mask;
+        }
     }
 
-    /**
-     * How integers are loaded into long arrays: signed types sign-extended, UINT8 and UINT32 zero-extended (so a
-     * signed comparison orders them correctly); only UINT64 needs unsigned comparison.
-     */
-    private enum IntegerFormat {
-        INT8(1, false), UINT8(1, true), INT32(4, false), UINT32(4, true), INT64(8, false), UINT64(8, true);
-
-        final int size;
-        final boolean unsigned;
-        final boolean unsigned64;
-
-        IntegerFormat(int size, boolean unsigned) {
-            this.size = size;
-            this.unsigned = unsigned;
-            this.unsigned64 = unsigned && size == 8;
+    private static void storeInts(DataType type, int[] from, int n, ByteBuffer to, int index, Scratch scratch) {
+        if (type.size() == 4) {
+            to.asIntBuffer().put(index, from, 0, n);
+            return;
         }
-
-        static IntegerFormat of(DataType type) {
-            return valueOf(type.name());
+        byte[] raw = scratch.bytes;
+        for (int i = 0; i < n; i++) {
+            raw[i] = (byte) from[i];
         }
+        to.put(index, raw, 0, n);
+    }
 
-        void load(ByteBuffer from, int index, long[] to, int n, Scratch scratch) {
-            switch (size) {
-                case 1: {
-                    byte[] raw = scratch.bytes;
-                    from.get(index, raw, 0, n);
-                    int mask = unsigned ? 0xFF : -1;
-                    for (int i = 0; i < n; i++) {
-                        to[i] = raw[i] & mask;
-                    }
-                    break;
-                }
-                case 4: {
-                    int[] raw = scratch.ints;
-                    from.asIntBuffer().get(index, raw, 0, n);
-                    long mask = unsigned ? 0xFFFF_FFFFL : -1L;
-                    for (int i = 0; i < n; i++) {
-                        to[i] = raw[i] & mask;
-                    }
-                    break;
-                }
-                default:
-                    from.asLongBuffer().get(index, to, 0, n);
-                    break;
+    private static void reduceLongs(DataType type, ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
+        Scratch scratch = SCRATCH.get();
+        long[] acc = scratch.longs;
+        long[] x = scratch.moreLongs;
+        boolean unsigned = type == DataType.UINT64;
+        for (int start = 0; start < count; start += CHUNK) {
+            int n = Math.min(CHUNK, count - start);
+            in[0].asLongBuffer().get(start, acc, 0, n);
+            for (int r = 1; r < in.length; r++) {
+                in[r].asLongBuffer().get(start, x, 0, n);
+                combine(op, unsigned, acc, x, n);
             }
+            out.asLongBuffer().put(start, acc, 0, n);
         }
+    }
 
-        void store(long[] from, int n, ByteBuffer to, int index, Scratch scratch) {
-            switch (size) {
-                case 1: {
-                    byte[] raw = scratch.bytes;
-                    for (int i = 0; i < n; i++) {
-                        raw[i] = (byte) from[i];
-                    }
-                    to.put(index, raw, 0, n);
-                    break;
+    private static void combine(ReduceOp op, boolean unsigned, long[] acc, long[] x, int n) {
+        switch (op) {
+            case SUM:
+                for (int i = 0; i < n; i++) {
+                    acc[i] += x[i];
                 }
-                case 4: {
-                    int[] raw = scratch.ints;
-                    for (int i = 0; i < n; i++) {
-                        raw[i] = (int) from[i];
-                    }
-                    to.asIntBuffer().put(index, raw, 0, n);
-                    break;
+                break;
+            case PROD:
+                for (int i = 0; i < n; i++) {
+                    acc[i] *= x[i];
                 }
-                default:
-                    to.asLongBuffer().put(index, from, 0, n);
-                    break;
-            }
+                break;
+            case MIN:
+                for (int i = 0; i < n; i++) {
+                    acc[i] = (unsigned ? Long.compareUnsigned(x[i], acc[i]) < 0 : x[i] < acc[i]) ? x[i] : acc[i];
+                }
+                break;
+            case MAX:
+                for (int i = 0; i < n; i++) {
+                    acc[i] = (unsigned ? Long.compareUnsigned(x[i], acc[i]) > 0 : x[i] > acc[i]) ? x[i] : acc[i];
+                }
+                break;
+            default:
+                throw new AssertionError(op);
         }
     }
 
@@ -504,6 +458,7 @@ public final class Kernels {
         final long[] longs = new long[CHUNK];
         final long[] moreLongs = new long[CHUNK];
         final int[] ints = new int[CHUNK];
+        final int[] moreInts = new int[CHUNK];
         final short[] shorts = new short[CHUNK];
         final byte[] bytes = new byte[CHUNK];
     }

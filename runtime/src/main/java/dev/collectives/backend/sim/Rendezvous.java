@@ -38,7 +38,6 @@ final class Rendezvous<T> {
      * Arrives with {@code arrival} and waits for all ranks. The last one applies {@code check} to every rank's
      * arrival; a non-null verdict fails every rank with it. Returns the arrivals, indexed by rank.
      */
-    @SuppressWarnings("unchecked")
     List<T> arrive(int rank, T arrival, Function<List<T>, Verdict> check) {
         synchronized (group) {
             if (decided) {
@@ -53,8 +52,8 @@ final class Rendezvous<T> {
             group.await(rank, () -> decided, deadline, () -> {
                 decided = true;
                 verdict = Verdict.error(Result.REMOTE_ERROR, what,
-                        "ranks " + missing() + " did not arrive within " + group.timeoutText()
-                                + " (ranks " + present() + " did)");
+                        "ranks " + ranks(false) + " did not arrive within " + group.timeoutText()
+                                + " (ranks " + ranks(true) + " did)");
             });
             if (verdict != null) {
                 throw verdict.toException(rank);
@@ -120,20 +119,11 @@ final class Rendezvous<T> {
                 "arrived after the other ranks gave up: " + reason).toException(rank);
     }
 
-    private List<Integer> missing() {
+    /** The ranks that have arrived ({@code arrivedYet}) or not. */
+    private List<Integer> ranks(boolean arrivedYet) {
         List<Integer> ranks = new ArrayList<>();
         for (int r = 0; r < arrivals.length; r++) {
-            if (arrivals[r] == null) {
-                ranks.add(r);
-            }
-        }
-        return ranks;
-    }
-
-    private List<Integer> present() {
-        List<Integer> ranks = new ArrayList<>();
-        for (int r = 0; r < arrivals.length; r++) {
-            if (arrivals[r] != null) {
+            if ((arrivals[r] != null) == arrivedYet) {
                 ranks.add(r);
             }
         }

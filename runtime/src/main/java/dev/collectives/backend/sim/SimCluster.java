@@ -16,13 +16,14 @@ import java.util.List;
  */
 public final class SimCluster implements LocalCluster {
     private final SimConfig config;
+    private final CommGroup group;
     private final List<SimCommunicator> comms = new ArrayList<>();
     private final List<Ledger> ledgers = new ArrayList<>();
     private boolean closed;
 
     SimCluster(SimConfig config) {
         this.config = config;
-        CommGroup group = new CommGroup(config);
+        this.group = new CommGroup(config);
         for (int r = 0; r < config.ranks(); r++) {
             Ledger ledger = new Ledger();
             ledgers.add(ledger);
@@ -70,7 +71,7 @@ public final class SimCluster implements LocalCluster {
             }
         }
         RankThreads.run(size(), "sim", r -> new Context(comms.get(r), comms.get(r).defaultStream(), r, size()), body,
-                () -> comms.get(0).abort("a rank of the local run failed"));
+                () -> group.abort("a rank of the local run failed"));
     }
 
     /** Closes every rank's communicator; throws the first failure (live resources), the others suppressed. */

@@ -119,6 +119,7 @@ public final class SimCommunicator implements Communicator {
 
     @Override
     public DeviceBuffer allocate(Allocator allocator, DataType type, long count) {
+        requireOpen("allocate");
         long bytes = bytes(count, type, 1, "allocate");
         long granularity = config.granularity();
         switch (allocator) {
@@ -140,6 +141,7 @@ public final class SimCommunicator implements Communicator {
 
     @Override
     public DeviceBuffer allocate(DeviceAllocator allocator, DataType type, long count) {
+        requireOpen("allocate");
         return checkedRoot(allocator, customVmm, type, count);
     }
 
@@ -212,12 +214,12 @@ public final class SimCommunicator implements Communicator {
      */
     public void deregister(RegistrationHandle handle) {
         if (!(handle instanceof SimRegistration) || ((SimRegistration) handle).communicator() != this) {
-            throw CollectivesException.library(Result.INVALID_ARGUMENT, rank, "mcclCommDeregister",
-                    "unknown handle " + handle + ": this communicator did not register it");
+            throw CollectivesException.violation(Rule.R6_LOCAL, rank, "mcclCommDeregister of an unknown handle ("
+                    + handle + "): this communicator did not register it");
         }
         if (!handle.isOpen()) {
-            throw CollectivesException.library(Result.INVALID_ARGUMENT, rank, "mcclCommDeregister",
-                    "the " + handle + " was already deregistered");
+            throw CollectivesException.violation(Rule.R6_LOCAL, rank, "mcclCommDeregister of the " + handle
+                    + ", which was already deregistered");
         }
         handle.close();
     }
@@ -291,15 +293,15 @@ public final class SimCommunicator implements Communicator {
 
     @Override
     public void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, Stream stream) {
-        issue(stream, checked(OpKind.ALL_GATHER, send, sendCount, recv, bytes(sendCount, type, size(), "allGather")
-                / type.size(), sendCount, type, null, -1, (long) rank * sendCount));
+        issue(stream, checked(OpKind.ALL_GATHER, send, sendCount, recv, perRank(sendCount, type, "allGather"),
+                sendCount, type, null, -1, (long) rank * sendCount));
     }
 
     @Override
     public void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op,
                               Stream stream) {
-        issue(stream, checked(OpKind.REDUCE_SCATTER, send, bytes(recvCount, type, size(), "reduceScatter")
-                / type.size(), recv, recvCount, recvCount, type, op, -1, -(long) rank * recvCount));
+        issue(stream, checked(OpKind.REDUCE_SCATTER, send, perRank(recvCount, type, "reduceScatter"), recv,
+                recvCount, recvCount, type, op, -1, -(long) rank * recvCount));
     }
 
     @Override
@@ -319,7 +321,7 @@ public final class SimCommunicator implements Communicator {
 
     @Override
     public void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, Stream stream) {
-        long total = bytes(count, type, size(), "allToAll") / type.size();
+        long total = perRank(count, type, "allToAll");
         issue(stream, checked(OpKind.ALL_TO_ALL, send, total, recv, total, count, type, null, -1, 0));
     }
 
@@ -405,6 +407,11 @@ public final class SimCommunicator implements Communicator {
         }
     }
 
+    /** {@code count} elements from or for each rank: {@code count × size()}; R13 if the byte size overflows. */
+    private long perRank(long count, DataType type, String what) {
+        return bytes(count, type, size(), what) / type.size();
+    }
+
     /** {@code count × type.size() × factor} bytes; R13 if negative or overflowing. */
     private long bytes(long count, DataType type, int factor, String what) {
         try {
@@ -468,16 +475,21 @@ public final class SimCommunicator implements Communicator {
         if (capturing) {
             stream.record(flagged);
         } else {
-            stream.enqueue(launch(List.of(flagged), false));
+            stream.enqueue(() -> launch(List.of(flagged), false));
         }
     }
 
-    /** Locally registered, or graph-registered: VMM memory captured in a graph (R4). */
+    /**
+     * Locally registered, or graph-registered: VMM memory captured in a graph (R4), where the library supports
+     * registration.
+     */
     private Boolean registration(DeviceBuffer buffer, boolean captured) {
         if (buffer == null) {
             return null;
         }
-        return locallyRegistered(buffer) || captured && buffer.memory().isVirtualMemory();
+        boolean graphRegistered = captured && config.capabilities().registration()
+                && buffer.memory().isVirtualMemory();
+        return graphRegistered || locallyRegistered(buffer);
     }
 
     void launchGraph(List<List<OpCall>> steps, Stream stream) {
@@ -487,29 +499,36 @@ public final class SimCommunicator implements Communicator {
             throw CollectivesException.usage(rank, "launching a graph into " + s + " while capturing it is not"
                     + " supported");
         }
-        s.enqueue(launch(steps, true));
+        s.enqueue(() -> launch(steps, true));
     }
 
-    /** Numbers the ops for matching across ranks, in issue order, and pins their memory until they ran. */
+    /**
+     * Pins the ops' memory until they ran, then numbers them for matching across ranks, in issue order. Called with
+     * the stream's monitor held (see {@link SimStream#enqueue}).
+     */
     private synchronized Work launch(List<List<OpCall>> steps, boolean fromGraph) {
         group.requireNotAborted(rank, fromGraph ? "graph launch" : steps.get(0).get(0).describe());
         List<SimMemory> pinned = new ArrayList<>();
         try {
-            List<List<Launched>> launched = new ArrayList<>(steps.size());
             for (List<OpCall> step : steps) {
-                List<Launched> ops = new ArrayList<>(step.size());
                 for (OpCall call : step) {
                     pin(call.send(), call, pinned);
                     pin(call.recv(), call, pinned);
-                    ops.add(new Launched(call, fromGraph, nextSeq(call)));
                 }
-                launched.add(ops);
             }
-            return new Work(launched, pinned);
         } catch (RuntimeException e) {
             pinned.forEach(SimMemory::unpin);
             throw e;
         }
+        List<List<Launched>> launched = new ArrayList<>(steps.size());
+        for (List<OpCall> step : steps) {
+            List<Launched> ops = new ArrayList<>(step.size());
+            for (OpCall call : step) {
+                ops.add(new Launched(call, fromGraph, nextSeq(call)));
+            }
+            launched.add(ops);
+        }
+        return new Work(launched, pinned);
     }
 
     private static void pin(DeviceBuffer buffer, OpCall call, List<SimMemory> pinned) {
@@ -583,21 +602,21 @@ public final class SimCommunicator implements Communicator {
         return (SimStream) stream;
     }
 
-    private synchronized void requireUsable(String call) {
+    private synchronized void requireOpen(String call) {
         if (closed) {
             throw CollectivesException.usage(rank, call + " on a closed communicator");
         }
+    }
+
+    /** Open and not aborted: what every call that talks to the other ranks needs. */
+    private void requireUsable(String call) {
+        requireOpen(call);
         group.requireNotAborted(rank, call);
     }
 
     @Override
     public void abort() {
         group.abort("rank " + rank + " called abort()");
-    }
-
-    /** Aborts on behalf of the cluster (a rank of a local run failed). */
-    void abort(String reason) {
-        group.abort(reason);
     }
 
     /**

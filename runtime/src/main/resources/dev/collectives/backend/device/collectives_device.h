@@ -183,6 +183,9 @@ static inline jint cx_bind(jlong lib, jint slot, const char* symbol) {
     return l->fn[slot] != NULL;
 }
 
+/** setenv(name, value) unless the variable is set already: library settings made before its first use. */
+static inline void cx_setenv_default(const char* name, const char* value) { setenv(name, value, 0); }
+
 static inline jint cx_has(jlong lib, jint slot) { return ((cx_lib*)(intptr_t)lib)->fn[slot] != NULL; }
 
 /** Closes the libraries of a failed open and frees the table. */

@@ -7,6 +7,7 @@ import static dev.collectives.backend.device.GpuFixture.inputs;
 import static dev.collectives.backend.device.GpuFixture.read;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
@@ -34,6 +35,7 @@ class DeviceCollectivesGpuTest {
     @BeforeAll
     static void start() {
         cluster = GpuFixture.backend().local(RANKS);
+        GpuFixture.warmUp(cluster);
     }
 
     @AfterAll
@@ -218,6 +220,22 @@ class DeviceCollectivesGpuTest {
                 assertEquals(3f, got[1023]);
                 assertEquals(2f, got[2048]);
                 assertEquals(2f, got[3071]);
+            }
+        });
+    }
+
+    @Test
+    void eventsTimeTheStreamsWork() {
+        cluster.run(ctx -> {
+            DeviceCommunicator comm = (DeviceCommunicator) ctx.comm();
+            try (DeviceBuffer b = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1 << 24);
+                 DeviceEvent start = new DeviceEvent(comm); DeviceEvent end = new DeviceEvent(comm)) {
+                start.record(ctx.stream());
+                comm.allReduce(b, b, 1 << 24, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
+                end.record(ctx.stream());
+                end.synchronize();
+                float ms = end.elapsedMillisSince(start);
+                assertTrue(ms > 0 && ms < 10_000, "allreduce of 64 MiB took " + ms + " ms");
             }
         });
     }

@@ -24,8 +24,8 @@ import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.VirtualMemory;
 import dev.collectives.runtime.Window;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -36,15 +36,17 @@ import java.util.Set;
 @Tag("gpu")
 class DeviceMemoryGpuTest {
     private static final int COUNT = 1 << 20;
-    private static LocalCluster cluster;
+    private LocalCluster cluster;
 
-    @BeforeAll
-    static void start() {
+    /** A cluster per test: a failing test aborts its communicators, and must not take the others along. */
+    @BeforeEach
+    void start() {
         cluster = GpuFixture.backend().local(RANKS);
+        GpuFixture.warmUp(cluster);
     }
 
-    @AfterAll
-    static void stop() {
+    @AfterEach
+    void stop() {
         cluster.close();
     }
 
@@ -63,9 +65,9 @@ class DeviceMemoryGpuTest {
         }
     }
 
-    /** Reserves a range that is not a multiple of the granularity: not qualified (R11). */
+    /** Hands out memory 4096 bytes into its mapping: the head is not at the granularity (R11). */
     @QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC})
-    public static final class OddReservationAllocator implements DeviceAllocator {
+    public static final class OffsetHeadAllocator implements DeviceAllocator {
         @Override
         public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
             Set<HandleType> handles = EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR);
@@ -74,7 +76,23 @@ class DeviceMemoryGpuTest {
             }
             long g = vmm.granularity(handles);
             long size = (bytes + g - 1) / g * g;
-            return vmm.map(size, size + g + 4096, g, handles);
+            DeviceMemory mapping = vmm.map(size + g, size + g, g, handles);
+            return new DeviceMemory(mapping.address() + 4096, size, Allocator.CUSTOM, size, size, handles) {
+                @Override
+                public void copyIn(long offset, org.bytedeco.javacpp.Pointer src, long n) {
+                    mapping.copyIn(offset + 4096, src, n);
+                }
+
+                @Override
+                public void copyOut(long offset, org.bytedeco.javacpp.Pointer dst, long n) {
+                    mapping.copyOut(offset + 4096, dst, n);
+                }
+
+                @Override
+                protected void free() {
+                    mapping.close();
+                }
+            };
         }
     }
 
@@ -143,10 +161,10 @@ class DeviceMemoryGpuTest {
             Communicator comm = ctx.comm();
             DeviceCommunicator device = (DeviceCommunicator) comm;
             long before = device.deviceMemoryUsed();
-            CollectivesException odd = assertThrows(CollectivesException.class,
-                    () -> comm.allocate(new OddReservationAllocator(), DataType.FLOAT32, COUNT));
-            assertEquals(Rule.R11_ALLOCATOR, odd.rule());
-            assertTrue(odd.getMessage().contains("reserved size"), odd.getMessage());
+            CollectivesException offset = assertThrows(CollectivesException.class,
+                    () -> comm.allocate(new OffsetHeadAllocator(), DataType.FLOAT32, COUNT));
+            assertEquals(Rule.R11_ALLOCATOR, offset.rule(), offset.getMessage());
+            assertTrue(offset.getMessage().contains("head address"), offset.getMessage());
             CollectivesException undeclared = assertThrows(CollectivesException.class,
                     () -> comm.allocate(new UndeclaredAllocator(), DataType.FLOAT32, 16));
             assertEquals(Rule.R11_ALLOCATOR, undeclared.rule());
@@ -160,7 +178,11 @@ class DeviceMemoryGpuTest {
         cluster.run(ctx -> {
             Communicator comm = ctx.comm();
             try (DeviceBuffer legacy = comm.allocate(Allocator.LEGACY, DataType.FLOAT32, 1024)) {
-                if (comm.environment(comm.legacyRegisterVariable()).map("1"::equals).orElse(false)) {
+                if (!comm.capabilities().registration()) {
+                    // the library cannot register at all (MCCL before 2.28.9): that is said first
+                    CollectivesException e = assertThrows(CollectivesException.class, () -> comm.register(legacy));
+                    assertTrue(e.getMessage().contains("needs library 2.28.9"), e.getMessage());
+                } else if (comm.environment(comm.legacyRegisterVariable()).map("1"::equals).orElse(false)) {
                     comm.register(legacy).close();
                 } else {
                     CollectivesException e = assertThrows(CollectivesException.class, () -> comm.register(legacy));
@@ -239,15 +261,25 @@ class DeviceMemoryGpuTest {
         });
     }
 
-    /** One pipeline's life in each mode; the second round must leave device memory exactly as it found it. */
+    /**
+     * One pipeline's life (allocate, register, capture, replay, close in order); once the library's own caches
+     * have grown (two rounds: seen on 2.28.3, it sometimes keeps 6 MiB more after the second), a round must leave
+     * device memory exactly as it found it.
+     */
     @Test
     void closeInOrderLeavesNoDeviceMemoryBehind() {
         cluster.run(ctx -> {
             DeviceCommunicator comm = (DeviceCommunicator) ctx.comm();
             lifecycle(comm, ctx.stream());
+            lifecycle(comm, ctx.stream());
             long before = comm.deviceMemoryUsed();
             lifecycle(comm, ctx.stream());
+            // graph registrations are released by the library after the graph is destroyed, asynchronously
             long after = comm.deviceMemoryUsed();
+            for (int wait = 0; wait < 50 && after != before; wait++) {
+                Thread.sleep(100);
+                after = comm.deviceMemoryUsed();
+            }
             System.out.println("rank " + ctx.rank() + " device memory used before " + before + ", after " + after);
             assertEquals(before, after, "device memory before and after a lifecycle");
         });
@@ -256,8 +288,9 @@ class DeviceMemoryGpuTest {
     private static void lifecycle(Communicator comm, Stream stream) {
         DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
         DeviceBuffer recv = comm.allocate(Allocator.VMM, DataType.FLOAT32, COUNT);
-        RegistrationHandle rs = comm.register(send);
-        RegistrationHandle rr = comm.register(recv);
+        boolean register = comm.capabilities().registration();
+        RegistrationHandle rs = register ? comm.register(send) : null;
+        RegistrationHandle rr = register ? comm.register(recv) : null;
         comm.allReduce(send, recv, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
         stream.beginCapture();
         comm.allReduce(send, recv, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
@@ -267,8 +300,10 @@ class DeviceMemoryGpuTest {
         stream.synchronize();
         exec.close();
         graph.close();
-        rr.close();
-        rs.close();
+        if (register) {
+            rr.close();
+            rs.close();
+        }
         recv.close();
         send.close();
     }

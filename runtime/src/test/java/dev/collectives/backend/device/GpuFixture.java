@@ -18,6 +18,20 @@ final class GpuFixture {
     private GpuFixture() {
     }
 
+    /**
+     * One eager allreduce on every rank, so that NCCL has set up its connections before a test captures a
+     * graph (see DeviceInitGpuTest#captureAsTheFirstCollectiveOfAFreshCommunicator).
+     */
+    static void warmUp(dev.collectives.runtime.LocalCluster cluster) {
+        cluster.run(ctx -> {
+            try (DeviceBuffer b = ctx.comm().allocate(dev.collectives.annotation.Allocator.MEM_ALLOC, DataType.FLOAT32,
+                    1024)) {
+                ctx.comm().allReduce(b, b, 1024, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
+                ctx.stream().synchronize();
+            }
+        });
+    }
+
     static DeviceBackend backend() {
         String name = System.getenv().getOrDefault("COLLECTIVES_BACKEND", "nccl");
         return (DeviceBackend) Backends.get(name);

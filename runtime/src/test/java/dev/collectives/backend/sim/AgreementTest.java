@@ -81,6 +81,7 @@ class AgreementTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the registration handles are only there to be closed
     void r1RegisteredOnSomeRanksOnlyFailsEveryRank() {
         try (SimCluster cluster = SimBackend.cluster().ranks(3).build()) {
             Throwable[] f = failures(cluster, ctx -> {
@@ -100,6 +101,7 @@ class AgreementTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the registration handles are only there to be closed
     void r1SendRegisteredRecvNotFailsEveryRank() {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
             Throwable[] f = failures(cluster, ctx -> {
@@ -139,6 +141,7 @@ class AgreementTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the registration handles are only there to be closed
     void r2LocalRegistrationChecksOffsetsOnlyWithMtlinkSharp() {
         for (boolean mtlinkSharp : new boolean[] {true, false}) {
             try (SimCluster cluster = SimBackend.cluster().ranks(2).mtlinkSharp(mtlinkSharp).build()) {

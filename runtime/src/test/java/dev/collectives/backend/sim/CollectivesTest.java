@@ -8,6 +8,7 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Stream;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -133,6 +134,33 @@ class CollectivesTest {
                 b.expect(expected, "allToAll");
             }
         }, false);
+    }
+
+    @Test
+    void zeroCountsAndNonRootBuffersThatDoNotMatter() {
+        try (SimCluster cluster = SimBackend.cluster().ranks(3).build()) {
+            cluster.run(ctx -> {
+                Communicator comm = ctx.comm();
+                Stream stream = ctx.stream();
+                try (DeviceBuffer buffer = comm.allocate(Allocator.LEGACY, DataType.FLOAT32, 6)) {
+                    comm.allReduce(buffer, buffer, 0, DataType.FLOAT32, ReduceOp.SUM, stream);
+                    comm.allGather(buffer, buffer, 0, DataType.FLOAT32, stream);
+                    comm.reduceScatter(buffer, buffer, 0, DataType.FLOAT32, ReduceOp.MAX, stream);
+                    comm.allToAll(buffer, buffer, 0, DataType.FLOAT32, stream);
+                    buffer.copyFromHost(new float[] {ctx.rank(), 1, 2, 3, 4, 5});
+                    // a broadcast's send matters on the root only, a reduce's recv likewise
+                    comm.broadcast(ctx.rank() == 2 ? buffer : null, buffer.slice(3, 3), 3, DataType.FLOAT32, 2,
+                            stream);
+                    comm.reduce(buffer.slice(0, 1), ctx.rank() == 0 ? buffer.slice(1, 1) : null, 1,
+                            DataType.FLOAT32, ReduceOp.SUM, 0, stream);
+                    stream.synchronize();
+                    float[] out = new float[6];
+                    buffer.copyToHost(out);
+                    assertEquals(2f, out[3]);
+                    assertEquals(ctx.rank() == 0 ? 3f : 1f, out[1]);
+                }
+            });
+        }
     }
 
     /** Element i of every rank's send buffer. */

@@ -8,8 +8,12 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.Numerics;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -31,11 +35,14 @@ class KernelsTest {
     private static final int[] COUNTS = {0, 1, 7, 1023, 2049, 5000};
 
     private final List<BytePointer> allocations = new ArrayList<>();
+    /** A native-order view of each allocation, by address, for fast element access in the test. */
+    private final Map<Long, ByteBuffer> views = new HashMap<>();
 
     @AfterEach
     void free() {
         allocations.forEach(BytePointer::close);
         allocations.clear();
+        views.clear();
     }
 
     static Stream<Arguments> everyTypeAndOp() {
@@ -328,15 +335,32 @@ class KernelsTest {
     private long allocate(DataType type, long[] raw) {
         BytePointer memory = new BytePointer(Math.max(1, raw.length) * (long) type.size());
         allocations.add(memory);
+        ByteBuffer view = memory.asByteBuffer().order(ByteOrder.nativeOrder());
+        views.put(memory.address(), view);
         for (int i = 0; i < raw.length; i++) {
-            Numerics.putRaw(type, memory.address(), i, raw[i]);
+            switch (type.size()) {
+                case 1: view.put(i, (byte) raw[i]); break;
+                case 2: view.putShort(2 * i, (short) raw[i]); break;
+                case 4: view.putInt(4 * i, (int) raw[i]); break;
+                default: view.putLong(8 * i, raw[i]); break;
+            }
         }
         return memory.address();
     }
 
-    private static void assertElements(DataType type, long[] expected, long address, String what) {
+    private long rawElement(DataType type, long address, int i) {
+        ByteBuffer view = views.get(address);
+        switch (type.size()) {
+            case 1: return view.get(i) & 0xFFL;
+            case 2: return view.getShort(2 * i) & 0xFFFFL;
+            case 4: return view.getInt(4 * i) & 0xFFFF_FFFFL;
+            default: return view.getLong(8 * i);
+        }
+    }
+
+    private void assertElements(DataType type, long[] expected, long address, String what) {
         for (int i = 0; i < expected.length; i++) {
-            long actual = Numerics.getRaw(type, address, i);
+            long actual = rawElement(type, address, i);
             if (type.isFloatingPoint() && Double.isNaN(Numerics.decode(type, expected[i]))) {
                 assertTrue(Double.isNaN(Numerics.decode(type, actual)), what + " element " + i + ": NaN expected");
             } else if (actual != expected[i]) {

@@ -1,0 +1,224 @@
+package dev.collectives.backend.sim;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.HandleType;
+import dev.collectives.annotation.QualifiedAllocator;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.DeviceAllocator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.Rule;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.VirtualMemory;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.Set;
+
+import static dev.collectives.backend.sim.PerRank.assertContains;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Allocation with granularity, VMM and custom allocators (R11), legacy memory, host copies, use after free. */
+class MemoryTest {
+    private static final long GRANULARITY = 64 << 10;
+
+    @Test
+    void memAllocRoundsUpToTheGranularityAndAlignsTheHead() {
+        try (SimCluster cluster = SimBackend.cluster().build()) {
+            SimCommunicator comm = cluster.communicator(0);
+            assertEquals(2 << 20, comm.granularity());
+            try (DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1000)) {
+                DeviceMemory memory = buffer.memory();
+                assertEquals(Allocator.MEM_ALLOC, buffer.allocator());
+                assertEquals(2 << 20, memory.size());
+                assertEquals(2 << 20, memory.physicalSize());
+                assertEquals(0, memory.address() % (2 << 20));
+                assertEquals(Set.of(HandleType.POSIX_FILE_DESCRIPTOR), memory.handleTypes());
+                assertEquals(1, cluster.usage().allocations());
+            }
+            assertEquals(0, cluster.usage().allocations());
+        }
+    }
+
+    @Test
+    void r11VmmMemoryIsQualifiedAndHasFabricHandlesWhereSupported() {
+        try (SimCluster cluster = SimBackend.cluster().granularity(GRANULARITY).fabricHandles(true).build()) {
+            SimCommunicator comm = cluster.communicator(0);
+            try (DeviceBuffer buffer = comm.allocate(Allocator.VMM, DataType.UINT8, GRANULARITY + 1)) {
+                DeviceMemory memory = buffer.memory();
+                assertEquals(Allocator.VMM, memory.allocator());
+                assertEquals(2 * GRANULARITY, memory.physicalSize());
+                assertEquals(2 * GRANULARITY, memory.reservedSize());
+                assertEquals(0, memory.address() % GRANULARITY);
+                assertEquals(Set.of(HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC), memory.handleTypes());
+            }
+        }
+    }
+
+    @Test
+    void legacyMemoryIsPlain() {
+        try (SimCluster cluster = SimBackend.cluster().build()) {
+            try (DeviceBuffer buffer = cluster.communicator(0).allocate(Allocator.LEGACY, DataType.UINT8, 3)) {
+                assertEquals(3, buffer.memory().size());
+                assertTrue(!buffer.memory().isVirtualMemory());
+            }
+        }
+    }
+
+    /** A qualified allocator that maps exactly what the rule asks. */
+    @QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC})
+    public static final class Qualified implements DeviceAllocator {
+        @Override
+        public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
+            long g = vmm.granularity(Set.of(HandleType.POSIX_FILE_DESCRIPTOR));
+            long size = (bytes + g - 1) / g * g;
+            return vmm.map(size, size, g, Set.of(HandleType.POSIX_FILE_DESCRIPTOR));
+        }
+    }
+
+    /** Maps the exact byte count: the physical size is not a multiple of the granularity. */
+    @QualifiedAllocator(handleTypes = HandleType.POSIX_FILE_DESCRIPTOR)
+    public static final class Unrounded implements DeviceAllocator {
+        @Override
+        public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
+            return vmm.map(bytes, GRANULARITY, GRANULARITY, Set.of(HandleType.POSIX_FILE_DESCRIPTOR));
+        }
+    }
+
+    /** Not annotated. */
+    public static final class Undeclared implements DeviceAllocator {
+        @Override
+        public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
+            return new Qualified().allocate(vmm, bytes);
+        }
+    }
+
+    @Test
+    void r11CustomAllocatorsAreCheckedAndRejectedMemoryIsFreed() {
+        try (SimCluster cluster = SimBackend.cluster().granularity(GRANULARITY).build()) {
+            SimCommunicator comm = cluster.communicator(0);
+            try (DeviceBuffer ok = comm.allocate(new Qualified(), DataType.FLOAT32, 100)) {
+                assertEquals(Allocator.CUSTOM, ok.allocator());
+                assertEquals(0, ok.address() % GRANULARITY);
+            }
+            CollectivesException unrounded = assertThrows(CollectivesException.class,
+                    () -> comm.allocate(new Unrounded(), DataType.UINT8, 1000));
+            assertEquals(Rule.R11_ALLOCATOR, unrounded.rule());
+            assertContains(unrounded.getMessage(), "[R11 ALLOCATOR] rank 0", "physical size", "1000",
+                    "granularity " + GRANULARITY);
+            CollectivesException undeclared = assertThrows(CollectivesException.class,
+                    () -> comm.allocate(new Undeclared(), DataType.UINT8, 1000));
+            assertContains(undeclared.getMessage(), "not annotated @QualifiedAllocator");
+            assertTrue(cluster.usage().isZero(), "rejected memory must be freed: " + cluster.usage());
+        }
+        try (SimCluster fabric = SimBackend.cluster().granularity(GRANULARITY).fabricHandles(true).build()) {
+            CollectivesException noFabric = assertThrows(CollectivesException.class,
+                    () -> fabric.communicator(0).allocate(new Qualified(), DataType.UINT8, 10));
+            assertContains(noFabric.getMessage(), "without the FABRIC handle type");
+            assertTrue(fabric.usage().isZero());
+        }
+    }
+
+    @Test
+    void fabricHandlesAreRefusedWhereTheDeviceLacksThem() {
+        try (SimCluster cluster = SimBackend.cluster().build()) {
+            VirtualMemory vmm = cluster.communicator(0).virtualMemory();
+            assertTrue(!vmm.supports(HandleType.FABRIC));
+            assertThrows(CollectivesException.class, () -> vmm.map(4096, 4096, 4096, Set.of(HandleType.FABRIC)));
+            assertTrue(cluster.usage().isZero());
+        }
+    }
+
+    @Test
+    void hostCopiesRoundTripEveryPrimitiveType() {
+        try (SimCluster cluster = SimBackend.cluster().build();
+             DeviceBuffer buffer = cluster.communicator(0).allocate(Allocator.LEGACY, DataType.UINT8, 64)) {
+            byte[] bytes = {1, -2, 3};
+            buffer.copyFromHost(bytes);
+            byte[] b = new byte[3];
+            buffer.copyToHost(b);
+            assertArrayEquals(bytes, b);
+            short[] shorts = {1, -2, 300};
+            buffer.copyFromHost(shorts);
+            short[] s = new short[3];
+            buffer.copyToHost(s);
+            assertArrayEquals(shorts, s);
+            char[] chars = {'a', 'é', '\uffff'};
+            buffer.copyFromHost(chars);
+            char[] c = new char[3];
+            buffer.copyToHost(c);
+            assertArrayEquals(chars, c);
+            int[] ints = {1, -2, Integer.MAX_VALUE};
+            buffer.copyFromHost(ints);
+            int[] i = new int[3];
+            buffer.copyToHost(i);
+            assertArrayEquals(ints, i);
+            long[] longs = {1, -2, Long.MIN_VALUE};
+            buffer.copyFromHost(longs);
+            long[] l = new long[3];
+            buffer.copyToHost(l);
+            assertArrayEquals(longs, l);
+            float[] floats = {1.5f, -2, Float.MIN_VALUE};
+            buffer.copyFromHost(floats);
+            float[] f = new float[3];
+            buffer.copyToHost(f);
+            assertArrayEquals(floats, f);
+            double[] doubles = {1.5, -2, Double.MAX_VALUE};
+            buffer.copyFromHost(doubles);
+            double[] d = new double[3];
+            buffer.copyToHost(d);
+            assertArrayEquals(doubles, d);
+            ByteBuffer heap = ByteBuffer.wrap(new byte[] {9, 8, 7, 6});
+            buffer.slice(10, 4).copyFromHost(heap);
+            ByteBuffer direct = ByteBuffer.allocateDirect(4);
+            buffer.slice(10, 4).copyToHost(direct);
+            assertEquals(ByteBuffer.wrap(new byte[] {9, 8, 7, 6}), direct);
+        }
+    }
+
+    @Test
+    void opsOnFreedOrForeignMemoryAreRefused() {
+        try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
+            SimCommunicator comm = cluster.communicator(0);
+            Stream stream = comm.createStream();
+            DeviceBuffer freed = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4);
+            freed.close();
+            CollectivesException e = assertThrows(CollectivesException.class,
+                    () -> comm.allReduce(freed, freed, 4, DataType.FLOAT32, ReduceOp.SUM, stream));
+            assertContains(e.getMessage(), "rank 0", "already freed");
+            try (DeviceBuffer foreign = cluster.communicator(1).allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4)) {
+                CollectivesException f = assertThrows(CollectivesException.class,
+                        () -> comm.allReduce(foreign, foreign, 4, DataType.FLOAT32, ReduceOp.SUM, stream));
+                assertContains(f.getMessage(), "not memory of rank 0");
+            }
+        }
+    }
+
+    @Test
+    void r13AndR7ArgumentsAreCheckedWhenTheOpIsIssued() {
+        try (SimCluster cluster = SimBackend.cluster().build();
+             DeviceBuffer buffer = cluster.communicator(0).allocate(Allocator.LEGACY, DataType.INT32, 16)) {
+            SimCommunicator comm = cluster.communicator(0);
+            Stream stream = comm.createStream();
+            CollectivesException avg = assertThrows(CollectivesException.class,
+                    () -> comm.allReduce(buffer, buffer, 16, DataType.INT32, ReduceOp.AVG, stream));
+            assertEquals(Rule.R13_TYPES, avg.rule());
+            CollectivesException negative = assertThrows(CollectivesException.class,
+                    () -> comm.allReduce(buffer, buffer, -1, DataType.INT32, ReduceOp.SUM, stream));
+            assertEquals(Rule.R13_TYPES, negative.rule());
+            CollectivesException tooSmall = assertThrows(CollectivesException.class,
+                    () -> comm.allReduce(buffer, buffer, 17, DataType.INT32, ReduceOp.SUM, stream));
+            assertContains(tooSmall.getMessage(), "holds 64 bytes", "17 x INT32 need 68");
+            CollectivesException overlap = assertThrows(CollectivesException.class,
+                    () -> comm.allReduce(buffer.slice(0, 8), buffer.slice(4, 8), 8, DataType.INT32, ReduceOp.SUM,
+                            stream));
+            assertEquals(Rule.R7_ARENA, overlap.rule());
+        }
+    }
+}
