@@ -1,6 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * What every {@link Rendezvous} shares: argument checks, operation numbering, one deadline per operation, and
@@ -118,7 +119,7 @@ abstract class Exchange implements Rendezvous {
         }
     }
 
-    private <T> T run(java.util.function.Supplier<T> body) {
+    private <T> T run(Supplier<T> body) {
         try {
             return body.get();
         } catch (BootstrapException e) {

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -187,7 +188,7 @@ final class FileRendezvous extends Exchange {
     }
 
     /** Polls until each rank's file named by {@code names} (null: none needed) exists, or an abort file. */
-    private void awaitFiles(java.util.function.IntFunction<String> names, String what, Deadline deadline) {
+    private void awaitFiles(IntFunction<String> names, String what, Deadline deadline) {
         long pause = FIRST_POLL_MILLIS;
         while (true) {
             checkAbort();
