@@ -3,7 +3,9 @@ package dev.collectives.backend.device;
 import dev.collectives.runtime.Availability;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.LocalCluster;
+import dev.collectives.runtime.bootstrap.Bootstrap;
 
 /** The native backends: one per {@link Dialect}, over the vendor libraries opened at run time. */
 public abstract class DeviceBackend implements Backend {
@@ -71,6 +73,12 @@ public abstract class DeviceBackend implements Backend {
     @Override
     public LocalCluster local(int ranks) {
         return local(ranks, CommConfig.DEFAULT);
+    }
+
+    /** This process's rank of a multi-process job, on {@code bootstrap.device()}: see {@link DeviceJoin}. */
+    @Override
+    public JoinedRank join(Bootstrap bootstrap) {
+        return DeviceJoin.join(dialect, bootstrap);
     }
 
     /** {@code ranks} ranks on devices 0..ranks-1, their communicators made with {@code config}. */

@@ -4,7 +4,9 @@ import com.google.auto.service.AutoService;
 
 import dev.collectives.runtime.Availability;
 import dev.collectives.runtime.Backend;
+import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.LocalCluster;
+import dev.collectives.runtime.bootstrap.Bootstrap;
 
 /**
  * The embedded backend: ranks are threads of this process, "device" memory is host memory, and every rule of
@@ -28,6 +30,12 @@ public final class SimBackend implements Backend {
     @Override
     public LocalCluster local(int ranks) {
         return cluster().ranks(ranks).build();
+    }
+
+    /** This thread's rank of a job whose other ranks are threads of this process: see {@link SimJoin}. */
+    @Override
+    public JoinedRank join(Bootstrap bootstrap) {
+        return SimJoin.join(bootstrap);
     }
 
     /** A builder for a configured local cluster, e.g. {@code SimBackend.cluster().ranks(4).ranksPerNode(1).build()}. */

@@ -1,0 +1,81 @@
+package dev.collectives.backend.device;
+
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.JoinedRank;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.Topology;
+import dev.collectives.runtime.bootstrap.Bootstrap;
+import dev.collectives.runtime.bootstrap.Rendezvous;
+
+/**
+ * {@code join} for the native backends: this process's rank of a multi-process job, one device each. The ranks
+ * meet through the bootstrap's rendezvous, check that they load the same backend and library version, carry rank
+ * 0's unique id ({@code GetUniqueId}) to every rank and learn how many ranks share a node; then each calls
+ * {@code CommInitRank(Config)} on its device.
+ */
+final class DeviceJoin {
+    private static final int UNIQUE_ID_BYTES = 128;
+
+    private DeviceJoin() {
+    }
+
+    static JoinedRank join(Dialect dialect, Bootstrap bootstrap) {
+        NativeLibrary library = NativeLibrary.require(dialect);
+        int rank = bootstrap.rank();
+        int size = bootstrap.size();
+        int device = bootstrap.device();
+        int devices = library.deviceCount();
+        if (device >= devices) {
+            throw CollectivesException.usage(rank, dialect.backendName() + ": device " + device + " does not exist;"
+                    + " this host has " + devices + " (" + bootstrap.describe() + ")");
+        }
+        byte[] id = new byte[UNIQUE_ID_BYTES];
+        int ranksPerNode;
+        try (Rendezvous rendezvous = bootstrap.rendezvous()) {
+            rendezvous.agree("backend", dialect.backendName() + " " + library.versionString());
+            if (rank == 0) {
+                library.check(NativeShim.getUniqueId(library.lib, id), rank, 0, "GetUniqueId");
+            }
+            id = rendezvous.broadcast(id);
+            ranksPerNode = rendezvous.ranksPerNode();
+        }
+        library.checkRuntime(NativeShim.setDevice(library.lib, device), rank, "SetDevice");
+        CommConfig config = CommConfig.DEFAULT;
+        int layout = library.configLayout();
+        long[] handle = new long[1];
+        int rc = NativeShim.commInitRank(library.lib, handle, size, id, rank, layout, config.blocking(),
+                config.collnetEnable(), config.ctaPolicy(), config.minCtas(), config.maxCtas());
+        library.check(rc, rank, handle[0], layout == 0 ? "CommInitRank" : "CommInitRankConfig");
+        DeviceCommunicator comm = new DeviceCommunicator(library, handle[0], rank, size, device,
+                new Topology(size, ranksPerNode), false);
+        try {
+            return new Joined(comm, comm.createStream(), bootstrap.localRank(), device);
+        } catch (RuntimeException e) {
+            comm.close();
+            throw e;
+        }
+    }
+
+    private record Joined(Communicator comm, Stream stream, int localRank, int device) implements JoinedRank {
+        @Override
+        public int rank() {
+            return comm.rank();
+        }
+
+        @Override
+        public int size() {
+            return comm.size();
+        }
+
+        /** The stream, then the communicator (finalize and destroy). */
+        @Override
+        public void close() {
+            try {
+                stream.close();
+            } finally {
+                comm.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,304 @@
+package dev.collectives.runtime.bootstrap;
+
+import dev.collectives.runtime.bootstrap.Settings.Explicit;
+import dev.collectives.runtime.bootstrap.Settings.Sourced;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Properties;
+import java.util.function.Supplier;
+
+/**
+ * Who this process is in a multi-process job, and where the job's ranks meet. Give it to
+ * {@code backend.join(bootstrap)}.
+ *
+ * <p>Each setting is taken from the first of: the {@link Builder}; a system property ({@code -Dcollectives.rank=1});
+ * a {@code COLLECTIVES_*} variable; the variables of the launcher that started the process — Open MPI
+ * ({@code OMPI_COMM_WORLD_RANK/SIZE/LOCAL_RANK/LOCAL_SIZE}), PMI ({@code PMI_RANK}, {@code PMI_SIZE},
+ * {@code MPI_LOCALRANKID}, {@code MPI_LOCALNRANKS}), torchrun ({@code RANK}, {@code WORLD_SIZE},
+ * {@code LOCAL_RANK}, {@code LOCAL_WORLD_SIZE}) or Slurm ({@code SLURM_PROCID}, {@code SLURM_NTASKS},
+ * {@code SLURM_LOCALID}, {@code SLURM_NTASKS_PER_NODE}), in that order.
+ *
+ * <table>
+ * <caption>Settings</caption>
+ * <tr><th>variable</th><th>system property</th><th>default</th></tr>
+ * <tr><td>COLLECTIVES_RANK</td><td>collectives.rank</td><td>the launcher's, else 0 when the size is 1</td></tr>
+ * <tr><td>COLLECTIVES_WORLD_SIZE</td><td>collectives.worldSize</td><td>the launcher's, else 1</td></tr>
+ * <tr><td>COLLECTIVES_LOCAL_RANK</td><td>collectives.localRank</td><td>the launcher's, else 0</td></tr>
+ * <tr><td>COLLECTIVES_LOCAL_SIZE</td><td>collectives.localSize</td><td>the launcher's, else unknown</td></tr>
+ * <tr><td>COLLECTIVES_DEVICE</td><td>collectives.device</td><td>0 if CUDA_/MUSA_VISIBLE_DEVICES names one
+ * device, else the local rank</td></tr>
+ * <tr><td>COLLECTIVES_RENDEZVOUS</td><td>collectives.rendezvous</td><td>tcp://MASTER_ADDR:MASTER_PORT when both
+ * are set (under torchrun, MASTER_PORT + 1: torchrun's agent serves at MASTER_PORT)</td></tr>
+ * <tr><td>COLLECTIVES_BOOTSTRAP_TIMEOUT</td><td>collectives.bootstrapTimeout</td><td>120 s, per step</td></tr>
+ * <tr><td>COLLECTIVES_JOB_TOKEN</td><td>(none: a secret)</td><td>required when the size is above 1</td></tr>
+ * </table>
+ */
+public final class Bootstrap {
+    private final Sourced<Integer> rank;
+    private final Sourced<Integer> size;
+    private final Sourced<Integer> localRank;
+    private final Optional<Sourced<Integer>> localSize;
+    private final Sourced<Integer> device;
+    private final Optional<Sourced<RendezvousEndpoint>> endpoint;
+    private final Sourced<Duration> timeout;
+    private final Optional<String> jobToken;
+
+    private Bootstrap(Builder b) {
+        Settings settings = new Settings(b.environment, b.properties);
+        Optional<Launcher> launcher = Launcher.detect(b.environment);
+        String launcherNote = launcher.map(l -> ", from " + l).orElse("");
+
+        Optional<Sourced<Integer>> givenSize = first(b.size, () -> settings.explicitInt(Explicit.WORLD_SIZE),
+                () -> launcher.map(l -> settings.variableInt(l.sizeVariable).orElseThrow(() -> BootstrapException
+                        .settings(-1, l.rankVariable + " is set but " + l.sizeVariable + " is not" + launcherNote))));
+        Optional<Sourced<Integer>> givenRank = first(b.rank, () -> settings.explicitInt(Explicit.RANK),
+                () -> launcher.flatMap(l -> settings.variableInt(l.rankVariable)));
+        this.size = givenSize.orElse(new Sourced<>(1, "default: no launcher found"));
+        if (givenRank.isEmpty() && size.value() != 1) {
+            throw BootstrapException.settings(-1, "the world size is " + size + " but no rank is set: set "
+                    + Explicit.RANK.variable + " or start the processes with mpirun, srun or torchrun");
+        }
+        this.rank = givenRank.orElse(new Sourced<>(0, "default: a single process"));
+        int r = rank.value();
+        check(size.value() >= 1, r, "the world size " + size + " is not positive");
+        check(r >= 0 && r < size.value(), r, "rank " + rank + " is not in 0.." + (size.value() - 1) + " (world size "
+                + size + ")");
+
+        this.localRank = first(b.localRank, () -> settings.explicitInt(Explicit.LOCAL_RANK),
+                () -> launcher.flatMap(l -> settings.variableInt(l.localRankVariable)))
+                .orElse(new Sourced<>(0, "default: one process per node"));
+        this.localSize = first(b.localSize, () -> settings.explicitInt(Explicit.LOCAL_SIZE),
+                () -> launcher.flatMap(l -> settings.variableIntIfWhole(l.localSizeVariable)));
+        check(localRank.value() >= 0, r, "the local rank " + localRank + " is negative");
+        localSize.ifPresent(ls -> check(localRank.value() < ls.value(), r, "the local rank " + localRank
+                + " is not below the local size " + ls));
+        this.device = first(b.device, () -> settings.explicitInt(Explicit.DEVICE))
+                .orElseGet(() -> defaultDevice(settings, localRank));
+        check(device.value() >= 0, r, "the device " + device + " is negative");
+
+        this.endpoint = first(b.endpoint, () -> settings.explicit(Explicit.RENDEZVOUS)
+                .map(s -> new Sourced<>(RendezvousEndpoint.parse(s.value()), s.source())),
+                () -> masterAddress(settings));
+        this.timeout = first(b.timeout, () -> settings.explicit(Explicit.TIMEOUT)
+                .map(s -> new Sourced<>(Settings.parseDuration(s.value(), s.source()), s.source())))
+                .orElse(new Sourced<>(Settings.DEFAULT_TIMEOUT, "default"));
+        check(!timeout.value().isNegative() && !timeout.value().isZero(), r, "the bootstrap timeout " + timeout
+                + " is not positive");
+        this.jobToken = Optional.ofNullable(b.jobToken).or(() -> settings.variable(Settings.JOB_TOKEN)
+                .map(Sourced::value));
+    }
+
+    /** Settings from {@link System#getenv()} and {@link System#getProperties()}. */
+    public static Bootstrap fromEnvironment() {
+        return builder().environment(System.getenv()).properties(System.getProperties()).build();
+    }
+
+    /** Settings from {@code environment} only (tests, or a launcher wrapper that has the variables at hand). */
+    public static Bootstrap fromEnvironment(Map<String, String> environment) {
+        return builder().environment(environment).build();
+    }
+
+    /**
+     * Explicit settings; everything not set here is looked up in the environment and properties given to the
+     * builder (none unless {@link Builder#environment} and {@link Builder#properties} are called).
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public int rank() {
+        return rank.value();
+    }
+
+    public int size() {
+        return size.value();
+    }
+
+    /** This process's index among the job's processes on this node. */
+    public int localRank() {
+        return localRank.value();
+    }
+
+    /** How many of the job's processes run on this node, when the launcher says. */
+    public OptionalInt localSize() {
+        return localSize.map(s -> OptionalInt.of(s.value())).orElse(OptionalInt.empty());
+    }
+
+    /** The device ordinal this process uses. */
+    public int device() {
+        return device.value();
+    }
+
+    /** Where the ranks meet; empty when nothing says (fine for a job of one process). */
+    public Optional<RendezvousEndpoint> endpoint() {
+        return endpoint.map(Sourced::value);
+    }
+
+    /** How long each bootstrap step (joining, each exchange) may take before it fails. */
+    public Duration timeout() {
+        return timeout.value();
+    }
+
+    /**
+     * Meets the other ranks at {@link #endpoint()}, authenticating them with the job token; returns once this
+     * rank has joined (rank 0: once every rank has). Fails with a {@link BootstrapException} when the settings
+     * are incomplete, or when the job does not form within {@link #timeout()}.
+     */
+    public Rendezvous rendezvous() {
+        if (size() == 1) {
+            return new SingleRankRendezvous();
+        }
+        RendezvousEndpoint where = endpoint().orElseThrow(() -> BootstrapException.settings(rank(),
+                "no rendezvous for a job of " + size() + " ranks: set " + Explicit.RENDEZVOUS.variable
+                        + "=tcp://<rank 0's host>:<port> or =file:/shared/directory, or MASTER_ADDR and MASTER_PORT"));
+        JobToken token = JobToken.of(jobToken.orElseThrow(() -> BootstrapException.settings(rank(), "no job token: set "
+                + Settings.JOB_TOKEN + " to the same secret on every rank (e.g. export " + Settings.JOB_TOKEN
+                + "=$(openssl rand -hex 32) before launching)")), rank());
+        return where.kind() == RendezvousEndpoint.Kind.TCP
+                ? TcpRendezvous.open(where, rank(), size(), token, timeout())
+                : FileRendezvous.open(where, rank(), size(), token, timeout());
+    }
+
+    /** Every setting and where it came from (never the job token). */
+    public String describe() {
+        return "rank " + rank + ", world size " + size + ", local rank " + localRank + ", local size "
+                + localSize.map(Object::toString).orElse("unknown") + ", device " + device + ", rendezvous "
+                + endpoint.map(Object::toString).orElse("none") + ", timeout " + Settings.formatDuration(timeout())
+                + " (" + timeout.source() + "), job token " + (jobToken.isPresent() ? "set" : "not set");
+    }
+
+    @Override
+    public String toString() {
+        return "Bootstrap[" + describe() + "]";
+    }
+
+    private static Sourced<Integer> defaultDevice(Settings settings, Sourced<Integer> localRank) {
+        for (String name : Settings.VISIBLE_DEVICES) {
+            Optional<Sourced<String>> visible = settings.variable(name);
+            if (visible.isPresent() && visible.get().value().split(",").length == 1) {
+                return new Sourced<>(0, "the only device in " + name);
+            }
+        }
+        return new Sourced<>(localRank.value(), "the local rank");
+    }
+
+    /**
+     * {@code tcp://MASTER_ADDR:MASTER_PORT}; under torchrun, whose agent on the first node already serves its own
+     * store at MASTER_PORT, the port after it.
+     */
+    private static Optional<Sourced<RendezvousEndpoint>> masterAddress(Settings settings) {
+        Optional<Sourced<String>> host = settings.variable(Launcher.MASTER_ADDR);
+        Optional<Sourced<Integer>> port = settings.variableInt(Launcher.MASTER_PORT);
+        if (host.isEmpty() || port.isEmpty()) {
+            return Optional.empty();
+        }
+        boolean torchrun = settings.variable(Launcher.TORCHRUN_RUN_ID).isPresent();
+        String source = Launcher.MASTER_ADDR + ", " + Launcher.MASTER_PORT
+                + (torchrun ? " + 1 (torchrun's agent serves at " + Launcher.MASTER_PORT + ")" : "");
+        return Optional.of(new Sourced<>(RendezvousEndpoint.tcp(host.get().value(),
+                port.get().value() + (torchrun ? 1 : 0)), source));
+    }
+
+    /** The builder's value, else the first candidate present; candidates are looked up lazily, in order. */
+    @SafeVarargs
+    private static <T> Optional<Sourced<T>> first(T fromBuilder, Supplier<Optional<Sourced<T>>>... candidates) {
+        if (fromBuilder != null) {
+            return Optional.of(new Sourced<>(fromBuilder, "builder"));
+        }
+        for (Supplier<Optional<Sourced<T>>> candidate : candidates) {
+            Optional<Sourced<T>> found = candidate.get();
+            if (found.isPresent()) {
+                return found;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static void check(boolean condition, int rank, String message) {
+        if (!condition) {
+            throw BootstrapException.settings(rank, message);
+        }
+    }
+
+    /** Explicit settings; they take precedence over system properties and the environment. */
+    public static final class Builder {
+        private Map<String, String> environment = Map.of();
+        private Properties properties = new Properties();
+        private Integer rank;
+        private Integer size;
+        private Integer localRank;
+        private Integer localSize;
+        private Integer device;
+        private RendezvousEndpoint endpoint;
+        private Duration timeout;
+        private String jobToken;
+
+        private Builder() {
+        }
+
+        /** The variables to fall back on (launcher conventions, COLLECTIVES_*); none by default. */
+        public Builder environment(Map<String, String> environment) {
+            this.environment = Map.copyOf(environment);
+            return this;
+        }
+
+        /** The system properties to fall back on ({@code collectives.*}); none by default. */
+        public Builder properties(Properties properties) {
+            this.properties = (Properties) properties.clone();
+            return this;
+        }
+
+        public Builder rank(int rank) {
+            this.rank = rank;
+            return this;
+        }
+
+        public Builder size(int size) {
+            this.size = size;
+            return this;
+        }
+
+        public Builder localRank(int localRank) {
+            this.localRank = localRank;
+            return this;
+        }
+
+        public Builder localSize(int localSize) {
+            this.localSize = localSize;
+            return this;
+        }
+
+        public Builder device(int device) {
+            this.device = device;
+            return this;
+        }
+
+        public Builder rendezvous(RendezvousEndpoint endpoint) {
+            this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+            return this;
+        }
+
+        /** {@code tcp://host:port} or {@code file:/shared/directory}. */
+        public Builder rendezvous(String endpoint) {
+            return rendezvous(RendezvousEndpoint.parse(endpoint));
+        }
+
+        public Builder timeout(Duration timeout) {
+            this.timeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        public Builder jobToken(String jobToken) {
+            this.jobToken = Objects.requireNonNull(jobToken, "jobToken");
+            return this;
+        }
+
+        public Bootstrap build() {
+            return new Bootstrap(this);
+        }
+    }
+}

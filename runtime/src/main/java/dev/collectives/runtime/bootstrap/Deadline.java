@@ -1,0 +1,46 @@
+package dev.collectives.runtime.bootstrap;
+
+import java.time.Duration;
+
+/** A point in (monotonic) time that a bootstrap step must finish by; socket timeouts are taken from it. */
+final class Deadline {
+    private final long endNanos;
+    private final Duration total;
+
+    private Deadline(Duration total) {
+        this.total = total;
+        this.endNanos = System.nanoTime() + total.toNanos();
+    }
+
+    static Deadline after(Duration total) {
+        return new Deadline(total);
+    }
+
+    boolean expired() {
+        return remainingMillis() <= 0;
+    }
+
+    long remainingMillis() {
+        return Math.max(0, (endNanos - System.nanoTime()) / 1_000_000);
+    }
+
+    /** A socket timeout for the time left: at least 1 ms, since 0 would mean "wait forever". */
+    int timeoutMillis() {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, remainingMillis()));
+    }
+
+    /** "within 2 s" */
+    String within() {
+        return "within " + Settings.formatDuration(total);
+    }
+
+    /** Sleeps {@code millis}, or until the deadline if that is sooner. */
+    void sleep(long millis) {
+        try {
+            Thread.sleep(Math.max(1, Math.min(millis, remainingMillis())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the bootstrap", e);
+        }
+    }
+}

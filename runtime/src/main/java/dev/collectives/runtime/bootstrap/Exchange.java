@@ -1,0 +1,129 @@
+package dev.collectives.runtime.bootstrap;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * What every {@link Rendezvous} shares: argument checks, operation numbering, one deadline per operation, and
+ * the rule that a failed rendezvous stays failed (its peers have been told, or have gone).
+ */
+abstract class Exchange implements Rendezvous {
+    private final int rank;
+    private final int size;
+    private final String where;
+    private final Duration timeout;
+    private int operations;
+    private String operation = "joining";
+    private BootstrapException failure;
+    private boolean closed;
+
+    Exchange(int rank, int size, String where, Duration timeout) {
+        this.rank = rank;
+        this.size = size;
+        this.where = where;
+        this.timeout = timeout;
+    }
+
+    @Override
+    public final int rank() {
+        return rank;
+    }
+
+    @Override
+    public final int size() {
+        return size;
+    }
+
+    @Override
+    public final String where() {
+        return where;
+    }
+
+    final Duration timeout() {
+        return timeout;
+    }
+
+    /** The operation under way, for messages: "broadcast #1", "allgather #2", "joining". */
+    final String operation() {
+        return operation;
+    }
+
+    /** The number of the operation under way; both ends of every message check it. */
+    final int sequence() {
+        return operations;
+    }
+
+    @Override
+    public final synchronized byte[] broadcast(byte[] value) {
+        start("broadcast");
+        if (rank == 0) {
+            checkValue(value);
+        }
+        return run(() -> doBroadcast(rank == 0 ? value.clone() : null, Deadline.after(timeout)));
+    }
+
+    @Override
+    public final synchronized byte[][] allGather(byte[] value) {
+        start("allgather");
+        checkValue(value);
+        if ((long) value.length * size > MAX_GATHER_BYTES) {
+            throw BootstrapException.settings(rank, operation + " of " + value.length + " bytes from each of " + size
+                    + " ranks exceeds the limit of " + MAX_GATHER_BYTES + " bytes");
+        }
+        return run(() -> doAllGather(value.clone(), Deadline.after(timeout)));
+    }
+
+    @Override
+    public final synchronized void close() {
+        if (!closed) {
+            closed = true;
+            doClose();
+        }
+    }
+
+    /** Rank 0: sends {@code value}; others: receives rank 0's. */
+    protected abstract byte[] doBroadcast(byte[] value, Deadline deadline);
+
+    protected abstract byte[][] doAllGather(byte[] value, Deadline deadline);
+
+    /** Releases sockets or files; called once. */
+    protected abstract void doClose();
+
+    final boolean failed() {
+        return failure != null;
+    }
+
+    /** Remembers {@code failure} (later operations rethrow it) and releases everything. */
+    protected final BootstrapException fail(BootstrapException failure) {
+        this.failure = failure;
+        close();
+        return failure;
+    }
+
+    private void start(String name) {
+        if (failure != null) {
+            throw BootstrapException.failed(rank, "the rendezvous at " + where + " failed earlier: "
+                    + failure.getMessage(), failure);
+        }
+        if (closed) {
+            throw BootstrapException.settings(rank, "the rendezvous at " + where + " is closed");
+        }
+        operations++;
+        operation = name + " #" + operations;
+    }
+
+    private void checkValue(byte[] value) {
+        if (value == null || value.length > MAX_VALUE_BYTES) {
+            throw BootstrapException.settings(rank, operation + " needs a value of at most " + MAX_VALUE_BYTES
+                    + " bytes, not " + (value == null ? "null" : value.length + " bytes"));
+        }
+    }
+
+    private <T> T run(Supplier<T> body) {
+        try {
+            return body.get();
+        } catch (BootstrapException e) {
+            throw failure == e ? e : fail(e);
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package dev.collectives.runtime.bootstrap;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The secret every member of a job holds. It is used only as an HMAC-SHA256 key: peers prove they hold it by
+ * answering a challenge, and every message after that is authenticated with a key derived from it and the
+ * challenge nonces, so the token itself never crosses the wire or reaches a file.
+ */
+final class JobToken {
+    static final int MAC_BYTES = 32;
+    static final int NONCE_BYTES = 32;
+    /** Shorter tokens are too easy to guess. */
+    static final int MIN_CHARACTERS = 16;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final byte[] key;
+
+    private JobToken(byte[] key) {
+        this.key = key;
+    }
+
+    /** Fails (without echoing the token) when it is too short. */
+    static JobToken of(String token, int rank) {
+        if (token.length() < MIN_CHARACTERS) {
+            throw BootstrapException.settings(rank, "the job token (" + Settings.JOB_TOKEN + ") has " + token.length()
+                    + " characters; it needs at least " + MIN_CHARACTERS + " (e.g. export " + Settings.JOB_TOKEN
+                    + "=$(openssl rand -hex 32))");
+        }
+        return new JobToken(token.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static byte[] nonce() {
+        byte[] nonce = new byte[NONCE_BYTES];
+        RANDOM.nextBytes(nonce);
+        return nonce;
+    }
+
+    /**
+     * HMAC of {@code label} and {@code parts}; each part is length-prefixed so that different splits of the
+     * same bytes never give the same MAC.
+     */
+    byte[] mac(String label, byte[]... parts) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            update(mac, label.getBytes(StandardCharsets.UTF_8));
+            for (byte[] part : parts) {
+                update(mac, part);
+            }
+            return mac.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is required of every JVM", e);
+        }
+    }
+
+    /** A key for one connection or one directory, derived from this token and public nonces. */
+    JobToken derive(String label, byte[]... parts) {
+        return new JobToken(mac(label, parts));
+    }
+
+    /** Whether {@code mac} is the MAC of {@code label} and {@code parts}, compared in constant time. */
+    boolean verify(byte[] mac, String label, byte[]... parts) {
+        return MessageDigest.isEqual(mac, mac(label, parts));
+    }
+
+    static byte[] ints(int... values) {
+        ByteBuffer buffer = ByteBuffer.allocate(4 * values.length);
+        for (int v : values) {
+            buffer.putInt(v);
+        }
+        return buffer.array();
+    }
+
+    private static void update(Mac mac, byte[] part) {
+        mac.update(ints(part.length));
+        mac.update(part);
+    }
+
+    @Override
+    public String toString() {
+        return "JobToken[hidden]";
+    }
+}

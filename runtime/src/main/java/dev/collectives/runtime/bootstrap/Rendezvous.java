@@ -1,0 +1,96 @@
+package dev.collectives.runtime.bootstrap;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The ranks of a job, met and authenticated, before any communicator exists: enough to carry a communicator's
+ * unique id from rank 0 to every rank ({@link #broadcast}) and to compare small fixed-size values such as
+ * fingerprints ({@link #allGather}). Every rank calls the same operations in the same order. Each operation
+ * finishes within the bootstrap timeout or fails on every rank still connected, naming the ranks involved.
+ * Close it once the communicator is formed.
+ */
+public interface Rendezvous extends AutoCloseable {
+    /** The most bytes one rank may contribute to one operation. */
+    int MAX_VALUE_BYTES = 1 << 16;
+    /** The most bytes one allgather may return (the contribution times the world size). */
+    int MAX_GATHER_BYTES = 1 << 24;
+    /** The longest error text a rank sends to the others when it ends the job. */
+    int MAX_REASON_BYTES = 4096;
+    /** Bytes of each rank's value that {@link #agree} shows when the ranks disagree. */
+    int AGREE_DETAIL_BYTES = 256;
+
+    int rank();
+
+    int size();
+
+    /** Where the ranks met, for messages. */
+    String where();
+
+    /**
+     * Rank 0's {@code value} (at most {@link #MAX_VALUE_BYTES}), returned on every rank. The other ranks' argument
+     * is ignored and may be null.
+     */
+    byte[] broadcast(byte[] value);
+
+    /**
+     * Every rank's {@code value}, indexed by rank. Every rank must pass the same number of bytes (at most
+     * {@link #MAX_VALUE_BYTES}, and the total at most {@link #MAX_GATHER_BYTES}); a rank passing another length
+     * fails the operation on every rank.
+     */
+    byte[][] allGather(byte[] value);
+
+    /**
+     * Fails on every rank, naming each rank's value, unless all ranks pass the same {@code value} (e.g. the
+     * backend and library version: a job mixing them would hang later instead of failing here).
+     */
+    default void agree(String what, String value) {
+        byte[][] digests = allGather(sha256(value));
+        if (Arrays.stream(digests).allMatch(d -> Arrays.equals(d, digests[0]))) {
+            return;
+        }
+        byte[][] details = allGather(Arrays.copyOf(value.getBytes(StandardCharsets.UTF_8), AGREE_DETAIL_BYTES));
+        List<String> values = new ArrayList<>();
+        for (int r = 0; r < details.length; r++) {
+            values.add("rank " + r + ": " + new String(details[r], StandardCharsets.UTF_8).replace("\0", ""));
+        }
+        throw BootstrapException.failed(rank(), "the ranks at " + where() + " disagree on " + what + ": "
+                + String.join("; ", values), null);
+    }
+
+    /**
+     * How many ranks share a node at most, from an allgather of each rank's host name (a collective: every rank
+     * calls it). Backends pass it to {@link dev.collectives.runtime.Topology} (IB SHARP, R8, needs exactly 1).
+     */
+    default int ranksPerNode() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "unknown host of rank " + rank();
+        }
+        byte[][] hosts = allGather(sha256(host));
+        int most = 0;
+        for (byte[] h : hosts) {
+            int same = (int) Arrays.stream(hosts).filter(other -> Arrays.equals(other, h)).count();
+            most = Math.max(most, same);
+        }
+        return most;
+    }
+
+    /** Leaves the job; idempotent. */
+    @Override
+    void close();
+
+    private static byte[] sha256(String value) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+    }
+}

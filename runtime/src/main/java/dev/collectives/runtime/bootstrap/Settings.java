@@ -1,0 +1,121 @@
+package dev.collectives.runtime.bootstrap;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+
+/**
+ * Looks settings up where {@link Bootstrap} documents them, remembering where each value came from so that
+ * {@link Bootstrap#describe()} and error messages can say it.
+ */
+final class Settings {
+    /** The job token: only from the environment or the builder, never a system property (visible in ps). */
+    static final String JOB_TOKEN = "COLLECTIVES_JOB_TOKEN";
+    static final String[] VISIBLE_DEVICES = {"CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES"};
+    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
+
+    /** A setting that may be given explicitly, as a system property or a COLLECTIVES_* variable. */
+    enum Explicit {
+        RANK("COLLECTIVES_RANK", "collectives.rank"),
+        WORLD_SIZE("COLLECTIVES_WORLD_SIZE", "collectives.worldSize"),
+        LOCAL_RANK("COLLECTIVES_LOCAL_RANK", "collectives.localRank"),
+        LOCAL_SIZE("COLLECTIVES_LOCAL_SIZE", "collectives.localSize"),
+        DEVICE("COLLECTIVES_DEVICE", "collectives.device"),
+        RENDEZVOUS("COLLECTIVES_RENDEZVOUS", "collectives.rendezvous"),
+        TIMEOUT("COLLECTIVES_BOOTSTRAP_TIMEOUT", "collectives.bootstrapTimeout");
+
+        final String variable;
+        final String property;
+
+        Explicit(String variable, String property) {
+            this.variable = variable;
+            this.property = property;
+        }
+    }
+
+    /** A value and where it came from ("OMPI_COMM_WORLD_RANK", "system property collectives.rank", "builder"). */
+    record Sourced<T>(T value, String source) {
+        @Override
+        public String toString() {
+            return value + " (" + source + ")";
+        }
+    }
+
+    private final Map<String, String> environment;
+    private final Properties properties;
+
+    Settings(Map<String, String> environment, Properties properties) {
+        this.environment = environment;
+        this.properties = properties;
+    }
+
+    /** The system property, else the COLLECTIVES_* variable. */
+    Optional<Sourced<String>> explicit(Explicit setting) {
+        String property = properties.getProperty(setting.property);
+        if (property != null && !property.isBlank()) {
+            return Optional.of(new Sourced<>(property.trim(), "system property " + setting.property));
+        }
+        return variable(setting.variable);
+    }
+
+    Optional<Sourced<String>> variable(String name) {
+        String value = environment.get(name);
+        return value == null || value.isBlank() ? Optional.empty() : Optional.of(new Sourced<>(value.trim(), name));
+    }
+
+    Optional<Sourced<Integer>> explicitInt(Explicit setting) {
+        return explicit(setting).map(Settings::toInt);
+    }
+
+    Optional<Sourced<Integer>> variableInt(String name) {
+        return variable(name).map(Settings::toInt);
+    }
+
+    /** The variable as a whole number; empty when unset or not a whole number (an optional hint only). */
+    Optional<Sourced<Integer>> variableIntIfWhole(String name) {
+        return variable(name).filter(v -> v.value().matches("\\d{1,9}")).map(Settings::toInt);
+    }
+
+    private static Sourced<Integer> toInt(Sourced<String> text) {
+        try {
+            return new Sourced<>(Integer.parseInt(text.value()), text.source());
+        } catch (NumberFormatException e) {
+            throw BootstrapException.settings(-1, text.source() + " is '" + text.value() + "', not a whole number");
+        }
+    }
+
+    /** "30" (seconds), "30s", "500ms", "2m" or ISO-8601 ("PT30S"). */
+    static Duration parseDuration(String text, String source) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (t.startsWith("pt")) {
+                return Duration.parse(t.toUpperCase(Locale.ROOT));
+            }
+            if (t.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).trim()));
+            }
+            if (t.endsWith("s")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1).trim()) * 1000));
+            }
+            if (t.endsWith("m")) {
+                return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1).trim()) * 60);
+            }
+            return Duration.ofMillis(Math.round(Double.parseDouble(t) * 1000));
+        } catch (NumberFormatException | DateTimeParseException e) {
+            throw BootstrapException.settings(-1, source + " is '" + text
+                    + "', not a duration (examples: 30, 30s, 500ms, 2m, PT30S)");
+        }
+    }
+
+    /** "2 s", "500 ms", "1.5 s" */
+    static String formatDuration(Duration duration) {
+        long millis = duration.toMillis();
+        if (millis % 1000 == 0) {
+            return millis / 1000 + " s";
+        }
+        return millis < 1000 ? millis + " ms" : millis / 1000.0 + " s";
+    }
+}

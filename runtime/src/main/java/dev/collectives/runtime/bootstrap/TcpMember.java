@@ -1,0 +1,177 @@
+package dev.collectives.runtime.bootstrap;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ProtocolException;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.Arrays;
+
+/**
+ * A rank other than 0 in a TCP rendezvous: connects to rank 0, retrying until the deadline (rank 0 may start
+ * later), proves it holds the job token and checks that rank 0 does too, then takes part in each operation.
+ */
+final class TcpMember extends Exchange {
+    private static final long FIRST_RETRY_MILLIS = 50;
+    private static final long LAST_RETRY_MILLIS = 500;
+
+    private final Channel root;
+
+    private TcpMember(RendezvousEndpoint endpoint, int rank, int size, Duration timeout, Channel root) {
+        super(rank, size, endpoint.toString(), timeout);
+        this.root = root;
+    }
+
+    static TcpMember join(RendezvousEndpoint endpoint, int rank, int size, JobToken token, Duration timeout) {
+        Deadline deadline = Deadline.after(timeout);
+        String lastProblem = "no attempt";
+        int attempts = 0;
+        long pause = FIRST_RETRY_MILLIS;
+        while (!deadline.expired()) {
+            attempts++;
+            Socket socket = new Socket();
+            try {
+                socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), deadline.timeoutMillis());
+            } catch (IOException e) {
+                lastProblem = e.toString();
+                closeQuietly(socket);
+                deadline.sleep(pause);
+                pause = Math.min(2 * pause, LAST_RETRY_MILLIS);
+                continue;
+            }
+            Channel channel = null;
+            try {
+                channel = new Channel(socket, "rank 0 at " + endpoint);
+                Channel connected = channel;
+                channel.within(deadline, () -> handshake(connected, endpoint, rank, size, token));
+                return new TcpMember(endpoint, rank, size, timeout, channel);
+            } catch (EOFException | SocketException e) {
+                // rank 0 closed before greeting: it is shutting down a failed attempt, or is not up yet
+                lastProblem = "the connection closed during the handshake (" + e + ")";
+            } catch (SocketTimeoutException e) {
+                lastProblem = "the handshake timed out";
+            } catch (IOException e) {
+                lastProblem = e.toString();
+            } catch (BootstrapException e) {
+                closeQuietly(channel);
+                throw e;
+            }
+            closeQuietly(channel == null ? socket : channel);
+            deadline.sleep(pause);
+        }
+        throw BootstrapException.failed(rank, "no rank 0 at " + endpoint + " " + deadline.within() + " (" + attempts
+                + " attempts; last: " + lastProblem + ")", null);
+    }
+
+    private static Void handshake(Channel channel, RendezvousEndpoint endpoint, int rank, int size, JobToken token)
+            throws IOException {
+        DataInputStream in = channel.in();
+        DataOutputStream out = channel.out();
+        int magic = in.readInt();
+        int version = in.readInt();
+        if (magic != Channel.MAGIC || version != Channel.VERSION) {
+            throw BootstrapException.failed(rank, endpoint + " is not a collectives rendezvous of version "
+                    + Channel.VERSION + " (it greeted with magic " + Integer.toHexString(magic) + ", version "
+                    + version + ")", null);
+        }
+        byte[] serverNonce = Channel.readBytes(in, JobToken.NONCE_BYTES);
+        byte[] clientNonce = JobToken.nonce();
+        byte[] claim = JobToken.ints(rank, size);
+        out.writeInt(Channel.MAGIC);
+        out.writeInt(Channel.VERSION);
+        out.writeInt(rank);
+        out.writeInt(size);
+        out.write(clientNonce);
+        out.write(token.mac("join", serverNonce, clientNonce, claim));
+        out.flush();
+        byte answer = in.readByte();
+        if (answer == Channel.REJECTED) {
+            throw BootstrapException.remote(rank, "rank 0 at " + endpoint + " turned rank " + rank + " away: "
+                    + Channel.readText(in));
+        }
+        byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
+        if (answer != Channel.ACCEPTED || !token.verify(mac, "accept", serverNonce, clientNonce, claim)) {
+            throw BootstrapException.failed(rank, "the server at " + endpoint + " does not hold this job's token"
+                    + " (another job's rendezvous on the same port, or a wrong " + Settings.JOB_TOKEN + " here)",
+                    null);
+        }
+        channel.authenticated(Channel.sessionKey(token, serverNonce, clientNonce, rank), false,
+                "rank 0 at " + endpoint);
+        return null;
+    }
+
+    @Override
+    protected byte[] doBroadcast(byte[] ignored, Deadline deadline) {
+        return receive(MAX_VALUE_BYTES, deadline);
+    }
+
+    @Override
+    protected byte[][] doAllGather(byte[] value, Deadline deadline) {
+        try {
+            root.send(Channel.DATA, sequence(), value, deadline);
+        } catch (IOException e) {
+            throw fail(failure(e, deadline));
+        }
+        byte[] all = receive(value.length * size(), deadline);
+        if (all.length != value.length * size()) {
+            throw fail(BootstrapException.failed(rank(), "rank 0 at " + where() + " returned " + all.length
+                    + " bytes for " + operation() + ", expected " + value.length + " from each of " + size()
+                    + " ranks", null));
+        }
+        byte[][] values = new byte[size()][];
+        for (int r = 0; r < size(); r++) {
+            values[r] = Arrays.copyOfRange(all, r * value.length, (r + 1) * value.length);
+        }
+        return values;
+    }
+
+    private byte[] receive(int maxBytes, Deadline deadline) {
+        Channel.Frame frame;
+        try {
+            frame = root.receive(sequence(), maxBytes, deadline);
+        } catch (IOException e) {
+            throw fail(failure(e, deadline));
+        }
+        if (frame.type() == Channel.ABORT) {
+            throw fail(BootstrapException.remote(rank(), frame.text() + " (reported by rank 0 at " + where()
+                    + " during " + operation() + ")"));
+        }
+        return frame.bytes();
+    }
+
+    private BootstrapException failure(IOException e, Deadline deadline) {
+        String what;
+        if (e instanceof SocketTimeoutException) {
+            what = "rank 0 at " + where() + " did not complete " + operation() + " " + deadline.within()
+                    + " (rank 0 or another rank is late, stuck or gone)";
+        } else if (e instanceof ProtocolException) {
+            what = "rank 0 at " + where() + " sent " + e.getMessage() + " in " + operation();
+        } else if (e instanceof EOFException || e instanceof SocketException) {
+            what = "rank 0 at " + where() + " is gone: the connection ended during " + operation() + " (" + e + ")";
+        } else {
+            what = "the connection to rank 0 at " + where() + " failed during " + operation() + ": " + e;
+        }
+        return BootstrapException.failed(rank(), what, e);
+    }
+
+    @Override
+    protected void doClose() {
+        root.close();
+    }
+
+    private static void closeQuietly(AutoCloseable resource) {
+        if (resource == null) {
+            return;
+        }
+        try {
+            resource.close();
+        } catch (Exception ignored) {
+            // best effort
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package dev.collectives.runtime.bootstrap;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** A JVM running {@link RankProcess} (or another main class) with a launcher's variables, its output collected line by line. */
+final class ChildRank implements AutoCloseable {
+    /** Variables a test runner may have inherited from a real launcher; a child must see only its own. */
+    private static final List<String> LAUNCHER_PREFIXES = List.of("OMPI_", "PMI_", "SLURM_", "MPI_LOCAL");
+    private static final List<String> LAUNCHER_NAMES = List.of("RANK", "WORLD_SIZE", "LOCAL_RANK",
+            "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID", "CUDA_VISIBLE_DEVICES",
+            "MUSA_VISIBLE_DEVICES", Settings.JOB_TOKEN, "COLLECTIVES_BACKEND");
+    private static final Pattern FAILED = Pattern.compile("FAILED after (\\d+) ms: (.*)");
+
+    private final String name;
+    private final Process process;
+    private final List<String> lines = new ArrayList<>();
+    private final Thread reader;
+
+    private ChildRank(String name, Process process) {
+        this.name = name;
+        this.process = process;
+        this.reader = new Thread(this::readOutput, name + "-output");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** A {@link RankProcess}. */
+    static ChildRank start(String name, Map<String, String> variables, String... args) {
+        return start(name, RankProcess.class, variables, args);
+    }
+
+    static ChildRank start(String name, Class<?> main, Map<String, String> variables, String... args) {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
+                System.getProperty("java.class.path"), main.getName()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        Map<String, String> environment = builder.environment();
+        environment.keySet().removeIf(k -> LAUNCHER_NAMES.contains(k)
+                || LAUNCHER_PREFIXES.stream().anyMatch(k::startsWith)
+                || Arrays.stream(Settings.Explicit.values()).anyMatch(s -> s.variable.equals(k)));
+        environment.putAll(variables);
+        try {
+            return new ChildRank(name, builder.start());
+        } catch (IOException e) {
+            throw new AssertionError("cannot start " + command, e);
+        }
+    }
+
+    private void readOutput() {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                synchronized (lines) {
+                    lines.add(line);
+                    lines.notifyAll();
+                }
+            }
+        } catch (IOException ignored) {
+            // the process was killed
+        }
+    }
+
+    /** Waits for a line starting with {@code prefix} and returns it. */
+    String await(String prefix, Duration limit) {
+        long end = System.nanoTime() + limit.toNanos();
+        synchronized (lines) {
+            while (true) {
+                for (String line : lines) {
+                    if (line.startsWith(prefix)) {
+                        return line;
+                    }
+                }
+                long left = (end - System.nanoTime()) / 1_000_000;
+                if (left <= 0 || (!process.isAlive() && !reader.isAlive())) {
+                    fail(name + " printed no line starting with '" + prefix + "' within " + limit + "; output: "
+                            + lines);
+                }
+                try {
+                    lines.wait(Math.max(1, Math.min(left, 100)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError(e);
+                }
+            }
+        }
+    }
+
+    /** Waits for the process to end with a failure; returns its message, checking it came within its deadline. */
+    String failure(Duration deadline) {
+        Matcher m = FAILED.matcher(await("FAILED", Duration.ofSeconds(60)));
+        if (!m.matches()) {
+            fail(name + ": unexpected output " + lines);
+        }
+        long millis = Long.parseLong(m.group(1));
+        if (millis > deadline.toMillis() + 2000) {
+            fail(name + " failed after " + millis + " ms, more than its deadline of " + deadline.toMillis()
+                    + " ms plus 2 s: " + m.group(2));
+        }
+        awaitExit(3);
+        return m.group(2);
+    }
+
+    void awaitExit(int expected) {
+        try {
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                fail(name + " did not exit; output: " + lines);
+            }
+            reader.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+        if (process.exitValue() != expected) {
+            fail(name + " exited with " + process.exitValue() + ", expected " + expected + "; output: " + lines);
+        }
+    }
+
+    void kill() {
+        process.destroyForcibly();
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+    }
+}

@@ -1,0 +1,142 @@
+package dev.collectives.runtime.bootstrap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Separate JVMs on this host, each finding its rank in a launcher's variables, meeting through a TCP port on
+ * loopback or a directory, as processes of a real job do. Ranks other than 0 start first, so that rank 0's
+ * (short) deadline is not spent waiting for JVMs to start.
+ */
+class MultiProcessRendezvousTest {
+    private static final Duration LONG = Duration.ofSeconds(20);
+    private static final Duration SHORT = Duration.ofSeconds(3);
+    private static final String TOKEN = RankThreadsForTests.TOKEN;
+
+    @TempDir
+    Path shared;
+    private final List<ChildRank> children = new ArrayList<>();
+    private String endpoint;
+
+    @AfterEach
+    void killLeftovers() {
+        children.forEach(ChildRank::close);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "file"})
+    void processesLaunchedByDifferentConventionsExchangeTheIdAndAFingerprint(String kind) {
+        endpoint(kind);
+        // the same job seen through each launcher's variables: mpirun, srun, mpiexec (PMI)
+        ChildRank slurm = start("rank 2", Map.of("SLURM_PROCID", "2", "SLURM_NTASKS", "3", "SLURM_LOCALID", "2"),
+                LONG, TOKEN);
+        ChildRank pmi = start("rank 1", Map.of("PMI_RANK", "1", "PMI_SIZE", "3"), LONG, TOKEN);
+        ChildRank openMpi = start("rank 0", Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "3",
+                "OMPI_COMM_WORLD_LOCAL_RANK", "0"), LONG, TOKEN);
+        String id = openMpi.await("ID ", LONG);
+        assertEquals("ID ".length() + 2 * 128, id.length(), id);
+        for (ChildRank rank : List.of(openMpi, pmi, slurm)) {
+            assertEquals(id, rank.await("ID ", LONG));
+            assertEquals("FINGERPRINTS 3 same", rank.await("FINGERPRINTS", LONG));
+            rank.awaitExit(0);
+        }
+        assertTrue(slurm.await("STARTED", LONG).contains("rank 2 (SLURM_PROCID)"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "file"})
+    void aProcessWithTheWrongTokenIsTurnedAwayAndRankZeroNamesItWithinItsDeadline(String kind) {
+        endpoint(kind);
+        ChildRank intruder = start("rank 1", ompi(1, 2), LONG, "a-token-of-some-other-job-entirely");
+        intruder.await("STARTED", LONG);
+        ChildRank root = start("rank 0", ompi(0, 2), SHORT, TOKEN);
+        String refused = intruder.failure(LONG);
+        assertTrue(refused.contains(kind.equals("tcp") ? "presented a wrong job token"
+                : "was not written with this job's token"), refused);
+        String missing = root.failure(SHORT);
+        assertTrue(missing.contains("rank 0: rank 1 did not join at " + endpoint + " within 3 s"), missing);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "file"})
+    void aDuplicateRankFailsEveryProcessNamingIt(String kind) {
+        endpoint(kind);
+        ChildRank first = start("rank 1", ompi(1, 3), LONG, TOKEN);
+        ChildRank second = start("rank 1 again", ompi(1, 3), LONG, TOKEN);
+        first.await("STARTED", LONG);
+        second.await("STARTED", LONG);
+        ChildRank root = start("rank 0", ompi(0, 3), LONG, TOKEN);
+        for (ChildRank rank : List.of(root, first, second)) {
+            String message = rank.failure(SHORT);
+            assertTrue(message.contains("duplicate rank 1"), message);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "file"})
+    void withoutRankZeroTheOthersFailAtTheirDeadline(String kind) {
+        endpoint(kind);
+        Duration deadline = Duration.ofSeconds(2);
+        ChildRank one = start("rank 1", ompi(1, 3), deadline, TOKEN);
+        ChildRank two = start("rank 2", ompi(2, 3), deadline, TOKEN);
+        assertTrue(one.failure(deadline).contains("rank 1: no rank 0 at " + endpoint + " within 2 s"));
+        assertTrue(two.failure(deadline).contains("rank 2: no rank 0 at " + endpoint + " within 2 s"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "file"})
+    void aProcessKilledMidwayFailsTheOthersNamingIt(String kind) {
+        endpoint(kind);
+        ChildRank one = start("rank 1", ompi(1, 3), LONG, TOKEN);
+        ChildRank doomed = start("rank 2", ompi(2, 3), LONG, TOKEN, "hang-after-broadcast");
+        one.await("STARTED", LONG);
+        doomed.await("STARTED", LONG);
+        ChildRank root = start("rank 0", ompi(0, 3), SHORT, TOKEN);
+        doomed.await("WAITING", LONG);
+        doomed.kill();
+        String rootMessage = root.failure(SHORT);
+        String oneMessage = one.failure(SHORT);
+        if (kind.equals("tcp")) {
+            assertTrue(rootMessage.contains("rank 0: rank 2 at /127.0.0.1:") && rootMessage.contains("is gone"),
+                    rootMessage);
+            assertTrue(oneMessage.contains("rank 0 ended the job: rank 2 at /127.0.0.1:"), oneMessage);
+        } else {
+            assertTrue(rootMessage.contains("rank 0: rank 2 did not take part in allgather #2 at " + endpoint
+                    + " within 3 s"), rootMessage);
+            assertTrue(oneMessage.contains("rank 0 ended the job: rank 2 did not take part in allgather #2"),
+                    oneMessage);
+        }
+    }
+
+    private void endpoint(String kind) {
+        endpoint = kind.equals("tcp") ? "tcp://127.0.0.1:" + RankThreadsForTests.freePort()
+                : "file:" + shared.resolve("rendezvous");
+    }
+
+    private static Map<String, String> ompi(int rank, int size) {
+        return Map.of("OMPI_COMM_WORLD_RANK", String.valueOf(rank), "OMPI_COMM_WORLD_SIZE", String.valueOf(size));
+    }
+
+    private ChildRank start(String name, Map<String, String> launcher, Duration timeout, String token,
+                            String... args) {
+        Map<String, String> variables = new HashMap<>(launcher);
+        variables.put("COLLECTIVES_RENDEZVOUS", endpoint);
+        variables.put("COLLECTIVES_JOB_TOKEN", token);
+        variables.put("COLLECTIVES_BOOTSTRAP_TIMEOUT", timeout.toMillis() + "ms");
+        ChildRank child = ChildRank.start(name, variables, args);
+        children.add(child);
+        return child;
+    }
+}

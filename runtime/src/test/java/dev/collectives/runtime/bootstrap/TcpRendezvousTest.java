@@ -1,0 +1,169 @@
+package dev.collectives.runtime.bootstrap;
+
+import static dev.collectives.runtime.bootstrap.RankThreadsForTests.bootstrap;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collectives.runtime.bootstrap.RankThreadsForTests.Outcome;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+class TcpRendezvousTest extends RendezvousContractTest {
+    private int port;
+
+    @Override
+    String endpoint() {
+        port = RankThreadsForTests.freePort();
+        return "tcp://127.0.0.1:" + port;
+    }
+
+    @Override
+    String wrongTokenMessage() {
+        return "rank 1: rank 0 at tcp://127.0.0.1:" + port + " turned rank 1 away: a connection from /127.0.0.1:";
+    }
+
+    @Override
+    String goneMessage() {
+        return "rank 2 at /127.0.0.1:";
+    }
+
+    @Test
+    void aStrayConnectionIsTurnedAwayWithoutEndingTheJob() {
+        String endpoint = endpoint();
+        List<Outcome<byte[]>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
+            if (rank == 1) {
+                try (Socket stray = connectWhenListening()) {
+                    new DataOutputStream(stray.getOutputStream()).writeBytes("GET / HTTP/1.0\r\n\r\n");
+                    stray.getInputStream().readAllBytes();
+                } catch (java.net.SocketException reset) {
+                    // rank 0 closed it with part of the request unread: the stray sees a reset, which is fine
+                }
+            }
+            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, GENEROUS).rendezvous()) {
+                return rendezvous.broadcast(new byte[] {5});
+            }
+        });
+        outcomes.forEach(o -> assertArrayEquals(new byte[] {5}, o.get()));
+    }
+
+    @Test
+    void anOversizedMessageIsRefusedBeforeItIsRead() {
+        String endpoint = endpoint();
+        JobToken token = JobToken.of(RankThreadsForTests.TOKEN, 1);
+        List<Outcome<Object>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
+            if (rank == 0) {
+                try (Rendezvous rendezvous = bootstrap(endpoint, 0, 2, GENEROUS).rendezvous()) {
+                    return rendezvous.allGather(new byte[8]);
+                }
+            }
+            // a member that holds the token but then claims a message of 1 GiB
+            try (Socket s = connectWhenListening()) {
+                DataInputStream in = new DataInputStream(s.getInputStream());
+                DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                in.readInt();
+                in.readInt();
+                byte[] serverNonce = in.readNBytes(JobToken.NONCE_BYTES);
+                byte[] clientNonce = JobToken.nonce();
+                out.writeInt(Channel.MAGIC);
+                out.writeInt(Channel.VERSION);
+                out.writeInt(1);
+                out.writeInt(2);
+                out.write(clientNonce);
+                out.write(token.mac("join", serverNonce, clientNonce, JobToken.ints(1, 2)));
+                out.writeByte(Channel.DATA);
+                out.writeInt(1);
+                out.writeInt(1 << 30);
+                out.flush();
+                return in.readAllBytes();
+            }
+        });
+        String root = outcomes.get(0).message();
+        assertTrue(root.contains("rank 1 at /127.0.0.1:") && root.contains(
+                "sent a message of 1073741824 bytes, above the limit of 65536 in allgather #1"), root);
+    }
+
+    /** A raw connection to rank 0's port, once rank 0 (a thread started alongside) listens. */
+    private Socket connectWhenListening() throws InterruptedException {
+        long end = System.nanoTime() + GENEROUS.toNanos();
+        while (true) {
+            try {
+                return new Socket(InetAddress.getLoopbackAddress(), port);
+            } catch (java.io.IOException e) {
+                if (System.nanoTime() > end) {
+                    throw new AssertionError("rank 0 never listened at port " + port, e);
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    @Test
+    void aLateDuplicateEndsTheJobAtTheNextOperation() {
+        String endpoint = endpoint();
+        List<Outcome<Object>> outcomes = RankThreadsForTests.run(3, index -> () -> {
+            int rank = index == 2 ? 1 : index;
+            if (index == 2) {
+                Thread.sleep(500);
+                return bootstrap(endpoint, rank, 2, GENEROUS).rendezvous();
+            }
+            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, GENEROUS).rendezvous()) {
+                rendezvous.broadcast(new byte[1]);
+                Thread.sleep(1500);
+                return rendezvous.broadcast(new byte[1]);
+            }
+        });
+        for (Outcome<Object> outcome : outcomes) {
+            assertTrue(outcome.message().contains("duplicate rank 1"), outcome.message());
+        }
+    }
+
+    @Test
+    void rankZeroMustRunOnTheRendezvousHost() {
+        // 192.0.2.0/24 is reserved for documentation: never an address of this host
+        Bootstrap elsewhere = bootstrap("tcp://192.0.2.1:29500", 0, 2, SHORT);
+        BootstrapException e = assertThrows(BootstrapException.class, elsewhere::rendezvous);
+        assertTrue(e.getMessage().contains("rank 0 must run on the rendezvous host, but tcp://192.0.2.1:29500"),
+                e.getMessage());
+    }
+
+    @Test
+    void somethingElseListeningAtTheAddressIsNotMistakenForRankZero() throws Exception {
+        try (ServerSocket other = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Thread server = new Thread(() -> {
+                try (Socket s = other.accept()) {
+                    s.getOutputStream().write("SSH-2.0-OpenSSH\r\n".getBytes(StandardCharsets.US_ASCII));
+                    s.getInputStream().read();
+                } catch (java.io.IOException ignored) {
+                    // the test checks the client's side
+                }
+            });
+            server.start();
+            Bootstrap member = bootstrap("tcp://127.0.0.1:" + other.getLocalPort(), 1, 2, SHORT);
+            BootstrapException e = assertThrows(BootstrapException.class, member::rendezvous);
+            assertTrue(e.getMessage().contains("is not a collectives rendezvous of version 1"), e.getMessage());
+            server.join(5000);
+        }
+    }
+
+    @Test
+    void messagesAreAuthenticatedPerDirection() {
+        JobToken token = JobToken.of(RankThreadsForTests.TOKEN, 0);
+        byte[] a = token.mac("message", new byte[] {0, 1}, JobToken.ints(1), "x".getBytes(StandardCharsets.UTF_8));
+        byte[] b = token.mac("message", new byte[] {1, 1}, JobToken.ints(1), "x".getBytes(StandardCharsets.UTF_8));
+        assertTrue(!java.util.Arrays.equals(a, b));
+        assertTrue(token.verify(a, "message", new byte[] {0, 1}, JobToken.ints(1),
+                "x".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("JobToken[hidden]", token.toString());
+    }
+}
