@@ -32,10 +32,10 @@ public final class Numerics {
 
     /** A binary floating-point format narrower than float, described by its field widths. */
     private enum NarrowFormat {
-        FLOAT16(5, 10, false, 0x7FFF),
-        BFLOAT16(8, 7, false, 0x7FFF),
-        E4M3(4, 3, true, 0x7F),
-        E5M2(5, 2, true, 0x7F);
+        FLOAT16(5, 10, true, false, 0x7FFF),
+        BFLOAT16(8, 7, true, false, 0x7FFF),
+        E4M3(4, 3, false, true, 0x7F),
+        E5M2(5, 2, true, true, 0x7F);
 
         final int mantissaBits;
         final int bias;
@@ -45,14 +45,14 @@ public final class Numerics {
         /** Values beyond the largest finite one become it (fp8's SATFINITE) instead of infinity. */
         final boolean saturates;
         final int canonicalNaN;
-        /** e4m3 spends its top exponent on numbers; the others spend it on infinities and NaNs. */
+        /** IEEE-like: the top exponent holds infinities and NaNs. e4m3 spends it on numbers, all but its NaN. */
         final boolean hasInfinities;
 
-        NarrowFormat(int exponentBits, int mantissaBits, boolean saturates, int canonicalNaN) {
+        NarrowFormat(int exponentBits, int mantissaBits, boolean hasInfinities, boolean saturates, int canonicalNaN) {
             this.mantissaBits = mantissaBits;
             this.bias = (1 << (exponentBits - 1)) - 1;
             this.signBit = 1 << (exponentBits + mantissaBits);
-            this.hasInfinities = exponentBits != 4;
+            this.hasInfinities = hasInfinities;
             int allOnesExponent = ((1 << exponentBits) - 1) << mantissaBits;
             this.maxFiniteBits = hasInfinities ? allOnesExponent - 1 : allOnesExponent | ((1 << mantissaBits) - 2);
             this.saturates = saturates;

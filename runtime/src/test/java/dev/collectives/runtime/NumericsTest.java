@@ -103,13 +103,13 @@ class NumericsTest {
         }
 
         /** The pattern expected for {@code value}: nearest, ties to even, overflow by the format's rule. */
-        int expected(float value) {
-            if (Float.isNaN(value)) {
+        int expected(double value) {
+            if (Double.isNaN(value)) {
                 return -1; // any NaN
             }
-            int sign = (Float.floatToRawIntBits(value) < 0) ? 1 << (exponentBits + mantissaBits) : 0;
+            int sign = (Double.doubleToRawLongBits(value) < 0) ? 1 << (exponentBits + mantissaBits) : 0;
             List<Integer> finite = finiteNonNegative();
-            BigDecimal magnitude = Float.isInfinite(value) ? null : new BigDecimal(Math.abs((double) value));
+            BigDecimal magnitude = Double.isInfinite(value) ? null : new BigDecimal(Math.abs(value));
             int largest = finite.get(finite.size() - 1);
             BigDecimal max = new BigDecimal(reference(largest));
             if (magnitude == null || magnitude.compareTo(max) > 0) {
@@ -207,6 +207,22 @@ class NumericsTest {
             int exponent = minExponent + random.nextInt(maxExponent - minExponent + 1);
             float value = Math.scalb(1 + random.nextFloat(), exponent) * (random.nextBoolean() ? 1 : -1);
             assertEquals(format.expected(value), format.toBits(value), format + " " + value);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Format.class)
+    void randomDoublesRoundOnceToTheNearestValue(Format format) {
+        DataType type = format == Format.FLOAT16 ? DataType.FLOAT16 : format == Format.BFLOAT16 ? DataType.BFLOAT16
+                : format == Format.E4M3 ? DataType.FP8_E4M3 : DataType.FP8_E5M2;
+        Random random = new Random(100 + format.ordinal());
+        double largest = format.reference(format.finiteNonNegative().get(format.finiteNonNegative().size() - 1));
+        int maxExponent = Math.getExponent(largest) + 2;
+        int minExponent = 1 - format.bias() - format.mantissaBits - 2;
+        for (int i = 0; i < 2000; i++) {
+            int exponent = minExponent + random.nextInt(maxExponent - minExponent + 1);
+            double value = Math.scalb(1 + random.nextDouble(), exponent) * (random.nextBoolean() ? 1 : -1);
+            assertEquals(format.expected(value), Numerics.encode(type, value), format + " " + value);
         }
     }
 

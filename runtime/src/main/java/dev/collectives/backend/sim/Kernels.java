@@ -92,8 +92,12 @@ public final class Kernels {
                 case FP8_E5M2:
                     reduceFloats(type, op, in, out, n);
                     break;
+                case INT64:
+                case UINT64:
+                    reduceLongs(type, op, in, out, n);
+                    break;
                 default:
-                    reduceIntegers(IntegerFormat.of(type), op, in, out, n);
+                    reduceInts(type, op, in, out, n);
                     break;
             }
         }
@@ -327,24 +331,27 @@ public final class Kernels {
     }
 
     // ---------------------------------------------------------------------------------------------------------
-    // integers, computed in long: sums and products wrap, the store keeps the low bits
+    // integers: INT8, UINT8, INT32 and UINT32 computed in int, INT64 and UINT64 in long. Sums and products wrap;
+    // the narrow types are loaded sign- or zero-extended and stored by keeping the low bits, so a signed comparison
+    // orders UINT8 correctly and only UINT32 and UINT64 need unsigned comparison.
 
-    private static void reduceIntegers(IntegerFormat format, ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
+    private static void reduceInts(DataType type, ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
         Scratch scratch = SCRATCH.get();
-        long[] acc = scratch.longs;
-        long[] x = scratch.moreLongs;
+        int[] acc = scratch.ints;
+        int[] x = scratch.moreInts;
+        boolean unsigned = type == DataType.UINT32;
         for (int start = 0; start < count; start += CHUNK) {
             int n = Math.min(CHUNK, count - start);
-            format.load(in[0], start, acc, n, scratch);
+            loadInts(type, in[0], start, acc, n, scratch);
             for (int r = 1; r < in.length; r++) {
-                format.load(in[r], start, x, n, scratch);
-                combine(op, format.unsigned64, acc, x, n);
+                loadInts(type, in[r], start, x, n, scratch);
+                combine(op, unsigned, acc, x, n);
             }
-            format.store(acc, n, out, start, scratch);
+            storeInts(type, acc, n, out, start, scratch);
         }
     }
 
-    private static void combine(ReduceOp op, boolean unsigned64, long[] acc, long[] x, int n) {
+    private static void combine(ReduceOp op, boolean unsigned, int[] acc, int[] x, int n) {
         switch (op) {
             case SUM:
                 for (int i = 0; i < n; i++) {
@@ -358,12 +365,12 @@ public final class Kernels {
                 break;
             case MIN:
                 for (int i = 0; i < n; i++) {
-                    acc[i] = compare(unsigned64, x[i], acc[i]) < 0 ? x[i] : acc[i];
+                    acc[i] = (unsigned ? Integer.compareUnsigned(x[i], acc[i]) < 0 : x[i] < acc[i]) ? x[i] : acc[i];
                 }
                 break;
             case MAX:
                 for (int i = 0; i < n; i++) {
-                    acc[i] = compare(unsigned64, x[i], acc[i]) > 0 ? x[i] : acc[i];
+                    acc[i] = (unsigned ? Integer.compareUnsigned(x[i], acc[i]) > 0 : x[i] > acc[i]) ? x[i] : acc[i];
                 }
                 break;
             default:
@@ -371,79 +378,71 @@ public final class Kernels {
         }
     }
 
-    private static int compare(boolean unsigned, long a, long b) {
-        return unsigned ? Long.compareUnsigned(a, b) : Long.compare(a, b);
+    private static void loadInts(DataType type, ByteBuffer from, int index, int[] to, int n, Scratch scratch) {
+        if (type.size() == 4) {
+            from.asIntBuffer().get(index, to, 0, n);
+            return;
+        }
+        byte[] raw = scratch.bytes;
+        from.get(index, raw, 0, n);
+        int mask = type == DataType.UINT8 ? 0xFF : -1;
+        for (int i = 0; i < n; i++) {
+            to[i] = raw[i] & mask;
+        }
     }
 
-    /**
-     * How integers are loaded into long arrays: signed types sign-extended, UINT8 and UINT32 zero-extended (so a
-     * signed comparison orders them correctly); only UINT64 needs unsigned comparison.
-     */
-    private enum IntegerFormat {
-        INT8(1, false), UINT8(1, true), INT32(4, false), UINT32(4, true), INT64(8, false), UINT64(8, true);
-
-        final int size;
-        final boolean unsigned;
-        final boolean unsigned64;
-
-        IntegerFormat(int size, boolean unsigned) {
-            this.size = size;
-            this.unsigned = unsigned;
-            this.unsigned64 = unsigned && size == 8;
+    private static void storeInts(DataType type, int[] from, int n, ByteBuffer to, int index, Scratch scratch) {
+        if (type.size() == 4) {
+            to.asIntBuffer().put(index, from, 0, n);
+            return;
         }
-
-        static IntegerFormat of(DataType type) {
-            return valueOf(type.name());
+        byte[] raw = scratch.bytes;
+        for (int i = 0; i < n; i++) {
+            raw[i] = (byte) from[i];
         }
+        to.put(index, raw, 0, n);
+    }
 
-        void load(ByteBuffer from, int index, long[] to, int n, Scratch scratch) {
-            switch (size) {
-                case 1: {
-                    byte[] raw = scratch.bytes;
-                    from.get(index, raw, 0, n);
-                    int mask = unsigned ? 0xFF : -1;
-                    for (int i = 0; i < n; i++) {
-                        to[i] = raw[i] & mask;
-                    }
-                    break;
-                }
-                case 4: {
-                    int[] raw = scratch.ints;
-                    from.asIntBuffer().get(index, raw, 0, n);
-                    long mask = unsigned ? 0xFFFF_FFFFL : -1L;
-                    for (int i = 0; i < n; i++) {
-                        to[i] = raw[i] & mask;
-                    }
-                    break;
-                }
-                default:
-                    from.asLongBuffer().get(index, to, 0, n);
-                    break;
+    private static void reduceLongs(DataType type, ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
+        Scratch scratch = SCRATCH.get();
+        long[] acc = scratch.longs;
+        long[] x = scratch.moreLongs;
+        boolean unsigned = type == DataType.UINT64;
+        for (int start = 0; start < count; start += CHUNK) {
+            int n = Math.min(CHUNK, count - start);
+            in[0].asLongBuffer().get(start, acc, 0, n);
+            for (int r = 1; r < in.length; r++) {
+                in[r].asLongBuffer().get(start, x, 0, n);
+                combine(op, unsigned, acc, x, n);
             }
+            out.asLongBuffer().put(start, acc, 0, n);
         }
+    }
 
-        void store(long[] from, int n, ByteBuffer to, int index, Scratch scratch) {
-            switch (size) {
-                case 1: {
-                    byte[] raw = scratch.bytes;
-                    for (int i = 0; i < n; i++) {
-                        raw[i] = (byte) from[i];
-                    }
-                    to.put(index, raw, 0, n);
-                    break;
+    private static void combine(ReduceOp op, boolean unsigned, long[] acc, long[] x, int n) {
+        switch (op) {
+            case SUM:
+                for (int i = 0; i < n; i++) {
+                    acc[i] += x[i];
                 }
-                case 4: {
-                    int[] raw = scratch.ints;
-                    for (int i = 0; i < n; i++) {
-                        raw[i] = (int) from[i];
-                    }
-                    to.asIntBuffer().put(index, raw, 0, n);
-                    break;
+                break;
+            case PROD:
+                for (int i = 0; i < n; i++) {
+                    acc[i] *= x[i];
                 }
-                default:
-                    to.asLongBuffer().put(index, from, 0, n);
-                    break;
-            }
+                break;
+            case MIN:
+                for (int i = 0; i < n; i++) {
+                    acc[i] = (unsigned ? Long.compareUnsigned(x[i], acc[i]) < 0 : x[i] < acc[i]) ? x[i] : acc[i];
+                }
+                break;
+            case MAX:
+                for (int i = 0; i < n; i++) {
+                    acc[i] = (unsigned ? Long.compareUnsigned(x[i], acc[i]) > 0 : x[i] > acc[i]) ? x[i] : acc[i];
+                }
+                break;
+            default:
+                throw new AssertionError(op);
         }
     }
 
@@ -459,6 +458,7 @@ public final class Kernels {
         final long[] longs = new long[CHUNK];
         final long[] moreLongs = new long[CHUNK];
         final int[] ints = new int[CHUNK];
+        final int[] moreInts = new int[CHUNK];
         final short[] shorts = new short[CHUNK];
         final byte[] bytes = new byte[CHUNK];
     }

@@ -475,7 +475,7 @@ public final class SimCommunicator implements Communicator {
         if (capturing) {
             stream.record(flagged);
         } else {
-            stream.enqueue(launch(List.of(flagged), false));
+            stream.enqueue(() -> launch(List.of(flagged), false));
         }
     }
 
@@ -499,29 +499,36 @@ public final class SimCommunicator implements Communicator {
             throw CollectivesException.usage(rank, "launching a graph into " + s + " while capturing it is not"
                     + " supported");
         }
-        s.enqueue(launch(steps, true));
+        s.enqueue(() -> launch(steps, true));
     }
 
-    /** Numbers the ops for matching across ranks, in issue order, and pins their memory until they ran. */
+    /**
+     * Pins the ops' memory until they ran, then numbers them for matching across ranks, in issue order. Called with
+     * the stream's monitor held (see {@link SimStream#enqueue}).
+     */
     private synchronized Work launch(List<List<OpCall>> steps, boolean fromGraph) {
         group.requireNotAborted(rank, fromGraph ? "graph launch" : steps.get(0).get(0).describe());
         List<SimMemory> pinned = new ArrayList<>();
         try {
-            List<List<Launched>> launched = new ArrayList<>(steps.size());
             for (List<OpCall> step : steps) {
-                List<Launched> ops = new ArrayList<>(step.size());
                 for (OpCall call : step) {
                     pin(call.send(), call, pinned);
                     pin(call.recv(), call, pinned);
-                    ops.add(new Launched(call, fromGraph, nextSeq(call)));
                 }
-                launched.add(ops);
             }
-            return new Work(launched, pinned);
         } catch (RuntimeException e) {
             pinned.forEach(SimMemory::unpin);
             throw e;
         }
+        List<List<Launched>> launched = new ArrayList<>(steps.size());
+        for (List<OpCall> step : steps) {
+            List<Launched> ops = new ArrayList<>(step.size());
+            for (OpCall call : step) {
+                ops.add(new Launched(call, fromGraph, nextSeq(call)));
+            }
+            launched.add(ops);
+        }
+        return new Work(launched, pinned);
     }
 
     private static void pin(DeviceBuffer buffer, OpCall call, List<SimMemory> pinned) {

@@ -7,6 +7,7 @@ import dev.collectives.runtime.Stream;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * A stream: a worker thread runs its work in order, asynchronously to the threads that enqueue it. Capture is
@@ -39,20 +40,18 @@ final class SimStream implements Stream {
         return comm;
     }
 
-    /** Queues work to run after everything queued before it. Takes over the work's pins. */
-    synchronized void enqueue(Work work) {
-        try {
-            requireOpen();
-            if (status != CaptureStatus.NONE && capturingThread != Thread.currentThread()) {
-                throw CollectivesException.usage(comm.rank(), name + " is being captured by thread '"
-                        + capturingThread.getName() + "' in thread-local mode; thread '"
-                        + Thread.currentThread().getName() + "' may not enqueue work on it");
-            }
-        } catch (RuntimeException e) {
-            work.unpin();
-            throw e;
+    /**
+     * Queues work to run after everything queued before it. The work is made (numbered for matching, its memory
+     * pinned) only once the stream has accepted it, so that a refused call uses up no number.
+     */
+    synchronized void enqueue(Supplier<Work> launch) {
+        requireOpen();
+        if (status != CaptureStatus.NONE && capturingThread != Thread.currentThread()) {
+            throw CollectivesException.usage(comm.rank(), name + " is being captured by thread '"
+                    + capturingThread.getName() + "' in thread-local mode; thread '"
+                    + Thread.currentThread().getName() + "' may not enqueue work on it");
         }
-        queue.add(work);
+        queue.add(launch.get());
         submitted++;
         notifyAll();
     }

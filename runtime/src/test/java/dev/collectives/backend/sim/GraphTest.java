@@ -183,6 +183,30 @@ class GraphTest {
     }
 
     @Test
+    void aRefusedCallDoesNotShiftTheMatchingOfLaterCalls() {
+        try (SimCluster cluster = SimBackend.cluster().ranks(2).timeout(PerRank.SHORT).build()) {
+            cluster.run(ctx -> {
+                Communicator comm = ctx.comm();
+                Stream stream = ctx.stream();
+                try (DeviceBuffer buffer = comm.allocate(Allocator.LEGACY, F32, 1)) {
+                    buffer.copyFromHost(new float[] {1});
+                    if (ctx.rank() == 0) {
+                        stream.beginCapture();
+                        Thread other = new Thread(() -> assertThrows(CollectivesException.class,
+                                () -> comm.allReduce(buffer, buffer, 1, F32, ReduceOp.SUM, stream)));
+                        other.start();
+                        other.join();
+                        stream.endCapture().close();
+                    }
+                    comm.allReduce(buffer, buffer, 1, F32, ReduceOp.SUM, stream);
+                    stream.synchronize();
+                    assertArrayEquals(new float[] {2}, read(buffer, 1));
+                }
+            });
+        }
+    }
+
+    @Test
     void captureMisuseIsReported() {
         try (SimCluster cluster = SimBackend.cluster().build()) {
             Stream stream = cluster.communicator(0).createStream();
