@@ -147,6 +147,38 @@ class BindRulesTest {
         }
     }
 
+    @ParameterizedTest(name = "fabric handles: {0}")
+    @ValueSource(booleans = {false, true})
+    void mtlinkSharpWithQualifiedMemory(boolean fabric) {
+        try (LocalCluster cluster = SimBackend.cluster().ranks(2).mtlinkSharp(true).fabricHandles(fabric).build()) {
+            cluster.run(rank -> {
+                try (DeviceBuffer c = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 8);
+                     var p = CollectiveOpPipelines_MtlinkSharp.bind(rank.comm(), rank.stream(), c)) {
+                    p.a().copyFromHost(Ranks.ramp(rank.rank(), 8));
+                    p.step();
+                    rank.stream().synchronize();
+                    assertFloats(new float[] {100, 102, 104, 106, 108, 110, 112, 114}, p.c(), "c");
+                    assertTrue(p.describe().contains("MTLink SHARP: registered once at bind"), p.describe());
+                }
+            });
+        }
+    }
+
+    @Test
+    void r3ExternalLegacyMemoryUnderMtlinkSharp() {
+        try (LocalCluster cluster = SimBackend.cluster().ranks(2).mtlinkSharp(true).build()) {
+            cluster.run(rank -> {
+                try (DeviceBuffer legacy = rank.comm().allocate(Allocator.LEGACY, DataType.FLOAT32, 8)) {
+                    CollectivesException e = assertThrows(CollectivesException.class,
+                            () -> CollectiveOpPipelines_MtlinkSharp.bind(rank.comm(), rank.stream(), legacy));
+                    assertEquals(Rule.R3_MTLS_ALLOC, e.rule(), e.getMessage());
+                    assertTrue(e.getMessage().contains("MTLink SHARP registration needs mcclMemAlloc or qualified VMM "
+                            + "memory; external `c` is"), e.getMessage());
+                }
+            });
+        }
+    }
+
     @Test
     void r10WindowHelpersAreReportedByDescribe() {
         try (LocalCluster cluster = SimBackend.cluster().ranks(2).windowHelpers(false).build()) {
