@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
-import dev.collectives.backend.sim.SimBackend;
 import dev.collectives.backend.sim.SimConfig;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
@@ -104,7 +103,7 @@ class BindRulesTest {
 
     @Test
     void r8IbSharpNeedsOneRankPerNode() {
-        try (LocalCluster cluster = SimBackend.cluster().ranks(2).ranksPerNode(2).ibSharp(true).build()) {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).ranksPerNode(2).ibSharp(true).build()) {
             cluster.run(rank -> {
                 CollectivesException e = assertThrows(CollectivesException.class,
                         () -> CollectiveOpPipelines_IbSharp.bind(rank.comm(), rank.stream()));
@@ -113,7 +112,7 @@ class BindRulesTest {
                         e.getMessage());
             });
         }
-        try (LocalCluster cluster = SimBackend.cluster().ranks(2).ranksPerNode(1).ibSharp(true).build()) {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).ranksPerNode(1).ibSharp(true).build()) {
             cluster.run(rank -> {
                 try (var p = CollectiveOpPipelines_IbSharp.bind(rank.comm(), rank.stream())) {
                     assertTrue(p.describe().contains("IB SHARP: registered once at bind"), p.describe());
@@ -124,7 +123,7 @@ class BindRulesTest {
 
     @Test
     void r9LegacyRegistrationNeedsTheVariable() {
-        try (LocalCluster cluster = SimBackend.cluster().ranks(2)
+        try (LocalCluster cluster = SimConfig.builder().ranks(2)
                 .environment(SimConfig.LEGACY_REGISTER_VARIABLE, "0").build()) {
             cluster.run(rank -> {
                 CollectivesException e = assertThrows(CollectivesException.class,
@@ -134,7 +133,7 @@ class BindRulesTest {
                         + "MCCL_LEGACY_MUSA_REGISTER=1, which is 0"), e.getMessage());
             });
         }
-        try (LocalCluster cluster = SimBackend.cluster().ranks(2)
+        try (LocalCluster cluster = SimConfig.builder().ranks(2)
                 .environment(SimConfig.LEGACY_REGISTER_VARIABLE, "1").build()) {
             cluster.run(rank -> {
                 try (var p = CollectiveOpPipelines_Legacy.bind(rank.comm(), rank.stream())) {
@@ -150,7 +149,7 @@ class BindRulesTest {
     @ParameterizedTest(name = "fabric handles: {0}")
     @ValueSource(booleans = {false, true})
     void mtlinkSharpWithQualifiedMemory(boolean fabric) {
-        try (LocalCluster cluster = SimBackend.cluster().ranks(2).mtlinkSharp(true).fabricHandles(fabric).build()) {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).mtlinkSharp(true).fabricHandles(fabric).build()) {
             cluster.run(rank -> {
                 try (DeviceBuffer c = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 8);
                      var p = CollectiveOpPipelines_MtlinkSharp.bind(rank.comm(), rank.stream(), c)) {
@@ -166,7 +165,7 @@ class BindRulesTest {
 
     @Test
     void r3ExternalLegacyMemoryUnderMtlinkSharp() {
-        try (LocalCluster cluster = SimBackend.cluster().ranks(2).mtlinkSharp(true).build()) {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).mtlinkSharp(true).build()) {
             cluster.run(rank -> {
                 try (DeviceBuffer legacy = rank.comm().allocate(Allocator.LEGACY, DataType.FLOAT32, 8)) {
                     CollectivesException e = assertThrows(CollectivesException.class,
@@ -181,7 +180,7 @@ class BindRulesTest {
 
     @Test
     void r10WindowHelpersAreReportedByDescribe() {
-        try (LocalCluster cluster = SimBackend.cluster().ranks(2).windowHelpers(false).build()) {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).windowHelpers(false).build()) {
             cluster.run(rank -> {
                 try (var p = CollectiveOpPipelines_Unregistered.bind(rank.comm(), rank.stream())) {
                     assertTrue(p.describe().contains("window shared (symmetric): helpers (R10) missing"),
