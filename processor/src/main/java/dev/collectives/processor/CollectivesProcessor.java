@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.Set;
 
 import javax.annotation.processing.AbstractProcessor;
+import javax.annotation.processing.ProcessingEnvironment;
 import javax.annotation.processing.Processor;
 import javax.annotation.processing.RoundEnvironment;
 import javax.lang.model.SourceVersion;
@@ -33,7 +34,7 @@ public final class CollectivesProcessor extends AbstractProcessor {
     private SourceOrder sourceOrder;
 
     @Override
-    public synchronized void init(javax.annotation.processing.ProcessingEnvironment env) {
+    public synchronized void init(ProcessingEnvironment env) {
         super.init(env);
         sourceOrder = SourceOrder.of(env);
     }
@@ -65,7 +66,7 @@ public final class CollectivesProcessor extends AbstractProcessor {
         return true;
     }
 
-    private void process(Element element) throws RuntimeException {
+    private void process(Element element) {
         if (!(element instanceof TypeElement type)) {
             return;
         }

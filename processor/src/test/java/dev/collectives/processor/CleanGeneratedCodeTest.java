@@ -43,6 +43,11 @@ class CleanGeneratedCodeTest {
                 + "@External(type = DataType.FLOAT32, count = 64) DeviceBuffer pipeline(); "
                 + "@AllReduce(send = \"comm\", recv = \"stream\", count = 8) void open(); "
                 + "@AllReduce(send = \"pipeline\", sendOffset = 8, recv = \"stream\", count = 8) void closed();",
+        // no steps; no allocations of its own
+        "registration = Registration.GRAPH | @Buffer(count = 4096) DeviceBuffer scratch();",
+        "registration = Registration.LOCAL | @External(type = DataType.INT8, count = 16) DeviceBuffer x(); "
+                + "@External(type = DataType.INT8, count = 16) DeviceBuffer y(); "
+                + "@Broadcast(send = \"x\", recv = \"y\", count = 16, root = 0) void step();",
         // nested types named like the runtime types the generated class uses
         "registration = Registration.LOCAL | " + AB + "@AllReduce(send = \"a\", recv = \"b\", count = 8) void step(); "
                 + "interface Stream { } final class Communicator { } enum ReduceOp { X } final class Rule { }",

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
-import dev.collectives.backend.sim.SimBackend;
 import dev.collectives.backend.sim.SimConfig;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
@@ -104,7 +103,7 @@ class BindRulesTest {
 
     @Test
     void r8IbSharpNeedsOneRankPerNode() {
-        try (LocalCluster cluster = SimBackend.cluster().ranks(2).ranksPerNode(2).ibSharp(true).build()) {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).ranksPerNode(2).ibSharp(true).build()) {
             cluster.run(rank -> {
                 CollectivesException e = assertThrows(CollectivesException.class,
                         () -> CollectiveOpPipelines_IbSharp.bind(rank.comm(), rank.stream()));
@@ -113,7 +112,7 @@ class BindRulesTest {
                         e.getMessage());
             });
         }
-        try (LocalCluster cluster = SimBackend.cluster().ranks(2).ranksPerNode(1).ibSharp(true).build()) {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).ranksPerNode(1).ibSharp(true).build()) {
             cluster.run(rank -> {
                 try (var p = CollectiveOpPipelines_IbSharp.bind(rank.comm(), rank.stream())) {
                     assertTrue(p.describe().contains("IB SHARP: registered once at bind"), p.describe());
@@ -124,7 +123,7 @@ class BindRulesTest {
 
     @Test
     void r9LegacyRegistrationNeedsTheVariable() {
-        try (LocalCluster cluster = SimBackend.cluster().ranks(2)
+        try (LocalCluster cluster = SimConfig.builder().ranks(2)
                 .environment(SimConfig.LEGACY_REGISTER_VARIABLE, "0").build()) {
             cluster.run(rank -> {
                 CollectivesException e = assertThrows(CollectivesException.class,
@@ -134,7 +133,7 @@ class BindRulesTest {
                         + "MCCL_LEGACY_MUSA_REGISTER=1, which is 0"), e.getMessage());
             });
         }
-        try (LocalCluster cluster = SimBackend.cluster().ranks(2)
+        try (LocalCluster cluster = SimConfig.builder().ranks(2)
                 .environment(SimConfig.LEGACY_REGISTER_VARIABLE, "1").build()) {
             cluster.run(rank -> {
                 try (var p = CollectiveOpPipelines_Legacy.bind(rank.comm(), rank.stream())) {
@@ -147,9 +146,41 @@ class BindRulesTest {
         }
     }
 
+    @ParameterizedTest(name = "fabric handles: {0}")
+    @ValueSource(booleans = {false, true})
+    void mtlinkSharpWithQualifiedMemory(boolean fabric) {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).mtlinkSharp(true).fabricHandles(fabric).build()) {
+            cluster.run(rank -> {
+                try (DeviceBuffer c = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 8);
+                     var p = CollectiveOpPipelines_MtlinkSharp.bind(rank.comm(), rank.stream(), c)) {
+                    p.a().copyFromHost(Ranks.ramp(rank.rank(), 8));
+                    p.step();
+                    rank.stream().synchronize();
+                    assertFloats(new float[] {100, 102, 104, 106, 108, 110, 112, 114}, p.c(), "c");
+                    assertTrue(p.describe().contains("MTLink SHARP: registered once at bind"), p.describe());
+                }
+            });
+        }
+    }
+
+    @Test
+    void r3ExternalLegacyMemoryUnderMtlinkSharp() {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).mtlinkSharp(true).build()) {
+            cluster.run(rank -> {
+                try (DeviceBuffer legacy = rank.comm().allocate(Allocator.LEGACY, DataType.FLOAT32, 8)) {
+                    CollectivesException e = assertThrows(CollectivesException.class,
+                            () -> CollectiveOpPipelines_MtlinkSharp.bind(rank.comm(), rank.stream(), legacy));
+                    assertEquals(Rule.R3_MTLS_ALLOC, e.rule(), e.getMessage());
+                    assertTrue(e.getMessage().contains("MTLink SHARP registration needs mcclMemAlloc or qualified VMM "
+                            + "memory; external `c` is"), e.getMessage());
+                }
+            });
+        }
+    }
+
     @Test
     void r10WindowHelpersAreReportedByDescribe() {
-        try (LocalCluster cluster = SimBackend.cluster().ranks(2).windowHelpers(false).build()) {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).windowHelpers(false).build()) {
             cluster.run(rank -> {
                 try (var p = CollectiveOpPipelines_Unregistered.bind(rank.comm(), rank.stream())) {
                     assertTrue(p.describe().contains("window shared (symmetric): helpers (R10) missing"),

@@ -10,7 +10,9 @@ import dev.collectives.annotation.Buffer;
 import dev.collectives.annotation.CollectivePipeline;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.External;
+import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.Peer;
+import dev.collectives.annotation.QualifiedAllocator;
 import dev.collectives.annotation.Recv;
 import dev.collectives.annotation.Reduce;
 import dev.collectives.annotation.ReduceOp;
@@ -19,7 +21,11 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.annotation.Send;
 import dev.collectives.annotation.View;
 import dev.collectives.annotation.Window;
+import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.QualifiedVmmAllocator;
+import dev.collectives.runtime.VirtualMemory;
 
 /**
  * Every op type, one step each, as a LOCAL and as a GRAPH pipeline (same declarations: the numbers must not depend
@@ -135,6 +141,32 @@ final class OpPipelines {
 
         @AllReduce(send = "a", recv = "b", count = 8)
         void sum();
+    }
+
+    /** MTLink SHARP: VMM, custom qualified and external memory (R3 at bind for the external, R11 per allocation). */
+    @CollectivePipeline(registration = Registration.LOCAL, acceleration = Acceleration.MTLINK_SHARP)
+    interface MtlinkSharp {
+        @Buffer(type = DataType.FLOAT32, count = 8, allocator = Allocator.VMM)
+        DeviceBuffer a();
+
+        @Buffer(type = DataType.FLOAT32, count = 8, allocator = Allocator.CUSTOM, customAllocator = Pool.class)
+        DeviceBuffer b();
+
+        @External(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer c();
+
+        @AllReduce(send = "a", recv = "b", count = 8)
+        @AllReduce(send = "b", recv = "c", count = 8, op = ReduceOp.MAX)
+        void step();
+
+        /** A qualified allocator of the user's own: the project's VMM allocator behind it. */
+        @QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC})
+        final class Pool implements DeviceAllocator {
+            @Override
+            public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
+                return new QualifiedVmmAllocator().allocate(vmm, bytes);
+            }
+        }
     }
 
     /** Registered legacy memory: opted in at compile time, needs the variable at bind (R9). */

@@ -408,23 +408,8 @@ public final class PipelineWriter {
                 return;
             }
             for (BufferDecl b : model.buffers()) {
-                if (!model.isRegistered(b) || model.legacyServedByIbSharp(b)) {
+                if (!model.isRegistered(b)) {
                     continue;
-                }
-                if (b.kind() == BufferDecl.Kind.BUFFER && b.allocator() == Allocator.LEGACY) {
-                    helpers.add("requireLegacyRegistration");
-                    open.addStatement("requireLegacyRegistration($S)", b.name());
-                } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
-                    open.beginControlFlow("if ($N.allocator() == $T.LEGACY)", name(b), Allocator.class);
-                    if (model.allowLegacyRegistration()) {
-                        helpers.add("requireLegacyRegistration");
-                        open.addStatement("requireLegacyRegistration($S)", b.name());
-                    } else {
-                        open.addStatement("throw $T.violation($T.R9_LEGACY, $N.rank(), $N + $S)", COLLECTIVES_EXCEPTION,
-                                RULE, comm, name("PIPELINE"), ": external buffer `" + b.name() + "` comes from the "
-                                        + "legacy allocator; registering it needs allowLegacyRegistration = true");
-                    }
-                    open.endControlFlow();
                 }
                 if (b.kind() == BufferDecl.Kind.EXTERNAL && model.mtlinkSharp()) {
                     open.beginControlFlow("if (!$N.memory().isVirtualMemory())", name(b))
@@ -434,6 +419,28 @@ public final class PipelineWriter {
                                             + b.name() + "` is ", name(b))
                             .endControlFlow();
                 }
+                if (!model.legacyServedByIbSharp(b)) {
+                    checkLegacy(b);
+                }
+            }
+        }
+
+        /** R9: registered legacy memory needs the opt-in (compile time for buffers, here for externals) and the variable. */
+        private void checkLegacy(BufferDecl b) {
+            if (b.kind() == BufferDecl.Kind.BUFFER && b.allocator() == Allocator.LEGACY) {
+                helpers.add("requireLegacyRegistration");
+                open.addStatement("requireLegacyRegistration($S)", b.name());
+            } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
+                open.beginControlFlow("if ($N.allocator() == $T.LEGACY)", name(b), Allocator.class);
+                if (model.allowLegacyRegistration()) {
+                    helpers.add("requireLegacyRegistration");
+                    open.addStatement("requireLegacyRegistration($S)", b.name());
+                } else {
+                    open.addStatement("throw $T.violation($T.R9_LEGACY, $N.rank(), $N + $S)", COLLECTIVES_EXCEPTION,
+                            RULE, name("comm"), name("PIPELINE"), ": external buffer `" + b.name() + "` comes from "
+                                    + "the legacy allocator; registering it needs allowLegacyRegistration = true");
+                }
+                open.endControlFlow();
             }
         }
 
