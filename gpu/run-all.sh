@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# Runs the native backends' proof on a CUDA GPU machine: library facts, the gpu-tagged suite with backend nccl,
-# the same suite with backend mccl against a forwarding library built here from gpu/mccl_forward.c, and the
-# benchmark (Java beside the native C baseline). Staged by gpu/stage.sh into .gpu/ of the repository root.
-# Usage: bash .gpu/run-all.sh [info] [nccl] [mccl] [bench] [quickbench]   (no argument: all but quickbench)
-# Writes logs to $OUT (or /tmp/collectives-out) and prints a summary last. NVLink SHARP stays off.
+# Runs the native backends' proof on a CUDA GPU machine: library facts, the examples runner (the generated
+# pipelines) on backends nccl and mccl, the gpu-tagged suite with backend nccl, the same suite with backend mccl
+# against a forwarding library built here from gpu/mccl_forward.c, and the benchmark (Java beside the native C
+# baseline). Staged by gpu/stage.sh into .gpu/ of the repository root.
+# Usage: bash .gpu/run-all.sh [info] [examples] [nccl] [mccl] [bench] [quickbench]   (no argument: all but quickbench)
+# Stages run in that order. Everything ends within $DEADLINE seconds (default 380) of the start: each program's
+# time limit is cut to what is left, and a stage with under 15 s left is skipped. Writes at most 7 logs to $OUT (or
+# /tmp/collectives-out) and prints a summary last. NVLink SHARP stays off.
 set -u
 export NCCL_NVLS_ENABLE=0 MCCL_NVLS_ENABLE=0 # the MCCL name too: the backend reads <PREFIX>_NVLS_ENABLE
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/collectives-out}
 mkdir -p "$out"
-stages=${*:-info nccl mccl bench}
+stages=${*:-info examples nccl mccl bench}
+deadline=${DEADLINE:-380}
 java=$here/jre/bin/java
 summary=$out/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
 has() { [[ " $stages " == *" $1 "* ]]; }
+limit() { # min($1, seconds left before the deadline less 5 for the kill); 0 when under 15 s are left
+  local left=$((deadline - SECONDS - 5))
+  if ((left < 15)); then echo 0; elif ((left < $1)); then echo $left; else echo "$1"; fi
+}
 
 exported() { nm -D --defined-only "$1" 2>/dev/null | grep -qE " $2(@.*)?\$"; }
 libfile() { # the first path of a shared library: ldconfig, then the usual places, then pip's nvidia packages
@@ -49,12 +57,14 @@ selections="method:DeviceInitGpuTest#reportsVersionAndSymbols method:DeviceInitG
   method:DeviceInitGpuTest#captureAsTheFirstCollectiveOfAFreshCommunicator method:DeviceInitGpuTest#commInitAll
   method:DeviceInitGpuTest#commSplit class:DeviceCollectivesGpuTest class:DeviceMemoryGpuTest class:DeviceFailureGpuTest"
 junit() { # $1 label
-  local log=$out/tests-$1.log rc sel kind name
+  local log=$out/tests-$1.log rc sel kind name secs
   : > "$log"
   for sel in $selections; do
     kind=${sel%%:*}; name=${sel#*:}
     echo "==== $name" >> "$log"
-    timeout -k 10 240 "$java" -Xss16m -Dcollectives.device.syncTimeoutSeconds=60 \
+    secs=$(limit 120)
+    if ((secs == 0)); then note "tests $1 $name: skipped, out of time"; continue; fi
+    timeout -k 5 "$secs" "$java" -Xss16m -Dcollectives.device.syncTimeoutSeconds=60 \
       -jar "$here"/lib/junit-platform-console-standalone-*.jar execute --class-path "$classpath" \
       --select-$kind dev.collectives.backend.device.$name --include-tag gpu --disable-banner --details=tree \
       --reports-dir "$build/reports-$1-${name//#/-}" >> "$log" 2>&1
@@ -62,6 +72,36 @@ junit() { # $1 label
     note "tests $1 $name: rc=$rc $(tail -20 "$log" | grep -E 'tests (successful|failed)' | tr -s ' ' | tr '\n' ' ')"
   done
 }
+mccl_fixture() { # builds the forwarding libmccl.so once and points the mccl backend at it; 1 if it did not build
+  [ -f "$build/libmccl.so" ] && return 0
+  local extra=""
+  exported "$nccl" ncclAlltoAll && extra="$extra -DFORWARD_ALLTOALL"
+  exported "$nccl" ncclWinGetUserPtr && extra="$extra -DFORWARD_WINDOW_HELPERS"
+  if gcc -shared -fPIC -O2 $extra -o "$build/libmccl.so" "$here/mccl_forward.c" $links >> "$build/builds.log" 2>&1; then
+    export COLLECTIVES_MCCL_CCL_LIBRARY=$build/libmccl.so COLLECTIVES_MCCL_RUNTIME_LIBRARY=$build/libmccl.so \
+      COLLECTIVES_MCCL_DRIVER_LIBRARY=$build/libmccl.so
+  else
+    note "mccl forwarding library did not build: $(tail -5 "$build/builds.log")"
+    return 1
+  fi
+}
+
+runner() { # $1 backend, $2 optional --mistakes: the examples runner at 2 ranks, its summary line noted
+  local log=$build/examples-$1${2:+-mistakes}.log secs rc
+  secs=$(limit 100)
+  if ((secs == 0)); then note "examples $1 ${2:-}: skipped, out of time"; return; fi
+  timeout -k 5 "$secs" "$java" -Xss16m -Dcollectives.device.syncTimeoutSeconds=60 -cp "$classpath" \
+    dev.collectives.examples.Runner --backend "$1" --ranks 2 ${2:-} > "$log" 2>&1
+  rc=$?
+  note "examples $1 ${2:-}: rc=$rc ${SECONDS}s $(grep -E '^(examples|mistakes): |^(FAILED|check: WRONG|error)' "$log" \
+    | cut -c1-300 | tr '\n' ' ')"
+  { echo "==== --backend $1 --ranks 2 ${2:-}: rc=$rc"; cat "$log"; } >> "$out/examples.log"
+}
+if has examples; then
+  runner nccl; runner nccl --mistakes
+  if mccl_fixture; then runner mccl; runner mccl --mistakes; fi
+fi
+
 if has nccl; then COLLECTIVES_BACKEND=nccl junit nccl; fi
 if has connectcheck; then # the capture probe with lazy connections (the library's default)
   NCCL_RUNTIME_CONNECT=1 COLLECTIVES_BACKEND=nccl timeout -k 10 120 "$java" -Xss16m -jar "$here"/lib/junit-platform-console-standalone-*.jar \
@@ -77,21 +117,10 @@ if has stackcheck; then # the collectives again with the JVM's default thread st
   note "stackcheck (default -Xss): rc=$? $(grep -E 'smashing|tests (successful|failed)' "$build/stackcheck.log" | tr -s ' ' | tr '\n' ' ')"
 fi
 
-if has mccl; then
-  extra=""
-  exported "$nccl" ncclAlltoAll && extra="$extra -DFORWARD_ALLTOALL"
-  exported "$nccl" ncclWinGetUserPtr && extra="$extra -DFORWARD_WINDOW_HELPERS"
-  if gcc -shared -fPIC -O2 $extra -o "$build/libmccl.so" "$here/mccl_forward.c" $links > "$out/builds.log" 2>&1; then
-    export COLLECTIVES_MCCL_CCL_LIBRARY=$build/libmccl.so COLLECTIVES_MCCL_RUNTIME_LIBRARY=$build/libmccl.so \
-      COLLECTIVES_MCCL_DRIVER_LIBRARY=$build/libmccl.so
-    COLLECTIVES_BACKEND=mccl junit mccl
-  else
-    note "mccl forwarding library did not build: $(tail -5 "$out/builds.log")"
-  fi
-fi
+if has mccl && mccl_fixture; then COLLECTIVES_BACKEND=mccl junit mccl; fi
 
 if has native; then # the C baseline alone, a short sweep of each mode (a check that it builds and runs)
-  gcc -O2 -o "$build/native_bench" "$here/native_bench.c" $links -lpthread >> "$out/builds.log" 2>&1
+  gcc -O2 -o "$build/native_bench" "$here/native_bench.c" $links -lpthread >> "$build/builds.log" 2>&1
   for mode in none local graph window; do
     timeout -k 5 60 "$build/native_bench" allreduce $mode 8 33554432 2
   done > "$out/native.txt" 2>&1
@@ -99,13 +128,18 @@ if has native; then # the C baseline alone, a short sweep of each mode (a check 
 fi
 
 if has bench || has quickbench; then
-  if gcc -O2 -o "$build/native_bench" "$here/native_bench.c" $links -lpthread >> "$out/builds.log" 2>&1; then
-    max=2147483648; has quickbench && max=33554432
-    timeout -k 10 540 "$java" -Xss16m -cp "$classpath" dev.collectives.examples.bench.DeviceBenchmark \
-      --native "$build/native_bench" --min 8 --max $max --ranks 2 --out "$out/bench.txt" > "$out/bench.log" 2>&1
-    note "bench: rc=$? $(tail -3 "$out/bench.log" | tr '\n' ' ')"
+  if gcc -O2 -o "$build/native_bench" "$here/native_bench.c" $links -lpthread >> "$build/builds.log" 2>&1; then
+    max=${BENCH_MAX:-2147483648}; has quickbench && max=33554432
+    secs=$(limit 540)
+    if ((secs == 0)); then note "bench: skipped, out of time"; else
+      timeout -k 5 "$secs" "$java" -Xss16m -cp "$classpath" dev.collectives.examples.bench.DeviceBenchmark \
+        --native "$build/native_bench" --min 8 --max "$max" --ranks 2 --ops "${BENCH_OPS:-allreduce,allgather,reducescatter}" \
+        --modes "${BENCH_MODES:-none,local,graph,window}" --out "$build/bench.txt" > "$out/bench.log" 2>&1
+      note "bench: rc=$? ${SECONDS}s (limit ${secs}s) $(grep -cE '^  (allreduce|allgather) ' "$out/bench.log") pipeline rows; $(tail -3 "$out/bench.log" | tr '\n' ' ')"
+    fi
   else
-    note "native_bench did not build: $(tail -5 "$out/builds.log")"
+    note "native_bench did not build: $(tail -5 "$build/builds.log")"
   fi
 fi
+note "ended after ${SECONDS}s"
 echo "==== summary"; cat "$summary"

@@ -34,12 +34,13 @@ import java.util.concurrent.TimeUnit;
  * native backend, for the registration modes of pipelines — NONE (plain buffers), LOCAL (registered once),
  * GRAPH (the op captured once, the graph launched per call) — and symmetric windows, each beside the native C
  * baseline ({@code gpu/native_bench.c}) run in the same process tree with the same sizes, iterations and
- * timing, and the ratio native time / Java time (= Java busbw / native busbw).
+ * timing, and the ratio native time / Java time (= Java busbw / native busbw). Then, unless {@code --pipelines
+ * off}, the generated pipelines' steps beside both ({@link PipelineBenchmark}).
  *
  * <pre>
  * java -cp ... dev.collectives.examples.bench.DeviceBenchmark --native path/to/native_bench \
  *     [--backend nccl] [--min 8] [--max 2147483648] [--ranks 2] [--ops allreduce,allgather,reducescatter]
- *     [--modes none,local,graph,window] [--out results.txt]
+ *     [--modes none,local,graph,window] [--pipelines on|off] [--out results.txt]
  * </pre>
  */
 public final class DeviceBenchmark {
@@ -77,6 +78,11 @@ public final class DeviceBenchmark {
 
     long elements(Op op, long bytes) {
         return op == Op.ALLREDUCE ? bytes / 4 : bytes / 4 / ranks;
+    }
+
+    /** The bytes a size row names: the buffer reduced, or gathered/scattered over all ranks. */
+    long totalBytes(Op op, long count) {
+        return op == Op.ALLREDUCE ? count * 4 : count * 4 * ranks;
     }
 
     double busFactor(Op op) {
@@ -117,6 +123,9 @@ public final class DeviceBenchmark {
                     java.put(key, measure(cluster, op, mode));
                     print(op, mode, java.get(key), nativeRows.get(key));
                 }
+            }
+            if (!"off".equals(options.get("pipelines"))) {
+                new PipelineBenchmark(this, out).run(cluster, ranks, modes, java, nativeRows);
             }
         }
         summarize(java, nativeRows);
@@ -168,9 +177,7 @@ public final class DeviceBenchmark {
 
     private Map<Long, Row> measure(LocalCluster cluster, Op op, Mode mode) {
         Map<Long, Row> rows = new LinkedHashMap<>();
-        CyclicBarrier barrier = new CyclicBarrier(ranks);
-        double[] elapsedUs = new double[ranks];
-        double[] enqueuedUs = new double[ranks];
+        Timer timer = new Timer(ranks);
         long sendBytes = op == Op.ALLGATHER ? maxBytes / ranks : maxBytes;
         long recvBytes = op == Op.REDUCESCATTER ? maxBytes / ranks : maxBytes;
         cluster.run(ctx -> {
@@ -182,12 +189,7 @@ public final class DeviceBenchmark {
                  Registered registered = Registered.of(comm, mode, send, recv)) {
                 DeviceBuffer sendF = send.view(0, DataType.FLOAT32, sendBytes / 4);
                 DeviceBuffer recvF = recv.view(0, DataType.FLOAT32, recvBytes / 4);
-                // before any timing, as native_bench.c does: the JIT compiles the call path meanwhile
-                Step first = step(comm, op, sendF, recvF, Math.max(1, elements(op, minBytes)));
-                for (int i = 0; i < FIRST_WARMUP; i++) {
-                    first.issue(stream);
-                }
-                stream.synchronize();
+                warmUp(stream, step(comm, op, sendF, recvF, Math.max(1, elements(op, minBytes))));
                 for (long bytes = minBytes; bytes <= maxBytes; bytes *= 2) {
                     long count = elements(op, bytes);
                     if (count == 0) {
@@ -208,54 +210,96 @@ public final class DeviceBenchmark {
                         GraphExec replay = exec;
                         step = replay::launch;
                     }
-                    for (int i = 0; i < WARMUP; i++) {
-                        step.issue(stream);
-                    }
-                    stream.synchronize();
-                    double best = Double.POSITIVE_INFINITY; // the best of ROUNDS, each timed by its slowest rank
-                    double bestHost = 0;
-                    for (int round = 0; round < ROUNDS; round++) {
-                        barrier.await(120, TimeUnit.SECONDS);
-                        long start = System.nanoTime();
-                        for (int i = 0; i < iters; i++) {
-                            step.issue(stream);
-                        }
-                        enqueuedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
-                        stream.synchronize();
-                        elapsedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
-                        barrier.await(120, TimeUnit.SECONDS);
-                        double slowest = 0;
-                        double host = 0;
-                        for (int r = 0; r < ranks; r++) {
-                            slowest = Math.max(slowest, elapsedUs[r]);
-                            host = Math.max(host, enqueuedUs[r]);
-                        }
-                        if (slowest < best) {
-                            best = slowest;
-                            bestHost = host;
-                        }
-                        barrier.await(120, TimeUnit.SECONDS);
-                    }
+                    Row row = row(op, count, timer.time(rank, stream, step, iters));
                     if (rank == 0) {
-                        long total = op == Op.ALLREDUCE ? count * 4 : count * 4 * ranks;
-                        double algbw = total / best / 1e3;
-                        rows.put(total, new Row(total, count, best, algbw, algbw * busFactor(op), bestHost));
+                        rows.put(row.bytes(), row);
                     }
                     if (exec != null) {
                         exec.close();
                         graph.close();
                     }
-                    barrier.await(120, TimeUnit.SECONDS);
+                    timer.await();
                 }
             }
         });
         return rows;
     }
 
-    /** One enqueue of the measured op: a direct call, or a graph launch. No allocation per call. */
+    /** Before any timing, as native_bench.c does: the JIT compiles the call path meanwhile. */
+    static void warmUp(Stream stream, Step step) {
+        for (int i = 0; i < FIRST_WARMUP; i++) {
+            step.issue(stream);
+        }
+        stream.synchronize();
+    }
+
+    /** A measured size of {@code op} with {@code count} elements per rank's call, from {@link Timer#time}. */
+    Row row(Op op, long count, double[] timeAndHostUs) {
+        long total = totalBytes(op, count);
+        double algbw = total / timeAndHostUs[0] / 1e3;
+        return new Row(total, count, timeAndHostUs[0], algbw, algbw * busFactor(op), timeAndHostUs[1]);
+    }
+
+    /** One enqueue of the measured op: a direct call, a graph launch, or a pipeline step. No allocation per call. */
     @FunctionalInterface
-    private interface Step {
+    interface Step {
         void issue(Stream stream);
+    }
+
+    /**
+     * Times ops on all ranks of a cluster together, each rank calling {@link #time} from its thread: {@value
+     * #WARMUP} warm-up ops, then {@value #ROUNDS} rounds that start at a barrier; a round's time per op is its
+     * slowest rank's wall clock, and the best round counts.
+     */
+    static final class Timer {
+        private final int ranks;
+        private final CyclicBarrier barrier;
+        private final double[] elapsedUs;
+        private final double[] enqueuedUs;
+
+        Timer(int ranks) {
+            this.ranks = ranks;
+            this.barrier = new CyclicBarrier(ranks);
+            this.elapsedUs = new double[ranks];
+            this.enqueuedUs = new double[ranks];
+        }
+
+        /** {time per op, host enqueue time per op} in µs of the best round; the same on every rank. */
+        double[] time(int rank, Stream stream, Step step, int iters) throws Exception {
+            for (int i = 0; i < WARMUP; i++) {
+                step.issue(stream);
+            }
+            stream.synchronize();
+            double best = Double.POSITIVE_INFINITY;
+            double bestHost = 0;
+            for (int round = 0; round < ROUNDS; round++) {
+                await();
+                long start = System.nanoTime();
+                for (int i = 0; i < iters; i++) {
+                    step.issue(stream);
+                }
+                enqueuedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
+                stream.synchronize();
+                elapsedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
+                await();
+                double slowest = 0;
+                double host = 0;
+                for (int r = 0; r < ranks; r++) {
+                    slowest = Math.max(slowest, elapsedUs[r]);
+                    host = Math.max(host, enqueuedUs[r]);
+                }
+                if (slowest < best) {
+                    best = slowest;
+                    bestHost = host;
+                }
+                await(); // every rank has read this round's figures before the next round writes them
+            }
+            return new double[] {best, bestHost};
+        }
+
+        void await() throws Exception {
+            barrier.await(120, TimeUnit.SECONDS);
+        }
     }
 
     private static Step step(Communicator comm, Op op, DeviceBuffer send, DeviceBuffer recv, long count) {

@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import org.bytedeco.javacpp.Loader;
+import org.bytedeco.javacpp.LongPointer;
 import org.bytedeco.javacpp.annotation.Name;
 import org.bytedeco.javacpp.annotation.Platform;
 
@@ -50,7 +51,8 @@ public final class NativeShim {
                                                               int layoutVersion, int blocking, int collnetEnable,
                                                               int ctaPolicy, int minCtas, int maxCtas);
     @Name("cx_comm_init_all") static native int commInitAll(long lib, long[] comms, int ndev, int[] devices);
-    @Name("cx_comm_split") static native int commSplit(long lib, long comm, int color, int key, long[] out);
+    /** out: native memory that stays valid until the enclosing GroupEnd, which is when the library fills it. */
+    @Name("cx_comm_split") static native int commSplit(long lib, long comm, int color, int key, LongPointer out);
     @Name("cx_comm_finalize") static native int commFinalize(long lib, long comm);
     @Name("cx_comm_destroy") static native int commDestroy(long lib, long comm);
     @Name("cx_comm_abort") static native int commAbort(long lib, long comm);

@@ -275,11 +275,14 @@ static inline jint cx_comm_init_all(jlong lib, jlong* comms, jint ndev, jint* de
     return rc;
 }
 
+/**
+ * ncclCommSplit. Inside a group the library stores the new communicator into `out` at GroupEnd, after this call
+ * returned: `out` is native memory the caller keeps until then (a LongPointer), never a stack slot or a copy of a
+ * Java array (a store into a dead stack frame was the "stack smashing detected" abort after a grouped split).
+ */
 static inline jint cx_comm_split(jlong lib, jlong comm, jint color, jint key, jlong* out) {
-    void* c = NULL;
-    int rc = CX_CALL(lib, COMM_SPLIT, int (*)(void*, int, int, void**, void*))(CX_PTR(comm), color, key, &c, NULL);
-    *out = (jlong)(intptr_t)c;
-    return rc;
+    return CX_CALL(lib, COMM_SPLIT, int (*)(void*, int, int, void**, void*))(CX_PTR(comm), color, key,
+                                                                             (void**)out, NULL);
 }
 
 static inline jint cx_comm_finalize(jlong lib, jlong comm) {

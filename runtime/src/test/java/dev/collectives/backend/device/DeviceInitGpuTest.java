@@ -11,6 +11,7 @@ import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.LocalCluster;
 
+import org.bytedeco.javacpp.LongPointer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -104,19 +105,25 @@ class DeviceInitGpuTest {
     void commSplit() {
         NativeLibrary n = NativeLibrary.require(GpuFixture.backend().dialect());
         long[] comms = initAll(n);
-        // split is collective: both ranks at once, as a group from this one thread
-        long[][] split = new long[RANKS][1];
-        n.check(NativeShim.groupStart(n.lib), -1, 0, "GroupStart");
-        for (int r = 0; r < RANKS; r++) {
-            n.check(NativeShim.commSplit(n.lib, comms[r], r, 0, split[r]), r, comms[r], "CommSplit");
+        // split is collective: both ranks at once, as a group from this one thread; the library fills the
+        // children at GroupEnd, so their slots are native memory that outlives the split calls
+        long[] children = new long[RANKS];
+        try (LongPointer slots = new LongPointer(RANKS)) {
+            slots.fill(0);
+            n.check(NativeShim.groupStart(n.lib), -1, 0, "GroupStart");
+            for (int r = 0; r < RANKS; r++) {
+                n.check(NativeShim.commSplit(n.lib, comms[r], r, 0, slots.getPointer(r)), r, comms[r], "CommSplit");
+            }
+            n.check(NativeShim.groupEnd(n.lib), -1, 0, "GroupEnd");
+            slots.get(children);
         }
-        n.check(NativeShim.groupEnd(n.lib), -1, 0, "GroupEnd");
         int[] count = new int[1];
         for (int r = 0; r < RANKS; r++) {
-            n.check(NativeShim.commCount(n.lib, split[r][0], count), r, split[r][0], "CommCount");
+            assertNotEquals(0, children[r], "rank " + r + "'s child communicator");
+            n.check(NativeShim.commCount(n.lib, children[r], count), r, children[r], "CommCount");
             assertEquals(1, count[0], "each color holds one rank");
         }
-        finalizeAndDestroy(n, new long[] {split[0][0], split[1][0]});
+        finalizeAndDestroy(n, children);
         finalizeAndDestroy(n, comms);
     }
 
