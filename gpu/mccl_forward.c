@@ -33,7 +33,13 @@ static void mirror_environment(void) {
     __attribute__((visibility("default"))) ret mccl params { mirror_environment(); return nccl args; }
 
 /* collective library: mccl* -> nccl* (and the one irregular name, mcclCommMuDevice -> ncclCommCuDevice) */
+#ifdef FIXTURE_VERSION
+/* Reports FIXTURE_VERSION (e.g. 22809) as the MCCL version instead of NCCL's own, so that the backend's MCCL
+ * version gates (registration, windows and config from 2.28.9) open over an NCCL 2.28.x that has those calls. */
+__attribute__((visibility("default"))) int mcclGetVersion(int* v) { *v = FIXTURE_VERSION; return 0; }
+#else
 FWD(int, mcclGetVersion, ncclGetVersion, (int* v), (v))
+#endif
 FWD_INIT(int, mcclGetUniqueId, ncclGetUniqueId, (uid_t128* id), (id))
 FWD_INIT(int, mcclCommInitRank, ncclCommInitRank, (ptr* c, int n, uid_t128 id, int r), (c, n, id, r))
 FWD_INIT(int, mcclCommInitRankConfig, ncclCommInitRankConfig, (ptr* c, int n, uid_t128 id, int r, ptr cfg), (c, n, id, r, cfg))

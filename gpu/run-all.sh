@@ -3,7 +3,8 @@
 # pipelines) on backends nccl and mccl, the gpu-tagged suite with backend nccl, the same suite with backend mccl
 # against a forwarding library built here from gpu/mccl_forward.c, and the benchmark (Java beside the native C
 # baseline). Staged by gpu/stage.sh into .gpu/ of the repository root.
-# Usage: bash .gpu/run-all.sh [info] [examples] [nccl] [mccl] [bench] [quickbench]   (no argument: all but quickbench)
+# Usage: bash .gpu/run-all.sh [info] [examples] [mcclreg] [nccl] [mccl] [bench] [quickbench]   (no argument: all but
+# mcclreg and quickbench). mcclreg: the mccl fixture reporting version 2.28.9, so registration and windows run.
 # Stages run in that order. Everything ends within $DEADLINE seconds (default 380) of the start: each program's
 # time limit is cut to what is left, and a stage with under 15 s left is skipped. Writes at most 7 logs to $OUT (or
 # /tmp/collectives-out) and prints a summary last. NVLink SHARP stays off. The full benchmark sweep:
@@ -73,14 +74,14 @@ junit() { # $1 label
     note "tests $1 $name: rc=$rc $(tail -20 "$log" | grep -E 'tests (successful|failed)' | tr -s ' ' | tr '\n' ' ')"
   done
 }
-mccl_fixture() { # builds the forwarding libmccl.so once and points the mccl backend at it; 1 if it did not build
-  [ -f "$build/libmccl.so" ] && return 0
-  local extra=""
+mccl_fixture() { # [$1 version code to report, e.g. 22809]: builds the forwarding library once and points the mccl
+  # backend at it; 1 if it did not build
+  local lib=$build/libmccl${1:+-$1}.so extra=""
   exported "$nccl" ncclAlltoAll && extra="$extra -DFORWARD_ALLTOALL"
   exported "$nccl" ncclWinGetUserPtr && extra="$extra -DFORWARD_WINDOW_HELPERS"
-  if gcc -shared -fPIC -O2 $extra -o "$build/libmccl.so" "$here/mccl_forward.c" $links >> "$build/builds.log" 2>&1; then
-    export COLLECTIVES_MCCL_CCL_LIBRARY=$build/libmccl.so COLLECTIVES_MCCL_RUNTIME_LIBRARY=$build/libmccl.so \
-      COLLECTIVES_MCCL_DRIVER_LIBRARY=$build/libmccl.so
+  [ -n "${1:-}" ] && extra="$extra -DFIXTURE_VERSION=$1"
+  if [ -f "$lib" ] || gcc -shared -fPIC -O2 $extra -o "$lib" "$here/mccl_forward.c" $links >> "$build/builds.log" 2>&1; then
+    export COLLECTIVES_MCCL_CCL_LIBRARY=$lib COLLECTIVES_MCCL_RUNTIME_LIBRARY=$lib COLLECTIVES_MCCL_DRIVER_LIBRARY=$lib
   else
     note "mccl forwarding library did not build: $(tail -5 "$build/builds.log")"
     return 1
@@ -99,8 +100,12 @@ runner() { # $1 backend, $2 optional --mistakes: the examples runner at 2 ranks,
   { echo "==== --backend $1 --ranks 2 ${2:-}: rc=$rc"; cat "$log"; } >> "$out/examples.log"
 }
 if has examples; then
-  runner nccl; runner nccl --mistakes
-  if mccl_fixture; then runner mccl; runner mccl --mistakes; fi
+  NCCL_LEGACY_CUDA_REGISTER=1 runner nccl; runner nccl --mistakes
+  if mccl_fixture; then MCCL_LEGACY_MUSA_REGISTER=1 runner mccl; runner mccl --mistakes; fi
+fi
+if has mcclreg && mccl_fixture 22809; then # the MCCL dialect with its 2.28.9 gates open: registration and windows
+  MCCL_LEGACY_MUSA_REGISTER=1 runner mccl; runner mccl --mistakes
+  selections="class:DeviceMemoryGpuTest class:DeviceCollectivesGpuTest" COLLECTIVES_BACKEND=mccl junit mccl-22809
 fi
 
 if has nccl; then COLLECTIVES_BACKEND=nccl junit nccl; fi
