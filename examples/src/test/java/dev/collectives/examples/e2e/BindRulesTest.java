@@ -130,7 +130,7 @@ class BindRulesTest {
                         () -> CollectiveOpPipelines_Legacy.bind(rank.comm(), rank.stream()));
                 assertEquals(Rule.R9_LEGACY, e.rule());
                 assertTrue(e.getMessage().contains("`a` comes from the legacy allocator; registering it needs "
-                        + "MCCL_LEGACY_MUSA_REGISTER=1, which is 0"), e.getMessage());
+                        + "MCCL_LEGACY_MUSA_REGISTER=1, which is '0'"), e.getMessage());
             });
         }
         try (LocalCluster cluster = SimConfig.builder().ranks(2)
@@ -142,6 +142,38 @@ class BindRulesTest {
                     rank.stream().synchronize();
                     assertFloats(new float[] {100, 102, 104, 106, 108, 110, 112, 114}, p.b(), "b");
                 }
+            });
+        }
+    }
+
+    @Test
+    void r9IbSharpRegistersLegacyMemoryWithoutTheVariableAtOneRankPerNode() {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).ranksPerNode(1).ibSharp(true)
+                .environment(SimConfig.LEGACY_REGISTER_VARIABLE, null).build()) {
+            cluster.run(rank -> {
+                try (var p = CollectiveOpPipelines_IbSharpLegacy.bind(rank.comm(), rank.stream())) {
+                    p.a().copyFromHost(Ranks.ramp(rank.rank(), 8));
+                    p.sum();
+                    rank.stream().synchronize();
+                    assertFloats(new float[] {100, 102, 104, 106, 108, 110, 112, 114}, p.b(), "b");
+                    assertTrue(p.describe().contains("IB SHARP: registered once at bind"), p.describe());
+                }
+            });
+        }
+    }
+
+    @Test
+    void r9IbSharpNotEnabledLeavesLegacyMemoryNeedingTheVariable() {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).ranksPerNode(1).ibSharp(false)
+                .environment(SimConfig.LEGACY_REGISTER_VARIABLE, null).build()) {
+            cluster.run(rank -> {
+                CollectivesException e = assertThrows(CollectivesException.class,
+                        () -> CollectiveOpPipelines_IbSharpLegacy.bind(rank.comm(), rank.stream()));
+                assertEquals(Rule.R9_LEGACY, e.rule(), e.getMessage());
+                assertTrue(e.getMessage().contains("`a` comes from the legacy allocator; registering it needs "
+                        + "MCCL_LEGACY_MUSA_REGISTER=1, which is unset"), e.getMessage());
+                assertTrue(e.getMessage().contains("IB SHARP registration, which takes any allocator but is not "
+                        + "enabled on this communicator"), e.getMessage());
             });
         }
     }

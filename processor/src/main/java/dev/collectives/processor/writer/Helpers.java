@@ -35,7 +35,6 @@ final class Helpers {
             case "requireOpen": return requireOpen();
             case "slice": return slice();
             case "requireExternal": return requireExternal();
-            case "requireLegacyRegistration": return requireLegacyRegistration();
             case "requireRank": return requireRank();
             case "abandonCapture": return abandonCapture();
             case "path": return path();
@@ -134,23 +133,6 @@ final class Helpers {
                 .addStatement("throw $T.violation($T.R13_TYPES, $N.rank(), $N + $S + name + $S + count + $S + type "
                                 + "+ $S + buffer)", CollectivesException.class, Rule.class, comm, pipeline,
                         ": external buffer `", "` must hold at least ", " x ", "; bind was given ")
-                .endControlFlow()
-                .build();
-    }
-
-    private MethodSpec requireLegacyRegistration() {
-        return MethodSpec.methodBuilder("requireLegacyRegistration")
-                .addModifiers(Modifier.PRIVATE)
-                .addJavadoc("Registering legacy (musaMalloc) memory can hang or crash on abort: the library must be "
-                        + "told it may (R9).\n")
-                .addParameter(String.class, "buffer")
-                .addStatement("$T variable = $N.legacyRegisterVariable()", String.class, comm)
-                .addStatement("$T value = $N.environment(variable).orElse(null)", String.class, comm)
-                .beginControlFlow("if (!$S.equals(value))", "1")
-                .addStatement("throw $T.violation($T.R9_LEGACY, $N.rank(), $N + $S + buffer + $S + variable + $S "
-                                + "+ (value == null ? $S : $S + value))", CollectivesException.class, Rule.class, comm,
-                        pipeline, ": `", "` comes from the legacy allocator; registering it needs ", "=1, which is ",
-                        "unset", "")
                 .endControlFlow()
                 .build();
     }

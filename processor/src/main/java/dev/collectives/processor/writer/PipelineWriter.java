@@ -39,6 +39,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Fingerprint;
 import dev.collectives.runtime.Graph;
+import dev.collectives.runtime.LegacyRegistrationRule;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RegistrationHandle;
@@ -419,28 +420,23 @@ public final class PipelineWriter {
                                             + b.name() + "` is ", name(b))
                             .endControlFlow();
                 }
-                if (!model.legacyServedByIbSharp(b)) {
-                    checkLegacy(b);
-                }
+                checkLegacy(b);
             }
         }
 
-        /** R9: registered legacy memory needs the opt-in (compile time for buffers, here for externals) and the variable. */
+        /**
+         * R9 for registered memory that may be legacy: buffers declared LEGACY (the compile-time opt-in, or IB SHARP
+         * serving them, was checked) and externals, whose allocator only bind knows.
+         */
         private void checkLegacy(BufferDecl b) {
+            boolean allowed = model.allowLegacyRegistration() || model.legacyServedByIbSharp(b);
             if (b.kind() == BufferDecl.Kind.BUFFER && b.allocator() == Allocator.LEGACY) {
-                helpers.add("requireLegacyRegistration");
-                open.addStatement("requireLegacyRegistration($S)", b.name());
+                open.addStatement("$T.check($N, $N, $N + $S)", LegacyRegistrationRule.class, name("comm"), name(b),
+                        name("PIPELINE"), ": `" + b.name() + "`");
             } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
-                open.beginControlFlow("if ($N.allocator() == $T.LEGACY)", name(b), Allocator.class);
-                if (model.allowLegacyRegistration()) {
-                    helpers.add("requireLegacyRegistration");
-                    open.addStatement("requireLegacyRegistration($S)", b.name());
-                } else {
-                    open.addStatement("throw $T.violation($T.R9_LEGACY, $N.rank(), $N + $S)", COLLECTIVES_EXCEPTION,
-                            RULE, name("comm"), name("PIPELINE"), ": external buffer `" + b.name() + "` comes from "
-                                    + "the legacy allocator; registering it needs allowLegacyRegistration = true");
-                }
-                open.endControlFlow();
+                open.addStatement("$T.$L($N, $N, $N + $S)", LegacyRegistrationRule.class,
+                        allowed ? "check" : "checkWithoutOptIn", name("comm"), name(b), name("PIPELINE"),
+                        ": external buffer `" + b.name() + "`");
             }
         }
 
