@@ -25,6 +25,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * close while memory, registrations or windows are live.
  */
 class BindRulesTest {
+    /** What summing {@code Ranks.ramp(rank, 8)} over 2 ranks gives. */
+    private static final float[] SUM_OF_TWO_RAMPS = {100, 102, 104, 106, 108, 110, 112, 114};
+
     /** Runs {@code bind} on every rank and returns what each rank's bind threw (every rank must throw). */
     private static AtomicReferenceArray<CollectivesException> bindFailures(int ranks, LocalCluster.RankBody bind) {
         AtomicReferenceArray<CollectivesException> failures = new AtomicReferenceArray<>(ranks);
@@ -78,11 +81,7 @@ class BindRulesTest {
                 try (var p = CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), given)) {
                     p.sum();
                     rank.stream().synchronize();
-                    float[] expected = new float[8];
-                    for (int i = 0; i < 8; i++) {
-                        expected[i] = 100f + 2 * i;
-                    }
-                    assertFloats(expected, p.result(), "result");
+                    assertFloats(SUM_OF_TWO_RAMPS, p.result(), "result");
                 }
             }
         });
@@ -140,7 +139,7 @@ class BindRulesTest {
                     p.a().copyFromHost(Ranks.ramp(rank.rank(), 8));
                     p.sum();
                     rank.stream().synchronize();
-                    assertFloats(new float[] {100, 102, 104, 106, 108, 110, 112, 114}, p.b(), "b");
+                    assertFloats(SUM_OF_TWO_RAMPS, p.b(), "b");
                 }
             });
         }
@@ -155,7 +154,7 @@ class BindRulesTest {
                     p.a().copyFromHost(Ranks.ramp(rank.rank(), 8));
                     p.sum();
                     rank.stream().synchronize();
-                    assertFloats(new float[] {100, 102, 104, 106, 108, 110, 112, 114}, p.b(), "b");
+                    assertFloats(SUM_OF_TWO_RAMPS, p.b(), "b");
                     assertTrue(p.describe().contains("IB SHARP: registered once at bind"), p.describe());
                 }
             });
@@ -188,7 +187,7 @@ class BindRulesTest {
                     p.a().copyFromHost(Ranks.ramp(rank.rank(), 8));
                     p.step();
                     rank.stream().synchronize();
-                    assertFloats(new float[] {100, 102, 104, 106, 108, 110, 112, 114}, p.c(), "c");
+                    assertFloats(SUM_OF_TWO_RAMPS, p.c(), "c");
                     assertTrue(p.describe().contains("MTLink SHARP: registered once at bind"), p.describe());
                 }
             });
