@@ -36,8 +36,8 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Fingerprint;
 import dev.collectives.runtime.Graph;
-import dev.collectives.runtime.LegacyRegistrationRule;
 import dev.collectives.runtime.GraphExec;
+import dev.collectives.runtime.LegacyRegistrationRule;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.PipelineSupport;
 import dev.collectives.runtime.RegistrationHandle;
@@ -372,7 +372,7 @@ public final class PipelineWriter {
 
         // ---- run-time rules ------------------------------------------------------------------------------------
 
-        /** {@code PipelineSupport.method(comm, PIPELINE, args...)}: a check every generated class makes alike. */
+        /** {@code PipelineSupport.method(comm, PIPELINE, args...)}: a call every generated class makes alike. */
         private CodeBlock support(String method, String format, Object... args) {
             CodeBlock more = CodeBlock.of(format, args);
             return CodeBlock.of("$T.$L($N, $N$L$L)", SUPPORT, method, name("comm"), name("PIPELINE"),
@@ -407,11 +407,11 @@ public final class PipelineWriter {
          * serving them, was checked) and externals, whose allocator only bind knows.
          */
         private void checkLegacy(BufferDecl b) {
-            boolean allowed = model.allowLegacyRegistration() || model.legacyServedByIbSharp(b);
             if (b.kind() == BufferDecl.Kind.BUFFER && b.allocator() == Allocator.LEGACY) {
                 open.addStatement("$T.check($N, $N, $N + $S)", LegacyRegistrationRule.class, name("comm"), name(b),
                         name("PIPELINE"), ": `" + b.name() + "`");
             } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
+                boolean allowed = model.allowLegacyRegistration() || model.legacyServedByIbSharp(b);
                 open.addStatement("$T.$L($N, $N, $N + $S)", LegacyRegistrationRule.class,
                         allowed ? "check" : "checkWithoutOptIn", name("comm"), name(b), name("PIPELINE"),
                         ": external buffer `" + b.name() + "`");
