@@ -54,7 +54,7 @@ class CleanGeneratedCodeTest {
     })
     void compilesWithoutWarnings(String declaration) {
         String[] parts = declaration.split(" \\| ");
-        Sources s = Sources.of("P", "@CollectivePipeline(" + parts[0] + ")", "interface P { " + parts[1] + " }");
+        Sources s = Sources.pipeline(parts[0], parts[1]);
         Compilation compilation = Sources.compiler(true).compile(s.file());
         assertThat(compilation).succeededWithoutWarnings();
         assertThat(compilation).generatedSourceFile("test.CollectiveP");

@@ -13,11 +13,7 @@ import com.google.testing.compile.Compilation;
 class InternalErrorTest {
     @Test
     void unexpectedExceptionIsReportedOnTheElement() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
-                "  @Buffer(count = 8) DeviceBuffer a();",
-                "}");
+        Sources s = Sources.pipeline("registration = Registration.LOCAL", "  @Buffer(count = 8) DeviceBuffer a();");
         WrappedProcessor failing = new WrappedProcessor(env -> {
             Elements elements = WrappedProcessor.override(Elements.class, env.getElementUtils(),
                     "getElementValuesWithDefaults", args -> {

@@ -21,14 +21,11 @@ class RuleDiagnosticsTest {
 
     @Test
     void r1MixedSendRegisteredRecvNot() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
                 "  @Buffer(type = DataType.FLOAT32, count = 64, registered = false) DeviceBuffer b();",
                 "  @AllReduce(send = \"a\",",
-                "             recv = \"b\", count = 8) void step();",
-                "}");
+                "             recv = \"b\", count = 8) void step();");
         assertError(s, "[R1 MIXED] @AllReduce in `step()` mixes a registered and an unregistered buffer: send `a` is "
                 + "registered, recv `b` is registered = false", "recv = \"b\"");
         assertThat(s.compile()).hadErrorContaining("(see docs/rules.md#r1-mixed)");
@@ -36,13 +33,10 @@ class RuleDiagnosticsTest {
 
     @Test
     void r1MixedUnregisteredBufferInGraphPipeline() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.GRAPH)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.GRAPH",
                 "  @Buffer(type = DataType.FLOAT32, count = 64, registered = false) DeviceBuffer a();",
                 "  @Buffer(type = DataType.FLOAT32, count = 64, registered = false) DeviceBuffer b();",
-                "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();",
-                "}");
+                "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();");
         assertError(s, "[R1 MIXED] @AllReduce in GRAPH step `step()` uses `a`, which lies in a buffer declared "
                 + "registered = false", "void step()");
     }
@@ -51,15 +45,12 @@ class RuleDiagnosticsTest {
 
     @Test
     void r3MtlsAllocLegacyBuffer() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL, acceleration = Acceleration.MTLINK_SHARP,",
-                "                    allowLegacyRegistration = true)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.LOCAL, acceleration = Acceleration.MTLINK_SHARP, "
+                        + "allowLegacyRegistration = true",
                 "  @Buffer(type = DataType.FLOAT32, count = 64,",
                 "          allocator = Allocator.LEGACY) DeviceBuffer a();",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();",
-                "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();",
-                "}");
+                "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();");
         assertError(s, "[R3 MTLS-ALLOC] buffer `a` uses Allocator.LEGACY (musaMalloc), but MTLink SHARP registration "
                 + "needs mcclMemAlloc or a qualified allocator", "allocator = Allocator.LEGACY");
     }
@@ -67,14 +58,11 @@ class RuleDiagnosticsTest {
     // ---- R7 ARENA --------------------------------------------------------------------------------------------------
 
     private static Sources arena(String recvView, String op) {
-        return Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
+        return Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(count = 8192) DeviceBuffer block();",
                 "  @View(of = \"block\", type = DataType.FLOAT32, count = 1024) DeviceBuffer sendbuff();",
                 recvView,
-                op,
-                "}");
+                op);
     }
 
     @Test
@@ -115,37 +103,28 @@ class RuleDiagnosticsTest {
 
     @Test
     void r7ArenaAllGatherCannotRunInPlaceAtOneOffset() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(type = DataType.INT32, count = 256) DeviceBuffer data();",
-                "  @AllGather(send = \"data\", recv = \"data\", sendCount = 16) void gather();",
-                "}");
+                "  @AllGather(send = \"data\", recv = \"data\", sendCount = 16) void gather();");
         assertError(s, "[R7 ARENA] @AllGather send (bytes [0, 64) of `data`) and recv (bytes [0, 64)) overlap, and "
                 + "this op cannot run in place at the same offsets on every rank", "sendCount = 16");
     }
 
     @Test
     void r7ArenaAllReduceInPlaceIsFine() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(type = DataType.INT32, count = 256) DeviceBuffer data();",
-                "  @AllReduce(send = \"data\", recv = \"data\", count = 256) void sum();",
-                "}");
+                "  @AllReduce(send = \"data\", recv = \"data\", count = 256) void sum();");
         assertThat(Sources.compiler(true).compile(s.file())).succeededWithoutWarnings();
     }
 
     @Test
     void r7ArenaAllGatherAgainstDeclaredRanks() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.NONE, ranks = 4)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.NONE, ranks = 4",
                 "  @Buffer(type = DataType.INT32, count = 256) DeviceBuffer in();",
                 "  @Buffer(type = DataType.INT32, count = 256) DeviceBuffer out();",
                 "  @AllGather(send = \"in\", recv = \"out\",",
-                "             sendCount = 100) void gather();",
-                "}");
+                "             sendCount = 100) void gather();");
         assertError(s, "[R7 ARENA] @AllGather recv reaches past `out`: 100 x 4 ranks = 400 elements from element 0, "
                 + "but `out` holds 256", "sendCount = 100");
     }
@@ -154,15 +133,12 @@ class RuleDiagnosticsTest {
 
     @Test
     void r8IbSharpWarnsOnOpsItDoesNotServe() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL, acceleration = Acceleration.IB_SHARP)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.LOCAL, acceleration = Acceleration.IB_SHARP",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();",
                 "  @AllReduce(send = \"a\", recv = \"b\", count = 8)",
                 "  @Broadcast(send = \"a\", recv = \"b\", count = 8, root = 0)",
-                "  void step();",
-                "}");
+                "  void step();");
         Compilation compilation = s.compile();
         assertThat(compilation).succeeded();
         assertThat(compilation).hadWarningContaining("[R8 IB-SHARP] @Broadcast in `step()` is not served by IB SHARP")
@@ -173,14 +149,11 @@ class RuleDiagnosticsTest {
 
     @Test
     void r9LegacyRegistrationNeedsTheOptIn() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(type = DataType.FLOAT32, count = 64,",
                 "          allocator = Allocator.LEGACY) DeviceBuffer a();",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();",
-                "  @Broadcast(send = \"a\", recv = \"b\", count = 8) void step();",
-                "}");
+                "  @Broadcast(send = \"a\", recv = \"b\", count = 8) void step();");
         assertError(s, "[R9 LEGACY] buffer `a` comes from Allocator.LEGACY (musaMalloc) and the LOCAL pipeline "
                 + "registers it", "allocator = Allocator.LEGACY");
         assertThat(s.compile()).hadErrorContaining("allowLegacyRegistration = true");
@@ -188,28 +161,22 @@ class RuleDiagnosticsTest {
 
     @Test
     void r9LegacyIsFineWhenIbSharpIsWhatItIsRegisteredFor() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL, acceleration = Acceleration.IB_SHARP)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.LOCAL, acceleration = Acceleration.IB_SHARP",
                 "  @Buffer(type = DataType.FLOAT32, count = 64, allocator = Allocator.LEGACY) DeviceBuffer a();",
                 "  @Buffer(type = DataType.FLOAT32, count = 64, allocator = Allocator.LEGACY) DeviceBuffer b();",
-                "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();",
-                "}");
+                "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();");
         assertThat(Sources.compiler(true).compile(s.file())).succeededWithoutWarnings();
     }
 
     // ---- R11 ALLOCATOR ---------------------------------------------------------------------------------------------
 
     private static Sources custom(String allocatorClass, String acceleration) {
-        return Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL" + acceleration + ")",
-                "interface P {",
+        return Sources.pipeline("registration = Registration.LOCAL" + acceleration,
                 "  " + allocatorClass,
                 "  @Buffer(type = DataType.FLOAT32, count = 64, allocator = Allocator.CUSTOM,",
                 "          customAllocator = Mine.class) DeviceBuffer a();",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();",
-                "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();",
-                "}");
+                "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();");
     }
 
     private static final String BODY = " public DeviceMemory allocate(VirtualMemory vmm, long bytes) { "
@@ -256,24 +223,18 @@ class RuleDiagnosticsTest {
 
     @Test
     void r12WindowOnLegacyMemory() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.NONE)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.NONE",
                 "  @Window",
-                "  @Buffer(type = DataType.FLOAT32, count = 1024, allocator = Allocator.LEGACY) DeviceBuffer win();",
-                "}");
+                "  @Buffer(type = DataType.FLOAT32, count = 1024, allocator = Allocator.LEGACY) DeviceBuffer win();");
         assertError(s, "[R12 WINDOW] window `win` is on Allocator.LEGACY (musaMalloc) memory", "@Window");
     }
 
     @Test
     void r12WindowOffsetNotAlignedTo4096() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.NONE)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.NONE",
                 "  @Buffer(count = 65536) DeviceBuffer block();",
                 "  @Window @View(of = \"block\", type = DataType.FLOAT32, count = 1024,",
-                "                offsetBytes = 1024) DeviceBuffer win();",
-                "}");
+                "                offsetBytes = 1024) DeviceBuffer win();");
         assertError(s, "[R12 WINDOW] window `win` starts at byte 1024 of its allocation; a window's head must be "
                 + "aligned to 4096 bytes", "offsetBytes = 1024");
     }
@@ -281,13 +242,10 @@ class RuleDiagnosticsTest {
     // ---- R13 TYPES -------------------------------------------------------------------------------------------------
 
     private static Sources typed(String recvType, String op) {
-        return Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
+        return Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(type = DataType.INT32, count = 64) DeviceBuffer a();",
                 "  @Buffer(type = DataType." + recvType + ", count = 64) DeviceBuffer b();",
-                op,
-                "}");
+                op);
     }
 
     @Test
@@ -311,12 +269,9 @@ class RuleDiagnosticsTest {
 
     @Test
     void r13TypesByteSizeOverflows() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(type = DataType.FLOAT64,",
-                "          count = Long.MAX_VALUE / 2) DeviceBuffer a();",
-                "}");
+                "          count = Long.MAX_VALUE / 2) DeviceBuffer a();");
         assertError(s, "[R13 TYPES] @Buffer `a`: 4611686018427387903 x FLOAT64 (8 bytes each) overflows a long",
                 "count = Long.MAX_VALUE / 2");
     }
@@ -325,49 +280,37 @@ class RuleDiagnosticsTest {
 
     @Test
     void dslUnknownBufferSuggestsTheClosestName() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer sendbuff();",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer recvbuff();",
                 "  @AllReduce(send = \"sendbuf\",",
-                "             recv = \"recvbuff\", count = 8) void step();",
-                "}");
+                "             recv = \"recvbuff\", count = 8) void step();");
         assertError(s, "[DSL unknown-buffer] @AllReduce send = \"sendbuf\" names no accessor of P; did you mean "
                 + "`sendbuff`? (see docs/rules.md#dsl-unknown-buffer)", "send = \"sendbuf\"");
     }
 
     @Test
     void dslUnknownBufferInAView() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(count = 4096) DeviceBuffer arena();",
-                "  @View(of = \"arean\", type = DataType.FLOAT32, count = 8) DeviceBuffer v();",
-                "}");
+                "  @View(of = \"arean\", type = DataType.FLOAT32, count = 8) DeviceBuffer v();");
         assertError(s, "[DSL unknown-buffer] @View v() of = \"arean\" names no accessor of P; did you mean `arena`?",
                 "of = \"arean\"");
     }
 
     @Test
     void dslAccessorMustReturnDeviceBuffer() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
-                "  @Buffer(type = DataType.FLOAT32, count = 64) int a();",
-                "}");
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) int a();");
         assertError(s, "[DSL accessor] accessor `a()` returns `int`; @Buffer accessors return DeviceBuffer",
                 "int a()");
     }
 
     @Test
     void dslStepWithoutOps() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
-                "  void forgotten();",
-                "}");
+                "  void forgotten();");
         assertError(s, "[DSL step] `void forgotten()` has no op annotation", "void forgotten()");
     }
 
@@ -379,35 +322,26 @@ class RuleDiagnosticsTest {
 
     @Test
     void dslDuplicateAccessorKinds() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(type = DataType.FLOAT32, count = 64)",
-                "  @External(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
-                "}");
+                "  @External(type = DataType.FLOAT32, count = 64) DeviceBuffer a();");
         assertError(s, "[DSL duplicate] `a()` is already declared by @Buffer; keep one of @Buffer and @External",
                 "@External");
     }
 
     @Test
     void dslDuplicateNames() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.LOCAL)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
-                "  @AllReduce(send = \"a\", recv = \"a\", count = 8) void a(int twice);",
-                "}");
+                "  @AllReduce(send = \"a\", recv = \"a\", count = 8) void a(int twice);");
         assertError(s, "[DSL duplicate] `a` is declared twice", "void a(int twice)");
     }
 
     @Test
     void dslGraphStepWithParameters() {
-        Sources s = Sources.of("P",
-                "@CollectivePipeline(registration = Registration.GRAPH)",
-                "interface P {",
+        Sources s = Sources.pipeline("registration = Registration.GRAPH",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
-                "  @AllReduce(send = \"a\", recv = \"a\", count = 8) void step(int times);",
-                "}");
+                "  @AllReduce(send = \"a\", recv = \"a\", count = 8) void step(int times);");
         assertError(s, "[DSL graph-step] GRAPH step `step` takes parameters; it is captured once at bind and "
                 + "replayed", "void step(int times)");
     }

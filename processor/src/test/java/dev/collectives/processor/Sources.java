@@ -33,6 +33,16 @@ final class Sources {
         return new Sources(name, body);
     }
 
+    /** {@code @CollectivePipeline(<attributes>) interface P { <members> }}. */
+    static Sources pipeline(String attributes, String... members) {
+        List<String> body = new ArrayList<>();
+        body.add("@CollectivePipeline(" + attributes + ")");
+        body.add("interface P {");
+        body.addAll(List.of(members));
+        body.add("}");
+        return new Sources("P", body.toArray(new String[0]));
+    }
+
     JavaFileObject file() {
         if (file == null) {
             file = JavaFileObjects.forSourceLines(PACKAGE + "." + name, lines);

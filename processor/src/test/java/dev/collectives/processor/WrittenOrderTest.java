@@ -13,16 +13,13 @@ import com.google.testing.compile.Compilation;
  */
 class WrittenOrderTest {
     private static Sources interleaved() {
-        return Sources.of("P",
-                "@CollectivePipeline(registration = Registration.NONE)",
-                "interface P {",
+        return Sources.pipeline("registration = Registration.NONE",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();",
                 "  @AllReduce(send = \"a\", recv = \"b\", count = 8)",
                 "  @Broadcast(send = \"a\", recv = \"b\", count = 8)",
                 "  @AllReduce(send = \"a\", recv = \"b\", count = 4)",
-                "  void step();",
-                "}");
+                "  void step();");
     }
 
     @Test

@@ -25,6 +25,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * close while memory, registrations or windows are live.
  */
 class BindRulesTest {
+    /** What summing {@code Ranks.ramp(rank, 8)} over 2 ranks gives. */
+    private static final float[] SUM_OF_TWO_RAMPS = {100, 102, 104, 106, 108, 110, 112, 114};
+
     /** Runs {@code bind} on every rank and returns what each rank's bind threw (every rank must throw). */
     private static AtomicReferenceArray<CollectivesException> bindFailures(int ranks, LocalCluster.RankBody bind) {
         AtomicReferenceArray<CollectivesException> failures = new AtomicReferenceArray<>(ranks);
@@ -78,11 +81,7 @@ class BindRulesTest {
                 try (var p = CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), given)) {
                     p.sum();
                     rank.stream().synchronize();
-                    float[] expected = new float[8];
-                    for (int i = 0; i < 8; i++) {
-                        expected[i] = 100f + 2 * i;
-                    }
-                    assertFloats(expected, p.result(), "result");
+                    assertFloats(SUM_OF_TWO_RAMPS, p.result(), "result");
                 }
             }
         });
@@ -130,7 +129,7 @@ class BindRulesTest {
                         () -> CollectiveOpPipelines_Legacy.bind(rank.comm(), rank.stream()));
                 assertEquals(Rule.R9_LEGACY, e.rule());
                 assertTrue(e.getMessage().contains("`a` comes from the legacy allocator; registering it needs "
-                        + "MCCL_LEGACY_MUSA_REGISTER=1, which is 0"), e.getMessage());
+                        + "MCCL_LEGACY_MUSA_REGISTER=1, which is '0'"), e.getMessage());
             });
         }
         try (LocalCluster cluster = SimConfig.builder().ranks(2)
@@ -140,8 +139,40 @@ class BindRulesTest {
                     p.a().copyFromHost(Ranks.ramp(rank.rank(), 8));
                     p.sum();
                     rank.stream().synchronize();
-                    assertFloats(new float[] {100, 102, 104, 106, 108, 110, 112, 114}, p.b(), "b");
+                    assertFloats(SUM_OF_TWO_RAMPS, p.b(), "b");
                 }
+            });
+        }
+    }
+
+    @Test
+    void r9IbSharpRegistersLegacyMemoryWithoutTheVariableAtOneRankPerNode() {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).ranksPerNode(1).ibSharp(true)
+                .environment(SimConfig.LEGACY_REGISTER_VARIABLE, null).build()) {
+            cluster.run(rank -> {
+                try (var p = CollectiveOpPipelines_IbSharpLegacy.bind(rank.comm(), rank.stream())) {
+                    p.a().copyFromHost(Ranks.ramp(rank.rank(), 8));
+                    p.sum();
+                    rank.stream().synchronize();
+                    assertFloats(SUM_OF_TWO_RAMPS, p.b(), "b");
+                    assertTrue(p.describe().contains("IB SHARP: registered once at bind"), p.describe());
+                }
+            });
+        }
+    }
+
+    @Test
+    void r9IbSharpNotEnabledLeavesLegacyMemoryNeedingTheVariable() {
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).ranksPerNode(1).ibSharp(false)
+                .environment(SimConfig.LEGACY_REGISTER_VARIABLE, null).build()) {
+            cluster.run(rank -> {
+                CollectivesException e = assertThrows(CollectivesException.class,
+                        () -> CollectiveOpPipelines_IbSharpLegacy.bind(rank.comm(), rank.stream()));
+                assertEquals(Rule.R9_LEGACY, e.rule(), e.getMessage());
+                assertTrue(e.getMessage().contains("`a` comes from the legacy allocator; registering it needs "
+                        + "MCCL_LEGACY_MUSA_REGISTER=1, which is unset"), e.getMessage());
+                assertTrue(e.getMessage().contains("IB SHARP registration, which takes any allocator but is not "
+                        + "enabled on this communicator"), e.getMessage());
             });
         }
     }
@@ -156,7 +187,7 @@ class BindRulesTest {
                     p.a().copyFromHost(Ranks.ramp(rank.rank(), 8));
                     p.step();
                     rank.stream().synchronize();
-                    assertFloats(new float[] {100, 102, 104, 106, 108, 110, 112, 114}, p.c(), "c");
+                    assertFloats(SUM_OF_TWO_RAMPS, p.c(), "c");
                     assertTrue(p.describe().contains("MTLink SHARP: registered once at bind"), p.describe());
                 }
             });

@@ -143,6 +143,19 @@ final class OpPipelines {
         void sum();
     }
 
+    /** Legacy memory registered for IB SHARP, which takes any allocator: no opt-in, and no variable (R8, R9). */
+    @CollectivePipeline(registration = Registration.LOCAL, acceleration = Acceleration.IB_SHARP)
+    interface IbSharpLegacy {
+        @Buffer(type = DataType.FLOAT32, count = 8, allocator = Allocator.LEGACY)
+        DeviceBuffer a();
+
+        @Buffer(type = DataType.FLOAT32, count = 8, allocator = Allocator.LEGACY)
+        DeviceBuffer b();
+
+        @AllReduce(send = "a", recv = "b", count = 8)
+        void sum();
+    }
+
     /** MTLink SHARP: VMM, custom qualified and external memory (R3 at bind for the external, R11 per allocation). */
     @CollectivePipeline(registration = Registration.LOCAL, acceleration = Acceleration.MTLINK_SHARP)
     interface MtlinkSharp {

@@ -11,6 +11,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.LegacyRegistrationRule;
 import dev.collectives.runtime.QualifiedVmmAllocator;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Rule;
@@ -251,16 +252,7 @@ public final class DeviceCommunicator implements Communicator {
             throw CollectivesException.usage(rank, library.dialect.ccl("CommRegister") + " needs library 2.28.9 or "
                     + "later; this is " + library.versionString());
         }
-        if (memory.allocator() == Allocator.LEGACY) {
-            String variable = legacyRegisterVariable();
-            Optional<String> value = environment(variable);
-            if (!value.map("1"::equals).orElse(false)) {
-                throw CollectivesException.violation(Rule.R9_LEGACY, rank, "buffer " + buffer + " is legacy "
-                        + library.dialect.symbol(1, "Malloc") + " memory; registering it needs " + variable
-                        + "=1 in the environment (it is " + value.map(v -> "'" + v + "'").orElse("unset")
-                        + "), because such registrations can hang or crash on abort");
-            }
-        }
+        LegacyRegistrationRule.check(this, buffer);
         long[] out = new long[1];
         library.check(NativeShim.commRegister(lib, handle, memory.address(), memory.size(), out), rank, handle,
                 "CommRegister");

@@ -11,6 +11,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.LegacyRegistrationRule;
 import dev.collectives.runtime.QualifiedVmmAllocator;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Result;
@@ -189,14 +190,7 @@ public final class SimCommunicator implements Communicator {
                     + config.capabilities().libraryVersion() + " does not support user buffer registration");
         }
         SimMemory memory = memoryOf(buffer, "register");
-        if (memory.allocator() == Allocator.LEGACY) {
-            Optional<String> value = environment(legacyRegisterVariable());
-            if (!value.equals(Optional.of("1"))) {
-                throw CollectivesException.violation(Rule.R9_LEGACY, rank, "registering legacy (musaMalloc) memory "
-                        + buffer + " needs " + legacyRegisterVariable() + "=1, but it is "
-                        + value.map(v -> "'" + v + "'").orElse("unset"));
-            }
-        }
+        LegacyRegistrationRule.check(this, buffer);
         synchronized (registrationCache) {
             int references = registrationCache.getOrDefault(memory, 0);
             if (references == 0) {

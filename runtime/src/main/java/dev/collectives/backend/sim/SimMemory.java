@@ -112,17 +112,7 @@ final class SimMemory extends DeviceMemory {
             throw CollectivesException.violation(Rule.R5_GRAPH_LIFETIME, rank, "cannot free " + this + ": "
                     + graphUses + " live graph(s) or graph exec(s) use it; destroy the graphs before their buffers");
         }
-        boolean interrupted = false;
-        while (inFlight > 0) {
-            try {
-                wait();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Monitors.awaitUninterruptibly(this, () -> inFlight == 0);
         Pointer.free(block);
         ledger.allocations.decrementAndGet();
     }

@@ -116,17 +116,7 @@ final class SimStream implements Stream {
                         + " captured: the capture is invalidated (as musaStreamSynchronize does)");
             }
             long target = submitted;
-            boolean interrupted = false;
-            while (completed < target) {
-                try {
-                    wait();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            Monitors.awaitUninterruptibly(this, () -> completed >= target);
             failure = firstFailure;
             firstFailure = null;
         }

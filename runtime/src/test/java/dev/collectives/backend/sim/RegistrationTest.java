@@ -5,10 +5,13 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.LegacyRegistrationRule;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Rule;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static dev.collectives.backend.sim.PerRank.assertContains;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -84,6 +87,30 @@ class RegistrationTest {
             try (DeviceBuffer legacy = comm.allocate(Allocator.LEGACY, DataType.FLOAT32, 16);
                  RegistrationHandle handle = comm.register(legacy)) {
                 assertTrue(handle.isOpen());
+            }
+            assertTrue(cluster.usage().isZero());
+        }
+    }
+
+    @ParameterizedTest(name = "IB SHARP {0}, {1} ranks per node")
+    @CsvSource({"true, 1", "true, 2", "false, 1"})
+    void r9IbSharpRegistersLegacyMemoryWithoutTheVariableOnlyAtOneRankPerNode(boolean ibSharp, int ranksPerNode) {
+        try (SimCluster cluster = SimBackend.cluster().ranks(2).ranksPerNode(ranksPerNode).ibSharp(ibSharp)
+                .environment(SimConfig.LEGACY_REGISTER_VARIABLE, null).build()) {
+            SimCommunicator comm = cluster.communicator(0);
+            try (DeviceBuffer legacy = comm.allocate(Allocator.LEGACY, DataType.FLOAT32, 16)) {
+                if (ibSharp && ranksPerNode == 1) {
+                    assertTrue(LegacyRegistrationRule.ibSharpRegisters(comm));
+                    try (RegistrationHandle handle = comm.register(legacy)) {
+                        assertTrue(handle.isOpen());
+                    }
+                } else {
+                    CollectivesException e = assertThrows(CollectivesException.class, () -> comm.register(legacy));
+                    assertEquals(Rule.R9_LEGACY, e.rule());
+                    assertContains(e.getMessage(), "[R9 LEGACY] rank 0: ", "MCCL_LEGACY_MUSA_REGISTER=1", "unset",
+                            ibSharp ? "needs 1 rank per node; this communicator has 2 ranks, 2 per node"
+                                    : "is not enabled on this communicator");
+                }
             }
             assertTrue(cluster.usage().isZero());
         }

@@ -1,0 +1,227 @@
+package dev.collectives.runtime;
+
+import dev.collectives.annotation.DataType;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What every generated pipeline class does alike, so that the generated code itself reads as the seed's C sequence:
+ * allocate, lay out views, agree across ranks, check, register or capture, issue, release. Each method takes the
+ * communicator and the pipeline's name, for messages that say which rank and which pipeline.
+ */
+public final class PipelineSupport {
+    private static final String[] DESCRIPTION_HEADER =
+            {"step", "op", "buffers", "offsets", "count", "registration path: why"};
+
+    private PipelineSupport() {
+    }
+
+    // ---- bind and close ----------------------------------------------------------------------------------------
+
+    /**
+     * Runs {@code open} on a freshly made {@code pipeline}; if it fails, closes what it made (the failure stays
+     * first, a close failure is attached to it) and rethrows.
+     */
+    public static <P extends Pipeline> P open(P pipeline, Runnable open) {
+        try {
+            open.run();
+            return pipeline;
+        } catch (RuntimeException | Error failure) {
+            try {
+                pipeline.close();
+            } catch (RuntimeException closeFailure) {
+                failure.addSuppressed(closeFailure);
+            }
+            throw failure;
+        }
+    }
+
+    /**
+     * Closes each resource that was made (null ones were not), in the order given: graphs before their buffers
+     * (R5). Every one is tried; the first failure is thrown at the end with the later ones attached.
+     */
+    public static void closeInOrder(AutoCloseable... resources) {
+        RuntimeException failure = null;
+        for (AutoCloseable resource : resources) {
+            if (resource == null) {
+                continue;
+            }
+            try {
+                resource.close();
+            } catch (Exception e) {
+                RuntimeException unchecked = e instanceof RuntimeException ? (RuntimeException) e
+                        : new IllegalStateException(e);
+                if (failure == null) {
+                    failure = unchecked;
+                } else {
+                    failure.addSuppressed(unchecked);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** A step of a LOCAL or NONE pipeline called after {@code close()}. */
+    public static void requireOpen(Communicator comm, String pipeline, boolean closed, String step) {
+        if (closed) {
+            throw CollectivesException.usage(comm.rank(), "pipeline " + pipeline + " is closed: " + step
+                    + "() called after close()");
+        }
+    }
+
+    /** A step of a GRAPH pipeline called after {@code close()}: replaying it would touch freed buffers (R5). */
+    public static void requireOpenForReplay(Communicator comm, String pipeline, boolean closed, String step) {
+        if (closed) {
+            throw CollectivesException.violation(Rule.R5_GRAPH_LIFETIME, comm.rank(), "pipeline " + pipeline
+                    + " is closed: " + step + "() after close() would replay a destroyed graph");
+        }
+    }
+
+    // ---- run-time checks at bind -------------------------------------------------------------------------------
+
+    /** An external buffer must have its declared element type and at least its declared count (R13). */
+    public static void requireExternal(Communicator comm, String pipeline, DeviceBuffer buffer, String name,
+                                       DataType type, long count) {
+        if (buffer.type() != type || buffer.count() < count) {
+            throw CollectivesException.violation(Rule.R13_TYPES, comm.rank(), pipeline + ": external buffer `"
+                    + name + "` must hold at least " + count + " x " + type + "; bind was given " + buffer);
+        }
+    }
+
+    /** A pipeline that declares its world size binds only on a communicator of that size (R14). */
+    public static void requireRanks(Communicator comm, String pipeline, int ranks) {
+        if (comm.size() != ranks) {
+            throw CollectivesException.violation(Rule.R14_SHAPE, comm.rank(), pipeline + " declares ranks = "
+                    + ranks + ", but the communicator has " + comm.size());
+        }
+    }
+
+    /** A root or an absolute peer must be a rank of the communicator, which only bind knows when ranks = 0. */
+    public static void requireRank(Communicator comm, String pipeline, int rank, String what) {
+        if (rank < 0 || rank >= comm.size()) {
+            throw CollectivesException.usage(comm.rank(), pipeline + ": the " + what + " is rank " + rank
+                    + ", but the communicator has " + comm.size() + " ranks");
+        }
+    }
+
+    /** IB SHARP registration serves communicators with 1 rank per node only (R8). */
+    public static void requireOneRankPerNode(Communicator comm, String pipeline) {
+        if (comm.topology().ranksPerNode() != 1) {
+            throw CollectivesException.violation(Rule.R8_IB_SHARP, comm.rank(), pipeline + " asks for IB SHARP "
+                    + "registration, which needs 1 rank per node; this communicator has " + comm.topology());
+        }
+    }
+
+    /** MTLink SHARP registration of an external buffer needs mcclMemAlloc or qualified VMM memory (R3). */
+    public static void requireMtlinkSharpMemory(Communicator comm, String pipeline, DeviceBuffer buffer,
+                                                String name) {
+        if (!buffer.memory().isVirtualMemory()) {
+            throw CollectivesException.violation(Rule.R3_MTLS_ALLOC, comm.rank(), pipeline + ": MTLink SHARP "
+                    + "registration needs mcclMemAlloc or qualified VMM memory; external `" + name + "` is " + buffer);
+        }
+    }
+
+    /** {@code buffer + offset}, {@code count} elements long; an op reaching past its buffer breaks R7. */
+    public static DeviceBuffer slice(Communicator comm, String pipeline, DeviceBuffer buffer, String name,
+                                     long offset, long count) {
+        if (offset + count > buffer.count()) {
+            throw CollectivesException.violation(Rule.R7_ARENA, comm.rank(), pipeline + ": an op reaches past `"
+                    + name + "`: elements [" + offset + ", " + (offset + count) + ") of " + buffer.count() + " ("
+                    + comm.size() + " ranks)");
+        }
+        return buffer.slice(offset, count);
+    }
+
+    // ---- graph capture -----------------------------------------------------------------------------------------
+
+    /**
+     * Captures what {@code ops} issue on {@code stream} into a graph (R4): begin capture (thread-local mode), the
+     * ops, end capture. If the ops fail, the capture is ended and its partial graph destroyed before rethrowing.
+     */
+    public static Graph capture(Stream stream, Runnable ops) {
+        stream.beginCapture();
+        try {
+            ops.run();
+        } catch (RuntimeException | Error failure) {
+            if (stream.captureStatus() != Stream.CaptureStatus.NONE) {
+                try {
+                    stream.endCapture().close();
+                } catch (RuntimeException endFailure) {
+                    failure.addSuppressed(endFailure);
+                }
+            }
+            throw failure;
+        }
+        return stream.endCapture();
+    }
+
+    // ---- describe() --------------------------------------------------------------------------------------------
+
+    /**
+     * The registration path an op of registered buffers gets on {@code comm}, and why.
+     *
+     * @param mtlinkSharp the pipeline asks for MTLink SHARP and it serves this op
+     * @param ibSharp     the pipeline asks for IB SHARP and it serves this op
+     * @param how         when the buffers are registered
+     */
+    public static String registrationPath(Communicator comm, boolean mtlinkSharp, boolean ibSharp, String how) {
+        Capabilities capabilities = comm.capabilities();
+        if (!capabilities.registration()) {
+            return "none: this library (" + capabilities.libraryVersion() + ") cannot register user buffers";
+        }
+        if (mtlinkSharp && capabilities.mtlinkSharp()) {
+            return "MTLink SHARP: " + how;
+        }
+        if (ibSharp && capabilities.ibSharp()) {
+            return "IB SHARP: " + how + ", 1 rank per node";
+        }
+        return "general: " + how + (mtlinkSharp ? " (MTLink SHARP asked for, not available here)"
+                : ibSharp ? " (IB SHARP asked for, not available here)" : " (no SHARP acceleration serves this op)");
+    }
+
+    /** Whether window {@code name} has its helpers (R10), as a line of {@code describe()}. */
+    public static String windowHelpers(String name, boolean symmetric, Window window) {
+        return "window " + name + " (" + (symmetric ? "symmetric" : "asymmetric") + "): helpers (R10) "
+                + (window == null ? "not registered"
+                : window.userPointer().isPresent() ? "available"
+                : "missing from this library: no user pointer, no LSA device pointers") + "\n";
+    }
+
+    /**
+     * {@link Pipeline#describe()}: a title line with the backend and the rank, one row per op (step, op, buffers,
+     * offsets, count, registration path) as aligned columns, then the notes.
+     */
+    public static String describe(Communicator comm, String title, String[][] ops, String... notes) {
+        List<String[]> rows = new ArrayList<>(ops.length + 1);
+        rows.add(DESCRIPTION_HEADER);
+        rows.addAll(List.of(ops));
+        StringBuilder text = new StringBuilder(title + " on " + comm.backendName() + ", rank " + comm.rank()
+                + " of " + comm.size() + "\n");
+        text.append(table(rows));
+        for (String note : notes) {
+            text.append(note);
+        }
+        return text.toString();
+    }
+
+    private static String table(List<String[]> rows) {
+        int[] widths = new int[rows.get(0).length];
+        for (String[] row : rows) {
+            for (int c = 0; c < row.length; c++) {
+                widths[c] = Math.max(widths[c], row[c].length());
+            }
+        }
+        StringBuilder text = new StringBuilder();
+        for (String[] row : rows) {
+            for (int c = 0; c < row.length; c++) {
+                text.append(c == 0 ? "" : " | ").append(row[c]);
+                text.append(" ".repeat(c == row.length - 1 ? 0 : widths[c] - row[c].length()));
+            }
+            text.append('\n');
+        }
+        return text.toString();
+    }
+}

@@ -1,0 +1,138 @@
+package dev.collectives.backend.sim;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.Graph;
+import dev.collectives.runtime.GraphExec;
+import dev.collectives.runtime.Pipeline;
+import dev.collectives.runtime.PipelineSupport;
+import dev.collectives.runtime.Rule;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.Stream.CaptureStatus;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static dev.collectives.backend.sim.PerRank.assertContains;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What generated pipelines delegate to {@link PipelineSupport}: releasing in order, capture, the run-time checks. */
+class PipelineSupportTest {
+    @Test
+    void closeInOrderClosesEveryResourceAndThrowsTheFirstFailureWithTheLaterOnesAttached() {
+        List<String> closed = new ArrayList<>();
+        IllegalStateException first = new IllegalStateException("first");
+        AutoCloseable failsFirst = () -> {
+            closed.add("a");
+            throw first;
+        };
+        AutoCloseable checked = () -> {
+            closed.add("c");
+            throw new Exception("checked");
+        };
+        IllegalStateException thrown = assertThrows(IllegalStateException.class,
+                () -> PipelineSupport.closeInOrder(failsFirst, null, () -> closed.add("b"), checked));
+        assertSame(first, thrown);
+        assertEquals(List.of("a", "b", "c"), closed);
+        assertEquals(1, thrown.getSuppressed().length);
+        assertEquals("checked", thrown.getSuppressed()[0].getCause().getMessage());
+    }
+
+    @Test
+    void openClosesWhatAFailedOpenMadeAndKeepsTheOpenFailureFirst() {
+        RuntimeException closeFailure = new RuntimeException("close failed");
+        List<String> events = new ArrayList<>();
+        Pipeline pipeline = new Pipeline() {
+            @Override
+            public String describe() {
+                return "test";
+            }
+
+            @Override
+            public void close() {
+                events.add("close");
+                throw closeFailure;
+            }
+        };
+        IllegalArgumentException openFailure = new IllegalArgumentException("open failed");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PipelineSupport.open(pipeline, () -> {
+                    throw openFailure;
+                }));
+        assertSame(openFailure, e);
+        assertEquals(List.of("close"), events);
+        assertSame(closeFailure, e.getSuppressed()[0]);
+        assertSame(pipeline, PipelineSupport.open(pipeline, () -> events.add("open")));
+    }
+
+    @Test
+    void r4CaptureThatFailsHalfwayEndsTheCaptureAndFreesItsPartialGraph() {
+        try (SimCluster cluster = SimBackend.cluster().build()) {
+            SimCommunicator comm = cluster.communicator(0);
+            Stream stream = comm.defaultStream();
+            try (DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 8);
+                 DeviceBuffer b = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 8)) {
+                IllegalStateException failure = new IllegalStateException("the second op failed");
+                IllegalStateException e = assertThrows(IllegalStateException.class,
+                        () -> PipelineSupport.capture(stream, () -> {
+                            comm.allReduce(a, b, 8, DataType.FLOAT32, ReduceOp.SUM, stream);
+                            throw failure;
+                        }));
+                assertSame(failure, e);
+                assertEquals(CaptureStatus.NONE, stream.captureStatus());
+                a.copyFromHost(new float[] {1, 2, 3, 4, 5, 6, 7, 8});
+                try (Graph graph = PipelineSupport.capture(stream,
+                        () -> comm.allReduce(a, b, 8, DataType.FLOAT32, ReduceOp.SUM, stream));
+                     GraphExec exec = graph.instantiate()) {
+                    exec.launch(stream);
+                    stream.synchronize();
+                    float[] out = new float[8];
+                    b.copyToHost(out);
+                    assertArrayEquals(new float[] {1, 2, 3, 4, 5, 6, 7, 8}, out);
+                }
+            }
+            assertTrue(cluster.usage().isZero(), cluster.usage().toString());
+        }
+    }
+
+    @Test
+    void r7SliceReachingPastItsBufferNamesThePipelineAndTheElements() {
+        try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
+            SimCommunicator comm = cluster.communicator(1);
+            try (DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 16)) {
+                assertEquals(4, PipelineSupport.slice(comm, "p.P", buffer, "buffer", 12, 4).count());
+                CollectivesException e = assertThrows(CollectivesException.class,
+                        () -> PipelineSupport.slice(comm, "p.P", buffer, "buffer", 12, 8));
+                assertEquals(Rule.R7_ARENA, e.rule());
+                assertContains(e.getMessage(), "[R7 ARENA] rank 1: p.P: an op reaches past `buffer`: elements "
+                        + "[12, 20) of 16 (2 ranks)");
+            }
+        }
+    }
+
+    @Test
+    void r5ReplayAfterCloseIsRefusedAndOtherStepsAreMisuse() {
+        try (SimCluster cluster = SimBackend.cluster().build()) {
+            SimCommunicator comm = cluster.communicator(0);
+            PipelineSupport.requireOpenForReplay(comm, "p.P", false, "step");
+            CollectivesException replay = assertThrows(CollectivesException.class,
+                    () -> PipelineSupport.requireOpenForReplay(comm, "p.P", true, "step"));
+            assertEquals(Rule.R5_GRAPH_LIFETIME, replay.rule());
+            assertContains(replay.getMessage(), "pipeline p.P is closed: step() after close() would replay a "
+                    + "destroyed graph");
+            CollectivesException eager = assertThrows(CollectivesException.class,
+                    () -> PipelineSupport.requireOpen(comm, "p.P", true, "step"));
+            assertEquals(null, eager.rule());
+            assertContains(eager.getMessage(), "rank 0: pipeline p.P is closed: step() called after close()");
+        }
+    }
+}
