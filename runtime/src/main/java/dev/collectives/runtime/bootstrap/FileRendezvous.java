@@ -166,9 +166,12 @@ final class FileRendezvous extends Exchange {
         byte[][] values = new byte[size()][];
         for (int r = 0; r < size(); r++) {
             values[r] = readData(r, MAX_VALUE_BYTES);
-            if (values[r].length != value.length) {
-                throw abort("rank " + r + " contributed " + values[r].length + " bytes to " + operation() + ", rank "
-                        + rank() + " " + value.length + " bytes (the ranks called it with different sizes)");
+        }
+        // measured against rank 0's contribution, as over TCP, so that every rank reports the same difference
+        for (int r = 1; r < size(); r++) {
+            if (values[r].length != values[0].length) {
+                throw abort("rank " + r + " contributed " + values[r].length + " bytes to " + operation() + ", rank 0 "
+                        + values[0].length + " bytes (the ranks called it with different sizes)");
             }
         }
         return values;
