@@ -1,12 +1,11 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.JoinedRank;
-import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.bootstrap.Bootstrap;
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.spi.Joined;
 
 /**
  * {@code join} for the native backends: this process's rank of a multi-process job, one device each. The ranks
@@ -54,28 +53,6 @@ final class DeviceJoin {
         } catch (RuntimeException e) {
             comm.close();
             throw e;
-        }
-    }
-
-    private record Joined(Communicator comm, Stream stream, int localRank, int device) implements JoinedRank {
-        @Override
-        public int rank() {
-            return comm.rank();
-        }
-
-        @Override
-        public int size() {
-            return comm.size();
-        }
-
-        /** The stream, then the communicator (finalize and destroy). */
-        @Override
-        public void close() {
-            try {
-                stream.close();
-            } finally {
-                comm.close();
-            }
         }
     }
 }

@@ -1,10 +1,9 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.JoinedRank;
-import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.bootstrap.Bootstrap;
+import dev.collectives.runtime.spi.Joined;
 
 import java.security.SecureRandom;
 import java.util.HashMap;
@@ -118,23 +117,6 @@ final class SimJoin {
 
         private static String shortId(String key) {
             return key.substring(0, 12);
-        }
-    }
-
-    private record Joined(Communicator comm, Stream stream, int localRank, int device) implements JoinedRank {
-        @Override
-        public int rank() {
-            return comm.rank();
-        }
-
-        @Override
-        public int size() {
-            return comm.size();
-        }
-
-        @Override
-        public void close() {
-            comm.close();
         }
     }
 }
