@@ -2,6 +2,7 @@ package dev.collectives.backend.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
@@ -43,8 +44,8 @@ class NativeKernelsTest {
     void loadsOnLinuxX8664() {
         boolean linuxX8664 = System.getProperty("os.name").startsWith("Linux")
                 && System.getProperty("os.arch").equals("amd64");
-        assertEquals(linuxX8664, NativeKernels.loaded() && linuxX8664,
-                "the build machines are Linux x86-64: the native kernels must load there");
+        assumeTrue(linuxX8664, "the native kernels are built for Linux x86-64 only");
+        assertTrue(NativeKernels.loaded(), "the native kernels must load on Linux x86-64");
     }
 
     @ParameterizedTest(name = "{0} {1}")
