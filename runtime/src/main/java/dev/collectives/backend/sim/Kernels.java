@@ -38,21 +38,16 @@ import org.bytedeco.javacpp.Pointer;
  *
  * <h2>Native path</h2>
  * The integer types, FLOAT32 and FLOAT64 are reduced by {@link NativeKernels} where its library loads: C++ with the
- * same arithmetic, so the same results, but for which NaN payload comes out where NaNs meet. Large results are
- * written there with non-temporal stores, which skip reading the destination lines into the cache before
- * overwriting them. The narrow floating types, and every type where the library does not load, are reduced here
- * in Java.
+ * same arithmetic, so the same results, but for which NaN payload comes out where NaNs meet. Where the collective
+ * is too large to stay in the cache, the results are written there with non-temporal stores, which skip reading the
+ * destination lines into the cache before overwriting them. The narrow floating types, and every type where the
+ * library does not load, are reduced here in Java.
  */
 public final class Kernels {
     /** Elements per pass: the scratch arrays of one thread stay in the core's caches. */
     private static final int CHUNK = 2048;
     /** A {@link ByteBuffer} view spans at most this much; longer arrays are processed in slices. */
     private static final long MAX_VIEW_BYTES = 1L << 30;
-    /**
-     * Results of at least this many bytes per destination are streamed past the caches by the native path: they
-     * are too large to be read again from the cache soon, and streaming saves the read of every written line.
-     */
-    static final long STREAM_MIN_BYTES = 256 << 10;
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
@@ -76,7 +71,11 @@ public final class Kernels {
         if (!checkReduce(type, op, sources, destinations, count)) {
             return;
         }
-        boolean stream = count * type.size() >= STREAM_MIN_BYTES;
+        // A collective runs one such call per rank, on its share, and has as many ranks as sources: together they
+        // touch about sources × (sources + destinations) × bytes.
+        long bytes = count * type.size();
+        boolean stream = (double) sources.length * (sources.length + destinations.length) * bytes
+                >= NativeKernels.STREAM_MIN_BYTES;
         if (!NativeKernels.reduce(type, op, sources, destinations, count, stream)) {
             reduceInJava(type, op, sources, destinations, count);
         }

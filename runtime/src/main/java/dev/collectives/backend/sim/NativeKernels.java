@@ -16,6 +16,8 @@ import org.bytedeco.javacpp.annotation.Platform;
 @Platform(include = "sim_kernels.h")
 public final class NativeKernels {
     private static final boolean LOADED = load();
+    /** Collectives touching at least this many bytes are written with streaming stores: half the last-level cache. */
+    static final long STREAM_MIN_BYTES = LOADED ? streamMinBytes() : Long.MAX_VALUE;
 
     private NativeKernels() {
     }
@@ -45,6 +47,8 @@ public final class NativeKernels {
         return LOADED && reduce(type.code(), op.code(), sources, sources.length, destinations, destinations.length,
                 count, stream ? 1 : 0) == 0;
     }
+
+    @Name("csk_stream_min_bytes") private static native long streamMinBytes();
 
     @Name("csk_reduce") private static native int reduce(int type, int op, long[] sources, int n,
                                                          long[] destinations, int m, long count, int stream);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <unistd.h>
 #if defined(__x86_64__)
 #include <emmintrin.h>
 #endif
@@ -146,6 +147,16 @@ int reduceType(int op, const jlong* sources, int n, const jlong* destinations, i
 }
 
 } // namespace csk
+
+// Half the last-level cache (32 MiB where unknown): data that all threads together write past this would not stay in
+// the cache until it is read anyway.
+inline jlong csk_stream_min_bytes() {
+    long lastLevel = 0;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+    lastLevel = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+    return (lastLevel > 0 ? jlong(lastLevel) : jlong(64) << 20) / 2;
+}
 
 // type: DataType.code(); the narrow floating types are left to Java (returns 1).
 inline int csk_reduce(int type, int op, const jlong* sources, int n, const jlong* destinations, int m, jlong count,

@@ -22,13 +22,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The native path of {@link Kernels#reduce} against its Java path, bit for bit but for which NaN comes out (C++ and
  * the JIT may swap the operands of a commutative instruction, and x86 keeps the first operand's NaN payload; the
- * Java path itself does not promise one either): every type × op the library takes, with and without streaming stores, below and above {@link Kernels#STREAM_MIN_BYTES}, at addresses
- * off every alignment, to several destinations, in place. KernelsTest checks both against an independent reference
- * through the public entry point.
+ * Java path itself does not promise one either): every type × op the library takes, with and without streaming
+ * stores, at sizes below and above a block, at addresses off every alignment, to several destinations, in place.
+ * KernelsTest checks both against an independent reference through the public entry point.
  */
 class NativeKernelsTest {
-    /** Element counts: tiny, not a multiple of any vector or block, just above the streaming threshold. */
-    private static final int[] COUNTS = {1, 3, 1029, 4099};
+    /** Element counts: tiny, not a multiple of any vector or of the kernel's blocks, up to 512 KiB of int64. */
+    private static final int[] COUNTS = {1, 3, 1029, 4099, 65541};
     /** Byte offsets from 64-byte aligned addresses: aligned, off the element size, off the 16-byte vectors. */
     private static final int[] OFFSETS = {0, 1, 4, 8, 13};
 
@@ -52,13 +52,7 @@ class NativeKernelsTest {
     @MethodSource("dev.collectives.backend.sim.KernelsTest#everyTypeAndOp")
     void nativeMatchesJava(DataType type, ReduceOp op) {
         Random random = new Random(17L * type.ordinal() + op.ordinal());
-        long large = Kernels.STREAM_MIN_BYTES / type.size() + 5;
-        List<Long> counts = new ArrayList<>();
         for (int count : COUNTS) {
-            counts.add((long) count);
-        }
-        counts.add(large);
-        for (long count : counts) {
             for (int offset : OFFSETS) {
                 int sources = 1 + random.nextInt(5);
                 int destinations = 1 + random.nextInt(4);
@@ -92,8 +86,22 @@ class NativeKernelsTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("dev.collectives.backend.sim.KernelsTest#everyTypeAndOp")
     void severalDestinationsOneInPlace(DataType type, ReduceOp op) {
+        severalDestinationsOneInPlace(type, op, new long[] {7, 4099});
+    }
+
+    /** As above, at a size where the public entry point chooses streaming stores (on this machine's cache). */
+    @Test
+    void streamsLargeCollectivesThroughThePublicEntry() {
+        for (DataType type : new DataType[] {DataType.FLOAT32, DataType.INT64}) {
+            long streamed = NativeKernels.STREAM_MIN_BYTES / (3 * (3 + 3)) / type.size() + 1; // 3 sources, 3 outs
+            long count = Math.min(streamed, (64L << 20) / type.size());
+            severalDestinationsOneInPlace(type, ReduceOp.MAX, new long[] {count});
+        }
+    }
+
+    private void severalDestinationsOneInPlace(DataType type, ReduceOp op, long[] counts) {
         Random random = new Random(23L * type.ordinal() + op.ordinal());
-        for (long count : new long[] {7, Kernels.STREAM_MIN_BYTES / type.size() + 1}) {
+        for (long count : counts) {
             long bytes = count * type.size();
             long[] in = new long[3];
             for (int r = 0; r < in.length; r++) {
@@ -123,12 +131,17 @@ class NativeKernelsTest {
         allocations.add(memory);
         long address = (memory.address() + 63 & -64L) + offset;
         ByteBuffer view = view(address, bytes);
-        long[] specials = {Numerics.encode(type, 0.0), Numerics.encode(type, -0.0), Numerics.encode(type, Double.NaN),
-                Numerics.encode(type, Double.POSITIVE_INFINITY), Numerics.encode(type, 1.0)};
-        for (int i = 0; i < bytes / type.size(); i++) {
-            long raw = type.isFloatingPoint() && random.nextInt(8) == 0
-                    ? specials[random.nextInt(specials.length)] : random.nextLong();
-            put(type, view, i, raw);
+        byte[] noise = new byte[(int) bytes];
+        random.nextBytes(noise);
+        view.put(0, noise);
+        if (type.isFloatingPoint()) {
+            long[] specials = {Numerics.encode(type, 0.0), Numerics.encode(type, -0.0),
+                    Numerics.encode(type, Double.NaN), Numerics.encode(type, Double.POSITIVE_INFINITY),
+                    Numerics.encode(type, 1.0)};
+            int count = (int) (bytes / type.size());
+            for (int k = 0; k < count / 8; k++) {
+                put(type, view, random.nextInt(count), specials[random.nextInt(specials.length)]);
+            }
         }
         return address;
     }
