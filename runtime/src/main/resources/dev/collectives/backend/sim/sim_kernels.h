@@ -97,11 +97,8 @@ inline void store(char* to, const char* from, size_t bytes, bool stream) {
         std::memcpy(to + done, from + done, bytes - done);
         return;
     }
-    // rep movsb: with fast strings (ERMS) it can write whole lines without reading them first, and leaves them cached
-    asm volatile("rep movsb" : "+D"(to), "+S"(from), "+c"(bytes) : : "memory");
-#else
-    std::memcpy(to, from, bytes);
 #endif
+    std::memcpy(to, from, bytes);
 }
 
 template <typename T, typename Op>
