@@ -32,8 +32,16 @@ import org.bytedeco.javacpp.Pointer;
  *       (NCCL passes the scalar as a value of the element type: {@code __float2half(float(1.0/nRanks))}, ...),
  *       which differs from 1/n when n is not a power of two.</li>
  * </ul>
- * The destination may be any of the sources (in place); other overlaps are not supported. Calls on disjoint
- * destination ranges may run concurrently.
+ * The result may be written to several destinations at once (an allreduce's slice goes to every rank), so that it
+ * is computed once and never read back. A destination may be any of the sources (in place); other overlaps are not
+ * supported. Calls on disjoint destination ranges may run concurrently.
+ *
+ * <h2>Native path</h2>
+ * The integer types, FLOAT32 and FLOAT64 are reduced by {@link NativeKernels} where its library loads: C++ with the
+ * same arithmetic, so the same results, but for which NaN payload comes out where NaNs meet. Where the collective
+ * is too large to stay in the cache, the results are written there with non-temporal stores, which skip reading the
+ * destination lines into the cache before overwriting them. The narrow floating types, and every type where the
+ * library does not load, are reduced here in Java.
  */
 public final class Kernels {
     /** Elements per pass: the scratch arrays of one thread stay in the core's caches. */
@@ -52,8 +60,31 @@ public final class Kernels {
      * class comment for rounding, NaN and AVG.
      */
     public static void reduce(DataType type, ReduceOp op, long[] sources, long destination, long count) {
-        if (type == null || op == null || sources == null) {
-            throw new NullPointerException("type, op and sources must be given");
+        reduce(type, op, sources, new long[] {destination}, count);
+    }
+
+    /**
+     * As {@link #reduce(DataType, ReduceOp, long[], long, long)}, with the result written to every one of
+     * {@code destinations} (each may be a source, in place; they must not overlap each other).
+     */
+    public static void reduce(DataType type, ReduceOp op, long[] sources, long[] destinations, long count) {
+        if (!checkReduce(type, op, sources, destinations, count)) {
+            return;
+        }
+        // A collective runs one such call per rank, on its share, and has as many ranks as sources: together they
+        // touch about sources × (sources + destinations) × bytes.
+        long bytes = count * type.size();
+        boolean stream = (double) sources.length * (sources.length + destinations.length) * bytes
+                >= NativeKernels.STREAM_MIN_BYTES;
+        if (!NativeKernels.reduce(type, op, sources, destinations, count, stream)) {
+            reduceInJava(type, op, sources, destinations, count);
+        }
+    }
+
+    /** Checks the arguments of a reduce; false when there is nothing to do. */
+    private static boolean checkReduce(DataType type, ReduceOp op, long[] sources, long[] destinations, long count) {
+        if (type == null || op == null || sources == null || destinations == null) {
+            throw new NullPointerException("type, op, sources and destinations must be given");
         }
         if (!op.suits(type)) {
             throw new IllegalArgumentException(op + " needs a floating-point type, not " + type);
@@ -64,23 +95,36 @@ public final class Kernels {
         if (count < 0) {
             throw new IllegalArgumentException("negative count " + count);
         }
-        if (count == 0) {
-            return;
+        if (destinations.length == 0) {
+            throw new IllegalArgumentException("reduce needs at least one destination");
         }
-        requireAddress(destination, "destination");
+        if (count == 0) {
+            return false;
+        }
+        for (long destination : destinations) {
+            requireAddress(destination, "destination");
+        }
         for (long source : sources) {
             requireAddress(source, "source");
         }
+        return true;
+    }
+
+    /** The Java path of {@link #reduce(DataType, ReduceOp, long[], long[], long)}, on checked arguments. */
+    static void reduceInJava(DataType type, ReduceOp op, long[] sources, long[] destinations, long count) {
         int size = type.size();
         long sliceElements = MAX_VIEW_BYTES / size;
         ByteBuffer[] in = new ByteBuffer[sources.length];
+        ByteBuffer[] out = new ByteBuffer[destinations.length];
         for (long done = 0; done < count; done += sliceElements) {
             int n = (int) Math.min(sliceElements, count - done);
             long offset = done * size;
             for (int r = 0; r < sources.length; r++) {
                 in[r] = view(sources[r] + offset, (long) n * size);
             }
-            ByteBuffer out = view(destination + offset, (long) n * size);
+            for (int d = 0; d < destinations.length; d++) {
+                out[d] = view(destinations[d] + offset, (long) n * size);
+            }
             switch (type) {
                 case FLOAT64:
                     reduceDoubles(op, in, out, n);
@@ -119,7 +163,7 @@ public final class Kernels {
     // ---------------------------------------------------------------------------------------------------------
     // float family: FLOAT32 and the narrow formats, computed in float
 
-    private static void reduceFloats(DataType type, ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
+    private static void reduceFloats(DataType type, ReduceOp op, ByteBuffer[] in, ByteBuffer[] out, int count) {
         Scratch scratch = SCRATCH.get();
         float[] acc = scratch.floats;
         float[] x = scratch.moreFloats;
@@ -247,17 +291,23 @@ public final class Kernels {
         }
     }
 
-    private static void storeFloats(DataType type, float[] from, int n, ByteBuffer to, int index, Scratch scratch) {
+    /** Stores the values in every destination, encoding them once. */
+    private static void storeFloats(DataType type, float[] from, int n, ByteBuffer[] to, int index,
+                                    Scratch scratch) {
         switch (type.size()) {
             case 4:
-                to.asFloatBuffer().put(index, from, 0, n);
+                for (ByteBuffer destination : to) {
+                    destination.asFloatBuffer().put(index, from, 0, n);
+                }
                 break;
             case 2: {
                 short[] raw = scratch.shorts;
                 for (int i = 0; i < n; i++) {
                     raw[i] = (short) Numerics.encode(type, from[i]);
                 }
-                to.asShortBuffer().put(index, raw, 0, n);
+                for (ByteBuffer destination : to) {
+                    destination.asShortBuffer().put(index, raw, 0, n);
+                }
                 break;
             }
             default: {
@@ -265,7 +315,9 @@ public final class Kernels {
                 for (int i = 0; i < n; i++) {
                     raw[i] = (byte) Numerics.encode(type, from[i]);
                 }
-                to.put(index, raw, 0, n);
+                for (ByteBuffer destination : to) {
+                    destination.put(index, raw, 0, n);
+                }
                 break;
             }
         }
@@ -274,7 +326,7 @@ public final class Kernels {
     // ---------------------------------------------------------------------------------------------------------
     // FLOAT64, computed in double
 
-    private static void reduceDoubles(ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
+    private static void reduceDoubles(ReduceOp op, ByteBuffer[] in, ByteBuffer[] out, int count) {
         Scratch scratch = SCRATCH.get();
         double[] acc = scratch.doubles;
         double[] x = scratch.moreDoubles;
@@ -292,7 +344,9 @@ public final class Kernels {
                 }
                 combine(op, acc, x, n);
             }
-            out.asDoubleBuffer().put(start, acc, 0, n);
+            for (ByteBuffer destination : out) {
+                destination.asDoubleBuffer().put(start, acc, 0, n);
+            }
         }
     }
 
@@ -335,7 +389,7 @@ public final class Kernels {
     // the narrow types are loaded sign- or zero-extended and stored by keeping the low bits, so a signed comparison
     // orders UINT8 correctly and only UINT32 and UINT64 need unsigned comparison.
 
-    private static void reduceInts(DataType type, ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
+    private static void reduceInts(DataType type, ReduceOp op, ByteBuffer[] in, ByteBuffer[] out, int count) {
         Scratch scratch = SCRATCH.get();
         int[] acc = scratch.ints;
         int[] x = scratch.moreInts;
@@ -391,19 +445,24 @@ public final class Kernels {
         }
     }
 
-    private static void storeInts(DataType type, int[] from, int n, ByteBuffer to, int index, Scratch scratch) {
+    /** Stores the values in every destination, narrowing them once. */
+    private static void storeInts(DataType type, int[] from, int n, ByteBuffer[] to, int index, Scratch scratch) {
         if (type.size() == 4) {
-            to.asIntBuffer().put(index, from, 0, n);
+            for (ByteBuffer destination : to) {
+                destination.asIntBuffer().put(index, from, 0, n);
+            }
             return;
         }
         byte[] raw = scratch.bytes;
         for (int i = 0; i < n; i++) {
             raw[i] = (byte) from[i];
         }
-        to.put(index, raw, 0, n);
+        for (ByteBuffer destination : to) {
+            destination.put(index, raw, 0, n);
+        }
     }
 
-    private static void reduceLongs(DataType type, ReduceOp op, ByteBuffer[] in, ByteBuffer out, int count) {
+    private static void reduceLongs(DataType type, ReduceOp op, ByteBuffer[] in, ByteBuffer[] out, int count) {
         Scratch scratch = SCRATCH.get();
         long[] acc = scratch.longs;
         long[] x = scratch.moreLongs;
@@ -415,7 +474,9 @@ public final class Kernels {
                 in[r].asLongBuffer().get(start, x, 0, n);
                 combine(op, unsigned, acc, x, n);
             }
-            out.asLongBuffer().put(start, acc, 0, n);
+            for (ByteBuffer destination : out) {
+                destination.asLongBuffer().put(start, acc, 0, n);
+            }
         }
     }
 

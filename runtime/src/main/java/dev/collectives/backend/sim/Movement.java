@@ -14,9 +14,6 @@ import java.util.List;
  * work in parallel, and a final barrier keeps every buffer in use until all ranks are done with it.
  */
 final class Movement {
-    /** Bytes an allreduce reduces before passing them on: small enough to stay in a core's cache. */
-    private static final long CHUNK_BYTES = 256 << 10;
-
     private Movement() {
     }
 
@@ -35,26 +32,19 @@ final class Movement {
     }
 
     /**
-     * Rank r reduces slice r of every send buffer into its recv and copies it on to the other ranks' recv, a chunk
-     * at a time, so that the copy reads what the reduction just left in the cache. No rank writes what another
-     * reads (slice r of every send is read by rank r alone, also in place), so no barrier is needed between.
+     * Rank r reduces slice r of every send buffer into slice r of every recv at once: each result is computed once
+     * and never read back. No rank writes what another reads (slice r of every send is read by rank r alone, also
+     * in place), so no barrier is needed between.
      */
     private static void allReduce(int rank, List<Launched> all) {
         OpCall mine = all.get(rank).call();
-        int elementSize = mine.type().size();
         long[] slice = slice(mine.count(), all.size(), rank);
-        long chunk = Math.max(1, CHUNK_BYTES / elementSize);
-        for (long done = 0; done < slice[1]; done += chunk) {
-            long n = Math.min(chunk, slice[1] - done);
-            long byteOffset = (slice[0] + done) * elementSize;
-            long reduced = mine.recv().address() + byteOffset;
-            reduceSlice(all, byteOffset, reduced, n);
-            for (int q = 0; q < all.size(); q++) {
-                if (q != rank) {
-                    copy(reduced, all.get(q).call().recv().address() + byteOffset, n, mine.type());
-                }
-            }
+        long byteOffset = slice[0] * mine.type().size();
+        long[] recvs = new long[all.size()];
+        for (int q = 0; q < recvs.length; q++) {
+            recvs[q] = all.get(q).call().recv().address() + byteOffset;
         }
+        reduceSlice(all, byteOffset, recvs, slice[1]);
     }
 
     /** Rank r reduces slice r of every send buffer into the root's recv. */
@@ -62,13 +52,13 @@ final class Movement {
         OpCall mine = all.get(rank).call();
         long[] slice = slice(mine.count(), all.size(), rank);
         long byteOffset = slice[0] * mine.type().size();
-        reduceSlice(all, byteOffset, all.get(mine.peer()).call().recv().address() + byteOffset, slice[1]);
+        reduceSlice(all, byteOffset, new long[] {all.get(mine.peer()).call().recv().address() + byteOffset}, slice[1]);
     }
 
     /** Rank r reduces block r of every send buffer into its recv. */
     private static void reduceScatter(int rank, List<Launched> all) {
         OpCall mine = all.get(rank).call();
-        reduceSlice(all, rank * mine.count() * mine.type().size(), mine.recv().address(), mine.count());
+        reduceSlice(all, rank * mine.count() * mine.type().size(), new long[] {mine.recv().address()}, mine.count());
     }
 
     /** Rank r copies its send into block r of every recv. */
@@ -129,8 +119,8 @@ final class Movement {
         return bytes > 0 && send < recv + bytes && recv < send + bytes;
     }
 
-    /** Reduces {@code count} elements at {@code byteOffset} of every rank's send buffer into {@code destination}. */
-    private static void reduceSlice(List<Launched> all, long byteOffset, long destination, long count) {
+    /** Reduces {@code count} elements at {@code byteOffset} of every rank's send buffer into every destination. */
+    private static void reduceSlice(List<Launched> all, long byteOffset, long[] destinations, long count) {
         if (count == 0) {
             return;
         }
@@ -139,7 +129,7 @@ final class Movement {
         for (int r = 0; r < sources.length; r++) {
             sources[r] = all.get(r).call().send().address() + byteOffset;
         }
-        Kernels.reduce(mine.type(), mine.op(), sources, destination, count);
+        Kernels.reduce(mine.type(), mine.op(), sources, destinations, count);
     }
 
     private static void copy(long source, long destination, long count, DataType type) {
