@@ -3,7 +3,6 @@ package dev.collectives.runtime;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.QualifiedAllocator;
 
-import java.util.EnumSet;
 import java.util.Set;
 
 /**
@@ -15,16 +14,9 @@ import java.util.Set;
 public final class QualifiedVmmAllocator implements DeviceAllocator {
     @Override
     public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
-        Set<HandleType> handles = EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR);
-        if (vmm.supports(HandleType.FABRIC)) {
-            handles.add(HandleType.FABRIC);
-        }
+        Set<HandleType> handles = vmm.qualifiedHandleTypes();
         long granularity = vmm.granularity(handles);
-        long rounded = roundUp(Math.max(bytes, 1), granularity);
+        long rounded = VirtualMemory.roundUp(bytes, granularity);
         return vmm.map(rounded, rounded, granularity, handles);
-    }
-
-    static long roundUp(long value, long multiple) {
-        return Math.addExact(value, multiple - 1) / multiple * multiple;
     }
 }

@@ -6,7 +6,6 @@ import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.VirtualMemory;
 
-import java.util.EnumSet;
 import java.util.Set;
 
 /**
@@ -23,13 +22,9 @@ public final class HeadroomVmmAllocator implements DeviceAllocator {
 
     @Override
     public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
-        Set<HandleType> handles = EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR);
-        if (vmm.supports(HandleType.FABRIC)) {
-            handles.add(HandleType.FABRIC);
-        }
+        Set<HandleType> handles = vmm.qualifiedHandleTypes();
         long granularity = vmm.granularity(handles);
-        long granules = Math.max(1, (bytes + granularity - 1) / granularity);
-        long physical = Math.multiplyExact(granules, granularity);
+        long physical = VirtualMemory.roundUp(bytes, granularity);
         return vmm.map(physical, Math.multiplyExact(physical, HEADROOM), granularity, handles);
     }
 }

@@ -2,7 +2,6 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
-import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.AllocatorRule;
 import dev.collectives.runtime.Capabilities;
@@ -22,7 +21,6 @@ import dev.collectives.runtime.VirtualMemory;
 import dev.collectives.runtime.Window;
 
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -125,9 +123,9 @@ public final class SimCommunicator implements Communicator {
         long granularity = config.granularity();
         switch (allocator) {
             case MEM_ALLOC: {
-                long rounded = roundUp(Math.max(bytes, 1), granularity);
+                long rounded = VirtualMemory.roundUp(bytes, granularity);
                 return DeviceBuffer.root(SimMemory.allocate(rank, ledger, Allocator.MEM_ALLOC, rounded, rounded,
-                        granularity, handleTypes()), type, count);
+                        granularity, projectVmm.qualifiedHandleTypes()), type, count);
             }
             case VMM:
                 return checkedRoot(new QualifiedVmmAllocator(), projectVmm, type, count);
@@ -166,18 +164,6 @@ public final class SimCommunicator implements Communicator {
             memory.close();
             throw e;
         }
-    }
-
-    private static long roundUp(long value, long multiple) {
-        return Math.addExact(value, multiple - 1) / multiple * multiple;
-    }
-
-    private Set<HandleType> handleTypes() {
-        Set<HandleType> handles = EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR);
-        if (config.capabilities().fabricHandles()) {
-            handles.add(HandleType.FABRIC);
-        }
-        return handles;
     }
 
     // ---- registration ------------------------------------------------------------------------------------

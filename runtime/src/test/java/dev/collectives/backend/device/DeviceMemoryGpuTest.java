@@ -29,7 +29,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import java.util.EnumSet;
 import java.util.Set;
 
 /** Allocators, registration, windows and lifetimes on two GPUs, with the rules the sim checks too. */
@@ -55,12 +54,9 @@ class DeviceMemoryGpuTest {
     public static final class GranularAllocator implements DeviceAllocator {
         @Override
         public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
-            Set<HandleType> handles = EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR);
-            if (vmm.supports(HandleType.FABRIC)) {
-                handles.add(HandleType.FABRIC);
-            }
+            Set<HandleType> handles = vmm.qualifiedHandleTypes();
             long g = vmm.granularity(handles);
-            long size = (bytes + g - 1) / g * g;
+            long size = VirtualMemory.roundUp(bytes, g);
             return vmm.map(size, 2 * size, g, handles);
         }
     }
@@ -70,12 +66,9 @@ class DeviceMemoryGpuTest {
     public static final class OffsetHeadAllocator implements DeviceAllocator {
         @Override
         public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
-            Set<HandleType> handles = EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR);
-            if (vmm.supports(HandleType.FABRIC)) {
-                handles.add(HandleType.FABRIC);
-            }
+            Set<HandleType> handles = vmm.qualifiedHandleTypes();
             long g = vmm.granularity(handles);
-            long size = (bytes + g - 1) / g * g;
+            long size = VirtualMemory.roundUp(bytes, g);
             DeviceMemory mapping = vmm.map(size + g, size + g, g, handles);
             return new DeviceMemory(mapping.address() + 4096, size, Allocator.CUSTOM, size, size, handles) {
                 @Override
