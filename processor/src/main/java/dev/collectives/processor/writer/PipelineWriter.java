@@ -398,6 +398,9 @@ public final class PipelineWriter {
                 if (b.kind() == BufferDecl.Kind.EXTERNAL && model.mtlinkSharp()) {
                     open.addStatement(support("requireMtlinkSharpMemory", "$N, $S", name(b), b.name()));
                 }
+                if (b.kind() == BufferDecl.Kind.EXTERNAL) {
+                    open.addStatement(support("requireQualifiedForeignMemory", "$N, $S", name(b), b.name()));
+                }
                 checkLegacy(b);
             }
         }
@@ -650,6 +653,9 @@ public final class PipelineWriter {
                 if (b.isWindow()) {
                     code.add(",\n$T.windowHelpers($S, $L, $N)", SUPPORT, b.name(), b.windowSymmetric(),
                             name(b.name() + "Window"));
+                }
+                if (b.kind() == BufferDecl.Kind.EXTERNAL) {
+                    code.add(",\n$T.externalMemory($S, $N)", SUPPORT, b.name(), name(b));
                 }
             }
             code.add(");\n$<$<");
