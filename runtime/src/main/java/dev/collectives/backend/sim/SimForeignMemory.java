@@ -7,8 +7,11 @@ import dev.collectives.runtime.ForeignMemory.Residence;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.VirtualMemory;
 
+import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -91,6 +94,19 @@ public final class SimForeignMemory implements AutoCloseable {
 
     public long size() {
         return size;
+    }
+
+    /**
+     * The memory as a direct buffer in native byte order: what the framework's own kernels on the simulated
+     * device (see {@link SimForeignStream#launch}) read and write.
+     */
+    public synchronized ByteBuffer asByteBuffer() {
+        if (closed) {
+            throw CollectivesException.usage(-1, this + " was freed");
+        }
+        long offset = head - block.address();
+        return new BytePointer(block).position(offset).limit(offset + size).asByteBuffer()
+                .order(ByteOrder.nativeOrder());
     }
 
     /** What a driver reports for {@code address}: the allocation holding it, or UNKNOWN. */
