@@ -519,16 +519,16 @@ public final class SimCommunicator implements Communicator {
      */
     private synchronized Work launch(List<List<OpCall>> steps, boolean fromGraph) {
         group.requireNotAborted(rank, fromGraph ? "graph launch" : steps.get(0).get(0).describe());
-        List<SimMemory> pinned = new ArrayList<>();
+        List<SimMemory.Pin> pinned = new ArrayList<>();
         try {
             for (List<OpCall> step : steps) {
                 for (OpCall call : step) {
-                    pin(call.send(), call, pinned);
-                    pin(call.recv(), call, pinned);
+                    pin(call.send(), call, false, pinned);
+                    pin(call.recv(), call, true, pinned);
                 }
             }
         } catch (RuntimeException e) {
-            pinned.forEach(SimMemory::unpin);
+            pinned.forEach(SimMemory.Pin::release);
             throw e;
         }
         List<List<Launched>> launched = new ArrayList<>(steps.size());
@@ -542,11 +542,12 @@ public final class SimCommunicator implements Communicator {
         return new Work(launched, pinned);
     }
 
-    private static void pin(DeviceBuffer buffer, OpCall call, List<SimMemory> pinned) {
+    private static void pin(DeviceBuffer buffer, OpCall call, boolean writes, List<SimMemory.Pin> pinned) {
         if (buffer != null) {
             SimMemory memory = (SimMemory) buffer.memory();
-            memory.pin(call.describe());
-            pinned.add(memory);
+            // an op of no elements touches no bytes
+            long bytes = call.count() == 0 ? 0 : buffer.sizeBytes();
+            pinned.add(memory.pin(call.describe(), buffer.headOffset(), bytes, writes));
         }
     }
 
