@@ -6,13 +6,13 @@ import java.util.List;
  * One stream item of a communicator: steps of launched ops (a single op, a group, or a graph's steps in order),
  * and the memory it pinned so that freeing that memory waits for it.
  */
-record Work(SimCommunicator comm, List<List<Launched>> steps, List<SimMemory> pinned) implements SimStream.Task {
+record Work(SimCommunicator comm, List<List<Launched>> steps, List<SimMemory.Pin> pinned) implements SimStream.Task {
     @Override
     public void run() {
         try {
             comm.execute(steps);
         } finally {
-            pinned.forEach(SimMemory::unpin);
+            pinned.forEach(SimMemory.Pin::release);
         }
     }
 }
