@@ -44,6 +44,22 @@ public final class Conditions {
         return c.conditions;
     }
 
+    /** Every expression of the model's accessors and ops that is not a literal. */
+    public static List<Expr> expressions(PipelineModel model) {
+        List<Expr> expressions = new ArrayList<>();
+        for (BufferDecl b : model.buffers()) {
+            expressions.add(b.expression("count"));
+            expressions.add(b.expression("offsetBytes"));
+        }
+        for (StepDecl s : model.steps()) {
+            for (OpDecl o : s.ops()) {
+                o.kind().numericAttributes().forEach(a -> expressions.add(o.expression(a)));
+            }
+        }
+        expressions.removeIf(e -> e == null || e.isConstant());
+        return expressions;
+    }
+
     private boolean known(Expr... operands) {
         for (Expr e : operands) {
             if (prover.constant(e) == null) {
@@ -54,9 +70,14 @@ public final class Conditions {
     }
 
     private void atMost(Rule rule, Site site, StepDecl step, String what, Expr value, Expr bound) {
-        if (!known(value, bound)) {
-            conditions.add(new Condition(rule, site, stage(step, value, bound), what, Condition.Kind.AT_MOST,
-                    List.of(value, bound), false, prover.atMost(value, bound)));
+        StepDecl stage = stage(step, value, bound);
+        List<Expr> operands = List.of(value, bound);
+        // an in-place op's send and recv ask the same: check it once
+        boolean repeated = conditions.stream().anyMatch(c -> c.step() == stage && c.kind() == Condition.Kind.AT_MOST
+                && c.rule() == rule && c.operands().equals(operands));
+        if (!known(value, bound) && !repeated) {
+            conditions.add(new Condition(rule, site, stage, what, Condition.Kind.AT_MOST, operands, false,
+                    prover.atMost(value, bound)));
         }
     }
 
