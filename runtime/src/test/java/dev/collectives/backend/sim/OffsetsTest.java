@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -105,8 +107,10 @@ class OffsetsTest {
                         ctx.comm().allReduce(one, 0, bytes, 2, 1, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
                         ctx.stream().synchronize();
                     }
+                    byte[] raw = new byte[16];
+                    bytes.copyToHost(raw);
                     float[] floats = new float[4];
-                    bytes.copyToHost(floats);
+                    ByteBuffer.wrap(raw).order(ByteOrder.nativeOrder()).asFloatBuffer().get(floats);
                     assertArrayEquals(new float[] {0, 0, 1.5f, 0}, floats);
                 }
             });
