@@ -13,8 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -107,10 +105,8 @@ class OffsetsTest {
                         ctx.comm().allReduce(one, 0, bytes, 2, 1, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
                         ctx.stream().synchronize();
                     }
-                    byte[] raw = new byte[16];
-                    bytes.copyToHost(raw);
                     float[] floats = new float[4];
-                    ByteBuffer.wrap(raw).order(ByteOrder.nativeOrder()).asFloatBuffer().get(floats);
+                    bytes.view(0, DataType.FLOAT32, 4).copyToHost(floats);
                     assertArrayEquals(new float[] {0, 0, 1.5f, 0}, floats);
                 }
             });
