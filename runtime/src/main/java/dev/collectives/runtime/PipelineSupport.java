@@ -194,6 +194,18 @@ public final class PipelineSupport {
         }
     }
 
+    /** A registered external of wrapped VMM memory must look like a qualified allocator's memory (R11). */
+    public static void requireQualifiedForeignMemory(Communicator comm, String pipeline, DeviceBuffer buffer,
+                                                     String name) {
+        AllocatorRule.checkForeign(comm, buffer, pipeline + ": external buffer `" + name + "`");
+    }
+
+    /** A line of {@code describe()}: what external {@code name} was bound to, and where in its allocation. */
+    public static String externalMemory(String name, DeviceBuffer buffer) {
+        return "external " + name + ": " + buffer.memory().origin() + ", " + buffer.headOffset()
+                + " bytes from its allocation's head\n";
+    }
+
     /** {@code buffer + offset}, {@code count} elements long; an op reaching past its buffer breaks R7. */
     public static DeviceBuffer slice(Communicator comm, String pipeline, DeviceBuffer buffer, String name,
                                      long offset, long count) {
