@@ -1,6 +1,6 @@
 package dev.collectives.annotation;
 
-/** Element types of MCCL/NCCL, with the library's enum values (SPEC.md, "Facts"). */
+/** Element types of MCCL/NCCL, with the library's enum values ({@code mcclDataType_t} / {@code ncclDataType_t}). */
 public enum DataType {
     INT8(0, 1, false),
     UINT8(1, 1, false),

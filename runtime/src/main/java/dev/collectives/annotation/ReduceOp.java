@@ -1,6 +1,6 @@
 package dev.collectives.annotation;
 
-/** Reduction operators, with the library's enum values (SPEC.md, "Facts"). */
+/** Reduction operators, with the library's enum values ({@code mcclRedOp_t} / {@code ncclRedOp_t}). */
 public enum ReduceOp {
     SUM(0),
     PROD(1),

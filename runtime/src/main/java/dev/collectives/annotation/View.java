@@ -6,7 +6,10 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-/** A typed window into a {@link Buffer} at a byte offset (seed example 3: one block, send and recv carved from it). */
+/**
+ * A typed window into a {@link Buffer} at a byte offset (as in the MCCL user-buffer-registration guide's third example:
+ * one block, send and recv carved from it).
+ */
 @Documented
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)

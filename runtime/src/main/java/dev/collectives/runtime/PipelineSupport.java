@@ -6,7 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What every generated pipeline class does alike, so that the generated code itself reads as the seed's C sequence:
+ * What every generated pipeline class does alike, so that the generated code itself reads as the C sequence of the MCCL
+ * user-buffer-registration guide:
  * allocate, lay out views, agree across ranks, check, register or capture, issue, release. Each method takes the
  * communicator and the pipeline's name, for messages that say which rank and which pipeline.
  */

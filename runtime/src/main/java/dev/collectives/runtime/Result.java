@@ -1,6 +1,6 @@
 package dev.collectives.runtime;
 
-/** {@code mcclResult_t} / {@code ncclResult_t} values (SPEC.md, "Facts"). */
+/** {@code mcclResult_t} / {@code ncclResult_t} values (the values both libraries return). */
 public enum Result {
     SUCCESS(0),
     UNHANDLED_DEVICE_ERROR(1),

@@ -46,7 +46,8 @@ import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Window;
 
 /**
- * Writes {@code Collective<Name>} for a validated pipeline model. The generated code follows the seed's C sequence:
+ * Writes {@code Collective<Name>} for a validated pipeline model. The generated code follows the C sequence of the MCCL
+ * user-buffer-registration guide:
  * allocate, lay out views, agree on the pipeline across ranks (fingerprint), register (LOCAL) or capture each step
  * into a graph (GRAPH), issue the ops, and release in reverse: graphs, registrations and windows, memory.
  */
@@ -101,7 +102,7 @@ public final class PipelineWriter {
             model.steps().forEach(s -> methods.newName(s.name(), s));
             model.buffers().forEach(b -> methods.newName(b.name(), b));
             methods.newName("open", "open");
-            // fields and locals: the generated class's own come first, so that they read as in the seed
+            // fields and locals: the generated class's own come first, so that they read as in the guide's C
             for (String internal : List.of("comm", "stream", "closed", "PIPELINE", "pipeline")) {
                 names.newName(internal, internal);
             }
