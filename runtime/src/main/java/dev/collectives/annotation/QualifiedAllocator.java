@@ -14,5 +14,9 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
 public @interface QualifiedAllocator {
+    /**
+     * The handle types the allocator's memory exports: {@link HandleType#POSIX_FILE_DESCRIPTOR}, and
+     * {@link HandleType#FABRIC} where the GPU has it.
+     */
     HandleType[] handleTypes();
 }
