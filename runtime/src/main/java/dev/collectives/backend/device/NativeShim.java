@@ -128,4 +128,9 @@ public final class NativeShim {
     @Name("cx_event_synchronize") static native int eventSynchronize(long lib, long event);
     @Name("cx_event_elapsed_ms") static native int eventElapsedMs(long lib, long start, long end, float[] ms);
     @Name("cx_event_destroy") static native int eventDestroy(long lib, long event);
+
+    // ---- benchmark baseline -----------------------------------------------------------------------------------
+    /** {@code iters} enqueues of one op in a C loop; kind: 0 allreduce, 1 allgather, 2 reducescatter, 3 graph launch. */
+    @Name("cx_bench_enqueue") static native int benchEnqueue(long lib, int kind, long send, long recv, long count,
+                                                             int type, int op, long comm, long stream, int iters);
 }
