@@ -382,7 +382,11 @@ public final class DeviceBenchmark implements Callable<Integer> {
 
     /** Before any timing: the JIT compiles the call path meanwhile. */
     static void warmUp(Stream stream, Step step) {
-        step.batch().issue(stream, FIRST_WARMUP);
+        warmUp(stream, step.batch());
+    }
+
+    static void warmUp(Stream stream, Batch batch) {
+        batch.issue(stream, FIRST_WARMUP);
         stream.synchronize();
     }
 
