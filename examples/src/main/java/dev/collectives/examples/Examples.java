@@ -13,7 +13,7 @@ import dev.collectives.examples.pipelines.SymmetricWindowExample;
 
 import java.util.List;
 
-/** The examples the runner knows, in the order it runs them: the seed's three first. */
+/** The examples the runner knows, in the order it runs them: the MCCL user-buffer-registration guide's three first. */
 public final class Examples {
     private Examples() {
     }

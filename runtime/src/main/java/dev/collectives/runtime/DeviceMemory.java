@@ -46,26 +46,32 @@ public abstract class DeviceMemory implements AutoCloseable {
         this.handleTypes = Set.copyOf(handleTypes);
     }
 
+    /** The head address of the allocation. */
     public final long address() {
         return address;
     }
 
+    /** Usable bytes from {@link #address()}. */
     public final long size() {
         return size;
     }
 
+    /** How it was made. */
     public final Allocator allocator() {
         return allocator;
     }
 
+    /** Bytes of physical memory backing it (VMM), or {@link #size()}. */
     public final long physicalSize() {
         return physicalSize;
     }
 
+    /** Bytes of virtual address range reserved (VMM), or {@link #size()}. */
     public final long reservedSize() {
         return reservedSize;
     }
 
+    /** The handle types its memory exports (R11). */
     public final Set<HandleType> handleTypes() {
         return handleTypes;
     }
@@ -85,6 +91,7 @@ public abstract class DeviceMemory implements AutoCloseable {
         return isForeign() ? foreignClass : allocator.name();
     }
 
+    /** Whether it was freed. */
     public final boolean isClosed() {
         return closed;
     }

@@ -15,6 +15,7 @@ public interface Stream extends AutoCloseable {
     /** {@code musaStreamEndCapture}: the captured work as a graph. */
     Graph endCapture();
 
+    /** Whether the stream is capturing (R4). */
     CaptureStatus captureStatus();
 
     // ---- interop: handles and events ----------------------------------------------------------------------
@@ -33,8 +34,11 @@ public interface Stream extends AutoCloseable {
 
     /** {@code musaStreamCaptureStatus}. */
     enum CaptureStatus {
+        /** Not capturing. */
         NONE,
+        /** Capturing: work is recorded into a graph, not run. */
         ACTIVE,
+        /** The capture failed; end it and discard the graph. */
         INVALIDATED
     }
 }

@@ -3,6 +3,7 @@ package dev.collectives.backend.device;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -18,6 +19,7 @@ final class NativeLibrary {
     static final int NOT_READY = 600;
 
     private static final Map<Dialect, Object> OPENED = new EnumMap<>(Dialect.class);
+    private static final System.Logger LOG = System.getLogger("dev.collectives.device");
 
     final Dialect dialect;
     /** The shim's table: pass it as the first argument of every {@link NativeShim} function. */
@@ -35,7 +37,12 @@ final class NativeLibrary {
 
     /** The opened library, or a {@link String} saying why it could not be opened. */
     static synchronized Object open(Dialect dialect) {
-        return OPENED.computeIfAbsent(dialect, NativeLibrary::tryOpen);
+        return OPENED.computeIfAbsent(dialect, d -> {
+            Object opened = tryOpen(d);
+            LOG.log(Level.DEBUG, () -> d.backendName() + (opened instanceof NativeLibrary library
+                    ? ": opened library version " + library.versionString() : " is unavailable: " + opened));
+            return opened;
+        });
     }
 
     /** The opened library; throws naming what is missing. */
@@ -62,6 +69,7 @@ final class NativeLibrary {
             for (String file : dialect.candidates(role)) {
                 String why = NativeShim.open(lib, role, file);
                 if (why == null) {
+                    LOG.log(Level.DEBUG, "{0}: the {1} is {2}", dialect.backendName(), Dialect.ROLES.get(role), file);
                     opened = true;
                     break;
                 }
