@@ -90,13 +90,7 @@ public final class DeviceBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
-            }
-            options.put(args[i].substring(2), args[i + 1]);
-        }
+        Map<String, String> options = options(args);
         try (PrintStream file = options.containsKey("out")
                 ? new PrintStream(Files.newOutputStream(Path.of(options.get("out"))), true, StandardCharsets.UTF_8)
                 : null) {
@@ -129,6 +123,18 @@ public final class DeviceBenchmark {
             }
         }
         summarize(java, nativeRows);
+    }
+
+    /** A benchmark's command line, {@code --name value} pairs, by name. */
+    static Map<String, String> options(String[] args) {
+        Map<String, String> options = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            if (!args[i].startsWith("--")) {
+                throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
+            }
+            options.put(args[i].substring(2), args[i + 1]);
+        }
+        return options;
     }
 
     private static <E extends Enum<E>> List<E> parse(Class<E> type, String list) {

@@ -69,14 +69,7 @@ public final class ShapesBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
-            }
-            options.put(args[i].substring(2), args[i + 1]);
-        }
-        new ShapesBenchmark(options).run();
+        new ShapesBenchmark(DeviceBenchmark.options(args)).run();
     }
 
     private void run() throws Exception {

@@ -106,7 +106,7 @@ class OffsetsTest {
                         ctx.stream().synchronize();
                     }
                     float[] floats = new float[4];
-                    bytes.copyToHost(floats);
+                    bytes.view(0, DataType.FLOAT32, 4).copyToHost(floats);
                     assertArrayEquals(new float[] {0, 0, 1.5f, 0}, floats);
                 }
             });
