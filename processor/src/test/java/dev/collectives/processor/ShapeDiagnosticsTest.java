@@ -228,4 +228,18 @@ class ShapeDiagnosticsTest {
         assertTrue(generated.contains("public void step(long comm_)"), generated);
         assertTrue(generated.contains("comm.allReduce(grads, 0L, grads, 0L, comm_,"), generated);
     }
+
+    @Test
+    void parametersWithoutDimsKeepBind() throws IOException {
+        Sources s = Sources.pipeline("registration = Registration.GRAPH",
+                "  @Buffer(type = DataType.FLOAT32, count = 4096) DeviceBuffer grads();",
+                "  @AllReduce(send = \"grads\", recv = \"grads\", countExpr = \"n\") void step(int n);");
+        String generated = generated(s);
+        assertTrue(generated.contains("public static CollectiveP bind(Communicator comm, Stream stream)"), generated);
+        assertFalse(generated.contains("binder("), generated);
+        assertTrue(generated.contains("stepGraphs = new GraphCache(comm, stream, PIPELINE, \"step\", 16, args -> {"),
+                generated);
+        assertTrue(generated.contains("count is at least 1: 1 <= n\", 1L, (long) n);"), generated);
+        assertTrue(generated.contains("stays inside `grads`: n <= 4096\", (long) n, 4096L);"), generated);
+    }
 }
