@@ -146,6 +146,15 @@ class ShapeDiagnosticsTest {
     }
 
     @Test
+    void captureOfANegativeValue() {
+        Sources s = Sources.pipeline("registration = Registration.GRAPH", DIM, GRADS,
+                "  @Capture(param = \"n\", values = {-8})",
+                "  @AllReduce(send = \"grads\", recv = \"grads\", countExpr = \"n\") void step(int n);");
+        assertError(s, "[DSL capture] @Capture of `n` has the value -8; parameters are at least 0 and this one is an "
+                + "int", "values = {-8}");
+    }
+
+    @Test
     void captureOutsideGraph() {
         Sources s = Sources.pipeline("registration = Registration.LOCAL", DIM, GRADS,
                 "  @Capture(param = \"n\", values = {8})",
