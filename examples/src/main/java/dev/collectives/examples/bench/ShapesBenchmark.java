@@ -22,6 +22,10 @@ import dev.collectives.runtime.Stream;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * What sizes given at call time cost per call: one allreduce of {@code --count} float32 elements (default 2, 8 B,
@@ -42,41 +46,41 @@ import java.util.Map;
  *     [--iters 5000]
  * </pre>
  */
-public final class ShapesBenchmark {
+@Command(name = "shapes", mixinStandardHelpOptions = true,
+        description = "Per-call cost of sizes given at call time: offsets, checked step parameters, cached graphs.")
+public final class ShapesBenchmark implements Callable<Integer> {
     /** Elements of the arena the steps address; the buckets lie in it. */
     static final long ARENA = 1 << 16;
     /** The offset of the measured bucket, and of the 4 buckets taken in turn. */
     private static final long[] OFFSETS = {1024, 4096, 8192, 16384};
 
-    private final Backend backend;
-    private final int ranks;
-    private final long count;
-    private final int iters;
+    @Option(names = "--backend", defaultValue = "${env:COLLECTIVES_BACKEND:-nccl}",
+            description = "Backend: nccl, mccl or sim (default: $COLLECTIVES_BACKEND, else ${DEFAULT-VALUE}).")
+    String backendName;
+
+    @Option(names = "--ranks", defaultValue = "1", description = "Ranks (default ${DEFAULT-VALUE}).")
+    int ranks;
+
+    @Option(names = "--count", defaultValue = "2", description = "Float32 elements per allreduce (default ${DEFAULT-VALUE}).")
+    long count;
+
+    @Option(names = "--iters", defaultValue = "5000", description = "Ops per round (default ${DEFAULT-VALUE}).")
+    int iters;
+
+    private Backend backend;
     /** Rows in the order measured; rank 0 records them. */
     private final Map<String, Measured> rows = new LinkedHashMap<>();
-
-    private ShapesBenchmark(Map<String, String> options) {
-        this.backend = Backends.get(options.getOrDefault("backend", "nccl"));
-        this.ranks = Integer.parseInt(options.getOrDefault("ranks", "1"));
-        this.count = Long.parseLong(options.getOrDefault("count", "2"));
-        this.iters = Integer.parseInt(options.getOrDefault("iters", "5000"));
-    }
 
     private record Measured(String name, String reference, double timeUs, double hostUs) {
     }
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> options = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
-            }
-            options.put(args[i].substring(2), args[i + 1]);
-        }
-        new ShapesBenchmark(options).run();
+    public static void main(String[] args) {
+        System.exit(DeviceBenchmark.commandLine(new ShapesBenchmark()).execute(args));
     }
 
-    private void run() throws Exception {
+    @Override
+    public Integer call() throws Exception {
+        backend = Backends.get(backendName);
         System.out.printf("# ShapesBenchmark: backend %s, %d rank(s), allreduce of %d x float32 (%d B), sum; %d ops "
                 + "per round, best of 3 rounds; time and host enqueue time per op in us; dt, dhost: minus the "
                 + "row named in 'vs'%n", backend.name(), ranks, count, count * 4, iters);
@@ -85,6 +89,7 @@ public final class ShapesBenchmark {
             cluster.run(ctx -> new RankRun(ctx, timer).run());
         }
         print();
+        return 0;
     }
 
     /** One rank's part: the arenas, then each row in turn, all ranks together. */
