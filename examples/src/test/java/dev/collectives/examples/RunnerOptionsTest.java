@@ -29,7 +29,8 @@ class RunnerOptionsTest {
     }
 
     @ParameterizedTest(name = "{0} --help")
-    @CsvSource({"examples", "mistakes", "list", "bench-sim", "bench-device", "bench-shapes"})
+    @CsvSource({"examples", "mistakes", "list", "bench-sim", "bench-device", "bench-overhead", "bench-memory",
+        "bench-plot", "bench-shapes"})
     void everySubcommandHasHelp(String command) {
         RunnerOutput run = RunnerOutput.of(command, "--help");
 
