@@ -56,7 +56,8 @@ class RunnerExamplesTest {
             "legacy-general", "general",
             "symmetric-window", "window shared (symmetric)",
             "custom-allocator", "general",
-            "ring", "none");
+            "ring", "none",
+            "gradient-buckets", "graph cache of bucket()");
 
     @Test
     void everyExampleHasAnExpectedRegistrationPath() {
