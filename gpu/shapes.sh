@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sizes at call time on one GPU (1 rank, nccl): ShapesBenchmark beside the native C baseline, again with
-# COLLECTIVES_CHECK=calls, the gradient-buckets example, and DeviceShapesGpuTest. Staged like run-all.sh
+# Sizes at call time on one GPU (1 rank, nccl): ShapesBenchmark beside the native baseline (a C loop in this
+# process), again with COLLECTIVES_CHECK=calls, the gradient-buckets example, and DeviceShapesGpuTest. Staged like run-all.sh
 # (gpu/stage.sh with MODULES=runtime,examples); JAVA overrides the staged runtime. Logs to $OUT; a summary last.
 set -u
 export NCCL_NVLS_ENABLE=0
@@ -11,13 +11,10 @@ nccl=$(lib libnccl.so.2); cudart=$(lib libcudart.so.13); [ -n "$cudart" ] || cud
 cuda=$(lib libcuda.so.1)
 export COLLECTIVES_NCCL_CCL_LIBRARY=$nccl COLLECTIVES_NCCL_RUNTIME_LIBRARY=$cudart COLLECTIVES_NCCL_DRIVER_LIBRARY=$cuda
 echo "libraries: $nccl $cudart $cuda" | tee "$out/summary.txt"
-gcc -O2 -o /tmp/native_bench "$here/native_bench.c" -L"$(dirname "$nccl")" -L"$(dirname "$cudart")" \
-  -l:"$(basename "$nccl")" -l:"$(basename "$cudart")" -Wl,-rpath,"$(dirname "$nccl")":"$(dirname "$cudart")" -lpthread \
-  > "$out/build.log" 2>&1 || echo "native_bench did not build" | tee -a "$out/summary.txt"
 java="${JAVA:-$here/jre/bin/java} -Xss16m"
 cp="$here/lib/*"
 timeout -k 5 150 $java -cp "$cp" dev.collectives.examples.bench.ShapesBenchmark --backend nccl --ranks 1 \
-  --native /tmp/native_bench > "$out/shapes.txt" 2>&1
+  > "$out/shapes.txt" 2>&1
 echo "bench rc=$?" >> "$out/summary.txt"
 COLLECTIVES_CHECK=calls timeout -k 5 60 $java -cp "$cp" dev.collectives.examples.bench.ShapesBenchmark \
   --backend nccl --ranks 1 --iters 2000 > "$out/shapes-check.txt" 2>&1
@@ -30,5 +27,5 @@ timeout -k 5 90 $java -jar "$here"/lib/junit-platform-console-standalone-1.14.4.
   --select-class dev.collectives.backend.device.DeviceShapesGpuTest --include-tag gpu --disable-banner --details=tree \
   > "$out/gpu-test.log" 2>&1
 echo "gpu test rc=$? $(grep -E 'tests (successful|failed)' "$out/gpu-test.log" | tr -s ' ' | tr '\n' ' ')" >> "$out/summary.txt"
-cat "$out/shapes.txt" | grep -v '^# native' | tail -20; grep -E 'step|checks|over' "$out/shapes-check.txt" | tail -8
+tail -20 "$out/shapes.txt"; grep -E 'step|checks|over' "$out/shapes-check.txt" | tail -8
 cat "$out/summary.txt"

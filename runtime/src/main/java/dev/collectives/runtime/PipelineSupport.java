@@ -2,17 +2,24 @@ package dev.collectives.runtime;
 
 import dev.collectives.annotation.DataType;
 
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What every generated pipeline class does alike, so that the generated code itself reads as the seed's C sequence:
- * allocate, lay out views, agree across ranks, check, register or capture, issue, release. Each method takes the
- * communicator and the pipeline's name, for messages that say which rank and which pipeline.
+ * What every generated pipeline class does alike, so that the generated code itself reads as the C sequence of the
+ * MCCL user-buffer-registration guide: allocate, lay out views, agree across ranks, check, register or capture,
+ * issue, release. Each method takes the communicator and the pipeline's name, for messages that say which rank and
+ * which pipeline. Binds (with each op's registration path), failed binds and graph captures are logged at
+ * {@code DEBUG} to the {@code System.Logger} named {@value #BIND_LOGGER}.
  */
 public final class PipelineSupport {
     private static final String[] DESCRIPTION_HEADER =
             {"step", "op", "buffers", "offsets", "count", "registration path: why"};
+
+    /** The logger of binds, registration paths and captures. */
+    public static final String BIND_LOGGER = "dev.collectives.bind";
+    private static final System.Logger LOG = System.getLogger(BIND_LOGGER);
 
     private PipelineSupport() {
     }
@@ -26,8 +33,10 @@ public final class PipelineSupport {
     public static <P extends Pipeline> P open(P pipeline, Runnable open) {
         try {
             open.run();
+            LOG.log(Level.DEBUG, () -> "bound " + pipeline.describe());
             return pipeline;
         } catch (RuntimeException | Error failure) {
+            LOG.log(Level.DEBUG, "bind failed: " + failure.getMessage(), failure);
             try {
                 pipeline.close();
             } catch (RuntimeException closeFailure) {
@@ -194,6 +203,18 @@ public final class PipelineSupport {
         }
     }
 
+    /** A registered external of wrapped VMM memory must look like a qualified allocator's memory (R11). */
+    public static void requireQualifiedForeignMemory(Communicator comm, String pipeline, DeviceBuffer buffer,
+                                                     String name) {
+        AllocatorRule.checkForeign(comm, buffer, pipeline + ": external buffer `" + name + "`");
+    }
+
+    /** A line of {@code describe()}: what external {@code name} was bound to, and where in its allocation. */
+    public static String externalMemory(String name, DeviceBuffer buffer) {
+        return "external " + name + ": " + buffer.memory().origin() + ", " + buffer.headOffset()
+                + " bytes from its allocation's head\n";
+    }
+
     /** {@code buffer + offset}, {@code count} elements long; an op reaching past its buffer breaks R7. */
     public static DeviceBuffer slice(Communicator comm, String pipeline, DeviceBuffer buffer, String name,
                                      long offset, long count) {
@@ -225,7 +246,9 @@ public final class PipelineSupport {
             }
             throw failure;
         }
-        return stream.endCapture();
+        Graph graph = stream.endCapture();
+        LOG.log(Level.DEBUG, () -> "captured " + graph + " on " + stream);
+        return graph;
     }
 
     // ---- describe() --------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import java.util.Locale;
 import dev.collectives.runtime.Rule;
 
 /**
- * The prefix of a diagnostic and the section of docs/rules.md explaining it: a rule of SPEC.md ("[R7 ARENA]",
+ * The prefix of a diagnostic and the section of docs/rules.md explaining it: a registration rule ("[R7 ARENA]",
  * exactly {@link Rule#tag()}) or one of the DSL tags for malformed declarations ("[DSL unknown-buffer]").
  */
 public record Tag(String text, String anchor) {

@@ -4,7 +4,10 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.ReduceOp;
 
-/** The seed's C spelling of types, ops and peers, for the comments that make generated code read like the seed. */
+/**
+ * The C spelling of types, ops and peers, for the comments that make generated code read like the C of the MCCL
+ * user-buffer-registration guide.
+ */
 final class CNames {
     private CNames() {
     }

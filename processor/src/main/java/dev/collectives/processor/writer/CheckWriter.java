@@ -118,6 +118,9 @@ final class CheckWriter extends GenerationPart {
             if (b.kind() == BufferDecl.Kind.EXTERNAL && model.mtlinkSharp()) {
                 open.addStatement(support("requireMtlinkSharpMemory", "$N, $S", name(b), b.name()));
             }
+            if (b.kind() == BufferDecl.Kind.EXTERNAL) {
+                open.addStatement(support("requireQualifiedForeignMemory", "$N, $S", name(b), b.name()));
+            }
             checkLegacy(b);
         }
     }

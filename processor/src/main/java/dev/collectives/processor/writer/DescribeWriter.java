@@ -49,6 +49,9 @@ final class DescribeWriter extends GenerationPart {
                 code.add(",\n$T.windowHelpers($S, $L, $N)", SUPPORT, b.name(), b.windowSymmetric(),
                         name(b.name() + "Window"));
             }
+            if (b.kind() == BufferDecl.Kind.EXTERNAL) {
+                code.add(",\n$T.externalMemory($S, $N)", SUPPORT, b.name(), name(b));
+            }
         }
         for (CodeBlock note : sizeNotes()) {
             code.add(",\n$L", note);

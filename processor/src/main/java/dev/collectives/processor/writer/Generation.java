@@ -56,7 +56,7 @@ final class Generation {
         model.buffers().forEach(b -> methods.newName(b.name(), b));
         model.dims().forEach(d -> methods.newName(d.name(), d));
         methods.newName("open", "open");
-        // fields and locals: the generated class's own come first, so that they read as in the seed
+        // fields and locals: the generated class's own come first, so that they read as in the guide's C
         for (String internal : List.of("comm", "stream", "closed", "PIPELINE", "pipeline")) {
             names.newName(internal, internal);
         }

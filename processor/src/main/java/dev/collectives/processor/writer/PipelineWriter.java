@@ -12,7 +12,8 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.Stream;
 
 /**
- * Writes {@code Collective<Name>} for a validated pipeline model. The generated code follows the seed's C sequence:
+ * Writes {@code Collective<Name>} for a validated pipeline model. The generated code follows the C sequence of the MCCL
+ * user-buffer-registration guide:
  * allocate, lay out views, agree on the pipeline across ranks (fingerprint), register (LOCAL) or capture each step
  * into a graph (GRAPH), issue the ops, and release in reverse: graphs, registrations and windows, memory.
  */
@@ -24,7 +25,7 @@ public final class PipelineWriter {
         return "Collective" + model.flatName();
     }
 
-    /** The bind sequence in the seed's order, then the members: constructor, bind, open, accessors, steps, describe, close. */
+    /** The bind sequence in the guide's order, then the members: constructor, bind, open, accessors, steps, describe, close. */
     public JavaFile write(PipelineModel model) {
         Generation g = new Generation(model);
         LayoutWriter layout = new LayoutWriter(g);
