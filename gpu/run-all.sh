@@ -135,7 +135,7 @@ fi
 
 if has bench || has quickbench; then
   if gcc -O2 -o "$build/native_bench" "$here/native_bench.c" $links -lpthread >> "$build/builds.log" 2>&1; then
-    # defaults sized for a short lease: the ops and modes that the generated pipelines are compared on, to 1 GiB
+    # defaults sized for a short run: the ops and modes that the generated pipelines are compared on, to 1 GiB
     max=${BENCH_MAX:-1073741824}; has quickbench && max=33554432
     secs=$(limit 540)
     if ((secs == 0)); then note "bench: skipped, out of time"; else
