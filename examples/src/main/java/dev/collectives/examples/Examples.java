@@ -1,5 +1,6 @@
 package dev.collectives.examples;
 
+import dev.collectives.examples.interop.FrameworkInteropExample;
 import dev.collectives.examples.pipelines.CustomAllocatorExample;
 import dev.collectives.examples.pipelines.IbSharpExample;
 import dev.collectives.examples.pipelines.LegacyGeneralExample;
@@ -20,6 +21,6 @@ public final class Examples {
     public static List<Example> all() {
         return List.of(new SeedGraphExample(), new SeedLocalExample(), new SeedArenaExample(), new IbSharpExample(),
                 new MtlinkSharpExample(), new LegacyGeneralExample(), new SymmetricWindowExample(),
-                new CustomAllocatorExample(), new RingExample());
+                new CustomAllocatorExample(), new RingExample(), new FrameworkInteropExample());
     }
 }

@@ -156,6 +156,23 @@ public interface Communicator extends AutoCloseable {
     /** {@code mcclGroupEnd}: issues the ops since {@link #groupStart()}. */
     void groupEnd();
 
+    // ---- memory and streams owned elsewhere ---------------------------------------------------------------
+
+    /**
+     * {@code bytes} of device memory at {@code address} that a framework owns, as {@code bytes / type.size()}
+     * elements of {@code type}. The backend asks the driver what the memory is (its allocation's head, for R2;
+     * VMM with which handle types, or legacy memory, for R3, R9 and R11) and refuses host, pinned-host and managed
+     * memory, memory of another device, and a range that runs past its allocation. The buffer's {@code close()}
+     * frees nothing: the memory must outlive every pipeline and graph that uses it.
+     */
+    DeviceBuffer wrap(long address, long bytes, DataType type);
+
+    /**
+     * A stream created elsewhere on this rank's device, from its native handle; its {@code close()} destroys
+     * nothing. Pipelines bind to it and capture on it like on their own streams.
+     */
+    Stream wrapStream(long handle);
+
     // ---- streams and lifetime ----------------------------------------------------------------------------
 
     /** A new stream on this rank's device. */

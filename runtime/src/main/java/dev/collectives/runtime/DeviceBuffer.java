@@ -45,6 +45,14 @@ public final class DeviceBuffer implements AutoCloseable {
         return new DeviceBuffer(memory, 0, type, count, true);
     }
 
+    /**
+     * A buffer over memory owned elsewhere (see {@link Communicator#wrap}): {@code count} elements of {@code type}
+     * at {@code headOffset} bytes from the allocation's head. It owns nothing: {@code close()} frees nothing.
+     */
+    public static DeviceBuffer wrapped(DeviceMemory memory, long headOffset, DataType type, long count) {
+        return new DeviceBuffer(memory, headOffset, type, count, false);
+    }
+
     /** The device address of element 0. */
     public long address() {
         return memory.address() + offset;
@@ -273,7 +281,7 @@ public final class DeviceBuffer implements AutoCloseable {
         }
     }
 
-    /** Frees the allocation if this is its root buffer; a no-op on slices and views. Idempotent. */
+    /** Frees the allocation if this is its root buffer; a no-op on slices, views and wrapped buffers. Idempotent. */
     @Override
     public void close() {
         if (owner) {
@@ -284,6 +292,6 @@ public final class DeviceBuffer implements AutoCloseable {
     @Override
     public String toString() {
         return count + " x " + type + " at 0x" + Long.toHexString(address()) + " (+" + offset + " in "
-                + memory.allocator() + " allocation of " + memory.size() + " bytes)";
+                + memory.origin() + " allocation of " + memory.size() + " bytes)";
     }
 }

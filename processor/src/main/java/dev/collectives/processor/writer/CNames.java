@@ -64,8 +64,8 @@ final class CNames {
         }
     }
 
-    /** "sendbuff" or "(float*)sendbuff + 1024". */
-    static String pointer(String buffer, DataType type, long elementOffset) {
-        return elementOffset == 0 ? buffer : "(" + elementType(type) + "*)" + buffer + " + " + elementOffset;
+    /** "sendbuff" or "(float*)sendbuff + 1024"; the offset as written, a number or an expression. */
+    static String pointer(String buffer, DataType type, String elementOffset) {
+        return elementOffset.equals("0") ? buffer : "(" + elementType(type) + "*)" + buffer + " + " + elementOffset;
     }
 }

@@ -113,6 +113,20 @@ final class NativeLibrary {
         return NativeShim.has(lib, slot) != 0;
     }
 
+    /** Throws, naming the missing symbols, unless the libraries have every one of {@code slots}. */
+    void requireSymbols(int rank, String what, int... slots) {
+        List<String> missing = new ArrayList<>();
+        for (int slot : slots) {
+            if (!has(slot)) {
+                missing.add(symbol(slot));
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw CollectivesException.usage(rank, what + " needs " + String.join(", ", missing) + ", which "
+                    + dialect.backendName() + "'s libraries lack");
+        }
+    }
+
     String symbol(int slot) {
         return slotSymbols[slot];
     }
@@ -189,6 +203,12 @@ final class NativeLibrary {
         static final int WIN_GET_USER_PTR = 31;
         static final int GET_LSA_DEVICE_POINTER = 32;
         static final int EVENT_CREATE = 52;
+        static final int EVENT_QUERY = 68;
+        static final int STREAM_WAIT_EVENT = 69;
+        static final int POINTER_GET_ATTRIBUTES = 73;
+        static final int MEM_GET_ADDRESS_RANGE = 74;
+        static final int MEM_RETAIN_ALLOCATION_HANDLE = 75;
+        static final int MEM_GET_ALLOCATION_PROPERTIES = 76;
 
         private Slots() {
         }
@@ -203,6 +223,12 @@ final class NativeLibrary {
             expect(WIN_GET_USER_PTR, "WinGetUserPtr");
             expect(GET_LSA_DEVICE_POINTER, "GetLsaDevicePointer");
             expect(EVENT_CREATE, "EventCreateWithFlags");
+            expect(EVENT_QUERY, "EventQuery");
+            expect(STREAM_WAIT_EVENT, "StreamWaitEvent");
+            expect(POINTER_GET_ATTRIBUTES, "PointerGetAttributes");
+            expect(MEM_GET_ADDRESS_RANGE, "MemGetAddressRange_v2");
+            expect(MEM_RETAIN_ALLOCATION_HANDLE, "MemRetainAllocationHandle");
+            expect(MEM_GET_ALLOCATION_PROPERTIES, "MemGetAllocationPropertiesFromHandle");
         }
 
         private static void expect(int slot, String name) {
