@@ -121,8 +121,8 @@ public final class PipelineSupport {
 
     /**
      * {@code value <= bound}, the condition a rule puts on sizes and offsets known only at bind or at the call;
-     * {@code condition} names where and what ({@code "bucket(): @AllReduce #0: recv stays inside `grads`: offset + n
-     * <= elements"}). Allocates nothing unless it fails.
+     * {@code condition} names where and what ("bucket(): @AllReduce #0: recv stays inside `grads`: offset + n &lt;=
+     * elements"). Allocates nothing unless it fails.
      */
     public static void requireAtMost(Communicator comm, String pipeline, Rule rule, String condition, long value,
                                      long bound) {

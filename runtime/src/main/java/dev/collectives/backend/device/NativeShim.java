@@ -139,4 +139,9 @@ public final class NativeShim {
     @Name("cx_rt_malloc_host") static native int runtimeMallocHost(long lib, int device, long bytes, long[] out);
     @Name("cx_rt_free_host") static native int runtimeFreeHost(long lib, long address);
     @Name("cx_rt_malloc_managed") static native int runtimeMallocManaged(long lib, int device, long bytes, long[] out);
+
+    // ---- benchmark baseline -----------------------------------------------------------------------------------
+    /** {@code iters} enqueues of one op in a C loop; kind: 0 allreduce, 1 allgather, 2 reducescatter, 3 graph launch. */
+    @Name("cx_bench_enqueue") static native int benchEnqueue(long lib, int kind, long send, long recv, long count,
+                                                             int type, int op, long comm, long stream, int iters);
 }

@@ -411,12 +411,18 @@ static inline jint cx_rt_free(jlong lib, jint device, jlong address) {
     int rc = cx_set_device(lib, device);
     return rc != 0 ? rc : CX_CALL(lib, RT_FREE, int (*)(void*))(CX_PTR(address));
 }
-/** cudaMemcpy with kind cudaMemcpyDefault (4): direction from the addresses. */
+/**
+ * cudaMemcpy with kind cudaMemcpyDefault (4): direction from the addresses. From pageable host memory it may return
+ * before the data reaches the device, and the backends' streams do not wait for the legacy stream that carries it:
+ * so the legacy stream is synchronized before returning, and an op enqueued next reads the copied data.
+ */
 static inline jint cx_memcpy(jlong lib, jint device, jlong dst, jlong src, jlong bytes) {
     int rc = cx_set_device(lib, device);
-    return rc != 0 ? rc
-                   : CX_CALL(lib, RT_MEMCPY, int (*)(void*, const void*, size_t, int))(CX_PTR(dst), CX_PTR(src),
-                                                                                       (size_t)bytes, 4);
+    if (rc == 0) {
+        rc = CX_CALL(lib, RT_MEMCPY, int (*)(void*, const void*, size_t, int))(CX_PTR(dst), CX_PTR(src),
+                                                                              (size_t)bytes, 4);
+    }
+    return rc != 0 ? rc : CX_CALL(lib, RT_STREAM_SYNCHRONIZE, int (*)(void*))(NULL);
 }
 static inline jint cx_comm_register(jlong lib, jlong comm, jlong address, jlong bytes, jlong* handle) {
     void* h = NULL;
@@ -699,6 +705,29 @@ static inline jint cx_rt_malloc_managed(jlong lib, jint device, jlong bytes, jlo
     rc = CX_CALL(lib, RT_MALLOC_MANAGED, int (*)(void**, size_t, unsigned int))(&p, (size_t)bytes, 1);
     *out = (jlong)(intptr_t)p;
     return rc;
+}
+
+// ---- benchmark baseline ------------------------------------------------------------------------------------
+// The native side of the benchmarks' Java-versus-native comparison: `iters` enqueues of one op in a C loop, in
+// the caller's process, on the caller's communicator, buffers and stream, so only the per-call path differs.
+#define CX_BENCH_ALL_REDUCE 0
+#define CX_BENCH_ALL_GATHER 1
+#define CX_BENCH_REDUCE_SCATTER 2
+#define CX_BENCH_GRAPH_LAUNCH 3 /* send: the graph exec */
+
+static inline jint cx_bench_enqueue(jlong lib, jint kind, jlong send, jlong recv, jlong count, jint type, jint op,
+                                    jlong comm, jlong stream, jint iters) {
+    for (jint i = 0; i < iters; i++) {
+        int rc;
+        switch (kind) {
+            case CX_BENCH_ALL_REDUCE: rc = cx_all_reduce(lib, send, recv, count, type, op, comm, stream); break;
+            case CX_BENCH_ALL_GATHER: rc = cx_all_gather(lib, send, recv, count, type, comm, stream); break;
+            case CX_BENCH_REDUCE_SCATTER: rc = cx_reduce_scatter(lib, send, recv, count, type, op, comm, stream); break;
+            default: rc = cx_graph_launch(lib, send, stream); break;
+        }
+        if (rc != 0) return rc;
+    }
+    return 0;
 }
 
 #endif
