@@ -44,7 +44,7 @@ final class Commands {
                 .addSubcommand(new CommandLine(new Bench()))
                 .setCaseInsensitiveEnumValuesAllowed(true);
         PrintWriter writer = new PrintWriter(out, true);
-        return line.setOut(writer).setErr(writer)
+        return line.setOut(writer).setErr(writer).setCaseInsensitiveEnumValuesAllowed(true)
                 .setParameterExceptionHandler((e, args) -> {
                     CommandLine command = e.getCommandLine();
                     writer.println("error: " + e.getMessage());
