@@ -49,7 +49,9 @@ import picocli.CommandLine.Option;
  * </pre>
  */
 @Command(name = "shapes", mixinStandardHelpOptions = true,
-        description = "Per-call cost of sizes given at call time: offsets, checked step parameters, cached graphs.")
+        description = "Per-call cost of sizes given at call time: offsets, checked step parameters, cached graphs.",
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line"})
 public final class ShapesBenchmark implements Callable<Integer> {
     /** Elements of the arenas the steps address; the buckets lie in them. */
     static final long ARENA = 1 << 16;
