@@ -32,7 +32,9 @@ import java.util.function.Supplier;
  * communicator takes is compared with {@code gpu/native_bench memory} (the same made from C).
  */
 @Command(name = "memory", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Measures the device memory of a communicator and of a bound pipeline beyond its buffers.")
+        description = "Measures the device memory of a communicator and of a bound pipeline beyond its buffers.",
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line"})
 public final class MemoryBenchmark implements Callable<Integer> {
     private static final long MIB = 1 << 20;
     private static final long SEED_BUFFER_BYTES = 2 * 4 * MIB; // two 1 Mi-element float32 buffers
@@ -112,7 +114,10 @@ public final class MemoryBenchmark implements Callable<Integer> {
         return pipeline;
     }
 
-    /** The seed's two allreduces on two 4 MiB buffers, registered (LOCAL) or captured and launched (GRAPH). */
+    /**
+     * The guide's two allreduces (its examples 1 and 2) on two 4 MiB buffers, registered (LOCAL) or captured and
+     * launched (GRAPH).
+     */
     private static AutoCloseable byHand(Communicator comm, Stream stream, boolean graph) {
         DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, MIB);
         DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, MIB);

@@ -5,7 +5,7 @@ import java.util.Set;
 
 /**
  * An integer expression of a {@code ...Expr} attribute: literals, names (dims, step parameters, {@code ranks}) and
- * {@code + - * / %}. {@link #toString()} writes it back with only the parentheses it needs.
+ * {@code + - * / %}. Its {@code toString()} writes it back with only the parentheses it needs.
  */
 public sealed interface Expr {
     /** What a name stands for: a {@code @Dim} (bound at bind, at least 1), a step parameter (at least 0), or ranks. */
@@ -49,10 +49,6 @@ public sealed interface Expr {
     static Expr plus(Expr a, Expr b) {
         return a instanceof Literal l && l.value() == 0 ? b : b instanceof Literal l && l.value() == 0 ? a
                 : new Binary('+', a, b);
-    }
-
-    static Expr minus(Expr a, Expr b) {
-        return b instanceof Literal l && l.value() == 0 ? a : new Binary('-', a, b);
     }
 
     static Expr times(Expr a, Expr b) {

@@ -42,8 +42,8 @@ public final class PipelineWriter {
         g.type.addField(Stream.class, g.name("stream"), Modifier.PRIVATE, Modifier.FINAL);
         shapes.fields();
         layout.fields();
-        if (shapes.hasDims()) {
-            // the dims agree across ranks before anything is sized by them
+        if (shapes.sizedAtBind()) {
+            // the dims agree across ranks, and the sizes they give are checked, before anything is sized by them
             checks.exchangeFingerprint();
             shapes.bindChecks();
             layout.allocate();

@@ -41,6 +41,11 @@ final class ShapeWriter extends GenerationPart {
         return !model.dims().isEmpty();
     }
 
+    /** Whether sizes come from dims or the communicator's size: then bind checks them before it allocates. */
+    boolean sizedAtBind() {
+        return hasDims() || generation.ranksField;
+    }
+
     /** Dims are held as long whatever they are declared as, so that every expression computes in long. */
     void fields() {
         for (DimDecl d : model.dims()) {
@@ -123,7 +128,7 @@ final class ShapeWriter extends GenerationPart {
                 .returns(binder)
                 .addJavadoc("Starts binding on {@code comm}: give each dim and external, then call {@code bind()}, "
                         + "which allocates, checks that every rank binds the same pipeline with the same dims, and "
-                        + "$L.\n", new LayoutWriter(generation).bindSummary())
+                        + "$L.\n", generation.bindSummary())
                 .addParameter(Communicator.class, name("comm"))
                 .addParameter(Stream.class, name("stream"))
                 .addStatement("return new $T($N, $N)", binder, name("comm"), name("stream"))
