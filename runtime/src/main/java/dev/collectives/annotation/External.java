@@ -13,5 +13,9 @@ import java.lang.annotation.Target;
 public @interface External {
     DataType type() default DataType.UINT8;
 
-    long count();
+    /** Give this or {@link #countExpr()}; the default, -1, means not given. */
+    long count() default -1;
+
+    /** An expression instead of {@link #count()}: integer literals, {@link Dim dims} and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String countExpr() default "";
 }

@@ -13,6 +13,8 @@ import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.javacpp.ShortPointer;
 
 import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
  * Typed device memory: {@code count} elements of {@code type} at {@code headOffset()} bytes from the head of a
@@ -98,46 +100,55 @@ public final class DeviceBuffer implements AutoCloseable {
     }
 
     // ---- host copies --------------------------------------------------------------------------------------
+    // Typed arrays carry only the element types of their Java type (R13: a float[] into INT32 memory would store
+    // float bits as integers); byte[] and ByteBuffer copy raw bytes of any type.
+
+    private static final Set<DataType> ANY = EnumSet.allOf(DataType.class);
+    private static final Set<DataType> HALVES = EnumSet.of(DataType.FLOAT16, DataType.BFLOAT16);
+    private static final Set<DataType> INT32S = EnumSet.of(DataType.INT32, DataType.UINT32);
+    private static final Set<DataType> INT64S = EnumSet.of(DataType.INT64, DataType.UINT64);
+    private static final Set<DataType> FLOAT32S = EnumSet.of(DataType.FLOAT32);
+    private static final Set<DataType> FLOAT64S = EnumSet.of(DataType.FLOAT64);
 
     public void copyFromHost(byte[] src) {
         try (BytePointer p = new BytePointer(src)) {
-            copyIn(p, src.length);
+            copyIn(p, src.length, "byte[]", ANY);
         }
     }
 
     public void copyFromHost(short[] src) {
         try (ShortPointer p = new ShortPointer(src)) {
-            copyIn(p, 2L * src.length);
+            copyIn(p, 2L * src.length, "short[]", HALVES);
         }
     }
 
     public void copyFromHost(char[] src) {
         try (CharPointer p = new CharPointer(src)) {
-            copyIn(p, 2L * src.length);
+            copyIn(p, 2L * src.length, "char[]", HALVES);
         }
     }
 
     public void copyFromHost(int[] src) {
         try (IntPointer p = new IntPointer(src)) {
-            copyIn(p, 4L * src.length);
+            copyIn(p, 4L * src.length, "int[]", INT32S);
         }
     }
 
     public void copyFromHost(long[] src) {
         try (LongPointer p = new LongPointer(src)) {
-            copyIn(p, 8L * src.length);
+            copyIn(p, 8L * src.length, "long[]", INT64S);
         }
     }
 
     public void copyFromHost(float[] src) {
         try (FloatPointer p = new FloatPointer(src)) {
-            copyIn(p, 4L * src.length);
+            copyIn(p, 4L * src.length, "float[]", FLOAT32S);
         }
     }
 
     public void copyFromHost(double[] src) {
         try (DoublePointer p = new DoublePointer(src)) {
-            copyIn(p, 8L * src.length);
+            copyIn(p, 8L * src.length, "double[]", FLOAT64S);
         }
     }
 
@@ -145,55 +156,55 @@ public final class DeviceBuffer implements AutoCloseable {
     public void copyFromHost(ByteBuffer src) {
         ByteBuffer direct = src.isDirect() ? src.slice() : ByteBuffer.allocateDirect(src.remaining()).put(src.duplicate());
         try (BytePointer p = new BytePointer(direct.position(0))) {
-            copyIn(p, direct.capacity());
+            copyIn(p, direct.capacity(), "ByteBuffer", ANY);
         }
     }
 
     public void copyToHost(byte[] dst) {
         try (BytePointer p = new BytePointer(dst.length)) {
-            copyOut(p, dst.length);
+            copyOut(p, dst.length, "byte[]", ANY);
             p.get(dst);
         }
     }
 
     public void copyToHost(short[] dst) {
         try (ShortPointer p = new ShortPointer(dst.length)) {
-            copyOut(p, 2L * dst.length);
+            copyOut(p, 2L * dst.length, "short[]", HALVES);
             p.get(dst);
         }
     }
 
     public void copyToHost(char[] dst) {
         try (CharPointer p = new CharPointer(dst.length)) {
-            copyOut(p, 2L * dst.length);
+            copyOut(p, 2L * dst.length, "char[]", HALVES);
             p.get(dst);
         }
     }
 
     public void copyToHost(int[] dst) {
         try (IntPointer p = new IntPointer(dst.length)) {
-            copyOut(p, 4L * dst.length);
+            copyOut(p, 4L * dst.length, "int[]", INT32S);
             p.get(dst);
         }
     }
 
     public void copyToHost(long[] dst) {
         try (LongPointer p = new LongPointer(dst.length)) {
-            copyOut(p, 8L * dst.length);
+            copyOut(p, 8L * dst.length, "long[]", INT64S);
             p.get(dst);
         }
     }
 
     public void copyToHost(float[] dst) {
         try (FloatPointer p = new FloatPointer(dst.length)) {
-            copyOut(p, 4L * dst.length);
+            copyOut(p, 4L * dst.length, "float[]", FLOAT32S);
             p.get(dst);
         }
     }
 
     public void copyToHost(double[] dst) {
         try (DoublePointer p = new DoublePointer(dst.length)) {
-            copyOut(p, 8L * dst.length);
+            copyOut(p, 8L * dst.length, "double[]", FLOAT64S);
             p.get(dst);
         }
     }
@@ -202,22 +213,27 @@ public final class DeviceBuffer implements AutoCloseable {
     public void copyToHost(ByteBuffer dst) {
         int bytes = dst.remaining();
         try (BytePointer p = new BytePointer(bytes)) {
-            copyOut(p, bytes);
+            copyOut(p, bytes, "ByteBuffer", ANY);
             dst.duplicate().put(p.asByteBuffer());
         }
     }
 
-    private void copyIn(Pointer src, long bytes) {
-        checkCopy(bytes);
+    private void copyIn(Pointer src, long bytes, String hostType, Set<DataType> holds) {
+        checkCopy(bytes, "copyFromHost(" + hostType + ")", holds);
         memory.copyIn(offset, src, bytes);
     }
 
-    private void copyOut(Pointer dst, long bytes) {
-        checkCopy(bytes);
+    private void copyOut(Pointer dst, long bytes, String hostType, Set<DataType> holds) {
+        checkCopy(bytes, "copyToHost(" + hostType + ")", holds);
         memory.copyOut(offset, dst, bytes);
     }
 
-    private void checkCopy(long bytes) {
+    private void checkCopy(long bytes, String copy, Set<DataType> holds) {
+        if (!holds.contains(type)) {
+            throw CollectivesException.violation(Rule.R13_TYPES, -1, copy + " on " + this + ": the host array holds "
+                    + holds + " elements, not " + type + "; copy through the array of " + type + "'s Java type, or"
+                    + " through the byte[]/ByteBuffer overloads for raw bytes");
+        }
         if (memory.isClosed()) {
             throw CollectivesException.usage(-1, "copy on " + this + " after its memory was freed");
         }

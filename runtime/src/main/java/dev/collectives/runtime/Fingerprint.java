@@ -59,8 +59,12 @@ public final class Fingerprint {
     }
 
     public byte[] digest() {
+        return sha256(text().getBytes(StandardCharsets.UTF_8));
+    }
+
+    static byte[] sha256(byte[] bytes) {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(text().getBytes(StandardCharsets.UTF_8));
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JVM", e);
         }
@@ -153,7 +157,8 @@ public final class Fingerprint {
                 + message);
     }
 
-    private static byte[][] allGather(Communicator comm, Stream stream, byte[] mine, int bytes) {
+    /** Allgathers {@code bytes} bytes of {@code mine} from every rank and waits: one array per rank. */
+    static byte[][] allGather(Communicator comm, Stream stream, byte[] mine, int bytes) {
         int size = comm.size();
         try (DeviceBuffer send = comm.allocate(Allocator.LEGACY, DataType.UINT8, bytes);
              DeviceBuffer recv = comm.allocate(Allocator.LEGACY, DataType.UINT8, (long) bytes * size)) {

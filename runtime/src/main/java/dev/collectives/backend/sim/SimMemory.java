@@ -9,6 +9,8 @@ import dev.collectives.runtime.Rule;
 
 import org.bytedeco.javacpp.Pointer;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -18,12 +20,17 @@ import java.util.Set;
  * that work, as {@code musaFree} synchronizes.
  */
 final class SimMemory extends DeviceMemory {
+    /** The tag of a host copy racing stream work (documented in docs/rules.md). */
+    static final String HOST_COPY_RACE = "[SYNC host-copy]";
+
     private final int rank;
     private final Ledger ledger;
     private final Pointer block;
     private int registrations;
     private int graphUses;
     private int inFlight;
+    /** What queued stream work reads and writes of this memory, until it ran: host copies must not race it. */
+    private final List<Pin> pins = new ArrayList<>();
 
     private SimMemory(int rank, Ledger ledger, Pointer block, long head, long size, Allocator allocator,
                       long physicalSize, long reservedSize, Set<HandleType> handleTypes) {
@@ -61,26 +68,70 @@ final class SimMemory extends DeviceMemory {
 
     @Override
     public void copyIn(long offset, Pointer src, long bytes) {
+        requireNoRace("copyFromHost", offset, bytes, false);
         Kernels.copy(src.address() + src.position() * src.sizeof(), address() + offset, bytes);
     }
 
     @Override
     public void copyOut(long offset, Pointer dst, long bytes) {
+        requireNoRace("copyToHost", offset, bytes, true);
         Kernels.copy(address() + offset, dst.address() + dst.position() * dst.sizeof(), bytes);
     }
 
-    /** Stream work that reads or writes this memory was enqueued; fails if the memory was freed. */
-    synchronized void pin(String what) {
+    /**
+     * Stream work that reads (or, with {@code writes}, writes) {@code bytes} at {@code offset} was enqueued; fails if
+     * the memory was freed. The work releases the pin once it ran.
+     */
+    synchronized Pin pin(String what, long offset, long bytes, boolean writes) {
         if (isClosed()) {
             throw CollectivesException.usage(rank, what + " uses " + this + ", which was already freed");
         }
         inFlight++;
+        Pin pin = new Pin(what, offset, bytes, writes);
+        pins.add(pin);
+        return pin;
     }
 
     /** That stream work finished. */
-    synchronized void unpin() {
+    private synchronized void unpin(Pin pin) {
+        pins.remove(pin);
         if (--inFlight == 0) {
             notifyAll();
+        }
+    }
+
+    /**
+     * [SYNC host-copy]: a host copy is synchronous and not ordered with stream work, so it races queued work on the
+     * same bytes (a read races a queued write; a write races any queued use): the stream must be synchronized first.
+     */
+    private synchronized void requireNoRace(String copy, long offset, long bytes, boolean reads) {
+        for (Pin pin : pins) {
+            if ((pin.writes || !reads) && offset < pin.offset + pin.bytes && pin.offset < offset + bytes) {
+                throw CollectivesException.usage(rank, HOST_COPY_RACE + " " + copy + " of bytes [" + offset + ", "
+                        + (offset + bytes) + ") of " + this + " races " + pin.what + ", still queued on a stream and "
+                        + (pin.writes ? "writing" : "reading") + " bytes [" + pin.offset + ", " + (pin.offset
+                        + pin.bytes) + "); call stream.synchronize() before the copy (see docs/rules.md#sync-host-copy)");
+            }
+        }
+    }
+
+    /** One queued use of this memory. */
+    final class Pin {
+        private final String what;
+        private final long offset;
+        private final long bytes;
+        private final boolean writes;
+
+        private Pin(String what, long offset, long bytes, boolean writes) {
+            this.what = what;
+            this.offset = offset;
+            this.bytes = bytes;
+            this.writes = writes;
+        }
+
+        /** The work that pinned the memory ran. */
+        void release() {
+            unpin(this);
         }
     }
 

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 
 import static dev.collectives.backend.sim.PerRank.assertContains;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -145,40 +146,89 @@ class MemoryTest {
             buffer.copyToHost(b);
             assertArrayEquals(bytes, b);
             short[] shorts = {1, -2, 300};
-            buffer.copyFromHost(shorts);
+            buffer.view(0, DataType.FLOAT16, 3).copyFromHost(shorts);
             short[] s = new short[3];
-            buffer.copyToHost(s);
+            buffer.view(0, DataType.FLOAT16, 3).copyToHost(s);
             assertArrayEquals(shorts, s);
             char[] chars = {'a', 'é', '\uffff'};
-            buffer.copyFromHost(chars);
+            buffer.view(0, DataType.BFLOAT16, 3).copyFromHost(chars);
             char[] c = new char[3];
-            buffer.copyToHost(c);
+            buffer.view(0, DataType.BFLOAT16, 3).copyToHost(c);
             assertArrayEquals(chars, c);
             int[] ints = {1, -2, Integer.MAX_VALUE};
-            buffer.copyFromHost(ints);
+            buffer.view(0, DataType.INT32, 3).copyFromHost(ints);
             int[] i = new int[3];
-            buffer.copyToHost(i);
+            buffer.view(0, DataType.INT32, 3).copyToHost(i);
             assertArrayEquals(ints, i);
             long[] longs = {1, -2, Long.MIN_VALUE};
-            buffer.copyFromHost(longs);
+            buffer.view(0, DataType.INT64, 3).copyFromHost(longs);
             long[] l = new long[3];
-            buffer.copyToHost(l);
+            buffer.view(0, DataType.INT64, 3).copyToHost(l);
             assertArrayEquals(longs, l);
             float[] floats = {1.5f, -2, Float.MIN_VALUE};
-            buffer.copyFromHost(floats);
+            buffer.view(0, DataType.FLOAT32, 3).copyFromHost(floats);
             float[] f = new float[3];
-            buffer.copyToHost(f);
+            buffer.view(0, DataType.FLOAT32, 3).copyToHost(f);
             assertArrayEquals(floats, f);
             double[] doubles = {1.5, -2, Double.MAX_VALUE};
-            buffer.copyFromHost(doubles);
+            buffer.view(0, DataType.FLOAT64, 3).copyFromHost(doubles);
             double[] d = new double[3];
-            buffer.copyToHost(d);
+            buffer.view(0, DataType.FLOAT64, 3).copyToHost(d);
             assertArrayEquals(doubles, d);
             ByteBuffer heap = ByteBuffer.wrap(new byte[] {9, 8, 7, 6});
             buffer.slice(10, 4).copyFromHost(heap);
             ByteBuffer direct = ByteBuffer.allocateDirect(4);
             buffer.slice(10, 4).copyToHost(direct);
             assertEquals(ByteBuffer.wrap(new byte[] {9, 8, 7, 6}), direct);
+        }
+    }
+
+    @Test
+    void typedHostCopiesRefuseAnotherElementTypeAndRawBytesFitAny() {
+        try (SimCluster cluster = SimBackend.cluster().build();
+             DeviceBuffer ints = cluster.communicator(0).allocate(Allocator.LEGACY, DataType.INT32, 4)) {
+            CollectivesException into = assertThrows(CollectivesException.class,
+                    () -> ints.copyFromHost(new float[] {1.5f}));
+            assertEquals(Rule.R13_TYPES, into.rule());
+            assertContains(into.getMessage(), "copyFromHost(float[])", "[FLOAT32]", "not INT32", "byte[]/ByteBuffer");
+            CollectivesException outOf = assertThrows(CollectivesException.class,
+                    () -> ints.copyToHost(new long[1]));
+            assertContains(outOf.getMessage(), "[R13 TYPES]", "copyToHost(long[])", "not INT32");
+            ByteBuffer bits = ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder()).putFloat(0, 1.5f);
+            ints.copyFromHost(bits);
+            int[] back = new int[1];
+            ints.copyToHost(back);
+            assertEquals(Float.floatToRawIntBits(1.5f), back[0]);
+        }
+    }
+
+    @Test
+    void aHostCopyRacingQueuedWorkOnTheSameBytesIsAnErrorUntilTheStreamIsSynchronized() {
+        CountDownLatch copied = new CountDownLatch(1);
+        try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
+            cluster.run(ctx -> {
+                try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.LEGACY, DataType.FLOAT32, 8)) {
+                    if (ctx.rank() == 1) {
+                        // rank 0's allreduce cannot run before rank 1 issues its own: it stays queued meanwhile
+                        copied.await();
+                    }
+                    ctx.comm().allReduce(buffer.slice(0, 4), buffer.slice(4, 4), 4, DataType.FLOAT32,
+                            ReduceOp.SUM, ctx.stream());
+                    if (ctx.rank() == 0) {
+                        CollectivesException write = assertThrows(CollectivesException.class,
+                                () -> buffer.slice(0, 2).copyFromHost(new float[2]));
+                        assertContains(write.getMessage(), "[SYNC host-copy]", "copyFromHost", "allReduce",
+                                "reading bytes [0, 16)", "stream.synchronize()");
+                        CollectivesException read = assertThrows(CollectivesException.class,
+                                () -> buffer.slice(6, 2).copyToHost(new float[2]));
+                        assertContains(read.getMessage(), "[SYNC host-copy]", "copyToHost", "writing bytes [16, 32)");
+                        buffer.slice(0, 2).copyToHost(new float[2]); // reading what the op only reads is no race
+                        copied.countDown();
+                    }
+                    ctx.stream().synchronize();
+                    buffer.copyFromHost(new float[8]);
+                }
+            });
         }
     }
 
