@@ -117,9 +117,25 @@ final class OpPipelines {
         void average();
     }
 
-    /** An external buffer: its head offset must be the same on every rank (R2). */
+    /**
+     * An external buffer, registered locally: its head offset must be the same on every rank where MTLink SHARP
+     * registers it (R2), and may differ where general registration does.
+     */
     @CollectivePipeline(registration = Registration.LOCAL)
     interface WithExternal {
+        @External(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer given();
+
+        @Buffer(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer result();
+
+        @AllReduce(send = "given", recv = "result", count = 8)
+        void sum();
+    }
+
+    /** The same external without registration: ranks may pass it at any head offset (R2 does not apply). */
+    @CollectivePipeline(registration = Registration.NONE)
+    interface WithUnregisteredExternal {
         @External(type = DataType.FLOAT32, count = 8)
         DeviceBuffer given();
 

@@ -5,6 +5,7 @@ import com.palantir.javapoet.CodeBlock;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Peer;
+import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.StepDecl;
@@ -25,10 +26,20 @@ final class CheckWriter extends GenerationPart {
         }
     }
 
-    void exchangeFingerprint() {
+    /**
+     * Opens bind's agreement: what follows (allocations, views, the checks one rank makes alone) runs inside it,
+     * so that a rank that fails there takes part in the exchange with its failure and every rank fails with it.
+     */
+    void beginAgreement() {
+        open.add("// allocate and check what this rank can alone, then agree across ranks: the same pipeline (R14),\n"
+                + "// registered alike (R1), at the same offsets (R2); a rank that fails before that fails every rank\n");
+        open.add("$T.agree($N, $N, () -> {\n", Fingerprint.class, name("comm"), name("stream")).indent();
+    }
+
+    /** Ends bind's agreement with this rank's fingerprint. */
+    void agreeOnFingerprint() {
         CodeBlock.Builder f = CodeBlock.builder()
-                .add("// every rank binds the same pipeline (R14), registered alike (R1), at the same offsets (R2)\n")
-                .add("$T.builder($N)\n", Fingerprint.class, name("PIPELINE")).indent().indent()
+                .add("return $T.builder($N)\n", Fingerprint.class, name("PIPELINE")).indent().indent()
                 .add(".add($S, $S)\n", "registration", registration.name());
         if (!model.acceleration().isEmpty()) {
             f.add(".add($S, $S)\n", "acceleration", model.acceleration().toString());
@@ -41,8 +52,10 @@ final class CheckWriter extends GenerationPart {
             f.add(".add($S, $S)\n", key, shape(b));
             if (b.kind() == BufferDecl.Kind.VIEW) {
                 f.add(".add($T.R2_OFFSET, $S, $LL)\n", RULE, key + " offset bytes", b.offsetBytes());
-            } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
-                f.add(".add($T.R2_OFFSET, $S, $N.headOffset())\n", RULE, key + " head offset", name(b));
+            } else if (b.kind() == BufferDecl.Kind.EXTERNAL && model.isRegistered(b)) {
+                // where R2 applies depends on the registration and, for LOCAL, on MTLink SHARP: run time decides
+                f.add(".headOffset($N, $T.$L, $S, $N)\n", name("comm"), Registration.class, registration,
+                        key + " head offset", name(b));
             }
             if (b.kind() != BufferDecl.Kind.VIEW) {
                 f.add(".add($T.R1_MIXED, $S, $L)\n", RULE, key + " registered", model.isRegistered(b));
@@ -58,8 +71,8 @@ final class CheckWriter extends GenerationPart {
                 f.add(".add($S, $S)\n", "step " + s.name() + " op " + o.index(), opShape(o));
             }
         }
-        f.add(".build()\n").add(".exchange($N, $N);\n", name("comm"), name("stream")).unindent().unindent();
-        open.add(f.build());
+        f.add(".build();\n").unindent().unindent();
+        open.add(f.build()).unindent().add("});\n");
     }
 
     String shape(BufferDecl b) {

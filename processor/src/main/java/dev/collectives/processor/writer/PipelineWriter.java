@@ -39,11 +39,12 @@ public final class PipelineWriter {
         g.type.addField(Communicator.class, g.name("comm"), Modifier.PRIVATE, Modifier.FINAL);
         g.type.addField(Stream.class, g.name("stream"), Modifier.PRIVATE, Modifier.FINAL);
         layout.fields();
+        checks.beginAgreement();
         layout.allocate();
         layout.layOutViews();
         checks.checkExternals();
-        checks.exchangeFingerprint();
         checks.checkRunTimeRules();
+        checks.agreeOnFingerprint();
         steps.prepareArguments();
         layout.register();
         layout.registerWindows();
