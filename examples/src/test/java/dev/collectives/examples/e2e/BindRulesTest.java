@@ -99,10 +99,11 @@ class BindRulesTest {
                     rank.stream().synchronize();
                     assertFloats(expected, p.result(), "result (LOCAL, general registration)");
                 }
-                try (var p = CollectiveOpPipelines_WithUnregisteredExternal.bind(rank.comm(), rank.stream(), given)) {
-                    p.sum();
+                try (var p = CollectiveOpPipelines_BroadcastIntoExternal.bind(rank.comm(), rank.stream(), given)) {
+                    p.source().copyFromHost(Ranks.ramp(rank.rank(), 8));
+                    p.share();
                     rank.stream().synchronize();
-                    assertFloats(expected, p.result(), "result (NONE)");
+                    assertFloats(Ranks.ramp(0, 8), given, "target (NONE)");
                 }
             }
         });

@@ -133,17 +133,17 @@ final class OpPipelines {
         void sum();
     }
 
-    /** The same external without registration: ranks may pass it at any head offset (R2 does not apply). */
+    /** Without registration, rank 0 broadcasts into an external that ranks may pass at any head offset (R2). */
     @CollectivePipeline(registration = Registration.NONE)
-    interface WithUnregisteredExternal {
-        @External(type = DataType.FLOAT32, count = 8)
-        DeviceBuffer given();
-
+    interface BroadcastIntoExternal {
         @Buffer(type = DataType.FLOAT32, count = 8)
-        DeviceBuffer result();
+        DeviceBuffer source();
 
-        @AllReduce(send = "given", recv = "result", count = 8)
-        void sum();
+        @External(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer target();
+
+        @Broadcast(send = "source", recv = "target", count = 8, root = 0)
+        void share();
     }
 
     /** IB SHARP registration: 1 rank per node at bind (R8). */

@@ -43,33 +43,15 @@ class DeviceAbortGpuTest {
 
     @Test
     void abortDuringAPendingGraphLaunchEndsItAndEverythingCloses() {
-        assertTimeoutPreemptively(Duration.ofSeconds(90), () -> {
-            try (LocalCluster cluster = GpuFixture.backend().local(1)) {
-                GpuFixture.warmUp(cluster);
-                cluster.run(ctx -> {
-                    Communicator comm = ctx.comm();
-                    Stream stream = ctx.stream();
-                    try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
-                         DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
-                         Graph graph = capture(comm, stream, send, recv);
-                         GraphExec exec = graph.instantiate()) {
-                        String launches = queue(exec, stream);
-                        Thread.sleep(500);
-                        assertTrue(pending(comm, stream), "the queued launches finished within 0.5 s");
-                        long abortStart = System.nanoTime();
-                        comm.abort();
-                        long abortMillis = millisSince(abortStart);
-                        String synchronize = synchronizeAfterAbort(stream);
-                        assertThrows(CollectivesException.class, () -> comm.allReduce(send, recv, 8,
-                                DataType.FLOAT32, ReduceOp.SUM, stream));
-                        long drained = awaitDrained(comm, stream);
-                        System.out.println("abort during a pending graph launch: " + launches
-                                + "; abort returned after " + abortMillis
-                                + " ms; synchronize then " + synchronize + "; the stream drained " + drained
-                                + " ms after that");
-                    }
-                });
-            }
+        withQueuedWork((comm, stream, queued) -> {
+            Thread.sleep(500);
+            assertTrue(pending(comm, stream), "the queued launches finished within 0.5 s");
+            long abortStart = System.nanoTime();
+            comm.abort();
+            long abortMillis = millisSince(abortStart);
+            String synchronize = synchronizeAfterAbort(stream);
+            return "abort during a pending graph launch: " + queued + "; abort returned after " + abortMillis
+                    + " ms; synchronize then " + synchronize;
         });
     }
 
@@ -77,6 +59,33 @@ class DeviceAbortGpuTest {
     void aSynchronizeOutlivingItsTimeoutAbortsTheCommunicatorAndThrows() {
         long timeoutSeconds = Long.getLong("collectives.device.syncTimeoutSeconds", 300L);
         assertEquals(2, timeoutSeconds, "run with -Dcollectives.device.syncTimeoutSeconds=2");
+        withQueuedWork((comm, stream, queued) -> {
+            String polls = timePolls(comm, stream);
+            long start = System.nanoTime();
+            CollectivesException e = assertThrows(CollectivesException.class, stream::synchronize);
+            long waited = millisSince(start);
+            assertEquals(Result.REMOTE_ERROR, e.result(), e.getMessage());
+            assertTrue(e.getMessage().contains("no completion within 2 s; the communicator was aborted"),
+                    e.getMessage());
+            // not sooner than the timeout; later by as long as the abort waits for the queued work
+            assertTrue(waited >= 2000, waited + " ms");
+            return "sync timeout: " + queued + "; " + polls + "; synchronize threw after " + waited + " ms: "
+                    + e.getMessage();
+        });
+    }
+
+    /** What a test does to a communicator of one rank whose stream has seconds of work queued; says what it saw. */
+    @FunctionalInterface
+    private interface WhileQueued {
+        String run(Communicator comm, Stream stream, String queued) throws Exception;
+    }
+
+    /**
+     * Runs {@code body} on one rank with {@link #QUEUED} of graph launches queued; then checks that the
+     * communicator refuses new work and that the stream drains, and closes everything (graphs before buffers),
+     * all within 90 s. Prints what the body saw and how long the stream took to drain after it.
+     */
+    private static void withQueuedWork(WhileQueued body) {
         assertTimeoutPreemptively(Duration.ofSeconds(90), () -> {
             try (LocalCluster cluster = GpuFixture.backend().local(1)) {
                 GpuFixture.warmUp(cluster);
@@ -87,21 +96,11 @@ class DeviceAbortGpuTest {
                          DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
                          Graph graph = capture(comm, stream, send, recv);
                          GraphExec exec = graph.instantiate()) {
-                        String launches = queue(exec, stream);
-                        String polls = timePolls(comm, stream);
-                        long start = System.nanoTime();
-                        CollectivesException e = assertThrows(CollectivesException.class, stream::synchronize);
-                        long waited = millisSince(start);
-                        assertEquals(Result.REMOTE_ERROR, e.result(), e.getMessage());
-                        assertTrue(e.getMessage().contains("no completion within 2 s; the communicator was aborted"),
-                                e.getMessage());
-                        // not sooner than the timeout; later by as long as the abort waits for the queued work
-                        assertTrue(waited >= 2000, waited + " ms");
+                        String seen = body.run(comm, stream, queue(exec, stream));
                         assertThrows(CollectivesException.class, () -> comm.allReduce(send, recv, 8,
                                 DataType.FLOAT32, ReduceOp.SUM, stream));
-                        long drained = awaitDrained(comm, stream);
-                        System.out.println("sync timeout: " + launches + "; " + polls + "; synchronize threw after " + waited + " ms: " + e.getMessage()
-                                + "; the stream drained " + drained + " ms later");
+                        System.out.println(seen + "; the stream drained " + awaitDrained(comm, stream)
+                                + " ms after that");
                     }
                 });
             }
