@@ -1,5 +1,6 @@
 package dev.collectives.examples;
 
+import dev.collectives.examples.interop.FrameworkInteropExample;
 import dev.collectives.examples.pipelines.CustomAllocatorExample;
 import dev.collectives.examples.pipelines.IbSharpExample;
 import dev.collectives.examples.pipelines.LegacyGeneralExample;
@@ -12,7 +13,7 @@ import dev.collectives.examples.pipelines.SymmetricWindowExample;
 
 import java.util.List;
 
-/** The examples the runner knows, in the order it runs them: the seed's three first. */
+/** The examples the runner knows, in the order it runs them: the MCCL user-buffer-registration guide's three first. */
 public final class Examples {
     private Examples() {
     }
@@ -20,6 +21,6 @@ public final class Examples {
     public static List<Example> all() {
         return List.of(new SeedGraphExample(), new SeedLocalExample(), new SeedArenaExample(), new IbSharpExample(),
                 new MtlinkSharpExample(), new LegacyGeneralExample(), new SymmetricWindowExample(),
-                new CustomAllocatorExample(), new RingExample());
+                new CustomAllocatorExample(), new RingExample(), new FrameworkInteropExample());
     }
 }

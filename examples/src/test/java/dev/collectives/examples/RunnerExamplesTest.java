@@ -56,7 +56,8 @@ class RunnerExamplesTest {
             "legacy-general", "general",
             "symmetric-window", "window shared (symmetric)",
             "custom-allocator", "general",
-            "ring", "none");
+            "ring", "none",
+            "framework-interop", "external gradients: foreign, legacy musaMalloc, 0 bytes from its allocation's head");
 
     @Test
     void everyExampleHasAnExpectedRegistrationPath() {

@@ -28,15 +28,26 @@ import dev.collectives.processor.writer.PipelineWriter;
  * {@code Collective<Name>} class: model (read the annotation mirrors) → validation (one validator per rule) →
  * writer. Bad input gets diagnostics, never an exception out of {@link #process}; a pipeline with errors gets no
  * generated class.
+ *
+ * <p>One option: {@code -Acollectives.rulesUrl=URL}, the address of the rules page, turns the pointer that ends
+ * every diagnostic ({@code (see docs/rules.md#r7-arena)}) into a link: {@code (see URL#r7-arena)}.
  */
 @AutoService(Processor.class)
 public final class CollectivesProcessor extends AbstractProcessor {
+    /** The processor option giving the address of the rules page. */
+    public static final String RULES_URL_OPTION = "collectives.rulesUrl";
+
     private SourceOrder sourceOrder;
 
     @Override
     public synchronized void init(ProcessingEnvironment env) {
         super.init(env);
         sourceOrder = SourceOrder.of(env);
+    }
+
+    @Override
+    public Set<String> getSupportedOptions() {
+        return Set.of(RULES_URL_OPTION);
     }
 
     @Override
@@ -77,7 +88,8 @@ public final class CollectivesProcessor extends AbstractProcessor {
             return;
         }
         PipelineModel model = new ModelReader(processingEnv.getElementUtils(), sourceOrder).read(type, mirror);
-        Diagnostics diagnostics = new Diagnostics(processingEnv.getMessager());
+        Diagnostics diagnostics = new Diagnostics(processingEnv.getMessager(),
+                processingEnv.getOptions().get(RULES_URL_OPTION));
         Validators.all(processingEnv).forEach(v -> v.validate(model, diagnostics));
         if (diagnostics.hasErrors() || !Validators.complete(model)) {
             return;

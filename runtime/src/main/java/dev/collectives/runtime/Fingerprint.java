@@ -28,6 +28,8 @@ public final class Fingerprint {
     private static final int HEAD_BYTES = 1 + DIGEST_BYTES;
     /** The status of a rank that takes part with its failure instead of a fingerprint. */
     private static final byte FAILED = 1;
+    /** What {@link #agreeOnOutcome} takes part with when this rank prepared: the same on every such rank. */
+    private static final Fingerprint PREPARED = builder("prepared").build();
 
     private final String pipeline;
     private final List<Entry> entries;
@@ -37,14 +39,17 @@ public final class Fingerprint {
         this.entries = List.copyOf(entries);
     }
 
+    /** A builder of the fingerprint of {@code pipeline}. */
     public static Builder builder(String pipeline) {
         return new Builder(pipeline);
     }
 
+    /** The pipeline's name. */
     public String pipeline() {
         return pipeline;
     }
 
+    /** The entries, in the order added. */
     public List<Entry> entries() {
         return entries;
     }
@@ -58,6 +63,7 @@ public final class Fingerprint {
         return text.toString();
     }
 
+    /** The SHA-256 of {@link #text()}, which ranks compare first. */
     public byte[] digest() {
         return sha256(text().getBytes(StandardCharsets.UTF_8));
     }
@@ -105,6 +111,18 @@ public final class Fingerprint {
             throw failure;
         }
         exchange(comm, stream, mine, null);
+    }
+
+    /**
+     * Like {@link #agree}, for a pipeline whose fingerprint was exchanged before (its dims size what
+     * {@code prepare} allocates): every rank takes part with the outcome of {@code prepare}, and a rank that failed
+     * fails every rank with its reason.
+     */
+    public static void agreeOnOutcome(Communicator comm, Stream stream, Runnable prepare) {
+        agree(comm, stream, () -> {
+            prepare.run();
+            return PREPARED;
+        });
     }
 
     /** Takes part with {@code mine}, or (when it is null) with {@code failure}. */
@@ -268,10 +286,12 @@ public final class Fingerprint {
             this.value = rule == Rule.R14_SHAPE ? value : rule.tag() + " " + value;
         }
 
+        /** What the entry describes, e.g. a buffer's name. */
         public String key() {
             return key;
         }
 
+        /** Its value on this rank. */
         public String value() {
             return value;
         }
@@ -310,6 +330,7 @@ public final class Fingerprint {
             return offsetsMatter ? add(Rule.R2_OFFSET, key, buffer.headOffset()) : this;
         }
 
+        /** The fingerprint of the entries added so far. */
         public Fingerprint build() {
             return new Fingerprint(pipeline, entries);
         }

@@ -3,9 +3,7 @@ package dev.collectives.examples.bench;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.examples.bench.DeviceBenchmark.Mode;
-import dev.collectives.examples.bench.DeviceBenchmark.Op;
-import dev.collectives.examples.bench.DeviceBenchmark.Row;
+import dev.collectives.backend.device.NativeBaseline;
 import dev.collectives.examples.bench.DeviceBenchmark.Step;
 import dev.collectives.examples.bench.DeviceBenchmark.Timer;
 import dev.collectives.runtime.Backend;
@@ -24,6 +22,10 @@ import dev.collectives.runtime.Stream;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * What sizes given at call time cost per call: one allreduce of {@code --count} float32 elements (default 2, 8 B,
@@ -33,53 +35,52 @@ import java.util.Map;
  *     step with parameters (offset, n) of the same values, which checks its arguments on every call;</li>
  *     <li>from graphs: a graph launched directly, a {@link GraphCache} launch of a held tuple, and a GRAPH
  *     pipeline's constant step and its cached step with parameters, with one tuple and with 4 in turn;</li>
- *     <li>by the native C baseline ({@code gpu/native_bench.c}, with {@code --native}), eager and from a graph.</li>
+ *     <li>by the native baseline on a native backend: the same call and graph launch from a C loop in this
+ *     process ({@link NativeBaseline}).</li>
  * </ul>
  * Each row is timed by {@link DeviceBenchmark}'s timer (wall time per op and host enqueue time per op, slowest
  * rank, best of 3 rounds) and compared with the row it adds to: dt and dhost are the differences.
  *
  * <pre>
  * java -cp ... dev.collectives.examples.bench.ShapesBenchmark [--backend nccl] [--ranks 1] [--count 2]
- *     [--iters 5000] [--native path/to/native_bench]
+ *     [--iters 5000]
  * </pre>
  */
-public final class ShapesBenchmark {
+@Command(name = "shapes", mixinStandardHelpOptions = true,
+        description = "Per-call cost of sizes given at call time: offsets, checked step parameters, cached graphs.")
+public final class ShapesBenchmark implements Callable<Integer> {
     /** Elements of the arena the steps address; the buckets lie in it. */
     static final long ARENA = 1 << 16;
     /** The offset of the measured bucket, and of the 4 buckets taken in turn. */
     private static final long[] OFFSETS = {1024, 4096, 8192, 16384};
 
-    private final Backend backend;
-    private final int ranks;
-    private final long count;
-    private final int iters;
-    private final String nativeBinary;
+    @Option(names = "--backend", defaultValue = "${env:COLLECTIVES_BACKEND:-nccl}",
+            description = "Backend: nccl, mccl or sim (default: $COLLECTIVES_BACKEND, else ${DEFAULT-VALUE}).")
+    String backendName;
+
+    @Option(names = "--ranks", defaultValue = "1", description = "Ranks (default ${DEFAULT-VALUE}).")
+    int ranks;
+
+    @Option(names = "--count", defaultValue = "2", description = "Float32 elements per allreduce (default ${DEFAULT-VALUE}).")
+    long count;
+
+    @Option(names = "--iters", defaultValue = "5000", description = "Ops per round (default ${DEFAULT-VALUE}).")
+    int iters;
+
+    private Backend backend;
     /** Rows in the order measured; rank 0 records them. */
     private final Map<String, Measured> rows = new LinkedHashMap<>();
-
-    private ShapesBenchmark(Map<String, String> options) {
-        this.backend = Backends.get(options.getOrDefault("backend", "nccl"));
-        this.ranks = Integer.parseInt(options.getOrDefault("ranks", "1"));
-        this.count = Long.parseLong(options.getOrDefault("count", "2"));
-        this.iters = Integer.parseInt(options.getOrDefault("iters", "5000"));
-        this.nativeBinary = options.get("native");
-    }
 
     private record Measured(String name, String reference, double timeUs, double hostUs) {
     }
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> options = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
-            }
-            options.put(args[i].substring(2), args[i + 1]);
-        }
-        new ShapesBenchmark(options).run();
+    public static void main(String[] args) {
+        System.exit(DeviceBenchmark.commandLine(new ShapesBenchmark()).execute(args));
     }
 
-    private void run() throws Exception {
+    @Override
+    public Integer call() throws Exception {
+        backend = Backends.get(backendName);
         System.out.printf("# ShapesBenchmark: backend %s, %d rank(s), allreduce of %d x float32 (%d B), sum; %d ops "
                 + "per round, best of 3 rounds; time and host enqueue time per op in us; dt, dhost: minus the "
                 + "row named in 'vs'%n", backend.name(), ranks, count, count * 4, iters);
@@ -87,20 +88,8 @@ public final class ShapesBenchmark {
             Timer timer = new Timer(ranks);
             cluster.run(ctx -> new RankRun(ctx, timer).run());
         }
-        if (nativeBinary != null) {
-            nativeRow("native C call", Mode.NONE);
-            nativeRow("native C graph launch", Mode.GRAPH);
-        }
         print();
-    }
-
-    private void nativeRow(String name, Mode mode) throws Exception {
-        long bytes = count * 4;
-        Row row = DeviceBenchmark.runNative(nativeBinary, Op.ALLREDUCE, mode, bytes, bytes, ranks, System.out)
-                .get(bytes);
-        if (row != null) {
-            rows.put(name, new Measured(name, null, row.timeUs(), row.hostUs()));
-        }
+        return 0;
     }
 
     /** One rank's part: the arenas, then each row in turn, all ranks together. */
@@ -131,11 +120,18 @@ public final class ShapesBenchmark {
                             s));
                     time("call with offsets", "call", s -> comm.allReduce(send, offset, recv, offset, count,
                             DataType.FLOAT32, ReduceOp.SUM, s));
+                    if (NativeBaseline.supports(comm)) {
+                        time("native C call", null, (s, n) -> NativeBaseline.allReduce(comm, sendAt, recvAt, count,
+                                DataType.FLOAT32, ReduceOp.SUM, s, n));
+                    }
                 }
                 Graph graph = PipelineSupport.capture(stream, () -> comm.allReduce(send, offset, recv, offset, count,
                         DataType.FLOAT32, ReduceOp.SUM, stream));
                 try (GraphExec exec = graph.instantiate()) {
                     time("graph launch", null, exec::launch);
+                    if (NativeBaseline.supports(comm)) {
+                        time("native C graph launch", null, (s, n) -> NativeBaseline.launch(comm, exec, s, n));
+                    }
                 } finally {
                     graph.close();
                 }
@@ -151,8 +147,12 @@ public final class ShapesBenchmark {
         }
 
         private void time(String name, String reference, Step step) throws Exception {
-            DeviceBenchmark.warmUp(stream, step);
-            double[] timeAndHost = timer.time(ctx.rank(), stream, step, iters);
+            time(name, reference, step.batch());
+        }
+
+        private void time(String name, String reference, DeviceBenchmark.Batch batch) throws Exception {
+            DeviceBenchmark.warmUp(stream, batch);
+            double[] timeAndHost = timer.time(ctx.rank(), stream, batch, iters, 3);
             if (ctx.rank() == 0) {
                 rows.put(name, new Measured(name, reference, timeAndHost[0], timeAndHost[1]));
             }

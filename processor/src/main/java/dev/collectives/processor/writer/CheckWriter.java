@@ -7,6 +7,7 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.runtime.Fingerprint;
@@ -21,25 +22,49 @@ final class CheckWriter extends GenerationPart {
 
     void checkExternals() {
         for (BufferDecl b : externals()) {
-            open.addStatement(support("requireExternal", "$N, $S, $T.$L, $LL", name(b), b.name(), DataType.class,
-                    b.type(), b.count()));
+            open.addStatement(support("requireExternal", "$N, $S, $T.$L, $L", name(b), b.name(), DataType.class,
+                    b.type(), generation.value(b, "count")));
         }
     }
 
     /**
      * Opens bind's agreement: what follows (allocations, views, the checks one rank makes alone) runs inside it,
      * so that a rank that fails there takes part in the exchange with its failure and every rank fails with it.
+     * Without dims the agreement ends with the fingerprint; with dims the fingerprint was exchanged before (its dims
+     * size the buffers), and the agreement ends with each rank's outcome ({@link #endAgreement}).
      */
     void beginAgreement() {
-        open.add("// allocate and check what this rank can alone, then agree across ranks: the same pipeline (R14),\n"
-                + "// registered alike (R1), at the same offsets (R2); a rank that fails before that fails every rank\n");
-        open.add("$T.agree($N, $N, () -> {\n", Fingerprint.class, name("comm"), name("stream")).indent();
+        if (model.dims().isEmpty()) {
+            open.add("// allocate and check what this rank can alone, then agree across ranks: the same pipeline (R14),"
+                    + "\n// registered alike (R1), at the same offsets (R2); a rank that fails before that fails every "
+                    + "rank\n");
+            open.add("$T.agree($N, $N, () -> {\n", Fingerprint.class, name("comm"), name("stream")).indent();
+        } else {
+            open.add("// allocate and check what this rank can alone; a rank that fails fails every rank\n");
+            open.add("$T.agreeOnOutcome($N, $N, () -> {\n", Fingerprint.class, name("comm"), name("stream"))
+                    .indent();
+        }
     }
 
-    /** Ends bind's agreement with this rank's fingerprint. */
-    void agreeOnFingerprint() {
+    /** Ends bind's agreement with this rank's fingerprint, or (with dims) with its outcome. */
+    void endAgreement() {
+        if (model.dims().isEmpty()) {
+            open.add("return ").add(fingerprint(CodeBlock.of(""))).add(";\n");
+        }
+        open.unindent().add("});\n");
+    }
+
+    /** Exchanges the fingerprint on its own: with dims, before anything is sized by them. */
+    void exchangeFingerprint() {
+        open.add("// every rank binds the same pipeline with the same dims (R14), registered alike (R1), at the same "
+                + "offsets (R2)\n");
+        open.add(fingerprint(CodeBlock.of("\n.exchange($N, $N)", name("comm"), name("stream")))).add(";\n");
+    }
+
+    /** {@code Fingerprint.builder(PIPELINE)...build()}, then {@code tail}, as one indented expression. */
+    private CodeBlock fingerprint(CodeBlock tail) {
         CodeBlock.Builder f = CodeBlock.builder()
-                .add("return $T.builder($N)\n", Fingerprint.class, name("PIPELINE")).indent().indent()
+                .add("$T.builder($N)\n", Fingerprint.class, name("PIPELINE")).indent().indent()
                 .add(".add($S, $S)\n", "registration", registration.name());
         if (!model.acceleration().isEmpty()) {
             f.add(".add($S, $S)\n", "acceleration", model.acceleration().toString());
@@ -47,11 +72,14 @@ final class CheckWriter extends GenerationPart {
         if (model.ranks() > 0) {
             f.add(".add($S, $L)\n", "ranks", model.ranks());
         }
+        for (DimDecl d : model.dims()) {
+            f.add(".add($S, $N)\n", "dim " + d.name(), name(d));
+        }
         for (BufferDecl b : model.buffers()) {
             String key = b.kind().annotation().substring(1).toLowerCase(java.util.Locale.ROOT) + " " + b.name();
             f.add(".add($S, $S)\n", key, shape(b));
             if (b.kind() == BufferDecl.Kind.VIEW) {
-                f.add(".add($T.R2_OFFSET, $S, $LL)\n", RULE, key + " offset bytes", b.offsetBytes());
+                f.add(".add($T.R2_OFFSET, $S, $L)\n", RULE, key + " offset bytes", generation.value(b, "offsetBytes"));
             } else if (b.kind() == BufferDecl.Kind.EXTERNAL && model.isRegistered(b)) {
                 // where R2 applies depends on the registration and, for LOCAL, on MTLink SHARP: run time decides
                 f.add(".headOffset($N, $T.$L, $S, $N)\n", name("comm"), Registration.class, registration,
@@ -71,31 +99,30 @@ final class CheckWriter extends GenerationPart {
                 f.add(".add($S, $S)\n", "step " + s.name() + " op " + o.index(), opShape(o));
             }
         }
-        f.add(".build();\n").unindent().unindent();
-        open.add(f.build()).unindent().add("});\n");
+        return f.add(".build()").add(tail).unindent().unindent().build();
     }
 
     String shape(BufferDecl b) {
         switch (b.kind()) {
             case BUFFER:
                 return (b.allocator() == Allocator.CUSTOM ? b.customAllocator().toString() : b.allocator().name())
-                        + " " + b.type() + " x " + b.count();
+                        + " " + b.type() + " x " + b.expression("count");
             case VIEW:
-                return b.type() + " x " + b.count() + " in " + b.of();
+                return b.type() + " x " + b.expression("count") + " in " + b.of();
             default:
-                return b.type() + " x " + b.count();
+                return b.type() + " x " + b.expression("count");
         }
     }
 
     String opShape(OpDecl o) {
         StringBuilder s = new StringBuilder(o.kind().method());
         if (o.kind().hasSend()) {
-            s.append(" send ").append(o.send()).append('+').append(o.sendOffset());
+            s.append(" send ").append(o.send()).append('+').append(o.expression(o.kind().sendOffsetAttribute()));
         }
         if (o.kind().hasRecv()) {
-            s.append(" recv ").append(o.recv()).append('+').append(o.recvOffset());
+            s.append(" recv ").append(o.recv()).append('+').append(o.expression(o.kind().recvOffsetAttribute()));
         }
-        s.append(" count ").append(o.count()).append(' ').append(typeOf(o));
+        s.append(" count ").append(o.expression(o.kind().countAttribute())).append(' ').append(typeOf(o));
         if (o.kind().reduces()) {
             s.append(' ').append(o.op());
         }
@@ -126,6 +153,9 @@ final class CheckWriter extends GenerationPart {
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL && model.mtlinkSharp()) {
                 open.addStatement(support("requireMtlinkSharpMemory", "$N, $S", name(b), b.name()));
+            }
+            if (b.kind() == BufferDecl.Kind.EXTERNAL) {
+                open.addStatement(support("requireQualifiedForeignMemory", "$N, $S", name(b), b.name()));
             }
             checkLegacy(b);
         }
