@@ -21,5 +21,5 @@ done
 mvn -B -q -pl "$modules" dependency:copy-dependencies -DincludeScope=runtime -DexcludeGroupIds=dev.collectives -DoutputDirectory="$dest/lib"
 [ -f "$dest"/lib/junit-platform-console-standalone-1.14.4.jar ] || mvn -B -q dependency:copy \
   -Dartifact=org.junit.platform:junit-platform-console-standalone:1.14.4 -DoutputDirectory="$dest/lib"
-cp gpu/run-all.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
+cp gpu/run-all.sh gpu/shapes.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
 du -sh "$dest"; ls "$dest/lib"

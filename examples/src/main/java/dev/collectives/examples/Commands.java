@@ -1,6 +1,9 @@
 package dev.collectives.examples;
 
 import dev.collectives.examples.bench.DeviceBenchmark;
+import dev.collectives.examples.bench.MemoryBenchmark;
+import dev.collectives.examples.bench.OverheadBenchmark;
+import dev.collectives.examples.bench.PlotCommand;
 import dev.collectives.examples.bench.ShapesBenchmark;
 import dev.collectives.examples.bench.SimAllReduceBenchmark;
 import dev.collectives.examples.mistakes.Mistake;
@@ -8,9 +11,7 @@ import dev.collectives.examples.mistakes.Mistake;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine;
@@ -21,7 +22,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Unmatched;
 
 /**
  * The runner's command line, built on picocli: with no subcommand it runs the examples (or, with
@@ -40,14 +40,11 @@ final class Commands {
         CommandLine line = new CommandLine(new Top(catalogue))
                 .addSubcommand(new CommandLine(new ExamplesCommand(catalogue)))
                 .addSubcommand(new CommandLine(new MistakesCommand(catalogue)))
-                .addSubcommand(new CommandLine(new ListCommand(catalogue)));
-        benchmark(line, "bench-sim", "Allreduce bandwidth of the sim backend beside single-thread memcpy.",
-                "[MAX_BYTES [RANKS,...]]", SimAllReduceBenchmark::main);
-        benchmark(line, "bench-device", "The nccl/mccl benchmark: C baseline, Java and generated pipelines.",
-                "[OPTIONS...] (see the class comment of DeviceBenchmark)", DeviceBenchmark::main);
-        benchmark(line, "bench-shapes", "The run-time shapes benchmark.", "[ARGUMENTS...]", ShapesBenchmark::main);
+                .addSubcommand(new CommandLine(new ListCommand(catalogue)))
+                .addSubcommand(new CommandLine(new Bench()))
+                .setCaseInsensitiveEnumValuesAllowed(true);
         PrintWriter writer = new PrintWriter(out, true);
-        return line.setOut(writer).setErr(writer)
+        return line.setOut(writer).setErr(writer).setCaseInsensitiveEnumValuesAllowed(true)
                 .setParameterExceptionHandler((e, args) -> {
                     CommandLine command = e.getCommandLine();
                     writer.println("error: " + e.getMessage());
@@ -206,48 +203,27 @@ final class Commands {
         }
     }
 
-    /** A benchmark's own {@code main}, which takes its arguments as they come. */
-    @FunctionalInterface
-    interface BenchmarkMain {
-        void main(String[] args) throws Exception;
-    }
-
-    /** Adds {@code name}, which hands its arguments to {@code main}. */
-    private static void benchmark(CommandLine line, String name, String description, String arguments,
-                                  BenchmarkMain main) {
-        CommandLine sub = new CommandLine(new Benchmark(main));
-        sub.getCommandSpec().usageMessage().description(description, "Arguments: " + arguments)
-                .exitCodeListHeading("%nExit status:%n")
-                .exitCodeList(exitCodes("0", "the benchmark ran", "1", "it failed"));
-        line.addSubcommand(name, sub);
-    }
-
-    private static Map<String, String> exitCodes(String... codesAndMeanings) {
-        Map<String, String> codes = new LinkedHashMap<>();
-        for (int i = 0; i < codesAndMeanings.length; i += 2) {
-            codes.put(codesAndMeanings[i], codesAndMeanings[i + 1]);
-        }
-        return codes;
-    }
-
-    @Command(usageHelpAutoWidth = true)
-    static final class Benchmark implements Callable<Integer> {
-        private final BenchmarkMain main;
+    @Command(name = "bench", usageHelpAutoWidth = true, synopsisSubcommandLabel = "COMMAND",
+            description = "The benchmarks: nccl-tests-style tables (size, count, type, redop, time, algbw, busbw, "
+                    + "#wrong; out of place and in place), also as CSV or JSON, and a chart of them.",
+            subcommands = {DeviceBenchmark.class, OverheadBenchmark.class, MemoryBenchmark.class,
+                ShapesBenchmark.class, SimAllReduceBenchmark.class, PlotCommand.class},
+            exitCodeListHeading = "%nExit status:%n",
+            exitCodeList = {"0:the benchmark ran, and every size it checked was right",
+                "1:a size had wrong elements, or the benchmark failed", "2:a bad command line"})
+    static final class Bench implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
 
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
         boolean help;
 
-        @Unmatched
-        List<String> arguments = new ArrayList<>();
-
-        Benchmark(BenchmarkMain main) {
-            this.main = main;
-        }
-
         @Override
-        public Integer call() throws Exception {
-            main.main(arguments.toArray(new String[0]));
-            return Runner.PASSED;
+        public Integer call() {
+            CommandLine line = spec.commandLine();
+            line.getErr().println("error: name a benchmark");
+            line.usage(line.getErr());
+            return Runner.USAGE;
         }
     }
 }

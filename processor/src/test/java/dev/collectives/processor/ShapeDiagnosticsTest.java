@@ -146,6 +146,15 @@ class ShapeDiagnosticsTest {
     }
 
     @Test
+    void captureOfANegativeValue() {
+        Sources s = Sources.pipeline("registration = Registration.GRAPH", DIM, GRADS,
+                "  @Capture(param = \"n\", values = {-8})",
+                "  @AllReduce(send = \"grads\", recv = \"grads\", countExpr = \"n\") void step(int n);");
+        assertError(s, "[DSL capture] @Capture of `n` has the value -8; parameters are at least 0 and this one is an "
+                + "int", "values = {-8}");
+    }
+
+    @Test
     void captureOutsideGraph() {
         Sources s = Sources.pipeline("registration = Registration.LOCAL", DIM, GRADS,
                 "  @Capture(param = \"n\", values = {8})",
@@ -227,5 +236,19 @@ class ShapeDiagnosticsTest {
         String generated = generated(s);
         assertTrue(generated.contains("public void step(long comm_)"), generated);
         assertTrue(generated.contains("comm.allReduce(grads, 0L, grads, 0L, comm_,"), generated);
+    }
+
+    @Test
+    void parametersWithoutDimsKeepBind() throws IOException {
+        Sources s = Sources.pipeline("registration = Registration.GRAPH",
+                "  @Buffer(type = DataType.FLOAT32, count = 4096) DeviceBuffer grads();",
+                "  @AllReduce(send = \"grads\", recv = \"grads\", countExpr = \"n\") void step(int n);");
+        String generated = generated(s);
+        assertTrue(generated.contains("public static CollectiveP bind(Communicator comm, Stream stream)"), generated);
+        assertFalse(generated.contains("binder("), generated);
+        assertTrue(generated.contains("stepGraphs = new GraphCache(comm, stream, PIPELINE, \"step\", 16, args -> {"),
+                generated);
+        assertTrue(generated.contains("count is at least 1: 1 <= n\", 1L, (long) n);"), generated);
+        assertTrue(generated.contains("stays inside `grads`: n <= 4096\", (long) n, 4096L);"), generated);
     }
 }

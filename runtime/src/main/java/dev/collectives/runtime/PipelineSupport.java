@@ -121,7 +121,7 @@ public final class PipelineSupport {
 
     /**
      * {@code value <= bound}, the condition a rule puts on sizes and offsets known only at bind or at the call;
-     * {@code condition} names where and what ("bucket(): @AllReduce #0: recv stays inside `grads`: offset + n <=
+     * {@code condition} names where and what ("bucket(): @AllReduce #0: recv stays inside `grads`: offset + n &lt;=
      * elements"). Allocates nothing unless it fails.
      */
     public static void requireAtMost(Communicator comm, String pipeline, Rule rule, String condition, long value,

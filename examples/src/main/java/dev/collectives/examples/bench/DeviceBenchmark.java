@@ -41,7 +41,9 @@ import java.util.concurrent.atomic.AtomicLong;
 @Command(name = "device", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Times collectives on a backend like nccl-tests: size, count, type, redop, time, algbw, busbw "
                 + "and #wrong, out of place and in place, the Java calls beside the same calls from a C loop in "
-                + "this process.", "Exit status: 0 when every size was right, 1 when a size had wrong elements."})
+                + "this process."}, exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:every size of every table was right", "1:a size had wrong elements, or the run failed",
+            "2:a bad command line"})
 public final class DeviceBenchmark implements Callable<Integer> {
     private static final int WARMUP = 5;
     private static final int FIRST_WARMUP = 3000;

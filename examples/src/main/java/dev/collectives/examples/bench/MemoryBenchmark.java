@@ -32,7 +32,9 @@ import java.util.function.Supplier;
  * communicator takes is compared with {@code gpu/native_bench memory} (the same made from C).
  */
 @Command(name = "memory", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Measures the device memory of a communicator and of a bound pipeline beyond its buffers.")
+        description = "Measures the device memory of a communicator and of a bound pipeline beyond its buffers.",
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line"})
 public final class MemoryBenchmark implements Callable<Integer> {
     private static final long MIB = 1 << 20;
     private static final long SEED_BUFFER_BYTES = 2 * 4 * MIB; // two 1 Mi-element float32 buffers

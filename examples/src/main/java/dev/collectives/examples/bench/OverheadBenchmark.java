@@ -40,7 +40,9 @@ import java.util.concurrent.TimeUnit;
  */
 @Command(name = "overhead", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Measures Java minus native time per op (eager and per graph launch) with Java and native "
-                + "interleaved in one process, cells in random order over many rounds, the spread shown."})
+                + "interleaved in one process, cells in random order over many rounds, the spread shown."},
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:measured", "1:the run failed (a backend without a native baseline)", "2:a bad command line"})
 public final class OverheadBenchmark implements Callable<Integer> {
     private static final double EAGER_AIM_US = 0.3;
     private static final double GRAPH_AIM_US = 0.1;

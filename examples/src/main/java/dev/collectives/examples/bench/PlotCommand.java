@@ -13,9 +13,11 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "plot", mixinStandardHelpOptions = true,
         description = "Draws busbw against size for one op (Java beside native, a line per mode) from a CSV "
-                + "file that 'device --csv' wrote.")
+                + "file that the device benchmark's --csv wrote.", exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:the chart was written", "1:it could not be (no rows of the op, no java.desktop)",
+            "2:a bad command line"})
 public final class PlotCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "CSV", description = "The rows, as 'device --csv FILE' wrote them.")
+    @Parameters(index = "0", paramLabel = "CSV", description = "The rows, as the device benchmark's --csv wrote them.")
     Path csv;
 
     @Parameters(index = "1", paramLabel = "PNG", description = "The chart to write.")

@@ -30,7 +30,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "sim-allreduce", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Times the sim backend's allreduce with the native kernels and in pure Java, beside "
-                + "single-thread memcpy.")
+                + "single-thread memcpy.", exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line"})
 public final class SimAllReduceBenchmark implements Callable<Integer> {
     private static final double GB = 1e9;
     private static final long MIB = 1 << 20;

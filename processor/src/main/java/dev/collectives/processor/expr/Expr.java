@@ -51,10 +51,6 @@ public sealed interface Expr {
                 : new Binary('+', a, b);
     }
 
-    static Expr minus(Expr a, Expr b) {
-        return b instanceof Literal l && l.value() == 0 ? a : new Binary('-', a, b);
-    }
-
     static Expr times(Expr a, Expr b) {
         return a instanceof Literal l && l.value() == 1 ? b : b instanceof Literal l && l.value() == 1 ? a
                 : new Binary('*', a, b);

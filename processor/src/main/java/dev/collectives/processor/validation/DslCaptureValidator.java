@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.TypeKind;
 
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.CaptureDecl;
@@ -55,6 +56,14 @@ final class DslCaptureValidator implements Validator {
             }
             if (c.values().isEmpty()) {
                 diagnostics.error(Tag.CAPTURE, c.site("values"), "@Capture of `" + c.param() + "` has no values");
+            }
+            boolean isInt = s.parameters().stream().anyMatch(p -> p.getSimpleName().contentEquals(c.param())
+                    && p.asType().getKind() == TypeKind.INT);
+            for (Long v : c.values()) {
+                if (v != null && (v < 0 || isInt && v > Integer.MAX_VALUE)) {
+                    diagnostics.error(Tag.CAPTURE, c.site("values"), "@Capture of `" + c.param() + "` has the value "
+                            + v + "; parameters are at least 0" + (isInt ? " and this one is an int" : ""));
+                }
             }
             tuples = Math.multiplyExact(tuples, Math.max(1, c.values().size()));
         }

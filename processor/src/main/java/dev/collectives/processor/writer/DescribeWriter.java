@@ -15,6 +15,7 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.Annotated;
 import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.runtime.Window;
@@ -112,8 +113,10 @@ final class DescribeWriter extends GenerationPart {
     private List<CodeBlock> sizeNotes() {
         List<CodeBlock> notes = new ArrayList<>();
         if (!model.dims().isEmpty()) {
-            Text dims = new Text().add("dims:");
-            model.dims().forEach(d -> dims.add(" " + d.name() + " = ").add(CodeBlock.of("$N", name(d))));
+            Text dims = new Text().add("dims: ");
+            for (DimDecl d : model.dims()) {
+                dims.add((d == model.dims().get(0) ? "" : ", ") + d.name() + " = ").add(CodeBlock.of("$N", name(d)));
+            }
             notes.add(dims.add("\n").code());
         }
         for (BufferDecl b : model.buffers()) {

@@ -118,6 +118,15 @@ final class Generation {
         return value(a, attribute, Map.of());
     }
 
+    /** What bind does beyond allocating and agreeing, for the Javadoc of bind and binder. */
+    String bindSummary() {
+        switch (registration) {
+            case GRAPH: return "captures each step into its own graph (graph registration)";
+            case LOCAL: return "registers each allocation once (local registration)";
+            default: return "registers nothing";
+        }
+    }
+
     /** A fresh member name, later found again with {@code name(suggestion)}. */
     String newName(String suggestion) {
         return names.newName(suggestion, suggestion);

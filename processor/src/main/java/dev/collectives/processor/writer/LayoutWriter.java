@@ -63,7 +63,7 @@ final class LayoutWriter extends GenerationPart {
                 .returns(className)
                 .addJavadoc("Allocates this pipeline's buffers on {@code comm}, checks that every rank binds the same "
                         + "pipeline, and $L.\nCollective: every rank of {@code comm} calls it. If it fails, what "
-                        + "it made so far is released.\n", bindSummary())
+                        + "it made so far is released.\n", generation.bindSummary())
                 .addParameter(ParameterSpec.builder(Communicator.class, name("comm")).build())
                 .addParameter(ParameterSpec.builder(Stream.class, name("stream")).build());
         List<String> arguments = new ArrayList<>(List.of(name("comm"), name("stream")));
@@ -80,13 +80,6 @@ final class LayoutWriter extends GenerationPart {
                 .build();
     }
 
-    String bindSummary() {
-        switch (registration) {
-            case GRAPH: return "captures each step into its own graph (graph registration)";
-            case LOCAL: return "registers each allocation once (local registration)";
-            default: return "registers nothing";
-        }
-    }
 
     void allocate() {
         for (BufferDecl b : model.buffers()) {

@@ -123,7 +123,7 @@ final class ShapeWriter extends GenerationPart {
                 .returns(binder)
                 .addJavadoc("Starts binding on {@code comm}: give each dim and external, then call {@code bind()}, "
                         + "which allocates, checks that every rank binds the same pipeline with the same dims, and "
-                        + "$L.\n", new LayoutWriter(generation).bindSummary())
+                        + "$L.\n", generation.bindSummary())
                 .addParameter(Communicator.class, name("comm"))
                 .addParameter(Stream.class, name("stream"))
                 .addStatement("return new $T($N, $N)", binder, name("comm"), name("stream"))

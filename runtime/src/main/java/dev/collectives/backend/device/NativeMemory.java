@@ -64,6 +64,9 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
                 NativeLibrary.Slots.MEM_GET_ALLOCATION_PROPERTIES);
         long[] out = new long[7];
         int rc = NativeShim.classify(n.lib, comm.device(), address, out);
+        if (rc != 0 && out[6] == 0) {
+            n.checkRuntime(rc, comm.rank(), "SetDevice");
+        }
         if (rc != 0) {
             n.checkDriver(rc, comm.rank(), out[6] == 2 ? "MemGetAddressRange_v2" : "PointerGetAttributes");
         }

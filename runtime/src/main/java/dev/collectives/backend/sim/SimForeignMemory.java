@@ -12,10 +12,11 @@ import org.bytedeco.javacpp.Pointer;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
@@ -34,7 +35,8 @@ public final class SimForeignMemory implements AutoCloseable {
     private final long head;
     private final long size;
     private final Classification classification;
-    private final List<SimMemory> wrapped = new ArrayList<>();
+    /** The views {@code wrap} made that are still referenced: the free closes them. */
+    private final Set<SimMemory> wrapped = Collections.newSetFromMap(new WeakHashMap<>());
     private boolean closed;
 
     private SimForeignMemory(long bytes, long alignment, Classification classFor) {
@@ -138,7 +140,7 @@ public final class SimForeignMemory implements AutoCloseable {
         if (closed) {
             return;
         }
-        for (SimMemory memory : wrapped) {
+        for (SimMemory memory : List.copyOf(wrapped)) {
             memory.close();
         }
         closed = true;
