@@ -46,17 +46,16 @@ public final class PipelineWriter {
             // the dims agree across ranks, and the sizes they give are checked, before anything is sized by them
             checks.exchangeFingerprint();
             shapes.bindChecks();
-            layout.allocate();
-            layout.layOutViews();
-            checks.checkExternals();
-        } else {
-            layout.allocate();
-            layout.layOutViews();
-            checks.checkExternals();
-            checks.exchangeFingerprint();
+        }
+        checks.beginAgreement();
+        layout.allocate();
+        layout.layOutViews();
+        checks.checkExternals();
+        checks.checkRunTimeRules();
+        checks.endAgreement();
+        if (!shapes.sizedAtBind()) {
             shapes.bindChecks();
         }
-        checks.checkRunTimeRules();
         steps.prepareArguments();
         layout.register();
         layout.registerWindows();
