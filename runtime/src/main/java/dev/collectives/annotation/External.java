@@ -11,7 +11,8 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)
 public @interface External {
-    DataType type() default DataType.UINT8;
+    /** No default: an external of bytes says {@code UINT8}. */
+    DataType type();
 
     long count();
 }

@@ -16,7 +16,8 @@ public @interface View {
 
     long offsetBytes() default 0;
 
-    DataType type() default DataType.UINT8;
+    /** No default: a view of bytes says {@code UINT8}. */
+    DataType type();
 
     long count();
 }

@@ -175,6 +175,7 @@ public final class ModelReader {
         BufferDecl b = new BufferDecl(method, mirror, kind);
         Map<String, AnnotationValue> v = Mirrors.valuesWithDefaults(elements, mirror);
         b.type = Mirrors.enumValue(v.get("type"), DataType.class);
+        b.typeDefaulted = !Mirrors.explicitValues(mirror).containsKey("type");
         b.count = Mirrors.longValue(v.get("count"));
         if (kind == BufferDecl.Kind.BUFFER) {
             b.allocator = Mirrors.enumValue(v.get("allocator"), Allocator.class);

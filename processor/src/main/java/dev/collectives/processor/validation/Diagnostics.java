@@ -3,6 +3,7 @@ package dev.collectives.processor.validation;
 import javax.annotation.processing.Messager;
 import javax.tools.Diagnostic;
 
+import dev.collectives.processor.model.RepeatedAnnotations;
 import dev.collectives.processor.model.Site;
 import dev.collectives.runtime.Rule;
 
@@ -12,10 +13,12 @@ import dev.collectives.runtime.Rule;
  */
 public final class Diagnostics {
     private final Messager messager;
+    private final RepeatedAnnotations repeated;
     private int errors;
 
-    public Diagnostics(Messager messager) {
+    public Diagnostics(Messager messager, RepeatedAnnotations repeated) {
         this.messager = messager;
+        this.repeated = repeated;
     }
 
     public void error(Rule rule, Site site, String message) {
@@ -43,6 +46,9 @@ public final class Diagnostics {
             errors++;
         }
         String text = tag.text() + " " + message + " (see " + tag.anchor() + ")";
+        if (repeated.print(kind, text, site)) {
+            return;
+        }
         if (site.mirror() == null) {
             messager.printMessage(kind, text, site.element());
         } else if (site.value() == null) {
