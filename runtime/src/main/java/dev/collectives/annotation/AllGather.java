@@ -17,11 +17,21 @@ public @interface AllGather {
 
     String recv();
 
-    long sendCount();
+    /** Give this or {@link #sendCountExpr()}; the default, -1, means not given. */
+    long sendCount() default -1;
+
+    /** An expression instead of {@link #sendCount()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String sendCountExpr() default "";
 
     long sendOffset() default 0;
 
+    /** An expression instead of {@link #sendOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String sendOffsetExpr() default "";
+
     long recvOffset() default 0;
+
+    /** An expression instead of {@link #recvOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String recvOffsetExpr() default "";
 
     /** Holds repeated {@link AllGather} annotations of one step. */
     @Documented

@@ -17,13 +17,23 @@ public @interface Broadcast {
 
     String recv();
 
-    long count();
+    /** Give this or {@link #countExpr()}; the default, -1, means not given. */
+    long count() default -1;
+
+    /** An expression instead of {@link #count()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String countExpr() default "";
 
     int root() default 0;
 
     long sendOffset() default 0;
 
+    /** An expression instead of {@link #sendOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String sendOffsetExpr() default "";
+
     long recvOffset() default 0;
+
+    /** An expression instead of {@link #recvOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String recvOffsetExpr() default "";
 
     /** Holds repeated {@link Broadcast} annotations of one step. */
     @Documented

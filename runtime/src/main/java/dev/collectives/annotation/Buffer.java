@@ -14,7 +14,11 @@ public @interface Buffer {
     DataType type() default DataType.UINT8;
 
     /** Elements of {@link #type()}. */
-    long count();
+    /** Give this or {@link #countExpr()}; the default, -1, means not given. */
+    long count() default -1;
+
+    /** An expression instead of {@link #count()}: integer literals, {@link Dim dims} and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String countExpr() default "";
 
     Allocator allocator() default Allocator.MEM_ALLOC;
 

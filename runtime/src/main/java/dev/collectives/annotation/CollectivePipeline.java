@@ -8,7 +8,8 @@ import java.lang.annotation.Target;
 
 /**
  * Declares a pipeline of collectives. The processor generates {@code Collective<Name>} beside the interface,
- * with {@code bind(comm, stream, externals...)}, one accessor per buffer, one method per step, and close().
+ * with {@code bind(comm, stream, externals...)} (or {@code binder(comm, stream)} when it has {@link Dim dims}), one
+ * accessor per buffer, one method per step, and close().
  */
 @Documented
 @Retention(RetentionPolicy.CLASS)
@@ -23,4 +24,11 @@ public @interface CollectivePipeline {
 
     /** The world size, when known: enables size checks of allgather, reducescatter and alltoall at compile time. */
     int ranks() default 0;
+
+    /**
+     * {@link Registration#GRAPH} only: how many graphs each step with parameters keeps, one per distinct argument
+     * tuple, captured on the first call with it (or at bind, see {@link Capture}); beyond it the least recently used
+     * graph is destroyed.
+     */
+    int graphCache() default 16;
 }

@@ -14,5 +14,9 @@ public @interface External {
     /** No default: an external of bytes says {@code UINT8}. */
     DataType type();
 
-    long count();
+    /** Give this or {@link #countExpr()}; the default, -1, means not given. */
+    long count() default -1;
+
+    /** An expression instead of {@link #count()}: integer literals, {@link Dim dims} and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String countExpr() default "";
 }

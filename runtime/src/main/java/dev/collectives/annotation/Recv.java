@@ -15,9 +15,16 @@ import java.lang.annotation.Target;
 public @interface Recv {
     String buffer();
 
-    long count();
+    /** Give this or {@link #countExpr()}; the default, -1, means not given. */
+    long count() default -1;
+
+    /** An expression instead of {@link #count()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String countExpr() default "";
 
     long offset() default 0;
+
+    /** An expression instead of {@link #offset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String offsetExpr() default "";
 
     Peer peer() default Peer.PREVIOUS;
 

@@ -17,7 +17,11 @@ public @interface Reduce {
 
     String recv();
 
-    long count();
+    /** Give this or {@link #countExpr()}; the default, -1, means not given. */
+    long count() default -1;
+
+    /** An expression instead of {@link #count()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String countExpr() default "";
 
     ReduceOp op() default ReduceOp.SUM;
 
@@ -25,7 +29,13 @@ public @interface Reduce {
 
     long sendOffset() default 0;
 
+    /** An expression instead of {@link #sendOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String sendOffsetExpr() default "";
+
     long recvOffset() default 0;
+
+    /** An expression instead of {@link #recvOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String recvOffsetExpr() default "";
 
     /** Holds repeated {@link Reduce} annotations of one step. */
     @Documented

@@ -17,13 +17,23 @@ public @interface ReduceScatter {
 
     String recv();
 
-    long recvCount();
+    /** Give this or {@link #recvCountExpr()}; the default, -1, means not given. */
+    long recvCount() default -1;
+
+    /** An expression instead of {@link #recvCount()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String recvCountExpr() default "";
 
     ReduceOp op() default ReduceOp.SUM;
 
     long sendOffset() default 0;
 
+    /** An expression instead of {@link #sendOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String sendOffsetExpr() default "";
+
     long recvOffset() default 0;
+
+    /** An expression instead of {@link #recvOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    String recvOffsetExpr() default "";
 
     /** Holds repeated {@link ReduceScatter} annotations of one step. */
     @Documented

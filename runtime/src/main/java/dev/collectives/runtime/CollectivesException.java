@@ -37,6 +37,15 @@ public class CollectivesException extends RuntimeException {
         return new CollectivesException(null, Result.INVALID_USAGE, rank, rankPrefix(rank) + message, null);
     }
 
+    /**
+     * On {@code rank}, a failure that another rank met and reported to this one in a collective agreement (bind's
+     * fingerprint exchange); it carries that failure's rule or result, and its message says which rank.
+     */
+    public static CollectivesException reported(Rule rule, Result result, int rank, String message) {
+        return new CollectivesException(rule, result, rank, (rule == null ? "" : rule.tag() + " ")
+                + rankPrefix(rank) + message, null);
+    }
+
     /** A failure in rank {@code rank} of a local run, wrapping what that rank threw. */
     public static CollectivesException rankFailed(int rank, Throwable cause) {
         Rule rule = cause instanceof CollectivesException ? ((CollectivesException) cause).rule() : null;

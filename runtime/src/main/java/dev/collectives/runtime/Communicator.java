@@ -8,8 +8,8 @@ import java.util.Optional;
 
 /**
  * One rank's view of an {@code mcclComm_t}. The collective methods enqueue work on {@code stream} and return at
- * once, like their C counterparts; buffers are passed as {@link DeviceBuffer}s whose address is where the op
- * starts (take {@link DeviceBuffer#slice} for offsets). Closing it destroys the communicator; memory, registrations
+ * once, like their C counterparts; buffers are passed as {@link DeviceBuffer}s with an element offset where the op
+ * starts (or whose address is where it starts). Closing it destroys the communicator; memory, registrations
  * and windows made through it must be closed first, which {@link #close()} checks.
  */
 public interface Communicator extends AutoCloseable {
@@ -57,26 +57,69 @@ public interface Communicator extends AutoCloseable {
 
     // ---- collectives -------------------------------------------------------------------------------------
 
-    void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, Stream stream);
+    // Each collective takes its buffers with an offset in elements of {@code type} from the buffer's start, so a
+    // step can address a part of a buffer without making a slice per call; the offset-less forms are offset 0.
+    // The op must lie inside the buffer from its offset on.
+
+    void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
+                   ReduceOp op, Stream stream);
+
+    default void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op,
+                           Stream stream) {
+        allReduce(send, 0, recv, 0, count, type, op, stream);
+    }
 
     /** {@code recv} receives {@code sendCount × size()} elements, rank r's at {@code r × sendCount}. */
-    void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, Stream stream);
+    void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
+                   DataType type, Stream stream);
+
+    default void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, Stream stream) {
+        allGather(send, 0, recv, 0, sendCount, type, stream);
+    }
 
     /** {@code send} holds {@code recvCount × size()} elements; rank r receives the reduction of block r. */
-    void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op,
-                       Stream stream);
+    void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
+                       DataType type, ReduceOp op, Stream stream);
 
-    void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, Stream stream);
+    default void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op,
+                               Stream stream) {
+        reduceScatter(send, 0, recv, 0, recvCount, type, op, stream);
+    }
 
-    void reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root,
-                Stream stream);
+    void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
+                   int root, Stream stream);
+
+    default void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, Stream stream) {
+        broadcast(send, 0, recv, 0, count, type, root, stream);
+    }
+
+    void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
+                ReduceOp op, int root, Stream stream);
+
+    default void reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root,
+                        Stream stream) {
+        reduce(send, 0, recv, 0, count, type, op, root, stream);
+    }
 
     /** {@code count} elements to and from each rank: block j of send goes to rank j's block r. */
-    void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, Stream stream);
+    void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
+                  Stream stream);
 
-    void send(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream);
+    default void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, Stream stream) {
+        allToAll(send, 0, recv, 0, count, type, stream);
+    }
 
-    void recv(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream);
+    void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream);
+
+    default void send(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
+        send(buffer, 0, count, type, peer, stream);
+    }
+
+    void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream);
+
+    default void recv(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
+        recv(buffer, 0, count, type, peer, stream);
+    }
 
     /** {@code mcclGroupStart}: ops until {@link #groupEnd()} are issued as one (send/recv pairs need it). */
     void groupStart();

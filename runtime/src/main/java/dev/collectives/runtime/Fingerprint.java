@@ -2,6 +2,7 @@ package dev.collectives.runtime;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.Registration;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -9,18 +10,24 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * What a pipeline looks like on this rank, as ordered entries ("op 0" = "allReduce sendbuff+0 ..."), each tied
  * to the rule a difference breaks (R14 for shape, R1 for registration, R2 for head offsets). Bind exchanges it
- * with {@link #exchange}: an allgather of a fixed-size digest over the communicator itself, so a rank that bound
- * something else fails on every rank, naming the first entry that differs, instead of hanging MCCL.
+ * with {@link #agree}: an allgather of a fixed-size digest over the communicator itself, so a rank that bound
+ * something else fails on every rank, naming the first entry that differs, instead of hanging MCCL; and a rank
+ * that could not get as far as a fingerprint takes part with its failure, which then ends bind on every rank.
  */
 public final class Fingerprint {
     /** Bytes of the digest every bind exchanges. */
     public static final int DIGEST_BYTES = 32;
     /** Bytes of the description exchanged only when digests differ, to name the difference. */
     public static final int DETAIL_BYTES = 8192;
+    /** What each rank contributes first: a status byte (a fingerprint, or {@link #FAILED}), then the digest. */
+    private static final int HEAD_BYTES = 1 + DIGEST_BYTES;
+    /** The status of a rank that takes part with its failure instead of a fingerprint. */
+    private static final byte FAILED = 1;
 
     private final String pipeline;
     private final List<Entry> entries;
@@ -52,8 +59,12 @@ public final class Fingerprint {
     }
 
     public byte[] digest() {
+        return sha256(text().getBytes(StandardCharsets.UTF_8));
+    }
+
+    static byte[] sha256(byte[] bytes) {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(text().getBytes(StandardCharsets.UTF_8));
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JVM", e);
         }
@@ -62,23 +73,92 @@ public final class Fingerprint {
     /**
      * Allgathers this fingerprint's digest over {@code comm} on {@code stream} and waits. If any rank's differs,
      * allgathers the descriptions too and throws, on every rank, the same exception naming the first differing
-     * entry, its rule, and each rank's value.
+     * entry, its rule, and each rank's value. If another rank takes part with a failure ({@link #agree}), throws
+     * that rank's reason.
      */
     public void exchange(Communicator comm, Stream stream) {
-        byte[][] digests = allGather(comm, stream, digest(), DIGEST_BYTES);
-        boolean same = true;
-        for (byte[] d : digests) {
-            same &= Arrays.equals(d, digests[0]);
-        }
-        if (same) {
-            return;
-        }
-        byte[] mine = Arrays.copyOf(text().getBytes(StandardCharsets.UTF_8), DETAIL_BYTES);
-        byte[][] texts = allGather(comm, stream, mine, DETAIL_BYTES);
-        throw difference(texts, comm.rank());
+        exchange(comm, stream, this, null);
     }
 
-    private static byte[][] allGather(Communicator comm, Stream stream, byte[] mine, int bytes) {
+    /**
+     * Bind's agreement: runs {@code prepare} (what this rank does on its own before the ranks compare: allocate,
+     * check its externals and the rules it can check alone, then build its fingerprint) and takes part in the
+     * exchange with the fingerprint, or with the failure {@code prepare} met. Either way every rank takes part,
+     * so a failure that only one rank sees (an undersized external, a failed allocation, a rule checked locally)
+     * fails every rank at once with that rank's reason, instead of leaving the others waiting in the exchange
+     * until a timeout or a hang in the library. The failing rank rethrows its own failure; the others throw a
+     * {@link CollectivesException} carrying the same rule or result. When several ranks fail, the lowest one's
+     * reason is reported.
+     */
+    public static void agree(Communicator comm, Stream stream, Supplier<Fingerprint> prepare) {
+        Fingerprint mine;
+        try {
+            mine = prepare.get();
+        } catch (RuntimeException | Error failure) {
+            try {
+                exchange(comm, stream, null, failure);
+            } catch (RuntimeException exchangeFailure) {
+                if (exchangeFailure != failure) {
+                    failure.addSuppressed(exchangeFailure);
+                }
+            }
+            throw failure;
+        }
+        exchange(comm, stream, mine, null);
+    }
+
+    /** Takes part with {@code mine}, or (when it is null) with {@code failure}. */
+    private static void exchange(Communicator comm, Stream stream, Fingerprint mine, Throwable failure) {
+        byte[] head = new byte[HEAD_BYTES];
+        if (mine == null) {
+            head[0] = FAILED;
+        } else {
+            System.arraycopy(mine.digest(), 0, head, 1, DIGEST_BYTES);
+        }
+        byte[][] heads = allGather(comm, stream, head, HEAD_BYTES);
+        int firstFailed = -1;
+        boolean same = true;
+        for (int r = heads.length - 1; r >= 0; r--) {
+            firstFailed = heads[r][0] == FAILED ? r : firstFailed;
+            same &= Arrays.equals(heads[r], heads[0]);
+        }
+        if (firstFailed < 0 && same) {
+            return;
+        }
+        byte[] detail = mine == null ? failureText(failure) : mine.text().getBytes(StandardCharsets.UTF_8);
+        byte[][] texts = allGather(comm, stream, Arrays.copyOf(detail, DETAIL_BYTES), DETAIL_BYTES);
+        if (firstFailed < 0) {
+            throw difference(texts, comm.rank());
+        }
+        if (firstFailed == comm.rank()) {
+            return; // agree() rethrows this rank's own failure
+        }
+        throw reported(texts[firstFailed], comm.rank(), firstFailed);
+    }
+
+    /** "rule\nresult\nmessage": what the other ranks need to fail alike. */
+    private static byte[] failureText(Throwable failure) {
+        CollectivesException known = failure instanceof CollectivesException ? (CollectivesException) failure : null;
+        String rule = known == null || known.rule() == null ? "" : known.rule().name();
+        String result = known == null || known.result() == null ? "" : known.result().name();
+        String message = known != null ? failure.getMessage() : failure.toString();
+        return (rule + "\n" + result + "\n" + message).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static CollectivesException reported(byte[] text, int myRank, int failedRank) {
+        String[] parts = new String(text, StandardCharsets.UTF_8).replace("\0", "").split("\n", 3);
+        Rule rule = parts.length > 0 && !parts[0].isEmpty() ? Rule.valueOf(parts[0]) : null;
+        Result result = parts.length > 1 && !parts[1].isEmpty() ? Result.valueOf(parts[1]) : null;
+        String message = parts.length > 2 ? parts[2] : "";
+        if (rule != null && message.startsWith(rule.tag() + " ")) {
+            message = message.substring(rule.tag().length() + 1);
+        }
+        return CollectivesException.reported(rule, result, myRank, "rank " + failedRank + " could not bind: "
+                + message);
+    }
+
+    /** Allgathers {@code bytes} bytes of {@code mine} from every rank and waits: one array per rank. */
+    static byte[][] allGather(Communicator comm, Stream stream, byte[] mine, int bytes) {
         int size = comm.size();
         try (DeviceBuffer send = comm.allocate(Allocator.LEGACY, DataType.UINT8, bytes);
              DeviceBuffer recv = comm.allocate(Allocator.LEGACY, DataType.UINT8, (long) bytes * size)) {
@@ -128,15 +208,28 @@ public final class Fingerprint {
                     .append(valueOf(line(lines.get(r), index)));
         }
         Rule rule = ruleOf(valueOf(line(lines.get(0), index)));
-        String pipelines = "";
-        String firstPipeline = line(lines.get(0), 0);
-        for (String[] l : lines) {
-            if (!line(l, 0).equals(firstPipeline)) {
-                pipelines = " (different pipelines)";
-            }
+        String pipeline = valueOf(line(lines.get(0), 0));
+        return CollectivesException.violation(rule, -1, disagreement(rule, pipeline) + ": '" + key + "' differs; "
+                + values);
+    }
+
+    /**
+     * What the ranks disagree on. Only a difference in shape (R14) means that they bound different pipelines; a
+     * difference in registration, head offsets or windows is the same pipeline bound differently.
+     */
+    private static String disagreement(Rule rule, String pipeline) {
+        switch (rule) {
+            case R14_SHAPE:
+                return "ranks bound different pipelines";
+            case R1_MIXED:
+                return "ranks register " + pipeline + "'s buffers differently";
+            case R2_OFFSET:
+                return "ranks passed " + pipeline + " buffers at different offsets from their allocation's head";
+            case R12_WINDOW:
+                return "ranks register " + pipeline + "'s windows differently";
+            default:
+                return "ranks bound " + pipeline + " differently";
         }
-        return CollectivesException.violation(rule, -1, "ranks bound different pipelines" + pipelines + ": '"
-                + key + "' differs; " + values);
     }
 
     private static String line(String[] lines, int i) {
@@ -202,6 +295,19 @@ public final class Fingerprint {
         public Builder add(Rule rule, String key, Object value) {
             entries.add(new Entry(rule, key, String.valueOf(value)));
             return this;
+        }
+
+        /**
+         * R2 at bind: where head offsets must match across ranks, the head offset of {@code buffer} (an
+         * {@code @External} one, whose offset only run time knows) as an R2 entry named {@code key}. They must match
+         * for graph registration, and for local registration where MTLink SHARP serves it, i.e. where the
+         * communicator has MTLink SHARP (the library chooses it by itself there); elsewhere ranks may pass buffers
+         * at any offset and nothing is added.
+         */
+        public Builder headOffset(Communicator comm, Registration registration, String key, DeviceBuffer buffer) {
+            boolean offsetsMatter = registration == Registration.GRAPH
+                    || registration == Registration.LOCAL && comm.capabilities().mtlinkSharp();
+            return offsetsMatter ? add(Rule.R2_OFFSET, key, buffer.headOffset()) : this;
         }
 
         public Fingerprint build() {

@@ -142,11 +142,14 @@ public final class DeviceBenchmark {
     // ---- the native baseline -------------------------------------------------------------------------------
 
     private Map<Long, Row> runNative(Op op, Mode mode) throws IOException, InterruptedException {
-        Map<Long, Row> rows = new LinkedHashMap<>();
         String binary = options.get("native");
-        if (binary == null) {
-            return rows;
-        }
+        return binary == null ? new LinkedHashMap<>() : runNative(binary, op, mode, minBytes, maxBytes, ranks, out);
+    }
+
+    /** The rows {@code gpu/native_bench.c} prints for {@code op} and {@code mode}; its other lines go to {@code out}. */
+    static Map<Long, Row> runNative(String binary, Op op, Mode mode, long minBytes, long maxBytes, int ranks,
+                                    PrintStream out) throws IOException, InterruptedException {
+        Map<Long, Row> rows = new LinkedHashMap<>();
         Process process = new ProcessBuilder(binary, name(op), name(mode), String.valueOf(minBytes),
                 String.valueOf(maxBytes), String.valueOf(ranks)).redirectErrorStream(true).start();
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(),

@@ -289,78 +289,81 @@ public final class DeviceCommunicator implements Communicator {
     // ---- collectives ---------------------------------------------------------------------------------------
 
     @Override
-    public void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op,
-                          Stream stream) {
+    public void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
+                          DataType type, ReduceOp op, Stream stream) {
         DeviceStream s = enqueue(stream);
         long bytes = count * type.size();
-        fits(send, bytes, "send");
-        fits(recv, bytes, "recv");
-        done(NativeShim.allReduce(lib, send.address(), recv.address(), count, type.code(), op.code(), handle, s.handle),
+        long sendAddress = address(send, sendOffset, bytes, type, "send");
+        long recvAddress = address(recv, recvOffset, bytes, type, "recv");
+        done(NativeShim.allReduce(lib, sendAddress, recvAddress, count, type.code(), op.code(), handle, s.handle),
                 "AllReduce", type, s, send, recv);
     }
 
     @Override
-    public void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, Stream stream) {
+    public void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
+                          DataType type, Stream stream) {
         DeviceStream s = enqueue(stream);
         long bytes = sendCount * type.size();
-        fits(send, bytes, "send");
-        fits(recv, bytes * size, "recv");
-        done(NativeShim.allGather(lib, send.address(), recv.address(), sendCount, type.code(), handle, s.handle),
+        long sendAddress = address(send, sendOffset, bytes, type, "send");
+        long recvAddress = address(recv, recvOffset, bytes * size, type, "recv");
+        done(NativeShim.allGather(lib, sendAddress, recvAddress, sendCount, type.code(), handle, s.handle),
                 "AllGather", type, s, send, recv);
     }
 
     @Override
-    public void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op,
-                              Stream stream) {
+    public void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
+                              DataType type, ReduceOp op, Stream stream) {
         DeviceStream s = enqueue(stream);
         long bytes = recvCount * type.size();
-        fits(send, bytes * size, "send");
-        fits(recv, bytes, "recv");
-        done(NativeShim.reduceScatter(lib, send.address(), recv.address(), recvCount, type.code(), op.code(), handle,
+        long sendAddress = address(send, sendOffset, bytes * size, type, "send");
+        long recvAddress = address(recv, recvOffset, bytes, type, "recv");
+        done(NativeShim.reduceScatter(lib, sendAddress, recvAddress, recvCount, type.code(), op.code(), handle,
                 s.handle), "ReduceScatter", type, s, send, recv);
     }
 
     @Override
-    public void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, Stream stream) {
+    public void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
+                          DataType type, int root, Stream stream) {
         DeviceStream s = enqueue(stream);
         long bytes = count * type.size();
         peer(root, "root");
-        fits(send, bytes, "send");
-        fits(recv, bytes, "recv");
-        done(NativeShim.broadcast(lib, send.address(), recv.address(), count, type.code(), root, handle, s.handle),
+        long sendAddress = address(send, sendOffset, bytes, type, "send");
+        long recvAddress = address(recv, recvOffset, bytes, type, "recv");
+        done(NativeShim.broadcast(lib, sendAddress, recvAddress, count, type.code(), root, handle, s.handle),
                 "Broadcast", type, s, send, recv);
     }
 
     @Override
-    public void reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root,
-                       Stream stream) {
+    public void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
+                       DataType type, ReduceOp op, int root, Stream stream) {
         DeviceStream s = enqueue(stream);
         long bytes = count * type.size();
         peer(root, "root");
-        fits(send, bytes, "send");
-        fits(recv, bytes, "recv");
-        done(NativeShim.reduce(lib, send.address(), recv.address(), count, type.code(), op.code(), root, handle,
-                s.handle), "Reduce", type, s, send, recv);
+        long sendAddress = address(send, sendOffset, bytes, type, "send");
+        long recvAddress = address(recv, recvOffset, bytes, type, "recv");
+        done(NativeShim.reduce(lib, sendAddress, recvAddress, count, type.code(), op.code(), root, handle, s.handle),
+                "Reduce", type, s, send, recv);
     }
 
     /** {@code AlltoAll} where the library has it, else the equivalent group of sends and receives. */
     @Override
-    public void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, Stream stream) {
+    public void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
+                         DataType type, Stream stream) {
         DeviceStream s = enqueue(stream);
         long bytes = count * type.size();
-        fits(send, bytes * size, "send");
-        fits(recv, bytes * size, "recv");
+        long sendAddress = address(send, sendOffset, bytes * size, type, "send");
+        long recvAddress = address(recv, recvOffset, bytes * size, type, "recv");
         if (library.has(NativeLibrary.Slots.ALL_TO_ALL)) {
-            done(NativeShim.allToAll(lib, send.address(), recv.address(), count, type.code(), handle, s.handle),
+            done(NativeShim.allToAll(lib, sendAddress, recvAddress, count, type.code(), handle, s.handle),
                     "AlltoAll", type, s, send, recv);
             return;
         }
         groupStart();
         try {
             for (int peer = 0; peer < size; peer++) {
-                done(NativeShim.send(lib, send.address() + peer * bytes, count, type.code(), peer, handle, s.handle),
+                done(NativeShim.send(lib, sendAddress + peer * bytes, count, type.code(), peer, handle, s.handle),
                         "Send", type, s, send, send);
-                done(NativeShim.recv(lib, recv.address() + peer * bytes, count, type.code(), peer, handle, s.handle),
+                done(NativeShim.recv(lib, recvAddress + peer * bytes, count, type.code(), peer, handle, s.handle),
                         "Recv", type, s, recv, recv);
             }
         } finally {
@@ -369,21 +372,19 @@ public final class DeviceCommunicator implements Communicator {
     }
 
     @Override
-    public void send(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
+    public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         DeviceStream s = enqueue(stream);
         peer(peer, "peer");
-        fits(buffer, count * type.size(), "send");
-        done(NativeShim.send(lib, buffer.address(), count, type.code(), peer, handle, s.handle), "Send", type, s, buffer,
-                buffer);
+        long address = address(buffer, offset, count * type.size(), type, "send");
+        done(NativeShim.send(lib, address, count, type.code(), peer, handle, s.handle), "Send", type, s, buffer, buffer);
     }
 
     @Override
-    public void recv(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
+    public void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         DeviceStream s = enqueue(stream);
         peer(peer, "peer");
-        fits(buffer, count * type.size(), "recv");
-        done(NativeShim.recv(lib, buffer.address(), count, type.code(), peer, handle, s.handle), "Recv", type, s, buffer,
-                buffer);
+        long address = address(buffer, offset, count * type.size(), type, "recv");
+        done(NativeShim.recv(lib, address, count, type.code(), peer, handle, s.handle), "Recv", type, s, buffer, buffer);
     }
 
     @Override
@@ -410,11 +411,20 @@ public final class DeviceCommunicator implements Communicator {
         return (DeviceStream) stream;
     }
 
-    private void fits(DeviceBuffer buffer, long bytes, String role) {
-        if (bytes < 0 || buffer.sizeBytes() < bytes || buffer.memory().isClosed()) {
-            throw CollectivesException.usage(rank, role + " buffer " + buffer + (buffer.memory().isClosed()
-                    ? " was freed" : " holds fewer than the " + bytes + " bytes the op needs"));
+    /**
+     * The device address {@code offset} elements of {@code type} into {@code buffer}, which must hold the op's
+     * {@code bytes} from there; a primitive, so an op at an offset allocates nothing.
+     */
+    private long address(DeviceBuffer buffer, long offset, long bytes, DataType type, String role) {
+        long room = buffer.sizeBytes();
+        if (buffer.memory().isClosed()) {
+            throw CollectivesException.usage(rank, role + " buffer " + buffer + " was freed");
         }
+        if (offset < 0 || bytes < 0 || bytes > room || offset > (room - bytes) / type.size()) {
+            throw CollectivesException.usage(rank, role + " buffer " + buffer + " holds fewer than the " + bytes
+                    + " bytes the op needs" + (offset == 0 ? "" : " from element " + offset + " of " + type));
+        }
+        return buffer.address() + offset * type.size();
     }
 
     private void peer(int peer, String what) {

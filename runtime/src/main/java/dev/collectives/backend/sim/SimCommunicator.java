@@ -266,55 +266,70 @@ public final class SimCommunicator implements Communicator {
     // ---- collectives -------------------------------------------------------------------------------------
 
     @Override
-    public void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op,
-                          Stream stream) {
-        issue(stream, checked(OpKind.ALL_REDUCE, send, count, recv, count, count, type, op, -1, 0));
+    public void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
+                          DataType type, ReduceOp op, Stream stream) {
+        OpKind kind = OpKind.ALL_REDUCE;
+        issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), count,
+                from(kind, "recv", recv, recvOffset, type), count, count, type, op, -1, 0));
     }
 
     @Override
-    public void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, Stream stream) {
-        issue(stream, checked(OpKind.ALL_GATHER, send, sendCount, recv, perRank(sendCount, type, "allGather"),
-                sendCount, type, null, -1, (long) rank * sendCount));
+    public void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
+                          DataType type, Stream stream) {
+        OpKind kind = OpKind.ALL_GATHER;
+        issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), sendCount,
+                from(kind, "recv", recv, recvOffset, type), perRank(sendCount, type, "allGather"), sendCount, type,
+                null, -1, (long) rank * sendCount));
     }
 
     @Override
-    public void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op,
-                              Stream stream) {
-        issue(stream, checked(OpKind.REDUCE_SCATTER, send, perRank(recvCount, type, "reduceScatter"), recv,
-                recvCount, recvCount, type, op, -1, -(long) rank * recvCount));
+    public void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
+                              DataType type, ReduceOp op, Stream stream) {
+        OpKind kind = OpKind.REDUCE_SCATTER;
+        issue(stream, checked(kind, from(kind, "send", send, sendOffset, type),
+                perRank(recvCount, type, "reduceScatter"), from(kind, "recv", recv, recvOffset, type), recvCount,
+                recvCount, type, op, -1, -(long) rank * recvCount));
     }
 
     @Override
-    public void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, Stream stream) {
+    public void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
+                          DataType type, int root, Stream stream) {
         checkPeer(root, "root");
-        issue(stream, checked(OpKind.BROADCAST, rank == root ? send : null, count, recv, count, count, type, null,
-                root, 0));
+        OpKind kind = OpKind.BROADCAST;
+        issue(stream, checked(kind, rank == root ? from(kind, "send", send, sendOffset, type) : null, count,
+                from(kind, "recv", recv, recvOffset, type), count, count, type, null, root, 0));
     }
 
     @Override
-    public void reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root,
-                       Stream stream) {
+    public void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
+                       DataType type, ReduceOp op, int root, Stream stream) {
         checkPeer(root, "root");
-        issue(stream, checked(OpKind.REDUCE, send, count, rank == root ? recv : null, count, count, type, op, root,
-                0));
+        OpKind kind = OpKind.REDUCE;
+        issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), count,
+                rank == root ? from(kind, "recv", recv, recvOffset, type) : null, count, count, type, op, root, 0));
     }
 
     @Override
-    public void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, Stream stream) {
+    public void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
+                         DataType type, Stream stream) {
         long total = perRank(count, type, "allToAll");
-        issue(stream, checked(OpKind.ALL_TO_ALL, send, total, recv, total, count, type, null, -1, 0));
+        OpKind kind = OpKind.ALL_TO_ALL;
+        issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), total,
+                from(kind, "recv", recv, recvOffset, type), total, count, type, null, -1, 0));
     }
 
     @Override
-    public void send(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
+    public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         checkPeer(peer, "peer");
-        issue(stream, checked(OpKind.SEND, buffer, count, null, 0, count, type, null, peer, 0));
+        issue(stream, checked(OpKind.SEND, from(OpKind.SEND, "send", buffer, offset, type), count, null, 0, count,
+                type, null, peer, 0));
     }
 
     @Override
-    public void recv(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
+    public void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         checkPeer(peer, "peer");
-        issue(stream, checked(OpKind.RECV, null, 0, buffer, count, count, type, null, peer, 0));
+        issue(stream, checked(OpKind.RECV, null, 0, from(OpKind.RECV, "recv", buffer, offset, type), count, count,
+                type, null, peer, 0));
     }
 
     @Override
@@ -369,6 +384,22 @@ public final class SimCommunicator implements Communicator {
             }
         }
         return new OpCall(kind, send, recv, count, type, op, peer, null, null);
+    }
+
+    /**
+     * The part of {@code buffer} from {@code offset} elements of {@code type} on (the buffer itself at offset 0), for
+     * {@link #checked} to check the op's room in; an offset outside the buffer is refused here.
+     */
+    private DeviceBuffer from(OpKind kind, String role, DeviceBuffer buffer, long offset, DataType type) {
+        if (offset == 0 || buffer == null) {
+            return buffer;
+        }
+        long elements = buffer.sizeBytes() / type.size();
+        if (offset < 0 || offset > elements) {
+            throw CollectivesException.usage(rank, kind + ": the " + role + " offset " + offset + " x " + type
+                    + " lies outside the " + role + " buffer " + buffer);
+        }
+        return buffer.view(offset * type.size(), type, elements - offset);
     }
 
     private void requireRoom(OpKind kind, String role, DeviceBuffer buffer, boolean required, long elements,

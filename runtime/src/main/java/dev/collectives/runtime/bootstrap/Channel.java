@@ -5,10 +5,13 @@ import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.ProtocolException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One authenticated TCP connection between rank 0 and another rank. Everything on the wire is primitives and
@@ -23,6 +26,7 @@ import java.nio.charset.StandardCharsets;
  *            rank 0 -> peer: byte ACCEPTED, byte[32] HMAC(token; "accept", server nonce, client nonce, rank, size)
  *                         or byte REJECTED, int length, UTF-8 reason
  * message    byte type (DATA | ABORT), int operation, int length, bytes, byte[32] HMAC(session key; ...)
+ *            (an ABORT from rank 0 ends the job; one from another rank asks rank 0 to end it)
  * </pre>
  */
 final class Channel implements AutoCloseable {
@@ -31,22 +35,24 @@ final class Channel implements AutoCloseable {
     static final byte ACCEPTED = 0;
     static final byte REJECTED = 1;
     static final byte DATA = 1;
-    /** Rank 0 ends the job; the bytes are the reason, as UTF-8 text. */
+    /** The sender ends the job (rank 0), or asks rank 0 to (the others); the bytes are the reason, as UTF-8 text. */
     static final byte ABORT = 2;
 
-    private static final byte FROM_ROOT = 0;
-    private static final byte TO_ROOT = 1;
+    /** The direction of a message, part of what its HMAC covers: from rank 0, or to it. */
+    static final byte FROM_ROOT = 0;
+    static final byte TO_ROOT = 1;
 
     private final Socket socket;
     private final DataInputStream in;
     private final DataOutputStream out;
     private String peer;
     private JobToken sessionKey;
+    private final ReentrantLock sendTurn = new ReentrantLock();
     private byte sending;
     private byte receiving;
 
-    /** A message: its type and bytes. */
-    record Frame(byte type, byte[] bytes) {
+    /** A message: its type, the operation it belongs to, and its bytes. */
+    record Frame(byte type, int operation, byte[] bytes) {
         String text() {
             return new String(bytes, StandardCharsets.UTF_8);
         }
@@ -101,48 +107,76 @@ final class Channel implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends a message. Rank 0 may send from two threads at once (an operation's results, and an abort when a
+     * member fails), so sends take turns; one that cannot get its turn before {@code deadline} times out.
+     */
     void send(byte type, int operation, byte[] bytes, Deadline deadline) throws IOException {
         byte[] mac = sessionKey.mac("message", new byte[] {sending, type}, JobToken.ints(operation), bytes);
-        within(deadline, () -> {
-            out.writeByte(type);
-            out.writeInt(operation);
-            out.writeInt(bytes.length);
-            out.write(bytes);
-            out.write(mac);
-            out.flush();
-            return null;
-        });
+        try {
+            if (!sendTurn.tryLock(deadline.remainingMillis(), TimeUnit.MILLISECONDS)) {
+                throw new SocketTimeoutException("another message to " + peer + " was still being sent");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while sending to " + peer);
+        }
+        try {
+            within(deadline, () -> {
+                out.writeByte(type);
+                out.writeInt(operation);
+                out.writeInt(bytes.length);
+                out.write(bytes);
+                out.write(mac);
+                out.flush();
+                return null;
+            });
+        } finally {
+            sendTurn.unlock();
+        }
     }
 
     /**
-     * The next message: DATA for {@code operation} of at most {@code maxData} bytes, or ABORT, which rank 0 may send
-     * at any time (also while others are still joining).
+     * The next message: DATA for {@code operation} of at most {@code maxData} bytes, or ABORT, which the other end
+     * may send at any time (rank 0 also while others are still joining).
      */
     Frame receive(int operation, int maxData, Deadline deadline) throws IOException {
-        return within(deadline, () -> {
-            byte type = in.readByte();
-            int received = in.readInt();
-            int length = in.readInt();
-            int max = type == DATA ? maxData : type == ABORT ? Rendezvous.MAX_REASON_BYTES : -1;
-            if (max < 0) {
-                throw new ProtocolException("a message of unknown type " + type);
-            }
-            if (length < 0 || length > max) {
-                throw new ProtocolException("a message of " + length + " bytes, above the limit of " + max);
-            }
-            byte[] bytes = new byte[length];
-            in.readFully(bytes);
-            byte[] mac = new byte[JobToken.MAC_BYTES];
-            in.readFully(mac);
-            if (!sessionKey.verify(mac, "message", new byte[] {receiving, type}, JobToken.ints(received), bytes)) {
-                throw new ProtocolException("a message that failed authentication");
-            }
-            if (type == DATA && received != operation) {
-                throw new ProtocolException("a message for operation #" + received + " during operation #"
-                        + operation + " (the ranks called different operations)");
-            }
-            return new Frame(type, bytes);
-        });
+        Frame frame = within(deadline, () -> readFrame(in, sessionKey, receiving, maxData));
+        if (frame.type() == DATA && frame.operation() != operation) {
+            throw new ProtocolException("a message for operation #" + frame.operation() + " during operation #"
+                    + operation + " (the ranks called different operations)");
+        }
+        return frame;
+    }
+
+    /** The next message, whatever its operation, without a deadline: rank 0 listens to each member this way. */
+    Frame receiveAny() throws IOException {
+        socket.setSoTimeout(0);
+        return readFrame(in, sessionKey, receiving, Rendezvous.MAX_VALUE_BYTES);
+    }
+
+    /**
+     * Decodes one message sent in {@code direction} under {@code key}. Its length is checked against the bound of
+     * its type (DATA: {@code maxData}, ABORT: {@link Rendezvous#MAX_REASON_BYTES}) before anything is allocated,
+     * so no sequence of bytes makes it allocate more than that, and it reads no more than the message's own bytes.
+     */
+    static Frame readFrame(DataInputStream in, JobToken key, byte direction, int maxData) throws IOException {
+        byte type = in.readByte();
+        int operation = in.readInt();
+        int length = in.readInt();
+        int max = type == DATA ? maxData : type == ABORT ? Rendezvous.MAX_REASON_BYTES : -1;
+        if (max < 0) {
+            throw new ProtocolException("a message of unknown type " + type);
+        }
+        if (length < 0 || length > max) {
+            throw new ProtocolException("a message of " + length + " bytes, above the limit of " + max);
+        }
+        byte[] bytes = readBytes(in, length);
+        byte[] mac = readBytes(in, JobToken.MAC_BYTES);
+        if (!key.verify(mac, "message", new byte[] {direction, type}, JobToken.ints(operation), bytes)) {
+            throw new ProtocolException("a message that failed authentication");
+        }
+        return new Frame(type, operation, bytes);
     }
 
     /** A length-prefixed UTF-8 text of at most {@link Rendezvous#MAX_REASON_BYTES}. */

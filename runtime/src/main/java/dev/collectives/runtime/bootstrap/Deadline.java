@@ -7,13 +7,18 @@ final class Deadline {
     private final long endNanos;
     private final Duration total;
 
-    private Deadline(Duration total) {
+    private Deadline(Duration total, long endNanos) {
         this.total = total;
-        this.endNanos = System.nanoTime() + total.toNanos();
+        this.endNanos = endNanos;
     }
 
     static Deadline after(Duration total) {
-        return new Deadline(total);
+        return new Deadline(total, System.nanoTime() + total.toNanos());
+    }
+
+    /** The same deadline, {@code grace} later (its description still names the original total). */
+    Deadline extendedBy(Duration grace) {
+        return new Deadline(total, endNanos + grace.toNanos());
     }
 
     boolean expired() {

@@ -12,8 +12,8 @@ abstract class Exchange implements Rendezvous {
     private final int size;
     private final String where;
     private final Duration timeout;
-    private int operations;
-    private String operation = "joining";
+    private volatile int operations;
+    private volatile String operation = "joining";
     private BootstrapException failure;
     private boolean closed;
 
@@ -80,6 +80,18 @@ abstract class Exchange implements Rendezvous {
             doClose();
         }
     }
+
+    @Override
+    public final synchronized void abort(String reason) {
+        if (failure != null || closed) {
+            return;
+        }
+        doAbort(reason);
+        fail(BootstrapException.failed(rank, "this rank ended the job: " + reason, null));
+    }
+
+    /** Tells the other ranks (or rank 0, which tells them) that this rank ends the job, and why. */
+    protected abstract void doAbort(String reason);
 
     /** Rank 0: sends {@code value}; others: receives rank 0's. */
     protected abstract byte[] doBroadcast(byte[] value, Deadline deadline);

@@ -127,7 +127,7 @@ final class FileRendezvous extends Exchange {
         byte[] who = describeProcess().getBytes(StandardCharsets.UTF_8);
         if (!write(name, encode(key, KIND_CLAIM, rank(), 0, who), true)) {
             Decoded first = read(directory.resolve(name), key, KIND_CLAIM, Rendezvous.MAX_REASON_BYTES);
-            throw abort("duplicate rank " + rank() + ": " + (first == null ? "another process"
+            throw endJob("duplicate rank " + rank() + ": " + (first == null ? "another process"
                     : new String(first.bytes, StandardCharsets.UTF_8)) + " claimed it at " + where() + " before "
                     + describeProcess());
         }
@@ -170,7 +170,7 @@ final class FileRendezvous extends Exchange {
         // measured against rank 0's contribution, as over TCP, so that every rank reports the same difference
         for (int r = 1; r < size(); r++) {
             if (values[r].length != values[0].length) {
-                throw abort("rank " + r + " contributed " + values[r].length + " bytes to " + operation() + ", rank 0 "
+                throw endJob("rank " + r + " contributed " + values[r].length + " bytes to " + operation() + ", rank 0 "
                         + values[0].length + " bytes (the ranks called it with different sizes)");
             }
         }
@@ -184,7 +184,7 @@ final class FileRendezvous extends Exchange {
     private byte[] readData(int from, int maxBytes) {
         Decoded decoded = read(directory.resolve(dataName(sequence(), from)), key, KIND_DATA, maxBytes);
         if (decoded == null || decoded.rank != from || decoded.operation != sequence()) {
-            throw abort("the file of rank " + from + " for " + operation() + " in " + directory
+            throw endJob("the file of rank " + from + " for " + operation() + " in " + directory
                     + " failed authentication (written without this job's token?)");
         }
         return decoded.bytes;
@@ -207,7 +207,7 @@ final class FileRendezvous extends Exchange {
             }
             if (deadline.expired()) {
                 String ranks = missing.stream().map(String::valueOf).collect(Collectors.joining(", "));
-                throw abort((missing.size() == 1 ? "rank " : "ranks ") + ranks + " did not "
+                throw endJob((missing.size() == 1 ? "rank " : "ranks ") + ranks + " did not "
                         + (what.equals("join") ? "join" : "take part in " + what) + " at " + where() + " "
                         + deadline.within() + " (gone, late, or stuck?)");
             }
@@ -228,11 +228,16 @@ final class FileRendezvous extends Exchange {
     }
 
     /** Writes the abort file (the first one stays) so that the other ranks stop too, and fails. */
-    private BootstrapException abort(String reason) {
+    private BootstrapException endJob(String reason) {
+        doAbort(reason);
+        return fail(BootstrapException.failed(rank(), reason, null));
+    }
+
+    @Override
+    protected void doAbort(String reason) {
         if (key != null) {
             write(ABORT, encode(key, KIND_ABORT, rank(), sequence(), Channel.truncate(reason)), true);
         }
-        return fail(BootstrapException.failed(rank(), reason, null));
     }
 
     // ---- files ----------------------------------------------------------------------------------------------

@@ -82,6 +82,13 @@ public interface Rendezvous extends AutoCloseable {
         return most;
     }
 
+    /**
+     * Ends the job because this rank cannot go on (e.g. its library failed between two operations), saying why:
+     * the other ranks fail at once, inside their current operation or at their next one, with this rank's number
+     * and {@code reason}, instead of waiting for the timeout. Then closes. Does nothing after a failure or close.
+     */
+    void abort(String reason);
+
     /** Leaves the job; idempotent. */
     @Override
     void close();

@@ -17,6 +17,11 @@ final class SingleRankRendezvous extends Exchange {
     }
 
     @Override
+    protected void doAbort(String reason) {
+        // nobody to tell
+    }
+
+    @Override
     protected void doClose() {
     }
 }

@@ -4,21 +4,28 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.ProtocolException;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A rank other than 0 in a TCP rendezvous: connects to rank 0, retrying until the deadline (rank 0 may start
  * later), proves it holds the job token and checks that rank 0 does too, then takes part in each operation.
+ * Inside an operation it waits a little past the deadline, so that rank 0, which watches every rank, can say
+ * which rank is at fault before this one would have to guess.
  */
 final class TcpMember extends Exchange {
     private static final long FIRST_RETRY_MILLIS = 50;
     private static final long LAST_RETRY_MILLIS = 500;
+    /** How long past an operation's deadline a member waits for rank 0's verdict. */
+    private static final Duration VERDICT_GRACE = Duration.ofSeconds(2);
 
     private final Channel root;
 
@@ -29,18 +36,24 @@ final class TcpMember extends Exchange {
 
     static TcpMember join(RendezvousEndpoint endpoint, int rank, int size, JobToken token, Duration timeout) {
         Deadline deadline = Deadline.after(timeout);
-        String lastProblem = "no attempt";
-        int attempts = 0;
+        Attempts attempts = new Attempts();
         long pause = FIRST_RETRY_MILLIS;
         while (!deadline.expired()) {
-            attempts++;
             Socket socket = new Socket();
             try {
                 socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), deadline.timeoutMillis());
+            } catch (ConnectException e) {
+                attempts.refused++;
+                retryLater(socket, deadline, pause);
+                pause = Math.min(2 * pause, LAST_RETRY_MILLIS);
+                continue;
+            } catch (SocketTimeoutException e) {
+                attempts.unanswered++;
+                retryLater(socket, deadline, pause);
+                continue;
             } catch (IOException e) {
-                lastProblem = e.toString();
-                closeQuietly(socket);
-                deadline.sleep(pause);
+                attempts.other = e.toString();
+                retryLater(socket, deadline, pause);
                 pause = Math.min(2 * pause, LAST_RETRY_MILLIS);
                 continue;
             }
@@ -52,20 +65,70 @@ final class TcpMember extends Exchange {
                 return new TcpMember(endpoint, rank, size, timeout, channel);
             } catch (EOFException | SocketException e) {
                 // rank 0 closed before greeting: it is shutting down a failed attempt, or is not up yet
-                lastProblem = "the connection closed during the handshake (" + e + ")";
+                attempts.closed++;
             } catch (SocketTimeoutException e) {
-                lastProblem = "the handshake timed out";
+                attempts.silent++;
             } catch (IOException e) {
-                lastProblem = e.toString();
+                attempts.other = e.toString();
             } catch (BootstrapException e) {
                 closeQuietly(channel);
                 throw e;
             }
-            closeQuietly(channel == null ? socket : channel);
-            deadline.sleep(pause);
+            retryLater(channel == null ? socket : channel, deadline, pause);
         }
-        throw BootstrapException.failed(rank, "no rank 0 at " + endpoint + " " + deadline.within() + " (" + attempts
-                + " attempts; last: " + lastProblem + ")", null);
+        throw BootstrapException.failed(rank, "no rank 0 at " + endpoint + " " + deadline.within() + ": "
+                + attempts, null);
+    }
+
+    private static void retryLater(AutoCloseable connection, Deadline deadline, long pause) {
+        closeQuietly(connection);
+        deadline.sleep(pause);
+    }
+
+    /** What became of the attempts to reach rank 0, for the message when none succeeded. */
+    private static final class Attempts {
+        int refused;
+        int unanswered;
+        int closed;
+        int silent;
+        String other;
+
+        @Override
+        public String toString() {
+            List<String> what = new ArrayList<>();
+            if (refused > 0) {
+                what.add("refused " + times(refused) + " (nothing listens there: rank 0 has not started, runs on "
+                        + "another host, or listens on another port)");
+            }
+            if (unanswered > 0) {
+                what.add("never answered: " + times(unanswered, "connection attempt") + " timed out (a firewall "
+                        + "drops them, or the host is down)");
+            }
+            if (silent > 0) {
+                what.add("never answered: " + times(silent, "connection was", "connections were")
+                        + " accepted but not greeted in time (another program on that port, or rank 0 is stuck)");
+            }
+            if (closed > 0) {
+                what.add(times(closed, "connection was", "connections were") + " closed before the greeting "
+                        + "(rank 0 was starting or ending)");
+            }
+            if (other != null) {
+                what.add("last problem: " + other);
+            }
+            return what.isEmpty() ? "no attempt in time" : String.join("; ", what);
+        }
+
+        private static String times(int count) {
+            return count == 1 ? "once" : count + " times";
+        }
+
+        private static String times(int count, String one) {
+            return times(count, one, one + "s");
+        }
+
+        private static String times(int count, String one, String many) {
+            return count == 1 ? "1 " + one : count + " " + many;
+        }
     }
 
     private static Void handshake(Channel channel, RendezvousEndpoint endpoint, int rank, int size, JobToken token)
@@ -110,6 +173,16 @@ final class TcpMember extends Exchange {
         return receive(MAX_VALUE_BYTES, deadline);
     }
 
+    /** Asks rank 0 to end the job with this rank's reason (briefly: rank 0 may be gone). */
+    @Override
+    protected void doAbort(String reason) {
+        try {
+            root.send(Channel.ABORT, sequence(), Channel.truncate(reason), Deadline.after(Duration.ofSeconds(1)));
+        } catch (IOException ignored) {
+            // rank 0 is gone or stuck: the others learn of it from rank 0's own failure or their deadline
+        }
+    }
+
     @Override
     protected byte[][] doAllGather(byte[] value, Deadline deadline) {
         try {
@@ -133,7 +206,7 @@ final class TcpMember extends Exchange {
     private byte[] receive(int maxBytes, Deadline deadline) {
         Channel.Frame frame;
         try {
-            frame = root.receive(sequence(), maxBytes, deadline);
+            frame = root.receive(sequence(), maxBytes, deadline.extendedBy(VERDICT_GRACE));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -148,7 +221,7 @@ final class TcpMember extends Exchange {
         String what;
         if (e instanceof SocketTimeoutException) {
             what = "rank 0 at " + where() + " did not complete " + operation() + " " + deadline.within()
-                    + " (rank 0 or another rank is late, stuck or gone)";
+                    + " and did not say why: rank 0 itself is late or stuck (it names any other rank that is)";
         } else if (e instanceof ProtocolException) {
             what = "rank 0 at " + where() + " sent " + e.getMessage() + " in " + operation();
         } else if (e instanceof EOFException || e instanceof SocketException) {

@@ -15,19 +15,35 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
 import java.util.List;
+import java.util.Objects;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
  * Rank 0 of a TCP rendezvous: serves at the endpoint, admits each other rank once after it proves it holds the
- * job token, then relays every operation (a star: the values of a job's bootstrap are small). It keeps serving
- * until closed so that a late duplicate of a rank is turned away, and fails the job, rather than left to time out.
+ * job token, then relays every operation (a star: the values of a job's bootstrap are small).
+ *
+ * <p>Each connection is served by its own short-lived thread with its own deadline, at most
+ * {@link #MAX_HANDSHAKES} at once (a new connection beyond that drops the oldest one still handshaking), so idle,
+ * trickling or garbage connections, however many, neither delay nor block the ranks: each is dropped at its own
+ * deadline or as soon as it says something wrong. Every admitted rank has a thread that reads its messages as they
+ * come, so a rank that disconnects, is killed or asks to end the job ends it on every rank at once, also while the
+ * others wait inside an operation or for ranks still joining. Rank 0 keeps serving until closed, so that a late
+ * duplicate of a rank is turned away and fails the job; after a failure it keeps answering late arrivals with the
+ * reason for the bootstrap timeout, so that they fail at once instead of at their deadline.
  */
 final class TcpRoot extends Exchange {
-    /** How long one peer's handshake may take before the next connection is served. */
+    /** How long one connection's handshake may take. */
     private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
+    /** How many connections may be handshaking at once; a legitimate rank needs one round trip. */
+    static final int MAX_HANDSHAKES = 64;
+    /** A handshake thread's stack: it only reads and writes a few fixed-size fields. */
+    private static final long HANDSHAKE_STACK_BYTES = 256 * 1024;
     /** How many turned-away connections a timeout message lists. */
     private static final int MAX_NOTES = 8;
 
@@ -36,9 +52,18 @@ final class TcpRoot extends Exchange {
     private final ServerSocket server;
     private final Thread acceptor;
     private final Object lock = new Object();
+    /** Held while the members are told why the job ends, so that nothing closes their connections meanwhile. */
+    private final Object ending = new Object();
+    /** Where each rank's admitted connection came from, from the moment its claim was checked. */
+    private final String[] claimedFrom;
     private final Channel[] members;
+    /** Each member's message not yet taken by the operation under way (a member sends one per operation). */
+    private final Channel.Frame[] inbox;
+    private final Deque<Channel> handshaking = new ArrayDeque<>();
     private final List<String> turnedAway = new ArrayList<>();
     private int joined;
+    private boolean inOperation;
+    private boolean closing;
     private String fatal;
 
     private TcpRoot(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, ServerSocket server) {
@@ -46,7 +71,9 @@ final class TcpRoot extends Exchange {
         this.endpoint = endpoint;
         this.token = token;
         this.server = server;
+        this.claimedFrom = new String[size];
         this.members = new Channel[size];
+        this.inbox = new Channel.Frame[size];
         this.acceptor = new Thread(this::acceptLoop, "collectives-bootstrap-acceptor");
         acceptor.setDaemon(true);
     }
@@ -105,12 +132,7 @@ final class TcpRoot extends Exchange {
         String failure;
         synchronized (lock) {
             while (fatal == null && joined < size() - 1 && !deadline.expired()) {
-                try {
-                    lock.wait(Math.max(1, deadline.remainingMillis()));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    fatal = "interrupted while waiting for the ranks to join";
-                }
+                waitForNews(deadline);
             }
             if (fatal == null && joined == size() - 1) {
                 return;
@@ -121,6 +143,16 @@ final class TcpRoot extends Exchange {
         throw fail(failure, null);
     }
 
+    /** Waits on {@code lock} (held) until notified or the deadline. */
+    private void waitForNews(Deadline deadline) {
+        try {
+            lock.wait(Math.max(1, deadline.remainingMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fatal = fatal != null ? fatal : "rank 0 was interrupted during " + operation();
+        }
+    }
+
     /** "rank 3", "ranks 1, 2" */
     private String missing() {
         List<String> ranks = IntStream.range(1, size()).filter(r -> members[r] == null).mapToObj(Integer::toString)
@@ -128,7 +160,7 @@ final class TcpRoot extends Exchange {
         return (ranks.size() == 1 ? "rank " : "ranks ") + String.join(", ", ranks);
     }
 
-    // ---- joining: runs on the acceptor thread for as long as the rendezvous is open --------------------------
+    // ---- joining: the acceptor runs for as long as the rendezvous is open, each handshake on its own thread ---
 
     private void acceptLoop() {
         while (!server.isClosed()) {
@@ -138,28 +170,50 @@ final class TcpRoot extends Exchange {
             } catch (IOException e) {
                 return; // closed
             }
-            handshake(socket);
+            String from = String.valueOf(socket.getRemoteSocketAddress());
+            Channel channel;
+            try {
+                channel = new Channel(socket, "a peer at " + from);
+            } catch (IOException e) {
+                closeQuietly(socket);
+                continue;
+            }
+            Channel dropped = null;
+            synchronized (lock) {
+                if (handshaking.size() >= MAX_HANDSHAKES) {
+                    dropped = handshaking.removeFirst();
+                }
+                handshaking.addLast(channel);
+            }
+            if (dropped != null) {
+                note("a connection from " + dropped.peer().replace("a peer at ", "") + " was dropped: "
+                        + MAX_HANDSHAKES + " connections were handshaking at once");
+                dropped.close();
+            }
+            Thread handshake = new Thread(null, () -> handshake(channel, from), "collectives-bootstrap-handshake",
+                    HANDSHAKE_STACK_BYTES);
+            handshake.setDaemon(true);
+            handshake.start();
         }
     }
 
-    private void handshake(Socket socket) {
-        String from = String.valueOf(socket.getRemoteSocketAddress());
-        Channel channel;
-        try {
-            channel = new Channel(socket, "a peer at " + from);
-        } catch (IOException e) {
-            closeQuietly(socket);
-            return;
-        }
+    private void handshake(Channel channel, String from) {
         Deadline deadline = Deadline.after(HANDSHAKE_LIMIT.compareTo(timeout()) < 0 ? HANDSHAKE_LIMIT : timeout());
         try {
             String rejection = channel.within(deadline, () -> admit(channel, from));
             if (rejection != null) {
                 channel.close();
             }
+        } catch (SocketTimeoutException e) {
+            note("a connection from " + from + " did not complete its handshake " + deadline.within());
+            channel.close();
         } catch (IOException e) {
             note("a connection from " + from + " failed during the handshake: " + e);
             channel.close();
+        } finally {
+            synchronized (lock) {
+                handshaking.remove(channel);
+            }
         }
     }
 
@@ -187,37 +241,44 @@ final class TcpRoot extends Exchange {
             return reject(channel, "a connection from " + from + " claiming rank " + rank
                     + " presented a wrong job token", false);
         }
-        String problem = membershipProblem(rank, size, from);
+        String ended;
+        synchronized (lock) {
+            ended = fatal != null ? "the job at " + where() + " ended: " + fatal
+                    : closing ? "the job at " + where() + " formed and rank 0 closed the rendezvous" : null;
+        }
+        if (ended != null) {
+            return reject(channel, ended, false);
+        }
+        String problem = claim(rank, size, from);
         if (problem != null) {
             return reject(channel, problem, true);
         }
-        channel.authenticated(Channel.sessionKey(token, serverNonce, clientNonce, rank), true,
-                "rank " + rank + " at " + from);
-        out.writeByte(Channel.ACCEPTED);
-        out.write(token.mac("accept", serverNonce, clientNonce, claim));
-        out.flush();
-        String lateFailure;
-        synchronized (lock) {
-            lateFailure = fatal != null ? fatal : server.isClosed() ? "rank 0 closed the rendezvous" : null;
-            if (lateFailure == null) {
-                members[rank] = channel;
-                joined++;
-                lock.notifyAll();
-                return null;
+        boolean admitted = false;
+        try {
+            channel.authenticated(Channel.sessionKey(token, serverNonce, clientNonce, rank), true,
+                    "rank " + rank + " at " + from);
+            out.writeByte(Channel.ACCEPTED);
+            out.write(token.mac("accept", serverNonce, clientNonce, claim));
+            out.flush();
+            admitted = true;
+        } finally {
+            if (!admitted) {
+                synchronized (lock) {
+                    claimedFrom[rank] = null; // it may try again
+                }
             }
         }
-        // the job failed while this peer was being admitted: tell it why rather than just closing
-        channel.send(Channel.ABORT, 0, Channel.truncate("rank 0 ended the job: " + lateFailure),
-                Deadline.after(Duration.ofSeconds(1)));
-        return lateFailure;
+        join(rank, channel);
+        return null;
     }
 
-    /** Why an authenticated peer cannot be rank {@code rank} of this job; null if it can. */
-    private String membershipProblem(int rank, int size, String from) {
+    /**
+     * Claims rank {@code rank} for the authenticated peer at {@code from}; returns why it cannot be that rank of
+     * this job, or null. Claims are checked and made at once, so that two concurrent handshakes of one rank are
+     * caught as a duplicate.
+     */
+    private String claim(int rank, int size, String from) {
         synchronized (lock) {
-            if (fatal != null) {
-                return fatal;
-            }
             if (size != size()) {
                 return "rank " + rank + " at " + from + " says the world size is " + size + ", rank 0 at " + where()
                         + " says " + size();
@@ -228,29 +289,38 @@ final class TcpRoot extends Exchange {
             if (rank < 0 || rank >= size()) {
                 return "a peer at " + from + " claims rank " + rank + ", outside 0.." + (size() - 1);
             }
-            if (members[rank] != null) {
-                return "duplicate rank " + rank + ": it joined from " + members[rank].peer().replace("rank " + rank
-                        + " at ", "") + " and again from " + from;
+            if (claimedFrom[rank] != null) {
+                return "duplicate rank " + rank + ": it joined from " + claimedFrom[rank] + " and again from " + from;
             }
+            claimedFrom[rank] = from;
             return null;
         }
     }
 
+    /** The admitted {@code member} becomes rank {@code rank}; a thread reads its messages from now on. */
+    private void join(int rank, Channel member) {
+        synchronized (lock) {
+            members[rank] = member;
+            joined++;
+            lock.notifyAll();
+        }
+        Thread listener = new Thread(null, () -> listen(rank, member), "collectives-bootstrap-rank-" + rank,
+                HANDSHAKE_STACK_BYTES);
+        listener.setDaemon(true);
+        listener.start();
+    }
+
     /**
-     * Tells the peer why it is turned away. A peer without the token is only noted (a stray connection must not
-     * end the job); an authenticated peer that cannot be a member means the launch is wrong, which ends the job.
+     * Tells the peer why it is turned away. A peer without the token, or one that comes after the job ended, is
+     * only noted (a stray connection must not end the job); an authenticated peer that cannot be a member means
+     * the launch is wrong, which ends the job.
      */
     private String reject(Channel channel, String reason, boolean endsJob) throws IOException {
         channel.out().writeByte(Channel.REJECTED);
         Channel.writeText(channel.out(), reason);
         channel.out().flush();
         if (endsJob) {
-            synchronized (lock) {
-                if (fatal == null) {
-                    fatal = reason;
-                }
-                lock.notifyAll();
-            }
+            endJob(reason);
         } else {
             note(reason);
         }
@@ -265,87 +335,172 @@ final class TcpRoot extends Exchange {
         }
     }
 
+    // ---- each member's messages: read by its own thread as they come ---------------------------------------
+
+    private void listen(int rank, Channel member) {
+        while (true) {
+            Channel.Frame frame;
+            try {
+                frame = member.receiveAny();
+            } catch (IOException e) {
+                synchronized (lock) {
+                    if (closing) {
+                        return; // rank 0 closed the connection itself
+                    }
+                }
+                endJob(describe(member, e));
+                return;
+            }
+            if (frame.type() == Channel.ABORT) {
+                endJob(member.peer() + " ended the job: " + frame.text());
+                return;
+            }
+            String problem = null;
+            synchronized (lock) {
+                if (inbox[rank] != null) {
+                    problem = member.peer() + " sent a message for operation #" + frame.operation()
+                            + " before its message for operation #" + inbox[rank].operation() + " was used";
+                } else {
+                    inbox[rank] = frame;
+                    lock.notifyAll();
+                }
+            }
+            if (problem != null) {
+                endJob(problem);
+                return;
+            }
+        }
+    }
+
+    /** What went wrong with {@code member}'s connection, and when. */
+    private String describe(Channel member, IOException e) {
+        String when;
+        synchronized (lock) {
+            when = joined < size() - 1 ? "while the ranks were joining"
+                    : inOperation ? "during " + operation() : "after " + operation();
+        }
+        if (e instanceof ProtocolException) {
+            return member.peer() + " sent " + e.getMessage() + " " + when;
+        }
+        if (e instanceof EOFException || e instanceof SocketException) {
+            return member.peer() + " is gone: its connection ended " + when + " (" + e + ")";
+        }
+        return member.peer() + " failed " + when + ": " + e;
+    }
+
     // ---- operations -----------------------------------------------------------------------------------------
 
     @Override
     protected byte[] doBroadcast(byte[] value, Deadline deadline) {
-        checkNoLateFailure();
-        for (int r = 1; r < size(); r++) {
-            sendTo(r, value, deadline);
+        begin();
+        try {
+            for (int r = 1; r < size(); r++) {
+                sendTo(r, value, deadline);
+            }
+            return value;
+        } finally {
+            end();
         }
-        return value;
     }
 
     @Override
     protected byte[][] doAllGather(byte[] value, Deadline deadline) {
-        checkNoLateFailure();
-        byte[][] values = new byte[size()][];
-        values[0] = value;
-        byte[] all = new byte[value.length * size()];
-        System.arraycopy(value, 0, all, 0, value.length);
-        for (int r = 1; r < size(); r++) {
-            Channel member = members[r];
-            Channel.Frame frame;
-            try {
-                frame = member.receive(sequence(), MAX_VALUE_BYTES, deadline);
-            } catch (IOException e) {
-                throw fail(describe(member, e, deadline), e);
-            }
-            if (frame.type() != Channel.DATA || frame.bytes().length != value.length) {
-                throw fail(member.peer() + " contributed " + frame.bytes().length + " bytes to " + operation()
-                        + ", rank 0 " + value.length + " bytes (the ranks called it with different sizes)", null);
-            }
-            values[r] = frame.bytes();
-            System.arraycopy(frame.bytes(), 0, all, r * value.length, value.length);
-        }
-        for (int r = 1; r < size(); r++) {
-            sendTo(r, all, deadline);
-        }
-        return values;
-    }
-
-    private void sendTo(int rank, byte[] bytes, Deadline deadline) {
+        begin();
         try {
-            members[rank].send(Channel.DATA, sequence(), bytes, deadline);
-        } catch (IOException e) {
-            throw fail(describe(members[rank], e, deadline), e);
+            byte[][] values = new byte[size()][];
+            values[0] = value;
+            byte[] all = new byte[value.length * size()];
+            System.arraycopy(value, 0, all, 0, value.length);
+            for (int r = 1; r < size(); r++) {
+                Channel.Frame frame = take(r, deadline);
+                if (frame.operation() != sequence()) {
+                    throw fail(members[r].peer() + " sent a message for operation #" + frame.operation()
+                            + " during operation #" + sequence() + " (the ranks called different operations)", null);
+                }
+                if (frame.bytes().length != value.length) {
+                    throw fail(members[r].peer() + " contributed " + frame.bytes().length + " bytes to "
+                            + operation() + ", rank 0 " + value.length + " bytes (the ranks called it with different"
+                            + " sizes)", null);
+                }
+                values[r] = frame.bytes();
+                System.arraycopy(frame.bytes(), 0, all, r * value.length, value.length);
+            }
+            for (int r = 1; r < size(); r++) {
+                sendTo(r, all, deadline);
+            }
+            return values;
+        } finally {
+            end();
         }
     }
 
-    private void checkNoLateFailure() {
+    /** An operation starts: a job that failed meanwhile fails it at once. */
+    private void begin() {
         String late;
         synchronized (lock) {
             late = fatal;
+            inOperation = true;
         }
         if (late != null) {
             throw fail(late, null);
         }
     }
 
-    private String describe(Channel member, IOException e, Deadline deadline) {
-        if (e instanceof SocketTimeoutException) {
-            return member.peer() + " did not take part in " + operation() + " " + deadline.within();
+    private void end() {
+        synchronized (lock) {
+            inOperation = false;
         }
-        if (e instanceof ProtocolException) {
-            return member.peer() + " sent " + e.getMessage() + " in " + operation();
-        }
-        if (e instanceof EOFException || e instanceof SocketException) {
-            return member.peer() + " is gone: its connection ended during " + operation() + " (" + e + ")";
-        }
-        return member.peer() + " failed during " + operation() + ": " + e;
     }
 
-    /** Tells every member why the job ends (best effort, briefly), closes everything, and returns the failure. */
-    private BootstrapException fail(String reason, Throwable cause) {
+    /** Member {@code rank}'s message for this operation, once it comes; the job's failure if it ends first. */
+    private Channel.Frame take(int rank, Deadline deadline) {
+        String failure;
         synchronized (lock) {
-            if (fatal == null) {
-                fatal = reason;
+            while (inbox[rank] == null && fatal == null && !deadline.expired()) {
+                waitForNews(deadline);
             }
+            Channel.Frame frame = inbox[rank];
+            if (fatal == null && frame != null) {
+                inbox[rank] = null;
+                return frame;
+            }
+            failure = fatal != null ? fatal
+                    : members[rank].peer() + " did not take part in " + operation() + " " + deadline.within();
         }
-        Deadline brief = Deadline.after(Duration.ofMillis(Math.min(1000, timeout().toMillis())));
-        byte[] text = Channel.truncate("rank 0 ended the job: " + reason);
-        for (Channel member : members) {
-            if (member != null) {
+        throw fail(failure, null);
+    }
+
+    private void sendTo(int rank, byte[] bytes, Deadline deadline) {
+        try {
+            members[rank].send(Channel.DATA, sequence(), bytes, deadline);
+        } catch (IOException e) {
+            throw fail(e instanceof SocketTimeoutException
+                    ? members[rank].peer() + " did not take part in " + operation() + " " + deadline.within()
+                    : describe(members[rank], e), e);
+        }
+    }
+
+    @Override
+    protected void doAbort(String reason) {
+        endJob("rank 0 failed: " + reason);
+    }
+
+    /**
+     * Ends the job once, for the first reason: every member is told why (best effort, briefly), so that those
+     * waiting inside an operation fail at once. Runs on whichever thread saw the failure first.
+     */
+    private void endJob(String reason) {
+        synchronized (ending) {
+            synchronized (lock) {
+                if (fatal != null) {
+                    return;
+                }
+                fatal = reason;
+                lock.notifyAll();
+            }
+            Deadline brief = Deadline.after(Duration.ofMillis(Math.min(1000, timeout().toMillis())));
+            byte[] text = Channel.truncate("rank 0 ended the job: " + reason);
+            for (Channel member : members()) {
                 try {
                     member.send(Channel.ABORT, sequence(), text, brief);
                 } catch (IOException ignored) {
@@ -353,18 +508,42 @@ final class TcpRoot extends Exchange {
                 }
             }
         }
-        return fail(BootstrapException.failed(0, reason, cause));
     }
 
+    private List<Channel> members() {
+        synchronized (lock) {
+            return Arrays.stream(members).filter(Objects::nonNull).collect(Collectors.toList());
+        }
+    }
+
+    /** Ends the job (if nothing ended it first) and fails this rank with the job's first failure. */
+    private BootstrapException fail(String reason, Throwable cause) {
+        endJob(reason);
+        String first;
+        synchronized (lock) {
+            first = fatal;
+        }
+        return fail(BootstrapException.failed(0, first, first.equals(reason) ? cause : null));
+    }
+
+    /**
+     * Closes every member's connection. The listening socket closes now after a job that formed, and after a
+     * failed one once late arrivals have had the bootstrap timeout to hear why it ended.
+     */
     @Override
     protected void doClose() {
-        closeQuietly(server);
+        boolean failed;
         synchronized (lock) {
-            for (Channel member : members) {
-                if (member != null) {
-                    member.close();
-                }
-            }
+            closing = true;
+            failed = fatal != null;
+        }
+        if (failed) {
+            Watchdog.closeAt(server, Deadline.after(timeout()));
+        } else {
+            closeQuietly(server);
+        }
+        synchronized (ending) {
+            members().forEach(Channel::close); // after the reason of a failure has gone out to them
         }
     }
 

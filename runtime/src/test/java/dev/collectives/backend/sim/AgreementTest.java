@@ -65,11 +65,12 @@ class AgreementTest {
                 try (DeviceBuffer send = ctx.comm().allocate(Allocator.LEGACY, F32, 4);
                      DeviceBuffer recv = ctx.comm().allocate(Allocator.LEGACY, F32, 4)) {
                     ctx.comm().allReduce(send, recv, 3 + ctx.rank(), F32, ReduceOp.SUM, ctx.stream());
-                    send.copyFromHost(new float[] {1, 2, 3, 4});
-                    ctx.comm().allReduce(send, recv, 4, F32, ReduceOp.SUM, ctx.stream());
                     try {
                         ctx.stream().synchronize();
                     } finally {
+                        send.copyFromHost(new float[] {1, 2, 3, 4});
+                        ctx.comm().allReduce(send, recv, 4, F32, ReduceOp.SUM, ctx.stream());
+                        ctx.stream().synchronize();
                         float[] out = new float[4];
                         recv.copyToHost(out);
                         assertArrayEquals(new float[] {2, 4, 6, 8}, out);

@@ -3,13 +3,30 @@ package dev.collectives.backend.sim;
 import dev.collectives.runtime.Fingerprint;
 import dev.collectives.runtime.Rule;
 
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.Registration;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.DeviceBuffer;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.time.Duration;
 
 import static dev.collectives.backend.sim.PerRank.failures;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link Fingerprint#exchange} over a sim communicator: the bind-time check of R14, R1 and R2. */
+/**
+ * {@link Fingerprint#exchange} and {@link Fingerprint#agree} over a sim communicator: the bind-time check of R14, R1
+ * and R2, and a failure of one rank reaching every rank.
+ */
 class FingerprintTest {
     @Test
     void equalFingerprintsPass() {
@@ -45,8 +62,92 @@ class FingerprintTest {
             for (Throwable t : f) {
                 assertTrue(t.getMessage().startsWith(Rule.R2_OFFSET.tag()), t.getMessage());
                 PerRank.assertContains(t.getMessage(), "'sendbuff offset' differs", "rank 0: [R2 OFFSET] 0",
-                        "rank 1: [R2 OFFSET] 64");
+                        "rank 1: [R2 OFFSET] 64", "at different offsets from their allocation's head");
+                assertFalse(t.getMessage().contains("different pipelines"), t.getMessage());
             }
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"GRAPH, false, true", "GRAPH, true, true", "LOCAL, true, true", "LOCAL, false, false",
+            "NONE, true, false", "NONE, false, false"})
+    void r2HeadOffsetsOfExternalsMatterForGraphAndMtlinkSharpLocalRegistrationOnly(
+            Registration registration, boolean mtlinkSharp, boolean offsetsMatter) {
+        try (SimCluster cluster = SimBackend.cluster().ranks(3).mtlinkSharp(mtlinkSharp).build()) {
+            Throwable[] f = failures(cluster, ctx -> {
+                try (DeviceBuffer block = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 64)) {
+                    DeviceBuffer external = block.slice(8L * ctx.rank(), 16);
+                    Fingerprint.builder("Pipeline")
+                            .add("registration", registration)
+                            .headOffset(ctx.comm(), registration, "external input head offset", external)
+                            .build()
+                            .exchange(ctx.comm(), ctx.stream());
+                }
+            });
+            for (Throwable t : f) {
+                if (offsetsMatter) {
+                    assertTrue(t.getMessage().startsWith(Rule.R2_OFFSET.tag()), t.getMessage());
+                    PerRank.assertContains(t.getMessage(), "'external input head offset' differs",
+                            "rank 0: [R2 OFFSET] 0", "rank 1: [R2 OFFSET] 32", "rank 2: [R2 OFFSET] 64");
+                } else {
+                    assertNull(t);
+                }
+            }
+            assertTrue(cluster.usage().isZero());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3, 4})
+    void aFailureOfOneRankBeforeItsFingerprintFailsEveryRankAtOnceWithItsReason(int ranks) {
+        int failing = ranks - 1;
+        try (SimCluster cluster = SimBackend.cluster().ranks(ranks).timeout(Duration.ofSeconds(60)).build()) {
+            long start = System.nanoTime();
+            Throwable[] f = failures(cluster, ctx -> Fingerprint.agree(ctx.comm(), ctx.stream(), () -> {
+                if (ctx.rank() == failing) {
+                    throw CollectivesException.violation(Rule.R13_TYPES, ctx.rank(),
+                            "Pipeline: external buffer `input` must hold at least 1024 x FLOAT32");
+                }
+                return fingerprint(1024, 0);
+            }));
+            // at once: well before the sim's timeout of a minute
+            assertTrue(System.nanoTime() - start < Duration.ofSeconds(30).toNanos());
+            for (int r = 0; r < ranks; r++) {
+                CollectivesException e = PerRank.assertCollectivesException(f, r);
+                assertEquals(Rule.R13_TYPES, e.rule(), e.getMessage());
+                assertEquals(r, e.rank());
+                assertTrue(e.getMessage().startsWith(Rule.R13_TYPES.tag() + " rank " + r + ": "), e.getMessage());
+                PerRank.assertContains(e.getMessage(), "external buffer `input` must hold at least 1024 x FLOAT32");
+                if (r != failing) {
+                    PerRank.assertContains(e.getMessage(), "rank " + failing + " could not bind: rank " + failing
+                            + ": Pipeline: external buffer");
+                }
+            }
+            assertTrue(cluster.usage().isZero());
+        }
+    }
+
+    @Test
+    void whenSeveralRanksFailTheLowestOnesReasonIsReportedAndEachKeepsItsOwn() {
+        try (SimCluster cluster = SimBackend.cluster().ranks(4).build()) {
+            Throwable[] f = failures(cluster, ctx -> Fingerprint.agree(ctx.comm(), ctx.stream(), () -> {
+                if (ctx.rank() == 1) {
+                    throw new IllegalStateException("out of device memory on rank 1");
+                }
+                if (ctx.rank() == 3) {
+                    throw CollectivesException.usage(ctx.rank(), "rank 3's own problem");
+                }
+                return fingerprint(ctx.rank() == 2 ? 512 : 1024, 0);
+            }));
+            assertInstanceOf(IllegalStateException.class, f[1]);
+            PerRank.assertContains(f[3].getMessage(), "rank 3's own problem");
+            for (int r : new int[] {0, 2}) {
+                CollectivesException e = PerRank.assertCollectivesException(f, r);
+                assertNull(e.rule());
+                PerRank.assertContains(e.getMessage(), "rank " + r + ": rank 1 could not bind: "
+                        + "java.lang.IllegalStateException: out of device memory on rank 1");
+            }
+            assertTrue(cluster.usage().isZero());
         }
     }
 

@@ -1,0 +1,154 @@
+package dev.collectives.processor.writer;
+
+import com.palantir.javapoet.CodeBlock;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.Peer;
+import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.StepDecl;
+import dev.collectives.runtime.Fingerprint;
+import dev.collectives.runtime.LegacyRegistrationRule;
+
+/** Agreement and checks at bind: the externals' shapes, the fingerprint every rank exchanges (R1, R2, R14), and the
+ * rules only bind can check (ranks, R8, R3, R9). */
+final class CheckWriter extends GenerationPart {
+    CheckWriter(Generation generation) {
+        super(generation);
+    }
+
+    void checkExternals() {
+        for (BufferDecl b : externals()) {
+            open.addStatement(support("requireExternal", "$N, $S, $T.$L, $LL", name(b), b.name(), DataType.class,
+                    b.type(), b.count()));
+        }
+    }
+
+    void exchangeFingerprint() {
+        CodeBlock.Builder f = CodeBlock.builder()
+                .add("// every rank binds the same pipeline (R14), registered alike (R1), at the same offsets (R2)\n")
+                .add("$T.builder($N)\n", Fingerprint.class, name("PIPELINE")).indent().indent()
+                .add(".add($S, $S)\n", "registration", registration.name());
+        if (!model.acceleration().isEmpty()) {
+            f.add(".add($S, $S)\n", "acceleration", model.acceleration().toString());
+        }
+        if (model.ranks() > 0) {
+            f.add(".add($S, $L)\n", "ranks", model.ranks());
+        }
+        for (BufferDecl b : model.buffers()) {
+            String key = b.kind().annotation().substring(1).toLowerCase(java.util.Locale.ROOT) + " " + b.name();
+            f.add(".add($S, $S)\n", key, shape(b));
+            if (b.kind() == BufferDecl.Kind.VIEW) {
+                f.add(".add($T.R2_OFFSET, $S, $LL)\n", RULE, key + " offset bytes", b.offsetBytes());
+            } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
+                f.add(".add($T.R2_OFFSET, $S, $N.headOffset())\n", RULE, key + " head offset", name(b));
+            }
+            if (b.kind() != BufferDecl.Kind.VIEW) {
+                f.add(".add($T.R1_MIXED, $S, $L)\n", RULE, key + " registered", model.isRegistered(b));
+            }
+            if (b.isWindow()) {
+                f.add(".add($T.R12_WINDOW, $S, $S)\n", RULE, key + " window",
+                        b.windowSymmetric() ? "symmetric" : "asymmetric");
+            }
+        }
+        for (StepDecl s : model.steps()) {
+            f.add(".add($S, $S)\n", "step " + s.name(), s.ops().size() + (s.ops().size() == 1 ? " op" : " ops") + (s.grouped() ? ", grouped" : ""));
+            for (OpDecl o : s.ops()) {
+                f.add(".add($S, $S)\n", "step " + s.name() + " op " + o.index(), opShape(o));
+            }
+        }
+        f.add(".build()\n").add(".exchange($N, $N);\n", name("comm"), name("stream")).unindent().unindent();
+        open.add(f.build());
+    }
+
+    String shape(BufferDecl b) {
+        switch (b.kind()) {
+            case BUFFER:
+                return (b.allocator() == Allocator.CUSTOM ? b.customAllocator().toString() : b.allocator().name())
+                        + " " + b.type() + " x " + b.count();
+            case VIEW:
+                return b.type() + " x " + b.count() + " in " + b.of();
+            default:
+                return b.type() + " x " + b.count();
+        }
+    }
+
+    String opShape(OpDecl o) {
+        StringBuilder s = new StringBuilder(o.kind().method());
+        if (o.kind().hasSend()) {
+            s.append(" send ").append(o.send()).append('+').append(o.sendOffset());
+        }
+        if (o.kind().hasRecv()) {
+            s.append(" recv ").append(o.recv()).append('+').append(o.recvOffset());
+        }
+        s.append(" count ").append(o.count()).append(' ').append(typeOf(o));
+        if (o.kind().reduces()) {
+            s.append(' ').append(o.op());
+        }
+        if (o.kind().hasRoot()) {
+            s.append(" root ").append(o.root());
+        }
+        if (o.kind().isPointToPoint()) {
+            s.append(" peer ").append(o.peer() == Peer.ABSOLUTE ? "rank " + o.peerRank() : o.peer().name());
+        }
+        return s.toString();
+    }
+
+    void checkRunTimeRules() {
+        if (model.ranks() > 0) {
+            open.addStatement(support("requireRanks", "$L", model.ranks()));
+        } else {
+            checkRanksInRange();
+        }
+        if (model.ibSharp() && model.registers()) {
+            open.addStatement(support("requireOneRankPerNode", ""));
+        }
+        if (!model.registers()) {
+            return;
+        }
+        for (BufferDecl b : model.buffers()) {
+            if (!model.isRegistered(b)) {
+                continue;
+            }
+            if (b.kind() == BufferDecl.Kind.EXTERNAL && model.mtlinkSharp()) {
+                open.addStatement(support("requireMtlinkSharpMemory", "$N, $S", name(b), b.name()));
+            }
+            checkLegacy(b);
+        }
+    }
+
+    /**
+     * R9 for registered memory that may be legacy: buffers declared LEGACY (the compile-time opt-in, or IB SHARP
+     * serving them, was checked) and externals, whose allocator only bind knows.
+     */
+    void checkLegacy(BufferDecl b) {
+        if (b.kind() == BufferDecl.Kind.BUFFER && b.allocator() == Allocator.LEGACY) {
+            open.addStatement("$T.check($N, $N, $N + $S)", LegacyRegistrationRule.class, name("comm"), name(b),
+                    name("PIPELINE"), ": `" + b.name() + "`");
+        } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
+            boolean allowed = model.allowLegacyRegistration() || model.legacyServedByIbSharp(b);
+            open.addStatement("$T.$L($N, $N, $N + $S)", LegacyRegistrationRule.class,
+                    allowed ? "check" : "checkWithoutOptIn", name("comm"), name(b), name("PIPELINE"),
+                    ": external buffer `" + b.name() + "`");
+        }
+    }
+
+    /** Roots and absolute peers must name ranks of the communicator, which only bind knows when ranks = 0. */
+    void checkRanksInRange() {
+        for (StepDecl s : model.steps()) {
+            for (OpDecl o : s.ops()) {
+                int rank;
+                if (o.kind().hasRoot()) {
+                    rank = o.root();
+                } else if (o.kind().isPointToPoint() && o.peer() == Peer.ABSOLUTE) {
+                    rank = o.peerRank();
+                } else {
+                    continue;
+                }
+                open.addStatement(support("requireRank", "$L, $S", rank, (o.kind().hasRoot() ? "root" : "peer")
+                        + " of " + o.kind().annotation() + " #" + o.index() + " in " + s.name() + "()"));
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.collectives.processor.writer;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.lang.model.element.Element;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.PackageElement;
+
+import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.CodeBlock;
+import com.palantir.javapoet.MethodSpec;
+import com.palantir.javapoet.NameAllocator;
+import com.palantir.javapoet.TypeSpec;
+
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.Registration;
+import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.runtime.Pipeline;
+import dev.collectives.runtime.PipelineSupport;
+import dev.collectives.runtime.Stream;
+
+/**
+ * What the parts of one generation share: the model, the class being built, the body of its {@code open()} (the
+ * bind sequence, in order) and the resources each part made, which close releases in reverse.
+ */
+final class Generation {
+    final PipelineModel model;
+    final Registration registration;
+    final ClassName className;
+    final NameAllocator names = new NameAllocator();
+    final NameAllocator methods = new NameAllocator();
+    final TypeSpec.Builder type;
+    final CodeBlock.Builder open = CodeBlock.builder();
+    final List<String> graphs = new ArrayList<>();
+    final List<String> registrations = new ArrayList<>();
+    final List<String> windows = new ArrayList<>();
+    final List<String> roots = new ArrayList<>();
+    final List<MethodSpec> windowAccessors = new ArrayList<>();
+
+    Generation(PipelineModel model) {
+        this.model = model;
+        this.registration = model.registration();
+        this.className = ClassName.get(packageName(model), PipelineWriter.generatedName(model));
+        // method names of the interface are fixed; the generated class's own private method avoids them
+        model.steps().forEach(s -> methods.newName(s.name(), s));
+        model.buffers().forEach(b -> methods.newName(b.name(), b));
+        methods.newName("open", "open");
+        // fields and locals: the generated class's own come first, so that they read as in the seed
+        for (String internal : List.of("comm", "stream", "closed", "PIPELINE", "pipeline")) {
+            names.newName(internal, internal);
+        }
+        model.buffers().forEach(b -> names.newName(b.name(), b));
+        this.type = TypeSpec.classBuilder(className)
+                .addOriginatingElement(model.type())
+                .addModifiers(Modifier.FINAL)
+                .addSuperinterface(model.type().asType())
+                .addSuperinterface(Pipeline.class)
+                // member types of the interface are inherited: a nested `Stream` must not capture ours
+                .avoidClashesWithNestedClasses(model.type());
+        if (model.type().getModifiers().contains(Modifier.PUBLIC)) {
+            type.addModifiers(Modifier.PUBLIC);
+        }
+    }
+
+    private static String packageName(PipelineModel model) {
+        Element e = model.type();
+        while (!(e instanceof PackageElement)) {
+            e = e.getEnclosingElement();
+        }
+        return ((PackageElement) e).getQualifiedName().toString();
+    }
+
+    String name(Object tag) {
+        return names.get(tag);
+    }
+
+    String name(BufferDecl b) {
+        return names.get(b);
+    }
+
+    /** A fresh member name, later found again with {@code name(suggestion)}. */
+    String newName(String suggestion) {
+        return names.newName(suggestion, suggestion);
+    }
+
+    List<BufferDecl> externals() {
+        return model.buffers().stream().filter(b -> b.kind() == BufferDecl.Kind.EXTERNAL).toList();
+    }
+
+    DataType typeOf(OpDecl o) {
+        return model.buffer(o.kind().hasSend() ? o.send() : o.recv()).orElseThrow().type();
+    }
+
+    /** {@code PipelineSupport.method(comm, PIPELINE, args...)}: a call every generated class makes alike. */
+    CodeBlock support(String method, String format, Object... args) {
+        CodeBlock more = CodeBlock.of(format, args);
+        return CodeBlock.of("$T.$L($N, $N$L$L)", GenerationPart.SUPPORT, method, name("comm"), name("PIPELINE"),
+                more.isEmpty() ? "" : ", ", more);
+    }
+
+    List<Side> sides(OpDecl o) {
+        List<Side> sides = new ArrayList<>(2);
+        if (o.kind().hasSend()) {
+            sides.add(new Side("Send", model.buffer(o.send()).orElseThrow(), o.sendOffset(), o.count(),
+                    o.kind().sendExtent()));
+        }
+        if (o.kind().hasRecv()) {
+            sides.add(new Side("Recv", model.buffer(o.recv()).orElseThrow(), o.recvOffset(), o.count(),
+                    o.kind().recvExtent()));
+        }
+        return sides;
+    }
+}

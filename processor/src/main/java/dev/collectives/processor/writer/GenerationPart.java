@@ -1,0 +1,81 @@
+package dev.collectives.processor.writer;
+
+import java.util.List;
+
+import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.CodeBlock;
+import com.palantir.javapoet.MethodSpec;
+import com.palantir.javapoet.NameAllocator;
+import com.palantir.javapoet.TypeSpec;
+
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.Registration;
+import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.PipelineSupport;
+import dev.collectives.runtime.Rule;
+
+/** A part of the writer: one concern of the generated class, written into the {@link Generation} it shares. */
+abstract class GenerationPart {
+    static final ClassName DEVICE_BUFFER = ClassName.get(DeviceBuffer.class);
+    static final ClassName RULE = ClassName.get(Rule.class);
+    static final ClassName SUPPORT = ClassName.get(PipelineSupport.class);
+
+    final Generation generation;
+    final PipelineModel model;
+    final Registration registration;
+    final ClassName className;
+    final NameAllocator methods;
+    final TypeSpec.Builder type;
+    final CodeBlock.Builder open;
+    final List<String> graphs;
+    final List<String> registrations;
+    final List<String> windows;
+    final List<String> roots;
+    final List<MethodSpec> windowAccessors;
+
+    GenerationPart(Generation generation) {
+        this.generation = generation;
+        this.model = generation.model;
+        this.registration = generation.registration;
+        this.className = generation.className;
+        this.methods = generation.methods;
+        this.type = generation.type;
+        this.open = generation.open;
+        this.graphs = generation.graphs;
+        this.registrations = generation.registrations;
+        this.windows = generation.windows;
+        this.roots = generation.roots;
+        this.windowAccessors = generation.windowAccessors;
+    }
+
+    String name(Object tag) {
+        return generation.name(tag);
+    }
+
+    String name(BufferDecl b) {
+        return generation.name(b);
+    }
+
+    String newName(String suggestion) {
+        return generation.newName(suggestion);
+    }
+
+    List<BufferDecl> externals() {
+        return generation.externals();
+    }
+
+    DataType typeOf(OpDecl o) {
+        return generation.typeOf(o);
+    }
+
+    CodeBlock support(String method, String format, Object... args) {
+        return generation.support(method, format, args);
+    }
+
+    List<Side> sides(OpDecl o) {
+        return generation.sides(o);
+    }
+}

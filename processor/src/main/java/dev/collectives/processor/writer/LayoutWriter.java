@@ -1,0 +1,189 @@
+package dev.collectives.processor.writer;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import javax.lang.model.element.Modifier;
+import javax.lang.model.type.TypeMirror;
+
+import com.palantir.javapoet.CodeBlock;
+import com.palantir.javapoet.FieldSpec;
+import com.palantir.javapoet.MethodSpec;
+import com.palantir.javapoet.ParameterSpec;
+import com.palantir.javapoet.TypeName;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.Registration;
+import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.RegistrationHandle;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.Window;
+
+/** Layout and binding: allocation of the roots, views laid out in them, the constructor, {@code bind}, registration
+ * (LOCAL) and windows, and the buffer accessors. */
+final class LayoutWriter extends GenerationPart {
+    LayoutWriter(Generation generation) {
+        super(generation);
+    }
+
+    /** One field per accessor; externals are final, given to the constructor. */
+    void fields() {
+        for (BufferDecl b : model.buffers()) {
+            FieldSpec.Builder f = FieldSpec.builder(DEVICE_BUFFER, name(b), Modifier.PRIVATE);
+            if (b.kind() == BufferDecl.Kind.EXTERNAL) {
+                f.addModifiers(Modifier.FINAL);
+            }
+            type.addField(f.build());
+        }
+    }
+
+    MethodSpec constructor() {
+        MethodSpec.Builder c = MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE)
+                .addParameter(Communicator.class, name("comm"))
+                .addParameter(Stream.class, name("stream"))
+                .addStatement("this.$N = $N", name("comm"), name("comm"))
+                .addStatement("this.$N = $N", name("stream"), name("stream"));
+        for (BufferDecl b : externals()) {
+            c.addParameter(DEVICE_BUFFER, name(b));
+            c.addStatement("this.$N = $T.requireNonNull($N, $S)", name(b), java.util.Objects.class, name(b),
+                    "external buffer `" + b.name() + "`");
+        }
+        return c.build();
+    }
+
+    MethodSpec bind() {
+        MethodSpec.Builder bind = MethodSpec.methodBuilder("bind")
+                .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
+                .returns(className)
+                .addJavadoc("Allocates this pipeline's buffers on {@code comm}, checks that every rank binds the same "
+                        + "pipeline, and $L.\nCollective: every rank of {@code comm} calls it. If it fails, what "
+                        + "it made so far is released.\n", bindSummary())
+                .addParameter(ParameterSpec.builder(Communicator.class, name("comm")).build())
+                .addParameter(ParameterSpec.builder(Stream.class, name("stream")).build());
+        List<String> arguments = new ArrayList<>(List.of(name("comm"), name("stream")));
+        for (BufferDecl b : externals()) {
+            bind.addParameter(DEVICE_BUFFER, name(b));
+            bind.addJavadoc("@param $N the {@code @External} buffer `$L` ($L x $L)\n", name(b), b.name(), b.count(),
+                    b.type());
+            arguments.add(name(b));
+        }
+        String pipeline = name("pipeline");
+        return bind
+                .addStatement("$T $N = new $T($L)", className, pipeline, className, String.join(", ", arguments))
+                .addStatement("return $T.open($N, $N::$N)", SUPPORT, pipeline, pipeline, methods.get("open"))
+                .build();
+    }
+
+    String bindSummary() {
+        switch (registration) {
+            case GRAPH: return "captures each step into its own graph (graph registration)";
+            case LOCAL: return "registers each allocation once (local registration)";
+            default: return "registers nothing";
+        }
+    }
+
+    void allocate() {
+        for (BufferDecl b : model.buffers()) {
+            if (b.kind() != BufferDecl.Kind.BUFFER) {
+                continue;
+            }
+            String bytes = b.count() + (b.type().size() == 1 ? "" : " * sizeof(" + CNames.elementType(b.type()) + ")");
+            switch (b.allocator()) {
+                case CUSTOM:
+                    open.add("// $L allocates $L: $L bytes\n", simpleName(b.customAllocator()), b.name(), bytes);
+                    break;
+                case VMM:
+                    open.add("// the qualified VMM allocator (muMemCreate, muMemAddressReserve, muMemMap) makes $L: "
+                            + "$L bytes\n", b.name(), bytes);
+                    break;
+                case LEGACY:
+                    open.add("// musaMalloc(&$L, $L)\n", b.name(), bytes);
+                    break;
+                default:
+                    open.add("// mcclMemAlloc(&$L, $L)\n", b.name(), bytes);
+            }
+            CodeBlock allocator = b.allocator() == Allocator.CUSTOM
+                    ? CodeBlock.of("new $T()", TypeName.get(b.customAllocator()))
+                    : CodeBlock.of("$T.$L", Allocator.class, b.allocator());
+            open.addStatement("$N = $N.allocate($L, $T.$L, $LL)", name(b), name("comm"), allocator, DataType.class,
+                    b.type(), b.count());
+            roots.add(name(b));
+        }
+    }
+
+    static String simpleName(TypeMirror type) {
+        String name = type.toString();
+        return name.substring(name.lastIndexOf('.') + 1);
+    }
+
+    void layOutViews() {
+        // a view may lie in another view: lay them out in an order where the outer one comes first
+        List<BufferDecl> pending = new ArrayList<>(model.buffers().stream()
+                .filter(b -> b.kind() == BufferDecl.Kind.VIEW).toList());
+        Set<String> laidOut = new LinkedHashSet<>();
+        model.buffers().stream().filter(b -> b.kind() != BufferDecl.Kind.VIEW).forEach(b -> laidOut.add(b.name()));
+        while (!pending.isEmpty()) {
+            BufferDecl v = pending.stream().filter(p -> laidOut.contains(p.of())).findFirst().orElseThrow();
+            BufferDecl of = model.buffer(v.of()).orElseThrow();
+            open.add("// $L = (uint8_t*)$L + $L\n", v.name(), v.of(), v.offsetBytes());
+            open.addStatement("$N = $N.view($LL, $T.$L, $LL)", name(v), name(of), v.offsetBytes(),
+                    DataType.class, v.type(), v.count());
+            laidOut.add(v.name());
+            pending.remove(v);
+        }
+    }
+
+    void register() {
+        if (registration != Registration.LOCAL) {
+            return;
+        }
+        boolean commented = false;
+        for (BufferDecl b : model.buffers()) {
+            if (b.kind() == BufferDecl.Kind.VIEW || !model.isRegistered(b)) {
+                continue;
+            }
+            if (!commented) {
+                open.add("// mcclCommRegister(comm, buffer, size, &handle): once per allocation, before the first "
+                        + "collective; every step reuses it (R6)\n");
+                commented = true;
+            }
+            String field = newName(b.name() + "Registration");
+            type.addField(RegistrationHandle.class, field, Modifier.PRIVATE);
+            open.addStatement("$N = $N.register($N)", field, name("comm"), name(b));
+            registrations.add(field);
+        }
+    }
+
+    void registerWindows() {
+        for (BufferDecl b : model.buffers()) {
+            if (!b.isWindow()) {
+                continue;
+            }
+            String field = newName(b.name() + "Window");
+            type.addField(Window.class, field, Modifier.PRIVATE);
+            open.add("// mcclCommWindowRegister(comm, $L, size, &win, $L): collective, every rank (R12)\n", b.name(),
+                    b.windowSymmetric() ? "MCCL_WIN_COLL_SYMMETRIC" : "0");
+            open.addStatement("$N = $N.registerWindow($N, $L)", field, name("comm"), name(b), b.windowSymmetric());
+            windows.add(field);
+            windowAccessors.add(MethodSpec.methodBuilder(methods.newName(b.name() + "Window"))
+                    .addModifiers(Modifier.PUBLIC).returns(Window.class)
+                    .addJavadoc("The window `$L` is registered as (R10: its helpers may be missing).\n", b.name())
+                    .addStatement("return $N", field).build());
+        }
+    }
+
+    void accessors() {
+        for (BufferDecl b : model.buffers()) {
+            type.addMethod(MethodSpec.methodBuilder(b.name())
+                    .addAnnotation(Override.class)
+                    .addModifiers(Modifier.PUBLIC)
+                    .returns(DEVICE_BUFFER)
+                    .addStatement("return $N", name(b))
+                    .build());
+        }
+    }
+}

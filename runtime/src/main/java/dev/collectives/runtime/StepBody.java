@@ -1,0 +1,10 @@
+package dev.collectives.runtime;
+
+/**
+ * The ops of one step of a pipeline for one tuple of its parameters, issued on the step's stream. A
+ * {@link GraphCache} runs it under capture, once per tuple; the arguments are in the step's parameter order.
+ */
+@FunctionalInterface
+public interface StepBody {
+    void issue(long[] args);
+}

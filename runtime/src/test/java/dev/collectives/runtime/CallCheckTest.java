@@ -1,0 +1,54 @@
+package dev.collectives.runtime;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** When calls are checked, and what a mismatch says; the checks across ranks run in the sim's CallCheckSimTest. */
+class CallCheckTest {
+    @Test
+    void theVariableMustListCalls() {
+        assertFalse(CallCheck.listsCalls(null));
+        assertFalse(CallCheck.listsCalls(""));
+        assertFalse(CallCheck.listsCalls("call"));
+        assertFalse(CallCheck.listsCalls("callsx,shapes"));
+        assertTrue(CallCheck.listsCalls("calls"));
+        assertTrue(CallCheck.listsCalls("CALLS"));
+        assertTrue(CallCheck.listsCalls("shapes, calls"));
+    }
+
+    @Test
+    void theSimAlwaysChecksTheNativeBackendsOnRequest() {
+        assertTrue(CallCheck.checks("sim", false));
+        assertTrue(CallCheck.checks("sim", true));
+        assertFalse(CallCheck.checks("nccl", false));
+        assertFalse(CallCheck.checks("mccl", false));
+        assertTrue(CallCheck.checks("nccl", true));
+        assertTrue(CallCheck.checks("mccl", true));
+    }
+
+    @Test
+    void aCallIsDescribedAsTheStepWithItsArguments() {
+        assertEquals("Buckets.bucket(0, 1024)", CallCheck.describe("Buckets", "bucket", new long[] {0, 1024}));
+        assertEquals("Buckets.flush()", CallCheck.describe("Buckets", "flush", new long[0]));
+    }
+
+    @Test
+    void aMismatchIsR14NamingTheStepAndEachRanksArguments() {
+        byte[][] calls = {padded("Buckets.bucket(0, 1024)"), padded("Buckets.bucket(0, 512)")};
+        CollectivesException e = CallCheck.mismatch(1, "Buckets", "bucket", calls);
+        assertEquals(Rule.R14_SHAPE, e.rule());
+        assertEquals(1, e.rank());
+        assertEquals("[R14 SHAPE] rank 1: the ranks called Buckets.bucket() with different arguments (rank 0: "
+                + "Buckets.bucket(0, 1024); rank 1: Buckets.bucket(0, 512)); every rank must call a step with the "
+                + "same ones (see docs/rules.md#r14-shape)", e.getMessage());
+    }
+
+    private static byte[] padded(String call) {
+        return java.util.Arrays.copyOf(call.getBytes(StandardCharsets.UTF_8), CallCheck.DETAIL_BYTES);
+    }
+}
