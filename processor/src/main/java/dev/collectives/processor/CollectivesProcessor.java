@@ -56,7 +56,8 @@ public final class CollectivesProcessor extends AbstractProcessor {
 
     @Override
     public Set<String> getSupportedAnnotationTypes() {
-        return Set.of("dev.collectives.annotation.*");
+        // the generated classes' @Generated too: unclaimed, it warns under -Xlint:processing in the next round
+        return Set.of("dev.collectives.annotation.*", "javax.annotation.processing.Generated");
     }
 
     @Override
