@@ -46,6 +46,9 @@ final class DslPeerPairingValidator implements Validator {
                 }
                 String accessor = o.kind() == OpKind.SEND ? o.send() : o.recv();
                 DataType type = accessor == null ? null : model.buffer(accessor).map(BufferDecl::type).orElse(null);
+                if (type == null || o.count() == null || o.count() <= 0) {
+                    return; // an unknown buffer or a bad count is reported on its own; pairing would only echo it
+                }
                 Half half = new Half(o, rank, peer, o.count(), type);
                 if (o.kind() == OpKind.SEND) {
                     sends.computeIfAbsent(List.of(rank, peer), k -> new ArrayList<>()).add(half);
@@ -71,8 +74,7 @@ final class DslPeerPairingValidator implements Validator {
                     report(step, recv.op(), reported, diagnostics, "rank " + recv.rank() + " receives from rank "
                             + recv.peer() + ", which sends nothing more to rank " + recv.rank() + " in this step "
                             + "(declared ranks = " + model.ranks() + "); add the matching @Send");
-                } else if (send.count() != null && recv.count() != null && (!send.count().equals(recv.count())
-                        || send.type() != null && recv.type() != null && send.type() != recv.type())) {
+                } else if (!send.count().equals(recv.count()) || send.type() != recv.type()) {
                     report(step, recv.op(), reported, diagnostics, "rank " + recv.rank() + " receives "
                             + recv.count() + " x " + recv.type() + " from rank " + recv.peer() + ", which sends "
                             + send.count() + " x " + send.type() + "; a send and its receive have the same count "
