@@ -8,6 +8,8 @@
  * the public header facts; it links libnccl.so.2 and libcudart.
  *
  * Usage: native_bench OP MODE MIN_BYTES MAX_BYTES RANKS
+ *        native_bench memory INSTANCES   (device memory of a one-rank communicator with its stream, as the Java
+ *                                         MemoryBenchmark measures it: INSTANCES made after a first one)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -32,6 +34,7 @@ extern int ncclCommWindowRegister(ptr, ptr, size_t, ptr*, int);
 extern int ncclCommWindowDeregister(ptr, ptr);
 extern const char* ncclGetErrorString(int);
 extern int cudaSetDevice(int);
+extern int cudaMemGetInfo(size_t*, size_t*);
 extern int cudaStreamCreateWithFlags(ptr*, unsigned);
 extern int cudaStreamDestroy(ptr);
 extern int cudaStreamSynchronize(ptr);
@@ -180,7 +183,41 @@ static int index_of(const char* s, const char* const* names, int n) {
     exit(2);
 }
 
+static size_t used_bytes(void) {
+    size_t free_bytes, total;
+    CHECK(cudaMemGetInfo(&free_bytes, &total));
+    return total - free_bytes;
+}
+
+static ptr comm_with_stream(ptr* stream) {
+    ptr comm;
+    CHECK(ncclGetUniqueId(&id));
+    CHECK(ncclCommInitRank(&comm, 1, id, 0));
+    CHECK(cudaStreamCreateWithFlags(stream, 1));
+    CHECK(cudaStreamSynchronize(*stream));
+    return comm;
+}
+
+static int memory(int instances) {
+    ptr streams[65], comms[65];
+    CHECK(cudaSetDevice(0));
+    if (instances < 1 || instances > 64) instances = 8;
+    comms[0] = comm_with_stream(&streams[0]);
+    size_t before = used_bytes();
+    for (int i = 1; i <= instances; i++) comms[i] = comm_with_stream(&streams[i]);
+    size_t after = used_bytes();
+    printf("native communicator with its stream: %.1f -> %.1f MiB, per instance %.2f MiB\n", before / 1048576.0,
+           after / 1048576.0, (after - before) / 1048576.0 / instances);
+    for (int i = instances; i >= 0; i--) {
+        CHECK(cudaStreamDestroy(streams[i]));
+        CHECK(ncclCommFinalize(comms[i]));
+        CHECK(ncclCommDestroy(comms[i]));
+    }
+    return 0;
+}
+
 int main(int argc, char** argv) {
+    if (argc == 3 && strcmp(argv[1], "memory") == 0) return memory(atoi(argv[2]));
     if (argc != 6) {
         fprintf(stderr, "usage: %s allreduce|allgather|reducescatter none|local|graph|window MIN MAX RANKS\n", argv[0]);
         return 2;

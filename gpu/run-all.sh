@@ -3,8 +3,10 @@
 # pipelines) on backends nccl and mccl, the gpu-tagged suite with backend nccl, the same suite with backend mccl
 # against a forwarding library built here from gpu/mccl_forward.c, and the benchmark (Java beside the native C
 # baseline). Staged by gpu/stage.sh into .gpu/ of the repository root.
-# Usage: bash .gpu/run-all.sh [info] [examples] [mcclreg] [nccl] [mccl] [bench] [quickbench]   (no argument: all but
-# mcclreg and quickbench). mcclreg: the mccl fixture reporting version 2.28.9, so registration and windows run.
+# Usage: bash .gpu/run-all.sh [info] [examples] [mcclreg] [nccl] [mccl] [overhead] [memory] [bench] [quickbench]
+# (no argument: info examples nccl mccl bench). mcclreg: the mccl fixture reporting version 2.28.9, so
+# registration and windows run. overhead: Java minus native per op; memory: device memory per communicator and
+# per pipeline. BENCH_RANKS (default 1) sets the benchmarks' ranks; JAVA another java than the staged one.
 # Stages run in that order. Everything ends within $DEADLINE seconds (default 380) of the start: each program's
 # time limit is cut to what is left, and a stage with under 15 s left is skipped. Writes at most 7 logs to $OUT (or
 # /tmp/collectives-out) and prints a summary last. NVLink SHARP stays off. The full benchmark sweep:
@@ -16,7 +18,7 @@ out=${OUT:-/tmp/collectives-out}
 mkdir -p "$out"
 stages=${*:-info examples nccl mccl bench}
 deadline=${DEADLINE:-380}
-java=$here/jre/bin/java
+java=${JAVA:-$here/jre/bin/java}
 summary=$out/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
@@ -133,19 +135,35 @@ if has native; then # the C baseline alone, a short sweep of each mode (a check 
   note "native: $(grep -E ' (8|33554432) ' "$out/native.txt" | tr '\n' ';')"
 fi
 
-if has bench || has quickbench; then
-  if gcc -O2 -o "$build/native_bench" "$here/native_bench.c" $links -lpthread >> "$build/builds.log" 2>&1; then
-    # defaults sized for a short lease: the ops and modes that the generated pipelines are compared on, to 1 GiB
-    max=${BENCH_MAX:-1073741824}; has quickbench && max=33554432
-    secs=$(limit 540)
-    if ((secs == 0)); then note "bench: skipped, out of time"; else
-      timeout -k 5 "$secs" "$java" -Xss16m -cp "$classpath" dev.collectives.examples.bench.DeviceBenchmark \
-        --native "$build/native_bench" --min 8 --max "$max" --ranks 2 --ops "${BENCH_OPS:-allreduce,allgather}" \
-        --modes "${BENCH_MODES:-none,local,graph}" --out "$build/bench.txt" > "$out/bench.log" 2>&1
-      note "bench: rc=$? ${SECONDS}s (limit ${secs}s) $(grep -cE '^  (allreduce|allgather) ' "$out/bench.log") pipeline rows; $(tail -3 "$out/bench.log" | tr '\n' ' ')"
-    fi
-  else
-    note "native_bench did not build: $(tail -5 "$build/builds.log")"
+if has overhead; then # Java minus native per op, interleaved in one process (OverheadBenchmark)
+  secs=$(limit ${OVERHEAD_LIMIT:-150})
+  if ((secs == 0)); then note "overhead: skipped, out of time"; else
+    timeout -k 5 "$secs" "$java" -Xss16m -cp "$classpath" dev.collectives.examples.bench.OverheadBenchmark \
+      --ranks "${BENCH_RANKS:-1}" --rounds "${OVERHEAD_ROUNDS:-200}" --csv "$out/overhead.csv" > "$out/overhead.log" 2>&1
+    note "overhead: rc=$? ${SECONDS}s $(grep -E '^# (none|local|graph|window) ' "$out/overhead.log" | tr '\n' ' ')"
+  fi
+fi
+if has memory; then # device memory of a communicator and of bound pipelines (MemoryBenchmark), and the same from C
+  gcc -O2 -o "$build/native_bench" "$here/native_bench.c" $links -lpthread >> "$build/builds.log" 2>&1
+  n=${MEMORY_INSTANCES:-16}
+  # each twice: NCCL connecting every peer at init (what the backend asks for by default), and lazily
+  { echo "==== peers connected at init (NCCL_RUNTIME_CONNECT=0)"; NCCL_RUNTIME_CONNECT=0 timeout -k 5 60 "$build/native_bench" memory "$n"
+    timeout -k 5 "$(limit 90)" "$java" -Xss16m -cp "$classpath" dev.collectives.examples.bench.MemoryBenchmark --instances "$n"
+    echo "==== lazy connections (the library's default; -Dcollectives.device.connectAtInit=false)"
+    timeout -k 5 60 "$build/native_bench" memory "$n"
+    timeout -k 5 "$(limit 90)" "$java" -Xss16m -Dcollectives.device.connectAtInit=false -cp "$classpath" \
+      dev.collectives.examples.bench.MemoryBenchmark --instances "$n"; } > "$out/memory.log" 2>&1
+  note "memory: rc=$? $(grep -E '^====|communicator' "$out/memory.log" | tr -s ' ' | cut -c1-160 | tr '\n' ';')"
+fi
+if has bench || has quickbench; then # nccl-tests-style tables, Java beside the same calls from C in this process
+  max=${BENCH_MAX:-1073741824}; has quickbench && max=33554432
+  secs=$(limit 540)
+  if ((secs == 0)); then note "bench: skipped, out of time"; else
+    timeout -k 5 "$secs" "$java" -Xss16m -cp "$classpath" dev.collectives.examples.bench.DeviceBenchmark \
+      --min 8 --max "$max" --ranks "${BENCH_RANKS:-1}" --ops "${BENCH_OPS:-allreduce,allgather}" \
+      --modes "${BENCH_MODES:-none,local,graph}" --csv "$out/bench.csv" --json "$out/bench.json" \
+      --out "$build/bench.txt" > "$out/bench.log" 2>&1
+    note "bench: rc=$? ${SECONDS}s (limit ${secs}s) $(tail -12 "$out/bench.log" | grep -E '^# ' | cut -c1-200 | tr '\n' ' ')"
   fi
 fi
 note "ended after ${SECONDS}s"

@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL parameter]
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,6 +1,8 @@
 package dev.collectives.examples;
 
+import dev.collectives.examples.interop.FrameworkInteropExample;
 import dev.collectives.examples.pipelines.CustomAllocatorExample;
+import dev.collectives.examples.pipelines.GradientBucketsExample;
 import dev.collectives.examples.pipelines.IbSharpExample;
 import dev.collectives.examples.pipelines.LegacyGeneralExample;
 import dev.collectives.examples.pipelines.MtlinkSharpExample;
@@ -12,7 +14,7 @@ import dev.collectives.examples.pipelines.SymmetricWindowExample;
 
 import java.util.List;
 
-/** The examples the runner knows, in the order it runs them: the seed's three first. */
+/** The examples the runner knows, in the order it runs them: the MCCL user-buffer-registration guide's three first. */
 public final class Examples {
     private Examples() {
     }
@@ -20,6 +22,7 @@ public final class Examples {
     public static List<Example> all() {
         return List.of(new SeedGraphExample(), new SeedLocalExample(), new SeedArenaExample(), new IbSharpExample(),
                 new MtlinkSharpExample(), new LegacyGeneralExample(), new SymmetricWindowExample(),
-                new CustomAllocatorExample(), new RingExample());
+                new CustomAllocatorExample(), new RingExample(), new FrameworkInteropExample(),
+                new GradientBucketsExample());
     }
 }

@@ -22,12 +22,14 @@ import java.util.function.Function;
 /**
  * Runs the examples (the README's first command): each on a fresh cluster of {@code --ranks} ranks, printing its
  * {@code describe()} table, its check and its time; or, with {@code --mistakes}, the mistakes, each of which must
- * fail with its rule. {@link #run} holds the logic, so that tests call it in-process.
+ * fail with its rule. {@link Commands} is its command line; {@link #run} runs one, so that tests call it in-process.
  */
 public final class Runner {
-    /** Exit statuses. */
+    /** Exit status: every example (or mistake) passed or was skipped. */
     public static final int PASSED = 0;
+    /** Exit status: one failed. */
     public static final int FAILED = 1;
+    /** Exit status: a bad command line or an unavailable backend. */
     public static final int USAGE = 2;
 
     private final Backend backend;
@@ -40,6 +42,11 @@ public final class Runner {
         this.out = out;
     }
 
+    /**
+     * The command line: {@code --help} lists the options and subcommands.
+     *
+     * @param args the options and the subcommand
+     */
     public static void main(String[] args) {
         int status = run(args, System.out);
         System.out.flush();
@@ -48,57 +55,57 @@ public final class Runner {
         }
     }
 
-    /** Runs the command line {@code args}, printing to {@code out}; returns the exit status. */
+    /**
+     * Runs the command line {@code args}, printing to {@code out}.
+     *
+     * @param args the options and the subcommand
+     * @param out  where the output goes, the errors too
+     * @return the exit status: {@link #PASSED}, {@link #FAILED} or {@link #USAGE}
+     */
     public static int run(String[] args, PrintStream out) {
         return run(args, out, Examples.all(), Mistakes.all());
     }
 
     /** {@link #run(String[], PrintStream)} choosing among these examples and mistakes. */
     static int run(String[] args, PrintStream out, List<Example> examples, List<Mistake> mistakes) {
-        Options options;
+        int status = Commands.commandLine(out, examples, mistakes).execute(args);
+        out.flush();
+        return status;
+    }
+
+    static int runExamples(Commands.Catalogue catalogue, Commands.ClusterOptions cluster, List<String> names) {
+        List<Example> selected = select("example", catalogue.examples(), Example::name, names);
+        return runner(catalogue, cluster).map(r -> r.runExamples(selected)).orElse(USAGE);
+    }
+
+    static int runMistakes(Commands.Catalogue catalogue, Commands.ClusterOptions cluster, List<String> names) {
+        List<Mistake> selected = select("mistake", catalogue.mistakes(), Mistake::name, names);
+        return runner(catalogue, cluster).map(r -> r.runMistakes(selected)).orElse(USAGE);
+    }
+
+    /** A runner on the chosen backend; empty, having said why, when the backend is unknown or unavailable. */
+    private static Optional<Runner> runner(Commands.Catalogue catalogue, Commands.ClusterOptions cluster) {
         try {
-            options = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            out.println("error: " + e.getMessage());
-            out.println(Options.USAGE);
-            return USAGE;
-        }
-        if (options.help) {
-            out.println(Options.USAGE);
-            return PASSED;
-        }
-        if (options.list) {
-            list(out, examples, mistakes);
-            return PASSED;
-        }
-        Backend backend;
-        try {
-            backend = options.backend.map(Backends::get).orElseGet(Backends::fromEnvironment);
+            Backend backend = cluster.backend == null ? Backends.fromEnvironment() : Backends.get(cluster.backend);
+            return Optional.of(new Runner(backend, cluster.ranks, catalogue.out()));
         } catch (CollectivesException e) {
-            out.println("error: " + e.getMessage());
-            return USAGE;
-        }
-        Runner runner = new Runner(backend, options.ranks, out);
-        try {
-            return options.mistakes
-                    ? runner.runMistakes(select("mistake", mistakes, Mistake::name, options.examples))
-                    : runner.runExamples(select("example", examples, Example::name, options.examples));
-        } catch (IllegalArgumentException e) {
-            out.println("error: " + e.getMessage());
-            return USAGE;
+            catalogue.out().println("error: " + e.getMessage());
+            return Optional.empty();
         }
     }
 
-    private static void list(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
+    static int list(Commands.Catalogue catalogue) {
+        PrintStream out = catalogue.out();
         out.println("examples (run them with no option, or one with --example NAME):");
-        for (Example e : examples) {
+        for (Example e : catalogue.examples()) {
             out.printf("  %-24s %s%s%n", e.name(), e.summary(),
                     e.minRanks() > 1 ? " [needs at least " + e.minRanks() + " ranks]" : "");
         }
         out.println("mistakes (run them with --mistakes):");
-        for (Mistake m : mistakes) {
+        for (Mistake m : catalogue.mistakes()) {
             out.printf("  %-24s %s, caught as %s%n", m.name(), m.summary(), m.rule().tag());
         }
+        return PASSED;
     }
 
     /** The entries named in {@code names}, in the order given; all of them when none are named. */

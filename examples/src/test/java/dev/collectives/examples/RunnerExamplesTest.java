@@ -47,16 +47,19 @@ class RunnerExamplesTest {
     }
 
     /** What each example is there to show, as its describe() table words it. */
-    private static final Map<String, String> REGISTRATION_PATHS = Map.of(
-            "seed-graph", "(GRAPH registration)",
-            "seed-local", "(LOCAL registration)",
-            "seed-arena", "(LOCAL registration)",
-            "ib-sharp", "IB SHARP",
-            "mtlink-sharp", "MTLink SHARP",
-            "legacy-general", "general",
-            "symmetric-window", "window shared (symmetric)",
-            "custom-allocator", "general",
-            "ring", "none");
+    private static final Map<String, String> REGISTRATION_PATHS = Map.ofEntries(
+            Map.entry("seed-graph", "(GRAPH registration)"),
+            Map.entry("seed-local", "(LOCAL registration)"),
+            Map.entry("seed-arena", "(LOCAL registration)"),
+            Map.entry("ib-sharp", "IB SHARP"),
+            Map.entry("mtlink-sharp", "MTLink SHARP"),
+            Map.entry("legacy-general", "general"),
+            Map.entry("symmetric-window", "window shared (symmetric)"),
+            Map.entry("custom-allocator", "general"),
+            Map.entry("ring", "none"),
+            Map.entry("framework-interop",
+                    "external gradients: foreign, legacy musaMalloc, 0 bytes from its allocation's head"),
+            Map.entry("gradient-buckets", "graph cache of bucket()"));
 
     @Test
     void everyExampleHasAnExpectedRegistrationPath() {

@@ -9,17 +9,57 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The runner's command line: help, list, and what a bad one or an unavailable backend gets. */
+/** The runner's command line: help, list, subcommands, and what a bad one or an unavailable backend gets. */
 class RunnerOptionsTest {
     @Test
     void helpPrintsUsageAndSucceeds() {
         RunnerOutput run = RunnerOutput.of("--help");
 
         assertEquals(Runner.PASSED, run.status());
-        assertTrue(run.text().startsWith("usage: Runner [--backend NAME] [--ranks N]"), run.text());
-        for (String option : new String[] {"--backend", "--ranks", "--example", "--mistakes", "--list", "--help"}) {
-            assertTrue(run.text().contains("  " + option), option);
+        assertTrue(run.text().startsWith("Usage: runner "), run.text());
+        for (String option : new String[] {"--backend=NAME", "--ranks=N", "--example=NAME", "--mistakes", "--list",
+            "--help"}) {
+            assertTrue(run.text().contains(" " + option + " "), option);
         }
+        for (String command : new String[] {"examples", "mistakes", "list", "bench-sim", "bench-device"}) {
+            assertTrue(run.text().contains("\n  " + command + " "), command);
+        }
+        assertTrue(run.text().contains("Exit status:\n  0   every example (or mistake) passed or was skipped\n"
+                + "  1   one failed\n  2   a bad command line, or an unavailable backend"), run.text());
+    }
+
+    @ParameterizedTest(name = "{0} --help")
+    @CsvSource({"examples", "mistakes", "list", "bench-sim", "bench-device", "bench-overhead", "bench-memory",
+        "bench-plot", "bench-shapes"})
+    void everySubcommandHasHelp(String command) {
+        RunnerOutput run = RunnerOutput.of(command, "--help");
+
+        assertEquals(Runner.PASSED, run.status(), run.text());
+        assertTrue(run.text().startsWith("Usage: runner " + command + " "), run.text());
+        assertTrue(run.text().contains("Exit status:"), run.text());
+    }
+
+    @Test
+    void optionsTakeTheirValueAfterAnEqualsSignOrAsTheNextArgument() {
+        RunnerOutput spaced = RunnerOutput.of("--backend", "sim", "--ranks", "2", "--example", "ring");
+        RunnerOutput joined = RunnerOutput.of("--backend=sim", "--ranks=2", "--example=ring");
+
+        assertEquals(Runner.PASSED, joined.status(), joined.text());
+        assertTrue(joined.text().startsWith("Collectives examples on sim, 2 rank(s)"), joined.text());
+        assertTrue(joined.text().contains("examples: 1 passed, 0 skipped, 0 failed"), joined.text());
+        assertEquals(spaced.text().replaceAll("time: .*", ""), joined.text().replaceAll("time: .*", ""));
+    }
+
+    @Test
+    void subcommandsRunTheNamedExamplesAndMistakes() {
+        RunnerOutput examples = RunnerOutput.of("examples", "--ranks=2", "ring");
+        RunnerOutput mistakes = RunnerOutput.of("mistakes", "--ranks", "2", "different-pipelines");
+
+        assertEquals(Runner.PASSED, examples.status(), examples.text());
+        assertTrue(examples.text().contains("== ring: "), examples.text());
+        assertTrue(examples.text().contains("examples: 1 passed, 0 skipped, 0 failed"), examples.text());
+        assertEquals(Runner.PASSED, mistakes.status(), mistakes.text());
+        assertTrue(mistakes.text().contains("mistakes: 1 passed, 0 skipped, 0 failed"), mistakes.text());
     }
 
     @Test
@@ -36,11 +76,14 @@ class RunnerOptionsTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "--bogus               | unknown option '--bogus'",
+        "--bogus               | Unknown option: '--bogus'",
         "--ranks 0             | --ranks needs a positive whole number, not '0'",
-        "--ranks four          | --ranks needs a positive whole number, not 'four'",
-        "--ranks               | --ranks needs a value",
-        "--example             | --example needs a value",
+        "--ranks=-1            | --ranks needs a positive whole number, not '-1'",
+        "--ranks four          | Invalid value for option '--ranks': 'four' is not an int",
+        "--ranks               | Missing required parameter for option '--ranks' (N)",
+        "--example             | Missing required parameter for option '--example' (NAME)",
+        "examples --bogus      | Unknown option: '--bogus'",
+        "--backend sim examples nosuch | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
         "--backend sim --example nosuch | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
         "--backend sim --mistakes --example seed-graph | no mistake is called 'seed-graph'; the mistakes are: "
             + "different-pipelines"})

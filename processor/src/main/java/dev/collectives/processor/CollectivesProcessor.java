@@ -37,6 +37,9 @@ import dev.collectives.processor.writer.PipelineWriter;
  * {@code Collective<Name>} class: model (read the annotation mirrors) → validation (one validator per rule) →
  * writer. Bad input gets diagnostics, never an exception out of {@link #process}; a pipeline with errors gets no
  * generated class.
+ *
+ * <p>One option: {@code -Acollectives.rulesUrl=URL}, the address of the rules page, turns the pointer that ends
+ * every diagnostic ({@code (see docs/rules.md#r7-arena)}) into a link: {@code (see URL#r7-arena)}.
  */
 @AutoService(Processor.class)
 public final class CollectivesProcessor extends AbstractProcessor {
@@ -44,6 +47,9 @@ public final class CollectivesProcessor extends AbstractProcessor {
     private final Set<String> deferred = new LinkedHashSet<>();
     /** Generated class names handed out so far, with the pipeline each was generated for. */
     private final Map<String, TypeElement> generatedNames = new HashMap<>();
+    /** The processor option giving the address of the rules page. */
+    public static final String RULES_URL_OPTION = "collectives.rulesUrl";
+
     private SourceOrder sourceOrder;
     private RepeatedAnnotations repeatedAnnotations;
 
@@ -52,6 +58,11 @@ public final class CollectivesProcessor extends AbstractProcessor {
         super.init(env);
         sourceOrder = SourceOrder.of(env);
         repeatedAnnotations = RepeatedAnnotations.of(env);
+    }
+
+    @Override
+    public Set<String> getSupportedOptions() {
+        return Set.of(RULES_URL_OPTION);
     }
 
     @Override
@@ -103,7 +114,8 @@ public final class CollectivesProcessor extends AbstractProcessor {
             return;
         }
         PipelineModel model = new ModelReader(processingEnv.getElementUtils(), sourceOrder).read(type, mirror);
-        Diagnostics diagnostics = new Diagnostics(processingEnv.getMessager(), repeatedAnnotations);
+        Diagnostics diagnostics = new Diagnostics(processingEnv.getMessager(),
+                processingEnv.getOptions().get(RULES_URL_OPTION), repeatedAnnotations);
         unresolved.forEach(u -> reportUnresolved(u, diagnostics));
         Validators.all(processingEnv).forEach(v -> v.validate(model, diagnostics));
         String generatedName = claimGeneratedName(model, diagnostics);

@@ -50,7 +50,8 @@ class GoldenSourcesTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"GraphPipeline", "LocalPipeline", "NonePipeline"})
+    @ValueSource(strings = {"GraphPipeline", "LocalPipeline", "NonePipeline", "ShapesLocalPipeline",
+            "ShapesGraphPipeline"})
     void generatedSourceMatchesGolden(String pipeline) throws IOException {
         String generated = generated(compile(pipeline), pipeline);
         Path golden = GOLDEN.resolve("Collective" + pipeline + ".java.txt");

@@ -338,12 +338,12 @@ class RuleDiagnosticsTest {
     }
 
     @Test
-    void dslGraphStepWithParameters() {
+    void dslGraphStepReturningAValue() {
         Sources s = Sources.pipeline("registration = Registration.GRAPH",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
-                "  @AllReduce(send = \"a\", recv = \"a\", count = 8) void step(int times);");
-        assertError(s, "[DSL graph-step] GRAPH step `step` takes parameters; it is captured once at bind and "
-                + "replayed", "void step(int times)");
+                "  @AllReduce(send = \"a\", recv = \"a\", countExpr = \"n\") int step(long n);");
+        assertError(s, "[DSL graph-step] GRAPH step `step()` returns `int`; a graph launch returns nothing",
+                "int step(long n)");
     }
 
     @Test

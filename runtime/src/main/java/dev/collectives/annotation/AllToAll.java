@@ -13,8 +13,10 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Repeatable(AllToAll.List.class)
 public @interface AllToAll {
+    /** The accessor (method name) of the send buffer, as in {@code send = "sendbuff"}. */
     String send();
 
+    /** The accessor (method name) of the recv buffer. */
     String recv();
 
     /** Give this or {@link #countExpr()}; the default, -1, means not given. */
@@ -23,11 +25,17 @@ public @interface AllToAll {
     /** An expression instead of {@link #count()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
     String countExpr() default "";
 
+    /**
+     * Where the op starts in the send buffer, in elements of its type (not bytes, unlike {@link View#offsetBytes()}).
+     */
     long sendOffset() default 0;
 
     /** An expression instead of {@link #sendOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
     String sendOffsetExpr() default "";
 
+    /**
+     * Where the op starts in the recv buffer, in elements of its type (not bytes, unlike {@link View#offsetBytes()}).
+     */
     long recvOffset() default 0;
 
     /** An expression instead of {@link #recvOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
@@ -38,6 +46,7 @@ public @interface AllToAll {
     @Retention(RetentionPolicy.CLASS)
     @Target(ElementType.METHOD)
     @interface List {
+        /** The repeated annotations, in the order written. */
         AllToAll[] value();
     }
 }

@@ -11,15 +11,16 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)
 public @interface Buffer {
+    /** The element type; {@code count} and the ops' offsets and counts are in elements of it. */
     DataType type() default DataType.UINT8;
 
-    /** Elements of {@link #type()}. */
-    /** Give this or {@link #countExpr()}; the default, -1, means not given. */
+    /** Elements of {@link #type()}: give this or {@link #countExpr()}; the default, -1, means not given. */
     long count() default -1;
 
     /** An expression instead of {@link #count()}: integer literals, {@link Dim dims} and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
     String countExpr() default "";
 
+    /** Where the memory comes from: {@code mcclMemAlloc} by default (R3, R11). */
     Allocator allocator() default Allocator.MEM_ALLOC;
 
     /** With {@link Allocator#CUSTOM}: a concrete DeviceAllocator annotated {@link QualifiedAllocator}. */

@@ -32,6 +32,7 @@ public @interface Capture {
     @Retention(RetentionPolicy.CLASS)
     @Target(ElementType.METHOD)
     @interface List {
+        /** The repeated annotations, one per parameter of the step. */
         Capture[] value();
     }
 }

@@ -15,8 +15,13 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.TYPE)
 public @interface CollectivePipeline {
+    /**
+     * How the buffers are registered: {@link Registration#GRAPH}, {@link Registration#LOCAL} or
+     * {@link Registration#NONE}.
+     */
     Registration registration();
 
+    /** The SHARP accelerations the pipeline asks for; where the hardware lacks one, its ops take the general path. */
     Acceleration[] acceleration() default {};
 
     /** Opt-in to registering {@link Allocator#LEGACY} buffers (R9); bind still needs MCCL_LEGACY_MUSA_REGISTER=1. */

@@ -6,10 +6,17 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-/** Marks a DeviceAllocator that meets the seed's allocator requirements (R11), with the handle types it exports. */
+/**
+ * Marks a DeviceAllocator that meets the allocator requirements of the MCCL user-buffer-registration guide (R11), with
+ * the handle types it exports.
+ */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
 public @interface QualifiedAllocator {
+    /**
+     * The handle types the allocator's memory exports: {@link HandleType#POSIX_FILE_DESCRIPTOR}, and
+     * {@link HandleType#FABRIC} where the GPU has it.
+     */
     HandleType[] handleTypes();
 }

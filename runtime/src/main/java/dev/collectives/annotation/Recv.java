@@ -13,6 +13,7 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Repeatable(Recv.List.class)
 public @interface Recv {
+    /** The accessor (method name) of the buffer received into. */
     String buffer();
 
     /** Give this or {@link #countExpr()}; the default, -1, means not given. */
@@ -21,11 +22,13 @@ public @interface Recv {
     /** An expression instead of {@link #count()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
     String countExpr() default "";
 
+    /** Where the op starts in the buffer, in elements of its type (not bytes). */
     long offset() default 0;
 
     /** An expression instead of {@link #offset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
     String offsetExpr() default "";
 
+    /** The rank received from: {@link Peer#PREVIOUS} by default, or {@link Peer#ABSOLUTE} with {@link #peerRank()}. */
     Peer peer() default Peer.PREVIOUS;
 
     /** With {@link Peer#ABSOLUTE}. */
@@ -36,6 +39,7 @@ public @interface Recv {
     @Retention(RetentionPolicy.CLASS)
     @Target(ElementType.METHOD)
     @interface List {
+        /** The repeated annotations, in the order written. */
         Recv[] value();
     }
 }

@@ -1,11 +1,16 @@
 package dev.collectives.annotation;
 
-/** Reduction operators, with the library's enum values (SPEC.md, "Facts"). */
+/** Reduction operators, with the library's enum values ({@code mcclRedOp_t} / {@code ncclRedOp_t}). */
 public enum ReduceOp {
+    /** Sum; integers wrap. */
     SUM(0),
+    /** Product; integers wrap. */
     PROD(1),
+    /** Maximum (a NaN loses to a number, as with {@code fmaxf}). */
     MAX(2),
+    /** Minimum (a NaN loses to a number, as with {@code fminf}). */
     MIN(3),
+    /** Average: each value divided by the rank count, then summed; floating-point types only. */
     AVG(4);
 
     private final int code;
@@ -24,6 +29,7 @@ public enum ReduceOp {
         return this != AVG || type.isFloatingPoint();
     }
 
+    /** The operator whose library value is {@code code}. */
     public static ReduceOp fromCode(int code) {
         for (ReduceOp op : values()) {
             if (op.code == code) {

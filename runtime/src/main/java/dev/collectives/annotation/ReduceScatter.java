@@ -13,8 +13,10 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Repeatable(ReduceScatter.List.class)
 public @interface ReduceScatter {
+    /** The accessor (method name) of the send buffer, as in {@code send = "sendbuff"}. */
     String send();
 
+    /** The accessor (method name) of the recv buffer. */
     String recv();
 
     /** Give this or {@link #recvCountExpr()}; the default, -1, means not given. */
@@ -23,13 +25,20 @@ public @interface ReduceScatter {
     /** An expression instead of {@link #recvCount()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
     String recvCountExpr() default "";
 
+    /** The reduction; {@link ReduceOp#AVG} only on floating-point types (R13). */
     ReduceOp op() default ReduceOp.SUM;
 
+    /**
+     * Where the op starts in the send buffer, in elements of its type (not bytes, unlike {@link View#offsetBytes()}).
+     */
     long sendOffset() default 0;
 
     /** An expression instead of {@link #sendOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
     String sendOffsetExpr() default "";
 
+    /**
+     * Where the op starts in the recv buffer, in elements of its type (not bytes, unlike {@link View#offsetBytes()}).
+     */
     long recvOffset() default 0;
 
     /** An expression instead of {@link #recvOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
@@ -40,6 +49,7 @@ public @interface ReduceScatter {
     @Retention(RetentionPolicy.CLASS)
     @Target(ElementType.METHOD)
     @interface List {
+        /** The repeated annotations, in the order written. */
         ReduceScatter[] value();
     }
 }

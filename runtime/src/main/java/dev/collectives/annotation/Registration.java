@@ -1,6 +1,9 @@
 package dev.collectives.annotation;
 
-/** How a pipeline's buffers are registered with the communicator (seed: graph or local registration). */
+/**
+ * How a pipeline's buffers are registered with the communicator (the MCCL user-buffer-registration guide's graph or
+ * local registration).
+ */
 public enum Registration {
     /** Ops captured into a MUSA/CUDA graph; buffers registered at capture, deregistered when the graph is destroyed (R4, R5). */
     GRAPH,

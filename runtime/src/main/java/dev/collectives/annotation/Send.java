@@ -13,6 +13,7 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Repeatable(Send.List.class)
 public @interface Send {
+    /** The accessor (method name) of the buffer sent from. */
     String buffer();
 
     /** Give this or {@link #countExpr()}; the default, -1, means not given. */
@@ -21,11 +22,13 @@ public @interface Send {
     /** An expression instead of {@link #count()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
     String countExpr() default "";
 
+    /** Where the op starts in the buffer, in elements of its type (not bytes). */
     long offset() default 0;
 
     /** An expression instead of {@link #offset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
     String offsetExpr() default "";
 
+    /** The rank sent to: {@link Peer#NEXT} by default, or {@link Peer#ABSOLUTE} with {@link #peerRank()}. */
     Peer peer() default Peer.NEXT;
 
     /** With {@link Peer#ABSOLUTE}. */
@@ -36,6 +39,7 @@ public @interface Send {
     @Retention(RetentionPolicy.CLASS)
     @Target(ElementType.METHOD)
     @interface List {
+        /** The repeated annotations, in the order written. */
         Send[] value();
     }
 }

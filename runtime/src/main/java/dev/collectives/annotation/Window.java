@@ -11,5 +11,6 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)
 public @interface Window {
+    /** A symmetric window (the same offset on every rank, R12), or an asymmetric one. */
     boolean symmetric() default true;
 }

@@ -33,6 +33,33 @@ public final class AllocatorRule {
         requireMultiple(who, "reserved size", memory.reservedSize(), granularity, rank);
     }
 
+    /**
+     * Wrapped VMM memory that is registered must be what a qualified allocator makes, since no allocator of this
+     * project vouched for it: handle types, then sizes and alignment, as the driver reported them. Legacy memory
+     * is R9's, and owned memory was checked when it was allocated.
+     *
+     * @param what names the buffer in the message, e.g. "pipeline.Name: external buffer `shard`"
+     */
+    public static void checkForeign(Communicator comm, DeviceBuffer buffer, String what) {
+        DeviceMemory memory = buffer.memory();
+        if (!memory.isForeign() || !memory.isVirtualMemory()) {
+            return;
+        }
+        String who = what + " (" + memory.origin() + ")";
+        int rank = comm.rank();
+        if (!memory.handleTypes().contains(HandleType.POSIX_FILE_DESCRIPTOR)) {
+            throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, who + " is VMM memory created without "
+                    + "the POSIX_FILE_DESCRIPTOR handle type, which registration needs; allocate it with "
+                    + "requestedHandleTypes including POSIX fd (ncclMemAlloc/mcclMemAlloc does)");
+        }
+        if (comm.capabilities().fabricHandles() && !memory.handleTypes().contains(HandleType.FABRIC)) {
+            throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, who + " is VMM memory created without "
+                    + "the FABRIC handle type, which this device supports");
+        }
+        requireMultiple(who, "physical size", memory.physicalSize(), comm.granularity(), rank);
+        requireMultiple(who, "head address", memory.address(), comm.granularity(), rank);
+    }
+
     private static void requireMultiple(String who, String what, long value, long granularity, int rank) {
         if (Long.remainderUnsigned(value, granularity) != 0) {
             throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, who + ": " + what + " 0x"

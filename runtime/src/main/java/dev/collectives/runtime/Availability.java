@@ -12,18 +12,22 @@ public final class Availability {
         this.reason = reason;
     }
 
+    /** The backend can be used here. */
     public static Availability available() {
         return AVAILABLE;
     }
 
+    /** The backend cannot be used here, because of {@code reason} (the library, path or symbol missing). */
     public static Availability unavailable(String reason) {
         return new Availability(false, reason);
     }
 
+    /** Whether the backend can be used here. */
     public boolean isAvailable() {
         return available;
     }
 
+    /** Why the backend cannot be used here; "available" when it can. */
     public String reason() {
         return reason;
     }

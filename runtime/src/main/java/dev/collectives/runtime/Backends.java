@@ -10,6 +10,7 @@ import java.util.stream.Collectors;
 public final class Backends {
     /** The environment variable naming the backend {@link #fromEnvironment()} returns. */
     public static final String ENVIRONMENT_VARIABLE = "COLLECTIVES_BACKEND";
+    /** The backend used when {@code COLLECTIVES_BACKEND} is not set. */
     public static final String DEFAULT = "sim";
 
     private Backends() {

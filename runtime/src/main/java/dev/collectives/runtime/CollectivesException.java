@@ -8,10 +8,17 @@ package dev.collectives.runtime;
 public class CollectivesException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The rule broken, or null. */
     private final Rule rule;
+    /** The library's result code, or null. */
     private final Result result;
+    /** The rank it happened on; -1 when not known. */
     private final int rank;
 
+    /**
+     * For backends: a failure about {@code rule} or with the library's {@code result} (either may be null) on
+     * {@code rank} (-1: not known).
+     */
     protected CollectivesException(Rule rule, Result result, int rank, String message, Throwable cause) {
         super(message, cause);
         this.rule = rule;

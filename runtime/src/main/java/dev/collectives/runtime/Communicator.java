@@ -13,15 +13,19 @@ import java.util.Optional;
  * and windows made through it must be closed first, which {@link #close()} checks.
  */
 public interface Communicator extends AutoCloseable {
+    /** This rank, from 0 to {@code size() - 1}. */
     int rank();
 
+    /** The number of ranks of the communicator. */
     int size();
 
     /** The backend's name: "sim", "mccl", "nccl". */
     String backendName();
 
+    /** How the ranks sit on nodes (R8: IB SHARP needs one rank per node). */
     Topology topology();
 
+    /** What the library and the hardware offer: registration, SHARP, windows and their helpers, the version. */
     Capabilities capabilities();
 
     /** The environment the library sees (e.g. MCCL_LEGACY_MUSA_REGISTER, R9). */
@@ -61,9 +65,14 @@ public interface Communicator extends AutoCloseable {
     // step can address a part of a buffer without making a slice per call; the offset-less forms are offset 0.
     // The op must lie inside the buffer from its offset on.
 
+    /**
+     * {@code mcclAllReduce(send + sendOffset, recv + recvOffset, count, type, op, comm, stream)}. Offsets and counts
+     * are in elements of {@code type}; the op must lie inside each buffer from its offset on.
+     */
     void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
                    ReduceOp op, Stream stream);
 
+    /** An allreduce from the start of both buffers. */
     default void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op,
                            Stream stream) {
         allReduce(send, 0, recv, 0, count, type, op, stream);
@@ -73,6 +82,7 @@ public interface Communicator extends AutoCloseable {
     void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
                    DataType type, Stream stream);
 
+    /** An allgather from the start of both buffers. */
     default void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, Stream stream) {
         allGather(send, 0, recv, 0, sendCount, type, stream);
     }
@@ -81,21 +91,32 @@ public interface Communicator extends AutoCloseable {
     void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
                        DataType type, ReduceOp op, Stream stream);
 
+    /** A reducescatter from the start of both buffers. */
     default void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op,
                                Stream stream) {
         reduceScatter(send, 0, recv, 0, recvCount, type, op, stream);
     }
 
+    /**
+     * {@code mcclBroadcast}: {@code count} elements of rank {@code root}'s send reach every rank's recv. Offsets and
+     * counts are in elements of {@code type}; the op must lie inside each buffer from its offset on.
+     */
     void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
                    int root, Stream stream);
 
+    /** A broadcast from the start of both buffers. */
     default void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, Stream stream) {
         broadcast(send, 0, recv, 0, count, type, root, stream);
     }
 
+    /**
+     * {@code mcclReduce}: the reduction of every rank's send reaches rank {@code root}'s recv. Offsets and counts are
+     * in elements of {@code type}; the op must lie inside each buffer from its offset on.
+     */
     void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
                 ReduceOp op, int root, Stream stream);
 
+    /** A reduce from the start of both buffers. */
     default void reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root,
                         Stream stream) {
         reduce(send, 0, recv, 0, count, type, op, root, stream);
@@ -105,18 +126,26 @@ public interface Communicator extends AutoCloseable {
     void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
                   Stream stream);
 
+    /** An alltoall from the start of both buffers. */
     default void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, Stream stream) {
         allToAll(send, 0, recv, 0, count, type, stream);
     }
 
+    /**
+     * {@code mcclSend} of {@code count} elements from {@code buffer + offset} (in elements) to rank {@code peer}; pair
+     * it with the peer's recv inside a group.
+     */
     void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream);
 
+    /** A send from the start of the buffer. */
     default void send(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
         send(buffer, 0, count, type, peer, stream);
     }
 
+    /** {@code mcclRecv} of {@code count} elements into {@code buffer + offset} (in elements) from rank {@code peer}. */
     void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream);
 
+    /** A recv into the start of the buffer. */
     default void recv(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
         recv(buffer, 0, count, type, peer, stream);
     }
@@ -124,7 +153,25 @@ public interface Communicator extends AutoCloseable {
     /** {@code mcclGroupStart}: ops until {@link #groupEnd()} are issued as one (send/recv pairs need it). */
     void groupStart();
 
+    /** {@code mcclGroupEnd}: issues the ops since {@link #groupStart()}. */
     void groupEnd();
+
+    // ---- memory and streams owned elsewhere ---------------------------------------------------------------
+
+    /**
+     * {@code bytes} of device memory at {@code address} that a framework owns, as {@code bytes / type.size()}
+     * elements of {@code type}. The backend asks the driver what the memory is (its allocation's head, for R2;
+     * VMM with which handle types, or legacy memory, for R3, R9 and R11) and refuses host, pinned-host and managed
+     * memory, memory of another device, and a range that runs past its allocation. The buffer's {@code close()}
+     * frees nothing: the memory must outlive every pipeline and graph that uses it.
+     */
+    DeviceBuffer wrap(long address, long bytes, DataType type);
+
+    /**
+     * A stream created elsewhere on this rank's device, from its native handle; its {@code close()} destroys
+     * nothing. Pipelines bind to it and capture on it like on their own streams.
+     */
+    Stream wrapStream(long handle);
 
     // ---- streams and lifetime ----------------------------------------------------------------------------
 

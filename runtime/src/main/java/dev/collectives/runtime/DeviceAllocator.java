@@ -1,7 +1,7 @@
 package dev.collectives.runtime;
 
 /**
- * A custom allocator (SPEC.md R11). Annotate the class with
+ * A custom allocator (rule R11, {@link Rule#R11_ALLOCATOR}). Annotate the class with
  * {@link dev.collectives.annotation.QualifiedAllocator} and give it a public no-argument constructor; the
  * runtime checks each allocation's sizes and alignment against the recommended granularity.
  */

@@ -45,6 +45,14 @@ public final class DeviceBuffer implements AutoCloseable {
         return new DeviceBuffer(memory, 0, type, count, true);
     }
 
+    /**
+     * A buffer over memory owned elsewhere (see {@link Communicator#wrap}): {@code count} elements of {@code type}
+     * at {@code headOffset} bytes from the allocation's head. It owns nothing: {@code close()} frees nothing.
+     */
+    public static DeviceBuffer wrapped(DeviceMemory memory, long headOffset, DataType type, long count) {
+        return new DeviceBuffer(memory, headOffset, type, count, false);
+    }
+
     /** The device address of element 0. */
     public long address() {
         return memory.address() + offset;
@@ -55,18 +63,22 @@ public final class DeviceBuffer implements AutoCloseable {
         return offset;
     }
 
+    /** The element type. */
     public DataType type() {
         return type;
     }
 
+    /** The number of elements. */
     public long count() {
         return count;
     }
 
+    /** {@code count() × type().size()}. */
     public long sizeBytes() {
         return count * type.size();
     }
 
+    /** How the root allocation was made (R3, R9, R11). */
     public Allocator allocator() {
         return memory.allocator();
     }
@@ -76,6 +88,7 @@ public final class DeviceBuffer implements AutoCloseable {
         return memory;
     }
 
+    /** Whether this buffer owns its allocation (slices and views do not). */
     public boolean isRoot() {
         return owner;
     }
@@ -110,42 +123,55 @@ public final class DeviceBuffer implements AutoCloseable {
     private static final Set<DataType> FLOAT32S = EnumSet.of(DataType.FLOAT32);
     private static final Set<DataType> FLOAT64S = EnumSet.of(DataType.FLOAT64);
 
+    /** Copies {@code src} into the start of this buffer, synchronously; the buffer must be of any type (raw bytes). */
     public void copyFromHost(byte[] src) {
         try (BytePointer p = new BytePointer(src)) {
             copyIn(p, src.length, "byte[]", ANY);
         }
     }
 
+    /**
+     * Copies {@code src} into the start of this buffer, synchronously; the buffer must be of FLOAT16 or BFLOAT16 (the
+     * raw bits).
+     */
     public void copyFromHost(short[] src) {
         try (ShortPointer p = new ShortPointer(src)) {
             copyIn(p, 2L * src.length, "short[]", HALVES);
         }
     }
 
+    /**
+     * Copies {@code src} into the start of this buffer, synchronously; the buffer must be of FLOAT16 or BFLOAT16 (the
+     * raw bits).
+     */
     public void copyFromHost(char[] src) {
         try (CharPointer p = new CharPointer(src)) {
             copyIn(p, 2L * src.length, "char[]", HALVES);
         }
     }
 
+    /** Copies {@code src} into the start of this buffer, synchronously; the buffer must be of INT32 or UINT32. */
     public void copyFromHost(int[] src) {
         try (IntPointer p = new IntPointer(src)) {
             copyIn(p, 4L * src.length, "int[]", INT32S);
         }
     }
 
+    /** Copies {@code src} into the start of this buffer, synchronously; the buffer must be of INT64 or UINT64. */
     public void copyFromHost(long[] src) {
         try (LongPointer p = new LongPointer(src)) {
             copyIn(p, 8L * src.length, "long[]", INT64S);
         }
     }
 
+    /** Copies {@code src} into the start of this buffer, synchronously; the buffer must be of FLOAT32. */
     public void copyFromHost(float[] src) {
         try (FloatPointer p = new FloatPointer(src)) {
             copyIn(p, 4L * src.length, "float[]", FLOAT32S);
         }
     }
 
+    /** Copies {@code src} into the start of this buffer, synchronously; the buffer must be of FLOAT64. */
     public void copyFromHost(double[] src) {
         try (DoublePointer p = new DoublePointer(src)) {
             copyIn(p, 8L * src.length, "double[]", FLOAT64S);
@@ -160,6 +186,7 @@ public final class DeviceBuffer implements AutoCloseable {
         }
     }
 
+    /** Copies the start of this buffer into {@code dst}, synchronously; the buffer must be of any type (raw bytes). */
     public void copyToHost(byte[] dst) {
         try (BytePointer p = new BytePointer(dst.length)) {
             copyOut(p, dst.length, "byte[]", ANY);
@@ -167,6 +194,10 @@ public final class DeviceBuffer implements AutoCloseable {
         }
     }
 
+    /**
+     * Copies the start of this buffer into {@code dst}, synchronously; the buffer must be of a 16-bit type
+     * (INT16-sized: FLOAT16, BFLOAT16).
+     */
     public void copyToHost(short[] dst) {
         try (ShortPointer p = new ShortPointer(dst.length)) {
             copyOut(p, 2L * dst.length, "short[]", HALVES);
@@ -174,6 +205,10 @@ public final class DeviceBuffer implements AutoCloseable {
         }
     }
 
+    /**
+     * Copies the start of this buffer into {@code dst}, synchronously; the buffer must be of a 16-bit type (FLOAT16,
+     * BFLOAT16).
+     */
     public void copyToHost(char[] dst) {
         try (CharPointer p = new CharPointer(dst.length)) {
             copyOut(p, 2L * dst.length, "char[]", HALVES);
@@ -181,6 +216,7 @@ public final class DeviceBuffer implements AutoCloseable {
         }
     }
 
+    /** Copies the start of this buffer into {@code dst}, synchronously; the buffer must be of INT32 or UINT32. */
     public void copyToHost(int[] dst) {
         try (IntPointer p = new IntPointer(dst.length)) {
             copyOut(p, 4L * dst.length, "int[]", INT32S);
@@ -188,6 +224,7 @@ public final class DeviceBuffer implements AutoCloseable {
         }
     }
 
+    /** Copies the start of this buffer into {@code dst}, synchronously; the buffer must be of INT64 or UINT64. */
     public void copyToHost(long[] dst) {
         try (LongPointer p = new LongPointer(dst.length)) {
             copyOut(p, 8L * dst.length, "long[]", INT64S);
@@ -195,6 +232,7 @@ public final class DeviceBuffer implements AutoCloseable {
         }
     }
 
+    /** Copies the start of this buffer into {@code dst}, synchronously; the buffer must be of FLOAT32. */
     public void copyToHost(float[] dst) {
         try (FloatPointer p = new FloatPointer(dst.length)) {
             copyOut(p, 4L * dst.length, "float[]", FLOAT32S);
@@ -202,6 +240,7 @@ public final class DeviceBuffer implements AutoCloseable {
         }
     }
 
+    /** Copies the start of this buffer into {@code dst}, synchronously; the buffer must be of FLOAT64. */
     public void copyToHost(double[] dst) {
         try (DoublePointer p = new DoublePointer(dst.length)) {
             copyOut(p, 8L * dst.length, "double[]", FLOAT64S);
@@ -242,7 +281,7 @@ public final class DeviceBuffer implements AutoCloseable {
         }
     }
 
-    /** Frees the allocation if this is its root buffer; a no-op on slices and views. Idempotent. */
+    /** Frees the allocation if this is its root buffer; a no-op on slices, views and wrapped buffers. Idempotent. */
     @Override
     public void close() {
         if (owner) {
@@ -253,6 +292,6 @@ public final class DeviceBuffer implements AutoCloseable {
     @Override
     public String toString() {
         return count + " x " + type + " at 0x" + Long.toHexString(address()) + " (+" + offset + " in "
-                + memory.allocator() + " allocation of " + memory.size() + " bytes)";
+                + memory.origin() + " allocation of " + memory.size() + " bytes)";
     }
 }

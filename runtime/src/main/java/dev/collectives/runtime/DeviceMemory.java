@@ -18,6 +18,7 @@ public abstract class DeviceMemory implements AutoCloseable {
     private final long physicalSize;
     private final long reservedSize;
     private final Set<HandleType> handleTypes;
+    private final String foreignClass;
     private volatile boolean closed;
 
     /**
@@ -27,6 +28,16 @@ public abstract class DeviceMemory implements AutoCloseable {
      */
     protected DeviceMemory(long address, long size, Allocator allocator, long physicalSize, long reservedSize,
                            Set<HandleType> handleTypes) {
+        this(address, size, allocator, physicalSize, reservedSize, handleTypes, null);
+    }
+
+    /**
+     * Memory a framework owns, wrapped by {@link Communicator#wrap}: {@code foreignClass} is what the driver said
+     * it is (see {@link ForeignMemory#describe}); {@code allocator} is VMM or LEGACY accordingly.
+     */
+    protected DeviceMemory(long address, long size, Allocator allocator, long physicalSize, long reservedSize,
+                           Set<HandleType> handleTypes, String foreignClass) {
+        this.foreignClass = foreignClass;
         this.address = address;
         this.size = size;
         this.allocator = allocator;
@@ -35,26 +46,32 @@ public abstract class DeviceMemory implements AutoCloseable {
         this.handleTypes = Set.copyOf(handleTypes);
     }
 
+    /** The head address of the allocation. */
     public final long address() {
         return address;
     }
 
+    /** Usable bytes from {@link #address()}. */
     public final long size() {
         return size;
     }
 
+    /** How it was made. */
     public final Allocator allocator() {
         return allocator;
     }
 
+    /** Bytes of physical memory backing it (VMM), or {@link #size()}. */
     public final long physicalSize() {
         return physicalSize;
     }
 
+    /** Bytes of virtual address range reserved (VMM), or {@link #size()}. */
     public final long reservedSize() {
         return reservedSize;
     }
 
+    /** The handle types its memory exports (R11). */
     public final Set<HandleType> handleTypes() {
         return handleTypes;
     }
@@ -64,6 +81,17 @@ public abstract class DeviceMemory implements AutoCloseable {
         return allocator != Allocator.LEGACY;
     }
 
+    /** Owned by a framework, not by this project: wrapped, never freed here. */
+    public final boolean isForeign() {
+        return foreignClass != null;
+    }
+
+    /** The allocator of owned memory; for foreign memory the class found, e.g. "foreign, VMM with POSIX fd". */
+    public final String origin() {
+        return isForeign() ? foreignClass : allocator.name();
+    }
+
+    /** Whether it was freed. */
     public final boolean isClosed() {
         return closed;
     }
@@ -88,6 +116,6 @@ public abstract class DeviceMemory implements AutoCloseable {
 
     @Override
     public String toString() {
-        return allocator + " memory at 0x" + Long.toHexString(address) + " (" + size + " bytes)";
+        return origin() + " memory at 0x" + Long.toHexString(address) + " (" + size + " bytes)";
     }
 }

@@ -37,14 +37,17 @@ public final class Fingerprint {
         this.entries = List.copyOf(entries);
     }
 
+    /** A builder of the fingerprint of {@code pipeline}. */
     public static Builder builder(String pipeline) {
         return new Builder(pipeline);
     }
 
+    /** The pipeline's name. */
     public String pipeline() {
         return pipeline;
     }
 
+    /** The entries, in the order added. */
     public List<Entry> entries() {
         return entries;
     }
@@ -58,6 +61,7 @@ public final class Fingerprint {
         return text.toString();
     }
 
+    /** The SHA-256 of {@link #text()}, which ranks compare first. */
     public byte[] digest() {
         return sha256(text().getBytes(StandardCharsets.UTF_8));
     }
@@ -268,10 +272,12 @@ public final class Fingerprint {
             this.value = rule == Rule.R14_SHAPE ? value : rule.tag() + " " + value;
         }
 
+        /** What the entry describes, e.g. a buffer's name. */
         public String key() {
             return key;
         }
 
+        /** Its value on this rank. */
         public String value() {
             return value;
         }
@@ -310,6 +316,7 @@ public final class Fingerprint {
             return offsetsMatter ? add(Rule.R2_OFFSET, key, buffer.headOffset()) : this;
         }
 
+        /** The fingerprint of the entries added so far. */
         public Fingerprint build() {
             return new Fingerprint(pipeline, entries);
         }

@@ -29,6 +29,10 @@ public final class GraphCache implements AutoCloseable {
     private long evictions;
     private boolean closed;
 
+    /**
+     * A cache of at most {@code capacity} graphs of {@code pipeline.step()}, whose ops {@code body} issues on
+     * {@code stream}.
+     */
     public GraphCache(Communicator comm, Stream stream, String pipeline, String step, int capacity, StepBody body) {
         if (capacity < 1) {
             throw CollectivesException.usage(comm.rank(), pipeline + "." + step + "(): a graph cache holds at least"
@@ -98,6 +102,7 @@ public final class GraphCache implements AutoCloseable {
         return captured;
     }
 
+    /** The counts so far: captures, hits, evictions, graphs held, capacity. */
     public synchronized Stats stats() {
         return new Stats(captures, hits, evictions, held.size(), capacity);
     }

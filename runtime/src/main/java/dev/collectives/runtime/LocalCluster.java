@@ -2,6 +2,7 @@ package dev.collectives.runtime;
 
 /** n ranks on this host, each with its communicator and stream. Closing it destroys them. */
 public interface LocalCluster extends AutoCloseable {
+    /** The number of ranks. */
     int size();
 
     /**
@@ -17,6 +18,7 @@ public interface LocalCluster extends AutoCloseable {
     /** The code each rank runs. */
     @FunctionalInterface
     interface RankBody {
+        /** Runs one rank's part, on that rank's thread. */
         void run(RankContext rank) throws Exception;
     }
 }

@@ -126,34 +126,42 @@ public final class Numerics {
         return values;
     }
 
+    /** The FLOAT16 bits nearest {@code value} (round to nearest even). */
     public static short toFloat16(float value) {
         return (short) NarrowFormat.FLOAT16.encode(value);
     }
 
+    /** The value of FLOAT16 {@code bits}. */
     public static float fromFloat16(short bits) {
         return FLOAT16_VALUES[bits & 0xFFFF];
     }
 
+    /** The BFLOAT16 bits nearest {@code value} (round to nearest even). */
     public static short toBfloat16(float value) {
         return (short) NarrowFormat.BFLOAT16.encode(value);
     }
 
+    /** The value of BFLOAT16 {@code bits}. */
     public static float fromBfloat16(short bits) {
         return Float.intBitsToFloat((bits & 0xFFFF) << 16);
     }
 
+    /** The FP8_E4M3 bits nearest {@code value} (round to nearest even, saturating). */
     public static byte toFp8E4M3(float value) {
         return (byte) NarrowFormat.E4M3.encode(value);
     }
 
+    /** The value of FP8_E4M3 {@code bits}. */
     public static float fromFp8E4M3(byte bits) {
         return E4M3_VALUES[bits & 0xFF];
     }
 
+    /** The FP8_E5M2 bits nearest {@code value} (round to nearest even). */
     public static byte toFp8E5M2(float value) {
         return (byte) NarrowFormat.E5M2.encode(value);
     }
 
+    /** The value of FP8_E5M2 {@code bits}. */
     public static float fromFp8E5M2(byte bits) {
         return E5M2_VALUES[bits & 0xFF];
     }

@@ -2,17 +2,24 @@ package dev.collectives.runtime;
 
 import dev.collectives.annotation.DataType;
 
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What every generated pipeline class does alike, so that the generated code itself reads as the seed's C sequence:
- * allocate, lay out views, agree across ranks, check, register or capture, issue, release. Each method takes the
- * communicator and the pipeline's name, for messages that say which rank and which pipeline.
+ * What every generated pipeline class does alike, so that the generated code itself reads as the C sequence of the
+ * MCCL user-buffer-registration guide: allocate, lay out views, agree across ranks, check, register or capture,
+ * issue, release. Each method takes the communicator and the pipeline's name, for messages that say which rank and
+ * which pipeline. Binds (with each op's registration path), failed binds and graph captures are logged at
+ * {@code DEBUG} to the {@code System.Logger} named {@value #BIND_LOGGER}.
  */
 public final class PipelineSupport {
     private static final String[] DESCRIPTION_HEADER =
             {"step", "op", "buffers", "offsets", "count", "registration path: why"};
+
+    /** The logger of binds, registration paths and captures. */
+    public static final String BIND_LOGGER = "dev.collectives.bind";
+    private static final System.Logger LOG = System.getLogger(BIND_LOGGER);
 
     private PipelineSupport() {
     }
@@ -26,8 +33,10 @@ public final class PipelineSupport {
     public static <P extends Pipeline> P open(P pipeline, Runnable open) {
         try {
             open.run();
+            LOG.log(Level.DEBUG, () -> "bound " + pipeline.describe());
             return pipeline;
         } catch (RuntimeException | Error failure) {
+            LOG.log(Level.DEBUG, "bind failed: " + failure.getMessage(), failure);
             try {
                 pipeline.close();
             } catch (RuntimeException closeFailure) {
@@ -91,6 +100,76 @@ public final class PipelineSupport {
         }
     }
 
+    // ---- sizes at bind and at call -----------------------------------------------------------------------------
+
+    /** A value the binder must have been given: a dim or an external, named by its setter. */
+    public static <T> T given(Communicator comm, String pipeline, T value, String setter) {
+        if (value == null) {
+            throw CollectivesException.usage(comm.rank(), pipeline + ": bind() needs " + setter + "(...), which the "
+                    + "binder was not given; set every dim and external first");
+        }
+        return value;
+    }
+
+    /** A dim is a size: at least 1, as every expression using it assumes (R13). */
+    public static void requireDim(Communicator comm, String pipeline, String dim, long value) {
+        if (value < 1) {
+            throw CollectivesException.violation(Rule.R13_TYPES, comm.rank(), pipeline + ": dim `" + dim + "` is "
+                    + value + "; dims are sizes, at least 1");
+        }
+    }
+
+    /**
+     * {@code value <= bound}, the condition a rule puts on sizes and offsets known only at bind or at the call;
+     * {@code condition} names where and what ("bucket(): @AllReduce #0: recv stays inside `grads`: offset + n &lt;=
+     * elements"). Allocates nothing unless it fails.
+     */
+    public static void requireAtMost(Communicator comm, String pipeline, Rule rule, String condition, long value,
+                                     long bound) {
+        if (value > bound) {
+            throw CollectivesException.violation(rule, comm.rank(), pipeline + ": " + condition + " does not hold: "
+                    + value + " > " + bound);
+        }
+    }
+
+    /** {@code value} is a multiple of {@code alignment}: a view's head aligned to its element size (R7). */
+    public static void requireAligned(Communicator comm, String pipeline, Rule rule, String condition, long value,
+                                      long alignment) {
+        if (value % alignment != 0) {
+            throw CollectivesException.violation(rule, comm.rank(), pipeline + ": " + condition + " does not hold: "
+                    + value + " is not a multiple of " + alignment);
+        }
+    }
+
+    /**
+     * An op's send bytes [sendStart, sendEnd) and recv bytes [recvStart, recvEnd) of one allocation either
+     * coincide at the start (in place, where the op allows it) or do not overlap (R7).
+     */
+    public static void requireInPlaceOrApart(Communicator comm, String pipeline, String op, boolean inPlaceAllowed,
+                                             long sendStart, long sendEnd, long recvStart, long recvEnd) {
+        boolean apart = sendEnd <= recvStart || recvEnd <= sendStart;
+        if (!apart && !(inPlaceAllowed && sendStart == recvStart)) {
+            throw CollectivesException.violation(Rule.R7_ARENA, comm.rank(), pipeline + ": " + op + ": send bytes ["
+                    + sendStart + ", " + sendEnd + ") and recv bytes [" + recvStart + ", " + recvEnd + ") overlap"
+                    + (inPlaceAllowed ? " without coinciding" : ", and this op cannot run in place"));
+        }
+    }
+
+    /** A size or offset that overflows a long, or divides by zero, while {@code where} is checked (R13). */
+    public static CollectivesException overflow(Communicator comm, String pipeline, String where,
+                                                ArithmeticException cause) {
+        return CollectivesException.violation(Rule.R13_TYPES, comm.rank(), pipeline + ": " + where
+                + ": an expression overflows a long or divides by zero (" + cause.getMessage() + ")");
+    }
+
+    /** {@code a / b}, throwing where Java's division would wrap ({@code Long.MIN_VALUE / -1}). */
+    public static long divideExact(long a, long b) {
+        if (a == Long.MIN_VALUE && b == -1) {
+            throw new ArithmeticException("long overflow");
+        }
+        return a / b;
+    }
+
     /** A pipeline that declares its world size binds only on a communicator of that size (R14). */
     public static void requireRanks(Communicator comm, String pipeline, int ranks) {
         if (comm.size() != ranks) {
@@ -122,6 +201,18 @@ public final class PipelineSupport {
             throw CollectivesException.violation(Rule.R3_MTLS_ALLOC, comm.rank(), pipeline + ": MTLink SHARP "
                     + "registration needs mcclMemAlloc or qualified VMM memory; external `" + name + "` is " + buffer);
         }
+    }
+
+    /** A registered external of wrapped VMM memory must look like a qualified allocator's memory (R11). */
+    public static void requireQualifiedForeignMemory(Communicator comm, String pipeline, DeviceBuffer buffer,
+                                                     String name) {
+        AllocatorRule.checkForeign(comm, buffer, pipeline + ": external buffer `" + name + "`");
+    }
+
+    /** A line of {@code describe()}: what external {@code name} was bound to, and where in its allocation. */
+    public static String externalMemory(String name, DeviceBuffer buffer) {
+        return "external " + name + ": " + buffer.memory().origin() + ", " + buffer.headOffset()
+                + " bytes from its allocation's head\n";
     }
 
     /** {@code buffer + offset}, {@code count} elements long; an op reaching past its buffer breaks R7. */
@@ -180,7 +271,9 @@ public final class PipelineSupport {
             }
             throw failure;
         }
-        return stream.endCapture();
+        Graph graph = stream.endCapture();
+        LOG.log(Level.DEBUG, () -> "captured " + graph + " on " + stream);
+        return graph;
     }
 
     // ---- describe() --------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ public interface RegistrationHandle extends AutoCloseable {
     /** The registered root allocation. */
     DeviceBuffer buffer();
 
+    /** Whether the memory is still registered. */
     boolean isOpen();
 
     @Override

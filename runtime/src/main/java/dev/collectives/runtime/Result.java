@@ -1,14 +1,22 @@
 package dev.collectives.runtime;
 
-/** {@code mcclResult_t} / {@code ncclResult_t} values (SPEC.md, "Facts"). */
+/** {@code mcclResult_t} / {@code ncclResult_t} values (the values both libraries return). */
 public enum Result {
+    /** The call succeeded. */
     SUCCESS(0),
+    /** A MUSA/CUDA call failed. */
     UNHANDLED_DEVICE_ERROR(1),
+    /** A system call failed. */
     SYSTEM_ERROR(2),
+    /** The library failed internally. */
     INTERNAL_ERROR(3),
+    /** An argument was wrong. */
     INVALID_ARGUMENT(4),
+    /** The call was used wrongly. */
     INVALID_USAGE(5),
+    /** Another rank failed. */
     REMOTE_ERROR(6),
+    /** A non-blocking call has not finished yet. */
     IN_PROGRESS(7);
 
     private final int code;
@@ -17,6 +25,7 @@ public enum Result {
         this.code = code;
     }
 
+    /** The value the libraries return. */
     public int code() {
         return code;
     }

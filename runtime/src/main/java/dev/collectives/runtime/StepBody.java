@@ -6,5 +6,6 @@ package dev.collectives.runtime;
  */
 @FunctionalInterface
 public interface StepBody {
+    /** Issues the step's ops for the arguments {@code args}. */
     void issue(long[] args);
 }

@@ -4,8 +4,10 @@ import java.util.OptionalLong;
 
 /** A registered window ({@code mcclWindow_t}, R12). Closing deregisters it, collectively. Idempotent. */
 public interface Window extends AutoCloseable {
+    /** The buffer the window was registered on. */
     DeviceBuffer buffer();
 
+    /** Whether it is a symmetric window (the same offset on every rank). */
     boolean symmetric();
 
     /**

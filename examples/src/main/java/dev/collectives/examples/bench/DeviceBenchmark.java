@@ -2,7 +2,7 @@ package dev.collectives.examples.bench;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
-import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.device.NativeBaseline;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.Communicator;
@@ -10,13 +10,13 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.LocalCluster;
-import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
-import dev.collectives.runtime.Window;
 
-import java.io.BufferedReader;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,278 +26,469 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * nccl-tests-style tables (size, count, time, algbw, busbw) of allreduce, allgather and reducescatter on a
- * native backend, for the registration modes of pipelines — NONE (plain buffers), LOCAL (registered once),
- * GRAPH (the op captured once, the graph launched per call) — and symmetric windows, each beside the native C
- * baseline ({@code gpu/native_bench.c}) run in the same process tree with the same sizes, iterations and
- * timing, and the ratio native time / Java time (= Java busbw / native busbw). Then, unless {@code --pipelines
- * off}, the generated pipelines' steps beside both ({@link PipelineBenchmark}).
- *
- * <pre>
- * java -cp ... dev.collectives.examples.bench.DeviceBenchmark --native path/to/native_bench \
- *     [--backend nccl] [--min 8] [--max 2147483648] [--ranks 2] [--ops allreduce,allgather,reducescatter]
- *     [--modes none,local,graph,window] [--pipelines on|off] [--out results.txt]
- * </pre>
+ * nccl-tests-style tables of allreduce, allgather and reducescatter (float32) on a native backend: per size the
+ * time, algbw, busbw and #wrong (each size checked element by element) out of place and in place, for the Java
+ * calls beside the native baseline — the same op enqueued by a C loop in this process on the same communicator,
+ * buffers and stream ({@link NativeBaseline}) — and in each registration mode. Java and native rounds alternate,
+ * so drift on the machine touches both. On the sim backend the native columns stay empty.
  */
-public final class DeviceBenchmark {
+@Command(name = "device", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Times collectives on a backend like nccl-tests: size, count, type, redop, time, algbw, busbw "
+                + "and #wrong, out of place and in place, the Java calls beside the same calls from a C loop in "
+                + "this process."}, exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:every size of every table was right", "1:a size had wrong elements, or the run failed",
+            "2:a bad command line"})
+public final class DeviceBenchmark implements Callable<Integer> {
     private static final int WARMUP = 5;
-    private static final int ROUNDS = 3;
     private static final int FIRST_WARMUP = 3000;
     private static final long MIB = 1 << 20;
 
-    private final Map<String, String> options;
-    private final int ranks;
-    private final long minBytes;
-    private final long maxBytes;
-    private final PrintStream out;
+    @Option(names = "--backend", defaultValue = "${env:COLLECTIVES_BACKEND:-nccl}",
+            description = "Backend: nccl, mccl or sim (default: $COLLECTIVES_BACKEND, else ${DEFAULT-VALUE}).")
+    String backend;
 
-    private DeviceBenchmark(Map<String, String> options, PrintStream out) {
-        this.options = options;
-        this.ranks = Integer.parseInt(options.getOrDefault("ranks", "2"));
-        this.minBytes = Long.parseLong(options.getOrDefault("min", "8"));
-        this.maxBytes = Long.parseLong(options.getOrDefault("max", String.valueOf(2048 * MIB)));
-        this.out = out;
+    @Option(names = "--ranks", defaultValue = "1", description = "Ranks, one per GPU (default ${DEFAULT-VALUE}).")
+    int ranks;
+
+    @Option(names = "--min", defaultValue = "8", description = "Smallest size in bytes (default ${DEFAULT-VALUE}).")
+    long minBytes;
+
+    @Option(names = "--max", defaultValue = "1073741824",
+            description = "Largest size in bytes; sizes double from --min (default ${DEFAULT-VALUE}).")
+    long maxBytes;
+
+    @Option(names = "--ops", split = ",", defaultValue = "allreduce,allgather,reducescatter",
+            description = "Ops, comma-separated: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+    List<Op> ops;
+
+    @Option(names = "--modes", split = ",", defaultValue = "none,local,graph",
+            description = "Registration modes, comma-separated: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+    List<Mode> modes;
+
+    @Option(names = "--rounds", defaultValue = "3",
+            description = "Timed rounds per size and side; the best counts (default ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--pipelines", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Also time the generated benchmark pipelines' steps (2 ranks only; default on).")
+    boolean pipelines;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
+    Path csv;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows as JSON.")
+    Path json;
+
+    @Option(names = "--plot", paramLabel = "FILE",
+            description = "Also draw busbw against size of the first op as a PNG, a line per mode (needs the "
+                    + "java.desktop module; else draw it later from --csv with the plot command).")
+    Path plot;
+
+    @Option(names = "--out", paramLabel = "FILE", description = "Also write the printed tables to FILE.")
+    Path textFile;
+
+    private PrintStream out = System.out;
+    private final Results results = new Results();
+    private final AtomicLong wrong = new AtomicLong();
+
+    public static void main(String[] args) {
+        System.exit(commandLine(new DeviceBenchmark()).execute(args));
     }
 
-    enum Op { ALLREDUCE, ALLGATHER, REDUCESCATTER }
+    /** A command line for a benchmark command: enum values in any case. */
+    static CommandLine commandLine(Object command) {
+        return new CommandLine(command).setCaseInsensitiveEnumValuesAllowed(true);
+    }
 
-    enum Mode { NONE, LOCAL, GRAPH, WINDOW }
-
-    /** One measured size. */
+    /** One measured row of one side. */
     record Row(long bytes, long count, double timeUs, double algbw, double busbw, double hostUs) {
     }
 
-    /** Iterations per size; the same rule as native_bench.c. */
+    /** Iterations per size: many where an op takes microseconds, few where it takes milliseconds. */
     static int iterations(long bytes) {
         return bytes <= 64 * 1024 ? 1000 : bytes <= 64 * MIB ? 100 : 20;
     }
 
-    long elements(Op op, long bytes) {
-        return op == Op.ALLREDUCE ? bytes / 4 : bytes / 4 / ranks;
-    }
-
-    /** The bytes a size row names: the buffer reduced, or gathered/scattered over all ranks. */
-    long totalBytes(Op op, long count) {
-        return op == Op.ALLREDUCE ? count * 4 : count * 4 * ranks;
-    }
-
-    double busFactor(Op op) {
-        return op == Op.ALLREDUCE ? 2.0 * (ranks - 1) / ranks : (double) (ranks - 1) / ranks;
-    }
-
-    public static void main(String[] args) throws Exception {
-        Map<String, String> options = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
-            }
-            options.put(args[i].substring(2), args[i + 1]);
+    @Override
+    public Integer call() throws Exception {
+        try (PrintStream file = textFile == null ? null
+                : new PrintStream(Files.newOutputStream(textFile), true, StandardCharsets.UTF_8)) {
+            out = file == null ? System.out : new Tee(System.out, file);
+            run();
         }
-        try (PrintStream file = options.containsKey("out")
-                ? new PrintStream(Files.newOutputStream(Path.of(options.get("out"))), true, StandardCharsets.UTF_8)
-                : null) {
-            PrintStream tee = file == null ? System.out : new Tee(System.out, file);
-            new DeviceBenchmark(options, tee).run();
+        if (plot != null) {
+            BusbwChart.write(results, name(ops.get(0)), String.format(Locale.ROOT, "%s, %d rank(s), Java (solid) "
+                    + "beside native (dashed)", backend, ranks), plot);
+        }
+        return wrong.get() == 0 ? 0 : 1;
+    }
+
+    /** The rows so far into the --csv and --json files: rewritten after each table, so a run cut short keeps them. */
+    private void writeRows() throws IOException {
+        if (csv != null) {
+            results.writeCsv(csv);
+        }
+        if (json != null) {
+            results.writeJson(json);
         }
     }
 
-    private void run() throws Exception {
-        Backend backend = Backends.get(options.getOrDefault("backend", "nccl"));
-        List<Op> ops = parse(Op.class, options.getOrDefault("ops", "allreduce,allgather,reducescatter"));
-        List<Mode> modes = parse(Mode.class, options.getOrDefault("modes", "none,local,graph,window"));
-        out.printf("# DeviceBenchmark: backend %s, %d ranks, float32/sum, %d..%d bytes; iterations 1000 up to 64 KiB, "
-                + "100 up to 64 MiB, 20 above; %d warm-up; best of %d rounds%n", backend.name(), ranks, minBytes, maxBytes, WARMUP,
-                ROUNDS);
-        out.printf("# time: wall clock per op, slowest rank, best round; ratio = native time / Java time (= busbw ratio)%n");
+    private void run() throws IOException {
+        Backend b = Backends.get(backend);
+        out.printf("# DeviceBenchmark: backend %s, %d rank(s), float32, %d..%d bytes; iterations 1000 up to 64 KiB, "
+                + "100 up to 64 MiB, 20 above; best of %d rounds per side, Java and native rounds alternating%n",
+                b.name(), ranks, minBytes, maxBytes, rounds);
+        out.printf("# time: wall clock per op, slowest rank; native: the same op from a C loop in this process on the "
+                + "same communicator, buffers and stream; #wrong: elements that differ from the expected result%n");
         Map<String, Map<Long, Row>> java = new LinkedHashMap<>();
         Map<String, Map<Long, Row>> nativeRows = new LinkedHashMap<>();
-        try (LocalCluster cluster = backend.local(ranks)) {
+        try (LocalCluster cluster = b.local(ranks)) {
             for (Op op : ops) {
                 for (Mode mode : modes) {
+                    List<SizeRow> rows = measure(cluster, op, mode);
+                    print(op, mode, rows);
+                    writeRows();
                     String key = op + "/" + mode;
-                    nativeRows.put(key, runNative(op, mode));
-                    java.put(key, measure(cluster, op, mode));
-                    print(op, mode, java.get(key), nativeRows.get(key));
+                    for (SizeRow r : rows) {
+                        java.computeIfAbsent(key, k -> new LinkedHashMap<>()).put(r.bytes, r.java[0]);
+                        if (r.nat[0] != null) {
+                            nativeRows.computeIfAbsent(key, k -> new LinkedHashMap<>()).put(r.bytes, r.nat[0]);
+                        }
+                    }
                 }
             }
-            if (!"off".equals(options.get("pipelines"))) {
+            if (pipelines) {
                 new PipelineBenchmark(this, out).run(cluster, ranks, modes, java, nativeRows);
             }
         }
         summarize(java, nativeRows);
     }
 
-    private static <E extends Enum<E>> List<E> parse(Class<E> type, String list) {
-        List<E> values = new ArrayList<>();
-        for (String s : list.split(",")) {
-            values.add(Enum.valueOf(type, s.trim().toUpperCase(Locale.ROOT)));
+    /** A size's rows: [0] out of place, [1] in place, for each side; #wrong per placement and side. */
+    private static final class SizeRow {
+        final long bytes;
+        final long count;
+        final Row[] java = new Row[2];
+        final Row[] nat = new Row[2];
+        final long[] javaWrong = new long[2];
+        final long[] nativeWrong = new long[2];
+
+        SizeRow(long bytes, long count) {
+            this.bytes = bytes;
+            this.count = count;
         }
-        return values;
     }
 
-    // ---- the native baseline -------------------------------------------------------------------------------
-
-    private Map<Long, Row> runNative(Op op, Mode mode) throws IOException, InterruptedException {
-        String binary = options.get("native");
-        return binary == null ? new LinkedHashMap<>() : runNative(binary, op, mode, minBytes, maxBytes, ranks, out);
-    }
-
-    /** The rows {@code gpu/native_bench.c} prints for {@code op} and {@code mode}; its other lines go to {@code out}. */
-    static Map<Long, Row> runNative(String binary, Op op, Mode mode, long minBytes, long maxBytes, int ranks,
-                                    PrintStream out) throws IOException, InterruptedException {
-        Map<Long, Row> rows = new LinkedHashMap<>();
-        Process process = new ProcessBuilder(binary, name(op), name(mode), String.valueOf(minBytes),
-                String.valueOf(maxBytes), String.valueOf(ranks)).redirectErrorStream(true).start();
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = reader.readLine()) != null) {
-                String[] f = line.trim().split("\\s+");
-                if (f.length == 8 && f[0].equals(name(op))) {
-                    rows.put(Long.parseLong(f[2]), new Row(Long.parseLong(f[2]), Long.parseLong(f[3]),
-                            Double.parseDouble(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]),
-                            Double.parseDouble(f[7])));
-                } else {
-                    out.println("# native: " + line);
-                }
+    private List<SizeRow> measure(LocalCluster cluster, Op op, Mode mode) {
+        List<SizeRow> rows = new ArrayList<>();
+        for (long bytes = minBytes; bytes <= maxBytes; bytes *= 2) {
+            long count = op.count(bytes, ranks);
+            if (count > 0) {
+                rows.add(new SizeRow(op.totalBytes(count, ranks), count));
             }
         }
-        if (!process.waitFor(300, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-        }
-        return rows;
-    }
-
-    private static String name(Enum<?> e) {
-        return e.name().toLowerCase(Locale.ROOT);
-    }
-
-    // ---- the Java measurement ------------------------------------------------------------------------------
-
-    private Map<Long, Row> measure(LocalCluster cluster, Op op, Mode mode) {
-        Map<Long, Row> rows = new LinkedHashMap<>();
         Timer timer = new Timer(ranks);
-        long sendBytes = op == Op.ALLGATHER ? maxBytes / ranks : maxBytes;
-        long recvBytes = op == Op.REDUCESCATTER ? maxBytes / ranks : maxBytes;
+        long sendBytes = op.sendBytes(maxBytes, ranks);
+        long recvBytes = op.recvBytes(maxBytes, ranks);
         cluster.run(ctx -> {
             Communicator comm = ctx.comm();
             Stream stream = ctx.stream();
             int rank = ctx.rank();
+            boolean withNative = NativeBaseline.supports(comm);
             try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, sendBytes);
                  DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, recvBytes);
-                 Registered registered = Registered.of(comm, mode, send, recv)) {
-                DeviceBuffer sendF = send.view(0, DataType.FLOAT32, sendBytes / 4);
-                DeviceBuffer recvF = recv.view(0, DataType.FLOAT32, recvBytes / 4);
-                warmUp(stream, step(comm, op, sendF, recvF, Math.max(1, elements(op, minBytes))));
-                for (long bytes = minBytes; bytes <= maxBytes; bytes *= 2) {
-                    long count = elements(op, bytes);
-                    if (count == 0) {
-                        continue;
+                 AutoCloseable registered = mode.register(comm, send, recv)) {
+                Placement first = new Placement(op, comm, send, recv, rows.get(0).count, false);
+                warmUp(stream, s -> op.call(comm, first.send, first.recv, first.count, s));
+                for (SizeRow row : rows) {
+                    for (int p = 0; p < placements(op, mode); p++) {
+                        Placement at = new Placement(op, comm, send, recv, row.count, p == 1);
+                        Sides sides = Sides.of(mode, comm, stream, at);
+                        try (sides) {
+                            long javaWrong = at.check(stream, sides.java);
+                            long nativeWrong = withNative ? at.check(stream, sides.nat) : 0;
+                            double[][] best = timer.timeBoth(rank, stream, sides, iterations(row.bytes), rounds,
+                                    withNative);
+                            long[] wrongs = timer.sum(rank, javaWrong, nativeWrong);
+                            if (rank == 0) {
+                                row.java[p] = row(op, row.count, best[0]);
+                                row.nat[p] = withNative ? row(op, row.count, best[1]) : null;
+                                row.javaWrong[p] = wrongs[0];
+                                row.nativeWrong[p] = wrongs[1];
+                            }
+                        }
                     }
-                    int iters = iterations(bytes);
-                    Step step = step(comm, op, sendF, recvF, count);
-                    Graph graph = null;
-                    GraphExec exec = null;
-                    if (mode == Mode.GRAPH) {
-                        // one eager op first: NCCL sets up this size's connections outside the capture
-                        step.issue(stream);
-                        stream.synchronize();
-                        stream.beginCapture();
-                        step.issue(stream);
-                        graph = stream.endCapture();
-                        exec = graph.instantiate();
-                        GraphExec replay = exec;
-                        step = replay::launch;
-                    }
-                    Row row = row(op, count, timer.time(rank, stream, step, iters));
-                    if (rank == 0) {
-                        rows.put(row.bytes(), row);
-                    }
-                    if (exec != null) {
-                        exec.close();
-                        graph.close();
-                    }
-                    timer.await();
                 }
             }
         });
+        for (SizeRow row : rows) {
+            for (int p = 0; p < placements(op, mode); p++) {
+                wrong.addAndGet(row.javaWrong[p] + row.nativeWrong[p]);
+                record(op, mode, p, "java", row.java[p], row.javaWrong[p]);
+                if (row.nat[p] != null) {
+                    record(op, mode, p, "native", row.nat[p], row.nativeWrong[p]);
+                }
+            }
+        }
         return rows;
     }
 
-    /** Before any timing, as native_bench.c does: the JIT compiles the call path meanwhile. */
-    static void warmUp(Stream stream, Step step) {
-        for (int i = 0; i < FIRST_WARMUP; i++) {
-            step.issue(stream);
+    /**
+     * 2 (out of place and in place), or 1 where in place would put each rank's buffer at a different offset, which
+     * graph registration and symmetric windows refuse (R2) beyond one rank.
+     */
+    private int placements(Op op, Mode mode) {
+        return op == Op.ALLREDUCE || ranks == 1 || mode == Mode.NONE || mode == Mode.LOCAL ? 2 : 1;
+    }
+
+    private void record(Op op, Mode mode, int placement, String impl, Row row, long wrongElements) {
+        results.add("op", name(op), "mode", name(mode), "placement", placement == 0 ? "out-of-place" : "in-place",
+                "impl", impl, "ranks", ranks, "bytes", row.bytes(), "count", row.count(), "type", "float",
+                "redop", op.redop(), "time_us", row.timeUs(), "algbw", row.algbw(), "busbw", row.busbw(),
+                "host_us", row.hostUs(), "wrong", wrongElements);
+    }
+
+    /**
+     * The buffers of one size and placement. Out of place: send and recv apart. In place, as nccl-tests lays it
+     * out: allreduce sends from recv; allgather sends from this rank's block of recv; reducescatter receives into
+     * this rank's block of send.
+     */
+    private static final class Placement {
+        final Op op;
+        final Communicator comm;
+        final DeviceBuffer send;
+        final DeviceBuffer recv;
+        final long count;
+
+        Placement(Op op, Communicator comm, DeviceBuffer sendBytes, DeviceBuffer recvBytes, long count,
+                  boolean inPlace) {
+            this.op = op;
+            this.comm = comm;
+            this.count = count;
+            int ranks = comm.size();
+            long block = count * 4 * comm.rank();
+            long sendCount = op == Op.REDUCESCATTER ? count * ranks : count;
+            long recvCount = op == Op.ALLGATHER ? count * ranks : count;
+            DeviceBuffer recvF = recvBytes.view(0, DataType.FLOAT32, recvCount);
+            if (!inPlace) {
+                this.send = sendBytes.view(0, DataType.FLOAT32, sendCount);
+                this.recv = recvF;
+            } else if (op == Op.ALLREDUCE) {
+                this.send = recvF;
+                this.recv = recvF;
+            } else if (op == Op.ALLGATHER) {
+                this.send = recvBytes.view(block, DataType.FLOAT32, count);
+                this.recv = recvF;
+            } else {
+                this.send = sendBytes.view(0, DataType.FLOAT32, sendCount);
+                this.recv = sendBytes.view(block, DataType.FLOAT32, count);
+            }
         }
+
+        /** Rank r's element i before the op: small integers, so that every sum is exact in float32. */
+        static float value(int rank, long index) {
+            return rank + 1 + (float) (index % 13);
+        }
+
+        /** Fills the inputs, runs the op once through {@code side}, and counts the elements that came out wrong. */
+        long check(Stream stream, Batch side) {
+            int ranks = comm.size();
+            int rank = comm.rank();
+            float[] input = new float[Math.toIntExact(send.count())];
+            for (int i = 0; i < input.length; i++) {
+                input[i] = value(rank, i);
+            }
+            if (op == Op.ALLGATHER && send.address() != recv.address()) {
+                recv.copyFromHost(new float[Math.toIntExact(recv.count())]);
+            }
+            send.copyFromHost(input);
+            side.issue(stream, 1);
+            stream.synchronize();
+            float[] output = new float[Math.toIntExact(recv.count())];
+            recv.copyToHost(output);
+            long wrongElements = 0;
+            for (int i = 0; i < output.length; i++) {
+                if (output[i] != expected(i, ranks, rank)) {
+                    wrongElements++;
+                }
+            }
+            return wrongElements;
+        }
+
+        private float expected(int i, int ranks, int rank) {
+            if (op == Op.ALLGATHER) {
+                return value((int) (i / count), i % count);
+            }
+            long index = op == Op.REDUCESCATTER ? rank * count + i : i;
+            float sum = 0;
+            for (int q = 0; q < ranks; q++) {
+                sum += value(q, index);
+            }
+            return sum;
+        }
+    }
+
+    /** {@code n} enqueues of the measured op by one side. No allocation per call. */
+    @FunctionalInterface
+    interface Batch {
+        void issue(Stream stream, int n);
+    }
+
+    /** One enqueue of the measured op: a direct call, a graph launch, or a pipeline step. */
+    @FunctionalInterface
+    interface Step {
+        void issue(Stream stream);
+
+        default Batch batch() {
+            return (stream, n) -> {
+                for (int i = 0; i < n; i++) {
+                    issue(stream);
+                }
+            };
+        }
+    }
+
+    /** The Java and the native side of one size and placement; in GRAPH mode both launch the same captured graph. */
+    private record Sides(Batch java, Batch nat, Graph graph, GraphExec exec) implements AutoCloseable {
+        static Sides of(Mode mode, Communicator comm, Stream stream, Placement at) {
+            Op op = at.op;
+            Step call = s -> op.call(comm, at.send, at.recv, at.count, s);
+            if (mode != Mode.GRAPH) {
+                return new Sides(call.batch(), (s, n) -> op.callNative(comm, at.send, at.recv, at.count, s, n), null,
+                        null);
+            }
+            call.issue(stream); // one eager op first: the library sets up this size's connections outside the capture
+            stream.synchronize();
+            stream.beginCapture();
+            call.issue(stream);
+            Graph graph = stream.endCapture();
+            GraphExec exec = graph.instantiate();
+            Step launch = exec::launch;
+            return new Sides(launch.batch(), (s, n) -> NativeBaseline.launch(comm, exec, s, n), graph, exec);
+        }
+
+        @Override
+        public void close() {
+            if (exec != null) {
+                exec.close();
+                graph.close();
+            }
+        }
+    }
+
+    /** Before any timing: the JIT compiles the call path meanwhile. */
+    static void warmUp(Stream stream, Step step) {
+        warmUp(stream, step.batch());
+    }
+
+    static void warmUp(Stream stream, Batch batch) {
+        batch.issue(stream, FIRST_WARMUP);
         stream.synchronize();
     }
 
     /** A measured size of {@code op} with {@code count} elements per rank's call, from {@link Timer#time}. */
     Row row(Op op, long count, double[] timeAndHostUs) {
-        long total = totalBytes(op, count);
+        long total = op.totalBytes(count, ranks);
         double algbw = total / timeAndHostUs[0] / 1e3;
-        return new Row(total, count, timeAndHostUs[0], algbw, algbw * busFactor(op), timeAndHostUs[1]);
+        return new Row(total, count, timeAndHostUs[0], algbw, algbw * op.busFactor(ranks), timeAndHostUs[1]);
     }
 
-    /** One enqueue of the measured op: a direct call, a graph launch, or a pipeline step. No allocation per call. */
-    @FunctionalInterface
-    interface Step {
-        void issue(Stream stream);
+    long totalBytes(Op op, long count) {
+        return op.totalBytes(count, ranks);
     }
 
     /**
-     * Times ops on all ranks of a cluster together, each rank calling {@link #time} from its thread: {@value
-     * #WARMUP} warm-up ops, then {@value #ROUNDS} rounds that start at a barrier; a round's time per op is its
-     * slowest rank's wall clock, and the best round counts.
+     * Times ops on all ranks of a cluster together, each rank calling from its thread: a round starts at a
+     * barrier, and its time per op is its slowest rank's wall clock from the first enqueue to the end of the
+     * stream's work; its host time, the slowest rank's enqueue loop alone.
      */
     static final class Timer {
         private final int ranks;
         private final CyclicBarrier barrier;
         private final double[] elapsedUs;
         private final double[] enqueuedUs;
+        private final long[][] counts;
 
         Timer(int ranks) {
             this.ranks = ranks;
             this.barrier = new CyclicBarrier(ranks);
             this.elapsedUs = new double[ranks];
             this.enqueuedUs = new double[ranks];
+            this.counts = new long[ranks][2];
         }
 
-        /** {time per op, host enqueue time per op} in µs of the best round; the same on every rank. */
-        double[] time(int rank, Stream stream, Step step, int iters) throws Exception {
-            for (int i = 0; i < WARMUP; i++) {
-                step.issue(stream);
+        /** {time per op, host enqueue time per op} in µs of the best of {@code rounds}; the same on every rank. */
+        double[] time(int rank, Stream stream, Batch batch, int iters, int rounds) throws Exception {
+            batch.issue(stream, WARMUP);
+            stream.synchronize();
+            double[] best = {Double.POSITIVE_INFINITY, 0};
+            for (int round = 0; round < rounds; round++) {
+                keepBest(best, round(rank, stream, batch, iters));
+            }
+            return best;
+        }
+
+        /** Java's and native's best ({@link #time}), their rounds alternating and each side first in turn. */
+        double[][] timeBoth(int rank, Stream stream, Sides sides, int iters, int rounds, boolean withNative)
+                throws Exception {
+            Batch[] batches = withNative ? new Batch[] {sides.java(), sides.nat()} : new Batch[] {sides.java()};
+            for (Batch b : batches) {
+                b.issue(stream, WARMUP);
             }
             stream.synchronize();
-            double best = Double.POSITIVE_INFINITY;
-            double bestHost = 0;
-            for (int round = 0; round < ROUNDS; round++) {
-                await();
-                long start = System.nanoTime();
-                for (int i = 0; i < iters; i++) {
-                    step.issue(stream);
+            double[][] best = {{Double.POSITIVE_INFINITY, 0}, {Double.POSITIVE_INFINITY, 0}};
+            for (int round = 0; round < rounds; round++) {
+                for (int k = 0; k < batches.length; k++) {
+                    int side = (round + k) % batches.length;
+                    keepBest(best[side], round(rank, stream, batches[side], iters));
                 }
-                enqueuedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
-                stream.synchronize();
-                elapsedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
-                await();
-                double slowest = 0;
-                double host = 0;
-                for (int r = 0; r < ranks; r++) {
-                    slowest = Math.max(slowest, elapsedUs[r]);
-                    host = Math.max(host, enqueuedUs[r]);
-                }
-                if (slowest < best) {
-                    best = slowest;
-                    bestHost = host;
-                }
-                await(); // every rank has read this round's figures before the next round writes them
             }
-            return new double[] {best, bestHost};
+            return best;
+        }
+
+        private static void keepBest(double[] best, double[] round) {
+            if (round[0] < best[0]) {
+                best[0] = round[0];
+                best[1] = round[1];
+            }
+        }
+
+        private double[] round(int rank, Stream stream, Batch batch, int iters) throws Exception {
+            await();
+            long start = System.nanoTime();
+            batch.issue(stream, iters);
+            enqueuedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
+            stream.synchronize();
+            elapsedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
+            await();
+            double slowest = 0;
+            double host = 0;
+            for (int r = 0; r < ranks; r++) {
+                slowest = Math.max(slowest, elapsedUs[r]);
+                host = Math.max(host, enqueuedUs[r]);
+            }
+            await(); // every rank has read this round's figures before the next round writes them
+            return new double[] {slowest, host};
+        }
+
+        /** The sums over all ranks of two counts; the same on every rank. */
+        long[] sum(int rank, long a, long b) throws Exception {
+            counts[rank][0] = a;
+            counts[rank][1] = b;
+            await();
+            long[] sums = new long[2];
+            for (long[] c : counts) {
+                sums[0] += c[0];
+                sums[1] += c[1];
+            }
+            await();
+            return sums;
         }
 
         void await() throws Exception {
@@ -305,117 +496,78 @@ public final class DeviceBenchmark {
         }
     }
 
-    private static Step step(Communicator comm, Op op, DeviceBuffer send, DeviceBuffer recv, long count) {
-        switch (op) {
-            case ALLREDUCE:
-                return s -> comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, s);
-            case ALLGATHER:
-                return s -> comm.allGather(send, recv, count, DataType.FLOAT32, s);
-            default:
-                return s -> comm.reduceScatter(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, s);
-        }
-    }
-
-    /** LOCAL: CommRegister of both buffers; WINDOW: symmetric windows on both; closed before the memory. */
-    private static final class Registered implements AutoCloseable {
-        private final List<AutoCloseable> handles;
-
-        private Registered(List<AutoCloseable> handles) {
-            this.handles = handles;
-        }
-
-        static Registered of(Communicator comm, Mode mode, DeviceBuffer send, DeviceBuffer recv) {
-            List<AutoCloseable> handles = new ArrayList<>();
-            if (mode == Mode.LOCAL) {
-                RegistrationHandle s = comm.register(send);
-                handles.add(s);
-                handles.add(comm.register(recv));
-            } else if (mode == Mode.WINDOW) {
-                Window s = comm.registerWindow(send, true);
-                handles.add(s);
-                handles.add(comm.registerWindow(recv, true));
-            }
-            return new Registered(handles);
-        }
-
-        @Override
-        public void close() throws Exception {
-            for (AutoCloseable h : handles) {
-                h.close();
-            }
-        }
-    }
-
     // ---- output --------------------------------------------------------------------------------------------
 
-    private void print(Op op, Mode mode, Map<Long, Row> java, Map<Long, Row> nat) {
-        out.printf("%n# %s, %s: Java (%d ranks) | native C baseline | ratio%n", name(op), name(mode), ranks);
-        out.printf("# %12s %12s %10s %8s %8s %8s | %10s %8s %8s | %6s %9s %9s%n", "size(B)", "count", "time(us)",
-                "algbw", "busbw", "host(us)", "time(us)", "busbw", "host(us)", "ratio", "dt(us)", "dhost(us)");
-        for (Row j : java.values()) {
-            Row n = nat.get(j.bytes());
-            if (n == null) {
-                out.printf("  %12d %12d %10.2f %8.2f %8.2f %8.3f | %10s %8s %8s | %6s %9s %9s%n", j.bytes(), j.count(),
-                        j.timeUs(), j.algbw(), j.busbw(), j.hostUs(), "-", "-", "-", "-", "-", "-");
-            } else {
-                out.printf("  %12d %12d %10.2f %8.2f %8.2f %8.3f | %10.2f %8.2f %8.3f | %6.3f %9.2f %9.3f%n",
-                        j.bytes(), j.count(), j.timeUs(), j.algbw(), j.busbw(), j.hostUs(), n.timeUs(), n.busbw(),
-                        n.hostUs(), n.timeUs() / j.timeUs(), j.timeUs() - n.timeUs(), j.hostUs() - n.hostUs());
-            }
+    private void print(Op op, Mode mode, List<SizeRow> rows) {
+        out.printf("%n# %s, %s, %d rank(s): Java | native%n", name(op), name(mode), ranks);
+        out.printf("# %12s %12s %6s %5s  %s  %s%n", "", "", "", "", center("out-of-place"), center("in-place"));
+        String side = String.format(Locale.ROOT, "%9s %7s %7s %6s %9s %7s %6s", "time(us)", "algbw", "busbw",
+                "#wrong", "n.time", "n.busbw", "n.#wr");
+        out.printf("# %12s %12s %6s %5s  %s  %s%n", "size(B)", "count", "type", "redop", side, side);
+        for (SizeRow r : rows) {
+            out.printf("  %12d %12d %6s %5s  %s  %s%n", r.bytes, r.count, "float", op.redop(), cells(r, 0),
+                    cells(r, 1));
         }
+    }
+
+    private static String center(String title) {
+        int width = 9 + 7 + 7 + 6 + 9 + 7 + 6 + 6;
+        int left = (width - title.length()) / 2;
+        return " ".repeat(left) + title + " ".repeat(width - left - title.length());
+    }
+
+    private static String cells(SizeRow r, int p) {
+        Row j = r.java[p];
+        Row n = r.nat[p];
+        if (j == null) {
+            return String.format(Locale.ROOT, "%9s %7s %7s %6s %9s %7s %6s", "-", "-", "-", "-", "-", "-", "-");
+        }
+        return String.format(Locale.ROOT, "%9.2f %7.2f %7.2f %6d ", j.timeUs(), j.algbw(), j.busbw(), r.javaWrong[p])
+                + (n == null ? String.format(Locale.ROOT, "%9s %7s %6s", "-", "-", "-")
+                : String.format(Locale.ROOT, "%9.2f %7.2f %6d", n.timeUs(), n.busbw(), r.nativeWrong[p]));
     }
 
     private void summarize(Map<String, Map<Long, Row>> java, Map<String, Map<Long, Row>> nat) {
-        out.printf("%n# Summary%n");
+        out.printf("%n# Summary (out of place)%n");
         for (String key : java.keySet()) {
+            Map<Long, Row> natRows = nat.getOrDefault(key, Map.of());
             double worst = Double.POSITIVE_INFINITY;
             long at = 0;
-            for (Row j : java.get(key).values()) {
-                Row n = nat.get(key).get(j.bytes());
-                if (n != null && j.bytes() >= 64 * MIB && n.timeUs() / j.timeUs() < worst) {
-                    worst = n.timeUs() / j.timeUs();
-                    at = j.bytes();
-                }
-            }
             List<Double> overheads = new ArrayList<>();
             List<Double> hostOverheads = new ArrayList<>();
             for (Row j : java.get(key).values()) {
-                Row n = nat.get(key).get(j.bytes());
-                if (n != null && j.bytes() <= 4096) {
+                Row n = natRows.get(j.bytes());
+                if (n == null) {
+                    continue;
+                }
+                if (j.bytes() >= 64 * MIB && n.timeUs() / j.timeUs() < worst) {
+                    worst = n.timeUs() / j.timeUs();
+                    at = j.bytes();
+                }
+                if (j.bytes() <= 4096) {
                     overheads.add(j.timeUs() - n.timeUs());
                     hostOverheads.add(j.hostUs() - n.hostUs());
                 }
             }
-            overheads.sort(null);
-            hostOverheads.sort(null);
-            Row small = java.get(key).values().stream().findFirst().orElse(null);
-            Row smallNative = small == null ? null : nat.get(key).get(small.bytes());
-            out.printf("# %-22s min busbw ratio from 64 MiB: %s; %s B: Java %s us, native %s us; per-op overhead "
-                            + "(Java - native), median over sizes up to 4 KiB: %s us, host enqueue %s us%n", key.toLowerCase(Locale.ROOT),
+            out.printf("# %-22s min busbw ratio Java/native from 64 MiB: %s; Java - native, median over sizes up to "
+                            + "4 KiB: time %s us, host enqueue %s us%n", key.toLowerCase(Locale.ROOT),
                     worst == Double.POSITIVE_INFINITY ? "-" : String.format(Locale.ROOT, "%.3f (at %d B)", worst, at),
-                    small == null ? "-" : small.bytes(), small == null ? "-" : fmt(small.timeUs()),
-                    smallNative == null ? "-" : fmt(smallNative.timeUs()),
-                    overheads.isEmpty() ? "-" : fmt(overheads.get(overheads.size() / 2)),
-                    hostOverheads.isEmpty() ? "-" : String.format(Locale.ROOT, "%.3f",
-                            hostOverheads.get(hostOverheads.size() / 2)));
+                    median(overheads, "%.2f"), median(hostOverheads, "%.3f"));
         }
-        long gib = 1024 * MIB;
-        Row unregistered = java.getOrDefault("ALLGATHER/NONE", Map.of()).get(gib);
-        Row registered = java.getOrDefault("ALLGATHER/LOCAL", Map.of()).get(gib);
-        if (unregistered != null && registered != null) {
-            out.printf("# allgather 1 GiB busbw, registered / unregistered (Java): %.2f / %.2f = %.3f%n",
-                    registered.busbw(), unregistered.busbw(), registered.busbw() / unregistered.busbw());
-        }
-        Row nUnregistered = nat.getOrDefault("ALLGATHER/NONE", Map.of()).get(gib);
-        Row nRegistered = nat.getOrDefault("ALLGATHER/LOCAL", Map.of()).get(gib);
-        if (nUnregistered != null && nRegistered != null) {
-            out.printf("# allgather 1 GiB busbw, registered / unregistered (native): %.2f / %.2f = %.3f%n",
-                    nRegistered.busbw(), nUnregistered.busbw(), nRegistered.busbw() / nUnregistered.busbw());
-        }
+        out.printf("# #wrong in all: %d%n", wrong.get());
     }
 
-    private static String fmt(double v) {
-        return String.format(Locale.ROOT, "%.2f", v);
+    static String median(List<Double> values, String format) {
+        if (values.isEmpty()) {
+            return "-";
+        }
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(null);
+        return String.format(Locale.ROOT, format, sorted.get(sorted.size() / 2));
+    }
+
+    static String name(Enum<?> e) {
+        return e.name().toLowerCase(Locale.ROOT);
     }
 
     /** Prints to the console and the results file. */

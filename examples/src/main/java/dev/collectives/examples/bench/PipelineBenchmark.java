@@ -1,7 +1,5 @@
 package dev.collectives.examples.bench;
 
-import dev.collectives.examples.bench.DeviceBenchmark.Mode;
-import dev.collectives.examples.bench.DeviceBenchmark.Op;
 import dev.collectives.examples.bench.DeviceBenchmark.Row;
 import dev.collectives.examples.bench.DeviceBenchmark.Step;
 import dev.collectives.examples.bench.DeviceBenchmark.Timer;
@@ -24,6 +22,7 @@ import java.util.Map;
  */
 final class PipelineBenchmark {
     static final int RANKS = 2;
+    private static final int ROUNDS = 3;
     static final long SMALL_COUNT = 2;
     static final long LARGE_COUNT = 32L << 20;
     /** One rank's share of the 1 GiB allgather, in float32 elements. */
@@ -91,7 +90,7 @@ final class PipelineBenchmark {
                 String key = op + "/" + mode;
                 Row hand = java.getOrDefault(key, Map.of()).get(row.bytes());
                 Row nat = nativeRows.getOrDefault(key, Map.of()).get(row.bytes());
-                out.printf("  %-10s %-6s %12d %10.2f %8.2f %8.3f | %s | %s | %7s %7s%n", name(op), name(mode),
+                out.printf("  %-10s %-6s %12d %10.2f %8.2f %8.3f | %s | %s | %7s %7s%n", DeviceBenchmark.name(op), DeviceBenchmark.name(mode),
                         row.bytes(), row.timeUs(), row.busbw(), row.hostUs(), cells(hand), cells(nat),
                         ratio(hand, row), ratio(nat, row));
             }
@@ -109,7 +108,8 @@ final class PipelineBenchmark {
                 DeviceBenchmark.warmUp(stream, bound.cases().get(0).step());
                 for (Case c : bound.cases()) {
                     int iters = DeviceBenchmark.iterations(bench.totalBytes(c.op(), c.count()));
-                    Row row = bench.row(c.op(), c.count(), timer.time(ctx.rank(), stream, c.step(), iters));
+                    Row row = bench.row(c.op(), c.count(), timer.time(ctx.rank(), stream, c.step().batch(), iters,
+                            ROUNDS));
                     if (ctx.rank() == 0) {
                         rows.add(new Measured(c.op(), row));
                     }
@@ -129,9 +129,5 @@ final class PipelineBenchmark {
 
     private static String ratio(Row other, Row pipeline) {
         return other == null ? "-" : String.format(Locale.ROOT, "%.3f", other.timeUs() / pipeline.timeUs());
-    }
-
-    private static String name(Enum<?> e) {
-        return e.name().toLowerCase(Locale.ROOT);
     }
 }

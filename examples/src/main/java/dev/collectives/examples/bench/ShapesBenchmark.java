@@ -3,13 +3,12 @@ package dev.collectives.examples.bench;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.examples.bench.DeviceBenchmark.Mode;
-import dev.collectives.examples.bench.DeviceBenchmark.Op;
-import dev.collectives.examples.bench.DeviceBenchmark.Row;
+import dev.collectives.backend.device.NativeBaseline;
 import dev.collectives.examples.bench.DeviceBenchmark.Step;
 import dev.collectives.examples.bench.DeviceBenchmark.Timer;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.CallCheck;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Graph;
@@ -24,83 +23,84 @@ import dev.collectives.runtime.Stream;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
- * What sizes given at call time cost per call: one allreduce of {@code --count} float32 elements (default 2, 8 B,
- * where the call's own cost shows), issued
+ * What sizes given at call time cost per call: one allreduce of {@value #COUNT} float32 elements (8 B, where the
+ * call's own cost shows) at element {@value #OFFSET} of {@value #ARENA}-element arenas, issued
  * <ul>
- *     <li>eagerly: the plain call, the call with element offsets, and a LOCAL pipeline's constant step and its
- *     step with parameters (offset, n) of the same values, which checks its arguments on every call;</li>
+ *     <li>eagerly: the plain call on slices, the call with element offsets, and a LOCAL pipeline's constant step
+ *     and its step with parameters (offset, n) called with the same values, which checks them on every call;</li>
  *     <li>from graphs: a graph launched directly, a {@link GraphCache} launch of a held tuple, and a GRAPH
  *     pipeline's constant step and its cached step with parameters, with one tuple and with 4 in turn;</li>
- *     <li>by the native C baseline ({@code gpu/native_bench.c}, with {@code --native}), eager and from a graph.</li>
+ *     <li>by the native baseline on a native backend: the same call and graph launch from a C loop in this
+ *     process ({@link NativeBaseline}).</li>
  * </ul>
  * Each row is timed by {@link DeviceBenchmark}'s timer (wall time per op and host enqueue time per op, slowest
- * rank, best of 3 rounds) and compared with the row it adds to: dt and dhost are the differences.
+ * rank, best of 3 rounds) and compared with the row it adds to: dt and dhost are the differences. Two summary
+ * lines give what the checks of a step with parameters add, and what a cached GRAPH step adds to a native graph
+ * launch.
  *
  * <pre>
- * java -cp ... dev.collectives.examples.bench.ShapesBenchmark [--backend nccl] [--ranks 1] [--count 2]
- *     [--iters 5000] [--native path/to/native_bench]
+ * java -cp ... dev.collectives.examples.bench.ShapesBenchmark [--backend nccl] [--ranks 1] [--iters 5000]
  * </pre>
  */
-public final class ShapesBenchmark {
-    /** Elements of the arena the steps address; the buckets lie in it. */
+@Command(name = "shapes", mixinStandardHelpOptions = true,
+        description = "Per-call cost of sizes given at call time: offsets, checked step parameters, cached graphs.",
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line"})
+public final class ShapesBenchmark implements Callable<Integer> {
+    /** Elements of the arenas the steps address; the buckets lie in them. */
     static final long ARENA = 1 << 16;
-    /** The offset of the measured bucket, and of the 4 buckets taken in turn. */
-    private static final long[] OFFSETS = {1024, 4096, 8192, 16384};
+    /** Elements of every allreduce measured. */
+    static final long COUNT = 2;
+    /** The element offset of the measured bucket. */
+    static final long OFFSET = 1024;
+    /** The offsets of the 4 buckets taken in turn. */
+    private static final long[] OFFSETS = {OFFSET, 4096, 8192, 16384};
 
-    private final Backend backend;
-    private final int ranks;
-    private final long count;
-    private final int iters;
-    private final String nativeBinary;
+    private static final String LOCAL_CONSTANT = "LOCAL constant step";
+    private static final String LOCAL_STEP = "LOCAL step (offset, n)";
+    private static final String GRAPH_STEP = "GRAPH step (offset, n), 1 tuple";
+    private static final String NATIVE_GRAPH = "native C graph launch";
+
+    @Option(names = "--backend", defaultValue = "${env:COLLECTIVES_BACKEND:-nccl}",
+            description = "Backend: nccl, mccl or sim (default: $COLLECTIVES_BACKEND, else ${DEFAULT-VALUE}).")
+    String backendName;
+
+    @Option(names = "--ranks", defaultValue = "1", description = "Ranks (default ${DEFAULT-VALUE}).")
+    int ranks;
+
+    @Option(names = "--iters", defaultValue = "5000", description = "Ops per round (default ${DEFAULT-VALUE}).")
+    int iters;
+
+    private Backend backend;
     /** Rows in the order measured; rank 0 records them. */
     private final Map<String, Measured> rows = new LinkedHashMap<>();
-
-    private ShapesBenchmark(Map<String, String> options) {
-        this.backend = Backends.get(options.getOrDefault("backend", "nccl"));
-        this.ranks = Integer.parseInt(options.getOrDefault("ranks", "1"));
-        this.count = Long.parseLong(options.getOrDefault("count", "2"));
-        this.iters = Integer.parseInt(options.getOrDefault("iters", "5000"));
-        this.nativeBinary = options.get("native");
-    }
 
     private record Measured(String name, String reference, double timeUs, double hostUs) {
     }
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> options = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
-            }
-            options.put(args[i].substring(2), args[i + 1]);
-        }
-        new ShapesBenchmark(options).run();
+    public static void main(String[] args) {
+        System.exit(DeviceBenchmark.commandLine(new ShapesBenchmark()).execute(args));
     }
 
-    private void run() throws Exception {
+    @Override
+    public Integer call() throws Exception {
+        backend = Backends.get(backendName);
         System.out.printf("# ShapesBenchmark: backend %s, %d rank(s), allreduce of %d x float32 (%d B), sum; %d ops "
                 + "per round, best of 3 rounds; time and host enqueue time per op in us; dt, dhost: minus the "
-                + "row named in 'vs'%n", backend.name(), ranks, count, count * 4, iters);
+                + "row named in 'vs'; %s=%s (sim always checks that the ranks call a step alike)%n", backend.name(),
+                ranks, COUNT, COUNT * 4, iters, CallCheck.VARIABLE, System.getenv(CallCheck.VARIABLE));
         try (LocalCluster cluster = backend.local(ranks)) {
             Timer timer = new Timer(ranks);
             cluster.run(ctx -> new RankRun(ctx, timer).run());
         }
-        if (nativeBinary != null) {
-            nativeRow("native C call", Mode.NONE);
-            nativeRow("native C graph launch", Mode.GRAPH);
-        }
         print();
-    }
-
-    private void nativeRow(String name, Mode mode) throws Exception {
-        long bytes = count * 4;
-        Row row = DeviceBenchmark.runNative(nativeBinary, Op.ALLREDUCE, mode, bytes, bytes, ranks, System.out)
-                .get(bytes);
-        if (row != null) {
-            rows.put(name, new Measured(name, null, row.timeUs(), row.hostUs()));
-        }
+        return 0;
     }
 
     /** One rank's part: the arenas, then each row in turn, all ranks together. */
@@ -118,41 +118,73 @@ public final class ShapesBenchmark {
         }
 
         void run() throws Exception {
-            long offset = OFFSETS[0];
+            eager();
+            graphs();
+            try (CollectiveLocalShapesBenchPipeline p = CollectiveLocalShapesBenchPipeline.binder(comm, stream)
+                    .elements(ARENA).bind()) {
+                time(LOCAL_CONSTANT, "call", s -> p.constant());
+                time(LOCAL_STEP, LOCAL_CONSTANT, s -> p.bucket(OFFSET, COUNT));
+            }
+            try (CollectiveGraphShapesBenchPipeline p = CollectiveGraphShapesBenchPipeline.binder(comm, stream)
+                    .elements(ARENA).bind()) {
+                time("GRAPH constant step", "graph launch", s -> p.constant());
+                time(GRAPH_STEP, "GRAPH constant step", s -> p.bucket(OFFSET, COUNT));
+                int[] turn = {0};
+                time("GRAPH step (offset, n), 4 tuples", "GRAPH constant step",
+                        s -> p.bucket(OFFSETS[turn[0]++ & 3], COUNT));
+            }
+        }
+
+        /** The plain call, the call with offsets and the native call, on registered buffers as a LOCAL step's. */
+        private void eager() throws Exception {
+            try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA);
+                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA);
+                 RegistrationHandle sendRegistered = comm.register(send);
+                 RegistrationHandle recvRegistered = comm.register(recv)) {
+                DeviceBuffer sendAt = send.slice(OFFSET, COUNT);
+                DeviceBuffer recvAt = recv.slice(OFFSET, COUNT);
+                time("call", null, s -> comm.allReduce(sendAt, recvAt, COUNT, DataType.FLOAT32, ReduceOp.SUM, s));
+                time("call with offsets", "call", s -> comm.allReduce(send, OFFSET, recv, OFFSET, COUNT,
+                        DataType.FLOAT32, ReduceOp.SUM, s));
+                if (NativeBaseline.supports(comm)) {
+                    time("native C call", null, (s, n) -> NativeBaseline.allReduce(comm, sendAt, recvAt, COUNT,
+                            DataType.FLOAT32, ReduceOp.SUM, s, n));
+                }
+            }
+        }
+
+        /** A graph launched directly and from the native loop, and graphs of a GraphCache. */
+        private void graphs() throws Exception {
             try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA);
                  DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA)) {
-                try (RegistrationHandle sendRegistered = comm.register(send);
-                     RegistrationHandle recvRegistered = comm.register(recv)) {
-                    DeviceBuffer sendAt = send.slice(offset, count);
-                    DeviceBuffer recvAt = recv.slice(offset, count);
-                    DeviceBenchmark.warmUp(stream, s -> comm.allReduce(sendAt, recvAt, count, DataType.FLOAT32,
-                            ReduceOp.SUM, s));
-                    time("call", null, s -> comm.allReduce(sendAt, recvAt, count, DataType.FLOAT32, ReduceOp.SUM,
-                            s));
-                    time("call with offsets", "call", s -> comm.allReduce(send, offset, recv, offset, count,
-                            DataType.FLOAT32, ReduceOp.SUM, s));
-                }
-                Graph graph = PipelineSupport.capture(stream, () -> comm.allReduce(send, offset, recv, offset, count,
+                Graph graph = PipelineSupport.capture(stream, () -> comm.allReduce(send, OFFSET, recv, OFFSET, COUNT,
                         DataType.FLOAT32, ReduceOp.SUM, stream));
                 try (GraphExec exec = graph.instantiate()) {
                     time("graph launch", null, exec::launch);
+                    if (NativeBaseline.supports(comm)) {
+                        time(NATIVE_GRAPH, null, (s, n) -> NativeBaseline.launch(comm, exec, s, n));
+                    }
                 } finally {
                     graph.close();
                 }
                 try (GraphCache cache = new GraphCache(comm, stream, "ShapesBenchmark", "bucket", 4,
                         args -> comm.allReduce(send, args[0], recv, args[0], args[1], DataType.FLOAT32, ReduceOp.SUM,
                                 stream))) {
-                    time("GraphCache.launch, 1 tuple", "graph launch", s -> cache.launch(offset, count));
+                    time("GraphCache.launch, 1 tuple", "graph launch", s -> cache.launch(OFFSET, COUNT));
                     int[] turn = {0};
                     time("GraphCache.launch, 4 tuples", "graph launch",
-                            s -> cache.launch(OFFSETS[turn[0]++ & 3], count));
+                            s -> cache.launch(OFFSETS[turn[0]++ & 3], COUNT));
                 }
             }
         }
 
         private void time(String name, String reference, Step step) throws Exception {
-            DeviceBenchmark.warmUp(stream, step);
-            double[] timeAndHost = timer.time(ctx.rank(), stream, step, iters);
+            time(name, reference, step.batch());
+        }
+
+        private void time(String name, String reference, DeviceBenchmark.Batch batch) throws Exception {
+            DeviceBenchmark.warmUp(stream, batch);
+            double[] timeAndHost = timer.time(ctx.rank(), stream, batch, iters, 3);
             if (ctx.rank() == 0) {
                 rows.put(name, new Measured(name, reference, timeAndHost[0], timeAndHost[1]));
             }
@@ -169,6 +201,18 @@ public final class ShapesBenchmark {
                     m.hostUs(), ref == null ? "-" : ref.name(), ref == null ? "-" : delta(m.timeUs() - ref.timeUs()),
                     ref == null ? "-" : delta(m.hostUs() - ref.hostUs()));
         }
+        System.out.printf("# the checks of a step with parameters: %s - %s = %s%n", LOCAL_STEP, LOCAL_CONSTANT,
+                added(LOCAL_STEP, LOCAL_CONSTANT));
+        System.out.printf("# a cached GRAPH step over a native graph launch: %s - %s = %s%n", GRAPH_STEP,
+                NATIVE_GRAPH, added(GRAPH_STEP, NATIVE_GRAPH));
+    }
+
+    /** What {@code row} adds to {@code reference}, per op: "dt us (host dhost us)", or why it cannot say. */
+    private String added(String row, String reference) {
+        Measured m = rows.get(row);
+        Measured ref = rows.get(reference);
+        return m == null || ref == null ? "- (" + reference + " not measured)" : delta(m.timeUs() - ref.timeUs())
+                + " us per op (host enqueue " + delta(m.hostUs() - ref.hostUs()) + " us)";
     }
 
     private static String delta(double us) {

@@ -12,42 +12,177 @@ import dev.collectives.runtime.Stream;
 
 import org.bytedeco.javacpp.Pointer;
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 
 /**
- * nccl-tests-style figures for the embedded backend: allreduce (float32, sum, out of place) from 1 KiB to 256 MiB
- * at 2 and 4 ranks, and single-thread memcpy bandwidth measured in the same run for comparison. Each figure is the
- * best of {@value #TRIALS} trials, each the mean over several back-to-back operations (the same for memcpy), so
- * that other load on the machine disturbs the comparison less. busbw = algbw × 2(n−1)/n, as nccl-tests reports it.
- * Arguments (optional): the largest size in bytes, the rank counts ("2,4").
+ * nccl-tests-style figures for the embedded backend: allreduce (float32, sum, out of place) at each rank count,
+ * with the native kernels and with the pure-Java path ({@link Kernels#useNativeKernels}) side by side, their
+ * trials alternating so that load on the machine falls on both; and single-thread memcpy bandwidth measured in the
+ * same run, before each rank count, for comparison. Each figure is the best of {@code --trials} trials, each the
+ * mean over several back-to-back operations. busbw = algbw × 2(n−1)/n, as nccl-tests reports it.
  */
-public final class SimAllReduceBenchmark {
-    private static final long MIN_BYTES = 1L << 10;
-    private static final int TRIALS = 5;
+@Command(name = "sim", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Times the sim backend's allreduce with the native kernels and in pure Java, beside "
+                + "single-thread memcpy.", exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line"})
+public final class SimAllReduceBenchmark implements Callable<Integer> {
     private static final double GB = 1e9;
+    private static final long MIB = 1 << 20;
 
-    private SimAllReduceBenchmark() {
-    }
+    @Option(names = "--min", defaultValue = "1024", description = "Smallest size in bytes (default ${DEFAULT-VALUE}).")
+    long minBytes;
+
+    @Option(names = "--max", defaultValue = "268435456",
+            description = "Largest size in bytes (default ${DEFAULT-VALUE}).")
+    long maxBytes;
+
+    @Option(names = "--ranks", split = ",", defaultValue = "2,4",
+            description = "Rank counts, comma-separated (default ${DEFAULT-VALUE}).")
+    List<Integer> rankCounts;
+
+    @Option(names = "--trials", defaultValue = "5", description = "Trials per size and path (default ${DEFAULT-VALUE}).")
+    int trials;
+
+    @Option(names = "--runs", defaultValue = "1",
+            description = "Back-to-back runs of the whole sweep; the summary gives each run's figures "
+                    + "(default ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--java", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Also time the pure-Java path (default on).")
+    boolean java;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
+    Path csv;
 
     public static void main(String[] args) {
-        long maxBytes = args.length > 0 ? Long.parseLong(args[0]) : 256L << 20;
-        String[] rankCounts = (args.length > 1 ? args[1] : "2,4").split(",");
-        long memcpyBytes = 64L << 20;
-        System.out.printf(Locale.ROOT, "# single-thread memcpy of %d MiB: %.2f GB/s%n", memcpyBytes >> 20,
-                memcpyBandwidth(memcpyBytes));
-        for (String ranks : rankCounts) {
-            allReduce(Integer.parseInt(ranks.trim()), maxBytes);
-        }
+        System.exit(DeviceBenchmark.commandLine(new SimAllReduceBenchmark()).execute(args));
     }
 
-    /** Bytes copied per second by one thread. */
+    @Override
+    public Integer call() throws Exception {
+        Results results = new Results();
+        List<String> summary = new ArrayList<>();
+        try {
+            for (int run = 1; run <= runs; run++) {
+                for (int ranks : rankCounts) {
+                    double memcpy = memcpyBandwidth(64 * MIB);
+                    System.out.printf(Locale.ROOT, "#%n# run %d: sim allreduce, float32 sum, out of place, %d ranks; "
+                            + "single-thread memcpy of 64 MiB just before: %.2f GB/s%n", run, ranks, memcpy);
+                    System.out.printf(Locale.ROOT, "# %12s %12s | %10s %10s %7s | %10s %10s %7s | %7s%n", "size(B)",
+                            "count", "time(us)", "busbw", "/memcpy", "java(us)", "busbw", "/memcpy", "java/nat");
+                    sweep(run, ranks, memcpy, results, summary);
+                }
+            }
+        } finally {
+            Kernels.useNativeKernels(true);
+        }
+        System.out.printf("#%n# Summary: busbw / memcpy of the native kernels at 64 MiB; sizes where the pure-Java "
+                + "path was faster (time ratio java/native < 1)%n");
+        summary.forEach(System.out::println);
+        if (csv != null) {
+            results.writeCsv(csv);
+        }
+        return 0;
+    }
+
+    private void sweep(int run, int ranks, double memcpy, Results results, List<String> summary) {
+        List<String> javaFaster = new ArrayList<>();
+        String at64 = "-";
+        try (LocalCluster cluster = Backends.get("sim").local(ranks)) {
+            for (long bytes = minBytes; bytes <= maxBytes; bytes *= 2) {
+                double[] seconds = time(cluster, ranks, bytes);
+                double busbw = busbw(bytes, seconds[0], ranks);
+                double javaBusbw = java ? busbw(bytes, seconds[1], ranks) : Double.NaN;
+                double ratio = seconds[1] / seconds[0];
+                System.out.printf(Locale.ROOT, "  %12d %12d | %10.1f %10.2f %7.3f | %10s %10s %7s | %7s%n", bytes,
+                        bytes / 4, seconds[0] * 1e6, busbw, busbw / memcpy, java ? fmt("%.1f", seconds[1] * 1e6) : "-",
+                        java ? fmt("%.2f", javaBusbw) : "-", java ? fmt("%.3f", javaBusbw / memcpy) : "-",
+                        java ? fmt("%.3f", ratio) : "-");
+                results.add("run", run, "ranks", ranks, "bytes", bytes, "native_us", seconds[0] * 1e6,
+                        "native_busbw", busbw, "java_us", seconds[1] * 1e6, "java_busbw", javaBusbw,
+                        "memcpy_gbps", memcpy);
+                if (java && ratio < 1) {
+                    javaFaster.add(fmt("%d B (%.3f)", bytes, ratio));
+                }
+                if (bytes == 64 * MIB) {
+                    at64 = fmt("%.3f", busbw / memcpy);
+                }
+            }
+        }
+        summary.add(String.format(Locale.ROOT, "# run %d, %d ranks: 64 MiB busbw/memcpy %s; java faster at: %s",
+                run, ranks, at64, java ? (javaFaster.isEmpty() ? "none" : String.join(", ", javaFaster)) : "-"));
+    }
+
+    private static String fmt(String format, Object... args) {
+        return String.format(Locale.ROOT, format, args);
+    }
+
+    private static double busbw(long bytes, double seconds, int ranks) {
+        return bytes / seconds / GB * 2 * (ranks - 1) / ranks;
+    }
+
+    /** {native, java} seconds per op: the best of the trials, each the slowest rank's mean; the paths alternate. */
+    private double[] time(LocalCluster cluster, int ranks, long bytes) {
+        long count = bytes / 4;
+        int iterations = (int) Math.max(10, Math.min(200, (1L << 30) / bytes));
+        double[][][] trialSeconds = new double[2][trials][ranks];
+        int paths = java ? 2 : 1;
+        for (int trial = 0; trial < trials; trial++) {
+            for (int k = 0; k < paths; k++) {
+                int path = (trial + k) % paths;
+                int t = trial;
+                Kernels.useNativeKernels(path == 0);
+                cluster.run(ctx -> {
+                    Communicator comm = ctx.comm();
+                    Stream stream = ctx.stream();
+                    try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count);
+                         DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count)) {
+                        for (int i = 0; i < 2; i++) { // warm up: touch the pages, wake the workers
+                            comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream);
+                        }
+                        stream.synchronize();
+                        long t0 = System.nanoTime();
+                        for (int i = 0; i < iterations; i++) {
+                            comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream);
+                        }
+                        stream.synchronize();
+                        trialSeconds[path][t][ctx.rank()] = (System.nanoTime() - t0) / 1e9 / iterations;
+                    }
+                });
+            }
+        }
+        Kernels.useNativeKernels(true);
+        return new double[] {best(trialSeconds[0]), java ? best(trialSeconds[1]) : Double.NaN};
+    }
+
+    private static double best(double[][] trials) {
+        double seconds = Double.MAX_VALUE;
+        for (double[] trial : trials) {
+            double slowestRank = 0;
+            for (double s : trial) {
+                slowestRank = Math.max(slowestRank, s);
+            }
+            seconds = Math.min(seconds, slowestRank);
+        }
+        return seconds;
+    }
+
+    /** Bytes copied per second by one thread: the best of 5 trials of 10 copies. */
     static double memcpyBandwidth(long bytes) {
         Pointer src = Pointer.calloc(bytes, 1);
         Pointer dst = Pointer.calloc(bytes, 1);
         try {
             Kernels.copy(src.address(), dst.address(), bytes); // touch the pages
             double best = Double.MAX_VALUE;
-            for (int trial = 0; trial < TRIALS; trial++) {
+            for (int trial = 0; trial < 5; trial++) {
                 int copies = 10;
                 long t0 = System.nanoTime();
                 for (int i = 0; i < copies; i++) {
@@ -59,50 +194,6 @@ public final class SimAllReduceBenchmark {
         } finally {
             Pointer.free(src);
             Pointer.free(dst);
-        }
-    }
-
-    static void allReduce(int ranks, long maxBytes) {
-        System.out.printf(Locale.ROOT, "#%n# sim allreduce, float32 sum, out of place, %d ranks%n", ranks);
-        System.out.printf(Locale.ROOT, "# %12s %12s %10s %12s %12s%n", "size(B)", "count", "time(us)", "algbw(GB/s)",
-                "busbw(GB/s)");
-        double[][] trialSeconds = new double[TRIALS][ranks];
-        try (LocalCluster cluster = Backends.get("sim").local(ranks)) {
-            for (long bytes = MIN_BYTES; bytes <= maxBytes; bytes *= 2) {
-                long count = bytes / 4;
-                int iterations = (int) Math.max(10, Math.min(200, (1L << 30) / bytes));
-                cluster.run(ctx -> {
-                    Communicator comm = ctx.comm();
-                    Stream stream = ctx.stream();
-                    try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count);
-                         DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count)) {
-                        for (int i = 0; i < 3; i++) { // warm up: touch the pages, wake the workers
-                            comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream);
-                        }
-                        stream.synchronize();
-                        for (int trial = 0; trial < TRIALS; trial++) {
-                            long t0 = System.nanoTime();
-                            for (int i = 0; i < iterations; i++) {
-                                comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream);
-                            }
-                            stream.synchronize();
-                            trialSeconds[trial][ctx.rank()] = (System.nanoTime() - t0) / 1e9 / iterations;
-                        }
-                    }
-                });
-                double seconds = Double.MAX_VALUE;
-                for (double[] trial : trialSeconds) {
-                    double slowestRank = 0;
-                    for (double s : trial) {
-                        slowestRank = Math.max(slowestRank, s);
-                    }
-                    seconds = Math.min(seconds, slowestRank);
-                }
-                double algbw = bytes / seconds / GB;
-                double busbw = algbw * 2 * (ranks - 1) / ranks;
-                System.out.printf(Locale.ROOT, "  %12d %12d %10.1f %12.2f %12.2f%n", bytes, count, seconds * 1e6,
-                        algbw, busbw);
-            }
         }
     }
 }

@@ -6,7 +6,7 @@ import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Rule;
 
-/** Rank 0 binds seed example 2 while the other ranks bind seed example 3: MCCL would hang in the first op. */
+/** Rank 0 binds the guide's example 2 while the other ranks bind its example 3: MCCL would hang in the first op. */
 final class DifferentPipelines implements Mistake {
     @Override
     public String name() {

@@ -9,11 +9,11 @@ import dev.collectives.runtime.VirtualMemory;
 import java.util.Set;
 
 /**
- * A user's own qualified VMM allocator (R11), as the seed's "memory allocator" section describes: it exports
- * POSIX file descriptor handles, and FABRIC handles where the device has them; its physical size is a multiple
- * of the recommended granularity; its head is aligned to that granularity. It reserves twice the address range
- * it backs, so that an allocation could later grow in place by mapping more memory behind it; the reservation
- * too is a multiple of the granularity.
+ * A user's own qualified VMM allocator (R11), as the "memory allocator" section of the MCCL user-buffer-registration
+ * guide describes: it exports POSIX file descriptor handles, and FABRIC handles where the device has them; its physical
+ * size is a multiple of the recommended granularity; its head is aligned to that granularity. It reserves twice the
+ * address range it backs, so that an allocation could later grow in place by mapping more memory behind it; the
+ * reservation too is a multiple of the granularity.
  */
 @QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC})
 public final class HeadroomVmmAllocator implements DeviceAllocator {

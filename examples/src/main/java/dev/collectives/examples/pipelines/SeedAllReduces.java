@@ -6,11 +6,11 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RankContext;
 
 /**
- * The data and the check shared by seed examples 1 and 2, which differ only in how their buffers are registered:
+ * The data and the check shared by the guide's examples 1 and 2, which differ only in how their buffers are registered:
  * allreduce sendbuff[0, 1024) into recvbuff[0, 1024), and sendbuff[1024, 2048) into recvbuff[2048, 3072).
  */
 final class SeedAllReduces {
-    /** The seed allocates 1 << 25 floats per buffer; 1 << 20 (4 MiB, two granules) keeps 8 simulated ranks light. */
+    /** The guide allocates 1 << 25 floats per buffer; 1 << 20 (4 MiB, two granules) keeps 8 simulated ranks light. */
     static final long BUFFER_COUNT = 1 << 20;
     static final long COUNT = 1024;
     static final long SECOND_SEND_OFFSET = 1024;

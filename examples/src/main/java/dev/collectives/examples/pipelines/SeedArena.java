@@ -10,13 +10,13 @@ import dev.collectives.annotation.View;
 import dev.collectives.runtime.DeviceBuffer;
 
 /**
- * Seed example 3: one large block allocated and registered once, with sendbuff at its head and recvbuff 1 MiB
- * in, carved from it as views (R7). Their offsets from the block's head are constants, hence the same on every
- * rank (R2).
+ * The MCCL user-buffer-registration guide's example 3: one large block allocated and registered once, with sendbuff at
+ * its head and recvbuff 1 MiB in, carved from it as views (R7). Their offsets from the block's head are constants,
+ * hence the same on every rank (R2).
  */
 @CollectivePipeline(registration = Registration.LOCAL)
 public interface SeedArena {
-    /** The seed's block is 1 << 29 bytes; 1 << 22 (4 MiB) holds the same views. */
+    /** The guide's block is 1 << 29 bytes; 1 << 22 (4 MiB) holds the same views. */
     long BLOCK_BYTES = 1 << 22;
     long RECV_OFFSET_BYTES = 1 << 20;
     long COUNT = 1024;

@@ -22,7 +22,7 @@ public final class SeedArenaExample implements Example {
 
     @Override
     public String summary() {
-        return "seed example 3: one block registered once, sendbuff and recvbuff carved from it as views";
+        return "the guide's example 3: one block registered once, sendbuff and recvbuff carved from it as views";
     }
 
     @Override

@@ -12,7 +12,7 @@ public final class SeedGraphExample implements Example {
 
     @Override
     public String summary() {
-        return "seed example 1: graph registration, two allreduces at offsets captured into one graph";
+        return "the guide's example 1: graph registration, two allreduces at offsets captured into one graph";
     }
 
     @Override

@@ -12,7 +12,7 @@ public final class SeedLocalExample implements Example {
 
     @Override
     public String summary() {
-        return "seed example 2: local registration, the same two allreduces on buffers registered once";
+        return "the guide's example 2: local registration, the same two allreduces on buffers registered once";
     }
 
     @Override

@@ -9,8 +9,9 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.runtime.DeviceBuffer;
 
 /**
- * Seed example 2, local registration: the same two allreduces as {@link SeedGraphRegistration}, issued eagerly on
- * buffers that bind registers once with {@code mcclCommRegister} and close deregisters (R6).
+ * The MCCL user-buffer-registration guide's example 2, local registration: the same two allreduces as {@link
+ * SeedGraphRegistration}, issued eagerly on buffers that bind registers once with {@code mcclCommRegister} and close
+ * deregisters (R6).
  */
 @CollectivePipeline(registration = Registration.LOCAL)
 public interface SeedLocalRegistration {

@@ -1,16 +1,21 @@
 package dev.collectives.processor.model;
 
+import java.util.HashMap;
 import java.util.Map;
 
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
 import javax.lang.model.element.Element;
 
+import dev.collectives.processor.expr.Expr;
+
 /** Something read from one annotation: keeps the mirror and its explicit values, so diagnostics can point at them. */
 public abstract class Annotated {
     private final Element element;
     private final AnnotationMirror mirror;
     private final Map<String, AnnotationValue> explicit;
+    /** Numeric attribute ("count") → its value as an expression, from the attribute or from its twin ("countExpr"). */
+    final Map<String, Expr> expressions = new HashMap<>();
 
     protected Annotated(Element element, AnnotationMirror mirror) {
         this.element = element;
@@ -31,9 +36,21 @@ public abstract class Annotated {
         return new Site(element, mirror, null);
     }
 
-    /** The value of {@code attribute} as written, or the annotation when it was left at its default. */
+    /**
+     * The value of {@code attribute} as written (or of its twin {@code attribute + "Expr"} when that was written
+     * instead), or the annotation when it was left at its default.
+     */
     public Site site(String attribute) {
-        return new Site(element, mirror, explicit.get(attribute));
+        AnnotationValue value = explicit.get(attribute);
+        return new Site(element, mirror, value == null ? explicit.get(attribute + "Expr") : value);
+    }
+
+    /**
+     * A numeric attribute ("count", "sendOffset", ...) as an expression, whether written as a number or through its
+     * twin ("countExpr"); null when it is missing or could not be read.
+     */
+    public Expr expression(String attribute) {
+        return expressions.get(attribute);
     }
 
     /** Whether {@code attribute} was written out rather than defaulted. */

@@ -1,5 +1,7 @@
 package dev.collectives.processor.model;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -18,6 +20,10 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
+import dev.collectives.processor.expr.Expr;
+import dev.collectives.processor.expr.ExprException;
+import dev.collectives.processor.expr.ExprParser;
+import dev.collectives.processor.expr.Prover;
 
 /**
  * Reads a pipeline type's annotation mirrors into a {@link PipelineModel}. It never throws on malformed input: what
@@ -31,6 +37,11 @@ public final class ModelReader {
     static final String EXTERNAL = PACKAGE + "External";
     public static final String WINDOW = PACKAGE + "Window";
     static final String GROUPED = PACKAGE + "Grouped";
+    static final String DIM = PACKAGE + "Dim";
+    static final String CAPTURE = PACKAGE + "Capture";
+    static final String CAPTURE_LIST = CAPTURE + ".List";
+    /** The communicator's size, in every expression. */
+    public static final String RANKS = "ranks";
     public static final String PIPELINE = PACKAGE + "CollectivePipeline";
 
     private final Elements elements;
@@ -55,6 +66,14 @@ public final class ModelReader {
         model.allowLegacyRegistration = Boolean.TRUE.equals(Mirrors.bool(values.get("allowLegacyRegistration")));
         Integer ranks = Mirrors.intValue(values.get("ranks"));
         model.ranks = ranks == null ? 0 : ranks;
+        Integer graphCache = Mirrors.intValue(values.get("graphCache"));
+        model.graphCache = graphCache == null ? 0 : graphCache;
+        for (Element member : type.getEnclosedElements()) {
+            if (member.getKind() == ElementKind.METHOD && member.getModifiers().contains(Modifier.ABSTRACT)) {
+                member.getAnnotationMirrors().stream().filter(m -> Mirrors.qualifiedName(m).equals(DIM)).findFirst()
+                        .ifPresent(m -> model.dims.add(new DimDecl((ExecutableElement) member, m)));
+            }
+        }
         for (Element member : type.getEnclosedElements()) {
             if (member.getKind() != ElementKind.METHOD) {
                 continue;
@@ -72,11 +91,14 @@ public final class ModelReader {
     /** Methods with an accessor annotation are accessors; with ops or @Grouped, steps; else unannotated. */
     private void readMethod(PipelineModel model, ExecutableElement method) {
         List<? extends AnnotationMirror> mirrors = method.getAnnotationMirrors();
+        if (model.dim(method.getSimpleName().toString()).filter(d -> d.method() == method).isPresent()) {
+            return;
+        }
         BufferDecl buffer = null;
         for (AnnotationMirror m : mirrors) {
             BufferDecl.Kind kind = bufferKind(Mirrors.qualifiedName(m));
             if (kind != null && buffer == null) {
-                buffer = readBuffer(method, m, kind);
+                buffer = readBuffer(model, method, m, kind);
             }
         }
         if (buffer != null) {
@@ -98,14 +120,15 @@ public final class ModelReader {
             OpKind single = OpKind.byAnnotation(name);
             OpKind container = OpKind.byContainer(name);
             if (single != null) {
-                step.ops.add(readOp(method, m, single, step.ops.size()));
+                step.ops.add(readOp(model, method, m, single, step.ops.size()));
             } else if (container != null) {
-                for (AnnotationValue v : Mirrors.list(Mirrors.explicitValues(m).get("value"))) {
-                    AnnotationMirror inner = Mirrors.annotation(v);
-                    if (inner != null) {
-                        step.ops.add(readOp(method, inner, container, step.ops.size()));
-                    }
+                for (AnnotationMirror inner : contained(m)) {
+                    step.ops.add(readOp(model, method, inner, container, step.ops.size()));
                 }
+            } else if (name.equals(CAPTURE)) {
+                step.captures.add(readCapture(method, m));
+            } else if (name.equals(CAPTURE_LIST)) {
+                contained(m).forEach(inner -> step.captures.add(readCapture(method, inner)));
             } else if (name.equals(GROUPED)) {
                 step.groupedMirror = m;
             } else if (name.startsWith(PACKAGE)) {
@@ -118,6 +141,24 @@ public final class ModelReader {
         } else {
             model.steps.add(step);
         }
+    }
+
+    private static List<AnnotationMirror> contained(AnnotationMirror container) {
+        List<AnnotationMirror> inner = new ArrayList<>();
+        for (AnnotationValue v : Mirrors.list(Mirrors.explicitValues(container).get("value"))) {
+            AnnotationMirror m = Mirrors.annotation(v);
+            if (m != null) {
+                inner.add(m);
+            }
+        }
+        return inner;
+    }
+
+    private CaptureDecl readCapture(ExecutableElement step, AnnotationMirror mirror) {
+        Map<String, AnnotationValue> v = Mirrors.valuesWithDefaults(elements, mirror);
+        List<Long> values = new ArrayList<>();
+        Mirrors.list(v.get("values")).forEach(value -> values.add(Mirrors.longValue(value)));
+        return new CaptureDecl(step, mirror, Mirrors.string(v.get("param")), values);
     }
 
     /**
@@ -171,35 +212,39 @@ public final class ModelReader {
         }
     }
 
-    private BufferDecl readBuffer(ExecutableElement method, AnnotationMirror mirror, BufferDecl.Kind kind) {
+    private BufferDecl readBuffer(PipelineModel model, ExecutableElement method, AnnotationMirror mirror,
+                                  BufferDecl.Kind kind) {
         BufferDecl b = new BufferDecl(method, mirror, kind);
         Map<String, AnnotationValue> v = Mirrors.valuesWithDefaults(elements, mirror);
+        Map<String, Expr.Scope> scope = scope(model, null);
         b.type = Mirrors.enumValue(v.get("type"), DataType.class);
         b.typeDefaulted = !Mirrors.explicitValues(mirror).containsKey("type");
-        b.count = Mirrors.longValue(v.get("count"));
+        b.count = quantity(model, b, v, "count", scope, true);
         if (kind == BufferDecl.Kind.BUFFER) {
             b.allocator = Mirrors.enumValue(v.get("allocator"), Allocator.class);
             b.customAllocator = Mirrors.type(v.get("customAllocator"));
             b.registered = Mirrors.bool(v.get("registered"));
         } else if (kind == BufferDecl.Kind.VIEW) {
             b.of = Mirrors.string(v.get("of"));
-            b.offsetBytes = Mirrors.longValue(v.get("offsetBytes"));
+            b.offsetBytes = quantity(model, b, v, "offsetBytes", scope, false);
         }
         return b;
     }
 
-    private OpDecl readOp(ExecutableElement method, AnnotationMirror mirror, OpKind kind, int index) {
+    private OpDecl readOp(PipelineModel model, ExecutableElement method, AnnotationMirror mirror, OpKind kind,
+                          int index) {
         OpDecl op = new OpDecl(method, mirror, kind, index);
         Map<String, AnnotationValue> v = Mirrors.valuesWithDefaults(elements, mirror);
+        Map<String, Expr.Scope> scope = scope(model, method);
         if (kind.hasSend()) {
             op.send = Mirrors.string(v.get(kind.sendAttribute()));
-            op.sendOffset = Mirrors.longValue(v.get(kind.sendOffsetAttribute()));
+            op.sendOffset = quantity(model, op, v, kind.sendOffsetAttribute(), scope, false);
         }
         if (kind.hasRecv()) {
             op.recv = Mirrors.string(v.get(kind.recvAttribute()));
-            op.recvOffset = Mirrors.longValue(v.get(kind.recvOffsetAttribute()));
+            op.recvOffset = quantity(model, op, v, kind.recvOffsetAttribute(), scope, false);
         }
-        op.count = Mirrors.longValue(v.get(kind.countAttribute()));
+        op.count = quantity(model, op, v, kind.countAttribute(), scope, true);
         if (kind.reduces()) {
             op.op = Mirrors.enumValue(v.get("op"), ReduceOp.class);
         }
@@ -211,5 +256,64 @@ public final class ModelReader {
             op.peerRank = Mirrors.intValue(v.get("peerRank"));
         }
         return op;
+    }
+
+    /** The names an expression may use: the dims, {@code ranks}, and the step's parameters (none for accessors). */
+    private static Map<String, Expr.Scope> scope(PipelineModel model, ExecutableElement step) {
+        Map<String, Expr.Scope> scope = new LinkedHashMap<>();
+        model.dims.forEach(d -> scope.put(d.name(), Expr.Scope.DIM));
+        scope.put(RANKS, Expr.Scope.RANKS);
+        if (step != null) {
+            step.getParameters().forEach(p -> scope.put(p.getSimpleName().toString(), Expr.Scope.PARAM));
+        }
+        return scope;
+    }
+
+    /**
+     * A numeric attribute given as a number or as its {@code ...Expr} twin: records its expression on {@code target}
+     * and returns its value when known at compile time (literals only, or {@code ranks} declared), else null.
+     * Problems (both twins, neither when {@code required}, a parse error) are recorded for [DSL twins] and
+     * [DSL expression].
+     */
+    private static Long quantity(PipelineModel model, Annotated target, Map<String, AnnotationValue> values,
+                                 String attribute, Map<String, Expr.Scope> scope, boolean required) {
+        String twin = attribute + "Expr";
+        boolean numeric = target.isExplicit(attribute);
+        if (numeric && target.isExplicit(twin)) {
+            model.problems.add(new ExprProblem(ExprProblem.Kind.TWINS, target.site(twin), "both `" + attribute
+                    + "` and `" + twin + "` are given; give one", null, List.of()));
+            return null;
+        }
+        if (!target.isExplicit(twin)) {
+            if (required && !numeric) {
+                model.problems.add(new ExprProblem(ExprProblem.Kind.TWINS, target.site(), "give `" + attribute
+                        + "` (a number) or `" + twin + "` (an expression)", null, List.of()));
+                return null;
+            }
+            Long value = Mirrors.longValue(values.get(attribute));
+            if (value != null) {
+                target.expressions.put(attribute, new Expr.Literal(value));
+            }
+            return value;
+        }
+        String text = Mirrors.string(values.get(twin));
+        if (text == null) {
+            return null;
+        }
+        try {
+            Expr e = ExprParser.parse(text, scope);
+            target.expressions.put(attribute, e);
+            boolean fixed = e.names().stream().allMatch(n -> n.scope() == Expr.Scope.RANKS && model.ranks > 0);
+            Long value = fixed ? new Prover(model.ranks).constant(e) : null;
+            if (fixed && value == null) {
+                model.problems.add(new ExprProblem(ExprProblem.Kind.EXPRESSION, target.site(twin), twin + " = \""
+                        + text + "\" overflows a long or divides by zero", null, List.of()));
+            }
+            return value;
+        } catch (ExprException e) {
+            model.problems.add(new ExprProblem(ExprProblem.Kind.EXPRESSION, target.site(twin), twin + " = \"" + text
+                    + "\": " + e.getMessage(), e.unknownName(), scope.keySet()));
+            return null;
+        }
     }
 }

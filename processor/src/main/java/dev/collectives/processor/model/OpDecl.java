@@ -41,6 +41,7 @@ public final class OpDecl extends Annotated {
         o.root = root;
         o.peer = peer;
         o.peerRank = peerRank;
+        o.expressions.putAll(expressions);
         return o;
     }
 

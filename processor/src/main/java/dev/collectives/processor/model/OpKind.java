@@ -100,6 +100,19 @@ public enum OpKind {
         return recvOffsetAttribute;
     }
 
+    /** count and the offsets its sides have: the attributes that have an {@code ...Expr} twin. */
+    public java.util.List<String> numericAttributes() {
+        java.util.List<String> attributes = new java.util.ArrayList<>();
+        attributes.add(countAttribute);
+        if (hasSend()) {
+            attributes.add(sendOffsetAttribute);
+        }
+        if (hasRecv()) {
+            attributes.add(recvOffsetAttribute);
+        }
+        return attributes;
+    }
+
     public Extent sendExtent() {
         return sendExtent;
     }

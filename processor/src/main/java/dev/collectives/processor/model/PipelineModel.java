@@ -20,6 +20,9 @@ public final class PipelineModel extends Annotated {
     final Set<Acceleration> acceleration = EnumSet.noneOf(Acceleration.class);
     boolean allowLegacyRegistration;
     int ranks;
+    int graphCache;
+    final List<DimDecl> dims = new ArrayList<>();
+    final List<ExprProblem> problems = new ArrayList<>();
     final List<BufferDecl> buffers = new ArrayList<>();
     final List<StepDecl> steps = new ArrayList<>();
     final List<ExecutableElement> unannotated = new ArrayList<>();
@@ -62,6 +65,25 @@ public final class PipelineModel extends Annotated {
     /** The declared world size, or 0 when not declared. */
     public int ranks() {
         return ranks;
+    }
+
+    /** Graphs kept per GRAPH step with parameters. */
+    public int graphCache() {
+        return graphCache;
+    }
+
+    /** {@code @Dim} accessors in declaration order. */
+    public List<DimDecl> dims() {
+        return dims;
+    }
+
+    public Optional<DimDecl> dim(String name) {
+        return dims.stream().filter(d -> d.name().equals(name)).findFirst();
+    }
+
+    /** Attributes that could not be read as expressions. */
+    public List<ExprProblem> problems() {
+        return problems;
     }
 
     /** Accessors in declaration order. */

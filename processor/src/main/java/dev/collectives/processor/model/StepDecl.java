@@ -5,6 +5,7 @@ import java.util.List;
 
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.VariableElement;
 
 /** A step method: its ops in declaration order, and whether it is grouped. */
 public final class StepDecl {
@@ -13,6 +14,7 @@ public final class StepDecl {
     AnnotationMirror groupedMirror;
     boolean orderUnknown;
     final List<AnnotationMirror> stray = new ArrayList<>();
+    final List<CaptureDecl> captures = new ArrayList<>();
 
     StepDecl(ExecutableElement method) {
         this.method = method;
@@ -24,6 +26,16 @@ public final class StepDecl {
 
     public String name() {
         return method.getSimpleName().toString();
+    }
+
+    /** The step's parameters, in order: values given at each call. */
+    public List<? extends VariableElement> parameters() {
+        return method.getParameters();
+    }
+
+    /** Its {@code @Capture} annotations (GRAPH). */
+    public List<CaptureDecl> captures() {
+        return captures;
     }
 
     public List<OpDecl> ops() {

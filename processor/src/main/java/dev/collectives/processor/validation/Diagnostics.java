@@ -8,16 +8,24 @@ import dev.collectives.processor.model.Site;
 import dev.collectives.runtime.Rule;
 
 /**
- * Reports to javac: each message starts with its tag and ends with the docs/rules.md section that explains it,
- * and points at the annotation value when there is one.
+ * Reports to javac: each message starts with its tag and ends with a pointer to the section of the rules page that
+ * explains it ({@code docs/rules.md#r7-arena}, or a link where the rules page's address is given), and points at the
+ * annotation value when there is one.
  */
 public final class Diagnostics {
     private final Messager messager;
+    /** The rules page's address, from the processor option; null: name the section in the project's docs. */
+    private final String rulesUrl;
     private final RepeatedAnnotations repeated;
     private int errors;
 
-    public Diagnostics(Messager messager, RepeatedAnnotations repeated) {
+    /**
+     * Diagnostics whose pointers link to sections of the rules page at {@code rulesUrl} (null: none given), and that
+     * point at repeated annotations through {@code repeated}.
+     */
+    public Diagnostics(Messager messager, String rulesUrl, RepeatedAnnotations repeated) {
         this.messager = messager;
+        this.rulesUrl = rulesUrl == null || rulesUrl.isBlank() ? null : rulesUrl.strip();
         this.repeated = repeated;
     }
 
@@ -45,7 +53,7 @@ public final class Diagnostics {
         if (kind == Diagnostic.Kind.ERROR) {
             errors++;
         }
-        String text = tag.text() + " " + message + " (see " + tag.anchor() + ")";
+        String text = tag.text() + " " + message + " (see " + pointer(tag) + ")";
         if (repeated.print(kind, text, site)) {
             return;
         }
@@ -56,5 +64,10 @@ public final class Diagnostics {
         } else {
             messager.printMessage(kind, text, site.element(), site.mirror(), site.value());
         }
+    }
+
+    /** "docs/rules.md#r7-arena", or "URL#r7-arena" where the rules page's address is given. */
+    private String pointer(Tag tag) {
+        return rulesUrl == null ? tag.anchor() : rulesUrl + tag.anchor().substring(tag.anchor().indexOf('#'));
     }
 }

@@ -7,7 +7,10 @@ import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.Site;
 import dev.collectives.processor.model.StepDecl;
 
-/** [DSL graph-step]: a GRAPH step is captured once at bind and replayed, so it takes no arguments and returns nothing. */
+/**
+ * [DSL graph-step]: a GRAPH step is captured into a graph and replayed (once at bind, or per argument tuple when it
+ * has parameters), so it returns nothing.
+ */
 final class DslGraphStepValidator implements Validator {
     @Override
     public void validate(PipelineModel model, Diagnostics diagnostics) {
@@ -16,11 +19,6 @@ final class DslGraphStepValidator implements Validator {
         }
         for (StepDecl s : model.steps()) {
             ExecutableElement m = s.method();
-            if (!m.getParameters().isEmpty()) {
-                diagnostics.error(Tag.GRAPH_STEP, Site.of(m), "GRAPH step `" + s.name() + "` takes parameters; it is "
-                        + "captured once at bind and replayed, so nothing can vary per call: declare `void "
-                        + s.name() + "()`");
-            }
             if (!Methods.returnsVoid(m)) {
                 diagnostics.error(Tag.GRAPH_STEP, Site.of(m), "GRAPH step `" + s.name() + "()` returns `"
                         + m.getReturnType() + "`; a graph launch returns nothing: declare `void " + s.name() + "()`");

@@ -10,7 +10,7 @@ import dev.collectives.processor.model.Site;
 import dev.collectives.processor.model.StepDecl;
 
 /**
- * [DSL step]: a step is an abstract void method without parameters holding at least one op; every other abstract
+ * [DSL step]: a step is an abstract void method holding at least one op (its parameters are [DSL parameter]'s); every other abstract
  * method must be an accessor. Roots and peers name ranks that exist.
  */
 final class DslStepValidator implements Validator {
@@ -38,10 +38,6 @@ final class DslStepValidator implements Validator {
                 if (!Methods.returnsVoid(m)) {
                     diagnostics.error(Tag.STEP, Site.of(m), "step `" + s.name() + "()` returns `" + m.getReturnType()
                             + "`; steps return void (results land in the recv buffers)");
-                }
-                if (!m.getParameters().isEmpty()) {
-                    diagnostics.error(Tag.STEP, Site.of(m), "step `" + s.name() + "` takes parameters; steps take "
-                            + "none: their buffers, offsets and counts are all declared");
                 }
             }
             if (!m.getTypeParameters().isEmpty()) {

@@ -8,8 +8,13 @@ final class Suggestions {
     private Suggestions() {
     }
 
-    /** A hint naming the closest candidate, or listing the candidates when none is close. */
+    /** A hint naming the closest accessor, or listing the accessors when none is close. */
     static String hint(String misspelt, Collection<String> candidates) {
+        return hint(misspelt, candidates, "accessors");
+    }
+
+    /** A hint naming the closest candidate, or listing the candidates ({@code what}: "accessors") when none is close. */
+    static String hint(String misspelt, Collection<String> candidates, String what) {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String c : candidates) {
@@ -22,8 +27,8 @@ final class Suggestions {
         if (best != null && bestDistance <= Math.max(2, misspelt.length() / 3)) {
             return "did you mean `" + best + "`?";
         }
-        return candidates.isEmpty() ? "the pipeline declares no accessors"
-                : "accessors are " + candidates.stream().map(c -> "`" + c + "`").collect(Collectors.joining(", "));
+        return candidates.isEmpty() ? "the pipeline declares no " + what
+                : what + " are " + candidates.stream().map(c -> "`" + c + "`").collect(Collectors.joining(", "));
     }
 
     /** Levenshtein distance. */

@@ -23,6 +23,10 @@ public final class Validators {
                 new DslPeerPairingValidator(),
                 new DslGraphStepValidator(),
                 new DslUnknownBufferValidator(),
+                new DslExpressionValidator(),
+                new DslDimValidator(),
+                new DslParameterValidator(),
+                new DslCaptureValidator(),
                 new R1MixedValidator(),
                 new R3MtlsAllocValidator(env),
                 new R7ArenaValidator(),
@@ -30,7 +34,8 @@ public final class Validators {
                 new R9LegacyValidator(),
                 new R11AllocatorValidator(env),
                 new R12WindowValidator(),
-                new R13TypesValidator());
+                new R13TypesValidator(),
+                new SymbolicValidator());
     }
 
     /**
@@ -38,13 +43,13 @@ public final class Validators {
      * attributes, unknown constants) leave a model incomplete, and then nothing is generated.
      */
     public static boolean complete(PipelineModel model) {
-        if (model.registration() == null) {
+        if (model.registration() == null || !model.problems().isEmpty()) {
             return false;
         }
         for (BufferDecl b : model.buffers()) {
-            boolean known = b.type() != null && b.count() != null && switch (b.kind()) {
+            boolean known = b.type() != null && b.expression("count") != null && switch (b.kind()) {
                 case BUFFER -> b.allocator() != null && b.registeredFlag() != null && b.customAllocator() != null;
-                case VIEW -> b.of() != null && b.offsetBytes() != null && model.root(b).isPresent();
+                case VIEW -> b.of() != null && b.expression("offsetBytes") != null && model.root(b).isPresent();
                 case EXTERNAL -> true;
             };
             if (!known) {
@@ -62,11 +67,11 @@ public final class Validators {
     }
 
     private static boolean complete(PipelineModel model, OpDecl o) {
-        boolean sides = (!o.kind().hasSend() || o.send() != null && o.sendOffset() != null
-                && model.buffer(o.send()).isPresent())
-                && (!o.kind().hasRecv() || o.recv() != null && o.recvOffset() != null
-                && model.buffer(o.recv()).isPresent());
-        return sides && o.count() != null
+        boolean sides = (!o.kind().hasSend() || o.send() != null
+                && o.expression(o.kind().sendOffsetAttribute()) != null && model.buffer(o.send()).isPresent())
+                && (!o.kind().hasRecv() || o.recv() != null
+                && o.expression(o.kind().recvOffsetAttribute()) != null && model.buffer(o.recv()).isPresent());
+        return sides && o.expression(o.kind().countAttribute()) != null
                 && (!o.kind().reduces() || o.op() != null)
                 && (!o.kind().hasRoot() || o.root() != null)
                 && (!o.kind().isPointToPoint() || o.peer() != null && o.peerRank() != null);

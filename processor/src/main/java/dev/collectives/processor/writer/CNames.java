@@ -4,7 +4,10 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.ReduceOp;
 
-/** The seed's C spelling of types, ops and peers, for the comments that make generated code read like the seed. */
+/**
+ * The C spelling of types, ops and peers, for the comments that make generated code read like the C of the MCCL
+ * user-buffer-registration guide.
+ */
 final class CNames {
     private CNames() {
     }
@@ -61,8 +64,8 @@ final class CNames {
         }
     }
 
-    /** "sendbuff" or "(float*)sendbuff + 1024". */
-    static String pointer(String buffer, DataType type, long elementOffset) {
-        return elementOffset == 0 ? buffer : "(" + elementType(type) + "*)" + buffer + " + " + elementOffset;
+    /** "sendbuff" or "(float*)sendbuff + 1024"; the offset as written, a number or an expression. */
+    static String pointer(String buffer, DataType type, String elementOffset) {
+        return elementOffset.equals("0") ? buffer : "(" + elementType(type) + "*)" + buffer + " + " + elementOffset;
     }
 }

@@ -8,6 +8,7 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Peer;
 import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpKind;
 import dev.collectives.processor.model.StepDecl;
@@ -23,8 +24,8 @@ final class CheckWriter extends GenerationPart {
 
     void checkExternals() {
         for (BufferDecl b : externals()) {
-            open.addStatement(support("requireExternal", "$N, $S, $T.$L, $LL", name(b), b.name(), DataType.class,
-                    b.type(), b.count()));
+            open.addStatement(support("requireExternal", "$N, $S, $T.$L, $L", name(b), b.name(), DataType.class,
+                    b.type(), generation.value(b, "count")));
         }
     }
 
@@ -39,11 +40,14 @@ final class CheckWriter extends GenerationPart {
         if (model.ranks() > 0) {
             f.add(".add($S, $L)\n", "ranks", model.ranks());
         }
+        for (DimDecl d : model.dims()) {
+            f.add(".add($S, $N)\n", "dim " + d.name(), name(d));
+        }
         for (BufferDecl b : model.buffers()) {
             String key = b.kind().annotation().substring(1).toLowerCase(java.util.Locale.ROOT) + " " + b.name();
             f.add(".add($S, $S)\n", key, shape(b));
             if (b.kind() == BufferDecl.Kind.VIEW) {
-                f.add(".add($T.R2_OFFSET, $S, $LL)\n", RULE, key + " offset bytes", b.offsetBytes());
+                f.add(".add($T.R2_OFFSET, $S, $L)\n", RULE, key + " offset bytes", generation.value(b, "offsetBytes"));
             } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
                 f.add(".add($T.R2_OFFSET, $S, $N.headOffset())\n", RULE, key + " head offset", name(b));
             }
@@ -69,23 +73,23 @@ final class CheckWriter extends GenerationPart {
         switch (b.kind()) {
             case BUFFER:
                 return (b.allocator() == Allocator.CUSTOM ? b.customAllocator().toString() : b.allocator().name())
-                        + " " + b.type() + " x " + b.count();
+                        + " " + b.type() + " x " + b.expression("count");
             case VIEW:
-                return b.type() + " x " + b.count() + " in " + b.of();
+                return b.type() + " x " + b.expression("count") + " in " + b.of();
             default:
-                return b.type() + " x " + b.count();
+                return b.type() + " x " + b.expression("count");
         }
     }
 
     String opShape(OpDecl o) {
         StringBuilder s = new StringBuilder(o.kind().method());
         if (o.kind().hasSend()) {
-            s.append(" send ").append(o.send()).append('+').append(o.sendOffset());
+            s.append(" send ").append(o.send()).append('+').append(o.expression(o.kind().sendOffsetAttribute()));
         }
         if (o.kind().hasRecv()) {
-            s.append(" recv ").append(o.recv()).append('+').append(o.recvOffset());
+            s.append(" recv ").append(o.recv()).append('+').append(o.expression(o.kind().recvOffsetAttribute()));
         }
-        s.append(" count ").append(o.count()).append(' ').append(typeOf(o));
+        s.append(" count ").append(o.expression(o.kind().countAttribute())).append(' ').append(typeOf(o));
         if (o.kind().reduces()) {
             s.append(' ').append(o.op());
         }
@@ -117,6 +121,9 @@ final class CheckWriter extends GenerationPart {
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL && model.mtlinkSharp()) {
                 open.addStatement(support("requireMtlinkSharpMemory", "$N, $S", name(b), b.name()));
+            }
+            if (b.kind() == BufferDecl.Kind.EXTERNAL) {
+                open.addStatement(support("requireQualifiedForeignMemory", "$N, $S", name(b), b.name()));
             }
             checkLegacy(b);
         }

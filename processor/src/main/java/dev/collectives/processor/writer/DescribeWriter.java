@@ -12,22 +12,29 @@ import com.palantir.javapoet.MethodSpec;
 
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Registration;
+import dev.collectives.processor.expr.Expr;
+import dev.collectives.processor.model.Annotated;
 import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.runtime.Window;
 
 /** {@code describe()}, each op's row with its registration path, and {@code close()}, which releases in reverse. */
 final class DescribeWriter extends GenerationPart {
-    DescribeWriter(Generation generation) {
+    private final List<String> graphCaches;
+
+    /** @param graphCaches the fields of the GRAPH steps' caches, whose counts describe() reports */
+    DescribeWriter(Generation generation, List<String> graphCaches) {
         super(generation);
+        this.graphCaches = graphCaches;
     }
 
     MethodSpec describe() {
         List<CodeBlock> rows = new ArrayList<>();
         for (StepDecl s : model.steps()) {
             for (OpDecl o : s.ops()) {
-                rows.add(CodeBlock.of("{$S, $S, $S, $S, $S, $L}", s.name() + "()",
+                rows.add(CodeBlock.of("{$S, $S, $S, $L, $L, $L}", s.name() + "()",
                         o.kind().method() + (s.grouped() ? " (grouped)" : ""), describeBuffers(o),
                         describeOffsets(o), describeCount(o), path(o)));
             }
@@ -43,6 +50,12 @@ final class DescribeWriter extends GenerationPart {
                 code.add(",\n$T.windowHelpers($S, $L, $N)", SUPPORT, b.name(), b.windowSymmetric(),
                         name(b.name() + "Window"));
             }
+            if (b.kind() == BufferDecl.Kind.EXTERNAL) {
+                code.add(",\n$T.externalMemory($S, $N)", SUPPORT, b.name(), name(b));
+            }
+        }
+        for (CodeBlock note : sizeNotes()) {
+            code.add(",\n$L", note);
         }
         code.add(");\n$<$<");
         return MethodSpec.methodBuilder("describe")
@@ -64,16 +77,91 @@ final class DescribeWriter extends GenerationPart {
         }
     }
 
-    String describeOffsets(OpDecl o) {
-        List<String> offsets = new ArrayList<>();
+    CodeBlock describeOffsets(OpDecl o) {
+        Text text = new Text();
         for (Side side : sides(o)) {
-            offsets.add(Long.toString(side.offset()));
+            if (side.role().equals("Recv") && o.kind().hasSend()) {
+                text.add(" -> ");
+            }
+            shown(text, o, side.offsetAttribute());
         }
-        return String.join(" -> ", offsets);
+        return text.code();
     }
 
-    String describeCount(OpDecl o) {
-        return o.count() + " x " + typeOf(o) + (o.kind().reduces() ? " " + o.op() : "");
+    CodeBlock describeCount(OpDecl o) {
+        Text text = new Text();
+        shown(text, o, o.kind().countAttribute());
+        return text.add(" x " + typeOf(o) + (o.kind().reduces() ? " " + o.op() : "")).code();
+    }
+
+    /**
+     * An attribute as describe() shows it: its value when written as a number; else its expression, with the
+     * value bound at bind ("elements / ranks = 512"), or per call when it names the step's parameters.
+     */
+    private void shown(Text text, Annotated a, String attribute) {
+        Expr e = a.expression(attribute);
+        if (e instanceof Expr.Literal) {
+            text.add(e.toString());
+        } else if (e.usesParameters()) {
+            text.add(e + " (per call)");
+        } else {
+            text.add(e + " = ").add(generation.value(a, attribute));
+        }
+    }
+
+    /** The dims, each accessor's sizes from expressions, and each graph cache, as lines after the table. */
+    private List<CodeBlock> sizeNotes() {
+        List<CodeBlock> notes = new ArrayList<>();
+        if (!model.dims().isEmpty()) {
+            Text dims = new Text().add("dims: ");
+            for (DimDecl d : model.dims()) {
+                dims.add((d == model.dims().get(0) ? "" : ", ") + d.name() + " = ").add(CodeBlock.of("$N", name(d)));
+            }
+            notes.add(dims.add("\n").code());
+        }
+        for (BufferDecl b : model.buffers()) {
+            for (String attribute : List.of("offsetBytes", "count")) {
+                if (b.expression(attribute) != null && !(b.expression(attribute) instanceof Expr.Literal)) {
+                    Text line = new Text().add(b.name() + "(): " + attribute + " ");
+                    shown(line, b, attribute);
+                    notes.add(line.add("\n").code());
+                }
+            }
+        }
+        for (String cache : graphCaches) {
+            notes.add(CodeBlock.of("$N.describe() + $S", cache, "\n"));
+        }
+        return notes;
+    }
+
+    /** A string made of literal text and long values: one literal when it has no values. */
+    private static final class Text {
+        private final List<Object> parts = new ArrayList<>();
+
+        Text add(String literal) {
+            if (!parts.isEmpty() && parts.get(parts.size() - 1) instanceof String last) {
+                parts.set(parts.size() - 1, last + literal);
+            } else {
+                parts.add(literal);
+            }
+            return this;
+        }
+
+        Text add(CodeBlock value) {
+            parts.add(value);
+            return this;
+        }
+
+        CodeBlock code() {
+            List<CodeBlock> code = new ArrayList<>();
+            if (!(parts.get(0) instanceof String)) {
+                code.add(CodeBlock.of("$S", ""));
+            }
+            for (Object p : parts) {
+                code.add(p instanceof String literal ? CodeBlock.of("$S", literal) : CodeBlock.of("($L)", p));
+            }
+            return CodeBlock.join(code, " + ");
+        }
     }
 
     /** The registration path as Java: a literal when fixed at compile time, else a call to path(...). */

@@ -2,6 +2,7 @@ package dev.collectives.processor.writer;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import javax.lang.model.element.Element;
 import javax.lang.model.element.Modifier;
@@ -15,7 +16,11 @@ import com.palantir.javapoet.TypeSpec;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Registration;
+import dev.collectives.processor.expr.Expr;
+import dev.collectives.processor.model.Annotated;
 import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.Conditions;
+import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.runtime.Pipeline;
@@ -39,6 +44,8 @@ final class Generation {
     final List<String> windows = new ArrayList<>();
     final List<String> roots = new ArrayList<>();
     final List<MethodSpec> windowAccessors = new ArrayList<>();
+    /** Whether an expression known only at bind names {@code ranks} (undeclared): then a field holds comm.size(). */
+    final boolean ranksField;
 
     Generation(PipelineModel model) {
         this.model = model;
@@ -47,12 +54,18 @@ final class Generation {
         // method names of the interface are fixed; the generated class's own private method avoids them
         model.steps().forEach(s -> methods.newName(s.name(), s));
         model.buffers().forEach(b -> methods.newName(b.name(), b));
+        model.dims().forEach(d -> methods.newName(d.name(), d));
         methods.newName("open", "open");
-        // fields and locals: the generated class's own come first, so that they read as in the seed
+        // fields and locals: the generated class's own come first, so that they read as in the guide's C
         for (String internal : List.of("comm", "stream", "closed", "PIPELINE", "pipeline")) {
             names.newName(internal, internal);
         }
         model.buffers().forEach(b -> names.newName(b.name(), b));
+        model.dims().forEach(d -> names.newName(d.name(), d));
+        this.ranksField = model.ranks() == 0 && usesRanks(model);
+        if (ranksField) {
+            names.newName(ModelReader.RANKS, ModelReader.RANKS);
+        }
         this.type = TypeSpec.classBuilder(className)
                 .addOriginatingElement(model.type())
                 .addModifiers(Modifier.FINAL)
@@ -81,6 +94,39 @@ final class Generation {
         return names.get(b);
     }
 
+    private static boolean usesRanks(PipelineModel model) {
+        return Conditions.expressions(model).stream()
+                .anyMatch(e -> e.names().stream().anyMatch(n -> n.scope() == Expr.Scope.RANKS));
+    }
+
+    /** A dim's field or the ranks field; parameters through {@code params}. */
+    CodeBlock name(Expr.Name n, Map<String, CodeBlock> params) {
+        switch (n.scope()) {
+            case DIM: return CodeBlock.of("$N", names.get(model.dim(n.name()).orElseThrow()));
+            case RANKS: return model.ranks() > 0 ? CodeBlock.of("$LL", model.ranks())
+                    : CodeBlock.of("$N", names.get(ModelReader.RANKS));
+            default: return params.get(n.name());
+        }
+    }
+
+    /** A numeric attribute's value as Java: a literal, or its expression over dims and ranks (and {@code params}). */
+    CodeBlock value(Annotated a, String attribute, Map<String, CodeBlock> params) {
+        return Expressions.plain(a.expression(attribute), n -> name(n, params));
+    }
+
+    CodeBlock value(Annotated a, String attribute) {
+        return value(a, attribute, Map.of());
+    }
+
+    /** What bind does beyond allocating and agreeing, for the Javadoc of bind and binder. */
+    String bindSummary() {
+        switch (registration) {
+            case GRAPH: return "captures each step into its own graph (graph registration)";
+            case LOCAL: return "registers each allocation once (local registration)";
+            default: return "registers nothing";
+        }
+    }
+
     /** A fresh member name, later found again with {@code name(suggestion)}. */
     String newName(String suggestion) {
         return names.newName(suggestion, suggestion);
@@ -101,15 +147,20 @@ final class Generation {
                 more.isEmpty() ? "" : ", ", more);
     }
 
+    /** Whether every count and offset of the op is known at compile time: then bind slices its buffers once. */
+    boolean fixed(OpDecl o) {
+        return o.count() != null && sides(o).stream().allMatch(side -> side.offset() != null);
+    }
+
     List<Side> sides(OpDecl o) {
         List<Side> sides = new ArrayList<>(2);
         if (o.kind().hasSend()) {
-            sides.add(new Side("Send", model.buffer(o.send()).orElseThrow(), o.sendOffset(), o.count(),
-                    o.kind().sendExtent()));
+            sides.add(new Side("Send", model.buffer(o.send()).orElseThrow(), o.kind().sendOffsetAttribute(),
+                    o.sendOffset(), o.count(), o.kind().sendExtent()));
         }
         if (o.kind().hasRecv()) {
-            sides.add(new Side("Recv", model.buffer(o.recv()).orElseThrow(), o.recvOffset(), o.count(),
-                    o.kind().recvExtent()));
+            sides.add(new Side("Recv", model.buffer(o.recv()).orElseThrow(), o.kind().recvOffsetAttribute(),
+                    o.recvOffset(), o.count(), o.kind().recvExtent()));
         }
         return sides;
     }

@@ -17,6 +17,7 @@ import com.palantir.javapoet.TypeName;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Registration;
+import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.RegistrationHandle;
@@ -41,12 +42,13 @@ final class LayoutWriter extends GenerationPart {
         }
     }
 
-    MethodSpec constructor() {
+    MethodSpec constructor(ShapeWriter shapes) {
         MethodSpec.Builder c = MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE)
                 .addParameter(Communicator.class, name("comm"))
                 .addParameter(Stream.class, name("stream"))
                 .addStatement("this.$N = $N", name("comm"), name("comm"))
                 .addStatement("this.$N = $N", name("stream"), name("stream"));
+        shapes.constructorParameters(c);
         for (BufferDecl b : externals()) {
             c.addParameter(DEVICE_BUFFER, name(b));
             c.addStatement("this.$N = $T.requireNonNull($N, $S)", name(b), java.util.Objects.class, name(b),
@@ -61,14 +63,14 @@ final class LayoutWriter extends GenerationPart {
                 .returns(className)
                 .addJavadoc("Allocates this pipeline's buffers on {@code comm}, checks that every rank binds the same "
                         + "pipeline, and $L.\nCollective: every rank of {@code comm} calls it. If it fails, what "
-                        + "it made so far is released.\n", bindSummary())
+                        + "it made so far is released.\n", generation.bindSummary())
                 .addParameter(ParameterSpec.builder(Communicator.class, name("comm")).build())
                 .addParameter(ParameterSpec.builder(Stream.class, name("stream")).build());
         List<String> arguments = new ArrayList<>(List.of(name("comm"), name("stream")));
         for (BufferDecl b : externals()) {
             bind.addParameter(DEVICE_BUFFER, name(b));
-            bind.addJavadoc("@param $N the {@code @External} buffer `$L` ($L x $L)\n", name(b), b.name(), b.count(),
-                    b.type());
+            bind.addJavadoc("@param $N the {@code @External} buffer `$L` ($L x $L)\n", name(b), b.name(),
+                    b.expression("count"), b.type());
             arguments.add(name(b));
         }
         String pipeline = name("pipeline");
@@ -78,20 +80,15 @@ final class LayoutWriter extends GenerationPart {
                 .build();
     }
 
-    String bindSummary() {
-        switch (registration) {
-            case GRAPH: return "captures each step into its own graph (graph registration)";
-            case LOCAL: return "registers each allocation once (local registration)";
-            default: return "registers nothing";
-        }
-    }
 
     void allocate() {
         for (BufferDecl b : model.buffers()) {
             if (b.kind() != BufferDecl.Kind.BUFFER) {
                 continue;
             }
-            String bytes = b.count() + (b.type().size() == 1 ? "" : " * sizeof(" + CNames.elementType(b.type()) + ")");
+            String count = b.expression("count") instanceof Expr.Binary ? "(" + b.expression("count") + ")"
+                    : b.expression("count").toString();
+            String bytes = count + (b.type().size() == 1 ? "" : " * sizeof(" + CNames.elementType(b.type()) + ")");
             switch (b.allocator()) {
                 case CUSTOM:
                     open.add("// $L allocates $L: $L bytes\n", simpleName(b.customAllocator()), b.name(), bytes);
@@ -109,8 +106,8 @@ final class LayoutWriter extends GenerationPart {
             CodeBlock allocator = b.allocator() == Allocator.CUSTOM
                     ? CodeBlock.of("new $T()", TypeName.get(b.customAllocator()))
                     : CodeBlock.of("$T.$L", Allocator.class, b.allocator());
-            open.addStatement("$N = $N.allocate($L, $T.$L, $LL)", name(b), name("comm"), allocator, DataType.class,
-                    b.type(), b.count());
+            open.addStatement("$N = $N.allocate($L, $T.$L, $L)", name(b), name("comm"), allocator, DataType.class,
+                    b.type(), generation.value(b, "count"));
             roots.add(name(b));
         }
     }
@@ -129,9 +126,9 @@ final class LayoutWriter extends GenerationPart {
         while (!pending.isEmpty()) {
             BufferDecl v = pending.stream().filter(p -> laidOut.contains(p.of())).findFirst().orElseThrow();
             BufferDecl of = model.buffer(v.of()).orElseThrow();
-            open.add("// $L = (uint8_t*)$L + $L\n", v.name(), v.of(), v.offsetBytes());
-            open.addStatement("$N = $N.view($LL, $T.$L, $LL)", name(v), name(of), v.offsetBytes(),
-                    DataType.class, v.type(), v.count());
+            open.add("// $L = (uint8_t*)$L + $L\n", v.name(), v.of(), v.expression("offsetBytes"));
+            open.addStatement("$N = $N.view($L, $T.$L, $L)", name(v), name(of), generation.value(v, "offsetBytes"),
+                    DataType.class, v.type(), generation.value(v, "count"));
             laidOut.add(v.name());
             pending.remove(v);
         }

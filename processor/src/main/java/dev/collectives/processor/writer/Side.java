@@ -5,8 +5,11 @@ import com.palantir.javapoet.CodeBlock;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpKind;
 
-/** One side of an op: which accessor, how many elements in, how many elements long. */
-record Side(String role, BufferDecl buffer, long offset, long count, OpKind.Extent extent) {
+/**
+ * One side of an op: which accessor, its offset attribute, how many elements in and how many long when known at
+ * compile time (null when an expression gives them).
+ */
+record Side(String role, BufferDecl buffer, String offsetAttribute, Long offset, Long count, OpKind.Extent extent) {
     boolean wholeBuffer() {
         return offset == 0 && extent == OpKind.Extent.COUNT;
     }

@@ -6,9 +6,12 @@ import java.util.List;
 import java.util.Map;
 
 import javax.lang.model.element.Modifier;
+import javax.lang.model.type.TypeKind;
 
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.MethodSpec;
+import com.palantir.javapoet.NameAllocator;
+import com.palantir.javapoet.TypeName;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Peer;
@@ -16,22 +19,33 @@ import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.StepDecl;
+import dev.collectives.runtime.CallCheck;
 import dev.collectives.runtime.Graph;
+import dev.collectives.runtime.GraphCache;
 import dev.collectives.runtime.GraphExec;
 
 /** Capture and steps: each op's arguments (buffer + offset), each step captured into a graph (GRAPH), and the
  * step methods, which launch the graph or issue the ops in declaration order. */
 final class StepWriter extends GenerationPart {
     private final Map<Object, CodeBlock> arguments = new LinkedHashMap<>();
+    private final ShapeWriter shapes;
+    private final Map<StepDecl, StepNames> stepNames = new LinkedHashMap<>();
+    private final List<String> caches = new ArrayList<>();
 
-    StepWriter(Generation generation) {
+    StepWriter(Generation generation, ShapeWriter shapes) {
         super(generation);
+        this.shapes = shapes;
+        model.steps().stream().filter(s -> !s.parameters().isEmpty())
+                .forEach(s -> stepNames.put(s, new StepNames(generation, s)));
     }
 
     void prepareArguments() {
         boolean commented = false;
         for (StepDecl s : model.steps()) {
             for (OpDecl o : s.ops()) {
+                if (!generation.fixed(o)) {
+                    continue; // offsets from expressions go to the element-offset overloads, no slices
+                }
                 for (Side side : sides(o)) {
                     CodeBlock argument;
                     if (side.wholeBuffer()) {
@@ -63,6 +77,10 @@ final class StepWriter extends GenerationPart {
 
     void captureSteps() {
         for (StepDecl s : model.steps()) {
+            if (stepNames.containsKey(s)) {
+                cache(s, stepNames.get(s));
+                continue;
+            }
             String graph = newName(s.name() + "Graph");
             String exec = newName(s.name() + "Exec");
             type.addField(Graph.class, graph, Modifier.PRIVATE);
@@ -70,7 +88,7 @@ final class StepWriter extends GenerationPart {
             open.add("// $L(): musaStreamBeginCapture(stream, musaStreamCaptureModeThreadLocal), the ops, "
                             + "musaStreamEndCapture(stream, &graph) (R4)\n", s.name())
                     .add("$N = $T.capture($N, () -> {\n$>", graph, SUPPORT, name("stream"))
-                    .add(issue(s))
+                    .add(issue(s, Map.of()))
                     .add("$<});\n")
                     .add("// musaGraphInstantiate(&instance, graph, NULL, NULL, 0)\n")
                     .addStatement("$N = $N.instantiate()", exec, graph);
@@ -79,31 +97,172 @@ final class StepWriter extends GenerationPart {
         }
     }
 
+    /**
+     * A GRAPH step with parameters: a {@link GraphCache} whose body issues the ops for one argument tuple, and the
+     * {@code @Capture} tuples captured now, each checked as a call with it would be.
+     */
+    private void cache(StepDecl s, StepNames names) {
+        String cache = newName(s.name() + "Graphs");
+        names.cache = cache;
+        type.addField(GraphCache.class, cache, Modifier.PRIVATE);
+        open.add("// $L(...): one graph per argument tuple, captured on its first call (R4), at most $L kept; the least "
+                        + "recently used is destroyed first (R5)\n", s.name(), model.graphCache())
+                .add("$N = new $T($N, $N, $N, $S, $L, $N -> {\n$>", cache, GraphCache.class, name("comm"),
+                        name("stream"), name("PIPELINE"), s.name(), model.graphCache(), names.args);
+        for (int i = 0; i < names.parameters.size(); i++) {
+            open.addStatement("long $N = $N[$L]", names.parameters.get(i), names.args, i);
+        }
+        open.add(issue(s, names.asLongs())).add("$<});\n");
+        List<List<Long>> tuples = tuples(s);
+        if (!tuples.isEmpty()) {
+            open.add("// @Capture: $L tuple(s) captured now\n", tuples.size());
+        }
+        for (List<Long> tuple : tuples) {
+            List<CodeBlock> typed = new ArrayList<>();
+            for (int i = 0; i < tuple.size(); i++) {
+                typed.add(CodeBlock.of(names.isInt(i) ? "$L" : "$LL", tuple.get(i)));
+            }
+            open.addStatement("$N($L)", names.check, CodeBlock.join(typed, ", "));
+            open.addStatement("$N.capture($L)", cache, tuple.stream().map(v -> CodeBlock.of("$LL", v))
+                    .collect(CodeBlock.joining(", ")));
+        }
+        graphs.add(cache);
+        caches.add(cache);
+    }
+
+    /** The fields of the graph caches, one per GRAPH step with parameters (filled by {@link #captureSteps}). */
+    List<String> graphCaches() {
+        return caches;
+    }
+
+    /** The cartesian product of the step's {@code @Capture} values, in parameter order, the last varying fastest. */
+    private static List<List<Long>> tuples(StepDecl s) {
+        List<List<Long>> tuples = new ArrayList<>();
+        if (s.captures().isEmpty()) {
+            return tuples;
+        }
+        tuples.add(List.of());
+        for (var p : s.parameters()) {
+            List<Long> values = s.captures().stream().filter(c -> p.getSimpleName().contentEquals(c.param()))
+                    .findFirst().orElseThrow().values();
+            List<List<Long>> longer = new ArrayList<>();
+            for (List<Long> t : tuples) {
+                for (Long v : values) {
+                    List<Long> next = new ArrayList<>(t);
+                    next.add(v);
+                    longer.add(next);
+                }
+            }
+            tuples = longer;
+        }
+        return tuples;
+    }
+
     void steps() {
         for (StepDecl s : model.steps()) {
             MethodSpec.Builder m = MethodSpec.methodBuilder(s.name())
                     .addAnnotation(Override.class)
-                    .addModifiers(Modifier.PUBLIC)
-                    .addStatement(support(registration == Registration.GRAPH ? "requireOpenForReplay" : "requireOpen",
-                            "$N, $S", name("closed"), s.name()));
-            if (registration == Registration.GRAPH) {
+                    .addModifiers(Modifier.PUBLIC);
+            StepNames names = stepNames.get(s);
+            if (names != null) {
+                for (int i = 0; i < names.parameters.size(); i++) {
+                    m.addParameter(TypeName.get(s.parameters().get(i).asType()), names.parameters.get(i));
+                }
+            }
+            m.addStatement(support(registration == Registration.GRAPH ? "requireOpenForReplay" : "requireOpen",
+                    "$N, $S", name("closed"), s.name()));
+            if (names != null) {
+                String arguments = String.join(", ", names.parameters);
+                m.addStatement("$N($L)", names.check, arguments)
+                        .addComment("every rank calls the step with the same arguments (R14)")
+                        .addStatement("$T.agree($N, $N, $N, $S, $L)", CallCheck.class, name("comm"), name("stream"),
+                                name("PIPELINE"), s.name(), arguments);
+            }
+            if (registration == Registration.GRAPH && names != null) {
+                m.addComment("musaGraphLaunch(the graph of these arguments, stream), captured first if new")
+                        .addStatement("$N.launch($L)", names.cache, String.join(", ", names.parameters));
+            } else if (registration == Registration.GRAPH) {
                 m.addComment("musaGraphLaunch(instance, stream)")
                         .addStatement("$N.launch($N)", name(s.name() + "Exec"), name("stream"));
             } else {
-                m.addCode(issue(s));
+                m.addCode(issue(s, names == null ? Map.of() : names.asArguments()));
             }
             type.addMethod(m.build());
+            if (names != null) {
+                type.addMethod(shapes.checkMethod(s, names.check, names.parameters, names.asArguments(),
+                        names.overflow));
+                if (names.cache != null) {
+                    type.addMethod(MethodSpec.methodBuilder(methods.newName(s.name() + "Graphs"))
+                            .addModifiers(Modifier.PUBLIC).returns(GraphCache.Stats.class)
+                            .addJavadoc("Captures, hits and evictions of the graphs of {@code $L}.\n",
+                                    s.name() + "(...)")
+                            .addStatement("return $N.stats()", names.cache).build());
+                }
+            }
+        }
+    }
+
+    /**
+     * The names a step with parameters uses in the generated class: its parameters (renamed where they would hide
+     * a field), the check method, the cache, and the locals of the graph body and of the check.
+     */
+    private static final class StepNames {
+        final List<String> parameters = new ArrayList<>();
+        private final List<String> originals = new ArrayList<>();
+        private final List<Boolean> ints = new ArrayList<>();
+        final String check;
+        final String args;
+        final String overflow;
+        String cache;
+
+        StepNames(Generation generation, StepDecl s) {
+            NameAllocator local = generation.names.clone();
+            for (var p : s.parameters()) {
+                originals.add(p.getSimpleName().toString());
+                parameters.add(local.newName(p.getSimpleName().toString(), p));
+                ints.add(p.asType().getKind() == TypeKind.INT);
+            }
+            this.args = local.newName("args", "args");
+            this.overflow = local.newName("overflow", "overflow");
+            this.check = generation.methods.newName("check" + Character.toUpperCase(s.name().charAt(0))
+                    + s.name().substring(1), s.name() + "check");
+        }
+
+        boolean isInt(int i) {
+            return ints.get(i);
+        }
+
+        /** Parameter name → Java of type long, in the step method: int parameters widened. */
+        Map<String, CodeBlock> asArguments() {
+            Map<String, CodeBlock> values = new LinkedHashMap<>();
+            for (int i = 0; i < parameters.size(); i++) {
+                values.put(original(i), CodeBlock.of(isInt(i) ? "(long) $N" : "$N", parameters.get(i)));
+            }
+            return values;
+        }
+
+        /** Parameter name → the long local of the graph body. */
+        Map<String, CodeBlock> asLongs() {
+            Map<String, CodeBlock> values = new LinkedHashMap<>();
+            for (int i = 0; i < parameters.size(); i++) {
+                values.put(original(i), CodeBlock.of("$N", parameters.get(i)));
+            }
+            return values;
+        }
+
+        private String original(int i) {
+            return originals.get(i);
         }
     }
 
     /** The step's ops in declaration order, grouped when asked or when point-to-point. */
-    CodeBlock issue(StepDecl s) {
+    CodeBlock issue(StepDecl s, Map<String, CodeBlock> params) {
         CodeBlock.Builder code = CodeBlock.builder();
         if (s.grouped()) {
             code.add("// mcclGroupStart()\n").addStatement("$N.groupStart()", name("comm"));
         }
         for (OpDecl o : s.ops()) {
-            code.add(cComment(o)).addStatement(call(o));
+            code.add(cComment(o)).addStatement(call(o, params));
         }
         if (s.grouped()) {
             code.add("// mcclGroupEnd()\n").addStatement("$N.groupEnd()", name("comm"));
@@ -115,9 +274,10 @@ final class StepWriter extends GenerationPart {
         DataType t = typeOf(o);
         List<String> args = new ArrayList<>();
         for (Side side : sides(o)) {
-            args.add(CNames.pointer(side.buffer().name(), side.buffer().type(), side.offset()));
+            args.add(CNames.pointer(side.buffer().name(), side.buffer().type(),
+                    o.expression(side.offsetAttribute()).toString()));
         }
-        args.add(Long.toString(o.count()));
+        args.add(o.expression(o.kind().countAttribute()).toString());
         args.add(CNames.dataType(t));
         if (o.kind().reduces()) {
             args.add(CNames.reduceOp(o.op()));
@@ -133,12 +293,18 @@ final class StepWriter extends GenerationPart {
         return CodeBlock.of("// $L($L)\n", o.kind().cName(), String.join(", ", args));
     }
 
-    CodeBlock call(OpDecl o) {
+    /** The Communicator call: slices made at bind for fixed ops, else buffer and element offset, as Java. */
+    CodeBlock call(OpDecl o, Map<String, CodeBlock> params) {
         List<CodeBlock> args = new ArrayList<>();
         for (Side side : sides(o)) {
-            args.add(argument(o, side));
+            if (generation.fixed(o)) {
+                args.add(argument(o, side));
+            } else {
+                args.add(CodeBlock.of("$N", name(side.buffer())));
+                args.add(generation.value(o, side.offsetAttribute(), params));
+            }
         }
-        args.add(CodeBlock.of("$LL", o.count()));
+        args.add(generation.value(o, o.kind().countAttribute(), params));
         args.add(CodeBlock.of("$T.$L", DataType.class, typeOf(o)));
         if (o.kind().reduces()) {
             args.add(CodeBlock.of("$T.$L", ReduceOp.class, o.op()));

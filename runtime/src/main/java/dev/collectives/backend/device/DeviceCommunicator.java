@@ -11,6 +11,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.ForeignMemory;
 import dev.collectives.runtime.LegacyRegistrationRule;
 import dev.collectives.runtime.QualifiedVmmAllocator;
 import dev.collectives.runtime.RegistrationHandle;
@@ -253,6 +254,7 @@ public final class DeviceCommunicator implements Communicator {
                     + "later; this is " + library.versionString());
         }
         LegacyRegistrationRule.check(this, buffer);
+        AllocatorRule.checkForeign(this, buffer, "buffer " + buffer);
         long[] out = new long[1];
         library.check(NativeShim.commRegister(lib, handle, memory.address(), memory.size(), out), rank, handle,
                 "CommRegister");
@@ -441,6 +443,24 @@ public final class DeviceCommunicator implements Communicator {
         }
         stream.used(a.memory());
         stream.used(b.memory());
+    }
+
+    // ---- memory and streams owned elsewhere ---------------------------------------------------------------
+
+    /** Memory classified by the driver ({@link NativeMemory#classify}); the buffer frees nothing. */
+    @Override
+    public DeviceBuffer wrap(long address, long bytes, DataType type) {
+        requireOpen();
+        ForeignMemory.Classification found = NativeMemory.classify(this, address);
+        long count = ForeignMemory.check(rank, device, address, bytes, type, found);
+        return DeviceBuffer.wrapped(NativeMemory.foreign(this, found), address - found.head(), type, count);
+    }
+
+    /** A framework's stream on this device, by its {@code cudaStream_t}/{@code musaStream_t}. */
+    @Override
+    public Stream wrapStream(long streamHandle) {
+        requireOpen();
+        return new DeviceStream(this, streamHandle);
     }
 
     // ---- streams and lifetime ------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import dev.collectives.runtime.Stream;
  * where the runtime lacks them, creating one fails naming the symbol.
  */
 public final class DeviceEvent implements AutoCloseable {
+    private static final int TIMING = 0;
     private final DeviceCommunicator comm;
     private final long handle;
     private final float[] millis = new float[1];
@@ -21,7 +22,7 @@ public final class DeviceEvent implements AutoCloseable {
             throw CollectivesException.usage(comm.rank(), "the device runtime lacks " + n.symbol(NativeLibrary.Slots.EVENT_CREATE));
         }
         long[] out = new long[1];
-        n.checkRuntime(NativeShim.eventCreate(n.lib, comm.device(), out), comm.rank(), "EventCreateWithFlags");
+        n.checkRuntime(NativeShim.eventCreate(n.lib, comm.device(), TIMING, out), comm.rank(), "EventCreateWithFlags");
         this.comm = comm;
         this.handle = out[0];
     }

@@ -23,6 +23,14 @@ final class DeviceGraph implements Graph {
         hold(this.memory, 1);
     }
 
+    /** The native handle of an instantiation made here, for {@link NativeBaseline}. */
+    static long execHandle(GraphExec exec) {
+        if (!(exec instanceof Exec)) {
+            throw new IllegalArgumentException(exec + " is not a graph of a device backend");
+        }
+        return ((Exec) exec).exec;
+    }
+
     static void hold(List<NativeMemory> memory, int delta) {
         memory.forEach(m -> m.graphs.addAndGet(delta));
     }

@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Event;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
@@ -10,7 +11,8 @@ import java.util.IdentityHashMap;
 import java.util.Set;
 
 /**
- * A non-blocking device stream of one rank. {@link #synchronize()} polls the stream and the communicator's
+ * A device stream of one rank: non-blocking when created here, or a framework's stream wrapped by its handle,
+ * which {@link #close()} leaves alone. {@link #synchronize()} polls the stream and the communicator's
  * asynchronous error (as nccl-tests does), so a failed or aborted peer ends the wait with an exception instead
  * of a hang; a wait longer than {@code collectives.device.syncTimeoutSeconds} (default 300) aborts the
  * communicator. While capturing, it records the memory each op uses, so that the graph keeps it alive (R5).
@@ -22,6 +24,7 @@ final class DeviceStream implements Stream {
 
     private final DeviceCommunicator comm;
     final long handle;
+    private final boolean owned;
     private volatile boolean capturing;
     private Set<NativeMemory> captured;
     private boolean closed;
@@ -32,6 +35,14 @@ final class DeviceStream implements Stream {
         long[] out = new long[1];
         n.checkRuntime(NativeShim.streamCreate(n.lib, comm.device(), out), comm.rank(), "StreamCreateWithFlags");
         this.handle = out[0];
+        this.owned = true;
+    }
+
+    /** A stream created elsewhere, by its handle; closing it destroys nothing. */
+    DeviceStream(DeviceCommunicator comm, long handle) {
+        this.comm = comm;
+        this.handle = handle;
+        this.owned = false;
     }
 
     DeviceCommunicator communicator() {
@@ -95,9 +106,46 @@ final class DeviceStream implements Stream {
         return CaptureStatus.values()[status[0]];
     }
 
+    // ---- handles and events -----------------------------------------------------------------------------------
+
+    @Override
+    public long handle() {
+        return handle;
+    }
+
+    @Override
+    public Event record() {
+        requireNotCapturing("record()");
+        return DeviceStreamEvent.record(comm, handle);
+    }
+
+    @Override
+    public void waitFor(Event event) {
+        if (!(event instanceof DeviceStreamEvent)) {
+            throw CollectivesException.usage(comm.rank(), "waitFor(" + event + "): not an event of "
+                    + comm.backendName());
+        }
+        requireNotCapturing("waitFor()");
+        NativeLibrary n = comm.library();
+        n.requireSymbols(comm.rank(), "Stream.waitFor()", NativeLibrary.Slots.STREAM_WAIT_EVENT);
+        DeviceStreamEvent deviceEvent = (DeviceStreamEvent) event;
+        deviceEvent.orderAfter("waitFor()", () -> n.checkRuntime(NativeShim.streamWaitEvent(n.lib, handle,
+                deviceEvent.handle), comm.rank(), "StreamWaitEvent"));
+    }
+
+    /** Events are not recorded or awaited inside a capture: the graph would join other streams (as on sim). */
+    private void requireNotCapturing(String call) {
+        if (capturing) {
+            throw CollectivesException.usage(comm.rank(), call + " on stream 0x" + Long.toHexString(handle)
+                    + " while it is being captured: an event recorded or awaited inside a capture would join other "
+                    + "streams into the graph, which pipelines do not do");
+        }
+    }
+
+    /** Destroys a stream created here; a wrapped one belongs to whoever created it. Idempotent. */
     @Override
     public synchronized void close() {
-        if (!closed) {
+        if (!closed && owned) {
             closed = true;
             NativeLibrary n = comm.library();
             n.checkRuntime(NativeShim.streamDestroy(n.lib, handle), comm.rank(), "StreamDestroy");

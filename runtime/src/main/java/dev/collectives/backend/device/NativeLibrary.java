@@ -3,6 +3,7 @@ package dev.collectives.backend.device;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -18,6 +19,7 @@ final class NativeLibrary {
     static final int NOT_READY = 600;
 
     private static final Map<Dialect, Object> OPENED = new EnumMap<>(Dialect.class);
+    private static final System.Logger LOG = System.getLogger("dev.collectives.device");
 
     final Dialect dialect;
     /** The shim's table: pass it as the first argument of every {@link NativeShim} function. */
@@ -35,7 +37,12 @@ final class NativeLibrary {
 
     /** The opened library, or a {@link String} saying why it could not be opened. */
     static synchronized Object open(Dialect dialect) {
-        return OPENED.computeIfAbsent(dialect, NativeLibrary::tryOpen);
+        return OPENED.computeIfAbsent(dialect, d -> {
+            Object opened = tryOpen(d);
+            LOG.log(Level.DEBUG, () -> d.backendName() + (opened instanceof NativeLibrary library
+                    ? ": opened library version " + library.versionString() : " is unavailable: " + opened));
+            return opened;
+        });
     }
 
     /** The opened library; throws naming what is missing. */
@@ -62,6 +69,7 @@ final class NativeLibrary {
             for (String file : dialect.candidates(role)) {
                 String why = NativeShim.open(lib, role, file);
                 if (why == null) {
+                    LOG.log(Level.DEBUG, "{0}: the {1} is {2}", dialect.backendName(), Dialect.ROLES.get(role), file);
                     opened = true;
                     break;
                 }
@@ -103,6 +111,20 @@ final class NativeLibrary {
     /** Whether an optional function exists (window helpers, AlltoAll, config init). */
     boolean has(int slot) {
         return NativeShim.has(lib, slot) != 0;
+    }
+
+    /** Throws, naming the missing symbols, unless the libraries have every one of {@code slots}. */
+    void requireSymbols(int rank, String what, int... slots) {
+        List<String> missing = new ArrayList<>();
+        for (int slot : slots) {
+            if (!has(slot)) {
+                missing.add(symbol(slot));
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw CollectivesException.usage(rank, what + " needs " + String.join(", ", missing) + ", which "
+                    + dialect.backendName() + "'s libraries lack");
+        }
     }
 
     String symbol(int slot) {
@@ -181,6 +203,12 @@ final class NativeLibrary {
         static final int WIN_GET_USER_PTR = 31;
         static final int GET_LSA_DEVICE_POINTER = 32;
         static final int EVENT_CREATE = 52;
+        static final int EVENT_QUERY = 68;
+        static final int STREAM_WAIT_EVENT = 69;
+        static final int POINTER_GET_ATTRIBUTES = 73;
+        static final int MEM_GET_ADDRESS_RANGE = 74;
+        static final int MEM_RETAIN_ALLOCATION_HANDLE = 75;
+        static final int MEM_GET_ALLOCATION_PROPERTIES = 76;
 
         private Slots() {
         }
@@ -195,6 +223,12 @@ final class NativeLibrary {
             expect(WIN_GET_USER_PTR, "WinGetUserPtr");
             expect(GET_LSA_DEVICE_POINTER, "GetLsaDevicePointer");
             expect(EVENT_CREATE, "EventCreateWithFlags");
+            expect(EVENT_QUERY, "EventQuery");
+            expect(STREAM_WAIT_EVENT, "StreamWaitEvent");
+            expect(POINTER_GET_ATTRIBUTES, "PointerGetAttributes");
+            expect(MEM_GET_ADDRESS_RANGE, "MemGetAddressRange_v2");
+            expect(MEM_RETAIN_ALLOCATION_HANDLE, "MemRetainAllocationHandle");
+            expect(MEM_GET_ALLOCATION_PROPERTIES, "MemGetAllocationPropertiesFromHandle");
         }
 
         private static void expect(int slot, String name) {

@@ -3,18 +3,26 @@ package dev.collectives.backend.device;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.ForeignMemory;
+import dev.collectives.runtime.ForeignMemory.Classification;
+import dev.collectives.runtime.ForeignMemory.Residence;
 import dev.collectives.runtime.Rule;
 
 import org.bytedeco.javacpp.Pointer;
 
+import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Device memory of one rank: {@code MemAlloc}, legacy {@code Malloc}, or VMM through the driver. It counts the
- * registrations, windows and graphs that use it, and refuses to be freed while any is live (R5, R6, R12).
+ * Device memory of one rank: {@code MemAlloc}, legacy {@code Malloc}, or VMM through the driver, or memory a
+ * framework owns ({@link #foreign}), which is never freed here. It counts the registrations, windows and graphs
+ * that use it, and refuses to be freed while any is live (R5, R6, R12).
  */
 final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
+    /** The shim's residence codes: 0 unknown to the driver, 1 device, 2 pinned host, 3 managed. */
+    private static final Residence[] RESIDENCES =
+            {Residence.UNKNOWN, Residence.DEVICE, Residence.PINNED_HOST, Residence.MANAGED};
     private final DeviceCommunicator comm;
     /** VMM only: the driver's allocation handle. */
     private final long vmmHandle;
@@ -28,6 +36,51 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
         this.comm = comm;
         this.vmmHandle = vmmHandle;
         comm.track(this);
+    }
+
+    /** A framework's allocation, as the driver described it; untracked, since its owner frees it. */
+    private NativeMemory(DeviceCommunicator comm, Classification found, String foreignClass) {
+        super(found.head(), found.size(), found.allocator(), found.size(), found.size(), found.handleTypes(),
+                foreignClass);
+        this.comm = comm;
+        this.vmmHandle = 0;
+    }
+
+    /** The allocation that holds {@code address}, wrapped as foreign memory (see {@link #classify}). */
+    static NativeMemory foreign(DeviceCommunicator comm, Classification found) {
+        String legacyAllocator = comm.library().dialect.symbol(1, "Malloc");
+        return new NativeMemory(comm, found, ForeignMemory.describe(found, legacyAllocator));
+    }
+
+    /**
+     * Asks the driver what {@code address} is: where it lives ({@code PointerGetAttributes}), its allocation
+     * ({@code MemGetAddressRange}), and whether that is a VMM allocation and with which handle types
+     * ({@code MemRetainAllocationHandle}, {@code MemGetAllocationPropertiesFromHandle}).
+     */
+    static Classification classify(DeviceCommunicator comm, long address) {
+        NativeLibrary n = comm.library();
+        n.requireSymbols(comm.rank(), "wrap", NativeLibrary.Slots.POINTER_GET_ATTRIBUTES,
+                NativeLibrary.Slots.MEM_GET_ADDRESS_RANGE, NativeLibrary.Slots.MEM_RETAIN_ALLOCATION_HANDLE,
+                NativeLibrary.Slots.MEM_GET_ALLOCATION_PROPERTIES);
+        long[] out = new long[7];
+        int rc = NativeShim.classify(n.lib, comm.device(), address, out);
+        if (rc != 0 && out[6] == 0) {
+            n.checkRuntime(rc, comm.rank(), "SetDevice");
+        }
+        if (rc != 0) {
+            n.checkDriver(rc, comm.rank(), out[6] == 2 ? "MemGetAddressRange_v2" : "PointerGetAttributes");
+        }
+        Residence residence = RESIDENCES[(int) out[0]];
+        if (residence != Residence.DEVICE) {
+            return Classification.notDevice(residence);
+        }
+        Set<HandleType> handles = EnumSet.noneOf(HandleType.class);
+        for (HandleType t : HandleType.values()) {
+            if ((out[5] & t.flag()) != 0) {
+                handles.add(t);
+            }
+        }
+        return new Classification(residence, (int) out[1], out[2], out[3], out[4] != 0, handles);
     }
 
     /** {@code MemAlloc}: the library rounds up to the granularity. */
@@ -94,6 +147,9 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
         if (windows.get() > 0) {
             throw CollectivesException.violation(Rule.R12_WINDOW, comm.rank(), this + " still backs "
                     + windows.get() + " window(s); deregister them before freeing");
+        }
+        if (isForeign()) {
+            return; // its owner frees it
         }
         NativeLibrary n = comm.library();
         int device = comm.device();

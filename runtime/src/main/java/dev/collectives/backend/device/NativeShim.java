@@ -123,9 +123,25 @@ public final class NativeShim {
     @Name("cx_graph_launch") static native int graphLaunch(long lib, long exec, long stream);
     @Name("cx_graph_exec_destroy") static native int graphExecDestroy(long lib, long exec);
     @Name("cx_graph_destroy") static native int graphDestroy(long lib, long graph);
-    @Name("cx_event_create") static native int eventCreate(long lib, int device, long[] out);
+    /** flags: 0 timing, 2 without timing. */
+    @Name("cx_event_create") static native int eventCreate(long lib, int device, int flags, long[] out);
     @Name("cx_event_record") static native int eventRecord(long lib, long event, long stream);
     @Name("cx_event_synchronize") static native int eventSynchronize(long lib, long event);
     @Name("cx_event_elapsed_ms") static native int eventElapsedMs(long lib, long start, long end, float[] ms);
     @Name("cx_event_destroy") static native int eventDestroy(long lib, long event);
+    /** 0 done, {@link NativeLibrary#NOT_READY} pending, else an error. */
+    @Name("cx_event_query") static native int eventQuery(long lib, long event);
+    @Name("cx_stream_wait_event") static native int streamWaitEvent(long lib, long stream, long event);
+
+    // ---- memory owned elsewhere -------------------------------------------------------------------------------
+    /** out (7): residence, device, head, size, vmm, handle types, failing step; see collectives_device.h. */
+    @Name("cx_classify") static native int classify(long lib, int device, long address, long[] out);
+    @Name("cx_rt_malloc_host") static native int runtimeMallocHost(long lib, int device, long bytes, long[] out);
+    @Name("cx_rt_free_host") static native int runtimeFreeHost(long lib, long address);
+    @Name("cx_rt_malloc_managed") static native int runtimeMallocManaged(long lib, int device, long bytes, long[] out);
+
+    // ---- benchmark baseline -----------------------------------------------------------------------------------
+    /** {@code iters} enqueues of one op in a C loop; kind: 0 allreduce, 1 allgather, 2 reducescatter, 3 graph launch. */
+    @Name("cx_bench_enqueue") static native int benchEnqueue(long lib, int kind, long send, long recv, long count,
+                                                             int type, int op, long comm, long stream, int iters);
 }

@@ -50,6 +50,8 @@ public final class Kernels {
     private static final long MAX_VIEW_BYTES = 1L << 30;
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+    /** Whether reductions may use {@link NativeKernels}; see {@link #useNativeKernels}. */
+    private static volatile boolean nativeAllowed = true;
 
     private Kernels() {
     }
@@ -76,9 +78,17 @@ public final class Kernels {
         long bytes = count * type.size();
         boolean stream = (double) sources.length * (sources.length + destinations.length) * bytes
                 >= NativeKernels.STREAM_MIN_BYTES;
-        if (!NativeKernels.reduce(type, op, sources, destinations, count, stream)) {
+        if (!(nativeAllowed && NativeKernels.reduce(type, op, sources, destinations, count, stream))) {
             reduceInJava(type, op, sources, destinations, count);
         }
+    }
+
+    /**
+     * Lets reductions use the native kernels where they load (true, the default), or keeps every reduction in Java
+     * (false): for benchmarks and tests that compare the two paths in one process. The results are the same.
+     */
+    public static void useNativeKernels(boolean allowed) {
+        nativeAllowed = allowed;
     }
 
     /** Checks the arguments of a reduce; false when there is nothing to do. */

@@ -2,8 +2,7 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
 import org.bytedeco.javacpp.Loader;
 import org.bytedeco.javacpp.annotation.Name;
 import org.bytedeco.javacpp.annotation.Platform;
@@ -11,10 +10,14 @@ import org.bytedeco.javacpp.annotation.Platform;
 /**
  * The JNI binding of {@code sim_kernels.h}, built by the JavaCPP plugin: {@link Kernels}' reductions for the types
  * whose arithmetic C++ does exactly as Java does (the integers, FLOAT32, FLOAT64). Where the library does not
- * load (a platform without a build of it), {@link #reduce} declines and Kernels computes in Java.
+ * load (a platform without a build of it), or where the system property {@value #KERNELS_PROPERTY} is
+ * {@code java}, {@link #reduce} declines and Kernels computes in Java, with the same results.
  */
 @Platform(include = "sim_kernels.h")
 public final class NativeKernels {
+    /** {@code -Dcollectives.sim.kernels=java} skips the native kernels: sim then computes every reduction in Java. */
+    public static final String KERNELS_PROPERTY = "collectives.sim.kernels";
+    private static final System.Logger LOG = System.getLogger("dev.collectives.sim");
     private static final boolean LOADED = load();
     /** Collectives touching at least this many bytes are written with streaming stores: half the last-level cache. */
     static final long STREAM_MIN_BYTES = LOADED ? streamMinBytes() : Long.MAX_VALUE;
@@ -23,12 +26,17 @@ public final class NativeKernels {
     }
 
     private static boolean load() {
+        if ("java".equals(System.getProperty(KERNELS_PROPERTY))) {
+            LOG.log(Level.DEBUG, "sim reduces in Java: " + KERNELS_PROPERTY + "=java");
+            return false;
+        }
         try {
             Loader.load(NativeKernels.class);
+            LOG.log(Level.DEBUG, "sim reduces with its native kernels");
             return true;
         } catch (LinkageError | RuntimeException e) {
-            Logger.getLogger(NativeKernels.class.getName())
-                    .log(Level.FINE, "no native sim kernels on this platform; reducing in Java", e);
+            LOG.log(Level.DEBUG, "sim reduces in Java: its native kernels are not built for " + Loader.getPlatform()
+                    + " (same results; the native kernels only make large reductions faster)", e);
             return false;
         }
     }

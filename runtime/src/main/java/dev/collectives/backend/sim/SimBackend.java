@@ -9,8 +9,8 @@ import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.bootstrap.Bootstrap;
 
 /**
- * The embedded backend: ranks are threads of this process, "device" memory is host memory, and every rule of
- * SPEC.md that real libraries leave undefined is reported. {@link #local(int)} uses the defaults of
+ * The embedded backend: ranks are threads of this process, "device" memory is host memory, and every
+ * registration rule whose breach real libraries leave undefined is reported. {@link #local(int)} uses the defaults of
  * {@link SimConfig}; {@link #cluster()} configures granularity, topology, capabilities, environment and timeout.
  */
 @AutoService(Backend.class)

@@ -10,6 +10,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.ForeignMemory;
 import dev.collectives.runtime.LegacyRegistrationRule;
 import dev.collectives.runtime.QualifiedVmmAllocator;
 import dev.collectives.runtime.RegistrationHandle;
@@ -177,6 +178,7 @@ public final class SimCommunicator implements Communicator {
         }
         SimMemory memory = memoryOf(buffer, "register");
         LegacyRegistrationRule.check(this, buffer);
+        AllocatorRule.checkForeign(this, buffer, "buffer " + buffer);
         synchronized (registrationCache) {
             int references = registrationCache.getOrDefault(memory, 0);
             if (references == 0) {
@@ -484,7 +486,7 @@ public final class SimCommunicator implements Communicator {
                     registration(call.recv(), capturing)));
         }
         if (capturing) {
-            stream.record(flagged);
+            stream.capture(this, flagged);
         } else {
             stream.enqueue(() -> launch(List.of(flagged), false));
         }
@@ -539,7 +541,7 @@ public final class SimCommunicator implements Communicator {
             }
             launched.add(ops);
         }
-        return new Work(launched, pinned);
+        return new Work(this, launched, pinned);
     }
 
     private static void pin(DeviceBuffer buffer, OpCall call, boolean writes, List<SimMemory.Pin> pinned) {
@@ -597,21 +599,48 @@ public final class SimCommunicator implements Communicator {
         }
     }
 
+    // ---- memory and streams owned elsewhere ---------------------------------------------------------------
+
+    /** Memory from {@link SimForeignMemory}, classified by its table as a driver classifies an address. */
+    @Override
+    public DeviceBuffer wrap(long address, long bytes, DataType type) {
+        requireOpen("wrap");
+        ForeignMemory.Classification found = SimForeignMemory.classify(address);
+        long count = ForeignMemory.check(rank, rank, address, bytes, type, found);
+        SimMemory memory = SimForeignMemory.wrap(rank, address, found, ForeignMemory.describe(found, "musaMalloc"));
+        return DeviceBuffer.wrapped(memory, address - found.head(), type, count);
+    }
+
+    /** A stream of this rank's device, found by its handle: a {@link SimForeignStream} or any communicator's. */
+    @Override
+    public Stream wrapStream(long handle) {
+        requireOpen("wrapStream");
+        SimStream target = SimStream.byHandle(handle);
+        if (target == null) {
+            throw CollectivesException.usage(rank, "wrapStream(0x" + Long.toHexString(handle) + "): no live stream "
+                    + "of the simulated devices has that handle");
+        }
+        return new WrappedSimStream(streamOf(target), this);
+    }
+
     // ---- streams and lifetime ----------------------------------------------------------------------------
 
     @Override
     public synchronized Stream createStream() {
         requireUsable("createStream");
-        SimStream stream = new SimStream(this, "sim-rank-" + rank + "-stream-" + streams.size());
+        SimStream stream = new SimStream(this, rank, "sim-rank-" + rank + "-stream-" + streams.size());
         streams.add(stream);
         return stream;
     }
 
+    /** The stream behind {@code stream}: one of this rank's device, made here or wrapped. */
     private SimStream streamOf(Stream stream) {
-        if (!(stream instanceof SimStream) || ((SimStream) stream).communicator() != this) {
-            throw CollectivesException.usage(rank, stream + " is not a stream of rank " + rank);
+        SimStream s = stream instanceof WrappedSimStream ? ((WrappedSimStream) stream).target()
+                : stream instanceof SimStream ? (SimStream) stream : null;
+        if (s == null || s.device() != rank) {
+            throw CollectivesException.usage(rank, stream + " is not a stream of rank " + rank + "'s device");
         }
-        return (SimStream) stream;
+        return s;
     }
 
     private synchronized void requireOpen(String call) {
@@ -623,6 +652,11 @@ public final class SimCommunicator implements Communicator {
     /** Open and not aborted: what every call that talks to the other ranks needs. */
     private void requireUsable(String call) {
         requireOpen(call);
+        group.requireNotAborted(rank, call);
+    }
+
+    /** The asynchronous error of this communicator, as events see it: its abort. */
+    void checkAsyncError(String call) {
         group.requireNotAborted(rank, call);
     }
 

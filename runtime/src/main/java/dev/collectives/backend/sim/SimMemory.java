@@ -4,6 +4,7 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.ForeignMemory;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Rule;
 
@@ -25,6 +26,7 @@ final class SimMemory extends DeviceMemory {
 
     private final int rank;
     private final Ledger ledger;
+    /** The host block, or null for a framework's memory ({@link SimForeignMemory} frees it). */
     private final Pointer block;
     private int registrations;
     private int graphUses;
@@ -33,8 +35,8 @@ final class SimMemory extends DeviceMemory {
     private final List<Pin> pins = new ArrayList<>();
 
     private SimMemory(int rank, Ledger ledger, Pointer block, long head, long size, Allocator allocator,
-                      long physicalSize, long reservedSize, Set<HandleType> handleTypes) {
-        super(head, size, allocator, physicalSize, reservedSize, handleTypes);
+                      long physicalSize, long reservedSize, Set<HandleType> handleTypes, String foreignClass) {
+        super(head, size, allocator, physicalSize, reservedSize, handleTypes, foreignClass);
         this.rank = rank;
         this.ledger = ledger;
         this.block = block;
@@ -58,7 +60,13 @@ final class SimMemory extends DeviceMemory {
         long head = Math.floorDiv(block.address() + alignment - 1, alignment) * alignment;
         ledger.allocations.incrementAndGet();
         return new SimMemory(rank, ledger, block, head, usableSize, allocator, usableSize, reservedSize,
-                handleTypes);
+                handleTypes, null);
+    }
+
+    /** Rank {@code rank}'s view of a framework's memory, as {@code wrap} found it; freeing it frees nothing. */
+    static SimMemory wrapping(int rank, ForeignMemory.Classification found, String foreignClass) {
+        return new SimMemory(rank, null, null, found.head(), found.size(), found.allocator(), found.size(),
+                found.size(), found.handleTypes(), foreignClass);
     }
 
     /** The rank whose device this memory is on. */
@@ -164,7 +172,9 @@ final class SimMemory extends DeviceMemory {
                     + graphUses + " live graph(s) or graph exec(s) use it; destroy the graphs before their buffers");
         }
         Monitors.awaitUninterruptibly(this, () -> inFlight == 0);
-        Pointer.free(block);
-        ledger.allocations.decrementAndGet();
+        if (block != null) {
+            Pointer.free(block);
+            ledger.allocations.decrementAndGet();
+        }
     }
 }

@@ -1,24 +1,35 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Event;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.Stream;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * A stream: a worker thread runs its work in order, asynchronously to the threads that enqueue it. Capture is
- * thread-local: while one thread captures, its ops on this stream are recorded instead of run, and other threads
- * may not use the stream.
+ * A stream of one simulated device: a worker thread runs its work in order, asynchronously to the threads that
+ * enqueue it. Capture is thread-local: while one thread captures, its ops on this stream are recorded instead of
+ * run, and other threads may not use the stream. Every stream has a handle by which {@link
+ * SimCommunicator#wrapStream} finds it, as a framework's stream is found by its {@code cudaStream_t}.
  */
 final class SimStream implements Stream {
+    private static final AtomicLong NEXT_HANDLE = new AtomicLong(0x5000);
+    private static final Map<Long, SimStream> BY_HANDLE = new ConcurrentHashMap<>();
+
+    /** The communicator that created it, or null for a framework's stream ({@link SimForeignStream}). */
     private final SimCommunicator comm;
+    private final int device;
+    private final long handle = NEXT_HANDLE.getAndIncrement();
     private final String name;
     private final Thread worker;
-    private final ArrayDeque<Work> queue = new ArrayDeque<>();
+    private final ArrayDeque<Task> queue = new ArrayDeque<>();
     private long submitted;
     private long completed;
     private RuntimeException firstFailure;
@@ -26,28 +37,43 @@ final class SimStream implements Stream {
     private CaptureStatus status = CaptureStatus.NONE;
     private Thread capturingThread;
     private List<List<OpCall>> captured;
+    private SimCommunicator capturedFor;
     private String invalidation;
 
-    SimStream(SimCommunicator comm, String name) {
+    /** @param comm the communicator that creates it, or null for a framework's stream on {@code device} */
+    SimStream(SimCommunicator comm, int device, String name) {
         this.comm = comm;
+        this.device = device;
         this.name = name;
         this.worker = new Thread(this::work, name);
         worker.setDaemon(true);
         worker.start();
+        BY_HANDLE.put(handle, this);
     }
 
-    SimCommunicator communicator() {
-        return comm;
+    /** The live stream with this handle, or null. */
+    static SimStream byHandle(long handle) {
+        return BY_HANDLE.get(handle);
+    }
+
+    /** The simulated device (the rank) whose stream this is. */
+    int device() {
+        return device;
+    }
+
+    /** One item of stream work, run on the worker in order; a failure is kept for {@link #synchronize()}. */
+    interface Task {
+        void run();
     }
 
     /**
      * Queues work to run after everything queued before it. The work is made (numbered for matching, its memory
      * pinned) only once the stream has accepted it, so that a refused call uses up no number.
      */
-    synchronized void enqueue(Supplier<Work> launch) {
+    synchronized void enqueue(Supplier<? extends Task> launch) {
         requireOpen();
         if (status != CaptureStatus.NONE && capturingThread != Thread.currentThread()) {
-            throw CollectivesException.usage(comm.rank(), name + " is being captured by thread '"
+            throw CollectivesException.usage(device, name + " is being captured by thread '"
                     + capturingThread.getName() + "' in thread-local mode; thread '"
                     + Thread.currentThread().getName() + "' may not enqueue work on it");
         }
@@ -61,18 +87,23 @@ final class SimStream implements Stream {
         return status != CaptureStatus.NONE && capturingThread == thread;
     }
 
-    /** Records a step (one op or a group) into the active capture. */
-    synchronized void record(List<OpCall> step) {
+    /** Records a step (one op or a group) of {@code issuer}'s into the active capture. */
+    synchronized void capture(SimCommunicator issuer, List<OpCall> step) {
         if (status == CaptureStatus.INVALIDATED) {
-            throw CollectivesException.usage(comm.rank(), "capture on " + name + " was invalidated (" + invalidation
+            throw CollectivesException.usage(device, "capture on " + name + " was invalidated (" + invalidation
                     + "); end it and capture again");
         }
+        if (capturedFor != null && capturedFor != issuer) {
+            throw CollectivesException.usage(device, "capture on " + name + " holds ops of " + capturedFor
+                    + "; one graph captures the ops of one communicator");
+        }
+        capturedFor = issuer;
         captured.add(List.copyOf(step));
     }
 
     private void work() {
         while (true) {
-            Work work;
+            Task task;
             synchronized (this) {
                 while (queue.isEmpty() && !closed) {
                     try {
@@ -84,17 +115,15 @@ final class SimStream implements Stream {
                 if (queue.isEmpty()) {
                     return;
                 }
-                work = queue.poll();
+                task = queue.poll();
             }
             RuntimeException failure = null;
             try {
-                comm.execute(work.steps());
+                task.run();
             } catch (RuntimeException e) {
                 failure = e;
             } catch (Error e) {
                 failure = new IllegalStateException("stream work failed on " + name, e);
-            } finally {
-                work.unpin();
             }
             synchronized (this) {
                 completed++;
@@ -112,7 +141,7 @@ final class SimStream implements Stream {
         synchronized (this) {
             if (status == CaptureStatus.ACTIVE) {
                 invalidate("synchronize() was called on the capturing stream");
-                throw CollectivesException.usage(comm.rank(), "synchronize() on " + name + " while it is being"
+                throw CollectivesException.usage(device, "synchronize() on " + name + " while it is being"
                         + " captured: the capture is invalidated (as musaStreamSynchronize does)");
             }
             long target = submitted;
@@ -129,24 +158,26 @@ final class SimStream implements Stream {
     public synchronized void beginCapture() {
         requireOpen();
         if (status != CaptureStatus.NONE) {
-            throw CollectivesException.usage(comm.rank(), name + " is already being captured by thread '"
+            throw CollectivesException.usage(device, name + " is already being captured by thread '"
                     + capturingThread.getName() + "'");
         }
         status = CaptureStatus.ACTIVE;
         capturingThread = Thread.currentThread();
         captured = new ArrayList<>();
+        capturedFor = null;
         invalidation = null;
     }
 
     @Override
     public Graph endCapture() {
         List<List<OpCall>> steps;
+        SimCommunicator owner;
         synchronized (this) {
             if (status == CaptureStatus.NONE) {
-                throw CollectivesException.usage(comm.rank(), "endCapture() on " + name + ", which is not capturing");
+                throw CollectivesException.usage(device, "endCapture() on " + name + ", which is not capturing");
             }
             if (capturingThread != Thread.currentThread()) {
-                throw CollectivesException.usage(comm.rank(), "endCapture() on " + name + " from thread '"
+                throw CollectivesException.usage(device, "endCapture() on " + name + " from thread '"
                         + Thread.currentThread().getName() + "', but thread '" + capturingThread.getName()
                         + "' began the capture (thread-local mode)");
             }
@@ -154,13 +185,19 @@ final class SimStream implements Stream {
             status = CaptureStatus.NONE;
             capturingThread = null;
             steps = captured;
+            owner = capturedFor != null ? capturedFor : comm;
             captured = null;
+            capturedFor = null;
             if (invalid) {
-                throw CollectivesException.usage(comm.rank(), "the capture on " + name + " was invalidated ("
+                throw CollectivesException.usage(device, "the capture on " + name + " was invalidated ("
                         + invalidation + "); no graph was made");
             }
         }
-        return new SimGraph(comm, steps);
+        if (owner == null) {
+            throw CollectivesException.usage(device, "the capture on " + name + " recorded no op of any "
+                    + "communicator; the simulated device makes no empty graph on a framework's stream");
+        }
+        return new SimGraph(owner, steps);
     }
 
     @Override
@@ -175,7 +212,56 @@ final class SimStream implements Stream {
 
     private void requireOpen() {
         if (closed) {
-            throw CollectivesException.usage(comm.rank(), name + " is closed");
+            throw CollectivesException.usage(device, name + " is closed");
+        }
+    }
+
+    // ---- handles and events ---------------------------------------------------------------------------------
+
+    @Override
+    public long handle() {
+        return handle;
+    }
+
+    @Override
+    public Event record() {
+        return record(comm);
+    }
+
+    /** An event after the work queued so far, failing with {@code errorSource}'s abort (none when null). */
+    synchronized SimEvent record(SimCommunicator errorSource) {
+        requireOpen();
+        requireNotCapturing("record()");
+        return new SimEvent(this, submitted, errorSource);
+    }
+
+    /** Whether the first {@code items} items queued have finished. */
+    synchronized boolean finished(long items) {
+        return completed >= items;
+    }
+
+    /** Blocks the calling thread (another stream's worker) until the first {@code items} items have finished. */
+    synchronized void awaitFinished(long items) {
+        Monitors.awaitUninterruptibly(this, () -> completed >= items);
+    }
+
+    @Override
+    public void waitFor(Event event) {
+        if (!(event instanceof SimEvent)) {
+            throw CollectivesException.usage(device, "waitFor(" + event + "): not an event of the simulated device");
+        }
+        SimEvent simEvent = (SimEvent) event;
+        synchronized (this) {
+            requireNotCapturing("waitFor()");
+        }
+        simEvent.orderAfter("waitFor()", () -> enqueue(() -> simEvent::awaitOnWorker));
+    }
+
+    private void requireNotCapturing(String call) {
+        if (status != CaptureStatus.NONE) {
+            throw CollectivesException.usage(device, call + " on " + name + " while it is being captured: an "
+                    + "event recorded or awaited inside a capture would join other streams into the graph, which "
+                    + "pipelines do not do");
         }
     }
 
@@ -185,6 +271,7 @@ final class SimStream implements Stream {
         synchronized (this) {
             if (!closed) {
                 closed = true;
+                BY_HANDLE.remove(handle);
                 if (status == CaptureStatus.ACTIVE) {
                     invalidate("the stream was closed");
                 }

@@ -7,7 +7,7 @@
  * ranks' workers, matched by the communicator's call count; once all have arrived they check that they agree and
  * then move the data together, each doing an equal share. Send and recv are matched per pair of ranks, in order.
  *
- * <p>Where each rule of SPEC.md is checked at run time:
+ * <p>Where each rule ({@link dev.collectives.runtime.Rule}) is checked at run time:
  * <ul>
  *   <li>R1 MIXED, R2 OFFSET, R4 GRAPH-CAPTURE (every rank captured the call or none), R14 SHAPE: {@code Agreement},
  *       when every rank has arrived at a collective;</li>

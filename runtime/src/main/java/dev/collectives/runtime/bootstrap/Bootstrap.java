@@ -3,6 +3,7 @@ package dev.collectives.runtime.bootstrap;
 import dev.collectives.runtime.bootstrap.Settings.Explicit;
 import dev.collectives.runtime.bootstrap.Settings.Sourced;
 
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -38,6 +39,9 @@ import java.util.function.Supplier;
  * </table>
  */
 public final class Bootstrap {
+    /** The logger of joining a job: the settings used, then joined or why not. */
+    private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
+
     private final Sourced<Integer> rank;
     private final Sourced<Integer> size;
     private final Sourced<Integer> localRank;
@@ -152,6 +156,19 @@ public final class Bootstrap {
         if (size() == 1) {
             return new SingleRankRendezvous();
         }
+        LOG.log(Level.DEBUG, () -> "joining: " + describe());
+        try {
+            Rendezvous joined = meet();
+            LOG.log(Level.DEBUG, () -> "rank " + rank() + " joined the job of " + size() + " ranks at "
+                    + joined.where());
+            return joined;
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "rank " + rank() + " could not join the job: " + e.getMessage());
+            throw e;
+        }
+    }
+
+    private Rendezvous meet() {
         RendezvousEndpoint where = endpoint().orElseThrow(() -> BootstrapException.settings(rank(),
                 "no rendezvous for a job of " + size() + " ranks: set " + Explicit.RENDEZVOUS.variable
                         + "=tcp://<rank 0's host>:<port> or =file:/shared/directory, or MASTER_ADDR and MASTER_PORT"));

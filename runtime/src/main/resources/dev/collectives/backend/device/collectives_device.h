@@ -92,7 +92,16 @@
     X(DRV_MEM_ADDRESS_FREE, CX_DRV, "MemAddressFree", 1)                       \
     X(DRV_MEM_MAP, CX_DRV, "MemMap", 1)                                        \
     X(DRV_MEM_UNMAP, CX_DRV, "MemUnmap", 1)                                    \
-    X(DRV_MEM_SET_ACCESS, CX_DRV, "MemSetAccess", 1)
+    X(DRV_MEM_SET_ACCESS, CX_DRV, "MemSetAccess", 1)                           \
+    X(RT_EVENT_QUERY, CX_RT, "EventQuery", 0)                                  \
+    X(RT_STREAM_WAIT_EVENT, CX_RT, "StreamWaitEvent", 0)                       \
+    X(RT_MALLOC_HOST, CX_RT, "MallocHost", 0)                                  \
+    X(RT_FREE_HOST, CX_RT, "FreeHost", 0)                                      \
+    X(RT_MALLOC_MANAGED, CX_RT, "MallocManaged", 0)                            \
+    X(DRV_POINTER_GET_ATTRIBUTES, CX_DRV, "PointerGetAttributes", 0)           \
+    X(DRV_MEM_GET_ADDRESS_RANGE, CX_DRV, "MemGetAddressRange_v2", 0)           \
+    X(DRV_MEM_RETAIN_ALLOCATION_HANDLE, CX_DRV, "MemRetainAllocationHandle", 0) \
+    X(DRV_MEM_GET_ALLOCATION_PROPERTIES_FROM_HANDLE, CX_DRV, "MemGetAllocationPropertiesFromHandle", 0)
 
 #define CX_SLOT_ENUM(slot, library, name, required) CX_##slot,
 enum { CX_SYMBOLS(CX_SLOT_ENUM) CX_SLOT_COUNT };
@@ -151,6 +160,12 @@ struct cx_mem_access { cx_mem_location location; int flags; };
 #define CX_GRANULARITY_RECOMMENDED 1
 #define CX_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED 128
 #define CX_HANDLE_TYPE_FABRIC 0x8
+// CUpointer_attribute and CUmemorytype values used to classify foreign memory.
+#define CX_POINTER_ATTRIBUTE_MEMORY_TYPE 2
+#define CX_POINTER_ATTRIBUTE_IS_MANAGED 8
+#define CX_POINTER_ATTRIBUTE_DEVICE_ORDINAL 9
+#define CX_MEMORYTYPE_HOST 1
+#define CX_MEMORYTYPE_DEVICE 2
 
 #define CX_CALL(lib, slot, type) ((type)((cx_lib*)(intptr_t)(lib))->fn[CX_##slot])
 #define CX_PTR(x) ((void*)(intptr_t)(x))
@@ -396,12 +411,18 @@ static inline jint cx_rt_free(jlong lib, jint device, jlong address) {
     int rc = cx_set_device(lib, device);
     return rc != 0 ? rc : CX_CALL(lib, RT_FREE, int (*)(void*))(CX_PTR(address));
 }
-/** cudaMemcpy with kind cudaMemcpyDefault (4): direction from the addresses. */
+/**
+ * cudaMemcpy with kind cudaMemcpyDefault (4): direction from the addresses. From pageable host memory it may return
+ * before the data reaches the device, and the backends' streams do not wait for the legacy stream that carries it:
+ * so the legacy stream is synchronized before returning, and an op enqueued next reads the copied data.
+ */
 static inline jint cx_memcpy(jlong lib, jint device, jlong dst, jlong src, jlong bytes) {
     int rc = cx_set_device(lib, device);
-    return rc != 0 ? rc
-                   : CX_CALL(lib, RT_MEMCPY, int (*)(void*, const void*, size_t, int))(CX_PTR(dst), CX_PTR(src),
-                                                                                       (size_t)bytes, 4);
+    if (rc == 0) {
+        rc = CX_CALL(lib, RT_MEMCPY, int (*)(void*, const void*, size_t, int))(CX_PTR(dst), CX_PTR(src),
+                                                                              (size_t)bytes, 4);
+    }
+    return rc != 0 ? rc : CX_CALL(lib, RT_STREAM_SYNCHRONIZE, int (*)(void*))(NULL);
 }
 static inline jint cx_comm_register(jlong lib, jlong comm, jlong address, jlong bytes, jlong* handle) {
     void* h = NULL;
@@ -589,11 +610,12 @@ static inline jint cx_graph_exec_destroy(jlong lib, jlong exec) {
 static inline jint cx_graph_destroy(jlong lib, jlong graph) {
     return CX_CALL(lib, RT_GRAPH_DESTROY, int (*)(void*))(CX_PTR(graph));
 }
-static inline jint cx_event_create(jlong lib, jint device, jlong* out) {
+/** flags: 0 for timing events, 2 (cudaEventDisableTiming) for events that only order and signal. */
+static inline jint cx_event_create(jlong lib, jint device, jint flags, jlong* out) {
     int rc = cx_set_device(lib, device);
     if (rc != 0) return rc;
     void* e = NULL;
-    rc = CX_CALL(lib, RT_EVENT_CREATE_WITH_FLAGS, int (*)(void**, unsigned int))(&e, 0);
+    rc = CX_CALL(lib, RT_EVENT_CREATE_WITH_FLAGS, int (*)(void**, unsigned int))(&e, (unsigned int)flags);
     *out = (jlong)(intptr_t)e;
     return rc;
 }
@@ -608,6 +630,104 @@ static inline jint cx_event_elapsed_ms(jlong lib, jlong start, jlong end, jfloat
 }
 static inline jint cx_event_destroy(jlong lib, jlong event) {
     return CX_CALL(lib, RT_EVENT_DESTROY, int (*)(void*))(CX_PTR(event));
+}
+/** 0 done, 600 (cudaErrorNotReady) pending, else an error. */
+static inline jint cx_event_query(jlong lib, jlong event) {
+    return CX_CALL(lib, RT_EVENT_QUERY, int (*)(void*))(CX_PTR(event));
+}
+static inline jint cx_stream_wait_event(jlong lib, jlong stream, jlong event) {
+    return CX_CALL(lib, RT_STREAM_WAIT_EVENT, int (*)(void*, void*, unsigned int))(CX_PTR(stream), CX_PTR(event), 0);
+}
+
+// ---- memory owned elsewhere ----------------------------------------------------------------------------------
+
+/**
+ * What the driver says about `address`, asked on `device`'s context: out[0] residence (0 unknown to the driver,
+ * 1 device, 2 pinned host, 3 managed), out[1] device ordinal, out[2] the allocation's head, out[3] its size,
+ * out[4] 1 for a VMM allocation, out[5] the handle types it was created with. Returns 0, or the driver's code of
+ * the failing call with out[6] naming it (1 PointerGetAttributes, 2 MemGetAddressRange).
+ */
+static inline jint cx_classify(jlong lib, jint device, jlong address, jlong* out) {
+    memset(out, 0, 7 * sizeof(jlong));
+    int rc = cx_set_device(lib, device);
+    if (rc != 0) return rc;
+    // zeroed 8-byte slots: the driver writes an int, or a bool for IS_MANAGED
+    unsigned long long memoryType = 0, managed = 0, ordinal = 0;
+    int attributes[3] = {CX_POINTER_ATTRIBUTE_MEMORY_TYPE, CX_POINTER_ATTRIBUTE_IS_MANAGED,
+                         CX_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+    void* data[3] = {&memoryType, &managed, &ordinal};
+    rc = CX_CALL(lib, DRV_POINTER_GET_ATTRIBUTES, int (*)(unsigned int, int*, void**, unsigned long long))(
+        3, attributes, data, (unsigned long long)address);
+    if (rc != 0) { out[6] = 1; return rc; }
+    unsigned int type = (unsigned int)memoryType;
+    out[0] = managed != 0 ? 3 : type == CX_MEMORYTYPE_HOST ? 2 : type == CX_MEMORYTYPE_DEVICE ? 1 : 0;
+    if (out[0] != 1) return 0;
+    out[1] = (jlong)(int)(unsigned int)ordinal;
+    unsigned long long head = 0;
+    size_t size = 0;
+    rc = CX_CALL(lib, DRV_MEM_GET_ADDRESS_RANGE, int (*)(unsigned long long*, size_t*, unsigned long long))(
+        &head, &size, (unsigned long long)address);
+    if (rc != 0) { out[6] = 2; return rc; }
+    out[2] = (jlong)head;
+    out[3] = (jlong)size;
+    // only VMM allocations have an allocation handle to retain; legacy memory makes this call fail
+    unsigned long long handle = 0;
+    if (CX_CALL(lib, DRV_MEM_RETAIN_ALLOCATION_HANDLE, int (*)(unsigned long long*, void*))(
+            &handle, CX_PTR(address)) == 0) {
+        cx_mem_prop prop;
+        memset(&prop, 0, sizeof(prop));
+        int propRc = CX_CALL(lib, DRV_MEM_GET_ALLOCATION_PROPERTIES_FROM_HANDLE,
+                             int (*)(cx_mem_prop*, unsigned long long))(&prop, handle);
+        CX_CALL(lib, DRV_MEM_RELEASE, int (*)(unsigned long long))(handle);
+        out[4] = 1;
+        out[5] = propRc == 0 ? prop.requestedHandleTypes : 0;
+    }
+    return 0;
+}
+
+// Test fixtures: memory a framework could hand over, of the kinds collectives refuse.
+static inline jint cx_rt_malloc_host(jlong lib, jint device, jlong bytes, jlong* out) {
+    int rc = cx_set_device(lib, device);
+    if (rc != 0) return rc;
+    void* p = NULL;
+    rc = CX_CALL(lib, RT_MALLOC_HOST, int (*)(void**, size_t))(&p, (size_t)bytes);
+    *out = (jlong)(intptr_t)p;
+    return rc;
+}
+static inline jint cx_rt_free_host(jlong lib, jlong address) {
+    return CX_CALL(lib, RT_FREE_HOST, int (*)(void*))(CX_PTR(address));
+}
+/** cudaMallocManaged with cudaMemAttachGlobal (1). */
+static inline jint cx_rt_malloc_managed(jlong lib, jint device, jlong bytes, jlong* out) {
+    int rc = cx_set_device(lib, device);
+    if (rc != 0) return rc;
+    void* p = NULL;
+    rc = CX_CALL(lib, RT_MALLOC_MANAGED, int (*)(void**, size_t, unsigned int))(&p, (size_t)bytes, 1);
+    *out = (jlong)(intptr_t)p;
+    return rc;
+}
+
+// ---- benchmark baseline ------------------------------------------------------------------------------------
+// The native side of the benchmarks' Java-versus-native comparison: `iters` enqueues of one op in a C loop, in
+// the caller's process, on the caller's communicator, buffers and stream, so only the per-call path differs.
+#define CX_BENCH_ALL_REDUCE 0
+#define CX_BENCH_ALL_GATHER 1
+#define CX_BENCH_REDUCE_SCATTER 2
+#define CX_BENCH_GRAPH_LAUNCH 3 /* send: the graph exec */
+
+static inline jint cx_bench_enqueue(jlong lib, jint kind, jlong send, jlong recv, jlong count, jint type, jint op,
+                                    jlong comm, jlong stream, jint iters) {
+    for (jint i = 0; i < iters; i++) {
+        int rc;
+        switch (kind) {
+            case CX_BENCH_ALL_REDUCE: rc = cx_all_reduce(lib, send, recv, count, type, op, comm, stream); break;
+            case CX_BENCH_ALL_GATHER: rc = cx_all_gather(lib, send, recv, count, type, comm, stream); break;
+            case CX_BENCH_REDUCE_SCATTER: rc = cx_reduce_scatter(lib, send, recv, count, type, op, comm, stream); break;
+            default: rc = cx_graph_launch(lib, send, stream); break;
+        }
+        if (rc != 0) return rc;
+    }
+    return 0;
 }
 
 #endif

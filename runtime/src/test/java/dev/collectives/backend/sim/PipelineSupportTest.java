@@ -135,4 +135,53 @@ class PipelineSupportTest {
             assertContains(eager.getMessage(), "rank 0: pipeline p.P is closed: step() called after close()");
         }
     }
+
+    // ---- sizes at bind and at call -------------------------------------------------------------------------------
+
+    @Test
+    void r7AndR13ChecksOfExpressionsNameTheConditionAndTheValues() {
+        try (SimCluster cluster = SimBackend.cluster().build()) {
+            SimCommunicator comm = cluster.communicator(0);
+            PipelineSupport.requireAtMost(comm, "P", Rule.R7_ARENA, "bucket(): offset + n <= elements", 1000, 1000);
+            CollectivesException past = assertThrows(CollectivesException.class, () -> PipelineSupport.requireAtMost(
+                    comm, "P", Rule.R7_ARENA, "bucket(): offset + n <= elements", 1001, 1000));
+            assertEquals(Rule.R7_ARENA, past.rule());
+            assertContains(past.getMessage(), "P: bucket(): offset + n <= elements does not hold: 1001 > 1000");
+            PipelineSupport.requireAligned(comm, "P", Rule.R7_ARENA, "view", 12, 4);
+            assertEquals(Rule.R7_ARENA, assertThrows(CollectivesException.class,
+                    () -> PipelineSupport.requireAligned(comm, "P", Rule.R7_ARENA, "view", 6, 4)).rule());
+            assertEquals(Rule.R13_TYPES, assertThrows(CollectivesException.class,
+                    () -> PipelineSupport.requireDim(comm, "P", "elements", 0)).rule());
+            PipelineSupport.requireDim(comm, "P", "elements", 1);
+        }
+    }
+
+    @Test
+    void r7InPlaceOrApart() {
+        try (SimCluster cluster = SimBackend.cluster().build()) {
+            SimCommunicator comm = cluster.communicator(0);
+            PipelineSupport.requireInPlaceOrApart(comm, "P", "op", true, 0, 64, 0, 64);
+            PipelineSupport.requireInPlaceOrApart(comm, "P", "op", false, 0, 64, 64, 128);
+            assertContains(assertThrows(CollectivesException.class, () -> PipelineSupport.requireInPlaceOrApart(comm,
+                    "P", "op", true, 0, 64, 32, 96)).getMessage(), "overlap without coinciding");
+            assertContains(assertThrows(CollectivesException.class, () -> PipelineSupport.requireInPlaceOrApart(comm,
+                    "P", "op", false, 0, 64, 0, 64)).getMessage(), "cannot run in place");
+        }
+    }
+
+    @Test
+    void r13OverflowNeverWrapsAndMissingBinderValuesAreNamed() {
+        assertThrows(ArithmeticException.class, () -> PipelineSupport.divideExact(Long.MIN_VALUE, -1));
+        assertEquals(-3, PipelineSupport.divideExact(7, -2));
+        try (SimCluster cluster = SimBackend.cluster().build()) {
+            SimCommunicator comm = cluster.communicator(0);
+            CollectivesException overflow = PipelineSupport.overflow(comm, "P", "bucket(...)",
+                    new ArithmeticException("long overflow"));
+            assertEquals(Rule.R13_TYPES, overflow.rule());
+            assertContains(overflow.getMessage(), "bucket(...): an expression overflows a long or divides by zero");
+            assertEquals(Long.valueOf(5), PipelineSupport.given(comm, "P", 5L, "elements"));
+            assertContains(assertThrows(CollectivesException.class,
+                    () -> PipelineSupport.given(comm, "P", null, "elements")).getMessage(), "bind() needs elements(...)");
+        }
+    }
 }

@@ -1,0 +1,211 @@
+package dev.collectives.examples;
+
+import dev.collectives.examples.bench.DeviceBenchmark;
+import dev.collectives.examples.bench.MemoryBenchmark;
+import dev.collectives.examples.bench.OverheadBenchmark;
+import dev.collectives.examples.bench.PlotCommand;
+import dev.collectives.examples.bench.ShapesBenchmark;
+import dev.collectives.examples.bench.SimAllReduceBenchmark;
+import dev.collectives.examples.mistakes.Mistake;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * The runner's command line, built on picocli: with no subcommand it runs the examples (or, with
+ * {@code --mistakes}, the mistakes); the subcommands run the examples, the mistakes, the list, or a benchmark. Every
+ * command takes {@code --help}, and every option {@code --name value} as well as {@code --name=value}.
+ */
+final class Commands {
+    static final int DEFAULT_RANKS = 4;
+
+    private Commands() {
+    }
+
+    /** The whole command line, printing to {@code out}, choosing among these examples and mistakes. */
+    static CommandLine commandLine(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
+        Catalogue catalogue = new Catalogue(out, examples, mistakes);
+        CommandLine line = new CommandLine(new Top(catalogue))
+                .addSubcommand(new CommandLine(new ExamplesCommand(catalogue)))
+                .addSubcommand(new CommandLine(new MistakesCommand(catalogue)))
+                .addSubcommand(new CommandLine(new ListCommand(catalogue)));
+        // the benchmarks, each its own picocli command (with its own main), named here bench-<its name>
+        for (Object benchmark : List.of(new SimAllReduceBenchmark(), new DeviceBenchmark(), new OverheadBenchmark(),
+                new MemoryBenchmark(), new PlotCommand(), new ShapesBenchmark())) {
+            CommandLine sub = new CommandLine(benchmark);
+            String name = "bench-" + sub.getCommandName();
+            sub.getCommandSpec().name(name);
+            line.addSubcommand(name, sub);
+        }
+        PrintWriter writer = new PrintWriter(out, true);
+        return line.setOut(writer).setErr(writer).setCaseInsensitiveEnumValuesAllowed(true)
+                .setParameterExceptionHandler((e, args) -> {
+                    CommandLine command = e.getCommandLine();
+                    writer.println("error: " + e.getMessage());
+                    writer.print(command.getHelp().fullSynopsis());
+                    writer.println("Try '" + command.getCommandSpec().qualifiedName() + " --help' for more.");
+                    return Runner.USAGE;
+                })
+                .setExecutionExceptionHandler((e, parsed, result) -> {
+                    if (e instanceof IllegalArgumentException) {
+                        writer.println("error: " + e.getMessage());
+                        return Runner.USAGE;
+                    }
+                    throw e;
+                });
+    }
+
+    /** What the commands run and print to. */
+    record Catalogue(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
+    }
+
+    /** Where the ranks run: the options of every command that binds pipelines. */
+    static final class ClusterOptions {
+        @Spec(Spec.Target.MIXEE)
+        CommandSpec spec;
+
+        @Option(names = "--backend", paramLabel = "NAME",
+                description = "sim (embedded, no GPU), nccl or mccl; default: $COLLECTIVES_BACKEND, else sim")
+        String backend;
+
+        int ranks = DEFAULT_RANKS;
+
+        @Option(names = "--ranks", paramLabel = "N",
+                description = "ranks on this host: threads on sim, one GPU each otherwise; default: "
+                        + DEFAULT_RANKS)
+        void ranks(int n) {
+            if (n < 1) {
+                throw new ParameterException(spec.commandLine(), "--ranks needs a positive whole number, not '" + n
+                        + "'");
+            }
+            ranks = n;
+        }
+    }
+
+    @Command(name = "runner", sortOptions = false, usageHelpAutoWidth = true,
+            description = {"Runs the examples: binds each pipeline on every rank, fills it with rank- and "
+                    + "index-dependent data, steps it, and checks the results against values computed on the host. "
+                    + "Prints each example's describe() table, its check and its time.",
+                "With --mistakes, or the subcommand 'mistakes', runs the mistakes instead: pipelines bound wrongly "
+                    + "on purpose, each of which must fail fast on every rank with its rule's tag."},
+            exitCodeListHeading = "%nExit status:%n",
+            exitCodeList = {"0:every example (or mistake) passed or was skipped",
+                "1:one failed", "2:a bad command line, or an unavailable backend"})
+    static final class Top implements Callable<Integer> {
+        private final Catalogue catalogue;
+
+        @Mixin
+        ClusterOptions cluster;
+
+        @Option(names = "--example", paramLabel = "NAME",
+                description = "run only this example (with --mistakes: this mistake); repeatable; see --list")
+        List<String> names = new ArrayList<>();
+
+        @Option(names = "--mistakes", description = "run the mistakes instead of the examples")
+        boolean mistakes;
+
+        @Option(names = "--list", description = "list the examples and the mistakes, and exit")
+        boolean list;
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
+        boolean help;
+
+        Top(Catalogue catalogue) {
+            this.catalogue = catalogue;
+        }
+
+        @Override
+        public Integer call() {
+            if (list) {
+                return Runner.list(catalogue);
+            }
+            return mistakes ? Runner.runMistakes(catalogue, cluster, names) : Runner.runExamples(catalogue, cluster,
+                    names);
+        }
+    }
+
+    @Command(name = "examples", sortOptions = false, usageHelpAutoWidth = true,
+            description = "Runs the examples (all of them, or those named), each on a fresh cluster.",
+            exitCodeListHeading = "%nExit status:%n",
+            exitCodeList = {"0:every example passed or was skipped", "1:one failed",
+                "2:a bad command line, or an unavailable backend"})
+    static final class ExamplesCommand implements Callable<Integer> {
+        private final Catalogue catalogue;
+
+        @Mixin
+        ClusterOptions cluster;
+
+        @Parameters(paramLabel = "NAME", description = "the examples to run, in this order; default: all (see list)")
+        List<String> names = new ArrayList<>();
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
+        boolean help;
+
+        ExamplesCommand(Catalogue catalogue) {
+            this.catalogue = catalogue;
+        }
+
+        @Override
+        public Integer call() {
+            return Runner.runExamples(catalogue, cluster, names);
+        }
+    }
+
+    @Command(name = "mistakes", sortOptions = false, usageHelpAutoWidth = true,
+            description = "Runs the mistakes (all of them, or those named): each binds a pipeline wrongly on purpose "
+                    + "and must fail fast on every rank with its rule's tag instead of hanging.",
+            exitCodeListHeading = "%nExit status:%n",
+            exitCodeList = {"0:every mistake was caught with its rule, or was skipped",
+                "1:one was not caught, or caught as another rule", "2:a bad command line, or an unavailable backend"})
+    static final class MistakesCommand implements Callable<Integer> {
+        private final Catalogue catalogue;
+
+        @Mixin
+        ClusterOptions cluster;
+
+        @Parameters(paramLabel = "NAME", description = "the mistakes to run, in this order; default: all (see list)")
+        List<String> names = new ArrayList<>();
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
+        boolean help;
+
+        MistakesCommand(Catalogue catalogue) {
+            this.catalogue = catalogue;
+        }
+
+        @Override
+        public Integer call() {
+            return Runner.runMistakes(catalogue, cluster, names);
+        }
+    }
+
+    @Command(name = "list", description = "Lists the examples and the mistakes.",
+            exitCodeListHeading = "%nExit status:%n", exitCodeList = "0:always")
+    static final class ListCommand implements Callable<Integer> {
+        private final Catalogue catalogue;
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
+        boolean help;
+
+        ListCommand(Catalogue catalogue) {
+            this.catalogue = catalogue;
+        }
+
+        @Override
+        public Integer call() {
+            return Runner.list(catalogue);
+        }
+    }
+}

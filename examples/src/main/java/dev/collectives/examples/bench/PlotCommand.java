@@ -1,0 +1,43 @@
+package dev.collectives.examples.bench;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/**
+ * Draws the chart of a {@link DeviceBenchmark} run from its {@code --csv} file, for runs made where the Java
+ * runtime has no {@code java.desktop} module (a small runtime image on a GPU machine).
+ */
+@Command(name = "plot", mixinStandardHelpOptions = true,
+        description = "Draws busbw against size for one op (Java beside native, a line per mode) from a CSV "
+                + "file that the device benchmark's --csv wrote.", exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:the chart was written", "1:it could not be (no rows of the op, no java.desktop)",
+            "2:a bad command line"})
+public final class PlotCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "CSV", description = "The rows, as the device benchmark's --csv wrote them.")
+    Path csv;
+
+    @Parameters(index = "1", paramLabel = "PNG", description = "The chart to write.")
+    Path png;
+
+    @Option(names = "--op", defaultValue = "allreduce",
+            description = "The op whose rows to draw (default: ${DEFAULT-VALUE}).")
+    String op;
+
+    @Option(names = "--title", defaultValue = "Java (solid) beside native (dashed), out of place",
+            description = "The chart's title (default: ${DEFAULT-VALUE}).")
+    String title;
+
+    public static void main(String[] args) {
+        System.exit(DeviceBenchmark.commandLine(new PlotCommand()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        BusbwChart.write(Results.readCsv(csv), op, title, png);
+        return 0;
+    }
+}

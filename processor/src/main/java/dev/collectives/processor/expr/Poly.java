@@ -1,0 +1,131 @@
+package dev.collectives.processor.expr;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * An expression as a polynomial with integer coefficients over variables that are all at least 0: a dim or
+ * undeclared {@code ranks} {@code x} is written {@code 1 + x'}, a parameter is itself, and a {@code /} or {@code %}
+ * that does not cancel is an opaque variable named by its text (at least 0 only where its operands are). Arithmetic
+ * is exact: a coefficient that overflows throws {@link ArithmeticException}, and the caller proves nothing.
+ */
+final class Poly {
+    /** Monomial (sorted variable names, repeated for powers) → coefficient; the empty monomial is the constant. */
+    private final Map<List<String>, Long> terms = new TreeMap<>(Poly::compare);
+    /** Opaque variables whose sign is unknown: a polynomial using one proves nothing. */
+    private final Set<String> unsigned = new HashSet<>();
+
+    private static int compare(List<String> a, List<String> b) {
+        return a.size() != b.size() ? Integer.compare(a.size(), b.size()) : String.join("*", a).compareTo(String.join("*", b));
+    }
+
+    static Poly constant(long value) {
+        Poly p = new Poly();
+        p.put(List.of(), value);
+        return p;
+    }
+
+    static Poly variable(String name, boolean nonNegative) {
+        Poly p = new Poly();
+        p.put(List.of(name), 1);
+        if (!nonNegative) {
+            p.unsigned.add(name);
+        }
+        return p;
+    }
+
+    private void put(List<String> monomial, long coefficient) {
+        long sum = Math.addExact(terms.getOrDefault(monomial, 0L), coefficient);
+        if (sum == 0) {
+            terms.remove(monomial);
+        } else {
+            terms.put(monomial, sum);
+        }
+    }
+
+    Poly plus(Poly other) {
+        Poly p = copy();
+        other.terms.forEach(p::put);
+        p.unsigned.addAll(other.unsigned);
+        return p;
+    }
+
+    Poly negate() {
+        Poly p = new Poly();
+        terms.forEach((m, c) -> p.put(m, Math.negateExact(c)));
+        p.unsigned.addAll(unsigned);
+        return p;
+    }
+
+    Poly minus(Poly other) {
+        return plus(other.negate());
+    }
+
+    Poly times(Poly other) {
+        Poly p = new Poly();
+        terms.forEach((m1, c1) -> other.terms.forEach((m2, c2) -> {
+            List<String> m = new ArrayList<>(m1);
+            m.addAll(m2);
+            Collections.sort(m);
+            p.put(List.copyOf(m), Math.multiplyExact(c1, c2));
+        }));
+        p.unsigned.addAll(unsigned);
+        p.unsigned.addAll(other.unsigned);
+        return p;
+    }
+
+    private Poly copy() {
+        Poly p = new Poly();
+        p.terms.putAll(terms);
+        p.unsigned.addAll(unsigned);
+        return p;
+    }
+
+    /** The value when it has no variables, else null. */
+    Long constantValue() {
+        if (terms.isEmpty()) {
+            return 0L;
+        }
+        return terms.size() == 1 && terms.containsKey(List.of()) ? terms.get(List.of()) : null;
+    }
+
+    /** Every coefficient (the constant included) divisible by {@code d}. */
+    boolean divisibleBy(long d) {
+        return terms.values().stream().allMatch(c -> c % d == 0);
+    }
+
+    /** Each coefficient divided by {@code d}; only when {@link #divisibleBy}. */
+    Poly dividedBy(long d) {
+        Poly p = new Poly();
+        terms.forEach((m, c) -> p.put(m, c / d));
+        p.unsigned.addAll(unsigned);
+        return p;
+    }
+
+    private boolean signKnown() {
+        return terms.keySet().stream().flatMap(List::stream).noneMatch(unsigned::contains);
+    }
+
+    /** {@code this >= 0} for every value of its variables: TRUE, FALSE (for none), or UNKNOWN. */
+    Verdict nonNegative() {
+        if (!signKnown()) {
+            return Verdict.UNKNOWN;
+        }
+        long constant = terms.getOrDefault(List.<String>of(), 0L);
+        boolean otherNonNegative = terms.entrySet().stream().filter(e -> !e.getKey().isEmpty()).allMatch(e -> e.getValue() >= 0);
+        boolean otherNonPositive = terms.entrySet().stream().filter(e -> !e.getKey().isEmpty()).allMatch(e -> e.getValue() <= 0);
+        if (otherNonNegative && constant >= 0) {
+            return Verdict.TRUE;
+        }
+        return otherNonPositive && constant < 0 ? Verdict.FALSE : Verdict.UNKNOWN;
+    }
+
+    boolean isZero() {
+        return terms.isEmpty();
+    }
+}

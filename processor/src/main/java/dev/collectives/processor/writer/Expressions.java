@@ -1,0 +1,50 @@
+package dev.collectives.processor.writer;
+
+import java.util.function.Function;
+
+import com.palantir.javapoet.CodeBlock;
+
+import dev.collectives.processor.expr.Expr;
+import dev.collectives.runtime.PipelineSupport;
+
+/**
+ * Expressions as Java of type {@code long}: {@link #plain} as written (where a check has already shown that nothing
+ * overflows), {@link #exact} with {@code Math.addExact} and its kin, whose {@link ArithmeticException} the checks
+ * report as R13. Names become what {@code names} says (fields for dims, locals for parameters), each a long.
+ */
+final class Expressions {
+    private Expressions() {
+    }
+
+    static CodeBlock plain(Expr e, Function<Expr.Name, CodeBlock> names) {
+        if (e instanceof Expr.Literal l) {
+            return CodeBlock.of("$LL", l.value());
+        }
+        if (e instanceof Expr.Name n) {
+            return names.apply(n);
+        }
+        Expr.Binary b = (Expr.Binary) e;
+        return CodeBlock.of("$L $L $L", operand(b, b.left(), false, names), b.op(), operand(b, b.right(), true, names));
+    }
+
+    private static CodeBlock operand(Expr.Binary parent, Expr e, boolean right, Function<Expr.Name, CodeBlock> names) {
+        boolean parenthesize = e instanceof Expr.Binary b && (Expr.precedence(b.op()) < Expr.precedence(parent.op())
+                || right && Expr.precedence(b.op()) == Expr.precedence(parent.op()));
+        return parenthesize ? CodeBlock.of("($L)", plain(e, names)) : plain(e, names);
+    }
+
+    static CodeBlock exact(Expr e, Function<Expr.Name, CodeBlock> names) {
+        if (!(e instanceof Expr.Binary b)) {
+            return plain(e, names);
+        }
+        CodeBlock left = exact(b.left(), names);
+        CodeBlock right = exact(b.right(), names);
+        switch (b.op()) {
+            case '+': return CodeBlock.of("$T.addExact($L, $L)", Math.class, left, right);
+            case '-': return CodeBlock.of("$T.subtractExact($L, $L)", Math.class, left, right);
+            case '*': return CodeBlock.of("$T.multiplyExact($L, $L)", Math.class, left, right);
+            case '/': return CodeBlock.of("$T.divideExact($L, $L)", PipelineSupport.class, left, right);
+            default: return CodeBlock.of("($L % $L)", left, right);
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package dev.collectives.processor.writer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import javax.lang.model.element.Modifier;
+import javax.lang.model.type.TypeKind;
+
+import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.CodeBlock;
+import com.palantir.javapoet.FieldSpec;
+import com.palantir.javapoet.MethodSpec;
+import com.palantir.javapoet.TypeName;
+import com.palantir.javapoet.TypeSpec;
+
+import dev.collectives.processor.expr.Verdict;
+import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.Condition;
+import dev.collectives.processor.model.Conditions;
+import dev.collectives.processor.model.DimDecl;
+import dev.collectives.processor.model.ModelReader;
+import dev.collectives.processor.model.StepDecl;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.Stream;
+
+/**
+ * Sizes at bind and at call: the dims (fields, accessors, the {@code binder(comm, stream)} that takes them by name),
+ * and the checks of what the processor could not prove, each a few comparisons in exact arithmetic: at bind for
+ * dims and {@code ranks}, in a {@code check<Step>} method for a step's parameters.
+ */
+final class ShapeWriter extends GenerationPart {
+    private final List<Condition> unproved;
+
+    ShapeWriter(Generation generation) {
+        super(generation);
+        this.unproved = Conditions.of(model).stream().filter(c -> c.verdict() == Verdict.UNKNOWN).toList();
+    }
+
+    boolean hasDims() {
+        return !model.dims().isEmpty();
+    }
+
+    /** Dims are held as long whatever they are declared as, so that every expression computes in long. */
+    void fields() {
+        for (DimDecl d : model.dims()) {
+            type.addField(long.class, name(d), Modifier.PRIVATE, Modifier.FINAL);
+        }
+        if (generation.ranksField) {
+            type.addField(long.class, name(ModelReader.RANKS), Modifier.PRIVATE, Modifier.FINAL);
+        }
+    }
+
+    void constructorParameters(MethodSpec.Builder c) {
+        for (DimDecl d : model.dims()) {
+            c.addParameter(long.class, name(d)).addStatement("this.$N = $N", name(d), name(d));
+        }
+        if (generation.ranksField) {
+            c.addStatement("this.$N = $N.size()", name(ModelReader.RANKS), name("comm"));
+        }
+    }
+
+    void accessors() {
+        for (DimDecl d : model.dims()) {
+            boolean isInt = d.kind() == TypeKind.INT;
+            type.addMethod(MethodSpec.methodBuilder(d.name())
+                    .addAnnotation(Override.class)
+                    .addModifiers(Modifier.PUBLIC)
+                    .returns(isInt ? TypeName.INT : TypeName.LONG)
+                    .addStatement(isInt ? "return (int) $N" : "return $N", name(d))
+                    .build());
+        }
+    }
+
+    /** {@code binder(comm, stream)}: one setter per dim and external, named after its accessor, then bind(). */
+    void binder() {
+        ClassName binder = className.nestedClass("Binder");
+        TypeSpec.Builder b = TypeSpec.classBuilder(binder)
+                .addModifiers(Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
+                .addJavadoc("Takes the dims and externals of {@link $T} by name, then binds it.\n", className)
+                .addField(Communicator.class, name("comm"), Modifier.PRIVATE, Modifier.FINAL)
+                .addField(Stream.class, name("stream"), Modifier.PRIVATE, Modifier.FINAL)
+                .addMethod(MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE)
+                        .addParameter(Communicator.class, name("comm"))
+                        .addParameter(Stream.class, name("stream"))
+                        .addStatement("this.$N = $N", name("comm"), name("comm"))
+                        .addStatement("this.$N = $N", name("stream"), name("stream"))
+                        .build());
+        List<CodeBlock> arguments = new ArrayList<>(List.of(CodeBlock.of("$N", name("comm")),
+                CodeBlock.of("$N", name("stream"))));
+        for (DimDecl d : model.dims()) {
+            TypeName value = d.kind() == TypeKind.INT ? TypeName.INT : TypeName.LONG;
+            b.addField(FieldSpec.builder(value.box(), name(d), Modifier.PRIVATE).build());
+            b.addMethod(MethodSpec.methodBuilder(d.name()).addModifiers(Modifier.PUBLIC).returns(binder)
+                    .addJavadoc("The dim `$L`: at least 1, the same on every rank.\n", d.name())
+                    .addParameter(value, name(d))
+                    .addStatement("this.$N = $N", name(d), name(d))
+                    .addStatement("return this").build());
+            arguments.add(CodeBlock.of("$T.given($N, $N, $N, $S)", SUPPORT, name("comm"), name("PIPELINE"), name(d),
+                    d.name()));
+        }
+        for (BufferDecl e : externals()) {
+            b.addField(DEVICE_BUFFER, name(e), Modifier.PRIVATE);
+            b.addMethod(MethodSpec.methodBuilder(e.name()).addModifiers(Modifier.PUBLIC).returns(binder)
+                    .addJavadoc("The {@code @External} buffer `$L` ($L x $L).\n", e.name(), e.expression("count"),
+                            e.type())
+                    .addParameter(DEVICE_BUFFER, name(e))
+                    .addStatement("this.$N = $N", name(e), name(e))
+                    .addStatement("return this").build());
+            arguments.add(CodeBlock.of("$T.given($N, $N, $N, $S)", SUPPORT, name("comm"), name("PIPELINE"), name(e),
+                    e.name()));
+        }
+        String pipeline = name("pipeline");
+        b.addMethod(MethodSpec.methodBuilder("bind").addModifiers(Modifier.PUBLIC).returns(className)
+                .addJavadoc("Binds the pipeline as {@code bind} does for pipelines without dims; every setter must have "
+                        + "been called.\nCollective: every rank of {@code comm} calls it.\n")
+                .addStatement("$T $N = new $T($L)", className, pipeline, className, CodeBlock.join(arguments, ", "))
+                .addStatement("return $T.open($N, $N::$N)", SUPPORT, pipeline, pipeline, methods.get("open"))
+                .build());
+        type.addType(b.build());
+        type.addMethod(MethodSpec.methodBuilder("binder")
+                .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
+                .returns(binder)
+                .addJavadoc("Starts binding on {@code comm}: give each dim and external, then call {@code bind()}, "
+                        + "which allocates, checks that every rank binds the same pipeline with the same dims, and "
+                        + "$L.\n", generation.bindSummary())
+                .addParameter(Communicator.class, name("comm"))
+                .addParameter(Stream.class, name("stream"))
+                .addStatement("return new $T($N, $N)", binder, name("comm"), name("stream"))
+                .build());
+    }
+
+    /** Dims at least 1, then what bind must check of the sizes and offsets they give. */
+    void bindChecks() {
+        for (DimDecl d : model.dims()) {
+            open.addStatement(support("requireDim", "$S, $N", d.name(), name(d)));
+        }
+        List<Condition> atBind = unproved.stream().filter(c -> c.step() == null).toList();
+        if (atBind.isEmpty()) {
+            return;
+        }
+        open.add("// sizes and offsets known at bind, checked in exact arithmetic (R7, R13)\n");
+        open.add(guarded(atBind, Map.of(), "bind", "overflow"));
+    }
+
+    /** {@code check<Step>(args)}: the step's arguments against R7 and R13, before any native call. */
+    MethodSpec checkMethod(StepDecl s, String methodName, List<String> parameterNames, Map<String, CodeBlock> params,
+                           String overflow) {
+        MethodSpec.Builder m = MethodSpec.methodBuilder(methodName).addModifiers(Modifier.PRIVATE)
+                .addJavadoc("The arguments of {@code $L} against R7 and R13: a few comparisons, nothing allocated.\n",
+                        s.name() + "(...)");
+        for (int i = 0; i < s.parameters().size(); i++) {
+            m.addParameter(TypeName.get(s.parameters().get(i).asType()), parameterNames.get(i));
+        }
+        return m.addCode(guarded(unproved.stream().filter(c -> c.step() == s).toList(), params, s.name() + "(...)",
+                overflow)).build();
+    }
+
+    private CodeBlock guarded(List<Condition> conditions, Map<String, CodeBlock> params, String where,
+                              String overflow) {
+        CodeBlock.Builder code = CodeBlock.builder().beginControlFlow("try");
+        for (Condition c : conditions) {
+            List<CodeBlock> operands = c.operands().stream()
+                    .map(e -> Expressions.exact(e, n -> generation.name(n, params))).toList();
+            switch (c.kind()) {
+                case AT_MOST:
+                    code.addStatement(support("requireAtMost", "$T.$L, $S, $L, $L", RULE, c.rule(), c.text(),
+                            operands.get(0), operands.get(1)));
+                    break;
+                case ALIGNED:
+                    code.addStatement(support("requireAligned", "$T.$L, $S, $L, $L", RULE, c.rule(), c.text(),
+                            operands.get(0), operands.get(1)));
+                    break;
+                default:
+                    code.addStatement(support("requireInPlaceOrApart", "$S, $L, $L", c.what(), c.inPlace(),
+                            CodeBlock.join(operands, ", ")));
+            }
+        }
+        return code.nextControlFlow("catch ($T $N)", ArithmeticException.class, overflow)
+                .addStatement("throw $L", support("overflow", "$S, $N", where, overflow))
+                .endControlFlow()
+                .build();
+    }
+}

@@ -1,0 +1,12 @@
+// expect: [DSL capture]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface CaptureOnLocal {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+    @Capture(param = "n", values = {8})
+    @AllReduce(send = "a", recv = "a", countExpr = "n") void step(long n);
+}

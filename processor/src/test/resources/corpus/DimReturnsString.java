@@ -1,0 +1,12 @@
+// expect: [DSL dim]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface DimReturnsString {
+    @Dim String elements();
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+    @AllReduce(send = "a", recv = "a", count = 8) void step();
+}

@@ -1,0 +1,12 @@
+// expect: [DSL twins]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface ExprBothTwins {
+    @Dim long elements();
+    @Buffer(type = DataType.FLOAT32, count = 64, countExpr = "elements") DeviceBuffer a();
+    @AllReduce(send = "a", recv = "a", count = 8) void step();
+}

@@ -1,0 +1,12 @@
+// expect: [DSL expression]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface ExprSyntaxError {
+    @Dim long elements();
+    @Buffer(type = DataType.FLOAT32, countExpr = "elements *") DeviceBuffer a();
+    @AllReduce(send = "a", recv = "a", count = 8) void step();
+}

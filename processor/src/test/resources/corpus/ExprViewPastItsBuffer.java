@@ -1,0 +1,13 @@
+// expect: [R7 ARENA]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface ExprViewPastItsBuffer {
+    @Dim long elements();
+    @Buffer(type = DataType.FLOAT32, countExpr = "elements") DeviceBuffer a();
+    @View(of = "a", offsetBytesExpr = "4", type = DataType.FLOAT32, countExpr = "elements") DeviceBuffer b();
+    @AllReduce(send = "b", recv = "b", count = 8) void step();
+}

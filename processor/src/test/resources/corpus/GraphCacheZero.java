@@ -1,0 +1,11 @@
+// expect: [DSL capture]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+
+@CollectivePipeline(registration = Registration.GRAPH, graphCache = 0)
+interface GraphCacheZero {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+    @AllReduce(send = "a", recv = "a", countExpr = "n") void step(long n);
+}

@@ -1,0 +1,54 @@
+package dev.collectives.backend.device;
+
+import dev.collectives.runtime.spi.PolledEvent;
+
+/**
+ * The event {@link DeviceStream#record()} returns: a device event without timing, queried with
+ * {@code EventQuery}; a pending query also asks the communicator for its asynchronous error (an abort included).
+ */
+final class DeviceStreamEvent extends PolledEvent {
+    private static final int DISABLE_TIMING = 2;
+
+    private final DeviceCommunicator comm;
+    final long handle;
+
+    private DeviceStreamEvent(DeviceCommunicator comm, long handle, String name) {
+        super(comm.rank(), name);
+        this.comm = comm;
+        this.handle = handle;
+    }
+
+    /** An event recorded on {@code stream} after the work enqueued so far. */
+    static DeviceStreamEvent record(DeviceCommunicator comm, long stream) {
+        NativeLibrary n = comm.library();
+        n.requireSymbols(comm.rank(), "Stream.record()", NativeLibrary.Slots.EVENT_CREATE,
+                NativeLibrary.Slots.EVENT_QUERY);
+        long[] out = new long[1];
+        n.checkRuntime(NativeShim.eventCreate(n.lib, comm.device(), DISABLE_TIMING, out), comm.rank(),
+                "EventCreateWithFlags");
+        int rc = NativeShim.eventRecord(n.lib, out[0], stream);
+        if (rc != 0) {
+            NativeShim.eventDestroy(n.lib, out[0]);
+            n.checkRuntime(rc, comm.rank(), "EventRecord");
+        }
+        return new DeviceStreamEvent(comm, out[0], "event on stream 0x" + Long.toHexString(stream));
+    }
+
+    @Override
+    protected boolean query() {
+        comm.checkAsyncError();
+        NativeLibrary n = comm.library();
+        int rc = NativeShim.eventQuery(n.lib, handle);
+        if (rc == NativeLibrary.NOT_READY) {
+            return false;
+        }
+        n.checkRuntime(rc, comm.rank(), "EventQuery");
+        return true;
+    }
+
+    @Override
+    protected void release() {
+        NativeLibrary n = comm.library();
+        n.checkRuntime(NativeShim.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy");
+    }
+}

@@ -1,0 +1,82 @@
+package dev.collectives.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The runtime logs through {@code System.Logger}, which binds to java.util.logging unless the application installs
+ * another finder: binds and failed binds go to {@value PipelineSupport#BIND_LOGGER} at DEBUG (FINE), which is off
+ * by default.
+ */
+class LoggingTest {
+    @Test
+    void quietByDefault() {
+        assertFalse(System.getLogger(PipelineSupport.BIND_LOGGER).isLoggable(System.Logger.Level.DEBUG));
+    }
+
+    @Test
+    void bindIsLoggedWithItsDescription() {
+        List<LogRecord> records = capture(() -> PipelineSupport.open(new Described("a table of ops"), () -> { }));
+        assertEquals(1, records.size());
+        assertEquals(Level.FINE, records.get(0).getLevel());
+        assertEquals("bound a table of ops", records.get(0).getMessage());
+    }
+
+    @Test
+    void failedBindIsLoggedWithItsCause() {
+        IllegalStateException failure = new IllegalStateException("[R2 OFFSET] ranks disagree");
+        List<LogRecord> records = capture(() -> assertThrows(IllegalStateException.class,
+                () -> PipelineSupport.open(new Described("unused"), () -> {
+                    throw failure;
+                })));
+        assertEquals(1, records.size());
+        assertEquals("bind failed: [R2 OFFSET] ranks disagree", records.get(0).getMessage());
+        assertSame(failure, records.get(0).getThrown());
+    }
+
+    /** What {@code body} logs to the bind logger with FINE enabled. */
+    private static List<LogRecord> capture(Runnable body) {
+        Logger logger = Logger.getLogger(PipelineSupport.BIND_LOGGER);
+        List<LogRecord> records = new ArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Level before = logger.getLevel();
+        logger.setLevel(Level.FINE);
+        logger.addHandler(handler);
+        try {
+            body.run();
+        } finally {
+            logger.removeHandler(handler);
+            logger.setLevel(before);
+        }
+        return records;
+    }
+
+    private record Described(String describe) implements Pipeline {
+        @Override
+        public void close() {
+        }
+    }
+}
