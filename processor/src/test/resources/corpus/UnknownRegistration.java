@@ -5,7 +5,7 @@ import dev.collectives.annotation.*;
 import dev.collectives.runtime.*;
 import dev.collectives.annotation.Window;
 
-@CollectivePipeline(registration = Registration.SOMETIMES)
+@CollectivePipeline(registration = Registration.SOMETIMES)  // <- here
 interface UnknownRegistration {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
 }

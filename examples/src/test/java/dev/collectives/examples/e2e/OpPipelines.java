@@ -133,6 +133,19 @@ final class OpPipelines {
         void sum();
     }
 
+    /** The same under graph registration, where R2 holds for the external's head offset on every rank. */
+    @CollectivePipeline(registration = Registration.GRAPH)
+    interface WithExternalGraph {
+        @External(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer given();
+
+        @Buffer(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer result();
+
+        @AllReduce(send = "given", recv = "result", count = 8)
+        void sum();
+    }
+
     /** Without registration, rank 0 broadcasts into an external that ranks may pass at any head offset (R2). */
     @CollectivePipeline(registration = Registration.NONE)
     interface BroadcastIntoExternal {
@@ -208,6 +221,29 @@ final class OpPipelines {
         DeviceBuffer b();
 
         @AllReduce(send = "a", recv = "b", count = 8)
+        void sum();
+    }
+
+    /** An allgather into the block it sends from: apart up to 4 ranks, overlapping beyond (R7 at bind). */
+    @CollectivePipeline(registration = Registration.LOCAL)
+    interface GatherInBlock {
+        @Buffer(type = DataType.FLOAT32, count = 64)
+        DeviceBuffer block();
+
+        @AllGather(send = "block", sendOffset = 32, recv = "block", sendCount = 8)
+        void gather();
+    }
+
+    /** Two externals, which bind may be given as one tensor (R7 at bind). */
+    @CollectivePipeline(registration = Registration.NONE)
+    interface TwoExternals {
+        @External(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer in();
+
+        @External(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer out();
+
+        @AllReduce(send = "in", recv = "out", count = 8)
         void sum();
     }
 }
