@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface AbsolutePeerWithoutRank {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    @Send(buffer = "a", count = 8, peer = Peer.ABSOLUTE) void step();
+    @Send(buffer = "a", count = 8, peer = Peer.ABSOLUTE) void step();  // <- here
 }

@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface AccessorReturnsList {
-    @Buffer(count = 8) java.util.List<DeviceBuffer> a();
+    @Buffer(count = 8) java.util.List<DeviceBuffer> a();  // <- here
 }

@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface AllGatherBeyondRanks {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @AllGather(send = "a", recv = "b", sendCount = 32) void step();
+    @AllGather(send = "a", recv = "b", sendCount = 32) void step();  // <- here
 }

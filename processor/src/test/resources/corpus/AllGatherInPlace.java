@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface AllGatherInPlace {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    @AllGather(send = "a", recv = "a", sendCount = 8) void step();
+    @AllGather(send = "a", recv = "a", sendCount = 8) void step();  // <- here
 }

@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface BufferAndView {
     @Buffer(count = 64) DeviceBuffer a();
-    @Buffer(count = 8) @View(of = "a", count = 8) DeviceBuffer b();
+    @Buffer(count = 8) @View(of = "a", type = DataType.UINT8, count = 8) DeviceBuffer b();  // <- here
 }

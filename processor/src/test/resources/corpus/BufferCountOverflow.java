@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface BufferCountOverflow {
-    @Buffer(type = DataType.INT64, count = Long.MAX_VALUE / 4) DeviceBuffer a();
+    @Buffer(type = DataType.INT64, count = Long.MAX_VALUE / 4) DeviceBuffer a();  // <- here
 }

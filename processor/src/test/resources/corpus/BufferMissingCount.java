@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface BufferMissingCount {
-    @Buffer(type = DataType.FLOAT32) DeviceBuffer a();
+    @Buffer(type = DataType.FLOAT32) DeviceBuffer a();  // <- here
 }

@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface BufferNegativeCount {
-    @Buffer(type = DataType.FLOAT32, count = -4) DeviceBuffer a();
+    @Buffer(type = DataType.FLOAT32, count = -4) DeviceBuffer a();  // <- here
 }

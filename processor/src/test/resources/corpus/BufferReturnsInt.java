@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface BufferReturnsInt {
-    @Buffer(count = 8) int a();
+    @Buffer(count = 8) int a();  // <- here
 }

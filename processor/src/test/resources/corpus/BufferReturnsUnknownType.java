@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface BufferReturnsUnknownType {
-    @Buffer(count = 8) Nonexistent a();
+    @Buffer(count = 8) Nonexistent a();  // <- here
 }

@@ -1,4 +1,4 @@
-// expect: FLOAT128
+// expect: FLOAT128 | an enum annotation value must be an enum constant
 package corpus;
 
 import dev.collectives.annotation.*;
@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface BufferUnknownType {
-    @Buffer(type = DataType.FLOAT128, count = 8) DeviceBuffer a();
+    @Buffer(type = DataType.FLOAT128, count = 8) DeviceBuffer a();  // <- here
 }

@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface BufferWithParameter {
-    @Buffer(count = 8) DeviceBuffer a(int i);
+    @Buffer(count = 8) DeviceBuffer a(int i);  // <- here
 }

@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface BufferZeroCount {
-    @Buffer(count = 0) DeviceBuffer a();
+    @Buffer(count = 0) DeviceBuffer a();  // <- here
 }

@@ -7,6 +7,6 @@ import dev.collectives.runtime.*;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface CaptureOnLocal {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    @Capture(param = "n", values = {8})
+    @Capture(param = "n", values = {8})  // <- here
     @AllReduce(send = "a", recv = "a", countExpr = "n") void step(long n);
 }

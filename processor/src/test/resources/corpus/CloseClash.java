@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface CloseClash {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @AllReduce(send = "a", recv = "b", count = 8) void close();
+    @AllReduce(send = "a", recv = "b", count = 8) void close();  // <- here
 }

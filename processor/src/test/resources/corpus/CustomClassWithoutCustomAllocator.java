@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface CustomClassWithoutCustomAllocator {
-    @Buffer(count = 8, customAllocator = QualifiedVmmAllocator.class) DeviceBuffer a();
+    @Buffer(count = 8, customAllocator = QualifiedVmmAllocator.class) DeviceBuffer a();  // <- here
 }

@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface CustomInterface {
-    @Buffer(count = 8, allocator = Allocator.CUSTOM, customAllocator = DeviceAllocator.class) DeviceBuffer a();
+    @Buffer(count = 8, allocator = Allocator.CUSTOM, customAllocator = DeviceAllocator.class) DeviceBuffer a();  // <- here
 }

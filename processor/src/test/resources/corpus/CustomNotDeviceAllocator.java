@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface CustomNotDeviceAllocator {
-    @Buffer(count = 8, allocator = Allocator.CUSTOM, customAllocator = String.class) DeviceBuffer a();
+    @Buffer(count = 8, allocator = Allocator.CUSTOM, customAllocator = String.class) DeviceBuffer a();  // <- here
 }

@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface CustomUnknownClass {
-    @Buffer(count = 8, allocator = Allocator.CUSTOM, customAllocator = NoSuchAllocator.class) DeviceBuffer a();
+    @Buffer(count = 8, allocator = Allocator.CUSTOM, customAllocator = NoSuchAllocator.class) DeviceBuffer a();  // <- here
 }

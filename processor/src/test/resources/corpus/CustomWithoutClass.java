@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface CustomWithoutClass {
-    @Buffer(count = 8, allocator = Allocator.CUSTOM) DeviceBuffer a();
+    @Buffer(count = 8, allocator = Allocator.CUSTOM) DeviceBuffer a();  // <- here
 }

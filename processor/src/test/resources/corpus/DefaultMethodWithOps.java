@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface DefaultMethodWithOps {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    @AllReduce(send = "a", recv = "a", count = 8) default void step() { }
+    @AllReduce(send = "a", recv = "a", count = 8) default void step() { }  // <- here
 }

@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface DuplicateNames {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    @Buffer(count = 8) DeviceBuffer a(int i);
+    @Buffer(count = 8) DeviceBuffer a(int i);  // <- here
 }

@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface EmptyContainer {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    @AllReduce.List({}) void step();
+    @AllReduce.List({}) void step();  // <- here
 }

@@ -7,6 +7,6 @@ import dev.collectives.runtime.*;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface ExprSyntaxError {
     @Dim long elements();
-    @Buffer(type = DataType.FLOAT32, countExpr = "elements *") DeviceBuffer a();
+    @Buffer(type = DataType.FLOAT32, countExpr = "elements *") DeviceBuffer a();  // <- here
     @AllReduce(send = "a", recv = "a", count = 8) void step();
 }

@@ -8,6 +8,6 @@ import dev.collectives.runtime.*;
 interface ExprViewPastItsBuffer {
     @Dim long elements();
     @Buffer(type = DataType.FLOAT32, countExpr = "elements") DeviceBuffer a();
-    @View(of = "a", offsetBytesExpr = "4", type = DataType.FLOAT32, countExpr = "elements") DeviceBuffer b();
+    @View(of = "a", offsetBytesExpr = "4", type = DataType.FLOAT32, countExpr = "elements") DeviceBuffer b();  // <- here
     @AllReduce(send = "b", recv = "b", count = 8) void step();
 }

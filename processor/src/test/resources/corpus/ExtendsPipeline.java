@@ -6,7 +6,7 @@ import dev.collectives.runtime.*;
 import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
-interface ExtendsPipeline extends ExtendsPipelineBase {
+interface ExtendsPipeline extends ExtendsPipelineBase {  // <- here
     @AllReduce(send = "a", recv = "b", count = 8) void step();
 }
 

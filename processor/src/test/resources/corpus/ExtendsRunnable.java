@@ -6,6 +6,6 @@ import dev.collectives.runtime.*;
 import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
-interface ExtendsRunnable extends Runnable {
+interface ExtendsRunnable extends Runnable {  // <- here
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
 }

@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface ExternalMissingCount {
-    @External(type = DataType.FLOAT32) DeviceBuffer a();
+    @External(type = DataType.FLOAT32) DeviceBuffer a();  // <- here
 }

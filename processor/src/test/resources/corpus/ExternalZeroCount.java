@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface ExternalZeroCount {
-    @External(count = 0) DeviceBuffer a();
+    @External(type = DataType.UINT8, count = 0) DeviceBuffer a();  // <- here
 }

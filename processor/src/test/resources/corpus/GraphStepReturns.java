@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface GraphStepReturns {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @AllReduce(send = "a", recv = "b", count = 8) boolean step();
+    @AllReduce(send = "a", recv = "b", count = 8) boolean step();  // <- here
 }

@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface GraphUnregistered {
     @Buffer(type = DataType.FLOAT32, count = 64, registered = false) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @AllReduce(send = "a", recv = "b", count = 8) void step();
+    @AllReduce(send = "a", recv = "b", count = 8) void step();  // <- here
 }

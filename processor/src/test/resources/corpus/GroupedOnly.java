@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface GroupedOnly {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    @Grouped void step();
+    @Grouped void step();  // <- here
 }

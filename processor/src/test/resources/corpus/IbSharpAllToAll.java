@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface IbSharpAllToAll {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @AllToAll(send = "a", recv = "b", count = 8) void step();
+    @AllToAll(send = "a", recv = "b", count = 8) void step();  // <- here
 }

@@ -7,7 +7,7 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL, acceleration = Acceleration.IB_SHARP)
 interface LegacyUnderIbSharpBroadcast {
-    @Buffer(type = DataType.FLOAT32, count = 64, allocator = Allocator.LEGACY) DeviceBuffer a();
+    @Buffer(type = DataType.FLOAT32, count = 64, allocator = Allocator.LEGACY) DeviceBuffer a();  // <- here
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
     @Broadcast(send = "a", recv = "b", count = 8) void step();
 }

@@ -10,5 +10,5 @@ interface LocalMixedThroughViews {
     @Buffer(count = 1024, registered = false) DeviceBuffer block();
     @View(of = "block", type = DataType.FLOAT32, count = 8) DeviceBuffer v();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    @AllReduce(send = "a", recv = "v", count = 8) void step();
+    @AllReduce(send = "a", recv = "v", count = 8) void step();  // <- here
 }

@@ -5,7 +5,7 @@ import dev.collectives.annotation.*;
 import dev.collectives.runtime.*;
 import dev.collectives.annotation.Window;
 
-@CollectivePipeline(registration = null)
+@CollectivePipeline(registration = null)  // <- here
 interface NullRegistration {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
 }

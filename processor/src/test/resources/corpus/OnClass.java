@@ -5,7 +5,7 @@ import dev.collectives.annotation.*;
 import dev.collectives.runtime.*;
 import dev.collectives.annotation.Window;
 
-@CollectivePipeline(registration = Registration.LOCAL)
+@CollectivePipeline(registration = Registration.LOCAL)  // <- here
 abstract class OnClass {
     @Buffer(count = 8) abstract DeviceBuffer a();
 }

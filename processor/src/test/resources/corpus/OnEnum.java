@@ -5,5 +5,5 @@ import dev.collectives.annotation.*;
 import dev.collectives.runtime.*;
 import dev.collectives.annotation.Window;
 
-@CollectivePipeline(registration = Registration.LOCAL)
+@CollectivePipeline(registration = Registration.LOCAL)  // <- here
 enum OnEnum { ONE }

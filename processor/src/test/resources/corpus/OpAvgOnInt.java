@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface OpAvgOnInt {
     @Buffer(type = DataType.UINT8, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.UINT8, count = 64) DeviceBuffer b();
-    @AllReduce(send = "a", recv = "b", count = 8, op = ReduceOp.AVG) void step();
+    @AllReduce(send = "a", recv = "b", count = 8, op = ReduceOp.AVG) void step();  // <- here
 }

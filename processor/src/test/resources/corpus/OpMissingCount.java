@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface OpMissingCount {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @AllReduce(send = "a", recv = "b") void step();
+    @AllReduce(send = "a", recv = "b") void step();  // <- here
 }

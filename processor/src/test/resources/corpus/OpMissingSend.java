@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface OpMissingSend {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @AllReduce(recv = "b", count = 8) void step();
+    @AllReduce(recv = "b", count = 8) void step();  // <- here
 }

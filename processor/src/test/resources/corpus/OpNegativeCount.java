@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface OpNegativeCount {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @Broadcast(send = "a", recv = "b", count = -1) void step();
+    @Broadcast(send = "a", recv = "b", count = -1) void step();  // <- here
 }

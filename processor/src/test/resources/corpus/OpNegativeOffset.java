@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface OpNegativeOffset {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @AllReduce(send = "a", sendOffset = -1, recv = "b", count = 8) void step();
+    @AllReduce(send = "a", sendOffset = -1, recv = "b", count = 8) void step();  // <- here
 }

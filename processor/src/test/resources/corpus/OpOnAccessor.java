@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface OpOnAccessor {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    @AllReduce(send = "a", recv = "a", count = 8) @Buffer(count = 8) DeviceBuffer b();
+    @AllReduce(send = "a", recv = "a", count = 8) @Buffer(count = 8) DeviceBuffer b();  // <- here
 }

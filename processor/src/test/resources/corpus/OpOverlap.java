@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface OpOverlap {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    @AllReduce(send = "a", recv = "a", recvOffset = 4, count = 8) void step();
+    @AllReduce(send = "a", recv = "a", recvOffset = 4, count = 8) void step();  // <- here
 }

@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface OpPastBuffer {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @AllReduce(send = "a", recv = "b", recvOffset = 60, count = 8) void step();
+    @AllReduce(send = "a", recv = "b", recvOffset = 60, count = 8) void step();  // <- here
 }

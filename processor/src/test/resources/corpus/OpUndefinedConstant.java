@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface OpUndefinedConstant {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @AllReduce(send = NAME, recv = "b", count = 8) void step();
+    @AllReduce(send = NAME, recv = "b", count = 8) void step();  // <- here
 }

@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL, ranks = 4)
 interface PeerRankBeyondRanks {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    @Recv(buffer = "a", count = 8, peer = Peer.ABSOLUTE, peerRank = 8) void step();
+    @Recv(buffer = "a", count = 8, peer = Peer.ABSOLUTE, peerRank = 8) void step();  // <- here
 }

@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface PeerRankWithNext {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    @Send(buffer = "a", count = 8, peer = Peer.NEXT, peerRank = 3) void step();
+    @Send(buffer = "a", count = 8, peer = Peer.NEXT, peerRank = 3) void step();  // <- here
 }

@@ -6,7 +6,7 @@ import dev.collectives.runtime.*;
 import dev.collectives.annotation.Window;
 
 class PrivateNested {
-@CollectivePipeline(registration = Registration.LOCAL)
+@CollectivePipeline(registration = Registration.LOCAL)  // <- here
 private interface Inner {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
 }

@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface ReduceScatterBeyondRanks {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @ReduceScatter(send = "a", recv = "b", recvCount = 32) void step();
+    @ReduceScatter(send = "a", recv = "b", recvCount = 32) void step();  // <- here
 }

@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface RootBeyondRanks {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @Reduce(send = "a", recv = "b", count = 8, root = 2) void step();
+    @Reduce(send = "a", recv = "b", count = 8, root = 2) void step();  // <- here
 }

@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface StaticAccessor {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    @Buffer(type = DataType.FLOAT32, count = 64) static DeviceBuffer b() { return null; }
+    @Buffer(type = DataType.FLOAT32, count = 64) static DeviceBuffer b() { return null; }  // <- here
 }

@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface UnannotatedDeviceBuffer {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
-    DeviceBuffer b();
+    DeviceBuffer b();  // <- here
 }

@@ -10,5 +10,5 @@ interface UnannotatedMethod {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
     @AllReduce(send = "a", recv = "b", count = 8) void step();
-    void forgotten();
+    void forgotten();  // <- here
 }

@@ -1,4 +1,4 @@
-// expect: MEDIAN
+// expect: MEDIAN | an enum annotation value must be an enum constant
 package corpus;
 
 import dev.collectives.annotation.*;
@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface UnknownReduceOp {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @AllReduce(send = "a", recv = "b", count = 8, op = ReduceOp.MEDIAN) void step();
+    @AllReduce(send = "a", recv = "b", count = 8, op = ReduceOp.MEDIAN) void step();  // <- here
 }

@@ -7,6 +7,6 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.LOCAL)
 interface ViewLoop {
-    @View(of = "w", count = 8) DeviceBuffer v();
-    @View(of = "v", count = 8) DeviceBuffer w();
+    @View(of = "w", type = DataType.UINT8, count = 8) DeviceBuffer v();  // <- here
+    @View(of = "v", type = DataType.UINT8, count = 8) DeviceBuffer w();
 }

@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface ViewMissingOf {
     @Buffer(count = 64) DeviceBuffer a();
-    @View(count = 2) DeviceBuffer v();
+    @View(type = DataType.UINT8, count = 2) DeviceBuffer v();  // <- here
 }

@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface ViewOfUnknown {
     @Buffer(count = 64) DeviceBuffer arena();
-    @View(of = "arnea", count = 8) DeviceBuffer v();
+    @View(of = "arnea", type = DataType.UINT8, count = 8) DeviceBuffer v();  // <- here
 }

@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.LOCAL)
 interface ViewOutside {
     @Buffer(count = 64) DeviceBuffer a();
-    @View(of = "a", offsetBytes = 60, type = DataType.FLOAT32, count = 2) DeviceBuffer v();
+    @View(of = "a", offsetBytes = 60, type = DataType.FLOAT32, count = 2) DeviceBuffer v();  // <- here
 }

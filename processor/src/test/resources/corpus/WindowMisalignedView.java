@@ -8,5 +8,5 @@ import dev.collectives.annotation.Window;
 @CollectivePipeline(registration = Registration.NONE)
 interface WindowMisalignedView {
     @Buffer(count = 16384) DeviceBuffer a();
-    @Window @View(of = "a", offsetBytes = 512, count = 4096) DeviceBuffer w();
+    @Window @View(of = "a", offsetBytes = 512, type = DataType.UINT8, count = 4096) DeviceBuffer w();  // <- here
 }

@@ -7,5 +7,5 @@ import dev.collectives.annotation.Window;
 
 @CollectivePipeline(registration = Registration.NONE)
 interface WindowOnLegacy {
-    @Window @Buffer(count = 4096, allocator = Allocator.LEGACY) DeviceBuffer a();
+    @Window @Buffer(count = 4096, allocator = Allocator.LEGACY) DeviceBuffer a();  // <- here
 }

@@ -9,5 +9,5 @@ import dev.collectives.annotation.Window;
 interface WindowOnStep {
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
     @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
-    @Window void step();
+    @Window void step();  // <- here
 }

@@ -37,7 +37,7 @@ public interface NonePipeline {
     @AllToAll(send = "in", sendOffset = 1024, recv = "out", recvOffset = 1024, count = 16)
     void gatherAtRoot();
 
-    @Send(buffer = "in", count = 8, peer = Peer.ABSOLUTE, peerRank = 0)
-    @Recv(buffer = "out", count = 8, offset = 2048, peer = Peer.NEXT)
+    @Send(buffer = "in", count = 8, peer = Peer.NEXT)
+    @Recv(buffer = "out", count = 8, offset = 2048, peer = Peer.PREVIOUS)
     void exchange();
 }

@@ -1,6 +1,11 @@
 package dev.collectives.processor;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import javax.annotation.processing.AbstractProcessor;
@@ -18,8 +23,12 @@ import com.google.auto.service.AutoService;
 import dev.collectives.processor.model.Mirrors;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.model.RepeatedAnnotations;
 import dev.collectives.processor.model.SourceOrder;
+import dev.collectives.processor.model.Unresolved;
 import dev.collectives.processor.validation.Diagnostics;
+import dev.collectives.processor.validation.Tag;
+import dev.collectives.runtime.Rule;
 import dev.collectives.processor.validation.Validators;
 import dev.collectives.processor.writer.PipelineWriter;
 
@@ -34,15 +43,21 @@ import dev.collectives.processor.writer.PipelineWriter;
  */
 @AutoService(Processor.class)
 public final class CollectivesProcessor extends AbstractProcessor {
+    /** Pipelines waiting for types another processor may generate, by qualified name. */
+    private final Set<String> deferred = new LinkedHashSet<>();
+    /** Generated class names handed out so far, with the pipeline each was generated for. */
+    private final Map<String, TypeElement> generatedNames = new HashMap<>();
     /** The processor option giving the address of the rules page. */
     public static final String RULES_URL_OPTION = "collectives.rulesUrl";
 
     private SourceOrder sourceOrder;
+    private RepeatedAnnotations repeatedAnnotations;
 
     @Override
     public synchronized void init(ProcessingEnvironment env) {
         super.init(env);
         sourceOrder = SourceOrder.of(env);
+        repeatedAnnotations = RepeatedAnnotations.of(env);
     }
 
     @Override
@@ -52,7 +67,8 @@ public final class CollectivesProcessor extends AbstractProcessor {
 
     @Override
     public Set<String> getSupportedAnnotationTypes() {
-        return Set.of("dev.collectives.annotation.*");
+        // the generated classes' @Generated too: unclaimed, it warns under -Xlint:processing in the next round
+        return Set.of("dev.collectives.annotation.*", "javax.annotation.processing.Generated");
     }
 
     @Override
@@ -66,9 +82,13 @@ public final class CollectivesProcessor extends AbstractProcessor {
         if (pipelineAnnotation == null) {
             return false;
         }
-        for (Element element : round.getElementsAnnotatedWith(pipelineAnnotation)) {
+        List<Element> pipelines = new ArrayList<>();
+        deferred.forEach(name -> pipelines.add(processingEnv.getElementUtils().getTypeElement(name)));
+        deferred.clear();
+        pipelines.addAll(round.getElementsAnnotatedWith(pipelineAnnotation));
+        for (Element element : pipelines) {
             try {
-                process(element);
+                process(element, round.processingOver());
             } catch (RuntimeException | LinkageError | StackOverflowError e) {
                 processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR, "[internal] the Collectives processor "
                         + "failed on " + element + ": " + e + " (please report it with this declaration)", element);
@@ -77,8 +97,14 @@ public final class CollectivesProcessor extends AbstractProcessor {
         return true;
     }
 
-    private void process(Element element) {
+    private void process(Element element, boolean lastRound) {
         if (!(element instanceof TypeElement type)) {
+            return;
+        }
+        List<Unresolved> unresolved = Unresolved.in(type);
+        if (!unresolved.isEmpty() && !lastRound) {
+            // another processor may generate these types in this round: look again in the next one
+            deferred.add(type.getQualifiedName().toString());
             return;
         }
         AnnotationMirror mirror = type.getAnnotationMirrors().stream()
@@ -89,9 +115,11 @@ public final class CollectivesProcessor extends AbstractProcessor {
         }
         PipelineModel model = new ModelReader(processingEnv.getElementUtils(), sourceOrder).read(type, mirror);
         Diagnostics diagnostics = new Diagnostics(processingEnv.getMessager(),
-                processingEnv.getOptions().get(RULES_URL_OPTION));
+                processingEnv.getOptions().get(RULES_URL_OPTION), repeatedAnnotations);
+        unresolved.forEach(u -> reportUnresolved(u, diagnostics));
         Validators.all(processingEnv).forEach(v -> v.validate(model, diagnostics));
-        if (diagnostics.hasErrors() || !Validators.complete(model)) {
+        String generatedName = claimGeneratedName(model, diagnostics);
+        if (diagnostics.hasErrors() || !Validators.complete(model) || generatedName == null) {
             return;
         }
         try {
@@ -100,5 +128,43 @@ public final class CollectivesProcessor extends AbstractProcessor {
             processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR, "[internal] cannot write "
                     + PipelineWriter.generatedName(model) + ": " + e, type);
         }
+    }
+
+    /** Still unresolved in the last round: no processor generated it. */
+    private static void reportUnresolved(Unresolved missing, Diagnostics diagnostics) {
+        String message = missing.describe() + " cannot be found, nor did any annotation processor generate it; no "
+                + "class was generated for this pipeline";
+        if ("customAllocator".equals(missing.attribute())) {
+            if (missing.written() == null) { // a resolvable-but-wrong class is R11's validator's to report
+                diagnostics.error(Rule.R11_ALLOCATOR, missing.site(), message);
+            }
+        } else {
+            diagnostics.error(Tag.PIPELINE, missing.site(), message);
+        }
+    }
+
+    /**
+     * The generated class's qualified name, or null when another pipeline (say {@code Outer.Inner} and
+     * {@code Outer_Inner}) already took it or the package already has a type of that name.
+     */
+    private String claimGeneratedName(PipelineModel model, Diagnostics diagnostics) {
+        TypeElement type = model.type();
+        String name = processingEnv.getElementUtils().getPackageOf(type).getQualifiedName() + "."
+                + PipelineWriter.generatedName(model);
+        TypeElement first = generatedNames.putIfAbsent(name, type);
+        if (first != null && !first.equals(type)) {
+            diagnostics.error(Tag.DUPLICATE, model.site(), "pipelines `" + first.getQualifiedName() + "` and `"
+                    + type.getQualifiedName() + "` would both generate " + name + "; rename one of them");
+            return null;
+        }
+        TypeElement existing = processingEnv.getElementUtils().getTypeElement(name);
+        if (first == null && existing != null && !processingEnv.getTypeUtils().isAssignable(existing.asType(),
+                processingEnv.getTypeUtils().erasure(type.asType()))) {
+            diagnostics.error(Tag.DUPLICATE, model.site(), "the class generated for `" + type.getSimpleName()
+                    + "` would be " + name + ", but a type of that name already exists; rename one of them");
+            generatedNames.remove(name);
+            return null;
+        }
+        return name;
     }
 }

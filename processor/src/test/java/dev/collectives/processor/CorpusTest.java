@@ -23,8 +23,10 @@ import com.google.testing.compile.Compilation;
 import com.google.testing.compile.JavaFileObjects;
 
 /**
- * Malformed sources (src/test/resources/corpus, each starting with {@code // expect: <text>}): every one gets
- * diagnostics, one of them containing the expected text, and none is an internal error or a processor crash.
+ * Malformed sources (src/test/resources/corpus, each starting with {@code // expect: <text>} and marking one line
+ * with {@code // <- here}): every one gets an error or warning containing the expected text (its tag) in that
+ * file on that line, and no internal error or processor crash. Where javac itself reports the error and its wording
+ * differs between JDKs, the text lists each wording, separated by {@code " | "}.
  */
 class CorpusTest {
     private static final Path CORPUS = Path.of("src/test/resources/corpus");
@@ -35,9 +37,11 @@ class CorpusTest {
         }
     }
 
+    private static final String MARKER = "// <- here";
+
     @Test
-    void holdsAtLeastFiftySources() throws IOException {
-        assertTrue(corpus().size() >= 50, "corpus has " + corpus().size() + " sources");
+    void holdsAtLeastOneHundredFiftySources() throws IOException {
+        assertTrue(corpus().size() >= 150, "corpus has " + corpus().size() + " sources");
     }
 
     @TestFactory
@@ -51,13 +55,33 @@ class CorpusTest {
             List<String> messages = compilation.diagnostics().stream()
                     .map(d -> d.getKind() + ": " + d.getMessage(Locale.ROOT)).collect(Collectors.toList());
             assertFalse(messages.isEmpty(), "no diagnostics for " + path);
-            assertTrue(messages.stream().anyMatch(m -> m.contains(expected)),
-                    "no diagnostic contains `" + expected + "`: " + messages);
+            long line = markedLine(text, path);
+            String file = path.getFileName().toString();
+            List<String> wordings = List.of(expected.split(" \\| "));
+            assertTrue(compilation.diagnostics().stream().anyMatch(d -> wordings.stream()
+                            .anyMatch(d.getMessage(Locale.ROOT)::contains)
+                            && d.getLineNumber() == line && d.getSource() != null
+                            && d.getSource().getName().endsWith("/" + file)),
+                    "no diagnostic contains `" + expected + "` on line " + line + " of " + file + ": "
+                            + compilation.diagnostics());
             assertTrue(messages.stream().noneMatch(m -> m.contains("[internal]")
                     || m.contains("threw an uncaught exception")), "internal error: " + messages);
             boolean reportsProblem = compilation.diagnostics().stream()
                     .anyMatch(d -> d.getKind() == Diagnostic.Kind.ERROR || d.getKind() == Diagnostic.Kind.WARNING);
             assertTrue(reportsProblem, "only notes for " + path + ": " + messages);
         }));
+    }
+
+    /** The 1-based line holding the marker; exactly one line does. */
+    static long markedLine(String text, Path path) {
+        List<String> lines = text.lines().collect(Collectors.toList());
+        List<Integer> marked = new java.util.ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(MARKER)) {
+                marked.add(i + 1);
+            }
+        }
+        assertTrue(marked.size() == 1, path + " must mark exactly one line with `" + MARKER + "`: " + marked);
+        return marked.get(0);
     }
 }

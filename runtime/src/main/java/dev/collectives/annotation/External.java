@@ -26,8 +26,9 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)
 public @interface External {
-    /** The element type the buffer passed to {@code bind} must have (R13). */
-    DataType type() default DataType.UINT8;
+    /** The element type the buffer passed to {@code bind} must have (R13); no default: an external of bytes says
+     * {@code UINT8}. */
+    DataType type();
 
     /** Give this or {@link #countExpr()}; the default, -1, means not given. */
     long count() default -1;

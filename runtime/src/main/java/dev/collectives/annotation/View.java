@@ -30,8 +30,11 @@ public @interface View {
     /** An expression instead of {@link #offsetBytes()}: integer literals, {@link Dim dims} and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
     String offsetBytesExpr() default "";
 
-    /** The element type of the view, which may differ from the type of the buffer it lies in. */
-    DataType type() default DataType.UINT8;
+    /**
+     * The element type of the view, which may differ from the type of the buffer it lies in; no default: a view of
+     * bytes says {@code UINT8}.
+     */
+    DataType type();
 
     /** Give this or {@link #countExpr()}; the default, -1, means not given. */
     long count() default -1;

@@ -176,6 +176,36 @@ class BindRulesTest {
         });
     }
 
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {4, 8})
+    void r7RangesThatDependOnTheNumberOfRanksAreCheckedAtBind(int ranks) {
+        if (ranks <= 4) {
+            Ranks.run(ranks, rank -> CollectiveOpPipelines_GatherInBlock.bind(rank.comm(), rank.stream()).close());
+            return;
+        }
+        AtomicReferenceArray<CollectivesException> failures = bindFailures(ranks,
+                rank -> CollectiveOpPipelines_GatherInBlock.bind(rank.comm(), rank.stream()).close());
+        for (int r = 0; r < ranks; r++) {
+            assertEquals(Rule.R7_ARENA, failures.get(r).rule(), failures.get(r).getMessage());
+            assertTrue(failures.get(r).getMessage().contains("@AllGather #0 in gather() sends from bytes [128, 160) "
+                    + "and receives into bytes [0, 256) of one allocation at 8 ranks"), failures.get(r).getMessage());
+        }
+    }
+
+    @Test
+    void r7TwoExternalsGivenOverlappingRangesOfOneTensorFailAtBind() {
+        Ranks.run(1, rank -> {
+            try (DeviceBuffer tensor = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 12)) {
+                CollectivesException e = assertThrows(CollectivesException.class, () -> CollectiveOpPipelines_TwoExternals
+                        .bind(rank.comm(), rank.stream(), tensor.slice(0, 8), tensor.slice(4, 8)));
+                assertEquals(Rule.R7_ARENA, e.rule(), e.getMessage());
+                assertTrue(e.getMessage().contains("overlap without coinciding"), e.getMessage());
+                CollectiveOpPipelines_TwoExternals.bind(rank.comm(), rank.stream(), tensor.slice(0, 8),
+                        tensor.slice(0, 8)).close(); // in place is fine
+            }
+        });
+    }
+
     @Test
     void r13ExternalOfTheWrongType() {
         Ranks.run(1, rank -> {

@@ -210,4 +210,27 @@ final class OpPipelines {
         @AllReduce(send = "a", recv = "b", count = 8)
         void sum();
     }
+
+    /** An allgather into the block it sends from: apart up to 4 ranks, overlapping beyond (R7 at bind). */
+    @CollectivePipeline(registration = Registration.LOCAL)
+    interface GatherInBlock {
+        @Buffer(type = DataType.FLOAT32, count = 64)
+        DeviceBuffer block();
+
+        @AllGather(send = "block", sendOffset = 32, recv = "block", sendCount = 8)
+        void gather();
+    }
+
+    /** Two externals, which bind may be given as one tensor (R7 at bind). */
+    @CollectivePipeline(registration = Registration.NONE)
+    interface TwoExternals {
+        @External(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer in();
+
+        @External(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer out();
+
+        @AllReduce(send = "in", recv = "out", count = 8)
+        void sum();
+    }
 }

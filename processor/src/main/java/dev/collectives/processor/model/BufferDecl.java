@@ -36,6 +36,7 @@ public final class BufferDecl extends Annotated {
     private final Kind kind;
     private final String name;
     DataType type;
+    boolean typeDefaulted;
     Long count;
     Allocator allocator;
     TypeMirror customAllocator;
@@ -67,6 +68,11 @@ public final class BufferDecl extends Annotated {
 
     public DataType type() {
         return type;
+    }
+
+    /** Whether {@code type} was left out, so that it is the annotation's default ({@code @Buffer}: UINT8). */
+    public boolean typeDefaulted() {
+        return typeDefaulted;
     }
 
     /** Elements of {@link #type()}. */

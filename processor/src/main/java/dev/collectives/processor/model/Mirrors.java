@@ -96,7 +96,7 @@ public final class Mirrors {
     }
 
     /** javac reports unresolvable expressions as the string "<error>". */
-    private static boolean isErrorMarker(AnnotationValue value) {
+    static boolean isErrorMarker(AnnotationValue value) {
         return "<error>".equals(value.getValue()) && value.toString().equals("<error>");
     }
 }

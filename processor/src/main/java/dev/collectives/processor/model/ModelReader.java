@@ -218,6 +218,7 @@ public final class ModelReader {
         Map<String, AnnotationValue> v = Mirrors.valuesWithDefaults(elements, mirror);
         Map<String, Expr.Scope> scope = scope(model, null);
         b.type = Mirrors.enumValue(v.get("type"), DataType.class);
+        b.typeDefaulted = !Mirrors.explicitValues(mirror).containsKey("type");
         b.count = quantity(model, b, v, "count", scope, true);
         if (kind == BufferDecl.Kind.BUFFER) {
             b.allocator = Mirrors.enumValue(v.get("allocator"), Allocator.class);

@@ -3,6 +3,7 @@ package dev.collectives.processor.validation;
 import javax.annotation.processing.Messager;
 import javax.tools.Diagnostic;
 
+import dev.collectives.processor.model.RepeatedAnnotations;
 import dev.collectives.processor.model.Site;
 import dev.collectives.runtime.Rule;
 
@@ -15,16 +16,17 @@ public final class Diagnostics {
     private final Messager messager;
     /** The rules page's address, from the processor option; null: name the section in the project's docs. */
     private final String rulesUrl;
+    private final RepeatedAnnotations repeated;
     private int errors;
 
-    public Diagnostics(Messager messager) {
-        this(messager, null);
-    }
-
-    /** Diagnostics whose pointers link to sections of the rules page at {@code rulesUrl} (null: none given). */
-    public Diagnostics(Messager messager, String rulesUrl) {
+    /**
+     * Diagnostics whose pointers link to sections of the rules page at {@code rulesUrl} (null: none given), and that
+     * point at repeated annotations through {@code repeated}.
+     */
+    public Diagnostics(Messager messager, String rulesUrl, RepeatedAnnotations repeated) {
         this.messager = messager;
         this.rulesUrl = rulesUrl == null || rulesUrl.isBlank() ? null : rulesUrl.strip();
+        this.repeated = repeated;
     }
 
     public void error(Rule rule, Site site, String message) {
@@ -52,6 +54,9 @@ public final class Diagnostics {
             errors++;
         }
         String text = tag.text() + " " + message + " (see " + pointer(tag) + ")";
+        if (repeated.print(kind, text, site)) {
+            return;
+        }
         if (site.mirror() == null) {
             messager.printMessage(kind, text, site.element());
         } else if (site.value() == null) {

@@ -22,6 +22,11 @@ final class DslPipelineValidator implements Validator {
                     + type.getSimpleName() + "` is " + article(type.getKind()) + "; declare it as `interface "
                     + type.getSimpleName() + "`");
         }
+        if (type.getModifiers().contains(Modifier.SEALED)) {
+            diagnostics.error(Tag.PIPELINE, model.site(), "pipeline `" + type.getSimpleName() + "` is sealed; the "
+                    + "generated Collective" + model.flatName() + " implements it but cannot be in its permits clause: "
+                    + "drop `sealed` and `permits`");
+        }
         if (!type.getTypeParameters().isEmpty()) {
             diagnostics.error(Tag.PIPELINE, model.site(), "pipeline `" + type.getSimpleName()
                     + "` is generic; a pipeline's buffers and ops are fixed, so drop the type parameters "

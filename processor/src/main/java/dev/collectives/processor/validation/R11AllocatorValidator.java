@@ -1,5 +1,6 @@
 package dev.collectives.processor.validation;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -9,6 +10,7 @@ import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.NestingKind;
+import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
@@ -23,8 +25,8 @@ import dev.collectives.processor.model.Site;
 import dev.collectives.runtime.Rule;
 
 /**
- * R11 ALLOCATOR at compile time: a CUSTOM allocator is a concrete DeviceAllocator the generated code can
- * instantiate ({@code new X()}), annotated {@code @QualifiedAllocator} with the POSIX file descriptor handle type,
+ * R11 ALLOCATOR at compile time: a CUSTOM allocator is a concrete DeviceAllocator class or record, not generic, the
+ * generated code can instantiate ({@code new X()}: reachable from the pipeline's package, no checked exceptions), annotated {@code @QualifiedAllocator} with the POSIX file descriptor handle type,
  * and FABRIC too under MTLink SHARP. Sizes and alignment are checked on each allocation at bind.
  */
 final class R11AllocatorValidator implements Validator {
@@ -67,10 +69,11 @@ final class R11AllocatorValidator implements Validator {
             return "allocator = Allocator.CUSTOM needs customAllocator = YourAllocator.class";
         }
         if (custom.getKind() == TypeKind.ERROR) {
-            return "customAllocator " + custom + " cannot be found; name an existing DeviceAllocator class";
+            return "customAllocator " + custom + " cannot be found (nor did any annotation processor generate it); "
+                    + "name an existing DeviceAllocator class";
         }
         Optional<TypeElement> found = Allocators.classOf(custom);
-        if (found.isEmpty() || found.get().getKind() != ElementKind.CLASS
+        if (found.isEmpty() || found.get().getKind() != ElementKind.CLASS && found.get().getKind() != ElementKind.RECORD
                 || found.get().getModifiers().contains(Modifier.ABSTRACT)) {
             return "customAllocator " + custom + " must be a concrete class (it is instantiated at bind)";
         }
@@ -80,7 +83,12 @@ final class R11AllocatorValidator implements Validator {
                 && !types.isAssignable(types.erasure(custom), types.erasure(deviceAllocator.asType()))) {
             return "customAllocator " + custom + " does not implement DeviceAllocator";
         }
-        String access = accessProblem(allocator);
+        if (!allocator.getTypeParameters().isEmpty()) {
+            return "customAllocator " + custom + " is generic (" + allocator.getTypeParameters() + "); a class "
+                    + "literal cannot say its type arguments, so declare a class without type parameters (a subclass "
+                    + "that fixes them)";
+        }
+        String access = accessProblem(allocator, elements.getPackageOf(model.type()));
         if (access != null) {
             return "customAllocator " + custom + " " + access;
         }
@@ -100,24 +108,47 @@ final class R11AllocatorValidator implements Validator {
         return null;
     }
 
-    /** Whether generated code in another class can call {@code new X()}. */
-    private static String accessProblem(TypeElement allocator) {
+    /**
+     * Why generated code in the pipeline's package cannot call {@code new X()} without a try: X or a class around it
+     * is private or out of reach, X is an inner class, or it has no reachable no-argument constructor that throws
+     * no checked exception. Null when it can.
+     */
+    private String accessProblem(TypeElement allocator, PackageElement pipelinePackage) {
+        boolean samePackage = elements.getPackageOf(allocator).equals(pipelinePackage);
         for (Element e = allocator; e instanceof TypeElement t; e = t.getEnclosingElement()) {
+            String which = t == allocator ? "is" : "lies in `" + t.getSimpleName() + "`, which is";
             if (t.getModifiers().contains(Modifier.PRIVATE)) {
-                return "is private; the generated class must be able to instantiate it";
+                return which + " private; the generated class must be able to instantiate it";
+            }
+            if (!samePackage && !t.getModifiers().contains(Modifier.PUBLIC)) {
+                return which + " not public, and the generated class in package " + pipelinePackage
+                        + " must be able to instantiate it";
             }
             if (t.getNestingKind() == NestingKind.MEMBER && !t.getModifiers().contains(Modifier.STATIC)
                     && t.getEnclosingElement().getKind() == ElementKind.CLASS) {
                 return "is an inner class; make it static so that it can be instantiated on its own";
             }
         }
-        boolean noArgs = false;
         for (Element member : allocator.getEnclosedElements()) {
             if (member.getKind() == ElementKind.CONSTRUCTOR && ((ExecutableElement) member).getParameters().isEmpty()
-                    && !member.getModifiers().contains(Modifier.PRIVATE)) {
-                noArgs = true;
+                    && reachable(member, samePackage)) {
+                List<String> checked = ((ExecutableElement) member).getThrownTypes().stream()
+                        .filter(this::isChecked).map(TypeMirror::toString).toList();
+                return checked.isEmpty() ? null : "has a no-argument constructor that throws the checked "
+                        + checked + "; the generated bind() cannot handle that: declare a constructor that does not";
             }
         }
-        return noArgs ? null : "has no accessible no-argument constructor";
+        return "has no accessible no-argument constructor";
+    }
+
+    private static boolean reachable(Element member, boolean samePackage) {
+        return member.getModifiers().contains(Modifier.PUBLIC)
+                || samePackage && !member.getModifiers().contains(Modifier.PRIVATE);
+    }
+
+    private boolean isChecked(TypeMirror thrown) {
+        TypeElement runtime = elements.getTypeElement(RuntimeException.class.getName());
+        TypeElement error = elements.getTypeElement(Error.class.getName());
+        return !types.isSubtype(thrown, runtime.asType()) && !types.isSubtype(thrown, error.asType());
     }
 }

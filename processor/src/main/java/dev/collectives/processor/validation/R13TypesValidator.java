@@ -11,7 +11,8 @@ import dev.collectives.runtime.Rule;
 
 /**
  * R13 TYPES: counts are positive, byte sizes fit in a long, an op's buffers have one element type, and its reduce op
- * suits that type ({@code ReduceOp.suits}: AVG only on floating-point types).
+ * suits that type ({@code ReduceOp.suits}: AVG only on floating-point types). A reduction over a @Buffer whose type
+ * was left at its UINT8 default is warned about: it reduces each byte on its own, rarely what was meant.
  */
 final class R13TypesValidator implements Validator {
     @Override
@@ -53,6 +54,13 @@ final class R13TypesValidator implements Validator {
         if (o.op() != null && type != null && !o.op().suits(type)) {
             diagnostics.error(Rule.R13_TYPES, o.site("op"), op + " uses ReduceOp." + o.op() + " on " + type
                     + "; AVG divides, which only floating-point types do: use SUM, or a floating-point type");
+        }
+        if (o.kind().reduces()) {
+            sides.stream().map(Sides::buffer).filter(b -> b.kind() == BufferDecl.Kind.BUFFER && b.typeDefaulted())
+                    .findFirst().ifPresent(b -> diagnostics.warning(Rule.R13_TYPES, o.site(), op + " reduces `"
+                            + b.name() + "` as UINT8, the type @Buffer has when none is given: each byte is reduced "
+                            + "on its own; declare the elements' type (type = DataType.FLOAT32, ...), or type = "
+                            + "DataType.UINT8 if bytes are meant"));
         }
         for (Sides side : sides) {
             if (o.count() != null && o.count() > 0 && side.offset() != null && side.buffer().type() != null

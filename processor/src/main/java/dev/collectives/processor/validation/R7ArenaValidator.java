@@ -32,7 +32,44 @@ final class R7ArenaValidator implements Validator {
                     checkOverlap(model, o, sides.get(0), sides.get(1), diagnostics);
                 }
             }
+            if (s.grouped()) {
+                checkGroup(model, s, diagnostics);
+            }
         }
+    }
+
+    /**
+     * The ops of a group run concurrently, so a range one of them writes (a recv) must not overlap a range another
+     * reads or writes: a send posted beside a recv into the same bytes reads whatever the recv has written so far.
+     */
+    private static void checkGroup(PipelineModel model, StepDecl step, Diagnostics diagnostics) {
+        List<OpDecl> ops = step.ops();
+        for (int j = 1; j < ops.size(); j++) {
+            for (Sides later : Sides.of(model, ops.get(j))) {
+                for (int i = 0; i < j; i++) {
+                    for (Sides earlier : Sides.of(model, ops.get(i))) {
+                        boolean writes = "recv".equals(later.role()) || "recv".equals(earlier.role());
+                        if (writes && overlap(model, ops.get(i), earlier, ops.get(j), later)) {
+                            diagnostics.error(Rule.R7_ARENA, later.site(), ops.get(j).kind().annotation() + " "
+                                    + later.role() + " in `" + step.name() + "()` overlaps the " + earlier.role()
+                                    + " of " + ops.get(i).kind().annotation() + " in the same group, which runs "
+                                    + "concurrently with it; give each op of a group its own range");
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static boolean overlap(PipelineModel model, OpDecl a, Sides aSide, OpDecl b, Sides bSide) {
+        Optional<BufferDecl> root = model.root(aSide.buffer());
+        if (root.isEmpty() || root.get() != model.root(bSide.buffer()).orElse(null)) {
+            return false;
+        }
+        long[] x = range(model, a, aSide);
+        long[] y = range(model, b, bSide);
+        return x != null && y != null && x[0] < y[1] && y[0] < x[1];
     }
 
     private static void checkView(PipelineModel model, BufferDecl view, Diagnostics diagnostics) {

@@ -20,6 +20,7 @@ public final class Validators {
                 new DslDuplicateValidator(),
                 new DslAccessorValidator(),
                 new DslStepValidator(),
+                new DslPeerPairingValidator(),
                 new DslGraphStepValidator(),
                 new DslUnknownBufferValidator(),
                 new DslExpressionValidator(),

@@ -1,5 +1,7 @@
 package dev.collectives.processor.writer;
 
+import java.util.List;
+
 import com.palantir.javapoet.CodeBlock;
 
 import dev.collectives.annotation.Allocator;
@@ -9,6 +11,7 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.OpKind;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.runtime.Fingerprint;
 import dev.collectives.runtime.LegacyRegistrationRule;
@@ -144,6 +147,7 @@ final class CheckWriter extends GenerationPart {
         if (model.ibSharp() && model.registers()) {
             open.addStatement(support("requireOneRankPerNode", ""));
         }
+        checkRangesApart();
         if (!model.registers()) {
             return;
         }
@@ -193,5 +197,38 @@ final class CheckWriter extends GenerationPart {
                         + " of " + o.kind().annotation() + " #" + o.index() + " in " + s.name() + "()"));
             }
         }
+    }
+
+    /**
+     * R7 where compile time cannot tell: send and recv in one allocation reaching count × ranks with ranks not
+     * declared, or an external on either side (two externals may be one tensor).
+     */
+    void checkRangesApart() {
+        for (StepDecl s : model.steps()) {
+            for (OpDecl o : s.ops()) {
+                List<Side> sides = sides(o);
+                if (sides.size() != 2 || !needsBindCheck(sides.get(0), sides.get(1))) {
+                    continue;
+                }
+                Side send = sides.get(0);
+                Side recv = sides.get(1);
+                boolean inPlace = send.extent() == OpKind.Extent.COUNT && recv.extent() == OpKind.Extent.COUNT;
+                open.addStatement(support("requireApart", "$S, $L, $N, $LL, $L, $N, $LL, $L",
+                        o.kind().annotation() + " #" + o.index() + " in " + s.name() + "()", inPlace,
+                        name(send.buffer()), send.offset(), send.countCode(), name(recv.buffer()), recv.offset(),
+                        recv.countCode()));
+            }
+        }
+    }
+
+    private boolean needsBindCheck(Side send, Side recv) {
+        BufferDecl sendRoot = model.root(send.buffer()).orElseThrow();
+        BufferDecl recvRoot = model.root(recv.buffer()).orElseThrow();
+        boolean twoExternals = sendRoot != recvRoot && sendRoot.kind() == BufferDecl.Kind.EXTERNAL
+                && recvRoot.kind() == BufferDecl.Kind.EXTERNAL;
+        boolean dependsOnRanks = model.ranks() == 0 && sendRoot == recvRoot
+                && (send.extent() == OpKind.Extent.COUNT_TIMES_RANKS
+                        || recv.extent() == OpKind.Extent.COUNT_TIMES_RANKS);
+        return twoExternals || dependsOnRanks;
     }
 }

@@ -40,8 +40,8 @@ final class DescribeWriter extends GenerationPart {
             }
         }
         CodeBlock.Builder code = CodeBlock.builder()
-                .add("return $T.describe($N, $N + $S, new String[][] {$>$>", SUPPORT, name("comm"),
-                        name("PIPELINE"), " (" + registration + " registration)")
+                .add("return $T.describe($N, $N + $S, new $T[][] {$>$>", SUPPORT, name("comm"),
+                        name("PIPELINE"), " (" + registration + " registration)", String.class)
                 .add(rows.isEmpty() ? "" : "\n")
                 .add(CodeBlock.join(rows, ",\n"))
                 .add("}");

@@ -165,7 +165,7 @@ public final class Bootstrap {
                     + joined.where());
             return joined;
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "rank " + rank() + " could not join the job: " + e.getMessage());
+            LOG.log(Level.DEBUG, () -> "rank " + rank() + " could not join the job: " + e.getMessage(), e);
             throw e;
         }
     }

@@ -1,0 +1,13 @@
+// expect: [R13 TYPES]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface AllReduceOnDefaultBytes {
+    @Buffer(count = 64) DeviceBuffer a();
+    @Buffer(count = 64) DeviceBuffer b();
+    @AllReduce(send = "a", recv = "b", count = 8) void step();  // <- here
+}

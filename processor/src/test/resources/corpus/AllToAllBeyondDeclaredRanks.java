@@ -1,0 +1,13 @@
+// expect: [R7 ARENA]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL, ranks = 8)
+interface AllToAllBeyondDeclaredRanks {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
+    @AllToAll(send = "a", recv = "b", count = 16) void step();  // <- here
+}

@@ -1,0 +1,12 @@
+// expect: [R11 ALLOCATOR]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface CustomNeverGenerated {
+    @Buffer(count = 8, allocator = Allocator.CUSTOM, customAllocator = GeneratedByNobody.class) DeviceBuffer a();  // <- here
+    
+}

@@ -1,0 +1,12 @@
+// expect: [R11 ALLOCATOR]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface CustomThrowsException {
+    @Buffer(count = 8, allocator = Allocator.CUSTOM, customAllocator = Mine.class) DeviceBuffer a();  // <- here
+    @QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC}) final class Mine implements DeviceAllocator { public Mine() throws Exception { } public DeviceMemory allocate(VirtualMemory vmm, long bytes) { return null; } }
+}

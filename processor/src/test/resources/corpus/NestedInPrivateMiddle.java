@@ -1,0 +1,13 @@
+// expect: [DSL pipeline]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+class NestedInPrivateMiddle {
+    private static class Middle {
+        @CollectivePipeline(registration = Registration.LOCAL)  // <- here
+        interface Inner { @Buffer(count = 64) DeviceBuffer a(); }
+    }
+}

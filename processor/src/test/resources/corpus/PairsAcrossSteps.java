@@ -1,0 +1,14 @@
+// expect: [DSL step]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL, ranks = 2)
+interface PairsAcrossSteps {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
+    @Send(buffer = "a", count = 8, peer = Peer.NEXT) void out();  // <- here
+    @Recv(buffer = "b", count = 8, peer = Peer.PREVIOUS) void in();
+}

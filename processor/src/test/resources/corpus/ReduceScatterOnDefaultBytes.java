@@ -1,0 +1,13 @@
+// expect: [R13 TYPES]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL, ranks = 4)
+interface ReduceScatterOnDefaultBytes {
+    @Buffer(count = 64) DeviceBuffer a();
+    @Buffer(count = 64) DeviceBuffer b();
+    @ReduceScatter(send = "a", recv = "b", recvCount = 8) void step();  // <- here
+}

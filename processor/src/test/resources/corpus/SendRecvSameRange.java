@@ -1,0 +1,15 @@
+// expect: [R7 ARENA]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface SendRecvSameRange {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();
+    @Send(buffer = "a", count = 8, peer = Peer.NEXT)
+    @Recv(buffer = "a", count = 8, peer = Peer.PREVIOUS)  // <- here
+    void step();
+}

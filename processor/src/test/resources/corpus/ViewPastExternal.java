@@ -1,0 +1,12 @@
+// expect: [R7 ARENA]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+import dev.collectives.annotation.Window;
+
+@CollectivePipeline(registration = Registration.LOCAL)
+interface ViewPastExternal {
+    @External(type = DataType.FLOAT32, count = 16) DeviceBuffer x();
+    @View(of = "x", offsetBytes = 0, type = DataType.FLOAT32, count = 32) DeviceBuffer v();  // <- here
+}
