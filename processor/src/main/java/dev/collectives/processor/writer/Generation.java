@@ -104,7 +104,9 @@ final class Generation {
         switch (n.scope()) {
             case DIM: return CodeBlock.of("$N", names.get(model.dim(n.name()).orElseThrow()));
             case RANKS: return model.ranks() > 0 ? CodeBlock.of("$LL", model.ranks())
-                    : CodeBlock.of("$N", names.get(ModelReader.RANKS));
+                    : ranksField ? CodeBlock.of("$N", names.get(ModelReader.RANKS))
+                    // a check of the writer's own (not of an expression) may name ranks: the communicator's size
+                    : CodeBlock.of("(long) $N.size()", names.get("comm"));
             default: return params.get(n.name());
         }
     }
