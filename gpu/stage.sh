@@ -8,9 +8,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 dest=${1:-$root}/.gpu
 modules=${MODULES:-runtime}
-mvn -B -q -pl "$modules" -am package -DskipTests
 mkdir -p "$dest/lib"
-rm -f "$dest"/lib/collectives-*.jar
+rm -f "$dest"/lib/*.jar
+# the jars, and beside them every module's runtime dependencies but the project's own and other platforms' natives
+mvn -B -q -pl "$modules" -am package dependency:copy-dependencies -DskipTests -Dmaven.javadoc.skip=true \
+  -Dmaven.source.skip=true -DincludeScope=runtime -DexcludeGroupIds=dev.collectives -DoutputDirectory="$dest/lib" \
+  -DexcludeClassifiers=linux-arm64,linux-ppc64le,macosx-arm64,macosx-x86_64,windows-x86_64
 [ -x "$dest/jre/bin/java" ] || gpu/jre.sh "$dest/jre"
 for m in runtime examples; do
   if [ -d "$m/target" ]; then
@@ -18,7 +21,6 @@ for m in runtime examples; do
       -exec cp {} "$dest/lib/" \;
   fi
 done
-mvn -B -q -pl "$modules" dependency:copy-dependencies -DincludeScope=runtime -DexcludeGroupIds=dev.collectives -DoutputDirectory="$dest/lib"
 [ -f "$dest"/lib/junit-platform-console-standalone-1.14.4.jar ] || mvn -B -q dependency:copy \
   -Dartifact=org.junit.platform:junit-platform-console-standalone:1.14.4 -DoutputDirectory="$dest/lib"
 cp gpu/run-all.sh gpu/shapes.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"

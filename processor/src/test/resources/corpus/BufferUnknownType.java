@@ -1,4 +1,4 @@
-// expect: FLOAT128
+// expect: FLOAT128 | an enum annotation value must be an enum constant
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: WARP_DRIVE
+// expect: WARP_DRIVE | an enum annotation value must be an enum constant
 package corpus;
 
 import dev.collectives.annotation.*;

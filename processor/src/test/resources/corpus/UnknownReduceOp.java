@@ -1,4 +1,4 @@
-// expect: MEDIAN
+// expect: MEDIAN | an enum annotation value must be an enum constant
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: SOMETIMES
+// expect: SOMETIMES | an enum annotation value must be an enum constant
 package corpus;
 
 import dev.collectives.annotation.*;

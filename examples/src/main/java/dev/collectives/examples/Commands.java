@@ -40,15 +40,9 @@ final class Commands {
         CommandLine line = new CommandLine(new Top(catalogue))
                 .addSubcommand(new CommandLine(new ExamplesCommand(catalogue)))
                 .addSubcommand(new CommandLine(new MistakesCommand(catalogue)))
-                .addSubcommand(new CommandLine(new ListCommand(catalogue)));
-        // the benchmarks, each its own picocli command (with its own main), named here bench-<its name>
-        for (Object benchmark : List.of(new SimAllReduceBenchmark(), new DeviceBenchmark(), new OverheadBenchmark(),
-                new MemoryBenchmark(), new PlotCommand(), new ShapesBenchmark())) {
-            CommandLine sub = new CommandLine(benchmark);
-            String name = "bench-" + sub.getCommandName();
-            sub.getCommandSpec().name(name);
-            line.addSubcommand(name, sub);
-        }
+                .addSubcommand(new CommandLine(new ListCommand(catalogue)))
+                .addSubcommand(new CommandLine(new Bench()))
+                .setCaseInsensitiveEnumValuesAllowed(true);
         PrintWriter writer = new PrintWriter(out, true);
         return line.setOut(writer).setErr(writer).setCaseInsensitiveEnumValuesAllowed(true)
                 .setParameterExceptionHandler((e, args) -> {
@@ -206,6 +200,30 @@ final class Commands {
         @Override
         public Integer call() {
             return Runner.list(catalogue);
+        }
+    }
+
+    @Command(name = "bench", usageHelpAutoWidth = true, synopsisSubcommandLabel = "COMMAND",
+            description = "The benchmarks: nccl-tests-style tables (size, count, type, redop, time, algbw, busbw, "
+                    + "#wrong; out of place and in place), also as CSV or JSON, and a chart of them.",
+            subcommands = {DeviceBenchmark.class, OverheadBenchmark.class, MemoryBenchmark.class,
+                ShapesBenchmark.class, SimAllReduceBenchmark.class, PlotCommand.class},
+            exitCodeListHeading = "%nExit status:%n",
+            exitCodeList = {"0:the benchmark ran, and every size it checked was right",
+                "1:a size had wrong elements, or the benchmark failed", "2:a bad command line"})
+    static final class Bench implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
+        boolean help;
+
+        @Override
+        public Integer call() {
+            CommandLine line = spec.commandLine();
+            line.getErr().println("error: name a benchmark");
+            line.usage(line.getErr());
+            return Runner.USAGE;
         }
     }
 }

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.examples.mistakes.Mistakes;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -21,7 +24,7 @@ class RunnerOptionsTest {
             "--help"}) {
             assertTrue(run.text().contains(" " + option + " "), option);
         }
-        for (String command : new String[] {"examples", "mistakes", "list", "bench-sim", "bench-device"}) {
+        for (String command : new String[] {"examples", "mistakes", "list", "bench"}) {
             assertTrue(run.text().contains("\n  " + command + " "), command);
         }
         assertTrue(run.text().contains("Exit status:\n  0   every example (or mistake) passed or was skipped\n"
@@ -29,14 +32,26 @@ class RunnerOptionsTest {
     }
 
     @ParameterizedTest(name = "{0} --help")
-    @CsvSource({"examples", "mistakes", "list", "bench-sim", "bench-device", "bench-overhead", "bench-memory",
-        "bench-plot", "bench-shapes"})
+    @CsvSource({"examples", "mistakes", "list", "bench", "bench device", "bench overhead", "bench memory",
+        "bench shapes", "bench sim-allreduce", "bench plot"})
     void everySubcommandHasHelp(String command) {
-        RunnerOutput run = RunnerOutput.of(command, "--help");
+        List<String> args = new ArrayList<>(List.of(command.split(" ")));
+        args.add("--help");
+        RunnerOutput run = RunnerOutput.of(args.toArray(new String[0]));
 
         assertEquals(Runner.PASSED, run.status(), run.text());
         assertTrue(run.text().startsWith("Usage: runner " + command + " "), run.text());
-        assertTrue(run.text().contains("Exit status:"), run.text());
+    }
+
+    @Test
+    void benchWithoutABenchmarkListsThemAndExitsWithUsageStatus() {
+        RunnerOutput run = RunnerOutput.of("bench");
+
+        assertEquals(Runner.USAGE, run.status(), run.text());
+        assertTrue(run.text().startsWith("error: name a benchmark"), run.text());
+        for (String benchmark : new String[] {"device", "overhead", "memory", "shapes", "sim-allreduce", "plot"}) {
+            assertTrue(run.text().contains("\n  " + benchmark + " "), benchmark);
+        }
     }
 
     @Test

@@ -28,6 +28,8 @@ public final class Fingerprint {
     private static final int HEAD_BYTES = 1 + DIGEST_BYTES;
     /** The status of a rank that takes part with its failure instead of a fingerprint. */
     private static final byte FAILED = 1;
+    /** What {@link #agreeOnOutcome} takes part with when this rank prepared: the same on every such rank. */
+    private static final Fingerprint PREPARED = builder("prepared").build();
 
     private final String pipeline;
     private final List<Entry> entries;
@@ -109,6 +111,18 @@ public final class Fingerprint {
             throw failure;
         }
         exchange(comm, stream, mine, null);
+    }
+
+    /**
+     * Like {@link #agree}, for a pipeline whose fingerprint was exchanged before (its dims size what
+     * {@code prepare} allocates): every rank takes part with the outcome of {@code prepare}, and a rank that failed
+     * fails every rank with its reason.
+     */
+    public static void agreeOnOutcome(Communicator comm, Stream stream, Runnable prepare) {
+        agree(comm, stream, () -> {
+            prepare.run();
+            return PREPARED;
+        });
     }
 
     /** Takes part with {@code mine}, or (when it is null) with {@code failure}. */

@@ -300,10 +300,14 @@ public final class PipelineSupport {
                 : ibSharp ? " (IB SHARP asked for, not available here)" : " (no SHARP acceleration serves this op)");
     }
 
-    /** Whether window {@code name} has its helpers (R10), as a line of {@code describe()}. */
-    public static String windowHelpers(String name, boolean symmetric, Window window) {
+    /**
+     * Whether window {@code name} has its helpers (R10), as a line of {@code describe()}. Once the pipeline is
+     * closed its window is deregistered and is not asked (the library would be handed a freed window).
+     */
+    public static String windowHelpers(String name, boolean symmetric, Window window, boolean closed) {
         return "window " + name + " (" + (symmetric ? "symmetric" : "asymmetric") + "): helpers (R10) "
-                + (window == null ? "not registered"
+                + (closed ? "not known: the window was deregistered when the pipeline closed"
+                : window == null ? "not registered"
                 : window.userPointer().isPresent() ? "available"
                 : "missing from this library: no user pointer, no LSA device pointers") + "\n";
     }

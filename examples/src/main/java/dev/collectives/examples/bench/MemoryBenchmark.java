@@ -114,7 +114,10 @@ public final class MemoryBenchmark implements Callable<Integer> {
         return pipeline;
     }
 
-    /** The seed's two allreduces on two 4 MiB buffers, registered (LOCAL) or captured and launched (GRAPH). */
+    /**
+     * The guide's two allreduces (its examples 1 and 2) on two 4 MiB buffers, registered (LOCAL) or captured and
+     * launched (GRAPH).
+     */
     private static AutoCloseable byHand(Communicator comm, Stream stream, boolean graph) {
         DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, MIB);
         DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, MIB);

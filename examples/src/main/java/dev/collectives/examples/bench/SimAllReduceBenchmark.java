@@ -28,7 +28,7 @@ import java.util.concurrent.Callable;
  * same run, before each rank count, for comparison. Each figure is the best of {@code --trials} trials, each the
  * mean over several back-to-back operations. busbw = algbw × 2(n−1)/n, as nccl-tests reports it.
  */
-@Command(name = "sim", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "sim-allreduce", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Times the sim backend's allreduce with the native kernels and in pure Java, beside "
                 + "single-thread memcpy.", exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line"})

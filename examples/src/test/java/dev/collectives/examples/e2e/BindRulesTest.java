@@ -2,6 +2,7 @@ package dev.collectives.examples.e2e;
 
 import static dev.collectives.examples.e2e.Ranks.assertFloats;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,19 +58,107 @@ class BindRulesTest {
     }
 
     @Test
-    void r2ExternalHeadOffsetsDifferAcrossRanks() {
-        AtomicReferenceArray<CollectivesException> failures = bindFailures(2, rank -> {
-            try (DeviceBuffer block = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 64)) {
-                DeviceBuffer given = block.slice(rank.rank() * 16L, 8);  // rank 0 at byte 0, rank 1 at byte 64
-                CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), given).close();
-            }
-        });
+    void r2ExternalHeadOffsetsDifferAcrossRanksUnderMtlinkSharpLocalRegistration() {
+        AtomicReferenceArray<CollectivesException> failures = new AtomicReferenceArray<>(2);
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).mtlinkSharp(true).build()) {
+            cluster.run(rank -> {
+                try (DeviceBuffer block = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 64)) {
+                    DeviceBuffer given = block.slice(rank.rank() * 16L, 8);  // rank 0 at byte 0, rank 1 at byte 64
+                    failures.set(rank.rank(), assertThrows(CollectivesException.class,
+                            () -> CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), given)));
+                }
+            });
+        }
         for (int r = 0; r < 2; r++) {
             CollectivesException e = failures.get(r);
             assertEquals(Rule.R2_OFFSET, e.rule(), e.getMessage());
             assertTrue(e.getMessage().contains("external given head offset"), e.getMessage());
             assertTrue(e.getMessage().contains("rank 0: [R2 OFFSET] 0; rank 1: [R2 OFFSET] 64"), e.getMessage());
+            assertTrue(e.getMessage().contains("ranks passed dev.collectives.examples.e2e.OpPipelines.WithExternal "
+                    + "buffers at different offsets from their allocation's head"), e.getMessage());
+            assertFalse(e.getMessage().contains("different pipelines"), e.getMessage());
         }
+    }
+
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 3, 4})
+    void r2ExternalsAtDifferentHeadOffsetsBindWithoutRegistrationAndUnderGeneralLocalRegistration(int ranks) {
+        float[] expected = new float[8];
+        for (int r = 0; r < ranks; r++) {
+            float[] ramp = Ranks.ramp(r, 8);
+            for (int i = 0; i < 8; i++) {
+                expected[i] += ramp[i];
+            }
+        }
+        Ranks.run(ranks, rank -> {
+            try (DeviceBuffer block = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 64)) {
+                DeviceBuffer given = block.slice(rank.rank() * 8L, 8);  // each rank at another head offset
+                given.copyFromHost(Ranks.ramp(rank.rank(), 8));
+                try (var p = CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), given)) {
+                    p.sum();
+                    rank.stream().synchronize();
+                    assertFloats(expected, p.result(), "result (LOCAL, general registration)");
+                }
+                try (var p = CollectiveOpPipelines_BroadcastIntoExternal.bind(rank.comm(), rank.stream(), given)) {
+                    p.source().copyFromHost(Ranks.ramp(rank.rank(), 8));
+                    p.share();
+                    rank.stream().synchronize();
+                    assertFloats(Ranks.ramp(0, 8), given, "target (NONE)");
+                }
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 3, 4})
+    void anUndersizedExternalOnOneRankFailsEveryRankAtOnceWithThatRanksReason(int ranks) {
+        int undersized = ranks - 1;
+        long start = System.nanoTime();
+        AtomicReferenceArray<CollectivesException> failures = bindFailures(ranks, rank -> {
+            long count = rank.rank() == undersized ? 4 : 8;
+            try (DeviceBuffer given = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count)) {
+                CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), given).close();
+            }
+        });
+        // at once: the others did not wait for the sim's timeout (a minute) in an exchange the failing rank skipped
+        assertTrue(System.nanoTime() - start < 30_000_000_000L);
+        for (int r = 0; r < ranks; r++) {
+            CollectivesException e = failures.get(r);
+            assertEquals(Rule.R13_TYPES, e.rule(), e.getMessage());
+            assertTrue(e.getMessage().startsWith("[R13 TYPES] rank " + r + ": "), e.getMessage());
+            assertTrue(e.getMessage().contains("external buffer `given` must hold at least 8 x FLOAT32"),
+                    e.getMessage());
+            if (r != undersized) {
+                assertTrue(e.getMessage().contains("rank " + undersized + " could not bind"), e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void aLegacyRuleCheckedOnOneRankOnlyFailsEveryRank() {
+        AtomicReferenceArray<CollectivesException> failures = bindFailures(3, rank -> {
+            // rank 1 passes legacy memory to an external whose registration needs the opt-in (R9)
+            Allocator allocator = rank.rank() == 1 ? Allocator.LEGACY : Allocator.MEM_ALLOC;
+            try (DeviceBuffer given = rank.comm().allocate(allocator, DataType.FLOAT32, 8)) {
+                CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), given).close();
+            }
+        });
+        for (int r = 0; r < 3; r++) {
+            CollectivesException e = failures.get(r);
+            assertEquals(Rule.R9_LEGACY, e.rule(), e.getMessage());
+            assertTrue(e.getMessage().contains("external buffer `given`"), e.getMessage());
+        }
+    }
+
+    @Test
+    void describeWorksAfterCloseForAPipelineWithAWindow() {
+        Ranks.run(2, rank -> {
+            var p = CollectiveOpPipelines_Unregistered.bind(rank.comm(), rank.stream());
+            p.close();
+            assertTrue(p.describe().contains("window shared (symmetric): helpers (R10) not known: the window was "
+                    + "deregistered when the pipeline closed"), p.describe());
+            assertTrue(p.describe().contains("average()"), p.describe());
+        });
     }
 
     @Test

@@ -117,7 +117,10 @@ final class OpPipelines {
         void average();
     }
 
-    /** An external buffer: its head offset must be the same on every rank (R2). */
+    /**
+     * An external buffer, registered locally: its head offset must be the same on every rank where MTLink SHARP
+     * registers it (R2), and may differ where general registration does.
+     */
     @CollectivePipeline(registration = Registration.LOCAL)
     interface WithExternal {
         @External(type = DataType.FLOAT32, count = 8)
@@ -128,6 +131,19 @@ final class OpPipelines {
 
         @AllReduce(send = "given", recv = "result", count = 8)
         void sum();
+    }
+
+    /** Without registration, rank 0 broadcasts into an external that ranks may pass at any head offset (R2). */
+    @CollectivePipeline(registration = Registration.NONE)
+    interface BroadcastIntoExternal {
+        @Buffer(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer source();
+
+        @External(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer target();
+
+        @Broadcast(send = "source", recv = "target", count = 8, root = 0)
+        void share();
     }
 
     /** IB SHARP registration: 1 rank per node at bind (R8). */

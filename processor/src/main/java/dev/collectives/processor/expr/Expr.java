@@ -5,7 +5,7 @@ import java.util.Set;
 
 /**
  * An integer expression of a {@code ...Expr} attribute: literals, names (dims, step parameters, {@code ranks}) and
- * {@code + - * / %}. {@link #toString()} writes it back with only the parentheses it needs.
+ * {@code + - * / %}. Its {@code toString()} writes it back with only the parentheses it needs.
  */
 public sealed interface Expr {
     /** What a name stands for: a {@code @Dim} (bound at bind, at least 1), a step parameter (at least 0), or ranks. */

@@ -7,6 +7,7 @@ import com.palantir.javapoet.CodeBlock;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Peer;
+import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
@@ -29,9 +30,43 @@ final class CheckWriter extends GenerationPart {
         }
     }
 
+    /**
+     * Opens bind's agreement: what follows (allocations, views, the checks one rank makes alone) runs inside it,
+     * so that a rank that fails there takes part in the exchange with its failure and every rank fails with it.
+     * Without dims the agreement ends with the fingerprint; with dims the fingerprint was exchanged before (its dims
+     * size the buffers), and the agreement ends with each rank's outcome ({@link #endAgreement}).
+     */
+    void beginAgreement() {
+        if (model.dims().isEmpty()) {
+            open.add("// allocate and check what this rank can alone, then agree across ranks: the same pipeline (R14),"
+                    + "\n// registered alike (R1), at the same offsets (R2); a rank that fails before that fails every "
+                    + "rank\n");
+            open.add("$T.agree($N, $N, () -> {\n", Fingerprint.class, name("comm"), name("stream")).indent();
+        } else {
+            open.add("// allocate and check what this rank can alone; a rank that fails fails every rank\n");
+            open.add("$T.agreeOnOutcome($N, $N, () -> {\n", Fingerprint.class, name("comm"), name("stream"))
+                    .indent();
+        }
+    }
+
+    /** Ends bind's agreement with this rank's fingerprint, or (with dims) with its outcome. */
+    void endAgreement() {
+        if (model.dims().isEmpty()) {
+            open.add("return ").add(fingerprint(CodeBlock.of(""))).add(";\n");
+        }
+        open.unindent().add("});\n");
+    }
+
+    /** Exchanges the fingerprint on its own: with dims, before anything is sized by them. */
     void exchangeFingerprint() {
+        open.add("// every rank binds the same pipeline with the same dims (R14), registered alike (R1), at the same "
+                + "offsets (R2)\n");
+        open.add(fingerprint(CodeBlock.of("\n.exchange($N, $N)", name("comm"), name("stream")))).add(";\n");
+    }
+
+    /** {@code Fingerprint.builder(PIPELINE)...build()}, then {@code tail}, as one indented expression. */
+    private CodeBlock fingerprint(CodeBlock tail) {
         CodeBlock.Builder f = CodeBlock.builder()
-                .add("// every rank binds the same pipeline (R14), registered alike (R1), at the same offsets (R2)\n")
                 .add("$T.builder($N)\n", Fingerprint.class, name("PIPELINE")).indent().indent()
                 .add(".add($S, $S)\n", "registration", registration.name());
         if (!model.acceleration().isEmpty()) {
@@ -48,8 +83,10 @@ final class CheckWriter extends GenerationPart {
             f.add(".add($S, $S)\n", key, shape(b));
             if (b.kind() == BufferDecl.Kind.VIEW) {
                 f.add(".add($T.R2_OFFSET, $S, $L)\n", RULE, key + " offset bytes", generation.value(b, "offsetBytes"));
-            } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
-                f.add(".add($T.R2_OFFSET, $S, $N.headOffset())\n", RULE, key + " head offset", name(b));
+            } else if (b.kind() == BufferDecl.Kind.EXTERNAL && model.isRegistered(b)) {
+                // where R2 applies depends on the registration and, for LOCAL, on MTLink SHARP: run time decides
+                f.add(".headOffset($N, $T.$L, $S, $N)\n", name("comm"), Registration.class, registration,
+                        key + " head offset", name(b));
             }
             if (b.kind() != BufferDecl.Kind.VIEW) {
                 f.add(".add($T.R1_MIXED, $S, $L)\n", RULE, key + " registered", model.isRegistered(b));
@@ -65,8 +102,7 @@ final class CheckWriter extends GenerationPart {
                 f.add(".add($S, $S)\n", "step " + s.name() + " op " + o.index(), opShape(o));
             }
         }
-        f.add(".build()\n").add(".exchange($N, $N);\n", name("comm"), name("stream")).unindent().unindent();
-        open.add(f.build());
+        return f.add(".build()").add(tail).unindent().unindent().build();
     }
 
     String shape(BufferDecl b) {

@@ -47,8 +47,8 @@ final class DescribeWriter extends GenerationPart {
                 .add("}");
         for (BufferDecl b : model.buffers()) {
             if (b.isWindow()) {
-                code.add(",\n$T.windowHelpers($S, $L, $N)", SUPPORT, b.name(), b.windowSymmetric(),
-                        name(b.name() + "Window"));
+                code.add(",\n$T.windowHelpers($S, $L, $N, $N)", SUPPORT, b.name(), b.windowSymmetric(),
+                        name(b.name() + "Window"), name("closed"));
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL) {
                 code.add(",\n$T.externalMemory($S, $N)", SUPPORT, b.name(), name(b));

@@ -46,21 +46,20 @@ public final class PipelineWriter {
         g.type.addField(Stream.class, g.name("stream"), Modifier.PRIVATE, Modifier.FINAL);
         shapes.fields();
         layout.fields();
-        if (shapes.hasDims()) {
-            // the dims agree across ranks before anything is sized by them
-            checks.exchangeFingerprint();
-            shapes.bindChecks();
-            layout.allocate();
-            layout.layOutViews();
-            checks.checkExternals();
-        } else {
-            layout.allocate();
-            layout.layOutViews();
-            checks.checkExternals();
+        if (shapes.sizedAtBind()) {
+            // the dims agree across ranks, and the sizes they give are checked, before anything is sized by them
             checks.exchangeFingerprint();
             shapes.bindChecks();
         }
+        checks.beginAgreement();
+        layout.allocate();
+        layout.layOutViews();
+        checks.checkExternals();
         checks.checkRunTimeRules();
+        checks.endAgreement();
+        if (!shapes.sizedAtBind()) {
+            shapes.bindChecks();
+        }
         steps.prepareArguments();
         layout.register();
         layout.registerWindows();

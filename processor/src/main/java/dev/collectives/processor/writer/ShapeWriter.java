@@ -41,6 +41,11 @@ final class ShapeWriter extends GenerationPart {
         return !model.dims().isEmpty();
     }
 
+    /** Whether sizes come from dims or the communicator's size: then bind checks them before it allocates. */
+    boolean sizedAtBind() {
+        return hasDims() || generation.ranksField;
+    }
+
     /** Dims are held as long whatever they are declared as, so that every expression computes in long. */
     void fields() {
         for (DimDecl d : model.dims()) {

@@ -11,15 +11,18 @@ package dev.collectives.backend.device;
  * @param ctaPolicy     0 default, 1 efficiency, 2 zero (2.28)
  */
 public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int minCtas, int maxCtas) {
+    /** A field left to the library. */
     public static final int UNSET = Integer.MIN_VALUE;
 
     /** Blocking, everything else left to the library. */
     public static final CommConfig DEFAULT = new CommConfig(1, UNSET, UNSET, UNSET, UNSET);
 
+    /** This config with IB SHARP (CollNet) enabled or disabled. */
     public CommConfig withCollnet(boolean enable) {
         return new CommConfig(blocking, enable ? 1 : 0, ctaPolicy, minCtas, maxCtas);
     }
 
+    /** This config with the CTA policy {@code policy}. */
     public CommConfig withCtaPolicy(int policy) {
         return new CommConfig(blocking, collnetEnable, policy, minCtas, maxCtas);
     }

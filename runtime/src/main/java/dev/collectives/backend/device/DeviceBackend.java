@@ -11,10 +11,12 @@ import dev.collectives.runtime.bootstrap.Bootstrap;
 public abstract class DeviceBackend implements Backend {
     private final Dialect dialect;
 
+    /** The backend of the library {@code dialect} names. */
     protected DeviceBackend(Dialect dialect) {
         this.dialect = dialect;
     }
 
+    /** Which library: MCCL or NCCL. */
     public Dialect dialect() {
         return dialect;
     }

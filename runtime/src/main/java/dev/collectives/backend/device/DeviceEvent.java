@@ -33,6 +33,7 @@ public final class DeviceEvent implements AutoCloseable {
         n.checkRuntime(NativeShim.eventRecord(n.lib, handle, comm.streamOf(stream).handle), comm.rank(), "EventRecord");
     }
 
+    /** Waits until the event has completed. */
     public void synchronize() {
         NativeLibrary n = comm.library();
         n.checkRuntime(NativeShim.eventSynchronize(n.lib, handle), comm.rank(), "EventSynchronize");

@@ -34,7 +34,12 @@ final class DeviceJoin {
         try (Rendezvous rendezvous = bootstrap.rendezvous()) {
             rendezvous.agree("backend", dialect.backendName() + " " + library.versionString());
             if (rank == 0) {
-                library.check(NativeShim.getUniqueId(library.lib, id), rank, 0, "GetUniqueId");
+                try {
+                    library.check(NativeShim.getUniqueId(library.lib, id), rank, 0, "GetUniqueId");
+                } catch (CollectivesException e) {
+                    rendezvous.abort(e.getMessage()); // the others fail at once with the reason, not at the timeout
+                    throw e;
+                }
             }
             id = rendezvous.broadcast(id);
             ranksPerNode = rendezvous.ranksPerNode();

@@ -11,10 +11,12 @@ import java.util.Map;
  * {@code cuda*}, {@code cu*}), which files hold it, and where a user can point at other files.
  */
 public enum Dialect {
+    /** Moore Threads: MCCL, the MUSA runtime and driver. */
     MCCL("mccl", new String[] {"mccl", "musa", "mu"},
             List.of(List.of("libmccl.so", "libmccl.so.2"), List.of("libmusart.so", "libmusart.so.4",
                     "libmusart.so.3"), List.of("libmusa.so", "libmusa.so.1")),
             "MCCL_LEGACY_MUSA_REGISTER"),
+    /** NVIDIA: NCCL, the CUDA runtime and driver. */
     NCCL("nccl", new String[] {"nccl", "cuda", "cu"},
             List.of(List.of("libnccl.so.2", "libnccl.so"), List.of("libcudart.so", "libcudart.so.13",
                     "libcudart.so.12"), List.of("libcuda.so.1", "libcuda.so")),
@@ -49,6 +51,7 @@ public enum Dialect {
         this.legacyRegisterVariable = legacyRegisterVariable;
     }
 
+    /** The backend's name: "mccl" or "nccl". */
     public String backendName() {
         return backendName;
     }

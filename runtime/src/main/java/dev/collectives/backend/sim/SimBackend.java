@@ -15,6 +15,7 @@ import dev.collectives.runtime.bootstrap.Bootstrap;
  */
 @AutoService(Backend.class)
 public final class SimBackend implements Backend {
+    /** The backend's name. */
     public static final String NAME = "sim";
 
     @Override

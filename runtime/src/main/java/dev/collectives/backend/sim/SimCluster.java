@@ -31,6 +31,7 @@ public final class SimCluster implements LocalCluster {
         }
     }
 
+    /** What the cluster simulates. */
     public SimConfig config() {
         return config;
     }

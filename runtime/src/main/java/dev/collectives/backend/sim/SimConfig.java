@@ -16,8 +16,11 @@ import java.util.Optional;
 public final class SimConfig {
     /** The variable the sim's library reads for R9 (it speaks the MCCL dialect). */
     public static final String LEGACY_REGISTER_VARIABLE = "MCCL_LEGACY_MUSA_REGISTER";
+    /** The default recommended VMM granularity: 2 MiB. */
     public static final long DEFAULT_GRANULARITY = 2L << 20;
+    /** How long a rank waits for its peers by default. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+    /** The library version simulated by default, one that registers user buffers. */
     public static final String DEFAULT_LIBRARY_VERSION = "2.28.9";
 
     private final int ranks;
@@ -37,26 +40,32 @@ public final class SimConfig {
         this.timeout = b.timeout;
     }
 
+    /** A builder with the defaults. */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** The number of ranks. */
     public int ranks() {
         return ranks;
     }
 
+    /** How many ranks share a node. */
     public int ranksPerNode() {
         return ranksPerNode;
     }
 
+    /** The recommended VMM granularity, in bytes. */
     public long granularity() {
         return granularity;
     }
 
+    /** What the simulated library and hardware offer. */
     public Capabilities capabilities() {
         return capabilities;
     }
 
+    /** How long a rank waits for its peers. */
     public Duration timeout() {
         return timeout;
     }
@@ -93,6 +102,7 @@ public final class SimConfig {
         private Builder() {
         }
 
+        /** The number of ranks (at least 1). */
         public Builder ranks(int ranks) {
             if (ranks < 1) {
                 throw new IllegalArgumentException("a cluster needs at least one rank, not " + ranks);
@@ -119,16 +129,19 @@ public final class SimConfig {
             return this;
         }
 
+        /** The library version the communicators report, e.g. "2.28.9". */
         public Builder libraryVersion(String libraryVersion) {
             this.libraryVersion = Objects.requireNonNull(libraryVersion);
             return this;
         }
 
+        /** Whether the fabric has MTLink SHARP (R3). */
         public Builder mtlinkSharp(boolean present) {
             this.mtlinkSharp = present;
             return this;
         }
 
+        /** Whether IB SHARP (CollNet) is enabled (R8). */
         public Builder ibSharp(boolean enabled) {
             this.ibSharp = enabled;
             return this;
@@ -140,6 +153,7 @@ public final class SimConfig {
             return this;
         }
 
+        /** Whether symmetric windows are supported (R12). */
         public Builder symmetricWindows(boolean supported) {
             this.symmetricWindows = supported;
             return this;
@@ -172,10 +186,12 @@ public final class SimConfig {
             return this;
         }
 
+        /** The configuration, without starting a cluster. */
         public SimConfig config() {
             return new SimConfig(this);
         }
 
+        /** Starts a cluster of this configuration; close it to destroy its communicators. */
         public SimCluster build() {
             return new SimCluster(config());
         }

@@ -60,8 +60,9 @@ final class SimJoin {
         private String failure;
 
         Forming(Bootstrap first) {
+            // the bootstrap's timeout bounds the job's collectives too, as it bounds its rendezvous
             this.config = SimBackend.cluster().ranks(first.size())
-                    .ranksPerNode(first.localSize().orElse(first.size())).config();
+                    .ranksPerNode(first.localSize().orElse(first.size())).timeout(first.timeout()).config();
             this.group = new CommGroup(config);
         }
 

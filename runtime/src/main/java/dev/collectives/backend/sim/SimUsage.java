@@ -10,6 +10,7 @@ package dev.collectives.backend.sim;
  * @param graphExecs    instantiated graphs not yet destroyed
  */
 public record SimUsage(int allocations, int registrations, int windows, int graphs, int graphExecs) {
+    /** Whether nothing is in use. */
     public boolean isZero() {
         return allocations == 0 && registrations == 0 && windows == 0 && graphs == 0 && graphExecs == 0;
     }

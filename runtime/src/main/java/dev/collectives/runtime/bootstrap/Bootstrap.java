@@ -114,10 +114,12 @@ public final class Bootstrap {
         return new Builder();
     }
 
+    /** This process's rank in the job. */
     public int rank() {
         return rank.value();
     }
 
+    /** The number of ranks of the job. */
     public int size() {
         return size.value();
     }
@@ -163,7 +165,7 @@ public final class Bootstrap {
                     + joined.where());
             return joined;
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "rank " + rank() + " could not join the job: " + e.getMessage());
+            LOG.log(Level.DEBUG, () -> "rank " + rank() + " could not join the job: " + e.getMessage(), e);
             throw e;
         }
     }
@@ -269,31 +271,37 @@ public final class Bootstrap {
             return this;
         }
 
+        /** This process's rank. */
         public Builder rank(int rank) {
             this.rank = rank;
             return this;
         }
 
+        /** The number of ranks of the job. */
         public Builder size(int size) {
             this.size = size;
             return this;
         }
 
+        /** This process's rank among those on its node. */
         public Builder localRank(int localRank) {
             this.localRank = localRank;
             return this;
         }
 
+        /** How many ranks run on this node. */
         public Builder localSize(int localSize) {
             this.localSize = localSize;
             return this;
         }
 
+        /** The device this rank uses. */
         public Builder device(int device) {
             this.device = device;
             return this;
         }
 
+        /** Where the ranks meet. */
         public Builder rendezvous(RendezvousEndpoint endpoint) {
             this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
             return this;
@@ -304,16 +312,19 @@ public final class Bootstrap {
             return rendezvous(RendezvousEndpoint.parse(endpoint));
         }
 
+        /** How long each bootstrap step may take. */
         public Builder timeout(Duration timeout) {
             this.timeout = Objects.requireNonNull(timeout, "timeout");
             return this;
         }
 
+        /** The secret every rank of the job shares. */
         public Builder jobToken(String jobToken) {
             this.jobToken = Objects.requireNonNull(jobToken, "jobToken");
             return this;
         }
 
+        /** The settings given, completed from the environment and the system properties. */
         public Bootstrap build() {
             return new Bootstrap(this);
         }

@@ -4,6 +4,7 @@ import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ProtocolException;
@@ -192,9 +193,7 @@ final class Channel implements AutoCloseable {
             throw new ProtocolException("a text of " + length + " bytes, above the limit of "
                     + Rendezvous.MAX_REASON_BYTES);
         }
-        byte[] bytes = new byte[length];
-        in.readFully(bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
+        return new String(readBytes(in, length), StandardCharsets.UTF_8);
     }
 
     static byte[] truncate(String text) {
@@ -206,9 +205,15 @@ final class Channel implements AutoCloseable {
                 .replace("\uFFFD", "").concat("...").getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * Exactly {@code count} bytes (already checked against a bound). They are read in chunks as they arrive, so a
+     * message that claims many bytes and sends few costs no more memory than what it sent.
+     */
     static byte[] readBytes(DataInputStream in, int count) throws IOException {
-        byte[] bytes = new byte[count];
-        in.readFully(bytes);
+        byte[] bytes = in.readNBytes(count);
+        if (bytes.length != count) {
+            throw new EOFException("the connection ended " + bytes.length + " bytes into " + count);
+        }
         return bytes;
     }
 

@@ -24,8 +24,10 @@ public interface Rendezvous extends AutoCloseable {
     /** Bytes of each rank's value that {@link #agree} shows when the ranks disagree. */
     int AGREE_DETAIL_BYTES = 256;
 
+    /** This rank. */
     int rank();
 
+    /** The number of ranks. */
     int size();
 
     /** Where the ranks met, for messages. */

@@ -13,7 +13,9 @@ import java.util.Objects;
 public final class RendezvousEndpoint {
     /** How the ranks meet. */
     public enum Kind {
+        /** {@code tcp://host:port}: rank 0 serves there, the others connect. */
         TCP,
+        /** {@code file:/shared/directory}: a directory every rank sees. */
         FILE
     }
 
@@ -29,6 +31,7 @@ public final class RendezvousEndpoint {
         this.directory = directory;
     }
 
+    /** {@code tcp://host:port}. */
     public static RendezvousEndpoint tcp(String host, int port) {
         Objects.requireNonNull(host, "host");
         if (host.isBlank() || port < 1 || port > 65535) {
@@ -72,6 +75,7 @@ public final class RendezvousEndpoint {
                 + "': expected tcp://host:port or file:/shared/directory");
     }
 
+    /** How the ranks meet. */
     public Kind kind() {
         return kind;
     }

@@ -297,12 +297,30 @@ final class TcpRoot extends Exchange {
         }
     }
 
-    /** The admitted {@code member} becomes rank {@code rank}; a thread reads its messages from now on. */
+    /**
+     * The admitted {@code member} becomes rank {@code rank}; a thread reads its messages from now on. If the job
+     * ended while it was being admitted, it is told why instead (the ending's own message went out without it).
+     */
     private void join(int rank, Channel member) {
-        synchronized (lock) {
-            members[rank] = member;
-            joined++;
-            lock.notifyAll();
+        String ended;
+        boolean closed;
+        synchronized (ending) {
+            synchronized (lock) {
+                members[rank] = member;
+                joined++;
+                lock.notifyAll();
+                ended = fatal;
+                closed = closing;
+            }
+            if (ended != null) {
+                abort(member, ended, briefly());
+            }
+        }
+        if (closed) {
+            member.close();
+        }
+        if (ended != null || closed) {
+            return;
         }
         Thread listener = new Thread(null, () -> listen(rank, member), "collectives-bootstrap-rank-" + rank,
                 HANDSHAKE_STACK_BYTES);
@@ -498,16 +516,23 @@ final class TcpRoot extends Exchange {
                 fatal = reason;
                 lock.notifyAll();
             }
-            Deadline brief = Deadline.after(Duration.ofMillis(Math.min(1000, timeout().toMillis())));
-            byte[] text = Channel.truncate("rank 0 ended the job: " + reason);
-            for (Channel member : members()) {
-                try {
-                    member.send(Channel.ABORT, sequence(), text, brief);
-                } catch (IOException ignored) {
-                    // that member is gone or stuck; it fails on its own deadline
-                }
-            }
+            Deadline brief = briefly();
+            members().forEach(member -> abort(member, reason, brief));
         }
+    }
+
+    /** Tells {@code member} why the job ended (best effort, by {@code deadline}). */
+    private void abort(Channel member, String reason, Deadline deadline) {
+        try {
+            member.send(Channel.ABORT, sequence(), Channel.truncate("rank 0 ended the job: " + reason), deadline);
+        } catch (IOException ignored) {
+            // that member is gone or stuck; it fails on its own deadline
+        }
+    }
+
+    /** How long telling the members why the job ended may take, all of them together. */
+    private Deadline briefly() {
+        return Deadline.after(Duration.ofMillis(Math.min(1000, timeout().toMillis())));
     }
 
     private List<Channel> members() {

@@ -19,6 +19,11 @@ public final class RankThreads {
     private RankThreads() {
     }
 
+    /**
+     * Runs {@code body} once per rank, each on a thread of its own named after {@code threadName}, with the context
+     * {@code contexts} makes for it; when a rank fails, {@code releaseOthers} lets the others go, and the first failure
+     * is thrown once all have ended.
+     */
     public static void run(int ranks, String threadName, IntFunction<RankContext> contexts,
                            LocalCluster.RankBody body, Runnable releaseOthers) {
         ConcurrentLinkedQueue<Map.Entry<Integer, Throwable>> failures = new ConcurrentLinkedQueue<>();

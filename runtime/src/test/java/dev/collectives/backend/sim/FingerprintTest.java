@@ -128,6 +128,27 @@ class FingerprintTest {
     }
 
     @Test
+    void anOutcomeAgreementPassesWhenEveryRankPreparedAndFailsEveryRankWithTheReasonOfOneThatDidNot() {
+        try (SimCluster cluster = SimBackend.cluster().ranks(3).build()) {
+            Throwable[] passed = failures(cluster, ctx -> Fingerprint.agreeOnOutcome(ctx.comm(), ctx.stream(), () -> { }));
+            for (Throwable t : passed) {
+                assertNull(t);
+            }
+            Throwable[] f = failures(cluster, ctx -> Fingerprint.agreeOnOutcome(ctx.comm(), ctx.stream(), () -> {
+                if (ctx.rank() == 2) {
+                    throw CollectivesException.violation(Rule.R7_ARENA, 2, "an op reaches past `grads`");
+                }
+            }));
+            for (int r = 0; r < 3; r++) {
+                CollectivesException e = PerRank.assertCollectivesException(f, r);
+                assertEquals(Rule.R7_ARENA, e.rule(), e.getMessage());
+                PerRank.assertContains(e.getMessage(), "an op reaches past `grads`");
+            }
+            assertTrue(cluster.usage().isZero());
+        }
+    }
+
+    @Test
     void whenSeveralRanksFailTheLowestOnesReasonIsReportedAndEachKeepsItsOwn() {
         try (SimCluster cluster = SimBackend.cluster().ranks(4).build()) {
             Throwable[] f = failures(cluster, ctx -> Fingerprint.agree(ctx.comm(), ctx.stream(), () -> {

@@ -44,9 +44,16 @@ final class ChildRank implements AutoCloseable {
     }
 
     static ChildRank start(String name, Class<?> main, Map<String, String> variables, String... args) {
+        return start(name, main, List.of(), variables, args);
+    }
+
+    /** {@code main} in a JVM that also gets {@code jvmOptions} (e.g. a small heap). */
+    static ChildRank start(String name, Class<?> main, List<String> jvmOptions, Map<String, String> variables,
+                           String... args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
-                System.getProperty("java.class.path"), main.getName()));
+                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         Map<String, String> environment = builder.environment();

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -23,6 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MultiProcessRendezvousTest {
     private static final Duration LONG = Duration.ofSeconds(20);
     private static final Duration SHORT = Duration.ofSeconds(3);
+    /** Well before {@link #LONG}: what "at once" must mean for a process that started a few seconds earlier. */
+    private static final Duration PROMPTLY = Duration.ofSeconds(8);
     private static final String TOKEN = RankThreadsForTests.TOKEN;
 
     @TempDir
@@ -99,24 +102,56 @@ class MultiProcessRendezvousTest {
     @ValueSource(strings = {"tcp", "file"})
     void aProcessKilledMidwayFailsTheOthersNamingIt(String kind) {
         endpoint(kind);
+        // tcp: rank 0 watches every connection, so it fails as soon as the process dies, long before its deadline;
+        // file: nothing tells of a death, so rank 0 fails at its (short) deadline
+        Duration deadline = kind.equals("tcp") ? LONG : SHORT;
         ChildRank one = start("rank 1", ompi(1, 3), LONG, TOKEN);
         ChildRank doomed = start("rank 2", ompi(2, 3), LONG, TOKEN, "hang-after-broadcast");
         one.await("STARTED", LONG);
         doomed.await("STARTED", LONG);
-        ChildRank root = start("rank 0", ompi(0, 3), SHORT, TOKEN);
+        ChildRank root = start("rank 0", ompi(0, 3), deadline, TOKEN);
         doomed.await("WAITING", LONG);
         doomed.kill();
         String rootMessage = root.failure(SHORT);
         String oneMessage = one.failure(SHORT);
         if (kind.equals("tcp")) {
-            assertTrue(rootMessage.contains("rank 0: rank 2 at /127.0.0.1:") && rootMessage.contains("is gone"),
-                    rootMessage);
+            assertTrue(rootMessage.contains("rank 0: rank 2 at /127.0.0.1:")
+                    && rootMessage.contains("is gone: its connection ended during allgather #2"), rootMessage);
             assertTrue(oneMessage.contains("rank 0 ended the job: rank 2 at /127.0.0.1:"), oneMessage);
         } else {
             assertTrue(rootMessage.contains("rank 0: rank 2 did not take part in allgather #2 at " + endpoint
                     + " within 3 s"), rootMessage);
             assertTrue(oneMessage.contains("rank 0 ended the job: rank 2 did not take part in allgather #2"),
                     oneMessage);
+        }
+    }
+
+    @Test
+    void aProcessKilledWhileOthersAreStillJoiningFailsRankZeroAtOnceNamingIt() {
+        endpoint("tcp");
+        ChildRank doomed = start("rank 1", ompi(1, 3), LONG, TOKEN);
+        ChildRank root = start("rank 0", ompi(0, 3), LONG, TOKEN);
+        doomed.await("JOINED", LONG);
+        doomed.kill();  // rank 2 never comes: without a watch on rank 1, rank 0 would wait out its 20 s
+        String rootMessage = root.failure(PROMPTLY);
+        assertTrue(rootMessage.contains("rank 0: rank 1 at /127.0.0.1:")
+                && rootMessage.contains("is gone: its connection ended while the ranks were joining"), rootMessage);
+    }
+
+    @Test
+    void rankZeroKilledInsideAnOperationFailsTheOthersAtOnceNamingIt() {
+        endpoint("tcp");
+        ChildRank one = start("rank 1", ompi(1, 3), LONG, TOKEN);
+        ChildRank two = start("rank 2", ompi(2, 3), LONG, TOKEN);
+        ChildRank root = start("rank 0", ompi(0, 3), LONG, TOKEN, "hang-after-broadcast");
+        root.await("WAITING", LONG);
+        one.await("ID ", LONG);
+        two.await("ID ", LONG);
+        root.kill();
+        for (ChildRank rank : List.of(one, two)) {
+            String message = rank.failure(PROMPTLY);
+            assertTrue(message.contains("rank 0 at " + endpoint + " is gone: the connection ended during allgather #2"),
+                    message);
         }
     }
 

@@ -66,6 +66,27 @@ class SimJoinTest {
     }
 
     @Test
+    void aJoinedSimJobTakesItsTimeoutFromTheBootstrap() {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        Duration timeout = Duration.ofMillis(1500);
+        List<Outcome<Object>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
+            try (JoinedRank me = Backends.get("sim").join(bootstrap(endpoint, rank, 2, timeout));
+                 DeviceBuffer buffer = me.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4)) {
+                if (rank == 0) { // rank 1 never calls the allreduce
+                    me.comm().allReduce(buffer, buffer, 4, DataType.FLOAT32, ReduceOp.SUM, me.stream());
+                    me.stream().synchronize();
+                } else {
+                    Thread.sleep(2 * timeout.toMillis() + 1000);
+                }
+                return null;
+            }
+        });
+        assertTrue(outcomes.get(0).failure() instanceof CollectivesException, String.valueOf(outcomes.get(0)));
+        // well before the sim's own default of a minute
+        RankThreadsForTests.finishedWithin(outcomes.get(0), timeout.multipliedBy(2));
+    }
+
+    @Test
     void threadsJoinASimJobFromLauncherVariablesThroughAFileRendezvous() {
         String endpoint = "file:" + shared.resolve("job");
         List<Outcome<float[]>> outcomes = RankThreadsForTests.run(3, rank -> () -> jobBody(Bootstrap.fromEnvironment(

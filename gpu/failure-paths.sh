@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The failure paths one GPU can prove (DeviceAbortGpuTest: abort during a pending graph launch, synchronize past
+# collectives.device.syncTimeoutSeconds=2), each test in its own JVM under a time limit; a summary last. Staged as
+# DIR/run.sh beside DIR/lib (the runtime jar and test-jar, javacpp, the JUnit console) with a JRE at DIR/../.gpu-jre.
+set -u
+export NCCL_NVLS_ENABLE=0
+here=$(cd "$(dirname "$0")" && pwd); out=${OUT:-/tmp/out}; mkdir -p "$out"
+java=${JAVA:-$here/../.gpu-jre/bin/java}
+libfile() { local p; p=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1==n {print $NF; exit}')
+  [ -n "$p" ] || p=$(find /usr/lib /usr/local /opt /lib -name "$1" 2>/dev/null | head -1); echo "$p"; }
+nccl=$(libfile libnccl.so.2); cudart=$(libfile libcudart.so.13); [ -n "$cudart" ] || cudart=$(libfile libcudart.so.12)
+cuda=$(libfile libcuda.so.1)
+export COLLECTIVES_NCCL_CCL_LIBRARY=$nccl COLLECTIVES_NCCL_RUNTIME_LIBRARY=$cudart COLLECTIVES_NCCL_DRIVER_LIBRARY=$cuda
+{ echo "libraries: $nccl $cudart $cuda"; nvidia-smi -L; strings "$nccl" | grep -m1 -E "^NCCL version"; } | tee "$out/summary.txt"
+cp=$(ls "$here"/lib/*.jar | grep -v console | tr '\n' ':')
+for t in abortDuringAPendingGraphLaunchEndsItAndEverythingCloses aSynchronizeOutlivingItsTimeoutAbortsTheCommunicatorAndThrows; do
+  start=$SECONDS
+  timeout -k 5 100 "$java" -Xss16m -Dcollectives.device.syncTimeoutSeconds=2 -jar "$here"/lib/junit-platform-console-standalone-1.14.4.jar \
+    execute --class-path "$cp" --select-method "dev.collectives.backend.device.DeviceAbortGpuTest#$t" --include-tag gpu \
+    --disable-banner --details=tree > "$out/$t.log" 2>&1
+  rc=$?
+  echo "$t: rc=$rc $((SECONDS - start))s $(grep -E '^(abort during|sync timeout|StreamQuery took)|tests (successful|failed)|Exception|expected' "$out/$t.log" | cut -c1-600 | tr -s ' ' | tr '\n' ' ')" | tee -a "$out/summary.txt"
+done
