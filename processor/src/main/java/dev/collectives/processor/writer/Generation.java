@@ -26,7 +26,6 @@ import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.PipelineSupport;
-import dev.collectives.runtime.Stream;
 
 /**
  * What the parts of one generation share: the model, the class being built, the body of its {@code open()} (the
@@ -107,9 +106,7 @@ final class Generation {
         switch (n.scope()) {
             case DIM: return CodeBlock.of("$N", names.get(model.dim(n.name()).orElseThrow()));
             case RANKS: return model.ranks() > 0 ? CodeBlock.of("$LL", model.ranks())
-                    : ranksField ? CodeBlock.of("$N", names.get(ModelReader.RANKS))
-                    // a check of the writer's own (not of an expression) may name ranks: the communicator's size
-                    : CodeBlock.of("(long) $N.size()", names.get("comm"));
+                    : CodeBlock.of("$N", names.get(ModelReader.RANKS));
             default: return params.get(n.name());
         }
     }
