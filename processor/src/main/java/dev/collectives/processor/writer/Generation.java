@@ -96,7 +96,8 @@ final class Generation {
 
     /** Expressions name ranks, or conditions left for bind do (allgather, reducescatter, alltoall reach × ranks). */
     private static boolean usesRanks(PipelineModel model) {
-        return java.util.stream.Stream.concat( // qualified: runtime.Stream is importedConditions.expressions(model).stream(),
+        // java.util.stream.Stream qualified: the runtime's Stream is imported
+        return java.util.stream.Stream.concat(Conditions.expressions(model).stream(),
                         Conditions.of(model).stream().flatMap(c -> c.operands().stream()))
                 .anyMatch(e -> e.names().stream().anyMatch(n -> n.scope() == Expr.Scope.RANKS));
     }
