@@ -55,13 +55,13 @@ class CorpusTest {
             List<String> messages = compilation.diagnostics().stream()
                     .map(d -> d.getKind() + ": " + d.getMessage(Locale.ROOT)).collect(Collectors.toList());
             assertFalse(messages.isEmpty(), "no diagnostics for " + path);
+            List<String> wordings = List.of(expected.split(" \\| "));
             long line = markedLine(text, path);
             String file = path.getFileName().toString();
-            List<String> wordings = List.of(expected.split(" \\| "));
-            assertTrue(compilation.diagnostics().stream().anyMatch(d -> wordings.stream()
-                            .anyMatch(d.getMessage(Locale.ROOT)::contains)
-                            && d.getLineNumber() == line && d.getSource() != null
-                            && d.getSource().getName().endsWith("/" + file)),
+            assertTrue(compilation.diagnostics().stream()
+                            .anyMatch(d -> wordings.stream().anyMatch(d.getMessage(Locale.ROOT)::contains)
+                                    && d.getLineNumber() == line && d.getSource() != null
+                                    && d.getSource().getName().endsWith("/" + file)),
                     "no diagnostic contains `" + expected + "` on line " + line + " of " + file + ": "
                             + compilation.diagnostics());
             assertTrue(messages.stream().noneMatch(m -> m.contains("[internal]")

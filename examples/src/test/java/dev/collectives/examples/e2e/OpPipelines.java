@@ -133,6 +133,19 @@ final class OpPipelines {
         void sum();
     }
 
+    /** The same under graph registration, where R2 holds for the external's head offset on every rank. */
+    @CollectivePipeline(registration = Registration.GRAPH)
+    interface WithExternalGraph {
+        @External(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer given();
+
+        @Buffer(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer result();
+
+        @AllReduce(send = "given", recv = "result", count = 8)
+        void sum();
+    }
+
     /** Without registration, rank 0 broadcasts into an external that ranks may pass at any head offset (R2). */
     @CollectivePipeline(registration = Registration.NONE)
     interface BroadcastIntoExternal {

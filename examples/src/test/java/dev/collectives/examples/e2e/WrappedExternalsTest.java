@@ -10,11 +10,14 @@ import dev.collectives.annotation.HandleType;
 import dev.collectives.backend.sim.SimForeignMemory;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.Pipeline;
+import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Rule;
 
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BiFunction;
 import java.util.function.IntFunction;
 
 /**
@@ -28,13 +31,20 @@ class WrappedExternalsTest {
     /** Binds {@code WithExternal} on 2 ranks to framework memory made per rank; returns what each bind threw. */
     private static AtomicReferenceArray<CollectivesException> bindFailures(IntFunction<SimForeignMemory> memory,
                                                                            long offsetOfRank1) {
+        return bindFailures(memory, offsetOfRank1, (rank, given) ->
+                CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), given));
+    }
+
+    /** Binds the pipeline {@code bind} makes on 2 ranks to framework memory made per rank; returns what each threw. */
+    private static AtomicReferenceArray<CollectivesException> bindFailures(IntFunction<SimForeignMemory> memory,
+            long offsetOfRank1, BiFunction<RankContext, DeviceBuffer, Pipeline> bind) {
         AtomicReferenceArray<CollectivesException> failures = new AtomicReferenceArray<>(2);
         Ranks.run(2, rank -> {
             try (SimForeignMemory owned = memory.apply(rank.rank())) {
                 DeviceBuffer given = rank.comm().wrap(owned.address() + rank.rank() * offsetOfRank1, 32,
                         DataType.FLOAT32);
                 failures.set(rank.rank(), assertThrows(CollectivesException.class,
-                        () -> CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), given).close()));
+                        () -> bind.apply(rank, given).close()));
             }
         });
         return failures;
@@ -62,7 +72,8 @@ class WrappedExternalsTest {
     @Test
     void r2WrappedMemoryAtDifferentOffsetsFromItsHead() {
         AtomicReferenceArray<CollectivesException> failures = bindFailures(rank -> SimForeignMemory.vmm(rank, 4096,
-                GRANULARITY, HandleType.POSIX_FILE_DESCRIPTOR), 128);
+                GRANULARITY, HandleType.POSIX_FILE_DESCRIPTOR), 128, (rank, given) ->
+                CollectiveOpPipelines_WithExternalGraph.bind(rank.comm(), rank.stream(), given));
         for (int r = 0; r < 2; r++) {
             assertEquals(Rule.R2_OFFSET, failures.get(r).rule(), failures.get(r).getMessage());
             assertTrue(failures.get(r).getMessage().contains("rank 0: [R2 OFFSET] 0; rank 1: [R2 OFFSET] 128"),

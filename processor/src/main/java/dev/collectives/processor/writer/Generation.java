@@ -3,6 +3,7 @@ package dev.collectives.processor.writer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import javax.lang.model.element.Element;
 import javax.lang.model.element.Modifier;
@@ -94,8 +95,10 @@ final class Generation {
         return names.get(b);
     }
 
+    /** Expressions name ranks, or conditions left for bind do (allgather, reducescatter, alltoall reach × ranks). */
     private static boolean usesRanks(PipelineModel model) {
-        return Conditions.expressions(model).stream()
+        return Stream.concat(Conditions.expressions(model).stream(),
+                        Conditions.of(model).stream().flatMap(c -> c.operands().stream()))
                 .anyMatch(e -> e.names().stream().anyMatch(n -> n.scope() == Expr.Scope.RANKS));
     }
 
@@ -104,7 +107,9 @@ final class Generation {
         switch (n.scope()) {
             case DIM: return CodeBlock.of("$N", names.get(model.dim(n.name()).orElseThrow()));
             case RANKS: return model.ranks() > 0 ? CodeBlock.of("$LL", model.ranks())
-                    : CodeBlock.of("$N", names.get(ModelReader.RANKS));
+                    : ranksField ? CodeBlock.of("$N", names.get(ModelReader.RANKS))
+                    // a check of the writer's own (not of an expression) may name ranks: the communicator's size
+                    : CodeBlock.of("(long) $N.size()", names.get("comm"));
             default: return params.get(n.name());
         }
     }

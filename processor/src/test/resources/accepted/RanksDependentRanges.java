@@ -1,0 +1,14 @@
+package accepted;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+
+/** Ranges whose overlap only bind can tell: ranks not declared, two externals that may be one tensor. */
+@CollectivePipeline(registration = Registration.LOCAL)
+interface RanksDependentRanges {
+    @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer block();
+    @External(type = DataType.FLOAT32, count = 8) DeviceBuffer in();
+    @External(type = DataType.FLOAT32, count = 8) DeviceBuffer out();
+    @AllGather(send = "block", sendOffset = 32, recv = "block", sendCount = 8) void gather();
+    @AllReduce(send = "in", recv = "out", count = 8) void sum();
+}
