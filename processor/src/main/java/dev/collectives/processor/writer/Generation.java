@@ -3,7 +3,6 @@ package dev.collectives.processor.writer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 import javax.lang.model.element.Element;
 import javax.lang.model.element.Modifier;
@@ -97,9 +96,9 @@ final class Generation {
 
     /** Expressions name ranks, or conditions left for bind do (allgather, reducescatter, alltoall reach × ranks). */
     private static boolean usesRanks(PipelineModel model) {
-        return Stream.concat(Conditions.expressions(model).stream(),
-                        Conditions.of(model).stream().flatMap(c -> c.operands().stream()))
-                .anyMatch(e -> e.names().stream().anyMatch(n -> n.scope() == Expr.Scope.RANKS));
+        List<Expr> expressions = new ArrayList<>(Conditions.expressions(model));
+        model.conditions().forEach(c -> expressions.addAll(c.operands()));
+        return expressions.stream().anyMatch(e -> e.names().stream().anyMatch(n -> n.scope() == Expr.Scope.RANKS));
     }
 
     /** A dim's field or the ranks field; parameters through {@code params}. */
