@@ -3,6 +3,8 @@ package dev.collectives.processor;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
@@ -11,19 +13,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
-import javax.annotation.processing.Completion;
-import javax.annotation.processing.ProcessingEnvironment;
 import javax.annotation.processing.Processor;
-import javax.annotation.processing.RoundEnvironment;
-import javax.lang.model.SourceVersion;
-import javax.lang.model.element.AnnotationMirror;
-import javax.lang.model.element.Element;
-import javax.lang.model.element.ExecutableElement;
-import javax.lang.model.element.TypeElement;
 
 import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
@@ -53,6 +46,8 @@ import javax.tools.ToolProvider;
 public final class ProcessorBenchmark {
     private static final java.lang.management.ThreadMXBean THREADS =
             java.lang.management.ManagementFactory.getThreadMXBean();
+    /** CPU nanoseconds spent inside the processor's calls since last reset to 0. */
+    private static long insideProcessor;
 
     private ProcessorBenchmark() {
     }
@@ -98,9 +93,9 @@ public final class ProcessorBenchmark {
             StringBuilder line = new StringBuilder(String.format(
                     "round %d (javac thread CPU time): without processor %5d ms", r, without[r] / 1_000_000));
             for (int p = 0; p < processors.size(); p++) {
-                TimedProcessor.inside = 0;
+                insideProcessor = 0;
                 with[p][r] = compile(javac, sources, dir, processors.get(p));
-                inside[p][r] = TimedProcessor.inside;
+                inside[p][r] = insideProcessor;
                 generatedWithout[p][r] = compile(javac, withGenerated.get(p), dir, null);
                 line.append(String.format("; %s: with processor %5d ms (inside it %4d ms), interfaces + "
                         + "generated sources without processor %5d ms", processors.get(p).name(),
@@ -144,7 +139,7 @@ public final class ProcessorBenchmark {
             long start = THREADS.getCurrentThreadCpuTime();
             JavaCompiler.CompilationTask task = javac.getTask(diagnostics, files, null, options, null, units);
             if (processor != null) {
-                task.setProcessors(List.of(new TimedProcessor(processor.create())));
+                task.setProcessors(List.of(timed(processor.create())));
             }
             boolean ok = task.call();
             long elapsed = THREADS.getCurrentThreadCpuTime() - start;
@@ -220,55 +215,22 @@ public final class ProcessorBenchmark {
     }
 
     /**
-     * The processor's own CPU time, summed over its {@code init} and {@code process} calls: what the difference
-     * of two whole compilations gives only through their noise. Since javac calls processors in its own thread,
-     * these calls' time is part of the compilation's.
+     * The processor behind a proxy that sums the CPU time of every call into it in {@link #insideProcessor}: what
+     * the difference of two whole compilations gives only through their noise. javac calls processors in its own
+     * thread, so this time is part of the compilation's.
      */
-    private static final class TimedProcessor implements Processor {
-        static long inside;
-        private final Processor processor;
-
-        TimedProcessor(Processor processor) {
-            this.processor = processor;
-        }
-
-        @Override
-        public Set<String> getSupportedOptions() {
-            return processor.getSupportedOptions();
-        }
-
-        @Override
-        public Set<String> getSupportedAnnotationTypes() {
-            return processor.getSupportedAnnotationTypes();
-        }
-
-        @Override
-        public SourceVersion getSupportedSourceVersion() {
-            return processor.getSupportedSourceVersion();
-        }
-
-        @Override
-        public void init(ProcessingEnvironment env) {
-            long start = THREADS.getCurrentThreadCpuTime();
-            processor.init(env);
-            inside += THREADS.getCurrentThreadCpuTime() - start;
-        }
-
-        @Override
-        public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
-            long start = THREADS.getCurrentThreadCpuTime();
-            try {
-                return processor.process(annotations, round);
-            } finally {
-                inside += THREADS.getCurrentThreadCpuTime() - start;
-            }
-        }
-
-        @Override
-        public Iterable<? extends Completion> getCompletions(Element element, AnnotationMirror annotation,
-                ExecutableElement member, String userText) {
-            return processor.getCompletions(element, annotation, member, userText);
-        }
+    private static Processor timed(Processor processor) {
+        return (Processor) Proxy.newProxyInstance(Processor.class.getClassLoader(), new Class<?>[] {Processor.class},
+                (proxy, method, args) -> {
+                    long start = THREADS.getCurrentThreadCpuTime();
+                    try {
+                        return method.invoke(processor, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    } finally {
+                        insideProcessor += THREADS.getCurrentThreadCpuTime() - start;
+                    }
+                });
     }
 
     private static long median(long[] values) {
