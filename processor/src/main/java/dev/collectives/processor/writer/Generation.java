@@ -25,7 +25,6 @@ import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.PipelineSupport;
-import dev.collectives.runtime.Stream;
 
 /**
  * What the parts of one generation share: the model, the class being built, the body of its {@code open()} (the
