@@ -28,6 +28,7 @@ import dev.collectives.processor.model.SourceOrder;
 import dev.collectives.processor.model.Unresolved;
 import dev.collectives.processor.validation.Diagnostics;
 import dev.collectives.processor.validation.Tag;
+import dev.collectives.processor.validation.Validator;
 import dev.collectives.runtime.Rule;
 import dev.collectives.processor.validation.Validators;
 import dev.collectives.processor.writer.PipelineWriter;
@@ -52,12 +53,15 @@ public final class CollectivesProcessor extends AbstractProcessor {
 
     private SourceOrder sourceOrder;
     private RepeatedAnnotations repeatedAnnotations;
+    /** Stateless, so made once for every pipeline of every round. */
+    private List<Validator> validators;
 
     @Override
     public synchronized void init(ProcessingEnvironment env) {
         super.init(env);
         sourceOrder = SourceOrder.of(env);
         repeatedAnnotations = RepeatedAnnotations.of(env);
+        validators = Validators.all(env);
     }
 
     @Override
@@ -117,7 +121,7 @@ public final class CollectivesProcessor extends AbstractProcessor {
         Diagnostics diagnostics = new Diagnostics(processingEnv.getMessager(),
                 processingEnv.getOptions().get(RULES_URL_OPTION), repeatedAnnotations);
         unresolved.forEach(u -> reportUnresolved(u, diagnostics));
-        Validators.all(processingEnv).forEach(v -> v.validate(model, diagnostics));
+        validators.forEach(v -> v.validate(model, diagnostics));
         String generatedName = claimGeneratedName(model, diagnostics);
         if (diagnostics.hasErrors() || !Validators.complete(model) || generatedName == null) {
             return;
@@ -157,7 +161,9 @@ public final class CollectivesProcessor extends AbstractProcessor {
                     + type.getQualifiedName() + "` would both generate " + name + "; rename one of them");
             return null;
         }
-        TypeElement existing = processingEnv.getElementUtils().getTypeElement(name);
+        // looked up in the pipeline's module only: unqualified, javac looks in every module of the platform
+        TypeElement existing = processingEnv.getElementUtils().getTypeElement(
+                processingEnv.getElementUtils().getModuleOf(type), name);
         if (first == null && existing != null && !processingEnv.getTypeUtils().isAssignable(existing.asType(),
                 processingEnv.getTypeUtils().erasure(type.asType()))) {
             diagnostics.error(Tag.DUPLICATE, model.site(), "the class generated for `" + type.getSimpleName()

@@ -29,7 +29,8 @@ import com.google.testing.compile.Compilation;
 import com.google.testing.compile.JavaFileObjects;
 
 /**
- * Passing pipelines for GRAPH, LOCAL and NONE: they compile without a warning under -Xlint:all -Werror, and the
+ * Passing pipelines for GRAPH, LOCAL and NONE, and with sizes at bind and at call (ShapesLocalPipeline,
+ * ShapesGraphPipeline): they compile without a warning under -Xlint:all -Werror, and the
  * generated source equals the golden copy in src/test/resources/golden (kept as .java.txt, so that javac does not see it on the class path). After an intended change to the writer,
  * regenerate the golden copies with {@code mvn -pl processor -am test -Dtest=GoldenSourcesTest -Dgolden.update=true}
  * and review the diff.

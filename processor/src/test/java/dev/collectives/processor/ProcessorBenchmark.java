@@ -3,13 +3,20 @@ package dev.collectives.processor;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
+
+import javax.annotation.processing.Processor;
 
 import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
@@ -17,21 +24,30 @@ import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 
 /**
- * javac time (CPU time of the compiling thread) for 100 pipeline interfaces, without and with the processor, in one run (same JVM, same sources,
- * alternating, after warm-up). "With" includes compiling the 100 generated classes, so a third figure compiles the
- * interfaces together with the already generated sources, processor off: the difference to "with" is the
- * processor's own time. Prints each figure and the ratios of medians.
+ * javac time (CPU time of the compiling thread) for 100 pipeline interfaces, without and with the processor, in one
+ * run (same JVM, same sources, alternating, after warm-up). "With" includes compiling the 100 generated classes, so a
+ * third figure compiles the interfaces together with the already generated sources, processor off: the difference
+ * to "with" is the processor's own time and javac's extra rounds. The CPU time spent inside the processor's calls is
+ * measured too: that figure does not carry the noise of two whole compilations. Prints each figure and the ratios
+ * of medians.
+ *
+ * <p>{@code -Dbench.baseline=CLASSPATH} (another build's processor classes, with the JavaPoet jar and runtime classes
+ * it was built with) adds the same figures for that processor, interleaved in the same rounds: a before/after table
+ * from one run, on one load.
  *
  * <pre>
- * mvn -B -q -pl processor -am test-compile
- * mvn -B -q -pl processor dependency:build-classpath -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=test
+ * mvn -B -q -pl processor -am test-compile dependency:build-classpath -Dmdep.outputFile=target/bench.cp \
+ *     -Dmdep.includeScope=test
  * java -cp processor/target/test-classes:processor/target/classes:runtime/target/classes:$(cat processor/target/bench.cp) \
+ *     [-Dbench.baseline=OLD_PROCESSOR_CLASSES:JAVAPOET_JAR:OLD_RUNTIME_CLASSES] \
  *     dev.collectives.processor.ProcessorBenchmark [pipelines = 100] [rounds = 9] [warm-up rounds = 5]
  * </pre>
  */
 public final class ProcessorBenchmark {
     private static final java.lang.management.ThreadMXBean THREADS =
             java.lang.management.ManagementFactory.getThreadMXBean();
+    /** CPU nanoseconds spent inside the processor's calls since last reset to 0. */
+    private static long insideProcessor;
 
     private ProcessorBenchmark() {
     }
@@ -50,42 +66,56 @@ public final class ProcessorBenchmark {
         }
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         System.out.printf("%d pipeline interfaces, %d warm-up + %d measured rounds each%n", pipelines, warmUps, rounds);
-        for (int warmUp = 0; warmUp < warmUps; warmUp++) {
-            compile(javac, sources, dir, false);
-            compile(javac, sources, dir, true);
+        List<ProcessorUnderTest> processors = new ArrayList<>(List.of(
+                new ProcessorUnderTest("current", CollectivesProcessor::new)));
+        String baseline = System.getProperty("bench.baseline");
+        if (baseline != null) {
+            processors.add(ProcessorUnderTest.loadedFrom("baseline", baseline));
         }
-        List<Path> withGenerated = new ArrayList<>(sources);
-        try (Stream<Path> generated = Files.walk(dir.resolve("out-with"))) {
-            generated.filter(p -> p.toString().endsWith(".java")).forEach(p -> {
-                Path copy = dir.resolve("generated").resolve(p.getFileName());
-                try {
-                    Files.createDirectories(copy.getParent());
-                    Files.copy(p, copy);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-                withGenerated.add(copy);
-            });
+        for (int warmUp = 0; warmUp < warmUps; warmUp++) {
+            compile(javac, sources, dir, null);
+            for (ProcessorUnderTest processor : processors) {
+                compile(javac, sources, dir, processor);
+            }
+        }
+        List<List<Path>> withGenerated = new ArrayList<>();
+        for (ProcessorUnderTest processor : processors) {
+            compile(javac, sources, dir, processor);
+            withGenerated.add(copyGenerated(sources, dir.resolve("out-with"),
+                    dir.resolve("generated-" + processor.name())));
         }
         long[] without = new long[rounds];
-        long[] with = new long[rounds];
-        long[] generatedWithout = new long[rounds];
+        long[][] with = new long[processors.size()][rounds];
+        long[][] generatedWithout = new long[processors.size()][rounds];
+        long[][] inside = new long[processors.size()][rounds];
         for (int r = 0; r < rounds; r++) {
-            without[r] = compile(javac, sources, dir, false);
-            with[r] = compile(javac, sources, dir, true);
-            generatedWithout[r] = compile(javac, withGenerated, dir, false);
-            System.out.printf("round %d (javac thread CPU time): without processor %5d ms, with processor %5d ms, "
-                    + "interfaces + generated sources without processor %5d ms%n", r, without[r] / 1_000_000, with[r] / 1_000_000,
-                    generatedWithout[r] / 1_000_000);
+            without[r] = compile(javac, sources, dir, null);
+            StringBuilder line = new StringBuilder(String.format(
+                    "round %d (javac thread CPU time): without processor %5d ms", r, without[r] / 1_000_000));
+            for (int p = 0; p < processors.size(); p++) {
+                insideProcessor = 0;
+                with[p][r] = compile(javac, sources, dir, processors.get(p));
+                inside[p][r] = insideProcessor;
+                generatedWithout[p][r] = compile(javac, withGenerated.get(p), dir, null);
+                line.append(String.format("; %s: with processor %5d ms (inside it %4d ms), interfaces + "
+                        + "generated sources without processor %5d ms", processors.get(p).name(),
+                        with[p][r] / 1_000_000, inside[p][r] / 1_000_000, generatedWithout[p][r] / 1_000_000));
+            }
+            System.out.println(line);
         }
         long medianWithout = median(without);
-        long medianWith = median(with);
-        long medianGenerated = median(generatedWithout);
-        System.out.printf("median: without %d ms, with %d ms, interfaces + generated without %d ms%n",
-                medianWithout / 1_000_000, medianWith / 1_000_000, medianGenerated / 1_000_000);
-        System.out.printf("ratio with/without processor = %.2f; processor's own share (with - generated) = %d ms, "
-                + "ratio with/(interfaces + generated, no processor) = %.2f%n", (double) medianWith / medianWithout,
-                (medianWith - medianGenerated) / 1_000_000, (double) medianWith / medianGenerated);
+        System.out.printf("median without processor: %d ms%n", medianWithout / 1_000_000);
+        System.out.println("| processor | with | interfaces + generated, no processor | with - that "
+                + "| inside the processor | with / without | with / (interfaces + generated) |");
+        System.out.println("|---|---|---|---|---|---|---|");
+        for (int p = 0; p < processors.size(); p++) {
+            long medianWith = median(with[p]);
+            long medianGenerated = median(generatedWithout[p]);
+            System.out.printf("| %s | %d ms | %d ms | %d ms | %d ms | %.2f | %.2f |%n", processors.get(p).name(),
+                    medianWith / 1_000_000, medianGenerated / 1_000_000, (medianWith - medianGenerated) / 1_000_000,
+                    median(inside[p]) / 1_000_000, (double) medianWith / medianWithout,
+                    (double) medianWith / medianGenerated);
+        }
         delete(dir);
     }
 
@@ -93,23 +123,25 @@ public final class ProcessorBenchmark {
      * CPU nanoseconds of this thread (javac runs in it) for one javac run over the sources; fails loudly if the
      * compilation does. CPU time, unlike wall time, hardly depends on what else the machine is doing.
      */
-    private static long compile(JavaCompiler javac, List<Path> sources, Path dir, boolean withProcessor)
+    private static long compile(JavaCompiler javac, List<Path> sources, Path dir, ProcessorUnderTest processor)
             throws IOException {
-        Path out = dir.resolve(withProcessor ? "out-with" : "out-without");
+        Path out = dir.resolve(processor != null ? "out-with" : "out-without");
         delete(out);
         Files.createDirectories(out);
         List<String> options = new ArrayList<>(List.of("-d", out.toString(), "-s", out.toString(),
                 "-classpath", System.getProperty("java.class.path"), "-implicit:none"));
-        if (withProcessor) {
-            options.addAll(List.of("-processor", CollectivesProcessor.class.getName()));
-        } else {
+        if (processor == null) {
             options.add("-proc:none");
         }
         StringWriter diagnostics = new StringWriter();
         try (StandardJavaFileManager files = javac.getStandardFileManager(null, null, null)) {
             Iterable<? extends JavaFileObject> units = files.getJavaFileObjectsFromPaths(sources);
             long start = THREADS.getCurrentThreadCpuTime();
-            boolean ok = javac.getTask(diagnostics, files, null, options, null, units).call();
+            JavaCompiler.CompilationTask task = javac.getTask(diagnostics, files, null, options, null, units);
+            if (processor != null) {
+                task.setProcessors(List.of(timed(processor.create())));
+            }
+            boolean ok = task.call();
             long elapsed = THREADS.getCurrentThreadCpuTime() - start;
             if (!ok) {
                 throw new IllegalStateException("benchmark sources do not compile:\n" + diagnostics);
@@ -142,6 +174,63 @@ public final class ProcessorBenchmark {
                 + "    @Send(buffer = \"send\", count = 64) @Recv(buffer = \"recv\", count = 64, offset = 4096)\n"
                 + "    void ring();\n"
                 + "}\n";
+    }
+
+    /** The sources plus copies of the sources generated into {@code out}. */
+    private static List<Path> copyGenerated(List<Path> sources, Path out, Path copies) throws IOException {
+        List<Path> all = new ArrayList<>(sources);
+        try (Stream<Path> generated = Files.walk(out)) {
+            for (Path p : (Iterable<Path>) generated.filter(f -> f.toString().endsWith(".java"))::iterator) {
+                Path copy = copies.resolve(p.getFileName());
+                Files.createDirectories(copy.getParent());
+                Files.copy(p, copy);
+                all.add(copy);
+            }
+        }
+        return all;
+    }
+
+    /** A processor to measure: a fresh instance per compilation, as javac makes one. */
+    private record ProcessorUnderTest(String name, Supplier<Processor> factory) {
+        /** The processor class of another build, in a class loader of its own (over the platform's). */
+        static ProcessorUnderTest loadedFrom(String name, String classPath) throws IOException {
+            List<URL> urls = new ArrayList<>();
+            for (String entry : classPath.split(java.io.File.pathSeparator)) {
+                urls.add(Path.of(entry).toUri().toURL());
+            }
+            ClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader());
+            return new ProcessorUnderTest(name, () -> {
+                try {
+                    return (Processor) loader.loadClass(CollectivesProcessor.class.getName())
+                            .getDeclaredConstructor().newInstance();
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException("no processor in " + classPath, e);
+                }
+            });
+        }
+
+        Processor create() {
+            return factory.get();
+        }
+    }
+
+    /**
+     * The processor behind a proxy that sums the CPU time of every call into it in {@link #insideProcessor}: what
+     * the difference of two whole compilations gives only through their noise. javac calls processors in its own
+     * thread, so this time is part of the compilation's.
+     */
+    private static Processor timed(Processor processor) {
+        return (Processor) Proxy.newProxyInstance(Processor.class.getClassLoader(), new Class<?>[] {Processor.class},
+                (proxy, method, args) -> {
+                    long start = THREADS.getCurrentThreadCpuTime();
+                    try {
+                        return method.invoke(processor, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    } finally {
+                        insideProcessor += THREADS.getCurrentThreadCpuTime() - start;
+                    }
+                });
     }
 
     private static long median(long[] values) {

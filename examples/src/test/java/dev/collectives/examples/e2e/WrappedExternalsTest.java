@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
+import dev.collectives.backend.sim.SimConfig;
 import dev.collectives.backend.sim.SimForeignMemory;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Rule;
 
 import org.junit.jupiter.api.Test;
@@ -25,18 +27,23 @@ class WrappedExternalsTest {
     private static final long GRANULARITY = 2L << 20;
     private static final float[] SUM_OF_TWO_RAMPS = {100, 102, 104, 106, 108, 110, 112, 114};
 
-    /** Binds {@code WithExternal} on 2 ranks to framework memory made per rank; returns what each bind threw. */
+    /**
+     * Binds {@code WithExternal} on 2 ranks (with MTLink SHARP, under which its local registration needs equal head
+     * offsets, R2) to framework memory made per rank; returns what each bind threw.
+     */
     private static AtomicReferenceArray<CollectivesException> bindFailures(IntFunction<SimForeignMemory> memory,
                                                                            long offsetOfRank1) {
         AtomicReferenceArray<CollectivesException> failures = new AtomicReferenceArray<>(2);
-        Ranks.run(2, rank -> {
-            try (SimForeignMemory owned = memory.apply(rank.rank())) {
-                DeviceBuffer given = rank.comm().wrap(owned.address() + rank.rank() * offsetOfRank1, 32,
-                        DataType.FLOAT32);
-                failures.set(rank.rank(), assertThrows(CollectivesException.class,
-                        () -> CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), given).close()));
-            }
-        });
+        try (LocalCluster cluster = SimConfig.builder().ranks(2).mtlinkSharp(true).build()) {
+            cluster.run(rank -> {
+                try (SimForeignMemory owned = memory.apply(rank.rank())) {
+                    DeviceBuffer given = rank.comm().wrap(owned.address() + rank.rank() * offsetOfRank1, 32,
+                            DataType.FLOAT32);
+                    failures.set(rank.rank(), assertThrows(CollectivesException.class,
+                            () -> CollectiveOpPipelines_WithExternal.bind(rank.comm(), rank.stream(), given).close()));
+                }
+            });
+        }
         return failures;
     }
 

@@ -27,6 +27,8 @@ public final class PipelineModel extends Annotated {
     final List<StepDecl> steps = new ArrayList<>();
     final List<ExecutableElement> unannotated = new ArrayList<>();
     final List<ExecutableElement> concrete = new ArrayList<>();
+    /** Proved once: both the validation and the writer read them. */
+    private List<Condition> conditions;
 
     PipelineModel(TypeElement type, AnnotationMirror mirror) {
         super(type, mirror);
@@ -35,6 +37,14 @@ public final class PipelineModel extends Annotated {
 
     public TypeElement type() {
         return type;
+    }
+
+    /** {@link Conditions#of} this model, once it is read in full and complete. */
+    public List<Condition> conditions() {
+        if (conditions == null) {
+            conditions = Conditions.of(this);
+        }
+        return conditions;
     }
 
     /** Null when the attribute is missing or unreadable. */

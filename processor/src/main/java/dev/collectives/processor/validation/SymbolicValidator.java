@@ -1,7 +1,6 @@
 package dev.collectives.processor.validation;
 
 import dev.collectives.processor.model.Condition;
-import dev.collectives.processor.model.Conditions;
 import dev.collectives.processor.expr.Verdict;
 import dev.collectives.processor.model.PipelineModel;
 
@@ -15,7 +14,7 @@ final class SymbolicValidator implements Validator {
         if (!Validators.complete(model)) {
             return;
         }
-        for (Condition c : Conditions.of(model)) {
+        for (Condition c : model.conditions()) {
             if (c.verdict() == Verdict.FALSE) {
                 diagnostics.error(c.rule(), c.site(), c.text() + " holds for no value of the dims (at least 1) and "
                         + "parameters (at least 0)");

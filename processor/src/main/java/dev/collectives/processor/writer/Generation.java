@@ -96,10 +96,9 @@ final class Generation {
 
     /** Expressions name ranks, or conditions left for bind do (allgather, reducescatter, alltoall reach × ranks). */
     private static boolean usesRanks(PipelineModel model) {
-        // java.util.stream.Stream qualified: the runtime's Stream is imported
-        return java.util.stream.Stream.concat(Conditions.expressions(model).stream(),
-                        Conditions.of(model).stream().flatMap(c -> c.operands().stream()))
-                .anyMatch(e -> e.names().stream().anyMatch(n -> n.scope() == Expr.Scope.RANKS));
+        List<Expr> expressions = new ArrayList<>(Conditions.expressions(model));
+        model.conditions().forEach(c -> expressions.addAll(c.operands()));
+        return expressions.stream().anyMatch(e -> e.names().stream().anyMatch(n -> n.scope() == Expr.Scope.RANKS));
     }
 
     /** A dim's field or the ranks field; parameters through {@code params}. */
@@ -107,7 +106,9 @@ final class Generation {
         switch (n.scope()) {
             case DIM: return CodeBlock.of("$N", names.get(model.dim(n.name()).orElseThrow()));
             case RANKS: return model.ranks() > 0 ? CodeBlock.of("$LL", model.ranks())
-                    : CodeBlock.of("$N", names.get(ModelReader.RANKS));
+                    : ranksField ? CodeBlock.of("$N", names.get(ModelReader.RANKS))
+                    // a check of the writer's own (not of an expression) may name ranks: the communicator's size
+                    : CodeBlock.of("(long) $N.size()", names.get("comm"));
             default: return params.get(n.name());
         }
     }

@@ -17,7 +17,6 @@ import com.palantir.javapoet.TypeSpec;
 import dev.collectives.processor.expr.Verdict;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.Condition;
-import dev.collectives.processor.model.Conditions;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.StepDecl;
@@ -34,7 +33,7 @@ final class ShapeWriter extends GenerationPart {
 
     ShapeWriter(Generation generation) {
         super(generation);
-        this.unproved = Conditions.of(model).stream().filter(c -> c.verdict() == Verdict.UNKNOWN).toList();
+        this.unproved = model.conditions().stream().filter(c -> c.verdict() == Verdict.UNKNOWN).toList();
     }
 
     boolean hasDims() {

@@ -234,6 +234,13 @@ final class TcpMember extends Exchange {
 
     @Override
     protected void doClose() {
+        if (!failed()) {
+            try {
+                root.send(Channel.LEAVE, sequence(), new byte[0], Deadline.after(Duration.ofSeconds(1)));
+            } catch (IOException ignored) {
+                // rank 0 is gone already; nothing is left to tell it
+            }
+        }
         root.close();
     }
 

@@ -32,10 +32,11 @@ import java.util.stream.IntStream;
  * {@link #MAX_HANDSHAKES} at once (a new connection beyond that drops the oldest one still handshaking), so idle,
  * trickling or garbage connections, however many, neither delay nor block the ranks: each is dropped at its own
  * deadline or as soon as it says something wrong. Every admitted rank has a thread that reads its messages as they
- * come, so a rank that disconnects, is killed or asks to end the job ends it on every rank at once, also while the
- * others wait inside an operation or for ranks still joining. Rank 0 keeps serving until closed, so that a late
- * duplicate of a rank is turned away and fails the job; after a failure it keeps answering late arrivals with the
- * reason for the bootstrap timeout, so that they fail at once instead of at their deadline.
+ * come, so a rank that disconnects (without saying it leaves), is killed or asks to end the job ends it on every
+ * rank at once, also while the others wait inside an operation or for ranks still joining. Rank 0 keeps serving
+ * until closed, so that a late duplicate of a rank is turned away and fails the job; after a failure it keeps
+ * answering late arrivals with the reason for the bootstrap timeout, so that they fail at once instead of at their
+ * deadline.
  */
 final class TcpRoot extends Exchange {
     /** How long one connection's handshake may take. */
@@ -59,6 +60,8 @@ final class TcpRoot extends Exchange {
     private final Channel[] members;
     /** Each member's message not yet taken by the operation under way (a member sends one per operation). */
     private final Channel.Frame[] inbox;
+    /** Which members closed their rendezvous (after their last operation) and said so. */
+    private final boolean[] left;
     private final Deque<Channel> handshaking = new ArrayDeque<>();
     private final List<String> turnedAway = new ArrayList<>();
     private int joined;
@@ -74,6 +77,7 @@ final class TcpRoot extends Exchange {
         this.claimedFrom = new String[size];
         this.members = new Channel[size];
         this.inbox = new Channel.Frame[size];
+        this.left = new boolean[size];
         this.acceptor = new Thread(this::acceptLoop, "collectives-bootstrap-acceptor");
         acceptor.setDaemon(true);
     }
@@ -373,6 +377,13 @@ final class TcpRoot extends Exchange {
                 endJob(member.peer() + " ended the job: " + frame.text());
                 return;
             }
+            if (frame.type() == Channel.LEAVE) {
+                synchronized (lock) {
+                    left[rank] = true;
+                    lock.notifyAll();
+                }
+                return; // its connection ending now is no failure
+            }
             String problem = null;
             synchronized (lock) {
                 if (inbox[rank] != null) {
@@ -474,7 +485,7 @@ final class TcpRoot extends Exchange {
     private Channel.Frame take(int rank, Deadline deadline) {
         String failure;
         synchronized (lock) {
-            while (inbox[rank] == null && fatal == null && !deadline.expired()) {
+            while (inbox[rank] == null && fatal == null && !left[rank] && !deadline.expired()) {
                 waitForNews(deadline);
             }
             Channel.Frame frame = inbox[rank];
@@ -483,6 +494,7 @@ final class TcpRoot extends Exchange {
                 return frame;
             }
             failure = fatal != null ? fatal
+                    : left[rank] ? members[rank].peer() + " closed its rendezvous before " + operation()
                     : members[rank].peer() + " did not take part in " + operation() + " " + deadline.within();
         }
         throw fail(failure, null);

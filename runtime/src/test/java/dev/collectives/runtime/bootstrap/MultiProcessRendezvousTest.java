@@ -113,7 +113,8 @@ class MultiProcessRendezvousTest {
         doomed.await("WAITING", LONG);
         doomed.kill();
         String rootMessage = root.failure(SHORT);
-        String oneMessage = one.failure(SHORT);
+        String oneMessage = one.failure(PROMPTLY); // told by rank 0, well before its own deadline
+        assertTrue(oneMessage.contains("rank 0 ended the job: rank 2"), oneMessage);
         if (kind.equals("tcp")) {
             assertTrue(rootMessage.contains("rank 0: rank 2 at /127.0.0.1:")
                     && rootMessage.contains("is gone: its connection ended during allgather #2"), rootMessage);
