@@ -200,8 +200,8 @@ final class CheckWriter extends GenerationPart {
     }
 
     /**
-     * R7 where compile time cannot tell: send and recv in one allocation reaching count × ranks with ranks not
-     * declared, or an external on either side (two externals may be one tensor).
+     * R7 where only bind can tell: two externals may be given as parts of one tensor. (Ranges that depend on
+     * an undeclared ranks are bind-time conditions of their own.)
      */
     void checkRangesApart() {
         for (StepDecl s : model.steps()) {
@@ -224,11 +224,7 @@ final class CheckWriter extends GenerationPart {
     private boolean needsBindCheck(Side send, Side recv) {
         BufferDecl sendRoot = model.root(send.buffer()).orElseThrow();
         BufferDecl recvRoot = model.root(recv.buffer()).orElseThrow();
-        boolean twoExternals = sendRoot != recvRoot && sendRoot.kind() == BufferDecl.Kind.EXTERNAL
+        return sendRoot != recvRoot && sendRoot.kind() == BufferDecl.Kind.EXTERNAL
                 && recvRoot.kind() == BufferDecl.Kind.EXTERNAL;
-        boolean dependsOnRanks = model.ranks() == 0 && sendRoot == recvRoot
-                && (send.extent() == OpKind.Extent.COUNT_TIMES_RANKS
-                        || recv.extent() == OpKind.Extent.COUNT_TIMES_RANKS);
-        return twoExternals || dependsOnRanks;
     }
 }
