@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The failure paths one GPU can prove (DeviceAbortGpuTest: abort during a pending graph launch, synchronize past
-# collectives.device.syncTimeoutSeconds=2), each test in its own JVM under a time limit; a summary last. Staged as
-# DIR/run.sh beside DIR/lib (the runtime jar and test-jar, javacpp, the JUnit console) with a JRE at DIR/../.gpu-jre.
+# collectives.device.syncTimeoutSeconds=2), each test in its own JVM under a time limit; a summary last. Staged by
+# gpu/stage.sh into .gpu/ beside .gpu/lib and the Java runtime image .gpu/jre; run there: bash .gpu/failure-paths.sh
 set -u
 export NCCL_NVLS_ENABLE=0
 here=$(cd "$(dirname "$0")" && pwd); out=${OUT:-/tmp/out}; mkdir -p "$out"
-java=${JAVA:-$here/../.gpu-jre/bin/java}
+java=${JAVA:-$here/jre/bin/java}
 libfile() { local p; p=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1==n {print $NF; exit}')
   [ -n "$p" ] || p=$(find /usr/lib /usr/local /opt /lib -name "$1" 2>/dev/null | head -1); echo "$p"; }
 nccl=$(libfile libnccl.so.2); cudart=$(libfile libcudart.so.13); [ -n "$cudart" ] || cudart=$(libfile libcudart.so.12)

@@ -23,5 +23,5 @@ for m in runtime examples; do
 done
 [ -f "$dest"/lib/junit-platform-console-standalone-1.14.4.jar ] || mvn -B -q dependency:copy \
   -Dartifact=org.junit.platform:junit-platform-console-standalone:1.14.4 -DoutputDirectory="$dest/lib"
-cp gpu/run-all.sh gpu/shapes.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
+cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
 du -sh "$dest"; ls "$dest/lib"
