@@ -227,9 +227,8 @@ public final class PipelineSupport {
     }
 
     /**
-     * R7 at bind, for what only bind knows: the communicator's size (allgather, reducescatter and alltoall reach
-     * count × ranks) and which memory externals are. An op's send and recv ranges (offsets and counts in elements
-     * of their buffers) in one allocation either coincide, where {@code inPlace} allows it, or do not overlap.
+     * R7 at bind, for what only bind knows: whether two externals are parts of one allocation. Their send and recv
+     * ranges (offsets and counts in elements of their buffers) are then held to {@link #requireInPlaceOrApart}.
      */
     public static void requireApart(Communicator comm, String pipeline, String op, boolean inPlace,
                                     DeviceBuffer send, long sendOffset, long sendCount,
@@ -238,17 +237,9 @@ public final class PipelineSupport {
             return;
         }
         long sendStart = send.headOffset() + sendOffset * send.type().size();
-        long sendEnd = sendStart + sendCount * send.type().size();
         long recvStart = recv.headOffset() + recvOffset * recv.type().size();
-        long recvEnd = recvStart + recvCount * recv.type().size();
-        boolean overlap = sendStart < recvEnd && recvStart < sendEnd;
-        if (overlap && !(inPlace && sendStart == recvStart)) {
-            throw CollectivesException.violation(Rule.R7_ARENA, comm.rank(), pipeline + ": " + op + " sends from "
-                    + "bytes [" + sendStart + ", " + sendEnd + ") and receives into bytes [" + recvStart + ", " + recvEnd
-                    + ") of one allocation at " + comm.size() + " ranks; they overlap" + (inPlace ? " without "
-                    + "coinciding" : ", and this op cannot run in place at the same offsets on every rank")
-                    + ": give send and recv separate ranges");
-        }
+        requireInPlaceOrApart(comm, pipeline, op + " (on one allocation)", inPlace, sendStart,
+                sendStart + sendCount * send.type().size(), recvStart, recvStart + recvCount * recv.type().size());
     }
 
     // ---- graph capture -----------------------------------------------------------------------------------------
