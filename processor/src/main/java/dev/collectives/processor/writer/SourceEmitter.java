@@ -398,27 +398,32 @@ final class SourceEmitter {
         }
         int a = 0;
         for (String part : parts) {
-            switch (part) {
-                case "$L" -> literal(args.get(a++));
-                case "$N" -> text((String) args.get(a++));
-                case "$S" -> {
+            // a placeholder is a part of two characters starting with $ (a literal $ in text is the part "$$")
+            if (part.length() != 2 || part.charAt(0) != '$') {
+                text(part);
+                continue;
+            }
+            switch (part.charAt(1)) {
+                case 'L' -> literal(args.get(a++));
+                case 'N' -> text((String) args.get(a++));
+                case 'S' -> {
                     String s = (String) args.get(a++);
                     text(s == null ? "null" : quoted(s));
                 }
-                case "$T" -> type((TypeName) args.get(a++));
-                case "$$" -> text("$");
-                case "$>" -> indentLevel++;
-                case "$<" -> indentLevel--;
-                case "$[" -> statementLine = 0;
-                case "$]" -> {
+                case 'T' -> type((TypeName) args.get(a++));
+                case '$' -> text("$");
+                case '>' -> indentLevel++;
+                case '<' -> indentLevel--;
+                case '[' -> statementLine = 0;
+                case ']' -> {
                     if (statementLine > 0) {
                         indentLevel -= 2;
                     }
                     statementLine = -1;
                 }
-                case "$W" -> wrappingSpace();
-                case "$Z" -> zeroWidthSpace();
-                default -> text(part);
+                case 'W' -> wrappingSpace();
+                case 'Z' -> zeroWidthSpace();
+                default -> throw unsupported("placeholder " + part);
             }
         }
         if (endLine && !collecting && lastChar != '\n') {
