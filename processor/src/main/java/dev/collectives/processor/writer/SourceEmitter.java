@@ -443,8 +443,16 @@ final class SourceEmitter {
 
     /** {@code s} as a Java string literal; a line break inside it continues the literal on the next line. */
     private static String quoted(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
+        int plain = 0;
+        while (plain < s.length() && s.charAt(plain) != '"' && s.charAt(plain) != '\\'
+                && !Character.isISOControl(s.charAt(plain))) {
+            plain++;
+        }
+        if (plain == s.length()) {
+            return '"' + s + '"';
+        }
+        StringBuilder b = new StringBuilder(s.length() + 16).append('"').append(s, 0, plain);
+        for (int i = plain; i < s.length(); i++) {
             char c = s.charAt(i);
             switch (c) {
                 case '"' -> b.append("\\\"");
