@@ -33,8 +33,9 @@ import com.palantir.javapoet.TypeSpec;
  * regular expression; that was about half of the processor's time. Here a first walk only looks the type names up
  * (no text), then the text is written once into a {@link StringBuilder}, handed to the Filer in one write.
  *
- * <p>Covers what the writer builds: classes (nested too), fields, constructors and methods, annotations with at most
- * a {@code value}, code blocks; anything else is an internal error, not a silent difference.
+ * <p>Covers what the writer builds: classes (nested too) without initializer blocks, fields, constructors and
+ * methods, annotations with at most a {@code value}, code blocks; anything else is an internal error, not a silent
+ * difference.
  */
 final class SourceEmitter {
     private static final int COLUMN_LIMIT = 100;
@@ -143,7 +144,8 @@ final class SourceEmitter {
 
     private void type(TypeSpec type) {
         if (type.kind() != TypeSpec.Kind.CLASS || type.anonymousTypeArguments() != null
-                || !type.typeVariables().isEmpty() || !type.enumConstants().isEmpty()) {
+                || !type.typeVariables().isEmpty() || !type.enumConstants().isEmpty()
+                || !type.staticBlock().isEmpty() || !type.initializerBlock().isEmpty()) {
             throw unsupported("type " + type.name());
         }
         int enclosingStatementLine = statementLine;
@@ -166,36 +168,20 @@ final class SourceEmitter {
         scopes.add(new Scope(type.name(), type.nestedTypesSimpleNames()));
         indentLevel++;
         boolean first = true;
-        for (FieldSpec f : type.fieldSpecs()) {
-            if (f.modifiers().contains(Modifier.STATIC)) {
-                first = member(first);
-                field(f);
+        for (boolean statics : new boolean[] {true, false}) { // static fields first, as JavaPoet writes them
+            for (FieldSpec f : type.fieldSpecs()) {
+                if (f.modifiers().contains(Modifier.STATIC) == statics) {
+                    first = member(first);
+                    field(f);
+                }
             }
         }
-        if (!type.staticBlock().isEmpty()) {
-            first = member(first);
-            code(type.staticBlock(), false);
-        }
-        for (FieldSpec f : type.fieldSpecs()) {
-            if (!f.modifiers().contains(Modifier.STATIC)) {
-                first = member(first);
-                field(f);
-            }
-        }
-        if (!type.initializerBlock().isEmpty()) {
-            first = member(first);
-            code(type.initializerBlock(), false);
-        }
-        for (MethodSpec m : type.methodSpecs()) {
-            if (m.isConstructor()) {
-                first = member(first);
-                method(m, type.name());
-            }
-        }
-        for (MethodSpec m : type.methodSpecs()) {
-            if (!m.isConstructor()) {
-                first = member(first);
-                method(m, type.name());
+        for (boolean constructors : new boolean[] {true, false}) { // then constructors, then methods
+            for (MethodSpec m : type.methodSpecs()) {
+                if (m.isConstructor() == constructors) {
+                    first = member(first);
+                    method(m, type.name());
+                }
             }
         }
         for (TypeSpec nested : type.typeSpecs()) {
