@@ -1,0 +1,151 @@
+package dev.collectives.runtime.bootstrap;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.sim.SimCommunicator;
+import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.JoinedRank;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.Window;
+
+import java.util.Arrays;
+import java.util.function.IntToDoubleFunction;
+
+/**
+ * One process of a sim job whose ranks are separate JVMs, started by {@link ChildRank}: joins through the
+ * bootstrap's settings and runs what its argument names, printing each step and the first failure.
+ * <ul>
+ *   <li>{@code ops}: every collective, send/recv in a ring, and a window, each checked against its expected data;</li>
+ *   <li>{@code seed}: the seed's three examples (graph and local registration);</li>
+ *   <li>{@code mismatch}: an allreduce whose count differs on rank 1 (R14 on every rank);</li>
+ *   <li>{@code hang}: an allreduce that rank 1 never calls, waiting instead to be killed;</li>
+ *   <li>{@code settings}: prints the joined communicator's capabilities, topology and usage.</li>
+ * </ul>
+ */
+public final class SimRankProcess {
+    private static final int COUNT = 6;
+
+    private SimRankProcess() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        long start = System.nanoTime();
+        try {
+            Bootstrap bootstrap = Bootstrap.fromEnvironment();
+            say("STARTED " + bootstrap.describe());
+            try (JoinedRank me = Backends.get("sim").join(bootstrap)) {
+                say("JOINED " + me.comm());
+                switch (args[0]) {
+                    case "ops" -> ops(me);
+                    case "seed" -> SeedJob.run(me).forEach(SimRankProcess::say);
+                    case "mismatch" -> allReduce(me, me.rank() == 1 ? COUNT - 1 : COUNT);
+                    case "hang" -> hang(me);
+                    case "settings" -> settings(me);
+                    default -> throw new IllegalArgumentException(args[0]);
+                }
+            }
+            say("DONE");
+        } catch (CollectivesException | AssertionError e) {
+            say("FAILED after " + (System.nanoTime() - start) / 1_000_000 + " ms: " + e.getMessage());
+            System.exit(3);
+        }
+    }
+
+    private static void ops(JoinedRank me) {
+        int n = me.size();
+        int r = me.rank();
+        allReduce(me, COUNT);
+        check(me, "allGather", COUNT, COUNT * n, i -> r * 10 + i, i -> (i / COUNT) * 10 + i % COUNT,
+                (c, s, v) -> c.allGather(s, v, COUNT, DataType.FLOAT32, me.stream()));
+        check(me, "reduceScatter", COUNT * n, COUNT, i -> r + i, i -> n * (n - 1) / 2 + n * (r * COUNT + i),
+                (c, s, v) -> c.reduceScatter(s, v, COUNT, DataType.FLOAT32, ReduceOp.SUM, me.stream()));
+        check(me, "broadcast", COUNT, COUNT, i -> r == n - 1 ? 7 + i : -1, i -> 7 + i,
+                (c, s, v) -> c.broadcast(s, v, COUNT, DataType.FLOAT32, n - 1, me.stream()));
+        check(me, "reduce", COUNT, COUNT, i -> r + i, i -> r == 0 ? n * (n - 1) / 2 + n * i : 0,
+                (c, s, v) -> c.reduce(s, v, COUNT, DataType.FLOAT32, ReduceOp.SUM, 0, me.stream()));
+        check(me, "allToAll", COUNT * n, COUNT * n, i -> r * 100 + i, i -> (i / COUNT) * 100 + r * COUNT + i % COUNT,
+                (c, s, v) -> c.allToAll(s, v, COUNT, DataType.FLOAT32, me.stream()));
+        int next = (r + 1) % n;
+        int previous = (r + n - 1) % n;
+        check(me, "send/recv", COUNT, COUNT, i -> r * 1000 + i, i -> previous * 1000 + i, (c, s, v) -> {
+            c.groupStart();
+            c.send(s, COUNT, DataType.FLOAT32, next, me.stream());
+            c.recv(v, COUNT, DataType.FLOAT32, previous, me.stream());
+            c.groupEnd();
+        });
+        try (DeviceBuffer memory = me.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+             Window window = me.comm().registerWindow(memory, true)) {
+            say("OK window " + window.lsaDevicePointer(0, next).isPresent());
+        }
+        say("USAGE " + ((SimCommunicator) me.comm()).usage());
+    }
+
+    private static void allReduce(JoinedRank me, int count) {
+        int n = me.size();
+        int r = me.rank();
+        check(me, "allReduce", count, count, i -> r + 1 + i, i -> n * (n + 1) / 2 + n * i,
+                (c, s, v) -> c.allReduce(s, v, count, DataType.FLOAT32, ReduceOp.SUM, me.stream()));
+    }
+
+    /** Rank 1 never calls the allreduce: it says so, and waits to be killed. */
+    private static void hang(JoinedRank me) throws InterruptedException {
+        if (me.rank() == 1) {
+            say("WAITING");
+            Thread.sleep(Long.MAX_VALUE);
+        }
+        allReduce(me, COUNT);
+    }
+
+    private static void settings(JoinedRank me) {
+        SimCommunicator comm = (SimCommunicator) me.comm();
+        say("CAPABILITIES " + comm.capabilities());
+        say("TOPOLOGY " + comm.topology());
+        try (DeviceBuffer memory = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 16)) {
+            say("USAGE " + comm.usage());
+        }
+        say("USAGE " + comm.usage());
+    }
+
+    /** Runs {@code op} from a send buffer of {@code sendCount} values to a recv buffer of {@code recvCount}. */
+    private static void check(JoinedRank me, String name, int sendCount, int recvCount, IntToDoubleFunction send,
+                              IntToDoubleFunction expected, Op op) {
+        Communicator comm = me.comm();
+        Stream stream = me.stream();
+        try (DeviceBuffer s = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, sendCount);
+             DeviceBuffer v = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, recvCount)) {
+            s.copyFromHost(values(sendCount, send));
+            op.run(comm, s, v);
+            stream.synchronize();
+            float[] out = new float[recvCount];
+            v.copyToHost(out);
+            float[] want = values(recvCount, expected);
+            if (!Arrays.equals(out, want)) {
+                throw new AssertionError("rank " + me.rank() + ", " + name + ": " + Arrays.toString(out)
+                        + ", expected " + Arrays.toString(want));
+            }
+        }
+        say("OK " + name + " data");
+    }
+
+    private static float[] values(int count, IntToDoubleFunction value) {
+        float[] values = new float[count];
+        for (int i = 0; i < count; i++) {
+            values[i] = (float) value.applyAsDouble(i);
+        }
+        return values;
+    }
+
+    private static void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    @FunctionalInterface
+    private interface Op {
+        void run(Communicator comm, DeviceBuffer send, DeviceBuffer recv);
+    }
+}
