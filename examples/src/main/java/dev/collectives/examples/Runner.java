@@ -216,8 +216,8 @@ public final class Runner {
         if (firstWrong != null) {
             out.println("check: WRONG: " + firstWrong.text());
         } else {
-            out.println("check: OK on " + (held.length == ranks.size() ? "all " + held.length + " rank(s)"
-                    : "rank " + held[0] + " of " + ranks.size()) + ": rank " + held[0] + " compared "
+            out.println("check: OK on " + (held.length == ranks.size() ? "all " + held.length + " rank(s): rank "
+                    + held[0] : "rank " + held[0] + " of " + ranks.size() + ":") + " compared "
                     + reports.get(held[0]).check().text());
         }
         printTime(start);

@@ -64,12 +64,15 @@ class MultiProcessJobTest {
         List<Finished> ranks = awaitAll(startJob(size, TIMEOUT, Runner.class, args));
 
         long inRange = seed.stream().filter(e -> e.minRanks() <= size && size <= e.maxRanks()).count();
-        for (Finished rank : ranks) {
+        for (int r = 0; r < size; r++) {
+            Finished rank = ranks.get(r);
             assertEquals(Runner.PASSED, rank.status(), rank::toString);
+            String passed = size == 1 ? "\ncheck: OK on all 1 rank(s): rank 0 compared "
+                    : "\ncheck: OK on rank " + r + " of " + size + ": compared ";
             for (Example example : seed) {
                 String section = section(rank, "== " + example.name() + ": ");
                 boolean runs = example.minRanks() <= size && size <= example.maxRanks();
-                assertTrue(section.contains(runs ? "\ncheck: OK on " : "\nSKIPPED: "), rank::toString);
+                assertTrue(section.contains(runs ? passed : "\nSKIPPED: "), rank::toString);
             }
             assertTrue(rank.output().contains("examples: " + inRange + " passed, " + (seed.size() - inRange)
                     + " skipped, 0 failed"), rank::toString);
