@@ -70,6 +70,11 @@ public final class SimCommunicator implements Communicator {
         return ledger;
     }
 
+    /** What the communicator simulates: for a joined rank, as the bootstrap's settings and the job say. */
+    public SimConfig config() {
+        return config;
+    }
+
     /**
      * What this rank has made and not yet released (memory, registrations, windows, graphs): all zero once
      * everything made through this communicator was closed. On a joined rank this is the rank's own count.

@@ -19,10 +19,11 @@ import java.util.function.IntToDoubleFunction;
  * One process of a sim job whose ranks are separate JVMs, started by {@link ChildRank}: joins through the
  * bootstrap's settings and runs what its argument names, printing each step and the first failure.
  * <ul>
- *   <li>{@code ops}: every collective, send/recv in a ring, and a window, each checked against its expected data;</li>
- *   <li>{@code seed}: the seed's three examples (graph and local registration);</li>
+ *   <li>{@code ops}: every collective, send/recv in a ring, and a window, each checked against its expected data,
+ *   then the seed's three examples (graph and local registration);</li>
  *   <li>{@code mismatch}: an allreduce whose count differs on rank 1 (R14 on every rank);</li>
  *   <li>{@code hang}: an allreduce that rank 1 never calls, waiting instead to be killed;</li>
+ *   <li>{@code abort}: rank 0 aborts the communicator, then every rank calls an allreduce;</li>
  *   <li>{@code settings}: prints the joined communicator's capabilities, topology and usage.</li>
  * </ul>
  */
@@ -34,24 +35,35 @@ public final class SimRankProcess {
 
     public static void main(String[] args) throws InterruptedException {
         long start = System.nanoTime();
+        long failed = 0;
         try {
             Bootstrap bootstrap = Bootstrap.fromEnvironment();
             say("STARTED " + bootstrap.describe());
             try (JoinedRank me = Backends.get("sim").join(bootstrap)) {
                 say("JOINED " + me.comm());
-                switch (args[0]) {
-                    case "ops" -> ops(me);
-                    case "seed" -> SeedJob.run(me).forEach(SimRankProcess::say);
-                    case "mismatch" -> allReduce(me, me.rank() == 1 ? COUNT - 1 : COUNT);
-                    case "hang" -> hang(me);
-                    case "settings" -> settings(me);
-                    default -> throw new IllegalArgumentException(args[0]);
+                try {
+                    run(args[0], me);
+                } catch (CollectivesException | AssertionError e) {
+                    failed = System.nanoTime(); // when the call failed; closing then waits for the other ranks
+                    throw e;
                 }
             }
             say("DONE");
         } catch (CollectivesException | AssertionError e) {
-            say("FAILED after " + (System.nanoTime() - start) / 1_000_000 + " ms: " + e.getMessage());
+            long at = failed != 0 ? failed : System.nanoTime();
+            say("FAILED after " + (at - start) / 1_000_000 + " ms: " + e.getMessage());
             System.exit(3);
+        }
+    }
+
+    private static void run(String mode, JoinedRank me) throws InterruptedException {
+        switch (mode) {
+            case "ops" -> ops(me);
+            case "mismatch" -> allReduce(me, me.rank() == 1 ? COUNT - 1 : COUNT);
+            case "hang" -> hang(me);
+            case "abort" -> abort(me);
+            case "settings" -> settings(me);
+            default -> throw new IllegalArgumentException(mode);
         }
     }
 
@@ -81,6 +93,7 @@ public final class SimRankProcess {
              Window window = me.comm().registerWindow(memory, true)) {
             say("OK window " + window.lsaDevicePointer(0, next).isPresent());
         }
+        SeedJob.run(me).forEach(SimRankProcess::say);
         say("USAGE " + ((SimCommunicator) me.comm()).usage());
     }
 
@@ -97,6 +110,15 @@ public final class SimRankProcess {
             say("WAITING");
             Thread.sleep(Long.MAX_VALUE);
         }
+        say("CALLING");
+        allReduce(me, COUNT);
+    }
+
+    /** Rank 0 aborts the communicator; the others' allreduce fails with its reason. */
+    private static void abort(JoinedRank me) {
+        if (me.rank() == 0) {
+            me.comm().abort();
+        }
         allReduce(me, COUNT);
     }
 
@@ -104,6 +126,7 @@ public final class SimRankProcess {
         SimCommunicator comm = (SimCommunicator) me.comm();
         say("CAPABILITIES " + comm.capabilities());
         say("TOPOLOGY " + comm.topology());
+        say("TIMEOUT " + comm.config().timeout().toMillis() + " ms");
         try (DeviceBuffer memory = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 16)) {
             say("USAGE " + comm.usage());
         }
