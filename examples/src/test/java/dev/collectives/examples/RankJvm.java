@@ -58,13 +58,22 @@ final class RankJvm implements AutoCloseable {
     /** Waits until the output has a line starting with {@code prefix}; fails if the JVM ends or {@code limit} passes. */
     void awaitLine(String prefix, Duration limit) {
         long end = System.nanoTime() + limit.toNanos();
-        while (output().lines().noneMatch(line -> line.startsWith(prefix))) {
-            if (!process.isAlive() || System.nanoTime() > end) {
-                fail(name + " printed no line starting with '" + prefix + "' within " + limit + "; output:\n"
-                        + output());
+        try {
+            while (!hasLine(prefix)) {
+                boolean exited = process.waitFor(50, TimeUnit.MILLISECONDS);
+                if ((exited || System.nanoTime() > end) && !hasLine(prefix)) {
+                    fail(name + " printed no line starting with '" + prefix + "' within " + limit + "; output:\n"
+                            + output());
+                }
             }
-            sleep(Duration.ofMillis(50));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
         }
+    }
+
+    private boolean hasLine(String prefix) {
+        return output().lines().anyMatch(line -> line.startsWith(prefix));
     }
 
     /** Waits for the JVM to exit, failing the test if it takes longer than {@code limit}. */
@@ -86,15 +95,6 @@ final class RankJvm implements AutoCloseable {
             return Files.readString(log, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
         }
     }
 
