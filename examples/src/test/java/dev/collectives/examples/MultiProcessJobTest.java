@@ -150,6 +150,18 @@ class MultiProcessJobTest {
         assertTrue(told.took().compareTo(TIMEOUT) < 0, told::toString);
     }
 
+    @Test
+    void aBadSettingEndsTheRankWithTheUsageStatusBeforeItJoins() {
+        RankJvm rank = RankJvm.start("rank ? of two", logs.resolve("bad.log"), Runner.class,
+                Map.of("COLLECTIVES_WORLD_SIZE", "two"), List.of("join", "seed-graph"));
+        jvms.add(rank);
+
+        Finished bad = rank.await(SLACK);
+        assertEquals(Runner.USAGE, bad.status(), bad::toString);
+        assertTrue(bad.output().startsWith("error: [bootstrap] COLLECTIVES_WORLD_SIZE is 'two', not a whole number"),
+                bad::toString);
+    }
+
     private List<RankJvm> startJob(int size, Duration timeout, Class<?> main, List<String> args) {
         return IntStream.range(0, size).mapToObj(r -> startRank(r, size, timeout, main, args))
                 .collect(Collectors.toList());
