@@ -17,7 +17,8 @@ import java.util.function.IntToDoubleFunction;
 
 /**
  * One process of a sim job whose ranks are separate JVMs, started by {@link ChildRank}: joins through the
- * bootstrap's settings and runs what its argument names, printing each step and the first failure.
+ * bootstrap's settings and runs what its argument names, printing each step and the first failure (timed from the
+ * start, or from joining once joined).
  * <ul>
  *   <li>{@code ops}: every collective, send/recv in a ring, and a window, each checked against its expected data,
  *   then the seed's three examples (graph and local registration);</li>
@@ -43,6 +44,7 @@ public final class SimRankProcess {
             say("STARTED " + bootstrap.describe());
             try (JoinedRank me = Backends.get("sim").join(bootstrap)) {
                 say("JOINED " + me.comm());
+                start = System.nanoTime(); // a failure after joining is timed from here, not from the JVM's start
                 try {
                     run(args[0], me);
                 } catch (CollectivesException | AssertionError e) {
