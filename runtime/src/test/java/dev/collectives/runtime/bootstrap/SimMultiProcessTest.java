@@ -149,6 +149,17 @@ class SimMultiProcessTest {
     }
 
     @Test
+    void ranksThatClaimDifferentWorldSizesFailAtOnceSayingSo() {
+        ChildRank three = start(1, 3, Map.of(), "ops");
+        ChildRank two = start(0, 2, Map.of(), "ops");
+        for (ChildRank rank : List.of(two, three)) {
+            String message = rank.failure(Duration.ofSeconds(10));
+            assertTrue(message.contains("rank 1 at /127.0.0.1:") && message.contains("says the world size is 3, rank 0"
+                    + " at " + endpoint + " says 2"), message);
+        }
+    }
+
+    @Test
     void ranksInSeveralProcessesThroughAFileRendezvousFailAtOnceSayingWhy(@TempDir Path shared) {
         endpoint = "file:" + shared.resolve("job");
         for (ChildRank rank : job(2, Map.of("COLLECTIVES_BOOTSTRAP_TIMEOUT", "30s"), "ops")) {

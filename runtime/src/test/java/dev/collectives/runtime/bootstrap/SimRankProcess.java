@@ -17,14 +17,17 @@ import java.util.function.IntToDoubleFunction;
 
 /**
  * One process of a sim job whose ranks are separate JVMs, started by {@link ChildRank}: joins through the
- * bootstrap's settings and runs what its argument names, printing each step and the first failure.
+ * bootstrap's settings and runs what its argument names, printing each step and the first failure (timed from the
+ * start, or from joining once joined).
  * <ul>
  *   <li>{@code ops}: every collective, send/recv in a ring, and a window, each checked against its expected data,
  *   then the seed's three examples (graph and local registration);</li>
  *   <li>{@code mismatch}: an allreduce whose count differs on rank 1 (R14 on every rank);</li>
  *   <li>{@code hang}: an allreduce that rank 1 never calls, waiting instead to be killed;</li>
  *   <li>{@code abort}: rank 0 aborts the communicator, then every rank calls an allreduce;</li>
- *   <li>{@code settings}: prints the joined communicator's capabilities, topology and usage.</li>
+ *   <li>{@code settings}: prints the joined communicator's capabilities, topology and usage;</li>
+ *   <li>{@code bench}: rank 0 prints a table of float32 SUM allreduce time and algorithm bandwidth (bytes per
+ *   rank / time, 1 MB = 10^6 bytes) from 4 KiB to 16 MiB, best of several calls.</li>
  * </ul>
  */
 public final class SimRankProcess {
@@ -41,6 +44,7 @@ public final class SimRankProcess {
             say("STARTED " + bootstrap.describe());
             try (JoinedRank me = Backends.get("sim").join(bootstrap)) {
                 say("JOINED " + me.comm());
+                start = System.nanoTime(); // a failure after joining is timed from here, not from the JVM's start
                 try {
                     run(args[0], me);
                 } catch (CollectivesException | AssertionError e) {
@@ -63,6 +67,7 @@ public final class SimRankProcess {
             case "hang" -> hang(me);
             case "abort" -> abort(me);
             case "settings" -> settings(me);
+            case "bench" -> bench(me);
             default -> throw new IllegalArgumentException(mode);
         }
     }
@@ -131,6 +136,29 @@ public final class SimRankProcess {
             say("USAGE " + comm.usage());
         }
         say("USAGE " + comm.usage());
+    }
+
+    private static void bench(JoinedRank me) {
+        Communicator comm = me.comm();
+        if (me.rank() == 0) {
+            say(String.format("%10s %12s %10s", "bytes", "time (ms)", "algbw MB/s"));
+        }
+        for (long bytes = 4096; bytes <= 16 << 20; bytes *= 16) {
+            long count = bytes / 4;
+            try (DeviceBuffer s = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count);
+                 DeviceBuffer v = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count)) {
+                long best = Long.MAX_VALUE;
+                for (int run = 0; run < 5; run++) {
+                    long start = System.nanoTime();
+                    comm.allReduce(s, v, count, DataType.FLOAT32, ReduceOp.SUM, me.stream());
+                    me.stream().synchronize();
+                    best = Math.min(best, System.nanoTime() - start);
+                }
+                if (me.rank() == 0) {
+                    say(String.format("%10d %12.2f %10.1f", bytes, best / 1e6, bytes * 1e3 / best));
+                }
+            }
+        }
     }
 
     /** Runs {@code op} from a send buffer of {@code sendCount} values to a recv buffer of {@code recvCount}. */
