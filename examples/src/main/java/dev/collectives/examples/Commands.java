@@ -189,10 +189,10 @@ final class Commands {
 
     @Command(name = "join", sortOptions = false, usageHelpAutoWidth = true,
             description = {"Runs one rank of a multi-process job, started once per rank by mpirun, srun, a "
-                    + "torchrun-style launcher or by hand: finds this process's rank, the world size and the rendezvous "
-                    + "in the launcher's variables or COLLECTIVES_*, joins the other processes on $COLLECTIVES_BACKEND "
-                    + "(default sim), and runs the examples named (or, with --mistakes, the mistakes) on this rank, "
-                    + "printing its own reports and verdicts. Give every rank the same names."},
+                    + "torchrun-style launcher or by hand: finds this process's rank, the world size and the "
+                    + "rendezvous in the launcher's variables or COLLECTIVES_*, joins the other processes on "
+                    + "$COLLECTIVES_BACKEND (default sim), and runs the examples named (or, with --mistakes, the "
+                    + "mistakes) on this rank, printing its own reports and verdicts. Give every rank the same names."},
             exitCodeListHeading = "%nExit status (of this rank):%n",
             exitCodeList = {"0:every example passed, or was skipped (out of its rank range, or needing a capability "
                     + "the backend lacks); with --mistakes: every mistake raised its rule's error, or was skipped",

@@ -23,7 +23,8 @@ import java.util.function.Function;
 /**
  * Runs the examples (the README's first command): each on a fresh cluster of {@code --ranks} ranks, printing its
  * {@code describe()} table, its check and its time; or, with {@code --mistakes}, the mistakes, each of which must
- * fail with its rule; or, with {@code join}, this process's rank of a multi-process job. {@link Commands} is its command line; {@link #run} runs one, so that tests call it in-process.
+ * fail with its rule; or, with {@code join}, this process's rank of a multi-process job. {@link Commands} is its
+ * command line; {@link #run} runs one, so that tests call it in-process.
  */
 public final class Runner {
     /** Exit status: every example (or mistake) passed or was skipped. */

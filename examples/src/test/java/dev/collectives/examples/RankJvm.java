@@ -55,7 +55,7 @@ final class RankJvm implements AutoCloseable {
         }
     }
 
-    /** Waits until the output has a line starting with {@code prefix}; fails if the JVM ends or {@code limit} passes. */
+    /** Waits for a line of output starting with {@code prefix}; fails if the JVM ends or {@code limit} passes. */
     void awaitLine(String prefix, Duration limit) {
         long end = System.nanoTime() + limit.toNanos();
         try {
