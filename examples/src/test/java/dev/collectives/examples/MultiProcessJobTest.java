@@ -14,6 +14,7 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -100,6 +101,28 @@ class MultiProcessJobTest {
         }
     }
 
+    /** What the examples that need more than the defaults need comes from the sim settings every rank is given. */
+    @Test
+    void theExamplesNeedingCapabilitiesRunWhereTheSimSettingsProvideThem() {
+        List<String> needy = List.of("ib-sharp", "mtlink-sharp", "legacy-general");
+        List<String> args = new ArrayList<>(List.of("join"));
+        args.addAll(needy);
+        Map<String, String> settings = Map.of("COLLECTIVES_SIM_IB_SHARP", "true", "COLLECTIVES_SIM_MTLINK_SHARP",
+                "true", "COLLECTIVES_SIM_RANKS_PER_NODE", "1", "MCCL_LEGACY_MUSA_REGISTER", "1");
+
+        List<Finished> ranks = awaitAll(startJob(2, TIMEOUT, Runner.class, args, settings));
+
+        for (int r = 0; r < ranks.size(); r++) {
+            Finished rank = ranks.get(r);
+            assertEquals(Runner.PASSED, rank.status(), rank::toString);
+            for (String name : needy) {
+                assertTrue(section(rank, "== " + name + ": ").contains("\ncheck: OK on rank " + r + " of 2: "),
+                        rank::toString);
+            }
+            assertTrue(rank.output().contains("examples: 3 passed, 0 skipped, 0 failed"), rank::toString);
+        }
+    }
+
     /**
      * One rank of three halts as its second step begins; the others, inside that step, fail within their deadline
      * naming it: rank 0, which watches every rank's connection, or, when rank 0 is the one gone, each rank itself.
@@ -135,9 +158,9 @@ class MultiProcessJobTest {
     @Test
     void aRankThatNeverArrivesFailsTheOthersAtTheJoinTimeout() {
         Duration deadline = Duration.ofSeconds(3);
-        RankJvm one = startRank(1, 3, TIMEOUT, Runner.class, List.of("join", "seed-graph"));
+        RankJvm one = startRank(1, 3, TIMEOUT, Runner.class, List.of("join", "seed-graph"), Map.of());
         one.awaitLine("joining on sim", TIMEOUT);
-        RankJvm zero = startRank(0, 3, deadline, Runner.class, List.of("join", "seed-graph"));
+        RankJvm zero = startRank(0, 3, deadline, Runner.class, List.of("join", "seed-graph"), Map.of());
 
         Finished root = zero.await(deadline.plus(SLACK));
         assertEquals(Runner.NOT_JOINED, root.status(), root::toString);
@@ -163,16 +186,23 @@ class MultiProcessJobTest {
     }
 
     private List<RankJvm> startJob(int size, Duration timeout, Class<?> main, List<String> args) {
-        return IntStream.range(0, size).mapToObj(r -> startRank(r, size, timeout, main, args))
+        return startJob(size, timeout, main, args, Map.of());
+    }
+
+    private List<RankJvm> startJob(int size, Duration timeout, Class<?> main, List<String> args,
+                                   Map<String, String> more) {
+        return IntStream.range(0, size).mapToObj(r -> startRank(r, size, timeout, main, args, more))
                 .collect(Collectors.toList());
     }
 
-    /** Rank {@code rank} of {@code size}, all on this node, as a launcher would describe it. */
-    private RankJvm startRank(int rank, int size, Duration timeout, Class<?> main, List<String> args) {
-        Map<String, String> variables = Map.of("COLLECTIVES_BACKEND", "sim", "COLLECTIVES_RENDEZVOUS", endpoint,
+    /** Rank {@code rank} of {@code size}, all on this node, as a launcher would describe it, with {@code more}. */
+    private RankJvm startRank(int rank, int size, Duration timeout, Class<?> main, List<String> args,
+                             Map<String, String> more) {
+        Map<String, String> variables = new HashMap<>(more);
+        variables.putAll(Map.of("COLLECTIVES_BACKEND", "sim", "COLLECTIVES_RENDEZVOUS", endpoint,
                 "COLLECTIVES_JOB_TOKEN", TOKEN, "COLLECTIVES_BOOTSTRAP_TIMEOUT", timeout.toMillis() + "ms",
                 "COLLECTIVES_RANK", String.valueOf(rank), "COLLECTIVES_WORLD_SIZE", String.valueOf(size),
-                "COLLECTIVES_LOCAL_RANK", String.valueOf(rank), "COLLECTIVES_LOCAL_SIZE", String.valueOf(size));
+                "COLLECTIVES_LOCAL_RANK", String.valueOf(rank), "COLLECTIVES_LOCAL_SIZE", String.valueOf(size)));
         RankJvm jvm = RankJvm.start("rank " + rank + " of " + size, logs.resolve("rank" + rank + ".log"), main,
                 variables, args);
         jvms.add(jvm);
