@@ -118,6 +118,20 @@ class SimJoinTest {
     }
 
     @Test
+    void aSimSettingThatDoesNotReadFailsEveryRankAtOnce() {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        List<Outcome<Object>> outcomes = RankThreadsForTests.run(2, rank -> () -> Backends.get("sim").join(
+                Bootstrap.builder().rank(rank).size(2).rendezvous(endpoint).timeout(GENEROUS)
+                        .jobToken(RankThreadsForTests.TOKEN).option("sim.mtlinkSharp", rank == 0 ? "maybe" : "true")
+                        .build()));
+        for (Outcome<Object> outcome : outcomes) {
+            assertTrue(outcome.message().contains("the sim setting mtlinkSharp (COLLECTIVES_SIM_MTLINK_SHARP or"
+                    + " -Dcollectives.sim.mtlinkSharp) is 'maybe': not true or false"), outcome.message());
+            RankThreadsForTests.finishedWithin(outcome, Duration.ofSeconds(5)); // not at the 20 s timeout
+        }
+    }
+
+    @Test
     void threadsJoinASimJobFromLauncherVariablesThroughAFileRendezvous() {
         String endpoint = "file:" + shared.resolve("job");
         List<Outcome<float[]>> outcomes = RankThreadsForTests.run(3, rank -> () -> jobBody(Bootstrap.fromEnvironment(
