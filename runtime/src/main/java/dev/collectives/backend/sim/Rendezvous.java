@@ -51,7 +51,7 @@ final class Rendezvous<T> {
             }
             group.await(rank, () -> decided, deadline, () -> {
                 decided = true;
-                verdict = timedOut(what, ranks(false), ranks(true), group.timeoutText());
+                verdict = Verdict.timedOut(what, ranks(false), ranks(true), group.timeoutText());
             });
             if (verdict != null) {
                 throw verdict.toException(rank);
@@ -112,19 +112,9 @@ final class Rendezvous<T> {
     }
 
     private RuntimeException lateArrival(int rank) {
-        return lateArrival(what, verdict == null ? "the others already went on" : verdict.message()).toException(rank);
+        return Verdict.lateArrival(what, verdict == null ? "the others already went on" : verdict.message()).toException(rank);
     }
 
-    /** The call {@code what} was given up: {@code missing} had not arrived within the timeout. */
-    static Verdict timedOut(String what, List<Integer> missing, List<Integer> arrived, String timeoutText) {
-        return Verdict.error(Result.REMOTE_ERROR, what, "ranks " + missing + " did not arrive within " + timeoutText
-                + " (ranks " + arrived + " did)");
-    }
-
-    /** A rank arrived at {@code what} after the others had given it up for {@code reason}. */
-    static Verdict lateArrival(String what, String reason) {
-        return Verdict.error(Result.REMOTE_ERROR, what, "arrived after the other ranks gave up: " + reason);
-    }
 
     /** The ranks that have arrived ({@code arrivedYet}) or not. */
     private List<Integer> ranks(boolean arrivedYet) {

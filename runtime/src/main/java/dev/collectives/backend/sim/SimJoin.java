@@ -39,12 +39,18 @@ final class SimJoin {
     }
 
     static JoinedRank join(Bootstrap bootstrap) {
-        SimConfig config = SimSettings.config(bootstrap);
         Rendezvous rendezvous = bootstrap.rendezvous();
         boolean keep = false;
         byte[] id;
+        SimConfig config;
         try {
             rendezvous.agree("backend", SimBackend.NAME);
+            try {
+                config = SimSettings.config(bootstrap);
+            } catch (CollectivesException e) {
+                rendezvous.abort(e.getMessage()); // the others fail at once too, instead of at their timeout
+                throw e;
+            }
             rendezvous.agree("the sim settings", SimSettings.describe(config));
             byte[][] processes = rendezvous.allGather(PROCESS_ID);
             if (!Arrays.stream(processes).allMatch(p -> Arrays.equals(p, processes[0]))) {

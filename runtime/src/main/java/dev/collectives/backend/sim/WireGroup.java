@@ -2,6 +2,7 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
+import dev.collectives.runtime.bootstrap.Rendezvous;
 
 
 import org.bytedeco.javacpp.BytePointer;
@@ -44,7 +45,7 @@ final class WireGroup extends CommGroup {
     /** Calls this rank is done with before all parties' messages came: later messages for them are dropped. */
     private final Set<Wire.Key> finished = new HashSet<>();
 
-    WireGroup(SimConfig config, int rank, dev.collectives.runtime.bootstrap.Rendezvous rendezvous) {
+    WireGroup(SimConfig config, int rank, Rendezvous rendezvous) {
         super(config);
         this.rank = rank;
         this.wire = new Wire(rendezvous, new Wire.Receiver() {
@@ -150,7 +151,7 @@ final class WireGroup extends CommGroup {
     /** Sends this rank's part of {@code key} and waits for every party's; returns them, indexed by slot. */
     private Object[] meet(Wire.Key key, String what, byte[] body) {
         Meeting meeting = publish(key, what, body);
-        return outcome(meeting, ignored -> dev.collectives.backend.sim.Rendezvous.timedOut(what, meeting.ranks(false), meeting.ranks(true),
+        return outcome(meeting, ignored -> Verdict.timedOut(what, meeting.ranks(false), meeting.ranks(true),
                 timeoutText()));
     }
 
@@ -179,7 +180,7 @@ final class WireGroup extends CommGroup {
                         Verdict.error(Result.REMOTE_ERROR, meeting.what, "the other ranks' answers did not come")));
                 if (meeting.failure != null) {
                     Verdict verdict = meeting.mineInTime ? meeting.failure
-                            : dev.collectives.backend.sim.Rendezvous.lateArrival(meeting.what, meeting.failure.message());
+                            : Verdict.lateArrival(meeting.what, meeting.failure.message());
                     throw verdict.toException(rank);
                 }
                 return meeting.slots.clone();

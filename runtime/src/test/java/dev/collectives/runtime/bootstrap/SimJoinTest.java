@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.sim.SimCommunicator;
 import dev.collectives.runtime.Availability;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
@@ -84,6 +85,50 @@ class SimJoinTest {
         assertTrue(outcomes.get(0).failure() instanceof CollectivesException, String.valueOf(outcomes.get(0)));
         // well before the sim's own default of a minute
         RankThreadsForTests.finishedWithin(outcomes.get(0), timeout.multipliedBy(2));
+    }
+
+    @Test
+    void joinedThreadsTakeTheSimSettingsFromTheBootstrapAndCountTheirUsage() {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        List<Outcome<String>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
+            Bootstrap bootstrap = Bootstrap.builder().rank(rank).size(2).rendezvous(endpoint).timeout(GENEROUS)
+                    .jobToken(RankThreadsForTests.TOKEN).option("sim.mtlinkSharp", "true")
+                    .option("sim.timeout", "3s").option("sim.ranksPerNode", "1").build();
+            try (JoinedRank me = Backends.get("sim").join(bootstrap)) {
+                SimCommunicator comm = (SimCommunicator) me.comm();
+                try (DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4)) {
+                    return comm.capabilities().mtlinkSharp() + " " + comm.config().timeout() + " "
+                            + comm.topology() + " " + comm.usage().allocations();
+                }
+            }
+        });
+        outcomes.forEach(o -> assertEquals("true PT3S 2 ranks, 1 per node 1", o.get()));
+    }
+
+    @Test
+    void joinedThreadsWithDifferentSimSettingsFailNamingEachRanksValue() {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        List<Outcome<Object>> outcomes = RankThreadsForTests.run(2, rank -> () -> Backends.get("sim").join(
+                Bootstrap.builder().rank(rank).size(2).rendezvous(endpoint).timeout(GENEROUS)
+                        .jobToken(RankThreadsForTests.TOKEN).option("sim.registration", rank == 0 ? "true" : "no")
+                        .build()));
+        outcomes.forEach(o -> assertTrue(o.message().contains("disagree on the sim settings: rank 0: ")
+                && o.message().contains("registration=true") && o.message().contains("registration=false"),
+                o.message()));
+    }
+
+    @Test
+    void aSimSettingThatDoesNotReadFailsEveryRankAtOnce() {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        List<Outcome<Object>> outcomes = RankThreadsForTests.run(2, rank -> () -> Backends.get("sim").join(
+                Bootstrap.builder().rank(rank).size(2).rendezvous(endpoint).timeout(GENEROUS)
+                        .jobToken(RankThreadsForTests.TOKEN).option("sim.mtlinkSharp", rank == 0 ? "maybe" : "true")
+                        .build()));
+        for (Outcome<Object> outcome : outcomes) {
+            assertTrue(outcome.message().contains("the sim setting mtlinkSharp (COLLECTIVES_SIM_MTLINK_SHARP or"
+                    + " -Dcollectives.sim.mtlinkSharp) is 'maybe': not true or false"), outcome.message());
+            RankThreadsForTests.finishedWithin(outcome, Duration.ofSeconds(5)); // not at the 20 s timeout
+        }
     }
 
     @Test

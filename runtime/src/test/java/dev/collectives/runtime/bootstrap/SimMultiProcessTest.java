@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -59,17 +60,22 @@ class SimMultiProcessTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {2, 3})
-    void callsThatDisagreeFailEveryProcessWithTheSameVerdict(int size) {
-        List<String> verdicts = new ArrayList<>();
-        for (ChildRank rank : job(size, Map.of(), "mismatch")) {
+    @CsvSource(delimiter = '|', value = {
+        "2|mismatch|ranks called different collectives: count differs: rank 0: 6, rank 1: 5",
+        "3|mismatch|ranks called different collectives: count differs: rank 0: 6, rank 1: 5, rank 2: 6",
+        "2|pair-mismatch|send #0 from rank 0 to rank 1: the send is send(6 x FLOAT32, peer 1) but the recv is"
+                + " recv(5 x FLOAT32, peer 0); count and type must match",
+        "3|window-mismatch|ranks disagree on whether the window is symmetric: rank 0: true, rank 1: false,"
+                + " rank 2: true"})
+    void callsThatDisagreeFailEveryProcessWithTheSameVerdict(int size, String mode, String verdict) {
+        List<String> messages = new ArrayList<>();
+        for (ChildRank rank : job(size, Map.of(), mode)) {
             String message = rank.failure(LONG);
             assertTrue(message.startsWith("[R14 SHAPE] rank "), message);
-            verdicts.add(message.replaceFirst("rank \\d+: ", ""));
+            messages.add(message.replaceFirst("rank \\d+: ", ""));
         }
-        assertTrue(verdicts.get(0).contains("ranks called different collectives: count differs: rank 0: 6, rank 1: 5"),
-                verdicts.get(0));
-        verdicts.forEach(v -> assertEquals(verdicts.get(0), v));
+        assertTrue(messages.get(0).contains(verdict), messages.get(0));
+        messages.forEach(m -> assertEquals(messages.get(0), m));
     }
 
     @Test

@@ -23,6 +23,8 @@ import java.util.function.IntToDoubleFunction;
  *   <li>{@code ops}: every collective, send/recv in a ring, and a window, each checked against its expected data,
  *   then the seed's three examples (graph and local registration);</li>
  *   <li>{@code mismatch}: an allreduce whose count differs on rank 1 (R14 on every rank);</li>
+ *   <li>{@code pair-mismatch}: rank 0 sends one element more than rank 1 receives (R14 on both);</li>
+ *   <li>{@code window-mismatch}: rank 1 registers its window as not symmetric (R14 on every rank);</li>
  *   <li>{@code hang}: an allreduce that rank 1 never calls, waiting instead to be killed;</li>
  *   <li>{@code abort}: rank 0 aborts the communicator, then every rank calls an allreduce;</li>
  *   <li>{@code settings}: prints the joined communicator's capabilities, topology and usage;</li>
@@ -64,6 +66,8 @@ public final class SimRankProcess {
         switch (mode) {
             case "ops" -> ops(me);
             case "mismatch" -> allReduce(me, me.rank() == 1 ? COUNT - 1 : COUNT);
+            case "pair-mismatch" -> pairMismatch(me);
+            case "window-mismatch" -> windowMismatch(me);
             case "hang" -> hang(me);
             case "abort" -> abort(me);
             case "settings" -> settings(me);
@@ -107,6 +111,24 @@ public final class SimRankProcess {
         int r = me.rank();
         check(me, "allReduce", count, count, i -> r + 1 + i, i -> n * (n + 1) / 2 + n * i,
                 (c, s, v) -> c.allReduce(s, v, count, DataType.FLOAT32, ReduceOp.SUM, me.stream()));
+    }
+
+    private static void pairMismatch(JoinedRank me) {
+        try (DeviceBuffer buffer = me.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT)) {
+            if (me.rank() == 0) {
+                me.comm().send(buffer, COUNT, DataType.FLOAT32, 1, me.stream());
+            } else {
+                me.comm().recv(buffer, COUNT - 1, DataType.FLOAT32, 0, me.stream());
+            }
+            me.stream().synchronize();
+        }
+    }
+
+    private static void windowMismatch(JoinedRank me) {
+        try (DeviceBuffer memory = me.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+             Window window = me.comm().registerWindow(memory, me.rank() != 1)) {
+            say("UNEXPECTED window " + window);
+        }
     }
 
     /** Rank 1 never calls the allreduce: it says so, and waits to be killed. */
