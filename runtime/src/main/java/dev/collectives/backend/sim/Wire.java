@@ -46,6 +46,8 @@ final class Wire {
     }
 
     static final int MAX_IDLE_MILLIS = 5;
+    /** The largest message: a rank's part of one call (its description and at most 2 GiB of data) fits. */
+    static final int MAX_MESSAGE_BYTES = Integer.MAX_VALUE - 8;
     private static final int HEADER_BYTES = 1 + 1 + 8 + 4 + 4 + 1 + 4;
     private static final int LEAVING = 1;
 
@@ -214,6 +216,10 @@ final class Wire {
             if (sofar == null) {
                 sofar = new ByteArrayOutputStream();
                 partial.put(id, sofar);
+            }
+            if (sofar.size() > MAX_MESSAGE_BYTES - length) {
+                throw new ProtocolException("rank " + sender + " sent a message of more than " + MAX_MESSAGE_BYTES
+                        + " bytes");
             }
             sofar.write(chunks.array(), chunks.arrayOffset() + chunks.position(), length);
             chunks.position(chunks.position() + length);

@@ -68,7 +68,7 @@ final class WireGroup extends CommGroup {
     void collective(int rank, Launched op) {
         OpCall call = op.call();
         long bytes = Movement.contribution(call, size());
-        if (bytes > Integer.MAX_VALUE - 4096) {
+        if (bytes > Wire.MAX_MESSAGE_BYTES - 4096) {
             throw CollectivesException.usage(rank, call.describe() + ": the sim moves at most 2 GiB per rank and call"
                     + " between processes, not " + bytes + " bytes");
         }

@@ -38,6 +38,9 @@ import java.util.function.Supplier;
  * <tr><td>COLLECTIVES_BOOTSTRAP_TIMEOUT</td><td>collectives.bootstrapTimeout</td><td>120 s, per step</td></tr>
  * <tr><td>COLLECTIVES_JOB_TOKEN</td><td>(none: a secret)</td><td>required when the size is above 1</td></tr>
  * </table>
+ *
+ * <p>A backend reads settings of its own through {@link #option(String)}: {@code option("sim.mtlinkSharp")} is
+ * {@link Builder#option}, else {@code -Dcollectives.sim.mtlinkSharp}, else {@code COLLECTIVES_SIM_MTLINK_SHARP}.
  */
 public final class Bootstrap {
     /** The logger of joining a job: the settings used, then joined or why not. */

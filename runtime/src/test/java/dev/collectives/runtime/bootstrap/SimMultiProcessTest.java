@@ -43,7 +43,7 @@ class SimMultiProcessTest {
     void everyKindOfCallMovesTheRightDataBetweenProcesses(int size) {
         List<ChildRank> ranks = job(size, Map.of(), "ops");
         for (ChildRank rank : ranks) {
-            for (String op : List.of("allReduce", "allGather", "reduceScatter", "broadcast", "reduce", "allToAll",
+            for (String op : List.of("allReduce", "large allReduce", "allGather", "reduceScatter", "broadcast", "reduce", "allToAll",
                     "send/recv")) {
                 assertEquals("OK " + op + " data", rank.await("OK " + op + " data", LONG));
             }

@@ -34,6 +34,8 @@ import java.util.function.IntToDoubleFunction;
  */
 public final class SimRankProcess {
     private static final int COUNT = 6;
+    /** Elements of a call whose data takes several of the wire's rounds of 64 KiB. */
+    private static final int LARGE_COUNT = 100_003;
 
     private SimRankProcess() {
     }
@@ -80,6 +82,7 @@ public final class SimRankProcess {
         int n = me.size();
         int r = me.rank();
         allReduce(me, COUNT);
+        allReduce(me, LARGE_COUNT);
         check(me, "allGather", COUNT, COUNT * n, i -> r * 10 + i, i -> (i / COUNT) * 10 + i % COUNT,
                 (c, s, v) -> c.allGather(s, v, COUNT, DataType.FLOAT32, me.stream()));
         check(me, "reduceScatter", COUNT * n, COUNT, i -> r + i, i -> n * (n - 1) / 2 + n * (r * COUNT + i),
@@ -109,7 +112,7 @@ public final class SimRankProcess {
     private static void allReduce(JoinedRank me, int count) {
         int n = me.size();
         int r = me.rank();
-        check(me, "allReduce", count, count, i -> r + 1 + i, i -> n * (n + 1) / 2 + n * i,
+        check(me, count == LARGE_COUNT ? "large allReduce" : "allReduce", count, count, i -> r + 1 + i, i -> n * (n + 1) / 2 + n * i,
                 (c, s, v) -> c.allReduce(s, v, count, DataType.FLOAT32, ReduceOp.SUM, me.stream()));
     }
 
