@@ -132,25 +132,32 @@ final class Commands {
         }
     }
 
+    /** A command over the catalogue of examples and mistakes; its help option last, after its own. */
+    abstract static class CatalogueCommand implements Callable<Integer> {
+        final Catalogue catalogue;
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit", order = 100)
+        boolean help;
+
+        CatalogueCommand(Catalogue catalogue) {
+            this.catalogue = catalogue;
+        }
+    }
+
     @Command(name = "examples", sortOptions = false, usageHelpAutoWidth = true,
             description = "Runs the examples (all of them, or those named), each on a fresh cluster.",
             exitCodeListHeading = "%nExit status:%n",
             exitCodeList = {"0:every example passed or was skipped", "1:one failed",
                 "2:a bad command line, or an unavailable backend"})
-    static final class ExamplesCommand implements Callable<Integer> {
-        private final Catalogue catalogue;
-
+    static final class ExamplesCommand extends CatalogueCommand {
         @Mixin
         ClusterOptions cluster;
 
         @Parameters(paramLabel = "NAME", description = "the examples to run, in this order; default: all (see list)")
         List<String> names = new ArrayList<>();
 
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
-        boolean help;
-
         ExamplesCommand(Catalogue catalogue) {
-            this.catalogue = catalogue;
+            super(catalogue);
         }
 
         @Override
@@ -165,20 +172,15 @@ final class Commands {
             exitCodeListHeading = "%nExit status:%n",
             exitCodeList = {"0:every mistake was caught with its rule, or was skipped",
                 "1:one was not caught, or caught as another rule", "2:a bad command line, or an unavailable backend"})
-    static final class MistakesCommand implements Callable<Integer> {
-        private final Catalogue catalogue;
-
+    static final class MistakesCommand extends CatalogueCommand {
         @Mixin
         ClusterOptions cluster;
 
         @Parameters(paramLabel = "NAME", description = "the mistakes to run, in this order; default: all (see list)")
         List<String> names = new ArrayList<>();
 
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
-        boolean help;
-
         MistakesCommand(Catalogue catalogue) {
-            this.catalogue = catalogue;
+            super(catalogue);
         }
 
         @Override
@@ -201,9 +203,7 @@ final class Commands {
                 "2:a bad command line or setting, or an unavailable backend",
                 "3:this process could not join the job (a rank that never came, a wrong job token, a rank gone "
                     + "while joining)"})
-    static final class JoinCommand implements Callable<Integer> {
-        private final Catalogue catalogue;
-
+    static final class JoinCommand extends CatalogueCommand {
         @Option(names = "--mistakes", description = "run the mistakes instead of the examples")
         boolean mistakes;
 
@@ -211,11 +211,8 @@ final class Commands {
                 + "all (see list)")
         List<String> names = new ArrayList<>();
 
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
-        boolean help;
-
         JoinCommand(Catalogue catalogue) {
-            this.catalogue = catalogue;
+            super(catalogue);
         }
 
         @Override
@@ -226,14 +223,9 @@ final class Commands {
 
     @Command(name = "list", description = "Lists the examples and the mistakes.",
             exitCodeListHeading = "%nExit status:%n", exitCodeList = "0:always")
-    static final class ListCommand implements Callable<Integer> {
-        private final Catalogue catalogue;
-
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
-        boolean help;
-
+    static final class ListCommand extends CatalogueCommand {
         ListCommand(Catalogue catalogue) {
-            this.catalogue = catalogue;
+            super(catalogue);
         }
 
         @Override
