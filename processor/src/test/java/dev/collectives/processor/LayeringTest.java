@@ -5,11 +5,13 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
+import dev.collectives.runtime.PeerPairing;
 import dev.collectives.runtime.Rule;
 
 /**
@@ -34,7 +36,28 @@ class LayeringTest {
                             || c.getPackageName().startsWith("dev.collectives.annotation")
                             || c.getPackageName().startsWith("dev.collectives.processor")
                             && !c.getPackageName().startsWith("dev.collectives.processor.writer")
-                            || c.isEquivalentTo(Rule.class)));
+                            || c.isEquivalentTo(Rule.class) || isPeerPairing(c)));
+
+    /**
+     * The rules the processor shares with the generated code's checks at bind: the catalogue, and the pairing of
+     * sends and receives (the processor checks it where {@code ranks} is declared, bind where it is not; one
+     * algorithm for both). They may use only the JDK and the annotations, so that the processor stays off the
+     * runtime.
+     */
+    @ArchTest
+    static final ArchRule sharedRulesUseOnlyTheJdkAndTheAnnotations = classes()
+            .that(DescribedPredicate.describe("the rule catalogue or the pairing of sends and receives",
+                    c -> c.isEquivalentTo(Rule.class) || isPeerPairing(c)))
+            .should().onlyDependOnClassesThat(DescribedPredicate.describe("in the JDK, the annotations or themselves",
+                    c -> c.getBaseComponentType().getPackageName().startsWith("java")
+                            || c.getBaseComponentType().getPackageName().startsWith("dev.collectives.annotation")
+                            || c.getBaseComponentType().isEquivalentTo(Rule.class)
+                            || isPeerPairing(c.getBaseComponentType())));
+
+    private static boolean isPeerPairing(JavaClass c) {
+        return c.getName().equals(PeerPairing.class.getName())
+                || c.getName().startsWith(PeerPairing.class.getName() + "$");
+    }
 
     @ArchTest
     static final ArchRule theWriterNamesOnlyRuntimeApiTypes = classes()

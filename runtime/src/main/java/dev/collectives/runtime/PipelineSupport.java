@@ -186,6 +186,21 @@ public final class PipelineSupport {
         }
     }
 
+    /**
+     * The point-to-point ops of {@code step} pair up across the communicator's ranks ({@link PeerPairing}), checked
+     * at bind where the pipeline does not declare {@code ranks}; every rank reaches the same verdict, so every rank
+     * throws the same message.
+     */
+    public static void requirePaired(Communicator comm, String pipeline, String step, PeerPairing.Op... ops) {
+        List<PeerPairing.Unpaired> unpaired = PeerPairing.unpaired(List.of(ops), comm.size());
+        if (!unpaired.isEmpty()) {
+            PeerPairing.Unpaired first = unpaired.get(0);
+            throw CollectivesException.declaration(PeerPairing.TAG, PeerPairing.ANCHOR, comm.rank(), pipeline + ": "
+                    + ops[first.op()].label() + " in " + step + "(): " + first.problem()
+                    + (unpaired.size() > 1 ? " (and " + (unpaired.size() - 1) + " more unpaired in this step)" : ""));
+        }
+    }
+
     /** IB SHARP registration serves communicators with 1 rank per node only (R8). */
     public static void requireOneRankPerNode(Communicator comm, String pipeline) {
         if (comm.topology().ranksPerNode() != 1) {

@@ -60,6 +60,7 @@ public final class PipelineWriter {
         if (!shapes.sizedAtBind()) {
             shapes.bindChecks();
         }
+        checks.checkPairing();
         steps.prepareArguments();
         layout.register();
         layout.registerWindows();
