@@ -111,7 +111,10 @@ public final class Conditions {
         Expr offset = b.expression("offsetBytes");
         atMost(Rule.R7_ARENA, b.site("offsetBytes"), null, name + ": offsetBytes is at least 0", Expr.literal(0),
                 offset);
-        atMost(Rule.R7_ARENA, b.site("offsetBytes"), null, name + " lies inside `" + parent.name() + "`",
+        // a view of an @External stays within its declared shape (R13); one of a block or view lies inside it (R7)
+        boolean ofExternal = parent.kind() == BufferDecl.Kind.EXTERNAL;
+        atMost(ofExternal ? Rule.R13_TYPES : Rule.R7_ARENA, b.site("offsetBytes"), null, name + (ofExternal
+                ? " lies within the declared size of external `" : " lies inside `") + parent.name() + "`",
                 Expr.plus(offset, bytes(count, b.type().size())),
                 bytes(parent.expression("count"), parent.type().size()));
         Expr inRoot = offsetInRoot(b);

@@ -25,6 +25,9 @@ final class CheckWriter extends GenerationPart {
     }
 
     void checkExternals() {
+        if (!externals().isEmpty()) {
+            open.add("// each external holds its declared count and type (R13), before any view is laid out in it\n");
+        }
         for (BufferDecl b : externals()) {
             open.addStatement(support("requireExternal", "$N, $S, $T.$L, $L", name(b), b.name(), DataType.class,
                     b.type(), generation.value(b, "count")));

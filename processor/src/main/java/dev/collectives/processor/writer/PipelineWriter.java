@@ -52,9 +52,9 @@ public final class PipelineWriter {
             shapes.bindChecks();
         }
         checks.beginAgreement();
+        checks.checkExternals();
         layout.allocate();
         layout.layOutViews();
-        checks.checkExternals();
         checks.checkRunTimeRules();
         checks.endAgreement();
         if (!shapes.sizedAtBind()) {
