@@ -155,6 +155,19 @@ public final class PipelineSupport {
         }
     }
 
+    /**
+     * Bytes [firstStart, firstEnd) and [secondStart, secondEnd) of one allocation, used by two ops of a group, at least
+     * one of which receives into them, do not overlap: the ops run concurrently (R7). {@code ops} names them.
+     */
+    public static void requireApartInGroup(Communicator comm, String pipeline, String ops, long firstStart,
+                                           long firstEnd, long secondStart, long secondEnd) {
+        if (firstStart < secondEnd && secondStart < firstEnd) {
+            throw CollectivesException.violation(Rule.R7_ARENA, comm.rank(), pipeline + ": " + ops + ": bytes ["
+                    + firstStart + ", " + firstEnd + ") and [" + secondStart + ", " + secondEnd + ") overlap at "
+                    + comm.size() + " ranks; give each op of a group its own range");
+        }
+    }
+
     /** A size or offset that overflows a long, or divides by zero, while {@code where} is checked (R13). */
     public static CollectivesException overflow(Communicator comm, String pipeline, String where,
                                                 ArithmeticException cause) {
