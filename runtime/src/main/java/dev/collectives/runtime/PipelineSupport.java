@@ -243,11 +243,14 @@ public final class PipelineSupport {
                 + " bytes from its allocation's head\n";
     }
 
-    /** {@code buffer + offset}, {@code count} elements long; an op reaching past its buffer breaks R7. */
-    public static DeviceBuffer slice(Communicator comm, String pipeline, DeviceBuffer buffer, String name,
+    /**
+     * {@code buffer + offset}, {@code count} elements long, for {@code op} ("the recv of @AllGather #0 in
+     * gather()"); an op reaching past its buffer breaks R7.
+     */
+    public static DeviceBuffer slice(Communicator comm, String pipeline, DeviceBuffer buffer, String name, String op,
                                      long offset, long count) {
         if (offset + count > buffer.count()) {
-            throw CollectivesException.violation(Rule.R7_ARENA, comm.rank(), pipeline + ": an op reaches past `"
+            throw CollectivesException.violation(Rule.R7_ARENA, comm.rank(), pipeline + ": " + op + " reaches past `"
                     + name + "`: elements [" + offset + ", " + (offset + count) + ") of " + buffer.count() + " ("
                     + comm.size() + " ranks)");
         }

@@ -159,7 +159,8 @@ class PairingAtBindTest {
         AtomicReferenceArray<CollectivesException> failures = bindFailures(ranks, rank ->
                 CollectivePairingAtBindTest_ShareOfSixteen.bind(rank.comm(), rank.stream()).close());
         String expected = "[DSL step] dev.collectives.examples.e2e.PairingAtBindTest.ShareOfSixteen: @Recv #1 in "
-                + "pass(): rank " + 1 % ranks + " receives " + 16 / ranks + " x FLOAT32 from rank 0, which sends 8 x FLOAT32 in this step with " + ranks + (ranks == 1 ? " rank" : " ranks")
+                + "pass(): rank " + 1 % ranks + " receives " + 16 / ranks + " x FLOAT32 from rank 0, which sends 8 x "
+                + "FLOAT32 in this step with " + ranks + (ranks == 1 ? " rank" : " ranks")
                 + "; a send and its receive have the same count and type; unpaired point-to-point ops hang every rank"
                 + " (see docs/rules.md#dsl-step)";
         assertSameOnEveryRank(failures, expected);

@@ -99,24 +99,33 @@ class RanksDependentRangesTest {
 
     private static Binding binding(String pipeline) {
         switch (pipeline) {
-            case "GatherPastRecv": return r -> CollectiveRanksDependentRangesTest_GatherPastRecv.bind(r.comm(), r.stream());
-            case "ScatterPastSend": return r -> CollectiveRanksDependentRangesTest_ScatterPastSend.bind(r.comm(), r.stream());
-            case "ScatterInBlock": return r -> CollectiveRanksDependentRangesTest_ScatterInBlock.bind(r.comm(), r.stream());
-            case "AllToAllInBlock": return r -> CollectiveRanksDependentRangesTest_AllToAllInBlock.bind(r.comm(), r.stream());
-            case "AllToAllPastBoth": return r -> CollectiveRanksDependentRangesTest_AllToAllPastBoth.bind(r.comm(), r.stream());
-            default: return r -> CollectiveRanksDependentRangesTest_GatherBesideRecv.bind(r.comm(), r.stream());
+            case "GatherPastRecv":
+                return r -> CollectiveRanksDependentRangesTest_GatherPastRecv.bind(r.comm(), r.stream());
+            case "ScatterPastSend":
+                return r -> CollectiveRanksDependentRangesTest_ScatterPastSend.bind(r.comm(), r.stream());
+            case "ScatterInBlock":
+                return r -> CollectiveRanksDependentRangesTest_ScatterInBlock.bind(r.comm(), r.stream());
+            case "AllToAllInBlock":
+                return r -> CollectiveRanksDependentRangesTest_AllToAllInBlock.bind(r.comm(), r.stream());
+            case "AllToAllPastBoth":
+                return r -> CollectiveRanksDependentRangesTest_AllToAllPastBoth.bind(r.comm(), r.stream());
+            default:
+                return r -> CollectiveRanksDependentRangesTest_GatherBesideRecv.bind(r.comm(), r.stream());
         }
     }
 
     @ParameterizedTest(name = "{0}: binds at {1} ranks, fails at {2}")
-    @CsvSource({
-            "GatherPastRecv, 2, 3, 'reaches past `out`: elements [0, 24) of 16 (3 ranks)'",
-            "ScatterPastSend, 2, 3, 'reaches past `in`: elements [0, 24) of 16 (3 ranks)'",
-            "ScatterInBlock, 4, 5, '@ReduceScatter #0: send bytes [0, 160) and recv bytes [128, 160) overlap'",
-            "AllToAllInBlock, 4, 5, '@AllToAll #0: send bytes [0, 80) and recv bytes [64, 144) overlap'",
-            "AllToAllPastBoth, 2, 3, 'reaches past `in`: elements [0, 12) of 8 (3 ranks)'",
-            "GatherBesideRecv, 4, 5, 'gatherAndPass(): the recv of @AllGather #0 and the recv of @Recv #2, which run "
-                    + "concurrently in one group: bytes [0, 80) and [64, 80) overlap at 5 ranks'"})
+    @CsvSource(delimiter = '|', value = {
+            "GatherPastRecv | 2 | 3 | the recv of @AllGather #0 in gather() reaches past `out`: elements [0, 24) of "
+                    + "16 (3 ranks)",
+            "ScatterPastSend | 2 | 3 | the send of @ReduceScatter #0 in scatter() reaches past `in`: elements [0, 24) "
+                    + "of 16 (3 ranks)",
+            "ScatterInBlock | 4 | 5 | @ReduceScatter #0: send bytes [0, 160) and recv bytes [128, 160) overlap",
+            "AllToAllInBlock | 4 | 5 | @AllToAll #0: send bytes [0, 80) and recv bytes [64, 144) overlap",
+            "AllToAllPastBoth | 2 | 3 | the send of @AllToAll #0 in exchange() reaches past `in`: elements [0, 12) of "
+                    + "8 (3 ranks)",
+            "GatherBesideRecv | 4 | 5 | gatherAndPass(): the recv of @AllGather #0 and the recv of @Recv #2, which "
+                    + "run concurrently in one group: bytes [0, 80) and [64, 80) overlap at 5 ranks"})
     void bindsUpToASizeAndFailsBeyondItWithR7OnEveryRank(String pipeline, int fits, int fails, String why) {
         Binding binding = binding(pipeline);
         try (LocalCluster cluster = dev.collectives.runtime.Backends.get("sim").local(fits)) {

@@ -8,11 +8,11 @@ import dev.collectives.runtime.Rule;
 
 /**
  * A rule's condition on expressions that are not all known at compile time: {@code operands[0] <= operands[1]}
- * ({@link Kind#AT_MOST}), {@code operands[0] % operands[1] == 0} ({@link Kind#ALIGNED}), or send bytes
+ * ({@link Kind#AT_MOST}), {@code operands[0] % operands[1] == 0} ({@link Kind#ALIGNED}), send bytes
  * {@code [operands[0], operands[1])} and recv bytes {@code [operands[2], operands[3])} coinciding (when
- * {@code inPlace}) or apart ({@link Kind#IN_PLACE_OR_APART}), or the bytes of two ops of a group
- * {@code [operands[0], operands[1])} and {@code [operands[2], operands[3])} apart ({@link Kind#APART}). Checked at bind when {@code step} is null, else at
- * each call of {@code step}, unless proved.
+ * {@code inPlace}) or apart ({@link Kind#IN_PLACE_OR_APART}), or the bytes of two ops of a group,
+ * {@code [operands[0], operands[1])} and {@code [operands[2], operands[3])}, apart ({@link Kind#APART}). Checked at
+ * bind when {@code step} is null, else at each call of {@code step}, unless proved.
  */
 public record Condition(Rule rule, Site site, StepDecl step, String what, Kind kind, List<Expr> operands,
                         boolean inPlace, Verdict verdict) {

@@ -11,8 +11,9 @@ import dev.collectives.runtime.Rule;
 
 /**
  * R13 TYPES: counts are positive, byte sizes fit in a long, views of an {@code @External} stay within its declared
- * shape, an op's buffers have one element type, and its reduce op suits that type ({@code ReduceOp.suits}: AVG only on floating-point types). A reduction over a @Buffer whose type
- * was left at its UINT8 default is warned about: it reduces each byte on its own, rarely what was meant.
+ * shape, an op's buffers have one element type, and its reduce op suits that type ({@code ReduceOp.suits}: AVG only
+ * on floating-point types). A reduction over a @Buffer whose type was left at its UINT8 default is warned about: it
+ * reduces each byte on its own, rarely what was meant.
  */
 final class R13TypesValidator implements Validator {
     @Override

@@ -11,10 +11,10 @@ import dev.collectives.processor.model.StepDecl;
 import dev.collectives.runtime.Rule;
 
 /**
- * R7 ARENA: views lie inside the block or view they are carved from, at offsets aligned to their element size; ops stay inside
- * their buffers (allgather, reducescatter and alltoall reach count × ranks); an op's send and recv either start at
- * the same byte (in place: allreduce, broadcast, reduce) or do not overlap (allgather, reducescatter and alltoall
- * cannot run in place at the same offsets on every rank).
+ * R7 ARENA: views lie inside the block or view they are carved from, at offsets aligned to their element size; ops
+ * stay inside their buffers (allgather, reducescatter and alltoall reach count × ranks); an op's send and recv either
+ * start at the same byte (in place: allreduce, broadcast, reduce) or do not overlap (allgather, reducescatter and
+ * alltoall cannot run in place at the same offsets on every rank).
  */
 final class R7ArenaValidator implements Validator {
     @Override

@@ -226,8 +226,8 @@ final class CheckWriter extends GenerationPart {
                         DataType.class, typeOf(o));
             }
             if (!ops.isEmpty()) {
-                open.add("// every send of $L() meets its receive on the other rank, or every rank would wait for ever\n",
-                        s.name());
+                open.add("// every send of $L() meets its receive on the other rank, or every rank would wait for "
+                        + "ever\n", s.name());
                 open.addStatement(support("requirePaired", "$S$L", s.name(), ops.build()));
             }
         }
