@@ -19,7 +19,8 @@ import dev.collectives.annotation.Peer;
  * communicator's size where it is not. It uses only the JDK and the annotations, so that the processor may.
  */
 public final class PeerPairing {
-    /** The tag of the messages about it, as the processor reports it. */
+    /** The tag of the messages about it (and about other step declarations only bind can check), as the processor
+     * reports it. */
     public static final String TAG = "[DSL step]";
     /** The section of the rules page about it. */
     public static final String ANCHOR = "docs/rules.md#dsl-step";

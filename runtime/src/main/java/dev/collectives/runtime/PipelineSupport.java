@@ -191,11 +191,14 @@ public final class PipelineSupport {
         }
     }
 
-    /** A root or an absolute peer must be a rank of the communicator, which only bind knows when ranks = 0. */
+    /**
+     * A root or an absolute peer must be a rank of the communicator, which only bind knows when ranks = 0: the
+     * processor's [DSL step] check, made with the communicator's size.
+     */
     public static void requireRank(Communicator comm, String pipeline, int rank, String what) {
         if (rank < 0 || rank >= comm.size()) {
-            throw CollectivesException.usage(comm.rank(), pipeline + ": the " + what + " is rank " + rank
-                    + ", but the communicator has " + comm.size() + " ranks");
+            throw CollectivesException.declaration(PeerPairing.TAG, PeerPairing.ANCHOR, comm.rank(), pipeline
+                    + ": the " + what + " is rank " + rank + ", but the communicator has " + comm.size() + " ranks");
         }
     }
 

@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import dev.collectives.annotation.Broadcast;
 import dev.collectives.annotation.Buffer;
 import dev.collectives.annotation.CollectivePipeline;
 import dev.collectives.annotation.DataType;
@@ -68,6 +70,20 @@ class PairingAtBindTest {
         @Send(buffer = "outbox", count = COUNT, peer = Peer.NEXT)
         @Recv(buffer = "inbox", countExpr = "16 / ranks", peer = Peer.PREVIOUS)
         void pass();
+    }
+
+    /** Rank 2 broadcasts (it needs 3 ranks); every rank sends to rank 0 and receives from rank 1 (never pairs). */
+    @CollectivePipeline(registration = Registration.NONE)
+    interface NamesRanks {
+        @Buffer(type = DataType.FLOAT32, count = COUNT) DeviceBuffer outbox();
+
+        @Buffer(type = DataType.FLOAT32, count = COUNT) DeviceBuffer inbox();
+
+        @Broadcast(send = "outbox", recv = "inbox", count = COUNT, root = 2) void share();
+
+        @Send(buffer = "outbox", count = COUNT, peer = Peer.ABSOLUTE, peerRank = 0)
+        @Recv(buffer = "inbox", count = COUNT, peer = Peer.ABSOLUTE, peerRank = 1)
+        void hand();
     }
 
     /** Counts known only at the call: the peers still pair (or not) at bind. */
@@ -162,6 +178,26 @@ class PairingAtBindTest {
                 assertFloats(Ranks.ramp((rank.rank() + ranks - 1) % ranks, COUNT), p.inbox(), "inbox");
             }
         });
+    }
+
+    @Test
+    void aRootOrPeerOutsideTheCommunicatorFailsAtBindOnEveryRank() {
+        AtomicReferenceArray<CollectivesException> failures = bindFailures(2, rank ->
+                CollectivePairingAtBindTest_NamesRanks.bind(rank.comm(), rank.stream()).close());
+        for (int r = 0; r < 2; r++) {
+            String message = failures.get(r).getMessage();
+            assertEquals(Result.INVALID_USAGE, failures.get(r).result(), message);
+            assertTrue(message.contains("[DSL step] dev.collectives.examples.e2e.PairingAtBindTest.NamesRanks: the "
+                    + "root of @Broadcast #0 in share() is rank 2, but the communicator has 2 ranks (see "
+                    + "docs/rules.md#dsl-step)"), message);
+        }
+        // at 3 ranks the root exists, but every rank sends to rank 0, which receives from rank 1 only
+        assertSameOnEveryRank(bindFailures(3, rank ->
+                CollectivePairingAtBindTest_NamesRanks.bind(rank.comm(), rank.stream()).close()),
+                "[DSL step] dev.collectives.examples.e2e.PairingAtBindTest.NamesRanks: @Send #0 in hand(): rank 0 "
+                        + "sends to rank 0, which receives nothing more from rank 0 in this step with 3 ranks; add "
+                        + "the matching @Recv; unpaired point-to-point ops hang every rank (and 1 more unpaired in "
+                        + "this step) (see docs/rules.md#dsl-step)");
     }
 
     @ParameterizedTest(name = "{0} ranks")
