@@ -17,4 +17,8 @@ interface RanksDependentRanges {
     @Recv(buffer = "block", offsetExpr = "at", count = 4, peer = Peer.PREVIOUS)
     @Send(buffer = "in", count = 4, peer = Peer.NEXT)
     void gatherAndPass(long at);
+    /** Counts known only at the call: bind pairs the peers and compares the types. */
+    @Send(buffer = "block", countExpr = "n", peer = Peer.NEXT)
+    @Recv(buffer = "out", countExpr = "n", peer = Peer.PREVIOUS)
+    void pass(long n);
 }
