@@ -15,8 +15,9 @@ import dev.collectives.runtime.PeerPairing;
 import dev.collectives.runtime.Rule;
 
 /**
- * The layering of the project's main code: the processor checks declarations with the annotations and the rule
- * catalogue only and writes code against the runtime API; backends implement the API and SPI; the API and the
+ * The layering of the project's main code: the processor checks declarations with the annotations, the rule
+ * catalogue and the rules it shares with bind (the pairing of sends and receives) only, and writes code against the
+ * runtime API; backends implement the API and SPI; the API and the
  * annotations never reach into a backend.
  */
 @AnalyzeClasses(packages = "dev.collectives", importOptions = ImportOption.DoNotIncludeTests.class)
@@ -30,8 +31,8 @@ class LayeringTest {
     static final ArchRule modelAndValidationUseOnlyTheAnnotationsAndTheRuleCatalogue = classes()
             .that().resideInAnyPackage("..processor.model..", "..processor.validation..")
             .should().onlyDependOnClassesThat(DescribedPredicate.describe(
-                    "in the JDK (javac's tree API included), the annotations, the processor (not its writer) or the"
-                            + " rule catalogue",
+                    "in the JDK (javac's tree API included), the annotations, the processor (not its writer), the"
+                            + " rule catalogue or the pairing of sends and receives",
                     c -> c.getPackageName().startsWith("java") || c.getPackageName().startsWith("com.sun.source")
                             || c.getPackageName().startsWith("dev.collectives.annotation")
                             || c.getPackageName().startsWith("dev.collectives.processor")
