@@ -97,6 +97,23 @@ class SimMultiProcessTest {
     }
 
     @Test
+    void rankZeroKilledInsideACollectiveFailsTheOthersPromptlyNamingIt() {
+        List<ChildRank> ranks = job(3, Map.of("COLLECTIVES_SIM_TIMEOUT", "60s"), "hang-rank-0");
+        ranks.get(0).await("WAITING", LONG);
+        ranks.get(1).await("CALLING", LONG);
+        ranks.get(2).await("CALLING", LONG);
+        sleep(Duration.ofMillis(300));
+        long killed = System.nanoTime();
+        ranks.get(0).kill();
+        for (int r : new int[] {1, 2}) {
+            String message = ranks.get(r).failure(LONG);
+            assertTrue(message.contains("the communicator was aborted") && message.contains("rank 0 at " + endpoint
+                    + " is gone"), message);
+        }
+        assertTrue(Duration.ofNanos(System.nanoTime() - killed).compareTo(PROMPTLY) < 0);
+    }
+
+    @Test
     void anAbortOnOneRankFailsTheOthersCallsWithItsReason() {
         for (ChildRank rank : job(3, Map.of(), "abort")) {
             String message = rank.failure(LONG);
