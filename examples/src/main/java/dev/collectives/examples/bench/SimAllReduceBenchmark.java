@@ -15,6 +15,9 @@ import org.bytedeco.javacpp.Pointer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -186,21 +189,34 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
         return (int) Math.max(10, Math.min(200, (512L << 20) / bytes));
     }
 
-    /** {native, java} seconds per op: the best of the trials, each the slowest rank's mean; the paths alternate. */
+    /**
+     * {native, java} seconds per op: the best of the trials, each the slowest rank's mean; the paths alternate, on
+     * the same buffers. The send buffers hold data: memory that is only ever read would map the operating system's
+     * one zero page, and every read would then hit the cache.
+     */
     private double[] time(LocalCluster cluster, int ranks, long bytes, int iterations) {
         long count = bytes / 4;
+        DeviceBuffer[] sends = new DeviceBuffer[ranks];
+        DeviceBuffer[] recvs = new DeviceBuffer[ranks];
+        ByteBuffer data = filled(bytes);
+        cluster.run(ctx -> {
+            sends[ctx.rank()] = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count);
+            recvs[ctx.rank()] = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count);
+            sends[ctx.rank()].copyFromHost(data);
+        });
         double[][][] trialSeconds = new double[2][trials][ranks];
         int paths = java ? 2 : 1;
-        for (int trial = 0; trial < trials; trial++) {
-            for (int k = 0; k < paths; k++) {
-                int path = (trial + k) % paths;
-                int t = trial;
-                Kernels.useNativeKernels(path == 0);
-                cluster.run(ctx -> {
-                    Communicator comm = ctx.comm();
-                    Stream stream = ctx.stream();
-                    try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count);
-                         DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count)) {
+        try {
+            for (int trial = 0; trial < trials; trial++) {
+                for (int k = 0; k < paths; k++) {
+                    int path = (trial + k) % paths;
+                    int t = trial;
+                    Kernels.useNativeKernels(path == 0);
+                    cluster.run(ctx -> {
+                        Communicator comm = ctx.comm();
+                        Stream stream = ctx.stream();
+                        DeviceBuffer send = sends[ctx.rank()];
+                        DeviceBuffer recv = recvs[ctx.rank()];
                         for (int i = 0; i < 2; i++) { // warm up: touch the pages, wake the workers
                             comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream);
                         }
@@ -211,12 +227,27 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
                         }
                         stream.synchronize();
                         trialSeconds[path][t][ctx.rank()] = (System.nanoTime() - t0) / 1e9 / iterations;
-                    }
-                });
+                    });
+                }
             }
+        } finally {
+            Kernels.useNativeKernels(true);
+            cluster.run(ctx -> {
+                recvs[ctx.rank()].close();
+                sends[ctx.rank()].close();
+            });
         }
-        Kernels.useNativeKernels(true);
         return new double[] {best(trialSeconds[0]), java ? best(trialSeconds[1]) : Double.NaN};
+    }
+
+    /** {@code bytes} of float32 ones, in native order. */
+    private static ByteBuffer filled(long bytes) {
+        ByteBuffer data = ByteBuffer.allocateDirect(Math.toIntExact(bytes)).order(ByteOrder.nativeOrder());
+        FloatBuffer floats = data.asFloatBuffer();
+        while (floats.hasRemaining()) {
+            floats.put(1f);
+        }
+        return data;
     }
 
     /** {native, java} seconds per reduction alone, per rank's share: the best of the trials; the paths alternate. */
@@ -252,6 +283,7 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
         Pointer src = Pointer.calloc(bytes, 1);
         Pointer dst = Pointer.calloc(bytes, 1);
         try {
+            Pointer.memset(src, 1, bytes); // data in the source, not the zero page (see time)
             Kernels.copy(src.address(), dst.address(), bytes); // touch the pages
             double best = Double.MAX_VALUE;
             for (int trial = 0; trial < 5; trial++) {

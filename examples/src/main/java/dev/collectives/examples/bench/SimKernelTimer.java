@@ -22,7 +22,7 @@ final class SimKernelTimer implements AutoCloseable {
     private final long[] sends;
     private final long[] recvs;
 
-    /** Allocates and touches {@code ranks} send and recv buffers of {@code bytes} each. */
+    /** Allocates {@code ranks} send buffers, filled, and as many recv buffers, of {@code bytes} each. */
     SimKernelTimer(int ranks, long bytes) {
         this.ranks = ranks;
         this.count = bytes / Float.BYTES;
@@ -36,6 +36,7 @@ final class SimKernelTimer implements AutoCloseable {
                 close();
                 throw new OutOfMemoryError("no host memory for " + 2 * ranks + " buffers of " + bytes + " bytes");
             }
+            Pointer.memset(buffers[r], 0x3F, bytes); // data (0.747f each), not the zero page
             sends[r] = buffers[r].address();
             recvs[r] = buffers[ranks + r].address();
         }
