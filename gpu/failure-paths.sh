@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The failure paths one GPU can prove (DeviceAbortGpuTest: abort during a pending graph launch, synchronize past
-# collectives.device.syncTimeoutSeconds=2), each test in its own JVM under a time limit; a summary last. Staged by
+# The failure paths of the nccl backend: DeviceAbortGpuTest (abort during a pending graph launch, synchronize past
+# collectives.device.syncTimeoutSeconds=2), then the two-process jobs DeviceJoinGpuTest and DeviceKillGpuTest (a
+# process killed during a step); on a host with one GPU both processes share it (-Dcollectives.test.sharedGpu=true:
+# NCCL's socket transport between them). Each test class in its own JVM under a time limit; a summary last. Staged by
 # gpu/stage.sh into .gpu/ beside .gpu/lib and the Java runtime image .gpu/jre; run there: bash .gpu/failure-paths.sh
 set -u
 export NCCL_NVLS_ENABLE=0
@@ -20,4 +22,14 @@ for t in abortDuringAPendingGraphLaunchEndsItAndEverythingCloses aSynchronizeOut
     --disable-banner --details=tree > "$out/$t.log" 2>&1
   rc=$?
   echo "$t: rc=$rc $((SECONDS - start))s $(grep -E '^(abort during|sync timeout|StreamQuery took)|tests (successful|failed)|Exception|expected' "$out/$t.log" | cut -c1-600 | tr -s ' ' | tr '\n' ' ')" | tee -a "$out/summary.txt"
+done
+# the two-process tests start their ranks with this JVM's class path, so the jars go on it, not to the launcher
+shared=$([ "$(nvidia-smi -L | grep -c '^GPU')" -lt 2 ] && echo true || echo false)
+for t in DeviceJoinGpuTest DeviceKillGpuTest; do
+  start=$SECONDS
+  timeout -k 5 200 "$java" -Dcollectives.test.sharedGpu=$shared -cp "$cp:$(ls "$here"/lib/junit-platform-console-standalone-*.jar)" \
+    org.junit.platform.console.ConsoleLauncher execute --select-class "dev.collectives.runtime.bootstrap.$t" \
+    --include-tag gpu --disable-banner --details=tree > "$out/$t.log" 2>&1
+  rc=$?
+  echo "$t (shared GPU: $shared): rc=$rc $((SECONDS - start))s $(grep -E '^rank 0 |tests (successful|failed)|Exception|expected' "$out/$t.log" | cut -c1-600 | tr -s ' ' | tr '\n' ' ')" | tee -a "$out/summary.txt"
 done

@@ -471,16 +471,24 @@ public final class DeviceCommunicator implements Communicator {
         return new DeviceStream(this);
     }
 
-    /** Throws the communicator's asynchronous error, if any, or that it was aborted or closed. */
+    /**
+     * Throws the communicator's asynchronous error, if any, or that it was aborted or closed. A communicator with an
+     * asynchronous error (a peer died, the network failed) cannot finish its work or be finalized: it is aborted
+     * first, which frees what the library holds for it.
+     */
     void checkAsyncError() {
+        int error;
         synchronized (stateLock) {
             requireOpen();
             library.check(NativeShim.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
-            int error = asyncError[0];
-            if (error != 0 && error != dev.collectives.runtime.Result.IN_PROGRESS.code()) {
-                throw library.cclFailure(error, rank, handle, library.dialect.ccl("CommGetAsyncError")
-                        + " (an enqueued operation)");
-            }
+            error = asyncError[0];
+        }
+        if (error != 0 && error != dev.collectives.runtime.Result.IN_PROGRESS.code()) {
+            CollectivesException failure = library.cclFailure(error, rank, handle,
+                    library.dialect.ccl("CommGetAsyncError") + " (an enqueued operation)",
+                    "; the communicator was aborted");
+            abort();
+            throw failure;
         }
     }
 
@@ -518,7 +526,13 @@ public final class DeviceCommunicator implements Communicator {
             boolean open = state == State.OPEN;
             state = State.CLOSED;
             if (open) {
-                library.check(NativeShim.commFinalize(lib, handle), rank, handle, "CommFinalize");
+                try {
+                    library.check(NativeShim.commFinalize(lib, handle), rank, handle, "CommFinalize");
+                } catch (CollectivesException e) {
+                    // a communicator that cannot be finalized is aborted, so that its resources are freed anyway
+                    library.check(NativeShim.commAbort(lib, handle), rank, 0, "CommAbort");
+                    throw e;
+                }
                 library.check(NativeShim.commDestroy(lib, handle), rank, 0, "CommDestroy");
             }
         }

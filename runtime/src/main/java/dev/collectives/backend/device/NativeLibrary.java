@@ -156,12 +156,17 @@ final class NativeLibrary {
     }
 
     CollectivesException cclFailure(int rc, int rank, long comm, String call) {
+        return cclFailure(rc, rank, comm, call, "");
+    }
+
+    /** The failure of {@code call}, with what followed from it ({@code consequence}, e.g. "; … aborted") last. */
+    CollectivesException cclFailure(int rc, int rank, long comm, String call, String consequence) {
         String detail = NativeShim.cclErrorString(lib, rc);
         String last = NativeShim.cclLastError(lib, comm);
         if (last != null && !last.isEmpty()) {
             detail += "; last error: " + last;
         }
-        return CollectivesException.library(Result.of(rc), rank, call, detail);
+        return CollectivesException.library(Result.of(rc), rank, call, detail + consequence);
     }
 
     /** A device-runtime call ({@code cudaX}): unhandled device errors. */

@@ -1,0 +1,62 @@
+package dev.collectives.runtime.bootstrap;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A two-process nccl job in which rank 1's process dies during a step ({@link KillMidStepProcess}): rank 0, blocked
+ * in that step's synchronize, must raise within {@code collectives.device.syncTimeoutSeconds} (through NCCL's
+ * asynchronous error, or the timeout that aborts the communicator), then close its buffers and communicator and
+ * exit normally. Needs 2 CUDA GPUs, or one with {@code -Dcollectives.test.sharedGpu=true} ({@link TwoGpuJob}).
+ */
+@Tag("gpu")
+class DeviceKillGpuTest {
+    private static final int SYNC_TIMEOUT_SECONDS = 10;
+    private static final Pattern RAISED = Pattern.compile("RAISED after (\\d+) ms: (.*)");
+    private static final Pattern CLOSED = Pattern.compile("CLOSED in (\\d+) ms");
+    private final List<ChildRank> children = new ArrayList<>();
+
+    @AfterEach
+    void killLeftovers() {
+        children.forEach(ChildRank::close);
+    }
+
+    @Test
+    void aRankKilledDuringAStepFailsTheOtherWithinTheSyncTimeoutAndItClosesEverything() {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        List<String> options = List.of("-Dcollectives.device.syncTimeoutSeconds=" + SYNC_TIMEOUT_SECONDS);
+        for (int rank = 1; rank >= 0; rank--) {
+            children.add(0, TwoGpuJob.start(rank, "nccl", endpoint, KillMidStepProcess.class, options, "1", "50"));
+        }
+        ChildRank survivor = children.get(0);
+        ChildRank victim = children.get(1);
+        Duration limit = Duration.ofSeconds(120);
+        survivor.await("STEPPING", limit);
+        victim.await("HALTING at step 50", limit);
+        victim.awaitExit(137);
+
+        Matcher raised = RAISED.matcher(survivor.await("RAISED", Duration.ofSeconds(SYNC_TIMEOUT_SECONDS + 60)));
+        assertTrue(raised.matches());
+        long raisedAfter = Long.parseLong(raised.group(1));
+        String message = raised.group(2);
+        System.out.println("rank 0 raised " + raisedAfter + " ms after its last completed step: " + message);
+        // the timeout aborts the communicator; the abort may wait for the queued work, hence the margin
+        assertTrue(raisedAfter <= (SYNC_TIMEOUT_SECONDS + 30) * 1000L, raisedAfter + " ms");
+        assertTrue(message.contains("rank 0") && (message.contains("REMOTE_ERROR") || message.contains("aborted")
+                || message.contains("SYSTEM_ERROR")), message);
+
+        Matcher closed = CLOSED.matcher(survivor.await("CLOSED", Duration.ofSeconds(60)));
+        assertTrue(closed.matches());
+        System.out.println("rank 0 then closed its buffers and communicator in " + closed.group(1) + " ms");
+        survivor.awaitExit(0);
+    }
+}
