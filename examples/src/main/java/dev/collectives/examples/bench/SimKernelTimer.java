@@ -102,19 +102,27 @@ final class SimKernelTimer implements AutoCloseable {
     }
 
     private static void await(CyclicBarrier barrier) {
-        try {
-            barrier.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        } catch (BrokenBarrierException e) {
-            throw new IllegalStateException("another rank's thread failed", e);
-        }
+        uninterrupted(() -> {
+            try {
+                barrier.await();
+            } catch (BrokenBarrierException e) {
+                throw new IllegalStateException("another rank's thread failed", e);
+            }
+        });
     }
 
     private static void join(Thread thread) {
+        uninterrupted(thread::join);
+    }
+
+    /** A wait that the benchmark does not expect to be interrupted; an interrupt ends it with an exception. */
+    private interface Wait {
+        void run() throws InterruptedException;
+    }
+
+    private static void uninterrupted(Wait wait) {
         try {
-            thread.join();
+            wait.run();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
