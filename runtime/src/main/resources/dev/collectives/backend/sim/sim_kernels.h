@@ -143,11 +143,6 @@ __attribute__((always_inline)) inline void reduceBlocks(const jlong* sources, in
 
 // The library is built for baseline x86-64 (SSE2); where the processor has AVX2 the same loops run on 32-byte
 // vectors, as the JIT's do for the Java path. Same arithmetic, element by element (no FMA: fp-contract is off).
-template <typename T, typename Op>
-void reduceBaseline(const jlong* sources, int n, const jlong* destinations, int m, jlong count, bool stream) {
-    reduceBlocks<T, Op>(sources, n, destinations, m, count, stream);
-}
-
 #if defined(__x86_64__)
 template <typename T, typename Op>
 __attribute__((target("avx2"))) void reduceAvx2(const jlong* sources, int n, const jlong* destinations, int m,
@@ -169,7 +164,7 @@ void reduce(const jlong* sources, int n, const jlong* destinations, int m, jlong
         return;
     }
 #endif
-    reduceBaseline<T, Op>(sources, n, destinations, m, count, stream);
+    reduceBlocks<T, Op>(sources, n, destinations, m, count, stream);
 }
 
 // op: ReduceOp.code() (SUM 0, PROD 1, MAX 2, MIN 3, AVG 4). Returns 0 when done, 1 when not supported here.
