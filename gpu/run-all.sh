@@ -3,10 +3,11 @@
 # pipelines) on backends nccl and mccl, the gpu-tagged suite with backend nccl, the same suite with backend mccl
 # against a forwarding library built here from gpu/mccl_forward.c, and the benchmark (Java beside the native C
 # baseline). Staged by gpu/stage.sh into .gpu/ of the repository root.
-# Usage: bash .gpu/run-all.sh [info] [examples] [mcclreg] [nccl] [mccl] [overhead] [memory] [bench] [quickbench]
+# Usage: bash .gpu/run-all.sh [info] [examples] [join] [mcclreg] [nccl] [mccl] [overhead] [memory] [bench] [quickbench]
 # (no argument: info examples nccl mccl bench). mcclreg: the mccl fixture reporting version 2.28.9, so
 # registration and windows run. overhead: Java minus native per op; memory: device memory per communicator and
-# per pipeline. BENCH_RANKS (default 1) sets the benchmarks' ranks; JAVA another java than the staged one.
+# per pipeline; join: the runner's examples and mistakes as a job of two processes (sharing the GPU where there is
+# one). BENCH_RANKS (default 1) sets the benchmarks' ranks; JAVA another java than the staged one.
 # Stages run in that order. Everything ends within $DEADLINE seconds (default 380) of the start: each program's
 # time limit is cut to what is left, and a stage with under 15 s left is skipped. Writes at most 7 logs to $OUT (or
 # /tmp/collectives-out) and prints a summary last. NVLink SHARP stays off. The full benchmark sweep:
@@ -105,6 +106,27 @@ if has examples; then
   NCCL_LEGACY_CUDA_REGISTER=1 runner nccl; runner nccl --mistakes
   if mccl_fixture; then MCCL_LEGACY_MUSA_REGISTER=1 runner mccl; runner mccl --mistakes; fi
 fi
+joined() { # $1 backend, $2 optional --mistakes: the runner's `join` as a job of two processes, one GPU each; with a
+  # single GPU both run on device 0, each with its own NCCL_HOSTID, so that NCCL connects them through its sockets
+  local log=$build/join-$1${2:+-mistakes} secs r pids=() rcs="" port=$((29500 + RANDOM % 1000)) shared=()
+  secs=$(limit 120)
+  if ((secs == 0)); then note "join $1 ${2:-}: skipped, out of time"; return; fi
+  (( $(nvidia-smi -L | grep -c '^GPU') < 2 )) && shared=(COLLECTIVES_DEVICE=0 NCCL_SOCKET_IFNAME=lo)
+  for r in 0 1; do
+    env COLLECTIVES_BACKEND="$1" COLLECTIVES_RANK=$r COLLECTIVES_WORLD_SIZE=2 COLLECTIVES_LOCAL_RANK=$r \
+      COLLECTIVES_RENDEZVOUS=tcp://127.0.0.1:$port COLLECTIVES_JOB_TOKEN=a-two-process-job-on-this-machine \
+      "${shared[@]}" ${shared:+NCCL_HOSTID=rank-$r} timeout -k 5 "$secs" "$java" -Xss16m \
+      -Dcollectives.device.syncTimeoutSeconds=60 -cp "$classpath" dev.collectives.examples.Runner join ${2:-} \
+      > "$log-$r.log" 2>&1 &
+    pids+=($!)
+  done
+  for r in 0 1; do wait "${pids[$r]}"; rcs="$rcs $?"; done
+  note "join $1 ${2:-} (2 processes${shared:+ on one GPU}): rc=$rcs $(grep -hE '^(examples|mistakes): ' "$log"-*.log \
+    | tr '\n' ' ')"
+  for r in 0 1; do { echo "==== join $1 ${2:-} rank $r: rc=$(echo $rcs | cut -d' ' -f$((r + 1)))"; cat "$log-$r.log"; } \
+    >> "$out/join.log"; done
+}
+if has join; then NCCL_LEGACY_CUDA_REGISTER=1 joined nccl; joined nccl --mistakes; fi
 if has mcclreg && mccl_fixture 22809; then # the MCCL dialect with its 2.28.9 gates open: registration and windows
   MCCL_LEGACY_MUSA_REGISTER=1 runner mccl; runner mccl --mistakes
   selections="class:DeviceMemoryGpuTest class:DeviceCollectivesGpuTest" COLLECTIVES_BACKEND=mccl junit mccl-22809

@@ -20,14 +20,13 @@ final class Clusters {
      */
     private static final String SIM = "sim";
 
+    /** How long a simulated rank waits for peers when running an example. */
+    static final Duration EXAMPLE_TIMEOUT = SimConfig.DEFAULT_TIMEOUT;
+
     /** How long a simulated rank waits for peers when running a mistake, which must fail fast, not hang. */
     static final Duration MISTAKE_TIMEOUT = Duration.ofSeconds(5);
 
     private Clusters() {
-    }
-
-    static LocalCluster open(Backend backend, ClusterSpec spec, int ranks) {
-        return open(backend, spec, ranks, SimConfig.DEFAULT_TIMEOUT);
     }
 
     /** {@code timeout}: how long a simulated rank waits for its peers; the native libraries have their own. */

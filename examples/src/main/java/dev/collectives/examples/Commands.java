@@ -25,8 +25,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * The runner's command line, built on picocli: with no subcommand it runs the examples (or, with
- * {@code --mistakes}, the mistakes); the subcommands run the examples, the mistakes, the list, or a benchmark. Every
- * command takes {@code --help}, and every option {@code --name value} as well as {@code --name=value}.
+ * {@code --mistakes}, the mistakes); the subcommands run the examples, the mistakes, one rank of a multi-process job,
+ * the list, or a benchmark. Every command takes {@code --help}, and every option {@code --name value} as well as
+ * {@code --name=value}.
  */
 final class Commands {
     static final int DEFAULT_RANKS = 4;
@@ -40,6 +41,7 @@ final class Commands {
         CommandLine line = new CommandLine(new Top(catalogue))
                 .addSubcommand(new CommandLine(new ExamplesCommand(catalogue)))
                 .addSubcommand(new CommandLine(new MistakesCommand(catalogue)))
+                .addSubcommand(new CommandLine(new JoinCommand(catalogue)))
                 .addSubcommand(new CommandLine(new ListCommand(catalogue)))
                 .addSubcommand(new CommandLine(new Bench()))
                 .setCaseInsensitiveEnumValuesAllowed(true);
@@ -130,25 +132,32 @@ final class Commands {
         }
     }
 
+    /** A command over the catalogue of examples and mistakes; its help option last, after its own. */
+    abstract static class CatalogueCommand implements Callable<Integer> {
+        final Catalogue catalogue;
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit", order = 100)
+        boolean help;
+
+        CatalogueCommand(Catalogue catalogue) {
+            this.catalogue = catalogue;
+        }
+    }
+
     @Command(name = "examples", sortOptions = false, usageHelpAutoWidth = true,
             description = "Runs the examples (all of them, or those named), each on a fresh cluster.",
             exitCodeListHeading = "%nExit status:%n",
             exitCodeList = {"0:every example passed or was skipped", "1:one failed",
                 "2:a bad command line, or an unavailable backend"})
-    static final class ExamplesCommand implements Callable<Integer> {
-        private final Catalogue catalogue;
-
+    static final class ExamplesCommand extends CatalogueCommand {
         @Mixin
         ClusterOptions cluster;
 
         @Parameters(paramLabel = "NAME", description = "the examples to run, in this order; default: all (see list)")
         List<String> names = new ArrayList<>();
 
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
-        boolean help;
-
         ExamplesCommand(Catalogue catalogue) {
-            this.catalogue = catalogue;
+            super(catalogue);
         }
 
         @Override
@@ -163,20 +172,15 @@ final class Commands {
             exitCodeListHeading = "%nExit status:%n",
             exitCodeList = {"0:every mistake was caught with its rule, or was skipped",
                 "1:one was not caught, or caught as another rule", "2:a bad command line, or an unavailable backend"})
-    static final class MistakesCommand implements Callable<Integer> {
-        private final Catalogue catalogue;
-
+    static final class MistakesCommand extends CatalogueCommand {
         @Mixin
         ClusterOptions cluster;
 
         @Parameters(paramLabel = "NAME", description = "the mistakes to run, in this order; default: all (see list)")
         List<String> names = new ArrayList<>();
 
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
-        boolean help;
-
         MistakesCommand(Catalogue catalogue) {
-            this.catalogue = catalogue;
+            super(catalogue);
         }
 
         @Override
@@ -185,16 +189,43 @@ final class Commands {
         }
     }
 
+    @Command(name = "join", sortOptions = false, usageHelpAutoWidth = true,
+            description = {"Runs one rank of a multi-process job, started once per rank by mpirun, srun, a "
+                    + "torchrun-style launcher or by hand: finds this process's rank, the world size and the "
+                    + "rendezvous in the launcher's variables or COLLECTIVES_*, joins the other processes on "
+                    + "$COLLECTIVES_BACKEND (default sim), and runs the examples named (or, with --mistakes, the "
+                    + "mistakes) on this rank, printing its own reports and verdicts. Give every rank the same names."},
+            exitCodeListHeading = "%nExit status (of this rank):%n",
+            exitCodeList = {"0:every example passed, or was skipped (out of its rank range, or needing a capability "
+                    + "the backend lacks); with --mistakes: every mistake raised its rule's error, or was skipped",
+                "1:an example failed (an error, a wrong result, a rank that failed or vanished); with --mistakes: "
+                    + "one raised no error, or another error than its rule's",
+                "2:a bad command line or setting, or an unavailable backend",
+                "3:this process could not join the job (a rank that never came, a wrong job token, a rank gone "
+                    + "while joining)"})
+    static final class JoinCommand extends CatalogueCommand {
+        @Option(names = "--mistakes", description = "run the mistakes instead of the examples")
+        boolean mistakes;
+
+        @Parameters(paramLabel = "NAME", description = "the examples (or mistakes) to run, in this order; default: "
+                + "all (see list)")
+        List<String> names = new ArrayList<>();
+
+        JoinCommand(Catalogue catalogue) {
+            super(catalogue);
+        }
+
+        @Override
+        public Integer call() {
+            return Runner.runJoined(catalogue, mistakes, names);
+        }
+    }
+
     @Command(name = "list", description = "Lists the examples and the mistakes.",
             exitCodeListHeading = "%nExit status:%n", exitCodeList = "0:always")
-    static final class ListCommand implements Callable<Integer> {
-        private final Catalogue catalogue;
-
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
-        boolean help;
-
+    static final class ListCommand extends CatalogueCommand {
         ListCommand(Catalogue catalogue) {
-            this.catalogue = catalogue;
+            super(catalogue);
         }
 
         @Override

@@ -6,7 +6,8 @@ import dev.collectives.examples.mistakes.Mistakes;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.LocalCluster;
+import dev.collectives.runtime.JoinedRank;
+import dev.collectives.runtime.bootstrap.Bootstrap;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -22,7 +23,8 @@ import java.util.function.Function;
 /**
  * Runs the examples (the README's first command): each on a fresh cluster of {@code --ranks} ranks, printing its
  * {@code describe()} table, its check and its time; or, with {@code --mistakes}, the mistakes, each of which must
- * fail with its rule. {@link Commands} is its command line; {@link #run} runs one, so that tests call it in-process.
+ * fail with its rule; or, with {@code join}, this process's rank of a multi-process job. {@link Commands} is its
+ * command line; {@link #run} runs one, so that tests call it in-process.
  */
 public final class Runner {
     /** Exit status: every example (or mistake) passed or was skipped. */
@@ -31,12 +33,14 @@ public final class Runner {
     public static final int FAILED = 1;
     /** Exit status: a bad command line or an unavailable backend. */
     public static final int USAGE = 2;
+    /** Exit status of {@code join}: this process could not join the job. */
+    public static final int NOT_JOINED = 3;
 
     private final Backend backend;
-    private final int ranks;
+    private final Ranks ranks;
     private final PrintStream out;
 
-    private Runner(Backend backend, int ranks, PrintStream out) {
+    private Runner(Backend backend, Ranks ranks, PrintStream out) {
         this.backend = backend;
         this.ranks = ranks;
         this.out = out;
@@ -83,11 +87,43 @@ public final class Runner {
         return runner(catalogue, cluster).map(r -> r.runMistakes(selected)).orElse(USAGE);
     }
 
+    /**
+     * Joins this process's rank of a multi-process job (its place, the rendezvous and the backend from the
+     * environment) and runs the named examples, or mistakes, on it, printing this rank's reports and verdicts.
+     */
+    static int runJoined(Commands.Catalogue catalogue, boolean mistakes, List<String> names) {
+        List<Example> examples = mistakes ? List.of() : select("example", catalogue.examples(), Example::name, names);
+        List<Mistake> chosen = mistakes ? select("mistake", catalogue.mistakes(), Mistake::name, names) : List.of();
+        PrintStream out = catalogue.out();
+        Backend backend;
+        Bootstrap bootstrap;
+        try {
+            backend = Backends.fromEnvironment();
+            bootstrap = Bootstrap.fromEnvironment();
+        } catch (CollectivesException e) {
+            out.println("error: " + e.getMessage());
+            return USAGE;
+        }
+        out.println("joining on " + backend.name() + ": " + bootstrap.describe());
+        out.flush();
+        JoinedRank rank;
+        try {
+            rank = backend.join(bootstrap);
+        } catch (CollectivesException e) {
+            out.println("FAILED to join: " + e.getMessage());
+            return NOT_JOINED;
+        }
+        try (rank) {
+            Runner runner = new Runner(backend, Ranks.joined(rank), out);
+            return mistakes ? runner.runMistakes(chosen) : runner.runExamples(examples);
+        }
+    }
+
     /** A runner on the chosen backend; empty, having said why, when the backend is unknown or unavailable. */
     private static Optional<Runner> runner(Commands.Catalogue catalogue, Commands.ClusterOptions cluster) {
         try {
             Backend backend = cluster.backend == null ? Backends.fromEnvironment() : Backends.get(cluster.backend);
-            return Optional.of(new Runner(backend, cluster.ranks, catalogue.out()));
+            return Optional.of(new Runner(backend, Ranks.local(backend, cluster.ranks), catalogue.out()));
         } catch (CollectivesException e) {
             catalogue.out().println("error: " + e.getMessage());
             return Optional.empty();
@@ -130,7 +166,7 @@ public final class Runner {
     // ---- examples ---------------------------------------------------------------------------------------
 
     private int runExamples(List<Example> examples) {
-        out.println("Collectives examples on " + backend.name() + ", " + ranks + " rank(s)");
+        out.println("Collectives examples on " + backend.name() + ", " + ranks.describe());
         Tally tally = new Tally();
         for (Example example : examples) {
             out.println();
@@ -148,11 +184,11 @@ public final class Runner {
             out.println("SKIPPED: " + outOfRange.get());
             return Verdict.SKIPPED;
         }
-        AtomicReferenceArray<RankReport> reports = new AtomicReferenceArray<>(ranks);
-        AtomicReferenceArray<String> unmet = new AtomicReferenceArray<>(ranks);
+        AtomicReferenceArray<RankReport> reports = new AtomicReferenceArray<>(ranks.size());
+        AtomicReferenceArray<String> unmet = new AtomicReferenceArray<>(ranks.size());
         long start = System.nanoTime();
-        try (LocalCluster cluster = Clusters.open(backend, example.cluster(), ranks)) {
-            cluster.run(rank -> {
+        try {
+            ranks.run(example.cluster(), Clusters.EXAMPLE_TIMEOUT, rank -> {
                 Optional<String> missing = example.cluster().unmetBy(rank.comm());
                 if (missing.isPresent()) {
                     unmet.set(rank.rank(), missing.get());
@@ -165,13 +201,15 @@ public final class Runner {
             printTime(start);
             return Verdict.FAILED;
         }
-        if (unmet.get(0) != null) {
-            out.println("SKIPPED: " + backend.name() + " " + unmet.get(0));
+        int[] held = ranks.held();
+        if (unmet.get(held[0]) != null) {
+            out.println("SKIPPED: " + backend.name() + " " + unmet.get(held[0]));
             return Verdict.SKIPPED;
         }
-        out.println(indent(reports.get(0).describe()));
+        out.println(indent(reports.get(held[0]).describe()));
         Check firstWrong = null;
-        for (int r = 0; r < ranks && firstWrong == null; r++) {
+        for (int i = 0; i < held.length && firstWrong == null; i++) {
+            int r = held[i];
             Check check = reports.get(r) == null ? Check.wrong(r, "a report", "one", "none")
                     : reports.get(r).check();
             firstWrong = check.isOk() ? null : check;
@@ -179,7 +217,9 @@ public final class Runner {
         if (firstWrong != null) {
             out.println("check: WRONG: " + firstWrong.text());
         } else {
-            out.println("check: OK on all " + ranks + " rank(s): rank 0 compared " + reports.get(0).check().text());
+            out.println("check: OK on " + (held.length == ranks.size() ? "all " + held.length + " rank(s): rank "
+                    + held[0] : "rank " + held[0] + " of " + ranks.size() + ":") + " compared "
+                    + reports.get(held[0]).check().text());
         }
         printTime(start);
         return firstWrong == null ? Verdict.PASSED : Verdict.FAILED;
@@ -188,7 +228,7 @@ public final class Runner {
     // ---- mistakes ---------------------------------------------------------------------------------------
 
     private int runMistakes(List<Mistake> mistakes) {
-        out.println("Collectives mistakes on " + backend.name() + ", " + ranks + " rank(s): each must fail fast "
+        out.println("Collectives mistakes on " + backend.name() + ", " + ranks.describe() + ": each must fail fast "
                 + "with its rule");
         Tally tally = new Tally();
         for (Mistake mistake : mistakes) {
@@ -208,10 +248,10 @@ public final class Runner {
             out.println("SKIPPED: " + outOfRange.get());
             return Verdict.SKIPPED;
         }
-        AtomicReferenceArray<String> inapplicable = new AtomicReferenceArray<>(ranks);
+        AtomicReferenceArray<String> inapplicable = new AtomicReferenceArray<>(ranks.size());
         long start = System.nanoTime();
-        try (LocalCluster cluster = Clusters.open(backend, mistake.cluster(), ranks, Clusters.MISTAKE_TIMEOUT)) {
-            cluster.run(rank -> {
+        try {
+            ranks.run(mistake.cluster(), Clusters.MISTAKE_TIMEOUT, rank -> {
                 Optional<String> why = mistake.inapplicable(rank.comm());
                 if (why.isPresent()) {
                     inapplicable.set(rank.rank(), why.get());
@@ -221,18 +261,21 @@ public final class Runner {
             });
         } catch (RuntimeException e) {
             boolean caught = e instanceof CollectivesException && ((CollectivesException) e).rule() == mistake.rule();
-            if (caught) {
-                out.println("caught: " + failure(e));
-                out.println("ranks that reported " + mistake.rule().tag() + ": " + ranksReporting(e, mistake)
-                        + " of " + ranks);
-            } else {
+            if (!caught) {
                 out.println("FAILED: expected " + mistake.rule().tag() + " but got: " + failure(e));
+            } else {
+                out.println("caught: " + failure(e));
+                if (ranks.held().length == ranks.size()) {
+                    out.println("ranks that reported " + mistake.rule().tag() + ": " + ranksReporting(e, mistake)
+                            + " of " + ranks.size());
+                }
             }
             printTime(start);
             return caught ? Verdict.PASSED : Verdict.FAILED;
         }
-        if (inapplicable.get(0) != null) {
-            out.println("SKIPPED: " + backend.name() + " " + inapplicable.get(0));
+        int first = ranks.held()[0];
+        if (inapplicable.get(first) != null) {
+            out.println("SKIPPED: " + backend.name() + " " + inapplicable.get(first));
             return Verdict.SKIPPED;
         }
         out.println("FAILED: not caught: every rank bound and ran the mistake without an error");
@@ -251,11 +294,11 @@ public final class Runner {
     // ---- printing ---------------------------------------------------------------------------------------
 
     private Optional<String> rankRange(int min, int max) {
-        if (ranks < min) {
-            return Optional.of("needs at least " + min + " ranks (running " + ranks + ")");
+        if (ranks.size() < min) {
+            return Optional.of("needs at least " + min + " ranks (running " + ranks.size() + ")");
         }
-        if (ranks > max) {
-            return Optional.of("sized for at most " + max + " ranks (running " + ranks + ")");
+        if (ranks.size() > max) {
+            return Optional.of("sized for at most " + max + " ranks (running " + ranks.size() + ")");
         }
         return Optional.empty();
     }

@@ -24,7 +24,7 @@ class RunnerOptionsTest {
             "--help"}) {
             assertTrue(run.text().contains(" " + option + " "), option);
         }
-        for (String command : new String[] {"examples", "mistakes", "list", "bench"}) {
+        for (String command : new String[] {"examples", "mistakes", "join", "list", "bench"}) {
             assertTrue(run.text().contains("\n  " + command + " "), command);
         }
         assertTrue(run.text().contains("Exit status:\n  0   every example (or mistake) passed or was skipped\n"
@@ -32,7 +32,7 @@ class RunnerOptionsTest {
     }
 
     @ParameterizedTest(name = "{0} --help")
-    @CsvSource({"examples", "mistakes", "list", "bench", "bench device", "bench overhead", "bench memory",
+    @CsvSource({"examples", "mistakes", "join", "list", "bench", "bench device", "bench overhead", "bench memory",
         "bench shapes", "bench sim-allreduce", "bench plot"})
     void everySubcommandHasHelp(String command) {
         List<String> args = new ArrayList<>(List.of(command.split(" ")));
@@ -101,7 +101,10 @@ class RunnerOptionsTest {
         "--backend sim examples nosuch | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
         "--backend sim --example nosuch | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
         "--backend sim --mistakes --example seed-graph | no mistake is called 'seed-graph'; the mistakes are: "
-            + "different-pipelines"})
+            + "different-pipelines",
+        "join nosuch           | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
+        "join --mistakes seed-graph | no mistake is called 'seed-graph'; the mistakes are: different-pipelines",
+        "join --ranks 2        | Unknown option: '--ranks'"})
     void badCommandLineExitsWithUsageStatus(String args, String message) {
         RunnerOutput run = RunnerOutput.of(args.trim().split(" +"));
 

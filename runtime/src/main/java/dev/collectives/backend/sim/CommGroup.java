@@ -11,14 +11,14 @@ import java.util.function.BooleanSupplier;
 /**
  * What the ranks of one communicator share: the rendezvous of collective calls and window registrations, the
  * point-to-point channels, the abort flag and the timeout. Its monitor guards all of that state; data moves
- * outside it.
+ * outside it. Here the ranks are threads of this process; {@link WireGroup} meets ranks in other processes.
  */
-final class CommGroup {
+class CommGroup {
     private final int size;
     private final SimConfig config;
     private final Map<Long, Rendezvous<Launched>> collectives = new HashMap<>();
     private final Map<Long, Rendezvous<WindowArrival>> windows = new HashMap<>();
-    final PointToPoint pointToPoint;
+    private final PointToPoint pointToPoint;
     private String abortReason;
 
     CommGroup(SimConfig config) {
@@ -49,7 +49,7 @@ final class CommGroup {
     void collective(int rank, Launched op) {
         Rendezvous<Launched> rv;
         synchronized (this) {
-            rv = collectives.computeIfAbsent(op.seq(), seq -> new Rendezvous<>(this, "collective call #" + seq, size));
+            rv = collectives.computeIfAbsent(op.seq(), seq -> new Rendezvous<>(this, collectiveName(seq), size));
         }
         try {
             List<Launched> all = rv.arrive(rank, op, ops -> Agreement.check(ops, config.capabilities().mtlinkSharp()));
@@ -64,13 +64,41 @@ final class CommGroup {
         }
     }
 
-    /** The host-side rendezvous of window registration number {@code seq}. */
-    synchronized Rendezvous<WindowArrival> windowRendezvous(long seq) {
-        return windows.computeIfAbsent(seq, s -> new Rendezvous<>(this, "window registration call #" + s, size));
+    /**
+     * Rank {@code rank}'s part of window registration (or deregistration) number {@code seq}, on a host thread:
+     * meets the other ranks' calls and returns them all, indexed by rank, once they agree (R12).
+     */
+    List<WindowArrival> windowCall(int rank, long seq, WindowArrival arrival) {
+        Rendezvous<WindowArrival> rv;
+        synchronized (this) {
+            rv = windows.computeIfAbsent(seq, s -> new Rendezvous<>(this, windowCallName(s), size));
+        }
+        try {
+            return rv.arrive(rank, arrival, WindowArrival::check);
+        } finally {
+            rv.depart(() -> windows.remove(seq));
+        }
     }
 
-    synchronized void forgetWindowRendezvous(long seq) {
-        windows.remove(seq);
+    static String windowCallName(long seq) {
+        return "window registration call #" + seq;
+    }
+
+    static String collectiveName(long seq) {
+        return "collective call #" + seq;
+    }
+
+    /**
+     * Posts rank {@code rank}'s send or recv without blocking (a group posts all of its before waiting for any);
+     * the returned wait ends once the pair's data has moved, and fails as the pair failed.
+     */
+    Runnable post(int rank, Launched op) {
+        PointToPoint.Pair pair = pointToPoint.post(rank, op);
+        return () -> pointToPoint.await(rank, pair);
+    }
+
+    /** Rank {@code rank}'s communicator closes, its streams drained: nothing to do when the ranks are threads. */
+    void leave(int rank) {
     }
 
     /** {@code mcclCommAbort}: every pending and later call on this communicator fails on every rank. */

@@ -552,7 +552,7 @@ public final class Kernels {
     }
 
     /** A native-order buffer over {@code bytes} (at most {@link #MAX_VIEW_BYTES}) bytes at a raw address. */
-    private static ByteBuffer view(long at, long bytes) {
+    static ByteBuffer view(long at, long bytes) {
         return pointer(at, bytes).asByteBuffer().order(ByteOrder.nativeOrder());
     }
 }

@@ -24,4 +24,23 @@ final class Monitors {
             Thread.currentThread().interrupt();
         }
     }
+
+    /**
+     * Waits on {@code monitor}, which the caller holds, until {@code done} or {@code deadline} (System.nanoTime);
+     * an interrupt ends the wait early but is kept for the caller's thread.
+     */
+    static void awaitUntil(Object monitor, BooleanSupplier done, long deadline) {
+        while (!done.getAsBoolean()) {
+            long left = (deadline - System.nanoTime()) / 1_000_000;
+            if (left <= 0) {
+                return;
+            }
+            try {
+                monitor.wait(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
 }

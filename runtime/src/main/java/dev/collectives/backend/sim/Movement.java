@@ -111,6 +111,61 @@ final class Movement {
         }
     }
 
+    /**
+     * Bytes of its send buffer that a rank's call contributes when the ranks are in different processes: its whole
+     * send region (none for a broadcast's non-root ranks, which pass no send buffer).
+     */
+    static long contribution(OpCall call, int ranks) {
+        if (call.send() == null) {
+            return 0;
+        }
+        boolean perRank = call.kind() == OpKind.REDUCE_SCATTER || call.kind() == OpKind.ALL_TO_ALL;
+        return call.count() * call.type().size() * (perRank ? ranks : 1);
+    }
+
+    /**
+     * Rank {@code rank}'s part of a collective whose ranks are in different processes: its recv from every rank's
+     * contribution, staged at {@code sources} (0 for a rank that contributes nothing). Nothing else is written, so
+     * nothing waits for the other ranks.
+     */
+    static void fromContributions(int rank, OpCall mine, long[] sources) {
+        long blockBytes = mine.count() * mine.type().size();
+        switch (mine.kind()) {
+            case ALL_REDUCE -> reduceInto(mine, sources, 0);
+            case REDUCE -> {
+                if (rank == mine.peer()) {
+                    reduceInto(mine, sources, 0);
+                }
+            }
+            case REDUCE_SCATTER -> reduceInto(mine, sources, rank * blockBytes);
+            case ALL_GATHER -> {
+                for (int q = 0; q < sources.length; q++) {
+                    copy(sources[q], mine.recv().address() + q * blockBytes, mine.count(), mine.type());
+                }
+            }
+            case BROADCAST -> copy(sources[mine.peer()], mine.recv().address(), mine.count(), mine.type());
+            case ALL_TO_ALL -> {
+                for (int q = 0; q < sources.length; q++) {
+                    copy(sources[q] + rank * blockBytes, mine.recv().address() + q * blockBytes, mine.count(),
+                            mine.type());
+                }
+            }
+            default -> throw new IllegalStateException(mine.kind() + " is not a collective");
+        }
+    }
+
+    /** Reduces {@code mine.count()} elements at {@code byteOffset} of every source into {@code mine}'s recv. */
+    private static void reduceInto(OpCall mine, long[] sources, long byteOffset) {
+        if (mine.count() == 0) {
+            return;
+        }
+        long[] shifted = new long[sources.length];
+        for (int q = 0; q < sources.length; q++) {
+            shifted[q] = sources[q] + byteOffset;
+        }
+        Kernels.reduce(mine.type(), mine.op(), shifted, mine.recv().address(), mine.count());
+    }
+
     /** Whether the op's send and recv regions share bytes (in place, for allToAll). */
     private static boolean overlaps(OpCall call, int ranks) {
         long bytes = call.count() * call.type().size() * ranks;

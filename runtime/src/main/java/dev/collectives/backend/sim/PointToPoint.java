@@ -23,7 +23,7 @@ final class PointToPoint {
     Pair post(int rank, Launched op) {
         OpCall call = op.call();
         boolean isSend = call.kind() == OpKind.SEND;
-        Key key = isSend ? new Key(rank, call.peer(), op.seq()) : new Key(call.peer(), rank, op.seq());
+        Key key = keyOf(rank, op);
         Pair pair;
         synchronized (group) {
             group.requireNotAborted(rank, call.describe());
@@ -39,9 +39,8 @@ final class PointToPoint {
             if (pair.send == null || pair.recv == null) {
                 return pair;
             }
-            if (pair.send.count() != pair.recv.count() || pair.send.type() != pair.recv.type()) {
-                pair.verdict = Verdict.violation(Rule.R14_SHAPE, key + ": the send is " + pair.send.describe()
-                        + " but the recv is " + pair.recv.describe() + "; count and type must match");
+            pair.verdict = mismatch(key, pair.send, pair.recv);
+            if (pair.verdict != null) {
                 group.notifyAll();
                 throw pair.verdict.toException(rank);
             }
@@ -69,10 +68,7 @@ final class PointToPoint {
             while (!pair.done && pair.verdict == null) {
                 group.await(rank, () -> pair.done || pair.verdict != null, deadline, () -> {
                     if (!pair.moving) {
-                        int missing = pair.send == null ? pair.key.from : pair.key.to;
-                        String side = pair.send == null ? "send" : "recv";
-                        pair.verdict = Verdict.error(Result.REMOTE_ERROR, pair.key.toString(), "rank " + missing
-                                + " posted no matching " + side + " within " + group.timeoutText());
+                        pair.verdict = unmatched(pair.key, pair.send == null, group.timeoutText());
                     }
                 });
                 deadline = System.nanoTime() + group.timeoutNanos(); // the data is moving: give it time
@@ -83,7 +79,28 @@ final class PointToPoint {
         }
     }
 
-    private record Key(int from, int to, long index) {
+    /** R14: a send and its recv must agree on count and type; null when they do. */
+    static Verdict mismatch(Key key, OpCall send, OpCall recv) {
+        if (send.count() == recv.count() && send.type() == recv.type()) {
+            return null;
+        }
+        return Verdict.violation(Rule.R14_SHAPE, key + ": the send is " + send.describe() + " but the recv is "
+                + recv.describe() + "; count and type must match");
+    }
+
+    /** The pair's other side was not posted in time: the send ({@code sendMissing}) or the recv. */
+    static Verdict unmatched(Key key, boolean sendMissing, String timeoutText) {
+        return Verdict.error(Result.REMOTE_ERROR, key.toString(), "rank " + (sendMissing ? key.from : key.to)
+                + " posted no matching " + (sendMissing ? "send" : "recv") + " within " + timeoutText);
+    }
+
+    /** The pair {@code op} of rank {@code rank} belongs to: the {@code index}-th send from {@code from} to {@code to}. */
+    static Key keyOf(int rank, Launched op) {
+        return op.call().kind() == OpKind.SEND ? new Key(rank, op.call().peer(), op.seq())
+                : new Key(op.call().peer(), rank, op.seq());
+    }
+
+    record Key(int from, int to, long index) {
         @Override
         public String toString() {
             return "send #" + index + " from rank " + from + " to rank " + to;

@@ -66,9 +66,7 @@ final class Rendezvous<T> {
         synchronized (group) {
             group.await(rank, () -> decided, deadline, () -> {
                 decided = true;
-                verdict = Verdict.error(Result.REMOTE_ERROR, what,
-                        "ranks " + ranks(false) + " did not arrive within " + group.timeoutText()
-                                + " (ranks " + ranks(true) + " did)");
+                verdict = Verdict.timedOut(what, ranks(false), ranks(true), group.timeoutText());
             });
             if (verdict != null) {
                 throw verdict.toException(rank);
@@ -144,10 +142,9 @@ final class Rendezvous<T> {
     }
 
     private RuntimeException lateArrival(int rank) {
-        String reason = verdict == null ? "the others already went on" : verdict.message();
-        return Verdict.error(Result.REMOTE_ERROR, what,
-                "arrived after the other ranks gave up: " + reason).toException(rank);
+        return Verdict.lateArrival(what, verdict == null ? "the others already went on" : verdict.message()).toException(rank);
     }
+
 
     /** The ranks that have arrived ({@code arrivedYet}) or not. */
     private List<Integer> ranks(boolean arrivedYet) {

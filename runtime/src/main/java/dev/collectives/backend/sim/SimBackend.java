@@ -9,7 +9,7 @@ import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.bootstrap.Bootstrap;
 
 /**
- * The embedded backend: ranks are threads of this process, "device" memory is host memory, and every
+ * The embedded backend: ranks are threads of this process (or, when joined, processes of one job), "device" memory is host memory, and every
  * registration rule whose breach real libraries leave undefined is reported. {@link #local(int)} uses the defaults of
  * {@link SimConfig}; {@link #cluster()} configures granularity, topology, capabilities, environment and timeout.
  */
@@ -33,7 +33,7 @@ public final class SimBackend implements Backend {
         return cluster().ranks(ranks).build();
     }
 
-    /** This thread's rank of a job whose other ranks are threads of this process: see {@link SimJoin}. */
+    /** This rank of a job whose other ranks are threads of this process or other processes: see {@link SimJoin}. */
     @Override
     public JoinedRank join(Bootstrap bootstrap) {
         return SimJoin.join(bootstrap);

@@ -70,6 +70,19 @@ public final class SimCommunicator implements Communicator {
         return ledger;
     }
 
+    /** What the communicator simulates: for a joined rank, as the bootstrap's settings and the job say. */
+    public SimConfig config() {
+        return config;
+    }
+
+    /**
+     * What this rank has made and not yet released (memory, registrations, windows, graphs): all zero once
+     * everything made through this communicator was closed. On a joined rank this is the rank's own count.
+     */
+    public SimUsage usage() {
+        return ledger.snapshot();
+    }
+
     @Override
     public int rank() {
         return rank;
@@ -257,12 +270,7 @@ public final class SimCommunicator implements Communicator {
         synchronized (this) {
             seq = windowSeq++;
         }
-        Rendezvous<WindowArrival> rv = group.windowRendezvous(seq);
-        try {
-            return rv.arrive(rank, arrival, WindowArrival::check);
-        } finally {
-            rv.depart(() -> group.forgetWindowRendezvous(seq));
-        }
+        return group.windowCall(rank, seq, arrival);
     }
 
     // ---- collectives -------------------------------------------------------------------------------------
@@ -566,11 +574,11 @@ public final class SimCommunicator implements Communicator {
     void execute(List<List<Launched>> steps) {
         RuntimeException first = null;
         for (List<Launched> step : steps) {
-            List<PointToPoint.Pair> posted = new ArrayList<>();
+            List<Runnable> posted = new ArrayList<>();
             for (Launched op : step) {
                 if (!op.call().kind().isCollective()) {
                     try {
-                        posted.add(group.pointToPoint.post(rank, op));
+                        posted.add(group.post(rank, op));
                     } catch (RuntimeException e) {
                         first = first == null ? e : first;
                     }
@@ -586,9 +594,9 @@ public final class SimCommunicator implements Communicator {
                     }
                 }
             }
-            for (PointToPoint.Pair pair : posted) {
+            for (Runnable completion : posted) {
                 try {
-                    group.pointToPoint.await(rank, pair);
+                    completion.run();
                 } catch (RuntimeException e) {
                     first = first == null ? e : first;
                 }
@@ -680,6 +688,7 @@ public final class SimCommunicator implements Communicator {
             toClose = List.copyOf(streams);
         }
         toClose.forEach(SimStream::close);
+        group.leave(rank);
         SimUsage left = ledger.snapshot();
         if (!left.isZero()) {
             throw CollectivesException.usage(rank, "communicator closed with live resources: " + left

@@ -3,9 +3,12 @@ package dev.collectives.backend.sim;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.bootstrap.Bootstrap;
+import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.bootstrap.RendezvousEndpoint;
 import dev.collectives.runtime.spi.Joined;
 
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -15,16 +18,20 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * {@code join} for the sim: the ranks of a job are threads of this process that each call
- * {@code Backends.get("sim").join(bootstrap)}. They meet through the bootstrap's rendezvous like processes do,
- * rank 0's unique id reaches every rank, and the ranks holding the same id form one sim communicator group here,
- * once all of them have arrived ({@code mcclCommInitRank} also waits for every rank).
+ * {@code join} for the sim. The ranks of a job call {@code Backends.get("sim").join(bootstrap)} and meet through
+ * the bootstrap's rendezvous like processes do; they agree on the backend and on the sim's settings
+ * ({@link SimSettings}), and find out whether they are all in one process. If they are (threads of this process),
+ * rank 0's unique id reaches every rank, and the ranks holding the same id form one in-process communicator group,
+ * once all of them have arrived ({@code mcclCommInitRank} also waits for every rank). If not, every rank forms a
+ * {@link WireGroup} over the rendezvous, which stays open as the job's data plane until the communicator closes.
  */
 final class SimJoin {
     /** As large as NCCL's unique id. */
     static final int UNIQUE_ID_BYTES = 128;
 
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** This process, as the other ranks of a job tell it apart from theirs. */
+    private static final byte[] PROCESS_ID = newId(16);
     /** Jobs still forming, by unique id (hex); a job leaves once complete or failed. */
     private static final Map<String, Forming> FORMING = new HashMap<>();
 
@@ -32,22 +39,57 @@ final class SimJoin {
     }
 
     static JoinedRank join(Bootstrap bootstrap) {
+        Rendezvous rendezvous = bootstrap.rendezvous();
+        boolean keep = false;
         byte[] id;
-        try (dev.collectives.runtime.bootstrap.Rendezvous rendezvous = bootstrap.rendezvous()) {
+        SimConfig config;
+        try {
             rendezvous.agree("backend", SimBackend.NAME);
-            id = rendezvous.broadcast(bootstrap.rank() == 0 ? newUniqueId() : null);
+            try {
+                config = SimSettings.config(bootstrap);
+            } catch (CollectivesException e) {
+                rendezvous.abort(e.getMessage()); // the others fail at once too, instead of at their timeout
+                throw e;
+            }
+            rendezvous.agree("the sim settings", SimSettings.describe(config));
+            byte[][] processes = rendezvous.allGather(PROCESS_ID);
+            if (!Arrays.stream(processes).allMatch(p -> Arrays.equals(p, processes[0]))) {
+                requireServable(bootstrap);
+                SimCommunicator comm = new SimCommunicator(bootstrap.rank(), config,
+                        new WireGroup(config, bootstrap.rank(), rendezvous), new Ledger());
+                keep = true;
+                return new Joined(comm, comm.defaultStream(), bootstrap.localRank(), bootstrap.device());
+            }
+            id = rendezvous.broadcast(bootstrap.rank() == 0 ? newId(UNIQUE_ID_BYTES) : null);
+        } finally {
+            if (!keep) {
+                rendezvous.close();
+            }
         }
         Forming job;
         String key = HexFormat.of().formatHex(id);
         synchronized (FORMING) {
-            job = FORMING.computeIfAbsent(key, k -> new Forming(bootstrap));
+            job = FORMING.computeIfAbsent(key, k -> new Forming(config));
         }
         SimCommunicator comm = job.arrive(bootstrap, key);
         return new Joined(comm, comm.defaultStream(), bootstrap.localRank(), bootstrap.device());
     }
 
-    private static byte[] newUniqueId() {
-        byte[] id = new byte[UNIQUE_ID_BYTES];
+    /**
+     * Ranks in several processes talk through the rendezvous: a TCP one (every rank decides this alike, from the
+     * same settings, so they all fail at once).
+     */
+    private static void requireServable(Bootstrap bootstrap) {
+        RendezvousEndpoint endpoint = bootstrap.endpoint().orElseThrow();
+        if (endpoint.kind() != RendezvousEndpoint.Kind.TCP) {
+            throw CollectivesException.usage(bootstrap.rank(), "the sim's ranks are in several processes, which"
+                    + " the sim serves through a tcp:// rendezvous only, not " + endpoint + " (files would be polled"
+                    + " for every call); set COLLECTIVES_RENDEZVOUS=tcp://<rank 0's host>:<port>");
+        }
+    }
+
+    private static byte[] newId(int bytes) {
+        byte[] id = new byte[bytes];
         RANDOM.nextBytes(id);
         return id;
     }
@@ -59,10 +101,8 @@ final class SimJoin {
         private final TreeSet<Integer> arrived = new TreeSet<>();
         private String failure;
 
-        Forming(Bootstrap first) {
-            // the bootstrap's timeout bounds the job's collectives too, as it bounds its rendezvous
-            this.config = SimBackend.cluster().ranks(first.size())
-                    .ranksPerNode(first.localSize().orElse(first.size())).timeout(first.timeout()).config();
+        Forming(SimConfig config) {
+            this.config = config;
             this.group = new CommGroup(config);
         }
 
@@ -87,7 +127,7 @@ final class SimJoin {
                             .mapToObj(Integer::toString).collect(Collectors.toList());
                     fail(key, rank, "sim job " + shortId(key) + ": " + (missing.size() == 1 ? "rank " : "ranks ")
                             + String.join(", ", missing) + " did not join within "
-                            + bootstrap.timeout().toMillis() + " ms (the sim's ranks must be threads of one process)");
+                            + bootstrap.timeout().toMillis() + " ms");
                 }
                 try {
                     wait(left);

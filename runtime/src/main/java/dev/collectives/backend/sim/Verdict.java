@@ -4,6 +4,8 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Rule;
 
+import java.util.List;
+
 /**
  * A failure decided once for every participant of a rendezvous: a rule violation, or a library-style error (a
  * timeout, an abort). Each rank gets its own exception with the same message.
@@ -15,6 +17,17 @@ record Verdict(Rule rule, Result result, String call, String message) {
 
     static Verdict error(Result result, String call, String message) {
         return new Verdict(null, result, call, message);
+    }
+
+    /** The call {@code what} was given up: {@code missing} had not arrived within the timeout. */
+    static Verdict timedOut(String what, List<Integer> missing, List<Integer> arrived, String timeoutText) {
+        return error(Result.REMOTE_ERROR, what, "ranks " + missing + " did not arrive within " + timeoutText
+                + " (ranks " + arrived + " did)");
+    }
+
+    /** A rank arrived at {@code what} after the others had given it up for {@code reason}. */
+    static Verdict lateArrival(String what, String reason) {
+        return error(Result.REMOTE_ERROR, what, "arrived after the other ranks gave up: " + reason);
     }
 
     CollectivesException toException(int rank) {

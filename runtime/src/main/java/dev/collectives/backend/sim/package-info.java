@@ -20,5 +20,9 @@
  * </ul>
  * A rank that never arrives fails the others after the cluster's timeout, naming it. Configure clusters with
  * {@link dev.collectives.backend.sim.SimBackend#cluster()}.
+ *
+ * <p>The ranks of a joined job may also be separate processes: then each rank's calls travel to the others over
+ * the job's rendezvous ({@code WireGroup}, {@code Wire}), and every rank runs the same checks over all ranks' calls
+ * and computes its own recv buffer from the others' contributions.
  */
 package dev.collectives.backend.sim;

@@ -5,6 +5,7 @@ import dev.collectives.runtime.bootstrap.Settings.Sourced;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -37,6 +38,9 @@ import java.util.function.Supplier;
  * <tr><td>COLLECTIVES_BOOTSTRAP_TIMEOUT</td><td>collectives.bootstrapTimeout</td><td>120 s, per step</td></tr>
  * <tr><td>COLLECTIVES_JOB_TOKEN</td><td>(none: a secret)</td><td>required when the size is above 1</td></tr>
  * </table>
+ *
+ * <p>A backend reads settings of its own through {@link #option(String)}: {@code option("sim.mtlinkSharp")} is
+ * {@link Builder#option}, else {@code -Dcollectives.sim.mtlinkSharp}, else {@code COLLECTIVES_SIM_MTLINK_SHARP}.
  */
 public final class Bootstrap {
     /** The logger of joining a job: the settings used, then joined or why not. */
@@ -50,9 +54,13 @@ public final class Bootstrap {
     private final Optional<Sourced<RendezvousEndpoint>> endpoint;
     private final Sourced<Duration> timeout;
     private final Optional<String> jobToken;
+    private final Settings settings;
+    private final Map<String, String> options;
 
     private Bootstrap(Builder b) {
         Settings settings = new Settings(b.environment, b.properties);
+        this.settings = settings;
+        this.options = Map.copyOf(b.options);
         Optional<Launcher> launcher = Launcher.detect(b.environment);
         String launcherNote = launcher.map(l -> ", from " + l).orElse("");
 
@@ -147,6 +155,36 @@ public final class Bootstrap {
     /** How long each bootstrap step (joining, each exchange) may take before it fails. */
     public Duration timeout() {
         return timeout.value();
+    }
+
+    /**
+     * A backend's own setting, e.g. {@code "sim.timeout"}: from {@link Builder#option}, else the system property
+     * {@code collectives.sim.timeout}, else the variable {@code COLLECTIVES_SIM_TIMEOUT} (see
+     * {@link #optionVariable}); empty when none is set.
+     */
+    public Optional<String> option(String name) {
+        return Optional.ofNullable(options.get(name)).or(() -> settings.option(name).map(Sourced::value));
+    }
+
+    /**
+     * The option {@code name} as a duration ("30", "30s", "500ms", "2m", "PT30S"); fails naming where a value that
+     * is not one came from.
+     */
+    public Optional<Duration> durationOption(String name) {
+        String given = options.get(name);
+        Optional<Sourced<String>> text = given != null ? Optional.of(new Sourced<>(given, "builder option " + name))
+                : settings.option(name);
+        return text.map(t -> Settings.parseDuration(t.value(), t.source()));
+    }
+
+    /** The variable that sets option {@code name}: "sim.mtlinkSharp" is COLLECTIVES_SIM_MTLINK_SHARP. */
+    public static String optionVariable(String name) {
+        return Settings.optionVariable(name);
+    }
+
+    /** The system property that sets option {@code name}: "sim.mtlinkSharp" is collectives.sim.mtlinkSharp. */
+    public static String optionProperty(String name) {
+        return Settings.optionProperty(name);
     }
 
     /**
@@ -255,8 +293,15 @@ public final class Bootstrap {
         private RendezvousEndpoint endpoint;
         private Duration timeout;
         private String jobToken;
+        private final Map<String, String> options = new HashMap<>();
 
         private Builder() {
+        }
+
+        /** A backend's own setting, e.g. {@code option("sim.mtlinkSharp", "true")}: see {@link Bootstrap#option}. */
+        public Builder option(String name, String value) {
+            options.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+            return this;
         }
 
         /** The variables to fall back on (launcher conventions, COLLECTIVES_*); none by default. */

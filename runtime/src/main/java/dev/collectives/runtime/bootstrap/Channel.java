@@ -63,6 +63,7 @@ final class Channel implements AutoCloseable {
     }
 
     Channel(Socket socket, String peer) throws IOException {
+        socket.setTcpNoDelay(true); // a message is flushed whole; waiting to coalesce it would only add latency
         this.socket = socket;
         this.peer = peer;
         this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));

@@ -61,6 +61,28 @@ final class Settings {
         return variable(setting.variable);
     }
 
+    /**
+     * A backend's own setting {@code name} ("sim.timeout"): the system property {@code collectives.sim.timeout},
+     * else the variable {@code COLLECTIVES_SIM_TIMEOUT}.
+     */
+    Optional<Sourced<String>> option(String name) {
+        String property = properties.getProperty(optionProperty(name));
+        if (property != null && !property.isBlank()) {
+            return Optional.of(new Sourced<>(property.trim(), "system property " + optionProperty(name)));
+        }
+        return variable(optionVariable(name));
+    }
+
+    static String optionProperty(String name) {
+        return "collectives." + name;
+    }
+
+    /** "sim.mtlinkSharp" -> "COLLECTIVES_SIM_MTLINK_SHARP" */
+    static String optionVariable(String name) {
+        return "COLLECTIVES_" + name.replaceAll("([a-z0-9])([A-Z])", "$1_$2").replace('.', '_')
+                .toUpperCase(Locale.ROOT);
+    }
+
     Optional<Sourced<String>> variable(String name) {
         String value = environment.get(name);
         return value == null || value.isBlank() ? Optional.empty() : Optional.of(new Sourced<>(value.trim(), name));

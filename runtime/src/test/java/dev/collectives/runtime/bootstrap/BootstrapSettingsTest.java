@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Properties;
 
@@ -18,6 +20,25 @@ import org.junit.jupiter.api.Test;
 
 class BootstrapSettingsTest {
     private static final String TOKEN = "0123456789abcdef0123456789abcdef";
+
+    @Test
+    void backendOptionsComeFromTheBuilderThenAPropertyThenAVariable() {
+        Properties properties = new Properties();
+        properties.setProperty("collectives.sim.timeout", "750ms");
+        Map<String, String> environment = Map.of("COLLECTIVES_SIM_TIMEOUT", "9s", "COLLECTIVES_SIM_MTLINK_SHARP",
+                "true");
+        Bootstrap fromSettings = Bootstrap.builder().environment(environment).properties(properties).build();
+        assertEquals(Optional.of(Duration.ofMillis(750)), fromSettings.durationOption("sim.timeout"));
+        assertEquals(Optional.of("true"), fromSettings.option("sim.mtlinkSharp"));
+        assertEquals(Optional.empty(), fromSettings.option("sim.ibSharp"));
+        Bootstrap fromBuilder = Bootstrap.builder().environment(environment).properties(properties)
+                .option("sim.timeout", "2s").build();
+        assertEquals(Optional.of(Duration.ofSeconds(2)), fromBuilder.durationOption("sim.timeout"));
+        assertEquals("COLLECTIVES_SIM_MTLINK_SHARP", Bootstrap.optionVariable("sim.mtlinkSharp"));
+        CollectivesException e = assertThrows(CollectivesException.class, () -> Bootstrap.builder()
+                .environment(Map.of("COLLECTIVES_SIM_TIMEOUT", "soon")).build().durationOption("sim.timeout"));
+        assertTrue(e.getMessage().contains("COLLECTIVES_SIM_TIMEOUT is 'soon', not a duration"), e.getMessage());
+    }
 
     @Test
     void noLauncherIsAJobOfOneProcessThatNeedsNoRendezvous() {

@@ -13,7 +13,7 @@ import java.util.HexFormat;
  * One rank of a multi-process test job, started by {@link ChildRank}: reads its place from the environment like
  * a real job, carries a 128-byte unique id from rank 0 and allgathers a fingerprint, printing each step.
  * With the argument {@code hang-after-broadcast} it stops after the broadcast, to be killed; with {@code sim-join}
- * it joins a sim job instead, whose other ranks are not in this process.
+ * it joins a sim job instead (and closes its communicator), with a rank that is not in this process.
  */
 public final class RankProcess {
     private RankProcess() {

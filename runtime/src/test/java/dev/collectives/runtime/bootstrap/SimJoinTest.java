@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.sim.SimCommunicator;
 import dev.collectives.runtime.Availability;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
@@ -87,6 +88,50 @@ class SimJoinTest {
     }
 
     @Test
+    void joinedThreadsTakeTheSimSettingsFromTheBootstrapAndCountTheirUsage() {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        List<Outcome<String>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
+            Bootstrap bootstrap = Bootstrap.builder().rank(rank).size(2).rendezvous(endpoint).timeout(GENEROUS)
+                    .jobToken(RankThreadsForTests.TOKEN).option("sim.mtlinkSharp", "true")
+                    .option("sim.timeout", "3s").option("sim.ranksPerNode", "1").build();
+            try (JoinedRank me = Backends.get("sim").join(bootstrap)) {
+                SimCommunicator comm = (SimCommunicator) me.comm();
+                try (DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4)) {
+                    return comm.capabilities().mtlinkSharp() + " " + comm.config().timeout() + " "
+                            + comm.topology() + " " + comm.usage().allocations();
+                }
+            }
+        });
+        outcomes.forEach(o -> assertEquals("true PT3S 2 ranks, 1 per node 1", o.get()));
+    }
+
+    @Test
+    void joinedThreadsWithDifferentSimSettingsFailNamingEachRanksValue() {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        List<Outcome<Object>> outcomes = RankThreadsForTests.run(2, rank -> () -> Backends.get("sim").join(
+                Bootstrap.builder().rank(rank).size(2).rendezvous(endpoint).timeout(GENEROUS)
+                        .jobToken(RankThreadsForTests.TOKEN).option("sim.registration", rank == 0 ? "true" : "no")
+                        .build()));
+        outcomes.forEach(o -> assertTrue(o.message().contains("disagree on the sim settings: rank 0: ")
+                && o.message().contains("registration=true") && o.message().contains("registration=false"),
+                o.message()));
+    }
+
+    @Test
+    void aSimSettingThatDoesNotReadFailsEveryRankAtOnce() {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        List<Outcome<Object>> outcomes = RankThreadsForTests.run(2, rank -> () -> Backends.get("sim").join(
+                Bootstrap.builder().rank(rank).size(2).rendezvous(endpoint).timeout(GENEROUS)
+                        .jobToken(RankThreadsForTests.TOKEN).option("sim.mtlinkSharp", rank == 0 ? "maybe" : "true")
+                        .build()));
+        for (Outcome<Object> outcome : outcomes) {
+            assertTrue(outcome.message().contains("the sim setting mtlinkSharp (COLLECTIVES_SIM_MTLINK_SHARP or"
+                    + " -Dcollectives.sim.mtlinkSharp) is 'maybe': not true or false"), outcome.message());
+            RankThreadsForTests.finishedWithin(outcome, Duration.ofSeconds(5)); // not at the 20 s timeout
+        }
+    }
+
+    @Test
     void threadsJoinASimJobFromLauncherVariablesThroughAFileRendezvous() {
         String endpoint = "file:" + shared.resolve("job");
         List<Outcome<float[]>> outcomes = RankThreadsForTests.run(3, rank -> () -> jobBody(Bootstrap.fromEnvironment(
@@ -127,19 +172,18 @@ class SimJoinTest {
     }
 
     @Test
-    void simRanksInAnotherProcessCannotFormAJob() {
+    void aRankHereAndARankInAnotherProcessFormOneJob() {
         String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
         Map<String, String> variables = new HashMap<>(Map.of("COLLECTIVES_RANK", "1", "COLLECTIVES_WORLD_SIZE", "2",
                 "COLLECTIVES_RENDEZVOUS", endpoint, "COLLECTIVES_JOB_TOKEN", RankThreadsForTests.TOKEN,
-                "COLLECTIVES_BOOTSTRAP_TIMEOUT", "2s"));
+                "COLLECTIVES_BOOTSTRAP_TIMEOUT", "20s"));
         try (ChildRank other = ChildRank.start("rank 1", variables, "sim-join")) {
             other.await("STARTED", GENEROUS);
-            CollectivesException here = assertThrows(CollectivesException.class,
-                    () -> Backends.get("sim").join(bootstrap(endpoint, 0, 2, Duration.ofSeconds(2))));
-            assertTrue(here.getMessage().contains("rank 1 did not join within 2000 ms (the sim's ranks must be"
-                    + " threads of one process)"), here.getMessage());
-            String there = other.failure(Duration.ofSeconds(4));
-            assertTrue(there.contains("rank 0 did not join"), there);
+            try (JoinedRank here = Backends.get("sim").join(bootstrap(endpoint, 0, 2, GENEROUS))) {
+                assertEquals(2, here.size());
+            }
+            other.await("DONE", GENEROUS);
+            other.awaitExit(0);
         }
     }
 

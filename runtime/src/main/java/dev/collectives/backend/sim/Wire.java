@@ -1,0 +1,248 @@
+package dev.collectives.backend.sim;
+
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.bootstrap.Rendezvous;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.ProtocolException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * One rank's link to the ranks of its job in other processes: the job's bootstrap rendezvous, kept open as the
+ * data plane for the communicator's life. Messages are keyed (what they belong to: a collective call, a window
+ * call, a send/recv pair), so that calls made by stream workers and host threads, in whatever order each process
+ * makes them, meet the right counterparts.
+ *
+ * <p>A pump thread is the only user of the rendezvous, whose operations every rank must call in the same order:
+ * it runs rounds, each an allgather of how many bytes every rank has to send (and whether it is leaving), then,
+ * if any has, an allgather of the bytes. A message larger than a round's share ({@link Rendezvous#MAX_VALUE_BYTES},
+ * less for jobs above 256 ranks so that a round stays within {@link Rendezvous#MAX_GATHER_BYTES}) goes in chunks
+ * over several rounds; a partial message grows only with the bytes that arrived. Every rank sees every round in the
+ * same order, so that decisions taken on the rounds' contents (which call failed, when all ranks leave) are the
+ * same on every rank. Idle pumps poll at most every {@link #MAX_IDLE_MILLIS} ms.
+ *
+ * <pre>
+ * round head   int bytes, int flags (1: this rank has closed its communicator and has nothing left to send)
+ * round bytes  chunks: byte type, byte space, long seq, int from, int to, byte last, int length, bytes
+ * </pre>
+ */
+final class Wire {
+    /** What a message belongs to; {@code from} and {@code to} are -1 where not a pair's. */
+    record Key(byte space, long seq, int from, int to) {
+    }
+
+    /** Where messages go: called on the pump thread, in round order, senders in rank order. */
+    interface Receiver {
+        void deliver(int sender, byte type, Key key, byte[] body) throws ProtocolException;
+
+        /** The link broke (a rank died, the rendezvous failed or was ended); {@code reason} names who and why. */
+        void failed(String reason);
+    }
+
+    static final int MAX_IDLE_MILLIS = 5;
+    /** The largest message: a rank's part of one call (its description and at most 2 GiB of data) fits. */
+    static final int MAX_MESSAGE_BYTES = Integer.MAX_VALUE - 8;
+    private static final int HEADER_BYTES = 1 + 1 + 8 + 4 + 4 + 1 + 4;
+    private static final int LEAVING = 1;
+
+    private final Rendezvous rendezvous;
+    private final Receiver receiver;
+    private final int roundBytes;
+    private final Thread pump;
+    /** Messages not yet fully sent, oldest first; guarded by this. */
+    private final ArrayDeque<Outgoing> outbox = new ArrayDeque<>();
+    /** Messages not yet fully received, by sender, type and key; the pump's alone. */
+    private final Map<Incoming, ByteArrayOutputStream> partial = new HashMap<>();
+    private boolean leaving;
+    private String stopReason;
+    private boolean stopped;
+
+    Wire(Rendezvous rendezvous, Receiver receiver) {
+        this.rendezvous = rendezvous;
+        this.receiver = receiver;
+        this.roundBytes = Math.min(Rendezvous.MAX_VALUE_BYTES, Rendezvous.MAX_GATHER_BYTES / rendezvous.size());
+        this.pump = new Thread(this::pump, "collectives-sim-wire-rank-" + rendezvous.rank());
+        pump.setDaemon(true);
+    }
+
+    void start() {
+        pump.start();
+    }
+
+    /** Queues a message for every rank (this one included): it goes out in the next rounds. */
+    synchronized void send(byte type, Key key, byte[] body) {
+        outbox.addLast(new Outgoing(type, key, body));
+        notifyAll();
+    }
+
+    /**
+     * This rank is done: once every rank is (and nothing is left to send), the pumps stop after the same round and
+     * the rendezvous is closed. Waits up to {@code timeout} for that, then ends the job on every rank, saying so.
+     */
+    void leave(Duration timeout, String reasonIfLate) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (this) {
+            leaving = true;
+            notifyAll();
+            Monitors.awaitUntil(this, () -> stopped, deadline);
+            if (!stopped) {
+                stopReason = reasonIfLate;
+                notifyAll();
+            }
+        }
+        try {
+            pump.join(timeout.toMillis() + 1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void pump() {
+        try {
+            for (int idleRounds = 0; ; ) {
+                byte[] batch;
+                int flags;
+                String stop;
+                synchronized (this) {
+                    stop = stopReason;
+                    batch = takeBatch();
+                    flags = leaving && outbox.isEmpty() ? LEAVING : 0;
+                }
+                if (stop != null) {
+                    rendezvous.abort(stop);
+                    return;
+                }
+                byte[][] heads = rendezvous.allGather(ByteBuffer.allocate(8).putInt(batch.length).putInt(flags)
+                        .array());
+                int most = 0;
+                boolean allLeaving = true;
+                int[] lengths = new int[heads.length];
+                for (int q = 0; q < heads.length; q++) {
+                    ByteBuffer head = ByteBuffer.wrap(heads[q]);
+                    lengths[q] = head.getInt();
+                    if (lengths[q] < 0 || lengths[q] > roundBytes) {
+                        throw new ProtocolException("rank " + q + " announced " + lengths[q] + " bytes for a round of"
+                                + " at most " + roundBytes);
+                    }
+                    allLeaving &= (head.getInt() & LEAVING) != 0;
+                    most = Math.max(most, lengths[q]);
+                }
+                if (most == 0 && allLeaving) {
+                    rendezvous.close();
+                    return;
+                }
+                if (most > 0) {
+                    byte[][] bodies = rendezvous.allGather(Arrays.copyOf(batch, most));
+                    for (int q = 0; q < bodies.length; q++) {
+                        receive(q, ByteBuffer.wrap(bodies[q], 0, lengths[q]));
+                    }
+                    idleRounds = 0;
+                } else {
+                    idle(Math.min(MAX_IDLE_MILLIS, idleRounds++));
+                }
+            }
+        } catch (CollectivesException e) {
+            receiver.failed(e.getMessage());
+        } catch (IOException e) {
+            String reason = "rank " + rendezvous.rank() + " received a malformed sim message: " + e.getMessage();
+            rendezvous.abort(reason);
+            receiver.failed(reason);
+        } finally {
+            synchronized (this) {
+                stopped = true;
+                notifyAll();
+            }
+        }
+    }
+
+    /** Waits up to {@code millis} for something to send (or this rank leaving) before the next round. */
+    private synchronized void idle(int millis) {
+        if (millis > 0 && outbox.isEmpty() && !leaving && stopReason == null) {
+            try {
+                wait(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                stopReason = "rank " + rendezvous.rank() + "'s sim link was interrupted";
+            }
+        }
+    }
+
+    /** As many chunks of the queued messages as fit in one round's share. */
+    private byte[] takeBatch() {
+        ByteBuffer batch = ByteBuffer.allocate(roundBytes);
+        while (!outbox.isEmpty() && batch.remaining() > HEADER_BYTES) {
+            Outgoing message = outbox.peekFirst();
+            int length = Math.min(batch.remaining() - HEADER_BYTES, message.body.length - message.sent);
+            boolean last = message.sent + length == message.body.length;
+            Key key = message.key;
+            batch.put(message.type).put(key.space()).putLong(key.seq()).putInt(key.from()).putInt(key.to())
+                    .put((byte) (last ? 1 : 0)).putInt(length).put(message.body, message.sent, length);
+            message.sent += length;
+            if (last) {
+                outbox.removeFirst();
+            }
+        }
+        return Arrays.copyOf(batch.array(), batch.position());
+    }
+
+    /** Rank {@code sender}'s chunks of one round: completed messages are delivered. */
+    private void receive(int sender, ByteBuffer chunks) throws ProtocolException {
+        while (chunks.hasRemaining()) {
+            if (chunks.remaining() < HEADER_BYTES) {
+                throw new ProtocolException("rank " + sender + " sent a truncated chunk header");
+            }
+            byte type = chunks.get();
+            Key key = new Key(chunks.get(), chunks.getLong(), chunks.getInt(), chunks.getInt());
+            boolean last = chunks.get() != 0;
+            int length = chunks.getInt();
+            if (length < 0 || length > chunks.remaining()) {
+                throw new ProtocolException("rank " + sender + " sent a chunk of " + length + " bytes in a round of "
+                        + chunks.remaining() + " more");
+            }
+            Incoming id = new Incoming(sender, type, key);
+            ByteArrayOutputStream sofar = partial.get(id);
+            if (last && sofar == null) {
+                byte[] body = new byte[length];
+                chunks.get(body);
+                receiver.deliver(sender, type, key, body);
+                continue;
+            }
+            if (sofar == null) {
+                sofar = new ByteArrayOutputStream();
+                partial.put(id, sofar);
+            }
+            if (sofar.size() > MAX_MESSAGE_BYTES - length) {
+                throw new ProtocolException("rank " + sender + " sent a message of more than " + MAX_MESSAGE_BYTES
+                        + " bytes");
+            }
+            sofar.write(chunks.array(), chunks.arrayOffset() + chunks.position(), length);
+            chunks.position(chunks.position() + length);
+            if (last) {
+                partial.remove(id);
+                receiver.deliver(sender, type, key, sofar.toByteArray());
+            }
+        }
+    }
+
+    private static final class Outgoing {
+        final byte type;
+        final Key key;
+        final byte[] body;
+        int sent;
+
+        Outgoing(byte type, Key key, byte[] body) {
+            this.type = type;
+            this.key = key;
+            this.body = body;
+        }
+    }
+
+    private record Incoming(int sender, byte type, Key key) {
+    }
+}

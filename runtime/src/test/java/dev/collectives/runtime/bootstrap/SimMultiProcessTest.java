@@ -1,0 +1,209 @@
+package dev.collectives.runtime.bootstrap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A sim job whose ranks are separate JVMs on this host, meeting through a TCP rendezvous on loopback and moving
+ * their data through it: the data of every kind of call, the checks of the in-process sim on every rank, and
+ * failures (a rank killed, a rank that never comes) that reach every rank within the deadline.
+ */
+class SimMultiProcessTest {
+    private static final Duration LONG = Duration.ofSeconds(60);
+    private static final String TOKEN = RankThreadsForTests.TOKEN;
+
+    private final List<ChildRank> children = new ArrayList<>();
+    /** Well below the timeouts: what "at once" means for a death the rendezvous sees. */
+    private static final Duration PROMPTLY = Duration.ofSeconds(10);
+
+    private String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+
+    @AfterEach
+    void killLeftovers() {
+        children.forEach(ChildRank::close);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3, 4})
+    void everyKindOfCallMovesTheRightDataBetweenProcesses(int size) {
+        List<ChildRank> ranks = job(size, Map.of(), "ops");
+        for (ChildRank rank : ranks) {
+            for (String op : List.of("allReduce", "large allReduce", "allGather", "reduceScatter", "broadcast", "reduce", "allToAll",
+                    "send/recv")) {
+                assertEquals("OK " + op + " data", rank.await("OK " + op + " data", LONG));
+            }
+            assertEquals("OK window true", rank.await("OK window", LONG));
+            for (String example : List.of("seed 1 graph registration", "seed 2 local registration",
+                    "seed 3 registered block with views")) {
+                assertEquals(example + ": ok", rank.await(example, LONG));
+            }
+            assertEquals("USAGE SimUsage[allocations=0, registrations=0, windows=0, graphs=0, graphExecs=0]",
+                    rank.await("USAGE", LONG));
+            rank.await("DONE", LONG);
+            rank.awaitExit(0);
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "2|mismatch|ranks called different collectives: count differs: rank 0: 6, rank 1: 5",
+        "3|mismatch|ranks called different collectives: count differs: rank 0: 6, rank 1: 5, rank 2: 6",
+        "2|pair-mismatch|send #0 from rank 0 to rank 1: the send is send(6 x FLOAT32, peer 1) but the recv is"
+                + " recv(5 x FLOAT32, peer 0); count and type must match",
+        "3|window-mismatch|ranks disagree on whether the window is symmetric: rank 0: true, rank 1: false,"
+                + " rank 2: true"})
+    void callsThatDisagreeFailEveryProcessWithTheSameVerdict(int size, String mode, String verdict) {
+        List<String> messages = new ArrayList<>();
+        for (ChildRank rank : job(size, Map.of(), mode)) {
+            String message = rank.failure(LONG);
+            assertTrue(message.startsWith("[R14 SHAPE] rank "), message);
+            messages.add(message.replaceFirst("rank \\d+: ", ""));
+        }
+        assertTrue(messages.get(0).contains(verdict), messages.get(0));
+        messages.forEach(m -> assertEquals(messages.get(0), m));
+    }
+
+    @Test
+    void aRankKilledInsideACollectiveFailsTheOthersPromptlyNamingIt() {
+        // the sim's own timeout is long: the others must learn of the death from the rendezvous, not wait it out
+        List<ChildRank> ranks = job(3, Map.of("COLLECTIVES_SIM_TIMEOUT", "60s"), "hang");
+        ranks.get(1).await("WAITING", LONG);
+        ranks.get(0).await("CALLING", LONG);
+        ranks.get(2).await("CALLING", LONG);
+        sleep(Duration.ofMillis(300)); // inside the allreduce, waiting for rank 1
+        long killed = System.nanoTime();
+        ranks.get(1).kill();
+        for (int r : new int[] {0, 2}) {
+            String message = ranks.get(r).failure(LONG);
+            assertTrue(message.contains("the communicator was aborted") && message.contains("rank 1 at /127.0.0.1:")
+                    && message.contains("is gone"), message);
+        }
+        assertTrue(Duration.ofNanos(System.nanoTime() - killed).compareTo(PROMPTLY) < 0);
+    }
+
+    @Test
+    void anAbortOnOneRankFailsTheOthersCallsWithItsReason() {
+        for (ChildRank rank : job(3, Map.of(), "abort")) {
+            String message = rank.failure(LONG);
+            assertTrue(message.contains("the communicator was aborted (rank 0 called abort())"), message);
+        }
+    }
+
+    @Test
+    void aRankThatNeverCallsFailsTheOthersAtTheSimTimeoutNamingIt() {
+        List<ChildRank> ranks = job(3, Map.of("COLLECTIVES_SIM_TIMEOUT", "2s"), "hang");
+        for (int r : new int[] {0, 2}) {
+            String message = ranks.get(r).failure(Duration.ofSeconds(2));
+            assertTrue(message.contains("collective call #0 failed: ranks [1] did not arrive within 2000 ms (ranks [0, 2]"
+                    + " did)"), message);
+        }
+    }
+
+    @Test
+    void aRankThatNeverArrivesFailsTheOthersAtTheJoinTimeoutNamingIt() {
+        Duration deadline = Duration.ofSeconds(3);
+        List<ChildRank> present = job(3, Map.of("COLLECTIVES_BOOTSTRAP_TIMEOUT", "3s"), "ops", 1);
+        for (ChildRank rank : present) {
+            String message = rank.failure(deadline);
+            assertTrue(message.contains("rank 1 did not join at " + endpoint + " within 3 s"), message);
+        }
+    }
+
+    @Test
+    void capabilitiesAndTimeoutComeFromTheSettingsAndUsageIsCountedOnEveryRank() {
+        Map<String, String> settings = Map.of("COLLECTIVES_SIM_MTLINK_SHARP", "true", "COLLECTIVES_SIM_RANKS_PER_NODE",
+                "1", "COLLECTIVES_SIM_LIBRARY_VERSION", "2.28.7", "COLLECTIVES_SIM_REGISTRATION", "false",
+                "COLLECTIVES_SIM_TIMEOUT", "7s");
+        for (ChildRank rank : job(2, settings, "settings")) {
+            String capabilities = rank.await("CAPABILITIES", LONG);
+            assertTrue(capabilities.contains("libraryVersion=2.28.7, mtlinkSharp=true, ibSharp=false,"
+                    + " registration=false"), capabilities);
+            assertTrue(rank.await("TOPOLOGY", LONG).contains("1 per node"), rank.await("TOPOLOGY", LONG));
+            assertEquals("TIMEOUT 7000 ms", rank.await("TIMEOUT", LONG));
+            assertEquals("USAGE SimUsage[allocations=1, registrations=0, windows=0, graphs=0, graphExecs=0]",
+                    rank.await("USAGE", LONG));
+            rank.await("DONE", LONG);
+            rank.awaitExit(0);
+        }
+    }
+
+    @Test
+    void settingsThatDifferBetweenRanksFailEveryRankNamingTheValues() {
+        List<ChildRank> ranks = new ArrayList<>(job(2, Map.of("COLLECTIVES_SIM_MTLINK_SHARP", "true"), "ops", 1));
+        ranks.add(start(1, 2, Map.of("COLLECTIVES_SIM_MTLINK_SHARP", "false"), "ops"));
+        for (ChildRank rank : ranks) {
+            String message = rank.failure(LONG);
+            assertTrue(message.contains("disagree on the sim settings: rank 0: ") && message.contains(
+                    "mtlinkSharp=true") && message.contains("rank 1: ") && message.contains("mtlinkSharp=false"),
+                    message);
+        }
+    }
+
+    @Test
+    void ranksThatClaimDifferentWorldSizesFailAtOnceSayingSo() {
+        ChildRank three = start(1, 3, Map.of(), "ops");
+        ChildRank two = start(0, 2, Map.of(), "ops");
+        for (ChildRank rank : List.of(two, three)) {
+            String message = rank.failure(Duration.ofSeconds(10));
+            assertTrue(message.contains("rank 1 at /127.0.0.1:") && message.contains("says the world size is 3, rank 0"
+                    + " at " + endpoint + " says 2"), message);
+        }
+    }
+
+    @Test
+    void ranksInSeveralProcessesThroughAFileRendezvousFailAtOnceSayingWhy(@TempDir Path shared) {
+        endpoint = "file:" + shared.resolve("job");
+        for (ChildRank rank : job(2, Map.of("COLLECTIVES_BOOTSTRAP_TIMEOUT", "30s"), "ops")) {
+            String message = rank.failure(Duration.ofSeconds(10));
+            assertTrue(message.contains("the sim serves through a tcp:// rendezvous only"), message);
+        }
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Starts ranks {@code size - 1} down to 0 (rank 0 last, so that its deadline is not spent on JVM starts). */
+    private List<ChildRank> job(int size, Map<String, String> settings, String mode, int... absent) {
+        List<ChildRank> ranks = new ArrayList<>();
+        for (int r = size - 1; r >= 0; r--) {
+            int rank = r;
+            if (IntStream.of(absent).noneMatch(a -> a == rank)) {
+                ranks.add(0, start(r, size, settings, mode));
+            }
+        }
+        return ranks;
+    }
+
+    private ChildRank start(int rank, int size, Map<String, String> settings, String mode) {
+        Map<String, String> variables = new HashMap<>(settings);
+        variables.put("COLLECTIVES_RANK", String.valueOf(rank));
+        variables.put("COLLECTIVES_WORLD_SIZE", String.valueOf(size));
+        variables.put("COLLECTIVES_RENDEZVOUS", endpoint);
+        variables.put("COLLECTIVES_JOB_TOKEN", TOKEN);
+        variables.putIfAbsent("COLLECTIVES_BOOTSTRAP_TIMEOUT", "30s");
+        ChildRank child = ChildRank.start("rank " + rank, SimRankProcess.class, variables, mode);
+        children.add(child);
+        return child;
+    }
+}

@@ -1,0 +1,227 @@
+package dev.collectives.runtime.bootstrap;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.sim.SimCommunicator;
+import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.JoinedRank;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.Window;
+
+import java.util.Arrays;
+import java.util.function.IntToDoubleFunction;
+
+/**
+ * One process of a sim job whose ranks are separate JVMs, started by {@link ChildRank}: joins through the
+ * bootstrap's settings and runs what its argument names, printing each step and the first failure (timed from the
+ * start, or from joining once joined).
+ * <ul>
+ *   <li>{@code ops}: every collective, send/recv in a ring, and a window, each checked against its expected data,
+ *   then the seed's three examples (graph and local registration);</li>
+ *   <li>{@code mismatch}: an allreduce whose count differs on rank 1 (R14 on every rank);</li>
+ *   <li>{@code pair-mismatch}: rank 0 sends one element more than rank 1 receives (R14 on both);</li>
+ *   <li>{@code window-mismatch}: rank 1 registers its window as not symmetric (R14 on every rank);</li>
+ *   <li>{@code hang}: an allreduce that rank 1 never calls, waiting instead to be killed;</li>
+ *   <li>{@code abort}: rank 0 aborts the communicator, then every rank calls an allreduce;</li>
+ *   <li>{@code settings}: prints the joined communicator's capabilities, topology and usage;</li>
+ *   <li>{@code bench}: rank 0 prints a table of float32 SUM allreduce time and algorithm bandwidth (bytes per
+ *   rank / time, 1 MB = 10^6 bytes) from 4 KiB to 16 MiB, best of several calls.</li>
+ * </ul>
+ */
+public final class SimRankProcess {
+    private static final int COUNT = 6;
+    /** Elements of a call whose data takes several of the wire's rounds of 64 KiB. */
+    private static final int LARGE_COUNT = 100_003;
+
+    private SimRankProcess() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        long start = System.nanoTime();
+        long failed = 0;
+        try {
+            Bootstrap bootstrap = Bootstrap.fromEnvironment();
+            say("STARTED " + bootstrap.describe());
+            try (JoinedRank me = Backends.get("sim").join(bootstrap)) {
+                say("JOINED " + me.comm());
+                start = System.nanoTime(); // a failure after joining is timed from here, not from the JVM's start
+                try {
+                    run(args[0], me);
+                } catch (CollectivesException | AssertionError e) {
+                    failed = System.nanoTime(); // when the call failed; closing then waits for the other ranks
+                    throw e;
+                }
+            }
+            say("DONE");
+        } catch (CollectivesException | AssertionError e) {
+            long at = failed != 0 ? failed : System.nanoTime();
+            say("FAILED after " + (at - start) / 1_000_000 + " ms: " + e.getMessage());
+            System.exit(3);
+        }
+    }
+
+    private static void run(String mode, JoinedRank me) throws InterruptedException {
+        switch (mode) {
+            case "ops" -> ops(me);
+            case "mismatch" -> allReduce(me, me.rank() == 1 ? COUNT - 1 : COUNT);
+            case "pair-mismatch" -> pairMismatch(me);
+            case "window-mismatch" -> windowMismatch(me);
+            case "hang" -> hang(me);
+            case "abort" -> abort(me);
+            case "settings" -> settings(me);
+            case "bench" -> bench(me);
+            default -> throw new IllegalArgumentException(mode);
+        }
+    }
+
+    private static void ops(JoinedRank me) {
+        int n = me.size();
+        int r = me.rank();
+        allReduce(me, COUNT);
+        allReduce(me, LARGE_COUNT);
+        check(me, "allGather", COUNT, COUNT * n, i -> r * 10 + i, i -> (i / COUNT) * 10 + i % COUNT,
+                (c, s, v) -> c.allGather(s, v, COUNT, DataType.FLOAT32, me.stream()));
+        check(me, "reduceScatter", COUNT * n, COUNT, i -> r + i, i -> n * (n - 1) / 2 + n * (r * COUNT + i),
+                (c, s, v) -> c.reduceScatter(s, v, COUNT, DataType.FLOAT32, ReduceOp.SUM, me.stream()));
+        check(me, "broadcast", COUNT, COUNT, i -> r == n - 1 ? 7 + i : -1, i -> 7 + i,
+                (c, s, v) -> c.broadcast(s, v, COUNT, DataType.FLOAT32, n - 1, me.stream()));
+        check(me, "reduce", COUNT, COUNT, i -> r + i, i -> r == 0 ? n * (n - 1) / 2 + n * i : 0,
+                (c, s, v) -> c.reduce(s, v, COUNT, DataType.FLOAT32, ReduceOp.SUM, 0, me.stream()));
+        check(me, "allToAll", COUNT * n, COUNT * n, i -> r * 100 + i, i -> (i / COUNT) * 100 + r * COUNT + i % COUNT,
+                (c, s, v) -> c.allToAll(s, v, COUNT, DataType.FLOAT32, me.stream()));
+        int next = (r + 1) % n;
+        int previous = (r + n - 1) % n;
+        check(me, "send/recv", COUNT, COUNT, i -> r * 1000 + i, i -> previous * 1000 + i, (c, s, v) -> {
+            c.groupStart();
+            c.send(s, COUNT, DataType.FLOAT32, next, me.stream());
+            c.recv(v, COUNT, DataType.FLOAT32, previous, me.stream());
+            c.groupEnd();
+        });
+        try (DeviceBuffer memory = me.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+             Window window = me.comm().registerWindow(memory, true)) {
+            say("OK window " + window.lsaDevicePointer(0, next).isPresent());
+        }
+        SeedJob.run(me).forEach(SimRankProcess::say);
+        say("USAGE " + ((SimCommunicator) me.comm()).usage());
+    }
+
+    private static void allReduce(JoinedRank me, int count) {
+        int n = me.size();
+        int r = me.rank();
+        check(me, count == LARGE_COUNT ? "large allReduce" : "allReduce", count, count, i -> r + 1 + i, i -> n * (n + 1) / 2 + n * i,
+                (c, s, v) -> c.allReduce(s, v, count, DataType.FLOAT32, ReduceOp.SUM, me.stream()));
+    }
+
+    private static void pairMismatch(JoinedRank me) {
+        try (DeviceBuffer buffer = me.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT)) {
+            if (me.rank() == 0) {
+                me.comm().send(buffer, COUNT, DataType.FLOAT32, 1, me.stream());
+            } else {
+                me.comm().recv(buffer, COUNT - 1, DataType.FLOAT32, 0, me.stream());
+            }
+            me.stream().synchronize();
+        }
+    }
+
+    private static void windowMismatch(JoinedRank me) {
+        try (DeviceBuffer memory = me.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+             Window window = me.comm().registerWindow(memory, me.rank() != 1)) {
+            say("UNEXPECTED window " + window);
+        }
+    }
+
+    /** Rank 1 never calls the allreduce: it says so, and waits to be killed. */
+    private static void hang(JoinedRank me) throws InterruptedException {
+        if (me.rank() == 1) {
+            say("WAITING");
+            Thread.sleep(Long.MAX_VALUE);
+        }
+        say("CALLING");
+        allReduce(me, COUNT);
+    }
+
+    /** Rank 0 aborts the communicator; the others' allreduce fails with its reason. */
+    private static void abort(JoinedRank me) {
+        if (me.rank() == 0) {
+            me.comm().abort();
+        }
+        allReduce(me, COUNT);
+    }
+
+    private static void settings(JoinedRank me) {
+        SimCommunicator comm = (SimCommunicator) me.comm();
+        say("CAPABILITIES " + comm.capabilities());
+        say("TOPOLOGY " + comm.topology());
+        say("TIMEOUT " + comm.config().timeout().toMillis() + " ms");
+        try (DeviceBuffer memory = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 16)) {
+            say("USAGE " + comm.usage());
+        }
+        say("USAGE " + comm.usage());
+    }
+
+    private static void bench(JoinedRank me) {
+        Communicator comm = me.comm();
+        if (me.rank() == 0) {
+            say(String.format("%10s %12s %10s", "bytes", "time (ms)", "algbw MB/s"));
+        }
+        for (long bytes = 4096; bytes <= 16 << 20; bytes *= 16) {
+            long count = bytes / 4;
+            try (DeviceBuffer s = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count);
+                 DeviceBuffer v = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count)) {
+                long best = Long.MAX_VALUE;
+                for (int run = 0; run < 5; run++) {
+                    long start = System.nanoTime();
+                    comm.allReduce(s, v, count, DataType.FLOAT32, ReduceOp.SUM, me.stream());
+                    me.stream().synchronize();
+                    best = Math.min(best, System.nanoTime() - start);
+                }
+                if (me.rank() == 0) {
+                    say(String.format("%10d %12.2f %10.1f", bytes, best / 1e6, bytes * 1e3 / best));
+                }
+            }
+        }
+    }
+
+    /** Runs {@code op} from a send buffer of {@code sendCount} values to a recv buffer of {@code recvCount}. */
+    private static void check(JoinedRank me, String name, int sendCount, int recvCount, IntToDoubleFunction send,
+                              IntToDoubleFunction expected, Op op) {
+        Communicator comm = me.comm();
+        Stream stream = me.stream();
+        try (DeviceBuffer s = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, sendCount);
+             DeviceBuffer v = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, recvCount)) {
+            s.copyFromHost(values(sendCount, send));
+            op.run(comm, s, v);
+            stream.synchronize();
+            float[] out = new float[recvCount];
+            v.copyToHost(out);
+            float[] want = values(recvCount, expected);
+            if (!Arrays.equals(out, want)) {
+                throw new AssertionError("rank " + me.rank() + ", " + name + ": " + Arrays.toString(out)
+                        + ", expected " + Arrays.toString(want));
+            }
+        }
+        say("OK " + name + " data");
+    }
+
+    private static float[] values(int count, IntToDoubleFunction value) {
+        float[] values = new float[count];
+        for (int i = 0; i < count; i++) {
+            values[i] = (float) value.applyAsDouble(i);
+        }
+        return values;
+    }
+
+    private static void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    @FunctionalInterface
+    private interface Op {
+        void run(Communicator comm, DeviceBuffer send, DeviceBuffer recv);
+    }
+}
