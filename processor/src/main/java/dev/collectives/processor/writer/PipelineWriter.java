@@ -58,14 +58,15 @@ public final class PipelineWriter {
             shapes.bindChecks();
         }
         checks.beginAgreement();
+        checks.checkExternals();
         layout.allocate();
         layout.layOutViews();
-        checks.checkExternals();
         checks.checkRunTimeRules();
         checks.endAgreement();
         if (!shapes.sizedAtBind()) {
             shapes.bindChecks();
         }
+        checks.checkPairing();
         steps.prepareArguments();
         layout.register();
         layout.registerWindows();

@@ -60,6 +60,8 @@ final class Wire {
     /** Messages not yet fully received, by sender, type and key; the pump's alone. */
     private final Map<Incoming, ByteArrayOutputStream> partial = new HashMap<>();
     private boolean leaving;
+    /** Whether the last round told the others that this rank is leaving. */
+    private boolean announced;
     private String stopReason;
     private boolean stopped;
 
@@ -113,6 +115,7 @@ final class Wire {
                     stop = stopReason;
                     batch = takeBatch();
                     flags = leaving && outbox.isEmpty() ? LEAVING : 0;
+                    announced = flags == LEAVING;
                 }
                 if (stop != null) {
                     rendezvous.abort(stop);
@@ -163,7 +166,7 @@ final class Wire {
 
     /** Waits up to {@code millis} for something to send (or this rank leaving) before the next round. */
     private synchronized void idle(int millis) {
-        if (millis > 0 && outbox.isEmpty() && !leaving && stopReason == null) {
+        if (millis > 0 && outbox.isEmpty() && leaving == announced && stopReason == null) {
             try {
                 wait(millis);
             } catch (InterruptedException e) {

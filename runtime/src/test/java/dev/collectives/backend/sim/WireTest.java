@@ -85,6 +85,21 @@ class WireTest {
         assertEquals(recorder.failure, job.aborted);
     }
 
+    @Test
+    void aRankThatLeavesWhileAnotherStaysEndsTheJobAtItsTimeoutSayingSo() {
+        Loopback job = new Loopback(2);
+        Recorder staying = new Recorder();
+        Wire leaving = new Wire(job.rank(0), new Recorder());
+        Wire stays = new Wire(job.rank(1), staying);
+        leaving.start();
+        stays.start();
+        long start = System.nanoTime();
+        leaving.leave(Duration.ofMillis(300), "rank 0 left, rank 1 did not within 300 ms");
+        assertTrue(Duration.ofNanos(System.nanoTime() - start).compareTo(Duration.ofSeconds(5)) < 0);
+        stays.leave(LONG, "unused");
+        assertEquals("rank 1: rank 0 left, rank 1 did not within 300 ms", staying.failure);
+    }
+
     /** What a rank's wire delivered: each message's key in order, and its bytes. */
     private static final class Recorder implements Wire.Receiver {
         final List<String> order = new ArrayList<>();

@@ -38,7 +38,7 @@ class SimJoinTest {
     Path shared;
 
     /** What each process of a job would run: join, bind-time fingerprint check, an allreduce. */
-    private static float[] jobBody(Bootstrap bootstrap) {
+    static float[] jobBody(Bootstrap bootstrap) {
         try (JoinedRank me = Backends.get("sim").join(bootstrap)) {
             assertEquals(bootstrap.rank(), me.rank());
             assertEquals(bootstrap.size(), me.size());
@@ -172,17 +172,17 @@ class SimJoinTest {
     }
 
     @Test
-    void aRankHereAndARankInAnotherProcessFormOneJob() {
+    void twoRanksHereAndOneInAnotherProcessFormOneJobAndAllReduce() {
         String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
-        Map<String, String> variables = new HashMap<>(Map.of("COLLECTIVES_RANK", "1", "COLLECTIVES_WORLD_SIZE", "2",
+        Map<String, String> variables = new HashMap<>(Map.of("COLLECTIVES_RANK", "2", "COLLECTIVES_WORLD_SIZE", "3",
                 "COLLECTIVES_RENDEZVOUS", endpoint, "COLLECTIVES_JOB_TOKEN", RankThreadsForTests.TOKEN,
                 "COLLECTIVES_BOOTSTRAP_TIMEOUT", "20s"));
-        try (ChildRank other = ChildRank.start("rank 1", variables, "sim-join")) {
+        try (ChildRank other = ChildRank.start("rank 2", variables, "sim-join")) {
             other.await("STARTED", GENEROUS);
-            try (JoinedRank here = Backends.get("sim").join(bootstrap(endpoint, 0, 2, GENEROUS))) {
-                assertEquals(2, here.size());
-            }
-            other.await("DONE", GENEROUS);
+            List<Outcome<float[]>> here = RankThreadsForTests.run(2, rank -> () ->
+                    jobBody(bootstrap(endpoint, rank, 3, GENEROUS)));
+            here.forEach(o -> assertArrayEquals(new float[] {3, 3, 6, -3}, o.get()));
+            assertEquals("SUM [3.0, 3.0, 6.0, -3.0]", other.await("SUM", GENEROUS));
             other.awaitExit(0);
         }
     }

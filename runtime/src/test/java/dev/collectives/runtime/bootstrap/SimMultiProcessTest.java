@@ -78,19 +78,23 @@ class SimMultiProcessTest {
         messages.forEach(m -> assertEquals(messages.get(0), m));
     }
 
-    @Test
-    void aRankKilledInsideACollectiveFailsTheOthersPromptlyNamingIt() {
+    /** Rank 1, or rank 0 (which relays the rendezvous), killed while the others wait for it inside an allreduce. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 0})
+    void aRankKilledInsideACollectiveFailsTheOthersPromptlyNamingIt(int doomed) {
         // the sim's own timeout is long: the others must learn of the death from the rendezvous, not wait it out
-        List<ChildRank> ranks = job(3, Map.of("COLLECTIVES_SIM_TIMEOUT", "60s"), "hang");
-        ranks.get(1).await("WAITING", LONG);
-        ranks.get(0).await("CALLING", LONG);
-        ranks.get(2).await("CALLING", LONG);
-        sleep(Duration.ofMillis(300)); // inside the allreduce, waiting for rank 1
+        List<ChildRank> ranks = job(3, Map.of("COLLECTIVES_SIM_TIMEOUT", "60s"), doomed == 0 ? "hang-rank-0" : "hang");
+        List<ChildRank> others = new ArrayList<>(ranks);
+        ChildRank victim = others.remove(doomed);
+        victim.await("WAITING", LONG);
+        others.forEach(rank -> rank.await("CALLING", LONG));
+        sleep(Duration.ofMillis(300)); // inside the allreduce, waiting for the doomed rank
         long killed = System.nanoTime();
-        ranks.get(1).kill();
-        for (int r : new int[] {0, 2}) {
-            String message = ranks.get(r).failure(LONG);
-            assertTrue(message.contains("the communicator was aborted") && message.contains("rank 1 at /127.0.0.1:")
+        victim.kill();
+        String named = doomed == 0 ? "rank 0 at " + endpoint + " is gone" : "rank 1 at /127.0.0.1:";
+        for (ChildRank rank : others) {
+            String message = rank.failure(LONG);
+            assertTrue(message.contains("the communicator was aborted") && message.contains(named)
                     && message.contains("is gone"), message);
         }
         assertTrue(Duration.ofNanos(System.nanoTime() - killed).compareTo(PROMPTLY) < 0);

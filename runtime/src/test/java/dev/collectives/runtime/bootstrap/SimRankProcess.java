@@ -25,7 +25,8 @@ import java.util.function.IntToDoubleFunction;
  *   <li>{@code mismatch}: an allreduce whose count differs on rank 1 (R14 on every rank);</li>
  *   <li>{@code pair-mismatch}: rank 0 sends one element more than rank 1 receives (R14 on both);</li>
  *   <li>{@code window-mismatch}: rank 1 registers its window as not symmetric (R14 on every rank);</li>
- *   <li>{@code hang}: an allreduce that rank 1 never calls, waiting instead to be killed;</li>
+ *   <li>{@code hang} ({@code hang-rank-0}): an allreduce that rank 1 (rank 0) never calls, waiting instead to be
+ *   killed;</li>
  *   <li>{@code abort}: rank 0 aborts the communicator, then every rank calls an allreduce;</li>
  *   <li>{@code settings}: prints the joined communicator's capabilities, topology and usage;</li>
  *   <li>{@code bench}: rank 0 prints a table of float32 SUM allreduce time and algorithm bandwidth (bytes per
@@ -70,7 +71,8 @@ public final class SimRankProcess {
             case "mismatch" -> allReduce(me, me.rank() == 1 ? COUNT - 1 : COUNT);
             case "pair-mismatch" -> pairMismatch(me);
             case "window-mismatch" -> windowMismatch(me);
-            case "hang" -> hang(me);
+            case "hang" -> hang(me, 1);
+            case "hang-rank-0" -> hang(me, 0);
             case "abort" -> abort(me);
             case "settings" -> settings(me);
             case "bench" -> bench(me);
@@ -134,9 +136,9 @@ public final class SimRankProcess {
         }
     }
 
-    /** Rank 1 never calls the allreduce: it says so, and waits to be killed. */
-    private static void hang(JoinedRank me) throws InterruptedException {
-        if (me.rank() == 1) {
+    /** Rank {@code waiting} never calls the allreduce: it says so, and waits to be killed. */
+    private static void hang(JoinedRank me, int waiting) throws InterruptedException {
+        if (me.rank() == waiting) {
             say("WAITING");
             Thread.sleep(Long.MAX_VALUE);
         }
