@@ -21,6 +21,7 @@ import com.palantir.javapoet.ArrayTypeName;
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.FieldSpec;
+import com.palantir.javapoet.JavaFile;
 import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.ParameterSpec;
 import com.palantir.javapoet.TypeName;
@@ -43,7 +44,9 @@ final class SourceEmitter {
     private static final Map<Modifier, String> KEYWORDS = new EnumMap<>(Modifier.class);
     /**
      * JavaPoet keeps a code block's parts to itself, so they are read through a private look-up; its version is
-     * pinned in the pom, and the text by the golden tests and {@code SourceEmitterTest}.
+     * pinned in the pom, and the text by the golden tests and {@code SourceEmitterTest}. Where a build puts another
+     * JavaPoet on the processor path without them, both are null and JavaPoet's own {@code JavaFile} writes the
+     * same text, in its two passes.
      */
     private static final MethodHandle FORMAT_PARTS;
     private static final MethodHandle ARGS;
@@ -52,13 +55,17 @@ final class SourceEmitter {
         for (Modifier m : Modifier.values()) {
             KEYWORDS.put(m, m.name().toLowerCase(Locale.US));
         }
+        MethodHandle formatParts = null;
+        MethodHandle args = null;
         try {
             MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(CodeBlock.class, MethodHandles.lookup());
-            FORMAT_PARTS = lookup.findVirtual(CodeBlock.class, "formatParts", MethodType.methodType(List.class));
-            ARGS = lookup.findVirtual(CodeBlock.class, "args", MethodType.methodType(List.class));
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
+            formatParts = lookup.findVirtual(CodeBlock.class, "formatParts", MethodType.methodType(List.class));
+            args = lookup.findVirtual(CodeBlock.class, "args", MethodType.methodType(List.class));
+        } catch (ReflectiveOperationException | SecurityException e) {
+            formatParts = null;
         }
+        FORMAT_PARTS = formatParts;
+        ARGS = formatParts == null ? null : args;
     }
 
     /** A class being written: its name and its nested classes' simple names, for resolving simple names. */
@@ -102,6 +109,10 @@ final class SourceEmitter {
 
     /** The source file of {@code type} in {@code packageName}, headed by {@code fileComment}. */
     static String emit(String packageName, CodeBlock fileComment, TypeSpec type) {
+        if (FORMAT_PARTS == null) {
+            return JavaFile.builder(packageName, type).addFileComment("$L", fileComment).indent(INDENT)
+                    .skipJavaLangImports(true).build().toString();
+        }
         Set<String> alwaysQualify = new HashSet<>();
         alwaysQualified(type, alwaysQualify);
         SourceEmitter collector = new SourceEmitter(packageName, alwaysQualify, Map.of(), null);
