@@ -20,8 +20,50 @@ final class Poly {
     /** Opaque variables whose sign is unknown: a polynomial using one proves nothing. */
     private final Set<String> unsigned = new HashSet<>();
 
+    /**
+     * By size, then as the names joined with {@code *} compare, without joining them (this runs on every look-up of
+     * a term): char by char along both lists, {@code *} between names.
+     */
     private static int compare(List<String> a, List<String> b) {
-        return a.size() != b.size() ? Integer.compare(a.size(), b.size()) : String.join("*", a).compareTo(String.join("*", b));
+        if (a.size() != b.size()) {
+            return Integer.compare(a.size(), b.size());
+        }
+        int i = 0;
+        int j = 0;
+        int ai = 0;
+        int bj = 0;
+        while (true) {
+            int ca = charAt(a, i, ai);
+            int cb = charAt(b, j, bj);
+            if (ca != cb || ca == -1) {
+                // -1 (the end) sorts first, as a shorter string does
+                return Integer.compare(ca, cb);
+            }
+            if (ai < a.get(i).length()) {
+                ai++;
+            } else {
+                i++;
+                ai = 0;
+            }
+            if (bj < b.get(j).length()) {
+                bj++;
+            } else {
+                j++;
+                bj = 0;
+            }
+        }
+    }
+
+    /** The char at {@code index} of name {@code name}, {@code *} just past a name that is not the last, -1 at the end. */
+    private static int charAt(List<String> names, int name, int index) {
+        if (name >= names.size()) {
+            return -1;
+        }
+        String s = names.get(name);
+        if (index < s.length()) {
+            return s.charAt(index);
+        }
+        return name + 1 < names.size() ? '*' : -1;
     }
 
     static Poly constant(long value) {

@@ -1,5 +1,8 @@
 package dev.collectives.processor.expr;
 
+import java.util.HashMap;
+import java.util.Map;
+
 /**
  * Proves conditions on expressions for all values, with dims and {@code ranks} at least 1 and parameters at least
  * 0, by bringing them to {@link Poly polynomials} over variables that are at least 0. {@code (a / b) * b} cancels to
@@ -7,6 +10,11 @@ package dev.collectives.processor.expr;
  */
 public final class Prover {
     private final int declaredRanks;
+    /**
+     * Each expression's polynomial, kept: one pipeline's conditions ask about the same sizes and offsets many times
+     * (every op's range includes its buffer's offset chain). A {@link Poly} is never changed once made.
+     */
+    private final Map<Expr, Poly> polys = new HashMap<>();
 
     /** @param declaredRanks the pipeline's {@code ranks}, or 0 when not declared */
     public Prover(int declaredRanks) {
@@ -55,6 +63,15 @@ public final class Prover {
     }
 
     Poly poly(Expr e) {
+        Poly known = polys.get(e);
+        if (known == null) {
+            known = newPoly(e); // an overflow throws here, and nothing is kept
+            polys.put(e, known);
+        }
+        return known;
+    }
+
+    private Poly newPoly(Expr e) {
         if (e instanceof Expr.Literal l) {
             return Poly.constant(l.value());
         }
