@@ -7,7 +7,10 @@ import javax.annotation.processing.ProcessingEnvironment;
 import javax.lang.model.element.ExecutableElement;
 
 import com.sun.source.tree.AnnotationTree;
+import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.Tree;
 import com.sun.source.util.Trees;
 
 /** The simple names of a method's annotations as written in its source, where the compiler exposes its trees. */
@@ -28,11 +31,22 @@ public interface SourceOrder {
             List<String> names = new ArrayList<>();
             if (tree != null) {
                 for (AnnotationTree a : tree.getModifiers().getAnnotations()) {
-                    String written = a.getAnnotationType().toString();
-                    names.add(written.substring(written.lastIndexOf('.') + 1));
+                    names.add(simpleName(a.getAnnotationType()));
                 }
             }
             return names;
         };
+    }
+
+    /** The last name of {@code AllReduce} or {@code Ops.AllReduce}, read off the tree, not printed from it. */
+    private static String simpleName(Tree type) {
+        if (type instanceof IdentifierTree identifier) {
+            return identifier.getName().toString();
+        }
+        if (type instanceof MemberSelectTree select) {
+            return select.getIdentifier().toString();
+        }
+        String written = type.toString();
+        return written.substring(written.lastIndexOf('.') + 1);
     }
 }

@@ -51,16 +51,21 @@ public record Unresolved(Site site, String attribute, String written) {
         for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> e
                 : mirror.getElementValues().entrySet()) {
             for (AnnotationValue v : Mirrors.list(e.getValue())) {
-                String attribute = e.getKey().getSimpleName().toString();
-                if (v.getValue() instanceof TypeMirror t && t.getKind() == TypeKind.ERROR) {
-                    found.add(new Unresolved(new Site(method, mirror, v), attribute, t.toString()));
+                // asked once, not three times: this runs for every value of every annotation
+                Object value = v.getValue();
+                if (value instanceof TypeMirror t && t.getKind() == TypeKind.ERROR) {
+                    found.add(new Unresolved(new Site(method, mirror, v), attributeName(e.getKey()), t.toString()));
                 } else if (Mirrors.isErrorMarker(v)
                         && e.getKey().getReturnType().toString().startsWith("java.lang.Class")) {
-                    found.add(new Unresolved(new Site(method, mirror, v), attribute, null));
-                } else if (v.getValue() instanceof AnnotationMirror inner) {
+                    found.add(new Unresolved(new Site(method, mirror, v), attributeName(e.getKey()), null));
+                } else if (value instanceof AnnotationMirror inner) {
                     classLiterals(method, inner, found);
                 }
             }
         }
+    }
+
+    private static String attributeName(ExecutableElement attribute) {
+        return attribute.getSimpleName().toString();
     }
 }
