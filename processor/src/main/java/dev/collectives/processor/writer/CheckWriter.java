@@ -5,7 +5,6 @@ import java.util.List;
 import com.palantir.javapoet.CodeBlock;
 
 import dev.collectives.annotation.Allocator;
-import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.BufferDecl;
@@ -29,7 +28,7 @@ final class CheckWriter extends GenerationPart {
             open.add("// each external holds its declared count and type (R13), before any view is laid out in it\n");
         }
         for (BufferDecl b : externals()) {
-            open.addStatement(support("requireExternal", "$N, $S, $T.$L, $L", name(b), b.name(), DataType.class,
+            open.addStatement(support("requireExternal", "$N, $S, $T.$L, $L", name(b), b.name(), DATA_TYPE,
                     b.type(), generation.value(b, "count")));
         }
     }
@@ -220,10 +219,10 @@ final class CheckWriter extends GenerationPart {
                 }
                 boolean atCall = o.expression(o.kind().countAttribute()).usesParameters();
                 ops.add(",\n$T.$L($L, $T.$L, $L, $L, $T.$L)", PeerPairing.Op.class,
-                        o.kind() == OpKind.SEND ? "send" : "recv", o.index(), Peer.class, o.peer(),
+                        o.kind() == OpKind.SEND ? "send" : "recv", o.index(), PEER, o.peer(),
                         o.peer() == Peer.ABSOLUTE ? o.peerRank() : -1,
                         atCall ? CodeBlock.of("null") : generation.value(o, o.kind().countAttribute()),
-                        DataType.class, typeOf(o));
+                        DATA_TYPE, typeOf(o));
             }
             if (!ops.isEmpty()) {
                 open.add("// every send of $L() meets its receive on the other rank, or every rank would wait for "

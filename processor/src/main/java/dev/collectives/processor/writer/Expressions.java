@@ -2,10 +2,10 @@ package dev.collectives.processor.writer;
 
 import java.util.function.Function;
 
+import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
 
 import dev.collectives.processor.expr.Expr;
-import dev.collectives.runtime.PipelineSupport;
 
 /**
  * Expressions as Java of type {@code long}: {@link #plain} as written (where a check has already shown that nothing
@@ -13,6 +13,9 @@ import dev.collectives.runtime.PipelineSupport;
  * report as R13. Names become what {@code names} says (fields for dims, locals for parameters), each a long.
  */
 final class Expressions {
+    /** Made once: JavaPoet turns a {@code Class} argument into a {@code ClassName} anew at every use. */
+    private static final ClassName MATH = ClassName.get(Math.class);
+
     private Expressions() {
     }
 
@@ -40,10 +43,10 @@ final class Expressions {
         CodeBlock left = exact(b.left(), names);
         CodeBlock right = exact(b.right(), names);
         switch (b.op()) {
-            case '+': return CodeBlock.of("$T.addExact($L, $L)", Math.class, left, right);
-            case '-': return CodeBlock.of("$T.subtractExact($L, $L)", Math.class, left, right);
-            case '*': return CodeBlock.of("$T.multiplyExact($L, $L)", Math.class, left, right);
-            case '/': return CodeBlock.of("$T.divideExact($L, $L)", PipelineSupport.class, left, right);
+            case '+': return CodeBlock.of("$T.addExact($L, $L)", MATH, left, right);
+            case '-': return CodeBlock.of("$T.subtractExact($L, $L)", MATH, left, right);
+            case '*': return CodeBlock.of("$T.multiplyExact($L, $L)", MATH, left, right);
+            case '/': return CodeBlock.of("$T.divideExact($L, $L)", GenerationPart.SUPPORT, left, right);
             default: return CodeBlock.of("($L % $L)", left, right);
         }
     }

@@ -145,9 +145,13 @@ final class Generation {
 
     /** {@code PipelineSupport.method(comm, PIPELINE, args...)}: a call every generated class makes alike. */
     CodeBlock support(String method, String format, Object... args) {
-        CodeBlock more = CodeBlock.of(format, args);
-        return CodeBlock.of("$T.$L($N, $N$L$L)", GenerationPart.SUPPORT, method, name("comm"), name("PIPELINE"),
-                more.isEmpty() ? "" : ", ", more);
+        // one block, not the arguments' block inside the call's: this is made per op and per check
+        CodeBlock.Builder call = CodeBlock.builder()
+                .add("$T.$L($N, $N", GenerationPart.SUPPORT, method, name("comm"), name("PIPELINE"));
+        if (!format.isEmpty()) {
+            call.add(", ").add(format, args);
+        }
+        return call.add(")").build();
     }
 
     /** Whether every count and offset of the op is known at compile time: then bind slices its buffers once. */

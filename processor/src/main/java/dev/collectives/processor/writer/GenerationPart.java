@@ -9,6 +9,7 @@ import com.palantir.javapoet.NameAllocator;
 import com.palantir.javapoet.TypeSpec;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
@@ -19,6 +20,9 @@ import dev.collectives.runtime.Rule;
 
 /** A part of the writer: one concern of the generated class, written into the {@link Generation} it shares. */
 abstract class GenerationPart {
+    // made once: JavaPoet turns a Class argument into a ClassName anew at every use, and these are used per op
+    static final ClassName DATA_TYPE = ClassName.get(DataType.class);
+    static final ClassName PEER = ClassName.get(Peer.class);
     static final ClassName DEVICE_BUFFER = ClassName.get(DeviceBuffer.class);
     static final ClassName RULE = ClassName.get(Rule.class);
     static final ClassName SUPPORT = ClassName.get(PipelineSupport.class);

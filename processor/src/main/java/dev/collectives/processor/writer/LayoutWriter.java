@@ -17,7 +17,6 @@ import com.palantir.javapoet.ParameterSpec;
 import com.palantir.javapoet.TypeName;
 
 import dev.collectives.annotation.Allocator;
-import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.BufferDecl;
@@ -109,7 +108,7 @@ final class LayoutWriter extends GenerationPart {
                     ? CodeBlock.of(isGeneric(b.customAllocator()) ? "new $T<>()" : "new $T()",
                             TypeName.get(b.customAllocator()))
                     : CodeBlock.of("$T.$L", Allocator.class, b.allocator());
-            open.addStatement("$N = $N.allocate($L, $T.$L, $L)", name(b), name("comm"), allocator, DataType.class,
+            open.addStatement("$N = $N.allocate($L, $T.$L, $L)", name(b), name("comm"), allocator, DATA_TYPE,
                     b.type(), generation.value(b, "count"));
             roots.add(name(b));
         }
@@ -137,7 +136,7 @@ final class LayoutWriter extends GenerationPart {
             BufferDecl of = model.buffer(v.of()).orElseThrow();
             open.add("// $L = (uint8_t*)$L + $L\n", v.name(), v.of(), v.expression("offsetBytes"));
             open.addStatement("$N = $N.view($L, $T.$L, $L)", name(v), name(of), generation.value(v, "offsetBytes"),
-                    DataType.class, v.type(), generation.value(v, "count"));
+                    DATA_TYPE, v.type(), generation.value(v, "count"));
             laidOut.add(v.name());
             pending.remove(v);
         }

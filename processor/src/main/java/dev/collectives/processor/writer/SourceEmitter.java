@@ -352,6 +352,9 @@ final class SourceEmitter {
             ClassName found = resolve(k.simpleName());
             resolved = found != null;
             if (found != null && found.canonicalName().equals(k.canonicalName())) {
+                if (k == c) {
+                    return c.simpleName(); // the common case, without making the list of names
+                }
                 List<String> names = c.simpleNames();
                 return String.join(".", names.subList(k.simpleNames().size() - 1, names.size()));
             }
@@ -502,7 +505,7 @@ final class SourceEmitter {
                     indentation();
                     append(javadoc ? " *" : "//");
                 }
-                append("\n");
+                newline();
                 lineStart = true;
                 if (statementLine != -1) {
                     if (statementLine == 0) {
@@ -565,22 +568,32 @@ final class SourceEmitter {
         wrapIndentLevel = indentLevel + 2;
     }
 
+    /**
+     * Appends text without line breaks ({@link #text} splits them off, so no scan for them here), held back while a
+     * wrapping point is pending and the line still has room.
+     */
     private void append(String s) {
         if (pending != null) {
-            int newline = s.indexOf('\n');
-            if (newline == -1 && column + s.length() <= COLUMN_LIMIT) {
+            if (column + s.length() <= COLUMN_LIMIT) {
                 pendingText.append(s);
                 column += s.length();
                 return;
             }
-            flushPending(newline == -1 || column + newline > COLUMN_LIMIT);
+            flushPending(true);
         }
         out.append(s);
         if (!s.isEmpty()) {
             lastChar = s.charAt(s.length() - 1);
         }
-        int lastNewline = s.lastIndexOf('\n');
-        column = lastNewline != -1 ? s.length() - lastNewline - 1 : column + s.length();
+        column += s.length();
+    }
+
+    /** Ends the line; text held after a wrapping point stays on it unless the line already passed the limit. */
+    private void newline() {
+        flushPending(column > COLUMN_LIMIT);
+        out.append('\n');
+        lastChar = '\n';
+        column = 0;
     }
 
     /** Writes the text held after a wrapping point: on a new line when {@code wrap}, else after the space, if any. */

@@ -8,13 +8,13 @@ import java.util.Map;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.type.TypeKind;
 
+import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.NameAllocator;
 import com.palantir.javapoet.TypeName;
 
 import dev.collectives.annotation.DataType;
-import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.OpDecl;
@@ -27,6 +27,7 @@ import dev.collectives.runtime.GraphExec;
 /** Capture and steps: each op's arguments (buffer + offset), each step captured into a graph (GRAPH), and the
  * step methods, which launch the graph or issue the ops in declaration order. */
 final class StepWriter extends GenerationPart {
+    private static final ClassName REDUCE_OP = ClassName.get(ReduceOp.class);
     private final Map<Object, CodeBlock> arguments = new LinkedHashMap<>();
     private final ShapeWriter shapes;
     private final Map<StepDecl, StepNames> stepNames = new LinkedHashMap<>();
@@ -297,28 +298,27 @@ final class StepWriter extends GenerationPart {
 
     /** The Communicator call: slices made at bind for fixed ops, else buffer and element offset, as Java. */
     CodeBlock call(OpDecl o, Map<String, CodeBlock> params) {
-        List<CodeBlock> args = new ArrayList<>();
+        // one block for the whole call, not one per argument joined into another: this is made for every op
+        CodeBlock.Builder call = CodeBlock.builder().add("$N.$L(", name("comm"), o.kind().method());
+        boolean fixed = generation.fixed(o);
         for (Side side : sides(o)) {
-            if (generation.fixed(o)) {
-                args.add(argument(o, side));
+            if (fixed) {
+                call.add("$L, ", argument(o, side));
             } else {
-                args.add(CodeBlock.of("$N", name(side.buffer())));
-                args.add(generation.value(o, side.offsetAttribute(), params));
+                call.add("$N, $L, ", name(side.buffer()), generation.value(o, side.offsetAttribute(), params));
             }
         }
-        args.add(generation.value(o, o.kind().countAttribute(), params));
-        args.add(CodeBlock.of("$T.$L", DataType.class, typeOf(o)));
+        call.add("$L, $T.$L", generation.value(o, o.kind().countAttribute(), params), DATA_TYPE, typeOf(o));
         if (o.kind().reduces()) {
-            args.add(CodeBlock.of("$T.$L", ReduceOp.class, o.op()));
+            call.add(", $T.$L", REDUCE_OP, o.op());
         }
         if (o.kind().hasRoot()) {
-            args.add(CodeBlock.of("$L", o.root()));
+            call.add(", $L", o.root());
         }
         if (o.kind().isPointToPoint()) {
-            args.add(CodeBlock.of("$T.$L.resolve($N.rank(), $N.size(), $L)", Peer.class, o.peer(), name("comm"),
-                    name("comm"), o.peerRank()));
+            call.add(", $T.$L.resolve($N.rank(), $N.size(), $L)", PEER, o.peer(), name("comm"), name("comm"),
+                    o.peerRank());
         }
-        args.add(CodeBlock.of("$N", name("stream")));
-        return CodeBlock.of("$N.$L($L)", name("comm"), o.kind().method(), CodeBlock.join(args, ", "));
+        return call.add(", $N)", name("stream")).build();
     }
 }
