@@ -3,10 +3,10 @@ package corpus;
 
 import dev.collectives.annotation.*;
 import dev.collectives.runtime.*;
-import dev.collectives.annotation.Window;
 
+/** new Mine<>() infers E as Exception, which the generated bind() cannot handle. */
 @CollectivePipeline(registration = Registration.LOCAL)
 interface CustomGeneric {
     @Buffer(count = 8, allocator = Allocator.CUSTOM, customAllocator = Mine.class) DeviceBuffer a();  // <- here
-    @QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC}) final class Mine<T> implements DeviceAllocator { public DeviceMemory allocate(VirtualMemory vmm, long bytes) { return null; } }
+    @QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC}) final class Mine<E extends Exception> implements DeviceAllocator { Mine() throws E { } public DeviceMemory allocate(VirtualMemory vmm, long bytes) { return null; } }
 }

@@ -3,10 +3,10 @@ package corpus;
 
 import dev.collectives.annotation.*;
 import dev.collectives.runtime.*;
-import dev.collectives.annotation.Window;
 
+/** Its only constructor takes T...: there is no no-argument constructor to call. */
 @CollectivePipeline(registration = Registration.LOCAL)
 interface CustomGenericBounded {
     @Buffer(count = 8, allocator = Allocator.CUSTOM, customAllocator = Mine.class) DeviceBuffer a();  // <- here
-    @QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC}) final class Mine<T extends Number> implements DeviceAllocator { public DeviceMemory allocate(VirtualMemory vmm, long bytes) { return null; } }
+    @QualifiedAllocator(handleTypes = {HandleType.POSIX_FILE_DESCRIPTOR, HandleType.FABRIC}) final class Mine<T extends Number> implements DeviceAllocator { @SafeVarargs Mine(T... sizes) { } public DeviceMemory allocate(VirtualMemory vmm, long bytes) { return null; } }
 }

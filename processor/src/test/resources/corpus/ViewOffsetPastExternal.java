@@ -1,4 +1,4 @@
-// expect: [R7 ARENA]
+// expect: [R13 TYPES]
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,6 +1,7 @@
 package dev.collectives.processor;
 
 import java.io.IOException;
+import java.io.Writer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -126,8 +127,10 @@ public final class CollectivesProcessor extends AbstractProcessor {
         if (diagnostics.hasErrors() || !Validators.complete(model) || generatedName == null) {
             return;
         }
-        try {
-            new PipelineWriter().write(model).writeTo(processingEnv.getFiler());
+        PipelineWriter.Source source = new PipelineWriter().write(model);
+        try (Writer writer = processingEnv.getFiler().createSourceFile(source.className(), source.pipeline())
+                .openWriter()) {
+            writer.write(source.text());
         } catch (IOException e) {
             processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR, "[internal] cannot write "
                     + PipelineWriter.generatedName(model) + ": " + e, type);

@@ -3,6 +3,7 @@ package dev.collectives.processor;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.net.URL;
@@ -12,11 +13,18 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
+import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.Processor;
+import javax.annotation.processing.RoundEnvironment;
+import javax.lang.model.SourceVersion;
+import javax.lang.model.element.TypeElement;
 
 import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
@@ -28,8 +36,9 @@ import javax.tools.ToolProvider;
  * run (same JVM, same sources, alternating, after warm-up). "With" includes compiling the 100 generated classes, so a
  * third figure compiles the interfaces together with the already generated sources, processor off: the difference
  * to "with" is the processor's own time and javac's extra rounds. The CPU time spent inside the processor's calls is
- * measured too: that figure does not carry the noise of two whole compilations. Prints each figure and the ratios
- * of medians.
+ * measured too: that figure does not carry the noise of two whole compilations. A last row, the floor, is a
+ * processor that only writes the same generated files through the Filer: what javac's extra rounds cost by
+ * themselves, which no processor generating these files can go below. Prints each figure and the ratios of medians.
  *
  * <p>{@code -Dbench.baseline=CLASSPATH} (another build's processor classes, with the JavaPoet jar and runtime classes
  * it was built with) adds the same figures for that processor, interleaved in the same rounds: a before/after table
@@ -84,6 +93,13 @@ public final class ProcessorBenchmark {
             withGenerated.add(copyGenerated(sources, dir.resolve("out-with"),
                     dir.resolve("generated-" + processor.name())));
         }
+        // the floor: what javac's extra rounds cost for the same generated files, with no processor work at all
+        List<Path> currentGenerated = withGenerated.get(0).subList(sources.size(), withGenerated.get(0).size());
+        processors.add(ProcessorUnderTest.replaying("floor (writes the same files, nothing else)", currentGenerated));
+        withGenerated.add(withGenerated.get(0));
+        for (int warmUp = 0; warmUp < warmUps; warmUp++) {
+            compile(javac, sources, dir, processors.get(processors.size() - 1));
+        }
         long[] without = new long[rounds];
         long[][] with = new long[processors.size()][rounds];
         long[][] generatedWithout = new long[processors.size()][rounds];
@@ -106,15 +122,21 @@ public final class ProcessorBenchmark {
         long medianWithout = median(without);
         System.out.printf("median without processor: %d ms%n", medianWithout / 1_000_000);
         System.out.println("| processor | with | interfaces + generated, no processor | with - that "
-                + "| inside the processor | with / without | with / (interfaces + generated) |");
-        System.out.println("|---|---|---|---|---|---|---|");
+                + "| inside the processor | with / without | with / (interfaces + generated) "
+                + "| the same, median of the rounds' own ratios |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
         for (int p = 0; p < processors.size(); p++) {
             long medianWith = median(with[p]);
             long medianGenerated = median(generatedWithout[p]);
-            System.out.printf("| %s | %d ms | %d ms | %d ms | %d ms | %.2f | %.2f |%n", processors.get(p).name(),
+            // a round's two compilations run back to back: their ratio does not carry the drift between rounds
+            long[] roundRatios = new long[rounds];
+            for (int r = 0; r < rounds; r++) {
+                roundRatios[r] = with[p][r] * 1000 / generatedWithout[p][r];
+            }
+            System.out.printf("| %s | %d ms | %d ms | %d ms | %d ms | %.2f | %.2f | %.2f |%n", processors.get(p).name(),
                     medianWith / 1_000_000, medianGenerated / 1_000_000, (medianWith - medianGenerated) / 1_000_000,
                     median(inside[p]) / 1_000_000, (double) medianWith / medianWithout,
-                    (double) medianWith / medianGenerated);
+                    (double) medianWith / medianGenerated, median(roundRatios) / 1000.0);
         }
         delete(dir);
     }
@@ -209,8 +231,57 @@ public final class ProcessorBenchmark {
             });
         }
 
+        /** A processor that only writes {@code generated} (read once, here) through the Filer in its first round. */
+        static ProcessorUnderTest replaying(String name, List<Path> generated) throws IOException {
+            Map<String, String> texts = new LinkedHashMap<>();
+            for (Path file : generated) {
+                String text = Files.readString(file);
+                String simpleName = file.getFileName().toString().replace(".java", "");
+                String pkg = text.lines().filter(l -> l.startsWith("package ")).findFirst().orElseThrow()
+                        .substring("package ".length()).replace(";", "");
+                texts.put(pkg + "." + simpleName, text);
+            }
+            return new ProcessorUnderTest(name, () -> new ReplayingProcessor(texts));
+        }
+
         Processor create() {
             return factory.get();
+        }
+    }
+
+    /** Writes given sources in the first round; claims what the Collectives processor claims, so rounds match. */
+    private static final class ReplayingProcessor extends AbstractProcessor {
+        private final Map<String, String> sources;
+        private boolean written;
+
+        ReplayingProcessor(Map<String, String> sources) {
+            this.sources = sources;
+        }
+
+        @Override
+        public Set<String> getSupportedAnnotationTypes() {
+            return new CollectivesProcessor().getSupportedAnnotationTypes();
+        }
+
+        @Override
+        public SourceVersion getSupportedSourceVersion() {
+            return SourceVersion.latestSupported();
+        }
+
+        @Override
+        public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
+            if (written) {
+                return true;
+            }
+            written = true;
+            for (Map.Entry<String, String> source : sources.entrySet()) {
+                try (Writer writer = processingEnv.getFiler().createSourceFile(source.getKey()).openWriter()) {
+                    writer.write(source.getValue());
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+            return true;
         }
     }
 

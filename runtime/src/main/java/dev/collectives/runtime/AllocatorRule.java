@@ -9,13 +9,30 @@ public final class AllocatorRule {
     }
 
     /**
+     * An allocator class as its user wrote it, for messages: {@code Outer.Pool} (not the binary {@code Outer$Pool});
+     * a local or anonymous class, or a lambda, by the class it is declared in.
+     */
+    public static String nameOf(Class<?> allocatorClass) {
+        if (allocatorClass.getCanonicalName() != null) {
+            return allocatorClass.getCanonicalName();
+        }
+        if (allocatorClass.isHidden()) {
+            return "a lambda in " + nameOf(allocatorClass.getNestHost());
+        }
+        String in = allocatorClass.getEnclosingClass() == null ? ""
+                : " in " + nameOf(allocatorClass.getEnclosingClass());
+        return (allocatorClass.isAnonymousClass() ? "an anonymous class" : "local class "
+                + allocatorClass.getSimpleName()) + in;
+    }
+
+    /**
      * Checks the allocator's declaration and one allocation it made: POSIX fd handles (and FABRIC where the
      * device supports it), physical size a multiple of the granularity, head aligned to it, reservation a
      * multiple of it.
      */
     public static void check(Class<?> allocatorClass, DeviceMemory memory, long granularity, boolean fabricSupported,
                              int rank) {
-        String who = allocatorClass.getName();
+        String who = nameOf(allocatorClass);
         if (allocatorClass.getAnnotation(QualifiedAllocator.class) == null) {
             throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank,
                     who + " is not annotated @QualifiedAllocator");

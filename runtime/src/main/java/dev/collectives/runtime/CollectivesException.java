@@ -45,6 +45,16 @@ public class CollectivesException extends RuntimeException {
     }
 
     /**
+     * A declaration the pipeline's DSL cannot serve, found at bind because only the communicator tells (such as
+     * steps whose sends and receives do not pair up at its size): {@code tag} is the DSL tag the processor reports it
+     * with ("[DSL step]"). The message names no rank, as every rank finds the same.
+     */
+    public static CollectivesException declaration(String tag, String anchor, int rank, String message) {
+        return new CollectivesException(null, Result.INVALID_USAGE, rank, tag + " " + message + " (see " + anchor
+                + ")", null);
+    }
+
+    /**
      * On {@code rank}, a failure that another rank met and reported to this one in a collective agreement (bind's
      * fingerprint exchange); it carries that failure's rule or result, and its message says which rank.
      */

@@ -155,6 +155,19 @@ public final class PipelineSupport {
         }
     }
 
+    /**
+     * Bytes [firstStart, firstEnd) and [secondStart, secondEnd) of one allocation, used by two ops of a group, at least
+     * one of which receives into them, do not overlap: the ops run concurrently (R7). {@code ops} names them.
+     */
+    public static void requireApartInGroup(Communicator comm, String pipeline, String ops, long firstStart,
+                                           long firstEnd, long secondStart, long secondEnd) {
+        if (firstStart < secondEnd && secondStart < firstEnd) {
+            throw CollectivesException.violation(Rule.R7_ARENA, comm.rank(), pipeline + ": " + ops + ": bytes ["
+                    + firstStart + ", " + firstEnd + ") and [" + secondStart + ", " + secondEnd + ") overlap at "
+                    + comm.size() + " ranks; give each op of a group its own range");
+        }
+    }
+
     /** A size or offset that overflows a long, or divides by zero, while {@code where} is checked (R13). */
     public static CollectivesException overflow(Communicator comm, String pipeline, String where,
                                                 ArithmeticException cause) {
@@ -178,11 +191,29 @@ public final class PipelineSupport {
         }
     }
 
-    /** A root or an absolute peer must be a rank of the communicator, which only bind knows when ranks = 0. */
+    /**
+     * A root or an absolute peer must be a rank of the communicator, which only bind knows when ranks = 0: the
+     * processor's [DSL step] check, made with the communicator's size.
+     */
     public static void requireRank(Communicator comm, String pipeline, int rank, String what) {
         if (rank < 0 || rank >= comm.size()) {
-            throw CollectivesException.usage(comm.rank(), pipeline + ": the " + what + " is rank " + rank
-                    + ", but the communicator has " + comm.size() + " ranks");
+            throw CollectivesException.declaration(PeerPairing.TAG, PeerPairing.ANCHOR, comm.rank(), pipeline
+                    + ": the " + what + " is rank " + rank + ", but the communicator has " + comm.size() + " ranks");
+        }
+    }
+
+    /**
+     * The point-to-point ops of {@code step} pair up across the communicator's ranks ({@link PeerPairing}), checked
+     * at bind where the pipeline does not declare {@code ranks}; every rank reaches the same verdict, so every rank
+     * throws the same message.
+     */
+    public static void requirePaired(Communicator comm, String pipeline, String step, PeerPairing.Op... ops) {
+        List<PeerPairing.Unpaired> unpaired = PeerPairing.unpaired(List.of(ops), comm.size());
+        if (!unpaired.isEmpty()) {
+            PeerPairing.Unpaired first = unpaired.get(0);
+            throw CollectivesException.declaration(PeerPairing.TAG, PeerPairing.ANCHOR, comm.rank(), pipeline + ": "
+                    + ops[first.op()].label() + " in " + step + "(): " + first.problem()
+                    + (unpaired.size() > 1 ? " (and " + (unpaired.size() - 1) + " more unpaired in this step)" : ""));
         }
     }
 
@@ -215,11 +246,14 @@ public final class PipelineSupport {
                 + " bytes from its allocation's head\n";
     }
 
-    /** {@code buffer + offset}, {@code count} elements long; an op reaching past its buffer breaks R7. */
-    public static DeviceBuffer slice(Communicator comm, String pipeline, DeviceBuffer buffer, String name,
+    /**
+     * {@code buffer + offset}, {@code count} elements long, for {@code op} ("the recv of @AllGather #0 in
+     * gather()"); an op reaching past its buffer breaks R7.
+     */
+    public static DeviceBuffer slice(Communicator comm, String pipeline, DeviceBuffer buffer, String name, String op,
                                      long offset, long count) {
         if (offset + count > buffer.count()) {
-            throw CollectivesException.violation(Rule.R7_ARENA, comm.rank(), pipeline + ": an op reaches past `"
+            throw CollectivesException.violation(Rule.R7_ARENA, comm.rank(), pipeline + ": " + op + " reaches past `"
                     + name + "`: elements [" + offset + ", " + (offset + count) + ") of " + buffer.count() + " ("
                     + comm.size() + " ranks)");
         }

@@ -77,7 +77,8 @@ public enum Rule {
      * long as R2 holds. Views lie inside their block; an op's send and recv either coincide (in place) or do not
      * overlap.
      *
-     * <p><em>Compile</em>: a {@code @View} lies inside the accessor it is {@code of}, at an {@code offsetBytes} aligned
+     * <p><em>Compile</em>: a {@code @View} lies inside the {@code @Buffer} or {@code @View} it is {@code of} (a view
+     * of an {@code @External} is held to the external's declared size, under R13), at an {@code offsetBytes} aligned
      * to its element size; every op stays inside its buffers — {@code @AllGather} reaches {@code sendCount × ranks}
      * into recv, {@code @ReduceScatter} {@code recvCount × ranks} into send, {@code @AllToAll} {@code count × ranks}
      * into both (checked fully when {@code ranks} is declared, else for one rank); send and recv ranges start at the
@@ -147,9 +148,11 @@ public enum Rule {
      * the type ({@code AVG} only on floating-point types).
      *
      * <p><em>Compile</em>: the send and recv accessors of an op have the same {@code DataType} (declare a typed
-     * {@code @View} to reinterpret bytes); counts of buffers, views and ops are positive; {@code count × element size}
+     * {@code @View} to reinterpret bytes); counts of buffers, views and ops are positive; a {@code @View} of an
+     * {@code @External} stays within the external's declared count and type; {@code count × element size}
      * (and offsets plus extents) fit in a {@code long}; {@code ReduceOp.AVG} is refused on integer types.
-     * <em>Bind</em>: an {@code @External} buffer must have its declared type and at least its declared count.
+     * <em>Bind</em>: an {@code @External} buffer must have its declared type and at least its declared count, checked
+     * before anything is allocated or laid out in it.
      * <em>Call</em>: a typed host copy carries the element type of its Java array ({@code float[]}: {@code FLOAT32};
      * {@code double[]}: {@code FLOAT64}; {@code int[]}: {@code INT32}/{@code UINT32}; {@code long[]}:
      * {@code INT64}/{@code UINT64}; {@code short[]}, {@code char[]}: {@code FLOAT16}/{@code BFLOAT16} bit patterns), so

@@ -8,15 +8,16 @@ import dev.collectives.runtime.Rule;
 
 /**
  * A rule's condition on expressions that are not all known at compile time: {@code operands[0] <= operands[1]}
- * ({@link Kind#AT_MOST}), {@code operands[0] % operands[1] == 0} ({@link Kind#ALIGNED}), or send bytes
+ * ({@link Kind#AT_MOST}), {@code operands[0] % operands[1] == 0} ({@link Kind#ALIGNED}), send bytes
  * {@code [operands[0], operands[1])} and recv bytes {@code [operands[2], operands[3])} coinciding (when
- * {@code inPlace}) or apart ({@link Kind#IN_PLACE_OR_APART}). Checked at bind when {@code step} is null, else at
- * each call of {@code step}, unless proved.
+ * {@code inPlace}) or apart ({@link Kind#IN_PLACE_OR_APART}), or the bytes of two ops of a group,
+ * {@code [operands[0], operands[1])} and {@code [operands[2], operands[3])}, apart ({@link Kind#APART}). Checked at
+ * bind when {@code step} is null, else at each call of {@code step}, unless proved.
  */
 public record Condition(Rule rule, Site site, StepDecl step, String what, Kind kind, List<Expr> operands,
                         boolean inPlace, Verdict verdict) {
     /** The shape of the comparison. */
-    public enum Kind { AT_MOST, ALIGNED, IN_PLACE_OR_APART }
+    public enum Kind { AT_MOST, ALIGNED, IN_PLACE_OR_APART, APART }
 
     /** {@code what} and the comparison, as messages show it: "... : offset + n <= elements". */
     public String text() {
@@ -25,6 +26,9 @@ public record Condition(Rule rule, Site site, StepDecl step, String what, Kind k
                 return what + ": " + operands.get(0) + " <= " + operands.get(1);
             case ALIGNED:
                 return what + ": " + operands.get(0) + " is a multiple of " + operands.get(1);
+            case APART:
+                return what + ": bytes [" + operands.get(0) + ", " + operands.get(1) + ") and [" + operands.get(2)
+                        + ", " + operands.get(3) + ") do not overlap";
             default:
                 return what + ": send bytes [" + operands.get(0) + ", " + operands.get(1) + ") and recv bytes ["
                         + operands.get(2) + ", " + operands.get(3) + ") " + (inPlace ? "coincide or " : "")

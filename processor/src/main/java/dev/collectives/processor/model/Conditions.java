@@ -40,6 +40,9 @@ public final class Conditions {
                         Verdict.UNKNOWN));
             }
             s.ops().forEach(o -> c.op(s, o));
+            if (s.grouped()) {
+                c.group(s);
+            }
         }
         return c.conditions;
     }
@@ -111,7 +114,10 @@ public final class Conditions {
         Expr offset = b.expression("offsetBytes");
         atMost(Rule.R7_ARENA, b.site("offsetBytes"), null, name + ": offsetBytes is at least 0", Expr.literal(0),
                 offset);
-        atMost(Rule.R7_ARENA, b.site("offsetBytes"), null, name + " lies inside `" + parent.name() + "`",
+        // a view of an @External stays within its declared shape (R13); one of a block or view lies inside it (R7)
+        boolean ofExternal = parent.kind() == BufferDecl.Kind.EXTERNAL;
+        atMost(ofExternal ? Rule.R13_TYPES : Rule.R7_ARENA, b.site("offsetBytes"), null, name + (ofExternal
+                ? " lies within the declared size of external `" : " lies inside `") + parent.name() + "`",
                 Expr.plus(offset, bytes(count, b.type().size())),
                 bytes(parent.expression("count"), parent.type().size()));
         Expr inRoot = offsetInRoot(b);
@@ -137,11 +143,8 @@ public final class Conditions {
         }
     }
 
-    private void op(StepDecl s, OpDecl o) {
+    private List<Side> sides(OpDecl o) {
         Expr count = o.expression(o.kind().countAttribute());
-        String name = s.name() + "(): " + o.kind().annotation() + " #" + o.index();
-        atMost(Rule.R13_TYPES, o.countSite(), s, name + ": " + o.kind().countAttribute() + " is at least 1",
-                Expr.literal(1), count);
         List<Side> sides = new ArrayList<>(2);
         Expr ranks = new Expr.Name("ranks", Expr.Scope.RANKS);
         if (o.kind().hasSend()) {
@@ -154,6 +157,15 @@ public final class Conditions {
                     o.expression(o.kind().recvOffsetAttribute()), o.kind().recvExtent() == OpKind.Extent.COUNT
                     ? count : Expr.times(count, ranks), o.site(o.kind().recvOffsetAttribute())));
         }
+        return sides;
+    }
+
+    private void op(StepDecl s, OpDecl o) {
+        Expr count = o.expression(o.kind().countAttribute());
+        String name = s.name() + "(): " + o.kind().annotation() + " #" + o.index();
+        atMost(Rule.R13_TYPES, o.countSite(), s, name + ": " + o.kind().countAttribute() + " is at least 1",
+                Expr.literal(1), count);
+        List<Side> sides = sides(o);
         for (Side side : sides) {
             Expr capacity = side.buffer().expression("count");
             if (known(side.offset(), count, capacity)) {
@@ -169,16 +181,60 @@ public final class Conditions {
         }
     }
 
+    /** [start, end) in bytes from the head of the side's root allocation. */
+    private Expr[] range(Side side) {
+        int size = side.buffer().type().size();
+        Expr start = Expr.plus(offsetInRoot(side.buffer()), bytes(side.offset(), size));
+        return new Expr[] {start, Expr.plus(start, bytes(side.elements(), size))};
+    }
+
+    /**
+     * The ops of a group run concurrently: a range one of them receives into overlaps no range another sends from or
+     * receives into. Constant ranges are the constant validator's; these name the step's parameters or an undeclared
+     * {@code ranks} (an allgather's recv reaches {@code sendCount × ranks}).
+     */
+    private void group(StepDecl s) {
+        List<OpDecl> ops = s.ops();
+        for (int j = 1; j < ops.size(); j++) {
+            for (Side later : sides(ops.get(j))) {
+                for (int i = 0; i < j; i++) {
+                    for (Side earlier : sides(ops.get(i))) {
+                        Optional<BufferDecl> root = model.root(earlier.buffer());
+                        boolean writes = later.role().equals("recv") || earlier.role().equals("recv");
+                        if (writes && root.isPresent() && root.get() == model.root(later.buffer()).orElse(null)) {
+                            groupApart(s, ops.get(i), earlier, ops.get(j), later);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private void groupApart(StepDecl s, OpDecl first, Side firstSide, OpDecl second, Side secondSide) {
+        Expr[] a = range(firstSide);
+        Expr[] b = range(secondSide);
+        if (known(a[0], a[1], b[0], b[1]) || prover.atMost(a[1], b[0]) == Verdict.TRUE
+                || prover.atMost(b[1], a[0]) == Verdict.TRUE) {
+            return;
+        }
+        String what = s.name() + "(): the " + firstSide.role() + " of " + first.kind().annotation() + " #"
+                + first.index() + " and the " + secondSide.role() + " of " + second.kind().annotation() + " #"
+                + second.index() + ", which run concurrently in one group";
+        conditions.add(new Condition(Rule.R7_ARENA, secondSide.site(), stage(s, a[0], a[1], b[0], b[1]), what,
+                Condition.Kind.APART, List.of(a[0], a[1], b[0], b[1]), false, Verdict.UNKNOWN));
+    }
+
     private void overlap(StepDecl s, OpDecl o, String name, Side send, Side recv) {
         Optional<BufferDecl> root = model.root(send.buffer());
         if (root.isEmpty() || root.get() != model.root(recv.buffer()).orElse(null)) {
             return;
         }
-        int size = send.buffer().type().size();
-        Expr sendStart = Expr.plus(offsetInRoot(send.buffer()), bytes(send.offset(), size));
-        Expr sendEnd = Expr.plus(sendStart, bytes(send.elements(), size));
-        Expr recvStart = Expr.plus(offsetInRoot(recv.buffer()), bytes(recv.offset(), size));
-        Expr recvEnd = Expr.plus(recvStart, bytes(recv.elements(), size));
+        Expr[] sendRange = range(send);
+        Expr[] recvRange = range(recv);
+        Expr sendStart = sendRange[0];
+        Expr sendEnd = sendRange[1];
+        Expr recvStart = recvRange[0];
+        Expr recvEnd = recvRange[1];
         if (known(sendStart, sendEnd, recvStart, recvEnd)) {
             return;
         }

@@ -88,7 +88,12 @@ public final class PipelineModel extends Annotated {
     }
 
     public Optional<DimDecl> dim(String name) {
-        return dims.stream().filter(d -> d.name().equals(name)).findFirst();
+        for (DimDecl d : dims) { // a loop, not a stream: the writer asks for every expression it writes
+            if (d.name().equals(name)) {
+                return Optional.of(d);
+            }
+        }
+        return Optional.empty();
     }
 
     /** Attributes that could not be read as expressions. */
@@ -116,7 +121,12 @@ public final class PipelineModel extends Annotated {
     }
 
     public Optional<BufferDecl> buffer(String name) {
-        return buffers.stream().filter(b -> b.name().equals(name)).findFirst();
+        for (BufferDecl b : buffers) { // a loop, not a stream: the writer and validators ask for every op's buffers
+            if (b.name().equals(name)) {
+                return Optional.of(b);
+            }
+        }
+        return Optional.empty();
     }
 
     /**

@@ -14,6 +14,7 @@ import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
+import javax.lang.model.type.TypeVariable;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
 
@@ -25,9 +26,11 @@ import dev.collectives.processor.model.Site;
 import dev.collectives.runtime.Rule;
 
 /**
- * R11 ALLOCATOR at compile time: a CUSTOM allocator is a concrete DeviceAllocator class or record, not generic, the
- * generated code can instantiate ({@code new X()}: reachable from the pipeline's package, no checked exceptions), annotated {@code @QualifiedAllocator} with the POSIX file descriptor handle type,
- * and FABRIC too under MTLink SHARP. Sizes and alignment are checked on each allocation at bind.
+ * R11 ALLOCATOR at compile time: a CUSTOM allocator is a concrete DeviceAllocator class or record the generated code
+ * can instantiate ({@code new X()}, or {@code new X<>()} for a generic one, whose type arguments are erased at run
+ * time so whatever javac infers makes the same allocator: reachable from the pipeline's package, no checked
+ * exceptions), annotated {@code @QualifiedAllocator} with the POSIX file descriptor handle type, and FABRIC too
+ * under MTLink SHARP. Sizes and alignment are checked on each allocation at bind.
  */
 final class R11AllocatorValidator implements Validator {
     private static final String DEVICE_ALLOCATOR = "dev.collectives.runtime.DeviceAllocator";
@@ -83,11 +86,6 @@ final class R11AllocatorValidator implements Validator {
                 && !types.isAssignable(types.erasure(custom), types.erasure(deviceAllocator.asType()))) {
             return "customAllocator " + custom + " does not implement DeviceAllocator";
         }
-        if (!allocator.getTypeParameters().isEmpty()) {
-            return "customAllocator " + custom + " is generic (" + allocator.getTypeParameters() + "); a class "
-                    + "literal cannot say its type arguments, so declare a class without type parameters (a subclass "
-                    + "that fixes them)";
-        }
         String access = accessProblem(allocator, elements.getPackageOf(model.type()));
         if (access != null) {
             return "customAllocator " + custom + " " + access;
@@ -132,10 +130,12 @@ final class R11AllocatorValidator implements Validator {
         for (Element member : allocator.getEnclosedElements()) {
             if (member.getKind() == ElementKind.CONSTRUCTOR && ((ExecutableElement) member).getParameters().isEmpty()
                     && reachable(member, samePackage)) {
-                List<String> checked = ((ExecutableElement) member).getThrownTypes().stream()
-                        .filter(this::isChecked).map(TypeMirror::toString).toList();
+                ExecutableElement constructor = (ExecutableElement) member;
+                List<String> checked = constructor.getThrownTypes().stream()
+                        .filter(thrown -> isChecked(constructor, thrown)).map(this::describe).toList();
                 return checked.isEmpty() ? null : "has a no-argument constructor that throws the checked "
-                        + checked + "; the generated bind() cannot handle that: declare a constructor that does not";
+                        + String.join(", ", checked) + "; the generated bind() cannot handle that: declare a "
+                        + "constructor that does not";
             }
         }
         return "has no accessible no-argument constructor";
@@ -146,9 +146,24 @@ final class R11AllocatorValidator implements Validator {
                 || samePackage && !member.getModifiers().contains(Modifier.PRIVATE);
     }
 
-    private boolean isChecked(TypeMirror thrown) {
-        TypeElement runtime = elements.getTypeElement(RuntimeException.class.getName());
-        TypeElement error = elements.getTypeElement(Error.class.getName());
-        return !types.isSubtype(thrown, runtime.asType()) && !types.isSubtype(thrown, error.asType());
+    /**
+     * Whether {@code new X()} (or {@code new X<>()}) must handle {@code thrown}. A type parameter of the constructor
+     * itself that may be a RuntimeException is inferred as one (javac infers thrown type variables so); one of the
+     * class is inferred as its bound, which is what it throws then.
+     */
+    private boolean isChecked(ExecutableElement constructor, TypeMirror thrown) {
+        TypeMirror runtime = elements.getTypeElement(RuntimeException.class.getName()).asType();
+        TypeMirror error = elements.getTypeElement(Error.class.getName()).asType();
+        if (thrown instanceof TypeVariable variable && constructor.getTypeParameters().contains(variable.asElement())
+                && types.isSubtype(runtime, variable.getUpperBound())) {
+            return false;
+        }
+        return !types.isSubtype(thrown, runtime) && !types.isSubtype(thrown, error);
+    }
+
+    /** "java.io.IOException", or for a type parameter "E (inferred as java.lang.Exception)". */
+    private String describe(TypeMirror thrown) {
+        return thrown instanceof TypeVariable variable ? thrown + " (inferred as " + variable.getUpperBound() + ")"
+                : thrown.toString();
     }
 }

@@ -10,9 +10,10 @@ import dev.collectives.processor.model.StepDecl;
 import dev.collectives.runtime.Rule;
 
 /**
- * R13 TYPES: counts are positive, byte sizes fit in a long, an op's buffers have one element type, and its reduce op
- * suits that type ({@code ReduceOp.suits}: AVG only on floating-point types). A reduction over a @Buffer whose type
- * was left at its UINT8 default is warned about: it reduces each byte on its own, rarely what was meant.
+ * R13 TYPES: counts are positive, byte sizes fit in a long, views of an {@code @External} stay within its declared
+ * shape, an op's buffers have one element type, and its reduce op suits that type ({@code ReduceOp.suits}: AVG only
+ * on floating-point types). A reduction over a @Buffer whose type was left at its UINT8 default is warned about: it
+ * reduces each byte on its own, rarely what was meant.
  */
 final class R13TypesValidator implements Validator {
     @Override
@@ -29,10 +30,33 @@ final class R13TypesValidator implements Validator {
                         + b.count() + " x " + b.type() + " (" + b.type().size() + " bytes each) overflows a long");
             }
         }
+        model.buffers().forEach(b -> checkViewOfExternal(model, b, diagnostics));
         for (StepDecl s : model.steps()) {
             for (OpDecl o : s.ops()) {
                 check(model, s, o, diagnostics);
             }
+        }
+    }
+
+    /**
+     * A view of an {@code @External} stays within the external's declared count and type: that is all bind
+     * guarantees of the buffer it is given, and bind checks it before it lays out any view.
+     */
+    private static void checkViewOfExternal(PipelineModel model, BufferDecl view, Diagnostics diagnostics) {
+        BufferDecl external = view.kind() != BufferDecl.Kind.VIEW || view.of() == null ? null
+                : model.buffer(view.of()).filter(p -> p.kind() == BufferDecl.Kind.EXTERNAL).orElse(null);
+        Long offset = view.offsetBytes();
+        Long bytes = view.sizeBytes();
+        Long declared = external == null ? null : external.sizeBytes();
+        if (offset == null || offset < 0 || bytes == null || declared == null) {
+            return; // no external, a negative offset (R7), or a size unknown here or reported on its own
+        }
+        if (offset > declared || bytes > declared - offset) {
+            diagnostics.error(Rule.R13_TYPES, view.site("offsetBytes"), "view `" + view.name() + "` (" + view.count()
+                    + " x " + view.type() + " = " + bytes + " bytes at byte " + offset + ") reaches past external `"
+                    + external.name() + "`, declared as " + external.count() + " x " + external.type() + " ("
+                    + declared + " bytes), which is all bind requires of the buffer it is given; declare the "
+                    + "external's count to cover the view");
         }
     }
 

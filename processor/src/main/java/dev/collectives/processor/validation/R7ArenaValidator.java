@@ -11,10 +11,10 @@ import dev.collectives.processor.model.StepDecl;
 import dev.collectives.runtime.Rule;
 
 /**
- * R7 ARENA: views lie inside what they are carved from, at offsets aligned to their element size; ops stay inside
- * their buffers (allgather, reducescatter and alltoall reach count × ranks); an op's send and recv either start at
- * the same byte (in place: allreduce, broadcast, reduce) or do not overlap (allgather, reducescatter and alltoall
- * cannot run in place at the same offsets on every rank).
+ * R7 ARENA: views lie inside the block or view they are carved from, at offsets aligned to their element size; ops
+ * stay inside their buffers (allgather, reducescatter and alltoall reach count × ranks); an op's send and recv either
+ * start at the same byte (in place: allreduce, broadcast, reduce) or do not overlap (allgather, reducescatter and
+ * alltoall cannot run in place at the same offsets on every rank).
  */
 final class R7ArenaValidator implements Validator {
     @Override
@@ -84,8 +84,10 @@ final class R7ArenaValidator implements Validator {
                     + offset + ", before the head of `" + view.of() + "`; offsets are >= 0");
             return;
         }
+        // a view of an @External is held to the external's declared shape, under R13 (R13TypesValidator)
+        boolean ofBlock = parent.isPresent() && parent.get().kind() != BufferDecl.Kind.EXTERNAL;
         Long parentBytes = parent.map(BufferDecl::sizeBytes).orElse(null);
-        if (bytes != null && parentBytes != null && (offset > parentBytes || bytes > parentBytes - offset)) {
+        if (ofBlock && bytes != null && parentBytes != null && (offset > parentBytes || bytes > parentBytes - offset)) {
             diagnostics.error(Rule.R7_ARENA, view.site("offsetBytes"), "view `" + view.name() + "` (" + view.count()
                     + " x " + view.type() + " = " + bytes + " bytes at byte " + offset + ") reaches past the end of `"
                     + view.of() + "` (" + parentBytes + " bytes); it must lie inside its block");

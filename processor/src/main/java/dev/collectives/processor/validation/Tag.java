@@ -2,6 +2,7 @@ package dev.collectives.processor.validation;
 
 import java.util.Locale;
 
+import dev.collectives.runtime.PeerPairing;
 import dev.collectives.runtime.Rule;
 
 /**
@@ -11,7 +12,8 @@ import dev.collectives.runtime.Rule;
 public record Tag(String text, String anchor) {
     public static final Tag UNKNOWN_BUFFER = dsl("unknown-buffer");
     public static final Tag ACCESSOR = dsl("accessor");
-    public static final Tag STEP = dsl("step");
+    /** Also the tag of the generated bind's pairing check, which shares its text. */
+    public static final Tag STEP = new Tag(PeerPairing.TAG, PeerPairing.ANCHOR);
     public static final Tag DUPLICATE = dsl("duplicate");
     public static final Tag GRAPH_STEP = dsl("graph-step");
     /** Problems of the annotated type itself (not an interface, generic, extending another interface, ...). */

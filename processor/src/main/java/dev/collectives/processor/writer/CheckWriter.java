@@ -15,6 +15,7 @@ import dev.collectives.processor.model.OpKind;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.runtime.Fingerprint;
 import dev.collectives.runtime.LegacyRegistrationRule;
+import dev.collectives.runtime.PeerPairing;
 
 /** Agreement and checks at bind: the externals' shapes, the fingerprint every rank exchanges (R1, R2, R14), and the
  * rules only bind can check (ranks, R8, R3, R9). */
@@ -24,6 +25,9 @@ final class CheckWriter extends GenerationPart {
     }
 
     void checkExternals() {
+        if (!externals().isEmpty()) {
+            open.add("// each external holds its declared count and type (R13), before any view is laid out in it\n");
+        }
         for (BufferDecl b : externals()) {
             open.addStatement(support("requireExternal", "$N, $S, $T.$L, $L", name(b), b.name(), DataType.class,
                     b.type(), generation.value(b, "count")));
@@ -195,6 +199,36 @@ final class CheckWriter extends GenerationPart {
                 }
                 open.addStatement(support("requireRank", "$L, $S", rank, (o.kind().hasRoot() ? "root" : "peer")
                         + " of " + o.kind().annotation() + " #" + o.index() + " in " + s.name() + "()"));
+            }
+        }
+    }
+
+    /**
+     * [DSL step] where {@code ranks} is not declared: the sends and receives of each step pair up at the
+     * communicator's size (the processor checked it where {@code ranks} is declared). A count that names the step's
+     * parameters is known only at the call: then only the types are compared.
+     */
+    void checkPairing() {
+        if (model.ranks() > 0) {
+            return;
+        }
+        for (StepDecl s : model.steps()) {
+            CodeBlock.Builder ops = CodeBlock.builder();
+            for (OpDecl o : s.ops()) {
+                if (!o.kind().isPointToPoint()) {
+                    continue;
+                }
+                boolean atCall = o.expression(o.kind().countAttribute()).usesParameters();
+                ops.add(",\n$T.$L($L, $T.$L, $L, $L, $T.$L)", PeerPairing.Op.class,
+                        o.kind() == OpKind.SEND ? "send" : "recv", o.index(), Peer.class, o.peer(),
+                        o.peer() == Peer.ABSOLUTE ? o.peerRank() : -1,
+                        atCall ? CodeBlock.of("null") : generation.value(o, o.kind().countAttribute()),
+                        DataType.class, typeOf(o));
+            }
+            if (!ops.isEmpty()) {
+                open.add("// every send of $L() meets its receive on the other rank, or every rank would wait for "
+                        + "ever\n", s.name());
+                open.addStatement(support("requirePaired", "$S$L", s.name(), ops.build()));
             }
         }
     }

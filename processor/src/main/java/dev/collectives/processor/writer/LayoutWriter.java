@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Set;
 
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeMirror;
 
 import com.palantir.javapoet.CodeBlock;
@@ -104,12 +106,19 @@ final class LayoutWriter extends GenerationPart {
                     open.add("// mcclMemAlloc(&$L, $L)\n", b.name(), bytes);
             }
             CodeBlock allocator = b.allocator() == Allocator.CUSTOM
-                    ? CodeBlock.of("new $T()", TypeName.get(b.customAllocator()))
+                    ? CodeBlock.of(isGeneric(b.customAllocator()) ? "new $T<>()" : "new $T()",
+                            TypeName.get(b.customAllocator()))
                     : CodeBlock.of("$T.$L", Allocator.class, b.allocator());
             open.addStatement("$N = $N.allocate($L, $T.$L, $L)", name(b), name("comm"), allocator, DataType.class,
                     b.type(), generation.value(b, "count"));
             roots.add(name(b));
         }
+    }
+
+    /** A class literal names a generic class raw: {@code new X<>()} lets javac infer its (erased) arguments. */
+    private static boolean isGeneric(TypeMirror type) {
+        return type instanceof DeclaredType declared
+                && !((TypeElement) declared.asElement()).getTypeParameters().isEmpty();
     }
 
     static String simpleName(TypeMirror type) {

@@ -175,6 +175,10 @@ final class ShapeWriter extends GenerationPart {
                     code.addStatement(support("requireAligned", "$T.$L, $S, $L, $L", RULE, c.rule(), c.text(),
                             operands.get(0), operands.get(1)));
                     break;
+                case APART:
+                    code.addStatement(support("requireApartInGroup", "$S, $L", c.what(),
+                            CodeBlock.join(operands, ", ")));
+                    break;
                 default:
                     code.addStatement(support("requireInPlaceOrApart", "$S, $L, $L", c.what(), c.inPlace(),
                             CodeBlock.join(operands, ", ")));

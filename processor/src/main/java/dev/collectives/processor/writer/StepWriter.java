@@ -57,8 +57,10 @@ final class StepWriter extends GenerationPart {
                         }
                         String field = newName(s.name() + "Op" + o.index() + side.role());
                         type.addField(DEVICE_BUFFER, field, Modifier.PRIVATE);
-                        open.addStatement("$N = $L", field, support("slice", "$N, $S, $LL, $L",
-                                name(side.buffer()), side.buffer().name(), side.offset(), side.countCode()));
+                        open.addStatement("$N = $L", field, support("slice", "$N, $S, $S, $LL, $L",
+                                name(side.buffer()), side.buffer().name(), "the " + side.role().toLowerCase(
+                                        java.util.Locale.ROOT) + " of " + o.kind().annotation() + " #" + o.index()
+                                        + " in " + s.name() + "()", side.offset(), side.countCode()));
                         argument = CodeBlock.of("$N", field);
                     }
                     arguments.put(key(o, side), argument);

@@ -213,7 +213,7 @@ public final class DeviceCommunicator implements Communicator {
         try {
             AllocatorRule.check(allocator.getClass(), memory, granularity(), capabilities().fabricHandles(), rank);
             if (memory.size() < bytes) {
-                throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, allocator.getClass().getName()
+                throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, AllocatorRule.nameOf(allocator.getClass())
                         + " returned " + memory.size() + " bytes for a request of " + bytes);
             }
         } catch (RuntimeException e) {

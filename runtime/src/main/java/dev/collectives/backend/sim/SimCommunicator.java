@@ -164,11 +164,11 @@ public final class SimCommunicator implements Communicator {
         DeviceMemory memory = allocator.allocate(vmm, bytes);
         try {
             if (!(memory instanceof SimMemory) || ((SimMemory) memory).rank() != rank) {
-                throw CollectivesException.usage(rank, allocator.getClass().getName() + " returned " + memory
+                throw CollectivesException.usage(rank, AllocatorRule.nameOf(allocator.getClass()) + " returned " + memory
                         + ", which was not mapped with this rank's virtualMemory()");
             }
             if (memory.size() < bytes) {
-                throw CollectivesException.usage(rank, allocator.getClass().getName() + " returned " + memory
+                throw CollectivesException.usage(rank, AllocatorRule.nameOf(allocator.getClass()) + " returned " + memory
                         + " for a request of " + bytes + " bytes");
             }
             AllocatorRule.check(allocator.getClass(), memory, config.granularity(),

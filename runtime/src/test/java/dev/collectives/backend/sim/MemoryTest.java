@@ -22,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 import static dev.collectives.backend.sim.PerRank.assertContains;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -123,6 +124,30 @@ class MemoryTest {
                     () -> fabric.communicator(0).allocate(new Qualified(), DataType.UINT8, 10));
             assertContains(noFabric.getMessage(), "without the FABRIC handle type");
             assertTrue(fabric.usage().isZero());
+        }
+    }
+
+    @Test
+    void r11MessagesNameAllocatorsAsWrittenNeverByTheirBinaryNames() {
+        try (SimCluster cluster = SimBackend.cluster().granularity(GRANULARITY).build()) {
+            SimCommunicator comm = cluster.communicator(0);
+            DeviceAllocator lambda = (vmm, bytes) -> new Qualified().allocate(vmm, bytes);
+            DeviceAllocator anonymous = new DeviceAllocator() {
+                @Override
+                public DeviceMemory allocate(VirtualMemory vmm, long bytes) {
+                    return new Qualified().allocate(vmm, bytes);
+                }
+            };
+            String test = MemoryTest.class.getCanonicalName();
+            for (var allocator : java.util.Map.of(new Undeclared(), test + ".Undeclared is not annotated",
+                    lambda, "a lambda in " + test + " is not annotated",
+                    anonymous, "an anonymous class in " + test + " is not annotated").entrySet()) {
+                CollectivesException e = assertThrows(CollectivesException.class,
+                        () -> comm.allocate(allocator.getKey(), DataType.UINT8, 1000));
+                assertContains(e.getMessage(), allocator.getValue());
+                assertFalse(e.getMessage().contains("$"), e.getMessage());
+            }
+            assertTrue(cluster.usage().isZero(), "rejected memory must be freed: " + cluster.usage());
         }
     }
 

@@ -109,12 +109,13 @@ class PipelineSupportTest {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
             SimCommunicator comm = cluster.communicator(1);
             try (DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 16)) {
-                assertEquals(4, PipelineSupport.slice(comm, "p.P", buffer, "buffer", 12, 4).count());
+                String op = "the send of @AllReduce #0 in sum()";
+                assertEquals(4, PipelineSupport.slice(comm, "p.P", buffer, "buffer", op, 12, 4).count());
                 CollectivesException e = assertThrows(CollectivesException.class,
-                        () -> PipelineSupport.slice(comm, "p.P", buffer, "buffer", 12, 8));
+                        () -> PipelineSupport.slice(comm, "p.P", buffer, "buffer", op, 12, 8));
                 assertEquals(Rule.R7_ARENA, e.rule());
-                assertContains(e.getMessage(), "[R7 ARENA] rank 1: p.P: an op reaches past `buffer`: elements "
-                        + "[12, 20) of 16 (2 ranks)");
+                assertContains(e.getMessage(), "[R7 ARENA] rank 1: p.P: the send of @AllReduce #0 in sum() reaches "
+                        + "past `buffer`: elements [12, 20) of 16 (2 ranks)");
             }
         }
     }

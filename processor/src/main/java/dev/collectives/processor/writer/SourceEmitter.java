@@ -1,0 +1,614 @@
+package dev.collectives.processor.writer;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import javax.lang.model.element.Modifier;
+
+import com.palantir.javapoet.AnnotationSpec;
+import com.palantir.javapoet.ArrayTypeName;
+import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.CodeBlock;
+import com.palantir.javapoet.FieldSpec;
+import com.palantir.javapoet.JavaFile;
+import com.palantir.javapoet.MethodSpec;
+import com.palantir.javapoet.ParameterSpec;
+import com.palantir.javapoet.TypeName;
+import com.palantir.javapoet.TypeSpec;
+
+/**
+ * Writes a generated class's JavaPoet specs as source text, the same text as JavaPoet's {@code JavaFile} (imports
+ * sorted, java.lang not imported, 4-space indent, wrapped at column 100), but in one text pass: JavaPoet emits the
+ * whole file twice, the first time only to learn what to import, and splits every token on line breaks with a
+ * regular expression; that was about 40 % of the processor's time. Here a first walk only looks the type names up
+ * (no text), then the text is written once into a {@link StringBuilder}, handed to the Filer in one write.
+ *
+ * <p>Covers what the writer builds: classes (nested too) without initializer blocks, fields, constructors and
+ * methods, annotations with at most a {@code value}, code blocks; anything else is an internal error, not a silent
+ * difference.
+ */
+final class SourceEmitter {
+    private static final int COLUMN_LIMIT = 100;
+    private static final String INDENT = "    ";
+    private static final Map<Modifier, String> KEYWORDS = new EnumMap<>(Modifier.class);
+    /**
+     * JavaPoet keeps a code block's parts to itself, so they are read through a private look-up; its version is
+     * pinned in the pom, and the text by the golden tests and {@code SourceEmitterTest}. Where a build puts another
+     * JavaPoet on the processor path without them, both are null and JavaPoet's own {@code JavaFile} writes the
+     * same text, in its two passes.
+     */
+    private static final MethodHandle FORMAT_PARTS;
+    private static final MethodHandle ARGS;
+
+    static {
+        for (Modifier m : Modifier.values()) {
+            KEYWORDS.put(m, m.name().toLowerCase(Locale.US));
+        }
+        MethodHandle formatParts = null;
+        MethodHandle args = null;
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(CodeBlock.class, MethodHandles.lookup());
+            formatParts = lookup.findVirtual(CodeBlock.class, "formatParts", MethodType.methodType(List.class));
+            args = lookup.findVirtual(CodeBlock.class, "args", MethodType.methodType(List.class));
+        } catch (ReflectiveOperationException | SecurityException e) {
+            formatParts = null;
+        }
+        FORMAT_PARTS = formatParts;
+        ARGS = formatParts == null ? null : args;
+    }
+
+    /** A class being written: its name and its nested classes' simple names, for resolving simple names. */
+    private record Scope(String name, Set<String> nested) {
+    }
+
+    private enum Pending { SPACE, NOTHING }
+
+    private final String packageName;
+    private final Set<String> alwaysQualify;
+    /** True in the first walk: only type names are looked up, to learn the imports; no text. */
+    private final boolean collecting;
+    private final Map<String, ClassName> imported;
+    private final Map<String, ClassName> importable = new LinkedHashMap<>();
+    private final Set<String> samePackageNames = new HashSet<>();
+    private final List<Scope> scopes = new ArrayList<>();
+
+    private final StringBuilder out;
+    /** Text after a wrapping point not yet known to fit the line. */
+    private final StringBuilder pendingText = new StringBuilder();
+    private Pending pending;
+    private int wrapIndentLevel = -1;
+    private int column;
+    private char lastChar;
+
+    private int indentLevel;
+    private boolean javadoc;
+    private boolean comment;
+    private boolean lineStart;
+    /** The line of the statement being written (continuation lines are indented twice), -1 outside one. */
+    private int statementLine = -1;
+
+    private SourceEmitter(String packageName, Set<String> alwaysQualify, Map<String, ClassName> imported,
+            StringBuilder out) {
+        this.packageName = packageName;
+        this.alwaysQualify = alwaysQualify;
+        this.collecting = out == null;
+        this.imported = imported;
+        this.out = out;
+    }
+
+    /** The source file of {@code type} in {@code packageName}, headed by {@code fileComment}. */
+    static String emit(String packageName, CodeBlock fileComment, TypeSpec type) {
+        if (FORMAT_PARTS == null) {
+            return JavaFile.builder(packageName, type).addFileComment("$L", fileComment).indent(INDENT)
+                    .skipJavaLangImports(true).build().toString();
+        }
+        Set<String> alwaysQualify = new HashSet<>();
+        alwaysQualified(type, alwaysQualify);
+        SourceEmitter collector = new SourceEmitter(packageName, alwaysQualify, Map.of(), null);
+        collector.file(fileComment, type);
+        Map<String, ClassName> imports = new LinkedHashMap<>(collector.importable);
+        imports.keySet().removeAll(collector.samePackageNames);
+        SourceEmitter writer = new SourceEmitter(packageName, alwaysQualify, imports, new StringBuilder(16384));
+        writer.file(fileComment, type);
+        writer.flushPending(false);
+        return writer.out.toString();
+    }
+
+    private static void alwaysQualified(TypeSpec type, Set<String> names) {
+        names.addAll(type.alwaysQualifiedNames());
+        type.typeSpecs().forEach(nested -> alwaysQualified(nested, names));
+    }
+
+    private void file(CodeBlock fileComment, TypeSpec type) {
+        if (!fileComment.isEmpty()) {
+            lineStart = true;
+            comment = true;
+            code(fileComment, false);
+            text("\n");
+            comment = false;
+        }
+        if (!packageName.isEmpty()) {
+            text("package " + packageName + ";\n");
+            text("\n");
+        }
+        int count = 0;
+        for (ClassName c : new TreeSet<>(imported.values())) {
+            if (c.packageName().equals("java.lang") && !alwaysQualify.contains(c.simpleName())) {
+                continue;
+            }
+            text("import " + c.canonicalName() + ";\n");
+            count++;
+        }
+        if (count > 0) {
+            text("\n");
+        }
+        type(type);
+    }
+
+    private void type(TypeSpec type) {
+        if (type.kind() != TypeSpec.Kind.CLASS || type.anonymousTypeArguments() != null
+                || !type.typeVariables().isEmpty() || !type.enumConstants().isEmpty()
+                || !type.staticBlock().isEmpty() || !type.initializerBlock().isEmpty()) {
+            throw unsupported("type " + type.name());
+        }
+        int enclosingStatementLine = statementLine;
+        statementLine = -1;
+        scopes.add(new Scope(type.name(), Set.of())); // the header sees the class itself, not its nested classes
+        javadoc(type.javadoc());
+        annotations(type.annotations(), false);
+        modifiers(type.modifiers());
+        text("class " + type.name());
+        if (!type.superclass().equals(ClassName.OBJECT)) {
+            text(" extends ");
+            type(type.superclass());
+        }
+        for (int i = 0; i < type.superinterfaces().size(); i++) {
+            text(i == 0 ? " implements " : ", ");
+            type(type.superinterfaces().get(i));
+        }
+        scopes.remove(scopes.size() - 1);
+        text(" {\n");
+        scopes.add(new Scope(type.name(), type.nestedTypesSimpleNames()));
+        indentLevel++;
+        boolean first = true;
+        for (boolean statics : new boolean[] {true, false}) { // static fields first, as JavaPoet writes them
+            for (FieldSpec f : type.fieldSpecs()) {
+                if (f.modifiers().contains(Modifier.STATIC) == statics) {
+                    first = member(first);
+                    field(f);
+                }
+            }
+        }
+        for (boolean constructors : new boolean[] {true, false}) { // then constructors, then methods
+            for (MethodSpec m : type.methodSpecs()) {
+                if (m.isConstructor() == constructors) {
+                    first = member(first);
+                    method(m, type.name());
+                }
+            }
+        }
+        for (TypeSpec nested : type.typeSpecs()) {
+            first = member(first);
+            type(nested);
+        }
+        indentLevel--;
+        scopes.remove(scopes.size() - 1);
+        text("}\n");
+        statementLine = enclosingStatementLine;
+    }
+
+    /** A blank line before every member but the first. */
+    private boolean member(boolean first) {
+        if (!first) {
+            text("\n");
+        }
+        return false;
+    }
+
+    private void field(FieldSpec f) {
+        javadoc(f.javadoc());
+        annotations(f.annotations(), false);
+        modifiers(f.modifiers());
+        type(f.type());
+        text(" " + f.name());
+        if (!f.initializer().isEmpty()) {
+            text(" = ");
+            code(f.initializer(), false);
+        }
+        text(";\n");
+    }
+
+    private void method(MethodSpec m, String enclosingName) {
+        if (!m.typeVariables().isEmpty() || (m.defaultValue() != null && !m.defaultValue().isEmpty())
+                || m.parameters().stream().anyMatch(p -> !p.javadoc().isEmpty())
+                || m.modifiers().contains(Modifier.NATIVE)) {
+            throw unsupported("method " + m.name());
+        }
+        javadoc(m.javadoc());
+        annotations(m.annotations(), false);
+        modifiers(m.modifiers());
+        if (m.isConstructor()) {
+            text(enclosingName);
+        } else {
+            type(m.returnType());
+            text(" " + m.name());
+        }
+        parameters(m.parameters(), m.varargs());
+        if (!m.exceptions().isEmpty()) {
+            wrappingSpace();
+            text("throws");
+            for (int i = 0; i < m.exceptions().size(); i++) {
+                if (i > 0) {
+                    text(",");
+                }
+                wrappingSpace();
+                type(m.exceptions().get(i));
+            }
+        }
+        if (m.modifiers().contains(Modifier.ABSTRACT)) {
+            text(";\n");
+            return;
+        }
+        text(" {\n");
+        indentLevel++;
+        code(m.code(), true);
+        indentLevel--;
+        text("}\n");
+    }
+
+    private void parameters(List<ParameterSpec> parameters, boolean varargs) {
+        text("(");
+        zeroWidthSpace();
+        for (int i = 0; i < parameters.size(); i++) {
+            ParameterSpec p = parameters.get(i);
+            if (i > 0) {
+                text(",");
+                wrappingSpace();
+            }
+            annotations(p.annotations(), true);
+            modifiers(p.modifiers());
+            if (varargs && i == parameters.size() - 1) {
+                type(((ArrayTypeName) p.type()).componentType());
+                text("...");
+            } else {
+                type(p.type());
+            }
+            text(" " + p.name());
+        }
+        text(")");
+    }
+
+    private void javadoc(CodeBlock block) {
+        if (block.isEmpty()) {
+            return;
+        }
+        text("/**\n");
+        javadoc = true;
+        code(block, true);
+        javadoc = false;
+        text(" */\n");
+    }
+
+    private void annotations(List<AnnotationSpec> annotations, boolean inline) {
+        for (AnnotationSpec a : annotations) {
+            text("@");
+            type(a.type());
+            Map<String, List<CodeBlock>> members = a.members();
+            if (!members.isEmpty()) {
+                List<CodeBlock> value = members.get("value");
+                if (members.size() != 1 || value == null || value.size() != 1) {
+                    throw unsupported("annotation " + a.type());
+                }
+                text("(");
+                indentLevel += 2;
+                code(value.get(0), false);
+                indentLevel -= 2;
+                text(")");
+            }
+            text(inline ? " " : "\n");
+        }
+    }
+
+    private void modifiers(Set<Modifier> modifiers) {
+        if (!modifiers.isEmpty()) {
+            for (Modifier m : EnumSet.copyOf(modifiers)) {
+                text(KEYWORDS.get(m));
+                text(" ");
+            }
+        }
+    }
+
+    private void type(TypeName type) {
+        if (type.isAnnotated()) {
+            throw unsupported("annotated type " + type);
+        }
+        if (type instanceof ClassName c) {
+            text(name(c));
+        } else if (type instanceof ArrayTypeName array) {
+            type(array.componentType());
+            text("[]");
+        } else if (type.isPrimitive() || type.equals(TypeName.VOID)) {
+            text(type.toString());
+        } else {
+            throw unsupported("type " + type);
+        }
+    }
+
+    /** The shortest name of {@code c} here: nested, imported, of this package, else qualified (and importable). */
+    private String name(ClassName c) {
+        boolean resolved = false;
+        for (ClassName k = c; k != null; k = k.enclosingClassName()) {
+            ClassName found = resolve(k.simpleName());
+            resolved = found != null;
+            if (found != null && found.canonicalName().equals(k.canonicalName())) {
+                List<String> names = c.simpleNames();
+                return String.join(".", names.subList(k.simpleNames().size() - 1, names.size()));
+            }
+        }
+        if (resolved) {
+            return c.canonicalName();
+        }
+        if (packageName.equals(c.packageName())) {
+            samePackageNames.add(c.topLevelClassName().simpleName());
+            return String.join(".", c.simpleNames());
+        }
+        if (!javadoc && !c.packageName().isEmpty() && !alwaysQualify.contains(c.simpleName())) {
+            ClassName top = c.topLevelClassName();
+            importable.putIfAbsent(top.simpleName(), top);
+        }
+        return c.canonicalName();
+    }
+
+    private ClassName resolve(String simpleName) {
+        for (int i = scopes.size() - 1; i >= 0; i--) {
+            if (scopes.get(i).nested().contains(simpleName)) {
+                ClassName c = ClassName.get(packageName, scopes.get(0).name());
+                for (int j = 1; j <= i; j++) {
+                    c = c.nestedClass(scopes.get(j).name());
+                }
+                return c.nestedClass(simpleName);
+            }
+        }
+        if (!scopes.isEmpty() && scopes.get(0).name().equals(simpleName)) {
+            return ClassName.get(packageName, simpleName);
+        }
+        return imported.get(simpleName);
+    }
+
+    @SuppressWarnings("unchecked")
+    private void code(CodeBlock block, boolean endLine) {
+        List<String> parts;
+        List<Object> args;
+        try {
+            parts = (List<String>) FORMAT_PARTS.invoke(block);
+            args = (List<Object>) ARGS.invoke(block);
+        } catch (Throwable e) {
+            throw new IllegalStateException("cannot read a JavaPoet code block", e);
+        }
+        int a = 0;
+        for (String part : parts) {
+            // a placeholder is a part of two characters starting with $ (a literal $ in text is the part "$$")
+            if (part.length() != 2 || part.charAt(0) != '$') {
+                text(part);
+                continue;
+            }
+            switch (part.charAt(1)) {
+                case 'L' -> literal(args.get(a++));
+                case 'N' -> text((String) args.get(a++));
+                case 'S' -> {
+                    String s = (String) args.get(a++);
+                    text(s == null ? "null" : quoted(s));
+                }
+                case 'T' -> type((TypeName) args.get(a++));
+                case '$' -> text("$");
+                case '>' -> indentLevel++;
+                case '<' -> indentLevel--;
+                case '[' -> statementLine = 0;
+                case ']' -> {
+                    if (statementLine > 0) {
+                        indentLevel -= 2;
+                    }
+                    statementLine = -1;
+                }
+                case 'W' -> wrappingSpace();
+                case 'Z' -> zeroWidthSpace();
+                default -> throw unsupported("placeholder " + part);
+            }
+        }
+        if (endLine && !collecting && lastChar != '\n') {
+            text("\n");
+        }
+    }
+
+    private void literal(Object value) {
+        if (value instanceof CodeBlock block) {
+            code(block, false);
+        } else if (value instanceof TypeSpec || value instanceof AnnotationSpec) {
+            throw unsupported("literal " + value.getClass().getSimpleName());
+        } else {
+            text(String.valueOf(value));
+        }
+    }
+
+    /** {@code s} as a Java string literal; a line break inside it continues the literal on the next line. */
+    private static String quoted(String s) {
+        int plain = 0;
+        while (plain < s.length() && s.charAt(plain) != '"' && s.charAt(plain) != '\\'
+                && !Character.isISOControl(s.charAt(plain))) {
+            plain++;
+        }
+        if (plain == s.length()) {
+            return '"' + s + '"';
+        }
+        StringBuilder b = new StringBuilder(s.length() + 16).append('"').append(s, 0, plain);
+        for (int i = plain; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\'' -> b.append('\'');
+                case '\\' -> b.append("\\\\");
+                case '\b' -> b.append("\\b");
+                case '\t' -> b.append("\\t");
+                case '\f' -> b.append("\\f");
+                case '\r' -> b.append("\\r");
+                case '\n' -> {
+                    b.append("\\n");
+                    if (i + 1 < s.length()) {
+                        b.append("\"\n").append(INDENT).append(INDENT).append("+ \"");
+                    }
+                }
+                default -> {
+                    if (Character.isISOControl(c)) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+
+    /**
+     * Writes {@code s}, line by line: indentation (and a Javadoc or comment prefix) only before a line's first
+     * text, so that blank lines carry no trailing spaces; inside a statement, lines after its first are indented
+     * twice more.
+     */
+    private void text(String s) {
+        if (collecting) {
+            return;
+        }
+        int start = 0;
+        int length = s.length();
+        boolean first = true;
+        while (start <= length) {
+            int end = start;
+            while (end < length && !isLineBreak(s.charAt(end))) {
+                end++;
+            }
+            if (!first) {
+                if ((javadoc || comment) && lineStart) {
+                    indentation();
+                    append(javadoc ? " *" : "//");
+                }
+                append("\n");
+                lineStart = true;
+                if (statementLine != -1) {
+                    if (statementLine == 0) {
+                        indentLevel += 2;
+                    }
+                    statementLine++;
+                }
+            }
+            first = false;
+            if (end > start) {
+                if (lineStart) {
+                    indentation();
+                    if (javadoc) {
+                        append(" * ");
+                    } else if (comment) {
+                        append("// ");
+                    }
+                }
+                append(start == 0 && end == length ? s : s.substring(start, end));
+                lineStart = false;
+            }
+            if (end == length) {
+                break;
+            }
+            // \r\n is one line break
+            start = s.charAt(end) == '\r' && end + 1 < length && s.charAt(end + 1) == '\n' ? end + 2 : end + 1;
+        }
+    }
+
+    /** The line terminators of {@code \R} in a regular expression ({@code \r\n} is handled by the caller). */
+    private static boolean isLineBreak(char c) {
+        return c == '\n' || c == '\r' || c == '\u000B' || c == '\f' || c == '\u0085' || c == '\u2028'
+                || c == '\u2029';
+    }
+
+    private void indentation() {
+        for (int i = 0; i < indentLevel; i++) {
+            append(INDENT);
+        }
+    }
+
+    /** A space, or a line break when the text up to the next wrapping point would pass the column limit. */
+    private void wrappingSpace() {
+        if (collecting) {
+            return;
+        }
+        flushPending(false);
+        column++;
+        pending = Pending.SPACE;
+        wrapIndentLevel = indentLevel + 2;
+    }
+
+    /** Nothing, or a line break when the text up to the next wrapping point would pass the column limit. */
+    private void zeroWidthSpace() {
+        if (collecting || column == 0) {
+            return;
+        }
+        flushPending(false);
+        pending = Pending.NOTHING;
+        wrapIndentLevel = indentLevel + 2;
+    }
+
+    private void append(String s) {
+        if (pending != null) {
+            int newline = s.indexOf('\n');
+            if (newline == -1 && column + s.length() <= COLUMN_LIMIT) {
+                pendingText.append(s);
+                column += s.length();
+                return;
+            }
+            flushPending(newline == -1 || column + newline > COLUMN_LIMIT);
+        }
+        out.append(s);
+        if (!s.isEmpty()) {
+            lastChar = s.charAt(s.length() - 1);
+        }
+        int lastNewline = s.lastIndexOf('\n');
+        column = lastNewline != -1 ? s.length() - lastNewline - 1 : column + s.length();
+    }
+
+    /** Writes the text held after a wrapping point: on a new line when {@code wrap}, else after the space, if any. */
+    private void flushPending(boolean wrap) {
+        if (pending == null) {
+            return;
+        }
+        if (wrap) {
+            out.append('\n');
+            for (int i = 0; i < wrapIndentLevel; i++) {
+                out.append(INDENT);
+            }
+            lastChar = wrapIndentLevel > 0 ? ' ' : '\n';
+            column = wrapIndentLevel * INDENT.length() + pendingText.length();
+        } else if (pending == Pending.SPACE) {
+            out.append(' ');
+            lastChar = ' ';
+        }
+        if (pendingText.length() > 0) {
+            out.append(pendingText);
+            lastChar = pendingText.charAt(pendingText.length() - 1);
+            pendingText.setLength(0);
+        }
+        wrapIndentLevel = -1;
+        pending = null;
+    }
+
+    private static IllegalStateException unsupported(String what) {
+        return new IllegalStateException("the source emitter does not write this " + what);
+    }
+}

@@ -1,0 +1,12 @@
+// expect: [R13 TYPES]
+package corpus;
+
+import dev.collectives.annotation.*;
+import dev.collectives.runtime.*;
+
+@CollectivePipeline(registration = Registration.NONE)
+interface ViewPastExternalByExpression {
+    @Dim long elements();
+    @External(type = DataType.FLOAT32, countExpr = "elements") DeviceBuffer x();
+    @View(of = "x", type = DataType.FLOAT32, countExpr = "elements + 1") DeviceBuffer v();  // <- here
+}
