@@ -104,8 +104,8 @@ inline void store(char* to, const char* from, size_t bytes, bool stream) {
 }
 
 // One pass over a block: acc = pre(a) ⊕ pre(b) where fresh, else acc = (acc ⊕ pre(a)) ⊕ pre(b); without b where
-// twoSources is false. __restrict (acc is the kernel's own block, never a source) is what lets the compiler vectorise
-// the loop that reads acc back: without it, it kept that loop scalar. Two sources a pass halve the passes over acc.
+// twoSources is false. __restrict (acc is the kernel's own block, never a source) spares the vectorised loops the
+// run-time overlap checks and their scalar fallbacks. Two sources a pass halve the passes over acc.
 template <typename T, typename Op, bool fresh, bool twoSources>
 __attribute__((always_inline)) inline void reducePass(T* __restrict acc, const T* __restrict a,
                                                       const T* __restrict b, size_t len, T scale) {
