@@ -13,8 +13,10 @@
 #include <emmintrin.h>
 #endif
 
-// Each step must round to the type, as Java does: no fused multiply-add (AVG multiplies, then adds).
-#pragma GCC optimize("fp-contract=off")
+// Each step must round to the type, as Java does: no fused multiply-add (AVG multiplies, then adds). And no
+// unroll-and-jam: at -O3 g++ fused two passes over the sources of a block into one loop that it then left scalar
+// (every pass after the first, at 4 sources and more; with 8, slower than the JIT's loops).
+#pragma GCC optimize("fp-contract=off", "no-loop-unroll-and-jam")
 
 namespace csk {
 
@@ -101,22 +103,38 @@ inline void store(char* to, const char* from, size_t bytes, bool stream) {
     std::memcpy(to, from, bytes);
 }
 
-// One block: acc = pre(s_0) ⊕ pre(s_1) ⊕ ..., read straight from the sources (no staging copy), then written to
-// every destination. Always inlined, so that it is vectorised for the instruction set of the function it is in.
+// One pass over a block: acc = pre(a) ⊕ pre(b) where fresh, else acc = (acc ⊕ pre(a)) ⊕ pre(b); without b where
+// twoSources is false. __restrict (acc is the kernel's own block, never a source) spares the vectorised loops the
+// run-time overlap checks and their scalar fallbacks. Two sources a pass halve the passes over acc.
+template <typename T, typename Op, bool fresh, bool twoSources>
+__attribute__((always_inline)) inline void reducePass(T* __restrict acc, const T* __restrict a,
+                                                      const T* __restrict b, size_t len, T scale) {
+    for (size_t i = 0; i < len; i++) {
+        T value = fresh ? Op::pre(a[i], scale) : Op::combine(acc[i], Op::pre(a[i], scale));
+        if constexpr (twoSources) value = Op::combine(value, Op::pre(b[i], scale));
+        acc[i] = value;
+    }
+}
+
+template <typename T> inline const T* at(const jlong* sources, int r, size_t offset) {
+    return reinterpret_cast<const T*>(reinterpret_cast<const char*>(sources[r]) + offset);
+}
+
+// One block: acc = pre(s_0) ⊕ pre(s_1) ⊕ ..., in that order, read straight from the sources (no staging copy).
+// Always inlined, so that it is vectorised for the instruction set of the function it is in.
 template <typename T, typename Op>
 __attribute__((always_inline)) inline void reduceBlock(T* acc, const jlong* sources, int n, size_t offset,
                                                        size_t len, T scale) {
-    const T* first = reinterpret_cast<const T*>(reinterpret_cast<const char*>(sources[0]) + offset);
     if (n == 1) {
-        for (size_t i = 0; i < len; i++) acc[i] = Op::pre(first[i], scale);
+        reducePass<T, Op, true, false>(acc, at<T>(sources, 0, offset), nullptr, len, scale);
         return;
     }
-    const T* second = reinterpret_cast<const T*>(reinterpret_cast<const char*>(sources[1]) + offset);
-    for (size_t i = 0; i < len; i++) acc[i] = Op::combine(Op::pre(first[i], scale), Op::pre(second[i], scale));
-    for (int r = 2; r < n; r++) {
-        const T* x = reinterpret_cast<const T*>(reinterpret_cast<const char*>(sources[r]) + offset);
-        for (size_t i = 0; i < len; i++) acc[i] = Op::combine(acc[i], Op::pre(x[i], scale));
+    reducePass<T, Op, true, true>(acc, at<T>(sources, 0, offset), at<T>(sources, 1, offset), len, scale);
+    int r = 2;
+    for (; r + 1 < n; r += 2) {
+        reducePass<T, Op, false, true>(acc, at<T>(sources, r, offset), at<T>(sources, r + 1, offset), len, scale);
     }
+    if (r < n) reducePass<T, Op, false, false>(acc, at<T>(sources, r, offset), nullptr, len, scale);
 }
 
 template <typename T, typename Op>
@@ -141,8 +159,9 @@ __attribute__((always_inline)) inline void reduceBlocks(const jlong* sources, in
 #endif
 }
 
-// The library is built for baseline x86-64 (SSE2); where the processor has AVX2 the same loops run on 32-byte
-// vectors, as the JIT's do for the Java path. Same arithmetic, element by element (no FMA: fp-contract is off).
+// The library is built for baseline x86-64 (SSE2); where the processor has AVX2 or AVX-512 the same loops run on
+// 32- or 64-byte vectors, as the JIT's do for the Java path. Same arithmetic, element by element (no FMA:
+// fp-contract is off). AVX-512BW is needed for the 1-byte integers, DQ for the 8-byte ones' products.
 #if defined(__x86_64__)
 template <typename T, typename Op>
 __attribute__((target("avx2"))) void reduceAvx2(const jlong* sources, int n, const jlong* destinations, int m,
@@ -150,18 +169,30 @@ __attribute__((target("avx2"))) void reduceAvx2(const jlong* sources, int n, con
     reduceBlocks<T, Op>(sources, n, destinations, m, count, stream);
 }
 
-inline bool hasAvx2() {
-    static const bool avx2 = __builtin_cpu_supports("avx2");
-    return avx2;
+template <typename T, typename Op>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,prefer-vector-width=512")))
+void reduceAvx512(const jlong* sources, int n, const jlong* destinations, int m, jlong count, bool stream) {
+    reduceBlocks<T, Op>(sources, n, destinations, m, count, stream);
+}
+
+enum class Isa { baseline, avx2, avx512 };
+
+inline Isa isa() {
+    static const Isa best = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+                                    && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")
+                                ? Isa::avx512
+                                : __builtin_cpu_supports("avx2") ? Isa::avx2 : Isa::baseline;
+    return best;
 }
 #endif
 
 template <typename T, typename Op>
 void reduce(const jlong* sources, int n, const jlong* destinations, int m, jlong count, bool stream) {
 #if defined(__x86_64__)
-    if (hasAvx2()) {
-        reduceAvx2<T, Op>(sources, n, destinations, m, count, stream);
-        return;
+    switch (isa()) {
+        case Isa::avx512: reduceAvx512<T, Op>(sources, n, destinations, m, count, stream); return;
+        case Isa::avx2: reduceAvx2<T, Op>(sources, n, destinations, m, count, stream); return;
+        case Isa::baseline: break;
     }
 #endif
     reduceBlocks<T, Op>(sources, n, destinations, m, count, stream);

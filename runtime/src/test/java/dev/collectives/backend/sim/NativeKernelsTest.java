@@ -54,7 +54,7 @@ class NativeKernelsTest {
         Random random = new Random(17L * type.ordinal() + op.ordinal());
         for (int count : COUNTS) {
             for (int offset : OFFSETS) {
-                int sources = 1 + random.nextInt(5);
+                int sources = 1 + random.nextInt(9); // odd and even, up to 8 ranks and one more
                 int destinations = 1 + random.nextInt(4);
                 long bytes = count * type.size();
                 long[] in = new long[sources];
