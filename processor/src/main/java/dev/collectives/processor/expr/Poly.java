@@ -150,7 +150,17 @@ final class Poly {
     }
 
     private boolean signKnown() {
-        return terms.keySet().stream().flatMap(List::stream).noneMatch(unsigned::contains);
+        if (unsigned.isEmpty()) {
+            return true; // the common case: no opaque variable of unknown sign
+        }
+        for (List<String> monomial : terms.keySet()) {
+            for (String variable : monomial) {
+                if (unsigned.contains(variable)) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** {@code this >= 0} for every value of its variables: TRUE, FALSE (for none), or UNKNOWN. */
@@ -158,9 +168,18 @@ final class Poly {
         if (!signKnown()) {
             return Verdict.UNKNOWN;
         }
-        long constant = terms.getOrDefault(List.<String>of(), 0L);
-        boolean otherNonNegative = terms.entrySet().stream().filter(e -> !e.getKey().isEmpty()).allMatch(e -> e.getValue() >= 0);
-        boolean otherNonPositive = terms.entrySet().stream().filter(e -> !e.getKey().isEmpty()).allMatch(e -> e.getValue() <= 0);
+        long constant = 0;
+        boolean otherNonNegative = true;
+        boolean otherNonPositive = true;
+        for (Map.Entry<List<String>, Long> term : terms.entrySet()) {
+            long coefficient = term.getValue();
+            if (term.getKey().isEmpty()) {
+                constant = coefficient;
+            } else {
+                otherNonNegative &= coefficient >= 0;
+                otherNonPositive &= coefficient <= 0;
+            }
+        }
         if (otherNonNegative && constant >= 0) {
             return Verdict.TRUE;
         }
