@@ -1,5 +1,8 @@
 package dev.collectives.processor.model;
 
+import java.util.HashMap;
+import java.util.Map;
+
 /**
  * The op annotations, with what the processor needs to know of each: attribute names, how far into its send and
  * recv buffers it reaches (count, or count × ranks), and which accelerated algorithms serve it.
@@ -146,21 +149,22 @@ public enum OpKind {
         return sharpServed;
     }
 
-    public static OpKind byAnnotation(String qualifiedName) {
+    /** By qualified name of the annotation and of its container: asked for every annotation of every method. */
+    private static final Map<String, OpKind> BY_ANNOTATION = new HashMap<>();
+    private static final Map<String, OpKind> BY_CONTAINER = new HashMap<>();
+
+    static {
         for (OpKind k : values()) {
-            if (k.qualifiedName().equals(qualifiedName)) {
-                return k;
-            }
+            BY_ANNOTATION.put(k.qualifiedName(), k);
+            BY_CONTAINER.put(k.containerName(), k);
         }
-        return null;
+    }
+
+    public static OpKind byAnnotation(String qualifiedName) {
+        return BY_ANNOTATION.get(qualifiedName);
     }
 
     public static OpKind byContainer(String qualifiedName) {
-        for (OpKind k : values()) {
-            if (k.containerName().equals(qualifiedName)) {
-                return k;
-            }
-        }
-        return null;
+        return BY_CONTAINER.get(qualifiedName);
     }
 }
