@@ -42,7 +42,7 @@ import javax.tools.ToolProvider;
  *
  * <p>{@code -Dbench.baseline=CLASSPATH} (another build's processor classes, with the JavaPoet jar and runtime classes
  * it was built with) adds the same figures for that processor, interleaved in the same rounds: a before/after table
- * from one run, on one load.
+ * from one run, on one load. Its generated code is compiled with that class path first, against the runtime it calls.
  *
  * <pre>
  * mvn -B -q -pl processor -am test-compile dependency:build-classpath -Dmdep.outputFile=target/bench.cp \
@@ -112,7 +112,7 @@ public final class ProcessorBenchmark {
                 insideProcessor = 0;
                 with[p][r] = compile(javac, sources, dir, processors.get(p));
                 inside[p][r] = insideProcessor;
-                generatedWithout[p][r] = compile(javac, withGenerated.get(p), dir, null);
+                generatedWithout[p][r] = compile(javac, withGenerated.get(p), dir, null, processors.get(p).classPath());
                 line.append(String.format("; %s: with processor %5d ms (inside it %4d ms), interfaces + "
                         + "generated sources without processor %5d ms", processors.get(p).name(),
                         with[p][r] / 1_000_000, inside[p][r] / 1_000_000, generatedWithout[p][r] / 1_000_000));
@@ -147,11 +147,18 @@ public final class ProcessorBenchmark {
      */
     private static long compile(JavaCompiler javac, List<Path> sources, Path dir, ProcessorUnderTest processor)
             throws IOException {
+        return compile(javac, sources, dir, processor,
+                processor != null ? processor.classPath() : System.getProperty("java.class.path"));
+    }
+
+    /** The same, against {@code classPath}: a baseline's generated code compiles against the runtime it was made for. */
+    private static long compile(JavaCompiler javac, List<Path> sources, Path dir, ProcessorUnderTest processor,
+            String classPath) throws IOException {
         Path out = dir.resolve(processor != null ? "out-with" : "out-without");
         delete(out);
         Files.createDirectories(out);
         List<String> options = new ArrayList<>(List.of("-d", out.toString(), "-s", out.toString(),
-                "-classpath", System.getProperty("java.class.path"), "-implicit:none"));
+                "-classpath", classPath, "-implicit:none"));
         if (processor == null) {
             options.add("-proc:none");
         }
@@ -212,8 +219,15 @@ public final class ProcessorBenchmark {
         return all;
     }
 
-    /** A processor to measure: a fresh instance per compilation, as javac makes one. */
-    private record ProcessorUnderTest(String name, Supplier<Processor> factory) {
+    /**
+     * A processor to measure: a fresh instance per compilation, as javac makes one, and the class path javac compiles
+     * against with it (another build's runtime first, where its generated code calls that runtime).
+     */
+    private record ProcessorUnderTest(String name, Supplier<Processor> factory, String classPath) {
+        ProcessorUnderTest(String name, Supplier<Processor> factory) {
+            this(name, factory, System.getProperty("java.class.path"));
+        }
+
         /** The processor class of another build, in a class loader of its own (over the platform's). */
         static ProcessorUnderTest loadedFrom(String name, String classPath) throws IOException {
             List<URL> urls = new ArrayList<>();
@@ -228,7 +242,7 @@ public final class ProcessorBenchmark {
                 } catch (ReflectiveOperationException e) {
                     throw new IllegalStateException("no processor in " + classPath, e);
                 }
-            });
+            }, classPath + java.io.File.pathSeparator + System.getProperty("java.class.path"));
         }
 
         /** A processor that only writes {@code generated} (read once, here) through the Filer in its first round. */

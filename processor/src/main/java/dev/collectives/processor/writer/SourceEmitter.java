@@ -409,10 +409,7 @@ final class SourceEmitter {
             switch (part.charAt(1)) {
                 case 'L' -> literal(args.get(a++));
                 case 'N' -> text((String) args.get(a++));
-                case 'S' -> {
-                    String s = (String) args.get(a++);
-                    text(s == null ? "null" : quoted(s));
-                }
+                case 'S' -> string((String) args.get(a++));
                 case 'T' -> type((TypeName) args.get(a++));
                 case '$' -> text("$");
                 case '>' -> indentLevel++;
@@ -439,8 +436,15 @@ final class SourceEmitter {
             code(block, false);
         } else if (value instanceof TypeSpec || value instanceof AnnotationSpec) {
             throw unsupported("literal " + value.getClass().getSimpleName());
-        } else {
+        } else if (!collecting) {
             text(String.valueOf(value));
+        }
+    }
+
+    /** A {@code $S} argument; the first walk, which only learns the imports, does not quote it. */
+    private void string(String s) {
+        if (!collecting) {
+            text(s == null ? "null" : quoted(s));
         }
     }
 
