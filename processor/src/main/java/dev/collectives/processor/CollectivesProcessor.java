@@ -164,9 +164,9 @@ public final class CollectivesProcessor extends AbstractProcessor {
                     + type.getQualifiedName() + "` would both generate " + name + "; rename one of them");
             return null;
         }
-        // looked up in the pipeline's module only: unqualified, javac looks in every module of the platform
-        TypeElement existing = processingEnv.getElementUtils().getTypeElement(
-                processingEnv.getElementUtils().getModuleOf(type), name);
+        // unqualified, as the Filer's own check of the same name does next: javac keeps the answer for the round, so
+        // the Filer finds it kept; asked per module, javac would look the name up twice
+        TypeElement existing = processingEnv.getElementUtils().getTypeElement(name);
         if (first == null && existing != null && !processingEnv.getTypeUtils().isAssignable(existing.asType(),
                 processingEnv.getTypeUtils().erasure(type.asType()))) {
             diagnostics.error(Tag.DUPLICATE, model.site(), "the class generated for `" + type.getSimpleName()

@@ -2,6 +2,7 @@ package dev.collectives.processor.expr;
 
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * An integer expression of a {@code ...Expr} attribute: literals, names (dims, step parameters, {@code ranks}) and
@@ -72,13 +73,21 @@ public sealed interface Expr {
         }
     }
 
+    /** Whether one of its names passes {@code test}; unlike {@link #names()}, it makes no set. */
+    default boolean anyName(Predicate<Name> test) {
+        if (this instanceof Name n) {
+            return test.test(n);
+        }
+        return this instanceof Binary b && (b.left().anyName(test) || b.right().anyName(test));
+    }
+
     /** Whether it names a step parameter: then it is known only at each call. */
     default boolean usesParameters() {
-        return names().stream().anyMatch(n -> n.scope() == Scope.PARAM);
+        return anyName(n -> n.scope() == Scope.PARAM);
     }
 
     /** Whether it is a literal expression, known at compile time. */
     default boolean isConstant() {
-        return names().isEmpty();
+        return !anyName(n -> true);
     }
 }

@@ -66,7 +66,7 @@ public final class Conditions {
     /** Literal, or naming only a declared {@code ranks}: what the reader folds and the constant validators check. */
     private boolean known(Expr... operands) {
         for (Expr e : operands) {
-            if (e.names().stream().anyMatch(n -> n.scope() != Expr.Scope.RANKS || model.ranks() == 0)) {
+            if (e.anyName(n -> n.scope() != Expr.Scope.RANKS || model.ranks() == 0)) {
                 return false;
             }
         }
@@ -74,12 +74,15 @@ public final class Conditions {
     }
 
     private void atMost(Rule rule, Site site, StepDecl step, String what, Expr value, Expr bound) {
+        if (known(value, bound)) {
+            return;
+        }
         StepDecl stage = stage(step, value, bound);
         List<Expr> operands = List.of(value, bound);
         // an in-place op's send and recv ask the same: check it once
         boolean repeated = conditions.stream().anyMatch(c -> c.step() == stage && c.kind() == Condition.Kind.AT_MOST
                 && c.rule() == rule && c.operands().equals(operands));
-        if (!known(value, bound) && !repeated) {
+        if (!repeated) {
             conditions.add(new Condition(rule, site, stage, what, Condition.Kind.AT_MOST, operands, false,
                     prover.atMost(value, bound)));
         }

@@ -44,10 +44,10 @@ final class CheckWriter extends GenerationPart {
             open.add("// allocate and check what this rank can alone, then agree across ranks: the same pipeline (R14),"
                     + "\n// registered alike (R1), at the same offsets (R2); a rank that fails before that fails every "
                     + "rank\n");
-            open.add("$T.agree($N, $N, () -> {\n", Fingerprint.class, name("comm"), name("stream")).indent();
+            open.add("$T.agree($N, $N, () -> {\n", FINGERPRINT, name("comm"), name("stream")).indent();
         } else {
             open.add("// allocate and check what this rank can alone; a rank that fails fails every rank\n");
-            open.add("$T.agreeOnOutcome($N, $N, () -> {\n", Fingerprint.class, name("comm"), name("stream"))
+            open.add("$T.agreeOnOutcome($N, $N, () -> {\n", FINGERPRINT, name("comm"), name("stream"))
                     .indent();
         }
     }
@@ -70,7 +70,7 @@ final class CheckWriter extends GenerationPart {
     /** {@code Fingerprint.builder(PIPELINE)...build()}, then {@code tail}, as one indented expression. */
     private CodeBlock fingerprint(CodeBlock tail) {
         CodeBlock.Builder f = CodeBlock.builder()
-                .add("$T.builder($N)\n", Fingerprint.class, name("PIPELINE")).indent().indent()
+                .add("$T.builder($N)\n", FINGERPRINT, name("PIPELINE")).indent().indent()
                 .add(".add($S, $S)\n", "registration", registration.name());
         if (!model.acceleration().isEmpty()) {
             f.add(".add($S, $S)\n", "acceleration", model.acceleration().toString());

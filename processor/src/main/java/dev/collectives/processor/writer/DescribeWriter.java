@@ -41,7 +41,7 @@ final class DescribeWriter extends GenerationPart {
         }
         CodeBlock.Builder code = CodeBlock.builder()
                 .add("return $T.describe($N, $N + $S, new $T[][] {$>$>", SUPPORT, name("comm"),
-                        name("PIPELINE"), " (" + registration + " registration)", String.class)
+                        name("PIPELINE"), " (" + registration + " registration)", STRING)
                 .add(rows.isEmpty() ? "" : "\n")
                 .add(CodeBlock.join(rows, ",\n"))
                 .add("}");
@@ -59,9 +59,9 @@ final class DescribeWriter extends GenerationPart {
         }
         code.add(");\n$<$<");
         return MethodSpec.methodBuilder("describe")
-                .addAnnotation(Override.class)
+                .addAnnotation(OVERRIDE)
                 .addModifiers(Modifier.PUBLIC)
-                .returns(String.class)
+                .returns(STRING)
                 .addCode(code.build())
                 .build();
     }
@@ -183,7 +183,7 @@ final class DescribeWriter extends GenerationPart {
 
     MethodSpec close() {
         MethodSpec.Builder c = MethodSpec.methodBuilder("close")
-                .addAnnotation(Override.class)
+                .addAnnotation(OVERRIDE)
                 .addModifiers(Modifier.PUBLIC)
                 .addJavadoc("Releases graphs first (R5), then registrations and windows (R6, R12), then memory. "
                         + "Idempotent.\n")

@@ -97,7 +97,7 @@ final class Generation {
     private static boolean usesRanks(PipelineModel model) {
         List<Expr> expressions = new ArrayList<>(Conditions.expressions(model));
         model.conditions().forEach(c -> expressions.addAll(c.operands()));
-        return expressions.stream().anyMatch(e -> e.names().stream().anyMatch(n -> n.scope() == Expr.Scope.RANKS));
+        return expressions.stream().anyMatch(e -> e.anyName(n -> n.scope() == Expr.Scope.RANKS));
     }
 
     /** A dim's field or the ranks field; parameters through {@code params}. */

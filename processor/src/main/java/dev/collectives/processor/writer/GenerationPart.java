@@ -2,6 +2,7 @@ package dev.collectives.processor.writer;
 
 import java.util.List;
 
+import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.MethodSpec;
@@ -14,9 +15,14 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.Fingerprint;
+import dev.collectives.runtime.Graph;
+import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.PipelineSupport;
 import dev.collectives.runtime.Rule;
+import dev.collectives.runtime.Stream;
 
 /** A part of the writer: one concern of the generated class, written into the {@link Generation} it shares. */
 abstract class GenerationPart {
@@ -26,6 +32,14 @@ abstract class GenerationPart {
     static final ClassName DEVICE_BUFFER = ClassName.get(DeviceBuffer.class);
     static final ClassName RULE = ClassName.get(Rule.class);
     static final ClassName SUPPORT = ClassName.get(PipelineSupport.class);
+    static final ClassName COMMUNICATOR = ClassName.get(Communicator.class);
+    static final ClassName STREAM = ClassName.get(Stream.class);
+    static final ClassName FINGERPRINT = ClassName.get(Fingerprint.class);
+    static final ClassName GRAPH = ClassName.get(Graph.class);
+    static final ClassName GRAPH_EXEC = ClassName.get(GraphExec.class);
+    static final ClassName STRING = ClassName.get(String.class);
+    /** Every accessor and step overrides: one spec for all of them. */
+    static final AnnotationSpec OVERRIDE = AnnotationSpec.builder(Override.class).build();
 
     final Generation generation;
     final PipelineModel model;

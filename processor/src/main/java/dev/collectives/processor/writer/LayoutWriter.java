@@ -20,9 +20,7 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.BufferDecl;
-import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.RegistrationHandle;
-import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Window;
 
 /** Layout and binding: allocation of the roots, views laid out in them, the constructor, {@code bind}, registration
@@ -45,8 +43,8 @@ final class LayoutWriter extends GenerationPart {
 
     MethodSpec constructor(ShapeWriter shapes) {
         MethodSpec.Builder c = MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE)
-                .addParameter(Communicator.class, name("comm"))
-                .addParameter(Stream.class, name("stream"))
+                .addParameter(COMMUNICATOR, name("comm"))
+                .addParameter(STREAM, name("stream"))
                 .addStatement("this.$N = $N", name("comm"), name("comm"))
                 .addStatement("this.$N = $N", name("stream"), name("stream"));
         shapes.constructorParameters(c);
@@ -65,8 +63,8 @@ final class LayoutWriter extends GenerationPart {
                 .addJavadoc("Allocates this pipeline's buffers on {@code comm}, checks that every rank binds the same "
                         + "pipeline, and $L.\nCollective: every rank of {@code comm} calls it. If it fails, what "
                         + "it made so far is released.\n", generation.bindSummary())
-                .addParameter(ParameterSpec.builder(Communicator.class, name("comm")).build())
-                .addParameter(ParameterSpec.builder(Stream.class, name("stream")).build());
+                .addParameter(ParameterSpec.builder(COMMUNICATOR, name("comm")).build())
+                .addParameter(ParameterSpec.builder(STREAM, name("stream")).build());
         List<String> arguments = new ArrayList<>(List.of(name("comm"), name("stream")));
         for (BufferDecl b : externals()) {
             bind.addParameter(DEVICE_BUFFER, name(b));
@@ -184,7 +182,7 @@ final class LayoutWriter extends GenerationPart {
     void accessors() {
         for (BufferDecl b : model.buffers()) {
             type.addMethod(MethodSpec.methodBuilder(b.name())
-                    .addAnnotation(Override.class)
+                    .addAnnotation(OVERRIDE)
                     .addModifiers(Modifier.PUBLIC)
                     .returns(DEVICE_BUFFER)
                     .addStatement("return $N", name(b))

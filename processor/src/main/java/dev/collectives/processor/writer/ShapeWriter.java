@@ -20,8 +20,6 @@ import dev.collectives.processor.model.Condition;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.runtime.Communicator;
-import dev.collectives.runtime.Stream;
 
 /**
  * Sizes at bind and at call: the dims (fields, accessors, the {@code binder(comm, stream)} that takes them by name),
@@ -68,7 +66,7 @@ final class ShapeWriter extends GenerationPart {
         for (DimDecl d : model.dims()) {
             boolean isInt = d.kind() == TypeKind.INT;
             type.addMethod(MethodSpec.methodBuilder(d.name())
-                    .addAnnotation(Override.class)
+                    .addAnnotation(OVERRIDE)
                     .addModifiers(Modifier.PUBLIC)
                     .returns(isInt ? TypeName.INT : TypeName.LONG)
                     .addStatement(isInt ? "return (int) $N" : "return $N", name(d))
@@ -82,11 +80,11 @@ final class ShapeWriter extends GenerationPart {
         TypeSpec.Builder b = TypeSpec.classBuilder(binder)
                 .addModifiers(Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
                 .addJavadoc("Takes the dims and externals of {@link $T} by name, then binds it.\n", className)
-                .addField(Communicator.class, name("comm"), Modifier.PRIVATE, Modifier.FINAL)
-                .addField(Stream.class, name("stream"), Modifier.PRIVATE, Modifier.FINAL)
+                .addField(COMMUNICATOR, name("comm"), Modifier.PRIVATE, Modifier.FINAL)
+                .addField(STREAM, name("stream"), Modifier.PRIVATE, Modifier.FINAL)
                 .addMethod(MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE)
-                        .addParameter(Communicator.class, name("comm"))
-                        .addParameter(Stream.class, name("stream"))
+                        .addParameter(COMMUNICATOR, name("comm"))
+                        .addParameter(STREAM, name("stream"))
                         .addStatement("this.$N = $N", name("comm"), name("comm"))
                         .addStatement("this.$N = $N", name("stream"), name("stream"))
                         .build());
@@ -128,8 +126,8 @@ final class ShapeWriter extends GenerationPart {
                 .addJavadoc("Starts binding on {@code comm}: give each dim and external, then call {@code bind()}, "
                         + "which allocates, checks that every rank binds the same pipeline with the same dims, and "
                         + "$L.\n", generation.bindSummary())
-                .addParameter(Communicator.class, name("comm"))
-                .addParameter(Stream.class, name("stream"))
+                .addParameter(COMMUNICATOR, name("comm"))
+                .addParameter(STREAM, name("stream"))
                 .addStatement("return new $T($N, $N)", binder, name("comm"), name("stream"))
                 .build());
     }

@@ -22,7 +22,6 @@ import dev.collectives.processor.model.StepDecl;
 import dev.collectives.runtime.CallCheck;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphCache;
-import dev.collectives.runtime.GraphExec;
 
 /** Capture and steps: each op's arguments (buffer + offset), each step captured into a graph (GRAPH), and the
  * step methods, which launch the graph or issue the ops in declaration order. */
@@ -86,8 +85,8 @@ final class StepWriter extends GenerationPart {
             }
             String graph = newName(s.name() + "Graph");
             String exec = newName(s.name() + "Exec");
-            type.addField(Graph.class, graph, Modifier.PRIVATE);
-            type.addField(GraphExec.class, exec, Modifier.PRIVATE);
+            type.addField(GRAPH, graph, Modifier.PRIVATE);
+            type.addField(GRAPH_EXEC, exec, Modifier.PRIVATE);
             open.add("// $L(): musaStreamBeginCapture(stream, musaStreamCaptureModeThreadLocal), the ops, "
                             + "musaStreamEndCapture(stream, &graph) (R4)\n", s.name())
                     .add("$N = $T.capture($N, () -> {\n$>", graph, SUPPORT, name("stream"))
@@ -164,7 +163,7 @@ final class StepWriter extends GenerationPart {
     void steps() {
         for (StepDecl s : model.steps()) {
             MethodSpec.Builder m = MethodSpec.methodBuilder(s.name())
-                    .addAnnotation(Override.class)
+                    .addAnnotation(OVERRIDE)
                     .addModifiers(Modifier.PUBLIC);
             StepNames names = stepNames.get(s);
             if (names != null) {
