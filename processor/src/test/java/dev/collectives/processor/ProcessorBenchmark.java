@@ -36,9 +36,11 @@ import javax.tools.ToolProvider;
  * run (same JVM, same sources, alternating, after warm-up). "With" includes compiling the 100 generated classes, so a
  * third figure compiles the interfaces together with the already generated sources, processor off: the difference
  * to "with" is the processor's own time and javac's extra rounds. The CPU time spent inside the processor's calls is
- * measured too: that figure does not carry the noise of two whole compilations. A last row, the floor, is a
- * processor that only writes the same generated files through the Filer: what javac's extra rounds cost by
- * themselves, which no processor generating these files can go below. Prints each figure and the ratios of medians.
+ * measured too: that figure does not carry the noise of two whole compilations. A row "floor" is a processor that
+ * only writes the same generated files through the Filer: what javac's extra rounds cost by themselves, which no
+ * processor generating these files can go below; the last row writes an empty class of each generated name instead,
+ * what the rounds cost around these interfaces whatever is generated. Prints each figure, the ratios of medians, and
+ * the processor's own part (its figures less the floor's).
  *
  * <p>{@code -Dbench.baseline=CLASSPATH} (another build's processor classes, with the JavaPoet jar and runtime classes
  * it was built with) adds the same figures for that processor, interleaved in the same rounds: a before/after table
@@ -95,10 +97,21 @@ public final class ProcessorBenchmark {
         }
         // the floor: what javac's extra rounds cost for the same generated files, with no processor work at all
         List<Path> currentGenerated = withGenerated.get(0).subList(sources.size(), withGenerated.get(0).size());
-        processors.add(ProcessorUnderTest.replaying("floor (writes the same files, nothing else)", currentGenerated));
+        processors.add(ProcessorUnderTest.replaying("floor (writes the same files, nothing else)",
+                texts(currentGenerated)));
         withGenerated.add(withGenerated.get(0));
+        // below that: what javac's rounds cost around these interfaces whatever a processor generates, here an empty
+        // class of the same name per pipeline (its ratio has a smaller denominator; its "with - that" compares)
+        Map<String, String> emptyClasses = new LinkedHashMap<>();
+        texts(currentGenerated).forEach((name, text) -> emptyClasses.put(name, "package "
+                + name.substring(0, name.lastIndexOf('.')) + ";\npublic final class "
+                + name.substring(name.lastIndexOf('.') + 1) + " {\n}\n"));
+        processors.add(ProcessorUnderTest.replaying("floor, an empty class per pipeline", emptyClasses));
+        withGenerated.add(written(sources, emptyClasses, dir.resolve("generated-empty")));
         for (int warmUp = 0; warmUp < warmUps; warmUp++) {
-            compile(javac, sources, dir, processors.get(processors.size() - 1));
+            for (ProcessorUnderTest floor : processors.subList(processors.size() - 2, processors.size())) {
+                compile(javac, sources, dir, floor);
+            }
         }
         long[] without = new long[rounds];
         long[][] with = new long[processors.size()][rounds];
@@ -137,6 +150,18 @@ public final class ProcessorBenchmark {
                     medianWith / 1_000_000, medianGenerated / 1_000_000, (medianWith - medianGenerated) / 1_000_000,
                     median(inside[p]) / 1_000_000, (double) medianWith / medianWithout,
                     (double) medianWith / medianGenerated, median(roundRatios) / 1000.0);
+        }
+        int floor = processors.size() - 2;
+        for (int p = 0; p < floor; p++) {
+            long[] ownInside = new long[rounds];
+            long[] ownWith = new long[rounds];
+            for (int r = 0; r < rounds; r++) {
+                ownInside[r] = inside[p][r] - inside[floor][r];
+                ownWith[r] = with[p][r] - with[floor][r];
+            }
+            System.out.printf("%s: its own part, less the floor's in the same round (medians): inside the processor "
+                    + "%d ms, with processor %d ms%n", processors.get(p).name(), median(ownInside) / 1_000_000,
+                    median(ownWith) / 1_000_000);
         }
         delete(dir);
     }
@@ -205,6 +230,31 @@ public final class ProcessorBenchmark {
                 + "}\n";
     }
 
+    /** Generated source files by the qualified name of their class. */
+    private static Map<String, String> texts(List<Path> generated) throws IOException {
+        Map<String, String> texts = new LinkedHashMap<>();
+        for (Path file : generated) {
+            String text = Files.readString(file);
+            String simpleName = file.getFileName().toString().replace(".java", "");
+            String pkg = text.lines().filter(l -> l.startsWith("package ")).findFirst().orElseThrow()
+                    .substring("package ".length()).replace(";", "");
+            texts.put(pkg + "." + simpleName, text);
+        }
+        return texts;
+    }
+
+    /** The sources plus {@code texts} written as files under {@code dir}. */
+    private static List<Path> written(List<Path> sources, Map<String, String> texts, Path dir) throws IOException {
+        List<Path> all = new ArrayList<>(sources);
+        for (Map.Entry<String, String> text : texts.entrySet()) {
+            Path file = dir.resolve(text.getKey().replace('.', '/') + ".java");
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, text.getValue());
+            all.add(file);
+        }
+        return all;
+    }
+
     /** The sources plus copies of the sources generated into {@code out}. */
     private static List<Path> copyGenerated(List<Path> sources, Path out, Path copies) throws IOException {
         List<Path> all = new ArrayList<>(sources);
@@ -245,16 +295,8 @@ public final class ProcessorBenchmark {
             }, classPath + java.io.File.pathSeparator + System.getProperty("java.class.path"));
         }
 
-        /** A processor that only writes {@code generated} (read once, here) through the Filer in its first round. */
-        static ProcessorUnderTest replaying(String name, List<Path> generated) throws IOException {
-            Map<String, String> texts = new LinkedHashMap<>();
-            for (Path file : generated) {
-                String text = Files.readString(file);
-                String simpleName = file.getFileName().toString().replace(".java", "");
-                String pkg = text.lines().filter(l -> l.startsWith("package ")).findFirst().orElseThrow()
-                        .substring("package ".length()).replace(";", "");
-                texts.put(pkg + "." + simpleName, text);
-            }
+        /** A processor that only writes {@code texts} (by qualified name) through the Filer in its first round. */
+        static ProcessorUnderTest replaying(String name, Map<String, String> texts) {
             return new ProcessorUnderTest(name, () -> new ReplayingProcessor(texts));
         }
 
