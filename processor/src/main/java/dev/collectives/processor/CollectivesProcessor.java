@@ -90,7 +90,10 @@ public final class CollectivesProcessor extends AbstractProcessor {
         List<Element> pipelines = new ArrayList<>();
         deferred.forEach(name -> pipelines.add(processingEnv.getElementUtils().getTypeElement(name)));
         deferred.clear();
-        pipelines.addAll(round.getElementsAnnotatedWith(pipelineAnnotation));
+        if (annotations.contains(pipelineAnnotation)) {
+            // else this round's sources hold none (the generated classes' round has only @Generated): no scan
+            pipelines.addAll(round.getElementsAnnotatedWith(pipelineAnnotation));
+        }
         for (Element element : pipelines) {
             try {
                 process(element, round.processingOver());
