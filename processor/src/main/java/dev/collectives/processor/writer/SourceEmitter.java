@@ -6,6 +6,7 @@ import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -68,8 +69,11 @@ final class SourceEmitter {
         ARGS = formatParts == null ? null : args;
     }
 
-    /** A class being written: its name and its nested classes' simple names, for resolving simple names. */
-    private record Scope(String name, Set<String> nested) {
+    /**
+     * A class being written: its name, and the canonical names of the classes its simple name and its nested
+     * classes' simple names resolve to, made once per class rather than per look-up.
+     */
+    private record Scope(String name, String canonicalName, Map<String, String> nested) {
     }
 
     private enum Pending { SPACE, NOTHING }
@@ -164,7 +168,11 @@ final class SourceEmitter {
         }
         int enclosingStatementLine = statementLine;
         statementLine = -1;
-        scopes.add(new Scope(type.name(), Set.of())); // the header sees the class itself, not its nested classes
+        String canonicalName = scopes.isEmpty()
+                ? (packageName.isEmpty() ? type.name() : packageName + "." + type.name())
+                : scopes.get(scopes.size() - 1).canonicalName() + "." + type.name();
+        // the header sees the class itself, not its nested classes
+        scopes.add(new Scope(type.name(), canonicalName, Map.of()));
         javadoc(type.javadoc());
         annotations(type.annotations(), false);
         modifiers(type.modifiers());
@@ -179,7 +187,11 @@ final class SourceEmitter {
         }
         scopes.remove(scopes.size() - 1);
         text(" {\n");
-        scopes.add(new Scope(type.name(), type.nestedTypesSimpleNames()));
+        Map<String, String> nestedNames = new HashMap<>();
+        for (String simpleName : type.nestedTypesSimpleNames()) {
+            nestedNames.put(simpleName, canonicalName + "." + simpleName);
+        }
+        scopes.add(new Scope(type.name(), canonicalName, nestedNames));
         indentLevel++;
         boolean first = true;
         for (boolean statics : new boolean[] {true, false}) { // static fields first, as JavaPoet writes them
@@ -349,9 +361,9 @@ final class SourceEmitter {
     private String name(ClassName c) {
         boolean resolved = false;
         for (ClassName k = c; k != null; k = k.enclosingClassName()) {
-            ClassName found = resolve(k.simpleName());
+            String found = resolve(k.simpleName());
             resolved = found != null;
-            if (found != null && found.canonicalName().equals(k.canonicalName())) {
+            if (found != null && found.equals(k.canonicalName())) {
                 if (k == c) {
                     return c.simpleName(); // the common case, without making the list of names
                 }
@@ -373,20 +385,19 @@ final class SourceEmitter {
         return c.canonicalName();
     }
 
-    private ClassName resolve(String simpleName) {
+    /** The canonical name of the class {@code simpleName} means here, or null. */
+    private String resolve(String simpleName) {
         for (int i = scopes.size() - 1; i >= 0; i--) {
-            if (scopes.get(i).nested().contains(simpleName)) {
-                ClassName c = ClassName.get(packageName, scopes.get(0).name());
-                for (int j = 1; j <= i; j++) {
-                    c = c.nestedClass(scopes.get(j).name());
-                }
-                return c.nestedClass(simpleName);
+            String nested = scopes.get(i).nested().get(simpleName);
+            if (nested != null) {
+                return nested;
             }
         }
         if (!scopes.isEmpty() && scopes.get(0).name().equals(simpleName)) {
-            return ClassName.get(packageName, simpleName);
+            return scopes.get(0).canonicalName();
         }
-        return imported.get(simpleName);
+        ClassName c = imported.get(simpleName);
+        return c == null ? null : c.canonicalName();
     }
 
     @SuppressWarnings("unchecked")
