@@ -42,6 +42,7 @@ import com.palantir.javapoet.TypeSpec;
 final class SourceEmitter {
     private static final int COLUMN_LIMIT = 100;
     private static final String INDENT = "    ";
+    private static final String[] INDENTS = new String[16];
     private static final Map<Modifier, String> KEYWORDS = new EnumMap<>(Modifier.class);
     /**
      * JavaPoet keeps a code block's parts to itself, so they are read through a private look-up; its version is
@@ -53,6 +54,9 @@ final class SourceEmitter {
     private static final MethodHandle ARGS;
 
     static {
+        for (int level = 0; level < INDENTS.length; level++) {
+            INDENTS[level] = INDENT.repeat(level);
+        }
         for (Modifier m : Modifier.values()) {
             KEYWORDS.put(m, m.name().toLowerCase(Locale.US));
         }
@@ -507,29 +511,10 @@ final class SourceEmitter {
         if (collecting) {
             return;
         }
-        int start = 0;
         int length = s.length();
-        boolean first = true;
-        while (start <= length) {
-            int end = start;
-            while (end < length && !isLineBreak(s.charAt(end))) {
-                end++;
-            }
-            if (!first) {
-                if ((javadoc || comment) && lineStart) {
-                    indentation();
-                    append(javadoc ? " *" : "//");
-                }
-                newline();
-                lineStart = true;
-                if (statementLine != -1) {
-                    if (statementLine == 0) {
-                        indentLevel += 2;
-                    }
-                    statementLine++;
-                }
-            }
-            first = false;
+        int start = 0;
+        while (true) {
+            int end = nextLineBreak(s, start);
             if (end > start) {
                 if (lineStart) {
                     indentation();
@@ -539,27 +524,60 @@ final class SourceEmitter {
                         append("// ");
                     }
                 }
+                // most pieces hold no line break: appended whole, no substring
                 append(start == 0 && end == length ? s : s.substring(start, end));
                 lineStart = false;
             }
             if (end == length) {
-                break;
+                return;
             }
             // \r\n is one line break
             start = s.charAt(end) == '\r' && end + 1 < length && s.charAt(end + 1) == '\n' ? end + 2 : end + 1;
+            breakLine();
         }
     }
 
-    /** The line terminators of {@code \R} in a regular expression ({@code \r\n} is handled by the caller). */
-    private static boolean isLineBreak(char c) {
-        return c == '\n' || c == '\r' || c == '\u000B' || c == '\f' || c == '\u0085' || c == '\u2028'
-                || c == '\u2029';
+    /**
+     * The index of the first line terminator of {@code \R} in a regular expression ({@code \n}, {@code \u000B},
+     * {@code \f}, {@code \r}, {@code \u0085}, {@code \u2028}, {@code \u2029}) in {@code s} from {@code from}, else
+     * its length; ordinary characters, between {@code \r} and {@code \u0085}, take two comparisons.
+     */
+    private static int nextLineBreak(String s, int from) {
+        int length = s.length();
+        for (int i = from; i < length; i++) {
+            char c = s.charAt(i);
+            if (c <= '\r' ? c >= '\n' : c >= '\u0085' && (c == '\u0085' || c == '\u2028' || c == '\u2029')) {
+                return i;
+            }
+        }
+        return length;
+    }
+
+    /** A line break in the text: the prefix of an empty Javadoc or comment line, and a statement's indentation. */
+    private void breakLine() {
+        if ((javadoc || comment) && lineStart) {
+            indentation();
+            append(javadoc ? " *" : "//");
+        }
+        newline();
+        lineStart = true;
+        if (statementLine != -1) {
+            if (statementLine == 0) {
+                indentLevel += 2;
+            }
+            statementLine++;
+        }
     }
 
     private void indentation() {
-        for (int i = 0; i < indentLevel; i++) {
-            append(INDENT);
+        if (indentLevel > 0) {
+            append(indent(indentLevel));
         }
+    }
+
+    /** {@code level} indents, one string (made once for the usual levels) rather than one append each. */
+    private static String indent(int level) {
+        return level < INDENTS.length ? INDENTS[level] : INDENT.repeat(level);
     }
 
     /** A space, or a line break when the text up to the next wrapping point would pass the column limit. */
@@ -617,10 +635,7 @@ final class SourceEmitter {
             return;
         }
         if (wrap) {
-            out.append('\n');
-            for (int i = 0; i < wrapIndentLevel; i++) {
-                out.append(INDENT);
-            }
+            out.append('\n').append(indent(wrapIndentLevel));
             lastChar = wrapIndentLevel > 0 ? ' ' : '\n';
             column = wrapIndentLevel * INDENT.length() + pendingText.length();
         } else if (pending == Pending.SPACE) {
