@@ -4,8 +4,6 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -43,7 +41,7 @@ final class SourceEmitter {
     private static final int COLUMN_LIMIT = 100;
     private static final String INDENT = "    ";
     private static final String[] INDENTS = new String[16];
-    private static final Map<Modifier, String> KEYWORDS = new EnumMap<>(Modifier.class);
+    private static final String[] KEYWORDS = new String[Modifier.values().length];
     /**
      * JavaPoet keeps a code block's parts to itself, so they are read through a private look-up; its version is
      * pinned in the pom, and the text by the golden tests and {@code SourceEmitterTest}. Where a build puts another
@@ -58,7 +56,7 @@ final class SourceEmitter {
             INDENTS[level] = INDENT.repeat(level);
         }
         for (Modifier m : Modifier.values()) {
-            KEYWORDS.put(m, m.name().toLowerCase(Locale.US));
+            KEYWORDS[m.ordinal()] = m.name().toLowerCase(Locale.US);
         }
         MethodHandle formatParts = null;
         MethodHandle args = null;
@@ -147,7 +145,9 @@ final class SourceEmitter {
             comment = false;
         }
         if (!packageName.isEmpty()) {
-            text("package " + packageName + ";\n");
+            text("package ");
+            text(packageName);
+            text(";\n");
             text("\n");
         }
         int count = 0;
@@ -155,7 +155,9 @@ final class SourceEmitter {
             if (c.packageName().equals("java.lang") && !alwaysQualify.contains(c.simpleName())) {
                 continue;
             }
-            text("import " + c.canonicalName() + ";\n");
+            text("import ");
+            text(c.canonicalName());
+            text(";\n");
             count++;
         }
         if (count > 0) {
@@ -180,7 +182,8 @@ final class SourceEmitter {
         javadoc(type.javadoc());
         annotations(type.annotations(), false);
         modifiers(type.modifiers());
-        text("class " + type.name());
+        text("class ");
+        text(type.name());
         if (!type.superclass().equals(ClassName.OBJECT)) {
             text(" extends ");
             type(type.superclass());
@@ -237,7 +240,8 @@ final class SourceEmitter {
         annotations(f.annotations(), false);
         modifiers(f.modifiers());
         type(f.type());
-        text(" " + f.name());
+        text(" ");
+        text(f.name());
         if (!f.initializer().isEmpty()) {
             text(" = ");
             code(f.initializer(), false);
@@ -246,10 +250,8 @@ final class SourceEmitter {
     }
 
     private void method(MethodSpec m, String enclosingName) {
-        if (!m.typeVariables().isEmpty() || (m.defaultValue() != null && !m.defaultValue().isEmpty())
-                || m.parameters().stream().anyMatch(p -> !p.javadoc().isEmpty())
-                || m.modifiers().contains(Modifier.NATIVE)) {
-            throw unsupported("method " + m.name());
+        if (collecting) { // checked once: the second walk writes the same specs
+            checkSupported(m);
         }
         javadoc(m.javadoc());
         annotations(m.annotations(), false);
@@ -258,7 +260,8 @@ final class SourceEmitter {
             text(enclosingName);
         } else {
             type(m.returnType());
-            text(" " + m.name());
+            text(" ");
+            text(m.name());
         }
         parameters(m.parameters(), m.varargs());
         if (!m.exceptions().isEmpty()) {
@@ -283,6 +286,17 @@ final class SourceEmitter {
         text("}\n");
     }
 
+    private static void checkSupported(MethodSpec m) {
+        boolean parameterJavadoc = false;
+        for (ParameterSpec p : m.parameters()) {
+            parameterJavadoc |= !p.javadoc().isEmpty();
+        }
+        if (!m.typeVariables().isEmpty() || (m.defaultValue() != null && !m.defaultValue().isEmpty())
+                || parameterJavadoc || m.modifiers().contains(Modifier.NATIVE)) {
+            throw unsupported("method " + m.name());
+        }
+    }
+
     private void parameters(List<ParameterSpec> parameters, boolean varargs) {
         text("(");
         zeroWidthSpace();
@@ -300,7 +314,8 @@ final class SourceEmitter {
             } else {
                 type(p.type());
             }
-            text(" " + p.name());
+            text(" ");
+            text(p.name());
         }
         text(")");
     }
@@ -336,12 +351,18 @@ final class SourceEmitter {
         }
     }
 
+    /** In the enum's order, as JavaPoet writes them; a bit set of ordinals, not a copy of the set. */
     private void modifiers(Set<Modifier> modifiers) {
-        if (!modifiers.isEmpty()) {
-            for (Modifier m : EnumSet.copyOf(modifiers)) {
-                text(KEYWORDS.get(m));
-                text(" ");
-            }
+        if (collecting) {
+            return;
+        }
+        long ordinals = 0;
+        for (Modifier m : modifiers) {
+            ordinals |= 1L << m.ordinal();
+        }
+        for (; ordinals != 0; ordinals &= ordinals - 1) {
+            text(KEYWORDS[Long.numberOfTrailingZeros(ordinals)]);
+            text(" ");
         }
     }
 
@@ -409,8 +430,11 @@ final class SourceEmitter {
         List<String> parts;
         List<Object> args;
         try {
-            parts = (List<String>) FORMAT_PARTS.invoke(block);
             args = (List<Object>) ARGS.invoke(block);
+            if (collecting && args.isEmpty()) {
+                return; // text and placeholders without arguments name no type
+            }
+            parts = (List<String>) FORMAT_PARTS.invoke(block);
         } catch (Throwable e) {
             throw new IllegalStateException("cannot read a JavaPoet code block", e);
         }
