@@ -95,7 +95,6 @@ final class SourceEmitter {
     private Pending pending;
     private int wrapIndentLevel = -1;
     private int column;
-    private char lastChar;
 
     private int indentLevel;
     private boolean javadoc;
@@ -465,7 +464,7 @@ final class SourceEmitter {
                 default -> throw unsupported("placeholder " + part);
             }
         }
-        if (endLine && !collecting && lastChar != '\n') {
+        if (endLine && !collecting && (out.isEmpty() || out.charAt(out.length() - 1) != '\n')) {
             text("\n");
         }
     }
@@ -639,9 +638,6 @@ final class SourceEmitter {
             flushPending(true);
         }
         out.append(s);
-        if (!s.isEmpty()) {
-            lastChar = s.charAt(s.length() - 1);
-        }
         column += s.length();
     }
 
@@ -649,7 +645,6 @@ final class SourceEmitter {
     private void newline() {
         flushPending(column > COLUMN_LIMIT);
         out.append('\n');
-        lastChar = '\n';
         column = 0;
     }
 
@@ -660,15 +655,12 @@ final class SourceEmitter {
         }
         if (wrap) {
             out.append('\n').append(indent(wrapIndentLevel));
-            lastChar = wrapIndentLevel > 0 ? ' ' : '\n';
             column = wrapIndentLevel * INDENT.length() + pendingText.length();
         } else if (pending == Pending.SPACE) {
             out.append(' ');
-            lastChar = ' ';
         }
         if (pendingText.length() > 0) {
             out.append(pendingText);
-            lastChar = pendingText.charAt(pendingText.length() - 1);
             pendingText.setLength(0);
         }
         wrapIndentLevel = -1;
