@@ -72,8 +72,8 @@ final class SourceEmitter {
     }
 
     /**
-     * A class being written: its name, and the canonical names of the classes its simple name and its nested
-     * classes' simple names resolve to, made once per class rather than per look-up.
+     * A class being written: its simple and canonical names, and its nested classes' canonical names by simple name,
+     * made once per class rather than a ClassName per look-up.
      */
     private record Scope(String name, String canonicalName, Map<String, String> nested) {
     }
