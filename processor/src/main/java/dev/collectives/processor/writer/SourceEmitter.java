@@ -4,8 +4,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,7 +40,8 @@ import com.palantir.javapoet.TypeSpec;
 final class SourceEmitter {
     private static final int COLUMN_LIMIT = 100;
     private static final String INDENT = "    ";
-    private static final Map<Modifier, String> KEYWORDS = new EnumMap<>(Modifier.class);
+    private static final String[] INDENTS = new String[16];
+    private static final String[] KEYWORDS = new String[Modifier.values().length];
     /**
      * JavaPoet keeps a code block's parts to itself, so they are read through a private look-up; its version is
      * pinned in the pom, and the text by the golden tests and {@code SourceEmitterTest}. Where a build puts another
@@ -52,8 +52,11 @@ final class SourceEmitter {
     private static final MethodHandle ARGS;
 
     static {
+        for (int level = 0; level < INDENTS.length; level++) {
+            INDENTS[level] = INDENT.repeat(level);
+        }
         for (Modifier m : Modifier.values()) {
-            KEYWORDS.put(m, m.name().toLowerCase(Locale.US));
+            KEYWORDS[m.ordinal()] = m.name().toLowerCase(Locale.US);
         }
         MethodHandle formatParts = null;
         MethodHandle args = null;
@@ -68,8 +71,11 @@ final class SourceEmitter {
         ARGS = formatParts == null ? null : args;
     }
 
-    /** A class being written: its name and its nested classes' simple names, for resolving simple names. */
-    private record Scope(String name, Set<String> nested) {
+    /**
+     * A class being written: its simple and canonical names, and its nested classes' canonical names by simple name,
+     * made once per class rather than a ClassName per look-up.
+     */
+    private record Scope(String name, String canonicalName, Map<String, String> nested) {
     }
 
     private enum Pending { SPACE, NOTHING }
@@ -89,7 +95,6 @@ final class SourceEmitter {
     private Pending pending;
     private int wrapIndentLevel = -1;
     private int column;
-    private char lastChar;
 
     private int indentLevel;
     private boolean javadoc;
@@ -139,7 +144,9 @@ final class SourceEmitter {
             comment = false;
         }
         if (!packageName.isEmpty()) {
-            text("package " + packageName + ";\n");
+            text("package ");
+            text(packageName);
+            text(";\n");
             text("\n");
         }
         int count = 0;
@@ -147,7 +154,9 @@ final class SourceEmitter {
             if (c.packageName().equals("java.lang") && !alwaysQualify.contains(c.simpleName())) {
                 continue;
             }
-            text("import " + c.canonicalName() + ";\n");
+            text("import ");
+            text(c.canonicalName());
+            text(";\n");
             count++;
         }
         if (count > 0) {
@@ -164,11 +173,16 @@ final class SourceEmitter {
         }
         int enclosingStatementLine = statementLine;
         statementLine = -1;
-        scopes.add(new Scope(type.name(), Set.of())); // the header sees the class itself, not its nested classes
+        String canonicalName = scopes.isEmpty()
+                ? (packageName.isEmpty() ? type.name() : packageName + "." + type.name())
+                : scopes.get(scopes.size() - 1).canonicalName() + "." + type.name();
+        // the header sees the class itself, not its nested classes
+        scopes.add(new Scope(type.name(), canonicalName, Map.of()));
         javadoc(type.javadoc());
         annotations(type.annotations(), false);
         modifiers(type.modifiers());
-        text("class " + type.name());
+        text("class ");
+        text(type.name());
         if (!type.superclass().equals(ClassName.OBJECT)) {
             text(" extends ");
             type(type.superclass());
@@ -179,7 +193,11 @@ final class SourceEmitter {
         }
         scopes.remove(scopes.size() - 1);
         text(" {\n");
-        scopes.add(new Scope(type.name(), type.nestedTypesSimpleNames()));
+        Map<String, String> nestedNames = new HashMap<>();
+        for (String simpleName : type.nestedTypesSimpleNames()) {
+            nestedNames.put(simpleName, canonicalName + "." + simpleName);
+        }
+        scopes.add(new Scope(type.name(), canonicalName, nestedNames));
         indentLevel++;
         boolean first = true;
         for (boolean statics : new boolean[] {true, false}) { // static fields first, as JavaPoet writes them
@@ -221,7 +239,8 @@ final class SourceEmitter {
         annotations(f.annotations(), false);
         modifiers(f.modifiers());
         type(f.type());
-        text(" " + f.name());
+        text(" ");
+        text(f.name());
         if (!f.initializer().isEmpty()) {
             text(" = ");
             code(f.initializer(), false);
@@ -230,10 +249,8 @@ final class SourceEmitter {
     }
 
     private void method(MethodSpec m, String enclosingName) {
-        if (!m.typeVariables().isEmpty() || (m.defaultValue() != null && !m.defaultValue().isEmpty())
-                || m.parameters().stream().anyMatch(p -> !p.javadoc().isEmpty())
-                || m.modifiers().contains(Modifier.NATIVE)) {
-            throw unsupported("method " + m.name());
+        if (collecting) { // checked once: the second walk writes the same specs
+            checkSupported(m);
         }
         javadoc(m.javadoc());
         annotations(m.annotations(), false);
@@ -242,7 +259,8 @@ final class SourceEmitter {
             text(enclosingName);
         } else {
             type(m.returnType());
-            text(" " + m.name());
+            text(" ");
+            text(m.name());
         }
         parameters(m.parameters(), m.varargs());
         if (!m.exceptions().isEmpty()) {
@@ -267,6 +285,17 @@ final class SourceEmitter {
         text("}\n");
     }
 
+    private static void checkSupported(MethodSpec m) {
+        boolean parameterJavadoc = false;
+        for (ParameterSpec p : m.parameters()) {
+            parameterJavadoc |= !p.javadoc().isEmpty();
+        }
+        if (!m.typeVariables().isEmpty() || (m.defaultValue() != null && !m.defaultValue().isEmpty())
+                || parameterJavadoc || m.modifiers().contains(Modifier.NATIVE)) {
+            throw unsupported("method " + m.name());
+        }
+    }
+
     private void parameters(List<ParameterSpec> parameters, boolean varargs) {
         text("(");
         zeroWidthSpace();
@@ -284,7 +313,8 @@ final class SourceEmitter {
             } else {
                 type(p.type());
             }
-            text(" " + p.name());
+            text(" ");
+            text(p.name());
         }
         text(")");
     }
@@ -320,12 +350,18 @@ final class SourceEmitter {
         }
     }
 
+    /** In the enum's order, as JavaPoet writes them; a bit set of ordinals, not a copy of the set. */
     private void modifiers(Set<Modifier> modifiers) {
-        if (!modifiers.isEmpty()) {
-            for (Modifier m : EnumSet.copyOf(modifiers)) {
-                text(KEYWORDS.get(m));
-                text(" ");
-            }
+        if (collecting) {
+            return;
+        }
+        long ordinals = 0;
+        for (Modifier m : modifiers) {
+            ordinals |= 1L << m.ordinal();
+        }
+        for (; ordinals != 0; ordinals &= ordinals - 1) {
+            text(KEYWORDS[Long.numberOfTrailingZeros(ordinals)]);
+            text(" ");
         }
     }
 
@@ -349,9 +385,9 @@ final class SourceEmitter {
     private String name(ClassName c) {
         boolean resolved = false;
         for (ClassName k = c; k != null; k = k.enclosingClassName()) {
-            ClassName found = resolve(k.simpleName());
+            String found = resolve(k.simpleName());
             resolved = found != null;
-            if (found != null && found.canonicalName().equals(k.canonicalName())) {
+            if (found != null && found.equals(k.canonicalName())) {
                 if (k == c) {
                     return c.simpleName(); // the common case, without making the list of names
                 }
@@ -373,20 +409,19 @@ final class SourceEmitter {
         return c.canonicalName();
     }
 
-    private ClassName resolve(String simpleName) {
+    /** The canonical name of the class {@code simpleName} means here, or null. */
+    private String resolve(String simpleName) {
         for (int i = scopes.size() - 1; i >= 0; i--) {
-            if (scopes.get(i).nested().contains(simpleName)) {
-                ClassName c = ClassName.get(packageName, scopes.get(0).name());
-                for (int j = 1; j <= i; j++) {
-                    c = c.nestedClass(scopes.get(j).name());
-                }
-                return c.nestedClass(simpleName);
+            String nested = scopes.get(i).nested().get(simpleName);
+            if (nested != null) {
+                return nested;
             }
         }
         if (!scopes.isEmpty() && scopes.get(0).name().equals(simpleName)) {
-            return ClassName.get(packageName, simpleName);
+            return scopes.get(0).canonicalName();
         }
-        return imported.get(simpleName);
+        ClassName c = imported.get(simpleName);
+        return c == null ? null : c.canonicalName();
     }
 
     @SuppressWarnings("unchecked")
@@ -394,8 +429,11 @@ final class SourceEmitter {
         List<String> parts;
         List<Object> args;
         try {
-            parts = (List<String>) FORMAT_PARTS.invoke(block);
             args = (List<Object>) ARGS.invoke(block);
+            if (collecting && args.isEmpty()) {
+                return; // text and placeholders without arguments name no type
+            }
+            parts = (List<String>) FORMAT_PARTS.invoke(block);
         } catch (Throwable e) {
             throw new IllegalStateException("cannot read a JavaPoet code block", e);
         }
@@ -426,7 +464,7 @@ final class SourceEmitter {
                 default -> throw unsupported("placeholder " + part);
             }
         }
-        if (endLine && !collecting && lastChar != '\n') {
+        if (endLine && !collecting && (out.isEmpty() || out.charAt(out.length() - 1) != '\n')) {
             text("\n");
         }
     }
@@ -496,29 +534,10 @@ final class SourceEmitter {
         if (collecting) {
             return;
         }
-        int start = 0;
         int length = s.length();
-        boolean first = true;
-        while (start <= length) {
-            int end = start;
-            while (end < length && !isLineBreak(s.charAt(end))) {
-                end++;
-            }
-            if (!first) {
-                if ((javadoc || comment) && lineStart) {
-                    indentation();
-                    append(javadoc ? " *" : "//");
-                }
-                newline();
-                lineStart = true;
-                if (statementLine != -1) {
-                    if (statementLine == 0) {
-                        indentLevel += 2;
-                    }
-                    statementLine++;
-                }
-            }
-            first = false;
+        int start = 0;
+        while (true) {
+            int end = nextLineBreak(s, start);
             if (end > start) {
                 if (lineStart) {
                     indentation();
@@ -528,27 +547,60 @@ final class SourceEmitter {
                         append("// ");
                     }
                 }
+                // most pieces hold no line break: appended whole, no substring
                 append(start == 0 && end == length ? s : s.substring(start, end));
                 lineStart = false;
             }
             if (end == length) {
-                break;
+                return;
             }
             // \r\n is one line break
             start = s.charAt(end) == '\r' && end + 1 < length && s.charAt(end + 1) == '\n' ? end + 2 : end + 1;
+            breakLine();
         }
     }
 
-    /** The line terminators of {@code \R} in a regular expression ({@code \r\n} is handled by the caller). */
-    private static boolean isLineBreak(char c) {
-        return c == '\n' || c == '\r' || c == '\u000B' || c == '\f' || c == '\u0085' || c == '\u2028'
-                || c == '\u2029';
+    /**
+     * The index of the first line terminator of {@code \R} in a regular expression ({@code \n}, {@code \u000B},
+     * {@code \f}, {@code \r}, {@code \u0085}, {@code \u2028}, {@code \u2029}) in {@code s} from {@code from}, else
+     * its length; ordinary characters, between {@code \r} and {@code \u0085}, take two comparisons.
+     */
+    private static int nextLineBreak(String s, int from) {
+        int length = s.length();
+        for (int i = from; i < length; i++) {
+            char c = s.charAt(i);
+            if (c <= '\r' ? c >= '\n' : c >= '\u0085' && (c == '\u0085' || c == '\u2028' || c == '\u2029')) {
+                return i;
+            }
+        }
+        return length;
+    }
+
+    /** A line break in the text: the prefix of an empty Javadoc or comment line, and a statement's indentation. */
+    private void breakLine() {
+        if ((javadoc || comment) && lineStart) {
+            indentation();
+            append(javadoc ? " *" : "//");
+        }
+        newline();
+        lineStart = true;
+        if (statementLine != -1) {
+            if (statementLine == 0) {
+                indentLevel += 2;
+            }
+            statementLine++;
+        }
     }
 
     private void indentation() {
-        for (int i = 0; i < indentLevel; i++) {
-            append(INDENT);
+        if (indentLevel > 0) {
+            append(indent(indentLevel));
         }
+    }
+
+    /** {@code level} indents, one string (made once for the usual levels) rather than one append each. */
+    private static String indent(int level) {
+        return level < INDENTS.length ? INDENTS[level] : INDENT.repeat(level);
     }
 
     /** A space, or a line break when the text up to the next wrapping point would pass the column limit. */
@@ -586,9 +638,6 @@ final class SourceEmitter {
             flushPending(true);
         }
         out.append(s);
-        if (!s.isEmpty()) {
-            lastChar = s.charAt(s.length() - 1);
-        }
         column += s.length();
     }
 
@@ -596,7 +645,6 @@ final class SourceEmitter {
     private void newline() {
         flushPending(column > COLUMN_LIMIT);
         out.append('\n');
-        lastChar = '\n';
         column = 0;
     }
 
@@ -606,19 +654,13 @@ final class SourceEmitter {
             return;
         }
         if (wrap) {
-            out.append('\n');
-            for (int i = 0; i < wrapIndentLevel; i++) {
-                out.append(INDENT);
-            }
-            lastChar = wrapIndentLevel > 0 ? ' ' : '\n';
+            out.append('\n').append(indent(wrapIndentLevel));
             column = wrapIndentLevel * INDENT.length() + pendingText.length();
         } else if (pending == Pending.SPACE) {
             out.append(' ');
-            lastChar = ' ';
         }
         if (pendingText.length() > 0) {
             out.append(pendingText);
-            lastChar = pendingText.charAt(pendingText.length() - 1);
             pendingText.setLength(0);
         }
         wrapIndentLevel = -1;
