@@ -136,8 +136,8 @@ public final class ProcessorBenchmark {
         System.out.printf("median without processor: %d ms%n", medianWithout / 1_000_000);
         System.out.println("| processor | with | interfaces + generated, no processor | with - that "
                 + "| inside the processor | with / without | with / (interfaces + generated) "
-                + "| the same, median of the rounds' own ratios |");
-        System.out.println("|---|---|---|---|---|---|---|---|");
+                + "| the same, median of the rounds' own ratios | their p25–p75 |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|");
         for (int p = 0; p < processors.size(); p++) {
             long medianWith = median(with[p]);
             long medianGenerated = median(generatedWithout[p]);
@@ -146,10 +146,14 @@ public final class ProcessorBenchmark {
             for (int r = 0; r < rounds; r++) {
                 roundRatios[r] = with[p][r] * 1000 / generatedWithout[p][r];
             }
-            System.out.printf("| %s | %d ms | %d ms | %d ms | %d ms | %.2f | %.2f | %.2f |%n", processors.get(p).name(),
-                    medianWith / 1_000_000, medianGenerated / 1_000_000, (medianWith - medianGenerated) / 1_000_000,
-                    median(inside[p]) / 1_000_000, (double) medianWith / medianWithout,
-                    (double) medianWith / medianGenerated, median(roundRatios) / 1000.0);
+            long[] sortedRatios = roundRatios.clone();
+            Arrays.sort(sortedRatios);
+            System.out.printf("| %s | %d ms | %d ms | %d ms | %d ms | %.2f | %.2f | %.2f | %.2f–%.2f |%n",
+                    processors.get(p).name(), medianWith / 1_000_000, medianGenerated / 1_000_000,
+                    (medianWith - medianGenerated) / 1_000_000, median(inside[p]) / 1_000_000,
+                    (double) medianWith / medianWithout, (double) medianWith / medianGenerated,
+                    median(roundRatios) / 1000.0, sortedRatios[rounds / 4] / 1000.0,
+                    sortedRatios[(3 * rounds) / 4] / 1000.0);
         }
         int floor = processors.size() - 2;
         for (int p = 0; p < floor; p++) {
