@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -350,17 +351,13 @@ final class SourceEmitter {
         }
     }
 
-    /** In the enum's order, as JavaPoet writes them; a bit set of ordinals, not a copy of the set. */
+    /** In the enum's order, as JavaPoet writes them. */
     private void modifiers(Set<Modifier> modifiers) {
-        if (collecting) {
+        if (collecting || modifiers.isEmpty()) {
             return;
         }
-        long ordinals = 0;
-        for (Modifier m : modifiers) {
-            ordinals |= 1L << m.ordinal();
-        }
-        for (; ordinals != 0; ordinals &= ordinals - 1) {
-            text(KEYWORDS[Long.numberOfTrailingZeros(ordinals)]);
+        for (Modifier m : EnumSet.copyOf(modifiers)) {
+            text(KEYWORDS[m.ordinal()]);
             text(" ");
         }
     }
