@@ -122,6 +122,46 @@ class SourceEmitterTest {
         assertSameAsJavaPoet(type);
     }
 
+    /** A class with a Javadoc linking {@code linked} and a field of each type in {@code fields}, in order. */
+    private static TypeSpec linkingAndHolding(ClassName linked, TypeName... fields) {
+        TypeSpec.Builder type = TypeSpec.classBuilder(ClassName.get(PACKAGE, "Holder")).addModifiers(Modifier.FINAL)
+                .addJavadoc("See {@link $T}.\n", linked);
+        for (int i = 0; i < fields.length; i++) {
+            type.addField(fields[i], "field" + i, Modifier.PRIVATE);
+        }
+        return type.build();
+    }
+
+    private static void assertOneWalk(boolean expected, TypeSpec type) {
+        assertSameAsJavaPoet(type);
+        assertEquals(expected, SourceEmitter.inOneWalk(PACKAGE, CodeBlock.of(""), type) != null,
+                expected ? "written in a single walk" : "a single walk's assumption should not hold");
+    }
+
+    @Test
+    void aJavadocLinkBeforeTheImportIsShortInOneWalk() {
+        assertOneWalk(true, linkingAndHolding(STREAM, STREAM, COMMUNICATOR));
+    }
+
+    @Test
+    void aJavadocLinkImportsItsClassAsJavaPoetDoes() {
+        assertOneWalk(true, linkingAndHolding(STREAM, COMMUNICATOR));
+    }
+
+    @Test
+    void aClassOfThisPackageTakingAnImportedNameTakesTwoWalks() {
+        assertOneWalk(false, linkingAndHolding(SAME_PACKAGE, ClassName.get("other.pkg", "Pipeline"), SAME_PACKAGE));
+    }
+
+    @Test
+    void anAlwaysQualifiedNestedClassWhoseOuterIsImportedLaterTakesTwoWalks() {
+        TypeSpec type = TypeSpec.classBuilder("Holder").addModifiers(Modifier.FINAL).alwaysQualify("Stats")
+                .addField(STATS, "stats", Modifier.PRIVATE)
+                .addField(STATS.enclosingClassName(), "cache", Modifier.PRIVATE)
+                .build();
+        assertOneWalk(false, type);
+    }
+
     @Test
     void whatTheWriterDoesNotMakeIsRefused() {
         TypeSpec anInterface = TypeSpec.interfaceBuilder("Api").build();
