@@ -68,10 +68,10 @@ final class Generation {
         this.type = TypeSpec.classBuilder(className)
                 .addOriginatingElement(model.type())
                 .addModifiers(Modifier.FINAL)
+                // member types of the interface are inherited: JavaPoet qualifies ours where a nested `Stream` of
+                // the interface (or of those it extends) would capture the name
                 .addSuperinterface(model.type().asType())
-                .addSuperinterface(Pipeline.class)
-                // member types of the interface are inherited: a nested `Stream` must not capture ours
-                .avoidClashesWithNestedClasses(model.type());
+                .addSuperinterface(Pipeline.class);
         if (model.type().getModifiers().contains(Modifier.PUBLIC)) {
             type.addModifiers(Modifier.PUBLIC);
         }
