@@ -31,12 +31,8 @@ import com.palantir.javapoet.TypeSpec;
  * Writes a generated class's JavaPoet specs as source text, the same text as JavaPoet's {@code JavaFile} (imports
  * sorted, java.lang not imported, 4-space indent, wrapped at column 100), but in one text pass: JavaPoet emits the
  * whole file twice, the first time only to learn what to import, and splits every token on line breaks with a
- * regular expression; that was about 40 % of the processor's time. Here the text is written once into a
- * {@link StringBuilder}, handed to the Filer in one write, and the imports are learnt while writing: a class is
- * imported where it is first named, as JavaPoet decides too. What a single walk cannot know when it names a class,
- * that a class of this package takes the same simple name later or that an always-qualified nested class's outer
- * class is imported later, it checks at the end; where either happened, which the generated classes do not meet, a
- * first walk looks the type names up (no text) and a second writes.
+ * regular expression; that was about 40 % of the processor's time. Here a first walk only looks the type names up
+ * (no text), then the text is written once into a {@link StringBuilder}, handed to the Filer in one write.
  *
  * <p>Covers what the writer builds: classes (nested too) without initializer blocks, fields, constructors and
  * methods, annotations with at most a {@code value}, code blocks; anything else is an internal error, not a silent
@@ -85,26 +81,13 @@ final class SourceEmitter {
 
     private enum Pending { SPACE, NOTHING }
 
-    /** How a walk over the specs learns the imports. */
-    private enum Walk {
-        /** Only looks the type names up, to learn the imports; writes no text. */
-        IMPORTS_ONLY,
-        /** Writes the text, the imports known from a walk before. */
-        IMPORTS_KNOWN,
-        /** Writes the text and imports each class where first named; checked afterwards by {@link #assumedWrongly}. */
-        IMPORTS_AS_FOUND
-    }
-
     private final String packageName;
     private final Set<String> alwaysQualify;
-    private final Walk walk;
-    /** True in the walk that writes no text. */
+    /** True in the first walk: only type names are looked up, to learn the imports; no text. */
     private final boolean collecting;
     private final Map<String, ClassName> imported;
     private final Map<String, ClassName> importable = new LinkedHashMap<>();
     private final Set<String> samePackageNames = new HashSet<>();
-    /** Classes a single walk qualified, their simple name not imported yet: they must not be imported later. */
-    private final List<ClassName> assumedNotImported = new ArrayList<>();
     private final List<Scope> scopes = new ArrayList<>();
 
     private final StringBuilder out;
@@ -121,18 +104,13 @@ final class SourceEmitter {
     /** The line of the statement being written (continuation lines are indented twice), -1 outside one. */
     private int statementLine = -1;
 
-    /** {@code imported}: the imports a walk before learnt, for {@link Walk#IMPORTS_KNOWN}. */
-    private SourceEmitter(String packageName, Set<String> alwaysQualify, Walk walk, Map<String, ClassName> imported) {
+    private SourceEmitter(String packageName, Set<String> alwaysQualify, Map<String, ClassName> imported,
+            StringBuilder out) {
         this.packageName = packageName;
         this.alwaysQualify = alwaysQualify;
-        this.walk = walk;
-        this.collecting = walk == Walk.IMPORTS_ONLY;
-        this.imported = switch (walk) {
-            case IMPORTS_ONLY -> Map.of();
-            case IMPORTS_KNOWN -> imported;
-            case IMPORTS_AS_FOUND -> importable;
-        };
-        this.out = collecting ? null : new StringBuilder(16384);
+        this.collecting = out == null;
+        this.imported = imported;
+        this.out = out;
     }
 
     /** The source file of {@code type} in {@code packageName}, headed by {@code fileComment}. */
@@ -141,56 +119,16 @@ final class SourceEmitter {
             return JavaFile.builder(packageName, type).addFileComment("$L", fileComment).indent(INDENT)
                     .skipJavaLangImports(true).build().toString();
         }
-        String text = inOneWalk(packageName, fileComment, type);
-        return text != null ? text : inTwoWalks(packageName, fileComment, type);
-    }
-
-    /** The source file in a single walk, or null where one of its assumptions did not hold. */
-    static String inOneWalk(String packageName, CodeBlock fileComment, TypeSpec type) {
-        SourceEmitter single = new SourceEmitter(packageName, alwaysQualified(type), Walk.IMPORTS_AS_FOUND, null);
-        single.file(fileComment, type);
-        return single.assumedWrongly() ? null : single.finished();
-    }
-
-    private static String inTwoWalks(String packageName, CodeBlock fileComment, TypeSpec type) {
-        Set<String> alwaysQualify = alwaysQualified(type);
-        SourceEmitter collector = new SourceEmitter(packageName, alwaysQualify, Walk.IMPORTS_ONLY, null);
+        Set<String> alwaysQualify = new HashSet<>();
+        alwaysQualified(type, alwaysQualify);
+        SourceEmitter collector = new SourceEmitter(packageName, alwaysQualify, Map.of(), null);
         collector.file(fileComment, type);
         Map<String, ClassName> imports = new LinkedHashMap<>(collector.importable);
         imports.keySet().removeAll(collector.samePackageNames);
-        SourceEmitter writer = new SourceEmitter(packageName, alwaysQualify, Walk.IMPORTS_KNOWN, imports);
+        SourceEmitter writer = new SourceEmitter(packageName, alwaysQualify, imports, new StringBuilder(16384));
         writer.file(fileComment, type);
-        return writer.finished();
-    }
-
-    /** The text written, its last held-back text included. */
-    private String finished() {
-        flushPending(false);
-        return out.toString();
-    }
-
-    /**
-     * Whether a single walk named a class otherwise than JavaPoet would have, knowing the whole file's imports: a
-     * class of this package took the simple name of an import, or a class it qualified was imported later.
-     */
-    private boolean assumedWrongly() {
-        for (String name : samePackageNames) {
-            if (importable.containsKey(name)) {
-                return true;
-            }
-        }
-        for (ClassName top : assumedNotImported) {
-            if (top.equals(importable.get(top.simpleName()))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static Set<String> alwaysQualified(TypeSpec type) {
-        Set<String> names = new HashSet<>();
-        alwaysQualified(type, names);
-        return names;
+        writer.flushPending(false);
+        return writer.out.toString();
     }
 
     private static void alwaysQualified(TypeSpec type, Set<String> names) {
@@ -212,26 +150,20 @@ final class SourceEmitter {
             text(";\n");
             text("\n");
         }
-        // at column 0 both before and after them: a single walk inserts them here once it knows them
-        int importsAt = collecting ? 0 : out.length();
-        if (walk == Walk.IMPORTS_KNOWN) {
-            out.append(importLines());
+        int count = 0;
+        for (ClassName c : new TreeSet<>(imported.values())) {
+            if (c.packageName().equals("java.lang") && !alwaysQualify.contains(c.simpleName())) {
+                continue;
+            }
+            text("import ");
+            text(c.canonicalName());
+            text(";\n");
+            count++;
+        }
+        if (count > 0) {
+            text("\n");
         }
         type(type);
-        if (walk == Walk.IMPORTS_AS_FOUND) {
-            out.insert(importsAt, importLines());
-        }
-    }
-
-    /** The import declarations, sorted, then a blank line; none for java.lang. */
-    private String importLines() {
-        StringBuilder lines = new StringBuilder();
-        for (ClassName c : new TreeSet<>(imported.values())) {
-            if (!c.packageName().equals("java.lang") || alwaysQualify.contains(c.simpleName())) {
-                lines.append("import ").append(c.canonicalName()).append(";\n");
-            }
-        }
-        return lines.isEmpty() ? "" : lines.append('\n').toString();
     }
 
     private void type(TypeSpec type) {
@@ -318,7 +250,7 @@ final class SourceEmitter {
     }
 
     private void method(MethodSpec m, String enclosingName) {
-        if (walk != Walk.IMPORTS_KNOWN) { // checked once: the second walk writes the same specs
+        if (collecting) { // checked once: the second walk writes the same specs
             checkSupported(m);
         }
         javadoc(m.javadoc());
@@ -467,19 +399,12 @@ final class SourceEmitter {
             samePackageNames.add(c.topLevelClassName().simpleName());
             return String.join(".", c.simpleNames());
         }
-        if (c.packageName().isEmpty()) {
-            return c.canonicalName();
-        }
-        ClassName top = c.topLevelClassName();
-        if (alwaysQualify.contains(c.simpleName())) {
-            if (walk == Walk.IMPORTS_AS_FOUND) {
-                assumedNotImported.add(top); // its outer class is imported nowhere else, or it would be short
-            }
-            return c.canonicalName();
-        }
         // a Javadoc link imports its class too, as JavaPoet's does; the first class of a simple name takes it
-        importable.putIfAbsent(top.simpleName(), top);
-        return walk == Walk.IMPORTS_AS_FOUND ? String.join(".", c.simpleNames()) : c.canonicalName();
+        if (!c.packageName().isEmpty() && !alwaysQualify.contains(c.simpleName())) {
+            ClassName top = c.topLevelClassName();
+            importable.putIfAbsent(top.simpleName(), top);
+        }
+        return c.canonicalName();
     }
 
     /** The canonical name of the class {@code simpleName} means here, or null. */
