@@ -44,7 +44,8 @@ import javax.tools.ToolProvider;
  *
  * <p>{@code -Dbench.baseline=CLASSPATH} (another build's processor classes, with the JavaPoet jar and runtime classes
  * it was built with) adds the same figures for that processor, interleaved in the same rounds: a before/after table
- * from one run, on one load. Its generated code is compiled with that class path first, against the runtime it calls.
+ * from one run, on one load, and the difference of the two processors' time inside their calls round by round (its
+ * median and p25–p75). Its generated code is compiled with that class path first, against the runtime it calls.
  *
  * <pre>
  * mvn -B -q -pl processor -am test-compile dependency:build-classpath -Dmdep.outputFile=target/bench.cp \
@@ -167,6 +168,19 @@ public final class ProcessorBenchmark {
             System.out.printf("%s: its own part, less the floor's in the same round (medians): inside the processor "
                     + "%d ms, with processor %d ms%n", processors.get(p).name(), median(ownInside) / 1_000_000,
                     median(ownWith) / 1_000_000);
+        }
+        if (baseline != null) {
+            // two processors' compilations in a round run back to back: their difference carries less drift
+            long[] paired = new long[rounds];
+            int lower = 0;
+            for (int r = 0; r < rounds; r++) {
+                paired[r] = inside[0][r] - inside[1][r];
+                lower += paired[r] < 0 ? 1 : 0;
+            }
+            Arrays.sort(paired);
+            System.out.printf("current - baseline, inside the processor, per round: median %d ms (p25–p75 %d to %d "
+                    + "ms), current lower in %d of %d rounds%n", median(paired) / 1_000_000,
+                    paired[rounds / 4] / 1_000_000, paired[(3 * rounds) / 4] / 1_000_000, lower, rounds);
         }
         delete(dir);
     }
