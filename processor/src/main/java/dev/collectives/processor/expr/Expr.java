@@ -90,4 +90,12 @@ public sealed interface Expr {
     default boolean isConstant() {
         return !anyName(n -> true);
     }
+
+    /**
+     * Whether it is known at compile time in a pipeline of {@code declaredRanks} ranks (0: undeclared): a literal, or
+     * naming only {@code ranks} where they are declared.
+     */
+    default boolean isKnownWith(int declaredRanks) {
+        return !anyName(n -> n.scope() != Scope.RANKS || declaredRanks == 0);
+    }
 }

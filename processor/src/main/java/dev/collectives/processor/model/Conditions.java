@@ -66,7 +66,7 @@ public final class Conditions {
     /** Literal, or naming only a declared {@code ranks}: what the reader folds and the constant validators check. */
     private boolean known(Expr... operands) {
         for (Expr e : operands) {
-            if (e.anyName(n -> n.scope() != Expr.Scope.RANKS || model.ranks() == 0)) {
+            if (!e.isKnownWith(model.ranks())) {
                 return false;
             }
         }

@@ -303,7 +303,7 @@ public final class ModelReader {
         try {
             Expr e = ExprParser.parse(text, scope);
             target.expressions.put(attribute, e);
-            boolean fixed = !e.anyName(n -> n.scope() != Expr.Scope.RANKS || model.ranks == 0);
+            boolean fixed = e.isKnownWith(model.ranks);
             Long value = fixed ? new Prover(model.ranks).constant(e) : null;
             if (fixed && value == null) {
                 model.problems.add(new ExprProblem(ExprProblem.Kind.EXPRESSION, target.site(twin), twin + " = \""

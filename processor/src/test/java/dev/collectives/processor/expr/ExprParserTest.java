@@ -44,6 +44,19 @@ class ExprParserTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
+            "7 * 6 | 0 | true",
+            "7 * 6 | 4 | true",
+            "1024 / ranks | 4 | true",
+            "1024 / ranks | 0 | false",
+            "elements / ranks | 4 | false",
+            "offset + 1 | 4 | false"})
+    void knownAtCompileTimeWhenLiteralOrNamingOnlyDeclaredRanks(String text, int declaredRanks, boolean known)
+            throws ExprException {
+        assertEquals(known, parse(text).isKnownWith(declaredRanks));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
             "n + | 4 | the expression ends where a number, a name or `(` should follow",
             "(n + 1 | 7 | missing `)`",
             "n + 1) | 6 | unbalanced `)`",
