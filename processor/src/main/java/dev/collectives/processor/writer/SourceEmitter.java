@@ -145,9 +145,7 @@ final class SourceEmitter {
             comment = false;
         }
         if (!packageName.isEmpty()) {
-            text("package ");
-            text(packageName);
-            text(";\n");
+            text("package " + packageName + ";\n");
             text("\n");
         }
         int count = 0;
@@ -155,9 +153,7 @@ final class SourceEmitter {
             if (c.packageName().equals("java.lang") && !alwaysQualify.contains(c.simpleName())) {
                 continue;
             }
-            text("import ");
-            text(c.canonicalName());
-            text(";\n");
+            text("import " + c.canonicalName() + ";\n");
             count++;
         }
         if (count > 0) {
