@@ -148,14 +148,12 @@ public final class ProcessorBenchmark {
             for (int r = 0; r < rounds; r++) {
                 roundRatios[r] = with[p][r] * 1000 / generatedWithout[p][r];
             }
-            long[] sortedRatios = roundRatios.clone();
-            Arrays.sort(sortedRatios);
+            Quartiles ratios = Quartiles.of(roundRatios);
             System.out.printf("| %s | %d ms | %d ms | %d ms | %d ms | %.2f | %.2f | %.2f | %.2f–%.2f |%n",
                     processors.get(p).name(), medianWith / 1_000_000, medianGenerated / 1_000_000,
                     (medianWith - medianGenerated) / 1_000_000, median(inside[p]) / 1_000_000,
                     (double) medianWith / medianWithout, (double) medianWith / medianGenerated,
-                    median(roundRatios) / 1000.0, sortedRatios[rounds / 4] / 1000.0,
-                    sortedRatios[(3 * rounds) / 4] / 1000.0);
+                    ratios.median() / 1000.0, ratios.p25() / 1000.0, ratios.p75() / 1000.0);
         }
         int floor = processors.size() - 2;
         for (int p = 0; p < floor; p++) {
@@ -177,10 +175,10 @@ public final class ProcessorBenchmark {
                 paired[r] = inside[0][r] - inside[1][r];
                 lower += paired[r] < 0 ? 1 : 0;
             }
-            Arrays.sort(paired);
+            Quartiles difference = Quartiles.of(paired);
             System.out.printf("current - baseline, inside the processor, per round: median %d ms (p25–p75 %d to %d "
-                    + "ms), current lower in %d of %d rounds%n", median(paired) / 1_000_000,
-                    paired[rounds / 4] / 1_000_000, paired[(3 * rounds) / 4] / 1_000_000, lower, rounds);
+                    + "ms), current lower in %d of %d rounds%n", difference.median() / 1_000_000,
+                    difference.p25() / 1_000_000, difference.p75() / 1_000_000, lower, rounds);
         }
         delete(dir);
     }
@@ -380,9 +378,17 @@ public final class ProcessorBenchmark {
     }
 
     private static long median(long[] values) {
-        long[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
+        return Quartiles.of(values).median();
+    }
+
+    /** The 25th, 50th and 75th percentiles of some figures (the nearest ranks below). */
+    private record Quartiles(long p25, long median, long p75) {
+        static Quartiles of(long[] values) {
+            long[] sorted = values.clone();
+            Arrays.sort(sorted);
+            int n = sorted.length;
+            return new Quartiles(sorted[n / 4], sorted[n / 2], sorted[(3 * n) / 4]);
+        }
     }
 
     private static void delete(Path root) throws IOException {
