@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.ProcessingEnvironment;
@@ -52,10 +53,20 @@ public final class CollectivesProcessor extends AbstractProcessor {
     /** The processor option giving the address of the rules page. */
     public static final String RULES_URL_OPTION = "collectives.rulesUrl";
 
+    /** The writer of a validated pipeline's class; {@code ProcessorBenchmark} hands over texts to time the rest. */
+    private final Function<PipelineModel, PipelineWriter.Source> writer;
     private SourceOrder sourceOrder;
     private RepeatedAnnotations repeatedAnnotations;
     /** Stateless, so made once for every pipeline of every round. */
     private List<Validator> validators;
+
+    public CollectivesProcessor() {
+        this(new PipelineWriter()::write);
+    }
+
+    CollectivesProcessor(Function<PipelineModel, PipelineWriter.Source> writer) {
+        this.writer = writer;
+    }
 
     @Override
     public synchronized void init(ProcessingEnvironment env) {
@@ -130,7 +141,7 @@ public final class CollectivesProcessor extends AbstractProcessor {
         if (diagnostics.hasErrors() || !Validators.complete(model) || generatedName == null) {
             return;
         }
-        PipelineWriter.Source source = new PipelineWriter().write(model);
+        PipelineWriter.Source source = writer.apply(model);
         try (Writer writer = processingEnv.getFiler().createSourceFile(source.className(), source.pipeline())
                 .openWriter()) {
             writer.write(source.text());

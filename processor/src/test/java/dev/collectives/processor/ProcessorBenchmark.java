@@ -13,10 +13,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -31,6 +33,9 @@ import javax.tools.JavaFileObject;
 import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 
+import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.writer.PipelineWriter;
+
 /**
  * javac time (CPU time of the compiling thread) for 100 pipeline interfaces, without and with the processor, in one
  * run (same JVM, same sources, alternating, after warm-up). "With" includes compiling the 100 generated classes, so a
@@ -39,8 +44,10 @@ import javax.tools.ToolProvider;
  * measured too: that figure does not carry the noise of two whole compilations. A row "floor" is a processor that
  * only writes the same generated files through the Filer: what javac's extra rounds cost by themselves, which no
  * processor generating these files can go below; the last row writes an empty class of each generated name instead,
- * what the rounds cost around these interfaces whatever is generated. Prints each figure, the ratios of medians, and
- * the processor's own part (its figures less the floor's).
+ * what the rounds cost around these interfaces whatever is generated. A row between them is the processor with its
+ * writer replaced by the texts it wrote: all its work but writing, so the difference to it, round by round, is what
+ * the writer costs. Prints each figure, the ratios of medians, and the processor's own part (its figures less the
+ * floor's).
  *
  * <p>{@code -Dbench.baseline=CLASSPATH} (another build's processor classes, with the JavaPoet jar and runtime classes
  * it was built with) adds the same figures for that processor, interleaved in the same rounds: a before/after table
@@ -96,9 +103,14 @@ public final class ProcessorBenchmark {
             withGenerated.add(copyGenerated(sources, dir.resolve("out-with"),
                     dir.resolve("generated-" + processor.name())));
         }
+        int measuredFirst = processors.size();
         // the floor: what javac's extra rounds cost for the same generated files, with no processor work at all
         Map<String, String> currentGenerated = texts(
                 withGenerated.get(0).subList(sources.size(), withGenerated.get(0).size()));
+        // the processor less its writer: reads, validates and claims each name, then hands over the text written above
+        processors.add(new ProcessorUnderTest("current without its writer (hands over the texts it wrote)",
+                () -> new CollectivesProcessor(handingOver(currentGenerated))));
+        withGenerated.add(withGenerated.get(0));
         processors.add(ProcessorUnderTest.replaying("floor (writes the same files, nothing else)", currentGenerated));
         withGenerated.add(withGenerated.get(0));
         // below that: what javac's rounds cost around these interfaces whatever a processor generates, here an empty
@@ -111,8 +123,8 @@ public final class ProcessorBenchmark {
         processors.add(ProcessorUnderTest.replaying("floor, an empty class per pipeline", emptyClasses));
         withGenerated.add(written(sources, emptyClasses, dir.resolve("generated-empty")));
         for (int warmUp = 0; warmUp < warmUps; warmUp++) {
-            for (ProcessorUnderTest floor : processors.subList(processors.size() - 2, processors.size())) {
-                compile(javac, sources, dir, floor);
+            for (ProcessorUnderTest added : processors.subList(measuredFirst, processors.size())) {
+                compile(javac, sources, dir, added);
             }
         }
         long[] without = new long[rounds];
@@ -167,20 +179,26 @@ public final class ProcessorBenchmark {
                     + "%d ms, with processor %d ms%n", processors.get(p).name(), median(ownInside) / 1_000_000,
                     median(ownWith) / 1_000_000);
         }
+        // two processors' compilations in a round run back to back: their difference carries less drift
         if (baseline != null) {
-            // two processors' compilations in a round run back to back: their difference carries less drift
-            long[] paired = new long[rounds];
-            int lower = 0;
-            for (int r = 0; r < rounds; r++) {
-                paired[r] = inside[0][r] - inside[1][r];
-                lower += paired[r] < 0 ? 1 : 0;
-            }
-            Quartiles difference = Quartiles.of(paired);
-            System.out.printf("current - baseline, inside the processor, per round: median %d ms (p25–p75 %d to %d "
-                    + "ms), current lower in %d of %d rounds%n", difference.median() / 1_000_000,
-                    difference.p25() / 1_000_000, difference.p75() / 1_000_000, lower, rounds);
+            printPaired("current - baseline", inside[0], inside[1]);
         }
+        printPaired("current - current without its writer (the writer)", inside[0], inside[measuredFirst]);
         delete(dir);
+    }
+
+    /** The per-round difference {@code a - b} of two processors' time inside their calls: median and p25–p75. */
+    private static void printPaired(String label, long[] a, long[] b) {
+        long[] paired = new long[a.length];
+        int lower = 0;
+        for (int r = 0; r < a.length; r++) {
+            paired[r] = a[r] - b[r];
+            lower += paired[r] < 0 ? 1 : 0;
+        }
+        Quartiles difference = Quartiles.of(paired);
+        System.out.printf("%s, inside the processor, per round: median %d ms (p25–p75 %d to %d ms), lower in %d of "
+                + "%d rounds%n", label, difference.median() / 1_000_000, difference.p25() / 1_000_000,
+                difference.p75() / 1_000_000, lower, a.length);
     }
 
     /**
@@ -258,6 +276,16 @@ public final class ProcessorBenchmark {
             texts.put(pkg + "." + simpleName, text);
         }
         return texts;
+    }
+
+    /** A writer that hands over {@code texts} (by qualified name) in place of writing each class. */
+    private static Function<PipelineModel, PipelineWriter.Source> handingOver(Map<String, String> texts) {
+        Map<String, String> bySimpleName = new HashMap<>();
+        texts.forEach((name, text) -> bySimpleName.put(name.substring(name.lastIndexOf('.') + 1), name));
+        return model -> {
+            String name = bySimpleName.get(PipelineWriter.generatedName(model));
+            return new PipelineWriter.Source(name, texts.get(name), model.type());
+        };
     }
 
     /** The sources plus {@code texts} written as files under {@code dir}. */
