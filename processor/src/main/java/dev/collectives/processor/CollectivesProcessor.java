@@ -53,8 +53,8 @@ public final class CollectivesProcessor extends AbstractProcessor {
     /** The processor option giving the address of the rules page. */
     public static final String RULES_URL_OPTION = "collectives.rulesUrl";
 
-    /** The writer of a validated pipeline's class; {@code ProcessorBenchmark} hands over texts to time the rest. */
-    private final Function<PipelineModel, PipelineWriter.Source> writer;
+    /** Writes a validated pipeline's class; {@code ProcessorBenchmark} hands over texts to time the rest. */
+    private final Function<PipelineModel, PipelineWriter.Source> generator;
     private SourceOrder sourceOrder;
     private RepeatedAnnotations repeatedAnnotations;
     /** Stateless, so made once for every pipeline of every round. */
@@ -64,8 +64,8 @@ public final class CollectivesProcessor extends AbstractProcessor {
         this(new PipelineWriter()::write);
     }
 
-    CollectivesProcessor(Function<PipelineModel, PipelineWriter.Source> writer) {
-        this.writer = writer;
+    CollectivesProcessor(Function<PipelineModel, PipelineWriter.Source> generator) {
+        this.generator = generator;
     }
 
     @Override
@@ -141,7 +141,7 @@ public final class CollectivesProcessor extends AbstractProcessor {
         if (diagnostics.hasErrors() || !Validators.complete(model) || generatedName == null) {
             return;
         }
-        PipelineWriter.Source source = writer.apply(model);
+        PipelineWriter.Source source = generator.apply(model);
         try (Writer writer = processingEnv.getFiler().createSourceFile(source.className(), source.pipeline())
                 .openWriter()) {
             writer.write(source.text());

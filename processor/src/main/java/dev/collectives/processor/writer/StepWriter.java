@@ -20,7 +20,6 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.runtime.CallCheck;
-import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphCache;
 
 /** Capture and steps: each op's arguments (buffer + offset), each step captured into a graph (GRAPH), and the
