@@ -7,10 +7,10 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.examples.mistakes.Mistake;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RankContext;
-import dev.collectives.runtime.Rule;
 
 import org.junit.jupiter.api.Test;
 

@@ -31,9 +31,9 @@ import dev.collectives.processor.model.Unresolved;
 import dev.collectives.processor.validation.Diagnostics;
 import dev.collectives.processor.validation.Tag;
 import dev.collectives.processor.validation.Validator;
-import dev.collectives.runtime.Rule;
 import dev.collectives.processor.validation.Validators;
 import dev.collectives.processor.writer.PipelineWriter;
+import dev.collectives.rules.Rule;
 
 /**
  * Checks each {@code @CollectivePipeline} type against the registration rules and generates its

@@ -11,8 +11,8 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
-import dev.collectives.runtime.PeerPairing;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.PeerPairing;
+import dev.collectives.rules.Rule;
 
 /**
  * The layering of the project's main code: the processor checks declarations with the annotations, the rule

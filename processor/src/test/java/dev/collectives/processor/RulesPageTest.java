@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 import dev.collectives.processor.validation.Tag;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.Rule;
 
 /** docs/rules.md has a section for every rule and DSL tag, under the anchor the messages link to. */
 class RulesPageTest {

@@ -1,5 +1,7 @@
 package dev.collectives.runtime;
 
+import dev.collectives.rules.Rule;
+
 /**
  * Every failure of the runtime and the backends. It carries the rule it enforces ({@link #rule()}, the message
  * then starts with the rule's tag), or the library's result code ({@link #result()}), and the rank it happened

@@ -57,7 +57,7 @@ public interface Communicator extends AutoCloseable {
      * {@code mcclCommWindowRegister}, collective: every rank calls it (R12). Fails with R12 if the memory is
      * not VMM or mcclMemAlloc memory or not 4096-aligned.
      */
-    Window registerWindow(DeviceBuffer buffer, boolean symmetric);
+    RegisteredWindow registerWindow(DeviceBuffer buffer, boolean symmetric);
 
     // ---- collectives -------------------------------------------------------------------------------------
 

@@ -1,5 +1,7 @@
 package dev.collectives.runtime;
 
+import dev.collectives.rules.Rule;
+
 /**
  * A custom allocator (rule R11, {@link Rule#R11_ALLOCATOR}). Annotate the class with
  * {@link dev.collectives.annotation.QualifiedAllocator} and give it a public no-argument constructor; the

@@ -2,6 +2,7 @@ package dev.collectives.runtime;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.rules.Rule;
 
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.CharPointer;

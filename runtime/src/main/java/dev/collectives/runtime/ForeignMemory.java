@@ -3,6 +3,7 @@ package dev.collectives.runtime;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
+import dev.collectives.rules.Rule;
 
 import java.util.Set;
 

@@ -1,5 +1,7 @@
 package dev.collectives.runtime;
 
+import dev.collectives.runtime.internal.PipelineSupport;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;

@@ -2,9 +2,9 @@ package dev.collectives.examples.mistakes;
 
 import dev.collectives.examples.pipelines.CollectiveSeedArena;
 import dev.collectives.examples.pipelines.CollectiveSeedLocalRegistration;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RankContext;
-import dev.collectives.runtime.Rule;
 
 /** Rank 0 binds the guide's example 2 while the other ranks bind its example 3: MCCL would hang in the first op. */
 final class DifferentPipelines implements Mistake {

@@ -2,9 +2,9 @@ package dev.collectives.examples.mistakes;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RankContext;
-import dev.collectives.runtime.Rule;
 
 /**
  * Every rank passes {@link ExternalAllReduce} a slice of its own block, but rank 0's starts at the block's head

@@ -2,9 +2,9 @@ package dev.collectives.examples.mistakes;
 
 import dev.collectives.examples.ClusterSpec;
 import dev.collectives.examples.pipelines.CollectiveLegacyGeneralRegistration;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.RankContext;
-import dev.collectives.runtime.Rule;
 
 import java.util.Optional;
 

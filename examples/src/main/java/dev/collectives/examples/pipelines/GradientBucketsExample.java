@@ -4,7 +4,7 @@ import dev.collectives.examples.Check;
 import dev.collectives.examples.Example;
 import dev.collectives.examples.HostData;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.GraphCache;
+import dev.collectives.runtime.GraphCacheStats;
 import dev.collectives.runtime.RankContext;
 
 /**
@@ -56,10 +56,10 @@ public final class GradientBucketsExample implements Example {
      * Every bucket was captured once, the full ones at bind and the last on the first training step, and every
      * later call was a hit: nothing was evicted.
      */
-    private static Check cache(RankContext rank, ToyModel model, GraphCache.Stats stats) {
+    private static Check cache(RankContext rank, ToyModel model, GraphCacheStats stats) {
         int buckets = model.bucketsInBackwardOrder().size();
         int capturedOnFirstStep = buckets - ToyModel.FULL_BUCKETS;
-        GraphCache.Stats expected = new GraphCache.Stats(buckets, (long) TRAINING_STEPS * buckets
+        GraphCacheStats expected = new GraphCacheStats(buckets, (long) TRAINING_STEPS * buckets
                 - capturedOnFirstStep, 0, buckets, stats.capacity());
         return expected.equals(stats) ? Check.ok("graph cache " + stats)
                 : Check.wrong(rank.rank(), "graph cache of bucket()", expected, stats);

@@ -7,7 +7,7 @@ import dev.collectives.examples.Example;
 import dev.collectives.examples.HostData;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Topology;
-import dev.collectives.runtime.Window;
+import dev.collectives.runtime.RegisteredWindow;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +62,7 @@ public final class SymmetricWindowExample implements Example {
             }
             long[] addresses = new long[rank.size()];
             pipeline.addresses().copyToHost(addresses);
-            Window window = pipeline.sharedWindow();
+            RegisteredWindow window = pipeline.sharedWindow();
             return new RankReport(pipeline.describe(), Check.all(
                     HostData.compare(rank.rank(), "shared", expected, HostData.read(pipeline.shared(), COUNT + 1)),
                     userPointer(rank, window, pipeline.shared().address()),
@@ -70,7 +70,7 @@ public final class SymmetricWindowExample implements Example {
         }
     }
 
-    private static Check userPointer(RankContext rank, Window window, long registered) {
+    private static Check userPointer(RankContext rank, RegisteredWindow window, long registered) {
         OptionalLong user = window.userPointer();
         if (user.isEmpty() || user.getAsLong() != registered) {
             return Check.wrong(rank.rank(), "userPointer()", hex(registered), user);
@@ -78,7 +78,7 @@ public final class SymmetricWindowExample implements Example {
         return Check.ok("userPointer() = " + hex(registered));
     }
 
-    private static Check lsaPointers(RankContext rank, Window window, long[] addresses) {
+    private static Check lsaPointers(RankContext rank, RegisteredWindow window, long[] addresses) {
         Topology topology = rank.comm().topology();
         int first = topology.nodeOf(rank.rank()) * topology.ranksPerNode();
         int teamSize = Math.min(topology.ranksPerNode(), rank.size() - first);

@@ -19,9 +19,9 @@ import dev.collectives.annotation.Dim;
 import dev.collectives.annotation.External;
 import dev.collectives.annotation.Registration;
 import dev.collectives.annotation.View;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Rule;
 
 /**
  * Views into an {@code @External} (R13): the external given at bind holds its declared count and type, checked

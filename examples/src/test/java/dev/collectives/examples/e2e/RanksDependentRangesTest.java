@@ -20,12 +20,12 @@ import dev.collectives.annotation.Recv;
 import dev.collectives.annotation.ReduceScatter;
 import dev.collectives.annotation.Registration;
 import dev.collectives.annotation.Send;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RankContext;
-import dev.collectives.runtime.Rule;
 
 /**
  * Ranges that depend on the communicator's size where {@code ranks} is not declared (R7): an allgather's recv,

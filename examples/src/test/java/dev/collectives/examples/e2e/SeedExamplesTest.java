@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Pipeline;
-import dev.collectives.runtime.Rule;
 import dev.collectives.runtime.Stream;
 
 import org.junit.jupiter.params.ParameterizedTest;

@@ -9,12 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.backend.sim.SimCluster;
 import dev.collectives.backend.sim.SimUsage;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.GraphCache;
+import dev.collectives.runtime.GraphCacheStats;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.RankContext;
-import dev.collectives.runtime.Rule;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -166,12 +166,12 @@ class ShapesTest {
                 // captured: (0, 4) at bind, then (4, 4), (8, 12) evicting (0, 4), and (0, 4) again evicting (8, 12),
                 // which the second (4, 4) had made the least recently used; hits: the first (0, 4), the second
                 // (4, 4), the last (0, 4)
-                assertEquals(new GraphCache.Stats(4, 3, 2, 2, 2), p.bucketGraphs());
+                assertEquals(new GraphCacheStats(4, 3, 2, 2, 2), p.bucketGraphs());
                 assertTrue(p.describe().contains("graph cache of bucket(): 2 of 2 graphs held, 4 captured, 3 hits, "
                         + "2 evicted"), p.describe());
                 // a tuple out of range is refused before it is captured
                 assertRefused(rank, Rule.R7_ARENA, () -> p.bucket(ELEMENTS, 4), new long[] {ELEMENTS, 4});
-                assertEquals(new GraphCache.Stats(4, 3, 2, 2, 2), p.bucketGraphs());
+                assertEquals(new GraphCacheStats(4, 3, 2, 2, 2), p.bucketGraphs());
             });
             assertEquals(2 * ranks, cluster.usage().graphs(), "graphs held while the pipelines are open");
             cluster.run(rank -> pipelines[rank.rank()].close());

@@ -9,10 +9,10 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.backend.sim.SimConfig;
 import dev.collectives.backend.sim.SimForeignMemory;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.LocalCluster;
-import dev.collectives.runtime.Rule;
 
 import org.junit.jupiter.api.Test;
 

@@ -4,7 +4,7 @@ import java.util.List;
 
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.expr.Verdict;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.Rule;
 
 /**
  * A rule's condition on expressions that are not all known at compile time: {@code operands[0] <= operands[1]}

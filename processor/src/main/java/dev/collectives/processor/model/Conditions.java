@@ -9,7 +9,7 @@ import javax.lang.model.element.VariableElement;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.expr.Prover;
 import dev.collectives.processor.expr.Verdict;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.Rule;
 
 /**
  * The conditions R7 and R13 put on a pipeline's sizes and offsets where an expression is not known at compile time

@@ -5,7 +5,7 @@ import javax.tools.Diagnostic;
 
 import dev.collectives.processor.model.RepeatedAnnotations;
 import dev.collectives.processor.model.Site;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.Rule;
 
 /**
  * Reports to javac: each message starts with its tag and ends with a pointer to the section of the rules page that

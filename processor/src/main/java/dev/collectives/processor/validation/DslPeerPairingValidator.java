@@ -10,7 +10,7 @@ import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpKind;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.runtime.PeerPairing;
+import dev.collectives.rules.PeerPairing;
 
 /**
  * [DSL step]: with {@code ranks} declared, the sends and receives of each step pair up across ranks

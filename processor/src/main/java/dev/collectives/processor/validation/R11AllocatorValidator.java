@@ -23,7 +23,7 @@ import dev.collectives.annotation.HandleType;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.Site;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.Rule;
 
 /**
  * R11 ALLOCATOR at compile time: a CUSTOM allocator is a concrete DeviceAllocator class or record the generated code

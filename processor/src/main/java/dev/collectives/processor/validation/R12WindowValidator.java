@@ -5,7 +5,7 @@ import java.util.Optional;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.PipelineModel;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.Rule;
 
 /**
  * R12 WINDOW at compile time: windows need VMM or mcclMemAlloc memory (not legacy musaMalloc), and a head aligned

@@ -7,7 +7,7 @@ import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.Rule;
 
 /**
  * R13 TYPES: counts are positive, byte sizes fit in a long, views of an {@code @External} stay within its declared

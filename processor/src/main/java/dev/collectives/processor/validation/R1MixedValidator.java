@@ -7,7 +7,7 @@ import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.Rule;
 
 /**
  * R1 MIXED within a pipeline: the send and recv of an op are both registered or both not (LOCAL honours

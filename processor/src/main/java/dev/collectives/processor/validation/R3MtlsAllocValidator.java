@@ -6,7 +6,7 @@ import javax.lang.model.util.Elements;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.PipelineModel;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.Rule;
 
 /**
  * R3 MTLS-ALLOC: MTLink SHARP registration needs memory from mcclMemAlloc (MEM_ALLOC), the qualified VMM allocator

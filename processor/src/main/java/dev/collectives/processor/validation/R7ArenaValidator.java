@@ -8,7 +8,7 @@ import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpKind;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.Rule;
 
 /**
  * R7 ARENA: views lie inside the block or view they are carved from, at offsets aligned to their element size; ops

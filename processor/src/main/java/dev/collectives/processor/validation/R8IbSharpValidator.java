@@ -3,7 +3,7 @@ package dev.collectives.processor.validation;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.Rule;
 
 /**
  * R8 IB-SHARP at compile time: IB SHARP serves allreduce, reducescatter and allgather; other ops of an IB SHARP

@@ -3,7 +3,7 @@ package dev.collectives.processor.validation;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.PipelineModel;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.Rule;
 
 /**
  * R9 LEGACY at compile time: registering legacy (musaMalloc) memory needs the explicit opt-in

@@ -2,8 +2,8 @@ package dev.collectives.processor.validation;
 
 import java.util.Locale;
 
-import dev.collectives.runtime.PeerPairing;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.PeerPairing;
+import dev.collectives.rules.Rule;
 
 /**
  * The prefix of a diagnostic and the section of docs/rules.md explaining it: a registration rule ("[R7 ARENA]",

@@ -12,9 +12,7 @@ import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpKind;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.runtime.Fingerprint;
-import dev.collectives.runtime.LegacyRegistrationRule;
-import dev.collectives.runtime.PeerPairing;
+import dev.collectives.rules.PeerPairing;
 
 /** Agreement and checks at bind: the externals' shapes, the fingerprint every rank exchanges (R1, R2, R14), and the
  * rules only bind can check (ranks, R8, R3, R9). */
@@ -174,11 +172,11 @@ final class CheckWriter extends GenerationPart {
      */
     void checkLegacy(BufferDecl b) {
         if (b.kind() == BufferDecl.Kind.BUFFER && b.allocator() == Allocator.LEGACY) {
-            open.addStatement("$T.check($N, $N, $N + $S)", LegacyRegistrationRule.class, name("comm"), name(b),
+            open.addStatement("$T.check($N, $N, $N + $S)", LEGACY_REGISTRATION_RULE, name("comm"), name(b),
                     name("PIPELINE"), ": `" + b.name() + "`");
         } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
             boolean allowed = model.allowLegacyRegistration() || model.legacyServedByIbSharp(b);
-            open.addStatement("$T.$L($N, $N, $N + $S)", LegacyRegistrationRule.class,
+            open.addStatement("$T.$L($N, $N, $N + $S)", LEGACY_REGISTRATION_RULE,
                     allowed ? "check" : "checkWithoutOptIn", name("comm"), name(b), name("PIPELINE"),
                     ": external buffer `" + b.name() + "`");
         }

@@ -18,7 +18,6 @@ import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.runtime.Window;
 
 /** {@code describe()}, each op's row with its registration path, and {@code close()}, which releases in reverse. */
 final class DescribeWriter extends GenerationPart {

@@ -23,8 +23,6 @@ import dev.collectives.processor.model.Conditions;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
-import dev.collectives.runtime.Pipeline;
-import dev.collectives.runtime.PipelineSupport;
 
 /**
  * What the parts of one generation share: the model, the class being built, the body of its {@code open()} (the
@@ -71,7 +69,7 @@ final class Generation {
                 // member types of the interface are inherited: JavaPoet qualifies ours where a nested `Stream` of
                 // the interface (or of those it extends) would capture the name
                 .addSuperinterface(model.type().asType())
-                .addSuperinterface(Pipeline.class);
+                .addSuperinterface(GenerationPart.PIPELINE);
         if (model.type().getModifiers().contains(Modifier.PUBLIC)) {
             type.addModifiers(Modifier.PUBLIC);
         }

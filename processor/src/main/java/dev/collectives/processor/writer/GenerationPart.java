@@ -15,29 +15,32 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
-import dev.collectives.runtime.Communicator;
-import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Fingerprint;
-import dev.collectives.runtime.Graph;
-import dev.collectives.runtime.GraphExec;
-import dev.collectives.runtime.PipelineSupport;
-import dev.collectives.runtime.Rule;
-import dev.collectives.runtime.Stream;
+import dev.collectives.rules.Rule;
 
 /** A part of the writer: one concern of the generated class, written into the {@link Generation} it shares. */
 abstract class GenerationPart {
     // made once: JavaPoet turns a Class argument into a ClassName anew at every use, and these are used per op
     static final ClassName DATA_TYPE = ClassName.get(DataType.class);
     static final ClassName PEER = ClassName.get(Peer.class);
-    static final ClassName DEVICE_BUFFER = ClassName.get(DeviceBuffer.class);
     static final ClassName RULE = ClassName.get(Rule.class);
-    static final ClassName SUPPORT = ClassName.get(PipelineSupport.class);
-    static final ClassName COMMUNICATOR = ClassName.get(Communicator.class);
-    static final ClassName STREAM = ClassName.get(Stream.class);
-    static final ClassName FINGERPRINT = ClassName.get(Fingerprint.class);
-    static final ClassName GRAPH = ClassName.get(Graph.class);
-    static final ClassName GRAPH_EXEC = ClassName.get(GraphExec.class);
     static final ClassName STRING = ClassName.get(String.class);
+    // The runtime's types are named, not loaded: the processor runs without the runtime on its path.
+    private static final String RUNTIME = "dev.collectives.runtime";
+    private static final String INTERNAL = RUNTIME + ".internal";
+    static final ClassName PIPELINE = ClassName.get(RUNTIME, "Pipeline");
+    static final ClassName COMMUNICATOR = ClassName.get(RUNTIME, "Communicator");
+    static final ClassName STREAM = ClassName.get(RUNTIME, "Stream");
+    static final ClassName DEVICE_BUFFER = ClassName.get(RUNTIME, "DeviceBuffer");
+    static final ClassName REGISTRATION_HANDLE = ClassName.get(RUNTIME, "RegistrationHandle");
+    static final ClassName REGISTERED_WINDOW = ClassName.get(RUNTIME, "RegisteredWindow");
+    static final ClassName GRAPH = ClassName.get(RUNTIME, "Graph");
+    static final ClassName GRAPH_EXEC = ClassName.get(RUNTIME, "GraphExec");
+    static final ClassName GRAPH_CACHE_STATS = ClassName.get(RUNTIME, "GraphCacheStats");
+    static final ClassName SUPPORT = ClassName.get(INTERNAL, "PipelineSupport");
+    static final ClassName FINGERPRINT = ClassName.get(INTERNAL, "Fingerprint");
+    static final ClassName GRAPH_CACHE = ClassName.get(INTERNAL, "GraphCache");
+    static final ClassName CALL_CHECK = ClassName.get(INTERNAL, "CallCheck");
+    static final ClassName LEGACY_REGISTRATION_RULE = ClassName.get(INTERNAL, "LegacyRegistrationRule");
     /** Every accessor and step overrides: one spec for all of them. */
     static final AnnotationSpec OVERRIDE = AnnotationSpec.builder(Override.class).build();
 

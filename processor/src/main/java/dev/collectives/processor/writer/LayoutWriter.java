@@ -20,8 +20,6 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.BufferDecl;
-import dev.collectives.runtime.RegistrationHandle;
-import dev.collectives.runtime.Window;
 
 /** Layout and binding: allocation of the roots, views laid out in them, the constructor, {@code bind}, registration
  * (LOCAL) and windows, and the buffer accessors. */
@@ -155,7 +153,7 @@ final class LayoutWriter extends GenerationPart {
                 commented = true;
             }
             String field = newName(b.name() + "Registration");
-            type.addField(RegistrationHandle.class, field, Modifier.PRIVATE);
+            type.addField(REGISTRATION_HANDLE, field, Modifier.PRIVATE);
             open.addStatement("$N = $N.register($N)", field, name("comm"), name(b));
             registrations.add(field);
         }
@@ -167,13 +165,13 @@ final class LayoutWriter extends GenerationPart {
                 continue;
             }
             String field = newName(b.name() + "Window");
-            type.addField(Window.class, field, Modifier.PRIVATE);
+            type.addField(REGISTERED_WINDOW, field, Modifier.PRIVATE);
             open.add("// mcclCommWindowRegister(comm, $L, size, &win, $L): collective, every rank (R12)\n", b.name(),
                     b.windowSymmetric() ? "MCCL_WIN_COLL_SYMMETRIC" : "0");
             open.addStatement("$N = $N.registerWindow($N, $L)", field, name("comm"), name(b), b.windowSymmetric());
             windows.add(field);
             windowAccessors.add(MethodSpec.methodBuilder(methods.newName(b.name() + "Window"))
-                    .addModifiers(Modifier.PUBLIC).returns(Window.class)
+                    .addModifiers(Modifier.PUBLIC).returns(REGISTERED_WINDOW)
                     .addJavadoc("The window `$L` is registered as (R10: its helpers may be missing).\n", b.name())
                     .addStatement("return $N", field).build());
         }

@@ -19,8 +19,6 @@ import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.runtime.CallCheck;
-import dev.collectives.runtime.GraphCache;
 
 /** Capture and steps: each op's arguments (buffer + offset), each step captured into a graph (GRAPH), and the
  * step methods, which launch the graph or issue the ops in declaration order. */
@@ -105,10 +103,10 @@ final class StepWriter extends GenerationPart {
     private void cache(StepDecl s, StepNames names) {
         String cache = newName(s.name() + "Graphs");
         names.cache = cache;
-        type.addField(GraphCache.class, cache, Modifier.PRIVATE);
+        type.addField(GRAPH_CACHE, cache, Modifier.PRIVATE);
         open.add("// $L(...): one graph per argument tuple, captured on its first call (R4), at most $L kept; the least "
                         + "recently used is destroyed first (R5)\n", s.name(), model.graphCache())
-                .add("$N = new $T($N, $N, $N, $S, $L, $N -> {\n$>", cache, GraphCache.class, name("comm"),
+                .add("$N = new $T($N, $N, $N, $S, $L, $N -> {\n$>", cache, GRAPH_CACHE, name("comm"),
                         name("stream"), name("PIPELINE"), s.name(), model.graphCache(), names.args);
         for (int i = 0; i < names.parameters.size(); i++) {
             open.addStatement("long $N = $N[$L]", names.parameters.get(i), names.args, i);
@@ -176,7 +174,7 @@ final class StepWriter extends GenerationPart {
                 String arguments = String.join(", ", names.parameters);
                 m.addStatement("$N($L)", names.check, arguments)
                         .addComment("every rank calls the step with the same arguments (R14)")
-                        .addStatement("$T.agree($N, $N, $N, $S, $L)", CallCheck.class, name("comm"), name("stream"),
+                        .addStatement("$T.agree($N, $N, $N, $S, $L)", CALL_CHECK, name("comm"), name("stream"),
                                 name("PIPELINE"), s.name(), arguments);
             }
             if (registration == Registration.GRAPH && names != null) {
@@ -194,7 +192,7 @@ final class StepWriter extends GenerationPart {
                         names.overflow));
                 if (names.cache != null) {
                     type.addMethod(MethodSpec.methodBuilder(methods.newName(s.name() + "Graphs"))
-                            .addModifiers(Modifier.PUBLIC).returns(GraphCache.Stats.class)
+                            .addModifiers(Modifier.PUBLIC).returns(GRAPH_CACHE_STATS)
                             .addJavadoc("Captures, hits and evictions of the graphs of {@code $L}.\n",
                                     s.name() + "(...)")
                             .addStatement("return $N.stats()", names.cache).build());

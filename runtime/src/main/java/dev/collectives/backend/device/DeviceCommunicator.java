@@ -4,7 +4,7 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.runtime.AllocatorRule;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
@@ -12,14 +12,14 @@ import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.ForeignMemory;
-import dev.collectives.runtime.LegacyRegistrationRule;
 import dev.collectives.runtime.QualifiedVmmAllocator;
 import dev.collectives.runtime.RegistrationHandle;
-import dev.collectives.runtime.Rule;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.VirtualMemory;
-import dev.collectives.runtime.Window;
+import dev.collectives.runtime.RegisteredWindow;
+import dev.collectives.runtime.internal.AllocatorRule;
+import dev.collectives.runtime.internal.LegacyRegistrationRule;
 
 import java.util.EnumSet;
 import java.util.Locale;
@@ -262,7 +262,7 @@ public final class DeviceCommunicator implements Communicator {
     }
 
     @Override
-    public Window registerWindow(DeviceBuffer buffer, boolean symmetric) {
+    public RegisteredWindow registerWindow(DeviceBuffer buffer, boolean symmetric) {
         requireOpen();
         NativeMemory memory = nativeMemory(buffer, "registerWindow");
         if (!library.has(NativeLibrary.Slots.WINDOW_REGISTER)) {

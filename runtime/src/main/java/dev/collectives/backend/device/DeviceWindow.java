@@ -1,7 +1,7 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Window;
+import dev.collectives.runtime.RegisteredWindow;
 
 import java.util.OptionalLong;
 
@@ -9,7 +9,7 @@ import java.util.OptionalLong;
  * {@code CommWindowRegister}ed memory (R12). The helpers of R10 are optional symbols: where the library lacks
  * them, or answers with a NULL pointer (a library without symmetric support), they return empty.
  */
-final class DeviceWindow implements Window {
+final class DeviceWindow implements RegisteredWindow {
     private final DeviceCommunicator comm;
     private final DeviceBuffer buffer;
     private final NativeMemory memory;

@@ -2,11 +2,11 @@ package dev.collectives.backend.device;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.HandleType;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.ForeignMemory;
 import dev.collectives.runtime.ForeignMemory.Classification;
 import dev.collectives.runtime.ForeignMemory.Residence;
-import dev.collectives.runtime.Rule;
 
 import org.bytedeco.javacpp.Pointer;
 

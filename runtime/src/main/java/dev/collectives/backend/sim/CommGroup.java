@@ -16,8 +16,8 @@ import java.util.function.BooleanSupplier;
 class CommGroup {
     private final int size;
     private final SimConfig config;
-    private final Map<Long, Rendezvous<Launched>> collectives = new HashMap<>();
-    private final Map<Long, Rendezvous<WindowArrival>> windows = new HashMap<>();
+    private final Map<Long, CallMeeting<Launched>> collectives = new HashMap<>();
+    private final Map<Long, CallMeeting<WindowArrival>> windows = new HashMap<>();
     private final PointToPoint pointToPoint;
     private String abortReason;
 
@@ -47,12 +47,12 @@ class CommGroup {
      * Rank {@code rank}'s part of a collective call: meet the others, check they agree, move the data together.
      */
     void collective(int rank, Launched op) {
-        Rendezvous<Launched> rv;
+        CallMeeting<Launched> rv;
         synchronized (this) {
-            rv = collectives.computeIfAbsent(op.seq(), seq -> new Rendezvous<>(this, collectiveName(seq), size));
+            rv = collectives.computeIfAbsent(op.seq(), seq -> new CallMeeting<>(this, collectiveName(seq), size));
         }
         try {
-            List<Launched> all = rv.arrive(rank, op, ops -> Agreement.check(ops, config.capabilities().mtlinkSharp()));
+            List<Launched> all = rv.arrive(rank, op, ops -> CallAgreement.check(ops, config.capabilities().mtlinkSharp()));
             try {
                 Movement.run(rank, all, rv);
             } catch (RuntimeException | Error e) {
@@ -69,9 +69,9 @@ class CommGroup {
      * meets the other ranks' calls and returns them all, indexed by rank, once they agree (R12).
      */
     List<WindowArrival> windowCall(int rank, long seq, WindowArrival arrival) {
-        Rendezvous<WindowArrival> rv;
+        CallMeeting<WindowArrival> rv;
         synchronized (this) {
-            rv = windows.computeIfAbsent(seq, s -> new Rendezvous<>(this, windowCallName(s), size));
+            rv = windows.computeIfAbsent(seq, s -> new CallMeeting<>(this, windowCallName(s), size));
         }
         try {
             return rv.arrive(rank, arrival, WindowArrival::check);

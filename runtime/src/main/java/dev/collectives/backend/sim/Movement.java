@@ -10,14 +10,14 @@ import java.util.List;
 
 /**
  * The data movement of each collective, run by every rank's stream worker at once on the arrivals of a
- * {@link Rendezvous}: each rank does an equal share (reduces its slice, or copies its block), so that the ranks
+ * {@link CallMeeting}: each rank does an equal share (reduces its slice, or copies its block), so that the ranks
  * work in parallel, and a final barrier keeps every buffer in use until all ranks are done with it.
  */
 final class Movement {
     private Movement() {
     }
 
-    static void run(int rank, List<Launched> all, Rendezvous<Launched> rv) {
+    static void run(int rank, List<Launched> all, CallMeeting<Launched> rv) {
         OpCall mine = all.get(rank).call();
         switch (mine.kind()) {
             case ALL_REDUCE -> allReduce(rank, all);
@@ -80,7 +80,7 @@ final class Movement {
      * Rank r gathers block r of every send buffer into its recv. When some rank runs it in place, every rank first
      * stages its send buffer, so that no rank overwrites a block another still has to read.
      */
-    private static void allToAll(int rank, List<Launched> all, Rendezvous<Launched> rv) {
+    private static void allToAll(int rank, List<Launched> all, CallMeeting<Launched> rv) {
         OpCall mine = all.get(rank).call();
         long blockBytes = mine.count() * mine.type().size();
         long sendBytes = blockBytes * all.size();
@@ -119,7 +119,7 @@ final class Movement {
         if (call.send() == null) {
             return 0;
         }
-        boolean perRank = call.kind() == OpKind.REDUCE_SCATTER || call.kind() == OpKind.ALL_TO_ALL;
+        boolean perRank = call.kind() == CallKind.REDUCE_SCATTER || call.kind() == CallKind.ALL_TO_ALL;
         return call.count() * call.type().size() * (perRank ? ranks : 1);
     }
 

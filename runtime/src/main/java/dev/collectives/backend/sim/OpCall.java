@@ -10,7 +10,7 @@ import dev.collectives.runtime.DeviceBuffer;
  * recv, -1 otherwise. The registration flags say whether each buffer counted as registered when the op was issued
  * (locally registered, or graph-registered under capture); null where the buffer is absent.
  */
-record OpCall(OpKind kind, DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int peer,
+record OpCall(CallKind kind, DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int peer,
               Boolean sendRegistered, Boolean recvRegistered) {
 
     OpCall withRegistration(Boolean sendRegistered, Boolean recvRegistered) {

@@ -1,7 +1,7 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Result;
-import dev.collectives.runtime.Rule;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -22,7 +22,7 @@ final class PointToPoint {
     /** Posts {@code op} (a send or recv of {@code rank}); returns the pair to {@link #await} later. */
     Pair post(int rank, Launched op) {
         OpCall call = op.call();
-        boolean isSend = call.kind() == OpKind.SEND;
+        boolean isSend = call.kind() == CallKind.SEND;
         Key key = keyOf(rank, op);
         Pair pair;
         synchronized (group) {
@@ -80,23 +80,23 @@ final class PointToPoint {
     }
 
     /** R14: a send and its recv must agree on count and type; null when they do. */
-    static Verdict mismatch(Key key, OpCall send, OpCall recv) {
+    static CallVerdict mismatch(Key key, OpCall send, OpCall recv) {
         if (send.count() == recv.count() && send.type() == recv.type()) {
             return null;
         }
-        return Verdict.violation(Rule.R14_SHAPE, key + ": the send is " + send.describe() + " but the recv is "
+        return CallVerdict.violation(Rule.R14_SHAPE, key + ": the send is " + send.describe() + " but the recv is "
                 + recv.describe() + "; count and type must match");
     }
 
     /** The pair's other side was not posted in time: the send ({@code sendMissing}) or the recv. */
-    static Verdict unmatched(Key key, boolean sendMissing, String timeoutText) {
-        return Verdict.error(Result.REMOTE_ERROR, key.toString(), "rank " + (sendMissing ? key.from : key.to)
+    static CallVerdict unmatched(Key key, boolean sendMissing, String timeoutText) {
+        return CallVerdict.error(Result.REMOTE_ERROR, key.toString(), "rank " + (sendMissing ? key.from : key.to)
                 + " posted no matching " + (sendMissing ? "send" : "recv") + " within " + timeoutText);
     }
 
     /** The pair {@code op} of rank {@code rank} belongs to: the {@code index}-th send from {@code from} to {@code to}. */
     static Key keyOf(int rank, Launched op) {
-        return op.call().kind() == OpKind.SEND ? new Key(rank, op.call().peer(), op.seq())
+        return op.call().kind() == CallKind.SEND ? new Key(rank, op.call().peer(), op.seq())
                 : new Key(op.call().peer(), rank, op.seq());
     }
 
@@ -115,7 +115,7 @@ final class PointToPoint {
         private OpCall recv;
         private boolean moving;
         private boolean done;
-        private Verdict verdict;
+        private CallVerdict verdict;
 
         private Pair(Key key, long deadline) {
             this.key = key;

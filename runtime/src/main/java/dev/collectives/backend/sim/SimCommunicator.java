@@ -3,7 +3,7 @@ package dev.collectives.backend.sim;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.runtime.AllocatorRule;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
@@ -11,15 +11,15 @@ import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.ForeignMemory;
-import dev.collectives.runtime.LegacyRegistrationRule;
 import dev.collectives.runtime.QualifiedVmmAllocator;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Result;
-import dev.collectives.runtime.Rule;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.VirtualMemory;
-import dev.collectives.runtime.Window;
+import dev.collectives.runtime.RegisteredWindow;
+import dev.collectives.runtime.internal.AllocatorRule;
+import dev.collectives.runtime.internal.LegacyRegistrationRule;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -240,7 +240,7 @@ public final class SimCommunicator implements Communicator {
     }
 
     @Override
-    public Window registerWindow(DeviceBuffer buffer, boolean symmetric) {
+    public RegisteredWindow registerWindow(DeviceBuffer buffer, boolean symmetric) {
         requireUsable("registerWindow");
         Capabilities capabilities = config.capabilities();
         if (!capabilities.registration() || !capabilities.symmetricWindows()) {
@@ -278,7 +278,7 @@ public final class SimCommunicator implements Communicator {
     @Override
     public void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                           DataType type, ReduceOp op, Stream stream) {
-        OpKind kind = OpKind.ALL_REDUCE;
+        CallKind kind = CallKind.ALL_REDUCE;
         issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), count,
                 from(kind, "recv", recv, recvOffset, type), count, count, type, op, -1, 0));
     }
@@ -286,7 +286,7 @@ public final class SimCommunicator implements Communicator {
     @Override
     public void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
                           DataType type, Stream stream) {
-        OpKind kind = OpKind.ALL_GATHER;
+        CallKind kind = CallKind.ALL_GATHER;
         issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), sendCount,
                 from(kind, "recv", recv, recvOffset, type), perRank(sendCount, type, "allGather"), sendCount, type,
                 null, -1, (long) rank * sendCount));
@@ -295,7 +295,7 @@ public final class SimCommunicator implements Communicator {
     @Override
     public void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
                               DataType type, ReduceOp op, Stream stream) {
-        OpKind kind = OpKind.REDUCE_SCATTER;
+        CallKind kind = CallKind.REDUCE_SCATTER;
         issue(stream, checked(kind, from(kind, "send", send, sendOffset, type),
                 perRank(recvCount, type, "reduceScatter"), from(kind, "recv", recv, recvOffset, type), recvCount,
                 recvCount, type, op, -1, -(long) rank * recvCount));
@@ -305,7 +305,7 @@ public final class SimCommunicator implements Communicator {
     public void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                           DataType type, int root, Stream stream) {
         checkPeer(root, "root");
-        OpKind kind = OpKind.BROADCAST;
+        CallKind kind = CallKind.BROADCAST;
         issue(stream, checked(kind, rank == root ? from(kind, "send", send, sendOffset, type) : null, count,
                 from(kind, "recv", recv, recvOffset, type), count, count, type, null, root, 0));
     }
@@ -314,7 +314,7 @@ public final class SimCommunicator implements Communicator {
     public void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                        DataType type, ReduceOp op, int root, Stream stream) {
         checkPeer(root, "root");
-        OpKind kind = OpKind.REDUCE;
+        CallKind kind = CallKind.REDUCE;
         issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), count,
                 rank == root ? from(kind, "recv", recv, recvOffset, type) : null, count, count, type, op, root, 0));
     }
@@ -323,7 +323,7 @@ public final class SimCommunicator implements Communicator {
     public void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                          DataType type, Stream stream) {
         long total = perRank(count, type, "allToAll");
-        OpKind kind = OpKind.ALL_TO_ALL;
+        CallKind kind = CallKind.ALL_TO_ALL;
         issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), total,
                 from(kind, "recv", recv, recvOffset, type), total, count, type, null, -1, 0));
     }
@@ -331,14 +331,14 @@ public final class SimCommunicator implements Communicator {
     @Override
     public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         checkPeer(peer, "peer");
-        issue(stream, checked(OpKind.SEND, from(OpKind.SEND, "send", buffer, offset, type), count, null, 0, count,
+        issue(stream, checked(CallKind.SEND, from(CallKind.SEND, "send", buffer, offset, type), count, null, 0, count,
                 type, null, peer, 0));
     }
 
     @Override
     public void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         checkPeer(peer, "peer");
-        issue(stream, checked(OpKind.RECV, null, 0, from(OpKind.RECV, "recv", buffer, offset, type), count, count,
+        issue(stream, checked(CallKind.RECV, null, 0, from(CallKind.RECV, "recv", buffer, offset, type), count, count,
                 type, null, peer, 0));
     }
 
@@ -367,7 +367,7 @@ public final class SimCommunicator implements Communicator {
      * Checks an op's arguments: count and reduce op (R13), buffers on this rank's live memory and large enough, and
      * send and recv regions either in place (recv at {@code inPlaceShift} elements from send) or disjoint (R7).
      */
-    private OpCall checked(OpKind kind, DeviceBuffer send, long sendCount, DeviceBuffer recv, long recvCount,
+    private OpCall checked(CallKind kind, DeviceBuffer send, long sendCount, DeviceBuffer recv, long recvCount,
                            long count, DataType type, ReduceOp op, int peer, long inPlaceShift) {
         requireUsable(kind.toString());
         if (count < 0) {
@@ -378,8 +378,8 @@ public final class SimCommunicator implements Communicator {
                     + " (AVG needs a floating-point type)");
         }
         // Only the root's send of a broadcast and the root's recv of a reduce matter.
-        boolean sendRequired = kind != OpKind.RECV && !(kind == OpKind.BROADCAST && rank != peer);
-        boolean recvRequired = kind != OpKind.SEND && !(kind == OpKind.REDUCE && rank != peer);
+        boolean sendRequired = kind != CallKind.RECV && !(kind == CallKind.BROADCAST && rank != peer);
+        boolean recvRequired = kind != CallKind.SEND && !(kind == CallKind.REDUCE && rank != peer);
         requireRoom(kind, "send", send, sendRequired, sendCount, type);
         requireRoom(kind, "recv", recv, recvRequired, recvCount, type);
         if (send != null && recv != null) {
@@ -400,7 +400,7 @@ public final class SimCommunicator implements Communicator {
      * The part of {@code buffer} from {@code offset} elements of {@code type} on (the buffer itself at offset 0), for
      * {@link #checked} to check the op's room in; an offset outside the buffer is refused here.
      */
-    private DeviceBuffer from(OpKind kind, String role, DeviceBuffer buffer, long offset, DataType type) {
+    private DeviceBuffer from(CallKind kind, String role, DeviceBuffer buffer, long offset, DataType type) {
         if (offset == 0 || buffer == null) {
             return buffer;
         }
@@ -412,7 +412,7 @@ public final class SimCommunicator implements Communicator {
         return buffer.view(offset * type.size(), type, elements - offset);
     }
 
-    private void requireRoom(OpKind kind, String role, DeviceBuffer buffer, boolean required, long elements,
+    private void requireRoom(CallKind kind, String role, DeviceBuffer buffer, boolean required, long elements,
                              DataType type) {
         if (buffer == null) {
             if (required) {
@@ -566,7 +566,7 @@ public final class SimCommunicator implements Communicator {
             return collectiveSeq++;
         }
         long[] counters = peerSeqs.computeIfAbsent(call.peer(), p -> new long[2]);
-        return counters[call.kind() == OpKind.SEND ? 0 : 1]++;
+        return counters[call.kind() == CallKind.SEND ? 0 : 1]++;
     }
 
     /** Runs one stream item on the stream's worker: each step posts its sends and recvs, runs its collectives in

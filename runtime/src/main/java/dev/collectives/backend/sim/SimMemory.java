@@ -2,11 +2,11 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.HandleType;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.ForeignMemory;
 import dev.collectives.runtime.Result;
-import dev.collectives.runtime.Rule;
 
 import org.bytedeco.javacpp.Pointer;
 

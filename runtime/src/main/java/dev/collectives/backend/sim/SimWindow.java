@@ -3,13 +3,13 @@ package dev.collectives.backend.sim;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Topology;
-import dev.collectives.runtime.Window;
+import dev.collectives.runtime.RegisteredWindow;
 
 import java.util.List;
 import java.util.OptionalLong;
 
 /** A registered window. It knows every rank's window, so that LSA pointers can point into peers' memory. */
-final class SimWindow implements Window {
+final class SimWindow implements RegisteredWindow {
     private final SimCommunicator comm;
     private final DeviceBuffer buffer;
     private final boolean symmetric;

@@ -1,7 +1,7 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Rule;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,9 +11,9 @@ import java.util.function.Function;
 record WindowArrival(boolean register, DeviceBuffer buffer, boolean symmetric) {
     static final long ALIGNMENT = 4096;
 
-    static Verdict check(List<WindowArrival> all) {
+    static CallVerdict check(List<WindowArrival> all) {
         if (all.stream().anyMatch(a -> a.register != all.get(0).register)) {
-            return Verdict.violation(Rule.R14_SHAPE, "ranks made different window calls: "
+            return CallVerdict.violation(Rule.R14_SHAPE, "ranks made different window calls: "
                     + describe(all, a -> a.register ? "registerWindow" : "window close"));
         }
         if (!all.get(0).register) {
@@ -31,20 +31,20 @@ record WindowArrival(boolean register, DeviceBuffer buffer, boolean symmetric) {
             }
         }
         if (!notVmm.isEmpty()) {
-            return Verdict.violation(Rule.R12_WINDOW, "window registration needs VMM or mcclMemAlloc memory, not "
+            return CallVerdict.violation(Rule.R12_WINDOW, "window registration needs VMM or mcclMemAlloc memory, not "
                     + "legacy memory: " + String.join("; ", notVmm));
         }
         if (!unaligned.isEmpty()) {
-            return Verdict.violation(Rule.R12_WINDOW, "a window's head must be aligned to " + ALIGNMENT
+            return CallVerdict.violation(Rule.R12_WINDOW, "a window's head must be aligned to " + ALIGNMENT
                     + " bytes: " + String.join("; ", unaligned));
         }
         if (all.stream().anyMatch(a -> a.symmetric != all.get(0).symmetric)) {
-            return Verdict.violation(Rule.R14_SHAPE, "ranks disagree on whether the window is symmetric: "
+            return CallVerdict.violation(Rule.R14_SHAPE, "ranks disagree on whether the window is symmetric: "
                     + describe(all, a -> String.valueOf(a.symmetric)));
         }
         if (all.get(0).symmetric
                 && all.stream().anyMatch(a -> a.buffer.headOffset() != all.get(0).buffer.headOffset())) {
-            return Verdict.violation(Rule.R12_WINDOW, "a symmetric window needs the same offset from its allocation's"
+            return CallVerdict.violation(Rule.R12_WINDOW, "a symmetric window needs the same offset from its allocation's"
                     + " head on every rank: " + describe(all, a -> a.buffer.headOffset() + " bytes"));
         }
         return null;

@@ -16,7 +16,7 @@ import java.net.ProtocolException;
 
 /**
  * How a rank's call travels to ranks in other processes: what it passed (op, count, type, buffers as addresses,
- * offsets and allocations, registration, graph), so that {@link Agreement} and {@link WindowArrival} check the
+ * offsets and allocations, registration, graph), so that {@link CallAgreement} and {@link WindowArrival} check the
  * same values on every rank, followed by the bytes the others need of its send buffer. Buffers come back as
  * {@link RemoteMemory} buffers that print as they printed on their own rank.
  */
@@ -63,7 +63,7 @@ final class WireFormat {
     static Contribution readLaunched(int rank, byte[] body, int ranks) throws ProtocolException {
         ByteArrayInputStream bytes = new ByteArrayInputStream(body);
         try (DataInputStream in = new DataInputStream(bytes)) {
-            OpKind kind = OpKind.valueOf(in.readUTF());
+            CallKind kind = CallKind.valueOf(in.readUTF());
             DeviceBuffer send = readBuffer(in, rank);
             DeviceBuffer recv = readBuffer(in, rank);
             long count = in.readLong();

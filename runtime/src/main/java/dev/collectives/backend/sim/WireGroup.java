@@ -20,7 +20,7 @@ import java.util.function.Function;
 /**
  * The group of one rank whose peers are in other processes: each call goes to every rank as a message over the
  * job's {@link Wire} (what the rank passed, and the bytes of its send buffer the others need), and each rank
- * checks all ranks' calls with the same checks as the in-process sim ({@link Agreement}, {@link WindowArrival},
+ * checks all ranks' calls with the same checks as the in-process sim ({@link CallAgreement}, {@link WindowArrival},
  * {@link PointToPoint#mismatch}), then computes its own recv from the contributions. Every decision is taken on
  * the messages in the order the wire's rounds deliver them, which is the same on every rank: a call is complete
  * once all its parties' messages arrived, or failed at the first rank's message that it gave the call up (its
@@ -78,7 +78,7 @@ final class WireGroup extends CommGroup {
         for (Object arrival : arrivals) {
             all.add(((WireFormat.Contribution) arrival).op());
         }
-        Verdict verdict = Agreement.check(all, config().capabilities().mtlinkSharp());
+        CallVerdict verdict = CallAgreement.check(all, config().capabilities().mtlinkSharp());
         if (verdict != null) {
             throw verdict.toException(rank);
         }
@@ -101,7 +101,7 @@ final class WireGroup extends CommGroup {
         for (Object a : arrivals) {
             all.add((WindowArrival) a);
         }
-        Verdict verdict = WindowArrival.check(all);
+        CallVerdict verdict = WindowArrival.check(all);
         if (verdict != null) {
             throw verdict.toException(rank);
         }
@@ -112,14 +112,14 @@ final class WireGroup extends CommGroup {
     Runnable post(int rank, Launched op) {
         PointToPoint.Key pair = PointToPoint.keyOf(rank, op);
         Wire.Key key = new Wire.Key(PAIR, pair.index(), pair.from(), pair.to());
-        boolean isSend = op.call().kind() == OpKind.SEND;
+        boolean isSend = op.call().kind() == CallKind.SEND;
         Meeting meeting = publish(key, pair.toString(), WireFormat.launched(op,
                 isSend ? Movement.contribution(op.call(), size()) : 0));
         return () -> {
             Object[] sides = outcome(meeting, sendMissing -> PointToPoint.unmatched(pair, sendMissing, timeoutText()));
             WireFormat.Contribution send = (WireFormat.Contribution) sides[0];
             WireFormat.Contribution recv = (WireFormat.Contribution) sides[1];
-            Verdict verdict = PointToPoint.mismatch(pair, send.op().call(), recv.op().call());
+            CallVerdict verdict = PointToPoint.mismatch(pair, send.op().call(), recv.op().call());
             if (verdict != null) {
                 throw verdict.toException(rank);
             }
@@ -151,7 +151,7 @@ final class WireGroup extends CommGroup {
     /** Sends this rank's part of {@code key} and waits for every party's; returns them, indexed by slot. */
     private Object[] meet(Wire.Key key, String what, byte[] body) {
         Meeting meeting = publish(key, what, body);
-        return outcome(meeting, ignored -> Verdict.timedOut(what, meeting.ranks(false), meeting.ranks(true),
+        return outcome(meeting, ignored -> CallVerdict.timedOut(what, meeting.ranks(false), meeting.ranks(true),
                 timeoutText()));
     }
 
@@ -170,17 +170,17 @@ final class WireGroup extends CommGroup {
      * reason {@code timedOut} gives (called with whether the missing side is a send); the outcome is still what the
      * rounds decide, so that every rank takes the same.
      */
-    private Object[] outcome(Meeting meeting, Function<Boolean, Verdict> timedOut) {
+    private Object[] outcome(Meeting meeting, Function<Boolean, CallVerdict> timedOut) {
         synchronized (this) {
             try {
                 await(rank, () -> meeting.decided, System.nanoTime() + timeoutNanos(), () -> wire.send(GIVE_UP,
                         meeting.key, timedOut.apply(meeting.slots[0] == null).message()
                                 .getBytes(StandardCharsets.UTF_8)));
                 await(rank, () -> meeting.decided, System.nanoTime() + timeoutNanos(), () -> meeting.decide(
-                        Verdict.error(Result.REMOTE_ERROR, meeting.what, "the other ranks' answers did not come")));
+                        CallVerdict.error(Result.REMOTE_ERROR, meeting.what, "the other ranks' answers did not come")));
                 if (meeting.failure != null) {
-                    Verdict verdict = meeting.mineInTime ? meeting.failure
-                            : Verdict.lateArrival(meeting.what, meeting.failure.message());
+                    CallVerdict verdict = meeting.mineInTime ? meeting.failure
+                            : CallVerdict.lateArrival(meeting.what, meeting.failure.message());
                     throw verdict.toException(rank);
                 }
                 return meeting.slots.clone();
@@ -210,7 +210,7 @@ final class WireGroup extends CommGroup {
             }
             Meeting meeting = meetings.computeIfAbsent(key, k -> new Meeting(k, whatOf(k), parties(k)));
             if (type == GIVE_UP) {
-                meeting.decide(Verdict.error(Result.REMOTE_ERROR, meeting.what,
+                meeting.decide(CallVerdict.error(Result.REMOTE_ERROR, meeting.what,
                         new String(body, StandardCharsets.UTF_8)));
             } else {
                 meeting.arrive(slot(key, sender, arrival), sender == rank, arrival);
@@ -228,7 +228,7 @@ final class WireGroup extends CommGroup {
         if (key.space() != PAIR) {
             return sender;
         }
-        return ((WireFormat.Contribution) arrival).op().call().kind() == OpKind.SEND ? 0 : 1;
+        return ((WireFormat.Contribution) arrival).op().call().kind() == CallKind.SEND ? 0 : 1;
     }
 
     private static String whatOf(Wire.Key key) {
@@ -257,7 +257,7 @@ final class WireGroup extends CommGroup {
         final Object[] slots;
         int arrived;
         boolean decided;
-        Verdict failure;
+        CallVerdict failure;
         /** Whether this rank's own message came before the outcome (else it arrived late). */
         boolean mineInTime;
 
@@ -280,7 +280,7 @@ final class WireGroup extends CommGroup {
             }
         }
 
-        void decide(Verdict verdict) {
+        void decide(CallVerdict verdict) {
             if (!decided) {
                 decided = true;
                 failure = verdict;

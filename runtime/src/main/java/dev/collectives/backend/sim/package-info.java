@@ -7,16 +7,16 @@
  * ranks' workers, matched by the communicator's call count; once all have arrived they check that they agree and
  * then move the data together, each doing an equal share. Send and recv are matched per pair of ranks, in order.
  *
- * <p>Where each rule ({@link dev.collectives.runtime.Rule}) is checked at run time:
+ * <p>Where each rule ({@link dev.collectives.rules.Rule}) is checked at run time:
  * <ul>
- *   <li>R1 MIXED, R2 OFFSET, R4 GRAPH-CAPTURE (every rank captured the call or none), R14 SHAPE: {@code Agreement},
+ *   <li>R1 MIXED, R2 OFFSET, R4 GRAPH-CAPTURE (every rank captured the call or none), R14 SHAPE: {@code CallAgreement},
  *       when every rank has arrived at a collective;</li>
  *   <li>R5 GRAPH-LIFETIME: {@code SimMemory.free} refuses memory that is registered or used by a live graph;</li>
  *   <li>R6 LOCAL: the registration cache and {@link dev.collectives.backend.sim.SimCommunicator#deregister};</li>
  *   <li>R7 ARENA and R13 TYPES: the argument checks of each call;</li>
  *   <li>R9 LEGACY: {@code SimCommunicator.register}, against the variable the cluster's environment holds;</li>
  *   <li>R10 WINDOW-HELPERS: {@code SimWindow}; R12 WINDOW: {@code WindowArrival}, at the window rendezvous;</li>
- *   <li>R11 ALLOCATOR: {@link dev.collectives.runtime.AllocatorRule}, on every VMM and custom allocation.</li>
+ *   <li>R11 ALLOCATOR: {@link dev.collectives.runtime.internal.AllocatorRule}, on every VMM and custom allocation.</li>
  * </ul>
  * A rank that never arrives fails the others after the cluster's timeout, naming it. Configure clusters with
  * {@link dev.collectives.backend.sim.SimBackend#cluster()}.

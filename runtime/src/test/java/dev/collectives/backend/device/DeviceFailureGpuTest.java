@@ -10,11 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Fingerprint;
 import dev.collectives.runtime.LocalCluster;
-import dev.collectives.runtime.Rule;
+import dev.collectives.runtime.internal.Fingerprint;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

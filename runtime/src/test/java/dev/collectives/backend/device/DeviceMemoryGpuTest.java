@@ -11,6 +11,7 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.QualifiedAllocator;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
@@ -19,10 +20,9 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.RegistrationHandle;
-import dev.collectives.runtime.Rule;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.VirtualMemory;
-import dev.collectives.runtime.Window;
+import dev.collectives.runtime.RegisteredWindow;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -208,7 +208,7 @@ class DeviceMemoryGpuTest {
                 float[] mine = new float[COUNT];
                 java.util.Arrays.fill(mine, ctx.rank() + 1);
                 send.copyFromHost(mine);
-                try (Window ws = comm.registerWindow(send, true); Window wr = comm.registerWindow(recv, true)) {
+                try (RegisteredWindow ws = comm.registerWindow(send, true); RegisteredWindow wr = comm.registerWindow(recv, true)) {
                     assertTrue(ws.symmetric());
                     comm.allReduce(send, recv, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
                     stream.synchronize();

@@ -8,13 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.runtime.CallCheck;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.GraphCache;
+import dev.collectives.runtime.GraphCacheStats;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.internal.CallCheck;
+import dev.collectives.runtime.internal.GraphCache;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -136,7 +137,7 @@ class DeviceShapesGpuTest {
                         recv.copyToHost(got);
                         assertArrayEquals(want, got, "round " + round);
                     }
-                    assertEquals(new GraphCache.Stats(4, 2, 2, 2, 2), cache.stats());
+                    assertEquals(new GraphCacheStats(4, 2, 2, 2, 2), cache.stats());
                 }
             }
         });

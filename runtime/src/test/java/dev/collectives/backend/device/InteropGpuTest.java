@@ -11,6 +11,7 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
@@ -19,7 +20,6 @@ import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.RegistrationHandle;
-import dev.collectives.runtime.Rule;
 import dev.collectives.runtime.Stream;
 
 import org.bytedeco.javacpp.Pointer;

@@ -3,12 +3,12 @@ package dev.collectives.backend.sim;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Graph;
+import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.RegistrationHandle;
-import dev.collectives.runtime.Rule;
 import dev.collectives.runtime.Stream;
 
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package dev.collectives.backend.sim;
 
-import dev.collectives.runtime.CallCheck;
-import dev.collectives.runtime.Rule;
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.internal.CallCheck;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,13 +1,12 @@
 package dev.collectives.backend.sim;
 
-import dev.collectives.runtime.Fingerprint;
-import dev.collectives.runtime.Rule;
-
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Registration;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.internal.Fingerprint;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

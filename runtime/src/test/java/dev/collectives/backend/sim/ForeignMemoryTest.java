@@ -4,10 +4,10 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RegistrationHandle;
-import dev.collectives.runtime.Rule;
 import dev.collectives.runtime.Stream;
 
 import org.junit.jupiter.api.Test;

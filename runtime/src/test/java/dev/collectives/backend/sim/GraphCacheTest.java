@@ -3,13 +3,14 @@ package dev.collectives.backend.sim;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.GraphCache;
+import dev.collectives.runtime.GraphCacheStats;
 import dev.collectives.runtime.RankContext;
-import dev.collectives.runtime.Rule;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.internal.GraphCache;
 
 import org.junit.jupiter.api.Test;
 
@@ -90,7 +91,7 @@ class GraphCacheTest {
                         cache.launch(calls[round]);
                         arenas.expect(round * 100, (int) calls[round][0], (int) calls[round][1]);
                     }
-                    assertEquals(new GraphCache.Stats(3, 3, 0, 3, 4), cache.stats());
+                    assertEquals(new GraphCacheStats(3, 3, 0, 3, 4), cache.stats());
                     assertEquals("graph cache of bucket(): 3 of 4 graphs held, 3 captured, 3 hits, 0 evicted",
                             cache.describe());
                     assertEquals(3, ledger(ctx).graphs());
@@ -115,7 +116,7 @@ class GraphCacheTest {
                     arenas.expect(7, 0, 0);
                     cache.launch(16, 16);
                     arenas.expect(7, 16, 16);
-                    assertEquals(new GraphCache.Stats(2, 1, 0, 2, 4), cache.stats());
+                    assertEquals(new GraphCacheStats(2, 1, 0, 2, 4), cache.stats());
                 }
             });
         }
@@ -142,13 +143,13 @@ class GraphCacheTest {
                     assertEquals(Rule.R5_GRAPH_LIFETIME, held.rule(), held.getMessage());
                     cache.launch(2);
                     // 1 was the least recently launched: destroyed, exec and graph, so its buffer can go
-                    assertEquals(new GraphCache.Stats(3, 1, 1, 2, 2), cache.stats());
+                    assertEquals(new GraphCacheStats(3, 1, 1, 2, 2), cache.stats());
                     assertEquals(2, ledger(ctx).graphs());
                     assertEquals(2, ledger(ctx).graphExecs());
                     ctx.stream().synchronize();
                     buffers.get(1).close();
                     cache.launch(0);
-                    assertEquals(new GraphCache.Stats(3, 2, 1, 2, 2), cache.stats());
+                    assertEquals(new GraphCacheStats(3, 2, 1, 2, 2), cache.stats());
                     ctx.stream().synchronize();
                 }
                 // close destroyed the rest before the buffers go
@@ -169,7 +170,7 @@ class GraphCacheTest {
                         cache.launch(offset, 16);
                         arenas.expect(round, offset, 16);
                     }
-                    assertEquals(new GraphCache.Stats(4, 0, 3, 1, 1), cache.stats());
+                    assertEquals(new GraphCacheStats(4, 0, 3, 1, 1), cache.stats());
                 }
             });
         }
@@ -186,7 +187,7 @@ class GraphCacheTest {
                     cache.close();
                     cache.close();
                     assertEquals(0, ledger(ctx).graphs());
-                    assertEquals(new GraphCache.Stats(1, 0, 0, 0, 2), cache.stats());
+                    assertEquals(new GraphCacheStats(1, 0, 0, 0, 2), cache.stats());
                     for (Runnable late : List.<Runnable>of(() -> cache.launch(0, 4), () -> cache.capture(4, 4))) {
                         CollectivesException e = assertThrows(CollectivesException.class, late::run);
                         assertEquals(Rule.R5_GRAPH_LIFETIME, e.rule());
@@ -204,7 +205,7 @@ class GraphCacheTest {
                 try (Arenas arenas = new Arenas(ctx); GraphCache cache = arenas.cache(2)) {
                     assertThrows(CollectivesException.class, () -> cache.launch(30, 4));
                     assertEquals(Stream.CaptureStatus.NONE, ctx.stream().captureStatus());
-                    assertEquals(new GraphCache.Stats(0, 0, 0, 0, 2), cache.stats());
+                    assertEquals(new GraphCacheStats(0, 0, 0, 0, 2), cache.stats());
                     assertEquals(0, ledger(ctx).graphs());
                     arenas.fill(1);
                     cache.launch(28, 4);

@@ -5,11 +5,11 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.QualifiedAllocator;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
-import dev.collectives.runtime.Rule;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.VirtualMemory;
 

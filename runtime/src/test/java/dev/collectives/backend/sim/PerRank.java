@@ -1,8 +1,8 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.LocalCluster;
-import dev.collectives.runtime.Rule;
 
 import java.time.Duration;
 

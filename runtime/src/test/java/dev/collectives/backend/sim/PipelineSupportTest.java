@@ -3,15 +3,15 @@ package dev.collectives.backend.sim;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Pipeline;
-import dev.collectives.runtime.PipelineSupport;
-import dev.collectives.runtime.Rule;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Stream.CaptureStatus;
+import dev.collectives.runtime.internal.PipelineSupport;
 
 import org.junit.jupiter.api.Test;
 

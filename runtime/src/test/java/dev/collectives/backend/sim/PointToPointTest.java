@@ -2,11 +2,11 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Result;
-import dev.collectives.runtime.Rule;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

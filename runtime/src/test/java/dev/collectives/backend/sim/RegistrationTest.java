@@ -3,11 +3,11 @@ package dev.collectives.backend.sim;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.LegacyRegistrationRule;
 import dev.collectives.runtime.RegistrationHandle;
-import dev.collectives.runtime.Rule;
+import dev.collectives.runtime.internal.LegacyRegistrationRule;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

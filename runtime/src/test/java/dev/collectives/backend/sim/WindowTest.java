@@ -2,12 +2,12 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Result;
-import dev.collectives.runtime.Rule;
-import dev.collectives.runtime.Window;
+import dev.collectives.runtime.RegisteredWindow;
 
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Window registration (R12) and the window helpers (R10). */
+/** RegisteredWindow registration (R12) and the window helpers (R10). */
 class WindowTest {
     private static final long OFFSET = 64;
 
@@ -31,7 +31,7 @@ class WindowTest {
         try (SimCluster cluster = SimBackend.cluster().ranks(4).ranksPerNode(2).build()) {
             cluster.run(ctx -> {
                 try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
-                     Window window = ctx.comm().registerWindow(buffer, true)) {
+                     RegisteredWindow window = ctx.comm().registerWindow(buffer, true)) {
                     registered[ctx.rank()] = buffer.address();
                     assertEquals(OptionalLong.of(buffer.address()), window.userPointer());
                     for (int lsaRank = 0; lsaRank < 2; lsaRank++) {
@@ -58,7 +58,7 @@ class WindowTest {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).windowHelpers(false).build()) {
             cluster.run(ctx -> {
                 try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.VMM, DataType.FLOAT32, 1024);
-                     Window window = ctx.comm().registerWindow(buffer, true)) {
+                     RegisteredWindow window = ctx.comm().registerWindow(buffer, true)) {
                     assertEquals(OptionalLong.empty(), window.userPointer());
                     assertEquals(OptionalLong.empty(), window.lsaDevicePointer(0, 1));
                 }
@@ -87,7 +87,7 @@ class WindowTest {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
             cluster.run(ctx -> {
                 try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.UINT8, 16384);
-                     Window window = ctx.comm().registerWindow(buffer.slice(4096L * ctx.rank(), 4096), false)) {
+                     RegisteredWindow window = ctx.comm().registerWindow(buffer.slice(4096L * ctx.rank(), 4096), false)) {
                     assertEquals(false, window.symmetric());
                 }
             });
@@ -113,7 +113,7 @@ class WindowTest {
         try (SimCluster cluster = SimBackend.cluster().build()) {
             SimCommunicator comm = cluster.communicator(0);
             DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, 4096);
-            Window window = comm.registerWindow(buffer, true);
+            RegisteredWindow window = comm.registerWindow(buffer, true);
             assertEquals(1, cluster.usage().windows());
             assertEquals(Rule.R5_GRAPH_LIFETIME, assertThrows(CollectivesException.class, buffer::close).rule());
             window.close();
@@ -128,7 +128,7 @@ class WindowTest {
     @Test
     void closingAWindowWaitsForEveryRankAndTimesOut() {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).timeout(PerRank.SHORT).build()) {
-            Window[] windows = new Window[2];
+            RegisteredWindow[] windows = new RegisteredWindow[2];
             DeviceBuffer[] buffers = new DeviceBuffer[2];
             cluster.run(ctx -> {
                 buffers[ctx.rank()] = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.UINT8, 4096);

@@ -3,15 +3,15 @@ package dev.collectives.runtime.bootstrap;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Fingerprint;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.RegistrationHandle;
-import dev.collectives.runtime.Rule;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.internal.Fingerprint;
 
 import java.util.ArrayList;
 import java.util.List;

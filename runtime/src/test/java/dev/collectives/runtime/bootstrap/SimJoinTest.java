@@ -10,16 +10,16 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.sim.SimCommunicator;
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Availability;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Fingerprint;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.LocalCluster;
-import dev.collectives.runtime.Rule;
 import dev.collectives.runtime.bootstrap.RankThreadsForTests.Outcome;
+import dev.collectives.runtime.internal.Fingerprint;
 
 import java.nio.file.Path;
 import java.time.Duration;

@@ -10,7 +10,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.Stream;
-import dev.collectives.runtime.Window;
+import dev.collectives.runtime.RegisteredWindow;
 
 import java.util.Arrays;
 import java.util.function.IntToDoubleFunction;
@@ -104,7 +104,7 @@ public final class SimRankProcess {
             c.groupEnd();
         });
         try (DeviceBuffer memory = me.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
-             Window window = me.comm().registerWindow(memory, true)) {
+             RegisteredWindow window = me.comm().registerWindow(memory, true)) {
             say("OK window " + window.lsaDevicePointer(0, next).isPresent());
         }
         SeedJob.run(me).forEach(SimRankProcess::say);
@@ -131,7 +131,7 @@ public final class SimRankProcess {
 
     private static void windowMismatch(JoinedRank me) {
         try (DeviceBuffer memory = me.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
-             Window window = me.comm().registerWindow(memory, me.rank() != 1)) {
+             RegisteredWindow window = me.comm().registerWindow(memory, me.rank() != 1)) {
             say("UNEXPECTED window " + window);
         }
     }

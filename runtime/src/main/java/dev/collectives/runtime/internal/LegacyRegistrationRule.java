@@ -1,6 +1,10 @@
-package dev.collectives.runtime;
+package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.Allocator;
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
 
 import java.util.Optional;
 

@@ -1,8 +1,8 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
-import dev.collectives.runtime.Rule;
 
 import java.util.List;
 
@@ -10,23 +10,23 @@ import java.util.List;
  * A failure decided once for every participant of a rendezvous: a rule violation, or a library-style error (a
  * timeout, an abort). Each rank gets its own exception with the same message.
  */
-record Verdict(Rule rule, Result result, String call, String message) {
-    static Verdict violation(Rule rule, String message) {
-        return new Verdict(rule, null, null, message);
+record CallVerdict(Rule rule, Result result, String call, String message) {
+    static CallVerdict violation(Rule rule, String message) {
+        return new CallVerdict(rule, null, null, message);
     }
 
-    static Verdict error(Result result, String call, String message) {
-        return new Verdict(null, result, call, message);
+    static CallVerdict error(Result result, String call, String message) {
+        return new CallVerdict(null, result, call, message);
     }
 
     /** The call {@code what} was given up: {@code missing} had not arrived within the timeout. */
-    static Verdict timedOut(String what, List<Integer> missing, List<Integer> arrived, String timeoutText) {
+    static CallVerdict timedOut(String what, List<Integer> missing, List<Integer> arrived, String timeoutText) {
         return error(Result.REMOTE_ERROR, what, "ranks " + missing + " did not arrive within " + timeoutText
                 + " (ranks " + arrived + " did)");
     }
 
     /** A rank arrived at {@code what} after the others had given it up for {@code reason}. */
-    static Verdict lateArrival(String what, String reason) {
+    static CallVerdict lateArrival(String what, String reason) {
         return error(Result.REMOTE_ERROR, what, "arrived after the other ranks gave up: " + reason);
     }
 

@@ -1,4 +1,4 @@
-package dev.collectives.runtime;
+package dev.collectives.rules;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

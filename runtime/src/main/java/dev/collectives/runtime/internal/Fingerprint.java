@@ -1,8 +1,14 @@
-package dev.collectives.runtime;
+package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Registration;
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.Result;
+import dev.collectives.runtime.Stream;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

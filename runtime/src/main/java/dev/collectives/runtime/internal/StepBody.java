@@ -1,4 +1,4 @@
-package dev.collectives.runtime;
+package dev.collectives.runtime.internal;
 
 /**
  * The ops of one step of a pipeline for one tuple of its parameters, issued on the step's stream. A

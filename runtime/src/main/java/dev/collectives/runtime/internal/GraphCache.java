@@ -1,4 +1,11 @@
-package dev.collectives.runtime;
+package dev.collectives.runtime.internal;
+
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.Graph;
+import dev.collectives.runtime.GraphCacheStats;
+import dev.collectives.runtime.GraphExec;
+import dev.collectives.runtime.Stream;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -45,10 +52,6 @@ public final class GraphCache implements AutoCloseable {
         this.capacity = capacity;
         this.body = body;
         this.held = new LinkedHashMap<>(capacity * 2, 0.75f, true);
-    }
-
-    /** What the cache did so far. */
-    public record Stats(long captures, long hits, long evictions, int held, int capacity) {
     }
 
     /** Captures the graph of {@code args} now (at bind, for a step's {@code @Capture} values) unless it is held. */
@@ -103,8 +106,8 @@ public final class GraphCache implements AutoCloseable {
     }
 
     /** The counts so far: captures, hits, evictions, graphs held, capacity. */
-    public synchronized Stats stats() {
-        return new Stats(captures, hits, evictions, held.size(), capacity);
+    public synchronized GraphCacheStats stats() {
+        return new GraphCacheStats(captures, hits, evictions, held.size(), capacity);
     }
 
     /** One line: the step, what is held, and the counts. */

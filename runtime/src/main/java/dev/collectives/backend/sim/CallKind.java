@@ -1,7 +1,7 @@
 package dev.collectives.backend.sim;
 
 /** The kinds of communication op, named as the API names them. */
-enum OpKind {
+enum CallKind {
     ALL_REDUCE("allReduce"),
     ALL_GATHER("allGather"),
     REDUCE_SCATTER("reduceScatter"),
@@ -13,7 +13,7 @@ enum OpKind {
 
     private final String apiName;
 
-    OpKind(String apiName) {
+    CallKind(String apiName) {
         this.apiName = apiName;
     }
 

@@ -1,7 +1,7 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.rules.Rule;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Rule;
 
 import java.util.List;
 import java.util.Objects;
@@ -12,14 +12,14 @@ import java.util.function.Function;
  * its shape (R14), its registration (R1) and the head offsets of registered buffers (R2). The first disagreement
  * becomes the verdict for every rank, naming each rank's value.
  */
-final class Agreement {
-    private Agreement() {
+final class CallAgreement {
+    private CallAgreement() {
     }
 
-    static Verdict check(List<Launched> ops, boolean mtlinkSharp) {
+    static CallVerdict check(List<Launched> ops, boolean mtlinkSharp) {
         String launch = differs(ops, "launched from a graph", Launched::fromGraph);
         if (launch != null) {
-            return Verdict.violation(Rule.R4_GRAPH_CAPTURE, "the call is graph-registered only if every rank"
+            return CallVerdict.violation(Rule.R4_GRAPH_CAPTURE, "the call is graph-registered only if every rank"
                     + " captures it and launches the graph; " + launch);
         }
         OpCall first = ops.get(0).call();
@@ -33,13 +33,13 @@ final class Agreement {
             shape = differs(ops, "root", l -> l.call().peer());
         }
         if (shape != null) {
-            return Verdict.violation(Rule.R14_SHAPE, "ranks called different collectives: " + shape + " (calls: "
+            return CallVerdict.violation(Rule.R14_SHAPE, "ranks called different collectives: " + shape + " (calls: "
                     + values(ops, l -> l.call().describe()) + ")");
         }
         for (int r = 0; r < ops.size(); r++) {
             OpCall call = ops.get(r).call();
             if (call.send() != null && call.recv() != null && call.registered() == null) {
-                return Verdict.violation(Rule.R1_MIXED, first.kind() + ": rank " + r + " passes a "
+                return CallVerdict.violation(Rule.R1_MIXED, first.kind() + ": rank " + r + " passes a "
                         + registration(call.sendRegistered()) + " send buffer (" + call.send() + ") and a "
                         + registration(call.recvRegistered()) + " recv buffer (" + call.recv()
                         + "); register both or neither");
@@ -47,7 +47,7 @@ final class Agreement {
         }
         String mixed = differs(ops, "registered", l -> l.call().registered());
         if (mixed != null) {
-            return Verdict.violation(Rule.R1_MIXED, first.kind() + ": registered buffers on some ranks only: "
+            return CallVerdict.violation(Rule.R1_MIXED, first.kind() + ": registered buffers on some ranks only: "
                     + mixed + "; every rank must pass registered buffers, or none");
         }
         boolean registered = Boolean.TRUE.equals(first.registered());
@@ -57,7 +57,7 @@ final class Agreement {
             String offsets = differs(ops, "send head offset", l -> headOffset(l.call().send()));
             offsets = offsets != null ? offsets : differs(ops, "recv head offset", l -> headOffset(l.call().recv()));
             if (offsets != null) {
-                return Verdict.violation(Rule.R2_OFFSET, first.kind() + " under " + why + ": " + offsets
+                return CallVerdict.violation(Rule.R2_OFFSET, first.kind() + " under " + why + ": " + offsets
                         + " (bytes from each allocation's head; they must be the same on every rank)");
             }
         }

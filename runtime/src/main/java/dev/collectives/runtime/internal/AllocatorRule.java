@@ -1,7 +1,12 @@
-package dev.collectives.runtime;
+package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.QualifiedAllocator;
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.DeviceMemory;
 
 /** R11 ALLOCATOR at run time: what a qualified allocator's memory must look like. The one place that checks it. */
 public final class AllocatorRule {

@@ -1,8 +1,8 @@
-package dev.collectives.runtime;
+package dev.collectives.rules;
 
 /**
  * The registration rules: R1 to R12 from the MCCL user-buffer-registration guide (NCCL's rules are the same), R13
- * and R14 the project's own. Every compile-time diagnostic and run-time {@link CollectivesException} about a rule
+ * and R14 the project's own. Every compile-time diagnostic and run-time {@code CollectivesException} about a rule
  * starts with its {@link #tag()}, such as {@code [R7 ARENA]}, and ends with a pointer to its section of the rules
  * page, {@link #anchor()}. Each constant's Javadoc holds the rule and where it is checked (<em>compile</em>: the
  * annotation processor rejects the interface; <em>bind</em>: the generated {@code bind(...)} or the runtime throws;
@@ -107,7 +107,7 @@ public enum Rule {
      * for IB SHARP and only IB-SHARP ops use it). <em>Bind</em>: such buffers, and {@code @External} buffers that turn
      * out to be legacy memory, need the variable set to {@code 1} in the environment the library sees — except on a
      * communicator with IB SHARP enabled and exactly 1 rank per node, where IB SHARP registers memory of any allocator
-     * (R8). The run-time check is {@code dev.collectives.runtime.LegacyRegistrationRule}, used by both backends'
+     * (R8). The run-time check is {@code dev.collectives.runtime.internal.LegacyRegistrationRule}, used by both backends'
      * {@code register} and by generated code.
      */
     R9_LEGACY("R9", "LEGACY"),

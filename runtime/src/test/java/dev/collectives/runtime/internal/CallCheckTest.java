@@ -1,4 +1,7 @@
-package dev.collectives.runtime;
+package dev.collectives.runtime.internal;
+
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.CollectivesException;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,5 @@
-package dev.collectives.runtime;
+package dev.collectives.rules;
+
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,7 +27,7 @@ class RuleJavadocTest {
         String statement = normalize(section.group(1).replaceAll("`([^`]*)`", "{@code $1}")
                 .replaceAll("\\*([A-Za-z/ ()]+)\\*", "<em>$1</em>"));
 
-        String source = Files.readString(Path.of("src/main/java/dev/collectives/runtime/Rule.java"),
+        String source = Files.readString(Path.of("src/main/java/dev/collectives/rules/Rule.java"),
                 StandardCharsets.UTF_8);
         Matcher javadoc = Pattern.compile("/\\*\\*((?:(?!\\*/).)*)\\*/\\s*" + rule.name() + "\\(", Pattern.DOTALL)
                 .matcher(source);

@@ -1,4 +1,9 @@
-package dev.collectives.runtime;
+package dev.collectives.runtime.internal;
+
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.Stream;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

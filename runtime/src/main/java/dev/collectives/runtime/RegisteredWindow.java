@@ -3,7 +3,7 @@ package dev.collectives.runtime;
 import java.util.OptionalLong;
 
 /** A registered window ({@code mcclWindow_t}, R12). Closing deregisters it, collectively. Idempotent. */
-public interface Window extends AutoCloseable {
+public interface RegisteredWindow extends AutoCloseable {
     /** The buffer the window was registered on. */
     DeviceBuffer buffer();
 

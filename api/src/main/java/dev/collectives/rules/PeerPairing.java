@@ -1,4 +1,4 @@
-package dev.collectives.runtime;
+package dev.collectives.rules;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,7 +15,7 @@ import dev.collectives.annotation.Peer;
  * Whether the sends and receives of one step pair up across ranks ({@code [DSL step]}): every rank runs the step's
  * group, and rank r's k-th send to rank d must meet rank d's k-th receive from rank r, with the same count and type,
  * or both ranks wait for ever. One algorithm for both places that check it: the annotation processor where
- * {@code ranks} is declared, the generated {@code bind} (through {@link PipelineSupport#requirePaired}) with the
+ * {@code ranks} is declared, the generated {@code bind} (through {@code requirePaired}) with the
  * communicator's size where it is not. It uses only the JDK and the annotations, so that the processor may.
  */
 public final class PeerPairing {

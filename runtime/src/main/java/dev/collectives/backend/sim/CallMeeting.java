@@ -17,7 +17,7 @@ import java.util.function.Function;
  * of its own: the others are then most often a few microseconds behind, and a wait on the monitor costs a wake-up
  * through the operating system (tens of microseconds, more than a whole small collective takes).
  */
-final class Rendezvous<T> {
+final class CallMeeting<T> {
     /** How long a waiting rank spins before it sleeps on the monitor. */
     private static final long SPIN_NANOS = 50_000;
 
@@ -30,14 +30,14 @@ final class Rendezvous<T> {
     private int arrived;
     /** Volatile, so that a spinning rank sees it change without the monitor. */
     private volatile boolean decided;
-    private volatile Verdict verdict;
+    private volatile CallVerdict verdict;
     private int barrierArrivals;
     private volatile long barrierGeneration;
     private int departed;
     /** Scratch addresses, one per rank, for movements that stage data. */
     final long[] scratch;
 
-    Rendezvous(CommGroup group, String what, int size) {
+    CallMeeting(CommGroup group, String what, int size) {
         this.group = group;
         this.what = what;
         this.arrivals = new Object[size];
@@ -50,7 +50,7 @@ final class Rendezvous<T> {
      * Arrives with {@code arrival} and waits for all ranks. The last one applies {@code check} to every rank's
      * arrival; a non-null verdict fails every rank with it. Returns the arrivals, indexed by rank.
      */
-    List<T> arrive(int rank, T arrival, Function<List<T>, Verdict> check) {
+    List<T> arrive(int rank, T arrival, Function<List<T>, CallVerdict> check) {
         synchronized (group) {
             if (decided) {
                 throw lateArrival(rank);
@@ -66,7 +66,7 @@ final class Rendezvous<T> {
         synchronized (group) {
             group.await(rank, () -> decided, deadline, () -> {
                 decided = true;
-                verdict = Verdict.timedOut(what, ranks(false), ranks(true), group.timeoutText());
+                verdict = CallVerdict.timedOut(what, ranks(false), ranks(true), group.timeoutText());
             });
             if (verdict != null) {
                 throw verdict.toException(rank);
@@ -93,7 +93,7 @@ final class Rendezvous<T> {
         spinUntil(() -> barrierGeneration != generation || verdict != null);
         synchronized (group) {
             group.await(rank, () -> barrierGeneration != generation || verdict != null,
-                    System.nanoTime() + group.timeoutNanos(), () -> verdict = Verdict.error(
+                    System.nanoTime() + group.timeoutNanos(), () -> verdict = CallVerdict.error(
                             Result.INTERNAL_ERROR, what, "ranks stopped making progress"));
             if (barrierGeneration == generation) {
                 throw verdict.toException(rank);
@@ -116,7 +116,7 @@ final class Rendezvous<T> {
     void fail(int rank, Throwable failure) {
         synchronized (group) {
             if (verdict == null) {
-                verdict = Verdict.error(Result.REMOTE_ERROR, what,
+                verdict = CallVerdict.error(Result.REMOTE_ERROR, what,
                         "rank " + rank + " failed during the call: " + failure);
                 group.notifyAll();
             }
@@ -142,7 +142,7 @@ final class Rendezvous<T> {
     }
 
     private RuntimeException lateArrival(int rank) {
-        return Verdict.lateArrival(what, verdict == null ? "the others already went on" : verdict.message()).toException(rank);
+        return CallVerdict.lateArrival(what, verdict == null ? "the others already went on" : verdict.message()).toException(rank);
     }
 
 

@@ -1,6 +1,16 @@
-package dev.collectives.runtime;
+package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.rules.PeerPairing;
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.Capabilities;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.Graph;
+import dev.collectives.runtime.Pipeline;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.RegisteredWindow;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -329,7 +339,7 @@ public final class PipelineSupport {
      * Whether window {@code name} has its helpers (R10), as a line of {@code describe()}. Once the pipeline is
      * closed its window is deregistered and is not asked (the library would be handed a freed window).
      */
-    public static String windowHelpers(String name, boolean symmetric, Window window, boolean closed) {
+    public static String windowHelpers(String name, boolean symmetric, RegisteredWindow window, boolean closed) {
         return "window " + name + " (" + (symmetric ? "symmetric" : "asymmetric") + "): helpers (R10) "
                 + (closed ? "not known: the window was deregistered when the pipeline closed"
                 : window == null ? "not registered"
