@@ -46,7 +46,7 @@ class HostileClientsTest {
     @Test
     void idleTricklingAndGarbageConnectionsNeitherDelayNorBlockTheRanksAndEachIsDroppedAtItsDeadline()
             throws Exception {
-        int idle = TcpRoot.MAX_HANDSHAKES + 36;
+        int idle = TcpAdmission.MAX_HANDSHAKES + 36;
         // ranks 0..2 of the job, and (index 3) someone who opens the hostile connections before ranks 1 and 2 come
         List<Outcome<byte[][]>> outcomes = RankThreadsForTests.run(4, index -> () -> {
             if (index == 3) {
