@@ -52,6 +52,8 @@ final class TcpRoot extends Exchange {
     private final boolean[] left;
     private int joined;
     private boolean inOperation;
+    /** The member whose message the operation under way waits for; 0 while it waits for none. */
+    private int awaited;
     private boolean closing;
     private String fatal;
 
@@ -353,9 +355,12 @@ final class TcpRoot extends Exchange {
     private Channel.Frame take(int rank, Deadline deadline) {
         String failure;
         synchronized (lock) {
+            awaited = rank;
+            lock.notifyAll();
             while (inbox[rank] == null && fatal == null && !left[rank] && !deadline.expired()) {
                 waitForNews(deadline);
             }
+            awaited = 0;
             Channel.Frame frame = inbox[rank];
             if (fatal == null && frame != null) {
                 inbox[rank] = null;
@@ -366,6 +371,15 @@ final class TcpRoot extends Exchange {
                     : members[rank].peer() + " did not take part in " + operation() + " " + deadline.within();
         }
         throw fail(failure, null);
+    }
+
+    /** Returns once an operation waits for member {@code rank}'s message: tests order their events by it. */
+    void awaitWaitingFor(int rank) throws InterruptedException {
+        synchronized (lock) {
+            while (awaited != rank) {
+                lock.wait();
+            }
+        }
     }
 
     private void sendTo(int rank, byte[] bytes, Deadline deadline) {
