@@ -38,14 +38,4 @@ final class Deadline {
     String within() {
         return "within " + Settings.formatDuration(total);
     }
-
-    /** Sleeps {@code millis}, or until the deadline if that is sooner. */
-    void sleep(long millis) {
-        try {
-            Thread.sleep(Math.max(1, Math.min(millis, remainingMillis())));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the bootstrap", e);
-        }
-    }
 }

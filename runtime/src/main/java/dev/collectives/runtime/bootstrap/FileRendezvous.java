@@ -100,15 +100,14 @@ final class FileRendezvous extends Exchange {
 
     private void awaitSession(Deadline deadline) {
         Path session = directory.resolve(SESSION);
-        long pause = FIRST_POLL_MILLIS;
+        Backoff backoff = polling(deadline);
         while (!Files.exists(session)) {
             if (deadline.expired()) {
                 throw BootstrapException.failed(rank(), "no rank 0 at " + where() + " " + deadline.within()
                         + ": " + (Files.isDirectory(directory) ? "its session file" : "the directory")
                         + " did not appear (rank 0 not started, or a path not shared between the nodes?)", null);
             }
-            deadline.sleep(pause);
-            pause = Math.min(2 * pause, LAST_POLL_MILLIS);
+            backoff.pause();
         }
         Decoded decoded = read(session, token, KIND_SESSION, JobToken.NONCE_BYTES);
         if (decoded == null) {
@@ -192,7 +191,7 @@ final class FileRendezvous extends Exchange {
 
     /** Polls until each rank's file named by {@code names} (null: none needed) exists, or an abort file. */
     private void awaitFiles(IntFunction<String> names, String what, Deadline deadline) {
-        long pause = FIRST_POLL_MILLIS;
+        Backoff backoff = polling(deadline);
         while (true) {
             checkAbort();
             List<Integer> missing = new ArrayList<>();
@@ -211,9 +210,12 @@ final class FileRendezvous extends Exchange {
                         + (what.equals("join") ? "join" : "take part in " + what) + " at " + where() + " "
                         + deadline.within() + " (gone, late, or stuck?)");
             }
-            deadline.sleep(pause);
-            pause = Math.min(2 * pause, LAST_POLL_MILLIS);
+            backoff.pause();
         }
+    }
+
+    private static Backoff polling(Deadline deadline) {
+        return new Backoff(deadline, FIRST_POLL_MILLIS, LAST_POLL_MILLIS);
     }
 
     private void checkAbort() {
@@ -324,14 +326,13 @@ final class FileRendezvous extends Exchange {
                 return;
             }
             Deadline deadline = Deadline.after(timeout());
-            long pause = FIRST_POLL_MILLIS;
+            Backoff backoff = polling(deadline);
             for (int r = 1; r < size(); r++) {
                 while (!Files.exists(directory.resolve("rank-" + r + ".done")) && !deadline.expired()) {
                     if (Files.exists(directory.resolve(ABORT))) {
                         return; // that rank failed after this one finished: leave the directory to say why
                     }
-                    deadline.sleep(pause);
-                    pause = Math.min(2 * pause, LAST_POLL_MILLIS);
+                    backoff.pause();
                 }
             }
             if (!deadline.expired()) {

@@ -37,24 +37,25 @@ final class TcpMember extends Exchange {
     static TcpMember join(RendezvousEndpoint endpoint, int rank, int size, JobToken token, Duration timeout) {
         Deadline deadline = Deadline.after(timeout);
         Attempts attempts = new Attempts();
-        long pause = FIRST_RETRY_MILLIS;
+        Backoff backoff = new Backoff(deadline, FIRST_RETRY_MILLIS, LAST_RETRY_MILLIS);
         while (!deadline.expired()) {
             Socket socket = new Socket();
             try {
                 socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), deadline.timeoutMillis());
             } catch (ConnectException e) {
                 attempts.refused++;
-                retryLater(socket, deadline, pause);
-                pause = Math.min(2 * pause, LAST_RETRY_MILLIS);
+                closeQuietly(socket);
+                backoff.pause();
                 continue;
             } catch (SocketTimeoutException e) {
                 attempts.unanswered++;
-                retryLater(socket, deadline, pause);
+                closeQuietly(socket);
+                backoff.pauseWithoutGrowing();
                 continue;
             } catch (IOException e) {
                 attempts.other = e.toString();
-                retryLater(socket, deadline, pause);
-                pause = Math.min(2 * pause, LAST_RETRY_MILLIS);
+                closeQuietly(socket);
+                backoff.pause();
                 continue;
             }
             Channel channel = null;
@@ -74,15 +75,11 @@ final class TcpMember extends Exchange {
                 closeQuietly(channel);
                 throw e;
             }
-            retryLater(channel == null ? socket : channel, deadline, pause);
+            closeQuietly(channel == null ? socket : channel);
+            backoff.pauseWithoutGrowing(); // rank 0 is there, and may be ready at the next attempt
         }
         throw BootstrapException.failed(rank, "no rank 0 at " + endpoint + " " + deadline.within() + ": "
                 + attempts, null);
-    }
-
-    private static void retryLater(AutoCloseable connection, Deadline deadline, long pause) {
-        closeQuietly(connection);
-        deadline.sleep(pause);
     }
 
     /** What became of the attempts to reach rank 0, for the message when none succeeded. */

@@ -1,7 +1,5 @@
 package dev.collectives.runtime.bootstrap;
 
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.BindException;
@@ -10,48 +8,38 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.ProtocolException;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * Rank 0 of a TCP rendezvous: serves at the endpoint, admits each other rank once after it proves it holds the
- * job token, then relays every operation (a star: the values of a job's bootstrap are small).
+ * Rank 0 of a TCP rendezvous: serves at the endpoint, where its {@link TcpAdmission} admits each other rank once
+ * after it proves it holds the job token, keeps the membership, and relays every operation (a star: the values of
+ * a job's bootstrap are small).
  *
- * <p>Each connection is served by its own short-lived thread with its own deadline, at most
- * {@link #MAX_HANDSHAKES} at once (a new connection beyond that drops the oldest one still handshaking), so idle,
- * trickling or garbage connections, however many, neither delay nor block the ranks: each is dropped at its own
- * deadline or as soon as it says something wrong. Every admitted rank has a thread that reads its messages as they
- * come, so a rank that disconnects (without saying it leaves), is killed or asks to end the job ends it on every
- * rank at once, also while the others wait inside an operation or for ranks still joining. Rank 0 keeps serving
- * until closed, so that a late duplicate of a rank is turned away and fails the job; after a failure it keeps
- * answering late arrivals with the reason for the bootstrap timeout, so that they fail at once instead of at their
- * deadline.
+ * <p>Every admitted rank has a thread that reads its messages as they come, so a rank that disconnects (without
+ * saying it leaves), is killed or asks to end the job ends it on every rank at once, also while the others wait
+ * inside an operation or for ranks still joining. Rank 0 keeps serving until closed, so that a late duplicate of a
+ * rank is turned away and fails the job; after a failure it keeps answering late arrivals with the reason for the
+ * bootstrap timeout, so that they fail at once instead of at their deadline.
  */
 final class TcpRoot extends Exchange {
     /** How long one connection's handshake may take. */
     private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
-    /** How many connections may be handshaking at once; a legitimate rank needs one round trip. */
-    static final int MAX_HANDSHAKES = 64;
-    /** A handshake thread's stack: it only reads and writes a few fixed-size fields. */
-    private static final long HANDSHAKE_STACK_BYTES = 256 * 1024;
-    /** How many turned-away connections a timeout message lists. */
-    private static final int MAX_NOTES = 8;
 
-    private final RendezvousEndpoint endpoint;
-    private final JobToken token;
     private final ServerSocket server;
-    private final Thread acceptor;
+    private final TcpAdmission admission;
+    /** Reads each admitted rank's messages as they come; a thread ends with its member's connection. */
+    private final ExecutorService listeners =
+            Executors.newCachedThreadPool(TcpAdmission.smallDaemonThreads("collectives-bootstrap-member"));
     private final Object lock = new Object();
     /** Held while the members are told why the job ends, so that nothing closes their connections meanwhile. */
     private final Object ending = new Object();
@@ -62,31 +50,36 @@ final class TcpRoot extends Exchange {
     private final Channel.Frame[] inbox;
     /** Which members closed their rendezvous (after their last operation) and said so. */
     private final boolean[] left;
-    private final Deque<Channel> handshaking = new ArrayDeque<>();
-    private final List<String> turnedAway = new ArrayList<>();
     private int joined;
     private boolean inOperation;
+    /** The member whose message the operation under way waits for; 0 while it waits for none. */
+    private int awaited;
     private boolean closing;
     private String fatal;
 
-    private TcpRoot(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, ServerSocket server) {
+    private TcpRoot(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, ServerSocket server,
+                    Duration handshakeLimit) {
         super(0, size, endpoint.toString(), timeout);
-        this.endpoint = endpoint;
-        this.token = token;
         this.server = server;
+        this.admission = new TcpAdmission(server, token, this,
+                handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout);
         this.claimedFrom = new String[size];
         this.members = new Channel[size];
         this.inbox = new Channel.Frame[size];
         this.left = new boolean[size];
-        this.acceptor = new Thread(this::acceptLoop, "collectives-bootstrap-acceptor");
-        acceptor.setDaemon(true);
     }
 
     /** Serves at {@code endpoint} until every rank has joined, or fails naming the ranks missing. */
     static TcpRoot serve(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout) {
+        return serve(endpoint, size, token, timeout, HANDSHAKE_LIMIT);
+    }
+
+    /** As {@link #serve(RendezvousEndpoint, int, JobToken, Duration)}; tests choose how long a handshake may take. */
+    static TcpRoot serve(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout,
+                         Duration handshakeLimit) {
         Deadline deadline = Deadline.after(timeout);
-        TcpRoot root = new TcpRoot(endpoint, size, token, timeout, listen(endpoint));
-        root.acceptor.start();
+        TcpRoot root = new TcpRoot(endpoint, size, token, timeout, listen(endpoint), handshakeLimit);
+        root.admission.open();
         root.awaitMembers(deadline);
         return root;
     }
@@ -142,7 +135,7 @@ final class TcpRoot extends Exchange {
                 return;
             }
             failure = fatal != null ? fatal : missing() + " did not join at " + where() + " " + deadline.within()
-                    + (turnedAway.isEmpty() ? "" : "; turned away: " + String.join("; ", turnedAway));
+                    + admission.turnedAway();
         }
         throw fail(failure, null);
     }
@@ -164,116 +157,14 @@ final class TcpRoot extends Exchange {
         return (ranks.size() == 1 ? "rank " : "ranks ") + String.join(", ", ranks);
     }
 
-    // ---- joining: the acceptor runs for as long as the rendezvous is open, each handshake on its own thread ---
+    // ---- joining: called by the admission for each peer it admits -------------------------------------------
 
-    private void acceptLoop() {
-        while (!server.isClosed()) {
-            Socket socket;
-            try {
-                socket = server.accept();
-            } catch (IOException e) {
-                return; // closed
-            }
-            String from = String.valueOf(socket.getRemoteSocketAddress());
-            Channel channel;
-            try {
-                channel = new Channel(socket, "a peer at " + from);
-            } catch (IOException e) {
-                closeQuietly(socket);
-                continue;
-            }
-            Channel dropped = null;
-            synchronized (lock) {
-                if (handshaking.size() >= MAX_HANDSHAKES) {
-                    dropped = handshaking.removeFirst();
-                }
-                handshaking.addLast(channel);
-            }
-            if (dropped != null) {
-                note("a connection from " + dropped.peer().replace("a peer at ", "") + " was dropped: "
-                        + MAX_HANDSHAKES + " connections were handshaking at once");
-                dropped.close();
-            }
-            Thread handshake = new Thread(null, () -> handshake(channel, from), "collectives-bootstrap-handshake",
-                    HANDSHAKE_STACK_BYTES);
-            handshake.setDaemon(true);
-            handshake.start();
-        }
-    }
-
-    private void handshake(Channel channel, String from) {
-        Deadline deadline = Deadline.after(HANDSHAKE_LIMIT.compareTo(timeout()) < 0 ? HANDSHAKE_LIMIT : timeout());
-        try {
-            String rejection = channel.within(deadline, () -> admit(channel, from));
-            if (rejection != null) {
-                channel.close();
-            }
-        } catch (SocketTimeoutException e) {
-            note("a connection from " + from + " did not complete its handshake " + deadline.within());
-            channel.close();
-        } catch (IOException e) {
-            note("a connection from " + from + " failed during the handshake: " + e);
-            channel.close();
-        } finally {
-            synchronized (lock) {
-                handshaking.remove(channel);
-            }
-        }
-    }
-
-    /** Admits the peer on {@code channel}, or answers why not; returns the rejection, null when admitted. */
-    private String admit(Channel channel, String from) throws IOException {
-        DataOutputStream out = channel.out();
-        DataInputStream in = channel.in();
-        byte[] serverNonce = JobToken.nonce();
-        out.writeInt(Channel.MAGIC);
-        out.writeInt(Channel.VERSION);
-        out.write(serverNonce);
-        out.flush();
-        int magic = in.readInt();
-        int version = in.readInt();
-        if (magic != Channel.MAGIC || version != Channel.VERSION) {
-            return reject(channel, "a connection from " + from + " is not a collectives bootstrap peer of version "
-                    + Channel.VERSION + " (magic " + Integer.toHexString(magic) + ", version " + version + ")", false);
-        }
-        int rank = in.readInt();
-        int size = in.readInt();
-        byte[] clientNonce = Channel.readBytes(in, JobToken.NONCE_BYTES);
-        byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
-        byte[] claim = JobToken.ints(rank, size);
-        if (!token.verify(mac, "join", serverNonce, clientNonce, claim)) {
-            return reject(channel, "a connection from " + from + " claiming rank " + rank
-                    + " presented a wrong job token", false);
-        }
-        String ended;
+    /** Why a peer that holds the token cannot join any more, or null while the job is forming or formed. */
+    String ended() {
         synchronized (lock) {
-            ended = fatal != null ? "the job at " + where() + " ended: " + fatal
+            return fatal != null ? "the job at " + where() + " ended: " + fatal
                     : closing ? "the job at " + where() + " formed and rank 0 closed the rendezvous" : null;
         }
-        if (ended != null) {
-            return reject(channel, ended, false);
-        }
-        String problem = claim(rank, size, from);
-        if (problem != null) {
-            return reject(channel, problem, true);
-        }
-        boolean admitted = false;
-        try {
-            channel.authenticated(Channel.sessionKey(token, serverNonce, clientNonce, rank), true,
-                    "rank " + rank + " at " + from);
-            out.writeByte(Channel.ACCEPTED);
-            out.write(token.mac("accept", serverNonce, clientNonce, claim));
-            out.flush();
-            admitted = true;
-        } finally {
-            if (!admitted) {
-                synchronized (lock) {
-                    claimedFrom[rank] = null; // it may try again
-                }
-            }
-        }
-        join(rank, channel);
-        return null;
     }
 
     /**
@@ -281,7 +172,7 @@ final class TcpRoot extends Exchange {
      * this job, or null. Claims are checked and made at once, so that two concurrent handshakes of one rank are
      * caught as a duplicate.
      */
-    private String claim(int rank, int size, String from) {
+    String claim(int rank, int size, String from) {
         synchronized (lock) {
             if (size != size()) {
                 return "rank " + rank + " at " + from + " says the world size is " + size + ", rank 0 at " + where()
@@ -301,11 +192,18 @@ final class TcpRoot extends Exchange {
         }
     }
 
+    /** Gives up the claim of a peer that could not be told it was admitted: it may try again. */
+    void unclaim(int rank) {
+        synchronized (lock) {
+            claimedFrom[rank] = null;
+        }
+    }
+
     /**
-     * The admitted {@code member} becomes rank {@code rank}; a thread reads its messages from now on. If the job
+     * The admitted {@code member} becomes rank {@code rank}; its messages are read as they come from now on. If the job
      * ended while it was being admitted, it is told why instead (the ending's own message went out without it).
      */
-    private void join(int rank, Channel member) {
+    void join(int rank, Channel member) {
         String ended;
         boolean closed;
         synchronized (ending) {
@@ -326,38 +224,10 @@ final class TcpRoot extends Exchange {
         if (ended != null || closed) {
             return;
         }
-        Thread listener = new Thread(null, () -> listen(rank, member), "collectives-bootstrap-rank-" + rank,
-                HANDSHAKE_STACK_BYTES);
-        listener.setDaemon(true);
-        listener.start();
+        listeners.execute(() -> listen(rank, member));
     }
 
-    /**
-     * Tells the peer why it is turned away. A peer without the token, or one that comes after the job ended, is
-     * only noted (a stray connection must not end the job); an authenticated peer that cannot be a member means
-     * the launch is wrong, which ends the job.
-     */
-    private String reject(Channel channel, String reason, boolean endsJob) throws IOException {
-        channel.out().writeByte(Channel.REJECTED);
-        Channel.writeText(channel.out(), reason);
-        channel.out().flush();
-        if (endsJob) {
-            endJob(reason);
-        } else {
-            note(reason);
-        }
-        return reason;
-    }
-
-    private void note(String what) {
-        synchronized (lock) {
-            if (turnedAway.size() < MAX_NOTES) {
-                turnedAway.add(what);
-            }
-        }
-    }
-
-    // ---- each member's messages: read by its own thread as they come ---------------------------------------
+    // ---- each member's messages: read by its own listener as they come -------------------------------------
 
     private void listen(int rank, Channel member) {
         while (true) {
@@ -485,9 +355,12 @@ final class TcpRoot extends Exchange {
     private Channel.Frame take(int rank, Deadline deadline) {
         String failure;
         synchronized (lock) {
+            awaited = rank;
+            lock.notifyAll();
             while (inbox[rank] == null && fatal == null && !left[rank] && !deadline.expired()) {
                 waitForNews(deadline);
             }
+            awaited = 0;
             Channel.Frame frame = inbox[rank];
             if (fatal == null && frame != null) {
                 inbox[rank] = null;
@@ -498,6 +371,15 @@ final class TcpRoot extends Exchange {
                     : members[rank].peer() + " did not take part in " + operation() + " " + deadline.within();
         }
         throw fail(failure, null);
+    }
+
+    /** Returns once an operation waits for member {@code rank}'s message: tests order their events by it. */
+    void awaitWaitingFor(int rank) throws InterruptedException {
+        synchronized (lock) {
+            while (awaited != rank) {
+                lock.wait();
+            }
+        }
     }
 
     private void sendTo(int rank, byte[] bytes, Deadline deadline) {
@@ -519,7 +401,7 @@ final class TcpRoot extends Exchange {
      * Ends the job once, for the first reason: every member is told why (best effort, briefly), so that those
      * waiting inside an operation fail at once. Runs on whichever thread saw the failure first.
      */
-    private void endJob(String reason) {
+    void endJob(String reason) {
         synchronized (ending) {
             synchronized (lock) {
                 if (fatal != null) {
@@ -577,18 +459,10 @@ final class TcpRoot extends Exchange {
         if (failed) {
             Watchdog.closeAt(server, Deadline.after(timeout()));
         } else {
-            closeQuietly(server);
+            TcpAdmission.closeQuietly(server);
         }
         synchronized (ending) {
             members().forEach(Channel::close); // after the reason of a failure has gone out to them
-        }
-    }
-
-    private static void closeQuietly(AutoCloseable resource) {
-        try {
-            resource.close();
-        } catch (Exception ignored) {
-            // best effort
         }
     }
 }

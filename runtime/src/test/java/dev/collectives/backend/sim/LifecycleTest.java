@@ -87,18 +87,17 @@ class LifecycleTest {
     @Test
     void abortFailsPendingAndLaterCallsOnEveryRank() {
         try (SimCluster cluster = SimBackend.cluster().ranks(3).build()) {
-            CountDownLatch waiting = new CountDownLatch(2);
+            CountDownLatch pending = new CountDownLatch(2);
             Throwable[] f = failures(cluster, ctx -> {
                 Communicator comm = ctx.comm();
                 try (DeviceBuffer buffer = comm.allocate(Allocator.LEGACY, F32, 8)) {
                     if (ctx.rank() == 0) {
-                        waiting.await();
-                        Thread.sleep(50); // let the others' workers reach the rendezvous
+                        pending.await(); // the others' allreduces are on their streams, waiting for rank 0
                         comm.abort();
                         comm.allReduce(buffer, buffer, 8, F32, ReduceOp.SUM, ctx.stream());
                     } else {
                         comm.allReduce(buffer, buffer, 8, F32, ReduceOp.SUM, ctx.stream());
-                        waiting.countDown();
+                        pending.countDown();
                         ctx.stream().synchronize();
                     }
                 }
@@ -184,14 +183,18 @@ class LifecycleTest {
     @Test
     void freeingMemoryWaitsForTheStreamWorkThatUsesIt() {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).timeout(Duration.ofSeconds(10)).build()) {
+            CountDownLatch freeing = new CountDownLatch(1);
             cluster.run(ctx -> {
                 DeviceBuffer send = ctx.comm().allocate(Allocator.LEGACY, DataType.INT64, 1 << 16);
                 try (DeviceBuffer recv = ctx.comm().allocate(Allocator.LEGACY, DataType.INT64, 1 << 16)) {
                     send.copyFromHost(new long[1 << 16]);
                     if (ctx.rank() == 1) {
-                        Thread.sleep(100);
+                        freeing.await(); // rank 0's allreduce cannot have run yet: it waits for this rank's
                     }
                     ctx.comm().allReduce(send, recv, 1 << 16, DataType.INT64, ReduceOp.SUM, ctx.stream());
+                    if (ctx.rank() == 0) {
+                        freeing.countDown();
+                    }
                     send.close(); // like musaFree, waits until the allreduce has read it
                     assertTrue(send.memory().isClosed());
                     ctx.stream().synchronize();

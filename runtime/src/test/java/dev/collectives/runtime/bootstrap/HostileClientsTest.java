@@ -1,6 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
 import static dev.collectives.runtime.bootstrap.RankThreadsForTests.bootstrap;
+import static dev.collectives.runtime.bootstrap.RankThreadsForTests.connectWhenListening;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,6 +19,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -29,8 +33,6 @@ import org.junit.jupiter.api.Test;
  */
 class HostileClientsTest {
     private static final Duration GENEROUS = RendezvousContractTest.GENEROUS;
-    /** How long rank 0 gives one connection's handshake. */
-    private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
 
     private final int port = RankThreadsForTests.freePort();
     private final String endpoint = "tcp://127.0.0.1:" + port;
@@ -44,62 +46,67 @@ class HostileClientsTest {
     }
 
     @Test
-    void idleTricklingAndGarbageConnectionsNeitherDelayNorBlockTheRanksAndEachIsDroppedAtItsDeadline()
-            throws Exception {
-        int idle = TcpRoot.MAX_HANDSHAKES + 36;
-        // ranks 0..2 of the job, and (index 3) someone who opens the hostile connections before ranks 1 and 2 come
+    void idleTricklingAndGarbageConnectionsNeitherDelayNorBlockTheRanks() {
+        int idle = TcpAdmission.MAX_HANDSHAKES + 36;
+        // ranks 0..2 of the job, and (index 3) someone who opens the hostile connections before ranks 1 and 2 come;
+        // rank 0 lets each connection take the whole bootstrap timeout to handshake, so that ranks kept waiting
+        // behind any of them would not join before rank 0's deadline
         List<Outcome<byte[][]>> outcomes = RankThreadsForTests.run(4, index -> () -> {
             if (index == 3) {
-                openHostileConnections(idle);
+                openHostileConnections(idle, 10, 10);
                 return null;
             }
             if (index > 0) {
                 awaitHostile(idle + 20);
             }
-            try (Rendezvous rendezvous = bootstrap(endpoint, index, 3, GENEROUS).rendezvous()) {
+            try (Rendezvous rendezvous = index == 0 ? serve(3, GENEROUS)
+                    : bootstrap(endpoint, index, 3, GENEROUS).rendezvous()) {
                 return rendezvous.allGather(new byte[] {(byte) index});
             }
         });
         for (Outcome<byte[][]> outcome : outcomes.subList(0, 3)) {
             assertArrayEquals(new byte[][] {{0}, {1}, {2}}, outcome.get());
         }
-        for (Outcome<byte[][]> outcome : outcomes.subList(1, 3)) {
-            // serving the hostile connections one after another would have taken HANDSHAKE_LIMIT each
-            assertTrue(outcome.millis() < HANDSHAKE_LIMIT.toMillis(), "took " + outcome.millis() + " ms");
-        }
         outcomes.get(3).get();
-        for (Socket s : hostile) {
-            assertClosedByRankZeroWithin(s, HANDSHAKE_LIMIT.plusSeconds(3));
-        }
     }
 
-    private void openHostileConnections(int idle) throws IOException, InterruptedException {
+    @Test
+    void eachHostileConnectionIsDroppedAtItsHandshakeDeadlineWhileTheJobForms() {
+        // fewer than rank 0 handshakes with at once, so that none is dropped to make room
+        List<Outcome<byte[][]>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
+            if (rank == 1) {
+                openHostileConnections(5, 5, 5);
+                for (Socket s : hostile) {
+                    assertClosedByRankZero(s);
+                }
+            }
+            try (Rendezvous rendezvous = rank == 0 ? serve(2, Duration.ofMillis(300))
+                    : bootstrap(endpoint, 1, 2, GENEROUS).rendezvous()) {
+                return rendezvous.allGather(new byte[] {(byte) rank});
+            }
+        });
+        outcomes.forEach(o -> assertArrayEquals(new byte[][] {{0}, {1}}, o.get()));
+    }
+
+    /** Rank 0 of a job of {@code size}, with the bootstrap timeout {@link #GENEROUS}. */
+    private Rendezvous serve(int size, Duration handshakeLimit) {
+        return TcpRoot.serve(RendezvousEndpoint.parse(endpoint), size, JobToken.of(RankThreadsForTests.TOKEN, 0),
+                GENEROUS, handshakeLimit);
+    }
+
+    private void openHostileConnections(int idle, int garbled, int trickling) throws IOException {
         Random random = new Random(7);
-        awaitListening();
+        connectWhenListening(port).close();
         for (int i = 0; i < idle; i++) {
             connect();
         }
-        for (int i = 0; i < 10; i++) {
+        for (int i = 0; i < garbled; i++) {
             byte[] garbage = new byte[1 + random.nextInt(200)];
             random.nextBytes(garbage);
             connect().getOutputStream().write(garbage);
         }
-        for (int i = 0; i < 10; i++) {
+        for (int i = 0; i < trickling; i++) {
             trickle(connect());
-        }
-    }
-
-    private void awaitListening() throws InterruptedException {
-        long end = System.nanoTime() + GENEROUS.toNanos();
-        while (true) {
-            try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), port)) {
-                return;
-            } catch (IOException e) {
-                if (System.nanoTime() > end) {
-                    throw new AssertionError("rank 0 never listened at port " + port, e);
-                }
-                Thread.sleep(20);
-            }
         }
     }
 
@@ -124,32 +131,38 @@ class HostileClientsTest {
 
     @Test
     void aRankArrivingAfterTheJobEndedIsToldSoAtOnce() {
-        Duration brief = Duration.ofMillis(1000);
+        CountDownLatch ended = new CountDownLatch(1);
         List<Outcome<Object>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
             if (rank == 0) {
-                return bootstrap(endpoint, 0, 2, brief).rendezvous();
+                try {
+                    return bootstrap(endpoint, 0, 2, RendezvousContractTest.SHORT).rendezvous();
+                } finally {
+                    ended.countDown();
+                }
             }
-            Thread.sleep(brief.toMillis() + 500);
+            RankThreadsForTests.await(ended);
             return bootstrap(endpoint, 1, 2, GENEROUS).rendezvous();
         });
-        assertTrue(outcomes.get(0).message().contains("rank 1 did not join at " + endpoint + " within 1 s"),
+        assertTrue(outcomes.get(0).message().contains("rank 1 did not join at " + endpoint + " within 1.5 s"),
                 outcomes.get(0).message());
+        // at once: answered with the reason, not left to its own deadline of 20 s ("no rank 0 at ...")
         String late = outcomes.get(1).message();
         assertTrue(late.contains("rank 0 at " + endpoint + " turned rank 1 away: the job at " + endpoint
                 + " ended: rank 1 did not join"), late);
-        // at once: it came 0.5 s after the job ended and was answered, not left to its deadline of 20 s
-        assertTrue(outcomes.get(1).millis() < brief.toMillis() + 500 + 2000, outcomes.get(1).millis() + " ms");
     }
 
     @Test
     void aMemberThatEndsTheJobFailsTheOthersAtOnceWithItsReasonWhileTheyWaitInsideAnOperation() {
+        CompletableFuture<TcpRoot> rankZero = new CompletableFuture<>();
         List<Outcome<Object>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
             try (Rendezvous rendezvous = bootstrap(endpoint, rank, 3, GENEROUS).rendezvous()) {
                 rendezvous.broadcast(new byte[1]);
-                if (rank == 2) {
-                    Thread.sleep(300);
+                if (rank == 0) {
+                    rankZero.complete((TcpRoot) rendezvous);
+                }
+                if (rank == 2) { // once rank 0 has rank 1's part of the allgather and waits for this rank's
+                    rankZero.get(60, TimeUnit.SECONDS).awaitWaitingFor(2);
                     rendezvous.abort("cudaMalloc failed: out of memory");
-                    return rendezvous.allGather(new byte[1]);
                 }
                 return rendezvous.allGather(new byte[1]);
             }
@@ -161,9 +174,6 @@ class HostileClientsTest {
                 && outcomes.get(1).message().contains("cudaMalloc failed"), outcomes.get(1).message());
         assertTrue(outcomes.get(2).message().contains("rank 2: the rendezvous at " + endpoint + " failed earlier: "
                 + "[bootstrap] rank 2: this rank ended the job: cudaMalloc failed"), outcomes.get(2).message());
-        for (Outcome<Object> outcome : outcomes) {
-            assertTrue(outcome.millis() < 5000, outcome.millis() + " ms, not at once");
-        }
     }
 
     @Test
@@ -181,7 +191,6 @@ class HostileClientsTest {
             String message = outcomes.get(r).message();
             assertTrue(message.contains("rank " + r + ": rank 0 ended the job: rank 0 failed: GetUniqueId failed: "
                     + "unhandled cuda error (reported by rank 0 at " + endpoint + " during broadcast #1)"), message);
-            assertTrue(outcomes.get(r).millis() < 5000, outcomes.get(r).millis() + " ms, not at once");
         }
     }
 
@@ -197,9 +206,8 @@ class HostileClientsTest {
     /** Waits until the hostile connections are open, so that the ranks meet rank 0 behind them. */
     private void awaitHostile(int count) throws InterruptedException {
         synchronized (hostile) {
-            long end = System.nanoTime() + GENEROUS.toNanos();
-            while (hostile.size() < count && System.nanoTime() < end) {
-                hostile.wait(100);
+            while (hostile.size() < count) {
+                hostile.wait();
             }
         }
     }
@@ -223,16 +231,16 @@ class HostileClientsTest {
         thread.start();
     }
 
-    /** Rank 0 closes the connection (end of stream or reset) within {@code limit} of now. */
-    private static void assertClosedByRankZeroWithin(Socket s, Duration limit) throws IOException {
-        s.setSoTimeout((int) limit.toMillis());
+    /** Rank 0 closes the connection (end of stream or reset); the read timeout only guards against a hang. */
+    private static void assertClosedByRankZero(Socket s) throws IOException {
+        s.setSoTimeout((int) GENEROUS.toMillis());
         InputStream in = s.getInputStream();
         try {
             while (in.read() >= 0) {
                 // the greeting, then nothing more
             }
         } catch (SocketTimeoutException e) {
-            throw new AssertionError("a hostile connection was still open " + limit + " later", e);
+            throw new AssertionError("rank 0 never closed a hostile connection", e);
         } catch (IOException reset) {
             // closed with bytes unread: a reset
         }

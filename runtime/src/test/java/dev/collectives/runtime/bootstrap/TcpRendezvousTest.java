@@ -1,6 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
 import static dev.collectives.runtime.bootstrap.RankThreadsForTests.bootstrap;
+import static dev.collectives.runtime.bootstrap.RankThreadsForTests.connectWhenListening;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -14,8 +15,8 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 
 import org.junit.jupiter.api.Test;
 
@@ -43,7 +44,7 @@ class TcpRendezvousTest extends RendezvousContractTest {
         String endpoint = endpoint();
         List<Outcome<byte[]>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
             if (rank == 1) {
-                try (Socket stray = connectWhenListening()) {
+                try (Socket stray = connectWhenListening(port)) {
                     new DataOutputStream(stray.getOutputStream()).writeBytes("GET / HTTP/1.0\r\n\r\n");
                     stray.getInputStream().readAllBytes();
                 } catch (java.net.SocketException reset) {
@@ -68,7 +69,7 @@ class TcpRendezvousTest extends RendezvousContractTest {
                 }
             }
             // a member that holds the token but then claims a message of 1 GiB
-            try (Socket s = connectWhenListening()) {
+            try (Socket s = connectWhenListening(port)) {
                 DataInputStream in = new DataInputStream(s.getInputStream());
                 DataOutputStream out = new DataOutputStream(s.getOutputStream());
                 in.readInt();
@@ -93,33 +94,24 @@ class TcpRendezvousTest extends RendezvousContractTest {
                 "sent a message of 1073741824 bytes, above the limit of 65536"), root);
     }
 
-    /** A raw connection to rank 0's port, once rank 0 (a thread started alongside) listens. */
-    private Socket connectWhenListening() throws InterruptedException {
-        long end = System.nanoTime() + GENEROUS.toNanos();
-        while (true) {
-            try {
-                return new Socket(InetAddress.getLoopbackAddress(), port);
-            } catch (java.io.IOException e) {
-                if (System.nanoTime() > end) {
-                    throw new AssertionError("rank 0 never listened at port " + port, e);
-                }
-                Thread.sleep(20);
-            }
-        }
-    }
-
     @Test
     void aLateDuplicateEndsTheJobAtTheNextOperation() {
         String endpoint = endpoint();
+        CountDownLatch formed = new CountDownLatch(2);
+        CountDownLatch turnedAway = new CountDownLatch(1);
         List<Outcome<Object>> outcomes = RankThreadsForTests.run(3, index -> () -> {
-            int rank = index == 2 ? 1 : index;
-            if (index == 2) {
-                Thread.sleep(500);
-                return bootstrap(endpoint, rank, 2, GENEROUS).rendezvous();
+            if (index == 2) { // a second rank 1, once the job has formed
+                RankThreadsForTests.await(formed);
+                try {
+                    return bootstrap(endpoint, 1, 2, GENEROUS).rendezvous();
+                } finally {
+                    turnedAway.countDown();
+                }
             }
-            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, GENEROUS).rendezvous()) {
+            try (Rendezvous rendezvous = bootstrap(endpoint, index, 2, GENEROUS).rendezvous()) {
                 rendezvous.broadcast(new byte[1]);
-                Thread.sleep(1500);
+                formed.countDown();
+                RankThreadsForTests.await(turnedAway);
                 return rendezvous.broadcast(new byte[1]);
             }
         });

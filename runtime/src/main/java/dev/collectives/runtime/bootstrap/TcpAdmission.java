@@ -1,0 +1,213 @@
+package dev.collectives.runtime.bootstrap;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The door of rank 0's {@link TcpRoot}: accepts connections for as long as the rendezvous is open and admits each
+ * peer that proves it holds the job token as the rank it claims. Handshakes run on a pool of at most
+ * {@link #MAX_HANDSHAKES} threads, each within its own deadline; a connection beyond that many drops the oldest
+ * one still handshaking, so that idle, trickling or garbage connections, however many, can neither delay nor
+ * block the ranks. What it turned away is kept for rank 0's timeout message.
+ */
+final class TcpAdmission {
+    /** How many connections may be handshaking at once; a legitimate rank needs one round trip. */
+    static final int MAX_HANDSHAKES = 64;
+    /** A handshake's or a member listener's stack: it only reads and writes a few fixed-size fields. */
+    private static final long SMALL_STACK_BYTES = 256 * 1024;
+    /** How many turned-away connections a timeout message lists. */
+    private static final int MAX_NOTES = 8;
+
+    private final ServerSocket server;
+    private final JobToken token;
+    private final TcpRoot root;
+    private final Duration handshakeLimit;
+    private final ThreadPoolExecutor handshakes = new ThreadPoolExecutor(MAX_HANDSHAKES, MAX_HANDSHAKES,
+            1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), smallDaemonThreads("collectives-bootstrap-handshake"));
+    /** The connections handshaking, oldest first: the one to drop when a new one finds it full. */
+    private final BlockingQueue<Handshake> handshaking = new ArrayBlockingQueue<>(MAX_HANDSHAKES);
+    private final List<String> turnedAway = new ArrayList<>();
+
+    /** A connection still handshaking, and where it came from. */
+    private record Handshake(Channel channel, String from) {
+    }
+
+    /** Admits members to {@code root} through {@code server}; each handshake within {@code handshakeLimit}. */
+    TcpAdmission(ServerSocket server, JobToken token, TcpRoot root, Duration handshakeLimit) {
+        this.server = server;
+        this.token = token;
+        this.root = root;
+        this.handshakeLimit = handshakeLimit;
+        handshakes.allowCoreThreadTimeOut(true); // no threads kept while nobody connects
+    }
+
+    /** Daemon threads named {@code name}, with stacks for a few reads and writes. */
+    static ThreadFactory smallDaemonThreads(String name) {
+        return task -> {
+            Thread thread = new Thread(null, task, name, SMALL_STACK_BYTES);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    /** Accepts connections until the server socket closes. */
+    void open() {
+        smallDaemonThreads("collectives-bootstrap-acceptor").newThread(this::acceptLoop).start();
+    }
+
+    /** "; turned away: ..." for each connection noted, or nothing. */
+    String turnedAway() {
+        synchronized (turnedAway) {
+            return turnedAway.isEmpty() ? "" : "; turned away: " + String.join("; ", turnedAway);
+        }
+    }
+
+    private void acceptLoop() {
+        try {
+            while (!server.isClosed()) {
+                Socket socket;
+                try {
+                    socket = server.accept();
+                } catch (IOException e) {
+                    return; // closed
+                }
+                String from = String.valueOf(socket.getRemoteSocketAddress());
+                try {
+                    start(new Handshake(new Channel(socket, "a peer at " + from), from));
+                } catch (IOException e) {
+                    closeQuietly(socket);
+                }
+            }
+        } finally {
+            handshakes.shutdown(); // those under way end at their deadlines
+        }
+    }
+
+    /** Starts {@code handshake}, first dropping the oldest one under way if {@link #MAX_HANDSHAKES} are. */
+    private void start(Handshake handshake) {
+        while (!handshaking.offer(handshake)) { // only this thread adds, so this ends
+            Handshake oldest = handshaking.poll();
+            if (oldest != null) {
+                note("a connection from " + oldest.from() + " was dropped: " + MAX_HANDSHAKES
+                        + " connections were handshaking at once");
+                oldest.channel().close();
+            }
+        }
+        handshakes.execute(() -> run(handshake));
+    }
+
+    private void run(Handshake handshake) {
+        Channel channel = handshake.channel();
+        String from = handshake.from();
+        Deadline deadline = Deadline.after(handshakeLimit);
+        try {
+            String rejection = channel.within(deadline, () -> admit(channel, from));
+            if (rejection != null) {
+                channel.close();
+            }
+        } catch (SocketTimeoutException e) {
+            note("a connection from " + from + " did not complete its handshake " + deadline.within());
+            channel.close();
+        } catch (IOException e) {
+            note("a connection from " + from + " failed during the handshake: " + e);
+            channel.close();
+        } finally {
+            handshaking.remove(handshake);
+        }
+    }
+
+    /** Admits the peer on {@code channel}, or answers why not; returns the rejection, null when admitted. */
+    private String admit(Channel channel, String from) throws IOException {
+        DataOutputStream out = channel.out();
+        DataInputStream in = channel.in();
+        byte[] serverNonce = JobToken.nonce();
+        out.writeInt(Channel.MAGIC);
+        out.writeInt(Channel.VERSION);
+        out.write(serverNonce);
+        out.flush();
+        int magic = in.readInt();
+        int version = in.readInt();
+        if (magic != Channel.MAGIC || version != Channel.VERSION) {
+            return reject(channel, "a connection from " + from + " is not a collectives bootstrap peer of version "
+                    + Channel.VERSION + " (magic " + Integer.toHexString(magic) + ", version " + version + ")", false);
+        }
+        int rank = in.readInt();
+        int size = in.readInt();
+        byte[] clientNonce = Channel.readBytes(in, JobToken.NONCE_BYTES);
+        byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
+        byte[] claim = JobToken.ints(rank, size);
+        if (!token.verify(mac, "join", serverNonce, clientNonce, claim)) {
+            return reject(channel, "a connection from " + from + " claiming rank " + rank
+                    + " presented a wrong job token", false);
+        }
+        String ended = root.ended();
+        if (ended != null) {
+            return reject(channel, ended, false);
+        }
+        String problem = root.claim(rank, size, from);
+        if (problem != null) {
+            return reject(channel, problem, true);
+        }
+        boolean admitted = false;
+        try {
+            channel.authenticated(Channel.sessionKey(token, serverNonce, clientNonce, rank), true,
+                    "rank " + rank + " at " + from);
+            out.writeByte(Channel.ACCEPTED);
+            out.write(token.mac("accept", serverNonce, clientNonce, claim));
+            out.flush();
+            admitted = true;
+        } finally {
+            if (!admitted) {
+                root.unclaim(rank); // it may try again
+            }
+        }
+        root.join(rank, channel);
+        return null;
+    }
+
+    /**
+     * Tells the peer why it is turned away. A peer without the token, or one that comes after the job ended, is
+     * only noted (a stray connection must not end the job); an authenticated peer that cannot be a member means
+     * the launch is wrong, which ends the job, before the peer hears why, so that the job has ended by then.
+     */
+    private String reject(Channel channel, String reason, boolean endsJob) throws IOException {
+        if (endsJob) {
+            root.endJob(reason);
+        } else {
+            note(reason);
+        }
+        channel.out().writeByte(Channel.REJECTED);
+        Channel.writeText(channel.out(), reason);
+        channel.out().flush();
+        return reason;
+    }
+
+    private void note(String what) {
+        synchronized (turnedAway) {
+            if (turnedAway.size() < MAX_NOTES) {
+                turnedAway.add(what);
+            }
+        }
+    }
+
+    static void closeQuietly(AutoCloseable resource) {
+        try {
+            resource.close();
+        } catch (Exception ignored) {
+            // best effort
+        }
+    }
+}
