@@ -28,8 +28,8 @@ import java.time.Duration;
  * The queue is real work (launches of a graph of large allreduces, seconds of them), so nothing depends on
  * how the library treats a peer that never comes. Run with {@code -Dcollectives.device.syncTimeoutSeconds=2}.
  * Each test prints what it measured. On one rank the queued work is copies that run to their end: NCCL 2.28.3's
- * {@code ncclCommAbort} returns only once they have (docs/gpu-results.md), so the tests bound what must happen,
- * not how soon the abort returns; a peer that never comes is the two-process case.
+ * {@code ncclCommAbort} returns only once they have (bench/results/gpu-results.md), so the tests bound what must
+ * happen, not how soon the abort returns; a peer that never comes is the two-process case.
  */
 @Tag("gpu")
 class DeviceAbortGpuTest {
