@@ -107,8 +107,8 @@ public enum Rule {
      * for IB SHARP and only IB-SHARP ops use it). <em>Bind</em>: such buffers, and {@code @External} buffers that turn
      * out to be legacy memory, need the variable set to {@code 1} in the environment the library sees — except on a
      * communicator with IB SHARP enabled and exactly 1 rank per node, where IB SHARP registers memory of any allocator
-     * (R8). The run-time check is {@code dev.collectives.runtime.internal.LegacyRegistrationRule}, used by both backends'
-     * {@code register} and by generated code.
+     * (R8). The run-time check is {@code dev.collectives.runtime.internal.LegacyRegistrationRule}, used by both
+     * backends' {@code register} and by generated code.
      */
     R9_LEGACY("R9", "LEGACY"),
     /**
@@ -116,10 +116,10 @@ public enum Rule {
      * window's device address as another rank of the local team sees it. Both need symmetric-window support; without it
      * a probe may return success and a NULL pointer.
      *
-     * <p><em>Bind/call</em>: the runtime probes the helpers as a capability; {@code Window.userPointer()} and
-     * {@code Window.lsaDevicePointer(...)} are empty where they are missing, and the generated {@code describe()} says
-     * for each {@code @Window} whether the helpers are available. The generated class offers {@code <name>Window()} for
-     * each window.
+     * <p><em>Bind/call</em>: the runtime probes the helpers as a capability; {@code RegisteredWindow.userPointer()} and
+     * {@code RegisteredWindow.lsaDevicePointer(...)} are empty where they are missing, and the generated {@code
+     * describe()} says for each {@code @Window} whether the helpers are available. The generated class offers {@code
+     * <name>Window()} for each window.
      */
     R10_WINDOW_HELPERS("R10", "WINDOW-HELPERS"),
     /**
