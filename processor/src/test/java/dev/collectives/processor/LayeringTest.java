@@ -5,77 +5,62 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
-import dev.collectives.rules.PeerPairing;
-import dev.collectives.rules.Rule;
-
 /**
- * The layering of the project's main code: the processor checks declarations with the annotations, the rule
- * catalogue and the rules it shares with bind (the pairing of sends and receives) only, and writes code against the
- * runtime API; backends implement the API and SPI; the API and the
- * annotations never reach into a backend.
+ * The layering of the project's main code: the processor checks declarations with the annotations and the rules
+ * (collectives-api) only, and names the runtime's types in the code it writes without loading them; backends
+ * implement the API and SPI; the API and the annotations never reach into a backend.
  */
 @AnalyzeClasses(packages = "dev.collectives", importOptions = ImportOption.DoNotIncludeTests.class)
 class LayeringTest {
     private static final String JDK = "java..";
     private static final String ANNOTATIONS = "dev.collectives.annotation..";
+    private static final String RULES = "dev.collectives.rules..";
     private static final String PROCESSOR = "dev.collectives.processor..";
+    private static final String RUNTIME = "dev.collectives.runtime..";
     private static final String BACKENDS = "dev.collectives.backend..";
 
     @ArchTest
-    static final ArchRule modelAndValidationUseOnlyTheAnnotationsAndTheRuleCatalogue = classes()
+    static final ArchRule modelAndValidationUseOnlyTheApi = classes()
             .that().resideInAnyPackage("..processor.model..", "..processor.validation..")
             .should().onlyDependOnClassesThat(DescribedPredicate.describe(
-                    "in the JDK (javac's tree API included), the annotations, the processor (not its writer), the"
-                            + " rule catalogue or the pairing of sends and receives",
+                    "in the JDK (javac's tree API included), the annotations, the rules or the processor (not its"
+                            + " writer)",
                     c -> c.getPackageName().startsWith("java") || c.getPackageName().startsWith("com.sun.source")
                             || c.getPackageName().startsWith("dev.collectives.annotation")
+                            || c.getPackageName().startsWith("dev.collectives.rules")
                             || c.getPackageName().startsWith("dev.collectives.processor")
-                            && !c.getPackageName().startsWith("dev.collectives.processor.writer")
-                            || c.isEquivalentTo(Rule.class) || isPeerPairing(c)));
+                            && !c.getPackageName().startsWith("dev.collectives.processor.writer")));
 
     /**
-     * The rules the processor shares with the generated code's checks at bind: the catalogue, and the pairing of
-     * sends and receives (the processor checks it where {@code ranks} is declared, bind where it is not; one
-     * algorithm for both). They may use only the JDK and the annotations, so that the processor stays off the
-     * runtime.
+     * The api the processor shares with the runtime (the rules, their messages, the pairing of sends and receives)
+     * uses only the JDK, so that the processor stays off the runtime and its natives.
      */
     @ArchTest
-    static final ArchRule sharedRulesUseOnlyTheJdkAndTheAnnotations = classes()
-            .that(DescribedPredicate.describe("the rule catalogue or the pairing of sends and receives",
-                    c -> c.isEquivalentTo(Rule.class) || isPeerPairing(c)))
-            .should().onlyDependOnClassesThat(DescribedPredicate.describe("in the JDK, the annotations or themselves",
-                    c -> c.getBaseComponentType().getPackageName().startsWith("java")
-                            || c.getBaseComponentType().getPackageName().startsWith("dev.collectives.annotation")
-                            || c.getBaseComponentType().isEquivalentTo(Rule.class)
-                            || isPeerPairing(c.getBaseComponentType())));
-
-    private static boolean isPeerPairing(JavaClass c) {
-        return c.getName().equals(PeerPairing.class.getName())
-                || c.getName().startsWith(PeerPairing.class.getName() + "$");
-    }
+    static final ArchRule theApiUsesOnlyTheJdk = classes()
+            .that().resideInAnyPackage(ANNOTATIONS, RULES)
+            .should().onlyDependOnClassesThat().resideInAnyPackage(JDK, ANNOTATIONS, RULES);
 
     @ArchTest
-    static final ArchRule theWriterNamesOnlyRuntimeApiTypes = classes()
+    static final ArchRule theWriterNamesTheRuntimeWithoutLoadingIt = classes()
             .that().resideInAPackage("..processor.writer..")
             .should().onlyDependOnClassesThat().resideInAnyPackage(JDK, "javax..", "com.palantir.javapoet..",
-                    ANNOTATIONS, PROCESSOR, "dev.collectives.runtime");
+                    ANNOTATIONS, RULES, PROCESSOR);
 
     @ArchTest
-    static final ArchRule theProcessorNeverTouchesABackend = noClasses()
+    static final ArchRule theProcessorNeverTouchesTheRuntime = noClasses()
             .that().resideInAPackage(PROCESSOR)
-            .should().dependOnClassesThat().resideInAPackage(BACKENDS);
+            .should().dependOnClassesThat().resideInAnyPackage(RUNTIME, BACKENDS);
 
     @ArchTest
     static final ArchRule backendsUseOnlyTheRuntimeApiAndSpi = classes()
             .that().resideInAPackage(BACKENDS)
             .should().onlyDependOnClassesThat().resideInAnyPackage(JDK, "javax..", "org.bytedeco..",
-                    "com.google.auto.service..", ANNOTATIONS, "dev.collectives.runtime..", BACKENDS);
+                    "com.google.auto.service..", ANNOTATIONS, RULES, RUNTIME, BACKENDS);
 
     @ArchTest
     static final ArchRule backendsDoNotReachIntoEachOther = slices()
@@ -83,6 +68,6 @@ class LayeringTest {
 
     @ArchTest
     static final ArchRule theApiNeverReachesIntoABackend = noClasses()
-            .that().resideInAnyPackage("dev.collectives.runtime..", ANNOTATIONS)
+            .that().resideInAnyPackage(RUNTIME, ANNOTATIONS, RULES)
             .should().dependOnClassesThat().resideInAnyPackage(BACKENDS, PROCESSOR);
 }
