@@ -15,7 +15,7 @@ mvn -B -q -pl "$modules" -am package dependency:copy-dependencies -DskipTests -D
   -Dmaven.source.skip=true -DincludeScope=runtime -DexcludeGroupIds=dev.collectives -DoutputDirectory="$dest/lib" \
   -DexcludeClassifiers=linux-arm64,linux-ppc64le,macosx-arm64,macosx-x86_64,windows-x86_64
 [ -x "$dest/jre/bin/java" ] || gpu/jre.sh "$dest/jre"
-for m in runtime examples; do
+for m in api runtime examples; do
   if [ -d "$m/target" ]; then
     find "$m/target" -maxdepth 1 -name 'collectives-*.jar' ! -name '*-sources.jar' ! -name '*-javadoc.jar' \
       -exec cp {} "$dest/lib/" \;
