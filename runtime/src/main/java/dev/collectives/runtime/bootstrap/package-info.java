@@ -1,0 +1,8 @@
+/**
+ * Multi-process jobs: {@link dev.collectives.runtime.bootstrap.Bootstrap} says who this process is (from a builder,
+ * system properties, {@code COLLECTIVES_*} variables or the launcher's) and where the ranks meet; a
+ * {@link dev.collectives.runtime.bootstrap.Rendezvous} over TCP ({@code tcp://host:port}) or a shared directory
+ * ({@code file:/dir}), authenticated with the job token, carries the communicator's unique id and small values
+ * before any communicator exists. Failures are {@link dev.collectives.runtime.bootstrap.BootstrapException}s.
+ */
+package dev.collectives.runtime.bootstrap;
