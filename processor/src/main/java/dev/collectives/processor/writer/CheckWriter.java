@@ -21,6 +21,7 @@ import dev.collectives.runtime.PeerPairing;
 final class CheckWriter extends GenerationPart {
     /** A fingerprint's value fits, with its quotes and a parenthesis, a wrapped {@code .add} in bind (column 28). */
     private static final int FINGERPRINT_VALUE = 69;
+
     CheckWriter(Generation generation) {
         super(generation);
     }
