@@ -75,7 +75,7 @@ final class LayoutWriter extends GenerationPart {
         }
         String pipeline = name("pipeline");
         return bind
-                .addStatement("$T $N = new $T($L)", className, pipeline, className,
+                .addStatement("$T $N =$Wnew $T($L)", className, pipeline, className,
                         CodeBlock.join(arguments, ",$W"))
                 .addStatement("return $T.open($N, $N::$N)", SUPPORT, pipeline, pipeline, methods.get("open"))
                 .build();

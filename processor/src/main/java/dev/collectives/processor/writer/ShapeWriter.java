@@ -81,7 +81,7 @@ final class ShapeWriter extends GenerationPart {
         ClassName binder = className.nestedClass("Binder");
         TypeSpec.Builder b = TypeSpec.classBuilder(binder)
                 .addModifiers(Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
-                .addJavadoc("Takes the dims and externals of {@link $T} by name, then binds it.\n", className)
+                .addJavadoc("Takes the dims and externals of {@link $T}\nby name, then binds it.\n", className)
                 .addField(COMMUNICATOR, name("comm"), Modifier.PRIVATE, Modifier.FINAL)
                 .addField(STREAM, name("stream"), Modifier.PRIVATE, Modifier.FINAL)
                 .addMethod(MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE)
@@ -119,7 +119,7 @@ final class ShapeWriter extends GenerationPart {
                 .addJavadoc("$L\n", Comments.wrapped("Binds the pipeline as {@code bind} does for pipelines without "
                         + "dims; every setter must have been called.\nCollective: every rank of {@code comm} calls "
                         + "it."))
-                .addStatement("$T $N = new $T($L)", className, pipeline, className, CodeBlock.join(arguments, ",$W"))
+                .addStatement("$T $N =$Wnew $T($L)", className, pipeline, className, CodeBlock.join(arguments, ",$W"))
                 .addStatement("return $T.open($N, $N::$N)", SUPPORT, pipeline, pipeline, methods.get("open"))
                 .build());
         type.addType(b.build());
