@@ -1,14 +1,12 @@
 package dev.collectives.processor;
 
 import java.io.IOException;
-import java.io.Writer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 
 import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.ProcessingEnvironment;
@@ -53,20 +51,11 @@ public final class CollectivesProcessor extends AbstractProcessor {
     /** The processor option giving the address of the rules page. */
     public static final String RULES_URL_OPTION = "collectives.rulesUrl";
 
-    /** Writes a validated pipeline's class; {@code ProcessorBenchmark} hands over texts to time the rest. */
-    private final Function<PipelineModel, PipelineWriter.Source> generator;
+    private final PipelineWriter writer = new PipelineWriter();
     private SourceOrder sourceOrder;
     private RepeatedAnnotations repeatedAnnotations;
     /** Stateless, so made once for every pipeline of every round. */
     private List<Validator> validators;
-
-    public CollectivesProcessor() {
-        this(new PipelineWriter()::write);
-    }
-
-    CollectivesProcessor(Function<PipelineModel, PipelineWriter.Source> generator) {
-        this.generator = generator;
-    }
 
     @Override
     public synchronized void init(ProcessingEnvironment env) {
@@ -141,10 +130,8 @@ public final class CollectivesProcessor extends AbstractProcessor {
         if (diagnostics.hasErrors() || !Validators.complete(model) || generatedName == null) {
             return;
         }
-        PipelineWriter.Source source = generator.apply(model);
-        try (Writer writer = processingEnv.getFiler().createSourceFile(source.className(), source.pipeline())
-                .openWriter()) {
-            writer.write(source.text());
+        try {
+            writer.write(model).writeTo(processingEnv.getFiler());
         } catch (IOException e) {
             processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR, "[internal] cannot write "
                     + PipelineWriter.generatedName(model) + ": " + e, type);

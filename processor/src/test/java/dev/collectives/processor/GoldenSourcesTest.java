@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -61,6 +62,22 @@ class GoldenSourcesTest {
         }
         assertEquals(Files.readString(golden, StandardCharsets.UTF_8), generated,
                 "generated source differs from " + golden + "; if intended, rerun with -Dgolden.update=true");
+    }
+
+    @Test
+    void everyGoldenLineFitsOneHundredColumns() throws IOException {
+        List<String> longLines = new ArrayList<>();
+        try (Stream<Path> goldens = Files.list(GOLDEN)) {
+            for (Path golden : goldens.sorted().toList()) {
+                List<String> lines = Files.readAllLines(golden, StandardCharsets.UTF_8);
+                for (int i = 0; i < lines.size(); i++) {
+                    if (lines.get(i).length() > 100) {
+                        longLines.add(golden.getFileName() + ":" + (i + 1) + ": " + lines.get(i));
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), longLines, "generated lines longer than 100 columns");
     }
 
     @Test

@@ -13,12 +13,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -33,8 +31,6 @@ import javax.tools.JavaFileObject;
 import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 
-import dev.collectives.processor.model.PipelineModel;
-import dev.collectives.processor.writer.PipelineWriter;
 
 /**
  * javac time (CPU time of the compiling thread) for 100 pipeline interfaces, without and with the processor, in one
@@ -44,10 +40,8 @@ import dev.collectives.processor.writer.PipelineWriter;
  * measured too: that figure does not carry the noise of two whole compilations. A row "floor" is a processor that
  * only writes the same generated files through the Filer: what javac's extra rounds cost by themselves, which no
  * processor generating these files can go below; the last row writes an empty class of each generated name instead,
- * what the rounds cost around these interfaces whatever is generated. A row between them is the processor with its
- * writer replaced by the texts it wrote: all its work but writing, so the difference to it, round by round, is what
- * the writer costs. Prints each figure, the ratios of medians, and the processor's own part (its figures less the
- * floor's).
+ * what the rounds cost around these interfaces whatever is generated. Prints each figure, the ratios of medians, and
+ * the processor's own part (its figures less the floor's): a report, with no figure to pass or fail.
  *
  * <p>{@code -Dbench.baseline=CLASSPATH} (another build's processor classes, with the JavaPoet jar and runtime classes
  * it was built with) adds the same figures for that processor, interleaved in the same rounds: a before/after table
@@ -107,10 +101,6 @@ public final class ProcessorBenchmark {
         // the floor: what javac's extra rounds cost for the same generated files, with no processor work at all
         Map<String, String> currentGenerated = texts(
                 withGenerated.get(0).subList(sources.size(), withGenerated.get(0).size()));
-        // the processor less its writer: reads, validates and claims each name, then hands over the text written above
-        processors.add(new ProcessorUnderTest("current without its writer (hands over the texts it wrote)",
-                () -> new CollectivesProcessor(handingOver(currentGenerated))));
-        withGenerated.add(withGenerated.get(0));
         processors.add(ProcessorUnderTest.replaying("floor (writes the same files, nothing else)", currentGenerated));
         withGenerated.add(withGenerated.get(0));
         // below that: what javac's rounds cost around these interfaces whatever a processor generates, here an empty
@@ -183,7 +173,6 @@ public final class ProcessorBenchmark {
         if (baseline != null) {
             printPaired("current - baseline", inside[0], inside[1]);
         }
-        printPaired("current - current without its writer (the writer)", inside[0], inside[measuredFirst]);
         delete(dir);
     }
 
@@ -276,16 +265,6 @@ public final class ProcessorBenchmark {
             texts.put(pkg + "." + simpleName, text);
         }
         return texts;
-    }
-
-    /** A writer that hands over {@code texts} (by qualified name) in place of writing each class. */
-    private static Function<PipelineModel, PipelineWriter.Source> handingOver(Map<String, String> texts) {
-        Map<String, String> bySimpleName = new HashMap<>();
-        texts.forEach((name, text) -> bySimpleName.put(name.substring(name.lastIndexOf('.') + 1), name));
-        return model -> {
-            String name = bySimpleName.get(PipelineWriter.generatedName(model));
-            return new PipelineWriter.Source(name, texts.get(name), model.type());
-        };
     }
 
     /** The sources plus {@code texts} written as files under {@code dir}. */

@@ -31,6 +31,14 @@ class ShapeDiagnosticsTest {
         return compilation.generatedSourceFile("test.CollectiveP").orElseThrow().getCharContent(true).toString();
     }
 
+    /**
+     * The generated source with every run of white space one space and each long literal's parts joined again: the
+     * code as written, wherever a line wraps or a literal is cut to fit.
+     */
+    private static String unwrapped(Sources source) throws IOException {
+        return generated(source).replaceAll("\\s+", " ").replace("\" + \"", "");
+    }
+
     // ---- [DSL expression] and [DSL twins] -------------------------------------------------------------------------
 
     @Test
@@ -208,7 +216,7 @@ class ShapeDiagnosticsTest {
         Sources s = Sources.pipeline("registration = Registration.NONE", DIM, GRADS,
                 "  @AllReduce(send = \"grads\", recv = \"grads\", countExpr = \"n * 2\", sendOffsetExpr = \"offset\",",
                 "             recvOffsetExpr = \"offset\") void step(long offset, int n);");
-        String generated = generated(s);
+        String generated = unwrapped(s);
         assertTrue(generated.contains("send stays inside `grads`: offset + n * 2 <= elements\", "
                 + "Math.addExact(offset, Math.multiplyExact((long) n, 2L)), elements);"), generated);
         assertTrue(generated.contains("throw PipelineSupport.overflow(comm, PIPELINE, \"step(...)\", overflow);"),
@@ -224,7 +232,7 @@ class ShapeDiagnosticsTest {
         Sources s = Sources.pipeline("registration = Registration.NONE", DIM,
                 "  @Buffer(type = DataType.FLOAT64, countExpr = \"elements * elements\") DeviceBuffer grads();",
                 "  @AllReduce(send = \"grads\", recv = \"grads\", countExpr = \"elements\") void step();");
-        String generated = generated(s);
+        String generated = unwrapped(s);
         assertTrue(generated.contains("its bytes fit a long: elements * elements <= 1152921504606846975\", "
                 + "Math.multiplyExact(elements, elements), 1152921504606846975L);"), generated);
     }

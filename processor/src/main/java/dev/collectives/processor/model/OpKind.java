@@ -8,20 +8,20 @@ import java.util.Map;
  * recv buffers it reaches (count, or count × ranks), and which accelerated algorithms serve it.
  */
 public enum OpKind {
-    ALL_REDUCE("AllReduce", "allReduce", "mcclAllReduce", "send", "recv", "count", "sendOffset", "recvOffset",
+    ALL_REDUCE("AllReduce", "allReduce", "AllReduce", "send", "recv", "count", "sendOffset", "recvOffset",
             Extent.COUNT, Extent.COUNT, true),
-    ALL_GATHER("AllGather", "allGather", "mcclAllGather", "send", "recv", "sendCount", "sendOffset", "recvOffset",
+    ALL_GATHER("AllGather", "allGather", "AllGather", "send", "recv", "sendCount", "sendOffset", "recvOffset",
             Extent.COUNT, Extent.COUNT_TIMES_RANKS, true),
-    REDUCE_SCATTER("ReduceScatter", "reduceScatter", "mcclReduceScatter", "send", "recv", "recvCount", "sendOffset",
+    REDUCE_SCATTER("ReduceScatter", "reduceScatter", "ReduceScatter", "send", "recv", "recvCount", "sendOffset",
             "recvOffset", Extent.COUNT_TIMES_RANKS, Extent.COUNT, true),
-    BROADCAST("Broadcast", "broadcast", "mcclBroadcast", "send", "recv", "count", "sendOffset", "recvOffset",
+    BROADCAST("Broadcast", "broadcast", "Broadcast", "send", "recv", "count", "sendOffset", "recvOffset",
             Extent.COUNT, Extent.COUNT, false),
-    REDUCE("Reduce", "reduce", "mcclReduce", "send", "recv", "count", "sendOffset", "recvOffset",
+    REDUCE("Reduce", "reduce", "Reduce", "send", "recv", "count", "sendOffset", "recvOffset",
             Extent.COUNT, Extent.COUNT, false),
-    ALL_TO_ALL("AllToAll", "allToAll", "mcclAlltoAll", "send", "recv", "count", "sendOffset", "recvOffset",
+    ALL_TO_ALL("AllToAll", "allToAll", "AlltoAll", "send", "recv", "count", "sendOffset", "recvOffset",
             Extent.COUNT_TIMES_RANKS, Extent.COUNT_TIMES_RANKS, false),
-    SEND("Send", "send", "mcclSend", "buffer", null, "count", "offset", null, Extent.COUNT, Extent.NONE, false),
-    RECV("Recv", "recv", "mcclRecv", null, "buffer", "count", null, "offset", Extent.NONE, Extent.COUNT, false);
+    SEND("Send", "send", "Send", "buffer", null, "count", "offset", null, Extent.COUNT, Extent.NONE, false),
+    RECV("Recv", "recv", "Recv", null, "buffer", "count", null, "offset", Extent.NONE, Extent.COUNT, false);
 
     /** How many elements an op touches in one of its buffers. */
     public enum Extent {
@@ -78,7 +78,7 @@ public enum OpKind {
         return method;
     }
 
-    /** The C function: "mcclAllReduce". */
+    /** The C function without its library's prefix: "AllReduce", for ncclAllReduce and mcclAllReduce. */
     public String cName() {
         return cName;
     }

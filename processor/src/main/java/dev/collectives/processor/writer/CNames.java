@@ -5,11 +5,33 @@ import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.ReduceOp;
 
 /**
- * The C spelling of types, ops and peers, for the comments that make generated code read like the C of the MCCL
- * user-buffer-registration guide.
+ * The C spelling of functions, types, ops and peers, for the comments that make generated code read like the C of
+ * the MCCL user-buffer-registration guide. The convention, stated in each generated class's Javadoc: a function is
+ * named with both libraries' prefixes in braces, {@code {nccl,mccl}AllReduce}, so that the comment reads right for
+ * either backend; constants keep the guide's MCCL spelling.
  */
 final class CNames {
+    /** The generated class's Javadoc paragraph that states the convention. */
+    static final String CONVENTION = "<p>The comment over each native call names the function as both libraries "
+            + "do: {@code {nccl,mccl}AllReduce} is ncclAllReduce or mcclAllReduce, {@code {cuda,musa}} and "
+            + "{@code {cu,mu}} likewise; constants are spelled as in MCCL (mcclFloat is ncclFloat).";
+
     private CNames() {
+    }
+
+    /** A function of the collective library: {nccl,mccl}AllReduce. */
+    static String ccl(String function) {
+        return "{nccl,mccl}" + function;
+    }
+
+    /** A function of the device runtime: {cuda,musa}StreamBeginCapture. */
+    static String runtime(String function) {
+        return "{cuda,musa}" + function;
+    }
+
+    /** A function of the device driver: {cu,mu}MemCreate. */
+    static String driver(String function) {
+        return "{cu,mu}" + function;
     }
 
     static String dataType(DataType type) {

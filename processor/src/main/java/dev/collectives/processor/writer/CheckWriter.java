@@ -17,13 +17,17 @@ import dev.collectives.rules.PeerPairing;
 /** Agreement and checks at bind: the externals' shapes, the fingerprint every rank exchanges (R1, R2, R14), and the
  * rules only bind can check (ranks, R8, R3, R9). */
 final class CheckWriter extends GenerationPart {
+    /** A fingerprint's value fits, with its quotes and a parenthesis, a wrapped {@code .add} in bind (column 28). */
+    private static final int FINGERPRINT_VALUE = 69;
+
     CheckWriter(Generation generation) {
         super(generation);
     }
 
     void checkExternals() {
         if (!externals().isEmpty()) {
-            open.add("// each external holds its declared count and type (R13), before any view is laid out in it\n");
+            open.add(Comments.line("each external holds its declared count and type (R13), before any view is "
+                    + "laid out in it"));
         }
         for (BufferDecl b : externals()) {
             open.addStatement(support("requireExternal", "$N, $S, $T.$L, $L", name(b), b.name(), DATA_TYPE,
@@ -39,9 +43,9 @@ final class CheckWriter extends GenerationPart {
      */
     void beginAgreement() {
         if (model.dims().isEmpty()) {
-            open.add("// allocate and check what this rank can alone, then agree across ranks: the same pipeline (R14),"
-                    + "\n// registered alike (R1), at the same offsets (R2); a rank that fails before that fails every "
-                    + "rank\n");
+            open.add(Comments.line("allocate and check what this rank can alone, then agree across ranks: the "
+                    + "same pipeline (R14), registered alike (R1), at the same offsets (R2); a rank that fails "
+                    + "before that fails every rank"));
             open.add("$T.agree($N, $N, () -> {\n", FINGERPRINT, name("comm"), name("stream")).indent();
         } else {
             open.add("// allocate and check what this rank can alone; a rank that fails fails every rank\n");
@@ -60,8 +64,8 @@ final class CheckWriter extends GenerationPart {
 
     /** Exchanges the fingerprint on its own: with dims, before anything is sized by them. */
     void exchangeFingerprint() {
-        open.add("// every rank binds the same pipeline with the same dims (R14), registered alike (R1), at the same "
-                + "offsets (R2)\n");
+        open.add(Comments.line("every rank binds the same pipeline with the same dims (R14), registered alike "
+                + "(R1), at the same offsets (R2)"));
         open.add(fingerprint(CodeBlock.of("\n.exchange($N, $N)", name("comm"), name("stream")))).add(";\n");
     }
 
@@ -69,38 +73,40 @@ final class CheckWriter extends GenerationPart {
     private CodeBlock fingerprint(CodeBlock tail) {
         CodeBlock.Builder f = CodeBlock.builder()
                 .add("$T.builder($N)\n", FINGERPRINT, name("PIPELINE")).indent().indent()
-                .add(".add($S, $S)\n", "registration", registration.name());
+                .add(".add($S,$W$S)\n", "registration", registration.name());
         if (!model.acceleration().isEmpty()) {
-            f.add(".add($S, $S)\n", "acceleration", model.acceleration().toString());
+            f.add(".add($S,$W$S)\n", "acceleration", model.acceleration().toString());
         }
         if (model.ranks() > 0) {
-            f.add(".add($S, $L)\n", "ranks", model.ranks());
+            f.add(".add($S,$W$L)\n", "ranks", model.ranks());
         }
         for (DimDecl d : model.dims()) {
-            f.add(".add($S, $N)\n", "dim " + d.name(), name(d));
+            f.add(".add($S,$W$N)\n", "dim " + d.name(), name(d));
         }
         for (BufferDecl b : model.buffers()) {
             String key = b.kind().annotation().substring(1).toLowerCase(java.util.Locale.ROOT) + " " + b.name();
-            f.add(".add($S, $S)\n", key, shape(b));
+            f.add(".add($S,$W$L)\n", key, Generation.literal(shape(b), FINGERPRINT_VALUE));
             if (b.kind() == BufferDecl.Kind.VIEW) {
-                f.add(".add($T.R2_OFFSET, $S, $L)\n", RULE, key + " offset bytes", generation.value(b, "offsetBytes"));
+                f.add(".add($T.R2_OFFSET,$W$S,$W$L)\n", RULE, key + " offset bytes",
+                        generation.value(b, "offsetBytes"));
             } else if (b.kind() == BufferDecl.Kind.EXTERNAL && model.isRegistered(b)) {
                 // where R2 applies depends on the registration and, for LOCAL, on MTLink SHARP: run time decides
-                f.add(".headOffset($N, $T.$L, $S, $N)\n", name("comm"), Registration.class, registration,
+                f.add(".headOffset($N,$W$T.$L,$W$S,$W$N)\n", name("comm"), Registration.class, registration,
                         key + " head offset", name(b));
             }
             if (b.kind() != BufferDecl.Kind.VIEW) {
-                f.add(".add($T.R1_MIXED, $S, $L)\n", RULE, key + " registered", model.isRegistered(b));
+                f.add(".add($T.R1_MIXED,$W$S,$W$L)\n", RULE, key + " registered", model.isRegistered(b));
             }
             if (b.isWindow()) {
-                f.add(".add($T.R12_WINDOW, $S, $S)\n", RULE, key + " window",
+                f.add(".add($T.R12_WINDOW,$W$S,$W$S)\n", RULE, key + " window",
                         b.windowSymmetric() ? "symmetric" : "asymmetric");
             }
         }
         for (StepDecl s : model.steps()) {
-            f.add(".add($S, $S)\n", "step " + s.name(), s.ops().size() + (s.ops().size() == 1 ? " op" : " ops") + (s.grouped() ? ", grouped" : ""));
+            f.add(".add($S,$W$S)\n", "step " + s.name(), s.ops().size() + (s.ops().size() == 1 ? " op" : " ops") + (s.grouped() ? ", grouped" : ""));
             for (OpDecl o : s.ops()) {
-                f.add(".add($S, $S)\n", "step " + s.name() + " op " + o.index(), opShape(o));
+                f.add(".add($S,$W$L)\n", "step " + s.name() + " op " + o.index(),
+                        Generation.literal(opShape(o), FINGERPRINT_VALUE));
             }
         }
         return f.add(".build()").add(tail).unindent().unindent().build();
@@ -172,11 +178,11 @@ final class CheckWriter extends GenerationPart {
      */
     void checkLegacy(BufferDecl b) {
         if (b.kind() == BufferDecl.Kind.BUFFER && b.allocator() == Allocator.LEGACY) {
-            open.addStatement("$T.check($N, $N, $N + $S)", LEGACY_REGISTRATION_RULE, name("comm"), name(b),
+            open.addStatement("$T.check($N,$W$N,$W$N + $S)", LEGACY_REGISTRATION_RULE, name("comm"), name(b),
                     name("PIPELINE"), ": `" + b.name() + "`");
         } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
             boolean allowed = model.allowLegacyRegistration() || model.legacyServedByIbSharp(b);
-            open.addStatement("$T.$L($N, $N, $N + $S)", LEGACY_REGISTRATION_RULE,
+            open.addStatement("$T.$L($N,$W$N,$W$N + $S)", LEGACY_REGISTRATION_RULE,
                     allowed ? "check" : "checkWithoutOptIn", name("comm"), name(b), name("PIPELINE"),
                     ": external buffer `" + b.name() + "`");
         }
@@ -223,8 +229,8 @@ final class CheckWriter extends GenerationPart {
                         DATA_TYPE, typeOf(o));
             }
             if (!ops.isEmpty()) {
-                open.add("// every send of $L() meets its receive on the other rank, or every rank would wait for "
-                        + "ever\n", s.name());
+                open.add(Comments.line("every send of " + s.name() + "() meets its receive on the other rank, or "
+                        + "every rank would wait for ever"));
                 open.addStatement(support("requirePaired", "$S$L", s.name(), ops.build()));
             }
         }

@@ -33,24 +33,24 @@ final class DescribeWriter extends GenerationPart {
         List<CodeBlock> rows = new ArrayList<>();
         for (StepDecl s : model.steps()) {
             for (OpDecl o : s.ops()) {
-                rows.add(CodeBlock.of("{$S, $S, $S, $L, $L, $L}", s.name() + "()",
+                rows.add(CodeBlock.of("{$S,$W$S,$W$S,$W$L,$W$L,$W$L}", s.name() + "()",
                         o.kind().method() + (s.grouped() ? " (grouped)" : ""), describeBuffers(o),
                         describeOffsets(o), describeCount(o), path(o)));
             }
         }
         CodeBlock.Builder code = CodeBlock.builder()
-                .add("return $T.describe($N, $N + $S, new $T[][] {$>$>", SUPPORT, name("comm"),
+                .add("return $T.describe($N,$W$N + $S,$Wnew $T[][] {$>$>", SUPPORT, name("comm"),
                         name("PIPELINE"), " (" + registration + " registration)", STRING)
                 .add(rows.isEmpty() ? "" : "\n")
                 .add(CodeBlock.join(rows, ",\n"))
                 .add("}");
         for (BufferDecl b : model.buffers()) {
             if (b.isWindow()) {
-                code.add(",\n$T.windowHelpers($S, $L, $N, $N)", SUPPORT, b.name(), b.windowSymmetric(),
+                code.add(",\n$T.windowHelpers($S,$W$L,$W$N,$W$N)", SUPPORT, b.name(), b.windowSymmetric(),
                         name(b.name() + "Window"), name("closed"));
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL) {
-                code.add(",\n$T.externalMemory($S, $N)", SUPPORT, b.name(), name(b));
+                code.add(",\n$T.externalMemory($S,$W$N)", SUPPORT, b.name(), name(b));
             }
         }
         for (CodeBlock note : sizeNotes()) {
@@ -104,7 +104,9 @@ final class DescribeWriter extends GenerationPart {
         } else if (e.usesParameters()) {
             text.add(e + " (per call)");
         } else {
-            text.add(e + " = ").add(generation.value(a, attribute));
+            CodeBlock value = generation.value(a, attribute);
+            // concatenated after a string: only a sum or difference would be read as more concatenation
+            text.add(e + " = ").add(Expressions.needsParentheses(e, '+', true) ? CodeBlock.of("($L)", value) : value);
         }
     }
 
@@ -146,6 +148,7 @@ final class DescribeWriter extends GenerationPart {
             return this;
         }
 
+        /** A value; the caller parenthesizes it where concatenation would change it. */
         Text add(CodeBlock value) {
             parts.add(value);
             return this;
@@ -157,7 +160,7 @@ final class DescribeWriter extends GenerationPart {
                 code.add(CodeBlock.of("$S", ""));
             }
             for (Object p : parts) {
-                code.add(p instanceof String literal ? CodeBlock.of("$S", literal) : CodeBlock.of("($L)", p));
+                code.add(p instanceof String literal ? CodeBlock.of("$S", literal) : (CodeBlock) p);
             }
             return CodeBlock.join(code, " + ");
         }
@@ -177,32 +180,33 @@ final class DescribeWriter extends GenerationPart {
         boolean ibs = model.ibSharp() && o.kind().sharpServed();
         String how = registration == Registration.GRAPH ? "registered when the step's graph was captured"
                 : "registered once at bind (mcclCommRegister)";
-        return CodeBlock.of("$T.registrationPath($N, $L, $L, $S)", SUPPORT, name("comm"), mtls, ibs, how);
+        // indented a level further: wrapped, its arguments stand apart from the row's
+        return CodeBlock.of("$T.registrationPath($>$N,$W$L,$W$L,$W$S$<)", SUPPORT, name("comm"), mtls, ibs, how);
     }
 
     MethodSpec close() {
         MethodSpec.Builder c = MethodSpec.methodBuilder("close")
                 .addAnnotation(OVERRIDE)
                 .addModifiers(Modifier.PUBLIC)
-                .addJavadoc("Releases graphs first (R5), then registrations and windows (R6, R12), then memory. "
-                        + "Idempotent.\n")
+                .addJavadoc("$L\n", Comments.wrapped("Releases graphs first (R5), then registrations and windows "
+                        + "(R6, R12), then memory. Idempotent."))
                 .beginControlFlow("if ($N)", name("closed"))
                 .addStatement("return")
                 .endControlFlow()
                 .addStatement("$N = true", name("closed"));
         Map<String, List<String>> groups = new LinkedHashMap<>();
-        groups.put("musaGraphExecDestroy(instance); musaGraphDestroy(graph): graphs before their buffers (R5)",
-                graphs);
-        groups.put("mcclCommDeregister(comm, handle) (R6)", registrations);
-        groups.put("mcclCommWindowDeregister(comm, win): collective (R12)", windows);
-        groups.put("mcclMemFree(buffer)", roots);
+        groups.put(CNames.runtime("GraphExecDestroy") + "(instance); " + CNames.runtime("GraphDestroy")
+                + "(graph): graphs before their buffers (R5)", graphs);
+        groups.put(CNames.ccl("CommDeregister") + "(comm, handle) (R6)", registrations);
+        groups.put(CNames.ccl("CommWindowDeregister") + "(comm, win): collective (R12)", windows);
+        groups.put(CNames.ccl("MemFree") + "(buffer)", roots);
         groups.values().removeIf(List::isEmpty);
         if (groups.isEmpty()) {
             return c.build();
         }
         List<CodeBlock> released = new ArrayList<>();
-        groups.forEach((comment, resources) -> released.add(CodeBlock.of("// $L\n$L", comment,
-                String.join(", ", resources))));
+        groups.forEach((comment, resources) -> released.add(CodeBlock.of("$L$L", Comments.line(comment),
+                resources.stream().map(r -> CodeBlock.of("$N", r)).collect(CodeBlock.joining(",$W")))));
         return c.addCode("$T.closeInOrder(\n$>$>$L);\n$<$<", SUPPORT, CodeBlock.join(released, ",\n"))
                 .build();
     }

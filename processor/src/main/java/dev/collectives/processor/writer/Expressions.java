@@ -31,9 +31,13 @@ final class Expressions {
     }
 
     private static CodeBlock operand(Expr.Binary parent, Expr e, boolean right, Function<Expr.Name, CodeBlock> names) {
-        boolean parenthesize = e instanceof Expr.Binary b && (Expr.precedence(b.op()) < Expr.precedence(parent.op())
-                || right && Expr.precedence(b.op()) == Expr.precedence(parent.op()));
-        return parenthesize ? CodeBlock.of("($L)", plain(e, names)) : plain(e, names);
+        return needsParentheses(e, parent.op(), right) ? CodeBlock.of("($L)", plain(e, names)) : plain(e, names);
+    }
+
+    /** Whether {@code e}, written plain as the left or right operand of {@code op}, needs parentheses. */
+    static boolean needsParentheses(Expr e, char op, boolean right) {
+        return e instanceof Expr.Binary b && (Expr.precedence(b.op()) < Expr.precedence(op)
+                || right && Expr.precedence(b.op()) == Expr.precedence(op));
     }
 
     static CodeBlock exact(Expr e, Function<Expr.Name, CodeBlock> names) {
@@ -43,11 +47,13 @@ final class Expressions {
         CodeBlock left = exact(b.left(), names);
         CodeBlock right = exact(b.right(), names);
         switch (b.op()) {
-            case '+': return CodeBlock.of("$T.addExact($L, $L)", MATH, left, right);
-            case '-': return CodeBlock.of("$T.subtractExact($L, $L)", MATH, left, right);
-            case '*': return CodeBlock.of("$T.multiplyExact($L, $L)", MATH, left, right);
-            case '/': return CodeBlock.of("$T.divideExact($L, $L)", GenerationPart.SUPPORT, left, right);
-            default: return CodeBlock.of("($L % $L)", left, right);
+            case '+': return CodeBlock.of("$T.addExact($L,$W$L)", MATH, left, right);
+            case '-': return CodeBlock.of("$T.subtractExact($L,$W$L)", MATH, left, right);
+            case '*': return CodeBlock.of("$T.multiplyExact($L,$W$L)", MATH, left, right);
+            case '/': return CodeBlock.of("$T.divideExact($L,$W$L)", GenerationPart.SUPPORT, left, right);
+            // the other operations are calls: only a remainder on the right of a remainder needs parentheses
+            default: return CodeBlock.of(b.right() instanceof Expr.Binary r && r.op() == '%' ? "$L % ($L)"
+                    : "$L % $L", left, right);
         }
     }
 }

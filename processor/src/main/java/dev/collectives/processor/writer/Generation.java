@@ -145,11 +145,32 @@ final class Generation {
     CodeBlock support(String method, String format, Object... args) {
         // one block, not the arguments' block inside the call's: this is made per op and per check
         CodeBlock.Builder call = CodeBlock.builder()
-                .add("$T.$L($N, $N", GenerationPart.SUPPORT, method, name("comm"), name("PIPELINE"));
+                .add("$T.$L($N,$W$N", GenerationPart.SUPPORT, method, name("comm"), name("PIPELINE"));
         if (!format.isEmpty()) {
-            call.add(", ").add(format, args);
+            // its formats list arguments only: each may wrap
+            call.add(",$W").add(format.replace(", ", ",$W"), args);
         }
         return call.add(")").build();
+    }
+
+    /**
+     * A string literal, cut into concatenated parts of about equal length (after a space) when longer than
+     * {@code maxLength}: JavaPoet wraps a line between tokens, never inside a literal. Callers pass the length that
+     * fits where the literal lands, so that parts never share a line.
+     */
+    static CodeBlock literal(String text, int maxLength) {
+        int partCount = (text.length() + maxLength - 1) / maxLength;
+        int partLength = (text.length() + partCount - 1) / partCount;
+        List<CodeBlock> parts = new ArrayList<>();
+        int start = 0;
+        while (text.length() - start > maxLength) {
+            int end = text.lastIndexOf(' ', start + partLength) + 1;
+            end = end > start ? end : start + partLength;
+            parts.add(CodeBlock.of("$S", text.substring(start, end)));
+            start = end;
+        }
+        parts.add(CodeBlock.of("$S", text.substring(start)));
+        return CodeBlock.join(parts, "$W+ ");
     }
 
     /** Whether every count and offset of the op is known at compile time: then bind slices its buffers once. */

@@ -58,21 +58,23 @@ final class LayoutWriter extends GenerationPart {
         MethodSpec.Builder bind = MethodSpec.methodBuilder("bind")
                 .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
                 .returns(className)
-                .addJavadoc("Allocates this pipeline's buffers on {@code comm}, checks that every rank binds the same "
-                        + "pipeline, and $L.\nCollective: every rank of {@code comm} calls it. If it fails, what "
-                        + "it made so far is released.\n", generation.bindSummary())
+                .addJavadoc("$L\n", Comments.wrapped("Allocates this pipeline's buffers on {@code comm}, checks that "
+                        + "every rank binds the same pipeline, and " + generation.bindSummary() + ".\nCollective: "
+                        + "every rank of {@code comm} calls it. If it fails, what it made so far is released."))
                 .addParameter(ParameterSpec.builder(COMMUNICATOR, name("comm")).build())
                 .addParameter(ParameterSpec.builder(STREAM, name("stream")).build());
-        List<String> arguments = new ArrayList<>(List.of(name("comm"), name("stream")));
+        List<CodeBlock> arguments = new ArrayList<>(List.of(CodeBlock.of("$N", name("comm")),
+                CodeBlock.of("$N", name("stream"))));
         for (BufferDecl b : externals()) {
             bind.addParameter(DEVICE_BUFFER, name(b));
             bind.addJavadoc("@param $N the {@code @External} buffer `$L` ($L x $L)\n", name(b), b.name(),
                     b.expression("count"), b.type());
-            arguments.add(name(b));
+            arguments.add(CodeBlock.of("$N", name(b)));
         }
         String pipeline = name("pipeline");
         return bind
-                .addStatement("$T $N = new $T($L)", className, pipeline, className, String.join(", ", arguments))
+                .addStatement("$T $N =$Wnew $T($L)", className, pipeline, className,
+                        CodeBlock.join(arguments, ",$W"))
                 .addStatement("return $T.open($N, $N::$N)", SUPPORT, pipeline, pipeline, methods.get("open"))
                 .build();
     }
@@ -83,28 +85,31 @@ final class LayoutWriter extends GenerationPart {
             if (b.kind() != BufferDecl.Kind.BUFFER) {
                 continue;
             }
-            String count = b.expression("count") instanceof Expr.Binary ? "(" + b.expression("count") + ")"
-                    : b.expression("count").toString();
-            String bytes = count + (b.type().size() == 1 ? "" : " * sizeof(" + CNames.elementType(b.type()) + ")");
+            Expr count = b.expression("count");
+            String bytes = b.type().size() == 1 ? count.toString()
+                    : (Expressions.needsParentheses(count, '*', false) ? "(" + count + ")" : count) + " * sizeof("
+                            + CNames.elementType(b.type()) + ")";
             switch (b.allocator()) {
                 case CUSTOM:
-                    open.add("// $L allocates $L: $L bytes\n", simpleName(b.customAllocator()), b.name(), bytes);
+                    open.add(Comments.line(simpleName(b.customAllocator()) + " allocates " + b.name() + ": " + bytes
+                            + " bytes"));
                     break;
                 case VMM:
-                    open.add("// the qualified VMM allocator (muMemCreate, muMemAddressReserve, muMemMap) makes $L: "
-                            + "$L bytes\n", b.name(), bytes);
+                    open.add(Comments.line("the qualified VMM allocator (" + CNames.driver("MemCreate") + ", "
+                            + CNames.driver("MemAddressReserve") + ", " + CNames.driver("MemMap") + ") makes "
+                            + b.name() + ": " + bytes + " bytes"));
                     break;
                 case LEGACY:
-                    open.add("// musaMalloc(&$L, $L)\n", b.name(), bytes);
+                    open.add(Comments.call(CNames.runtime("Malloc"), List.of("&" + b.name(), bytes)));
                     break;
                 default:
-                    open.add("// mcclMemAlloc(&$L, $L)\n", b.name(), bytes);
+                    open.add(Comments.call(CNames.ccl("MemAlloc"), List.of("&" + b.name(), bytes)));
             }
             CodeBlock allocator = b.allocator() == Allocator.CUSTOM
                     ? CodeBlock.of(isGeneric(b.customAllocator()) ? "new $T<>()" : "new $T()",
                             TypeName.get(b.customAllocator()))
                     : CodeBlock.of("$T.$L", Allocator.class, b.allocator());
-            open.addStatement("$N = $N.allocate($L, $T.$L, $L)", name(b), name("comm"), allocator, DATA_TYPE,
+            open.addStatement("$N = $N.allocate($L,$W$T.$L,$W$L)", name(b), name("comm"), allocator, DATA_TYPE,
                     b.type(), generation.value(b, "count"));
             roots.add(name(b));
         }
@@ -131,7 +136,7 @@ final class LayoutWriter extends GenerationPart {
             BufferDecl v = pending.stream().filter(p -> laidOut.contains(p.of())).findFirst().orElseThrow();
             BufferDecl of = model.buffer(v.of()).orElseThrow();
             open.add("// $L = (uint8_t*)$L + $L\n", v.name(), v.of(), v.expression("offsetBytes"));
-            open.addStatement("$N = $N.view($L, $T.$L, $L)", name(v), name(of), generation.value(v, "offsetBytes"),
+            open.addStatement("$N = $N.view($L,$W$T.$L,$W$L)", name(v), name(of), generation.value(v, "offsetBytes"),
                     DATA_TYPE, v.type(), generation.value(v, "count"));
             laidOut.add(v.name());
             pending.remove(v);
@@ -148,8 +153,8 @@ final class LayoutWriter extends GenerationPart {
                 continue;
             }
             if (!commented) {
-                open.add("// mcclCommRegister(comm, buffer, size, &handle): once per allocation, before the first "
-                        + "collective; every step reuses it (R6)\n");
+                open.add(Comments.line(CNames.ccl("CommRegister") + "(comm, buffer, size, &handle): once per "
+                        + "allocation, before the first collective; every step reuses it (R6)"));
                 commented = true;
             }
             String field = newName(b.name() + "Registration");
@@ -166,8 +171,8 @@ final class LayoutWriter extends GenerationPart {
             }
             String field = newName(b.name() + "Window");
             type.addField(REGISTERED_WINDOW, field, Modifier.PRIVATE);
-            open.add("// mcclCommWindowRegister(comm, $L, size, &win, $L): collective, every rank (R12)\n", b.name(),
-                    b.windowSymmetric() ? "MCCL_WIN_COLL_SYMMETRIC" : "0");
+            open.add(Comments.call(CNames.ccl("CommWindowRegister"), List.of("comm", b.name(), "size", "&win",
+                    b.windowSymmetric() ? "MCCL_WIN_COLL_SYMMETRIC" : "0"), "collective, every rank (R12)"));
             open.addStatement("$N = $N.registerWindow($N, $L)", field, name("comm"), name(b), b.windowSymmetric());
             windows.add(field);
             windowAccessors.add(MethodSpec.methodBuilder(methods.newName(b.name() + "Window"))

@@ -27,6 +27,8 @@ import dev.collectives.processor.model.StepDecl;
  * dims and {@code ranks}, in a {@code check<Step>} method for a step's parameters.
  */
 final class ShapeWriter extends GenerationPart {
+    /** A check's message fits, with its quotes and a comma, the continuation line of a check (column 20). */
+    private static final int CHECK_MESSAGE = 77;
     private final List<Condition> unproved;
 
     ShapeWriter(Generation generation) {
@@ -79,7 +81,7 @@ final class ShapeWriter extends GenerationPart {
         ClassName binder = className.nestedClass("Binder");
         TypeSpec.Builder b = TypeSpec.classBuilder(binder)
                 .addModifiers(Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
-                .addJavadoc("Takes the dims and externals of {@link $T} by name, then binds it.\n", className)
+                .addJavadoc("Takes the dims and externals of {@link $T}\nby name, then binds it.\n", className)
                 .addField(COMMUNICATOR, name("comm"), Modifier.PRIVATE, Modifier.FINAL)
                 .addField(STREAM, name("stream"), Modifier.PRIVATE, Modifier.FINAL)
                 .addMethod(MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE)
@@ -114,18 +116,19 @@ final class ShapeWriter extends GenerationPart {
         }
         String pipeline = name("pipeline");
         b.addMethod(MethodSpec.methodBuilder("bind").addModifiers(Modifier.PUBLIC).returns(className)
-                .addJavadoc("Binds the pipeline as {@code bind} does for pipelines without dims; every setter must have "
-                        + "been called.\nCollective: every rank of {@code comm} calls it.\n")
-                .addStatement("$T $N = new $T($L)", className, pipeline, className, CodeBlock.join(arguments, ", "))
+                .addJavadoc("$L\n", Comments.wrapped("Binds the pipeline as {@code bind} does for pipelines without "
+                        + "dims; every setter must have been called.\nCollective: every rank of {@code comm} calls "
+                        + "it."))
+                .addStatement("$T $N =$Wnew $T($L)", className, pipeline, className, CodeBlock.join(arguments, ",$W"))
                 .addStatement("return $T.open($N, $N::$N)", SUPPORT, pipeline, pipeline, methods.get("open"))
                 .build());
         type.addType(b.build());
         type.addMethod(MethodSpec.methodBuilder("binder")
                 .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
                 .returns(binder)
-                .addJavadoc("Starts binding on {@code comm}: give each dim and external, then call {@code bind()}, "
-                        + "which allocates, checks that every rank binds the same pipeline with the same dims, and "
-                        + "$L.\n", generation.bindSummary())
+                .addJavadoc("$L\n", Comments.wrapped("Starts binding on {@code comm}: give each dim and external, "
+                        + "then call {@code bind()}, which allocates, checks that every rank binds the same pipeline "
+                        + "with the same dims, and " + generation.bindSummary() + "."))
                 .addParameter(COMMUNICATOR, name("comm"))
                 .addParameter(STREAM, name("stream"))
                 .addStatement("return new $T($N, $N)", binder, name("comm"), name("stream"))
@@ -149,8 +152,8 @@ final class ShapeWriter extends GenerationPart {
     MethodSpec checkMethod(StepDecl s, String methodName, List<String> parameterNames, Map<String, CodeBlock> params,
                            String overflow) {
         MethodSpec.Builder m = MethodSpec.methodBuilder(methodName).addModifiers(Modifier.PRIVATE)
-                .addJavadoc("The arguments of {@code $L} against R7 and R13: a few comparisons, nothing allocated.\n",
-                        s.name() + "(...)");
+                .addJavadoc("$L\n", Comments.wrapped("The arguments of {@code " + s.name() + "(...)} against R7 and "
+                        + "R13: a few comparisons, nothing allocated."));
         for (int i = 0; i < s.parameters().size(); i++) {
             m.addParameter(TypeName.get(s.parameters().get(i).asType()), parameterNames.get(i));
         }
@@ -166,12 +169,12 @@ final class ShapeWriter extends GenerationPart {
                     .map(e -> Expressions.exact(e, n -> generation.name(n, params))).toList();
             switch (c.kind()) {
                 case AT_MOST:
-                    code.addStatement(support("requireAtMost", "$T.$L, $S, $L, $L", RULE, c.rule(), c.text(),
-                            operands.get(0), operands.get(1)));
+                    code.addStatement(support("requireAtMost", "$T.$L, $L, $L, $L", RULE, c.rule(),
+                            Generation.literal(c.text(), CHECK_MESSAGE), operands.get(0), operands.get(1)));
                     break;
                 case ALIGNED:
-                    code.addStatement(support("requireAligned", "$T.$L, $S, $L, $L", RULE, c.rule(), c.text(),
-                            operands.get(0), operands.get(1)));
+                    code.addStatement(support("requireAligned", "$T.$L, $L, $L, $L", RULE, c.rule(),
+                            Generation.literal(c.text(), CHECK_MESSAGE), operands.get(0), operands.get(1)));
                     break;
                 case APART:
                     code.addStatement(support("requireApartInGroup", "$S, $L", c.what(),

@@ -84,12 +84,14 @@ final class StepWriter extends GenerationPart {
             String exec = newName(s.name() + "Exec");
             type.addField(GRAPH, graph, Modifier.PRIVATE);
             type.addField(GRAPH_EXEC, exec, Modifier.PRIVATE);
-            open.add("// $L(): musaStreamBeginCapture(stream, musaStreamCaptureModeThreadLocal), the ops, "
-                            + "musaStreamEndCapture(stream, &graph) (R4)\n", s.name())
+            open.add(Comments.line(s.name() + "(): " + CNames.runtime("StreamBeginCapture")
+                            + "(stream, musaStreamCaptureModeThreadLocal),\nthe ops, "
+                            + CNames.runtime("StreamEndCapture") + "(stream, &graph) (R4)"))
                     .add("$N = $T.capture($N, () -> {\n$>", graph, SUPPORT, name("stream"))
                     .add(issue(s, Map.of()))
                     .add("$<});\n")
-                    .add("// musaGraphInstantiate(&instance, graph, NULL, NULL, 0)\n")
+                    .add(Comments.call(CNames.runtime("GraphInstantiate"),
+                            List.of("&instance", "graph", "NULL", "NULL", "0")))
                     .addStatement("$N = $N.instantiate()", exec, graph);
             graphs.add(exec);
             graphs.add(graph);
@@ -104,8 +106,8 @@ final class StepWriter extends GenerationPart {
         String cache = newName(s.name() + "Graphs");
         names.cache = cache;
         type.addField(GRAPH_CACHE, cache, Modifier.PRIVATE);
-        open.add("// $L(...): one graph per argument tuple, captured on its first call (R4), at most $L kept; the least "
-                        + "recently used is destroyed first (R5)\n", s.name(), model.graphCache())
+        open.add(Comments.line(s.name() + "(...): one graph per argument tuple, captured on its first call (R4), "
+                        + "at most " + model.graphCache() + " kept; the least recently used is destroyed first (R5)"))
                 .add("$N = new $T($N, $N, $N, $S, $L, $N -> {\n$>", cache, GRAPH_CACHE, name("comm"),
                         name("stream"), name("PIPELINE"), s.name(), model.graphCache(), names.args);
         for (int i = 0; i < names.parameters.size(); i++) {
@@ -178,10 +180,11 @@ final class StepWriter extends GenerationPart {
                                 name("PIPELINE"), s.name(), arguments);
             }
             if (registration == Registration.GRAPH && names != null) {
-                m.addComment("musaGraphLaunch(the graph of these arguments, stream), captured first if new")
+                m.addComment("$L(the graph of these arguments, stream), captured first if new",
+                                CNames.runtime("GraphLaunch"))
                         .addStatement("$N.launch($L)", names.cache, String.join(", ", names.parameters));
             } else if (registration == Registration.GRAPH) {
-                m.addComment("musaGraphLaunch(instance, stream)")
+                m.addComment("$L(instance, stream)", CNames.runtime("GraphLaunch"))
                         .addStatement("$N.launch($N)", name(s.name() + "Exec"), name("stream"));
             } else {
                 m.addCode(issue(s, names == null ? Map.of() : names.asArguments()));
@@ -258,13 +261,14 @@ final class StepWriter extends GenerationPart {
     CodeBlock issue(StepDecl s, Map<String, CodeBlock> params) {
         CodeBlock.Builder code = CodeBlock.builder();
         if (s.grouped()) {
-            code.add("// mcclGroupStart()\n").addStatement("$N.groupStart()", name("comm"));
+            code.add(Comments.call(CNames.ccl("GroupStart"), List.of()))
+                    .addStatement("$N.groupStart()", name("comm"));
         }
         for (OpDecl o : s.ops()) {
             code.add(cComment(o)).addStatement(call(o, params));
         }
         if (s.grouped()) {
-            code.add("// mcclGroupEnd()\n").addStatement("$N.groupEnd()", name("comm"));
+            code.add(Comments.call(CNames.ccl("GroupEnd"), List.of())).addStatement("$N.groupEnd()", name("comm"));
         }
         return code.build();
     }
@@ -289,7 +293,7 @@ final class StepWriter extends GenerationPart {
         }
         args.add("comm");
         args.add("stream");
-        return CodeBlock.of("// $L($L)\n", o.kind().cName(), String.join(", ", args));
+        return Comments.call(CNames.ccl(o.kind().cName()), args);
     }
 
     /** The Communicator call: slices made at bind for fixed ops, else buffer and element offset, as Java. */
@@ -299,22 +303,22 @@ final class StepWriter extends GenerationPart {
         boolean fixed = generation.fixed(o);
         for (Side side : sides(o)) {
             if (fixed) {
-                call.add("$L, ", argument(o, side));
+                call.add("$L,$W", argument(o, side));
             } else {
-                call.add("$N, $L, ", name(side.buffer()), generation.value(o, side.offsetAttribute(), params));
+                call.add("$N,$W$L,$W", name(side.buffer()), generation.value(o, side.offsetAttribute(), params));
             }
         }
-        call.add("$L, $T.$L", generation.value(o, o.kind().countAttribute(), params), DATA_TYPE, typeOf(o));
+        call.add("$L,$W$T.$L", generation.value(o, o.kind().countAttribute(), params), DATA_TYPE, typeOf(o));
         if (o.kind().reduces()) {
-            call.add(", $T.$L", REDUCE_OP, o.op());
+            call.add(",$W$T.$L", REDUCE_OP, o.op());
         }
         if (o.kind().hasRoot()) {
-            call.add(", $L", o.root());
+            call.add(",$W$L", o.root());
         }
         if (o.kind().isPointToPoint()) {
-            call.add(", $T.$L.resolve($N.rank(), $N.size(), $L)", PEER, o.peer(), name("comm"), name("comm"),
+            call.add(",$W$T.$L.resolve($N.rank(), $N.size(), $L)", PEER, o.peer(), name("comm"), name("comm"),
                     o.peerRank());
         }
-        return call.add(", $N)", name("stream")).build();
+        return call.add(",$W$N)", name("stream")).build();
     }
 }
