@@ -34,7 +34,32 @@ public enum Message {
      * the buffer, the first element and the end of the range, and how many elements the buffer holds.
      */
     R7_PAST_BUFFER(Rule.R7_ARENA, "%s reaches past `%s`: elements [%s, %s), but it holds %s; shorten the op or"
-            + " enlarge the buffer");
+            + " enlarge the buffer"),
+    /**
+     * An op's side starts before the head of its buffer. Arguments: the side ("the send of @AllReduce #0 in step()"),
+     * its offset in elements, the buffer.
+     */
+    R7_NEGATIVE_OFFSET(Rule.R7_ARENA, "%s: offset %s into `%s` is negative; offsets are at least 0"),
+    /** A view starts before the head of what it is a view of. Arguments: the view, its offsetBytes, its {@code of}. */
+    R7_VIEW_BEFORE_HEAD(Rule.R7_ARENA, "view `%s` starts at byte %s, before the head of `%s`; offsets are at least 0"),
+    /**
+     * A view reaches past the end of the buffer or view it is of. Arguments: the view, its {@code of}, the view's
+     * first byte and end in it, and how many bytes it holds.
+     */
+    R7_VIEW_PAST_END(Rule.R7_ARENA, "view `%s` reaches past the end of `%s`: bytes [%s, %s), but it holds %s bytes;"
+            + " a view lies inside the buffer or view it is of"),
+    /**
+     * A view starts in its allocation at a byte that is not a multiple of its element size. Arguments: the view, the
+     * byte, its type, the type's size, then the size again.
+     */
+    R7_VIEW_MISALIGNED(Rule.R7_ARENA, "view `%s` starts at byte %s of its allocation, not a multiple of the %s element"
+            + " size %s; align offsetBytes to %s"),
+    /**
+     * A size or offset given by an expression breaks the rule whatever the dims and step arguments are. Argument: the
+     * condition ({@code "step(): @AllReduce #0: count is at least 1: 1 <= n - n"}).
+     */
+    R13_HOLDS_FOR_NO_VALUE(Rule.R13_TYPES, "%s holds for no value of the dims (at least 1) and parameters (at least"
+            + " 0)");
 
     private final Rule rule;
     private final String template;

@@ -5,6 +5,8 @@ import java.util.List;
 import dev.collectives.annotation.DataType;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.OpKind;
+import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.rules.Rule;
@@ -66,7 +68,7 @@ final class R13TypesValidator implements Validator {
             diagnostics.error(Rule.R13_TYPES, o.countSite(), op + " has " + o.kind().countAttribute() + " = "
                     + o.count() + "; counts are positive");
         }
-        List<Sides> sides = Sides.of(model, o);
+        List<OpSide> sides = o.sides();
         if (sides.size() == 2 && sides.get(0).buffer().type() != null && sides.get(1).buffer().type() != null
                 && sides.get(0).buffer().type() != sides.get(1).buffer().type()) {
             diagnostics.error(Rule.R13_TYPES, sides.get(1).site(), op + " sends " + sides.get(0).buffer().type()
@@ -80,20 +82,40 @@ final class R13TypesValidator implements Validator {
                     + "; AVG divides, which only floating-point types do: use SUM, or a floating-point type");
         }
         if (o.kind().reduces()) {
-            sides.stream().map(Sides::buffer).filter(b -> b.kind() == BufferDecl.Kind.BUFFER && b.typeDefaulted())
+            sides.stream().map(OpSide::buffer).filter(b -> b.kind() == BufferDecl.Kind.BUFFER && b.typeDefaulted())
                     .findFirst().ifPresent(b -> diagnostics.warning(Rule.R13_TYPES, o.site(), op + " reduces `"
                             + b.name() + "` as UINT8, the type @Buffer has when none is given: each byte is reduced "
                             + "on its own; declare the elements' type (type = DataType.FLOAT32, ...), or type = "
                             + "DataType.UINT8 if bytes are meant"));
         }
-        for (Sides side : sides) {
-            if (o.count() != null && o.count() > 0 && side.offset() != null && side.buffer().type() != null
-                    && overflows(side.offset(), side.elements(model, o), side.buffer().type().size())) {
-                diagnostics.error(Rule.R13_TYPES, o.countSite(), op + ": " + side.role() + " offset " + side.offset()
-                        + " plus " + side.extentText(model, o) + " of " + side.buffer().type()
+        for (OpSide side : sides) {
+            if (o.count() != null && o.count() > 0 && side.knownOffset() != null && side.buffer().type() != null
+                    && overflows(side.knownOffset(), elements(model, side), side.buffer().type().size())) {
+                diagnostics.error(Rule.R13_TYPES, o.countSite(), op + ": " + side.role().word() + " offset "
+                        + side.knownOffset() + " plus " + extentText(model, side) + " of " + side.buffer().type()
                         + " overflows a long byte size");
             }
         }
+    }
+
+    /** Elements the side touches: count, or count × ranks (× 1 when ranks are not declared: the least it can be). */
+    private static Long elements(PipelineModel model, OpSide side) {
+        long ranks = side.extent() == OpKind.Extent.COUNT_TIMES_RANKS ? Math.max(1, model.ranks()) : 1;
+        try {
+            return Math.multiplyExact(side.op().count(), ranks);
+        } catch (ArithmeticException e) {
+            return null;
+        }
+    }
+
+    /** "1024 elements", or "1024 x 4 ranks = 4096 elements". */
+    private static String extentText(PipelineModel model, OpSide side) {
+        long count = side.op().count();
+        if (side.extent() != OpKind.Extent.COUNT_TIMES_RANKS) {
+            return count + " elements";
+        }
+        return model.ranks() > 0 ? count + " x " + model.ranks() + " ranks = " + elements(model, side) + " elements"
+                : "at least " + count + " elements (" + count + " x ranks; declare ranks to check it fully)";
     }
 
     private static boolean overflows(long offset, Long elements, int size) {
