@@ -25,11 +25,6 @@ public record Condition(Message failure, List<Object> failureArguments, Site sit
         return failure.rule();
     }
 
-    /** The compile error when it holds for no value. */
-    public String failureText() {
-        return failure.format(failureArguments.toArray());
-    }
-
     /** {@code what} and the comparison, as messages show it: "... : offset + n <= elements". */
     public String text() {
         switch (kind) {

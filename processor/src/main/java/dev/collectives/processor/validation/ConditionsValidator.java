@@ -17,7 +17,7 @@ final class ConditionsValidator implements Validator {
         }
         for (Condition c : model.conditions()) {
             if (c.verdict() == Verdict.FALSE) {
-                diagnostics.error(c.rule(), c.site(), c.failureText());
+                diagnostics.error(c.failure(), c.site(), c.failureArguments().toArray());
             }
         }
     }

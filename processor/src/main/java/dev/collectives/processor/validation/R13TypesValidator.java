@@ -9,7 +9,7 @@ import dev.collectives.processor.model.OpKind;
 import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 
 /**
  * R13 TYPES: counts are positive, byte sizes fit in a long, views of an {@code @External} stay within its declared
@@ -25,11 +25,11 @@ final class R13TypesValidator implements Validator {
                 continue;
             }
             if (b.count() <= 0) {
-                diagnostics.error(Rule.R13_TYPES, b.site("count"), b.kind().annotation() + " `" + b.name()
-                        + "` has count = " + b.count() + "; counts are positive");
+                diagnostics.error(Message.R13_COUNT_NOT_POSITIVE, b.site("count"), b.kind().annotation() + " `"
+                        + b.name() + "`", "count", b.count());
             } else if (b.sizeBytes() == null) {
-                diagnostics.error(Rule.R13_TYPES, b.site("count"), b.kind().annotation() + " `" + b.name() + "`: "
-                        + b.count() + " x " + b.type() + " (" + b.type().size() + " bytes each) overflows a long");
+                diagnostics.error(Message.R13_SIZE_OVERFLOW, b.site("count"), b.kind().annotation(), b.name(),
+                        b.count(), b.type(), b.type().size());
             }
         }
         model.buffers().forEach(b -> checkViewOfExternal(model, b, diagnostics));
@@ -54,46 +54,37 @@ final class R13TypesValidator implements Validator {
             return; // no external, a negative offset (R7), or a size unknown here or reported on its own
         }
         if (offset > declared || bytes > declared - offset) {
-            diagnostics.error(Rule.R13_TYPES, view.site("offsetBytes"), "view `" + view.name() + "` (" + view.count()
-                    + " x " + view.type() + " = " + bytes + " bytes at byte " + offset + ") reaches past external `"
-                    + external.name() + "`, declared as " + external.count() + " x " + external.type() + " ("
-                    + declared + " bytes), which is all bind requires of the buffer it is given; declare the "
-                    + "external's count to cover the view");
+            diagnostics.error(Message.R13_VIEW_PAST_EXTERNAL, view.site("offsetBytes"), view.name(), view.count(),
+                    view.type(), bytes, offset, external.name(), external.count(), external.type(), declared);
         }
     }
 
     private static void check(PipelineModel model, StepDecl s, OpDecl o, Diagnostics diagnostics) {
         String op = o.kind().annotation() + " in `" + s.name() + "()`";
         if (o.count() != null && o.count() <= 0) {
-            diagnostics.error(Rule.R13_TYPES, o.countSite(), op + " has " + o.kind().countAttribute() + " = "
-                    + o.count() + "; counts are positive");
+            diagnostics.error(Message.R13_COUNT_NOT_POSITIVE, o.countSite(), op, o.kind().countAttribute(),
+                    o.count());
         }
         List<OpSide> sides = o.sides();
         if (sides.size() == 2 && sides.get(0).buffer().type() != null && sides.get(1).buffer().type() != null
                 && sides.get(0).buffer().type() != sides.get(1).buffer().type()) {
-            diagnostics.error(Rule.R13_TYPES, sides.get(1).site(), op + " sends " + sides.get(0).buffer().type()
-                    + " from `" + sides.get(0).buffer().name() + "` but receives into `" + sides.get(1).buffer().name()
-                    + "`, which is " + sides.get(1).buffer().type() + "; an op has one element type: declare a @View "
-                    + "of the right type");
+            diagnostics.error(Message.R13_MIXED_TYPES, sides.get(1).site(), op, sides.get(0).buffer().type(),
+                    sides.get(0).buffer().name(), sides.get(1).buffer().name(), sides.get(1).buffer().type());
         }
         DataType type = sides.isEmpty() ? null : sides.get(0).buffer().type();
         if (o.op() != null && type != null && !o.op().suits(type)) {
-            diagnostics.error(Rule.R13_TYPES, o.site("op"), op + " uses ReduceOp." + o.op() + " on " + type
-                    + "; AVG divides, which only floating-point types do: use SUM, or a floating-point type");
+            diagnostics.error(Message.R13_REDUCE_OP, o.site("op"), op, o.op(), type);
         }
         if (o.kind().reduces()) {
             sides.stream().map(OpSide::buffer).filter(b -> b.kind() == BufferDecl.Kind.BUFFER && b.typeDefaulted())
-                    .findFirst().ifPresent(b -> diagnostics.warning(Rule.R13_TYPES, o.site(), op + " reduces `"
-                            + b.name() + "` as UINT8, the type @Buffer has when none is given: each byte is reduced "
-                            + "on its own; declare the elements' type (type = DataType.FLOAT32, ...), or type = "
-                            + "DataType.UINT8 if bytes are meant"));
+                    .findFirst().ifPresent(b -> diagnostics.warning(Message.R13_DEFAULT_UINT8, o.site(), op,
+                            b.name()));
         }
         for (OpSide side : sides) {
             if (o.count() != null && o.count() > 0 && side.knownOffset() != null && side.buffer().type() != null
                     && overflows(side.knownOffset(), elements(model, side), side.buffer().type().size())) {
-                diagnostics.error(Rule.R13_TYPES, o.countSite(), op + ": " + side.role().word() + " offset "
-                        + side.knownOffset() + " plus " + extentText(model, side) + " of " + side.buffer().type()
-                        + " overflows a long byte size");
+                diagnostics.error(Message.R13_RANGE_OVERFLOW, o.countSite(), op, side.role().word(),
+                        side.knownOffset(), extentText(model, side), side.buffer().type());
             }
         }
     }
