@@ -5,14 +5,10 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
-
-import dev.collectives.rules.PeerPairing;
-import dev.collectives.rules.Rule;
 
 /**
  * The layering of the project's main code: the processor checks declarations with the annotations, the rule
@@ -25,6 +21,8 @@ class LayeringTest {
     private static final String JDK = "java..";
     private static final String ANNOTATIONS = "dev.collectives.annotation..";
     private static final String PROCESSOR = "dev.collectives.processor..";
+    /** The rules, their messages and the pairing of sends and receives: what compile, bind and call time share. */
+    private static final String RULES = "dev.collectives.rules..";
     private static final String BACKENDS = "dev.collectives.backend..";
 
     @ArchTest
@@ -32,39 +30,29 @@ class LayeringTest {
             .that().resideInAnyPackage("..processor.model..", "..processor.validation..")
             .should().onlyDependOnClassesThat(DescribedPredicate.describe(
                     "in the JDK (javac's tree API included), the annotations, the processor (not its writer), the"
-                            + " rule catalogue or the pairing of sends and receives",
+                            + " rules with their messages or the pairing of sends and receives",
                     c -> c.getPackageName().startsWith("java") || c.getPackageName().startsWith("com.sun.source")
                             || c.getPackageName().startsWith("dev.collectives.annotation")
                             || c.getPackageName().startsWith("dev.collectives.processor")
                             && !c.getPackageName().startsWith("dev.collectives.processor.writer")
-                            || c.isEquivalentTo(Rule.class) || isPeerPairing(c)));
+                            || c.getPackageName().equals("dev.collectives.rules")));
 
     /**
-     * The rules the processor shares with the generated code's checks at bind: the catalogue, and the pairing of
-     * sends and receives (the processor checks it where {@code ranks} is declared, bind where it is not; one
-     * algorithm for both). They may use only the JDK and the annotations, so that the processor stays off the
+     * The rules the processor shares with the generated code's checks at bind: the rules and their messages, and the
+     * pairing of sends and receives (the processor checks it where {@code ranks} is declared, bind where it is not;
+     * one algorithm for both). They may use only the JDK and the annotations, so that the processor stays off the
      * runtime.
      */
     @ArchTest
     static final ArchRule sharedRulesUseOnlyTheJdkAndTheAnnotations = classes()
-            .that(DescribedPredicate.describe("the rule catalogue or the pairing of sends and receives",
-                    c -> c.isEquivalentTo(Rule.class) || isPeerPairing(c)))
-            .should().onlyDependOnClassesThat(DescribedPredicate.describe("in the JDK, the annotations or themselves",
-                    c -> c.getBaseComponentType().getPackageName().startsWith("java")
-                            || c.getBaseComponentType().getPackageName().startsWith("dev.collectives.annotation")
-                            || c.getBaseComponentType().isEquivalentTo(Rule.class)
-                            || isPeerPairing(c.getBaseComponentType())));
-
-    private static boolean isPeerPairing(JavaClass c) {
-        return c.getName().equals(PeerPairing.class.getName())
-                || c.getName().startsWith(PeerPairing.class.getName() + "$");
-    }
+            .that().resideInAPackage(RULES)
+            .should().onlyDependOnClassesThat().resideInAnyPackage(JDK, ANNOTATIONS, RULES);
 
     @ArchTest
     static final ArchRule theWriterNamesOnlyRuntimeApiTypes = classes()
             .that().resideInAPackage("..processor.writer..")
             .should().onlyDependOnClassesThat().resideInAnyPackage(JDK, "javax..", "com.palantir.javapoet..",
-                    ANNOTATIONS, PROCESSOR, "dev.collectives.runtime");
+                    ANNOTATIONS, PROCESSOR, RULES, "dev.collectives.runtime");
 
     @ArchTest
     static final ArchRule theProcessorNeverTouchesABackend = noClasses()
@@ -75,7 +63,7 @@ class LayeringTest {
     static final ArchRule backendsUseOnlyTheRuntimeApiAndSpi = classes()
             .that().resideInAPackage(BACKENDS)
             .should().onlyDependOnClassesThat().resideInAnyPackage(JDK, "javax..", "org.bytedeco..",
-                    "com.google.auto.service..", ANNOTATIONS, "dev.collectives.runtime..", BACKENDS);
+                    "com.google.auto.service..", ANNOTATIONS, RULES, "dev.collectives.runtime..", BACKENDS);
 
     @ArchTest
     static final ArchRule backendsDoNotReachIntoEachOther = slices()
