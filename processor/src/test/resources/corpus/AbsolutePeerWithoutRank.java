@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL step] "@Send with peer = Peer.ABSOLUTE needs peerRank = k, a rank of the communicator"
 package corpus;
 
 import dev.collectives.annotation.*;

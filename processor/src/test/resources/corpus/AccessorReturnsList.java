@@ -1,4 +1,4 @@
-// expect: [DSL accessor]
+// expect: [DSL accessor] "accessor `a()` returns `java.util.List<dev.collectives.runtime.DeviceBuffer>`"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R13 TYPES]
+// expect: [R13 TYPES] "@AllReduce in `step()` reduces `a` as UINT8, the type @Buffer has when none is given: each byte is"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL duplicate]
+// expect: [DSL duplicate] "`b()` is already declared by @Buffer"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R13 TYPES]
+// expect: [R13 TYPES] "@Buffer `a`: 2305843009213693951 x INT64 (8 bytes each) overflows a long"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R13 TYPES]
+// expect: [R13 TYPES] "@Buffer `a` has count = -4"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL accessor]
+// expect: [DSL accessor] "accessor `a` takes parameters"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL capture]
+// expect: [DSL capture] "@Capture on `step`: only steps with parameters of a GRAPH pipeline are captured per argument tuple"
 package corpus;
 
 import dev.collectives.annotation.*;

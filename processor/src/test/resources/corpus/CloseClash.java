@@ -1,4 +1,4 @@
-// expect: [DSL duplicate]
+// expect: [DSL duplicate] "`close()` clashes with Pipeline.close(), which the generated class implements"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a`: customAllocator dev.collectives.annotation.QualifiedAllocator must be a concrete class"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a` names customAllocator = dev.collectives.runtime.QualifiedVmmAllocator.class but"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a`: corpus.CustomEmptyHandles.Mine declares handle types [] without POSIX_FILE_DESCRIPTOR,"
 package corpus;
 
 import dev.collectives.annotation.*;

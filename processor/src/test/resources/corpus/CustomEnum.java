@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a`: customAllocator corpus.CustomEnum.Mine must be a concrete class (it is instantiated at"
 package corpus;
 
 import dev.collectives.annotation.*;

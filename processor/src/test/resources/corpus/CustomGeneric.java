@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a`: customAllocator corpus.CustomGeneric.Mine has a no-argument constructor that throws the"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a`: customAllocator corpus.CustomGenericInnerOfGeneric.Outer.Mine is an inner class"
 package corpus;
 
 import dev.collectives.annotation.*;

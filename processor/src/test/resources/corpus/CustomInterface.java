@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a`: customAllocator dev.collectives.runtime.DeviceAllocator must be a concrete class (it is"
 package corpus;
 
 import dev.collectives.annotation.*;

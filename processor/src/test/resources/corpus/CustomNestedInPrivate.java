@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a`: customAllocator corpus.CustomNestedInPrivate.Mine is private"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "the class named by customAllocator cannot be found, nor did any annotation processor generate it"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a`: customAllocator java.lang.String does not implement DeviceAllocator"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a`: corpus.CustomNotQualified.Mine is not annotated @QualifiedAllocator(handleTypes ="
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a`: customAllocator corpus.CustomOnlyArgConstructor.Mine has no accessible no-argument"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a`: customAllocator corpus.CustomThrowsChecked.Mine has a no-argument constructor that"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a`: allocator = Allocator.CUSTOM needs customAllocator = YourAllocator.class"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R11 ALLOCATOR]
+// expect: [R11 ALLOCATOR] "buffer `a`: corpus.CustomWithoutPosix.Mine declares handle types [FABRIC] without"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL duplicate]
+// expect: [DSL duplicate] "default method `bind` clashes with the generated class's static bind(comm, stream, ...)"
 package corpus;
 
 import dev.collectives.annotation.*;

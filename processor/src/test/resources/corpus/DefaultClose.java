@@ -1,4 +1,4 @@
-// expect: [DSL duplicate]
+// expect: [DSL duplicate] "default method `close()` would be replaced by the generated Pipeline.close()"
 package corpus;
 
 import dev.collectives.annotation.*;

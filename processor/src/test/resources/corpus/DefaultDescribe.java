@@ -1,4 +1,4 @@
-// expect: [DSL duplicate]
+// expect: [DSL duplicate] "default method `describe()` would be replaced by the generated Pipeline.describe()"
 package corpus;
 
 import dev.collectives.annotation.*;

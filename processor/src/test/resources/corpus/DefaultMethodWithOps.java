@@ -1,4 +1,4 @@
-// expect: [DSL step] `step()` has a body
+// expect: [DSL step] "`step()` has a body"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL duplicate]
+// expect: [DSL duplicate] "`describe()` clashes with Pipeline.describe(), which the generated class implements"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL dim]
+// expect: [DSL dim] "@Dim `elements()` returns `java.lang.String`"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL duplicate]
+// expect: [DSL duplicate] "`a` is declared twice (a() and a(int))"
 package corpus;
 
 import dev.collectives.annotation.*;

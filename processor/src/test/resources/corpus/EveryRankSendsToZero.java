@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL step] "@Send in `step()`: rank 0 sends to rank 0, which receives nothing more from rank 0 in this step"
 package corpus;
 
 import dev.collectives.annotation.*;

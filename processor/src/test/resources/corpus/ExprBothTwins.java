@@ -1,4 +1,4 @@
-// expect: [DSL twins]
+// expect: [DSL twins] "both `count` and `countExpr` are given"
 package corpus;
 
 import dev.collectives.annotation.*;

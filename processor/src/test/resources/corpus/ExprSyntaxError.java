@@ -1,4 +1,4 @@
-// expect: [DSL expression]
+// expect: [DSL expression] "the expression ends where a number, a name or `(` should follow at column 11"
 package corpus;
 
 import dev.collectives.annotation.*;

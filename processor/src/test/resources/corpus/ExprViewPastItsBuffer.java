@@ -1,4 +1,4 @@
-// expect: [R7 ARENA]
+// expect: [R7 ARENA] "view `b` reaches past the end of `a`: bytes [4, 4 + elements * 4), but it holds elements * 4 bytes"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL pipeline]
+// expect: [DSL pipeline] "pipeline `ExtendsPipeline` extends `corpus.ExtendsPipelineBase`"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL pipeline]
+// expect: [DSL pipeline] "pipeline `ExtendsRunnable` extends `java.lang.Runnable`"
 package corpus;
 
 import dev.collectives.annotation.*;

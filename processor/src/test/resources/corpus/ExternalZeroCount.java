@@ -1,4 +1,4 @@
-// expect: [R13 TYPES]
+// expect: [R13 TYPES] "@External `a` has count = 0"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL duplicate]
+// expect: [DSL duplicate] "pipelines `corpus.GeneratedNameCollision.Inner` and `corpus.GeneratedNameCollision_Inner` would"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL duplicate]
+// expect: [DSL duplicate] "the class generated for `GeneratedNameTaken` would be corpus.CollectiveGeneratedNameTaken, but a"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL pipeline]
+// expect: [DSL pipeline] "pipeline `GenericInterface` is generic"
 package corpus;
 
 import dev.collectives.annotation.*;

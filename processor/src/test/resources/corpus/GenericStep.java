@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL step] "step `step` is generic"
 package corpus;
 
 import dev.collectives.annotation.*;

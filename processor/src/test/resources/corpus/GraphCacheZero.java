@@ -1,4 +1,4 @@
-// expect: [DSL capture]
+// expect: [DSL capture] "graphCache = 0: a GRAPH step with parameters keeps at least 1 graph"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL graph-step]
+// expect: [DSL graph-step] "GRAPH step `step()` returns `boolean`"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL parameter]
+// expect: [DSL parameter] "parameter `float scale` of step `step`: step parameters are counts and offsets, `long` or `int`"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R1 MIXED]
+// expect: [R1 MIXED] "@AllReduce in GRAPH step `step()` uses `a`, which lies in a buffer declared registered = false"
 package corpus;
 
 import dev.collectives.annotation.*;

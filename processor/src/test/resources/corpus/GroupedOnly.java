@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL step] "step `step()` has no ops"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R8 IB-SHARP]
+// expect: [R8 IB-SHARP] "@AllToAll in `step()` is not served by IB SHARP (only @AllReduce, @ReduceScatter and @AllGather are)"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R9 LEGACY]
+// expect: [R9 LEGACY] "buffer `a` comes from Allocator.LEGACY (musaMalloc) and the LOCAL pipeline registers it"
 package corpus;
 
 import dev.collectives.annotation.*;

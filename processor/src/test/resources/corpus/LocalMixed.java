@@ -1,4 +1,4 @@
-// expect: [R1 MIXED]
+// expect: [R1 MIXED] "@AllReduce in `step()` mixes a registered and an unregistered buffer: send `a` is registered, recv"
 package corpus;
 
 import dev.collectives.annotation.*;

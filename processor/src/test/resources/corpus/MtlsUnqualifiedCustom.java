@@ -1,4 +1,4 @@
-// expect: [R3 MTLS-ALLOC]
+// expect: [R3 MTLS-ALLOC] "buffer `a` uses corpus.MtlsUnqualifiedCustom.Mine, which is not a qualified allocator (no"
 package corpus;
 
 import dev.collectives.annotation.*;

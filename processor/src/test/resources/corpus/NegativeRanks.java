@@ -1,4 +1,4 @@
-// expect: [DSL pipeline]
+// expect: [DSL pipeline] "ranks = -2 is negative"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL pipeline]
+// expect: [DSL pipeline] "`Middle` is private"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL pipeline]
+// expect: [DSL pipeline] "@CollectivePipeline belongs on an interface"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R13 TYPES]
+// expect: [R13 TYPES] "@AllReduce in `step()` uses ReduceOp.AVG on UINT8"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R13 TYPES]
+// expect: [R13 TYPES] "@AllReduce in `step()`: send offset 0 plus 9223372036854775807 elements of FLOAT32 overflows a long"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R13 TYPES]
+// expect: [R13 TYPES] "@Broadcast in `step()` has count = -1"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL accessor]
+// expect: [DSL accessor] "accessor `b()` carries @AllReduce"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R13 TYPES]
+// expect: [R13 TYPES] "@AllReduce in `step()` sends FLOAT32 from `a` but receives into `b`, which is FLOAT64"
 package corpus;
 
 import dev.collectives.annotation.*;

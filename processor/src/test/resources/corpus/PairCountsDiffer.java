@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL step] "@Recv in `step()`: rank 1 receives 4 x FLOAT32 from rank 0, which sends 8 x FLOAT32 in this step"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL step] "@Send in `out()`: rank 0 sends to rank 1, which receives nothing more from rank 0 in this step with"
 package corpus;
 
 import dev.collectives.annotation.*;

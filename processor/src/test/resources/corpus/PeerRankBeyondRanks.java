@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL step] "@Recv with peer = Peer.ABSOLUTE needs peerRank = k, a rank of the declared 4 ranks"
 package corpus;
 
 import dev.collectives.annotation.*;

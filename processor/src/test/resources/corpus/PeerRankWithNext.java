@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL step] "@Send peerRank = 3 is only read with peer = Peer.ABSOLUTE"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL pipeline]
+// expect: [DSL pipeline] "`Inner` is private"
 package corpus;
 
 import dev.collectives.annotation.*;

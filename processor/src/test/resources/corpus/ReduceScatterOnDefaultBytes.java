@@ -1,4 +1,4 @@
-// expect: [R13 TYPES]
+// expect: [R13 TYPES] "@ReduceScatter in `step()` reduces `a` as UINT8, the type @Buffer has when none is given: each byte"
 package corpus;
 
 import dev.collectives.annotation.*;

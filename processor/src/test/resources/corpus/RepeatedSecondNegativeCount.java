@@ -1,4 +1,4 @@
-// expect: [R13 TYPES]
+// expect: [R13 TYPES] "@AllReduce in `step()` has count = -8"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL step] "@Reduce root = 2 is not a rank of the declared 2 ranks"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL step] "@Broadcast root = -1 is not a rank of any communicator"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL pipeline]
+// expect: [DSL pipeline] "pipeline `SealedPipeline` is sealed"
 package corpus;
 
 import dev.collectives.annotation.*;

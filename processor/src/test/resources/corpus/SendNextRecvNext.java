@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL step] "@Recv in `step()`: rank 0 receives from rank 1, which sends nothing more to rank 0 in this step"
 package corpus;
 
 import dev.collectives.annotation.*;

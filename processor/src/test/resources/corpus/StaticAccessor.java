@@ -1,4 +1,4 @@
-// expect: [DSL step] `b()` has a body
+// expect: [DSL step] "`b()` has a body"
 package corpus;
 
 import dev.collectives.annotation.*;

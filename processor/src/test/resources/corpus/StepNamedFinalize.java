@@ -1,4 +1,4 @@
-// expect: [DSL duplicate]
+// expect: [DSL duplicate] "`finalize` is a method of Object"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL step] "step `step()` returns `int`"
 package corpus;
 
 import dev.collectives.annotation.*;

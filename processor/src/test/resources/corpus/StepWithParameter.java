@@ -1,4 +1,4 @@
-// expect: [DSL parameter]
+// expect: [DSL parameter] "parameter `n` of step `step` is used by no expression of its ops"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL accessor]
+// expect: [DSL accessor] "`b()` returns DeviceBuffer but has no @Buffer, @View or @External: say where its memory comes from"
 package corpus;
 
 import dev.collectives.annotation.*;

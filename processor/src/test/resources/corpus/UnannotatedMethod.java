@@ -1,4 +1,4 @@
-// expect: [DSL step]
+// expect: [DSL step] "`void forgotten()` has no op annotation"
 package corpus;
 
 import dev.collectives.annotation.*;

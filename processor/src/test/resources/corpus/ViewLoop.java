@@ -1,4 +1,4 @@
-// expect: [DSL unknown-buffer]
+// expect: [DSL unknown-buffer] "view `v` lies in `w`, but following `of` from there loops back without reaching a @Buffer or"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R7 ARENA]
+// expect: [R7 ARENA] "view `v` starts at byte 3 of its allocation, not a multiple of the INT32 element size 4"
 package corpus;
 
 import dev.collectives.annotation.*;

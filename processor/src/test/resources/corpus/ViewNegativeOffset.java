@@ -1,4 +1,4 @@
-// expect: [R7 ARENA]
+// expect: [R7 ARENA] "view `v` starts at byte -8, before the head of `a`"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [DSL unknown-buffer]
+// expect: [DSL unknown-buffer] "names no accessor of ViewOfUnknown"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R7 ARENA]
+// expect: [R7 ARENA] "view `w` reaches past the end of `v`: bytes [16, 48), but it holds 32 bytes"
 package corpus;
 
 import dev.collectives.annotation.*;

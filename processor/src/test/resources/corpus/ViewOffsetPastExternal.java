@@ -1,4 +1,4 @@
-// expect: [R13 TYPES]
+// expect: [R13 TYPES] "view `v` (1 x FLOAT32 = 4 bytes at byte 64) reaches past external `x`, declared as 16 x FLOAT32 (64"
 package corpus;
 
 import dev.collectives.annotation.*;

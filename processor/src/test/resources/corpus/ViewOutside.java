@@ -1,4 +1,4 @@
-// expect: [R7 ARENA]
+// expect: [R7 ARENA] "view `v` reaches past the end of `a`: bytes [60, 68), but it holds 64 bytes"
 package corpus;
 
 import dev.collectives.annotation.*;

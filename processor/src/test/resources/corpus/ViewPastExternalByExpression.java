@@ -1,4 +1,4 @@
-// expect: [R13 TYPES]
+// expect: [R13 TYPES] "@View v() lies within the declared size of external `x`: (elements + 1) * 4 <= elements * 4 holds"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R13 TYPES]
+// expect: [R13 TYPES] "view `v` (16 x FLOAT64 = 128 bytes at byte 0) reaches past external `x`, declared as 16 x FLOAT32"
 package corpus;
 
 import dev.collectives.annotation.*;

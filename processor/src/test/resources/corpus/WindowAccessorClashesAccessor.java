@@ -1,4 +1,4 @@
-// expect: [DSL duplicate]
+// expect: [DSL duplicate] "`aWindow` clashes with the accessor of the window registered on `a`, which the generated class adds"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R12 WINDOW]
+// expect: [R12 WINDOW] "window `w` starts at byte 512 of its allocation"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R12 WINDOW]
+// expect: [R12 WINDOW] "window `a` is on Allocator.LEGACY (musaMalloc) memory"
 package corpus;
 
 import dev.collectives.annotation.*;

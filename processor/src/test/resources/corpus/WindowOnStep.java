@@ -1,4 +1,4 @@
-// expect: [DSL accessor]
+// expect: [DSL accessor] "@Window on `step()` needs @Buffer beside it: a window is registered on a buffer the pipeline"
 package corpus;
 
 import dev.collectives.annotation.*;

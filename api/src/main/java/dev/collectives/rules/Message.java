@@ -34,7 +34,152 @@ public enum Message {
      * the buffer, the first element and the end of the range, and how many elements the buffer holds.
      */
     R7_PAST_BUFFER(Rule.R7_ARENA, "%s reaches past `%s`: elements [%s, %s), but it holds %s; shorten the op or"
-            + " enlarge the buffer");
+            + " enlarge the buffer"),
+
+    // ---- what only the processor reports, by rule -----------------------------------------------------------------
+
+    /**
+     * A GRAPH pipeline's op uses memory declared {@code registered = false}. Arguments: the op's annotation, the step,
+     * the accessor.
+     */
+    R1_UNREGISTERED_IN_GRAPH(Rule.R1_MIXED, "%s in GRAPH step `%s()` uses `%s`, which lies in a buffer declared"
+            + " registered = false; graph capture registers every buffer its ops use, so remove registered = false or"
+            + " use Registration.LOCAL"),
+    /**
+     * A LOCAL pipeline's op combines a registered and an unregistered buffer. Arguments: the op's annotation, the
+     * step, the send accessor and its state ("registered" or "registered = false"), the recv accessor and its state.
+     */
+    R1_MIXED_OP(Rule.R1_MIXED, "%s in `%s()` mixes a registered and an unregistered buffer: send `%s` is %s, recv `%s`"
+            + " is %s; register both or neither"),
+    /** A registered legacy buffer under MTLink SHARP. Argument: the buffer. */
+    R3_LEGACY(Rule.R3_MTLS_ALLOC, "buffer `%s` uses Allocator.LEGACY (musaMalloc), but MTLink SHARP registration needs"
+            + " mcclMemAlloc or a qualified allocator: use Allocator.MEM_ALLOC or Allocator.VMM"),
+    /** A registered buffer of an unqualified custom allocator under MTLink SHARP. Arguments: the buffer, the class. */
+    R3_UNQUALIFIED_CUSTOM(Rule.R3_MTLS_ALLOC, "buffer `%s` uses %s, which is not a qualified allocator (no"
+            + " @QualifiedAllocator), but MTLink SHARP registration needs mcclMemAlloc or a qualified allocator"),
+    /**
+     * An op's side starts before the head of its buffer. Arguments: the side ("the send of @AllReduce #0 in step()"),
+     * its offset in elements, the buffer.
+     */
+    R7_NEGATIVE_OFFSET(Rule.R7_ARENA, "%s: offset %s into `%s` is negative; offsets are at least 0"),
+    /** A view starts before the head of what it is a view of. Arguments: the view, its offsetBytes, its {@code of}. */
+    R7_VIEW_BEFORE_HEAD(Rule.R7_ARENA, "view `%s` starts at byte %s, before the head of `%s`; offsets are at least 0"),
+    /**
+     * A view reaches past the end of the buffer or view it is of. Arguments: the view, its {@code of}, the view's
+     * first byte and end in it, and how many bytes it holds.
+     */
+    R7_VIEW_PAST_END(Rule.R7_ARENA, "view `%s` reaches past the end of `%s`: bytes [%s, %s), but it holds %s bytes;"
+            + " a view lies inside the buffer or view it is of"),
+    /**
+     * A view starts in its allocation at a byte that is not a multiple of its element size. Arguments: the view, the
+     * byte, its type, the type's size, then the size again.
+     */
+    R7_VIEW_MISALIGNED(Rule.R7_ARENA, "view `%s` starts at byte %s of its allocation, not a multiple of the %s element"
+            + " size %s; align offsetBytes to %s"),
+    /** An op IB SHARP does not serve, in an IB SHARP pipeline (a warning). Arguments: the op's annotation, the step. */
+    R8_GENERAL_PATH(Rule.R8_IB_SHARP, "%s in `%s()` is not served by IB SHARP (only @AllReduce, @ReduceScatter and"
+            + " @AllGather are); it takes the general path"),
+    /** A registered legacy buffer without the opt-in. Arguments: the buffer, the pipeline's registration. */
+    R9_WITHOUT_OPT_IN(Rule.R9_LEGACY, "buffer `%s` comes from Allocator.LEGACY (musaMalloc) and the %s pipeline"
+            + " registers it; legacy registration can hang or crash on abort, so opt in with"
+            + " @CollectivePipeline(allowLegacyRegistration = true) (bind then needs MCCL_LEGACY_MUSA_REGISTER=1), use"
+            + " Allocator.MEM_ALLOC, or declare it registered = false"),
+    /** {@code customAllocator} without {@code Allocator.CUSTOM}. Arguments: the buffer, the class, the allocator. */
+    R11_CLASS_WITHOUT_CUSTOM(Rule.R11_ALLOCATOR, "buffer `%s` names customAllocator = %s.class but allocator ="
+            + " Allocator.%s; the class is only used with allocator = Allocator.CUSTOM"),
+    /** {@code Allocator.CUSTOM} without {@code customAllocator}. Argument: the buffer. */
+    R11_CUSTOM_WITHOUT_CLASS(Rule.R11_ALLOCATOR, "buffer `%s`: allocator = Allocator.CUSTOM needs customAllocator ="
+            + " YourAllocator.class"),
+    /** The custom allocator class does not exist and no processor generated it. Arguments: the buffer, the class. */
+    R11_CLASS_NOT_FOUND(Rule.R11_ALLOCATOR, "buffer `%s`: customAllocator %s cannot be found (nor did any annotation processor"
+            + " generate it); name an existing DeviceAllocator class"),
+    /** The custom allocator is an interface, enum, annotation or abstract class. Arguments: the buffer, the class. */
+    R11_NOT_CONCRETE(Rule.R11_ALLOCATOR, "buffer `%s`: customAllocator %s must be a concrete class (it is instantiated"
+            + " at bind)"),
+    /**
+     * {@code customAllocator} names a class javac cannot resolve, nor did any processor generate it, by the end of
+     * compilation; javac kept no name for it.
+     */
+    R11_UNRESOLVED(Rule.R11_ALLOCATOR, "the class named by customAllocator cannot be found, nor did any annotation"
+            + " processor generate it; no class was generated for this pipeline"),
+    /** Arguments: the buffer, the class. */
+    R11_NOT_DEVICE_ALLOCATOR(Rule.R11_ALLOCATOR, "buffer `%s`: customAllocator %s does not implement DeviceAllocator"),
+    /**
+     * The class, or one it lies in, is private. Arguments: the buffer, the class, then "is" or "lies in `Outer`,
+     * which is".
+     */
+    R11_PRIVATE(Rule.R11_ALLOCATOR, "buffer `%s`: customAllocator %s %s private; the generated class must be able to"
+            + " instantiate it"),
+    /**
+     * The class, or one it lies in, is not public and lies in another package. Arguments: the buffer, the class, "is"
+     * or "lies in `Outer`, which is", the pipeline's package.
+     */
+    R11_NOT_PUBLIC(Rule.R11_ALLOCATOR, "buffer `%s`: customAllocator %s %s not public, and the generated class in"
+            + " package %s must be able to instantiate it"),
+    /** Arguments: the buffer, the class. */
+    R11_INNER_CLASS(Rule.R11_ALLOCATOR, "buffer `%s`: customAllocator %s is an inner class; make it static so that it"
+            + " can be instantiated on its own"),
+    /** Arguments: the buffer, the class, the checked exceptions its no-argument constructor throws. */
+    R11_CONSTRUCTOR_THROWS(Rule.R11_ALLOCATOR, "buffer `%s`: customAllocator %s has a no-argument constructor that"
+            + " throws the checked %s; the generated bind() cannot handle that: declare a constructor that does not"),
+    /** Arguments: the buffer, the class. */
+    R11_NO_CONSTRUCTOR(Rule.R11_ALLOCATOR, "buffer `%s`: customAllocator %s has no accessible no-argument"
+            + " constructor"),
+    /** Arguments: the buffer, the class. */
+    R11_NOT_QUALIFIED(Rule.R11_ALLOCATOR, "buffer `%s`: %s is not annotated @QualifiedAllocator(handleTypes ="
+            + " {POSIX_FILE_DESCRIPTOR, FABRIC}); only qualified allocators' memory may be registered"),
+    /** Arguments: the buffer, the class, its handle types. */
+    R11_WITHOUT_POSIX(Rule.R11_ALLOCATOR, "buffer `%s`: %s declares handle types %s without POSIX_FILE_DESCRIPTOR,"
+            + " which qualified allocators must export"),
+    /** Arguments: the buffer, the class, its handle types. */
+    R11_WITHOUT_FABRIC(Rule.R11_ALLOCATOR, "buffer `%s`: %s declares handle types %s without FABRIC, which MTLink"
+            + " SHARP registration needs on GPUs that support it"),
+    /** A window on legacy memory. Argument: the accessor. */
+    R12_LEGACY(Rule.R12_WINDOW, "window `%s` is on Allocator.LEGACY (musaMalloc) memory; window registration needs"
+            + " Allocator.MEM_ALLOC, VMM or a qualified custom allocator"),
+    /**
+     * A window on a view, off the alignment. Arguments: the view, its byte in its allocation, the alignment, the
+     * nearest aligned byte below.
+     */
+    R12_MISALIGNED(Rule.R12_WINDOW, "window `%s` starts at byte %s of its allocation; a window's head must be aligned"
+            + " to %s bytes (nearest: %s)"),
+    /**
+     * A count below 1. Arguments: what has it ("@Buffer `a`", "@AllReduce in `step()`"), the attribute, the value.
+     */
+    R13_COUNT_NOT_POSITIVE(Rule.R13_TYPES, "%s has %s = %s; counts are positive"),
+    /** Arguments: the accessor's annotation, its name, the count, the type, the type's size. */
+    R13_SIZE_OVERFLOW(Rule.R13_TYPES, "%s `%s`: %s x %s (%s bytes each) overflows a long"),
+    /**
+     * A view of an {@code @External} reaches past the external's declared size. Arguments: the view, its count, type,
+     * bytes and offset, the external, its count, type and bytes.
+     */
+    R13_VIEW_PAST_EXTERNAL(Rule.R13_TYPES, "view `%s` (%s x %s = %s bytes at byte %s) reaches past external `%s`,"
+            + " declared as %s x %s (%s bytes), which is all bind requires of the buffer it is given; declare the"
+            + " external's count to cover the view"),
+    /**
+     * An op's send and recv have different element types. Arguments: the op ("@AllReduce in `step()`"), the send
+     * type and accessor, the recv accessor and type.
+     */
+    R13_MIXED_TYPES(Rule.R13_TYPES, "%s sends %s from `%s` but receives into `%s`, which is %s; an op has one element"
+            + " type: declare a @View of the right type"),
+    /** Arguments: the op, the reduce op, the type. */
+    R13_REDUCE_OP(Rule.R13_TYPES, "%s uses ReduceOp.%s on %s; AVG divides, which only floating-point types do: use"
+            + " SUM, or a floating-point type"),
+    /** A reduction over a @Buffer of the default type (a warning). Arguments: the op, the accessor. */
+    R13_DEFAULT_UINT8(Rule.R13_TYPES, "%s reduces `%s` as UINT8, the type @Buffer has when none is given: each byte is"
+            + " reduced on its own; declare the elements' type (type = DataType.FLOAT32, ...), or type = DataType.UINT8"
+            + " if bytes are meant"),
+    /**
+     * An op's side reaches past a long's bytes. Arguments: the op, the side ("send"), the offset, the elements
+     * ("1024 elements"), the type.
+     */
+    R13_RANGE_OVERFLOW(Rule.R13_TYPES, "%s: %s offset %s plus %s of %s overflows a long byte size"),
+    /**
+     * A size or offset given by an expression breaks the rule whatever the dims and step arguments are. Argument: the
+     * condition ({@code "step(): @AllReduce #0: count is at least 1: 1 <= n - n"}).
+     */
+    R13_HOLDS_FOR_NO_VALUE(Rule.R13_TYPES, "%s holds for no value of the dims (at least 1) and parameters (at least"
+            + " 0)");
 
     private final Rule rule;
     private final String template;

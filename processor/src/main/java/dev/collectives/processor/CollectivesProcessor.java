@@ -31,7 +31,7 @@ import dev.collectives.processor.validation.Tag;
 import dev.collectives.processor.validation.Validator;
 import dev.collectives.processor.validation.Validators;
 import dev.collectives.processor.writer.PipelineWriter;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 
 /**
  * Checks each {@code @CollectivePipeline} type against the registration rules and generates its
@@ -140,14 +140,13 @@ public final class CollectivesProcessor extends AbstractProcessor {
 
     /** Still unresolved in the last round: no processor generated it. */
     private static void reportUnresolved(Unresolved missing, Diagnostics diagnostics) {
-        String message = missing.describe() + " cannot be found, nor did any annotation processor generate it; no "
-                + "class was generated for this pipeline";
         if ("customAllocator".equals(missing.attribute())) {
             if (missing.written() == null) { // a resolvable-but-wrong class is R11's validator's to report
-                diagnostics.error(Rule.R11_ALLOCATOR, missing.site(), message);
+                diagnostics.error(Message.R11_UNRESOLVED, missing.site());
             }
         } else {
-            diagnostics.error(Tag.PIPELINE, missing.site(), message);
+            diagnostics.error(Tag.PIPELINE, missing.site(), missing.describe() + " cannot be found, nor did any "
+                    + "annotation processor generate it; no class was generated for this pipeline");
         }
     }
 

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -23,10 +24,11 @@ import com.google.testing.compile.Compilation;
 import com.google.testing.compile.JavaFileObjects;
 
 /**
- * Malformed sources (src/test/resources/corpus, each starting with {@code // expect: <text>} and marking one line
- * with {@code // <- here}): every one gets an error or warning containing the expected text (its tag) in that
- * file on that line, and no internal error or processor crash. Where javac itself reports the error and its wording
- * differs between JDKs, the text lists each wording, separated by {@code " | "}.
+ * Malformed sources (src/test/resources/corpus, each starting with {@code // expect: <tag> "<words>"...} and marking
+ * one line with {@code // <- here}): every one gets an error or warning in that file on that line that contains the
+ * tag and each quoted text, and no internal error or processor crash. A tag of this project ({@code [R7 ARENA]},
+ * {@code [DSL step]}) comes with the words of its message; where javac itself reports the error, the tag is words of
+ * javac's message, and where that wording differs between JDKs, it lists each wording, separated by {@code " | "}.
  */
 class CorpusTest {
     private static final Path CORPUS = Path.of("src/test/resources/corpus");
@@ -38,6 +40,7 @@ class CorpusTest {
     }
 
     private static final String MARKER = "// <- here";
+    private static final Pattern QUOTED = Pattern.compile("\"([^\"]*)\"");
 
     @Test
     void holdsAtLeastOneHundredFiftySources() throws IOException {
@@ -49,17 +52,23 @@ class CorpusTest {
         return corpus().stream().map(path -> DynamicTest.dynamicTest(path.getFileName().toString(), () -> {
             String text = Files.readString(path, StandardCharsets.UTF_8);
             String expected = text.lines().findFirst().orElseThrow().replace("// expect: ", "").trim();
+            int firstQuote = expected.indexOf('"');
+            String tag = firstQuote < 0 ? expected : expected.substring(0, firstQuote).trim();
+            List<String> words = QUOTED.matcher(expected).results().map(m -> m.group(1)).toList();
+            assertTrue(!tag.startsWith("[") || !words.isEmpty(),
+                    path + ": quote the words of the " + tag + " message");
             JavaFileObject source = JavaFileObjects.forSourceString("corpus."
                     + path.getFileName().toString().replace(".java", ""), text);
             Compilation compilation = Sources.compiler(false).compile(source);
             List<String> messages = compilation.diagnostics().stream()
                     .map(d -> d.getKind() + ": " + d.getMessage(Locale.ROOT)).collect(Collectors.toList());
             assertFalse(messages.isEmpty(), "no diagnostics for " + path);
-            List<String> wordings = List.of(expected.split(" \\| "));
+            List<String> wordings = List.of(tag.split(" \\| "));
             long line = markedLine(text, path);
             String file = path.getFileName().toString();
             assertTrue(compilation.diagnostics().stream()
                             .anyMatch(d -> wordings.stream().anyMatch(d.getMessage(Locale.ROOT)::contains)
+                                    && words.stream().allMatch(d.getMessage(Locale.ROOT)::contains)
                                     && d.getLineNumber() == line && d.getSource() != null
                                     && d.getSource().getName().endsWith("/" + file)),
                     "no diagnostic contains `" + expected + "` on line " + line + " of " + file + ": "

@@ -70,8 +70,8 @@ class RuleDiagnosticsTest {
         Sources s = arena("  @View(of = \"block\", offsetBytes = 4800, type = DataType.FLOAT32, count = 1024) "
                 + "DeviceBuffer recvbuff();", "  @AllReduce(send = \"sendbuff\", recv = \"recvbuff\", count = 8) "
                 + "void step();");
-        assertError(s, "[R7 ARENA] view `recvbuff` (1024 x FLOAT32 = 4096 bytes at byte 4800) reaches past the end "
-                + "of `block` (8192 bytes)", "offsetBytes = 4800");
+        assertError(s, "[R7 ARENA] view `recvbuff` reaches past the end of `block`: bytes [4800, 8896), but it holds "
+                + "8192 bytes", "offsetBytes = 4800");
     }
 
     @Test
@@ -88,8 +88,8 @@ class RuleDiagnosticsTest {
         Sources s = arena("  @View(of = \"block\", offsetBytes = 4096, type = DataType.FLOAT32, count = 1024) "
                 + "DeviceBuffer recvbuff();", "  @AllReduce(send = \"sendbuff\", recv = \"recvbuff\", recvOffset = 1000,"
                 + " count = 100) void step();");
-        assertError(s, "[R7 ARENA] @AllReduce recv reaches past `recvbuff`: 100 elements from element 1000, but "
-                + "`recvbuff` holds 1024", "recvOffset = 1000");
+        assertError(s, "[R7 ARENA] the recv of @AllReduce #0 in step() reaches past `recvbuff`: elements [1000, 1100), "
+                + "but it holds 1024", "recvOffset = 1000");
     }
 
     @Test
@@ -97,8 +97,8 @@ class RuleDiagnosticsTest {
         Sources s = arena("  @View(of = \"block\", offsetBytes = 2048, type = DataType.FLOAT32, count = 1024) "
                 + "DeviceBuffer recvbuff();", "  @AllReduce(send = \"sendbuff\", recv = \"recvbuff\", count = 1000) "
                 + "void step();");
-        assertError(s, "[R7 ARENA] @AllReduce send (bytes [0, 4000) of `block`) and recv (bytes [2048, 6048)) "
-                + "overlap without coinciding", "count = 1000");
+        assertError(s, "[R7 ARENA] @AllReduce #0 in step(): send bytes [0, 4000) and recv bytes [2048, 6048) overlap "
+                + "without coinciding", "count = 1000");
     }
 
     @Test
@@ -106,8 +106,8 @@ class RuleDiagnosticsTest {
         Sources s = Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(type = DataType.INT32, count = 256) DeviceBuffer data();",
                 "  @AllGather(send = \"data\", recv = \"data\", sendCount = 16) void gather();");
-        assertError(s, "[R7 ARENA] @AllGather send (bytes [0, 64) of `data`) and recv (bytes [0, 64)) overlap, and "
-                + "this op cannot run in place at the same offsets on every rank", "sendCount = 16");
+        assertError(s, "[R7 ARENA] @AllGather #0 in gather(): send bytes [0, 64) and recv bytes [0, 16 * ranks * 4) "
+                + "overlap, and this op cannot run in place at the same offsets on every rank", "sendCount = 16");
     }
 
     @Test
@@ -125,8 +125,8 @@ class RuleDiagnosticsTest {
                 "  @Buffer(type = DataType.INT32, count = 256) DeviceBuffer out();",
                 "  @AllGather(send = \"in\", recv = \"out\",",
                 "             sendCount = 100) void gather();");
-        assertError(s, "[R7 ARENA] @AllGather recv reaches past `out`: 100 x 4 ranks = 400 elements from element 0, "
-                + "but `out` holds 256", "sendCount = 100");
+        assertError(s, "[R7 ARENA] the recv of @AllGather #0 in gather() reaches past `out`: elements [0, 400), but it "
+                + "holds 256", "sendCount = 100");
     }
 
     // ---- R8 IB-SHARP -----------------------------------------------------------------------------------------------

@@ -178,8 +178,8 @@ class ShapeDiagnosticsTest {
         Sources s = Sources.pipeline("registration = Registration.LOCAL", DIM, GRADS,
                 "  @View(of = \"grads\", type = DataType.FLOAT32, countExpr = \"elements + 1\") DeviceBuffer more();",
                 "  @AllReduce(send = \"more\", recv = \"more\", countExpr = \"elements\") void step();");
-        assertError(s, "[R7 ARENA] @View more() lies inside `grads`: (elements + 1) * 4 <= elements * 4 holds for "
-                + "no value of the dims (at least 1) and parameters (at least 0)", "DeviceBuffer more()");
+        assertError(s, "[R7 ARENA] view `more` reaches past the end of `grads`: bytes [0, (elements + 1) * 4), but it "
+                + "holds elements * 4 bytes", "DeviceBuffer more()");
     }
 
     @Test
@@ -187,8 +187,8 @@ class ShapeDiagnosticsTest {
         Sources s = Sources.pipeline("registration = Registration.LOCAL", DIM, GRADS,
                 "  @AllReduce(send = \"grads\", recv = \"grads\", countExpr = \"elements\",",
                 "             sendOffsetExpr = \"offset + 1\", recvOffsetExpr = \"offset + 1\") void step(long offset);");
-        assertError(s, "[R7 ARENA] step(): @AllReduce #0: send stays inside `grads`: offset + 1 + elements <= "
-                + "elements holds for no value", "sendOffsetExpr");
+        assertError(s, "[R7 ARENA] the send of @AllReduce #0 in step() reaches past `grads`: elements [offset + 1, "
+                + "offset + 1 + elements), but it holds elements", "sendOffsetExpr");
     }
 
     @Test

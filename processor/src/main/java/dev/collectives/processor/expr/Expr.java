@@ -47,12 +47,28 @@ public sealed interface Expr {
         return new Literal(value);
     }
 
+    /** {@code a + b}, without a 0 term, and two literals added where the sum fits a long. */
     static Expr plus(Expr a, Expr b) {
+        if (a instanceof Literal x && b instanceof Literal y) {
+            try {
+                return literal(Math.addExact(x.value(), y.value()));
+            } catch (ArithmeticException overflow) {
+                return new Binary('+', a, b);
+            }
+        }
         return a instanceof Literal l && l.value() == 0 ? b : b instanceof Literal l && l.value() == 0 ? a
                 : new Binary('+', a, b);
     }
 
+    /** {@code a * b}, without a factor 1, and two literals multiplied where the product fits a long. */
     static Expr times(Expr a, Expr b) {
+        if (a instanceof Literal x && b instanceof Literal y) {
+            try {
+                return literal(Math.multiplyExact(x.value(), y.value()));
+            } catch (ArithmeticException overflow) {
+                return new Binary('*', a, b);
+            }
+        }
         return a instanceof Literal l && l.value() == 1 ? b : b instanceof Literal l && l.value() == 1 ? a
                 : new Binary('*', a, b);
     }

@@ -4,26 +4,32 @@ import java.util.List;
 
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.expr.Verdict;
+import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
 
 /**
- * A rule's condition on expressions that are not all known at compile time: {@code operands[0] <= operands[1]}
- * ({@link Kind#AT_MOST}), {@code operands[0] % operands[1] == 0} ({@link Kind#ALIGNED}), send bytes
- * {@code [operands[0], operands[1])} and recv bytes {@code [operands[2], operands[3])} coinciding (when
- * {@code inPlace}) or apart ({@link Kind#IN_PLACE_OR_APART}), or the bytes of two ops of a group,
- * {@code [operands[0], operands[1])} and {@code [operands[2], operands[3])}, apart ({@link Kind#APART}). Checked at
- * bind when {@code step} is null, else at each call of {@code step}, unless proved.
+ * A rule's condition on a pipeline's sizes and offsets: {@code operands[0] <= operands[1]} ({@link Kind#AT_MOST}),
+ * {@code operands[0] % operands[1] == 0} ({@link Kind#ALIGNED}), send bytes {@code [operands[0], operands[1])} and
+ * recv bytes {@code [operands[2], operands[3])} coinciding (when {@code inPlace}) or apart
+ * ({@link Kind#IN_PLACE_OR_APART}), or the bytes of two ops of a group, {@code [operands[0], operands[1])} and
+ * {@code [operands[2], operands[3])}, apart ({@link Kind#APART}). What the {@link dev.collectives.processor.expr.Prover}
+ * proves false is {@code failure}, a compile error; what it cannot prove is checked at bind when {@code step} is
+ * null, else at each call of {@code step}.
  */
-public record Condition(Rule rule, Site site, StepDecl step, String what, Kind kind, List<Expr> operands,
-                        boolean inPlace, Verdict verdict) {
+public record Condition(Message failure, List<Object> failureArguments, Site site, StepDecl step, String what,
+                        Kind kind, List<Expr> operands, boolean inPlace, Verdict verdict) {
     /** The shape of the comparison. */
     public enum Kind { AT_MOST, ALIGNED, IN_PLACE_OR_APART, APART }
+
+    public Rule rule() {
+        return failure.rule();
+    }
 
     /** {@code what} and the comparison, as messages show it: "... : offset + n <= elements". */
     public String text() {
         switch (kind) {
             case AT_MOST:
-                return what + ": " + operands.get(0) + " <= " + operands.get(1);
+                return atMostText(what, operands.get(0), operands.get(1));
             case ALIGNED:
                 return what + ": " + operands.get(0) + " is a multiple of " + operands.get(1);
             case APART:
@@ -34,5 +40,10 @@ public record Condition(Rule rule, Site site, StepDecl step, String what, Kind k
                         + operands.get(2) + ", " + operands.get(3) + ") " + (inPlace ? "coincide or " : "")
                         + "do not overlap";
         }
+    }
+
+    /** The text of an {@link Kind#AT_MOST} condition: "what: value <= bound". */
+    static String atMostText(String what, Expr value, Expr bound) {
+        return what + ": " + value + " <= " + bound;
     }
 }

@@ -9,14 +9,14 @@ import javax.lang.model.element.VariableElement;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.expr.Prover;
 import dev.collectives.processor.expr.Verdict;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 
 /**
- * The conditions R7 and R13 put on a pipeline's sizes and offsets where an expression is not known at compile time
- * (constant ones stay with the constant validators), each with what the {@link Prover} says of it: counts are at
- * least 1 and their bytes fit a long (R13), views and ops lie inside their buffers, views are aligned to their
- * element size, an op's send and recv coincide or are apart (R7), and step parameters are at least 0 (the
- * assumption every proof makes, so always checked at the call).
+ * The conditions R7 and R13 put on a pipeline's sizes and offsets, each with what the {@link Prover} says of it:
+ * views and ops lie inside their buffers, views are aligned to their element size, an op's send and recv coincide or
+ * are apart, the ops of a group are apart (R7), whether the values are constants or expressions; counts are at least
+ * 1 and their bytes fit a long, and step parameters are at least 0 (R13, where an expression is not known at compile
+ * time: the constant ones are R13's validator's). A condition proved for every value is left out.
  */
 public final class Conditions {
     private final PipelineModel model;
@@ -34,10 +34,7 @@ public final class Conditions {
         model.buffers().forEach(c::buffer);
         for (StepDecl s : model.steps()) {
             for (VariableElement p : s.parameters()) {
-                Expr name = new Expr.Name(p.getSimpleName().toString(), Expr.Scope.PARAM);
-                c.conditions.add(new Condition(Rule.R13_TYPES, Site.of(p), s, s.name() + "(): parameter `" + name
-                        + "` is at least 0", Condition.Kind.AT_MOST, List.of(Expr.literal(0), name), false,
-                        Verdict.UNKNOWN));
+                c.parameter(s, p);
             }
             s.ops().forEach(o -> c.op(s, o));
             if (s.grouped()) {
@@ -63,7 +60,7 @@ public final class Conditions {
         return expressions;
     }
 
-    /** Literal, or naming only a declared {@code ranks}: what the reader folds and the constant validators check. */
+    /** Literal, or naming only a declared {@code ranks}: what the reader folds to a value. */
     private boolean known(Expr... operands) {
         for (Expr e : operands) {
             if (!e.isKnownWith(model.ranks())) {
@@ -73,18 +70,33 @@ public final class Conditions {
         return true;
     }
 
-    private void atMost(Rule rule, Site site, StepDecl step, String what, Expr value, Expr bound) {
-        if (known(value, bound)) {
-            return;
+    /** A value for messages: the number when it is known, else the expression. */
+    private Object shown(Expr e) {
+        Long value = prover.constant(e);
+        return value != null ? value : e;
+    }
+
+    /** Keeps what is not proved, once: an in-place op's send and recv ask the same. */
+    private void add(Condition condition) {
+        boolean repeated = conditions.stream().anyMatch(c -> c.step() == condition.step()
+                && c.kind() == condition.kind() && c.rule() == condition.rule()
+                && c.operands().equals(condition.operands()));
+        if (condition.verdict() != Verdict.TRUE && !repeated) {
+            conditions.add(condition);
         }
-        StepDecl stage = stage(step, value, bound);
-        List<Expr> operands = List.of(value, bound);
-        // an in-place op's send and recv ask the same: check it once
-        boolean repeated = conditions.stream().anyMatch(c -> c.step() == stage && c.kind() == Condition.Kind.AT_MOST
-                && c.rule() == rule && c.operands().equals(operands));
-        if (!repeated) {
-            conditions.add(new Condition(rule, site, stage, what, Condition.Kind.AT_MOST, operands, false,
-                    prover.atMost(value, bound)));
+    }
+
+    private Condition atMost(Message failure, List<Object> arguments, Site site, StepDecl step, String what,
+                             Expr value, Expr bound) {
+        return new Condition(failure, arguments, site, stage(step, value, bound), what, Condition.Kind.AT_MOST,
+                List.of(value, bound), false, prover.atMost(value, bound));
+    }
+
+    /** R13 where an operand is not known: the known ones are R13's validator's, with messages of their own. */
+    private void unknownAtMost(Site site, StepDecl step, String what, Expr value, Expr bound) {
+        if (!known(value, bound)) {
+            add(atMost(Message.R13_HOLDS_FOR_NO_VALUE, List.of(Condition.atMostText(what, value, bound)), site, step,
+                    what, value, bound));
         }
     }
 
@@ -102,32 +114,52 @@ public final class Conditions {
         return Expr.times(elements, Expr.literal(size));
     }
 
+    /** Every proof assumes parameters are at least 0, so nothing proves it: each call checks it. */
+    private void parameter(StepDecl s, VariableElement p) {
+        Expr name = new Expr.Name(p.getSimpleName().toString(), Expr.Scope.PARAM);
+        Expr zero = Expr.literal(0);
+        String what = s.name() + "(): parameter `" + name + "` is at least 0";
+        add(new Condition(Message.R13_HOLDS_FOR_NO_VALUE, List.of(Condition.atMostText(what, zero, name)),
+                Site.of(p), s, what, Condition.Kind.AT_MOST, List.of(zero, name), false, Verdict.UNKNOWN));
+    }
+
     private void buffer(BufferDecl b) {
         Expr count = b.expression("count");
+        int size = b.type().size();
         String name = b.kind().annotation() + " " + b.name() + "()";
-        atMost(Rule.R13_TYPES, b.site("count"), null, name + ": count is at least 1", Expr.literal(1), count);
-        if (b.type().size() > 1) {
-            atMost(Rule.R13_TYPES, b.site("count"), null, name + ": its bytes fit a long", count,
-                    Expr.literal(Long.MAX_VALUE / b.type().size()));
+        unknownAtMost(b.site("count"), null, name + ": count is at least 1", Expr.literal(1), count);
+        if (size > 1) {
+            unknownAtMost(b.site("count"), null, name + ": its bytes fit a long", count,
+                    Expr.literal(Long.MAX_VALUE / size));
         }
         if (b.kind() != BufferDecl.Kind.VIEW) {
             return;
         }
         BufferDecl parent = model.buffer(b.of()).orElseThrow();
         Expr offset = b.expression("offsetBytes");
-        atMost(Rule.R7_ARENA, b.site("offsetBytes"), null, name + ": offsetBytes is at least 0", Expr.literal(0),
-                offset);
-        // a view of an @External stays within its declared shape (R13); one of a block or view lies inside it (R7)
-        boolean ofExternal = parent.kind() == BufferDecl.Kind.EXTERNAL;
-        atMost(ofExternal ? Rule.R13_TYPES : Rule.R7_ARENA, b.site("offsetBytes"), null, name + (ofExternal
-                ? " lies within the declared size of external `" : " lies inside `") + parent.name() + "`",
-                Expr.plus(offset, bytes(count, b.type().size())),
-                bytes(parent.expression("count"), parent.type().size()));
+        Site site = b.site("offsetBytes");
+        Condition afterHead = atMost(Message.R7_VIEW_BEFORE_HEAD, List.of(b.name(), shown(offset), parent.name()),
+                site, null, name + ": offsetBytes is at least 0", Expr.literal(0), offset);
+        add(afterHead);
+        if (afterHead.verdict() == Verdict.FALSE) {
+            return; // where it ends and how it is aligned say nothing more
+        }
+        Expr end = Expr.plus(offset, bytes(count, size));
+        Expr parentBytes = bytes(parent.expression("count"), parent.type().size());
+        if (parent.kind() == BufferDecl.Kind.EXTERNAL) {
+            // a view of an @External stays within its declared shape: all bind requires of the buffer it is given
+            unknownAtMost(site, null, name + " lies within the declared size of external `" + parent.name() + "`",
+                    end, parentBytes);
+        } else {
+            add(atMost(Message.R7_VIEW_PAST_END, List.of(b.name(), parent.name(), shown(offset), shown(end),
+                    shown(parentBytes)), site, null, name + " lies inside `" + parent.name() + "`", end,
+                    parentBytes));
+        }
         Expr inRoot = offsetInRoot(b);
-        if (b.type().size() > 1 && !known(inRoot)) {
-            conditions.add(new Condition(Rule.R7_ARENA, b.site("offsetBytes"), null, name + " starts at a multiple "
-                    + "of its element size in its allocation", Condition.Kind.ALIGNED,
-                    List.of(inRoot, Expr.literal(b.type().size())), false, prover.aligned(inRoot, b.type().size())));
+        if (size > 1) {
+            add(new Condition(Message.R7_VIEW_MISALIGNED, List.of(b.name(), shown(inRoot), b.type(), size, size),
+                    site, null, name + " starts at a multiple of its element size in its allocation",
+                    Condition.Kind.ALIGNED, List.of(inRoot, Expr.literal(size)), false, prover.aligned(inRoot, size)));
         }
     }
 
@@ -140,72 +172,79 @@ public final class Conditions {
         return offset;
     }
 
-    private record Side(String role, BufferDecl buffer, Expr offset, Expr elements, Site site) {
-        boolean inPlaceForm(OpDecl o) {
-            return (role.equals("send") ? o.kind().sendExtent() : o.kind().recvExtent()) == OpKind.Extent.COUNT;
-        }
-    }
-
-    private List<Side> sides(OpDecl o) {
-        Expr count = o.expression(o.kind().countAttribute());
-        List<Side> sides = new ArrayList<>(2);
-        Expr ranks = new Expr.Name("ranks", Expr.Scope.RANKS);
-        if (o.kind().hasSend()) {
-            sides.add(new Side("send", model.buffer(o.send()).orElseThrow(),
-                    o.expression(o.kind().sendOffsetAttribute()), o.kind().sendExtent() == OpKind.Extent.COUNT
-                    ? count : Expr.times(count, ranks), o.site(o.kind().sendOffsetAttribute())));
-        }
-        if (o.kind().hasRecv()) {
-            sides.add(new Side("recv", model.buffer(o.recv()).orElseThrow(),
-                    o.expression(o.kind().recvOffsetAttribute()), o.kind().recvExtent() == OpKind.Extent.COUNT
-                    ? count : Expr.times(count, ranks), o.site(o.kind().recvOffsetAttribute())));
-        }
-        return sides;
-    }
-
     private void op(StepDecl s, OpDecl o) {
         Expr count = o.expression(o.kind().countAttribute());
         String name = s.name() + "(): " + o.kind().annotation() + " #" + o.index();
-        atMost(Rule.R13_TYPES, o.countSite(), s, name + ": " + o.kind().countAttribute() + " is at least 1",
-                Expr.literal(1), count);
-        List<Side> sides = sides(o);
-        for (Side side : sides) {
-            Expr capacity = side.buffer().expression("count");
-            if (known(side.offset(), count, capacity)) {
-                continue; // constant, or only ranks unknown: the constant validators and bind's slices check it
+        unknownAtMost(o.countSite(), s, name + ": " + o.kind().countAttribute() + " is at least 1", Expr.literal(1),
+                count);
+        for (OpSide side : o.sides()) {
+            Condition afterHead = atMost(Message.R7_NEGATIVE_OFFSET, List.of(side.label(), shown(side.offset()),
+                    side.buffer().name()), side.offsetSite(), s, name + ": " + side.role().word()
+                    + " offset is at least 0", Expr.literal(0), side.offset());
+            add(afterHead);
+            if (afterHead.verdict() != Verdict.FALSE) {
+                inside(s, name, side);
             }
-            atMost(Rule.R7_ARENA, side.site(), s, name + ": " + side.role() + " offset is at least 0",
-                    Expr.literal(0), side.offset());
-            atMost(Rule.R7_ARENA, side.site(), s, name + ": " + side.role() + " stays inside `"
-                    + side.buffer().name() + "`", Expr.plus(side.offset(), side.elements()), capacity);
         }
-        if (sides.size() == 2) {
-            overlap(s, o, name, sides.get(0), sides.get(1));
+        if (o.sides().size() == 2) {
+            overlap(s, o, name, o.sides().get(0), o.sides().get(1));
+        }
+    }
+
+    private void inside(StepDecl s, String name, OpSide side) {
+        Expr offset = side.offset();
+        Expr count = side.op().expression(side.op().kind().countAttribute());
+        Expr capacity = side.buffer().expression("count");
+        Expr end = Expr.plus(offset, side.elements());
+        // from the head, the count is what reaches too far
+        Site site = Expr.literal(0).equals(offset) ? side.op().countSite() : side.offsetSite();
+        Condition inside = atMost(Message.R7_PAST_BUFFER, List.of(side.label(), side.buffer().name(), shown(offset),
+                shown(end), shown(capacity)), site, s, name + ": " + side.role().word() + " stays inside `"
+                + side.buffer().name() + "`", end, capacity);
+        // with offset, count and capacity known, only an undeclared ranks can leave it open: bind's slices check it
+        if (inside.verdict() == Verdict.FALSE || !known(offset, count, capacity)) {
+            add(inside);
         }
     }
 
     /** [start, end) in bytes from the head of the side's root allocation. */
-    private Expr[] range(Side side) {
+    private Expr[] range(OpSide side) {
         int size = side.buffer().type().size();
         Expr start = Expr.plus(offsetInRoot(side.buffer()), bytes(side.offset(), size));
         return new Expr[] {start, Expr.plus(start, bytes(side.elements(), size))};
     }
 
+    private boolean sameRoot(OpSide a, OpSide b) {
+        Optional<BufferDecl> root = model.root(a.buffer());
+        return root.isPresent() && root.get() == model.root(b.buffer()).orElse(null);
+    }
+
+    /** {@code a < b} for every value. */
+    private boolean below(Expr a, Expr b) {
+        return prover.atMost(Expr.plus(a, Expr.literal(1)), b) == Verdict.TRUE;
+    }
+
+    /** TRUE when the ranges are apart for every value, FALSE when they overlap for every value. */
+    private Verdict apart(Expr[] a, Expr[] b) {
+        if (prover.atMost(a[1], b[0]) == Verdict.TRUE || prover.atMost(b[1], a[0]) == Verdict.TRUE) {
+            return Verdict.TRUE;
+        }
+        return below(a[0], b[1]) && below(b[0], a[1]) ? Verdict.FALSE : Verdict.UNKNOWN;
+    }
+
     /**
      * The ops of a group run concurrently: a range one of them receives into overlaps no range another sends from or
-     * receives into. Constant ranges are the constant validator's; these name the step's parameters or an undeclared
-     * {@code ranks} (an allgather's recv reaches {@code sendCount × ranks}).
+     * receives into (a send posted beside a recv into the same bytes reads whatever the recv has written so far).
      */
     private void group(StepDecl s) {
         List<OpDecl> ops = s.ops();
         for (int j = 1; j < ops.size(); j++) {
-            for (Side later : sides(ops.get(j))) {
+            for (OpSide later : ops.get(j).sides()) {
                 for (int i = 0; i < j; i++) {
-                    for (Side earlier : sides(ops.get(i))) {
-                        Optional<BufferDecl> root = model.root(earlier.buffer());
-                        boolean writes = later.role().equals("recv") || earlier.role().equals("recv");
-                        if (writes && root.isPresent() && root.get() == model.root(later.buffer()).orElse(null)) {
-                            groupApart(s, ops.get(i), earlier, ops.get(j), later);
+                    for (OpSide earlier : ops.get(i).sides()) {
+                        boolean writes = later.role() == OpSide.Role.RECV || earlier.role() == OpSide.Role.RECV;
+                        if (writes && sameRoot(earlier, later)) {
+                            groupApart(s, earlier, later);
                         }
                     }
                 }
@@ -213,41 +252,38 @@ public final class Conditions {
         }
     }
 
-    private void groupApart(StepDecl s, OpDecl first, Side firstSide, OpDecl second, Side secondSide) {
-        Expr[] a = range(firstSide);
-        Expr[] b = range(secondSide);
-        if (known(a[0], a[1], b[0], b[1]) || prover.atMost(a[1], b[0]) == Verdict.TRUE
-                || prover.atMost(b[1], a[0]) == Verdict.TRUE) {
-            return;
-        }
-        String what = s.name() + "(): the " + firstSide.role() + " of " + first.kind().annotation() + " #"
-                + first.index() + " and the " + secondSide.role() + " of " + second.kind().annotation() + " #"
-                + second.index() + ", which run concurrently in one group";
-        conditions.add(new Condition(Rule.R7_ARENA, secondSide.site(), stage(s, a[0], a[1], b[0], b[1]), what,
-                Condition.Kind.APART, List.of(a[0], a[1], b[0], b[1]), false, Verdict.UNKNOWN));
+    private void groupApart(StepDecl s, OpSide first, OpSide second) {
+        Expr[] a = range(first);
+        Expr[] b = range(second);
+        String what = s.name() + "(): the " + first.role().word() + " of " + first.op().kind().annotation() + " #"
+                + first.op().index() + " and the " + second.role().word() + " of " + second.op().kind().annotation()
+                + " #" + second.op().index() + ", which run concurrently in one group";
+        add(new Condition(Message.R7_GROUP_APART, List.of(first.label(), second.label(), shown(a[0]), shown(a[1]),
+                shown(b[0]), shown(b[1])), second.site(), stage(s, a[0], a[1], b[0], b[1]), what,
+                Condition.Kind.APART, List.of(a[0], a[1], b[0], b[1]), false, apart(a, b)));
     }
 
-    private void overlap(StepDecl s, OpDecl o, String name, Side send, Side recv) {
-        Optional<BufferDecl> root = model.root(send.buffer());
-        if (root.isEmpty() || root.get() != model.root(recv.buffer()).orElse(null)) {
+    /**
+     * Send and recv start at the same byte (in place) or are apart. Allgather, reducescatter and alltoall have no
+     * in-place form at the same offsets on every rank, so theirs are apart.
+     */
+    private void overlap(StepDecl s, OpDecl o, String name, OpSide send, OpSide recv) {
+        if (!sameRoot(send, recv)) {
             return;
         }
         Expr[] sendRange = range(send);
         Expr[] recvRange = range(recv);
-        Expr sendStart = sendRange[0];
-        Expr sendEnd = sendRange[1];
-        Expr recvStart = recvRange[0];
-        Expr recvEnd = recvRange[1];
-        if (known(sendStart, sendEnd, recvStart, recvEnd)) {
-            return;
+        boolean inPlace = send.inPlaceForm() && recv.inPlaceForm();
+        Verdict verdict = inPlace && prover.equal(sendRange[0], recvRange[0]) ? Verdict.TRUE
+                : apart(sendRange, recvRange);
+        boolean startsDiffer = below(sendRange[0], recvRange[0]) || below(recvRange[0], sendRange[0]);
+        if (verdict == Verdict.FALSE && inPlace && !startsDiffer) {
+            verdict = Verdict.UNKNOWN; // they overlap, and may start at the same byte
         }
-        boolean inPlace = send.inPlaceForm(o) && recv.inPlaceForm(o);
-        if (inPlace && prover.equal(sendStart, recvStart) || prover.atMost(sendEnd, recvStart) == Verdict.TRUE
-                || prover.atMost(recvEnd, sendStart) == Verdict.TRUE) {
-            return;
-        }
-        conditions.add(new Condition(Rule.R7_ARENA, recv.site(), stage(s, sendStart, sendEnd, recvStart, recvEnd),
-                name, Condition.Kind.IN_PLACE_OR_APART, List.of(sendStart, sendEnd, recvStart, recvEnd), inPlace,
-                Verdict.UNKNOWN));
+        add(new Condition(inPlace ? Message.R7_IN_PLACE_OR_APART : Message.R7_NOT_IN_PLACE, List.of(o.label(),
+                shown(sendRange[0]), shown(sendRange[1]), shown(recvRange[0]), shown(recvRange[1])), recv.site(),
+                stage(s, sendRange[0], sendRange[1], recvRange[0], recvRange[1]), name,
+                Condition.Kind.IN_PLACE_OR_APART, List.of(sendRange[0], sendRange[1], recvRange[0], recvRange[1]),
+                inPlace, verdict));
     }
 }

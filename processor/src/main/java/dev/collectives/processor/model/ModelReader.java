@@ -85,6 +85,7 @@ public final class ModelReader {
                 model.concrete.add((ExecutableElement) member);
             }
         }
+        model.steps.forEach(s -> s.ops.forEach(o -> o.resolveSides(model)));
         return model;
     }
 

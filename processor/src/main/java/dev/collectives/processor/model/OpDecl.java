@@ -1,5 +1,8 @@
 package dev.collectives.processor.model;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.ExecutableElement;
 
@@ -22,6 +25,7 @@ public final class OpDecl extends Annotated {
     Integer root;
     Peer peer;
     Integer peerRank;
+    private List<OpSide> sides = List.of();
 
     OpDecl(ExecutableElement method, AnnotationMirror mirror, OpKind kind, int index) {
         super(method, mirror);
@@ -52,6 +56,26 @@ public final class OpDecl extends Annotated {
     /** Position in its step, from 0. */
     public int index() {
         return index;
+    }
+
+    /**
+     * Its send side, then its recv side, each where the op has it and its accessor exists (an unknown name is
+     * [DSL unknown-buffer]'s to report).
+     */
+    public List<OpSide> sides() {
+        return sides;
+    }
+
+    /** Resolves the sides' accessors, once every accessor of the pipeline is read. */
+    void resolveSides(PipelineModel model) {
+        List<OpSide> resolved = new ArrayList<>(2);
+        if (kind.hasSend() && send != null) {
+            model.buffer(send).ifPresent(b -> resolved.add(new OpSide(this, OpSide.Role.SEND, b)));
+        }
+        if (kind.hasRecv() && recv != null) {
+            model.buffer(recv).ifPresent(b -> resolved.add(new OpSide(this, OpSide.Role.RECV, b)));
+        }
+        sides = List.copyOf(resolved);
     }
 
     public String send() {
@@ -101,6 +125,11 @@ public final class OpDecl extends Annotated {
 
     public Site countSite() {
         return site(kind.countAttribute());
+    }
+
+    /** "@AllReduce #0 in step()", as messages name it. */
+    public String label() {
+        return kind.annotation() + " #" + index + " in " + element().getSimpleName() + "()";
     }
 
     @Override

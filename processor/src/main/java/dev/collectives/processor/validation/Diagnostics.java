@@ -5,7 +5,7 @@ import javax.tools.Diagnostic;
 
 import dev.collectives.processor.model.RepeatedAnnotations;
 import dev.collectives.processor.model.Site;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 
 /**
  * Reports to javac: each message starts with its tag and ends with a pointer to the section of the rules page that
@@ -29,12 +29,13 @@ public final class Diagnostics {
         this.repeated = repeated;
     }
 
-    public void error(Rule rule, Site site, String message) {
-        report(Diagnostic.Kind.ERROR, Tag.of(rule), site, message);
+    /** The catalogue's {@code message} with {@code arguments}, tagged with its rule. */
+    public void error(Message message, Site site, Object... arguments) {
+        report(Diagnostic.Kind.ERROR, Tag.of(message.rule()), site, message.format(arguments));
     }
 
-    public void warning(Rule rule, Site site, String message) {
-        report(Diagnostic.Kind.WARNING, Tag.of(rule), site, message);
+    public void warning(Message message, Site site, Object... arguments) {
+        report(Diagnostic.Kind.WARNING, Tag.of(message.rule()), site, message.format(arguments));
     }
 
     public void error(Tag tag, Site site, String message) {

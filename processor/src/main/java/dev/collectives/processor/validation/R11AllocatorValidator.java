@@ -23,7 +23,7 @@ import dev.collectives.annotation.HandleType;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.Site;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 
 /**
  * R11 ALLOCATOR at compile time: a CUSTOM allocator is a concrete DeviceAllocator class or record the generated code
@@ -53,55 +53,60 @@ final class R11AllocatorValidator implements Validator {
             Site site = b.site("customAllocator");
             if (b.allocator() != Allocator.CUSTOM) {
                 if (custom.getKind() != TypeKind.VOID) {
-                    diagnostics.error(Rule.R11_ALLOCATOR, site, "buffer `" + b.name() + "` names customAllocator = "
-                            + custom + ".class but allocator = Allocator." + b.allocator() + "; the class is only "
-                            + "used with allocator = Allocator.CUSTOM");
+                    diagnostics.error(Message.R11_CLASS_WITHOUT_CUSTOM, site, b.name(), custom, b.allocator());
                 }
                 continue;
             }
-            String problem = problem(model, custom);
+            if (custom.getKind() == TypeKind.VOID) {
+                diagnostics.error(Message.R11_CUSTOM_WITHOUT_CLASS, b.site("allocator"), b.name());
+                continue;
+            }
+            Problem problem = problem(model, custom);
             if (problem != null) {
-                diagnostics.error(Rule.R11_ALLOCATOR, custom.getKind() == TypeKind.VOID ? b.site("allocator") : site,
-                        "buffer `" + b.name() + "`: " + problem);
+                diagnostics.error(problem.message(), site, problem.arguments(b.name(), custom));
             }
         }
     }
 
-    private String problem(PipelineModel model, TypeMirror custom) {
-        if (custom.getKind() == TypeKind.VOID) {
-            return "allocator = Allocator.CUSTOM needs customAllocator = YourAllocator.class";
+    /** What is wrong with a custom allocator: a message, and what it says beyond the buffer and the class. */
+    private record Problem(Message message, Object... details) {
+        Object[] arguments(String buffer, TypeMirror custom) {
+            Object[] arguments = new Object[2 + details.length];
+            arguments[0] = buffer;
+            arguments[1] = custom;
+            System.arraycopy(details, 0, arguments, 2, details.length);
+            return arguments;
         }
+    }
+
+    private Problem problem(PipelineModel model, TypeMirror custom) {
         if (custom.getKind() == TypeKind.ERROR) {
-            return "customAllocator " + custom + " cannot be found (nor did any annotation processor generate it); "
-                    + "name an existing DeviceAllocator class";
+            return new Problem(Message.R11_CLASS_NOT_FOUND);
         }
         Optional<TypeElement> found = Allocators.classOf(custom);
         if (found.isEmpty() || found.get().getKind() != ElementKind.CLASS && found.get().getKind() != ElementKind.RECORD
                 || found.get().getModifiers().contains(Modifier.ABSTRACT)) {
-            return "customAllocator " + custom + " must be a concrete class (it is instantiated at bind)";
+            return new Problem(Message.R11_NOT_CONCRETE);
         }
         TypeElement allocator = found.get();
         TypeElement deviceAllocator = elements.getTypeElement(DEVICE_ALLOCATOR);
         if (deviceAllocator != null
                 && !types.isAssignable(types.erasure(custom), types.erasure(deviceAllocator.asType()))) {
-            return "customAllocator " + custom + " does not implement DeviceAllocator";
+            return new Problem(Message.R11_NOT_DEVICE_ALLOCATOR);
         }
-        String access = accessProblem(allocator, elements.getPackageOf(model.type()));
+        Problem access = accessProblem(allocator, elements.getPackageOf(model.type()));
         if (access != null) {
-            return "customAllocator " + custom + " " + access;
+            return access;
         }
         Optional<Set<HandleType>> handles = Allocators.handleTypes(elements, allocator);
         if (handles.isEmpty()) {
-            return custom + " is not annotated @QualifiedAllocator(handleTypes = {POSIX_FILE_DESCRIPTOR, FABRIC}); "
-                    + "only qualified allocators' memory may be registered";
+            return new Problem(Message.R11_NOT_QUALIFIED);
         }
         if (!handles.get().contains(HandleType.POSIX_FILE_DESCRIPTOR)) {
-            return custom + " declares handle types " + handles.get() + " without POSIX_FILE_DESCRIPTOR, which "
-                    + "qualified allocators must export";
+            return new Problem(Message.R11_WITHOUT_POSIX, handles.get());
         }
         if (model.mtlinkSharp() && !handles.get().contains(HandleType.FABRIC)) {
-            return custom + " declares handle types " + handles.get() + " without FABRIC, which MTLink SHARP "
-                    + "registration needs on GPUs that support it";
+            return new Problem(Message.R11_WITHOUT_FABRIC, handles.get());
         }
         return null;
     }
@@ -111,20 +116,19 @@ final class R11AllocatorValidator implements Validator {
      * is private or out of reach, X is an inner class, or it has no reachable no-argument constructor that throws
      * no checked exception. Null when it can.
      */
-    private String accessProblem(TypeElement allocator, PackageElement pipelinePackage) {
+    private Problem accessProblem(TypeElement allocator, PackageElement pipelinePackage) {
         boolean samePackage = elements.getPackageOf(allocator).equals(pipelinePackage);
         for (Element e = allocator; e instanceof TypeElement t; e = t.getEnclosingElement()) {
             String which = t == allocator ? "is" : "lies in `" + t.getSimpleName() + "`, which is";
             if (t.getModifiers().contains(Modifier.PRIVATE)) {
-                return which + " private; the generated class must be able to instantiate it";
+                return new Problem(Message.R11_PRIVATE, which);
             }
             if (!samePackage && !t.getModifiers().contains(Modifier.PUBLIC)) {
-                return which + " not public, and the generated class in package " + pipelinePackage
-                        + " must be able to instantiate it";
+                return new Problem(Message.R11_NOT_PUBLIC, which, pipelinePackage);
             }
             if (t.getNestingKind() == NestingKind.MEMBER && !t.getModifiers().contains(Modifier.STATIC)
                     && t.getEnclosingElement().getKind() == ElementKind.CLASS) {
-                return "is an inner class; make it static so that it can be instantiated on its own";
+                return new Problem(Message.R11_INNER_CLASS);
             }
         }
         for (Element member : allocator.getEnclosedElements()) {
@@ -133,12 +137,11 @@ final class R11AllocatorValidator implements Validator {
                 ExecutableElement constructor = (ExecutableElement) member;
                 List<String> checked = constructor.getThrownTypes().stream()
                         .filter(thrown -> isChecked(constructor, thrown)).map(this::describe).toList();
-                return checked.isEmpty() ? null : "has a no-argument constructor that throws the checked "
-                        + String.join(", ", checked) + "; the generated bind() cannot handle that: declare a "
-                        + "constructor that does not";
+                return checked.isEmpty() ? null
+                        : new Problem(Message.R11_CONSTRUCTOR_THROWS, String.join(", ", checked));
             }
         }
-        return "has no accessible no-argument constructor";
+        return new Problem(Message.R11_NO_CONSTRUCTOR);
     }
 
     private static boolean reachable(Element member, boolean samePackage) {

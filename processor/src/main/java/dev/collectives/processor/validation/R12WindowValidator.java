@@ -5,7 +5,7 @@ import java.util.Optional;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.PipelineModel;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 
 /**
  * R12 WINDOW at compile time: windows need VMM or mcclMemAlloc memory (not legacy musaMalloc), and a head aligned
@@ -23,15 +23,12 @@ final class R12WindowValidator implements Validator {
             Optional<BufferDecl> root = model.root(b);
             if (root.isPresent() && root.get().kind() == BufferDecl.Kind.BUFFER
                     && root.get().allocator() == Allocator.LEGACY) {
-                diagnostics.error(Rule.R12_WINDOW, b.windowSite(), "window `" + b.name() + "` is on Allocator.LEGACY "
-                        + "(musaMalloc) memory; window registration needs Allocator.MEM_ALLOC, VMM or a qualified "
-                        + "custom allocator");
+                diagnostics.error(Message.R12_LEGACY, b.windowSite(), b.name());
             }
             Optional<Long> offset = model.offsetInRoot(b);
             if (b.kind() == BufferDecl.Kind.VIEW && offset.isPresent() && offset.get() % WINDOW_ALIGNMENT != 0) {
-                diagnostics.error(Rule.R12_WINDOW, b.site("offsetBytes"), "window `" + b.name() + "` starts at byte "
-                        + offset.get() + " of its allocation; a window's head must be aligned to " + WINDOW_ALIGNMENT
-                        + " bytes (nearest: " + (offset.get() / WINDOW_ALIGNMENT * WINDOW_ALIGNMENT) + ")");
+                diagnostics.error(Message.R12_MISALIGNED, b.site("offsetBytes"), b.name(), offset.get(),
+                        WINDOW_ALIGNMENT, offset.get() / WINDOW_ALIGNMENT * WINDOW_ALIGNMENT);
             }
         }
     }

@@ -5,9 +5,11 @@ import java.util.List;
 import dev.collectives.annotation.DataType;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.OpKind;
+import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 
 /**
  * R13 TYPES: counts are positive, byte sizes fit in a long, views of an {@code @External} stay within its declared
@@ -23,11 +25,11 @@ final class R13TypesValidator implements Validator {
                 continue;
             }
             if (b.count() <= 0) {
-                diagnostics.error(Rule.R13_TYPES, b.site("count"), b.kind().annotation() + " `" + b.name()
-                        + "` has count = " + b.count() + "; counts are positive");
+                diagnostics.error(Message.R13_COUNT_NOT_POSITIVE, b.site("count"), b.kind().annotation() + " `"
+                        + b.name() + "`", "count", b.count());
             } else if (b.sizeBytes() == null) {
-                diagnostics.error(Rule.R13_TYPES, b.site("count"), b.kind().annotation() + " `" + b.name() + "`: "
-                        + b.count() + " x " + b.type() + " (" + b.type().size() + " bytes each) overflows a long");
+                diagnostics.error(Message.R13_SIZE_OVERFLOW, b.site("count"), b.kind().annotation(), b.name(),
+                        b.count(), b.type(), b.type().size());
             }
         }
         model.buffers().forEach(b -> checkViewOfExternal(model, b, diagnostics));
@@ -52,48 +54,59 @@ final class R13TypesValidator implements Validator {
             return; // no external, a negative offset (R7), or a size unknown here or reported on its own
         }
         if (offset > declared || bytes > declared - offset) {
-            diagnostics.error(Rule.R13_TYPES, view.site("offsetBytes"), "view `" + view.name() + "` (" + view.count()
-                    + " x " + view.type() + " = " + bytes + " bytes at byte " + offset + ") reaches past external `"
-                    + external.name() + "`, declared as " + external.count() + " x " + external.type() + " ("
-                    + declared + " bytes), which is all bind requires of the buffer it is given; declare the "
-                    + "external's count to cover the view");
+            diagnostics.error(Message.R13_VIEW_PAST_EXTERNAL, view.site("offsetBytes"), view.name(), view.count(),
+                    view.type(), bytes, offset, external.name(), external.count(), external.type(), declared);
         }
     }
 
     private static void check(PipelineModel model, StepDecl s, OpDecl o, Diagnostics diagnostics) {
         String op = o.kind().annotation() + " in `" + s.name() + "()`";
         if (o.count() != null && o.count() <= 0) {
-            diagnostics.error(Rule.R13_TYPES, o.countSite(), op + " has " + o.kind().countAttribute() + " = "
-                    + o.count() + "; counts are positive");
+            diagnostics.error(Message.R13_COUNT_NOT_POSITIVE, o.countSite(), op, o.kind().countAttribute(),
+                    o.count());
         }
-        List<Sides> sides = Sides.of(model, o);
+        List<OpSide> sides = o.sides();
         if (sides.size() == 2 && sides.get(0).buffer().type() != null && sides.get(1).buffer().type() != null
                 && sides.get(0).buffer().type() != sides.get(1).buffer().type()) {
-            diagnostics.error(Rule.R13_TYPES, sides.get(1).site(), op + " sends " + sides.get(0).buffer().type()
-                    + " from `" + sides.get(0).buffer().name() + "` but receives into `" + sides.get(1).buffer().name()
-                    + "`, which is " + sides.get(1).buffer().type() + "; an op has one element type: declare a @View "
-                    + "of the right type");
+            diagnostics.error(Message.R13_MIXED_TYPES, sides.get(1).site(), op, sides.get(0).buffer().type(),
+                    sides.get(0).buffer().name(), sides.get(1).buffer().name(), sides.get(1).buffer().type());
         }
         DataType type = sides.isEmpty() ? null : sides.get(0).buffer().type();
         if (o.op() != null && type != null && !o.op().suits(type)) {
-            diagnostics.error(Rule.R13_TYPES, o.site("op"), op + " uses ReduceOp." + o.op() + " on " + type
-                    + "; AVG divides, which only floating-point types do: use SUM, or a floating-point type");
+            diagnostics.error(Message.R13_REDUCE_OP, o.site("op"), op, o.op(), type);
         }
         if (o.kind().reduces()) {
-            sides.stream().map(Sides::buffer).filter(b -> b.kind() == BufferDecl.Kind.BUFFER && b.typeDefaulted())
-                    .findFirst().ifPresent(b -> diagnostics.warning(Rule.R13_TYPES, o.site(), op + " reduces `"
-                            + b.name() + "` as UINT8, the type @Buffer has when none is given: each byte is reduced "
-                            + "on its own; declare the elements' type (type = DataType.FLOAT32, ...), or type = "
-                            + "DataType.UINT8 if bytes are meant"));
+            sides.stream().map(OpSide::buffer).filter(b -> b.kind() == BufferDecl.Kind.BUFFER && b.typeDefaulted())
+                    .findFirst().ifPresent(b -> diagnostics.warning(Message.R13_DEFAULT_UINT8, o.site(), op,
+                            b.name()));
         }
-        for (Sides side : sides) {
-            if (o.count() != null && o.count() > 0 && side.offset() != null && side.buffer().type() != null
-                    && overflows(side.offset(), side.elements(model, o), side.buffer().type().size())) {
-                diagnostics.error(Rule.R13_TYPES, o.countSite(), op + ": " + side.role() + " offset " + side.offset()
-                        + " plus " + side.extentText(model, o) + " of " + side.buffer().type()
-                        + " overflows a long byte size");
+        for (OpSide side : sides) {
+            if (o.count() != null && o.count() > 0 && side.knownOffset() != null && side.buffer().type() != null
+                    && overflows(side.knownOffset(), elements(model, side), side.buffer().type().size())) {
+                diagnostics.error(Message.R13_RANGE_OVERFLOW, o.countSite(), op, side.role().word(),
+                        side.knownOffset(), extentText(model, side), side.buffer().type());
             }
         }
+    }
+
+    /** Elements the side touches: count, or count × ranks (× 1 when ranks are not declared: the least it can be). */
+    private static Long elements(PipelineModel model, OpSide side) {
+        long ranks = side.extent() == OpKind.Extent.COUNT_TIMES_RANKS ? Math.max(1, model.ranks()) : 1;
+        try {
+            return Math.multiplyExact(side.op().count(), ranks);
+        } catch (ArithmeticException e) {
+            return null;
+        }
+    }
+
+    /** "1024 elements", or "1024 x 4 ranks = 4096 elements". */
+    private static String extentText(PipelineModel model, OpSide side) {
+        long count = side.op().count();
+        if (side.extent() != OpKind.Extent.COUNT_TIMES_RANKS) {
+            return count + " elements";
+        }
+        return model.ranks() > 0 ? count + " x " + model.ranks() + " ranks = " + elements(model, side) + " elements"
+                : "at least " + count + " elements (" + count + " x ranks; declare ranks to check it fully)";
     }
 
     private static boolean overflows(long offset, Long elements, int size) {

@@ -5,9 +5,10 @@ import java.util.List;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 
 /**
  * R1 MIXED within a pipeline: the send and recv of an op are both registered or both not (LOCAL honours
@@ -19,25 +20,21 @@ final class R1MixedValidator implements Validator {
     public void validate(PipelineModel model, Diagnostics diagnostics) {
         for (StepDecl s : model.steps()) {
             for (OpDecl o : s.ops()) {
-                List<Sides> sides = Sides.of(model, o);
+                List<OpSide> sides = o.sides();
                 if (model.registration() == Registration.GRAPH) {
-                    for (Sides side : sides) {
+                    for (OpSide side : sides) {
                         if (!model.isRegistered(side.buffer())) {
-                            diagnostics.error(Rule.R1_MIXED, side.site(), o.kind().annotation() + " in GRAPH step `"
-                                    + s.name() + "()` uses `" + side.buffer().name() + "`, which lies in a buffer "
-                                    + "declared registered = false; graph capture registers every buffer its ops use, "
-                                    + "so remove registered = false or use Registration.LOCAL");
+                            diagnostics.error(Message.R1_UNREGISTERED_IN_GRAPH, side.site(), o.kind().annotation(),
+                                    s.name(), side.buffer().name());
                         }
                     }
                 } else if (model.registration() == Registration.LOCAL && sides.size() == 2) {
                     BufferDecl send = sides.get(0).buffer();
                     BufferDecl recv = sides.get(1).buffer();
                     if (model.isRegistered(send) != model.isRegistered(recv)) {
-                        Sides unregistered = model.isRegistered(send) ? sides.get(1) : sides.get(0);
-                        diagnostics.error(Rule.R1_MIXED, unregistered.site(), o.kind().annotation() + " in `"
-                                + s.name() + "()` mixes a registered and an unregistered buffer: send `" + send.name()
-                                + "` is " + state(model, send) + ", recv `" + recv.name() + "` is "
-                                + state(model, recv) + "; register both or neither");
+                        OpSide unregistered = model.isRegistered(send) ? sides.get(1) : sides.get(0);
+                        diagnostics.error(Message.R1_MIXED_OP, unregistered.site(), o.kind().annotation(),
+                                s.name(), send.name(), state(model, send), recv.name(), state(model, recv));
                     }
                 }
             }

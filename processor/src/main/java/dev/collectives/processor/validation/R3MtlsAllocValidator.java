@@ -6,7 +6,7 @@ import javax.lang.model.util.Elements;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.PipelineModel;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 
 /**
  * R3 MTLS-ALLOC: MTLink SHARP registration needs memory from mcclMemAlloc (MEM_ALLOC), the qualified VMM allocator
@@ -29,16 +29,13 @@ final class R3MtlsAllocValidator implements Validator {
                 continue;
             }
             if (b.allocator() == Allocator.LEGACY) {
-                diagnostics.error(Rule.R3_MTLS_ALLOC, b.site("allocator"), "buffer `" + b.name() + "` uses "
-                        + "Allocator.LEGACY (musaMalloc), but MTLink SHARP registration needs mcclMemAlloc or a "
-                        + "qualified allocator: use Allocator.MEM_ALLOC or Allocator.VMM");
+                diagnostics.error(Message.R3_LEGACY, b.site("allocator"), b.name());
             } else if (b.allocator() == Allocator.CUSTOM && b.customAllocator() != null) {
                 boolean qualified = Allocators.classOf(b.customAllocator())
                         .flatMap(c -> Allocators.handleTypes(elements, c)).isPresent();
                 if (!qualified) {
-                    diagnostics.error(Rule.R3_MTLS_ALLOC, b.site("customAllocator"), "buffer `" + b.name() + "` uses "
-                            + b.customAllocator() + ", which is not a qualified allocator (no @QualifiedAllocator), "
-                            + "but MTLink SHARP registration needs mcclMemAlloc or a qualified allocator");
+                    diagnostics.error(Message.R3_UNQUALIFIED_CUSTOM, b.site("customAllocator"), b.name(),
+                            b.customAllocator());
                 }
             }
         }

@@ -3,7 +3,7 @@ package dev.collectives.processor.validation;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 
 /**
  * R8 IB-SHARP at compile time: IB SHARP serves allreduce, reducescatter and allgather; other ops of an IB SHARP
@@ -18,9 +18,7 @@ final class R8IbSharpValidator implements Validator {
         for (StepDecl s : model.steps()) {
             for (OpDecl o : s.ops()) {
                 if (!o.kind().sharpServed()) {
-                    diagnostics.warning(Rule.R8_IB_SHARP, o.site(), o.kind().annotation() + " in `" + s.name()
-                            + "()` is not served by IB SHARP (only @AllReduce, @ReduceScatter and @AllGather are); "
-                            + "it takes the general path");
+                    diagnostics.warning(Message.R8_GENERAL_PATH, o.site(), o.kind().annotation(), s.name());
                 }
             }
         }

@@ -3,7 +3,7 @@ package dev.collectives.processor.validation;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.PipelineModel;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 
 /**
  * R9 LEGACY at compile time: registering legacy (musaMalloc) memory needs the explicit opt-in
@@ -19,11 +19,7 @@ final class R9LegacyValidator implements Validator {
         for (BufferDecl b : model.buffers()) {
             if (b.kind() == BufferDecl.Kind.BUFFER && b.allocator() == Allocator.LEGACY && model.isRegistered(b)
                     && !model.legacyServedByIbSharp(b)) {
-                diagnostics.error(Rule.R9_LEGACY, b.site("allocator"), "buffer `" + b.name() + "` comes from "
-                        + "Allocator.LEGACY (musaMalloc) and the " + model.registration() + " pipeline registers it; "
-                        + "legacy registration can hang or crash on abort, so opt in with @CollectivePipeline("
-                        + "allowLegacyRegistration = true) (bind then needs MCCL_LEGACY_MUSA_REGISTER=1), use "
-                        + "Allocator.MEM_ALLOC, or declare it registered = false");
+                diagnostics.error(Message.R9_WITHOUT_OPT_IN, b.site("allocator"), b.name(), model.registration());
             }
         }
     }

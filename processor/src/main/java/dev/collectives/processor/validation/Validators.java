@@ -29,13 +29,12 @@ public final class Validators {
                 new DslCaptureValidator(),
                 new R1MixedValidator(),
                 new R3MtlsAllocValidator(env),
-                new R7ArenaValidator(),
                 new R8IbSharpValidator(),
                 new R9LegacyValidator(),
                 new R11AllocatorValidator(env),
                 new R12WindowValidator(),
                 new R13TypesValidator(),
-                new SymbolicValidator());
+                new ConditionsValidator());
     }
 
     /**

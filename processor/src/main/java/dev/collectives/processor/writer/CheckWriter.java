@@ -11,6 +11,7 @@ import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpKind;
+import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.rules.PeerPairing;
 
@@ -243,22 +244,22 @@ final class CheckWriter extends GenerationPart {
     void checkRangesApart() {
         for (StepDecl s : model.steps()) {
             for (OpDecl o : s.ops()) {
-                List<Side> sides = sides(o);
+                List<OpSide> sides = o.sides();
                 if (sides.size() != 2 || !needsBindCheck(sides.get(0), sides.get(1))) {
                     continue;
                 }
-                Side send = sides.get(0);
-                Side recv = sides.get(1);
-                boolean inPlace = send.extent() == OpKind.Extent.COUNT && recv.extent() == OpKind.Extent.COUNT;
+                OpSide send = sides.get(0);
+                OpSide recv = sides.get(1);
+                boolean inPlace = send.inPlaceForm() && recv.inPlaceForm();
                 open.addStatement(support("requireApart", "$S, $L, $N, $LL, $L, $N, $LL, $L",
                         o.kind().annotation() + " #" + o.index() + " in " + s.name() + "()", inPlace,
-                        name(send.buffer()), send.offset(), send.countCode(), name(recv.buffer()), recv.offset(),
-                        recv.countCode()));
+                        name(send.buffer()), send.knownOffset(), elementsCode(send), name(recv.buffer()),
+                        recv.knownOffset(), elementsCode(recv)));
             }
         }
     }
 
-    private boolean needsBindCheck(Side send, Side recv) {
+    private boolean needsBindCheck(OpSide send, OpSide recv) {
         BufferDecl sendRoot = model.root(send.buffer()).orElseThrow();
         BufferDecl recvRoot = model.root(recv.buffer()).orElseThrow();
         return sendRoot != recvRoot && sendRoot.kind() == BufferDecl.Kind.EXTERNAL

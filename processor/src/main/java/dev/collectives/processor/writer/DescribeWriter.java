@@ -17,6 +17,7 @@ import dev.collectives.processor.model.Annotated;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.StepDecl;
 
 /** {@code describe()}, each op's row with its registration path, and {@code close()}, which releases in reverse. */
@@ -78,8 +79,8 @@ final class DescribeWriter extends GenerationPart {
 
     CodeBlock describeOffsets(OpDecl o) {
         Text text = new Text();
-        for (Side side : sides(o)) {
-            if (side.role().equals("Recv") && o.kind().hasSend()) {
+        for (OpSide side : o.sides()) {
+            if (side.role() == OpSide.Role.RECV && o.kind().hasSend()) {
                 text.add(" -> ");
             }
             shown(text, o, side.offsetAttribute());
@@ -171,7 +172,7 @@ final class DescribeWriter extends GenerationPart {
         if (!model.registers()) {
             return CodeBlock.of("$S", "none: Registration.NONE, the library copies through its own buffers");
         }
-        for (Side side : sides(o)) {
+        for (OpSide side : o.sides()) {
             if (!model.isRegistered(side.buffer())) {
                 return CodeBlock.of("$S", "none: `" + side.buffer().name() + "` is declared registered = false");
             }

@@ -175,19 +175,6 @@ final class Generation {
 
     /** Whether every count and offset of the op is known at compile time: then bind slices its buffers once. */
     boolean fixed(OpDecl o) {
-        return o.count() != null && sides(o).stream().allMatch(side -> side.offset() != null);
-    }
-
-    List<Side> sides(OpDecl o) {
-        List<Side> sides = new ArrayList<>(2);
-        if (o.kind().hasSend()) {
-            sides.add(new Side("Send", model.buffer(o.send()).orElseThrow(), o.kind().sendOffsetAttribute(),
-                    o.sendOffset(), o.count(), o.kind().sendExtent()));
-        }
-        if (o.kind().hasRecv()) {
-            sides.add(new Side("Recv", model.buffer(o.recv()).orElseThrow(), o.kind().recvOffsetAttribute(),
-                    o.recvOffset(), o.count(), o.kind().recvExtent()));
-        }
-        return sides;
+        return o.count() != null && o.sides().stream().allMatch(side -> side.knownOffset() != null);
     }
 }

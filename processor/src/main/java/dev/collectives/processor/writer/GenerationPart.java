@@ -14,6 +14,8 @@ import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.OpKind;
+import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.rules.Rule;
 
@@ -96,7 +98,9 @@ abstract class GenerationPart {
         return generation.support(method, format, args);
     }
 
-    List<Side> sides(OpDecl o) {
-        return generation.sides(o);
+    /** The element count of a fixed op's side as Java: 1024L, or 1024L * comm.size(). */
+    static CodeBlock elementsCode(OpSide side) {
+        return side.extent() == OpKind.Extent.COUNT_TIMES_RANKS
+                ? CodeBlock.of("$LL * comm.size()", side.op().count()) : CodeBlock.of("$LL", side.op().count());
     }
 }

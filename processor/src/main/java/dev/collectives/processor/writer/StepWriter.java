@@ -18,6 +18,8 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.OpKind;
+import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.StepDecl;
 
 /** Capture and steps: each op's arguments (buffer + offset), each step captured into a graph (GRAPH), and the
@@ -43,21 +45,21 @@ final class StepWriter extends GenerationPart {
                 if (!generation.fixed(o)) {
                     continue; // offsets from expressions go to the element-offset overloads, no slices
                 }
-                for (Side side : sides(o)) {
+                for (OpSide side : o.sides()) {
                     CodeBlock argument;
-                    if (side.wholeBuffer()) {
+                    if (side.knownOffset() == 0 && side.extent() == OpKind.Extent.COUNT) {
                         argument = CodeBlock.of("$N", name(side.buffer()));
                     } else {
                         if (!commented) {
                             open.add("// the ops' arguments: buffer + offset, in elements of the buffer's type\n");
                             commented = true;
                         }
-                        String field = newName(s.name() + "Op" + o.index() + side.role());
+                        String field = newName(s.name() + "Op" + o.index()
+                                + (side.role() == OpSide.Role.SEND ? "Send" : "Recv"));
                         type.addField(DEVICE_BUFFER, field, Modifier.PRIVATE);
                         open.addStatement("$N = $L", field, support("slice", "$N, $S, $S, $LL, $L",
-                                name(side.buffer()), side.buffer().name(), "the " + side.role().toLowerCase(
-                                        java.util.Locale.ROOT) + " of " + o.kind().annotation() + " #" + o.index()
-                                        + " in " + s.name() + "()", side.offset(), side.countCode()));
+                                name(side.buffer()), side.buffer().name(), side.label(), side.knownOffset(),
+                                elementsCode(side)));
                         argument = CodeBlock.of("$N", field);
                     }
                     arguments.put(key(o, side), argument);
@@ -66,11 +68,11 @@ final class StepWriter extends GenerationPart {
         }
     }
 
-    static List<Object> key(OpDecl o, Side side) {
+    static List<Object> key(OpDecl o, OpSide side) {
         return List.of(o, side.role());
     }
 
-    CodeBlock argument(OpDecl o, Side side) {
+    CodeBlock argument(OpDecl o, OpSide side) {
         return arguments.get(key(o, side));
     }
 
@@ -276,7 +278,7 @@ final class StepWriter extends GenerationPart {
     CodeBlock cComment(OpDecl o) {
         DataType t = typeOf(o);
         List<String> args = new ArrayList<>();
-        for (Side side : sides(o)) {
+        for (OpSide side : o.sides()) {
             args.add(CNames.pointer(side.buffer().name(), side.buffer().type(),
                     o.expression(side.offsetAttribute()).toString()));
         }
@@ -301,7 +303,7 @@ final class StepWriter extends GenerationPart {
         // one block for the whole call, not one per argument joined into another: this is made for every op
         CodeBlock.Builder call = CodeBlock.builder().add("$N.$L(", name("comm"), o.kind().method());
         boolean fixed = generation.fixed(o);
-        for (Side side : sides(o)) {
+        for (OpSide side : o.sides()) {
             if (fixed) {
                 call.add("$L,$W", argument(o, side));
             } else {
