@@ -26,6 +26,7 @@ class LayeringTest {
     private static final String ANNOTATIONS = "dev.collectives.annotation..";
     private static final String PROCESSOR = "dev.collectives.processor..";
     private static final String BACKENDS = "dev.collectives.backend..";
+    private static final String RULES = "dev.collectives.rules..";
 
     @ArchTest
     static final ArchRule modelAndValidationUseOnlyTheAnnotationsAndTheRuleCatalogue = classes()
@@ -64,7 +65,7 @@ class LayeringTest {
     static final ArchRule theWriterNamesOnlyRuntimeApiTypes = classes()
             .that().resideInAPackage("..processor.writer..")
             .should().onlyDependOnClassesThat().resideInAnyPackage(JDK, "javax..", "com.palantir.javapoet..",
-                    ANNOTATIONS, PROCESSOR, "dev.collectives.runtime");
+                    ANNOTATIONS, RULES, PROCESSOR, "dev.collectives.runtime");
 
     @ArchTest
     static final ArchRule theProcessorNeverTouchesABackend = noClasses()
@@ -75,7 +76,7 @@ class LayeringTest {
     static final ArchRule backendsUseOnlyTheRuntimeApiAndSpi = classes()
             .that().resideInAPackage(BACKENDS)
             .should().onlyDependOnClassesThat().resideInAnyPackage(JDK, "javax..", "org.bytedeco..",
-                    "com.google.auto.service..", ANNOTATIONS, "dev.collectives.runtime..", BACKENDS);
+                    "com.google.auto.service..", ANNOTATIONS, RULES, "dev.collectives.runtime..", BACKENDS);
 
     @ArchTest
     static final ArchRule backendsDoNotReachIntoEachOther = slices()
