@@ -18,7 +18,6 @@ import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.internal.CallCheck;
 import dev.collectives.runtime.internal.GraphCache;
-import dev.collectives.runtime.internal.PipelineSupport;
 
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -157,8 +156,10 @@ public final class ShapesBenchmark implements Callable<Integer> {
         private void graphs() throws Exception {
             try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA);
                  DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA)) {
-                Graph graph = PipelineSupport.capture(stream, () -> comm.allReduce(send, OFFSET, recv, OFFSET, COUNT,
-                        DataType.FLOAT32, ReduceOp.SUM, stream));
+                // captured as a user would, with the API: what generated code adds is timed in the rows below
+                stream.beginCapture();
+                comm.allReduce(send, OFFSET, recv, OFFSET, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
+                Graph graph = stream.endCapture();
                 try (GraphExec exec = graph.instantiate()) {
                     time("graph launch", null, exec::launch);
                     if (NativeBaseline.supports(comm)) {

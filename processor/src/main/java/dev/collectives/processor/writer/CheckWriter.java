@@ -26,7 +26,7 @@ final class CheckWriter extends GenerationPart {
             open.add("// each external holds its declared count and type (R13), before any view is laid out in it\n");
         }
         for (BufferDecl b : externals()) {
-            open.addStatement(support("requireExternal", "$N, $S, $T.$L, $L", name(b), b.name(), DATA_TYPE,
+            open.addStatement(support(BIND_CHECKS, "requireExternal", "$N, $S, $T.$L, $L", name(b), b.name(), DATA_TYPE,
                     b.type(), generation.value(b, "count")));
         }
     }
@@ -42,10 +42,10 @@ final class CheckWriter extends GenerationPart {
             open.add("// allocate and check what this rank can alone, then agree across ranks: the same pipeline (R14),"
                     + "\n// registered alike (R1), at the same offsets (R2); a rank that fails before that fails every "
                     + "rank\n");
-            open.add("$T.agree($N, $N, () -> {\n", FINGERPRINT, name("comm"), name("stream")).indent();
+            open.add("$T.agree($N, $N, () -> {\n", AGREEMENT, name("comm"), name("stream")).indent();
         } else {
             open.add("// allocate and check what this rank can alone; a rank that fails fails every rank\n");
-            open.add("$T.agreeOnOutcome($N, $N, () -> {\n", FINGERPRINT, name("comm"), name("stream"))
+            open.add("$T.agreeOnOutcome($N, $N, () -> {\n", AGREEMENT, name("comm"), name("stream"))
                     .indent();
         }
     }
@@ -141,12 +141,12 @@ final class CheckWriter extends GenerationPart {
 
     void checkRunTimeRules() {
         if (model.ranks() > 0) {
-            open.addStatement(support("requireRanks", "$L", model.ranks()));
+            open.addStatement(support(BIND_CHECKS, "requireRanks", "$L", model.ranks()));
         } else {
             checkRanksInRange();
         }
         if (model.ibSharp() && model.registers()) {
-            open.addStatement(support("requireOneRankPerNode", ""));
+            open.addStatement(support(BIND_CHECKS, "requireOneRankPerNode", ""));
         }
         checkRangesApart();
         if (!model.registers()) {
@@ -157,10 +157,10 @@ final class CheckWriter extends GenerationPart {
                 continue;
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL && model.mtlinkSharp()) {
-                open.addStatement(support("requireMtlinkSharpMemory", "$N, $S", name(b), b.name()));
+                open.addStatement(support(BIND_CHECKS, "requireMtlinkSharpMemory", "$N, $S", name(b), b.name()));
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL) {
-                open.addStatement(support("requireQualifiedForeignMemory", "$N, $S", name(b), b.name()));
+                open.addStatement(support(BIND_CHECKS, "requireQualifiedForeignMemory", "$N, $S", name(b), b.name()));
             }
             checkLegacy(b);
         }
@@ -194,7 +194,7 @@ final class CheckWriter extends GenerationPart {
                 } else {
                     continue;
                 }
-                open.addStatement(support("requireRank", "$L, $S", rank, (o.kind().hasRoot() ? "root" : "peer")
+                open.addStatement(support(BIND_CHECKS, "requireRank", "$L, $S", rank, (o.kind().hasRoot() ? "root" : "peer")
                         + " of " + o.kind().annotation() + " #" + o.index() + " in " + s.name() + "()"));
             }
         }
@@ -225,7 +225,7 @@ final class CheckWriter extends GenerationPart {
             if (!ops.isEmpty()) {
                 open.add("// every send of $L() meets its receive on the other rank, or every rank would wait for "
                         + "ever\n", s.name());
-                open.addStatement(support("requirePaired", "$S$L", s.name(), ops.build()));
+                open.addStatement(support(BIND_CHECKS, "requirePaired", "$S$L", s.name(), ops.build()));
             }
         }
     }
@@ -244,7 +244,7 @@ final class CheckWriter extends GenerationPart {
                 Side send = sides.get(0);
                 Side recv = sides.get(1);
                 boolean inPlace = send.extent() == OpKind.Extent.COUNT && recv.extent() == OpKind.Extent.COUNT;
-                open.addStatement(support("requireApart", "$S, $L, $N, $LL, $L, $N, $LL, $L",
+                open.addStatement(support(BYTE_RANGES, "requireApart", "$S, $L, $N, $LL, $L, $N, $LL, $L",
                         o.kind().annotation() + " #" + o.index() + " in " + s.name() + "()", inPlace,
                         name(send.buffer()), send.offset(), send.countCode(), name(recv.buffer()), recv.offset(),
                         recv.countCode()));

@@ -39,18 +39,18 @@ final class DescribeWriter extends GenerationPart {
             }
         }
         CodeBlock.Builder code = CodeBlock.builder()
-                .add("return $T.describe($N, $N + $S, new $T[][] {$>$>", SUPPORT, name("comm"),
+                .add("return $T.describe($N, $N + $S, new $T[][] {$>$>", DESCRIBE_TABLE, name("comm"),
                         name("PIPELINE"), " (" + registration + " registration)", STRING)
                 .add(rows.isEmpty() ? "" : "\n")
                 .add(CodeBlock.join(rows, ",\n"))
                 .add("}");
         for (BufferDecl b : model.buffers()) {
             if (b.isWindow()) {
-                code.add(",\n$T.windowHelpers($S, $L, $N, $N)", SUPPORT, b.name(), b.windowSymmetric(),
+                code.add(",\n$T.windowHelpers($S, $L, $N, $N)", DESCRIBE_TABLE, b.name(), b.windowSymmetric(),
                         name(b.name() + "Window"), name("closed"));
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL) {
-                code.add(",\n$T.externalMemory($S, $N)", SUPPORT, b.name(), name(b));
+                code.add(",\n$T.externalMemory($S, $N)", DESCRIBE_TABLE, b.name(), name(b));
             }
         }
         for (CodeBlock note : sizeNotes()) {
@@ -177,7 +177,7 @@ final class DescribeWriter extends GenerationPart {
         boolean ibs = model.ibSharp() && o.kind().sharpServed();
         String how = registration == Registration.GRAPH ? "registered when the step's graph was captured"
                 : "registered once at bind (mcclCommRegister)";
-        return CodeBlock.of("$T.registrationPath($N, $L, $L, $S)", SUPPORT, name("comm"), mtls, ibs, how);
+        return CodeBlock.of("$T.registrationPath($N, $L, $L, $S)", DESCRIBE_TABLE, name("comm"), mtls, ibs, how);
     }
 
     MethodSpec close() {
@@ -203,7 +203,7 @@ final class DescribeWriter extends GenerationPart {
         List<CodeBlock> released = new ArrayList<>();
         groups.forEach((comment, resources) -> released.add(CodeBlock.of("// $L\n$L", comment,
                 String.join(", ", resources))));
-        return c.addCode("$T.closeInOrder(\n$>$>$L);\n$<$<", SUPPORT, CodeBlock.join(released, ",\n"))
+        return c.addCode("$T.closeInOrder(\n$>$>$L);\n$<$<", LIFECYCLE, CodeBlock.join(released, ",\n"))
                 .build();
     }
 }

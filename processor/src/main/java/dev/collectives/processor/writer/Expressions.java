@@ -46,7 +46,7 @@ final class Expressions {
             case '+': return CodeBlock.of("$T.addExact($L, $L)", MATH, left, right);
             case '-': return CodeBlock.of("$T.subtractExact($L, $L)", MATH, left, right);
             case '*': return CodeBlock.of("$T.multiplyExact($L, $L)", MATH, left, right);
-            case '/': return CodeBlock.of("$T.divideExact($L, $L)", GenerationPart.SUPPORT, left, right);
+            case '/': return CodeBlock.of("$T.divideExact($L, $L)", GenerationPart.SIZE_CHECKS, left, right);
             default: return CodeBlock.of("($L % $L)", left, right);
         }
     }

@@ -73,7 +73,7 @@ final class LayoutWriter extends GenerationPart {
         String pipeline = name("pipeline");
         return bind
                 .addStatement("$T $N = new $T($L)", className, pipeline, className, String.join(", ", arguments))
-                .addStatement("return $T.open($N, $N::$N)", SUPPORT, pipeline, pipeline, methods.get("open"))
+                .addStatement("return $T.open($N, $N::$N)", LIFECYCLE, pipeline, pipeline, methods.get("open"))
                 .build();
     }
 

@@ -98,7 +98,7 @@ final class ShapeWriter extends GenerationPart {
                     .addParameter(value, name(d))
                     .addStatement("this.$N = $N", name(d), name(d))
                     .addStatement("return this").build());
-            arguments.add(CodeBlock.of("$T.given($N, $N, $N, $S)", SUPPORT, name("comm"), name("PIPELINE"), name(d),
+            arguments.add(CodeBlock.of("$T.given($N, $N, $N, $S)", BIND_CHECKS, name("comm"), name("PIPELINE"), name(d),
                     d.name()));
         }
         for (BufferDecl e : externals()) {
@@ -109,7 +109,7 @@ final class ShapeWriter extends GenerationPart {
                     .addParameter(DEVICE_BUFFER, name(e))
                     .addStatement("this.$N = $N", name(e), name(e))
                     .addStatement("return this").build());
-            arguments.add(CodeBlock.of("$T.given($N, $N, $N, $S)", SUPPORT, name("comm"), name("PIPELINE"), name(e),
+            arguments.add(CodeBlock.of("$T.given($N, $N, $N, $S)", BIND_CHECKS, name("comm"), name("PIPELINE"), name(e),
                     e.name()));
         }
         String pipeline = name("pipeline");
@@ -117,7 +117,7 @@ final class ShapeWriter extends GenerationPart {
                 .addJavadoc("Binds the pipeline as {@code bind} does for pipelines without dims; every setter must have "
                         + "been called.\nCollective: every rank of {@code comm} calls it.\n")
                 .addStatement("$T $N = new $T($L)", className, pipeline, className, CodeBlock.join(arguments, ", "))
-                .addStatement("return $T.open($N, $N::$N)", SUPPORT, pipeline, pipeline, methods.get("open"))
+                .addStatement("return $T.open($N, $N::$N)", LIFECYCLE, pipeline, pipeline, methods.get("open"))
                 .build());
         type.addType(b.build());
         type.addMethod(MethodSpec.methodBuilder("binder")
@@ -135,7 +135,7 @@ final class ShapeWriter extends GenerationPart {
     /** Dims at least 1, then what bind must check of the sizes and offsets they give. */
     void bindChecks() {
         for (DimDecl d : model.dims()) {
-            open.addStatement(support("requireDim", "$S, $N", d.name(), name(d)));
+            open.addStatement(support(BIND_CHECKS, "requireDim", "$S, $N", d.name(), name(d)));
         }
         List<Condition> atBind = unproved.stream().filter(c -> c.step() == null).toList();
         if (atBind.isEmpty()) {
@@ -166,25 +166,37 @@ final class ShapeWriter extends GenerationPart {
                     .map(e -> Expressions.exact(e, n -> generation.name(n, params))).toList();
             switch (c.kind()) {
                 case AT_MOST:
-                    code.addStatement(support("requireAtMost", "$T.$L, $S, $L, $L", RULE, c.rule(), c.text(),
-                            operands.get(0), operands.get(1)));
+                    code.addStatement(support(SIZE_CHECKS, "requireAtMost", "$T.$L, $S, $L, $L", RULE, c.rule(),
+                            c.text(), operands.get(0), operands.get(1)));
                     break;
                 case ALIGNED:
-                    code.addStatement(support("requireAligned", "$T.$L, $S, $L, $L", RULE, c.rule(), c.text(),
-                            operands.get(0), operands.get(1)));
+                    code.addStatement(support(SIZE_CHECKS, "requireAligned", "$T.$L, $S, $L, $L", RULE, c.rule(),
+                            c.text(), operands.get(0), operands.get(1)));
                     break;
                 case APART:
-                    code.addStatement(support("requireApartInGroup", "$S, $L", c.what(),
+                    String[] sides = groupSides(c);
+                    code.addStatement(support(BYTE_RANGES, "requireApartInGroup", "$S, $S, $L", sides[0], sides[1],
                             CodeBlock.join(operands, ", ")));
                     break;
                 default:
-                    code.addStatement(support("requireInPlaceOrApart", "$S, $L, $L", c.what(), c.inPlace(),
-                            CodeBlock.join(operands, ", ")));
+                    code.addStatement(support(BYTE_RANGES, "requireInPlaceOrApart", "$S, $L, $L", c.what(),
+                            c.inPlace(), CodeBlock.join(operands, ", ")));
             }
         }
         return code.nextControlFlow("catch ($T $N)", ArithmeticException.class, overflow)
-                .addStatement("throw $L", support("overflow", "$S, $N", where, overflow))
+                .addStatement("throw $L", support(SIZE_CHECKS, "overflow", "$S, $N", where, overflow))
                 .endControlFlow()
                 .build();
+    }
+
+    /**
+     * The two sides an APART condition names, as the runtime's message takes them: its {@code what} reads "step():
+     * the recv of @AllGather #0 and the recv of @Recv #2, which run concurrently in one group", and the message says
+     * itself why the ops must not overlap.
+     */
+    private static String[] groupSides(Condition c) {
+        String sides = c.what().substring(0, c.what().indexOf(", which run concurrently"));
+        int and = sides.indexOf(" and the ");
+        return new String[] {sides.substring(0, and), sides.substring(and + " and ".length())};
     }
 }

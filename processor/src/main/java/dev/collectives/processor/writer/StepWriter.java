@@ -54,7 +54,7 @@ final class StepWriter extends GenerationPart {
                         }
                         String field = newName(s.name() + "Op" + o.index() + side.role());
                         type.addField(DEVICE_BUFFER, field, Modifier.PRIVATE);
-                        open.addStatement("$N = $L", field, support("slice", "$N, $S, $S, $LL, $L",
+                        open.addStatement("$N = $L", field, support(BYTE_RANGES, "slice", "$N, $S, $S, $LL, $L",
                                 name(side.buffer()), side.buffer().name(), "the " + side.role().toLowerCase(
                                         java.util.Locale.ROOT) + " of " + o.kind().annotation() + " #" + o.index()
                                         + " in " + s.name() + "()", side.offset(), side.countCode()));
@@ -86,7 +86,7 @@ final class StepWriter extends GenerationPart {
             type.addField(GRAPH_EXEC, exec, Modifier.PRIVATE);
             open.add("// $L(): musaStreamBeginCapture(stream, musaStreamCaptureModeThreadLocal), the ops, "
                             + "musaStreamEndCapture(stream, &graph) (R4)\n", s.name())
-                    .add("$N = $T.capture($N, () -> {\n$>", graph, SUPPORT, name("stream"))
+                    .add("$N = $T.capture($N, () -> {\n$>", graph, CAPTURE, name("stream"))
                     .add(issue(s, Map.of()))
                     .add("$<});\n")
                     .add("// musaGraphInstantiate(&instance, graph, NULL, NULL, 0)\n")
@@ -168,8 +168,8 @@ final class StepWriter extends GenerationPart {
                     m.addParameter(TypeName.get(s.parameters().get(i).asType()), names.parameters.get(i));
                 }
             }
-            m.addStatement(support(registration == Registration.GRAPH ? "requireOpenForReplay" : "requireOpen",
-                    "$N, $S", name("closed"), s.name()));
+            String requireOpen = registration == Registration.GRAPH ? "requireOpenForReplay" : "requireOpen";
+            m.addStatement(support(LIFECYCLE, requireOpen, "$N, $S", name("closed"), s.name()));
             if (names != null) {
                 String arguments = String.join(", ", names.parameters);
                 m.addStatement("$N($L)", names.check, arguments)

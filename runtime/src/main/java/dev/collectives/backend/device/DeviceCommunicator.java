@@ -145,7 +145,7 @@ public final class DeviceCommunicator implements Communicator {
                 && library.has(NativeLibrary.Slots.GET_LSA_DEVICE_POINTER);
         boolean fabric = NativeShim.vmmFabricSupported(lib, device) != 0;
         return new Capabilities(library.versionString(), sharp, collnet && topology.ranksPerNode() == 1, registration,
-                windows, windows && helpers, fabric);
+                windows, windows && helpers, fabric, false, false);
     }
 
     @Override
