@@ -3,7 +3,7 @@ package dev.collectives.examples.bench;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.backend.device.NativeBaseline;
+import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.examples.bench.DeviceBenchmark.Step;
 import dev.collectives.examples.bench.DeviceBenchmark.Timer;
 import dev.collectives.runtime.Backend;
@@ -146,7 +146,7 @@ public final class ShapesBenchmark implements Callable<Integer> {
                 time("call with offsets", "call", s -> comm.allReduce(send, OFFSET, recv, OFFSET, COUNT,
                         DataType.FLOAT32, ReduceOp.SUM, s));
                 if (NativeBaseline.supports(comm)) {
-                    time("native C call", null, (s, n) -> NativeBaseline.allReduce(comm, sendAt, recvAt, COUNT,
+                    time("native C call", null, (s, n) -> NativeBaseline.of(comm).allReduceLoop(sendAt, recvAt, COUNT,
                             DataType.FLOAT32, ReduceOp.SUM, s, n));
                 }
             }
@@ -163,7 +163,7 @@ public final class ShapesBenchmark implements Callable<Integer> {
                 try (GraphExec exec = graph.instantiate()) {
                     time("graph launch", null, exec::launch);
                     if (NativeBaseline.supports(comm)) {
-                        time(NATIVE_GRAPH, null, (s, n) -> NativeBaseline.launch(comm, exec, s, n));
+                        time(NATIVE_GRAPH, null, (s, n) -> NativeBaseline.of(comm).launchLoop(exec, s, n));
                     }
                 } finally {
                     graph.close();
