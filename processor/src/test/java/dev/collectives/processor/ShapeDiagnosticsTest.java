@@ -219,7 +219,7 @@ class ShapeDiagnosticsTest {
         String generated = unwrapped(s);
         assertTrue(generated.contains("send stays inside `grads`: offset + n * 2 <= elements\", "
                 + "Math.addExact(offset, Math.multiplyExact((long) n, 2L)), elements);"), generated);
-        assertTrue(generated.contains("throw PipelineSupport.overflow(comm, PIPELINE, \"step(...)\", overflow);"),
+        assertTrue(generated.contains("throw SizeChecks.overflow(comm, PIPELINE, \"step(...)\", overflow);"),
                 generated);
         String step = generated.substring(generated.indexOf("public void step("));
         assertTrue(step.indexOf("checkStep(offset, n);") < step.indexOf("CallCheck.agree")

@@ -1,6 +1,6 @@
 package dev.collectives.runtime;
 
-import dev.collectives.runtime.internal.PipelineSupport;
+import dev.collectives.runtime.internal.Lifecycle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -17,18 +17,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The runtime logs through {@code System.Logger}, which binds to java.util.logging unless the application installs
- * another finder: binds and failed binds go to {@value PipelineSupport#BIND_LOGGER} at DEBUG (FINE), which is off
+ * another finder: binds and failed binds go to {@value Lifecycle#BIND_LOGGER} at DEBUG (FINE), which is off
  * by default.
  */
 class LoggingTest {
     @Test
     void quietByDefault() {
-        assertFalse(System.getLogger(PipelineSupport.BIND_LOGGER).isLoggable(System.Logger.Level.DEBUG));
+        assertFalse(System.getLogger(Lifecycle.BIND_LOGGER).isLoggable(System.Logger.Level.DEBUG));
     }
 
     @Test
     void bindIsLoggedWithItsDescription() {
-        List<LogRecord> records = capture(() -> PipelineSupport.open(new Described("a table of ops"), () -> { }));
+        List<LogRecord> records = capture(() -> Lifecycle.open(new Described("a table of ops"), () -> { }));
         assertEquals(1, records.size());
         assertEquals(Level.FINE, records.get(0).getLevel());
         assertEquals("bound a table of ops", records.get(0).getMessage());
@@ -38,7 +38,7 @@ class LoggingTest {
     void failedBindIsLoggedWithItsCause() {
         IllegalStateException failure = new IllegalStateException("[R2 OFFSET] ranks disagree");
         List<LogRecord> records = capture(() -> assertThrows(IllegalStateException.class,
-                () -> PipelineSupport.open(new Described("unused"), () -> {
+                () -> Lifecycle.open(new Described("unused"), () -> {
                     throw failure;
                 })));
         assertEquals(1, records.size());
@@ -48,7 +48,7 @@ class LoggingTest {
 
     /** What {@code body} logs to the bind logger with FINE enabled. */
     private static List<LogRecord> capture(Runnable body) {
-        Logger logger = Logger.getLogger(PipelineSupport.BIND_LOGGER);
+        Logger logger = Logger.getLogger(Lifecycle.BIND_LOGGER);
         List<LogRecord> records = new ArrayList<>();
         Handler handler = new Handler() {
             @Override

@@ -2,7 +2,7 @@ package dev.collectives.examples.bench;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
-import dev.collectives.backend.device.NativeBaseline;
+import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.Communicator;
@@ -370,7 +370,7 @@ public final class DeviceBenchmark implements Callable<Integer> {
             Graph graph = stream.endCapture();
             GraphExec exec = graph.instantiate();
             Step launch = exec::launch;
-            return new Sides(launch.batch(), (s, n) -> NativeBaseline.launch(comm, exec, s, n), graph, exec);
+            return new Sides(launch.batch(), (s, n) -> NativeBaseline.of(comm).launchLoop(exec, s, n), graph, exec);
         }
 
         @Override

@@ -2,7 +2,7 @@ package dev.collectives.examples.bench;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.backend.device.NativeBaseline;
+import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
@@ -56,15 +56,16 @@ enum Op {
 
     /** {@code iters} calls of this op by the native loop, on the same communicator, buffers and stream. */
     void callNative(Communicator comm, DeviceBuffer send, DeviceBuffer recv, long count, Stream stream, int iters) {
+        NativeBaseline baseline = NativeBaseline.of(comm);
         switch (this) {
             case ALLREDUCE:
-                NativeBaseline.allReduce(comm, send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream, iters);
+                baseline.allReduceLoop(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream, iters);
                 break;
             case ALLGATHER:
-                NativeBaseline.allGather(comm, send, recv, count, DataType.FLOAT32, stream, iters);
+                baseline.allGatherLoop(send, recv, count, DataType.FLOAT32, stream, iters);
                 break;
             default:
-                NativeBaseline.reduceScatter(comm, send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream, iters);
+                baseline.reduceScatterLoop(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream, iters);
         }
     }
 }

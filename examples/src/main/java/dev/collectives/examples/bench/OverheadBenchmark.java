@@ -2,7 +2,7 @@ package dev.collectives.examples.bench;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
-import dev.collectives.backend.device.NativeBaseline;
+import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
@@ -206,8 +206,9 @@ public final class OverheadBenchmark implements Callable<Integer> {
         GraphExec exec = graph.instantiate();
         resources.add(exec);
         DeviceBenchmark.Step launch = exec::launch;
-        DeviceBenchmark.Step once = st -> NativeBaseline.launch(comm, exec, st, 1);
-        return new DeviceBenchmark.Batch[] {launch.batch(), (st, n) -> NativeBaseline.launch(comm, exec, st, n),
+        NativeBaseline baseline = NativeBaseline.of(comm);
+        DeviceBenchmark.Step once = st -> baseline.launchLoop(exec, st, 1);
+        return new DeviceBenchmark.Batch[] {launch.batch(), (st, n) -> baseline.launchLoop(exec, st, n),
             once.batch()};
     }
 

@@ -3,7 +3,7 @@ package dev.collectives.examples.bench;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.backend.device.NativeBaseline;
+import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.examples.bench.DeviceBenchmark.Step;
 import dev.collectives.examples.bench.DeviceBenchmark.Timer;
 import dev.collectives.runtime.Backend;
@@ -18,7 +18,6 @@ import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.internal.CallCheck;
 import dev.collectives.runtime.internal.GraphCache;
-import dev.collectives.runtime.internal.PipelineSupport;
 
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -147,7 +146,7 @@ public final class ShapesBenchmark implements Callable<Integer> {
                 time("call with offsets", "call", s -> comm.allReduce(send, OFFSET, recv, OFFSET, COUNT,
                         DataType.FLOAT32, ReduceOp.SUM, s));
                 if (NativeBaseline.supports(comm)) {
-                    time("native C call", null, (s, n) -> NativeBaseline.allReduce(comm, sendAt, recvAt, COUNT,
+                    time("native C call", null, (s, n) -> NativeBaseline.of(comm).allReduceLoop(sendAt, recvAt, COUNT,
                             DataType.FLOAT32, ReduceOp.SUM, s, n));
                 }
             }
@@ -157,12 +156,14 @@ public final class ShapesBenchmark implements Callable<Integer> {
         private void graphs() throws Exception {
             try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA);
                  DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA)) {
-                Graph graph = PipelineSupport.capture(stream, () -> comm.allReduce(send, OFFSET, recv, OFFSET, COUNT,
-                        DataType.FLOAT32, ReduceOp.SUM, stream));
+                // captured as a user would, with the API: what generated code adds is timed in the rows below
+                stream.beginCapture();
+                comm.allReduce(send, OFFSET, recv, OFFSET, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
+                Graph graph = stream.endCapture();
                 try (GraphExec exec = graph.instantiate()) {
                     time("graph launch", null, exec::launch);
                     if (NativeBaseline.supports(comm)) {
-                        time(NATIVE_GRAPH, null, (s, n) -> NativeBaseline.launch(comm, exec, s, n));
+                        time(NATIVE_GRAPH, null, (s, n) -> NativeBaseline.of(comm).launchLoop(exec, s, n));
                     }
                 } finally {
                     graph.close();

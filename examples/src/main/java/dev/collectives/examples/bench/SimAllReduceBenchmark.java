@@ -3,7 +3,7 @@ package dev.collectives.examples.bench;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.backend.sim.Kernels;
+import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;

@@ -2,7 +2,7 @@ package dev.collectives.examples.bench;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.backend.sim.Kernels;
+import dev.collectives.backend.sim.internal.Kernels;
 
 import org.bytedeco.javacpp.Pointer;
 

@@ -82,7 +82,7 @@ public final class SymmetricWindowExample implements Example {
         Topology topology = rank.comm().topology();
         int first = topology.nodeOf(rank.rank()) * topology.ranksPerNode();
         int teamSize = Math.min(topology.ranksPerNode(), rank.size() - first);
-        boolean sharedAddressSpace = "sim".equals(rank.comm().backendName());
+        boolean peerAddresses = rank.comm().capabilities().lsaPointersArePeerAddresses();
         List<String> seen = new ArrayList<>();
         for (int lsaRank = 0; lsaRank < teamSize; lsaRank++) {
             String call = "lsaDevicePointer(0, " + lsaRank + ")";
@@ -96,7 +96,7 @@ public final class SymmetricWindowExample implements Example {
                 return Check.wrong(rank.rank(), "lsaDevicePointer(" + PROBE_OFFSET + ", " + lsaRank + ")",
                         hex(base + PROBE_OFFSET), probed);
             }
-            if (sharedAddressSpace && base != addresses[first + lsaRank]) {
+            if (peerAddresses && base != addresses[first + lsaRank]) {
                 return Check.wrong(rank.rank(), call + ", rank " + (first + lsaRank) + "'s window",
                         hex(addresses[first + lsaRank]), hex(base));
             }

@@ -116,16 +116,16 @@ class RanksDependentRangesTest {
 
     @ParameterizedTest(name = "{0}: binds at {1} ranks, fails at {2}")
     @CsvSource(delimiter = '|', value = {
-            "GatherPastRecv | 2 | 3 | the recv of @AllGather #0 in gather() reaches past `out`: elements [0, 24) of "
-                    + "16 (3 ranks)",
-            "ScatterPastSend | 2 | 3 | the send of @ReduceScatter #0 in scatter() reaches past `in`: elements [0, 24) "
-                    + "of 16 (3 ranks)",
+            "GatherPastRecv | 2 | 3 | the recv of @AllGather #0 in gather() reaches past `out`: elements [0, 24), but "
+                    + "it holds 16",
+            "ScatterPastSend | 2 | 3 | the send of @ReduceScatter #0 in scatter() reaches past `in`: elements [0, 24), "
+                    + "but it holds 16",
             "ScatterInBlock | 4 | 5 | @ReduceScatter #0: send bytes [0, 160) and recv bytes [128, 160) overlap",
             "AllToAllInBlock | 4 | 5 | @AllToAll #0: send bytes [0, 80) and recv bytes [64, 144) overlap",
-            "AllToAllPastBoth | 2 | 3 | the send of @AllToAll #0 in exchange() reaches past `in`: elements [0, 12) of "
-                    + "8 (3 ranks)",
-            "GatherBesideRecv | 4 | 5 | gatherAndPass(): the recv of @AllGather #0 and the recv of @Recv #2, which "
-                    + "run concurrently in one group: bytes [0, 80) and [64, 80) overlap at 5 ranks"})
+            "AllToAllPastBoth | 2 | 3 | the send of @AllToAll #0 in exchange() reaches past `in`: elements [0, 12), "
+                    + "but it holds 8",
+            "GatherBesideRecv | 4 | 5 | gatherAndPass(): the recv of @AllGather #0 and the recv of @Recv #2 use bytes "
+                    + "[0, 80) and [64, 80), which overlap; the ops of a group run concurrently"})
     void bindsUpToASizeAndFailsBeyondItWithR7OnEveryRank(String pipeline, int fits, int fails, String why) {
         Binding binding = binding(pipeline);
         try (LocalCluster cluster = dev.collectives.runtime.Backends.get("sim").local(fits)) {

@@ -31,7 +31,7 @@ final class CheckWriter extends GenerationPart {
                     + "laid out in it"));
         }
         for (BufferDecl b : externals()) {
-            open.addStatement(support("requireExternal", "$N, $S, $T.$L, $L", name(b), b.name(), DATA_TYPE,
+            open.addStatement(support(BIND_CHECKS, "requireExternal", "$N, $S, $T.$L, $L", name(b), b.name(), DATA_TYPE,
                     b.type(), generation.value(b, "count")));
         }
     }
@@ -47,10 +47,10 @@ final class CheckWriter extends GenerationPart {
             open.add(Comments.line("allocate and check what this rank can alone, then agree across ranks: the "
                     + "same pipeline (R14), registered alike (R1), at the same offsets (R2); a rank that fails "
                     + "before that fails every rank"));
-            open.add("$T.agree($N, $N, () -> {\n", FINGERPRINT, name("comm"), name("stream")).indent();
+            open.add("$T.agree($N, $N, () -> {\n", AGREEMENT, name("comm"), name("stream")).indent();
         } else {
             open.add("// allocate and check what this rank can alone; a rank that fails fails every rank\n");
-            open.add("$T.agreeOnOutcome($N, $N, () -> {\n", FINGERPRINT, name("comm"), name("stream"))
+            open.add("$T.agreeOnOutcome($N, $N, () -> {\n", AGREEMENT, name("comm"), name("stream"))
                     .indent();
         }
     }
@@ -148,12 +148,12 @@ final class CheckWriter extends GenerationPart {
 
     void checkRunTimeRules() {
         if (model.ranks() > 0) {
-            open.addStatement(support("requireRanks", "$L", model.ranks()));
+            open.addStatement(support(BIND_CHECKS, "requireRanks", "$L", model.ranks()));
         } else {
             checkRanksInRange();
         }
         if (model.ibSharp() && model.registers()) {
-            open.addStatement(support("requireOneRankPerNode", ""));
+            open.addStatement(support(BIND_CHECKS, "requireOneRankPerNode", ""));
         }
         checkRangesApart();
         if (!model.registers()) {
@@ -164,10 +164,10 @@ final class CheckWriter extends GenerationPart {
                 continue;
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL && model.mtlinkSharp()) {
-                open.addStatement(support("requireMtlinkSharpMemory", "$N, $S", name(b), b.name()));
+                open.addStatement(support(BIND_CHECKS, "requireMtlinkSharpMemory", "$N, $S", name(b), b.name()));
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL) {
-                open.addStatement(support("requireQualifiedForeignMemory", "$N, $S", name(b), b.name()));
+                open.addStatement(support(BIND_CHECKS, "requireQualifiedForeignMemory", "$N, $S", name(b), b.name()));
             }
             checkLegacy(b);
         }
@@ -201,7 +201,7 @@ final class CheckWriter extends GenerationPart {
                 } else {
                     continue;
                 }
-                open.addStatement(support("requireRank", "$L, $S", rank, (o.kind().hasRoot() ? "root" : "peer")
+                open.addStatement(support(BIND_CHECKS, "requireRank", "$L, $S", rank, (o.kind().hasRoot() ? "root" : "peer")
                         + " of " + o.kind().annotation() + " #" + o.index() + " in " + s.name() + "()"));
             }
         }
@@ -232,7 +232,7 @@ final class CheckWriter extends GenerationPart {
             if (!ops.isEmpty()) {
                 open.add(Comments.line("every send of " + s.name() + "() meets its receive on the other rank, or "
                         + "every rank would wait for ever"));
-                open.addStatement(support("requirePaired", "$S$L", s.name(), ops.build()));
+                open.addStatement(support(BIND_CHECKS, "requirePaired", "$S$L", s.name(), ops.build()));
             }
         }
     }
@@ -251,7 +251,7 @@ final class CheckWriter extends GenerationPart {
                 OpSide send = sides.get(0);
                 OpSide recv = sides.get(1);
                 boolean inPlace = send.inPlaceForm() && recv.inPlaceForm();
-                open.addStatement(support("requireApart", "$S, $L, $N, $LL, $L, $N, $LL, $L",
+                open.addStatement(support(BYTE_RANGES, "requireApart", "$S, $L, $N, $LL, $L, $N, $LL, $L",
                         o.kind().annotation() + " #" + o.index() + " in " + s.name() + "()", inPlace,
                         name(send.buffer()), send.knownOffset(), elementsCode(send), name(recv.buffer()),
                         recv.knownOffset(), elementsCode(recv)));

@@ -40,18 +40,18 @@ final class DescribeWriter extends GenerationPart {
             }
         }
         CodeBlock.Builder code = CodeBlock.builder()
-                .add("return $T.describe($N,$W$N + $S,$Wnew $T[][] {$>$>", SUPPORT, name("comm"),
+                .add("return $T.describe($N,$W$N + $S,$Wnew $T[][] {$>$>", DESCRIBE_TABLE, name("comm"),
                         name("PIPELINE"), " (" + registration + " registration)", STRING)
                 .add(rows.isEmpty() ? "" : "\n")
                 .add(CodeBlock.join(rows, ",\n"))
                 .add("}");
         for (BufferDecl b : model.buffers()) {
             if (b.isWindow()) {
-                code.add(",\n$T.windowHelpers($S,$W$L,$W$N,$W$N)", SUPPORT, b.name(), b.windowSymmetric(),
+                code.add(",\n$T.windowHelpers($S,$W$L,$W$N,$W$N)", DESCRIBE_TABLE, b.name(), b.windowSymmetric(),
                         name(b.name() + "Window"), name("closed"));
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL) {
-                code.add(",\n$T.externalMemory($S,$W$N)", SUPPORT, b.name(), name(b));
+                code.add(",\n$T.externalMemory($S,$W$N)", DESCRIBE_TABLE, b.name(), name(b));
             }
         }
         for (CodeBlock note : sizeNotes()) {
@@ -182,7 +182,7 @@ final class DescribeWriter extends GenerationPart {
         String how = registration == Registration.GRAPH ? "registered when the step's graph was captured"
                 : "registered once at bind (mcclCommRegister)";
         // indented a level further: wrapped, its arguments stand apart from the row's
-        return CodeBlock.of("$T.registrationPath($>$N,$W$L,$W$L,$W$S$<)", SUPPORT, name("comm"), mtls, ibs, how);
+        return CodeBlock.of("$T.registrationPath($>$N,$W$L,$W$L,$W$S$<)", DESCRIBE_TABLE, name("comm"), mtls, ibs, how);
     }
 
     MethodSpec close() {
@@ -208,7 +208,7 @@ final class DescribeWriter extends GenerationPart {
         List<CodeBlock> released = new ArrayList<>();
         groups.forEach((comment, resources) -> released.add(CodeBlock.of("$L$L", Comments.line(comment),
                 resources.stream().map(r -> CodeBlock.of("$N", r)).collect(CodeBlock.joining(",$W")))));
-        return c.addCode("$T.closeInOrder(\n$>$>$L);\n$<$<", SUPPORT, CodeBlock.join(released, ",\n"))
+        return c.addCode("$T.closeInOrder(\n$>$>$L);\n$<$<", LIFECYCLE, CodeBlock.join(released, ",\n"))
                 .build();
     }
 }

@@ -50,7 +50,7 @@ final class Expressions {
             case '+': return CodeBlock.of("$T.addExact($L,$W$L)", MATH, left, right);
             case '-': return CodeBlock.of("$T.subtractExact($L,$W$L)", MATH, left, right);
             case '*': return CodeBlock.of("$T.multiplyExact($L,$W$L)", MATH, left, right);
-            case '/': return CodeBlock.of("$T.divideExact($L,$W$L)", GenerationPart.SUPPORT, left, right);
+            case '/': return CodeBlock.of("$T.divideExact($L,$W$L)", GenerationPart.SIZE_CHECKS, left, right);
             // the other operations are calls: only a remainder on the right of a remainder needs parentheses
             default: return CodeBlock.of(b.right() instanceof Expr.Binary r && r.op() == '%' ? "$L % ($L)"
                     : "$L % $L", left, right);

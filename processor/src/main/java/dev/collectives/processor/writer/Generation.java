@@ -141,11 +141,11 @@ final class Generation {
         return model.buffer(o.kind().hasSend() ? o.send() : o.recv()).orElseThrow().type();
     }
 
-    /** {@code PipelineSupport.method(comm, PIPELINE, args...)}: a call every generated class makes alike. */
-    CodeBlock support(String method, String format, Object... args) {
+    /** {@code Owner.method(comm, PIPELINE, args...)}: a call of the runtime every generated class makes alike. */
+    CodeBlock support(ClassName owner, String method, String format, Object... args) {
         // one block, not the arguments' block inside the call's: this is made per op and per check
         CodeBlock.Builder call = CodeBlock.builder()
-                .add("$T.$L($N,$W$N", GenerationPart.SUPPORT, method, name("comm"), name("PIPELINE"));
+                .add("$T.$L($N,$W$N", owner, method, name("comm"), name("PIPELINE"));
         if (!format.isEmpty()) {
             // its formats list arguments only: each may wrap
             call.add(",$W").add(format.replace(", ", ",$W"), args);

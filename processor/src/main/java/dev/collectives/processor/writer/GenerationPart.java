@@ -38,8 +38,14 @@ abstract class GenerationPart {
     static final ClassName GRAPH = ClassName.get(RUNTIME, "Graph");
     static final ClassName GRAPH_EXEC = ClassName.get(RUNTIME, "GraphExec");
     static final ClassName GRAPH_CACHE_STATS = ClassName.get(RUNTIME, "GraphCacheStats");
-    static final ClassName SUPPORT = ClassName.get(INTERNAL, "PipelineSupport");
+    static final ClassName LIFECYCLE = ClassName.get(INTERNAL, "Lifecycle");
+    static final ClassName BIND_CHECKS = ClassName.get(INTERNAL, "BindChecks");
+    static final ClassName SIZE_CHECKS = ClassName.get(INTERNAL, "SizeChecks");
+    static final ClassName BYTE_RANGES = ClassName.get(INTERNAL, "ByteRanges");
+    static final ClassName CAPTURE = ClassName.get(INTERNAL, "Capture");
+    static final ClassName DESCRIBE_TABLE = ClassName.get(INTERNAL, "DescribeTable");
     static final ClassName FINGERPRINT = ClassName.get(INTERNAL, "Fingerprint");
+    static final ClassName AGREEMENT = ClassName.get(INTERNAL, "Agreement");
     static final ClassName GRAPH_CACHE = ClassName.get(INTERNAL, "GraphCache");
     static final ClassName CALL_CHECK = ClassName.get(INTERNAL, "CallCheck");
     static final ClassName LEGACY_REGISTRATION_RULE = ClassName.get(INTERNAL, "LegacyRegistrationRule");
@@ -94,8 +100,8 @@ abstract class GenerationPart {
         return generation.typeOf(o);
     }
 
-    CodeBlock support(String method, String format, Object... args) {
-        return generation.support(method, format, args);
+    CodeBlock support(ClassName owner, String method, String format, Object... args) {
+        return generation.support(owner, method, format, args);
     }
 
     /** The element count of a fixed op's side as Java: 1024L, or 1024L * comm.size(). */

@@ -75,7 +75,7 @@ final class LayoutWriter extends GenerationPart {
         return bind
                 .addStatement("$T $N =$Wnew $T($L)", className, pipeline, className,
                         CodeBlock.join(arguments, ",$W"))
-                .addStatement("return $T.open($N, $N::$N)", SUPPORT, pipeline, pipeline, methods.get("open"))
+                .addStatement("return $T.open($N, $N::$N)", LIFECYCLE, pipeline, pipeline, methods.get("open"))
                 .build();
     }
 

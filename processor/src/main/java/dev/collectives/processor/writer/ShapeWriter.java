@@ -100,7 +100,7 @@ final class ShapeWriter extends GenerationPart {
                     .addParameter(value, name(d))
                     .addStatement("this.$N = $N", name(d), name(d))
                     .addStatement("return this").build());
-            arguments.add(CodeBlock.of("$T.given($N, $N, $N, $S)", SUPPORT, name("comm"), name("PIPELINE"), name(d),
+            arguments.add(CodeBlock.of("$T.given($N, $N, $N, $S)", BIND_CHECKS, name("comm"), name("PIPELINE"), name(d),
                     d.name()));
         }
         for (BufferDecl e : externals()) {
@@ -111,7 +111,7 @@ final class ShapeWriter extends GenerationPart {
                     .addParameter(DEVICE_BUFFER, name(e))
                     .addStatement("this.$N = $N", name(e), name(e))
                     .addStatement("return this").build());
-            arguments.add(CodeBlock.of("$T.given($N, $N, $N, $S)", SUPPORT, name("comm"), name("PIPELINE"), name(e),
+            arguments.add(CodeBlock.of("$T.given($N, $N, $N, $S)", BIND_CHECKS, name("comm"), name("PIPELINE"), name(e),
                     e.name()));
         }
         String pipeline = name("pipeline");
@@ -120,7 +120,7 @@ final class ShapeWriter extends GenerationPart {
                         + "dims; every setter must have been called.\nCollective: every rank of {@code comm} calls "
                         + "it."))
                 .addStatement("$T $N =$Wnew $T($L)", className, pipeline, className, CodeBlock.join(arguments, ",$W"))
-                .addStatement("return $T.open($N, $N::$N)", SUPPORT, pipeline, pipeline, methods.get("open"))
+                .addStatement("return $T.open($N, $N::$N)", LIFECYCLE, pipeline, pipeline, methods.get("open"))
                 .build());
         type.addType(b.build());
         type.addMethod(MethodSpec.methodBuilder("binder")
@@ -138,7 +138,7 @@ final class ShapeWriter extends GenerationPart {
     /** Dims at least 1, then what bind must check of the sizes and offsets they give. */
     void bindChecks() {
         for (DimDecl d : model.dims()) {
-            open.addStatement(support("requireDim", "$S, $N", d.name(), name(d)));
+            open.addStatement(support(BIND_CHECKS, "requireDim", "$S, $N", d.name(), name(d)));
         }
         List<Condition> atBind = unproved.stream().filter(c -> c.step() == null).toList();
         if (atBind.isEmpty()) {
@@ -169,24 +169,25 @@ final class ShapeWriter extends GenerationPart {
                     .map(e -> Expressions.exact(e, n -> generation.name(n, params))).toList();
             switch (c.kind()) {
                 case AT_MOST:
-                    code.addStatement(support("requireAtMost", "$T.$L, $L, $L, $L", RULE, c.rule(),
+                    code.addStatement(support(SIZE_CHECKS, "requireAtMost", "$T.$L, $L, $L, $L", RULE, c.rule(),
                             Generation.literal(c.text(), CHECK_MESSAGE), operands.get(0), operands.get(1)));
                     break;
                 case ALIGNED:
-                    code.addStatement(support("requireAligned", "$T.$L, $L, $L, $L", RULE, c.rule(),
+                    code.addStatement(support(SIZE_CHECKS, "requireAligned", "$T.$L, $L, $L, $L", RULE, c.rule(),
                             Generation.literal(c.text(), CHECK_MESSAGE), operands.get(0), operands.get(1)));
                     break;
                 case APART:
-                    code.addStatement(support("requireApartInGroup", "$S, $L", c.what(),
-                            CodeBlock.join(operands, ", ")));
+                    // the two sides' labels, as the catalogue message names them at compile time
+                    code.addStatement(support(BYTE_RANGES, "requireApartInGroup", "$S, $S, $L",
+                            c.failureArguments().get(0), c.failureArguments().get(1), CodeBlock.join(operands, ", ")));
                     break;
                 default:
-                    code.addStatement(support("requireInPlaceOrApart", "$S, $L, $L", c.what(), c.inPlace(),
-                            CodeBlock.join(operands, ", ")));
+                    code.addStatement(support(BYTE_RANGES, "requireInPlaceOrApart", "$S, $L, $L", c.what(),
+                            c.inPlace(), CodeBlock.join(operands, ", ")));
             }
         }
         return code.nextControlFlow("catch ($T $N)", ArithmeticException.class, overflow)
-                .addStatement("throw $L", support("overflow", "$S, $N", where, overflow))
+                .addStatement("throw $L", support(SIZE_CHECKS, "overflow", "$S, $N", where, overflow))
                 .endControlFlow()
                 .build();
     }

@@ -57,7 +57,7 @@ final class StepWriter extends GenerationPart {
                         String field = newName(s.name() + "Op" + o.index()
                                 + (side.role() == OpSide.Role.SEND ? "Send" : "Recv"));
                         type.addField(DEVICE_BUFFER, field, Modifier.PRIVATE);
-                        open.addStatement("$N = $L", field, support("slice", "$N, $S, $S, $LL, $L",
+                        open.addStatement("$N = $L", field, support(BYTE_RANGES, "slice", "$N, $S, $S, $LL, $L",
                                 name(side.buffer()), side.buffer().name(), side.label(), side.knownOffset(),
                                 elementsCode(side)));
                         argument = CodeBlock.of("$N", field);
@@ -89,7 +89,7 @@ final class StepWriter extends GenerationPart {
             open.add(Comments.line(s.name() + "(): " + CNames.runtime("StreamBeginCapture")
                             + "(stream, musaStreamCaptureModeThreadLocal),\nthe ops, "
                             + CNames.runtime("StreamEndCapture") + "(stream, &graph) (R4)"))
-                    .add("$N = $T.capture($N, () -> {\n$>", graph, SUPPORT, name("stream"))
+                    .add("$N = $T.capture($N, () -> {\n$>", graph, CAPTURE, name("stream"))
                     .add(issue(s, Map.of()))
                     .add("$<});\n")
                     .add(Comments.call(CNames.runtime("GraphInstantiate"),
@@ -172,8 +172,8 @@ final class StepWriter extends GenerationPart {
                     m.addParameter(TypeName.get(s.parameters().get(i).asType()), names.parameters.get(i));
                 }
             }
-            m.addStatement(support(registration == Registration.GRAPH ? "requireOpenForReplay" : "requireOpen",
-                    "$N, $S", name("closed"), s.name()));
+            String requireOpen = registration == Registration.GRAPH ? "requireOpenForReplay" : "requireOpen";
+            m.addStatement(support(LIFECYCLE, requireOpen, "$N, $S", name("closed"), s.name()));
             if (names != null) {
                 String arguments = String.join(", ", names.parameters);
                 m.addStatement("$N($L)", names.check, arguments)

@@ -4,6 +4,7 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
@@ -11,6 +12,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.ForeignMemory;
 import dev.collectives.runtime.QualifiedVmmAllocator;
 import dev.collectives.runtime.RegistrationHandle;
@@ -32,7 +34,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * bounds checks in Java and no allocation. Registration (R6, R9), windows (R10, R12), custom allocators (R11)
  * and graph lifetime (R5) are checked here as the sim checks them.
  */
-public final class DeviceCommunicator implements Communicator {
+public final class DeviceCommunicator implements Communicator, NativeBaseline {
+    /** The ops of {@code cx_bench_enqueue}, the C loop of the benchmarks' {@link NativeBaseline}. */
+    private static final int LOOP_ALL_REDUCE = 0;
+    private static final int LOOP_ALL_GATHER = 1;
+    private static final int LOOP_REDUCE_SCATTER = 2;
+    private static final int LOOP_GRAPH_LAUNCH = 3;
+
     private static final int WINDOW_ALIGNMENT = 4096;
     private static final int WIN_COLL_SYMMETRIC = 1;
     private static final int ATTRIBUTE_MULTICAST_SUPPORTED = 132;
@@ -145,7 +153,7 @@ public final class DeviceCommunicator implements Communicator {
                 && library.has(NativeLibrary.Slots.GET_LSA_DEVICE_POINTER);
         boolean fabric = NativeShim.vmmFabricSupported(lib, device) != 0;
         return new Capabilities(library.versionString(), sharp, collnet && topology.ranksPerNode() == 1, registration,
-                windows, windows && helpers, fabric);
+                windows, windows && helpers, fabric, false, false);
     }
 
     @Override
@@ -541,5 +549,46 @@ public final class DeviceCommunicator implements Communicator {
     @Override
     public String toString() {
         return backendName() + " rank " + rank + "/" + size + " on device " + device;
+    }
+
+    // ---- the benchmarks' native baseline ----------------------------------------------------------------------
+
+    @Override
+    public void allReduceLoop(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op,
+                              Stream stream, int iters) {
+        enqueueLoop(LOOP_ALL_REDUCE, send.address(), recv.address(), count, type, op.code(), stream, iters,
+                "AllReduce");
+    }
+
+    @Override
+    public void allGatherLoop(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, Stream stream,
+                              int iters) {
+        enqueueLoop(LOOP_ALL_GATHER, send.address(), recv.address(), sendCount, type, 0, stream, iters, "AllGather");
+    }
+
+    @Override
+    public void reduceScatterLoop(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op,
+                                  Stream stream, int iters) {
+        enqueueLoop(LOOP_REDUCE_SCATTER, send.address(), recv.address(), recvCount, type, op.code(), stream, iters,
+                "ReduceScatter");
+    }
+
+    @Override
+    public void launchLoop(GraphExec exec, Stream stream, int iters) {
+        int rc = NativeShim.benchEnqueue(lib, LOOP_GRAPH_LAUNCH, DeviceGraph.execHandle(exec), 0, 0, 0, 0, handle,
+                streamOf(stream).handle, iters);
+        if (rc != 0) {
+            library.checkRuntime(rc, rank, "GraphLaunch");
+        }
+    }
+
+    private void enqueueLoop(int kind, long send, long recv, long count, DataType type, int op, Stream stream,
+                             int iters, String call) {
+        int rc = NativeShim.benchEnqueue(lib, kind, send, recv, count, type.code(), op, handle,
+                streamOf(stream).handle, iters);
+        if (rc != 0) {
+            throw library.cclFailure(rc, rank, handle, library.dialect.ccl(call) + " of "
+                    + library.dialect.typeName(type));
+        }
     }
 }

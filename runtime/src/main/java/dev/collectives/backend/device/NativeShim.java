@@ -12,7 +12,7 @@ import org.bytedeco.javacpp.annotation.Platform;
  * {@link NativeLibrary}, which checks the codes.
  */
 @Platform(include = "collectives_device.h", link = "dl")
-public final class NativeShim {
+final class NativeShim {
     static {
         Loader.load();
     }

@@ -1,6 +1,7 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 

@@ -1,5 +1,6 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Result;
 

@@ -19,6 +19,7 @@ import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.VirtualMemory;
 import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.internal.AllocatorRule;
+import dev.collectives.runtime.internal.ByteRanges;
 import dev.collectives.runtime.internal.LegacyRegistrationRule;
 
 import java.util.ArrayList;
@@ -365,7 +366,7 @@ public final class SimCommunicator implements Communicator {
 
     /**
      * Checks an op's arguments: count and reduce op (R13), buffers on this rank's live memory and large enough, and
-     * send and recv regions either in place (recv at {@code inPlaceShift} elements from send) or disjoint (R7).
+     * send and recv regions either in place (send {@code inPlaceShift} elements from recv) or disjoint (R7).
      */
     private OpCall checked(CallKind kind, DeviceBuffer send, long sendCount, DeviceBuffer recv, long recvCount,
                            long count, DataType type, ReduceOp op, int peer, long inPlaceShift) {
@@ -383,15 +384,11 @@ public final class SimCommunicator implements Communicator {
         requireRoom(kind, "send", send, sendRequired, sendCount, type);
         requireRoom(kind, "recv", recv, recvRequired, recvCount, type);
         if (send != null && recv != null) {
-            long sendStart = send.address();
-            long recvStart = recv.address();
-            long sendEnd = sendStart + sendCount * type.size();
-            long recvEnd = recvStart + recvCount * type.size();
-            boolean inPlace = sendStart == recvStart + inPlaceShift * type.size();
-            if (!inPlace && sendStart < recvEnd && recvStart < sendEnd) {
-                throw CollectivesException.violation(Rule.R7_ARENA, rank, kind + ": send " + send + " and recv "
-                        + recv + " overlap without being in place; they must coincide or not overlap");
-            }
+            // addresses compared, shown as bytes from the send allocation's head, as bind shows them
+            long sendHead = send.address() - send.headOffset();
+            long recvStart = recv.address() - sendHead;
+            ByteRanges.requireInPlaceOrApart(rank, kind.toString(), inPlaceShift * type.size(), send.headOffset(),
+                    send.headOffset() + sendCount * type.size(), recvStart, recvStart + recvCount * type.size());
         }
         return new OpCall(kind, send, recv, count, type, op, peer, null, null);
     }

@@ -35,7 +35,7 @@ public final class SimConfig {
         this.ranksPerNode = b.ranksPerNode == 0 ? b.ranks : b.ranksPerNode;
         this.granularity = b.granularity;
         this.capabilities = new Capabilities(b.libraryVersion, b.mtlinkSharp, b.ibSharp, b.registration,
-                b.symmetricWindows, b.windowHelpers, b.fabricHandles);
+                b.symmetricWindows, b.windowHelpers, b.fabricHandles, true, true);
         this.environmentOverrides = Map.copyOf(b.environment);
         this.timeout = b.timeout;
     }

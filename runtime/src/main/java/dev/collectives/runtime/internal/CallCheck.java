@@ -1,6 +1,7 @@
 package dev.collectives.runtime.internal;
 
 import dev.collectives.rules.Rule;
+import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.Stream;
@@ -12,21 +13,21 @@ import java.util.Locale;
 /**
  * Every rank must call a step with the same arguments, as every rank must call a collective with the same count:
  * otherwise the library hangs or moves the wrong data. {@link #agree} checks that before a step with parameters
- * issues anything: always on the {@code sim} backend, and on the native ones when the environment variable
- * {@value #VARIABLE} lists {@code calls} (one small allgather and a stream synchronization per call; off by
- * default, when the check is a single field read).
+ * issues anything: always where the communicator checks calls cheaply ({@link Capabilities#cheapCallChecks()}, the
+ * sim), elsewhere when the environment variable {@value #VARIABLE} lists {@code calls} (one small allgather and a
+ * stream synchronization per call; off by default, when the check is a single field read).
  */
 public final class CallCheck {
     /** The environment variable that turns checks on: a comma-separated list, e.g. {@code calls}. */
     public static final String VARIABLE = "COLLECTIVES_CHECK";
-    /** The check {@value #VARIABLE} must list for calls to be checked on the native backends. */
+    /** The check {@value #VARIABLE} must list for calls to be checked where they are not checked cheaply. */
     public static final String CALLS = "calls";
     /** Bytes of the digest of a call that every check allgathers. */
     static final int DIGEST_BYTES = 32;
     /** Bytes of a call's description, gathered only when digests differ, to name each rank's arguments. */
     static final int DETAIL_BYTES = 1024;
 
-    private static final boolean NATIVE_CHECKS_CALLS = listsCalls(System.getenv(VARIABLE));
+    private static final boolean CALLS_REQUESTED = listsCalls(System.getenv(VARIABLE));
 
     private CallCheck() {
     }
@@ -37,22 +38,22 @@ public final class CallCheck {
      * every rank calls it for the step, outside any capture, before the step's ops.
      */
     public static void agree(Communicator comm, Stream stream, String pipeline, String step, long... args) {
-        if (!checks(comm.backendName(), NATIVE_CHECKS_CALLS)) {
+        if (!checks(comm.capabilities(), CALLS_REQUESTED)) {
             return;
         }
         byte[] call = describe(pipeline, step, args).getBytes(StandardCharsets.UTF_8);
-        byte[][] digests = Fingerprint.allGather(comm, stream, Fingerprint.sha256(call), DIGEST_BYTES);
+        byte[][] digests = Agreement.allGather(comm, stream, Fingerprint.sha256(call), DIGEST_BYTES);
         for (byte[] digest : digests) {
             if (!Arrays.equals(digest, digests[0])) {
-                byte[][] calls = Fingerprint.allGather(comm, stream, Arrays.copyOf(call, DETAIL_BYTES), DETAIL_BYTES);
+                byte[][] calls = Agreement.allGather(comm, stream, Arrays.copyOf(call, DETAIL_BYTES), DETAIL_BYTES);
                 throw mismatch(comm.rank(), pipeline, step, calls);
             }
         }
     }
 
-    /** Whether calls are checked: always on {@code sim}, where the native backends check them on request. */
-    static boolean checks(String backend, boolean requested) {
-        return requested || "sim".equals(backend);
+    /** Whether calls are checked: always where the check is cheap, elsewhere on request. */
+    static boolean checks(Capabilities capabilities, boolean requested) {
+        return requested || capabilities.cheapCallChecks();
     }
 
     /** Whether a value of {@value #VARIABLE} asks for call checks: it lists {@code calls}, in any case. */

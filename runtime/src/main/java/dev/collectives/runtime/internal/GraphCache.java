@@ -78,13 +78,13 @@ public final class GraphCache implements AutoCloseable {
     }
 
     private void requireOpen() {
-        PipelineSupport.requireOpenForReplay(comm, pipeline, closed, step);
+        Lifecycle.requireOpenForReplay(comm, pipeline, closed, step);
     }
 
     /** Captures and instantiates the graph of {@code args} (R4), then makes room for it. */
     private Captured add(long[] args) {
         long[] copy = args.clone();
-        Graph graph = PipelineSupport.capture(stream, () -> body.issue(copy));
+        Graph graph = Capture.capture(stream, () -> body.issue(copy));
         GraphExec exec;
         try {
             exec = graph.instantiate();
@@ -129,7 +129,7 @@ public final class GraphCache implements AutoCloseable {
             inOrder.add(captured.graph);
         }
         held.clear();
-        PipelineSupport.closeInOrder(inOrder.toArray(new AutoCloseable[0]));
+        Lifecycle.closeInOrder(inOrder.toArray(new AutoCloseable[0]));
     }
 
     @Override
@@ -148,7 +148,7 @@ public final class GraphCache implements AutoCloseable {
         }
 
         void close() {
-            PipelineSupport.closeInOrder(exec, graph);
+            Lifecycle.closeInOrder(exec, graph);
         }
     }
 

@@ -6,6 +6,7 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.internal.Agreement;
 import dev.collectives.runtime.internal.Fingerprint;
 
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link Fingerprint#exchange} and {@link Fingerprint#agree} over a sim communicator: the bind-time check of R14, R1
+ * {@link Fingerprint#exchange} and {@link Agreement#agree} over a sim communicator: the bind-time check of R14, R1
  * and R2, and a failure of one rank reaching every rank.
  */
 class FingerprintTest {
@@ -102,7 +103,7 @@ class FingerprintTest {
         int failing = ranks - 1;
         try (SimCluster cluster = SimBackend.cluster().ranks(ranks).timeout(Duration.ofSeconds(60)).build()) {
             long start = System.nanoTime();
-            Throwable[] f = failures(cluster, ctx -> Fingerprint.agree(ctx.comm(), ctx.stream(), () -> {
+            Throwable[] f = failures(cluster, ctx -> Agreement.agree(ctx.comm(), ctx.stream(), () -> {
                 if (ctx.rank() == failing) {
                     throw CollectivesException.violation(Rule.R13_TYPES, ctx.rank(),
                             "Pipeline: external buffer `input` must hold at least 1024 x FLOAT32");
@@ -129,11 +130,11 @@ class FingerprintTest {
     @Test
     void anOutcomeAgreementPassesWhenEveryRankPreparedAndFailsEveryRankWithTheReasonOfOneThatDidNot() {
         try (SimCluster cluster = SimBackend.cluster().ranks(3).build()) {
-            Throwable[] passed = failures(cluster, ctx -> Fingerprint.agreeOnOutcome(ctx.comm(), ctx.stream(), () -> { }));
+            Throwable[] passed = failures(cluster, ctx -> Agreement.agreeOnOutcome(ctx.comm(), ctx.stream(), () -> { }));
             for (Throwable t : passed) {
                 assertNull(t);
             }
-            Throwable[] f = failures(cluster, ctx -> Fingerprint.agreeOnOutcome(ctx.comm(), ctx.stream(), () -> {
+            Throwable[] f = failures(cluster, ctx -> Agreement.agreeOnOutcome(ctx.comm(), ctx.stream(), () -> {
                 if (ctx.rank() == 2) {
                     throw CollectivesException.violation(Rule.R7_ARENA, 2, "an op reaches past `grads`");
                 }
@@ -150,7 +151,7 @@ class FingerprintTest {
     @Test
     void whenSeveralRanksFailTheLowestOnesReasonIsReportedAndEachKeepsItsOwn() {
         try (SimCluster cluster = SimBackend.cluster().ranks(4).build()) {
-            Throwable[] f = failures(cluster, ctx -> Fingerprint.agree(ctx.comm(), ctx.stream(), () -> {
+            Throwable[] f = failures(cluster, ctx -> Agreement.agree(ctx.comm(), ctx.stream(), () -> {
                 if (ctx.rank() == 1) {
                     throw new IllegalStateException("out of device memory on rank 1");
                 }

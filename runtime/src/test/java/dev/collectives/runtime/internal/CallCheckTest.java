@@ -1,6 +1,7 @@
 package dev.collectives.runtime.internal;
 
 import dev.collectives.rules.Rule;
+import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
 
 import org.junit.jupiter.api.Test;
@@ -25,13 +26,15 @@ class CallCheckTest {
     }
 
     @Test
-    void theSimAlwaysChecksTheNativeBackendsOnRequest() {
-        assertTrue(CallCheck.checks("sim", false));
-        assertTrue(CallCheck.checks("sim", true));
-        assertFalse(CallCheck.checks("nccl", false));
-        assertFalse(CallCheck.checks("mccl", false));
-        assertTrue(CallCheck.checks("nccl", true));
-        assertTrue(CallCheck.checks("mccl", true));
+    void callsAreAlwaysCheckedWhereTheCheckIsCheapElsewhereOnRequest() {
+        assertTrue(CallCheck.checks(capabilities(true), false));
+        assertTrue(CallCheck.checks(capabilities(true), true));
+        assertFalse(CallCheck.checks(capabilities(false), false));
+        assertTrue(CallCheck.checks(capabilities(false), true));
+    }
+
+    private static Capabilities capabilities(boolean cheapCallChecks) {
+        return new Capabilities("2.28.9", false, false, true, true, true, true, cheapCallChecks, false);
     }
 
     @Test

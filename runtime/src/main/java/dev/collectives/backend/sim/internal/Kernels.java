@@ -1,4 +1,4 @@
-package dev.collectives.backend.sim;
+package dev.collectives.backend.sim.internal;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
@@ -9,7 +9,8 @@ import org.bytedeco.javacpp.Pointer;
 
 /**
  * The sim backend's compute kernels: elementwise reductions and copies on "device" memory, which is host memory
- * addressed by raw native addresses.
+ * addressed by raw native addresses. Not API: public for the sim backend and the project's benchmarks, which time
+ * the kernels on their own.
  *
  * <h2>Reduction semantics</h2>
  * {@link #reduce} computes, for every element {@code i < count}, with {@code x_r = sources[r][i]} and {@code n =
@@ -552,7 +553,7 @@ public final class Kernels {
     }
 
     /** A native-order buffer over {@code bytes} (at most {@link #MAX_VIEW_BYTES}) bytes at a raw address. */
-    static ByteBuffer view(long at, long bytes) {
+    public static ByteBuffer view(long at, long bytes) {
         return pointer(at, bytes).asByteBuffer().order(ByteOrder.nativeOrder());
     }
 }

@@ -11,7 +11,10 @@ import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Stream.CaptureStatus;
-import dev.collectives.runtime.internal.PipelineSupport;
+import dev.collectives.runtime.internal.BindChecks;
+import dev.collectives.runtime.internal.Capture;
+import dev.collectives.runtime.internal.Lifecycle;
+import dev.collectives.runtime.internal.SizeChecks;
 
 import org.junit.jupiter.api.Test;
 
@@ -25,8 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** What generated pipelines delegate to {@link PipelineSupport}: releasing in order, capture, the run-time checks. */
-class PipelineSupportTest {
+/** What generated pipelines delegate to the runtime: releasing in order, capture, the checks of sizes and of bind. */
+class GeneratedCodeSupportTest {
     @Test
     void closeInOrderClosesEveryResourceAndThrowsTheFirstFailureWithTheLaterOnesAttached() {
         List<String> closed = new ArrayList<>();
@@ -40,7 +43,7 @@ class PipelineSupportTest {
             throw new Exception("checked");
         };
         IllegalStateException thrown = assertThrows(IllegalStateException.class,
-                () -> PipelineSupport.closeInOrder(failsFirst, null, () -> closed.add("b"), checked));
+                () -> Lifecycle.closeInOrder(failsFirst, null, () -> closed.add("b"), checked));
         assertSame(first, thrown);
         assertEquals(List.of("a", "b", "c"), closed);
         assertEquals(1, thrown.getSuppressed().length);
@@ -65,13 +68,13 @@ class PipelineSupportTest {
         };
         IllegalArgumentException openFailure = new IllegalArgumentException("open failed");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> PipelineSupport.open(pipeline, () -> {
+                () -> Lifecycle.open(pipeline, () -> {
                     throw openFailure;
                 }));
         assertSame(openFailure, e);
         assertEquals(List.of("close"), events);
         assertSame(closeFailure, e.getSuppressed()[0]);
-        assertSame(pipeline, PipelineSupport.open(pipeline, () -> events.add("open")));
+        assertSame(pipeline, Lifecycle.open(pipeline, () -> events.add("open")));
     }
 
     @Test
@@ -83,14 +86,14 @@ class PipelineSupportTest {
                  DeviceBuffer b = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 8)) {
                 IllegalStateException failure = new IllegalStateException("the second op failed");
                 IllegalStateException e = assertThrows(IllegalStateException.class,
-                        () -> PipelineSupport.capture(stream, () -> {
+                        () -> Capture.capture(stream, () -> {
                             comm.allReduce(a, b, 8, DataType.FLOAT32, ReduceOp.SUM, stream);
                             throw failure;
                         }));
                 assertSame(failure, e);
                 assertEquals(CaptureStatus.NONE, stream.captureStatus());
                 a.copyFromHost(new float[] {1, 2, 3, 4, 5, 6, 7, 8});
-                try (Graph graph = PipelineSupport.capture(stream,
+                try (Graph graph = Capture.capture(stream,
                         () -> comm.allReduce(a, b, 8, DataType.FLOAT32, ReduceOp.SUM, stream));
                      GraphExec exec = graph.instantiate()) {
                     exec.launch(stream);
@@ -105,33 +108,17 @@ class PipelineSupportTest {
     }
 
     @Test
-    void r7SliceReachingPastItsBufferNamesThePipelineAndTheElements() {
-        try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
-            SimCommunicator comm = cluster.communicator(1);
-            try (DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 16)) {
-                String op = "the send of @AllReduce #0 in sum()";
-                assertEquals(4, PipelineSupport.slice(comm, "p.P", buffer, "buffer", op, 12, 4).count());
-                CollectivesException e = assertThrows(CollectivesException.class,
-                        () -> PipelineSupport.slice(comm, "p.P", buffer, "buffer", op, 12, 8));
-                assertEquals(Rule.R7_ARENA, e.rule());
-                assertContains(e.getMessage(), "[R7 ARENA] rank 1: p.P: the send of @AllReduce #0 in sum() reaches "
-                        + "past `buffer`: elements [12, 20) of 16 (2 ranks)");
-            }
-        }
-    }
-
-    @Test
     void r5ReplayAfterCloseIsRefusedAndOtherStepsAreMisuse() {
         try (SimCluster cluster = SimBackend.cluster().build()) {
             SimCommunicator comm = cluster.communicator(0);
-            PipelineSupport.requireOpenForReplay(comm, "p.P", false, "step");
+            Lifecycle.requireOpenForReplay(comm, "p.P", false, "step");
             CollectivesException replay = assertThrows(CollectivesException.class,
-                    () -> PipelineSupport.requireOpenForReplay(comm, "p.P", true, "step"));
+                    () -> Lifecycle.requireOpenForReplay(comm, "p.P", true, "step"));
             assertEquals(Rule.R5_GRAPH_LIFETIME, replay.rule());
             assertContains(replay.getMessage(), "pipeline p.P is closed: step() after close() would replay a "
                     + "destroyed graph");
             CollectivesException eager = assertThrows(CollectivesException.class,
-                    () -> PipelineSupport.requireOpen(comm, "p.P", true, "step"));
+                    () -> Lifecycle.requireOpen(comm, "p.P", true, "step"));
             assertEquals(null, eager.rule());
             assertContains(eager.getMessage(), "rank 0: pipeline p.P is closed: step() called after close()");
         }
@@ -143,46 +130,33 @@ class PipelineSupportTest {
     void r7AndR13ChecksOfExpressionsNameTheConditionAndTheValues() {
         try (SimCluster cluster = SimBackend.cluster().build()) {
             SimCommunicator comm = cluster.communicator(0);
-            PipelineSupport.requireAtMost(comm, "P", Rule.R7_ARENA, "bucket(): offset + n <= elements", 1000, 1000);
-            CollectivesException past = assertThrows(CollectivesException.class, () -> PipelineSupport.requireAtMost(
+            SizeChecks.requireAtMost(comm, "P", Rule.R7_ARENA, "bucket(): offset + n <= elements", 1000, 1000);
+            CollectivesException past = assertThrows(CollectivesException.class, () -> SizeChecks.requireAtMost(
                     comm, "P", Rule.R7_ARENA, "bucket(): offset + n <= elements", 1001, 1000));
             assertEquals(Rule.R7_ARENA, past.rule());
             assertContains(past.getMessage(), "P: bucket(): offset + n <= elements does not hold: 1001 > 1000");
-            PipelineSupport.requireAligned(comm, "P", Rule.R7_ARENA, "view", 12, 4);
+            SizeChecks.requireAligned(comm, "P", Rule.R7_ARENA, "view", 12, 4);
             assertEquals(Rule.R7_ARENA, assertThrows(CollectivesException.class,
-                    () -> PipelineSupport.requireAligned(comm, "P", Rule.R7_ARENA, "view", 6, 4)).rule());
+                    () -> SizeChecks.requireAligned(comm, "P", Rule.R7_ARENA, "view", 6, 4)).rule());
             assertEquals(Rule.R13_TYPES, assertThrows(CollectivesException.class,
-                    () -> PipelineSupport.requireDim(comm, "P", "elements", 0)).rule());
-            PipelineSupport.requireDim(comm, "P", "elements", 1);
-        }
-    }
-
-    @Test
-    void r7InPlaceOrApart() {
-        try (SimCluster cluster = SimBackend.cluster().build()) {
-            SimCommunicator comm = cluster.communicator(0);
-            PipelineSupport.requireInPlaceOrApart(comm, "P", "op", true, 0, 64, 0, 64);
-            PipelineSupport.requireInPlaceOrApart(comm, "P", "op", false, 0, 64, 64, 128);
-            assertContains(assertThrows(CollectivesException.class, () -> PipelineSupport.requireInPlaceOrApart(comm,
-                    "P", "op", true, 0, 64, 32, 96)).getMessage(), "overlap without coinciding");
-            assertContains(assertThrows(CollectivesException.class, () -> PipelineSupport.requireInPlaceOrApart(comm,
-                    "P", "op", false, 0, 64, 0, 64)).getMessage(), "cannot run in place");
+                    () -> BindChecks.requireDim(comm, "P", "elements", 0)).rule());
+            BindChecks.requireDim(comm, "P", "elements", 1);
         }
     }
 
     @Test
     void r13OverflowNeverWrapsAndMissingBinderValuesAreNamed() {
-        assertThrows(ArithmeticException.class, () -> PipelineSupport.divideExact(Long.MIN_VALUE, -1));
-        assertEquals(-3, PipelineSupport.divideExact(7, -2));
+        assertThrows(ArithmeticException.class, () -> SizeChecks.divideExact(Long.MIN_VALUE, -1));
+        assertEquals(-3, SizeChecks.divideExact(7, -2));
         try (SimCluster cluster = SimBackend.cluster().build()) {
             SimCommunicator comm = cluster.communicator(0);
-            CollectivesException overflow = PipelineSupport.overflow(comm, "P", "bucket(...)",
+            CollectivesException overflow = SizeChecks.overflow(comm, "P", "bucket(...)",
                     new ArithmeticException("long overflow"));
             assertEquals(Rule.R13_TYPES, overflow.rule());
             assertContains(overflow.getMessage(), "bucket(...): an expression overflows a long or divides by zero");
-            assertEquals(Long.valueOf(5), PipelineSupport.given(comm, "P", 5L, "elements"));
+            assertEquals(Long.valueOf(5), BindChecks.given(comm, "P", 5L, "elements"));
             assertContains(assertThrows(CollectivesException.class,
-                    () -> PipelineSupport.given(comm, "P", null, "elements")).getMessage(), "bind() needs elements(...)");
+                    () -> BindChecks.given(comm, "P", null, "elements")).getMessage(), "bind() needs elements(...)");
         }
     }
 }

@@ -1,4 +1,4 @@
-package dev.collectives.backend.sim;
+package dev.collectives.backend.sim.internal;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
@@ -14,9 +14,9 @@ import org.bytedeco.javacpp.annotation.Platform;
  * {@code java}, {@link #reduce} declines and Kernels computes in Java, with the same results.
  */
 @Platform(include = "sim_kernels.h")
-public final class NativeKernels {
+final class NativeKernels {
     /** {@code -Dcollectives.sim.kernels=java} skips the native kernels: sim then computes every reduction in Java. */
-    public static final String KERNELS_PROPERTY = "collectives.sim.kernels";
+    static final String KERNELS_PROPERTY = "collectives.sim.kernels";
     private static final System.Logger LOG = System.getLogger("dev.collectives.sim");
     private static final boolean LOADED = load();
     /** Collectives touching at least this many bytes are written with streaming stores: half the last-level cache. */

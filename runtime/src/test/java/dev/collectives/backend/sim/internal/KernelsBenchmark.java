@@ -1,4 +1,4 @@
-package dev.collectives.backend.sim;
+package dev.collectives.backend.sim.internal;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
@@ -12,7 +12,7 @@ import org.bytedeco.javacpp.FloatPointer;
  * sources for every data type at 32 MiB. "copied" is bytes copied per second (how memcpy is usually quoted);
  * "traffic" counts the bytes read plus the bytes written (memcpy of n bytes moves 2n, a 2-source reduce 3n), so
  * that copy and reduce compare. 1 GB = 10^9 bytes; each figure is the best of several timed runs.
- * Run: {@code java -cp <test classpath> dev.collectives.backend.sim.KernelsBenchmark [MiB ...]}.
+ * Run: {@code java -cp <test classpath> dev.collectives.backend.sim.internal.KernelsBenchmark [MiB ...]}.
  */
 public final class KernelsBenchmark {
     private static final double MIN_SECONDS = 1.0;

@@ -1,4 +1,4 @@
-package dev.collectives.backend.sim;
+package dev.collectives.backend.sim.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -49,7 +49,7 @@ class NativeKernelsTest {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("dev.collectives.backend.sim.KernelsTest#everyTypeAndOp")
+    @MethodSource("dev.collectives.backend.sim.internal.KernelsTest#everyTypeAndOp")
     void nativeMatchesJava(DataType type, ReduceOp op) {
         Random random = new Random(17L * type.ordinal() + op.ordinal());
         for (int count : COUNTS) {
@@ -84,7 +84,7 @@ class NativeKernelsTest {
 
     /** Through the public entry point: several destinations, one of them a source (in place), on either path. */
     @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("dev.collectives.backend.sim.KernelsTest#everyTypeAndOp")
+    @MethodSource("dev.collectives.backend.sim.internal.KernelsTest#everyTypeAndOp")
     void severalDestinationsOneInPlace(DataType type, ReduceOp op) {
         severalDestinationsOneInPlace(type, op, new long[] {7, 4099});
     }

@@ -1,8 +1,9 @@
-package dev.collectives.backend.sim;
+package dev.collectives.backend.sim.internal;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.sim.SimBackend;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Numerics;

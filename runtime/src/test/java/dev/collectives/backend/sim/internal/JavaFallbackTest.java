@@ -1,4 +1,4 @@
-package dev.collectives.backend.sim;
+package dev.collectives.backend.sim.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,0 +1,98 @@
+package dev.collectives.runtime.internal;
+
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.CollectivesException;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The report of ranks whose fingerprints differ: the first entry where some rank's description differs from rank
+ * 0's, the rule a difference there breaks, and each rank's value. The same on every rank.
+ */
+final class Disagreement {
+    private Disagreement() {
+    }
+
+    /** The exception for the gathered descriptions ({@link Fingerprint#text()}, one per rank, zero-padded). */
+    static CollectivesException of(byte[][] texts, int myRank) {
+        List<String[]> lines = new ArrayList<>();
+        for (byte[] t : texts) {
+            lines.add(new String(t, StandardCharsets.UTF_8).replace("\0", "").split("\n", -1));
+        }
+        int longest = lines.stream().mapToInt(l -> l.length).max().orElse(0);
+        for (int i = 0; i < longest; i++) {
+            String first = line(lines.get(0), i);
+            for (int r = 1; r < lines.size(); r++) {
+                if (!line(lines.get(r), i).equals(first)) {
+                    return describe(lines, i);
+                }
+            }
+        }
+        return CollectivesException.violation(Rule.R14_SHAPE, myRank,
+                "ranks bound different pipelines (the descriptions differ beyond " + Agreement.DETAIL_BYTES
+                        + " bytes)");
+    }
+
+    private static CollectivesException describe(List<String[]> lines, int index) {
+        String key = keyOf(line(lines.get(0), index));
+        for (String[] l : lines) {
+            if (!keyOf(line(l, index)).equals(key)) {
+                key = "entry " + index;
+                break;
+            }
+        }
+        StringBuilder values = new StringBuilder();
+        for (int r = 0; r < lines.size(); r++) {
+            values.append(r == 0 ? "" : "; ").append("rank ").append(r).append(": ")
+                    .append(valueOf(line(lines.get(r), index)));
+        }
+        Rule rule = ruleOf(valueOf(line(lines.get(0), index)));
+        String pipeline = valueOf(line(lines.get(0), 0));
+        return CollectivesException.violation(rule, -1, disagreement(rule, pipeline) + ": '" + key + "' differs; "
+                + values);
+    }
+
+    /**
+     * What the ranks disagree on. Only a difference in shape (R14) means that they bound different pipelines; a
+     * difference in registration, head offsets or windows is the same pipeline bound differently.
+     */
+    private static String disagreement(Rule rule, String pipeline) {
+        switch (rule) {
+            case R14_SHAPE:
+                return "ranks bound different pipelines";
+            case R1_MIXED:
+                return "ranks register " + pipeline + "'s buffers differently";
+            case R2_OFFSET:
+                return "ranks passed " + pipeline + " buffers at different offsets from their allocation's head";
+            case R12_WINDOW:
+                return "ranks register " + pipeline + "'s windows differently";
+            default:
+                return "ranks bound " + pipeline + " differently";
+        }
+    }
+
+    private static String line(String[] lines, int i) {
+        return i < lines.length ? lines[i] : "<missing>";
+    }
+
+    private static String keyOf(String line) {
+        int eq = line.indexOf(" = ");
+        return eq < 0 ? line : line.substring(0, eq);
+    }
+
+    private static String valueOf(String line) {
+        int eq = line.indexOf(" = ");
+        return eq < 0 ? line : line.substring(eq + 3);
+    }
+
+    private static Rule ruleOf(String value) {
+        for (Rule r : Rule.values()) {
+            if (value.startsWith(r.tag())) {
+                return r;
+            }
+        }
+        return Rule.R14_SHAPE;
+    }
+}

@@ -1,0 +1,50 @@
+package dev.collectives.runtime.internal;
+
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+
+/**
+ * The conditions the processor could not prove on sizes and offsets known only at bind or at a step's call, checked
+ * there in exact arithmetic: a few comparisons, nothing allocated unless one fails.
+ */
+public final class SizeChecks {
+    private SizeChecks() {
+    }
+
+    /**
+     * {@code value <= bound}; {@code condition} names where and what ("bucket(): @AllReduce #0: recv stays inside
+     * `grads`: offset + n &lt;= elements").
+     */
+    public static void requireAtMost(Communicator comm, String pipeline, Rule rule, String condition, long value,
+                                     long bound) {
+        if (value > bound) {
+            throw CollectivesException.violation(rule, comm.rank(), pipeline + ": " + condition + " does not hold: "
+                    + value + " > " + bound);
+        }
+    }
+
+    /** {@code value} is a multiple of {@code alignment}: a view's head aligned to its element size (R7). */
+    public static void requireAligned(Communicator comm, String pipeline, Rule rule, String condition, long value,
+                                      long alignment) {
+        if (value % alignment != 0) {
+            throw CollectivesException.violation(rule, comm.rank(), pipeline + ": " + condition + " does not hold: "
+                    + value + " is not a multiple of " + alignment);
+        }
+    }
+
+    /** A size or offset that overflows a long, or divides by zero, while {@code where} is checked (R13). */
+    public static CollectivesException overflow(Communicator comm, String pipeline, String where,
+                                                ArithmeticException cause) {
+        return CollectivesException.violation(Rule.R13_TYPES, comm.rank(), pipeline + ": " + where
+                + ": an expression overflows a long or divides by zero (" + cause.getMessage() + ")");
+    }
+
+    /** {@code a / b}, throwing where Java's division would wrap ({@code Long.MIN_VALUE / -1}). */
+    public static long divideExact(long a, long b) {
+        if (a == Long.MIN_VALUE && b == -1) {
+            throw new ArithmeticException("long overflow");
+        }
+        return a / b;
+    }
+}
