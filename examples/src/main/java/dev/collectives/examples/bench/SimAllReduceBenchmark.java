@@ -33,11 +33,12 @@ import java.util.stream.Collectors;
  * nccl-tests-style figures for the embedded backend: allreduce (float32, sum, out of place) at each rank count,
  * with the native kernels and with the pure-Java path ({@link Kernels#useNativeKernels}) side by side, their
  * trials alternating so that load on the machine falls on both; and single-thread memcpy bandwidth measured in the
- * same run, before each rank count, for comparison (of 64 MiB, or of {@code --max} when that is less). Each figure is the best of {@code --trials} trials, each the
- * mean over several back-to-back operations. busbw = algbw × 2(n−1)/n, as nccl-tests reports it. With
- * {@code --kernels}, the reductions alone are timed too ({@link SimKernelTimer}), so that each allreduce's time
- * divides into its kernel and the rest of the call. After {@code --runs} runs the summary gives, per rank count, the
- * 64 MiB figure of every run and every size where the pure-Java path was faster in some run, with its ratio in each.
+ * same run, before each rank count, for comparison (of 64 MiB, or of the largest size when that is less). Each
+ * figure is the best of {@code --trials} trials, each the mean over several back-to-back operations. busbw =
+ * algbw × 2(n−1)/n, as nccl-tests reports it. With {@code --kernels}, the reductions alone are timed too
+ * ({@link SimKernelTimer}), so that each allreduce's time divides into its kernel and the rest of the call. After
+ * {@code --runs} runs the summary gives, per rank count, the 64 MiB figure of every run and every size where the
+ * pure-Java path was faster in some run, with its ratio in each.
  */
 @Command(name = "sim-allreduce", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
         sortOptions = false,
