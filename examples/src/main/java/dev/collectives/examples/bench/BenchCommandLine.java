@@ -13,6 +13,7 @@ import picocli.CommandLine.ParameterException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -33,7 +34,9 @@ public final class BenchCommandLine {
 
     /** A failure while a benchmark runs: its message on the command's error stream, and {@link #FAILED}. */
     public static final IExecutionExceptionHandler RUN_FAILED = (e, command, parsed) -> {
-        command.getErr().println("error: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+        command.getErr().println("error: " + (e instanceof NoSuchFileException missing
+                ? "no such file: " + missing.getFile() // its own message is the bare path
+                : e.getMessage() == null ? e.toString() : e.getMessage()));
         return FAILED;
     };
 

@@ -71,6 +71,16 @@ class BenchExitStatusTest {
     }
 
     @Test
+    void plotOfAFileThatIsNotThereFailsWithStatusOne() {
+        Path csv = dir.resolve("absent.csv");
+
+        Run run = bench("plot", csv.toString(), dir.resolve("chart.png").toString());
+
+        assertEquals(Runner.FAILED, run.status(), run.text());
+        assertEquals("error: no such file: " + csv + "\n", run.text());
+    }
+
+    @Test
     void plotOfRowsOfAnotherBenchmarkNamesTheMissingColumn() throws Exception {
         Path csv = dir.resolve("overhead.csv");
         Files.writeString(csv, "op,mode,ranks,bytes,java_p50_us\nallreduce,none,1,8,1.5\n");

@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -104,17 +106,13 @@ class BenchmarkCommandsTest {
 
     @Test
     void overheadNeedsANativeBackend() {
-        PrintStream err = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        try {
-            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            assertEquals(BenchCommandLine.FAILED, BenchCommandLine.of(new OverheadBenchmark()).execute("--backend",
-                    "sim", "--rounds", "1"));
-        } finally {
-            System.setErr(err);
-        }
-        String message = captured.toString(StandardCharsets.UTF_8);
-        assertTrue(message.startsWith("error: ") && message.contains("has no native baseline"), message);
+        StringWriter err = new StringWriter();
+        int status = BenchCommandLine.of(new OverheadBenchmark()).setErr(new PrintWriter(err, true))
+                .execute("--backend", "sim", "--rounds", "1");
+
+        assertEquals(BenchCommandLine.FAILED, status);
+        assertTrue(err.toString().startsWith("error: ") && err.toString().contains("has no native baseline"),
+                err.toString());
     }
 
     /** What {@code run} printed to the standard output, where the benchmarks print their tables. */
