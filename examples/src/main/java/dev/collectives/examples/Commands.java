@@ -1,5 +1,6 @@
 package dev.collectives.examples;
 
+import dev.collectives.examples.bench.BenchCommandLine;
 import dev.collectives.examples.bench.DeviceBenchmark;
 import dev.collectives.examples.bench.MemoryBenchmark;
 import dev.collectives.examples.bench.OverheadBenchmark;
@@ -55,6 +56,9 @@ final class Commands {
                     return Runner.USAGE;
                 })
                 .setExecutionExceptionHandler((e, parsed, result) -> {
+                    if (parsed.getParent() != null && parsed.getParent().getCommand() instanceof Bench) {
+                        return BenchCommandLine.RUN_FAILED.handleExecutionException(e, parsed, result);
+                    }
                     if (e instanceof IllegalArgumentException) {
                         writer.println("error: " + e.getMessage());
                         return Runner.USAGE;
@@ -241,7 +245,8 @@ final class Commands {
                 ShapesBenchmark.class, SimAllReduceBenchmark.class, PlotCommand.class},
             exitCodeListHeading = "%nExit status:%n",
             exitCodeList = {"0:the benchmark ran, and every size it checked was right",
-                "1:a size had wrong elements, or the benchmark failed", "2:a bad command line"})
+                "1:a size had wrong elements, or the benchmark failed",
+                "2:a bad command line, or an unavailable backend"})
     static final class Bench implements Callable<Integer> {
         @Spec
         CommandSpec spec;

@@ -23,9 +23,10 @@ import java.util.Map;
 
 /**
  * The chart of one op of a {@link DeviceBenchmark} run: busbw against size (log scale), one line per mode, Java
- * solid and the native baseline dashed in the same colour beside it; out-of-place rows. At one rank, where busbw
- * is zero by definition (no bus), it draws algbw and says so. Needs the {@code java.desktop} module (headless is
- * enough).
+ * solid and the native baseline dashed in the same colour beside it; out-of-place rows. Its title names only the
+ * lines drawn: rows of the sim backend, which has no native baseline, get no dashed line and the title says so. At
+ * one rank, where busbw is zero by definition (no bus), it draws algbw and says so. Needs the {@code java.desktop}
+ * module (headless is enough).
  */
 final class BusbwChart {
     private static final Color[] COLOURS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
@@ -37,11 +38,20 @@ final class BusbwChart {
     private BusbwChart() {
     }
 
-    /** Writes a PNG of the out-of-place rows of {@code op} (columns op, mode, impl, placement, bytes, busbw). */
-    static void write(Results results, String op, String title, Path file) throws IOException {
+    /**
+     * Writes a PNG of the out-of-place rows of {@code op} (columns op, mode, impl, placement, ranks, bytes, busbw,
+     * algbw), titled with {@code context} (what the rows are, or null) before what the lines are.
+     */
+    static void write(Results results, String op, String context, Path file) throws IOException {
+        ChartUtils.saveChartAsPNG(file.toFile(), chart(results, op, context), 900, 540);
+    }
+
+    static JFreeChart chart(Results results, String op, String context) {
         System.setProperty("java.awt.headless", "true");
+        require(results, "op", "mode", "impl", "placement", "ranks", "bytes");
         boolean oneRank = results.rows().stream().allMatch(r -> ((Number) r.get("ranks")).intValue() == 1);
         String metric = oneRank ? "algbw" : "busbw";
+        require(results, metric);
         Map<String, XYSeries> lines = new LinkedHashMap<>();
         for (Map<String, Object> row : results.rows()) {
             if (!"out-of-place".equals(row.get("placement")) || !op.equals(row.get("op"))) {
@@ -50,6 +60,9 @@ final class BusbwChart {
             String name = row.get("mode") + " " + row.get("impl");
             lines.computeIfAbsent(name, n -> new XYSeries(n, true, false))
                     .add(((Number) row.get("bytes")).doubleValue(), ((Number) row.get(metric)).doubleValue());
+        }
+        if (lines.isEmpty()) {
+            throw new IllegalArgumentException("no out-of-place rows of " + op + " to draw");
         }
         XYSeriesCollection data = new XYSeriesCollection();
         lines.values().forEach(data::addSeries);
@@ -73,12 +86,30 @@ final class BusbwChart {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
-        JFreeChart chart = new JFreeChart(op + ": " + title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        JFreeChart chart = new JFreeChart(op + (context == null ? "" : ", " + context) + ": out of place, "
+                + caption(names), JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         chart.setBackgroundPaint(Color.WHITE);
-        if (lines.isEmpty()) {
-            throw new IllegalArgumentException("no out-of-place rows of " + op + " to draw");
+        return chart;
+    }
+
+    /** Fails, naming it, on a column that the rows lack: the rows of another benchmark, say. */
+    private static void require(Results results, String... columns) {
+        for (String column : columns) {
+            if (!results.rows().isEmpty() && !results.rows().get(0).containsKey(column)) {
+                throw new IllegalArgumentException("the rows have no column '" + column + "': a chart is drawn from "
+                        + "the rows that the device benchmark writes (its --csv)");
+            }
         }
-        ChartUtils.saveChartAsPNG(file.toFile(), chart, 900, 540);
+    }
+
+    /** What the lines named {@code "<mode> <impl>"} are: Java solid, native dashed, or that no native one is drawn. */
+    private static String caption(List<String> names) {
+        boolean java = names.stream().anyMatch(n -> !n.endsWith(" native"));
+        boolean nat = names.stream().anyMatch(n -> n.endsWith(" native"));
+        if (java && nat) {
+            return "Java (solid) beside native (dashed)";
+        }
+        return java ? "Java; these rows have no native baseline" : "native (dashed); these rows have no Java line";
     }
 
     /** Axis labels in binary units: 8 B, 32 KiB, 1 GiB. */

@@ -4,7 +4,6 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.runtime.Backend;
-import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Graph;
@@ -12,9 +11,10 @@ import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Stream;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -38,12 +38,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * buffers and stream ({@link NativeBaseline}) — and in each registration mode. Java and native rounds alternate,
  * so drift on the machine touches both. On the sim backend the native columns stay empty.
  */
-@Command(name = "device", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "device", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
+        sortOptions = false,
         description = {"Times collectives on a backend like nccl-tests: size, count, type, redop, time, algbw, busbw "
                 + "and #wrong, out of place and in place, the Java calls beside the same calls from a C loop in "
                 + "this process."}, exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:every size of every table was right", "1:a size had wrong elements, or the run failed",
-            "2:a bad command line"})
+            "2:a bad command line, or an unavailable backend"})
 public final class DeviceBenchmark implements Callable<Integer> {
     private static final int WARMUP = 5;
     private static final int FIRST_WARMUP = 3000;
@@ -60,7 +61,8 @@ public final class DeviceBenchmark implements Callable<Integer> {
     long minBytes;
 
     @Option(names = "--max", defaultValue = "1073741824",
-            description = "Largest size in bytes; sizes double from --min (default ${DEFAULT-VALUE}).")
+            description = "Largest size in bytes; sizes double from --min. It bounds the generated pipelines too, "
+                    + "which declare buffers of 1 GiB (default ${DEFAULT-VALUE}).")
     long maxBytes;
 
     @Option(names = "--ops", split = ",", defaultValue = "allreduce,allgather,reducescatter",
@@ -76,7 +78,8 @@ public final class DeviceBenchmark implements Callable<Integer> {
     int rounds;
 
     @Option(names = "--pipelines", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Also time the generated benchmark pipelines' steps (2 ranks only; default on).")
+            description = "Also time the generated benchmark pipelines' steps of the ops in --ops and from --min "
+                    + "(2 ranks and --max of 1 GiB only; default on).")
     boolean pipelines;
 
     @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
@@ -93,17 +96,16 @@ public final class DeviceBenchmark implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "FILE", description = "Also write the printed tables to FILE.")
     Path textFile;
 
+    @Spec
+    CommandSpec spec;
+
     private PrintStream out = System.out;
+    private List<Long> sizes;
     private final Results results = new Results();
     private final AtomicLong wrong = new AtomicLong();
 
     public static void main(String[] args) {
-        System.exit(commandLine(new DeviceBenchmark()).execute(args));
-    }
-
-    /** A command line for a benchmark command: enum values in any case. */
-    static CommandLine commandLine(Object command) {
-        return new CommandLine(command).setCaseInsensitiveEnumValuesAllowed(true);
+        System.exit(BenchCommandLine.of(new DeviceBenchmark()).execute(args));
     }
 
     /** One measured row of one side. */
@@ -117,16 +119,21 @@ public final class DeviceBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Backend b = BenchCommandLine.backend(spec, backend);
+        BenchCommandLine.positive(spec, "--ranks", ranks);
+        BenchCommandLine.positive(spec, "--rounds", rounds);
+        sizes = BenchCommandLine.doublingSizes(spec, minBytes, maxBytes);
+        BenchCommandLine.requireOneElement(spec, ops, ranks, sizes);
         try (PrintStream file = textFile == null ? null
                 : new PrintStream(Files.newOutputStream(textFile), true, StandardCharsets.UTF_8)) {
             out = file == null ? System.out : new Tee(System.out, file);
-            run();
+            run(b);
         }
         if (plot != null) {
-            BusbwChart.write(results, name(ops.get(0)), String.format(Locale.ROOT, "%s, %d rank(s), Java (solid) "
-                    + "beside native (dashed)", backend, ranks), plot);
+            BusbwChart.write(results, name(ops.get(0)), String.format(Locale.ROOT, "%s, %d rank(s)", b.name(), ranks),
+                    plot);
         }
-        return wrong.get() == 0 ? 0 : 1;
+        return wrong.get() == 0 ? BenchCommandLine.PASSED : BenchCommandLine.FAILED;
     }
 
     /** The rows so far into the --csv and --json files: rewritten after each table, so a run cut short keeps them. */
@@ -139,8 +146,7 @@ public final class DeviceBenchmark implements Callable<Integer> {
         }
     }
 
-    private void run() throws IOException {
-        Backend b = Backends.get(backend);
+    private void run(Backend b) throws IOException {
         out.printf("# DeviceBenchmark: backend %s, %d rank(s), float32, %d..%d bytes; iterations 1000 up to 64 KiB, "
                 + "100 up to 64 MiB, 20 above; best of %d rounds per side, Java and native rounds alternating%n",
                 b.name(), ranks, minBytes, maxBytes, rounds);
@@ -164,7 +170,7 @@ public final class DeviceBenchmark implements Callable<Integer> {
                 }
             }
             if (pipelines) {
-                new PipelineBenchmark(this, out).run(cluster, ranks, modes, java, nativeRows);
+                new PipelineBenchmark(this, out).run(cluster, java, nativeRows);
             }
         }
         summarize(java, nativeRows);
@@ -187,7 +193,7 @@ public final class DeviceBenchmark implements Callable<Integer> {
 
     private List<SizeRow> measure(LocalCluster cluster, Op op, Mode mode) {
         List<SizeRow> rows = new ArrayList<>();
-        for (long bytes = minBytes; bytes <= maxBytes; bytes *= 2) {
+        for (long bytes : sizes) {
             long count = op.count(bytes, ranks);
             if (count > 0) {
                 rows.add(new SizeRow(op.totalBytes(count, ranks), count));

@@ -6,7 +6,7 @@ import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.device.DeviceCommunicator;
 import dev.collectives.examples.pipelines.CollectiveSeedGraphRegistration;
 import dev.collectives.examples.pipelines.CollectiveSeedLocalRegistration;
-import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Graph;
@@ -15,7 +15,9 @@ import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Stream;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -31,10 +33,12 @@ import java.util.function.Supplier;
  * by hand. The difference between a pipeline and its hand-written twin is the project's own; what a
  * communicator takes is compared with {@code gpu/native_bench memory} (the same made from C).
  */
-@Command(name = "memory", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "memory", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
+        sortOptions = false,
         description = "Measures the device memory of a communicator and of a bound pipeline beyond its buffers.",
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line"})
+        exitCodeList = {"0:measured", "1:the run failed (a backend without device memory, such as sim)",
+            "2:a bad command line, or an unavailable backend"})
 public final class MemoryBenchmark implements Callable<Integer> {
     private static final long MIB = 1 << 20;
     private static final long SEED_BUFFER_BYTES = 2 * 4 * MIB; // two 1 Mi-element float32 buffers
@@ -47,23 +51,30 @@ public final class MemoryBenchmark implements Callable<Integer> {
             description = "Objects made of each kind; the figure is per object (default ${DEFAULT-VALUE}).")
     int instances;
 
+    @Spec
+    CommandSpec spec;
+
     public static void main(String[] args) {
-        System.exit(DeviceBenchmark.commandLine(new MemoryBenchmark()).execute(args));
+        System.exit(BenchCommandLine.of(new MemoryBenchmark()).execute(args));
     }
 
     @Override
     public Integer call() {
+        Backend b = BenchCommandLine.backend(spec, backend);
+        BenchCommandLine.positive(spec, "--instances", instances);
         System.out.printf("# MemoryBenchmark: backend %s, 1 rank, %d instances each; device memory used (total − "
                 + "free) before and after, per instance, MiB%n", backend, instances);
-        try (LocalCluster first = Backends.get(backend).local(1)) { // the context and a first communicator
+        try (LocalCluster first = b.local(1)) { // the context and a first communicator
             first.run(ctx -> {
-                DeviceCommunicator device = (DeviceCommunicator) ctx.comm();
+                if (!(ctx.comm() instanceof DeviceCommunicator device)) {
+                    throw new IllegalArgumentException("backend " + b.name() + " has no device memory to measure");
+                }
                 Communicator comm = ctx.comm();
                 Stream stream = ctx.stream();
                 long before = device.deviceMemoryUsed();
                 List<LocalCluster> clusters = new ArrayList<>();
                 for (int i = 0; i < instances; i++) {
-                    LocalCluster c = Backends.get(backend).local(1);
+                    LocalCluster c = b.local(1);
                     c.run(x -> x.stream().synchronize());
                     clusters.add(c);
                 }
@@ -79,7 +90,7 @@ public final class MemoryBenchmark implements Callable<Integer> {
                         stream, true));
             });
         }
-        return 0;
+        return BenchCommandLine.PASSED;
     }
 
     private void measure(DeviceCommunicator device, String what, Supplier<AutoCloseable> make) throws Exception {

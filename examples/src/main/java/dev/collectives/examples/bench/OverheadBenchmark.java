@@ -3,7 +3,7 @@ package dev.collectives.examples.bench;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.backend.device.internal.NativeBaseline;
-import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Graph;
@@ -14,7 +14,9 @@ import dev.collectives.runtime.Stream;
 import org.HdrHistogram.Histogram;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -38,11 +40,13 @@ import java.util.concurrent.TimeUnit;
  * calls that loop for one op at a time, which splits the difference into the Java call's own work and the JNI
  * crossing. In GRAPH mode all sides launch the same graph.
  */
-@Command(name = "overhead", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "overhead", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
+        sortOptions = false,
         description = {"Measures Java minus native time per op (eager and per graph launch) with Java and native "
                 + "interleaved in one process, cells in random order over many rounds, the spread shown."},
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:measured", "1:the run failed (a backend without a native baseline)", "2:a bad command line"})
+        exitCodeList = {"0:measured", "1:the run failed (a backend without a native baseline)",
+            "2:a bad command line, or an unavailable backend"})
 public final class OverheadBenchmark implements Callable<Integer> {
     private static final double EAGER_AIM_US = 0.3;
     private static final double GRAPH_AIM_US = 0.1;
@@ -88,8 +92,11 @@ public final class OverheadBenchmark implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows as JSON.")
     Path json;
 
+    @Spec
+    CommandSpec spec;
+
     public static void main(String[] args) {
-        System.exit(DeviceBenchmark.commandLine(new OverheadBenchmark()).execute(args));
+        System.exit(BenchCommandLine.of(new OverheadBenchmark()).execute(args));
     }
 
     /** One (mode, size) pair: its two sides' histograms (ns per op) and paired differences per round. */
@@ -111,9 +118,15 @@ public final class OverheadBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        Backend b = BenchCommandLine.backend(spec, backend);
+        BenchCommandLine.positive(spec, "--ranks", ranks);
+        BenchCommandLine.positive(spec, "--rounds", rounds);
+        BenchCommandLine.positive(spec, "--batch", batch);
+        List<Long> sizes = BenchCommandLine.doublingSizes(spec, minBytes, maxBytes);
+        BenchCommandLine.requireOneElement(spec, List.of(op), ranks, sizes);
         List<Cell> cells = new ArrayList<>();
         for (Mode mode : modes) {
-            for (long bytes = minBytes; bytes <= maxBytes; bytes *= 2) {
+            for (long bytes : sizes) {
                 if (op.count(bytes, ranks) > 0) {
                     cells.add(new Cell(mode, bytes));
                 }
@@ -122,7 +135,7 @@ public final class OverheadBenchmark implements Callable<Integer> {
         long[] elapsedNs = new long[ranks];
         long[] hostNs = new long[ranks];
         CyclicBarrier barrier = new CyclicBarrier(ranks);
-        try (LocalCluster cluster = Backends.get(backend).local(ranks)) {
+        try (LocalCluster cluster = b.local(ranks)) {
             cluster.run(ctx -> {
                 Communicator comm = ctx.comm();
                 Stream stream = ctx.stream();
@@ -178,7 +191,7 @@ public final class OverheadBenchmark implements Callable<Integer> {
             });
         }
         report(cells);
-        return 0;
+        return BenchCommandLine.PASSED;
     }
 
     /** A cell's sides on this rank: the op on its own buffers, or launches of its graph. */

@@ -13,21 +13,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * The generated pipelines ({@code Collective<Mode>BenchPipeline}) timed per {@code step()} with
  * {@link DeviceBenchmark}'s timer, and printed beside the hand-written Java calls and the native baseline of the
  * same op, mode and size: allreduce float32 at 8 B and 128 MiB, allgather at 1 GiB gathered, on {@value #RANKS}
- * ranks (the size the pipelines declare).
+ * ranks (the size the pipelines declare). The device benchmark's options bound it as they bound the tables: the
+ * steps timed are those of {@code --ops} from {@code --min}, {@code --rounds} rounds each, and the pipelines, whose
+ * buffers are declared at 1 GiB, are bound only when {@code --max} reaches that.
  */
 final class PipelineBenchmark {
     static final int RANKS = 2;
-    private static final int ROUNDS = 3;
     static final long SMALL_COUNT = 2;
     static final long LARGE_COUNT = 32L << 20;
     /** One rank's share of the 1 GiB allgather, in float32 elements. */
     static final long SEND_COUNT = (1L << 30) / 4 / RANKS;
     static final long RECV_COUNT = SEND_COUNT * RANKS;
+    /** The pipelines' largest buffer, recv; binding allocates it whichever steps are timed. */
+    private static final long LARGEST_BUFFER_BYTES = RECV_COUNT * 4;
 
     private final DeviceBenchmark bench;
     private final PrintStream out;
@@ -37,8 +41,16 @@ final class PipelineBenchmark {
         this.out = out;
     }
 
+    /** What a step moves: {@code count} elements per rank's call of {@code op}. */
+    private record Size(Op op, long count) {
+    }
+
+    /** The steps' sizes, in the order of {@link #bound}'s steps. */
+    private static final List<Size> STEP_SIZES = List.of(new Size(Op.ALLREDUCE, SMALL_COUNT),
+            new Size(Op.ALLREDUCE, LARGE_COUNT), new Size(Op.ALLGATHER, SEND_COUNT));
+
     /** One timed step of a bound pipeline. */
-    private record Case(Op op, long count, Step step) {
+    private record Case(Size size, Step step) {
     }
 
     /** A bound pipeline and its steps, in the order of the table. */
@@ -65,22 +77,32 @@ final class PipelineBenchmark {
     }
 
     private static Bound bound(Pipeline pipeline, Step allReduceSmall, Step allReduceLarge, Step allGather) {
-        return new Bound(pipeline, List.of(new Case(Op.ALLREDUCE, SMALL_COUNT, allReduceSmall),
-                new Case(Op.ALLREDUCE, LARGE_COUNT, allReduceLarge), new Case(Op.ALLGATHER, SEND_COUNT, allGather)));
+        List<Step> steps = List.of(allReduceSmall, allReduceLarge, allGather);
+        return new Bound(pipeline, IntStream.range(0, steps.size())
+                .mapToObj(i -> new Case(STEP_SIZES.get(i), steps.get(i))).toList());
     }
 
-    /** Times the pipelines of {@code modes} (windows have none here) and prints them beside the other rows. */
-    void run(LocalCluster cluster, int ranks, List<Mode> modes, Map<String, Map<Long, Row>> java,
-             Map<String, Map<Long, Row>> nativeRows) {
+    /** Times the pipelines of the bench's modes (windows have none here) and prints them beside the other rows. */
+    void run(LocalCluster cluster, Map<String, Map<Long, Row>> java, Map<String, Map<Long, Row>> nativeRows) {
         out.printf("%n# generated pipelines: Collective<Mode>BenchPipeline.step() per op | the hand-written Java call "
                 + "(tables above) | native C baseline; ratio = their time / the pipeline's time%n");
-        if (ranks != RANKS) {
-            out.printf("# skipped: the pipelines declare %d ranks, this run has %d%n", RANKS, ranks);
+        if (bench.ranks != RANKS) {
+            out.printf("# skipped: the pipelines declare %d ranks, this run has %d%n", RANKS, bench.ranks);
+            return;
+        }
+        if (bench.maxBytes < LARGEST_BUFFER_BYTES) {
+            out.printf("# skipped: the pipelines' buffers are declared at %d bytes, beyond --max %d%n",
+                    LARGEST_BUFFER_BYTES, bench.maxBytes);
+            return;
+        }
+        if (STEP_SIZES.stream().noneMatch(this::asked)) {
+            out.printf("# skipped: none of their steps (allreduce of 8 B and 128 MiB, allgather of 1 GiB) is of an op "
+                    + "in --ops and from --min %d%n", bench.minBytes);
             return;
         }
         out.printf("# %-10s %-6s %12s %10s %8s %8s | %10s %8s | %10s %8s | %7s %7s%n", "op", "mode", "size(B)",
                 "time(us)", "busbw", "host(us)", "hand(us)", "busbw", "native(us)", "busbw", "hand/p", "native/p");
-        for (Mode mode : modes) {
+        for (Mode mode : bench.modes) {
             if (mode == Mode.WINDOW) {
                 continue;
             }
@@ -97,7 +119,12 @@ final class PipelineBenchmark {
         }
     }
 
-    /** The rows of one mode's pipeline, in the order of its cases; rank 0 records them. */
+    /** Whether the options ask for a step of this size: its op in --ops, its bytes from --min. */
+    private boolean asked(Size size) {
+        return bench.ops.contains(size.op()) && bench.totalBytes(size.op(), size.count()) >= bench.minBytes;
+    }
+
+    /** The rows of one mode's pipeline asked for, in the order of its cases; rank 0 records them. */
     private List<Measured> measure(LocalCluster cluster, Mode mode) {
         List<Measured> rows = new ArrayList<>();
         Timer timer = new Timer(RANKS);
@@ -105,13 +132,15 @@ final class PipelineBenchmark {
             Stream stream = ctx.stream();
             Bound bound = bind(mode, ctx.comm(), stream);
             try (Pipeline pipeline = bound.pipeline()) {
-                DeviceBenchmark.warmUp(stream, bound.cases().get(0).step());
-                for (Case c : bound.cases()) {
-                    int iters = DeviceBenchmark.iterations(bench.totalBytes(c.op(), c.count()));
-                    Row row = bench.row(c.op(), c.count(), timer.time(ctx.rank(), stream, c.step().batch(), iters,
-                            ROUNDS));
+                List<Case> cases = bound.cases().stream().filter(c -> asked(c.size())).toList();
+                DeviceBenchmark.warmUp(stream, cases.get(0).step());
+                for (Case c : cases) {
+                    Op op = c.size().op();
+                    int iters = DeviceBenchmark.iterations(bench.totalBytes(op, c.size().count()));
+                    Row row = bench.row(op, c.size().count(), timer.time(ctx.rank(), stream, c.step().batch(), iters,
+                            bench.rounds));
                     if (ctx.rank() == 0) {
-                        rows.add(new Measured(c.op(), row));
+                        rows.add(new Measured(op, row));
                     }
                 }
             }

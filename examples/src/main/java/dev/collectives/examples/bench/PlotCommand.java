@@ -11,11 +11,12 @@ import java.util.concurrent.Callable;
  * Draws the chart of a {@link DeviceBenchmark} run from its {@code --csv} file, for runs made where the Java
  * runtime has no {@code java.desktop} module (a small runtime image on a GPU machine).
  */
-@Command(name = "plot", mixinStandardHelpOptions = true,
-        description = "Draws busbw against size for one op (Java beside native, a line per mode) from a CSV "
-                + "file that the device benchmark's --csv wrote.", exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:the chart was written", "1:it could not be (no rows of the op, no java.desktop)",
-            "2:a bad command line"})
+@Command(name = "plot", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
+        description = "Draws busbw against size for one op (Java solid beside native dashed, where the rows have "
+                + "native ones; a line per mode) from a CSV file that the device benchmark's --csv wrote.",
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:the chart was written", "1:it could not be (no such file, not the device benchmark's "
+                + "rows, no out-of-place rows of the op, no java.desktop)", "2:a bad command line"})
 public final class PlotCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "CSV", description = "The rows, as the device benchmark's --csv wrote them.")
     Path csv;
@@ -27,17 +28,17 @@ public final class PlotCommand implements Callable<Integer> {
             description = "The op whose rows to draw (default: ${DEFAULT-VALUE}).")
     String op;
 
-    @Option(names = "--title", defaultValue = "Java (solid) beside native (dashed), out of place",
-            description = "The chart's title (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--title", description = "What the rows are (\"nccl, 8 H200\"), put in the chart's title "
+            + "between the op and what the lines are.")
     String title;
 
     public static void main(String[] args) {
-        System.exit(DeviceBenchmark.commandLine(new PlotCommand()).execute(args));
+        System.exit(BenchCommandLine.of(new PlotCommand()).execute(args));
     }
 
     @Override
     public Integer call() throws Exception {
         BusbwChart.write(Results.readCsv(csv), op, title, png);
-        return 0;
+        return BenchCommandLine.PASSED;
     }
 }

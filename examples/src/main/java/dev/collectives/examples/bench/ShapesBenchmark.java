@@ -7,7 +7,6 @@ import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.examples.bench.DeviceBenchmark.Step;
 import dev.collectives.examples.bench.DeviceBenchmark.Timer;
 import dev.collectives.runtime.Backend;
-import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Graph;
@@ -25,7 +24,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * What sizes given at call time cost per call: one allreduce of {@value #COUNT} float32 elements (8 B, where the
@@ -47,10 +48,10 @@ import picocli.CommandLine.Option;
  * java -cp ... dev.collectives.examples.bench.ShapesBenchmark [--backend nccl] [--ranks 1] [--iters 5000]
  * </pre>
  */
-@Command(name = "shapes", mixinStandardHelpOptions = true,
+@Command(name = "shapes", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
         description = "Per-call cost of sizes given at call time: offsets, checked step parameters, cached graphs.",
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line"})
+        exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line, or an unavailable backend"})
 public final class ShapesBenchmark implements Callable<Integer> {
     /** Elements of the arenas the steps address; the buckets lie in them. */
     static final long ARENA = 1 << 16;
@@ -76,6 +77,9 @@ public final class ShapesBenchmark implements Callable<Integer> {
     @Option(names = "--iters", defaultValue = "5000", description = "Ops per round (default ${DEFAULT-VALUE}).")
     int iters;
 
+    @Spec
+    CommandSpec spec;
+
     private Backend backend;
     /** Rows in the order measured; rank 0 records them. */
     private final Map<String, Measured> rows = new LinkedHashMap<>();
@@ -84,12 +88,14 @@ public final class ShapesBenchmark implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(DeviceBenchmark.commandLine(new ShapesBenchmark()).execute(args));
+        System.exit(BenchCommandLine.of(new ShapesBenchmark()).execute(args));
     }
 
     @Override
     public Integer call() throws Exception {
-        backend = Backends.get(backendName);
+        backend = BenchCommandLine.backend(spec, backendName);
+        BenchCommandLine.positive(spec, "--ranks", ranks);
+        BenchCommandLine.positive(spec, "--iters", iters);
         System.out.printf("# ShapesBenchmark: backend %s, %d rank(s), allreduce of %d x float32 (%d B), sum; %d ops "
                 + "per round, best of 3 rounds; time and host enqueue time per op in us; dt, dhost: minus the "
                 + "row named in 'vs'; %s=%s (sim always checks that the ranks call a step alike)%n", backend.name(),
@@ -99,7 +105,7 @@ public final class ShapesBenchmark implements Callable<Integer> {
             cluster.run(ctx -> new RankRun(ctx, timer).run());
         }
         print();
-        return 0;
+        return BenchCommandLine.PASSED;
     }
 
     /** One rank's part: the arenas, then each row in turn, all ranks together. */

@@ -13,7 +13,9 @@ import dev.collectives.runtime.Stream;
 import org.bytedeco.javacpp.Pointer;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -31,13 +33,15 @@ import java.util.stream.Collectors;
  * nccl-tests-style figures for the embedded backend: allreduce (float32, sum, out of place) at each rank count,
  * with the native kernels and with the pure-Java path ({@link Kernels#useNativeKernels}) side by side, their
  * trials alternating so that load on the machine falls on both; and single-thread memcpy bandwidth measured in the
- * same run, before each rank count, for comparison. Each figure is the best of {@code --trials} trials, each the
- * mean over several back-to-back operations. busbw = algbw × 2(n−1)/n, as nccl-tests reports it. With
- * {@code --kernels}, the reductions alone are timed too ({@link SimKernelTimer}), so that each allreduce's time
- * divides into its kernel and the rest of the call. After {@code --runs} runs the summary gives, per rank count, the
- * 64 MiB figure of every run and every size where the pure-Java path was faster in some run, with its ratio in each.
+ * same run, before each rank count, for comparison (of 64 MiB, or of the largest size when that is less). Each
+ * figure is the best of {@code --trials} trials, each the mean over several back-to-back operations. busbw =
+ * algbw × 2(n−1)/n, as nccl-tests reports it. With {@code --kernels}, the reductions alone are timed too
+ * ({@link SimKernelTimer}), so that each allreduce's time divides into its kernel and the rest of the call. After
+ * {@code --runs} runs the summary gives, per rank count, the 64 MiB figure of every run and every size where the
+ * pure-Java path was faster in some run, with its ratio in each.
  */
-@Command(name = "sim-allreduce", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "sim-allreduce", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
+        sortOptions = false,
         description = "Times the sim backend's allreduce with the native kernels and in pure Java, beside "
                 + "single-thread memcpy.", exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line"})
@@ -68,34 +72,43 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
             description = "Also time the pure-Java path (default on).")
     boolean java;
 
-    @Option(names = "--kernels", description = "Also time the reductions alone, native and Java, per rank's share.")
+    @Option(names = "--kernels", description = "Also time the reductions alone, native (and Java, with --java), per "
+            + "rank's share.")
     boolean kernels;
 
     @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
     Path csv;
+
+    @Spec
+    CommandSpec spec;
 
     /** One sweep's figures: busbw/memcpy at 64 MiB (NaN when not run) and java/native time ratio per size. */
     private record Sweep(int run, int ranks, double at64, Map<Long, Double> ratios) {
     }
 
     public static void main(String[] args) {
-        System.exit(DeviceBenchmark.commandLine(new SimAllReduceBenchmark()).execute(args));
+        System.exit(BenchCommandLine.of(new SimAllReduceBenchmark()).execute(args));
     }
 
     @Override
     public Integer call() throws Exception {
+        List<Long> sizes = BenchCommandLine.doublingSizes(spec, minBytes, maxBytes);
+        rankCounts.forEach(n -> BenchCommandLine.positive(spec, "--ranks", n));
+        BenchCommandLine.positive(spec, "--trials", trials);
+        BenchCommandLine.positive(spec, "--runs", runs);
+        long memcpyBytes = Math.min(64 * MIB, sizes.get(sizes.size() - 1));
         Results results = new Results();
         List<Sweep> sweeps = new ArrayList<>();
         try {
             for (int run = 1; run <= runs; run++) {
                 for (int ranks : rankCounts) {
-                    double memcpy = memcpyBandwidth(64 * MIB);
+                    double memcpy = memcpyBandwidth(memcpyBytes);
                     System.out.printf(Locale.ROOT, "#%n# run %d: sim allreduce, float32 sum, out of place, %d ranks; "
-                            + "single-thread memcpy of 64 MiB just before: %.2f GB/s%n", run, ranks, memcpy);
+                            + "single-thread memcpy of %d B just before: %.2f GB/s%n", run, ranks, memcpyBytes, memcpy);
                     System.out.printf(Locale.ROOT, "# %12s %12s | %10s %10s %7s | %10s %10s %7s | %7s%s%n", "size(B)",
                             "count", "time(us)", "busbw", "/memcpy", "java(us)", "busbw", "/memcpy", "java/nat",
                             kernels ? fmt(" | %10s %10s %10s", "kernel(us)", "jkernel", "rest(us)") : "");
-                    sweeps.add(sweep(run, ranks, memcpy, results));
+                    sweeps.add(sweep(run, ranks, sizes, memcpy, results));
                 }
             }
         } finally {
@@ -105,14 +118,14 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
         if (csv != null) {
             results.writeCsv(csv);
         }
-        return 0;
+        return BenchCommandLine.PASSED;
     }
 
-    private Sweep sweep(int run, int ranks, double memcpy, Results results) {
+    private Sweep sweep(int run, int ranks, List<Long> sizes, double memcpy, Results results) {
         Map<Long, Double> ratios = new LinkedHashMap<>();
         double at64 = Double.NaN;
         try (LocalCluster cluster = Backends.get("sim").local(ranks)) {
-            for (long bytes = minBytes; bytes <= maxBytes; bytes *= 2) {
+            for (long bytes : sizes) {
                 int iterations = iterations(bytes);
                 double[] seconds = time(cluster, ranks, bytes, iterations);
                 double busbw = busbw(bytes, seconds[0], ranks);
@@ -123,8 +136,8 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
                 System.out.printf(Locale.ROOT, "  %12d %12d | %10.1f %10.2f %7.3f | %10s %10s %7s | %7s%s%n", bytes,
                         bytes / 4, seconds[0] * 1e6, busbw, busbw / memcpy, java ? fmt("%.1f", seconds[1] * 1e6) : "-",
                         java ? fmt("%.2f", javaBusbw) : "-", java ? fmt("%.3f", javaBusbw / memcpy) : "-",
-                        java ? fmt("%.3f", ratio) : "-", kernels ? fmt(" | %10.1f %10.1f %10.1f", kernel[0] * 1e6,
-                                kernel[1] * 1e6, (seconds[0] - kernel[0]) * 1e6) : "");
+                        java ? fmt("%.3f", ratio) : "-", kernels ? fmt(" | %10.1f %10s %10.1f", kernel[0] * 1e6,
+                                java ? fmt("%.1f", kernel[1] * 1e6) : "-", (seconds[0] - kernel[0]) * 1e6) : "");
                 results.add("run", run, "ranks", ranks, "bytes", bytes, "native_us", seconds[0] * 1e6,
                         "native_busbw", busbw, "java_us", seconds[1] * 1e6, "java_busbw", javaBusbw,
                         "memcpy_gbps", memcpy, "native_kernel_us", kernel[0] * 1e6, "java_kernel_us",
@@ -250,13 +263,17 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
         return data;
     }
 
-    /** {native, java} seconds per reduction alone, per rank's share: the best of the trials; the paths alternate. */
+    /**
+     * {native, java} seconds per reduction alone, per rank's share: the best of the trials; the paths alternate.
+     * Java's is NaN unless {@code --java}.
+     */
     private double[] kernelSeconds(int ranks, long bytes, int iterations) {
-        double[] best = {Double.MAX_VALUE, Double.MAX_VALUE};
+        double[] best = {Double.MAX_VALUE, java ? Double.MAX_VALUE : Double.NaN};
+        int paths = java ? 2 : 1;
         try (SimKernelTimer timer = new SimKernelTimer(ranks, bytes)) {
             for (int trial = 0; trial < trials; trial++) {
-                for (int k = 0; k < 2; k++) {
-                    int path = (trial + k) % 2;
+                for (int k = 0; k < paths; k++) {
+                    int path = (trial + k) % paths;
                     best[path] = Math.min(best[path], timer.seconds(path == 0, iterations));
                 }
             }

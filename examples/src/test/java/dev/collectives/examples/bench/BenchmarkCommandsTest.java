@@ -1,14 +1,20 @@
 package dev.collectives.examples.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -25,7 +31,7 @@ class BenchmarkCommandsTest {
         Path csv = dir.resolve("rows.csv");
         Path json = dir.resolve("rows.json");
         Path png = dir.resolve("chart.png");
-        int status = DeviceBenchmark.commandLine(new DeviceBenchmark()).execute("--backend=sim", "--ranks", "2",
+        int status = BenchCommandLine.of(new DeviceBenchmark()).execute("--backend=sim", "--ranks", "2",
                 "--max", "4096", "--ops", "allreduce,allgather,reducescatter", "--modes", "none,local,graph",
                 "--rounds", "1", "--no-pipelines", "--csv", csv.toString(), "--json", json.toString(), "--plot",
                 png.toString());
@@ -39,11 +45,14 @@ class BenchmarkCommandsTest {
             assertEquals("java", row.get("impl"), "the sim has no native baseline");
             assertTrue(((Number) row.get("time_us")).doubleValue() > 0);
         }
-        assertTrue(rows.stream().anyMatch(r -> "in-place".equals(r.get("placement")) && "allgather".equals(r.get("op"))));
-        String text = Files.readString(json);
-        assertTrue(text.startsWith("[\n  {\"op\": \"allreduce\", \"mode\": \"none\", \"placement\": \"out-of-place\""),
-                text.substring(0, 100));
-        assertEquals(rows.size(), text.split("\n").length - 2);
+        assertTrue(rows.stream().anyMatch(r -> "in-place".equals(r.get("placement"))
+                && "allgather".equals(r.get("op"))));
+        JsonNode array = new ObjectMapper().readTree(json.toFile());
+        assertEquals(rows.size(), array.size());
+        assertEquals(List.of("op", "mode", "placement", "impl", "ranks", "bytes", "count", "type", "redop", "time_us",
+                "algbw", "busbw", "host_us", "wrong"), columns(array.get(0)));
+        assertEquals("allreduce", array.get(0).get("op").asText());
+        assertTrue(array.get(0).get("busbw").isNumber(), array.get(0).toString());
         byte[] head = Files.readAllBytes(png);
         assertEquals("PNG", new String(head, 1, 3, StandardCharsets.US_ASCII));
     }
@@ -55,34 +64,84 @@ class BenchmarkCommandsTest {
                 + "allreduce,none,out-of-place,java,2,8,0.1\nallreduce,none,out-of-place,native,2,8,0.1\n"
                 + "allreduce,none,out-of-place,java,2,16,0.2\nallreduce,none,out-of-place,native,2,16,0.2\n");
         Path png = dir.resolve("chart.png");
-        assertEquals(0, DeviceBenchmark.commandLine(new PlotCommand()).execute(csv.toString(), png.toString()));
+        assertEquals(0, BenchCommandLine.of(new PlotCommand()).execute(csv.toString(), png.toString()));
         assertTrue(Files.size(png) > 1000);
-        assertNotEquals(0, DeviceBenchmark.commandLine(new PlotCommand()).execute("--op", "allgather", csv.toString(),
-                png.toString()), "no rows of that op");
+        assertEquals(BenchCommandLine.FAILED, BenchCommandLine.of(new PlotCommand()).execute("--op", "allgather",
+                csv.toString(), png.toString()), "no rows of that op");
+    }
+
+    @Test
+    void deviceMaxBoundsTheTablesAndThePipelines() throws Exception {
+        Path csv = dir.resolve("rows.csv");
+        Path text = dir.resolve("tables.txt");
+        int status = BenchCommandLine.of(new DeviceBenchmark()).execute("--backend=sim", "--ranks", "2", "--max",
+                "4096", "--ops", "allreduce", "--modes", "none", "--rounds", "1", "--csv", csv.toString(), "--out",
+                text.toString());
+
+        assertEquals(BenchCommandLine.PASSED, status);
+        List<Map<String, Object>> rows = Results.readCsv(csv).rows();
+        assertEquals(10 * 2, rows.size(), "8 B .. 4 KiB, out of place and in place");
+        assertTrue(rows.stream().allMatch(r -> ((Number) r.get("bytes")).longValue() <= 4096), rows.toString());
+        String tables = Files.readString(text);
+        assertTrue(tables.contains("# skipped: the pipelines' buffers are declared at 1073741824 bytes, beyond --max "
+                + "4096\n"), tables);
+    }
+
+    @Test
+    void simAllReduceMaxBoundsTheMemcpyAndNoJavaTheKernels() throws Exception {
+        Path csv = dir.resolve("rows.csv");
+        String printed = printedBy(() -> assertEquals(BenchCommandLine.PASSED,
+                BenchCommandLine.of(new SimAllReduceBenchmark()).execute("--min", "1024", "--max", "4096", "--ranks",
+                        "2", "--trials", "1", "--no-java", "--kernels", "--csv", csv.toString())));
+
+        assertTrue(printed.contains("single-thread memcpy of 4096 B just before"), printed);
+        List<Map<String, Object>> rows = Results.readCsv(csv).rows();
+        assertEquals(List.of(1024.0, 2048.0, 4096.0), rows.stream().map(r -> r.get("bytes")).toList());
+        for (Map<String, Object> row : rows) {
+            assertNull(row.get("java_us"), row.toString());
+            assertNull(row.get("java_kernel_us"), "--no-java times no Java kernel: " + row);
+            assertTrue(((Number) row.get("native_kernel_us")).doubleValue() > 0, row.toString());
+        }
     }
 
     @Test
     void overheadNeedsANativeBackend() {
-        PrintStream err = System.err;
+        StringWriter err = new StringWriter();
+        int status = BenchCommandLine.of(new OverheadBenchmark()).setErr(new PrintWriter(err, true))
+                .execute("--backend", "sim", "--rounds", "1");
+
+        assertEquals(BenchCommandLine.FAILED, status);
+        assertTrue(err.toString().startsWith("error: ") && err.toString().contains("has no native baseline"),
+                err.toString());
+    }
+
+    /** What {@code run} printed to the standard output, where the benchmarks print their tables. */
+    private static String printedBy(Runnable run) {
+        PrintStream out = System.out;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         try {
-            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            assertNotEquals(0, DeviceBenchmark.commandLine(new OverheadBenchmark()).execute("--backend", "sim",
-                    "--rounds", "1"));
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            run.run();
         } finally {
-            System.setErr(err);
+            System.setOut(out);
         }
-        assertTrue(captured.toString(StandardCharsets.UTF_8).contains("has no native baseline"));
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+
+    private static List<String> columns(JsonNode object) {
+        List<String> names = new ArrayList<>();
+        object.fieldNames().forEachRemaining(names::add);
+        return names;
     }
 
     @Test
     void everyCommandDescribesItsOptions() {
         for (Object command : List.of(new DeviceBenchmark(), new OverheadBenchmark(), new MemoryBenchmark(),
-                new PlotCommand())) {
-            String usage = DeviceBenchmark.commandLine(command).getUsageMessage();
+                new ShapesBenchmark(), new SimAllReduceBenchmark(), new PlotCommand())) {
+            String usage = BenchCommandLine.of(command).getUsageMessage();
             assertTrue(usage.contains("--help"), usage);
         }
-        String device = DeviceBenchmark.commandLine(new DeviceBenchmark()).getUsageMessage();
+        String device = BenchCommandLine.of(new DeviceBenchmark()).getUsageMessage();
         for (String option : List.of("--backend", "--ranks", "--min", "--max", "--ops", "--modes", "--csv", "--json",
                 "--plot")) {
             assertTrue(device.contains(option), option);
