@@ -17,8 +17,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -41,7 +39,6 @@ class MultiProcessJobTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     /** How much later than its deadline a rank may end: a JVM's start and exit on a busy machine. */
     private static final Duration SLACK = Duration.ofSeconds(30);
-    private static final Pattern TIME = Pattern.compile("time: ([0-9.]+) ms");
 
     @TempDir
     Path logs;
@@ -124,8 +121,9 @@ class MultiProcessJobTest {
     }
 
     /**
-     * One rank of three halts as its second step begins; the others, inside that step, fail within their deadline
-     * naming it: rank 0, which watches every rank's connection, or, when rank 0 is the one gone, each rank itself.
+     * One rank of three halts as its second step begins; the others, inside that step, fail naming it as gone (its
+     * connection ended, not their deadline passed): rank 0, which watches every rank's connection, or, when rank 0
+     * is the one gone, each rank itself.
      */
     @ParameterizedTest(name = "rank {0} halts")
     @ValueSource(ints = {0, 1})
@@ -145,9 +143,6 @@ class MultiProcessJobTest {
             String section = section(rank, "== seed-graph: ");
             String failure = section.lines().filter(l -> l.startsWith("FAILED: ")).findFirst().orElse("");
             assertTrue(failure.contains("rank " + doomed + " at ") && failure.contains(" is gone: "), rank::toString);
-            Matcher time = TIME.matcher(section);
-            assertTrue(time.find(), rank::toString);
-            assertTrue(Double.parseDouble(time.group(1)) <= deadline.plusSeconds(2).toMillis(), rank::toString);
         }
     }
 
@@ -170,7 +165,6 @@ class MultiProcessJobTest {
         assertEquals(Runner.NOT_JOINED, told.status(), told::toString);
         assertTrue(told.output().contains("FAILED to join: [bootstrap] rank 1: rank 0 ended the job: rank 2 did "
                 + "not join at " + endpoint + " within 3 s"), told::toString);
-        assertTrue(told.took().compareTo(TIMEOUT) < 0, told::toString);
     }
 
     @Test

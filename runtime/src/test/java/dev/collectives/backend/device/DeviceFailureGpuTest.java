@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /** Failures end on every rank with an exception, never a hang. */
@@ -53,14 +54,20 @@ class DeviceFailureGpuTest {
 
     @Test
     void aFailingRankAbortsTheOthersWhichStopWaiting() {
+        // rank 0 throws once the other ranks (threads of this process) are about to enter the collective, where they
+        // wait for rank 0. They count down just before it, as no rank can signal from inside the blocking native
+        // call: the abort may find a rank just short of it (its call then refuses the aborted communicator) rather
+        // than waiting in it; either way that rank must fail, not hang
+        CountDownLatch othersAtTheCollective = new CountDownLatch(RANKS - 1);
         assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
             try (LocalCluster cluster = GpuFixture.backend().local(RANKS)) {
                 CollectivesException e = assertThrows(CollectivesException.class, () -> cluster.run(ctx -> {
                     try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1 << 20)) {
                         if (ctx.rank() == 0) {
-                            Thread.sleep(2000);
+                            othersAtTheCollective.await();
                             throw new IllegalStateException("rank 0 gives up before the collective");
                         }
+                        othersAtTheCollective.countDown();
                         ctx.comm().allReduce(buffer, buffer, 1 << 20, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
                         ctx.stream().synchronize();
                     }

@@ -267,15 +267,24 @@ class DeviceMemoryGpuTest {
             lifecycle(comm, ctx.stream());
             long before = comm.deviceMemoryUsed();
             lifecycle(comm, ctx.stream());
-            // graph registrations are released by the library after the graph is destroyed, asynchronously
-            long after = comm.deviceMemoryUsed();
-            for (int wait = 0; wait < 50 && after != before; wait++) {
-                Thread.sleep(100);
-                after = comm.deviceMemoryUsed();
-            }
+            long after = usedOnceReleased(comm, before);
             System.out.println("rank " + ctx.rank() + " device memory used before " + before + ", after " + after);
             assertEquals(before, after, "device memory before and after a lifecycle");
         });
+    }
+
+    /**
+     * Device memory in use, read until it is {@code expected} or 5 s have passed. A retry, not an ordering of the
+     * test's events: the library releases a graph's registrations from the destructor of a CUDA user object, which
+     * the driver runs asynchronously after the graph is destroyed, and nothing signals when it has run.
+     */
+    private static long usedOnceReleased(DeviceCommunicator comm, long expected) throws InterruptedException {
+        long used = comm.deviceMemoryUsed();
+        for (int retry = 0; retry < 50 && used != expected; retry++) {
+            Thread.sleep(100);
+            used = comm.deviceMemoryUsed();
+        }
+        return used;
     }
 
     private static void lifecycle(Communicator comm, Stream stream) {
