@@ -124,8 +124,9 @@ class RanksDependentRangesTest {
             "AllToAllInBlock | 4 | 5 | @AllToAll #0: send bytes [0, 80) and recv bytes [64, 144) overlap",
             "AllToAllPastBoth | 2 | 3 | the send of @AllToAll #0 in exchange() reaches past `in`: elements [0, 12), "
                     + "but it holds 8",
-            "GatherBesideRecv | 4 | 5 | gatherAndPass(): the recv of @AllGather #0 and the recv of @Recv #2 use bytes "
-                    + "[0, 80) and [64, 80), which overlap; the ops of a group run concurrently"})
+            "GatherBesideRecv | 4 | 5 | the recv of @AllGather #0 in gatherAndPass() and the recv of @Recv #2 in "
+                    + "gatherAndPass() use bytes [0, 80) and [64, 80), which overlap; the ops of a group run "
+                    + "concurrently"})
     void bindsUpToASizeAndFailsBeyondItWithR7OnEveryRank(String pipeline, int fits, int fails, String why) {
         Binding binding = binding(pipeline);
         try (LocalCluster cluster = dev.collectives.runtime.Backends.get("sim").local(fits)) {
