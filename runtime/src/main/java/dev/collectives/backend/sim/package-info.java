@@ -3,8 +3,8 @@
  * MCCL leaves undefined is reported as an error that reaches every rank of the call.
  *
  * <p>Each rank has one {@link dev.collectives.backend.sim.SimCommunicator}; its calls check their arguments on the
- * calling thread and go to a stream, whose worker thread runs them in order. A collective is a rendezvous of all
- * ranks' workers, matched by the communicator's call count; once all have arrived they check that they agree and
+ * calling thread and go to a stream, whose worker thread runs them in order. A collective is a meeting of all
+ * ranks' workers ({@code CallMeeting}), matched by the communicator's call count; once all have arrived they check that they agree and
  * then move the data together, each doing an equal share. Send and recv are matched per pair of ranks, in order.
  *
  * <p>Where each rule ({@link dev.collectives.rules.Rule}) is checked at run time:
@@ -13,7 +13,8 @@
  *       when every rank has arrived at a collective;</li>
  *   <li>R5 GRAPH-LIFETIME: {@code SimMemory.free} refuses memory that is registered or used by a live graph;</li>
  *   <li>R6 LOCAL: the registration cache and {@link dev.collectives.backend.sim.SimCommunicator#deregister};</li>
- *   <li>R7 ARENA and R13 TYPES: the argument checks of each call;</li>
+ *   <li>R7 ARENA and R13 TYPES: the argument checks of each call (R7 through
+ *       {@link dev.collectives.runtime.internal.ByteRanges}, as the generated bind);</li>
  *   <li>R9 LEGACY: {@code SimCommunicator.register}, against the variable the cluster's environment holds;</li>
  *   <li>R10 WINDOW-HELPERS: {@code SimWindow}; R12 WINDOW: {@code WindowArrival}, at the window rendezvous;</li>
  *   <li>R11 ALLOCATOR: {@link dev.collectives.runtime.internal.AllocatorRule}, on every VMM and custom allocation.</li>
