@@ -41,11 +41,12 @@ class NativeKernelsTest {
     }
 
     @Test
-    void loadsOnLinuxX8664() {
-        boolean linuxX8664 = System.getProperty("os.name").startsWith("Linux")
-                && System.getProperty("os.arch").equals("amd64");
-        assumeTrue(linuxX8664, "the native kernels are built for Linux x86-64 only");
-        assertTrue(NativeKernels.loaded(), "the native kernels must load on Linux x86-64");
+    void loadsOnTheLinuxPlatformsTheJarCarries() {
+        String arch = System.getProperty("os.arch");
+        boolean carried = System.getProperty("os.name").startsWith("Linux")
+                && (arch.equals("amd64") || arch.equals("aarch64"));
+        assumeTrue(carried, "the native kernels are built for Linux x86-64 and arm64");
+        assertTrue(NativeKernels.loaded(), "the native kernels must load on Linux " + arch);
     }
 
     @ParameterizedTest(name = "{0} {1}")
