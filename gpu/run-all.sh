@@ -60,7 +60,7 @@ classpath=$(ls "$here"/lib/*.jar | grep -v console-standalone | tr '\n' ':')
 # Each selection runs in its own JVM (a crash stays in its selection), under a time limit.
 selections="method:DeviceInitGpuTest#reportsVersionAndSymbols method:DeviceInitGpuTest#configWithCtaPolicyAndCollnetOffReduces
   method:DeviceInitGpuTest#captureAsTheFirstCollectiveOfAFreshCommunicator method:DeviceInitGpuTest#commInitAll
-  method:DeviceInitGpuTest#commSplit class:DeviceCollectivesGpuTest class:DeviceMemoryGpuTest class:DeviceFailureGpuTest"
+  method:DeviceInitGpuTest#commSplit class:DeviceSplitGpuTest class:DeviceCollectivesGpuTest class:DeviceMemoryGpuTest class:DeviceFailureGpuTest"
 junit() { # $1 label
   local log=$out/tests-$1.log rc sel kind name secs
   : > "$log"

@@ -3,6 +3,7 @@ package dev.collectives.examples;
 import dev.collectives.examples.interop.FrameworkInteropExample;
 import dev.collectives.examples.pipelines.CustomAllocatorExample;
 import dev.collectives.examples.pipelines.GradientBucketsExample;
+import dev.collectives.examples.pipelines.HybridParallelExample;
 import dev.collectives.examples.pipelines.IbSharpExample;
 import dev.collectives.examples.pipelines.LegacyGeneralExample;
 import dev.collectives.examples.pipelines.MtlinkSharpExample;
@@ -23,6 +24,6 @@ public final class Examples {
         return List.of(new SeedGraphExample(), new SeedLocalExample(), new SeedArenaExample(), new IbSharpExample(),
                 new MtlinkSharpExample(), new LegacyGeneralExample(), new SymmetricWindowExample(),
                 new CustomAllocatorExample(), new RingExample(), new FrameworkInteropExample(),
-                new GradientBucketsExample());
+                new GradientBucketsExample(), new HybridParallelExample());
     }
 }

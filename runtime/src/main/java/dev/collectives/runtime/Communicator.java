@@ -11,8 +11,16 @@ import java.util.Optional;
  * once, like their C counterparts; buffers are passed as {@link DeviceBuffer}s with an element offset where the op
  * starts (or whose address is where it starts). Closing it destroys the communicator; memory, registrations
  * and windows made through it must be closed first, which {@link #close()} checks.
+ *
+ * <p>{@link #split} and {@link #shrink} make child communicators of some of the ranks, as {@code ncclCommSplit}
+ * and {@code ncclCommShrink} (MCCL: {@code mcclCommSplit}, {@code mcclCommShrink}) do. A child is a communicator
+ * like any other: pipelines bind on it, and every rule that spans ranks is checked among the child's ranks. It runs
+ * on the same device as its parent, so the parent's streams and memory serve it too.
  */
 public interface Communicator extends AutoCloseable {
+    /** The color of a rank that takes part in {@link #split} but joins no child ({@code NCCL_SPLIT_NOCOLOR}). */
+    int NO_COLOR = -1;
+
     /** This rank, from 0 to {@code size() - 1}. */
     int rank();
 
@@ -178,10 +186,41 @@ public interface Communicator extends AutoCloseable {
     /** A new stream on this rank's device. */
     Stream createStream();
 
+    // ---- child communicators ------------------------------------------------------------------------------
+
+    /**
+     * {@code ncclCommSplit} / {@code mcclCommSplit}, collective over this communicator: every rank calls it, and the
+     * ranks that pass the same {@code color} (0 or more) form one child, ranked by {@code key}, then by their rank
+     * here. A rank that passes {@link #NO_COLOR} takes part but joins no child, and gets an empty result.
+     *
+     * <p>A rank that never calls it: on {@code sim} the others fail within the communicator's timeout, naming it;
+     * on {@code nccl} and {@code mccl} they wait inside the library's call (it has no timeout) until this
+     * communicator is aborted, e.g. by a watchdog thread calling {@link #abort()}.
+     *
+     * @return this rank's child, which the caller closes (closing this communicator closes it too)
+     */
+    Optional<Communicator> split(int color, int key);
+
+    /**
+     * {@code ncclCommShrink} / {@code mcclCommShrink}: a child of every rank but {@code excludedRanks}, ranked as
+     * here with the gaps closed. Every other rank calls it with the same ranks; the excluded ones do not call it
+     * and are not waited for, so it also serves after they failed or died. On {@code sim} it works on an aborted
+     * communicator too; on {@code nccl} and {@code mccl} it needs NCCL 2.27 or later and a communicator not yet
+     * aborted here ({@code ncclCommAbort} frees it), and it passes {@code NCCL_SHRINK_ABORT} when the communicator
+     * has an asynchronous error (a peer failed), so that the library first stops the work still pending.
+     *
+     * @return this rank's child, which the caller closes (closing this communicator closes it too)
+     */
+    Communicator shrink(int... excludedRanks);
+
     /** {@code mcclCommAbort}: stops pending work; other ranks' calls with this communicator fail. */
     void abort();
 
-    /** {@code mcclCommFinalize} + {@code mcclCommDestroy}; idempotent. */
+    /**
+     * {@code mcclCommFinalize} + {@code mcclCommDestroy}; idempotent. Children made by {@link #split} or
+     * {@link #shrink} and still open are closed first, newest first (as a parent must outlive its children); this
+     * communicator closes even if one of them fails to, and that failure is thrown, the others suppressed.
+     */
     @Override
     void close();
 }

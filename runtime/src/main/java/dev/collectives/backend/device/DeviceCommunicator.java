@@ -22,6 +22,8 @@ import dev.collectives.runtime.VirtualMemory;
 import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.internal.AllocatorRule;
 import dev.collectives.runtime.internal.LegacyRegistrationRule;
+import dev.collectives.runtime.spi.ChildCommunicators;
+import org.bytedeco.javacpp.LongPointer;
 
 import java.util.EnumSet;
 import java.util.Locale;
@@ -44,6 +46,8 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline {
     private static final int WINDOW_ALIGNMENT = 4096;
     private static final int WIN_COLL_SYMMETRIC = 1;
     private static final int ATTRIBUTE_MULTICAST_SUPPORTED = 132;
+    private static final int SHRINK_DEFAULT = 0;
+    private static final int SHRINK_ABORT = 1;
 
     private final NativeLibrary library;
     private final long lib;
@@ -61,11 +65,20 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline {
     private volatile State state = State.OPEN;
     private volatile Capabilities capabilities;
     private volatile long granularity;
+    private final ChildCommunicators children = new ChildCommunicators();
+    /** The parent's open children, which this one leaves when it closes; null for a communicator without parent. */
+    private final ChildCommunicators siblings;
 
     private enum State { OPEN, ABORTED, CLOSED }
 
     DeviceCommunicator(NativeLibrary library, long handle, int rank, int size, int device, Topology topology,
                        boolean collnetRequested) {
+        this(library, handle, rank, size, device, topology, collnetRequested, null);
+    }
+
+    private DeviceCommunicator(NativeLibrary library, long handle, int rank, int size, int device, Topology topology,
+                               boolean collnetRequested, ChildCommunicators siblings) {
+        this.siblings = siblings;
         this.library = library;
         this.lib = library.lib;
         this.handle = handle;
@@ -491,7 +504,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline {
             library.check(NativeShim.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
             error = asyncError[0];
         }
-        if (error != 0 && error != dev.collectives.runtime.Result.IN_PROGRESS.code()) {
+        if (isFailure(error)) {
             CollectivesException failure = library.cclFailure(error, rank, handle,
                     library.dialect.ccl("CommGetAsyncError") + " (an enqueued operation)",
                     "; the communicator was aborted");
@@ -500,10 +513,86 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline {
         }
     }
 
+    /** Whether an asynchronous error code says the communicator failed (not success, not still in progress). */
+    private static boolean isFailure(int asyncError) {
+        return asyncError != 0 && asyncError != dev.collectives.runtime.Result.IN_PROGRESS.code();
+    }
+
     private void requireOpen() {
         if (state != State.OPEN) {
             throw CollectivesException.usage(rank, "communicator is " + state.name().toLowerCase(Locale.ROOT));
         }
+    }
+
+    // ---- child communicators ------------------------------------------------------------------------------
+
+    /** {@code ncclCommSplit} with the parent's config; the library returns no child for {@code NO_COLOR}. */
+    @Override
+    public Optional<Communicator> split(int color, int key) {
+        ChildCommunicators.requireColor(rank, color);
+        requireOpen();
+        requireAvailable(NativeLibrary.Slots.COMM_SPLIT);
+        long child;
+        try (LongPointer out = new LongPointer(1)) {
+            out.put(0L);
+            library.check(NativeShim.commSplit(lib, handle, color, key, out), rank, handle, "CommSplit");
+            child = out.get();
+        }
+        return child == 0 ? Optional.empty() : Optional.of(adopt(child));
+    }
+
+    /**
+     * {@code ncclCommShrink} with the parent's config, and {@code NCCL_SHRINK_ABORT} when the communicator has an
+     * asynchronous error (a peer failed), so that the library stops its pending work first.
+     */
+    @Override
+    public Communicator shrink(int... excludedRanks) {
+        int[] excluded = ChildCommunicators.excludedRanks(rank, size, excludedRanks);
+        if (state == State.ABORTED) {
+            throw CollectivesException.usage(rank, "shrink: the communicator was aborted, and " + library.dialect.ccl(
+                    "CommAbort") + " freed it; shrink a communicator whose peer failed before aborting it");
+        }
+        requireOpen();
+        requireAvailable(NativeLibrary.Slots.COMM_SHRINK);
+        int flags;
+        synchronized (stateLock) {
+            library.check(NativeShim.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
+            flags = isFailure(asyncError[0]) ? SHRINK_ABORT : SHRINK_DEFAULT;
+        }
+        long[] out = new long[1];
+        library.check(NativeShim.commShrink(lib, handle, excluded, excluded.length, out, flags), rank, handle,
+                "CommShrink");
+        return adopt(out[0]);
+    }
+
+    private void requireAvailable(int slot) {
+        if (!library.has(slot)) {
+            throw CollectivesException.usage(rank, library.symbol(slot) + " is not available in this library version ("
+                    + library.dialect.backendName().toUpperCase(Locale.ROOT) + " " + library.versionString() + ")");
+        }
+    }
+
+    /**
+     * A child on this device, as the library numbered it. The library does not say which of this communicator's
+     * ranks the child holds, so its topology assumes as many ranks per node as here (or all of its ranks, if
+     * fewer): R8 may then refuse IB SHARP on a child that has one rank per node under a parent that has several.
+     */
+    private DeviceCommunicator adopt(long child) {
+        int[] out = new int[1];
+        int childSize;
+        int childRank;
+        try {
+            library.check(NativeShim.commCount(lib, child, out), rank, child, "CommCount");
+            childSize = out[0];
+            library.check(NativeShim.commUserRank(lib, child, out), rank, child, "CommUserRank");
+            childRank = out[0];
+        } catch (CollectivesException e) {
+            NativeShim.commAbort(lib, child);
+            throw e;
+        }
+        Topology childTopology = new Topology(childSize, Math.min(childSize, topology.ranksPerNode()));
+        return children.adopt(new DeviceCommunicator(library, child, childRank, childSize, device, childTopology,
+                collnetRequested, children));
     }
 
     @Override
@@ -521,9 +610,16 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline {
         return state == State.ABORTED;
     }
 
-    /** Finalize and destroy; refuses while memory, registrations or windows made through it are live. */
+    /**
+     * Closes the open children first, then finalizes and destroys this one; refuses while memory, registrations or
+     * windows made through it are live.
+     */
     @Override
     public void close() {
+        children.closeChildrenThen(this::closeThis);
+    }
+
+    private void closeThis() {
         synchronized (stateLock) {
             if (state == State.CLOSED) {
                 return;
@@ -533,6 +629,9 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline {
             }
             boolean open = state == State.OPEN;
             state = State.CLOSED;
+            if (siblings != null) {
+                siblings.forget(this);
+            }
             if (open) {
                 try {
                     library.check(NativeShim.commFinalize(lib, handle), rank, handle, "CommFinalize");

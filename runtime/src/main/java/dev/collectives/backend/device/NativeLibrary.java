@@ -214,6 +214,7 @@ final class NativeLibrary {
         static final int MEM_GET_ADDRESS_RANGE = 74;
         static final int MEM_RETAIN_ALLOCATION_HANDLE = 75;
         static final int MEM_GET_ALLOCATION_PROPERTIES = 76;
+        static final int COMM_SHRINK = 77;
 
         private Slots() {
         }
@@ -234,6 +235,7 @@ final class NativeLibrary {
             expect(MEM_GET_ADDRESS_RANGE, "MemGetAddressRange_v2");
             expect(MEM_RETAIN_ALLOCATION_HANDLE, "MemRetainAllocationHandle");
             expect(MEM_GET_ALLOCATION_PROPERTIES, "MemGetAllocationPropertiesFromHandle");
+            expect(COMM_SHRINK, "CommShrink");
         }
 
         private static void expect(int slot, String name) {

@@ -53,6 +53,9 @@ final class NativeShim {
     @Name("cx_comm_init_all") static native int commInitAll(long lib, long[] comms, int ndev, int[] devices);
     /** out: native memory that stays valid until the enclosing GroupEnd, which is when the library fills it. */
     @Name("cx_comm_split") static native int commSplit(long lib, long comm, int color, int key, LongPointer out);
+    /** Outside a group only: {@code out} is copied back when the call returns. */
+    @Name("cx_comm_shrink") static native int commShrink(long lib, long comm, int[] excluded, int count, long[] out,
+                                                         int flags);
     @Name("cx_comm_finalize") static native int commFinalize(long lib, long comm);
     @Name("cx_comm_destroy") static native int commDestroy(long lib, long comm);
     @Name("cx_comm_abort") static native int commAbort(long lib, long comm);

@@ -3,6 +3,7 @@ package dev.collectives.backend.sim;
 import dev.collectives.runtime.Result;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -11,6 +12,7 @@ import java.util.function.Function;
  * One collective call (or window registration) met by every rank of a communicator: ranks arrive with what they
  * passed, the last one checks that they agree, and then they run the data movement together, separated by
  * barriers. A rank that never arrives fails the others after the timeout, naming it; a late rank then fails too.
+ * Ranks may be excused (those a shrink excludes): the call is met without them.
  * All state is guarded by the {@link CommGroup}'s monitor.
  *
  * <p>A rank that has to wait first spins for a short while, outside the monitor, where every rank has a processor
@@ -24,6 +26,10 @@ final class CallMeeting<T> {
     private final CommGroup group;
     private final String what;
     private final Object[] arrivals;
+    /** The ranks not expected: their arrival slots stay empty. */
+    private final BitSet excused;
+    /** How many ranks arrive: all but the excused. */
+    private final int parties;
     private final long deadline;
     /** Whether waiting ranks spin before they sleep: only where every rank can have a processor. */
     private final boolean spin;
@@ -38,9 +44,15 @@ final class CallMeeting<T> {
     final long[] scratch;
 
     CallMeeting(CommGroup group, String what, int size) {
+        this(group, what, size, new BitSet());
+    }
+
+    CallMeeting(CommGroup group, String what, int size, BitSet excused) {
         this.group = group;
         this.what = what;
         this.arrivals = new Object[size];
+        this.excused = excused;
+        this.parties = size - excused.cardinality();
         this.scratch = new long[size];
         this.deadline = System.nanoTime() + group.timeoutNanos();
         this.spin = size <= Runtime.getRuntime().availableProcessors();
@@ -56,7 +68,7 @@ final class CallMeeting<T> {
                 throw lateArrival(rank);
             }
             arrivals[rank] = arrival;
-            if (++arrived == arrivals.length) {
+            if (++arrived == parties) {
                 verdict = check.apply(all());
                 decided = true;
                 group.notifyAll();
@@ -83,7 +95,7 @@ final class CallMeeting<T> {
                 throw verdict.toException(rank);
             }
             generation = barrierGeneration;
-            if (++barrierArrivals == arrivals.length) {
+            if (++barrierArrivals == parties) {
                 barrierArrivals = 0;
                 barrierGeneration++;
                 group.notifyAll();
@@ -126,7 +138,7 @@ final class CallMeeting<T> {
     /** This rank is done with the call; the last one to leave forgets it. */
     void depart(Runnable forget) {
         synchronized (group) {
-            if (++departed == arrivals.length) {
+            if (++departed == parties) {
                 forget.run();
             }
         }
@@ -146,11 +158,11 @@ final class CallMeeting<T> {
     }
 
 
-    /** The ranks that have arrived ({@code arrivedYet}) or not. */
+    /** The expected ranks that have arrived ({@code arrivedYet}) or not. */
     private List<Integer> ranks(boolean arrivedYet) {
         List<Integer> ranks = new ArrayList<>();
         for (int r = 0; r < arrivals.length; r++) {
-            if ((arrivals[r] != null) == arrivedYet) {
+            if (!excused.get(r) && (arrivals[r] != null) == arrivedYet) {
                 ranks.add(r);
             }
         }

@@ -1,16 +1,25 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.Result;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
- * What the ranks of one communicator share: the rendezvous of collective calls and window registrations, the
- * point-to-point channels, the abort flag and the timeout. Its monitor guards all of that state; data moves
+ * What the ranks of one communicator share: the rendezvous of collective calls, window registrations, splits and
+ * shrinks, the point-to-point channels, the abort flag and the timeout. Its monitor guards all of that state; data moves
  * outside it. Here the ranks are threads of this process; {@link WireGroup} meets ranks in other processes.
  */
 class CommGroup {
@@ -18,6 +27,8 @@ class CommGroup {
     private final SimConfig config;
     private final Map<Long, CallMeeting<Launched>> collectives = new HashMap<>();
     private final Map<Long, CallMeeting<WindowArrival>> windows = new HashMap<>();
+    private final Map<Long, CallMeeting<SplitArrival>> splits = new HashMap<>();
+    private final Map<ShrinkKey, Shrinking> shrinks = new HashMap<>();
     private final PointToPoint pointToPoint;
     private String abortReason;
 
@@ -78,6 +89,89 @@ class CommGroup {
         } finally {
             rv.depart(() -> windows.remove(seq));
         }
+    }
+
+    /**
+     * Rank {@code rank}'s part of split call number {@code seq}: meets every rank's color and key, and the last rank
+     * to arrive forms one child group per color. Empty for {@link Communicator#NO_COLOR}.
+     */
+    Optional<Member> split(int rank, long seq, int color, int key) {
+        CallMeeting<SplitArrival> rv;
+        synchronized (this) {
+            rv = splits.computeIfAbsent(seq, s -> new CallMeeting<>(this, "split call #" + s, size));
+        }
+        SplitArrival mine = new SplitArrival(color, key);
+        try {
+            rv.arrive(rank, mine, this::formChildren);
+        } finally {
+            rv.depart(() -> splits.remove(seq));
+        }
+        return Optional.ofNullable(mine.member);
+    }
+
+    /** Gives each arrival its place in the child of its color, ranked by key, then by rank here. */
+    private CallVerdict formChildren(List<SplitArrival> all) {
+        Map<Integer, List<Integer>> byColor = new TreeMap<>();
+        for (int r = 0; r < all.size(); r++) {
+            if (all.get(r).color != Communicator.NO_COLOR) {
+                byColor.computeIfAbsent(all.get(r).color, c -> new ArrayList<>()).add(r);
+            }
+        }
+        for (List<Integer> members : byColor.values()) {
+            members.sort(Comparator.comparingInt((Integer r) -> all.get(r).key).thenComparingInt(r -> r));
+            CommGroup child = childGroup(members);
+            for (int childRank = 0; childRank < members.size(); childRank++) {
+                all.get(members.get(childRank)).member = new Member(child, childRank);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Rank {@code rank}'s part of shrink call number {@code seq}, which excludes {@code excluded} (sorted): meets the
+     * other survivors only, on the child's monitor, so that neither the excluded ranks nor an abort of this group
+     * hold it up. Survivors that exclude different ranks meet in different calls, and time out naming who is missing.
+     */
+    Member shrink(int rank, long seq, int[] excluded) {
+        ShrinkKey key = new ShrinkKey(seq, Arrays.stream(excluded).boxed().collect(Collectors.toList()));
+        Shrinking shrinking;
+        synchronized (this) {
+            shrinking = shrinks.computeIfAbsent(key, this::startShrink);
+        }
+        try {
+            shrinking.meeting.arrive(rank, rank, all -> null);
+        } finally {
+            shrinking.meeting.depart(() -> {
+                synchronized (this) {
+                    shrinks.remove(key);
+                }
+            });
+        }
+        return new Member(shrinking.child, shrinking.survivors.indexOf(rank));
+    }
+
+    private Shrinking startShrink(ShrinkKey key) {
+        BitSet excused = new BitSet(size);
+        key.excluded.forEach(excused::set);
+        List<Integer> survivors = new ArrayList<>();
+        for (int r = excused.nextClearBit(0); r < size; r = excused.nextClearBit(r + 1)) {
+            survivors.add(r);
+        }
+        CommGroup child = childGroup(survivors);
+        String what = "shrink call #" + key.seq + " (excluding ranks " + key.excluded + ")";
+        return new Shrinking(child, survivors, new CallMeeting<>(child, what, size, excused));
+    }
+
+    /**
+     * A group for {@code members} (ranks here, in the child's order). A sim topology has as many ranks on every
+     * node: the child gets the most it has on one node, so that R8 (one rank per node) holds for it exactly when
+     * none of its nodes holds two of its ranks.
+     */
+    private CommGroup childGroup(List<Integer> members) {
+        Function<Integer, Integer> nodeOf = r -> r / config.ranksPerNode();
+        long mostOnANode = members.stream().collect(Collectors.groupingBy(nodeOf, Collectors.counting())).values()
+                .stream().mapToLong(Long::longValue).max().orElse(1);
+        return new CommGroup(config.child(members.size(), (int) mostOnANode));
     }
 
     static String windowCallName(long seq) {
@@ -153,5 +247,29 @@ class CommGroup {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** A rank's place in a child communicator: the child's group and its rank there. */
+    record Member(CommGroup group, int rank) {
+    }
+
+    /** What a rank passed to split; {@code member} is set, under this group's monitor, once the children formed. */
+    private static final class SplitArrival {
+        final int color;
+        final int key;
+        Member member;
+
+        SplitArrival(int color, int key) {
+            this.color = color;
+            this.key = key;
+        }
+    }
+
+    /** A shrink call: its number on each survivor, and the ranks it excludes. */
+    private record ShrinkKey(long seq, List<Integer> excluded) {
+    }
+
+    /** A shrink under way: the child it makes, its ranks (ranks here, in order), and the survivors' meeting. */
+    private record Shrinking(CommGroup child, List<Integer> survivors, CallMeeting<Integer> meeting) {
     }
 }

@@ -21,6 +21,7 @@ import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.internal.AllocatorRule;
 import dev.collectives.runtime.internal.ByteRanges;
 import dev.collectives.runtime.internal.LegacyRegistrationRule;
+import dev.collectives.runtime.spi.ChildCommunicators;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,12 +32,16 @@ import java.util.Set;
 
 /**
  * One rank's communicator. Calls check their arguments on the calling thread, then go to the stream as work (or
- * into the stream's capture); the work meets the other ranks' in {@link CommGroup}.
+ * into the stream's capture); the work meets the other ranks' in {@link CommGroup}. A child of a split or shrink
+ * is one too, with a group of its own, on its parent's simulated device: memory and streams belong to the device,
+ * so the parent's serve the child.
  */
 public final class SimCommunicator implements Communicator {
     private static final long LEGACY_ALIGNMENT = 256;
 
     private final int rank;
+    /** The simulated device: the rank in the communicator the job started with. */
+    private final int device;
     private final SimConfig config;
     private final CommGroup group;
     private final Ledger ledger;
@@ -50,16 +55,29 @@ public final class SimCommunicator implements Communicator {
     private long collectiveSeq;
     private long windowSeq;
     private final Map<Integer, long[]> peerSeqs = new HashMap<>();
+    private long splitSeq;
+    private long shrinkSeq;
+    private final ChildCommunicators children = new ChildCommunicators();
+    /** The parent's open children, which this one leaves when it closes; null for a communicator without parent. */
+    private final ChildCommunicators siblings;
     private boolean closed;
 
+    /** Rank {@code rank} of a communicator the job starts with, on device {@code rank}. */
     SimCommunicator(int rank, SimConfig config, CommGroup group, Ledger ledger) {
+        this(rank, rank, config, group, ledger, null);
+    }
+
+    private SimCommunicator(int rank, int device, SimConfig config, CommGroup group, Ledger ledger,
+                            ChildCommunicators siblings) {
         this.rank = rank;
+        this.device = device;
+        this.siblings = siblings;
         this.config = config;
         this.group = group;
         this.ledger = ledger;
         this.topology = new Topology(config.ranks(), config.ranksPerNode());
-        this.customVmm = new SimVirtualMemory(rank, ledger, config, Allocator.CUSTOM);
-        this.projectVmm = new SimVirtualMemory(rank, ledger, config, Allocator.VMM);
+        this.customVmm = new SimVirtualMemory(device, ledger, config, Allocator.CUSTOM);
+        this.projectVmm = new SimVirtualMemory(device, ledger, config, Allocator.VMM);
         this.defaultStream = (SimStream) createStream();
     }
 
@@ -139,13 +157,13 @@ public final class SimCommunicator implements Communicator {
         switch (allocator) {
             case MEM_ALLOC: {
                 long rounded = VirtualMemory.roundUp(bytes, granularity);
-                return DeviceBuffer.root(SimMemory.allocate(rank, ledger, Allocator.MEM_ALLOC, rounded, rounded,
+                return DeviceBuffer.root(SimMemory.allocate(device, ledger, Allocator.MEM_ALLOC, rounded, rounded,
                         granularity, projectVmm.qualifiedHandleTypes()), type, count);
             }
             case VMM:
                 return checkedRoot(new QualifiedVmmAllocator(), projectVmm, type, count);
             case LEGACY:
-                return DeviceBuffer.root(SimMemory.allocate(rank, ledger, Allocator.LEGACY, bytes, bytes,
+                return DeviceBuffer.root(SimMemory.allocate(device, ledger, Allocator.LEGACY, bytes, bytes,
                         LEGACY_ALIGNMENT, Set.of()), type, count);
             default:
                 throw CollectivesException.usage(rank, "Allocator." + allocator + " needs an allocator instance:"
@@ -164,7 +182,7 @@ public final class SimCommunicator implements Communicator {
         long bytes = bytes(count, type, 1, "allocate");
         DeviceMemory memory = allocator.allocate(vmm, bytes);
         try {
-            if (!(memory instanceof SimMemory) || ((SimMemory) memory).rank() != rank) {
+            if (!(memory instanceof SimMemory) || ((SimMemory) memory).rank() != device) {
                 throw CollectivesException.usage(rank, AllocatorRule.nameOf(allocator.getClass()) + " returned " + memory
                         + ", which was not mapped with this rank's virtualMemory()");
             }
@@ -455,9 +473,9 @@ public final class SimCommunicator implements Communicator {
         if (buffer == null) {
             throw CollectivesException.usage(rank, what + ": the buffer is null");
         }
-        if (!(buffer.memory() instanceof SimMemory) || ((SimMemory) buffer.memory()).rank() != rank) {
+        if (!(buffer.memory() instanceof SimMemory) || ((SimMemory) buffer.memory()).rank() != device) {
             throw CollectivesException.usage(rank, what + ": " + buffer + " is not memory of rank " + rank
-                    + "'s simulated device");
+                    + "'s simulated device (device " + device + ")");
         }
         if (buffer.memory().isClosed()) {
             throw CollectivesException.usage(rank, what + ": " + buffer + " was already freed");
@@ -611,8 +629,8 @@ public final class SimCommunicator implements Communicator {
     public DeviceBuffer wrap(long address, long bytes, DataType type) {
         requireOpen("wrap");
         ForeignMemory.Classification found = SimForeignMemory.classify(address);
-        long count = ForeignMemory.check(rank, rank, address, bytes, type, found);
-        SimMemory memory = SimForeignMemory.wrap(rank, address, found, ForeignMemory.describe(found, "musaMalloc"));
+        long count = ForeignMemory.check(rank, device, address, bytes, type, found);
+        SimMemory memory = SimForeignMemory.wrap(device, address, found, ForeignMemory.describe(found, "musaMalloc"));
         return DeviceBuffer.wrapped(memory, address - found.head(), type, count);
     }
 
@@ -633,7 +651,8 @@ public final class SimCommunicator implements Communicator {
     @Override
     public synchronized Stream createStream() {
         requireUsable("createStream");
-        SimStream stream = new SimStream(this, rank, "sim-rank-" + rank + "-stream-" + streams.size());
+        SimStream stream = new SimStream(this, device, "sim-device-" + device + "-rank-" + rank + "-of-" + size()
+                + "-stream-" + streams.size());
         streams.add(stream);
         return stream;
     }
@@ -642,8 +661,9 @@ public final class SimCommunicator implements Communicator {
     private SimStream streamOf(Stream stream) {
         SimStream s = stream instanceof WrappedSimStream ? ((WrappedSimStream) stream).target()
                 : stream instanceof SimStream ? (SimStream) stream : null;
-        if (s == null || s.device() != rank) {
-            throw CollectivesException.usage(rank, stream + " is not a stream of rank " + rank + "'s device");
+        if (s == null || s.device() != device) {
+            throw CollectivesException.usage(rank, stream + " is not a stream of rank " + rank + "'s device (device "
+                    + device + ")");
         }
         return s;
     }
@@ -665,17 +685,52 @@ public final class SimCommunicator implements Communicator {
         group.requireNotAborted(rank, call);
     }
 
+    // ---- child communicators ------------------------------------------------------------------------------
+
+    @Override
+    public Optional<Communicator> split(int color, int key) {
+        ChildCommunicators.requireColor(rank, color);
+        requireUsable("split");
+        long seq;
+        synchronized (this) {
+            seq = splitSeq++;
+        }
+        return group.split(rank, seq, color, key).map(this::adopt);
+    }
+
+    /** Works on an aborted communicator too: that is what survivors of a failed rank shrink. */
+    @Override
+    public Communicator shrink(int... excludedRanks) {
+        int[] excluded = ChildCommunicators.excludedRanks(rank, size(), excludedRanks);
+        requireOpen("shrink");
+        long seq;
+        synchronized (this) {
+            seq = shrinkSeq++;
+        }
+        return adopt(group.shrink(rank, seq, excluded));
+    }
+
+    private SimCommunicator adopt(CommGroup.Member member) {
+        return children.adopt(new SimCommunicator(member.rank(), device, member.group().config(), member.group(),
+                new Ledger(), children));
+    }
+
     @Override
     public void abort() {
         group.abort("rank " + rank + " called abort()");
     }
 
     /**
-     * Lets queued work finish, stops the streams, and reports what was left alive through this communicator
-     * (memory, registrations, windows, graphs): that must be closed first. Idempotent.
+     * Closes the open children first, then lets queued work finish, stops the streams, and reports what was left
+     * alive through this communicator (memory, registrations, windows, graphs): that must be closed first.
+     * Idempotent.
      */
     @Override
     public void close() {
+        children.closeChildrenThen(this::closeThis);
+    }
+
+    private void closeThis() {
         List<SimStream> toClose;
         synchronized (this) {
             if (closed) {
@@ -686,6 +741,9 @@ public final class SimCommunicator implements Communicator {
         }
         toClose.forEach(SimStream::close);
         group.leave(rank);
+        if (siblings != null) {
+            siblings.forget(this);
+        }
         SimUsage left = ledger.snapshot();
         if (!left.isZero()) {
             throw CollectivesException.usage(rank, "communicator closed with live resources: " + left
@@ -695,7 +753,8 @@ public final class SimCommunicator implements Communicator {
 
     @Override
     public String toString() {
-        return "sim communicator, rank " + rank + " of " + size();
+        return "sim communicator, rank " + rank + " of " + size() + (siblings == null ? "" : " (a child, on device "
+                + device + ")");
     }
 
     /** The ops a thread collects between groupStart and groupEnd. */

@@ -40,6 +40,20 @@ public final class SimConfig {
         this.timeout = b.timeout;
     }
 
+    /** The configuration of a child communicator of {@code ranks} ranks, {@code ranksPerNode} on each node. */
+    SimConfig child(int ranks, int ranksPerNode) {
+        return new SimConfig(this, ranks, ranksPerNode);
+    }
+
+    private SimConfig(SimConfig parent, int ranks, int ranksPerNode) {
+        this.ranks = ranks;
+        this.ranksPerNode = ranksPerNode;
+        this.granularity = parent.granularity;
+        this.capabilities = parent.capabilities;
+        this.environmentOverrides = parent.environmentOverrides;
+        this.timeout = parent.timeout;
+    }
+
     /** A builder with the defaults. */
     public static Builder builder() {
         return new Builder();

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -129,6 +130,21 @@ final class WireGroup extends CommGroup {
                         send.dataBytes());
             }
         };
+    }
+
+    @Override
+    Optional<Member> split(int rank, long seq, int color, int key) {
+        throw acrossProcesses(rank, "split");
+    }
+
+    @Override
+    Member shrink(int rank, long seq, int[] excluded) {
+        throw acrossProcesses(rank, "shrink");
+    }
+
+    private static CollectivesException acrossProcesses(int rank, String call) {
+        return CollectivesException.usage(rank, call + " is not available on sim ranks in several processes: the sim"
+                + " makes child communicators of ranks that are threads of one process");
     }
 
     /** Tells every rank, then fails every pending and later call here. */

@@ -101,7 +101,8 @@
     X(DRV_POINTER_GET_ATTRIBUTES, CX_DRV, "PointerGetAttributes", 0)           \
     X(DRV_MEM_GET_ADDRESS_RANGE, CX_DRV, "MemGetAddressRange_v2", 0)           \
     X(DRV_MEM_RETAIN_ALLOCATION_HANDLE, CX_DRV, "MemRetainAllocationHandle", 0) \
-    X(DRV_MEM_GET_ALLOCATION_PROPERTIES_FROM_HANDLE, CX_DRV, "MemGetAllocationPropertiesFromHandle", 0)
+    X(DRV_MEM_GET_ALLOCATION_PROPERTIES_FROM_HANDLE, CX_DRV, "MemGetAllocationPropertiesFromHandle", 0) \
+    X(COMM_SHRINK, CX_CCL, "CommShrink", 0)
 
 #define CX_SLOT_ENUM(slot, library, name, required) CX_##slot,
 enum { CX_SYMBOLS(CX_SLOT_ENUM) CX_SLOT_COUNT };
@@ -298,6 +299,18 @@ static inline jint cx_comm_init_all(jlong lib, jlong* comms, jint ndev, jint* de
 static inline jint cx_comm_split(jlong lib, jlong comm, jint color, jint key, jlong* out) {
     return CX_CALL(lib, COMM_SPLIT, int (*)(void*, int, int, void**, void*))(CX_PTR(comm), color, key,
                                                                              (void**)out, NULL);
+}
+
+/**
+ * ncclCommShrink (NCCL 2.27 and later): the parent's ranks but the `count` ranks of `excluded`, with the parent's
+ * config (NULL); `flags` is NCCL_SHRINK_DEFAULT (0) or NCCL_SHRINK_ABORT (1, stop the parent's pending work first).
+ */
+static inline jint cx_comm_shrink(jlong lib, jlong comm, jint* excluded, jint count, jlong* out, jint flags) {
+    void* c = NULL;
+    int rc = CX_CALL(lib, COMM_SHRINK, int (*)(void*, int*, int, void**, void*, int))(CX_PTR(comm), (int*)excluded,
+                                                                                    count, &c, NULL, flags);
+    *out = (jlong)(intptr_t)c;
+    return rc;
 }
 
 static inline jint cx_comm_finalize(jlong lib, jlong comm) {
