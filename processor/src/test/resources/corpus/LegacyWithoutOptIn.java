@@ -1,4 +1,4 @@
-// expect: [R9 LEGACY] "buffer `a` comes from Allocator.LEGACY (musaMalloc) and the GRAPH pipeline registers it"
+// expect: [R9 LEGACY] "buffer `a` comes from Allocator.LEGACY (cudaMalloc/musaMalloc) and the GRAPH pipeline registers it"
 package corpus;
 
 import dev.collectives.annotation.*;

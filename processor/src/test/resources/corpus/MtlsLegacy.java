@@ -1,4 +1,4 @@
-// expect: [R3 MTLS-ALLOC] "buffer `a` uses Allocator.LEGACY (musaMalloc), but MTLink SHARP registration needs mcclMemAlloc or"
+// expect: [R3 MTLS-ALLOC] "buffer `a` uses Allocator.LEGACY (cudaMalloc/musaMalloc), but MTLink SHARP registration needs ncclMemAlloc/mcclMemAlloc or"
 package corpus;
 
 import dev.collectives.annotation.*;

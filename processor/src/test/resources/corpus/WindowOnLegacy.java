@@ -1,4 +1,4 @@
-// expect: [R12 WINDOW] "window `a` is on Allocator.LEGACY (musaMalloc) memory"
+// expect: [R12 WINDOW] "window `a` is on Allocator.LEGACY (cudaMalloc/musaMalloc) memory"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -7,7 +7,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-/** mcclAllGather(send + sendOffset, recv + recvOffset, sendCount, type, comm, stream); recv holds sendCount × ranks. Offsets and counts are in elements of the buffers' type. */
+/** ncclAllGather/mcclAllGather(send + sendOffset, recv + recvOffset, sendCount, type, comm, stream); recv holds sendCount × ranks. Offsets and counts are in elements of the buffers' type. */
 @Documented
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)

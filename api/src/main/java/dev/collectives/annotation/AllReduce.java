@@ -7,7 +7,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-/** mcclAllReduce(send + sendOffset, recv + recvOffset, count, type, op, comm, stream). Offsets and counts are in elements of the buffers' type. */
+/** ncclAllReduce/mcclAllReduce(send + sendOffset, recv + recvOffset, count, type, op, comm, stream). Offsets and counts are in elements of the buffers' type. */
 @Documented
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)

@@ -7,7 +7,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-/** mcclAlltoAll(send + sendOffset, recv + recvOffset, count, type, comm, stream): count elements to and from each rank. Offsets and counts are in elements of the buffers' type. */
+/** ncclAlltoAll/mcclAlltoAll(send + sendOffset, recv + recvOffset, count, type, comm, stream): count elements to and from each rank. Offsets and counts are in elements of the buffers' type. */
 @Documented
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)

@@ -20,7 +20,7 @@ public @interface Buffer {
     /** An expression instead of {@link #count()}: integer literals, {@link Dim dims} and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
     String countExpr() default "";
 
-    /** Where the memory comes from: {@code mcclMemAlloc} by default (R3, R11). */
+    /** Where the memory comes from: {@code ncclMemAlloc}/{@code mcclMemAlloc} by default (R3, R11). */
     Allocator allocator() default Allocator.MEM_ALLOC;
 
     /** With {@link Allocator#CUSTOM}: a concrete DeviceAllocator annotated {@link QualifiedAllocator}. */

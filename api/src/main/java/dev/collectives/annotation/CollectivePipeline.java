@@ -24,7 +24,10 @@ public @interface CollectivePipeline {
     /** The SHARP accelerations the pipeline asks for; where the hardware lacks one, its ops take the general path. */
     Acceleration[] acceleration() default {};
 
-    /** Opt-in to registering {@link Allocator#LEGACY} buffers (R9); bind still needs MCCL_LEGACY_MUSA_REGISTER=1. */
+    /**
+     * Opt-in to registering {@link Allocator#LEGACY} buffers (R9); bind still needs
+     * NCCL_LEGACY_CUDA_REGISTER=1/MCCL_LEGACY_MUSA_REGISTER=1.
+     */
     boolean allowLegacyRegistration() default false;
 
     /** The world size, when known: enables size checks of allgather, reducescatter and alltoall at compile time. */

@@ -1,8 +1,8 @@
 package dev.collectives.annotation;
 
-/** Element types of MCCL/NCCL, with the library's enum values ({@code mcclDataType_t} / {@code ncclDataType_t}). */
+/** Element types of NCCL/MCCL, with the library's enum values ({@code ncclDataType_t}/{@code mcclDataType_t}). */
 public enum DataType {
-    /** 8-bit signed integer ({@code mcclInt8}). */
+    /** 8-bit signed integer ({@code ncclInt8}/{@code mcclInt8}). */
     INT8(0, 1, false),
     /** 8-bit unsigned integer; the default type of a buffer declared without one (bytes). */
     UINT8(1, 1, false),
@@ -37,7 +37,7 @@ public enum DataType {
         this.floatingPoint = floatingPoint;
     }
 
-    /** The value of {@code mcclDataType_t} / {@code ncclDataType_t}. */
+    /** The value of {@code ncclDataType_t}/{@code mcclDataType_t}. */
     public int code() {
         return code;
     }

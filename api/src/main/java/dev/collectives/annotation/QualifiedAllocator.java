@@ -7,8 +7,8 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Marks a DeviceAllocator that meets the allocator requirements of the MCCL user-buffer-registration guide (R11), with
- * the handle types it exports.
+ * Marks a DeviceAllocator that meets the allocator requirements of the NCCL/MCCL user-buffer-registration guide
+ * (R11), with the handle types it exports.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

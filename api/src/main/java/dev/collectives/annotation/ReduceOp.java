@@ -1,6 +1,6 @@
 package dev.collectives.annotation;
 
-/** Reduction operators, with the library's enum values ({@code mcclRedOp_t} / {@code ncclRedOp_t}). */
+/** Reduction operators, with the library's enum values ({@code ncclRedOp_t}/{@code mcclRedOp_t}). */
 public enum ReduceOp {
     /** Sum; integers wrap. */
     SUM(0),
@@ -19,7 +19,7 @@ public enum ReduceOp {
         this.code = code;
     }
 
-    /** The value of {@code mcclRedOp_t} / {@code ncclRedOp_t}. */
+    /** The value of {@code ncclRedOp_t}/{@code mcclRedOp_t}. */
     public int code() {
         return code;
     }

@@ -7,7 +7,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-/** mcclReduceScatter(send + sendOffset, recv + recvOffset, recvCount, type, op, comm, stream); send holds recvCount × ranks. Offsets and counts are in elements of the buffers' type. */
+/** ncclReduceScatter/mcclReduceScatter(send + sendOffset, recv + recvOffset, recvCount, type, op, comm, stream); send holds recvCount × ranks. Offsets and counts are in elements of the buffers' type. */
 @Documented
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)

@@ -7,7 +7,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-/** mcclSend(buffer + offset, count, type, peer, comm, stream), grouped with the step's other point-to-point ops. Offsets and counts are in elements of the buffers' type. */
+/** ncclSend/mcclSend(buffer + offset, count, type, peer, comm, stream), grouped with the step's other point-to-point ops. Offsets and counts are in elements of the buffers' type. */
 @Documented
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)

@@ -7,7 +7,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * A typed window into a {@link Buffer} (or another view) at a byte offset, as in the MCCL user-buffer-registration
+ * A typed window into a {@link Buffer} (or another view) at a byte offset, as in the NCCL/MCCL user-buffer-registration
  * guide's third example: one block, registered once, with send and recv carved from it. Its offset,
  * {@link #offsetBytes()}, is in <em>bytes</em> from the head of {@link #of()}, because the views of one block may
  * have different types; the offsets of the ops that use it ({@code sendOffset}, {@code recvOffset}, {@code offset})

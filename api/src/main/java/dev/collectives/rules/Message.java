@@ -52,11 +52,13 @@ public enum Message {
     R1_MIXED_OP(Rule.R1_MIXED, "%s in `%s()` mixes a registered and an unregistered buffer: send `%s` is %s, recv `%s`"
             + " is %s; register both or neither"),
     /** A registered legacy buffer under MTLink SHARP. Argument: the buffer. */
-    R3_LEGACY(Rule.R3_MTLS_ALLOC, "buffer `%s` uses Allocator.LEGACY (musaMalloc), but MTLink SHARP registration needs"
-            + " mcclMemAlloc or a qualified allocator: use Allocator.MEM_ALLOC or Allocator.VMM"),
+    R3_LEGACY(Rule.R3_MTLS_ALLOC, "buffer `%s` uses Allocator.LEGACY (cudaMalloc/musaMalloc), but MTLink SHARP"
+            + " registration needs ncclMemAlloc/mcclMemAlloc or a qualified allocator: use Allocator.MEM_ALLOC or"
+            + " Allocator.VMM"),
     /** A registered buffer of an unqualified custom allocator under MTLink SHARP. Arguments: the buffer, the class. */
     R3_UNQUALIFIED_CUSTOM(Rule.R3_MTLS_ALLOC, "buffer `%s` uses %s, which is not a qualified allocator (no"
-            + " @QualifiedAllocator), but MTLink SHARP registration needs mcclMemAlloc or a qualified allocator"),
+            + " @QualifiedAllocator), but MTLink SHARP registration needs ncclMemAlloc/mcclMemAlloc or a qualified"
+            + " allocator"),
     /**
      * An op's side starts before the head of its buffer. Arguments: the side ("the send of @AllReduce #0 in step()"),
      * its offset in elements, the buffer.
@@ -80,10 +82,11 @@ public enum Message {
     R8_GENERAL_PATH(Rule.R8_IB_SHARP, "%s in `%s()` is not served by IB SHARP (only @AllReduce, @ReduceScatter and"
             + " @AllGather are); it takes the general path"),
     /** A registered legacy buffer without the opt-in. Arguments: the buffer, the pipeline's registration. */
-    R9_WITHOUT_OPT_IN(Rule.R9_LEGACY, "buffer `%s` comes from Allocator.LEGACY (musaMalloc) and the %s pipeline"
-            + " registers it; legacy registration can hang or crash on abort, so opt in with"
-            + " @CollectivePipeline(allowLegacyRegistration = true) (bind then needs MCCL_LEGACY_MUSA_REGISTER=1), use"
-            + " Allocator.MEM_ALLOC, or declare it registered = false"),
+    R9_WITHOUT_OPT_IN(Rule.R9_LEGACY, "buffer `%s` comes from Allocator.LEGACY (cudaMalloc/musaMalloc) and the %s"
+            + " pipeline registers it; legacy registration can hang or crash on abort, so opt in with"
+            + " @CollectivePipeline(allowLegacyRegistration = true) (bind then needs"
+            + " NCCL_LEGACY_CUDA_REGISTER=1/MCCL_LEGACY_MUSA_REGISTER=1), use Allocator.MEM_ALLOC, or declare it"
+            + " registered = false"),
     /** {@code customAllocator} without {@code Allocator.CUSTOM}. Arguments: the buffer, the class, the allocator. */
     R11_CLASS_WITHOUT_CUSTOM(Rule.R11_ALLOCATOR, "buffer `%s` names customAllocator = %s.class but allocator ="
             + " Allocator.%s; the class is only used with allocator = Allocator.CUSTOM"),
@@ -135,8 +138,8 @@ public enum Message {
     R11_WITHOUT_FABRIC(Rule.R11_ALLOCATOR, "buffer `%s`: %s declares handle types %s without FABRIC, which MTLink"
             + " SHARP registration needs on GPUs that support it"),
     /** A window on legacy memory. Argument: the accessor. */
-    R12_LEGACY(Rule.R12_WINDOW, "window `%s` is on Allocator.LEGACY (musaMalloc) memory; window registration needs"
-            + " Allocator.MEM_ALLOC, VMM or a qualified custom allocator"),
+    R12_LEGACY(Rule.R12_WINDOW, "window `%s` is on Allocator.LEGACY (cudaMalloc/musaMalloc) memory; window"
+            + " registration needs Allocator.MEM_ALLOC, VMM or a qualified custom allocator"),
     /**
      * A window on a view, off the alignment. Arguments: the view, its byte in its allocation, the alignment, the
      * nearest aligned byte below.

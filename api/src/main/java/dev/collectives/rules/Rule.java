@@ -1,9 +1,9 @@
 package dev.collectives.rules;
 
 /**
- * The registration rules: R1 to R12 from the MCCL user-buffer-registration guide (NCCL's rules are the same), R13
- * and R14 the project's own. Every compile-time diagnostic and run-time {@code CollectivesException} about a rule
- * starts with its {@link #tag()}, such as {@code [R7 ARENA]}, and ends with a pointer to its section of the rules
+ * The registration rules: R1 to R12 from the NCCL/MCCL user-buffer-registration guide (the two libraries' rules are the
+ * same), R13 and R14 the project's own. Every compile-time diagnostic and run-time {@code CollectivesException} about a
+ * rule starts with its {@link #tag()}, such as {@code [R7 ARENA]}, and ends with a pointer to its section of the rules
  * page, {@link #anchor()}. Each constant's Javadoc holds the rule and where it is checked (<em>compile</em>: the
  * annotation processor rejects the interface; <em>bind</em>: the generated {@code bind(...)} or the runtime throws;
  * <em>call</em>: each step call); the rules page adds examples of each violation and its fix.
@@ -11,7 +11,7 @@ package dev.collectives.rules;
 public enum Rule {
     /**
      * If one rank passes registered buffers to a collective, every rank must; and within one rank, an op's send and
-     * recv buffer are both registered or both not. MCCL's behaviour with a mix is undefined.
+     * recv buffer are both registered or both not. The library's behaviour with a mix is undefined.
      *
      * <p><em>Compile</em>: in a {@code LOCAL} pipeline an op may not combine a registered buffer with one declared
      * {@code registered = false} (views take their block's registration); in a {@code GRAPH} pipeline no op may use a
@@ -36,8 +36,8 @@ public enum Rule {
      */
     R2_OFFSET("R2", "OFFSET"),
     /**
-     * MTLink SHARP (NVLink SHARP on NVIDIA) registration needs memory from {@code mcclMemAlloc} or from a qualified
-     * allocator (R11). Legacy {@code musaMalloc} memory does not qualify.
+     * MTLink SHARP (NVLink SHARP on NVIDIA) registration needs memory from {@code ncclMemAlloc}/{@code mcclMemAlloc}
+     * or from a qualified allocator (R11). Legacy {@code cudaMalloc}/{@code musaMalloc} memory does not qualify.
      *
      * <p><em>Compile</em>: in a registering pipeline with {@code acceleration = Acceleration.MTLINK_SHARP}, a
      * registered {@code @Buffer} may not use {@code Allocator.LEGACY}, nor a custom allocator without
@@ -64,8 +64,9 @@ public enum Rule {
      */
     R5_GRAPH_LIFETIME("R5", "GRAPH-LIFETIME"),
     /**
-     * Local registration: {@code mcclCommRegister} on every rank before the first collective,
-     * {@code mcclCommDeregister} explicitly at the end; register once and reuse.
+     * Local registration: {@code ncclCommRegister}/{@code mcclCommRegister} on every rank before the first
+     * collective, {@code ncclCommDeregister}/{@code mcclCommDeregister} explicitly at the end; register once and
+     * reuse.
      *
      * <p><em>Bind/close</em>: a {@code LOCAL} pipeline registers each root allocation once at bind (one handle per
      * {@code @Buffer} and {@code @External}, never per view) and deregisters in {@code close()}, before the memory is
@@ -90,7 +91,8 @@ public enum Rule {
     R7_ARENA("R7", "ARENA"),
     /**
      * IB SHARP registration works only for communicators with exactly one rank per node; it serves allreduce,
-     * reducescatter and allgather; any allocator (also {@code musaMalloc}) will do; it cuts MCCL's SM use to 1.
+     * reducescatter and allgather; any allocator (also {@code cudaMalloc}/{@code musaMalloc}) will do; it cuts the
+     * library's SM use to 1.
      *
      * <p><em>Compile</em> (warning): an op other than {@code @AllReduce}, {@code @ReduceScatter}, {@code @AllGather} in
      * a pipeline with {@code acceleration = Acceleration.IB_SHARP} takes the general path. <em>Bind</em>: a registering
@@ -98,8 +100,8 @@ public enum Rule {
      */
     R8_IB_SHARP("R8", "IB-SHARP"),
     /**
-     * General (intra-node) registration serves collectives and send/recv. Legacy {@code musaMalloc}/{@code cudaMalloc}
-     * memory may be registered only when {@code MCCL_LEGACY_MUSA_REGISTER=1} ({@code NCCL_LEGACY_CUDA_REGISTER=1}),
+     * General (intra-node) registration serves collectives and send/recv. Legacy {@code cudaMalloc}/{@code musaMalloc}
+     * memory may be registered only when {@code NCCL_LEGACY_CUDA_REGISTER=1}/{@code MCCL_LEGACY_MUSA_REGISTER=1},
      * because it can hang or crash on abort.
      *
      * <p><em>Compile</em>: a registered {@code Allocator.LEGACY} buffer in a {@code GRAPH} or {@code LOCAL} pipeline
@@ -112,9 +114,9 @@ public enum Rule {
      */
     R9_LEGACY("R9", "LEGACY"),
     /**
-     * {@code mcclWinGetUserPtr} returns the pointer a window was registered on; {@code mcclGetLsaDevicePointer} the
-     * window's device address as another rank of the local team sees it. Both need symmetric-window support; without it
-     * a probe may return success and a NULL pointer.
+     * {@code ncclWinGetUserPtr}/{@code mcclWinGetUserPtr} returns the pointer a window was registered on; {@code
+     * ncclGetLsaDevicePointer}/{@code mcclGetLsaDevicePointer} the window's device address as another rank of the local
+     * team sees it. Both need symmetric-window support; without it a probe may return success and a NULL pointer.
      *
      * <p><em>Bind/call</em>: the runtime probes the helpers as a capability; {@code RegisteredWindow.userPointer()} and
      * {@code RegisteredWindow.lsaDevicePointer(...)} are empty where they are missing, and the generated {@code
@@ -135,8 +137,8 @@ public enum Rule {
      */
     R11_ALLOCATOR("R11", "ALLOCATOR"),
     /**
-     * Window registration is collective (every rank calls it), needs VMM or {@code mcclMemAlloc} memory and a head
-     * aligned to 4096 bytes, and symmetric windows need the same offset on every rank.
+     * Window registration is collective (every rank calls it), needs VMM or {@code ncclMemAlloc}/{@code mcclMemAlloc}
+     * memory and a head aligned to 4096 bytes, and symmetric windows need the same offset on every rank.
      *
      * <p><em>Compile</em>: {@code @Window} on {@code Allocator.LEGACY} memory is an error; a window on a {@code @View}
      * must start at a multiple of 4096 bytes in its allocation. <em>Bind</em>: every rank registers the window in
@@ -162,7 +164,7 @@ public enum Rule {
     R13_TYPES("R13", "TYPES"),
     /**
      * All ranks bind the same pipeline: the same ops in the same order, with the same counts, types, offsets and
-     * registration mode. A difference hangs MCCL; Collectives reports it on every rank.
+     * registration mode. A difference hangs the library; Collectives reports it on every rank.
      *
      * <p><em>Bind</em>: the generated {@code bind} builds a fingerprint of the pipeline (its name, registration,
      * accelerations, declared ranks, every buffer, view, external, window and op) and exchanges it over the

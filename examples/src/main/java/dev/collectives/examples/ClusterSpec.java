@@ -28,7 +28,7 @@ public record ClusterSpec(int ranksPerNode, Set<Need> needs) {
 
     /** What the runner checks, and what the sim cluster is configured with. */
     public enum Need {
-        /** User buffer registration (MCCL 2.28.9 or later). */
+        /** User buffer registration (any NCCL this project loads; MCCL 2.28.9 or later). */
         REGISTRATION,
         /** MTLink SHARP (NVLS) on the fabric (R3). */
         MTLINK_SHARP,
@@ -36,9 +36,9 @@ public record ClusterSpec(int ranksPerNode, Set<Need> needs) {
         IB_SHARP,
         /** Window registration yields symmetric windows (R12). */
         SYMMETRIC_WINDOWS,
-        /** mcclWinGetUserPtr and mcclGetLsaDevicePointer (R10). */
+        /** ncclWinGetUserPtr/mcclWinGetUserPtr and ncclGetLsaDevicePointer/mcclGetLsaDevicePointer (R10). */
         WINDOW_HELPERS,
-        /** MCCL_LEGACY_MUSA_REGISTER=1 (NCCL_LEGACY_CUDA_REGISTER=1 on NVIDIA) in the environment (R9). */
+        /** NCCL_LEGACY_CUDA_REGISTER=1/MCCL_LEGACY_MUSA_REGISTER=1 in the environment (R9). */
         LEGACY_REGISTER
     }
 

@@ -58,7 +58,7 @@ class RunnerExamplesTest {
             Map.entry("custom-allocator", "general"),
             Map.entry("ring", "none"),
             Map.entry("framework-interop",
-                    "external gradients: foreign, legacy musaMalloc, 0 bytes from its allocation's head"),
+                    "external gradients: foreign, legacy {cuda,musa}Malloc, 0 bytes from its allocation's head"),
             Map.entry("gradient-buckets", "graph cache of bucket()"),
             Map.entry("hybrid-parallel", "DataParallelGradients (GRAPH registration)"));
 

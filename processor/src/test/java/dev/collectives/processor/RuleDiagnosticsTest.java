@@ -51,8 +51,8 @@ class RuleDiagnosticsTest {
                 "          allocator = Allocator.LEGACY) DeviceBuffer a();",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();",
                 "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();");
-        assertError(s, "[R3 MTLS-ALLOC] buffer `a` uses Allocator.LEGACY (musaMalloc), but MTLink SHARP registration "
-                + "needs mcclMemAlloc or a qualified allocator", "allocator = Allocator.LEGACY");
+        assertError(s, "[R3 MTLS-ALLOC] buffer `a` uses Allocator.LEGACY (cudaMalloc/musaMalloc), but MTLink SHARP "
+                + "registration needs ncclMemAlloc/mcclMemAlloc or a qualified allocator", "allocator = Allocator.LEGACY");
     }
 
     // ---- R7 ARENA --------------------------------------------------------------------------------------------------
@@ -154,8 +154,8 @@ class RuleDiagnosticsTest {
                 "          allocator = Allocator.LEGACY) DeviceBuffer a();",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();",
                 "  @Broadcast(send = \"a\", recv = \"b\", count = 8) void step();");
-        assertError(s, "[R9 LEGACY] buffer `a` comes from Allocator.LEGACY (musaMalloc) and the LOCAL pipeline "
-                + "registers it", "allocator = Allocator.LEGACY");
+        assertError(s, "[R9 LEGACY] buffer `a` comes from Allocator.LEGACY (cudaMalloc/musaMalloc) and the LOCAL "
+                + "pipeline registers it", "allocator = Allocator.LEGACY");
         assertThat(s.compile()).hadErrorContaining("allowLegacyRegistration = true");
     }
 
@@ -226,7 +226,7 @@ class RuleDiagnosticsTest {
         Sources s = Sources.pipeline("registration = Registration.NONE",
                 "  @Window",
                 "  @Buffer(type = DataType.FLOAT32, count = 1024, allocator = Allocator.LEGACY) DeviceBuffer win();");
-        assertError(s, "[R12 WINDOW] window `win` is on Allocator.LEGACY (musaMalloc) memory", "@Window");
+        assertError(s, "[R12 WINDOW] window `win` is on Allocator.LEGACY (cudaMalloc/musaMalloc) memory", "@Window");
     }
 
     @Test

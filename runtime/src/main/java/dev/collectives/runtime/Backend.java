@@ -3,11 +3,11 @@ package dev.collectives.runtime;
 import dev.collectives.runtime.bootstrap.Bootstrap;
 
 /**
- * A collective library: {@code sim} (embedded), {@code mccl} or {@code nccl}. Implementations are found with
+ * A collective library: {@code sim} (embedded), {@code nccl} or {@code mccl}. Implementations are found with
  * {@link java.util.ServiceLoader}; get one through {@link Backends}.
  */
 public interface Backend {
-    /** "sim", "mccl", "nccl" */
+    /** "sim", "nccl", "mccl" */
     String name();
 
     /** Checked without side effects; unavailable backends say which library or symbol is missing. */

@@ -6,7 +6,8 @@ package dev.collectives.runtime;
  * @param libraryVersion   e.g. "2.28.9"
  * @param mtlinkSharp      MTLink SHARP (NVLS) is usable
  * @param ibSharp          IB SHARP (CollNet) is enabled on this communicator
- * @param registration     user buffer registration is supported (MCCL 2.28.9 or later)
+ * @param registration     user buffer registration is supported (any NCCL this project loads; MCCL 2.28.9 or
+ *                         later)
  * @param symmetricWindows window registration yields symmetric windows
  * @param windowHelpers    {@code WinGetUserPtr} and {@code GetLsaDevicePointer} exist and work (R10)
  * @param fabricHandles    the device supports FABRIC VMM handles (R11)

@@ -7,10 +7,10 @@ import dev.collectives.annotation.ReduceOp;
 import java.util.Optional;
 
 /**
- * One rank's view of an {@code mcclComm_t}. The collective methods enqueue work on {@code stream} and return at
- * once, like their C counterparts; buffers are passed as {@link DeviceBuffer}s with an element offset where the op
- * starts (or whose address is where it starts). Closing it destroys the communicator; memory, registrations
- * and windows made through it must be closed first, which {@link #close()} checks.
+ * One rank's view of an {@code ncclComm_t}/{@code mcclComm_t}. The collective methods enqueue work on {@code stream}
+ * and return at once, like their C counterparts; buffers are passed as {@link DeviceBuffer}s with an element offset
+ * where the op starts (or whose address is where it starts). Closing it destroys the communicator; memory,
+ * registrations and windows made through it must be closed first, which {@link #close()} checks.
  *
  * <p>{@link #split} and {@link #shrink} make child communicators of some of the ranks, as {@code ncclCommSplit}
  * and {@code ncclCommShrink} (MCCL: {@code mcclCommSplit}, {@code mcclCommShrink}) do. A child is a communicator
@@ -27,7 +27,7 @@ public interface Communicator extends AutoCloseable {
     /** The number of ranks of the communicator. */
     int size();
 
-    /** The backend's name: "sim", "mccl", "nccl". */
+    /** The backend's name: "sim", "nccl", "mccl". */
     String backendName();
 
     /** How the ranks sit on nodes (R8: IB SHARP needs one rank per node). */
@@ -36,13 +36,20 @@ public interface Communicator extends AutoCloseable {
     /** What the library and the hardware offer: registration, SHARP, windows and their helpers, the version. */
     Capabilities capabilities();
 
-    /** The environment the library sees (e.g. MCCL_LEGACY_MUSA_REGISTER, R9). */
+    /** The environment the library sees (e.g. NCCL_LEGACY_CUDA_REGISTER/MCCL_LEGACY_MUSA_REGISTER, R9). */
     Optional<String> environment(String name);
 
     /** The name under which this library reads the legacy-registration switch (R9). */
     String legacyRegisterVariable();
 
-    /** The device's recommended VMM granularity, in bytes (mcclMemAlloc rounds up to it). */
+    /**
+     * This library's name for a function of the collective library given without its prefix, for messages and
+     * {@link Pipeline#describe()}: "ncclCommRegister" on nccl and "mcclCommRegister" on mccl for "CommRegister";
+     * "{nccl,mccl}CommRegister" on the sim, which stands for either library.
+     */
+    String libraryFunction(String name);
+
+    /** The device's recommended VMM granularity, in bytes (ncclMemAlloc/mcclMemAlloc rounds up to it). */
     long granularity();
 
     /** The backend's VMM facility, for custom allocators (R11). */
@@ -50,7 +57,10 @@ public interface Communicator extends AutoCloseable {
 
     // ---- memory ------------------------------------------------------------------------------------------
 
-    /** {@code mcclMemAlloc} (MEM_ALLOC), the project's qualified VMM allocator (VMM) or {@code musaMalloc} (LEGACY). */
+    /**
+     * {@code ncclMemAlloc}/{@code mcclMemAlloc} (MEM_ALLOC), the project's qualified VMM allocator (VMM) or
+     * {@code cudaMalloc}/{@code musaMalloc} (LEGACY).
+     */
     DeviceBuffer allocate(Allocator allocator, DataType type, long count);
 
     /** Memory from a custom allocator; checked against R11 here. */
@@ -58,12 +68,15 @@ public interface Communicator extends AutoCloseable {
 
     // ---- registration ------------------------------------------------------------------------------------
 
-    /** {@code mcclCommRegister} of the whole root allocation of {@code buffer} (R6). Close to deregister. */
+    /**
+     * {@code ncclCommRegister}/{@code mcclCommRegister} of the whole root allocation of {@code buffer} (R6). Close to
+     * deregister.
+     */
     RegistrationHandle register(DeviceBuffer buffer);
 
     /**
-     * {@code mcclCommWindowRegister}, collective: every rank calls it (R12). Fails with R12 if the memory is
-     * not VMM or mcclMemAlloc memory or not 4096-aligned.
+     * {@code ncclCommWindowRegister}/{@code mcclCommWindowRegister}, collective: every rank calls it (R12). Fails
+     * with R12 if the memory is not VMM or ncclMemAlloc/mcclMemAlloc memory or not 4096-aligned.
      */
     RegisteredWindow registerWindow(DeviceBuffer buffer, boolean symmetric);
 
@@ -74,8 +87,8 @@ public interface Communicator extends AutoCloseable {
     // The op must lie inside the buffer from its offset on.
 
     /**
-     * {@code mcclAllReduce(send + sendOffset, recv + recvOffset, count, type, op, comm, stream)}. Offsets and counts
-     * are in elements of {@code type}; the op must lie inside each buffer from its offset on.
+     * {@code ncclAllReduce/mcclAllReduce(send + sendOffset, recv + recvOffset, count, type, op, comm, stream)}.
+     * Offsets and counts are in elements of {@code type}; the op must lie inside each buffer from its offset on.
      */
     void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
                    ReduceOp op, Stream stream);
@@ -106,8 +119,9 @@ public interface Communicator extends AutoCloseable {
     }
 
     /**
-     * {@code mcclBroadcast}: {@code count} elements of rank {@code root}'s send reach every rank's recv. Offsets and
-     * counts are in elements of {@code type}; the op must lie inside each buffer from its offset on.
+     * {@code ncclBroadcast}/{@code mcclBroadcast}: {@code count} elements of rank {@code root}'s send reach every
+     * rank's recv. Offsets and counts are in elements of {@code type}; the op must lie inside each buffer from its
+     * offset on.
      */
     void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
                    int root, Stream stream);
@@ -118,8 +132,8 @@ public interface Communicator extends AutoCloseable {
     }
 
     /**
-     * {@code mcclReduce}: the reduction of every rank's send reaches rank {@code root}'s recv. Offsets and counts are
-     * in elements of {@code type}; the op must lie inside each buffer from its offset on.
+     * {@code ncclReduce}/{@code mcclReduce}: the reduction of every rank's send reaches rank {@code root}'s recv.
+     * Offsets and counts are in elements of {@code type}; the op must lie inside each buffer from its offset on.
      */
     void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
                 ReduceOp op, int root, Stream stream);
@@ -140,8 +154,8 @@ public interface Communicator extends AutoCloseable {
     }
 
     /**
-     * {@code mcclSend} of {@code count} elements from {@code buffer + offset} (in elements) to rank {@code peer}; pair
-     * it with the peer's recv inside a group.
+     * {@code ncclSend}/{@code mcclSend} of {@code count} elements from {@code buffer + offset} (in elements) to rank
+     * {@code peer}; pair it with the peer's recv inside a group.
      */
     void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream);
 
@@ -150,7 +164,10 @@ public interface Communicator extends AutoCloseable {
         send(buffer, 0, count, type, peer, stream);
     }
 
-    /** {@code mcclRecv} of {@code count} elements into {@code buffer + offset} (in elements) from rank {@code peer}. */
+    /**
+     * {@code ncclRecv}/{@code mcclRecv} of {@code count} elements into {@code buffer + offset} (in elements) from rank
+     * {@code peer}.
+     */
     void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream);
 
     /** A recv into the start of the buffer. */
@@ -158,10 +175,13 @@ public interface Communicator extends AutoCloseable {
         recv(buffer, 0, count, type, peer, stream);
     }
 
-    /** {@code mcclGroupStart}: ops until {@link #groupEnd()} are issued as one (send/recv pairs need it). */
+    /**
+     * {@code ncclGroupStart}/{@code mcclGroupStart}: ops until {@link #groupEnd()} are issued as one (send/recv pairs
+     * need it).
+     */
     void groupStart();
 
-    /** {@code mcclGroupEnd}: issues the ops since {@link #groupStart()}. */
+    /** {@code ncclGroupEnd}/{@code mcclGroupEnd}: issues the ops since {@link #groupStart()}. */
     void groupEnd();
 
     // ---- memory and streams owned elsewhere ---------------------------------------------------------------
@@ -213,11 +233,14 @@ public interface Communicator extends AutoCloseable {
      */
     Communicator shrink(int... excludedRanks);
 
-    /** {@code mcclCommAbort}: stops pending work; other ranks' calls with this communicator fail. */
+    /**
+     * {@code ncclCommAbort}/{@code mcclCommAbort}: stops pending work; other ranks' calls with this communicator fail.
+     */
     void abort();
 
     /**
-     * {@code mcclCommFinalize} + {@code mcclCommDestroy}; idempotent. Children made by {@link #split} or
+     * {@code ncclCommFinalize} + {@code ncclCommDestroy} ({@code mcclCommFinalize} + {@code mcclCommDestroy});
+     * idempotent. Children made by {@link #split} or
      * {@link #shrink} and still open are closed first, newest first (as a parent must outlive its children); this
      * communicator closes even if one of them fails to, and that failure is thrown, the others suppressed.
      */

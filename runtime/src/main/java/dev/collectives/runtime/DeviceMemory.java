@@ -76,7 +76,7 @@ public abstract class DeviceMemory implements AutoCloseable {
         return handleTypes;
     }
 
-    /** VMM or mcclMemAlloc memory: what R3, R11 and R12 ask for. */
+    /** VMM or ncclMemAlloc/mcclMemAlloc memory: what R3, R11 and R12 ask for. */
     public final boolean isVirtualMemory() {
         return allocator != Allocator.LEGACY;
     }

@@ -1,11 +1,14 @@
 package dev.collectives.runtime;
 
-/** A captured graph ({@code musaGraph_t}). Buffers registered at capture stay registered until it is closed (R5). */
+/**
+ * A captured graph ({@code cudaGraph_t}/{@code musaGraph_t}). Buffers registered at capture stay registered until it is
+ * closed (R5).
+ */
 public interface Graph extends AutoCloseable {
-    /** {@code musaGraphInstantiate}. */
+    /** {@code cudaGraphInstantiate}/{@code musaGraphInstantiate}. */
     GraphExec instantiate();
 
-    /** {@code musaGraphDestroy}; idempotent. */
+    /** {@code cudaGraphDestroy}/{@code musaGraphDestroy}; idempotent. */
     @Override
     void close();
 }

@@ -1,11 +1,11 @@
 package dev.collectives.runtime;
 
-/** An instantiated graph ({@code musaGraphExec_t}). */
+/** An instantiated graph ({@code cudaGraphExec_t}/{@code musaGraphExec_t}). */
 public interface GraphExec extends AutoCloseable {
-    /** {@code musaGraphLaunch}: replays the captured ops on {@code stream}. */
+    /** {@code cudaGraphLaunch}/{@code musaGraphLaunch}: replays the captured ops on {@code stream}. */
     void launch(Stream stream);
 
-    /** {@code musaGraphExecDestroy}; idempotent. */
+    /** {@code cudaGraphExecDestroy}/{@code musaGraphExecDestroy}; idempotent. */
     @Override
     void close();
 }

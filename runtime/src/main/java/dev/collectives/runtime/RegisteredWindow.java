@@ -2,7 +2,10 @@ package dev.collectives.runtime;
 
 import java.util.OptionalLong;
 
-/** A registered window ({@code mcclWindow_t}, R12). Closing deregisters it, collectively. Idempotent. */
+/**
+ * A registered window ({@code ncclWindow_t}/{@code mcclWindow_t}, R12). Closing deregisters it, collectively.
+ * Idempotent.
+ */
 public interface RegisteredWindow extends AutoCloseable {
     /** The buffer the window was registered on. */
     DeviceBuffer buffer();
@@ -11,14 +14,14 @@ public interface RegisteredWindow extends AutoCloseable {
     boolean symmetric();
 
     /**
-     * {@code mcclWinGetUserPtr} (R10): the address the window was registered on; empty where the library lacks
-     * the window helpers.
+     * {@code ncclWinGetUserPtr}/{@code mcclWinGetUserPtr} (R10): the address the window was registered on; empty where
+     * the library lacks the window helpers.
      */
     OptionalLong userPointer();
 
     /**
-     * {@code mcclGetLsaDevicePointer} (R10): the address of this window, {@code offset} bytes in, as rank
-     * {@code lsaRank} of the local team sees it; empty where the helpers are missing.
+     * {@code ncclGetLsaDevicePointer}/{@code mcclGetLsaDevicePointer} (R10): the address of this window, {@code offset}
+     * bytes in, as rank {@code lsaRank} of the local team sees it; empty where the helpers are missing.
      */
     OptionalLong lsaDevicePointer(long offset, int lsaRank);
 

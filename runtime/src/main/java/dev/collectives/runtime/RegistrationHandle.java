@@ -1,6 +1,9 @@
 package dev.collectives.runtime;
 
-/** The handle of {@code mcclCommRegister}; closing it calls {@code mcclCommDeregister} (R6). Idempotent. */
+/**
+ * The handle of {@code ncclCommRegister}/{@code mcclCommRegister}; closing it calls {@code ncclCommDeregister}/{@code
+ * mcclCommDeregister} (R6). Idempotent.
+ */
 public interface RegistrationHandle extends AutoCloseable {
     /** The registered root allocation. */
     DeviceBuffer buffer();

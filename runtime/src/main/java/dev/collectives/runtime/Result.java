@@ -1,10 +1,10 @@
 package dev.collectives.runtime;
 
-/** {@code mcclResult_t} / {@code ncclResult_t} values (the values both libraries return). */
+/** {@code ncclResult_t}/{@code mcclResult_t} values (the values both libraries return). */
 public enum Result {
     /** The call succeeded. */
     SUCCESS(0),
-    /** A MUSA/CUDA call failed. */
+    /** A CUDA/MUSA call failed. */
     UNHANDLED_DEVICE_ERROR(1),
     /** A system call failed. */
     SYSTEM_ERROR(2),

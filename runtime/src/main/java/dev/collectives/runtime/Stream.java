@@ -9,10 +9,13 @@ public interface Stream extends AutoCloseable {
     /** Waits until all work enqueued so far has finished; rethrows the first failure of that work. */
     void synchronize();
 
-    /** {@code musaStreamBeginCapture(stream, musaStreamCaptureModeThreadLocal)} (R4). */
+    /**
+     * {@code cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal)} (the {@code musa} functions likewise)
+     * (R4).
+     */
     void beginCapture();
 
-    /** {@code musaStreamEndCapture}: the captured work as a graph. */
+    /** {@code cudaStreamEndCapture}/{@code musaStreamEndCapture}: the captured work as a graph. */
     Graph endCapture();
 
     /** Whether the stream is capturing (R4). */
@@ -32,7 +35,7 @@ public interface Stream extends AutoCloseable {
     @Override
     void close();
 
-    /** {@code musaStreamCaptureStatus}. */
+    /** {@code cudaStreamCaptureStatus}/{@code musaStreamCaptureStatus}. */
     enum CaptureStatus {
         /** Not capturing. */
         NONE,

@@ -38,7 +38,7 @@ class SimFramework implements Framework {
 
     @Override
     public String describe() {
-        return "sim foreign memory and stream (musaMalloc-like)";
+        return "sim foreign memory and stream (cudaMalloc/musaMalloc-like)";
     }
 
     @Override

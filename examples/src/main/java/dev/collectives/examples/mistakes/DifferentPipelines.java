@@ -6,7 +6,9 @@ import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RankContext;
 
-/** Rank 0 binds the guide's example 2 while the other ranks bind its example 3: MCCL would hang in the first op. */
+/**
+ * Rank 0 binds the guide's example 2 while the other ranks bind its example 3: NCCL or MCCL would hang in the first op.
+ */
 final class DifferentPipelines implements Mistake {
     @Override
     public String name() {

@@ -20,7 +20,7 @@ final class LegacyVariableMissing implements Mistake {
 
     @Override
     public String summary() {
-        return "LegacyGeneralRegistration bound without MCCL_LEGACY_MUSA_REGISTER=1";
+        return "LegacyGeneralRegistration bound without NCCL_LEGACY_CUDA_REGISTER=1/MCCL_LEGACY_MUSA_REGISTER=1";
     }
 
     @Override

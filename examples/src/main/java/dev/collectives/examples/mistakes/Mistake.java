@@ -8,7 +8,7 @@ import dev.collectives.runtime.RankContext;
 import java.util.Optional;
 
 /**
- * A pipeline bound wrongly on purpose, to show what the project catches at run time. Real MCCL would hang or
+ * A pipeline bound wrongly on purpose, to show what the project catches at run time. Real NCCL or MCCL would hang or
  * corrupt data; here {@link #run} must fail fast on every rank with {@link #rule()}'s tag.
  */
 public interface Mistake {

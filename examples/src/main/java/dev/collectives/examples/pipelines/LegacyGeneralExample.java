@@ -19,7 +19,8 @@ public final class LegacyGeneralExample implements Example {
 
     @Override
     public String summary() {
-        return "general registration of legacy musaMalloc buffers: the opt-in and MCCL_LEGACY_MUSA_REGISTER=1";
+        return "general registration of legacy cudaMalloc/musaMalloc buffers: the opt-in and"
+                + " NCCL_LEGACY_CUDA_REGISTER=1/MCCL_LEGACY_MUSA_REGISTER=1";
     }
 
     @Override

@@ -9,9 +9,10 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.runtime.DeviceBuffer;
 
 /**
- * General (intra-node P2P) registration of buffers from the legacy {@code musaMalloc} (R9): the pipeline opts in
- * with {@code allowLegacyRegistration}, and bind still refuses unless {@code MCCL_LEGACY_MUSA_REGISTER=1}
- * ({@code NCCL_LEGACY_CUDA_REGISTER=1} on NVIDIA) is set, because such buffers can hang or crash on abort.
+ * General (intra-node P2P) registration of buffers from the legacy {@code cudaMalloc}/{@code musaMalloc} (R9): the
+ * pipeline opts in with {@code allowLegacyRegistration}, and bind still refuses unless {@code
+ * NCCL_LEGACY_CUDA_REGISTER=1}/{@code MCCL_LEGACY_MUSA_REGISTER=1} is set, because such buffers can hang or crash on
+ * abort.
  */
 @CollectivePipeline(registration = Registration.LOCAL, allowLegacyRegistration = true)
 public interface LegacyGeneralRegistration {

@@ -10,8 +10,8 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.runtime.DeviceBuffer;
 
 /**
- * MTLink SHARP (NVLS on NVIDIA) registration through a graph: the buffer comes from {@code mcclMemAlloc}, as R3
- * requires, and the allreduce works in place (send and recv coincide, which R7 allows).
+ * MTLink SHARP (NVLS on NVIDIA) registration through a graph: the buffer comes from {@code ncclMemAlloc}/{@code
+ * mcclMemAlloc}, as R3 requires, and the allreduce works in place (send and recv coincide, which R7 allows).
  */
 @CollectivePipeline(registration = Registration.GRAPH, acceleration = Acceleration.MTLINK_SHARP)
 public interface MtlinkSharpAllReduce {

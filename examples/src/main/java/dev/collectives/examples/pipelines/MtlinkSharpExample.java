@@ -19,7 +19,7 @@ public final class MtlinkSharpExample implements Example {
 
     @Override
     public String summary() {
-        return "MTLink SHARP registration: an in-place allreduce on mcclMemAlloc memory, through a graph";
+        return "MTLink SHARP registration: an in-place allreduce on ncclMemAlloc/mcclMemAlloc memory, through a graph";
     }
 
     /** The switch reduces what several GPUs of a node contribute: one GPU alone does not use it. */

@@ -9,10 +9,10 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.runtime.DeviceBuffer;
 
 /**
- * The MCCL user-buffer-registration guide's example 1, MUSA graph registration: two allreduces captured into one graph,
- * the second at element offsets 1024 (send) and 2048 (recv), which are the same on every rank (R2). The buffers come
- * from {@code mcclMemAlloc} (the default allocator) and are registered at capture, deregistered when the graph is
- * destroyed (R4, R5).
+ * The MCCL user-buffer-registration guide's example 1, CUDA/MUSA graph registration: two allreduces captured into one
+ * graph, the second at element offsets 1024 (send) and 2048 (recv), which are the same on every rank (R2). The buffers
+ * come from {@code ncclMemAlloc}/{@code mcclMemAlloc} (the default allocator) and are registered at capture,
+ * deregistered when the graph is destroyed (R4, R5).
  */
 @CollectivePipeline(registration = Registration.GRAPH)
 public interface SeedGraphRegistration {

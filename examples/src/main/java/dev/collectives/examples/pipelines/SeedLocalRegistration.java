@@ -10,8 +10,8 @@ import dev.collectives.runtime.DeviceBuffer;
 
 /**
  * The MCCL user-buffer-registration guide's example 2, local registration: the same two allreduces as {@link
- * SeedGraphRegistration}, issued eagerly on buffers that bind registers once with {@code mcclCommRegister} and close
- * deregisters (R6).
+ * SeedGraphRegistration}, issued eagerly on buffers that bind registers once with {@code ncclCommRegister}/{@code
+ * mcclCommRegister} and close deregisters (R6).
  */
 @CollectivePipeline(registration = Registration.LOCAL)
 public interface SeedLocalRegistration {

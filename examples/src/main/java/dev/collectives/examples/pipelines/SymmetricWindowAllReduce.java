@@ -11,9 +11,10 @@ import dev.collectives.annotation.Window;
 import dev.collectives.runtime.DeviceBuffer;
 
 /**
- * A symmetric window (R12): {@code shared} is {@code mcclMemAlloc} memory, window-registered collectively at bind,
- * at the same offset on every rank; an in-place allreduce works on it. A second step allgathers each rank's
- * address of it, so that the example can compare what the window helpers (R10) return with the real addresses.
+ * A symmetric window (R12): {@code shared} is {@code ncclMemAlloc}/{@code mcclMemAlloc} memory, window-registered
+ * collectively at bind, at the same offset on every rank; an in-place allreduce works on it. A second step allgathers
+ * each rank's address of it, so that the example can compare what the window helpers (R10) return with the real
+ * addresses.
  */
 @CollectivePipeline(registration = Registration.LOCAL)
 public interface SymmetricWindowAllReduce {

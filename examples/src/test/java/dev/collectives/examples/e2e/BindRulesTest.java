@@ -323,8 +323,8 @@ class BindRulesTest {
                     CollectivesException e = assertThrows(CollectivesException.class,
                             () -> CollectiveOpPipelines_MtlinkSharp.bind(rank.comm(), rank.stream(), legacy));
                     assertEquals(Rule.R3_MTLS_ALLOC, e.rule(), e.getMessage());
-                    assertTrue(e.getMessage().contains("MTLink SHARP registration needs mcclMemAlloc or qualified VMM "
-                            + "memory; external `c` is"), e.getMessage());
+                    assertTrue(e.getMessage().contains("MTLink SHARP registration needs {nccl,mccl}MemAlloc or "
+                            + "qualified VMM memory; external `c` is"), e.getMessage());
                 }
             });
         }

@@ -18,8 +18,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Every op type on sim at 2 and 4 ranks, in a LOCAL and in a GRAPH pipeline: input = ramp(rank), output starts at
- * -1, and after each step the output holds what MCCL's semantics say, element by element (untouched ones stay -1).
+ * Every op type on sim at 2 and 4 ranks, in a LOCAL and in a GRAPH pipeline: input = ramp(rank), output starts at -1,
+ * and after each step the output holds what NCCL's (and MCCL's) semantics say, element by element (untouched ones stay
+ * -1).
  */
 class EveryOpTest {
     private static final float UNTOUCHED = -1f;

@@ -107,7 +107,7 @@ class WrappedExternalsTest {
                 CollectivesException e = assertThrows(CollectivesException.class,
                         () -> CollectiveOpPipelines_MtlinkSharp.bind(rank.comm(), rank.stream(), given).close());
                 assertEquals(Rule.R3_MTLS_ALLOC, e.rule(), e.getMessage());
-                assertTrue(e.getMessage().contains("foreign, legacy musaMalloc"), e.getMessage());
+                assertTrue(e.getMessage().contains("foreign, legacy {cuda,musa}Malloc"), e.getMessage());
             }
         });
     }

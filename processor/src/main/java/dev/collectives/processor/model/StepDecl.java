@@ -46,7 +46,10 @@ public final class StepDecl {
         return groupedMirror != null;
     }
 
-    /** One mcclGroupStart/mcclGroupEnd around the ops: asked for, or needed by point-to-point ops. */
+    /**
+     * One ncclGroupStart/mcclGroupStart … ncclGroupEnd/mcclGroupEnd around the ops: asked for, or needed by
+     * point-to-point ops.
+     */
     public boolean grouped() {
         return explicitlyGrouped() || ops.stream().anyMatch(o -> o.kind().isPointToPoint());
     }

@@ -8,8 +8,8 @@ import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.rules.Message;
 
 /**
- * R12 WINDOW at compile time: windows need VMM or mcclMemAlloc memory (not legacy musaMalloc), and a head aligned
- * to 4096 bytes: a window on a view must start at a multiple of 4096 in its allocation.
+ * R12 WINDOW at compile time: windows need VMM or ncclMemAlloc/mcclMemAlloc memory (not legacy cudaMalloc/musaMalloc),
+ * and a head aligned to 4096 bytes: a window on a view must start at a multiple of 4096 in its allocation.
  */
 final class R12WindowValidator implements Validator {
     static final long WINDOW_ALIGNMENT = 4096;

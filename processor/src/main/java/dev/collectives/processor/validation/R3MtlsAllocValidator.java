@@ -9,8 +9,8 @@ import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.rules.Message;
 
 /**
- * R3 MTLS-ALLOC: MTLink SHARP registration needs memory from mcclMemAlloc (MEM_ALLOC), the qualified VMM allocator
- * (VMM) or a qualified custom allocator; legacy musaMalloc memory does not qualify.
+ * R3 MTLS-ALLOC: MTLink SHARP registration needs memory from ncclMemAlloc/mcclMemAlloc (MEM_ALLOC), the qualified
+ * VMM allocator (VMM) or a qualified custom allocator; legacy cudaMalloc/musaMalloc memory does not qualify.
  */
 final class R3MtlsAllocValidator implements Validator {
     private final Elements elements;

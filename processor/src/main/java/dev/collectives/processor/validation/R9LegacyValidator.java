@@ -6,9 +6,9 @@ import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.rules.Message;
 
 /**
- * R9 LEGACY at compile time: registering legacy (musaMalloc) memory needs the explicit opt-in
+ * R9 LEGACY at compile time: registering legacy (cudaMalloc/musaMalloc) memory needs the explicit opt-in
  * {@code allowLegacyRegistration = true}, unless IB SHARP, which takes any allocator, is what it is registered for.
- * Bind then still needs MCCL_LEGACY_MUSA_REGISTER=1.
+ * Bind then still needs NCCL_LEGACY_CUDA_REGISTER=1/MCCL_LEGACY_MUSA_REGISTER=1.
  */
 final class R9LegacyValidator implements Validator {
     @Override

@@ -6,15 +6,15 @@ import dev.collectives.annotation.ReduceOp;
 
 /**
  * The C spelling of functions, types, ops and peers, for the comments that make generated code read like the C of
- * the MCCL user-buffer-registration guide. The convention, stated in each generated class's Javadoc: a function is
- * named with both libraries' prefixes in braces, {@code {nccl,mccl}AllReduce}, so that the comment reads right for
- * either backend; constants keep the guide's MCCL spelling.
+ * the NCCL/MCCL user-buffer-registration guide. The convention, stated in each generated class's Javadoc: a function
+ * is named with both libraries' prefixes in braces, {@code {nccl,mccl}AllReduce}, so that the comment reads right for
+ * either backend; constants are spelled as in NCCL.
  */
 final class CNames {
     /** The generated class's Javadoc paragraph that states the convention. */
     static final String CONVENTION = "<p>The comment over each native call names the function as both libraries "
             + "do: {@code {nccl,mccl}AllReduce} is ncclAllReduce or mcclAllReduce, {@code {cuda,musa}} and "
-            + "{@code {cu,mu}} likewise; constants are spelled as in MCCL (mcclFloat is ncclFloat).";
+            + "{@code {cu,mu}} likewise; constants are spelled as in NCCL (ncclFloat is mcclFloat).";
 
     private CNames() {
     }
@@ -36,18 +36,18 @@ final class CNames {
 
     static String dataType(DataType type) {
         switch (type) {
-            case INT8: return "mcclInt8";
-            case UINT8: return "mcclUint8";
-            case INT32: return "mcclInt32";
-            case UINT32: return "mcclUint32";
-            case INT64: return "mcclInt64";
-            case UINT64: return "mcclUint64";
-            case FLOAT16: return "mcclFloat16";
-            case FLOAT32: return "mcclFloat";
-            case FLOAT64: return "mcclFloat64";
-            case BFLOAT16: return "mcclBfloat16";
-            case FP8_E4M3: return "mcclFp8E4M3";
-            default: return "mcclFp8E5M2";
+            case INT8: return "ncclInt8";
+            case UINT8: return "ncclUint8";
+            case INT32: return "ncclInt32";
+            case UINT32: return "ncclUint32";
+            case INT64: return "ncclInt64";
+            case UINT64: return "ncclUint64";
+            case FLOAT16: return "ncclFloat16";
+            case FLOAT32: return "ncclFloat";
+            case FLOAT64: return "ncclFloat64";
+            case BFLOAT16: return "ncclBfloat16";
+            case FP8_E4M3: return "ncclFloat8e4m3";
+            default: return "ncclFloat8e5m2";
         }
     }
 
@@ -70,11 +70,11 @@ final class CNames {
 
     static String reduceOp(ReduceOp op) {
         switch (op) {
-            case SUM: return "mcclSum";
-            case PROD: return "mcclProd";
-            case MAX: return "mcclMax";
-            case MIN: return "mcclMin";
-            default: return "mcclAvg";
+            case SUM: return "ncclSum";
+            case PROD: return "ncclProd";
+            case MAX: return "ncclMax";
+            case MIN: return "ncclMin";
+            default: return "ncclAvg";
         }
     }
 

@@ -179,10 +179,9 @@ final class DescribeWriter extends GenerationPart {
         }
         boolean mtls = model.mtlinkSharp() && o.kind().sharpServed();
         boolean ibs = model.ibSharp() && o.kind().sharpServed();
-        String how = registration == Registration.GRAPH ? "registered when the step's graph was captured"
-                : "registered once at bind (mcclCommRegister)";
         // indented a level further: wrapped, its arguments stand apart from the row's
-        return CodeBlock.of("$T.registrationPath($>$N,$W$L,$W$L,$W$S$<)", DESCRIBE_TABLE, name("comm"), mtls, ibs, how);
+        return CodeBlock.of("$T.registrationPath($>$N,$W$L,$W$L,$W$T.$L$<)", DESCRIBE_TABLE, name("comm"), mtls, ibs,
+                Registration.class, registration);
     }
 
     MethodSpec close() {

@@ -172,7 +172,7 @@ final class LayoutWriter extends GenerationPart {
             String field = newName(b.name() + "Window");
             type.addField(REGISTERED_WINDOW, field, Modifier.PRIVATE);
             open.add(Comments.call(CNames.ccl("CommWindowRegister"), List.of("comm", b.name(), "size", "&win",
-                    b.windowSymmetric() ? "MCCL_WIN_COLL_SYMMETRIC" : "0"), "collective, every rank (R12)"));
+                    b.windowSymmetric() ? "NCCL_WIN_COLL_SYMMETRIC" : "0"), "collective, every rank (R12)"));
             open.addStatement("$N = $N.registerWindow($N, $L)", field, name("comm"), name(b), b.windowSymmetric());
             windows.add(field);
             windowAccessors.add(MethodSpec.methodBuilder(methods.newName(b.name() + "Window"))

@@ -12,8 +12,8 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.PipelineModel;
 
 /**
- * Writes {@code Collective<Name>} for a validated pipeline model. The generated code follows the C sequence of the MCCL
- * user-buffer-registration guide:
+ * Writes {@code Collective<Name>} for a validated pipeline model. The generated code follows the C sequence of the
+ * NCCL/MCCL user-buffer-registration guide:
  * allocate, lay out views, agree on the pipeline across ranks (fingerprint), register (LOCAL) or capture each step
  * into a graph (GRAPH), issue the ops, and release in reverse: graphs, registrations and windows, memory.
  */

@@ -87,7 +87,7 @@ final class StepWriter extends GenerationPart {
             type.addField(GRAPH, graph, Modifier.PRIVATE);
             type.addField(GRAPH_EXEC, exec, Modifier.PRIVATE);
             open.add(Comments.line(s.name() + "(): " + CNames.runtime("StreamBeginCapture")
-                            + "(stream, musaStreamCaptureModeThreadLocal),\nthe ops, "
+                            + "(stream, cudaStreamCaptureModeThreadLocal),\nthe ops, "
                             + CNames.runtime("StreamEndCapture") + "(stream, &graph) (R4)"))
                     .add("$N = $T.capture($N, () -> {\n$>", graph, CAPTURE, name("stream"))
                     .add(issue(s, Map.of()))

@@ -16,7 +16,7 @@ public abstract class DeviceBackend implements Backend {
         this.dialect = dialect;
     }
 
-    /** Which library: MCCL or NCCL. */
+    /** Which library: NCCL or MCCL. */
     public Dialect dialect() {
         return dialect;
     }

@@ -180,6 +180,11 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline {
     }
 
     @Override
+    public String libraryFunction(String name) {
+        return library.dialect.ccl(name);
+    }
+
+    @Override
     public long granularity() {
         long g = granularity;
         if (g == 0) {

@@ -15,7 +15,7 @@ import java.util.Map;
  * symbol). The check methods turn result codes into {@link CollectivesException}s naming the call.
  */
 final class NativeLibrary {
-    /** cudaErrorNotReady / musaErrorNotReady: a stream query's "still running". */
+    /** cudaErrorNotReady/musaErrorNotReady: a stream query's "still running". */
     static final int NOT_READY = 600;
 
     private static final Map<Dialect, Object> OPENED = new EnumMap<>(Dialect.class);

@@ -1,5 +1,5 @@
 /**
- * The native backends {@code mccl} and {@code nccl}: one {@link dev.collectives.backend.device.DeviceBackend} per
+ * The native backends {@code nccl} and {@code mccl}: one {@link dev.collectives.backend.device.DeviceBackend} per
  * {@link dev.collectives.backend.device.Dialect}, over the vendor libraries opened with {@code dlopen} at run time
  * through a small C++ shim ({@code collectives_device.h}, bound by JavaCPP in
  * {@link dev.collectives.backend.device.NativeShim}). {@link dev.collectives.backend.device.DeviceCommunicator}

@@ -195,7 +195,10 @@ class CommGroup {
     void leave(int rank) {
     }
 
-    /** {@code mcclCommAbort}: every pending and later call on this communicator fails on every rank. */
+    /**
+     * {@code ncclCommAbort}/{@code mcclCommAbort}: every pending and later call on this communicator fails on every
+     * rank.
+     */
     synchronized void abort(String reason) {
         if (abortReason == null) {
             abortReason = reason;

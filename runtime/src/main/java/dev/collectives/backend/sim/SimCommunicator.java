@@ -138,6 +138,11 @@ public final class SimCommunicator implements Communicator {
     }
 
     @Override
+    public String libraryFunction(String name) {
+        return "{nccl,mccl}" + name;
+    }
+
+    @Override
     public long granularity() {
         return config.granularity();
     }
@@ -205,7 +210,7 @@ public final class SimCommunicator implements Communicator {
     public RegistrationHandle register(DeviceBuffer buffer) {
         requireUsable("register");
         if (!config.capabilities().registration()) {
-            throw CollectivesException.library(Result.INVALID_USAGE, rank, "mcclCommRegister", "library "
+            throw CollectivesException.library(Result.INVALID_USAGE, rank, libraryFunction("CommRegister"), "library "
                     + config.capabilities().libraryVersion() + " does not support user buffer registration");
         }
         SimMemory memory = memoryOf(buffer, "register");
@@ -223,17 +228,17 @@ public final class SimCommunicator implements Communicator {
     }
 
     /**
-     * {@code mcclCommDeregister(comm, handle)} as a call: unlike {@link RegistrationHandle#close()}, which is
+     * {@code {nccl,mccl}CommDeregister(comm, handle)} as a call: unlike {@link RegistrationHandle#close()}, which is
      * idempotent, deregistering a handle this communicator did not make, or one already deregistered, is an error.
      */
     public void deregister(RegistrationHandle handle) {
         if (!(handle instanceof SimRegistration) || ((SimRegistration) handle).communicator() != this) {
-            throw CollectivesException.violation(Rule.R6_LOCAL, rank, "mcclCommDeregister of an unknown handle ("
-                    + handle + "): this communicator did not register it");
+            throw CollectivesException.violation(Rule.R6_LOCAL, rank, libraryFunction("CommDeregister")
+                    + " of an unknown handle (" + handle + "): this communicator did not register it");
         }
         if (!handle.isOpen()) {
-            throw CollectivesException.violation(Rule.R6_LOCAL, rank, "mcclCommDeregister of the " + handle
-                    + ", which was already deregistered");
+            throw CollectivesException.violation(Rule.R6_LOCAL, rank, libraryFunction("CommDeregister") + " of the "
+                    + handle + ", which was already deregistered");
         }
         handle.close();
     }
@@ -263,7 +268,7 @@ public final class SimCommunicator implements Communicator {
         requireUsable("registerWindow");
         Capabilities capabilities = config.capabilities();
         if (!capabilities.registration() || !capabilities.symmetricWindows()) {
-            throw CollectivesException.library(Result.INVALID_USAGE, rank, "mcclCommWindowRegister",
+            throw CollectivesException.library(Result.INVALID_USAGE, rank, libraryFunction("CommWindowRegister"),
                     "it returned a NULL window: library " + capabilities.libraryVersion()
                             + " has no symmetric window support on this communicator");
         }
@@ -630,7 +635,8 @@ public final class SimCommunicator implements Communicator {
         requireOpen("wrap");
         ForeignMemory.Classification found = SimForeignMemory.classify(address);
         long count = ForeignMemory.check(rank, device, address, bytes, type, found);
-        SimMemory memory = SimForeignMemory.wrap(device, address, found, ForeignMemory.describe(found, "musaMalloc"));
+        SimMemory memory = SimForeignMemory.wrap(device, address, found,
+                ForeignMemory.describe(found, "{cuda,musa}Malloc"));
         return DeviceBuffer.wrapped(memory, address - found.head(), type, count);
     }
 

@@ -161,7 +161,7 @@ public final class SimConfig {
             return this;
         }
 
-        /** Whether user buffer registration is supported at all (MCCL 2.28.9 or later). */
+        /** Whether user buffer registration is supported at all (as in MCCL 2.28.9 or later, and NCCL). */
         public Builder registration(boolean supported) {
             this.registration = supported;
             return this;

@@ -18,12 +18,12 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * {@code join} for the sim. The ranks of a job call {@code Backends.get("sim").join(bootstrap)} and meet through
- * the bootstrap's rendezvous like processes do; they agree on the backend and on the sim's settings
- * ({@link SimSettings}), and find out whether they are all in one process. If they are (threads of this process),
- * rank 0's unique id reaches every rank, and the ranks holding the same id form one in-process communicator group,
- * once all of them have arrived ({@code mcclCommInitRank} also waits for every rank). If not, every rank forms a
- * {@link WireGroup} over the rendezvous, which stays open as the job's data plane until the communicator closes.
+ * {@code join} for the sim. The ranks of a job call {@code Backends.get("sim").join(bootstrap)} and meet through the
+ * bootstrap's rendezvous like processes do; they agree on the backend and on the sim's settings ({@link SimSettings}),
+ * and find out whether they are all in one process. If they are (threads of this process), rank 0's unique id reaches
+ * every rank, and the ranks holding the same id form one in-process communicator group, once all of them have arrived
+ * ({@code ncclCommInitRank}/{@code mcclCommInitRank} also waits for every rank). If not, every rank forms a {@link
+ * WireGroup} over the rendezvous, which stays open as the job's data plane until the communicator closes.
  */
 final class SimJoin {
     /** As large as NCCL's unique id. */

@@ -19,7 +19,7 @@ import java.util.Set;
  * A root allocation of simulated device memory: zeroed host memory from {@code calloc}, over-allocated so that the
  * head can be aligned as the real allocator aligns it. It knows what still uses it, so that freeing it while it
  * is registered or captured in a live graph is refused (R5), and freeing it while stream work uses it waits for
- * that work, as {@code musaFree} synchronizes.
+ * that work, as {@code cudaFree}/{@code musaFree} synchronizes.
  */
 final class SimMemory extends DeviceMemory {
     /** The tag of a host copy racing stream work (documented in docs/rules.md). */

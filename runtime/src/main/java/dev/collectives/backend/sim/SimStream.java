@@ -142,7 +142,7 @@ final class SimStream implements Stream {
             if (status == CaptureStatus.ACTIVE) {
                 invalidate("synchronize() was called on the capturing stream");
                 throw CollectivesException.usage(device, "synchronize() on " + name + " while it is being"
-                        + " captured: the capture is invalidated (as musaStreamSynchronize does)");
+                        + " captured: the capture is invalidated (as {cuda,musa}StreamSynchronize does)");
             }
             long target = submitted;
             Monitors.awaitUninterruptibly(this, () -> completed >= target);

@@ -31,8 +31,8 @@ record WindowArrival(boolean register, DeviceBuffer buffer, boolean symmetric) {
             }
         }
         if (!notVmm.isEmpty()) {
-            return CallVerdict.violation(Rule.R12_WINDOW, "window registration needs VMM or mcclMemAlloc memory, not "
-                    + "legacy memory: " + String.join("; ", notVmm));
+            return CallVerdict.violation(Rule.R12_WINDOW, "window registration needs VMM or "
+                    + "{nccl,mccl}MemAlloc memory, not legacy memory: " + String.join("; ", notVmm));
         }
         if (!unaligned.isEmpty()) {
             return CallVerdict.violation(Rule.R12_WINDOW, "a window's head must be aligned to " + ALIGNMENT

@@ -1,6 +1,6 @@
 /**
  * The embedded backend {@code sim}: ranks are threads of this process, "device" memory is host memory, and what
- * MCCL leaves undefined is reported as an error that reaches every rank of the call.
+ * NCCL and MCCL leave undefined is reported as an error that reaches every rank of the call.
  *
  * <p>Each rank has one {@link dev.collectives.backend.sim.SimCommunicator}; its calls check their arguments on the
  * calling thread and go to a stream, whose worker thread runs them in order. A collective is a meeting of all

@@ -31,8 +31,8 @@ import java.util.function.Supplier;
  * <tr><td>COLLECTIVES_WORLD_SIZE</td><td>collectives.worldSize</td><td>the launcher's, else 1</td></tr>
  * <tr><td>COLLECTIVES_LOCAL_RANK</td><td>collectives.localRank</td><td>the launcher's, else 0</td></tr>
  * <tr><td>COLLECTIVES_LOCAL_SIZE</td><td>collectives.localSize</td><td>the launcher's, else unknown</td></tr>
- * <tr><td>COLLECTIVES_DEVICE</td><td>collectives.device</td><td>0 if CUDA_/MUSA_VISIBLE_DEVICES names one
- * device, else the local rank</td></tr>
+ * <tr><td>COLLECTIVES_DEVICE</td><td>collectives.device</td><td>0 if CUDA_VISIBLE_DEVICES/MUSA_VISIBLE_DEVICES
+ * names one device, else the local rank</td></tr>
  * <tr><td>COLLECTIVES_RENDEZVOUS</td><td>collectives.rendezvous</td><td>tcp://MASTER_ADDR:MASTER_PORT when both
  * are set (under torchrun, MASTER_PORT + 1: torchrun's agent serves at MASTER_PORT)</td></tr>
  * <tr><td>COLLECTIVES_BOOTSTRAP_TIMEOUT</td><td>collectives.bootstrapTimeout</td><td>120 s, per step</td></tr>

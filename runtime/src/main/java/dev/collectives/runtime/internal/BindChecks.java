@@ -85,12 +85,13 @@ public final class BindChecks {
         }
     }
 
-    /** MTLink SHARP registration of an external buffer needs mcclMemAlloc or qualified VMM memory (R3). */
+    /** MTLink SHARP registration of an external buffer needs ncclMemAlloc/mcclMemAlloc or qualified VMM memory (R3). */
     public static void requireMtlinkSharpMemory(Communicator comm, String pipeline, DeviceBuffer buffer,
                                                 String name) {
         if (!buffer.memory().isVirtualMemory()) {
             throw CollectivesException.violation(Rule.R3_MTLS_ALLOC, comm.rank(), pipeline + ": MTLink SHARP "
-                    + "registration needs mcclMemAlloc or qualified VMM memory; external `" + name + "` is " + buffer);
+                    + "registration needs " + comm.libraryFunction("MemAlloc") + " or qualified VMM memory; external `"
+                    + name + "` is " + buffer);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.collectives.runtime.internal;
 
+import dev.collectives.annotation.Registration;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
@@ -34,13 +35,17 @@ public final class DescribeTable {
     }
 
     /**
-     * The registration path an op of registered buffers gets on {@code comm}, and why.
+     * The registration path an op of registered buffers gets on {@code comm}, and why. Local registration names
+     * the register function of {@code comm}'s library.
      *
-     * @param mtlinkSharp the pipeline asks for MTLink SHARP and it serves this op
-     * @param ibSharp     the pipeline asks for IB SHARP and it serves this op
-     * @param how         when the buffers are registered
+     * @param mtlinkSharp  the pipeline asks for MTLink SHARP and it serves this op
+     * @param ibSharp      the pipeline asks for IB SHARP and it serves this op
+     * @param registration the pipeline's registration, GRAPH or LOCAL
      */
-    public static String registrationPath(Communicator comm, boolean mtlinkSharp, boolean ibSharp, String how) {
+    public static String registrationPath(Communicator comm, boolean mtlinkSharp, boolean ibSharp,
+                                          Registration registration) {
+        String how = registration == Registration.GRAPH ? "registered when the step's graph was captured"
+                : "registered once at bind (" + comm.libraryFunction("CommRegister") + ")";
         Capabilities capabilities = comm.capabilities();
         if (!capabilities.registration()) {
             return "none: this library (" + capabilities.libraryVersion() + ") cannot register user buffers";

@@ -9,8 +9,9 @@ import dev.collectives.runtime.DeviceBuffer;
 import java.util.Optional;
 
 /**
- * R9 LEGACY at run time: registering memory from the legacy allocator ({@code musaMalloc}). The one place that
- * checks it, for the backends' {@code register} and for generated pipelines (which also cover graph registration).
+ * R9 LEGACY at run time: registering memory from the legacy allocator ({@code cudaMalloc}/{@code musaMalloc}). The one
+ * place that checks it, for the backends' {@code register} and for generated pipelines (which also cover graph
+ * registration).
  * <p>General registration of legacy memory can hang or crash on abort, so the library takes it only when
  * {@link Communicator#legacyRegisterVariable()} is "1". IB SHARP registration takes memory of any allocator (R8),
  * so where IB SHARP registers (enabled on the communicator, 1 rank per node) no variable is needed.

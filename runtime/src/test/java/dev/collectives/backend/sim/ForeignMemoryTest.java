@@ -38,7 +38,7 @@ class ForeignMemoryTest {
                      HandleType.FABRIC);
              SimForeignMemory bare = SimForeignMemory.vmm(0, 4096, GRANULARITY)) {
             SimCommunicator comm = cluster.communicator(0);
-            assertClass(comm, legacy, Allocator.LEGACY, "foreign, legacy musaMalloc");
+            assertClass(comm, legacy, Allocator.LEGACY, "foreign, legacy {cuda,musa}Malloc");
             assertClass(comm, posix, Allocator.VMM, "foreign, VMM with POSIX fd");
             assertClass(comm, both, Allocator.VMM, "foreign, VMM with POSIX fd and FABRIC");
             assertClass(comm, bare, Allocator.VMM, "foreign, VMM without shareable handles");
@@ -181,7 +181,7 @@ class ForeignMemoryTest {
             CollectivesException e = assertThrows(CollectivesException.class, () -> without.communicator(0)
                     .register(without.communicator(0).wrap(legacy.address(), 256, DataType.UINT8)));
             assertEquals(Rule.R9_LEGACY, e.rule());
-            assertContains(e.getMessage(), "foreign, legacy musaMalloc", "MCCL_LEGACY_MUSA_REGISTER=1");
+            assertContains(e.getMessage(), "foreign, legacy {cuda,musa}Malloc", "MCCL_LEGACY_MUSA_REGISTER=1");
             with.communicator(0).register(with.communicator(0).wrap(legacy.address(), 256, DataType.UINT8)).close();
         }
     }

@@ -195,7 +195,7 @@ class LifecycleTest {
                     if (ctx.rank() == 0) {
                         freeing.countDown();
                     }
-                    send.close(); // like musaFree, waits until the allreduce has read it
+                    send.close(); // like cudaFree/musaFree, waits until the allreduce has read it
                     assertTrue(send.memory().isClosed());
                     ctx.stream().synchronize();
                 }

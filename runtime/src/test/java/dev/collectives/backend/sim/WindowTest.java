@@ -71,7 +71,7 @@ class WindowTest {
     void r12LegacyMemoryFailsEveryRank() {
         expectEveryRank(Rule.R12_WINDOW, (comm, buffer) -> comm.rank() == 1
                 ? comm.allocate(Allocator.LEGACY, DataType.UINT8, 8192) : buffer, true,
-                "needs VMM or mcclMemAlloc memory", "rank 1: ", "LEGACY");
+                "needs VMM or {nccl,mccl}MemAlloc memory", "rank 1: ", "LEGACY");
     }
 
     @Test
