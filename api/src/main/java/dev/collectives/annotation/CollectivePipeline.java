@@ -36,7 +36,18 @@ public @interface CollectivePipeline {
     /**
      * {@link Registration#GRAPH} only: how many graphs each step with parameters keeps, one per distinct argument
      * tuple, captured on the first call with it (or at bind, see {@link Capture}); beyond it the least recently used
-     * graph is destroyed.
+     * graph is destroyed. A cache too small for the tuples a step cycles through captures again on almost every call
+     * (see {@link #graphCacheOverflow()}); {@code describe()} shows each cache's counts.
      */
     int graphCache() default 16;
+
+    /**
+     * {@link Registration#GRAPH} only: what a step with parameters does once its graph cache proves too small, that
+     * is once it has captured again, after evicting them, as many graphs as {@link #graphCache()} holds (a larger
+     * cache would have launched those instead). {@link GraphCacheOverflow#WARN} logs one warning per step naming the
+     * distinct argument tuples seen and the {@code graphCache} to set, and {@code describe()} says the same;
+     * {@link GraphCacheOverflow#FAIL} throws that text from the call that would capture again, and from every
+     * later one, on every rank alike (the ranks call a step with the same arguments, R14).
+     */
+    GraphCacheOverflow graphCacheOverflow() default GraphCacheOverflow.WARN;
 }

@@ -222,8 +222,8 @@ class ShapeDiagnosticsTest {
         assertTrue(generated.contains("throw SizeChecks.overflow(comm, PIPELINE, \"step(...)\", overflow);"),
                 generated);
         String step = generated.substring(generated.indexOf("public void step("));
-        assertTrue(step.indexOf("checkStep(offset, n);") < step.indexOf("CallCheck.agree")
-                && step.indexOf("CallCheck.agree") < step.indexOf("comm.allReduce(grads, offset, grads, offset, "
+        assertTrue(step.indexOf("checkStep(offset, n);") < step.indexOf("calls.agree(\"step\", offset, n);")
+                && step.indexOf("calls.agree") < step.indexOf("comm.allReduce(grads, offset, grads, offset, "
                 + "(long) n * 2L"), step);
     }
 
@@ -254,8 +254,8 @@ class ShapeDiagnosticsTest {
         String generated = generated(s);
         assertTrue(generated.contains("public static CollectiveP bind(Communicator comm, Stream stream)"), generated);
         assertFalse(generated.contains("binder("), generated);
-        assertTrue(generated.contains("stepGraphs = new GraphCache(comm, stream, PIPELINE, \"step\", 16, args -> {"),
-                generated);
+        assertTrue(generated.replaceAll("\\s+", " ").contains("stepGraphs = new GraphCache(comm, stream, PIPELINE, "
+                + "\"step\", 16, GraphCacheOverflow.WARN, args -> {"), generated);
         assertTrue(generated.contains("count is at least 1: 1 <= n\", 1L, (long) n);"), generated);
         assertTrue(generated.contains("stays inside `grads`: n <= 4096\", (long) n, 4096L);"), generated);
     }

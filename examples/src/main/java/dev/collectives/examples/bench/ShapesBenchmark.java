@@ -2,6 +2,7 @@ package dev.collectives.examples.bench;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.examples.bench.DeviceBenchmark.Step;
@@ -175,8 +176,8 @@ public final class ShapesBenchmark implements Callable<Integer> {
                     graph.close();
                 }
                 try (GraphCache cache = new GraphCache(comm, stream, "ShapesBenchmark", "bucket", 4,
-                        args -> comm.allReduce(send, args[0], recv, args[0], args[1], DataType.FLOAT32, ReduceOp.SUM,
-                                stream))) {
+                        GraphCacheOverflow.WARN, args -> comm.allReduce(send, args[0], recv, args[0], args[1],
+                                DataType.FLOAT32, ReduceOp.SUM, stream))) {
                     time("GraphCache.launch, 1 tuple", "graph launch", s -> cache.launch(OFFSET, COUNT));
                     int[] turn = {0};
                     time("GraphCache.launch, 4 tuples", "graph launch",

@@ -7,6 +7,7 @@ import dev.collectives.annotation.Capture;
 import dev.collectives.annotation.CollectivePipeline;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Dim;
+import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
 import dev.collectives.runtime.DeviceBuffer;
@@ -55,6 +56,18 @@ final class ShapePipelines {
                    countExpr = "n", op = ReduceOp.SUM)
         @Capture(param = "offset", values = 0)
         @Capture(param = "n", values = CAPTURED_N)
+        void bucket(long offset, long n);
+    }
+
+    /** The bucket as a GRAPH step whose cache of 2 graphs must hold every tuple it is called with. */
+    @CollectivePipeline(registration = Registration.GRAPH, graphCache = 2,
+                        graphCacheOverflow = GraphCacheOverflow.FAIL)
+    interface StrictGraph {
+        @Buffer(type = DataType.FLOAT32, count = 64)
+        DeviceBuffer grads();
+
+        @AllReduce(send = "grads", sendOffsetExpr = "offset", recv = "grads", recvOffsetExpr = "offset",
+                   countExpr = "n", op = ReduceOp.SUM)
         void bucket(long offset, long n);
     }
 }

@@ -15,6 +15,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.GraphCacheStats;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.RankContext;
+import dev.collectives.runtime.Result;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -181,6 +182,44 @@ class ShapesTest {
                         () -> pipelines[rank.rank()].bucket(0, 4));
                 assertEquals(Rule.R5_GRAPH_LIFETIME, e.rule(), e.getMessage());
             });
+        }
+    }
+
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {1, 2, 4})
+    void aGraphCacheTooSmallSaysSoAndUnderFailRefusesToCaptureAgainOnEveryRank(int ranks) {
+        try (SimCluster cluster = sim(ranks)) {
+            cluster.run(rank -> {
+                // WARN, the default: 3 tuples in turn through a cache of 2 that also holds (0, 4) from bind
+                try (CollectiveShapePipelines_Graph p = bindGraph(rank, ELEMENTS)) {
+                    for (int call = 0; call < 6; call++) {
+                        p.bucket(8 + 8 * (call % 3), 4);
+                    }
+                    assertEquals(new GraphCacheStats(7, 0, 5, 2, 2), p.bucketGraphs());
+                    assertTrue(p.describe().contains("graph cache of bucket(): 2 of 2 graphs held, 7 captured, 0 hits,"
+                            + " 5 evicted, 3 missed after eviction\n" + ShapePipelines.class.getName() + ".Graph."
+                            + "bucket(...): its graph cache is too small: it holds 2 graphs but the step was called "
+                            + "with 4 distinct argument tuples, and 3 calls missed a graph it had evicted"), p.describe());
+                    assertTrue(p.describe().contains("set @CollectivePipeline(graphCache = 4)"), p.describe());
+                }
+                try (CollectiveShapePipelines_StrictGraph p = CollectiveShapePipelines_StrictGraph.bind(rank.comm(),
+                        rank.stream())) {
+                    for (long offset : new long[] {0, 4, 8, 0}) {
+                        p.bucket(offset, 4);
+                    }
+                    // holds (8, 4) and (0, 4): (4, 4) would be the second capture of an evicted tuple
+                    CollectivesException e = assertThrows(CollectivesException.class, () -> p.bucket(4, 4));
+                    assertEquals(Result.INVALID_USAGE, e.result());
+                    assertTrue(e.getMessage().startsWith("rank " + rank.rank() + ": " + ShapePipelines.class.getName()
+                            + ".StrictGraph.bucket(...): its graph cache is too small: it holds 2 graphs but the step "
+                            + "was called with 3 distinct argument tuples"), e.getMessage());
+                    assertTrue(e.getMessage().endsWith("set @CollectivePipeline(graphCache = 3), or call the step "
+                            + "with fewer distinct arguments (graphCacheOverflow = FAIL)"), e.getMessage());
+                    p.bucket(0, 4);
+                    assertEquals(new GraphCacheStats(4, 1, 2, 2, 2), p.bucketGraphs());
+                }
+            });
+            assertEquals(new SimUsage(0, 0, 0, 0, 0), cluster.usage());
         }
     }
 

@@ -17,6 +17,7 @@ import javax.lang.model.util.Elements;
 import dev.collectives.annotation.Acceleration;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
@@ -68,6 +69,8 @@ public final class ModelReader {
         model.ranks = ranks == null ? 0 : ranks;
         Integer graphCache = Mirrors.intValue(values.get("graphCache"));
         model.graphCache = graphCache == null ? 0 : graphCache;
+        GraphCacheOverflow overflow = Mirrors.enumValue(values.get("graphCacheOverflow"), GraphCacheOverflow.class);
+        model.graphCacheOverflow = overflow == null ? GraphCacheOverflow.WARN : overflow;
         for (Element member : type.getEnclosedElements()) {
             if (member.getKind() == ElementKind.METHOD && member.getModifiers().contains(Modifier.ABSTRACT)) {
                 member.getAnnotationMirrors().stream().filter(m -> Mirrors.qualifiedName(m).equals(DIM)).findFirst()

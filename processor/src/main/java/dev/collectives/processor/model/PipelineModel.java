@@ -11,6 +11,7 @@ import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.TypeElement;
 
 import dev.collectives.annotation.Acceleration;
+import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.Registration;
 
 /** A {@code @CollectivePipeline} type as read from its annotation mirrors, malformed parts included. */
@@ -21,6 +22,7 @@ public final class PipelineModel extends Annotated {
     boolean allowLegacyRegistration;
     int ranks;
     int graphCache;
+    GraphCacheOverflow graphCacheOverflow;
     final List<DimDecl> dims = new ArrayList<>();
     final List<ExprProblem> problems = new ArrayList<>();
     final List<BufferDecl> buffers = new ArrayList<>();
@@ -80,6 +82,11 @@ public final class PipelineModel extends Annotated {
     /** Graphs kept per GRAPH step with parameters. */
     public int graphCache() {
         return graphCache;
+    }
+
+    /** What each such step does once its graph cache proves too small. */
+    public GraphCacheOverflow graphCacheOverflow() {
+        return graphCacheOverflow;
     }
 
     /** {@code @Dim} accessors in declaration order. */

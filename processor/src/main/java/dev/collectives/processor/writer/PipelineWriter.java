@@ -62,6 +62,7 @@ public final class PipelineWriter {
         }
         checks.checkPairing();
         steps.prepareArguments();
+        steps.callChecks();
         layout.register();
         layout.registerWindows();
         if (g.registration == Registration.GRAPH) {

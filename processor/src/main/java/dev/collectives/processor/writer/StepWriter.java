@@ -15,6 +15,7 @@ import com.palantir.javapoet.NameAllocator;
 import com.palantir.javapoet.TypeName;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.OpDecl;
@@ -26,16 +27,34 @@ import dev.collectives.processor.model.StepDecl;
  * step methods, which launch the graph or issue the ops in declaration order. */
 final class StepWriter extends GenerationPart {
     private static final ClassName REDUCE_OP = ClassName.get(ReduceOp.class);
+    private static final ClassName GRAPH_CACHE_OVERFLOW = ClassName.get(GraphCacheOverflow.class);
     private final Map<Object, CodeBlock> arguments = new LinkedHashMap<>();
     private final ShapeWriter shapes;
     private final Map<StepDecl, StepNames> stepNames = new LinkedHashMap<>();
     private final List<String> caches = new ArrayList<>();
+    /** The field of the pipeline's {@code CallCheck}, or null when no step has parameters. */
+    private final String calls;
 
     StepWriter(Generation generation, ShapeWriter shapes) {
         super(generation);
         this.shapes = shapes;
+        // named before the steps' parameters, which are renamed where they would hide it
+        this.calls = model.steps().stream().anyMatch(s -> !s.parameters().isEmpty()) ? newName("calls") : null;
         model.steps().stream().filter(s -> !s.parameters().isEmpty())
                 .forEach(s -> stepNames.put(s, new StepNames(generation, s)));
+    }
+
+    /** The pipeline's {@code CallCheck}, made in open and closed with the memory, if a step has parameters. */
+    void callChecks() {
+        if (calls == null) {
+            return;
+        }
+        type.addField(CALL_CHECK, calls, Modifier.PRIVATE);
+        open.add("// every rank calls a step with the same arguments (R14): checked at each call on sim, and\n"
+                        + "// where COLLECTIVES_CHECK lists calls, through buffers made at the first checked call\n")
+                .addStatement("$N = new $T($N, $N, $N)", calls, CALL_CHECK, name("comm"), name("stream"),
+                        name("PIPELINE"));
+        roots.add(calls);
     }
 
     void prepareArguments() {
@@ -110,8 +129,9 @@ final class StepWriter extends GenerationPart {
         type.addField(GRAPH_CACHE, cache, Modifier.PRIVATE);
         open.add(Comments.line(s.name() + "(...): one graph per argument tuple, captured on its first call (R4), "
                         + "at most " + model.graphCache() + " kept; the least recently used is destroyed first (R5)"))
-                .add("$N = new $T($N, $N, $N, $S, $L, $N -> {\n$>", cache, GRAPH_CACHE, name("comm"),
-                        name("stream"), name("PIPELINE"), s.name(), model.graphCache(), names.args);
+                .add("$N = new $T($N, $N, $N, $S, $L,$W$T.$L,$W$N -> {\n$>", cache, GRAPH_CACHE, name("comm"),
+                        name("stream"), name("PIPELINE"), s.name(), model.graphCache(), GRAPH_CACHE_OVERFLOW,
+                        model.graphCacheOverflow(), names.args);
         for (int i = 0; i < names.parameters.size(); i++) {
             open.addStatement("long $N = $N[$L]", names.parameters.get(i), names.args, i);
         }
@@ -178,8 +198,7 @@ final class StepWriter extends GenerationPart {
                 String arguments = String.join(", ", names.parameters);
                 m.addStatement("$N($L)", names.check, arguments)
                         .addComment("every rank calls the step with the same arguments (R14)")
-                        .addStatement("$T.agree($N, $N, $N, $S, $L)", CALL_CHECK, name("comm"), name("stream"),
-                                name("PIPELINE"), s.name(), arguments);
+                        .addStatement("$N.agree($S, $L)", calls, s.name(), arguments);
             }
             if (registration == Registration.GRAPH && names != null) {
                 m.addComment("$L(the graph of these arguments, stream), captured first if new",

@@ -1,23 +1,39 @@
 package dev.collectives.runtime.internal;
 
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
 
+import org.bytedeco.javacpp.BytePointer;
+
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.DigestException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Locale;
 
 /**
  * Every rank must call a step with the same arguments, as every rank must call a collective with the same count:
- * otherwise the library hangs or moves the wrong data. {@link #agree} checks that before a step with parameters
- * issues anything: always where the communicator checks calls cheaply ({@link Capabilities#cheapCallChecks()}, the
- * sim), elsewhere when the environment variable {@value #VARIABLE} lists {@code calls} (one small allgather and a
- * stream synchronization per call; off by default, when the check is a single field read).
+ * otherwise the library hangs or moves the wrong data. A pipeline's {@link #agree} checks that before a step with
+ * parameters issues anything: always where the communicator checks calls cheaply ({@link
+ * Capabilities#cheapCallChecks()}, the sim), elsewhere when the environment variable {@value #VARIABLE} lists
+ * {@code calls}; off, a check is a single field read.
+ *
+ * <p>A check copies this rank's digest of the call to the device, allgathers the digests on the pipeline's stream,
+ * waits for that stream and copies them back. The two device buffers (and the host buffers they are copied through)
+ * are the pipeline's, made at its first checked call and freed by {@link #close()} with its memory, so that a call
+ * allocates nothing on the device; allocating and freeing device memory synchronizes the device, which cost a call
+ * more than 100 us on a GPU. The one stream synchronization is the wait that reading the digests needs anyway; it
+ * also lets the next check overwrite the buffers, whose allgather has then finished.
  */
-public final class CallCheck {
+public final class CallCheck implements AutoCloseable {
     /** The environment variable that turns checks on: a comma-separated list, e.g. {@code calls}. */
     public static final String VARIABLE = "COLLECTIVES_CHECK";
     /** The check {@value #VARIABLE} must list for calls to be checked where they are not checked cheaply. */
@@ -29,7 +45,35 @@ public final class CallCheck {
 
     private static final boolean CALLS_REQUESTED = listsCalls(System.getenv(VARIABLE));
 
-    private CallCheck() {
+    private final Communicator comm;
+    private final Stream stream;
+    private final String pipeline;
+    private final boolean enabled;
+    private final MessageDigest sha256;
+    private final byte[] digest = new byte[DIGEST_BYTES];
+    /** Where the digests are copied from and to: direct, so that the copies read and write them in place. */
+    private final BytePointer mineOnHost;
+    private final ByteBuffer allOnHost;
+    private final BytePointer allOnHostPointer;
+    /** This rank's digest, and every rank's, on the device; null until the first checked call. */
+    private DeviceBuffer mine;
+    private DeviceBuffer all;
+    private boolean closed;
+
+    /** The checks of the steps of {@code pipeline} bound on {@code comm}, whose ops run on {@code stream}. */
+    public CallCheck(Communicator comm, Stream stream, String pipeline) {
+        this.comm = comm;
+        this.stream = stream;
+        this.pipeline = pipeline;
+        this.enabled = checks(comm.capabilities(), CALLS_REQUESTED);
+        try {
+            this.sha256 = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+        this.mineOnHost = new BytePointer(ByteBuffer.allocateDirect(DIGEST_BYTES));
+        this.allOnHost = ByteBuffer.allocateDirect(DIGEST_BYTES * comm.size());
+        this.allOnHostPointer = new BytePointer(allOnHost);
     }
 
     /**
@@ -37,18 +81,51 @@ public final class CallCheck {
      * {@code pipeline.step} with other {@code args} than another; returns once every rank's agree. Collective:
      * every rank calls it for the step, outside any capture, before the step's ops.
      */
-    public static void agree(Communicator comm, Stream stream, String pipeline, String step, long... args) {
-        if (!checks(comm.capabilities(), CALLS_REQUESTED)) {
+    public void agree(String step, long... args) {
+        if (!enabled) {
             return;
         }
+        Lifecycle.requireOpen(comm, pipeline, closed, step);
+        if (all == null) {
+            allocate();
+        }
         byte[] call = describe(pipeline, step, args).getBytes(StandardCharsets.UTF_8);
-        byte[][] digests = Agreement.allGather(comm, stream, Fingerprint.sha256(call), DIGEST_BYTES);
-        for (byte[] digest : digests) {
-            if (!Arrays.equals(digest, digests[0])) {
+        try {
+            sha256.update(call);
+            sha256.digest(digest, 0, DIGEST_BYTES);
+        } catch (DigestException e) {
+            throw new IllegalStateException("SHA-256 gives " + DIGEST_BYTES + " bytes", e);
+        }
+        mineOnHost.put(digest);
+        mine.memory().copyIn(mine.headOffset(), mineOnHost, DIGEST_BYTES);
+        comm.allGather(mine, all, DIGEST_BYTES, DataType.UINT8, stream);
+        stream.synchronize();
+        all.memory().copyOut(all.headOffset(), allOnHostPointer, all.sizeBytes());
+        for (int i = 0; i < all.sizeBytes(); i++) {
+            if (allOnHost.get(i) != digest[i % DIGEST_BYTES]) {
+                // the mismatch path only: each rank's call in full, through buffers made for the occasion
                 byte[][] calls = Agreement.allGather(comm, stream, Arrays.copyOf(call, DETAIL_BYTES), DETAIL_BYTES);
                 throw mismatch(comm.rank(), pipeline, step, calls);
             }
         }
+    }
+
+    /** The device buffers; where the second fails, the first is kept for the next call, and freed by close. */
+    private void allocate() {
+        if (mine == null) {
+            mine = comm.allocate(Allocator.LEGACY, DataType.UINT8, DIGEST_BYTES);
+        }
+        all = comm.allocate(Allocator.LEGACY, DataType.UINT8, (long) DIGEST_BYTES * comm.size());
+    }
+
+    /** Frees the device buffers, if a check made them; with the pipeline's memory, after its graphs. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        DeviceBuffer[] buffers = {mine, all};
+        mine = null;
+        all = null;
+        Lifecycle.closeInOrder(buffers);
     }
 
     /** Whether calls are checked: always where the check is cheap, elsewhere on request. */

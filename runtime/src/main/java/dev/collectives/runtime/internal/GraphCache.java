@@ -1,5 +1,6 @@
 package dev.collectives.runtime.internal;
 
+import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.Graph;
@@ -7,11 +8,14 @@ import dev.collectives.runtime.GraphCacheStats;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Stream;
 
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The graphs of one GRAPH step with parameters: one captured graph per argument tuple, instantiated once and
@@ -19,28 +23,49 @@ import java.util.List;
  * destroys the least recently launched one, its instantiation before its graph (R5). Close destroys them all
  * before the pipeline frees the buffers they use. One rank's thread uses a cache; its methods are synchronized
  * only so that stats can be read from elsewhere.
+ *
+ * <p>A cache too small for the tuples its step cycles through captures on almost every call, which on a GPU costs
+ * far more than the launch it replaces. It is found too small once it has re-captured (captured again after
+ * evicting it) as many graphs as it holds; then, per {@link GraphCacheOverflow}, it logs one warning to
+ * {@value #LOGGER} or fails every further re-capture, and {@link #describe()} says so.
  */
 public final class GraphCache implements AutoCloseable {
+    /** The {@code System.Logger} that a too small cache warns on. */
+    public static final String LOGGER = "dev.collectives";
+    /** Distinct tuples remembered to tell a re-capture from a first capture: a bound on the memory they take. */
+    public static final int SEEN_LIMIT = 1024;
+    private static final System.Logger LOG = System.getLogger(LOGGER);
+
     private final Communicator comm;
     private final Stream stream;
     private final String pipeline;
     private final String step;
     private final int capacity;
+    private final GraphCacheOverflow overflow;
     private final StepBody body;
     /** In access order: the first is the least recently launched. */
     private final LinkedHashMap<Arguments, Captured> held;
     /** The key a call looks up with: its arguments, not copied, so a hit allocates nothing. */
     private final Arguments probe = new Arguments();
+    /**
+     * Every distinct tuple captured so far, exactly, up to {@link #SEEN_LIMIT} of them (the keys of {@link #held},
+     * shared). Only misses add to it: a hit's tuple was captured before.
+     */
+    private final Set<Arguments> seen = new HashSet<>();
     private long captures;
     private long hits;
     private long evictions;
+    /** Misses on a tuple in {@link #seen}: each a capture that a cache holding every tuple would have saved. */
+    private long recaptures;
+    private boolean warned;
     private boolean closed;
 
     /**
      * A cache of at most {@code capacity} graphs of {@code pipeline.step()}, whose ops {@code body} issues on
-     * {@code stream}.
+     * {@code stream}; {@code overflow} says what it does once it proves too small.
      */
-    public GraphCache(Communicator comm, Stream stream, String pipeline, String step, int capacity, StepBody body) {
+    public GraphCache(Communicator comm, Stream stream, String pipeline, String step, int capacity,
+            GraphCacheOverflow overflow, StepBody body) {
         if (capacity < 1) {
             throw CollectivesException.usage(comm.rank(), pipeline + "." + step + "(): a graph cache holds at least"
                     + " 1 graph, not " + capacity);
@@ -50,6 +75,7 @@ public final class GraphCache implements AutoCloseable {
         this.pipeline = pipeline;
         this.step = step;
         this.capacity = capacity;
+        this.overflow = overflow;
         this.body = body;
         this.held = new LinkedHashMap<>(capacity * 2, 0.75f, true);
     }
@@ -83,6 +109,9 @@ public final class GraphCache implements AutoCloseable {
 
     /** Captures and instantiates the graph of {@code args} (R4), then makes room for it. */
     private Captured add(long[] args) {
+        if (seen.contains(probe.of(args))) {
+            missedEvicted();
+        }
         long[] copy = args.clone();
         Graph graph = Capture.capture(stream, () -> body.issue(copy));
         GraphExec exec;
@@ -94,7 +123,11 @@ public final class GraphCache implements AutoCloseable {
         }
         captures++;
         Captured captured = new Captured(graph, exec);
-        held.put(new Arguments().of(copy), captured);
+        Arguments key = new Arguments().of(copy);
+        held.put(key, captured);
+        if (seen.size() < SEEN_LIMIT) {
+            seen.add(key);
+        }
         if (held.size() > capacity) {
             Iterator<Captured> eldest = held.values().iterator();
             Captured evicted = eldest.next();
@@ -105,15 +138,51 @@ public final class GraphCache implements AutoCloseable {
         return captured;
     }
 
+    /**
+     * A miss on a tuple captured before: counts it, and once the cache proves too small warns, once, or fails.
+     * Evictions alone are no sign of it: a run that moves on to new sizes, or calls with ever new tuples, evicts
+     * graphs it will not launch again, and a larger cache would save nothing. Such a miss is exactly a capture that a
+     * larger cache would have saved; once there are as many as the cache holds, the tuples in use have gone round it
+     * at least once more than it can keep, which a passing burst does not do. The ranks call with the same tuples
+     * (R14), so every rank decides alike, before capturing: under FAIL none is left in a collective the others skip.
+     */
+    private void missedEvicted() {
+        if (++recaptures < capacity) {
+            return;
+        }
+        if (overflow == GraphCacheOverflow.FAIL) {
+            throw CollectivesException.usage(comm.rank(), tooSmall() + " (graphCacheOverflow = FAIL)");
+        }
+        if (!warned) {
+            warned = true;
+            LOG.log(Level.WARNING, "rank " + comm.rank() + ": " + tooSmall());
+        }
+    }
+
+    /** Why the cache is too small, and what to set instead. */
+    private String tooSmall() {
+        boolean counted = seen.size() < SEEN_LIMIT;
+        return pipeline + "." + step + "(...): its graph cache is too small: it holds " + count(capacity, "graph")
+                + " but the step was called with " + (counted ? "" : "at least ") + seen.size() + " distinct argument"
+                + " tuples, and " + count(recaptures, "call") + " missed a graph it had evicted (each such call"
+                + " captures it again, which costs far more than a launch); set @CollectivePipeline(graphCache = " + seen.size() + ")"
+                + (counted ? "" : " or more") + ", or call the step with fewer distinct arguments";
+    }
+
+    private static String count(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
+
     /** The counts so far: captures, hits, evictions, graphs held, capacity. */
     public synchronized GraphCacheStats stats() {
         return new GraphCacheStats(captures, hits, evictions, held.size(), capacity);
     }
 
-    /** One line: the step, what is held, and the counts. */
+    /** One line: the step, what is held, and the counts; and a second saying so once the cache proves too small. */
     public synchronized String describe() {
         return "graph cache of " + step + "(): " + held.size() + " of " + capacity + " graphs held, " + captures
-                + " captured, " + hits + " hits, " + evictions + " evicted" + (closed ? " (closed)" : "");
+                + " captured, " + hits + " hits, " + evictions + " evicted, " + recaptures + " missed after eviction"
+                + (closed ? " (closed)" : "") + (recaptures < capacity ? "" : "\n" + tooSmall());
     }
 
     /** Destroys every held graph, least recently launched first, each instantiation before its graph. Idempotent. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
@@ -116,12 +117,14 @@ class DeviceShapesGpuTest {
             Stream s = ctx.stream();
             try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA);
                  DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA)) {
-                try (GraphCache cache = new GraphCache(comm, s, "Buckets", "bucket", 2, args -> comm.allReduce(send,
-                        args[0], recv, args[0], args[1], DataType.FLOAT32, ReduceOp.SUM, s))) {
+                try (CallCheck checks = new CallCheck(comm, s, "Buckets");
+                     GraphCache cache = new GraphCache(comm, s, "Buckets", "bucket", 2, GraphCacheOverflow.WARN,
+                             args -> comm.allReduce(send, args[0], recv, args[0], args[1], DataType.FLOAT32,
+                                     ReduceOp.SUM, s))) {
                     cache.capture(0, 8);
                     long[][] calls = {{0, 8}, {8, 8}, {16, 4}, {8, 8}, {0, 8}};
                     for (int round = 0; round < calls.length; round++) {
-                        CallCheck.agree(comm, s, "Buckets", "bucket", calls[round]);
+                        checks.agree("bucket", calls[round]);
                         float[] values = new float[ARENA];
                         for (int i = 0; i < ARENA; i++) {
                             values[i] = 100 * round + i;

@@ -1,17 +1,24 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.rules.Rule;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.internal.CallCheck;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static dev.collectives.backend.sim.PerRank.assertContains;
 import static dev.collectives.backend.sim.PerRank.assertEveryRank;
 import static dev.collectives.backend.sim.PerRank.failures;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** The sim checks, always, that every rank calls a step with the same arguments (R14). */
 class CallCheckSimTest {
@@ -21,10 +28,12 @@ class CallCheckSimTest {
         AtomicInteger passed = new AtomicInteger();
         try (SimCluster cluster = SimBackend.cluster().ranks(ranks).build()) {
             cluster.run(ctx -> {
-                for (long n = 1; n <= 3; n++) {
-                    CallCheck.agree(ctx.comm(), ctx.stream(), "Buckets", "bucket", 1024 * n, n);
+                try (CallCheck calls = new CallCheck(ctx.comm(), ctx.stream(), "Buckets")) {
+                    for (long n = 1; n <= 3; n++) {
+                        calls.agree("bucket", 1024 * n, n);
+                    }
+                    calls.agree("flush");
                 }
-                CallCheck.agree(ctx.comm(), ctx.stream(), "Buckets", "flush");
                 passed.incrementAndGet();
             });
             assertEquals(ranks, passed.get());
@@ -37,8 +46,12 @@ class CallCheckSimTest {
     void oneRankWithOtherArgumentsFailsEveryRankNamingTheValues(int ranks) {
         try (SimCluster cluster = SimBackend.cluster().ranks(ranks).build()) {
             int odd = ranks - 1;
-            Throwable[] failures = failures(cluster, ctx -> CallCheck.agree(ctx.comm(), ctx.stream(), "Buckets",
-                    "bucket", 0, ctx.rank() == odd ? 512 : 1024));
+            Throwable[] failures = failures(cluster, ctx -> {
+                try (CallCheck calls = new CallCheck(ctx.comm(), ctx.stream(), "Buckets")) {
+                    calls.agree("bucket", 0, 1024);
+                    calls.agree("bucket", 0, ctx.rank() == odd ? 512 : 1024);
+                }
+            });
             assertEveryRank(failures, Rule.R14_SHAPE, "Buckets.bucket() with different arguments",
                     "rank 0: Buckets.bucket(0, 1024)", "rank " + odd + ": Buckets.bucket(0, 512)");
             assertEquals(new SimUsage(0, 0, 0, 0, 0), cluster.usage());
@@ -48,9 +61,54 @@ class CallCheckSimTest {
     @Test
     void ranksCallingDifferentStepsFailEveryRank() {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
-            Throwable[] failures = failures(cluster, ctx -> CallCheck.agree(ctx.comm(), ctx.stream(), "Buckets",
-                    ctx.rank() == 0 ? "bucket" : "tail", 8));
+            Throwable[] failures = failures(cluster, ctx -> {
+                try (CallCheck calls = new CallCheck(ctx.comm(), ctx.stream(), "Buckets")) {
+                    calls.agree(ctx.rank() == 0 ? "bucket" : "tail", 8);
+                }
+            });
             assertEveryRank(failures, Rule.R14_SHAPE, "rank 0: Buckets.bucket(8)", "rank 1: Buckets.tail(8)");
         }
+    }
+
+    @Test
+    void theBuffersAreMadeAtTheFirstCheckedCallKeptForTheOthersAndFreedByClose() {
+        try (SimCluster cluster = SimBackend.cluster().ranks(3).build()) {
+            cluster.run(ctx -> {
+                AtomicInteger allocations = new AtomicInteger();
+                CallCheck calls = new CallCheck(counting(ctx.comm(), allocations), ctx.stream(), "Buckets");
+                assertEquals(0, live(ctx));
+                for (long n = 0; n < 100; n++) {
+                    calls.agree("bucket", n * 8, 8);
+                }
+                // this rank's digest and every rank's: two buffers for all 100 calls
+                assertEquals(2, allocations.get());
+                assertEquals(2, live(ctx));
+                calls.close();
+                calls.close();
+                assertEquals(0, live(ctx));
+                CollectivesException late = assertThrows(CollectivesException.class, () -> calls.agree("bucket", 0, 8));
+                assertContains(late.getMessage(), "Buckets", "bucket");
+                assertEquals(2, allocations.get());
+            });
+        }
+    }
+
+    private static int live(RankContext ctx) {
+        return ((SimCommunicator) ctx.comm()).ledger().snapshot().allocations();
+    }
+
+    /** {@code comm}, counting the allocations made through it. */
+    private static Communicator counting(Communicator comm, AtomicInteger allocations) {
+        return (Communicator) Proxy.newProxyInstance(Communicator.class.getClassLoader(),
+                new Class<?>[] {Communicator.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("allocate")) {
+                        allocations.incrementAndGet();
+                    }
+                    try {
+                        return method.invoke(comm, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 }

@@ -2,6 +2,7 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
@@ -9,6 +10,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.GraphCacheStats;
 import dev.collectives.runtime.RankContext;
+import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.internal.GraphCache;
 
@@ -17,11 +19,19 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static dev.collectives.backend.sim.PerRank.assertContains;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A GRAPH step with parameters: one graph per argument tuple, captured on first use (or at bind), replayed on
@@ -45,9 +55,13 @@ class GraphCacheTest {
         }
 
         GraphCache cache(int capacity) {
+            return cache(capacity, GraphCacheOverflow.WARN);
+        }
+
+        GraphCache cache(int capacity, GraphCacheOverflow overflow) {
             Communicator comm = ctx.comm();
-            return new GraphCache(comm, ctx.stream(), "Buckets", "bucket", capacity, args -> comm.allReduce(send,
-                    args[0], recv, args[0], args[1], I32, ReduceOp.SUM, ctx.stream()));
+            return new GraphCache(comm, ctx.stream(), "Buckets", "bucket", capacity, overflow,
+                    args -> comm.allReduce(send, args[0], recv, args[0], args[1], I32, ReduceOp.SUM, ctx.stream()));
         }
 
         /** Fills send with {@code round + i} on every rank, recv with -1. */
@@ -92,8 +106,8 @@ class GraphCacheTest {
                         arenas.expect(round * 100, (int) calls[round][0], (int) calls[round][1]);
                     }
                     assertEquals(new GraphCacheStats(3, 3, 0, 3, 4), cache.stats());
-                    assertEquals("graph cache of bucket(): 3 of 4 graphs held, 3 captured, 3 hits, 0 evicted",
-                            cache.describe());
+                    assertEquals("graph cache of bucket(): 3 of 4 graphs held, 3 captured, 3 hits, 0 evicted, 0 "
+                            + "missed after eviction", cache.describe());
                     assertEquals(3, ledger(ctx).graphs());
                     assertEquals(3, ledger(ctx).graphExecs());
                 }
@@ -133,7 +147,7 @@ class GraphCacheTest {
                     buffers.add(comm.allocate(Allocator.MEM_ALLOC, I32, 4));
                 }
                 try (GraphCache cache = new GraphCache(comm, ctx.stream(), "Buckets", "bucket", 2,
-                        args -> comm.allReduce(buffers.get((int) args[0]), buffers.get((int) args[0]), 4, I32,
+                        GraphCacheOverflow.WARN, args -> comm.allReduce(buffers.get((int) args[0]), buffers.get((int) args[0]), 4, I32,
                                 ReduceOp.SUM, ctx.stream()))) {
                     cache.launch(0);
                     cache.launch(1);
@@ -220,10 +234,153 @@ class GraphCacheTest {
         try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
             cluster.run(ctx -> {
                 CollectivesException e = assertThrows(CollectivesException.class, () -> new GraphCache(ctx.comm(),
-                        ctx.stream(), "Buckets", "bucket", 0, args -> { }));
+                        ctx.stream(), "Buckets", "bucket", 0, GraphCacheOverflow.WARN, args -> { }));
                 assertContains(e.getMessage(), "Buckets.bucket()", "at least 1");
             });
         }
+    }
+
+    @Test
+    void aCacheTooSmallForTheTuplesItCyclesThroughWarnsOnceAndDescribeSaysSo() {
+        List<LogRecord> records = logged(() -> {
+            try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
+                cluster.run(ctx -> {
+                    try (Arenas arenas = new Arenas(ctx); GraphCache cache = arenas.cache(4)) {
+                        for (int call = 0; call < 24; call++) {
+                            cache.launch(call % 8, 1);
+                        }
+                        assertEquals(new GraphCacheStats(24, 0, 20, 4, 4), cache.stats());
+                        String[] lines = cache.describe().split("\n");
+                        assertEquals(2, lines.length, cache.describe());
+                        assertEquals("graph cache of bucket(): 4 of 4 graphs held, 24 captured, 0 hits, 20 evicted, "
+                                + "16 missed after eviction", lines[0]);
+                        assertEquals(TOO_SMALL.replace("%d", "16"), lines[1]);
+                    }
+                });
+            }
+        });
+        // once per cache, so once per rank: at the 4th miss on an evicted tuple, the 12th call
+        assertEquals(2, records.size(), records.toString());
+        for (LogRecord record : records) {
+            assertEquals(Level.WARNING, record.getLevel());
+            assertTrue(Set.of("rank 0: " + TOO_SMALL.replace("%d", "4"), "rank 1: " + TOO_SMALL.replace("%d", "4"))
+                    .contains(record.getMessage()), record.getMessage());
+        }
+        assertNotEquals(records.get(0).getMessage(), records.get(1).getMessage());
+    }
+
+    private static final String TOO_SMALL = "Buckets.bucket(...): its graph cache is too small: it holds 4 graphs but "
+            + "the step was called with 8 distinct argument tuples, and %d calls missed a graph it had evicted (each "
+            + "such call captures it again, which costs far more than a launch); set "
+            + "@CollectivePipeline(graphCache = 8), or call the step with fewer distinct arguments";
+
+    @Test
+    void evictionsOfTuplesThatNeverReturnAreNoSignOfACacheTooSmall() {
+        List<LogRecord> records = logged(() -> {
+            try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
+                cluster.run(ctx -> {
+                    try (Arenas arenas = new Arenas(ctx); GraphCache cache = arenas.cache(2)) {
+                        // a few sizes, then others for good, each used many times
+                        for (int phase = 0; phase < 8; phase++) {
+                            for (int call = 0; call < 6; call++) {
+                                cache.launch(phase * 2 + call % 2, 1);
+                            }
+                        }
+                        assertEquals(new GraphCacheStats(16, 32, 14, 2, 2), cache.stats());
+                        assertEquals("graph cache of bucket(): 2 of 2 graphs held, 16 captured, 32 hits, 14 evicted, "
+                                + "0 missed after eviction", cache.describe());
+                    }
+                });
+            }
+        });
+        assertEquals(List.of(), records);
+    }
+
+    @Test
+    void underFailACacheTooSmallRefusesEveryFurtherCaptureOfAnEvictedTupleOnEveryRank() {
+        List<LogRecord> records = logged(() -> {
+            try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
+                cluster.run(ctx -> {
+                    try (Arenas arenas = new Arenas(ctx);
+                         GraphCache cache = arenas.cache(2, GraphCacheOverflow.FAIL)) {
+                        // holds 2 and 0 after these; the second miss on an evicted tuple fails, before capturing
+                        for (int tuple : new int[] {0, 1, 2, 0}) {
+                            cache.launch(tuple, 1);
+                        }
+                        for (int refused = 0; refused < 2; refused++) {
+                            CollectivesException e = assertThrows(CollectivesException.class, () -> cache.launch(1, 1));
+                            assertEquals(null, e.rule());
+                            assertEquals(Result.INVALID_USAGE, e.result());
+                            assertEquals("rank " + ctx.rank() + ": Buckets.bucket(...): its graph cache is too small: it "
+                                    + "holds 2 graphs but the step was called with 3 distinct argument tuples, and "
+                                    + (2 + refused) + " calls missed a graph it had evicted (each such call captures it "
+                                    + "again, which costs far more than a launch); set "
+                                    + "@CollectivePipeline(graphCache = 3), or call the step with fewer distinct "
+                                    + "arguments (graphCacheOverflow = FAIL)", e.getMessage());
+                            assertEquals(Stream.CaptureStatus.NONE, ctx.stream().captureStatus());
+                        }
+                        // the held tuples still launch
+                        arenas.fill(5);
+                        cache.launch(2, 1);
+                        arenas.expect(5, 2, 1);
+                        assertEquals(new GraphCacheStats(4, 1, 2, 2, 2), cache.stats());
+                        assertTrue(cache.describe().endsWith("(graphCache = 3), or call the step with fewer distinct "
+                                + "arguments"), cache.describe());
+                    }
+                });
+            }
+        });
+        assertEquals(List.of(), records);
+    }
+
+    @Test
+    void pastTheTuplesItRemembersTheCacheSaysAtLeast() {
+        List<LogRecord> records = logged(() -> {
+            try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
+                cluster.run(ctx -> {
+                    try (GraphCache cache = new GraphCache(ctx.comm(), ctx.stream(), "Buckets", "bucket", 1,
+                            GraphCacheOverflow.WARN, args -> { })) {
+                        for (int tuple = 0; tuple <= GraphCache.SEEN_LIMIT; tuple++) {
+                            cache.launch(tuple);
+                        }
+                        cache.launch(0);
+                    }
+                });
+            }
+        });
+        assertEquals(1, records.size(), records.toString());
+        assertContains(records.get(0).getMessage(), "called with at least " + GraphCache.SEEN_LIMIT + " distinct",
+                "1 call missed", "set @CollectivePipeline(graphCache = " + GraphCache.SEEN_LIMIT + ") or more,");
+    }
+
+    /** What {@code body} logs to {@value GraphCache#LOGGER}, kept from the console. */
+    private static List<LogRecord> logged(Runnable body) {
+        Logger logger = Logger.getLogger(GraphCache.LOGGER);
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        boolean parents = logger.getUseParentHandlers();
+        logger.addHandler(handler);
+        logger.setUseParentHandlers(false);
+        try {
+            body.run();
+        } finally {
+            logger.setUseParentHandlers(parents);
+            logger.removeHandler(handler);
+        }
+        return records;
     }
 
     private static SimUsage ledger(RankContext ctx) {
