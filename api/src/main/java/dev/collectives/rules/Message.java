@@ -138,6 +138,12 @@ public enum Message {
     R12_LEGACY(Rule.R12_WINDOW, "window `%s` is on Allocator.LEGACY (musaMalloc) memory; window registration needs"
             + " Allocator.MEM_ALLOC, VMM or a qualified custom allocator"),
     /**
+     * A window in a buffer declared {@code registered = false}: window registration registers that memory, so the two
+     * contradict each other. Arguments: the accessor, its root buffer.
+     */
+    R12_UNREGISTERED(Rule.R12_WINDOW, "window `%s` lies in buffer `%s`, declared registered = false, but window"
+            + " registration registers that memory on every rank; remove registered = false, or the @Window"),
+    /**
      * A window on a view, off the alignment. Arguments: the view, its byte in its allocation, the alignment, the
      * nearest aligned byte below.
      */
