@@ -181,6 +181,13 @@ public enum Message {
      */
     R13_RANGE_OVERFLOW(Rule.R13_TYPES, "%s: %s offset %s plus %s of %s overflows a long byte size"),
     /**
+     * A {@code /} in a size or offset expression leaves a remainder, which would be dropped silently. Arguments: where
+     * (the step, the op or accessor, the attribute and its expression), the division, its dividend and divisor, the
+     * remainder, the division written with floorDiv.
+     */
+    R13_REMAINDER(Rule.R13_TYPES, "%s: %s divides %s by %s, which leaves a remainder of %s; choose sizes that divide"
+            + " exactly (pad to a multiple), or write %s to round down"),
+    /**
      * A size or offset given by an expression breaks the rule whatever the dims and step arguments are. Argument: the
      * condition ({@code "step(): @AllReduce #0: count is at least 1: 1 <= n - n"}).
      */
