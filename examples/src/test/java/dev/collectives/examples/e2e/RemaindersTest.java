@@ -78,10 +78,11 @@ class RemaindersTest {
         AtomicReferenceArray<CollectivesException> failures = new AtomicReferenceArray<>(RANKS);
         Ranks.run(RANKS, rank -> failures.set(rank.rank(), assertThrows(CollectivesException.class,
                 () -> bind(rank, PARAMETERS).close())));
-        assertOnEveryRank(failures, "dev.collectives.examples.e2e.RemaindersTest.Sharded: reduce(): @ReduceScatter "
-                + "#0: recvCountExpr = \"parameters / ranks\": parameters / ranks divides 1000003 by 4, which leaves a "
-                + "remainder of 3; choose sizes that divide exactly (pad to a multiple), or write "
-                + "floorDiv(parameters, ranks) to round down");
+        // the first expression bind meets with the division: the shard's count
+        assertOnEveryRank(failures, "dev.collectives.examples.e2e.RemaindersTest.Sharded: @Buffer shard(): countExpr "
+                + "= \"parameters / ranks\": parameters / ranks divides 1000003 by 4, which leaves a remainder of 3; "
+                + "choose sizes that divide exactly (pad to a multiple), or write floorDiv(parameters, ranks) to round "
+                + "down");
     }
 
     @Test
