@@ -22,7 +22,7 @@ public @interface AllGather {
     /** Give this or {@link #sendCountExpr()}; the default, -1, means not given. */
     long sendCount() default -1;
 
-    /** An expression instead of {@link #sendCount()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    /** An expression instead of {@link #sendCount()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %}, {@code floorDiv(a, b)} and parentheses; each {@code /} must leave no remainder (R13), {@code floorDiv} rounds down. Give one of the two. */
     String sendCountExpr() default "";
 
     /**
@@ -30,7 +30,7 @@ public @interface AllGather {
      */
     long sendOffset() default 0;
 
-    /** An expression instead of {@link #sendOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    /** An expression instead of {@link #sendOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %}, {@code floorDiv(a, b)} and parentheses; each {@code /} must leave no remainder (R13), {@code floorDiv} rounds down. Give one of the two. */
     String sendOffsetExpr() default "";
 
     /**
@@ -38,7 +38,7 @@ public @interface AllGather {
      */
     long recvOffset() default 0;
 
-    /** An expression instead of {@link #recvOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    /** An expression instead of {@link #recvOffset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %}, {@code floorDiv(a, b)} and parentheses; each {@code /} must leave no remainder (R13), {@code floorDiv} rounds down. Give one of the two. */
     String recvOffsetExpr() default "";
 
     /** Holds repeated {@link AllGather} annotations of one step. */

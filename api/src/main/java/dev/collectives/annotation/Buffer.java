@@ -17,7 +17,7 @@ public @interface Buffer {
     /** Elements of {@link #type()}: give this or {@link #countExpr()}; the default, -1, means not given. */
     long count() default -1;
 
-    /** An expression instead of {@link #count()}: integer literals, {@link Dim dims} and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    /** An expression instead of {@link #count()}: integer literals, {@link Dim dims} and {@code ranks}, with {@code + - * / %}, {@code floorDiv(a, b)} and parentheses; each {@code /} must leave no remainder (R13), {@code floorDiv} rounds down. Give one of the two. */
     String countExpr() default "";
 
     /** Where the memory comes from: {@code ncclMemAlloc}/{@code mcclMemAlloc} by default (R3, R11). */

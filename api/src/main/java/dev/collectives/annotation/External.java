@@ -33,6 +33,6 @@ public @interface External {
     /** Give this or {@link #countExpr()}; the default, -1, means not given. */
     long count() default -1;
 
-    /** An expression instead of {@link #count()}: integer literals, {@link Dim dims} and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    /** An expression instead of {@link #count()}: integer literals, {@link Dim dims} and {@code ranks}, with {@code + - * / %}, {@code floorDiv(a, b)} and parentheses; each {@code /} must leave no remainder (R13), {@code floorDiv} rounds down. Give one of the two. */
     String countExpr() default "";
 }

@@ -19,13 +19,13 @@ public @interface Recv {
     /** Give this or {@link #countExpr()}; the default, -1, means not given. */
     long count() default -1;
 
-    /** An expression instead of {@link #count()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    /** An expression instead of {@link #count()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %}, {@code floorDiv(a, b)} and parentheses; each {@code /} must leave no remainder (R13), {@code floorDiv} rounds down. Give one of the two. */
     String countExpr() default "";
 
     /** Where the op starts in the buffer, in elements of its type (not bytes). */
     long offset() default 0;
 
-    /** An expression instead of {@link #offset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %} and parentheses; give one of the two. */
+    /** An expression instead of {@link #offset()}: integer literals, {@link Dim dims}, the step's {@code long}/{@code int} parameters and {@code ranks}, with {@code + - * / %}, {@code floorDiv(a, b)} and parentheses; each {@code /} must leave no remainder (R13), {@code floorDiv} rounds down. Give one of the two. */
     String offsetExpr() default "";
 
     /** The rank received from: {@link Peer#PREVIOUS} by default, or {@link Peer#ABSOLUTE} with {@link #peerRank()}. */

@@ -141,6 +141,12 @@ public enum Message {
     R12_LEGACY(Rule.R12_WINDOW, "window `%s` is on Allocator.LEGACY (cudaMalloc/musaMalloc) memory; window"
             + " registration needs Allocator.MEM_ALLOC, VMM or a qualified custom allocator"),
     /**
+     * A window in a buffer declared {@code registered = false}: window registration registers that memory, so the two
+     * contradict each other. Arguments: the accessor, its root buffer.
+     */
+    R12_UNREGISTERED(Rule.R12_WINDOW, "window `%s` lies in buffer `%s`, declared registered = false, but window"
+            + " registration registers that memory on every rank; remove registered = false, or the @Window"),
+    /**
      * A window on a view, off the alignment. Arguments: the view, its byte in its allocation, the alignment, the
      * nearest aligned byte below.
      */
@@ -177,6 +183,13 @@ public enum Message {
      * ("1024 elements"), the type.
      */
     R13_RANGE_OVERFLOW(Rule.R13_TYPES, "%s: %s offset %s plus %s of %s overflows a long byte size"),
+    /**
+     * A {@code /} in a size or offset expression leaves a remainder, which would be dropped silently. Arguments: where
+     * (the step, the op or accessor, the attribute and its expression), the division, its dividend and divisor, the
+     * remainder, the division written with floorDiv.
+     */
+    R13_REMAINDER(Rule.R13_TYPES, "%s: %s divides %s by %s, which leaves a remainder of %s; choose sizes that divide"
+            + " exactly (pad to a multiple), or write %s to round down"),
     /**
      * A size or offset given by an expression breaks the rule whatever the dims and step arguments are. Argument: the
      * condition ({@code "step(): @AllReduce #0: count is at least 1: 1 <= n - n"}).

@@ -140,8 +140,9 @@ public enum Rule {
      * Window registration is collective (every rank calls it), needs VMM or {@code ncclMemAlloc}/{@code mcclMemAlloc}
      * memory and a head aligned to 4096 bytes, and symmetric windows need the same offset on every rank.
      *
-     * <p><em>Compile</em>: {@code @Window} on {@code Allocator.LEGACY} memory is an error; a window on a {@code @View}
-     * must start at a multiple of 4096 bytes in its allocation. <em>Bind</em>: every rank registers the window in
+     * <p><em>Compile</em>: {@code @Window} on {@code Allocator.LEGACY} memory, or on memory declared
+     * {@code registered = false}, is an error; a window on a {@code @View} must start at a multiple of 4096 bytes in
+     * its allocation. <em>Bind</em>: every rank registers the window in
      * {@code bind}; the runtime checks memory and alignment, and the window's kind is part of the fingerprint.
      */
     R12_WINDOW("R12", "WINDOW"),

@@ -7,6 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.ProcessingEnvironment;
@@ -15,7 +16,10 @@ import javax.annotation.processing.RoundEnvironment;
 import javax.lang.model.SourceVersion;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.util.ElementFilter;
 import javax.tools.Diagnostic;
 
 import com.google.auto.service.AutoService;
@@ -24,6 +28,7 @@ import dev.collectives.processor.model.Mirrors;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.RepeatedAnnotations;
+import dev.collectives.processor.model.Site;
 import dev.collectives.processor.model.SourceOrder;
 import dev.collectives.processor.model.Unresolved;
 import dev.collectives.processor.validation.Diagnostics;
@@ -94,6 +99,7 @@ public final class CollectivesProcessor extends AbstractProcessor {
             // else this round's sources hold none (the generated classes' round has only @Generated): no scan
             pipelines.addAll(round.getElementsAnnotatedWith(pipelineAnnotation));
         }
+        reportMembersOutsidePipelines(annotations, round);
         for (Element element : pipelines) {
             try {
                 process(element, round.processingOver());
@@ -103,6 +109,52 @@ public final class CollectivesProcessor extends AbstractProcessor {
             }
         }
         return true;
+    }
+
+    /**
+     * DSL annotations on the methods of a type without {@code @CollectivePipeline}: nothing is generated for it, and
+     * without this error the code using it would only see "cannot find symbol Collective...". Once per type.
+     */
+    private void reportMembersOutsidePipelines(Set<? extends TypeElement> annotations, RoundEnvironment round) {
+        Set<TypeElement> types = new LinkedHashSet<>();
+        for (TypeElement annotation : annotations) {
+            if (annotation.getQualifiedName().toString().startsWith(ModelReader.PACKAGE)) {
+                for (Element e : round.getElementsAnnotatedWith(annotation)) {
+                    if (e.getKind() == ElementKind.METHOD && e.getEnclosingElement() instanceof TypeElement type
+                            && pipelineMirror(type) == null) {
+                        types.add(type);
+                    }
+                }
+            }
+        }
+        for (TypeElement type : types) {
+            ExecutableElement member = ElementFilter.methodsIn(type.getEnclosedElements()).stream()
+                    .filter(m -> !dslAnnotations(m).isEmpty()).findFirst().orElseThrow();
+            newDiagnostics().error(Tag.PIPELINE, Site.of(type), "`" + type.getSimpleName() + "` is not annotated "
+                    + "@CollectivePipeline, so no " + PipelineWriter.generatedName(type) + " is generated for it, yet `"
+                    + member.getSimpleName() + "()` carries " + dslAnnotations(member) + "; annotate `"
+                    + type.getSimpleName() + "` with @CollectivePipeline(registration = Registration.LOCAL) (or "
+                    + "GRAPH, NONE)");
+        }
+    }
+
+    /** The DSL annotations on {@code method}, as written ("@Buffer @Window"); empty when it has none. */
+    private static String dslAnnotations(ExecutableElement method) {
+        return method.getAnnotationMirrors().stream()
+                .filter(m -> Mirrors.qualifiedName(m).startsWith(ModelReader.PACKAGE))
+                .map(m -> "@" + m.getAnnotationType().asElement().getSimpleName())
+                .collect(Collectors.joining(" "));
+    }
+
+    private static AnnotationMirror pipelineMirror(TypeElement type) {
+        return type.getAnnotationMirrors().stream()
+                .filter(m -> Mirrors.qualifiedName(m).equals(ModelReader.PIPELINE))
+                .findFirst().orElse(null);
+    }
+
+    private Diagnostics newDiagnostics() {
+        return new Diagnostics(processingEnv.getMessager(), processingEnv.getOptions().get(RULES_URL_OPTION),
+                repeatedAnnotations);
     }
 
     private void process(Element element, boolean lastRound) {
@@ -115,15 +167,12 @@ public final class CollectivesProcessor extends AbstractProcessor {
             deferred.add(type.getQualifiedName().toString());
             return;
         }
-        AnnotationMirror mirror = type.getAnnotationMirrors().stream()
-                .filter(m -> Mirrors.qualifiedName(m).equals(ModelReader.PIPELINE))
-                .findFirst().orElse(null);
+        AnnotationMirror mirror = pipelineMirror(type);
         if (mirror == null) {
             return;
         }
         PipelineModel model = new ModelReader(processingEnv.getElementUtils(), sourceOrder).read(type, mirror);
-        Diagnostics diagnostics = new Diagnostics(processingEnv.getMessager(),
-                processingEnv.getOptions().get(RULES_URL_OPTION), repeatedAnnotations);
+        Diagnostics diagnostics = newDiagnostics();
         unresolved.forEach(u -> reportUnresolved(u, diagnostics));
         validators.forEach(v -> v.validate(model, diagnostics));
         String generatedName = claimGeneratedName(model, diagnostics);

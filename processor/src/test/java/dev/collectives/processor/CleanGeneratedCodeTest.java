@@ -32,11 +32,14 @@ class CleanGeneratedCodeTest {
                 + "@Send(buffer = \"a\", count = 4, peer = Peer.ABSOLUTE, peerRank = 2) void step();",
         "registration = Registration.LOCAL, ranks = 2 | " + AB + "@AllToAll(send = \"a\", recv = \"b\", count = 8) "
                 + "@Grouped void step();",
-        // asymmetric window on a view, unregistered buffers in LOCAL
-        "registration = Registration.LOCAL | @Buffer(count = 65536, registered = false) DeviceBuffer block(); "
+        // asymmetric window on a view; unregistered buffers in LOCAL (a window registers its memory: not those)
+        "registration = Registration.LOCAL | @Buffer(count = 65536) DeviceBuffer block(); "
                 + "@Window(symmetric = false) @View(of = \"block\", offsetBytes = 4096, type = DataType.FLOAT32, "
                 + "count = 64) DeviceBuffer w(); @View(of = \"block\", type = DataType.FLOAT32, count = 64) "
-                + "DeviceBuffer v(); @AllReduce(send = \"v\", recv = \"w\", count = 64) void step();",
+                + "DeviceBuffer v(); @AllReduce(send = \"v\", recv = \"w\", count = 64) void step(); "
+                + "@Buffer(type = DataType.FLOAT32, count = 64, registered = false) DeviceBuffer a(); "
+                + "@Buffer(type = DataType.FLOAT32, count = 64, registered = false) DeviceBuffer b(); "
+                + "@AllReduce(send = \"a\", recv = \"b\", count = 64) void unregistered();",
         // accessors and steps named like the generated class's members
         "registration = Registration.GRAPH | @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer comm(); "
                 + "@Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer stream(); "

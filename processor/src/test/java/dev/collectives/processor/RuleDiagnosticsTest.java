@@ -239,7 +239,30 @@ class RuleDiagnosticsTest {
                 + "aligned to 4096 bytes", "offsetBytes = 1024");
     }
 
+    @Test
+    void r12WindowOnUnregisteredMemory() {
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
+                "  @Window",
+                "  @Buffer(type = DataType.FLOAT32, count = 1024, registered = false) DeviceBuffer win();");
+        assertError(s, "[R12 WINDOW] window `win` lies in buffer `win`, declared registered = false, but window "
+                + "registration registers that memory on every rank; remove registered = false, or the @Window",
+                "@Window");
+    }
+
     // ---- R13 TYPES -------------------------------------------------------------------------------------------------
+
+    @Test
+    void r13TypesDivisionLeavesARemainder() {
+        Sources s = Sources.pipeline("registration = Registration.LOCAL, ranks = 4",
+                "  @Buffer(type = DataType.FLOAT32, count = 1000003) DeviceBuffer grads();",
+                "  @Buffer(type = DataType.FLOAT32, count = 250001) DeviceBuffer shard();",
+                "  @ReduceScatter(send = \"grads\", recv = \"shard\",",
+                "                 recvCountExpr = \"1000003 / ranks\") void reduce();");
+        assertError(s, "[R13 TYPES] reduce(): @ReduceScatter #0: recvCountExpr = \"1000003 / ranks\": 1000003 / ranks "
+                + "divides 1000003 by 4, which leaves a remainder of 3; choose sizes that divide exactly (pad to a "
+                + "multiple), or write floorDiv(1000003, ranks) to round down (see docs/rules.md#r13-types)",
+                "recvCountExpr");
+    }
 
     private static Sources typed(String recvType, String op) {
         return Sources.pipeline("registration = Registration.LOCAL",
@@ -368,5 +391,29 @@ class RuleDiagnosticsTest {
                 "}");
         assertError(s, "[DSL pipeline] pipeline `P` extends `test.Q`; pipelines cannot inherit accessors or steps",
                 "interface P extends Q");
+    }
+
+    @Test
+    void dslMembersOutsideAPipelineAskForTheAnnotation() {
+        Sources s = Sources.of("P",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
+                "}");
+        assertError(s, "[DSL pipeline] `P` is not annotated @CollectivePipeline, so no CollectiveP is generated for it, "
+                + "yet `a()` carries @Buffer; annotate `P` with @CollectivePipeline(registration = Registration.LOCAL) "
+                + "(or GRAPH, NONE) (see docs/rules.md#dsl-pipeline)", "interface P");
+        assertThat(s.compile()).hadErrorCount(1);
+    }
+
+    @Test
+    void dslDimForgottenIsOneErrorAtTheExpression() {
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
+                "  long elements();",
+                "  @Buffer(type = DataType.FLOAT32,",
+                "          countExpr = \"elements\") DeviceBuffer grads();");
+        assertError(s, "[DSL dim] countExpr = \"elements\": unknown name `elements` at column 1; `long elements()` has "
+                + "no annotation: did you mean `@Dim long elements()`, a size given at bind? (see docs/rules.md#dsl-dim)",
+                "countExpr");
+        assertThat(s.compile()).hadErrorCount(1);
     }
 }

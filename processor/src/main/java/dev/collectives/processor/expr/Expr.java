@@ -1,12 +1,15 @@
 package dev.collectives.processor.expr;
 
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * An integer expression of a {@code ...Expr} attribute: literals, names (dims, step parameters, {@code ranks}) and
- * {@code + - * / %}. Its {@code toString()} writes it back with only the parentheses it needs.
+ * An integer expression of a {@code ...Expr} attribute: literals, names (dims, step parameters, {@code ranks}),
+ * {@code + - * / %} and {@code floorDiv(a, b)}. Its {@code toString()} writes it back with only the parentheses it
+ * needs. A {@code /} must leave no remainder (checked where it is not proved); {@code floorDiv} rounds down.
  */
 public sealed interface Expr {
     /** What a name stands for: a {@code @Dim} (bound at bind, at least 1), a step parameter (at least 0), or ranks. */
@@ -36,6 +39,17 @@ public sealed interface Expr {
             boolean parenthesize = e instanceof Binary b
                     && (precedence(b.op) < precedence(op) || right && precedence(b.op) == precedence(op));
             return parenthesize ? "(" + e + ")" : e.toString();
+        }
+    }
+
+    /** {@code floorDiv(dividend, divisor)}: the division that drops a remainder on purpose, as Math.floorDiv. */
+    record FloorDiv(Expr dividend, Expr divisor) implements Expr {
+        /** The name it is written with. */
+        public static final String NAME = "floorDiv";
+
+        @Override
+        public String toString() {
+            return NAME + "(" + dividend + ", " + divisor + ")";
         }
     }
 
@@ -83,10 +97,16 @@ public sealed interface Expr {
     private static void collect(Expr e, Set<Name> names) {
         if (e instanceof Name n) {
             names.add(n);
-        } else if (e instanceof Binary b) {
-            collect(b.left(), names);
-            collect(b.right(), names);
         }
+        e.operands().forEach(o -> collect(o, names));
+    }
+
+    /** The expressions it computes on: none for a literal or a name. */
+    default List<Expr> operands() {
+        if (this instanceof Binary b) {
+            return List.of(b.left(), b.right());
+        }
+        return this instanceof FloorDiv f ? List.of(f.dividend(), f.divisor()) : List.of();
     }
 
     /** Whether one of its names passes {@code test}; unlike {@link #names()}, it makes no set. */
@@ -94,7 +114,17 @@ public sealed interface Expr {
         if (this instanceof Name n) {
             return test.test(n);
         }
-        return this instanceof Binary b && (b.left().anyName(test) || b.right().anyName(test));
+        return operands().stream().anyMatch(o -> o.anyName(test));
+    }
+
+    /** Its {@code /} divisions, each after those in its operands: the order in which a check meets them. */
+    default List<Binary> divisions() {
+        List<Binary> divisions = new ArrayList<>();
+        operands().forEach(o -> divisions.addAll(o.divisions()));
+        if (this instanceof Binary b && b.op() == '/') {
+            divisions.add(b);
+        }
+        return divisions;
     }
 
     /** Whether it names a step parameter: then it is known only at each call. */

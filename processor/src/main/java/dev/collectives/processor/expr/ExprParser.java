@@ -4,7 +4,8 @@ import java.util.Map;
 
 /**
  * Parses {@code expr := term (('+'|'-') term)*; term := factor (('*'|'/'|'%') factor)*; factor := literal | name |
- * '(' expr ')'}, names resolved against the scope given (dims, the step's parameters, {@code ranks}).
+ * 'floorDiv(' expr ',' expr ')' | '(' expr ')'}, names resolved against the scope given (dims, the step's
+ * parameters, {@code ranks}).
  */
 public final class ExprParser {
     private final String text;
@@ -54,10 +55,7 @@ public final class ExprParser {
         if (c == '(') {
             next();
             Expr e = sum();
-            if (peek() != ')') {
-                throw error(atEnd() ? "missing `)`" : "expected `)` but found `" + peek() + "`");
-            }
-            next();
+            expect(')');
             return e;
         }
         if (Character.isDigit(c)) {
@@ -78,6 +76,14 @@ public final class ExprParser {
             }
             String name = text.substring(start, position);
             skipSpaces();
+            if (name.equals(Expr.FloorDiv.NAME) && peek() == '(') {
+                next();
+                Expr dividend = sum();
+                expect(',');
+                Expr divisor = sum();
+                expect(')');
+                return new Expr.FloorDiv(dividend, divisor);
+            }
             Expr.Scope s = scope.get(name);
             if (s == null) {
                 throw new ExprException("unknown name `" + name + "`", start + 1, name);
@@ -86,6 +92,13 @@ public final class ExprParser {
         }
         throw error(atEnd() ? "the expression ends where a number, a name or `(` should follow"
                 : "unexpected `" + c + "` where a number, a name or `(` should follow");
+    }
+
+    private void expect(char c) throws ExprException {
+        if (peek() != c) {
+            throw error(atEnd() ? "missing `" + c + "`" : "expected `" + c + "` but found `" + peek() + "`");
+        }
+        next();
     }
 
     private ExprException error(String message) {

@@ -2,11 +2,13 @@ package dev.collectives.processor.expr;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.LongBinaryOperator;
 
 /**
  * Proves conditions on expressions for all values, with dims and {@code ranks} at least 1 and parameters at least
  * 0, by bringing them to {@link Poly polynomials} over variables that are at least 0. {@code (a / b) * b} cancels to
- * {@code a - a % b}; other {@code /} and {@code %} are opaque. A declared {@code ranks = N} is substituted.
+ * {@code a - a % b}; other {@code /}, {@code %} and {@code floorDiv} are opaque unless their operands are constants
+ * or the divisor divides every coefficient. A declared {@code ranks = N} is substituted.
  */
 public final class Prover {
     private final int declaredRanks;
@@ -82,6 +84,9 @@ public final class Prover {
             Poly variable = Poly.variable(n.name(), true);
             return n.scope() == Expr.Scope.PARAM ? variable : variable.plus(Poly.constant(1));
         }
+        if (e instanceof Expr.FloorDiv f) {
+            return divided(f, f.dividend(), f.divisor(), Math::floorDiv);
+        }
         Expr.Binary b = (Expr.Binary) e;
         switch (b.op()) {
             case '+':
@@ -94,35 +99,64 @@ public final class Prover {
                     cancelled = cancelled(b.right(), b.left());
                 }
                 return cancelled != null ? cancelled : poly(b.left()).times(poly(b.right()));
+            case '/':
+                return divided(b, b.left(), b.right(), (x, y) -> x / y);
             default:
-                return divided(b);
+                return remainder(b);
         }
     }
 
     /** {@code (a / b) * b = a - a % b}, or null when {@code quotient} is not a division by {@code factor}. */
     private Poly cancelled(Expr quotient, Expr factor) {
         if (quotient instanceof Expr.Binary q && q.op() == '/' && equal(q.right(), factor)) {
-            return poly(q.left()).minus(divided(new Expr.Binary('%', q.left(), q.right())));
+            return poly(q.left()).minus(remainder(new Expr.Binary('%', q.left(), q.right())));
         }
         return null;
     }
 
-    private Poly divided(Expr.Binary b) {
-        Poly left = poly(b.left());
-        Poly right = poly(b.right());
-        Long divisor = right.constantValue();
-        Long dividend = left.constantValue();
+    /**
+     * {@code quotient} of {@code dividend} by {@code divisor}: computed by {@code constants} when both are constants,
+     * the coefficients divided when they all divide exactly (the same for {@code /} and floorDiv), else opaque.
+     */
+    private Poly divided(Expr quotient, Expr dividend, Expr divisor, LongBinaryOperator constants) {
+        Poly left = poly(dividend);
+        Long by = poly(divisor).constantValue();
+        if (by != null && by != 0 && left.constantValue() != null) {
+            return Poly.constant(constants.applyAsLong(left.constantValue(), by));
+        }
+        if (by != null && by > 0 && left.divisibleBy(by)) {
+            return left.dividedBy(by);
+        }
+        return opaque(quotient, dividend, divisor);
+    }
+
+    private Poly remainder(Expr.Binary b) {
+        Long dividend = poly(b.left()).constantValue();
+        Long divisor = poly(b.right()).constantValue();
         if (divisor != null && divisor != 0 && dividend != null) {
-            return Poly.constant(b.op() == '/' ? dividend / divisor : dividend % divisor);
+            return Poly.constant(dividend % divisor);
         }
-        if (divisor != null && divisor > 0 && b.op() == '/' && left.divisibleBy(divisor)) {
-            return left.dividedBy(divisor);
+        return divisor != null && divisor == 1 ? Poly.constant(0) : opaque(b, b.left(), b.right());
+    }
+
+    /** A variable named by its text, at least 0 where the dividend is and the divisor is at least 1. */
+    private Poly opaque(Expr e, Expr dividend, Expr divisor) {
+        boolean nonNegative = poly(dividend).nonNegative() == Verdict.TRUE
+                && poly(divisor).minus(Poly.constant(1)).nonNegative() == Verdict.TRUE;
+        return Poly.variable(e.toString(), nonNegative);
+    }
+
+    /**
+     * {@code divisor} divides {@code dividend} with no remainder: proved where the divisor is a constant (then as
+     * {@link #aligned}) or a factor of the dividend, false only where both are constants.
+     */
+    public Verdict divides(Expr dividend, Expr divisor) {
+        Long by = constant(divisor);
+        if (by != null) {
+            return aligned(dividend, by);
         }
-        if (divisor != null && divisor == 1 && b.op() == '%') {
-            return Poly.constant(0);
-        }
-        boolean nonNegative = left.nonNegative() == Verdict.TRUE
-                && right.minus(Poly.constant(1)).nonNegative() == Verdict.TRUE;
-        return Poly.variable(b.toString(), nonNegative);
+        boolean factor = dividend instanceof Expr.Binary b && b.op() == '*'
+                && (equal(b.left(), divisor) || equal(b.right(), divisor));
+        return factor ? Verdict.TRUE : Verdict.UNKNOWN;
     }
 }

@@ -9,7 +9,8 @@ import dev.collectives.rules.Rule;
 
 /**
  * A rule's condition on a pipeline's sizes and offsets: {@code operands[0] <= operands[1]} ({@link Kind#AT_MOST}),
- * {@code operands[0] % operands[1] == 0} ({@link Kind#ALIGNED}), send bytes {@code [operands[0], operands[1])} and
+ * {@code operands[0] % operands[1] == 0} ({@link Kind#ALIGNED} of an offset, {@link Kind#DIVIDES} of a division's
+ * dividend and divisor), send bytes {@code [operands[0], operands[1])} and
  * recv bytes {@code [operands[2], operands[3])} coinciding (when {@code inPlace}) or apart
  * ({@link Kind#IN_PLACE_OR_APART}), or the bytes of two ops of a group, {@code [operands[0], operands[1])} and
  * {@code [operands[2], operands[3])}, apart ({@link Kind#APART}). What the {@link dev.collectives.processor.expr.Prover}
@@ -19,7 +20,7 @@ import dev.collectives.rules.Rule;
 public record Condition(Message failure, List<Object> failureArguments, Site site, StepDecl step, String what,
                         Kind kind, List<Expr> operands, boolean inPlace, Verdict verdict) {
     /** The shape of the comparison. */
-    public enum Kind { AT_MOST, ALIGNED, IN_PLACE_OR_APART, APART }
+    public enum Kind { AT_MOST, ALIGNED, DIVIDES, IN_PLACE_OR_APART, APART }
 
     public Rule rule() {
         return failure.rule();
@@ -31,6 +32,7 @@ public record Condition(Message failure, List<Object> failureArguments, Site sit
             case AT_MOST:
                 return atMostText(what, operands.get(0), operands.get(1));
             case ALIGNED:
+            case DIVIDES:
                 return what + ": " + operands.get(0) + " is a multiple of " + operands.get(1);
             case APART:
                 return what + ": bytes [" + operands.get(0) + ", " + operands.get(1) + ") and [" + operands.get(2)

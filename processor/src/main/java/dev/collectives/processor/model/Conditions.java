@@ -14,9 +14,10 @@ import dev.collectives.rules.Message;
 /**
  * The conditions R7 and R13 put on a pipeline's sizes and offsets, each with what the {@link Prover} says of it:
  * views and ops lie inside their buffers, views are aligned to their element size, an op's send and recv coincide or
- * are apart, the ops of a group are apart (R7), whether the values are constants or expressions; counts are at least
- * 1 and their bytes fit a long, and step parameters are at least 0 (R13, where an expression is not known at compile
- * time: the constant ones are R13's validator's). A condition proved for every value is left out.
+ * are apart, the ops of a group are apart (R7), whether the values are constants or expressions; every {@code /} of an
+ * expression leaves no remainder, counts are at least 1 and their bytes fit a long, and step parameters are at least
+ * 0 (R13, where an expression is not known at compile time: the constant ones are R13's validator's). A condition
+ * proved for every value is left out.
  */
 public final class Conditions {
     private final PipelineModel model;
@@ -123,10 +124,33 @@ public final class Conditions {
                 Site.of(p), s, what, Condition.Kind.AT_MOST, List.of(zero, name), false, Verdict.UNKNOWN));
     }
 
+    /**
+     * Each {@code /} of the attribute's expression leaves no remainder: {@code parameters / ranks} would otherwise
+     * drop the tail of a size silently ({@code floorDiv} drops it on purpose). Added before the conditions that use
+     * the quotient, so that a check meets the remainder first.
+     */
+    private void divisions(Annotated target, String attribute, StepDecl step, String name) {
+        Expr e = target.expression(attribute);
+        if (e == null) {
+            return;
+        }
+        String where = name + ": " + attribute + "Expr = \"" + e + "\"";
+        for (Expr.Binary d : e.divisions()) {
+            Expr dividend = d.left();
+            Expr divisor = d.right();
+            add(new Condition(Message.R13_REMAINDER, List.of(where, d, shown(dividend), shown(divisor),
+                    shown(new Expr.Binary('%', dividend, divisor)), new Expr.FloorDiv(dividend, divisor)),
+                    target.site(attribute), stage(step, d), where, Condition.Kind.DIVIDES, List.of(dividend, divisor),
+                    false, prover.divides(dividend, divisor)));
+        }
+    }
+
     private void buffer(BufferDecl b) {
         Expr count = b.expression("count");
         int size = b.type().size();
         String name = b.kind().annotation() + " " + b.name() + "()";
+        divisions(b, "count", null, name);
+        divisions(b, "offsetBytes", null, name);
         unknownAtMost(b.site("count"), null, name + ": count is at least 1", Expr.literal(1), count);
         if (size > 1) {
             unknownAtMost(b.site("count"), null, name + ": its bytes fit a long", count,
@@ -175,6 +199,7 @@ public final class Conditions {
     private void op(StepDecl s, OpDecl o) {
         Expr count = o.expression(o.kind().countAttribute());
         String name = s.name() + "(): " + o.kind().annotation() + " #" + o.index();
+        o.kind().numericAttributes().forEach(a -> divisions(o, a, s, name));
         unknownAtMost(o.countSite(), s, name + ": " + o.kind().countAttribute() + " is at least 1", Expr.literal(1),
                 count);
         for (OpSide side : o.sides()) {

@@ -32,7 +32,8 @@ import dev.collectives.processor.expr.Prover;
  * containers ({@code AllReduce.List}) unwrapped in place, so a step's ops keep their declaration order.
  */
 public final class ModelReader {
-    private static final String PACKAGE = "dev.collectives.annotation.";
+    /** The DSL's annotations: every one of them that goes on a method belongs in a pipeline. */
+    public static final String PACKAGE = "dev.collectives.annotation.";
     static final String BUFFER = PACKAGE + "Buffer";
     static final String VIEW = PACKAGE + "View";
     static final String EXTERNAL = PACKAGE + "External";

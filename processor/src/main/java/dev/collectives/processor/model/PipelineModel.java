@@ -217,6 +217,11 @@ public final class PipelineModel extends Annotated {
 
     /** "Outer_Inner" for nested types, "Name" otherwise. */
     public String flatName() {
+        return flatName(type);
+    }
+
+    /** The type's simple name, behind those of the types it lies in, each followed by {@code _}. */
+    public static String flatName(TypeElement type) {
         StringBuilder name = new StringBuilder(type.getSimpleName());
         for (var e = type.getEnclosingElement(); e instanceof TypeElement outer; e = outer.getEnclosingElement()) {
             name.insert(0, outer.getSimpleName() + "_");

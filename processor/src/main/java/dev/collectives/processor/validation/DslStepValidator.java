@@ -17,10 +17,11 @@ final class DslStepValidator implements Validator {
     @Override
     public void validate(PipelineModel model, Diagnostics diagnostics) {
         for (ExecutableElement m : model.unannotated()) {
-            if (!Methods.returnsDeviceBuffer(m)) {
+            // a DeviceBuffer method is [DSL accessor]'s, a forgotten @Dim [DSL dim]'s at the expression naming it
+            if (!Methods.returnsDeviceBuffer(m) && !Methods.namedAsDim(model, m)) {
                 diagnostics.error(Tag.STEP, Site.of(m), Methods.signature(m) + " has no op annotation; every abstract "
-                        + "method of a pipeline is an accessor (@Buffer, @View, @External) or a step (@AllReduce, "
-                        + "@Send, ...)");
+                        + "method of a pipeline is an accessor (@Buffer, @View, @External), a @Dim or a step "
+                        + "(@AllReduce, @Send, ...)");
             }
         }
         for (ExecutableElement m : model.concrete()) {

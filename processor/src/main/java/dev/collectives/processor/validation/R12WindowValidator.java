@@ -9,7 +9,8 @@ import dev.collectives.rules.Message;
 
 /**
  * R12 WINDOW at compile time: windows need VMM or ncclMemAlloc/mcclMemAlloc memory (not legacy cudaMalloc/musaMalloc),
- * and a head aligned to 4096 bytes: a window on a view must start at a multiple of 4096 in its allocation.
+ * registered memory (a window registers it, which {@code registered = false} forbids), and a head aligned to 4096
+ * bytes: a window on a view must start at a multiple of 4096 in its allocation.
  */
 final class R12WindowValidator implements Validator {
     static final long WINDOW_ALIGNMENT = 4096;
@@ -24,6 +25,9 @@ final class R12WindowValidator implements Validator {
             if (root.isPresent() && root.get().kind() == BufferDecl.Kind.BUFFER
                     && root.get().allocator() == Allocator.LEGACY) {
                 diagnostics.error(Message.R12_LEGACY, b.windowSite(), b.name());
+            }
+            if (root.isPresent() && Boolean.FALSE.equals(root.get().registeredFlag())) {
+                diagnostics.error(Message.R12_UNREGISTERED, b.windowSite(), b.name(), root.get().name());
             }
             Optional<Long> offset = model.offsetInRoot(b);
             if (b.kind() == BufferDecl.Kind.VIEW && offset.isPresent() && offset.get() % WINDOW_ALIGNMENT != 0) {

@@ -26,6 +26,9 @@ final class Expressions {
         if (e instanceof Expr.Name n) {
             return names.apply(n);
         }
+        if (e instanceof Expr.FloorDiv f) {
+            return CodeBlock.of("$T.floorDiv($L,$W$L)", MATH, plain(f.dividend(), names), plain(f.divisor(), names));
+        }
         Expr.Binary b = (Expr.Binary) e;
         return CodeBlock.of("$L $L $L", operand(b, b.left(), false, names), b.op(), operand(b, b.right(), true, names));
     }
@@ -41,6 +44,10 @@ final class Expressions {
     }
 
     static CodeBlock exact(Expr e, Function<Expr.Name, CodeBlock> names) {
+        if (e instanceof Expr.FloorDiv f) {
+            return CodeBlock.of("$T.floorDivExact($L,$W$L)", GenerationPart.SIZE_CHECKS, exact(f.dividend(), names),
+                    exact(f.divisor(), names));
+        }
         if (!(e instanceof Expr.Binary b)) {
             return plain(e, names);
         }

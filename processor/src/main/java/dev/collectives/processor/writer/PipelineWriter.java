@@ -2,6 +2,7 @@ package dev.collectives.processor.writer;
 
 import javax.annotation.processing.Generated;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
 
 import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.FieldSpec;
@@ -22,7 +23,12 @@ public final class PipelineWriter {
 
     /** The generated class's simple name: "Collective" + the interface's (nested: Outer_Inner). */
     public static String generatedName(PipelineModel model) {
-        return "Collective" + model.flatName();
+        return generatedName(model.type());
+    }
+
+    /** The simple name of the class generated for the pipeline {@code type}. */
+    public static String generatedName(TypeElement type) {
+        return "Collective" + PipelineModel.flatName(type);
     }
 
     /** The bind sequence in the guide's order, then the members: constructor, bind, open, accessors, steps, describe, close. */

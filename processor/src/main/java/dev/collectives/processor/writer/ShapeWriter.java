@@ -176,6 +176,14 @@ final class ShapeWriter extends GenerationPart {
                     code.addStatement(support(SIZE_CHECKS, "requireAligned", "$T.$L, $L, $L, $L", RULE, c.rule(),
                             Generation.literal(c.text(), CHECK_MESSAGE), operands.get(0), operands.get(1)));
                     break;
+                case DIVIDES:
+                    // where, the division and its floorDiv form, as the catalogue message names them at compile time
+                    code.addStatement(support(SIZE_CHECKS, "requireDivides", "$L, $L, $L, $L, $L",
+                            Generation.literal(c.what(), CHECK_MESSAGE),
+                            Generation.literal(c.failureArguments().get(1).toString(), CHECK_MESSAGE),
+                            Generation.literal(c.failureArguments().get(5).toString(), CHECK_MESSAGE),
+                            operands.get(0), operands.get(1)));
+                    break;
                 case APART:
                     // the two sides' labels, as the catalogue message names them at compile time
                     code.addStatement(support(BYTE_RANGES, "requireApartInGroup", "$S, $S, $L",

@@ -29,9 +29,16 @@ class ExprParserTest {
             "elements - offset - n | elements - offset - n",
             "elements / (ranks * 2) | elements / (ranks * 2)",
             "  ( ( n ) )  | n",
-            "elements % ranks | elements % ranks"})
+            "elements % ranks | elements % ranks",
+            "floorDiv( elements+1 ,ranks ) * 2 | floorDiv(elements + 1, ranks) * 2"})
     void writesBackWithOnlyTheParenthesesItNeeds(String text, String written) throws ExprException {
         assertEquals(written, parse(text).toString());
+    }
+
+    @Test
+    void divisionsAreListedInnerFirstAndFloorDivIsNotOne() throws ExprException {
+        assertEquals("[elements / ranks, elements / ranks / n]",
+                parse("floorDiv(offset, 2) + elements / ranks / n").divisions().toString());
     }
 
     @Test
@@ -59,6 +66,8 @@ class ExprParserTest {
     @CsvSource(delimiter = '|', value = {
             "n + | 4 | the expression ends where a number, a name or `(` should follow",
             "(n + 1 | 7 | missing `)`",
+            "floorDiv(n) | 11 | expected `,` but found `)`",
+            "floorDiv(n, 2 | 14 | missing `)`",
             "n + 1) | 6 | unbalanced `)`",
             "n $ 2 | 3 | unexpected `$`",
             "'' | 1 | the expression is empty",

@@ -28,6 +28,8 @@ class ProverTest {
             "elements * elements | elements * elements + offset | TRUE",
             "0 | elements % ranks | TRUE",
             "0 | elements / ranks | TRUE",
+            "0 | floorDiv(elements, ranks) | TRUE",
+            "floorDiv(elements * 4, 4) | elements | TRUE",
             // wrong for every value: a compile error
             "elements + 1 | elements | FALSE",
             "2 * elements | elements | FALSE",
@@ -62,6 +64,26 @@ class ProverTest {
         assertEquals(Verdict.TRUE, prover.aligned(ExprParserTest.parse("elements * 4 + 8"), 4));
         assertEquals(Verdict.UNKNOWN, prover.aligned(ExprParserTest.parse("elements * 2"), 4));
         assertEquals(Verdict.FALSE, prover.aligned(ExprParserTest.parse("6"), 4));
+    }
+
+    @Test
+    void floorDivRoundsDownAsMathFloorDiv() throws ExprException {
+        assertEquals(Long.valueOf(-3), new Prover(0).constant(ExprParserTest.parse("floorDiv(0 - 5, 2)")));
+        assertEquals(Long.valueOf(250000), new Prover(4).constant(ExprParserTest.parse("floorDiv(1000003, ranks)")));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "1024 | ranks | 4 | TRUE",
+            "1000003 | ranks | 4 | FALSE",
+            "elements * 4 | 4 | 0 | TRUE",
+            "elements * ranks | ranks | 0 | TRUE",
+            "elements | ranks | 0 | UNKNOWN",
+            "elements * 2 | 4 | 0 | UNKNOWN"})
+    void divisionsWithoutRemainderAreProvedOrRefutedWhereTheyAreKnown(String dividend, String divisor, int ranks,
+                                                                       Verdict verdict) throws ExprException {
+        assertEquals(verdict, new Prover(ranks).divides(ExprParserTest.parse(dividend),
+                ExprParserTest.parse(divisor)), dividend + " / " + divisor);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.collectives.runtime.internal;
 
+import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
@@ -40,11 +41,35 @@ public final class SizeChecks {
                 + ": an expression overflows a long or divides by zero (" + cause.getMessage() + ")");
     }
 
+    /**
+     * {@code dividend / divisor} leaves no remainder: a size divided by the ranks would otherwise drop its tail
+     * silently (R13). {@code where} names the attribute, {@code division} the expression's {@code /},
+     * {@code floorDiv} how to write it to round down on purpose.
+     */
+    public static void requireDivides(Communicator comm, String pipeline, String where, String division,
+                                      String floorDiv, long dividend, long divisor) {
+        long remainder = dividend % divisor;
+        if (remainder != 0) {
+            throw CollectivesException.violation(Rule.R13_TYPES, comm.rank(), pipeline + ": "
+                    + Message.R13_REMAINDER.format(where, division, dividend, divisor, remainder, floorDiv));
+        }
+    }
+
     /** {@code a / b}, throwing where Java's division would wrap ({@code Long.MIN_VALUE / -1}). */
     public static long divideExact(long a, long b) {
+        requireNoWrap(a, b);
+        return a / b;
+    }
+
+    /** {@code Math.floorDiv(a, b)}, throwing where it would wrap, as {@link #divideExact} does. */
+    public static long floorDivExact(long a, long b) {
+        requireNoWrap(a, b);
+        return Math.floorDiv(a, b);
+    }
+
+    private static void requireNoWrap(long a, long b) {
         if (a == Long.MIN_VALUE && b == -1) {
             throw new ArithmeticException("long overflow");
         }
-        return a / b;
     }
 }
