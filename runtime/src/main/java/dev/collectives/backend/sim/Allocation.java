@@ -4,8 +4,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.ForeignMemory.Classification;
 import dev.collectives.runtime.ForeignMemory.Residence;
 import dev.collectives.runtime.Result;
-
-import org.bytedeco.javacpp.Pointer;
+import dev.collectives.runtime.internal.HostMemory;
 
 import java.util.Collections;
 import java.util.List;
@@ -25,7 +24,8 @@ import java.util.function.LongFunction;
 final class Allocation {
     private static final ConcurrentSkipListMap<Long, Allocation> LIVE = new ConcurrentSkipListMap<>();
 
-    private final Pointer block;
+    /** The host block ({@link HostMemory}), which may start before the aligned head. */
+    private final long block;
     private final long head;
     private final long size;
     private final Classification reported;
@@ -33,7 +33,7 @@ final class Allocation {
     private final Set<SimMemory> views = Collections.newSetFromMap(new WeakHashMap<>());
     private boolean freed;
 
-    private Allocation(Pointer block, long head, long size, Classification reported) {
+    private Allocation(long block, long head, long size, Classification reported) {
         this.block = block;
         this.head = head;
         this.size = size;
@@ -49,12 +49,13 @@ final class Allocation {
      */
     static Allocation allocate(int rank, String what, long size, long reserved, long alignment,
                                LongFunction<Classification> reported) {
-        Pointer block = Pointer.calloc(Math.max(1, reserved + alignment - 1), 1);
-        if (block == null || block.isNull()) {
-            throw CollectivesException.library(Result.SYSTEM_ERROR, rank, what, "out of host memory for "
-                    + reserved + " bytes");
+        long block;
+        try {
+            block = HostMemory.allocate(reserved + alignment - 1);
+        } catch (OutOfMemoryError e) {
+            throw CollectivesException.library(Result.SYSTEM_ERROR, rank, what, e.getMessage());
         }
-        long head = Math.floorDiv(block.address() + alignment - 1, alignment) * alignment;
+        long head = Math.floorDiv(block + alignment - 1, alignment) * alignment;
         Allocation allocation = new Allocation(block, head, size, reported.apply(head));
         LIVE.put(head, allocation);
         return allocation;
@@ -68,11 +69,6 @@ final class Allocation {
     /** The bytes the driver knows from the head. */
     long size() {
         return size;
-    }
-
-    /** The start of the host block, which may lie before the aligned head. */
-    long blockAddress() {
-        return block.address();
     }
 
     Classification reported() {
@@ -116,6 +112,6 @@ final class Allocation {
         freed = true;
         views.clear();
         LIVE.remove(head);
-        Pointer.free(block);
+        HostMemory.free(block);
     }
 }

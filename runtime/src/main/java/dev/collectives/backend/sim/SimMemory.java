@@ -10,8 +10,7 @@ import dev.collectives.runtime.ForeignMemory.Classification;
 import dev.collectives.runtime.ForeignMemory.Residence;
 import dev.collectives.runtime.Result;
 
-import org.bytedeco.javacpp.Pointer;
-
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -74,15 +73,15 @@ final class SimMemory extends DeviceMemory {
     }
 
     @Override
-    public void copyIn(long offset, Pointer src, long bytes) {
-        requireNoRace("copyFromHost", offset, bytes, false);
-        Kernels.copy(src.address() + src.position() * src.sizeof(), address() + offset, bytes);
+    public void copyIn(long offset, ByteBuffer src) {
+        requireNoRace("copyFromHost", offset, src.remaining(), false);
+        Kernels.view(address() + offset, src.remaining()).put(src);
     }
 
     @Override
-    public void copyOut(long offset, Pointer dst, long bytes) {
-        requireNoRace("copyToHost", offset, bytes, true);
-        Kernels.copy(address() + offset, dst.address() + dst.position() * dst.sizeof(), bytes);
+    public void copyOut(long offset, ByteBuffer dst) {
+        requireNoRace("copyToHost", offset, dst.remaining(), true);
+        dst.put(Kernels.view(address() + offset, dst.remaining()));
     }
 
     /**
