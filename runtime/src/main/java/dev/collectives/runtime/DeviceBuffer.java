@@ -4,16 +4,8 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.rules.Rule;
 
-import org.bytedeco.javacpp.BytePointer;
-import org.bytedeco.javacpp.CharPointer;
-import org.bytedeco.javacpp.DoublePointer;
-import org.bytedeco.javacpp.FloatPointer;
-import org.bytedeco.javacpp.IntPointer;
-import org.bytedeco.javacpp.LongPointer;
-import org.bytedeco.javacpp.Pointer;
-import org.bytedeco.javacpp.ShortPointer;
-
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -126,9 +118,7 @@ public final class DeviceBuffer implements AutoCloseable {
 
     /** Copies {@code src} into the start of this buffer, synchronously; the buffer must be of any type (raw bytes). */
     public void copyFromHost(byte[] src) {
-        try (BytePointer p = new BytePointer(src)) {
-            copyIn(p, src.length, "byte[]", ANY);
-        }
+        copyIn(ByteBuffer.wrap(src), "byte[]", ANY);
     }
 
     /**
@@ -136,9 +126,9 @@ public final class DeviceBuffer implements AutoCloseable {
      * raw bits).
      */
     public void copyFromHost(short[] src) {
-        try (ShortPointer p = new ShortPointer(src)) {
-            copyIn(p, 2L * src.length, "short[]", HALVES);
-        }
+        ByteBuffer host = host(2L * src.length);
+        host.asShortBuffer().put(src);
+        copyIn(host, "short[]", HALVES);
     }
 
     /**
@@ -146,53 +136,47 @@ public final class DeviceBuffer implements AutoCloseable {
      * raw bits).
      */
     public void copyFromHost(char[] src) {
-        try (CharPointer p = new CharPointer(src)) {
-            copyIn(p, 2L * src.length, "char[]", HALVES);
-        }
+        ByteBuffer host = host(2L * src.length);
+        host.asCharBuffer().put(src);
+        copyIn(host, "char[]", HALVES);
     }
 
     /** Copies {@code src} into the start of this buffer, synchronously; the buffer must be of INT32 or UINT32. */
     public void copyFromHost(int[] src) {
-        try (IntPointer p = new IntPointer(src)) {
-            copyIn(p, 4L * src.length, "int[]", INT32S);
-        }
+        ByteBuffer host = host(4L * src.length);
+        host.asIntBuffer().put(src);
+        copyIn(host, "int[]", INT32S);
     }
 
     /** Copies {@code src} into the start of this buffer, synchronously; the buffer must be of INT64 or UINT64. */
     public void copyFromHost(long[] src) {
-        try (LongPointer p = new LongPointer(src)) {
-            copyIn(p, 8L * src.length, "long[]", INT64S);
-        }
+        ByteBuffer host = host(8L * src.length);
+        host.asLongBuffer().put(src);
+        copyIn(host, "long[]", INT64S);
     }
 
     /** Copies {@code src} into the start of this buffer, synchronously; the buffer must be of FLOAT32. */
     public void copyFromHost(float[] src) {
-        try (FloatPointer p = new FloatPointer(src)) {
-            copyIn(p, 4L * src.length, "float[]", FLOAT32S);
-        }
+        ByteBuffer host = host(4L * src.length);
+        host.asFloatBuffer().put(src);
+        copyIn(host, "float[]", FLOAT32S);
     }
 
     /** Copies {@code src} into the start of this buffer, synchronously; the buffer must be of FLOAT64. */
     public void copyFromHost(double[] src) {
-        try (DoublePointer p = new DoublePointer(src)) {
-            copyIn(p, 8L * src.length, "double[]", FLOAT64S);
-        }
+        ByteBuffer host = host(8L * src.length);
+        host.asDoubleBuffer().put(src);
+        copyIn(host, "double[]", FLOAT64S);
     }
 
     /** Copies {@code src.remaining()} bytes; the buffer's position is left unchanged. */
     public void copyFromHost(ByteBuffer src) {
-        ByteBuffer direct = src.isDirect() ? src.slice() : ByteBuffer.allocateDirect(src.remaining()).put(src.duplicate());
-        try (BytePointer p = new BytePointer(direct.position(0))) {
-            copyIn(p, direct.capacity(), "ByteBuffer", ANY);
-        }
+        copyIn(src.duplicate(), "ByteBuffer", ANY);
     }
 
     /** Copies the start of this buffer into {@code dst}, synchronously; the buffer must be of any type (raw bytes). */
     public void copyToHost(byte[] dst) {
-        try (BytePointer p = new BytePointer(dst.length)) {
-            copyOut(p, dst.length, "byte[]", ANY);
-            p.get(dst);
-        }
+        copyOut(ByteBuffer.wrap(dst), "byte[]", ANY);
     }
 
     /**
@@ -200,10 +184,7 @@ public final class DeviceBuffer implements AutoCloseable {
      * (INT16-sized: FLOAT16, BFLOAT16).
      */
     public void copyToHost(short[] dst) {
-        try (ShortPointer p = new ShortPointer(dst.length)) {
-            copyOut(p, 2L * dst.length, "short[]", HALVES);
-            p.get(dst);
-        }
+        copyOut(host(2L * dst.length), "short[]", HALVES).asShortBuffer().get(dst);
     }
 
     /**
@@ -211,61 +192,52 @@ public final class DeviceBuffer implements AutoCloseable {
      * BFLOAT16).
      */
     public void copyToHost(char[] dst) {
-        try (CharPointer p = new CharPointer(dst.length)) {
-            copyOut(p, 2L * dst.length, "char[]", HALVES);
-            p.get(dst);
-        }
+        copyOut(host(2L * dst.length), "char[]", HALVES).asCharBuffer().get(dst);
     }
 
     /** Copies the start of this buffer into {@code dst}, synchronously; the buffer must be of INT32 or UINT32. */
     public void copyToHost(int[] dst) {
-        try (IntPointer p = new IntPointer(dst.length)) {
-            copyOut(p, 4L * dst.length, "int[]", INT32S);
-            p.get(dst);
-        }
+        copyOut(host(4L * dst.length), "int[]", INT32S).asIntBuffer().get(dst);
     }
 
     /** Copies the start of this buffer into {@code dst}, synchronously; the buffer must be of INT64 or UINT64. */
     public void copyToHost(long[] dst) {
-        try (LongPointer p = new LongPointer(dst.length)) {
-            copyOut(p, 8L * dst.length, "long[]", INT64S);
-            p.get(dst);
-        }
+        copyOut(host(8L * dst.length), "long[]", INT64S).asLongBuffer().get(dst);
     }
 
     /** Copies the start of this buffer into {@code dst}, synchronously; the buffer must be of FLOAT32. */
     public void copyToHost(float[] dst) {
-        try (FloatPointer p = new FloatPointer(dst.length)) {
-            copyOut(p, 4L * dst.length, "float[]", FLOAT32S);
-            p.get(dst);
-        }
+        copyOut(host(4L * dst.length), "float[]", FLOAT32S).asFloatBuffer().get(dst);
     }
 
     /** Copies the start of this buffer into {@code dst}, synchronously; the buffer must be of FLOAT64. */
     public void copyToHost(double[] dst) {
-        try (DoublePointer p = new DoublePointer(dst.length)) {
-            copyOut(p, 8L * dst.length, "double[]", FLOAT64S);
-            p.get(dst);
-        }
+        copyOut(host(8L * dst.length), "double[]", FLOAT64S).asDoubleBuffer().get(dst);
     }
 
     /** Fills {@code dst.remaining()} bytes; the buffer's position is left unchanged. */
     public void copyToHost(ByteBuffer dst) {
-        int bytes = dst.remaining();
-        try (BytePointer p = new BytePointer(bytes)) {
-            copyOut(p, bytes, "ByteBuffer", ANY);
-            dst.duplicate().put(p.asByteBuffer());
+        copyOut(dst, "ByteBuffer", ANY);
+    }
+
+    /** The bytes of a typed host array, in the device's (native) byte order. */
+    private static ByteBuffer host(long bytes) {
+        if (bytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("a host copy moves at most " + Integer.MAX_VALUE + " bytes at once, not "
+                    + bytes + "; copy the array in parts through slices");
         }
+        return ByteBuffer.allocate((int) bytes).order(ByteOrder.nativeOrder());
     }
 
-    private void copyIn(Pointer src, long bytes, String hostType, Set<DataType> holds) {
-        checkCopy(bytes, "copyFromHost(" + hostType + ")", holds);
-        memory.copyIn(offset, src, bytes);
+    private void copyIn(ByteBuffer src, String hostType, Set<DataType> holds) {
+        checkCopy(src.remaining(), "copyFromHost(" + hostType + ")", holds);
+        memory.copyIn(offset, src);
     }
 
-    private void copyOut(Pointer dst, long bytes, String hostType, Set<DataType> holds) {
-        checkCopy(bytes, "copyToHost(" + hostType + ")", holds);
-        memory.copyOut(offset, dst, bytes);
+    private ByteBuffer copyOut(ByteBuffer dst, String hostType, Set<DataType> holds) {
+        checkCopy(dst.remaining(), "copyToHost(" + hostType + ")", holds);
+        memory.copyOut(offset, dst.duplicate());
+        return dst;
     }
 
     private void checkCopy(long bytes, String copy, Set<DataType> holds) {

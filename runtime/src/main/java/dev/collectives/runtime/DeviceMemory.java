@@ -3,8 +3,7 @@ package dev.collectives.runtime;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.HandleType;
 
-import org.bytedeco.javacpp.Pointer;
-
+import java.nio.ByteBuffer;
 import java.util.Set;
 
 /**
@@ -96,11 +95,17 @@ public abstract class DeviceMemory implements AutoCloseable {
         return closed;
     }
 
-    /** Synchronous host-to-device copy of {@code bytes} from {@code src} to {@code offset}. */
-    public abstract void copyIn(long offset, Pointer src, long bytes);
+    /**
+     * Synchronous host-to-device copy of {@code src.remaining()} bytes (a heap or a direct buffer) to
+     * {@code offset}; {@code src}'s position may move.
+     */
+    public abstract void copyIn(long offset, ByteBuffer src);
 
-    /** Synchronous device-to-host copy of {@code bytes} at {@code offset} into {@code dst}. */
-    public abstract void copyOut(long offset, Pointer dst, long bytes);
+    /**
+     * Synchronous device-to-host copy of {@code dst.remaining()} bytes at {@code offset} into {@code dst} (a heap or
+     * a direct buffer); {@code dst}'s position may move.
+     */
+    public abstract void copyOut(long offset, ByteBuffer dst);
 
     /** Frees the memory; may refuse with R5 when a live graph or registration still uses it. */
     protected abstract void free();

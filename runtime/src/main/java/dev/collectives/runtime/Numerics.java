@@ -1,9 +1,8 @@
 package dev.collectives.runtime;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.runtime.internal.HostMemory;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import org.bytedeco.javacpp.Pointer;
 
 /**
  * Conversions between {@code float}/{@code double} and the narrow floating-point formats of {@link DataType},
@@ -241,16 +240,7 @@ public final class Numerics {
         if (address == 0) {
             throw new IllegalArgumentException("null address");
         }
-        long elementAddress = address + index * type.size();
-        long size = type.size();
-        Pointer view = new Pointer() {
-            {
-                address = elementAddress;
-                limit = size;
-                capacity = size;
-            }
-        };
-        return view.asByteBuffer().order(ByteOrder.nativeOrder());
+        return HostMemory.view(address + index * type.size(), type.size());
     }
 
     private static double unsignedToDouble(long bits) {

@@ -8,8 +8,9 @@ import dev.collectives.runtime.ForeignMemory;
 import dev.collectives.runtime.ForeignMemory.Classification;
 import dev.collectives.runtime.ForeignMemory.Residence;
 
-import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.javacpp.BytePointer;
 
+import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -119,13 +120,30 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     }
 
     @Override
-    public void copyIn(long offset, Pointer src, long bytes) {
-        copy(address() + offset, src.address() + src.position() * src.sizeof(), bytes);
+    public void copyIn(long offset, ByteBuffer src) {
+        try (BytePointer host = direct(src)) {
+            copy(address() + offset, host.address() + host.position(), src.remaining());
+        }
     }
 
     @Override
-    public void copyOut(long offset, Pointer dst, long bytes) {
-        copy(dst.address() + dst.position() * dst.sizeof(), address() + offset, bytes);
+    public void copyOut(long offset, ByteBuffer dst) {
+        try (BytePointer host = direct(dst)) {
+            copy(host.address() + host.position(), address() + offset, dst.remaining());
+            if (!dst.isDirect()) {
+                dst.duplicate().put(host.asByteBuffer());
+            }
+        }
+    }
+
+    /** The remaining bytes of {@code buffer} in native memory: the buffer itself if direct, else a copy. */
+    private static BytePointer direct(ByteBuffer buffer) {
+        if (buffer.isDirect()) {
+            return new BytePointer(buffer);
+        }
+        BytePointer copy = new BytePointer(buffer.remaining());
+        copy.asByteBuffer().put(buffer.duplicate());
+        return copy;
     }
 
     /** Device-to-device or host copies, synchronous. */

@@ -4,8 +4,7 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
-
-import org.bytedeco.javacpp.Pointer;
+import dev.collectives.runtime.internal.HostMemory;
 
 import java.util.List;
 
@@ -86,16 +85,17 @@ final class Movement {
         long blockBytes = mine.count() * mine.type().size();
         long sendBytes = blockBytes * all.size();
         boolean staged = all.stream().anyMatch(l -> overlaps(l.call(), all.size()));
-        Pointer stage = null;
+        long stage = 0;
         try {
             if (staged) {
-                stage = Pointer.malloc(Math.max(1, sendBytes));
-                if (stage == null || stage.isNull()) {
-                    throw CollectivesException.library(Result.SYSTEM_ERROR, rank, "allToAll",
-                            "out of host memory staging " + sendBytes + " bytes");
+                try {
+                    stage = HostMemory.allocate(sendBytes);
+                } catch (OutOfMemoryError e) {
+                    throw CollectivesException.library(Result.SYSTEM_ERROR, rank, "allToAll", "staging "
+                            + sendBytes + " bytes: " + e.getMessage());
                 }
-                Kernels.copy(mine.send().address(), stage.address(), sendBytes);
-                rv.scratch[rank] = stage.address();
+                Kernels.copy(mine.send().address(), stage, sendBytes);
+                rv.scratch[rank] = stage;
                 rv.barrier(rank);
             }
             for (int j = 0; j < all.size(); j++) {
@@ -106,8 +106,8 @@ final class Movement {
                 rv.barrier(rank); // every rank has read every stage
             }
         } finally {
-            if (stage != null) {
-                Pointer.free(stage);
+            if (stage != 0) {
+                HostMemory.free(stage);
             }
         }
     }

@@ -3,8 +3,7 @@ package dev.collectives.backend.sim;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.runtime.DeviceMemory;
 
-import org.bytedeco.javacpp.Pointer;
-
+import java.nio.ByteBuffer;
 import java.util.Set;
 
 /**
@@ -22,12 +21,12 @@ final class RemoteMemory extends DeviceMemory {
     }
 
     @Override
-    public void copyIn(long offset, Pointer src, long bytes) {
+    public void copyIn(long offset, ByteBuffer src) {
         throw elsewhere();
     }
 
     @Override
-    public void copyOut(long offset, Pointer dst, long bytes) {
+    public void copyOut(long offset, ByteBuffer dst) {
         throw elsewhere();
     }
 

@@ -629,13 +629,16 @@ public final class SimCommunicator implements Communicator {
 
     // ---- memory and streams owned elsewhere ---------------------------------------------------------------
 
-    /** Memory from {@link SimForeignMemory}, classified by its table as a driver classifies an address. */
+    /**
+     * Any memory the simulated driver allocated (the project's own or a {@link SimForeignMemory}), classified as a
+     * GPU's driver classifies an address.
+     */
     @Override
     public DeviceBuffer wrap(long address, long bytes, DataType type) {
         requireOpen("wrap");
-        ForeignMemory.Classification found = SimForeignMemory.classify(address);
+        ForeignMemory.Classification found = Allocation.classify(address);
         long count = ForeignMemory.check(rank, device, address, bytes, type, found);
-        SimMemory memory = SimForeignMemory.wrap(device, address, found,
+        SimMemory memory = Allocation.wrap(device, address, found,
                 ForeignMemory.describe(found, "{cuda,musa}Malloc"));
         return DeviceBuffer.wrapped(memory, address - found.head(), type, count);
     }

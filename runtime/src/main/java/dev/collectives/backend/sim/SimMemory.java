@@ -6,18 +6,18 @@ import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceMemory;
-import dev.collectives.runtime.ForeignMemory;
+import dev.collectives.runtime.ForeignMemory.Classification;
+import dev.collectives.runtime.ForeignMemory.Residence;
 import dev.collectives.runtime.Result;
 
-import org.bytedeco.javacpp.Pointer;
-
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
 /**
- * A root allocation of simulated device memory: zeroed host memory from {@code calloc}, over-allocated so that the
- * head can be aligned as the real allocator aligns it. It knows what still uses it, so that freeing it while it
+ * A root allocation of simulated device memory (an {@link Allocation}), or a view of one that {@code wrap} made. It
+ * knows what still uses it, so that freeing it while it
  * is registered or captured in a live graph is refused (R5), and freeing it while stream work uses it waits for
  * that work, as {@code cudaFree}/{@code musaFree} synchronizes.
  */
@@ -27,25 +27,25 @@ final class SimMemory extends DeviceMemory {
 
     private final int rank;
     private final Ledger ledger;
-    /** The host block, or null for a framework's memory ({@link SimForeignMemory} frees it). */
-    private final Pointer block;
+    /** The allocation this memory owns, or null for a view {@code wrap} made (the allocation's free closes it). */
+    private final Allocation allocation;
     private int registrations;
     private int graphUses;
     private int inFlight;
     /** What queued stream work reads and writes of this memory, until it ran: host copies must not race it. */
     private final List<Pin> pins = new ArrayList<>();
 
-    private SimMemory(int rank, Ledger ledger, Pointer block, long head, long size, Allocator allocator,
+    private SimMemory(int rank, Ledger ledger, Allocation allocation, long head, long size, Allocator allocator,
                       long physicalSize, long reservedSize, Set<HandleType> handleTypes, String foreignClass) {
         super(head, size, allocator, physicalSize, reservedSize, handleTypes, foreignClass);
         this.rank = rank;
         this.ledger = ledger;
-        this.block = block;
+        this.allocation = allocation;
     }
 
     /**
      * {@code reservedSize} bytes of address range whose head is aligned to {@code alignment}; {@code usableSize}
-     * bytes of it are the memory.
+     * bytes of it are the memory, which the driver reports as device memory of {@code rank}: VMM unless legacy.
      */
     static SimMemory allocate(int rank, Ledger ledger, Allocator allocator, long usableSize, long reservedSize,
                               long alignment, Set<HandleType> handleTypes) {
@@ -53,19 +53,16 @@ final class SimMemory extends DeviceMemory {
             throw CollectivesException.library(Result.INVALID_ARGUMENT, rank, "memory allocation",
                     "usable " + usableSize + " bytes, reserved " + reservedSize + ", alignment " + alignment);
         }
-        Pointer block = Pointer.calloc(Math.max(1, reservedSize + alignment - 1), 1);
-        if (block == null || block.isNull()) {
-            throw CollectivesException.library(Result.SYSTEM_ERROR, rank, "memory allocation",
-                    "out of host memory for " + reservedSize + " bytes");
-        }
-        long head = Math.floorDiv(block.address() + alignment - 1, alignment) * alignment;
+        Allocation allocation = Allocation.allocate(rank, "memory allocation", usableSize, reservedSize, alignment,
+                head -> new Classification(Residence.DEVICE, rank, head, usableSize, allocator != Allocator.LEGACY,
+                        handleTypes));
         ledger.allocations.incrementAndGet();
-        return new SimMemory(rank, ledger, block, head, usableSize, allocator, usableSize, reservedSize,
-                handleTypes, null);
+        return new SimMemory(rank, ledger, allocation, allocation.head(), usableSize, allocator, usableSize,
+                reservedSize, handleTypes, null);
     }
 
-    /** Rank {@code rank}'s view of a framework's memory, as {@code wrap} found it; freeing it frees nothing. */
-    static SimMemory wrapping(int rank, ForeignMemory.Classification found, String foreignClass) {
+    /** Rank {@code rank}'s view of an allocation, as {@code wrap} found it; freeing it frees nothing. */
+    static SimMemory wrapping(int rank, Classification found, String foreignClass) {
         return new SimMemory(rank, null, null, found.head(), found.size(), found.allocator(), found.size(),
                 found.size(), found.handleTypes(), foreignClass);
     }
@@ -76,15 +73,15 @@ final class SimMemory extends DeviceMemory {
     }
 
     @Override
-    public void copyIn(long offset, Pointer src, long bytes) {
-        requireNoRace("copyFromHost", offset, bytes, false);
-        Kernels.copy(src.address() + src.position() * src.sizeof(), address() + offset, bytes);
+    public void copyIn(long offset, ByteBuffer src) {
+        requireNoRace("copyFromHost", offset, src.remaining(), false);
+        Kernels.view(address() + offset, src.remaining()).put(src);
     }
 
     @Override
-    public void copyOut(long offset, Pointer dst, long bytes) {
-        requireNoRace("copyToHost", offset, bytes, true);
-        Kernels.copy(address() + offset, dst.address() + dst.position() * dst.sizeof(), bytes);
+    public void copyOut(long offset, ByteBuffer dst) {
+        requireNoRace("copyToHost", offset, dst.remaining(), true);
+        dst.put(Kernels.view(address() + offset, dst.remaining()));
     }
 
     /**
@@ -173,8 +170,8 @@ final class SimMemory extends DeviceMemory {
                     + graphUses + " live graph(s) or graph exec(s) use it; destroy the graphs before their buffers");
         }
         Monitors.awaitUninterruptibly(this, () -> inFlight == 0);
-        if (block != null) {
-            Pointer.free(block);
+        if (allocation != null) {
+            allocation.free();
             ledger.allocations.decrementAndGet();
         }
     }

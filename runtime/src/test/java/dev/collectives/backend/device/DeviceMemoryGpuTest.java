@@ -72,13 +72,13 @@ class DeviceMemoryGpuTest {
             DeviceMemory mapping = vmm.map(size + g, size + g, g, handles);
             return new DeviceMemory(mapping.address() + 4096, size, Allocator.CUSTOM, size, size, handles) {
                 @Override
-                public void copyIn(long offset, org.bytedeco.javacpp.Pointer src, long n) {
-                    mapping.copyIn(offset + 4096, src, n);
+                public void copyIn(long offset, java.nio.ByteBuffer src) {
+                    mapping.copyIn(offset + 4096, src);
                 }
 
                 @Override
-                public void copyOut(long offset, org.bytedeco.javacpp.Pointer dst, long n) {
-                    mapping.copyOut(offset + 4096, dst, n);
+                public void copyOut(long offset, java.nio.ByteBuffer dst) {
+                    mapping.copyOut(offset + 4096, dst);
                 }
 
                 @Override

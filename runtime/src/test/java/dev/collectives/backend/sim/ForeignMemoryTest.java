@@ -7,12 +7,14 @@ import dev.collectives.annotation.ReduceOp;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
+import java.util.Set;
 
 import static dev.collectives.backend.sim.PerRank.assertContains;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -57,6 +59,63 @@ class ForeignMemoryTest {
         assertEquals(foreignClass, buffer.memory().origin());
         assertFalse(buffer.isRoot());
         assertContains(buffer.toString(), foreignClass);
+    }
+
+    /**
+     * The project's own memory is memory the driver knows, as on a GPU: wrapped at its head or inside it, it is
+     * classified as a framework's allocation of the same kind would be, with the offset from the allocation's head.
+     */
+    @Test
+    void theProjectsOwnMemoryIsClassifiedAsTheDriverMadeIt() {
+        try (SimCluster cluster = SimBackend.cluster().build();
+             SimCluster fabric = SimBackend.cluster().fabricHandles(true).build()) {
+            SimCommunicator comm = cluster.communicator(0);
+            long g = comm.granularity();
+            try (DeviceBuffer memAlloc = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+                 DeviceBuffer legacy = comm.allocate(Allocator.LEGACY, DataType.FLOAT32, 1024);
+                 DeviceBuffer vmm = comm.allocate(Allocator.VMM, DataType.FLOAT32, 1024);
+                 DeviceMemory bare = comm.virtualMemory().map(g, g, g, Set.of());
+                 DeviceBuffer memAllocWithFabric = fabric.communicator(0).allocate(Allocator.MEM_ALLOC,
+                         DataType.FLOAT32, 1024)) {
+                assertOwnClass(comm, memAlloc.memory(), Allocator.VMM, "foreign, VMM with POSIX fd");
+                assertOwnClass(comm, legacy.memory(), Allocator.LEGACY, "foreign, legacy musaMalloc");
+                assertOwnClass(comm, vmm.memory(), Allocator.VMM, "foreign, VMM with POSIX fd");
+                assertOwnClass(comm, bare, Allocator.VMM, "foreign, VMM without shareable handles");
+                assertOwnClass(fabric.communicator(0), memAllocWithFabric.memory(), Allocator.VMM,
+                        "foreign, VMM with POSIX fd and FABRIC");
+                DeviceBuffer slice = memAlloc.slice(256, 256);
+                assertEquals(1024, comm.wrap(slice.address(), 1024, DataType.FLOAT32).headOffset());
+            }
+        }
+    }
+
+    private static void assertOwnClass(SimCommunicator comm, DeviceMemory memory, Allocator allocator,
+                                       String foreignClass) {
+        for (long offset : new long[] {0, 1024}) {
+            DeviceBuffer buffer = comm.wrap(memory.address() + offset, 512, DataType.FLOAT32);
+            assertEquals(offset, buffer.headOffset());
+            assertEquals(allocator, buffer.allocator());
+            assertEquals(foreignClass, buffer.memory().origin());
+            assertEquals(memory.size(), buffer.memory().size(), "the allocation's size, as MemGetAddressRange says");
+            assertEquals(memory.address(), buffer.memory().address());
+        }
+    }
+
+    @Test
+    void freedOwnMemoryIsUnknownAgainAndIsNotFreedWhileAWrappedViewIsRegistered() {
+        try (SimCluster cluster = SimBackend.cluster().build()) {
+            SimCommunicator comm = cluster.communicator(0);
+            DeviceBuffer owned = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+            DeviceBuffer wrapped = comm.wrap(owned.address() + 64, 64, DataType.FLOAT32);
+            RegistrationHandle handle = comm.register(wrapped);
+            CollectivesException early = assertThrows(CollectivesException.class, owned::close);
+            assertEquals(Rule.R5_GRAPH_LIFETIME, early.rule(), early.getMessage());
+            handle.close();
+            owned.close();
+            assertTrue(wrapped.memory().isClosed(), "freeing the allocation frees its wrapped views");
+            assertRefused(comm, owned.address(), "not memory the device driver knows");
+            assertTrue(cluster.usage().isZero(), cluster.usage().toString());
+        }
     }
 
     @Test

@@ -3,9 +3,8 @@ package dev.collectives.backend.sim.internal;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.Numerics;
+import dev.collectives.runtime.internal.HostMemory;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import org.bytedeco.javacpp.Pointer;
 
 /**
  * The sim backend's compute kernels: elementwise reductions and copies on "device" memory, which is host memory
@@ -168,7 +167,7 @@ public final class Kernels {
         }
         requireAddress(source, "source");
         requireAddress(destination, "destination");
-        Pointer.memmove(pointer(destination, bytes), pointer(source, bytes), bytes);
+        HostMemory.copy(source, destination, bytes);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -541,19 +540,8 @@ public final class Kernels {
         }
     }
 
-    /** A JavaCPP pointer to {@code bytes} bytes at a raw address; it owns nothing. */
-    private static Pointer pointer(long at, long bytes) {
-        return new Pointer() {
-            {
-                address = at;
-                limit = bytes;
-                capacity = bytes;
-            }
-        };
-    }
-
     /** A native-order buffer over {@code bytes} (at most {@link #MAX_VIEW_BYTES}) bytes at a raw address. */
     public static ByteBuffer view(long at, long bytes) {
-        return pointer(at, bytes).asByteBuffer().order(ByteOrder.nativeOrder());
+        return HostMemory.view(at, bytes);
     }
 }
