@@ -29,12 +29,15 @@ import java.util.Map;
  *
  * <pre>
  * round head   int bytes, int flags (1: this rank has closed its communicator and has nothing left to send)
- * round bytes  chunks: byte type, byte space, long seq, int from, int to, byte last, int length, bytes
+ * round bytes  chunks: byte type, long group, byte space, long seq, int from, int to, byte last, int length, bytes
  * </pre>
  */
 final class Wire {
-    /** What a message belongs to; {@code from} and {@code to} are -1 where not a pair's. */
-    record Key(byte space, long seq, int from, int to) {
+    /**
+     * What a message belongs to: a communicator's {@code group} (its parent and its children share this wire), and
+     * in it a call; {@code from} and {@code to} are -1 where not a pair's.
+     */
+    record Key(long group, byte space, long seq, int from, int to) {
     }
 
     /** Where messages go: called on the pump thread, in round order, senders in rank order. */
@@ -48,7 +51,7 @@ final class Wire {
     static final int MAX_IDLE_MILLIS = 5;
     /** The largest message: a rank's part of one call (its description and at most 2 GiB of data) fits. */
     static final int MAX_MESSAGE_BYTES = Integer.MAX_VALUE - 8;
-    private static final int HEADER_BYTES = 1 + 1 + 8 + 4 + 4 + 1 + 4;
+    private static final int HEADER_BYTES = 1 + 8 + 1 + 8 + 4 + 4 + 1 + 4;
     private static final int LEAVING = 1;
 
     private final Rendezvous rendezvous;
@@ -184,7 +187,7 @@ final class Wire {
             int length = Math.min(batch.remaining() - HEADER_BYTES, message.body.length - message.sent);
             boolean last = message.sent + length == message.body.length;
             Key key = message.key;
-            batch.put(message.type).put(key.space()).putLong(key.seq()).putInt(key.from()).putInt(key.to())
+            batch.put(message.type).putLong(key.group()).put(key.space()).putLong(key.seq()).putInt(key.from()).putInt(key.to())
                     .put((byte) (last ? 1 : 0)).putInt(length).put(message.body, message.sent, length);
             message.sent += length;
             if (last) {
@@ -201,7 +204,7 @@ final class Wire {
                 throw new ProtocolException("rank " + sender + " sent a truncated chunk header");
             }
             byte type = chunks.get();
-            Key key = new Key(chunks.get(), chunks.getLong(), chunks.getInt(), chunks.getInt());
+            Key key = new Key(chunks.getLong(), chunks.get(), chunks.getLong(), chunks.getInt(), chunks.getInt());
             boolean last = chunks.get() != 0;
             int length = chunks.getInt();
             if (length < 0 || length > chunks.remaining()) {
