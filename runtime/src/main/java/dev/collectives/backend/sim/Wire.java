@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -44,7 +45,10 @@ final class Wire {
     interface Receiver {
         void deliver(int sender, byte type, Key key, byte[] body) throws ProtocolException;
 
-        /** The link broke (a rank died, the rendezvous failed or was ended); {@code reason} names who and why. */
+        /** Rank {@code rank}'s process died; the others go on without it. {@code reason} names it and says how. */
+        void gone(int rank, String reason);
+
+        /** The link broke (rank 0 died, the rendezvous failed or was ended); {@code reason} names who and why. */
         void failed(String reason);
     }
 
@@ -62,6 +66,8 @@ final class Wire {
     private final ArrayDeque<Outgoing> outbox = new ArrayDeque<>();
     /** Messages not yet fully received, by sender, type and key; the pump's alone. */
     private final Map<Incoming, ByteArrayOutputStream> partial = new HashMap<>();
+    /** The ranks whose process died; the pump's alone. */
+    private final BitSet gone = new BitSet();
     private boolean leaving;
     /** Whether the last round told the others that this rank is leaving. */
     private boolean announced;
@@ -124,12 +130,14 @@ final class Wire {
                     rendezvous.abort(stop);
                     return;
                 }
-                byte[][] heads = rendezvous.allGather(ByteBuffer.allocate(8).putInt(batch.length).putInt(flags)
-                        .array());
+                byte[][] heads = survivors(ByteBuffer.allocate(8).putInt(batch.length).putInt(flags).array());
                 int most = 0;
                 boolean allLeaving = true;
                 int[] lengths = new int[heads.length];
                 for (int q = 0; q < heads.length; q++) {
+                    if (heads[q] == null) {
+                        continue;
+                    }
                     ByteBuffer head = ByteBuffer.wrap(heads[q]);
                     lengths[q] = head.getInt();
                     if (lengths[q] < 0 || lengths[q] > roundBytes) {
@@ -144,9 +152,11 @@ final class Wire {
                     return;
                 }
                 if (most > 0) {
-                    byte[][] bodies = rendezvous.allGather(Arrays.copyOf(batch, most));
+                    byte[][] bodies = survivors(Arrays.copyOf(batch, most));
                     for (int q = 0; q < bodies.length; q++) {
-                        receive(q, ByteBuffer.wrap(bodies[q], 0, lengths[q]));
+                        if (bodies[q] != null) {
+                            receive(q, ByteBuffer.wrap(bodies[q], 0, lengths[q]));
+                        }
                     }
                     idleRounds = 0;
                 } else {
@@ -165,6 +175,24 @@ final class Wire {
                 notifyAll();
             }
         }
+    }
+
+    /**
+     * Every surviving rank's value, null for those whose process died: the receiver hears of each death once, in
+     * the same round on every rank, and the dead rank's unfinished messages are dropped.
+     */
+    private byte[][] survivors(byte[] value) throws ProtocolException {
+        Rendezvous.Survivors survivors = rendezvous.allGatherOfSurvivors(value);
+        for (int q = 0; q < survivors.values().length; q++) {
+            String reason = survivors.goneReasons()[q];
+            if (reason != null && !gone.get(q)) {
+                gone.set(q);
+                int dead = q;
+                partial.keySet().removeIf(message -> message.sender() == dead);
+                receiver.gone(q, reason);
+            }
+        }
+        return survivors.values();
     }
 
     /** Waits up to {@code millis} for something to send (or this rank leaving) before the next round. */

@@ -33,7 +33,8 @@ import java.util.stream.IntStream;
  * {@link PointToPoint#mismatch}), then computes its own recv from the contributions. Every decision is taken on
  * the messages in the order the wire's rounds deliver them, which is the same on every rank: a call is complete
  * once all its parties' messages arrived, or failed at the first rank's message that it gave the call up (its
- * timeout passed), so all ranks reach the same verdict. An abort, and a rank that dies, end the job on every rank.
+ * timeout passed), so all ranks reach the same verdict. An abort fails the communicator on every rank; a rank whose
+ * process dies fails every communicator it is in on the others, who go on and may shrink it away.
  *
  * <p>A child of a split or shrink is a group too, over the same wire: a subset of the parent's ranks with its own
  * numbering and its own calls, whose messages carry the child's id. Every member derives that id alike, from the
@@ -101,6 +102,11 @@ final class WireGroup extends CommGroup {
 
     long id() {
         return id;
+    }
+
+    /** Whether rank {@code wireRank} of the job is one of this group's ranks. */
+    boolean holds(int wireRank) {
+        return groupRanks[wireRank] >= 0;
     }
 
     // ---- the calls -------------------------------------------------------------------------------------------
@@ -242,11 +248,19 @@ final class WireGroup extends CommGroup {
         super.abort(reason);
     }
 
-    /** The wire broke (a rank died, the rendezvous failed): every pending and later call here fails. */
+    /** The wire broke (rank 0 died, the rendezvous failed): every pending and later call here fails. */
     void brokenLink(String reason) {
         synchronized (this) {
             brokenLink = reason;
         }
+        super.abort(reason);
+    }
+
+    /**
+     * One of this group's ranks died: every pending and later call here fails (but a shrink), as on the other
+     * survivors, who learn of it in the same round.
+     */
+    void rankGone(String reason) {
         super.abort(reason);
     }
 

@@ -114,6 +114,11 @@ class WireTest {
         }
 
         @Override
+        public void gone(int rank, String reason) {
+            failure = reason;
+        }
+
+        @Override
         public void failed(String reason) {
             failure = reason;
         }
