@@ -120,6 +120,19 @@ class MultiProcessJobTest {
         }
     }
 
+    /** hybrid-parallel's two splits of 8 ranks, each rank a process: the children talk over the job's rendezvous. */
+    @Test
+    void theHybridParallelExampleSplitsRanksInSeveralProcesses() {
+        List<Finished> ranks = awaitAll(startJob(8, TIMEOUT, Runner.class, List.of("join", "hybrid-parallel")));
+
+        for (int r = 0; r < ranks.size(); r++) {
+            Finished rank = ranks.get(r);
+            assertEquals(Runner.PASSED, rank.status(), rank::toString);
+            assertTrue(section(rank, "== hybrid-parallel: ").contains("\ncheck: OK on rank " + r + " of 8: "),
+                    rank::toString);
+        }
+    }
+
     /**
      * One rank of three halts as its second step begins; the others, inside that step, fail naming it as gone (its
      * connection ended, not their deadline passed): rank 0, which watches every rank's connection, or, when rank 0
@@ -143,6 +156,34 @@ class MultiProcessJobTest {
             String section = section(rank, "== seed-graph: ");
             String failure = section.lines().filter(l -> l.startsWith("FAILED: ")).findFirst().orElse("");
             assertTrue(failure.contains("rank " + doomed + " at ") && failure.contains(" is gone: "), rank::toString);
+        }
+    }
+
+    /**
+     * Rank 1 or 2 of 3 halts as its second step begins: the others' step fails naming it, they shrink it away, bind
+     * the pipeline again on the survivors and finish the step with the survivors' sum.
+     */
+    @ParameterizedTest(name = "rank {0} halts")
+    @ValueSource(ints = {1, 2})
+    void theSurvivorsOfADeadRankShrinkItAwayAndFinishTheStep(int doomed) {
+        List<Finished> ranks = awaitAll(startJob(3, TIMEOUT, HaltingRank.class,
+                List.of(String.valueOf(doomed), "join", "gradients-surviving-a-death")));
+
+        Finished halted = ranks.get(doomed);
+        assertEquals(HaltingRank.HALTED, halted.status(), halted::toString);
+        for (int r = 0; r < ranks.size(); r++) {
+            Finished rank = ranks.get(r);
+            if (rank == halted) {
+                continue;
+            }
+            assertEquals(Runner.PASSED, rank.status(), rank::toString);
+            String failure = rank.output().lines().filter(l -> l.startsWith("step 2 failed: ")).findFirst()
+                    .orElse("");
+            assertTrue(failure.contains("the communicator was aborted (rank " + doomed + " at ")
+                    && failure.contains(" is gone: "), rank::toString);
+            assertTrue(rank.output().contains("shrunk: rank " + (r < doomed ? r : r - 1) + " of 2"), rank::toString);
+            assertTrue(section(rank, "== gradients-surviving-a-death: ").contains("\ncheck: OK on rank " + r
+                    + " of 3: "), rank::toString);
         }
     }
 

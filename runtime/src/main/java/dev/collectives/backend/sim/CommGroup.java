@@ -111,20 +111,26 @@ class CommGroup {
 
     /** Gives each arrival its place in the child of its color, ranked by key, then by rank here. */
     private CallVerdict formChildren(List<SplitArrival> all) {
+        for (List<Integer> members : childrenByColor(all).values()) {
+            CommGroup child = new CommGroup(childConfig(members));
+            for (int childRank = 0; childRank < members.size(); childRank++) {
+                all.get(members.get(childRank)).member = new Member(child, childRank);
+            }
+        }
+        return null;
+    }
+
+    /** The ranks (here) of each color's child, in the child's order: by key, then by rank here. */
+    static Map<Integer, List<Integer>> childrenByColor(List<SplitArrival> all) {
         Map<Integer, List<Integer>> byColor = new TreeMap<>();
         for (int r = 0; r < all.size(); r++) {
             if (all.get(r).color != Communicator.NO_COLOR) {
                 byColor.computeIfAbsent(all.get(r).color, c -> new ArrayList<>()).add(r);
             }
         }
-        for (List<Integer> members : byColor.values()) {
-            members.sort(Comparator.comparingInt((Integer r) -> all.get(r).key).thenComparingInt(r -> r));
-            CommGroup child = childGroup(members);
-            for (int childRank = 0; childRank < members.size(); childRank++) {
-                all.get(members.get(childRank)).member = new Member(child, childRank);
-            }
-        }
-        return null;
+        byColor.values().forEach(members -> members.sort(Comparator.comparingInt((Integer r) -> all.get(r).key)
+                .thenComparingInt(r -> r)));
+        return byColor;
     }
 
     /**
@@ -153,25 +159,31 @@ class CommGroup {
     private Shrinking startShrink(ShrinkKey key) {
         BitSet excused = new BitSet(size);
         key.excluded.forEach(excused::set);
-        List<Integer> survivors = new ArrayList<>();
-        for (int r = excused.nextClearBit(0); r < size; r = excused.nextClearBit(r + 1)) {
-            survivors.add(r);
-        }
-        CommGroup child = childGroup(survivors);
+        List<Integer> survivors = survivors(size, excused);
+        CommGroup child = new CommGroup(childConfig(survivors));
         String what = "shrink call #" + key.seq + " (excluding ranks " + key.excluded + ")";
         return new Shrinking(child, survivors, new CallMeeting<>(child, what, size, excused));
     }
 
+    /** The ranks of {@code size} that are not {@code excused}, in order. */
+    static List<Integer> survivors(int size, BitSet excused) {
+        List<Integer> survivors = new ArrayList<>();
+        for (int r = excused.nextClearBit(0); r < size; r = excused.nextClearBit(r + 1)) {
+            survivors.add(r);
+        }
+        return survivors;
+    }
+
     /**
-     * A group for {@code members} (ranks here, in the child's order). A sim topology has as many ranks on every
-     * node: the child gets the most it has on one node, so that R8 (one rank per node) holds for it exactly when
-     * none of its nodes holds two of its ranks.
+     * The settings of a child of {@code members} (ranks here, in the child's order). A sim topology has as many ranks
+     * on every node: the child gets the most it has on one node, so that R8 (one rank per node) holds for it exactly
+     * when none of its nodes holds two of its ranks.
      */
-    private CommGroup childGroup(List<Integer> members) {
+    SimConfig childConfig(List<Integer> members) {
         Function<Integer, Integer> nodeOf = r -> r / config.ranksPerNode();
         long mostOnANode = members.stream().collect(Collectors.groupingBy(nodeOf, Collectors.counting())).values()
                 .stream().mapToLong(Long::longValue).max().orElse(1);
-        return new CommGroup(config.child(members.size(), (int) mostOnANode));
+        return config.child(members.size(), (int) mostOnANode);
     }
 
     static String windowCallName(long seq) {
@@ -227,10 +239,15 @@ class CommGroup {
      * {@code onTimeout} once, wakes the others and returns; an abort fails the wait.
      */
     void await(int rank, BooleanSupplier done, long deadline, Runnable onTimeout) {
+        await(rank, done, deadline, onTimeout, true);
+    }
+
+    /** As {@link #await(int, BooleanSupplier, long, Runnable)}; an abort fails the wait only if {@code abortable}. */
+    void await(int rank, BooleanSupplier done, long deadline, Runnable onTimeout, boolean abortable) {
         boolean interrupted = false;
         try {
             while (!done.getAsBoolean()) {
-                if (abortReason != null) {
+                if (abortable && abortReason != null) {
                     throw aborted(rank, "waiting for the other ranks");
                 }
                 long remaining = deadline - System.nanoTime();
@@ -257,7 +274,7 @@ class CommGroup {
     }
 
     /** What a rank passed to split; {@code member} is set, under this group's monitor, once the children formed. */
-    private static final class SplitArrival {
+    static final class SplitArrival {
         final int color;
         final int key;
         Member member;

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -29,26 +30,32 @@ import java.util.Map;
  *
  * <pre>
  * round head   int bytes, int flags (1: this rank has closed its communicator and has nothing left to send)
- * round bytes  chunks: byte type, byte space, long seq, int from, int to, byte last, int length, bytes
+ * round bytes  chunks: byte type, long group, byte space, long seq, int from, int to, byte last, int length, bytes
  * </pre>
  */
 final class Wire {
-    /** What a message belongs to; {@code from} and {@code to} are -1 where not a pair's. */
-    record Key(byte space, long seq, int from, int to) {
+    /**
+     * What a message belongs to: a communicator's {@code group} (its parent and its children share this wire), and
+     * in it a call; {@code from} and {@code to} are -1 where not a pair's.
+     */
+    record Key(long group, byte space, long seq, int from, int to) {
     }
 
     /** Where messages go: called on the pump thread, in round order, senders in rank order. */
     interface Receiver {
         void deliver(int sender, byte type, Key key, byte[] body) throws ProtocolException;
 
-        /** The link broke (a rank died, the rendezvous failed or was ended); {@code reason} names who and why. */
+        /** Rank {@code rank}'s process died; the others go on without it. {@code reason} names it and says how. */
+        void gone(int rank, String reason);
+
+        /** The link broke (rank 0 died, the rendezvous failed or was ended); {@code reason} names who and why. */
         void failed(String reason);
     }
 
     static final int MAX_IDLE_MILLIS = 5;
     /** The largest message: a rank's part of one call (its description and at most 2 GiB of data) fits. */
     static final int MAX_MESSAGE_BYTES = Integer.MAX_VALUE - 8;
-    private static final int HEADER_BYTES = 1 + 1 + 8 + 4 + 4 + 1 + 4;
+    private static final int HEADER_BYTES = 1 + 8 + 1 + 8 + 4 + 4 + 1 + 4;
     private static final int LEAVING = 1;
 
     private final Rendezvous rendezvous;
@@ -59,6 +66,8 @@ final class Wire {
     private final ArrayDeque<Outgoing> outbox = new ArrayDeque<>();
     /** Messages not yet fully received, by sender, type and key; the pump's alone. */
     private final Map<Incoming, ByteArrayOutputStream> partial = new HashMap<>();
+    /** The ranks whose process died; the pump's alone. */
+    private final BitSet gone = new BitSet();
     private boolean leaving;
     /** Whether the last round told the others that this rank is leaving. */
     private boolean announced;
@@ -121,12 +130,14 @@ final class Wire {
                     rendezvous.abort(stop);
                     return;
                 }
-                byte[][] heads = rendezvous.allGather(ByteBuffer.allocate(8).putInt(batch.length).putInt(flags)
-                        .array());
+                byte[][] heads = survivors(ByteBuffer.allocate(8).putInt(batch.length).putInt(flags).array());
                 int most = 0;
                 boolean allLeaving = true;
                 int[] lengths = new int[heads.length];
                 for (int q = 0; q < heads.length; q++) {
+                    if (heads[q] == null) {
+                        continue;
+                    }
                     ByteBuffer head = ByteBuffer.wrap(heads[q]);
                     lengths[q] = head.getInt();
                     if (lengths[q] < 0 || lengths[q] > roundBytes) {
@@ -141,9 +152,11 @@ final class Wire {
                     return;
                 }
                 if (most > 0) {
-                    byte[][] bodies = rendezvous.allGather(Arrays.copyOf(batch, most));
+                    byte[][] bodies = survivors(Arrays.copyOf(batch, most));
                     for (int q = 0; q < bodies.length; q++) {
-                        receive(q, ByteBuffer.wrap(bodies[q], 0, lengths[q]));
+                        if (bodies[q] != null) {
+                            receive(q, ByteBuffer.wrap(bodies[q], 0, lengths[q]));
+                        }
                     }
                     idleRounds = 0;
                 } else {
@@ -162,6 +175,24 @@ final class Wire {
                 notifyAll();
             }
         }
+    }
+
+    /**
+     * Every surviving rank's value, null for those whose process died: the receiver hears of each death once, in
+     * the same round on every rank, and the dead rank's unfinished messages are dropped.
+     */
+    private byte[][] survivors(byte[] value) throws ProtocolException {
+        Rendezvous.Survivors survivors = rendezvous.allGatherOfSurvivors(value);
+        for (int q = 0; q < survivors.values().length; q++) {
+            String reason = survivors.goneReasons()[q];
+            if (reason != null && !gone.get(q)) {
+                gone.set(q);
+                int dead = q;
+                partial.keySet().removeIf(message -> message.sender() == dead);
+                receiver.gone(q, reason);
+            }
+        }
+        return survivors.values();
     }
 
     /** Waits up to {@code millis} for something to send (or this rank leaving) before the next round. */
@@ -184,7 +215,7 @@ final class Wire {
             int length = Math.min(batch.remaining() - HEADER_BYTES, message.body.length - message.sent);
             boolean last = message.sent + length == message.body.length;
             Key key = message.key;
-            batch.put(message.type).put(key.space()).putLong(key.seq()).putInt(key.from()).putInt(key.to())
+            batch.put(message.type).putLong(key.group()).put(key.space()).putLong(key.seq()).putInt(key.from()).putInt(key.to())
                     .put((byte) (last ? 1 : 0)).putInt(length).put(message.body, message.sent, length);
             message.sent += length;
             if (last) {
@@ -201,7 +232,7 @@ final class Wire {
                 throw new ProtocolException("rank " + sender + " sent a truncated chunk header");
             }
             byte type = chunks.get();
-            Key key = new Key(chunks.get(), chunks.getLong(), chunks.getInt(), chunks.getInt());
+            Key key = new Key(chunks.getLong(), chunks.get(), chunks.getLong(), chunks.getInt(), chunks.getInt());
             boolean last = chunks.get() != 0;
             int length = chunks.getInt();
             if (length < 0 || length > chunks.remaining()) {

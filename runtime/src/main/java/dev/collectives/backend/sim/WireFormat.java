@@ -14,6 +14,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ProtocolException;
+import java.nio.ByteBuffer;
 
 /**
  * How a rank's call travels to ranks in other processes: what it passed (op, count, type, buffers as addresses,
@@ -101,6 +102,24 @@ final class WireFormat {
         } catch (IOException | IllegalArgumentException e) {
             throw malformed(rank, "window call", e);
         }
+    }
+
+    /** A split's color and key, or the ranks a shrink excludes. */
+    static byte[] ints(int... values) {
+        ByteBuffer bytes = ByteBuffer.allocate(Integer.BYTES * values.length);
+        for (int value : values) {
+            bytes.putInt(value);
+        }
+        return bytes.array();
+    }
+
+    static int[] readInts(int rank, byte[] body) throws ProtocolException {
+        if (body.length % Integer.BYTES != 0) {
+            throw new ProtocolException("rank " + rank + " sent " + body.length + " bytes where whole ints belong");
+        }
+        int[] values = new int[body.length / Integer.BYTES];
+        ByteBuffer.wrap(body).asIntBuffer().get(values);
+        return values;
     }
 
     private static void writeBuffer(DataOutputStream out, DeviceBuffer buffer) throws IOException {

@@ -9,15 +9,22 @@ import dev.collectives.runtime.bootstrap.Rendezvous;
 import org.bytedeco.javacpp.BytePointer;
 
 import java.net.ProtocolException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 /**
  * The group of one rank whose peers are in other processes: each call goes to every rank as a message over the
@@ -26,12 +33,19 @@ import java.util.function.Function;
  * {@link PointToPoint#mismatch}), then computes its own recv from the contributions. Every decision is taken on
  * the messages in the order the wire's rounds deliver them, which is the same on every rank: a call is complete
  * once all its parties' messages arrived, or failed at the first rank's message that it gave the call up (its
- * timeout passed), so all ranks reach the same verdict. An abort, and a rank that dies, end the job on every rank.
+ * timeout passed), so all ranks reach the same verdict. An abort fails the communicator on every rank; a rank whose
+ * process dies fails every communicator it is in on the others, who go on and may shrink it away.
+ *
+ * <p>A child of a split or shrink is a group too, over the same wire: a subset of the parent's ranks with its own
+ * numbering and its own calls, whose messages carry the child's id. Every member derives that id alike, from the
+ * parent's id and the call that made the child, and attaches the child in the round that completes that call.
  */
 final class WireGroup extends CommGroup {
     private static final byte COLLECTIVE = 1;
     private static final byte WINDOW = 2;
     private static final byte PAIR = 3;
+    private static final byte SPLIT = 4;
+    private static final byte SHRINK = 5;
 
     /** A rank's call (collective, window, send or recv). */
     private static final byte CALL = 1;
@@ -40,28 +54,59 @@ final class WireGroup extends CommGroup {
     /** A rank aborted the communicator; the body is the reason. */
     private static final byte ABORT = 3;
 
+    /** The id of the job's communicator; its children's ids derive from it. */
+    private static final long JOB_GROUP = 0;
+
+    private final long id;
     private final int rank;
+    /** Each rank here, as the wire numbers it (its rank in the job). */
+    private final int[] wireRanks;
+    /** Each rank of the job's wire, as numbered here; -1 for those not in this group. */
+    private final int[] groupRanks;
     private final Wire wire;
+    private final WireGroups groups;
     /** Calls under way, by key, as the wire delivered them; guarded by this group's monitor. */
     private final Map<Wire.Key, Meeting> meetings = new HashMap<>();
     /** Calls this rank is done with before all parties' messages came: later messages for them are dropped. */
     private final Set<Wire.Key> finished = new HashSet<>();
+    /** Why the wire broke, or null: then not even a shrink can meet the others. Guarded by this group's monitor. */
+    private String brokenLink;
 
+    /** Rank {@code rank} of the job's communicator: opens the wire over {@code rendezvous}. */
     WireGroup(SimConfig config, int rank, Rendezvous rendezvous) {
         super(config);
+        this.id = JOB_GROUP;
         this.rank = rank;
-        this.wire = new Wire(rendezvous, new Wire.Receiver() {
-            @Override
-            public void deliver(int sender, byte type, Wire.Key key, byte[] body) throws ProtocolException {
-                received(sender, type, key, body);
-            }
-
-            @Override
-            public void failed(String reason) {
-                WireGroup.super.abort(reason);
-            }
-        });
+        this.wireRanks = IntStream.range(0, config.ranks()).toArray();
+        this.groupRanks = wireRanks.clone();
+        this.groups = new WireGroups();
+        this.wire = new Wire(rendezvous, groups);
+        groups.attach(this);
         wire.start();
+    }
+
+    /** Rank {@code rank} of the child {@code id} of {@code parent} that holds {@code members} (ranks there). */
+    private WireGroup(WireGroup parent, long id, List<Integer> members, int rank) {
+        super(parent.childConfig(members));
+        this.id = id;
+        this.rank = rank;
+        this.wireRanks = members.stream().mapToInt(m -> parent.wireRanks[m]).toArray();
+        this.groupRanks = new int[parent.groupRanks.length];
+        Arrays.fill(groupRanks, -1);
+        for (int r = 0; r < wireRanks.length; r++) {
+            groupRanks[wireRanks[r]] = r;
+        }
+        this.wire = parent.wire;
+        this.groups = parent.groups;
+    }
+
+    long id() {
+        return id;
+    }
+
+    /** Whether rank {@code wireRank} of the job is one of this group's ranks. */
+    boolean holds(int wireRank) {
+        return groupRanks[wireRank] >= 0;
     }
 
     // ---- the calls -------------------------------------------------------------------------------------------
@@ -74,8 +119,8 @@ final class WireGroup extends CommGroup {
             throw CollectivesException.usage(rank, call.describe() + ": the sim moves at most 2 GiB per rank and call"
                     + " between processes, not " + bytes + " bytes");
         }
-        Wire.Key key = new Wire.Key(COLLECTIVE, op.seq(), -1, -1);
-        Object[] arrivals = meet(key, collectiveName(op.seq()), WireFormat.launched(op, bytes));
+        Wire.Key key = key(COLLECTIVE, op.seq(), -1, -1);
+        Object[] arrivals = meet(key, WireFormat.launched(op, bytes), op, true).slots;
         List<Launched> all = new ArrayList<>(arrivals.length);
         for (Object arrival : arrivals) {
             all.add(((WireFormat.Contribution) arrival).op());
@@ -98,7 +143,7 @@ final class WireGroup extends CommGroup {
 
     @Override
     List<WindowArrival> windowCall(int rank, long seq, WindowArrival arrival) {
-        Object[] arrivals = meet(new Wire.Key(WINDOW, seq, -1, -1), windowCallName(seq), WireFormat.window(arrival));
+        Object[] arrivals = meet(key(WINDOW, seq, -1, -1), WireFormat.window(arrival), arrival, true).slots;
         List<WindowArrival> all = new ArrayList<>(arrivals.length);
         for (Object a : arrivals) {
             all.add((WindowArrival) a);
@@ -113,12 +158,13 @@ final class WireGroup extends CommGroup {
     @Override
     Runnable post(int rank, Launched op) {
         PointToPoint.Key pair = PointToPoint.keyOf(rank, op);
-        Wire.Key key = new Wire.Key(PAIR, pair.index(), pair.from(), pair.to());
+        Wire.Key key = key(PAIR, pair.index(), pair.from(), pair.to());
         boolean isSend = op.call().kind() == CallKind.SEND;
-        Meeting meeting = publish(key, pair.toString(), WireFormat.launched(op,
-                isSend ? Movement.contribution(op.call(), size()) : 0));
+        Meeting meeting = publish(key, WireFormat.launched(op, isSend ? Movement.contribution(op.call(), size()) : 0),
+                op, true);
         return () -> {
-            Object[] sides = outcome(meeting, sendMissing -> PointToPoint.unmatched(pair, sendMissing, timeoutText()));
+            Object[] sides = outcome(meeting, sendMissing -> PointToPoint.unmatched(pair, sendMissing, timeoutText()),
+                    true);
             WireFormat.Contribution send = (WireFormat.Contribution) sides[0];
             WireFormat.Contribution recv = (WireFormat.Contribution) sides[1];
             CallVerdict verdict = PointToPoint.mismatch(pair, send.op().call(), recv.op().call());
@@ -132,51 +178,131 @@ final class WireGroup extends CommGroup {
         };
     }
 
+    /** Meets every rank's color and key; the round that completes the call forms this rank's child. */
     @Override
     Optional<Member> split(int rank, long seq, int color, int key) {
-        throw acrossProcesses(rank, "split");
+        int[] colorAndKey = {color, key};
+        Meeting meeting = meet(key(SPLIT, seq, -1, -1), WireFormat.ints(colorAndKey), colorAndKey, true);
+        return Optional.ofNullable(meeting.child);
     }
 
+    /**
+     * Meets the other survivors only, also on an aborted communicator. Survivors that exclude different ranks meet
+     * in different calls (the key holds the ranks excluded), and time out naming who is missing.
+     */
     @Override
     Member shrink(int rank, long seq, int[] excluded) {
-        throw acrossProcesses(rank, "shrink");
+        Wire.Key key = key(SHRINK, seq, Arrays.hashCode(excluded), -1);
+        return meet(key, WireFormat.ints(excluded), excluded, false).child;
     }
 
-    private static CollectivesException acrossProcesses(int rank, String call) {
-        return CollectivesException.usage(rank, call + " is not available on sim ranks in several processes: the sim"
-                + " makes child communicators of ranks that are threads of one process");
+    private static String splitName(long seq) {
+        return "split call #" + seq;
+    }
+
+    private static String shrinkName(long seq, int[] excluded) {
+        return "shrink call #" + seq + " (excluding ranks " + Arrays.toString(excluded) + ")";
+    }
+
+    /** The round that completed {@code meeting} forms this rank's child, if the call makes one. */
+    private Member formChild(Meeting meeting) {
+        if (meeting.key.space() == SPLIT) {
+            List<SplitArrival> all = new ArrayList<>();
+            for (Object arrival : meeting.slots) {
+                int[] colorAndKey = (int[]) arrival;
+                all.add(new SplitArrival(colorAndKey[0], colorAndKey[1]));
+            }
+            int color = all.get(rank).color;
+            List<Integer> members = childrenByColor(all).get(color);
+            return members == null ? null : attachChild("split #" + meeting.key.seq() + " color " + color, members);
+        }
+        if (meeting.key.space() == SHRINK) {
+            return attachChild(meeting.what, survivors(size(), meeting.excused));
+        }
+        return null;
+    }
+
+    private Member attachChild(String call, List<Integer> members) {
+        WireGroup child = new WireGroup(this, childId(call), members, members.indexOf(rank));
+        groups.attach(child);
+        return new Member(child, child.rank);
+    }
+
+    /** The same on every member: derived from this group's id and the call that made the child. */
+    private long childId(String call) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest((id + "/" + call)
+                    .getBytes(StandardCharsets.UTF_8));
+            return ByteBuffer.wrap(digest).getLong();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
     }
 
     /** Tells every rank, then fails every pending and later call here. */
     @Override
     void abort(String reason) {
         if (!isAborted()) {
-            wire.send(ABORT, new Wire.Key((byte) 0, 0, rank, -1), reason.getBytes(StandardCharsets.UTF_8));
+            wire.send(ABORT, key((byte) 0, 0, rank, -1), reason.getBytes(StandardCharsets.UTF_8));
         }
         super.abort(reason);
     }
 
-    /** Waits until every rank has closed its communicator, then closes the rendezvous. */
+    /** The wire broke (rank 0 died, the rendezvous failed): every pending and later call here fails. */
+    void brokenLink(String reason) {
+        synchronized (this) {
+            brokenLink = reason;
+        }
+        super.abort(reason);
+    }
+
+    /**
+     * One of this group's ranks died: every pending and later call here fails (but a shrink), as on the other
+     * survivors, who learn of it in the same round.
+     */
+    void rankGone(String reason) {
+        super.abort(reason);
+    }
+
+    /**
+     * The job's communicator waits until every rank has closed theirs, then closes the rendezvous; a child only
+     * stops taking messages.
+     */
     @Override
     void leave(int rank) {
+        if (id != JOB_GROUP) {
+            groups.detach(this);
+            return;
+        }
         wire.leave(config().timeout(), "rank " + rank + " closed its sim communicator, but not every rank closed"
                 + " theirs within " + timeoutText());
     }
 
-    // ---- meeting the other ranks' messages -------------------------------------------------------------------
-
-    /** Sends this rank's part of {@code key} and waits for every party's; returns them, indexed by slot. */
-    private Object[] meet(Wire.Key key, String what, byte[] body) {
-        Meeting meeting = publish(key, what, body);
-        return outcome(meeting, ignored -> CallVerdict.timedOut(what, meeting.ranks(false), meeting.ranks(true),
-                timeoutText()));
+    private Wire.Key key(byte space, long seq, int from, int to) {
+        return new Wire.Key(id, space, seq, from, to);
     }
 
-    private Meeting publish(Wire.Key key, String what, byte[] body) {
+    // ---- meeting the other ranks' messages -------------------------------------------------------------------
+
+    /**
+     * Sends this rank's part of {@code key} and waits for every party's, which the returned meeting holds by slot.
+     * Only an {@code abortable} call fails when the communicator is aborted (a shrink does not).
+     */
+    private Meeting meet(Wire.Key key, byte[] body, Object arrival, boolean abortable) {
+        Meeting meeting = publish(key, body, arrival, abortable);
+        outcome(meeting, ignored -> CallVerdict.timedOut(meeting.what, meeting.ranks(false), meeting.ranks(true),
+                timeoutText()), abortable);
+        return meeting;
+    }
+
+    /** Sends this rank's part of {@code key}: {@code body}, which the others read as {@code arrival}. */
+    private Meeting publish(Wire.Key key, byte[] body, Object arrival, boolean abortable) {
         Meeting meeting;
         synchronized (this) {
-            requireNotAborted(rank, what);
-            meeting = meetings.computeIfAbsent(key, k -> new Meeting(k, what, parties(k)));
+            meeting = meetings.computeIfAbsent(key, k -> newMeeting(k, arrival));
+            if (abortable) {
+                requireNotAborted(rank, meeting.what);
+            }
         }
         wire.send(CALL, key, body);
         return meeting;
@@ -187,14 +313,19 @@ final class WireGroup extends CommGroup {
      * reason {@code timedOut} gives (called with whether the missing side is a send); the outcome is still what the
      * rounds decide, so that every rank takes the same.
      */
-    private Object[] outcome(Meeting meeting, Function<Boolean, CallVerdict> timedOut) {
+    private Object[] outcome(Meeting meeting, Function<Boolean, CallVerdict> timedOut, boolean abortable) {
         synchronized (this) {
             try {
-                await(rank, () -> meeting.decided, System.nanoTime() + timeoutNanos(), () -> wire.send(GIVE_UP,
+                BooleanSupplier over = () -> meeting.decided || brokenLink != null;
+                await(rank, over, System.nanoTime() + timeoutNanos(), () -> wire.send(GIVE_UP,
                         meeting.key, timedOut.apply(meeting.slots[0] == null).message()
-                                .getBytes(StandardCharsets.UTF_8)));
-                await(rank, () -> meeting.decided, System.nanoTime() + timeoutNanos(), () -> meeting.decide(
-                        CallVerdict.error(Result.REMOTE_ERROR, meeting.what, "the other ranks' answers did not come")));
+                                .getBytes(StandardCharsets.UTF_8)), abortable);
+                await(rank, over, System.nanoTime() + timeoutNanos(), () -> meeting.decide(
+                        CallVerdict.error(Result.REMOTE_ERROR, meeting.what, "the other ranks' answers did not come")),
+                        abortable);
+                if (!meeting.decided) {
+                    meeting.decide(CallVerdict.error(Result.REMOTE_ERROR, meeting.what, brokenLink));
+                }
                 if (meeting.failure != null) {
                     CallVerdict verdict = meeting.mineInTime ? meeting.failure
                             : CallVerdict.lateArrival(meeting.what, meeting.failure.message());
@@ -210,8 +341,12 @@ final class WireGroup extends CommGroup {
         }
     }
 
-    /** A message, in round order. */
-    private void received(int sender, byte type, Wire.Key key, byte[] body) throws ProtocolException {
+    /** A message, in round order, from rank {@code wireSender} of the job. */
+    void received(int wireSender, byte type, Wire.Key key, byte[] body) throws ProtocolException {
+        int sender = groupRanks[wireSender];
+        if (sender < 0) {
+            throw new ProtocolException("rank " + wireSender + " sent a message to a communicator it is not in");
+        }
         if (type == ABORT) {
             super.abort(new String(body, StandardCharsets.UTF_8));
             return;
@@ -219,25 +354,46 @@ final class WireGroup extends CommGroup {
         if (key.space() == PAIR && key.from() != rank && key.to() != rank) {
             return; // another pair's
         }
-        Object arrival = type != CALL ? null : key.space() == WINDOW ? WireFormat.readWindow(sender, body)
-                : WireFormat.readLaunched(sender, body, size());
+        Object arrival = type != CALL ? null : switch (key.space()) {
+            case WINDOW -> WireFormat.readWindow(sender, body);
+            case SPLIT, SHRINK -> WireFormat.readInts(sender, body);
+            default -> WireFormat.readLaunched(sender, body, size());
+        };
         synchronized (this) {
             if (finished.contains(key)) {
                 return;
             }
-            Meeting meeting = meetings.computeIfAbsent(key, k -> new Meeting(k, whatOf(k), parties(k)));
+            Meeting meeting = meetings.computeIfAbsent(key, k -> newMeeting(k, arrival));
             if (type == GIVE_UP) {
                 meeting.decide(CallVerdict.error(Result.REMOTE_ERROR, meeting.what,
                         new String(body, StandardCharsets.UTF_8)));
-            } else {
-                meeting.arrive(slot(key, sender, arrival), sender == rank, arrival);
+            } else if (meeting.arrive(slot(key, sender, arrival), sender == rank, arrival)) {
+                meeting.child = formChild(meeting);
             }
             notifyAll();
         }
     }
 
-    private int parties(Wire.Key key) {
-        return key.space() == PAIR ? 2 : size();
+    /**
+     * A call that another rank's message announced: a pair's has two parties, its send and its recv; a shrink's
+     * arrival names the ranks excused from it (a give-up has no arrival: it decides the call at once).
+     */
+    private Meeting newMeeting(Wire.Key key, Object arrival) {
+        return switch (key.space()) {
+            case COLLECTIVE -> new Meeting(key, collectiveName(key.seq()), size(), new BitSet());
+            case WINDOW -> new Meeting(key, windowCallName(key.seq()), size(), new BitSet());
+            case SPLIT -> new Meeting(key, splitName(key.seq()), size(), new BitSet());
+            case SHRINK -> arrival == null ? new Meeting(key, "shrink call #" + key.seq(), size(), new BitSet())
+                    : new Meeting(key, shrinkName(key.seq(), (int[]) arrival), size(), excused((int[]) arrival));
+            default -> new Meeting(key, new PointToPoint.Key(key.from(), key.to(), key.seq()).toString(), 2,
+                    new BitSet());
+        };
+    }
+
+    private BitSet excused(int[] excludedRanks) {
+        BitSet excused = new BitSet();
+        Arrays.stream(excludedRanks).filter(r -> r >= 0 && r < size()).forEach(excused::set);
+        return excused;
     }
 
     /** A pair's slots are its send and its recv (a rank may send to itself); a collective's, the ranks. */
@@ -246,14 +402,6 @@ final class WireGroup extends CommGroup {
             return sender;
         }
         return ((WireFormat.Contribution) arrival).op().call().kind() == CallKind.SEND ? 0 : 1;
-    }
-
-    private static String whatOf(Wire.Key key) {
-        return switch (key.space()) {
-            case COLLECTIVE -> collectiveName(key.seq());
-            case WINDOW -> windowCallName(key.seq());
-            default -> new PointToPoint.Key(key.from(), key.to(), key.seq()).toString();
-        };
     }
 
     /** The contribution's data in native memory (freed by the caller), or 0 when it has none. */
@@ -272,29 +420,37 @@ final class WireGroup extends CommGroup {
         final Wire.Key key;
         final String what;
         final Object[] slots;
+        /** The slots that stay empty: the ranks a shrink excludes. */
+        final BitSet excused;
+        final int parties;
         int arrived;
         boolean decided;
         CallVerdict failure;
         /** Whether this rank's own message came before the outcome (else it arrived late). */
         boolean mineInTime;
+        /** This rank's place in the child that a complete split or shrink made; set in the completing round. */
+        Member child;
 
-        Meeting(Wire.Key key, String what, int parties) {
+        Meeting(Wire.Key key, String what, int slots, BitSet excused) {
             this.key = key;
             this.what = what;
-            this.slots = new Object[parties];
+            this.slots = new Object[slots];
+            this.excused = excused;
+            this.parties = slots - excused.cardinality();
         }
 
-        void arrive(int slot, boolean mine, Object arrival) {
+        /** Returns whether this arrival completed the call. */
+        boolean arrive(int slot, boolean mine, Object arrival) {
             if (slots[slot] == null) {
                 arrived++;
             }
             slots[slot] = arrival;
-            if (!decided) {
-                mineInTime |= mine;
-                if (arrived == slots.length) {
-                    decided = true;
-                }
+            if (decided) {
+                return false;
             }
+            mineInTime |= mine;
+            decided = complete();
+            return decided;
         }
 
         void decide(CallVerdict verdict) {
@@ -305,14 +461,14 @@ final class WireGroup extends CommGroup {
         }
 
         boolean complete() {
-            return arrived == slots.length;
+            return arrived == parties;
         }
 
-        /** The slots (ranks, for a collective) whose message has come ({@code present}) or not. */
+        /** The expected slots (ranks, for a collective) whose message has come ({@code present}) or not. */
         List<Integer> ranks(boolean present) {
             List<Integer> ranks = new ArrayList<>();
             for (int r = 0; r < slots.length; r++) {
-                if ((slots[r] != null) == present) {
+                if (!excused.get(r) && (slots[r] != null) == present) {
                     ranks.add(r);
                 }
             }

@@ -1,12 +1,15 @@
 package dev.collectives.runtime.bootstrap;
 
 import java.io.BufferedInputStream;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.net.ProtocolException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -208,6 +211,47 @@ final class Channel implements AutoCloseable {
         }
         return new String(bytes, 0, Rendezvous.MAX_REASON_BYTES - 3, StandardCharsets.UTF_8)
                 .replace("\uFFFD", "").concat("...").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** How rank 0 tells the survivors an allgather's values: per rank, 0 and its value, or 1 and why it is gone. */
+    static byte[] survivors(Rendezvous.Survivors survivors) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            for (int r = 0; r < survivors.values().length; r++) {
+                String reason = survivors.goneReasons()[r];
+                out.writeBoolean(reason != null);
+                if (reason == null) {
+                    out.write(survivors.values()[r]);
+                } else {
+                    writeText(out, reason);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** The most bytes of {@link #survivors} for {@code size} ranks' values of {@code valueBytes}. */
+    static int survivorsBytes(int size, int valueBytes) {
+        return Math.toIntExact((long) size * (1 + Math.max(valueBytes, 4 + Rendezvous.MAX_REASON_BYTES)));
+    }
+
+    static Rendezvous.Survivors readSurvivors(byte[] bytes, int size, int valueBytes) throws IOException {
+        DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+        byte[][] values = new byte[size][];
+        String[] gone = new String[size];
+        for (int r = 0; r < size; r++) {
+            if (in.readBoolean()) {
+                gone[r] = readText(in);
+            } else {
+                values[r] = readBytes(in, valueBytes);
+            }
+        }
+        if (in.available() > 0) {
+            throw new ProtocolException(in.available() + " bytes past the survivors' values");
+        }
+        return new Rendezvous.Survivors(values, gone);
     }
 
     /**

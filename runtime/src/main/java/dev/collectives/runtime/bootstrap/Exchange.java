@@ -65,12 +65,23 @@ abstract class Exchange implements Rendezvous {
     @Override
     public final synchronized byte[][] allGather(byte[] value) {
         start("allgather");
+        checkGather(value);
+        return run(() -> doAllGather(value.clone(), Deadline.after(timeout)));
+    }
+
+    private void checkGather(byte[] value) {
         checkValue(value);
         if ((long) value.length * size > MAX_GATHER_BYTES) {
             throw BootstrapException.settings(rank, operation + " of " + value.length + " bytes from each of " + size
                     + " ranks exceeds the limit of " + MAX_GATHER_BYTES + " bytes");
         }
-        return run(() -> doAllGather(value.clone(), Deadline.after(timeout)));
+    }
+
+    @Override
+    public final synchronized Survivors allGatherOfSurvivors(byte[] value) {
+        start("allgather");
+        checkGather(value);
+        return run(() -> doAllGatherOfSurvivors(value.clone(), Deadline.after(timeout)));
     }
 
     @Override
@@ -97,6 +108,11 @@ abstract class Exchange implements Rendezvous {
     protected abstract byte[] doBroadcast(byte[] value, Deadline deadline);
 
     protected abstract byte[][] doAllGather(byte[] value, Deadline deadline);
+
+    /** Where a death cannot be told from a late rank (files), it fails the operation as {@link #doAllGather}. */
+    protected Survivors doAllGatherOfSurvivors(byte[] value, Deadline deadline) {
+        return new Survivors(doAllGather(value, deadline), new String[size]);
+    }
 
     /** Releases sockets or files; called once. */
     protected abstract void doClose();

@@ -47,6 +47,24 @@ public interface Rendezvous extends AutoCloseable {
     byte[][] allGather(byte[] value);
 
     /**
+     * As {@link #allGather}, except that over TCP a rank other than 0 whose process dies (its connection ends
+     * without leaving) no longer ends the job from the first such call on: the survivors go on, and the rank's value
+     * is missing from this and every later result, which says why instead, the same on every survivor. Rank 0 serves
+     * the rendezvous and must survive. A rendezvous that cannot tell a death (a file one) ends the job as
+     * {@link #allGather} does.
+     */
+    default Survivors allGatherOfSurvivors(byte[] value) {
+        return new Survivors(allGather(value), new String[size()]);
+    }
+
+    /**
+     * What {@link #allGatherOfSurvivors} returns, indexed by rank: a survivor's value (its reason null), or why a
+     * rank is gone (its value null).
+     */
+    record Survivors(byte[][] values, String[] goneReasons) {
+    }
+
+    /**
      * Fails on every rank, naming each rank's value, unless all ranks pass the same {@code value} (e.g. the
      * backend and library version: a job mixing them would hang later instead of failing here).
      */

@@ -181,12 +181,19 @@ final class TcpMember extends Exchange {
     }
 
     @Override
-    protected byte[][] doAllGather(byte[] value, Deadline deadline) {
+    protected Survivors doAllGatherOfSurvivors(byte[] value, Deadline deadline) {
+        sendToRoot(value, deadline);
+        byte[] all = receive(Channel.survivorsBytes(size(), value.length), deadline);
         try {
-            root.send(Channel.DATA, sequence(), value, deadline);
+            return Channel.readSurvivors(all, size(), value.length);
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
+    }
+
+    @Override
+    protected byte[][] doAllGather(byte[] value, Deadline deadline) {
+        sendToRoot(value, deadline);
         byte[] all = receive(value.length * size(), deadline);
         if (all.length != value.length * size()) {
             throw fail(BootstrapException.failed(rank(), "rank 0 at " + where() + " returned " + all.length
@@ -198,6 +205,14 @@ final class TcpMember extends Exchange {
             values[r] = Arrays.copyOfRange(all, r * value.length, (r + 1) * value.length);
         }
         return values;
+    }
+
+    private void sendToRoot(byte[] value, Deadline deadline) {
+        try {
+            root.send(Channel.DATA, sequence(), value, deadline);
+        } catch (IOException e) {
+            throw fail(failure(e, deadline));
+        }
     }
 
     private byte[] receive(int maxBytes, Deadline deadline) {

@@ -50,6 +50,10 @@ final class TcpRoot extends Exchange {
     private final Channel.Frame[] inbox;
     /** Which members closed their rendezvous (after their last operation) and said so. */
     private final boolean[] left;
+    /** Why each member whose process died once the survivors go on is gone; null for the others. */
+    private final String[] gone;
+    /** Whether a member's death leaves the others going on ({@link #allGatherOfSurvivors} was called). */
+    private boolean survivorsGoOn;
     private int joined;
     private boolean inOperation;
     /** The member whose message the operation under way waits for; 0 while it waits for none. */
@@ -67,6 +71,7 @@ final class TcpRoot extends Exchange {
         this.members = new Channel[size];
         this.inbox = new Channel.Frame[size];
         this.left = new boolean[size];
+        this.gone = new String[size];
     }
 
     /** Serves at {@code endpoint} until every rank has joined, or fails naming the ranks missing. */
@@ -235,12 +240,18 @@ final class TcpRoot extends Exchange {
             try {
                 frame = member.receiveAny();
             } catch (IOException e) {
+                String reason = describe(member, e);
                 synchronized (lock) {
                     if (closing) {
                         return; // rank 0 closed the connection itself
                     }
+                    if (survivorsGoOn && !(e instanceof ProtocolException)) {
+                        gone[rank] = reason;
+                        lock.notifyAll();
+                        return;
+                    }
                 }
-                endJob(describe(member, e));
+                endJob(reason);
                 return;
             }
             if (frame.type() == Channel.ABORT) {
@@ -294,7 +305,7 @@ final class TcpRoot extends Exchange {
         begin();
         try {
             for (int r = 1; r < size(); r++) {
-                sendTo(r, value, deadline);
+                sendTo(r, value, deadline, false);
             }
             return value;
         } finally {
@@ -311,26 +322,68 @@ final class TcpRoot extends Exchange {
             byte[] all = new byte[value.length * size()];
             System.arraycopy(value, 0, all, 0, value.length);
             for (int r = 1; r < size(); r++) {
-                Channel.Frame frame = take(r, deadline);
-                if (frame.operation() != sequence()) {
-                    throw fail(members[r].peer() + " sent a message for operation #" + frame.operation()
-                            + " during operation #" + sequence() + " (the ranks called different operations)", null);
-                }
-                if (frame.bytes().length != value.length) {
-                    throw fail(members[r].peer() + " contributed " + frame.bytes().length + " bytes to "
-                            + operation() + ", rank 0 " + value.length + " bytes (the ranks called it with different"
-                            + " sizes)", null);
-                }
-                values[r] = frame.bytes();
-                System.arraycopy(frame.bytes(), 0, all, r * value.length, value.length);
+                values[r] = contribution(r, take(r, deadline, false), value.length);
+                System.arraycopy(values[r], 0, all, r * value.length, value.length);
             }
             for (int r = 1; r < size(); r++) {
-                sendTo(r, all, deadline);
+                sendTo(r, all, deadline, false);
             }
             return values;
         } finally {
             end();
         }
+    }
+
+    /**
+     * From now on a member whose process dies is left out, not the end of the job: its value is missing and the
+     * survivors are told why. Each survivor gets the same answer.
+     */
+    @Override
+    protected Survivors doAllGatherOfSurvivors(byte[] value, Deadline deadline) {
+        synchronized (lock) {
+            survivorsGoOn = true;
+        }
+        begin();
+        try {
+            Survivors survivors = new Survivors(new byte[size()][], new String[size()]);
+            survivors.values()[0] = value;
+            for (int r = 1; r < size(); r++) {
+                Channel.Frame frame = take(r, deadline, true);
+                if (frame == null) {
+                    survivors.goneReasons()[r] = goneReason(r);
+                } else {
+                    survivors.values()[r] = contribution(r, frame, value.length);
+                }
+            }
+            byte[] answer = Channel.survivors(survivors);
+            for (int r = 1; r < size(); r++) {
+                if (survivors.goneReasons()[r] == null) {
+                    sendTo(r, answer, deadline, true);
+                }
+            }
+            return survivors;
+        } finally {
+            end();
+        }
+    }
+
+    private String goneReason(int rank) {
+        synchronized (lock) {
+            return gone[rank];
+        }
+    }
+
+    /** Member {@code rank}'s value, checked: for this operation, and as long as rank 0's. */
+    private byte[] contribution(int rank, Channel.Frame frame, int length) {
+        if (frame.operation() != sequence()) {
+            throw fail(members[rank].peer() + " sent a message for operation #" + frame.operation()
+                    + " during operation #" + sequence() + " (the ranks called different operations)", null);
+        }
+        if (frame.bytes().length != length) {
+            throw fail(members[rank].peer() + " contributed " + frame.bytes().length + " bytes to " + operation()
+                    + ", rank 0 " + length + " bytes (the ranks called it with different sizes)", null);
+        }
+        return frame.bytes();
     }
 
     /** An operation starts: a job that failed meanwhile fails it at once. */
@@ -351,13 +404,16 @@ final class TcpRoot extends Exchange {
         }
     }
 
-    /** Member {@code rank}'s message for this operation, once it comes; the job's failure if it ends first. */
-    private Channel.Frame take(int rank, Deadline deadline) {
+    /**
+     * Member {@code rank}'s message for this operation, once it comes; the job's failure if it ends first. A member
+     * that is gone fails the operation, unless {@code survivable}: then it is null.
+     */
+    private Channel.Frame take(int rank, Deadline deadline, boolean survivable) {
         String failure;
         synchronized (lock) {
             awaited = rank;
             lock.notifyAll();
-            while (inbox[rank] == null && fatal == null && !left[rank] && !deadline.expired()) {
+            while (inbox[rank] == null && fatal == null && !left[rank] && gone[rank] == null && !deadline.expired()) {
                 waitForNews(deadline);
             }
             awaited = 0;
@@ -366,7 +422,10 @@ final class TcpRoot extends Exchange {
                 inbox[rank] = null;
                 return frame;
             }
-            failure = fatal != null ? fatal
+            if (fatal == null && gone[rank] != null && survivable) {
+                return null;
+            }
+            failure = fatal != null ? fatal : gone[rank] != null ? gone[rank]
                     : left[rank] ? members[rank].peer() + " closed its rendezvous before " + operation()
                     : members[rank].peer() + " did not take part in " + operation() + " " + deadline.within();
         }
@@ -382,10 +441,20 @@ final class TcpRoot extends Exchange {
         }
     }
 
-    private void sendTo(int rank, byte[] bytes, Deadline deadline) {
+    /**
+     * Sends this operation's answer to member {@code rank}. A member that is gone fails the operation, unless
+     * {@code survivable}: then it is left out from the next operation on.
+     */
+    private void sendTo(int rank, byte[] bytes, Deadline deadline, boolean survivable) {
         try {
             members[rank].send(Channel.DATA, sequence(), bytes, deadline);
         } catch (IOException e) {
+            if (survivable && !(e instanceof SocketTimeoutException)) {
+                synchronized (lock) {
+                    gone[rank] = gone[rank] != null ? gone[rank] : describe(members[rank], e);
+                }
+                return;
+            }
             throw fail(e instanceof SocketTimeoutException
                     ? members[rank].peer() + " did not take part in " + operation() + " " + deadline.within()
                     : describe(members[rank], e), e);

@@ -44,7 +44,7 @@ class WireTest {
             byte[] body = new byte[m == 4 ? 3 * Rendezvous.MAX_VALUE_BYTES + 17 : random.nextInt(2000)];
             random.nextBytes(body);
             sent.add(body);
-            wires.get(sender).send((byte) 1, new Wire.Key((byte) 1, m, sender, -1), body);
+            wires.get(sender).send((byte) 1, new Wire.Key(0, (byte) 1, m, sender, -1), body);
         }
         // leaving waits for every rank to leave, as closing a communicator does: the ranks leave at once
         List<Thread> leaving = new ArrayList<>();
@@ -111,6 +111,11 @@ class WireTest {
         public synchronized void deliver(int sender, byte type, Wire.Key key, byte[] body) {
             order.add("key " + key.seq());
             bodies.add(body);
+        }
+
+        @Override
+        public void gone(int rank, String reason) {
+            failure = reason;
         }
 
         @Override

@@ -95,6 +95,33 @@ class SimMultiProcessTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = {3, 4})
+    void splitMakesChildrenOfRanksInSeveralProcesses(int size) {
+        List<ChildRank> ranks = job(size, Map.of(), "split");
+        for (int r = 0; r < size; r++) {
+            ChildRank rank = ranks.get(r);
+            int members = (size - r % 2 + 1) / 2;
+            assertEquals("OK split child rank " + (members - 1 - r / 2) + " of " + members,
+                    rank.await("OK split child", LONG));
+            assertEquals("OK split allGather data", rank.await("OK split allGather", LONG));
+            assertEquals("OK split alone " + (r == 0 ? "0 of 1" : "none"), rank.await("OK split alone", LONG));
+            assertEquals("OK allReduce data", rank.await("OK allReduce", LONG));
+            rank.await("DONE", LONG);
+            rank.awaitExit(0);
+        }
+    }
+
+    @Test
+    void aRankThatNeverCallsSplitFailsTheOthersAtTheSimTimeoutNamingIt() {
+        List<ChildRank> ranks = job(3, Map.of("COLLECTIVES_SIM_TIMEOUT", "2s"), "split-hang");
+        for (int r : new int[] {0, 2}) {
+            String message = ranks.get(r).failure();
+            assertTrue(message.contains("split call #0 failed: ranks [1] did not arrive within 2000 ms (ranks [0, 2]"
+                    + " did)"), message);
+        }
+    }
+
     @Test
     void anAbortOnOneRankFailsTheOthersCallsWithItsReason() {
         for (ChildRank rank : job(3, Map.of(), "abort")) {

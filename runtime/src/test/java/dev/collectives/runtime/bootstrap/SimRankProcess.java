@@ -13,7 +13,9 @@ import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.RegisteredWindow;
 
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.function.IntToDoubleFunction;
+import java.util.function.IntUnaryOperator;
 
 /**
  * One process of a sim job whose ranks are separate JVMs, started by {@link ChildRank}: joins through the
@@ -28,6 +30,9 @@ import java.util.function.IntToDoubleFunction;
  *   <li>{@code hang} ({@code hang-rank-0}): an allreduce that rank 1 (rank 0) never calls, waiting instead to be
  *   killed;</li>
  *   <li>{@code abort}: rank 0 aborts the communicator, then every rank calls an allreduce;</li>
+ *   <li>{@code split}: children of the even and of the odd ranks, an allgather on each, a split with no color on
+ *   all ranks but 0, then an allreduce on the job's communicator;</li>
+ *   <li>{@code split-hang}: a split that rank 1 never calls, waiting instead to be killed;</li>
  *   <li>{@code settings}: prints the joined communicator's capabilities, topology and usage;</li>
  *   <li>{@code bench}: rank 0 prints a table of float32 SUM allreduce time and algorithm bandwidth (bytes per
  *   rank / time, 1 MB = 10^6 bytes) from 4 KiB to 16 MiB, best of several calls.</li>
@@ -74,6 +79,8 @@ public final class SimRankProcess {
             case "hang" -> hang(me, 1);
             case "hang-rank-0" -> hang(me, 0);
             case "abort" -> abort(me);
+            case "split" -> split(me);
+            case "split-hang" -> splitHang(me);
             case "settings" -> settings(me);
             case "bench" -> bench(me);
             default -> throw new IllegalArgumentException(mode);
@@ -85,19 +92,19 @@ public final class SimRankProcess {
         int r = me.rank();
         allReduce(me, COUNT);
         allReduce(me, LARGE_COUNT);
-        check(me, "allGather", COUNT, COUNT * n, i -> r * 10 + i, i -> (i / COUNT) * 10 + i % COUNT,
+        check(me, me.comm(), "allGather", COUNT, COUNT * n, i -> r * 10 + i, i -> (i / COUNT) * 10 + i % COUNT,
                 (c, s, v) -> c.allGather(s, v, COUNT, DataType.FLOAT32, me.stream()));
-        check(me, "reduceScatter", COUNT * n, COUNT, i -> r + i, i -> n * (n - 1) / 2 + n * (r * COUNT + i),
+        check(me, me.comm(), "reduceScatter", COUNT * n, COUNT, i -> r + i, i -> n * (n - 1) / 2 + n * (r * COUNT + i),
                 (c, s, v) -> c.reduceScatter(s, v, COUNT, DataType.FLOAT32, ReduceOp.SUM, me.stream()));
-        check(me, "broadcast", COUNT, COUNT, i -> r == n - 1 ? 7 + i : -1, i -> 7 + i,
+        check(me, me.comm(), "broadcast", COUNT, COUNT, i -> r == n - 1 ? 7 + i : -1, i -> 7 + i,
                 (c, s, v) -> c.broadcast(s, v, COUNT, DataType.FLOAT32, n - 1, me.stream()));
-        check(me, "reduce", COUNT, COUNT, i -> r + i, i -> r == 0 ? n * (n - 1) / 2 + n * i : 0,
+        check(me, me.comm(), "reduce", COUNT, COUNT, i -> r + i, i -> r == 0 ? n * (n - 1) / 2 + n * i : 0,
                 (c, s, v) -> c.reduce(s, v, COUNT, DataType.FLOAT32, ReduceOp.SUM, 0, me.stream()));
-        check(me, "allToAll", COUNT * n, COUNT * n, i -> r * 100 + i, i -> (i / COUNT) * 100 + r * COUNT + i % COUNT,
+        check(me, me.comm(), "allToAll", COUNT * n, COUNT * n, i -> r * 100 + i, i -> (i / COUNT) * 100 + r * COUNT + i % COUNT,
                 (c, s, v) -> c.allToAll(s, v, COUNT, DataType.FLOAT32, me.stream()));
         int next = (r + 1) % n;
         int previous = (r + n - 1) % n;
-        check(me, "send/recv", COUNT, COUNT, i -> r * 1000 + i, i -> previous * 1000 + i, (c, s, v) -> {
+        check(me, me.comm(), "send/recv", COUNT, COUNT, i -> r * 1000 + i, i -> previous * 1000 + i, (c, s, v) -> {
             c.groupStart();
             c.send(s, COUNT, DataType.FLOAT32, next, me.stream());
             c.recv(v, COUNT, DataType.FLOAT32, previous, me.stream());
@@ -114,7 +121,7 @@ public final class SimRankProcess {
     private static void allReduce(JoinedRank me, int count) {
         int n = me.size();
         int r = me.rank();
-        check(me, count == LARGE_COUNT ? "large allReduce" : "allReduce", count, count, i -> r + 1 + i, i -> n * (n + 1) / 2 + n * i,
+        check(me, me.comm(), count == LARGE_COUNT ? "large allReduce" : "allReduce", count, count, i -> r + 1 + i, i -> n * (n + 1) / 2 + n * i,
                 (c, s, v) -> c.allReduce(s, v, count, DataType.FLOAT32, ReduceOp.SUM, me.stream()));
     }
 
@@ -154,6 +161,37 @@ public final class SimRankProcess {
         allReduce(me, COUNT);
     }
 
+    /**
+     * Two children, of the even and of the odd ranks, each ranked in reverse (key -rank): an allgather on each
+     * holds its members' values in that order; then rank 0 splits alone while the others pass no color, and the
+     * job's communicator still works.
+     */
+    private static void split(JoinedRank me) {
+        int n = me.size();
+        int r = me.rank();
+        try (Communicator half = me.comm().split(r % 2, -r).orElseThrow()) {
+            int members = (n - r % 2 + 1) / 2;
+            IntUnaryOperator member = j -> r % 2 + 2 * (members - 1 - j);
+            say("OK split child rank " + half.rank() + " of " + half.size());
+            check(me, half, "split allGather", COUNT, COUNT * members, i -> r * 10 + i,
+                    i -> member.applyAsInt(i / COUNT) * 10 + i % COUNT,
+                    (c, s, v) -> c.allGather(s, v, COUNT, DataType.FLOAT32, me.stream()));
+        }
+        Optional<Communicator> alone = me.comm().split(r == 0 ? 0 : Communicator.NO_COLOR, 0);
+        say("OK split alone " + alone.map(c -> c.rank() + " of " + c.size()).orElse("none"));
+        alone.ifPresent(Communicator::close);
+        allReduce(me, COUNT);
+    }
+
+    /** Rank 1 never calls split: it says so, and waits to be killed. */
+    private static void splitHang(JoinedRank me) throws InterruptedException {
+        if (me.rank() == 1) {
+            say("WAITING");
+            Thread.sleep(Long.MAX_VALUE);
+        }
+        me.comm().split(0, me.rank()).ifPresent(Communicator::close);
+    }
+
     private static void settings(JoinedRank me) {
         SimCommunicator comm = (SimCommunicator) me.comm();
         say("CAPABILITIES " + comm.capabilities());
@@ -189,9 +227,8 @@ public final class SimRankProcess {
     }
 
     /** Runs {@code op} from a send buffer of {@code sendCount} values to a recv buffer of {@code recvCount}. */
-    private static void check(JoinedRank me, String name, int sendCount, int recvCount, IntToDoubleFunction send,
-                              IntToDoubleFunction expected, Op op) {
-        Communicator comm = me.comm();
+    private static void check(JoinedRank me, Communicator comm, String name, int sendCount, int recvCount,
+                              IntToDoubleFunction send, IntToDoubleFunction expected, Op op) {
         Stream stream = me.stream();
         try (DeviceBuffer s = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, sendCount);
              DeviceBuffer v = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, recvCount)) {

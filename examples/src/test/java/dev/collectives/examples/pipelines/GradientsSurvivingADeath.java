@@ -1,0 +1,96 @@
+package dev.collectives.examples.pipelines;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.examples.Check;
+import dev.collectives.examples.Example;
+import dev.collectives.examples.HostData;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.RankContext;
+
+import java.util.stream.IntStream;
+
+/**
+ * The data-parallel gradient allreduce of {@link HybridParallelExample} losing a rank: rank {@code doomed} halts its
+ * JVM (no shutdown hooks, no goodbye to its peers) as its second step begins. The others' second step fails naming
+ * it; they shrink it away, bind the pipeline again on the survivors' communicator over the same gradients, and finish
+ * the step among themselves. Each step is checked against the sum computed on the host of the ranks taking part.
+ */
+public final class GradientsSurvivingADeath implements Example {
+    private static final int SHARD = (int) TensorParallelShards.SHARD;
+
+    private final int doomed;
+    private final int status;
+
+    /** Rank {@code doomed} halts with exit status {@code status}. */
+    public GradientsSurvivingADeath(int doomed, int status) {
+        this.doomed = doomed;
+        this.status = status;
+    }
+
+    @Override
+    public String name() {
+        return "gradients-surviving-a-death";
+    }
+
+    @Override
+    public String summary() {
+        return "a gradient allreduce whose rank " + doomed + " dies in step 2; the others shrink it away and finish";
+    }
+
+    @Override
+    public int minRanks() {
+        return 2;
+    }
+
+    @Override
+    public RankReport run(RankContext rank) {
+        int r = rank.rank();
+        int[] everyRank = IntStream.range(0, rank.size()).toArray();
+        try (DeviceBuffer grads = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, SHARD)) {
+            Check first;
+            try (var gradients = CollectiveDataParallelGradients.bind(rank.comm(), rank.stream(), grads)) {
+                first = step(rank, 0, gradients, grads, everyRank);
+                if (r == doomed) {
+                    System.out.println("halting rank " + doomed + " as its step 2 begins");
+                    System.out.flush();
+                    Runtime.getRuntime().halt(status);
+                }
+                grads.copyFromHost(HostData.values(1, r, 0, SHARD));
+                gradients.allReduce();
+                try {
+                    rank.stream().synchronize();
+                    return new RankReport(gradients.describe(), Check.wrong(r, "step 2 without rank " + doomed,
+                            "a failure naming it", "success"));
+                } catch (CollectivesException e) {
+                    System.out.println("step 2 failed: " + e.getMessage());
+                }
+            }
+            int[] survivors = IntStream.range(0, rank.size()).filter(q -> q != doomed).toArray();
+            try (Communicator shrunk = rank.comm().shrink(doomed);
+                 var gradients = CollectiveDataParallelGradients.bind(shrunk, rank.stream(), grads)) {
+                System.out.println("shrunk: rank " + shrunk.rank() + " of " + shrunk.size());
+                return new RankReport(gradients.describe(), Check.all(first,
+                        step(rank, 1, gradients, grads, survivors)));
+            }
+        }
+    }
+
+    /** Iteration {@code iteration}'s gradients of this rank, summed over {@code ranks}, as the host computes it. */
+    private static Check step(RankContext rank, int iteration, CollectiveDataParallelGradients gradients,
+                              DeviceBuffer grads, int[] ranks) {
+        grads.copyFromHost(HostData.values(iteration, rank.rank(), 0, SHARD));
+        gradients.allReduce();
+        rank.stream().synchronize();
+        float[] summed = new float[SHARD];
+        for (int q : ranks) {
+            float[] values = HostData.values(iteration, q, 0, SHARD);
+            for (int j = 0; j < SHARD; j++) {
+                summed[j] += values[j];
+            }
+        }
+        return HostData.compare(rank.rank(), "grads of step " + (iteration + 1), summed, HostData.read(grads));
+    }
+}
