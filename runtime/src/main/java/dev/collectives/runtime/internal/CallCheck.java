@@ -9,7 +9,6 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
 
-import org.bytedeco.javacpp.BytePointer;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -52,9 +51,8 @@ public final class CallCheck implements AutoCloseable {
     private final MessageDigest sha256;
     private final byte[] digest = new byte[DIGEST_BYTES];
     /** Where the digests are copied from and to: direct, so that the copies read and write them in place. */
-    private final BytePointer mineOnHost;
+    private final ByteBuffer mineOnHost;
     private final ByteBuffer allOnHost;
-    private final BytePointer allOnHostPointer;
     /** This rank's digest, and every rank's, on the device; null until the first checked call. */
     private DeviceBuffer mine;
     private DeviceBuffer all;
@@ -71,9 +69,8 @@ public final class CallCheck implements AutoCloseable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JVM", e);
         }
-        this.mineOnHost = new BytePointer(ByteBuffer.allocateDirect(DIGEST_BYTES));
+        this.mineOnHost = ByteBuffer.allocateDirect(DIGEST_BYTES);
         this.allOnHost = ByteBuffer.allocateDirect(DIGEST_BYTES * comm.size());
-        this.allOnHostPointer = new BytePointer(allOnHost);
     }
 
     /**
@@ -96,11 +93,10 @@ public final class CallCheck implements AutoCloseable {
         } catch (DigestException e) {
             throw new IllegalStateException("SHA-256 gives " + DIGEST_BYTES + " bytes", e);
         }
-        mineOnHost.put(digest);
-        mine.memory().copyIn(mine.headOffset(), mineOnHost, DIGEST_BYTES);
+        mine.memory().copyIn(mine.headOffset(), mineOnHost.clear().put(digest).flip());
         comm.allGather(mine, all, DIGEST_BYTES, DataType.UINT8, stream);
         stream.synchronize();
-        all.memory().copyOut(all.headOffset(), allOnHostPointer, all.sizeBytes());
+        all.memory().copyOut(all.headOffset(), allOnHost.clear());
         for (int i = 0; i < all.sizeBytes(); i++) {
             if (allOnHost.get(i) != digest[i % DIGEST_BYTES]) {
                 // the mismatch path only: each rank's call in full, through buffers made for the occasion
