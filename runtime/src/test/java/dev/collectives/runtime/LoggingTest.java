@@ -7,12 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,7 +25,7 @@ class LoggingTest {
 
     @Test
     void bindIsLoggedWithItsDescription() {
-        List<LogRecord> records = capture(() -> Lifecycle.open(new Described("a table of ops"), () -> { }));
+        List<LogRecord> records = LogCapture.capture(Lifecycle.BIND_LOGGER, Level.FINE, () -> Lifecycle.open(new Described("a table of ops"), () -> { }));
         assertEquals(1, records.size());
         assertEquals(Level.FINE, records.get(0).getLevel());
         assertEquals("bound a table of ops", records.get(0).getMessage());
@@ -37,43 +34,13 @@ class LoggingTest {
     @Test
     void failedBindIsLoggedWithItsCause() {
         IllegalStateException failure = new IllegalStateException("[R2 OFFSET] ranks disagree");
-        List<LogRecord> records = capture(() -> assertThrows(IllegalStateException.class,
+        List<LogRecord> records = LogCapture.capture(Lifecycle.BIND_LOGGER, Level.FINE, () -> assertThrows(IllegalStateException.class,
                 () -> Lifecycle.open(new Described("unused"), () -> {
                     throw failure;
                 })));
         assertEquals(1, records.size());
         assertEquals("bind failed: [R2 OFFSET] ranks disagree", records.get(0).getMessage());
         assertSame(failure, records.get(0).getThrown());
-    }
-
-    /** What {@code body} logs to the bind logger with FINE enabled. */
-    private static List<LogRecord> capture(Runnable body) {
-        Logger logger = Logger.getLogger(Lifecycle.BIND_LOGGER);
-        List<LogRecord> records = new ArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                records.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Level before = logger.getLevel();
-        logger.setLevel(Level.FINE);
-        logger.addHandler(handler);
-        try {
-            body.run();
-        } finally {
-            logger.removeHandler(handler);
-            logger.setLevel(before);
-        }
-        return records;
     }
 
     private record Described(String describe) implements Pipeline {

@@ -8,6 +8,7 @@ import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.LogCapture;
 import dev.collectives.runtime.GraphCacheStats;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Result;
@@ -20,11 +21,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static dev.collectives.backend.sim.PerRank.assertContains;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -242,7 +240,7 @@ class GraphCacheTest {
 
     @Test
     void aCacheTooSmallForTheTuplesItCyclesThroughWarnsOnceAndDescribeSaysSo() {
-        List<LogRecord> records = logged(() -> {
+        List<LogRecord> records = LogCapture.capture(GraphCache.LOGGER, Level.WARNING, () -> {
             try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
                 cluster.run(ctx -> {
                     try (Arenas arenas = new Arenas(ctx); GraphCache cache = arenas.cache(4)) {
@@ -276,7 +274,7 @@ class GraphCacheTest {
 
     @Test
     void evictionsOfTuplesThatNeverReturnAreNoSignOfACacheTooSmall() {
-        List<LogRecord> records = logged(() -> {
+        List<LogRecord> records = LogCapture.capture(GraphCache.LOGGER, Level.WARNING, () -> {
             try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
                 cluster.run(ctx -> {
                     try (Arenas arenas = new Arenas(ctx); GraphCache cache = arenas.cache(2)) {
@@ -298,7 +296,7 @@ class GraphCacheTest {
 
     @Test
     void underFailACacheTooSmallRefusesEveryFurtherCaptureOfAnEvictedTupleOnEveryRank() {
-        List<LogRecord> records = logged(() -> {
+        List<LogRecord> records = LogCapture.capture(GraphCache.LOGGER, Level.WARNING, () -> {
             try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
                 cluster.run(ctx -> {
                     try (Arenas arenas = new Arenas(ctx);
@@ -335,7 +333,7 @@ class GraphCacheTest {
 
     @Test
     void pastTheTuplesItRemembersTheCacheSaysAtLeast() {
-        List<LogRecord> records = logged(() -> {
+        List<LogRecord> records = LogCapture.capture(GraphCache.LOGGER, Level.WARNING, () -> {
             try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
                 cluster.run(ctx -> {
                     try (GraphCache cache = new GraphCache(ctx.comm(), ctx.stream(), "Buckets", "bucket", 1,
@@ -351,36 +349,6 @@ class GraphCacheTest {
         assertEquals(1, records.size(), records.toString());
         assertContains(records.get(0).getMessage(), "called with at least " + GraphCache.SEEN_LIMIT + " distinct",
                 "1 call missed", "set @CollectivePipeline(graphCache = " + GraphCache.SEEN_LIMIT + ") or more,");
-    }
-
-    /** What {@code body} logs to {@value GraphCache#LOGGER}, kept from the console. */
-    private static List<LogRecord> logged(Runnable body) {
-        Logger logger = Logger.getLogger(GraphCache.LOGGER);
-        List<LogRecord> records = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                records.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        boolean parents = logger.getUseParentHandlers();
-        logger.addHandler(handler);
-        logger.setUseParentHandlers(false);
-        try {
-            body.run();
-        } finally {
-            logger.setUseParentHandlers(parents);
-            logger.removeHandler(handler);
-        }
-        return records;
     }
 
     private static SimUsage ledger(RankContext ctx) {
