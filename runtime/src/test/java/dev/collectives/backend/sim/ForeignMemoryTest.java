@@ -78,7 +78,7 @@ class ForeignMemoryTest {
                  DeviceBuffer memAllocWithFabric = fabric.communicator(0).allocate(Allocator.MEM_ALLOC,
                          DataType.FLOAT32, 1024)) {
                 assertOwnClass(comm, memAlloc.memory(), Allocator.VMM, "foreign, VMM with POSIX fd");
-                assertOwnClass(comm, legacy.memory(), Allocator.LEGACY, "foreign, legacy musaMalloc");
+                assertOwnClass(comm, legacy.memory(), Allocator.LEGACY, "foreign, legacy {cuda,musa}Malloc");
                 assertOwnClass(comm, vmm.memory(), Allocator.VMM, "foreign, VMM with POSIX fd");
                 assertOwnClass(comm, bare, Allocator.VMM, "foreign, VMM without shareable handles");
                 assertOwnClass(fabric.communicator(0), memAllocWithFabric.memory(), Allocator.VMM,

@@ -317,7 +317,8 @@ class GraphCacheTest {
                                     + "arguments (graphCacheOverflow = FAIL)", e.getMessage());
                             assertEquals(Stream.CaptureStatus.NONE, ctx.stream().captureStatus());
                         }
-                        // the held tuples still launch
+                        // the held tuples still launch; the launches above may still be queued
+                        ctx.stream().synchronize();
                         arenas.fill(5);
                         cache.launch(2, 1);
                         arenas.expect(5, 2, 1);
