@@ -7,6 +7,7 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * One rank of a multi-process test job, started by {@link ChildRank}: reads its place from the environment like
@@ -36,7 +37,7 @@ public final class RankProcess {
                 say("ID " + HexFormat.of().formatHex(rendezvous.broadcast(bootstrap.rank() == 0 ? id : null)));
                 if (mode.equals("hang-after-broadcast")) {
                     say("WAITING");
-                    Thread.sleep(Long.MAX_VALUE);
+                    waitToBeKilled();
                 }
                 byte[] fingerprint = MessageDigest.getInstance("SHA-256")
                         .digest("allReduce sendbuff+0 recvbuff+0 1024 FLOAT32 SUM".getBytes(StandardCharsets.UTF_8));
@@ -54,5 +55,10 @@ public final class RankProcess {
     private static void say(String line) {
         System.out.println(line);
         System.out.flush();
+    }
+
+    /** A hung rank, as the test wants it: it never goes on, and ends only when the test kills its process. */
+    static void waitToBeKilled() throws InterruptedException {
+        new CountDownLatch(1).await();
     }
 }

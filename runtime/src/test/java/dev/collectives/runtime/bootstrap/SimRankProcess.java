@@ -147,7 +147,7 @@ public final class SimRankProcess {
     private static void hang(JoinedRank me, int waiting) throws InterruptedException {
         if (me.rank() == waiting) {
             say("WAITING");
-            Thread.sleep(Long.MAX_VALUE);
+            RankProcess.waitToBeKilled();
         }
         say("CALLING");
         allReduce(me, COUNT);
@@ -187,7 +187,7 @@ public final class SimRankProcess {
     private static void splitHang(JoinedRank me) throws InterruptedException {
         if (me.rank() == 1) {
             say("WAITING");
-            Thread.sleep(Long.MAX_VALUE);
+            RankProcess.waitToBeKilled();
         }
         me.comm().split(0, me.rank()).ifPresent(Communicator::close);
     }
