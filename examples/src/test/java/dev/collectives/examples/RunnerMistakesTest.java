@@ -38,8 +38,9 @@ class RunnerMistakesTest {
         if (ranks < mistake.minRanks()) {
             assertTrue(run.text().contains("SKIPPED: needs at least " + mistake.minRanks() + " ranks"), run.text());
         } else {
-            assertTrue(run.text().contains("caught: rank "), run.text());
-            assertTrue(run.text().contains(" failed: " + mistake.rule().tag()), run.text());
+            // one line per rank that failed, each with its tag
+            assertTrue(run.text().contains("caught: ranks "), run.text());
+            assertTrue(run.text().contains("\nrank 0: " + mistake.rule().tag()), run.text());
             assertTrue(run.text().contains("ranks that reported " + mistake.rule().tag() + ": "), run.text());
             assertTrue(run.text().contains("mistakes: 1 passed, 0 skipped, 0 failed"), run.text());
         }

@@ -28,7 +28,8 @@ class LoggingTest {
 
     @Test
     void bindIsLoggedWithItsDescription() {
-        List<LogRecord> records = capture(() -> Lifecycle.open(new Described("a table of ops"), () -> { }));
+        List<LogRecord> records = capture(Lifecycle.BIND_LOGGER,
+                () -> Lifecycle.open(new Described("a table of ops"), () -> { }));
         assertEquals(1, records.size());
         assertEquals(Level.FINE, records.get(0).getLevel());
         assertEquals("bound a table of ops", records.get(0).getMessage());
@@ -37,7 +38,7 @@ class LoggingTest {
     @Test
     void failedBindIsLoggedWithItsCause() {
         IllegalStateException failure = new IllegalStateException("[R2 OFFSET] ranks disagree");
-        List<LogRecord> records = capture(() -> assertThrows(IllegalStateException.class,
+        List<LogRecord> records = capture(Lifecycle.BIND_LOGGER, () -> assertThrows(IllegalStateException.class,
                 () -> Lifecycle.open(new Described("unused"), () -> {
                     throw failure;
                 })));
@@ -46,9 +47,9 @@ class LoggingTest {
         assertSame(failure, records.get(0).getThrown());
     }
 
-    /** What {@code body} logs to the bind logger with FINE enabled. */
-    private static List<LogRecord> capture(Runnable body) {
-        Logger logger = Logger.getLogger(Lifecycle.BIND_LOGGER);
+    /** What {@code body} logs to the logger {@code name} with FINE enabled. */
+    static List<LogRecord> capture(String name, Runnable body) {
+        Logger logger = Logger.getLogger(name);
         List<LogRecord> records = new ArrayList<>();
         Handler handler = new Handler() {
             @Override

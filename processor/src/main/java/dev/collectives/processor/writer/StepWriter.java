@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import javax.lang.model.element.Modifier;
 import javax.lang.model.type.TypeKind;
@@ -178,8 +179,9 @@ final class StepWriter extends GenerationPart {
                 String arguments = String.join(", ", names.parameters);
                 m.addStatement("$N($L)", names.check, arguments)
                         .addComment("every rank calls the step with the same arguments (R14)")
-                        .addStatement("$T.agree($N, $N, $N, $S, $L)", CALL_CHECK, name("comm"), name("stream"),
-                                name("PIPELINE"), s.name(), arguments);
+                        .addStatement("$T.agree($N, $N, $N, $S, $S, $L)", CALL_CHECK, name("comm"), name("stream"),
+                                name("PIPELINE"), s.name(), s.ops().stream().map(o -> o.kind().annotation())
+                                        .collect(Collectors.joining(", ")), arguments);
             }
             if (registration == Registration.GRAPH && names != null) {
                 m.addComment("$L(the graph of these arguments, stream), captured first if new",

@@ -488,7 +488,7 @@ final class TcpRoot extends Exchange {
             untold = fatal != null && lateRanksUntold() ? missing() : null;
         }
         if (untold != null && !joinDeadline.expired()) {
-            LOG.log(System.Logger.Level.INFO, () -> "rank 0 at " + where() + " answers " + untold + " with why the"
+            LOG.log(System.Logger.Level.DEBUG, () -> "rank 0 at " + where() + " answers " + untold + " with why the"
                     + " job ended until they arrive or " + joinDeadline.remainingMillis() + " ms have passed");
             admission.holdExitUntilClosed();
             Watchdog.closeAt(server, joinDeadline);

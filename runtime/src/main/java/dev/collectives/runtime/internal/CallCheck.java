@@ -35,19 +35,34 @@ public final class CallCheck {
     /**
      * Fails, on every rank alike, with R14 naming the step and each rank's arguments if some rank called
      * {@code pipeline.step} with other {@code args} than another; returns once every rank's agree. Collective:
-     * every rank calls it for the step, outside any capture, before the step's ops.
+     * every rank calls it for the step, outside any capture, before the step's ops ({@code ops}, e.g.
+     * "@AllReduce"). When the exchange itself fails (a peer died, the communicator was aborted), the failure names
+     * the step and its ops, the user's call, rather than the check's internal allgather.
      */
-    public static void agree(Communicator comm, Stream stream, String pipeline, String step, long... args) {
+    public static void agree(Communicator comm, Stream stream, String pipeline, String step, String ops,
+                             long... args) {
         if (!checks(comm.capabilities(), CALLS_REQUESTED)) {
             return;
         }
-        byte[] call = describe(pipeline, step, args).getBytes(StandardCharsets.UTF_8);
-        byte[][] digests = Agreement.allGather(comm, stream, Fingerprint.sha256(call), DIGEST_BYTES);
-        for (byte[] digest : digests) {
-            if (!Arrays.equals(digest, digests[0])) {
-                byte[][] calls = Agreement.allGather(comm, stream, Arrays.copyOf(call, DETAIL_BYTES), DETAIL_BYTES);
-                throw mismatch(comm.rank(), pipeline, step, calls);
+        String described = describe(pipeline, step, args);
+        byte[] call = described.getBytes(StandardCharsets.UTF_8);
+        try {
+            byte[][] digests = Agreement.allGather(comm, stream, Fingerprint.sha256(call), DIGEST_BYTES);
+            for (byte[] digest : digests) {
+                if (!Arrays.equals(digest, digests[0])) {
+                    byte[][] calls = Agreement.allGather(comm, stream, Arrays.copyOf(call, DETAIL_BYTES),
+                            DETAIL_BYTES);
+                    throw mismatch(comm.rank(), pipeline, step, calls);
+                }
             }
+        } catch (CollectivesException e) {
+            // a library call's failure, "[RESULT n] rank r: allGather failed: why": keep why, name the user's call
+            int why = e.getMessage().indexOf(" failed: ");
+            if (e.result() == null || why < 0) {
+                throw e;
+            }
+            throw CollectivesException.library(e.result(), comm.rank(), described + " (" + ops + ")",
+                    e.getMessage().substring(why + " failed: ".length()));
         }
     }
 
