@@ -303,14 +303,8 @@ public final class Runner {
         return Optional.empty();
     }
 
-    /** A failure's own message: for a rank's failure, the rank and what it threw, without wrapper class names. */
+    /** A failure's own message (a failure of ranks has a line per rank), without its class name. */
     static String failure(Throwable e) {
-        if (e instanceof CollectivesException wrapper && wrapper.rank() >= 0 && e.getCause() != null
-                && e.getMessage().startsWith("rank " + wrapper.rank() + " failed: ")) {
-            Throwable cause = e.getCause();
-            String inner = cause instanceof CollectivesException ? cause.getMessage() : cause.toString();
-            return "rank " + wrapper.rank() + " failed: " + inner;
-        }
         return e.getMessage() == null ? e.toString() : e.getMessage();
     }
 

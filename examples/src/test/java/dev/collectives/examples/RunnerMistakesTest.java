@@ -38,8 +38,10 @@ class RunnerMistakesTest {
         if (ranks < mistake.minRanks()) {
             assertTrue(run.text().contains("SKIPPED: needs at least " + mistake.minRanks() + " ranks"), run.text());
         } else {
-            assertTrue(run.text().contains("caught: rank "), run.text());
-            assertTrue(run.text().contains(" failed: " + mistake.rule().tag()), run.text());
+            // "rank 0 failed: [tag] ...", or a line per rank that failed, each with its tag
+            assertTrue(run.text().contains(ranks == 1 ? "caught: rank 0 failed: " + mistake.rule().tag()
+                    : "caught: ranks 0, 1"), run.text());
+            assertTrue(ranks == 1 || run.text().contains("\nrank 0: " + mistake.rule().tag()), run.text());
             assertTrue(run.text().contains("ranks that reported " + mistake.rule().tag() + ": "), run.text());
             assertTrue(run.text().contains("mistakes: 1 passed, 0 skipped, 0 failed"), run.text());
         }

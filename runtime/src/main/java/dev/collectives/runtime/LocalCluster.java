@@ -7,8 +7,9 @@ public interface LocalCluster extends AutoCloseable {
 
     /**
      * Runs {@code body} once per rank, each in its own thread, and returns when all have finished. If any rank
-     * throws, the others are released (their communicators aborted) and a {@link CollectivesException} naming the
-     * first failing rank is thrown, with the other ranks' failures suppressed.
+     * throws, the others are released (their communicators aborted) and one {@link CollectivesException} is thrown
+     * with a line per failed rank ({@link CollectivesException#ranksFailed}): the first failing rank's rule and rank,
+     * its failure as the cause and the other ranks' suppressed.
      */
     void run(RankBody body);
 

@@ -75,7 +75,8 @@ class BindRulesTest {
             CollectivesException e = failures.get(r);
             assertEquals(Rule.R2_OFFSET, e.rule(), e.getMessage());
             assertTrue(e.getMessage().contains("external given head offset"), e.getMessage());
-            assertTrue(e.getMessage().contains("rank 0: [R2 OFFSET] 0; rank 1: [R2 OFFSET] 64"), e.getMessage());
+            assertTrue(e.getMessage().contains("rank 0: 0 bytes from its allocation's head; "
+                    + "rank 1: 64 bytes from its allocation's head"), e.getMessage());
             assertTrue(e.getMessage().contains("ranks passed dev.collectives.examples.e2e.OpPipelines.WithExternal "
                     + "buffers at different offsets from their allocation's head"), e.getMessage());
             assertFalse(e.getMessage().contains("different pipelines"), e.getMessage());

@@ -72,7 +72,8 @@ class WrappedExternalsTest {
                 GRANULARITY, HandleType.POSIX_FILE_DESCRIPTOR), 128);
         for (int r = 0; r < 2; r++) {
             assertEquals(Rule.R2_OFFSET, failures.get(r).rule(), failures.get(r).getMessage());
-            assertTrue(failures.get(r).getMessage().contains("rank 0: [R2 OFFSET] 0; rank 1: [R2 OFFSET] 128"),
+            assertTrue(failures.get(r).getMessage().contains("rank 0: 0 bytes from its allocation's head; "
+                    + "rank 1: 128 bytes from its allocation's head"),
                     failures.get(r).getMessage());
         }
     }

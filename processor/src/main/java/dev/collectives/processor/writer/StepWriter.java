@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import javax.lang.model.element.Modifier;
 import javax.lang.model.type.TypeKind;
@@ -198,7 +199,8 @@ final class StepWriter extends GenerationPart {
                 String arguments = String.join(", ", names.parameters);
                 m.addStatement("$N($L)", names.check, arguments)
                         .addComment("every rank calls the step with the same arguments (R14)")
-                        .addStatement("$N.agree($S, $L)", calls, s.name(), arguments);
+                        .addStatement("$N.agree($S, $S, $L)", calls, s.name(), s.ops().stream()
+                                .map(o -> o.kind().annotation()).collect(Collectors.joining(", ")), arguments);
             }
             if (registration == Registration.GRAPH && names != null) {
                 m.addComment("$L(the graph of these arguments, stream), captured first if new",

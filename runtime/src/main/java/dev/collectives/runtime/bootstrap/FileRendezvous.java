@@ -67,6 +67,8 @@ final class FileRendezvous extends Exchange {
             rendezvous.claim(deadline);
             if (rank == 0) {
                 rendezvous.awaitFiles(r -> "rank-" + r + ".claim", "join", deadline);
+            } else {
+                rendezvous.checkAbort(); // a rank arriving after the job ended learns why now, not at its first step
             }
         } catch (BootstrapException e) {
             throw rendezvous.failed() ? e : rendezvous.fail(e);

@@ -40,6 +40,10 @@ final class TcpAdmission {
     /** The connections handshaking, oldest first: the one to drop when a new one finds it full. */
     private final BlockingQueue<Handshake> handshaking = new ArrayBlockingQueue<>(MAX_HANDSHAKES);
     private final List<String> turnedAway = new ArrayList<>();
+    /** Whether the acceptor has stopped (the server socket closed); guarded by this. */
+    private boolean stopped;
+    /** The shutdown hook that holds this JVM's exit until the acceptor stops, or null; guarded by this. */
+    private Thread exitHold;
 
     /** A connection still handshaking, and where it came from. */
     private record Handshake(Channel channel, String from) {
@@ -93,6 +97,40 @@ final class TcpAdmission {
             }
         } finally {
             handshakes.shutdown(); // those under way end at their deadlines
+            stopped();
+        }
+    }
+
+    /**
+     * Holds this JVM's exit (a shutdown hook) until the server socket closes, so that late arrivals are still
+     * answered when the process exits, even through {@code System.exit}, right after its rank 0 failed.
+     */
+    synchronized void holdExitUntilClosed() {
+        if (!stopped && exitHold == null) {
+            exitHold = new Thread(this::awaitStopped, "collectives-bootstrap-late-arrivals");
+            Runtime.getRuntime().addShutdownHook(exitHold);
+        }
+    }
+
+    private synchronized void awaitStopped() {
+        while (!stopped) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                return; // the JVM is being torn down regardless
+            }
+        }
+    }
+
+    private synchronized void stopped() {
+        stopped = true;
+        notifyAll();
+        if (exitHold != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(exitHold);
+            } catch (IllegalStateException exiting) {
+                // the hook is running: it returns now
+            }
         }
     }
 
@@ -155,7 +193,9 @@ final class TcpAdmission {
         }
         String ended = root.ended();
         if (ended != null) {
-            return reject(channel, ended, false);
+            reject(channel, ended, false);
+            root.toldLate(rank);
+            return ended;
         }
         String problem = root.claim(rank, size, from);
         if (problem != null) {

@@ -28,12 +28,14 @@ import java.util.stream.IntStream;
  * <p>Every admitted rank has a thread that reads its messages as they come, so a rank that disconnects (without
  * saying it leaves), is killed or asks to end the job ends it on every rank at once, also while the others wait
  * inside an operation or for ranks still joining. Rank 0 keeps serving until closed, so that a late duplicate of a
- * rank is turned away and fails the job; after a failure it keeps answering late arrivals with the reason for the
- * bootstrap timeout, so that they fail at once instead of at their deadline.
+ * rank is turned away and fails the job. When the job fails before every rank has joined, it keeps answering the
+ * ranks still missing with the reason until its bootstrap deadline or until each has been told, also while its
+ * process exits, so that they fail at once naming the cause instead of at their own deadline.
  */
 final class TcpRoot extends Exchange {
     /** How long one connection's handshake may take. */
     private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
+    private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
 
     private final ServerSocket server;
     private final TcpAdmission admission;
@@ -54,6 +56,10 @@ final class TcpRoot extends Exchange {
     private final String[] gone;
     /** Whether a member's death leaves the others going on ({@link #allGatherOfSurvivors} was called). */
     private boolean survivorsGoOn;
+    /** Which ranks that never joined have been turned away with the reason the job ended. */
+    private final boolean[] toldLate;
+    /** The deadline for joining: how long rank 0 tells late arrivals why a job that failed early ended. */
+    private final Deadline joinDeadline;
     private int joined;
     private boolean inOperation;
     /** The member whose message the operation under way waits for; 0 while it waits for none. */
@@ -61,9 +67,10 @@ final class TcpRoot extends Exchange {
     private boolean closing;
     private String fatal;
 
-    private TcpRoot(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, ServerSocket server,
-                    Duration handshakeLimit) {
+    private TcpRoot(RendezvousEndpoint endpoint, int size, JobToken token, Deadline joinDeadline, Duration timeout,
+                    ServerSocket server, Duration handshakeLimit) {
         super(0, size, endpoint.toString(), timeout);
+        this.joinDeadline = joinDeadline;
         this.server = server;
         this.admission = new TcpAdmission(server, token, this,
                 handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout);
@@ -72,6 +79,7 @@ final class TcpRoot extends Exchange {
         this.inbox = new Channel.Frame[size];
         this.left = new boolean[size];
         this.gone = new String[size];
+        this.toldLate = new boolean[size];
     }
 
     /** Serves at {@code endpoint} until every rank has joined, or fails naming the ranks missing. */
@@ -83,9 +91,9 @@ final class TcpRoot extends Exchange {
     static TcpRoot serve(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout,
                          Duration handshakeLimit) {
         Deadline deadline = Deadline.after(timeout);
-        TcpRoot root = new TcpRoot(endpoint, size, token, timeout, listen(endpoint), handshakeLimit);
+        TcpRoot root = new TcpRoot(endpoint, size, token, deadline, timeout, listen(endpoint), handshakeLimit);
         root.admission.open();
-        root.awaitMembers(deadline);
+        root.awaitMembers();
         return root;
     }
 
@@ -130,16 +138,16 @@ final class TcpRoot extends Exchange {
         }
     }
 
-    private void awaitMembers(Deadline deadline) {
+    private void awaitMembers() {
         String failure;
         synchronized (lock) {
-            while (fatal == null && joined < size() - 1 && !deadline.expired()) {
-                waitForNews(deadline);
+            while (fatal == null && joined < size() - 1 && !joinDeadline.expired()) {
+                waitForNews(joinDeadline);
             }
             if (fatal == null && joined == size() - 1) {
                 return;
             }
-            failure = fatal != null ? fatal : missing() + " did not join at " + where() + " " + deadline.within()
+            failure = fatal != null ? fatal : missing() + " did not join at " + where() + " " + joinDeadline.within()
                     + admission.turnedAway();
         }
         throw fail(failure, null);
@@ -160,6 +168,11 @@ final class TcpRoot extends Exchange {
         List<String> ranks = IntStream.range(1, size()).filter(r -> members[r] == null).mapToObj(Integer::toString)
                 .collect(Collectors.toList());
         return (ranks.size() == 1 ? "rank " : "ranks ") + String.join(", ", ranks);
+    }
+
+    /** Whether some rank has neither joined nor been told why the job ended (with {@code lock} held). */
+    private boolean lateRanksUntold() {
+        return IntStream.range(1, size()).anyMatch(r -> members[r] == null && !toldLate[r]);
     }
 
     // ---- joining: called by the admission for each peer it admits -------------------------------------------
@@ -194,6 +207,23 @@ final class TcpRoot extends Exchange {
             }
             claimedFrom[rank] = from;
             return null;
+        }
+    }
+
+    /**
+     * {@code rank} (as it claims) was turned away with why the job ended; once every rank missing has been, no one
+     * is left to answer and a closed rendezvous stops listening.
+     */
+    void toldLate(int rank) {
+        boolean done;
+        synchronized (lock) {
+            if (rank > 0 && rank < size()) {
+                toldLate[rank] = true;
+            }
+            done = closing && !lateRanksUntold();
+        }
+        if (done) {
+            TcpAdmission.closeQuietly(server);
         }
     }
 
@@ -515,18 +545,22 @@ final class TcpRoot extends Exchange {
     }
 
     /**
-     * Closes every member's connection. The listening socket closes now after a job that formed, and after a
-     * failed one once late arrivals have had the bootstrap timeout to hear why it ended.
+     * Closes every member's connection. The listening socket closes now, unless the job failed while ranks were
+     * missing: then it stays, holding this JVM's exit, until each of them has been told why or the deadline for
+     * joining has passed.
      */
     @Override
     protected void doClose() {
-        boolean failed;
+        String untold;
         synchronized (lock) {
             closing = true;
-            failed = fatal != null;
+            untold = fatal != null && lateRanksUntold() ? missing() : null;
         }
-        if (failed) {
-            Watchdog.closeAt(server, Deadline.after(timeout()));
+        if (untold != null && !joinDeadline.expired()) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "rank 0 at " + where() + " answers " + untold + " with why the"
+                    + " job ended until they arrive or " + joinDeadline.remainingMillis() + " ms have passed");
+            admission.holdExitUntilClosed();
+            Watchdog.closeAt(server, joinDeadline);
         } else {
             TcpAdmission.closeQuietly(server);
         }

@@ -76,33 +76,47 @@ public final class CallCheck implements AutoCloseable {
     /**
      * Fails, on every rank alike, with R14 naming the step and each rank's arguments if some rank called
      * {@code pipeline.step} with other {@code args} than another; returns once every rank's agree. Collective:
-     * every rank calls it for the step, outside any capture, before the step's ops.
+     * every rank calls it for the step, outside any capture, before the step's ops ({@code ops}, e.g.
+     * "@AllReduce"). When the exchange itself fails (a peer died, the communicator was aborted), the failure names
+     * the step and its ops, the user's call, rather than the check's internal allgather.
      */
-    public void agree(String step, long... args) {
+    public void agree(String step, String ops, long... args) {
         if (!enabled) {
             return;
         }
         Lifecycle.requireOpen(comm, pipeline, closed, step);
-        if (all == null) {
-            allocate();
-        }
-        byte[] call = describe(pipeline, step, args).getBytes(StandardCharsets.UTF_8);
+        String described = describe(pipeline, step, args);
+        byte[] call = described.getBytes(StandardCharsets.UTF_8);
         try {
             sha256.update(call);
             sha256.digest(digest, 0, DIGEST_BYTES);
         } catch (DigestException e) {
             throw new IllegalStateException("SHA-256 gives " + DIGEST_BYTES + " bytes", e);
         }
-        mine.memory().copyIn(mine.headOffset(), mineOnHost.clear().put(digest).flip());
-        comm.allGather(mine, all, DIGEST_BYTES, DataType.UINT8, stream);
-        stream.synchronize();
-        all.memory().copyOut(all.headOffset(), allOnHost.clear());
-        for (int i = 0; i < all.sizeBytes(); i++) {
-            if (allOnHost.get(i) != digest[i % DIGEST_BYTES]) {
-                // the mismatch path only: each rank's call in full, through buffers made for the occasion
-                byte[][] calls = Agreement.allGather(comm, stream, Arrays.copyOf(call, DETAIL_BYTES), DETAIL_BYTES);
-                throw mismatch(comm.rank(), pipeline, step, calls);
+        try {
+            if (all == null) {
+                allocate();
             }
+            mine.memory().copyIn(mine.headOffset(), mineOnHost.clear().put(digest).flip());
+            comm.allGather(mine, all, DIGEST_BYTES, DataType.UINT8, stream);
+            stream.synchronize();
+            all.memory().copyOut(all.headOffset(), allOnHost.clear());
+            for (int i = 0; i < all.sizeBytes(); i++) {
+                if (allOnHost.get(i) != digest[i % DIGEST_BYTES]) {
+                    // the mismatch path only: each rank's call in full, through buffers made for the occasion
+                    byte[][] calls = Agreement.allGather(comm, stream, Arrays.copyOf(call, DETAIL_BYTES),
+                            DETAIL_BYTES);
+                    throw mismatch(comm.rank(), pipeline, step, calls);
+                }
+            }
+        } catch (CollectivesException e) {
+            // a library call's failure, "[RESULT n] rank r: allGather failed: why": keep why, name the user's call
+            int why = e.getMessage().indexOf(" failed: ");
+            if (e.result() == null || why < 0) {
+                throw e;
+            }
+            throw CollectivesException.library(e.result(), comm.rank(), described + " (" + ops + ")",
+                    e.getMessage().substring(why + " failed: ".length()));
         }
     }
 

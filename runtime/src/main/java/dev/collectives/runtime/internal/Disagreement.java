@@ -43,25 +43,33 @@ final class Disagreement {
                 break;
             }
         }
+        Rule rule = ruleOf(valueOf(line(lines.get(0), index)));
         StringBuilder values = new StringBuilder();
         for (int r = 0; r < lines.size(); r++) {
             values.append(r == 0 ? "" : "; ").append("rank ").append(r).append(": ")
-                    .append(valueOf(line(lines.get(r), index)));
+                    .append(shown(rule, valueOf(line(lines.get(r), index))));
         }
-        Rule rule = ruleOf(valueOf(line(lines.get(0), index)));
         String pipeline = valueOf(line(lines.get(0), 0));
-        return CollectivesException.violation(rule, -1, disagreement(rule, pipeline) + ": '" + key + "' differs; "
-                + values);
+        return CollectivesException.violation(rule, -1, disagreement(rule, pipeline, index == 0) + ": '" + key
+                + "' differs; " + values);
+    }
+
+    /** A rank's value as the message shows it: without the tag the message starts with; R2's in bytes. */
+    private static String shown(Rule rule, String value) {
+        String bare = value.startsWith(rule.tag() + " ") ? value.substring(rule.tag().length() + 1) : value;
+        return rule == Rule.R2_OFFSET && bare.matches("\\d+") ? bare + " bytes from its allocation's head" : bare;
     }
 
     /**
-     * What the ranks disagree on. Only a difference in shape (R14) means that they bound different pipelines; a
-     * difference in registration, head offsets or windows is the same pipeline bound differently.
+     * What the ranks disagree on. Only a difference in shape (R14) means that they bound different pipelines (other
+     * pipeline types, when {@code namesDiffer}, else {@code pipeline} in other shapes); a difference in
+     * registration, head offsets or windows is the same pipeline bound differently.
      */
-    private static String disagreement(Rule rule, String pipeline) {
+    private static String disagreement(Rule rule, String pipeline, boolean namesDiffer) {
         switch (rule) {
             case R14_SHAPE:
-                return "ranks bound different pipelines";
+                return "ranks bound different pipelines"
+                        + (namesDiffer ? "" : " (" + pipeline + " in different shapes)");
             case R1_MIXED:
                 return "ranks register " + pipeline + "'s buffers differently";
             case R2_OFFSET:

@@ -13,16 +13,20 @@ import java.util.function.IntFunction;
 /**
  * Runs one body per rank, each in its own thread, for backends' {@link LocalCluster#run}. When a rank fails,
  * {@code releaseOthers} is called once (backends abort their communicators there) so that ranks blocked in a
- * collective fail instead of hanging; the first failure is thrown, with the others suppressed.
+ * collective fail instead of hanging; then the failures are thrown as one exception with a line per failed rank
+ * ({@link CollectivesException#ranksFailed}), and each one's full trace is logged at {@code DEBUG} to the
+ * {@code System.Logger} named {@code dev.collectives}.
  */
 public final class RankThreads {
+    private static final System.Logger LOG = System.getLogger("dev.collectives");
+
     private RankThreads() {
     }
 
     /**
      * Runs {@code body} once per rank, each on a thread of its own named after {@code threadName}, with the context
-     * {@code contexts} makes for it; when a rank fails, {@code releaseOthers} lets the others go, and the first failure
-     * is thrown once all have ended.
+     * {@code contexts} makes for it; when a rank fails, {@code releaseOthers} lets the others go, and the failures
+     * are thrown once all have ended.
      */
     public static void run(int ranks, String threadName, IntFunction<RankContext> contexts,
                            LocalCluster.RankBody body, Runnable releaseOthers) {
@@ -63,12 +67,10 @@ public final class RankThreads {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        Map.Entry<Integer, Throwable> first = failures.peek();
-        if (first != null) {
-            CollectivesException failure = CollectivesException.rankFailed(first.getKey(), first.getValue());
-            failures.stream().skip(1).forEach(f -> failure.addSuppressed(
-                    CollectivesException.rankFailed(f.getKey(), f.getValue())));
-            throw failure;
+        if (!failures.isEmpty()) {
+            failures.forEach(f -> LOG.log(System.Logger.Level.DEBUG, threadName + " rank " + f.getKey() + " failed",
+                    f.getValue()));
+            throw CollectivesException.ranksFailed(List.copyOf(failures));
         }
     }
 }

@@ -124,7 +124,7 @@ class DeviceShapesGpuTest {
                     cache.capture(0, 8);
                     long[][] calls = {{0, 8}, {8, 8}, {16, 4}, {8, 8}, {0, 8}};
                     for (int round = 0; round < calls.length; round++) {
-                        checks.agree("bucket", calls[round]);
+                        checks.agree("bucket", "@AllReduce", calls[round]);
                         float[] values = new float[ARENA];
                         for (int i = 0; i < ARENA; i++) {
                             values[i] = 100 * round + i;

@@ -18,7 +18,9 @@ import static dev.collectives.backend.sim.PerRank.assertContains;
 import static dev.collectives.backend.sim.PerRank.assertEveryRank;
 import static dev.collectives.backend.sim.PerRank.failures;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The sim checks, always, that every rank calls a step with the same arguments (R14). */
 class CallCheckSimTest {
@@ -30,9 +32,9 @@ class CallCheckSimTest {
             cluster.run(ctx -> {
                 try (CallCheck calls = new CallCheck(ctx.comm(), ctx.stream(), "Buckets")) {
                     for (long n = 1; n <= 3; n++) {
-                        calls.agree("bucket", 1024 * n, n);
+                        calls.agree("bucket", "@AllReduce", 1024 * n, n);
                     }
-                    calls.agree("flush");
+                    calls.agree("flush", "@Broadcast");
                 }
                 passed.incrementAndGet();
             });
@@ -48,8 +50,8 @@ class CallCheckSimTest {
             int odd = ranks - 1;
             Throwable[] failures = failures(cluster, ctx -> {
                 try (CallCheck calls = new CallCheck(ctx.comm(), ctx.stream(), "Buckets")) {
-                    calls.agree("bucket", 0, 1024);
-                    calls.agree("bucket", 0, ctx.rank() == odd ? 512 : 1024);
+                    calls.agree("bucket", "@AllReduce", 0, 1024);
+                    calls.agree("bucket", "@AllReduce", 0, ctx.rank() == odd ? 512 : 1024);
                 }
             });
             assertEveryRank(failures, Rule.R14_SHAPE, "Buckets.bucket() with different arguments",
@@ -58,12 +60,31 @@ class CallCheckSimTest {
         }
     }
 
+    /** The check is the step's first exchange: when a peer is gone, the user's call is what failed, not the check. */
+    @Test
+    void aPeerGoneDuringTheCheckFailsTheStepNamingItAndItsOp() {
+        try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
+            CollectivesException e = assertThrows(CollectivesException.class, () -> cluster.run(ctx -> {
+                if (ctx.rank() == 1) {
+                    ctx.comm().abort();
+                    return;
+                }
+                try (CallCheck calls = new CallCheck(ctx.comm(), ctx.stream(), "Buckets")) {
+                    calls.agree("bucket", "@AllReduce", 0, 8);
+                }
+            }));
+            assertTrue(e.getMessage().startsWith("rank 0 failed: [REMOTE_ERROR ") && e.getMessage().contains(
+                    "] Buckets.bucket(0, 8) (@AllReduce) failed: the communicator was aborted"), e.getMessage());
+            assertFalse(e.getMessage().contains("allGather"), e.getMessage());
+        }
+    }
+
     @Test
     void ranksCallingDifferentStepsFailEveryRank() {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
             Throwable[] failures = failures(cluster, ctx -> {
                 try (CallCheck calls = new CallCheck(ctx.comm(), ctx.stream(), "Buckets")) {
-                    calls.agree(ctx.rank() == 0 ? "bucket" : "tail", 8);
+                    calls.agree(ctx.rank() == 0 ? "bucket" : "tail", "@AllReduce", 8);
                 }
             });
             assertEveryRank(failures, Rule.R14_SHAPE, "rank 0: Buckets.bucket(8)", "rank 1: Buckets.tail(8)");
@@ -78,7 +99,7 @@ class CallCheckSimTest {
                 CallCheck calls = new CallCheck(counting(ctx.comm(), allocations), ctx.stream(), "Buckets");
                 assertEquals(0, live(ctx));
                 for (long n = 0; n < 100; n++) {
-                    calls.agree("bucket", n * 8, 8);
+                    calls.agree("bucket", "@AllReduce", n * 8, 8);
                 }
                 // this rank's digest and every rank's: two buffers for all 100 calls
                 assertEquals(2, allocations.get());
@@ -86,7 +107,8 @@ class CallCheckSimTest {
                 calls.close();
                 calls.close();
                 assertEquals(0, live(ctx));
-                CollectivesException late = assertThrows(CollectivesException.class, () -> calls.agree("bucket", 0, 8));
+                CollectivesException late = assertThrows(CollectivesException.class, () -> calls.agree("bucket", "@AllReduce",
+                        0, 8));
                 assertContains(late.getMessage(), "Buckets", "bucket");
                 assertEquals(2, allocations.get());
             });

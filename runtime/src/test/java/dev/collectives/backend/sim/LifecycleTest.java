@@ -124,9 +124,10 @@ class LifecycleTest {
                 }
             }));
             assertEquals(0, e.rank());
-            assertContains(e.getMessage(), "rank 0 failed", "rank 0 gives up");
+            assertContains(e.getMessage(), "ranks 0, 1 failed (rank 0 first):\nrank 0: ", "rank 0 gives up",
+                    "\nrank 1: ", "aborted");
             assertEquals(1, e.getSuppressed().length);
-            assertContains(e.getSuppressed()[0].getMessage(), "rank 1 failed", "aborted");
+            assertContains(e.getSuppressed()[0].getMessage(), "aborted");
         }
     }
 

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,6 +71,31 @@ class FileRendezvousTest extends RendezvousContractTest {
             }
         });
         outcomes.forEach(o -> assertArrayEquals(new byte[] {1}, o.get()));
+    }
+
+    @Test
+    void aRankArrivingAfterAnotherEndedTheJobIsToldWhyWhenItJoins() {
+        String endpoint = endpoint();
+        CountDownLatch ended = new CountDownLatch(2);
+        List<Outcome<Object>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
+            if (rank == 2) {
+                RankThreadsForTests.await(ended);
+                return bootstrap(endpoint, 2, 3, GENEROUS).rendezvous();
+            }
+            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 3, GENEROUS).rendezvous()) {
+                if (rank == 1) {
+                    rendezvous.abort("cudaMalloc failed: out of memory");
+                }
+                return null;
+            } finally {
+                ended.countDown();
+            }
+        });
+        assertTrue(outcomes.get(0).message().contains("rank 1 ended the job: cudaMalloc failed"),
+                outcomes.get(0).message());
+        String late = outcomes.get(2).message();
+        assertTrue(late.contains("rank 2: rank 1 ended the job: cudaMalloc failed: out of memory (seen at "
+                + endpoint + " during joining)"), late);
     }
 
     @Test

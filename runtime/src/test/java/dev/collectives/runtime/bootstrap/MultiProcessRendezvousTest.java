@@ -3,6 +3,8 @@ package dev.collectives.runtime.bootstrap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -79,7 +81,9 @@ class MultiProcessRendezvousTest {
         first.await("STARTED", LONG);
         second.await("STARTED", LONG);
         ChildRank root = start("rank 0", ompi(0, 3), LONG, TOKEN);
-        for (ChildRank rank : List.of(root, first, second)) {
+        root.await("FAILED", LONG);
+        ChildRank late = start("rank 2", ompi(2, 3), LONG, TOKEN); // told why, though rank 0 has failed
+        for (ChildRank rank : List.of(root, first, second, late)) {
             String message = rank.failure();
             assertTrue(message.contains("duplicate rank 1"), message);
         }
@@ -125,16 +129,43 @@ class MultiProcessRendezvousTest {
         }
     }
 
+    /**
+     * Rank 0 fails at once (without a watch on rank 1 it would wait out its 20 s for rank 2), and its process exits
+     * (through {@code System.exit}); yet rank 2, started after that, is answered with the cause at once, not left
+     * to retry a closed port until its own deadline.
+     */
     @Test
-    void aProcessKilledWhileOthersAreStillJoiningFailsRankZeroAtOnceNamingIt() {
+    void aProcessKilledWhileOthersAreStillJoiningFailsRankZeroAtOnceAndTheLateRankIsToldWhy() {
         endpoint("tcp");
         ChildRank doomed = start("rank 1", ompi(1, 3), LONG, TOKEN);
         ChildRank root = start("rank 0", ompi(0, 3), LONG, TOKEN);
         doomed.await("JOINED", LONG);
-        doomed.kill();  // rank 2 never comes: without a watch on rank 1, rank 0 would wait out its 20 s
-        String rootMessage = root.failure();
-        assertTrue(rootMessage.contains("rank 0: rank 1 at /127.0.0.1:")
-                && rootMessage.contains("is gone: its connection ended while the ranks were joining"), rootMessage);
+        doomed.kill();
+        assertLateRankToldWhy(root, "is gone: its connection ended while the ranks were joining");
+    }
+
+    /** As a process killed while joining, for a member that announces a message of 2^31-1 bytes. */
+    @Test
+    void aMemberAnnouncingAnOversizedMessageWhileOthersAreStillJoiningFailsEveryRankNamingIt() throws IOException {
+        endpoint("tcp");
+        ChildRank root = start("rank 0", ompi(0, 3), LONG, TOKEN);
+        try (Socket member = RankThreadsForTests.admittedAs(RendezvousEndpoint.parse(endpoint).port(), 1, 3)) {
+            RankThreadsForTests.announce(member, Integer.MAX_VALUE);
+        }
+        assertLateRankToldWhy(root, "sent a message of 2147483647 bytes, above the limit of 65536");
+    }
+
+    /**
+     * Rank 0 failed because rank 1 did as {@code cause} says while rank 2 had not joined: rank 2, started now, is
+     * told that cause and its culprit, and rank 0's process exits once it has been.
+     */
+    private void assertLateRankToldWhy(ChildRank root, String cause) {
+        String rootMessage = root.await("FAILED", LONG);
+        assertTrue(rootMessage.contains("rank 0: rank 1 at /127.0.0.1:") && rootMessage.contains(cause), rootMessage);
+        String late = start("rank 2", ompi(2, 3), LONG, TOKEN).failure();
+        assertTrue(late.contains("rank 2: rank 0 at " + endpoint + " turned rank 2 away: the job at " + endpoint
+                + " ended: rank 1 at /127.0.0.1:") && late.contains(cause), late);
+        root.awaitExit(3);
     }
 
     @Test

@@ -2,6 +2,8 @@ package dev.collectives.runtime.bootstrap;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -88,6 +90,40 @@ final class RankThreadsForTests {
         if (!latch.await(60, TimeUnit.SECONDS)) {
             throw new AssertionError("the other ranks never got there");
         }
+    }
+
+    /**
+     * A raw connection admitted by rank 0 at {@code port} as {@code rank} of {@code size}: it proves the job token
+     * and reads rank 0's answer, and then behaves as the test makes it.
+     */
+    static Socket admittedAs(int port, int rank, int size) throws IOException {
+        JobToken token = JobToken.of(TOKEN, rank);
+        Socket s = connectWhenListening(port);
+        DataInputStream in = new DataInputStream(s.getInputStream());
+        DataOutputStream out = new DataOutputStream(s.getOutputStream());
+        in.readInt();
+        in.readInt();
+        byte[] serverNonce = in.readNBytes(JobToken.NONCE_BYTES);
+        byte[] clientNonce = JobToken.nonce();
+        out.writeInt(Channel.MAGIC);
+        out.writeInt(Channel.VERSION);
+        out.writeInt(rank);
+        out.writeInt(size);
+        out.write(clientNonce);
+        out.write(token.mac("join", serverNonce, clientNonce, JobToken.ints(rank, size)));
+        out.flush();
+        assertTrue(in.readByte() == Channel.ACCEPTED, "rank 0 turned rank " + rank + " away");
+        in.readNBytes(JobToken.MAC_BYTES);
+        return s;
+    }
+
+    /** Sends the header of a message that announces {@code length} bytes on the admitted {@code member}. */
+    static void announce(Socket member, int length) throws IOException {
+        DataOutputStream out = new DataOutputStream(member.getOutputStream());
+        out.writeByte(Channel.DATA);
+        out.writeInt(1);
+        out.writeInt(length);
+        out.flush();
     }
 
     /** A raw connection to the port of rank 0 (a thread started alongside), once it listens. */

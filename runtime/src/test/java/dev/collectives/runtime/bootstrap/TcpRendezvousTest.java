@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.bootstrap.RankThreadsForTests.Outcome;
 
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -61,7 +60,6 @@ class TcpRendezvousTest extends RendezvousContractTest {
     @Test
     void anOversizedMessageIsRefusedBeforeItIsRead() {
         String endpoint = endpoint();
-        JobToken token = JobToken.of(RankThreadsForTests.TOKEN, 1);
         List<Outcome<Object>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
             if (rank == 0) {
                 try (Rendezvous rendezvous = bootstrap(endpoint, 0, 2, GENEROUS).rendezvous()) {
@@ -69,24 +67,9 @@ class TcpRendezvousTest extends RendezvousContractTest {
                 }
             }
             // a member that holds the token but then claims a message of 1 GiB
-            try (Socket s = connectWhenListening(port)) {
-                DataInputStream in = new DataInputStream(s.getInputStream());
-                DataOutputStream out = new DataOutputStream(s.getOutputStream());
-                in.readInt();
-                in.readInt();
-                byte[] serverNonce = in.readNBytes(JobToken.NONCE_BYTES);
-                byte[] clientNonce = JobToken.nonce();
-                out.writeInt(Channel.MAGIC);
-                out.writeInt(Channel.VERSION);
-                out.writeInt(1);
-                out.writeInt(2);
-                out.write(clientNonce);
-                out.write(token.mac("join", serverNonce, clientNonce, JobToken.ints(1, 2)));
-                out.writeByte(Channel.DATA);
-                out.writeInt(1);
-                out.writeInt(1 << 30);
-                out.flush();
-                return in.readAllBytes();
+            try (Socket s = RankThreadsForTests.admittedAs(port, 1, 2)) {
+                RankThreadsForTests.announce(s, 1 << 30);
+                return s.getInputStream().readAllBytes();
             }
         });
         String root = outcomes.get(0).message();
