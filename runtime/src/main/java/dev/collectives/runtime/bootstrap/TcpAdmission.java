@@ -102,20 +102,21 @@ final class TcpAdmission {
     }
 
     /**
-     * Holds this JVM's exit (a shutdown hook) until the server socket closes, so that late arrivals are still
-     * answered when the process exits, even through {@code System.exit}, right after its rank 0 failed.
+     * Holds this JVM's exit (a shutdown hook) until the server socket closes or {@code limit} passes, so that late
+     * arrivals are still answered when the process exits, even through {@code System.exit}, right after its rank 0
+     * failed.
      */
-    synchronized void holdExitUntilClosed() {
+    synchronized void holdExitUntilClosed(Deadline limit) {
         if (!stopped && exitHold == null) {
-            exitHold = new Thread(this::awaitStopped, "collectives-bootstrap-late-arrivals");
+            exitHold = new Thread(() -> awaitStopped(limit), "collectives-bootstrap-late-arrivals");
             Runtime.getRuntime().addShutdownHook(exitHold);
         }
     }
 
-    private synchronized void awaitStopped() {
-        while (!stopped) {
+    private synchronized void awaitStopped(Deadline limit) {
+        while (!stopped && !limit.expired()) {
             try {
-                wait();
+                wait(Math.max(1, limit.remainingMillis()));
             } catch (InterruptedException e) {
                 return; // the JVM is being torn down regardless
             }

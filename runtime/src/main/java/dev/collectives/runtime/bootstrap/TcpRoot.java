@@ -29,8 +29,9 @@ import java.util.stream.IntStream;
  * saying it leaves), is killed or asks to end the job ends it on every rank at once, also while the others wait
  * inside an operation or for ranks still joining. Rank 0 keeps serving until closed, so that a late duplicate of a
  * rank is turned away and fails the job. When the job fails before every rank has joined, it keeps answering the
- * ranks still missing with the reason until its bootstrap deadline or until each has been told, also while its
- * process exits, so that they fail at once naming the cause instead of at their own deadline.
+ * ranks still missing with the reason until each has been told or for one bootstrap timeout, also while its process
+ * exits (until its deadline for joining), so that they fail at once naming the cause instead of at their own
+ * deadline.
  */
 final class TcpRoot extends Exchange {
     /** How long one connection's handshake may take. */
@@ -546,8 +547,9 @@ final class TcpRoot extends Exchange {
 
     /**
      * Closes every member's connection. The listening socket closes now, unless the job failed while ranks were
-     * missing: then it stays, holding this JVM's exit, until each of them has been told why or the deadline for
-     * joining has passed.
+     * missing: then it stays until each of them has been told why, or for one bootstrap timeout (at least until the
+     * deadline for joining), and holds this JVM's exit until each has been told or the deadline for joining has
+     * passed.
      */
     @Override
     protected void doClose() {
@@ -556,11 +558,15 @@ final class TcpRoot extends Exchange {
             closing = true;
             untold = fatal != null && lateRanksUntold() ? missing() : null;
         }
-        if (untold != null && !joinDeadline.expired()) {
+        if (untold != null) {
+            Deadline answering = Deadline.after(timeout());
+            Deadline until = answering.remainingMillis() >= joinDeadline.remainingMillis() ? answering : joinDeadline;
             LOG.log(System.Logger.Level.DEBUG, () -> "rank 0 at " + where() + " answers " + untold + " with why the"
-                    + " job ended until they arrive or " + joinDeadline.remainingMillis() + " ms have passed");
-            admission.holdExitUntilClosed();
-            Watchdog.closeAt(server, joinDeadline);
+                    + " job ended until they arrive or " + until.remainingMillis() + " ms have passed");
+            if (!joinDeadline.expired()) {
+                admission.holdExitUntilClosed(joinDeadline);
+            }
+            Watchdog.closeAt(server, until);
         } else {
             TcpAdmission.closeQuietly(server);
         }
