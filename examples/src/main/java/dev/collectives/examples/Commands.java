@@ -8,6 +8,7 @@ import dev.collectives.examples.bench.PlotCommand;
 import dev.collectives.examples.bench.ShapesBenchmark;
 import dev.collectives.examples.bench.SimAllReduceBenchmark;
 import dev.collectives.examples.mistakes.Mistake;
+import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -43,6 +44,7 @@ final class Commands {
                 .addSubcommand(new CommandLine(new ExamplesCommand(catalogue)))
                 .addSubcommand(new CommandLine(new MistakesCommand(catalogue)))
                 .addSubcommand(new CommandLine(new JoinCommand(catalogue)))
+                .addSubcommand(new CommandLine(new RecoveryCommand(catalogue)))
                 .addSubcommand(new CommandLine(new ListCommand(catalogue)))
                 .addSubcommand(new CommandLine(new Bench()))
                 .setCaseInsensitiveEnumValuesAllowed(true);
@@ -222,6 +224,42 @@ final class Commands {
         @Override
         public Integer call() {
             return Runner.runJoined(catalogue, mistakes, names);
+        }
+    }
+
+    @Command(name = "recovery", sortOptions = false, usageHelpAutoWidth = true,
+            description = {"Runs one rank of a multi-process job, as 'join' does, through a failure and its recovery: "
+                    + "a gradient allreduce whose rank --kill halts its process as step 2 begins (exit status "
+                    + ShrinkRecoveryExample.HALTED + ", as if killed); the others' step fails naming it, they shrink "
+                    + "it away with comm.shrink, bind the pipeline again on the survivors and finish the step, "
+                    + "checked against the survivors' sum. Start it once per rank, at least --kill + 1 of them "
+                    + "(and 2)."},
+            exitCodeListHeading = "%nExit status (of this rank):%n",
+            exitCodeList = {"0:the step was recovered and its result is right",
+                "1:it failed (the failure was not reported, the shrink failed, or a wrong result)",
+                "2:a bad command line or setting, or an unavailable backend",
+                "3:this process could not join the job",
+                ShrinkRecoveryExample.HALTED + ":this is the rank that halts"})
+    static final class RecoveryCommand extends CatalogueCommand {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--kill", paramLabel = "RANK", description = "the rank that halts; not 0, whose process "
+                + "serves the rendezvous, without which no communicator can be formed again; default: 1")
+        int doomed = 1;
+
+        RecoveryCommand(Catalogue catalogue) {
+            super(catalogue);
+        }
+
+        @Override
+        public Integer call() {
+            if (doomed < 1) {
+                throw new ParameterException(spec.commandLine(), "--kill needs a rank other than 0 (rank 0 serves "
+                        + "the rendezvous; when it dies no survivor can form a communicator), not " + doomed);
+            }
+            return Runner.runJoined(catalogue.out(), runner -> runner.runExamples(List.of(
+                    new ShrinkRecoveryExample(doomed, ShrinkRecoveryExample.HALTED))));
         }
     }
 

@@ -1,6 +1,9 @@
 package dev.collectives.examples;
 
+import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.RankContext;
+
+import java.util.Optional;
 
 /**
  * One runnable example: a pipeline, the data it is filled with, and the check of its results against values
@@ -29,6 +32,14 @@ public interface Example {
     /** What the ranks must offer: topology, capabilities, environment. */
     default ClusterSpec cluster() {
         return ClusterSpec.needing(ClusterSpec.Need.REGISTRATION);
+    }
+
+    /**
+     * Why the example cannot run on {@code comm} (a capability it lacks, a binding missing here), said after
+     * "SKIPPED: &lt;backend&gt;"; empty when it can.
+     */
+    default Optional<String> inapplicable(Communicator comm) {
+        return cluster().unmetBy(comm);
     }
 
     /** Binds the pipeline on this rank, fills it, steps it, reads back and verifies; closes what it bound. */

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /**
  * Runs the examples (the README's first command): each on a fresh cluster of {@code --ranks} ranks, printing its
@@ -94,7 +95,15 @@ public final class Runner {
     static int runJoined(Commands.Catalogue catalogue, boolean mistakes, List<String> names) {
         List<Example> examples = mistakes ? List.of() : select("example", catalogue.examples(), Example::name, names);
         List<Mistake> chosen = mistakes ? select("mistake", catalogue.mistakes(), Mistake::name, names) : List.of();
-        PrintStream out = catalogue.out();
+        return runJoined(catalogue.out(), runner -> mistakes ? runner.runMistakes(chosen)
+                : runner.runExamples(examples));
+    }
+
+    /**
+     * Joins this process's rank of a multi-process job and runs {@code work} on it; {@link #NOT_JOINED} when it
+     * cannot join, {@link #USAGE} when the backend or the rendezvous is not set right.
+     */
+    static int runJoined(PrintStream out, ToIntFunction<Runner> work) {
         Backend backend;
         Bootstrap bootstrap;
         try {
@@ -114,8 +123,7 @@ public final class Runner {
             return NOT_JOINED;
         }
         try (rank) {
-            Runner runner = new Runner(backend, Ranks.joined(rank), out);
-            return mistakes ? runner.runMistakes(chosen) : runner.runExamples(examples);
+            return work.applyAsInt(new Runner(backend, Ranks.joined(rank), out));
         }
     }
 
@@ -189,7 +197,7 @@ public final class Runner {
         long start = System.nanoTime();
         try {
             ranks.run(example.cluster(), Clusters.EXAMPLE_TIMEOUT, rank -> {
-                Optional<String> missing = example.cluster().unmetBy(rank.comm());
+                Optional<String> missing = example.inapplicable(rank.comm());
                 if (missing.isPresent()) {
                     unmet.set(rank.rank(), missing.get());
                 } else {

@@ -166,8 +166,8 @@ class MultiProcessJobTest {
     @ParameterizedTest(name = "rank {0} halts")
     @ValueSource(ints = {1, 2})
     void theSurvivorsOfADeadRankShrinkItAwayAndFinishTheStep(int doomed) {
-        List<Finished> ranks = awaitAll(startJob(3, TIMEOUT, HaltingRank.class,
-                List.of(String.valueOf(doomed), "join", "gradients-surviving-a-death")));
+        List<Finished> ranks = awaitAll(startJob(3, TIMEOUT, Runner.class,
+                List.of("recovery", "--kill", String.valueOf(doomed))));
 
         Finished halted = ranks.get(doomed);
         assertEquals(HaltingRank.HALTED, halted.status(), halted::toString);
@@ -182,7 +182,7 @@ class MultiProcessJobTest {
             assertTrue(failure.contains("the communicator was aborted (rank " + doomed + " at ")
                     && failure.contains(" is gone: "), rank::toString);
             assertTrue(rank.output().contains("shrunk: rank " + (r < doomed ? r : r - 1) + " of 2"), rank::toString);
-            assertTrue(section(rank, "== gradients-surviving-a-death: ").contains("\ncheck: OK on rank " + r
+            assertTrue(section(rank, "== shrink-recovery: ").contains("\ncheck: OK on rank " + r
                     + " of 3: "), rank::toString);
         }
     }

@@ -24,7 +24,7 @@ class RunnerOptionsTest {
             "--help"}) {
             assertTrue(run.text().contains(" " + option + " "), option);
         }
-        for (String command : new String[] {"examples", "mistakes", "join", "list", "bench"}) {
+        for (String command : new String[] {"examples", "mistakes", "join", "recovery", "list", "bench"}) {
             assertTrue(run.text().contains("\n  " + command + " "), command);
         }
         assertTrue(run.text().contains("Exit status:\n  0   every example (or mistake) passed or was skipped\n"
@@ -32,7 +32,7 @@ class RunnerOptionsTest {
     }
 
     @ParameterizedTest(name = "{0} --help")
-    @CsvSource({"examples", "mistakes", "join", "list", "bench", "bench device", "bench overhead", "bench memory",
+    @CsvSource({"examples", "mistakes", "join", "recovery", "list", "bench", "bench device", "bench overhead", "bench memory",
         "bench shapes", "bench sim-allreduce", "bench plot"})
     void everySubcommandHasHelp(String command) {
         List<String> args = new ArrayList<>(List.of(command.split(" ")));
@@ -104,7 +104,8 @@ class RunnerOptionsTest {
             + "different-pipelines",
         "join nosuch           | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
         "join --mistakes seed-graph | no mistake is called 'seed-graph'; the mistakes are: different-pipelines",
-        "join --ranks 2        | Unknown option: '--ranks'"})
+        "join --ranks 2        | Unknown option: '--ranks'",
+        "recovery --kill 0     | --kill needs a rank other than 0 (rank 0 serves the rendezvous"})
     void badCommandLineExitsWithUsageStatus(String args, String message) {
         RunnerOutput run = RunnerOutput.of(args.trim().split(" +"));
 

@@ -59,15 +59,28 @@ public final class FrameworkInteropExample implements Example {
         }
     }
 
-    /** The sim's foreign memory on sim, bytedeco's CUDA binding on a device backend. */
+    /**
+     * On a device backend the example needs a binding of the framework for that device: bytedeco's CUDA binding on
+     * nccl, loadable here; there is no MUSA binding of it, so on mccl it is skipped.
+     */
+    @Override
+    public Optional<String> inapplicable(Communicator comm) {
+        Optional<String> unmet = Example.super.inapplicable(comm);
+        if (unmet.isPresent() || !(comm instanceof DeviceCommunicator)) {
+            return unmet;
+        }
+        if (!comm.backendName().equals("nccl")) {
+            return Optional.of("needs a MUSA binding of the framework's runtime, and bytedeco binds CUDA only: run it "
+                    + "on nccl or sim");
+        }
+        return CudaFramework.unavailable().map(why -> "needs bytedeco's CUDA binding, which cannot load here ("
+                + why + "); run it on sim");
+    }
+
+    /** The sim's foreign memory on sim, bytedeco's CUDA binding on nccl (where {@link #inapplicable} let it run). */
     private static Framework open(Communicator comm) {
         Optional<String> cudaUnavailable = CudaFramework.unavailable();
         if (comm instanceof DeviceCommunicator) {
-            if (cudaUnavailable.isPresent()) {
-                throw new IllegalStateException("framework-interop needs bytedeco's CUDA binding on "
-                        + comm.backendName() + ", which cannot load here (" + cudaUnavailable.get()
-                        + "); run it on sim");
-            }
             return new CudaFramework(((DeviceCommunicator) comm).device());
         }
         return new SimFramework(comm.rank()) {

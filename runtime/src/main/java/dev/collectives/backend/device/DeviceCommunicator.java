@@ -46,6 +46,8 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline {
     private static final int WINDOW_ALIGNMENT = 4096;
     private static final int WIN_COLL_SYMMETRIC = 1;
     private static final int ATTRIBUTE_MULTICAST_SUPPORTED = 132;
+    /** Where native aborts run, off the caller's thread and under a deadline. */
+    private static final AbortWatch ABORTS = AbortWatch.fromSystemProperties();
     private static final int SHRINK_DEFAULT = 0;
     private static final int SHRINK_ABORT = 1;
 
@@ -513,7 +515,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline {
             CollectivesException failure = library.cclFailure(error, rank, handle,
                     library.dialect.ccl("CommGetAsyncError") + " (an enqueued operation)",
                     "; the communicator was aborted");
-            abort();
+            abortBehind();
             throw failure;
         }
     }
@@ -600,15 +602,41 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline {
                 collnetRequested, children));
     }
 
+    /**
+     * Aborts the communicator: its operations under way on every thread end, and it is freed. The native abort runs
+     * on a thread of its own under {@link AbortWatch}'s deadline; this returns when it has, or at the deadline.
+     */
     @Override
     public void abort() {
+        if (markAborted()) {
+            ABORTS.runWithin(abortCall(), () -> NativeShim.commAbort(lib, handle))
+                    .ifPresent(rc -> library.check(rc, rank, 0, "CommAbort"));
+        }
+    }
+
+    /**
+     * Aborts the communicator on a thread of its own and returns at once, so that the caller, who met a failure,
+     * reports it without waiting for an abort that may block.
+     */
+    void abortBehind() {
+        if (markAborted()) {
+            ABORTS.start(abortCall(), () -> NativeShim.commAbort(lib, handle));
+        }
+    }
+
+    /** Marks an open communicator aborted; whether it was open (so the caller is the one to abort it). */
+    private boolean markAborted() {
         synchronized (stateLock) {
             if (state != State.OPEN) {
-                return;
+                return false;
             }
             state = State.ABORTED;
+            return true;
         }
-        library.check(NativeShim.commAbort(lib, handle), rank, 0, "CommAbort");
+    }
+
+    private String abortCall() {
+        return library.dialect.ccl("CommAbort") + " of " + this;
     }
 
     boolean isAborted() {
@@ -642,7 +670,8 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline {
                     library.check(NativeShim.commFinalize(lib, handle), rank, handle, "CommFinalize");
                 } catch (CollectivesException e) {
                     // a communicator that cannot be finalized is aborted, so that its resources are freed anyway
-                    library.check(NativeShim.commAbort(lib, handle), rank, 0, "CommAbort");
+                    ABORTS.runWithin(abortCall(), () -> NativeShim.commAbort(lib, handle))
+                            .ifPresent(rc -> library.check(rc, rank, 0, "CommAbort"));
                     throw e;
                 }
                 library.check(NativeShim.commDestroy(lib, handle), rank, 0, "CommDestroy");

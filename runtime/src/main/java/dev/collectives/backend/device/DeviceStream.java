@@ -70,7 +70,7 @@ final class DeviceStream implements Stream {
             }
             comm.checkAsyncError();
             if (System.nanoTime() - start > TIMEOUT_NANOS) {
-                comm.abort();
+                comm.abortBehind();
                 throw CollectivesException.library(Result.REMOTE_ERROR, comm.rank(), "stream synchronize",
                         "no completion within " + TIMEOUT_NANOS / 1_000_000_000L + " s; the communicator was aborted");
             }

@@ -13,26 +13,30 @@ import dev.collectives.runtime.RankContext;
 import java.util.stream.IntStream;
 
 /**
- * The data-parallel gradient allreduce of {@link HybridParallelExample} losing a rank: rank {@code doomed} halts its
- * JVM (no shutdown hooks, no goodbye to its peers) as its second step begins. The others' second step fails naming
- * it; they shrink it away, bind the pipeline again on the survivors' communicator over the same gradients, and finish
- * the step among themselves. Each step is checked against the sum computed on the host of the ranks taking part.
+ * Recovery from a dead rank with {@code shrink}: the data-parallel gradient allreduce of {@link HybridParallelExample}
+ * loses rank {@code doomed}, which halts its process (no shutdown hooks, no goodbye to its peers, as if killed) as
+ * its second step begins. The others' second step fails naming it; they shrink it away, bind the pipeline again on
+ * the survivors' communicator over the same gradients, and finish the step among themselves. Each step is checked
+ * against the sum computed on the host of the ranks taking part. It runs as one rank of a multi-process job (the
+ * runner's {@code recovery} subcommand): only there can one rank die while the others go on.
  */
-public final class GradientsSurvivingADeath implements Example {
+public final class ShrinkRecoveryExample implements Example {
+    /** The exit status of the rank that halts: what a shell reports for a process killed by SIGKILL. */
+    public static final int HALTED = 137;
     private static final int SHARD = (int) TensorParallelShards.SHARD;
 
     private final int doomed;
     private final int status;
 
     /** Rank {@code doomed} halts with exit status {@code status}. */
-    public GradientsSurvivingADeath(int doomed, int status) {
+    public ShrinkRecoveryExample(int doomed, int status) {
         this.doomed = doomed;
         this.status = status;
     }
 
     @Override
     public String name() {
-        return "gradients-surviving-a-death";
+        return "shrink-recovery";
     }
 
     @Override
@@ -42,7 +46,7 @@ public final class GradientsSurvivingADeath implements Example {
 
     @Override
     public int minRanks() {
-        return 2;
+        return Math.max(2, doomed + 1);
     }
 
     @Override
