@@ -258,7 +258,7 @@ final class Commands {
                 throw new ParameterException(spec.commandLine(), "--kill needs a rank other than 0 (rank 0 serves "
                         + "the rendezvous; when it dies no survivor can form a communicator), not " + doomed);
             }
-            return Runner.runJoined(catalogue.out(), runner -> runner.runExamples(List.of(
+            return Runner.runJoined(catalogue.out(), runner -> runner.runExamples(List.<Example>of(
                     new ShrinkRecoveryExample(doomed, ShrinkRecoveryExample.HALTED))));
         }
     }

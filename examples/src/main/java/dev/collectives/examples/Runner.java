@@ -173,7 +173,7 @@ public final class Runner {
 
     // ---- examples ---------------------------------------------------------------------------------------
 
-    private int runExamples(List<Example> examples) {
+    int runExamples(List<Example> examples) {
         out.println("Collectives examples on " + backend.name() + ", " + ranks.describe());
         Tally tally = new Tally();
         for (Example example : examples) {
@@ -235,7 +235,7 @@ public final class Runner {
 
     // ---- mistakes ---------------------------------------------------------------------------------------
 
-    private int runMistakes(List<Mistake> mistakes) {
+    int runMistakes(List<Mistake> mistakes) {
         out.println("Collectives mistakes on " + backend.name() + ", " + ranks.describe() + ": each must fail fast "
                 + "with its rule");
         Tally tally = new Tally();

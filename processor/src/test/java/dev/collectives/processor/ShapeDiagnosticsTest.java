@@ -222,7 +222,8 @@ class ShapeDiagnosticsTest {
         assertTrue(generated.contains("throw SizeChecks.overflow(comm, PIPELINE, \"step(...)\", overflow);"),
                 generated);
         String step = generated.substring(generated.indexOf("public void step("));
-        assertTrue(step.indexOf("checkStep(offset, n);") < step.indexOf("calls.agree(\"step\", \"@AllReduce\", offset, n);")
+        assertTrue(step.indexOf("checkStep(offset, n);")
+                < step.indexOf("calls.agree(\"step\", \"@AllReduce\", offset, n);")
                 && step.indexOf("calls.agree") < step.indexOf("comm.allReduce(grads, offset, grads, offset, "
                 + "(long) n * 2L"), step);
     }
