@@ -23,6 +23,7 @@ import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.internal.AllocatorRule;
 import dev.collectives.runtime.internal.LegacyRegistrationRule;
 import dev.collectives.runtime.spi.ChildCommunicators;
+import dev.collectives.runtime.spi.HostStaging;
 import org.bytedeco.javacpp.LongPointer;
 
 import java.util.EnumSet;
@@ -36,7 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * bounds checks in Java and no allocation. Registration (R6, R9), windows (R10, R12), custom allocators (R11)
  * and graph lifetime (R5) are checked here as the sim checks them.
  */
-public final class DeviceCommunicator implements Communicator, NativeBaseline {
+public final class DeviceCommunicator implements Communicator, NativeBaseline, HostStaging.Provider {
     /** The ops of {@code cx_bench_enqueue}, the C loop of the benchmarks' {@link NativeBaseline}. */
     private static final int LOOP_ALL_REDUCE = 0;
     private static final int LOOP_ALL_GATHER = 1;
@@ -231,6 +232,13 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline {
                         + "allocate(DeviceAllocator, type, count)");
         }
         return DeviceBuffer.root(memory, type, count);
+    }
+
+    /** Pinned host memory for stream-ordered copies (the per-call check's digests). */
+    @Override
+    public Optional<HostStaging> allocateStaging(long bytes) {
+        requireOpen();
+        return PinnedStaging.allocate(this, bytes);
     }
 
     @Override

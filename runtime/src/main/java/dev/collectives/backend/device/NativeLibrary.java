@@ -214,7 +214,10 @@ final class NativeLibrary {
         static final int MEM_GET_ADDRESS_RANGE = 74;
         static final int MEM_RETAIN_ALLOCATION_HANDLE = 75;
         static final int MEM_GET_ALLOCATION_PROPERTIES = 76;
+        static final int MALLOC_HOST = 70;
+        static final int FREE_HOST = 71;
         static final int COMM_SHRINK = 77;
+        static final int MEMCPY_ASYNC = 78;
 
         private Slots() {
         }
@@ -235,7 +238,10 @@ final class NativeLibrary {
             expect(MEM_GET_ADDRESS_RANGE, "MemGetAddressRange_v2");
             expect(MEM_RETAIN_ALLOCATION_HANDLE, "MemRetainAllocationHandle");
             expect(MEM_GET_ALLOCATION_PROPERTIES, "MemGetAllocationPropertiesFromHandle");
+            expect(MALLOC_HOST, "MallocHost");
+            expect(FREE_HOST, "FreeHost");
             expect(COMM_SHRINK, "CommShrink");
+            expect(MEMCPY_ASYNC, "MemcpyAsync");
         }
 
         private static void expect(int slot, String name) {

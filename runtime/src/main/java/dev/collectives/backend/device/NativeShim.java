@@ -94,6 +94,8 @@ final class NativeShim {
     @Name("cx_rt_malloc") static native int runtimeMalloc(long lib, int device, long bytes, long[] out);
     @Name("cx_rt_free") static native int runtimeFree(long lib, int device, long address);
     @Name("cx_memcpy") static native int memcpy(long lib, int device, long dst, long src, long bytes);
+    @Name("cx_memcpy_async") static native int memcpyAsync(long lib, int device, long dst, long src, long bytes,
+                                                           long stream);
     @Name("cx_comm_register") static native int commRegister(long lib, long comm, long address, long bytes,
                                                              long[] handle);
     @Name("cx_comm_deregister") static native int commDeregister(long lib, long comm, long handle);

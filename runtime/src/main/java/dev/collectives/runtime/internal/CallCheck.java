@@ -8,6 +8,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.spi.HostStaging;
 
 
 import java.nio.ByteBuffer;
@@ -25,12 +26,13 @@ import java.util.Locale;
  * Capabilities#cheapCallChecks()}, the sim), elsewhere when the environment variable {@value #VARIABLE} lists
  * {@code calls}; off, a check is a single field read.
  *
- * <p>A check copies this rank's digest of the call to the device, allgathers the digests on the pipeline's stream,
- * waits for that stream and copies them back. The two device buffers (and the host buffers they are copied through)
- * are the pipeline's, made at its first checked call and freed by {@link #close()} with its memory, so that a call
- * allocates nothing on the device; allocating and freeing device memory synchronizes the device, which cost a call
- * more than 100 us on a GPU. The one stream synchronization is the wait that reading the digests needs anyway; it
- * also lets the next check overwrite the buffers, whose allgather has then finished.
+ * <p>A check copies this rank's digest of the call to the device, allgathers the digests on the pipeline's stream
+ * and copies them back: on a GPU the three are enqueued on the stream through pinned host memory ({@link
+ * HostStaging}), elsewhere the copies are synchronous. The two device buffers and the host memory are the
+ * pipeline's, made at its first checked call and freed by {@link #close()} with its memory, so that a call
+ * allocates nothing; allocating and freeing device memory synchronizes the device, which cost a call more than
+ * 100 us on a GPU. The one stream synchronization is the wait that reading the digests needs anyway; it also lets
+ * the next check overwrite the buffers, whose allgather has then finished.
  */
 public final class CallCheck implements AutoCloseable {
     /** The environment variable that turns checks on: a comma-separated list, e.g. {@code calls}. */
@@ -56,6 +58,8 @@ public final class CallCheck implements AutoCloseable {
     /** This rank's digest, and every rank's, on the device; null until the first checked call. */
     private DeviceBuffer mine;
     private DeviceBuffer all;
+    /** Host memory the digests are copied through in stream order, where the communicator offers it; else null. */
+    private HostStaging staging;
     private boolean closed;
 
     /** The checks of the steps of {@code pipeline} bound on {@code comm}, whose ops run on {@code stream}. */
@@ -97,12 +101,9 @@ public final class CallCheck implements AutoCloseable {
             if (all == null) {
                 allocate();
             }
-            mine.memory().copyIn(mine.headOffset(), mineOnHost.clear().put(digest).flip());
-            comm.allGather(mine, all, DIGEST_BYTES, DataType.UINT8, stream);
-            stream.synchronize();
-            all.memory().copyOut(all.headOffset(), allOnHost.clear());
+            ByteBuffer gathered = staging != null ? exchangeStaged() : exchangeCopied();
             for (int i = 0; i < all.sizeBytes(); i++) {
-                if (allOnHost.get(i) != digest[i % DIGEST_BYTES]) {
+                if (gathered.get(gathered.position() + i) != digest[i % DIGEST_BYTES]) {
                     // the mismatch path only: each rank's call in full, through buffers made for the occasion
                     byte[][] calls = Agreement.allGather(comm, stream, Arrays.copyOf(call, DETAIL_BYTES),
                             DETAIL_BYTES);
@@ -120,10 +121,38 @@ public final class CallCheck implements AutoCloseable {
         }
     }
 
-    /** The device buffers; where the second fails, the first is kept for the next call, and freed by close. */
+    /**
+     * Every rank's digest, through host staging: the copy in, the allgather and the copy out are enqueued on the
+     * stream, and one wait for the stream covers the three.
+     */
+    private ByteBuffer exchangeStaged() {
+        staging.buffer().clear().put(digest);
+        staging.copyTo(0, mine, DIGEST_BYTES, stream);
+        comm.allGather(mine, all, DIGEST_BYTES, DataType.UINT8, stream);
+        staging.copyFrom(all, DIGEST_BYTES, all.sizeBytes(), stream);
+        stream.synchronize();
+        return staging.buffer().position(DIGEST_BYTES);
+    }
+
+    /** Every rank's digest, through synchronous copies around the allgather (where the library cannot stage). */
+    private ByteBuffer exchangeCopied() {
+        mine.memory().copyIn(mine.headOffset(), mineOnHost.clear().put(digest).flip());
+        comm.allGather(mine, all, DIGEST_BYTES, DataType.UINT8, stream);
+        stream.synchronize();
+        all.memory().copyOut(all.headOffset(), allOnHost.clear());
+        return allOnHost.clear();
+    }
+
+    /**
+     * The device buffers and the host staging; where one fails, those made are kept for the next call, and freed by
+     * close.
+     */
     private void allocate() {
         if (mine == null) {
             mine = comm.allocate(Allocator.LEGACY, DataType.UINT8, DIGEST_BYTES);
+        }
+        if (staging == null) {
+            staging = HostStaging.of(comm, (long) DIGEST_BYTES * (1 + comm.size())).orElse(null);
         }
         all = comm.allocate(Allocator.LEGACY, DataType.UINT8, (long) DIGEST_BYTES * comm.size());
     }
@@ -132,10 +161,11 @@ public final class CallCheck implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        DeviceBuffer[] buffers = {mine, all};
+        AutoCloseable[] owned = {staging, mine, all};
+        staging = null;
         mine = null;
         all = null;
-        Lifecycle.closeInOrder(buffers);
+        Lifecycle.closeInOrder(owned);
     }
 
     /** Whether calls are checked: always where the check is cheap, elsewhere on request. */

@@ -102,7 +102,8 @@
     X(DRV_MEM_GET_ADDRESS_RANGE, CX_DRV, "MemGetAddressRange_v2", 0)           \
     X(DRV_MEM_RETAIN_ALLOCATION_HANDLE, CX_DRV, "MemRetainAllocationHandle", 0) \
     X(DRV_MEM_GET_ALLOCATION_PROPERTIES_FROM_HANDLE, CX_DRV, "MemGetAllocationPropertiesFromHandle", 0) \
-    X(COMM_SHRINK, CX_CCL, "CommShrink", 0)
+    X(COMM_SHRINK, CX_CCL, "CommShrink", 0)                                    \
+    X(RT_MEMCPY_ASYNC, CX_RT, "MemcpyAsync", 0)
 
 #define CX_SLOT_ENUM(slot, library, name, required) CX_##slot,
 enum { CX_SYMBOLS(CX_SLOT_ENUM) CX_SLOT_COUNT };
@@ -436,6 +437,12 @@ static inline jint cx_memcpy(jlong lib, jint device, jlong dst, jlong src, jlong
                                                                               (size_t)bytes, 4);
     }
     return rc != 0 ? rc : CX_CALL(lib, RT_STREAM_SYNCHRONIZE, int (*)(void*))(NULL);
+}
+/** cudaMemcpyAsync with cudaMemcpyDefault (4) on a stream: ordered with the stream's work, no wait here. */
+static inline jint cx_memcpy_async(jlong lib, jint device, jlong dst, jlong src, jlong bytes, jlong stream) {
+    int rc = cx_set_device(lib, device);
+    return rc != 0 ? rc : CX_CALL(lib, RT_MEMCPY_ASYNC, int (*)(void*, const void*, size_t, int, void*))(
+                                  CX_PTR(dst), CX_PTR(src), (size_t)bytes, 4, CX_PTR(stream));
 }
 static inline jint cx_comm_register(jlong lib, jlong comm, jlong address, jlong bytes, jlong* handle) {
     void* h = NULL;
