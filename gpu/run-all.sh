@@ -91,16 +91,19 @@ mccl_fixture() { # [$1 version code to report, e.g. 22809]: builds the forwardin
   fi
 }
 
-runner() { # $1 backend, $2 optional --mistakes: the examples runner at 2 ranks, its summary line noted
+# the in-process runner takes one GPU per rank: 2 ranks where there are 2 GPUs, else 1 (the join stage runs 2 ranks
+# as processes sharing one GPU)
+runner_ranks=$(( $(nvidia-smi -L 2>/dev/null | grep -c '^GPU') >= 2 ? 2 : 1 ))
+runner() { # $1 backend, $2 optional --mistakes: the examples runner, its summary line noted
   local log=$build/examples-$1${2:+-mistakes}.log secs rc
   secs=$(limit 100)
   if ((secs == 0)); then note "examples $1 ${2:-}: skipped, out of time"; return; fi
   timeout -k 5 "$secs" "$java" -Xss16m -Dcollectives.device.syncTimeoutSeconds=60 -cp "$classpath" \
-    dev.collectives.examples.Runner --backend "$1" --ranks 2 ${2:-} > "$log" 2>&1
+    dev.collectives.examples.Runner --backend "$1" --ranks "$runner_ranks" ${2:-} > "$log" 2>&1
   rc=$?
   note "examples $1 ${2:-}: rc=$rc ${SECONDS}s $(grep -E '^(examples|mistakes): |^(FAILED|check: WRONG|error)' "$log" \
     | cut -c1-300 | tr '\n' ' ')"
-  { echo "==== --backend $1 --ranks 2 ${2:-}: rc=$rc"; cat "$log"; } >> "$out/examples.log"
+  { echo "==== --backend $1 --ranks $runner_ranks ${2:-}: rc=$rc"; cat "$log"; } >> "$out/examples.log"
 }
 if has examples; then
   NCCL_LEGACY_CUDA_REGISTER=1 runner nccl; runner nccl --mistakes
