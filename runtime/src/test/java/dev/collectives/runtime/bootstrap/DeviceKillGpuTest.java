@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A two-process nccl job in which rank 1's process dies during a step ({@link KillMidStepProcess}): rank 0, blocked
@@ -30,12 +31,18 @@ class DeviceKillGpuTest {
         children.forEach(ChildRank::close);
     }
 
-    @Test
-    void aRankKilledDuringAStepFailsTheOtherWithinTheSyncTimeoutAndItClosesEverything() {
+    /**
+     * Eager steps waited for with {@code synchronize}, and replays of a captured graph waited for with {@code
+     * Event.await}, where the survivor once hung inside {@code ncclCommAbort}: the abort now runs behind it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"eager", "graph"})
+    void aRankKilledDuringAStepFailsTheOtherWithinTheSyncTimeoutAndItClosesEverything(String mode) {
         String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
         List<String> options = List.of("-Dcollectives.device.syncTimeoutSeconds=" + SYNC_TIMEOUT_SECONDS);
         for (int rank = 1; rank >= 0; rank--) {
-            children.add(0, TwoGpuJob.start(rank, "nccl", endpoint, KillMidStepProcess.class, options, "1", "50"));
+            children.add(0, TwoGpuJob.start(rank, "nccl", endpoint, KillMidStepProcess.class, options, "1", "50",
+                    mode));
         }
         ChildRank survivor = children.get(0);
         ChildRank victim = children.get(1);
@@ -48,7 +55,7 @@ class DeviceKillGpuTest {
         assertTrue(raised.matches());
         long raisedAfter = Long.parseLong(raised.group(1));
         String message = raised.group(2);
-        System.out.println("rank 0 raised " + raisedAfter + " ms after its last completed step: " + message);
+        System.out.println(mode + ": rank 0 raised " + raisedAfter + " ms after its last completed step: " + message);
         // the timeout aborts the communicator; the abort may wait for the queued work, hence the margin
         assertTrue(raisedAfter <= (SYNC_TIMEOUT_SECONDS + 30) * 1000L, raisedAfter + " ms");
         assertTrue(message.contains("rank 0") && (message.contains("REMOTE_ERROR") || message.contains("aborted")
@@ -56,7 +63,7 @@ class DeviceKillGpuTest {
 
         Matcher closed = CLOSED.matcher(survivor.await("CLOSED", Duration.ofSeconds(60)));
         assertTrue(closed.matches());
-        System.out.println("rank 0 then closed its buffers and communicator in " + closed.group(1) + " ms");
+        System.out.println(mode + ": rank 0 then closed its buffers and communicator in " + closed.group(1) + " ms");
         survivor.awaitExit(0);
     }
 }
