@@ -83,8 +83,13 @@ public abstract class DeviceBackend implements Backend {
      */
     @Override
     public JoinedRank join(Bootstrap bootstrap) {
+        return join(bootstrap, CommConfig.DEFAULT);
+    }
+
+    /** As {@link #join(Bootstrap)}, the communicator made with {@code config}. */
+    public JoinedRank join(Bootstrap bootstrap, CommConfig config) {
         connectAtInit(dialect);
-        return DeviceJoin.join(dialect, bootstrap, CommConfig.DEFAULT);
+        return DeviceJoin.join(dialect, bootstrap, config);
     }
 
     /** {@code ranks} ranks on devices 0..ranks-1, their communicators made with {@code config}. */

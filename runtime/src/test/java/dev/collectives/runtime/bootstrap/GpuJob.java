@@ -11,8 +11,8 @@ import java.util.Map;
  * through its socket transport (it refuses two ranks of one communicator on one device of one host): the failure
  * paths are the same, the bandwidth is not.
  */
-final class GpuJob {
-    static final boolean SHARED_GPU = Boolean.getBoolean("collectives.test.sharedGpu");
+public final class GpuJob {
+    public static final boolean SHARED_GPU = Boolean.getBoolean("collectives.test.sharedGpu");
     /** What a test's process inherits from this one and passes on: the devices a container or a user left visible. */
     private static final List<String> INHERITED = List.of("CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES");
 
