@@ -13,6 +13,7 @@ import dev.collectives.runtime.bootstrap.TestRanks;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 
 /**
  * What the {@code gpu} tests share: the backend under test ({@code COLLECTIVES_BACKEND}, default nccl, so the
@@ -35,7 +36,7 @@ final class GpuFixture {
      */
     static final class ProcessesOnOneGpu extends RankProcesses {
         ProcessesOnOneGpu() {
-            super(RANKS, backendName(), true);
+            super(RANKS, backendName(), true, Duration.ofSeconds(30));
         }
 
         @Override

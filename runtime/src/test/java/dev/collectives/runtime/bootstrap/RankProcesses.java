@@ -31,15 +31,15 @@ import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
 
 /**
- * Runs each test method of a class as a job of processes, one rank each, where {@link #needsProcesses()} says so
- * (e.g. a host with fewer devices than ranks, where one process cannot hold them all). The test's JVM then runs
- * none of the class's test and lifecycle methods itself: for each test it starts one JVM per rank with its own class
+ * Runs each test method it extends (those of a class, or one) as a job of processes, one rank each, where {@link
+ * #needsProcesses()} says so (e.g. a host with fewer devices than ranks, where one process cannot hold them all).
+ * The test's JVM then runs none of those tests and their lifecycle methods itself: for each test it starts one JVM per rank with its own class
  * path and settings ({@code collectives.*} properties, the thread stack size), and a launcher's variables that
  * make them one job ({@link GpuJob#variables}); each runs that one test with its lifecycle methods through the
  * JUnit Platform ({@link RankProcessMain}), where {@link TestRanks} joins the job as this process's rank. The test
  * passes here if it passed in every process; otherwise it fails naming each rank that failed, with what the rank
- * threw as the cause. A rank still running {@link #GRACE} after another failed, or {@value #TIMEOUT_PROPERTY}
- * seconds (default 300) after the start, is killed and reported as hung.
+ * threw as the cause (the lowest rank's; the others' suppressed). A rank still running a grace period after another
+ * failed, or {@value #TIMEOUT_PROPERTY} seconds (default 300) after the start, is killed and reported as hung.
  */
 public abstract class RankProcesses implements InvocationInterceptor {
     /** Set in the JVMs this extension starts: each is one rank of the test it runs. */
@@ -50,19 +50,24 @@ public abstract class RankProcesses implements InvocationInterceptor {
     static final int FAILED = 1;
     /** How long a test's ranks may run, in seconds. */
     static final String TIMEOUT_PROPERTY = "collectives.test.rankTimeoutSeconds";
-    private static final Duration GRACE = Duration.ofSeconds(30);
     private static final int LAST_LINES = 20;
 
     private final int ranks;
     private final String backend;
     private final boolean sharedDevice;
+    private final Duration grace;
     private Boolean inProcesses;
 
-    /** {@code ranks} processes joining a {@code backend} job, on device 0 of this host if {@code sharedDevice}. */
-    protected RankProcesses(int ranks, String backend, boolean sharedDevice) {
+    /**
+     * {@code ranks} processes joining a {@code backend} job, on device 0 of this host if {@code sharedDevice}; once
+     * one has failed, the others may run for {@code grace} (enough to fail in turn, which a rank that failed makes
+     * them do by aborting its communicator).
+     */
+    protected RankProcesses(int ranks, String backend, boolean sharedDevice, Duration grace) {
         this.ranks = ranks;
         this.backend = backend;
         this.sharedDevice = sharedDevice;
+        this.grace = grace;
     }
 
     /** Whether the ranks must run as processes on this host; asked once, before the class's first method runs. */
@@ -143,10 +148,8 @@ public abstract class RankProcesses implements InvocationInterceptor {
             }
         } finally {
             children.forEach(ChildRank::close);
-            try (var files = Files.list(reports)) {
-                for (Path file : files.collect(Collectors.toList())) {
-                    Files.delete(file);
-                }
+            for (int rank = 0; rank < ranks; rank++) {
+                Files.deleteIfExists(report(reports, rank));
             }
             Files.delete(reports);
         }
@@ -198,8 +201,8 @@ public abstract class RankProcesses implements InvocationInterceptor {
                 }
             }
             if (noneFailedYet && !failures.isEmpty()) {
-                deadline = Math.min(deadline, System.nanoTime() + GRACE.toNanos());
-                limit = GRACE.toSeconds() + " s after rank " + failures.keySet().iterator().next() + " failed";
+                deadline = Math.min(deadline, System.nanoTime() + grace.toNanos());
+                limit = grace.toSeconds() + " s after rank " + failures.keySet().iterator().next() + " failed";
             }
         }
         return failures;
@@ -235,7 +238,7 @@ public abstract class RankProcesses implements InvocationInterceptor {
         }
     }
 
-    /** One failure naming every failed rank, the first rank's failure its cause, the others' suppressed. */
+    /** One failure naming every failed rank, the lowest one's failure its cause, the others' suppressed. */
     private AssertionError failure(Map<Integer, Throwable> failures) {
         String header = failures.size() == 1
                 ? "rank " + failures.keySet().iterator().next() + " of " + ranks + " failed in its process: "

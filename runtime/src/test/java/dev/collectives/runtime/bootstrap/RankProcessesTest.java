@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import dev.collectives.annotation.Allocator;
@@ -18,14 +19,15 @@ import java.io.File;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.LongStream;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -49,7 +51,8 @@ class RankProcessesTest {
     @Test
     void eachTestRunsAsOneProcessPerRankAndTheRanksThatFailedAreNamed() {
         Map<String, TestExecutionResult> results = new ConcurrentHashMap<>();
-        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(SimJob.class))
+        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
+                .selectors(selectClass(SimJob.class), selectClass(NoJob.class))
                 .configurationParameter(SUBJECT, "true").build(), new TestExecutionListener() {
                     @Override
                     public void executionFinished(TestIdentifier identifier, TestExecutionResult result) {
@@ -58,7 +61,7 @@ class RankProcessesTest {
                         }
                     }
                 });
-        assertEquals(3, results.size(), results.toString());
+        assertEquals(4, results.size(), results.toString());
 
         TestExecutionResult passed = results.get("everyRankIsAProcessOfItsOwn()");
         assertEquals(TestExecutionResult.Status.SUCCESSFUL, passed.getStatus(), passed.toString());
@@ -80,6 +83,14 @@ class RankProcessesTest {
         assertTrue(lines[2].startsWith("rank 1: ") && lines[2].contains("rank 1 gives up before the allreduce"),
                 message);
         assertEquals(1, bothFailed.getSuppressed().length);
+
+        String hung = results.get("aRankThatHangsIsKilledOnceAnotherHasFailed()").getThrowable().orElseThrow()
+                .getMessage();
+        assertTrue(hung.startsWith("ranks 0, 1 of 2 failed, each in its process:\nrank 0: "), hung);
+        assertTrue(hung.contains("rank 0 does not wait for rank 1"), hung);
+        assertTrue(hung.contains("\nrank 1: java.lang.AssertionError: rank 1 was still running 1 s after rank 0 failed,"
+                + " and was killed. Its last lines: ["), hung);
+        assertTrue(hung.endsWith(", rank 1 waits]") || hung.endsWith("[rank 1 waits]"), hung);
     }
 
     @Test
@@ -93,10 +104,10 @@ class RankProcessesTest {
         }
     }
 
-    /** Two ranks of the sim, always as processes. */
+    /** Two ranks of the sim, always as processes; one still running a second after the other failed is killed. */
     static final class TwoSimProcesses extends RankProcesses {
         TwoSimProcesses() {
-            super(2, "sim", false);
+            super(2, "sim", false, Duration.ofSeconds(1));
         }
 
         @Override
@@ -105,24 +116,26 @@ class RankProcessesTest {
         }
     }
 
-    /** Run by the test above, and by the processes of its ranks; nowhere else. */
-    @EnabledIf("launchedByItsTest")
+    /** Whether the test above runs this, or a process of one of its ranks does; they run nowhere else. */
+    static boolean launchedByItsTest(ExtensionContext context) {
+        return RankProcesses.isRankProcess() || context.getConfigurationParameter(SUBJECT).isPresent();
+    }
+
+    @EnabledIf("dev.collectives.runtime.bootstrap.RankProcessesTest#launchedByItsTest")
     @ExtendWith(TwoSimProcesses.class)
     static final class SimJob {
-        private final Backend sim = Backends.get("sim");
-        private TestRanks ranks;
+        private static TestRanks ranks;
 
-        static boolean launchedByItsTest(ExtensionContext context) {
-            return RankProcesses.isRankProcess() || context.getConfigurationParameter(SUBJECT).isPresent();
-        }
-
-        @BeforeEach
-        void join() {
+        /** Once per class, and so once per test in each rank's process; never in the JVM that started them. */
+        @BeforeAll
+        static void join() {
+            assertTrue(RankProcesses.isRankProcess(), "the lifecycle methods run with the test, in its processes");
+            Backend sim = Backends.get("sim");
             ranks = TestRanks.open(() -> sim.local(2), sim::join);
         }
 
-        @AfterEach
-        void leave() {
+        @AfterAll
+        static void leave() {
             ranks.close();
         }
 
@@ -158,6 +171,24 @@ class RankProcessesTest {
                     ctx.stream().synchronize();
                 }
             });
+        }
+
+    }
+
+    /**
+     * Ranks that form no job (a sim communicator's close would wait for the hung rank): rank 0 fails at once, and
+     * rank 1 waits to be killed.
+     */
+    @EnabledIf("dev.collectives.runtime.bootstrap.RankProcessesTest#launchedByItsTest")
+    @ExtendWith(TwoSimProcesses.class)
+    static final class NoJob {
+        @Test
+        void aRankThatHangsIsKilledOnceAnotherHasFailed() throws InterruptedException {
+            if (Bootstrap.fromEnvironment().rank() == 0) {
+                fail("rank 0 does not wait for rank 1");
+            }
+            System.out.println("rank 1 waits");
+            RankProcess.waitToBeKilled();
         }
     }
 }
