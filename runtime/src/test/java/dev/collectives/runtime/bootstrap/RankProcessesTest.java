@@ -41,11 +41,11 @@ import org.junit.platform.launcher.core.LauncherFactory;
 import org.opentest4j.AssertionFailedError;
 
 /**
- * {@link RankProcesses} on the sim backend: the tests of {@link SimJob}, run through the JUnit Platform here, each
- * run as a job of two JVMs, and the verdict this JVM gives for each.
+ * {@link RankProcesses} on the sim backend: the tests of {@link SimJob} and {@link NoJob}, run through the JUnit
+ * Platform here, each run as a job of two JVMs, and the verdict this JVM gives for each.
  */
 class RankProcessesTest {
-    /** Set where this test runs {@link SimJob}, which runs nowhere else but in its ranks' processes. */
+    /** Set where this test runs its subjects, which run nowhere else but in their ranks' processes. */
     private static final String SUBJECT = "collectives.test.rankProcessesSubject";
 
     @Test
