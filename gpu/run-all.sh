@@ -7,7 +7,8 @@
 # (no argument: info examples nccl mccl bench). mcclreg: the mccl fixture reporting version 2.28.9, so
 # registration and windows run. overhead: Java minus native per op; memory: device memory per communicator and
 # per pipeline; join: the runner's examples and mistakes as a job of two processes (sharing the GPU where there is
-# one). BENCH_RANKS (default 1) sets the benchmarks' ranks; JAVA another java than the staged one.
+# one). On a host with one GPU, the suite's tests of two ranks run as two processes sharing it (one rank each, over
+# NCCL's sockets). BENCH_RANKS (default 1) sets the benchmarks' ranks; JAVA another java than the staged one.
 # Stages run in that order. Everything ends within $DEADLINE seconds (default 380) of the start: each program's
 # time limit is cut to what is left, and a stage with under 15 s left is skipped. Writes at most 7 logs to $OUT (or
 # /tmp/collectives-out) and prints a summary last. NVLink SHARP stays off. The full benchmark sweep:

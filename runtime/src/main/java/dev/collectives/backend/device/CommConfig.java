@@ -1,5 +1,7 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.runtime.CollectivesException;
+
 /**
  * The communicator config ({@code ncclConfig_t}/{@code mcclConfig_t}) fields this project sets; {@link #UNSET}
  * leaves a field to the library. It is passed through {@code CommInitRankConfig} laid out for the library
@@ -29,5 +31,23 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
 
     boolean isDefault() {
         return equals(DEFAULT);
+    }
+
+    /** Refuses a config other than the default where the library predates CTAPolicy (it gets plain init). */
+    void requireSupportedBy(NativeLibrary library, int rank) {
+        if (library.configLayout() == 0 && !isDefault()) {
+            throw CollectivesException.usage(rank, library.dialect.backendName() + " " + library.versionString()
+                    + " takes no config with CTAPolicy (needs 2.27 or later): " + this);
+        }
+    }
+
+    /** {@code CommInitRank(Config)} of {@code rank} of {@code size} with this config: the communicator's handle. */
+    long initRank(NativeLibrary library, int size, byte[] uniqueId, int rank) {
+        int layout = library.configLayout();
+        long[] handle = new long[1];
+        int rc = NativeShim.commInitRank(library.lib, handle, size, uniqueId, rank, layout, blocking, collnetEnable,
+                ctaPolicy, minCtas, maxCtas);
+        library.check(rc, rank, handle[0], layout == 0 ? "CommInitRank" : "CommInitRankConfig");
+        return handle[0];
     }
 }

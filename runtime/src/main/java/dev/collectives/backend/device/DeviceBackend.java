@@ -77,10 +77,19 @@ public abstract class DeviceBackend implements Backend {
         return local(ranks, CommConfig.DEFAULT);
     }
 
-    /** This process's rank of a multi-process job, on {@code bootstrap.device()}: see {@link DeviceJoin}. */
+    /**
+     * This process's rank of a multi-process job, on {@code bootstrap.device()}: see {@link DeviceJoin}. Its peers are
+     * connected when the communicator is made, as in {@link #local(int)} (see {@link #runtimeConnectVariable}).
+     */
     @Override
     public JoinedRank join(Bootstrap bootstrap) {
-        return DeviceJoin.join(dialect, bootstrap);
+        return join(bootstrap, CommConfig.DEFAULT);
+    }
+
+    /** As {@link #join(Bootstrap)}, the communicator made with {@code config}. */
+    public JoinedRank join(Bootstrap bootstrap, CommConfig config) {
+        connectAtInit(dialect);
+        return DeviceJoin.join(dialect, bootstrap, config);
     }
 
     /** {@code ranks} ranks on devices 0..ranks-1, their communicators made with {@code config}. */

@@ -22,22 +22,15 @@ final class DeviceCluster implements LocalCluster {
         this.library = library;
         this.comms = new DeviceCommunicator[ranks];
         this.streams = new Stream[ranks];
-        int layout = library.configLayout();
-        if (layout == 0 && !config.isDefault()) {
-            throw CollectivesException.usage(-1, library.dialect.backendName() + " " + library.versionString()
-                    + " takes no config with CTAPolicy (needs 2.27 or later): " + config);
-        }
+        config.requireSupportedBy(library, -1);
         byte[] id = new byte[128];
         library.check(NativeShim.getUniqueId(library.lib, id), -1, 0, "GetUniqueId");
         Topology topology = new Topology(ranks, ranks);
         RankThreads.run(ranks, library.dialect.backendName() + "-init", this::initContext, rank -> {
             int r = rank.rank();
             library.checkRuntime(NativeShim.setDevice(library.lib, r), r, "SetDevice");
-            long[] out = new long[1];
-            int rc = NativeShim.commInitRank(library.lib, out, ranks, id, r, layout, config.blocking(),
-                    config.collnetEnable(), config.ctaPolicy(), config.minCtas(), config.maxCtas());
-            library.check(rc, r, out[0], layout == 0 ? "CommInitRank" : "CommInitRankConfig");
-            comms[r] = new DeviceCommunicator(library, out[0], r, ranks, r, topology, config.collnetEnable() == 1);
+            comms[r] = new DeviceCommunicator(library, config.initRank(library, ranks, id, r), r, ranks, r, topology,
+                    config.collnetEnable() == 1);
             streams[r] = comms[r].createStream();
         }, this::abortAll);
     }

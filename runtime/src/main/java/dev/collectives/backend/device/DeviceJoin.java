@@ -19,9 +19,11 @@ final class DeviceJoin {
     private DeviceJoin() {
     }
 
-    static JoinedRank join(Dialect dialect, Bootstrap bootstrap) {
+    /** This process's rank, its communicator made with {@code config}. */
+    static JoinedRank join(Dialect dialect, Bootstrap bootstrap, CommConfig config) {
         NativeLibrary library = NativeLibrary.require(dialect);
         int rank = bootstrap.rank();
+        config.requireSupportedBy(library, rank);
         int size = bootstrap.size();
         int device = bootstrap.device();
         int devices = library.deviceCount();
@@ -45,14 +47,8 @@ final class DeviceJoin {
             ranksPerNode = rendezvous.ranksPerNode();
         }
         library.checkRuntime(NativeShim.setDevice(library.lib, device), rank, "SetDevice");
-        CommConfig config = CommConfig.DEFAULT;
-        int layout = library.configLayout();
-        long[] handle = new long[1];
-        int rc = NativeShim.commInitRank(library.lib, handle, size, id, rank, layout, config.blocking(),
-                config.collnetEnable(), config.ctaPolicy(), config.minCtas(), config.maxCtas());
-        library.check(rc, rank, handle[0], layout == 0 ? "CommInitRank" : "CommInitRankConfig");
-        DeviceCommunicator comm = new DeviceCommunicator(library, handle[0], rank, size, device,
-                new Topology(size, ranksPerNode), false);
+        DeviceCommunicator comm = new DeviceCommunicator(library, config.initRank(library, size, id, rank), rank, size,
+                device, new Topology(size, ranksPerNode), config.collnetEnable() == 1);
         try {
             return new Joined(comm, comm.createStream(), bootstrap.localRank(), device);
         } catch (RuntimeException e) {

@@ -85,7 +85,7 @@ class DeviceAbortGpuTest {
     private static void withQueuedWork(WhileQueued body) {
         assertTimeoutPreemptively(Duration.ofSeconds(90), () -> {
             try (LocalCluster cluster = GpuFixture.backend().local(1)) {
-                GpuFixture.warmUp(cluster);
+                cluster.run(GpuFixture::warmUp);
                 cluster.run(ctx -> {
                     Communicator comm = ctx.comm();
                     Stream stream = ctx.stream();

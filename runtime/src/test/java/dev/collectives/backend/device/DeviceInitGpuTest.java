@@ -9,13 +9,19 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.LocalCluster;
+import dev.collectives.runtime.bootstrap.TestRanks;
 
 import org.bytedeco.javacpp.LongPointer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-/** Communicator creation: config (CTAPolicy, collnetEnable), CommInitAll, split, and what is reported. */
+import java.util.stream.IntStream;
+
+/**
+ * Communicator creation: config (CTAPolicy, collnetEnable), CommInitAll, split, and what is reported. The tests of
+ * several ranks run them on two GPUs, or as processes on one ({@link GpuFixture.ProcessesOnOneGpu}).
+ */
 @Tag("gpu")
 class DeviceInitGpuTest {
     @Test
@@ -34,10 +40,11 @@ class DeviceInitGpuTest {
     }
 
     @Test
+    @ExtendWith(GpuFixture.ProcessesOnOneGpu.class)
     void configWithCtaPolicyAndCollnetOffReduces() {
         CommConfig config = CommConfig.DEFAULT.withCtaPolicy(1).withCollnet(false);
-        try (LocalCluster cluster = GpuFixture.backend().local(RANKS, config)) {
-            cluster.run(ctx -> {
+        try (TestRanks ranks = GpuFixture.ranks(config)) {
+            ranks.run(ctx -> {
                 assertFalse(ctx.comm().capabilities().ibSharp());
                 try (DeviceBuffer b = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.INT64, 4096)) {
                     long[] mine = new long[4096];
@@ -59,11 +66,12 @@ class DeviceInitGpuTest {
      * a hang. The log says which happened.
      */
     @Test
+    @ExtendWith(GpuFixture.ProcessesOnOneGpu.class)
     void captureAsTheFirstCollectiveOfAFreshCommunicator() {
-        try (LocalCluster cluster = GpuFixture.backend().local(RANKS)) {
+        try (TestRanks ranks = GpuFixture.ranks()) {
             java.util.concurrent.ConcurrentLinkedQueue<String> outcomes = new java.util.concurrent.ConcurrentLinkedQueue<>();
             try {
-                cluster.run(ctx -> {
+                ranks.run(ctx -> {
                     try (DeviceBuffer b = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024)) {
                         float[] ones = new float[1024];
                         java.util.Arrays.fill(ones, 1f);
@@ -88,59 +96,26 @@ class DeviceInitGpuTest {
             }
             System.out.println("first collective under capture: " + outcomes);
             if (DeviceBackend.connectsAtInit(GpuFixture.backend().dialect())) {
-                assertEquals(RANKS, outcomes.stream().filter(o -> o.endsWith("captured and replayed")).count(),
-                        outcomes.toString());
+                assertEquals(ranks.here().count(), outcomes.stream().filter(o -> o.endsWith("captured and replayed"))
+                        .count(), outcomes.toString());
             }
         }
     }
 
+    /** CommInitAll over this host's devices, at most {@link GpuFixture#RANKS}: one process holds them all. */
     @Test
     void commInitAll() {
         NativeLibrary n = NativeLibrary.require(GpuFixture.backend().dialect());
-        long[] comms = initAll(n);
-        finalizeAndDestroy(n, comms);
-    }
-
-    @Test
-    void commSplit() {
-        NativeLibrary n = NativeLibrary.require(GpuFixture.backend().dialect());
-        long[] comms = initAll(n);
-        // split is collective: both ranks at once, as a group from this one thread; the library fills the
-        // children at GroupEnd, so their slots are native memory that outlives the split calls
-        long[] children = new long[RANKS];
-        try (LongPointer slots = new LongPointer(RANKS)) {
-            slots.fill(0);
-            n.check(NativeShim.groupStart(n.lib), -1, 0, "GroupStart");
-            for (int r = 0; r < RANKS; r++) {
-                n.check(NativeShim.commSplit(n.lib, comms[r], r, 0, slots.getPointer(r)), r, comms[r], "CommSplit");
-            }
-            n.check(NativeShim.groupEnd(n.lib), -1, 0, "GroupEnd");
-            slots.get(children);
-        }
-        int[] count = new int[1];
-        for (int r = 0; r < RANKS; r++) {
-            assertNotEquals(0, children[r], "rank " + r + "'s child communicator");
-            n.check(NativeShim.commCount(n.lib, children[r], count), r, children[r], "CommCount");
-            assertEquals(1, count[0], "each color holds one rank");
-        }
-        finalizeAndDestroy(n, children);
-        finalizeAndDestroy(n, comms);
-    }
-
-    private static long[] initAll(NativeLibrary n) {
-        long[] comms = new long[RANKS];
-        n.check(NativeShim.commInitAll(n.lib, comms, RANKS, new int[] {0, 1}), -1, 0, "CommInitAll");
+        int[] devices = IntStream.range(0, Math.min(RANKS, n.deviceCount())).toArray();
+        long[] comms = new long[devices.length];
+        n.check(NativeShim.commInitAll(n.lib, comms, devices.length, devices), -1, 0, "CommInitAll");
         int[] count = new int[1];
         for (long comm : comms) {
             assertNotEquals(0, comm);
             n.check(NativeShim.commCount(n.lib, comm, count), -1, comm, "CommCount");
-            assertEquals(RANKS, count[0]);
+            assertEquals(devices.length, count[0]);
         }
-        return comms;
-    }
-
-    /** Finalize is collective: the communicators of one thread are finalized in a group, then destroyed. */
-    private static void finalizeAndDestroy(NativeLibrary n, long[] comms) {
+        // finalize is collective: the communicators of one thread are finalized in a group, then destroyed
         n.check(NativeShim.groupStart(n.lib), -1, 0, "GroupStart");
         for (long comm : comms) {
             n.check(NativeShim.commFinalize(n.lib, comm), -1, comm, "CommFinalize");
@@ -148,6 +123,37 @@ class DeviceInitGpuTest {
         n.check(NativeShim.groupEnd(n.lib), -1, 0, "GroupEnd");
         for (long comm : comms) {
             n.check(NativeShim.commDestroy(n.lib, comm), -1, 0, "CommDestroy");
+        }
+    }
+
+    /**
+     * CommSplit through the shim, each rank into a color of its own: split is collective, and the library fills the
+     * child at GroupEnd, so its slot is native memory that outlives the split call.
+     */
+    @Test
+    @ExtendWith(GpuFixture.ProcessesOnOneGpu.class)
+    void commSplit() {
+        try (TestRanks ranks = GpuFixture.ranks()) {
+            ranks.run(ctx -> {
+                DeviceCommunicator comm = (DeviceCommunicator) ctx.comm();
+                NativeLibrary n = comm.library();
+                int r = ctx.rank();
+                long child;
+                try (LongPointer slot = new LongPointer(1)) {
+                    slot.put(0L);
+                    n.check(NativeShim.groupStart(n.lib), r, 0, "GroupStart");
+                    n.check(NativeShim.commSplit(n.lib, comm.handle(), r, 0, slot), r, comm.handle(),
+                            "CommSplit");
+                    n.check(NativeShim.groupEnd(n.lib), r, 0, "GroupEnd");
+                    child = slot.get();
+                }
+                assertNotEquals(0, child, "rank " + r + "'s child communicator");
+                int[] count = new int[1];
+                n.check(NativeShim.commCount(n.lib, child, count), r, child, "CommCount");
+                assertEquals(1, count[0], "each color holds one rank");
+                n.check(NativeShim.commFinalize(n.lib, child), r, child, "CommFinalize");
+                n.check(NativeShim.commDestroy(n.lib, child), r, 0, "CommDestroy");
+            });
         }
     }
 }

@@ -1,6 +1,5 @@
 package dev.collectives.backend.device;
 
-import static dev.collectives.backend.device.GpuFixture.RANKS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -18,35 +17,41 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
-import dev.collectives.runtime.LocalCluster;
+import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.VirtualMemory;
 import dev.collectives.runtime.RegisteredWindow;
+import dev.collectives.runtime.bootstrap.TestRanks;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.Set;
 
-/** Allocators, registration, windows and lifetimes on two GPUs, with the rules the sim checks too. */
+/**
+ * Allocators, registration, windows and lifetimes on two GPUs or two processes on one, with the rules the sim
+ * checks too.
+ */
 @Tag("gpu")
+@ExtendWith(GpuFixture.ProcessesOnOneGpu.class)
 class DeviceMemoryGpuTest {
     private static final int COUNT = 1 << 20;
-    private LocalCluster cluster;
+    private TestRanks ranks;
 
-    /** A cluster per test: a failing test aborts its communicators, and must not take the others along. */
+    /** Communicators per test: a failing test aborts its communicators, and must not take the others along. */
     @BeforeEach
     void start() {
-        cluster = GpuFixture.backend().local(RANKS);
-        GpuFixture.warmUp(cluster);
+        ranks = GpuFixture.ranks();
+        ranks.run(GpuFixture::warmUp);
     }
 
     @AfterEach
     void stop() {
-        cluster.close();
+        ranks.close();
     }
 
     /** POSIX fd (+ FABRIC where supported), sizes and head at the granularity: qualified (R11). */
@@ -123,7 +128,7 @@ class DeviceMemoryGpuTest {
 
     @Test
     void memAllocVmmAndCustomAllocatorsRegisterAndReduce() {
-        cluster.run(ctx -> {
+        ranks.run(ctx -> {
             Communicator comm = ctx.comm();
             long g = comm.granularity();
             assertTrue(g >= 4096 && Long.bitCount(g) == 1, "granularity " + g);
@@ -150,25 +155,26 @@ class DeviceMemoryGpuTest {
 
     @Test
     void r11UnqualifiedCustomAllocatorsAreRefusedAndTheirMemoryFreed() {
-        cluster.run(ctx -> {
+        ranks.run(ctx -> {
             Communicator comm = ctx.comm();
-            DeviceCommunicator device = (DeviceCommunicator) comm;
-            long before = device.deviceMemoryUsed();
-            CollectivesException offset = assertThrows(CollectivesException.class,
-                    () -> comm.allocate(new OffsetHeadAllocator(), DataType.FLOAT32, COUNT));
-            assertEquals(Rule.R11_ALLOCATOR, offset.rule(), offset.getMessage());
-            assertTrue(offset.getMessage().contains("head address"), offset.getMessage());
-            CollectivesException undeclared = assertThrows(CollectivesException.class,
-                    () -> comm.allocate(new UndeclaredAllocator(), DataType.FLOAT32, 16));
-            assertEquals(Rule.R11_ALLOCATOR, undeclared.rule());
-            assertTrue(undeclared.getMessage().contains("not annotated @QualifiedAllocator"));
-            assertEquals(before, device.deviceMemoryUsed());
+            try (MemoryReadings readings = new MemoryReadings(ctx)) {
+                long before = readings.read();
+                CollectivesException offset = assertThrows(CollectivesException.class,
+                        () -> comm.allocate(new OffsetHeadAllocator(), DataType.FLOAT32, COUNT));
+                assertEquals(Rule.R11_ALLOCATOR, offset.rule(), offset.getMessage());
+                assertTrue(offset.getMessage().contains("head address"), offset.getMessage());
+                CollectivesException undeclared = assertThrows(CollectivesException.class,
+                        () -> comm.allocate(new UndeclaredAllocator(), DataType.FLOAT32, 16));
+                assertEquals(Rule.R11_ALLOCATOR, undeclared.rule());
+                assertTrue(undeclared.getMessage().contains("not annotated @QualifiedAllocator"));
+                assertEquals(before, readings.read());
+            }
         });
     }
 
     @Test
     void r9LegacyRegistrationNeedsTheVariable() {
-        cluster.run(ctx -> {
+        ranks.run(ctx -> {
             Communicator comm = ctx.comm();
             try (DeviceBuffer legacy = comm.allocate(Allocator.LEGACY, DataType.FLOAT32, 1024)) {
                 if (!comm.capabilities().registration()) {
@@ -189,7 +195,7 @@ class DeviceMemoryGpuTest {
 
     @Test
     void windowsAndTheirHelpersAsTheCapabilitySays() {
-        cluster.run(ctx -> {
+        ranks.run(ctx -> {
             Communicator comm = ctx.comm();
             Stream stream = ctx.stream();
             Capabilities caps = comm.capabilities();
@@ -219,13 +225,15 @@ class DeviceMemoryGpuTest {
                     assertEquals(3f, got[COUNT - 1]);
                     CollectivesException e = assertThrows(CollectivesException.class, send::close);
                     assertEquals(Rule.R12_WINDOW, e.rule());
+                    // as local rank 0 sees it: every local team has one, while a rank of a process with a host id
+                    // of its own (processes on one GPU) is alone in its team
                     if (caps.windowHelpers()) {
                         assertEquals(send.address(), ws.userPointer().orElseThrow());
-                        assertTrue(ws.lsaDevicePointer(0, ctx.rank()).isPresent());
+                        assertTrue(ws.lsaDevicePointer(0, 0).isPresent());
                     } else {
                         // R10: NCCL 2.28 lacks ncclWinGetUserPtr and ncclGetLsaDevicePointer
                         assertFalse(ws.userPointer().isPresent());
-                        assertFalse(ws.lsaDevicePointer(0, ctx.rank()).isPresent());
+                        assertFalse(ws.lsaDevicePointer(0, 0).isPresent());
                     }
                 }
             }
@@ -234,7 +242,7 @@ class DeviceMemoryGpuTest {
 
     @Test
     void r5AGraphKeepsItsBuffersUntilClosed() {
-        cluster.run(ctx -> {
+        ranks.run(ctx -> {
             Communicator comm = ctx.comm();
             Stream stream = ctx.stream();
             DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
@@ -262,30 +270,69 @@ class DeviceMemoryGpuTest {
      */
     @Test
     void closeInOrderLeavesNoDeviceMemoryBehind() {
-        cluster.run(ctx -> {
-            DeviceCommunicator comm = (DeviceCommunicator) ctx.comm();
-            lifecycle(comm, ctx.stream());
-            lifecycle(comm, ctx.stream());
-            long before = comm.deviceMemoryUsed();
-            lifecycle(comm, ctx.stream());
-            long after = usedOnceReleased(comm, before);
-            System.out.println("rank " + ctx.rank() + " device memory used before " + before + ", after " + after);
-            assertEquals(before, after, "device memory before and after a lifecycle");
+        ranks.run(ctx -> {
+            Communicator comm = ctx.comm();
+            try (MemoryReadings readings = new MemoryReadings(ctx)) {
+                lifecycle(comm, ctx.stream());
+                lifecycle(comm, ctx.stream());
+                long before = readings.read();
+                lifecycle(comm, ctx.stream());
+                long after = readings.readOnceReleased(before);
+                System.out.println("rank " + ctx.rank() + " device memory used before " + before + ", after "
+                        + after);
+                assertEquals(before, after, "device memory before and after a lifecycle");
+            }
         });
     }
 
     /**
-     * Device memory in use, read until it is {@code expected} or 5 s have passed. A retry, not an ordering of the
-     * test's events: the library releases a graph's registrations from the destructor of a CUDA user object, which
-     * the driver runs asynchronously after the graph is destroyed, and nothing signals when it has run.
+     * Device memory in use on a rank's device, read once every rank has got there. Ranks that share a device
+     * (processes on one GPU) see each other's memory, so their readings compare only when all take them at the
+     * same point of the test: after a barrier (an allreduce), and before the next barrier lets any rank go on.
      */
-    private static long usedOnceReleased(DeviceCommunicator comm, long expected) throws InterruptedException {
-        long used = comm.deviceMemoryUsed();
-        for (int retry = 0; retry < 50 && used != expected; retry++) {
-            Thread.sleep(100);
-            used = comm.deviceMemoryUsed();
+    private static final class MemoryReadings implements AutoCloseable {
+        private final RankContext ctx;
+        private final DeviceCommunicator comm;
+        /** The barrier's buffer, made before the first reading. */
+        private final DeviceBuffer flag;
+
+        MemoryReadings(RankContext ctx) {
+            this.ctx = ctx;
+            this.comm = (DeviceCommunicator) ctx.comm();
+            this.flag = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1);
         }
-        return used;
+
+        long read() {
+            barrier();
+            return comm.deviceMemoryUsed();
+        }
+
+        /**
+         * As {@link #read()}, again until it is {@code expected} or 5 s have passed. A retry, not an ordering of
+         * the test's events: the library releases a graph's registrations from the destructor of a CUDA user
+         * object, which the driver runs asynchronously after the graph is destroyed, and nothing signals when it
+         * has run.
+         */
+        long readOnceReleased(long expected) throws InterruptedException {
+            long used = read();
+            for (int retry = 0; retry < 50 && used != expected; retry++) {
+                Thread.sleep(100);
+                used = comm.deviceMemoryUsed();
+            }
+            return used;
+        }
+
+        private void barrier() {
+            comm.allReduce(flag, flag, 1, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
+            ctx.stream().synchronize();
+        }
+
+        /** After a last barrier: no rank frees its flag while another may still read. */
+        @Override
+        public void close() {
+            barrier();
+            flag.close();
+        }
     }
 
     private static void lifecycle(Communicator comm, Stream stream) {

@@ -42,7 +42,7 @@ class DeviceShapesGpuTest {
     @BeforeAll
     static void start() {
         cluster = GpuFixture.backend().local(1);
-        GpuFixture.warmUp(cluster);
+        cluster.run(GpuFixture::warmUp);
     }
 
     @AfterAll

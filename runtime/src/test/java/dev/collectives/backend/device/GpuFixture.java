@@ -1,40 +1,84 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.JoinedRank;
+import dev.collectives.runtime.RankContext;
+import dev.collectives.runtime.bootstrap.GpuJob;
+import dev.collectives.runtime.bootstrap.RankProcesses;
+import dev.collectives.runtime.bootstrap.TestRanks;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 
 /**
  * What the {@code gpu} tests share: the backend under test ({@code COLLECTIVES_BACKEND}, default nccl, so the
- * same suite proves mccl through the forwarding library), and host-side element encoding for references.
+ * same suite proves mccl through the forwarding library), their ranks, and host-side element encoding for
+ * references. The ranks of a test are threads of one JVM, one device each; where this host has fewer devices than
+ * {@link #RANKS}, or with {@code -Dcollectives.test.sharedGpu=true}, the classes and methods extended with {@link
+ * ProcessesOnOneGpu} run each test as one process per rank, all on device 0.
  */
 final class GpuFixture {
+    /** The ranks of every test; the references below are those of two ranks. */
     static final int RANKS = 2;
 
     private GpuFixture() {
     }
 
     /**
-     * One eager allreduce on every rank, so that NCCL has set up its connections before a test captures a
-     * graph (see DeviceInitGpuTest#captureAsTheFirstCollectiveOfAFreshCommunicator).
+     * Each test as {@link #RANKS} processes on device 0, each with its own host id so that the library connects
+     * them through its socket transport (it refuses two ranks of one communicator on one device of one process),
+     * where this host lacks a device per rank or {@code -Dcollectives.test.sharedGpu=true} says so.
      */
-    static void warmUp(dev.collectives.runtime.LocalCluster cluster) {
-        cluster.run(ctx -> {
-            try (DeviceBuffer b = ctx.comm().allocate(dev.collectives.annotation.Allocator.MEM_ALLOC, DataType.FLOAT32,
-                    1024)) {
-                ctx.comm().allReduce(b, b, 1024, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
-                ctx.stream().synchronize();
-            }
-        });
+    static final class ProcessesOnOneGpu extends RankProcesses {
+        ProcessesOnOneGpu() {
+            super(RANKS, backendName(), true, Duration.ofSeconds(30));
+        }
+
+        @Override
+        protected boolean needsProcesses() {
+            return GpuJob.SHARED_GPU || NativeLibrary.require(backend().dialect()).deviceCount() < RANKS;
+        }
+    }
+
+    /** The ranks of a test here: see {@link TestRanks}. */
+    static TestRanks ranks() {
+        return ranks(CommConfig.DEFAULT);
+    }
+
+    /** The ranks of a test here, their communicators made with {@code config}. */
+    static TestRanks ranks(CommConfig config) {
+        DeviceBackend backend = backend();
+        return TestRanks.open(() -> backend.local(RANKS, config), bootstrap -> backend.join(bootstrap, config));
+    }
+
+    /** The device of a rank: its own in a cluster of this JVM, else the one its process joined on. */
+    static int device(RankContext ctx) {
+        return ctx instanceof JoinedRank ? ((JoinedRank) ctx).device() : ctx.rank();
+    }
+
+    /**
+     * One eager allreduce, a body for every rank ({@code ranks.run(GpuFixture::warmUp)}), so that NCCL has set up
+     * its connections before a test captures a graph (see
+     * DeviceInitGpuTest#captureAsTheFirstCollectiveOfAFreshCommunicator).
+     */
+    static void warmUp(RankContext ctx) {
+        try (DeviceBuffer b = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024)) {
+            ctx.comm().allReduce(b, b, 1024, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
+            ctx.stream().synchronize();
+        }
     }
 
     static DeviceBackend backend() {
-        String name = System.getenv().getOrDefault("COLLECTIVES_BACKEND", "nccl");
-        return (DeviceBackend) Backends.get(name);
+        return (DeviceBackend) Backends.get(backendName());
+    }
+
+    private static String backendName() {
+        return System.getenv().getOrDefault("COLLECTIVES_BACKEND", "nccl");
     }
 
     /** Small values every type holds exactly, also after sum, prod, max, min, avg of two ranks. */

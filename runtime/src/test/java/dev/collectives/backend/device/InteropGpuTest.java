@@ -46,7 +46,7 @@ class InteropGpuTest {
     @BeforeEach
     void start() {
         cluster = GpuFixture.backend().local(1);
-        GpuFixture.warmUp(cluster);
+        cluster.run(GpuFixture::warmUp);
     }
 
     @AfterEach

@@ -3,15 +3,22 @@ package dev.collectives.runtime.bootstrap;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -27,12 +34,14 @@ final class ChildRank implements AutoCloseable {
 
     private final String name;
     private final Process process;
+    private final boolean echo;
     private final List<String> lines = new ArrayList<>();
     private final Thread reader;
 
-    private ChildRank(String name, Process process) {
+    private ChildRank(String name, Process process, boolean echo) {
         this.name = name;
         this.process = process;
+        this.echo = echo;
         this.reader = new Thread(this::readOutput, name + "-output");
         reader.setDaemon(true);
         reader.start();
@@ -50,10 +59,16 @@ final class ChildRank implements AutoCloseable {
     /** {@code main} in a JVM that also gets {@code jvmOptions} (e.g. a small heap). */
     static ChildRank start(String name, Class<?> main, List<String> jvmOptions, Map<String, String> variables,
                            String... args) {
+        return start(name, main, jvmOptions, variables, false, args);
+    }
+
+    /** As above; with {@code echo}, each line the child prints is also printed here, after its name in brackets. */
+    static ChildRank start(String name, Class<?> main, List<String> jvmOptions, Map<String, String> variables,
+                           boolean echo, String... args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+        command.addAll(List.of("-cp", classPath(main.getClassLoader()), main.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         Map<String, String> environment = builder.environment();
@@ -62,16 +77,41 @@ final class ChildRank implements AutoCloseable {
                 || Arrays.stream(Settings.Explicit.values()).anyMatch(s -> s.variable.equals(k)));
         environment.putAll(variables);
         try {
-            return new ChildRank(name, builder.start());
+            return new ChildRank(name, builder.start(), echo);
         } catch (IOException e) {
             throw new AssertionError("cannot start " + command, e);
         }
+    }
+
+    /**
+     * The class path this JVM runs the tests with: the entries of {@code loader} and its parents where they are URL
+     * class loaders, then {@code java.class.path}. The JUnit console launcher, given {@code --class-path}, loads the
+     * tests through a URL class loader of its own, and {@code java.class.path} names only the launcher's jar.
+     */
+    static String classPath(ClassLoader loader) {
+        Set<String> entries = new LinkedHashSet<>();
+        for (ClassLoader l = loader; l != null; l = l.getParent()) {
+            if (l instanceof URLClassLoader) {
+                for (URL url : ((URLClassLoader) l).getURLs()) {
+                    try {
+                        entries.add(Path.of(url.toURI()).toString());
+                    } catch (URISyntaxException | IllegalArgumentException e) {
+                        throw new AssertionError("not a file on the class path: " + url, e);
+                    }
+                }
+            }
+        }
+        entries.addAll(List.of(System.getProperty("java.class.path").split(File.pathSeparator)));
+        return String.join(File.pathSeparator, entries);
     }
 
     private void readOutput() {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8))) {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
+                if (echo) {
+                    System.out.println("[" + name + "] " + line);
+                }
                 synchronized (lines) {
                     lines.add(line);
                     lines.notifyAll();
@@ -129,6 +169,23 @@ final class ChildRank implements AutoCloseable {
         }
         if (process.exitValue() != expected) {
             fail(name + " exited with " + process.exitValue() + ", expected " + expected + "; output: " + lines);
+        }
+    }
+
+    /** Completes when the process has ended. */
+    CompletableFuture<Process> onExit() {
+        return process.onExit();
+    }
+
+    /** The exit status of the ended process. */
+    int exitValue() {
+        return process.exitValue();
+    }
+
+    /** Its last {@code count} lines so far. */
+    List<String> lastLines(int count) {
+        synchronized (lines) {
+            return List.copyOf(lines.subList(Math.max(0, lines.size() - count), lines.size()));
         }
     }
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Two processes, one GPU each, joined through the TCP rendezvous on loopback, running the seed's examples through
  * NCCL ({@code COLLECTIVES_BACKEND=nccl}; the libraries as the device backends find them). Needs 2 CUDA GPUs, or
- * one with {@code -Dcollectives.test.sharedGpu=true} ({@link TwoGpuJob}).
+ * one with {@code -Dcollectives.test.sharedGpu=true} ({@link GpuJob}).
  */
 @Tag("gpu")
 class DeviceJoinGpuTest {
@@ -35,7 +35,7 @@ class DeviceJoinGpuTest {
         for (int rank = 0; rank < 2; rank++) {
             ChildRank child = children.get(rank);
             String joined = child.await("JOINED", LIMIT);
-            assertTrue(joined.contains("nccl rank " + rank + "/2 on device " + (TwoGpuJob.SHARED_GPU ? 0 : rank)), joined);
+            assertTrue(joined.contains("nccl rank " + rank + "/2 on device " + (GpuJob.SHARED_GPU ? 0 : rank)), joined);
             assertEquals("seed 1 graph registration: ok", child.await("seed 1", LIMIT));
             assertEquals("seed 2 local registration: ok", child.await("seed 2", LIMIT));
             assertEquals("seed 3 registered block with views: ok", child.await("seed 3", LIMIT));
@@ -57,6 +57,6 @@ class DeviceJoinGpuTest {
     }
 
     private static ChildRank start(int rank, String backend, String endpoint) {
-        return TwoGpuJob.start(rank, backend, endpoint, SeedJobProcess.class, List.of());
+        return GpuJob.start(rank, backend, endpoint, SeedJobProcess.class, List.of());
     }
 }

@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A two-process nccl job in which rank 1's process dies during a step ({@link KillMidStepProcess}): rank 0, blocked
  * in that step's synchronize, must raise within {@code collectives.device.syncTimeoutSeconds} (through NCCL's
  * asynchronous error, or the timeout that aborts the communicator), then close its buffers and communicator and
- * exit normally. Needs 2 CUDA GPUs, or one with {@code -Dcollectives.test.sharedGpu=true} ({@link TwoGpuJob}).
+ * exit normally. Needs 2 CUDA GPUs, or one with {@code -Dcollectives.test.sharedGpu=true} ({@link GpuJob}).
  */
 @Tag("gpu")
 class DeviceKillGpuTest {
@@ -41,7 +41,7 @@ class DeviceKillGpuTest {
         String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
         List<String> options = List.of("-Dcollectives.device.syncTimeoutSeconds=" + SYNC_TIMEOUT_SECONDS);
         for (int rank = 1; rank >= 0; rank--) {
-            children.add(0, TwoGpuJob.start(rank, "nccl", endpoint, KillMidStepProcess.class, options, "1", "50",
+            children.add(0, GpuJob.start(rank, "nccl", endpoint, KillMidStepProcess.class, options, "1", "50",
                     mode));
         }
         ChildRank survivor = children.get(0);
