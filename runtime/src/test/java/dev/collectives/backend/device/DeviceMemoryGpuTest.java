@@ -16,6 +16,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.RegistrationHandle;
@@ -280,7 +281,13 @@ class DeviceMemoryGpuTest {
                 long after = readings.readOnceReleased(before);
                 System.out.println("rank " + ctx.rank() + " device memory used before " + before + ", after "
                         + after);
-                assertEquals(before, after, "device memory before and after a lifecycle");
+                if (ctx instanceof JoinedRank) {
+                    // the device's memory is every process's: another rank may release what the library held for
+                    // it between the readings (asynchronously, as below), never add to it
+                    assertTrue(after <= before, "device memory before " + before + " and after a lifecycle " + after);
+                } else {
+                    assertEquals(before, after, "device memory before and after a lifecycle");
+                }
             }
         });
     }
@@ -308,14 +315,14 @@ class DeviceMemoryGpuTest {
         }
 
         /**
-         * As {@link #read()}, again until it is {@code expected} or 5 s have passed. A retry, not an ordering of
+         * As {@link #read()}, again until it is at most {@code expected} or 5 s have passed. A retry, not an ordering of
          * the test's events: the library releases a graph's registrations from the destructor of a CUDA user
          * object, which the driver runs asynchronously after the graph is destroyed, and nothing signals when it
          * has run.
          */
         long readOnceReleased(long expected) throws InterruptedException {
             long used = read();
-            for (int retry = 0; retry < 50 && used != expected; retry++) {
+            for (int retry = 0; retry < 50 && used > expected; retry++) {
                 Thread.sleep(100);
                 used = comm.deviceMemoryUsed();
             }
