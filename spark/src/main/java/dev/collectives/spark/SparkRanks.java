@@ -62,6 +62,13 @@ public final class SparkRanks {
     public static JoinedRank join(BarrierTaskContext ctx, Backend backend, Bootstrap.Builder settings) {
         int rank = ctx.partitionId();
         BarrierTaskInfo[] tasks = ctx.getTaskInfos();
+        String stage = "Spark barrier stage " + ctx.stageId() + " (attempt " + ctx.stageAttemptNumber() + ")";
+        if (tasks.length != ctx.numPartitions()) {
+            throw CollectivesException.usage(rank, "Spark runs " + tasks.length + " of the " + ctx.numPartitions()
+                    + " tasks of " + stage + ", having kept the output of those that succeeded before the stage"
+                    + " failed; a communicator needs a task for every partition, so this attempt fails and Spark's"
+                    + " next one runs them all");
+        }
         String host = tasks[rank].address();
         int localRank = 0;
         int localSize = 0;
@@ -73,7 +80,6 @@ public final class SparkRanks {
         }
         settings.rank(rank).size(tasks.length).localRank(localRank).localSize(localSize);
         gpu(ctx, rank).ifPresent(settings::device);
-        String stage = "Spark barrier stage " + ctx.stageId() + " (attempt " + ctx.stageAttemptNumber() + ")";
         Arrivals arrivals = Arrivals.of(ctx);
         ctx.addTaskCompletionListener((TaskCompletionListener) done -> arrivals.leave(rank));
         JoinedRank joined = backend.join(settings.gatherer(stage, new BarrierGatherer(ctx, arrivals)).build());

@@ -14,14 +14,15 @@ final class GatheredRendezvous extends Exchange {
         this.gatherer = gatherer;
     }
 
+    /** Each operation is one gather, which has the whole of the operation's deadline. */
     @Override
     protected byte[] doBroadcast(byte[] value, Deadline deadline) {
-        return gather(rank() == 0 ? value : NOTHING, deadline)[0];
+        return gather(rank() == 0 ? value : NOTHING)[0];
     }
 
     @Override
     protected byte[][] doAllGather(byte[] value, Deadline deadline) {
-        byte[][] values = gather(value, deadline);
+        byte[][] values = gather(value);
         int[] lengths = Arrays.stream(values).mapToInt(v -> v.length).toArray();
         if (Arrays.stream(lengths).anyMatch(length -> length != value.length)) {
             throw BootstrapException.failed(rank(), operation() + " at " + where() + ": the ranks passed values of"
@@ -30,10 +31,10 @@ final class GatheredRendezvous extends Exchange {
         return values;
     }
 
-    private byte[][] gather(byte[] value, Deadline deadline) {
+    private byte[][] gather(byte[] value) {
         byte[][] values;
         try {
-            values = gatherer.gather(value, Duration.ofMillis(deadline.timeoutMillis()));
+            values = gatherer.gather(value, timeout());
         } catch (RuntimeException e) {
             throw BootstrapException.failed(rank(), operation() + " at " + where() + " failed: " + e.getMessage(), e);
         }
