@@ -237,7 +237,8 @@ public final class Bootstrap {
     public String describe() {
         return "rank " + rank + ", world size " + size + ", local rank " + localRank + ", local size "
                 + localSize.map(Object::toString).orElse("unknown") + ", device " + device + ", rendezvous "
-                + endpoint.map(Object::toString).orElse("none") + ", timeout " + Settings.formatDuration(timeout())
+                + (gatherer != null ? gathererWhere : endpoint.map(Object::toString).orElse("none")) + ", timeout "
+                + Settings.formatDuration(timeout())
                 + " (" + timeout.source() + "), job token " + (jobToken.isPresent() ? "set" : "not set");
     }
 
