@@ -79,7 +79,7 @@ public final class SparkRanks {
             }
         }
         settings.rank(rank).size(tasks.length).localRank(localRank).localSize(localSize);
-        gpu(ctx, rank).ifPresent(settings::device);
+        gpu(ctx.resourcesJMap(), rank).ifPresent(settings::device);
         Arrivals arrivals = Arrivals.of(ctx);
         ctx.addTaskCompletionListener((TaskCompletionListener) done -> arrivals.leave(rank));
         JoinedRank joined = backend.join(settings.gatherer(stage, new BarrierGatherer(ctx, arrivals)).build());
@@ -88,9 +88,8 @@ public final class SparkRanks {
         return watched;
     }
 
-    /** The device of the task's {@value #GPU_RESOURCE} resource: one address, a device ordinal. */
-    private static Optional<Integer> gpu(BarrierTaskContext ctx, int rank) {
-        Map<String, ResourceInformation> resources = ctx.resourcesJMap();
+    /** The device of a task's {@value #GPU_RESOURCE} resource, among its {@code resources}: one device ordinal. */
+    static Optional<Integer> gpu(Map<String, ResourceInformation> resources, int rank) {
         ResourceInformation gpu = resources.get(GPU_RESOURCE);
         if (gpu == null || gpu.addresses().length == 0) {
             return Optional.empty();

@@ -24,7 +24,7 @@ class DataParallelTrainingApplicationTest {
     @Test
     void theApplicationPrintsTheSameWeightsForEveryRank(@TempDir Path dir) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString()));
+                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         // the --add-opens flags that Spark needs on this JDK, as this JVM got them
         ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(a -> a.startsWith("--add-opens") || a.startsWith("-Dio.netty")).forEach(command::add);
