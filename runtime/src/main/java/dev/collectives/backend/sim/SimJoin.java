@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -54,7 +55,7 @@ final class SimJoin {
             rendezvous.agree("the sim settings", SimSettings.describe(config));
             byte[][] processes = rendezvous.allGather(PROCESS_ID);
             if (!Arrays.stream(processes).allMatch(p -> Arrays.equals(p, processes[0]))) {
-                requireServable(bootstrap);
+                requireServable(bootstrap, rendezvous);
                 SimCommunicator comm = new SimCommunicator(bootstrap.rank(), config,
                         new WireGroup(config, bootstrap.rank(), rendezvous), new Ledger());
                 keep = true;
@@ -77,15 +78,20 @@ final class SimJoin {
 
     /**
      * Ranks in several processes talk through the rendezvous: a TCP one (every rank decides this alike, from the
-     * same settings, so they all fail at once).
+     * same settings, so they all fail at once). A directory would be polled for every call, and a gatherer (a Spark
+     * barrier stage) was not made to carry every call's data.
      */
-    private static void requireServable(Bootstrap bootstrap) {
-        RendezvousEndpoint endpoint = bootstrap.endpoint().orElseThrow();
-        if (endpoint.kind() != RendezvousEndpoint.Kind.TCP) {
-            throw CollectivesException.usage(bootstrap.rank(), "the sim's ranks are in several processes, which"
-                    + " the sim serves through a tcp:// rendezvous only, not " + endpoint + " (files would be polled"
-                    + " for every call); set COLLECTIVES_RENDEZVOUS=tcp://<rank 0's host>:<port>");
+    private static void requireServable(Bootstrap bootstrap, Rendezvous rendezvous) {
+        Optional<RendezvousEndpoint> endpoint = bootstrap.endpoint();
+        if (endpoint.isPresent() && endpoint.get().kind() == RendezvousEndpoint.Kind.TCP) {
+            return;
         }
+        String instead = endpoint.isPresent()
+                ? endpoint.get() + " (files would be polled for every call); set COLLECTIVES_RENDEZVOUS=tcp://<rank 0's"
+                        + " host>:<port>"
+                : rendezvous.where() + ", which cannot carry every call's data; run the ranks in one process";
+        throw CollectivesException.usage(bootstrap.rank(), "the sim's ranks are in several processes, which the sim"
+                + " serves through a tcp:// rendezvous only, not " + instead);
     }
 
     private static byte[] newId(int bytes) {

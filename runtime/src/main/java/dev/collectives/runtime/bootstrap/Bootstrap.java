@@ -52,6 +52,9 @@ public final class Bootstrap {
     private final Optional<Sourced<Integer>> localSize;
     private final Sourced<Integer> device;
     private final Optional<Sourced<RendezvousEndpoint>> endpoint;
+    /** Where the ranks meet instead of an endpoint, and its description; null for none. */
+    private final Gatherer gatherer;
+    private final String gathererWhere;
     private final Sourced<Duration> timeout;
     private final Optional<String> jobToken;
     private final Settings settings;
@@ -92,8 +95,11 @@ public final class Bootstrap {
                 .orElseGet(() -> defaultDevice(settings, localRank));
         check(device.value() >= 0, r, "the device " + device + " is negative");
 
-        this.endpoint = first(b.endpoint, () -> settings.explicit(Explicit.RENDEZVOUS)
-                .map(s -> new Sourced<>(RendezvousEndpoint.parse(s.value()), s.source())),
+        this.gatherer = b.gatherer;
+        this.gathererWhere = b.gathererWhere;
+        this.endpoint = gatherer != null ? Optional.empty() : first(b.endpoint,
+                () -> settings.explicit(Explicit.RENDEZVOUS)
+                        .map(s -> new Sourced<>(RendezvousEndpoint.parse(s.value()), s.source())),
                 () -> masterAddress(settings));
         this.timeout = first(b.timeout, () -> settings.explicit(Explicit.TIMEOUT)
                 .map(s -> new Sourced<>(Settings.parseDuration(s.value(), s.source()), s.source())))
@@ -147,7 +153,10 @@ public final class Bootstrap {
         return device.value();
     }
 
-    /** Where the ranks meet; empty when nothing says (fine for a job of one process). */
+    /**
+     * Where the ranks meet; empty when nothing says (fine for a job of one process) or when they meet through a
+     * {@link Builder#gatherer}.
+     */
     public Optional<RendezvousEndpoint> endpoint() {
         return endpoint.map(Sourced::value);
     }
@@ -188,8 +197,9 @@ public final class Bootstrap {
     }
 
     /**
-     * Meets the other ranks at {@link #endpoint()}, authenticating them with the job token; returns once this
-     * rank has joined (rank 0: once every rank has). Fails with a {@link BootstrapException} when the settings
+     * Meets the other ranks at {@link #endpoint()}, authenticating them with the job token, or through the
+     * {@link Builder#gatherer}, which needs no token; returns once this rank has joined (rank 0: once every rank
+     * has). Fails with a {@link BootstrapException} when the settings
      * are incomplete, or when the job does not form within {@link #timeout()}.
      */
     public Rendezvous rendezvous() {
@@ -209,6 +219,9 @@ public final class Bootstrap {
     }
 
     private Rendezvous meet() {
+        if (gatherer != null) {
+            return new GatheredRendezvous(rank(), size(), gathererWhere, timeout(), gatherer);
+        }
         RendezvousEndpoint where = endpoint().orElseThrow(() -> BootstrapException.settings(rank(),
                 "no rendezvous for a job of " + size() + " ranks: set " + Explicit.RENDEZVOUS.variable
                         + "=tcp://<rank 0's host>:<port> or =file:/shared/directory, or MASTER_ADDR and MASTER_PORT"));
@@ -224,7 +237,8 @@ public final class Bootstrap {
     public String describe() {
         return "rank " + rank + ", world size " + size + ", local rank " + localRank + ", local size "
                 + localSize.map(Object::toString).orElse("unknown") + ", device " + device + ", rendezvous "
-                + endpoint.map(Object::toString).orElse("none") + ", timeout " + Settings.formatDuration(timeout())
+                + (gatherer != null ? gathererWhere : endpoint.map(Object::toString).orElse("none")) + ", timeout "
+                + Settings.formatDuration(timeout())
                 + " (" + timeout.source() + "), job token " + (jobToken.isPresent() ? "set" : "not set");
     }
 
@@ -291,6 +305,8 @@ public final class Bootstrap {
         private Integer localSize;
         private Integer device;
         private RendezvousEndpoint endpoint;
+        private Gatherer gatherer;
+        private String gathererWhere;
         private Duration timeout;
         private String jobToken;
         private final Map<String, String> options = new HashMap<>();
@@ -349,6 +365,17 @@ public final class Bootstrap {
         /** Where the ranks meet. */
         public Builder rendezvous(RendezvousEndpoint endpoint) {
             this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+            return this;
+        }
+
+        /**
+         * The ranks meet through {@code gatherer}, a service that already holds them together (a Spark barrier
+         * stage), instead of at an endpoint; {@code where} names it in messages. It takes precedence over any
+         * endpoint, and needs no job token.
+         */
+        public Builder gatherer(String where, Gatherer gatherer) {
+            this.gathererWhere = Objects.requireNonNull(where, "where");
+            this.gatherer = Objects.requireNonNull(gatherer, "gatherer");
             return this;
         }
 

@@ -1,0 +1,72 @@
+package dev.collectives.spark;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import org.apache.spark.BarrierTaskContext;
+import org.apache.spark.SparkEnv;
+
+/**
+ * How many gathers each rank of one barrier stage attempt has entered in this JVM, so that a rank that waited in
+ * vain can name the ranks that did not come. In local mode every task of the stage runs here and the names are
+ * exact; on a cluster only this executor's tasks are seen.
+ */
+final class Arrivals {
+    /** The id of the one executor of Spark's local mode, which runs in the driver. */
+    private static final String LOCAL_MODE_EXECUTOR = "driver";
+    private static final Map<String, Arrivals> BY_STAGE_ATTEMPT = new HashMap<>();
+
+    private final String key;
+    private final boolean wholeStageHere;
+    /** Rank to the number of gathers it has entered. */
+    private final Map<Integer, Integer> entered = new TreeMap<>();
+
+    private Arrivals(String key, boolean wholeStageHere) {
+        this.key = key;
+        this.wholeStageHere = wholeStageHere;
+    }
+
+    /** The arrivals of {@code ctx}'s stage attempt in this JVM. */
+    static Arrivals of(BarrierTaskContext ctx) {
+        String key = ctx.stageId() + "." + ctx.stageAttemptNumber();
+        boolean local = LOCAL_MODE_EXECUTOR.equals(SparkEnv.get().executorId());
+        synchronized (BY_STAGE_ATTEMPT) {
+            return BY_STAGE_ATTEMPT.computeIfAbsent(key, k -> new Arrivals(k, local));
+        }
+    }
+
+    /** {@code rank} enters its next gather; returns that gather's number, from 1. */
+    synchronized int arrive(int rank) {
+        return entered.merge(rank, 1, Integer::sum);
+    }
+
+    /** {@code rank}'s task is over: it waits in no gather any more. */
+    void leave(int rank) {
+        synchronized (BY_STAGE_ATTEMPT) {
+            synchronized (this) {
+                entered.remove(rank);
+                if (entered.isEmpty()) {
+                    BY_STAGE_ATTEMPT.remove(key);
+                }
+            }
+        }
+    }
+
+    /** Who did not enter gather {@code number} of {@code size} ranks: "rank 2 did not take part". */
+    synchronized String late(int number, int size) {
+        if (!wholeStageHere) {
+            return "not every rank took part (of this executor's tasks, " + join(IntStream.range(0, size)
+                    .filter(r -> entered.getOrDefault(r, 0) >= number)) + " did)";
+        }
+        String missing = join(IntStream.range(0, size).filter(r -> entered.getOrDefault(r, 0) < number));
+        return missing + " did not take part";
+    }
+
+    private static String join(IntStream ranks) {
+        var names = ranks.mapToObj(Integer::toString).collect(Collectors.toList());
+        return (names.size() == 1 ? "rank " : "ranks ") + String.join(", ", names);
+    }
+}
