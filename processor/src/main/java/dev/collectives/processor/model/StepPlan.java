@@ -1,9 +1,7 @@
 package dev.collectives.processor.model;
 
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 import dev.collectives.processor.expr.Expr;
@@ -89,14 +87,5 @@ public final class StepPlan {
     public String signature() {
         return decidedAtBind() ? atBind.signature() + " if adjacent at bind, else " + proven.signature()
                 : proven.signature();
-    }
-
-    /** Every call of either plan, once, in order of first use: each needs its arguments. */
-    public List<OpDecl> calls() {
-        Set<OpDecl> calls = new LinkedHashSet<>(proven.calls());
-        if (decidedAtBind()) {
-            calls.addAll(atBind.calls());
-        }
-        return new ArrayList<>(calls);
     }
 }

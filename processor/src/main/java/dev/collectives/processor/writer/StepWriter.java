@@ -88,7 +88,9 @@ final class StepWriter extends GenerationPart {
     void prepareArguments() {
         boolean commented = false;
         for (StepDecl s : model.steps()) {
-            for (OpDecl o : model.plan(s).calls()) {
+            // the calls of a plan that bind may not take go to the element-offset overloads: their ranges hold only
+            // where bind takes it, and no slice of them may be made before
+            for (OpDecl o : model.plan(s).proven().calls()) {
                 if (!generation.fixed(o)) {
                     continue; // offsets from expressions go to the element-offset overloads, no slices
                 }
@@ -369,11 +371,11 @@ final class StepWriter extends GenerationPart {
         return Comments.call(prefix + CNames.ccl(o.kind().cName()), args);
     }
 
-    /** The Communicator call: slices made at bind for fixed ops, else buffer and element offset, as Java. */
+    /** The Communicator call: the slices made at bind where there are, else buffer and element offset, as Java. */
     CodeBlock call(OpDecl o, Map<String, CodeBlock> params) {
         // one block for the whole call, not one per argument joined into another: this is made for every op
         CodeBlock.Builder call = CodeBlock.builder().add("$N.$L(", name("comm"), o.kind().method());
-        boolean fixed = generation.fixed(o);
+        boolean fixed = arguments.containsKey(key(o, o.sides().get(0)));
         for (OpSide side : o.sides()) {
             if (fixed) {
                 call.add("$L,$W", argument(o, side));
