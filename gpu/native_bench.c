@@ -10,6 +10,12 @@
  * Usage: native_bench OP MODE MIN_BYTES MAX_BYTES RANKS
  *        native_bench memory INSTANCES   (device memory of a one-rank communicator with its stream, as the Java
  *                                         MemoryBenchmark measures it: INSTANCES made after a first one)
+ *        native_bench fusion RANKS KS NS (what the Java FusionBenchmark runs beside its own rows: per step, K
+ *                                         allreduces of N floats at adjacent offsets of one block, one by one, and
+ *                                         one allreduce of K x N ("fused"), eager and each captured into a graph;
+ *                                         KS and NS comma-separated. Prints one line per cell:
+ *                                         fusion MODE K N IMPL time_us host_us   with MODE eager|graph and IMPL
+ *                                         one-by-one|fused, time per step, best of 3 rounds, slowest rank)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -177,6 +183,117 @@ static void* rank_main(void* arg) {
     return NULL;
 }
 
+/* ---- fusion: k adjacent allreduces one by one against one allreduce over their union ---- */
+
+static size_t fusion_ks[16], fusion_ns[16];
+static int fusion_k_count, fusion_n_count;
+
+static int parse_list(const char* text, size_t* values, int max) {
+    int n = 0;
+    for (const char* p = text; *p && n < max; p++) {
+        values[n++] = strtoull(p, (char**)&p, 10);
+        if (*p != ',') break;
+    }
+    return n;
+}
+
+/* One step: k allreduces of n floats at adjacent offsets, or (fused) one of k x n. */
+static void fusion_step(ptr send, ptr recv, size_t k, size_t n, int fused, ptr comm, ptr stream) {
+    if (fused) {
+        CHECK(ncclAllReduce(send, recv, k * n, FLOAT32, SUM, comm, stream));
+        return;
+    }
+    for (size_t i = 0; i < k; i++)
+        CHECK(ncclAllReduce((float*)send + i * n, (float*)recv + i * n, n, FLOAT32, SUM, comm, stream));
+}
+
+static void* fusion_main(void* arg) {
+    int rank = (int)(long)arg;
+    ptr comm, stream, send, recv;
+    size_t most = 0;
+    for (int a = 0; a < fusion_k_count; a++)
+        for (int b = 0; b < fusion_n_count; b++)
+            most = fusion_ks[a] * fusion_ns[b] > most ? fusion_ks[a] * fusion_ns[b] : most;
+    CHECK(cudaSetDevice(rank));
+    CHECK(ncclCommInitRank(&comm, ranks, id, rank));
+    CHECK(cudaStreamCreateWithFlags(&stream, 1));
+    CHECK(ncclMemAlloc(&send, most * 4));
+    CHECK(ncclMemAlloc(&recv, most * 4));
+    for (int i = 0; i < FIRST_WARMUP; i++) fusion_step(send, recv, 1, fusion_ns[0], 1, comm, stream);
+    CHECK(cudaStreamSynchronize(stream));
+    for (int graph = 0; graph <= 1; graph++)
+        for (int a = 0; a < fusion_k_count; a++)
+            for (int b = 0; b < fusion_n_count; b++)
+                for (int fused = 0; fused <= 1; fused++) {
+                    size_t k = fusion_ks[a], n = fusion_ns[b];
+                    int iters = iterations(k * n * 4);
+                    ptr g = NULL, exec = NULL;
+                    /* eager first: NCCL sets up these sizes' connections outside any capture */
+                    fusion_step(send, recv, k, n, fused, comm, stream);
+                    CHECK(cudaStreamSynchronize(stream));
+                    if (graph) {
+                        CHECK(cudaStreamBeginCapture(stream, 1));
+                        fusion_step(send, recv, k, n, fused, comm, stream);
+                        CHECK(cudaStreamEndCapture(stream, &g));
+                        CHECK(cudaGraphInstantiateWithFlags(&exec, g, 0));
+                    }
+                    double t = 1e300, t_host = 0;
+                    for (int round = 0; round < ROUNDS; round++) {
+                        pthread_barrier_wait(&barrier);
+                        double start = now_us();
+                        for (int i = 0; i < iters; i++) {
+                            if (graph) CHECK(cudaGraphLaunch(exec, stream));
+                            else fusion_step(send, recv, k, n, fused, comm, stream);
+                        }
+                        enqueued[rank] = (now_us() - start) / iters;
+                        CHECK(cudaStreamSynchronize(stream));
+                        elapsed[rank] = (now_us() - start) / iters;
+                        pthread_barrier_wait(&barrier);
+                        double slowest = 0, host = 0;
+                        for (int r = 0; r < ranks; r++) {
+                            slowest = elapsed[r] > slowest ? elapsed[r] : slowest;
+                            host = enqueued[r] > host ? enqueued[r] : host;
+                        }
+                        if (slowest < t) {
+                            t = slowest;
+                            t_host = host;
+                        }
+                        pthread_barrier_wait(&barrier);
+                    }
+                    if (rank == 0) {
+                        printf("fusion %s %zu %zu %s %.2f %.3f\n", graph ? "graph" : "eager", k, n,
+                               fused ? "fused" : "one-by-one", t, t_host);
+                        fflush(stdout);
+                    }
+                    if (graph) {
+                        CHECK(cudaGraphExecDestroy(exec));
+                        CHECK(cudaGraphDestroy(g));
+                    }
+                }
+    CHECK(ncclMemFree(send));
+    CHECK(ncclMemFree(recv));
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(ncclCommFinalize(comm));
+    CHECK(ncclCommDestroy(comm));
+    return NULL;
+}
+
+static int fusion(int rank_count, const char* ks, const char* ns) {
+    ranks = rank_count;
+    fusion_k_count = parse_list(ks, fusion_ks, 16);
+    fusion_n_count = parse_list(ns, fusion_ns, 16);
+    if (ranks < 1 || ranks > 64 || fusion_k_count == 0 || fusion_n_count == 0) {
+        fprintf(stderr, "usage: native_bench fusion RANKS K,K,... N,N,...\n");
+        return 2;
+    }
+    CHECK(ncclGetUniqueId(&id));
+    pthread_barrier_init(&barrier, NULL, ranks);
+    pthread_t threads[64];
+    for (long r = 0; r < ranks; r++) pthread_create(&threads[r], NULL, fusion_main, (void*)r);
+    for (int r = 0; r < ranks; r++) pthread_join(threads[r], NULL);
+    return 0;
+}
+
 static int index_of(const char* s, const char* const* names, int n) {
     for (int i = 0; i < n; i++) if (strcmp(s, names[i]) == 0) return i;
     fprintf(stderr, "unknown %s\n", s);
@@ -218,6 +335,7 @@ static int memory(int instances) {
 
 int main(int argc, char** argv) {
     if (argc == 3 && strcmp(argv[1], "memory") == 0) return memory(atoi(argv[2]));
+    if (argc == 5 && strcmp(argv[1], "fusion") == 0) return fusion(atoi(argv[2]), argv[3], argv[4]);
     if (argc != 6) {
         fprintf(stderr, "usage: %s allreduce|allgather|reducescatter none|local|graph|window MIN MAX RANKS\n", argv[0]);
         return 2;
