@@ -25,7 +25,10 @@ final class FusionChart {
     private FusionChart() {
     }
 
-    /** Writes a PNG of the rows of {@code n} (columns backend, mode, k, n, impl, time_us). */
+    /**
+     * Writes a PNG of the rows of {@code n} (columns backend, mode, k, n, impl, time_us), titled with {@code context}
+     * (what the rows are, or null).
+     */
     static void write(Results results, long n, String context, Path file) throws IOException {
         System.setProperty("java.awt.headless", "true");
         Map<String, XYSeries> lines = new LinkedHashMap<>();
@@ -55,7 +58,8 @@ final class FusionChart {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
-        JFreeChart chart = new JFreeChart("k allreduces of " + n + " floats per step, " + context
+        JFreeChart chart = new JFreeChart("k allreduces of " + n + " floats per step" + (context == null ? ""
+                : ", " + context)
                 + (simulated ? " (sim: not performance figures)" : ""), JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         chart.setBackgroundPaint(Color.WHITE);
         ChartUtils.saveChartAsPNG(file.toFile(), chart, 900, 540);

@@ -126,6 +126,10 @@ class BenchmarkCommandsTest {
                 rows.stream().map(r -> r.get("impl")).distinct().toList());
         byte[] head = Files.readAllBytes(png);
         assertEquals("PNG", new String(head, 1, 3, StandardCharsets.US_ASCII));
+        Path drawnLater = dir.resolve("later.png");
+        assertEquals(0, BenchCommandLine.of(new PlotCommand()).execute("--n", "256", csv.toString(),
+                drawnLater.toString()));
+        assertTrue(Files.size(drawnLater) > 1000);
     }
 
     @Test

@@ -80,7 +80,7 @@ class PlanEquivalencePropertyTest {
     record Spec(Registration registration, int ranks, DataType type, List<StepSpec> steps, long seed) {
     }
 
-    @Property(tries = 150)
+    @Property(tries = 30)
     void plannedStepsWriteWhatTheOpsWrittenOneByOneWrite(@ForAll("pipelines") Spec spec) throws Exception {
         Declared declared = new Declared(spec);
         Compilation compilation = Compiler.javac().withProcessors(new CollectivesProcessor()).compile(
