@@ -34,7 +34,8 @@ public final class PlotCommand implements Callable<Integer> {
     String title;
 
     @Option(names = "--n", defaultValue = "256",
-            description = "Rows of the fusion benchmark: the elements per op whose rows to draw (default: ${DEFAULT-VALUE}).")
+            description = "Rows of the fusion benchmark: the elements per op whose rows to draw "
+                    + "(default: ${DEFAULT-VALUE}).")
     long n;
 
     public static void main(String[] args) {

@@ -47,8 +47,9 @@ public final class OpDecl extends Annotated {
         fused.members = List.copyOf(run);
         String countAttribute = first.kind.countAttribute();
         List<Expr> counts = run.stream().map(o -> o.expression(countAttribute)).toList();
-        fused.expressions.put(countAttribute, counts.stream().allMatch(counts.get(0)::equals)
-                ? Expr.times(Expr.literal(run.size()), counts.get(0)) : counts.stream().reduce(Expr::plus).orElseThrow());
+        Expr total = counts.stream().allMatch(counts.get(0)::equals) ? Expr.times(Expr.literal(run.size()),
+                counts.get(0)) : counts.stream().reduce(Expr::plus).orElseThrow();
+        fused.expressions.put(countAttribute, total);
         fused.count = run.stream().allMatch(o -> o.count != null) ? run.stream().mapToLong(o -> o.count).sum() : null;
         fused.sides = first.sides.stream().map(side -> new OpSide(fused, side.role(), side.buffer())).toList();
         return fused;

@@ -88,8 +88,8 @@ final class StepWriter extends GenerationPart {
     void prepareArguments() {
         boolean commented = false;
         for (StepDecl s : model.steps()) {
-            // the calls of a plan that bind may not take go to the element-offset overloads: their ranges hold only
-            // where bind takes it, and no slice of them may be made before
+            // slices only for the plan that always holds: the calls of a plan bind chooses by its dims lie inside
+            // their buffers only where bind takes that plan, so they take the element-offset overloads
             for (OpDecl o : model.plan(s).proven().calls()) {
                 if (!generation.fixed(o)) {
                     continue; // offsets from expressions go to the element-offset overloads, no slices
@@ -314,7 +314,8 @@ final class StepWriter extends GenerationPart {
         if (!plan.decidedAtBind()) {
             return issue(plan.proven(), params);
         }
-        return CodeBlock.builder().beginControlFlow("if ($N)", name(s.name() + "Fused")).add(issue(plan.atBind(), params))
+        return CodeBlock.builder().beginControlFlow("if ($N)", name(s.name() + "Fused"))
+                .add(issue(plan.atBind(), params))
                 .nextControlFlow("else").add(issue(plan.proven(), params)).endControlFlow().build();
     }
 
@@ -329,7 +330,9 @@ final class StepWriter extends GenerationPart {
             }
             for (OpDecl call : batch.calls()) {
                 if (call.isFused()) {
-                    call.members().forEach(o -> code.add(cComment(o, o.kind().annotation() + " #" + o.index() + ": ")));
+                    for (OpDecl declared : call.members()) {
+                        code.add(cComment(declared, declared.kind().annotation() + " #" + declared.index() + ": "));
+                    }
                     code.add(cComment(call, "fused: "));
                 } else {
                     code.add(cComment(call, ""));
