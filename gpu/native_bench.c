@@ -10,6 +10,12 @@
  * Usage: native_bench OP MODE MIN_BYTES MAX_BYTES RANKS
  *        native_bench memory INSTANCES   (device memory of a one-rank communicator with its stream, as the Java
  *                                         MemoryBenchmark measures it: INSTANCES made after a first one)
+ *        native_bench fusion RANKS KS NS (what the Java FusionBenchmark runs beside its own rows: per step, K
+ *                                         allreduces of N floats at adjacent offsets of one block, one by one, and
+ *                                         one allreduce of K x N ("fused"), eager and each captured into a graph;
+ *                                         KS and NS comma-separated. Prints one line per cell:
+ *                                         fusion MODE K N IMPL time_us host_us   with MODE eager|graph and IMPL
+ *                                         one-by-one|fused, time per step, best of 3 rounds, slowest rank)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -85,6 +91,79 @@ static void issue(ptr send, ptr recv, size_t count, ptr comm, ptr stream) {
     else CHECK(ncclReduceScatter(send, recv, count, FLOAT32, SUM, comm, stream));
 }
 
+/* What one timed step enqueues: a launch of exec where it is set, else enqueue(context). */
+typedef struct {
+    ptr stream, exec, graph;
+    void (*enqueue)(const void* context);
+    const void* context;
+} step;
+
+static void run_step(const step* s) {
+    if (s->exec) CHECK(cudaGraphLaunch(s->exec, s->stream));
+    else s->enqueue(s->context);
+}
+
+/* Makes s a graph launch: one eager step first (NCCL sets up its connections outside the capture), then the capture. */
+static void capture(step* s) {
+    s->enqueue(s->context);
+    CHECK(cudaStreamSynchronize(s->stream));
+    CHECK(cudaStreamBeginCapture(s->stream, 1));
+    s->enqueue(s->context);
+    CHECK(cudaStreamEndCapture(s->stream, &s->graph));
+    CHECK(cudaGraphInstantiateWithFlags(&s->exec, s->graph, 0));
+}
+
+static void release(step* s) {
+    if (s->exec) {
+        CHECK(cudaGraphExecDestroy(s->exec));
+        CHECK(cudaGraphDestroy(s->graph));
+    }
+}
+
+/* The best of ROUNDS rounds of iters steps, each round timed by its slowest rank: time and host enqueue time per
+ * step, the same on every rank. */
+static void best_of_rounds(int rank, int iters, const step* s, double* t, double* t_host) {
+    for (int i = 0; i < 5; i++) run_step(s);
+    CHECK(cudaStreamSynchronize(s->stream));
+    *t = 1e300;
+    *t_host = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        pthread_barrier_wait(&barrier);
+        double start = now_us();
+        for (int i = 0; i < iters; i++) run_step(s);
+        enqueued[rank] = (now_us() - start) / iters;
+        CHECK(cudaStreamSynchronize(s->stream));
+        elapsed[rank] = (now_us() - start) / iters;
+        pthread_barrier_wait(&barrier);
+        double slowest = 0, host = 0;
+        for (int r = 0; r < ranks; r++) {
+            slowest = elapsed[r] > slowest ? elapsed[r] : slowest;
+            host = enqueued[r] > host ? enqueued[r] : host;
+        }
+        if (slowest < *t) {
+            *t = slowest;
+            *t_host = host;
+        }
+        pthread_barrier_wait(&barrier);
+    }
+}
+
+/* What a rank thread made, in reverse. */
+static void release_rank(ptr comm, ptr stream, ptr send, ptr recv) {
+    CHECK(ncclMemFree(send));
+    CHECK(ncclMemFree(recv));
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(ncclCommFinalize(comm));
+    CHECK(ncclCommDestroy(comm));
+}
+
+typedef struct { ptr send, recv, comm, stream; size_t count; } one_op;
+
+static void enqueue_one_op(const void* context) {
+    const one_op* o = context;
+    issue(o->send, o->recv, o->count, o->comm, o->stream);
+}
+
 static void* rank_main(void* arg) {
     int rank = (int)(long)arg;
     ptr comm, stream, send, recv, h1 = NULL, h2 = NULL;
@@ -108,44 +187,11 @@ static void* rank_main(void* arg) {
         size_t count = elements(bytes);
         if (count == 0) continue;
         int iters = iterations(bytes);
-        ptr graph = NULL, exec = NULL;
-        if (mode == GRAPH) {
-            /* one eager op first: NCCL sets up this size's connections outside the capture */
-            issue(send, recv, count, comm, stream);
-            CHECK(cudaStreamSynchronize(stream));
-            CHECK(cudaStreamBeginCapture(stream, 1));
-            issue(send, recv, count, comm, stream);
-            CHECK(cudaStreamEndCapture(stream, &graph));
-            CHECK(cudaGraphInstantiateWithFlags(&exec, graph, 0));
-        }
-        for (int i = 0; i < 5; i++) {
-            if (mode == GRAPH) CHECK(cudaGraphLaunch(exec, stream));
-            else issue(send, recv, count, comm, stream);
-        }
-        CHECK(cudaStreamSynchronize(stream));
-        double t = 1e300, t_host = 0; /* the best of ROUNDS rounds, each timed by its slowest rank */
-        for (int round = 0; round < ROUNDS; round++) {
-            pthread_barrier_wait(&barrier);
-            double start = now_us();
-            for (int i = 0; i < iters; i++) {
-                if (mode == GRAPH) CHECK(cudaGraphLaunch(exec, stream));
-                else issue(send, recv, count, comm, stream);
-            }
-            enqueued[rank] = (now_us() - start) / iters;
-            CHECK(cudaStreamSynchronize(stream));
-            elapsed[rank] = (now_us() - start) / iters;
-            pthread_barrier_wait(&barrier);
-            double slowest = 0, host = 0;
-            for (int r = 0; r < ranks; r++) {
-                slowest = elapsed[r] > slowest ? elapsed[r] : slowest;
-                host = enqueued[r] > host ? enqueued[r] : host;
-            }
-            if (slowest < t) {
-                t = slowest;
-                t_host = host;
-            }
-            pthread_barrier_wait(&barrier);
-        }
+        one_op o = {send, recv, comm, stream, count};
+        step s = {stream, NULL, NULL, enqueue_one_op, &o};
+        if (mode == GRAPH) capture(&s);
+        double t, t_host;
+        best_of_rounds(rank, iters, &s, &t, &t_host);
         if (rank == 0) {
             size_t total = op == ALLREDUCE ? count * 4 : count * 4 * ranks;
             double algbw = total / t / 1e3;
@@ -156,10 +202,7 @@ static void* rank_main(void* arg) {
                    t_host);
             fflush(stdout);
         }
-        if (mode == GRAPH) {
-            CHECK(cudaGraphExecDestroy(exec));
-            CHECK(cudaGraphDestroy(graph));
-        }
+        release(&s);
         pthread_barrier_wait(&barrier);
     }
     if (mode == LOCAL) {
@@ -169,12 +212,91 @@ static void* rank_main(void* arg) {
         CHECK(ncclCommWindowDeregister(comm, h1));
         CHECK(ncclCommWindowDeregister(comm, h2));
     }
-    CHECK(ncclMemFree(send));
-    CHECK(ncclMemFree(recv));
-    CHECK(cudaStreamDestroy(stream));
-    CHECK(ncclCommFinalize(comm));
-    CHECK(ncclCommDestroy(comm));
+    release_rank(comm, stream, send, recv);
     return NULL;
+}
+
+/* ---- fusion: k adjacent allreduces one by one against one allreduce over their union ---- */
+
+static size_t fusion_ks[16], fusion_ns[16];
+static int fusion_k_count, fusion_n_count;
+
+static int parse_list(const char* text, size_t* values, int max) {
+    int n = 0;
+    for (const char* p = text; *p && n < max; p++) {
+        values[n++] = strtoull(p, (char**)&p, 10);
+        if (*p != ',') break;
+    }
+    return n;
+}
+
+/* One step: k allreduces of n floats at adjacent offsets, or (fused) one of k x n. */
+typedef struct { ptr send, recv, comm, stream; size_t k, n; int fused; } fusion_step;
+
+static void enqueue_fusion_step(const void* context) {
+    const fusion_step* f = context;
+    if (f->fused) {
+        CHECK(ncclAllReduce(f->send, f->recv, f->k * f->n, FLOAT32, SUM, f->comm, f->stream));
+        return;
+    }
+    for (size_t i = 0; i < f->k; i++)
+        CHECK(ncclAllReduce((float*)f->send + i * f->n, (float*)f->recv + i * f->n, f->n, FLOAT32, SUM, f->comm,
+                            f->stream));
+}
+
+static void* fusion_main(void* arg) {
+    int rank = (int)(long)arg;
+    ptr comm, stream, send, recv;
+    size_t most = 0;
+    for (int a = 0; a < fusion_k_count; a++)
+        for (int b = 0; b < fusion_n_count; b++)
+            most = fusion_ks[a] * fusion_ns[b] > most ? fusion_ks[a] * fusion_ns[b] : most;
+    CHECK(cudaSetDevice(rank));
+    CHECK(ncclCommInitRank(&comm, ranks, id, rank));
+    CHECK(cudaStreamCreateWithFlags(&stream, 1));
+    CHECK(ncclMemAlloc(&send, most * 4));
+    CHECK(ncclMemAlloc(&recv, most * 4));
+    fusion_step warm = {send, recv, comm, stream, 1, fusion_ns[0], 1};
+    for (int i = 0; i < FIRST_WARMUP; i++) enqueue_fusion_step(&warm);
+    CHECK(cudaStreamSynchronize(stream));
+    for (int graph = 0; graph <= 1; graph++)
+        for (int a = 0; a < fusion_k_count; a++)
+            for (int b = 0; b < fusion_n_count; b++)
+                for (int fused = 0; fused <= 1; fused++) {
+                    fusion_step f = {send, recv, comm, stream, fusion_ks[a], fusion_ns[b], fused};
+                    step s = {stream, NULL, NULL, enqueue_fusion_step, &f};
+                    if (graph) capture(&s);
+                    else { /* NCCL sets up these sizes' connections before the timed rounds */
+                        enqueue_fusion_step(&f);
+                        CHECK(cudaStreamSynchronize(stream));
+                    }
+                    double t, t_host;
+                    best_of_rounds(rank, iterations(f.k * f.n * 4), &s, &t, &t_host);
+                    if (rank == 0) {
+                        printf("fusion %s %zu %zu %s %.2f %.3f\n", graph ? "graph" : "eager", f.k, f.n,
+                               fused ? "fused" : "one-by-one", t, t_host);
+                        fflush(stdout);
+                    }
+                    release(&s);
+                }
+    release_rank(comm, stream, send, recv);
+    return NULL;
+}
+
+static int fusion(int rank_count, const char* ks, const char* ns) {
+    ranks = rank_count;
+    fusion_k_count = parse_list(ks, fusion_ks, 16);
+    fusion_n_count = parse_list(ns, fusion_ns, 16);
+    if (ranks < 1 || ranks > 64 || fusion_k_count == 0 || fusion_n_count == 0) {
+        fprintf(stderr, "usage: native_bench fusion RANKS K,K,... N,N,...\n");
+        return 2;
+    }
+    CHECK(ncclGetUniqueId(&id));
+    pthread_barrier_init(&barrier, NULL, ranks);
+    pthread_t threads[64];
+    for (long r = 0; r < ranks; r++) pthread_create(&threads[r], NULL, fusion_main, (void*)r);
+    for (int r = 0; r < ranks; r++) pthread_join(threads[r], NULL);
+    return 0;
 }
 
 static int index_of(const char* s, const char* const* names, int n) {
@@ -218,6 +340,7 @@ static int memory(int instances) {
 
 int main(int argc, char** argv) {
     if (argc == 3 && strcmp(argv[1], "memory") == 0) return memory(atoi(argv[2]));
+    if (argc == 5 && strcmp(argv[1], "fusion") == 0) return fusion(atoi(argv[2]), argv[3], argv[4]);
     if (argc != 6) {
         fprintf(stderr, "usage: %s allreduce|allgather|reducescatter none|local|graph|window MIN MAX RANKS\n", argv[0]);
         return 2;

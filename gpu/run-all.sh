@@ -3,9 +3,11 @@
 # pipelines) on backends nccl and mccl, the gpu-tagged suite with backend nccl, the same suite with backend mccl
 # against a forwarding library built here from gpu/mccl_forward.c, and the benchmark (Java beside the native C
 # baseline). Staged by gpu/stage.sh into .gpu/ of the repository root.
-# Usage: bash .gpu/run-all.sh [info] [examples] [join] [mcclreg] [nccl] [mccl] [overhead] [memory] [bench] [quickbench]
-# (no argument: info examples nccl mccl bench). mcclreg: the mccl fixture reporting version 2.28.9, so
-# registration and windows run. overhead: Java minus native per op; memory: device memory per communicator and
+# Usage: bash .gpu/run-all.sh [info] [examples] [join] [mcclreg] [nccl] [mccl] [overhead] [memory] [fusion] [bench]
+# [quickbench] (no argument: info examples nccl mccl bench). mcclreg: the mccl fixture reporting version 2.28.9, so
+# registration and windows run. fusion: k adjacent allreduces per step, by hand, as a pipeline planned (fused) and
+# as written, and from C one by one and fused (FusionBenchmark with native_bench); overhead: Java minus native per
+# op; memory: device memory per communicator and
 # per pipeline; join: the runner's examples and mistakes as a job of two processes (sharing the GPU where there is
 # one). On a host with one GPU, the suite's tests of two ranks run as two processes sharing it (one rank each, over
 # NCCL's sockets). BENCH_RANKS (default 1) sets the benchmarks' ranks; JAVA another java than the staged one.
@@ -180,6 +182,16 @@ if has memory; then # device memory of a communicator and of bound pipelines (Me
     timeout -k 5 "$(limit 90)" "$java" -Xss16m -Dcollectives.device.connectAtInit=false -cp "$classpath" \
       dev.collectives.examples.bench.MemoryBenchmark --instances "$n"; } > "$out/memory.log" 2>&1
   note "memory: rc=$? $(grep -E '^====|communicator' "$out/memory.log" | tr -s ' ' | cut -c1-160 | tr '\n' ';')"
+fi
+if has fusion; then # what the processor's plan buys: k allreduces per step, fused or not, Java beside C
+  gcc -O2 -o "$build/native_bench" "$here/native_bench.c" $links -lpthread >> "$build/builds.log" 2>&1
+  secs=$(limit ${FUSION_LIMIT:-300})
+  if ((secs == 0)); then note "fusion: skipped, out of time"; else
+    timeout -k 5 "$secs" "$java" -Xss16m -cp "$classpath" dev.collectives.examples.bench.FusionBenchmark \
+      --backend nccl --ranks "${BENCH_RANKS:-1}" --native-bench "$build/native_bench" --csv "$out/fusion.csv" \
+      --json "$out/fusion.json" > "$out/fusion.log" 2>&1
+    note "fusion: rc=$? ${SECONDS}s $(grep -E '^# k = ' "$out/fusion.log")"
+  fi
 fi
 if has bench || has quickbench; then # nccl-tests-style tables, Java beside the same calls from C in this process
   max=${BENCH_MAX:-1073741824}; has quickbench && max=33554432

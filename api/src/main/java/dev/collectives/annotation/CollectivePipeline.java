@@ -50,4 +50,16 @@ public @interface CollectivePipeline {
      * later one, on every rank alike (the ranks call a step with the same arguments, R14).
      */
     GraphCacheOverflow graphCacheOverflow() default GraphCacheOverflow.WARN;
+
+    /**
+     * Whether the processor plans each step, issuing fewer, larger calls where that changes no buffer's contents:
+     * consecutive ops of one kind (allreduce; reduce or broadcast with one root), type and reduce op whose send
+     * ranges lie end to end in one buffer, and whose recv ranges do too in the same order, become one call over the
+     * union (<em>fusion</em>); consecutive ops proven independent, none writing a byte another reads or writes, are
+     * issued in one group (<em>aggregation</em>). Registration is the same either way: the same buffers are
+     * registered or captured. {@code describe()} prints each step's plan and why ops that look fusable were not
+     * fused. {@code false} issues every step's ops one by one in the order written; {@link WrittenOrder} does that
+     * for one step.
+     */
+    boolean plan() default true;
 }

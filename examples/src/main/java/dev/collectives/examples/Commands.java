@@ -2,6 +2,7 @@ package dev.collectives.examples;
 
 import dev.collectives.examples.bench.BenchCommandLine;
 import dev.collectives.examples.bench.DeviceBenchmark;
+import dev.collectives.examples.bench.FusionBenchmark;
 import dev.collectives.examples.bench.MemoryBenchmark;
 import dev.collectives.examples.bench.OverheadBenchmark;
 import dev.collectives.examples.bench.PlotCommand;
@@ -280,7 +281,7 @@ final class Commands {
             description = "The benchmarks: nccl-tests-style tables (size, count, type, redop, time, algbw, busbw, "
                     + "#wrong; out of place and in place), also as CSV or JSON, and a chart of them.",
             subcommands = {DeviceBenchmark.class, OverheadBenchmark.class, MemoryBenchmark.class,
-                ShapesBenchmark.class, SimAllReduceBenchmark.class, PlotCommand.class},
+                ShapesBenchmark.class, FusionBenchmark.class, SimAllReduceBenchmark.class, PlotCommand.class},
             exitCodeListHeading = "%nExit status:%n",
             exitCodeList = {"0:the benchmark ran, and every size it checked was right",
                 "1:a size had wrong elements, or the benchmark failed",

@@ -53,7 +53,7 @@ class GoldenSourcesTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"GraphPipeline", "LocalPipeline", "NonePipeline", "ShapesLocalPipeline",
-            "ShapesGraphPipeline"})
+            "ShapesGraphPipeline", "FusedPipeline"})
     void generatedSourceMatchesGolden(String pipeline) throws IOException {
         String generated = generated(compile(pipeline), pipeline);
         Path golden = GOLDEN.resolve("Collective" + pipeline + ".java.txt");

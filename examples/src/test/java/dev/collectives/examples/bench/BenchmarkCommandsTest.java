@@ -105,6 +105,47 @@ class BenchmarkCommandsTest {
     }
 
     @Test
+    void fusionChecksEveryCellAndSaysSimFiguresAreNoPerformanceFigures() throws Exception {
+        Path csv = dir.resolve("rows.csv");
+        Path png = dir.resolve("chart.png");
+        String printed = printedBy(() -> assertEquals(BenchCommandLine.PASSED,
+                BenchCommandLine.of(new FusionBenchmark()).execute("--backend=sim", "--ranks", "2", "--ks", "1,4",
+                        "--ns", "256", "--iters", "3", "--rounds", "1", "--csv", csv.toString(), "--plot",
+                        png.toString())));
+
+        assertTrue(printed.contains("# sim: a simulation inside this JVM; these figures are not performance "
+                + "figures"), printed);
+        List<Map<String, Object>> rows = Results.readCsv(csv).rows();
+        // eager and graph, k = 1 and 4: by hand, planned and as written; no native rows on sim
+        assertEquals(2 * 2 * 3, rows.size());
+        for (Map<String, Object> row : rows) {
+            assertEquals(0.0, row.get("wrong"), row.toString());
+            assertTrue(((Number) row.get("time_us")).doubleValue() > 0, row.toString());
+        }
+        assertEquals(List.of(FusionBenchmark.BY_HAND, FusionBenchmark.PLANNED, FusionBenchmark.WRITTEN),
+                rows.stream().map(r -> r.get("impl")).distinct().toList());
+        byte[] head = Files.readAllBytes(png);
+        assertEquals("PNG", new String(head, 1, 3, StandardCharsets.US_ASCII));
+        Path drawnLater = dir.resolve("later.png");
+        assertEquals(0, BenchCommandLine.of(new PlotCommand()).execute("--n", "256", csv.toString(),
+                drawnLater.toString()));
+        assertTrue(Files.size(drawnLater) > 1000);
+    }
+
+    @Test
+    void fusionTakesTheDeclaredOpCountsAndRunsTheCProgramOnlyBesideANativeBackend() {
+        StringWriter err = new StringWriter();
+        assertEquals(BenchCommandLine.USAGE, BenchCommandLine.of(new FusionBenchmark())
+                .setErr(new PrintWriter(err, true)).execute("--backend", "sim", "--ks", "8"));
+        assertTrue(err.toString().contains("--ks: pipelines are declared for 1, 4, 16 and 64 ops per step, not 8"),
+                err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(BenchCommandLine.USAGE, BenchCommandLine.of(new FusionBenchmark())
+                .setErr(new PrintWriter(err, true)).execute("--backend", "sim", "--native-bench", "native_bench"));
+        assertTrue(err.toString().contains("--native-bench: the C program runs on a GPU"), err.toString());
+    }
+
+    @Test
     void overheadNeedsANativeBackend() {
         StringWriter err = new StringWriter();
         int status = BenchCommandLine.of(new OverheadBenchmark()).setErr(new PrintWriter(err, true))
@@ -137,7 +178,7 @@ class BenchmarkCommandsTest {
     @Test
     void everyCommandDescribesItsOptions() {
         for (Object command : List.of(new DeviceBenchmark(), new OverheadBenchmark(), new MemoryBenchmark(),
-                new ShapesBenchmark(), new SimAllReduceBenchmark(), new PlotCommand())) {
+                new ShapesBenchmark(), new FusionBenchmark(), new SimAllReduceBenchmark(), new PlotCommand())) {
             String usage = BenchCommandLine.of(command).getUsageMessage();
             assertTrue(usage.contains("--help"), usage);
         }

@@ -2,7 +2,6 @@ package dev.collectives.processor.model;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 import javax.lang.model.element.VariableElement;
 
@@ -22,11 +21,13 @@ import dev.collectives.rules.Message;
 public final class Conditions {
     private final PipelineModel model;
     private final Prover prover;
+    private final SideRanges ranges;
     private final List<Condition> conditions = new ArrayList<>();
 
     private Conditions(PipelineModel model) {
         this.model = model;
         this.prover = new Prover(model.ranks());
+        this.ranges = new SideRanges(model, prover);
     }
 
     /** Every condition of a complete model, in declaration order: bind's first, then each step's. */
@@ -111,10 +112,6 @@ public final class Conditions {
         return null;
     }
 
-    private static Expr bytes(Expr elements, int size) {
-        return Expr.times(elements, Expr.literal(size));
-    }
-
     /** Every proof assumes parameters are at least 0, so nothing proves it: each call checks it. */
     private void parameter(StepDecl s, VariableElement p) {
         Expr name = new Expr.Name(p.getSimpleName().toString(), Expr.Scope.PARAM);
@@ -168,8 +165,8 @@ public final class Conditions {
         if (afterHead.verdict() == Verdict.FALSE) {
             return; // where it ends and how it is aligned say nothing more
         }
-        Expr end = Expr.plus(offset, bytes(count, size));
-        Expr parentBytes = bytes(parent.expression("count"), parent.type().size());
+        Expr end = Expr.plus(offset, SideRanges.bytes(count, size));
+        Expr parentBytes = SideRanges.bytes(parent.expression("count"), parent.type().size());
         if (parent.kind() == BufferDecl.Kind.EXTERNAL) {
             // a view of an @External stays within its declared shape: all bind requires of the buffer it is given
             unknownAtMost(site, null, name + " lies within the declared size of external `" + parent.name() + "`",
@@ -179,21 +176,12 @@ public final class Conditions {
                     shown(parentBytes)), site, null, name + " lies inside `" + parent.name() + "`", end,
                     parentBytes));
         }
-        Expr inRoot = offsetInRoot(b);
+        Expr inRoot = ranges.offsetInRoot(b);
         if (size > 1) {
             add(new Condition(Message.R7_VIEW_MISALIGNED, List.of(b.name(), shown(inRoot), b.type(), size, size),
                     site, null, name + " starts at a multiple of its element size in its allocation",
                     Condition.Kind.ALIGNED, List.of(inRoot, Expr.literal(size)), false, prover.aligned(inRoot, size)));
         }
-    }
-
-    /** Bytes from the head of the buffer's root: the sum of the offsets along its chain of views. */
-    private Expr offsetInRoot(BufferDecl b) {
-        Expr offset = Expr.literal(0);
-        for (BufferDecl v = b; v.kind() == BufferDecl.Kind.VIEW; v = model.buffer(v.of()).orElseThrow()) {
-            offset = Expr.plus(v.expression("offsetBytes"), offset);
-        }
-        return offset;
     }
 
     private void op(StepDecl s, OpDecl o) {
@@ -232,31 +220,6 @@ public final class Conditions {
         }
     }
 
-    /** [start, end) in bytes from the head of the side's root allocation. */
-    private Expr[] range(OpSide side) {
-        int size = side.buffer().type().size();
-        Expr start = Expr.plus(offsetInRoot(side.buffer()), bytes(side.offset(), size));
-        return new Expr[] {start, Expr.plus(start, bytes(side.elements(), size))};
-    }
-
-    private boolean sameRoot(OpSide a, OpSide b) {
-        Optional<BufferDecl> root = model.root(a.buffer());
-        return root.isPresent() && root.get() == model.root(b.buffer()).orElse(null);
-    }
-
-    /** {@code a < b} for every value. */
-    private boolean below(Expr a, Expr b) {
-        return prover.atMost(Expr.plus(a, Expr.literal(1)), b) == Verdict.TRUE;
-    }
-
-    /** TRUE when the ranges are apart for every value, FALSE when they overlap for every value. */
-    private Verdict apart(Expr[] a, Expr[] b) {
-        if (prover.atMost(a[1], b[0]) == Verdict.TRUE || prover.atMost(b[1], a[0]) == Verdict.TRUE) {
-            return Verdict.TRUE;
-        }
-        return below(a[0], b[1]) && below(b[0], a[1]) ? Verdict.FALSE : Verdict.UNKNOWN;
-    }
-
     /**
      * The ops of a group run concurrently: a range one of them receives into overlaps no range another sends from or
      * receives into (a send posted beside a recv into the same bytes reads whatever the recv has written so far).
@@ -268,7 +231,7 @@ public final class Conditions {
                 for (int i = 0; i < j; i++) {
                     for (OpSide earlier : ops.get(i).sides()) {
                         boolean writes = later.role() == OpSide.Role.RECV || earlier.role() == OpSide.Role.RECV;
-                        if (writes && sameRoot(earlier, later)) {
+                        if (writes && ranges.sameRoot(earlier, later)) {
                             groupApart(s, earlier, later);
                         }
                     }
@@ -278,14 +241,14 @@ public final class Conditions {
     }
 
     private void groupApart(StepDecl s, OpSide first, OpSide second) {
-        Expr[] a = range(first);
-        Expr[] b = range(second);
+        Expr[] a = ranges.range(first);
+        Expr[] b = ranges.range(second);
         String what = s.name() + "(): the " + first.role().word() + " of " + first.op().kind().annotation() + " #"
                 + first.op().index() + " and the " + second.role().word() + " of " + second.op().kind().annotation()
                 + " #" + second.op().index() + ", which run concurrently in one group";
         add(new Condition(Message.R7_GROUP_APART, List.of(first.label(), second.label(), shown(a[0]), shown(a[1]),
                 shown(b[0]), shown(b[1])), second.site(), stage(s, a[0], a[1], b[0], b[1]), what,
-                Condition.Kind.APART, List.of(a[0], a[1], b[0], b[1]), false, apart(a, b)));
+                Condition.Kind.APART, List.of(a[0], a[1], b[0], b[1]), false, ranges.apart(a, b)));
     }
 
     /**
@@ -293,15 +256,15 @@ public final class Conditions {
      * in-place form at the same offsets on every rank, so theirs are apart.
      */
     private void overlap(StepDecl s, OpDecl o, String name, OpSide send, OpSide recv) {
-        if (!sameRoot(send, recv)) {
+        if (!ranges.sameRoot(send, recv)) {
             return;
         }
-        Expr[] sendRange = range(send);
-        Expr[] recvRange = range(recv);
+        Expr[] sendRange = ranges.range(send);
+        Expr[] recvRange = ranges.range(recv);
         boolean inPlace = send.inPlaceForm() && recv.inPlaceForm();
         Verdict verdict = inPlace && prover.equal(sendRange[0], recvRange[0]) ? Verdict.TRUE
-                : apart(sendRange, recvRange);
-        boolean startsDiffer = below(sendRange[0], recvRange[0]) || below(recvRange[0], sendRange[0]);
+                : ranges.apart(sendRange, recvRange);
+        boolean startsDiffer = ranges.below(sendRange[0], recvRange[0]) || ranges.below(recvRange[0], sendRange[0]);
         if (verdict == Verdict.FALSE && inPlace && !startsDiffer) {
             verdict = Verdict.UNKNOWN; // they overlap, and may start at the same byte
         }

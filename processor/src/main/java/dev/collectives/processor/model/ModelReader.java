@@ -39,6 +39,7 @@ public final class ModelReader {
     static final String EXTERNAL = PACKAGE + "External";
     public static final String WINDOW = PACKAGE + "Window";
     static final String GROUPED = PACKAGE + "Grouped";
+    static final String WRITTEN_ORDER = PACKAGE + "WrittenOrder";
     static final String DIM = PACKAGE + "Dim";
     static final String CAPTURE = PACKAGE + "Capture";
     static final String CAPTURE_LIST = CAPTURE + ".List";
@@ -72,6 +73,7 @@ public final class ModelReader {
         model.graphCache = graphCache == null ? 0 : graphCache;
         GraphCacheOverflow overflow = Mirrors.enumValue(values.get("graphCacheOverflow"), GraphCacheOverflow.class);
         model.graphCacheOverflow = overflow == null ? GraphCacheOverflow.WARN : overflow;
+        model.plan = !Boolean.FALSE.equals(Mirrors.bool(values.get("plan")));
         for (Element member : type.getEnclosedElements()) {
             if (member.getKind() == ElementKind.METHOD && member.getModifiers().contains(Modifier.ABSTRACT)) {
                 member.getAnnotationMirrors().stream().filter(m -> Mirrors.qualifiedName(m).equals(DIM)).findFirst()
@@ -93,7 +95,10 @@ public final class ModelReader {
         return model;
     }
 
-    /** Methods with an accessor annotation are accessors; with ops or @Grouped, steps; else unannotated. */
+    /**
+     * Methods with an accessor annotation are accessors; with ops, @Grouped or @WrittenOrder, steps; else
+     * unannotated.
+     */
     private void readMethod(PipelineModel model, ExecutableElement method) {
         List<? extends AnnotationMirror> mirrors = method.getAnnotationMirrors();
         if (model.dim(method.getSimpleName().toString()).filter(d -> d.method() == method).isPresent()) {
@@ -136,12 +141,14 @@ public final class ModelReader {
                 contained(m).forEach(inner -> step.captures.add(readCapture(method, inner)));
             } else if (name.equals(GROUPED)) {
                 step.groupedMirror = m;
+            } else if (name.equals(WRITTEN_ORDER)) {
+                step.writtenOrder = true;
             } else if (name.startsWith(PACKAGE)) {
                 step.stray.add(m);
             }
         }
         reorder(step, sourceOrder.annotationNames(method));
-        if (step.ops.isEmpty() && step.groupedMirror == null && step.stray.isEmpty()) {
+        if (step.ops.isEmpty() && step.groupedMirror == null && !step.writtenOrder && step.stray.isEmpty()) {
             model.unannotated.add(method);
         } else {
             model.steps.add(step);

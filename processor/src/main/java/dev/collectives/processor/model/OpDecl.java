@@ -8,6 +8,7 @@ import javax.lang.model.element.ExecutableElement;
 
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.processor.expr.Expr;
 
 /**
  * One op annotation of a step, in source order. {@code send}/{@code recv} name the accessors (a {@code @Send}'s
@@ -26,11 +27,32 @@ public final class OpDecl extends Annotated {
     Peer peer;
     Integer peerRank;
     private List<OpSide> sides = List.of();
+    /** The declared ops this call serves: itself, or those fused into it. */
+    private List<OpDecl> members;
 
     OpDecl(ExecutableElement method, AnnotationMirror mirror, OpKind kind, int index) {
         super(method, mirror);
         this.kind = kind;
         this.index = index;
+        this.members = List.of(this);
+    }
+
+    /**
+     * One call over the union of the ranges of {@code run}, consecutive ops whose ranges lie end to end: the first
+     * op's buffers and offsets, and the sum of their counts ({@code 16 * n} where they are all {@code n}).
+     */
+    static OpDecl fused(List<OpDecl> run) {
+        OpDecl first = run.get(0);
+        OpDecl fused = first.withIndex(first.index);
+        fused.members = List.copyOf(run);
+        String countAttribute = first.kind.countAttribute();
+        List<Expr> counts = run.stream().map(o -> o.expression(countAttribute)).toList();
+        Expr total = counts.stream().allMatch(counts.get(0)::equals) ? Expr.times(Expr.literal(run.size()),
+                counts.get(0)) : counts.stream().reduce(Expr::plus).orElseThrow();
+        fused.expressions.put(countAttribute, total);
+        fused.count = run.stream().allMatch(o -> o.count != null) ? run.stream().mapToLong(o -> o.count).sum() : null;
+        fused.sides = first.sides.stream().map(side -> new OpSide(fused, side.role(), side.buffer())).toList();
+        return fused;
     }
 
     /** The same op at another position of its step. */
@@ -53,7 +75,21 @@ public final class OpDecl extends Annotated {
         return kind;
     }
 
-    /** Position in its step, from 0. */
+    /** The declared ops this call serves, in order: itself, or those fused into it. */
+    public List<OpDecl> members() {
+        return members;
+    }
+
+    public boolean isFused() {
+        return members.size() > 1;
+    }
+
+    /** "#3", or "#0-#15" for a fused call: how plans name a call. */
+    public String number() {
+        return "#" + index + (isFused() ? "-#" + members.get(members.size() - 1).index : "");
+    }
+
+    /** Position in its step, from 0 (a fused call's is its first op's). */
     public int index() {
         return index;
     }
@@ -129,11 +165,11 @@ public final class OpDecl extends Annotated {
 
     /** "@AllReduce #0 in step()", as messages name it. */
     public String label() {
-        return kind.annotation() + " #" + index + " in " + element().getSimpleName() + "()";
+        return kind.annotation() + " " + number() + " in " + element().getSimpleName() + "()";
     }
 
     @Override
     public String toString() {
-        return kind.annotation() + " #" + index + " of " + element().getSimpleName() + "()";
+        return kind.annotation() + " " + number() + " of " + element().getSimpleName() + "()";
     }
 }

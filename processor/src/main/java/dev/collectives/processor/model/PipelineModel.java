@@ -2,7 +2,9 @@ package dev.collectives.processor.model;
 
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -23,6 +25,7 @@ public final class PipelineModel extends Annotated {
     int ranks;
     int graphCache;
     GraphCacheOverflow graphCacheOverflow;
+    boolean plan;
     final List<DimDecl> dims = new ArrayList<>();
     final List<ExprProblem> problems = new ArrayList<>();
     final List<BufferDecl> buffers = new ArrayList<>();
@@ -31,6 +34,8 @@ public final class PipelineModel extends Annotated {
     final List<ExecutableElement> concrete = new ArrayList<>();
     /** Proved once: both the validation and the writer read them. */
     private List<Condition> conditions;
+    /** Planned once: several parts of the writer read them. */
+    private final Map<StepDecl, StepPlan> plans = new HashMap<>();
 
     PipelineModel(TypeElement type, AnnotationMirror mirror) {
         super(type, mirror);
@@ -47,6 +52,11 @@ public final class PipelineModel extends Annotated {
             conditions = Conditions.of(this);
         }
         return conditions;
+    }
+
+    /** How {@code step} is issued, once the model is read in full, complete and valid. */
+    public StepPlan plan(StepDecl step) {
+        return plans.computeIfAbsent(step, s -> new StepPlanner(this).plan(s));
     }
 
     /** Null when the attribute is missing or unreadable. */
@@ -87,6 +97,11 @@ public final class PipelineModel extends Annotated {
     /** What each such step does once its graph cache proves too small. */
     public GraphCacheOverflow graphCacheOverflow() {
         return graphCacheOverflow;
+    }
+
+    /** Whether the steps are planned ({@code @CollectivePipeline(plan)}, true unless turned off). */
+    public boolean plan() {
+        return plan;
     }
 
     /** {@code @Dim} accessors in declaration order. */

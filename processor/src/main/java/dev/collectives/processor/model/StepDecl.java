@@ -12,6 +12,7 @@ public final class StepDecl {
     private final ExecutableElement method;
     final List<OpDecl> ops = new ArrayList<>();
     AnnotationMirror groupedMirror;
+    boolean writtenOrder;
     boolean orderUnknown;
     final List<AnnotationMirror> stray = new ArrayList<>();
     final List<CaptureDecl> captures = new ArrayList<>();
@@ -52,6 +53,11 @@ public final class StepDecl {
      */
     public boolean grouped() {
         return explicitlyGrouped() || ops.stream().anyMatch(o -> o.kind().isPointToPoint());
+    }
+
+    /** Whether {@code @WrittenOrder} keeps the step out of the plan. */
+    public boolean writtenOrder() {
+        return writtenOrder;
     }
 
     /**

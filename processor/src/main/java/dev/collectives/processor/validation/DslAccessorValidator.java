@@ -31,8 +31,8 @@ final class DslAccessorValidator implements Validator {
             for (AnnotationMirror stray : b.stray()) {
                 if (!ModelReader.isAccessorAnnotation(Mirrors.qualifiedName(stray))) {
                     diagnostics.error(Tag.ACCESSOR, new Site(m, stray, null), "accessor `" + b.name() + "()` carries @"
-                            + stray.getAnnotationType().asElement().getSimpleName() + "; ops and @Grouped belong on "
-                            + "a void step method, not on an accessor");
+                            + stray.getAnnotationType().asElement().getSimpleName() + "; ops, @Grouped and "
+                            + "@WrittenOrder belong on a void step method, not on an accessor");
                 }
             }
         }

@@ -109,6 +109,10 @@ final class CheckWriter extends GenerationPart {
                 f.add(".add($S,$W$L)\n", "step " + s.name() + " op " + o.index(),
                         Generation.literal(opShape(o), FINGERPRINT_VALUE));
             }
+            if (model.plan(s).changesWrittenOrder()) {
+                f.add(".add($S,$W$L)\n", "step " + s.name() + " plan",
+                        Generation.literal(model.plan(s).signature(), FINGERPRINT_VALUE));
+            }
         }
         return f.add(".build()").add(tail).unindent().unindent().build();
     }

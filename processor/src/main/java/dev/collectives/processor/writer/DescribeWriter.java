@@ -19,9 +19,12 @@ import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.StepDecl;
+import dev.collectives.processor.model.StepPlan;
 
 /** {@code describe()}, each op's row with its registration path, and {@code close()}, which releases in reverse. */
 final class DescribeWriter extends GenerationPart {
+    /** A note's literal fits, with its quotes and {@code + }, a line of the describe table's arguments. */
+    private static final int NOTE = 72;
     private final List<String> graphCaches;
 
     /** @param graphCaches the fields of the GRAPH steps' caches, whose counts describe() reports */
@@ -45,6 +48,9 @@ final class DescribeWriter extends GenerationPart {
                 .add(rows.isEmpty() ? "" : "\n")
                 .add(CodeBlock.join(rows, ",\n"))
                 .add("}");
+        for (CodeBlock note : planNotes()) {
+            code.add(",\n$L", note);
+        }
         for (BufferDecl b : model.buffers()) {
             if (b.isWindow()) {
                 code.add(",\n$T.windowHelpers($S,$W$L,$W$N,$W$N)", DESCRIBE_TABLE, b.name(), b.windowSymmetric(),
@@ -109,6 +115,28 @@ final class DescribeWriter extends GenerationPart {
             // concatenated after a string: only a sum or difference would be read as more concatenation
             text.add(e + " = ").add(Expressions.needsParentheses(e, '+', true) ? CodeBlock.of("($L)", value) : value);
         }
+    }
+
+    /**
+     * The plan of each step of more than one op, as a line after the table: what was fused or grouped, and why ops
+     * that look fusable were not; where bind decides the plan, the one it took.
+     */
+    private List<CodeBlock> planNotes() {
+        List<CodeBlock> notes = new ArrayList<>();
+        for (StepDecl s : model.steps()) {
+            if (s.ops().size() < 2) {
+                continue;
+            }
+            StepPlan plan = model.plan(s);
+            CodeBlock proven = planLine(s, plan.proven());
+            notes.add(plan.decidedAtBind() ? CodeBlock.of("($N$W? $L$W: $L)", name(s.name() + "Fused"),
+                    planLine(s, plan.atBind()), proven) : proven);
+        }
+        return notes;
+    }
+
+    private static CodeBlock planLine(StepDecl s, StepPlan.Issue issue) {
+        return Generation.literal("plan of " + s.name() + "(): " + String.join("; ", issue.notes()) + "\n", NOTE);
     }
 
     /** The dims, each accessor's sizes from expressions, and each graph cache, as lines after the table. */

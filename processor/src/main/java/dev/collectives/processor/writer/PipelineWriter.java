@@ -67,6 +67,7 @@ public final class PipelineWriter {
             shapes.bindChecks();
         }
         checks.checkPairing();
+        steps.planAtBind();
         steps.prepareArguments();
         steps.callChecks();
         layout.register();

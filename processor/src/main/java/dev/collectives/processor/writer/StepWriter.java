@@ -23,9 +23,11 @@ import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpKind;
 import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.StepDecl;
+import dev.collectives.processor.model.StepPlan;
 
-/** Capture and steps: each op's arguments (buffer + offset), each step captured into a graph (GRAPH), and the
- * step methods, which launch the graph or issue the ops in declaration order. */
+/** Capture and steps: each call's arguments (buffer + offset), each step captured into a graph (GRAPH), and the
+ * step methods, which launch the graph or issue the calls of the step's plan: the ops in declaration order, fused
+ * where their ranges lie end to end, grouped where they are independent. */
 final class StepWriter extends GenerationPart {
     private static final ClassName REDUCE_OP = ClassName.get(ReduceOp.class);
     private static final ClassName GRAPH_CACHE_OVERFLOW = ClassName.get(GraphCacheOverflow.class);
@@ -58,10 +60,38 @@ final class StepWriter extends GenerationPart {
         roots.add(calls);
     }
 
+    /**
+     * Where a fusion holds only for some values of the dims, bind checks them once, before any call: every rank
+     * bound the same dims (they are in the fingerprint), so every rank decides alike.
+     */
+    void planAtBind() {
+        for (StepDecl s : model.steps()) {
+            StepPlan plan = model.plan(s);
+            if (!plan.decidedAtBind()) {
+                continue;
+            }
+            String field = newName(s.name() + "Fused");
+            type.addField(boolean.class, field, Modifier.PRIVATE);
+            List<CodeBlock> tests = new ArrayList<>();
+            for (StepPlan.BindTest test : plan.bindTests()) {
+                List<CodeBlock> o = test.operands().stream()
+                        .map(e -> Expressions.plain(e, n -> generation.name(n, Map.of()))).toList();
+                tests.add(test.kind() == StepPlan.BindTest.Kind.EQUAL ? CodeBlock.of("$L == $L", o.get(0), o.get(1))
+                        : CodeBlock.of("($L == $L ||$W$L <= $L ||$W$L <= $L)", o.get(0), o.get(2), o.get(1),
+                                o.get(2), o.get(3), o.get(0)));
+            }
+            open.add(Comments.line(s.name() + "(): its plan fuses more where the dims bound put the ranges of "
+                            + "consecutive ops end to end, in place or apart"))
+                    .addStatement("$N = $L", field, CodeBlock.join(tests, " &&$W"));
+        }
+    }
+
     void prepareArguments() {
         boolean commented = false;
         for (StepDecl s : model.steps()) {
-            for (OpDecl o : s.ops()) {
+            // slices only for the plan that always holds: the calls of a plan bind chooses by its dims lie inside
+            // their buffers only where bind takes that plan, so they take the element-offset overloads
+            for (OpDecl o : model.plan(s).proven().calls()) {
                 if (!generation.fixed(o)) {
                     continue; // offsets from expressions go to the element-offset overloads, no slices
                 }
@@ -74,8 +104,8 @@ final class StepWriter extends GenerationPart {
                             open.add("// the ops' arguments: buffer + offset, in elements of the buffer's type\n");
                             commented = true;
                         }
-                        String field = newName(s.name() + "Op" + o.index()
-                                + (side.role() == OpSide.Role.SEND ? "Send" : "Recv"));
+                        String ops = o.isFused() ? "Ops" + o.index() + "To" + last(o).index() : "Op" + o.index();
+                        String field = newName(s.name() + ops + (side.role() == OpSide.Role.SEND ? "Send" : "Recv"));
                         type.addField(DEVICE_BUFFER, field, Modifier.PRIVATE);
                         open.addStatement("$N = $L", field, support(BYTE_RANGES, "slice", "$N, $S, $S, $LL, $L",
                                 name(side.buffer()), side.buffer().name(), side.label(), side.knownOffset(),
@@ -280,23 +310,50 @@ final class StepWriter extends GenerationPart {
         }
     }
 
-    /** The step's ops in declaration order, grouped when asked or when point-to-point. */
+    /** The calls of the step's plan, or of the plan bind took where bind decides it. */
     CodeBlock issue(StepDecl s, Map<String, CodeBlock> params) {
+        StepPlan plan = model.plan(s);
+        if (!plan.decidedAtBind()) {
+            return issue(plan.proven(), params);
+        }
+        return CodeBlock.builder().beginControlFlow("if ($N)", name(s.name() + "Fused"))
+                .add(issue(plan.atBind(), params))
+                .nextControlFlow("else").add(issue(plan.proven(), params)).endControlFlow().build();
+    }
+
+    /** Each batch's calls, in a group where grouped, each call under the C of the declared ops it serves. */
+    private CodeBlock issue(StepPlan.Issue plan, Map<String, CodeBlock> params) {
         CodeBlock.Builder code = CodeBlock.builder();
-        if (s.grouped()) {
-            code.add(Comments.call(CNames.ccl("GroupStart"), List.of()))
-                    .addStatement("$N.groupStart()", name("comm"));
-        }
-        for (OpDecl o : s.ops()) {
-            code.add(cComment(o)).addStatement(call(o, params));
-        }
-        if (s.grouped()) {
-            code.add(Comments.call(CNames.ccl("GroupEnd"), List.of())).addStatement("$N.groupEnd()", name("comm"));
+        for (StepPlan.Batch batch : plan.batches()) {
+            if (batch.grouped()) {
+                code.add(Comments.call(CNames.ccl("GroupStart"), List.of(), batch.aggregated()
+                                ? "the calls up to GroupEnd are independent; one launch serves them" : ""))
+                        .addStatement("$N.groupStart()", name("comm"));
+            }
+            for (OpDecl call : batch.calls()) {
+                if (call.isFused()) {
+                    for (OpDecl declared : call.members()) {
+                        code.add(cComment(declared, declared.kind().annotation() + " #" + declared.index() + ": "));
+                    }
+                    code.add(cComment(call, "fused: "));
+                } else {
+                    code.add(cComment(call, ""));
+                }
+                code.addStatement(call(call, params));
+            }
+            if (batch.grouped()) {
+                code.add(Comments.call(CNames.ccl("GroupEnd"), List.of())).addStatement("$N.groupEnd()", name("comm"));
+            }
         }
         return code.build();
     }
 
-    CodeBlock cComment(OpDecl o) {
+    private static OpDecl last(OpDecl call) {
+        return call.members().get(call.members().size() - 1);
+    }
+
+    /** The C of the call, after {@code prefix}: {@code // {nccl,mccl}AllReduce(in, out, 64, ...)}. */
+    private CodeBlock cComment(OpDecl o, String prefix) {
         DataType t = typeOf(o);
         List<String> args = new ArrayList<>();
         for (OpSide side : o.sides()) {
@@ -316,14 +373,14 @@ final class StepWriter extends GenerationPart {
         }
         args.add("comm");
         args.add("stream");
-        return Comments.call(CNames.ccl(o.kind().cName()), args);
+        return Comments.call(prefix + CNames.ccl(o.kind().cName()), args);
     }
 
-    /** The Communicator call: slices made at bind for fixed ops, else buffer and element offset, as Java. */
+    /** The Communicator call: the slices made at bind where there are, else buffer and element offset, as Java. */
     CodeBlock call(OpDecl o, Map<String, CodeBlock> params) {
         // one block for the whole call, not one per argument joined into another: this is made for every op
         CodeBlock.Builder call = CodeBlock.builder().add("$N.$L(", name("comm"), o.kind().method());
-        boolean fixed = generation.fixed(o);
+        boolean fixed = arguments.containsKey(key(o, o.sides().get(0)));
         for (OpSide side : o.sides()) {
             if (fixed) {
                 call.add("$L,$W", argument(o, side));

@@ -1,0 +1,70 @@
+package dev.collectives.processor.model;
+
+import java.util.Optional;
+
+import dev.collectives.processor.expr.Expr;
+import dev.collectives.processor.expr.Prover;
+import dev.collectives.processor.expr.Verdict;
+
+/**
+ * Where ops' sides lie: byte ranges from the head of their root allocation, as expressions, and what the
+ * {@link Prover} says of two of them. R7's conditions and the step plans ask the same questions.
+ */
+final class SideRanges {
+    private final PipelineModel model;
+    private final Prover prover;
+
+    SideRanges(PipelineModel model, Prover prover) {
+        this.model = model;
+        this.prover = prover;
+    }
+
+    /** Bytes from the head of the buffer's root: the sum of the offsets along its chain of views. */
+    Expr offsetInRoot(BufferDecl b) {
+        Expr offset = Expr.literal(0);
+        for (BufferDecl v = b; v.kind() == BufferDecl.Kind.VIEW; v = model.buffer(v.of()).orElseThrow()) {
+            offset = Expr.plus(v.expression("offsetBytes"), offset);
+        }
+        return offset;
+    }
+
+    static Expr bytes(Expr elements, int size) {
+        return Expr.times(elements, Expr.literal(size));
+    }
+
+    /** [start, end) in bytes from the head of the side's root allocation. */
+    Expr[] range(OpSide side) {
+        int size = side.buffer().type().size();
+        Expr start = Expr.plus(offsetInRoot(side.buffer()), bytes(side.offset(), size));
+        return new Expr[] {start, Expr.plus(start, bytes(side.elements(), size))};
+    }
+
+    boolean sameRoot(OpSide a, OpSide b) {
+        Optional<BufferDecl> root = model.root(a.buffer());
+        return root.isPresent() && root.get() == model.root(b.buffer()).orElse(null);
+    }
+
+    /**
+     * Whether the sides lie in memory of two allocations, so that no byte of one is a byte of the other: two roots,
+     * not both {@code @External} (externals are the user's, and two of them may be parts of one allocation).
+     */
+    boolean separateAllocations(OpSide a, OpSide b) {
+        Optional<BufferDecl> first = model.root(a.buffer());
+        Optional<BufferDecl> second = model.root(b.buffer());
+        return first.isPresent() && second.isPresent() && first.get() != second.get()
+                && (first.get().kind() != BufferDecl.Kind.EXTERNAL || second.get().kind() != BufferDecl.Kind.EXTERNAL);
+    }
+
+    /** {@code a < b} for every value. */
+    boolean below(Expr a, Expr b) {
+        return prover.atMost(Expr.plus(a, Expr.literal(1)), b) == Verdict.TRUE;
+    }
+
+    /** TRUE when the ranges are apart for every value, FALSE when they overlap for every value. */
+    Verdict apart(Expr[] a, Expr[] b) {
+        if (prover.atMost(a[1], b[0]) == Verdict.TRUE || prover.atMost(b[1], a[0]) == Verdict.TRUE) {
+            return Verdict.TRUE;
+        }
+        return below(a[0], b[1]) && below(b[0], a[1]) ? Verdict.FALSE : Verdict.UNKNOWN;
+    }
+}

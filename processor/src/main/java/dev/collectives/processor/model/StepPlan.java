@@ -1,0 +1,91 @@
+package dev.collectives.processor.model;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import dev.collectives.processor.expr.Expr;
+
+/**
+ * How a step's ops are issued: the calls (each a declared op, or several fused into one) in order, in batches that
+ * are one group each where grouped. Where a fusion holds only for some values of the dims, bind decides: it runs
+ * {@link #atBind()} when every {@link #bindTests() test} holds, else {@link #proven()}; the dims are the same on
+ * every rank, so every rank decides alike.
+ */
+public final class StepPlan {
+    /** Calls issued together: in one group when {@code grouped}, which {@code aggregated} says the plan made. */
+    public record Batch(List<OpDecl> calls, boolean grouped, boolean aggregated) {
+    }
+
+    /** One way to issue the step, and what {@code describe()} says of it. */
+    public record Issue(List<Batch> batches, List<String> notes) {
+        /** Every call, in order. */
+        public List<OpDecl> calls() {
+            return batches.stream().flatMap(b -> b.calls().stream()).toList();
+        }
+
+        /** Whether it issues other than the ops one by one: a fused call, or a group the plan made. */
+        boolean changesWrittenOrder() {
+            return batches.stream().anyMatch(b -> b.aggregated() || b.calls().stream().anyMatch(OpDecl::isFused));
+        }
+
+        /** For the fingerprint: "#0-#15; group(#16, #17)". */
+        String signature() {
+            return batches.stream().map(b -> {
+                String calls = b.calls().stream().map(OpDecl::number).collect(Collectors.joining(", "));
+                return b.grouped() ? "group(" + calls + ")" : calls;
+            }).collect(Collectors.joining("; "));
+        }
+    }
+
+    /**
+     * A condition on sizes that bind checks before it takes {@link #atBind()}: {@code operands[0] == operands[1]}
+     * ({@link Kind#EQUAL}: one op's range ends where the next one's starts), or send bytes {@code [operands[0],
+     * operands[1])} and recv bytes {@code [operands[2], operands[3])} of one allocation starting together or apart
+     * ({@link Kind#IN_PLACE_OR_APART}: the fused call's sides).
+     */
+    public record BindTest(Kind kind, List<Expr> operands) {
+        /** The shape of the comparison. */
+        public enum Kind { EQUAL, IN_PLACE_OR_APART }
+    }
+
+    private final Issue proven;
+    private final Issue atBind;
+    private final List<BindTest> bindTests;
+
+    StepPlan(Issue proven, Issue atBind, List<BindTest> bindTests) {
+        this.proven = proven;
+        this.atBind = atBind;
+        this.bindTests = List.copyOf(new LinkedHashSet<>(bindTests)); // a send and its recv may ask the same
+    }
+
+    /** The plan of what the processor proved for every value. */
+    public Issue proven() {
+        return proven;
+    }
+
+    /** The plan with the fusions that bind finds to hold, or null when none depends on bind. */
+    public Issue atBind() {
+        return atBind;
+    }
+
+    /** What bind checks to take {@link #atBind()}; empty when that is null. */
+    public List<BindTest> bindTests() {
+        return bindTests;
+    }
+
+    public boolean decidedAtBind() {
+        return atBind != null;
+    }
+
+    /** Whether the step is issued other than as written, however bind decides. */
+    public boolean changesWrittenOrder() {
+        return proven.changesWrittenOrder() || decidedAtBind() && atBind.changesWrittenOrder();
+    }
+
+    /** The plan as the fingerprint records it, so that ranks that planned a step differently fail at bind. */
+    public String signature() {
+        return decidedAtBind() ? atBind.signature() + " if adjacent at bind, else " + proven.signature()
+                : proven.signature();
+    }
+}
