@@ -7,6 +7,8 @@ import dev.collectives.examples.bench.OverheadBenchmark;
 import dev.collectives.examples.bench.PlotCommand;
 import dev.collectives.examples.bench.ShapesBenchmark;
 import dev.collectives.examples.bench.SimAllReduceBenchmark;
+import dev.collectives.examples.differential.DifferentialCommand;
+import dev.collectives.examples.differential.RankCommand;
 import dev.collectives.examples.mistakes.Mistake;
 
 import java.io.PrintStream;
@@ -44,6 +46,8 @@ final class Commands {
                 .addSubcommand(new CommandLine(new MistakesCommand(catalogue)))
                 .addSubcommand(new CommandLine(new JoinCommand(catalogue)))
                 .addSubcommand(new CommandLine(new ListCommand(catalogue)))
+                .addSubcommand(new CommandLine(new DifferentialCommand(out, examples, mistakes)))
+                .addSubcommand(new CommandLine(new RankCommand(out, examples, mistakes)))
                 .addSubcommand(new CommandLine(new Bench()))
                 .setCaseInsensitiveEnumValuesAllowed(true);
         PrintWriter writer = new PrintWriter(out, true);

@@ -179,7 +179,7 @@ public final class Runner {
     }
 
     private Verdict runExample(Example example) {
-        Optional<String> outOfRange = rankRange(example.minRanks(), example.maxRanks());
+        Optional<String> outOfRange = rankRange(ranks.size(), example.minRanks(), example.maxRanks());
         if (outOfRange.isPresent()) {
             out.println("SKIPPED: " + outOfRange.get());
             return Verdict.SKIPPED;
@@ -243,7 +243,7 @@ public final class Runner {
     }
 
     private Verdict runMistake(Mistake mistake) {
-        Optional<String> outOfRange = rankRange(mistake.minRanks(), Integer.MAX_VALUE);
+        Optional<String> outOfRange = rankRange(ranks.size(), mistake.minRanks(), Integer.MAX_VALUE);
         if (outOfRange.isPresent()) {
             out.println("SKIPPED: " + outOfRange.get());
             return Verdict.SKIPPED;
@@ -293,18 +293,19 @@ public final class Runner {
 
     // ---- printing ---------------------------------------------------------------------------------------
 
-    private Optional<String> rankRange(int min, int max) {
-        if (ranks.size() < min) {
-            return Optional.of("needs at least " + min + " ranks (running " + ranks.size() + ")");
+    /** Why {@code size} ranks are too few (below {@code min}) or too many (above {@code max}); empty if neither. */
+    public static Optional<String> rankRange(int size, int min, int max) {
+        if (size < min) {
+            return Optional.of("needs at least " + min + " ranks (running " + size + ")");
         }
-        if (ranks.size() > max) {
-            return Optional.of("sized for at most " + max + " ranks (running " + ranks.size() + ")");
+        if (size > max) {
+            return Optional.of("sized for at most " + max + " ranks (running " + size + ")");
         }
         return Optional.empty();
     }
 
     /** A failure's own message: for a rank's failure, the rank and what it threw, without wrapper class names. */
-    static String failure(Throwable e) {
+    public static String failure(Throwable e) {
         if (e instanceof CollectivesException wrapper && wrapper.rank() >= 0 && e.getCause() != null
                 && e.getMessage().startsWith("rank " + wrapper.rank() + " failed: ")) {
             Throwable cause = e.getCause();
