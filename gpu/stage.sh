@@ -14,8 +14,9 @@ rm -f "$dest"/lib/*.jar
 mvn -B -q -pl "$modules" -am package dependency:copy-dependencies -DskipTests -Dmaven.javadoc.skip=true \
   -Dmaven.source.skip=true -DincludeScope=runtime -DexcludeGroupIds=dev.collectives -DoutputDirectory="$dest/lib" \
   -DexcludeClassifiers=linux-arm64,linux-ppc64le,macosx-arm64,macosx-x86_64,windows-x86_64
-[ -x "$dest/jre/bin/java" ] || gpu/jre.sh "$dest/jre"
-for m in api runtime examples; do
+# an image without the compiler predates the differential harness, which compiles its corpus there
+"$dest/jre/bin/java" --list-modules 2>/dev/null | grep -q "^jdk.compiler@" || gpu/jre.sh "$dest/jre"
+for m in api processor runtime examples; do
   if [ -d "$m/target" ]; then
     find "$m/target" -maxdepth 1 -name 'collectives-*.jar' ! -name '*-sources.jar' ! -name '*-javadoc.jar' \
       -exec cp {} "$dest/lib/" \;
@@ -23,5 +24,5 @@ for m in api runtime examples; do
 done
 [ -f "$dest"/lib/junit-platform-console-standalone-1.14.4.jar ] || mvn -B -q dependency:copy \
   -Dartifact=org.junit.platform:junit-platform-console-standalone:1.14.4 -DoutputDirectory="$dest/lib"
-cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
+cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/differential.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
 du -sh "$dest"; ls "$dest/lib"

@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -54,24 +55,30 @@ final class Report {
             }
         }
         Report report = new Report(ranks);
+        Map<String, List<String>> unanswered = new LinkedHashMap<>();
         for (Item item : items) {
             Verdict[] verdicts = byItem.getOrDefault(item.key(), new Verdict[ranks]);
             for (int r = 0; r < ranks; r++) {
                 if (verdicts[r] == null) {
-                    verdicts[r] = new Verdict(item.key(), r, Result.DIFFER, false, "no verdict: the process of rank "
-                            + r + " " + ended.get(item.part().job())[r] + " (see " + store.log(item.part().job(), r)
-                            + ")");
+                    String process = "the process of rank " + r + " " + ended.get(item.part().job())[r] + " (see "
+                            + store.log(item.part().job(), r) + ")";
+                    unanswered.computeIfAbsent(process, k -> new ArrayList<>()).add(item.key());
+                    verdicts[r] = new Verdict(item.key(), r, Result.DIFFER, false, "no verdict: " + process);
                 }
             }
             report.add(item, verdicts);
         }
+        unanswered.forEach((process, keys) -> report.details.add("DIFFERS: no verdict on " + keys.size()
+                + " item(s), from " + keys.get(0) + " on: " + process));
         return report;
     }
 
     private void add(Item item, Verdict[] verdicts) {
         Tally tally = tallies.get(item.part());
         List<Verdict> differing = List.of(verdicts).stream().filter(v -> v.result() == Result.DIFFER).toList();
-        if (!differing.isEmpty()) {
+        if (differing.stream().anyMatch(v -> v.detail().startsWith("no verdict: "))) {
+            tally.differ++;
+        } else if (!differing.isEmpty()) {
             tally.differ++;
             details.add("DIFFERS: " + item.key() + " on rank(s) " + differing.stream().map(v -> String.valueOf(
                     v.rank())).collect(Collectors.joining(", ")) + ": " + differing.get(0).detail()
