@@ -196,10 +196,14 @@ final class Harness {
         return ended;
     }
 
-    /** This Java, its class path and the {@code collectives.*} properties it was given. */
+    /**
+     * This Java, its class path and the {@code collectives.*} properties it was given. The ranks of a job share the
+     * cores, and the rank's own work is light beside the backend's: a quick start and little compiling matter more
+     * than peak speed (the client compiler, one GC thread).
+     */
     private List<String> command(Part.Job job) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xss16m"));
+                .toString(), "-Xss16m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("collectives.")).sorted()
                 .forEach(k -> command.add("-D" + k + "=" + System.getProperty(k)));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Runner.class.getName(),
