@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -94,7 +95,18 @@ public final class Runner {
     static int runJoined(Commands.Catalogue catalogue, boolean mistakes, List<String> names) {
         List<Example> examples = mistakes ? List.of() : select("example", catalogue.examples(), Example::name, names);
         List<Mistake> chosen = mistakes ? select("mistake", catalogue.mistakes(), Mistake::name, names) : List.of();
-        PrintStream out = catalogue.out();
+        return onJoinedRank(catalogue.out(), (backend, rank) -> {
+            Runner runner = new Runner(backend, Ranks.joined(rank), catalogue.out());
+            return mistakes ? runner.runMistakes(chosen) : runner.runExamples(examples);
+        });
+    }
+
+    /**
+     * Joins this process's rank of a multi-process job, its place, the rendezvous and the backend taken from the
+     * environment, saying what it joins; runs {@code body} on the rank and closes it. Returns what {@code body}
+     * returns, or, having said why, {@link #USAGE} for bad settings and {@link #NOT_JOINED} when the job did not form.
+     */
+    public static int onJoinedRank(PrintStream out, BiFunction<Backend, JoinedRank, Integer> body) {
         Backend backend;
         Bootstrap bootstrap;
         try {
@@ -114,8 +126,7 @@ public final class Runner {
             return NOT_JOINED;
         }
         try (rank) {
-            Runner runner = new Runner(backend, Ranks.joined(rank), out);
-            return mistakes ? runner.runMistakes(chosen) : runner.runExamples(examples);
+            return body.apply(backend, rank);
         }
     }
 

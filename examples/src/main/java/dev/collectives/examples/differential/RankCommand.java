@@ -4,11 +4,7 @@ import dev.collectives.examples.Example;
 import dev.collectives.examples.Runner;
 import dev.collectives.examples.differential.Comparison.Verdict;
 import dev.collectives.examples.mistakes.Mistake;
-import dev.collectives.runtime.Backend;
-import dev.collectives.runtime.Backends;
-import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
-import dev.collectives.runtime.bootstrap.Bootstrap;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -50,19 +46,7 @@ public final class RankCommand implements Callable<Integer> {
     public Integer call() {
         List<Item> items = work.work(examples, mistakes).items().stream().filter(i -> i.part().job() == job)
                 .toList();
-        Backend backend;
-        JoinedRank rank;
-        try {
-            backend = Backends.fromEnvironment();
-            Bootstrap bootstrap = Bootstrap.fromEnvironment();
-            out.println("joining on " + backend.name() + ": " + bootstrap.describe());
-            out.flush();
-            rank = backend.join(bootstrap);
-        } catch (CollectivesException e) {
-            out.println("FAILED to join: " + e.getMessage());
-            return Runner.NOT_JOINED;
-        }
-        try (rank) {
+        return Runner.onJoinedRank(out, (backend, rank) -> {
             ResultStore store = new ResultStore(work.results, rank.size());
             Path verdicts = store.verdicts(job, rank.rank());
             boolean sim = Comparison.REFERENCE.equals(backend.name());
@@ -75,8 +59,8 @@ public final class RankCommand implements Callable<Integer> {
                         + verdict.detail());
                 out.flush();
             }
-        }
-        return Runner.PASSED;
+            return Runner.PASSED;
+        });
     }
 
     private static Outcome run(Item item, JoinedRank rank) {
