@@ -96,11 +96,6 @@ record PipelineSpec(String name, Registration registration, boolean allowLegacy,
         return symbols;
     }
 
-    Accessor accessor(String name) {
-        return accessors.stream().filter(a -> a.name().equals(name)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException(this.name + " has no accessor " + name));
-    }
-
     /** The allocations the driver fills and reads back: every {@code @Buffer} and every external's allocation. */
     List<Accessor> roots() {
         return accessors.stream().filter(a -> a.kind() != AccessorKind.VIEW).toList();
@@ -148,10 +143,5 @@ record PipelineSpec(String name, Registration registration, boolean allowLegacy,
             }
         }
         return reductions;
-    }
-
-    Step step(String name) {
-        return steps.stream().filter(s -> s.name().equals(name)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException(this.name + " has no step " + name));
     }
 }

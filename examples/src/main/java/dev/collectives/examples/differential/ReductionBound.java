@@ -36,7 +36,7 @@ record ReductionBound(int ranks, Map<DataType, Set<ReduceOp>> reductions) implem
         if (ranks <= 2 || ops == null) {
             return 0;
         }
-        double epsilon = Tolerance.epsilon(type);
+        double epsilon = epsilon(type);
         double largest = 0;
         for (ReduceOp op : ops) {
             double bound = switch (op) {
@@ -47,6 +47,32 @@ record ReductionBound(int ranks, Map<DataType, Set<ReduceOp>> reductions) implem
             };
             largest = Math.max(largest, bound);
         }
-        return largest == 0 ? 0 : largest + ranks * Tolerance.smallest(type);
+        return largest == 0 ? 0 : largest + ranks * smallest(type);
+    }
+
+    /** The distance from 1 to the next larger value of a floating {@code type}: 2^-mantissa bits. */
+    private static double epsilon(DataType type) {
+        return switch (type) {
+            case FLOAT64 -> 0x1p-52;
+            case FLOAT32 -> 0x1p-23;
+            case FLOAT16 -> 0x1p-10;
+            case BFLOAT16 -> 0x1p-7;
+            case FP8_E4M3 -> 0x1p-3;
+            case FP8_E5M2 -> 0x1p-2;
+            default -> throw new IllegalArgumentException(type + " is not a floating-point type");
+        };
+    }
+
+    /** The smallest positive (subnormal) value of a floating {@code type}: the spacing of results near zero. */
+    private static double smallest(DataType type) {
+        return switch (type) {
+            case FLOAT64 -> Double.MIN_VALUE;
+            case FLOAT32 -> Float.MIN_VALUE;
+            case FLOAT16 -> 0x1p-24;
+            case BFLOAT16 -> 0x1p-133;
+            case FP8_E4M3 -> 0x1p-9;
+            case FP8_E5M2 -> 0x1p-16;
+            default -> throw new IllegalArgumentException(type + " is not a floating-point type");
+        };
     }
 }

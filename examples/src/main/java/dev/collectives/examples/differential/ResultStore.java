@@ -119,10 +119,6 @@ final class ResultStore {
         }
     }
 
-    Path file(String name) {
-        return root.resolve(name);
-    }
-
     private Path referenceDir(Item item) {
         return root.resolve("reference").resolve(item.key().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.]+", "-"));
     }

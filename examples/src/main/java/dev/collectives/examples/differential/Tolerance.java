@@ -15,30 +15,4 @@ interface Tolerance {
 
     /** The largest {@code |a - b|} allowed for an element of {@code type} read as {@code a} on sim, {@code b} here. */
     double bound(DataType type, double a, double b);
-
-    /** The distance from 1 to the next larger value of a floating {@code type}: 2^-mantissa bits. */
-    static double epsilon(DataType type) {
-        return switch (type) {
-            case FLOAT64 -> 0x1p-52;
-            case FLOAT32 -> 0x1p-23;
-            case FLOAT16 -> 0x1p-10;
-            case BFLOAT16 -> 0x1p-7;
-            case FP8_E4M3 -> 0x1p-3;
-            case FP8_E5M2 -> 0x1p-2;
-            default -> throw new IllegalArgumentException(type + " is not a floating-point type");
-        };
-    }
-
-    /** The smallest positive (subnormal) value of a floating {@code type}: the spacing of results near zero. */
-    static double smallest(DataType type) {
-        return switch (type) {
-            case FLOAT64 -> Double.MIN_VALUE;
-            case FLOAT32 -> Float.MIN_VALUE;
-            case FLOAT16 -> 0x1p-24;
-            case BFLOAT16 -> 0x1p-133;
-            case FP8_E4M3 -> 0x1p-9;
-            case FP8_E5M2 -> 0x1p-16;
-            default -> throw new IllegalArgumentException(type + " is not a floating-point type");
-        };
-    }
 }

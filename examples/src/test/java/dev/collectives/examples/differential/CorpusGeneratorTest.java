@@ -126,7 +126,7 @@ class CorpusGeneratorTest {
                     List<long[]> ranges = new ArrayList<>();
                     List<String> roots = new ArrayList<>();
                     List<Op> owners = new ArrayList<>();
-                    for (Op op : p.step(call.step()).ops()) {
+                    for (Op op : step(p, call.step()).ops()) {
                         for (Side side : op.send() == op.recv() ? List.of(op.send()) : sides(op)) {
                             boolean timesRanks = side == op.send() ? op.kind().sendTimesRanks
                                     : op.kind().recvTimesRanks;
@@ -151,6 +151,14 @@ class CorpusGeneratorTest {
         }
     }
 
+    private static Step step(PipelineSpec p, String name) {
+        return p.steps().stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    private static Accessor accessor(PipelineSpec p, String name) {
+        return p.accessors().stream().filter(a -> a.name().equals(name)).findFirst().orElseThrow();
+    }
+
     private static List<Side> sides(Op op) {
         List<Side> sides = new ArrayList<>();
         if (op.send() != null) {
@@ -163,14 +171,14 @@ class CorpusGeneratorTest {
     }
 
     private static Accessor root(PipelineSpec p, Side side) {
-        Accessor a = p.accessor(side.accessor());
-        return a.kind() == AccessorKind.VIEW ? p.accessor(a.of()) : a;
+        Accessor a = accessor(p, side.accessor());
+        return a.kind() == AccessorKind.VIEW ? accessor(p, a.of()) : a;
     }
 
     /** The bytes of its root allocation the side touches, checked to lie within its accessor and its root. */
     private static long[] range(PipelineSpec p, Side side, long elements, Map<String, Long> symbols, int ranks,
             String where) {
-        Accessor a = p.accessor(side.accessor());
+        Accessor a = accessor(p, side.accessor());
         Accessor root = root(p, side);
         long size = a.type().size();
         long base = a.kind() == AccessorKind.VIEW ? a.offsetBytes().value(symbols) : root.pad() * size;
