@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
  * {@link Tolerance}. A difference names the first differing element and both values.
  */
 final class Comparison {
-    /** The side every comparison is made against. */
+    /** The backend every comparison is made against. */
     static final String REFERENCE = "sim";
 
     private Comparison() {
@@ -42,13 +42,24 @@ final class Comparison {
     record Verdict(String item, int rank, Result result, boolean bitExact, String detail) {
     }
 
-    static Verdict compare(String item, int rank, Outcome reference, Outcome other, String otherName,
+    /**
+     * How a report names the two sides: "sim" and the backend, or, when sim is compared with itself, "sim in
+     * threads" and "sim in processes".
+     */
+    record Sides(String reference, String other) {
+        static Sides against(String backend) {
+            return REFERENCE.equals(backend) ? new Sides("sim in threads", "sim in processes")
+                    : new Sides(REFERENCE, backend);
+        }
+    }
+
+    static Verdict compare(String item, int rank, Outcome reference, Outcome other, Sides sides,
             Tolerance tolerance) {
         if (other.kind() == Outcome.Kind.SKIPPED) {
-            return new Verdict(item, rank, Result.SKIPPED, false, otherName + ": " + other.detail());
+            return new Verdict(item, rank, Result.SKIPPED, false, sides.other() + ": " + other.detail());
         }
         if (!reference.verdict().equals(other.verdict())) {
-            return differ(item, rank, describe(REFERENCE, reference) + "; " + describe(otherName, other));
+            return differ(item, rank, describe(sides.reference(), reference) + "; " + describe(sides.other(), other));
         }
         if (reference.kind() == Outcome.Kind.FAILED) {
             return new Verdict(item, rank, Result.AGREE, true, "both failed with " + reference.tag());
@@ -56,13 +67,14 @@ final class Comparison {
         List<String> names = reference.outputs().stream().map(Output::name).collect(Collectors.toList());
         List<String> otherNames = other.outputs().stream().map(Output::name).collect(Collectors.toList());
         if (!names.equals(otherNames)) {
-            return differ(item, rank, REFERENCE + " read back " + names + ", " + otherName + " " + otherNames);
+            return differ(item, rank, sides.reference() + " read back " + names + ", " + sides.other() + " "
+                    + otherNames);
         }
         boolean bitExact = true;
         double largest = -1;
         String largestAt = "";
         for (int i = 0; i < names.size(); i++) {
-            Elements e = new Elements(reference.outputs().get(i), other.outputs().get(i), otherName, tolerance);
+            Elements e = new Elements(reference.outputs().get(i), other.outputs().get(i), sides, tolerance);
             if (e.difference != null) {
                 return differ(item, rank, e.difference);
             }
@@ -95,11 +107,11 @@ final class Comparison {
         double largest = -1;
         String largestAt = "";
 
-        Elements(Output reference, Output other, String otherName, Tolerance tolerance) {
+        Elements(Output reference, Output other, Sides sides, Tolerance tolerance) {
             if (reference.bytes().length != other.bytes().length || !reference.segments().equals(other.segments())) {
-                difference = reference.name() + ": " + REFERENCE + " read " + reference.bytes().length + " bytes in "
-                        + reference.segments() + ", " + otherName + " " + other.bytes().length + " in "
-                        + other.segments();
+                difference = reference.name() + ": " + sides.reference() + " read " + reference.bytes().length
+                        + " bytes in " + reference.segments() + ", " + sides.other() + " " + other.bytes().length
+                        + " in " + other.segments();
                 return;
             }
             if (Arrays.equals(reference.bytes(), other.bytes())) {
@@ -111,12 +123,12 @@ final class Comparison {
                 int size = s.type().size();
                 for (long at = s.offset(); at + size <= s.offset() + s.length() && difference == null; at += size) {
                     compare(reference.name(), s, (at - s.offset()) / size, raw(a, (int) at, size),
-                            raw(b, (int) at, size), otherName, tolerance);
+                            raw(b, (int) at, size), sides, tolerance);
                 }
             }
         }
 
-        private void compare(String buffer, Segment s, long index, long x, long y, String otherName,
+        private void compare(String buffer, Segment s, long index, long x, long y, Sides sides,
                 Tolerance tolerance) {
             if (x == y) {
                 return;
@@ -132,11 +144,12 @@ final class Comparison {
                 if (gap > largest) {
                     largest = gap;
                     largestAt = String.format(Locale.ROOT, "%.3g (bound %.3g) at %s: %s %s, %s", gap, bound, where,
-                            REFERENCE, show(type, x), show(type, y));
+                            sides.reference(), show(type, x), show(type, y));
                 }
                 return;
             }
-            difference = where + ": " + REFERENCE + " " + show(type, x) + ", " + otherName + " " + show(type, y)
+            difference = where + ": " + sides.reference() + " " + show(type, x) + ", " + sides.other() + " "
+                    + show(type, y)
                     + (bound > 0 ? String.format(Locale.ROOT, " (|difference| %.3g > bound %.3g)", gap, bound)
                     : " (bit-exact expected)");
         }

@@ -53,7 +53,8 @@ public final class RankCommand implements Callable<Integer> {
             for (Item item : items) {
                 Outcome outcome = item.outOfRange(rank.size()).map(Outcome::skipped).orElseGet(() -> run(item, rank));
                 Verdict verdict = Comparison.compare(item.key(), rank.rank(), store.readReference(item, rank.rank()),
-                        outcome, backend.name(), sim ? Tolerance.EXACT : item.tolerance(rank.size()));
+                        outcome, Comparison.Sides.against(backend.name()), sim ? Tolerance.EXACT
+                        : item.tolerance(rank.size()));
                 store.append(verdicts, verdict);
                 out.println(item.key() + ": " + verdict.result().name().toLowerCase(Locale.ROOT) + ": "
                         + verdict.detail());

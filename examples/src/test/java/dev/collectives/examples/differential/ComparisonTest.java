@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * only where the reduction order may differ, and a difference named by buffer, element and both values.
  */
 class ComparisonTest {
+    private static final Comparison.Sides NCCL = Comparison.Sides.against("nccl");
     /** Four int32 elements, then two float32 ones: a block with a view of another type in it. */
     private static Output block(int third, float last) {
         ByteBuffer bytes = ByteBuffer.allocate(24).order(ByteOrder.nativeOrder());
@@ -34,7 +35,7 @@ class ComparisonTest {
     }
 
     private static Verdict compare(Output sim, Output other, Tolerance tolerance) {
-        return Comparison.compare("corpus p0001", 3, Outcome.ran(List.of(sim)), Outcome.ran(List.of(other)), "nccl",
+        return Comparison.compare("corpus p0001", 3, Outcome.ran(List.of(sim)), Outcome.ran(List.of(other)), NCCL,
                 tolerance);
     }
 
@@ -91,9 +92,9 @@ class ComparisonTest {
         Outcome r2 = Outcome.failed(CollectivesException.violation(Rule.R2_OFFSET, 1, "offsets differ"));
         Outcome r9 = Outcome.failed(CollectivesException.violation(Rule.R9_LEGACY, 1, "no opt-in"));
 
-        Verdict same = Comparison.compare("wrap x", 1, r2, r2, "nccl", Tolerance.EXACT);
-        Verdict different = Comparison.compare("wrap x", 1, r2, r9, "nccl", Tolerance.EXACT);
-        Verdict ranOnlyThere = Comparison.compare("wrap x", 1, r2, Outcome.ran(List.of()), "nccl", Tolerance.EXACT);
+        Verdict same = Comparison.compare("wrap x", 1, r2, r2, NCCL, Tolerance.EXACT);
+        Verdict different = Comparison.compare("wrap x", 1, r2, r9, NCCL, Tolerance.EXACT);
+        Verdict ranOnlyThere = Comparison.compare("wrap x", 1, r2, Outcome.ran(List.of()), NCCL, Tolerance.EXACT);
 
         assertEquals(Result.AGREE, same.result());
         assertEquals("both failed with [R2 OFFSET]", same.detail());
@@ -106,9 +107,17 @@ class ComparisonTest {
     }
 
     @Test
+    void simAgainstItselfNamesThreadsAndProcesses() {
+        Verdict v = Comparison.compare("corpus p0001", 3, Outcome.ran(List.of(block(3, 1.25f))),
+                Outcome.ran(List.of(block(4, 1.25f))), Comparison.Sides.against("sim"), Tolerance.EXACT);
+
+        assertTrue(v.detail().endsWith(": sim in threads 3, sim in processes 4 (bit-exact expected)"), v.detail());
+    }
+
+    @Test
     void whatTheOtherBackendSkipsIsNotCompared() {
         Verdict v = Comparison.compare("examples ib-sharp", 0, Outcome.ran(List.of()),
-                Outcome.skipped("needs IB SHARP (CollNet) enabled on the communicator"), "nccl", Tolerance.EXACT);
+                Outcome.skipped("needs IB SHARP (CollNet) enabled on the communicator"), NCCL, Tolerance.EXACT);
 
         assertEquals(Result.SKIPPED, v.result());
         assertEquals("nccl: needs IB SHARP (CollNet) enabled on the communicator", v.detail());
