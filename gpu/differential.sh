@@ -6,11 +6,13 @@
 # GPUs the processes share the GPUs round-robin, each with its own NCCL_HOSTID, so that NCCL connects them through its
 # socket transport: a setup that proves behaviour, never speed. BACKEND=sim compares sim's threads with sim's
 # processes and needs no GPU (the build's tests run it that way).
-# Staged by gpu/stage.sh (MODULES=runtime,examples) into .gpu/ beside .gpu/lib and .gpu/jre; run there:
+# Staged by gpu/stage.sh (MODULES=runtime,examples) into .gpu/ beside .gpu/lib, .gpu/jre and the corpus that stage.sh
+# compiled, .gpu/corpus.jar (the runtime image has no compiler); run there:
 #   bash .gpu/differential.sh
 # Variables: BACKEND (nccl; mccl needs COLLECTIVES_MCCL_* set), RANKS (2,4,8), CORPUS (300), SEED (1), MAX_COUNT
-# (1048576), PARTS (examples,mistakes,corpus,wrap), OUT (/tmp/collectives-differential), JAVA (the staged runtime,
-# which must hold jdk.compiler: the harness compiles the corpus), CLASS_PATH (the staged jars).
+# (1048576): the corpus staged must be the one asked for, PARTS (examples,mistakes,corpus,wrap), OUT
+# (/tmp/collectives-differential), JAVA (the staged runtime), CLASS_PATH (the staged jars), CORPUS_JAR (the staged
+# corpus; where there is none, a JDK compiles it).
 set -u
 export NCCL_NVLS_ENABLE=0 MCCL_NVLS_ENABLE=0
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,6 +20,9 @@ backend=${BACKEND:-nccl}
 out=${OUT:-/tmp/collectives-differential}
 java=${JAVA:-$here/jre/bin/java}
 classpath=${CLASS_PATH:-$(ls "$here"/lib/*.jar | grep -v console-standalone | tr '\n' ':')}
+corpus_jar=${CORPUS_JAR:-$here/corpus.jar}
+prepared=()
+[ -f "$corpus_jar" ] && prepared=(--corpus-jar "$corpus_jar")
 devices=1
 if [ "$backend" = nccl ]; then
   libfile() { local p; p=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1==n {print $NF; exit}')
@@ -34,5 +39,6 @@ mkdir -p "$out"
 "$java" -Xss16m -Dcollectives.device.syncTimeoutSeconds="${SYNC_TIMEOUT:-120}" -cp "$classpath" \
   dev.collectives.examples.Runner differential --backend "$backend" --ranks "${RANKS:-2,4,8}" --devices "$devices" \
   --corpus "${CORPUS:-300}" --seed "${SEED:-1}" --max-count "${MAX_COUNT:-1048576}" \
-  --parts "${PARTS:-examples,mistakes,corpus,wrap}" --results "$out" 2>&1 | tee "$out/differential.log"
+  --parts "${PARTS:-examples,mistakes,corpus,wrap}" --results "$out" ${prepared[@]+"${prepared[@]}"} 2>&1 \
+  | tee "$out/differential.log"
 exit "${PIPESTATUS[0]}"

@@ -6,10 +6,7 @@ import dev.collectives.runtime.Communicator;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.MalformedURLException;
 import java.net.URISyntaxException;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +27,7 @@ import javax.tools.ToolProvider;
 /**
  * Compiles the corpus as a user's build would: the sources of the interfaces through {@code javac} in this process,
  * with the project's annotation processor generating each {@code Collective<Name>} class and checking its rules.
+ * (Only this class needs the compiler: a runtime without it loads a corpus compiled elsewhere.)
  */
 final class CorpusCompiler {
     private static final String PROCESSOR = "dev.collectives.processor.CollectivesProcessor";
@@ -38,13 +36,9 @@ final class CorpusCompiler {
     private CorpusCompiler() {
     }
 
-    /** Writes the sources under {@code directory/src} and compiles them into {@code directory/classes}. */
-    static void compile(List<PipelineSpec> specs, Path directory) {
+    /** Writes the sources under {@code directory/src} and compiles them into {@code directory/classes}, returned. */
+    static Path compile(List<PipelineSpec> specs, Path directory) {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        if (javac == null) {
-            throw new IllegalStateException("this Java runtime has no compiler (module jdk.compiler), which compiles "
-                    + "the corpus: run the harness on a JDK, or on a runtime image made by gpu/jre.sh");
-        }
         Path classes = directory.resolve("classes");
         Path generated = directory.resolve("generated");
         List<Path> sources = new ArrayList<>();
@@ -80,16 +74,7 @@ final class CorpusCompiler {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /** The compiled corpus in {@code directory}, its classes seeing this program's runtime. */
-    static ClassLoader load(Path directory) {
-        try {
-            return new URLClassLoader(new URL[] {directory.resolve("classes").toUri().toURL()},
-                    CorpusCompiler.class.getClassLoader());
-        } catch (MalformedURLException e) {
-            throw new IllegalArgumentException(directory.toString(), e);
-        }
+        return classes;
     }
 
     /** The api, the runtime, the processor and JavaPoet where this program found them, then its class path. */

@@ -1,9 +1,11 @@
 package dev.collectives.examples.differential;
 
 import dev.collectives.examples.Example;
+import dev.collectives.examples.Runner;
 import dev.collectives.examples.mistakes.Mistake;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -48,6 +50,11 @@ public final class DifferentialCommand implements Callable<Integer> {
     @Option(names = "--keep-data", description = "keep what sim read back, beside its outcomes")
     boolean keepData;
 
+    @Option(names = "--prepare-corpus", paramLabel = "FILE", description = "generate the corpus (--corpus, --seed, "
+            + "--max-count), compile it with the annotation processor into this jar, and exit: for a run where the "
+            + "Java runtime has no compiler (--corpus-jar)")
+    Path prepareCorpus;
+
     @Mixin
     WorkOptions work;
 
@@ -62,6 +69,13 @@ public final class DifferentialCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (prepareCorpus != null) {
+            Corpus corpus = new Corpus(work.seed, work.corpus, work.maxCount, prepareCorpus);
+            corpus.compile();
+            out.println("corpus: " + work.corpus + " pipelines of seed " + work.seed + " (op counts up to "
+                    + work.maxCount + ") compiled into " + prepareCorpus);
+            return Runner.PASSED;
+        }
         if (ranks.stream().anyMatch(n -> n < 2) || devices < 1) {
             throw new IllegalArgumentException("--ranks needs counts of at least 2 and --devices at least 1");
         }

@@ -73,12 +73,18 @@ final class Harness {
                 + "per rank" + (sim ? "" : ", sharing " + settings.devices() + " GPU(s) round-robin") + "), at "
                 + settings.ranks().stream().map(String::valueOf).collect(Collectors.joining(", ")) + " ranks; "
                 + "results in " + work.results().toAbsolutePath());
-        if (work.parts().contains(Part.CORPUS) && work.corpus().size() > 0) {
+        Corpus corpus = work.corpus();
+        if (work.parts().contains(Part.CORPUS) && corpus.size() > 0) {
             long start = System.nanoTime();
-            work.corpus().compile(work.results());
+            if (work.corpusPrepared()) {
+                corpus.requireCompiledAsAsked();
+            } else {
+                corpus.compile();
+            }
             out.printf(Locale.ROOT, "corpus: %d pipelines of seed %d (op counts up to %d) generated and compiled "
-                    + "with the annotation processor in %.1f s%n", work.corpus().size(), work.corpus().seed(),
-                    work.corpus().maxCount(), seconds(start));
+                    + "with the annotation processor %s%n", corpus.size(), corpus.seed(), corpus.maxCount(),
+                    work.corpusPrepared() ? "beforehand, into " + corpus.compiled()
+                    : String.format(Locale.ROOT, "in %.1f s", seconds(start)));
         }
         List<Item> items = work.items();
         List<String> summaries = new ArrayList<>();

@@ -15,10 +15,12 @@ import java.util.Set;
  * @param parts    the parts chosen
  * @param examples the examples
  * @param mistakes the mistakes
- * @param corpus   the corpus
- * @param results  where the compiled corpus lies
+ * @param corpus         the corpus
+ * @param corpusPrepared whether the corpus was compiled beforehand, or is to be compiled here
+ * @param results        where sim's outcomes, the verdicts and the logs go
  */
-record Work(Set<Part> parts, List<Example> examples, List<Mistake> mistakes, Corpus corpus, Path results) {
+record Work(Set<Part> parts, List<Example> examples, List<Mistake> mistakes, Corpus corpus, boolean corpusPrepared,
+        Path results) {
     List<Item> items() {
         List<Item> items = new ArrayList<>();
         if (parts.contains(Part.EXAMPLES)) {
@@ -28,7 +30,7 @@ record Work(Set<Part> parts, List<Example> examples, List<Mistake> mistakes, Cor
             mistakes.forEach(m -> items.add(new MistakeItem(m)));
         }
         if (parts.contains(Part.CORPUS) && corpus.size() > 0) {
-            items.addAll(corpus.items(results));
+            items.addAll(corpus.items());
         }
         if (parts.contains(Part.WRAP)) {
             items.addAll(WrapItem.all());
