@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the project and stages what gpu/run-all.sh needs into DEST/.gpu (default: the repository root), to be
 # copied to a GPU machine that has no Java and no Maven: a Java runtime image (gpu/jre.sh), the jars (modules,
-# test-jar, dependencies, the JUnit console) and the C sources.
+# test-jar, dependencies, the JUnit console), the C sources and the differential harness's compiled corpus.
 # Usage: [MODULES=runtime,examples] gpu/stage.sh [DEST]   then, on the GPU machine: bash DEST/.gpu/run-all.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +15,7 @@ mvn -B -q -pl "$modules" -am package dependency:copy-dependencies -DskipTests -D
   -Dmaven.source.skip=true -DincludeScope=runtime -DexcludeGroupIds=dev.collectives -DoutputDirectory="$dest/lib" \
   -DexcludeClassifiers=linux-arm64,linux-ppc64le,macosx-arm64,macosx-x86_64,windows-x86_64
 [ -x "$dest/jre/bin/java" ] || gpu/jre.sh "$dest/jre"
-for m in api runtime examples; do
+for m in api processor runtime examples; do
   if [ -d "$m/target" ]; then
     find "$m/target" -maxdepth 1 -name 'collectives-*.jar' ! -name '*-sources.jar' ! -name '*-javadoc.jar' \
       -exec cp {} "$dest/lib/" \;
@@ -23,5 +23,11 @@ for m in api runtime examples; do
 done
 [ -f "$dest"/lib/junit-platform-console-standalone-1.14.4.jar ] || mvn -B -q dependency:copy \
   -Dartifact=org.junit.platform:junit-platform-console-standalone:1.14.4 -DoutputDirectory="$dest/lib"
-cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
+# the differential harness's corpus (CORPUS, SEED, MAX_COUNT as differential.sh takes them), compiled here with the
+# annotation processor: the runtime image has no compiler
+if ls "$dest"/lib/collectives-examples-*.jar > /dev/null 2>&1; then
+  "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "$dest/lib/*" dev.collectives.examples.Runner differential \
+    --prepare-corpus "$dest/corpus.jar" --corpus "${CORPUS:-300}" --seed "${SEED:-1}" --max-count "${MAX_COUNT:-1048576}"
+fi
+cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/differential.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
 du -sh "$dest"; ls "$dest/lib"

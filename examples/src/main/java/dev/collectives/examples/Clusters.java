@@ -13,7 +13,7 @@ import java.time.Duration;
  * unset (so that whatever the calling shell exports does not change what an example shows). A real library offers
  * what the hardware and the environment offer; {@link ClusterSpec#unmetBy} then tells the runner to skip.
  */
-final class Clusters {
+public final class Clusters {
     /**
      * The embedded backend's name. (Naming {@code SimBackend} itself here would pull its {@code @AutoService}
      * annotation, which is not on this module's class path, into the compilation.)
@@ -21,16 +21,16 @@ final class Clusters {
     private static final String SIM = "sim";
 
     /** How long a simulated rank waits for peers when running an example. */
-    static final Duration EXAMPLE_TIMEOUT = SimConfig.DEFAULT_TIMEOUT;
+    public static final Duration EXAMPLE_TIMEOUT = SimConfig.DEFAULT_TIMEOUT;
 
     /** How long a simulated rank waits for peers when running a mistake, which must fail fast, not hang. */
-    static final Duration MISTAKE_TIMEOUT = Duration.ofSeconds(5);
+    public static final Duration MISTAKE_TIMEOUT = Duration.ofSeconds(5);
 
     private Clusters() {
     }
 
     /** {@code timeout}: how long a simulated rank waits for its peers; the native libraries have their own. */
-    static LocalCluster open(Backend backend, ClusterSpec spec, int ranks, Duration timeout) {
+    public static LocalCluster open(Backend backend, ClusterSpec spec, int ranks, Duration timeout) {
         if (!SIM.equals(backend.name())) {
             return backend.local(ranks);
         }

@@ -8,6 +8,8 @@ import dev.collectives.examples.bench.OverheadBenchmark;
 import dev.collectives.examples.bench.PlotCommand;
 import dev.collectives.examples.bench.ShapesBenchmark;
 import dev.collectives.examples.bench.SimAllReduceBenchmark;
+import dev.collectives.examples.differential.DifferentialCommand;
+import dev.collectives.examples.differential.RankCommand;
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
 
@@ -47,6 +49,8 @@ final class Commands {
                 .addSubcommand(new CommandLine(new JoinCommand(catalogue)))
                 .addSubcommand(new CommandLine(new RecoveryCommand(catalogue)))
                 .addSubcommand(new CommandLine(new ListCommand(catalogue)))
+                .addSubcommand(new CommandLine(new DifferentialCommand(out, examples, mistakes)))
+                .addSubcommand(new CommandLine(new RankCommand(out, examples, mistakes)))
                 .addSubcommand(new CommandLine(new Bench()))
                 .setCaseInsensitiveEnumValuesAllowed(true);
         PrintWriter writer = new PrintWriter(out, true);
@@ -259,8 +263,8 @@ final class Commands {
                 throw new ParameterException(spec.commandLine(), "--kill needs a rank other than 0 (rank 0 serves "
                         + "the rendezvous; when it dies no survivor can form a communicator), not " + doomed);
             }
-            return Runner.runJoined(catalogue.out(), runner -> runner.runExamples(List.<Example>of(
-                    new ShrinkRecoveryExample(doomed, ShrinkRecoveryExample.HALTED))));
+            return Runner.runJoined(catalogue.out(), List.of(
+                    new ShrinkRecoveryExample(doomed, ShrinkRecoveryExample.HALTED)));
         }
     }
 

@@ -77,6 +77,6 @@ public final class HostData {
                 return Check.mismatch(rank, buffer, i, expected[i], actual[i]);
             }
         }
-        return Check.ok(buffer + "[0, " + expected.length + ")");
+        return Check.matched(buffer + "[0, " + expected.length + ")", buffer, actual);
     }
 }

@@ -18,8 +18,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BiFunction;
 import java.util.function.Function;
-import java.util.function.ToIntFunction;
 
 /**
  * Runs the examples (the README's first command): each on a fresh cluster of {@code --ranks} ranks, printing its
@@ -95,15 +95,24 @@ public final class Runner {
     static int runJoined(Commands.Catalogue catalogue, boolean mistakes, List<String> names) {
         List<Example> examples = mistakes ? List.of() : select("example", catalogue.examples(), Example::name, names);
         List<Mistake> chosen = mistakes ? select("mistake", catalogue.mistakes(), Mistake::name, names) : List.of();
-        return runJoined(catalogue.out(), runner -> mistakes ? runner.runMistakes(chosen)
-                : runner.runExamples(examples));
+        return onJoinedRank(catalogue.out(), (backend, rank) -> {
+            Runner runner = new Runner(backend, Ranks.joined(rank), catalogue.out());
+            return mistakes ? runner.runMistakes(chosen) : runner.runExamples(examples);
+        });
+    }
+
+    /** Joins this process's rank of a multi-process job and runs {@code examples} on it, as {@code join} does. */
+    static int runJoined(PrintStream out, List<Example> examples) {
+        return onJoinedRank(out, (backend, rank) -> new Runner(backend, Ranks.joined(rank), out)
+                .runExamples(examples));
     }
 
     /**
-     * Joins this process's rank of a multi-process job and runs {@code work} on it; {@link #NOT_JOINED} when it
-     * cannot join, {@link #USAGE} when the backend or the rendezvous is not set right.
+     * Joins this process's rank of a multi-process job, its place, the rendezvous and the backend taken from the
+     * environment, saying what it joins; runs {@code body} on the rank and closes it. Returns what {@code body}
+     * returns, or, having said why, {@link #USAGE} for bad settings and {@link #NOT_JOINED} when the job did not form.
      */
-    static int runJoined(PrintStream out, ToIntFunction<Runner> work) {
+    public static int onJoinedRank(PrintStream out, BiFunction<Backend, JoinedRank, Integer> body) {
         Backend backend;
         Bootstrap bootstrap;
         try {
@@ -123,7 +132,7 @@ public final class Runner {
             return NOT_JOINED;
         }
         try (rank) {
-            return work.applyAsInt(new Runner(backend, Ranks.joined(rank), out));
+            return body.apply(backend, rank);
         }
     }
 
@@ -187,7 +196,7 @@ public final class Runner {
     }
 
     private Verdict runExample(Example example) {
-        Optional<String> outOfRange = rankRange(example.minRanks(), example.maxRanks());
+        Optional<String> outOfRange = rankRange(ranks.size(), example.minRanks(), example.maxRanks());
         if (outOfRange.isPresent()) {
             out.println("SKIPPED: " + outOfRange.get());
             return Verdict.SKIPPED;
@@ -251,7 +260,7 @@ public final class Runner {
     }
 
     private Verdict runMistake(Mistake mistake) {
-        Optional<String> outOfRange = rankRange(mistake.minRanks(), Integer.MAX_VALUE);
+        Optional<String> outOfRange = rankRange(ranks.size(), mistake.minRanks(), Integer.MAX_VALUE);
         if (outOfRange.isPresent()) {
             out.println("SKIPPED: " + outOfRange.get());
             return Verdict.SKIPPED;
@@ -301,18 +310,28 @@ public final class Runner {
 
     // ---- printing ---------------------------------------------------------------------------------------
 
-    private Optional<String> rankRange(int min, int max) {
-        if (ranks.size() < min) {
-            return Optional.of("needs at least " + min + " ranks (running " + ranks.size() + ")");
+    /** Why {@code size} ranks are too few (below {@code min}) or too many (above {@code max}); empty if neither. */
+    public static Optional<String> rankRange(int size, int min, int max) {
+        if (size < min) {
+            return Optional.of("needs at least " + min + " ranks (running " + size + ")");
         }
-        if (ranks.size() > max) {
-            return Optional.of("sized for at most " + max + " ranks (running " + ranks.size() + ")");
+        if (size > max) {
+            return Optional.of("sized for at most " + max + " ranks (running " + size + ")");
         }
         return Optional.empty();
     }
 
-    /** A failure's own message (a failure of ranks has a line per rank), without its class name. */
-    static String failure(Throwable e) {
+    /**
+     * A failure's own message (a failure of ranks has a line per rank); for one rank's failure, the rank and what it
+     * threw, without wrapper class names.
+     */
+    public static String failure(Throwable e) {
+        if (e instanceof CollectivesException wrapper && wrapper.rank() >= 0 && e.getCause() != null
+                && e.getMessage().startsWith("rank " + wrapper.rank() + " failed: ")) {
+            Throwable cause = e.getCause();
+            String inner = cause instanceof CollectivesException ? cause.getMessage() : cause.toString();
+            return "rank " + wrapper.rank() + " failed: " + inner;
+        }
         return e.getMessage() == null ? e.toString() : e.getMessage();
     }
 

@@ -1,6 +1,7 @@
 package dev.collectives.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.examples.mistakes.Mistakes;
@@ -24,15 +25,18 @@ class RunnerOptionsTest {
             "--help"}) {
             assertTrue(run.text().contains(" " + option + " "), option);
         }
-        for (String command : new String[] {"examples", "mistakes", "join", "recovery", "list", "bench"}) {
+        for (String command : new String[] {"examples", "mistakes", "join", "recovery", "list", "differential",
+            "bench"}) {
             assertTrue(run.text().contains("\n  " + command + " "), command);
         }
+        assertFalse(run.text().contains("differential-rank"), "a rank of the harness's jobs is not for users");
         assertTrue(run.text().contains("Exit status:\n  0   every example (or mistake) passed or was skipped\n"
                 + "  1   one failed\n  2   a bad command line, or an unavailable backend"), run.text());
     }
 
     @ParameterizedTest(name = "{0} --help")
-    @CsvSource({"examples", "mistakes", "join", "recovery", "list", "bench", "bench device", "bench overhead", "bench memory",
+    @CsvSource({"examples", "mistakes", "join", "recovery", "list", "differential", "bench", "bench device",
+        "bench overhead", "bench memory",
         "bench shapes", "bench sim-allreduce", "bench plot"})
     void everySubcommandHasHelp(String command) {
         List<String> args = new ArrayList<>(List.of(command.split(" ")));
@@ -41,6 +45,14 @@ class RunnerOptionsTest {
 
         assertEquals(Runner.PASSED, run.status(), run.text());
         assertTrue(run.text().startsWith("Usage: runner " + command + " "), run.text());
+    }
+
+    @Test
+    void differentialRefusesFewerThanTwoRanksWithUsageStatus() {
+        RunnerOutput run = RunnerOutput.of("differential", "--ranks", "1,2");
+
+        assertEquals(Runner.USAGE, run.status(), run.text());
+        assertEquals("error: --ranks needs counts of at least 2 and --devices at least 1", run.text().strip());
     }
 
     @Test

@@ -9,8 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /** What one in-process run of the runner returned and printed. */
-record RunnerOutput(int status, String text) {
-    static RunnerOutput of(String... args) {
+public record RunnerOutput(int status, String text) {
+    public static RunnerOutput of(String... args) {
         return of(Examples.all(), Mistakes.all(), args);
     }
 

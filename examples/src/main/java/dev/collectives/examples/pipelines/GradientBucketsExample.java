@@ -47,8 +47,8 @@ public final class GradientBucketsExample implements Example {
                 rank.stream()).parameters(model.parameterCount()).bind()) {
             Check graph = Check.all(train(rank, model, pipeline.grads(), pipeline::bucket),
                     cache(rank, model, pipeline.bucketGraphs()));
-            return new RankReport(describe + pipeline.describe(), Check.all(labelled("LOCAL", local),
-                    labelled("GRAPH", graph)));
+            return new RankReport(describe + pipeline.describe(), Check.all(local.labelled("LOCAL"),
+                    graph.labelled("GRAPH")));
         }
     }
 
@@ -63,10 +63,6 @@ public final class GradientBucketsExample implements Example {
                 - capturedOnFirstStep, 0, buckets, stats.capacity());
         return expected.equals(stats) ? Check.ok("graph cache " + stats)
                 : Check.wrong(rank.rank(), "graph cache of bucket()", expected, stats);
-    }
-
-    private static Check labelled(String pipeline, Check check) {
-        return check.isOk() ? Check.ok(pipeline + ": " + check.text()) : check.in("(" + pipeline + ")");
     }
 
     private static Check train(RankContext rank, ToyModel model, DeviceBuffer grads, Bucket bucket) {

@@ -1,6 +1,7 @@
 package dev.collectives.processor.writer;
 
 import java.util.List;
+import java.util.Map;
 
 import com.palantir.javapoet.CodeBlock;
 
@@ -11,7 +12,6 @@ import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpKind;
-import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.rules.PeerPairing;
 
@@ -242,31 +242,15 @@ final class CheckWriter extends GenerationPart {
     }
 
     /**
-     * R7 where only bind can tell: two externals may be given as parts of one tensor. (Ranges that depend on
-     * an undeclared ranks are bind-time conditions of their own.)
+     * R7 where only bind can tell: two externals may be given as parts of one tensor. (Ops whose ranges use the
+     * step's parameters are checked at each call, ranges that depend on an undeclared ranks are bind-time
+     * conditions of their own.)
      */
     void checkRangesApart() {
         for (StepDecl s : model.steps()) {
-            for (OpDecl o : s.ops()) {
-                List<OpSide> sides = o.sides();
-                if (sides.size() != 2 || !needsBindCheck(sides.get(0), sides.get(1))) {
-                    continue;
-                }
-                OpSide send = sides.get(0);
-                OpSide recv = sides.get(1);
-                boolean inPlace = send.inPlaceForm() && recv.inPlaceForm();
-                open.addStatement(support(BYTE_RANGES, "requireApart", "$S, $L, $N, $LL, $L, $N, $LL, $L",
-                        o.kind().annotation() + " #" + o.index() + " in " + s.name() + "()", inPlace,
-                        name(send.buffer()), send.knownOffset(), elementsCode(send), name(recv.buffer()),
-                        recv.knownOffset(), elementsCode(recv)));
+            for (OpDecl o : opsBetweenExternals(s, false)) {
+                open.addStatement(externalsApart(s, o, Map.of()));
             }
         }
-    }
-
-    private boolean needsBindCheck(OpSide send, OpSide recv) {
-        BufferDecl sendRoot = model.root(send.buffer()).orElseThrow();
-        BufferDecl recvRoot = model.root(recv.buffer()).orElseThrow();
-        return sendRoot != recvRoot && sendRoot.kind() == BufferDecl.Kind.EXTERNAL
-                && recvRoot.kind() == BufferDecl.Kind.EXTERNAL;
     }
 }

@@ -1,6 +1,8 @@
 package dev.collectives.processor.writer;
 
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.ClassName;
@@ -12,11 +14,13 @@ import com.palantir.javapoet.TypeSpec;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Registration;
+import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpKind;
 import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.model.StepDecl;
 import dev.collectives.rules.Rule;
 
 /** A part of the writer: one concern of the generated class, written into the {@link Generation} it shares. */
@@ -102,6 +106,38 @@ abstract class GenerationPart {
 
     CodeBlock support(ClassName owner, String method, String format, Object... args) {
         return generation.support(owner, method, format, args);
+    }
+
+    /**
+     * The ops of {@code s} whose send and recv are two different externals, which the caller may have cut from one
+     * allocation: those whose offsets and count use the step's parameters ({@code atCall}), or the others.
+     */
+    List<OpDecl> opsBetweenExternals(StepDecl s, boolean atCall) {
+        return s.ops().stream().filter(o -> o.sides().size() == 2 && betweenExternals(o.sides().get(0),
+                o.sides().get(1)) && o.kind().numericAttributes().stream().anyMatch(a -> o.expression(a) != null
+                && o.expression(a).usesParameters()) == atCall).toList();
+    }
+
+    private boolean betweenExternals(OpSide send, OpSide recv) {
+        BufferDecl sendRoot = model.root(send.buffer()).orElseThrow();
+        BufferDecl recvRoot = model.root(recv.buffer()).orElseThrow();
+        return sendRoot != recvRoot && sendRoot.kind() == BufferDecl.Kind.EXTERNAL
+                && recvRoot.kind() == BufferDecl.Kind.EXTERNAL;
+    }
+
+    /**
+     * R7 where only run time can tell, for an op of {@link #opsBetweenExternals}: its send and recv coincide (in
+     * place) or lie apart if the externals are parts of one allocation. Offsets and counts are Java over the dims,
+     * {@code ranks} and {@code params}, the step's parameters.
+     */
+    CodeBlock externalsApart(StepDecl s, OpDecl o, Map<String, CodeBlock> params) {
+        OpSide send = o.sides().get(0);
+        OpSide recv = o.sides().get(1);
+        Function<Expr, CodeBlock> java = e -> Expressions.plain(e, n -> generation.name(n, params));
+        return support(BYTE_RANGES, "requireApart", "$S, $L, $N, $L, $L, $N, $L, $L", o.kind().annotation() + " #"
+                + o.index() + " in " + s.name() + "()", send.inPlaceForm() && recv.inPlaceForm(),
+                name(send.buffer()), java.apply(send.offset()), java.apply(send.elements()), name(recv.buffer()),
+                java.apply(recv.offset()), java.apply(recv.elements()));
     }
 
     /** The element count of a fixed op's side as Java: 1024L, or 1024L * comm.size(). */

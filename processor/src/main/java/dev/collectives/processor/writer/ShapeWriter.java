@@ -157,8 +157,10 @@ final class ShapeWriter extends GenerationPart {
         for (int i = 0; i < s.parameters().size(); i++) {
             m.addParameter(TypeName.get(s.parameters().get(i).asType()), parameterNames.get(i));
         }
-        return m.addCode(guarded(unproved.stream().filter(c -> c.step() == s).toList(), params, s.name() + "(...)",
-                overflow)).build();
+        m.addCode(guarded(unproved.stream().filter(c -> c.step() == s).toList(), params, s.name() + "(...)",
+                overflow));
+        opsBetweenExternals(s, true).forEach(o -> m.addStatement(externalsApart(s, o, params)));
+        return m.build();
     }
 
     private CodeBlock guarded(List<Condition> conditions, Map<String, CodeBlock> params, String where,
