@@ -524,12 +524,18 @@ public final class SimCommunicator implements Communicator {
      * Locally registered, or graph-registered: VMM memory captured in a graph (R4), where the library supports
      * registration.
      */
+    /**
+     * Whether the library registers {@code buffer} for an op: locally registered, or captured into a graph when the
+     * library registers at capture, which it does for VMM memory, and for legacy memory ({@code cudaMalloc}) too
+     * when the legacy-registration variable is "1" (R9), as NCCL with {@code NCCL_LEGACY_CUDA_REGISTER=1} does.
+     */
     private Boolean registration(DeviceBuffer buffer, boolean captured) {
         if (buffer == null) {
             return null;
         }
         boolean graphRegistered = captured && config.capabilities().registration()
-                && buffer.memory().isVirtualMemory();
+                && (buffer.memory().isVirtualMemory() || buffer.allocator() == Allocator.LEGACY
+                && environment(legacyRegisterVariable()).equals(Optional.of("1")));
         return graphRegistered || locallyRegistered(buffer);
     }
 

@@ -12,6 +12,10 @@ import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.Arrays;
 
 import static dev.collectives.backend.sim.PerRank.assertEveryRank;
 import static dev.collectives.backend.sim.PerRank.failures;
@@ -137,6 +141,48 @@ class AgreementTest {
             });
             assertEveryRank(f, Rule.R2_OFFSET, "graph registration", "send head offset differs", "rank 0: 0",
                     "rank 1: 32");
+            assertTrue(cluster.usage().isZero(), cluster.usage().toString());
+        }
+    }
+
+    /**
+     * At capture the library registers legacy memory ({@code cudaMalloc}) too when the legacy-registration variable
+     * is "1", as NCCL does: an op from legacy memory into VMM memory is then registered on both sides, and mixed (R1)
+     * without it. (NCCL ran such pipelines where sim, which took legacy memory as never registered, refused them.)
+     */
+    @ParameterizedTest(name = "legacy variable {0}")
+    @CsvSource(value = {"1", "null"}, nullValues = "null")
+    void r1LegacyMemoryIsGraphRegisteredWhenTheLegacyVariableSaysSo(String variable) {
+        try (SimCluster cluster = SimBackend.cluster().ranks(2)
+                .environment(SimConfig.LEGACY_REGISTER_VARIABLE, variable).build()) {
+            Throwable[] f = failures(cluster, ctx -> {
+                Communicator comm = ctx.comm();
+                Stream stream = ctx.stream();
+                try (DeviceBuffer send = comm.allocate(Allocator.LEGACY, F32, 8);
+                     DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
+                    float[] values = new float[8];
+                    Arrays.fill(values, ctx.rank() + 1);
+                    send.copyFromHost(values);
+                    stream.beginCapture();
+                    comm.allReduce(send, recv, 8, F32, ReduceOp.SUM, stream);
+                    try (Graph graph = stream.endCapture(); GraphExec exec = graph.instantiate()) {
+                        exec.launch(stream);
+                        stream.synchronize();
+                    }
+                    float[] sums = new float[8];
+                    recv.copyToHost(sums);
+                    float[] three = new float[8];
+                    Arrays.fill(three, 3f);
+                    assertArrayEquals(three, sums);
+                }
+            });
+            if (variable == null) {
+                assertEveryRank(f, Rule.R1_MIXED, "allReduce", "unregistered send buffer", "registered recv buffer");
+            } else {
+                for (Throwable failure : f) {
+                    assertNull(failure);
+                }
+            }
             assertTrue(cluster.usage().isZero(), cluster.usage().toString());
         }
     }
