@@ -29,21 +29,26 @@ import java.util.concurrent.locks.ReentrantLock;
  *                            byte[32] HMAC(token; "join", server nonce, client nonce, rank, size)
  *            rank 0 -> peer: byte ACCEPTED, byte[32] HMAC(token; "accept", server nonce, client nonce, rank, size)
  *                         or byte REJECTED, int length, UTF-8 reason
- * message    byte type (DATA | ABORT | LEAVE), int operation, int length, bytes, byte[32] HMAC(session key; ...)
+ * message    byte type (DATA | ABORT | LEAVE | STALL), int operation, int length, bytes,
+ *            byte[32] HMAC(session key; ...)
  *            (an ABORT from rank 0 ends the job; one from another rank asks rank 0 to end it; LEAVE: a rank
- *            closes its rendezvous after its last operation, so that its connection ending is no failure)
+ *            closes its rendezvous after its last operation, so that its connection ending is no failure, and
+ *            rank 0 closing a watched job says so to every rank; STALL: in a watched job, a rank timed out waiting
+ *            for its work in the library, the bytes say where)
  * </pre>
  */
 final class Channel implements AutoCloseable {
     static final int MAGIC = 0x436f4c4c;
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final byte ACCEPTED = 0;
     static final byte REJECTED = 1;
     static final byte DATA = 1;
     /** The sender ends the job (rank 0), or asks rank 0 to (the others); the bytes are the reason, as UTF-8 text. */
     static final byte ABORT = 2;
-    /** A rank other than 0 is done with the rendezvous; no bytes. */
+    /** The sender is done with the rendezvous (rank 0 only of a watched job); no bytes. */
     static final byte LEAVE = 3;
+    /** A rank timed out waiting for its work in the library (a watched job); the bytes say where, as UTF-8 text. */
+    static final byte STALL = 4;
 
     /** The direction of a message, part of what its HMAC covers: from rank 0, or to it. */
     static final byte FROM_ROOT = 0;
@@ -165,7 +170,7 @@ final class Channel implements AutoCloseable {
 
     /**
      * Decodes one message sent in {@code direction} under {@code key}. Its length is checked against the bound of
-     * its type (DATA: {@code maxData}, ABORT: {@link Rendezvous#MAX_REASON_BYTES}, LEAVE: none) before anything is
+     * its type (DATA: {@code maxData}, ABORT and STALL: {@link Rendezvous#MAX_REASON_BYTES}, LEAVE: none) before anything is
      * allocated,
      * so no sequence of bytes makes it allocate more than that, and it reads no more than the message's own bytes.
      */
@@ -173,7 +178,8 @@ final class Channel implements AutoCloseable {
         byte type = in.readByte();
         int operation = in.readInt();
         int length = in.readInt();
-        int max = type == DATA ? maxData : type == ABORT ? Rendezvous.MAX_REASON_BYTES : type == LEAVE ? 0 : -1;
+        int max = type == DATA ? maxData : type == ABORT || type == STALL ? Rendezvous.MAX_REASON_BYTES
+                : type == LEAVE ? 0 : -1;
         if (max < 0) {
             throw new ProtocolException("a message of unknown type " + type);
         }

@@ -1,6 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -16,6 +17,7 @@ abstract class Exchange implements Rendezvous {
     private volatile String operation = "joining";
     private BootstrapException failure;
     private boolean closed;
+    private volatile boolean watching;
 
     Exchange(int rank, int size, String where, Duration timeout) {
         this.rank = rank;
@@ -93,6 +95,20 @@ abstract class Exchange implements Rendezvous {
     }
 
     @Override
+    public final synchronized boolean watch(Consumer<String> onFailure) {
+        requireUsable();
+        watching = doWatch(onFailure);
+        return watching;
+    }
+
+    @Override
+    public final synchronized void stalled(String where) {
+        if (watching && failure == null && !closed) {
+            doStalled(where);
+        }
+    }
+
+    @Override
     public final synchronized void abort(String reason) {
         if (failure != null || closed) {
             return;
@@ -114,6 +130,20 @@ abstract class Exchange implements Rendezvous {
         return new Survivors(doAllGather(value, deadline), new String[size]);
     }
 
+    /** Starts watching the job for {@code onFailure}; whether this rendezvous can (the files' cannot). */
+    protected boolean doWatch(Consumer<String> onFailure) {
+        return false;
+    }
+
+    /** Tells rank 0 (or, on rank 0, the job) that this rank timed out waiting at {@code where}. */
+    protected void doStalled(String where) {
+    }
+
+    /** Whether the job is watched: its operations are over, and its failure comes to the watcher. */
+    final boolean watching() {
+        return watching;
+    }
+
     /** Releases sockets or files; called once. */
     protected abstract void doClose();
 
@@ -129,6 +159,12 @@ abstract class Exchange implements Rendezvous {
     }
 
     private void start(String name) {
+        requireUsable();
+        operations++;
+        operation = name + " #" + operations;
+    }
+
+    private void requireUsable() {
         if (failure != null) {
             throw BootstrapException.failed(rank, "the rendezvous at " + where + " failed earlier: "
                     + failure.getMessage(), failure);
@@ -136,8 +172,10 @@ abstract class Exchange implements Rendezvous {
         if (closed) {
             throw BootstrapException.settings(rank, "the rendezvous at " + where + " is closed");
         }
-        operations++;
-        operation = name + " #" + operations;
+        if (watching) {
+            throw BootstrapException.settings(rank, "the rendezvous at " + where + " watches the job; it serves no"
+                    + " more operations");
+        }
     }
 
     private void checkValue(byte[] value) {

@@ -6,13 +6,14 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The ranks of a job, met and authenticated, before any communicator exists: enough to carry a communicator's
  * unique id from rank 0 to every rank ({@link #broadcast}) and to compare small fixed-size values such as
  * fingerprints ({@link #allGather}). Every rank calls the same operations in the same order. Each operation
  * finishes within the bootstrap timeout or fails on every rank still connected, naming the ranks involved.
- * Close it once the communicator is formed.
+ * Close it once the communicator is formed, or let it {@link #watch} the job while the communicator lives.
  */
 public interface Rendezvous extends AutoCloseable {
     /** The most bytes one rank may contribute to one operation. */
@@ -108,6 +109,28 @@ public interface Rendezvous extends AutoCloseable {
      * and {@code reason}, instead of waiting for the timeout. Then closes. Does nothing after a failure or close.
      */
     void abort(String reason);
+
+    /**
+     * Watches the job from now on, for a backend whose data does not flow through the rendezvous (a native
+     * library's communicator): {@code onFailure} hears why the job failed, once, on a thread of the rendezvous,
+     * also while every rank waits inside the library: a rank whose process ended without closing its rendezvous
+     * (killed, crashed), a rank that ended the job ({@link #abort}), or ranks that did not arrive where the others
+     * {@link #stalled stalled}. Afterwards only {@link #stalled}, {@link #abort} and {@link #close} may be called.
+     * Returns whether this rendezvous watches: a TCP one does (rank 0's listens to every rank); the others do not,
+     * and are left as they were.
+     */
+    default boolean watch(Consumer<String> onFailure) {
+        return false;
+    }
+
+    /**
+     * In a watched job, this rank timed out waiting for its work in the library ({@code where}, for the message,
+     * e.g. "its stream waited 300 s"). Rank 0 gives the other ranks a moment to say the same, then ends the job
+     * naming the ranks that did not: they never arrived at the collective the others wait in. Does nothing in a job
+     * that is not watched.
+     */
+    default void stalled(String where) {
+    }
 
     /** Leaves the job; idempotent. */
     @Override

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A rank other than 0 in a TCP rendezvous: connects to rank 0, retrying until the deadline (rank 0 may start
@@ -28,6 +29,8 @@ final class TcpMember extends Exchange {
     private static final Duration VERDICT_GRACE = Duration.ofSeconds(2);
 
     private final Channel root;
+    /** Set once this rank aborts or closes: its connection ending then is no news for a watcher. */
+    private volatile boolean ending;
 
     private TcpMember(RendezvousEndpoint endpoint, int rank, int size, Duration timeout, Channel root) {
         super(rank, size, endpoint.toString(), timeout);
@@ -170,9 +173,52 @@ final class TcpMember extends Exchange {
         return receive(MAX_VALUE_BYTES, deadline);
     }
 
+    /**
+     * Reads what rank 0 sends on a thread of its own from now on: the job's end (an ABORT, with why), or that rank 0
+     * closed the job (LEAVE). A connection that ends otherwise, while this rank neither aborted nor closed, means
+     * rank 0's process is gone.
+     */
+    @Override
+    protected boolean doWatch(Consumer<String> onFailure) {
+        Thread watcher = new Thread(() -> watchRoot(onFailure), "collectives-job-watch-rank-" + rank());
+        watcher.setDaemon(true);
+        watcher.start();
+        return true;
+    }
+
+    private void watchRoot(Consumer<String> onFailure) {
+        String failure;
+        try {
+            Channel.Frame frame = root.receiveAny();
+            if (frame.type() == Channel.LEAVE) {
+                return;
+            }
+            failure = frame.type() == Channel.ABORT ? frame.text()
+                    : "rank 0 at " + where() + " sent a message for operation #" + frame.operation()
+                    + " while the job ran";
+        } catch (IOException e) {
+            if (ending) {
+                return;
+            }
+            failure = "rank 0 at " + where() + " is gone: the connection ended while the job ran (" + e + ")";
+        }
+        onFailure.accept(failure);
+    }
+
+    /** Tells rank 0 where this rank waits (briefly: rank 0 may be gone, and then the watcher hears of it). */
+    @Override
+    protected void doStalled(String where) {
+        try {
+            root.send(Channel.STALL, sequence(), Channel.truncate(where), Deadline.after(Duration.ofSeconds(1)));
+        } catch (IOException ignored) {
+            // rank 0 is gone or stuck: its connection ending tells the watcher
+        }
+    }
+
     /** Asks rank 0 to end the job with this rank's reason (briefly: rank 0 may be gone). */
     @Override
     protected void doAbort(String reason) {
+        ending = true;
         try {
             root.send(Channel.ABORT, sequence(), Channel.truncate(reason), Deadline.after(Duration.ofSeconds(1)));
         } catch (IOException ignored) {
@@ -226,6 +272,10 @@ final class TcpMember extends Exchange {
             throw fail(BootstrapException.remote(rank(), frame.text() + " (reported by rank 0 at " + where()
                     + " during " + operation() + ")"));
         }
+        if (frame.type() != Channel.DATA) {
+            throw fail(BootstrapException.failed(rank(), "rank 0 at " + where() + " closed the rendezvous during "
+                    + operation(), null));
+        }
         return frame.bytes();
     }
 
@@ -246,6 +296,7 @@ final class TcpMember extends Exchange {
 
     @Override
     protected void doClose() {
+        ending = true;
         if (!failed()) {
             try {
                 root.send(Channel.LEAVE, sequence(), new byte[0], Deadline.after(Duration.ofSeconds(1)));

@@ -15,8 +15,11 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -32,10 +35,19 @@ import java.util.stream.IntStream;
  * ranks still missing with the reason until each has been told or for one bootstrap timeout, also while its process
  * exits (until its deadline for joining), so that they fail at once naming the cause instead of at their own
  * deadline.
+ *
+ * <p>A watched job ({@link #watch}) keeps the members' connections as the job's lifeline: a member gone, or one that
+ * ends the job, reaches the watcher of every rank; ranks that time out waiting in the library say so ({@link
+ * #stalled}), and a moment after the first, rank 0 ends the job naming the ranks that did not: they never arrived.
  */
 final class TcpRoot extends Exchange {
     /** How long one connection's handshake may take. */
     private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
+    /**
+     * How long after the first rank of a watched job stalls the others may take to say they stall too: those that
+     * have not by then are named as the ranks that never arrived.
+     */
+    static final Duration STALL_GRACE = Duration.ofSeconds(2);
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
 
     private final ServerSocket server;
@@ -67,6 +79,12 @@ final class TcpRoot extends Exchange {
     private int awaited;
     private boolean closing;
     private String fatal;
+    /** Hears the job's failure, in a watched job; null before. */
+    private Consumer<String> watcher;
+    /** Where each rank of a watched job said it stalled; null for the others. */
+    private final String[] stalls;
+    /** Whether the verdict on stalled ranks is due (after the first stall). */
+    private boolean verdictDue;
 
     private TcpRoot(RendezvousEndpoint endpoint, int size, JobToken token, Deadline joinDeadline, Duration timeout,
                     ServerSocket server, Duration handshakeLimit) {
@@ -81,6 +99,7 @@ final class TcpRoot extends Exchange {
         this.left = new boolean[size];
         this.gone = new String[size];
         this.toldLate = new boolean[size];
+        this.stalls = new String[size];
     }
 
     /** Serves at {@code endpoint} until every rank has joined, or fails naming the ranks missing. */
@@ -296,6 +315,10 @@ final class TcpRoot extends Exchange {
                 }
                 return; // its connection ending now is no failure
             }
+            if (frame.type() == Channel.STALL) {
+                stalledAt(rank, frame.text());
+                continue;
+            }
             String problem = null;
             synchronized (lock) {
                 if (inbox[rank] != null) {
@@ -317,7 +340,7 @@ final class TcpRoot extends Exchange {
     private String describe(Channel member, IOException e) {
         String when;
         synchronized (lock) {
-            when = joined < size() - 1 ? "while the ranks were joining"
+            when = joined < size() - 1 ? "while the ranks were joining" : watching() ? "while the job ran"
                     : inOperation ? "during " + operation() : "after " + operation();
         }
         if (e instanceof ProtocolException) {
@@ -497,6 +520,68 @@ final class TcpRoot extends Exchange {
         endJob("rank 0 failed: " + reason);
     }
 
+    // ---- a watched job ----------------------------------------------------------------------------------------
+
+    @Override
+    protected boolean doWatch(Consumer<String> onFailure) {
+        String failed;
+        synchronized (lock) {
+            watcher = onFailure;
+            failed = fatal;
+        }
+        if (failed != null) {
+            onFailure.accept(failed);
+        }
+        return true;
+    }
+
+    @Override
+    protected void doStalled(String where) {
+        stalledAt(0, where);
+    }
+
+    /**
+     * Rank {@code rank} timed out waiting at {@code where}. The verdict comes once every rank still in the job has
+     * said so, or {@link #STALL_GRACE} after the first did.
+     */
+    private void stalledAt(int rank, String where) {
+        boolean everyRank;
+        boolean first;
+        synchronized (lock) {
+            if (fatal != null || stalls[rank] != null) {
+                return;
+            }
+            stalls[rank] = where;
+            everyRank = IntStream.range(0, size()).allMatch(r -> stalls[r] != null || left[r]);
+            first = !verdictDue;
+            verdictDue = true;
+        }
+        if (everyRank) {
+            endJob(stallVerdict());
+        } else if (first) {
+            CompletableFuture.delayedExecutor(STALL_GRACE.toMillis(), TimeUnit.MILLISECONDS)
+                    .execute(() -> endJob(stallVerdict()));
+        }
+    }
+
+    /** Which ranks never arrived where the others stalled, or that every rank stalled. */
+    private String stallVerdict() {
+        synchronized (lock) {
+            List<Integer> waited = IntStream.range(0, size()).filter(r -> stalls[r] != null).boxed()
+                    .collect(Collectors.toList());
+            List<Integer> absent = IntStream.range(0, size()).filter(r -> stalls[r] == null && !left[r]).boxed()
+                    .collect(Collectors.toList());
+            String where = waited.stream().map(r -> "rank " + r + ": " + stalls[r])
+                    .collect(Collectors.joining("; "));
+            if (absent.isEmpty()) {
+                return "every rank timed out waiting in the library (" + where + "): the ranks called different "
+                        + "collectives, in another order or with other sizes";
+            }
+            return "ranks " + absent + " did not arrive at the collective that ranks " + waited + " waited in ("
+                    + where + "): they never called it, or are stuck before it";
+        }
+    }
+
     /**
      * Ends the job once, for the first reason: every member is told why (best effort, briefly), so that those
      * waiting inside an operation fail at once. Runs on whichever thread saw the failure first.
@@ -512,6 +597,13 @@ final class TcpRoot extends Exchange {
             }
             Deadline brief = briefly();
             members().forEach(member -> abort(member, reason, brief));
+        }
+        Consumer<String> watching;
+        synchronized (lock) {
+            watching = watcher;
+        }
+        if (watching != null) {
+            watching.accept(reason);
         }
     }
 
@@ -571,7 +663,26 @@ final class TcpRoot extends Exchange {
             TcpAdmission.closeQuietly(server);
         }
         synchronized (ending) {
+            if (watching() && untold == null && fatalReason() == null) {
+                Deadline brief = briefly();
+                members().forEach(member -> leave(member, brief)); // so that their watchers take it for no failure
+            }
             members().forEach(Channel::close); // after the reason of a failure has gone out to them
+        }
+    }
+
+    private String fatalReason() {
+        synchronized (lock) {
+            return fatal;
+        }
+    }
+
+    /** Tells a member of a watched job that rank 0 closed it (best effort, by {@code deadline}). */
+    private void leave(Channel member, Deadline deadline) {
+        try {
+            member.send(Channel.LEAVE, sequence(), new byte[0], deadline);
+        } catch (IOException ignored) {
+            // that member is gone already; nothing is left to tell it
         }
     }
 }

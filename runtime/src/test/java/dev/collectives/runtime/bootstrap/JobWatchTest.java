@@ -1,0 +1,185 @@
+package dev.collectives.runtime.bootstrap;
+
+import static dev.collectives.runtime.bootstrap.RankThreadsForTests.await;
+import static dev.collectives.runtime.bootstrap.RankThreadsForTests.bootstrap;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A watched job (the native backends keep the rendezvous as the job's lifeline while the communicator lives): every
+ * rank's watcher hears why the job failed, naming the rank at fault, and nothing when the job ends normally.
+ */
+class JobWatchTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+    /** What each rank's watcher heard, first thing only. */
+    private final Map<Integer, BlockingQueue<String>> heard = new ConcurrentHashMap<>();
+
+    private BlockingQueue<String> watcherOf(int rank) {
+        return heard.computeIfAbsent(rank, r -> new ArrayBlockingQueue<>(1));
+    }
+
+    private String awaitHeard(int rank) throws InterruptedException {
+        String failure = watcherOf(rank).poll(60, TimeUnit.SECONDS);
+        assertTrue(failure != null, "rank " + rank + "'s watcher heard nothing");
+        return failure;
+    }
+
+    @Test
+    void aRankWhoseConnectionEndsWithoutLeavingIsNamedToEveryWatcher() throws Exception {
+        int port = RankThreadsForTests.freePort();
+        String endpoint = "tcp://127.0.0.1:" + port;
+        CountDownLatch watching = new CountDownLatch(2);
+        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
+            if (rank == 2) {
+                // admitted as rank 2, then its process "dies": the connection ends without a word
+                try (Socket doomed = RankThreadsForTests.admittedAs(port, 2, 3)) {
+                    await(watching);
+                }
+                return "gone";
+            }
+            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous()) {
+                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+                watching.countDown();
+                return awaitHeard(rank);
+            }
+        });
+        for (int rank = 0; rank < 2; rank++) {
+            String failure = outcomes.get(rank).get();
+            assertTrue(failure.contains("rank 2 at /127.0.0.1:") && failure.contains(
+                    "is gone: its connection ended while the job ran"), failure);
+        }
+    }
+
+    @Test
+    void aRankThatAbortsIsNamedWithItsReasonToTheOtherWatchers() throws Exception {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        CountDownLatch watching = new CountDownLatch(3);
+        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
+            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous()) {
+                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+                watching.countDown();
+                if (rank == 1) {
+                    await(watching);
+                    rendezvous.abort("rank 1 called abort()");
+                    return "aborted";
+                }
+                return awaitHeard(rank);
+            }
+        });
+        for (int rank : new int[] {0, 2}) {
+            String failure = outcomes.get(rank).get();
+            assertTrue(failure.contains("rank 1 at /127.0.0.1:") && failure.contains(
+                    "ended the job: rank 1 called abort()"), failure);
+        }
+    }
+
+    @Test
+    void ranksThatNeverArriveWhereTheOthersStallAreNamedOnEveryRank() throws Exception {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(4, rank -> () -> {
+            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 4, TIMEOUT).rendezvous()) {
+                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+                if (rank != 1) {
+                    rendezvous.stalled("its stream waited 5 s");
+                }
+                return awaitHeard(rank);
+            }
+        });
+        for (int rank = 0; rank < 4; rank++) {
+            String failure = outcomes.get(rank).get();
+            assertTrue(failure.contains("ranks [1] did not arrive at the collective that ranks [0, 2, 3] waited in"
+                    + " (rank 0: its stream waited 5 s; rank 2: its stream waited 5 s; rank 3: its stream waited 5 s)"
+                    + ": they never called it, or are stuck before it"), "rank " + rank + ": " + failure);
+        }
+    }
+
+    @Test
+    void whenEveryRankStallsTheVerdictSaysTheyCalledDifferentCollectives() throws Exception {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
+            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, TIMEOUT).rendezvous()) {
+                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+                rendezvous.stalled("its stream waited " + (rank + 1) + " s");
+                return awaitHeard(rank);
+            }
+        });
+        for (int rank = 0; rank < 2; rank++) {
+            String failure = outcomes.get(rank).get();
+            assertTrue(failure.contains("every rank timed out waiting in the library (rank 0: its stream waited 1 s;"
+                    + " rank 1: its stream waited 2 s): the ranks called different collectives, in another order or"
+                    + " with other sizes"), failure);
+        }
+    }
+
+    @Test
+    void aJobThatEndsNormallyIsHeardOfByNoWatcherWhicheverRankClosesFirst() throws Exception {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        CountDownLatch rootClosed = new CountDownLatch(1);
+        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
+            Rendezvous rendezvous = bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous();
+            assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+            if (rank == 0) {
+                rendezvous.close(); // rank 0 is done first; the others are still at work
+                rootClosed.countDown();
+            } else {
+                await(rootClosed);
+                awaitWatchThreadOf(rank); // it has read rank 0's goodbye
+                rendezvous.close();
+            }
+            return "closed";
+        });
+        outcomes.forEach(RankThreadsForTests.Outcome::get);
+        heard.forEach((rank, failures) -> assertTrue(failures.isEmpty(), "rank " + rank + " heard " + failures));
+    }
+
+    /** Joins the thread that watches the job on member {@code rank}: it ends once rank 0 said the job is over. */
+    private static void awaitWatchThreadOf(int rank) throws InterruptedException {
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().equals("collectives-job-watch-rank-" + rank)) {
+                thread.join(TimeUnit.SECONDS.toMillis(60));
+                assertFalse(thread.isAlive(), "rank " + rank + "'s watch did not end");
+            }
+        }
+    }
+
+    @Test
+    void aWatchedRendezvousServesNoMoreOperations() {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
+            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, TIMEOUT).rendezvous()) {
+                rendezvous.watch(watcherOf(rank)::offer);
+                return assertThrows(BootstrapException.class, () -> rendezvous.allGather(new byte[1])).getMessage();
+            }
+        });
+        outcomes.forEach(o -> assertTrue(o.get().contains("watches the job; it serves no more operations"), o.get()));
+    }
+
+    @Test
+    void aFileRendezvousDoesNotWatchAndStaysUsable(@TempDir Path directory) {
+        String endpoint = "file:" + directory.toAbsolutePath();
+        List<RankThreadsForTests.Outcome<Integer>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
+            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, TIMEOUT).rendezvous()) {
+                assertFalse(rendezvous.watch(watcherOf(rank)::offer));
+                return rendezvous.allGather(new byte[] {(byte) rank}).length;
+            }
+        });
+        outcomes.forEach(o -> assertEquals(2, o.get()));
+    }
+}
