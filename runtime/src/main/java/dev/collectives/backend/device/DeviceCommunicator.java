@@ -16,9 +16,11 @@ import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.ForeignMemory;
 import dev.collectives.runtime.QualifiedVmmAllocator;
 import dev.collectives.runtime.RegistrationHandle;
+import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.VirtualMemory;
+import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.internal.AllocatorRule;
 import dev.collectives.runtime.internal.LegacyRegistrationRule;
@@ -66,6 +68,8 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     private final DeviceVirtualMemory vmm = new DeviceVirtualMemory(this, Allocator.VMM);
     private final DeviceVirtualMemory customVmm = new DeviceVirtualMemory(this, Allocator.CUSTOM);
     private volatile State state = State.OPEN;
+    /** The job, watched through its rendezvous where this communicator was joined through a TCP one. */
+    private volatile JobWatch job = JobWatch.NONE;
     private volatile Capabilities capabilities;
     private volatile long granularity;
     private final ChildCommunicators children = new ChildCommunicators();
@@ -94,6 +98,14 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
 
     NativeLibrary library() {
         return library;
+    }
+
+    /**
+     * Keeps {@code rendezvous} open as this communicator's job watch (or closes it, where it cannot watch): a job
+     * failure it reports aborts the communicator behind, and every failure this rank meets from then on names it.
+     */
+    void watchJob(Rendezvous rendezvous) {
+        job = JobWatch.start(rendezvous, this::abortBehind);
     }
 
     long handle() {
@@ -317,7 +329,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
         library.check(NativeShim.windowRegister(lib, handle, buffer.address(), buffer.sizeBytes(),
                 symmetric ? WIN_COLL_SYMMETRIC : 0, out), rank, handle, "CommWindowRegister");
         if (out[0] == 0) {
-            throw CollectivesException.library(dev.collectives.runtime.Result.INVALID_USAGE, rank,
+            throw CollectivesException.library(Result.INVALID_USAGE, rank,
                     library.symbol(NativeLibrary.Slots.WINDOW_REGISTER), "returned a NULL window: this communicator "
                             + "has no " + (symmetric ? "symmetric " : "") + "window support");
         }
@@ -436,9 +448,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     }
 
     private DeviceStream enqueue(Stream stream) {
-        if (state != State.OPEN) {
-            throw CollectivesException.usage(rank, "communicator is " + state.name().toLowerCase(Locale.ROOT));
-        }
+        requireOpen();
         return streamOf(stream);
     }
 
@@ -522,21 +532,42 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
         if (isFailure(error)) {
             CollectivesException failure = library.cclFailure(error, rank, handle,
                     library.dialect.ccl("CommGetAsyncError") + " (an enqueued operation)",
-                    "; the communicator was aborted");
+                    "; the communicator was aborted" + job.cause().map(why -> "; the job failed: " + why).orElse(""));
             abortBehind();
             throw failure;
         }
     }
 
-    /** Whether an asynchronous error code says the communicator failed (not success, not still in progress). */
-    private static boolean isFailure(int asyncError) {
-        return asyncError != 0 && asyncError != dev.collectives.runtime.Result.IN_PROGRESS.code();
+    /**
+     * This rank waited longer than {@code timeoutSeconds} for {@code what} to complete: aborts the communicator
+     * behind, and returns the failure to throw, naming the ranks that never arrived where the job's verdict does.
+     */
+    CollectivesException stalled(String what, long timeoutSeconds) {
+        Optional<String> verdict = job.stalled("waited " + timeoutSeconds + " s for " + what);
+        abortBehind();
+        return CollectivesException.library(Result.REMOTE_ERROR, rank, what, "no "
+                + "completion within " + timeoutSeconds + " s" + verdict.map(why -> "; the job failed: " + why)
+                .orElse("") + "; the communicator was aborted");
     }
 
+    /** Whether an asynchronous error code says the communicator failed (not success, not still in progress). */
+    private static boolean isFailure(int asyncError) {
+        return asyncError != 0 && asyncError != Result.IN_PROGRESS.code();
+    }
+
+    /** Throws unless open: why the job failed where that aborted it, else its state. */
     private void requireOpen() {
         if (state != State.OPEN) {
-            throw CollectivesException.usage(rank, "communicator is " + state.name().toLowerCase(Locale.ROOT));
+            throw notOpen();
         }
+    }
+
+    private CollectivesException notOpen() {
+        return job.failure().filter(why -> state == State.ABORTED)
+                .map(why -> CollectivesException.library(Result.REMOTE_ERROR, rank,
+                        "the communicator", "the job failed: " + why + "; the communicator was aborted"))
+                .orElseGet(() -> CollectivesException.usage(rank, "communicator is "
+                        + state.name().toLowerCase(Locale.ROOT)));
     }
 
     // ---- child communicators ------------------------------------------------------------------------------
@@ -617,6 +648,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     @Override
     public void abort() {
         if (markAborted()) {
+            job.abort("rank " + rank + " called abort()");
             ABORTS.runWithin(abortCall(), () -> NativeShim.commAbort(lib, handle))
                     .ifPresent(rc -> library.check(rc, rank, 0, "CommAbort"));
         }
@@ -657,7 +689,13 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
      */
     @Override
     public void close() {
-        children.closeChildrenThen(this::closeThis);
+        try {
+            children.closeChildrenThen(this::closeThis);
+        } finally {
+            if (state == State.CLOSED || state == State.ABORTED) {
+                job.close(); // after the communicator: a peer that fails while it finalizes is still named
+            }
+        }
     }
 
     private void closeThis() {

@@ -11,7 +11,8 @@ import dev.collectives.runtime.spi.Joined;
  * {@code join} for the native backends: this process's rank of a multi-process job, one device each. The ranks
  * meet through the bootstrap's rendezvous, check that they load the same backend and library version, carry rank
  * 0's unique id ({@code GetUniqueId}) to every rank and learn how many ranks share a node; then each calls
- * {@code CommInitRank(Config)} on its device.
+ * {@code CommInitRank(Config)} on its device. The rendezvous then watches the job while the communicator lives
+ * ({@link JobWatch}), so that a failure names the rank at fault.
  */
 final class DeviceJoin {
     private static final int UNIQUE_ID_BYTES = 128;
@@ -32,8 +33,9 @@ final class DeviceJoin {
                     + " this host has " + devices + " (" + bootstrap.describe() + ")");
         }
         byte[] id = new byte[UNIQUE_ID_BYTES];
-        int ranksPerNode;
-        try (Rendezvous rendezvous = bootstrap.rendezvous()) {
+        Rendezvous rendezvous = bootstrap.rendezvous();
+        DeviceCommunicator comm;
+        try {
             rendezvous.agree("backend", dialect.backendName() + " " + library.versionString());
             if (rank == 0) {
                 try {
@@ -44,11 +46,15 @@ final class DeviceJoin {
                 }
             }
             id = rendezvous.broadcast(id);
-            ranksPerNode = rendezvous.ranksPerNode();
+            int ranksPerNode = rendezvous.ranksPerNode();
+            library.checkRuntime(NativeShim.setDevice(library.lib, device), rank, "SetDevice");
+            comm = new DeviceCommunicator(library, config.initRank(library, size, id, rank), rank, size, device,
+                    new Topology(size, ranksPerNode), config.collnetEnable() == 1);
+        } catch (RuntimeException e) {
+            rendezvous.close();
+            throw e;
         }
-        library.checkRuntime(NativeShim.setDevice(library.lib, device), rank, "SetDevice");
-        DeviceCommunicator comm = new DeviceCommunicator(library, config.initRank(library, size, id, rank), rank, size,
-                device, new Topology(size, ranksPerNode), config.collnetEnable() == 1);
+        comm.watchJob(rendezvous);
         try {
             return new Joined(comm, comm.createStream(), bootstrap.localRank(), device);
         } catch (RuntimeException e) {

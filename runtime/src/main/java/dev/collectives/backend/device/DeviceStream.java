@@ -3,7 +3,6 @@ package dev.collectives.backend.device;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Event;
 import dev.collectives.runtime.Graph;
-import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
 
 import java.util.Collections;
@@ -15,7 +14,7 @@ import java.util.Set;
  * which {@link #close()} leaves alone. {@link #synchronize()} polls the stream and the communicator's
  * asynchronous error (as nccl-tests does), so a failed or aborted peer ends the wait with an exception instead
  * of a hang; a wait longer than {@code collectives.device.syncTimeoutSeconds} (default 300) aborts the
- * communicator. While capturing, it records the memory each op uses, so that the graph keeps it alive (R5).
+ * communicator, naming the ranks that never arrived where the job is watched. While capturing, it records the memory each op uses, so that the graph keeps it alive (R5).
  */
 final class DeviceStream implements Stream {
     private static final long TIMEOUT_NANOS =
@@ -70,9 +69,7 @@ final class DeviceStream implements Stream {
             }
             comm.checkAsyncError();
             if (System.nanoTime() - start > TIMEOUT_NANOS) {
-                comm.abortBehind();
-                throw CollectivesException.library(Result.REMOTE_ERROR, comm.rank(), "stream synchronize",
-                        "no completion within " + TIMEOUT_NANOS / 1_000_000_000L + " s; the communicator was aborted");
+                throw comm.stalled("stream synchronize", TIMEOUT_NANOS / 1_000_000_000L);
             }
             Thread.onSpinWait();
         }

@@ -126,7 +126,8 @@ class TcpRendezvousTest extends RendezvousContractTest {
             server.start();
             Bootstrap member = bootstrap("tcp://127.0.0.1:" + other.getLocalPort(), 1, 2, SHORT);
             BootstrapException e = assertThrows(BootstrapException.class, member::rendezvous);
-            assertTrue(e.getMessage().contains("is not a collectives rendezvous of version " + Channel.VERSION), e.getMessage());
+            assertTrue(e.getMessage().contains("is not a collectives rendezvous of version " + Channel.VERSION),
+                    e.getMessage());
             server.join(5000);
         }
     }

@@ -1,0 +1,112 @@
+package dev.collectives.backend.device;
+
+import dev.collectives.runtime.bootstrap.Rendezvous;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The job a joined communicator belongs to, watched through the rendezvous its ranks met at, which stays open while
+ * the communicator lives where it can watch (a TCP one). The library itself says only that a peer failed ("remote
+ * process exited"), and nothing of a rank that never calls: the rendezvous names the rank and the cause, and its
+ * news reaches this rank as it happens, also while it waits inside the library, which {@code onFailure} then
+ * aborts. A rank that times out waiting says so, and the job's verdict names the ranks that never arrived.
+ */
+final class JobWatch implements AutoCloseable {
+    /** A communicator whose job is not watched: made by a split or shrink, or joined through a file rendezvous. */
+    static final JobWatch NONE = new JobWatch(null);
+    /**
+     * How long a rank whose library reported a failure waits for the rendezvous to name its cause: rank 0 hears of a
+     * dead process when its connection ends, which is as soon as the library does, or sooner.
+     */
+    static final Duration CAUSE_WAIT = Duration.ofMillis(500);
+    /** How long a rank that stalled waits for the verdict: the others have some seconds to stall too. */
+    static final Duration VERDICT_WAIT = Duration.ofSeconds(4);
+
+    private final Rendezvous rendezvous;
+    private final CountDownLatch failed = new CountDownLatch(1);
+    private volatile String failure;
+
+    private JobWatch(Rendezvous rendezvous) {
+        this.rendezvous = rendezvous;
+    }
+
+    /**
+     * Watches the job through {@code rendezvous}, running {@code onFailure} once on the rendezvous's thread when it
+     * fails; where the rendezvous cannot watch, closes it and returns {@link #NONE}.
+     */
+    static JobWatch start(Rendezvous rendezvous, Runnable onFailure) {
+        JobWatch watch = new JobWatch(rendezvous);
+        boolean watching = false;
+        try {
+            watching = rendezvous.watch(reason -> watch.failed(reason, onFailure));
+        } finally {
+            if (!watching) {
+                rendezvous.close();
+            }
+        }
+        return watching ? watch : NONE;
+    }
+
+    private void failed(String reason, Runnable onFailure) {
+        if (failure == null) {
+            failure = reason;
+            failed.countDown();
+            onFailure.run();
+        }
+    }
+
+    /** Why the job failed, once the rendezvous said so. */
+    Optional<String> failure() {
+        return Optional.ofNullable(failure);
+    }
+
+    /**
+     * Why the job failed, waiting for it at most {@link #CAUSE_WAIT}: the library reported a failure that the
+     * rendezvous may be about to name.
+     */
+    Optional<String> cause() {
+        return awaitFailure(CAUSE_WAIT);
+    }
+
+    /**
+     * This rank timed out waiting at {@code where}: tells the job, and returns its verdict once rank 0 has given it
+     * (at most {@link #VERDICT_WAIT}).
+     */
+    Optional<String> stalled(String where) {
+        if (rendezvous == null) {
+            return Optional.empty();
+        }
+        rendezvous.stalled(where);
+        return awaitFailure(VERDICT_WAIT);
+    }
+
+    private Optional<String> awaitFailure(Duration wait) {
+        if (rendezvous == null) {
+            return failure();
+        }
+        try {
+            failed.await(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return failure();
+    }
+
+    /** This rank ends the job: the others hear {@code reason} with this rank's number. */
+    void abort(String reason) {
+        if (rendezvous != null) {
+            rendezvous.abort(reason);
+        }
+    }
+
+    /** Leaves the job, saying so (after the communicator is gone); idempotent. */
+    @Override
+    public void close() {
+        if (rendezvous != null) {
+            rendezvous.close();
+        }
+    }
+}
