@@ -21,7 +21,10 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -212,23 +215,27 @@ class HostileClientsTest {
         }
     }
 
-    /** A client that sends a plausible greeting one byte every 200 ms, never finishing within the deadline. */
+    /**
+     * A client that sends a plausible greeting one byte every 200 ms, never finishing within the deadline; it stops
+     * once rank 0 has dropped the connection.
+     */
     private static void trickle(Socket s) {
-        Thread thread = new Thread(() -> {
+        ScheduledExecutorService pace = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "trickle");
+            thread.setDaemon(true);
+            return thread;
+        });
+        byte[] greeting = {0x43, 0x6f, 0x4c, 0x4c, 0, 0, 0, 1};
+        AtomicInteger sent = new AtomicInteger();
+        pace.scheduleAtFixedRate(() -> {
             try {
                 OutputStream out = s.getOutputStream();
-                byte[] greeting = {0x43, 0x6f, 0x4c, 0x4c, 0, 0, 0, 1};
-                for (int i = 0; ; i++) {
-                    out.write(greeting[i % greeting.length]);
-                    out.flush();
-                    Thread.sleep(200);
-                }
-            } catch (IOException | InterruptedException closed) {
-                // rank 0 dropped it, or the test ended
+                out.write(greeting[sent.getAndIncrement() % greeting.length]);
+                out.flush();
+            } catch (IOException closed) {
+                pace.shutdown(); // rank 0 dropped it
             }
-        }, "trickle");
-        thread.setDaemon(true);
-        thread.start();
+        }, 0, 200, TimeUnit.MILLISECONDS);
     }
 
     /** Rank 0 closes the connection (end of stream or reset); the read timeout only guards against a hang. */
