@@ -60,10 +60,16 @@ class JobWatchTest {
                 return awaitHeard(rank);
             }
         });
-        for (int rank = 0; rank < 2; rank++) {
+        assertHeardOn(outcomes, new int[] {0, 1}, "rank 2 at /127.0.0.1:",
+                "is gone: its connection ended while the job ran");
+    }
+
+    /** What the watchers of {@code ranks} heard names the rank with its address, and the cause. */
+    private static void assertHeardOn(List<RankThreadsForTests.Outcome<String>> outcomes, int[] ranks,
+                                      String culprit, String cause) {
+        for (int rank : ranks) {
             String failure = outcomes.get(rank).get();
-            assertTrue(failure.contains("rank 2 at /127.0.0.1:") && failure.contains(
-                    "is gone: its connection ended while the job ran"), failure);
+            assertTrue(failure.contains(culprit) && failure.contains(cause), "rank " + rank + ": " + failure);
         }
     }
 
@@ -83,11 +89,7 @@ class JobWatchTest {
                 return awaitHeard(rank);
             }
         });
-        for (int rank : new int[] {0, 2}) {
-            String failure = outcomes.get(rank).get();
-            assertTrue(failure.contains("rank 1 at /127.0.0.1:") && failure.contains(
-                    "ended the job: rank 1 called abort()"), failure);
-        }
+        assertHeardOn(outcomes, new int[] {0, 2}, "rank 1 at /127.0.0.1:", "ended the job: rank 1 called abort()");
     }
 
     @Test
