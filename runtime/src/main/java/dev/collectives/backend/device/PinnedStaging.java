@@ -1,7 +1,7 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.annotation.DataType;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.spi.HostStaging;
 
 import java.nio.ByteBuffer;
@@ -11,37 +11,35 @@ import java.util.Optional;
 import org.bytedeco.javacpp.Pointer;
 
 /**
- * Pinned host memory ({@code cudaMallocHost}/{@code musaMallocHost}) of one communicator's device, copied to and
- * from with {@code MemcpyAsync} on a stream: the copies are ordered with the stream's collectives and return at once.
+ * Pinned host memory ({@code cudaMallocHost}/{@code musaMallocHost}) of one communicator's device, mapped into the
+ * device ({@link NativeMemory#mappedHost}): the host reads and writes it through {@link #buffer()}, the library's
+ * collectives through {@link #deviceView}, with no copy between the two. The library takes such memory as a
+ * collective's buffers as long as it is not registered with it; this memory never is.
  */
 final class PinnedStaging implements HostStaging {
-    private final DeviceCommunicator comm;
-    private final long address;
+    /** The whole memory as the device reaches it; it owns the memory. */
+    private final DeviceBuffer onDevice;
     private final ByteBuffer buffer;
-    private boolean closed;
 
-    private PinnedStaging(DeviceCommunicator comm, long address, long bytes) {
-        this.comm = comm;
-        this.address = address;
+    private PinnedStaging(NativeMemory memory) {
+        this.onDevice = DeviceBuffer.root(memory, DataType.UINT8, memory.size());
         this.buffer = new Pointer() {
             {
-                this.address = PinnedStaging.this.address;
-                this.limit = bytes;
-                this.capacity = bytes;
+                this.address = memory.hostAddress();
+                this.limit = memory.size();
+                this.capacity = memory.size();
             }
         }.asByteBuffer().order(ByteOrder.nativeOrder());
     }
 
-    /** Pinned memory of {@code bytes} on {@code comm}'s device; empty where the library lacks the calls. */
+    /** Mapped pinned memory of {@code bytes} on {@code comm}'s device; empty where the library lacks the calls. */
     static Optional<HostStaging> allocate(DeviceCommunicator comm, long bytes) {
         NativeLibrary n = comm.library();
         if (!n.has(NativeLibrary.Slots.MALLOC_HOST) || !n.has(NativeLibrary.Slots.FREE_HOST)
-                || !n.has(NativeLibrary.Slots.MEMCPY_ASYNC)) {
+                || !n.has(NativeLibrary.Slots.HOST_GET_DEVICE_POINTER)) {
             return Optional.empty();
         }
-        long[] out = new long[1];
-        n.checkRuntime(NativeShim.runtimeMallocHost(n.lib, comm.device(), bytes, out), comm.rank(), "MallocHost");
-        return Optional.of(new PinnedStaging(comm, out[0], bytes));
+        return Optional.of(new PinnedStaging(NativeMemory.mappedHost(comm, bytes)));
     }
 
     @Override
@@ -50,31 +48,13 @@ final class PinnedStaging implements HostStaging {
     }
 
     @Override
-    public void copyTo(long from, DeviceBuffer dst, long bytes, Stream stream) {
-        copy(dst.address(), address + from, bytes, stream);
+    public DeviceBuffer deviceView(long offset, DataType type, long count) {
+        return onDevice.view(offset, type, count);
     }
 
-    @Override
-    public void copyFrom(DeviceBuffer src, long to, long bytes, Stream stream) {
-        copy(address + to, src.address(), bytes, stream);
-    }
-
-    private void copy(long dst, long src, long bytes, Stream stream) {
-        if (closed) {
-            throw new IllegalStateException("host staging is closed");
-        }
-        NativeLibrary n = comm.library();
-        n.checkRuntime(NativeShim.memcpyAsync(n.lib, comm.device(), dst, src, bytes, comm.streamOf(stream).handle),
-                comm.rank(), "MemcpyAsync");
-    }
-
+    /** Frees the memory (its root buffer's close is idempotent). */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        NativeLibrary n = comm.library();
-        n.checkRuntime(NativeShim.runtimeFreeHost(n.lib, address), comm.rank(), "FreeHost");
+        onDevice.close();
     }
 }
