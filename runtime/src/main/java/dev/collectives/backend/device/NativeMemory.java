@@ -9,6 +9,7 @@ import dev.collectives.runtime.ForeignMemory.Classification;
 import dev.collectives.runtime.ForeignMemory.Residence;
 
 import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.Pointer;
 
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
@@ -109,7 +110,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     /**
      * Pinned host memory ({@code MallocHost}), which the runtime maps into every device under unified addressing:
      * {@link #address()} is where the device reaches it ({@code HostGetDevicePointer}), so that collectives read
-     * and write it in place, and {@link #hostAddress()} is where the host does. Legacy memory to the rules; the
+     * and write it in place, and {@link #hostBuffer()} is where the host does. Legacy memory to the rules; the
      * runtime's own, never registered.
      */
     static NativeMemory mappedHost(DeviceCommunicator comm, long bytes) {
@@ -144,9 +145,17 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
                 out[1], 0);
     }
 
-    /** Where the host reads and writes memory made by {@link #mappedHost}. */
-    long hostAddress() {
-        return hostAddress;
+    /** The bytes of memory made by {@link #mappedHost} as the host reads and writes them. */
+    ByteBuffer hostBuffer() {
+        long host = hostAddress;
+        long bytes = size();
+        return new Pointer() {
+            {
+                this.address = host;
+                this.limit = bytes;
+                this.capacity = bytes;
+            }
+        }.asByteBuffer();
     }
 
     @Override

@@ -194,7 +194,8 @@ class CallCheckSimTest {
      */
     private static Communicator staging(Communicator comm, AtomicInteger allocations, List<HostStaging> made) {
         return proxy(comm, allocations, new Class<?>[] {Communicator.class, HostStaging.Provider.class}, bytes -> {
-            HostStaging staging = new SimMemoryStaging(comm.allocate(Allocator.LEGACY, DataType.UINT8, bytes));
+            DeviceBuffer memory = comm.allocate(Allocator.LEGACY, DataType.UINT8, bytes);
+            HostStaging staging = new HostStaging(memory, Kernels.view(memory.address(), bytes));
             made.add(staging);
             return Optional.of(staging);
         });
@@ -216,31 +217,5 @@ class CallCheckSimTest {
                         throw e.getCause();
                     }
                 });
-    }
-
-    /** Host staging over a sim allocation, whose bytes the host reads and writes in place. */
-    private static final class SimMemoryStaging implements HostStaging {
-        private final DeviceBuffer memory;
-        private final ByteBuffer buffer;
-
-        SimMemoryStaging(DeviceBuffer memory) {
-            this.memory = memory;
-            this.buffer = Kernels.view(memory.address(), memory.sizeBytes());
-        }
-
-        @Override
-        public ByteBuffer buffer() {
-            return buffer;
-        }
-
-        @Override
-        public DeviceBuffer deviceView(long offset, DataType type, long count) {
-            return memory.view(offset, type, count);
-        }
-
-        @Override
-        public void close() {
-            memory.close();
-        }
     }
 }
