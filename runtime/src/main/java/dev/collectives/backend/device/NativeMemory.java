@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Device memory of one rank: {@code MemAlloc}, legacy {@code Malloc}, or VMM through the driver, pinned host memory
  * mapped into the device ({@link #mappedHost}), or memory a framework owns ({@link #foreign}), which is never freed
- * here. It counts the registrations, windows and graphs
- * that use it, and refuses to be freed while any is live (R5, R6, R12).
+ * here. It counts the registrations, windows and graphs that use it, and refuses to be freed while any is live (R5,
+ * R6, R12).
  */
 final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     /** The shim's residence codes: 0 unknown to the driver, 1 device, 2 pinned host, 3 managed. */
@@ -108,10 +108,10 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     }
 
     /**
-     * Pinned host memory ({@code MallocHost}), which the runtime maps into every device under unified addressing:
-     * {@link #address()} is where the device reaches it ({@code HostGetDevicePointer}), so that collectives read
-     * and write it in place, and {@link #hostBuffer()} is where the host does. Legacy memory to the rules; the
-     * runtime's own, never registered.
+     * Pinned host memory ({@code MallocHost}), which the device runtime maps into every device under unified
+     * addressing: {@link #address()} is where the device reaches it ({@code HostGetDevicePointer}), so that
+     * collectives read and write it in place, and {@link #hostBuffer()} is where the host does. Legacy memory to the
+     * rules; the runtime's own, never registered.
      */
     static NativeMemory mappedHost(DeviceCommunicator comm, long bytes) {
         long[] out = new long[1];
