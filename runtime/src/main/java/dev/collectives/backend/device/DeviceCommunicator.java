@@ -246,11 +246,20 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
         return DeviceBuffer.root(memory, type, count);
     }
 
-    /** Pinned host memory for stream-ordered copies (the per-call check's digests). */
+    /**
+     * Pinned host memory mapped into the device ({@link NativeMemory#mappedHost}), where the per-call check
+     * gathers its digests; empty where the library lacks the calls. The library takes such memory as a collective's
+     * buffers as long as it is not registered with it, and a staging is never registered.
+     */
     @Override
     public Optional<HostStaging> allocateStaging(long bytes) {
         requireOpen();
-        return PinnedStaging.allocate(this, bytes);
+        if (!library.has(NativeLibrary.Slots.MALLOC_HOST) || !library.has(NativeLibrary.Slots.FREE_HOST)
+                || !library.has(NativeLibrary.Slots.HOST_GET_DEVICE_POINTER)) {
+            return Optional.empty();
+        }
+        NativeMemory memory = NativeMemory.mappedHost(this, bytes);
+        return Optional.of(new HostStaging(DeviceBuffer.root(memory, DataType.UINT8, bytes), memory.hostBuffer()));
     }
 
     @Override

@@ -217,7 +217,7 @@ final class NativeLibrary {
         static final int MALLOC_HOST = 70;
         static final int FREE_HOST = 71;
         static final int COMM_SHRINK = 77;
-        static final int MEMCPY_ASYNC = 78;
+        static final int HOST_GET_DEVICE_POINTER = 78;
 
         private Slots() {
         }
@@ -241,7 +241,7 @@ final class NativeLibrary {
             expect(MALLOC_HOST, "MallocHost");
             expect(FREE_HOST, "FreeHost");
             expect(COMM_SHRINK, "CommShrink");
-            expect(MEMCPY_ASYNC, "MemcpyAsync");
+            expect(HOST_GET_DEVICE_POINTER, "HostGetDevicePointer");
         }
 
         private static void expect(int slot, String name) {

@@ -9,6 +9,7 @@ import dev.collectives.runtime.ForeignMemory.Classification;
 import dev.collectives.runtime.ForeignMemory.Residence;
 
 import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.Pointer;
 
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
@@ -16,9 +17,10 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Device memory of one rank: {@code MemAlloc}, legacy {@code Malloc}, or VMM through the driver, or memory a
- * framework owns ({@link #foreign}), which is never freed here. It counts the registrations, windows and graphs
- * that use it, and refuses to be freed while any is live (R5, R6, R12).
+ * Device memory of one rank: {@code MemAlloc}, legacy {@code Malloc}, or VMM through the driver, pinned host memory
+ * mapped into the device ({@link #mappedHost}), or memory a framework owns ({@link #foreign}), which is never freed
+ * here. It counts the registrations, windows and graphs that use it, and refuses to be freed while any is live (R5,
+ * R6, R12).
  */
 final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     /** The shim's residence codes: 0 unknown to the driver, 1 device, 2 pinned host, 3 managed. */
@@ -27,15 +29,18 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     private final DeviceCommunicator comm;
     /** VMM only: the driver's allocation handle. */
     private final long vmmHandle;
+    /** Mapped pinned host memory only: the host's address of it, which {@code FreeHost} takes; else 0. */
+    private final long hostAddress;
     final AtomicInteger registrations = new AtomicInteger();
     final AtomicInteger windows = new AtomicInteger();
     final AtomicInteger graphs = new AtomicInteger();
 
     private NativeMemory(DeviceCommunicator comm, long address, long size, Allocator allocator, long physicalSize,
-                         long reservedSize, Set<HandleType> handleTypes, long vmmHandle) {
+                         long reservedSize, Set<HandleType> handleTypes, long vmmHandle, long hostAddress) {
         super(address, size, allocator, physicalSize, reservedSize, handleTypes);
         this.comm = comm;
         this.vmmHandle = vmmHandle;
+        this.hostAddress = hostAddress;
         comm.track(this);
     }
 
@@ -45,6 +50,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
                 foreignClass);
         this.comm = comm;
         this.vmmHandle = 0;
+        this.hostAddress = 0;
     }
 
     /** The allocation that holds {@code address}, wrapped as foreign memory (see {@link #classify}). */
@@ -90,7 +96,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
         NativeLibrary n = comm.library();
         n.check(NativeShim.memAlloc(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(), 0, "MemAlloc");
         return new NativeMemory(comm, out[0], bytes, Allocator.MEM_ALLOC, bytes, bytes,
-                Set.of(HandleType.POSIX_FILE_DESCRIPTOR), 0);
+                Set.of(HandleType.POSIX_FILE_DESCRIPTOR), 0, 0);
     }
 
     /** Legacy {@code cudaMalloc}/{@code musaMalloc}. */
@@ -98,7 +104,27 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
         long[] out = new long[1];
         NativeLibrary n = comm.library();
         n.checkRuntime(NativeShim.runtimeMalloc(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(), "Malloc");
-        return new NativeMemory(comm, out[0], bytes, Allocator.LEGACY, bytes, bytes, Set.of(), 0);
+        return new NativeMemory(comm, out[0], bytes, Allocator.LEGACY, bytes, bytes, Set.of(), 0, 0);
+    }
+
+    /**
+     * Pinned host memory ({@code MallocHost}), which the device runtime maps into every device under unified
+     * addressing: {@link #address()} is where the device reaches it ({@code HostGetDevicePointer}), so that
+     * collectives read and write it in place, and {@link #hostBuffer()} is where the host does. Legacy memory to the
+     * rules; the runtime's own, never registered.
+     */
+    static NativeMemory mappedHost(DeviceCommunicator comm, long bytes) {
+        long[] out = new long[1];
+        NativeLibrary n = comm.library();
+        n.checkRuntime(NativeShim.runtimeMallocHost(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(),
+                "MallocHost");
+        long host = out[0];
+        int rc = NativeShim.runtimeHostDevicePointer(n.lib, comm.device(), host, out);
+        if (rc != 0) {
+            NativeShim.runtimeFreeHost(n.lib, host);
+            n.checkRuntime(rc, comm.rank(), "HostGetDevicePointer");
+        }
+        return new NativeMemory(comm, out[0], bytes, Allocator.LEGACY, bytes, bytes, Set.of(), 0, host);
     }
 
     /** VMM memory: create, reserve, map, set access, with the sizes taken as given (R11 is checked on them). */
@@ -116,7 +142,20 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
             n.checkDriver((int) out[2], comm.rank(), calls[-step - 1]);
         }
         return new NativeMemory(comm, out[0], physicalSize, allocator, physicalSize, reservedSize, handleTypes,
-                out[1]);
+                out[1], 0);
+    }
+
+    /** The bytes of memory made by {@link #mappedHost} as the host reads and writes them. */
+    ByteBuffer hostBuffer() {
+        long host = hostAddress;
+        long bytes = size();
+        return new Pointer() {
+            {
+                this.address = host;
+                this.limit = bytes;
+                this.capacity = bytes;
+            }
+        }.asByteBuffer();
     }
 
     @Override
@@ -170,7 +209,16 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
             return; // its owner frees it
         }
         NativeLibrary n = comm.library();
-        int device = comm.device();
+        if (hostAddress != 0) {
+            n.checkRuntime(NativeShim.runtimeFreeHost(n.lib, hostAddress), comm.rank(), "FreeHost");
+        } else {
+            freeDevice(n, comm.device());
+        }
+        comm.untrack(this);
+    }
+
+    /** Frees device memory through the call matching the one that made it. */
+    private void freeDevice(NativeLibrary n, int device) {
         switch (allocator()) {
             case MEM_ALLOC:
                 n.check(NativeShim.memFree(n.lib, device, address()), comm.rank(), 0, "MemFree");
@@ -183,6 +231,5 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
                         comm.rank(), "MemUnmap");
                 break;
         }
-        comm.untrack(this);
     }
 }

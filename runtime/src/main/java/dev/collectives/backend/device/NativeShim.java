@@ -94,8 +94,6 @@ final class NativeShim {
     @Name("cx_rt_malloc") static native int runtimeMalloc(long lib, int device, long bytes, long[] out);
     @Name("cx_rt_free") static native int runtimeFree(long lib, int device, long address);
     @Name("cx_memcpy") static native int memcpy(long lib, int device, long dst, long src, long bytes);
-    @Name("cx_memcpy_async") static native int memcpyAsync(long lib, int device, long dst, long src, long bytes,
-                                                           long stream);
     @Name("cx_comm_register") static native int commRegister(long lib, long comm, long address, long bytes,
                                                              long[] handle);
     @Name("cx_comm_deregister") static native int commDeregister(long lib, long comm, long handle);
@@ -143,6 +141,9 @@ final class NativeShim {
     @Name("cx_classify") static native int classify(long lib, int device, long address, long[] out);
     @Name("cx_rt_malloc_host") static native int runtimeMallocHost(long lib, int device, long bytes, long[] out);
     @Name("cx_rt_free_host") static native int runtimeFreeHost(long lib, long address);
+    /** out: the device's address of pinned host memory at {@code host}. */
+    @Name("cx_rt_host_device_pointer") static native int runtimeHostDevicePointer(long lib, int device, long host,
+                                                                                  long[] out);
     @Name("cx_rt_malloc_managed") static native int runtimeMallocManaged(long lib, int device, long bytes, long[] out);
 
     // ---- benchmark baseline -----------------------------------------------------------------------------------

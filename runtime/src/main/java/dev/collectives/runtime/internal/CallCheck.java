@@ -26,13 +26,14 @@ import java.util.Locale;
  * Capabilities#cheapCallChecks()}, the sim), elsewhere when the environment variable {@value #VARIABLE} lists
  * {@code calls}; off, a check is a single field read.
  *
- * <p>A check copies this rank's digest of the call to the device, allgathers the digests on the pipeline's stream
- * and copies them back: on a GPU the three are enqueued on the stream through pinned host memory ({@link
- * HostStaging}), elsewhere the copies are synchronous. The two device buffers and the host memory are the
- * pipeline's, made at its first checked call and freed by {@link #close()} with its memory, so that a call
- * allocates nothing; allocating and freeing device memory synchronizes the device, which cost a call more than
- * 100 us on a GPU. The one stream synchronization is the wait that reading the digests needs anyway; it also lets
- * the next check overwrite the buffers, whose allgather has then finished.
+ * <p>A check allgathers a digest of the call on the pipeline's stream and waits for the stream. On a GPU the digests
+ * lie in pinned host memory that the device reaches in place ({@link HostStaging}): the host writes this rank's
+ * there, the allgather reads it and writes every rank's there, and the host reads them after the wait, with no copy
+ * in between. Elsewhere (the sim) they are copied synchronously into and out of two device buffers around the
+ * allgather. That memory is the pipeline's, made at its first checked call and freed by {@link #close()} with its
+ * memory, so that a call allocates nothing; allocating and freeing device memory synchronizes the device, which
+ * cost a call more than 100 us on a GPU. The one stream synchronization is the wait that reading the digests needs
+ * anyway; it also lets the next check overwrite the memory, whose allgather has then finished.
  */
 public final class CallCheck implements AutoCloseable {
     /** The environment variable that turns checks on: a comma-separated list, e.g. {@code calls}. */
@@ -52,13 +53,16 @@ public final class CallCheck implements AutoCloseable {
     private final boolean enabled;
     private final MessageDigest sha256;
     private final byte[] digest = new byte[DIGEST_BYTES];
-    /** Where the digests are copied from and to: direct, so that the copies read and write them in place. */
+    /** Without staging, where the digests are copied from and to: direct, so that the copies use them in place. */
     private final ByteBuffer mineOnHost;
     private final ByteBuffer allOnHost;
-    /** This rank's digest, and every rank's, on the device; null until the first checked call. */
+    /**
+     * This rank's digest, and every rank's, as the allgather reads and writes them: views of the staging, or device
+     * buffers where there is none; null until the first checked call.
+     */
     private DeviceBuffer mine;
     private DeviceBuffer all;
-    /** Host memory the digests are copied through in stream order, where the communicator offers it; else null. */
+    /** Host memory the device gathers the digests in, where the communicator offers it; else null. */
     private HostStaging staging;
     private boolean closed;
 
@@ -122,16 +126,15 @@ public final class CallCheck implements AutoCloseable {
     }
 
     /**
-     * Every rank's digest, through host staging: the copy in, the allgather and the copy out are enqueued on the
-     * stream, and one wait for the stream covers the three.
+     * Every rank's digest, in host staging: the allgather reads this rank's digest from it and writes every rank's
+     * into it, and once the stream has finished the host reads them where the allgather wrote them.
      */
     private ByteBuffer exchangeStaged() {
-        staging.buffer().clear().put(digest);
-        staging.copyTo(0, mine, DIGEST_BYTES, stream);
+        ByteBuffer host = staging.buffer();
+        host.clear().put(digest);
         comm.allGather(mine, all, DIGEST_BYTES, DataType.UINT8, stream);
-        staging.copyFrom(all, DIGEST_BYTES, all.sizeBytes(), stream);
         stream.synchronize();
-        return staging.buffer().position(DIGEST_BYTES);
+        return host.position(DIGEST_BYTES);
     }
 
     /** Every rank's digest, through synchronous copies around the allgather (where the library cannot stage). */
@@ -144,20 +147,24 @@ public final class CallCheck implements AutoCloseable {
     }
 
     /**
-     * The device buffers and the host staging; where one fails, those made are kept for the next call, and freed by
-     * close.
+     * The host staging, this rank's digest at its head and every rank's after it, else the two device buffers;
+     * where a buffer fails, the one made is kept for the next call, and freed by close.
      */
     private void allocate() {
+        long allBytes = (long) DIGEST_BYTES * comm.size();
         if (mine == null) {
-            mine = comm.allocate(Allocator.LEGACY, DataType.UINT8, DIGEST_BYTES);
+            staging = HostStaging.of(comm, DIGEST_BYTES + allBytes).orElse(null);
+            mine = staging != null ? staging.deviceView(0, DataType.UINT8, DIGEST_BYTES)
+                    : comm.allocate(Allocator.LEGACY, DataType.UINT8, DIGEST_BYTES);
         }
-        if (staging == null) {
-            staging = HostStaging.of(comm, (long) DIGEST_BYTES * (1 + comm.size())).orElse(null);
-        }
-        all = comm.allocate(Allocator.LEGACY, DataType.UINT8, (long) DIGEST_BYTES * comm.size());
+        all = staging != null ? staging.deviceView(DIGEST_BYTES, DataType.UINT8, allBytes)
+                : comm.allocate(Allocator.LEGACY, DataType.UINT8, allBytes);
     }
 
-    /** Frees the device buffers, if a check made them; with the pipeline's memory, after its graphs. Idempotent. */
+    /**
+     * Frees the staging or the device buffers, if a check made them; with the pipeline's memory, after its graphs.
+     * Idempotent.
+     */
     @Override
     public void close() {
         closed = true;

@@ -1,39 +1,65 @@
 package dev.collectives.runtime.spi;
 
+import dev.collectives.annotation.DataType;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Stream;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Optional;
 
 /**
- * Host memory that a device copies to and from in stream order, without a wait (pinned memory on a GPU), so that a
- * small exchange the runtime makes on a pipeline's stream (the per-call check's digests) costs one wait for the
- * stream instead of a synchronous copy on each side of it. Closed by its owner, after the last stream that copied
- * through it has been synchronized. Idempotent.
+ * Host memory that the device reads and writes in place (pinned host memory mapped into the device on a GPU), so
+ * that a small exchange the runtime makes on a pipeline's stream (the per-call check's digests) is one collective
+ * straight from and into host memory and one wait for the stream, without a copy on either side of it. The host
+ * reads what the device wrote once the stream has been synchronized. A backend's communicator makes it
+ * ({@link Provider}); its owner closes it, after the last stream that used it has been synchronized.
  */
-public interface HostStaging extends AutoCloseable {
-    /** The memory, {@code bytes} long, in native order. */
-    ByteBuffer buffer();
+public final class HostStaging implements AutoCloseable {
+    private final DeviceBuffer onDevice;
+    private final ByteBuffer onHost;
 
-    /** Enqueues on {@code stream} a copy of {@code bytes} from {@code buffer()} at {@code from} into {@code dst}. */
-    void copyTo(long from, DeviceBuffer dst, long bytes, Stream stream);
+    /**
+     * Staging over {@code onDevice}, the root buffer of memory that the device reaches in place and that the staging
+     * owns from now on, and {@code onHost}, the same bytes as the host reads and writes them.
+     */
+    public HostStaging(DeviceBuffer onDevice, ByteBuffer onHost) {
+        if (!onDevice.isRoot() || onHost.capacity() != onDevice.sizeBytes()) {
+            throw new IllegalArgumentException("host staging needs a root buffer and the host's view of its "
+                    + onDevice.sizeBytes() + " bytes, not " + onDevice + " and " + onHost);
+        }
+        this.onDevice = onDevice;
+        this.onHost = onHost.order(ByteOrder.nativeOrder());
+    }
 
-    /** Enqueues on {@code stream} a copy of {@code bytes} of {@code src} into {@code buffer()} at {@code to}. */
-    void copyFrom(DeviceBuffer src, long to, long bytes, Stream stream);
+    /** The memory, in native order, as the host reads and writes it. */
+    public ByteBuffer buffer() {
+        return onHost;
+    }
 
+    /**
+     * The same memory as the communicator's collectives take it: {@code count} elements of {@code type} from byte
+     * {@code offset} of {@link #buffer()}. It owns nothing (closing it frees nothing), and is not to be registered
+     * or captured.
+     */
+    public DeviceBuffer deviceView(long offset, DataType type, long count) {
+        return onDevice.view(offset, type, count);
+    }
+
+    /** Frees the memory. Idempotent. */
     @Override
-    void close();
+    public void close() {
+        onDevice.close();
+    }
 
     /** A communicator that offers host staging where its library can (a backend's communicator implements it). */
-    interface Provider {
-        /** Staging of {@code bytes} for the streams of this communicator; empty where the library cannot pin. */
+    public interface Provider {
+        /** Staging of {@code bytes} for the streams of this communicator; empty where the library cannot map it. */
         Optional<HostStaging> allocateStaging(long bytes);
     }
 
     /** {@code comm}'s staging of {@code bytes}, if it offers one. */
-    static Optional<HostStaging> of(Communicator comm, long bytes) {
+    public static Optional<HostStaging> of(Communicator comm, long bytes) {
         return comm instanceof Provider ? ((Provider) comm).allocateStaging(bytes) : Optional.empty();
     }
 }

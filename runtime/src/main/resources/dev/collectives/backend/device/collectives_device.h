@@ -103,7 +103,7 @@
     X(DRV_MEM_RETAIN_ALLOCATION_HANDLE, CX_DRV, "MemRetainAllocationHandle", 0) \
     X(DRV_MEM_GET_ALLOCATION_PROPERTIES_FROM_HANDLE, CX_DRV, "MemGetAllocationPropertiesFromHandle", 0) \
     X(COMM_SHRINK, CX_CCL, "CommShrink", 0)                                    \
-    X(RT_MEMCPY_ASYNC, CX_RT, "MemcpyAsync", 0)
+    X(RT_HOST_GET_DEVICE_POINTER, CX_RT, "HostGetDevicePointer", 0)
 
 #define CX_SLOT_ENUM(slot, library, name, required) CX_##slot,
 enum { CX_SYMBOLS(CX_SLOT_ENUM) CX_SLOT_COUNT };
@@ -438,12 +438,6 @@ static inline jint cx_memcpy(jlong lib, jint device, jlong dst, jlong src, jlong
     }
     return rc != 0 ? rc : CX_CALL(lib, RT_STREAM_SYNCHRONIZE, int (*)(void*))(NULL);
 }
-/** cudaMemcpyAsync with cudaMemcpyDefault (4) on a stream: ordered with the stream's work, no wait here. */
-static inline jint cx_memcpy_async(jlong lib, jint device, jlong dst, jlong src, jlong bytes, jlong stream) {
-    int rc = cx_set_device(lib, device);
-    return rc != 0 ? rc : CX_CALL(lib, RT_MEMCPY_ASYNC, int (*)(void*, const void*, size_t, int, void*))(
-                                  CX_PTR(dst), CX_PTR(src), (size_t)bytes, 4, CX_PTR(stream));
-}
 static inline jint cx_comm_register(jlong lib, jlong comm, jlong address, jlong bytes, jlong* handle) {
     void* h = NULL;
     int rc = CX_CALL(lib, COMM_REGISTER, int (*)(void*, void*, size_t, void**))(CX_PTR(comm), CX_PTR(address),
@@ -705,7 +699,8 @@ static inline jint cx_classify(jlong lib, jint device, jlong address, jlong* out
     return 0;
 }
 
-// Test fixtures: memory a framework could hand over, of the kinds collectives refuse.
+// Pinned host memory: where the per-call check's digests are gathered (mapped into the device, see below), and in
+// the tests memory a framework could hand over, of a kind `wrap` refuses.
 static inline jint cx_rt_malloc_host(jlong lib, jint device, jlong bytes, jlong* out) {
     int rc = cx_set_device(lib, device);
     if (rc != 0) return rc;
@@ -717,7 +712,19 @@ static inline jint cx_rt_malloc_host(jlong lib, jint device, jlong bytes, jlong*
 static inline jint cx_rt_free_host(jlong lib, jlong address) {
     return CX_CALL(lib, RT_FREE_HOST, int (*)(void*))(CX_PTR(address));
 }
-/** cudaMallocManaged with cudaMemAttachGlobal (1). */
+/**
+ * cudaHostGetDevicePointer (flags 0): the address at which `device`'s kernels reach pinned host memory, which
+ * cudaMallocHost maps into every device under unified addressing (the host address itself, there).
+ */
+static inline jint cx_rt_host_device_pointer(jlong lib, jint device, jlong host, jlong* out) {
+    int rc = cx_set_device(lib, device);
+    if (rc != 0) return rc;
+    void* p = NULL;
+    rc = CX_CALL(lib, RT_HOST_GET_DEVICE_POINTER, int (*)(void**, void*, unsigned int))(&p, CX_PTR(host), 0);
+    *out = (jlong)(intptr_t)p;
+    return rc;
+}
+/** Test fixture: cudaMallocManaged with cudaMemAttachGlobal (1), managed memory, which `wrap` refuses. */
 static inline jint cx_rt_malloc_managed(jlong lib, jint device, jlong bytes, jlong* out) {
     int rc = cx_set_device(lib, device);
     if (rc != 0) return rc;

@@ -17,19 +17,22 @@ import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.internal.CallCheck;
 import dev.collectives.runtime.internal.GraphCache;
+import dev.collectives.runtime.spi.HostStaging;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.function.BiConsumer;
 
 /**
  * Sizes at call time on one GPU (one rank, so it runs where a single GPU is lent): the element-offset forms of
  * the collectives pass address + offset to the library, offsets outside a buffer are refused before the library
- * is called, and a {@link GraphCache} captures, replays, evicts and destroys real graphs.
+ * is called, a {@link GraphCache} captures, replays, evicts and destroys real graphs, and an allgather reads and
+ * writes the per-call check's host staging in place.
  */
 @Tag("gpu")
 class DeviceShapesGpuTest {
@@ -106,6 +109,28 @@ class DeviceShapesGpuTest {
                 }
                 comm.allReduce(b, ARENA - 1, b, ARENA - 1, 1, DataType.INT32, ReduceOp.SUM, s);
                 s.synchronize();
+            }
+        });
+    }
+
+    /** The per-call check's exchange: from pinned host memory into pinned host memory, no copy, read after a wait. */
+    @Test
+    void anAllGatherReadsAndWritesHostStagingInPlace() {
+        cluster.run(ctx -> {
+            Communicator comm = ctx.comm();
+            Stream s = ctx.stream();
+            try (HostStaging staging = HostStaging.of(comm, 2 * COUNT).orElseThrow()) {
+                ByteBuffer host = staging.buffer();
+                for (int i = 0; i < COUNT; i++) {
+                    host.put(i, (byte) (i + 1));
+                    host.put(COUNT + i, (byte) -1);
+                }
+                comm.allGather(staging.deviceView(0, DataType.UINT8, COUNT),
+                        staging.deviceView(COUNT, DataType.UINT8, COUNT), COUNT, DataType.UINT8, s);
+                s.synchronize();
+                for (int i = 0; i < COUNT; i++) {
+                    assertEquals(i + 1, host.get(COUNT + i), "byte " + i);
+                }
             }
         });
     }
