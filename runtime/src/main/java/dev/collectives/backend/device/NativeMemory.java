@@ -9,7 +9,6 @@ import dev.collectives.runtime.ForeignMemory.Classification;
 import dev.collectives.runtime.ForeignMemory.Residence;
 
 import org.bytedeco.javacpp.BytePointer;
-import org.bytedeco.javacpp.Pointer;
 
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
@@ -149,7 +148,8 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     ByteBuffer hostBuffer() {
         long host = hostAddress;
         long bytes = size();
-        return new Pointer() {
+        // a BytePointer, whose elements are bytes: a plain Pointer's buffer counts in pointer-sized elements
+        return new BytePointer() {
             {
                 this.address = host;
                 this.limit = bytes;
