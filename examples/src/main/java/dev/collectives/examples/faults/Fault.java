@@ -41,7 +41,7 @@ public enum Fault {
     }
 
     /** The fault's name on the command line and in the reports. */
-    public String label() {
+    String label() {
         return name().toLowerCase(Locale.ROOT);
     }
 

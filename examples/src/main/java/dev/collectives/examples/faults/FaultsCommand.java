@@ -20,8 +20,8 @@ import picocli.CommandLine.Option;
                 + "fault, starts N processes, one per rank, that bind a one-allreduce pipeline of the mode and run its "
                 + "steps, each waited for and checked. At step " + FaultRankCommand.FAULT_STEP + " the culprit, rank "
                 + "N-1, commits the fault; every other rank's step must then fail, naming the culprit and the cause. "
-                + "The culprit is never rank 0: its process serves the rendezvous, without which no rank can say "
-                + "anything. Prints per rank count a table (mode x fault: OK or NOT OK), a summary line, and for a "
+                + "The culprit is never rank 0: its process serves the rendezvous, and its death ends the job on every "
+                + "rank alike. Prints per rank count a table (mode x fault: OK or NOT OK), a summary line, and for a "
                 + "job not OK what each other rank printed and where its log is.",
             "The faults: kill: the culprit " + Fault.KILL_DOES + "; abort: it " + Fault.ABORT_DOES + "; silent: it "
                 + Fault.SILENT_DOES + "; shapes: it " + Fault.SHAPES_DOES + ".",
