@@ -3,6 +3,8 @@ package dev.collectives.examples.faults;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.examples.ScriptRun;
+
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,16 +27,11 @@ class FaultsScriptTest {
 
     @Test
     void everyFaultOfTheLastRankFailsTheOtherNamingItInEveryModeAtTwoRanks() throws Exception {
-        Path log = out.resolve("script.log");
-        ProcessBuilder script = new ProcessBuilder("bash", Path.of("..", "gpu", "faults.sh").toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile());
-        script.environment().putAll(Map.of("BACKEND", "sim", "RANKS", "2", "OUT", out.resolve("logs").toString(),
-                "JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "CLASS_PATH", System.getProperty("java.class.path")));
-        int status = script.start().waitFor();
-        String output = Files.readString(log, StandardCharsets.UTF_8);
+        ScriptRun run = ScriptRun.of("faults.sh", Map.of("BACKEND", "sim", "RANKS", "2", "OUT",
+                out.resolve("logs").toString()), out.resolve("script.log"));
+        String output = run.text();
 
-        assertEquals(0, status, output);
+        assertEquals(0, run.status(), output);
         assertTrue(output.contains("\nmode   | kill   | abort  | silent | shapes\n"
                 + "NONE   | OK     | OK     | OK     | OK\n"
                 + "LOCAL  | OK     | OK     | OK     | OK\n"
