@@ -124,9 +124,9 @@ final class FaultJobs {
             throw new IllegalStateException("interrupted while waiting for the " + fault.label() + " job", e);
         }
         boolean ok = survivors.stream().allMatch(s -> s.failedNaming(fault, culprit));
-        out.printf(Locale.ROOT, "%s, %s, %d ranks: %s in %.1f s%n", fault.label(), mode, n, ok ? "OK" : "NOT OK: "
-                + "expected every rank but " + culprit + " to fail with " + fault.words(culprit).stream()
-                .map(w -> "'" + w + "'").collect(Collectors.joining(" and ")), (System.nanoTime() - start) / 1e9);
+        out.printf(Locale.ROOT, "%s, %s, %d ranks: %s in %.1f s%s%n", fault.label(), mode, n, ok ? "OK" : "NOT OK",
+                (System.nanoTime() - start) / 1e9, ok ? "" : ": expected every rank but " + culprit + " to fail with "
+                + fault.words(culprit).stream().map(w -> "'" + w + "'").collect(Collectors.joining(" and ")));
         if (!ok) {
             survivors.forEach(s -> out.println("  " + s.describe(settings.jobTimeout())));
             out.println("  rank " + culprit + " (the culprit): log " + log(dir, culprit));
