@@ -6,8 +6,8 @@
 # GPUs the processes share the GPUs round-robin, each with its own NCCL_HOSTID, so that NCCL connects them through its
 # socket transport: a setup that proves behaviour, never speed. BACKEND=sim compares sim's threads with sim's
 # processes and needs no GPU (the build's tests run it that way).
-# Staged by gpu/stage.sh (MODULES=runtime,examples) into .gpu/ beside .gpu/lib, .gpu/jre and the corpus that stage.sh
-# compiled, .gpu/corpus.jar (the runtime image has no compiler); run there:
+# Staged by gpu/stage.sh (MODULES=runtime,examples) into .gpu/ beside job-devices.sh (the GPUs and NCCL), .gpu/lib,
+# .gpu/jre and the corpus that stage.sh compiled, .gpu/corpus.jar (the runtime image has no compiler); run there:
 #   bash .gpu/differential.sh
 # Variables: BACKEND (nccl; mccl needs COLLECTIVES_MCCL_* set), RANKS (2,4,8), CORPUS (300), SEED (1), MAX_COUNT
 # (1048576): the corpus staged must be the one asked for, PARTS (examples,mistakes,corpus,wrap), OUT
@@ -23,18 +23,7 @@ classpath=${CLASS_PATH:-$(ls "$here"/lib/*.jar | grep -v console-standalone | tr
 corpus_jar=${CORPUS_JAR:-$here/corpus.jar}
 prepared=()
 [ -f "$corpus_jar" ] && prepared=(--corpus-jar "$corpus_jar")
-devices=1
-if [ "$backend" = nccl ]; then
-  libfile() { local p; p=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1==n {print $NF; exit}')
-    [ -n "$p" ] || p=$(find /usr/lib /usr/local /opt /lib -name "$1" 2>/dev/null | head -1); echo "$p"; }
-  cudart=$(libfile libcudart.so.13); [ -n "$cudart" ] || cudart=$(libfile libcudart.so.12)
-  export COLLECTIVES_NCCL_CCL_LIBRARY=${COLLECTIVES_NCCL_CCL_LIBRARY:-$(libfile libnccl.so.2)}
-  export COLLECTIVES_NCCL_RUNTIME_LIBRARY=${COLLECTIVES_NCCL_RUNTIME_LIBRARY:-$cudart}
-  export COLLECTIVES_NCCL_DRIVER_LIBRARY=${COLLECTIVES_NCCL_DRIVER_LIBRARY:-$(libfile libcuda.so.1)}
-fi
-if [ "$backend" != sim ]; then
-  devices=$(nvidia-smi -L | grep -c '^GPU')
-fi
+. "$here/job-devices.sh"
 mkdir -p "$out"
 "$java" -Xss16m -Dcollectives.device.syncTimeoutSeconds="${SYNC_TIMEOUT:-120}" -cp "$classpath" \
   dev.collectives.examples.Runner differential --backend "$backend" --ranks "${RANKS:-2,4,8}" --devices "$devices" \

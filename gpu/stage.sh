@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the project and stages what gpu/run-all.sh needs into DEST/.gpu (default: the repository root), to be
 # copied to a GPU machine that has no Java and no Maven: a Java runtime image (gpu/jre.sh), the jars (modules,
-# test-jar, dependencies, the JUnit console), the C sources and the differential harness's compiled corpus.
+# test-jar, dependencies, the JUnit console), the C sources, the scripts (differential.sh and faults.sh need
+# MODULES=runtime,examples) and the differential harness's compiled corpus.
 # Usage: [MODULES=runtime,examples] gpu/stage.sh [DEST]   then, on the GPU machine: bash DEST/.gpu/run-all.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,5 +30,6 @@ if ls "$dest"/lib/collectives-examples-*.jar > /dev/null 2>&1; then
   "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "$dest/lib/*" dev.collectives.examples.Runner differential \
     --prepare-corpus "$dest/corpus.jar" --corpus "${CORPUS:-300}" --seed "${SEED:-1}" --max-count "${MAX_COUNT:-1048576}"
 fi
-cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/differential.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
+cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/differential.sh gpu/faults.sh gpu/job-devices.sh \
+  gpu/mccl_forward.c gpu/native_bench.c "$dest/"
 du -sh "$dest"; ls "$dest/lib"

@@ -10,6 +10,8 @@ import dev.collectives.examples.bench.ShapesBenchmark;
 import dev.collectives.examples.bench.SimAllReduceBenchmark;
 import dev.collectives.examples.differential.DifferentialCommand;
 import dev.collectives.examples.differential.RankCommand;
+import dev.collectives.examples.faults.FaultRankCommand;
+import dev.collectives.examples.faults.FaultsCommand;
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
 
@@ -51,6 +53,8 @@ final class Commands {
                 .addSubcommand(new CommandLine(new ListCommand(catalogue)))
                 .addSubcommand(new CommandLine(new DifferentialCommand(out, examples, mistakes)))
                 .addSubcommand(new CommandLine(new RankCommand(out, examples, mistakes)))
+                .addSubcommand(new CommandLine(new FaultsCommand(out)))
+                .addSubcommand(new CommandLine(new FaultRankCommand(out)))
                 .addSubcommand(new CommandLine(new Bench()))
                 .setCaseInsensitiveEnumValuesAllowed(true);
         PrintWriter writer = new PrintWriter(out, true);

@@ -26,16 +26,17 @@ class RunnerOptionsTest {
             assertTrue(run.text().contains(" " + option + " "), option);
         }
         for (String command : new String[] {"examples", "mistakes", "join", "recovery", "list", "differential",
-            "bench"}) {
+            "faults", "bench"}) {
             assertTrue(run.text().contains("\n  " + command + " "), command);
         }
         assertFalse(run.text().contains("differential-rank"), "a rank of the harness's jobs is not for users");
+        assertFalse(run.text().contains("faults-rank"), "nor is a rank of the fault driver's");
         assertTrue(run.text().contains("Exit status:\n  0   every example (or mistake) passed or was skipped\n"
                 + "  1   one failed\n  2   a bad command line, or an unavailable backend"), run.text());
     }
 
     @ParameterizedTest(name = "{0} --help")
-    @CsvSource({"examples", "mistakes", "join", "recovery", "list", "differential", "bench", "bench device",
+    @CsvSource({"examples", "mistakes", "join", "recovery", "list", "differential", "faults", "bench", "bench device",
         "bench overhead", "bench memory",
         "bench shapes", "bench sim-allreduce", "bench plot"})
     void everySubcommandHasHelp(String command) {
@@ -53,6 +54,25 @@ class RunnerOptionsTest {
 
         assertEquals(Runner.USAGE, run.status(), run.text());
         assertEquals("error: --ranks needs counts of at least 2 and --devices at least 1", run.text().strip());
+    }
+
+    @Test
+    void faultsHelpListsItsOptionsTheFaultsAndWhyTheCulpritIsNeverRankZero() {
+        RunnerOutput run = RunnerOutput.of("faults", "--help");
+
+        assertEquals(Runner.PASSED, run.status(), run.text());
+        String text = run.text().replaceAll("\\s+", " ");
+        for (String option : new String[] {"--backend=NAME", "--ranks=N[,N...]", "--devices=G",
+            "--modes=MODE[,MODE...]", "--faults=FAULT[,FAULT...]", "--out=DIR", "--job-timeout=SECONDS",
+            "--sim-timeout=SECONDS", "--sync-timeout=SECONDS", "--help"}) {
+            assertTrue(text.contains(" " + option + " "), option + " in:\n" + run.text());
+        }
+        for (String words : new String[] {"the culprit, rank N-1", "never rank 0: its process serves the rendezvous",
+            "kill: the culprit halts its process", "abort: it calls comm.abort()", "silent: it stops calling",
+            "shapes: it calls the step with n + 1 elements", "COLLECTIVES_CHECK=calls", "never speed",
+            "0 every job failed as expected"}) {
+            assertTrue(text.contains(words), words + " in:\n" + run.text());
+        }
     }
 
     @Test
@@ -117,7 +137,12 @@ class RunnerOptionsTest {
         "join nosuch           | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
         "join --mistakes seed-graph | no mistake is called 'seed-graph'; the mistakes are: different-pipelines",
         "join --ranks 2        | Unknown option: '--ranks'",
-        "recovery --kill 0     | --kill needs a rank other than 0 (rank 0 serves the rendezvous"})
+        "recovery --kill 0     | --kill needs a rank other than 0 (rank 0 serves the rendezvous",
+        "faults --ranks 1,2    | --ranks needs counts of at least 2 and --devices at least 1",
+        "faults --sim-timeout 0 | --job-timeout, --sim-timeout and --sync-timeout need at least 1 s",
+        "faults --faults crash | Invalid value for option '--faults' (FAULT): expected one of [KILL, ABORT, SILENT, "
+            + "SHAPES]",
+        "faults --backend nosuch | unknown backend 'nosuch'"})
     void badCommandLineExitsWithUsageStatus(String args, String message) {
         RunnerOutput run = RunnerOutput.of(args.trim().split(" +"));
 

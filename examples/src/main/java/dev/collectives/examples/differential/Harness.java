@@ -2,46 +2,30 @@ package dev.collectives.examples.differential;
 
 import dev.collectives.examples.Clusters;
 import dev.collectives.examples.ClusterSpec;
+import dev.collectives.examples.RankProcesses;
 import dev.collectives.examples.Runner;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.LocalCluster;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.stream.Collectors;
 
 /**
  * The differential harness: for each rank count, runs every item on sim, as threads of this process, then on the
- * other backend as one process per rank (sharing the GPUs round-robin), each of which compares its outcomes with
- * sim's and writes its verdicts; then reports, item by item and with a summary line per rank count.
- * <p>Where there are more ranks than GPUs, several processes share a GPU, each with its own {@code NCCL_HOSTID}, so
- * that NCCL takes them for separate hosts and connects them through its socket transport ({@code
- * NCCL_SOCKET_IFNAME=lo} unless set). That is a setup for testing behaviour only: the GPU is time-sliced and the
- * ranks talk over sockets.
+ * other backend as one process per rank (sharing the GPUs round-robin, see {@link RankProcesses}), each of which
+ * compares its outcomes with sim's and writes its verdicts; then reports, item by item and with a summary line per
+ * rank count.
  */
 final class Harness {
     private static final String SIM = Comparison.REFERENCE;
-    /** Variables of launchers and of an enclosing job that must not reach the ranks started here. */
-    private static final List<String> INHERITED_PREFIXES = List.of("COLLECTIVES_SIM_", "OMPI_", "PMI_", "SLURM_",
-            "MPI_LOCAL", "TORCHELASTIC_");
-    private static final List<String> INHERITED_NAMES = List.of("RANK", "WORLD_SIZE", "LOCAL_RANK",
-            "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "COLLECTIVES_BOOTSTRAP_TIMEOUT");
-
     /**
      * What to run, and where.
      *
@@ -168,71 +152,27 @@ final class Harness {
 
     /** Starts the job's processes and waits for them; how each ended. */
     private String[] runJob(int n, Part.Job job, ResultStore store) {
-        String rendezvous = "tcp://127.0.0.1:" + freePort();
-        String token = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
-        List<Process> processes = new ArrayList<>();
         String[] ended = new String[n];
-        try {
-            for (int r = 0; r < n; r++) {
-                Path log = store.log(job, r);
-                Files.createDirectories(log.getParent());
-                ProcessBuilder builder = new ProcessBuilder(command(job)).redirectErrorStream(true)
-                        .redirectOutput(log.toFile());
-                environment(builder.environment(), n, r, job, rendezvous, token);
-                processes.add(builder.start());
-            }
+        List<String> arguments = new ArrayList<>(List.of(RankCommand.NAME, "--job", job.label()));
+        arguments.addAll(rankArguments);
+        try (RankProcesses processes = RankProcesses.start(new RankProcesses.Placement(settings.backend(),
+                settings.devices(), "differential"), n, List.of(), arguments, r -> store.log(job, r),
+                (env, r) -> environment(env, job))) {
             long deadline = System.nanoTime() + settings.jobTimeout().toNanos();
             for (int r = 0; r < n; r++) {
-                Process p = processes.get(r);
-                if (p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                    ended[r] = "exited with status " + p.exitValue();
-                } else {
-                    p.destroyForcibly();
-                    ended[r] = "was stopped after " + settings.jobTimeout().toSeconds() + " s";
-                }
+                OptionalInt status = processes.awaitExit(r, deadline);
+                ended[r] = status.isPresent() ? "exited with status " + status.getAsInt()
+                        : "was stopped after " + settings.jobTimeout().toSeconds() + " s";
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start the " + job.label() + " job", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the " + job.label() + " job", e);
-        } finally {
-            processes.forEach(Process::destroyForcibly);
         }
         return ended;
     }
 
-    /**
-     * This Java, its class path and the {@code collectives.*} properties it was given. The ranks of a job share the
-     * cores, and the rank's own work is light beside the backend's: a quick start and little compiling matter more
-     * than peak speed (the client compiler, one GC thread).
-     */
-    private List<String> command(Part.Job job) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xss16m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
-        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("collectives.")).sorted()
-                .forEach(k -> command.add("-D" + k + "=" + System.getProperty(k)));
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Runner.class.getName(),
-                RankCommand.NAME, "--job", job.label()));
-        command.addAll(rankArguments);
-        return command;
-    }
-
-    private void environment(Map<String, String> env, int n, int rank, Part.Job job, String rendezvous,
-            String token) {
-        env.keySet().removeIf(k -> INHERITED_NAMES.contains(k) || INHERITED_PREFIXES.stream().anyMatch(k::startsWith));
-        env.put("COLLECTIVES_BACKEND", settings.backend());
-        env.put("COLLECTIVES_RANK", String.valueOf(rank));
-        env.put("COLLECTIVES_WORLD_SIZE", String.valueOf(n));
-        env.put("COLLECTIVES_LOCAL_RANK", String.valueOf(rank));
-        env.put("COLLECTIVES_LOCAL_SIZE", String.valueOf(n));
-        env.put("COLLECTIVES_DEVICE", String.valueOf(rank % settings.devices()));
-        env.put("COLLECTIVES_RENDEZVOUS", rendezvous);
-        env.put("COLLECTIVES_JOB_TOKEN", token);
-        if (n > settings.devices() && !SIM.equals(settings.backend())) {
-            env.put("NCCL_HOSTID", "differential-rank-" + rank);
-            env.putIfAbsent("NCCL_SOCKET_IFNAME", "lo");
-        }
+    /** What a rank of {@code job} needs beside its place: the legacy-registration opt-in, the sim's settings. */
+    private void environment(Map<String, String> env, Part.Job job) {
         for (String variable : List.of("NCCL_LEGACY_CUDA_REGISTER", "MCCL_LEGACY_MUSA_REGISTER")) {
             if (job == Part.Job.DATA) {
                 env.put(variable, "1");
@@ -254,14 +194,6 @@ final class Harness {
         settings.put("COLLECTIVES_SIM_MTLINK_SHARP", String.valueOf(spec.needs(ClusterSpec.Need.MTLINK_SHARP)));
         settings.put("COLLECTIVES_SIM_IB_SHARP", String.valueOf(spec.needs(ClusterSpec.Need.IB_SHARP)));
         return settings;
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port on the loopback interface", e);
-        }
     }
 
     private static double seconds(long startNanos) {

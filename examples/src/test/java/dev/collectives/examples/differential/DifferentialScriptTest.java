@@ -5,10 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.examples.Example;
 import dev.collectives.examples.Examples;
+import dev.collectives.examples.ScriptRun;
 import dev.collectives.examples.mistakes.Mistakes;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -30,17 +29,12 @@ class DifferentialScriptTest {
 
     @Test
     void simInThreadsAndSimInProcessesAgreeOnEverythingAtTwoAndFourRanks() throws Exception {
-        Path log = results.resolve("script.log");
-        ProcessBuilder script = new ProcessBuilder("bash", Path.of("..", "gpu", "differential.sh").toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile());
-        script.environment().putAll(Map.of("BACKEND", "sim", "RANKS", "2,4", "CORPUS", String.valueOf(CORPUS),
-                "MAX_COUNT", "65536", "OUT", results.resolve("out").toString(),
-                "JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "CLASS_PATH", System.getProperty("java.class.path")));
-        int status = script.start().waitFor();
-        String output = Files.readString(log, StandardCharsets.UTF_8);
+        ScriptRun run = ScriptRun.of("differential.sh", Map.of("BACKEND", "sim", "RANKS", "2,4", "CORPUS",
+                String.valueOf(CORPUS), "MAX_COUNT", "65536", "OUT", results.resolve("out").toString()),
+                results.resolve("script.log"));
+        String output = run.text();
 
-        assertEquals(0, status, output);
+        assertEquals(0, run.status(), output);
         assertTrue(output.contains("corpus: " + CORPUS + " pipelines of seed 1 (op counts up to 65536) generated and "
                 + "compiled with the annotation processor"), output);
         int mistakes = Mistakes.all().size();

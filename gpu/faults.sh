@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The failure-path harness (the runner's 'faults'): at each rank count N of RANKS, in each registration mode (NONE,
+# LOCAL, GRAPH) and for each fault (kill, abort, silent, shapes), N processes, one per rank, bind a one-allreduce
+# pipeline and run its steps; at step 3 rank N-1 (never rank 0, whose process serves the rendezvous) halts, aborts its
+# communicator, stops calling, or calls with another size (every rank then checks its calls: COLLECTIVES_CHECK=calls).
+# Every other rank must fail, naming that rank and the cause. Prints per rank count a table (mode x fault: OK or
+# NOT OK) and the line 'faults: N ranks: kill a/b, abort c/d, silent e/f, shapes g/h as expected'. With more ranks
+# than GPUs the processes share the GPUs round-robin, each with its own NCCL_HOSTID, so that NCCL connects them through
+# its socket transport: a setup that proves behaviour, never speed. BACKEND=sim needs no GPU (the build's tests run it
+# that way at 2 ranks).
+# Staged by gpu/stage.sh (MODULES=runtime,examples) into .gpu/ beside job-devices.sh (the GPUs and NCCL), .gpu/lib
+# and .gpu/jre; run there:
+#   RANKS=2,4,8 bash .gpu/faults.sh
+# Variables: BACKEND (nccl; mccl needs COLLECTIVES_MCCL_* set), RANKS (2,4,8), MODES (NONE,LOCAL,GRAPH), FAULTS
+# (kill,abort,silent,shapes), SYNC_TIMEOUT (10: seconds a synchronize waits on nccl/mccl, which bounds the silent
+# fault), SIM_TIMEOUT (5: the same on sim), JOB_TIMEOUT (180), OUT (/tmp/collectives-faults: the log of every
+# process, and faults.log), JAVA (the staged runtime), CLASS_PATH (the staged jars).
+set -u
+export NCCL_NVLS_ENABLE=0 MCCL_NVLS_ENABLE=0
+here=$(cd "$(dirname "$0")" && pwd)
+backend=${BACKEND:-nccl}
+out=${OUT:-/tmp/collectives-faults}
+java=${JAVA:-$here/jre/bin/java}
+classpath=${CLASS_PATH:-$(ls "$here"/lib/*.jar | grep -v console-standalone | tr '\n' ':')}
+. "$here/job-devices.sh"
+mkdir -p "$out"
+"$java" -cp "$classpath" dev.collectives.examples.Runner faults --backend "$backend" --ranks "${RANKS:-2,4,8}" \
+  --devices "$devices" --modes "${MODES:-NONE,LOCAL,GRAPH}" --faults "${FAULTS:-kill,abort,silent,shapes}" \
+  --sync-timeout "${SYNC_TIMEOUT:-10}" --sim-timeout "${SIM_TIMEOUT:-5}" --job-timeout "${JOB_TIMEOUT:-180}" \
+  --out "$out" 2>&1 | tee "$out/faults.log"
+exit "${PIPESTATUS[0]}"

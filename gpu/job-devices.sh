@@ -1,0 +1,15 @@
+# Sourced by differential.sh and faults.sh, which start one process per rank on this host. For BACKEND nccl, exports
+# the paths of NCCL, the CUDA runtime and the driver, where not set already (ldconfig, else the usual places); sets
+# devices to the GPUs the processes share round-robin (nvidia-smi), 1 on sim.
+devices=1
+if [ "$backend" = nccl ]; then
+  libfile() { local p; p=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1==n {print $NF; exit}')
+    [ -n "$p" ] || p=$(find /usr/lib /usr/local /opt /lib -name "$1" 2>/dev/null | head -1); echo "$p"; }
+  cudart=$(libfile libcudart.so.13); [ -n "$cudart" ] || cudart=$(libfile libcudart.so.12)
+  export COLLECTIVES_NCCL_CCL_LIBRARY=${COLLECTIVES_NCCL_CCL_LIBRARY:-$(libfile libnccl.so.2)}
+  export COLLECTIVES_NCCL_RUNTIME_LIBRARY=${COLLECTIVES_NCCL_RUNTIME_LIBRARY:-$cudart}
+  export COLLECTIVES_NCCL_DRIVER_LIBRARY=${COLLECTIVES_NCCL_DRIVER_LIBRARY:-$(libfile libcuda.so.1)}
+fi
+if [ "$backend" != sim ]; then
+  devices=$(nvidia-smi -L | grep -c '^GPU')
+fi
