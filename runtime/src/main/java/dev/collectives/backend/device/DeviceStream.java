@@ -139,13 +139,18 @@ final class DeviceStream implements Stream {
         }
     }
 
-    /** Destroys a stream created here; a wrapped one belongs to whoever created it. Idempotent. */
+    /**
+     * Destroys a stream created here, once the communicator's work on it has stopped (or keeps it, where an abort
+     * never returned); a wrapped one belongs to whoever created it. Idempotent.
+     */
     @Override
     public synchronized void close() {
         if (!closed && owned) {
             closed = true;
-            NativeLibrary n = comm.library();
-            n.checkRuntime(NativeShim.streamDestroy(n.lib, handle), comm.rank(), "StreamDestroy");
+            if (comm.quiesced()) {
+                NativeLibrary n = comm.library();
+                n.checkRuntime(NativeShim.streamDestroy(n.lib, handle), comm.rank(), "StreamDestroy");
+            }
         }
     }
 }
