@@ -101,23 +101,6 @@ final class AbortWatch {
         }
     }
 
-    /**
-     * Waits for an abort that {@link #start} began to return, up to the deadline: whether it has (also by throwing).
-     */
-    boolean awaitReturn(CompletableFuture<Integer> returned) {
-        try {
-            returned.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            return true;
-        } catch (ExecutionException e) {
-            return true;
-        } catch (TimeoutException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
     /** An abort under way: when it returned, and when it either returned or was found overdue. */
     private record Watched(CompletableFuture<Integer> returned, CompletableFuture<Void> settled) {
     }

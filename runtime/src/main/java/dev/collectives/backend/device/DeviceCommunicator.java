@@ -32,7 +32,6 @@ import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -69,8 +68,6 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     private final DeviceVirtualMemory vmm = new DeviceVirtualMemory(this, Allocator.VMM);
     private final DeviceVirtualMemory customVmm = new DeviceVirtualMemory(this, Allocator.CUSTOM);
     private volatile State state = State.OPEN;
-    /** The abort {@link #abortBehind} started, once it has; null before. */
-    private volatile CompletableFuture<Integer> abortInFlight;
     /** The job, watched through its rendezvous where this communicator was joined through a TCP one. */
     private volatile JobWatch job = JobWatch.NONE;
     private volatile Capabilities capabilities;
@@ -672,19 +669,8 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
      */
     void abortBehind() {
         if (markAborted()) {
-            abortInFlight = ABORTS.start(abortCall(), () -> NativeShim.commAbort(lib, handle));
+            ABORTS.start(abortCall(), () -> NativeShim.commAbort(lib, handle));
         }
-    }
-
-    /**
-     * Whether the work this communicator enqueued has stopped, so that what it touches (memory, graphs, streams) may
-     * be freed: yes, unless an abort started behind a failure has not returned, waited for up to the abort deadline.
-     * Kernels waiting on a dead peer run until the abort stops them, and memory unmapped under them ends in an
-     * illegal memory access, which poisons this process's device context.
-     */
-    boolean quiesced() {
-        CompletableFuture<Integer> abort = abortInFlight;
-        return abort == null || ABORTS.awaitReturn(abort);
     }
 
     /** Marks an open communicator aborted; whether it was open (so the caller is the one to abort it). */

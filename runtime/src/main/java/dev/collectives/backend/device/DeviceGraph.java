@@ -50,10 +50,8 @@ final class DeviceGraph implements Graph {
     public synchronized void close() {
         if (!closed) {
             closed = true;
-            if (comm.quiesced()) {
-                NativeLibrary n = comm.library();
-                n.checkRuntime(NativeShim.graphDestroy(n.lib, handle), comm.rank(), "GraphDestroy");
-            }
+            NativeLibrary n = comm.library();
+            n.checkRuntime(NativeShim.graphDestroy(n.lib, handle), comm.rank(), "GraphDestroy");
             hold(memory, -1);
         }
     }
@@ -85,10 +83,8 @@ final class DeviceGraph implements Graph {
         public synchronized void close() {
             if (!execClosed) {
                 execClosed = true;
-                if (comm.quiesced()) { // a replay in flight still runs until the communicator's abort stops it
-                    NativeLibrary n = comm.library();
-                    n.checkRuntime(NativeShim.graphExecDestroy(n.lib, exec), comm.rank(), "GraphExecDestroy");
-                }
+                NativeLibrary n = comm.library();
+                n.checkRuntime(NativeShim.graphExecDestroy(n.lib, exec), comm.rank(), "GraphExecDestroy");
                 hold(memory, -1);
             }
         }

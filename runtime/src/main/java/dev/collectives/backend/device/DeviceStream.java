@@ -139,18 +139,13 @@ final class DeviceStream implements Stream {
         }
     }
 
-    /**
-     * Destroys a stream created here, once the communicator's work on it has stopped (or keeps it, where an abort
-     * never returned); a wrapped one belongs to whoever created it. Idempotent.
-     */
+    /** Destroys a stream created here; a wrapped one belongs to whoever created it. Idempotent. */
     @Override
     public synchronized void close() {
         if (!closed && owned) {
             closed = true;
-            if (comm.quiesced()) {
-                NativeLibrary n = comm.library();
-                n.checkRuntime(NativeShim.streamDestroy(n.lib, handle), comm.rank(), "StreamDestroy");
-            }
+            NativeLibrary n = comm.library();
+            n.checkRuntime(NativeShim.streamDestroy(n.lib, handle), comm.rank(), "StreamDestroy");
         }
     }
 }

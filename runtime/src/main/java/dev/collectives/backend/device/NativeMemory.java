@@ -208,10 +208,6 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
         if (isForeign()) {
             return; // its owner frees it
         }
-        if (!comm.quiesced()) {
-            comm.untrack(this); // held until the process ends, as the overdue abort's error said
-            return;
-        }
         NativeLibrary n = comm.library();
         if (hostAddress != 0) {
             n.checkRuntime(NativeShim.runtimeFreeHost(n.lib, hostAddress), comm.rank(), "FreeHost");

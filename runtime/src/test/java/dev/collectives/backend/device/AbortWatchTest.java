@@ -71,15 +71,6 @@ class AbortWatchTest {
     }
 
     @Test
-    void freeingWaitsForAnAbortUnderWayAndGivesUpAtItsDeadline() {
-        AbortWatch watch = new AbortWatch(DEADLINE, AbortWatch.Policy.REPORT, this::halt);
-        CompletableFuture<Integer> returned = watch.start(WHAT, () -> 0);
-        assertTrue(watch.awaitReturn(returned)); // what the work touches may be freed
-        CompletableFuture<Integer> stuck = watch.start(WHAT, this::blockingAbort);
-        assertFalse(watch.awaitReturn(stuck)); // kept: kernels may still run on it
-    }
-
-    @Test
     void reportLogsAnErrorNamingTheAbortAndTheSettingsAndLeavesTheProcessAlone() throws InterruptedException {
         AbortWatch watch = new AbortWatch(DEADLINE, AbortWatch.Policy.REPORT, this::halt);
         List<LogRecord> records = LogCapture.capture("dev.collectives.device", Level.ALL,
