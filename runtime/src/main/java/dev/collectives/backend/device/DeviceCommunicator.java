@@ -33,6 +33,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One rank's communicator on one device. Collective calls are one native call each on primitive handles, with
@@ -51,6 +52,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     private static final int ATTRIBUTE_MULTICAST_SUPPORTED = 132;
     /** Where native aborts run, off the caller's thread and under a deadline. */
     private static final AbortWatch ABORTS = AbortWatch.fromSystemProperties();
+    private static final System.Logger LOG = System.getLogger("dev.collectives.device");
     private static final int SHRINK_DEFAULT = 0;
     private static final int SHRINK_ABORT = 1;
 
@@ -68,6 +70,8 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     private final DeviceVirtualMemory vmm = new DeviceVirtualMemory(this, Allocator.VMM);
     private final DeviceVirtualMemory customVmm = new DeviceVirtualMemory(this, Allocator.CUSTOM);
     private volatile State state = State.OPEN;
+    /** Whether a release after the abort failed and was reported. */
+    private final AtomicBoolean releaseFailed = new AtomicBoolean();
     /** The job, watched through its rendezvous where this communicator was joined through a TCP one. */
     private volatile JobWatch job = JobWatch.NONE;
     private volatile Capabilities capabilities;
@@ -670,6 +674,28 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     void abortBehind() {
         if (markAborted()) {
             ABORTS.start(abortCall(), () -> NativeShim.commAbort(lib, handle));
+        }
+    }
+
+    /**
+     * Runs {@code nativeRelease}, the free or destroy of something this communicator's work used. Once the
+     * communicator was aborted with kernels in flight, the library can leave this process's device context in an
+     * error state (NCCL 2.28.3 did, in a job whose peer died or never called: "an illegal memory access was
+     * encountered" on every later call); a release's failure is then logged once, as a warning that says so, instead
+     * of thrown over the failure the caller already has.
+     */
+    void release(Runnable nativeRelease) {
+        try {
+            nativeRelease.run();
+        } catch (CollectivesException e) {
+            if (state != State.ABORTED) {
+                throw e;
+            }
+            if (releaseFailed.compareAndSet(false, true)) {
+                LOG.log(System.Logger.Level.WARNING, e.getMessage() + ", after " + this + " was aborted: the "
+                        + "device context of this process may be unusable from now on; restart the process before "
+                        + "using the device again");
+            }
         }
     }
 

@@ -52,7 +52,7 @@ public final class DeviceEvent implements AutoCloseable {
         if (!closed) {
             closed = true;
             NativeLibrary n = comm.library();
-            n.checkRuntime(NativeShim.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy");
+            comm.release(() -> n.checkRuntime(NativeShim.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy"));
         }
     }
 }

@@ -51,7 +51,7 @@ final class DeviceGraph implements Graph {
         if (!closed) {
             closed = true;
             NativeLibrary n = comm.library();
-            n.checkRuntime(NativeShim.graphDestroy(n.lib, handle), comm.rank(), "GraphDestroy");
+            comm.release(() -> n.checkRuntime(NativeShim.graphDestroy(n.lib, handle), comm.rank(), "GraphDestroy"));
             hold(memory, -1);
         }
     }
@@ -84,7 +84,8 @@ final class DeviceGraph implements Graph {
             if (!execClosed) {
                 execClosed = true;
                 NativeLibrary n = comm.library();
-                n.checkRuntime(NativeShim.graphExecDestroy(n.lib, exec), comm.rank(), "GraphExecDestroy");
+                comm.release(() -> n.checkRuntime(NativeShim.graphExecDestroy(n.lib, exec), comm.rank(),
+                        "GraphExecDestroy"));
                 hold(memory, -1);
             }
         }

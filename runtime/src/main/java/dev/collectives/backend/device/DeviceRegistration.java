@@ -35,8 +35,10 @@ final class DeviceRegistration implements RegistrationHandle {
         if (open) {
             open = false;
             NativeLibrary n = comm.library();
-            n.check(NativeShim.commDeregister(n.lib, comm.handle(), handle), comm.rank(), comm.handle(),
-                    "CommDeregister");
+            if (!comm.isAborted()) { // the abort freed the communicator with its registrations
+                n.check(NativeShim.commDeregister(n.lib, comm.handle(), handle), comm.rank(), comm.handle(),
+                        "CommDeregister");
+            }
             memory.registrations.decrementAndGet();
             comm.untrack(this);
         }

@@ -145,7 +145,8 @@ final class DeviceStream implements Stream {
         if (!closed && owned) {
             closed = true;
             NativeLibrary n = comm.library();
-            n.checkRuntime(NativeShim.streamDestroy(n.lib, handle), comm.rank(), "StreamDestroy");
+            comm.release(() -> n.checkRuntime(NativeShim.streamDestroy(n.lib, handle), comm.rank(),
+                    "StreamDestroy"));
         }
     }
 }

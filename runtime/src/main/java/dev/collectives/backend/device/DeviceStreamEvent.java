@@ -49,6 +49,6 @@ final class DeviceStreamEvent extends PolledEvent {
     @Override
     protected void release() {
         NativeLibrary n = comm.library();
-        n.checkRuntime(NativeShim.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy");
+        comm.release(() -> n.checkRuntime(NativeShim.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy"));
     }
 }

@@ -66,8 +66,10 @@ final class DeviceWindow implements RegisteredWindow {
         if (!closed) {
             closed = true;
             NativeLibrary n = comm.library();
-            n.check(NativeShim.windowDeregister(n.lib, comm.handle(), handle), comm.rank(), comm.handle(),
-                    "CommWindowDeregister");
+            if (!comm.isAborted()) { // the abort freed the communicator with its windows
+                n.check(NativeShim.windowDeregister(n.lib, comm.handle(), handle), comm.rank(), comm.handle(),
+                        "CommWindowDeregister");
+            }
             memory.windows.decrementAndGet();
             comm.untrack(this);
         }

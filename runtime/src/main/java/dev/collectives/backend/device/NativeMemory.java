@@ -209,11 +209,13 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
             return; // its owner frees it
         }
         NativeLibrary n = comm.library();
-        if (hostAddress != 0) {
-            n.checkRuntime(NativeShim.runtimeFreeHost(n.lib, hostAddress), comm.rank(), "FreeHost");
-        } else {
-            freeDevice(n, comm.device());
-        }
+        comm.release(() -> {
+            if (hostAddress != 0) {
+                n.checkRuntime(NativeShim.runtimeFreeHost(n.lib, hostAddress), comm.rank(), "FreeHost");
+            } else {
+                freeDevice(n, comm.device());
+            }
+        });
         comm.untrack(this);
     }
 
