@@ -12,8 +12,11 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -571,7 +574,11 @@ final class TcpRoot extends Exchange {
                     .collect(Collectors.toList());
             List<Integer> absent = IntStream.range(0, size()).filter(r -> stalls[r] == null && !left[r]).boxed()
                     .collect(Collectors.toList());
-            String where = waited.stream().map(r -> "rank " + r + ": " + stalls[r])
+            Map<String, List<Integer>> ranksByWhere = new LinkedHashMap<>();
+            waited.forEach(r -> ranksByWhere.computeIfAbsent(stalls[r], w -> new ArrayList<>()).add(r));
+            String where = ranksByWhere.size() == 1 ? "each " + stalls[waited.get(0)]
+                    : ranksByWhere.entrySet().stream().map(e -> (e.getValue().size() == 1 ? "rank "
+                    + e.getValue().get(0) : "ranks " + e.getValue()) + ": " + e.getKey())
                     .collect(Collectors.joining("; "));
             if (absent.isEmpty()) {
                 return "every rank timed out waiting in the library (" + where + "): the ranks called different "

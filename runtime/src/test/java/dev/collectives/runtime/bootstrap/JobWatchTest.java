@@ -99,7 +99,7 @@ class JobWatchTest {
             try (Rendezvous rendezvous = bootstrap(endpoint, rank, 4, TIMEOUT).rendezvous()) {
                 assertTrue(rendezvous.watch(watcherOf(rank)::offer));
                 if (rank != 1) {
-                    rendezvous.stalled("its stream waited 5 s");
+                    rendezvous.stalled("waited 5 s for stream synchronize");
                 }
                 return awaitHeard(rank);
             }
@@ -107,8 +107,8 @@ class JobWatchTest {
         for (int rank = 0; rank < 4; rank++) {
             String failure = outcomes.get(rank).get();
             assertTrue(failure.contains("ranks [1] did not arrive at the collective that ranks [0, 2, 3] waited in"
-                    + " (rank 0: its stream waited 5 s; rank 2: its stream waited 5 s; rank 3: its stream waited 5 s)"
-                    + ": they never called it, or are stuck before it"), "rank " + rank + ": " + failure);
+                    + " (each waited 5 s for stream synchronize): they never called it, or are stuck before it"),
+                    "rank " + rank + ": " + failure);
         }
     }
 
@@ -118,15 +118,15 @@ class JobWatchTest {
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
             try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, TIMEOUT).rendezvous()) {
                 assertTrue(rendezvous.watch(watcherOf(rank)::offer));
-                rendezvous.stalled("its stream waited " + (rank + 1) + " s");
+                rendezvous.stalled("waited " + (rank + 1) + " s for stream synchronize");
                 return awaitHeard(rank);
             }
         });
         for (int rank = 0; rank < 2; rank++) {
             String failure = outcomes.get(rank).get();
-            assertTrue(failure.contains("every rank timed out waiting in the library (rank 0: its stream waited 1 s;"
-                    + " rank 1: its stream waited 2 s): the ranks called different collectives, in another order or"
-                    + " with other sizes"), failure);
+            assertTrue(failure.contains("every rank timed out waiting in the library (rank 0: waited 1 s for stream"
+                    + " synchronize; rank 1: waited 2 s for stream synchronize): the ranks called different"
+                    + " collectives, in another order or with other sizes"), failure);
         }
     }
 
