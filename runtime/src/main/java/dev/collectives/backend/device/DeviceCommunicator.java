@@ -608,8 +608,11 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public Communicator shrink(int... excludedRanks) {
         int[] excluded = ChildCommunicators.excludedRanks(rank, size, excludedRanks);
         if (state == State.ABORTED) {
-            throw CollectivesException.usage(rank, "shrink: the communicator was aborted, and " + library.dialect.ccl(
-                    "CommAbort") + " freed it; shrink a communicator whose peer failed before aborting it");
+            throw CollectivesException.usage(rank, "shrink: the communicator was aborted" + job.failure()
+                    .map(why -> " when the job failed (" + why + ")").orElse("") + ", and " + library.dialect.ccl(
+                    "CommAbort") + " freed it: a communicator is aborted as soon as a failure of its peers is seen, "
+                    + "to stop the library's pending work, so after a death the job recovers by joining anew; shrink "
+                    + "away ranks that are alive before anything fails");
         }
         requireOpen();
         requireAvailable(NativeLibrary.Slots.COMM_SHRINK);
