@@ -36,6 +36,8 @@ class FailuresOnSparkTest {
     /** What the other ranks' failures said, by rank; the tasks run in this JVM (local mode). */
     private static final Map<Integer, String> SEEN = new ConcurrentHashMap<>();
     private static CountDownLatch othersFailed;
+    /** The tasks that join meet before any of them calls it: a late starter is not taken for one that never joins. */
+    private static CountDownLatch joining;
 
     @BeforeEach
     void forget() {
@@ -93,9 +95,12 @@ class FailuresOnSparkTest {
     @Test
     void aTaskThatNeverJoinsIsNamedByTheOthersWithinTheTimeout() throws InterruptedException {
         Duration timeout = Duration.ofSeconds(3);
+        joining = new CountDownLatch(LocalSpark.TASKS - 1);
         SparkException job = assertThrows(SparkException.class, () -> stage(rows -> {
             BarrierTaskContext ctx = BarrierTaskContext.get();
             if (ctx.partitionId() != 1) { // a task that skips the join and ends
+                joining.countDown();
+                assertTrue(joining.await(SparkTests.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the others never started");
                 record(ctx.partitionId(), () -> SparkRanks.join(ctx, Backends.get("sim"),
                         SparkTests.settings(timeout)).close());
             }
