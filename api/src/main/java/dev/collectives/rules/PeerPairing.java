@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.Peer;
 
 /**
@@ -32,30 +33,39 @@ public final class PeerPairing {
      * A point-to-point op of a step, as every rank issues it.
      *
      * @param index    its position among the step's ops (for messages: "@Send #0")
-     * @param sends    a send ({@code @Send}), else a receive ({@code @Recv})
+     * @param kind     {@link OpKind#SEND} or {@link OpKind#RECV}
      * @param peer     the other end, resolved on each rank with {@link Peer#resolve}
      * @param peerRank the rank of {@link Peer#ABSOLUTE}; a rank outside the communicator is not paired (it is an
      *                 error of its own)
      * @param count    elements sent or received; null where only the step's call knows it (then only the type is
      *                 compared)
      */
-    public record Op(int index, boolean sends, Peer peer, int peerRank, Long count, DataType type) {
+    public record Op(int index, OpKind kind, Peer peer, int peerRank, Long count, DataType type) {
         public Op {
+            Objects.requireNonNull(kind, "kind");
             Objects.requireNonNull(peer, "peer");
             Objects.requireNonNull(type, "type");
+            if (!kind.isPointToPoint()) {
+                throw new IllegalArgumentException(kind.annotation() + " is not a point-to-point op");
+            }
         }
 
         public static Op send(int index, Peer peer, int peerRank, Long count, DataType type) {
-            return new Op(index, true, peer, peerRank, count, type);
+            return new Op(index, OpKind.SEND, peer, peerRank, count, type);
         }
 
         public static Op recv(int index, Peer peer, int peerRank, Long count, DataType type) {
-            return new Op(index, false, peer, peerRank, count, type);
+            return new Op(index, OpKind.RECV, peer, peerRank, count, type);
+        }
+
+        /** Whether it sends (else it receives). */
+        public boolean sends() {
+            return kind.hasSend();
         }
 
         /** "@Send #0": the op as messages name it. */
         public String label() {
-            return (sends ? "@Send" : "@Recv") + " #" + index;
+            return kind.annotation() + " #" + index;
         }
 
         private String amount() {
@@ -112,11 +122,11 @@ public final class PeerPairing {
                 if (recv == null) {
                     problems.putIfAbsent(send.op(), "rank " + send.rank() + " sends to rank " + send.peer()
                             + ", which receives nothing more from rank " + send.rank() + context
-                            + "; add the matching @Recv");
+                            + "; add the matching " + OpKind.RECV.annotation());
                 } else if (send == null) {
                     problems.putIfAbsent(recv.op(), "rank " + recv.rank() + " receives from rank " + recv.peer()
                             + ", which sends nothing more to rank " + recv.rank() + context
-                            + "; add the matching @Send");
+                            + "; add the matching " + OpKind.SEND.annotation());
                 } else if (!matches(send.declared(), recv.declared())) {
                     problems.putIfAbsent(recv.op(), "rank " + recv.rank() + " receives "
                             + recv.declared().amount() + " from rank " + recv.peer() + ", which sends "

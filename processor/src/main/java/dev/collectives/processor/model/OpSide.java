@@ -1,5 +1,6 @@
 package dev.collectives.processor.model;
 
+import dev.collectives.annotation.OpKind;
 import dev.collectives.processor.expr.Expr;
 
 /**

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 
+import dev.collectives.annotation.OpKind;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.expr.Prover;
 import dev.collectives.processor.expr.Verdict;

@@ -4,10 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.Peer;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
-import dev.collectives.processor.model.OpKind;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.rules.PeerPairing;
@@ -42,7 +42,7 @@ final class DslPeerPairingValidator implements Validator {
             }
             int peerRank = o.peer() == Peer.ABSOLUTE && o.peerRank() != null ? o.peerRank() : -1;
             decls.add(o);
-            ops.add(new PeerPairing.Op(o.index(), o.kind() == OpKind.SEND, o.peer(), peerRank, o.count(), type));
+            ops.add(new PeerPairing.Op(o.index(), o.kind(), o.peer(), peerRank, o.count(), type));
         }
         for (PeerPairing.Unpaired u : PeerPairing.unpaired(ops, model.ranks())) {
             OpDecl o = decls.get(u.op());

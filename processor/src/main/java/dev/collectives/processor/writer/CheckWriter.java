@@ -6,12 +6,12 @@ import java.util.Map;
 import com.palantir.javapoet.CodeBlock;
 
 import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
-import dev.collectives.processor.model.OpKind;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.rules.PeerPairing;
 

@@ -17,10 +17,10 @@ import com.palantir.javapoet.TypeName;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.GraphCacheOverflow;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.OpDecl;
-import dev.collectives.processor.model.OpKind;
 import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.model.StepPlan;

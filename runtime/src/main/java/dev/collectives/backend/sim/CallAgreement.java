@@ -1,5 +1,6 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.annotation.OpKind;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.DeviceBuffer;
 
@@ -23,13 +24,13 @@ final class CallAgreement {
                     + " captures it and launches the graph; " + launch);
         }
         OpCall first = ops.get(0).call();
-        String shape = differs(ops, "op", l -> l.call().kind());
+        String shape = differs(ops, "op", l -> l.call().kind().method());
         shape = shape != null ? shape : differs(ops, "count", l -> l.call().count());
         shape = shape != null ? shape : differs(ops, "data type", l -> l.call().type());
         if (shape == null && first.kind().reduces()) {
             shape = differs(ops, "reduce op", l -> l.call().op());
         }
-        if (shape == null && first.kind().rooted()) {
+        if (shape == null && first.kind().hasRoot()) {
             shape = differs(ops, "root", l -> l.call().peer());
         }
         if (shape != null) {
@@ -39,7 +40,7 @@ final class CallAgreement {
         for (int r = 0; r < ops.size(); r++) {
             OpCall call = ops.get(r).call();
             if (call.send() != null && call.recv() != null && call.registered() == null) {
-                return CallVerdict.violation(Rule.R1_MIXED, first.kind() + ": rank " + r + " passes a "
+                return CallVerdict.violation(Rule.R1_MIXED, first.kind().method() + ": rank " + r + " passes a "
                         + registration(call.sendRegistered()) + " send buffer (" + call.send() + ") and a "
                         + registration(call.recvRegistered()) + " recv buffer (" + call.recv()
                         + "); register both or neither");
@@ -47,8 +48,8 @@ final class CallAgreement {
         }
         String mixed = differs(ops, "registered", l -> l.call().registered());
         if (mixed != null) {
-            return CallVerdict.violation(Rule.R1_MIXED, first.kind() + ": registered buffers on some ranks only: "
-                    + mixed + "; every rank must pass registered buffers, or none");
+            return CallVerdict.violation(Rule.R1_MIXED, first.kind().method() + ": registered buffers on some ranks "
+                    + "only: " + mixed + "; every rank must pass registered buffers, or none");
         }
         boolean registered = Boolean.TRUE.equals(first.registered());
         boolean offsetsMatter = ops.get(0).fromGraph() || mtlinkSharp;
@@ -57,7 +58,7 @@ final class CallAgreement {
             String offsets = differs(ops, "send head offset", l -> headOffset(l.call().send()));
             offsets = offsets != null ? offsets : differs(ops, "recv head offset", l -> headOffset(l.call().recv()));
             if (offsets != null) {
-                return CallVerdict.violation(Rule.R2_OFFSET, first.kind() + " under " + why + ": " + offsets
+                return CallVerdict.violation(Rule.R2_OFFSET, first.kind().method() + " under " + why + ": " + offsets
                         + " (bytes from each allocation's head; they must be the same on every rank)");
             }
         }

@@ -1,6 +1,7 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
@@ -26,7 +27,7 @@ final class Movement {
             case ALL_GATHER -> allGather(rank, all);
             case BROADCAST -> broadcast(rank, all);
             case ALL_TO_ALL -> allToAll(rank, all, rv);
-            default -> throw new IllegalStateException(mine.kind() + " is not a collective");
+            default -> throw new IllegalStateException(mine.kind().method() + " is not a collective");
         }
         rv.barrier(rank);
     }
@@ -120,8 +121,7 @@ final class Movement {
         if (call.send() == null) {
             return 0;
         }
-        boolean perRank = call.kind() == CallKind.REDUCE_SCATTER || call.kind() == CallKind.ALL_TO_ALL;
-        return call.count() * call.type().size() * (perRank ? ranks : 1);
+        return call.kind().sendExtent().elements(call.count(), ranks) * call.type().size();
     }
 
     /**
@@ -151,7 +151,7 @@ final class Movement {
                             mine.type());
                 }
             }
-            default -> throw new IllegalStateException(mine.kind() + " is not a collective");
+            default -> throw new IllegalStateException(mine.kind().method() + " is not a collective");
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.DeviceBuffer;
 
@@ -10,7 +11,7 @@ import dev.collectives.runtime.DeviceBuffer;
  * recv, -1 otherwise. The registration flags say whether each buffer counted as registered when the op was issued
  * (locally registered, or graph-registered under capture); null where the buffer is absent.
  */
-record OpCall(CallKind kind, DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int peer,
+record OpCall(OpKind kind, DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int peer,
               Boolean sendRegistered, Boolean recvRegistered) {
 
     OpCall withRegistration(Boolean sendRegistered, Boolean recvRegistered) {
@@ -29,12 +30,13 @@ record OpCall(CallKind kind, DeviceBuffer send, DeviceBuffer recv, long count, D
     }
 
     String describe() {
-        StringBuilder s = new StringBuilder().append(kind).append('(').append(count).append(" x ").append(type);
+        StringBuilder s = new StringBuilder().append(kind.method()).append('(').append(count).append(" x ")
+                .append(type);
         if (kind.reduces()) {
             s.append(", ").append(op);
         }
         if (peer >= 0) {
-            s.append(kind.rooted() ? ", root " : ", peer ").append(peer);
+            s.append(kind.hasRoot() ? ", root " : ", peer ").append(peer);
         }
         return s.append(')').toString();
     }

@@ -1,5 +1,6 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.annotation.OpKind;
 import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Result;
@@ -23,7 +24,7 @@ final class PointToPoint {
     /** Posts {@code op} (a send or recv of {@code rank}); returns the pair to {@link #await} later. */
     Pair post(int rank, Launched op) {
         OpCall call = op.call();
-        boolean isSend = call.kind() == CallKind.SEND;
+        boolean isSend = call.kind() == OpKind.SEND;
         Key key = keyOf(rank, op);
         Pair pair;
         synchronized (group) {
@@ -97,7 +98,7 @@ final class PointToPoint {
 
     /** The pair {@code op} of rank {@code rank} belongs to: the {@code index}-th send from {@code from} to {@code to}. */
     static Key keyOf(int rank, Launched op) {
-        return op.call().kind() == CallKind.SEND ? new Key(rank, op.call().peer(), op.seq())
+        return op.call().kind() == OpKind.SEND ? new Key(rank, op.call().peer(), op.seq())
                 : new Key(op.call().peer(), rank, op.seq());
     }
 

@@ -2,6 +2,7 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Capabilities;
@@ -302,7 +303,7 @@ public final class SimCommunicator implements Communicator {
     @Override
     public void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                           DataType type, ReduceOp op, Stream stream) {
-        CallKind kind = CallKind.ALL_REDUCE;
+        OpKind kind = OpKind.ALL_REDUCE;
         issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), count,
                 from(kind, "recv", recv, recvOffset, type), count, count, type, op, -1, 0));
     }
@@ -310,7 +311,7 @@ public final class SimCommunicator implements Communicator {
     @Override
     public void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
                           DataType type, Stream stream) {
-        CallKind kind = CallKind.ALL_GATHER;
+        OpKind kind = OpKind.ALL_GATHER;
         issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), sendCount,
                 from(kind, "recv", recv, recvOffset, type), perRank(sendCount, type, "allGather"), sendCount, type,
                 null, -1, (long) rank * sendCount));
@@ -319,7 +320,7 @@ public final class SimCommunicator implements Communicator {
     @Override
     public void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
                               DataType type, ReduceOp op, Stream stream) {
-        CallKind kind = CallKind.REDUCE_SCATTER;
+        OpKind kind = OpKind.REDUCE_SCATTER;
         issue(stream, checked(kind, from(kind, "send", send, sendOffset, type),
                 perRank(recvCount, type, "reduceScatter"), from(kind, "recv", recv, recvOffset, type), recvCount,
                 recvCount, type, op, -1, -(long) rank * recvCount));
@@ -329,7 +330,7 @@ public final class SimCommunicator implements Communicator {
     public void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                           DataType type, int root, Stream stream) {
         checkPeer(root, "root");
-        CallKind kind = CallKind.BROADCAST;
+        OpKind kind = OpKind.BROADCAST;
         issue(stream, checked(kind, rank == root ? from(kind, "send", send, sendOffset, type) : null, count,
                 from(kind, "recv", recv, recvOffset, type), count, count, type, null, root, 0));
     }
@@ -338,7 +339,7 @@ public final class SimCommunicator implements Communicator {
     public void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                        DataType type, ReduceOp op, int root, Stream stream) {
         checkPeer(root, "root");
-        CallKind kind = CallKind.REDUCE;
+        OpKind kind = OpKind.REDUCE;
         issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), count,
                 rank == root ? from(kind, "recv", recv, recvOffset, type) : null, count, count, type, op, root, 0));
     }
@@ -347,7 +348,7 @@ public final class SimCommunicator implements Communicator {
     public void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                          DataType type, Stream stream) {
         long total = perRank(count, type, "allToAll");
-        CallKind kind = CallKind.ALL_TO_ALL;
+        OpKind kind = OpKind.ALL_TO_ALL;
         issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), total,
                 from(kind, "recv", recv, recvOffset, type), total, count, type, null, -1, 0));
     }
@@ -355,14 +356,14 @@ public final class SimCommunicator implements Communicator {
     @Override
     public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         checkPeer(peer, "peer");
-        issue(stream, checked(CallKind.SEND, from(CallKind.SEND, "send", buffer, offset, type), count, null, 0, count,
+        issue(stream, checked(OpKind.SEND, from(OpKind.SEND, "send", buffer, offset, type), count, null, 0, count,
                 type, null, peer, 0));
     }
 
     @Override
     public void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         checkPeer(peer, "peer");
-        issue(stream, checked(CallKind.RECV, null, 0, from(CallKind.RECV, "recv", buffer, offset, type), count, count,
+        issue(stream, checked(OpKind.RECV, null, 0, from(OpKind.RECV, "recv", buffer, offset, type), count, count,
                 type, null, peer, 0));
     }
 
@@ -391,26 +392,27 @@ public final class SimCommunicator implements Communicator {
      * Checks an op's arguments: count and reduce op (R13), buffers on this rank's live memory and large enough, and
      * send and recv regions either in place (send {@code inPlaceShift} elements from recv) or disjoint (R7).
      */
-    private OpCall checked(CallKind kind, DeviceBuffer send, long sendCount, DeviceBuffer recv, long recvCount,
+    private OpCall checked(OpKind kind, DeviceBuffer send, long sendCount, DeviceBuffer recv, long recvCount,
                            long count, DataType type, ReduceOp op, int peer, long inPlaceShift) {
-        requireUsable(kind.toString());
+        requireUsable(kind.method());
         if (count < 0) {
-            throw CollectivesException.violation(Rule.R13_TYPES, rank, kind + ": count " + count + " is negative");
+            throw CollectivesException.violation(Rule.R13_TYPES, rank, kind.method() + ": count " + count
+                    + " is negative");
         }
         if (op != null && !op.suits(type)) {
-            throw CollectivesException.violation(Rule.R13_TYPES, rank, kind + ": " + op + " does not suit " + type
-                    + " (AVG needs a floating-point type)");
+            throw CollectivesException.violation(Rule.R13_TYPES, rank, kind.method() + ": " + op + " does not suit "
+                    + type + " (AVG needs a floating-point type)");
         }
         // Only the root's send of a broadcast and the root's recv of a reduce matter.
-        boolean sendRequired = kind != CallKind.RECV && !(kind == CallKind.BROADCAST && rank != peer);
-        boolean recvRequired = kind != CallKind.SEND && !(kind == CallKind.REDUCE && rank != peer);
+        boolean sendRequired = kind != OpKind.RECV && !(kind == OpKind.BROADCAST && rank != peer);
+        boolean recvRequired = kind != OpKind.SEND && !(kind == OpKind.REDUCE && rank != peer);
         requireRoom(kind, "send", send, sendRequired, sendCount, type);
         requireRoom(kind, "recv", recv, recvRequired, recvCount, type);
         if (send != null && recv != null) {
             // addresses compared, shown as bytes from the send allocation's head, as bind shows them
             long sendHead = send.address() - send.headOffset();
             long recvStart = recv.address() - sendHead;
-            ByteRanges.requireInPlaceOrApart(rank, kind.toString(), inPlaceShift * type.size(), send.headOffset(),
+            ByteRanges.requireInPlaceOrApart(rank, kind.method(), inPlaceShift * type.size(), send.headOffset(),
                     send.headOffset() + sendCount * type.size(), recvStart, recvStart + recvCount * type.size());
         }
         return new OpCall(kind, send, recv, count, type, op, peer, null, null);
@@ -420,30 +422,30 @@ public final class SimCommunicator implements Communicator {
      * The part of {@code buffer} from {@code offset} elements of {@code type} on (the buffer itself at offset 0), for
      * {@link #checked} to check the op's room in; an offset outside the buffer is refused here.
      */
-    private DeviceBuffer from(CallKind kind, String role, DeviceBuffer buffer, long offset, DataType type) {
+    private DeviceBuffer from(OpKind kind, String role, DeviceBuffer buffer, long offset, DataType type) {
         if (offset == 0 || buffer == null) {
             return buffer;
         }
         long elements = buffer.sizeBytes() / type.size();
         if (offset < 0 || offset > elements) {
-            throw CollectivesException.usage(rank, kind + ": the " + role + " offset " + offset + " x " + type
+            throw CollectivesException.usage(rank, kind.method() + ": the " + role + " offset " + offset + " x " + type
                     + " lies outside the " + role + " buffer " + buffer);
         }
         return buffer.view(offset * type.size(), type, elements - offset);
     }
 
-    private void requireRoom(CallKind kind, String role, DeviceBuffer buffer, boolean required, long elements,
+    private void requireRoom(OpKind kind, String role, DeviceBuffer buffer, boolean required, long elements,
                              DataType type) {
         if (buffer == null) {
             if (required) {
-                throw CollectivesException.usage(rank, kind + ": the " + role + " buffer is null");
+                throw CollectivesException.usage(rank, kind.method() + ": the " + role + " buffer is null");
             }
             return;
         }
-        memoryOf(buffer, kind.toString());
+        memoryOf(buffer, kind.method());
         long needed = elements * type.size();
         if (buffer.sizeBytes() < needed) {
-            throw CollectivesException.usage(rank, kind + ": the " + role + " buffer " + buffer + " holds "
+            throw CollectivesException.usage(rank, kind.method() + ": the " + role + " buffer " + buffer + " holds "
                     + buffer.sizeBytes() + " bytes, but " + elements + " x " + type + " need " + needed);
         }
     }
@@ -588,11 +590,11 @@ public final class SimCommunicator implements Communicator {
     }
 
     private long nextSeq(OpCall call) {
-        if (call.kind().isCollective()) {
+        if (!call.kind().isPointToPoint()) {
             return collectiveSeq++;
         }
         long[] counters = peerSeqs.computeIfAbsent(call.peer(), p -> new long[2]);
-        return counters[call.kind() == CallKind.SEND ? 0 : 1]++;
+        return counters[call.kind() == OpKind.SEND ? 0 : 1]++;
     }
 
     /** Runs one stream item on the stream's worker: each step posts its sends and recvs, runs its collectives in
@@ -602,7 +604,7 @@ public final class SimCommunicator implements Communicator {
         for (List<Launched> step : steps) {
             List<Runnable> posted = new ArrayList<>();
             for (Launched op : step) {
-                if (!op.call().kind().isCollective()) {
+                if (op.call().kind().isPointToPoint()) {
                     try {
                         posted.add(group.post(rank, op));
                     } catch (RuntimeException e) {
@@ -611,7 +613,7 @@ public final class SimCommunicator implements Communicator {
                 }
             }
             for (Launched op : step) {
-                if (op.call().kind().isCollective()) {
+                if (!op.call().kind().isPointToPoint()) {
                     try {
                         group.requireNotAborted(rank, op.call().describe());
                         group.collective(rank, op);

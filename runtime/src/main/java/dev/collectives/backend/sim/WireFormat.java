@@ -2,6 +2,7 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.DeviceBuffer;
@@ -65,7 +66,7 @@ final class WireFormat {
     static Contribution readLaunched(int rank, byte[] body, int ranks) throws ProtocolException {
         ByteArrayInputStream bytes = new ByteArrayInputStream(body);
         try (DataInputStream in = new DataInputStream(bytes)) {
-            CallKind kind = CallKind.valueOf(in.readUTF());
+            OpKind kind = OpKind.valueOf(in.readUTF());
             DeviceBuffer send = readBuffer(in, rank);
             DeviceBuffer recv = readBuffer(in, rank);
             long count = in.readLong();

@@ -1,5 +1,6 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.annotation.OpKind;
 import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
@@ -159,7 +160,7 @@ final class WireGroup extends CommGroup {
     Runnable post(int rank, Launched op) {
         PointToPoint.Key pair = PointToPoint.keyOf(rank, op);
         Wire.Key key = key(PAIR, pair.index(), pair.from(), pair.to());
-        boolean isSend = op.call().kind() == CallKind.SEND;
+        boolean isSend = op.call().kind() == OpKind.SEND;
         Meeting meeting = publish(key, WireFormat.launched(op, isSend ? Movement.contribution(op.call(), size()) : 0),
                 op, true);
         return () -> {
@@ -401,7 +402,7 @@ final class WireGroup extends CommGroup {
         if (key.space() != PAIR) {
             return sender;
         }
-        return ((WireFormat.Contribution) arrival).op().call().kind() == CallKind.SEND ? 0 : 1;
+        return ((WireFormat.Contribution) arrival).op().call().kind() == OpKind.SEND ? 0 : 1;
     }
 
     /** The contribution's data in native memory (freed by the caller), or 0 when it has none. */
