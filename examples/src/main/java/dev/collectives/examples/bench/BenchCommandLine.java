@@ -79,7 +79,7 @@ public final class BenchCommandLine {
         long largest = sizes.get(sizes.size() - 1);
         for (Op op : ops) {
             if (op.count(largest, ranks) == 0) {
-                throw new ParameterException(spec.commandLine(), "--max: " + DeviceBenchmark.name(op) + " on " + ranks
+                throw new ParameterException(spec.commandLine(), "--max: " + op.name() + " on " + ranks
                         + " rank(s) needs sizes of at least " + op.totalBytes(1, ranks) + " bytes, one float32 per "
                         + "rank; the largest here is " + largest);
             }

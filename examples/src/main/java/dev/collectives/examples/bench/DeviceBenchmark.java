@@ -2,6 +2,7 @@ package dev.collectives.examples.bench;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
@@ -66,6 +67,7 @@ public final class DeviceBenchmark implements Callable<Integer> {
     long maxBytes;
 
     @Option(names = "--ops", split = ",", defaultValue = "allreduce,allgather,reducescatter",
+            converter = Op.Parser.class, completionCandidates = Op.Names.class,
             description = "Ops, comma-separated: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
     List<Op> ops;
 
@@ -130,7 +132,7 @@ public final class DeviceBenchmark implements Callable<Integer> {
             run(b);
         }
         if (plot != null) {
-            BusbwChart.write(results, name(ops.get(0)), String.format(Locale.ROOT, "%s, %d rank(s)", b.name(), ranks),
+            BusbwChart.write(results, ops.get(0).name(), String.format(Locale.ROOT, "%s, %d rank(s)", b.name(), ranks),
                     plot);
         }
         return wrong.get() == 0 ? BenchCommandLine.PASSED : BenchCommandLine.FAILED;
@@ -250,11 +252,11 @@ public final class DeviceBenchmark implements Callable<Integer> {
      * graph registration and symmetric windows refuse (R2) beyond one rank.
      */
     private int placements(Op op, Mode mode) {
-        return op == Op.ALLREDUCE || ranks == 1 || mode == Mode.NONE || mode == Mode.LOCAL ? 2 : 1;
+        return op.kind() == OpKind.ALL_REDUCE || ranks == 1 || mode == Mode.NONE || mode == Mode.LOCAL ? 2 : 1;
     }
 
     private void record(Op op, Mode mode, int placement, String impl, Row row, long wrongElements) {
-        results.add("op", name(op), "mode", name(mode), "placement", placement == 0 ? "out-of-place" : "in-place",
+        results.add("op", op.name(), "mode", name(mode), "placement", placement == 0 ? "out-of-place" : "in-place",
                 "impl", impl, "ranks", ranks, "bytes", row.bytes(), "count", row.count(), "type", "float",
                 "redop", op.redop(), "time_us", row.timeUs(), "algbw", row.algbw(), "busbw", row.busbw(),
                 "host_us", row.hostUs(), "wrong", wrongElements);
@@ -279,16 +281,16 @@ public final class DeviceBenchmark implements Callable<Integer> {
             this.count = count;
             int ranks = comm.size();
             long block = count * 4 * comm.rank();
-            long sendCount = op == Op.REDUCESCATTER ? count * ranks : count;
-            long recvCount = op == Op.ALLGATHER ? count * ranks : count;
+            long sendCount = op.kind().sendExtent().elements(count, ranks);
+            long recvCount = op.kind().recvExtent().elements(count, ranks);
             DeviceBuffer recvF = recvBytes.view(0, DataType.FLOAT32, recvCount);
             if (!inPlace) {
                 this.send = sendBytes.view(0, DataType.FLOAT32, sendCount);
                 this.recv = recvF;
-            } else if (op == Op.ALLREDUCE) {
+            } else if (op.kind() == OpKind.ALL_REDUCE) {
                 this.send = recvF;
                 this.recv = recvF;
-            } else if (op == Op.ALLGATHER) {
+            } else if (op.kind() == OpKind.ALL_GATHER) {
                 this.send = recvBytes.view(block, DataType.FLOAT32, count);
                 this.recv = recvF;
             } else {
@@ -310,7 +312,7 @@ public final class DeviceBenchmark implements Callable<Integer> {
             for (int i = 0; i < input.length; i++) {
                 input[i] = value(rank, i);
             }
-            if (op == Op.ALLGATHER && send.address() != recv.address()) {
+            if (op.kind() == OpKind.ALL_GATHER && send.address() != recv.address()) {
                 recv.copyFromHost(new float[Math.toIntExact(recv.count())]);
             }
             send.copyFromHost(input);
@@ -328,10 +330,10 @@ public final class DeviceBenchmark implements Callable<Integer> {
         }
 
         private float expected(int i, int ranks, int rank) {
-            if (op == Op.ALLGATHER) {
+            if (op.kind() == OpKind.ALL_GATHER) {
                 return value((int) (i / count), i % count);
             }
-            long index = op == Op.REDUCESCATTER ? rank * count + i : i;
+            long index = op.kind() == OpKind.REDUCE_SCATTER ? rank * count + i : i;
             float sum = 0;
             for (int q = 0; q < ranks; q++) {
                 sum += value(q, index);
@@ -505,7 +507,7 @@ public final class DeviceBenchmark implements Callable<Integer> {
     // ---- output --------------------------------------------------------------------------------------------
 
     private void print(Op op, Mode mode, List<SizeRow> rows) {
-        out.printf("%n# %s, %s, %d rank(s): Java | native%n", name(op), name(mode), ranks);
+        out.printf("%n# %s, %s, %d rank(s): Java | native%n", op.name(), name(mode), ranks);
         out.printf("# %12s %12s %6s %5s  %s  %s%n", "", "", "", "", center("out-of-place"), center("in-place"));
         String side = String.format(Locale.ROOT, "%9s %7s %7s %6s %9s %7s %6s", "time(us)", "algbw", "busbw",
                 "#wrong", "n.time", "n.busbw", "n.#wr");

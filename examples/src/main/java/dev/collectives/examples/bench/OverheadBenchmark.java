@@ -63,7 +63,8 @@ public final class OverheadBenchmark implements Callable<Integer> {
     @Option(names = "--ranks", defaultValue = "1", description = "Ranks, one per GPU (default ${DEFAULT-VALUE}).")
     int ranks;
 
-    @Option(names = "--op", defaultValue = "allreduce",
+    @Option(names = "--op", defaultValue = "allreduce", converter = Op.Parser.class,
+            completionCandidates = Op.Names.class,
             description = "Op: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
     Op op;
 
@@ -238,7 +239,7 @@ public final class OverheadBenchmark implements Callable<Integer> {
         System.out.printf("# OverheadBenchmark: backend %s, %d rank(s), %s float32, %d rounds × %d ops per cell, "
                 + "cells (mode, size, side) in random order per round (seed %d); time = first enqueue to end of "
                 + "stream work per op, slowest rank; host = enqueue loop alone; µs%n", backend, ranks,
-                DeviceBenchmark.name(op), rounds, batch, seed);
+                op.name(), rounds, batch, seed);
         System.out.printf("# sides: java = the Java call; native = the same op from a C loop; jni = that C loop "
                 + "called for one op at a time from Java%n");
         System.out.printf("# %-6s %8s | %-20s | %-20s | %7s %7s | %8s %8s %8s%n", "mode", "size(B)",
@@ -253,7 +254,7 @@ public final class OverheadBenchmark implements Callable<Integer> {
                     us(c.elapsed[JAVA], 10), us(c.elapsed[JAVA], 50), us(c.elapsed[JAVA], 90),
                     us(c.elapsed[NATIVE], 10), us(c.elapsed[NATIVE], 50), us(c.elapsed[NATIVE], 90),
                     us(c.host[JAVA], 50), us(c.host[NATIVE], 50), javaNative, javaJni, jniNative);
-            results.add("op", DeviceBenchmark.name(op), "mode", DeviceBenchmark.name(c.mode), "ranks", ranks,
+            results.add("op", op.name(), "mode", DeviceBenchmark.name(c.mode), "ranks", ranks,
                     "bytes", c.bytes, "java_p10_us", us(c.elapsed[JAVA], 10), "java_p50_us", us(c.elapsed[JAVA], 50),
                     "java_p90_us", us(c.elapsed[JAVA], 90), "native_p10_us", us(c.elapsed[NATIVE], 10),
                     "native_p50_us", us(c.elapsed[NATIVE], 50), "native_p90_us", us(c.elapsed[NATIVE], 90),

@@ -1,5 +1,6 @@
 package dev.collectives.examples.bench;
 
+import dev.collectives.annotation.OpKind;
 import dev.collectives.examples.bench.DeviceBenchmark.Row;
 import dev.collectives.examples.bench.DeviceBenchmark.Step;
 import dev.collectives.examples.bench.DeviceBenchmark.Timer;
@@ -46,8 +47,8 @@ final class PipelineBenchmark {
     }
 
     /** The steps' sizes, in the order of {@link #bound}'s steps. */
-    private static final List<Size> STEP_SIZES = List.of(new Size(Op.ALLREDUCE, SMALL_COUNT),
-            new Size(Op.ALLREDUCE, LARGE_COUNT), new Size(Op.ALLGATHER, SEND_COUNT));
+    private static final List<Size> STEP_SIZES = List.of(new Size(new Op(OpKind.ALL_REDUCE), SMALL_COUNT),
+            new Size(new Op(OpKind.ALL_REDUCE), LARGE_COUNT), new Size(new Op(OpKind.ALL_GATHER), SEND_COUNT));
 
     /** One timed step of a bound pipeline. */
     private record Case(Size size, Step step) {
@@ -112,7 +113,7 @@ final class PipelineBenchmark {
                 String key = op + "/" + mode;
                 Row hand = java.getOrDefault(key, Map.of()).get(row.bytes());
                 Row nat = nativeRows.getOrDefault(key, Map.of()).get(row.bytes());
-                out.printf("  %-10s %-6s %12d %10.2f %8.2f %8.3f | %s | %s | %7s %7s%n", DeviceBenchmark.name(op), DeviceBenchmark.name(mode),
+                out.printf("  %-10s %-6s %12d %10.2f %8.2f %8.3f | %s | %s | %7s %7s%n", op.name(), DeviceBenchmark.name(mode),
                         row.bytes(), row.timeUs(), row.busbw(), row.hostUs(), cells(hand), cells(nat),
                         ratio(hand, row), ratio(nat, row));
             }

@@ -2,6 +2,8 @@ package dev.collectives.examples.differential;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
+import dev.collectives.annotation.OpKind.Extent;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
@@ -14,6 +16,7 @@ import dev.collectives.examples.differential.PipelineSpec.Side;
 import dev.collectives.examples.differential.PipelineSpec.Step;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.IntStream;
@@ -32,8 +35,9 @@ final class CorpusGenerator {
     private static final long LARGE = 1 << 16;
     /** The largest count of an op with a {@code count × ranks} side. */
     private static final long LARGEST_TIMES_RANKS = 1 << 17;
-    private static final OpKind[] COLLECTIVES = {OpKind.ALL_REDUCE, OpKind.BROADCAST, OpKind.REDUCE,
-        OpKind.ALL_GATHER, OpKind.REDUCE_SCATTER, OpKind.ALL_TO_ALL};
+    /** Every op of the catalogue but send and recv, which are drawn in pairs: a new op is drawn at once. */
+    private static final OpKind[] COLLECTIVES = Arrays.stream(OpKind.values()).filter(k -> !k.isPointToPoint())
+            .toArray(OpKind[]::new);
     private static final String OFF = "off";
     private static final String N = "n";
 
@@ -123,13 +127,14 @@ final class CorpusGenerator {
     private Op collective(boolean fromParameters, long capacity) {
         OpKind kind = pick(COLLECTIVES);
         DataType type = pick(DataType.values());
-        ReduceOp reduce = kind.reduces ? reduceOp(type) : null;
-        int root = kind.rooted ? random.nextInt(2) : 0;
-        Sizing sizing = sizing(fromParameters, capacity, kind.sendTimesRanks || kind.recvTimesRanks);
+        ReduceOp reduce = kind.reduces() ? reduceOp(type) : null;
+        int root = kind.hasRoot() ? random.nextInt(2) : 0;
+        Sizing sizing = sizing(fromParameters, capacity, kind.sendExtent() == Extent.COUNT_TIMES_RANKS
+                || kind.recvExtent() == Extent.COUNT_TIMES_RANKS);
         boolean registered = registered();
-        Side send = place(type, sizing.length(kind.sendTimesRanks), registered, sizing.offset());
-        Side recv = kind.inPlaceAllowed && chance(0.25) ? send
-                : place(type, sizing.length(kind.recvTimesRanks), registered, sizing.offset());
+        Side send = place(type, sizing.length(kind.sendExtent()), registered, sizing.offset());
+        Side recv = kind.inPlaceAtSameOffset() && chance(0.25) ? send
+                : place(type, sizing.length(kind.recvExtent()), registered, sizing.offset());
         return new Op(kind, type, reduce, root, send, recv, sizing.count(), null);
     }
 
@@ -138,8 +143,8 @@ final class CorpusGenerator {
      * step's parameters ({@code n} within {@code capacity}, at {@code off}), the dim, or a constant.
      */
     private record Sizing(Expr count, Expr capacity, Expr offset) {
-        Expr length(boolean timesRanks) {
-            return timesRanks ? capacity.timesRanks() : capacity;
+        Expr length(Extent extent) {
+            return extent == Extent.COUNT_TIMES_RANKS ? capacity.timesRanks() : capacity;
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.collectives.examples.differential;
 
 import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.examples.differential.PipelineSpec.Accessor;
 import dev.collectives.examples.differential.PipelineSpec.Dim;
 import dev.collectives.examples.differential.PipelineSpec.Op;
@@ -83,28 +84,27 @@ final class PipelineSource {
     }
 
     private static String op(Op op) {
+        OpKind kind = op.kind();
         List<String> attributes = new ArrayList<>();
-        if (op.kind().pointToPoint()) {
-            Side side = op.send() != null ? op.send() : op.recv();
-            attributes.add("buffer = \"" + side.accessor() + "\"");
-            offset(attributes, "offset", side);
-        } else {
-            attributes.add("send = \"" + op.send().accessor() + "\"");
-            offset(attributes, "sendOffset", op.send());
-            attributes.add("recv = \"" + op.recv().accessor() + "\"");
-            offset(attributes, "recvOffset", op.recv());
+        if (kind.hasSend()) {
+            attributes.add(kind.sendAttribute() + " = \"" + op.send().accessor() + "\"");
+            offset(attributes, kind.sendOffsetAttribute(), op.send());
         }
-        attributes.add(size(op.kind().countAttribute, op.count()));
+        if (kind.hasRecv()) {
+            attributes.add(kind.recvAttribute() + " = \"" + op.recv().accessor() + "\"");
+            offset(attributes, kind.recvOffsetAttribute(), op.recv());
+        }
+        attributes.add(size(kind.countAttribute(), op.count()));
         if (op.reduce() != null) {
             attributes.add("op = ReduceOp." + op.reduce());
         }
-        if (op.kind().rooted) {
+        if (kind.hasRoot()) {
             attributes.add("root = " + op.root());
         }
         if (op.peer() != null) {
             attributes.add("peer = Peer." + op.peer());
         }
-        return "@" + op.kind().annotation + "(" + String.join(", ", attributes) + ")";
+        return kind.annotation() + "(" + String.join(", ", attributes) + ")";
     }
 
     private static void offset(List<String> attributes, String name, Side side) {
@@ -119,6 +119,6 @@ final class PipelineSource {
             long c = value.constant();
             return name + " = " + c + (c > Integer.MAX_VALUE ? "L" : "");
         }
-        return name + "Expr = \"" + value.source() + "\"";
+        return OpKind.exprTwin(name) + " = \"" + value.source() + "\"";
     }
 }

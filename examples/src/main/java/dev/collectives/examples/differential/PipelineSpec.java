@@ -2,6 +2,7 @@ package dev.collectives.examples.differential;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
@@ -137,7 +138,7 @@ record PipelineSpec(String name, Registration registration, boolean allowLegacy,
         Map<DataType, Set<ReduceOp>> reductions = new EnumMap<>(DataType.class);
         for (Step step : steps) {
             for (Op op : step.ops()) {
-                if (op.kind().reduces && op.type().isFloatingPoint()) {
+                if (op.kind().reduces() && op.type().isFloatingPoint()) {
                     reductions.computeIfAbsent(op.type(), t -> EnumSet.noneOf(ReduceOp.class)).add(op.reduce());
                 }
             }
