@@ -1,6 +1,7 @@
 package dev.collectives.rules;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -10,6 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.Peer;
 
 /** The pairing of a step's sends and receives, as both the processor and bind run it. */
@@ -63,5 +65,14 @@ class PeerPairingTest {
         assertEquals(List.of(), PeerPairing.unpaired(List.of(PeerPairing.Op.send(0, Peer.ABSOLUTE, 5, 8L, F)), 2));
         assertEquals(List.of(0), PeerPairing.unpaired(List.of(PeerPairing.Op.send(0, Peer.ABSOLUTE, 1, 8L, F)), 2)
                 .stream().map(PeerPairing.Unpaired::op).toList());
+    }
+
+    @Test
+    void opsAreSendsAndReceivesOfTheCatalogue() {
+        assertEquals("@Recv #3", PeerPairing.Op.recv(3, Peer.NEXT, -1, 8L, F).label());
+        assertTrue(PeerPairing.Op.send(0, Peer.NEXT, -1, 8L, F).sends());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new PeerPairing.Op(0, OpKind.ALL_REDUCE, Peer.NEXT, -1, 8L, F));
+        assertEquals("@AllReduce is not a point-to-point op", e.getMessage());
     }
 }
