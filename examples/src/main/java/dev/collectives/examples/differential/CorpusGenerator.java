@@ -22,13 +22,13 @@ import java.util.SplittableRandom;
 import java.util.stream.IntStream;
 
 /**
- * Draws the random corpus from the DSL's grammar, pipeline {@code i} of seed {@code s} always the same: every op
- * (send/recv as rings, both ways), every data type, every reduce op, counts from 1 up to a limit (2^20 by default;
- * 2^17 where a side holds {@code count × ranks}), views of byte blocks at offsets that depend on {@code ranks}, in
- * place, NONE, LOCAL and GRAPH, {@code registered = false}, the MEM_ALLOC, VMM and LEGACY allocators, externals at an
- * offset in their allocation, {@code @Grouped}, a {@code @Dim}, steps with {@code (off, n)} parameters and
- * {@code @Capture}. Sizes and offsets are written as expressions in {@code ranks} and the dim, so one compiled corpus
- * serves every rank count from 2 up.
+ * Draws the random corpus from the DSL's grammar, pipeline {@code i} of seed {@code s} always the same: every op of
+ * the catalogue {@link OpKind} (send/recv as rings, both ways), every data type, every reduce op, counts from 1 up
+ * to a limit (2^20 by default; 2^17 where a side holds {@code count × ranks}), views of byte blocks at offsets that
+ * depend on {@code ranks}, in place, NONE, LOCAL and GRAPH, {@code registered = false}, the MEM_ALLOC, VMM and LEGACY
+ * allocators, externals at an offset in their allocation, {@code @Grouped}, a {@code @Dim}, steps with
+ * {@code (off, n)} parameters and {@code @Capture}. Sizes and offsets are written as expressions in {@code ranks}
+ * and the dim, so one compiled corpus serves every rank count from 2 up.
  */
 final class CorpusGenerator {
     /** Counts above this are large: at most one op of a pipeline has one. */
