@@ -47,7 +47,8 @@ class CorpusGeneratorTest {
     void everyOpOfTheCatalogueIsDrawn() {
         Set<OpKind> missing = EnumSet.allOf(OpKind.class);
         ops().forEach(op -> missing.remove(op.kind()));
-        assertEquals(Set.of(), missing, "ops of the catalogue the corpus never draws, so the differential never runs");
+        assertEquals(Set.of(), missing, "ops of the catalogue that the corpus never draws, so that the differential "
+                + "never checks them");
     }
 
     @Test
