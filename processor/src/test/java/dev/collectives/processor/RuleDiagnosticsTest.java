@@ -406,6 +406,20 @@ class RuleDiagnosticsTest {
     }
 
     @Test
+    void dslDuplicateGeneratedClassNameTakenByAnotherType() {
+        Sources s = Sources.of("P",
+                "@CollectivePipeline(registration = Registration.LOCAL)",
+                "interface P {",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
+                "}",
+                "class CollectiveP {",
+                "}");
+        assertError(s, "[DSL duplicate] the class generated for `P` would be test.CollectiveP, but a type of that name "
+                + "already exists; rename one of them (see docs/rules.md#dsl-duplicate)", "@CollectivePipeline");
+        assertThat(s.compile()).hadErrorCount(1);
+    }
+
+    @Test
     void dslDimForgottenIsOneErrorAtTheExpression() {
         Sources s = Sources.pipeline("registration = Registration.LOCAL",
                 "  long elements();",

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
@@ -57,6 +58,12 @@ public final class ModelReader {
         this.sourceOrder = sourceOrder;
     }
 
+    /** The {@code @CollectivePipeline} on {@code type}, if it has one. */
+    public static Optional<AnnotationMirror> pipelineMirror(TypeElement type) {
+        return type.getAnnotationMirrors().stream().filter(m -> Mirrors.qualifiedName(m).equals(PIPELINE))
+                .findFirst().map(m -> m);
+    }
+
     public PipelineModel read(TypeElement type, AnnotationMirror pipelineMirror) {
         PipelineModel model = new PipelineModel(type, pipelineMirror);
         Map<String, AnnotationValue> values = Mirrors.valuesWithDefaults(elements, pipelineMirror);
@@ -74,7 +81,7 @@ public final class ModelReader {
         model.graphCache = graphCache == null ? 0 : graphCache;
         GraphCacheOverflow overflow = Mirrors.enumValue(values.get("graphCacheOverflow"), GraphCacheOverflow.class);
         model.graphCacheOverflow = overflow == null ? GraphCacheOverflow.WARN : overflow;
-        model.plan = !Boolean.FALSE.equals(Mirrors.bool(values.get("plan")));
+        model.plansSteps = !Boolean.FALSE.equals(Mirrors.bool(values.get("plan")));
         for (Element member : type.getEnclosedElements()) {
             if (member.getKind() == ElementKind.METHOD && member.getModifiers().contains(Modifier.ABSTRACT)) {
                 member.getAnnotationMirrors().stream().filter(m -> Mirrors.qualifiedName(m).equals(DIM)).findFirst()
@@ -93,6 +100,7 @@ public final class ModelReader {
             }
         }
         model.steps.forEach(s -> s.ops.forEach(o -> o.resolveSides(model)));
+        model.unresolved.addAll(Unresolved.in(type));
         return model;
     }
 

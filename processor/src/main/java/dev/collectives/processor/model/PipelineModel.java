@@ -2,9 +2,7 @@ package dev.collectives.processor.model;
 
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -25,17 +23,14 @@ public final class PipelineModel extends Annotated {
     int ranks;
     int graphCache;
     GraphCacheOverflow graphCacheOverflow;
-    boolean plan;
+    boolean plansSteps;
     final List<DimDecl> dims = new ArrayList<>();
     final List<ExprProblem> problems = new ArrayList<>();
     final List<BufferDecl> buffers = new ArrayList<>();
     final List<StepDecl> steps = new ArrayList<>();
     final List<ExecutableElement> unannotated = new ArrayList<>();
     final List<ExecutableElement> concrete = new ArrayList<>();
-    /** Proved once: both the validation and the writer read them. */
-    private List<Condition> conditions;
-    /** Planned once: several parts of the writer read them. */
-    private final Map<StepDecl, StepPlan> plans = new HashMap<>();
+    final List<Unresolved> unresolved = new ArrayList<>();
 
     PipelineModel(TypeElement type, AnnotationMirror mirror) {
         super(type, mirror);
@@ -44,19 +39,6 @@ public final class PipelineModel extends Annotated {
 
     public TypeElement type() {
         return type;
-    }
-
-    /** {@link Conditions#of} this model, once it is read in full and complete. */
-    public List<Condition> conditions() {
-        if (conditions == null) {
-            conditions = Conditions.of(this);
-        }
-        return conditions;
-    }
-
-    /** How {@code step} is issued, once the model is read in full, complete and valid. */
-    public StepPlan plan(StepDecl step) {
-        return plans.computeIfAbsent(step, s -> new StepPlanner(this).plan(s));
     }
 
     /** Null when the attribute is missing or unreadable. */
@@ -99,9 +81,12 @@ public final class PipelineModel extends Annotated {
         return graphCacheOverflow;
     }
 
-    /** Whether the steps are planned ({@code @CollectivePipeline(plan)}, true unless turned off). */
-    public boolean plan() {
-        return plan;
+    /**
+     * Whether the steps' ops may be fused and grouped ({@code @CollectivePipeline(plan)}, true unless turned off);
+     * each step's plan itself is the validated pipeline's.
+     */
+    public boolean plansSteps() {
+        return plansSteps;
     }
 
     /** {@code @Dim} accessors in declaration order. */
@@ -140,6 +125,14 @@ public final class PipelineModel extends Annotated {
     /** Default, static or private methods that carry this project's annotations (which only abstract ones may). */
     public List<ExecutableElement> concrete() {
         return concrete;
+    }
+
+    /**
+     * Types the pipeline names that javac could not resolve: another processor may generate them in a later round;
+     * in the last round they are errors.
+     */
+    public List<Unresolved> unresolved() {
+        return unresolved;
     }
 
     public Optional<BufferDecl> buffer(String name) {
@@ -233,6 +226,16 @@ public final class PipelineModel extends Annotated {
     /** "Outer_Inner" for nested types, "Name" otherwise. */
     public String flatName() {
         return flatName(type);
+    }
+
+    /** The simple name of the class generated for it: "Collective" + {@link #flatName()}. */
+    public String generatedName() {
+        return generatedName(type);
+    }
+
+    /** The simple name of the class generated for the pipeline {@code type}. */
+    public static String generatedName(TypeElement type) {
+        return "Collective" + flatName(type);
     }
 
     /** The type's simple name, behind those of the types it lies in, each followed by {@code _}. */

@@ -23,7 +23,7 @@ import dev.collectives.processor.model.StepPlan.Issue;
  * does; where the step's parameters do, the ops stay apart. Aggregation: consecutive calls none of which writes a
  * byte that another reads or writes, proven for every value, are issued in one group.
  */
-final class StepPlanner {
+public final class StepPlanner {
     /** What one call over the union computes element by element, as the ops did: reduce and broadcast at one root. */
     private static final Set<OpKind> FUSABLE = EnumSet.of(OpKind.ALL_REDUCE, OpKind.REDUCE, OpKind.BROADCAST);
     private static final String NOT_AT_THESE_DIMS = "they fuse only for some values of the dims, and bind found "
@@ -33,14 +33,15 @@ final class StepPlanner {
     private final Prover prover;
     private final SideRanges ranges;
 
-    StepPlanner(PipelineModel model) {
+    /** A planner for the steps of a complete, valid {@code model}. */
+    public StepPlanner(PipelineModel model) {
         this.model = model;
         this.prover = new Prover(model.ranks());
         this.ranges = new SideRanges(model, prover);
     }
 
-    StepPlan plan(StepDecl s) {
-        String off = !model.plan() ? "plan = false" : s.writtenOrder() ? "@WrittenOrder"
+    public StepPlan plan(StepDecl s) {
+        String off = !model.plansSteps() ? "plan = false" : s.writtenOrder() ? "@WrittenOrder"
                 : s.orderUnknown() ? "this compiler does not expose the order written" : null;
         if (off != null) {
             List<Batch> batches = s.grouped() ? List.of(new Batch(s.ops(), true, false))

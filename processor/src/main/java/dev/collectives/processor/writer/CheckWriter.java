@@ -25,7 +25,8 @@ final class CheckWriter extends GenerationPart {
         super(generation);
     }
 
-    void checkExternals() {
+    Fragment checkExternals() {
+        CodeBlock.Builder open = CodeBlock.builder();
         if (!externals().isEmpty()) {
             open.add(Comments.line("each external holds its declared count and type (R13), before any view is "
                     + "laid out in it"));
@@ -34,15 +35,17 @@ final class CheckWriter extends GenerationPart {
             open.addStatement(support(BIND_CHECKS, "requireExternal", "$N, $S, $T.$L, $L", name(b), b.name(), DATA_TYPE,
                     b.type(), generation.value(b, "count")));
         }
+        return Fragment.of(open.build());
     }
 
     /**
-     * Opens bind's agreement: what follows (allocations, views, the checks one rank makes alone) runs inside it,
-     * so that a rank that fails there takes part in the exchange with its failure and every rank fails with it.
-     * Without dims the agreement ends with the fingerprint; with dims the fingerprint was exchanged before (its dims
-     * size the buffers), and the agreement ends with each rank's outcome ({@link #endAgreement}).
+     * Bind's agreement around {@code inside} (allocations, views, the checks one rank makes alone), so that a rank
+     * that fails there takes part in the exchange with its failure and every rank fails with it. Without dims the
+     * agreement ends with this rank's fingerprint; with dims the fingerprint was exchanged before (its dims size the
+     * buffers), and the agreement ends with each rank's outcome.
      */
-    void beginAgreement() {
+    Fragment agreement(Fragment inside) {
+        CodeBlock.Builder open = CodeBlock.builder();
         if (model.dims().isEmpty()) {
             open.add(Comments.line("allocate and check what this rank can alone, then agree across ranks: the "
                     + "same pipeline (R14), registered alike (R1), at the same offsets (R2); a rank that fails "
@@ -53,21 +56,20 @@ final class CheckWriter extends GenerationPart {
             open.add("$T.agreeOnOutcome($N, $N, () -> {\n", AGREEMENT, name("comm"), name("stream"))
                     .indent();
         }
-    }
-
-    /** Ends bind's agreement with this rank's fingerprint, or (with dims) with its outcome. */
-    void endAgreement() {
+        open.add(inside.open());
         if (model.dims().isEmpty()) {
             open.add("return ").add(fingerprint(CodeBlock.of(""))).add(";\n");
         }
-        open.unindent().add("});\n");
+        return inside.withOpen(open.unindent().add("});\n").build());
     }
 
     /** Exchanges the fingerprint on its own: with dims, before anything is sized by them. */
-    void exchangeFingerprint() {
+    Fragment exchangeFingerprint() {
+        CodeBlock.Builder open = CodeBlock.builder();
         open.add(Comments.line("every rank binds the same pipeline with the same dims (R14), registered alike "
                 + "(R1), at the same offsets (R2)"));
         open.add(fingerprint(CodeBlock.of("\n.exchange($N, $N)", name("comm"), name("stream")))).add(";\n");
+        return Fragment.of(open.build());
     }
 
     /** {@code Fingerprint.builder(PIPELINE)...build()}, then {@code tail}, as one indented expression. */
@@ -109,9 +111,9 @@ final class CheckWriter extends GenerationPart {
                 f.add(".add($S,$W$L)\n", "step " + s.name() + " op " + o.index(),
                         Generation.literal(opShape(o), FINGERPRINT_VALUE));
             }
-            if (model.plan(s).changesWrittenOrder()) {
+            if (pipeline.stepPlan(s).changesWrittenOrder()) {
                 f.add(".add($S,$W$L)\n", "step " + s.name() + " plan",
-                        Generation.literal(model.plan(s).signature(), FINGERPRINT_VALUE));
+                        Generation.literal(pipeline.stepPlan(s).signature(), FINGERPRINT_VALUE));
             }
         }
         return f.add(".build()").add(tail).unindent().unindent().build();
@@ -150,18 +152,19 @@ final class CheckWriter extends GenerationPart {
         return s.toString();
     }
 
-    void checkRunTimeRules() {
+    Fragment checkRunTimeRules() {
+        CodeBlock.Builder open = CodeBlock.builder();
         if (model.ranks() > 0) {
             open.addStatement(support(BIND_CHECKS, "requireRanks", "$L", model.ranks()));
         } else {
-            checkRanksInRange();
+            checkRanksInRange(open);
         }
         if (model.ibSharp() && model.registers()) {
             open.addStatement(support(BIND_CHECKS, "requireOneRankPerNode", ""));
         }
-        checkRangesApart();
+        checkRangesApart(open);
         if (!model.registers()) {
-            return;
+            return Fragment.of(open.build());
         }
         for (BufferDecl b : model.buffers()) {
             if (!model.isRegistered(b)) {
@@ -173,15 +176,16 @@ final class CheckWriter extends GenerationPart {
             if (b.kind() == BufferDecl.Kind.EXTERNAL) {
                 open.addStatement(support(BIND_CHECKS, "requireQualifiedForeignMemory", "$N, $S", name(b), b.name()));
             }
-            checkLegacy(b);
+            checkLegacy(b, open);
         }
+        return Fragment.of(open.build());
     }
 
     /**
      * R9 for registered memory that may be legacy: buffers declared LEGACY (the compile-time opt-in, or IB SHARP
      * serving them, was checked) and externals, whose allocator only bind knows.
      */
-    void checkLegacy(BufferDecl b) {
+    private void checkLegacy(BufferDecl b, CodeBlock.Builder open) {
         if (b.kind() == BufferDecl.Kind.BUFFER && b.allocator() == Allocator.LEGACY) {
             open.addStatement("$T.check($N,$W$N,$W$N + $S)", LEGACY_REGISTRATION_RULE, name("comm"), name(b),
                     name("PIPELINE"), ": `" + b.name() + "`");
@@ -194,7 +198,7 @@ final class CheckWriter extends GenerationPart {
     }
 
     /** Roots and absolute peers must name ranks of the communicator, which only bind knows when ranks = 0. */
-    void checkRanksInRange() {
+    private void checkRanksInRange(CodeBlock.Builder open) {
         for (StepDecl s : model.steps()) {
             for (OpDecl o : s.ops()) {
                 int rank;
@@ -216,10 +220,11 @@ final class CheckWriter extends GenerationPart {
      * communicator's size (the processor checked it where {@code ranks} is declared). A count that names the step's
      * parameters is known only at the call: then only the types are compared.
      */
-    void checkPairing() {
+    Fragment checkPairing() {
         if (model.ranks() > 0) {
-            return;
+            return Fragment.NONE;
         }
+        CodeBlock.Builder open = CodeBlock.builder();
         for (StepDecl s : model.steps()) {
             CodeBlock.Builder ops = CodeBlock.builder();
             for (OpDecl o : s.ops()) {
@@ -239,6 +244,7 @@ final class CheckWriter extends GenerationPart {
                 open.addStatement(support(BIND_CHECKS, "requirePaired", "$S$L", s.name(), ops.build()));
             }
         }
+        return Fragment.of(open.build());
     }
 
     /**
@@ -246,7 +252,7 @@ final class CheckWriter extends GenerationPart {
      * step's parameters are checked at each call, ranges that depend on an undeclared ranks are bind-time
      * conditions of their own.)
      */
-    void checkRangesApart() {
+    private void checkRangesApart(CodeBlock.Builder open) {
         for (StepDecl s : model.steps()) {
             for (OpDecl o : opsBetweenExternals(s, false)) {
                 open.addStatement(externalsApart(s, o, Map.of()));

@@ -1,9 +1,7 @@
 package dev.collectives.processor.writer;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import javax.lang.model.element.Modifier;
 
@@ -127,7 +125,7 @@ final class DescribeWriter extends GenerationPart {
             if (s.ops().size() < 2) {
                 continue;
             }
-            StepPlan plan = model.plan(s);
+            StepPlan plan = pipeline.stepPlan(s);
             CodeBlock proven = planLine(s, plan.proven());
             notes.add(plan.decidedAtBind() ? CodeBlock.of("($N$W? $L$W: $L)", name(s.name() + "Fused"),
                     planLine(s, plan.atBind()), proven) : proven);
@@ -212,7 +210,8 @@ final class DescribeWriter extends GenerationPart {
                 Registration.class, registration);
     }
 
-    MethodSpec close() {
+    /** {@code close()}: releases {@code resources} by kind, in {@link Fragment.Release}'s order. */
+    MethodSpec close(List<Fragment.Resource> resources) {
         MethodSpec.Builder c = MethodSpec.methodBuilder("close")
                 .addAnnotation(OVERRIDE)
                 .addModifiers(Modifier.PUBLIC)
@@ -222,20 +221,29 @@ final class DescribeWriter extends GenerationPart {
                 .addStatement("return")
                 .endControlFlow()
                 .addStatement("$N = true", name("closed"));
-        Map<String, List<String>> groups = new LinkedHashMap<>();
-        groups.put(CNames.runtime("GraphExecDestroy") + "(instance); " + CNames.runtime("GraphDestroy")
-                + "(graph): graphs before their buffers (R5)", graphs);
-        groups.put(CNames.ccl("CommDeregister") + "(comm, handle) (R6)", registrations);
-        groups.put(CNames.ccl("CommWindowDeregister") + "(comm, win): collective (R12)", windows);
-        groups.put(CNames.ccl("MemFree") + "(buffer)", roots);
-        groups.values().removeIf(List::isEmpty);
-        if (groups.isEmpty()) {
+        List<CodeBlock> released = new ArrayList<>();
+        for (Fragment.Release release : Fragment.Release.values()) {
+            List<CodeBlock> fields = resources.stream().filter(r -> r.release() == release)
+                    .map(r -> CodeBlock.of("$N", r.field())).toList();
+            if (!fields.isEmpty()) {
+                released.add(CodeBlock.of("$L$L", Comments.line(comment(release)), CodeBlock.join(fields, ",$W")));
+            }
+        }
+        if (released.isEmpty()) {
             return c.build();
         }
-        List<CodeBlock> released = new ArrayList<>();
-        groups.forEach((comment, resources) -> released.add(CodeBlock.of("$L$L", Comments.line(comment),
-                resources.stream().map(r -> CodeBlock.of("$N", r)).collect(CodeBlock.joining(",$W")))));
         return c.addCode("$T.closeInOrder(\n$>$>$L);\n$<$<", LIFECYCLE, CodeBlock.join(released, ",\n"))
                 .build();
+    }
+
+    /** The C that releases such resources, as close's comment names it. */
+    private static String comment(Fragment.Release release) {
+        switch (release) {
+            case GRAPH: return CNames.runtime("GraphExecDestroy") + "(instance); " + CNames.runtime("GraphDestroy")
+                    + "(graph): graphs before their buffers (R5)";
+            case REGISTRATION: return CNames.ccl("CommDeregister") + "(comm, handle) (R6)";
+            case WINDOW: return CNames.ccl("CommWindowDeregister") + "(comm, win): collective (R12)";
+            default: return CNames.ccl("MemFree") + "(buffer)";
+        }
     }
 }

@@ -10,7 +10,6 @@ import javax.lang.model.element.PackageElement;
 
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
-import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.NameAllocator;
 import com.palantir.javapoet.TypeSpec;
 
@@ -23,31 +22,27 @@ import dev.collectives.processor.model.Conditions;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.validation.ValidatedPipeline;
 
 /**
- * What the parts of one generation share: the model, the class being built, the body of its {@code open()} (the
- * bind sequence, in order) and the resources each part made, which close releases in reverse.
+ * What the parts of one generation share: the validated pipeline, the generated class's name and the names of its
+ * members and locals, allocated once for every part.
  */
 final class Generation {
+    final ValidatedPipeline pipeline;
     final PipelineModel model;
     final Registration registration;
     final ClassName className;
     final NameAllocator names = new NameAllocator();
     final NameAllocator methods = new NameAllocator();
-    final TypeSpec.Builder type;
-    final CodeBlock.Builder open = CodeBlock.builder();
-    final List<String> graphs = new ArrayList<>();
-    final List<String> registrations = new ArrayList<>();
-    final List<String> windows = new ArrayList<>();
-    final List<String> roots = new ArrayList<>();
-    final List<MethodSpec> windowAccessors = new ArrayList<>();
     /** Whether an expression known only at bind names {@code ranks} (undeclared): then a field holds comm.size(). */
     final boolean ranksField;
 
-    Generation(PipelineModel model) {
-        this.model = model;
-        this.registration = model.registration();
-        this.className = ClassName.get(packageName(model), PipelineWriter.generatedName(model));
+    Generation(ValidatedPipeline pipeline) {
+        this.pipeline = pipeline;
+        this.model = pipeline.model();
+        this.registration = pipeline.registration();
+        this.className = ClassName.get(packageName(model), model.generatedName());
         // method names of the interface are fixed; the generated class's own private method avoids them
         model.steps().forEach(s -> methods.newName(s.name(), s));
         model.buffers().forEach(b -> methods.newName(b.name(), b));
@@ -59,11 +54,15 @@ final class Generation {
         }
         model.buffers().forEach(b -> names.newName(b.name(), b));
         model.dims().forEach(d -> names.newName(d.name(), d));
-        this.ranksField = model.ranks() == 0 && usesRanks(model);
+        this.ranksField = model.ranks() == 0 && usesRanks(pipeline);
         if (ranksField) {
             names.newName(ModelReader.RANKS, ModelReader.RANKS);
         }
-        this.type = TypeSpec.classBuilder(className)
+    }
+
+    /** The generated class, implementing the pipeline's interface: its members are the parts' to add. */
+    TypeSpec.Builder classBuilder() {
+        TypeSpec.Builder type = TypeSpec.classBuilder(className)
                 .addOriginatingElement(model.type())
                 .addModifiers(Modifier.FINAL)
                 // member types of the interface are inherited: JavaPoet qualifies ours where a nested `Stream` of
@@ -73,6 +72,7 @@ final class Generation {
         if (model.type().getModifiers().contains(Modifier.PUBLIC)) {
             type.addModifiers(Modifier.PUBLIC);
         }
+        return type;
     }
 
     private static String packageName(PipelineModel model) {
@@ -92,9 +92,9 @@ final class Generation {
     }
 
     /** Expressions name ranks, or conditions left for bind do (allgather, reducescatter, alltoall reach × ranks). */
-    private static boolean usesRanks(PipelineModel model) {
-        List<Expr> expressions = new ArrayList<>(Conditions.expressions(model));
-        model.conditions().forEach(c -> expressions.addAll(c.operands()));
+    private static boolean usesRanks(ValidatedPipeline pipeline) {
+        List<Expr> expressions = new ArrayList<>(Conditions.expressions(pipeline.model()));
+        pipeline.conditions().forEach(c -> expressions.addAll(c.operands()));
         return expressions.stream().anyMatch(e -> e.anyName(n -> n.scope() == Expr.Scope.RANKS));
     }
 

@@ -7,9 +7,7 @@ import java.util.function.Function;
 import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
-import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.NameAllocator;
-import com.palantir.javapoet.TypeSpec;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
@@ -21,9 +19,13 @@ import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
+import dev.collectives.processor.validation.ValidatedPipeline;
 import dev.collectives.rules.Rule;
 
-/** A part of the writer: one concern of the generated class, written into the {@link Generation} it shares. */
+/**
+ * A part of the writer: one concern of the generated class, returned as {@link Fragment}s and members for
+ * {@link PipelineWriter} to assemble; names come from the {@link Generation} the parts share.
+ */
 abstract class GenerationPart {
     // made once: JavaPoet turns a Class argument into a ClassName anew at every use, and these are used per op
     static final ClassName DATA_TYPE = ClassName.get(DataType.class);
@@ -57,31 +59,19 @@ abstract class GenerationPart {
     static final AnnotationSpec OVERRIDE = AnnotationSpec.builder(Override.class).build();
 
     final Generation generation;
+    final ValidatedPipeline pipeline;
     final PipelineModel model;
     final Registration registration;
     final ClassName className;
     final NameAllocator methods;
-    final TypeSpec.Builder type;
-    final CodeBlock.Builder open;
-    final List<String> graphs;
-    final List<String> registrations;
-    final List<String> windows;
-    final List<String> roots;
-    final List<MethodSpec> windowAccessors;
 
     GenerationPart(Generation generation) {
         this.generation = generation;
+        this.pipeline = generation.pipeline;
         this.model = generation.model;
         this.registration = generation.registration;
         this.className = generation.className;
         this.methods = generation.methods;
-        this.type = generation.type;
-        this.open = generation.open;
-        this.graphs = generation.graphs;
-        this.registrations = generation.registrations;
-        this.windows = generation.windows;
-        this.roots = generation.roots;
-        this.windowAccessors = generation.windowAccessors;
     }
 
     String name(Object tag) {

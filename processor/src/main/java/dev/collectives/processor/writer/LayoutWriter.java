@@ -29,14 +29,16 @@ final class LayoutWriter extends GenerationPart {
     }
 
     /** One field per accessor; externals are final, given to the constructor. */
-    void fields() {
+    List<FieldSpec> fields() {
+        List<FieldSpec> fields = new ArrayList<>();
         for (BufferDecl b : model.buffers()) {
             FieldSpec.Builder f = FieldSpec.builder(DEVICE_BUFFER, name(b), Modifier.PRIVATE);
             if (b.kind() == BufferDecl.Kind.EXTERNAL) {
                 f.addModifiers(Modifier.FINAL);
             }
-            type.addField(f.build());
+            fields.add(f.build());
         }
+        return fields;
     }
 
     MethodSpec constructor(ShapeWriter shapes) {
@@ -80,7 +82,10 @@ final class LayoutWriter extends GenerationPart {
     }
 
 
-    void allocate() {
+    /** Each root {@code @Buffer}, allocated as the guide's C does it; close frees them. */
+    Fragment allocate() {
+        CodeBlock.Builder open = CodeBlock.builder();
+        List<Fragment.Resource> memory = new ArrayList<>();
         for (BufferDecl b : model.buffers()) {
             if (b.kind() != BufferDecl.Kind.BUFFER) {
                 continue;
@@ -111,8 +116,9 @@ final class LayoutWriter extends GenerationPart {
                     : CodeBlock.of("$T.$L", Allocator.class, b.allocator());
             open.addStatement("$N = $N.allocate($L,$W$T.$L,$W$L)", name(b), name("comm"), allocator, DATA_TYPE,
                     b.type(), generation.value(b, "count"));
-            roots.add(name(b));
+            memory.add(new Fragment.Resource(Fragment.Release.MEMORY, name(b)));
         }
+        return new Fragment(open.build(), List.of(), List.of(), memory);
     }
 
     /** A class literal names a generic class raw: {@code new X<>()} lets javac infer its (erased) arguments. */
@@ -126,7 +132,8 @@ final class LayoutWriter extends GenerationPart {
         return name.substring(name.lastIndexOf('.') + 1);
     }
 
-    void layOutViews() {
+    Fragment layOutViews() {
+        CodeBlock.Builder open = CodeBlock.builder();
         // a view may lie in another view: lay them out in an order where the outer one comes first
         List<BufferDecl> pending = new ArrayList<>(model.buffers().stream()
                 .filter(b -> b.kind() == BufferDecl.Kind.VIEW).toList());
@@ -141,12 +148,17 @@ final class LayoutWriter extends GenerationPart {
             laidOut.add(v.name());
             pending.remove(v);
         }
+        return Fragment.of(open.build());
     }
 
-    void register() {
+    /** LOCAL: each registered allocation, once; close deregisters them. */
+    Fragment register() {
         if (registration != Registration.LOCAL) {
-            return;
+            return Fragment.NONE;
         }
+        CodeBlock.Builder open = CodeBlock.builder();
+        List<FieldSpec> fields = new ArrayList<>();
+        List<Fragment.Resource> registrations = new ArrayList<>();
         boolean commented = false;
         for (BufferDecl b : model.buffers()) {
             if (b.kind() == BufferDecl.Kind.VIEW || !model.isRegistered(b)) {
@@ -158,38 +170,47 @@ final class LayoutWriter extends GenerationPart {
                 commented = true;
             }
             String field = newName(b.name() + "Registration");
-            type.addField(REGISTRATION_HANDLE, field, Modifier.PRIVATE);
+            fields.add(FieldSpec.builder(REGISTRATION_HANDLE, field, Modifier.PRIVATE).build());
             open.addStatement("$N = $N.register($N)", field, name("comm"), name(b));
-            registrations.add(field);
+            registrations.add(new Fragment.Resource(Fragment.Release.REGISTRATION, field));
         }
+        return new Fragment(open.build(), fields, List.of(), registrations);
     }
 
-    void registerWindows() {
+    /** Each {@code @Window}, registered collectively, with the accessor of its window; close deregisters them. */
+    Fragment registerWindows() {
+        CodeBlock.Builder open = CodeBlock.builder();
+        List<FieldSpec> fields = new ArrayList<>();
+        List<MethodSpec> accessors = new ArrayList<>();
+        List<Fragment.Resource> windows = new ArrayList<>();
         for (BufferDecl b : model.buffers()) {
             if (!b.isWindow()) {
                 continue;
             }
             String field = newName(b.name() + "Window");
-            type.addField(REGISTERED_WINDOW, field, Modifier.PRIVATE);
+            fields.add(FieldSpec.builder(REGISTERED_WINDOW, field, Modifier.PRIVATE).build());
             open.add(Comments.call(CNames.ccl("CommWindowRegister"), List.of("comm", b.name(), "size", "&win",
                     b.windowSymmetric() ? "NCCL_WIN_COLL_SYMMETRIC" : "0"), "collective, every rank (R12)"));
             open.addStatement("$N = $N.registerWindow($N, $L)", field, name("comm"), name(b), b.windowSymmetric());
-            windows.add(field);
-            windowAccessors.add(MethodSpec.methodBuilder(methods.newName(b.name() + "Window"))
+            windows.add(new Fragment.Resource(Fragment.Release.WINDOW, field));
+            accessors.add(MethodSpec.methodBuilder(methods.newName(b.name() + "Window"))
                     .addModifiers(Modifier.PUBLIC).returns(REGISTERED_WINDOW)
                     .addJavadoc("The window `$L` is registered as (R10: its helpers may be missing).\n", b.name())
                     .addStatement("return $N", field).build());
         }
+        return new Fragment(open.build(), fields, accessors, windows);
     }
 
-    void accessors() {
+    List<MethodSpec> accessors() {
+        List<MethodSpec> accessors = new ArrayList<>();
         for (BufferDecl b : model.buffers()) {
-            type.addMethod(MethodSpec.methodBuilder(b.name())
+            accessors.add(MethodSpec.methodBuilder(b.name())
                     .addAnnotation(OVERRIDE)
                     .addModifiers(Modifier.PUBLIC)
                     .returns(DEVICE_BUFFER)
                     .addStatement("return $N", name(b))
                     .build());
         }
+        return accessors;
     }
 }

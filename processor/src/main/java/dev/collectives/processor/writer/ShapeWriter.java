@@ -33,7 +33,7 @@ final class ShapeWriter extends GenerationPart {
 
     ShapeWriter(Generation generation) {
         super(generation);
-        this.unproved = model.conditions().stream().filter(c -> c.verdict() == Verdict.UNKNOWN).toList();
+        this.unproved = pipeline.conditions().stream().filter(c -> c.verdict() == Verdict.UNKNOWN).toList();
     }
 
     boolean hasDims() {
@@ -46,13 +46,16 @@ final class ShapeWriter extends GenerationPart {
     }
 
     /** Dims are held as long whatever they are declared as, so that every expression computes in long. */
-    void fields() {
+    List<FieldSpec> fields() {
+        List<FieldSpec> fields = new ArrayList<>();
         for (DimDecl d : model.dims()) {
-            type.addField(long.class, name(d), Modifier.PRIVATE, Modifier.FINAL);
+            fields.add(FieldSpec.builder(long.class, name(d), Modifier.PRIVATE, Modifier.FINAL).build());
         }
         if (generation.ranksField) {
-            type.addField(long.class, name(ModelReader.RANKS), Modifier.PRIVATE, Modifier.FINAL);
+            fields.add(FieldSpec.builder(long.class, name(ModelReader.RANKS), Modifier.PRIVATE, Modifier.FINAL)
+                    .build());
         }
+        return fields;
     }
 
     void constructorParameters(MethodSpec.Builder c) {
@@ -64,20 +67,22 @@ final class ShapeWriter extends GenerationPart {
         }
     }
 
-    void accessors() {
+    List<MethodSpec> accessors() {
+        List<MethodSpec> accessors = new ArrayList<>();
         for (DimDecl d : model.dims()) {
             boolean isInt = d.kind() == TypeKind.INT;
-            type.addMethod(MethodSpec.methodBuilder(d.name())
+            accessors.add(MethodSpec.methodBuilder(d.name())
                     .addAnnotation(OVERRIDE)
                     .addModifiers(Modifier.PUBLIC)
                     .returns(isInt ? TypeName.INT : TypeName.LONG)
                     .addStatement(isInt ? "return (int) $N" : "return $N", name(d))
                     .build());
         }
+        return accessors;
     }
 
-    /** {@code binder(comm, stream)}: one setter per dim and external, named after its accessor, then bind(). */
-    void binder() {
+    /** The class {@code Binder}: one setter per dim and external, named after its accessor, then bind(). */
+    TypeSpec binderClass() {
         ClassName binder = className.nestedClass("Binder");
         TypeSpec.Builder b = TypeSpec.classBuilder(binder)
                 .addModifiers(Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
@@ -122,8 +127,13 @@ final class ShapeWriter extends GenerationPart {
                 .addStatement("$T $N =$Wnew $T($L)", className, pipeline, className, CodeBlock.join(arguments, ",$W"))
                 .addStatement("return $T.open($N, $N::$N)", LIFECYCLE, pipeline, pipeline, methods.get("open"))
                 .build());
-        type.addType(b.build());
-        type.addMethod(MethodSpec.methodBuilder("binder")
+        return b.build();
+    }
+
+    /** {@code binder(comm, stream)}, which starts a {@link #binderClass() Binder}. */
+    MethodSpec binder() {
+        ClassName binder = className.nestedClass("Binder");
+        return MethodSpec.methodBuilder("binder")
                 .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
                 .returns(binder)
                 .addJavadoc("$L\n", Comments.wrapped("Starts binding on {@code comm}: give each dim and external, "
@@ -132,20 +142,21 @@ final class ShapeWriter extends GenerationPart {
                 .addParameter(COMMUNICATOR, name("comm"))
                 .addParameter(STREAM, name("stream"))
                 .addStatement("return new $T($N, $N)", binder, name("comm"), name("stream"))
-                .build());
+                .build();
     }
 
     /** Dims at least 1, then what bind must check of the sizes and offsets they give. */
-    void bindChecks() {
+    Fragment bindChecks() {
+        CodeBlock.Builder open = CodeBlock.builder();
         for (DimDecl d : model.dims()) {
             open.addStatement(support(BIND_CHECKS, "requireDim", "$S, $N", d.name(), name(d)));
         }
         List<Condition> atBind = unproved.stream().filter(c -> c.step() == null).toList();
-        if (atBind.isEmpty()) {
-            return;
+        if (!atBind.isEmpty()) {
+            open.add("// sizes and offsets known at bind, checked in exact arithmetic (R7, R13)\n");
+            open.add(guarded(atBind, Map.of(), "bind", "overflow"));
         }
-        open.add("// sizes and offsets known at bind, checked in exact arithmetic (R7, R13)\n");
-        open.add(guarded(atBind, Map.of(), "bind", "overflow"));
+        return Fragment.of(open.build());
     }
 
     /** {@code check<Step>(args)}: the step's arguments against R7 and R13, before any native call. */

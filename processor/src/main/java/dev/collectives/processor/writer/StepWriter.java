@@ -11,6 +11,7 @@ import javax.lang.model.type.TypeKind;
 
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
+import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.NameAllocator;
 import com.palantir.javapoet.TypeName;
@@ -48,30 +49,33 @@ final class StepWriter extends GenerationPart {
     }
 
     /** The pipeline's {@code CallCheck}, made in open and closed with the memory, if a step has parameters. */
-    void callChecks() {
+    Fragment callChecks() {
         if (calls == null) {
-            return;
+            return Fragment.NONE;
         }
-        type.addField(CALL_CHECK, calls, Modifier.PRIVATE);
-        open.add("// every rank calls a step with the same arguments (R14): checked at each call on sim, and\n"
+        CodeBlock open = CodeBlock.builder()
+                .add("// every rank calls a step with the same arguments (R14): checked at each call on sim, and\n"
                         + "// where COLLECTIVES_CHECK lists calls, through buffers made at the first checked call\n")
                 .addStatement("$N = new $T($N, $N, $N)", calls, CALL_CHECK, name("comm"), name("stream"),
-                        name("PIPELINE"));
-        roots.add(calls);
+                        name("PIPELINE")).build();
+        return new Fragment(open, List.of(FieldSpec.builder(CALL_CHECK, calls, Modifier.PRIVATE).build()), List.of(),
+                List.of(new Fragment.Resource(Fragment.Release.MEMORY, calls)));
     }
 
     /**
      * Where a fusion holds only for some values of the dims, bind checks them once, before any call: every rank
      * bound the same dims (they are in the fingerprint), so every rank decides alike.
      */
-    void planAtBind() {
+    Fragment planAtBind() {
+        CodeBlock.Builder open = CodeBlock.builder();
+        List<FieldSpec> fields = new ArrayList<>();
         for (StepDecl s : model.steps()) {
-            StepPlan plan = model.plan(s);
+            StepPlan plan = pipeline.stepPlan(s);
             if (!plan.decidedAtBind()) {
                 continue;
             }
             String field = newName(s.name() + "Fused");
-            type.addField(boolean.class, field, Modifier.PRIVATE);
+            fields.add(FieldSpec.builder(boolean.class, field, Modifier.PRIVATE).build());
             List<CodeBlock> tests = new ArrayList<>();
             for (StepPlan.BindTest test : plan.bindTests()) {
                 List<CodeBlock> o = test.operands().stream()
@@ -84,14 +88,18 @@ final class StepWriter extends GenerationPart {
                             + "consecutive ops end to end, in place or apart"))
                     .addStatement("$N = $L", field, CodeBlock.join(tests, " &&$W"));
         }
+        return new Fragment(open.build(), fields, List.of(), List.of());
     }
 
-    void prepareArguments() {
+    /** The slices of buffers that calls with offsets known at compile time take, made once at bind. */
+    Fragment prepareArguments() {
+        CodeBlock.Builder open = CodeBlock.builder();
+        List<FieldSpec> fields = new ArrayList<>();
         boolean commented = false;
         for (StepDecl s : model.steps()) {
             // slices only for the plan that always holds: the calls of a plan bind chooses by its dims lie inside
             // their buffers only where bind takes that plan, so they take the element-offset overloads
-            for (OpDecl o : model.plan(s).proven().calls()) {
+            for (OpDecl o : pipeline.stepPlan(s).proven().calls()) {
                 if (!generation.fixed(o)) {
                     continue; // offsets from expressions go to the element-offset overloads, no slices
                 }
@@ -106,7 +114,7 @@ final class StepWriter extends GenerationPart {
                         }
                         String ops = o.isFused() ? "Ops" + o.index() + "To" + last(o).index() : "Op" + o.index();
                         String field = newName(s.name() + ops + (side.role() == OpSide.Role.SEND ? "Send" : "Recv"));
-                        type.addField(DEVICE_BUFFER, field, Modifier.PRIVATE);
+                        fields.add(FieldSpec.builder(DEVICE_BUFFER, field, Modifier.PRIVATE).build());
                         open.addStatement("$N = $L", field, support(BYTE_RANGES, "slice", "$N, $S, $S, $LL, $L",
                                 name(side.buffer()), side.buffer().name(), side.label(), side.knownOffset(),
                                 elementsCode(side)));
@@ -116,6 +124,7 @@ final class StepWriter extends GenerationPart {
                 }
             }
         }
+        return new Fragment(open.build(), fields, List.of(), List.of());
     }
 
     static List<Object> key(OpDecl o, OpSide side) {
@@ -126,39 +135,44 @@ final class StepWriter extends GenerationPart {
         return arguments.get(key(o, side));
     }
 
-    void captureSteps() {
+    /** GRAPH: each step captured into its graph, or into a cache of graphs where it has parameters. */
+    Fragment captureSteps() {
+        List<Fragment> captures = new ArrayList<>();
         for (StepDecl s : model.steps()) {
-            if (stepNames.containsKey(s)) {
-                cache(s, stepNames.get(s));
-                continue;
-            }
-            String graph = newName(s.name() + "Graph");
-            String exec = newName(s.name() + "Exec");
-            type.addField(GRAPH, graph, Modifier.PRIVATE);
-            type.addField(GRAPH_EXEC, exec, Modifier.PRIVATE);
-            open.add(Comments.line(s.name() + "(): " + CNames.runtime("StreamBeginCapture")
-                            + "(stream, cudaStreamCaptureModeThreadLocal),\nthe ops, "
-                            + CNames.runtime("StreamEndCapture") + "(stream, &graph) (R4)"))
-                    .add("$N = $T.capture($N, () -> {\n$>", graph, CAPTURE, name("stream"))
-                    .add(issue(s, Map.of()))
-                    .add("$<});\n")
-                    .add(Comments.call(CNames.runtime("GraphInstantiate"),
-                            List.of("&instance", "graph", "NULL", "NULL", "0")))
-                    .addStatement("$N = $N.instantiate()", exec, graph);
-            graphs.add(exec);
-            graphs.add(graph);
+            captures.add(stepNames.containsKey(s) ? cache(s, stepNames.get(s)) : capture(s));
         }
+        return Fragment.join(captures);
+    }
+
+    /** A step without parameters: one graph, captured at bind. */
+    private Fragment capture(StepDecl s) {
+        String graph = newName(s.name() + "Graph");
+        String exec = newName(s.name() + "Exec");
+        CodeBlock open = CodeBlock.builder()
+                .add(Comments.line(s.name() + "(): " + CNames.runtime("StreamBeginCapture")
+                        + "(stream, cudaStreamCaptureModeThreadLocal),\nthe ops, "
+                        + CNames.runtime("StreamEndCapture") + "(stream, &graph) (R4)"))
+                .add("$N = $T.capture($N, () -> {\n$>", graph, CAPTURE, name("stream"))
+                .add(issue(s, Map.of()))
+                .add("$<});\n")
+                .add(Comments.call(CNames.runtime("GraphInstantiate"),
+                        List.of("&instance", "graph", "NULL", "NULL", "0")))
+                .addStatement("$N = $N.instantiate()", exec, graph).build();
+        return new Fragment(open, List.of(FieldSpec.builder(GRAPH, graph, Modifier.PRIVATE).build(),
+                FieldSpec.builder(GRAPH_EXEC, exec, Modifier.PRIVATE).build()), List.of(),
+                List.of(new Fragment.Resource(Fragment.Release.GRAPH, exec),
+                        new Fragment.Resource(Fragment.Release.GRAPH, graph)));
     }
 
     /**
      * A GRAPH step with parameters: a {@link GraphCache} whose body issues the ops for one argument tuple, and the
      * {@code @Capture} tuples captured now, each checked as a call with it would be.
      */
-    private void cache(StepDecl s, StepNames names) {
+    private Fragment cache(StepDecl s, StepNames names) {
         String cache = newName(s.name() + "Graphs");
         names.cache = cache;
-        type.addField(GRAPH_CACHE, cache, Modifier.PRIVATE);
-        open.add(Comments.line(s.name() + "(...): one graph per argument tuple, captured on its first call (R4), "
+        CodeBlock.Builder open = CodeBlock.builder()
+                .add(Comments.line(s.name() + "(...): one graph per argument tuple, captured on its first call (R4), "
                         + "at most " + model.graphCache() + " kept; the least recently used is destroyed first (R5)"))
                 .add("$N = new $T($N, $N, $N, $S, $L,$W$T.$L,$W$N -> {\n$>", cache, GRAPH_CACHE, name("comm"),
                         name("stream"), name("PIPELINE"), s.name(), model.graphCache(), GRAPH_CACHE_OVERFLOW,
@@ -180,8 +194,9 @@ final class StepWriter extends GenerationPart {
             open.addStatement("$N.capture($L)", cache, tuple.stream().map(v -> CodeBlock.of("$LL", v))
                     .collect(CodeBlock.joining(", ")));
         }
-        graphs.add(cache);
         caches.add(cache);
+        return new Fragment(open.build(), List.of(FieldSpec.builder(GRAPH_CACHE, cache, Modifier.PRIVATE).build()),
+                List.of(), List.of(new Fragment.Resource(Fragment.Release.GRAPH, cache)));
     }
 
     /** The fields of the graph caches, one per GRAPH step with parameters (filled by {@link #captureSteps}). */
@@ -212,7 +227,9 @@ final class StepWriter extends GenerationPart {
         return tuples;
     }
 
-    void steps() {
+    /** Each step's method; for a step with parameters, its check method and, GRAPH, its cache's statistics. */
+    List<MethodSpec> steps() {
+        List<MethodSpec> members = new ArrayList<>();
         for (StepDecl s : model.steps()) {
             MethodSpec.Builder m = MethodSpec.methodBuilder(s.name())
                     .addAnnotation(OVERRIDE)
@@ -242,12 +259,12 @@ final class StepWriter extends GenerationPart {
             } else {
                 m.addCode(issue(s, names == null ? Map.of() : names.asArguments()));
             }
-            type.addMethod(m.build());
+            members.add(m.build());
             if (names != null) {
-                type.addMethod(shapes.checkMethod(s, names.check, names.parameters, names.asArguments(),
+                members.add(shapes.checkMethod(s, names.check, names.parameters, names.asArguments(),
                         names.overflow));
                 if (names.cache != null) {
-                    type.addMethod(MethodSpec.methodBuilder(methods.newName(s.name() + "Graphs"))
+                    members.add(MethodSpec.methodBuilder(methods.newName(s.name() + "Graphs"))
                             .addModifiers(Modifier.PUBLIC).returns(GRAPH_CACHE_STATS)
                             .addJavadoc("Captures, hits and evictions of the graphs of {@code $L}.\n",
                                     s.name() + "(...)")
@@ -255,6 +272,7 @@ final class StepWriter extends GenerationPart {
                 }
             }
         }
+        return members;
     }
 
     /**
@@ -312,7 +330,7 @@ final class StepWriter extends GenerationPart {
 
     /** The calls of the step's plan, or of the plan bind took where bind decides it. */
     CodeBlock issue(StepDecl s, Map<String, CodeBlock> params) {
-        StepPlan plan = model.plan(s);
+        StepPlan plan = pipeline.stepPlan(s);
         if (!plan.decidedAtBind()) {
             return issue(plan.proven(), params);
         }
