@@ -36,6 +36,44 @@ public enum Message {
     R7_PAST_BUFFER(Rule.R7_ARENA, "%s reaches past `%s`: elements [%s, %s), but it holds %s; shorten the op or"
             + " enlarge the buffer"),
 
+    /**
+     * A call's reduce op does not suit its element type. Arguments: the op ("@AllReduce in `step()`" at compile
+     * time, the call, "allReduce", at run time), the reduce op, the type.
+     */
+    R13_REDUCE_OP(Rule.R13_TYPES, "%s uses ReduceOp.%s on %s; AVG divides, which only floating-point types do: use"
+            + " SUM, or a floating-point type"),
+
+    // ---- what only the runtime reports, by rule ----------------------------------------------------------------
+
+    /**
+     * A buffer or view made at run time that does not lie inside what it is made of. Arguments: "buffer" or "view",
+     * its count, type and first byte, and what it should lie in.
+     */
+    R7_OUTSIDE(Rule.R7_ARENA, "%s of %s x %s at byte %s lies outside %s"),
+    /**
+     * A typed host copy whose Java array does not carry the buffer's element type. Arguments: the copy
+     * ("copyFromHost(float[])"), the buffer, the types the array holds, the buffer's type, then that type again.
+     */
+    R13_HOST_ARRAY_TYPE(Rule.R13_TYPES, "%s on %s: the host array holds %s elements, not %s; copy through the array"
+            + " of %s's Java type, or through the byte[]/ByteBuffer overloads for raw bytes"),
+    /** A call's count below 0 (0 is allowed, as the libraries allow it). Arguments: the call, the count. */
+    R13_NEGATIVE_COUNT(Rule.R13_TYPES, "%s: count %s is negative; counts are at least 0"),
+    /**
+     * A call's bytes overflow a long. Arguments: the call, the count, the type, then " x 4 ranks" where the call
+     * reaches count × ranks elements, else the empty string.
+     */
+    R13_CALL_OVERFLOW(Rule.R13_TYPES, "%s: %s x %s%s overflows a long byte size"),
+    /**
+     * Window registration on legacy memory. Arguments: the allocation function of the library ("ncclMemAlloc"), then
+     * the buffers on legacy memory ("rank 1: 8192 x UINT8 at 0x...").
+     */
+    R12_LEGACY_MEMORY(Rule.R12_WINDOW, "window registration needs VMM or %s memory, not legacy memory: %s"),
+    /**
+     * A window whose head is off {@link Rule#WINDOW_ALIGNMENT}. Arguments: the alignment, then the heads off it
+     * ("rank 0: 0x7f0000000064").
+     */
+    R12_HEAD_MISALIGNED(Rule.R12_WINDOW, "a window's head must be aligned to %s bytes: %s"),
+
     // ---- what only the processor reports, by rule -----------------------------------------------------------------
 
     /**
@@ -171,9 +209,6 @@ public enum Message {
      */
     R13_MIXED_TYPES(Rule.R13_TYPES, "%s sends %s from `%s` but receives into `%s`, which is %s; an op has one element"
             + " type: declare a @View of the right type"),
-    /** Arguments: the op, the reduce op, the type. */
-    R13_REDUCE_OP(Rule.R13_TYPES, "%s uses ReduceOp.%s on %s; AVG divides, which only floating-point types do: use"
-            + " SUM, or a floating-point type"),
     /** A reduction over a @Buffer of the default type (a warning). Arguments: the op, the accessor. */
     R13_DEFAULT_UINT8(Rule.R13_TYPES, "%s reduces `%s` as UINT8, the type @Buffer has when none is given: each byte is"
             + " reduced on its own; declare the elements' type (type = DataType.FLOAT32, ...), or type = DataType.UINT8"

@@ -185,6 +185,11 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
         return copy;
     }
 
+    @Override
+    public int rank() {
+        return comm.rank();
+    }
+
     /** Device-to-device or host copies, synchronous. */
     void copy(long dst, long src, long bytes) {
         NativeLibrary n = comm.library();

@@ -1,5 +1,6 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
@@ -13,6 +14,11 @@ import java.util.List;
 record CallVerdict(Rule rule, Result result, String call, String message) {
     static CallVerdict violation(Rule rule, String message) {
         return new CallVerdict(rule, null, null, message);
+    }
+
+    /** A violation in the catalogue's words, with {@code arguments} in place. */
+    static CallVerdict violation(Message message, Object... arguments) {
+        return violation(message.rule(), message.format(arguments));
     }
 
     static CallVerdict error(Result result, String call, String message) {

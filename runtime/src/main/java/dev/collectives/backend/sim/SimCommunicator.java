@@ -20,6 +20,7 @@ import dev.collectives.runtime.VirtualMemory;
 import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.internal.AllocatorRule;
 import dev.collectives.runtime.internal.ByteRanges;
+import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.internal.LegacyRegistrationRule;
 import dev.collectives.runtime.spi.ChildCommunicators;
 
@@ -43,6 +44,7 @@ public final class SimCommunicator implements Communicator {
     /** The simulated device: the rank in the communicator the job started with. */
     private final int device;
     private final SimConfig config;
+    private final CallArguments arguments;
     private final CommGroup group;
     private final Ledger ledger;
     private final Topology topology;
@@ -73,6 +75,9 @@ public final class SimCommunicator implements Communicator {
         this.device = device;
         this.siblings = siblings;
         this.config = config;
+        this.arguments = new CallArguments(rank, config.ranks(),
+                memory -> memory instanceof SimMemory && ((SimMemory) memory).rank() == device,
+                "rank " + rank + "'s simulated device (device " + device + ")");
         this.group = group;
         this.ledger = ledger;
         this.topology = new Topology(config.ranks(), config.ranksPerNode());
@@ -157,7 +162,7 @@ public final class SimCommunicator implements Communicator {
     @Override
     public DeviceBuffer allocate(Allocator allocator, DataType type, long count) {
         requireOpen("allocate");
-        long bytes = bytes(count, type, 1, "allocate");
+        long bytes = arguments.bytes("allocate", count, type);
         long granularity = config.granularity();
         switch (allocator) {
             case MEM_ALLOC: {
@@ -184,7 +189,7 @@ public final class SimCommunicator implements Communicator {
 
     /** Memory from {@code allocator}, checked against R11; freed again if it fails the check. */
     private DeviceBuffer checkedRoot(DeviceAllocator allocator, SimVirtualMemory vmm, DataType type, long count) {
-        long bytes = bytes(count, type, 1, "allocate");
+        long bytes = arguments.bytes("allocate", count, type);
         DeviceMemory memory = allocator.allocate(vmm, bytes);
         try {
             if (!(memory instanceof SimMemory) || ((SimMemory) memory).rank() != device) {
@@ -213,7 +218,7 @@ public final class SimCommunicator implements Communicator {
             throw CollectivesException.library(Result.INVALID_USAGE, rank, libraryFunction("CommRegister"), "library "
                     + config.capabilities().libraryVersion() + " does not support user buffer registration");
         }
-        SimMemory memory = memoryOf(buffer, "register");
+        SimMemory memory = (SimMemory) arguments.memory("register", buffer);
         LegacyRegistrationRule.check(this, buffer);
         AllocatorRule.checkForeign(this, buffer, "buffer " + buffer);
         synchronized (registrationCache) {
@@ -272,7 +277,7 @@ public final class SimCommunicator implements Communicator {
                     "it returned a NULL window: library " + capabilities.libraryVersion()
                             + " has no symmetric window support on this communicator");
         }
-        SimMemory memory = memoryOf(buffer, "registerWindow");
+        SimMemory memory = (SimMemory) arguments.memory("registerWindow", buffer);
         List<WindowArrival> all = windowCall(new WindowArrival(true, buffer, symmetric));
         memory.addRegistration();
         ledger.windows.incrementAndGet();
@@ -302,68 +307,61 @@ public final class SimCommunicator implements Communicator {
     @Override
     public void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                           DataType type, ReduceOp op, Stream stream) {
-        CallKind kind = CallKind.ALL_REDUCE;
-        issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), count,
-                from(kind, "recv", recv, recvOffset, type), count, count, type, op, -1, 0));
+        issue(stream, checked(CallKind.ALL_REDUCE, send, sendOffset, count, recv, recvOffset, count, count, type,
+                op, -1, 0));
     }
 
     @Override
     public void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
                           DataType type, Stream stream) {
         CallKind kind = CallKind.ALL_GATHER;
-        issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), sendCount,
-                from(kind, "recv", recv, recvOffset, type), perRank(sendCount, type, "allGather"), sendCount, type,
-                null, -1, (long) rank * sendCount));
+        issue(stream, checked(kind, send, sendOffset, sendCount, recv, recvOffset,
+                arguments.elements(kind.toString(), sendCount, type, true), sendCount, type, null, -1,
+                (long) rank * sendCount));
     }
 
     @Override
     public void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
                               DataType type, ReduceOp op, Stream stream) {
         CallKind kind = CallKind.REDUCE_SCATTER;
-        issue(stream, checked(kind, from(kind, "send", send, sendOffset, type),
-                perRank(recvCount, type, "reduceScatter"), from(kind, "recv", recv, recvOffset, type), recvCount,
-                recvCount, type, op, -1, -(long) rank * recvCount));
+        issue(stream, checked(kind, send, sendOffset, arguments.elements(kind.toString(), recvCount, type, true),
+                recv, recvOffset, recvCount, recvCount, type, op, -1, -(long) rank * recvCount));
     }
 
     @Override
     public void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                           DataType type, int root, Stream stream) {
-        checkPeer(root, "root");
-        CallKind kind = CallKind.BROADCAST;
-        issue(stream, checked(kind, rank == root ? from(kind, "send", send, sendOffset, type) : null, count,
-                from(kind, "recv", recv, recvOffset, type), count, count, type, null, root, 0));
+        arguments.peer(CallKind.BROADCAST.toString(), "root", root);
+        issue(stream, checked(CallKind.BROADCAST, rank == root ? send : null, sendOffset, count, recv, recvOffset,
+                count, count, type, null, root, 0));
     }
 
     @Override
     public void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                        DataType type, ReduceOp op, int root, Stream stream) {
-        checkPeer(root, "root");
-        CallKind kind = CallKind.REDUCE;
-        issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), count,
-                rank == root ? from(kind, "recv", recv, recvOffset, type) : null, count, count, type, op, root, 0));
+        arguments.peer(CallKind.REDUCE.toString(), "root", root);
+        issue(stream, checked(CallKind.REDUCE, send, sendOffset, count, rank == root ? recv : null, recvOffset,
+                count, count, type, op, root, 0));
     }
 
     @Override
     public void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                          DataType type, Stream stream) {
-        long total = perRank(count, type, "allToAll");
         CallKind kind = CallKind.ALL_TO_ALL;
-        issue(stream, checked(kind, from(kind, "send", send, sendOffset, type), total,
-                from(kind, "recv", recv, recvOffset, type), total, count, type, null, -1, 0));
+        long total = arguments.elements(kind.toString(), count, type, true);
+        issue(stream, checked(kind, send, sendOffset, total, recv, recvOffset, total, count, type, null, -1, 0));
     }
 
     @Override
     public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        checkPeer(peer, "peer");
-        issue(stream, checked(CallKind.SEND, from(CallKind.SEND, "send", buffer, offset, type), count, null, 0, count,
-                type, null, peer, 0));
+        arguments.peer(CallKind.SEND.toString(), "peer", peer);
+        issue(stream, checked(CallKind.SEND, buffer, offset, count, null, 0, 0, count, type, null, peer, 0));
     }
 
     @Override
     public void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        checkPeer(peer, "peer");
-        issue(stream, checked(CallKind.RECV, null, 0, from(CallKind.RECV, "recv", buffer, offset, type), count, count,
-                type, null, peer, 0));
+        arguments.peer(CallKind.RECV.toString(), "peer", peer);
+        issue(stream, checked(CallKind.RECV, null, 0, 0, buffer, offset, count, count, type, null, peer, 0));
     }
 
     @Override
@@ -388,104 +386,42 @@ public final class SimCommunicator implements Communicator {
     }
 
     /**
-     * Checks an op's arguments: count and reduce op (R13), buffers on this rank's live memory and large enough, and
-     * send and recv regions either in place (send {@code inPlaceShift} elements from recv) or disjoint (R7).
+     * Checks an op's arguments ({@link CallArguments}: count and reduce op, R13; buffers of this rank's live memory
+     * with room from their offsets), and that send and recv regions are either in place (send
+     * {@code inPlaceShift} elements from recv) or disjoint (R7). The op's sides are the buffers from their offsets.
      */
-    private OpCall checked(CallKind kind, DeviceBuffer send, long sendCount, DeviceBuffer recv, long recvCount,
-                           long count, DataType type, ReduceOp op, int peer, long inPlaceShift) {
-        requireUsable(kind.toString());
-        if (count < 0) {
-            throw CollectivesException.violation(Rule.R13_TYPES, rank, kind + ": count " + count + " is negative");
-        }
-        if (op != null && !op.suits(type)) {
-            throw CollectivesException.violation(Rule.R13_TYPES, rank, kind + ": " + op + " does not suit " + type
-                    + " (AVG needs a floating-point type)");
+    private OpCall checked(CallKind kind, DeviceBuffer send, long sendOffset, long sendCount, DeviceBuffer recv,
+                           long recvOffset, long recvCount, long count, DataType type, ReduceOp op, int peer,
+                           long inPlaceShift) {
+        String call = kind.toString();
+        requireUsable(call);
+        arguments.elements(call, count, type, false);
+        if (op != null) {
+            arguments.reduceOp(call, op, type);
         }
         // Only the root's send of a broadcast and the root's recv of a reduce matter.
         boolean sendRequired = kind != CallKind.RECV && !(kind == CallKind.BROADCAST && rank != peer);
         boolean recvRequired = kind != CallKind.SEND && !(kind == CallKind.REDUCE && rank != peer);
-        requireRoom(kind, "send", send, sendRequired, sendCount, type);
-        requireRoom(kind, "recv", recv, recvRequired, recvCount, type);
-        if (send != null && recv != null) {
+        DeviceBuffer sendSide = side(call, "send", send, sendRequired, sendOffset, sendCount, type);
+        DeviceBuffer recvSide = side(call, "recv", recv, recvRequired, recvOffset, recvCount, type);
+        if (sendSide != null && recvSide != null) {
             // addresses compared, shown as bytes from the send allocation's head, as bind shows them
-            long sendHead = send.address() - send.headOffset();
-            long recvStart = recv.address() - sendHead;
-            ByteRanges.requireInPlaceOrApart(rank, kind.toString(), inPlaceShift * type.size(), send.headOffset(),
-                    send.headOffset() + sendCount * type.size(), recvStart, recvStart + recvCount * type.size());
+            long sendHead = sendSide.address() - sendSide.headOffset();
+            long recvStart = recvSide.address() - sendHead;
+            ByteRanges.requireInPlaceOrApart(rank, call, inPlaceShift * type.size(), sendSide.headOffset(),
+                    sendSide.headOffset() + sendCount * type.size(), recvStart, recvStart + recvCount * type.size());
         }
-        return new OpCall(kind, send, recv, count, type, op, peer, null, null);
+        return new OpCall(kind, sendSide, recvSide, count, type, op, peer, null, null);
     }
 
-    /**
-     * The part of {@code buffer} from {@code offset} elements of {@code type} on (the buffer itself at offset 0), for
-     * {@link #checked} to check the op's room in; an offset outside the buffer is refused here.
-     */
-    private DeviceBuffer from(CallKind kind, String role, DeviceBuffer buffer, long offset, DataType type) {
-        if (offset == 0 || buffer == null) {
-            return buffer;
+    /** The part of {@code buffer} from {@code offset} elements on, once it holds {@code elements}; or null. */
+    private DeviceBuffer side(String call, String role, DeviceBuffer buffer, boolean required, long offset,
+                              long elements, DataType type) {
+        if (!arguments.room(call, role, buffer, required, offset, elements, type)) {
+            return null;
         }
-        long elements = buffer.sizeBytes() / type.size();
-        if (offset < 0 || offset > elements) {
-            throw CollectivesException.usage(rank, kind + ": the " + role + " offset " + offset + " x " + type
-                    + " lies outside the " + role + " buffer " + buffer);
-        }
-        return buffer.view(offset * type.size(), type, elements - offset);
-    }
-
-    private void requireRoom(CallKind kind, String role, DeviceBuffer buffer, boolean required, long elements,
-                             DataType type) {
-        if (buffer == null) {
-            if (required) {
-                throw CollectivesException.usage(rank, kind + ": the " + role + " buffer is null");
-            }
-            return;
-        }
-        memoryOf(buffer, kind.toString());
-        long needed = elements * type.size();
-        if (buffer.sizeBytes() < needed) {
-            throw CollectivesException.usage(rank, kind + ": the " + role + " buffer " + buffer + " holds "
-                    + buffer.sizeBytes() + " bytes, but " + elements + " x " + type + " need " + needed);
-        }
-    }
-
-    /** {@code count} elements from or for each rank: {@code count × size()}; R13 if the byte size overflows. */
-    private long perRank(long count, DataType type, String what) {
-        return bytes(count, type, size(), what) / type.size();
-    }
-
-    /** {@code count × type.size() × factor} bytes; R13 if negative or overflowing. */
-    private long bytes(long count, DataType type, int factor, String what) {
-        try {
-            if (count < 0) {
-                throw new ArithmeticException("negative");
-            }
-            return Math.multiplyExact(Math.multiplyExact(count, (long) type.size()), (long) factor);
-        } catch (ArithmeticException e) {
-            throw CollectivesException.violation(Rule.R13_TYPES, rank, what + ": " + count + " x " + type
-                    + (factor == 1 ? "" : " x " + factor + " ranks") + " is negative or overflows a byte size");
-        }
-    }
-
-    private void checkPeer(int peer, String role) {
-        if (peer < 0 || peer >= size()) {
-            throw CollectivesException.usage(rank, role + " " + peer + " is not a rank of this communicator of "
-                    + size() + " ranks");
-        }
-    }
-
-    /** The sim memory behind {@code buffer}, which must be live memory of this rank. */
-    private SimMemory memoryOf(DeviceBuffer buffer, String what) {
-        if (buffer == null) {
-            throw CollectivesException.usage(rank, what + ": the buffer is null");
-        }
-        if (!(buffer.memory() instanceof SimMemory) || ((SimMemory) buffer.memory()).rank() != device) {
-            throw CollectivesException.usage(rank, what + ": " + buffer + " is not memory of rank " + rank
-                    + "'s simulated device (device " + device + ")");
-        }
-        if (buffer.memory().isClosed()) {
-            throw CollectivesException.usage(rank, what + ": " + buffer + " was already freed");
-        }
-        return (SimMemory) buffer.memory();
+        return offset == 0 ? buffer : buffer.view(offset * type.size(), type, buffer.sizeBytes() / type.size()
+                - offset);
     }
 
     // ---- issuing and running work ------------------------------------------------------------------------

@@ -68,7 +68,8 @@ final class SimMemory extends DeviceMemory {
     }
 
     /** The rank whose device this memory is on. */
-    int rank() {
+    @Override
+    public int rank() {
         return rank;
     }
 

@@ -1,7 +1,9 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.internal.CallArguments;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -9,8 +11,6 @@ import java.util.function.Function;
 
 /** What a rank brings to a window registration or deregistration, and what the ranks must agree on (R12). */
 record WindowArrival(boolean register, DeviceBuffer buffer, boolean symmetric) {
-    static final long ALIGNMENT = 4096;
-
     static CallVerdict check(List<WindowArrival> all) {
         if (all.stream().anyMatch(a -> a.register != all.get(0).register)) {
             return CallVerdict.violation(Rule.R14_SHAPE, "ranks made different window calls: "
@@ -26,17 +26,16 @@ record WindowArrival(boolean register, DeviceBuffer buffer, boolean symmetric) {
             if (!b.memory().isVirtualMemory()) {
                 notVmm.add("rank " + r + ": " + b);
             }
-            if (b.address() % ALIGNMENT != 0) {
-                unaligned.add("rank " + r + ": 0x" + Long.toHexString(b.address()));
+            if (!CallArguments.isAligned(b)) {
+                unaligned.add("rank " + r + ": " + CallArguments.head(b));
             }
         }
         if (!notVmm.isEmpty()) {
-            return CallVerdict.violation(Rule.R12_WINDOW, "window registration needs VMM or "
-                    + "{nccl,mccl}MemAlloc memory, not legacy memory: " + String.join("; ", notVmm));
+            return CallVerdict.violation(Message.R12_LEGACY_MEMORY, "{nccl,mccl}MemAlloc", String.join("; ", notVmm));
         }
         if (!unaligned.isEmpty()) {
-            return CallVerdict.violation(Rule.R12_WINDOW, "a window's head must be aligned to " + ALIGNMENT
-                    + " bytes: " + String.join("; ", unaligned));
+            return CallVerdict.violation(Message.R12_HEAD_MISALIGNED, Rule.WINDOW_ALIGNMENT,
+                    String.join("; ", unaligned));
         }
         if (all.stream().anyMatch(a -> a.symmetric != all.get(0).symmetric)) {
             return CallVerdict.violation(Rule.R14_SHAPE, "ranks disagree on whether the window is symmetric: "
