@@ -9,9 +9,6 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.DeviceMemory;
-import dev.collectives.runtime.ForeignMemory;
-import dev.collectives.runtime.QualifiedVmmAllocator;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
@@ -25,11 +22,8 @@ import dev.collectives.runtime.internal.LegacyRegistrationRule;
 import dev.collectives.runtime.spi.ChildCommunicators;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * One rank's communicator. Calls check their arguments on the calling thread, then go to the stream as work (or
@@ -38,8 +32,6 @@ import java.util.Set;
  * so the parent's serve the child.
  */
 public final class SimCommunicator implements Communicator {
-    private static final long LEGACY_ALIGNMENT = 256;
-
     private final int rank;
     /** The simulated device: the rank in the communicator the job started with. */
     private final int device;
@@ -48,15 +40,12 @@ public final class SimCommunicator implements Communicator {
     private final CommGroup group;
     private final Ledger ledger;
     private final Topology topology;
-    private final SimVirtualMemory customVmm;
-    private final SimVirtualMemory projectVmm;
+    private final SimAllocations allocations;
+    private final RegistrationCache registrations;
+    private final OpIssuer issuer;
     private final List<SimStream> streams = new ArrayList<>();
-    private final Map<SimMemory, Integer> registrationCache = new HashMap<>();
-    private final ThreadLocal<GroupState> groupState = ThreadLocal.withInitial(GroupState::new);
     private final SimStream defaultStream;
-    private long collectiveSeq;
     private long windowSeq;
-    private final Map<Integer, long[]> peerSeqs = new HashMap<>();
     private long splitSeq;
     private long shrinkSeq;
     private final ChildCommunicators children = new ChildCommunicators();
@@ -81,8 +70,9 @@ public final class SimCommunicator implements Communicator {
         this.group = group;
         this.ledger = ledger;
         this.topology = new Topology(config.ranks(), config.ranksPerNode());
-        this.customVmm = new SimVirtualMemory(device, ledger, config, Allocator.CUSTOM);
-        this.projectVmm = new SimVirtualMemory(device, ledger, config, Allocator.VMM);
+        this.allocations = new SimAllocations(rank, device, config, ledger);
+        this.registrations = new RegistrationCache(ledger);
+        this.issuer = new OpIssuer(this, group, config, registrations);
         this.defaultStream = (SimStream) createStream();
     }
 
@@ -154,7 +144,7 @@ public final class SimCommunicator implements Communicator {
 
     @Override
     public VirtualMemory virtualMemory() {
-        return customVmm;
+        return allocations.customVmm();
     }
 
     // ---- memory ------------------------------------------------------------------------------------------
@@ -162,51 +152,13 @@ public final class SimCommunicator implements Communicator {
     @Override
     public DeviceBuffer allocate(Allocator allocator, DataType type, long count) {
         requireOpen("allocate");
-        long bytes = arguments.bytes("allocate", count, type);
-        long granularity = config.granularity();
-        switch (allocator) {
-            case MEM_ALLOC: {
-                long rounded = VirtualMemory.roundUp(bytes, granularity);
-                return DeviceBuffer.root(SimMemory.allocate(device, ledger, Allocator.MEM_ALLOC, rounded, rounded,
-                        granularity, projectVmm.qualifiedHandleTypes()), type, count);
-            }
-            case VMM:
-                return checkedRoot(new QualifiedVmmAllocator(), projectVmm, type, count);
-            case LEGACY:
-                return DeviceBuffer.root(SimMemory.allocate(device, ledger, Allocator.LEGACY, bytes, bytes,
-                        LEGACY_ALIGNMENT, Set.of()), type, count);
-            default:
-                throw CollectivesException.usage(rank, "Allocator." + allocator + " needs an allocator instance:"
-                        + " call allocate(DeviceAllocator, type, count)");
-        }
+        return allocations.allocate(allocator, type, count, arguments.bytes("allocate", count, type));
     }
 
     @Override
     public DeviceBuffer allocate(DeviceAllocator allocator, DataType type, long count) {
         requireOpen("allocate");
-        return checkedRoot(allocator, customVmm, type, count);
-    }
-
-    /** Memory from {@code allocator}, checked against R11; freed again if it fails the check. */
-    private DeviceBuffer checkedRoot(DeviceAllocator allocator, SimVirtualMemory vmm, DataType type, long count) {
-        long bytes = arguments.bytes("allocate", count, type);
-        DeviceMemory memory = allocator.allocate(vmm, bytes);
-        try {
-            if (!(memory instanceof SimMemory) || ((SimMemory) memory).rank() != device) {
-                throw CollectivesException.usage(rank, AllocatorRule.nameOf(allocator.getClass()) + " returned " + memory
-                        + ", which was not mapped with this rank's virtualMemory()");
-            }
-            if (memory.size() < bytes) {
-                throw CollectivesException.usage(rank, AllocatorRule.nameOf(allocator.getClass()) + " returned " + memory
-                        + " for a request of " + bytes + " bytes");
-            }
-            AllocatorRule.check(allocator.getClass(), memory, config.granularity(),
-                    config.capabilities().fabricHandles(), rank);
-            return DeviceBuffer.root(memory, type, count);
-        } catch (RuntimeException e) {
-            memory.close();
-            throw e;
-        }
+        return allocations.allocate(allocator, type, count, arguments.bytes("allocate", count, type));
     }
 
     // ---- registration ------------------------------------------------------------------------------------
@@ -221,14 +173,7 @@ public final class SimCommunicator implements Communicator {
         SimMemory memory = (SimMemory) arguments.memory("register", buffer);
         LegacyRegistrationRule.check(this, buffer);
         AllocatorRule.checkForeign(this, buffer, "buffer " + buffer);
-        synchronized (registrationCache) {
-            int references = registrationCache.getOrDefault(memory, 0);
-            if (references == 0) {
-                memory.addRegistration();
-                ledger.registrations.incrementAndGet();
-            }
-            registrationCache.put(memory, references + 1);
-        }
+        registrations.add(memory);
         return new SimRegistration(this, buffer, memory);
     }
 
@@ -250,22 +195,7 @@ public final class SimCommunicator implements Communicator {
 
     /** One handle of {@code memory} was closed; the last one deregisters it. */
     void release(SimMemory memory) {
-        synchronized (registrationCache) {
-            int references = registrationCache.getOrDefault(memory, 0);
-            if (references == 1) {
-                registrationCache.remove(memory);
-                memory.removeRegistration();
-                ledger.registrations.decrementAndGet();
-            } else if (references > 1) {
-                registrationCache.put(memory, references - 1);
-            }
-        }
-    }
-
-    private boolean locallyRegistered(DeviceBuffer buffer) {
-        synchronized (registrationCache) {
-            return registrationCache.containsKey((SimMemory) buffer.memory());
-        }
+        registrations.release(memory);
     }
 
     @Override
@@ -367,22 +297,12 @@ public final class SimCommunicator implements Communicator {
     @Override
     public void groupStart() {
         requireUsable("groupStart");
-        groupState.get().depth++;
+        issuer.groupStart();
     }
 
     @Override
     public void groupEnd() {
-        GroupState state = groupState.get();
-        if (state.depth == 0) {
-            throw CollectivesException.usage(rank, "groupEnd() without groupStart()");
-        }
-        if (--state.depth == 0 && !state.ops.isEmpty()) {
-            List<OpCall> ops = List.copyOf(state.ops);
-            SimStream stream = state.stream;
-            state.ops.clear();
-            state.stream = null;
-            submit(stream, ops);
-        }
+        issuer.groupEnd();
     }
 
     /**
@@ -424,149 +344,13 @@ public final class SimCommunicator implements Communicator {
                 - offset);
     }
 
-    // ---- issuing and running work ------------------------------------------------------------------------
-
     private void issue(Stream stream, OpCall call) {
-        SimStream s = streamOf(stream);
-        GroupState state = groupState.get();
-        if (state.depth > 0) {
-            if (state.stream != null && state.stream != s) {
-                throw CollectivesException.usage(rank, "the ops of one group must go to one stream: " + call.describe()
-                        + " goes to " + s + ", earlier ones to " + state.stream);
-            }
-            state.stream = s;
-            state.ops.add(call);
-            return;
-        }
-        submit(s, List.of(call));
-    }
-
-    /** One step (an op or a group) into the stream's capture, or onto the stream. */
-    private void submit(SimStream stream, List<OpCall> step) {
-        boolean capturing = stream.isCapturedBy(Thread.currentThread());
-        List<OpCall> flagged = new ArrayList<>(step.size());
-        for (OpCall call : step) {
-            flagged.add(call.withRegistration(registration(call.send(), capturing),
-                    registration(call.recv(), capturing)));
-        }
-        if (capturing) {
-            stream.capture(this, flagged);
-        } else {
-            stream.enqueue(() -> launch(List.of(flagged), false));
-        }
-    }
-
-    /**
-     * Locally registered, or graph-registered: VMM memory captured in a graph (R4), where the library supports
-     * registration.
-     */
-    /**
-     * Whether the library registers {@code buffer} for an op: locally registered, or captured into a graph when the
-     * library registers at capture, which it does for VMM memory, and for legacy memory ({@code cudaMalloc}) too
-     * when the legacy-registration variable is "1" (R9), as NCCL with {@code NCCL_LEGACY_CUDA_REGISTER=1} does.
-     */
-    private Boolean registration(DeviceBuffer buffer, boolean captured) {
-        if (buffer == null) {
-            return null;
-        }
-        boolean graphRegistered = captured && config.capabilities().registration()
-                && (buffer.memory().isVirtualMemory() || buffer.allocator() == Allocator.LEGACY
-                && environment(legacyRegisterVariable()).equals(Optional.of("1")));
-        return graphRegistered || locallyRegistered(buffer);
+        issuer.issue(streamOf(stream), call);
     }
 
     void launchGraph(List<List<OpCall>> steps, Stream stream) {
         requireUsable("graph launch");
-        SimStream s = streamOf(stream);
-        if (s.isCapturedBy(Thread.currentThread())) {
-            throw CollectivesException.usage(rank, "launching a graph into " + s + " while capturing it is not"
-                    + " supported");
-        }
-        s.enqueue(() -> launch(steps, true));
-    }
-
-    /**
-     * Pins the ops' memory until they ran, then numbers them for matching across ranks, in issue order. Called with
-     * the stream's monitor held (see {@link SimStream#enqueue}).
-     */
-    private synchronized Work launch(List<List<OpCall>> steps, boolean fromGraph) {
-        group.requireNotAborted(rank, fromGraph ? "graph launch" : steps.get(0).get(0).describe());
-        List<SimMemory.Pin> pinned = new ArrayList<>();
-        try {
-            for (List<OpCall> step : steps) {
-                for (OpCall call : step) {
-                    pin(call.send(), call, false, pinned);
-                    pin(call.recv(), call, true, pinned);
-                }
-            }
-        } catch (RuntimeException e) {
-            pinned.forEach(SimMemory.Pin::release);
-            throw e;
-        }
-        List<List<Launched>> launched = new ArrayList<>(steps.size());
-        for (List<OpCall> step : steps) {
-            List<Launched> ops = new ArrayList<>(step.size());
-            for (OpCall call : step) {
-                ops.add(new Launched(call, fromGraph, nextSeq(call)));
-            }
-            launched.add(ops);
-        }
-        return new Work(this, launched, pinned);
-    }
-
-    private static void pin(DeviceBuffer buffer, OpCall call, boolean writes, List<SimMemory.Pin> pinned) {
-        if (buffer != null) {
-            SimMemory memory = (SimMemory) buffer.memory();
-            // an op of no elements touches no bytes
-            long bytes = call.count() == 0 ? 0 : buffer.sizeBytes();
-            pinned.add(memory.pin(call.describe(), buffer.headOffset(), bytes, writes));
-        }
-    }
-
-    private long nextSeq(OpCall call) {
-        if (call.kind().isCollective()) {
-            return collectiveSeq++;
-        }
-        long[] counters = peerSeqs.computeIfAbsent(call.peer(), p -> new long[2]);
-        return counters[call.kind() == CallKind.SEND ? 0 : 1]++;
-    }
-
-    /** Runs one stream item on the stream's worker: each step posts its sends and recvs, runs its collectives in
-     *  order, then waits for its sends and recvs. Every op runs even after one failed; the first failure is thrown. */
-    void execute(List<List<Launched>> steps) {
-        RuntimeException first = null;
-        for (List<Launched> step : steps) {
-            List<Runnable> posted = new ArrayList<>();
-            for (Launched op : step) {
-                if (!op.call().kind().isCollective()) {
-                    try {
-                        posted.add(group.post(rank, op));
-                    } catch (RuntimeException e) {
-                        first = first == null ? e : first;
-                    }
-                }
-            }
-            for (Launched op : step) {
-                if (op.call().kind().isCollective()) {
-                    try {
-                        group.requireNotAborted(rank, op.call().describe());
-                        group.collective(rank, op);
-                    } catch (RuntimeException e) {
-                        first = first == null ? e : first;
-                    }
-                }
-            }
-            for (Runnable completion : posted) {
-                try {
-                    completion.run();
-                } catch (RuntimeException e) {
-                    first = first == null ? e : first;
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        issuer.launchGraph(steps, streamOf(stream));
     }
 
     // ---- memory and streams owned elsewhere ---------------------------------------------------------------
@@ -578,11 +362,7 @@ public final class SimCommunicator implements Communicator {
     @Override
     public DeviceBuffer wrap(long address, long bytes, DataType type) {
         requireOpen("wrap");
-        ForeignMemory.Classification found = Allocation.classify(address);
-        long count = ForeignMemory.check(rank, device, address, bytes, type, found);
-        SimMemory memory = Allocation.wrap(device, address, found,
-                ForeignMemory.describe(found, "{cuda,musa}Malloc"));
-        return DeviceBuffer.wrapped(memory, address - found.head(), type, count);
+        return allocations.wrap(address, bytes, type);
     }
 
     /** A stream of this rank's device, found by its handle: a {@link SimForeignStream} or any communicator's. */
@@ -706,12 +486,5 @@ public final class SimCommunicator implements Communicator {
     public String toString() {
         return "sim communicator, rank " + rank + " of " + size() + (siblings == null ? "" : " (a child, on device "
                 + device + ")");
-    }
-
-    /** The ops a thread collects between groupStart and groupEnd. */
-    private static final class GroupState {
-        int depth;
-        final List<OpCall> ops = new ArrayList<>();
-        SimStream stream;
     }
 }
