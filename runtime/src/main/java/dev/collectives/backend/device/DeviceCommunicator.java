@@ -5,7 +5,7 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.device.internal.NativeBaseline;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
@@ -277,8 +277,8 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
         try {
             AllocatorRule.check(allocator.getClass(), memory, granularity(), capabilities().fabricHandles(), rank);
             if (memory.size() < bytes) {
-                throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, AllocatorRule.nameOf(allocator.getClass())
-                        + " returned " + memory.size() + " bytes for a request of " + bytes);
+                throw CollectivesException.violation(Message.R11_SHORT_ALLOCATION, rank,
+                        AllocatorRule.nameOf(allocator.getClass()), memory.size(), bytes);
             }
         } catch (RuntimeException e) {
             memory.close();

@@ -3,7 +3,7 @@ package dev.collectives.backend.sim;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
@@ -183,12 +183,12 @@ public final class SimCommunicator implements Communicator {
      */
     public void deregister(RegistrationHandle handle) {
         if (!(handle instanceof SimRegistration) || ((SimRegistration) handle).communicator() != this) {
-            throw CollectivesException.violation(Rule.R6_LOCAL, rank, libraryFunction("CommDeregister")
-                    + " of an unknown handle (" + handle + "): this communicator did not register it");
+            throw CollectivesException.violation(Message.R6_UNKNOWN_HANDLE, rank, libraryFunction("CommDeregister"),
+                    handle);
         }
         if (!handle.isOpen()) {
-            throw CollectivesException.violation(Rule.R6_LOCAL, rank, libraryFunction("CommDeregister") + " of the "
-                    + handle + ", which was already deregistered");
+            throw CollectivesException.violation(Message.R6_DEREGISTERED_TWICE, rank,
+                    libraryFunction("CommDeregister"), handle);
         }
         handle.close();
     }
@@ -209,7 +209,7 @@ public final class SimCommunicator implements Communicator {
         }
         SimMemory memory = (SimMemory) arguments.memory("registerWindow", buffer);
         List<WindowArrival> all = windowCall(new WindowArrival(true, buffer, symmetric));
-        memory.addRegistration();
+        memory.addWindow();
         ledger.windows.incrementAndGet();
         return new SimWindow(this, buffer, symmetric, all);
     }
@@ -218,7 +218,7 @@ public final class SimCommunicator implements Communicator {
         try {
             windowCall(new WindowArrival(false, window.buffer(), window.symmetric()));
         } finally {
-            ((SimMemory) window.buffer().memory()).removeRegistration();
+            ((SimMemory) window.buffer().memory()).removeWindow();
             ledger.windows.decrementAndGet();
         }
     }

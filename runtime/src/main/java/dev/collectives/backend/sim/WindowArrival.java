@@ -13,8 +13,8 @@ import java.util.function.Function;
 record WindowArrival(boolean register, DeviceBuffer buffer, boolean symmetric) {
     static CallVerdict check(List<WindowArrival> all) {
         if (all.stream().anyMatch(a -> a.register != all.get(0).register)) {
-            return CallVerdict.violation(Rule.R14_SHAPE, "ranks made different window calls: "
-                    + describe(all, a -> a.register ? "registerWindow" : "window close"));
+            return CallVerdict.violation(Message.R14_WINDOW_CALLS,
+                    describe(all, a -> a.register ? "registerWindow" : "window close"));
         }
         if (!all.get(0).register) {
             return null;
@@ -38,13 +38,12 @@ record WindowArrival(boolean register, DeviceBuffer buffer, boolean symmetric) {
                     String.join("; ", unaligned));
         }
         if (all.stream().anyMatch(a -> a.symmetric != all.get(0).symmetric)) {
-            return CallVerdict.violation(Rule.R14_SHAPE, "ranks disagree on whether the window is symmetric: "
-                    + describe(all, a -> String.valueOf(a.symmetric)));
+            return CallVerdict.violation(Message.R14_WINDOW_SYMMETRY, describe(all, a -> String.valueOf(a.symmetric)));
         }
         if (all.get(0).symmetric
                 && all.stream().anyMatch(a -> a.buffer.headOffset() != all.get(0).buffer.headOffset())) {
-            return CallVerdict.violation(Rule.R12_WINDOW, "a symmetric window needs the same offset from its allocation's"
-                    + " head on every rank: " + describe(all, a -> a.buffer.headOffset() + " bytes"));
+            return CallVerdict.violation(Message.R12_SYMMETRIC_OFFSETS,
+                    describe(all, a -> a.buffer.headOffset() + " bytes"));
         }
         return null;
     }
