@@ -101,8 +101,8 @@ public enum Message {
      */
     R13_EXTERNAL_TOO_SMALL(Rule.R13_TYPES, "%s: external buffer `%s` must hold at least %s x %s; bind was given %s"),
     /**
-     * A condition on sizes left to bind or call that fails. Arguments: the pipeline, the condition ("bucket():
-     * offset + n <= elements"), the value and its bound.
+     * A condition on sizes left to bind or call that fails. Arguments: the pipeline, the condition ({@code "bucket():
+     * offset + n <= elements"}), the value and its bound.
      */
     R7_BOUND_EXCEEDED(Rule.R7_ARENA, "%s: %s does not hold: %s > %s"),
     /** As {@link #R7_BOUND_EXCEEDED}, for a condition on a count or a size. */
