@@ -26,8 +26,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * One rank's communicator. Calls check their arguments on the calling thread, then go to the stream as work (or
- * into the stream's capture); the work meets the other ranks' in {@link CommGroup}. A child of a split or shrink
+ * One rank's communicator. Calls check their arguments on the calling thread ({@link CallArguments}), then go to the
+ * stream as work, or into the stream's capture ({@link OpIssuer}); the work meets the other ranks' in
+ * {@link CommGroup}. Its memory comes from {@link SimAllocations}, its local registrations are counted in a
+ * {@link RegistrationCache}. A child of a split or shrink
  * is one too, with a group of its own, on its parent's simulated device: memory and streams belong to the device,
  * so the parent's serve the child.
  */
