@@ -36,6 +36,192 @@ public enum Message {
     R7_PAST_BUFFER(Rule.R7_ARENA, "%s reaches past `%s`: elements [%s, %s), but it holds %s; shorten the op or"
             + " enlarge the buffer"),
 
+    /**
+     * A call's reduce op does not suit its element type. Arguments: the op ("@AllReduce in `step()`" at compile
+     * time, the call, "allReduce", at run time), the reduce op, the type.
+     */
+    R13_REDUCE_OP(Rule.R13_TYPES, "%s uses ReduceOp.%s on %s; AVG divides, which only floating-point types do: use"
+            + " SUM, or a floating-point type"),
+
+    // ---- what only the runtime reports, by rule ----------------------------------------------------------------
+
+    /**
+     * A buffer or view made at run time that does not lie inside what it is made of. Arguments: "buffer" or "view",
+     * its count, type and first byte, and what it should lie in.
+     */
+    R7_OUTSIDE(Rule.R7_ARENA, "%s of %s x %s at byte %s lies outside %s"),
+    /**
+     * A typed host copy whose Java array does not carry the buffer's element type. Arguments: the copy
+     * ("copyFromHost(float[])"), the buffer, the types the array holds, the buffer's type, then that type again.
+     */
+    R13_HOST_ARRAY_TYPE(Rule.R13_TYPES, "%s on %s: the host array holds %s elements, not %s; copy through the array"
+            + " of %s's Java type, or through the byte[]/ByteBuffer overloads for raw bytes"),
+    /** A call's count below 0 (0 is allowed, as the libraries allow it). Arguments: the call, the count. */
+    R13_NEGATIVE_COUNT(Rule.R13_TYPES, "%s: count %s is negative; counts are at least 0"),
+    /**
+     * A call's bytes overflow a long. Arguments: the call, the count, the type, then " x 4 ranks" where the call
+     * reaches count × ranks elements, else the empty string.
+     */
+    R13_CALL_OVERFLOW(Rule.R13_TYPES, "%s: %s x %s%s overflows a long byte size"),
+    /**
+     * Window registration on legacy memory. Arguments: the allocation function of the library ("ncclMemAlloc"), then
+     * the buffers on legacy memory ("rank 1: 8192 x UINT8 at 0x...").
+     */
+    R12_LEGACY_MEMORY(Rule.R12_WINDOW, "window registration needs VMM or %s memory, not legacy memory: %s"),
+    /**
+     * A window whose head is off {@link Rule#WINDOW_ALIGNMENT}. Arguments: the alignment, then the heads off it
+     * ("rank 0: 0x7f0000000064").
+     */
+    R12_HEAD_MISALIGNED(Rule.R12_WINDOW, "a window's head must be aligned to %s bytes: %s"),
+
+    // at bind (generated code and runtime.internal)
+
+    /** A registered legacy buffer whose opt-in variable is not "1". Arguments: the buffer, the variable, its value
+     * ("'0'" or "unset"), and whether IB SHARP registration is available ("IB SHARP is off"). */
+    R9_VARIABLE_NOT_SET(Rule.R9_LEGACY, "%s comes from the legacy allocator; registering it needs %s=1, which is %s"
+            + " (legacy registrations can hang or crash on abort), or IB SHARP registration, which takes any allocator"
+            + " but %s"),
+    /** A registered legacy buffer in a pipeline without the opt-in. Argument: the buffer. */
+    R9_NOT_ALLOWED(Rule.R9_LEGACY, "%s comes from the legacy allocator; registering it needs"
+            + " allowLegacyRegistration = true"),
+    /** IB SHARP registration on a communicator with several ranks per node. Arguments: the pipeline, the topology. */
+    R8_RANKS_PER_NODE(Rule.R8_IB_SHARP, "%s asks for IB SHARP registration, which needs 1 rank per node; this"
+            + " communicator has %s"),
+    /**
+     * MTLink SHARP registration of an external that is not VMM memory. Arguments: the pipeline, the library's
+     * allocation function ("ncclMemAlloc"), the external, the buffer bind was given.
+     */
+    R3_EXTERNAL_NOT_VMM(Rule.R3_MTLS_ALLOC, "%s: MTLink SHARP registration needs %s or qualified VMM memory; external"
+            + " `%s` is %s"),
+    /** A dim below 1. Arguments: the pipeline, the dim, its value. */
+    R13_DIM_NOT_POSITIVE(Rule.R13_TYPES, "%s: dim `%s` is %s; dims are sizes, at least 1"),
+    /**
+     * An external smaller than declared, or of another type. Arguments: the pipeline, the external, its declared
+     * count and type, the buffer bind was given.
+     */
+    R13_EXTERNAL_TOO_SMALL(Rule.R13_TYPES, "%s: external buffer `%s` must hold at least %s x %s; bind was given %s"),
+    /**
+     * A condition on sizes left to bind or call that fails. Arguments: the pipeline, the condition ({@code "bucket():
+     * offset + n <= elements"}), the value and its bound.
+     */
+    R7_BOUND_EXCEEDED(Rule.R7_ARENA, "%s: %s does not hold: %s > %s"),
+    /** As {@link #R7_BOUND_EXCEEDED}, for a condition on a count or a size. */
+    R13_BOUND_EXCEEDED(Rule.R13_TYPES, "%s: %s does not hold: %s > %s"),
+    /**
+     * A view's head, known only at bind or call, off its element size. Arguments: the pipeline, the condition, the
+     * byte and the alignment.
+     */
+    R7_NOT_ALIGNED(Rule.R7_ARENA, "%s: %s does not hold: %s is not a multiple of %s"),
+    /**
+     * An expression that overflows a long or divides by zero while it is checked. Arguments: the pipeline, where
+     * (the attribute), the arithmetic's own words.
+     */
+    R13_EXPRESSION_OVERFLOW(Rule.R13_TYPES, "%s: %s: an expression overflows a long or divides by zero (%s)"),
+    /** A pipeline's declared ranks differ from the communicator's size. Arguments: the pipeline, both sizes. */
+    R14_RANKS(Rule.R14_SHAPE, "%s declares ranks = %s, but the communicator has %s"),
+    /**
+     * The ranks' fingerprints differ in shape. Arguments: " (P in different shapes)" where the pipeline is the same,
+     * else the empty string; the entry; each rank's value.
+     */
+    R14_DIFFERENT_PIPELINES(Rule.R14_SHAPE, "ranks bound different pipelines%s: '%s' differs; %s"),
+    /** The fingerprints differ past what the exchange carries. Argument: how many bytes it carries. */
+    R14_DIFFERENT_BEYOND(Rule.R14_SHAPE, "ranks bound different pipelines (the descriptions differ beyond %s"
+            + " bytes)"),
+    /** The ranks' fingerprints differ in registration. Arguments: the pipeline, the entry, each rank's value. */
+    R1_REGISTERED_DIFFERENTLY(Rule.R1_MIXED, "ranks register %s's buffers differently: '%s' differs; %s"),
+    /** The ranks' fingerprints differ in head offsets. Arguments: the pipeline, the entry, each rank's value. */
+    R2_BOUND_AT_OTHER_OFFSETS(Rule.R2_OFFSET, "ranks passed %s buffers at different offsets from their allocation's"
+            + " head: '%s' differs; %s"),
+    /** The ranks' fingerprints differ in windows. Arguments: the pipeline, the entry, each rank's value. */
+    R12_WINDOWS_DIFFERENTLY(Rule.R12_WINDOW, "ranks register %s's windows differently: '%s' differs; %s"),
+
+    // at each call (generated code, the backends)
+
+    /** A step called after close(). Arguments: the pipeline, the step. */
+    R5_CLOSED(Rule.R5_GRAPH_LIFETIME, "pipeline %s is closed: %s() after close() would replay a destroyed graph"),
+    /**
+     * The ranks called a step with different arguments. Arguments: the pipeline, the step, each rank's call
+     * ("rank 0: ...; rank 1: ...").
+     */
+    R14_STEP_ARGUMENTS(Rule.R14_SHAPE, "the ranks called %s.%s() with different arguments (%s); every rank must call a"
+            + " step with the same ones"),
+    /** A collective captured on some ranks only. Argument: which rank launched it how. */
+    R4_CAPTURED_ON_SOME(Rule.R4_GRAPH_CAPTURE, "the call is graph-registered only if every rank captures it and"
+            + " launches the graph; %s"),
+    /** The ranks called different collectives. Arguments: what differs ("count differs: rank 0: 4, ..."), the calls. */
+    R14_DIFFERENT_COLLECTIVES(Rule.R14_SHAPE, "ranks called different collectives: %s (calls: %s)"),
+    /** A send and its recv disagree. Arguments: the pair ("send #0 from rank 0 to rank 1"), the send, the recv. */
+    R14_SEND_RECV(Rule.R14_SHAPE, "%s: the send is %s but the recv is %s; count and type must match"),
+    /**
+     * A collective whose send is registered and recv not, or the reverse. Arguments: the call, the rank, the send's
+     * state ("registered", "unregistered"), the send, the recv's state, the recv.
+     */
+    R1_MIXED_CALL(Rule.R1_MIXED, "%s: rank %s passes a %s send buffer (%s) and a %s recv buffer (%s); register both or"
+            + " neither"),
+    /** Registered buffers on some ranks of a call only. Arguments: the call, each rank's state. */
+    R1_REGISTERED_ON_SOME(Rule.R1_MIXED, "%s: registered buffers on some ranks only: %s; every rank must pass"
+            + " registered buffers, or none"),
+    /**
+     * Registered buffers at different head offsets where the registration needs the same. Arguments: the call, the
+     * registration ("graph registration"), each rank's offset.
+     */
+    R2_CALL_OFFSETS(Rule.R2_OFFSET, "%s under %s: %s (bytes from each allocation's head; they must be the same on"
+            + " every rank)"),
+    /** The ranks made different window calls. Argument: each rank's call. */
+    R14_WINDOW_CALLS(Rule.R14_SHAPE, "ranks made different window calls: %s"),
+    /** The ranks disagree on a window's kind. Argument: each rank's. */
+    R14_WINDOW_SYMMETRY(Rule.R14_SHAPE, "ranks disagree on whether the window is symmetric: %s"),
+    /** A symmetric window at different head offsets. Argument: each rank's offset. */
+    R12_SYMMETRIC_OFFSETS(Rule.R12_WINDOW, "a symmetric window needs the same offset from its allocation's head on"
+            + " every rank: %s"),
+    /**
+     * Deregistering a handle the communicator did not make. Arguments: the library's deregister function, the
+     * handle.
+     */
+    R6_UNKNOWN_HANDLE(Rule.R6_LOCAL, "%s of an unknown handle (%s): this communicator did not register it"),
+    /** Deregistering a handle twice. Arguments: the library's deregister function, the handle. */
+    R6_DEREGISTERED_TWICE(Rule.R6_LOCAL, "%s of the %s, which was already deregistered"),
+
+    // making and freeing memory (the backends, DeviceBuffer, ForeignMemory)
+
+    /** Freeing memory a live graph uses. Arguments: the memory, how many graphs use it. */
+    R5_FREE_IN_GRAPH(Rule.R5_GRAPH_LIFETIME, "cannot free %s: %s live graph(s) or graph exec(s) use it; destroy the"
+            + " graphs before their buffers"),
+    /** Freeing registered memory. Arguments: the memory, how many registrations (or windows) it has. */
+    R6_FREE_REGISTERED(Rule.R6_LOCAL, "cannot free %s: it is still registered (%s live registration(s)); deregister"
+            + " it first"),
+    /** Freeing memory that backs windows. Arguments: the memory, how many windows. */
+    R12_FREE_WINDOWED(Rule.R12_WINDOW, "cannot free %s: it still backs %s window(s); deregister them first"),
+    /** A wrap whose bytes are no whole number of elements. Arguments: the wrap, its bytes, the type. */
+    R13_WRAP_NOT_WHOLE(Rule.R13_TYPES, "%s: %s bytes are not a positive whole number of %s elements"),
+    /**
+     * A wrap that runs past the allocation the driver reports. Arguments: the wrap, the allocation's head and size,
+     * how many bytes past it.
+     */
+    R7_WRAP_PAST_ALLOCATION(Rule.R7_ARENA, "%s runs past its allocation (%s, %s bytes) by %s bytes"),
+    /** A custom allocator without the annotation. Argument: the allocator. */
+    R11_UNQUALIFIED_AT_RUN_TIME(Rule.R11_ALLOCATOR, "%s is not annotated @QualifiedAllocator"),
+    /** An allocator's memory without POSIX fd handles. Arguments: the allocator, the memory, its handle types. */
+    R11_ALLOCATED_WITHOUT_POSIX(Rule.R11_ALLOCATOR, "%s allocated %s without the POSIX_FILE_DESCRIPTOR handle type"
+            + " (has %s)"),
+    /** An allocator's memory without FABRIC handles on a device with them. Arguments: the allocator, the memory. */
+    R11_ALLOCATED_WITHOUT_FABRIC(Rule.R11_ALLOCATOR, "%s allocated %s without the FABRIC handle type, which this"
+            + " device supports"),
+    /** An allocator that returned less than asked. Arguments: the allocator, the bytes returned, the bytes asked. */
+    R11_SHORT_ALLOCATION(Rule.R11_ALLOCATOR, "%s returned %s bytes for a request of %s"),
+    /** Wrapped VMM memory without POSIX fd handles, registered. Argument: the buffer and its class. */
+    R11_FOREIGN_WITHOUT_POSIX(Rule.R11_ALLOCATOR, "%s is VMM memory created without the POSIX_FILE_DESCRIPTOR handle"
+            + " type, which registration needs; allocate it with requestedHandleTypes including POSIX fd"
+            + " (ncclMemAlloc/mcclMemAlloc does)"),
+    /** Wrapped VMM memory without FABRIC handles on a device with them, registered. Argument: as above. */
+    R11_FOREIGN_WITHOUT_FABRIC(Rule.R11_ALLOCATOR, "%s is VMM memory created without the FABRIC handle type, which"
+            + " this device supports"),
+    /**
+     * A size or address off the granularity. Arguments: the allocator or buffer, what ("physical size"), the value
+     * in hex and in decimal, the granularity.
+     */
+    R11_NOT_GRANULAR(Rule.R11_ALLOCATOR, "%s: %s 0x%s (%s) is not a multiple of the recommended granularity %s"),
+
     // ---- what only the processor reports, by rule -----------------------------------------------------------------
 
     /**
@@ -171,9 +357,6 @@ public enum Message {
      */
     R13_MIXED_TYPES(Rule.R13_TYPES, "%s sends %s from `%s` but receives into `%s`, which is %s; an op has one element"
             + " type: declare a @View of the right type"),
-    /** Arguments: the op, the reduce op, the type. */
-    R13_REDUCE_OP(Rule.R13_TYPES, "%s uses ReduceOp.%s on %s; AVG divides, which only floating-point types do: use"
-            + " SUM, or a floating-point type"),
     /** A reduction over a @Buffer of the default type (a warning). Arguments: the op, the accessor. */
     R13_DEFAULT_UINT8(Rule.R13_TYPES, "%s reduces `%s` as UINT8, the type @Buffer has when none is given: each byte is"
             + " reduced on its own; declare the elements' type (type = DataType.FLOAT32, ...), or type = DataType.UINT8"

@@ -174,6 +174,12 @@ public enum Rule {
      */
     R14_SHAPE("R14", "SHAPE");
 
+    /**
+     * The alignment of a window's head, in bytes (R12): what {@code {nccl,mccl}CommWindowRegister} requires, and
+     * what a {@code @Window} on a view must start at a multiple of in its allocation.
+     */
+    public static final long WINDOW_ALIGNMENT = 4096;
+
     private final String id;
     private final String shortName;
 

@@ -1,5 +1,6 @@
 package dev.collectives.runtime;
 
+import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
 
 import java.util.ArrayList;
@@ -39,6 +40,14 @@ public class CollectivesException extends RuntimeException {
     public static CollectivesException violation(Rule rule, int rank, String message) {
         return new CollectivesException(rule, null, rank, rule.tag() + " " + rankPrefix(rank) + message
                 + " (see " + rule.anchor() + ")", null);
+    }
+
+    /**
+     * A violation of {@code message}'s rule, seen on {@code rank} (-1: not rank-specific), in the catalogue's words
+     * with {@code arguments} in place.
+     */
+    public static CollectivesException violation(Message message, int rank, Object... arguments) {
+        return violation(message.rule(), rank, message.format(arguments));
     }
 
     /** A library call that returned {@code result}. */

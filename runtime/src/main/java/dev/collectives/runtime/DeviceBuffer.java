@@ -2,7 +2,7 @@ package dev.collectives.runtime;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -23,8 +23,8 @@ public final class DeviceBuffer implements AutoCloseable {
 
     private DeviceBuffer(DeviceMemory memory, long offset, DataType type, long count, boolean owner) {
         if (count < 0 || offset < 0 || offset + count * type.size() > memory.size()) {
-            throw new IllegalArgumentException("[R7 ARENA] " + count + " x " + type + " at byte " + offset
-                    + " does not fit in " + memory);
+            throw CollectivesException.violation(Message.R7_OUTSIDE, memory.rank(), "buffer", count, type, offset,
+                    memory);
         }
         this.memory = memory;
         this.offset = offset;
@@ -99,8 +99,8 @@ public final class DeviceBuffer implements AutoCloseable {
     /** {@code count} elements of {@code viewType} at {@code byteOffset} bytes into this buffer. */
     public DeviceBuffer view(long byteOffset, DataType viewType, long viewCount) {
         if (byteOffset < 0 || viewCount < 0 || byteOffset + viewCount * viewType.size() > sizeBytes()) {
-            throw new IllegalArgumentException("[R7 ARENA] view of " + viewCount + " x " + viewType + " at byte "
-                    + byteOffset + " lies outside " + this);
+            throw CollectivesException.violation(Message.R7_OUTSIDE, memory.rank(), "view", viewCount, viewType,
+                    byteOffset, this);
         }
         return new DeviceBuffer(memory, offset + byteOffset, viewType, viewCount, false);
     }
@@ -242,12 +242,11 @@ public final class DeviceBuffer implements AutoCloseable {
 
     private void checkCopy(long bytes, String copy, Set<DataType> holds) {
         if (!holds.contains(type)) {
-            throw CollectivesException.violation(Rule.R13_TYPES, -1, copy + " on " + this + ": the host array holds "
-                    + holds + " elements, not " + type + "; copy through the array of " + type + "'s Java type, or"
-                    + " through the byte[]/ByteBuffer overloads for raw bytes");
+            throw CollectivesException.violation(Message.R13_HOST_ARRAY_TYPE, memory.rank(), copy, this, holds, type,
+                    type);
         }
         if (memory.isClosed()) {
-            throw CollectivesException.usage(-1, "copy on " + this + " after its memory was freed");
+            throw CollectivesException.usage(memory.rank(), "copy on " + this + " after its memory was freed");
         }
         if (bytes > sizeBytes()) {
             throw new IllegalArgumentException("copy of " + bytes + " bytes exceeds " + this);

@@ -90,6 +90,14 @@ public abstract class DeviceMemory implements AutoCloseable {
         return isForeign() ? foreignClass : allocator.name();
     }
 
+    /**
+     * The rank whose device holds it, which failures about it name; -1 where the backend does not say. Backends
+     * override it.
+     */
+    public int rank() {
+        return -1;
+    }
+
     /** Whether it was freed. */
     public final boolean isClosed() {
         return closed;

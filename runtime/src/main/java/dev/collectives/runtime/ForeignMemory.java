@@ -3,7 +3,7 @@ package dev.collectives.runtime;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 
 import java.util.Set;
 
@@ -75,14 +75,12 @@ public final class ForeignMemory {
                     + ", this communicator on device " + device);
         }
         if (bytes <= 0 || bytes % type.size() != 0) {
-            throw CollectivesException.violation(Rule.R13_TYPES, rank, what + ": " + bytes
-                    + " bytes are not a positive whole number of " + type + " elements");
+            throw CollectivesException.violation(Message.R13_WRAP_NOT_WHOLE, rank, what, bytes, type);
         }
         long offset = address - found.head();
         if (offset < 0 || bytes > found.size() - offset) {
-            throw CollectivesException.violation(Rule.R7_ARENA, rank, what + " runs past its allocation (0x"
-                    + Long.toHexString(found.head()) + ", " + found.size() + " bytes) by "
-                    + (offset + bytes - found.size()) + " bytes");
+            throw CollectivesException.violation(Message.R7_WRAP_PAST_ALLOCATION, rank, what,
+                    "0x" + Long.toHexString(found.head()), found.size(), offset + bytes - found.size());
         }
         return bytes / type.size();
     }

@@ -6,15 +6,14 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.rules.Message;
+import dev.collectives.rules.Rule;
 
 /**
  * R12 WINDOW at compile time: windows need VMM or ncclMemAlloc/mcclMemAlloc memory (not legacy cudaMalloc/musaMalloc),
- * registered memory (a window registers it, which {@code registered = false} forbids), and a head aligned to 4096
- * bytes: a window on a view must start at a multiple of 4096 in its allocation.
+ * registered memory (a window registers it, which {@code registered = false} forbids), and a head aligned to
+ * {@link Rule#WINDOW_ALIGNMENT}: a window on a view must start at a multiple of it in its allocation.
  */
 final class R12WindowValidator implements Validator {
-    static final long WINDOW_ALIGNMENT = 4096;
-
     @Override
     public void validate(PipelineModel model, Diagnostics diagnostics) {
         for (BufferDecl b : model.buffers()) {
@@ -30,9 +29,9 @@ final class R12WindowValidator implements Validator {
                 diagnostics.error(Message.R12_UNREGISTERED, b.windowSite(), b.name(), root.get().name());
             }
             Optional<Long> offset = model.offsetInRoot(b);
-            if (b.kind() == BufferDecl.Kind.VIEW && offset.isPresent() && offset.get() % WINDOW_ALIGNMENT != 0) {
+            if (b.kind() == BufferDecl.Kind.VIEW && offset.isPresent() && offset.get() % Rule.WINDOW_ALIGNMENT != 0) {
                 diagnostics.error(Message.R12_MISALIGNED, b.site("offsetBytes"), b.name(), offset.get(),
-                        WINDOW_ALIGNMENT, offset.get() / WINDOW_ALIGNMENT * WINDOW_ALIGNMENT);
+                        Rule.WINDOW_ALIGNMENT, offset.get() / Rule.WINDOW_ALIGNMENT * Rule.WINDOW_ALIGNMENT);
             }
         }
     }

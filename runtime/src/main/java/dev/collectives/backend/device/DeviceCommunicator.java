@@ -5,7 +5,7 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.device.internal.NativeBaseline;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
@@ -23,6 +23,7 @@ import dev.collectives.runtime.VirtualMemory;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.internal.AllocatorRule;
+import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.internal.LegacyRegistrationRule;
 import dev.collectives.runtime.spi.ChildCommunicators;
 import dev.collectives.runtime.spi.HostStaging;
@@ -47,7 +48,6 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     private static final int LOOP_REDUCE_SCATTER = 2;
     private static final int LOOP_GRAPH_LAUNCH = 3;
 
-    private static final int WINDOW_ALIGNMENT = 4096;
     private static final int WIN_COLL_SYMMETRIC = 1;
     private static final int ATTRIBUTE_MULTICAST_SUPPORTED = 132;
     /** Where native aborts run, off the caller's thread and under a deadline. */
@@ -64,6 +64,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     private final int device;
     private final Topology topology;
     private final boolean collnetRequested;
+    private final CallArguments arguments;
     private final Set<Object> live = ConcurrentHashMap.newKeySet();
     private final Object stateLock = new Object();
     private final int[] asyncError = new int[1];
@@ -98,6 +99,8 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
         this.device = device;
         this.topology = topology;
         this.collnetRequested = collnetRequested;
+        this.arguments = new CallArguments(rank, size, memory -> memory instanceof NativeMemory,
+                "rank " + rank + "'s " + library.dialect.backendName() + " device (device " + device + ")");
     }
 
     NativeLibrary library() {
@@ -231,7 +234,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     @Override
     public DeviceBuffer allocate(Allocator allocator, DataType type, long count) {
         requireOpen();
-        long bytes = bytes(type, count);
+        long bytes = arguments.bytes("allocate", count, type);
         DeviceMemory memory;
         switch (allocator) {
             case MEM_ALLOC:
@@ -269,13 +272,13 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     @Override
     public DeviceBuffer allocate(DeviceAllocator allocator, DataType type, long count) {
         requireOpen();
-        long bytes = bytes(type, count);
+        long bytes = arguments.bytes("allocate", count, type);
         DeviceMemory memory = allocator.allocate(customVmm, bytes);
         try {
             AllocatorRule.check(allocator.getClass(), memory, granularity(), capabilities().fabricHandles(), rank);
             if (memory.size() < bytes) {
-                throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, AllocatorRule.nameOf(allocator.getClass())
-                        + " returned " + memory.size() + " bytes for a request of " + bytes);
+                throw CollectivesException.violation(Message.R11_SHORT_ALLOCATION, rank,
+                        AllocatorRule.nameOf(allocator.getClass()), memory.size(), bytes);
             }
         } catch (RuntimeException e) {
             memory.close();
@@ -284,24 +287,8 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
         return DeviceBuffer.root(memory, type, count);
     }
 
-    private long bytes(DataType type, long count) {
-        if (count <= 0) {
-            throw CollectivesException.violation(Rule.R13_TYPES, rank, "count " + count + " of " + type
-                    + " is not positive");
-        }
-        try {
-            return Math.multiplyExact(count, (long) type.size());
-        } catch (ArithmeticException e) {
-            throw CollectivesException.violation(Rule.R13_TYPES, rank, count + " x " + type + " overflows");
-        }
-    }
-
     private NativeMemory nativeMemory(DeviceBuffer buffer, String what) {
-        DeviceMemory memory = buffer.memory();
-        if (!(memory instanceof NativeMemory) || memory.isClosed()) {
-            throw CollectivesException.usage(rank, what + " needs live memory of this backend, not " + memory);
-        }
-        return (NativeMemory) memory;
+        return (NativeMemory) arguments.memory(what, buffer);
     }
 
     // ---- registration --------------------------------------------------------------------------------------
@@ -330,14 +317,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
             throw CollectivesException.usage(rank, library.dialect.backendName() + " " + library.versionString()
                     + " lacks " + library.symbol(NativeLibrary.Slots.WINDOW_REGISTER));
         }
-        if (!memory.isVirtualMemory()) {
-            throw CollectivesException.violation(Rule.R12_WINDOW, rank, "window on " + buffer + ": legacy memory "
-                    + "cannot back a window; allocate it with MEM_ALLOC, VMM or a qualified allocator");
-        }
-        if (buffer.address() % WINDOW_ALIGNMENT != 0) {
-            throw CollectivesException.violation(Rule.R12_WINDOW, rank, "window on " + buffer + ": head 0x"
-                    + Long.toHexString(buffer.address()) + " is not aligned to " + WINDOW_ALIGNMENT + " bytes");
-        }
+        arguments.window(buffer, library.dialect.ccl("MemAlloc"));
         long[] out = new long[1];
         library.check(NativeShim.windowRegister(lib, handle, buffer.address(), buffer.sizeBytes(),
                 symmetric ? WIN_COLL_SYMMETRIC : 0, out), rank, handle, "CommWindowRegister");
@@ -355,9 +335,10 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                           DataType type, ReduceOp op, Stream stream) {
         DeviceStream s = enqueue(stream);
-        long bytes = count * type.size();
-        long sendAddress = address(send, sendOffset, bytes, type, "send");
-        long recvAddress = address(recv, recvOffset, bytes, type, "recv");
+        arguments.reduceOp("allReduce", op, type);
+        arguments.elements("allReduce", count, type, false);
+        long sendAddress = address("allReduce", send, sendOffset, count, type, "send");
+        long recvAddress = address("allReduce", recv, recvOffset, count, type, "recv");
         done(NativeShim.allReduce(lib, sendAddress, recvAddress, count, type.code(), op.code(), handle, s.handle),
                 "AllReduce", type, s, send, recv);
     }
@@ -366,9 +347,10 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
                           DataType type, Stream stream) {
         DeviceStream s = enqueue(stream);
-        long bytes = sendCount * type.size();
-        long sendAddress = address(send, sendOffset, bytes, type, "send");
-        long recvAddress = address(recv, recvOffset, bytes * size, type, "recv");
+        arguments.elements("allGather", sendCount, type, false);
+        long sendAddress = address("allGather", send, sendOffset, sendCount, type, "send");
+        long recvAddress = address("allGather", recv, recvOffset,
+                arguments.elements("allGather", sendCount, type, true), type, "recv");
         done(NativeShim.allGather(lib, sendAddress, recvAddress, sendCount, type.code(), handle, s.handle),
                 "AllGather", type, s, send, recv);
     }
@@ -377,9 +359,11 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
                               DataType type, ReduceOp op, Stream stream) {
         DeviceStream s = enqueue(stream);
-        long bytes = recvCount * type.size();
-        long sendAddress = address(send, sendOffset, bytes * size, type, "send");
-        long recvAddress = address(recv, recvOffset, bytes, type, "recv");
+        arguments.reduceOp("reduceScatter", op, type);
+        arguments.elements("reduceScatter", recvCount, type, false);
+        long sendAddress = address("reduceScatter", send, sendOffset,
+                arguments.elements("reduceScatter", recvCount, type, true), type, "send");
+        long recvAddress = address("reduceScatter", recv, recvOffset, recvCount, type, "recv");
         done(NativeShim.reduceScatter(lib, sendAddress, recvAddress, recvCount, type.code(), op.code(), handle,
                 s.handle), "ReduceScatter", type, s, send, recv);
     }
@@ -388,10 +372,10 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                           DataType type, int root, Stream stream) {
         DeviceStream s = enqueue(stream);
-        long bytes = count * type.size();
-        peer(root, "root");
-        long sendAddress = address(send, sendOffset, bytes, type, "send");
-        long recvAddress = address(recv, recvOffset, bytes, type, "recv");
+        arguments.elements("broadcast", count, type, false);
+        arguments.peer("broadcast", "root", root);
+        long sendAddress = address("broadcast", send, sendOffset, count, type, "send");
+        long recvAddress = address("broadcast", recv, recvOffset, count, type, "recv");
         done(NativeShim.broadcast(lib, sendAddress, recvAddress, count, type.code(), root, handle, s.handle),
                 "Broadcast", type, s, send, recv);
     }
@@ -400,10 +384,11 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                        DataType type, ReduceOp op, int root, Stream stream) {
         DeviceStream s = enqueue(stream);
-        long bytes = count * type.size();
-        peer(root, "root");
-        long sendAddress = address(send, sendOffset, bytes, type, "send");
-        long recvAddress = address(recv, recvOffset, bytes, type, "recv");
+        arguments.reduceOp("reduce", op, type);
+        arguments.elements("reduce", count, type, false);
+        arguments.peer("reduce", "root", root);
+        long sendAddress = address("reduce", send, sendOffset, count, type, "send");
+        long recvAddress = address("reduce", recv, recvOffset, count, type, "recv");
         done(NativeShim.reduce(lib, sendAddress, recvAddress, count, type.code(), op.code(), root, handle, s.handle),
                 "Reduce", type, s, send, recv);
     }
@@ -413,9 +398,10 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                          DataType type, Stream stream) {
         DeviceStream s = enqueue(stream);
-        long bytes = count * type.size();
-        long sendAddress = address(send, sendOffset, bytes * size, type, "send");
-        long recvAddress = address(recv, recvOffset, bytes * size, type, "recv");
+        long bytes = arguments.bytes("allToAll", count, type);
+        long total = arguments.elements("allToAll", count, type, true);
+        long sendAddress = address("allToAll", send, sendOffset, total, type, "send");
+        long recvAddress = address("allToAll", recv, recvOffset, total, type, "recv");
         if (library.has(NativeLibrary.Slots.ALL_TO_ALL)) {
             done(NativeShim.allToAll(lib, sendAddress, recvAddress, count, type.code(), handle, s.handle),
                     "AlltoAll", type, s, send, recv);
@@ -437,16 +423,18 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     @Override
     public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         DeviceStream s = enqueue(stream);
-        peer(peer, "peer");
-        long address = address(buffer, offset, count * type.size(), type, "send");
+        arguments.peer("send", "peer", peer);
+        arguments.elements("send", count, type, false);
+        long address = address("send", buffer, offset, count, type, "send");
         done(NativeShim.send(lib, address, count, type.code(), peer, handle, s.handle), "Send", type, s, buffer, buffer);
     }
 
     @Override
     public void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         DeviceStream s = enqueue(stream);
-        peer(peer, "peer");
-        long address = address(buffer, offset, count * type.size(), type, "recv");
+        arguments.peer("recv", "peer", peer);
+        arguments.elements("recv", count, type, false);
+        long address = address("recv", buffer, offset, count, type, "recv");
         done(NativeShim.recv(lib, address, count, type.code(), peer, handle, s.handle), "Recv", type, s, buffer, buffer);
     }
 
@@ -474,25 +462,11 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
 
     /**
      * The device address {@code offset} elements of {@code type} into {@code buffer}, which must hold the op's
-     * {@code bytes} from there; a primitive, so an op at an offset allocates nothing.
+     * {@code elements} from there; a primitive, so an op at an offset allocates nothing.
      */
-    private long address(DeviceBuffer buffer, long offset, long bytes, DataType type, String role) {
-        long room = buffer.sizeBytes();
-        if (buffer.memory().isClosed()) {
-            throw CollectivesException.usage(rank, role + " buffer " + buffer + " was freed");
-        }
-        if (offset < 0 || bytes < 0 || bytes > room || offset > (room - bytes) / type.size()) {
-            throw CollectivesException.usage(rank, role + " buffer " + buffer + " holds fewer than the " + bytes
-                    + " bytes the op needs" + (offset == 0 ? "" : " from element " + offset + " of " + type));
-        }
+    private long address(String call, DeviceBuffer buffer, long offset, long elements, DataType type, String role) {
+        arguments.room(call, role, buffer, true, offset, elements, type);
         return buffer.address() + offset * type.size();
-    }
-
-    private void peer(int peer, String what) {
-        if (peer < 0 || peer >= size) {
-            throw CollectivesException.usage(rank, what + " " + peer + " is not a rank of this " + size
-                    + "-rank communicator");
-        }
     }
 
     private void done(int rc, String call, DataType type, DeviceStream stream, DeviceBuffer a, DeviceBuffer b) {

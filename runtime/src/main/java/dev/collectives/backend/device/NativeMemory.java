@@ -2,7 +2,7 @@ package dev.collectives.backend.device;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.HandleType;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.ForeignMemory;
 import dev.collectives.runtime.ForeignMemory.Classification;
@@ -185,6 +185,11 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
         return copy;
     }
 
+    @Override
+    public int rank() {
+        return comm.rank();
+    }
+
     /** Device-to-device or host copies, synchronous. */
     void copy(long dst, long src, long bytes) {
         NativeLibrary n = comm.library();
@@ -194,16 +199,14 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     @Override
     protected void free() {
         if (graphs.get() > 0) {
-            throw CollectivesException.violation(Rule.R5_GRAPH_LIFETIME, comm.rank(), this + " is used by "
-                    + graphs.get() + " live graph(s); close the graphs before freeing their buffers");
+            throw CollectivesException.violation(Message.R5_FREE_IN_GRAPH, comm.rank(), this, graphs.get());
         }
         if (registrations.get() > 0) {
-            throw CollectivesException.violation(Rule.R6_LOCAL, comm.rank(), this + " is still registered ("
-                    + registrations.get() + " handle(s)); deregister before freeing");
+            throw CollectivesException.violation(Message.R6_FREE_REGISTERED, comm.rank(), this,
+                    registrations.get());
         }
         if (windows.get() > 0) {
-            throw CollectivesException.violation(Rule.R12_WINDOW, comm.rank(), this + " still backs "
-                    + windows.get() + " window(s); deregister them before freeing");
+            throw CollectivesException.violation(Message.R12_FREE_WINDOWED, comm.rank(), this, windows.get());
         }
         if (isForeign()) {
             return; // its owner frees it

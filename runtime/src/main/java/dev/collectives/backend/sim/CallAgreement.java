@@ -1,7 +1,6 @@
 package dev.collectives.backend.sim;
 
-import dev.collectives.annotation.OpKind;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 import dev.collectives.runtime.DeviceBuffer;
 
 import java.util.List;
@@ -20,8 +19,7 @@ final class CallAgreement {
     static CallVerdict check(List<Launched> ops, boolean mtlinkSharp) {
         String launch = differs(ops, "launched from a graph", Launched::fromGraph);
         if (launch != null) {
-            return CallVerdict.violation(Rule.R4_GRAPH_CAPTURE, "the call is graph-registered only if every rank"
-                    + " captures it and launches the graph; " + launch);
+            return CallVerdict.violation(Message.R4_CAPTURED_ON_SOME, launch);
         }
         OpCall first = ops.get(0).call();
         String shape = differs(ops, "op", l -> l.call().kind().method());
@@ -34,22 +32,20 @@ final class CallAgreement {
             shape = differs(ops, "root", l -> l.call().peer());
         }
         if (shape != null) {
-            return CallVerdict.violation(Rule.R14_SHAPE, "ranks called different collectives: " + shape + " (calls: "
-                    + values(ops, l -> l.call().describe()) + ")");
+            return CallVerdict.violation(Message.R14_DIFFERENT_COLLECTIVES, shape,
+                    values(ops, l -> l.call().describe()));
         }
         for (int r = 0; r < ops.size(); r++) {
             OpCall call = ops.get(r).call();
             if (call.send() != null && call.recv() != null && call.registered() == null) {
-                return CallVerdict.violation(Rule.R1_MIXED, first.kind().method() + ": rank " + r + " passes a "
-                        + registration(call.sendRegistered()) + " send buffer (" + call.send() + ") and a "
-                        + registration(call.recvRegistered()) + " recv buffer (" + call.recv()
-                        + "); register both or neither");
+                return CallVerdict.violation(Message.R1_MIXED_CALL, first.kind().method(), r,
+                        registration(call.sendRegistered()), call.send(), registration(call.recvRegistered()),
+                        call.recv());
             }
         }
         String mixed = differs(ops, "registered", l -> l.call().registered());
         if (mixed != null) {
-            return CallVerdict.violation(Rule.R1_MIXED, first.kind().method() + ": registered buffers on some ranks "
-                    + "only: " + mixed + "; every rank must pass registered buffers, or none");
+            return CallVerdict.violation(Message.R1_REGISTERED_ON_SOME, first.kind().method(), mixed);
         }
         boolean registered = Boolean.TRUE.equals(first.registered());
         boolean offsetsMatter = ops.get(0).fromGraph() || mtlinkSharp;
@@ -58,8 +54,7 @@ final class CallAgreement {
             String offsets = differs(ops, "send head offset", l -> headOffset(l.call().send()));
             offsets = offsets != null ? offsets : differs(ops, "recv head offset", l -> headOffset(l.call().recv()));
             if (offsets != null) {
-                return CallVerdict.violation(Rule.R2_OFFSET, first.kind().method() + " under " + why + ": " + offsets
-                        + " (bytes from each allocation's head; they must be the same on every rank)");
+                return CallVerdict.violation(Message.R2_CALL_OFFSETS, first.kind().method(), why, offsets);
             }
         }
         return null;

@@ -1,5 +1,6 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
@@ -11,8 +12,9 @@ import java.util.List;
  * timeout, an abort). Each rank gets its own exception with the same message.
  */
 record CallVerdict(Rule rule, Result result, String call, String message) {
-    static CallVerdict violation(Rule rule, String message) {
-        return new CallVerdict(rule, null, null, message);
+    /** A violation in the catalogue's words, with {@code arguments} in place. */
+    static CallVerdict violation(Message message, Object... arguments) {
+        return new CallVerdict(message.rule(), null, null, message.format(arguments));
     }
 
     static CallVerdict error(Result result, String call, String message) {

@@ -2,7 +2,7 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.OpKind;
 import dev.collectives.backend.sim.internal.Kernels;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 import dev.collectives.runtime.Result;
 
 import java.util.HashMap;
@@ -86,8 +86,7 @@ final class PointToPoint {
         if (send.count() == recv.count() && send.type() == recv.type()) {
             return null;
         }
-        return CallVerdict.violation(Rule.R14_SHAPE, key + ": the send is " + send.describe() + " but the recv is "
-                + recv.describe() + "; count and type must match");
+        return CallVerdict.violation(Message.R14_SEND_RECV, key, send.describe(), recv.describe());
     }
 
     /** The pair's other side was not posted in time: the send ({@code sendMissing}) or the recv. */

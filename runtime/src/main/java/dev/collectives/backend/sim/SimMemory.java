@@ -3,7 +3,7 @@ package dev.collectives.backend.sim;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.backend.sim.internal.Kernels;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.ForeignMemory.Classification;
@@ -30,6 +30,7 @@ final class SimMemory extends DeviceMemory {
     /** The allocation this memory owns, or null for a view {@code wrap} made (the allocation's free closes it). */
     private final Allocation allocation;
     private int registrations;
+    private int windows;
     private int graphUses;
     private int inFlight;
     /** What queued stream work reads and writes of this memory, until it ran: host copies must not race it. */
@@ -68,7 +69,8 @@ final class SimMemory extends DeviceMemory {
     }
 
     /** The rank whose device this memory is on. */
-    int rank() {
+    @Override
+    public int rank() {
         return rank;
     }
 
@@ -149,6 +151,14 @@ final class SimMemory extends DeviceMemory {
         registrations--;
     }
 
+    synchronized void addWindow() {
+        windows++;
+    }
+
+    synchronized void removeWindow() {
+        windows--;
+    }
+
     synchronized void addGraphUse() {
         graphUses++;
     }
@@ -160,14 +170,14 @@ final class SimMemory extends DeviceMemory {
     @Override
     protected void free() {
         // Called by DeviceMemory.close() with this object's monitor held.
-        if (registrations > 0) {
-            throw CollectivesException.violation(Rule.R5_GRAPH_LIFETIME, rank, "cannot free " + this + ": it is"
-                    + " still registered (" + registrations + " live registration(s) or window(s)); deregister"
-                    + " it first");
-        }
         if (graphUses > 0) {
-            throw CollectivesException.violation(Rule.R5_GRAPH_LIFETIME, rank, "cannot free " + this + ": "
-                    + graphUses + " live graph(s) or graph exec(s) use it; destroy the graphs before their buffers");
+            throw CollectivesException.violation(Message.R5_FREE_IN_GRAPH, rank, this, graphUses);
+        }
+        if (registrations > 0) {
+            throw CollectivesException.violation(Message.R6_FREE_REGISTERED, rank, this, registrations);
+        }
+        if (windows > 0) {
+            throw CollectivesException.violation(Message.R12_FREE_WINDOWED, rank, this, windows);
         }
         Monitors.awaitUninterruptibly(this, () -> inFlight == 0);
         if (allocation != null) {

@@ -1,7 +1,9 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.internal.CallArguments;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -9,12 +11,10 @@ import java.util.function.Function;
 
 /** What a rank brings to a window registration or deregistration, and what the ranks must agree on (R12). */
 record WindowArrival(boolean register, DeviceBuffer buffer, boolean symmetric) {
-    static final long ALIGNMENT = 4096;
-
     static CallVerdict check(List<WindowArrival> all) {
         if (all.stream().anyMatch(a -> a.register != all.get(0).register)) {
-            return CallVerdict.violation(Rule.R14_SHAPE, "ranks made different window calls: "
-                    + describe(all, a -> a.register ? "registerWindow" : "window close"));
+            return CallVerdict.violation(Message.R14_WINDOW_CALLS,
+                    describe(all, a -> a.register ? "registerWindow" : "window close"));
         }
         if (!all.get(0).register) {
             return null;
@@ -26,26 +26,24 @@ record WindowArrival(boolean register, DeviceBuffer buffer, boolean symmetric) {
             if (!b.memory().isVirtualMemory()) {
                 notVmm.add("rank " + r + ": " + b);
             }
-            if (b.address() % ALIGNMENT != 0) {
-                unaligned.add("rank " + r + ": 0x" + Long.toHexString(b.address()));
+            if (!CallArguments.isAligned(b)) {
+                unaligned.add("rank " + r + ": " + CallArguments.head(b));
             }
         }
         if (!notVmm.isEmpty()) {
-            return CallVerdict.violation(Rule.R12_WINDOW, "window registration needs VMM or "
-                    + "{nccl,mccl}MemAlloc memory, not legacy memory: " + String.join("; ", notVmm));
+            return CallVerdict.violation(Message.R12_LEGACY_MEMORY, "{nccl,mccl}MemAlloc", String.join("; ", notVmm));
         }
         if (!unaligned.isEmpty()) {
-            return CallVerdict.violation(Rule.R12_WINDOW, "a window's head must be aligned to " + ALIGNMENT
-                    + " bytes: " + String.join("; ", unaligned));
+            return CallVerdict.violation(Message.R12_HEAD_MISALIGNED, Rule.WINDOW_ALIGNMENT,
+                    String.join("; ", unaligned));
         }
         if (all.stream().anyMatch(a -> a.symmetric != all.get(0).symmetric)) {
-            return CallVerdict.violation(Rule.R14_SHAPE, "ranks disagree on whether the window is symmetric: "
-                    + describe(all, a -> String.valueOf(a.symmetric)));
+            return CallVerdict.violation(Message.R14_WINDOW_SYMMETRY, describe(all, a -> String.valueOf(a.symmetric)));
         }
         if (all.get(0).symmetric
                 && all.stream().anyMatch(a -> a.buffer.headOffset() != all.get(0).buffer.headOffset())) {
-            return CallVerdict.violation(Rule.R12_WINDOW, "a symmetric window needs the same offset from its allocation's"
-                    + " head on every rank: " + describe(all, a -> a.buffer.headOffset() + " bytes"));
+            return CallVerdict.violation(Message.R12_SYMMETRIC_OFFSETS,
+                    describe(all, a -> a.buffer.headOffset() + " bytes"));
         }
         return null;
     }

@@ -3,9 +3,15 @@ package dev.collectives.runtime.bootstrap;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,6 +62,47 @@ final class TcpAdmission {
         this.root = root;
         this.handshakeLimit = handshakeLimit;
         handshakes.allowCoreThreadTimeOut(true); // no threads kept while nobody connects
+    }
+
+    /**
+     * Listens on the endpoint's port: on the loopback address if that is the endpoint, else on every interface
+     * (a host name may resolve to another of this host's addresses here than on the other nodes), after checking
+     * that the endpoint is an address of this host at all.
+     */
+    static ServerSocket listen(RendezvousEndpoint endpoint) {
+        InetAddress address;
+        try {
+            address = InetAddress.getByName(endpoint.host());
+            if (!address.isLoopbackAddress() && !address.isAnyLocalAddress()
+                    && NetworkInterface.getByInetAddress(address) == null) {
+                throw BootstrapException.settings(0, "rank 0 must run on the rendezvous host, but " + endpoint
+                        + " (" + address.getHostAddress() + ") is not an address of this host ("
+                        + InetAddress.getLocalHost().getHostName() + ")");
+            }
+        } catch (UnknownHostException e) {
+            throw BootstrapException.settings(0, "cannot resolve the rendezvous host of " + endpoint + ": "
+                    + e.getMessage());
+        } catch (SocketException e) {
+            throw BootstrapException.failed(0, "cannot list this host's network interfaces: " + e.getMessage(), e);
+        }
+        InetSocketAddress bindTo = address.isLoopbackAddress()
+                ? new InetSocketAddress(address, endpoint.port()) : new InetSocketAddress(endpoint.port());
+        try {
+            ServerSocket server = new ServerSocket();
+            server.setReuseAddress(true);
+            try {
+                server.bind(bindTo, 128);
+            } catch (IOException e) {
+                server.close();
+                throw e;
+            }
+            return server;
+        } catch (BindException e) {
+            throw BootstrapException.failed(0, "rank 0 cannot listen at " + endpoint + ": " + e.getMessage()
+                    + " (another job on this port, or a second process with rank 0?)", e);
+        } catch (IOException e) {
+            throw BootstrapException.failed(0, "rank 0 cannot listen at " + endpoint + ": " + e, e);
+        }
     }
 
     /** Daemon threads named {@code name}, with stacks for a few reads and writes. */

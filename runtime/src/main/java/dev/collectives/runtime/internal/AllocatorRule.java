@@ -2,7 +2,7 @@ package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.QualifiedAllocator;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
@@ -39,16 +39,14 @@ public final class AllocatorRule {
                              int rank) {
         String who = nameOf(allocatorClass);
         if (allocatorClass.getAnnotation(QualifiedAllocator.class) == null) {
-            throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank,
-                    who + " is not annotated @QualifiedAllocator");
+            throw CollectivesException.violation(Message.R11_UNQUALIFIED_AT_RUN_TIME, rank, who);
         }
         if (!memory.handleTypes().contains(HandleType.POSIX_FILE_DESCRIPTOR)) {
-            throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, who + " allocated " + memory
-                    + " without the POSIX_FILE_DESCRIPTOR handle type (has " + memory.handleTypes() + ")");
+            throw CollectivesException.violation(Message.R11_ALLOCATED_WITHOUT_POSIX, rank, who, memory,
+                    memory.handleTypes());
         }
         if (fabricSupported && !memory.handleTypes().contains(HandleType.FABRIC)) {
-            throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, who + " allocated " + memory
-                    + " without the FABRIC handle type, which this device supports");
+            throw CollectivesException.violation(Message.R11_ALLOCATED_WITHOUT_FABRIC, rank, who, memory);
         }
         requireMultiple(who, "physical size", memory.physicalSize(), granularity, rank);
         requireMultiple(who, "head address", memory.address(), granularity, rank);
@@ -70,13 +68,10 @@ public final class AllocatorRule {
         String who = what + " (" + memory.origin() + ")";
         int rank = comm.rank();
         if (!memory.handleTypes().contains(HandleType.POSIX_FILE_DESCRIPTOR)) {
-            throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, who + " is VMM memory created without "
-                    + "the POSIX_FILE_DESCRIPTOR handle type, which registration needs; allocate it with "
-                    + "requestedHandleTypes including POSIX fd (ncclMemAlloc/mcclMemAlloc does)");
+            throw CollectivesException.violation(Message.R11_FOREIGN_WITHOUT_POSIX, rank, who);
         }
         if (comm.capabilities().fabricHandles() && !memory.handleTypes().contains(HandleType.FABRIC)) {
-            throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, who + " is VMM memory created without "
-                    + "the FABRIC handle type, which this device supports");
+            throw CollectivesException.violation(Message.R11_FOREIGN_WITHOUT_FABRIC, rank, who);
         }
         requireMultiple(who, "physical size", memory.physicalSize(), comm.granularity(), rank);
         requireMultiple(who, "head address", memory.address(), comm.granularity(), rank);
@@ -84,9 +79,8 @@ public final class AllocatorRule {
 
     private static void requireMultiple(String who, String what, long value, long granularity, int rank) {
         if (Long.remainderUnsigned(value, granularity) != 0) {
-            throw CollectivesException.violation(Rule.R11_ALLOCATOR, rank, who + ": " + what + " 0x"
-                    + Long.toHexString(value) + " (" + value + ") is not a multiple of the recommended granularity "
-                    + granularity);
+            throw CollectivesException.violation(Message.R11_NOT_GRANULAR, rank, who, what, Long.toHexString(value),
+                    value, granularity);
         }
     }
 }

@@ -2,7 +2,7 @@ package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.rules.PeerPairing;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
@@ -29,8 +29,7 @@ public final class BindChecks {
     /** A dim is a size: at least 1, as every expression using it assumes (R13). */
     public static void requireDim(Communicator comm, String pipeline, String dim, long value) {
         if (value < 1) {
-            throw CollectivesException.violation(Rule.R13_TYPES, comm.rank(), pipeline + ": dim `" + dim + "` is "
-                    + value + "; dims are sizes, at least 1");
+            throw CollectivesException.violation(Message.R13_DIM_NOT_POSITIVE, comm.rank(), pipeline, dim, value);
         }
     }
 
@@ -38,16 +37,15 @@ public final class BindChecks {
     public static void requireExternal(Communicator comm, String pipeline, DeviceBuffer buffer, String name,
                                        DataType type, long count) {
         if (buffer.type() != type || buffer.count() < count) {
-            throw CollectivesException.violation(Rule.R13_TYPES, comm.rank(), pipeline + ": external buffer `"
-                    + name + "` must hold at least " + count + " x " + type + "; bind was given " + buffer);
+            throw CollectivesException.violation(Message.R13_EXTERNAL_TOO_SMALL, comm.rank(), pipeline, name, count,
+                    type, buffer);
         }
     }
 
     /** A pipeline that declares its world size binds only on a communicator of that size (R14). */
     public static void requireRanks(Communicator comm, String pipeline, int ranks) {
         if (comm.size() != ranks) {
-            throw CollectivesException.violation(Rule.R14_SHAPE, comm.rank(), pipeline + " declares ranks = "
-                    + ranks + ", but the communicator has " + comm.size());
+            throw CollectivesException.violation(Message.R14_RANKS, comm.rank(), pipeline, ranks, comm.size());
         }
     }
 
@@ -80,8 +78,7 @@ public final class BindChecks {
     /** IB SHARP registration serves communicators with 1 rank per node only (R8). */
     public static void requireOneRankPerNode(Communicator comm, String pipeline) {
         if (comm.topology().ranksPerNode() != 1) {
-            throw CollectivesException.violation(Rule.R8_IB_SHARP, comm.rank(), pipeline + " asks for IB SHARP "
-                    + "registration, which needs 1 rank per node; this communicator has " + comm.topology());
+            throw CollectivesException.violation(Message.R8_RANKS_PER_NODE, comm.rank(), pipeline, comm.topology());
         }
     }
 
@@ -89,9 +86,8 @@ public final class BindChecks {
     public static void requireMtlinkSharpMemory(Communicator comm, String pipeline, DeviceBuffer buffer,
                                                 String name) {
         if (!buffer.memory().isVirtualMemory()) {
-            throw CollectivesException.violation(Rule.R3_MTLS_ALLOC, comm.rank(), pipeline + ": MTLink SHARP "
-                    + "registration needs " + comm.libraryFunction("MemAlloc") + " or qualified VMM memory; external `"
-                    + name + "` is " + buffer);
+            throw CollectivesException.violation(Message.R3_EXTERNAL_NOT_VMM, comm.rank(), pipeline,
+                    comm.libraryFunction("MemAlloc"), name, buffer);
         }
     }
 

@@ -24,7 +24,8 @@ public final class ByteRanges {
         if (inPlaceAllowed) {
             requireInPlaceOrApart(comm.rank(), named, 0, sendStart, sendEnd, recvStart, recvEnd);
         } else if (overlap(sendStart, sendEnd, recvStart, recvEnd)) {
-            throw violation(comm.rank(), Message.R7_NOT_IN_PLACE, named, sendStart, sendEnd, recvStart, recvEnd);
+            throw CollectivesException.violation(Message.R7_NOT_IN_PLACE, comm.rank(), named, sendStart, sendEnd,
+                    recvStart, recvEnd);
         }
     }
 
@@ -36,8 +37,8 @@ public final class ByteRanges {
     public static void requireInPlaceOrApart(int rank, String op, long inPlaceShift, long sendStart, long sendEnd,
                                              long recvStart, long recvEnd) {
         if (overlap(sendStart, sendEnd, recvStart, recvEnd) && sendStart != recvStart + inPlaceShift) {
-            throw violation(rank, inPlaceShift == 0 ? Message.R7_IN_PLACE_OR_APART : Message.R7_NOT_IN_PLACE, op,
-                    sendStart, sendEnd, recvStart, recvEnd);
+            throw CollectivesException.violation(inPlaceShift == 0 ? Message.R7_IN_PLACE_OR_APART
+                    : Message.R7_NOT_IN_PLACE, rank, op, sendStart, sendEnd, recvStart, recvEnd);
         }
     }
 
@@ -65,8 +66,8 @@ public final class ByteRanges {
     public static void requireApartInGroup(Communicator comm, String pipeline, String first, String second,
                                            long firstStart, long firstEnd, long secondStart, long secondEnd) {
         if (overlap(firstStart, firstEnd, secondStart, secondEnd)) {
-            throw violation(comm.rank(), Message.R7_GROUP_APART, pipeline + ": " + first, second, firstStart,
-                    firstEnd, secondStart, secondEnd);
+            throw CollectivesException.violation(Message.R7_GROUP_APART, comm.rank(), pipeline + ": " + first,
+                    second, firstStart, firstEnd, secondStart, secondEnd);
         }
     }
 
@@ -77,8 +78,8 @@ public final class ByteRanges {
     public static DeviceBuffer slice(Communicator comm, String pipeline, DeviceBuffer buffer, String name,
                                      String side, long offset, long count) {
         if (offset + count > buffer.count()) {
-            throw violation(comm.rank(), Message.R7_PAST_BUFFER, pipeline + ": " + side, name, offset,
-                    offset + count, buffer.count());
+            throw CollectivesException.violation(Message.R7_PAST_BUFFER, comm.rank(), pipeline + ": " + side,
+                    name, offset, offset + count, buffer.count());
         }
         return buffer.slice(offset, count);
     }
@@ -87,7 +88,4 @@ public final class ByteRanges {
         return firstStart < secondEnd && secondStart < firstEnd;
     }
 
-    private static CollectivesException violation(int rank, Message message, Object... arguments) {
-        return CollectivesException.violation(message.rule(), rank, message.format(arguments));
-    }
 }

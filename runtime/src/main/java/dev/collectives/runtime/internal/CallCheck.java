@@ -2,7 +2,7 @@ package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
@@ -209,7 +209,6 @@ public final class CallCheck implements AutoCloseable {
             String call = new String(calls[r], StandardCharsets.UTF_8).replace("\0", "");
             values.append(r == 0 ? "" : "; ").append("rank ").append(r).append(": ").append(call);
         }
-        return CollectivesException.violation(Rule.R14_SHAPE, rank, "the ranks called " + pipeline + "." + step
-                + "() with different arguments (" + values + "); every rank must call a step with the same ones");
+        return CollectivesException.violation(Message.R14_STEP_ARGUMENTS, rank, pipeline, step, values);
     }
 }

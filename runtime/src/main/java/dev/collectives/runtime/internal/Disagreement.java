@@ -1,5 +1,6 @@
 package dev.collectives.runtime.internal;
 
+import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 
@@ -30,9 +31,7 @@ final class Disagreement {
                 }
             }
         }
-        return CollectivesException.violation(Rule.R14_SHAPE, myRank,
-                "ranks bound different pipelines (the descriptions differ beyond " + Agreement.DETAIL_BYTES
-                        + " bytes)");
+        return CollectivesException.violation(Message.R14_DIFFERENT_BEYOND, myRank, Agreement.DETAIL_BYTES);
     }
 
     private static CollectivesException describe(List<String[]> lines, int index) {
@@ -50,35 +49,23 @@ final class Disagreement {
                     .append(shown(rule, valueOf(line(lines.get(r), index))));
         }
         String pipeline = valueOf(line(lines.get(0), 0));
-        return CollectivesException.violation(rule, -1, disagreement(rule, pipeline, index == 0) + ": '" + key
-                + "' differs; " + values);
+        switch (rule) {
+            case R1_MIXED:
+                return CollectivesException.violation(Message.R1_REGISTERED_DIFFERENTLY, -1, pipeline, key, values);
+            case R2_OFFSET:
+                return CollectivesException.violation(Message.R2_BOUND_AT_OTHER_OFFSETS, -1, pipeline, key, values);
+            case R12_WINDOW:
+                return CollectivesException.violation(Message.R12_WINDOWS_DIFFERENTLY, -1, pipeline, key, values);
+            default:
+                return CollectivesException.violation(Message.R14_DIFFERENT_PIPELINES, -1,
+                        index == 0 ? "" : " (" + pipeline + " in different shapes)", key, values);
+        }
     }
 
     /** A rank's value as the message shows it: without the tag the message starts with; R2's in bytes. */
     private static String shown(Rule rule, String value) {
         String bare = value.startsWith(rule.tag() + " ") ? value.substring(rule.tag().length() + 1) : value;
         return rule == Rule.R2_OFFSET && bare.matches("\\d+") ? bare + " bytes from its allocation's head" : bare;
-    }
-
-    /**
-     * What the ranks disagree on. Only a difference in shape (R14) means that they bound different pipelines (other
-     * pipeline types, when {@code namesDiffer}, else {@code pipeline} in other shapes); a difference in
-     * registration, head offsets or windows is the same pipeline bound differently.
-     */
-    private static String disagreement(Rule rule, String pipeline, boolean namesDiffer) {
-        switch (rule) {
-            case R14_SHAPE:
-                return "ranks bound different pipelines"
-                        + (namesDiffer ? "" : " (" + pipeline + " in different shapes)");
-            case R1_MIXED:
-                return "ranks register " + pipeline + "'s buffers differently";
-            case R2_OFFSET:
-                return "ranks passed " + pipeline + " buffers at different offsets from their allocation's head";
-            case R12_WINDOW:
-                return "ranks register " + pipeline + "'s windows differently";
-            default:
-                return "ranks bound " + pipeline + " differently";
-        }
     }
 
     private static String line(String[] lines, int i) {

@@ -1,7 +1,7 @@
 package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.Allocator;
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
@@ -43,10 +43,8 @@ public final class LegacyRegistrationRule {
         String variable = comm.legacyRegisterVariable();
         Optional<String> value = comm.environment(variable);
         if (!value.equals(Optional.of("1"))) {
-            throw CollectivesException.violation(Rule.R9_LEGACY, comm.rank(), what + " comes from the legacy "
-                    + "allocator; registering it needs " + variable + "=1, which is "
-                    + value.map(v -> "'" + v + "'").orElse("unset") + " (legacy registrations can hang or crash on "
-                    + "abort), or IB SHARP registration, which takes any allocator but " + ibSharpState(comm));
+            throw CollectivesException.violation(Message.R9_VARIABLE_NOT_SET, comm.rank(), what, variable,
+                    value.map(v -> "'" + v + "'").orElse("unset"), ibSharpState(comm));
         }
     }
 
@@ -56,8 +54,7 @@ public final class LegacyRegistrationRule {
      */
     public static void checkWithoutOptIn(Communicator comm, DeviceBuffer buffer, String what) {
         if (buffer.allocator() == Allocator.LEGACY) {
-            throw CollectivesException.violation(Rule.R9_LEGACY, comm.rank(), what + " comes from the legacy "
-                    + "allocator; registering it needs allowLegacyRegistration = true");
+            throw CollectivesException.violation(Message.R9_NOT_ALLOWED, comm.rank(), what);
         }
     }
 

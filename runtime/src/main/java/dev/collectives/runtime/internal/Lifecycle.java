@@ -1,6 +1,6 @@
 package dev.collectives.runtime.internal;
 
-import dev.collectives.rules.Rule;
+import dev.collectives.rules.Message;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.Pipeline;
@@ -78,8 +78,7 @@ public final class Lifecycle {
     /** A step of a GRAPH pipeline called after {@code close()}: replaying it would touch freed buffers (R5). */
     public static void requireOpenForReplay(Communicator comm, String pipeline, boolean closed, String step) {
         if (closed) {
-            throw CollectivesException.violation(Rule.R5_GRAPH_LIFETIME, comm.rank(), "pipeline " + pipeline
-                    + " is closed: " + step + "() after close() would replay a destroyed graph");
+            throw CollectivesException.violation(Message.R5_CLOSED, comm.rank(), pipeline, step);
         }
     }
 }

@@ -20,8 +20,8 @@ public final class SizeChecks {
     public static void requireAtMost(Communicator comm, String pipeline, Rule rule, String condition, long value,
                                      long bound) {
         if (value > bound) {
-            throw CollectivesException.violation(rule, comm.rank(), pipeline + ": " + condition + " does not hold: "
-                    + value + " > " + bound);
+            Message exceeded = rule == Rule.R7_ARENA ? Message.R7_BOUND_EXCEEDED : Message.R13_BOUND_EXCEEDED;
+            throw CollectivesException.violation(exceeded, comm.rank(), pipeline, condition, value, bound);
         }
     }
 
@@ -29,16 +29,16 @@ public final class SizeChecks {
     public static void requireAligned(Communicator comm, String pipeline, Rule rule, String condition, long value,
                                       long alignment) {
         if (value % alignment != 0) {
-            throw CollectivesException.violation(rule, comm.rank(), pipeline + ": " + condition + " does not hold: "
-                    + value + " is not a multiple of " + alignment);
+            throw CollectivesException.violation(Message.R7_NOT_ALIGNED, comm.rank(), pipeline, condition, value,
+                    alignment);
         }
     }
 
     /** A size or offset that overflows a long, or divides by zero, while {@code where} is checked (R13). */
     public static CollectivesException overflow(Communicator comm, String pipeline, String where,
                                                 ArithmeticException cause) {
-        return CollectivesException.violation(Rule.R13_TYPES, comm.rank(), pipeline + ": " + where
-                + ": an expression overflows a long or divides by zero (" + cause.getMessage() + ")");
+        return CollectivesException.violation(Message.R13_EXPRESSION_OVERFLOW, comm.rank(), pipeline, where,
+                cause.getMessage());
     }
 
     /**
@@ -50,8 +50,8 @@ public final class SizeChecks {
                                       String floorDiv, long dividend, long divisor) {
         long remainder = dividend % divisor;
         if (remainder != 0) {
-            throw CollectivesException.violation(Rule.R13_TYPES, comm.rank(), pipeline + ": "
-                    + Message.R13_REMAINDER.format(where, division, dividend, divisor, remainder, floorDiv));
+            throw CollectivesException.violation(Message.R13_REMAINDER, comm.rank(), pipeline + ": " + where,
+                    division, dividend, divisor, remainder, floorDiv);
         }
     }
 

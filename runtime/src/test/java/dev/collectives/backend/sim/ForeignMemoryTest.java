@@ -109,7 +109,7 @@ class ForeignMemoryTest {
             DeviceBuffer wrapped = comm.wrap(owned.address() + 64, 64, DataType.FLOAT32);
             RegistrationHandle handle = comm.register(wrapped);
             CollectivesException early = assertThrows(CollectivesException.class, owned::close);
-            assertEquals(Rule.R5_GRAPH_LIFETIME, early.rule(), early.getMessage());
+            assertEquals(Rule.R6_LOCAL, early.rule(), early.getMessage());
             handle.close();
             owned.close();
             assertTrue(wrapped.memory().isClosed(), "freeing the allocation frees its wrapped views");
@@ -254,7 +254,7 @@ class ForeignMemoryTest {
             DeviceBuffer buffer = comm.wrap(memory.address(), 4096, DataType.FLOAT32);
             RegistrationHandle handle = comm.register(buffer);
             CollectivesException early = assertThrows(CollectivesException.class, memory::close);
-            assertEquals(Rule.R5_GRAPH_LIFETIME, early.rule());
+            assertEquals(Rule.R6_LOCAL, early.rule());
             handle.close();
             memory.close();
             memory.close(); // idempotent

@@ -126,13 +126,13 @@ class RegistrationTest {
     }
 
     @Test
-    void r5FreeingRegisteredMemoryIsRefusedUntilDeregistered() {
+    void r6FreeingRegisteredMemoryIsRefusedUntilDeregistered() {
         try (SimCluster cluster = SimBackend.cluster().build()) {
             SimCommunicator comm = cluster.communicator(0);
             DeviceBuffer buffer = comm.allocate(Allocator.VMM, DataType.FLOAT32, 16);
             RegistrationHandle handle = comm.register(buffer);
             CollectivesException e = assertThrows(CollectivesException.class, buffer::close);
-            assertEquals(Rule.R5_GRAPH_LIFETIME, e.rule());
+            assertEquals(Rule.R6_LOCAL, e.rule());
             assertContains(e.getMessage(), "rank 0", "still registered", "VMM memory");
             assertFalse(buffer.memory().isClosed());
             handle.close();

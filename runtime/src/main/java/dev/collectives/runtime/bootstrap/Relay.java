@@ -1,0 +1,242 @@
+package dev.collectives.runtime.bootstrap;
+
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+
+/**
+ * Rank 0's side of each operation of a TCP job, a star: it takes every member's message for the operation (which
+ * the members' listeners deliver as they come), checks it, and sends each member the answer. From
+ * {@link #allGatherOfSurvivors} on, a member whose process dies is left out instead of ending the job. Guarded by
+ * rank 0's lock, which it shares: a failure of the job, seen by any thread, ends the operation under way.
+ */
+final class Relay {
+    private final TcpRoot root;
+    private final Object lock;
+    private final Roster roster;
+    /** Each member's message not yet taken by the operation under way (a member sends one per operation). */
+    private final Channel.Frame[] inbox;
+    /** Which members closed their rendezvous (after their last operation) and said so. */
+    private final boolean[] left;
+    /** Why each member whose process died once the survivors go on is gone; null for the others. */
+    private final String[] gone;
+    /** Whether a member's death leaves the others going on ({@link #allGatherOfSurvivors} was called). */
+    private boolean survivorsGoOn;
+    private boolean inOperation;
+    /** The member whose message the operation under way waits for; 0 while it waits for none. */
+    private int awaited;
+
+    Relay(TcpRoot root, Object lock, Roster roster) {
+        this.root = root;
+        this.lock = lock;
+        this.roster = roster;
+        this.inbox = new Channel.Frame[root.size()];
+        this.left = new boolean[root.size()];
+        this.gone = new String[root.size()];
+    }
+
+    byte[] broadcast(byte[] value, Deadline deadline) {
+        begin();
+        try {
+            for (int r = 1; r < root.size(); r++) {
+                sendTo(r, value, deadline, false);
+            }
+            return value;
+        } finally {
+            end();
+        }
+    }
+
+    byte[][] allGather(byte[] value, Deadline deadline) {
+        begin();
+        try {
+            int size = root.size();
+            byte[][] values = new byte[size][];
+            values[0] = value;
+            byte[] all = new byte[value.length * size];
+            System.arraycopy(value, 0, all, 0, value.length);
+            for (int r = 1; r < size; r++) {
+                values[r] = contribution(r, take(r, deadline, false), value.length);
+                System.arraycopy(values[r], 0, all, r * value.length, value.length);
+            }
+            for (int r = 1; r < size; r++) {
+                sendTo(r, all, deadline, false);
+            }
+            return values;
+        } finally {
+            end();
+        }
+    }
+
+    /**
+     * From now on a member whose process dies is left out, not the end of the job: its value is missing and the
+     * survivors are told why. Each survivor gets the same answer.
+     */
+    Rendezvous.Survivors allGatherOfSurvivors(byte[] value, Deadline deadline) {
+        synchronized (lock) {
+            survivorsGoOn = true;
+        }
+        begin();
+        try {
+            int size = root.size();
+            Rendezvous.Survivors survivors = new Rendezvous.Survivors(new byte[size][], new String[size]);
+            survivors.values()[0] = value;
+            for (int r = 1; r < size; r++) {
+                Channel.Frame frame = take(r, deadline, true);
+                if (frame == null) {
+                    survivors.goneReasons()[r] = goneReason(r);
+                } else {
+                    survivors.values()[r] = contribution(r, frame, value.length);
+                }
+            }
+            byte[] answer = Channel.survivors(survivors);
+            for (int r = 1; r < size; r++) {
+                if (survivors.goneReasons()[r] == null) {
+                    sendTo(r, answer, deadline, true);
+                }
+            }
+            return survivors;
+        } finally {
+            end();
+        }
+    }
+
+    // ---- what the members' listeners deliver (with the lock held) ---------------------------------------------
+
+    /** Member {@code rank}'s message; why it cannot be taken (one is still waiting), or null. */
+    String deliver(int rank, Channel.Frame frame) {
+        if (inbox[rank] != null) {
+            return roster.member(rank).peer() + " sent a message for operation #" + frame.operation()
+                    + " before its message for operation #" + inbox[rank].operation() + " was used";
+        }
+        inbox[rank] = frame;
+        lock.notifyAll();
+        return null;
+    }
+
+    /** Member {@code rank} closed its rendezvous and said so: its connection ending now is no failure. */
+    void leave(int rank) {
+        left[rank] = true;
+        lock.notifyAll();
+    }
+
+    boolean hasLeft(int rank) {
+        return left[rank];
+    }
+
+    /** Member {@code rank}'s connection ended for {@code reason}; whether the survivors go on without it. */
+    boolean survives(int rank, String reason) {
+        if (!survivorsGoOn) {
+            return false;
+        }
+        gone[rank] = reason;
+        lock.notifyAll();
+        return true;
+    }
+
+    /** Whether an operation is under way. */
+    boolean inOperation() {
+        return inOperation;
+    }
+
+    /** Returns once an operation waits for member {@code rank}'s message: tests order their events by it. */
+    void awaitWaitingFor(int rank) throws InterruptedException {
+        synchronized (lock) {
+            while (awaited != rank) {
+                lock.wait();
+            }
+        }
+    }
+
+    // ---- an operation's steps --------------------------------------------------------------------------------
+
+    private String goneReason(int rank) {
+        synchronized (lock) {
+            return gone[rank];
+        }
+    }
+
+    /** Member {@code rank}'s value, checked: for this operation, and as long as rank 0's. */
+    private byte[] contribution(int rank, Channel.Frame frame, int length) {
+        if (frame.operation() != root.sequence()) {
+            throw root.fail(roster.member(rank).peer() + " sent a message for operation #" + frame.operation()
+                    + " during operation #" + root.sequence() + " (the ranks called different operations)", null);
+        }
+        if (frame.bytes().length != length) {
+            throw root.fail(roster.member(rank).peer() + " contributed " + frame.bytes().length + " bytes to "
+                    + root.operation() + ", rank 0 " + length + " bytes (the ranks called it with different sizes)",
+                    null);
+        }
+        return frame.bytes();
+    }
+
+    /** An operation starts: a job that failed meanwhile fails it at once. */
+    private void begin() {
+        String late;
+        synchronized (lock) {
+            late = root.failure();
+            inOperation = true;
+        }
+        if (late != null) {
+            throw root.fail(late, null);
+        }
+    }
+
+    private void end() {
+        synchronized (lock) {
+            inOperation = false;
+        }
+    }
+
+    /**
+     * Member {@code rank}'s message for this operation, once it comes; the job's failure if it ends first. A member
+     * that is gone fails the operation, unless {@code survivable}: then it is null.
+     */
+    private Channel.Frame take(int rank, Deadline deadline, boolean survivable) {
+        String failure;
+        synchronized (lock) {
+            awaited = rank;
+            lock.notifyAll();
+            while (inbox[rank] == null && root.failure() == null && !left[rank] && gone[rank] == null
+                    && !deadline.expired()) {
+                root.waitForNews(deadline);
+            }
+            awaited = 0;
+            Channel.Frame frame = inbox[rank];
+            String fatal = root.failure();
+            if (fatal == null && frame != null) {
+                inbox[rank] = null;
+                return frame;
+            }
+            if (fatal == null && gone[rank] != null && survivable) {
+                return null;
+            }
+            Channel member = roster.member(rank);
+            failure = fatal != null ? fatal : gone[rank] != null ? gone[rank]
+                    : left[rank] ? member.peer() + " closed its rendezvous before " + root.operation()
+                    : member.peer() + " did not take part in " + root.operation() + " " + deadline.within();
+        }
+        throw root.fail(failure, null);
+    }
+
+    /**
+     * Sends this operation's answer to member {@code rank}. A member that is gone fails the operation, unless
+     * {@code survivable}: then it is left out from the next operation on.
+     */
+    private void sendTo(int rank, byte[] bytes, Deadline deadline, boolean survivable) {
+        Channel member = roster.member(rank);
+        try {
+            member.send(Channel.DATA, root.sequence(), bytes, deadline);
+        } catch (IOException e) {
+            if (survivable && !(e instanceof SocketTimeoutException)) {
+                String reason = root.describe(member, e);
+                synchronized (lock) {
+                    gone[rank] = gone[rank] != null ? gone[rank] : reason;
+                }
+                return;
+            }
+            throw root.fail(e instanceof SocketTimeoutException
+                    ? member.peer() + " did not take part in " + root.operation() + " " + deadline.within()
+                    : root.describe(member, e), e);
+        }
+    }
+}

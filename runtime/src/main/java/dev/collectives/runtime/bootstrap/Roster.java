@@ -1,0 +1,114 @@
+package dev.collectives.runtime.bootstrap;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * Who is in a TCP job, as rank 0 keeps it: each rank's claim (where its admitted connection came from), the
+ * connections of the ranks that joined, and which ranks that never joined were turned away with why the job ended.
+ * Guarded by rank 0's lock; telling the members something happens outside it.
+ */
+final class Roster {
+    private final int size;
+    /** Where each rank's admitted connection came from, from the moment its claim was checked. */
+    private final String[] claimedFrom;
+    private final Channel[] members;
+    /** Which ranks that never joined have been turned away with the reason the job ended. */
+    private final boolean[] toldLate;
+    private int joined;
+
+    Roster(int size) {
+        this.size = size;
+        this.claimedFrom = new String[size];
+        this.members = new Channel[size];
+        this.toldLate = new boolean[size];
+    }
+
+    /**
+     * Claims rank {@code rank} for the peer at {@code from}, which says the world has {@code claimedSize} ranks;
+     * returns why it cannot be that rank of this job (rank 0 serves at {@code where}), or null.
+     */
+    String claim(int rank, int claimedSize, String from, String where) {
+        if (claimedSize != size) {
+            return "rank " + rank + " at " + from + " says the world size is " + claimedSize + ", rank 0 at " + where
+                    + " says " + size;
+        }
+        if (rank == 0) {
+            return "a second process with rank 0 at " + from + " tried to join rank 0 at " + where;
+        }
+        if (rank < 0 || rank >= size) {
+            return "a peer at " + from + " claims rank " + rank + ", outside 0.." + (size - 1);
+        }
+        if (claimedFrom[rank] != null) {
+            return "duplicate rank " + rank + ": it joined from " + claimedFrom[rank] + " and again from " + from;
+        }
+        claimedFrom[rank] = from;
+        return null;
+    }
+
+    /** Gives up the claim of a peer that could not be told it was admitted: it may try again. */
+    void unclaim(int rank) {
+        claimedFrom[rank] = null;
+    }
+
+    void join(int rank, Channel member) {
+        members[rank] = member;
+        joined++;
+    }
+
+    /** Whether every rank but rank 0 has joined. */
+    boolean complete() {
+        return joined == size - 1;
+    }
+
+    /** The connection of {@code rank}, which joined. */
+    Channel member(int rank) {
+        return members[rank];
+    }
+
+    /** The connections of the ranks that joined. */
+    List<Channel> members() {
+        return Arrays.stream(members).filter(Objects::nonNull).collect(Collectors.toList());
+    }
+
+    /** {@code rank} (as it claims) was turned away with why the job ended. */
+    void toldLate(int rank) {
+        if (rank > 0 && rank < size) {
+            toldLate[rank] = true;
+        }
+    }
+
+    /** "rank 3", "ranks 1, 2": those that have not joined. */
+    String missing() {
+        List<String> ranks = IntStream.range(1, size).filter(r -> members[r] == null).mapToObj(Integer::toString)
+                .collect(Collectors.toList());
+        return (ranks.size() == 1 ? "rank " : "ranks ") + String.join(", ", ranks);
+    }
+
+    /** Whether some rank has neither joined nor been told why the job ended. */
+    boolean lateRanksUntold() {
+        return IntStream.range(1, size).anyMatch(r -> members[r] == null && !toldLate[r]);
+    }
+
+    /** Tells {@code member} why the job ended (best effort, by {@code deadline}), at operation {@code sequence}. */
+    static void tellEnded(Channel member, String reason, int sequence, Deadline deadline) {
+        try {
+            member.send(Channel.ABORT, sequence, Channel.truncate("rank 0 ended the job: " + reason), deadline);
+        } catch (IOException ignored) {
+            // that member is gone or stuck; it fails on its own deadline
+        }
+    }
+
+    /** Tells a member of a watched job that rank 0 closed it (best effort, by {@code deadline}). */
+    static void tellClosed(Channel member, int sequence, Deadline deadline) {
+        try {
+            member.send(Channel.LEAVE, sequence, new byte[0], deadline);
+        } catch (IOException ignored) {
+            // that member is gone already; nothing is left to tell it
+        }
+    }
+}
