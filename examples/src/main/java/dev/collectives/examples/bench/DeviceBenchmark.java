@@ -3,7 +3,6 @@ package dev.collectives.examples.bench;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
-import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;

@@ -4,7 +4,6 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.OpKind.Extent;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;

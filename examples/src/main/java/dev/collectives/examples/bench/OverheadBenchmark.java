@@ -2,7 +2,6 @@ package dev.collectives.examples.bench;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
-import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;

@@ -4,7 +4,6 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.backend.device.internal.NativeBaseline;
 import dev.collectives.examples.bench.DeviceBenchmark.Step;
 import dev.collectives.examples.bench.DeviceBenchmark.Timer;
 import dev.collectives.runtime.Backend;

@@ -52,7 +52,7 @@ final class AbortWatch {
         }
     }
 
-    /** A native call that returns a result code, as {@code NativeShim.commAbort} does. */
+    /** A native call that returns a result code, as {@code NativeApi.commAbort} does. */
     @FunctionalInterface
     interface NativeCall {
         int call();

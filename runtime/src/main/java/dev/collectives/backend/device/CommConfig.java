@@ -45,7 +45,7 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
     long initRank(NativeLibrary library, int size, byte[] uniqueId, int rank) {
         int layout = library.configLayout();
         long[] handle = new long[1];
-        int rc = NativeShim.commInitRank(library.lib, handle, size, uniqueId, rank, layout, blocking, collnetEnable,
+        int rc = library.api.commInitRank(library.lib, handle, size, uniqueId, rank, layout, blocking, collnetEnable,
                 ctaPolicy, minCtas, maxCtas);
         library.check(rc, rank, handle[0], layout == 0 ? "CommInitRank" : "CommInitRankConfig");
         return handle[0];

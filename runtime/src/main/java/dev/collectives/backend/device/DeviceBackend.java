@@ -68,7 +68,7 @@ public abstract class DeviceBackend implements Backend {
     private static void connectAtInit(Dialect dialect) {
         if (System.getenv(runtimeConnectVariable(dialect)) == null
                 && !"false".equals(System.getProperty(CONNECT_AT_INIT_PROPERTY))) {
-            NativeShim.setenvDefault(runtimeConnectVariable(dialect), "0");
+            NativeShimApi.INSTANCE.setenvDefault(runtimeConnectVariable(dialect), "0");
         }
     }
 

@@ -24,11 +24,11 @@ final class DeviceCluster implements LocalCluster {
         this.streams = new Stream[ranks];
         config.requireSupportedBy(library, -1);
         byte[] id = new byte[128];
-        library.check(NativeShim.getUniqueId(library.lib, id), -1, 0, "GetUniqueId");
+        library.check(library.api.getUniqueId(library.lib, id), -1, 0, "GetUniqueId");
         Topology topology = new Topology(ranks, ranks);
         RankThreads.run(ranks, library.dialect.backendName() + "-init", this::initContext, rank -> {
             int r = rank.rank();
-            library.checkRuntime(NativeShim.setDevice(library.lib, r), r, "SetDevice");
+            library.checkRuntime(library.api.setDevice(library.lib, r), r, "SetDevice");
             comms[r] = new DeviceCommunicator(library, config.initRank(library, ranks, id, r), r, ranks, r, topology,
                     config.collnetEnable() == 1);
             streams[r] = comms[r].createStream();
@@ -92,13 +92,13 @@ final class DeviceCluster implements LocalCluster {
             throw CollectivesException.usage(-1, "run on a closed cluster");
         }
         for (DeviceCommunicator comm : comms) {
-            if (comm.isAborted()) {
+            if (comm.nativeComm().isAborted()) {
                 throw CollectivesException.usage(comm.rank(), "the communicators were aborted after a failure; "
                         + "make a new cluster");
             }
         }
         RankThreads.run(comms.length, library.dialect.backendName(), this::context, rank -> {
-            library.checkRuntime(NativeShim.setDevice(library.lib, rank.rank()), rank.rank(), "SetDevice");
+            library.checkRuntime(library.api.setDevice(library.lib, rank.rank()), rank.rank(), "SetDevice");
             body.run(rank);
         }, this::abortAll);
     }
@@ -111,7 +111,7 @@ final class DeviceCluster implements LocalCluster {
         }
         closed = true;
         RankThreads.run(comms.length, library.dialect.backendName() + "-close", this::context, rank -> {
-            library.checkRuntime(NativeShim.setDevice(library.lib, rank.rank()), rank.rank(), "SetDevice");
+            library.checkRuntime(library.api.setDevice(library.lib, rank.rank()), rank.rank(), "SetDevice");
             streams[rank.rank()].close();
             comms[rank.rank()].close();
         }, this::abortAll);

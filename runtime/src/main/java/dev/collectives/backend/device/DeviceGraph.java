@@ -23,7 +23,7 @@ final class DeviceGraph implements Graph {
         hold(this.memory, 1);
     }
 
-    /** The native handle of an instantiation made here, for {@link NativeBaseline}. */
+    /** The native handle of an instantiation made here, for {@link NativeLoop}. */
     static long execHandle(GraphExec exec) {
         if (!(exec instanceof Exec)) {
             throw new IllegalArgumentException(exec + " is not a graph of a device backend");
@@ -42,7 +42,7 @@ final class DeviceGraph implements Graph {
         }
         NativeLibrary n = comm.library();
         long[] out = new long[1];
-        n.checkRuntime(NativeShim.graphInstantiate(n.lib, handle, out), comm.rank(), "GraphInstantiateWithFlags");
+        n.checkRuntime(n.api.graphInstantiate(n.lib, handle, out), comm.rank(), "GraphInstantiateWithFlags");
         return new Exec(out[0]);
     }
 
@@ -51,7 +51,8 @@ final class DeviceGraph implements Graph {
         if (!closed) {
             closed = true;
             NativeLibrary n = comm.library();
-            comm.release(() -> n.checkRuntime(NativeShim.graphDestroy(n.lib, handle), comm.rank(), "GraphDestroy"));
+            comm.nativeComm().freeResource(() -> n.checkRuntime(n.api.graphDestroy(n.lib, handle), comm.rank(),
+                    "GraphDestroy"));
             hold(memory, -1);
         }
     }
@@ -73,7 +74,7 @@ final class DeviceGraph implements Graph {
                         "launch of a closed graph (R5: its buffers may be freed)");
             }
             NativeLibrary n = comm.library();
-            int rc = NativeShim.graphLaunch(n.lib, exec, comm.streamOf(stream).handle);
+            int rc = n.api.graphLaunch(n.lib, exec, DeviceStream.of(stream, comm.rank()).handle);
             if (rc != 0) {
                 n.checkRuntime(rc, comm.rank(), "GraphLaunch");
             }
@@ -84,7 +85,7 @@ final class DeviceGraph implements Graph {
             if (!execClosed) {
                 execClosed = true;
                 NativeLibrary n = comm.library();
-                comm.release(() -> n.checkRuntime(NativeShim.graphExecDestroy(n.lib, exec), comm.rank(),
+                comm.nativeComm().freeResource(() -> n.checkRuntime(n.api.graphExecDestroy(n.lib, exec), comm.rank(),
                         "GraphExecDestroy"));
                 hold(memory, -1);
             }

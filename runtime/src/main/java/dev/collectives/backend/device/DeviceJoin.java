@@ -39,7 +39,7 @@ final class DeviceJoin {
             rendezvous.agree("backend", dialect.backendName() + " " + library.versionString());
             if (rank == 0) {
                 try {
-                    library.check(NativeShim.getUniqueId(library.lib, id), rank, 0, "GetUniqueId");
+                    library.check(library.api.getUniqueId(library.lib, id), rank, 0, "GetUniqueId");
                 } catch (CollectivesException e) {
                     rendezvous.abort(e.getMessage()); // the others fail at once with the reason, not at the timeout
                     throw e;
@@ -47,7 +47,7 @@ final class DeviceJoin {
             }
             id = rendezvous.broadcast(id);
             int ranksPerNode = rendezvous.ranksPerNode();
-            library.checkRuntime(NativeShim.setDevice(library.lib, device), rank, "SetDevice");
+            library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
             comm = new DeviceCommunicator(library, config.initRank(library, size, id, rank), rank, size, device,
                     new Topology(size, ranksPerNode), config.collnetEnable() == 1);
         } catch (RuntimeException e) {

@@ -6,6 +6,7 @@ import dev.collectives.runtime.RegistrationHandle;
 /** {@code CommRegister} of a root allocation; closing deregisters it (R6). */
 final class DeviceRegistration implements RegistrationHandle {
     private final DeviceCommunicator comm;
+    private final NativeComm owner;
     private final DeviceBuffer buffer;
     private final NativeMemory memory;
     private final long handle;
@@ -13,11 +14,12 @@ final class DeviceRegistration implements RegistrationHandle {
 
     DeviceRegistration(DeviceCommunicator comm, DeviceBuffer buffer, NativeMemory memory, long handle) {
         this.comm = comm;
+        this.owner = comm.nativeComm();
         this.buffer = buffer;
         this.memory = memory;
         this.handle = handle;
         memory.registrations.incrementAndGet();
-        comm.track(this);
+        owner.track(this);
     }
 
     @Override
@@ -35,12 +37,12 @@ final class DeviceRegistration implements RegistrationHandle {
         if (open) {
             open = false;
             NativeLibrary n = comm.library();
-            if (!comm.isAborted()) { // the abort freed the communicator with its registrations
-                n.check(NativeShim.commDeregister(n.lib, comm.handle(), handle), comm.rank(), comm.handle(),
+            if (!owner.isAborted()) { // the abort freed the communicator with its registrations
+                n.check(n.api.commDeregister(n.lib, owner.handle(), handle), comm.rank(), owner.handle(),
                         "CommDeregister");
             }
             memory.registrations.decrementAndGet();
-            comm.untrack(this);
+            owner.untrack(this);
         }
     }
 

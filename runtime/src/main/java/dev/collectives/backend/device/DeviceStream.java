@@ -13,12 +13,11 @@ import java.util.Set;
  * A device stream of one rank: non-blocking when created here, or a framework's stream wrapped by its handle,
  * which {@link #close()} leaves alone. {@link #synchronize()} polls the stream and the communicator's
  * asynchronous error (as nccl-tests does), so a failed or aborted peer ends the wait with an exception instead
- * of a hang; a wait longer than {@code collectives.device.syncTimeoutSeconds} (default 300) aborts the
- * communicator, naming the ranks that never arrived where the job is watched. While capturing, it records the memory each op uses, so that the graph keeps it alive (R5).
+ * of a hang; a wait longer than {@value Waits#SYNC_TIMEOUT_PROPERTY} (default 300 s) aborts the
+ * communicator, naming the ranks that never arrived where the job is watched. While capturing, it records the
+ * memory each op uses, so that the graph keeps it alive (R5).
  */
 final class DeviceStream implements Stream {
-    private static final long TIMEOUT_NANOS =
-            Long.getLong("collectives.device.syncTimeoutSeconds", 300L) * 1_000_000_000L;
     private static final int CAPTURE_MODE_THREAD_LOCAL = 1;
 
     private final DeviceCommunicator comm;
@@ -32,7 +31,7 @@ final class DeviceStream implements Stream {
         this.comm = comm;
         NativeLibrary n = comm.library();
         long[] out = new long[1];
-        n.checkRuntime(NativeShim.streamCreate(n.lib, comm.device(), out), comm.rank(), "StreamCreateWithFlags");
+        n.checkRuntime(n.api.streamCreate(n.lib, comm.device(), out), comm.rank(), "StreamCreateWithFlags");
         this.handle = out[0];
         this.owned = true;
     }
@@ -48,6 +47,14 @@ final class DeviceStream implements Stream {
         return comm;
     }
 
+    /** {@code stream} as a stream of this backend; refuses another backend's, naming {@code rank}. */
+    static DeviceStream of(Stream stream, int rank) {
+        if (!(stream instanceof DeviceStream)) {
+            throw CollectivesException.usage(rank, "stream " + stream + " is not a stream of this backend");
+        }
+        return (DeviceStream) stream;
+    }
+
     /** Called by every op enqueued on this stream: during capture, the graph will hold {@code memory}. */
     void used(dev.collectives.runtime.DeviceMemory memory) {
         if (capturing && memory instanceof NativeMemory) {
@@ -58,18 +65,20 @@ final class DeviceStream implements Stream {
     @Override
     public void synchronize() {
         NativeLibrary n = comm.library();
-        long start = System.nanoTime();
+        NativeComm owner = comm.nativeComm();
+        Waits waits = owner.waits();
+        long start = waits.clock().getAsLong();
         while (true) {
-            int rc = NativeShim.streamQuery(n.lib, handle);
+            int rc = n.api.streamQuery(n.lib, handle);
             if (rc == 0) {
                 return;
             }
             if (rc != NativeLibrary.NOT_READY) {
                 n.checkRuntime(rc, comm.rank(), "StreamQuery");
             }
-            comm.checkAsyncError();
-            if (System.nanoTime() - start > TIMEOUT_NANOS) {
-                throw comm.stalled("stream synchronize", TIMEOUT_NANOS / 1_000_000_000L);
+            owner.checkAsyncError();
+            if (waits.clock().getAsLong() - start > waits.syncTimeoutNanos()) {
+                throw owner.stalled("stream synchronize", waits.syncTimeoutSeconds());
             }
             Thread.onSpinWait();
         }
@@ -79,7 +88,7 @@ final class DeviceStream implements Stream {
     public void beginCapture() {
         NativeLibrary n = comm.library();
         captured = Collections.newSetFromMap(new IdentityHashMap<>());
-        n.checkRuntime(NativeShim.streamBeginCapture(n.lib, handle, CAPTURE_MODE_THREAD_LOCAL), comm.rank(),
+        n.checkRuntime(n.api.streamBeginCapture(n.lib, handle, CAPTURE_MODE_THREAD_LOCAL), comm.rank(),
                 "StreamBeginCapture");
         capturing = true;
     }
@@ -91,7 +100,7 @@ final class DeviceStream implements Stream {
         capturing = false;
         Set<NativeMemory> used = captured;
         captured = null;
-        n.checkRuntime(NativeShim.streamEndCapture(n.lib, handle, out), comm.rank(), "StreamEndCapture");
+        n.checkRuntime(n.api.streamEndCapture(n.lib, handle, out), comm.rank(), "StreamEndCapture");
         return new DeviceGraph(comm, out[0], used == null ? Set.of() : used);
     }
 
@@ -99,7 +108,7 @@ final class DeviceStream implements Stream {
     public CaptureStatus captureStatus() {
         NativeLibrary n = comm.library();
         int[] status = new int[1];
-        n.checkRuntime(NativeShim.streamIsCapturing(n.lib, handle, status), comm.rank(), "StreamIsCapturing");
+        n.checkRuntime(n.api.streamIsCapturing(n.lib, handle, status), comm.rank(), "StreamIsCapturing");
         return CaptureStatus.values()[status[0]];
     }
 
@@ -126,7 +135,7 @@ final class DeviceStream implements Stream {
         NativeLibrary n = comm.library();
         n.requireSymbols(comm.rank(), "Stream.waitFor()", NativeLibrary.Slots.STREAM_WAIT_EVENT);
         DeviceStreamEvent deviceEvent = (DeviceStreamEvent) event;
-        deviceEvent.orderAfter("waitFor()", () -> n.checkRuntime(NativeShim.streamWaitEvent(n.lib, handle,
+        deviceEvent.orderAfter("waitFor()", () -> n.checkRuntime(n.api.streamWaitEvent(n.lib, handle,
                 deviceEvent.handle), comm.rank(), "StreamWaitEvent"));
     }
 
@@ -145,7 +154,7 @@ final class DeviceStream implements Stream {
         if (!closed && owned) {
             closed = true;
             NativeLibrary n = comm.library();
-            comm.release(() -> n.checkRuntime(NativeShim.streamDestroy(n.lib, handle), comm.rank(),
+            comm.nativeComm().freeResource(() -> n.checkRuntime(n.api.streamDestroy(n.lib, handle), comm.rank(),
                     "StreamDestroy"));
         }
     }

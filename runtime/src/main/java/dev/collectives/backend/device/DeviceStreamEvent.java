@@ -24,11 +24,11 @@ final class DeviceStreamEvent extends PolledEvent {
         n.requireSymbols(comm.rank(), "Stream.record()", NativeLibrary.Slots.EVENT_CREATE,
                 NativeLibrary.Slots.EVENT_QUERY);
         long[] out = new long[1];
-        n.checkRuntime(NativeShim.eventCreate(n.lib, comm.device(), DISABLE_TIMING, out), comm.rank(),
+        n.checkRuntime(n.api.eventCreate(n.lib, comm.device(), DISABLE_TIMING, out), comm.rank(),
                 "EventCreateWithFlags");
-        int rc = NativeShim.eventRecord(n.lib, out[0], stream);
+        int rc = n.api.eventRecord(n.lib, out[0], stream);
         if (rc != 0) {
-            NativeShim.eventDestroy(n.lib, out[0]);
+            n.api.eventDestroy(n.lib, out[0]);
             n.checkRuntime(rc, comm.rank(), "EventRecord");
         }
         return new DeviceStreamEvent(comm, out[0], "event on stream 0x" + Long.toHexString(stream));
@@ -36,9 +36,9 @@ final class DeviceStreamEvent extends PolledEvent {
 
     @Override
     protected boolean query() {
-        comm.checkAsyncError();
+        comm.nativeComm().checkAsyncError();
         NativeLibrary n = comm.library();
-        int rc = NativeShim.eventQuery(n.lib, handle);
+        int rc = n.api.eventQuery(n.lib, handle);
         if (rc == NativeLibrary.NOT_READY) {
             return false;
         }
@@ -47,8 +47,9 @@ final class DeviceStreamEvent extends PolledEvent {
     }
 
     @Override
-    protected void release() {
+    protected void destroyNativeEvent() {
         NativeLibrary n = comm.library();
-        comm.release(() -> n.checkRuntime(NativeShim.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy"));
+        comm.nativeComm().freeResource(() -> n.checkRuntime(n.api.eventDestroy(n.lib, handle), comm.rank(),
+                "EventDestroy"));
     }
 }

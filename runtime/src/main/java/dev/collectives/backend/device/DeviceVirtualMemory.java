@@ -25,7 +25,7 @@ final class DeviceVirtualMemory implements VirtualMemory {
         }
         NativeLibrary n = comm.library();
         long[] out = new long[1];
-        n.checkDriver(NativeShim.vmmGranularity(n.lib, comm.device(), flags, out), comm.rank(),
+        n.checkDriver(n.api.vmmGranularity(n.lib, comm.device(), flags, out), comm.rank(),
                 "MemGetAllocationGranularity");
         return out[0];
     }

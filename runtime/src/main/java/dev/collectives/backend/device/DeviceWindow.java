@@ -11,6 +11,7 @@ import java.util.OptionalLong;
  */
 final class DeviceWindow implements RegisteredWindow {
     private final DeviceCommunicator comm;
+    private final NativeComm owner;
     private final DeviceBuffer buffer;
     private final NativeMemory memory;
     private final long handle;
@@ -20,12 +21,13 @@ final class DeviceWindow implements RegisteredWindow {
 
     DeviceWindow(DeviceCommunicator comm, DeviceBuffer buffer, NativeMemory memory, long handle, boolean symmetric) {
         this.comm = comm;
+        this.owner = comm.nativeComm();
         this.buffer = buffer;
         this.memory = memory;
         this.handle = handle;
         this.symmetric = symmetric;
         memory.windows.incrementAndGet();
-        comm.track(this);
+        owner.track(this);
     }
 
     @Override
@@ -44,8 +46,7 @@ final class DeviceWindow implements RegisteredWindow {
         if (!n.has(NativeLibrary.Slots.WIN_GET_USER_PTR)) {
             return OptionalLong.empty();
         }
-        n.check(NativeShim.winGetUserPtr(n.lib, comm.handle(), handle, out), comm.rank(), comm.handle(),
-                "WinGetUserPtr");
+        n.check(n.api.winGetUserPtr(n.lib, owner.handle(), handle, out), comm.rank(), owner.handle(), "WinGetUserPtr");
         return out[0] == 0 ? OptionalLong.empty() : OptionalLong.of(out[0]);
     }
 
@@ -55,7 +56,7 @@ final class DeviceWindow implements RegisteredWindow {
         if (!n.has(NativeLibrary.Slots.GET_LSA_DEVICE_POINTER)) {
             return OptionalLong.empty();
         }
-        n.check(NativeShim.getLsaDevicePointer(n.lib, handle, offset, lsaRank, out), comm.rank(), comm.handle(),
+        n.check(n.api.getLsaDevicePointer(n.lib, handle, offset, lsaRank, out), comm.rank(), owner.handle(),
                 "GetLsaDevicePointer");
         return out[0] == 0 ? OptionalLong.empty() : OptionalLong.of(out[0]);
     }
@@ -66,12 +67,12 @@ final class DeviceWindow implements RegisteredWindow {
         if (!closed) {
             closed = true;
             NativeLibrary n = comm.library();
-            if (!comm.isAborted()) { // the abort freed the communicator with its windows
-                n.check(NativeShim.windowDeregister(n.lib, comm.handle(), handle), comm.rank(), comm.handle(),
+            if (!owner.isAborted()) { // the abort freed the communicator with its windows
+                n.check(n.api.windowDeregister(n.lib, owner.handle(), handle), comm.rank(), owner.handle(),
                         "CommWindowDeregister");
             }
             memory.windows.decrementAndGet();
-            comm.untrack(this);
+            owner.untrack(this);
         }
     }
 

@@ -22,14 +22,17 @@ final class NativeLibrary {
     private static final System.Logger LOG = System.getLogger("dev.collectives.device");
 
     final Dialect dialect;
-    /** The shim's table: pass it as the first argument of every {@link NativeShim} function. */
+    /** The shim's functions: the native library, or a scripted one in tests. */
+    final NativeApi api;
+    /** The shim's table: pass it as the first argument of every {@link NativeApi} function. */
     final long lib;
     /** e.g. 22809 */
     final int version;
     private final String[] slotSymbols;
 
-    private NativeLibrary(Dialect dialect, long lib, int version, String[] slotSymbols) {
+    private NativeLibrary(Dialect dialect, NativeApi api, long lib, int version, String[] slotSymbols) {
         this.dialect = dialect;
+        this.api = api;
         this.lib = lib;
         this.version = version;
         this.slotSymbols = slotSymbols;
@@ -38,7 +41,7 @@ final class NativeLibrary {
     /** The opened library, or a {@link String} saying why it could not be opened. */
     static synchronized Object open(Dialect dialect) {
         return OPENED.computeIfAbsent(dialect, d -> {
-            Object opened = tryOpen(d);
+            Object opened = tryOpen(d, NativeShimApi.INSTANCE);
             LOG.log(Level.DEBUG, () -> d.backendName() + (opened instanceof NativeLibrary library
                     ? ": opened library version " + library.versionString() : " is unavailable: " + opened));
             return opened;
@@ -54,20 +57,23 @@ final class NativeLibrary {
         throw CollectivesException.usage(-1, "backend '" + dialect.backendName() + "' is unavailable: " + opened);
     }
 
-    /** Opens without the cache (tests use it to try other paths). */
-    static Object tryOpen(Dialect dialect) {
+    /**
+     * Opens through {@code api} without the cache: the library, or a {@link String} saying why it could not be
+     * opened (tests use it to try other paths, and to open a scripted library).
+     */
+    static Object tryOpen(Dialect dialect, NativeApi api) {
         try {
-            NativeShim.load();
-            Slots.verify();
+            api.load();
+            Slots.verify(api);
         } catch (Throwable e) {
             return "the JNI shim (jniNativeShim) did not load on this platform: " + e;
         }
-        long lib = NativeShim.newTable();
+        long lib = api.newTable();
         for (int role = 0; role < Dialect.ROLES.size(); role++) {
             List<String> tried = new ArrayList<>();
             boolean opened = false;
             for (String file : dialect.candidates(role)) {
-                String why = NativeShim.open(lib, role, file);
+                String why = api.open(lib, role, file);
                 if (why == null) {
                     LOG.log(Level.DEBUG, "{0}: the {1} is {2}", dialect.backendName(), Dialect.ROLES.get(role), file);
                     opened = true;
@@ -76,41 +82,41 @@ final class NativeLibrary {
                 tried.add(file + " (" + why + ")");
             }
             if (!opened) {
-                NativeShim.discard(lib);
+                api.discard(lib);
                 return "cannot open the " + Dialect.ROLES.get(role) + " of " + dialect.backendName() + "; tried "
                         + String.join(", ", tried) + "; set the system property " + dialect.libraryProperty(role)
                         + " or the variable " + dialect.libraryVariable(role) + " to its path";
             }
         }
-        int slots = NativeShim.slotCount();
+        int slots = api.slotCount();
         String[] symbols = new String[slots];
         for (int slot = 0; slot < slots; slot++) {
-            int role = NativeShim.slotLibrary(slot);
-            symbols[slot] = dialect.symbol(role, NativeShim.slotName(slot));
-            if (NativeShim.bind(lib, slot, symbols[slot]) == 0 && NativeShim.slotRequired(slot) != 0) {
-                NativeShim.discard(lib);
+            int role = api.slotLibrary(slot);
+            symbols[slot] = dialect.symbol(role, api.slotName(slot));
+            if (api.bind(lib, slot, symbols[slot]) == 0 && api.slotRequired(slot) != 0) {
+                api.discard(lib);
                 return "the " + Dialect.ROLES.get(role) + " of " + dialect.backendName() + " ("
                         + dialect.candidates(role) + ") lacks the symbol " + symbols[slot];
             }
         }
         int[] version = new int[1];
-        int rc = NativeShim.getVersion(lib, version);
+        int rc = api.getVersion(lib, version);
         if (rc != 0) {
-            NativeShim.discard(lib);
+            api.discard(lib);
             return dialect.ccl("GetVersion") + " failed with " + rc;
         }
-        rc = NativeShim.driverInit(lib);
+        rc = api.driverInit(lib);
         if (rc != 0) {
-            String why = NativeShim.driverErrorString(lib, rc);
-            NativeShim.discard(lib);
+            String why = api.driverErrorString(lib, rc);
+            api.discard(lib);
             return dialect.symbol(2, "Init") + " failed with " + rc + " (" + why + ")";
         }
-        return new NativeLibrary(dialect, lib, version[0], symbols);
+        return new NativeLibrary(dialect, api, lib, version[0], symbols);
     }
 
     /** Whether an optional function exists (window helpers, AlltoAll, config init). */
     boolean has(int slot) {
-        return NativeShim.has(lib, slot) != 0;
+        return api.has(lib, slot) != 0;
     }
 
     /** Throws, naming the missing symbols, unless the libraries have every one of {@code slots}. */
@@ -161,8 +167,8 @@ final class NativeLibrary {
 
     /** The failure of {@code call}, with what followed from it ({@code consequence}, e.g. "; … aborted") last. */
     CollectivesException cclFailure(int rc, int rank, long comm, String call, String consequence) {
-        String detail = NativeShim.cclErrorString(lib, rc);
-        String last = NativeShim.cclLastError(lib, comm);
+        String detail = api.cclErrorString(lib, rc);
+        String last = api.cclLastError(lib, comm);
         if (last != null && !last.isEmpty()) {
             detail += "; last error: " + last;
         }
@@ -173,7 +179,7 @@ final class NativeLibrary {
     void checkRuntime(int rc, int rank, String genericName) {
         if (rc != 0) {
             throw CollectivesException.library(Result.UNHANDLED_DEVICE_ERROR, rank, dialect.symbol(1, genericName),
-                    "error " + rc + ": " + NativeShim.runtimeErrorString(lib, rc));
+                    "error " + rc + ": " + api.runtimeErrorString(lib, rc));
         }
     }
 
@@ -181,20 +187,20 @@ final class NativeLibrary {
     void checkDriver(int rc, int rank, String genericName) {
         if (rc != 0) {
             throw CollectivesException.library(Result.UNHANDLED_DEVICE_ERROR, rank, dialect.symbol(2, genericName),
-                    "error " + rc + ": " + NativeShim.driverErrorString(lib, rc));
+                    "error " + rc + ": " + api.driverErrorString(lib, rc));
         }
     }
 
     int deviceCount() {
         int[] count = new int[1];
-        int rc = NativeShim.deviceCount(lib, count);
+        int rc = api.deviceCount(lib, count);
         return rc == 0 ? count[0] : 0;
     }
 
     /** Free and total bytes of device memory on {@code device}. */
     long[] memoryInfo(int device) {
         long[] info = new long[2];
-        checkRuntime(NativeShim.memGetInfo(lib, device, info), -1, "MemGetInfo");
+        checkRuntime(api.memGetInfo(lib, device, info), -1, "MemGetInfo");
         return info;
     }
 
@@ -223,30 +229,30 @@ final class NativeLibrary {
         }
 
         /** Fails fast if the shim's table and these numbers disagree. */
-        static void verify() {
-            expect(COMM_INIT_RANK_CONFIG, "CommInitRankConfig");
-            expect(COMM_SPLIT, "CommSplit");
-            expect(ALL_TO_ALL, "AlltoAll");
-            expect(WINDOW_REGISTER, "CommWindowRegister");
-            expect(WINDOW_DEREGISTER, "CommWindowDeregister");
-            expect(WIN_GET_USER_PTR, "WinGetUserPtr");
-            expect(GET_LSA_DEVICE_POINTER, "GetLsaDevicePointer");
-            expect(EVENT_CREATE, "EventCreateWithFlags");
-            expect(EVENT_QUERY, "EventQuery");
-            expect(STREAM_WAIT_EVENT, "StreamWaitEvent");
-            expect(POINTER_GET_ATTRIBUTES, "PointerGetAttributes");
-            expect(MEM_GET_ADDRESS_RANGE, "MemGetAddressRange_v2");
-            expect(MEM_RETAIN_ALLOCATION_HANDLE, "MemRetainAllocationHandle");
-            expect(MEM_GET_ALLOCATION_PROPERTIES, "MemGetAllocationPropertiesFromHandle");
-            expect(MALLOC_HOST, "MallocHost");
-            expect(FREE_HOST, "FreeHost");
-            expect(COMM_SHRINK, "CommShrink");
-            expect(HOST_GET_DEVICE_POINTER, "HostGetDevicePointer");
+        static void verify(NativeApi api) {
+            expect(api, COMM_INIT_RANK_CONFIG, "CommInitRankConfig");
+            expect(api, COMM_SPLIT, "CommSplit");
+            expect(api, ALL_TO_ALL, "AlltoAll");
+            expect(api, WINDOW_REGISTER, "CommWindowRegister");
+            expect(api, WINDOW_DEREGISTER, "CommWindowDeregister");
+            expect(api, WIN_GET_USER_PTR, "WinGetUserPtr");
+            expect(api, GET_LSA_DEVICE_POINTER, "GetLsaDevicePointer");
+            expect(api, EVENT_CREATE, "EventCreateWithFlags");
+            expect(api, EVENT_QUERY, "EventQuery");
+            expect(api, STREAM_WAIT_EVENT, "StreamWaitEvent");
+            expect(api, POINTER_GET_ATTRIBUTES, "PointerGetAttributes");
+            expect(api, MEM_GET_ADDRESS_RANGE, "MemGetAddressRange_v2");
+            expect(api, MEM_RETAIN_ALLOCATION_HANDLE, "MemRetainAllocationHandle");
+            expect(api, MEM_GET_ALLOCATION_PROPERTIES, "MemGetAllocationPropertiesFromHandle");
+            expect(api, MALLOC_HOST, "MallocHost");
+            expect(api, FREE_HOST, "FreeHost");
+            expect(api, COMM_SHRINK, "CommShrink");
+            expect(api, HOST_GET_DEVICE_POINTER, "HostGetDevicePointer");
         }
 
-        private static void expect(int slot, String name) {
-            if (!NativeShim.slotName(slot).equals(name)) {
-                throw new IllegalStateException("shim slot " + slot + " is " + NativeShim.slotName(slot)
+        private static void expect(NativeApi api, int slot, String name) {
+            if (!api.slotName(slot).equals(name)) {
+                throw new IllegalStateException("shim slot " + slot + " is " + api.slotName(slot)
                         + ", expected " + name);
             }
         }

@@ -40,7 +40,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
         this.comm = comm;
         this.vmmHandle = vmmHandle;
         this.hostAddress = hostAddress;
-        comm.track(this);
+        comm.nativeComm().track(this);
     }
 
     /** A framework's allocation, as the driver described it; untracked, since its owner frees it. */
@@ -69,7 +69,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
                 NativeLibrary.Slots.MEM_GET_ADDRESS_RANGE, NativeLibrary.Slots.MEM_RETAIN_ALLOCATION_HANDLE,
                 NativeLibrary.Slots.MEM_GET_ALLOCATION_PROPERTIES);
         long[] out = new long[7];
-        int rc = NativeShim.classify(n.lib, comm.device(), address, out);
+        int rc = n.api.classify(n.lib, comm.device(), address, out);
         if (rc != 0 && out[6] == 0) {
             n.checkRuntime(rc, comm.rank(), "SetDevice");
         }
@@ -93,7 +93,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     static NativeMemory memAlloc(DeviceCommunicator comm, long bytes) {
         long[] out = new long[1];
         NativeLibrary n = comm.library();
-        n.check(NativeShim.memAlloc(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(), 0, "MemAlloc");
+        n.check(n.api.memAlloc(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(), 0, "MemAlloc");
         return new NativeMemory(comm, out[0], bytes, Allocator.MEM_ALLOC, bytes, bytes,
                 Set.of(HandleType.POSIX_FILE_DESCRIPTOR), 0, 0);
     }
@@ -102,7 +102,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     static NativeMemory legacy(DeviceCommunicator comm, long bytes) {
         long[] out = new long[1];
         NativeLibrary n = comm.library();
-        n.checkRuntime(NativeShim.runtimeMalloc(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(), "Malloc");
+        n.checkRuntime(n.api.runtimeMalloc(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(), "Malloc");
         return new NativeMemory(comm, out[0], bytes, Allocator.LEGACY, bytes, bytes, Set.of(), 0, 0);
     }
 
@@ -115,12 +115,12 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     static NativeMemory mappedHost(DeviceCommunicator comm, long bytes) {
         long[] out = new long[1];
         NativeLibrary n = comm.library();
-        n.checkRuntime(NativeShim.runtimeMallocHost(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(),
+        n.checkRuntime(n.api.runtimeMallocHost(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(),
                 "MallocHost");
         long host = out[0];
-        int rc = NativeShim.runtimeHostDevicePointer(n.lib, comm.device(), host, out);
+        int rc = n.api.runtimeHostDevicePointer(n.lib, comm.device(), host, out);
         if (rc != 0) {
-            NativeShim.runtimeFreeHost(n.lib, host);
+            n.api.runtimeFreeHost(n.lib, host);
             n.checkRuntime(rc, comm.rank(), "HostGetDevicePointer");
         }
         return new NativeMemory(comm, out[0], bytes, Allocator.LEGACY, bytes, bytes, Set.of(), 0, host);
@@ -135,7 +135,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
         }
         long[] out = new long[3];
         NativeLibrary n = comm.library();
-        int step = NativeShim.vmmMap(n.lib, comm.device(), physicalSize, reservedSize, alignment, flags, out);
+        int step = n.api.vmmMap(n.lib, comm.device(), physicalSize, reservedSize, alignment, flags, out);
         if (step != 0) {
             String[] calls = {"MemCreate", "MemAddressReserve", "MemMap", "MemSetAccess"};
             n.checkDriver((int) out[2], comm.rank(), calls[-step - 1]);
@@ -193,7 +193,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     /** Device-to-device or host copies, synchronous. */
     void copy(long dst, long src, long bytes) {
         NativeLibrary n = comm.library();
-        n.checkRuntime(NativeShim.memcpy(n.lib, comm.device(), dst, src, bytes), comm.rank(), "Memcpy");
+        n.checkRuntime(n.api.memcpy(n.lib, comm.device(), dst, src, bytes), comm.rank(), "Memcpy");
     }
 
     @Override
@@ -212,27 +212,27 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
             return; // its owner frees it
         }
         NativeLibrary n = comm.library();
-        comm.release(() -> {
+        comm.nativeComm().freeResource(() -> {
             if (hostAddress != 0) {
-                n.checkRuntime(NativeShim.runtimeFreeHost(n.lib, hostAddress), comm.rank(), "FreeHost");
+                n.checkRuntime(n.api.runtimeFreeHost(n.lib, hostAddress), comm.rank(), "FreeHost");
             } else {
                 freeDevice(n, comm.device());
             }
         });
-        comm.untrack(this);
+        comm.nativeComm().untrack(this);
     }
 
     /** Frees device memory through the call matching the one that made it. */
     private void freeDevice(NativeLibrary n, int device) {
         switch (allocator()) {
             case MEM_ALLOC:
-                n.check(NativeShim.memFree(n.lib, device, address()), comm.rank(), 0, "MemFree");
+                n.check(n.api.memFree(n.lib, device, address()), comm.rank(), 0, "MemFree");
                 break;
             case LEGACY:
-                n.checkRuntime(NativeShim.runtimeFree(n.lib, device, address()), comm.rank(), "Free");
+                n.checkRuntime(n.api.runtimeFree(n.lib, device, address()), comm.rank(), "Free");
                 break;
             default:
-                n.checkDriver(NativeShim.vmmUnmap(n.lib, device, address(), physicalSize(), reservedSize(), vmmHandle),
+                n.checkDriver(n.api.vmmUnmap(n.lib, device, address(), physicalSize(), reservedSize(), vmmHandle),
                         comm.rank(), "MemUnmap");
                 break;
         }

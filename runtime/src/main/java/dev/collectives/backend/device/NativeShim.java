@@ -8,8 +8,8 @@ import org.bytedeco.javacpp.annotation.Platform;
 /**
  * The JNI binding of {@code collectives_device.h}, built by the JavaCPP plugin. Every function takes the
  * library table ({@code lib}, from {@link #newTable()}) and primitive handles; outputs go through small arrays
- * that callers allocate once. Results are the vendor library's codes (0 = success). Use it through
- * {@link NativeLibrary}, which checks the codes.
+ * that callers allocate once. Results are the vendor library's codes (0 = success). The backend reaches it only
+ * through {@link NativeApi} ({@link NativeShimApi}), and {@link NativeLibrary} checks the codes.
  */
 @Platform(include = "collectives_device.h", link = "dl")
 final class NativeShim {
@@ -146,8 +146,8 @@ final class NativeShim {
                                                                                   long[] out);
     @Name("cx_rt_malloc_managed") static native int runtimeMallocManaged(long lib, int device, long bytes, long[] out);
 
-    // ---- benchmark baseline -----------------------------------------------------------------------------------
-    /** {@code iters} enqueues of one op in a C loop; kind: 0 allreduce, 1 allgather, 2 reducescatter, 3 graph launch. */
+    // ---- the benchmarks' native loop ------------------------------------------------------------------------
+    /** {@code iters} enqueues of one op in a C loop; kind: 0 allreduce, 1 allgather, 2 reducescatter, 3 launch. */
     @Name("cx_bench_enqueue") static native int benchEnqueue(long lib, int kind, long send, long recv, long count,
                                                              int type, int op, long comm, long stream, int iters);
 }

@@ -28,7 +28,7 @@ final class SimEvent extends PolledEvent {
     }
 
     @Override
-    protected void release() {
+    protected void destroyNativeEvent() {
         // nothing native to free
     }
 

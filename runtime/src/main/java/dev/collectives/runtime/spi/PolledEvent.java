@@ -10,8 +10,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * An {@link Event} that backends implement with two calls: {@link #query()} (done yet? throws the
- * communicator's asynchronous error) and {@link #release()} (free the native event). Completion is final: once a
- * query said done, the native event is released and every later question is answered without it.
+ * communicator's asynchronous error) and {@link #destroyNativeEvent()} (free the native event). Completion is
+ * final: once a query said done, the native event is destroyed and every later question is answered without it.
  */
 public abstract class PolledEvent implements Event {
     private static final long FIRST_PAUSE_NANOS = 1_000;
@@ -21,7 +21,7 @@ public abstract class PolledEvent implements Event {
     private final String name;
     private boolean done;
     private boolean closed;
-    private boolean released;
+    private boolean destroyed;
     private CompletableFuture<Void> future;
 
     /** @param name names the event in messages, e.g. "event on sim-rank-0-stream-1" */
@@ -34,7 +34,7 @@ public abstract class PolledEvent implements Event {
     protected abstract boolean query();
 
     /** Frees the native event; called once. */
-    protected abstract void release();
+    protected abstract void destroyNativeEvent();
 
     /**
      * For {@code waitFor}: runs {@code enqueueWait} while the native event is certainly live, unless the event
@@ -62,7 +62,7 @@ public abstract class PolledEvent implements Event {
         requireUsable("isDone()");
         if (query()) {
             done = true;
-            releaseOnce();
+            destroyOnce();
         }
         return done;
     }
@@ -96,7 +96,7 @@ public abstract class PolledEvent implements Event {
      */
     final synchronized boolean pollForFuture() {
         if (future.isDone()) {
-            releaseIfClosed();
+            destroyIfClosed();
             return true;
         }
         try {
@@ -107,7 +107,7 @@ public abstract class PolledEvent implements Event {
         } catch (RuntimeException | Error failure) {
             future.completeExceptionally(failure);
         }
-        releaseIfClosed();
+        destroyIfClosed();
         return true;
     }
 
@@ -116,20 +116,20 @@ public abstract class PolledEvent implements Event {
     public final synchronized void close() {
         closed = true;
         if (future == null || future.isDone()) {
-            releaseOnce();
+            destroyOnce();
         }
     }
 
-    private void releaseIfClosed() {
+    private void destroyIfClosed() {
         if (closed) {
-            releaseOnce();
+            destroyOnce();
         }
     }
 
-    private void releaseOnce() {
-        if (!released) {
-            released = true;
-            release();
+    private void destroyOnce() {
+        if (!destroyed) {
+            destroyed = true;
+            destroyNativeEvent();
         }
     }
 

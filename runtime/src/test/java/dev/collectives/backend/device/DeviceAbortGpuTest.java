@@ -147,11 +147,11 @@ class DeviceAbortGpuTest {
     private static String timePolls(Communicator comm, Stream stream) {
         NativeLibrary n = ((DeviceCommunicator) comm).library();
         long start = System.nanoTime();
-        int query = NativeShim.streamQuery(n.lib, ((DeviceStream) stream).handle);
+        int query = n.api.streamQuery(n.lib, ((DeviceStream) stream).handle);
         long queryMillis = millisSince(start);
         start = System.nanoTime();
         int[] error = new int[1];
-        int rc = NativeShim.commAsyncError(n.lib, ((DeviceCommunicator) comm).handle(), error);
+        int rc = n.api.commAsyncError(n.lib, ((DeviceCommunicator) comm).nativeComm().handle(), error);
         String polls = "StreamQuery took " + queryMillis + " ms (" + query + "), CommGetAsyncError "
                 + millisSince(start) + " ms (" + rc + ", error " + error[0] + ")";
         System.out.println(polls);
@@ -160,7 +160,7 @@ class DeviceAbortGpuTest {
 
     private static boolean pending(Communicator comm, Stream stream) {
         NativeLibrary n = ((DeviceCommunicator) comm).library();
-        return NativeShim.streamQuery(n.lib, ((DeviceStream) stream).handle) == NativeLibrary.NOT_READY;
+        return n.api.streamQuery(n.lib, ((DeviceStream) stream).handle) == NativeLibrary.NOT_READY;
     }
 
     /**
@@ -171,7 +171,7 @@ class DeviceAbortGpuTest {
     private static String awaitDrained(Communicator comm, Stream stream) {
         NativeLibrary n = ((DeviceCommunicator) comm).library();
         long start = System.nanoTime();
-        int rc = NativeShim.streamSynchronize(n.lib, ((DeviceStream) stream).handle);
+        int rc = n.api.streamSynchronize(n.lib, ((DeviceStream) stream).handle);
         return millisSince(start) + " ms (" + rc + ")";
     }
 

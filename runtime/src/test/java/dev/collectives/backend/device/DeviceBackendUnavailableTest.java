@@ -33,9 +33,9 @@ class DeviceBackendUnavailableTest {
 
     @Test
     void theShimLoadsWithoutVendorLibrariesAndItsSlotsMatch() {
-        NativeShim.load();
-        NativeLibrary.Slots.verify();
-        assertTrue(NativeShim.slotCount() > 60);
+        NativeShimApi.INSTANCE.load();
+        NativeLibrary.Slots.verify(NativeShimApi.INSTANCE);
+        assertTrue(NativeShimApi.INSTANCE.slotCount() > 60);
     }
 
     @Test
@@ -60,7 +60,7 @@ class DeviceBackendUnavailableTest {
                 Dialect.MCCL.libraryProperty(2));
         properties.forEach(p -> System.setProperty(p, "libc.so.6"));
         try {
-            Object opened = NativeLibrary.tryOpen(Dialect.MCCL);
+            Object opened = NativeLibrary.tryOpen(Dialect.MCCL, NativeShimApi.INSTANCE);
             String reason = assertInstanceOf(String.class, opened);
             assertTrue(reason.contains("lacks the symbol mcclGetVersion"), reason);
             assertTrue(reason.contains("libc.so.6"), reason);

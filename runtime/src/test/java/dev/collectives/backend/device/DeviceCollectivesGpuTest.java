@@ -243,11 +243,12 @@ class DeviceCollectivesGpuTest {
             assertEquals(GpuFixture.device(ctx), comm.device());
             int[] out = new int[1];
             NativeLibrary n = comm.library();
-            n.check(NativeShim.commUserRank(n.lib, comm.handle(), out), ctx.rank(), comm.handle(), "CommUserRank");
+            long handle = comm.nativeComm().handle();
+            n.check(n.api.commUserRank(n.lib, handle, out), ctx.rank(), handle, "CommUserRank");
             assertEquals(ctx.rank(), out[0]);
-            n.check(NativeShim.commCount(n.lib, comm.handle(), out), ctx.rank(), comm.handle(), "CommCount");
+            n.check(n.api.commCount(n.lib, handle, out), ctx.rank(), handle, "CommCount");
             assertEquals(RANKS, out[0]);
-            n.check(NativeShim.commDevice(n.lib, comm.handle(), out), ctx.rank(), comm.handle(), "CommDevice");
+            n.check(n.api.commDevice(n.lib, handle, out), ctx.rank(), handle, "CommDevice");
             assertEquals(GpuFixture.device(ctx), out[0]);
             assertEquals(RANKS, ctx.size());
         });

@@ -29,8 +29,8 @@ class DeviceInitGpuTest {
         DeviceBackend backend = GpuFixture.backend();
         NativeLibrary n = NativeLibrary.require(backend.dialect());
         StringBuilder optional = new StringBuilder();
-        for (int slot = 0; slot < NativeShim.slotCount(); slot++) {
-            if (NativeShim.slotRequired(slot) == 0) {
+        for (int slot = 0; slot < n.api.slotCount(); slot++) {
+            if (n.api.slotRequired(slot) == 0) {
                 optional.append(' ').append(n.symbol(slot)).append(n.has(slot) ? "=present" : "=absent");
             }
         }
@@ -108,21 +108,21 @@ class DeviceInitGpuTest {
         NativeLibrary n = NativeLibrary.require(GpuFixture.backend().dialect());
         int[] devices = IntStream.range(0, Math.min(RANKS, n.deviceCount())).toArray();
         long[] comms = new long[devices.length];
-        n.check(NativeShim.commInitAll(n.lib, comms, devices.length, devices), -1, 0, "CommInitAll");
+        n.check(n.api.commInitAll(n.lib, comms, devices.length, devices), -1, 0, "CommInitAll");
         int[] count = new int[1];
         for (long comm : comms) {
             assertNotEquals(0, comm);
-            n.check(NativeShim.commCount(n.lib, comm, count), -1, comm, "CommCount");
+            n.check(n.api.commCount(n.lib, comm, count), -1, comm, "CommCount");
             assertEquals(devices.length, count[0]);
         }
         // finalize is collective: the communicators of one thread are finalized in a group, then destroyed
-        n.check(NativeShim.groupStart(n.lib), -1, 0, "GroupStart");
+        n.check(n.api.groupStart(n.lib), -1, 0, "GroupStart");
         for (long comm : comms) {
-            n.check(NativeShim.commFinalize(n.lib, comm), -1, comm, "CommFinalize");
+            n.check(n.api.commFinalize(n.lib, comm), -1, comm, "CommFinalize");
         }
-        n.check(NativeShim.groupEnd(n.lib), -1, 0, "GroupEnd");
+        n.check(n.api.groupEnd(n.lib), -1, 0, "GroupEnd");
         for (long comm : comms) {
-            n.check(NativeShim.commDestroy(n.lib, comm), -1, 0, "CommDestroy");
+            n.check(n.api.commDestroy(n.lib, comm), -1, 0, "CommDestroy");
         }
     }
 
@@ -141,18 +141,18 @@ class DeviceInitGpuTest {
                 long child;
                 try (LongPointer slot = new LongPointer(1)) {
                     slot.put(0L);
-                    n.check(NativeShim.groupStart(n.lib), r, 0, "GroupStart");
-                    n.check(NativeShim.commSplit(n.lib, comm.handle(), r, 0, slot), r, comm.handle(),
-                            "CommSplit");
-                    n.check(NativeShim.groupEnd(n.lib), r, 0, "GroupEnd");
+                    n.check(n.api.groupStart(n.lib), r, 0, "GroupStart");
+                    long parent = comm.nativeComm().handle();
+                    n.check(n.api.commSplit(n.lib, parent, r, 0, slot), r, parent, "CommSplit");
+                    n.check(n.api.groupEnd(n.lib), r, 0, "GroupEnd");
                     child = slot.get();
                 }
                 assertNotEquals(0, child, "rank " + r + "'s child communicator");
                 int[] count = new int[1];
-                n.check(NativeShim.commCount(n.lib, child, count), r, child, "CommCount");
+                n.check(n.api.commCount(n.lib, child, count), r, child, "CommCount");
                 assertEquals(1, count[0], "each color holds one rank");
-                n.check(NativeShim.commFinalize(n.lib, child), r, child, "CommFinalize");
-                n.check(NativeShim.commDestroy(n.lib, child), r, 0, "CommDestroy");
+                n.check(n.api.commFinalize(n.lib, child), r, child, "CommFinalize");
+                n.check(n.api.commDestroy(n.lib, child), r, 0, "CommDestroy");
             });
         }
     }

@@ -72,7 +72,7 @@ class InteropGpuTest {
         onRank((comm, stream) -> {
             NativeLibrary n = comm.library();
             long[] out = new long[1];
-            long address = allocate(comm, "Malloc", NativeShim.runtimeMalloc(n.lib, comm.device(), BYTES, out), out);
+            long address = allocate(comm, "Malloc", n.api.runtimeMalloc(n.lib, comm.device(), BYTES, out), out);
             try {
                 DeviceBuffer buffer = comm.wrap(address + 1024, 1024, DataType.FLOAT32);
                 assertEquals("foreign, legacy cudaMalloc", buffer.memory().origin());
@@ -89,7 +89,7 @@ class InteropGpuTest {
                 buffer.close();
                 buffer.copyFromHost(new float[] {1, 2, 3}); // close() freed nothing
             } finally {
-                n.checkRuntime(NativeShim.runtimeFree(n.lib, comm.device(), address), comm.rank(), "Free");
+                n.checkRuntime(n.api.runtimeFree(n.lib, comm.device(), address), comm.rank(), "Free");
             }
         });
     }
@@ -146,10 +146,10 @@ class InteropGpuTest {
         onRank((comm, stream) -> {
             NativeLibrary n = comm.library();
             long[] out = new long[1];
-            long pinned = allocate(comm, "MallocHost", NativeShim.runtimeMallocHost(n.lib, comm.device(), BYTES, out),
+            long pinned = allocate(comm, "MallocHost", n.api.runtimeMallocHost(n.lib, comm.device(), BYTES, out),
                     out);
             long managed = allocate(comm, "MallocManaged",
-                    NativeShim.runtimeMallocManaged(n.lib, comm.device(), BYTES, out), out);
+                    n.api.runtimeMallocManaged(n.lib, comm.device(), BYTES, out), out);
             Pointer pageable = Pointer.malloc(BYTES);
             try {
                 assertRefused(comm, pinned, "pinned host memory");
@@ -157,8 +157,8 @@ class InteropGpuTest {
                 assertRefused(comm, pageable.address(), "memory only");
             } finally {
                 Pointer.free(pageable);
-                n.checkRuntime(NativeShim.runtimeFree(n.lib, comm.device(), managed), comm.rank(), "Free");
-                n.checkRuntime(NativeShim.runtimeFreeHost(n.lib, pinned), comm.rank(), "FreeHost");
+                n.checkRuntime(n.api.runtimeFree(n.lib, comm.device(), managed), comm.rank(), "Free");
+                n.checkRuntime(n.api.runtimeFreeHost(n.lib, pinned), comm.rank(), "FreeHost");
             }
         });
     }
@@ -177,7 +177,7 @@ class InteropGpuTest {
         onRank((comm, stream) -> {
             NativeLibrary n = comm.library();
             long[] out = new long[1];
-            n.checkRuntime(NativeShim.streamCreate(n.lib, comm.device(), out), comm.rank(), "StreamCreateWithFlags");
+            n.checkRuntime(n.api.streamCreate(n.lib, comm.device(), out), comm.rank(), "StreamCreateWithFlags");
             long framework = out[0];
             try (DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 8)) {
                 Stream wrapped = comm.wrapStream(framework);
@@ -195,9 +195,9 @@ class InteropGpuTest {
                 buffer.copyToHost(back);
                 assertArrayEquals(new float[] {1, 2, 3, 4, 1, 2, 3, 4}, back);
                 wrapped.close();
-                assertEquals(0, NativeShim.streamQuery(n.lib, framework), "the framework's stream is still alive");
+                assertEquals(0, n.api.streamQuery(n.lib, framework), "the framework's stream is still alive");
             } finally {
-                n.checkRuntime(NativeShim.streamDestroy(n.lib, framework), comm.rank(), "StreamDestroy");
+                n.checkRuntime(n.api.streamDestroy(n.lib, framework), comm.rank(), "StreamDestroy");
             }
         });
     }

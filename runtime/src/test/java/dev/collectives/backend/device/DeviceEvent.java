@@ -6,9 +6,9 @@ import dev.collectives.runtime.Stream;
 /**
  * A device event ({@code cudaEvent_t}/{@code musaEvent_t}) on one rank's device: recorded on a stream, it times
  * the stream's work between two records without a host round trip. The event functions are optional symbols:
- * where the runtime lacks them, creating one fails naming the symbol.
+ * where the runtime lacks them, creating one fails naming the symbol. The GPU tests time with it.
  */
-public final class DeviceEvent implements AutoCloseable {
+final class DeviceEvent implements AutoCloseable {
     private static final int TIMING = 0;
     private final DeviceCommunicator comm;
     private final long handle;
@@ -16,33 +16,35 @@ public final class DeviceEvent implements AutoCloseable {
     private boolean closed;
 
     /** An event on {@code comm}'s device. */
-    public DeviceEvent(DeviceCommunicator comm) {
+    DeviceEvent(DeviceCommunicator comm) {
         NativeLibrary n = comm.library();
         if (!n.has(NativeLibrary.Slots.EVENT_CREATE)) {
-            throw CollectivesException.usage(comm.rank(), "the device runtime lacks " + n.symbol(NativeLibrary.Slots.EVENT_CREATE));
+            throw CollectivesException.usage(comm.rank(), "the device runtime lacks "
+                    + n.symbol(NativeLibrary.Slots.EVENT_CREATE));
         }
         long[] out = new long[1];
-        n.checkRuntime(NativeShim.eventCreate(n.lib, comm.device(), TIMING, out), comm.rank(), "EventCreateWithFlags");
+        n.checkRuntime(n.api.eventCreate(n.lib, comm.device(), TIMING, out), comm.rank(), "EventCreateWithFlags");
         this.comm = comm;
         this.handle = out[0];
     }
 
     /** Records the event after the work enqueued on {@code stream} so far. */
-    public void record(Stream stream) {
+    void record(Stream stream) {
         NativeLibrary n = comm.library();
-        n.checkRuntime(NativeShim.eventRecord(n.lib, handle, comm.streamOf(stream).handle), comm.rank(), "EventRecord");
+        n.checkRuntime(n.api.eventRecord(n.lib, handle, DeviceStream.of(stream, comm.rank()).handle), comm.rank(),
+                "EventRecord");
     }
 
     /** Waits until the event has completed. */
-    public void synchronize() {
+    void synchronize() {
         NativeLibrary n = comm.library();
-        n.checkRuntime(NativeShim.eventSynchronize(n.lib, handle), comm.rank(), "EventSynchronize");
+        n.checkRuntime(n.api.eventSynchronize(n.lib, handle), comm.rank(), "EventSynchronize");
     }
 
     /** Milliseconds between {@code start}'s record and this one's; both must have completed. */
-    public float elapsedMillisSince(DeviceEvent start) {
+    float elapsedMillisSince(DeviceEvent start) {
         NativeLibrary n = comm.library();
-        n.checkRuntime(NativeShim.eventElapsedMs(n.lib, start.handle, handle, millis), comm.rank(),
+        n.checkRuntime(n.api.eventElapsedMs(n.lib, start.handle, handle, millis), comm.rank(),
                 "EventElapsedTime");
         return millis[0];
     }
@@ -52,7 +54,8 @@ public final class DeviceEvent implements AutoCloseable {
         if (!closed) {
             closed = true;
             NativeLibrary n = comm.library();
-            comm.release(() -> n.checkRuntime(NativeShim.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy"));
+            comm.nativeComm().freeResource(() -> n.checkRuntime(n.api.eventDestroy(n.lib, handle), comm.rank(),
+                    "EventDestroy"));
         }
     }
 }

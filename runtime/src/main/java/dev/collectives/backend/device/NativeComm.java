@@ -1,0 +1,269 @@
+package dev.collectives.backend.device;
+
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Result;
+import dev.collectives.runtime.bootstrap.Rendezvous;
+
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One communicator's native handle ({@code ncclComm_t}/{@code mcclComm_t}) and the states it goes through: open;
+ * aborted, by the user or behind a failure (an asynchronous error, a stall, the job's watch); closed, finalized and
+ * destroyed. It owns everything that decides what a failure does to the handle: the asynchronous error, the abort
+ * under a deadline, the job watch that names the rank at fault, freeing what the communicator's work used once the
+ * abort may have poisoned the device context, and finalize and destroy. Once it is not open, every call that needs
+ * the handle fails at once, naming why.
+ */
+final class NativeComm {
+    private static final System.Logger LOG = System.getLogger("dev.collectives.device");
+    private static final int SHRINK_DEFAULT = 0;
+    private static final int SHRINK_ABORT = 1;
+
+    private enum State { OPEN, ABORTED, CLOSED }
+
+    private final NativeLibrary library;
+    private final long lib;
+    private final long handle;
+    private final int rank;
+    /** The communicator, as messages name it: "nccl rank 1/2 on device 0". */
+    private final String name;
+    private final Waits waits;
+    private final Object stateLock = new Object();
+    private final int[] asyncError = new int[1];
+    /** Memory, registrations and windows made through the communicator and not yet closed. */
+    private final Set<Object> live = ConcurrentHashMap.newKeySet();
+    /** Whether a free after the abort failed and was reported. */
+    private final AtomicBoolean freeFailureReported = new AtomicBoolean();
+    private volatile State state = State.OPEN;
+    /** The job, watched through its rendezvous where the communicator was joined through a TCP one. */
+    private volatile JobWatch job = JobWatch.NONE;
+
+    NativeComm(NativeLibrary library, long handle, int rank, String name, Waits waits) {
+        this.library = library;
+        this.lib = library.lib;
+        this.handle = handle;
+        this.rank = rank;
+        this.name = name;
+        this.waits = waits;
+    }
+
+    NativeLibrary library() {
+        return library;
+    }
+
+    /** The native handle; valid only while {@link #requireOpen} passes. */
+    long handle() {
+        return handle;
+    }
+
+    Waits waits() {
+        return waits;
+    }
+
+    /**
+     * Keeps {@code rendezvous} open as this communicator's job watch (or closes it, where it cannot watch): a job
+     * failure it reports aborts the communicator behind, and every failure this rank meets from then on names it.
+     */
+    void watchJob(Rendezvous rendezvous) {
+        job = JobWatch.start(rendezvous, this::abortBehind);
+    }
+
+    void track(Object resource) {
+        live.add(resource);
+    }
+
+    void untrack(Object resource) {
+        live.remove(resource);
+    }
+
+    // ---- failures ---------------------------------------------------------------------------------------------
+
+    /**
+     * Throws the communicator's asynchronous error, if any, or that it was aborted or closed. A communicator with an
+     * asynchronous error (a peer died, the network failed) cannot finish its work or be finalized: it is aborted
+     * first, which frees what the library holds for it.
+     */
+    void checkAsyncError() {
+        int error;
+        synchronized (stateLock) {
+            requireOpen();
+            library.check(library.api.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
+            error = asyncError[0];
+        }
+        if (isFailure(error)) {
+            CollectivesException failure = library.cclFailure(error, rank, handle,
+                    library.dialect.ccl("CommGetAsyncError") + " (an enqueued operation)",
+                    "; the communicator was aborted" + job.cause().map(why -> "; the job failed: " + why).orElse(""));
+            abortBehind();
+            throw failure;
+        }
+    }
+
+    /**
+     * This rank waited longer than {@code timeoutSeconds} for {@code what} to complete: aborts the communicator
+     * behind, and returns the failure to throw, naming the ranks that never arrived where the job's verdict does.
+     */
+    CollectivesException stalled(String what, long timeoutSeconds) {
+        Optional<String> verdict = job.stalled("waited " + timeoutSeconds + " s for " + what);
+        abortBehind();
+        return CollectivesException.library(Result.REMOTE_ERROR, rank, what, "no "
+                + "completion within " + timeoutSeconds + " s" + verdict.map(why -> "; the job failed: " + why)
+                .orElse("") + "; the communicator was aborted");
+    }
+
+    /** Whether an asynchronous error code says the communicator failed (not success, not still in progress). */
+    private static boolean isFailure(int asyncError) {
+        return asyncError != 0 && asyncError != Result.IN_PROGRESS.code();
+    }
+
+    /** Throws unless open: why the job failed where that aborted it, else its state. */
+    void requireOpen() {
+        if (state != State.OPEN) {
+            throw notOpen();
+        }
+    }
+
+    private CollectivesException notOpen() {
+        return job.failure().filter(why -> state == State.ABORTED)
+                .map(why -> CollectivesException.library(Result.REMOTE_ERROR, rank,
+                        "the communicator", "the job failed: " + why + "; the communicator was aborted"))
+                .orElseGet(() -> CollectivesException.usage(rank, "communicator is "
+                        + state.name().toLowerCase(Locale.ROOT)));
+    }
+
+    boolean isAborted() {
+        return state == State.ABORTED;
+    }
+
+    /**
+     * Refuses to shrink an aborted communicator, saying why: the abort freed it. Otherwise as {@link #requireOpen}.
+     */
+    void requireShrinkable() {
+        if (state == State.ABORTED) {
+            throw CollectivesException.usage(rank, "shrink: the communicator was aborted" + job.failure()
+                    .map(why -> " when the job failed (" + why + ")").orElse("") + ", and " + library.dialect.ccl(
+                    "CommAbort") + " freed it: a communicator is aborted as soon as a failure of its peers is seen, "
+                    + "to stop the library's pending work, so after a death the job recovers by joining anew; shrink "
+                    + "away ranks that are alive before anything fails");
+        }
+        requireOpen();
+    }
+
+    /**
+     * The flags of a {@code CommShrink} of this communicator: {@code NCCL_SHRINK_ABORT} when it has an asynchronous
+     * error (a peer failed), so that the library stops its pending work first.
+     */
+    int shrinkFlags() {
+        synchronized (stateLock) {
+            library.check(library.api.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
+            return isFailure(asyncError[0]) ? SHRINK_ABORT : SHRINK_DEFAULT;
+        }
+    }
+
+    // ---- abort ------------------------------------------------------------------------------------------------
+
+    /**
+     * Aborts the communicator: its operations under way on every thread end, and it is freed. The native abort runs
+     * on a thread of its own under {@link AbortWatch}'s deadline; this returns when it has, or at the deadline.
+     */
+    void abort() {
+        if (markAborted()) {
+            job.abort("rank " + rank + " called abort()");
+            abortWithin();
+        }
+    }
+
+    /**
+     * Aborts the communicator on a thread of its own and returns at once, so that the caller, who met a failure,
+     * reports it without waiting for an abort that may block.
+     */
+    void abortBehind() {
+        if (markAborted()) {
+            waits.aborts().start(abortCall(), () -> library.api.commAbort(lib, handle));
+        }
+    }
+
+    private void abortWithin() {
+        waits.aborts().runWithin(abortCall(), () -> library.api.commAbort(lib, handle))
+                .ifPresent(rc -> library.check(rc, rank, 0, "CommAbort"));
+    }
+
+    /** Marks an open communicator aborted; whether it was open (so the caller is the one to abort it). */
+    private boolean markAborted() {
+        synchronized (stateLock) {
+            if (state != State.OPEN) {
+                return false;
+            }
+            state = State.ABORTED;
+            return true;
+        }
+    }
+
+    private String abortCall() {
+        return library.dialect.ccl("CommAbort") + " of " + name;
+    }
+
+    /**
+     * Runs {@code nativeFree}, the free or destroy of something this communicator's work used. Once the
+     * communicator was aborted with kernels in flight, the library can leave this process's device context in an
+     * error state (NCCL 2.28.3 did, in a job whose peer died or never called: "an illegal memory access was
+     * encountered" on every later call); a free's failure is then logged once, as a warning that says so, instead
+     * of thrown over the failure the caller already has.
+     */
+    void freeResource(Runnable nativeFree) {
+        try {
+            nativeFree.run();
+        } catch (CollectivesException e) {
+            if (state != State.ABORTED) {
+                throw e;
+            }
+            if (freeFailureReported.compareAndSet(false, true)) {
+                LOG.log(System.Logger.Level.WARNING, e.getMessage() + ", after " + name + " was aborted: the "
+                        + "device context of this process may be unusable from now on; restart the process before "
+                        + "using the device again");
+            }
+        }
+    }
+
+    // ---- finalize and destroy ---------------------------------------------------------------------------------
+
+    /**
+     * Finalizes and destroys the handle, once; refuses while memory, registrations or windows made through it are
+     * live. An aborted handle was freed by the abort: it is only marked closed. {@code onClosed} runs once the
+     * state is closed, before the native calls.
+     */
+    void finalizeAndDestroy(Runnable onClosed) {
+        synchronized (stateLock) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            if (state == State.OPEN && !live.isEmpty()) {
+                throw CollectivesException.usage(rank, "close the communicator's resources first: " + live);
+            }
+            boolean open = state == State.OPEN;
+            state = State.CLOSED;
+            onClosed.run();
+            if (open) {
+                try {
+                    library.check(library.api.commFinalize(lib, handle), rank, handle, "CommFinalize");
+                } catch (CollectivesException e) {
+                    // a communicator that cannot be finalized is aborted, so that its resources are freed anyway
+                    abortWithin();
+                    throw e;
+                }
+                library.check(library.api.commDestroy(lib, handle), rank, 0, "CommDestroy");
+            }
+        }
+    }
+
+    /** Leaves the job once the communicator is gone (closed or aborted), so that a peer failing before is named. */
+    void leaveJobIfEnded() {
+        if (state == State.CLOSED || state == State.ABORTED) {
+            job.close();
+        }
+    }
+}

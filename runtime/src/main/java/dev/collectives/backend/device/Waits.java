@@ -1,0 +1,25 @@
+package dev.collectives.backend.device;
+
+import java.util.function.LongSupplier;
+
+/**
+ * How long this backend waits on the library, and the clock it reads: where native aborts run under their deadline
+ * ({@link AbortWatch}), and how long a stream synchronize polls before the communicator is aborted as stalled.
+ *
+ * @param aborts           where native aborts run, off the caller's thread
+ * @param syncTimeoutNanos how long {@code Stream.synchronize} waits ({@code collectives.device.syncTimeoutSeconds})
+ * @param clock            nanoseconds, as {@link System#nanoTime()} counts them
+ */
+record Waits(AbortWatch aborts, long syncTimeoutNanos, LongSupplier clock) {
+    /** Seconds a stream synchronize waits before it aborts the communicator (default 300). */
+    static final String SYNC_TIMEOUT_PROPERTY = "collectives.device.syncTimeoutSeconds";
+
+    /** What the system properties ask for, on the system's clock. */
+    static final Waits SYSTEM = new Waits(AbortWatch.fromSystemProperties(),
+            Long.getLong(SYNC_TIMEOUT_PROPERTY, 300L) * 1_000_000_000L, System::nanoTime);
+
+    /** The synchronize timeout in whole seconds, as messages name it. */
+    long syncTimeoutSeconds() {
+        return syncTimeoutNanos / 1_000_000_000L;
+    }
+}
