@@ -4,6 +4,7 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.device.ScriptedDevice;
 import dev.collectives.backend.sim.SimBackend;
 import dev.collectives.backend.sim.SimCluster;
 import dev.collectives.rules.Rule;
@@ -47,7 +48,22 @@ class CallArgumentsTest {
 
     /** The backends the table runs against, each a factory of fresh one-rank communicators. */
     static List<Named<Supplier<Backend>>> backends() {
-        return List.of(Named.of("sim", SimRank::new));
+        return List.of(Named.of("sim", SimRank::new), Named.of("nccl (scripted, no GPU)", ScriptedDeviceRank::new));
+    }
+
+    /** The device backend's {@code DeviceCommunicator} over a scripted library: its checks run before any native call. */
+    private static final class ScriptedDeviceRank implements Backend {
+        private final Communicator comm = ScriptedDevice.oneRank();
+
+        @Override
+        public Communicator comm() {
+            return comm;
+        }
+
+        @Override
+        public void close() {
+            comm.close();
+        }
     }
 
     private static final class SimRank implements Backend {
