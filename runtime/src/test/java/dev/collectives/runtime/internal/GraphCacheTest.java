@@ -1,19 +1,22 @@
-package dev.collectives.backend.sim;
+package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.sim.SimBackend;
+import dev.collectives.backend.sim.SimCluster;
+import dev.collectives.backend.sim.SimCommunicator;
+import dev.collectives.backend.sim.SimUsage;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.LogCapture;
 import dev.collectives.runtime.GraphCacheStats;
+import dev.collectives.runtime.LogCapture;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
-import dev.collectives.runtime.internal.GraphCache;
 
 import org.junit.jupiter.api.Test;
 
@@ -353,6 +356,6 @@ class GraphCacheTest {
     }
 
     private static SimUsage ledger(RankContext ctx) {
-        return ((SimCommunicator) ctx.comm()).ledger().snapshot();
+        return ((SimCommunicator) ctx.comm()).usage();
     }
 }

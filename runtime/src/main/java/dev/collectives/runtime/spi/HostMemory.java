@@ -1,4 +1,4 @@
-package dev.collectives.runtime.internal;
+package dev.collectives.runtime.spi;
 
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Loader;

@@ -1,20 +1,19 @@
-package dev.collectives.backend.sim;
+package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.sim.SimBackend;
+import dev.collectives.backend.sim.SimCluster;
+import dev.collectives.backend.sim.SimCommunicator;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Pipeline;
-import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Stream.CaptureStatus;
-import dev.collectives.runtime.internal.BindChecks;
-import dev.collectives.runtime.internal.Capture;
-import dev.collectives.runtime.internal.Lifecycle;
-import dev.collectives.runtime.internal.SizeChecks;
+import dev.collectives.runtime.Stream;
 
 import org.junit.jupiter.api.Test;
 
@@ -81,8 +80,8 @@ class GeneratedCodeSupportTest {
     void r4CaptureThatFailsHalfwayEndsTheCaptureAndFreesItsPartialGraph() {
         try (SimCluster cluster = SimBackend.cluster().build()) {
             SimCommunicator comm = cluster.communicator(0);
-            Stream stream = comm.defaultStream();
-            try (DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 8);
+            try (Stream stream = comm.createStream();
+                 DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 8);
                  DeviceBuffer b = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 8)) {
                 IllegalStateException failure = new IllegalStateException("the second op failed");
                 IllegalStateException e = assertThrows(IllegalStateException.class,

@@ -1,13 +1,14 @@
-package dev.collectives.backend.sim;
+package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Registration;
+import dev.collectives.backend.sim.PerRank;
+import dev.collectives.backend.sim.SimBackend;
+import dev.collectives.backend.sim.SimCluster;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.internal.Agreement;
-import dev.collectives.runtime.internal.Fingerprint;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

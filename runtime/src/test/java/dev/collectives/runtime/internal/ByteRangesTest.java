@@ -1,13 +1,15 @@
-package dev.collectives.backend.sim;
+package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.sim.SimBackend;
+import dev.collectives.backend.sim.SimCluster;
+import dev.collectives.backend.sim.SimCommunicator;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
-import dev.collectives.runtime.internal.ByteRanges;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
