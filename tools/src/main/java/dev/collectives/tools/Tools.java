@@ -89,16 +89,9 @@ public final class Tools {
                     + "--help. The examples and the mistakes are the examples module's runner.",
             exitCodeListHeading = "%nExit status:%n",
             exitCodeList = {"0:the command passed", "1:it failed", "2:a bad command line, or an unavailable backend"})
-    static final class Top implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
-        boolean help;
-
-        @Override
-        public Integer call() {
-            return nameACommand(spec, "a command");
+    static final class Top extends Group {
+        Top() {
+            super("a command");
         }
     }
 
@@ -111,24 +104,32 @@ public final class Tools {
             exitCodeList = {"0:the benchmark ran, and every size it checked was right",
                 "1:a size had wrong elements, or the benchmark failed",
                 "2:a bad command line, or an unavailable backend"})
-    static final class Bench implements Callable<Integer> {
+    static final class Bench extends Group {
+        Bench() {
+            super("a benchmark");
+        }
+    }
+
+    /** A command that only groups others: run without one, it says so, with its usage, and exits with USAGE. */
+    private abstract static class Group implements Callable<Integer> {
+        private final String member;
+
         @Spec
         CommandSpec spec;
 
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
         boolean help;
 
+        Group(String member) {
+            this.member = member;
+        }
+
         @Override
         public Integer call() {
-            return nameACommand(spec, "a benchmark");
+            CommandLine line = spec.commandLine();
+            line.getErr().println("error: name " + member);
+            line.usage(line.getErr());
+            return Runner.USAGE;
         }
-    }
-
-    /** A command that only groups others, run without one: says so, with its usage, and {@link Runner#USAGE}. */
-    private static int nameACommand(CommandSpec spec, String what) {
-        CommandLine line = spec.commandLine();
-        line.getErr().println("error: name " + what);
-        line.usage(line.getErr());
-        return Runner.USAGE;
     }
 }
