@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** The runner's {@code differential} command: see {@link Harness}. */
+/** The tools' {@code differential} command: see {@link Harness}. */
 @Command(name = "differential", sortOptions = false, usageHelpAutoWidth = true,
         description = {"Runs the same work on sim (threads of this process) and on another backend (one process per "
                 + "rank) at each rank count, and compares: every example's buffers, every mistake's tag, a seeded "

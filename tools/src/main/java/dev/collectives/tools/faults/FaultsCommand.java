@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** The runner's {@code faults} command: see {@link FaultJobs}. */
+/** The tools' {@code faults} command: see {@link FaultJobs}. */
 @Command(name = "faults", sortOptions = false, usageHelpAutoWidth = true,
         description = {"Proves the failure paths of jobs of processes: for each rank count N, registration mode and "
                 + "fault, starts N processes, one per rank, that bind a one-allreduce pipeline of the mode and run its "
