@@ -6,7 +6,7 @@
 # GPUs the processes share the GPUs round-robin, each with its own NCCL_HOSTID, so that NCCL connects them through its
 # socket transport: a setup that proves behaviour, never speed. BACKEND=sim compares sim's threads with sim's
 # processes and needs no GPU (the build's tests run it that way).
-# Staged by gpu/stage.sh (MODULES=runtime,examples) into .gpu/ beside job-devices.sh (the GPUs and NCCL), .gpu/lib,
+# Staged by gpu/stage.sh (MODULES=runtime,tools) into .gpu/ beside job-devices.sh (the GPUs and NCCL), .gpu/lib,
 # .gpu/jre and the corpus that stage.sh compiled, .gpu/corpus.jar (the runtime image has no compiler); run there:
 #   bash .gpu/differential.sh
 # Variables: BACKEND (nccl; mccl needs COLLECTIVES_MCCL_* set), RANKS (2,4,8), CORPUS (300), SEED (1), MAX_COUNT
@@ -26,7 +26,7 @@ prepared=()
 . "$here/job-devices.sh"
 mkdir -p "$out"
 "$java" -Xss16m -Dcollectives.device.syncTimeoutSeconds="${SYNC_TIMEOUT:-120}" -cp "$classpath" \
-  dev.collectives.examples.Runner differential --backend "$backend" --ranks "${RANKS:-2,4,8}" --devices "$devices" \
+  dev.collectives.tools.Tools differential --backend "$backend" --ranks "${RANKS:-2,4,8}" --devices "$devices" \
   --corpus "${CORPUS:-300}" --seed "${SEED:-1}" --max-count "${MAX_COUNT:-1048576}" \
   --parts "${PARTS:-examples,mistakes,corpus,wrap}" --results "$out" ${prepared[@]+"${prepared[@]}"} 2>&1 \
   | tee "$out/differential.log"

@@ -8,7 +8,7 @@
 # than GPUs the processes share the GPUs round-robin, each with its own NCCL_HOSTID, so that NCCL connects them through
 # its socket transport: a setup that proves behaviour, never speed. BACKEND=sim needs no GPU (the build's tests run it
 # that way at 2 ranks).
-# Staged by gpu/stage.sh (MODULES=runtime,examples) into .gpu/ beside job-devices.sh (the GPUs and NCCL), .gpu/lib
+# Staged by gpu/stage.sh (MODULES=runtime,tools) into .gpu/ beside job-devices.sh (the GPUs and NCCL), .gpu/lib
 # and .gpu/jre; run there:
 #   RANKS=2,4,8 bash .gpu/faults.sh
 # Variables: BACKEND (nccl; mccl needs COLLECTIVES_MCCL_* set), RANKS (2,4,8), MODES (NONE,LOCAL,GRAPH), FAULTS
@@ -24,7 +24,7 @@ java=${JAVA:-$here/jre/bin/java}
 classpath=${CLASS_PATH:-$(ls "$here"/lib/*.jar | grep -v console-standalone | tr '\n' ':')}
 . "$here/job-devices.sh"
 mkdir -p "$out"
-"$java" -cp "$classpath" dev.collectives.examples.Runner faults --backend "$backend" --ranks "${RANKS:-2,4,8}" \
+"$java" -cp "$classpath" dev.collectives.tools.Tools faults --backend "$backend" --ranks "${RANKS:-2,4,8}" \
   --devices "$devices" --modes "${MODES:-NONE,LOCAL,GRAPH}" --faults "${FAULTS:-kill,abort,silent,shapes}" \
   --sync-timeout "${SYNC_TIMEOUT:-10}" --sim-timeout "${SIM_TIMEOUT:-5}" --job-timeout "${JOB_TIMEOUT:-180}" \
   --out "$out" 2>&1 | tee "$out/faults.log"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds a small Java runtime image (jlink) for a Linux x86-64 GPU machine that has no Java: the modules the
-# runtime, the examples and the JUnit console need.
+# runtime, the examples, the tools and the JUnit console need.
 # Usage: gpu/jre.sh [OUTDIR]   (default .gpu/jre under the repository root). Needs a JDK 17+ here (JAVA_HOME, or the
 # java on the PATH).
 set -euo pipefail

@@ -166,7 +166,7 @@ fi
 if has overhead; then # Java minus native per op, interleaved in one process (OverheadBenchmark)
   secs=$(limit ${OVERHEAD_LIMIT:-150})
   if ((secs == 0)); then note "overhead: skipped, out of time"; else
-    timeout -k 5 "$secs" "$java" -Xss16m -cp "$classpath" dev.collectives.examples.bench.OverheadBenchmark \
+    timeout -k 5 "$secs" "$java" -Xss16m -cp "$classpath" dev.collectives.tools.bench.OverheadBenchmark \
       --ranks "${BENCH_RANKS:-1}" --rounds "${OVERHEAD_ROUNDS:-200}" --csv "$out/overhead.csv" > "$out/overhead.log" 2>&1
     note "overhead: rc=$? ${SECONDS}s $(grep -E '^# (none|local|graph|window) ' "$out/overhead.log" | tr '\n' ' ')"
   fi
@@ -176,18 +176,18 @@ if has memory; then # device memory of a communicator and of bound pipelines (Me
   n=${MEMORY_INSTANCES:-16}
   # each twice: NCCL connecting every peer at init (what the backend asks for by default), and lazily
   { echo "==== peers connected at init (NCCL_RUNTIME_CONNECT=0)"; NCCL_RUNTIME_CONNECT=0 timeout -k 5 60 "$build/native_bench" memory "$n"
-    timeout -k 5 "$(limit 90)" "$java" -Xss16m -cp "$classpath" dev.collectives.examples.bench.MemoryBenchmark --instances "$n"
+    timeout -k 5 "$(limit 90)" "$java" -Xss16m -cp "$classpath" dev.collectives.tools.bench.MemoryBenchmark --instances "$n"
     echo "==== lazy connections (the library's default; -Dcollectives.device.connectAtInit=false)"
     timeout -k 5 60 "$build/native_bench" memory "$n"
     timeout -k 5 "$(limit 90)" "$java" -Xss16m -Dcollectives.device.connectAtInit=false -cp "$classpath" \
-      dev.collectives.examples.bench.MemoryBenchmark --instances "$n"; } > "$out/memory.log" 2>&1
+      dev.collectives.tools.bench.MemoryBenchmark --instances "$n"; } > "$out/memory.log" 2>&1
   note "memory: rc=$? $(grep -E '^====|communicator' "$out/memory.log" | tr -s ' ' | cut -c1-160 | tr '\n' ';')"
 fi
 if has fusion; then # what the processor's plan buys: k allreduces per step, fused or not, Java beside C
   gcc -O2 -o "$build/native_bench" "$here/native_bench.c" $links -lpthread >> "$build/builds.log" 2>&1
   secs=$(limit ${FUSION_LIMIT:-300})
   if ((secs == 0)); then note "fusion: skipped, out of time"; else
-    timeout -k 5 "$secs" "$java" -Xss16m -cp "$classpath" dev.collectives.examples.bench.FusionBenchmark \
+    timeout -k 5 "$secs" "$java" -Xss16m -cp "$classpath" dev.collectives.tools.bench.FusionBenchmark \
       --backend nccl --ranks "${BENCH_RANKS:-1}" --native-bench "$build/native_bench" --csv "$out/fusion.csv" \
       --json "$out/fusion.json" > "$out/fusion.log" 2>&1
     note "fusion: rc=$? ${SECONDS}s $(grep -E '^# k = ' "$out/fusion.log")"
@@ -197,7 +197,7 @@ if has bench || has quickbench; then # nccl-tests-style tables, Java beside the 
   max=${BENCH_MAX:-1073741824}; has quickbench && max=33554432
   secs=$(limit 540)
   if ((secs == 0)); then note "bench: skipped, out of time"; else
-    timeout -k 5 "$secs" "$java" -Xss16m -cp "$classpath" dev.collectives.examples.bench.DeviceBenchmark \
+    timeout -k 5 "$secs" "$java" -Xss16m -cp "$classpath" dev.collectives.tools.bench.DeviceBenchmark \
       --min 8 --max "$max" --ranks "${BENCH_RANKS:-1}" --ops "${BENCH_OPS:-allreduce,allgather}" \
       --modes "${BENCH_MODES:-none,local,graph}" --csv "$out/bench.csv" --json "$out/bench.json" \
       --out "$build/bench.txt" > "$out/bench.log" 2>&1

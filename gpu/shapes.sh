@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sizes at call time on one GPU (1 rank, nccl): ShapesBenchmark beside the native baseline (a C loop in this
 # process), again with COLLECTIVES_CHECK=calls, the gradient-buckets example, and DeviceShapesGpuTest. Staged like run-all.sh
-# (gpu/stage.sh with MODULES=runtime,examples); JAVA overrides the staged runtime. Logs to $OUT; a summary last.
+# (gpu/stage.sh with MODULES=runtime,tools); JAVA overrides the staged runtime. Logs to $OUT; a summary last.
 set -u
 export NCCL_NVLS_ENABLE=0
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,10 +13,10 @@ export COLLECTIVES_NCCL_CCL_LIBRARY=$nccl COLLECTIVES_NCCL_RUNTIME_LIBRARY=$cuda
 echo "libraries: $nccl $cudart $cuda" | tee "$out/summary.txt"
 java="${JAVA:-$here/jre/bin/java} -Xss16m"
 cp="$here/lib/*"
-timeout -k 5 150 $java -cp "$cp" dev.collectives.examples.bench.ShapesBenchmark --backend nccl --ranks 1 \
+timeout -k 5 150 $java -cp "$cp" dev.collectives.tools.bench.ShapesBenchmark --backend nccl --ranks 1 \
   > "$out/shapes.txt" 2>&1
 echo "bench rc=$?" >> "$out/summary.txt"
-COLLECTIVES_CHECK=calls timeout -k 5 60 $java -cp "$cp" dev.collectives.examples.bench.ShapesBenchmark \
+COLLECTIVES_CHECK=calls timeout -k 5 60 $java -cp "$cp" dev.collectives.tools.bench.ShapesBenchmark \
   --backend nccl --ranks 1 --iters 2000 > "$out/shapes-check.txt" 2>&1
 echo "bench with COLLECTIVES_CHECK=calls rc=$?" >> "$out/summary.txt"
 timeout -k 5 60 $java -cp "$cp" dev.collectives.examples.Runner --backend nccl --ranks 1 --example gradient-buckets \

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the project and stages what gpu/run-all.sh needs into DEST/.gpu (default: the repository root), to be
 # copied to a GPU machine that has no Java and no Maven: a Java runtime image (gpu/jre.sh), the jars (modules,
-# test-jar, dependencies, the JUnit console), the C sources, the scripts (differential.sh and faults.sh need
-# MODULES=runtime,examples) and the differential harness's compiled corpus.
-# Usage: [MODULES=runtime,examples] gpu/stage.sh [DEST]   then, on the GPU machine: bash DEST/.gpu/run-all.sh
+# test-jar, dependencies, the JUnit console), the C sources, the scripts (the examples runner and the benchmarks
+# of run-all.sh, shapes.sh, differential.sh and faults.sh need MODULES=runtime,tools, which builds the examples too)
+# and the differential harness's compiled corpus.
+# Usage: [MODULES=runtime,tools] gpu/stage.sh [DEST]   then, on the GPU machine: bash DEST/.gpu/run-all.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -16,7 +17,7 @@ mvn -B -q -pl "$modules" -am package dependency:copy-dependencies -DskipTests -D
   -Dmaven.source.skip=true -DincludeScope=runtime -DexcludeGroupIds=dev.collectives -DoutputDirectory="$dest/lib" \
   -DexcludeClassifiers=linux-arm64,linux-ppc64le,macosx-arm64,macosx-x86_64,windows-x86_64
 [ -x "$dest/jre/bin/java" ] || gpu/jre.sh "$dest/jre"
-for m in api processor runtime examples; do
+for m in api processor runtime examples tools; do
   if [ -d "$m/target" ]; then
     find "$m/target" -maxdepth 1 -name 'collectives-*.jar' ! -name '*-sources.jar' ! -name '*-javadoc.jar' \
       -exec cp {} "$dest/lib/" \;
@@ -26,8 +27,8 @@ done
   -Dartifact=org.junit.platform:junit-platform-console-standalone:1.14.4 -DoutputDirectory="$dest/lib"
 # the differential harness's corpus (CORPUS, SEED, MAX_COUNT as differential.sh takes them), compiled here with the
 # annotation processor: the runtime image has no compiler
-if ls "$dest"/lib/collectives-examples-*.jar > /dev/null 2>&1; then
-  "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "$dest/lib/*" dev.collectives.examples.Runner differential \
+if ls "$dest"/lib/collectives-tools-*.jar > /dev/null 2>&1; then
+  "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "$dest/lib/*" dev.collectives.tools.Tools differential \
     --prepare-corpus "$dest/corpus.jar" --corpus "${CORPUS:-300}" --seed "${SEED:-1}" --max-count "${MAX_COUNT:-1048576}"
 fi
 cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/differential.sh gpu/faults.sh gpu/job-devices.sh \

@@ -1,19 +1,8 @@
 package dev.collectives.examples;
 
-import dev.collectives.examples.bench.BenchCommandLine;
-import dev.collectives.examples.bench.DeviceBenchmark;
-import dev.collectives.examples.bench.FusionBenchmark;
-import dev.collectives.examples.bench.MemoryBenchmark;
-import dev.collectives.examples.bench.OverheadBenchmark;
-import dev.collectives.examples.bench.PlotCommand;
-import dev.collectives.examples.bench.ShapesBenchmark;
-import dev.collectives.examples.bench.SimAllReduceBenchmark;
-import dev.collectives.examples.differential.DifferentialCommand;
-import dev.collectives.examples.differential.RankCommand;
-import dev.collectives.examples.faults.FaultRankCommand;
-import dev.collectives.examples.faults.FaultsCommand;
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
+import dev.collectives.runtime.Backends;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -33,10 +22,10 @@ import picocli.CommandLine.Spec;
 /**
  * The runner's command line, built on picocli: with no subcommand it runs the examples (or, with
  * {@code --mistakes}, the mistakes); the subcommands run the examples, the mistakes, one rank of a multi-process job,
- * the list, or a benchmark. Every command takes {@code --help}, and every option {@code --name value} as well as
- * {@code --name=value}.
+ * a failure and its recovery, or the list. Every command takes {@code --help}, and every option {@code --name value}
+ * as well as {@code --name=value}. {@link #printingTo} sets up the tools' command line alike.
  */
-final class Commands {
+public final class Commands {
     static final int DEFAULT_RANKS = 4;
 
     private Commands() {
@@ -50,13 +39,16 @@ final class Commands {
                 .addSubcommand(new CommandLine(new MistakesCommand(catalogue)))
                 .addSubcommand(new CommandLine(new JoinCommand(catalogue)))
                 .addSubcommand(new CommandLine(new RecoveryCommand(catalogue)))
-                .addSubcommand(new CommandLine(new ListCommand(catalogue)))
-                .addSubcommand(new CommandLine(new DifferentialCommand(out, examples, mistakes)))
-                .addSubcommand(new CommandLine(new RankCommand(out, examples, mistakes)))
-                .addSubcommand(new CommandLine(new FaultsCommand(out)))
-                .addSubcommand(new CommandLine(new FaultRankCommand(out)))
-                .addSubcommand(new CommandLine(new Bench()))
-                .setCaseInsensitiveEnumValuesAllowed(true);
+                .addSubcommand(new CommandLine(new ListCommand(catalogue)));
+        return printingTo(line, out);
+    }
+
+    /**
+     * {@code line}, its subcommands added, printing to {@code out}: enum values in any case; a bad command line, or a
+     * command's {@link IllegalArgumentException}, printed as an error (with the synopsis and where to find more for
+     * the former) and ending with {@link Runner#USAGE}.
+     */
+    public static CommandLine printingTo(CommandLine line, PrintStream out) {
         PrintWriter writer = new PrintWriter(out, true);
         return line.setOut(writer).setErr(writer).setCaseInsensitiveEnumValuesAllowed(true)
                 .setParameterExceptionHandler((e, args) -> {
@@ -67,9 +59,6 @@ final class Commands {
                     return Runner.USAGE;
                 })
                 .setExecutionExceptionHandler((e, parsed, result) -> {
-                    if (parsed.getParent() != null && parsed.getParent().getCommand() instanceof Bench) {
-                        return BenchCommandLine.RUN_FAILED.handleExecutionException(e, parsed, result);
-                    }
                     if (e instanceof IllegalArgumentException) {
                         writer.println("error: " + e.getMessage());
                         return Runner.USAGE;
@@ -78,31 +67,13 @@ final class Commands {
                 });
     }
 
-    /** What the commands run and print to. */
-    record Catalogue(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
+    /** The runner's --backend and --ranks: $COLLECTIVES_BACKEND, else sim, and {@value #DEFAULT_RANKS} ranks. */
+    private static ClusterOptions runnerDefaults() {
+        return new ClusterOptions(Backends.DEFAULT, String.valueOf(DEFAULT_RANKS));
     }
 
-    /** Where the ranks run: the options of every command that binds pipelines. */
-    static final class ClusterOptions {
-        @Spec(Spec.Target.MIXEE)
-        CommandSpec spec;
-
-        @Option(names = "--backend", paramLabel = "NAME",
-                description = "sim (embedded, no GPU), nccl or mccl; default: $COLLECTIVES_BACKEND, else sim")
-        String backend;
-
-        int ranks = DEFAULT_RANKS;
-
-        @Option(names = "--ranks", paramLabel = "N",
-                description = "ranks on this host: threads on sim, one GPU each otherwise; default: "
-                        + DEFAULT_RANKS)
-        void ranks(int n) {
-            if (n < 1) {
-                throw new ParameterException(spec.commandLine(), "--ranks needs a positive whole number, not '" + n
-                        + "'");
-            }
-            ranks = n;
-        }
+    /** What the commands run and print to. */
+    record Catalogue(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
     }
 
     @Command(name = "runner", sortOptions = false, usageHelpAutoWidth = true,
@@ -118,7 +89,7 @@ final class Commands {
         private final Catalogue catalogue;
 
         @Mixin
-        ClusterOptions cluster;
+        ClusterOptions cluster = runnerDefaults();
 
         @Option(names = "--example", paramLabel = "NAME",
                 description = "run only this example (with --mistakes: this mistake); repeatable; see --list")
@@ -166,7 +137,7 @@ final class Commands {
                 "2:a bad command line, or an unavailable backend"})
     static final class ExamplesCommand extends CatalogueCommand {
         @Mixin
-        ClusterOptions cluster;
+        ClusterOptions cluster = runnerDefaults();
 
         @Parameters(paramLabel = "NAME", description = "the examples to run, in this order; default: all (see list)")
         List<String> names = new ArrayList<>();
@@ -189,7 +160,7 @@ final class Commands {
                 "1:one was not caught, or caught as another rule", "2:a bad command line, or an unavailable backend"})
     static final class MistakesCommand extends CatalogueCommand {
         @Mixin
-        ClusterOptions cluster;
+        ClusterOptions cluster = runnerDefaults();
 
         @Parameters(paramLabel = "NAME", description = "the mistakes to run, in this order; default: all (see list)")
         List<String> names = new ArrayList<>();
@@ -282,31 +253,6 @@ final class Commands {
         @Override
         public Integer call() {
             return Runner.list(catalogue);
-        }
-    }
-
-    @Command(name = "bench", usageHelpAutoWidth = true, synopsisSubcommandLabel = "COMMAND",
-            description = "The benchmarks: nccl-tests-style tables (size, count, type, redop, time, algbw, busbw, "
-                    + "#wrong; out of place and in place), also as CSV or JSON, and a chart of them.",
-            subcommands = {DeviceBenchmark.class, OverheadBenchmark.class, MemoryBenchmark.class,
-                ShapesBenchmark.class, FusionBenchmark.class, SimAllReduceBenchmark.class, PlotCommand.class},
-            exitCodeListHeading = "%nExit status:%n",
-            exitCodeList = {"0:the benchmark ran, and every size it checked was right",
-                "1:a size had wrong elements, or the benchmark failed",
-                "2:a bad command line, or an unavailable backend"})
-    static final class Bench implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
-        boolean help;
-
-        @Override
-        public Integer call() {
-            CommandLine line = spec.commandLine();
-            line.getErr().println("error: name a benchmark");
-            line.usage(line.getErr());
-            return Runner.USAGE;
         }
     }
 }

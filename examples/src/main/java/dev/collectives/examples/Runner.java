@@ -78,14 +78,14 @@ public final class Runner {
         return status;
     }
 
-    static int runExamples(Commands.Catalogue catalogue, Commands.ClusterOptions cluster, List<String> names) {
+    static int runExamples(Commands.Catalogue catalogue, ClusterOptions cluster, List<String> names) {
         List<Example> selected = select("example", catalogue.examples(), Example::name, names);
-        return runner(catalogue, cluster).map(r -> r.runExamples(selected)).orElse(USAGE);
+        return runner(catalogue, cluster).runExamples(selected);
     }
 
-    static int runMistakes(Commands.Catalogue catalogue, Commands.ClusterOptions cluster, List<String> names) {
+    static int runMistakes(Commands.Catalogue catalogue, ClusterOptions cluster, List<String> names) {
         List<Mistake> selected = select("mistake", catalogue.mistakes(), Mistake::name, names);
-        return runner(catalogue, cluster).map(r -> r.runMistakes(selected)).orElse(USAGE);
+        return runner(catalogue, cluster).runMistakes(selected);
     }
 
     /**
@@ -136,15 +136,10 @@ public final class Runner {
         }
     }
 
-    /** A runner on the chosen backend; empty, having said why, when the backend is unknown or unavailable. */
-    private static Optional<Runner> runner(Commands.Catalogue catalogue, Commands.ClusterOptions cluster) {
-        try {
-            Backend backend = cluster.backend == null ? Backends.fromEnvironment() : Backends.get(cluster.backend);
-            return Optional.of(new Runner(backend, Ranks.local(backend, cluster.ranks), catalogue.out()));
-        } catch (CollectivesException e) {
-            catalogue.out().println("error: " + e.getMessage());
-            return Optional.empty();
-        }
+    /** A runner on the chosen backend; a bad command line when the backend is unknown or unavailable. */
+    private static Runner runner(Commands.Catalogue catalogue, ClusterOptions cluster) {
+        Backend backend = cluster.backend().get();
+        return new Runner(backend, Ranks.local(backend, cluster.ranks().count()), catalogue.out());
     }
 
     static int list(Commands.Catalogue catalogue) {

@@ -1,7 +1,6 @@
 package dev.collectives.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.examples.mistakes.Mistakes;
@@ -25,20 +24,15 @@ class RunnerOptionsTest {
             "--help"}) {
             assertTrue(run.text().contains(" " + option + " "), option);
         }
-        for (String command : new String[] {"examples", "mistakes", "join", "recovery", "list", "differential",
-            "faults", "bench"}) {
+        for (String command : new String[] {"examples", "mistakes", "join", "recovery", "list"}) {
             assertTrue(run.text().contains("\n  " + command + " "), command);
         }
-        assertFalse(run.text().contains("differential-rank"), "a rank of the harness's jobs is not for users");
-        assertFalse(run.text().contains("faults-rank"), "nor is a rank of the fault driver's");
         assertTrue(run.text().contains("Exit status:\n  0   every example (or mistake) passed or was skipped\n"
                 + "  1   one failed\n  2   a bad command line, or an unavailable backend"), run.text());
     }
 
     @ParameterizedTest(name = "{0} --help")
-    @CsvSource({"examples", "mistakes", "join", "recovery", "list", "differential", "faults", "bench", "bench device",
-        "bench overhead", "bench memory",
-        "bench shapes", "bench sim-allreduce", "bench plot"})
+    @CsvSource({"examples", "mistakes", "join", "recovery", "list"})
     void everySubcommandHasHelp(String command) {
         List<String> args = new ArrayList<>(List.of(command.split(" ")));
         args.add("--help");
@@ -46,44 +40,6 @@ class RunnerOptionsTest {
 
         assertEquals(Runner.PASSED, run.status(), run.text());
         assertTrue(run.text().startsWith("Usage: runner " + command + " "), run.text());
-    }
-
-    @Test
-    void differentialRefusesFewerThanTwoRanksWithUsageStatus() {
-        RunnerOutput run = RunnerOutput.of("differential", "--ranks", "1,2");
-
-        assertEquals(Runner.USAGE, run.status(), run.text());
-        assertEquals("error: --ranks needs counts of at least 2 and --devices at least 1", run.text().strip());
-    }
-
-    @Test
-    void faultsHelpListsItsOptionsTheFaultsAndWhyTheCulpritIsNeverRankZero() {
-        RunnerOutput run = RunnerOutput.of("faults", "--help");
-
-        assertEquals(Runner.PASSED, run.status(), run.text());
-        String text = run.text().replaceAll("\\s+", " ");
-        for (String option : new String[] {"--backend=NAME", "--ranks=N[,N...]", "--devices=G",
-            "--modes=MODE[,MODE...]", "--faults=FAULT[,FAULT...]", "--out=DIR", "--job-timeout=SECONDS",
-            "--sim-timeout=SECONDS", "--sync-timeout=SECONDS", "--help"}) {
-            assertTrue(text.contains(" " + option + " "), option + " in:\n" + run.text());
-        }
-        for (String words : new String[] {"the culprit, rank N-1", "never rank 0: its process serves the rendezvous",
-            "kill: the culprit halts its process", "abort: it calls comm.abort()", "silent: it stops calling",
-            "shapes: it calls the step with n + 1 elements", "COLLECTIVES_CHECK=calls", "never speed",
-            "0 every job failed as expected"}) {
-            assertTrue(text.contains(words), words + " in:\n" + run.text());
-        }
-    }
-
-    @Test
-    void benchWithoutABenchmarkListsThemAndExitsWithUsageStatus() {
-        RunnerOutput run = RunnerOutput.of("bench");
-
-        assertEquals(Runner.USAGE, run.status(), run.text());
-        assertTrue(run.text().startsWith("error: name a benchmark"), run.text());
-        for (String benchmark : new String[] {"device", "overhead", "memory", "shapes", "sim-allreduce", "plot"}) {
-            assertTrue(run.text().contains("\n  " + benchmark + " "), benchmark);
-        }
     }
 
     @Test
@@ -126,7 +82,7 @@ class RunnerOptionsTest {
         "--bogus               | Unknown option: '--bogus'",
         "--ranks 0             | --ranks needs a positive whole number, not '0'",
         "--ranks=-1            | --ranks needs a positive whole number, not '-1'",
-        "--ranks four          | Invalid value for option '--ranks': 'four' is not an int",
+        "--ranks four          | --ranks needs a positive whole number, not 'four'",
         "--ranks               | Missing required parameter for option '--ranks' (N)",
         "--example             | Missing required parameter for option '--example' (NAME)",
         "examples --bogus      | Unknown option: '--bogus'",
@@ -138,11 +94,7 @@ class RunnerOptionsTest {
         "join --mistakes seed-graph | no mistake is called 'seed-graph'; the mistakes are: different-pipelines",
         "join --ranks 2        | Unknown option: '--ranks'",
         "recovery --kill 0     | --kill needs a rank other than 0 (rank 0 serves the rendezvous",
-        "faults --ranks 1,2    | --ranks needs counts of at least 2 and --devices at least 1",
-        "faults --sim-timeout 0 | --job-timeout, --sim-timeout and --sync-timeout need at least 1 s",
-        "faults --faults crash | Invalid value for option '--faults' (FAULT): expected one of [KILL, ABORT, SILENT, "
-            + "SHAPES]",
-        "faults --backend nosuch | unknown backend 'nosuch'"})
+        "--ranks 2,4           | --ranks takes one count here, not '2,4'"})
     void badCommandLineExitsWithUsageStatus(String args, String message) {
         RunnerOutput run = RunnerOutput.of(args.trim().split(" +"));
 

@@ -1,7 +1,7 @@
 package dev.collectives.runtime;
 
 import dev.collectives.annotation.DataType;
-import dev.collectives.runtime.internal.HostMemory;
+import dev.collectives.runtime.spi.HostMemory;
 import java.nio.ByteBuffer;
 
 /**

@@ -4,7 +4,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.ForeignMemory.Classification;
 import dev.collectives.runtime.ForeignMemory.Residence;
 import dev.collectives.runtime.Result;
-import dev.collectives.runtime.internal.HostMemory;
+import dev.collectives.runtime.spi.HostMemory;
 
 import java.util.Collections;
 import java.util.List;

@@ -5,7 +5,7 @@ import dev.collectives.annotation.OpKind;
 import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
-import dev.collectives.runtime.internal.HostMemory;
+import dev.collectives.runtime.spi.HostMemory;
 
 import java.util.List;
 

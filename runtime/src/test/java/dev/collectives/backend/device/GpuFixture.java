@@ -8,7 +8,7 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.bootstrap.GpuJob;
-import dev.collectives.runtime.bootstrap.RankProcesses;
+import dev.collectives.runtime.bootstrap.ProcessPerRankExtension;
 import dev.collectives.runtime.bootstrap.TestRanks;
 
 import java.nio.ByteBuffer;
@@ -34,7 +34,7 @@ final class GpuFixture {
      * them through its socket transport (it refuses two ranks of one communicator on one device of one process),
      * where this host lacks a device per rank or {@code -Dcollectives.test.sharedGpu=true} says so.
      */
-    static final class ProcessesOnOneGpu extends RankProcesses {
+    static final class ProcessesOnOneGpu extends ProcessPerRankExtension {
         ProcessesOnOneGpu() {
             super(RANKS, backendName(), true, Duration.ofSeconds(30));
         }

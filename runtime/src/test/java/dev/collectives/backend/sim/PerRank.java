@@ -12,15 +12,15 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Test helpers that run a body on every rank and look at what each rank threw. */
-final class PerRank {
+public final class PerRank {
     /** A timeout short enough for tests that wait for ranks that never come. */
-    static final Duration SHORT = Duration.ofMillis(300);
+    public static final Duration SHORT = Duration.ofMillis(300);
 
     private PerRank() {
     }
 
     /** Runs {@code body} on every rank and returns what each threw (null where it returned normally). */
-    static Throwable[] failures(LocalCluster cluster, LocalCluster.RankBody body) {
+    public static Throwable[] failures(LocalCluster cluster, LocalCluster.RankBody body) {
         Throwable[] failures = new Throwable[cluster.size()];
         cluster.run(ctx -> {
             try {
@@ -36,7 +36,7 @@ final class PerRank {
      * Every rank failed with a {@link CollectivesException} for {@code rule}: its message starts with the rule's
      * tag, names the rank, and contains each fragment. Returns rank 0's message.
      */
-    static String assertEveryRank(Throwable[] failures, Rule rule, String... fragments) {
+    public static String assertEveryRank(Throwable[] failures, Rule rule, String... fragments) {
         for (int r = 0; r < failures.length; r++) {
             CollectivesException e = assertCollectivesException(failures, r);
             assertEquals(rule, e.rule(), "rank " + r + ": " + e.getMessage());
@@ -47,7 +47,7 @@ final class PerRank {
     }
 
     /** Every rank failed with a library error (not a rule) whose message contains each fragment. */
-    static void assertEveryRankError(Throwable[] failures, String... fragments) {
+    public static void assertEveryRankError(Throwable[] failures, String... fragments) {
         for (int r = 0; r < failures.length; r++) {
             CollectivesException e = assertCollectivesException(failures, r);
             assertEquals(null, e.rule(), e.getMessage());
@@ -56,13 +56,13 @@ final class PerRank {
         }
     }
 
-    static CollectivesException assertCollectivesException(Throwable[] failures, int rank) {
+    public static CollectivesException assertCollectivesException(Throwable[] failures, int rank) {
         assertNotNull(failures[rank], "rank " + rank + " did not fail");
         return assertInstanceOf(CollectivesException.class, failures[rank],
                 () -> "rank " + rank + " failed with " + failures[rank]);
     }
 
-    static void assertContains(String message, String... fragments) {
+    public static void assertContains(String message, String... fragments) {
         for (String f : fragments) {
             assertTrue(message.contains(f), () -> "expected '" + f + "' in: " + message);
         }

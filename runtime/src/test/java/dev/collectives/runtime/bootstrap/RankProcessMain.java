@@ -18,10 +18,10 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
- * One rank of a test that {@link RankProcesses} runs as a job of processes: runs the test whose unique id is the
+ * One rank of a test that {@link ProcessPerRankExtension} runs as a job of processes: runs the test whose unique id is the
  * argument, with its lifecycle methods, through the JUnit Platform in this JVM. Exits with 0 where it passed; else
- * writes what it threw (the first failure, later ones suppressed) to the file {@value RankProcesses#REPORT_PROPERTY}
- * names and exits with {@value RankProcesses#FAILED}. It ends at once when the JVM that started it ends.
+ * writes what it threw (the first failure, later ones suppressed) to the file {@value ProcessPerRankExtension#REPORT_PROPERTY}
+ * names and exits with {@value ProcessPerRankExtension#FAILED}. It ends at once when the JVM that started it ends.
  */
 public final class RankProcessMain {
     /** The exit status of a rank whose test's JVM has ended. */
@@ -45,8 +45,8 @@ public final class RankProcessMain {
         }
         Throwable failure = outcomes.failures.get(0);
         outcomes.failures.stream().skip(1).forEach(failure::addSuppressed);
-        Files.write(Path.of(System.getProperty(RankProcesses.REPORT_PROPERTY)), serialized(failure));
-        System.exit(RankProcesses.FAILED);
+        Files.write(Path.of(System.getProperty(ProcessPerRankExtension.REPORT_PROPERTY)), serialized(failure));
+        System.exit(ProcessPerRankExtension.FAILED);
     }
 
     /** {@code failure} serialized, or a copy of it that can be (its classes, messages and stack traces). */

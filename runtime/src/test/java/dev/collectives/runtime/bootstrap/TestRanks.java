@@ -12,7 +12,7 @@ import java.util.stream.IntStream;
 
 /**
  * The ranks of a test that runs here: every rank, as threads of a {@link LocalCluster}; or, in a JVM that {@link
- * RankProcesses} started as one rank, this process's {@link JoinedRank} (the job's other ranks run the same test in
+ * ProcessPerRankExtension} started as one rank, this process's {@link JoinedRank} (the job's other ranks run the same test in
  * their processes). A test's assertions are per rank, in the body it runs on each, or over {@link #here()}.
  */
 public final class TestRanks implements AutoCloseable {
@@ -26,7 +26,7 @@ public final class TestRanks implements AutoCloseable {
 
     /** {@code threads} here, or this process's rank, which {@code join} makes from the launcher's variables. */
     public static TestRanks open(Supplier<LocalCluster> threads, Function<Bootstrap, JoinedRank> join) {
-        return RankProcesses.isRankProcess() ? new TestRanks(null, join.apply(Bootstrap.fromEnvironment()))
+        return ProcessPerRankExtension.isRankProcess() ? new TestRanks(null, join.apply(Bootstrap.fromEnvironment()))
                 : new TestRanks(threads.get(), null);
     }
 

@@ -3,7 +3,7 @@ package dev.collectives.backend.sim.internal;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.Numerics;
-import dev.collectives.runtime.internal.HostMemory;
+import dev.collectives.runtime.spi.HostMemory;
 import java.nio.ByteBuffer;
 
 /**

@@ -1,7 +1,0 @@
-/**
- * The runner's {@code bench} subcommands: nccl-tests-style tables of the native backends against a native C
- * baseline ({@code device}), the per-op overhead of the Java calls ({@code overhead}), device memory taken
- * ({@code memory}), the cost of sizes given at call time ({@code shapes}), the sim backend's allreduce
- * ({@code sim-allreduce}) and charts ({@code plot}), with the pipelines they time.
- */
-package dev.collectives.examples.bench;

@@ -1,0 +1,159 @@
+package dev.collectives.tools;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+import java.util.function.ObjIntConsumer;
+
+/**
+ * The processes of one multi-process job on this host, one per rank, each a hidden command of {@link Tools}, as the
+ * harnesses ({@code differential}, {@code faults}) start them: this Java and class path, the job's place of each
+ * rank in {@code COLLECTIVES_*} variables, a tcp rendezvous on a free loopback port and a fresh job token. Closing
+ * it stops those still running.
+ * <p>Where there are more ranks than GPUs, several processes share a GPU, each with its own {@code NCCL_HOSTID}, so
+ * that NCCL takes them for separate hosts and connects them through its socket transport ({@code
+ * NCCL_SOCKET_IFNAME=lo} unless set). That is a setup for testing behaviour only: the GPU is time-sliced and the
+ * ranks talk over sockets.
+ */
+public final class LocalJob implements AutoCloseable {
+    private static final String SIM = "sim";
+    /** How long {@link #close()} waits for each stopped process to end. */
+    private static final long STOP_WAIT_SECONDS = 10;
+    /** Variables of launchers and of an enclosing job that must not reach the ranks started here. */
+    private static final List<String> INHERITED_PREFIXES = List.of("COLLECTIVES_SIM_", "OMPI_", "PMI_", "SLURM_",
+            "MPI_LOCAL", "TORCHELASTIC_");
+    private static final List<String> INHERITED_NAMES = List.of("RANK", "WORLD_SIZE", "LOCAL_RANK",
+            "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "COLLECTIVES_BOOTSTRAP_TIMEOUT");
+
+    /**
+     * Where a job's ranks run.
+     *
+     * @param backend  the backend every rank joins on
+     * @param devices  the GPUs the processes share, round-robin
+     * @param hostName what each process's {@code NCCL_HOSTID} starts with, before {@code -rank-R}
+     */
+    public record Placement(String backend, int devices, String hostName) {
+    }
+
+    private final List<Process> processes;
+
+    private LocalJob(List<Process> processes) {
+        this.processes = processes;
+    }
+
+    /**
+     * Starts {@code size} processes of {@link Tools}, each running {@code toolArguments} (a command and its
+     * options) with the JVM options {@code jvmOptions}, its output, the errors too, going to {@code log.apply(rank)};
+     * {@code environment} then adds to, or removes from, each rank's variables what its job needs.
+     *
+     * @throws UncheckedIOException when a process cannot be started (those started are stopped)
+     */
+    public static LocalJob start(Placement placement, int size, List<String> jvmOptions,
+            List<String> toolArguments, IntFunction<Path> log, ObjIntConsumer<Map<String, String>> environment) {
+        String rendezvous = "tcp://127.0.0.1:" + freePort();
+        String token = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
+        List<String> command = command(jvmOptions, toolArguments);
+        LocalJob job = new LocalJob(new ArrayList<>());
+        try {
+            for (int r = 0; r < size; r++) {
+                Path file = log.apply(r);
+                Files.createDirectories(file.toAbsolutePath().getParent());
+                ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                        .redirectOutput(file.toFile());
+                Map<String, String> variables = builder.environment();
+                place(variables, placement, size, r, rendezvous, token);
+                environment.accept(variables, r);
+                job.processes.add(builder.start());
+            }
+        } catch (IOException e) {
+            job.close();
+            throw new UncheckedIOException("cannot start the processes of a job of " + size + " ranks", e);
+        }
+        return job;
+    }
+
+    /** The process of {@code rank}. */
+    public Process process(int rank) {
+        return processes.get(rank);
+    }
+
+    /**
+     * Waits until {@code deadlineNanos} (of {@link System#nanoTime()}) for the process of {@code rank} to exit.
+     *
+     * @return its exit status; empty when it still runs at the deadline
+     */
+    public OptionalInt awaitExit(int rank, long deadlineNanos) throws InterruptedException {
+        Process process = processes.get(rank);
+        return process.waitFor(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
+                ? OptionalInt.of(process.exitValue()) : OptionalInt.empty();
+    }
+
+    /**
+     * Stops every process still running and waits a little for each to end, so that the next job does not start
+     * beside what remains of this one (a GPU context, a port). Idempotent.
+     */
+    @Override
+    public void close() {
+        processes.forEach(Process::destroyForcibly);
+        try {
+            for (Process process : processes) {
+                process.waitFor(STOP_WAIT_SECONDS, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * This Java, its class path and the {@code collectives.*} properties it was given, then {@code jvmOptions}. The
+     * ranks of a job share the cores, and a rank's own work is light beside the backend's: a quick start and little
+     * compiling matter more than peak speed (the client compiler, one GC thread).
+     */
+    private static List<String> command(List<String> jvmOptions, List<String> toolArguments) {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-Xss16m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("collectives.")).sorted()
+                .forEach(k -> command.add("-D" + k + "=" + System.getProperty(k)));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Tools.class.getName()));
+        command.addAll(toolArguments);
+        return command;
+    }
+
+    /** The rank's place in the job, and nothing of a launcher or job around this process. */
+    private static void place(Map<String, String> env, Placement placement, int size, int rank, String rendezvous,
+            String token) {
+        env.keySet().removeIf(k -> INHERITED_NAMES.contains(k) || INHERITED_PREFIXES.stream().anyMatch(k::startsWith));
+        env.put("COLLECTIVES_BACKEND", placement.backend());
+        env.put("COLLECTIVES_RANK", String.valueOf(rank));
+        env.put("COLLECTIVES_WORLD_SIZE", String.valueOf(size));
+        env.put("COLLECTIVES_LOCAL_RANK", String.valueOf(rank));
+        env.put("COLLECTIVES_LOCAL_SIZE", String.valueOf(size));
+        env.put("COLLECTIVES_DEVICE", String.valueOf(rank % placement.devices()));
+        env.put("COLLECTIVES_RENDEZVOUS", rendezvous);
+        env.put("COLLECTIVES_JOB_TOKEN", token);
+        if (size > placement.devices() && !SIM.equals(placement.backend())) {
+            env.put("NCCL_HOSTID", placement.hostName() + "-rank-" + rank);
+            env.putIfAbsent("NCCL_SOCKET_IFNAME", "lo");
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on the loopback interface", e);
+        }
+    }
+}

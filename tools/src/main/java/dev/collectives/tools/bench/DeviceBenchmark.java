@@ -1,0 +1,601 @@
+package dev.collectives.tools.bench;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
+import dev.collectives.examples.ClusterOptions;
+import dev.collectives.runtime.Backend;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.Graph;
+import dev.collectives.runtime.GraphExec;
+import dev.collectives.runtime.LocalCluster;
+import dev.collectives.runtime.Stream;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * nccl-tests-style tables of allreduce, allgather and reducescatter (float32) on a native backend: per size the
+ * time, algbw, busbw and #wrong (each size checked element by element) out of place and in place, for the Java
+ * calls beside the native baseline — the same op enqueued by a C loop in this process on the same communicator,
+ * buffers and stream ({@link NativeBaseline}) — and in each registration mode. Java and native rounds alternate,
+ * so drift on the machine touches both. On the sim backend the native columns stay empty.
+ */
+@Command(name = "device", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
+        sortOptions = false,
+        description = {"Times collectives on a backend like nccl-tests: size, count, type, redop, time, algbw, busbw "
+                + "and #wrong, out of place and in place, the Java calls beside the same calls from a C loop in "
+                + "this process."}, exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:every size of every table was right", "1:a size had wrong elements, or the run failed",
+            "2:a bad command line, or an unavailable backend"})
+public final class DeviceBenchmark implements Callable<Integer> {
+    private static final int WARMUP = 5;
+    private static final int FIRST_WARMUP = 3000;
+    private static final long MIB = 1 << 20;
+
+    @Mixin
+    ClusterOptions cluster = new ClusterOptions("nccl", "1");
+
+    int ranks;
+
+    @Option(names = "--min", defaultValue = "8", description = "Smallest size in bytes (default ${DEFAULT-VALUE}).")
+    long minBytes;
+
+    @Option(names = "--max", defaultValue = "1073741824",
+            description = "Largest size in bytes; sizes double from --min. It bounds the generated pipelines too, "
+                    + "which declare buffers of 1 GiB (default ${DEFAULT-VALUE}).")
+    long maxBytes;
+
+    @Option(names = "--ops", split = ",", defaultValue = "allreduce,allgather,reducescatter",
+            converter = Op.Parser.class, completionCandidates = Op.Names.class,
+            description = "Ops, comma-separated: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+    List<Op> ops;
+
+    @Option(names = "--modes", split = ",", defaultValue = "none,local,graph",
+            description = "Registration modes, comma-separated: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+    List<Mode> modes;
+
+    @Option(names = "--rounds", defaultValue = "3",
+            description = "Timed rounds per size and side; the best counts (default ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--pipelines", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Also time the generated benchmark pipelines' steps of the ops in --ops and from --min "
+                    + "(2 ranks and --max of 1 GiB only; default on).")
+    boolean pipelines;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
+    Path csv;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows as JSON.")
+    Path json;
+
+    @Option(names = "--plot", paramLabel = "FILE",
+            description = "Also draw busbw against size of the first op as a PNG, a line per mode (needs the "
+                    + "java.desktop module; else draw it later from --csv with the plot command).")
+    Path plot;
+
+    @Option(names = "--out", paramLabel = "FILE", description = "Also write the printed tables to FILE.")
+    Path textFile;
+
+    @Spec
+    CommandSpec spec;
+
+    private PrintStream out = System.out;
+    private List<Long> sizes;
+    private final Results results = new Results();
+    private final AtomicLong wrong = new AtomicLong();
+
+    public static void main(String[] args) {
+        System.exit(BenchCommandLine.of(new DeviceBenchmark()).execute(args));
+    }
+
+    /** One measured row of one side. */
+    record Row(long bytes, long count, double timeUs, double algbw, double busbw, double hostUs) {
+    }
+
+    /** Iterations per size: many where an op takes microseconds, few where it takes milliseconds. */
+    static int iterations(long bytes) {
+        return bytes <= 64 * 1024 ? 1000 : bytes <= 64 * MIB ? 100 : 20;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Backend b = cluster.backend().get();
+        ranks = cluster.ranks().count();
+        BenchCommandLine.positive(spec, "--rounds", rounds);
+        sizes = BenchCommandLine.doublingSizes(spec, minBytes, maxBytes);
+        BenchCommandLine.requireOneElement(spec, ops, ranks, sizes);
+        try (PrintStream file = textFile == null ? null
+                : new PrintStream(Files.newOutputStream(textFile), true, StandardCharsets.UTF_8)) {
+            out = file == null ? System.out : new Tee(System.out, file);
+            run(b);
+        }
+        if (plot != null) {
+            BusbwChart.write(results, ops.get(0).name(), String.format(Locale.ROOT, "%s, %d rank(s)", b.name(), ranks),
+                    plot);
+        }
+        return wrong.get() == 0 ? BenchCommandLine.PASSED : BenchCommandLine.FAILED;
+    }
+
+    /** The rows so far into the --csv and --json files: rewritten after each table, so a run cut short keeps them. */
+    private void writeRows() throws IOException {
+        if (csv != null) {
+            results.writeCsv(csv);
+        }
+        if (json != null) {
+            results.writeJson(json);
+        }
+    }
+
+    private void run(Backend b) throws IOException {
+        out.printf("# DeviceBenchmark: backend %s, %d rank(s), float32, %d..%d bytes; iterations 1000 up to 64 KiB, "
+                + "100 up to 64 MiB, 20 above; best of %d rounds per side, Java and native rounds alternating%n",
+                b.name(), ranks, minBytes, maxBytes, rounds);
+        out.printf("# time: wall clock per op, slowest rank; native: the same op from a C loop in this process on the "
+                + "same communicator, buffers and stream; #wrong: elements that differ from the expected result%n");
+        Map<String, Map<Long, Row>> java = new LinkedHashMap<>();
+        Map<String, Map<Long, Row>> nativeRows = new LinkedHashMap<>();
+        try (LocalCluster cluster = b.local(ranks)) {
+            for (Op op : ops) {
+                for (Mode mode : modes) {
+                    List<SizeRow> rows = measure(cluster, op, mode);
+                    print(op, mode, rows);
+                    writeRows();
+                    String key = op + "/" + mode;
+                    for (SizeRow r : rows) {
+                        java.computeIfAbsent(key, k -> new LinkedHashMap<>()).put(r.bytes, r.java[0]);
+                        if (r.nat[0] != null) {
+                            nativeRows.computeIfAbsent(key, k -> new LinkedHashMap<>()).put(r.bytes, r.nat[0]);
+                        }
+                    }
+                }
+            }
+            if (pipelines) {
+                new PipelineBenchmark(this, out).run(cluster, java, nativeRows);
+            }
+        }
+        summarize(java, nativeRows);
+    }
+
+    /** A size's rows: [0] out of place, [1] in place, for each side; #wrong per placement and side. */
+    private static final class SizeRow {
+        final long bytes;
+        final long count;
+        final Row[] java = new Row[2];
+        final Row[] nat = new Row[2];
+        final long[] javaWrong = new long[2];
+        final long[] nativeWrong = new long[2];
+
+        SizeRow(long bytes, long count) {
+            this.bytes = bytes;
+            this.count = count;
+        }
+    }
+
+    private List<SizeRow> measure(LocalCluster cluster, Op op, Mode mode) {
+        List<SizeRow> rows = new ArrayList<>();
+        for (long bytes : sizes) {
+            long count = op.count(bytes, ranks);
+            if (count > 0) {
+                rows.add(new SizeRow(op.totalBytes(count, ranks), count));
+            }
+        }
+        Timer timer = new Timer(ranks);
+        long sendBytes = op.sendBytes(maxBytes, ranks);
+        long recvBytes = op.recvBytes(maxBytes, ranks);
+        cluster.run(ctx -> {
+            Communicator comm = ctx.comm();
+            Stream stream = ctx.stream();
+            int rank = ctx.rank();
+            boolean withNative = NativeBaseline.supports(comm);
+            try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, sendBytes);
+                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, recvBytes);
+                 AutoCloseable registered = mode.register(comm, send, recv)) {
+                Placement first = new Placement(op, comm, send, recv, rows.get(0).count, false);
+                warmUp(stream, s -> op.call(comm, first.send, first.recv, first.count, s));
+                for (SizeRow row : rows) {
+                    for (int p = 0; p < placements(op, mode); p++) {
+                        Placement at = new Placement(op, comm, send, recv, row.count, p == 1);
+                        Sides sides = Sides.of(mode, comm, stream, at);
+                        try (sides) {
+                            long javaWrong = at.check(stream, sides.java);
+                            long nativeWrong = withNative ? at.check(stream, sides.nat) : 0;
+                            double[][] best = timer.timeBoth(rank, stream, sides, iterations(row.bytes), rounds,
+                                    withNative);
+                            long[] wrongs = timer.sum(rank, javaWrong, nativeWrong);
+                            if (rank == 0) {
+                                row.java[p] = row(op, row.count, best[0]);
+                                row.nat[p] = withNative ? row(op, row.count, best[1]) : null;
+                                row.javaWrong[p] = wrongs[0];
+                                row.nativeWrong[p] = wrongs[1];
+                            }
+                        }
+                    }
+                }
+            }
+        });
+        for (SizeRow row : rows) {
+            for (int p = 0; p < placements(op, mode); p++) {
+                wrong.addAndGet(row.javaWrong[p] + row.nativeWrong[p]);
+                record(op, mode, p, "java", row.java[p], row.javaWrong[p]);
+                if (row.nat[p] != null) {
+                    record(op, mode, p, "native", row.nat[p], row.nativeWrong[p]);
+                }
+            }
+        }
+        return rows;
+    }
+
+    /**
+     * 2 (out of place and in place), or 1 where in place would put each rank's buffer at a different offset, which
+     * graph registration and symmetric windows refuse (R2) beyond one rank.
+     */
+    private int placements(Op op, Mode mode) {
+        return op.kind() == OpKind.ALL_REDUCE || ranks == 1 || mode == Mode.NONE || mode == Mode.LOCAL ? 2 : 1;
+    }
+
+    private void record(Op op, Mode mode, int placement, String impl, Row row, long wrongElements) {
+        results.add("op", op.name(), "mode", name(mode), "placement", placement == 0 ? "out-of-place" : "in-place",
+                "impl", impl, "ranks", ranks, "bytes", row.bytes(), "count", row.count(), "type", "float",
+                "redop", op.redop(), "time_us", row.timeUs(), "algbw", row.algbw(), "busbw", row.busbw(),
+                "host_us", row.hostUs(), "wrong", wrongElements);
+    }
+
+    /**
+     * The buffers of one size and placement. Out of place: send and recv apart. In place, as nccl-tests lays it
+     * out: allreduce sends from recv; allgather sends from this rank's block of recv; reducescatter receives into
+     * this rank's block of send.
+     */
+    private static final class Placement {
+        final Op op;
+        final Communicator comm;
+        final DeviceBuffer send;
+        final DeviceBuffer recv;
+        final long count;
+
+        Placement(Op op, Communicator comm, DeviceBuffer sendBytes, DeviceBuffer recvBytes, long count,
+                  boolean inPlace) {
+            this.op = op;
+            this.comm = comm;
+            this.count = count;
+            int ranks = comm.size();
+            long block = count * 4 * comm.rank();
+            long sendCount = op.kind().sendExtent().elements(count, ranks);
+            long recvCount = op.kind().recvExtent().elements(count, ranks);
+            DeviceBuffer recvF = recvBytes.view(0, DataType.FLOAT32, recvCount);
+            if (!inPlace) {
+                this.send = sendBytes.view(0, DataType.FLOAT32, sendCount);
+                this.recv = recvF;
+            } else if (op.kind() == OpKind.ALL_REDUCE) {
+                this.send = recvF;
+                this.recv = recvF;
+            } else if (op.kind() == OpKind.ALL_GATHER) {
+                this.send = recvBytes.view(block, DataType.FLOAT32, count);
+                this.recv = recvF;
+            } else {
+                this.send = sendBytes.view(0, DataType.FLOAT32, sendCount);
+                this.recv = sendBytes.view(block, DataType.FLOAT32, count);
+            }
+        }
+
+        /** Rank r's element i before the op: small integers, so that every sum is exact in float32. */
+        static float value(int rank, long index) {
+            return rank + 1 + (float) (index % 13);
+        }
+
+        /** Fills the inputs, runs the op once through {@code side}, and counts the elements that came out wrong. */
+        long check(Stream stream, Batch side) {
+            int ranks = comm.size();
+            int rank = comm.rank();
+            float[] input = new float[Math.toIntExact(send.count())];
+            for (int i = 0; i < input.length; i++) {
+                input[i] = value(rank, i);
+            }
+            if (op.kind() == OpKind.ALL_GATHER && send.address() != recv.address()) {
+                recv.copyFromHost(new float[Math.toIntExact(recv.count())]);
+            }
+            send.copyFromHost(input);
+            side.issue(stream, 1);
+            stream.synchronize();
+            float[] output = new float[Math.toIntExact(recv.count())];
+            recv.copyToHost(output);
+            long wrongElements = 0;
+            for (int i = 0; i < output.length; i++) {
+                if (output[i] != expected(i, ranks, rank)) {
+                    wrongElements++;
+                }
+            }
+            return wrongElements;
+        }
+
+        private float expected(int i, int ranks, int rank) {
+            if (op.kind() == OpKind.ALL_GATHER) {
+                return value((int) (i / count), i % count);
+            }
+            long index = op.kind() == OpKind.REDUCE_SCATTER ? rank * count + i : i;
+            float sum = 0;
+            for (int q = 0; q < ranks; q++) {
+                sum += value(q, index);
+            }
+            return sum;
+        }
+    }
+
+    /** {@code n} enqueues of the measured op by one side. No allocation per call. */
+    @FunctionalInterface
+    interface Batch {
+        void issue(Stream stream, int n);
+    }
+
+    /** One enqueue of the measured op: a direct call, a graph launch, or a pipeline step. */
+    @FunctionalInterface
+    interface Step {
+        void issue(Stream stream);
+
+        default Batch batch() {
+            return (stream, n) -> {
+                for (int i = 0; i < n; i++) {
+                    issue(stream);
+                }
+            };
+        }
+    }
+
+    /** The Java and the native side of one size and placement; in GRAPH mode both launch the same captured graph. */
+    private record Sides(Batch java, Batch nat, Graph graph, GraphExec exec) implements AutoCloseable {
+        static Sides of(Mode mode, Communicator comm, Stream stream, Placement at) {
+            Op op = at.op;
+            Step call = s -> op.call(comm, at.send, at.recv, at.count, s);
+            if (mode != Mode.GRAPH) {
+                return new Sides(call.batch(), (s, n) -> op.callNative(comm, at.send, at.recv, at.count, s, n), null,
+                        null);
+            }
+            call.issue(stream); // one eager op first: the library sets up this size's connections outside the capture
+            stream.synchronize();
+            stream.beginCapture();
+            call.issue(stream);
+            Graph graph = stream.endCapture();
+            GraphExec exec = graph.instantiate();
+            Step launch = exec::launch;
+            return new Sides(launch.batch(), (s, n) -> NativeBaseline.of(comm).launchLoop(exec, s, n), graph, exec);
+        }
+
+        @Override
+        public void close() {
+            if (exec != null) {
+                exec.close();
+                graph.close();
+            }
+        }
+    }
+
+    /** Before any timing: the JIT compiles the call path meanwhile. */
+    static void warmUp(Stream stream, Step step) {
+        warmUp(stream, step.batch());
+    }
+
+    static void warmUp(Stream stream, Batch batch) {
+        batch.issue(stream, FIRST_WARMUP);
+        stream.synchronize();
+    }
+
+    /** A measured size of {@code op} with {@code count} elements per rank's call, from {@link Timer#time}. */
+    Row row(Op op, long count, double[] timeAndHostUs) {
+        long total = op.totalBytes(count, ranks);
+        double algbw = total / timeAndHostUs[0] / 1e3;
+        return new Row(total, count, timeAndHostUs[0], algbw, algbw * op.busFactor(ranks), timeAndHostUs[1]);
+    }
+
+    long totalBytes(Op op, long count) {
+        return op.totalBytes(count, ranks);
+    }
+
+    /**
+     * Times ops on all ranks of a cluster together, each rank calling from its thread: a round starts at a
+     * barrier, and its time per op is its slowest rank's wall clock from the first enqueue to the end of the
+     * stream's work; its host time, the slowest rank's enqueue loop alone.
+     */
+    static final class Timer {
+        private final int ranks;
+        private final CyclicBarrier barrier;
+        private final double[] elapsedUs;
+        private final double[] enqueuedUs;
+        private final long[][] counts;
+
+        Timer(int ranks) {
+            this.ranks = ranks;
+            this.barrier = new CyclicBarrier(ranks);
+            this.elapsedUs = new double[ranks];
+            this.enqueuedUs = new double[ranks];
+            this.counts = new long[ranks][2];
+        }
+
+        /** {time per op, host enqueue time per op} in µs of the best of {@code rounds}; the same on every rank. */
+        double[] time(int rank, Stream stream, Batch batch, int iters, int rounds) throws Exception {
+            batch.issue(stream, WARMUP);
+            stream.synchronize();
+            double[] best = {Double.POSITIVE_INFINITY, 0};
+            for (int round = 0; round < rounds; round++) {
+                keepBest(best, round(rank, stream, batch, iters));
+            }
+            return best;
+        }
+
+        /** Java's and native's best ({@link #time}), their rounds alternating and each side first in turn. */
+        double[][] timeBoth(int rank, Stream stream, Sides sides, int iters, int rounds, boolean withNative)
+                throws Exception {
+            Batch[] batches = withNative ? new Batch[] {sides.java(), sides.nat()} : new Batch[] {sides.java()};
+            for (Batch b : batches) {
+                b.issue(stream, WARMUP);
+            }
+            stream.synchronize();
+            double[][] best = {{Double.POSITIVE_INFINITY, 0}, {Double.POSITIVE_INFINITY, 0}};
+            for (int round = 0; round < rounds; round++) {
+                for (int k = 0; k < batches.length; k++) {
+                    int side = (round + k) % batches.length;
+                    keepBest(best[side], round(rank, stream, batches[side], iters));
+                }
+            }
+            return best;
+        }
+
+        private static void keepBest(double[] best, double[] round) {
+            if (round[0] < best[0]) {
+                best[0] = round[0];
+                best[1] = round[1];
+            }
+        }
+
+        private double[] round(int rank, Stream stream, Batch batch, int iters) throws Exception {
+            await();
+            long start = System.nanoTime();
+            batch.issue(stream, iters);
+            enqueuedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
+            stream.synchronize();
+            elapsedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
+            await();
+            double slowest = 0;
+            double host = 0;
+            for (int r = 0; r < ranks; r++) {
+                slowest = Math.max(slowest, elapsedUs[r]);
+                host = Math.max(host, enqueuedUs[r]);
+            }
+            await(); // every rank has read this round's figures before the next round writes them
+            return new double[] {slowest, host};
+        }
+
+        /** The sums over all ranks of two counts; the same on every rank. */
+        long[] sum(int rank, long a, long b) throws Exception {
+            counts[rank][0] = a;
+            counts[rank][1] = b;
+            await();
+            long[] sums = new long[2];
+            for (long[] c : counts) {
+                sums[0] += c[0];
+                sums[1] += c[1];
+            }
+            await();
+            return sums;
+        }
+
+        void await() throws Exception {
+            barrier.await(120, TimeUnit.SECONDS);
+        }
+    }
+
+    // ---- output --------------------------------------------------------------------------------------------
+
+    private void print(Op op, Mode mode, List<SizeRow> rows) {
+        out.printf("%n# %s, %s, %d rank(s): Java | native%n", op.name(), name(mode), ranks);
+        out.printf("# %12s %12s %6s %5s  %s  %s%n", "", "", "", "", center("out-of-place"), center("in-place"));
+        String side = String.format(Locale.ROOT, "%9s %7s %7s %6s %9s %7s %6s", "time(us)", "algbw", "busbw",
+                "#wrong", "n.time", "n.busbw", "n.#wr");
+        out.printf("# %12s %12s %6s %5s  %s  %s%n", "size(B)", "count", "type", "redop", side, side);
+        for (SizeRow r : rows) {
+            out.printf("  %12d %12d %6s %5s  %s  %s%n", r.bytes, r.count, "float", op.redop(), cells(r, 0),
+                    cells(r, 1));
+        }
+    }
+
+    private static String center(String title) {
+        int width = 9 + 7 + 7 + 6 + 9 + 7 + 6 + 6;
+        int left = (width - title.length()) / 2;
+        return " ".repeat(left) + title + " ".repeat(width - left - title.length());
+    }
+
+    private static String cells(SizeRow r, int p) {
+        Row j = r.java[p];
+        Row n = r.nat[p];
+        if (j == null) {
+            return String.format(Locale.ROOT, "%9s %7s %7s %6s %9s %7s %6s", "-", "-", "-", "-", "-", "-", "-");
+        }
+        return String.format(Locale.ROOT, "%9.2f %7.2f %7.2f %6d ", j.timeUs(), j.algbw(), j.busbw(), r.javaWrong[p])
+                + (n == null ? String.format(Locale.ROOT, "%9s %7s %6s", "-", "-", "-")
+                : String.format(Locale.ROOT, "%9.2f %7.2f %6d", n.timeUs(), n.busbw(), r.nativeWrong[p]));
+    }
+
+    private void summarize(Map<String, Map<Long, Row>> java, Map<String, Map<Long, Row>> nat) {
+        out.printf("%n# Summary (out of place)%n");
+        for (String key : java.keySet()) {
+            Map<Long, Row> natRows = nat.getOrDefault(key, Map.of());
+            double worst = Double.POSITIVE_INFINITY;
+            long at = 0;
+            List<Double> overheads = new ArrayList<>();
+            List<Double> hostOverheads = new ArrayList<>();
+            for (Row j : java.get(key).values()) {
+                Row n = natRows.get(j.bytes());
+                if (n == null) {
+                    continue;
+                }
+                if (j.bytes() >= 64 * MIB && n.timeUs() / j.timeUs() < worst) {
+                    worst = n.timeUs() / j.timeUs();
+                    at = j.bytes();
+                }
+                if (j.bytes() <= 4096) {
+                    overheads.add(j.timeUs() - n.timeUs());
+                    hostOverheads.add(j.hostUs() - n.hostUs());
+                }
+            }
+            out.printf("# %-22s min busbw ratio Java/native from 64 MiB: %s; Java - native, median over sizes up to "
+                            + "4 KiB: time %s us, host enqueue %s us%n", key.toLowerCase(Locale.ROOT),
+                    worst == Double.POSITIVE_INFINITY ? "-" : String.format(Locale.ROOT, "%.3f (at %d B)", worst, at),
+                    median(overheads, "%.2f"), median(hostOverheads, "%.3f"));
+        }
+        out.printf("# #wrong in all: %d%n", wrong.get());
+    }
+
+    static String median(List<Double> values, String format) {
+        if (values.isEmpty()) {
+            return "-";
+        }
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(null);
+        return String.format(Locale.ROOT, format, sorted.get(sorted.size() / 2));
+    }
+
+    static String name(Enum<?> e) {
+        return e.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Prints to the console and the results file. */
+    private static final class Tee extends PrintStream {
+        private final PrintStream second;
+
+        Tee(PrintStream first, PrintStream second) {
+            super(first, true, StandardCharsets.UTF_8);
+            this.second = second;
+        }
+
+        @Override
+        public void write(byte[] buf, int off, int len) {
+            super.write(buf, off, len);
+            second.write(buf, off, len);
+        }
+
+        @Override
+        public void flush() {
+            super.flush();
+            second.flush();
+        }
+    }
+}

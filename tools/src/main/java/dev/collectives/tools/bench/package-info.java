@@ -1,0 +1,7 @@
+/**
+ * The {@code bench} commands: nccl-tests-style tables of the native backends against a native C baseline
+ * ({@code device}), the per-op overhead of the Java calls ({@code overhead}), device memory taken ({@code memory}),
+ * the cost of sizes given at call time ({@code shapes}), k allreduces per step, fused or not ({@code fusion}), the
+ * sim backend's allreduce ({@code sim-allreduce}) and charts ({@code plot}), with the pipelines they time.
+ */
+package dev.collectives.tools.bench;

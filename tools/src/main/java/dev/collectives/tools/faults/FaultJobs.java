@@ -1,0 +1,184 @@
+package dev.collectives.tools.faults;
+
+import dev.collectives.annotation.Registration;
+import dev.collectives.tools.LocalJob;
+import dev.collectives.examples.Runner;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.stream.Collectors;
+
+/**
+ * The fault driver: for each rank count, registration mode and fault, one job of processes ({@link FaultRankCommand}
+ * each) whose last rank commits the fault; the job is OK when every other rank's step failed, naming the culprit and
+ * the cause ({@link Fault#named}). The jobs run one after another, so that each has the host to itself.
+ */
+final class FaultJobs {
+    private static final String SIM = "sim";
+
+    /**
+     * What to run, and where.
+     *
+     * @param backend     the backend of every job
+     * @param ranks       the rank counts, in order
+     * @param devices     the GPUs the processes share, round-robin
+     * @param modes       the registration modes
+     * @param faults      the faults
+     * @param logs        where each process's log goes
+     * @param jobTimeout  how long the other ranks of a job may take to fail
+     * @param simTimeout  on sim, how long a rank waits for the others in a call
+     * @param syncTimeout on nccl and mccl, how long a synchronize waits before it aborts the communicator
+     */
+    record Settings(String backend, List<Integer> ranks, int devices, List<Registration> modes, List<Fault> faults,
+            Path logs, Duration jobTimeout, Duration simTimeout, Duration syncTimeout) {
+    }
+
+    /**
+     * How one rank other than the culprit ended.
+     *
+     * @param rank    its rank
+     * @param status  its exit status; empty when it was stopped at the job timeout
+     * @param failure what it printed when its step failed, if it did
+     * @param log     its log
+     */
+    private record Survivor(int rank, OptionalInt status, Optional<String> failure, Path log) {
+        boolean failedNaming(Fault fault, int culprit) {
+            return status.equals(OptionalInt.of(FaultRankCommand.STEP_FAILED))
+                    && failure.filter(line -> fault.named(line, culprit)).isPresent();
+        }
+
+        String describe(Duration jobTimeout) {
+            String end = status.isPresent() ? "exited with status " + status.getAsInt()
+                    : "was stopped after " + jobTimeout.toSeconds() + " s";
+            return "rank " + rank + " " + end + ": " + failure.orElse("(no failure printed)") + " (log: " + log + ")";
+        }
+    }
+
+    private final Settings settings;
+    private final PrintStream out;
+
+    FaultJobs(Settings settings, PrintStream out) {
+        this.settings = settings;
+        this.out = out;
+    }
+
+    int run() {
+        boolean sim = SIM.equals(settings.backend());
+        out.println("faults: on " + settings.backend() + ", a process per rank" + (sim ? "" : ", sharing "
+                + settings.devices() + " GPU(s) round-robin") + ", at " + settings.ranks().stream()
+                .map(String::valueOf).collect(Collectors.joining(", ")) + " ranks; the culprit is the last rank; "
+                + "logs in " + settings.logs().toAbsolutePath());
+        List<String> summaries = new ArrayList<>();
+        boolean allOk = true;
+        for (int n : settings.ranks()) {
+            out.println();
+            out.println("== " + n + " ranks, culprit rank " + (n - 1));
+            Map<Registration, Map<Fault, Boolean>> verdicts = new EnumMap<>(Registration.class);
+            for (Registration mode : settings.modes()) {
+                for (Fault fault : settings.faults()) {
+                    boolean ok = runJob(n, mode, fault);
+                    verdicts.computeIfAbsent(mode, m -> new EnumMap<>(Fault.class)).put(fault, ok);
+                    allOk &= ok;
+                }
+            }
+            printTable(verdicts);
+            summaries.add(summary(n, verdicts));
+        }
+        out.println();
+        summaries.forEach(out::println);
+        return allOk ? Runner.PASSED : Runner.FAILED;
+    }
+
+    /** Runs one job and says how it went; whether every rank but the culprit failed naming it and the cause. */
+    private boolean runJob(int n, Registration mode, Fault fault) {
+        int culprit = n - 1;
+        Path dir = settings.logs().resolve(n + "-ranks").resolve(mode.name().toLowerCase(Locale.ROOT))
+                .resolve(fault.label());
+        List<String> arguments = List.of(FaultRankCommand.NAME, "--mode", mode.name(), "--fault", fault.name());
+        List<String> jvmOptions = SIM.equals(settings.backend()) ? List.of()
+                : List.of("-Dcollectives.device.syncTimeoutSeconds=" + settings.syncTimeout().toSeconds());
+        List<Survivor> survivors = new ArrayList<>();
+        long start = System.nanoTime();
+        try (LocalJob job = LocalJob.start(new LocalJob.Placement(settings.backend(),
+                settings.devices(), "faults"), n, jvmOptions, arguments, r -> log(dir, r),
+                (env, r) -> environment(env, fault))) {
+            long deadline = start + settings.jobTimeout().toNanos();
+            for (int r = 0; r < culprit; r++) {
+                OptionalInt status = job.awaitExit(r, deadline);
+                survivors.add(new Survivor(r, status, failure(log(dir, r), r), log(dir, r)));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the " + fault.label() + " job", e);
+        }
+        boolean ok = survivors.stream().allMatch(s -> s.failedNaming(fault, culprit));
+        out.printf(Locale.ROOT, "%s, %s, %d ranks: %s in %.1f s%s%n", fault.label(), mode, n, ok ? "OK" : "NOT OK",
+                (System.nanoTime() - start) / 1e9, ok ? "" : ": expected every rank but " + culprit + " to fail with "
+                + fault.words(culprit).stream().map(w -> "'" + w + "'").collect(Collectors.joining(" and ")));
+        if (!ok) {
+            survivors.forEach(s -> out.println("  " + s.describe(settings.jobTimeout())));
+            out.println("  rank " + culprit + " (the culprit): log " + log(dir, culprit));
+        }
+        out.flush();
+        return ok;
+    }
+
+    /** What the ranks of a job of {@code fault} need beside their place: the call checks, the sim's timeout. */
+    private void environment(Map<String, String> env, Fault fault) {
+        if (fault.checksCalls()) {
+            env.put(Fault.CHECK_VARIABLE, Fault.CHECK_CALLS);
+        } else {
+            env.remove(Fault.CHECK_VARIABLE);
+        }
+        if (SIM.equals(settings.backend())) {
+            env.put("COLLECTIVES_SIM_TIMEOUT", settings.simTimeout().toMillis() + "ms");
+        }
+    }
+
+    private static Path log(Path dir, int rank) {
+        return dir.resolve("rank-" + rank + ".log");
+    }
+
+    /** The line rank {@code rank} printed when its step failed, if it did. */
+    private static Optional<String> failure(Path log, int rank) {
+        String prefix = String.format(Locale.ROOT, FaultRankCommand.FAILED, rank);
+        try {
+            return Files.readAllLines(log, StandardCharsets.UTF_8).stream().filter(l -> l.startsWith(prefix))
+                    .findFirst();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + log, e);
+        }
+    }
+
+    private void printTable(Map<Registration, Map<Fault, Boolean>> verdicts) {
+        int width = "NOT OK".length();
+        StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "%-6s", "mode"));
+        settings.faults().forEach(f -> head.append(String.format(Locale.ROOT, " | %-" + width + "s", f.label())));
+        out.println(head.toString().stripTrailing());
+        for (Registration mode : settings.modes()) {
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-6s", mode));
+            settings.faults().forEach(f -> row.append(String.format(Locale.ROOT, " | %-" + width + "s",
+                    verdicts.get(mode).get(f) ? "OK" : "NOT OK")));
+            out.println(row.toString().stripTrailing());
+        }
+    }
+
+    /** {@code faults: N ranks: kill a/b, abort c/d, ... as expected}: per fault, the modes where it was OK. */
+    private String summary(int n, Map<Registration, Map<Fault, Boolean>> verdicts) {
+        String counts = settings.faults().stream().map(f -> f.label() + " " + verdicts.values().stream()
+                .filter(byFault -> byFault.get(f)).count() + "/" + verdicts.size()).collect(Collectors.joining(", "));
+        return "faults: " + n + " ranks: " + counts + " as expected";
+    }
+}

@@ -1,0 +1,45 @@
+package dev.collectives.tools.faults;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collectives.tools.ScriptRun;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code gpu/faults.sh} on sim, as the build runs it: at 2 ranks, in every registration mode, rank 0's step fails
+ * naming rank 1 and the cause whether rank 1 is killed, aborts its communicator, never calls, or calls with another
+ * size.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class FaultsScriptTest {
+    @TempDir
+    Path out;
+
+    @Test
+    void everyFaultOfTheLastRankFailsTheOtherNamingItInEveryModeAtTwoRanks() throws Exception {
+        ScriptRun run = ScriptRun.of("faults.sh", Map.of("BACKEND", "sim", "RANKS", "2", "OUT",
+                out.resolve("logs").toString()), out.resolve("script.log"));
+        String output = run.text();
+
+        assertEquals(0, run.status(), output);
+        assertTrue(output.contains("\nmode   | kill   | abort  | silent | shapes\n"
+                + "NONE   | OK     | OK     | OK     | OK\n"
+                + "LOCAL  | OK     | OK     | OK     | OK\n"
+                + "GRAPH  | OK     | OK     | OK     | OK\n"), output);
+        assertTrue(output.contains("\nfaults: 2 ranks: kill 3/3, abort 3/3, silent 3/3, shapes 3/3 as expected\n"),
+                output);
+        String survivor = Files.readString(out.resolve("logs/2-ranks/graph/kill/rank-0.log"), StandardCharsets.UTF_8);
+        assertTrue(survivor.contains("\nfault: rank 0 failed after "), survivor);
+        assertTrue(survivor.contains("the communicator was aborted (rank 1 at "), survivor);
+    }
+}
