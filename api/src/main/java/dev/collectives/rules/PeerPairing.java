@@ -31,7 +31,7 @@ public final class PeerPairing {
     /**
      * A point-to-point op of a step, as every rank issues it.
      *
-     * @param index    its position among the step's ops (for messages: "@Send #0")
+     * @param index    its position among the step's ops, from 0 (messages count from 1: "@Send #1")
      * @param sends    a send ({@code @Send}), else a receive ({@code @Recv})
      * @param peer     the other end, resolved on each rank with {@link Peer#resolve}
      * @param peerRank the rank of {@link Peer#ABSOLUTE}; a rank outside the communicator is not paired (it is an
@@ -53,9 +53,9 @@ public final class PeerPairing {
             return new Op(index, false, peer, peerRank, count, type);
         }
 
-        /** "@Send #0": the op as messages name it. */
+        /** "@Send #1": the op as messages name it, counting from 1. */
         public String label() {
-            return (sends ? "@Send" : "@Recv") + " #" + index;
+            return (sends ? "@Send" : "@Recv") + " #" + (index + 1);
         }
 
         private String amount() {
