@@ -1,4 +1,4 @@
-// expect: [R7 ARENA] "the recv of @AllGather #0 in step() reaches past `b`: elements [0, 256), but it holds 64"
+// expect: [R7 ARENA] "the recv of @AllGather #1 in step() reaches past `b`: elements [0, 256), but it holds 64"
 package corpus;
 
 import dev.collectives.annotation.*;

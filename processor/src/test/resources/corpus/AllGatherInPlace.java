@@ -1,4 +1,4 @@
-// expect: [R7 ARENA] "@AllGather #0 in step(): send bytes [0, 32) and recv bytes [0, 8 * ranks * 4) overlap, and this op"
+// expect: [R7 ARENA] "@AllGather #1 in step(): send bytes [0, 32) and recv bytes [0, 8 * ranks * 4) overlap, and this op"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R7 ARENA] "@AllGather #0 in step(): send bytes [128, 160) and recv bytes [0, 256) overlap, and this op cannot"
+// expect: [R7 ARENA] "@AllGather #1 in step(): send bytes [128, 160) and recv bytes [0, 256) overlap, and this op cannot"
 package corpus;
 
 import dev.collectives.annotation.*;

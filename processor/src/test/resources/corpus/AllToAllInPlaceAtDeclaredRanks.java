@@ -1,4 +1,4 @@
-// expect: [R7 ARENA] "@AllToAll #0 in step(): send bytes [0, 64) and recv bytes [0, 64) overlap, and this op cannot run"
+// expect: [R7 ARENA] "@AllToAll #1 in step(): send bytes [0, 64) and recv bytes [0, 64) overlap, and this op cannot run"
 package corpus;
 
 import dev.collectives.annotation.*;

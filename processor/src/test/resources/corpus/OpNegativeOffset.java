@@ -1,4 +1,4 @@
-// expect: [R7 ARENA] "the send of @AllReduce #0 in step(): offset -1 into `a` is negative"
+// expect: [R7 ARENA] "the send of @AllReduce #1 in step(): offset -1 into `a` is negative"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R7 ARENA] "the recv of @AllReduce #0 in step() reaches past `b`: elements [60, 68), but it holds 64"
+// expect: [R7 ARENA] "the recv of @AllReduce #1 in step() reaches past `b`: elements [60, 68), but it holds 64"
 package corpus;
 
 import dev.collectives.annotation.*;

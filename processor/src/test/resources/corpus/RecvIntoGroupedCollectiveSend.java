@@ -1,4 +1,4 @@
-// expect: [R7 ARENA] "the send of @AllReduce #0 in step() and the recv of @Recv #1 in step() use bytes [0, 32) and [0,"
+// expect: [R7 ARENA] "the send of @AllReduce #1 in step() and the recv of @Recv #2 in step() use bytes [0, 32) and [0,"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R7 ARENA] "the send of @ReduceScatter #0 in step() reaches past `a`: elements [0, 128), but it holds 64"
+// expect: [R7 ARENA] "the send of @ReduceScatter #1 in step() reaches past `a`: elements [0, 128), but it holds 64"
 package corpus;
 
 import dev.collectives.annotation.*;

@@ -1,4 +1,4 @@
-// expect: [R7 ARENA] "@ReduceScatter #0 in step(): send bytes [0, 128) and recv bytes [96, 128) overlap, and this op"
+// expect: [R7 ARENA] "@ReduceScatter #1 in step(): send bytes [0, 128) and recv bytes [96, 128) overlap, and this op"
 package corpus;
 
 import dev.collectives.annotation.*;

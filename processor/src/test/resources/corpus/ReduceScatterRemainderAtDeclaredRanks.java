@@ -1,4 +1,4 @@
-// expect: [R13 TYPES] "reduce(): @ReduceScatter #0: recvCountExpr = " "1000003 / ranks divides 1000003 by 4, which leaves a remainder of 3" "write floorDiv(1000003, ranks) to round down"
+// expect: [R13 TYPES] "reduce(): @ReduceScatter #1: recvCountExpr = " "1000003 / ranks divides 1000003 by 4, which leaves a remainder of 3" "write floorDiv(1000003, ranks) to round down"
 package corpus;
 
 import dev.collectives.annotation.*;

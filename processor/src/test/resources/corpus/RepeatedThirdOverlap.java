@@ -1,4 +1,4 @@
-// expect: [R7 ARENA] "@AllReduce #2 in step(): send bytes [0, 32) and recv bytes [16, 48) overlap without coinciding"
+// expect: [R7 ARENA] "@AllReduce #3 in step(): send bytes [0, 32) and recv bytes [16, 48) overlap without coinciding"
 package corpus;
 
 import dev.collectives.annotation.*;

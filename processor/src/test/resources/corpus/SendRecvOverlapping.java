@@ -1,4 +1,4 @@
-// expect: [R7 ARENA] "the send of @Send #0 in step() and the recv of @Recv #1 in step() use bytes [0, 32) and [16, 48),"
+// expect: [R7 ARENA] "the send of @Send #1 in step() and the recv of @Recv #2 in step() use bytes [0, 32) and [16, 48),"
 package corpus;
 
 import dev.collectives.annotation.*;

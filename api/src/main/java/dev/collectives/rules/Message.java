@@ -25,12 +25,12 @@ public enum Message {
             + " place at the same offsets on every rank; give send and recv separate ranges"),
     /**
      * Two ops of one group use overlapping ranges of one allocation, one of them receiving into it. Arguments: the
-     * first side ("the send of @AllReduce #0"), the second side, then each side's first byte and end.
+     * first side ("the send of @AllReduce #1"), the second side, then each side's first byte and end.
      */
     R7_GROUP_APART(Rule.R7_ARENA, "%s and %s use bytes [%s, %s) and [%s, %s), which overlap; the ops of a group run"
             + " concurrently, so give each its own range"),
     /**
-     * An op's side reaches past the end of its buffer. Arguments: the side ("the recv of @AllGather #0 in gather()"),
+     * An op's side reaches past the end of its buffer. Arguments: the side ("the recv of @AllGather #1 in gather()"),
      * the buffer, the first element and the end of the range, and how many elements the buffer holds.
      */
     R7_PAST_BUFFER(Rule.R7_ARENA, "%s reaches past `%s`: elements [%s, %s), but it holds %s; shorten the op or"
@@ -246,7 +246,7 @@ public enum Message {
             + " @QualifiedAllocator), but MTLink SHARP registration needs ncclMemAlloc/mcclMemAlloc or a qualified"
             + " allocator"),
     /**
-     * An op's side starts before the head of its buffer. Arguments: the side ("the send of @AllReduce #0 in step()"),
+     * An op's side starts before the head of its buffer. Arguments: the side ("the send of @AllReduce #1 in step()"),
      * its offset in elements, the buffer.
      */
     R7_NEGATIVE_OFFSET(Rule.R7_ARENA, "%s: offset %s into `%s` is negative; offsets are at least 0"),
@@ -375,7 +375,7 @@ public enum Message {
             + " exactly (pad to a multiple), or write %s to round down"),
     /**
      * A size or offset given by an expression breaks the rule whatever the dims and step arguments are. Argument: the
-     * condition ({@code "step(): @AllReduce #0: count is at least 1: 1 <= n - n"}).
+     * condition ({@code "step(): @AllReduce #1: count is at least 1: 1 <= n - n"}).
      */
     R13_HOLDS_FOR_NO_VALUE(Rule.R13_TYPES, "%s holds for no value of the dims (at least 1) and parameters (at least"
             + " 0)");

@@ -32,7 +32,7 @@ public final class PeerPairing {
     /**
      * A point-to-point op of a step, as every rank issues it.
      *
-     * @param index    its position among the step's ops (for messages: "@Send #0")
+     * @param index    its position among the step's ops, from 0 (messages count from 1: "@Send #1")
      * @param kind     {@link OpKind#SEND} or {@link OpKind#RECV}
      * @param peer     the other end, resolved on each rank with {@link Peer#resolve}
      * @param peerRank the rank of {@link Peer#ABSOLUTE}; a rank outside the communicator is not paired (it is an
@@ -63,9 +63,9 @@ public final class PeerPairing {
             return kind.hasSend();
         }
 
-        /** "@Send #0": the op as messages name it. */
+        /** "@Send #1": the op as messages name it, counting from 1. */
         public String label() {
-            return kind.annotation() + " #" + index;
+            return kind.annotation() + " #" + (index + 1);
         }
 
         private String amount() {

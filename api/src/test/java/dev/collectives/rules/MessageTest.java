@@ -18,9 +18,9 @@ class MessageTest {
 
     @Test
     void expressionsFillThemAtCompileTime() {
-        assertEquals("the recv of @AllGather #0 in gather() reaches past `out`: elements [0, n * ranks), but it holds"
+        assertEquals("the recv of @AllGather #1 in gather() reaches past `out`: elements [0, n * ranks), but it holds"
                         + " 1024; shorten the op or enlarge the buffer",
-                Message.R7_PAST_BUFFER.format("the recv of @AllGather #0 in gather()", "out", 0, "n * ranks", 1024));
+                Message.R7_PAST_BUFFER.format("the recv of @AllGather #1 in gather()", "out", 0, "n * ranks", 1024));
     }
 
     @Test

@@ -34,7 +34,7 @@ class PeerPairingTest {
         assertEquals(List.of(0, 1), unpaired.stream().map(PeerPairing.Unpaired::op).toList());
         assertEquals("rank 0 sends to rank 1, which receives nothing more from rank 0 in this step with 3 ranks; add "
                 + "the matching @Recv; unpaired point-to-point ops hang every rank", unpaired.get(0).problem());
-        assertEquals("@Recv #1", swap.get(unpaired.get(1).op()).label());
+        assertEquals("@Recv #2", swap.get(unpaired.get(1).op()).label());
     }
 
     @Test

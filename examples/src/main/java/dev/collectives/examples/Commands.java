@@ -77,6 +77,7 @@ public final class Commands {
     }
 
     @Command(name = "runner", sortOptions = false, usageHelpAutoWidth = true,
+            versionProvider = BenchCommandLine.Version.class,
             description = {"Runs the examples: binds each pipeline on every rank, fills it with rank- and "
                     + "index-dependent data, steps it, and checks the results against values computed on the host. "
                     + "Prints each example's describe() table, its check and its time.",
@@ -103,6 +104,9 @@ public final class Commands {
 
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
         boolean help;
+
+        @Option(names = {"-V", "--version"}, versionHelp = true, description = "print the version, and exit")
+        boolean version;
 
         Top(Catalogue catalogue) {
             this.catalogue = catalogue;

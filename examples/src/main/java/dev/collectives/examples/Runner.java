@@ -11,12 +11,12 @@ import dev.collectives.runtime.bootstrap.Bootstrap;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -261,14 +261,22 @@ public final class Runner {
             return Verdict.SKIPPED;
         }
         AtomicReferenceArray<String> inapplicable = new AtomicReferenceArray<>(ranks.size());
+        AtomicInteger reporting = new AtomicInteger();
         long start = System.nanoTime();
         try {
             ranks.run(mistake.cluster(), Clusters.MISTAKE_TIMEOUT, rank -> {
                 Optional<String> why = mistake.inapplicable(rank.comm());
                 if (why.isPresent()) {
                     inapplicable.set(rank.rank(), why.get());
-                } else {
+                    return;
+                }
+                try {
                     mistake.run(rank);
+                } catch (CollectivesException e) {
+                    if (e.rule() == mistake.rule()) {
+                        reporting.incrementAndGet();
+                    }
+                    throw e;
                 }
             });
         } catch (RuntimeException e) {
@@ -278,8 +286,8 @@ public final class Runner {
             } else {
                 out.println("caught: " + failure(e));
                 if (ranks.held().length == ranks.size()) {
-                    out.println("ranks that reported " + mistake.rule().tag() + ": " + ranksReporting(e, mistake)
-                            + " of " + ranks.size());
+                    out.println("ranks that reported " + mistake.rule().tag() + ": " + reporting.get() + " of "
+                            + ranks.size());
                 }
             }
             printTime(start);
@@ -293,14 +301,6 @@ public final class Runner {
         out.println("FAILED: not caught: every rank bound and ran the mistake without an error");
         printTime(start);
         return Verdict.FAILED;
-    }
-
-    /** The first failure and the suppressed ones of the other ranks that carry the mistake's rule. */
-    private static long ranksReporting(RuntimeException e, Mistake mistake) {
-        long others = Arrays.stream(e.getSuppressed())
-                .filter(s -> s instanceof CollectivesException && ((CollectivesException) s).rule() == mistake.rule())
-                .count();
-        return 1 + others;
     }
 
     // ---- printing ---------------------------------------------------------------------------------------
@@ -317,7 +317,7 @@ public final class Runner {
     }
 
     /**
-     * A failure's own message (a failure of ranks has a line per rank); for one rank's failure, the rank and what it
+     * A failure's own message (a failure of ranks has a line per reason); for one rank's failure, the rank and what it
      * threw, without wrapper class names.
      */
     public static String failure(Throwable e) {

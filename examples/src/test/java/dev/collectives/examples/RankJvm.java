@@ -2,6 +2,8 @@ package dev.collectives.examples;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.collectives.runtime.Backends;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +43,7 @@ final class RankJvm implements AutoCloseable {
     static RankJvm start(String name, Path log, Class<?> main, Map<String, String> variables, List<String> args) {
         // a quick start matters more than peak speed: several of these share two cores
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
+                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", Backends.NATIVE_ACCESS_OPTION,
                 "-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());

@@ -12,6 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -38,10 +39,13 @@ class RunnerMistakesTest {
         if (ranks < mistake.minRanks()) {
             assertTrue(run.text().contains("SKIPPED: needs at least " + mistake.minRanks() + " ranks"), run.text());
         } else {
-            // "rank 0 failed: [tag] ...", or a line per rank that failed, each with its tag
-            assertTrue(run.text().contains(ranks == 1 ? "caught: rank 0 failed: " + mistake.rule().tag()
-                    : "caught: ranks 0, 1"), run.text());
-            assertTrue(ranks == 1 || run.text().contains("\nrank 0: " + mistake.rule().tag()), run.text());
+            // "rank 0 failed: [tag] ...", "ranks 0-3 failed: [tag] ..." once for ranks that failed alike, or a
+            // line per reason, the first failure's first
+            String caught = ranks == 1 ? "caught: rank 0 failed: " + mistake.rule().tag()
+                    : "caught: ranks " + (ranks == 2 ? "0, 1" : "0-" + (ranks - 1)) + " failed";
+            assertTrue(run.text().contains(caught), run.text());
+            assertTrue(run.text().matches("(?s).*\ncaught: [^\n]*(failed: |\n(rank|ranks) [^\n]*: )"
+                    + Pattern.quote(mistake.rule().tag()) + ".*"), run.text());
             assertTrue(run.text().contains("ranks that reported " + mistake.rule().tag() + ": "), run.text());
             assertTrue(run.text().contains("mistakes: 1 passed, 0 skipped, 0 failed"), run.text());
         }

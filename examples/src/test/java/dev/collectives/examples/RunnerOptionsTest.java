@@ -5,12 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.examples.mistakes.Mistakes;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
 
 /** The runner's command line: help, list, subcommands, and what a bad one or an unavailable backend gets. */
 class RunnerOptionsTest {
@@ -21,7 +25,7 @@ class RunnerOptionsTest {
         assertEquals(Runner.PASSED, run.status());
         assertTrue(run.text().startsWith("Usage: runner "), run.text());
         for (String option : new String[] {"--backend=NAME", "--ranks=N", "--example=NAME", "--mistakes", "--list",
-            "--help"}) {
+            "--help", "--version"}) {
             assertTrue(run.text().contains(" " + option + " "), option);
         }
         for (String command : new String[] {"examples", "mistakes", "join", "recovery", "list"}) {
@@ -29,6 +33,30 @@ class RunnerOptionsTest {
         }
         assertTrue(run.text().contains("Exit status:\n  0   every example (or mistake) passed or was skipped\n"
                 + "  1   one failed\n  2   a bad command line, or an unavailable backend"), run.text());
+    }
+
+    @Test
+    void theReadmeNamesEverySubcommandAndEveryBenchmark() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        CommandLine runner = Commands.commandLine(System.out, Examples.all(), Mistakes.all());
+
+        for (CommandLine command : runner.getSubcommands().values()) {
+            if (!command.getCommandSpec().usageMessage().hidden()) {
+                assertTrue(readme.contains("`" + command.getCommandName()), command.getCommandName());
+            }
+        }
+        for (String benchmark : runner.getSubcommands().get("bench").getSubcommands().keySet()) {
+            assertTrue(readme.contains("`bench " + benchmark + "`"), benchmark);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"-V", "--version"})
+    void versionPrintsTheProjectsVersionAndSucceeds(String option) {
+        RunnerOutput run = RunnerOutput.of(option);
+
+        assertEquals(Runner.PASSED, run.status(), run.text());
+        assertTrue(run.text().matches("Collectives \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?\n"), run.text());
     }
 
     @ParameterizedTest(name = "{0} --help")

@@ -88,7 +88,7 @@ class RuleDiagnosticsTest {
         Sources s = arena("  @View(of = \"block\", offsetBytes = 4096, type = DataType.FLOAT32, count = 1024) "
                 + "DeviceBuffer recvbuff();", "  @AllReduce(send = \"sendbuff\", recv = \"recvbuff\", recvOffset = 1000,"
                 + " count = 100) void step();");
-        assertError(s, "[R7 ARENA] the recv of @AllReduce #0 in step() reaches past `recvbuff`: elements [1000, 1100), "
+        assertError(s, "[R7 ARENA] the recv of @AllReduce #1 in step() reaches past `recvbuff`: elements [1000, 1100), "
                 + "but it holds 1024", "recvOffset = 1000");
     }
 
@@ -97,7 +97,7 @@ class RuleDiagnosticsTest {
         Sources s = arena("  @View(of = \"block\", offsetBytes = 2048, type = DataType.FLOAT32, count = 1024) "
                 + "DeviceBuffer recvbuff();", "  @AllReduce(send = \"sendbuff\", recv = \"recvbuff\", count = 1000) "
                 + "void step();");
-        assertError(s, "[R7 ARENA] @AllReduce #0 in step(): send bytes [0, 4000) and recv bytes [2048, 6048) overlap "
+        assertError(s, "[R7 ARENA] @AllReduce #1 in step(): send bytes [0, 4000) and recv bytes [2048, 6048) overlap "
                 + "without coinciding", "count = 1000");
     }
 
@@ -106,7 +106,7 @@ class RuleDiagnosticsTest {
         Sources s = Sources.pipeline("registration = Registration.LOCAL",
                 "  @Buffer(type = DataType.INT32, count = 256) DeviceBuffer data();",
                 "  @AllGather(send = \"data\", recv = \"data\", sendCount = 16) void gather();");
-        assertError(s, "[R7 ARENA] @AllGather #0 in gather(): send bytes [0, 64) and recv bytes [0, 16 * ranks * 4) "
+        assertError(s, "[R7 ARENA] @AllGather #1 in gather(): send bytes [0, 64) and recv bytes [0, 16 * ranks * 4) "
                 + "overlap, and this op cannot run in place at the same offsets on every rank", "sendCount = 16");
     }
 
@@ -125,7 +125,7 @@ class RuleDiagnosticsTest {
                 "  @Buffer(type = DataType.INT32, count = 256) DeviceBuffer out();",
                 "  @AllGather(send = \"in\", recv = \"out\",",
                 "             sendCount = 100) void gather();");
-        assertError(s, "[R7 ARENA] the recv of @AllGather #0 in gather() reaches past `out`: elements [0, 400), but it "
+        assertError(s, "[R7 ARENA] the recv of @AllGather #1 in gather() reaches past `out`: elements [0, 400), but it "
                 + "holds 256", "sendCount = 100");
     }
 
@@ -258,7 +258,7 @@ class RuleDiagnosticsTest {
                 "  @Buffer(type = DataType.FLOAT32, count = 250001) DeviceBuffer shard();",
                 "  @ReduceScatter(send = \"grads\", recv = \"shard\",",
                 "                 recvCountExpr = \"1000003 / ranks\") void reduce();");
-        assertError(s, "[R13 TYPES] reduce(): @ReduceScatter #0: recvCountExpr = \"1000003 / ranks\": 1000003 / ranks "
+        assertError(s, "[R13 TYPES] reduce(): @ReduceScatter #1: recvCountExpr = \"1000003 / ranks\": 1000003 / ranks "
                 + "divides 1000003 by 4, which leaves a remainder of 3; choose sizes that divide exactly (pad to a "
                 + "multiple), or write floorDiv(1000003, ranks) to round down (see docs/rules.md#r13-types)",
                 "recvCountExpr");
@@ -319,6 +319,20 @@ class RuleDiagnosticsTest {
                 "  @View(of = \"arean\", type = DataType.FLOAT32, count = 8) DeviceBuffer v();");
         assertError(s, "[DSL unknown-buffer] @View v() of = \"arean\" names no accessor of P; did you mean `arena`?",
                 "of = \"arean\"");
+    }
+
+    @Test
+    void aDeviceBufferAccessorWithoutItsAnnotationIsReportedOnceNotAtEveryOpThatNamesIt() {
+        Sources s = Sources.pipeline("registration = Registration.LOCAL",
+                "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
+                "  DeviceBuffer b();",
+                "  @AllReduce(send = \"a\", recv = \"b\", count = 64) void step();",
+                "  @AllGather(send = \"b\", recv = \"a\", sendCount = 16) void gather();");
+        Compilation compilation = s.compile();
+
+        assertError(s, "[DSL accessor] `b()` returns DeviceBuffer but has no @Buffer, @View or @External",
+                "DeviceBuffer b()");
+        assertThat(compilation).hadErrorCount(1);
     }
 
     @Test

@@ -187,7 +187,7 @@ class ShapeDiagnosticsTest {
         Sources s = Sources.pipeline("registration = Registration.LOCAL", DIM, GRADS,
                 "  @AllReduce(send = \"grads\", recv = \"grads\", countExpr = \"elements\",",
                 "             sendOffsetExpr = \"offset + 1\", recvOffsetExpr = \"offset + 1\") void step(long offset);");
-        assertError(s, "[R7 ARENA] the send of @AllReduce #0 in step() reaches past `grads`: elements [offset + 1, "
+        assertError(s, "[R7 ARENA] the send of @AllReduce #1 in step() reaches past `grads`: elements [offset + 1, "
                 + "offset + 1 + elements), but it holds elements", "sendOffsetExpr");
     }
 
@@ -195,7 +195,7 @@ class ShapeDiagnosticsTest {
     void certainlyEmptyIsAnR13Error() {
         Sources s = Sources.pipeline("registration = Registration.LOCAL", DIM, GRADS,
                 "  @AllReduce(send = \"grads\", recv = \"grads\", countExpr = \"elements - elements\") void step();");
-        assertError(s, "[R13 TYPES] step(): @AllReduce #0: count is at least 1: 1 <= elements - elements holds for "
+        assertError(s, "[R13 TYPES] step(): @AllReduce #1: count is at least 1: 1 <= elements - elements holds for "
                 + "no value", "elements - elements");
     }
 

@@ -35,8 +35,8 @@ class StepPlansTest {
                 "  @Broadcast(send = \"a\", recv = \"b\", count = 4, root = 0)",
                 "  @Broadcast(send = \"a\", sendOffset = 4, recv = \"b\", recvOffset = 4, count = 4, root = 1)",
                 "  void roots();");
-        assertTrue(code.contains("plan of buffers(): #1 not fused with #0: their send buffers differ (a, b)"), code);
-        assertTrue(code.contains("plan of roots(): #1 not fused with #0: their roots differ (0, 1); issued #0 and #1 "
+        assertTrue(code.contains("plan of buffers(): #2 not fused with #1: their send buffers differ (a, b)"), code);
+        assertTrue(code.contains("plan of roots(): #2 not fused with #1: their roots differ (0, 1); issued #1 and #2 "
                 + "in one group"), code);
     }
 
@@ -46,7 +46,7 @@ class StepPlansTest {
                 "  @AllReduce(send = \"a\", recv = \"a\", recvOffset = 4, count = 4)",
                 "  @AllReduce(send = \"a\", sendOffset = 4, recv = \"a\", recvOffset = 8, count = 4)",
                 "  void chain();");
-        assertTrue(code.contains("plan of chain(): #1 not fused with #0: one call over both would read bytes that it "
+        assertTrue(code.contains("plan of chain(): #2 not fused with #1: one call over both would read bytes that it "
                 + "writes (its send and recv ranges would overlap)\\n"), code);
         assertFalse(code.contains("comm.groupStart()"), "#1 reads what #0 writes: no group\n" + code);
     }
@@ -60,8 +60,8 @@ class StepPlansTest {
                 "  @AllReduce(send = \"a\", sendOffsetExpr = \"q\", recv = \"b\", recvOffsetExpr = \"q\", count = 4)",
                 "  void step(long p, long q);");
         assertTrue(code.contains("comm.allReduce(a, p, b, p, 8L, DataType.FLOAT32, ReduceOp.SUM, stream);"), code);
-        assertTrue(code.contains("plan of step(): fused 2 allreduces into one (#0-#1): send and recv ranges adjacent; "
-                + "#2 not fused with #1: send ranges not adjacent: #1 ends at element p + 4 + 4, #2 starts at q, which "
+        assertTrue(code.contains("plan of step(): fused 2 allreduces into one (#1-#2): send and recv ranges adjacent; "
+                + "#3 not fused with #2: send ranges not adjacent: #2 ends at element p + 4 + 4, #3 starts at q, which "
                 + "is not proven for every value of the step's parameters"), code);
     }
 
@@ -73,7 +73,7 @@ class StepPlansTest {
                 "  @AllReduce(send = \"x\", recv = \"y\", count = 4)",
                 "  @AllReduce(send = \"x\", sendOffset = 4, recv = \"y\", recvOffset = 4, count = 4)",
                 "  void step();");
-        assertTrue(code.contains("#1 not fused with #0: send `x` and recv `y` are externals, which may be one "
+        assertTrue(code.contains("#2 not fused with #1: send `x` and recv `y` are externals, which may be one "
                 + "allocation"), code);
     }
 

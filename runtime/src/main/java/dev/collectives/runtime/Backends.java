@@ -12,6 +12,12 @@ public final class Backends {
     public static final String ENVIRONMENT_VARIABLE = "COLLECTIVES_BACKEND";
     /** The backend used when {@code COLLECTIVES_BACKEND} is not set. */
     public static final String DEFAULT = "sim";
+    /**
+     * The {@code java} option that lets the class path load native code, as JavaCPP does for every backend: without
+     * it JDK 22 and newer print a warning on the first load (and later JDKs may refuse). JDK 17 accepts it too, so a
+     * program that starts JVMs of ranks gives it to each.
+     */
+    public static final String NATIVE_ACCESS_OPTION = "--enable-native-access=ALL-UNNAMED";
 
     private Backends() {
     }

@@ -4,6 +4,8 @@ import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -87,47 +89,63 @@ public class CollectivesException extends RuntimeException {
     }
 
     /**
-     * The failures of a run's ranks, in the order they happened, as one exception: its message has a line per
-     * rank, in rank order, with the rank, the tag and the first line of what it threw, and under it that failure's
-     * causes, one line each, a few at most (full traces are for a log at DEBUG). It carries the first failure's
-     * rule, result and rank, the first failure as its cause and the others suppressed.
+     * The failures of a run's ranks, in the order they happened, as one exception. Ranks that failed for the same
+     * reason share one line ("ranks 0-3 failed: [R2 OFFSET] ..."): the tag and the first line of what they threw,
+     * without their "rank N: ", then that failure's causes, one line each, a few at most; each different reason has
+     * a line of its own, the first failure's first. A last line names the first frame of the caller's code where the
+     * first failure was thrown. It carries the first failure's rule, result and rank and the first failure as its
+     * cause; of each other reason one failure is suppressed, not every copy (full traces are for a log at DEBUG).
+     * Its own trace starts at the caller's frame that ran the ranks, not inside this library.
      */
     public static CollectivesException ranksFailed(List<Map.Entry<Integer, Throwable>> inOrder) {
         Map.Entry<Integer, Throwable> first = inOrder.get(0);
         Throwable cause = first.getValue();
         CollectivesException known = cause instanceof CollectivesException ? (CollectivesException) cause : null;
-        StringBuilder message = new StringBuilder();
-        if (inOrder.size() == 1) {
-            message.append("rank ").append(first.getKey()).append(" failed: ");
-            summarize(message, first.getKey(), cause);
-        } else {
-            List<Map.Entry<Integer, Throwable>> byRank = new ArrayList<>(inOrder);
-            byRank.sort(Map.Entry.comparingByKey());
-            message.append(byRank.stream().map(f -> String.valueOf(f.getKey()))
-                            .collect(Collectors.joining(", ", "ranks ", " failed")))
-                    .append(" (rank ").append(first.getKey()).append(" first):");
-            for (Map.Entry<Integer, Throwable> failure : byRank) {
-                message.append("\nrank ").append(failure.getKey()).append(": ");
-                summarize(message, failure.getKey(), failure.getValue());
-            }
+        Map<String, List<Map.Entry<Integer, Throwable>>> byReason = new LinkedHashMap<>();
+        for (Map.Entry<Integer, Throwable> failure : inOrder) {
+            byReason.computeIfAbsent(summary(failure.getKey(), failure.getValue()), k -> new ArrayList<>())
+                    .add(failure);
         }
+        StringBuilder message = new StringBuilder(ranks(inOrder)).append(" failed");
+        if (byReason.size() == 1) {
+            message.append(": ").append(byReason.keySet().iterator().next());
+        } else {
+            message.append(" (rank ").append(first.getKey()).append(" first):");
+            byReason.forEach((reason, failures) -> message.append("\n").append(ranks(failures)).append(": ")
+                    .append(reason));
+        }
+        CallerFrames.firstOutside(cause).ifPresent(frame -> message.append("\n  thrown in ").append(frame));
         CollectivesException combined = new CollectivesException(known == null ? null : known.rule(),
                 known == null ? null : known.result(), first.getKey(), message.toString(), cause);
-        inOrder.stream().skip(1).forEach(f -> combined.addSuppressed(f.getValue()));
+        combined.setStackTrace(CallerFrames.fromCaller(combined.getStackTrace()));
+        byReason.values().stream().skip(1).forEach(failures -> combined.addSuppressed(failures.get(0).getValue()));
         return combined;
     }
 
+    /** "rank 2", "ranks 0-3", "ranks 0, 2, 3": the ranks of {@code failures}, in rank order. */
+    private static String ranks(List<Map.Entry<Integer, Throwable>> failures) {
+        int[] sorted = failures.stream().mapToInt(Map.Entry::getKey).sorted().distinct().toArray();
+        if (sorted.length == 1) {
+            return "rank " + sorted[0];
+        }
+        boolean consecutive = sorted[sorted.length - 1] - sorted[0] == sorted.length - 1;
+        return "ranks " + (consecutive && sorted.length > 2 ? sorted[0] + "-" + sorted[sorted.length - 1]
+                : Arrays.stream(sorted).mapToObj(String::valueOf).collect(Collectors.joining(", ")));
+    }
+
     /** The first line of what {@code rank} threw, without its own "rank N: ", then its causes' first lines. */
-    private static void summarize(StringBuilder message, int rank, Throwable failure) {
+    private static String summary(int rank, Throwable failure) {
         String line = firstLine(failure);
-        message.append(line.replaceFirst("^((?:\\[[^\\]]*\\] )?)rank " + rank + ": ", "$1"));
+        StringBuilder summary = new StringBuilder(line.replaceFirst("^((?:\\[[^\\]]*\\] )?)rank " + rank + ": ",
+                "$1"));
         Throwable cause = failure.getCause();
         for (int i = 0; i < MAX_CAUSES && cause != null; i++, cause = cause.getCause()) {
             String text = firstLine(cause);
             if (!line.contains(text)) { // wrappers often repeat their cause's message
-                message.append("\n  caused by: ").append(text);
+                summary.append("\n  caused by: ").append(text);
             }
         }
+        return summary.toString();
     }
 
     /** A failure's message's first line; the class name before it unless it is a {@link CollectivesException}. */

@@ -81,7 +81,7 @@ public final class SparkRanks {
         settings.rank(rank).size(tasks.length).localRank(localRank).localSize(localSize);
         gpu(ctx.resourcesJMap(), rank).ifPresent(settings::device);
         Arrivals arrivals = Arrivals.of(ctx);
-        ctx.addTaskCompletionListener((TaskCompletionListener) done -> arrivals.leave(rank));
+        ctx.addTaskCompletionListener((TaskCompletionListener) done -> arrivals.leave(tasks.length));
         JoinedRank joined = backend.join(settings.gatherer(stage, new BarrierGatherer(ctx, arrivals)).build());
         SparkRank watched = SparkRank.watched(ctx, stage, joined);
         ctx.addTaskCompletionListener((TaskCompletionListener) done -> watched.close());

@@ -3,6 +3,7 @@ package dev.collectives.spark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.Backends;
 import dev.collectives.spark.example.DataParallelTraining;
 
 import java.io.IOException;
@@ -24,7 +25,7 @@ class DataParallelTrainingApplicationTest {
     @Test
     void theApplicationPrintsTheSameWeightsForEveryRank(@TempDir Path dir) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", Backends.NATIVE_ACCESS_OPTION));
         // the --add-opens flags that Spark needs on this JDK, as this JVM got them
         ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(a -> a.startsWith("--add-opens") || a.startsWith("-Dio.netty")).forEach(command::add);

@@ -1,5 +1,7 @@
 package dev.collectives.tools;
 
+import dev.collectives.runtime.Backends;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -122,7 +124,7 @@ public final class LocalJob implements AutoCloseable {
      */
     private static List<String> command(List<String> jvmOptions, List<String> toolArguments) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xss16m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+                .toString(), "-Xss16m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", Backends.NATIVE_ACCESS_OPTION));
         System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("collectives.")).sorted()
                 .forEach(k -> command.add("-D" + k + "=" + System.getProperty(k)));
         command.addAll(jvmOptions);

@@ -190,7 +190,7 @@ class BindRulesTest {
                 rank -> CollectiveOpPipelines_GatherInBlock.bind(rank.comm(), rank.stream()).close());
         for (int r = 0; r < ranks; r++) {
             assertEquals(Rule.R7_ARENA, failures.get(r).rule(), failures.get(r).getMessage());
-            assertTrue(failures.get(r).getMessage().contains("@AllGather #0: send bytes [128, 160) and recv bytes "
+            assertTrue(failures.get(r).getMessage().contains("@AllGather #1: send bytes [128, 160) and recv bytes "
                     + "[0, 256) overlap"), failures.get(r).getMessage());
         }
     }

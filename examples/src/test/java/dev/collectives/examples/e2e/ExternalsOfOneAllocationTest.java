@@ -59,7 +59,7 @@ class ExternalsOfOneAllocationTest {
         for (int r = 0; r < 2; r++) {
             CollectivesException e = failures.get(r);
             assertEquals(Rule.R7_ARENA, e.rule(), e.getMessage());
-            assertTrue(e.getMessage().contains("@AllReduce #0 in sum() (on one allocation)"), e.getMessage());
+            assertTrue(e.getMessage().contains("@AllReduce #1 in sum() (on one allocation)"), e.getMessage());
         }
     }
 
@@ -98,7 +98,7 @@ class ExternalsOfOneAllocationTest {
         for (int r = 0; r < 2; r++) {
             CollectivesException e = failures.get(r);
             assertEquals(Rule.R7_ARENA, e.rule(), e.getMessage());
-            assertTrue(e.getMessage().contains("@AllReduce #0 in sumFrom() (on one allocation)"), e.getMessage());
+            assertTrue(e.getMessage().contains("@AllReduce #1 in sumFrom() (on one allocation)"), e.getMessage());
         }
     }
 }

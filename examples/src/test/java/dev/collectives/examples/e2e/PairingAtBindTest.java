@@ -146,7 +146,7 @@ class PairingAtBindTest {
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {3, 4})
     void aSwapWithTheNextRankFailsAtBindFromThreeRanksOn(int ranks) {
-        String expected = "[DSL step] dev.collectives.examples.e2e.PairingAtBindTest.SwapWithNext: @Send #0 in "
+        String expected = "[DSL step] dev.collectives.examples.e2e.PairingAtBindTest.SwapWithNext: @Send #1 in "
                 + "swap(): rank 0 sends to rank 1, which receives nothing more from rank 0 in this step with " + ranks
                 + " ranks; add the matching @Recv; unpaired point-to-point ops hang every rank (and 1 more unpaired "
                 + "in this step) (see docs/rules.md#dsl-step)";
@@ -159,7 +159,7 @@ class PairingAtBindTest {
     void aReceiveSizedByTheRanksFailsWhereItsCountDiffersFromTheSend(int ranks) {
         AtomicReferenceArray<CollectivesException> failures = bindFailures(ranks, rank ->
                 CollectivePairingAtBindTest_ShareOfSixteen.bind(rank.comm(), rank.stream()).close());
-        String expected = "[DSL step] dev.collectives.examples.e2e.PairingAtBindTest.ShareOfSixteen: @Recv #1 in "
+        String expected = "[DSL step] dev.collectives.examples.e2e.PairingAtBindTest.ShareOfSixteen: @Recv #2 in "
                 + "pass(): rank " + 1 % ranks + " receives " + 16 / ranks + " x FLOAT32 from rank 0, which sends 8 x "
                 + "FLOAT32 in this step with " + ranks + (ranks == 1 ? " rank" : " ranks")
                 + "; a send and its receive have the same count and type; unpaired point-to-point ops hang every rank"
@@ -188,13 +188,13 @@ class PairingAtBindTest {
             String message = failures.get(r).getMessage();
             assertEquals(Result.INVALID_USAGE, failures.get(r).result(), message);
             assertTrue(message.contains("[DSL step] dev.collectives.examples.e2e.PairingAtBindTest.NamesRanks: the "
-                    + "root of @Broadcast #0 in share() is rank 2, but the communicator has 2 ranks (see "
+                    + "root of @Broadcast #1 in share() is rank 2, but the communicator has 2 ranks (see "
                     + "docs/rules.md#dsl-step)"), message);
         }
         // at 3 ranks the root exists, but every rank sends to rank 0, which receives from rank 1 only
         assertSameOnEveryRank(bindFailures(3, rank ->
                 CollectivePairingAtBindTest_NamesRanks.bind(rank.comm(), rank.stream()).close()),
-                "[DSL step] dev.collectives.examples.e2e.PairingAtBindTest.NamesRanks: @Send #0 in hand(): rank 0 "
+                "[DSL step] dev.collectives.examples.e2e.PairingAtBindTest.NamesRanks: @Send #1 in hand(): rank 0 "
                         + "sends to rank 0, which receives nothing more from rank 0 in this step with 3 ranks; add "
                         + "the matching @Recv; unpaired point-to-point ops hang every rank (and 1 more unpaired in "
                         + "this step) (see docs/rules.md#dsl-step)");
@@ -219,7 +219,7 @@ class PairingAtBindTest {
         for (int r = 0; r < ranks; r++) {
             String message = failures.get(r).getMessage();
             assertTrue(message.startsWith("[DSL step] dev.collectives.examples.e2e.PairingAtBindTest"
-                    + ".SwapCountedAtCall: @Send #0 in swap(): rank 0 sends to rank 1, which receives nothing more "
+                    + ".SwapCountedAtCall: @Send #1 in swap(): rank 0 sends to rank 1, which receives nothing more "
                     + "from rank 0 in this step with 3 ranks"), message);
             assertTrue(!message.contains("null"), message);
         }

@@ -65,10 +65,10 @@ class PlansTest {
                 Ranks.assertFloats(expected, p.grads(), "rank " + rank.rank());
                 String described = p.describe();
                 assertTrue(described.contains(multiple == 2
-                        ? "plan of reduce(): fused 3 allreduces into one (#0-#2): send and recv ranges adjacent with "
+                        ? "plan of reduce(): fused 3 allreduces into one (#1-#3): send and recv ranges adjacent with "
                                 + "the dims bound, in place\n"
-                        : "plan of reduce(): fused 2 allreduces into one (#0-#1): send and recv ranges adjacent, in "
-                                + "place; #2 not fused with #1: they fuse only for some values of the dims, and bind "
+                        : "plan of reduce(): fused 2 allreduces into one (#1-#2): send and recv ranges adjacent, in "
+                                + "place; #3 not fused with #2: they fuse only for some values of the dims, and bind "
                                 + "found that the dims bound do not fuse every such run of this step\n"), described);
                 assertTrue(described.contains("plan of asWritten(): the ops one by one, as written (@WrittenOrder)"),
                         described);

@@ -116,15 +116,15 @@ class RanksDependentRangesTest {
 
     @ParameterizedTest(name = "{0}: binds at {1} ranks, fails at {2}")
     @CsvSource(delimiter = '|', value = {
-            "GatherPastRecv | 2 | 3 | the recv of @AllGather #0 in gather() reaches past `out`: elements [0, 24), but "
+            "GatherPastRecv | 2 | 3 | the recv of @AllGather #1 in gather() reaches past `out`: elements [0, 24), but "
                     + "it holds 16",
-            "ScatterPastSend | 2 | 3 | the send of @ReduceScatter #0 in scatter() reaches past `in`: elements [0, 24), "
+            "ScatterPastSend | 2 | 3 | the send of @ReduceScatter #1 in scatter() reaches past `in`: elements [0, 24), "
                     + "but it holds 16",
-            "ScatterInBlock | 4 | 5 | @ReduceScatter #0: send bytes [0, 160) and recv bytes [128, 160) overlap",
-            "AllToAllInBlock | 4 | 5 | @AllToAll #0: send bytes [0, 80) and recv bytes [64, 144) overlap",
-            "AllToAllPastBoth | 2 | 3 | the send of @AllToAll #0 in exchange() reaches past `in`: elements [0, 12), "
+            "ScatterInBlock | 4 | 5 | @ReduceScatter #1: send bytes [0, 160) and recv bytes [128, 160) overlap",
+            "AllToAllInBlock | 4 | 5 | @AllToAll #1: send bytes [0, 80) and recv bytes [64, 144) overlap",
+            "AllToAllPastBoth | 2 | 3 | the send of @AllToAll #1 in exchange() reaches past `in`: elements [0, 12), "
                     + "but it holds 8",
-            "GatherBesideRecv | 4 | 5 | the recv of @AllGather #0 in gatherAndPass() and the recv of @Recv #2 in "
+            "GatherBesideRecv | 4 | 5 | the recv of @AllGather #1 in gatherAndPass() and the recv of @Recv #3 in "
                     + "gatherAndPass() use bytes [0, 80) and [64, 80), which overlap; the ops of a group run "
                     + "concurrently"})
     void bindsUpToASizeAndFailsBeyondItWithR7OnEveryRank(String pipeline, int fits, int fails, String why) {

@@ -94,7 +94,7 @@ class RemaindersTest {
             }
         });
         assertOnEveryRank(failures, "dev.collectives.examples.e2e.RemaindersTest.Sharded: gather(): @AllGather"
-                + " #0: sendCountExpr = \"n / ranks\": n / ranks divides 10 by 4, which leaves a remainder "
+                + " #1: sendCountExpr = \"n / ranks\": n / ranks divides 10 by 4, which leaves a remainder "
                 + "of 2; choose sizes that divide exactly (pad to a multiple), or write floorDiv(n, ranks) to round "
                 + "down");
     }

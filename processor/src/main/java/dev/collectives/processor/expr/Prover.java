@@ -1,5 +1,6 @@
 package dev.collectives.processor.expr;
 
+import java.math.BigInteger;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.LongBinaryOperator;
@@ -8,7 +9,9 @@ import java.util.function.LongBinaryOperator;
  * Proves conditions on expressions for all values, with dims and {@code ranks} at least 1 and parameters at least
  * 0, by bringing them to {@link Poly polynomials} over variables that are at least 0. {@code (a / b) * b} cancels to
  * {@code a - a % b}; other {@code /}, {@code %} and {@code floorDiv} are opaque unless their operands are constants
- * or the divisor divides every coefficient. A declared {@code ranks = N} is substituted.
+ * or the divisor divides every coefficient. A declared {@code ranks = N} is substituted. Where the polynomials
+ * overflow a long, a condition on constants is still decided, in exact arithmetic: a constant bound is never left
+ * to bind, whatever its size.
  */
 public final class Prover {
     private final int declaredRanks;
@@ -28,7 +31,12 @@ public final class Prover {
         try {
             return poly(bound).minus(poly(value)).nonNegative();
         } catch (ArithmeticException overflow) {
-            return Verdict.UNKNOWN;
+            BigInteger exactValue = exact(value);
+            BigInteger exactBound = exact(bound);
+            if (exactValue == null || exactBound == null) {
+                return Verdict.UNKNOWN;
+            }
+            return exactValue.compareTo(exactBound) <= 0 ? Verdict.TRUE : Verdict.FALSE;
         }
     }
 
@@ -51,8 +59,47 @@ public final class Prover {
             }
             return constant != null ? Verdict.FALSE : Verdict.UNKNOWN;
         } catch (ArithmeticException overflow) {
-            return Verdict.UNKNOWN;
+            BigInteger exactValue = exact(value);
+            if (exactValue == null) {
+                return Verdict.UNKNOWN;
+            }
+            return exactValue.mod(BigInteger.valueOf(alignment)).signum() == 0 ? Verdict.TRUE : Verdict.FALSE;
         }
+    }
+
+    /**
+     * The exact value of an expression without dims and parameters ({@code ranks} declared), however large; null
+     * where it names one, or divides by 0. {@code /} and {@code %} truncate as Java's do; floorDiv rounds down.
+     */
+    public BigInteger exact(Expr e) {
+        if (e instanceof Expr.Literal l) {
+            return BigInteger.valueOf(l.value());
+        }
+        if (e instanceof Expr.Name n) {
+            return n.scope() == Expr.Scope.RANKS && declaredRanks > 0 ? BigInteger.valueOf(declaredRanks) : null;
+        }
+        Expr left = e instanceof Expr.FloorDiv f ? f.dividend() : ((Expr.Binary) e).left();
+        Expr right = e instanceof Expr.FloorDiv f ? f.divisor() : ((Expr.Binary) e).right();
+        BigInteger x = exact(left);
+        BigInteger y = exact(right);
+        if (x == null || y == null) {
+            return null;
+        }
+        char op = e instanceof Expr.Binary b ? b.op() : 'f';
+        if ((op == '/' || op == '%' || op == 'f') && y.signum() == 0) {
+            return null;
+        }
+        return switch (op) {
+            case '+' -> x.add(y);
+            case '-' -> x.subtract(y);
+            case '*' -> x.multiply(y);
+            case '/' -> x.divide(y);
+            case '%' -> x.remainder(y);
+            default -> {
+                BigInteger[] qr = x.divideAndRemainder(y);
+                yield qr[1].signum() != 0 && qr[1].signum() != y.signum() ? qr[0].subtract(BigInteger.ONE) : qr[0];
+            }
+        };
     }
 
     /** The value of an expression without dims and parameters (ranks declared), or null. */

@@ -1,5 +1,6 @@
 package dev.collectives.processor.model;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -72,10 +73,14 @@ public final class Conditions {
         return true;
     }
 
-    /** A value for messages: the number when it is known, else the expression. */
+    /** A value for messages: the number when it is known (also past a long), else the expression. */
     private Object shown(Expr e) {
         Long value = prover.constant(e);
-        return value != null ? value : e;
+        if (value != null) {
+            return value;
+        }
+        BigInteger exact = prover.exact(e);
+        return exact != null ? exact : e;
     }
 
     /** Keeps what is not proved, once: an in-place op's send and recv ask the same. */
@@ -186,7 +191,7 @@ public final class Conditions {
 
     private void op(StepDecl s, OpDecl o) {
         Expr count = o.expression(o.kind().countAttribute());
-        String name = s.name() + "(): " + o.kind().annotation() + " #" + o.index();
+        String name = s.name() + "(): " + o.kind().annotation() + " " + o.ordinal();
         o.kind().numericAttributes().forEach(a -> divisions(o, a, s, name));
         unknownAtMost(o.countSite(), s, name + ": " + o.kind().countAttribute() + " is at least 1", Expr.literal(1),
                 count);
@@ -243,9 +248,9 @@ public final class Conditions {
     private void groupApart(StepDecl s, OpSide first, OpSide second) {
         Expr[] a = ranges.range(first);
         Expr[] b = ranges.range(second);
-        String what = s.name() + "(): the " + first.role().word() + " of " + first.op().kind().annotation() + " #"
-                + first.op().index() + " and the " + second.role().word() + " of " + second.op().kind().annotation()
-                + " #" + second.op().index() + ", which run concurrently in one group";
+        String what = s.name() + "(): the " + first.role().word() + " of " + first.op().kind().annotation() + " "
+                + first.op().ordinal() + " and the " + second.role().word() + " of "
+                + second.op().kind().annotation() + " " + second.op().ordinal() + ", which run concurrently in one group";
         add(new Condition(Message.R7_GROUP_APART, List.of(first.label(), second.label(), shown(a[0]), shown(a[1]),
                 shown(b[0]), shown(b[1])), second.site(), stage(s, a[0], a[1], b[0], b[1]), what,
                 Condition.Kind.APART, List.of(a[0], a[1], b[0], b[1]), false, ranges.apart(a, b)));

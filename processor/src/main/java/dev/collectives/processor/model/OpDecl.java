@@ -85,9 +85,14 @@ public final class OpDecl extends Annotated {
         return members.size() > 1;
     }
 
-    /** "#3", or "#0-#15" for a fused call: how plans name a call. */
+    /** "#3", or "#1-#16" for a fused call: how messages and plans name a call, counting from 1. */
     public String number() {
-        return "#" + index + (isFused() ? "-#" + members.get(members.size() - 1).index : "");
+        return ordinal() + (isFused() ? "-" + members.get(members.size() - 1).ordinal() : "");
+    }
+
+    /** "#3" for the third op of its step (a fused call's first op's): its position as messages count, from 1. */
+    public String ordinal() {
+        return "#" + (index + 1);
     }
 
     /** Position in its step, from 0 (a fused call's is its first op's). */
@@ -164,7 +169,7 @@ public final class OpDecl extends Annotated {
         return site(kind.countAttribute());
     }
 
-    /** "@AllReduce #0 in step()", as messages name it. */
+    /** "@AllReduce #1 in step()", as messages name it. */
     public String label() {
         return kind.annotation() + " " + number() + " in " + element().getSimpleName() + "()";
     }

@@ -70,7 +70,7 @@ public record OpSide(OpDecl op, Role role, BufferDecl buffer) {
         return op.site(offsetAttribute());
     }
 
-    /** "the recv of @AllGather #0 in gather()", as messages name it. */
+    /** "the recv of @AllGather #1 in gather()", as messages name it. */
     public String label() {
         return "the " + role.word() + " of " + op.label();
     }

@@ -29,7 +29,7 @@ public final class StepPlan {
             return batches.stream().anyMatch(b -> b.aggregated() || b.calls().stream().anyMatch(OpDecl::isFused));
         }
 
-        /** For the fingerprint: "#0-#15; group(#16, #17)". */
+        /** For the fingerprint: "#1-#16; group(#17, #18)". */
         String signature() {
             return batches.stream().map(b -> {
                 String calls = b.calls().stream().map(OpDecl::number).collect(Collectors.joining(", "));

@@ -8,7 +8,10 @@ import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.Site;
 import dev.collectives.processor.model.StepDecl;
 
-/** [DSL unknown-buffer]: ops and views name accessors of the same pipeline; views end in a @Buffer or @External. */
+/**
+ * [DSL unknown-buffer]: ops and views name accessors of the same pipeline; views end in a @Buffer or @External. A name
+ * of a DeviceBuffer accessor without its annotation is [DSL accessor]'s to report, once, not here at every use.
+ */
 final class DslUnknownBufferValidator implements Validator {
     @Override
     public void validate(PipelineModel model, Diagnostics diagnostics) {
@@ -40,7 +43,7 @@ final class DslUnknownBufferValidator implements Validator {
 
     private static void check(PipelineModel model, List<String> names, String name, String attribute, Site site,
                               String where, Diagnostics diagnostics) {
-        if (name != null && model.buffer(name).isEmpty()) {
+        if (name != null && model.buffer(name).isEmpty() && !Methods.unannotatedAccessor(model, name)) {
             diagnostics.error(Tag.UNKNOWN_BUFFER, site, where + " " + attribute + " = \"" + name + "\" names no "
                     + "accessor of " + model.type().getSimpleName() + "; " + Suggestions.hint(name, names));
         }

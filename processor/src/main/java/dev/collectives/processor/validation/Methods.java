@@ -39,6 +39,12 @@ final class Methods {
                 .findFirst();
     }
 
+    /** Whether {@code name} is a DeviceBuffer accessor without @Buffer, @View or @External ([DSL accessor]'s). */
+    static boolean unannotatedAccessor(PipelineModel model, String name) {
+        return model.unannotated().stream().anyMatch(m -> m.getSimpleName().contentEquals(name)
+                && m.getParameters().isEmpty() && returnsDeviceBuffer(m));
+    }
+
     /** Whether an expression names {@code method} as a dim: {@link #missingDim} reports it there. */
     static boolean namedAsDim(PipelineModel model, ExecutableElement method) {
         return model.problems().stream().map(ExprProblem::unknownName)

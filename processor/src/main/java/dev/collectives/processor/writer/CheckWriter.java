@@ -108,7 +108,7 @@ final class CheckWriter extends GenerationPart {
         for (StepDecl s : model.steps()) {
             f.add(".add($S,$W$S)\n", "step " + s.name(), s.ops().size() + (s.ops().size() == 1 ? " op" : " ops") + (s.grouped() ? ", grouped" : ""));
             for (OpDecl o : s.ops()) {
-                f.add(".add($S,$W$L)\n", "step " + s.name() + " op " + o.index(),
+                f.add(".add($S,$W$L)\n", "step " + s.name() + " op " + o.ordinal(),
                         Generation.literal(opShape(o), FINGERPRINT_VALUE));
             }
             if (pipeline.stepPlan(s).changesWrittenOrder()) {
@@ -210,7 +210,7 @@ final class CheckWriter extends GenerationPart {
                     continue;
                 }
                 open.addStatement(support(BIND_CHECKS, "requireRank", "$L, $S", rank, (o.kind().hasRoot() ? "root" : "peer")
-                        + " of " + o.kind().annotation() + " #" + o.index() + " in " + s.name() + "()"));
+                        + " of " + o.kind().annotation() + " " + o.ordinal() + " in " + s.name() + "()"));
             }
         }
     }

@@ -124,8 +124,8 @@ abstract class GenerationPart {
         OpSide send = o.sides().get(0);
         OpSide recv = o.sides().get(1);
         Function<Expr, CodeBlock> java = e -> Expressions.plain(e, n -> generation.name(n, params));
-        return support(BYTE_RANGES, "requireApart", "$S, $L, $N, $L, $L, $N, $L, $L", o.kind().annotation() + " #"
-                + o.index() + " in " + s.name() + "()", send.inPlaceForm() && recv.inPlaceForm(),
+        return support(BYTE_RANGES, "requireApart", "$S, $L, $N, $L, $L, $N, $L, $L", o.kind().annotation() + " "
+                + o.ordinal() + " in " + s.name() + "()", send.inPlaceForm() && recv.inPlaceForm(),
                 name(send.buffer()), java.apply(send.offset()), java.apply(send.elements()), name(recv.buffer()),
                 java.apply(recv.offset()), java.apply(recv.elements()));
     }

@@ -351,7 +351,7 @@ final class StepWriter extends GenerationPart {
             for (OpDecl call : batch.calls()) {
                 if (call.isFused()) {
                     for (OpDecl declared : call.members()) {
-                        code.add(cComment(declared, declared.kind().annotation() + " #" + declared.index() + ": "));
+                        code.add(cComment(declared, declared.kind().annotation() + " " + declared.ordinal() + ": "));
                     }
                     code.add(cComment(call, "fused: "));
                 } else {

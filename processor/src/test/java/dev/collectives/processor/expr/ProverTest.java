@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigInteger;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -43,9 +45,24 @@ class ProverTest {
             "elements / ranks | elements / 2 | UNKNOWN",
             "0 | elements - offset | UNKNOWN",
             // overflow of a coefficient proves nothing
-            "9223372036854775807 * elements + 9223372036854775807 * elements | 1 | UNKNOWN"})
+            "9223372036854775807 * elements + 9223372036854775807 * elements | 1 | UNKNOWN",
+            // constants past a long are decided exactly
+            "9223372036854775800 + 16 | 64 | FALSE",
+            "9223372036854775807 * 2 | 9223372036854775807 * 3 | TRUE",
+            "9223372036854775800 + 4 * ranks | 64 | FALSE"})
     void provesRefutesOrLeavesForTheCheck(String value, String bound, Verdict verdict) throws ExprException {
         assertEquals(verdict, atMost(0, value, bound), value + " <= " + bound);
+    }
+
+    @Test
+    void constantsPastALongAreExactAndAlignmentIsDecidedOnThem() throws ExprException {
+        Prover prover = new Prover(4);
+        assertEquals(new BigInteger("9223372036854775816"),
+                prover.exact(ExprParserTest.parse("9223372036854775800 + 4 * ranks")));
+        assertNull(prover.exact(ExprParserTest.parse("9223372036854775800 + elements")));
+        assertEquals(Verdict.TRUE, prover.aligned(ExprParserTest.parse("9223372036854775800 * 2"), 8));
+        assertEquals(Verdict.FALSE, prover.aligned(ExprParserTest.parse("9223372036854775807 * 2"), 4));
+        assertEquals(new BigInteger("-3"), prover.exact(ExprParserTest.parse("floorDiv(0 - 5, 2)")));
     }
 
     @Test

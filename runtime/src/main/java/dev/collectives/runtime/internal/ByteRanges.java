@@ -72,7 +72,7 @@ public final class ByteRanges {
     }
 
     /**
-     * {@code buffer + offset}, {@code count} elements long, for {@code side} ("the recv of @AllGather #0 in
+     * {@code buffer + offset}, {@code count} elements long, for {@code side} ("the recv of @AllGather #1 in
      * gather()"), which must not reach past the buffer's end.
      */
     public static DeviceBuffer slice(Communicator comm, String pipeline, DeviceBuffer buffer, String name,

@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a pipeline looks like on this rank, as ordered entries ("op 0" = "allReduce sendbuff+0 ..."), each tied
+ * What a pipeline looks like on this rank, as ordered entries ("op #1" = "allReduce sendbuff+0 ..."), each tied
  * to the rule a difference breaks (R14 for shape, R1 for registration, R2 for head offsets), and its digest, which
  * the ranks compare at bind ({@link Agreement}).
  */

@@ -14,7 +14,7 @@ public final class SizeChecks {
     }
 
     /**
-     * {@code value <= bound}; {@code condition} names where and what ("bucket(): @AllReduce #0: recv stays inside
+     * {@code value <= bound}; {@code condition} names where and what ("bucket(): @AllReduce #1: recv stays inside
      * `grads`: offset + n &lt;= elements").
      */
     public static void requireAtMost(Communicator comm, String pipeline, Rule rule, String condition, long value,

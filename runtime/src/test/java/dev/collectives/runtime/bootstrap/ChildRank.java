@@ -2,6 +2,8 @@ package dev.collectives.runtime.bootstrap;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.collectives.runtime.Backends;
+
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -66,7 +68,7 @@ final class ChildRank implements AutoCloseable {
     static ChildRank start(String name, Class<?> main, List<String> jvmOptions, Map<String, String> variables,
                            boolean echo, String... args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", Backends.NATIVE_ACCESS_OPTION));
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", classPath(main.getClassLoader()), main.getName()));
         command.addAll(List.of(args));

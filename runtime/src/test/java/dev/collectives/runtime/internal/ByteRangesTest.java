@@ -24,9 +24,9 @@ class ByteRangesTest {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
             SimCommunicator comm = cluster.communicator(1);
             try (DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 16)) {
-                String op = "the send of @AllReduce #0 in sum()";
+                String op = "the send of @AllReduce #1 in sum()";
                 assertEquals(4, ByteRanges.slice(comm, "p.P", buffer, "buffer", op, 12, 4).count());
-                assertR7("[R7 ARENA] rank 1: p.P: the send of @AllReduce #0 in sum() reaches past `buffer`: elements"
+                assertR7("[R7 ARENA] rank 1: p.P: the send of @AllReduce #1 in sum() reaches past `buffer`: elements"
                         + " [12, 20), but it holds 16; shorten the op or enlarge the buffer",
                         () -> ByteRanges.slice(comm, "p.P", buffer, "buffer", op, 12, 8));
             }
@@ -52,10 +52,10 @@ class ByteRangesTest {
     void r7TheOpsOfAGroupUseRangesApart() {
         try (SimCluster cluster = SimBackend.cluster().build()) {
             SimCommunicator comm = cluster.communicator(0);
-            String first = "pass(): the recv of @AllGather #0";
-            String second = "the recv of @Recv #2";
+            String first = "pass(): the recv of @AllGather #1";
+            String second = "the recv of @Recv #3";
             ByteRanges.requireApartInGroup(comm, "P", first, second, 0, 64, 64, 80);
-            assertR7("[R7 ARENA] rank 0: P: pass(): the recv of @AllGather #0 and the recv of @Recv #2 use bytes"
+            assertR7("[R7 ARENA] rank 0: P: pass(): the recv of @AllGather #1 and the recv of @Recv #3 use bytes"
                     + " [0, 80) and [64, 80), which overlap; the ops of a group run concurrently, so give each its own"
                     + " range", () -> ByteRanges.requireApartInGroup(comm, "P", first, second, 0, 80, 64, 80));
         }

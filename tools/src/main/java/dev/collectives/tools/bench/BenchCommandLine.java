@@ -94,7 +94,7 @@ public final class BenchCommandLine {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            return new String[] {"Collectives benchmarks " + build.getProperty("version")};
+            return new String[] {"Collectives " + build.getProperty("version")};
         }
     }
 }

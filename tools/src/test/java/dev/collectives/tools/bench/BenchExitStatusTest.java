@@ -109,7 +109,7 @@ class BenchExitStatusTest {
         Run run = bench(command, "-V");
 
         assertEquals(Runner.PASSED, run.status(), run.text());
-        assertTrue(run.text().matches("Collectives benchmarks \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?\n"), run.text());
+        assertTrue(run.text().matches("Collectives \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?\n"), run.text());
     }
 
     @Test

@@ -3,6 +3,8 @@ package dev.collectives.backend.sim.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.Backends;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -27,7 +29,7 @@ class JavaFallbackTest {
 
     private static List<String> runProbe(String property) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                property, "-cp", System.getProperty("java.class.path"), FallbackProbe.class.getName())
+                Backends.NATIVE_ACCESS_OPTION, property, "-cp", System.getProperty("java.class.path"), FallbackProbe.class.getName())
                 .redirectErrorStream(true).start();
         process.getOutputStream().close();
         assertTrue(process.waitFor(2, TimeUnit.MINUTES), "the probe did not finish in 2 minutes");
