@@ -12,6 +12,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.FlightRecord;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.ForeignMemory;
 import dev.collectives.runtime.QualifiedVmmAllocator;
@@ -25,6 +26,8 @@ import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.internal.AllocatorRule;
 import dev.collectives.runtime.internal.LegacyRegistrationRule;
 import dev.collectives.runtime.spi.ChildCommunicators;
+import dev.collectives.runtime.spi.FlightEvents;
+import dev.collectives.runtime.spi.FlightRecorder;
 import dev.collectives.runtime.spi.HostStaging;
 import org.bytedeco.javacpp.LongPointer;
 
@@ -34,6 +37,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+
+import jdk.jfr.Event;
 
 /**
  * One rank's communicator on one device. Collective calls are one native call each on primitive handles, with
@@ -79,6 +84,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     private final ChildCommunicators children = new ChildCommunicators();
     /** The parent's open children, which this one leaves when it closes; null for a communicator without parent. */
     private final ChildCommunicators siblings;
+    private final FlightRecorder recorder;
 
     private enum State { OPEN, ABORTED, CLOSED }
 
@@ -98,6 +104,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
         this.device = device;
         this.topology = topology;
         this.collnetRequested = collnetRequested;
+        this.recorder = FlightRecorder.open(this, rank, size, library.dialect.backendName());
     }
 
     NativeLibrary library() {
@@ -317,8 +324,10 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
         LegacyRegistrationRule.check(this, buffer);
         AllocatorRule.checkForeign(this, buffer, "buffer " + buffer);
         long[] out = new long[1];
+        Event event = FlightEvents.registrationStarted();
         library.check(NativeShim.commRegister(lib, handle, memory.address(), memory.size(), out), rank, handle,
                 "CommRegister");
+        FlightEvents.registrationDone(event, this, "CommRegister", memory.size());
         return new DeviceRegistration(this, buffer, memory, out[0]);
     }
 
@@ -355,6 +364,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                           DataType type, ReduceOp op, Stream stream) {
         DeviceStream s = enqueue(stream);
+        recorder.enqueued("allReduce", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
         long bytes = count * type.size();
         long sendAddress = address(send, sendOffset, bytes, type, "send");
         long recvAddress = address(recv, recvOffset, bytes, type, "recv");
@@ -366,6 +376,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
                           DataType type, Stream stream) {
         DeviceStream s = enqueue(stream);
+        recorder.enqueued("allGather", send, sendOffset, recv, recvOffset, sendCount, type, -1, s, s.capturing(), null);
         long bytes = sendCount * type.size();
         long sendAddress = address(send, sendOffset, bytes, type, "send");
         long recvAddress = address(recv, recvOffset, bytes * size, type, "recv");
@@ -377,6 +388,8 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
                               DataType type, ReduceOp op, Stream stream) {
         DeviceStream s = enqueue(stream);
+        recorder.enqueued("reduceScatter", send, sendOffset, recv, recvOffset, recvCount, type, -1, s, s.capturing(),
+                null);
         long bytes = recvCount * type.size();
         long sendAddress = address(send, sendOffset, bytes * size, type, "send");
         long recvAddress = address(recv, recvOffset, bytes, type, "recv");
@@ -388,6 +401,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                           DataType type, int root, Stream stream) {
         DeviceStream s = enqueue(stream);
+        recorder.enqueued("broadcast", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
         long bytes = count * type.size();
         peer(root, "root");
         long sendAddress = address(send, sendOffset, bytes, type, "send");
@@ -400,6 +414,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                        DataType type, ReduceOp op, int root, Stream stream) {
         DeviceStream s = enqueue(stream);
+        recorder.enqueued("reduce", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
         long bytes = count * type.size();
         peer(root, "root");
         long sendAddress = address(send, sendOffset, bytes, type, "send");
@@ -413,6 +428,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                          DataType type, Stream stream) {
         DeviceStream s = enqueue(stream);
+        recorder.enqueued("allToAll", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
         long bytes = count * type.size();
         long sendAddress = address(send, sendOffset, bytes * size, type, "send");
         long recvAddress = address(recv, recvOffset, bytes * size, type, "recv");
@@ -437,6 +453,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     @Override
     public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         DeviceStream s = enqueue(stream);
+        recorder.enqueued("send", buffer, offset, null, 0, count, type, peer, s, s.capturing(), null);
         peer(peer, "peer");
         long address = address(buffer, offset, count * type.size(), type, "send");
         done(NativeShim.send(lib, address, count, type.code(), peer, handle, s.handle), "Send", type, s, buffer, buffer);
@@ -445,6 +462,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     @Override
     public void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         DeviceStream s = enqueue(stream);
+        recorder.enqueued("recv", null, 0, buffer, offset, count, type, peer, s, s.capturing(), null);
         peer(peer, "peer");
         long address = address(buffer, offset, count * type.size(), type, "recv");
         done(NativeShim.recv(lib, address, count, type.code(), peer, handle, s.handle), "Recv", type, s, buffer, buffer);
@@ -556,7 +574,8 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
      * behind, and returns the failure to throw, naming the ranks that never arrived where the job's verdict does.
      */
     CollectivesException stalled(String what, long timeoutSeconds) {
-        Optional<String> verdict = job.stalled("waited " + timeoutSeconds + " s for " + what);
+        Optional<String> verdict = job.stalled("waited " + timeoutSeconds + " s for " + what + "; "
+                + recorder.position());
         abortBehind();
         return CollectivesException.library(Result.REMOTE_ERROR, rank, what, "no "
                 + "completion within " + timeoutSeconds + " s" + verdict.map(why -> "; the job failed: " + why)
@@ -665,9 +684,15 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void abort() {
         if (markAborted()) {
             job.abort("rank " + rank + " called abort()");
+            recorder.aborted();
             ABORTS.runWithin(abortCall(), () -> NativeShim.commAbort(lib, handle))
                     .ifPresent(rc -> library.check(rc, rank, 0, "CommAbort"));
         }
+    }
+
+    @Override
+    public FlightRecord flightRecord() {
+        return recorder.snapshot();
     }
 
     /**

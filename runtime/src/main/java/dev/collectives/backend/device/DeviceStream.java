@@ -4,6 +4,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Event;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.spi.FlightRecorder;
 
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -57,6 +58,16 @@ final class DeviceStream implements Stream {
 
     @Override
     public void synchronize() {
+        try {
+            await();
+        } catch (RuntimeException failure) {
+            FlightRecorder.synchronizedStream(this, failure);
+            throw failure;
+        }
+        FlightRecorder.synchronizedStream(this, null);
+    }
+
+    private void await() {
         NativeLibrary n = comm.library();
         long start = System.nanoTime();
         while (true) {
@@ -73,6 +84,10 @@ final class DeviceStream implements Stream {
             }
             Thread.onSpinWait();
         }
+    }
+
+    boolean capturing() {
+        return capturing;
     }
 
     @Override

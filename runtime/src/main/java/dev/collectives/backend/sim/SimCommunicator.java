@@ -10,6 +10,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.FlightRecord;
 import dev.collectives.runtime.ForeignMemory;
 import dev.collectives.runtime.QualifiedVmmAllocator;
 import dev.collectives.runtime.RegistrationHandle;
@@ -22,6 +23,8 @@ import dev.collectives.runtime.internal.AllocatorRule;
 import dev.collectives.runtime.internal.ByteRanges;
 import dev.collectives.runtime.internal.LegacyRegistrationRule;
 import dev.collectives.runtime.spi.ChildCommunicators;
+import dev.collectives.runtime.spi.FlightEvents;
+import dev.collectives.runtime.spi.FlightRecorder;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,6 +32,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+
+import jdk.jfr.Event;
 
 /**
  * One rank's communicator. Calls check their arguments on the calling thread, then go to the stream as work (or
@@ -61,6 +66,7 @@ public final class SimCommunicator implements Communicator {
     /** The parent's open children, which this one leaves when it closes; null for a communicator without parent. */
     private final ChildCommunicators siblings;
     private boolean closed;
+    private final FlightRecorder recorder;
 
     /** Rank {@code rank} of a communicator the job starts with, on device {@code rank}. */
     SimCommunicator(int rank, SimConfig config, CommGroup group, Ledger ledger) {
@@ -79,6 +85,7 @@ public final class SimCommunicator implements Communicator {
         this.customVmm = new SimVirtualMemory(device, ledger, config, Allocator.CUSTOM);
         this.projectVmm = new SimVirtualMemory(device, ledger, config, Allocator.VMM);
         this.defaultStream = (SimStream) createStream();
+        this.recorder = FlightRecorder.open(this, rank, config.ranks(), SimBackend.NAME);
     }
 
     Stream defaultStream() {
@@ -216,6 +223,7 @@ public final class SimCommunicator implements Communicator {
         SimMemory memory = memoryOf(buffer, "register");
         LegacyRegistrationRule.check(this, buffer);
         AllocatorRule.checkForeign(this, buffer, "buffer " + buffer);
+        Event event = FlightEvents.registrationStarted();
         synchronized (registrationCache) {
             int references = registrationCache.getOrDefault(memory, 0);
             if (references == 0) {
@@ -224,6 +232,7 @@ public final class SimCommunicator implements Communicator {
             }
             registrationCache.put(memory, references + 1);
         }
+        FlightEvents.registrationDone(event, this, "CommRegister", buffer.sizeBytes());
         return new SimRegistration(this, buffer, memory);
     }
 
@@ -510,8 +519,10 @@ public final class SimCommunicator implements Communicator {
         boolean capturing = stream.isCapturedBy(Thread.currentThread());
         List<OpCall> flagged = new ArrayList<>(step.size());
         for (OpCall call : step) {
-            flagged.add(call.withRegistration(registration(call.send(), capturing),
-                    registration(call.recv(), capturing)));
+            OpCall f = call.withRegistration(registration(call.send(), capturing), registration(call.recv(), capturing));
+            flagged.add(f);
+            recorder.enqueued(f.kind().toString(), f.send(), 0, f.recv(), 0, f.count(), f.type(), f.peer(), stream,
+                    capturing, f.registered());
         }
         if (capturing) {
             stream.capture(this, flagged);
@@ -733,6 +744,12 @@ public final class SimCommunicator implements Communicator {
     @Override
     public void abort() {
         group.abort("rank " + rank + " called abort()");
+        recorder.aborted();
+    }
+
+    @Override
+    public FlightRecord flightRecord() {
+        return recorder.snapshot();
     }
 
     /**
