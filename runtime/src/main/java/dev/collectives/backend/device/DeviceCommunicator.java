@@ -771,6 +771,7 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
             }
             boolean open = state == State.OPEN;
             state = State.CLOSED;
+            recorder.closed();
             if (siblings != null) {
                 siblings.forget(this);
             }

@@ -772,6 +772,7 @@ public final class SimCommunicator implements Communicator {
             toClose = List.copyOf(streams);
         }
         toClose.forEach(SimStream::close);
+        recorder.closed();
         group.leave(rank);
         if (siblings != null) {
             siblings.forget(this);

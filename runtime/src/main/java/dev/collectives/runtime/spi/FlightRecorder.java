@@ -25,6 +25,10 @@ import java.util.WeakHashMap;
  * ({@link #synchronizedStream}). Which step of which pipeline issued a call comes from the generated code through
  * {@link StepContext}, on the calling thread.
  *
+ * <p>Where a dump directory is set, the ring is written there once ({@link FlightRecordJson}): when a synchronize of
+ * one of its calls fails (a peer failed, the job ended, the wait timed out), when the communicator is aborted, else
+ * when it closes or the process exits with it open.
+ *
  * <p>An entry takes about {@value #BYTES_PER_ENTRY} bytes of arrays (more with the arguments of a step with
  * parameters, which it shares with the step's call); at the default {@value #DEFAULT_ENTRIES} entries that is
  * under 300 KiB per communicator, allocated when the communicator is made. With {@code entries} 0 it records
@@ -53,6 +57,9 @@ public final class FlightRecorder {
 
     /** Every recorder alive, so that a stream's synchronize reaches the recorders of its ops. */
     private static final Map<FlightRecorder, Boolean> LIVE = Collections.synchronizedMap(new WeakHashMap<>());
+    /** Dumps the rings of the communicators still open when the process exits, once a dump directory is set. */
+    private static final Thread DUMP_AT_EXIT = new Thread(FlightRecorder::dumpAtExit, "collectives-flight-dump");
+    private static boolean dumpAtExitAdded;
     /** How many communicators each rank of this process made, to number them in dumps. */
     private static final Map<Integer, Integer> MADE_BY_RANK = new HashMap<>();
 
@@ -87,6 +94,8 @@ public final class FlightRecorder {
     private final long[] enqueuedNanos;
     private final long[] settledNanos;
     private long recorded;
+    /** Whether the ring was dumped: a rank writes it once, at the first reason. */
+    private boolean dumped;
     /** The oldest entry that may still be pending: synchronize looks from here on. */
     private long oldestPending = 1;
 
@@ -133,6 +142,14 @@ public final class FlightRecorder {
         Optional<java.nio.file.Path> directory = setting(DIR_PROPERTY, DIR_VARIABLE).map(java.nio.file.Path::of);
         FlightRecorder recorder = new FlightRecorder(owner, rank, size, backend, entries, directory);
         LIVE.put(recorder, Boolean.TRUE);
+        if (directory.isPresent()) {
+            synchronized (DUMP_AT_EXIT) {
+                if (!dumpAtExitAdded) {
+                    Runtime.getRuntime().addShutdownHook(DUMP_AT_EXIT);
+                    dumpAtExitAdded = true;
+                }
+            }
+        }
         return recorder;
     }
 
@@ -297,6 +314,20 @@ public final class FlightRecorder {
         dump("abort");
     }
 
+    /** The communicator closed: its ring is dumped (if it was not) and no synchronize reaches it any more. */
+    public void closed() {
+        dump("close");
+        LIVE.remove(this);
+    }
+
+    private static void dumpAtExit() {
+        List<FlightRecorder> open;
+        synchronized (LIVE) {
+            open = new ArrayList<>(LIVE.keySet());
+        }
+        open.forEach(recorder -> recorder.dump("exit"));
+    }
+
     /** This rank's place: its last enqueued and last completed entry, for failure messages. */
     public String position() {
         return snapshot().position();
@@ -325,12 +356,16 @@ public final class FlightRecorder {
     }
 
     /**
-     * Writes the ring to the dump directory, if one is set, as {@code flight-rank<rank>-comm<n>.json}
-     * ({@link FlightRecordJson}); a failure to write is logged, never thrown: the job's own failure matters more.
+     * Writes the ring to the dump directory, if one is set and it was not written yet, as
+     * {@code flight-rank<rank>-comm<n>.json} ({@link FlightRecordJson}); a failure to write is logged, never
+     * thrown: the job's own failure matters more.
      */
     void dump(String reason) {
-        if (dumpDirectory.isEmpty() || capacity == 0) {
-            return;
+        synchronized (this) {
+            if (dumpDirectory.isEmpty() || capacity == 0 || dumped) {
+                return;
+            }
+            dumped = true;
         }
         java.nio.file.Path file = dumpDirectory.get().resolve("flight-rank" + rank + "-comm" + communicator
                 + ".json");

@@ -162,7 +162,7 @@ class FlightRecorderTest {
             }
         });
         assertEquals(List.of(State.UNKNOWN), states(record.entries()));
-        String dump = onlyDump();
+        String dump = rankZerosDump();
         assertTrue(dump.startsWith("{\"format\": \"collectives-flight-record\", \"version\": 1, \"reason\": \"abort\""),
                 dump);
         assertTrue(dump.contains("\"call\": \"allReduce\""), dump);
@@ -186,10 +186,13 @@ class FlightRecorderTest {
             }
             return null;
         });
-        String dump = onlyDump();
+        String dump = rankZerosDump();
         assertTrue(dump.contains("\"rank\": 0, \"size\": 2, \"backend\": \"sim\""), dump);
         assertTrue(dump.contains("\"reason\": \"failure: "), dump);
         assertTrue(dump.contains("\"state\": \"failed\""), dump);
+        try (java.util.stream.Stream<Path> files = Files.list(dumps)) {
+            assertEquals(2, files.count(), "rank 1 writes its ring when its communicator closes");
+        }
     }
 
     @Test
@@ -207,12 +210,13 @@ class FlightRecorderTest {
                 + "\"completedMicros\": 0}\n]}\n", json);
     }
 
-    private String onlyDump() throws IOException {
+    /** Rank 0's dump, the one file of rank 0 in the directory. */
+    private String rankZerosDump() throws IOException {
         try (java.util.stream.Stream<Path> files = Files.list(dumps)) {
-            List<Path> all = files.collect(Collectors.toList());
-            assertEquals(1, all.size(), all.toString());
-            assertTrue(all.get(0).getFileName().toString().matches("flight-rank0-comm\\d+\\.json"), all.toString());
-            return Files.readString(all.get(0), StandardCharsets.UTF_8);
+            List<Path> found = files.filter(f -> f.getFileName().toString().matches("flight-rank0-comm\\d+\\.json"))
+                    .collect(Collectors.toList());
+            assertEquals(1, found.size(), found.toString());
+            return Files.readString(found.get(0), StandardCharsets.UTF_8);
         }
     }
 
