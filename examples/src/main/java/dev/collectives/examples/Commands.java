@@ -14,6 +14,7 @@ import dev.collectives.examples.faults.FaultRankCommand;
 import dev.collectives.examples.faults.FaultsCommand;
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
+import dev.collectives.examples.trace.TraceCommand;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -55,6 +56,7 @@ final class Commands {
                 .addSubcommand(new CommandLine(new RankCommand(out, examples, mistakes)))
                 .addSubcommand(new CommandLine(new FaultsCommand(out)))
                 .addSubcommand(new CommandLine(new FaultRankCommand(out)))
+                .addSubcommand(new CommandLine(new TraceCommand(out)))
                 .addSubcommand(new CommandLine(new Bench()))
                 .setCaseInsensitiveEnumValuesAllowed(true);
         PrintWriter writer = new PrintWriter(out, true);
