@@ -14,7 +14,8 @@ import java.util.stream.Collectors;
  * @param rank          this rank in the communicator
  * @param size          the communicator's ranks
  * @param backend       the backend's name
- * @param communicator  the communicator's number on this rank: 0 for the first this rank made, counting up
+ * @param communicator  the communicator's number: how many communicators of its size this rank made before it in
+ *                      this process, so that the ranks of one communicator number it alike
  * @param capacity      how many entries the recorder keeps (0: it is off)
  * @param recorded      how many operations it numbered in all, the oldest ones no longer kept
  * @param entries       the entries kept, oldest first

@@ -60,8 +60,11 @@ public final class FlightRecorder {
     /** Dumps the rings of the communicators still open when the process exits, once a dump directory is set. */
     private static final Thread DUMP_AT_EXIT = new Thread(FlightRecorder::dumpAtExit, "collectives-flight-dump");
     private static boolean dumpAtExitAdded;
-    /** How many communicators each rank of this process made, to number them in dumps. */
-    private static final Map<Integer, Integer> MADE_BY_RANK = new HashMap<>();
+    /**
+     * How many communicators of each size each rank of this process made, to number them in dumps alike on every
+     * rank, also where ranks of communicators of other sizes share the process (sim).
+     */
+    private static final Map<List<Integer>, Integer> MADE = new HashMap<>();
 
     private final Communicator owner;
     private final int rank;
@@ -108,8 +111,8 @@ public final class FlightRecorder {
         this.capacity = capacity;
         this.dumpDirectory = dumpDirectory;
         this.wallMicrosAtNanoZero = System.currentTimeMillis() * 1000 - System.nanoTime() / 1000;
-        synchronized (MADE_BY_RANK) {
-            this.communicator = MADE_BY_RANK.merge(rank, 1, Integer::sum) - 1;
+        synchronized (MADE) {
+            this.communicator = MADE.merge(List.of(rank, size), 1, Integer::sum) - 1;
         }
         call = new String[capacity];
         pipeline = new String[capacity];
