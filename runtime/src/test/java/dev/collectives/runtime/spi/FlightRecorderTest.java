@@ -109,19 +109,7 @@ class FlightRecorderTest {
 
     @Test
     void theRingKeepsTheLastEntriesAndCountsAll() {
-        FlightRecord record = withProperty(FlightRecorder.ENTRIES_PROPERTY, "3", () -> {
-            try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
-                Communicator comm = cluster.communicator(0);
-                try (Stream stream = comm.createStream();
-                     DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
-                    for (int count = 1; count <= 5; count++) {
-                        comm.allReduce(a, a, count, F32, ReduceOp.SUM, stream);
-                    }
-                    stream.synchronize();
-                    return comm.flightRecord();
-                }
-            }
-        });
+        FlightRecord record = withProperty(FlightRecorder.ENTRIES_PROPERTY, "3", () -> allReducesOfOneRank(5));
         assertEquals(3, record.capacity());
         assertEquals(5, record.recorded());
         assertEquals(List.of("#3 allReduce(3 x FLOAT32)", "#4 allReduce(4 x FLOAT32)", "#5 allReduce(5 x FLOAT32)"),
@@ -132,17 +120,7 @@ class FlightRecorderTest {
 
     @Test
     void zeroEntriesTurnsItOff() {
-        FlightRecord record = withProperty(FlightRecorder.ENTRIES_PROPERTY, "0", () -> {
-            try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
-                Communicator comm = cluster.communicator(0);
-                try (Stream stream = comm.createStream();
-                     DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
-                    comm.allReduce(a, a, 8, F32, ReduceOp.SUM, stream);
-                    stream.synchronize();
-                    return comm.flightRecord();
-                }
-            }
-        });
+        FlightRecord record = withProperty(FlightRecorder.ENTRIES_PROPERTY, "0", () -> allReducesOfOneRank(1));
         assertEquals(0, record.capacity());
         assertEquals(List.of(), record.entries());
         assertEquals("nothing enqueued", record.position());
@@ -217,6 +195,21 @@ class FlightRecorderTest {
                     .collect(Collectors.toList());
             assertEquals(1, found.size(), found.toString());
             return Files.readString(found.get(0), StandardCharsets.UTF_8);
+        }
+    }
+
+    /** The record of a rank alone that made {@code calls} allreduces, of 1, 2, ... elements, and synchronized. */
+    private static FlightRecord allReducesOfOneRank(int calls) {
+        try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
+            Communicator comm = cluster.communicator(0);
+            try (Stream stream = comm.createStream();
+                 DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
+                for (int count = 1; count <= calls; count++) {
+                    comm.allReduce(a, a, count, F32, ReduceOp.SUM, stream);
+                }
+                stream.synchronize();
+                return comm.flightRecord();
+            }
         }
     }
 
