@@ -364,10 +364,10 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                           DataType type, ReduceOp op, Stream stream) {
         DeviceStream s = enqueue(stream);
-        recorder.enqueued("allReduce", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
         long bytes = count * type.size();
         long sendAddress = address(send, sendOffset, bytes, type, "send");
         long recvAddress = address(recv, recvOffset, bytes, type, "recv");
+        recorder.enqueued("allReduce", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
         done(NativeShim.allReduce(lib, sendAddress, recvAddress, count, type.code(), op.code(), handle, s.handle),
                 "AllReduce", type, s, send, recv);
     }
@@ -376,10 +376,10 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
                           DataType type, Stream stream) {
         DeviceStream s = enqueue(stream);
-        recorder.enqueued("allGather", send, sendOffset, recv, recvOffset, sendCount, type, -1, s, s.capturing(), null);
         long bytes = sendCount * type.size();
         long sendAddress = address(send, sendOffset, bytes, type, "send");
         long recvAddress = address(recv, recvOffset, bytes * size, type, "recv");
+        recorder.enqueued("allGather", send, sendOffset, recv, recvOffset, sendCount, type, -1, s, s.capturing(), null);
         done(NativeShim.allGather(lib, sendAddress, recvAddress, sendCount, type.code(), handle, s.handle),
                 "AllGather", type, s, send, recv);
     }
@@ -388,11 +388,11 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
                               DataType type, ReduceOp op, Stream stream) {
         DeviceStream s = enqueue(stream);
-        recorder.enqueued("reduceScatter", send, sendOffset, recv, recvOffset, recvCount, type, -1, s, s.capturing(),
-                null);
         long bytes = recvCount * type.size();
         long sendAddress = address(send, sendOffset, bytes * size, type, "send");
         long recvAddress = address(recv, recvOffset, bytes, type, "recv");
+        recorder.enqueued("reduceScatter", send, sendOffset, recv, recvOffset, recvCount, type, -1, s, s.capturing(),
+                null);
         done(NativeShim.reduceScatter(lib, sendAddress, recvAddress, recvCount, type.code(), op.code(), handle,
                 s.handle), "ReduceScatter", type, s, send, recv);
     }
@@ -401,11 +401,11 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                           DataType type, int root, Stream stream) {
         DeviceStream s = enqueue(stream);
-        recorder.enqueued("broadcast", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
         long bytes = count * type.size();
         peer(root, "root");
         long sendAddress = address(send, sendOffset, bytes, type, "send");
         long recvAddress = address(recv, recvOffset, bytes, type, "recv");
+        recorder.enqueued("broadcast", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
         done(NativeShim.broadcast(lib, sendAddress, recvAddress, count, type.code(), root, handle, s.handle),
                 "Broadcast", type, s, send, recv);
     }
@@ -414,11 +414,11 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                        DataType type, ReduceOp op, int root, Stream stream) {
         DeviceStream s = enqueue(stream);
-        recorder.enqueued("reduce", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
         long bytes = count * type.size();
         peer(root, "root");
         long sendAddress = address(send, sendOffset, bytes, type, "send");
         long recvAddress = address(recv, recvOffset, bytes, type, "recv");
+        recorder.enqueued("reduce", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
         done(NativeShim.reduce(lib, sendAddress, recvAddress, count, type.code(), op.code(), root, handle, s.handle),
                 "Reduce", type, s, send, recv);
     }
@@ -428,10 +428,10 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     public void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
                          DataType type, Stream stream) {
         DeviceStream s = enqueue(stream);
-        recorder.enqueued("allToAll", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
         long bytes = count * type.size();
         long sendAddress = address(send, sendOffset, bytes * size, type, "send");
         long recvAddress = address(recv, recvOffset, bytes * size, type, "recv");
+        recorder.enqueued("allToAll", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
         if (library.has(NativeLibrary.Slots.ALL_TO_ALL)) {
             done(NativeShim.allToAll(lib, sendAddress, recvAddress, count, type.code(), handle, s.handle),
                     "AlltoAll", type, s, send, recv);
@@ -453,18 +453,18 @@ public final class DeviceCommunicator implements Communicator, NativeBaseline, H
     @Override
     public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         DeviceStream s = enqueue(stream);
-        recorder.enqueued("send", buffer, offset, null, 0, count, type, peer, s, s.capturing(), null);
         peer(peer, "peer");
         long address = address(buffer, offset, count * type.size(), type, "send");
+        recorder.enqueued("send", buffer, offset, null, 0, count, type, peer, s, s.capturing(), null);
         done(NativeShim.send(lib, address, count, type.code(), peer, handle, s.handle), "Send", type, s, buffer, buffer);
     }
 
     @Override
     public void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         DeviceStream s = enqueue(stream);
-        recorder.enqueued("recv", null, 0, buffer, offset, count, type, peer, s, s.capturing(), null);
         peer(peer, "peer");
         long address = address(buffer, offset, count * type.size(), type, "recv");
+        recorder.enqueued("recv", null, 0, buffer, offset, count, type, peer, s, s.capturing(), null);
         done(NativeShim.recv(lib, address, count, type.code(), peer, handle, s.handle), "Recv", type, s, buffer, buffer);
     }
 

@@ -519,7 +519,8 @@ public final class SimCommunicator implements Communicator {
         boolean capturing = stream.isCapturedBy(Thread.currentThread());
         List<OpCall> flagged = new ArrayList<>(step.size());
         for (OpCall call : step) {
-            OpCall f = call.withRegistration(registration(call.send(), capturing), registration(call.recv(), capturing));
+            OpCall f = call.withRegistration(registration(call.send(), capturing),
+                    registration(call.recv(), capturing));
             flagged.add(f);
             recorder.enqueued(f.kind().toString(), f.send(), 0, f.recv(), 0, f.count(), f.type(), f.peer(), stream,
                     capturing, f.registered());
