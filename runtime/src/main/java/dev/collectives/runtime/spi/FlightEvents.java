@@ -2,6 +2,8 @@ package dev.collectives.runtime.spi;
 
 import dev.collectives.runtime.Communicator;
 
+import java.util.function.Supplier;
+
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
@@ -175,19 +177,19 @@ public final class FlightEvents {
         }
     }
 
-    static void failed(int rank, String backend, String message, String position) {
+    static void failed(int rank, String backend, String message, Supplier<String> position) {
         FailureEvent event = new FailureEvent();
         if (event.of(rank, backend)) {
             event.message = message;
-            event.position = position;
+            event.position = position.get();
             event.commit();
         }
     }
 
-    static void aborted(int rank, String backend, String position) {
+    static void aborted(int rank, String backend, Supplier<String> position) {
         AbortEvent event = new AbortEvent();
         if (event.of(rank, backend)) {
-            event.position = position;
+            event.position = position.get();
             event.commit();
         }
     }

@@ -282,7 +282,7 @@ public final class FlightRecorder {
         }
         for (FlightRecorder recorder : recorders) {
             if (recorder.settle(on, failure == null ? COMPLETED : FAILED) && failure != null) {
-                FlightEvents.failed(recorder.rank, recorder.backend, failure.getMessage(), recorder.position());
+                FlightEvents.failed(recorder.rank, recorder.backend, failure.getMessage(), recorder::position);
                 recorder.dump("failure: " + failure.getMessage());
             }
         }
@@ -313,7 +313,7 @@ public final class FlightRecorder {
     /** The communicator was aborted: what was pending is not known to have run; dumps its ring. */
     public void aborted() {
         settle(null, UNKNOWN);
-        FlightEvents.aborted(rank, backend, position());
+        FlightEvents.aborted(rank, backend, this::position);
         dump("abort");
     }
 
