@@ -77,8 +77,9 @@ final class CommunicatorTrace {
 
     /** The first number at which the ranks that hold it called different calls or sizes. */
     private Optional<String> firstMismatch() {
-        long from = byRank.values().stream().mapToLong(e -> e.keySet().stream().mapToLong(Long::longValue).min()
-                .orElse(Long.MAX_VALUE)).max().orElse(1);
+        // from the first number every rank still holds: older ones left some rank's ring
+        long from = byRank.values().stream().filter(e -> !e.isEmpty())
+                .mapToLong(e -> e.keySet().stream().mapToLong(Long::longValue).min().orElseThrow()).max().orElse(1);
         long to = lastSeqs().values().stream().mapToLong(Long::longValue).max().orElse(0);
         for (long seq = from; seq <= to; seq++) {
             Map<String, List<Integer>> ranksBySignature = new LinkedHashMap<>();
