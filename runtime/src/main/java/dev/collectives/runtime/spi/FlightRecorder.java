@@ -25,11 +25,11 @@ import java.util.WeakHashMap;
  * ({@link #synchronizedStream}). Which step of which pipeline issued a call comes from the generated code through
  * {@link StepContext}, on the calling thread.
  *
- * <p>Where a dump directory is set, the ring is written there once ({@link FlightRecordJson}): when a synchronize of
+ * <p>Where a dump directory is set, the ring is written there once, as JSON: when a synchronize of
  * one of its calls fails (a peer failed, the job ended, the wait timed out), when the communicator is aborted, else
  * when it closes or the process exits with it open.
  *
- * <p>An entry takes about {@value #BYTES_PER_ENTRY} bytes of arrays (more with the arguments of a step with
+ * <p>An entry takes about 120 bytes of arrays (more with the arguments of a step with
  * parameters, which it shares with the step's call); at the default {@value #DEFAULT_ENTRIES} entries that is
  * under 300 KiB per communicator, allocated when the communicator is made. With {@code entries} 0 it records
  * nothing and holds no ring.
@@ -45,8 +45,6 @@ public final class FlightRecorder {
     public static final String DIR_VARIABLE = "COLLECTIVES_FLIGHT_RECORDER_DIR";
     /** How many entries a recorder keeps unless set otherwise. */
     public static final int DEFAULT_ENTRIES = 2000;
-    /** Bytes of the ring's arrays per entry, on a 64-bit JVM with compressed references. */
-    static final int BYTES_PER_ENTRY = 120;
 
     private static final byte ENQUEUED = 0;
     private static final byte COMPLETED = 1;
