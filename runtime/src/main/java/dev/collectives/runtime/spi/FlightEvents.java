@@ -24,40 +24,16 @@ public final class FlightEvents {
     private FlightEvents() {
     }
 
-    /** What every event of the library carries: the rank and the backend it happened on. */
-    abstract static class RankEvent extends Event {
-        @Label("Rank") int rank;
-        @Label("Backend") String backend;
-
-        /** Fills the rank and backend of {@code comm}; whether JFR wants the event committed. */
-        boolean of(Communicator comm) {
-            if (!shouldCommit()) {
-                return false;
-            }
-            rank = comm.rank();
-            backend = comm.backendName();
-            return true;
-        }
-
-        /** Fills the rank and backend given; whether JFR wants the event committed. */
-        boolean of(int rankHere, String backendHere) {
-            if (!shouldCommit()) {
-                return false;
-            }
-            rank = rankHere;
-            backend = backendHere;
-            return true;
-        }
-    }
-
     @Name("dev.collectives.Bind")
     @Label("Bind")
     @Category(CATEGORY)
     @Description("A pipeline's bind: allocation, registration, agreement across ranks, captures")
     @StackTrace(false)
-    static final class BindEvent extends RankEvent {
+    static final class BindEvent extends Event {
         @Label("Pipeline") String pipeline;
         @Label("Registration") String registration;
+        @Label("Rank") int rank;
+        @Label("Backend") String backend;
         @Label("Failure") String failure;
     }
 
@@ -66,9 +42,11 @@ public final class FlightEvents {
     @Category(CATEGORY)
     @Description("The capture of a GRAPH step's calls into a graph")
     @StackTrace(false)
-    static final class CaptureEvent extends RankEvent {
+    static final class CaptureEvent extends Event {
         @Label("Pipeline") String pipeline;
         @Label("Step") String step;
+        @Label("Rank") int rank;
+        @Label("Backend") String backend;
         @Label("Calls") int calls;
     }
 
@@ -77,7 +55,9 @@ public final class FlightEvents {
     @Category(CATEGORY)
     @Description("A buffer registered with the communicator (CommRegister) or as a window (CommWindowRegister)")
     @StackTrace(false)
-    static final class RegistrationEvent extends RankEvent {
+    static final class RegistrationEvent extends Event {
+        @Label("Rank") int rank;
+        @Label("Backend") String backend;
         @Label("Registration Path") String path;
         @Label("Bytes") long bytes;
     }
@@ -87,9 +67,11 @@ public final class FlightEvents {
     @Category(CATEGORY)
     @Description("One call of a pipeline's step on the host: its calls issued, or its graph launched")
     @StackTrace(false)
-    static final class StepEvent extends RankEvent {
+    static final class StepEvent extends Event {
         @Label("Pipeline") String pipeline;
         @Label("Step") String step;
+        @Label("Rank") int rank;
+        @Label("Backend") String backend;
         @Label("Graph") boolean graph;
     }
 
@@ -97,7 +79,9 @@ public final class FlightEvents {
     @Label("Failure")
     @Category(CATEGORY)
     @Description("A synchronize failed: a peer failed, the job ended or the wait timed out")
-    static final class FailureEvent extends RankEvent {
+    static final class FailureEvent extends Event {
+        @Label("Rank") int rank;
+        @Label("Backend") String backend;
         @Label("Message") String message;
         @Label("Position") @Description("The rank's last enqueued and last completed operation") String position;
     }
@@ -106,7 +90,9 @@ public final class FlightEvents {
     @Label("Abort")
     @Category(CATEGORY)
     @Description("A communicator aborted on this rank")
-    static final class AbortEvent extends RankEvent {
+    static final class AbortEvent extends Event {
+        @Label("Rank") int rank;
+        @Label("Backend") String backend;
         @Label("Position") @Description("The rank's last enqueued and last completed operation") String position;
     }
 
@@ -114,7 +100,8 @@ public final class FlightEvents {
     @Label("Recovery")
     @Category(CATEGORY)
     @Description("A rank shrinks a communicator, leaving failed ranks out")
-    static final class RecoveryEvent extends RankEvent {
+    static final class RecoveryEvent extends Event {
+        @Label("Rank") int rank;
         @Label("Ranks") int ranks;
         @Label("Excluded Ranks") String excluded;
     }
@@ -127,9 +114,11 @@ public final class FlightEvents {
     /** The bind {@link #bindStarted} began ended, with {@code failure} or null. */
     public static void bindDone(Event started, Communicator comm, String pipeline, String registration,
                                 Throwable failure) {
-        if (started instanceof BindEvent event && event.of(comm)) {
+        if (started instanceof BindEvent event && event.shouldCommit()) {
             event.pipeline = pipeline;
             event.registration = registration;
+            event.rank = comm.rank();
+            event.backend = comm.backendName();
             event.failure = failure == null ? null : failure.getMessage();
             event.commit();
         }
@@ -142,9 +131,11 @@ public final class FlightEvents {
 
     /** The capture {@link #captureStarted} began ended, having captured {@code calls} calls. */
     public static void captureDone(Event started, Communicator comm, String pipeline, String step, int calls) {
-        if (started instanceof CaptureEvent event && event.of(comm)) {
+        if (started instanceof CaptureEvent event && event.shouldCommit()) {
             event.pipeline = pipeline;
             event.step = step;
+            event.rank = comm.rank();
+            event.backend = comm.backendName();
             event.calls = calls;
             event.commit();
         }
@@ -157,7 +148,9 @@ public final class FlightEvents {
 
     /** The registration {@link #registrationStarted} began ended: {@code path} is the library's function. */
     public static void registrationDone(Event started, Communicator comm, String path, long bytes) {
-        if (started instanceof RegistrationEvent event && event.of(comm)) {
+        if (started instanceof RegistrationEvent event && event.shouldCommit()) {
+            event.rank = comm.rank();
+            event.backend = comm.backendName();
             event.path = comm.libraryFunction(path);
             event.bytes = bytes;
             event.commit();
@@ -169,9 +162,11 @@ public final class FlightEvents {
     }
 
     static void stepDone(StepEvent event, Communicator comm, String pipeline, String step, boolean graph) {
-        if (event != null && event.of(comm)) {
+        if (event != null && event.shouldCommit()) {
             event.pipeline = pipeline;
             event.step = step;
+            event.rank = comm.rank();
+            event.backend = comm.backendName();
             event.graph = graph;
             event.commit();
         }
@@ -179,7 +174,9 @@ public final class FlightEvents {
 
     static void failed(int rank, String backend, String message, Supplier<String> position) {
         FailureEvent event = new FailureEvent();
-        if (event.of(rank, backend)) {
+        if (event.shouldCommit()) {
+            event.rank = rank;
+            event.backend = backend;
             event.message = message;
             event.position = position.get();
             event.commit();
@@ -188,7 +185,9 @@ public final class FlightEvents {
 
     static void aborted(int rank, String backend, Supplier<String> position) {
         AbortEvent event = new AbortEvent();
-        if (event.of(rank, backend)) {
+        if (event.shouldCommit()) {
+            event.rank = rank;
+            event.backend = backend;
             event.position = position.get();
             event.commit();
         }
@@ -196,7 +195,8 @@ public final class FlightEvents {
 
     static void recovering(int rank, int ranks, int[] excluded) {
         RecoveryEvent event = new RecoveryEvent();
-        if (event.of(rank, null)) {
+        if (event.shouldCommit()) {
+            event.rank = rank;
             event.ranks = ranks;
             event.excluded = java.util.Arrays.toString(excluded);
             event.commit();
