@@ -3,11 +3,12 @@
 # LOCAL, GRAPH) and for each fault (kill, abort, silent, shapes), N processes, one per rank, bind a one-allreduce
 # pipeline and run its steps; at step 3 rank N-1 (never rank 0, whose process serves the rendezvous) halts, aborts its
 # communicator, stops calling, or calls with another size (every rank then checks its calls: COLLECTIVES_CHECK=calls).
-# Every other rank must fail, naming that rank and the cause. Prints per rank count a table (mode x fault: OK or
-# NOT OK) and the line 'faults: N ranks: kill a/b, abort c/d, silent e/f, shapes g/h as expected'. With more ranks
-# than GPUs the processes share the GPUs round-robin, each with its own NCCL_HOSTID, so that NCCL connects them through
-# its socket transport: a setup that proves behaviour, never speed. BACKEND=sim needs no GPU (the build's tests run it
-# that way at 2 ranks).
+# Every other rank must fail, naming that rank and the cause; for silent and shapes, the tools' 'trace' on the ranks'
+# flight records (OUT/<N>-ranks/<mode>/<fault>/flight) must name that rank too. Prints per rank count a table (mode x
+# fault: OK or NOT OK) and the line 'faults: N ranks: kill a/b, abort c/d, silent e/f, shapes g/h as expected'. With
+# more ranks than GPUs the processes share the GPUs round-robin, each with its own NCCL_HOSTID, so that NCCL connects
+# them through its socket transport: a setup that proves behaviour, never speed. BACKEND=sim needs no GPU (the build's
+# tests run it that way at 2 ranks).
 # Staged by gpu/stage.sh (MODULES=runtime,tools) into .gpu/ beside job-devices.sh (the GPUs and NCCL), .gpu/lib
 # and .gpu/jre; run there:
 #   RANKS=2,4,8 bash .gpu/faults.sh

@@ -206,6 +206,16 @@ public interface Communicator extends AutoCloseable {
     /** A new stream on this rank's device. */
     Stream createStream();
 
+    // ---- what the ranks did ---------------------------------------------------------------------------------
+
+    /**
+     * What this communicator's flight recorder holds now: the last operations this rank issued on it (2000 unless
+     * {@code collectives.flightRecorder.entries} or {@code COLLECTIVES_FLIGHT_RECORDER_ENTRIES} says otherwise; 0
+     * turns it off), each with the pipeline and step that issued it, its buffers, count and type, and whether it
+     * completed. Ranks that issue the same operations number them alike.
+     */
+    FlightRecord flightRecord();
+
     // ---- child communicators ------------------------------------------------------------------------------
 
     /**

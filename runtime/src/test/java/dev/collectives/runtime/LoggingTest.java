@@ -1,5 +1,7 @@
 package dev.collectives.runtime;
 
+import dev.collectives.annotation.Registration;
+
 import dev.collectives.runtime.internal.Lifecycle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,7 +27,8 @@ class LoggingTest {
 
     @Test
     void bindIsLoggedWithItsDescription() {
-        List<LogRecord> records = LogCapture.capture(Lifecycle.BIND_LOGGER, Level.FINE, () -> Lifecycle.open(new Described("a table of ops"), () -> { }));
+        List<LogRecord> records = LogCapture.capture(Lifecycle.BIND_LOGGER, Level.FINE,
+                () -> Lifecycle.open(null, "p.Pipeline", Registration.NONE, new Described("a table of ops"), () -> { }));
         assertEquals(1, records.size());
         assertEquals(Level.FINE, records.get(0).getLevel());
         assertEquals("bound a table of ops", records.get(0).getMessage());
@@ -34,10 +37,11 @@ class LoggingTest {
     @Test
     void failedBindIsLoggedWithItsCause() {
         IllegalStateException failure = new IllegalStateException("[R2 OFFSET] ranks disagree");
-        List<LogRecord> records = LogCapture.capture(Lifecycle.BIND_LOGGER, Level.FINE, () -> assertThrows(IllegalStateException.class,
-                () -> Lifecycle.open(new Described("unused"), () -> {
-                    throw failure;
-                })));
+        List<LogRecord> records = LogCapture.capture(Lifecycle.BIND_LOGGER, Level.FINE,
+                () -> assertThrows(IllegalStateException.class,
+                        () -> Lifecycle.open(null, "p.Pipeline", Registration.NONE, new Described("unused"), () -> {
+                            throw failure;
+                        })));
         assertEquals(1, records.size());
         assertEquals("bind failed: [R2 OFFSET] ranks disagree", records.get(0).getMessage());
         assertSame(failure, records.get(0).getThrown());

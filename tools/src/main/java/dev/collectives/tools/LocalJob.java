@@ -102,15 +102,18 @@ public final class LocalJob implements AutoCloseable {
     }
 
     /**
-     * Stops every process still running and waits a little for each to end, so that the next job does not start
-     * beside what remains of this one (a GPU context, a port). Idempotent.
+     * Stops every process still running, first asking (so that it may write its flight record as it exits), then
+     * forcibly, and waits a little for each to end, so that the next job does not start beside what remains of this
+     * one (a GPU context, a port). Idempotent.
      */
     @Override
     public void close() {
-        processes.forEach(Process::destroyForcibly);
+        processes.forEach(Process::destroy);
         try {
             for (Process process : processes) {
-                process.waitFor(STOP_WAIT_SECONDS, TimeUnit.SECONDS);
+                if (!process.waitFor(STOP_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor(STOP_WAIT_SECONDS, TimeUnit.SECONDS);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -18,6 +18,7 @@ import dev.collectives.tools.differential.DifferentialCommand;
 import dev.collectives.tools.differential.RankCommand;
 import dev.collectives.tools.faults.FaultRankCommand;
 import dev.collectives.tools.faults.FaultsCommand;
+import dev.collectives.tools.trace.TraceCommand;
 
 import java.io.PrintStream;
 import java.util.List;
@@ -32,7 +33,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The tools' command line, built on picocli like the examples' {@link Runner}: the benchmarks ({@code bench}), the
- * differential harness ({@code differential}) and the fault driver ({@code faults}), and the hidden commands those
+ * differential harness ({@code differential}), the fault driver ({@code faults}), the flight records' analyser
+ * ({@code trace}), and the hidden commands those
  * two start once per rank of their jobs ({@link LocalJob}). {@link #run} runs one, so that tests call it in-process.
  */
 public final class Tools {
@@ -76,7 +78,8 @@ public final class Tools {
                 .addSubcommand(new CommandLine(new DifferentialCommand(out, examples, mistakes)))
                 .addSubcommand(new CommandLine(new RankCommand(out, examples, mistakes)))
                 .addSubcommand(new CommandLine(new FaultsCommand(out)))
-                .addSubcommand(new CommandLine(new FaultRankCommand(out))), out);
+                .addSubcommand(new CommandLine(new FaultRankCommand(out)))
+                .addSubcommand(new CommandLine(new TraceCommand(out))), out);
         IExecutionExceptionHandler others = line.getExecutionExceptionHandler();
         return line.setExecutionExceptionHandler((e, parsed, result) ->
                 parsed.getParent() != null && parsed.getParent().getCommand() instanceof Bench
@@ -85,7 +88,8 @@ public final class Tools {
     }
 
     @Command(name = "tools", usageHelpAutoWidth = true, synopsisSubcommandLabel = "COMMAND",
-            description = "The benchmarks, the differential harness and the fault driver: each command has its own "
+            description = "The benchmarks, the differential harness, the fault driver and the flight records' analyser: "
+                    + "each command has its own "
                     + "--help. The examples and the mistakes are the examples module's runner.",
             exitCodeListHeading = "%nExit status:%n",
             exitCodeList = {"0:the command passed", "1:it failed", "2:a bad command line, or an unavailable backend"})

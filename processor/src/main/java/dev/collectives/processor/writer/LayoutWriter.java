@@ -77,7 +77,8 @@ final class LayoutWriter extends GenerationPart {
         return bind
                 .addStatement("$T $N =$Wnew $T($L)", className, pipeline, className,
                         CodeBlock.join(arguments, ",$W"))
-                .addStatement("return $T.open($N, $N::$N)", LIFECYCLE, pipeline, pipeline, methods.get("open"))
+                .addStatement("return $L", support(LIFECYCLE, "open", "$T.$L, $N, $N::$N", Registration.class,
+                        registration, pipeline, pipeline, methods.get("open")))
                 .build();
     }
 

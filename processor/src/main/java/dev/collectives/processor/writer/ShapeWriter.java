@@ -14,6 +14,7 @@ import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
 
+import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Verdict;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.Condition;
@@ -125,7 +126,8 @@ final class ShapeWriter extends GenerationPart {
                         + "dims; every setter must have been called.\nCollective: every rank of {@code comm} calls "
                         + "it."))
                 .addStatement("$T $N =$Wnew $T($L)", className, pipeline, className, CodeBlock.join(arguments, ",$W"))
-                .addStatement("return $T.open($N, $N::$N)", LIFECYCLE, pipeline, pipeline, methods.get("open"))
+                .addStatement("return $L", support(LIFECYCLE, "open", "$T.$L, $N, $N::$N", Registration.class,
+                        registration, pipeline, pipeline, methods.get("open")))
                 .build());
         return b.build();
     }

@@ -152,7 +152,8 @@ final class StepWriter extends GenerationPart {
                 .add(Comments.line(s.name() + "(): " + CNames.runtime("StreamBeginCapture")
                         + "(stream, cudaStreamCaptureModeThreadLocal),\nthe ops, "
                         + CNames.runtime("StreamEndCapture") + "(stream, &graph) (R4)"))
-                .add("$N = $T.capture($N, () -> {\n$>", graph, CAPTURE, name("stream"))
+                .add("$N = $T.capture($N, $N, $N, $S, () -> {\n$>", graph, CAPTURE, name("comm"), name("stream"),
+                        name("PIPELINE"), s.name())
                 .add(issue(s, Map.of()))
                 .add("$<});\n")
                 .add(Comments.call(CNames.runtime("GraphInstantiate"),
@@ -259,6 +260,7 @@ final class StepWriter extends GenerationPart {
             } else {
                 m.addCode(issue(s, names == null ? Map.of() : names.asArguments()));
             }
+            m.addStatement("$T.stepDone($N, $N)", LIFECYCLE, name("comm"), name("stream"));
             members.add(m.build());
             if (names != null) {
                 members.add(shapes.checkMethod(s, names.check, names.parameters, names.asArguments(),

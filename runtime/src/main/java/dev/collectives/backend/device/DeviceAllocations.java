@@ -16,6 +16,9 @@ import dev.collectives.runtime.VirtualMemory;
 import dev.collectives.runtime.internal.AllocatorRule;
 import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.internal.LegacyRegistrationRule;
+import dev.collectives.runtime.spi.FlightEvents;
+
+import jdk.jfr.Event;
 
 /**
  * One rank's memory and what the library knows of it: allocation ({@code MemAlloc}, legacy, VMM, a custom
@@ -116,8 +119,10 @@ final class DeviceAllocations {
         LegacyRegistrationRule.check(comm, buffer);
         AllocatorRule.checkForeign(comm, buffer, "buffer " + buffer);
         long[] out = new long[1];
+        Event event = FlightEvents.registrationStarted();
         library.check(library.api.commRegister(library.lib, handle.handle(), memory.address(), memory.size(), out),
                 rank, handle.handle(), "CommRegister");
+        FlightEvents.registrationDone(event, comm, "CommRegister", memory.size());
         return new DeviceRegistration(comm, buffer, memory, out[0]);
     }
 

@@ -5,6 +5,7 @@ import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.internal.CallArguments;
+import dev.collectives.runtime.spi.FlightRecorder;
 
 /**
  * One rank's collectives and point-to-point calls: each checks its arguments in Java and is then one native call on
@@ -18,8 +19,9 @@ final class DeviceCollectives {
     private final int rank;
     private final int size;
     private final CallArguments arguments;
+    private final FlightRecorder recorder;
 
-    DeviceCollectives(DeviceCommunicator comm, NativeComm handle, CallArguments arguments) {
+    DeviceCollectives(DeviceCommunicator comm, NativeComm handle, CallArguments arguments, FlightRecorder recorder) {
         this.handle = handle;
         this.library = handle.library();
         this.api = library.api;
@@ -27,6 +29,7 @@ final class DeviceCollectives {
         this.rank = comm.rank();
         this.size = comm.size();
         this.arguments = arguments;
+        this.recorder = recorder;
     }
 
     void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
@@ -36,6 +39,7 @@ final class DeviceCollectives {
         arguments.elements("allReduce", count, type, false);
         long sendAddress = address("allReduce", send, sendOffset, count, type, "send");
         long recvAddress = address("allReduce", recv, recvOffset, count, type, "recv");
+        recorder.enqueued("allReduce", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
         done(api.allReduce(lib, sendAddress, recvAddress, count, type.code(), op.code(), handle.handle(), s.handle),
                 "AllReduce", type, s, send, recv);
     }
@@ -47,6 +51,7 @@ final class DeviceCollectives {
         long sendAddress = address("allGather", send, sendOffset, sendCount, type, "send");
         long recvAddress = address("allGather", recv, recvOffset,
                 arguments.elements("allGather", sendCount, type, true), type, "recv");
+        recorder.enqueued("allGather", send, sendOffset, recv, recvOffset, sendCount, type, -1, s, s.capturing(), null);
         done(api.allGather(lib, sendAddress, recvAddress, sendCount, type.code(), handle.handle(), s.handle),
                 "AllGather", type, s, send, recv);
     }
@@ -59,6 +64,8 @@ final class DeviceCollectives {
         long sendAddress = address("reduceScatter", send, sendOffset,
                 arguments.elements("reduceScatter", recvCount, type, true), type, "send");
         long recvAddress = address("reduceScatter", recv, recvOffset, recvCount, type, "recv");
+        recorder.enqueued("reduceScatter", send, sendOffset, recv, recvOffset, recvCount, type, -1, s, s.capturing(),
+                null);
         done(api.reduceScatter(lib, sendAddress, recvAddress, recvCount, type.code(), op.code(), handle.handle(),
                 s.handle), "ReduceScatter", type, s, send, recv);
     }
@@ -70,6 +77,7 @@ final class DeviceCollectives {
         arguments.peer("broadcast", "root", root);
         long sendAddress = address("broadcast", send, sendOffset, count, type, "send");
         long recvAddress = address("broadcast", recv, recvOffset, count, type, "recv");
+        recorder.enqueued("broadcast", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
         done(api.broadcast(lib, sendAddress, recvAddress, count, type.code(), root, handle.handle(), s.handle),
                 "Broadcast", type, s, send, recv);
     }
@@ -82,6 +90,7 @@ final class DeviceCollectives {
         arguments.peer("reduce", "root", root);
         long sendAddress = address("reduce", send, sendOffset, count, type, "send");
         long recvAddress = address("reduce", recv, recvOffset, count, type, "recv");
+        recorder.enqueued("reduce", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
         done(api.reduce(lib, sendAddress, recvAddress, count, type.code(), op.code(), root, handle.handle(),
                 s.handle), "Reduce", type, s, send, recv);
     }
@@ -94,6 +103,7 @@ final class DeviceCollectives {
         long total = arguments.elements("allToAll", count, type, true);
         long sendAddress = address("allToAll", send, sendOffset, total, type, "send");
         long recvAddress = address("allToAll", recv, recvOffset, total, type, "recv");
+        recorder.enqueued("allToAll", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
         if (library.has(NativeLibrary.Slots.ALL_TO_ALL)) {
             done(api.allToAll(lib, sendAddress, recvAddress, count, type.code(), handle.handle(), s.handle),
                     "AlltoAll", type, s, send, recv);
@@ -117,6 +127,7 @@ final class DeviceCollectives {
         arguments.peer("send", "peer", peer);
         arguments.elements("send", count, type, false);
         long address = address("send", buffer, offset, count, type, "send");
+        recorder.enqueued("send", buffer, offset, null, 0, count, type, peer, s, s.capturing(), null);
         done(api.send(lib, address, count, type.code(), peer, handle.handle(), s.handle), "Send", type, s, buffer,
                 buffer);
     }
@@ -126,6 +137,7 @@ final class DeviceCollectives {
         arguments.peer("recv", "peer", peer);
         arguments.elements("recv", count, type, false);
         long address = address("recv", buffer, offset, count, type, "recv");
+        recorder.enqueued("recv", null, 0, buffer, offset, count, type, peer, s, s.capturing(), null);
         done(api.recv(lib, address, count, type.code(), peer, handle.handle(), s.handle), "Recv", type, s, buffer,
                 buffer);
     }

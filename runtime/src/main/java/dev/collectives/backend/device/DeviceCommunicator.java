@@ -8,6 +8,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.FlightRecord;
 import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
@@ -16,6 +17,7 @@ import dev.collectives.runtime.VirtualMemory;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.spi.ChildCommunicators;
+import dev.collectives.runtime.spi.FlightRecorder;
 import dev.collectives.runtime.spi.HostStaging;
 import org.bytedeco.javacpp.LongPointer;
 
@@ -43,6 +45,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     private final ChildCommunicators children = new ChildCommunicators();
     /** The parent's open children, which this one leaves when it closes; null for a communicator without parent. */
     private final ChildCommunicators siblings;
+    private final FlightRecorder recorder;
 
     DeviceCommunicator(NativeLibrary library, long handle, int rank, int size, int device, Topology topology,
                        boolean collnetRequested) {
@@ -58,11 +61,12 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         this.size = size;
         this.device = device;
         this.topology = topology;
-        this.handle = new NativeComm(library, handle, rank, toString(), waits);
+        this.recorder = FlightRecorder.open(this, rank, size, library.dialect.backendName());
+        this.handle = new NativeComm(library, handle, rank, toString(), waits, recorder);
         this.probe = new DeviceProbe(this, collnetRequested);
         CallArguments arguments = new CallArguments(rank, size, memory -> memory instanceof NativeMemory,
                 "rank " + rank + "'s " + library.dialect.backendName() + " device (device " + device + ")");
-        this.collectives = new DeviceCollectives(this, this.handle, arguments);
+        this.collectives = new DeviceCollectives(this, this.handle, arguments, recorder);
         this.allocations = new DeviceAllocations(this, this.handle, probe, arguments);
     }
 
@@ -328,6 +332,11 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         handle.abort();
     }
 
+    @Override
+    public FlightRecord flightRecord() {
+        return recorder.snapshot();
+    }
+
     /**
      * Closes the open children first, then finalizes and destroys this one; refuses while memory, registrations or
      * windows made through it are live.
@@ -336,6 +345,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     public void close() {
         try {
             children.closeChildrenThen(() -> handle.finalizeAndDestroy(() -> {
+                recorder.closed();
                 if (siblings != null) {
                     siblings.forget(this);
                 }

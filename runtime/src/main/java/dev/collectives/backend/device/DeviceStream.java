@@ -4,6 +4,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Event;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.spi.FlightRecorder;
 
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -64,6 +65,16 @@ final class DeviceStream implements Stream {
 
     @Override
     public void synchronize() {
+        try {
+            await();
+        } catch (RuntimeException failure) {
+            FlightRecorder.synchronizedStream(this, failure);
+            throw failure;
+        }
+        FlightRecorder.synchronizedStream(this, null);
+    }
+
+    private void await() {
         NativeLibrary n = comm.library();
         NativeComm owner = comm.nativeComm();
         Waits waits = owner.waits();
@@ -82,6 +93,10 @@ final class DeviceStream implements Stream {
             }
             Thread.onSpinWait();
         }
+    }
+
+    boolean capturing() {
+        return capturing;
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.collectives.backend.device;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.spi.FlightRecorder;
 
 import java.util.Locale;
 import java.util.Optional;
@@ -32,6 +33,8 @@ final class NativeComm {
     /** The communicator, as messages name it: "nccl rank 1/2 on device 0". */
     private final String name;
     private final Waits waits;
+    /** The communicator's flight recorder, told of its abort and shown where a stall is reported. */
+    private final FlightRecorder recorder;
     private final Object stateLock = new Object();
     private final int[] asyncError = new int[1];
     /** Memory, registrations and windows made through the communicator and not yet closed. */
@@ -42,13 +45,14 @@ final class NativeComm {
     /** The job, watched through its rendezvous where the communicator was joined through a TCP one. */
     private volatile JobWatch job = JobWatch.NONE;
 
-    NativeComm(NativeLibrary library, long handle, int rank, String name, Waits waits) {
+    NativeComm(NativeLibrary library, long handle, int rank, String name, Waits waits, FlightRecorder recorder) {
         this.library = library;
         this.lib = library.lib;
         this.handle = handle;
         this.rank = rank;
         this.name = name;
         this.waits = waits;
+        this.recorder = recorder;
     }
 
     NativeLibrary library() {
@@ -108,7 +112,8 @@ final class NativeComm {
      * behind, and returns the failure to throw, naming the ranks that never arrived where the job's verdict does.
      */
     CollectivesException stalled(String what, long timeoutSeconds) {
-        Optional<String> verdict = job.stalled("waited " + timeoutSeconds + " s for " + what);
+        Optional<String> verdict = job.stalled("waited " + timeoutSeconds + " s for " + what + "; "
+                + recorder.position());
         abortBehind();
         return CollectivesException.library(Result.REMOTE_ERROR, rank, what, "no "
                 + "completion within " + timeoutSeconds + " s" + verdict.map(why -> "; the job failed: " + why)
@@ -173,6 +178,7 @@ final class NativeComm {
     void abort() {
         if (markAborted()) {
             job.abort("rank " + rank + " called abort()");
+            recorder.aborted();
             abortWithin();
         }
     }

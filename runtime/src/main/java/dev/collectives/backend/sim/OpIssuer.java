@@ -4,6 +4,7 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.OpKind;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.spi.FlightRecorder;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,6 +18,7 @@ import java.util.Optional;
  * launches them (pins their memory, numbers them for matching across ranks) and runs them with the other ranks.
  */
 final class OpIssuer {
+    private final FlightRecorder recorder;
     private final SimCommunicator comm;
     private final int rank;
     private final CommGroup group;
@@ -26,8 +28,10 @@ final class OpIssuer {
     private long collectiveSeq;
     private final Map<Integer, long[]> peerSeqs = new HashMap<>();
 
-    OpIssuer(SimCommunicator comm, CommGroup group, SimConfig config, RegistrationCache registrations) {
+    OpIssuer(SimCommunicator comm, CommGroup group, SimConfig config, RegistrationCache registrations,
+             FlightRecorder recorder) {
         this.comm = comm;
+        this.recorder = recorder;
         this.rank = comm.rank();
         this.group = group;
         this.config = config;
@@ -71,8 +75,12 @@ final class OpIssuer {
         boolean capturing = stream.isCapturedBy(Thread.currentThread());
         List<OpCall> flagged = new ArrayList<>(step.size());
         for (OpCall call : step) {
-            flagged.add(call.withRegistration(registration(call.send(), capturing),
-                    registration(call.recv(), capturing)));
+            OpCall flaggedCall = call.withRegistration(registration(call.send(), capturing),
+                    registration(call.recv(), capturing));
+            flagged.add(flaggedCall);
+            recorder.enqueued(flaggedCall.kind().method(), flaggedCall.send(), 0, flaggedCall.recv(), 0,
+                    flaggedCall.count(), flaggedCall.type(), flaggedCall.peer(), stream, capturing,
+                    flaggedCall.registered());
         }
         if (capturing) {
             stream.capture(comm, flagged);

@@ -10,6 +10,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.FlightRecord;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
@@ -21,10 +22,14 @@ import dev.collectives.runtime.internal.ByteRanges;
 import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.internal.LegacyRegistrationRule;
 import dev.collectives.runtime.spi.ChildCommunicators;
+import dev.collectives.runtime.spi.FlightEvents;
+import dev.collectives.runtime.spi.FlightRecorder;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+
+import jdk.jfr.Event;
 
 /**
  * One rank's communicator. Calls check their arguments on the calling thread ({@link CallArguments}), then go to the
@@ -55,6 +60,7 @@ public final class SimCommunicator implements Communicator {
     /** The parent's open children, which this one leaves when it closes; null for a communicator without parent. */
     private final ChildCommunicators siblings;
     private boolean closed;
+    private final FlightRecorder recorder;
 
     /** Rank {@code rank} of a communicator the job starts with, on device {@code rank}. */
     SimCommunicator(int rank, SimConfig config, CommGroup group, Ledger ledger) {
@@ -75,7 +81,8 @@ public final class SimCommunicator implements Communicator {
         this.topology = new Topology(config.ranks(), config.ranksPerNode());
         this.allocations = new SimAllocations(rank, device, config, ledger);
         this.registrations = new RegistrationCache(ledger);
-        this.issuer = new OpIssuer(this, group, config, registrations);
+        this.recorder = FlightRecorder.open(this, rank, config.ranks(), SimBackend.NAME);
+        this.issuer = new OpIssuer(this, group, config, registrations, recorder);
         this.defaultStream = (SimStream) createStream();
     }
 
@@ -176,7 +183,9 @@ public final class SimCommunicator implements Communicator {
         SimMemory memory = (SimMemory) arguments.memory("register", buffer);
         LegacyRegistrationRule.check(this, buffer);
         AllocatorRule.checkForeign(this, buffer, "buffer " + buffer);
+        Event event = FlightEvents.registrationStarted();
         registrations.add(memory);
+        FlightEvents.registrationDone(event, this, "CommRegister", buffer.sizeBytes());
         return new SimRegistration(this, buffer, memory);
     }
 
@@ -452,6 +461,12 @@ public final class SimCommunicator implements Communicator {
     @Override
     public void abort() {
         group.abort("rank " + rank + " called abort()");
+        recorder.aborted();
+    }
+
+    @Override
+    public FlightRecord flightRecord() {
+        return recorder.snapshot();
     }
 
     /**
@@ -474,6 +489,7 @@ public final class SimCommunicator implements Communicator {
             toClose = List.copyOf(streams);
         }
         toClose.forEach(SimStream::close);
+        recorder.closed();
         group.leave(rank);
         if (siblings != null) {
             siblings.forget(this);

@@ -4,6 +4,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Event;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.spi.FlightRecorder;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -149,6 +150,7 @@ final class SimStream implements Stream {
             failure = firstFailure;
             firstFailure = null;
         }
+        FlightRecorder.synchronizedStream(this, failure);
         if (failure != null) {
             throw failure;
         }

@@ -9,6 +9,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.spi.HostStaging;
+import dev.collectives.runtime.spi.StepContext;
 
 
 import java.nio.ByteBuffer;
@@ -89,10 +90,11 @@ public final class CallCheck implements AutoCloseable {
      * the step and its ops, the user's call, rather than the check's internal allgather.
      */
     public void agree(String step, String ops, long... args) {
+        StepContext.arguments(args);
         if (!enabled) {
             return;
         }
-        Lifecycle.requireOpen(comm, pipeline, closed, step);
+        Lifecycle.checkOpen(comm, pipeline, closed, step);
         String described = describe(pipeline, step, args);
         byte[] call = described.getBytes(StandardCharsets.UTF_8);
         try {
@@ -101,6 +103,7 @@ public final class CallCheck implements AutoCloseable {
         } catch (DigestException e) {
             throw new IllegalStateException("SHA-256 gives " + DIGEST_BYTES + " bytes", e);
         }
+        StepContext.checkingCall(true);
         try {
             if (all == null) {
                 allocate();
@@ -122,6 +125,8 @@ public final class CallCheck implements AutoCloseable {
             }
             throw CollectivesException.library(e.result(), comm.rank(), described + " (" + ops + ")",
                     e.getMessage().substring(why + " failed: ".length()));
+        } finally {
+            StepContext.checkingCall(false);
         }
     }
 

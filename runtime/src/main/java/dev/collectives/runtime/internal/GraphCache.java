@@ -104,7 +104,7 @@ public final class GraphCache implements AutoCloseable {
     }
 
     private void requireOpen() {
-        Lifecycle.requireOpenForReplay(comm, pipeline, closed, step);
+        Lifecycle.checkOpenForReplay(comm, pipeline, closed, step);
     }
 
     /** Captures and instantiates the graph of {@code args} (R4), then makes room for it. */
@@ -113,7 +113,7 @@ public final class GraphCache implements AutoCloseable {
             missedEvicted();
         }
         long[] copy = args.clone();
-        Graph graph = Capture.capture(stream, () -> body.issue(copy));
+        Graph graph = Capture.capture(comm, stream, pipeline, step, () -> body.issue(copy));
         GraphExec exec;
         try {
             exec = graph.instantiate();

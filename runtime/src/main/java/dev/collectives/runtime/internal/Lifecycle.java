@@ -1,11 +1,17 @@
 package dev.collectives.runtime.internal;
 
+import dev.collectives.annotation.Registration;
 import dev.collectives.rules.Message;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.Pipeline;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.spi.FlightEvents;
+import dev.collectives.runtime.spi.StepContext;
 
 import java.lang.System.Logger.Level;
+
+import jdk.jfr.Event;
 
 /**
  * A generated pipeline's life: bind that closes what it made when it fails, close in the order R5 asks, and steps
@@ -21,15 +27,20 @@ public final class Lifecycle {
     }
 
     /**
-     * Runs {@code open} on a freshly made {@code pipeline}; if it fails, closes what it made (the failure stays
-     * first, a close failure is attached to it) and rethrows.
+     * Runs {@code open} on a freshly made {@code pipeline} ({@code name}, of {@code registration}) on {@code comm};
+     * if it fails, closes what it made (the failure stays first, a close failure is attached to it) and rethrows.
+     * A JFR bind event records it.
      */
-    public static <P extends Pipeline> P open(P pipeline, Runnable open) {
+    public static <P extends Pipeline> P open(Communicator comm, String name, Registration registration, P pipeline,
+                                              Runnable open) {
+        Event bind = FlightEvents.bindStarted();
         try {
             open.run();
+            FlightEvents.bindDone(bind, comm, name, registration.name(), null);
             LOG.log(Level.DEBUG, () -> "bound " + pipeline.describe());
             return pipeline;
         } catch (RuntimeException | Error failure) {
+            FlightEvents.bindDone(bind, comm, name, registration.name(), failure);
             LOG.log(Level.DEBUG, "bind failed: " + failure.getMessage(), failure);
             try {
                 pipeline.close();
@@ -67,18 +78,44 @@ public final class Lifecycle {
         }
     }
 
-    /** A step of a LOCAL or NONE pipeline called after {@code close()}. */
+    /**
+     * A step of a LOCAL or NONE pipeline called after {@code close()}; else the step begins: the calls this thread
+     * issues on {@code comm} until {@link #stepDone} are the step's, for the flight recorder.
+     */
     public static void requireOpen(Communicator comm, String pipeline, boolean closed, String step) {
+        checkOpen(comm, pipeline, closed, step);
+        StepContext.enter(comm, pipeline, step, false);
+    }
+
+    /** A step called after {@code close()}, checked again by what the step calls ({@link CallCheck}). */
+    static void checkOpen(Communicator comm, String pipeline, boolean closed, String step) {
         if (closed) {
             throw CollectivesException.usage(comm.rank(), "pipeline " + pipeline + " is closed: " + step
                     + "() called after close()");
         }
     }
 
-    /** A step of a GRAPH pipeline called after {@code close()}: replaying it would touch freed buffers (R5). */
+    /**
+     * A step of a GRAPH pipeline called after {@code close()}: replaying it would touch freed buffers (R5); else the
+     * step begins, and its graph's launch is one entry of the flight recorder at {@link #stepDone}.
+     */
     public static void requireOpenForReplay(Communicator comm, String pipeline, boolean closed, String step) {
+        checkOpenForReplay(comm, pipeline, closed, step);
+        StepContext.enter(comm, pipeline, step, true);
+    }
+
+    /** {@link #requireOpenForReplay}'s check alone, for what the step calls ({@link GraphCache}). */
+    static void checkOpenForReplay(Communicator comm, String pipeline, boolean closed, String step) {
         if (closed) {
             throw CollectivesException.violation(Message.R5_CLOSED, comm.rank(), pipeline, step);
         }
+    }
+
+    /**
+     * The step that {@link #requireOpen} or {@link #requireOpenForReplay} began issued its calls on {@code stream}:
+     * the flight recorder's entry of a GRAPH step's launch and the JFR step event.
+     */
+    public static void stepDone(Communicator comm, Stream stream) {
+        StepContext.leave(comm, stream);
     }
 }

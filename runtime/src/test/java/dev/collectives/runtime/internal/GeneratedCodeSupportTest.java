@@ -3,6 +3,7 @@ package dev.collectives.runtime.internal;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.annotation.Registration;
 import dev.collectives.backend.sim.SimBackend;
 import dev.collectives.backend.sim.SimCluster;
 import dev.collectives.backend.sim.SimCommunicator;
@@ -67,13 +68,13 @@ class GeneratedCodeSupportTest {
         };
         IllegalArgumentException openFailure = new IllegalArgumentException("open failed");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Lifecycle.open(pipeline, () -> {
+                () -> Lifecycle.open(null, "p.Pipeline", Registration.NONE, pipeline, () -> {
                     throw openFailure;
                 }));
         assertSame(openFailure, e);
         assertEquals(List.of("close"), events);
         assertSame(closeFailure, e.getSuppressed()[0]);
-        assertSame(pipeline, Lifecycle.open(pipeline, () -> events.add("open")));
+        assertSame(pipeline, Lifecycle.open(null, "p.Pipeline", Registration.NONE, pipeline, () -> events.add("open")));
     }
 
     @Test
@@ -85,14 +86,14 @@ class GeneratedCodeSupportTest {
                  DeviceBuffer b = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 8)) {
                 IllegalStateException failure = new IllegalStateException("the second op failed");
                 IllegalStateException e = assertThrows(IllegalStateException.class,
-                        () -> Capture.capture(stream, () -> {
+                        () -> Capture.capture(comm, stream, "p.Pipeline", "step", () -> {
                             comm.allReduce(a, b, 8, DataType.FLOAT32, ReduceOp.SUM, stream);
                             throw failure;
                         }));
                 assertSame(failure, e);
                 assertEquals(CaptureStatus.NONE, stream.captureStatus());
                 a.copyFromHost(new float[] {1, 2, 3, 4, 5, 6, 7, 8});
-                try (Graph graph = Capture.capture(stream,
+                try (Graph graph = Capture.capture(comm, stream, "p.Pipeline", "step",
                         () -> comm.allReduce(a, b, 8, DataType.FLOAT32, ReduceOp.SUM, stream));
                      GraphExec exec = graph.instantiate()) {
                     exec.launch(stream);

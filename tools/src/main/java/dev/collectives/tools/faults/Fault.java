@@ -55,6 +55,20 @@ public enum Fault {
         return words(culprit).stream().allMatch(message::contains);
     }
 
+    /** Whether {@code trace} on the ranks' flight records must name the culprit: it parts from the others. */
+    boolean traced() {
+        return this == SILENT || this == SHAPES;
+    }
+
+    /**
+     * Whether {@code finding}, the first of {@code trace}, names the culprit: as the rank that never enqueued the
+     * call the others did (silent), or among the ranks that called it with other sizes (shapes).
+     */
+    boolean tracedTo(String finding, int culprit) {
+        return this == SILENT ? finding.startsWith("rank " + culprit + " never enqueued #")
+                : finding.contains("called different operations or sizes") && finding.contains("rank " + culprit + " ");
+    }
+
     /** Whether every rank of the job checks its calls' arguments. */
     boolean checksCalls() {
         return this == SHAPES;

@@ -3,6 +3,8 @@ package dev.collectives.tools.faults;
 import dev.collectives.annotation.Registration;
 import dev.collectives.tools.LocalJob;
 import dev.collectives.examples.Runner;
+import dev.collectives.tools.trace.TraceCommand;
+import dev.collectives.runtime.spi.FlightRecorder;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -27,6 +29,8 @@ import java.util.stream.Collectors;
  */
 final class FaultJobs {
     private static final String SIM = "sim";
+    /** The folder of a job's logs where its ranks write their flight records. */
+    private static final String FLIGHT_RECORDS = "flight";
 
     /**
      * What to run, and where.
@@ -113,7 +117,7 @@ final class FaultJobs {
         long start = System.nanoTime();
         try (LocalJob job = LocalJob.start(new LocalJob.Placement(settings.backend(),
                 settings.devices(), "faults"), n, jvmOptions, arguments, r -> log(dir, r),
-                (env, r) -> environment(env, fault))) {
+                (env, r) -> environment(env, fault, dir.resolve(FLIGHT_RECORDS)))) {
             long deadline = start + settings.jobTimeout().toNanos();
             for (int r = 0; r < culprit; r++) {
                 OptionalInt status = job.awaitExit(r, deadline);
@@ -123,10 +127,14 @@ final class FaultJobs {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the " + fault.label() + " job", e);
         }
-        boolean ok = survivors.stream().allMatch(s -> s.failedNaming(fault, culprit));
+        Optional<String> traced = fault.traced() ? Optional.of(traced(dir.resolve(FLIGHT_RECORDS)))
+                : Optional.empty();
+        boolean ok = survivors.stream().allMatch(s -> s.failedNaming(fault, culprit))
+                && traced.map(finding -> fault.tracedTo(finding, culprit)).orElse(true);
         out.printf(Locale.ROOT, "%s, %s, %d ranks: %s in %.1f s%s%n", fault.label(), mode, n, ok ? "OK" : "NOT OK",
                 (System.nanoTime() - start) / 1e9, ok ? "" : ": expected every rank but " + culprit + " to fail with "
                 + fault.words(culprit).stream().map(w -> "'" + w + "'").collect(Collectors.joining(" and ")));
+        traced.ifPresent(finding -> out.println("  trace: " + finding));
         if (!ok) {
             survivors.forEach(s -> out.println("  " + s.describe(settings.jobTimeout())));
             out.println("  rank " + culprit + " (the culprit): log " + log(dir, culprit));
@@ -135,8 +143,20 @@ final class FaultJobs {
         return ok;
     }
 
-    /** What the ranks of a job of {@code fault} need beside their place: the call checks, the sim's timeout. */
-    private void environment(Map<String, String> env, Fault fault) {
+    /**
+     * What {@code trace} finds first in the flight records the ranks wrote into {@code records}, or that it found
+     * nothing.
+     */
+    private static String traced(Path records) {
+        return TraceCommand.findings(records).stream().findFirst().orElse("the ranks' flight records agree");
+    }
+
+    /**
+     * What the ranks of a job of {@code fault} need beside their place: the call checks, the sim's timeout, and the
+     * directory their flight records go to.
+     */
+    private void environment(Map<String, String> env, Fault fault, Path records) {
+        env.put(FlightRecorder.DIR_VARIABLE, records.toAbsolutePath().toString());
         if (fault.checksCalls()) {
             env.put(Fault.CHECK_VARIABLE, Fault.CHECK_CALLS);
         } else {

@@ -19,7 +19,9 @@ import picocli.CommandLine.Option;
         description = {"Proves the failure paths of jobs of processes: for each rank count N, registration mode and "
                 + "fault, starts N processes, one per rank, that bind a one-allreduce pipeline of the mode and run its "
                 + "steps, each waited for and checked. At step " + FaultRankCommand.FAULT_STEP + " the culprit, rank "
-                + "N-1, commits the fault; every other rank's step must then fail, naming the culprit and the cause. "
+                + "N-1, commits the fault; every other rank's step must then fail, naming the culprit and the cause, "
+                + "and for silent and shapes 'trace' on the ranks' flight records (in the job's logs, under flight/) "
+                + "must name the culprit too. "
                 + "The culprit is never rank 0: its process serves the rendezvous, and its death ends the job on every "
                 + "rank alike. Prints per rank count a table (mode x fault: OK or NOT OK), a summary line, and for a "
                 + "job not OK what each other rank printed and where its log is.",

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code gpu/faults.sh} on sim, as the build runs it: at 2 ranks, in every registration mode, rank 0's step fails
  * naming rank 1 and the cause whether rank 1 is killed, aborts its communicator, never calls, or calls with another
- * size.
+ * size; and {@code trace} on the flight records of the ranks names rank 1 and the call where it parted.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class FaultsScriptTest {
@@ -41,5 +41,13 @@ class FaultsScriptTest {
         String survivor = Files.readString(out.resolve("logs/2-ranks/graph/kill/rank-0.log"), StandardCharsets.UTF_8);
         assertTrue(survivor.contains("\nfault: rank 0 failed after "), survivor);
         assertTrue(survivor.contains("the communicator was aborted (rank 1 at "), survivor);
+        assertTrue(output.contains("\n  trace: rank 1 never enqueued #6 allGather(32 x UINT8) in "
+                + "dev.collectives.tools.faults.LocalFaultPipeline.step(1000) (its call check); rank 0 enqueued it "
+                + "and failed in it\n"), output);
+        assertTrue(output.contains("\n  trace: #6: the ranks called different operations or sizes: rank 0 "
+                + "allGather(32 x UINT8) in dev.collectives.tools.faults.GraphFaultPipeline.step(1000) (its call "
+                + "check); rank 1 allGather(32 x UINT8) in dev.collectives.tools.faults.GraphFaultPipeline"
+                + ".step(1001) (its call check)\n"), output);
+        assertTrue(Files.isRegularFile(out.resolve("logs/2-ranks/none/silent/flight/flight-rank1-comm0.json")));
     }
 }

@@ -1,0 +1,130 @@
+package dev.collectives.runtime;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * What one communicator's flight recorder held when it was read ({@link Communicator#flightRecord()}): the last
+ * operations this rank issued on it, oldest first, each numbered in issue order. Ranks that issue the same
+ * operations number them alike, so entry {@code #n} of one rank is entry {@code #n} of the others; the
+ * {@code trace} command of the runner compares the ranks' dumps by these numbers.
+ *
+ * @param rank          this rank in the communicator
+ * @param size          the communicator's ranks
+ * @param backend       the backend's name
+ * @param communicator  the communicator's number: how many communicators of its size this rank made before it in
+ *                      this process, so that the ranks of one communicator number it alike
+ * @param capacity      how many entries the recorder keeps (0: it is off)
+ * @param recorded      how many operations it numbered in all, the oldest ones no longer kept
+ * @param entries       the entries kept, oldest first
+ */
+public record FlightRecord(int rank, int size, String backend, int communicator, int capacity, long recorded,
+                           List<Entry> entries) {
+    /** What a dump's {@code "format"} field holds. */
+    public static final String FORMAT = "collectives-flight-record";
+    /** The version of the dump format this runtime writes. */
+    public static final int VERSION = 1;
+
+    public FlightRecord {
+        entries = List.copyOf(entries);
+    }
+
+    /** Where an operation stood when the record was read. */
+    public enum State {
+        /** Issued to its stream; no synchronize of that stream has returned since. */
+        ENQUEUED,
+        /** A synchronize of its stream returned after it was issued. */
+        COMPLETED,
+        /** A synchronize of its stream failed (a peer failed, the job ended, the wait timed out). */
+        FAILED,
+        /** Still pending when the communicator was aborted or closed: whether it ran is not known. */
+        UNKNOWN;
+
+        /** The state as dumps spell it: "enqueued", "completed", "failed", "unknown". */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /**
+     * One operation: a collective or point-to-point call, or the launch of a GRAPH step's graph.
+     *
+     * @param seq            its number on this communicator, from 1
+     * @param pipeline       the pipeline whose step issued it; empty for a direct call
+     * @param step           the step's name; empty for a direct call
+     * @param arguments      the step's arguments, for a step with parameters; else empty
+     * @param op             which call of the step it was, from 0; {@link #CALL_CHECK} for the step's check of its
+     *                       arguments, {@link #GRAPH_LAUNCH} for a GRAPH step's launch, -1 for a direct call
+     * @param call           "allReduce", ..., "recv", or "graph" for a GRAPH step's launch
+     * @param send           the send buffer's device address; 0 where the call has none
+     * @param sendOffset     the send offset, in elements
+     * @param recv           the recv buffer's device address; 0 where the call has none
+     * @param recvOffset     the recv offset, in elements
+     * @param count          the call's count, in elements; 0 for a graph
+     * @param type           the element type's name; empty for a graph
+     * @param peer           the peer of a send or recv, the root of a broadcast or reduce; else -1
+     * @param registration   "registered", "unregistered", "graph" or "not known": how the library reaches the buffers
+     * @param graphOps       the calls inside a GRAPH step's graph, as captured; else empty
+     * @param state          where it stood
+     * @param enqueuedMicros when it was issued, in microseconds since the epoch
+     * @param completedMicros when it completed or failed, in microseconds since the epoch; 0 while pending
+     */
+    public record Entry(long seq, String pipeline, String step, List<Long> arguments, int op, String call, long send,
+                        long sendOffset, long recv, long recvOffset, long count, String type, int peer,
+                        String registration, List<String> graphOps, State state, long enqueuedMicros,
+                        long completedMicros) {
+        /** {@link #op} of a call a step with parameters makes to check them across ranks (R14). */
+        public static final int CALL_CHECK = -2;
+        /** {@link #op} of a GRAPH step's launch. */
+        public static final int GRAPH_LAUNCH = -3;
+
+        public Entry {
+            arguments = List.copyOf(arguments);
+            graphOps = List.copyOf(graphOps);
+        }
+
+        /** What ranks must agree on: the call, its count and type, peer or root, and the step that issued it. */
+        public String signature() {
+            String what = "graph".equals(call) ? "graph [" + String.join(", ", graphOps) + "]"
+                    : call + "(" + count + " x " + type + (peer >= 0 ? ", peer/root " + peer : "") + ")";
+            if (pipeline.isEmpty()) {
+                return what;
+            }
+            String args = arguments.stream().map(String::valueOf).collect(Collectors.joining(", "));
+            String role = op == CALL_CHECK ? " (its call check)" : op >= 0 ? " op " + op : "";
+            return what + " in " + pipeline + "." + step + "(" + args + ")" + role;
+        }
+
+        /** "#1042 allReduce(1000 x FLOAT32) in p.Pipeline.step() op 0" */
+        @Override
+        public String toString() {
+            return "#" + seq + " " + signature();
+        }
+    }
+
+    /** The newest entry, if any. */
+    public Optional<Entry> lastEnqueued() {
+        return entries.isEmpty() ? Optional.empty() : Optional.of(entries.get(entries.size() - 1));
+    }
+
+    /** The newest entry that completed, if any is kept. */
+    public Optional<Entry> lastCompleted() {
+        for (int i = entries.size() - 1; i >= 0; i--) {
+            if (entries.get(i).state() == State.COMPLETED) {
+                return Optional.of(entries.get(i));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** "last enqueued #12 allReduce(...) in ..., last completed #11 ..." or "nothing enqueued". */
+    public String position() {
+        if (entries.isEmpty()) {
+            return "nothing enqueued";
+        }
+        return "last enqueued " + lastEnqueued().orElseThrow() + " (" + lastEnqueued().orElseThrow().state().label()
+                + "), last completed " + lastCompleted().map(Entry::toString).orElse("none");
+    }
+}

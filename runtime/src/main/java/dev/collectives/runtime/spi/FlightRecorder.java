@@ -1,0 +1,380 @@
+package dev.collectives.runtime.spi;
+
+import dev.collectives.annotation.DataType;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.FlightRecord;
+import dev.collectives.runtime.FlightRecord.Entry;
+import dev.collectives.runtime.FlightRecord.State;
+import dev.collectives.runtime.Stream;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.WeakHashMap;
+
+/**
+ * One communicator's flight recorder: a ring of its last operations, preallocated, so that recording one allocates
+ * nothing. A backend makes one per communicator ({@link #open}) and tells it of each call it issues
+ * ({@link #enqueued}) and of its abort ({@link #aborted}); streams tell every recorder when they synchronize
+ * ({@link #synchronizedStream}). Which step of which pipeline issued a call comes from the generated code through
+ * {@link StepContext}, on the calling thread.
+ *
+ * <p>Where a dump directory is set, the ring is written there once, as JSON: when a synchronize of
+ * one of its calls fails (a peer failed, the job ended, the wait timed out), when the communicator is aborted, else
+ * when it closes or the process exits with it open.
+ *
+ * <p>An entry takes about 120 bytes of arrays (more with the arguments of a step with
+ * parameters, which it shares with the step's call); at the default {@value #DEFAULT_ENTRIES} entries that is
+ * under 300 KiB per communicator, allocated when the communicator is made. With {@code entries} 0 it records
+ * nothing and holds no ring.
+ */
+public final class FlightRecorder {
+    /** The system property that sets how many entries a recorder keeps (0 turns it off). */
+    public static final String ENTRIES_PROPERTY = "collectives.flightRecorder.entries";
+    /** The environment variable read when {@link #ENTRIES_PROPERTY} is not set. */
+    public static final String ENTRIES_VARIABLE = "COLLECTIVES_FLIGHT_RECORDER_ENTRIES";
+    /** The system property naming a directory where each rank writes its record on failure, abort and timeout. */
+    public static final String DIR_PROPERTY = "collectives.flightRecorder.dir";
+    /** The environment variable read when {@link #DIR_PROPERTY} is not set. */
+    public static final String DIR_VARIABLE = "COLLECTIVES_FLIGHT_RECORDER_DIR";
+    /** How many entries a recorder keeps unless set otherwise. */
+    public static final int DEFAULT_ENTRIES = 2000;
+
+    private static final byte ENQUEUED = 0;
+    private static final byte COMPLETED = 1;
+    private static final byte FAILED = 2;
+    private static final byte UNKNOWN = 3;
+    private static final State[] STATES = State.values();
+    private static final String[] REGISTRATIONS = {"not known", "registered", "unregistered", "graph"};
+
+    /** Every recorder alive, so that a stream's synchronize reaches the recorders of its ops. */
+    private static final Map<FlightRecorder, Boolean> LIVE = Collections.synchronizedMap(new WeakHashMap<>());
+    /** Dumps the rings of the communicators still open when the process exits, once a dump directory is set. */
+    private static final Thread DUMP_AT_EXIT = new Thread(FlightRecorder::dumpAtExit, "collectives-flight-dump");
+    private static boolean dumpAtExitAdded;
+    /**
+     * How many communicators of each size each rank of this process made, to number them in dumps alike on every
+     * rank, also where ranks of communicators of other sizes share the process (sim).
+     */
+    private static final Map<List<Integer>, Integer> MADE = new HashMap<>();
+
+    private final Communicator owner;
+    private final int rank;
+    private final int size;
+    private final String backend;
+    private final int communicator;
+    private final int capacity;
+    private final Optional<java.nio.file.Path> dumpDirectory;
+    private final long wallMicrosAtNanoZero;
+    /** The calls captured into each GRAPH step's graph, by pipeline and step. */
+    private final Map<String, Map<String, List<String>>> graphOps = new HashMap<>();
+
+    // the ring: slot (seq - 1) % capacity
+    private final String[] call;
+    private final String[] pipeline;
+    private final String[] step;
+    private final long[][] arguments;
+    private final int[] op;
+    private final long[] send;
+    private final long[] sendOffset;
+    private final long[] recv;
+    private final long[] recvOffset;
+    private final long[] count;
+    private final DataType[] type;
+    private final int[] peer;
+    private final byte[] registration;
+    private final Object[] stream;
+    private final List<?>[] inside;
+    private final byte[] state;
+    private final long[] enqueuedNanos;
+    private final long[] settledNanos;
+    private long recorded;
+    /** Whether the ring was dumped: a rank writes it once, at the first reason. */
+    private boolean dumped;
+    /** The oldest entry that may still be pending: synchronize looks from here on. */
+    private long oldestPending = 1;
+
+    private FlightRecorder(Communicator owner, int rank, int size, String backend, int capacity,
+                           Optional<java.nio.file.Path> dumpDirectory) {
+        this.owner = owner;
+        this.rank = rank;
+        this.size = size;
+        this.backend = backend;
+        this.capacity = capacity;
+        this.dumpDirectory = dumpDirectory;
+        this.wallMicrosAtNanoZero = System.currentTimeMillis() * 1000 - System.nanoTime() / 1000;
+        synchronized (MADE) {
+            this.communicator = MADE.merge(List.of(rank, size), 1, Integer::sum) - 1;
+        }
+        call = new String[capacity];
+        pipeline = new String[capacity];
+        step = new String[capacity];
+        arguments = new long[capacity][];
+        op = new int[capacity];
+        send = new long[capacity];
+        sendOffset = new long[capacity];
+        recv = new long[capacity];
+        recvOffset = new long[capacity];
+        count = new long[capacity];
+        type = new DataType[capacity];
+        peer = new int[capacity];
+        registration = new byte[capacity];
+        stream = new Object[capacity];
+        inside = new List<?>[capacity];
+        state = new byte[capacity];
+        enqueuedNanos = new long[capacity];
+        settledNanos = new long[capacity];
+    }
+
+    /**
+     * The recorder of {@code owner}, rank {@code rank} of {@code size} on {@code backend}, sized by
+     * {@value #ENTRIES_PROPERTY} (or {@value #ENTRIES_VARIABLE}), dumping where {@value #DIR_PROPERTY} (or
+     * {@value #DIR_VARIABLE}) says.
+     */
+    public static FlightRecorder open(Communicator owner, int rank, int size, String backend) {
+        int entries = setting(ENTRIES_PROPERTY, ENTRIES_VARIABLE).map(text -> entries(rank, text))
+                .orElse(DEFAULT_ENTRIES);
+        Optional<java.nio.file.Path> directory = setting(DIR_PROPERTY, DIR_VARIABLE).map(java.nio.file.Path::of);
+        FlightRecorder recorder = new FlightRecorder(owner, rank, size, backend, entries, directory);
+        LIVE.put(recorder, Boolean.TRUE);
+        if (directory.isPresent()) {
+            synchronized (DUMP_AT_EXIT) {
+                if (!dumpAtExitAdded) {
+                    Runtime.getRuntime().addShutdownHook(DUMP_AT_EXIT);
+                    dumpAtExitAdded = true;
+                }
+            }
+        }
+        return recorder;
+    }
+
+    /** The system property, else the environment variable; empty when neither is set. */
+    static Optional<String> setting(String property, String variable) {
+        String value = System.getProperty(property);
+        if (value == null || value.isBlank()) {
+            value = System.getenv(variable);
+        }
+        return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.trim());
+    }
+
+    private static int entries(int rank, String text) {
+        try {
+            int entries = Integer.parseInt(text);
+            if (entries >= 0) {
+                return entries;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        throw CollectivesException.usage(rank, "the flight recorder's entries (" + ENTRIES_VARIABLE + " or -D"
+                + ENTRIES_PROPERTY + ") is '" + text + "', not a whole number of 0 or more (0 turns it off)");
+    }
+
+    /** The recorder that {@link #open} made for {@code comm}, if any. */
+    static Optional<FlightRecorder> of(Communicator comm) {
+        synchronized (LIVE) {
+            for (FlightRecorder recorder : LIVE.keySet()) {
+                if (recorder.owner == comm) {
+                    return Optional.of(recorder);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Whether it keeps anything. */
+    public boolean isOn() {
+        return capacity > 0;
+    }
+
+    /**
+     * The backend issued {@code call} ("allReduce", ..., "recv") on {@code on}: into its capture when
+     * {@code capturing}, where it becomes part of the graph of the step being captured, else onto the stream.
+     * {@code registered} is whether the library reaches the buffers registered, null if not known. The other
+     * arguments are the call's; a buffer the call lacks is null.
+     */
+    public void enqueued(String call, DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset,
+                         long count, DataType type, int peer, Stream on, boolean capturing, Boolean registered) {
+        StepContext context = StepContext.current();
+        if (capturing) {
+            context.captured(owner, call, count, type, peer);
+            return;
+        }
+        if (capacity == 0) {
+            return;
+        }
+        boolean inStep = context.isFor(owner);
+        byte path = registered == null ? 0 : registered ? (byte) 1 : (byte) 2;
+        synchronized (this) {
+            int slot = next();
+            this.call[slot] = call;
+            this.pipeline[slot] = inStep ? context.pipeline() : "";
+            this.step[slot] = inStep ? context.step() : "";
+            this.arguments[slot] = inStep ? context.arguments() : null;
+            this.op[slot] = inStep ? context.nextOp() : -1;
+            this.send[slot] = send == null ? 0 : send.address();
+            this.sendOffset[slot] = sendOffset;
+            this.recv[slot] = recv == null ? 0 : recv.address();
+            this.recvOffset[slot] = recvOffset;
+            this.count[slot] = count;
+            this.type[slot] = type;
+            this.peer[slot] = peer;
+            this.registration[slot] = path;
+            this.stream[slot] = on;
+            this.inside[slot] = null;
+        }
+    }
+
+    /** A GRAPH step's graph was launched on {@code on} (called by {@link StepContext}). */
+    synchronized void graphLaunched(String pipelineName, String stepName, long[] args, Stream on) {
+        if (capacity == 0) {
+            return;
+        }
+        int slot = next();
+        call[slot] = "graph";
+        pipeline[slot] = pipelineName;
+        step[slot] = stepName;
+        arguments[slot] = args;
+        op[slot] = Entry.GRAPH_LAUNCH;
+        send[slot] = 0;
+        sendOffset[slot] = 0;
+        recv[slot] = 0;
+        recvOffset[slot] = 0;
+        count[slot] = 0;
+        type[slot] = null;
+        peer[slot] = -1;
+        registration[slot] = 3;
+        stream[slot] = on;
+        inside[slot] = graphOps.getOrDefault(pipelineName, Map.of()).getOrDefault(stepName, List.of());
+    }
+
+    /** The calls a capture of {@code stepName} of {@code pipelineName} issued (called by {@link StepContext}). */
+    synchronized void captured(String pipelineName, String stepName, List<String> calls) {
+        graphOps.computeIfAbsent(pipelineName, p -> new HashMap<>()).put(stepName, List.copyOf(calls));
+    }
+
+    /** Takes the next slot for a new entry, numbered and enqueued now; the caller holds the monitor. */
+    private int next() {
+        long seq = ++recorded;
+        int slot = (int) ((seq - 1) % capacity);
+        state[slot] = ENQUEUED;
+        enqueuedNanos[slot] = System.nanoTime();
+        settledNanos[slot] = 0;
+        return slot;
+    }
+
+    /**
+     * {@code on} synchronized: every recorder's entries issued on it and still pending completed, or failed when
+     * {@code failure} is not null; then the recorders that saw a failure dump their ring.
+     */
+    public static void synchronizedStream(Stream on, RuntimeException failure) {
+        List<FlightRecorder> recorders;
+        synchronized (LIVE) {
+            recorders = new ArrayList<>(LIVE.keySet());
+        }
+        for (FlightRecorder recorder : recorders) {
+            if (recorder.settle(on, failure == null ? COMPLETED : FAILED) && failure != null) {
+                FlightEvents.failed(recorder.rank, recorder.backend, failure.getMessage(), recorder::position);
+                recorder.dump("failure: " + failure.getMessage());
+            }
+        }
+    }
+
+    /** Settles the pending entries on {@code on} (every stream when null); whether there were any. */
+    private synchronized boolean settle(Object on, byte settled) {
+        long now = System.nanoTime();
+        boolean any = false;
+        long stillPending = 0;
+        for (long seq = Math.max(oldestPending, recorded - capacity + 1); seq <= recorded; seq++) {
+            int slot = (int) ((seq - 1) % capacity);
+            if (state[slot] != ENQUEUED) {
+                continue;
+            }
+            if (on == null || stream[slot] == on) {
+                state[slot] = settled;
+                settledNanos[slot] = now;
+                any = true;
+            } else if (stillPending == 0) {
+                stillPending = seq;
+            }
+        }
+        oldestPending = stillPending == 0 ? recorded + 1 : stillPending;
+        return any;
+    }
+
+    /** The communicator was aborted: what was pending is not known to have run; dumps its ring. */
+    public void aborted() {
+        settle(null, UNKNOWN);
+        FlightEvents.aborted(rank, backend, this::position);
+        dump("abort");
+    }
+
+    /** The communicator closed: its ring is dumped (if it was not) and no synchronize reaches it any more. */
+    public void closed() {
+        dump("close");
+        LIVE.remove(this);
+    }
+
+    private static void dumpAtExit() {
+        List<FlightRecorder> open;
+        synchronized (LIVE) {
+            open = new ArrayList<>(LIVE.keySet());
+        }
+        open.forEach(recorder -> recorder.dump("exit"));
+    }
+
+    /** This rank's place: its last enqueued and last completed entry, for failure messages. */
+    public String position() {
+        return snapshot().position();
+    }
+
+    /** What the ring holds now, oldest first. */
+    public synchronized FlightRecord snapshot() {
+        List<Entry> entries = new ArrayList<>();
+        for (long seq = Math.max(1, recorded - capacity + 1); seq <= recorded; seq++) {
+            int slot = (int) ((seq - 1) % capacity);
+            long[] args = arguments[slot];
+            List<Long> argumentList = args == null ? List.of() : Arrays.stream(args).boxed().toList();
+            @SuppressWarnings("unchecked")
+            List<String> ops = inside[slot] == null ? List.of() : (List<String>) inside[slot];
+            entries.add(new Entry(seq, pipeline[slot], step[slot], argumentList, op[slot], call[slot], send[slot],
+                    sendOffset[slot], recv[slot], recvOffset[slot], count[slot],
+                    type[slot] == null ? "" : type[slot].name(), peer[slot], REGISTRATIONS[registration[slot]], ops,
+                    STATES[state[slot]], micros(enqueuedNanos[slot]),
+                    settledNanos[slot] == 0 ? 0 : micros(settledNanos[slot])));
+        }
+        return new FlightRecord(rank, size, backend, communicator, capacity, recorded, entries);
+    }
+
+    private long micros(long nanos) {
+        return wallMicrosAtNanoZero + nanos / 1000;
+    }
+
+    /**
+     * Writes the ring to the dump directory, if one is set and it was not written yet, as
+     * {@code flight-rank<rank>-comm<n>.json} ({@link FlightRecordJson}); a failure to write is logged, never
+     * thrown: the job's own failure matters more.
+     */
+    void dump(String reason) {
+        synchronized (this) {
+            if (dumpDirectory.isEmpty() || capacity == 0 || dumped) {
+                return;
+            }
+            dumped = true;
+        }
+        java.nio.file.Path file = dumpDirectory.get().resolve("flight-rank" + rank + "-comm" + communicator
+                + ".json");
+        try {
+            FlightRecordJson.write(snapshot(), reason, file);
+        } catch (java.io.IOException | RuntimeException e) {
+            System.getLogger("dev.collectives.flight").log(System.Logger.Level.WARNING, "rank " + rank
+                    + " could not write its flight record to " + file + ": " + e);
+        }
+    }
+}

@@ -1,0 +1,232 @@
+package dev.collectives.runtime.spi;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.sim.SimBackend;
+import dev.collectives.backend.sim.SimCluster;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.FlightRecord;
+import dev.collectives.runtime.FlightRecord.Entry;
+import dev.collectives.runtime.FlightRecord.State;
+import dev.collectives.runtime.Graph;
+import dev.collectives.runtime.GraphExec;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.internal.Capture;
+import dev.collectives.runtime.internal.Lifecycle;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The flight recorder on sim: what an entry holds, its states, the ring's bound and the dump. */
+class FlightRecorderTest {
+    private static final DataType F32 = DataType.FLOAT32;
+
+    @TempDir
+    Path dumps;
+
+    @Test
+    void eachCallIsNumberedWithItsArgumentsEnqueuedUntilItsStreamSynchronizes() {
+        try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
+            cluster.run(ctx -> {
+                Communicator comm = ctx.comm();
+                try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, F32, 8);
+                     DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
+                    comm.allReduce(send, 2, recv, 4, 4, F32, ReduceOp.SUM, ctx.stream());
+                    comm.broadcast(send, recv, 8, F32, 1, ctx.stream());
+                    List<Entry> pending = comm.flightRecord().entries();
+                    assertEquals(List.of(State.ENQUEUED, State.ENQUEUED), states(pending));
+                    ctx.stream().synchronize();
+
+                    FlightRecord record = comm.flightRecord();
+                    assertEquals(List.of(State.COMPLETED, State.COMPLETED), states(record.entries()));
+                    Entry allReduce = record.entries().get(0);
+                    assertEquals(1, allReduce.seq());
+                    assertEquals("allReduce(4 x FLOAT32)", allReduce.signature());
+                    assertEquals(send.address() + 2 * F32.size(), allReduce.send());
+                    assertEquals(recv.address() + 4 * F32.size(), allReduce.recv());
+                    assertEquals(-1, allReduce.op());
+                    assertEquals("unregistered", allReduce.registration());
+                    assertEquals("#2 broadcast(8 x FLOAT32, peer/root 1)", record.entries().get(1).toString());
+                    assertTrue(allReduce.completedMicros() >= allReduce.enqueuedMicros(), allReduce.toString());
+                    assertEquals(ctx.rank(), record.rank());
+                    assertEquals(2, record.size());
+                    assertEquals("sim", record.backend());
+                    assertEquals(FlightRecorder.DEFAULT_ENTRIES, record.capacity());
+                }
+            });
+        }
+    }
+
+    @Test
+    void aStepsCallsCarryItsPipelineAndStepAndAGraphStepIsOneEntryWithItsCallsInside() {
+        try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
+            cluster.run(ctx -> {
+                Communicator comm = ctx.comm();
+                Stream stream = ctx.stream();
+                try (DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, F32, 8);
+                     DeviceBuffer b = comm.allocate(Allocator.MEM_ALLOC, F32, 8);
+                     Graph graph = Capture.capture(comm, stream, "p.Replayed", "step", () -> {
+                         comm.allReduce(a, b, 8, F32, ReduceOp.SUM, stream);
+                         comm.allGather(a, b, 4, F32, stream);
+                     });
+                     GraphExec exec = graph.instantiate()) {
+                    Lifecycle.requireOpen(comm, "p.Local", false, "step");
+                    comm.allReduce(a, b, 8, F32, ReduceOp.SUM, stream);
+                    comm.allReduce(a, b, 4, F32, ReduceOp.SUM, stream);
+                    Lifecycle.stepDone(comm, stream);
+                    comm.allReduce(a, b, 2, F32, ReduceOp.SUM, stream);
+                    Lifecycle.requireOpenForReplay(comm, "p.Replayed", false, "step");
+                    exec.launch(stream);
+                    Lifecycle.stepDone(comm, stream);
+                    stream.synchronize();
+
+                    assertEquals(List.of(
+                            "#1 allReduce(8 x FLOAT32) in p.Local.step() op 0",
+                            "#2 allReduce(4 x FLOAT32) in p.Local.step() op 1",
+                            "#3 allReduce(2 x FLOAT32)",
+                            "#4 graph [allReduce(8 x FLOAT32), allGather(4 x FLOAT32)] in p.Replayed.step()"),
+                            texts(comm.flightRecord().entries()));
+                    assertEquals("graph", comm.flightRecord().entries().get(3).registration());
+                }
+            });
+        }
+    }
+
+    @Test
+    void theRingKeepsTheLastEntriesAndCountsAll() {
+        FlightRecord record = withProperty(FlightRecorder.ENTRIES_PROPERTY, "3", () -> allReducesOfOneRank(5));
+        assertEquals(3, record.capacity());
+        assertEquals(5, record.recorded());
+        assertEquals(List.of("#3 allReduce(3 x FLOAT32)", "#4 allReduce(4 x FLOAT32)", "#5 allReduce(5 x FLOAT32)"),
+                texts(record.entries()));
+        assertEquals("last enqueued #5 allReduce(5 x FLOAT32) (completed), last completed #5 allReduce(5 x FLOAT32)",
+                record.position());
+    }
+
+    @Test
+    void zeroEntriesTurnsItOff() {
+        FlightRecord record = withProperty(FlightRecorder.ENTRIES_PROPERTY, "0", () -> allReducesOfOneRank(1));
+        assertEquals(0, record.capacity());
+        assertEquals(List.of(), record.entries());
+        assertEquals("nothing enqueued", record.position());
+    }
+
+    @Test
+    void whatWasPendingAtAnAbortIsNotKnownAndTheRankDumpsItsRing() throws IOException {
+        FlightRecord record = withProperty(FlightRecorder.DIR_PROPERTY, dumps.toString(), () -> {
+            try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
+                Communicator comm = cluster.communicator(0);
+                try (Stream stream = comm.createStream();
+                     DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
+                    comm.allReduce(a, a, 8, F32, ReduceOp.SUM, stream);
+                    comm.abort();
+                    return comm.flightRecord();
+                }
+            }
+        });
+        assertEquals(List.of(State.UNKNOWN), states(record.entries()));
+        String dump = rankZerosDump();
+        assertTrue(dump.startsWith("{\"format\": \"collectives-flight-record\", \"version\": 1, \"reason\": \"abort\""),
+                dump);
+        assertTrue(dump.contains("\"call\": \"allReduce\""), dump);
+        assertTrue(dump.contains("\"state\": \"unknown\""), dump);
+    }
+
+    @Test
+    void aRankWhosePeerNeverCallsFailsItsCallAndDumpsItsRing() throws IOException {
+        withProperty(FlightRecorder.DIR_PROPERTY, dumps.toString(), () -> {
+            try (SimCluster cluster = SimBackend.cluster().ranks(2).timeout(Duration.ofMillis(300)).build()) {
+                cluster.run(ctx -> {
+                    if (ctx.rank() == 1) {
+                        return;
+                    }
+                    try (DeviceBuffer a = ctx.comm().allocate(Allocator.MEM_ALLOC, F32, 8)) {
+                        ctx.comm().allReduce(a, a, 8, F32, ReduceOp.SUM, ctx.stream());
+                        assertThrows(RuntimeException.class, () -> ctx.stream().synchronize());
+                        assertEquals(List.of(State.FAILED), states(ctx.comm().flightRecord().entries()));
+                    }
+                });
+            }
+            return null;
+        });
+        String dump = rankZerosDump();
+        assertTrue(dump.contains("\"rank\": 0, \"size\": 2, \"backend\": \"sim\""), dump);
+        assertTrue(dump.contains("\"reason\": \"failure: "), dump);
+        assertTrue(dump.contains("\"state\": \"failed\""), dump);
+        try (java.util.stream.Stream<Path> files = Files.list(dumps)) {
+            assertEquals(2, files.count(), "rank 1 writes its ring when its communicator closes");
+        }
+    }
+
+    @Test
+    void theDumpEscapesTextAndListsEveryField() {
+        Entry entry = new Entry(7, "p.\"Q\"", "step", List.of(3L), 0, "allReduce", 16, 1, 32, 2, 4, "FLOAT32", -1,
+                "registered", List.of(), State.ENQUEUED, 10, 0);
+        String json = FlightRecordJson.toJson(new FlightRecord(1, 2, "sim", 0, 5, 7, List.of(entry)), "a\nb");
+        assertEquals("{\"format\": \"collectives-flight-record\", \"version\": 1, \"reason\": \"a\\nb\",\n"
+                + " \"rank\": 1, \"size\": 2, \"backend\": \"sim\", \"communicator\": 0, \"capacity\": 5, "
+                + "\"recorded\": 7,\n \"entries\": [\n"
+                + "  {\"seq\": 7, \"pipeline\": \"p.\\\"Q\\\"\", \"step\": \"step\", \"arguments\": [3], \"op\": 0, "
+                + "\"call\": \"allReduce\", \"send\": \"0x10\", \"sendOffset\": 1, \"recv\": \"0x20\", "
+                + "\"recvOffset\": 2, \"count\": 4, \"type\": \"FLOAT32\", \"peer\": -1, \"registration\": "
+                + "\"registered\", \"graphOps\": [], \"state\": \"enqueued\", \"enqueuedMicros\": 10, "
+                + "\"completedMicros\": 0}\n]}\n", json);
+    }
+
+    /** Rank 0's dump, the one file of rank 0 in the directory. */
+    private String rankZerosDump() throws IOException {
+        try (java.util.stream.Stream<Path> files = Files.list(dumps)) {
+            List<Path> found = files.filter(f -> f.getFileName().toString().matches("flight-rank0-comm\\d+\\.json"))
+                    .collect(Collectors.toList());
+            assertEquals(1, found.size(), found.toString());
+            return Files.readString(found.get(0), StandardCharsets.UTF_8);
+        }
+    }
+
+    /** The record of a rank alone that made {@code calls} allreduces, of 1, 2, ... elements, and synchronized. */
+    private static FlightRecord allReducesOfOneRank(int calls) {
+        try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
+            Communicator comm = cluster.communicator(0);
+            try (Stream stream = comm.createStream();
+                 DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
+                for (int count = 1; count <= calls; count++) {
+                    comm.allReduce(a, a, count, F32, ReduceOp.SUM, stream);
+                }
+                stream.synchronize();
+                return comm.flightRecord();
+            }
+        }
+    }
+
+    private static List<State> states(List<Entry> entries) {
+        return entries.stream().map(Entry::state).collect(Collectors.toList());
+    }
+
+    private static List<String> texts(List<Entry> entries) {
+        return entries.stream().map(Entry::toString).collect(Collectors.toList());
+    }
+
+    private static <T> T withProperty(String property, String value, Supplier<T> body) {
+        System.setProperty(property, value);
+        try {
+            return body.get();
+        } finally {
+            System.clearProperty(property);
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package dev.collectives.tools.trace;
+
+import dev.collectives.tools.trace.FlightDumps.Dump;
+import dev.collectives.runtime.FlightRecord;
+import dev.collectives.runtime.FlightRecord.Entry;
+import dev.collectives.runtime.FlightRecord.State;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The ranks' records of one communicator, lined up by entry number: where the ranks parted ({@link #findings}), where
+ * each stands ({@link #stuck}) and a table per rank ({@link #table}).
+ */
+final class CommunicatorTrace {
+    private final int communicator;
+    private final int size;
+    /** Each rank's entries by number; a rank without a dump is missing. */
+    private final Map<Integer, Map<Long, Entry>> byRank = new TreeMap<>();
+    private final Map<Integer, Dump> dumps = new TreeMap<>();
+
+    CommunicatorTrace(int communicator, List<Dump> ranksDumps) {
+        this.communicator = communicator;
+        this.size = ranksDumps.stream().mapToInt(d -> d.record().size()).max().orElse(0);
+        for (Dump dump : ranksDumps) {
+            Map<Long, Entry> entries = new LinkedHashMap<>();
+            dump.record().entries().forEach(e -> entries.put(e.seq(), e));
+            byRank.put(dump.record().rank(), entries);
+            dumps.put(dump.record().rank(), dump);
+        }
+    }
+
+    /** The dumps of {@code all}, one trace per communicator number. */
+    static List<CommunicatorTrace> of(List<Dump> all) {
+        Map<Integer, List<Dump>> byCommunicator = all.stream().collect(Collectors.groupingBy(
+                d -> d.record().communicator(), TreeMap::new, Collectors.toList()));
+        List<CommunicatorTrace> traces = new ArrayList<>();
+        byCommunicator.forEach((c, dumps) -> traces.add(new CommunicatorTrace(c, dumps)));
+        return traces;
+    }
+
+    int communicator() {
+        return communicator;
+    }
+
+    int size() {
+        return size;
+    }
+
+    /**
+     * Where the ranks parted, each a sentence: ranks that wrote no record, the first entry that ranks called with
+     * different calls or sizes, and the ranks that never enqueued an entry the others did. Empty when they agree.
+     */
+    List<String> findings() {
+        List<String> findings = new ArrayList<>();
+        List<Integer> missing = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            if (!byRank.containsKey(r)) {
+                missing.add(r);
+            }
+        }
+        if (!missing.isEmpty()) {
+            findings.add(ranks(missing) + " wrote no flight record: " + (missing.size() == 1 ? "its process" : "their"
+                    + " processes") + " ended without a failure, abort, close or exit that writes one (killed?),"
+                    + " or ran without the directory set");
+        }
+        firstMismatch().ifPresent(findings::add);
+        findings.addAll(neverEnqueued());
+        return findings;
+    }
+
+    /** The first number at which the ranks that hold it called different calls or sizes. */
+    private Optional<String> firstMismatch() {
+        // from the first number every rank still holds: older ones left some rank's ring
+        long from = byRank.values().stream().filter(e -> !e.isEmpty())
+                .mapToLong(e -> e.keySet().stream().mapToLong(Long::longValue).min().orElseThrow()).max().orElse(1);
+        long to = lastSeqs().values().stream().mapToLong(Long::longValue).max().orElse(0);
+        for (long seq = from; seq <= to; seq++) {
+            Map<String, List<Integer>> ranksBySignature = new LinkedHashMap<>();
+            for (Map.Entry<Integer, Map<Long, Entry>> rank : byRank.entrySet()) {
+                Entry entry = rank.getValue().get(seq);
+                if (entry != null) {
+                    ranksBySignature.computeIfAbsent(entry.signature(), s -> new ArrayList<>()).add(rank.getKey());
+                }
+            }
+            if (ranksBySignature.size() > 1) {
+                return Optional.of("#" + seq + ": the ranks called different operations or sizes: "
+                        + ranksBySignature.entrySet().stream().map(e -> ranks(e.getValue()) + " " + e.getKey())
+                        .collect(Collectors.joining("; ")));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** "rank 7 never enqueued #1042 allReduce(...); ranks 0-6 enqueued it and wait in it", per missing entry. */
+    private List<String> neverEnqueued() {
+        Map<Integer, Long> last = lastSeqs();
+        Map<Long, List<Integer>> ranksByNext = new TreeMap<>();
+        long newest = last.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        last.forEach((rank, seq) -> {
+            if (seq < newest) {
+                ranksByNext.computeIfAbsent(seq + 1, s -> new ArrayList<>()).add(rank);
+            }
+        });
+        List<String> findings = new ArrayList<>();
+        ranksByNext.forEach((seq, absent) -> {
+            Map<String, List<Integer>> ranksByState = new LinkedHashMap<>();
+            Entry example = null;
+            for (Map.Entry<Integer, Map<Long, Entry>> rank : byRank.entrySet()) {
+                Entry entry = rank.getValue().get(seq);
+                if (entry != null) {
+                    example = example == null ? entry : example;
+                    ranksByState.computeIfAbsent(standing(entry.state()), s -> new ArrayList<>()).add(rank.getKey());
+                }
+            }
+            String others = ranksByState.entrySet().stream().map(e -> ranks(e.getValue()) + " enqueued it and "
+                    + e.getKey()).collect(Collectors.joining("; "));
+            findings.add(ranks(absent) + " never enqueued " + (example == null ? "#" + seq : example) + "; "
+                    + others);
+        });
+        return findings;
+    }
+
+    /** Per rank, the oldest entry it holds that did not complete: where it is stuck, or failed. */
+    List<String> stuck() {
+        List<String> lines = new ArrayList<>();
+        byRank.forEach((rank, entries) -> entries.values().stream().filter(e -> e.state() != State.COMPLETED)
+                .findFirst().ifPresent(e -> lines.add("rank " + rank + " " + (e.state() == State.ENQUEUED ? "waits"
+                        : e.state() == State.FAILED ? "failed" : "was aborted") + " in " + e)));
+        return lines;
+    }
+
+    /** A line per rank: entries kept and numbered, last enqueued and completed, and why it wrote its record. */
+    List<String> table() {
+        List<String> rows = new ArrayList<>();
+        rows.add(String.format(Locale.ROOT, "%-5s | %-9s | %-26s | %-14s | %s", "rank", "entries", "last enqueued",
+                "last completed", "written at"));
+        for (int r = 0; r < size; r++) {
+            Dump dump = dumps.get(r);
+            if (dump == null) {
+                rows.add(String.format(Locale.ROOT, "%-5d | %s", r, "(no record)"));
+                continue;
+            }
+            FlightRecord record = dump.record();
+            String lastEnqueued = record.lastEnqueued().map(e -> "#" + e.seq() + " " + e.call() + " ("
+                    + e.state().label() + ")").orElse("-");
+            String lastCompleted = record.lastCompleted().map(e -> "#" + e.seq() + " " + e.call()).orElse("-");
+            rows.add(String.format(Locale.ROOT, "%-5d | %-9s | %-26s | %-14s | %s", r,
+                    record.entries().size() + "/" + record.recorded(), lastEnqueued, lastCompleted,
+                    firstLine(dump.reason())));
+        }
+        return rows;
+    }
+
+    private Map<Integer, Long> lastSeqs() {
+        Map<Integer, Long> last = new TreeMap<>();
+        dumps.forEach((rank, dump) -> last.put(rank, dump.record().recorded()));
+        return last;
+    }
+
+    private static String standing(State state) {
+        return switch (state) {
+            case ENQUEUED -> "wait in it";
+            case COMPLETED -> "completed it";
+            case FAILED -> "failed in it";
+            case UNKNOWN -> "aborted in it";
+        };
+    }
+
+    private static String firstLine(String text) {
+        int end = text.indexOf('\n');
+        String line = end < 0 ? text : text.substring(0, end);
+        return line.length() > 100 ? line.substring(0, 97) + "..." : line;
+    }
+
+    /** "rank 3", "ranks 0-6", "ranks 0, 2, 5-7". */
+    static String ranks(List<Integer> ranks) {
+        List<String> runs = new ArrayList<>();
+        for (int i = 0; i < ranks.size(); ) {
+            int j = i;
+            while (j + 1 < ranks.size() && ranks.get(j + 1) == ranks.get(j) + 1) {
+                j++;
+            }
+            runs.add(j == i ? String.valueOf(ranks.get(i)) : ranks.get(i) + (j == i + 1 ? ", " : "-") + ranks.get(j));
+            i = j + 1;
+        }
+        return (ranks.size() == 1 ? "rank " : "ranks ") + String.join(", ", runs);
+    }
+}
