@@ -77,7 +77,7 @@ public final class Commands {
     }
 
     @Command(name = "runner", sortOptions = false, usageHelpAutoWidth = true,
-            versionProvider = BenchCommandLine.Version.class,
+            versionProvider = BuildVersion.class,
             description = {"Runs the examples: binds each pipeline on every rank, fills it with rank- and "
                     + "index-dependent data, steps it, and checks the results against values computed on the host. "
                     + "Prints each example's describe() table, its check and its time.",

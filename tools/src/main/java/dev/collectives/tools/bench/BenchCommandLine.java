@@ -2,18 +2,13 @@ package dev.collectives.tools.bench;
 
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
-import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Properties;
 
 /**
  * What the benchmark commands share on the command line, so that each exits with the statuses its help lists: a
@@ -79,22 +74,5 @@ public final class BenchCommandLine {
             throw new ParameterException(spec.commandLine(), option + " needs a positive whole number, not " + value);
         }
         return value;
-    }
-
-    /** {@code -V}: the version this build filtered into {@code version.properties}. */
-    public static final class Version implements IVersionProvider {
-        @Override
-        public String[] getVersion() {
-            Properties build = new Properties();
-            try (InputStream in = Version.class.getResourceAsStream("version.properties")) {
-                if (in == null) {
-                    throw new IllegalStateException("version.properties is missing from the classpath");
-                }
-                build.load(in);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return new String[] {"Collectives " + build.getProperty("version")};
-        }
     }
 }

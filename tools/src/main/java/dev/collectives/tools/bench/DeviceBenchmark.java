@@ -1,5 +1,6 @@
 package dev.collectives.tools.bench;
 
+import dev.collectives.examples.BuildVersion;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
@@ -40,7 +41,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * buffers and stream ({@link NativeBaseline}) — and in each registration mode. Java and native rounds alternate,
  * so drift on the machine touches both. On the sim backend the native columns stay empty.
  */
-@Command(name = "device", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
+@Command(name = "device", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         sortOptions = false,
         description = {"Times collectives on a backend like nccl-tests: size, count, type, redop, time, algbw, busbw "
                 + "and #wrong, out of place and in place, the Java calls beside the same calls from a C loop in "

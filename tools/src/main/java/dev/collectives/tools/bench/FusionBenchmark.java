@@ -1,5 +1,6 @@
 package dev.collectives.tools.bench;
 
+import dev.collectives.examples.BuildVersion;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.examples.ClusterOptions;
@@ -48,7 +49,7 @@ import java.util.stream.Collectors;
  * hand-written calls leave there (#wrong counts the elements that differ, over all ranks). Figures from {@code sim},
  * a simulation inside this JVM, are not performance figures, and the output says so.
  */
-@Command(name = "fusion", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
+@Command(name = "fusion", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         sortOptions = false,
         description = {"Times k allreduces of n floats at adjacent offsets of one block per step: by hand with "
                 + "Communicator calls, as a declared pipeline planned (one fused call) and as written, and with "

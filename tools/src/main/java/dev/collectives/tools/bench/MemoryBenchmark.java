@@ -1,5 +1,6 @@
 package dev.collectives.tools.bench;
 
+import dev.collectives.examples.BuildVersion;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
@@ -35,7 +36,7 @@ import java.util.function.Supplier;
  * by hand. The difference between a pipeline and its hand-written twin is the project's own; what a
  * communicator takes is compared with {@code gpu/native_bench memory} (the same made from C).
  */
-@Command(name = "memory", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
+@Command(name = "memory", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         sortOptions = false,
         description = "Measures the device memory of a communicator and of a bound pipeline beyond its buffers.",
         exitCodeListHeading = "%nExit status:%n",

@@ -1,5 +1,6 @@
 package dev.collectives.tools.bench;
 
+import dev.collectives.examples.BuildVersion;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.examples.ClusterOptions;
@@ -41,7 +42,7 @@ import java.util.concurrent.TimeUnit;
  * calls that loop for one op at a time, which splits the difference into the Java call's own work and the JNI
  * crossing. In GRAPH mode all sides launch the same graph.
  */
-@Command(name = "overhead", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
+@Command(name = "overhead", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         sortOptions = false,
         description = {"Measures Java minus native time per op (eager and per graph launch) with Java and native "
                 + "interleaved in one process, cells in random order over many rounds, the spread shown."},

@@ -1,5 +1,6 @@
 package dev.collectives.tools.bench;
 
+import dev.collectives.examples.BuildVersion;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -11,7 +12,7 @@ import java.util.concurrent.Callable;
  * Draws the chart of a {@link DeviceBenchmark} or {@link FusionBenchmark} run from its {@code --csv} file, for runs
  * made where the Java runtime has no {@code java.desktop} module (a small runtime image on a GPU machine).
  */
-@Command(name = "plot", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
+@Command(name = "plot", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         description = "Draws busbw against size for one op (Java solid beside native dashed, where the rows have "
                 + "native ones; a line per mode) from a CSV file that the device benchmark's --csv wrote, or time "
                 + "per step against k for one n from the fusion benchmark's.",

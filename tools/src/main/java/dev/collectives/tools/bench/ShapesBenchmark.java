@@ -1,5 +1,6 @@
 package dev.collectives.tools.bench;
 
+import dev.collectives.examples.BuildVersion;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.GraphCacheOverflow;
@@ -52,7 +53,7 @@ import picocli.CommandLine.Spec;
  * java -cp ... dev.collectives.tools.bench.ShapesBenchmark [--backend nccl] [--ranks 1] [--iters 5000]
  * </pre>
  */
-@Command(name = "shapes", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
+@Command(name = "shapes", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         description = "Per-call cost of sizes given at call time: offsets, checked step parameters, cached graphs.",
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line, or an unavailable backend"})

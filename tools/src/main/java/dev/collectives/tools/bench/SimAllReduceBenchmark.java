@@ -1,5 +1,6 @@
 package dev.collectives.tools.bench;
 
+import dev.collectives.examples.BuildVersion;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
@@ -42,7 +43,7 @@ import java.util.stream.Collectors;
  * {@code --runs} runs the summary gives, per rank count, the 64 MiB figure of every run and every size where the
  * pure-Java path was faster in some run, with its ratio in each.
  */
-@Command(name = "sim-allreduce", mixinStandardHelpOptions = true, versionProvider = BenchCommandLine.Version.class,
+@Command(name = "sim-allreduce", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         sortOptions = false,
         description = "Times the sim backend's allreduce with the native kernels and in pure Java, beside "
                 + "single-thread memcpy.", exitCodeListHeading = "%nExit status:%n",
