@@ -16,5 +16,4 @@ import java.lang.annotation.Target;
 @Documented
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)
-public @interface Dim {
-}
+public @interface Dim {}

@@ -13,5 +13,4 @@ import java.lang.annotation.Target;
 @Documented
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)
-public @interface Grouped {
-}
+public @interface Grouped {}

@@ -22,35 +22,93 @@ import java.util.Map;
  */
 public enum OpKind {
     /** {@link AllReduce}: {@code ncclAllReduce}. */
-    ALL_REDUCE(AllReduce.class, AllReduce.List.class, "allReduce", "AllReduce", "count",
-            side("send", "sendOffset", Extent.COUNT), side("recv", "recvOffset", Extent.COUNT),
-            Role.REDUCES, true),
+    ALL_REDUCE(
+            AllReduce.class,
+            AllReduce.List.class,
+            "allReduce",
+            "AllReduce",
+            "count",
+            side("send", "sendOffset", Extent.COUNT),
+            side("recv", "recvOffset", Extent.COUNT),
+            Role.REDUCES,
+            true),
     /** {@link Broadcast}: {@code ncclBroadcast}. */
-    BROADCAST(Broadcast.class, Broadcast.List.class, "broadcast", "Broadcast", "count",
-            side("send", "sendOffset", Extent.COUNT), side("recv", "recvOffset", Extent.COUNT),
-            Role.ROOTED, false),
+    BROADCAST(
+            Broadcast.class,
+            Broadcast.List.class,
+            "broadcast",
+            "Broadcast",
+            "count",
+            side("send", "sendOffset", Extent.COUNT),
+            side("recv", "recvOffset", Extent.COUNT),
+            Role.ROOTED,
+            false),
     /** {@link Reduce}: {@code ncclReduce}. */
-    REDUCE(Reduce.class, Reduce.List.class, "reduce", "Reduce", "count",
-            side("send", "sendOffset", Extent.COUNT), side("recv", "recvOffset", Extent.COUNT),
-            Role.REDUCES_TO_ROOT, false),
+    REDUCE(
+            Reduce.class,
+            Reduce.List.class,
+            "reduce",
+            "Reduce",
+            "count",
+            side("send", "sendOffset", Extent.COUNT),
+            side("recv", "recvOffset", Extent.COUNT),
+            Role.REDUCES_TO_ROOT,
+            false),
     /** {@link AllGather}: {@code ncclAllGather}. */
-    ALL_GATHER(AllGather.class, AllGather.List.class, "allGather", "AllGather", "sendCount",
-            side("send", "sendOffset", Extent.COUNT), side("recv", "recvOffset", Extent.COUNT_TIMES_RANKS),
-            Role.PLAIN, true),
+    ALL_GATHER(
+            AllGather.class,
+            AllGather.List.class,
+            "allGather",
+            "AllGather",
+            "sendCount",
+            side("send", "sendOffset", Extent.COUNT),
+            side("recv", "recvOffset", Extent.COUNT_TIMES_RANKS),
+            Role.PLAIN,
+            true),
     /** {@link ReduceScatter}: {@code ncclReduceScatter}. */
-    REDUCE_SCATTER(ReduceScatter.class, ReduceScatter.List.class, "reduceScatter", "ReduceScatter", "recvCount",
-            side("send", "sendOffset", Extent.COUNT_TIMES_RANKS), side("recv", "recvOffset", Extent.COUNT),
-            Role.REDUCES, true),
+    REDUCE_SCATTER(
+            ReduceScatter.class,
+            ReduceScatter.List.class,
+            "reduceScatter",
+            "ReduceScatter",
+            "recvCount",
+            side("send", "sendOffset", Extent.COUNT_TIMES_RANKS),
+            side("recv", "recvOffset", Extent.COUNT),
+            Role.REDUCES,
+            true),
     /** {@link AllToAll}: {@code ncclAlltoAll}. */
-    ALL_TO_ALL(AllToAll.class, AllToAll.List.class, "allToAll", "AlltoAll", "count",
-            side("send", "sendOffset", Extent.COUNT_TIMES_RANKS), side("recv", "recvOffset", Extent.COUNT_TIMES_RANKS),
-            Role.PLAIN, false),
+    ALL_TO_ALL(
+            AllToAll.class,
+            AllToAll.List.class,
+            "allToAll",
+            "AlltoAll",
+            "count",
+            side("send", "sendOffset", Extent.COUNT_TIMES_RANKS),
+            side("recv", "recvOffset", Extent.COUNT_TIMES_RANKS),
+            Role.PLAIN,
+            false),
     /** {@link Send}: {@code ncclSend}. */
-    SEND(Send.class, Send.List.class, "send", "Send", "count",
-            side("buffer", "offset", Extent.COUNT), noSide(), Role.POINT_TO_POINT, false),
+    SEND(
+            Send.class,
+            Send.List.class,
+            "send",
+            "Send",
+            "count",
+            side("buffer", "offset", Extent.COUNT),
+            noSide(),
+            Role.POINT_TO_POINT,
+            false),
     /** {@link Recv}: {@code ncclRecv}. */
-    RECV(Recv.class, Recv.List.class, "recv", "Recv", "count",
-            noSide(), side("buffer", "offset", Extent.COUNT), Role.POINT_TO_POINT, false);
+    RECV(
+            Recv.class,
+            Recv.List.class,
+            "recv",
+            "Recv",
+            "count",
+            noSide(),
+            side("buffer", "offset", Extent.COUNT),
+            Role.POINT_TO_POINT,
+            false);
 
     /** How many elements an op touches in one of its buffers, per rank's call. */
     public enum Extent {
@@ -75,16 +133,20 @@ public enum OpKind {
     }
 
     /** The attributes of one side: the buffer's accessor, the offset into it, and how far the op reaches. */
-    private record Side(String bufferAttribute, String offsetAttribute, Extent extent) {
-    }
+    private record Side(String bufferAttribute, String offsetAttribute, Extent extent) {}
 
     /** What an op takes besides buffers, count and type. */
     private enum Role {
-        PLAIN, REDUCES, ROOTED, REDUCES_TO_ROOT, POINT_TO_POINT
+        PLAIN,
+        REDUCES,
+        ROOTED,
+        REDUCES_TO_ROOT,
+        POINT_TO_POINT
     }
 
     /** By qualified name of the annotation and of its container: asked for every annotation of every method. */
     private static final Map<String, OpKind> BY_ANNOTATION = new HashMap<>();
+
     private static final Map<String, OpKind> BY_CONTAINER = new HashMap<>();
 
     static {
@@ -104,8 +166,16 @@ public enum OpKind {
     private final Role role;
     private final boolean sharpServed;
 
-    OpKind(Class<? extends Annotation> annotationType, Class<? extends Annotation> containerType, String method,
-           String cName, String countAttribute, Side send, Side recv, Role role, boolean sharpServed) {
+    OpKind(
+            Class<? extends Annotation> annotationType,
+            Class<? extends Annotation> containerType,
+            String method,
+            String cName,
+            String countAttribute,
+            Side send,
+            Side recv,
+            Role role,
+            boolean sharpServed) {
         this.annotationType = annotationType;
         this.containerType = containerType;
         this.method = method;

@@ -14,5 +14,4 @@ import java.lang.annotation.Target;
 @Documented
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)
-public @interface WrittenOrder {
-}
+public @interface WrittenOrder {}

@@ -1,5 +1,8 @@
 package dev.collectives.rules;
 
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
+import dev.collectives.annotation.Peer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -7,10 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-
-import dev.collectives.annotation.DataType;
-import dev.collectives.annotation.OpKind;
-import dev.collectives.annotation.Peer;
 
 /**
  * Whether the sends and receives of one step pair up across ranks ({@code [DSL step]}): every rank runs the step's
@@ -26,8 +25,7 @@ public final class PeerPairing {
     /** The section of the rules page about it. */
     public static final String ANCHOR = "docs/rules.md#dsl-step";
 
-    private PeerPairing() {
-    }
+    private PeerPairing() {}
 
     /**
      * A point-to-point op of a step, as every rank issues it.
@@ -79,12 +77,10 @@ public final class PeerPairing {
      * @param op      its position in the list given to {@link #unpaired}
      * @param problem which ranks wait for what, ending with the fix and the consequence
      */
-    public record Unpaired(int op, String problem) {
-    }
+    public record Unpaired(int op, String problem) {}
 
     /** One op as issued by one rank, with the rank at the other end. */
-    private record Half(int op, int rank, int peer, Op declared) {
-    }
+    private record Half(int op, int rank, int peer, Op declared) {}
 
     /**
      * The ops of one step (its point-to-point ops, in the order they are issued) that cannot pair on a communicator
@@ -103,9 +99,11 @@ public final class PeerPairing {
                 }
                 Half half = new Half(i, rank, peer, op);
                 if (op.sends()) {
-                    sends.computeIfAbsent(List.of(rank, peer), k -> new ArrayList<>()).add(half);
+                    sends.computeIfAbsent(List.of(rank, peer), k -> new ArrayList<>())
+                            .add(half);
                 } else {
-                    recvs.computeIfAbsent(List.of(peer, rank), k -> new ArrayList<>()).add(half);
+                    recvs.computeIfAbsent(List.of(peer, rank), k -> new ArrayList<>())
+                            .add(half);
                 }
             }
         }
@@ -120,24 +118,31 @@ public final class PeerPairing {
                 Half send = k < out.size() ? out.get(k) : null;
                 Half recv = k < in.size() ? in.get(k) : null;
                 if (recv == null) {
-                    problems.putIfAbsent(send.op(), "rank " + send.rank() + " sends to rank " + send.peer()
-                            + ", which receives nothing more from rank " + send.rank() + context
-                            + "; add the matching " + OpKind.RECV.annotation());
+                    problems.putIfAbsent(
+                            send.op(),
+                            "rank " + send.rank() + " sends to rank " + send.peer()
+                                    + ", which receives nothing more from rank " + send.rank() + context
+                                    + "; add the matching " + OpKind.RECV.annotation());
                 } else if (send == null) {
-                    problems.putIfAbsent(recv.op(), "rank " + recv.rank() + " receives from rank " + recv.peer()
-                            + ", which sends nothing more to rank " + recv.rank() + context
-                            + "; add the matching " + OpKind.SEND.annotation());
+                    problems.putIfAbsent(
+                            recv.op(),
+                            "rank " + recv.rank() + " receives from rank " + recv.peer()
+                                    + ", which sends nothing more to rank " + recv.rank() + context
+                                    + "; add the matching " + OpKind.SEND.annotation());
                 } else if (!matches(send.declared(), recv.declared())) {
-                    problems.putIfAbsent(recv.op(), "rank " + recv.rank() + " receives "
-                            + recv.declared().amount() + " from rank " + recv.peer() + ", which sends "
-                            + send.declared().amount() + context + "; a send and its receive have the same count "
-                            + "and type");
+                    problems.putIfAbsent(
+                            recv.op(),
+                            "rank " + recv.rank() + " receives "
+                                    + recv.declared().amount() + " from rank " + recv.peer() + ", which sends "
+                                    + send.declared().amount() + context
+                                    + "; a send and its receive have the same count "
+                                    + "and type");
                 }
             }
         }
         List<Unpaired> unpaired = new ArrayList<>(problems.size());
-        problems.forEach((op, problem) -> unpaired.add(new Unpaired(op, problem
-                + "; unpaired point-to-point ops hang every rank")));
+        problems.forEach((op, problem) ->
+                unpaired.add(new Unpaired(op, problem + "; unpaired point-to-point ops hang every rank")));
         return unpaired;
     }
 

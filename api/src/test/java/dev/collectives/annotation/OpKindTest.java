@@ -18,7 +18,6 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -48,8 +47,12 @@ class OpKindTest {
     @ParameterizedTest
     @EnumSource(OpKind.class)
     void theContainerHoldsTheAnnotationsRepeats(OpKind kind) throws NoSuchMethodException {
-        assertSame(kind.containerType(), kind.annotationType().getAnnotation(Repeatable.class).value());
-        assertSame(kind.annotationType(), kind.containerType().getMethod("value").getReturnType().getComponentType());
+        assertSame(
+                kind.containerType(),
+                kind.annotationType().getAnnotation(Repeatable.class).value());
+        assertSame(
+                kind.annotationType(),
+                kind.containerType().getMethod("value").getReturnType().getComponentType());
         assertSame(kind, OpKind.byAnnotation(kind.qualifiedName()));
         assertSame(kind, OpKind.byContainer(kind.containerName()));
         String simpleName = kind.annotationType().getSimpleName();
@@ -73,7 +76,11 @@ class OpKindTest {
     void everyOpAnnotationIsInTheCatalogue() throws Exception {
         // an op annotation repeats on a step and takes a count; @Buffer, @View and @External take theirs once
         Set<Class<?>> ops = new HashSet<>();
-        Path classes = Path.of(OpKind.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+        Path classes = Path.of(OpKind.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI())
                 .resolve(OpKind.class.getPackageName().replace('.', '/'));
         try (Stream<Path> files = Files.list(classes)) {
             for (Path file : files.toList()) {
@@ -89,7 +96,8 @@ class OpKindTest {
             }
         }
         assertTrue(ops.contains(AllReduce.class), "the scan finds the annotations: " + ops);
-        assertEquals(ops, Arrays.stream(OpKind.values()).map(OpKind::annotationType).collect(Collectors.toSet()));
+        assertEquals(
+                ops, Arrays.stream(OpKind.values()).map(OpKind::annotationType).collect(Collectors.toSet()));
     }
 
     @Test
@@ -103,6 +111,8 @@ class OpKindTest {
     }
 
     private static Set<String> attributes(Class<? extends Annotation> annotation) {
-        return Arrays.stream(annotation.getDeclaredMethods()).map(Method::getName).collect(Collectors.toSet());
+        return Arrays.stream(annotation.getDeclaredMethods())
+                .map(Method::getName)
+                .collect(Collectors.toSet());
     }
 }

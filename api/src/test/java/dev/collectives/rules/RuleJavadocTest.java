@@ -1,6 +1,5 @@
 package dev.collectives.rules;
 
-
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -21,14 +20,16 @@ class RuleJavadocTest {
     @EnumSource(Rule.class)
     void javadocHoldsTheRulesText(Rule rule) throws IOException {
         String page = Files.readString(Path.of("../docs/rules.md"), StandardCharsets.UTF_8);
-        Matcher section = Pattern.compile("\n## " + Pattern.quote(rule.id() + " " + rule.shortName()) + "\n\n(.+?)\n\n",
-                Pattern.DOTALL).matcher(page);
+        Matcher section = Pattern.compile(
+                        "\n## " + Pattern.quote(rule.id() + " " + rule.shortName()) + "\n\n(.+?)\n\n", Pattern.DOTALL)
+                .matcher(page);
         assertTrue(section.find(), rule + " has no section on the rules page");
-        String statement = normalize(section.group(1).replaceAll("`([^`]*)`", "{@code $1}")
+        String statement = normalize(section.group(1)
+                .replaceAll("`([^`]*)`", "{@code $1}")
                 .replaceAll("\\*([A-Za-z/ ()]+)\\*", "<em>$1</em>"));
 
-        String source = Files.readString(Path.of("src/main/java/dev/collectives/rules/Rule.java"),
-                StandardCharsets.UTF_8);
+        String source =
+                Files.readString(Path.of("src/main/java/dev/collectives/rules/Rule.java"), StandardCharsets.UTF_8);
         Matcher javadoc = Pattern.compile("/\\*\\*((?:(?!\\*/).)*)\\*/\\s*" + rule.name() + "\\(", Pattern.DOTALL)
                 .matcher(source);
         assertTrue(javadoc.find(), rule + " has no Javadoc");

@@ -3,7 +3,6 @@ package dev.collectives.examples;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.CollectivesException;
-
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -19,7 +18,9 @@ public final class BackendOption {
     @Spec(Spec.Target.MIXEE)
     private CommandSpec spec;
 
-    @Option(names = OPTION, paramLabel = "NAME",
+    @Option(
+            names = OPTION,
+            paramLabel = "NAME",
             description = "sim (embedded, no GPU), nccl or mccl; default: $COLLECTIVES_BACKEND, else ${DEFAULT-VALUE}")
     private String name;
 

@@ -1,11 +1,10 @@
 package dev.collectives.examples;
 
-import picocli.CommandLine.IVersionProvider;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Properties;
+import picocli.CommandLine.IVersionProvider;
 
 /** {@code -V} of the runner and the tools: the version this build filtered into {@code version.properties}. */
 public final class BuildVersion implements IVersionProvider {

@@ -45,14 +45,16 @@ public final class Check {
 
     /** The first element that differs. */
     public static Check mismatch(int rank, String buffer, long index, Object expected, Object actual) {
-        return new Check(false, "rank " + rank + ": " + buffer + "[" + index + "] expected " + expected + " but was "
-                + actual, List.of());
+        return new Check(
+                false,
+                "rank " + rank + ": " + buffer + "[" + index + "] expected " + expected + " but was " + actual,
+                List.of());
     }
 
     /** A property other than an element value that does not hold (an address, a pointer). */
     public static Check wrong(int rank, String what, Object expected, Object actual) {
-        return new Check(false, "rank " + rank + ": " + what + " expected " + expected + " but was " + actual,
-                List.of());
+        return new Check(
+                false, "rank " + rank + ": " + what + " expected " + expected + " but was " + actual, List.of());
     }
 
     public boolean isOk() {
@@ -81,8 +83,10 @@ public final class Check {
         if (!ok) {
             return in("(" + label + ")");
         }
-        return new Check(true, label + ": " + text, readBacks.stream().map(r -> r.named(label + ": " + r.buffer()))
-                .toList());
+        return new Check(
+                true,
+                label + ": " + text,
+                readBacks.stream().map(r -> r.named(label + ": " + r.buffer())).toList());
     }
 
     /** {@link #each} counting iterations. */

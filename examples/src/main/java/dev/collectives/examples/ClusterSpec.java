@@ -2,7 +2,6 @@ package dev.collectives.examples;
 
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.Communicator;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -63,16 +62,25 @@ public record ClusterSpec(int ranksPerNode, Set<Need> needs) {
         if (ranksPerNode > 0 && comm.topology().ranksPerNode() != ranksPerNode) {
             missing.add(ranksPerNode + " rank(s) per node (this communicator has " + comm.topology() + ")");
         }
-        requireCapability(missing, Need.REGISTRATION, caps.registration(),
+        requireCapability(
+                missing,
+                Need.REGISTRATION,
+                caps.registration(),
                 "user buffer registration (library " + caps.libraryVersion() + "; MCCL needs 2.28.9 or later)");
         requireCapability(missing, Need.MTLINK_SHARP, caps.mtlinkSharp(), "MTLink SHARP (NVLS) on the fabric");
         requireCapability(missing, Need.IB_SHARP, caps.ibSharp(), "IB SHARP (CollNet) enabled on the communicator");
         requireCapability(missing, Need.SYMMETRIC_WINDOWS, caps.symmetricWindows(), "symmetric windows");
-        requireCapability(missing, Need.WINDOW_HELPERS, caps.windowHelpers(),
+        requireCapability(
+                missing,
+                Need.WINDOW_HELPERS,
+                caps.windowHelpers(),
                 "the window helpers WinGetUserPtr and GetLsaDevicePointer");
         String variable = comm.legacyRegisterVariable();
-        requireCapability(missing, Need.LEGACY_REGISTER,
-                comm.environment(variable).map("1"::equals).orElse(false), variable + "=1 in the environment");
+        requireCapability(
+                missing,
+                Need.LEGACY_REGISTER,
+                comm.environment(variable).map("1"::equals).orElse(false),
+                variable + "=1 in the environment");
         return missing.isEmpty() ? Optional.empty() : Optional.of("needs " + String.join(", ", missing));
     }
 

@@ -4,7 +4,6 @@ import dev.collectives.backend.sim.SimConfig;
 import dev.collectives.examples.ClusterSpec.Need;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.LocalCluster;
-
 import java.time.Duration;
 
 /**
@@ -26,8 +25,7 @@ public final class Clusters {
     /** How long a simulated rank waits for peers when running a mistake, which must fail fast, not hang. */
     public static final Duration MISTAKE_TIMEOUT = Duration.ofSeconds(5);
 
-    private Clusters() {
-    }
+    private Clusters() {}
 
     /** {@code timeout}: how long a simulated rank waits for its peers; the native libraries have their own. */
     public static LocalCluster open(Backend backend, ClusterSpec spec, int ranks, Duration timeout) {

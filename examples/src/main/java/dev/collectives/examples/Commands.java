@@ -3,13 +3,11 @@ package dev.collectives.examples;
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
 import dev.collectives.runtime.Backends;
-
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -28,8 +26,7 @@ import picocli.CommandLine.Spec;
 public final class Commands {
     static final int DEFAULT_RANKS = 4;
 
-    private Commands() {
-    }
+    private Commands() {}
 
     /** The whole command line, printing to {@code out}, choosing among these examples and mistakes. */
     static CommandLine commandLine(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
@@ -50,7 +47,9 @@ public final class Commands {
      */
     public static CommandLine printingTo(CommandLine line, PrintStream out) {
         PrintWriter writer = new PrintWriter(out, true);
-        return line.setOut(writer).setErr(writer).setCaseInsensitiveEnumValuesAllowed(true)
+        return line.setOut(writer)
+                .setErr(writer)
+                .setCaseInsensitiveEnumValuesAllowed(true)
                 .setParameterExceptionHandler((e, args) -> {
                     CommandLine command = e.getCommandLine();
                     writer.println("error: " + e.getMessage());
@@ -73,26 +72,35 @@ public final class Commands {
     }
 
     /** What the commands run and print to. */
-    record Catalogue(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
-    }
+    record Catalogue(PrintStream out, List<Example> examples, List<Mistake> mistakes) {}
 
-    @Command(name = "runner", sortOptions = false, usageHelpAutoWidth = true,
+    @Command(
+            name = "runner",
+            sortOptions = false,
+            usageHelpAutoWidth = true,
             versionProvider = BuildVersion.class,
-            description = {"Runs the examples: binds each pipeline on every rank, fills it with rank- and "
-                    + "index-dependent data, steps it, and checks the results against values computed on the host. "
-                    + "Prints each example's describe() table, its check and its time.",
+            description = {
+                "Runs the examples: binds each pipeline on every rank, fills it with rank- and "
+                        + "index-dependent data, steps it, and checks the results against values computed on the host. "
+                        + "Prints each example's describe() table, its check and its time.",
                 "With --mistakes, or the subcommand 'mistakes', runs the mistakes instead: pipelines bound wrongly "
-                    + "on purpose, each of which must fail fast on every rank with its rule's tag."},
+                        + "on purpose, each of which must fail fast on every rank with its rule's tag."
+            },
             exitCodeListHeading = "%nExit status:%n",
-            exitCodeList = {"0:every example (or mistake) passed or was skipped",
-                "1:one failed", "2:a bad command line, or an unavailable backend"})
+            exitCodeList = {
+                "0:every example (or mistake) passed or was skipped",
+                "1:one failed",
+                "2:a bad command line, or an unavailable backend"
+            })
     static final class Top implements Callable<Integer> {
         private final Catalogue catalogue;
 
         @Mixin
         ClusterOptions cluster = runnerDefaults();
 
-        @Option(names = "--example", paramLabel = "NAME",
+        @Option(
+                names = "--example",
+                paramLabel = "NAME",
                 description = "run only this example (with --mistakes: this mistake); repeatable; see --list")
         List<String> names = new ArrayList<>();
 
@@ -102,10 +110,16 @@ public final class Commands {
         @Option(names = "--list", description = "list the examples and the mistakes, and exit")
         boolean list;
 
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true,
+                description = "show this help, and exit")
         boolean help;
 
-        @Option(names = {"-V", "--version"}, versionHelp = true, description = "print the version, and exit")
+        @Option(
+                names = {"-V", "--version"},
+                versionHelp = true,
+                description = "print the version, and exit")
         boolean version;
 
         Top(Catalogue catalogue) {
@@ -117,8 +131,9 @@ public final class Commands {
             if (list) {
                 return Runner.list(catalogue);
             }
-            return mistakes ? Runner.runMistakes(catalogue, cluster, names) : Runner.runExamples(catalogue, cluster,
-                    names);
+            return mistakes
+                    ? Runner.runMistakes(catalogue, cluster, names)
+                    : Runner.runExamples(catalogue, cluster, names);
         }
     }
 
@@ -126,7 +141,11 @@ public final class Commands {
     abstract static class CatalogueCommand implements Callable<Integer> {
         final Catalogue catalogue;
 
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit", order = 100)
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true,
+                description = "show this help, and exit",
+                order = 100)
         boolean help;
 
         CatalogueCommand(Catalogue catalogue) {
@@ -134,11 +153,17 @@ public final class Commands {
         }
     }
 
-    @Command(name = "examples", sortOptions = false, usageHelpAutoWidth = true,
+    @Command(
+            name = "examples",
+            sortOptions = false,
+            usageHelpAutoWidth = true,
             description = "Runs the examples (all of them, or those named), each on a fresh cluster.",
             exitCodeListHeading = "%nExit status:%n",
-            exitCodeList = {"0:every example passed or was skipped", "1:one failed",
-                "2:a bad command line, or an unavailable backend"})
+            exitCodeList = {
+                "0:every example passed or was skipped",
+                "1:one failed",
+                "2:a bad command line, or an unavailable backend"
+            })
     static final class ExamplesCommand extends CatalogueCommand {
         @Mixin
         ClusterOptions cluster = runnerDefaults();
@@ -156,12 +181,18 @@ public final class Commands {
         }
     }
 
-    @Command(name = "mistakes", sortOptions = false, usageHelpAutoWidth = true,
+    @Command(
+            name = "mistakes",
+            sortOptions = false,
+            usageHelpAutoWidth = true,
             description = "Runs the mistakes (all of them, or those named): each binds a pipeline wrongly on purpose "
                     + "and must fail fast on every rank with its rule's tag instead of hanging.",
             exitCodeListHeading = "%nExit status:%n",
-            exitCodeList = {"0:every mistake was caught with its rule, or was skipped",
-                "1:one was not caught, or caught as another rule", "2:a bad command line, or an unavailable backend"})
+            exitCodeList = {
+                "0:every mistake was caught with its rule, or was skipped",
+                "1:one was not caught, or caught as another rule",
+                "2:a bad command line, or an unavailable backend"
+            })
     static final class MistakesCommand extends CatalogueCommand {
         @Mixin
         ClusterOptions cluster = runnerDefaults();
@@ -179,26 +210,34 @@ public final class Commands {
         }
     }
 
-    @Command(name = "join", sortOptions = false, usageHelpAutoWidth = true,
-            description = {"Runs one rank of a multi-process job, started once per rank by mpirun, srun, a "
-                    + "torchrun-style launcher or by hand: finds this process's rank, the world size and the "
-                    + "rendezvous in the launcher's variables or COLLECTIVES_*, joins the other processes on "
-                    + "$COLLECTIVES_BACKEND (default sim), and runs the examples named (or, with --mistakes, the "
-                    + "mistakes) on this rank, printing its own reports and verdicts. Give every rank the same names."},
+    @Command(
+            name = "join",
+            sortOptions = false,
+            usageHelpAutoWidth = true,
+            description = {
+                "Runs one rank of a multi-process job, started once per rank by mpirun, srun, a "
+                        + "torchrun-style launcher or by hand: finds this process's rank, the world size and the "
+                        + "rendezvous in the launcher's variables or COLLECTIVES_*, joins the other processes on "
+                        + "$COLLECTIVES_BACKEND (default sim), and runs the examples named (or, with --mistakes, the "
+                        + "mistakes) on this rank, printing its own reports and verdicts. Give every rank the same names."
+            },
             exitCodeListHeading = "%nExit status (of this rank):%n",
-            exitCodeList = {"0:every example passed, or was skipped (out of its rank range, or needing a capability "
-                    + "the backend lacks); with --mistakes: every mistake raised its rule's error, or was skipped",
+            exitCodeList = {
+                "0:every example passed, or was skipped (out of its rank range, or needing a capability "
+                        + "the backend lacks); with --mistakes: every mistake raised its rule's error, or was skipped",
                 "1:an example failed (an error, a wrong result, a rank that failed or vanished); with --mistakes: "
-                    + "one raised no error, or another error than its rule's",
+                        + "one raised no error, or another error than its rule's",
                 "2:a bad command line or setting, or an unavailable backend",
                 "3:this process could not join the job (a rank that never came, a wrong job token, a rank gone "
-                    + "while joining)"})
+                        + "while joining)"
+            })
     static final class JoinCommand extends CatalogueCommand {
         @Option(names = "--mistakes", description = "run the mistakes instead of the examples")
         boolean mistakes;
 
-        @Parameters(paramLabel = "NAME", description = "the examples (or mistakes) to run, in this order; default: "
-                + "all (see list)")
+        @Parameters(
+                paramLabel = "NAME",
+                description = "the examples (or mistakes) to run, in this order; default: " + "all (see list)")
         List<String> names = new ArrayList<>();
 
         JoinCommand(Catalogue catalogue) {
@@ -211,25 +250,36 @@ public final class Commands {
         }
     }
 
-    @Command(name = "recovery", sortOptions = false, usageHelpAutoWidth = true,
-            description = {"Runs one rank of a multi-process job, as 'join' does, through a failure and its recovery: "
-                    + "a gradient allreduce whose rank --kill halts its process as step 2 begins (exit status "
-                    + ShrinkRecoveryExample.HALTED + ", as if killed); the others' step fails naming it, they shrink "
-                    + "it away with comm.shrink, bind the pipeline again on the survivors and finish the step, "
-                    + "checked against the survivors' sum. Start it once per rank, at least --kill + 1 of them "
-                    + "(and 2)."},
+    @Command(
+            name = "recovery",
+            sortOptions = false,
+            usageHelpAutoWidth = true,
+            description = {
+                "Runs one rank of a multi-process job, as 'join' does, through a failure and its recovery: "
+                        + "a gradient allreduce whose rank --kill halts its process as step 2 begins (exit status "
+                        + ShrinkRecoveryExample.HALTED
+                        + ", as if killed); the others' step fails naming it, they shrink "
+                        + "it away with comm.shrink, bind the pipeline again on the survivors and finish the step, "
+                        + "checked against the survivors' sum. Start it once per rank, at least --kill + 1 of them "
+                        + "(and 2)."
+            },
             exitCodeListHeading = "%nExit status (of this rank):%n",
-            exitCodeList = {"0:the step was recovered and its result is right",
+            exitCodeList = {
+                "0:the step was recovered and its result is right",
                 "1:it failed (the failure was not reported, the shrink failed, or a wrong result)",
                 "2:a bad command line or setting, or an unavailable backend",
                 "3:this process could not join the job",
-                ShrinkRecoveryExample.HALTED + ":this is the rank that halts"})
+                ShrinkRecoveryExample.HALTED + ":this is the rank that halts"
+            })
     static final class RecoveryCommand extends CatalogueCommand {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--kill", paramLabel = "RANK", description = "the rank that halts; not 0, whose process "
-                + "serves the rendezvous, without which no communicator can be formed again; default: 1")
+        @Option(
+                names = "--kill",
+                paramLabel = "RANK",
+                description = "the rank that halts; not 0, whose process "
+                        + "serves the rendezvous, without which no communicator can be formed again; default: 1")
         int doomed = 1;
 
         RecoveryCommand(Catalogue catalogue) {
@@ -239,16 +289,21 @@ public final class Commands {
         @Override
         public Integer call() {
             if (doomed < 1) {
-                throw new ParameterException(spec.commandLine(), "--kill needs a rank other than 0 (rank 0 serves "
-                        + "the rendezvous; when it dies no survivor can form a communicator), not " + doomed);
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--kill needs a rank other than 0 (rank 0 serves "
+                                + "the rendezvous; when it dies no survivor can form a communicator), not " + doomed);
             }
-            return Runner.runJoined(catalogue.out(), List.of(
-                    new ShrinkRecoveryExample(doomed, ShrinkRecoveryExample.HALTED)));
+            return Runner.runJoined(
+                    catalogue.out(), List.of(new ShrinkRecoveryExample(doomed, ShrinkRecoveryExample.HALTED)));
         }
     }
 
-    @Command(name = "list", description = "Lists the examples and the mistakes.",
-            exitCodeListHeading = "%nExit status:%n", exitCodeList = "0:always")
+    @Command(
+            name = "list",
+            description = "Lists the examples and the mistakes.",
+            exitCodeListHeading = "%nExit status:%n",
+            exitCodeList = "0:always")
     static final class ListCommand extends CatalogueCommand {
         ListCommand(Catalogue catalogue) {
             super(catalogue);

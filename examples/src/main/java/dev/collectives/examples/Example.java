@@ -2,7 +2,6 @@ package dev.collectives.examples;
 
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.RankContext;
-
 import java.util.Optional;
 
 /**
@@ -51,6 +50,5 @@ public interface Example {
      * @param describe the pipeline's {@code describe()} table
      * @param check    its verdict
      */
-    record RankReport(String describe, Check check) {
-    }
+    record RankReport(String describe, Check check) {}
 }

@@ -1,7 +1,6 @@
 package dev.collectives.examples;
 
 import dev.collectives.runtime.DeviceBuffer;
-
 import java.util.Arrays;
 
 /**
@@ -19,8 +18,7 @@ public final class HostData {
     /** Ranks whose sums stay below 2^24, under which float32 holds every integer. */
     public static final int EXACT_RANKS = (1 << 24) / PERIOD;
 
-    private HostData() {
-    }
+    private HostData() {}
 
     /**
      * What {@code rank} puts at element {@code index} in {@code iteration}. Distinct ranks (below the period) and

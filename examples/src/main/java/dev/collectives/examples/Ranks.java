@@ -5,7 +5,6 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.LocalCluster.RankBody;
-
 import java.time.Duration;
 import java.util.stream.IntStream;
 

@@ -2,7 +2,6 @@ package dev.collectives.examples;
 
 import java.util.ArrayList;
 import java.util.List;
-
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -19,7 +18,9 @@ public final class RanksOption {
     @Spec(Spec.Target.MIXEE)
     private CommandSpec spec;
 
-    @Option(names = OPTION, paramLabel = "N",
+    @Option(
+            names = OPTION,
+            paramLabel = "N",
             description = "ranks on this host: threads on sim, a GPU each otherwise; comma-separated where a command "
                     + "runs at several counts in turn; default: ${DEFAULT-VALUE}")
     private String text;
@@ -40,8 +41,8 @@ public final class RanksOption {
                 n = 0;
             }
             if (n < 1) {
-                throw new ParameterException(spec.commandLine(), OPTION + " needs a positive whole number, not '"
-                        + count + "'");
+                throw new ParameterException(
+                        spec.commandLine(), OPTION + " needs a positive whole number, not '" + count + "'");
             }
             counts.add(n);
         }

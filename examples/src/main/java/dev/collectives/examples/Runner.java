@@ -8,7 +8,6 @@ import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.bootstrap.Bootstrap;
-
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -103,8 +102,7 @@ public final class Runner {
 
     /** Joins this process's rank of a multi-process job and runs {@code examples} on it, as {@code join} does. */
     static int runJoined(PrintStream out, List<Example> examples) {
-        return onJoinedRank(out, (backend, rank) -> new Runner(backend, Ranks.joined(rank), out)
-                .runExamples(examples));
+        return onJoinedRank(out, (backend, rank) -> new Runner(backend, Ranks.joined(rank), out).runExamples(examples));
     }
 
     /**
@@ -146,12 +144,15 @@ public final class Runner {
         PrintStream out = catalogue.out();
         out.println("examples (run them with no option, or one with --example NAME):");
         for (Example e : catalogue.examples()) {
-            out.printf("  %-24s %s%s%n", e.name(), e.summary(),
-                    e.minRanks() > 1 ? " [needs at least " + e.minRanks() + " ranks]" : "");
+            out.printf(
+                    "  %-24s %s%s%n",
+                    e.name(), e.summary(), e.minRanks() > 1 ? " [needs at least " + e.minRanks() + " ranks]" : "");
         }
         out.println("mistakes (run them with --mistakes):");
         for (Mistake m : catalogue.mistakes()) {
-            out.printf("  %-24s %s, caught as %s%n", m.name(), m.summary(), m.rule().tag());
+            out.printf(
+                    "  %-24s %s, caught as %s%n",
+                    m.name(), m.summary(), m.rule().tag());
         }
         return PASSED;
     }
@@ -167,8 +168,8 @@ public final class Runner {
         for (String name : names) {
             T t = byName.get(name.toLowerCase(Locale.ROOT));
             if (t == null) {
-                throw new IllegalArgumentException("no " + kind + " is called '" + name + "'; the " + kind
-                        + "s are: " + String.join(", ", byName.keySet()) + " (see --list)");
+                throw new IllegalArgumentException("no " + kind + " is called '" + name + "'; the " + kind + "s are: "
+                        + String.join(", ", byName.keySet()) + " (see --list)");
             }
             selected.add(t);
         }
@@ -222,15 +223,19 @@ public final class Runner {
         Check firstWrong = null;
         for (int i = 0; i < held.length && firstWrong == null; i++) {
             int r = held[i];
-            Check check = reports.get(r) == null ? Check.wrong(r, "a report", "one", "none")
+            Check check = reports.get(r) == null
+                    ? Check.wrong(r, "a report", "one", "none")
                     : reports.get(r).check();
             firstWrong = check.isOk() ? null : check;
         }
         if (firstWrong != null) {
             out.println("check: WRONG: " + firstWrong.text());
         } else {
-            out.println("check: OK on " + (held.length == ranks.size() ? "all " + held.length + " rank(s): rank "
-                    + held[0] : "rank " + held[0] + " of " + ranks.size() + ":") + " compared "
+            out.println("check: OK on "
+                    + (held.length == ranks.size()
+                            ? "all " + held.length + " rank(s): rank " + held[0]
+                            : "rank " + held[0] + " of " + ranks.size() + ":")
+                    + " compared "
                     + reports.get(held[0]).check().text());
         }
         printTime(start);
@@ -321,7 +326,9 @@ public final class Runner {
      * threw, without wrapper class names.
      */
     public static String failure(Throwable e) {
-        if (e instanceof CollectivesException wrapper && wrapper.rank() >= 0 && e.getCause() != null
+        if (e instanceof CollectivesException wrapper
+                && wrapper.rank() >= 0
+                && e.getCause() != null
                 && e.getMessage().startsWith("rank " + wrapper.rank() + " failed: ")) {
             Throwable cause = e.getCause();
             String inner = cause instanceof CollectivesException ? cause.getMessage() : cause.toString();

@@ -13,13 +13,11 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-
 import javax.tools.DiagnosticCollector;
 import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
 import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,8 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DocSnippetsTest {
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\n(package .*?)```", Pattern.DOTALL);
-    private static final Pattern PUBLIC_TYPE = Pattern.compile(
-            "^public (?:final )?(?:interface|class|record|enum) (\\w+)", Pattern.MULTILINE);
+    private static final Pattern PUBLIC_TYPE =
+            Pattern.compile("^public (?:final )?(?:interface|class|record|enum) (\\w+)", Pattern.MULTILINE);
     private static final Pattern PACKAGE = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);
 
     @Test
@@ -50,14 +48,33 @@ class DocSnippetsTest {
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         Files.createDirectories(dir.resolve("classes"));
         String path = System.getProperty("java.class.path");
-        try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT,
-                StandardCharsets.UTF_8)) {
-            boolean compiled = javac.getTask(null, files, diagnostics, List.of("-d", dir.resolve("classes").toString(),
-                    "-classpath", path, "-processorpath", path, "-implicit:none", "-encoding", "UTF-8"), null,
-                    files.getJavaFileObjectsFromPaths(sources)).call();
-            assertTrue(compiled, diagnostics.getDiagnostics().stream().map(d -> d.getSource() == null
-                    ? d.getMessage(Locale.ROOT) : d.getSource().getName() + ":" + d.getLineNumber() + ": "
-                    + d.getMessage(Locale.ROOT)).collect(Collectors.joining("\n")));
+        try (StandardJavaFileManager files =
+                javac.getStandardFileManager(diagnostics, Locale.ROOT, StandardCharsets.UTF_8)) {
+            boolean compiled = javac.getTask(
+                            null,
+                            files,
+                            diagnostics,
+                            List.of(
+                                    "-d",
+                                    dir.resolve("classes").toString(),
+                                    "-classpath",
+                                    path,
+                                    "-processorpath",
+                                    path,
+                                    "-implicit:none",
+                                    "-encoding",
+                                    "UTF-8"),
+                            null,
+                            files.getJavaFileObjectsFromPaths(sources))
+                    .call();
+            assertTrue(
+                    compiled,
+                    diagnostics.getDiagnostics().stream()
+                            .map(d -> d.getSource() == null
+                                    ? d.getMessage(Locale.ROOT)
+                                    : d.getSource().getName() + ":" + d.getLineNumber() + ": "
+                                            + d.getMessage(Locale.ROOT))
+                            .collect(Collectors.joining("\n")));
         }
     }
 

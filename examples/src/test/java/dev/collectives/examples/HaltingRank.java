@@ -3,7 +3,6 @@ package dev.collectives.examples;
 import dev.collectives.examples.mistakes.Mistakes;
 import dev.collectives.examples.pipelines.SeedGraphHaltingInStep;
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
-
 import java.util.Arrays;
 import java.util.List;
 
@@ -15,8 +14,7 @@ final class HaltingRank {
     /** The exit status of the halted JVM: what a shell reports for a process killed by SIGKILL. */
     static final int HALTED = ShrinkRecoveryExample.HALTED;
 
-    private HaltingRank() {
-    }
+    private HaltingRank() {}
 
     public static void main(String[] args) {
         int doomed = Integer.parseInt(args[0]);

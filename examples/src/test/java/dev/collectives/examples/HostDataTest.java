@@ -5,10 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import org.junit.jupiter.api.Test;
-
 import java.util.HashSet;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 
 /** The host-side data and checks every example relies on to make a wrong result visible. */
 class HostDataTest {
@@ -50,7 +49,9 @@ class HostDataTest {
 
         assertFalse(check.isOk());
         assertEquals("rank 3: recvbuff[2] expected 3.0 but was 7.0", check.text());
-        assertEquals("recvbuff[0, 4)", HostData.compare(3, "recvbuff", expected, expected.clone()).text());
+        assertEquals(
+                "recvbuff[0, 4)",
+                HostData.compare(3, "recvbuff", expected, expected.clone()).text());
     }
 
     @Test
@@ -58,7 +59,9 @@ class HostDataTest {
         Check check = Check.eachIteration(3, i -> i == 2 ? Check.mismatch(0, "x", 5, 1, 2) : Check.ok("x"));
 
         assertEquals("rank 0: x[5] expected 1 but was 2 in iteration 2", check.text());
-        assertEquals("x in each of 3 iterations", Check.eachIteration(3, i -> Check.ok("x")).text());
+        assertEquals(
+                "x in each of 3 iterations",
+                Check.eachIteration(3, i -> Check.ok("x")).text());
     }
 
     @Test

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.collectives.examples.RankJvm.Finished;
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.examples.mistakes.Mistakes;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -19,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -42,6 +40,7 @@ class MultiProcessJobTest {
 
     @TempDir
     Path logs;
+
     private final List<RankJvm> jvms = new ArrayList<>();
     private final String endpoint = "tcp://127.0.0.1:" + freePort();
 
@@ -53,7 +52,8 @@ class MultiProcessJobTest {
     @ParameterizedTest(name = "{0} process(es)")
     @ValueSource(ints = {1, 2, 3, 4})
     void theGuidesThreeExamplesPassOnEveryRank(int size) {
-        List<Example> seed = Examples.all().stream().filter(e -> e.name().startsWith("seed-"))
+        List<Example> seed = Examples.all().stream()
+                .filter(e -> e.name().startsWith("seed-"))
                 .collect(Collectors.toList());
         assertEquals(3, seed.size(), "the MCCL user-buffer-registration guide's examples");
         List<String> args = new ArrayList<>(List.of("join"));
@@ -61,19 +61,25 @@ class MultiProcessJobTest {
 
         List<Finished> ranks = awaitAll(startJob(size, TIMEOUT, Runner.class, args));
 
-        long inRange = seed.stream().filter(e -> e.minRanks() <= size && size <= e.maxRanks()).count();
+        long inRange = seed.stream()
+                .filter(e -> e.minRanks() <= size && size <= e.maxRanks())
+                .count();
         for (int r = 0; r < size; r++) {
             Finished rank = ranks.get(r);
             assertEquals(Runner.PASSED, rank.status(), rank::toString);
-            String passed = size == 1 ? "\ncheck: OK on all 1 rank(s): rank 0 compared "
+            String passed = size == 1
+                    ? "\ncheck: OK on all 1 rank(s): rank 0 compared "
                     : "\ncheck: OK on rank " + r + " of " + size + ": compared ";
             for (Example example : seed) {
                 String section = section(rank, "== " + example.name() + ": ");
                 boolean runs = example.minRanks() <= size && size <= example.maxRanks();
                 assertTrue(section.contains(runs ? passed : "\nSKIPPED: "), rank::toString);
             }
-            assertTrue(rank.output().contains("examples: " + inRange + " passed, " + (seed.size() - inRange)
-                    + " skipped, 0 failed"), rank::toString);
+            assertTrue(
+                    rank.output()
+                            .contains("examples: " + inRange + " passed, " + (seed.size() - inRange)
+                                    + " skipped, 0 failed"),
+                    rank::toString);
         }
     }
 
@@ -89,12 +95,19 @@ class MultiProcessJobTest {
             assertEquals(Runner.PASSED, rank.status(), rank::toString);
             for (Mistake mistake : all) {
                 String section = section(rank, "== mistake " + mistake.name() + ": ");
-                assertTrue(section.contains(mistake.minRanks() <= size
-                        ? "\ncaught: rank " + r + " failed: " + mistake.rule().tag()
-                        : "\nSKIPPED: needs at least " + mistake.minRanks() + " ranks"), rank::toString);
+                assertTrue(
+                        section.contains(
+                                mistake.minRanks() <= size
+                                        ? "\ncaught: rank " + r + " failed: "
+                                                + mistake.rule().tag()
+                                        : "\nSKIPPED: needs at least " + mistake.minRanks() + " ranks"),
+                        rank::toString);
             }
-            assertTrue(rank.output().contains("mistakes: " + applicable + " passed, " + (all.size() - applicable)
-                    + " skipped, 0 failed"), rank::toString);
+            assertTrue(
+                    rank.output()
+                            .contains("mistakes: " + applicable + " passed, " + (all.size() - applicable)
+                                    + " skipped, 0 failed"),
+                    rank::toString);
         }
     }
 
@@ -104,8 +117,15 @@ class MultiProcessJobTest {
         List<String> needy = List.of("ib-sharp", "mtlink-sharp", "legacy-general");
         List<String> args = new ArrayList<>(List.of("join"));
         args.addAll(needy);
-        Map<String, String> settings = Map.of("COLLECTIVES_SIM_IB_SHARP", "true", "COLLECTIVES_SIM_MTLINK_SHARP",
-                "true", "COLLECTIVES_SIM_RANKS_PER_NODE", "1", "MCCL_LEGACY_MUSA_REGISTER", "1");
+        Map<String, String> settings = Map.of(
+                "COLLECTIVES_SIM_IB_SHARP",
+                "true",
+                "COLLECTIVES_SIM_MTLINK_SHARP",
+                "true",
+                "COLLECTIVES_SIM_RANKS_PER_NODE",
+                "1",
+                "MCCL_LEGACY_MUSA_REGISTER",
+                "1");
 
         List<Finished> ranks = awaitAll(startJob(2, TIMEOUT, Runner.class, args, settings));
 
@@ -113,7 +133,8 @@ class MultiProcessJobTest {
             Finished rank = ranks.get(r);
             assertEquals(Runner.PASSED, rank.status(), rank::toString);
             for (String name : needy) {
-                assertTrue(section(rank, "== " + name + ": ").contains("\ncheck: OK on rank " + r + " of 2: "),
+                assertTrue(
+                        section(rank, "== " + name + ": ").contains("\ncheck: OK on rank " + r + " of 2: "),
                         rank::toString);
             }
             assertTrue(rank.output().contains("examples: 3 passed, 0 skipped, 0 failed"), rank::toString);
@@ -128,7 +149,8 @@ class MultiProcessJobTest {
         for (int r = 0; r < ranks.size(); r++) {
             Finished rank = ranks.get(r);
             assertEquals(Runner.PASSED, rank.status(), rank::toString);
-            assertTrue(section(rank, "== hybrid-parallel: ").contains("\ncheck: OK on rank " + r + " of 8: "),
+            assertTrue(
+                    section(rank, "== hybrid-parallel: ").contains("\ncheck: OK on rank " + r + " of 8: "),
                     rank::toString);
         }
     }
@@ -142,8 +164,8 @@ class MultiProcessJobTest {
     @ValueSource(ints = {0, 1})
     void aRankKilledMidStepFailsTheOthersNamingIt(int doomed) {
         Duration deadline = Duration.ofSeconds(15);
-        List<Finished> ranks = awaitAll(startJob(3, deadline, HaltingRank.class,
-                List.of(String.valueOf(doomed), "join", "seed-graph")));
+        List<Finished> ranks = awaitAll(
+                startJob(3, deadline, HaltingRank.class, List.of(String.valueOf(doomed), "join", "seed-graph")));
 
         Finished halted = ranks.get(doomed);
         assertEquals(HaltingRank.HALTED, halted.status(), halted::toString);
@@ -154,7 +176,10 @@ class MultiProcessJobTest {
             }
             assertEquals(Runner.FAILED, rank.status(), rank::toString);
             String section = section(rank, "== seed-graph: ");
-            String failure = section.lines().filter(l -> l.startsWith("FAILED: ")).findFirst().orElse("");
+            String failure = section.lines()
+                    .filter(l -> l.startsWith("FAILED: "))
+                    .findFirst()
+                    .orElse("");
             assertTrue(failure.contains("rank " + doomed + " at ") && failure.contains(" is gone: "), rank::toString);
         }
     }
@@ -166,8 +191,8 @@ class MultiProcessJobTest {
     @ParameterizedTest(name = "rank {0} halts")
     @ValueSource(ints = {1, 2})
     void theSurvivorsOfADeadRankShrinkItAwayAndFinishTheStep(int doomed) {
-        List<Finished> ranks = awaitAll(startJob(3, TIMEOUT, Runner.class,
-                List.of("recovery", "--kill", String.valueOf(doomed))));
+        List<Finished> ranks =
+                awaitAll(startJob(3, TIMEOUT, Runner.class, List.of("recovery", "--kill", String.valueOf(doomed))));
 
         Finished halted = ranks.get(doomed);
         assertEquals(HaltingRank.HALTED, halted.status(), halted::toString);
@@ -177,13 +202,19 @@ class MultiProcessJobTest {
                 continue;
             }
             assertEquals(Runner.PASSED, rank.status(), rank::toString);
-            String failure = rank.output().lines().filter(l -> l.startsWith("step 2 failed: ")).findFirst()
+            String failure = rank.output()
+                    .lines()
+                    .filter(l -> l.startsWith("step 2 failed: "))
+                    .findFirst()
                     .orElse("");
-            assertTrue(failure.contains("the communicator was aborted (rank " + doomed + " at ")
-                    && failure.contains(" is gone: "), rank::toString);
+            assertTrue(
+                    failure.contains("the communicator was aborted (rank " + doomed + " at ")
+                            && failure.contains(" is gone: "),
+                    rank::toString);
             assertTrue(rank.output().contains("shrunk: rank " + (r < doomed ? r : r - 1) + " of 2"), rank::toString);
-            assertTrue(section(rank, "== shrink-recovery: ").contains("\ncheck: OK on rank " + r
-                    + " of 3: "), rank::toString);
+            assertTrue(
+                    section(rank, "== shrink-recovery: ").contains("\ncheck: OK on rank " + r + " of 3: "),
+                    rank::toString);
         }
     }
 
@@ -200,23 +231,34 @@ class MultiProcessJobTest {
 
         Finished root = zero.await(deadline.plus(SLACK));
         assertEquals(Runner.NOT_JOINED, root.status(), root::toString);
-        assertTrue(root.output().contains("FAILED to join: [bootstrap] rank 0: rank 2 did not join at " + endpoint
-                + " within 3 s"), root::toString);
+        assertTrue(
+                root.output()
+                        .contains("FAILED to join: [bootstrap] rank 0: rank 2 did not join at " + endpoint
+                                + " within 3 s"),
+                root::toString);
         Finished told = one.await(SLACK);
         assertEquals(Runner.NOT_JOINED, told.status(), told::toString);
-        assertTrue(told.output().contains("FAILED to join: [bootstrap] rank 1: rank 0 ended the job: rank 2 did "
-                + "not join at " + endpoint + " within 3 s"), told::toString);
+        assertTrue(
+                told.output()
+                        .contains("FAILED to join: [bootstrap] rank 1: rank 0 ended the job: rank 2 did "
+                                + "not join at " + endpoint + " within 3 s"),
+                told::toString);
     }
 
     @Test
     void aBadSettingEndsTheRankWithTheUsageStatusBeforeItJoins() {
-        RankJvm rank = RankJvm.start("rank ? of two", logs.resolve("bad.log"), Runner.class,
-                Map.of("COLLECTIVES_WORLD_SIZE", "two"), List.of("join", "seed-graph"));
+        RankJvm rank = RankJvm.start(
+                "rank ? of two",
+                logs.resolve("bad.log"),
+                Runner.class,
+                Map.of("COLLECTIVES_WORLD_SIZE", "two"),
+                List.of("join", "seed-graph"));
         jvms.add(rank);
 
         Finished bad = rank.await(SLACK);
         assertEquals(Runner.USAGE, bad.status(), bad::toString);
-        assertTrue(bad.output().startsWith("error: [bootstrap] COLLECTIVES_WORLD_SIZE is 'two', not a whole number"),
+        assertTrue(
+                bad.output().startsWith("error: [bootstrap] COLLECTIVES_WORLD_SIZE is 'two', not a whole number"),
                 bad::toString);
     }
 
@@ -224,22 +266,36 @@ class MultiProcessJobTest {
         return startJob(size, timeout, main, args, Map.of());
     }
 
-    private List<RankJvm> startJob(int size, Duration timeout, Class<?> main, List<String> args,
-                                   Map<String, String> more) {
-        return IntStream.range(0, size).mapToObj(r -> startRank(r, size, timeout, main, args, more))
+    private List<RankJvm> startJob(
+            int size, Duration timeout, Class<?> main, List<String> args, Map<String, String> more) {
+        return IntStream.range(0, size)
+                .mapToObj(r -> startRank(r, size, timeout, main, args, more))
                 .collect(Collectors.toList());
     }
 
     /** Rank {@code rank} of {@code size}, all on this node, as a launcher would describe it, with {@code more}. */
-    private RankJvm startRank(int rank, int size, Duration timeout, Class<?> main, List<String> args,
-                             Map<String, String> more) {
+    private RankJvm startRank(
+            int rank, int size, Duration timeout, Class<?> main, List<String> args, Map<String, String> more) {
         Map<String, String> variables = new HashMap<>(more);
-        variables.putAll(Map.of("COLLECTIVES_BACKEND", "sim", "COLLECTIVES_RENDEZVOUS", endpoint,
-                "COLLECTIVES_JOB_TOKEN", TOKEN, "COLLECTIVES_BOOTSTRAP_TIMEOUT", timeout.toMillis() + "ms",
-                "COLLECTIVES_RANK", String.valueOf(rank), "COLLECTIVES_WORLD_SIZE", String.valueOf(size),
-                "COLLECTIVES_LOCAL_RANK", String.valueOf(rank), "COLLECTIVES_LOCAL_SIZE", String.valueOf(size)));
-        RankJvm jvm = RankJvm.start("rank " + rank + " of " + size, logs.resolve("rank" + rank + ".log"), main,
-                variables, args);
+        variables.putAll(Map.of(
+                "COLLECTIVES_BACKEND",
+                "sim",
+                "COLLECTIVES_RENDEZVOUS",
+                endpoint,
+                "COLLECTIVES_JOB_TOKEN",
+                TOKEN,
+                "COLLECTIVES_BOOTSTRAP_TIMEOUT",
+                timeout.toMillis() + "ms",
+                "COLLECTIVES_RANK",
+                String.valueOf(rank),
+                "COLLECTIVES_WORLD_SIZE",
+                String.valueOf(size),
+                "COLLECTIVES_LOCAL_RANK",
+                String.valueOf(rank),
+                "COLLECTIVES_LOCAL_SIZE",
+                String.valueOf(size)));
+        RankJvm jvm = RankJvm.start(
+                "rank " + rank + " of " + size, logs.resolve("rank" + rank + ".log"), main, variables, args);
         jvms.add(jvm);
         return jvm;
     }

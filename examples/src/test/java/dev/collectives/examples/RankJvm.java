@@ -3,7 +3,6 @@ package dev.collectives.examples;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.collectives.runtime.Backends;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -22,11 +21,20 @@ import java.util.concurrent.TimeUnit;
  */
 final class RankJvm implements AutoCloseable {
     /** What the test runner may have inherited from a launcher or a shell; a rank must see only its own. */
-    private static final List<String> INHERITED_PREFIXES = List.of("COLLECTIVES_", "OMPI_", "PMI_", "SLURM_",
-            "MPI_LOCAL", "TORCHELASTIC_");
-    private static final List<String> INHERITED_NAMES = List.of("RANK", "WORLD_SIZE", "LOCAL_RANK",
-            "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES",
-            "MCCL_LEGACY_MUSA_REGISTER", "NCCL_LEGACY_CUDA_REGISTER");
+    private static final List<String> INHERITED_PREFIXES =
+            List.of("COLLECTIVES_", "OMPI_", "PMI_", "SLURM_", "MPI_LOCAL", "TORCHELASTIC_");
+
+    private static final List<String> INHERITED_NAMES = List.of(
+            "RANK",
+            "WORLD_SIZE",
+            "LOCAL_RANK",
+            "LOCAL_WORLD_SIZE",
+            "MASTER_ADDR",
+            "MASTER_PORT",
+            "CUDA_VISIBLE_DEVICES",
+            "MUSA_VISIBLE_DEVICES",
+            "MCCL_LEGACY_MUSA_REGISTER",
+            "NCCL_LEGACY_CUDA_REGISTER");
 
     private final String name;
     private final Process process;
@@ -42,13 +50,22 @@ final class RankJvm implements AutoCloseable {
     /** Starts {@code main} with {@code args}; returns at once, the JVM starting in the background. */
     static RankJvm start(String name, Path log, Class<?> main, Map<String, String> variables, List<String> args) {
         // a quick start matters more than peak speed: several of these share two cores
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", Backends.NATIVE_ACCESS_OPTION,
-                "-cp", System.getProperty("java.class.path"), main.getName()));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xshare:auto",
+                Backends.NATIVE_ACCESS_OPTION,
+                "-cp",
+                System.getProperty("java.class.path"),
+                main.getName()));
         command.addAll(args);
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-        builder.environment().keySet().removeIf(k -> INHERITED_NAMES.contains(k)
-                || INHERITED_PREFIXES.stream().anyMatch(k::startsWith));
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment()
+                .keySet()
+                .removeIf(k -> INHERITED_NAMES.contains(k)
+                        || INHERITED_PREFIXES.stream().anyMatch(k::startsWith));
         builder.environment().putAll(variables);
         try {
             return new RankJvm(name, builder.start(), log);

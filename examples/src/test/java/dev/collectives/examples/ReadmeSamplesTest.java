@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,8 +19,11 @@ class ReadmeSamplesTest {
 
     @Test
     void theQuickStartsPrintoutAndTheGuidesTableAreWhatTheRunnerPrints() throws IOException {
-        List<String> printed = RunnerOutput.of("--backend", "sim", "--ranks", "4", "--example", "seed-graph").text()
-                .lines().dropWhile(line -> !line.startsWith(FIRST)).takeWhile(line -> !line.startsWith("time: "))
+        List<String> printed = RunnerOutput.of("--backend", "sim", "--ranks", "4", "--example", "seed-graph")
+                .text()
+                .lines()
+                .dropWhile(line -> !line.startsWith(FIRST))
+                .takeWhile(line -> !line.startsWith("time: "))
                 .toList();
 
         assertEquals(String.join("\n", printed), textBlock(Path.of("..", "README.md"), FIRST));
@@ -35,7 +37,11 @@ class ReadmeSamplesTest {
         int start = doc.indexOf("```text\n" + firstLine);
         assertTrue(start >= 0, file + " shows a block starting with " + firstLine);
         int from = start + "```text\n".length();
-        return String.join("\n", doc.substring(from, doc.indexOf("```", from)).lines()
-                .filter(line -> !line.startsWith("time: ")).toList());
+        return String.join(
+                "\n",
+                doc.substring(from, doc.indexOf("```", from))
+                        .lines()
+                        .filter(line -> !line.startsWith("time: "))
+                        .toList());
     }
 }

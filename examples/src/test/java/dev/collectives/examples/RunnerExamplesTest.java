@@ -4,13 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import java.util.Map;
-import java.util.stream.Stream;
 
 /** Every example through the runner, in-process, on sim at 1, 2, 4 and 8 ranks. */
 class RunnerExamplesTest {
@@ -22,14 +21,20 @@ class RunnerExamplesTest {
     @ParameterizedTest(name = "{0} at {1} rank(s)")
     @MethodSource("examplesAndRanks")
     void exampleRunsAndChecksOrIsSkippedBelowItsMinimum(String name, int ranks) {
-        Example example = Examples.all().stream().filter(e -> e.name().equals(name)).findFirst().orElseThrow();
+        Example example = Examples.all().stream()
+                .filter(e -> e.name().equals(name))
+                .findFirst()
+                .orElseThrow();
         RunnerOutput run = RunnerOutput.of("--backend", "sim", "--ranks", String.valueOf(ranks), "--example", name);
 
         assertEquals(Runner.PASSED, run.status(), run.text());
         assertTrue(run.text().contains("== " + name + ": " + example.summary()), run.text());
         if (ranks < example.minRanks()) {
-            assertTrue(run.text().contains("SKIPPED: needs at least " + example.minRanks() + " ranks (running "
-                    + ranks + ")"), run.text());
+            assertTrue(
+                    run.text()
+                            .contains(
+                                    "SKIPPED: needs at least " + example.minRanks() + " ranks (running " + ranks + ")"),
+                    run.text());
             assertTrue(run.text().contains("examples: 0 passed, 1 skipped, 0 failed"), run.text());
             assertFalse(run.text().contains("check:"), run.text());
         } else {
@@ -41,8 +46,9 @@ class RunnerExamplesTest {
             String table = afterHeading.substring(afterHeading.indexOf('\n') + 1, afterHeading.indexOf("check:"));
             assertFalse(table.isBlank(), run.text());
             assertTrue(table.lines().allMatch(line -> line.startsWith("  ")), table);
-            assertTrue(table.contains(REGISTRATION_PATHS.get(name)), "the table shows the example's registration path "
-                    + REGISTRATION_PATHS.get(name) + ": " + table);
+            assertTrue(
+                    table.contains(REGISTRATION_PATHS.get(name)),
+                    "the table shows the example's registration path " + REGISTRATION_PATHS.get(name) + ": " + table);
         }
     }
 
@@ -57,7 +63,8 @@ class RunnerExamplesTest {
             Map.entry("symmetric-window", "window shared (symmetric)"),
             Map.entry("custom-allocator", "general"),
             Map.entry("ring", "none"),
-            Map.entry("framework-interop",
+            Map.entry(
+                    "framework-interop",
                     "external gradients: foreign, legacy {cuda,musa}Malloc, 0 bytes from its allocation's head"),
             Map.entry("gradient-buckets", "graph cache of bucket()"),
             Map.entry("hybrid-parallel", "DataParallelGradients (GRAPH registration)"));
@@ -77,7 +84,10 @@ class RunnerExamplesTest {
             assertTrue(run.text().contains("== " + example.name() + ": "), example.name());
         }
         long needMore = Examples.all().stream().filter(e -> e.minRanks() > 4).count();
-        assertTrue(run.text().contains("examples: " + (Examples.all().size() - needMore) + " passed, " + needMore
-                + " skipped, 0 failed"), run.text());
+        assertTrue(
+                run.text()
+                        .contains("examples: " + (Examples.all().size() - needMore) + " passed, " + needMore
+                                + " skipped, 0 failed"),
+                run.text());
     }
 }

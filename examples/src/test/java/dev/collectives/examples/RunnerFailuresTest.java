@@ -11,10 +11,8 @@ import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RankContext;
-
-import org.junit.jupiter.api.Test;
-
 import java.util.List;
+import org.junit.jupiter.api.Test;
 
 /**
  * What the runner reports when an example computes a wrong result or throws, and when a mistake is not caught or
@@ -28,7 +26,7 @@ class RunnerFailuresTest {
         @Override
         public RankReport run(RankContext rank) {
             try (DeviceBuffer send = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
-                 DeviceBuffer recv = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT)) {
+                    DeviceBuffer recv = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT)) {
                 send.copyFromHost(HostData.values(1, rank.rank(), 0, COUNT));
                 recv.copyFromHost(HostData.untouched(COUNT));
                 rank.comm().allReduce(send, recv, COUNT / 2, DataType.FLOAT32, ReduceOp.SUM, rank.stream());
@@ -37,8 +35,9 @@ class RunnerFailuresTest {
                 for (int j = 0; j < COUNT; j++) {
                     expected[j] = HostData.sum(1, rank.size(), j);
                 }
-                return new RankReport("allReduce recvbuff[0, 512)", HostData.compare(rank.rank(), "recvbuff",
-                        expected, HostData.read(recv)));
+                return new RankReport(
+                        "allReduce recvbuff[0, 512)",
+                        HostData.compare(rank.rank(), "recvbuff", expected, HostData.read(recv)));
             }
         }
     };
@@ -58,26 +57,43 @@ class RunnerFailuresTest {
         RunnerOutput run = RunnerOutput.of(List.of(HALF_ALLREDUCE), List.of(), "--backend", "sim", "--ranks", "2");
 
         assertEquals(Runner.FAILED, run.status(), run.text());
-        assertTrue(run.text().contains("check: WRONG: rank 0: recvbuff[512] expected " + HostData.sum(1, 2, 512)
-                + " but was " + HostData.UNTOUCHED), run.text());
+        assertTrue(
+                run.text()
+                        .contains("check: WRONG: rank 0: recvbuff[512] expected " + HostData.sum(1, 2, 512)
+                                + " but was " + HostData.UNTOUCHED),
+                run.text());
         assertTrue(run.text().contains("examples: 0 passed, 0 skipped, 1 failed"), run.text());
     }
 
     @Test
     void anExceptionOnOneRankFailsTheExampleNamingTheRank() {
-        RunnerOutput run = RunnerOutput.of(List.of(THROWS_ON_RANK_1, HALF_ALLREDUCE), List.of(), "--backend", "sim",
-                "--ranks", "2", "--example", "throws-on-rank-1");
+        RunnerOutput run = RunnerOutput.of(
+                List.of(THROWS_ON_RANK_1, HALF_ALLREDUCE),
+                List.of(),
+                "--backend",
+                "sim",
+                "--ranks",
+                "2",
+                "--example",
+                "throws-on-rank-1");
 
         assertEquals(Runner.FAILED, run.status(), run.text());
-        assertTrue(run.text().contains("FAILED: rank 1 failed: java.lang.IllegalStateException: deliberate failure"),
+        assertTrue(
+                run.text().contains("FAILED: rank 1 failed: java.lang.IllegalStateException: deliberate failure"),
                 run.text());
         assertTrue(!run.text().contains("half-allreduce"), "only the selected example runs: " + run.text());
     }
 
     @Test
     void aMistakeThatIsNotCaughtFails() {
-        RunnerOutput run = RunnerOutput.of(List.of(), List.of(new TestMistake(Rule.R14_SHAPE, null)), "--backend",
-                "sim", "--ranks", "2", "--mistakes");
+        RunnerOutput run = RunnerOutput.of(
+                List.of(),
+                List.of(new TestMistake(Rule.R14_SHAPE, null)),
+                "--backend",
+                "sim",
+                "--ranks",
+                "2",
+                "--mistakes");
 
         assertEquals(Runner.FAILED, run.status(), run.text());
         assertTrue(run.text().contains("FAILED: not caught"), run.text());
@@ -85,8 +101,14 @@ class RunnerFailuresTest {
 
     @Test
     void aMistakeCaughtUnderAnotherRuleFails() {
-        RunnerOutput run = RunnerOutput.of(List.of(), List.of(new TestMistake(Rule.R14_SHAPE, Rule.R5_GRAPH_LIFETIME)),
-                "--backend", "sim", "--ranks", "2", "--mistakes");
+        RunnerOutput run = RunnerOutput.of(
+                List.of(),
+                List.of(new TestMistake(Rule.R14_SHAPE, Rule.R5_GRAPH_LIFETIME)),
+                "--backend",
+                "sim",
+                "--ranks",
+                "2",
+                "--mistakes");
 
         assertEquals(Runner.FAILED, run.status(), run.text());
         assertTrue(run.text().contains("but got: ranks 0, 1 failed: [R5 GRAPH-LIFETIME] "), run.text());

@@ -5,15 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.examples.mistakes.Mistakes;
-
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * Every {@code --mistakes} case through the runner on sim: each must be caught, with its rule, on every rank count
@@ -29,9 +27,12 @@ class RunnerMistakesTest {
     @ParameterizedTest(name = "{0} at {1} rank(s)")
     @MethodSource("mistakesAndRanks")
     void mistakeIsCaughtWithItsRule(String name, int ranks) {
-        Mistake mistake = Mistakes.all().stream().filter(m -> m.name().equals(name)).findFirst().orElseThrow();
-        RunnerOutput run = RunnerOutput.of("--backend", "sim", "--ranks", String.valueOf(ranks), "--mistakes",
-                "--example", name);
+        Mistake mistake = Mistakes.all().stream()
+                .filter(m -> m.name().equals(name))
+                .findFirst()
+                .orElseThrow();
+        RunnerOutput run =
+                RunnerOutput.of("--backend", "sim", "--ranks", String.valueOf(ranks), "--mistakes", "--example", name);
 
         assertEquals(Runner.PASSED, run.status(), run.text());
         assertTrue(run.text().contains("== mistake " + name + ": " + mistake.summary()), run.text());
@@ -41,20 +42,25 @@ class RunnerMistakesTest {
         } else {
             // "rank 0 failed: [tag] ...", "ranks 0-3 failed: [tag] ..." once for ranks that failed alike, or a
             // line per reason, the first failure's first
-            String caught = ranks == 1 ? "caught: rank 0 failed: " + mistake.rule().tag()
+            String caught = ranks == 1
+                    ? "caught: rank 0 failed: " + mistake.rule().tag()
                     : "caught: ranks " + (ranks == 2 ? "0, 1" : "0-" + (ranks - 1)) + " failed";
             assertTrue(run.text().contains(caught), run.text());
-            assertTrue(run.text().matches("(?s).*\ncaught: [^\n]*(failed: |\n(rank|ranks) [^\n]*: )"
-                    + Pattern.quote(mistake.rule().tag()) + ".*"), run.text());
-            assertTrue(run.text().contains("ranks that reported " + mistake.rule().tag() + ": "), run.text());
+            assertTrue(
+                    run.text()
+                            .matches("(?s).*\ncaught: [^\n]*(failed: |\n(rank|ranks) [^\n]*: )"
+                                    + Pattern.quote(mistake.rule().tag()) + ".*"),
+                    run.text());
+            assertTrue(
+                    run.text().contains("ranks that reported " + mistake.rule().tag() + ": "), run.text());
             assertTrue(run.text().contains("mistakes: 1 passed, 0 skipped, 0 failed"), run.text());
         }
     }
 
     @Test
     void r14DifferentPipelinesNamesWhatDiffers() {
-        RunnerOutput run = RunnerOutput.of("--backend", "sim", "--ranks", "2", "--mistakes", "--example",
-                "different-pipelines");
+        RunnerOutput run =
+                RunnerOutput.of("--backend", "sim", "--ranks", "2", "--mistakes", "--example", "different-pipelines");
 
         assertEquals(Runner.PASSED, run.status(), run.text());
         assertTrue(run.text().contains("[R14 SHAPE]"), run.text());
@@ -63,8 +69,8 @@ class RunnerMistakesTest {
 
     @Test
     void r2ExternalOffsetsNamesBothOffsets() {
-        RunnerOutput run = RunnerOutput.of("--backend", "sim", "--ranks", "2", "--mistakes", "--example",
-                "external-offsets");
+        RunnerOutput run =
+                RunnerOutput.of("--backend", "sim", "--ranks", "2", "--mistakes", "--example", "external-offsets");
 
         assertEquals(Runner.PASSED, run.status(), run.text());
         assertTrue(run.text().contains("[R2 OFFSET]"), run.text());
@@ -73,8 +79,8 @@ class RunnerMistakesTest {
 
     @Test
     void r9LegacyVariableMissingNamesTheVariable() {
-        RunnerOutput run = RunnerOutput.of("--backend", "sim", "--ranks", "2", "--mistakes", "--example",
-                "legacy-variable-missing");
+        RunnerOutput run = RunnerOutput.of(
+                "--backend", "sim", "--ranks", "2", "--mistakes", "--example", "legacy-variable-missing");
 
         assertEquals(Runner.PASSED, run.status(), run.text());
         assertTrue(run.text().contains("[R9 LEGACY]"), run.text());
@@ -86,7 +92,7 @@ class RunnerMistakesTest {
         RunnerOutput run = RunnerOutput.of("--backend", "sim", "--mistakes");
 
         assertEquals(Runner.PASSED, run.status(), run.text());
-        assertTrue(run.text().contains("mistakes: " + Mistakes.all().size() + " passed, 0 skipped, 0 failed"),
-                run.text());
+        assertTrue(
+                run.text().contains("mistakes: " + Mistakes.all().size() + " passed, 0 skipped, 0 failed"), run.text());
     }
 }

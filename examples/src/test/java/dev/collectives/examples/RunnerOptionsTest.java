@@ -4,13 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.examples.mistakes.Mistakes;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -24,15 +22,19 @@ class RunnerOptionsTest {
 
         assertEquals(Runner.PASSED, run.status());
         assertTrue(run.text().startsWith("Usage: runner "), run.text());
-        for (String option : new String[] {"--backend=NAME", "--ranks=N", "--example=NAME", "--mistakes", "--list",
-            "--help", "--version"}) {
+        for (String option : new String[] {
+            "--backend=NAME", "--ranks=N", "--example=NAME", "--mistakes", "--list", "--help", "--version"
+        }) {
             assertTrue(run.text().contains(" " + option + " "), option);
         }
         for (String command : new String[] {"examples", "mistakes", "join", "recovery", "list"}) {
             assertTrue(run.text().contains("\n  " + command + " "), command);
         }
-        assertTrue(run.text().contains("Exit status:\n  0   every example (or mistake) passed or was skipped\n"
-                + "  1   one failed\n  2   a bad command line, or an unavailable backend"), run.text());
+        assertTrue(
+                run.text()
+                        .contains("Exit status:\n  0   every example (or mistake) passed or was skipped\n"
+                                + "  1   one failed\n  2   a bad command line, or an unavailable backend"),
+                run.text());
     }
 
     @Test
@@ -45,7 +47,8 @@ class RunnerOptionsTest {
                 assertTrue(readme.contains("`" + command.getCommandName()), command.getCommandName());
             }
         }
-        for (String benchmark : runner.getSubcommands().get("bench").getSubcommands().keySet()) {
+        for (String benchmark :
+                runner.getSubcommands().get("bench").getSubcommands().keySet()) {
             assertTrue(readme.contains("`bench " + benchmark + "`"), benchmark);
         }
     }
@@ -100,29 +103,34 @@ class RunnerOptionsTest {
         assertEquals(Runner.PASSED, run.status());
         Examples.all().forEach(e -> assertTrue(run.text().contains("  " + e.name() + " "), e.name()));
         Mistakes.all().forEach(m -> assertTrue(run.text().contains("  " + m.name() + " "), m.name()));
-        Mistakes.all().forEach(m -> assertTrue(run.text().contains("caught as " + m.rule().tag()), m.name()));
+        Mistakes.all()
+                .forEach(m ->
+                        assertTrue(run.text().contains("caught as " + m.rule().tag()), m.name()));
         assertTrue(run.text().contains("ring") && run.text().contains("[needs at least 2 ranks]"), run.text());
         assertTrue(!run.text().contains("check:"), run.text());
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "--bogus               | Unknown option: '--bogus'",
-        "--ranks 0             | --ranks needs a positive whole number, not '0'",
-        "--ranks=-1            | --ranks needs a positive whole number, not '-1'",
-        "--ranks four          | --ranks needs a positive whole number, not 'four'",
-        "--ranks               | Missing required parameter for option '--ranks' (N)",
-        "--example             | Missing required parameter for option '--example' (NAME)",
-        "examples --bogus      | Unknown option: '--bogus'",
-        "--backend sim examples nosuch | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
-        "--backend sim --example nosuch | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
-        "--backend sim --mistakes --example seed-graph | no mistake is called 'seed-graph'; the mistakes are: "
-            + "different-pipelines",
-        "join nosuch           | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
-        "join --mistakes seed-graph | no mistake is called 'seed-graph'; the mistakes are: different-pipelines",
-        "join --ranks 2        | Unknown option: '--ranks'",
-        "recovery --kill 0     | --kill needs a rank other than 0 (rank 0 serves the rendezvous",
-        "--ranks 2,4           | --ranks takes one count here, not '2,4'"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--bogus               | Unknown option: '--bogus'",
+                "--ranks 0             | --ranks needs a positive whole number, not '0'",
+                "--ranks=-1            | --ranks needs a positive whole number, not '-1'",
+                "--ranks four          | --ranks needs a positive whole number, not 'four'",
+                "--ranks               | Missing required parameter for option '--ranks' (N)",
+                "--example             | Missing required parameter for option '--example' (NAME)",
+                "examples --bogus      | Unknown option: '--bogus'",
+                "--backend sim examples nosuch | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
+                "--backend sim --example nosuch | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
+                "--backend sim --mistakes --example seed-graph | no mistake is called 'seed-graph'; the mistakes are: "
+                        + "different-pipelines",
+                "join nosuch           | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
+                "join --mistakes seed-graph | no mistake is called 'seed-graph'; the mistakes are: different-pipelines",
+                "join --ranks 2        | Unknown option: '--ranks'",
+                "recovery --kill 0     | --kill needs a rank other than 0 (rank 0 serves the rendezvous",
+                "--ranks 2,4           | --ranks takes one count here, not '2,4'"
+            })
     void badCommandLineExitsWithUsageStatus(String args, String message) {
         RunnerOutput run = RunnerOutput.of(args.trim().split(" +"));
 
@@ -144,8 +152,11 @@ class RunnerOptionsTest {
         RunnerOutput run = RunnerOutput.of("--backend", UnavailableTestBackend.NAME);
 
         assertEquals(Runner.USAGE, run.status(), run.text());
-        assertTrue(run.text().startsWith("error: backend '" + UnavailableTestBackend.NAME + "' is unavailable: "
-                + UnavailableTestBackend.REASON), run.text());
+        assertTrue(
+                run.text()
+                        .startsWith("error: backend '" + UnavailableTestBackend.NAME + "' is unavailable: "
+                                + UnavailableTestBackend.REASON),
+                run.text());
         assertTrue(!run.text().contains("== "), "no example ran: " + run.text());
     }
 }

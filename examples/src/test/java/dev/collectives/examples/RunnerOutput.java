@@ -2,7 +2,6 @@ package dev.collectives.examples;
 
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.examples.mistakes.Mistakes;
-
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

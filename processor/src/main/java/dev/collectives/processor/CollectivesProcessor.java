@@ -1,24 +1,6 @@
 package dev.collectives.processor;
 
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Optional;
-import java.util.Set;
-
-import javax.annotation.processing.AbstractProcessor;
-import javax.annotation.processing.ProcessingEnvironment;
-import javax.annotation.processing.Processor;
-import javax.annotation.processing.RoundEnvironment;
-import javax.lang.model.SourceVersion;
-import javax.lang.model.element.AnnotationMirror;
-import javax.lang.model.element.Element;
-import javax.lang.model.element.TypeElement;
-import javax.tools.Diagnostic;
-
 import com.google.auto.service.AutoService;
-
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.RepeatedAnnotations;
@@ -28,6 +10,21 @@ import dev.collectives.processor.validation.ValidatedPipeline;
 import dev.collectives.processor.validation.Validation;
 import dev.collectives.processor.validation.Validators;
 import dev.collectives.processor.writer.PipelineWriter;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import javax.annotation.processing.AbstractProcessor;
+import javax.annotation.processing.ProcessingEnvironment;
+import javax.annotation.processing.Processor;
+import javax.annotation.processing.RoundEnvironment;
+import javax.lang.model.SourceVersion;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.TypeElement;
+import javax.tools.Diagnostic;
 
 /**
  * Checks each {@code @CollectivePipeline} type against the registration rules and generates its
@@ -93,16 +90,21 @@ public final class CollectivesProcessor extends AbstractProcessor {
             try {
                 process(element, round.processingOver());
             } catch (RuntimeException | LinkageError | StackOverflowError e) {
-                processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR, "[internal] the Collectives processor "
-                        + "failed on " + element + ": " + e + " (please report it with this declaration)", element);
+                processingEnv
+                        .getMessager()
+                        .printMessage(
+                                Diagnostic.Kind.ERROR,
+                                "[internal] the Collectives processor " + "failed on " + element + ": " + e
+                                        + " (please report it with this declaration)",
+                                element);
             }
         }
         return true;
     }
 
     private Diagnostics newDiagnostics() {
-        return new Diagnostics(processingEnv.getMessager(), processingEnv.getOptions().get(RULES_URL_OPTION),
-                repeatedAnnotations);
+        return new Diagnostics(
+                processingEnv.getMessager(), processingEnv.getOptions().get(RULES_URL_OPTION), repeatedAnnotations);
     }
 
     private void process(Element element, boolean lastRound) {
@@ -126,8 +128,10 @@ public final class CollectivesProcessor extends AbstractProcessor {
         try {
             writer.write(validated.get()).writeTo(processingEnv.getFiler());
         } catch (IOException e) {
-            processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR, "[internal] cannot write "
-                    + model.generatedName() + ": " + e, type);
+            processingEnv
+                    .getMessager()
+                    .printMessage(
+                            Diagnostic.Kind.ERROR, "[internal] cannot write " + model.generatedName() + ": " + e, type);
         }
     }
 }

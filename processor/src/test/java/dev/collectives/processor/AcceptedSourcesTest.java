@@ -3,6 +3,9 @@ package dev.collectives.processor;
 import static com.google.testing.compile.CompilationSubject.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.testing.compile.Compilation;
+import com.google.testing.compile.Compiler;
+import com.google.testing.compile.JavaFileObjects;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,15 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
 import javax.tools.JavaFileObject;
-
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-
-import com.google.testing.compile.Compilation;
-import com.google.testing.compile.Compiler;
-import com.google.testing.compile.JavaFileObjects;
 
 /**
  * Whatever the processor accepts compiles cleanly: each source of src/test/resources/accepted (declarations a user
@@ -35,23 +32,32 @@ class AcceptedSourcesTest {
     }
 
     private static JavaFileObject source(String pkg, Path path) throws IOException {
-        return JavaFileObjects.forSourceString(pkg + "." + path.getFileName().toString().replace(".java", ""),
+        return JavaFileObjects.forSourceString(
+                pkg + "." + path.getFileName().toString().replace(".java", ""),
                 Files.readString(path, StandardCharsets.UTF_8));
     }
 
     @TestFactory
     Stream<DynamicTest> everyAcceptedSourceCompilesWithItsGeneratedClassesWithoutWarnings() throws IOException {
-        return sources("accepted").stream().map(path -> DynamicTest.dynamicTest(path.getFileName().toString(), () -> {
-            Compilation compilation = Sources.compiler(true).compile(source("accepted", path));
-            assertThat(compilation).succeededWithoutWarnings();
-            assertTrue(compilation.generatedSourceFiles().stream()
-                    .anyMatch(f -> f.getName().contains("/Collective")), "no class generated for " + path);
-            for (JavaFileObject generated : compilation.generatedSourceFiles()) {
-                assertThat(compilation).generatedSourceFile(generated.getName().replaceAll(".*/SOURCE_OUTPUT/", "")
-                        .replace(".java", "").replace('/', '.')).contentsAsUtf8String()
-                        .contains("Generated(\"dev.collectives.processor.CollectivesProcessor\")");
-            }
-        }));
+        return sources("accepted").stream()
+                .map(path -> DynamicTest.dynamicTest(path.getFileName().toString(), () -> {
+                    Compilation compilation = Sources.compiler(true).compile(source("accepted", path));
+                    assertThat(compilation).succeededWithoutWarnings();
+                    assertTrue(
+                            compilation.generatedSourceFiles().stream()
+                                    .anyMatch(f -> f.getName().contains("/Collective")),
+                            "no class generated for " + path);
+                    for (JavaFileObject generated : compilation.generatedSourceFiles()) {
+                        assertThat(compilation)
+                                .generatedSourceFile(generated
+                                        .getName()
+                                        .replaceAll(".*/SOURCE_OUTPUT/", "")
+                                        .replace(".java", "")
+                                        .replace('/', '.'))
+                                .contentsAsUtf8String()
+                                .contains("Generated(\"dev.collectives.processor.CollectivesProcessor\")");
+                    }
+                }));
     }
 
     @TestFactory
@@ -60,13 +66,16 @@ class AcceptedSourcesTest {
         for (Path path : sources("corpus")) {
             JavaFileObject original = source("corpus", path);
             Compilation processed = Sources.compiler(false).compile(original);
-            if (processed.status() != Compilation.Status.SUCCESS || processed.generatedSourceFiles().isEmpty()) {
+            if (processed.status() != Compilation.Status.SUCCESS
+                    || processed.generatedSourceFiles().isEmpty()) {
                 continue;
             }
             tests.add(DynamicTest.dynamicTest(path.getFileName().toString(), () -> {
                 List<JavaFileObject> all = new ArrayList<>(processed.generatedSourceFiles());
                 all.add(original);
-                Compilation again = Compiler.javac().withOptions("-proc:none", "-Xlint:all", "-Werror").compile(all);
+                Compilation again = Compiler.javac()
+                        .withOptions("-proc:none", "-Xlint:all", "-Werror")
+                        .compile(all);
                 assertThat(again).succeededWithoutWarnings();
             }));
         }

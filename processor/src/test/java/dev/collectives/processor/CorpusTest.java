@@ -3,6 +3,8 @@ package dev.collectives.processor;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.testing.compile.Compilation;
+import com.google.testing.compile.JavaFileObjects;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,16 +14,11 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
 import javax.tools.Diagnostic;
 import javax.tools.JavaFileObject;
-
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
-
-import com.google.testing.compile.Compilation;
-import com.google.testing.compile.JavaFileObjects;
 
 /**
  * Malformed sources (src/test/resources/corpus, each starting with {@code // expect: <tag> "<words>"...} and marking
@@ -49,36 +46,54 @@ class CorpusTest {
 
     @TestFactory
     Stream<DynamicTest> everyMalformedSourceGetsDiagnosticsAndNoInternalError() throws IOException {
-        return corpus().stream().map(path -> DynamicTest.dynamicTest(path.getFileName().toString(), () -> {
-            String text = Files.readString(path, StandardCharsets.UTF_8);
-            String expected = text.lines().findFirst().orElseThrow().replace("// expect: ", "").trim();
-            int firstQuote = expected.indexOf('"');
-            String tag = firstQuote < 0 ? expected : expected.substring(0, firstQuote).trim();
-            List<String> words = QUOTED.matcher(expected).results().map(m -> m.group(1)).toList();
-            assertTrue(!tag.startsWith("[") || !words.isEmpty(),
-                    path + ": quote the words of the " + tag + " message");
-            JavaFileObject source = JavaFileObjects.forSourceString("corpus."
-                    + path.getFileName().toString().replace(".java", ""), text);
-            Compilation compilation = Sources.compiler(false).compile(source);
-            List<String> messages = compilation.diagnostics().stream()
-                    .map(d -> d.getKind() + ": " + d.getMessage(Locale.ROOT)).collect(Collectors.toList());
-            assertFalse(messages.isEmpty(), "no diagnostics for " + path);
-            List<String> wordings = List.of(tag.split(" \\| "));
-            long line = markedLine(text, path);
-            String file = path.getFileName().toString();
-            assertTrue(compilation.diagnostics().stream()
-                            .anyMatch(d -> wordings.stream().anyMatch(d.getMessage(Locale.ROOT)::contains)
-                                    && words.stream().allMatch(d.getMessage(Locale.ROOT)::contains)
-                                    && d.getLineNumber() == line && d.getSource() != null
-                                    && d.getSource().getName().endsWith("/" + file)),
-                    "no diagnostic contains `" + expected + "` on line " + line + " of " + file + ": "
-                            + compilation.diagnostics());
-            assertTrue(messages.stream().noneMatch(m -> m.contains("[internal]")
-                    || m.contains("threw an uncaught exception")), "internal error: " + messages);
-            boolean reportsProblem = compilation.diagnostics().stream()
-                    .anyMatch(d -> d.getKind() == Diagnostic.Kind.ERROR || d.getKind() == Diagnostic.Kind.WARNING);
-            assertTrue(reportsProblem, "only notes for " + path + ": " + messages);
-        }));
+        return corpus().stream()
+                .map(path -> DynamicTest.dynamicTest(path.getFileName().toString(), () -> {
+                    String text = Files.readString(path, StandardCharsets.UTF_8);
+                    String expected = text.lines()
+                            .findFirst()
+                            .orElseThrow()
+                            .replace("// expect: ", "")
+                            .trim();
+                    int firstQuote = expected.indexOf('"');
+                    String tag = firstQuote < 0
+                            ? expected
+                            : expected.substring(0, firstQuote).trim();
+                    List<String> words = QUOTED.matcher(expected)
+                            .results()
+                            .map(m -> m.group(1))
+                            .toList();
+                    assertTrue(
+                            !tag.startsWith("[") || !words.isEmpty(),
+                            path + ": quote the words of the " + tag + " message");
+                    JavaFileObject source = JavaFileObjects.forSourceString(
+                            "corpus." + path.getFileName().toString().replace(".java", ""), text);
+                    Compilation compilation = Sources.compiler(false).compile(source);
+                    List<String> messages = compilation.diagnostics().stream()
+                            .map(d -> d.getKind() + ": " + d.getMessage(Locale.ROOT))
+                            .collect(Collectors.toList());
+                    assertFalse(messages.isEmpty(), "no diagnostics for " + path);
+                    List<String> wordings = List.of(tag.split(" \\| "));
+                    long line = markedLine(text, path);
+                    String file = path.getFileName().toString();
+                    assertTrue(
+                            compilation.diagnostics().stream()
+                                    .anyMatch(d -> wordings.stream().anyMatch(d.getMessage(Locale.ROOT)::contains)
+                                            && words.stream().allMatch(d.getMessage(Locale.ROOT)::contains)
+                                            && d.getLineNumber() == line
+                                            && d.getSource() != null
+                                            && d.getSource().getName().endsWith("/" + file)),
+                            "no diagnostic contains `" + expected + "` on line " + line + " of " + file + ": "
+                                    + compilation.diagnostics());
+                    assertTrue(
+                            messages.stream()
+                                    .noneMatch(
+                                            m -> m.contains("[internal]") || m.contains("threw an uncaught exception")),
+                            "internal error: " + messages);
+                    boolean reportsProblem = compilation.diagnostics().stream()
+                            .anyMatch(d ->
+                                    d.getKind() == Diagnostic.Kind.ERROR || d.getKind() == Diagnostic.Kind.WARNING);
+                    assertTrue(reportsProblem, "only notes for " + path + ": " + messages);
+                }));
     }
 
     /** The 1-based line holding the marker; exactly one line does. */

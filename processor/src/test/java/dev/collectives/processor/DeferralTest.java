@@ -2,20 +2,17 @@ package dev.collectives.processor;
 
 import static com.google.testing.compile.CompilationSubject.assertThat;
 
+import com.google.testing.compile.Compilation;
+import com.google.testing.compile.Compiler;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.util.Set;
-
 import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.RoundEnvironment;
 import javax.lang.model.SourceVersion;
 import javax.lang.model.element.TypeElement;
-
 import org.junit.jupiter.api.Test;
-
-import com.google.testing.compile.Compilation;
-import com.google.testing.compile.Compiler;
 
 /**
  * Types another annotation processor generates in the same compilation: the pipeline waits for the round that has
@@ -40,7 +37,10 @@ class DeferralTest {
         public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
             if (!done) {
                 done = true;
-                try (Writer w = processingEnv.getFiler().createSourceFile("test.LaterAllocator").openWriter()) {
+                try (Writer w = processingEnv
+                        .getFiler()
+                        .createSourceFile("test.LaterAllocator")
+                        .openWriter()) {
                     w.write("package test;\n"
                             + "@dev.collectives.annotation.QualifiedAllocator(handleTypes = {"
                             + "dev.collectives.annotation.HandleType.POSIX_FILE_DESCRIPTOR, "
@@ -56,7 +56,8 @@ class DeferralTest {
         }
     }
 
-    private static final Sources PIPELINE = Sources.pipeline("registration = Registration.LOCAL",
+    private static final Sources PIPELINE = Sources.pipeline(
+            "registration = Registration.LOCAL",
             "@Buffer(type = DataType.FLOAT32, count = 64, allocator = Allocator.CUSTOM, "
                     + "customAllocator = LaterAllocator.class) DeviceBuffer a();",
             "@Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();",
@@ -66,16 +67,21 @@ class DeferralTest {
     void aPipelineNamingAClassAnotherProcessorGeneratesIsGeneratedInALaterRound() {
         Compilation compilation = Compiler.javac()
                 .withProcessors(new AllocatorGenerator(), new CollectivesProcessor())
-                .withOptions("-Xlint:all", "-Werror").compile(PIPELINE.file());
+                .withOptions("-Xlint:all", "-Werror")
+                .compile(PIPELINE.file());
         assertThat(compilation).succeededWithoutWarnings();
-        assertThat(compilation).generatedSourceFile("test.CollectiveP").contentsAsUtf8String()
+        assertThat(compilation)
+                .generatedSourceFile("test.CollectiveP")
+                .contentsAsUtf8String()
                 .contains("new LaterAllocator()");
     }
 
     @Test
     void aClassNoProcessorGeneratesIsReportedInTheLastRoundOnItsLine() {
         Compilation compilation = PIPELINE.compile();
-        assertThat(compilation).hadErrorContaining("[R11 ALLOCATOR]").inFile(PIPELINE.file())
+        assertThat(compilation)
+                .hadErrorContaining("[R11 ALLOCATOR]")
+                .inFile(PIPELINE.file())
                 .onLine(PIPELINE.line("LaterAllocator.class"));
         assertThat(compilation).hadErrorContaining("nor did any annotation processor generate it");
     }

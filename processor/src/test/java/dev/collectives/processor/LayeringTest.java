@@ -26,15 +26,18 @@ class LayeringTest {
 
     @ArchTest
     static final ArchRule modelAndValidationUseOnlyTheApi = classes()
-            .that().resideInAnyPackage("..processor.model..", "..processor.validation..")
-            .should().onlyDependOnClassesThat(DescribedPredicate.describe(
+            .that()
+            .resideInAnyPackage("..processor.model..", "..processor.validation..")
+            .should()
+            .onlyDependOnClassesThat(DescribedPredicate.describe(
                     "in the JDK (javac's tree API included), the annotations, the rules or the processor (not its"
                             + " writer)",
-                    c -> c.getPackageName().startsWith("java") || c.getPackageName().startsWith("com.sun.source")
+                    c -> c.getPackageName().startsWith("java")
+                            || c.getPackageName().startsWith("com.sun.source")
                             || c.getPackageName().startsWith("dev.collectives.annotation")
                             || c.getPackageName().startsWith("dev.collectives.rules")
                             || c.getPackageName().startsWith("dev.collectives.processor")
-                            && !c.getPackageName().startsWith("dev.collectives.processor.writer")));
+                                    && !c.getPackageName().startsWith("dev.collectives.processor.writer")));
 
     /**
      * The api the processor shares with the runtime (the rules, their messages, the pairing of sends and receives)
@@ -42,32 +45,53 @@ class LayeringTest {
      */
     @ArchTest
     static final ArchRule theApiUsesOnlyTheJdk = classes()
-            .that().resideInAnyPackage(ANNOTATIONS, RULES)
-            .should().onlyDependOnClassesThat().resideInAnyPackage(JDK, ANNOTATIONS, RULES);
+            .that()
+            .resideInAnyPackage(ANNOTATIONS, RULES)
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage(JDK, ANNOTATIONS, RULES);
 
     @ArchTest
     static final ArchRule theWriterNamesTheRuntimeWithoutLoadingIt = classes()
-            .that().resideInAPackage("..processor.writer..")
-            .should().onlyDependOnClassesThat().resideInAnyPackage(JDK, "javax..", "com.palantir.javapoet..",
-                    ANNOTATIONS, RULES, PROCESSOR);
+            .that()
+            .resideInAPackage("..processor.writer..")
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage(JDK, "javax..", "com.palantir.javapoet..", ANNOTATIONS, RULES, PROCESSOR);
 
     @ArchTest
     static final ArchRule theProcessorNeverTouchesTheRuntime = noClasses()
-            .that().resideInAPackage(PROCESSOR)
-            .should().dependOnClassesThat().resideInAnyPackage(RUNTIME, BACKENDS);
+            .that()
+            .resideInAPackage(PROCESSOR)
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(RUNTIME, BACKENDS);
 
     @ArchTest
     static final ArchRule backendsUseOnlyTheRuntimeApiAndSpi = classes()
-            .that().resideInAPackage(BACKENDS)
-            .should().onlyDependOnClassesThat().resideInAnyPackage(JDK, "javax..", "org.bytedeco..",
-                    "com.google.auto.service..", ANNOTATIONS, RULES, RUNTIME, BACKENDS);
+            .that()
+            .resideInAPackage(BACKENDS)
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage(
+                    JDK,
+                    "javax..",
+                    "org.bytedeco..",
+                    "com.google.auto.service..",
+                    ANNOTATIONS,
+                    RULES,
+                    RUNTIME,
+                    BACKENDS);
 
     @ArchTest
-    static final ArchRule backendsDoNotReachIntoEachOther = slices()
-            .matching("dev.collectives.backend.(*)..").should().notDependOnEachOther();
+    static final ArchRule backendsDoNotReachIntoEachOther =
+            slices().matching("dev.collectives.backend.(*)..").should().notDependOnEachOther();
 
     @ArchTest
     static final ArchRule theApiNeverReachesIntoABackend = noClasses()
-            .that().resideInAnyPackage(RUNTIME, ANNOTATIONS, RULES)
-            .should().dependOnClassesThat().resideInAnyPackage(BACKENDS, PROCESSOR);
+            .that()
+            .resideInAnyPackage(RUNTIME, ANNOTATIONS, RULES)
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(BACKENDS, PROCESSOR);
 }

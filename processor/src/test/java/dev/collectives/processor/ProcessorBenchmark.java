@@ -19,18 +19,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
-
 import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.Processor;
 import javax.annotation.processing.RoundEnvironment;
 import javax.lang.model.SourceVersion;
 import javax.lang.model.element.TypeElement;
-
 import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
 import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
-
 
 /**
  * javac time (CPU time of the compiling thread) for 100 pipeline interfaces, without and with the processor, in one
@@ -62,8 +59,7 @@ public final class ProcessorBenchmark {
     /** CPU nanoseconds spent inside the processor's calls since last reset to 0. */
     private static long insideProcessor;
 
-    private ProcessorBenchmark() {
-    }
+    private ProcessorBenchmark() {}
 
     public static void main(String[] args) throws IOException {
         int pipelines = args.length > 0 ? Integer.parseInt(args[0]) : 100;
@@ -79,8 +75,8 @@ public final class ProcessorBenchmark {
         }
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         System.out.printf("%d pipeline interfaces, %d warm-up + %d measured rounds each%n", pipelines, warmUps, rounds);
-        List<ProcessorUnderTest> processors = new ArrayList<>(List.of(
-                new ProcessorUnderTest("current", CollectivesProcessor::new)));
+        List<ProcessorUnderTest> processors =
+                new ArrayList<>(List.of(new ProcessorUnderTest("current", CollectivesProcessor::new)));
         String baseline = System.getProperty("bench.baseline");
         if (baseline != null) {
             processors.add(ProcessorUnderTest.loadedFrom("baseline", baseline));
@@ -94,21 +90,24 @@ public final class ProcessorBenchmark {
         List<List<Path>> withGenerated = new ArrayList<>();
         for (ProcessorUnderTest processor : processors) {
             compile(javac, sources, dir, processor);
-            withGenerated.add(copyGenerated(sources, dir.resolve("out-with"),
-                    dir.resolve("generated-" + processor.name())));
+            withGenerated.add(
+                    copyGenerated(sources, dir.resolve("out-with"), dir.resolve("generated-" + processor.name())));
         }
         int measuredFirst = processors.size();
         // the floor: what javac's extra rounds cost for the same generated files, with no processor work at all
-        Map<String, String> currentGenerated = texts(
-                withGenerated.get(0).subList(sources.size(), withGenerated.get(0).size()));
+        Map<String, String> currentGenerated = texts(withGenerated
+                .get(0)
+                .subList(sources.size(), withGenerated.get(0).size()));
         processors.add(ProcessorUnderTest.replaying("floor (writes the same files, nothing else)", currentGenerated));
         withGenerated.add(withGenerated.get(0));
         // below that: what javac's rounds cost around these interfaces whatever a processor generates, here an empty
         // class of the same name per pipeline (its ratio has a smaller denominator; its "with - that" compares)
         Map<String, String> emptyClasses = new LinkedHashMap<>();
         for (String name : currentGenerated.keySet()) {
-            emptyClasses.put(name, "package " + name.substring(0, name.lastIndexOf('.')) + ";\npublic final class "
-                    + name.substring(name.lastIndexOf('.') + 1) + " {\n}\n");
+            emptyClasses.put(
+                    name,
+                    "package " + name.substring(0, name.lastIndexOf('.')) + ";\npublic final class "
+                            + name.substring(name.lastIndexOf('.') + 1) + " {\n}\n");
         }
         processors.add(ProcessorUnderTest.replaying("floor, an empty class per pipeline", emptyClasses));
         withGenerated.add(written(sources, emptyClasses, dir.resolve("generated-empty")));
@@ -129,10 +128,19 @@ public final class ProcessorBenchmark {
                 insideProcessor = 0;
                 with[p][r] = compile(javac, sources, dir, processors.get(p));
                 inside[p][r] = insideProcessor;
-                generatedWithout[p][r] = compile(javac, withGenerated.get(p), dir, null, processors.get(p).classPath());
-                line.append(String.format("; %s: with processor %5d ms (inside it %4d ms), interfaces + "
-                        + "generated sources without processor %5d ms", processors.get(p).name(),
-                        with[p][r] / 1_000_000, inside[p][r] / 1_000_000, generatedWithout[p][r] / 1_000_000));
+                generatedWithout[p][r] = compile(
+                        javac,
+                        withGenerated.get(p),
+                        dir,
+                        null,
+                        processors.get(p).classPath());
+                line.append(String.format(
+                        "; %s: with processor %5d ms (inside it %4d ms), interfaces + "
+                                + "generated sources without processor %5d ms",
+                        processors.get(p).name(),
+                        with[p][r] / 1_000_000,
+                        inside[p][r] / 1_000_000,
+                        generatedWithout[p][r] / 1_000_000));
             }
             System.out.println(line);
         }
@@ -151,11 +159,18 @@ public final class ProcessorBenchmark {
                 roundRatios[r] = with[p][r] * 1000 / generatedWithout[p][r];
             }
             Quartiles ratios = Quartiles.of(roundRatios);
-            System.out.printf("| %s | %d ms | %d ms | %d ms | %d ms | %.2f | %.2f | %.2f | %.2f–%.2f |%n",
-                    processors.get(p).name(), medianWith / 1_000_000, medianGenerated / 1_000_000,
-                    (medianWith - medianGenerated) / 1_000_000, median(inside[p]) / 1_000_000,
-                    (double) medianWith / medianWithout, (double) medianWith / medianGenerated,
-                    ratios.median() / 1000.0, ratios.p25() / 1000.0, ratios.p75() / 1000.0);
+            System.out.printf(
+                    "| %s | %d ms | %d ms | %d ms | %d ms | %.2f | %.2f | %.2f | %.2f–%.2f |%n",
+                    processors.get(p).name(),
+                    medianWith / 1_000_000,
+                    medianGenerated / 1_000_000,
+                    (medianWith - medianGenerated) / 1_000_000,
+                    median(inside[p]) / 1_000_000,
+                    (double) medianWith / medianWithout,
+                    (double) medianWith / medianGenerated,
+                    ratios.median() / 1000.0,
+                    ratios.p25() / 1000.0,
+                    ratios.p75() / 1000.0);
         }
         int floor = processors.size() - 2;
         for (int p = 0; p < floor; p++) {
@@ -165,9 +180,10 @@ public final class ProcessorBenchmark {
                 ownInside[r] = inside[p][r] - inside[floor][r];
                 ownWith[r] = with[p][r] - with[floor][r];
             }
-            System.out.printf("%s: its own part, less the floor's in the same round (medians): inside the processor "
-                    + "%d ms, with processor %d ms%n", processors.get(p).name(), median(ownInside) / 1_000_000,
-                    median(ownWith) / 1_000_000);
+            System.out.printf(
+                    "%s: its own part, less the floor's in the same round (medians): inside the processor "
+                            + "%d ms, with processor %d ms%n",
+                    processors.get(p).name(), median(ownInside) / 1_000_000, median(ownWith) / 1_000_000);
         }
         // two processors' compilations in a round run back to back: their difference carries less drift
         if (baseline != null) {
@@ -185,9 +201,15 @@ public final class ProcessorBenchmark {
             lower += paired[r] < 0 ? 1 : 0;
         }
         Quartiles difference = Quartiles.of(paired);
-        System.out.printf("%s, inside the processor, per round: median %d ms (p25–p75 %d to %d ms), lower in %d of "
-                + "%d rounds%n", label, difference.median() / 1_000_000, difference.p25() / 1_000_000,
-                difference.p75() / 1_000_000, lower, a.length);
+        System.out.printf(
+                "%s, inside the processor, per round: median %d ms (p25–p75 %d to %d ms), lower in %d of "
+                        + "%d rounds%n",
+                label,
+                difference.median() / 1_000_000,
+                difference.p25() / 1_000_000,
+                difference.p75() / 1_000_000,
+                lower,
+                a.length);
     }
 
     /**
@@ -196,18 +218,23 @@ public final class ProcessorBenchmark {
      */
     private static long compile(JavaCompiler javac, List<Path> sources, Path dir, ProcessorUnderTest processor)
             throws IOException {
-        return compile(javac, sources, dir, processor,
+        return compile(
+                javac,
+                sources,
+                dir,
+                processor,
                 processor != null ? processor.classPath() : System.getProperty("java.class.path"));
     }
 
     /** The same, against {@code classPath}: a baseline's generated code compiles against the runtime it was made for. */
-    private static long compile(JavaCompiler javac, List<Path> sources, Path dir, ProcessorUnderTest processor,
-            String classPath) throws IOException {
+    private static long compile(
+            JavaCompiler javac, List<Path> sources, Path dir, ProcessorUnderTest processor, String classPath)
+            throws IOException {
         Path out = dir.resolve(processor != null ? "out-with" : "out-without");
         delete(out);
         Files.createDirectories(out);
-        List<String> options = new ArrayList<>(List.of("-d", out.toString(), "-s", out.toString(),
-                "-classpath", classPath, "-implicit:none"));
+        List<String> options = new ArrayList<>(
+                List.of("-d", out.toString(), "-s", out.toString(), "-classpath", classPath, "-implicit:none"));
         if (processor == null) {
             options.add("-proc:none");
         }
@@ -241,7 +268,8 @@ public final class ProcessorBenchmark {
                 + "    @View(of = \"block\", offsetBytes = 1 << 20, type = DataType.FLOAT32, count = 65536) DeviceBuffer recv();\n"
                 + "    @Buffer(type = DataType.FLOAT32, count = 65536) DeviceBuffer other();\n"
                 + "    @AllReduce(send = \"send\", recv = \"recv\", count = 1024, op = ReduceOp.SUM)\n"
-                + "    @AllReduce(send = \"send\", sendOffset = 1024, recv = \"recv\", recvOffset = 2048, count = " + (512 + i)
+                + "    @AllReduce(send = \"send\", sendOffset = 1024, recv = \"recv\", recvOffset = 2048, count = "
+                + (512 + i)
                 + ")\n"
                 + "    void step();\n"
                 + "    @AllGather(send = \"send\", recv = \"recv\", sendCount = 256)\n"
@@ -260,8 +288,12 @@ public final class ProcessorBenchmark {
         for (Path file : generated) {
             String text = Files.readString(file);
             String simpleName = file.getFileName().toString().replace(".java", "");
-            String pkg = text.lines().filter(l -> l.startsWith("package ")).findFirst().orElseThrow()
-                    .substring("package ".length()).replace(";", "");
+            String pkg = text.lines()
+                    .filter(l -> l.startsWith("package "))
+                    .findFirst()
+                    .orElseThrow()
+                    .substring("package ".length())
+                    .replace(";", "");
             texts.put(pkg + "." + simpleName, text);
         }
         return texts;
@@ -309,14 +341,18 @@ public final class ProcessorBenchmark {
                 urls.add(Path.of(entry).toUri().toURL());
             }
             ClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader());
-            return new ProcessorUnderTest(name, () -> {
-                try {
-                    return (Processor) loader.loadClass(CollectivesProcessor.class.getName())
-                            .getDeclaredConstructor().newInstance();
-                } catch (ReflectiveOperationException e) {
-                    throw new IllegalStateException("no processor in " + classPath, e);
-                }
-            }, classPath + java.io.File.pathSeparator + System.getProperty("java.class.path"));
+            return new ProcessorUnderTest(
+                    name,
+                    () -> {
+                        try {
+                            return (Processor) loader.loadClass(CollectivesProcessor.class.getName())
+                                    .getDeclaredConstructor()
+                                    .newInstance();
+                        } catch (ReflectiveOperationException e) {
+                            throw new IllegalStateException("no processor in " + classPath, e);
+                        }
+                    },
+                    classPath + java.io.File.pathSeparator + System.getProperty("java.class.path"));
         }
 
         /** A processor that only writes {@code texts} (by qualified name) through the Filer in its first round. */
@@ -355,7 +391,10 @@ public final class ProcessorBenchmark {
             }
             written = true;
             for (Map.Entry<String, String> source : sources.entrySet()) {
-                try (Writer writer = processingEnv.getFiler().createSourceFile(source.getKey()).openWriter()) {
+                try (Writer writer = processingEnv
+                        .getFiler()
+                        .createSourceFile(source.getKey())
+                        .openWriter()) {
                     writer.write(source.getValue());
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
@@ -371,8 +410,8 @@ public final class ProcessorBenchmark {
      * thread, so this time is part of the compilation's.
      */
     private static Processor timed(Processor processor) {
-        return (Processor) Proxy.newProxyInstance(Processor.class.getClassLoader(), new Class<?>[] {Processor.class},
-                (proxy, method, args) -> {
+        return (Processor) Proxy.newProxyInstance(
+                Processor.class.getClassLoader(), new Class<?>[] {Processor.class}, (proxy, method, args) -> {
                     long start = THREADS.getCurrentThreadCpuTime();
                     try {
                         return method.invoke(processor, args);

@@ -2,6 +2,8 @@ package dev.collectives.processor;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.processor.validation.Tag;
+import dev.collectives.rules.Rule;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,18 +12,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
-
 import org.junit.jupiter.api.Test;
-
-import dev.collectives.processor.validation.Tag;
-import dev.collectives.rules.Rule;
 
 /** docs/rules.md has a section for every rule and DSL tag, under the anchor the messages link to. */
 class RulesPageTest {
     private static Set<String> anchors() throws IOException {
         List<String> lines = Files.readAllLines(Path.of("../docs/rules.md"), StandardCharsets.UTF_8);
-        return lines.stream().filter(l -> l.startsWith("## "))
-                .map(l -> "docs/rules.md#" + l.substring(3).trim().toLowerCase(Locale.ROOT).replace(' ', '-'))
+        return lines.stream()
+                .filter(l -> l.startsWith("## "))
+                .map(l -> "docs/rules.md#"
+                        + l.substring(3).trim().toLowerCase(Locale.ROOT).replace(' ', '-'))
                 .collect(Collectors.toSet());
     }
 

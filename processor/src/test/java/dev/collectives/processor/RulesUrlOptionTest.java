@@ -7,11 +7,13 @@ import org.junit.jupiter.api.Test;
 
 /** {@code -Acollectives.rulesUrl=URL} turns the pointer at the end of each diagnostic into a link to its section. */
 class RulesUrlOptionTest {
-    private static final Sources MIXED = Sources.pipeline("registration = Registration.LOCAL",
+    private static final Sources MIXED = Sources.pipeline(
+            "registration = Registration.LOCAL",
             "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
             "  @Buffer(type = DataType.FLOAT32, count = 64, registered = false) DeviceBuffer b();",
             "  @AllReduce(send = \"a\", recv = \"b\", count = 8) void step();");
-    private static final Sources UNKNOWN_BUFFER = Sources.pipeline("registration = Registration.LOCAL",
+    private static final Sources UNKNOWN_BUFFER = Sources.pipeline(
+            "registration = Registration.LOCAL",
             "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
             "  @AllReduce(send = \"a\", recv = \"nosuch\", count = 8) void step();");
 

@@ -1,13 +1,11 @@
 package dev.collectives.processor;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import javax.tools.JavaFileObject;
-
 import com.google.testing.compile.Compilation;
 import com.google.testing.compile.Compiler;
 import com.google.testing.compile.JavaFileObjects;
+import java.util.ArrayList;
+import java.util.List;
+import javax.tools.JavaFileObject;
 
 /** Test sources in package {@code test} with the DSL's imports, and the compiler that runs the processor on them. */
 final class Sources {

@@ -5,7 +5,6 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.Set;
 import java.util.function.UnaryOperator;
-
 import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.annotation.processing.RoundEnvironment;
@@ -26,9 +25,11 @@ final class WrappedProcessor extends AbstractProcessor {
 
     /** A proxy of {@code delegate} whose method {@code name} answers {@code answer.invoke(args)}. */
     static <T> T override(Class<T> type, T delegate, String name, Answer answer) {
-        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
-                (proxy, method, args) -> method.getName().equals(name) ? answer.invoke(args)
-                        : invoke(method, delegate, args)));
+        return type.cast(Proxy.newProxyInstance(
+                type.getClassLoader(),
+                new Class<?>[] {type},
+                (proxy, method, args) ->
+                        method.getName().equals(name) ? answer.invoke(args) : invoke(method, delegate, args)));
     }
 
     /** A proxy of the whole environment, answering everything as {@code env} does. */

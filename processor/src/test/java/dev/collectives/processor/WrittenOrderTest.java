@@ -2,9 +2,8 @@ package dev.collectives.processor;
 
 import static com.google.testing.compile.CompilationSubject.assertThat;
 
-import org.junit.jupiter.api.Test;
-
 import com.google.testing.compile.Compilation;
+import org.junit.jupiter.api.Test;
 
 /**
  * Ops of a step run in the order written. javac gathers repeated annotations into a container at the first one's
@@ -13,7 +12,8 @@ import com.google.testing.compile.Compilation;
  */
 class WrittenOrderTest {
     private static Sources interleaved() {
-        return Sources.pipeline("registration = Registration.NONE",
+        return Sources.pipeline(
+                "registration = Registration.NONE",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer a();",
                 "  @Buffer(type = DataType.FLOAT32, count = 64) DeviceBuffer b();",
                 "  @AllReduce(send = \"a\", recv = \"b\", count = 8)",
@@ -26,7 +26,10 @@ class WrittenOrderTest {
     void interleavedKindsRunAsWritten() throws java.io.IOException {
         Compilation compilation = Sources.compiler(true).compile(interleaved().file());
         assertThat(compilation).succeededWithoutWarnings();
-        String generated = compilation.generatedSourceFile("test.CollectiveP").orElseThrow().getCharContent(true)
+        String generated = compilation
+                .generatedSourceFile("test.CollectiveP")
+                .orElseThrow()
+                .getCharContent(true)
                 .toString();
         int first = generated.indexOf("comm.allReduce(a, b, 8L");
         int broadcast = generated.indexOf("comm.broadcast(a, b, 8L");
@@ -37,11 +40,15 @@ class WrittenOrderTest {
     @Test
     void withoutTheCompilersTreesAnAmbiguousOrderIsAWarning() {
         Sources s = interleaved();
-        Compilation compilation = Sources.compiler(false).withProcessors(new WrappedProcessor(WrappedProcessor::opaque))
+        Compilation compilation = Sources.compiler(false)
+                .withProcessors(new WrappedProcessor(WrappedProcessor::opaque))
                 .compile(s.file());
         assertThat(compilation).succeeded();
-        assertThat(compilation).hadWarningContaining("[DSL step] step `step()` repeats ops of one kind among ops of "
-                + "another, and this compiler does not expose the order they are written in; they run as "
-                + "[@AllReduce, @AllReduce, @Broadcast]").inFile(s.file()).onLine(s.line("void step()"));
+        assertThat(compilation)
+                .hadWarningContaining("[DSL step] step `step()` repeats ops of one kind among ops of "
+                        + "another, and this compiler does not expose the order they are written in; they run as "
+                        + "[@AllReduce, @AllReduce, @Broadcast]")
+                .inFile(s.file())
+                .onLine(s.line("void step()"));
     }
 }

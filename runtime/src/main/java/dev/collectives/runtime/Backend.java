@@ -26,7 +26,8 @@ public interface Backend {
      * naming the ranks and address involved when the job does not form within the bootstrap's timeout.
      */
     default JoinedRank join(Bootstrap bootstrap) {
-        throw CollectivesException.usage(bootstrap.rank(), "backend '" + name()
-                + "' cannot join multi-process jobs; use local(n) for ranks of one process");
+        throw CollectivesException.usage(
+                bootstrap.rank(),
+                "backend '" + name() + "' cannot join multi-process jobs; use local(n) for ranks of one process");
     }
 }

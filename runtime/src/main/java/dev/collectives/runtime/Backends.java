@@ -19,8 +19,7 @@ public final class Backends {
      */
     public static final String NATIVE_ACCESS_OPTION = "--enable-native-access=ALL-UNNAMED";
 
-    private Backends() {
-    }
+    private Backends() {}
 
     /** Every backend on the class path, available or not. */
     public static List<Backend> all() {
@@ -39,15 +38,19 @@ public final class Backends {
             if (backend.name().equals(name.toLowerCase(Locale.ROOT))) {
                 Availability availability = backend.availability();
                 if (!availability.isAvailable()) {
-                    throw CollectivesException.usage(-1, "backend '" + name + "' is unavailable: "
-                            + availability.reason() + "; available backends: " + describeAvailable(all));
+                    throw CollectivesException.usage(
+                            -1,
+                            "backend '" + name + "' is unavailable: " + availability.reason() + "; available backends: "
+                                    + describeAvailable(all));
                 }
                 return backend;
             }
         }
-        throw CollectivesException.usage(-1, "unknown backend '" + name + "'; known backends: "
-                + all.stream().map(Backend::name).collect(Collectors.joining(", "))
-                + "; available: " + describeAvailable(all));
+        throw CollectivesException.usage(
+                -1,
+                "unknown backend '" + name + "'; known backends: "
+                        + all.stream().map(Backend::name).collect(Collectors.joining(", "))
+                        + "; available: " + describeAvailable(all));
     }
 
     /** {@code get(System.getenv("COLLECTIVES_BACKEND"))}, or {@code sim} when the variable is unset. */
@@ -57,7 +60,9 @@ public final class Backends {
     }
 
     private static String describeAvailable(List<Backend> all) {
-        String names = all.stream().filter(b -> b.availability().isAvailable()).map(Backend::name)
+        String names = all.stream()
+                .filter(b -> b.availability().isAvailable())
+                .map(Backend::name)
                 .collect(Collectors.joining(", "));
         return names.isEmpty() ? "none" : names;
     }

@@ -14,8 +14,7 @@ import java.util.Optional;
 final class CallerFrames {
     private static final URL LIBRARY = location(CallerFrames.class);
 
-    private CallerFrames() {
-    }
+    private CallerFrames() {}
 
     /** The first frame of {@code failure}'s trace in the caller's code, if any. */
     static Optional<StackTraceElement> firstOutside(Throwable failure) {

@@ -16,7 +16,13 @@ package dev.collectives.runtime;
  * @param lsaPointersArePeerAddresses a peer's LSA device pointer is the address at which that peer sees its
  *                         window (the sim's memory is host memory), not a mapping of it into this rank
  */
-public record Capabilities(String libraryVersion, boolean mtlinkSharp, boolean ibSharp, boolean registration,
-                           boolean symmetricWindows, boolean windowHelpers, boolean fabricHandles,
-                           boolean cheapCallChecks, boolean lsaPointersArePeerAddresses) {
-}
+public record Capabilities(
+        String libraryVersion,
+        boolean mtlinkSharp,
+        boolean ibSharp,
+        boolean registration,
+        boolean symmetricWindows,
+        boolean windowHelpers,
+        boolean fabricHandles,
+        boolean cheapCallChecks,
+        boolean lsaPointersArePeerAddresses) {}

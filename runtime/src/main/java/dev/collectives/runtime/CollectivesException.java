@@ -2,7 +2,6 @@ package dev.collectives.runtime;
 
 import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -40,8 +39,8 @@ public class CollectivesException extends RuntimeException {
 
     /** A violation of {@code rule}, seen on {@code rank} (-1: not rank-specific). */
     public static CollectivesException violation(Rule rule, int rank, String message) {
-        return new CollectivesException(rule, null, rank, rule.tag() + " " + rankPrefix(rank) + message
-                + " (see " + rule.anchor() + ")", null);
+        return new CollectivesException(
+                rule, null, rank, rule.tag() + " " + rankPrefix(rank) + message + " (see " + rule.anchor() + ")", null);
     }
 
     /**
@@ -54,8 +53,12 @@ public class CollectivesException extends RuntimeException {
 
     /** A library call that returned {@code result}. */
     public static CollectivesException library(Result result, int rank, String call, String detail) {
-        return new CollectivesException(null, result, rank, "[" + result + " " + result.code() + "] "
-                + rankPrefix(rank) + call + " failed" + (detail == null || detail.isEmpty() ? "" : ": " + detail),
+        return new CollectivesException(
+                null,
+                result,
+                rank,
+                "[" + result + " " + result.code() + "] " + rankPrefix(rank) + call + " failed"
+                        + (detail == null || detail.isEmpty() ? "" : ": " + detail),
                 null);
     }
 
@@ -70,8 +73,8 @@ public class CollectivesException extends RuntimeException {
      * with ("[DSL step]"). The message names no rank, as every rank finds the same.
      */
     public static CollectivesException declaration(String tag, String anchor, int rank, String message) {
-        return new CollectivesException(null, Result.INVALID_USAGE, rank, tag + " " + message + " (see " + anchor
-                + ")", null);
+        return new CollectivesException(
+                null, Result.INVALID_USAGE, rank, tag + " " + message + " (see " + anchor + ")", null);
     }
 
     /**
@@ -79,8 +82,8 @@ public class CollectivesException extends RuntimeException {
      * fingerprint exchange); it carries that failure's rule or result, and its message says which rank.
      */
     public static CollectivesException reported(Rule rule, Result result, int rank, String message) {
-        return new CollectivesException(rule, result, rank, (rule == null ? "" : rule.tag() + " ")
-                + rankPrefix(rank) + message, null);
+        return new CollectivesException(
+                rule, result, rank, (rule == null ? "" : rule.tag() + " ") + rankPrefix(rank) + message, null);
     }
 
     /** A failure in rank {@code rank} of a run, wrapping what that rank threw: {@code rank N failed: <summary>}. */
@@ -111,33 +114,45 @@ public class CollectivesException extends RuntimeException {
             message.append(": ").append(byReason.keySet().iterator().next());
         } else {
             message.append(" (rank ").append(first.getKey()).append(" first):");
-            byReason.forEach((reason, failures) -> message.append("\n").append(ranks(failures)).append(": ")
-                    .append(reason));
+            byReason.forEach((reason, failures) ->
+                    message.append("\n").append(ranks(failures)).append(": ").append(reason));
         }
-        CallerFrames.firstOutside(cause).ifPresent(frame -> message.append("\n  thrown in ").append(frame));
-        CollectivesException combined = new CollectivesException(known == null ? null : known.rule(),
-                known == null ? null : known.result(), first.getKey(), message.toString(), cause);
+        CallerFrames.firstOutside(cause)
+                .ifPresent(frame -> message.append("\n  thrown in ").append(frame));
+        CollectivesException combined = new CollectivesException(
+                known == null ? null : known.rule(),
+                known == null ? null : known.result(),
+                first.getKey(),
+                message.toString(),
+                cause);
         combined.setStackTrace(CallerFrames.fromCaller(combined.getStackTrace()));
-        byReason.values().stream().skip(1).forEach(failures -> combined.addSuppressed(failures.get(0).getValue()));
+        byReason.values().stream()
+                .skip(1)
+                .forEach(failures -> combined.addSuppressed(failures.get(0).getValue()));
         return combined;
     }
 
     /** "rank 2", "ranks 0-3", "ranks 0, 2, 3": the ranks of {@code failures}, in rank order. */
     private static String ranks(List<Map.Entry<Integer, Throwable>> failures) {
-        int[] sorted = failures.stream().mapToInt(Map.Entry::getKey).sorted().distinct().toArray();
+        int[] sorted = failures.stream()
+                .mapToInt(Map.Entry::getKey)
+                .sorted()
+                .distinct()
+                .toArray();
         if (sorted.length == 1) {
             return "rank " + sorted[0];
         }
         boolean consecutive = sorted[sorted.length - 1] - sorted[0] == sorted.length - 1;
-        return "ranks " + (consecutive && sorted.length > 2 ? sorted[0] + "-" + sorted[sorted.length - 1]
-                : Arrays.stream(sorted).mapToObj(String::valueOf).collect(Collectors.joining(", ")));
+        return "ranks "
+                + (consecutive && sorted.length > 2
+                        ? sorted[0] + "-" + sorted[sorted.length - 1]
+                        : Arrays.stream(sorted).mapToObj(String::valueOf).collect(Collectors.joining(", ")));
     }
 
     /** The first line of what {@code rank} threw, without its own "rank N: ", then its causes' first lines. */
     private static String summary(int rank, Throwable failure) {
         String line = firstLine(failure);
-        StringBuilder summary = new StringBuilder(line.replaceFirst("^((?:\\[[^\\]]*\\] )?)rank " + rank + ": ",
-                "$1"));
+        StringBuilder summary = new StringBuilder(line.replaceFirst("^((?:\\[[^\\]]*\\] )?)rank " + rank + ": ", "$1"));
         Throwable cause = failure.getCause();
         for (int i = 0; i < MAX_CAUSES && cause != null; i++, cause = cause.getCause()) {
             String text = firstLine(cause);
@@ -150,8 +165,8 @@ public class CollectivesException extends RuntimeException {
 
     /** A failure's message's first line; the class name before it unless it is a {@link CollectivesException}. */
     private static String firstLine(Throwable failure) {
-        String text = failure instanceof CollectivesException ? String.valueOf(failure.getMessage())
-                : failure.toString();
+        String text =
+                failure instanceof CollectivesException ? String.valueOf(failure.getMessage()) : failure.toString();
         int end = text.indexOf('\n');
         return end < 0 ? text : text.substring(0, end);
     }

@@ -3,7 +3,6 @@ package dev.collectives.runtime;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
-
 import java.util.Optional;
 
 /**
@@ -90,18 +89,31 @@ public interface Communicator extends AutoCloseable {
      * {@code ncclAllReduce/mcclAllReduce(send + sendOffset, recv + recvOffset, count, type, op, comm, stream)}.
      * Offsets and counts are in elements of {@code type}; the op must lie inside each buffer from its offset on.
      */
-    void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
-                   ReduceOp op, Stream stream);
+    void allReduce(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            ReduceOp op,
+            Stream stream);
 
     /** An allreduce from the start of both buffers. */
-    default void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op,
-                           Stream stream) {
+    default void allReduce(
+            DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, Stream stream) {
         allReduce(send, 0, recv, 0, count, type, op, stream);
     }
 
     /** {@code recv} receives {@code sendCount × size()} elements, rank r's at {@code r × sendCount}. */
-    void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
-                   DataType type, Stream stream);
+    void allGather(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long sendCount,
+            DataType type,
+            Stream stream);
 
     /** An allgather from the start of both buffers. */
     default void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, Stream stream) {
@@ -109,12 +121,19 @@ public interface Communicator extends AutoCloseable {
     }
 
     /** {@code send} holds {@code recvCount × size()} elements; rank r receives the reduction of block r. */
-    void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
-                       DataType type, ReduceOp op, Stream stream);
+    void reduceScatter(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long recvCount,
+            DataType type,
+            ReduceOp op,
+            Stream stream);
 
     /** A reducescatter from the start of both buffers. */
-    default void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op,
-                               Stream stream) {
+    default void reduceScatter(
+            DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op, Stream stream) {
         reduceScatter(send, 0, recv, 0, recvCount, type, op, stream);
     }
 
@@ -123,8 +142,15 @@ public interface Communicator extends AutoCloseable {
      * rank's recv. Offsets and counts are in elements of {@code type}; the op must lie inside each buffer from its
      * offset on.
      */
-    void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
-                   int root, Stream stream);
+    void broadcast(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            int root,
+            Stream stream);
 
     /** A broadcast from the start of both buffers. */
     default void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, Stream stream) {
@@ -135,18 +161,32 @@ public interface Communicator extends AutoCloseable {
      * {@code ncclReduce}/{@code mcclReduce}: the reduction of every rank's send reaches rank {@code root}'s recv.
      * Offsets and counts are in elements of {@code type}; the op must lie inside each buffer from its offset on.
      */
-    void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
-                ReduceOp op, int root, Stream stream);
+    void reduce(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int root,
+            Stream stream);
 
     /** A reduce from the start of both buffers. */
-    default void reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root,
-                        Stream stream) {
+    default void reduce(
+            DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root, Stream stream) {
         reduce(send, 0, recv, 0, count, type, op, root, stream);
     }
 
     /** {@code count} elements to and from each rank: block j of send goes to rank j's block r. */
-    void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count, DataType type,
-                  Stream stream);
+    void allToAll(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            Stream stream);
 
     /** An alltoall from the start of both buffers. */
     default void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, Stream stream) {

@@ -3,7 +3,6 @@ package dev.collectives.runtime;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.rules.Message;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.EnumSet;
@@ -23,8 +22,8 @@ public final class DeviceBuffer implements AutoCloseable {
 
     private DeviceBuffer(DeviceMemory memory, long offset, DataType type, long count, boolean owner) {
         if (count < 0 || offset < 0 || offset + count * type.size() > memory.size()) {
-            throw CollectivesException.violation(Message.R7_OUTSIDE, memory.rank(), "buffer", count, type, offset,
-                    memory);
+            throw CollectivesException.violation(
+                    Message.R7_OUTSIDE, memory.rank(), "buffer", count, type, offset, memory);
         }
         this.memory = memory;
         this.offset = offset;
@@ -99,8 +98,8 @@ public final class DeviceBuffer implements AutoCloseable {
     /** {@code count} elements of {@code viewType} at {@code byteOffset} bytes into this buffer. */
     public DeviceBuffer view(long byteOffset, DataType viewType, long viewCount) {
         if (byteOffset < 0 || viewCount < 0 || byteOffset + viewCount * viewType.size() > sizeBytes()) {
-            throw CollectivesException.violation(Message.R7_OUTSIDE, memory.rank(), "view", viewCount, viewType,
-                    byteOffset, this);
+            throw CollectivesException.violation(
+                    Message.R7_OUTSIDE, memory.rank(), "view", viewCount, viewType, byteOffset, this);
         }
         return new DeviceBuffer(memory, offset + byteOffset, viewType, viewCount, false);
     }
@@ -242,8 +241,8 @@ public final class DeviceBuffer implements AutoCloseable {
 
     private void checkCopy(long bytes, String copy, Set<DataType> holds) {
         if (!holds.contains(type)) {
-            throw CollectivesException.violation(Message.R13_HOST_ARRAY_TYPE, memory.rank(), copy, this, holds, type,
-                    type);
+            throw CollectivesException.violation(
+                    Message.R13_HOST_ARRAY_TYPE, memory.rank(), copy, this, holds, type, type);
         }
         if (memory.isClosed()) {
             throw CollectivesException.usage(memory.rank(), "copy on " + this + " after its memory was freed");
@@ -263,7 +262,7 @@ public final class DeviceBuffer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return count + " x " + type + " at 0x" + Long.toHexString(address()) + " (+" + offset + " in "
-                + memory.origin() + " allocation of " + memory.size() + " bytes)";
+        return count + " x " + type + " at 0x" + Long.toHexString(address()) + " (+" + offset + " in " + memory.origin()
+                + " allocation of " + memory.size() + " bytes)";
     }
 }

@@ -2,7 +2,6 @@ package dev.collectives.runtime;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.HandleType;
-
 import java.nio.ByteBuffer;
 import java.util.Set;
 
@@ -25,8 +24,13 @@ public abstract class DeviceMemory implements AutoCloseable {
      * @param physicalSize bytes of physical memory backing it (VMM), or {@code size}
      * @param reservedSize bytes of virtual address range reserved (VMM), or {@code size}
      */
-    protected DeviceMemory(long address, long size, Allocator allocator, long physicalSize, long reservedSize,
-                           Set<HandleType> handleTypes) {
+    protected DeviceMemory(
+            long address,
+            long size,
+            Allocator allocator,
+            long physicalSize,
+            long reservedSize,
+            Set<HandleType> handleTypes) {
         this(address, size, allocator, physicalSize, reservedSize, handleTypes, null);
     }
 
@@ -34,8 +38,14 @@ public abstract class DeviceMemory implements AutoCloseable {
      * Memory a framework owns, wrapped by {@link Communicator#wrap}: {@code foreignClass} is what the driver said
      * it is (see {@link ForeignMemory#describe}); {@code allocator} is VMM or LEGACY accordingly.
      */
-    protected DeviceMemory(long address, long size, Allocator allocator, long physicalSize, long reservedSize,
-                           Set<HandleType> handleTypes, String foreignClass) {
+    protected DeviceMemory(
+            long address,
+            long size,
+            Allocator allocator,
+            long physicalSize,
+            long reservedSize,
+            Set<HandleType> handleTypes,
+            String foreignClass) {
         this.foreignClass = foreignClass;
         this.address = address;
         this.size = size;

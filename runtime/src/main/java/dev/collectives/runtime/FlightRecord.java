@@ -20,8 +20,8 @@ import java.util.stream.Collectors;
  * @param recorded      how many operations it numbered in all, the oldest ones no longer kept
  * @param entries       the entries kept, oldest first
  */
-public record FlightRecord(int rank, int size, String backend, int communicator, int capacity, long recorded,
-                           List<Entry> entries) {
+public record FlightRecord(
+        int rank, int size, String backend, int communicator, int capacity, long recorded, List<Entry> entries) {
     /** What a dump's {@code "format"} field holds. */
     public static final String FORMAT = "collectives-flight-record";
     /** The version of the dump format this runtime writes. */
@@ -71,10 +71,25 @@ public record FlightRecord(int rank, int size, String backend, int communicator,
      * @param enqueuedMicros when it was issued, in microseconds since the epoch
      * @param completedMicros when it completed or failed, in microseconds since the epoch; 0 while pending
      */
-    public record Entry(long seq, String pipeline, String step, List<Long> arguments, int op, String call, long send,
-                        long sendOffset, long recv, long recvOffset, long count, String type, int peer,
-                        String registration, List<String> graphOps, State state, long enqueuedMicros,
-                        long completedMicros) {
+    public record Entry(
+            long seq,
+            String pipeline,
+            String step,
+            List<Long> arguments,
+            int op,
+            String call,
+            long send,
+            long sendOffset,
+            long recv,
+            long recvOffset,
+            long count,
+            String type,
+            int peer,
+            String registration,
+            List<String> graphOps,
+            State state,
+            long enqueuedMicros,
+            long completedMicros) {
         /** {@link #op} of a call a step with parameters makes to check them across ranks (R14). */
         public static final int CALL_CHECK = -2;
         /** {@link #op} of a GRAPH step's launch. */
@@ -87,7 +102,8 @@ public record FlightRecord(int rank, int size, String backend, int communicator,
 
         /** What ranks must agree on: the call, its count and type, peer or root, and the step that issued it. */
         public String signature() {
-            String what = "graph".equals(call) ? "graph [" + String.join(", ", graphOps) + "]"
+            String what = "graph".equals(call)
+                    ? "graph [" + String.join(", ", graphOps) + "]"
                     : call + "(" + count + " x " + type + (peer >= 0 ? ", peer/root " + peer : "") + ")";
             if (pipeline.isEmpty()) {
                 return what;
@@ -124,7 +140,8 @@ public record FlightRecord(int rank, int size, String backend, int communicator,
         if (entries.isEmpty()) {
             return "nothing enqueued";
         }
-        return "last enqueued " + lastEnqueued().orElseThrow() + " (" + lastEnqueued().orElseThrow().state().label()
-                + "), last completed " + lastCompleted().map(Entry::toString).orElse("none");
+        return "last enqueued " + lastEnqueued().orElseThrow() + " ("
+                + lastEnqueued().orElseThrow().state().label() + "), last completed "
+                + lastCompleted().map(Entry::toString).orElse("none");
     }
 }

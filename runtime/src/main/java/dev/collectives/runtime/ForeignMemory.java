@@ -4,7 +4,6 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.rules.Message;
-
 import java.util.Set;
 
 /**
@@ -13,8 +12,7 @@ import java.util.Set;
  * memory or a refusal that says what the address is.
  */
 public final class ForeignMemory {
-    private ForeignMemory() {
-    }
+    private ForeignMemory() {}
 
     /** Where an address lives, as the driver reports it. */
     public enum Residence {
@@ -43,8 +41,8 @@ public final class ForeignMemory {
      * @param vmm         whether it was made through the VMM API ({@code cuMemCreate}; {@code ncclMemAlloc} too)
      * @param handleTypes the shareable handle types a VMM allocation was created with
      */
-    public record Classification(Residence residence, int device, long head, long size, boolean vmm,
-                                 Set<HandleType> handleTypes) {
+    public record Classification(
+            Residence residence, int device, long head, long size, boolean vmm, Set<HandleType> handleTypes) {
         public Classification {
             handleTypes = Set.copyOf(handleTypes);
         }
@@ -67,20 +65,27 @@ public final class ForeignMemory {
     public static long check(int rank, int device, long address, long bytes, DataType type, Classification found) {
         String what = "wrap of " + bytes + " bytes at 0x" + Long.toHexString(address);
         if (found.residence() != Residence.DEVICE) {
-            throw CollectivesException.usage(rank, what + ": the address is " + found.residence().words
-                    + "; collectives take device memory only");
+            throw CollectivesException.usage(
+                    rank,
+                    what + ": the address is " + found.residence().words + "; collectives take device memory only");
         }
         if (found.device() != device) {
-            throw CollectivesException.usage(rank, what + ": the memory is on device " + found.device()
-                    + ", this communicator on device " + device);
+            throw CollectivesException.usage(
+                    rank,
+                    what + ": the memory is on device " + found.device() + ", this communicator on device " + device);
         }
         if (bytes <= 0 || bytes % type.size() != 0) {
             throw CollectivesException.violation(Message.R13_WRAP_NOT_WHOLE, rank, what, bytes, type);
         }
         long offset = address - found.head();
         if (offset < 0 || bytes > found.size() - offset) {
-            throw CollectivesException.violation(Message.R7_WRAP_PAST_ALLOCATION, rank, what,
-                    "0x" + Long.toHexString(found.head()), found.size(), offset + bytes - found.size());
+            throw CollectivesException.violation(
+                    Message.R7_WRAP_PAST_ALLOCATION,
+                    rank,
+                    what,
+                    "0x" + Long.toHexString(found.head()),
+                    found.size(),
+                    offset + bytes - found.size());
         }
         return bytes / type.size();
     }

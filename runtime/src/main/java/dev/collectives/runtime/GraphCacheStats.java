@@ -6,5 +6,4 @@ package dev.collectives.runtime;
  * hold ({@code graphCache} of {@code @CollectivePipeline}). Each generated step with parameters has an accessor for
  * it.
  */
-public record GraphCacheStats(long captures, long hits, long evictions, int held, int capacity) {
-}
+public record GraphCacheStats(long captures, long hits, long evictions, int held, int capacity) {}

@@ -22,8 +22,7 @@ import java.nio.ByteBuffer;
  * </ul>
  */
 public final class Numerics {
-    private Numerics() {
-    }
+    private Numerics() {}
 
     private static final int DOUBLE_MANTISSA_BITS = 52;
     private static final int DOUBLE_BIAS = 1023;
@@ -43,6 +42,7 @@ public final class Numerics {
         final int maxFiniteBits;
         /** Values beyond the largest finite one become it (fp8's SATFINITE) instead of infinity. */
         final boolean saturates;
+
         final int canonicalNaN;
         /** IEEE-like: the top exponent holds infinities and NaNs. e4m3 spends it on numbers, all but its NaN. */
         final boolean hasInfinities;
@@ -171,19 +171,32 @@ public final class Numerics {
      */
     public static double decode(DataType type, long rawBits) {
         switch (type) {
-            case INT8: return (byte) rawBits;
-            case UINT8: return rawBits & 0xFFL;
-            case INT32: return (int) rawBits;
-            case UINT32: return rawBits & 0xFFFF_FFFFL;
-            case INT64: return rawBits;
-            case UINT64: return unsignedToDouble(rawBits);
-            case FLOAT16: return fromFloat16((short) rawBits);
-            case FLOAT32: return Float.intBitsToFloat((int) rawBits);
-            case FLOAT64: return Double.longBitsToDouble(rawBits);
-            case BFLOAT16: return fromBfloat16((short) rawBits);
-            case FP8_E4M3: return fromFp8E4M3((byte) rawBits);
-            case FP8_E5M2: return fromFp8E5M2((byte) rawBits);
-            default: throw new AssertionError(type);
+            case INT8:
+                return (byte) rawBits;
+            case UINT8:
+                return rawBits & 0xFFL;
+            case INT32:
+                return (int) rawBits;
+            case UINT32:
+                return rawBits & 0xFFFF_FFFFL;
+            case INT64:
+                return rawBits;
+            case UINT64:
+                return unsignedToDouble(rawBits);
+            case FLOAT16:
+                return fromFloat16((short) rawBits);
+            case FLOAT32:
+                return Float.intBitsToFloat((int) rawBits);
+            case FLOAT64:
+                return Double.longBitsToDouble(rawBits);
+            case BFLOAT16:
+                return fromBfloat16((short) rawBits);
+            case FP8_E4M3:
+                return fromFp8E4M3((byte) rawBits);
+            case FP8_E5M2:
+                return fromFp8E5M2((byte) rawBits);
+            default:
+                throw new AssertionError(type);
         }
     }
 
@@ -194,13 +207,20 @@ public final class Numerics {
      */
     public static long encode(DataType type, double value) {
         switch (type) {
-            case FLOAT16: return NarrowFormat.FLOAT16.encode(value);
-            case FLOAT32: return Float.floatToRawIntBits((float) value) & 0xFFFF_FFFFL;
-            case FLOAT64: return Double.doubleToRawLongBits(value);
-            case BFLOAT16: return NarrowFormat.BFLOAT16.encode(value);
-            case FP8_E4M3: return NarrowFormat.E4M3.encode(value);
-            case FP8_E5M2: return NarrowFormat.E5M2.encode(value);
-            default: return truncateToLong(value) & (type.size() == 8 ? -1L : (1L << (8 * type.size())) - 1);
+            case FLOAT16:
+                return NarrowFormat.FLOAT16.encode(value);
+            case FLOAT32:
+                return Float.floatToRawIntBits((float) value) & 0xFFFF_FFFFL;
+            case FLOAT64:
+                return Double.doubleToRawLongBits(value);
+            case BFLOAT16:
+                return NarrowFormat.BFLOAT16.encode(value);
+            case FP8_E4M3:
+                return NarrowFormat.E4M3.encode(value);
+            case FP8_E5M2:
+                return NarrowFormat.E5M2.encode(value);
+            default:
+                return truncateToLong(value) & (type.size() == 8 ? -1L : (1L << (8 * type.size())) - 1);
         }
     }
 
@@ -218,10 +238,14 @@ public final class Numerics {
     public static long getRaw(DataType type, long address, long index) {
         ByteBuffer element = element(type, address, index);
         switch (type.size()) {
-            case 1: return element.get(0) & 0xFFL;
-            case 2: return element.getShort(0) & 0xFFFFL;
-            case 4: return element.getInt(0) & 0xFFFF_FFFFL;
-            default: return element.getLong(0);
+            case 1:
+                return element.get(0) & 0xFFL;
+            case 2:
+                return element.getShort(0) & 0xFFFFL;
+            case 4:
+                return element.getInt(0) & 0xFFFF_FFFFL;
+            default:
+                return element.getLong(0);
         }
     }
 
@@ -229,10 +253,18 @@ public final class Numerics {
     public static void putRaw(DataType type, long address, long index, long rawBits) {
         ByteBuffer element = element(type, address, index);
         switch (type.size()) {
-            case 1: element.put(0, (byte) rawBits); break;
-            case 2: element.putShort(0, (short) rawBits); break;
-            case 4: element.putInt(0, (int) rawBits); break;
-            default: element.putLong(0, rawBits); break;
+            case 1:
+                element.put(0, (byte) rawBits);
+                break;
+            case 2:
+                element.putShort(0, (short) rawBits);
+                break;
+            case 4:
+                element.putInt(0, (int) rawBits);
+                break;
+            default:
+                element.putLong(0, rawBits);
+                break;
         }
     }
 

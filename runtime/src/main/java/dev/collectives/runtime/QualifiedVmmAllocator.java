@@ -2,7 +2,6 @@ package dev.collectives.runtime;
 
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.QualifiedAllocator;
-
 import java.util.Set;
 
 /**

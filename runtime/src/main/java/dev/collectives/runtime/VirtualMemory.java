@@ -1,7 +1,6 @@
 package dev.collectives.runtime;
 
 import dev.collectives.annotation.HandleType;
-
 import java.util.EnumSet;
 import java.util.Set;
 

@@ -49,8 +49,9 @@ class NativeLibrariesTest {
     private static final Class<?> NATIVE_KERNELS = binding("dev.collectives.backend.sim.internal.NativeKernels");
 
     static Stream<Arguments> librariesByPlatform() {
-        return Stream.of("linux-x86_64", "linux-arm64").flatMap(platform -> Stream.of(NATIVE_SHIM,
-                NATIVE_KERNELS).map(binding -> Arguments.of(platform, binding)));
+        return Stream.of("linux-x86_64", "linux-arm64")
+                .flatMap(platform ->
+                        Stream.of(NATIVE_SHIM, NATIVE_KERNELS).map(binding -> Arguments.of(platform, binding)));
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -63,8 +64,11 @@ class NativeLibrariesTest {
         }
 
         int machine = platform.equals("linux-arm64") ? EM_AARCH64 : EM_X86_64;
-        assertEquals(machine, elf.machine(), library + " is built for ELF machine " + elf.machine() + ", not "
-                + machine + " (" + platform + "): the wrong compiler built it");
+        assertEquals(
+                machine,
+                elf.machine(),
+                library + " is built for ELF machine " + elf.machine() + ", not " + machine + " (" + platform
+                        + "): the wrong compiler built it");
         Set<String> missing = new TreeSet<>(jniFunctions(binding));
         missing.add("JNI_OnLoad");
         missing.removeAll(elf.exportedFunctions());
@@ -73,14 +77,20 @@ class NativeLibrariesTest {
 
     @Test
     void linuxArm64LibrariesLoadAndAnswerUnderQemu(@TempDir Path dir) throws Exception {
-        presentOrSkipped(onPath("aarch64-linux-gnu-g++") && onPath("qemu-aarch64"),
+        presentOrSkipped(
+                onPath("aarch64-linux-gnu-g++") && onPath("qemu-aarch64"),
                 "aarch64-linux-gnu-g++ or qemu-aarch64 is not on the PATH: " + ARM64_TOOLS,
                 ARM64_REQUIRED);
         Path program = dir.resolve("call_natives");
         run("aarch64-linux-gnu-g++", "-O1", "-o", program.toString(), "src/test/native/call_natives.cpp", "-ldl");
 
-        String output = run("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu", program.toString(),
-                file(library("linux-arm64", NATIVE_KERNELS)), file(library("linux-arm64", NATIVE_SHIM)));
+        String output = run(
+                "qemu-aarch64",
+                "-L",
+                "/usr/aarch64-linux-gnu",
+                program.toString(),
+                file(library("linux-arm64", NATIVE_KERNELS)),
+                file(library("linux-arm64", NATIVE_SHIM)));
 
         List<String> lines = output.lines().toList();
         assertEquals(2, lines.size(), output);
@@ -100,7 +110,9 @@ class NativeLibrariesTest {
     private static URL library(String platform, Class<?> binding) {
         URL library = binding.getResource(platform + "/libjni" + binding.getSimpleName() + ".so");
         boolean arm64 = platform.equals("linux-arm64");
-        presentOrSkipped(library != null, "no " + platform + " build of " + binding.getSimpleName()
+        presentOrSkipped(
+                library != null,
+                "no " + platform + " build of " + binding.getSimpleName()
                         + (arm64 ? ", cross-compiled where aarch64-linux-gnu-g++ is: " + ARM64_TOOLS : ""),
                 platform.equals(Loader.getPlatform()) || arm64 && ARM64_REQUIRED);
         return library;
@@ -151,7 +163,8 @@ class NativeLibrariesTest {
 
         static Elf parse(byte[] bytes) {
             ByteBuffer elf = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-            assertTrue(elf.getInt(0) == 0x464c457f && elf.get(4) == 2 && elf.get(5) == 1,
+            assertTrue(
+                    elf.getInt(0) == 0x464c457f && elf.get(4) == 2 && elf.get(5) == 1,
                     "not a 64-bit little-endian ELF file");
             int machine = Short.toUnsignedInt(elf.getShort(0x12));
             int sectionTable = Math.toIntExact(elf.getLong(0x28));
@@ -160,9 +173,15 @@ class NativeLibrariesTest {
             for (int s = 0; s < sections; s++) {
                 int header = sectionTable + s * sectionSize;
                 if (elf.getInt(header + 4) == SHT_DYNSYM) {
-                    int strings = Math.toIntExact(elf.getLong(sectionTable + elf.getInt(header + 40) * sectionSize + 24));
-                    return new Elf(machine, functions(elf, Math.toIntExact(elf.getLong(header + 24)),
-                            Math.toIntExact(elf.getLong(header + 32)) / SYMBOL_SIZE, strings));
+                    int strings =
+                            Math.toIntExact(elf.getLong(sectionTable + elf.getInt(header + 40) * sectionSize + 24));
+                    return new Elf(
+                            machine,
+                            functions(
+                                    elf,
+                                    Math.toIntExact(elf.getLong(header + 24)),
+                                    Math.toIntExact(elf.getLong(header + 32)) / SYMBOL_SIZE,
+                                    strings));
                 }
             }
             return new Elf(machine, Set.of());

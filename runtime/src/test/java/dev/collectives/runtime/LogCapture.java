@@ -9,8 +9,7 @@ import java.util.logging.Logger;
 
 /** What the project logs to one logger while a body runs, at a level the test chooses, kept from the console. */
 public final class LogCapture {
-    private LogCapture() {
-    }
+    private LogCapture() {}
 
     /** The records {@code body} logs to {@code loggerName} at {@code level} or above; ranks may log from threads. */
     public static List<LogRecord> capture(String loggerName, Level level, Runnable body) {
@@ -23,12 +22,10 @@ public final class LogCapture {
             }
 
             @Override
-            public void flush() {
-            }
+            public void flush() {}
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
         Level before = logger.getLevel();
         boolean parents = logger.getUseParentHandlers();

@@ -1,14 +1,12 @@
 package dev.collectives.runtime;
 
-import dev.collectives.annotation.Registration;
-
-import dev.collectives.runtime.internal.Lifecycle;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.collectives.annotation.Registration;
+import dev.collectives.runtime.internal.Lifecycle;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -27,8 +25,10 @@ class LoggingTest {
 
     @Test
     void bindIsLoggedWithItsDescription() {
-        List<LogRecord> records = LogCapture.capture(Lifecycle.BIND_LOGGER, Level.FINE,
-                () -> Lifecycle.open(null, "p.Pipeline", Registration.NONE, new Described("a table of ops"), () -> { }));
+        List<LogRecord> records = LogCapture.capture(
+                Lifecycle.BIND_LOGGER,
+                Level.FINE,
+                () -> Lifecycle.open(null, "p.Pipeline", Registration.NONE, new Described("a table of ops"), () -> {}));
         assertEquals(1, records.size());
         assertEquals(Level.FINE, records.get(0).getLevel());
         assertEquals("bound a table of ops", records.get(0).getMessage());
@@ -37,8 +37,11 @@ class LoggingTest {
     @Test
     void failedBindIsLoggedWithItsCause() {
         IllegalStateException failure = new IllegalStateException("[R2 OFFSET] ranks disagree");
-        List<LogRecord> records = LogCapture.capture(Lifecycle.BIND_LOGGER, Level.FINE,
-                () -> assertThrows(IllegalStateException.class,
+        List<LogRecord> records = LogCapture.capture(
+                Lifecycle.BIND_LOGGER,
+                Level.FINE,
+                () -> assertThrows(
+                        IllegalStateException.class,
                         () -> Lifecycle.open(null, "p.Pipeline", Registration.NONE, new Described("unused"), () -> {
                             throw failure;
                         })));
@@ -49,7 +52,6 @@ class LoggingTest {
 
     private record Described(String describe) implements Pipeline {
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

@@ -68,19 +68,27 @@ class NumericsTest {
 
         int toBits(float value) {
             switch (this) {
-                case FLOAT16: return Numerics.toFloat16(value) & 0xFFFF;
-                case BFLOAT16: return Numerics.toBfloat16(value) & 0xFFFF;
-                case E4M3: return Numerics.toFp8E4M3(value) & 0xFF;
-                default: return Numerics.toFp8E5M2(value) & 0xFF;
+                case FLOAT16:
+                    return Numerics.toFloat16(value) & 0xFFFF;
+                case BFLOAT16:
+                    return Numerics.toBfloat16(value) & 0xFFFF;
+                case E4M3:
+                    return Numerics.toFp8E4M3(value) & 0xFF;
+                default:
+                    return Numerics.toFp8E5M2(value) & 0xFF;
             }
         }
 
         float fromBits(int bits) {
             switch (this) {
-                case FLOAT16: return Numerics.fromFloat16((short) bits);
-                case BFLOAT16: return Numerics.fromBfloat16((short) bits);
-                case E4M3: return Numerics.fromFp8E4M3((byte) bits);
-                default: return Numerics.fromFp8E5M2((byte) bits);
+                case FLOAT16:
+                    return Numerics.fromFloat16((short) bits);
+                case BFLOAT16:
+                    return Numerics.fromBfloat16((short) bits);
+                case E4M3:
+                    return Numerics.fromFp8E4M3((byte) bits);
+                default:
+                    return Numerics.fromFp8E5M2((byte) bits);
             }
         }
 
@@ -136,8 +144,11 @@ class NumericsTest {
             int below = Math.max(0, first - 1);
             int low = finite.get(below);
             int high = finite.get(above);
-            int order = new BigDecimal(reference(low)).subtract(magnitude).abs()
-                    .compareTo(new BigDecimal(reference(high)).subtract(magnitude).abs());
+            int order = new BigDecimal(reference(low))
+                    .subtract(magnitude)
+                    .abs()
+                    .compareTo(
+                            new BigDecimal(reference(high)).subtract(magnitude).abs());
             int nearest = order < 0 ? low : order > 0 ? high : (low & 1) == 0 ? low : high;
             return sign | nearest;
         }
@@ -153,7 +164,9 @@ class NumericsTest {
                 assertTrue(Float.isNaN(actual), () -> format + " NaN pattern decodes to " + actual);
             } else {
                 int b = bits;
-                assertEquals(Double.doubleToRawLongBits(expected), Double.doubleToRawLongBits(actual),
+                assertEquals(
+                        Double.doubleToRawLongBits(expected),
+                        Double.doubleToRawLongBits(actual),
                         () -> format + " pattern " + Integer.toHexString(b));
             }
         }
@@ -168,8 +181,10 @@ class NumericsTest {
             if (Float.isNaN(value)) {
                 assertTrue(Float.isNaN(format.fromBits(back)), format + " NaN stays NaN");
             } else if (Float.isInfinite(value) && format.saturates) {
-                assertEquals(Math.copySign(format.fromBits(format.toBits(Float.MAX_VALUE)), value),
-                        format.fromBits(back), format + " saturates infinities");
+                assertEquals(
+                        Math.copySign(format.fromBits(format.toBits(Float.MAX_VALUE)), value),
+                        format.fromBits(back),
+                        format + " saturates infinities");
             } else {
                 assertEquals(bits, back, format + " pattern " + Integer.toHexString(bits));
             }
@@ -200,7 +215,8 @@ class NumericsTest {
     @EnumSource(Format.class)
     void randomFloatsRoundToTheNearestValue(Format format) {
         Random random = new Random(format.ordinal());
-        double largest = format.reference(format.finiteNonNegative().get(format.finiteNonNegative().size() - 1));
+        double largest = format.reference(
+                format.finiteNonNegative().get(format.finiteNonNegative().size() - 1));
         int maxExponent = Math.getExponent(largest) + 2;
         int minExponent = 1 - format.bias() - format.mantissaBits - 2;
         for (int i = 0; i < 2000; i++) {
@@ -213,10 +229,14 @@ class NumericsTest {
     @ParameterizedTest
     @EnumSource(Format.class)
     void randomDoublesRoundOnceToTheNearestValue(Format format) {
-        DataType type = format == Format.FLOAT16 ? DataType.FLOAT16 : format == Format.BFLOAT16 ? DataType.BFLOAT16
-                : format == Format.E4M3 ? DataType.FP8_E4M3 : DataType.FP8_E5M2;
+        DataType type = format == Format.FLOAT16
+                ? DataType.FLOAT16
+                : format == Format.BFLOAT16
+                        ? DataType.BFLOAT16
+                        : format == Format.E4M3 ? DataType.FP8_E4M3 : DataType.FP8_E5M2;
         Random random = new Random(100 + format.ordinal());
-        double largest = format.reference(format.finiteNonNegative().get(format.finiteNonNegative().size() - 1));
+        double largest = format.reference(
+                format.finiteNonNegative().get(format.finiteNonNegative().size() - 1));
         int maxExponent = Math.getExponent(largest) + 2;
         int minExponent = 1 - format.bias() - format.mantissaBits - 2;
         for (int i = 0; i < 2000; i++) {
@@ -229,8 +249,16 @@ class NumericsTest {
     @ParameterizedTest
     @EnumSource(Format.class)
     void specialValues(Format format) {
-        for (float value : new float[] {0f, -0f, Float.MIN_VALUE, -Float.MIN_VALUE, Float.MAX_VALUE,
-                -Float.MAX_VALUE, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY}) {
+        for (float value : new float[] {
+            0f,
+            -0f,
+            Float.MIN_VALUE,
+            -Float.MIN_VALUE,
+            Float.MAX_VALUE,
+            -Float.MAX_VALUE,
+            Float.POSITIVE_INFINITY,
+            Float.NEGATIVE_INFINITY
+        }) {
             assertEquals(format.expected(value), format.toBits(value), format + " " + value);
         }
         assertTrue(Float.isNaN(format.fromBits(format.toBits(Float.NaN))), format + " NaN");

@@ -14,7 +14,6 @@ import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
-
 import java.util.Set;
 
 /**
@@ -28,9 +27,15 @@ class PublicSignaturesTest {
 
     @ArchTest
     static final ArchRule userFacingSignaturesNameNoInternalType = classes()
-            .that().resideInAnyPackage("dev.collectives.runtime", "dev.collectives.runtime.bootstrap",
-                    "dev.collectives.runtime.spi", "dev.collectives.annotation", "dev.collectives.rules")
-            .and().arePublic()
+            .that()
+            .resideInAnyPackage(
+                    "dev.collectives.runtime",
+                    "dev.collectives.runtime.bootstrap",
+                    "dev.collectives.runtime.spi",
+                    "dev.collectives.annotation",
+                    "dev.collectives.rules")
+            .and()
+            .arePublic()
             .should(nameNoInternalTypeInTheirPublicSignatures());
 
     private static ArchCondition<JavaClass> nameNoInternalTypeInTheirPublicSignatures() {
@@ -57,9 +62,11 @@ class PublicSignaturesTest {
             private void check(Object member, String signature, JavaType named, ConditionEvents events) {
                 for (JavaClass involved : named.getAllInvolvedRawTypes()) {
                     if (isInternal(involved)) {
-                        events.add(SimpleConditionEvent.violated(member, signature + " " + involved.getName()
-                                + ", a type of an internal package, which may change without notice: name an API"
-                                + " type instead, or take the member out of the public API"));
+                        events.add(SimpleConditionEvent.violated(
+                                member,
+                                signature + " " + involved.getName()
+                                        + ", a type of an internal package, which may change without notice: name an API"
+                                        + " type instead, or take the member out of the public API"));
                     }
                 }
             }

@@ -9,14 +9,12 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.rules.Rule;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,17 +29,21 @@ class RankFailuresTest {
     @ValueSource(ints = {2, 4})
     void everyRankFailingAlikeGivesTheReasonOnceAndTheCallersFrame(int ranks) {
         CollectivesException e = run(ranks, rank -> {
-            throw CollectivesException.violation(Rule.R14_SHAPE, rank.rank(), "ranks bound different pipelines\n"
-                    + "a second line that stays out of the summary");
+            throw CollectivesException.violation(
+                    Rule.R14_SHAPE,
+                    rank.rank(),
+                    "ranks bound different pipelines\n" + "a second line that stays out of the summary");
         });
         String[] lines = e.getMessage().split("\n");
         assertEquals(2, lines.length, e.getMessage());
-        assertEquals((ranks == 2 ? "ranks 0, 1" : "ranks 0-3") + " failed: [R14 SHAPE] ranks bound different pipelines",
+        assertEquals(
+                (ranks == 2 ? "ranks 0, 1" : "ranks 0-3") + " failed: [R14 SHAPE] ranks bound different pipelines",
                 lines[0]);
         assertTrue(lines[1].startsWith("  thrown in " + RankFailuresTest.class.getName() + ".lambda$"), lines[1]);
         assertEquals(Rule.R14_SHAPE, e.rule());
         assertEquals(0, e.getSuppressed().length);
-        assertTrue(e.getStackTrace()[0].getClassName().startsWith(RankFailuresTest.class.getName()),
+        assertTrue(
+                e.getStackTrace()[0].getClassName().startsWith(RankFailuresTest.class.getName()),
                 "the trace starts in the caller's code: " + e.getStackTrace()[0]);
         assertEquals(CollectivesException.class.getName() + ": " + e.getMessage(), e.toString());
     }
@@ -62,12 +64,15 @@ class RankFailuresTest {
         assertEquals((ranks == 2 ? "ranks 0, 1" : "ranks 0-3") + " failed (rank 1 first):", lines[0]);
         assertEquals("rank 1: java.lang.IllegalStateException: rank 1 gives up", lines[1]);
         for (int line = 2; line < lines.length - 1; line++) {
-            assertTrue(lines[line].startsWith("  caused by: ") || lines[line].matches("ranks? [0-9, ]+: .*")
-                    && lines[line].contains("the communicator was aborted")
-                    && !lines[line].matches("rank (\\d): rank \\1.*"), lines[line]);
+            assertTrue(
+                    lines[line].startsWith("  caused by: ")
+                            || lines[line].matches("ranks? [0-9, ]+: .*")
+                                    && lines[line].contains("the communicator was aborted")
+                                    && !lines[line].matches("rank (\\d): rank \\1.*"),
+                    lines[line]);
         }
-        assertTrue(lines[lines.length - 1].startsWith("  thrown in " + RankFailuresTest.class.getName()),
-                e.getMessage());
+        assertTrue(
+                lines[lines.length - 1].startsWith("  thrown in " + RankFailuresTest.class.getName()), e.getMessage());
         assertEquals(1, e.rank());
         assertTrue(e.getCause() instanceof IllegalStateException);
         assertEquals(lines.length - 3, e.getSuppressed().length, "one failure of each other reason");
@@ -80,21 +85,29 @@ class RankFailuresTest {
                 throw new UncheckedIOException("reading the model failed", new IOException("disk full"));
             }
         });
-        assertTrue(e.getMessage().startsWith("rank 0 failed: java.io.UncheckedIOException: reading the model failed\n"
-                + "  caused by: java.io.IOException: disk full\n  thrown in "), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .startsWith("rank 0 failed: java.io.UncheckedIOException: reading the model failed\n"
+                                + "  caused by: java.io.IOException: disk full\n  thrown in "),
+                e.getMessage());
     }
 
     @Test
     void everyRankFullTraceIsLoggedAtDebug() {
         AtomicReference<CollectivesException> thrown = new AtomicReference<>();
-        List<LogRecord> records = LogCapture.capture("dev.collectives", Level.FINE, () -> thrown.set(run(2, rank -> {
-            throw new IllegalArgumentException("rank " + rank.rank() + " fails its own way");
-        })));
+        List<LogRecord> records = LogCapture.capture(
+                "dev.collectives",
+                Level.FINE,
+                () -> thrown.set(run(2, rank -> {
+                    throw new IllegalArgumentException("rank " + rank.rank() + " fails its own way");
+                })));
         records.removeIf(r -> !r.getLoggerName().equals("dev.collectives")); // not its children's records
         assertEquals(2, records.size());
         for (LogRecord record : records) {
-            assertTrue(record.getThrown() == thrown.get().getCause()
-                    || record.getThrown() == thrown.get().getSuppressed()[0], record.getMessage());
+            assertTrue(
+                    record.getThrown() == thrown.get().getCause()
+                            || record.getThrown() == thrown.get().getSuppressed()[0],
+                    record.getMessage());
         }
         assertSame(IllegalArgumentException.class, thrown.get().getCause().getClass());
     }

@@ -5,7 +5,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.SparkEnv;
 
@@ -24,6 +23,7 @@ final class Arrivals {
     private static final String LOCAL_MODE_EXECUTOR = "driver";
     /** How many stage attempts whose ranks have not all ended are remembered: a few ints each. */
     static final int KEPT_STAGE_ATTEMPTS = 64;
+
     private static final Map<String, Arrivals> BY_STAGE_ATTEMPT = new LinkedHashMap<>() {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Arrivals> eldest) {
@@ -35,6 +35,7 @@ final class Arrivals {
     private final boolean wholeStageHere;
     /** Rank to the number of gathers it has entered. */
     private final Map<Integer, Integer> entered = new TreeMap<>();
+
     private int ended;
 
     private Arrivals(String key, boolean wholeStageHere) {
@@ -44,7 +45,8 @@ final class Arrivals {
 
     /** The arrivals of {@code ctx}'s stage attempt in this JVM. */
     static Arrivals of(BarrierTaskContext ctx) {
-        return of(ctx.stageId() + "." + ctx.stageAttemptNumber(),
+        return of(
+                ctx.stageId() + "." + ctx.stageAttemptNumber(),
                 LOCAL_MODE_EXECUTOR.equals(SparkEnv.get().executorId()));
     }
 
@@ -74,8 +76,8 @@ final class Arrivals {
     /** Who did not enter gather {@code number} of {@code size} ranks: "rank 2 did not take part". */
     synchronized String late(int number, int size) {
         if (!wholeStageHere) {
-            return "not every rank took part (of this executor's tasks, " + join(IntStream.range(0, size)
-                    .filter(r -> entered.getOrDefault(r, 0) >= number)) + " did)";
+            return "not every rank took part (of this executor's tasks, "
+                    + join(IntStream.range(0, size).filter(r -> entered.getOrDefault(r, 0) >= number)) + " did)";
         }
         String missing = join(IntStream.range(0, size).filter(r -> entered.getOrDefault(r, 0) < number));
         return missing + " did not take part";

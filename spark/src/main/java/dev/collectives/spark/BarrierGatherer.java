@@ -1,7 +1,6 @@
 package dev.collectives.spark;
 
 import dev.collectives.runtime.bootstrap.Gatherer;
-
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
@@ -9,7 +8,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-
 import org.apache.spark.BarrierTaskContext;
 
 /**
@@ -36,13 +34,15 @@ final class BarrierGatherer implements Gatherer {
         String mine = Base64.getEncoder().encodeToString(value);
         int number = arrivals.arrive(ctx.partitionId());
         CompletableFuture<String[]> gathered = new CompletableFuture<>();
-        Thread helper = new Thread(() -> {
-            try {
-                gathered.complete(ctx.allGather(mine));
-            } catch (Throwable e) {
-                gathered.completeExceptionally(e);
-            }
-        }, "collectives-spark-gather-rank-" + ctx.partitionId());
+        Thread helper = new Thread(
+                () -> {
+                    try {
+                        gathered.complete(ctx.allGather(mine));
+                    } catch (Throwable e) {
+                        gathered.completeExceptionally(e);
+                    }
+                },
+                "collectives-spark-gather-rank-" + ctx.partitionId());
         helper.setDaemon(true);
         helper.start();
         try {
@@ -63,7 +63,8 @@ final class BarrierGatherer implements Gatherer {
     /** Spark ended the wait: the stage failed (this task was killed), or spark.barrier.sync.timeout passed. */
     private String ended(Throwable cause) {
         String reason = ctx.isInterrupted() ? ctx.getKillReason().getOrElse(() -> "no reason given") : null;
-        return reason != null ? "Spark ended the barrier stage: " + reason : "Spark's allGather failed: "
-                + cause.getMessage();
+        return reason != null
+                ? "Spark ended the barrier stage: " + reason
+                : "Spark's allGather failed: " + cause.getMessage();
     }
 }

@@ -2,11 +2,9 @@ package dev.collectives.spark;
 
 import java.io.Serializable;
 import java.util.Iterator;
-
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.rdd.RDD;
-
 import scala.jdk.javaapi.CollectionConverters;
 import scala.reflect.ClassTag;
 import scala.runtime.AbstractFunction1;
@@ -17,8 +15,7 @@ import scala.runtime.AbstractFunction1;
  * {@link SparkRanks#join} in it.
  */
 public final class BarrierStages {
-    private BarrierStages() {
-    }
+    private BarrierStages() {}
 
     /**
      * The partitions of {@code rdd}, each mapped by {@code f} in one task of a barrier stage. The cluster must have a

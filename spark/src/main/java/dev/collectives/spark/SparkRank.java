@@ -3,13 +3,11 @@ package dev.collectives.spark;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.Stream;
-
 import java.lang.System.Logger.Level;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.spark.BarrierTaskContext;
 
 /**
@@ -22,6 +20,7 @@ final class SparkRank implements JoinedRank {
     private static final System.Logger LOG = System.getLogger("dev.collectives.spark");
     /** How often a joined task is checked for a kill: Spark's own barrier wait checks once a second. */
     private static final long WATCH_MILLIS = 100;
+
     private static final ScheduledExecutorService WATCH = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "collectives-spark-kill-watch");
         t.setDaemon(true);
@@ -33,6 +32,7 @@ final class SparkRank implements JoinedRank {
     private ScheduledFuture<?> watch;
     /** Guarded by this: an abort never reaches a communicator that close() has begun to destroy. */
     private boolean aborted;
+
     private boolean closed;
 
     private SparkRank(String stage, JoinedRank joined) {
@@ -44,11 +44,15 @@ final class SparkRank implements JoinedRank {
     static SparkRank watched(BarrierTaskContext ctx, String stage, JoinedRank joined) {
         SparkRank rank = new SparkRank(stage, joined);
         synchronized (rank) {
-            rank.watch = WATCH.scheduleWithFixedDelay(() -> {
-                if (ctx.isInterrupted()) {
-                    rank.abortOnKill(ctx.getKillReason().getOrElse(() -> "no reason given"));
-                }
-            }, WATCH_MILLIS, WATCH_MILLIS, TimeUnit.MILLISECONDS);
+            rank.watch = WATCH.scheduleWithFixedDelay(
+                    () -> {
+                        if (ctx.isInterrupted()) {
+                            rank.abortOnKill(ctx.getKillReason().getOrElse(() -> "no reason given"));
+                        }
+                    },
+                    WATCH_MILLIS,
+                    WATCH_MILLIS,
+                    TimeUnit.MILLISECONDS);
         }
         return rank;
     }
@@ -59,8 +63,10 @@ final class SparkRank implements JoinedRank {
         }
         aborted = true;
         watch.cancel(false);
-        LOG.log(Level.WARNING, () -> "rank " + rank() + ": Spark killed the task of " + stage + " (" + reason
-                + "); aborting its communicator");
+        LOG.log(
+                Level.WARNING,
+                () -> "rank " + rank() + ": Spark killed the task of " + stage + " (" + reason
+                        + "); aborting its communicator");
         joined.comm().abort();
     }
 

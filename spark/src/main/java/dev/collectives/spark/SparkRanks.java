@@ -4,10 +4,8 @@ import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.bootstrap.Bootstrap;
-
 import java.util.Map;
 import java.util.Optional;
-
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.BarrierTaskInfo;
 import org.apache.spark.resource.ResourceInformation;
@@ -42,8 +40,7 @@ public final class SparkRanks {
     /** The Spark resource a task's device comes from. */
     public static final String GPU_RESOURCE = "gpu";
 
-    private SparkRanks() {
-    }
+    private SparkRanks() {}
 
     /**
      * Joins this task to the communicator of its barrier stage on {@code backend}. Other settings (the timeout of
@@ -52,7 +49,8 @@ public final class SparkRanks {
      * Close the rank before the task ends (it is closed at the task's end otherwise).
      */
     public static JoinedRank join(BarrierTaskContext ctx, Backend backend) {
-        return join(ctx, backend, Bootstrap.builder().environment(System.getenv()).properties(System.getProperties()));
+        return join(
+                ctx, backend, Bootstrap.builder().environment(System.getenv()).properties(System.getProperties()));
     }
 
     /**
@@ -64,10 +62,12 @@ public final class SparkRanks {
         BarrierTaskInfo[] tasks = ctx.getTaskInfos();
         String stage = "Spark barrier stage " + ctx.stageId() + " (attempt " + ctx.stageAttemptNumber() + ")";
         if (tasks.length != ctx.numPartitions()) {
-            throw CollectivesException.usage(rank, "Spark runs " + tasks.length + " of the " + ctx.numPartitions()
-                    + " tasks of " + stage + ", having kept the output of those that succeeded before the stage"
-                    + " failed; a communicator needs a task for every partition, so this attempt fails and Spark's"
-                    + " next one runs them all");
+            throw CollectivesException.usage(
+                    rank,
+                    "Spark runs " + tasks.length + " of the " + ctx.numPartitions()
+                            + " tasks of " + stage + ", having kept the output of those that succeeded before the stage"
+                            + " failed; a communicator needs a task for every partition, so this attempt fails and Spark's"
+                            + " next one runs them all");
         }
         String host = tasks[rank].address();
         int localRank = 0;
@@ -82,7 +82,8 @@ public final class SparkRanks {
         gpu(ctx.resourcesJMap(), rank).ifPresent(settings::device);
         Arrivals arrivals = Arrivals.of(ctx);
         ctx.addTaskCompletionListener((TaskCompletionListener) done -> arrivals.leave(tasks.length));
-        JoinedRank joined = backend.join(settings.gatherer(stage, new BarrierGatherer(ctx, arrivals)).build());
+        JoinedRank joined = backend.join(
+                settings.gatherer(stage, new BarrierGatherer(ctx, arrivals)).build());
         SparkRank watched = SparkRank.watched(ctx, stage, joined);
         ctx.addTaskCompletionListener((TaskCompletionListener) done -> watched.close());
         return watched;
@@ -96,14 +97,18 @@ public final class SparkRanks {
         }
         String[] addresses = gpu.addresses();
         if (addresses.length > 1) {
-            throw CollectivesException.usage(rank, "the task holds " + addresses.length + " GPUs ("
-                    + String.join(", ", addresses) + "), a rank uses one: set spark.task.resource.gpu.amount=1");
+            throw CollectivesException.usage(
+                    rank,
+                    "the task holds " + addresses.length + " GPUs (" + String.join(", ", addresses)
+                            + "), a rank uses one: set spark.task.resource.gpu.amount=1");
         }
         try {
             return Optional.of(Integer.parseInt(addresses[0].trim()));
         } catch (NumberFormatException e) {
-            throw CollectivesException.usage(rank, "the task's GPU address '" + addresses[0] + "' is not a device"
-                    + " ordinal: the GPU discovery script must list devices by index");
+            throw CollectivesException.usage(
+                    rank,
+                    "the task's GPU address '" + addresses[0] + "' is not a device"
+                            + " ordinal: the GPU discovery script must list devices by index");
         }
     }
 }

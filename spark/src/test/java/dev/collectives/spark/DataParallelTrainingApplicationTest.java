@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.Backends;
 import dev.collectives.spark.example.DataParallelTraining;
-
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -13,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,16 +22,27 @@ import org.junit.jupiter.api.io.TempDir;
 class DataParallelTrainingApplicationTest {
     @Test
     void theApplicationPrintsTheSameWeightsForEveryRank(@TempDir Path dir) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", Backends.NATIVE_ACCESS_OPTION));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                Backends.NATIVE_ACCESS_OPTION));
         // the --add-opens flags that Spark needs on this JDK, as this JVM got them
         ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("--add-opens") || a.startsWith("-Dio.netty")).forEach(command::add);
-        command.addAll(List.of("-Dspark.master=local[4]", "-Dspark.ui.enabled=false",
-                "-Dspark.driver.host=127.0.0.1", "-Dspark.driver.bindAddress=127.0.0.1",
-                "-cp", System.getProperty("java.class.path"), DataParallelTraining.class.getName(), "4"));
+                .filter(a -> a.startsWith("--add-opens") || a.startsWith("-Dio.netty"))
+                .forEach(command::add);
+        command.addAll(List.of(
+                "-Dspark.master=local[4]",
+                "-Dspark.ui.enabled=false",
+                "-Dspark.driver.host=127.0.0.1",
+                "-Dspark.driver.bindAddress=127.0.0.1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                DataParallelTraining.class.getName(),
+                "4"));
         Path output = dir.resolve("output.txt");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
         builder.environment().remove("COLLECTIVES_BACKEND");
         Process application = builder.start();
         boolean exited = application.waitFor(5, TimeUnit.MINUTES);
@@ -44,7 +53,9 @@ class DataParallelTrainingApplicationTest {
 
         assertTrue(exited, "the application did not exit; output: " + lines);
         assertEquals(0, application.exitValue(), String.join("\n", lines));
-        String expected = lines.stream().filter(l -> l.startsWith("one process, 10 steps: w0 = ")).findFirst()
+        String expected = lines.stream()
+                .filter(l -> l.startsWith("one process, 10 steps: w0 = "))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError(String.join("\n", lines)));
         String weights = expected.substring("one process, 10 steps: ".length());
         for (int rank = 0; rank < 4; rank++) {

@@ -14,8 +14,7 @@ final class LocalSpark {
 
     private static SparkSession session;
 
-    private LocalSpark() {
-    }
+    private LocalSpark() {}
 
     static synchronized SparkSession session() {
         if (session == null) {

@@ -1,7 +1,6 @@
 package dev.collectives.spark;
 
 import dev.collectives.runtime.bootstrap.Bootstrap;
-
 import java.time.Duration;
 
 /** What the tests' tasks share. */
@@ -9,8 +8,7 @@ final class SparkTests {
     /** Long enough for a slow CI host; a test of a failure shortens it. */
     static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-    private SparkTests() {
-    }
+    private SparkTests() {}
 
     /** Settings of a join: the tests' timeout for each exchange and for the sim's calls. */
     static Bootstrap.Builder settings() {

@@ -1,7 +1,6 @@
 package dev.collectives.tools;
 
 import dev.collectives.runtime.Backends;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -33,10 +32,17 @@ public final class LocalJob implements AutoCloseable {
     /** How long {@link #close()} waits for each stopped process to end. */
     private static final long STOP_WAIT_SECONDS = 10;
     /** Variables of launchers and of an enclosing job that must not reach the ranks started here. */
-    private static final List<String> INHERITED_PREFIXES = List.of("COLLECTIVES_SIM_", "OMPI_", "PMI_", "SLURM_",
-            "MPI_LOCAL", "TORCHELASTIC_");
-    private static final List<String> INHERITED_NAMES = List.of("RANK", "WORLD_SIZE", "LOCAL_RANK",
-            "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "COLLECTIVES_BOOTSTRAP_TIMEOUT");
+    private static final List<String> INHERITED_PREFIXES =
+            List.of("COLLECTIVES_SIM_", "OMPI_", "PMI_", "SLURM_", "MPI_LOCAL", "TORCHELASTIC_");
+
+    private static final List<String> INHERITED_NAMES = List.of(
+            "RANK",
+            "WORLD_SIZE",
+            "LOCAL_RANK",
+            "LOCAL_WORLD_SIZE",
+            "MASTER_ADDR",
+            "MASTER_PORT",
+            "COLLECTIVES_BOOTSTRAP_TIMEOUT");
 
     /**
      * Where a job's ranks run.
@@ -45,8 +51,7 @@ public final class LocalJob implements AutoCloseable {
      * @param devices  the GPUs the processes share, round-robin
      * @param hostName what each process's {@code NCCL_HOSTID} starts with, before {@code -rank-R}
      */
-    public record Placement(String backend, int devices, String hostName) {
-    }
+    public record Placement(String backend, int devices, String hostName) {}
 
     private final List<Process> processes;
 
@@ -61,8 +66,13 @@ public final class LocalJob implements AutoCloseable {
      *
      * @throws UncheckedIOException when a process cannot be started (those started are stopped)
      */
-    public static LocalJob start(Placement placement, int size, List<String> jvmOptions,
-            List<String> toolArguments, IntFunction<Path> log, ObjIntConsumer<Map<String, String>> environment) {
+    public static LocalJob start(
+            Placement placement,
+            int size,
+            List<String> jvmOptions,
+            List<String> toolArguments,
+            IntFunction<Path> log,
+            ObjIntConsumer<Map<String, String>> environment) {
         String rendezvous = "tcp://127.0.0.1:" + freePort();
         String token = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
         List<String> command = command(jvmOptions, toolArguments);
@@ -71,8 +81,8 @@ public final class LocalJob implements AutoCloseable {
             for (int r = 0; r < size; r++) {
                 Path file = log.apply(r);
                 Files.createDirectories(file.toAbsolutePath().getParent());
-                ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                        .redirectOutput(file.toFile());
+                ProcessBuilder builder =
+                        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(file.toFile());
                 Map<String, String> variables = builder.environment();
                 place(variables, placement, size, r, rendezvous, token);
                 environment.accept(variables, r);
@@ -98,7 +108,8 @@ public final class LocalJob implements AutoCloseable {
     public OptionalInt awaitExit(int rank, long deadlineNanos) throws InterruptedException {
         Process process = processes.get(rank);
         return process.waitFor(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
-                ? OptionalInt.of(process.exitValue()) : OptionalInt.empty();
+                ? OptionalInt.of(process.exitValue())
+                : OptionalInt.empty();
     }
 
     /**
@@ -126,9 +137,15 @@ public final class LocalJob implements AutoCloseable {
      * compiling matter more than peak speed (the client compiler, one GC thread).
      */
     private static List<String> command(List<String> jvmOptions, List<String> toolArguments) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xss16m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", Backends.NATIVE_ACCESS_OPTION));
-        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("collectives.")).sorted()
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xss16m",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                Backends.NATIVE_ACCESS_OPTION));
+        System.getProperties().stringPropertyNames().stream()
+                .filter(k -> k.startsWith("collectives."))
+                .sorted()
                 .forEach(k -> command.add("-D" + k + "=" + System.getProperty(k)));
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Tools.class.getName()));
@@ -137,9 +154,11 @@ public final class LocalJob implements AutoCloseable {
     }
 
     /** The rank's place in the job, and nothing of a launcher or job around this process. */
-    private static void place(Map<String, String> env, Placement placement, int size, int rank, String rendezvous,
-            String token) {
-        env.keySet().removeIf(k -> INHERITED_NAMES.contains(k) || INHERITED_PREFIXES.stream().anyMatch(k::startsWith));
+    private static void place(
+            Map<String, String> env, Placement placement, int size, int rank, String rendezvous, String token) {
+        env.keySet()
+                .removeIf(k -> INHERITED_NAMES.contains(k)
+                        || INHERITED_PREFIXES.stream().anyMatch(k::startsWith));
         env.put("COLLECTIVES_BACKEND", placement.backend());
         env.put("COLLECTIVES_RANK", String.valueOf(rank));
         env.put("COLLECTIVES_WORLD_SIZE", String.valueOf(size));

@@ -19,11 +19,9 @@ import dev.collectives.tools.differential.RankCommand;
 import dev.collectives.tools.faults.FaultRankCommand;
 import dev.collectives.tools.faults.FaultsCommand;
 import dev.collectives.tools.trace.TraceCommand;
-
 import java.io.PrintStream;
 import java.util.List;
 import java.util.concurrent.Callable;
-
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IExecutionExceptionHandler;
@@ -38,8 +36,7 @@ import picocli.CommandLine.Spec;
  * two start once per rank of their jobs ({@link LocalJob}). {@link #run} runs one, so that tests call it in-process.
  */
 public final class Tools {
-    private Tools() {
-    }
+    private Tools() {}
 
     /**
      * The command line: {@code --help} lists the commands.
@@ -73,13 +70,15 @@ public final class Tools {
     }
 
     private static CommandLine commandLine(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
-        CommandLine line = Commands.printingTo(new CommandLine(new Top())
-                .addSubcommand(new CommandLine(new Bench()))
-                .addSubcommand(new CommandLine(new DifferentialCommand(out, examples, mistakes)))
-                .addSubcommand(new CommandLine(new RankCommand(out, examples, mistakes)))
-                .addSubcommand(new CommandLine(new FaultsCommand(out)))
-                .addSubcommand(new CommandLine(new FaultRankCommand(out)))
-                .addSubcommand(new CommandLine(new TraceCommand(out))), out);
+        CommandLine line = Commands.printingTo(
+                new CommandLine(new Top())
+                        .addSubcommand(new CommandLine(new Bench()))
+                        .addSubcommand(new CommandLine(new DifferentialCommand(out, examples, mistakes)))
+                        .addSubcommand(new CommandLine(new RankCommand(out, examples, mistakes)))
+                        .addSubcommand(new CommandLine(new FaultsCommand(out)))
+                        .addSubcommand(new CommandLine(new FaultRankCommand(out)))
+                        .addSubcommand(new CommandLine(new TraceCommand(out))),
+                out);
         IExecutionExceptionHandler others = line.getExecutionExceptionHandler();
         return line.setExecutionExceptionHandler((e, parsed, result) ->
                 parsed.getParent() != null && parsed.getParent().getCommand() instanceof Bench
@@ -87,10 +86,14 @@ public final class Tools {
                         : others.handleExecutionException(e, parsed, result));
     }
 
-    @Command(name = "tools", usageHelpAutoWidth = true, synopsisSubcommandLabel = "COMMAND",
-            description = "The benchmarks, the differential harness, the fault driver and the flight records' analyser: "
-                    + "each command has its own "
-                    + "--help. The examples and the mistakes are the examples module's runner.",
+    @Command(
+            name = "tools",
+            usageHelpAutoWidth = true,
+            synopsisSubcommandLabel = "COMMAND",
+            description =
+                    "The benchmarks, the differential harness, the fault driver and the flight records' analyser: "
+                            + "each command has its own "
+                            + "--help. The examples and the mistakes are the examples module's runner.",
             exitCodeListHeading = "%nExit status:%n",
             exitCodeList = {"0:the command passed", "1:it failed", "2:a bad command line, or an unavailable backend"})
     static final class Top extends Group {
@@ -99,15 +102,27 @@ public final class Tools {
         }
     }
 
-    @Command(name = "bench", usageHelpAutoWidth = true, synopsisSubcommandLabel = "COMMAND",
+    @Command(
+            name = "bench",
+            usageHelpAutoWidth = true,
+            synopsisSubcommandLabel = "COMMAND",
             description = "The benchmarks: nccl-tests-style tables (size, count, type, redop, time, algbw, busbw, "
                     + "#wrong; out of place and in place), also as CSV or JSON, and a chart of them.",
-            subcommands = {DeviceBenchmark.class, OverheadBenchmark.class, MemoryBenchmark.class,
-                ShapesBenchmark.class, FusionBenchmark.class, SimAllReduceBenchmark.class, PlotCommand.class},
+            subcommands = {
+                DeviceBenchmark.class,
+                OverheadBenchmark.class,
+                MemoryBenchmark.class,
+                ShapesBenchmark.class,
+                FusionBenchmark.class,
+                SimAllReduceBenchmark.class,
+                PlotCommand.class
+            },
             exitCodeListHeading = "%nExit status:%n",
-            exitCodeList = {"0:the benchmark ran, and every size it checked was right",
+            exitCodeList = {
+                "0:the benchmark ran, and every size it checked was right",
                 "1:a size had wrong elements, or the benchmark failed",
-                "2:a bad command line, or an unavailable backend"})
+                "2:a bad command line, or an unavailable backend"
+            })
     static final class Bench extends Group {
         Bench() {
             super("a benchmark");
@@ -121,7 +136,10 @@ public final class Tools {
         @Spec
         CommandSpec spec;
 
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true,
+                description = "show this help, and exit")
         boolean help;
 
         Group(String member) {

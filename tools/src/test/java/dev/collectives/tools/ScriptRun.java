@@ -14,10 +14,15 @@ public record ScriptRun(int status, String text) {
      */
     public static ScriptRun of(String script, Map<String, String> variables, Path log)
             throws IOException, InterruptedException {
-        ProcessBuilder builder = new ProcessBuilder("bash", Path.of("..", "gpu", script).toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder builder = new ProcessBuilder(
+                        "bash", Path.of("..", "gpu", script).toString())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
         builder.environment().putAll(variables);
-        builder.environment().put("JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        builder.environment()
+                .put(
+                        "JAVA",
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString());
         builder.environment().put("CLASS_PATH", System.getProperty("java.class.path"));
         int status = builder.start().waitFor();
         return new ScriptRun(status, Files.readString(log, StandardCharsets.UTF_8));

@@ -5,10 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.examples.Runner;
-
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -38,8 +36,18 @@ class ToolsOptionsTest {
     }
 
     @ParameterizedTest(name = "{0} --help")
-    @CsvSource({"differential", "faults", "bench", "bench device", "bench overhead", "bench memory", "bench shapes",
-        "bench fusion", "bench sim-allreduce", "bench plot"})
+    @CsvSource({
+        "differential",
+        "faults",
+        "bench",
+        "bench device",
+        "bench overhead",
+        "bench memory",
+        "bench shapes",
+        "bench fusion",
+        "bench sim-allreduce",
+        "bench plot"
+    })
     void everyCommandHasHelp(String command) {
         List<String> args = new ArrayList<>(List.of(command.split(" ")));
         args.add("--help");
@@ -50,22 +58,29 @@ class ToolsOptionsTest {
     }
 
     @ParameterizedTest(name = "{0} --help")
-    @CsvSource(delimiter = '|', value = {
-        "differential   | sim          | 2,4,8",
-        "faults         | sim          | 2,4,8",
-        "bench device   | nccl         | 1",
-        "bench fusion   | nccl         | 1",
-        "bench overhead | nccl         | 1",
-        "bench shapes   | nccl         | 1"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "differential   | sim          | 2,4,8",
+                "faults         | sim          | 2,4,8",
+                "bench device   | nccl         | 1",
+                "bench fusion   | nccl         | 1",
+                "bench overhead | nccl         | 1",
+                "bench shapes   | nccl         | 1"
+            })
     void backendAndRanksReadAlikeInEveryCommandWithItsOwnDefaults(String command, String backend, String ranks) {
         List<String> args = new ArrayList<>(List.of(command.split(" ")));
         args.add("--help");
         String text = ToolsOutput.of(args.toArray(new String[0])).text().replaceAll("\\s+", " ");
 
-        assertTrue(text.contains("--backend=NAME sim (embedded, no GPU), nccl or mccl; default: $COLLECTIVES_BACKEND, "
-                + "else " + backend + " "), text);
-        assertTrue(text.contains("--ranks=N ranks on this host: threads on sim, a GPU each otherwise; "
-                + "comma-separated where a command runs at several counts in turn; default: " + ranks + " "), text);
+        assertTrue(
+                text.contains("--backend=NAME sim (embedded, no GPU), nccl or mccl; default: $COLLECTIVES_BACKEND, "
+                        + "else " + backend + " "),
+                text);
+        assertTrue(
+                text.contains("--ranks=N ranks on this host: threads on sim, a GPU each otherwise; "
+                        + "comma-separated where a command runs at several counts in turn; default: " + ranks + " "),
+                text);
     }
 
     @Test
@@ -73,7 +88,9 @@ class ToolsOptionsTest {
         ToolsOutput run = ToolsOutput.of("differential", "--ranks", "1,2");
 
         assertEquals(Runner.USAGE, run.status(), run.text());
-        assertEquals("error: --ranks needs counts of at least 2 and --devices at least 1", run.text().strip());
+        assertEquals(
+                "error: --ranks needs counts of at least 2 and --devices at least 1",
+                run.text().strip());
     }
 
     @Test
@@ -82,15 +99,31 @@ class ToolsOptionsTest {
 
         assertEquals(Runner.PASSED, run.status(), run.text());
         String text = run.text().replaceAll("\\s+", " ");
-        for (String option : new String[] {"--backend=NAME", "--ranks=N", "--devices=G", "--modes=MODE[,MODE...]",
-            "--faults=FAULT[,FAULT...]", "--out=DIR", "--job-timeout=SECONDS", "--sim-timeout=SECONDS",
-            "--sync-timeout=SECONDS", "--help"}) {
+        for (String option : new String[] {
+            "--backend=NAME",
+            "--ranks=N",
+            "--devices=G",
+            "--modes=MODE[,MODE...]",
+            "--faults=FAULT[,FAULT...]",
+            "--out=DIR",
+            "--job-timeout=SECONDS",
+            "--sim-timeout=SECONDS",
+            "--sync-timeout=SECONDS",
+            "--help"
+        }) {
             assertTrue(text.contains(" " + option + " "), option + " in:\n" + run.text());
         }
-        for (String words : new String[] {"the culprit, rank N-1", "never rank 0: its process serves the rendezvous",
-            "kill: the culprit halts its process", "abort: it calls comm.abort()", "silent: it stops calling",
-            "shapes: it calls the step with n + 1 elements", "COLLECTIVES_CHECK=calls", "never speed",
-            "0 every job failed as expected"}) {
+        for (String words : new String[] {
+            "the culprit, rank N-1",
+            "never rank 0: its process serves the rendezvous",
+            "kill: the culprit halts its process",
+            "abort: it calls comm.abort()",
+            "silent: it stops calling",
+            "shapes: it calls the step with n + 1 elements",
+            "COLLECTIVES_CHECK=calls",
+            "never speed",
+            "0 every job failed as expected"
+        }) {
             assertTrue(text.contains(words), words + " in:\n" + run.text());
         }
     }
@@ -107,15 +140,18 @@ class ToolsOptionsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "--bogus                 | Unknown option: '--bogus'",
-        "faults --ranks 1,2      | --ranks needs counts of at least 2 and --devices at least 1",
-        "faults --ranks 2,x      | --ranks needs a positive whole number, not 'x'",
-        "faults --sim-timeout 0  | --job-timeout, --sim-timeout and --sync-timeout need at least 1 s",
-        "faults --faults crash   | Invalid value for option '--faults' (FAULT): expected one of [KILL, ABORT, SILENT, "
-            + "SHAPES]",
-        "faults --backend nosuch | unknown backend 'nosuch'",
-        "bench device --backend=sim --ranks=2,4 | --ranks takes one count here, not '2,4'"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--bogus                 | Unknown option: '--bogus'",
+                "faults --ranks 1,2      | --ranks needs counts of at least 2 and --devices at least 1",
+                "faults --ranks 2,x      | --ranks needs a positive whole number, not 'x'",
+                "faults --sim-timeout 0  | --job-timeout, --sim-timeout and --sync-timeout need at least 1 s",
+                "faults --faults crash   | Invalid value for option '--faults' (FAULT): expected one of [KILL, ABORT, SILENT, "
+                        + "SHAPES]",
+                "faults --backend nosuch | unknown backend 'nosuch'",
+                "bench device --backend=sim --ranks=2,4 | --ranks takes one count here, not '2,4'"
+            })
     void badCommandLineExitsWithUsageStatus(String args, String message) {
         ToolsOutput run = ToolsOutput.of(args.trim().split(" +"));
 

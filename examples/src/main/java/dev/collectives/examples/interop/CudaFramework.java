@@ -1,15 +1,14 @@
 package dev.collectives.examples.interop;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import org.bytedeco.cuda.cudart.CUstream_st;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.FloatPointer;
 import org.bytedeco.javacpp.Loader;
 import org.bytedeco.javacpp.Pointer;
-
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
 
 /**
  * A framework on a CUDA device through bytedeco's CUDA binding ({@code org.bytedeco:cuda}): {@code cudaMalloc}
@@ -42,7 +41,8 @@ final class CudaFramework implements Framework {
                 Loader.load(cudart.class);
                 int[] devices = new int[1];
                 int rc = cudart.cudaGetDeviceCount(devices);
-                return rc == 0 && devices[0] > 0 ? Optional.empty()
+                return rc == 0 && devices[0] > 0
+                        ? Optional.empty()
                         : Optional.of("cudaGetDeviceCount returned " + rc + " with " + devices[0] + " device(s)");
             } catch (LinkageError e) {
                 return Optional.of(e.toString());
@@ -66,10 +66,12 @@ final class CudaFramework implements Framework {
 
     @Override
     public void upload(long address, float[] values) {
-        Pointer target = memory.stream().filter(m -> m.address() == address).findFirst().orElseThrow();
+        Pointer target =
+                memory.stream().filter(m -> m.address() == address).findFirst().orElseThrow();
         FloatPointer host = new FloatPointer(values);
         staging.add(host); // must outlive the asynchronous copy: freed at close(), after the stream is synchronized
-        check(cudart.cudaMemcpyAsync(new BytePointer(target), host, 4L * values.length, HOST_TO_DEVICE, stream),
+        check(
+                cudart.cudaMemcpyAsync(new BytePointer(target), host, 4L * values.length, HOST_TO_DEVICE, stream),
                 "cudaMemcpyAsync");
     }
 

@@ -9,7 +9,6 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Stream;
-
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -53,7 +52,8 @@ public final class FrameworkInteropExample implements Example {
                 for (int i = 0; i < expected.length; i++) {
                     expected[i] = HostData.sum(0, comm.size(), i);
                 }
-                return new RankReport(pipeline.describe() + "framework: " + framework.describe() + "\n",
+                return new RankReport(
+                        pipeline.describe() + "framework: " + framework.describe() + "\n",
                         HostData.compare(rank.rank(), "gradients", expected, HostData.read(gradients)));
             }
         }
@@ -73,8 +73,8 @@ public final class FrameworkInteropExample implements Example {
             return Optional.of("needs a MUSA binding of the framework's runtime, and bytedeco binds CUDA only: run it "
                     + "on nccl or sim");
         }
-        return CudaFramework.unavailable().map(why -> "needs bytedeco's CUDA binding, which cannot load here ("
-                + why + "); run it on sim");
+        return CudaFramework.unavailable()
+                .map(why -> "needs bytedeco's CUDA binding, which cannot load here (" + why + "); run it on sim");
     }
 
     /** The sim's foreign memory on sim, bytedeco's CUDA binding on nccl (where {@link #inapplicable} let it run). */
@@ -86,9 +86,10 @@ public final class FrameworkInteropExample implements Example {
         return new SimFramework(comm.rank()) {
             @Override
             public String describe() {
-                return super.describe() + "; bytedeco's CUDA binding " + cudaUnavailable
-                        .map(why -> "cannot load here, so this example runs on sim only (" + why + ")")
-                        .orElse("loads here: run with --backend nccl to use it");
+                return super.describe() + "; bytedeco's CUDA binding "
+                        + cudaUnavailable
+                                .map(why -> "cannot load here, so this example runs on sim only (" + why + ")")
+                                .orElse("loads here: run with --backend nccl to use it");
             }
         };
     }

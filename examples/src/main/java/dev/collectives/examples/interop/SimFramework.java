@@ -2,7 +2,6 @@ package dev.collectives.examples.interop;
 
 import dev.collectives.backend.sim.SimForeignMemory;
 import dev.collectives.backend.sim.SimForeignStream;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,7 +30,8 @@ class SimFramework implements Framework {
 
     @Override
     public void upload(long address, float[] values) {
-        SimForeignMemory target = memory.stream().filter(m -> m.address() == address).findFirst().orElseThrow();
+        SimForeignMemory target =
+                memory.stream().filter(m -> m.address() == address).findFirst().orElseThrow();
         float[] copy = values.clone();
         stream.launch(() -> target.asByteBuffer().asFloatBuffer().put(copy));
     }

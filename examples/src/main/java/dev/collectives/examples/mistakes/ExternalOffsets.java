@@ -31,11 +31,11 @@ final class ExternalOffsets implements Mistake {
 
     @Override
     public void run(RankContext rank) {
-        try (DeviceBuffer block = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32,
-                ExternalAllReduce.COUNT + SHIFT)) {
+        try (DeviceBuffer block =
+                rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ExternalAllReduce.COUNT + SHIFT)) {
             DeviceBuffer input = block.slice(rank.rank() == 0 ? 0 : SHIFT, ExternalAllReduce.COUNT);
-            try (CollectiveExternalAllReduce pipeline = CollectiveExternalAllReduce.bind(rank.comm(), rank.stream(),
-                    input)) {
+            try (CollectiveExternalAllReduce pipeline =
+                    CollectiveExternalAllReduce.bind(rank.comm(), rank.stream(), input)) {
                 pipeline.step();
                 rank.stream().synchronize();
             }

@@ -5,7 +5,6 @@ import dev.collectives.examples.pipelines.CollectiveLegacyGeneralRegistration;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.RankContext;
-
 import java.util.Optional;
 
 /**
@@ -50,8 +49,8 @@ final class LegacyVariableMissing implements Mistake {
 
     @Override
     public void run(RankContext rank) {
-        try (CollectiveLegacyGeneralRegistration pipeline = CollectiveLegacyGeneralRegistration.bind(rank.comm(),
-                rank.stream())) {
+        try (CollectiveLegacyGeneralRegistration pipeline =
+                CollectiveLegacyGeneralRegistration.bind(rank.comm(), rank.stream())) {
             pipeline.gather();
             rank.stream().synchronize();
         }

@@ -4,7 +4,6 @@ import dev.collectives.examples.ClusterSpec;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.RankContext;
-
 import java.util.Optional;
 
 /**

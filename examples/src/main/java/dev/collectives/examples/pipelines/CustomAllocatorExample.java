@@ -32,11 +32,10 @@ public final class CustomAllocatorExample implements Example {
 
     @Override
     public RankReport run(RankContext rank) {
-        try (CollectiveCustomAllocatorReduceScatter pipeline = CollectiveCustomAllocatorReduceScatter.bind(
-                rank.comm(), rank.stream())) {
+        try (CollectiveCustomAllocatorReduceScatter pipeline =
+                CollectiveCustomAllocatorReduceScatter.bind(rank.comm(), rank.stream())) {
             Check data = Check.eachIteration(ITERATIONS, iteration -> {
-                pipeline.contributions().copyFromHost(HostData.values(iteration, rank.rank(), 0,
-                        BLOCK * rank.size()));
+                pipeline.contributions().copyFromHost(HostData.values(iteration, rank.rank(), 0, BLOCK * rank.size()));
                 pipeline.reduced().copyFromHost(HostData.untouched(BLOCK));
                 pipeline.step();
                 rank.stream().synchronize();
@@ -46,16 +45,23 @@ public final class CustomAllocatorExample implements Example {
                 }
                 return HostData.compare(rank.rank(), "reduced", expected, HostData.read(pipeline.reduced()));
             });
-            return new RankReport(pipeline.describe(), Check.all(data,
-                    madeByTheAllocator(rank.rank(), "contributions", pipeline.contributions().memory()),
-                    madeByTheAllocator(rank.rank(), "reduced", pipeline.reduced().memory())));
+            return new RankReport(
+                    pipeline.describe(),
+                    Check.all(
+                            data,
+                            madeByTheAllocator(
+                                    rank.rank(),
+                                    "contributions",
+                                    pipeline.contributions().memory()),
+                            madeByTheAllocator(
+                                    rank.rank(), "reduced", pipeline.reduced().memory())));
         }
     }
 
     private static Check madeByTheAllocator(int rank, String buffer, DeviceMemory memory) {
         if (!memory.handleTypes().contains(HandleType.POSIX_FILE_DESCRIPTOR)) {
-            return Check.wrong(rank, buffer + "'s handle types", "POSIX_FILE_DESCRIPTOR among them",
-                    memory.handleTypes());
+            return Check.wrong(
+                    rank, buffer + "'s handle types", "POSIX_FILE_DESCRIPTOR among them", memory.handleTypes());
         }
         long reserved = memory.physicalSize() * HeadroomVmmAllocator.HEADROOM;
         if (memory.reservedSize() != reserved) {

@@ -17,13 +17,20 @@ import dev.collectives.runtime.DeviceBuffer;
 public interface CustomAllocatorReduceScatter {
     /** Sized for up to this many ranks: the reducescatter reads {@code BLOCK × ranks} elements. */
     int MAX_RANKS = 64;
+
     long BLOCK = 1024;
 
-    @Buffer(type = DataType.FLOAT32, count = BLOCK * MAX_RANKS, allocator = Allocator.CUSTOM,
+    @Buffer(
+            type = DataType.FLOAT32,
+            count = BLOCK * MAX_RANKS,
+            allocator = Allocator.CUSTOM,
             customAllocator = HeadroomVmmAllocator.class)
     DeviceBuffer contributions();
 
-    @Buffer(type = DataType.FLOAT32, count = BLOCK, allocator = Allocator.CUSTOM,
+    @Buffer(
+            type = DataType.FLOAT32,
+            count = BLOCK,
+            allocator = Allocator.CUSTOM,
             customAllocator = HeadroomVmmAllocator.class)
     DeviceBuffer reduced();
 

@@ -38,17 +38,20 @@ public final class GradientBucketsExample implements Example {
         ToyModel model = ToyModel.EXAMPLE;
         String describe;
         Check local;
-        try (CollectiveGradientBucketsLocal pipeline = CollectiveGradientBucketsLocal.binder(rank.comm(),
-                rank.stream()).parameters(model.parameterCount()).bind()) {
+        try (CollectiveGradientBucketsLocal pipeline = CollectiveGradientBucketsLocal.binder(rank.comm(), rank.stream())
+                .parameters(model.parameterCount())
+                .bind()) {
             local = train(rank, model, pipeline.grads(), pipeline::bucket);
             describe = pipeline.describe();
         }
-        try (CollectiveGradientBucketsGraph pipeline = CollectiveGradientBucketsGraph.binder(rank.comm(),
-                rank.stream()).parameters(model.parameterCount()).bind()) {
-            Check graph = Check.all(train(rank, model, pipeline.grads(), pipeline::bucket),
+        try (CollectiveGradientBucketsGraph pipeline = CollectiveGradientBucketsGraph.binder(rank.comm(), rank.stream())
+                .parameters(model.parameterCount())
+                .bind()) {
+            Check graph = Check.all(
+                    train(rank, model, pipeline.grads(), pipeline::bucket),
                     cache(rank, model, pipeline.bucketGraphs()));
-            return new RankReport(describe + pipeline.describe(), Check.all(local.labelled("LOCAL"),
-                    graph.labelled("GRAPH")));
+            return new RankReport(
+                    describe + pipeline.describe(), Check.all(local.labelled("LOCAL"), graph.labelled("GRAPH")));
         }
     }
 
@@ -59,9 +62,10 @@ public final class GradientBucketsExample implements Example {
     private static Check cache(RankContext rank, ToyModel model, GraphCacheStats stats) {
         int buckets = model.bucketsInBackwardOrder().size();
         int capturedOnFirstStep = buckets - ToyModel.FULL_BUCKETS;
-        GraphCacheStats expected = new GraphCacheStats(buckets, (long) TRAINING_STEPS * buckets
-                - capturedOnFirstStep, 0, buckets, stats.capacity());
-        return expected.equals(stats) ? Check.ok("graph cache " + stats)
+        GraphCacheStats expected = new GraphCacheStats(
+                buckets, (long) TRAINING_STEPS * buckets - capturedOnFirstStep, 0, buckets, stats.capacity());
+        return expected.equals(stats)
+                ? Check.ok("graph cache " + stats)
                 : Check.wrong(rank.rank(), "graph cache of bucket()", expected, stats);
     }
 

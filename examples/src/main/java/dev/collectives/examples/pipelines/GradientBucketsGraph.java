@@ -23,9 +23,16 @@ public interface GradientBucketsGraph {
     @Buffer(type = DataType.FLOAT32, countExpr = "parameters")
     DeviceBuffer grads();
 
-    @AllReduce(send = "grads", sendOffsetExpr = "offset", recv = "grads", recvOffsetExpr = "offset", countExpr = "n",
-               op = ReduceOp.SUM)
-    @Capture(param = "offset", values = {0, ToyModel.BUCKET, 2 * ToyModel.BUCKET, 3 * ToyModel.BUCKET})
+    @AllReduce(
+            send = "grads",
+            sendOffsetExpr = "offset",
+            recv = "grads",
+            recvOffsetExpr = "offset",
+            countExpr = "n",
+            op = ReduceOp.SUM)
+    @Capture(
+            param = "offset",
+            values = {0, ToyModel.BUCKET, 2 * ToyModel.BUCKET, 3 * ToyModel.BUCKET})
     @Capture(param = "n", values = ToyModel.BUCKET)
     void bucket(long offset, long n);
 }

@@ -22,7 +22,12 @@ public interface GradientBucketsLocal {
     @Buffer(type = DataType.FLOAT32, countExpr = "parameters")
     DeviceBuffer grads();
 
-    @AllReduce(send = "grads", sendOffsetExpr = "offset", recv = "grads", recvOffsetExpr = "offset", countExpr = "n",
-               op = ReduceOp.SUM)
+    @AllReduce(
+            send = "grads",
+            sendOffsetExpr = "offset",
+            recv = "grads",
+            recvOffsetExpr = "offset",
+            countExpr = "n",
+            op = ReduceOp.SUM)
     void bucket(long offset, long n);
 }

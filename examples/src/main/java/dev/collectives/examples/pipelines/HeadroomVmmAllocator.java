@@ -5,7 +5,6 @@ import dev.collectives.annotation.QualifiedAllocator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.VirtualMemory;
-
 import java.util.Set;
 
 /**

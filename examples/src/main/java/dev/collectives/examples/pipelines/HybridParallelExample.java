@@ -43,17 +43,20 @@ public final class HybridParallelExample implements Example {
     public RankReport run(RankContext rank) {
         int r = rank.rank();
         try (Communicator tensorParallel = rank.comm().split(r / TP, r % TP).orElseThrow();
-             Communicator dataParallel = rank.comm().split(r % TP, r / TP).orElseThrow();
-             var shards = CollectiveTensorParallelShards.bind(tensorParallel, rank.stream());
-             var gradients = CollectiveDataParallelGradients.bind(dataParallel, rank.stream(), shards.reduced())) {
+                Communicator dataParallel = rank.comm().split(r % TP, r / TP).orElseThrow();
+                var shards = CollectiveTensorParallelShards.bind(tensorParallel, rank.stream());
+                var gradients = CollectiveDataParallelGradients.bind(dataParallel, rank.stream(), shards.reduced())) {
             Check check = Check.eachIteration(ITERATIONS, i -> step(rank, i, shards, gradients));
             return new RankReport(shards.describe() + "\n" + gradients.describe(), check);
         }
     }
 
     /** One training step: gather the shards, scatter the partial sums, allreduce the gradients; each checked. */
-    private static Check step(RankContext rank, int iteration, CollectiveTensorParallelShards shards,
-                              CollectiveDataParallelGradients gradients) {
+    private static Check step(
+            RankContext rank,
+            int iteration,
+            CollectiveTensorParallelShards shards,
+            CollectiveDataParallelGradients gradients) {
         int r = rank.rank();
         int group = r / TP;
         shards.shard().copyFromHost(HostData.values(iteration, r, 0, SHARD));
@@ -67,8 +70,8 @@ public final class HybridParallelExample implements Example {
         shards.scatter();
         rank.stream().synchronize();
         // both ranks of the group hold the same full tensor: each gets twice its own shard
-        Check scattered = HostData.compare(r, "reduced", timesTwo(HostData.values(iteration, r, 0, SHARD)),
-                HostData.read(shards.reduced()));
+        Check scattered = HostData.compare(
+                r, "reduced", timesTwo(HostData.values(iteration, r, 0, SHARD)), HostData.read(shards.reduced()));
         gradients.allReduce();
         rank.stream().synchronize();
         float[] summed = new float[SHARD];
@@ -78,8 +81,7 @@ public final class HybridParallelExample implements Example {
                 summed[j] += replica[j];
             }
         }
-        return Check.all(gathered, scattered, HostData.compare(r, "grads", summed,
-                HostData.read(gradients.grads())));
+        return Check.all(gathered, scattered, HostData.compare(r, "grads", summed, HostData.read(gradients.grads())));
     }
 
     private static float[] timesTwo(float[] values) {

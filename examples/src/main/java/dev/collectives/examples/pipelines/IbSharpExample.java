@@ -47,7 +47,10 @@ public final class IbSharpExample implements Example {
                 pipeline.recvbuff().copyFromHost(HostData.untouched(checked));
                 pipeline.step();
                 rank.stream().synchronize();
-                return HostData.compare(rank.rank(), "recvbuff", expected(iteration, rank, checked),
+                return HostData.compare(
+                        rank.rank(),
+                        "recvbuff",
+                        expected(iteration, rank, checked),
                         HostData.read(pipeline.recvbuff(), checked));
             });
             return new RankReport(pipeline.describe(), check);

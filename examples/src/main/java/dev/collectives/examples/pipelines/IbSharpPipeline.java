@@ -19,6 +19,7 @@ import dev.collectives.runtime.DeviceBuffer;
 public interface IbSharpPipeline {
     /** Sized for up to this many ranks: reducescatter reads and allgather writes {@code BLOCK × ranks} elements. */
     int MAX_RANKS = 64;
+
     long REDUCED = 1024;
     long BLOCK = 256;
     long SCATTER_RECV_OFFSET = REDUCED;
@@ -31,7 +32,11 @@ public interface IbSharpPipeline {
     DeviceBuffer recvbuff();
 
     @AllReduce(send = "sendbuff", recv = "recvbuff", count = REDUCED, op = ReduceOp.SUM)
-    @ReduceScatter(send = "sendbuff", recv = "recvbuff", recvOffset = SCATTER_RECV_OFFSET, recvCount = BLOCK,
+    @ReduceScatter(
+            send = "sendbuff",
+            recv = "recvbuff",
+            recvOffset = SCATTER_RECV_OFFSET,
+            recvCount = BLOCK,
             op = ReduceOp.SUM)
     @AllGather(send = "sendbuff", recv = "recvbuff", recvOffset = GATHER_RECV_OFFSET, sendCount = BLOCK)
     void step();

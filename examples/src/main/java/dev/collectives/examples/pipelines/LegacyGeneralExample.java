@@ -35,8 +35,8 @@ public final class LegacyGeneralExample implements Example {
 
     @Override
     public RankReport run(RankContext rank) {
-        try (CollectiveLegacyGeneralRegistration pipeline = CollectiveLegacyGeneralRegistration.bind(rank.comm(),
-                rank.stream())) {
+        try (CollectiveLegacyGeneralRegistration pipeline =
+                CollectiveLegacyGeneralRegistration.bind(rank.comm(), rank.stream())) {
             int checked = SHARD * (rank.size() + 1);
             Check check = Check.eachIteration(ITERATIONS, iteration -> {
                 pipeline.shard().copyFromHost(HostData.values(iteration, rank.rank(), 0, SHARD));
@@ -47,8 +47,7 @@ public final class LegacyGeneralExample implements Example {
                 for (int from = 0; from < rank.size(); from++) {
                     System.arraycopy(HostData.values(iteration, from, 0, SHARD), 0, expected, from * SHARD, SHARD);
                 }
-                return HostData.compare(rank.rank(), "gathered", expected,
-                        HostData.read(pipeline.gathered(), checked));
+                return HostData.compare(rank.rank(), "gathered", expected, HostData.read(pipeline.gathered(), checked));
             });
             return new RankReport(pipeline.describe(), check);
         }

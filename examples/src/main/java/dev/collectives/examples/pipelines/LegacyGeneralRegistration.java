@@ -18,6 +18,7 @@ import dev.collectives.runtime.DeviceBuffer;
 public interface LegacyGeneralRegistration {
     /** Sized for up to this many ranks: the allgather writes {@code SHARD × ranks} elements. */
     int MAX_RANKS = 64;
+
     long SHARD = 1024;
 
     @Buffer(type = DataType.FLOAT32, count = SHARD, allocator = Allocator.LEGACY)

@@ -35,8 +35,8 @@ public final class MtlinkSharpExample implements Example {
 
     @Override
     public RankReport run(RankContext rank) {
-        try (CollectiveMtlinkSharpAllReduce pipeline = CollectiveMtlinkSharpAllReduce.bind(rank.comm(),
-                rank.stream())) {
+        try (CollectiveMtlinkSharpAllReduce pipeline =
+                CollectiveMtlinkSharpAllReduce.bind(rank.comm(), rank.stream())) {
             Check check = Check.eachIteration(ITERATIONS, iteration -> {
                 // one element past the op's range must stay as it was
                 float[] sent = HostData.values(iteration, rank.rank(), 0, COUNT + 1);

@@ -12,6 +12,7 @@ import dev.collectives.runtime.RankContext;
 final class SeedAllReduces {
     /** The guide allocates 1 << 25 floats per buffer; 1 << 20 (4 MiB, two granules) keeps 8 simulated ranks light. */
     static final long BUFFER_COUNT = 1 << 20;
+
     static final long COUNT = 1024;
     static final long SECOND_SEND_OFFSET = 1024;
     static final long SECOND_RECV_OFFSET = 2048;
@@ -20,8 +21,7 @@ final class SeedAllReduces {
     /** recvbuff[0, 4096): both results, the gap between them, and the elements after the second. */
     private static final int CHECKED = 4096;
 
-    private SeedAllReduces() {
-    }
+    private SeedAllReduces() {}
 
     /** Fills, steps, reads back and compares, {@link #ITERATIONS} times. */
     static Check run(RankContext rank, DeviceBuffer sendbuff, DeviceBuffer recvbuff, Runnable step) {
@@ -30,8 +30,8 @@ final class SeedAllReduces {
             recvbuff.copyFromHost(HostData.untouched(CHECKED));
             step.run();
             rank.stream().synchronize();
-            return HostData.compare(rank.rank(), "recvbuff", expected(iteration, rank.size()),
-                    HostData.read(recvbuff, CHECKED));
+            return HostData.compare(
+                    rank.rank(), "recvbuff", expected(iteration, rank.size()), HostData.read(recvbuff, CHECKED));
         });
     }
 

@@ -18,6 +18,7 @@ import dev.collectives.runtime.DeviceBuffer;
 public interface SeedArena {
     /** The guide's block is 1 << 29 bytes; 1 << 22 (4 MiB) holds the same views. */
     long BLOCK_BYTES = 1 << 22;
+
     long RECV_OFFSET_BYTES = 1 << 20;
     long COUNT = 1024;
 

@@ -28,8 +28,11 @@ public final class SeedArenaExample implements Example {
     @Override
     public RankReport run(RankContext rank) {
         try (CollectiveSeedArena pipeline = CollectiveSeedArena.bind(rank.comm(), rank.stream())) {
-            DeviceBuffer afterRecv = pipeline.buffer().view(
-                    SeedArena.RECV_OFFSET_BYTES + SeedArena.COUNT * DataType.FLOAT32.size(), DataType.FLOAT32, COUNT);
+            DeviceBuffer afterRecv = pipeline.buffer()
+                    .view(
+                            SeedArena.RECV_OFFSET_BYTES + SeedArena.COUNT * DataType.FLOAT32.size(),
+                            DataType.FLOAT32,
+                            COUNT);
             Check check = Check.eachIteration(ITERATIONS, iteration -> {
                 float[] sent = HostData.values(iteration, rank.rank(), 0, COUNT);
                 pipeline.sendbuff().copyFromHost(sent);
@@ -44,7 +47,10 @@ public final class SeedArenaExample implements Example {
                 return Check.all(
                         HostData.compare(rank.rank(), "recvbuff", sum, HostData.read(pipeline.recvbuff())),
                         HostData.compare(rank.rank(), "sendbuff", sent, HostData.read(pipeline.sendbuff())),
-                        HostData.compare(rank.rank(), "the block after recvbuff", HostData.untouched(COUNT),
+                        HostData.compare(
+                                rank.rank(),
+                                "the block after recvbuff",
+                                HostData.untouched(COUNT),
                                 HostData.read(afterRecv)));
             });
             return new RankReport(pipeline.describe(), check);

@@ -17,9 +17,10 @@ public final class SeedGraphExample implements Example {
 
     @Override
     public RankReport run(RankContext rank) {
-        try (CollectiveSeedGraphRegistration pipeline = CollectiveSeedGraphRegistration.bind(rank.comm(),
-                rank.stream())) {
-            return new RankReport(pipeline.describe(),
+        try (CollectiveSeedGraphRegistration pipeline =
+                CollectiveSeedGraphRegistration.bind(rank.comm(), rank.stream())) {
+            return new RankReport(
+                    pipeline.describe(),
                     SeedAllReduces.run(rank, pipeline.sendbuff(), pipeline.recvbuff(), pipeline::step));
         }
     }

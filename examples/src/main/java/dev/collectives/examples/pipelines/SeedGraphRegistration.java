@@ -23,7 +23,12 @@ public interface SeedGraphRegistration {
     DeviceBuffer recvbuff();
 
     @AllReduce(send = "sendbuff", recv = "recvbuff", count = SeedAllReduces.COUNT, op = ReduceOp.SUM)
-    @AllReduce(send = "sendbuff", sendOffset = SeedAllReduces.SECOND_SEND_OFFSET, recv = "recvbuff",
-            recvOffset = SeedAllReduces.SECOND_RECV_OFFSET, count = SeedAllReduces.COUNT, op = ReduceOp.SUM)
+    @AllReduce(
+            send = "sendbuff",
+            sendOffset = SeedAllReduces.SECOND_SEND_OFFSET,
+            recv = "recvbuff",
+            recvOffset = SeedAllReduces.SECOND_RECV_OFFSET,
+            count = SeedAllReduces.COUNT,
+            op = ReduceOp.SUM)
     void step();
 }

@@ -17,9 +17,10 @@ public final class SeedLocalExample implements Example {
 
     @Override
     public RankReport run(RankContext rank) {
-        try (CollectiveSeedLocalRegistration pipeline = CollectiveSeedLocalRegistration.bind(rank.comm(),
-                rank.stream())) {
-            return new RankReport(pipeline.describe(),
+        try (CollectiveSeedLocalRegistration pipeline =
+                CollectiveSeedLocalRegistration.bind(rank.comm(), rank.stream())) {
+            return new RankReport(
+                    pipeline.describe(),
                     SeedAllReduces.run(rank, pipeline.sendbuff(), pipeline.recvbuff(), pipeline::step));
         }
     }

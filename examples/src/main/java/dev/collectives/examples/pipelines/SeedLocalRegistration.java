@@ -22,7 +22,12 @@ public interface SeedLocalRegistration {
     DeviceBuffer recvbuff();
 
     @AllReduce(send = "sendbuff", recv = "recvbuff", count = SeedAllReduces.COUNT, op = ReduceOp.SUM)
-    @AllReduce(send = "sendbuff", sendOffset = SeedAllReduces.SECOND_SEND_OFFSET, recv = "recvbuff",
-            recvOffset = SeedAllReduces.SECOND_RECV_OFFSET, count = SeedAllReduces.COUNT, op = ReduceOp.SUM)
+    @AllReduce(
+            send = "sendbuff",
+            sendOffset = SeedAllReduces.SECOND_SEND_OFFSET,
+            recv = "recvbuff",
+            recvOffset = SeedAllReduces.SECOND_RECV_OFFSET,
+            count = SeedAllReduces.COUNT,
+            op = ReduceOp.SUM)
     void step();
 }

@@ -9,7 +9,6 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RankContext;
-
 import java.util.stream.IntStream;
 
 /**
@@ -23,6 +22,7 @@ import java.util.stream.IntStream;
 public final class ShrinkRecoveryExample implements Example {
     /** The exit status of the rank that halts: what a shell reports for a process killed by SIGKILL. */
     public static final int HALTED = 137;
+
     private static final int SHARD = (int) TensorParallelShards.SHARD;
 
     private final int doomed;
@@ -66,25 +66,31 @@ public final class ShrinkRecoveryExample implements Example {
                 gradients.allReduce();
                 try {
                     rank.stream().synchronize();
-                    return new RankReport(gradients.describe(), Check.wrong(r, "step 2 without rank " + doomed,
-                            "a failure naming it", "success"));
+                    return new RankReport(
+                            gradients.describe(),
+                            Check.wrong(r, "step 2 without rank " + doomed, "a failure naming it", "success"));
                 } catch (CollectivesException e) {
                     System.out.println("step 2 failed: " + e.getMessage());
                 }
             }
-            int[] survivors = IntStream.range(0, rank.size()).filter(q -> q != doomed).toArray();
+            int[] survivors =
+                    IntStream.range(0, rank.size()).filter(q -> q != doomed).toArray();
             try (Communicator shrunk = rank.comm().shrink(doomed);
-                 var gradients = CollectiveDataParallelGradients.bind(shrunk, rank.stream(), grads)) {
+                    var gradients = CollectiveDataParallelGradients.bind(shrunk, rank.stream(), grads)) {
                 System.out.println("shrunk: rank " + shrunk.rank() + " of " + shrunk.size());
-                return new RankReport(gradients.describe(), Check.all(first,
-                        step(rank, 1, gradients, grads, survivors)));
+                return new RankReport(
+                        gradients.describe(), Check.all(first, step(rank, 1, gradients, grads, survivors)));
             }
         }
     }
 
     /** Iteration {@code iteration}'s gradients of this rank, summed over {@code ranks}, as the host computes it. */
-    private static Check step(RankContext rank, int iteration, CollectiveDataParallelGradients gradients,
-                              DeviceBuffer grads, int[] ranks) {
+    private static Check step(
+            RankContext rank,
+            int iteration,
+            CollectiveDataParallelGradients gradients,
+            DeviceBuffer grads,
+            int[] ranks) {
         grads.copyFromHost(HostData.values(iteration, rank.rank(), 0, SHARD));
         gradients.allReduce();
         rank.stream().synchronize();

@@ -20,6 +20,7 @@ import dev.collectives.runtime.DeviceBuffer;
 public interface SymmetricWindowAllReduce {
     /** Sized for up to this many ranks: {@code addresses} holds one per rank. */
     int MAX_RANKS = 64;
+
     long COUNT = 4096;
 
     @Window(symmetric = true)

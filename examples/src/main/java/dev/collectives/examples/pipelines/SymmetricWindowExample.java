@@ -6,9 +6,8 @@ import dev.collectives.examples.ClusterSpec.Need;
 import dev.collectives.examples.Example;
 import dev.collectives.examples.HostData;
 import dev.collectives.runtime.RankContext;
-import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.RegisteredWindow;
-
+import dev.collectives.runtime.Topology;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -48,8 +47,8 @@ public final class SymmetricWindowExample implements Example {
 
     @Override
     public RankReport run(RankContext rank) {
-        try (CollectiveSymmetricWindowAllReduce pipeline = CollectiveSymmetricWindowAllReduce.bind(rank.comm(),
-                rank.stream())) {
+        try (CollectiveSymmetricWindowAllReduce pipeline =
+                CollectiveSymmetricWindowAllReduce.bind(rank.comm(), rank.stream())) {
             float[] sent = HostData.values(1, rank.rank(), 0, COUNT + 1);
             pipeline.shared().copyFromHost(sent);
             pipeline.step();
@@ -63,10 +62,13 @@ public final class SymmetricWindowExample implements Example {
             long[] addresses = new long[rank.size()];
             pipeline.addresses().copyToHost(addresses);
             RegisteredWindow window = pipeline.sharedWindow();
-            return new RankReport(pipeline.describe(), Check.all(
-                    HostData.compare(rank.rank(), "shared", expected, HostData.read(pipeline.shared(), COUNT + 1)),
-                    userPointer(rank, window, pipeline.shared().address()),
-                    lsaPointers(rank, window, addresses)));
+            return new RankReport(
+                    pipeline.describe(),
+                    Check.all(
+                            HostData.compare(
+                                    rank.rank(), "shared", expected, HostData.read(pipeline.shared(), COUNT + 1)),
+                            userPointer(rank, window, pipeline.shared().address()),
+                            lsaPointers(rank, window, addresses)));
         }
     }
 
@@ -93,16 +95,23 @@ public final class SymmetricWindowExample implements Example {
             long base = head.getAsLong();
             OptionalLong probed = window.lsaDevicePointer(PROBE_OFFSET, lsaRank);
             if (probed.isEmpty() || probed.getAsLong() != base + PROBE_OFFSET) {
-                return Check.wrong(rank.rank(), "lsaDevicePointer(" + PROBE_OFFSET + ", " + lsaRank + ")",
-                        hex(base + PROBE_OFFSET), probed);
+                return Check.wrong(
+                        rank.rank(),
+                        "lsaDevicePointer(" + PROBE_OFFSET + ", " + lsaRank + ")",
+                        hex(base + PROBE_OFFSET),
+                        probed);
             }
             if (peerAddresses && base != addresses[first + lsaRank]) {
-                return Check.wrong(rank.rank(), call + ", rank " + (first + lsaRank) + "'s window",
-                        hex(addresses[first + lsaRank]), hex(base));
+                return Check.wrong(
+                        rank.rank(),
+                        call + ", rank " + (first + lsaRank) + "'s window",
+                        hex(addresses[first + lsaRank]),
+                        hex(base));
             }
             seen.add(hex(base));
         }
-        String shown = seen.size() <= SHOWN_POINTERS ? String.join(", ", seen)
+        String shown = seen.size() <= SHOWN_POINTERS
+                ? String.join(", ", seen)
                 : String.join(", ", seen.subList(0, SHOWN_POINTERS)) + ", ...";
         return Check.ok("lsaDevicePointer for the " + teamSize + " rank(s) of this node: " + shown);
     }

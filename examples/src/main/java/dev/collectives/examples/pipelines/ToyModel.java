@@ -20,8 +20,7 @@ public record ToyModel(int width, int depth, int vocabulary) {
     public static final ToyModel EXAMPLE = new ToyModel(64, 4, 900);
 
     /** A parameter tensor, its place in the arena, and its size. */
-    public record Layer(String name, long offset, long count) {
-    }
+    public record Layer(String name, long offset, long count) {}
 
     /** The layers in arena order: embedding, per block norm, qkv, projection, norm, MLP up and down, then head. */
     public List<Layer> layers() {
@@ -30,8 +29,13 @@ public record ToyModel(int width, int depth, int vocabulary) {
         List<Long> counts = new ArrayList<>(List.of(vocabulary * w));
         for (int block = 0; block < depth; block++) {
             String prefix = "block" + block + ".";
-            names.addAll(List.of(prefix + "norm1", prefix + "qkv", prefix + "proj", prefix + "norm2",
-                    prefix + "mlp.up", prefix + "mlp.down"));
+            names.addAll(List.of(
+                    prefix + "norm1",
+                    prefix + "qkv",
+                    prefix + "proj",
+                    prefix + "norm2",
+                    prefix + "mlp.up",
+                    prefix + "mlp.down"));
             counts.addAll(List.of(2 * w, 3 * w * w + 3 * w, w * w + w, 2 * w, 4 * w * w + 4 * w, 4 * w * w + w));
         }
         names.addAll(List.of("head.norm", "head"));

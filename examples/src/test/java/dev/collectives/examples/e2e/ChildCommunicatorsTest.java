@@ -11,9 +11,7 @@ import dev.collectives.examples.pipelines.TensorParallelShards;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
-
 import java.util.concurrent.atomic.AtomicReferenceArray;
-
 import org.junit.jupiter.api.Test;
 
 /** Generated pipelines on the children of a split: they bind as on any communicator, and R14 holds per child. */
@@ -23,13 +21,15 @@ class ChildCommunicatorsTest {
     @Test
     void aPipelineDeclaredForTwoRanksBindsOnTwoRankChildrenButNotOnTheirParent() {
         Ranks.run(4, rank -> {
-            CollectivesException onParent = assertThrows(CollectivesException.class,
-                    () -> CollectiveTensorParallelShards.bind(rank.comm(), rank.stream()));
+            CollectivesException onParent = assertThrows(
+                    CollectivesException.class, () -> CollectiveTensorParallelShards.bind(rank.comm(), rank.stream()));
             assertEquals(Rule.R14_SHAPE, onParent.rule(), onParent.getMessage());
-            assertTrue(onParent.getMessage().contains("declares ranks = 2, but the communicator has 4"),
+            assertTrue(
+                    onParent.getMessage().contains("declares ranks = 2, but the communicator has 4"),
                     onParent.getMessage());
-            try (Communicator pair = rank.comm().split(rank.rank() / 2, rank.rank()).orElseThrow();
-                 var shards = CollectiveTensorParallelShards.bind(pair, rank.stream())) {
+            try (Communicator pair =
+                            rank.comm().split(rank.rank() / 2, rank.rank()).orElseThrow();
+                    var shards = CollectiveTensorParallelShards.bind(pair, rank.stream())) {
                 shards.shard().copyFromHost(Ranks.ramp(rank.rank(), SHARD));
                 shards.gather();
                 rank.stream().synchronize();
@@ -46,9 +46,11 @@ class ChildCommunicatorsTest {
     void differentPipelinesWithinOneChildFailThatChildsRanksOnlyNamingThem() {
         AtomicReferenceArray<CollectivesException> failures = new AtomicReferenceArray<>(4);
         Ranks.run(4, rank -> {
-            try (Communicator pair = rank.comm().split(rank.rank() / 2, rank.rank()).orElseThrow()) {
+            try (Communicator pair =
+                    rank.comm().split(rank.rank() / 2, rank.rank()).orElseThrow()) {
                 boolean odd = rank.rank() == 1; // only the first pair disagrees
-                try (AutoCloseable bound = odd ? CollectiveOpPipelines_Graph.bind(pair, rank.stream())
+                try (AutoCloseable bound = odd
+                        ? CollectiveOpPipelines_Graph.bind(pair, rank.stream())
                         : CollectiveOpPipelines_Local.bind(pair, rank.stream())) {
                     rank.stream().synchronize();
                 } catch (CollectivesException e) {
@@ -61,8 +63,11 @@ class ChildCommunicatorsTest {
             assertEquals(Rule.R14_SHAPE, e.rule(), String.valueOf(e));
             // the child's ranks, 0 and 1, as the child numbers them
             assertTrue(e.getMessage().contains("ranks bound different pipelines"), e.getMessage());
-            assertTrue(e.getMessage().contains("rank 0: dev.collectives.examples.e2e.OpPipelines.Local; rank 1: "
-                    + "dev.collectives.examples.e2e.OpPipelines.Graph"), e.getMessage());
+            assertTrue(
+                    e.getMessage()
+                            .contains("rank 0: dev.collectives.examples.e2e.OpPipelines.Local; rank 1: "
+                                    + "dev.collectives.examples.e2e.OpPipelines.Graph"),
+                    e.getMessage());
         }
         assertNull(failures.get(2));
         assertNull(failures.get(3));

@@ -8,12 +8,10 @@ import static dev.collectives.examples.e2e.Ranks.ramp;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RankContext;
-
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
-
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -26,8 +24,7 @@ class EveryOpTest {
     private static final float UNTOUCHED = -1f;
 
     /** One step of a bound pipeline, with the expected output for (rank, size), or null where it is undefined. */
-    private record Case(Runnable step, Expected expected) {
-    }
+    private record Case(Runnable step, Expected expected) {}
 
     @FunctionalInterface
     private interface Expected {
@@ -36,13 +33,15 @@ class EveryOpTest {
 
     private static Map<String, Expected> expectations() {
         Map<String, Expected> expected = new LinkedHashMap<>();
-        expected.put("allReduce", (r, n) -> write(0, 8, i -> {
-            float sum = 0;
-            for (int q = 0; q < n; q++) {
-                sum += 100f * q + i;
-            }
-            return sum;
-        }));
+        expected.put(
+                "allReduce",
+                (r, n) -> write(0, 8, i -> {
+                    float sum = 0;
+                    for (int q = 0; q < n; q++) {
+                        sum += 100f * q + i;
+                    }
+                    return sum;
+                }));
         expected.put("allGather", (r, n) -> write(0, 4 * n, i -> 100f * (i / 4) + i % 4));
         expected.put("reduceScatter", (r, n) -> write(0, 4, i -> 100f * (n - 1) + 4 * r + i));
         expected.put("broadcast", (r, n) -> write(0, 8, i -> 100f + i));
@@ -61,17 +60,43 @@ class EveryOpTest {
     }
 
     private static Map<String, Runnable> steps(OpPipelines.Local p) {
-        return Map.of("allReduce", p::allReduce, "allGather", p::allGather, "reduceScatter", p::reduceScatter,
-                "broadcast", p::broadcast, "reduce", p::reduce, "allToAll", p::allToAll, "ring", p::ring);
+        return Map.of(
+                "allReduce",
+                p::allReduce,
+                "allGather",
+                p::allGather,
+                "reduceScatter",
+                p::reduceScatter,
+                "broadcast",
+                p::broadcast,
+                "reduce",
+                p::reduce,
+                "allToAll",
+                p::allToAll,
+                "ring",
+                p::ring);
     }
 
     private static Map<String, Runnable> steps(OpPipelines.Graph p) {
-        return Map.of("allReduce", p::allReduce, "allGather", p::allGather, "reduceScatter", p::reduceScatter,
-                "broadcast", p::broadcast, "reduce", p::reduce, "allToAll", p::allToAll, "ring", p::ring);
+        return Map.of(
+                "allReduce",
+                p::allReduce,
+                "allGather",
+                p::allGather,
+                "reduceScatter",
+                p::reduceScatter,
+                "broadcast",
+                p::broadcast,
+                "reduce",
+                p::reduce,
+                "allToAll",
+                p::allToAll,
+                "ring",
+                p::ring);
     }
 
-    private static void runEveryOp(RankContext rank, Pipeline pipeline, DeviceBuffer input, DeviceBuffer output,
-                                   Map<String, Runnable> steps) {
+    private static void runEveryOp(
+            RankContext rank, Pipeline pipeline, DeviceBuffer input, DeviceBuffer output, Map<String, Runnable> steps) {
         for (Map.Entry<String, Expected> e : expectations().entrySet()) {
             input.copyFromHost(ramp(rank.rank(), ELEMENTS));
             output.copyFromHost(filled(ELEMENTS, UNTOUCHED));
@@ -79,9 +104,12 @@ class EveryOpTest {
             rank.stream().synchronize();
             float[] expected = e.getValue().of(rank.rank(), rank.size());
             if (expected != null) {
-                assertFloats(expected, output, e.getKey() + " on rank " + rank.rank() + " of " + rank.size()
-                        + " (" + pipeline.getClass().getSimpleName() + "), got " + Arrays.toString(
-                        Ranks.read(output, ELEMENTS)));
+                assertFloats(
+                        expected,
+                        output,
+                        e.getKey() + " on rank " + rank.rank() + " of " + rank.size()
+                                + " (" + pipeline.getClass().getSimpleName() + "), got "
+                                + Arrays.toString(Ranks.read(output, ELEMENTS)));
             }
         }
     }
@@ -106,8 +134,8 @@ class EveryOpTest {
     @CsvSource({"2", "4"})
     void unregisteredInPlaceAverage(int ranks) {
         Ranks.run(ranks, rank -> {
-            try (CollectiveOpPipelines_Unregistered p = CollectiveOpPipelines_Unregistered.bind(rank.comm(),
-                    rank.stream())) {
+            try (CollectiveOpPipelines_Unregistered p =
+                    CollectiveOpPipelines_Unregistered.bind(rank.comm(), rank.stream())) {
                 p.data().copyFromHost(ramp(rank.rank(), ELEMENTS));
                 p.average();
                 rank.stream().synchronize();

@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.concurrent.atomic.AtomicReferenceArray;
-
-import org.junit.jupiter.api.Test;
-
 import dev.collectives.annotation.AllReduce;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.CollectivePipeline;
@@ -19,6 +15,8 @@ import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RankContext;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.junit.jupiter.api.Test;
 
 /**
  * Two externals may be parts of one allocation, which only run time sees (R7): an op from one into the other must
@@ -29,23 +27,31 @@ class ExternalsOfOneAllocationTest {
     /** {@code in} and {@code out} are given as block[0, 8) and block[2, 10) of one 16-float block. */
     @CollectivePipeline(registration = Registration.NONE)
     interface Shifted {
-        @Dim long shift();
+        @Dim
+        long shift();
 
-        @External(type = DataType.FLOAT32, count = 8) DeviceBuffer in();
+        @External(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer in();
 
-        @External(type = DataType.FLOAT32, count = 8) DeviceBuffer out();
+        @External(type = DataType.FLOAT32, count = 8)
+        DeviceBuffer out();
 
         /** in[shift, shift + 2) into out[0, 2), which is block[2, 4). */
-        @AllReduce(send = "in", sendOffsetExpr = "shift", recv = "out", count = 2) void sum();
+        @AllReduce(send = "in", sendOffsetExpr = "shift", recv = "out", count = 2)
+        void sum();
 
         /** in[off, off + 2) into out[0, 2). */
-        @AllReduce(send = "in", sendOffsetExpr = "off", recv = "out", count = 2) void sumFrom(long off);
+        @AllReduce(send = "in", sendOffsetExpr = "off", recv = "out", count = 2)
+        void sumFrom(long off);
     }
 
-    private static CollectiveExternalsOfOneAllocationTest_Shifted bind(RankContext rank, DeviceBuffer block,
-            long shift) {
-        return CollectiveExternalsOfOneAllocationTest_Shifted.binder(rank.comm(), rank.stream()).shift(shift)
-                .in(block.slice(0, 8)).out(block.slice(2, 8)).bind();
+    private static CollectiveExternalsOfOneAllocationTest_Shifted bind(
+            RankContext rank, DeviceBuffer block, long shift) {
+        return CollectiveExternalsOfOneAllocationTest_Shifted.binder(rank.comm(), rank.stream())
+                .shift(shift)
+                .in(block.slice(0, 8))
+                .out(block.slice(2, 8))
+                .bind();
     }
 
     @Test
@@ -68,7 +74,7 @@ class ExternalsOfOneAllocationTest {
         Ranks.run(2, rank -> {
             for (long shift : new long[] {2, 4}) {
                 try (DeviceBuffer block = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 16);
-                     var p = bind(rank, block, shift)) {
+                        var p = bind(rank, block, shift)) {
                     block.copyFromHost(Ranks.ramp(rank.rank(), 16));
                     p.sum();
                     rank.stream().synchronize();
@@ -87,7 +93,7 @@ class ExternalsOfOneAllocationTest {
         AtomicReferenceArray<CollectivesException> failures = new AtomicReferenceArray<>(2);
         Ranks.run(2, rank -> {
             try (DeviceBuffer block = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 16);
-                 var p = bind(rank, block, 4)) {
+                    var p = bind(rank, block, 4)) {
                 failures.set(rank.rank(), assertThrows(CollectivesException.class, () -> p.sumFrom(1)));
                 block.copyFromHost(Ranks.ramp(rank.rank(), 16));
                 p.sumFrom(4);

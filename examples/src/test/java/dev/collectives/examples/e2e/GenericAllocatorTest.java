@@ -3,9 +3,6 @@ package dev.collectives.examples.e2e;
 import static dev.collectives.examples.e2e.Ranks.assertFloats;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import dev.collectives.annotation.AllReduce;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.Buffer;
@@ -19,6 +16,8 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.QualifiedVmmAllocator;
 import dev.collectives.runtime.VirtualMemory;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** A generic custom allocator (R11): the generated bind instantiates it with {@code new Pool<>()}, and it serves. */
 class GenericAllocatorTest {

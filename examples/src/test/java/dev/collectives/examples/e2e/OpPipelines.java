@@ -35,8 +35,7 @@ final class OpPipelines {
     /** Elements of {@code input} and {@code output}: enough for every op at up to 4 ranks. */
     static final int ELEMENTS = 32;
 
-    private OpPipelines() {
-    }
+    private OpPipelines() {}
 
     @CollectivePipeline(registration = Registration.LOCAL)
     interface Local {

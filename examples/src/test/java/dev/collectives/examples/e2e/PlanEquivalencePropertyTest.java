@@ -3,21 +3,9 @@ package dev.collectives.examples.e2e;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
-
-import javax.tools.JavaFileObject;
-
 import com.google.testing.compile.Compilation;
 import com.google.testing.compile.Compiler;
 import com.google.testing.compile.JavaFileObjects;
-
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
@@ -28,6 +16,15 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.Stream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import javax.tools.JavaFileObject;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -51,55 +48,73 @@ class PlanEquivalencePropertyTest {
     private static final int CAPACITY = 256;
     /** The view {@code v} lies in {@code a} from this element on, and holds half of it. */
     private static final int VIEW_AT = 64;
+
     private static final int VIEW_COUNT = 128;
     /** Kinds, the fusable ones more often. */
-    private static final List<String> KINDS = List.of("AllReduce", "AllReduce", "AllReduce", "Reduce", "Broadcast",
-            "AllGather");
+    private static final List<String> KINDS =
+            List.of("AllReduce", "AllReduce", "AllReduce", "Reduce", "Broadcast", "AllGather");
     /** Send and recv buffers: the same buffer is in place; allgather takes only the pairs of two allocations. */
-    private static final List<String[]> PAIRS = List.of(new String[] {"a", "b"}, new String[] {"b", "a"},
-            new String[] {"v", "b"}, new String[] {"b", "v"}, new String[] {"a", "a"}, new String[] {"b", "b"},
+    private static final List<String[]> PAIRS = List.of(
+            new String[] {"a", "b"},
+            new String[] {"b", "a"},
+            new String[] {"v", "b"},
+            new String[] {"b", "v"},
+            new String[] {"a", "a"},
+            new String[] {"b", "b"},
             new String[] {"v", "v"});
+
     private static final int SEPARATE_PAIRS = 4;
     private static final int LIKE_PREVIOUS = 60;
 
     /** Where an op's side lies: where the last op's range in its buffer ended, or at {@code pick} (modulo room). */
-    record SideSpec(boolean follows, int pick) {
-    }
+    record SideSpec(boolean follows, int pick) {}
 
     /**
      * One op as drawn: {@code pair} below {@link #LIKE_PREVIOUS} takes the previous op's kind and buffers (so that
      * it may fuse with it), else names the buffers; {@code dimOffsets} writes its offsets as dims.
      */
-    record OpSpec(String kind, int pair, int count, SideSpec send, SideSpec recv, int reduce, boolean lastRankRoot,
-                  boolean dimOffsets) {
-    }
+    record OpSpec(
+            String kind,
+            int pair,
+            int count,
+            SideSpec send,
+            SideSpec recv,
+            int reduce,
+            boolean lastRankRoot,
+            boolean dimOffsets) {}
 
-    record StepSpec(List<OpSpec> ops, boolean parameter) {
-    }
+    record StepSpec(List<OpSpec> ops, boolean parameter) {}
 
-    record Spec(Registration registration, int ranks, DataType type, List<StepSpec> steps, long seed) {
-    }
+    record Spec(Registration registration, int ranks, DataType type, List<StepSpec> steps, long seed) {}
 
     @Property(tries = 30)
     void plannedStepsWriteWhatTheOpsWrittenOneByOneWrite(@ForAll("pipelines") Spec spec) throws Exception {
         Declared declared = new Declared(spec);
-        Compilation compilation = Compiler.javac().withProcessors(new CollectivesProcessor()).compile(
-                JavaFileObjects.forSourceString("test.P", declared.source("P", true)),
-                JavaFileObjects.forSourceString("test.Q", declared.source("Q", false)));
-        assertEquals(Compilation.Status.SUCCESS, compilation.status(), () -> declared.source("P", true) + "\n"
-                + compilation.diagnostics());
-        String planned = compilation.generatedSourceFile("test.CollectiveP").orElseThrow().getCharContent(true)
+        Compilation compilation = Compiler.javac()
+                .withProcessors(new CollectivesProcessor())
+                .compile(
+                        JavaFileObjects.forSourceString("test.P", declared.source("P", true)),
+                        JavaFileObjects.forSourceString("test.Q", declared.source("Q", false)));
+        assertEquals(
+                Compilation.Status.SUCCESS,
+                compilation.status(),
+                () -> declared.source("P", true) + "\n" + compilation.diagnostics());
+        String planned = compilation
+                .generatedSourceFile("test.CollectiveP")
+                .orElseThrow()
+                .getCharContent(true)
                 .toString();
         Statistics.label(FUSED).collect(planned.contains("// fused: "));
         Statistics.label(GROUPED).collect(planned.contains("are independent; one launch"));
         Statistics.label("decided at bind").collect(planned.contains("Fused)"));
-        ClassLoader loader = new CompiledClasses(compilation.generatedFiles(), getClass().getClassLoader());
+        ClassLoader loader =
+                new CompiledClasses(compilation.generatedFiles(), getClass().getClassLoader());
         Class<?> plannedClass = loader.loadClass("test.CollectiveP");
         Class<?> writtenClass = loader.loadClass("test.CollectiveQ");
         try (LocalCluster cluster = Backends.get("sim").local(spec.ranks())) {
             cluster.run(rank -> {
                 try (Pipeline p = declared.bind(plannedClass, rank.comm(), rank.stream());
-                     Pipeline q = declared.bind(writtenClass, rank.comm(), rank.stream())) {
+                        Pipeline q = declared.bind(writtenClass, rank.comm(), rank.stream())) {
                     for (String root : List.of("a", "b")) {
                         byte[] data = declared.data(rank.rank(), root);
                         buffer(p, root).copyFromHost(data);
@@ -109,8 +124,11 @@ class PlanEquivalencePropertyTest {
                     declared.run(q);
                     rank.stream().synchronize();
                     for (String root : List.of("a", "b")) {
-                        assertArrayEquals(bytes(buffer(q, root)), bytes(buffer(p, root)), () -> "rank " + rank.rank()
-                                + ", buffer " + root + " of\n" + declared.source("P", true) + "\n" + p.describe());
+                        assertArrayEquals(
+                                bytes(buffer(q, root)),
+                                bytes(buffer(p, root)),
+                                () -> "rank " + rank.rank() + ", buffer " + root + " of\n" + declared.source("P", true)
+                                        + "\n" + p.describe());
                     }
                 }
             });
@@ -133,16 +151,30 @@ class PlanEquivalencePropertyTest {
 
     @Provide
     Arbitrary<Spec> pipelines() {
-        Arbitrary<SideSpec> side = Combinators.combine(Arbitraries.frequency(Tuple.of(3, true), Tuple.of(1, false)),
-                Arbitraries.integers().between(0, CAPACITY)).as(SideSpec::new);
-        Arbitrary<OpSpec> op = Combinators.combine(Arbitraries.of(KINDS), Arbitraries.integers().between(0, 99),
-                Arbitraries.integers().between(1, 16), side, side, Arbitraries.integers().between(0, 9),
-                Arbitraries.of(false, true), Arbitraries.of(false, false, false, true)).as(OpSpec::new);
-        Arbitrary<StepSpec> step = Combinators.combine(op.list().ofMinSize(2).ofMaxSize(6),
-                Arbitraries.of(false, false, true)).as(StepSpec::new);
-        return Combinators.combine(Arbitraries.of(Registration.class), Arbitraries.integers().between(1, 8),
-                Arbitraries.of(DataType.FLOAT32, DataType.FLOAT64, DataType.INT32, DataType.INT64),
-                step.list().ofMinSize(1).ofMaxSize(3), Arbitraries.longs()).as(Spec::new);
+        Arbitrary<SideSpec> side = Combinators.combine(
+                        Arbitraries.frequency(Tuple.of(3, true), Tuple.of(1, false)),
+                        Arbitraries.integers().between(0, CAPACITY))
+                .as(SideSpec::new);
+        Arbitrary<OpSpec> op = Combinators.combine(
+                        Arbitraries.of(KINDS),
+                        Arbitraries.integers().between(0, 99),
+                        Arbitraries.integers().between(1, 16),
+                        side,
+                        side,
+                        Arbitraries.integers().between(0, 9),
+                        Arbitraries.of(false, true),
+                        Arbitraries.of(false, false, false, true))
+                .as(OpSpec::new);
+        Arbitrary<StepSpec> step = Combinators.combine(
+                        op.list().ofMinSize(2).ofMaxSize(6), Arbitraries.of(false, false, true))
+                .as(StepSpec::new);
+        return Combinators.combine(
+                        Arbitraries.of(Registration.class),
+                        Arbitraries.integers().between(1, 8),
+                        Arbitraries.of(DataType.FLOAT32, DataType.FLOAT64, DataType.INT32, DataType.INT64),
+                        step.list().ofMinSize(1).ofMaxSize(3),
+                        Arbitraries.longs())
+                .as(Spec::new);
     }
 
     /**
@@ -154,6 +186,7 @@ class PlanEquivalencePropertyTest {
         private final List<String> steps = new ArrayList<>();
         /** Step name → the arguments it is called with, each call once; empty for a step without parameters. */
         private final Map<String, List<Long>> arguments = new HashMap<>();
+
         private final Map<String, Long> dims = new LinkedHashMap<>();
 
         Declared(Spec spec) {
@@ -167,21 +200,33 @@ class PlanEquivalencePropertyTest {
                 int room = CAPACITY;
                 OpSpec previous = null;
                 for (OpSpec drawn : step.ops()) {
-                    OpSpec o = previous != null && drawn.pair() < LIKE_PREVIOUS ? new OpSpec(previous.kind(),
-                            previous.pair(), drawn.count(), drawn.send(), drawn.recv(), drawn.reduce(),
-                            drawn.lastRankRoot(), drawn.dimOffsets()) : drawn;
+                    OpSpec o = previous != null && drawn.pair() < LIKE_PREVIOUS
+                            ? new OpSpec(
+                                    previous.kind(),
+                                    previous.pair(),
+                                    drawn.count(),
+                                    drawn.send(),
+                                    drawn.recv(),
+                                    drawn.reduce(),
+                                    drawn.lastRankRoot(),
+                                    drawn.dimOffsets())
+                            : drawn;
                     previous = o;
                     boolean gather = o.kind().equals("AllGather");
                     String[] pair = PAIRS.get(o.pair() % (gather ? SEPARATE_PAIRS : PAIRS.size()));
                     int recvCount = gather ? o.count() * spec.ranks() : o.count();
                     int sendOffset = offset(pair[0], o.count(), o.send(), sendEnds);
-                    int recvOffset = pair[0].equals(pair[1]) ? sendOffset
-                            : offset(pair[1], recvCount, o.recv(), recvEnds);
+                    int recvOffset =
+                            pair[0].equals(pair[1]) ? sendOffset : offset(pair[1], recvCount, o.recv(), recvEnds);
                     sendEnds.put(pair[0], sendOffset + o.count());
                     recvEnds.put(pair[1], recvOffset + recvCount);
-                    room = Math.min(room, Math.min(capacity(pair[0]) - sendOffset - o.count(),
-                            capacity(pair[1]) - recvOffset - recvCount));
-                    text.append(op(o, pair, sendOffset, recvOffset, step.parameter())).append('\n');
+                    room = Math.min(
+                            room,
+                            Math.min(
+                                    capacity(pair[0]) - sendOffset - o.count(),
+                                    capacity(pair[1]) - recvOffset - recvCount));
+                    text.append(op(o, pair, sendOffset, recvOffset, step.parameter()))
+                            .append('\n');
                 }
                 steps.add(text + "  void " + name + (step.parameter() ? "(long p);" : "();"));
                 arguments.put(name, step.parameter() ? List.of(0L, (long) room) : List.of());
@@ -206,8 +251,8 @@ class PlanEquivalencePropertyTest {
             String count = gather ? "sendCount" : "count";
             StringBuilder a = new StringBuilder("  @" + o.kind() + "(send = \"" + pair[0] + "\", recv = \"" + pair[1]
                     + "\", " + count + " = " + o.count());
-            a.append(offset("sendOffset", sendOffset, o, parameter)).append(offset("recvOffset", recvOffset, o,
-                    parameter));
+            a.append(offset("sendOffset", sendOffset, o, parameter))
+                    .append(offset("recvOffset", recvOffset, o, parameter));
             if (!o.kind().equals("Broadcast") && !gather) {
                 a.append(", op = ReduceOp.").append(reduce(o.reduce()));
             }
@@ -232,8 +277,16 @@ class PlanEquivalencePropertyTest {
 
         /** SUM most often: it is what fuses with the op before. */
         private ReduceOp reduce(int pick) {
-            List<ReduceOp> ops = new ArrayList<>(List.of(ReduceOp.SUM, ReduceOp.SUM, ReduceOp.SUM, ReduceOp.SUM,
-                    ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PROD, ReduceOp.SUM));
+            List<ReduceOp> ops = new ArrayList<>(List.of(
+                    ReduceOp.SUM,
+                    ReduceOp.SUM,
+                    ReduceOp.SUM,
+                    ReduceOp.SUM,
+                    ReduceOp.SUM,
+                    ReduceOp.MAX,
+                    ReduceOp.MIN,
+                    ReduceOp.PROD,
+                    ReduceOp.SUM));
             ops.add(spec.type() == DataType.FLOAT32 || spec.type() == DataType.FLOAT64 ? ReduceOp.AVG : ReduceOp.SUM);
             return ops.get(pick);
         }
@@ -241,15 +294,33 @@ class PlanEquivalencePropertyTest {
         String source(String name, boolean planned) {
             StringBuilder s = new StringBuilder("package test;\nimport dev.collectives.annotation.*;\n"
                     + "import dev.collectives.runtime.DeviceBuffer;\n");
-            s.append("@CollectivePipeline(registration = Registration.").append(spec.registration())
-                    .append(", ranks = ").append(spec.ranks()).append(planned ? "" : ", plan = false")
-                    .append(")\npublic interface ").append(name).append(" {\n");
+            s.append("@CollectivePipeline(registration = Registration.")
+                    .append(spec.registration())
+                    .append(", ranks = ")
+                    .append(spec.ranks())
+                    .append(planned ? "" : ", plan = false")
+                    .append(")\npublic interface ")
+                    .append(name)
+                    .append(" {\n");
             dims.keySet().forEach(d -> s.append("  @Dim long ").append(d).append("();\n"));
             String type = "type = DataType." + spec.type();
-            s.append("  @Buffer(").append(type).append(", count = ").append(CAPACITY).append(") DeviceBuffer a();\n");
-            s.append("  @Buffer(").append(type).append(", count = ").append(CAPACITY).append(") DeviceBuffer b();\n");
-            s.append("  @View(of = \"a\", offsetBytes = ").append(VIEW_AT * spec.type().size()).append(", ")
-                    .append(type).append(", count = ").append(VIEW_COUNT).append(") DeviceBuffer v();\n");
+            s.append("  @Buffer(")
+                    .append(type)
+                    .append(", count = ")
+                    .append(CAPACITY)
+                    .append(") DeviceBuffer a();\n");
+            s.append("  @Buffer(")
+                    .append(type)
+                    .append(", count = ")
+                    .append(CAPACITY)
+                    .append(") DeviceBuffer b();\n");
+            s.append("  @View(of = \"a\", offsetBytes = ")
+                    .append(VIEW_AT * spec.type().size())
+                    .append(", ")
+                    .append(type)
+                    .append(", count = ")
+                    .append(VIEW_COUNT)
+                    .append(") DeviceBuffer v();\n");
             steps.forEach(step -> s.append(step).append('\n'));
             return s.append("}\n").toString();
         }
@@ -257,10 +328,13 @@ class PlanEquivalencePropertyTest {
         /** {@code bind(comm, stream)}, or the binder with each dim's value. */
         Pipeline bind(Class<?> generated, Communicator comm, Stream stream) throws ReflectiveOperationException {
             if (dims.isEmpty()) {
-                return (Pipeline) generated.getMethod("bind", Communicator.class, Stream.class)
+                return (Pipeline) generated
+                        .getMethod("bind", Communicator.class, Stream.class)
                         .invoke(null, comm, stream);
             }
-            Object binder = generated.getMethod("binder", Communicator.class, Stream.class).invoke(null, comm, stream);
+            Object binder = generated
+                    .getMethod("binder", Communicator.class, Stream.class)
+                    .invoke(null, comm, stream);
             for (Map.Entry<String, Long> dim : dims.entrySet()) {
                 binder.getClass().getMethod(dim.getKey(), long.class).invoke(binder, dim.getValue());
             }
@@ -286,7 +360,8 @@ class PlanEquivalencePropertyTest {
         /** A buffer's contents on one rank, drawn from the spec's seed: small multiples of 1/8 for floats. */
         byte[] data(int rank, String buffer) {
             Random random = new Random(spec.seed() * 31 + rank * 2 + (buffer.equals("a") ? 0 : 1));
-            ByteBuffer bytes = ByteBuffer.allocate(CAPACITY * spec.type().size()).order(ByteOrder.nativeOrder());
+            ByteBuffer bytes =
+                    ByteBuffer.allocate(CAPACITY * spec.type().size()).order(ByteOrder.nativeOrder());
             for (int i = 0; i < CAPACITY; i++) {
                 switch (spec.type()) {
                     case FLOAT32 -> bytes.putFloat((random.nextInt(2001) - 1000) / 8f);

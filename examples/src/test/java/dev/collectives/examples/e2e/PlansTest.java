@@ -11,7 +11,6 @@ import dev.collectives.annotation.Dim;
 import dev.collectives.annotation.Registration;
 import dev.collectives.annotation.WrittenOrder;
 import dev.collectives.runtime.DeviceBuffer;
-
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -52,7 +51,9 @@ class PlansTest {
         long m = multiple * N;
         Ranks.run(RANKS, rank -> {
             try (CollectivePlansTest_Buckets p = CollectivePlansTest_Buckets.binder(rank.comm(), rank.stream())
-                    .n(N).m(m).bind()) {
+                    .n(N)
+                    .m(m)
+                    .bind()) {
                 int count = (int) p.grads().count();
                 p.grads().copyFromHost(ramp(rank.rank(), count));
                 p.reduce();
@@ -64,13 +65,17 @@ class PlansTest {
                 }
                 Ranks.assertFloats(expected, p.grads(), "rank " + rank.rank());
                 String described = p.describe();
-                assertTrue(described.contains(multiple == 2
-                        ? "plan of reduce(): fused 3 allreduces into one (#1-#3): send and recv ranges adjacent with "
-                                + "the dims bound, in place\n"
-                        : "plan of reduce(): fused 2 allreduces into one (#1-#2): send and recv ranges adjacent, in "
-                                + "place; #3 not fused with #2: they fuse only for some values of the dims, and bind "
-                                + "found that the dims bound do not fuse every such run of this step\n"), described);
-                assertTrue(described.contains("plan of asWritten(): the ops one by one, as written (@WrittenOrder)"),
+                assertTrue(
+                        described.contains(
+                                multiple == 2
+                                        ? "plan of reduce(): fused 3 allreduces into one (#1-#3): send and recv ranges adjacent with "
+                                                + "the dims bound, in place\n"
+                                        : "plan of reduce(): fused 2 allreduces into one (#1-#2): send and recv ranges adjacent, in "
+                                                + "place; #3 not fused with #2: they fuse only for some values of the dims, and bind "
+                                                + "found that the dims bound do not fuse every such run of this step\n"),
+                        described);
+                assertTrue(
+                        described.contains("plan of asWritten(): the ops one by one, as written (@WrittenOrder)"),
                         described);
             }
         });

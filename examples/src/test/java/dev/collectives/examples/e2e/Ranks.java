@@ -8,8 +8,7 @@ import dev.collectives.runtime.LocalCluster;
 
 /** Runs bodies on n sim ranks, and fills and checks float buffers. */
 final class Ranks {
-    private Ranks() {
-    }
+    private Ranks() {}
 
     static void run(int ranks, LocalCluster.RankBody body) {
         try (LocalCluster cluster = Backends.get("sim").local(ranks)) {

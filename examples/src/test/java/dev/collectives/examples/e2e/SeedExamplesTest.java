@@ -11,7 +11,6 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.Stream;
-
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -53,14 +52,14 @@ class SeedExamplesTest {
                 pipeline.step();
                 stream.synchronize();
                 checkTwoAllReduces(ranks, pipeline.recvbuff());
-                pipeline.step();  // a replay gives the same sums
+                pipeline.step(); // a replay gives the same sums
                 stream.synchronize();
                 checkTwoAllReduces(ranks, pipeline.recvbuff());
             }
             CollectivesException afterClose = assertThrows(CollectivesException.class, pipeline::step);
             assertEquals(Rule.R5_GRAPH_LIFETIME, afterClose.rule());
             assertTrue(afterClose.getMessage().contains("SeedPipelines.Graph is closed"), afterClose.getMessage());
-            pipeline.close();  // idempotent
+            pipeline.close(); // idempotent
         });
     }
 
@@ -68,16 +67,18 @@ class SeedExamplesTest {
     @ValueSource(ints = {2, 4})
     void seedLocalRegistration(int ranks) {
         Ranks.run(ranks, rank -> {
-            try (CollectiveSeedPipelines_Local pipeline = CollectiveSeedPipelines_Local.bind(rank.comm(), rank.stream())) {
+            try (CollectiveSeedPipelines_Local pipeline =
+                    CollectiveSeedPipelines_Local.bind(rank.comm(), rank.stream())) {
                 pipeline.sendbuff().copyFromHost(ramp(rank.rank(), 2048));
                 pipeline.recvbuff().copyFromHost(new float[3072]);
-                for (int repeat = 0; repeat < 3; repeat++) {  // registered once, reused
+                for (int repeat = 0; repeat < 3; repeat++) { // registered once, reused
                     pipeline.step();
                     rank.stream().synchronize();
                     checkTwoAllReduces(ranks, pipeline.recvbuff());
                 }
                 // the sim stands for either library, so describe() names both prefixes
-                assertTrue(pipeline.describe().contains("general: registered once at bind ({nccl,mccl}CommRegister)"),
+                assertTrue(
+                        pipeline.describe().contains("general: registered once at bind ({nccl,mccl}CommRegister)"),
                         pipeline.describe());
             }
         });
@@ -88,7 +89,8 @@ class SeedExamplesTest {
     void seedOneBigBlock(int ranks) {
         Ranks.run(ranks, rank -> {
             Pipeline closeable;
-            try (CollectiveSeedPipelines_Arena pipeline = CollectiveSeedPipelines_Arena.bind(rank.comm(), rank.stream())) {
+            try (CollectiveSeedPipelines_Arena pipeline =
+                    CollectiveSeedPipelines_Arena.bind(rank.comm(), rank.stream())) {
                 closeable = pipeline;
                 assertEquals(0, pipeline.sendbuff().headOffset());
                 assertEquals(1 << 20, pipeline.recvbuff().headOffset());
@@ -98,8 +100,8 @@ class SeedExamplesTest {
                 rank.stream().synchronize();
                 assertFloats(sumOfRamps(ranks, 0, 1024), pipeline.recvbuff(), "recvbuff");
             }
-            CollectivesException afterClose = assertThrows(CollectivesException.class,
-                    ((CollectiveSeedPipelines_Arena) closeable)::step);
+            CollectivesException afterClose =
+                    assertThrows(CollectivesException.class, ((CollectiveSeedPipelines_Arena) closeable)::step);
             assertTrue(afterClose.getMessage().contains("SeedPipelines.Arena is closed"), afterClose.getMessage());
         });
     }

@@ -11,8 +11,7 @@ import dev.collectives.runtime.DeviceBuffer;
 
 /** The seed's three examples, as pipelines (nested: the generated classes are CollectiveSeedPipelines_Graph etc.). */
 final class SeedPipelines {
-    private SeedPipelines() {
-    }
+    private SeedPipelines() {}
 
     /** Seed example 1: graph registration, two allreduces, the second at offsets 1024 and 2048. */
     @CollectivePipeline(registration = Registration.GRAPH)
@@ -24,7 +23,12 @@ final class SeedPipelines {
         DeviceBuffer recvbuff();
 
         @AllReduce(send = "sendbuff", recv = "recvbuff", count = 1024, op = ReduceOp.SUM)
-        @AllReduce(send = "sendbuff", sendOffset = 1024, recv = "recvbuff", recvOffset = 2048, count = 1024,
+        @AllReduce(
+                send = "sendbuff",
+                sendOffset = 1024,
+                recv = "recvbuff",
+                recvOffset = 2048,
+                count = 1024,
                 op = ReduceOp.SUM)
         void step();
     }
@@ -39,7 +43,12 @@ final class SeedPipelines {
         DeviceBuffer recvbuff();
 
         @AllReduce(send = "sendbuff", recv = "recvbuff", count = 1024, op = ReduceOp.SUM)
-        @AllReduce(send = "sendbuff", sendOffset = 1024, recv = "recvbuff", recvOffset = 2048, count = 1024,
+        @AllReduce(
+                send = "sendbuff",
+                sendOffset = 1024,
+                recv = "recvbuff",
+                recvOffset = 2048,
+                count = 1024,
                 op = ReduceOp.SUM)
         void step();
     }

@@ -17,8 +17,7 @@ final class ShapePipelines {
     /** The bucket {@link Graph} captures at bind. */
     static final long CAPTURED_N = 4;
 
-    private ShapePipelines() {
-    }
+    private ShapePipelines() {}
 
     /** An arena sized at bind, a bucket of it allreduced in place per call, and the whole of it gathered. */
     @CollectivePipeline(registration = Registration.LOCAL)
@@ -32,8 +31,13 @@ final class ShapePipelines {
         @Buffer(type = DataType.FLOAT32, countExpr = "elements * ranks")
         DeviceBuffer gathered();
 
-        @AllReduce(send = "grads", sendOffsetExpr = "offset", recv = "grads", recvOffsetExpr = "offset",
-                   countExpr = "n", op = ReduceOp.SUM)
+        @AllReduce(
+                send = "grads",
+                sendOffsetExpr = "offset",
+                recv = "grads",
+                recvOffsetExpr = "offset",
+                countExpr = "n",
+                op = ReduceOp.SUM)
         void bucket(long offset, long n);
 
         @AllGather(send = "grads", recv = "gathered", sendCountExpr = "elements")
@@ -52,22 +56,31 @@ final class ShapePipelines {
         @Buffer(type = DataType.FLOAT32, countExpr = "elements")
         DeviceBuffer recv();
 
-        @AllReduce(send = "send", sendOffsetExpr = "offset", recv = "recv", recvOffsetExpr = "offset",
-                   countExpr = "n", op = ReduceOp.SUM)
+        @AllReduce(
+                send = "send",
+                sendOffsetExpr = "offset",
+                recv = "recv",
+                recvOffsetExpr = "offset",
+                countExpr = "n",
+                op = ReduceOp.SUM)
         @Capture(param = "offset", values = 0)
         @Capture(param = "n", values = CAPTURED_N)
         void bucket(long offset, long n);
     }
 
     /** The bucket as a GRAPH step whose cache of 2 graphs must hold every tuple it is called with. */
-    @CollectivePipeline(registration = Registration.GRAPH, graphCache = 2,
-                        graphCacheOverflow = GraphCacheOverflow.FAIL)
+    @CollectivePipeline(registration = Registration.GRAPH, graphCache = 2, graphCacheOverflow = GraphCacheOverflow.FAIL)
     interface StrictGraph {
         @Buffer(type = DataType.FLOAT32, count = 64)
         DeviceBuffer grads();
 
-        @AllReduce(send = "grads", sendOffsetExpr = "offset", recv = "grads", recvOffsetExpr = "offset",
-                   countExpr = "n", op = ReduceOp.SUM)
+        @AllReduce(
+                send = "grads",
+                sendOffsetExpr = "offset",
+                recv = "grads",
+                recvOffsetExpr = "offset",
+                countExpr = "n",
+                op = ReduceOp.SUM)
         void bucket(long offset, long n);
     }
 }

@@ -16,12 +16,10 @@ import dev.collectives.runtime.GraphCacheStats;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Result;
-
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.util.Arrays;
 import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Sizes at bind ({@code @Dim}) and at call (step parameters) on sim at 1, 2, 3, 4 and 8 ranks: buffers sized by
@@ -59,11 +57,15 @@ class ShapesTest {
     }
 
     private static CollectiveShapePipelines_Local bindLocal(RankContext rank, long elements) {
-        return CollectiveShapePipelines_Local.binder(rank.comm(), rank.stream()).elements(elements).bind();
+        return CollectiveShapePipelines_Local.binder(rank.comm(), rank.stream())
+                .elements(elements)
+                .bind();
     }
 
     private static CollectiveShapePipelines_Graph bindGraph(RankContext rank, long elements) {
-        return CollectiveShapePipelines_Graph.binder(rank.comm(), rank.stream()).elements(elements).bind();
+        return CollectiveShapePipelines_Graph.binder(rank.comm(), rank.stream())
+                .elements(elements)
+                .bind();
     }
 
     @ParameterizedTest(name = "{0} ranks")
@@ -94,7 +96,7 @@ class ShapesTest {
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void argumentsThatChangeOnEveryCall(int ranks) {
         Ranks.run(ranks, rank -> {
-            Random random = new Random(ranks);  // the same sequence on every rank
+            Random random = new Random(ranks); // the same sequence on every rank
             int count = (int) ELEMENTS;
             try (CollectiveShapePipelines_Local p = bindLocal(rank, ELEMENTS)) {
                 for (int call = 0; call < 25; call++) {
@@ -103,7 +105,9 @@ class ShapesTest {
                     p.grads().copyFromHost(ramp(rank.rank(), count));
                     p.bucket(offset, n);
                     rank.stream().synchronize();
-                    assertFloats(reduced(rank.rank(), ranks, count, offset, n), p.grads(),
+                    assertFloats(
+                            reduced(rank.rank(), ranks, count, offset, n),
+                            p.grads(),
                             "bucket(" + offset + ", " + n + ")");
                 }
             }
@@ -138,10 +142,11 @@ class ShapesTest {
 
     /** {@code call} fails at once on this rank with {@code rule}, naming the step. */
     private static void assertRefused(RankContext rank, Rule rule, Runnable call, long[] arguments) {
-        CollectivesException e = assertThrows(CollectivesException.class, call::run,
-                () -> Arrays.toString(arguments));
+        CollectivesException e = assertThrows(CollectivesException.class, call::run, () -> Arrays.toString(arguments));
         assertEquals(rule, e.rule(), e.getMessage());
-        assertTrue(e.getMessage().startsWith(rule.tag() + " rank " + rank.rank() + ": ") && e.getMessage().contains("bucket("),
+        assertTrue(
+                e.getMessage().startsWith(rule.tag() + " rank " + rank.rank() + ": ")
+                        && e.getMessage().contains("bucket("),
                 e.getMessage());
     }
 
@@ -161,15 +166,20 @@ class ShapesTest {
                     p.recv().copyFromHost(ramp(rank.rank(), count));
                     p.bucket(call[0], call[1]);
                     rank.stream().synchronize();
-                    assertFloats(reduced(rank.rank(), ranks, count, call[0], call[1]), p.recv(),
+                    assertFloats(
+                            reduced(rank.rank(), ranks, count, call[0], call[1]),
+                            p.recv(),
                             "bucket(" + call[0] + ", " + call[1] + ")");
                 }
                 // captured: (0, 4) at bind, then (4, 4), (8, 12) evicting (0, 4), and (0, 4) again evicting (8, 12),
                 // which the second (4, 4) had made the least recently used; hits: the first (0, 4), the second
                 // (4, 4), the last (0, 4)
                 assertEquals(new GraphCacheStats(4, 3, 2, 2, 2), p.bucketGraphs());
-                assertTrue(p.describe().contains("graph cache of bucket(): 2 of 2 graphs held, 4 captured, 3 hits, "
-                        + "2 evicted"), p.describe());
+                assertTrue(
+                        p.describe()
+                                .contains("graph cache of bucket(): 2 of 2 graphs held, 4 captured, 3 hits, "
+                                        + "2 evicted"),
+                        p.describe());
                 // a tuple out of range is refused before it is captured
                 assertRefused(rank, Rule.R7_ARENA, () -> p.bucket(ELEMENTS, 4), new long[] {ELEMENTS, 4});
                 assertEquals(new GraphCacheStats(4, 3, 2, 2, 2), p.bucketGraphs());
@@ -178,8 +188,8 @@ class ShapesTest {
             cluster.run(rank -> pipelines[rank.rank()].close());
             assertEquals(new SimUsage(0, 0, 0, 0, 0), cluster.usage());
             cluster.run(rank -> {
-                CollectivesException e = assertThrows(CollectivesException.class,
-                        () -> pipelines[rank.rank()].bucket(0, 4));
+                CollectivesException e =
+                        assertThrows(CollectivesException.class, () -> pipelines[rank.rank()].bucket(0, 4));
                 assertEquals(Rule.R5_GRAPH_LIFETIME, e.rule(), e.getMessage());
             });
         }
@@ -196,25 +206,36 @@ class ShapesTest {
                         p.bucket(8 + 8 * (call % 3), 4);
                     }
                     assertEquals(new GraphCacheStats(7, 0, 5, 2, 2), p.bucketGraphs());
-                    assertTrue(p.describe().contains("graph cache of bucket(): 2 of 2 graphs held, 7 captured, 0 hits,"
-                            + " 5 evicted, 3 missed after eviction\n" + ShapePipelines.class.getName() + ".Graph."
-                            + "bucket(...): its graph cache is too small: it holds 2 graphs but the step was called "
-                            + "with 4 distinct argument tuples, and 3 calls missed a graph it had evicted"), p.describe());
+                    assertTrue(
+                            p.describe()
+                                    .contains(
+                                            "graph cache of bucket(): 2 of 2 graphs held, 7 captured, 0 hits,"
+                                                    + " 5 evicted, 3 missed after eviction\n"
+                                                    + ShapePipelines.class.getName() + ".Graph."
+                                                    + "bucket(...): its graph cache is too small: it holds 2 graphs but the step was called "
+                                                    + "with 4 distinct argument tuples, and 3 calls missed a graph it had evicted"),
+                            p.describe());
                     assertTrue(p.describe().contains("set @CollectivePipeline(graphCache = 4)"), p.describe());
                 }
-                try (CollectiveShapePipelines_StrictGraph p = CollectiveShapePipelines_StrictGraph.bind(rank.comm(),
-                        rank.stream())) {
+                try (CollectiveShapePipelines_StrictGraph p =
+                        CollectiveShapePipelines_StrictGraph.bind(rank.comm(), rank.stream())) {
                     for (long offset : new long[] {0, 4, 8, 0}) {
                         p.bucket(offset, 4);
                     }
                     // holds (8, 4) and (0, 4): (4, 4) would be the second capture of an evicted tuple
                     CollectivesException e = assertThrows(CollectivesException.class, () -> p.bucket(4, 4));
                     assertEquals(Result.INVALID_USAGE, e.result());
-                    assertTrue(e.getMessage().startsWith("rank " + rank.rank() + ": " + ShapePipelines.class.getName()
-                            + ".StrictGraph.bucket(...): its graph cache is too small: it holds 2 graphs but the step "
-                            + "was called with 3 distinct argument tuples"), e.getMessage());
-                    assertTrue(e.getMessage().endsWith("set @CollectivePipeline(graphCache = 3), or call the step "
-                            + "with fewer distinct arguments (graphCacheOverflow = FAIL)"), e.getMessage());
+                    assertTrue(
+                            e.getMessage()
+                                    .startsWith("rank " + rank.rank() + ": " + ShapePipelines.class.getName()
+                                            + ".StrictGraph.bucket(...): its graph cache is too small: it holds 2 graphs but the step "
+                                            + "was called with 3 distinct argument tuples"),
+                            e.getMessage());
+                    assertTrue(
+                            e.getMessage()
+                                    .endsWith("set @CollectivePipeline(graphCache = 3), or call the step "
+                                            + "with fewer distinct arguments (graphCacheOverflow = FAIL)"),
+                            e.getMessage());
                     p.bucket(0, 4);
                     assertEquals(new GraphCacheStats(4, 1, 2, 2, 2), p.bucketGraphs());
                 }
@@ -242,10 +263,12 @@ class ShapesTest {
                     }
                 });
                 for (int r = 0; r < ranks; r++) {
-                    CollectivesException e = assertInstanceOf(CollectivesException.class, failures[r],
-                            "rank " + r + (graph ? " (GRAPH)" : " (LOCAL)"));
+                    CollectivesException e = assertInstanceOf(
+                            CollectivesException.class, failures[r], "rank " + r + (graph ? " (GRAPH)" : " (LOCAL)"));
                     assertEquals(Rule.R14_SHAPE, e.rule(), e.getMessage());
-                    assertTrue(e.getMessage().contains("bucket(0, 4)") && e.getMessage().contains("bucket(0, 8)"),
+                    assertTrue(
+                            e.getMessage().contains("bucket(0, 4)")
+                                    && e.getMessage().contains("bucket(0, 8)"),
                             e.getMessage());
                 }
                 assertEquals(new SimUsage(0, 0, 0, 0, 0), cluster.usage());
@@ -269,8 +292,11 @@ class ShapesTest {
             for (int r = 0; r < ranks; r++) {
                 CollectivesException e = assertInstanceOf(CollectivesException.class, failures[r], "rank " + r);
                 assertEquals(Rule.R14_SHAPE, e.rule(), e.getMessage());
-                assertTrue(e.getMessage().contains("elements") && e.getMessage().contains(String.valueOf(ELEMENTS))
-                        && e.getMessage().contains(String.valueOf(2 * ELEMENTS)), e.getMessage());
+                assertTrue(
+                        e.getMessage().contains("elements")
+                                && e.getMessage().contains(String.valueOf(ELEMENTS))
+                                && e.getMessage().contains(String.valueOf(2 * ELEMENTS)),
+                        e.getMessage());
             }
         }
     }

@@ -9,12 +9,10 @@ import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.LocalCluster;
-
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
 import java.util.regex.Pattern;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,10 +28,11 @@ class OneFailureOneMessageTest {
         String trace = uncaughtTrace(() -> {
             try (LocalCluster cluster = Backends.get("sim").local(RANKS)) {
                 cluster.run(rank -> {
-                    try (DeviceBuffer block = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32,
-                            ExternalAllReduce.COUNT + 64L * RANKS)) {
+                    try (DeviceBuffer block = rank.comm()
+                            .allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ExternalAllReduce.COUNT + 64L * RANKS)) {
                         DeviceBuffer input = block.slice(64L * rank.rank(), ExternalAllReduce.COUNT);
-                        CollectiveExternalAllReduce.bind(rank.comm(), rank.stream(), input).close();
+                        CollectiveExternalAllReduce.bind(rank.comm(), rank.stream(), input)
+                                .close();
                     }
                 });
             }
@@ -42,8 +41,11 @@ class OneFailureOneMessageTest {
 
         assertTrue(lines.size() <= 20, lines.size() + " lines:\n" + trace);
         assertTrue(occurrences(trace, SENTENCE) <= 2, trace);
-        assertTrue(lines.get(0).startsWith(CollectivesException.class.getName() + ": ranks 0-3 failed: [R2 OFFSET] "
-                + "ranks passed " + ExternalAllReduce.class.getName() + " " + SENTENCE), lines.get(0));
+        assertTrue(
+                lines.get(0)
+                        .startsWith(CollectivesException.class.getName() + ": ranks 0-3 failed: [R2 OFFSET] "
+                                + "ranks passed " + ExternalAllReduce.class.getName() + " " + SENTENCE),
+                lines.get(0));
         for (int rank = 0; rank < RANKS; rank++) {
             assertTrue(lines.get(0).contains("rank " + rank + ": " + 256 * rank + " bytes from"), lines.get(0));
         }

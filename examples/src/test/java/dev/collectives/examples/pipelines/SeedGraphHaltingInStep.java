@@ -2,7 +2,6 @@ package dev.collectives.examples.pipelines;
 
 import dev.collectives.examples.Example;
 import dev.collectives.runtime.RankContext;
-
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -35,11 +34,11 @@ public final class SeedGraphHaltingInStep implements Example {
         if (rank.rank() != doomed) {
             return example.run(rank);
         }
-        try (CollectiveSeedGraphRegistration pipeline = CollectiveSeedGraphRegistration.bind(rank.comm(),
-                rank.stream())) {
+        try (CollectiveSeedGraphRegistration pipeline =
+                CollectiveSeedGraphRegistration.bind(rank.comm(), rank.stream())) {
             AtomicInteger steps = new AtomicInteger();
-            return new RankReport(pipeline.describe(), SeedAllReduces.run(rank, pipeline.sendbuff(),
-                    pipeline.recvbuff(), () -> {
+            return new RankReport(
+                    pipeline.describe(), SeedAllReduces.run(rank, pipeline.sendbuff(), pipeline.recvbuff(), () -> {
                         if (steps.incrementAndGet() == SeedAllReduces.ITERATIONS) {
                             System.out.println("halting rank " + doomed + " as its step " + steps + " begins");
                             System.out.flush();

@@ -13,7 +13,11 @@ import java.util.function.Predicate;
  */
 public sealed interface Expr {
     /** What a name stands for: a {@code @Dim} (bound at bind, at least 1), a step parameter (at least 0), or ranks. */
-    enum Scope { DIM, PARAM, RANKS }
+    enum Scope {
+        DIM,
+        PARAM,
+        RANKS
+    }
 
     record Literal(long value) implements Expr {
         @Override
@@ -70,8 +74,9 @@ public sealed interface Expr {
                 return new Binary('+', a, b);
             }
         }
-        return a instanceof Literal l && l.value() == 0 ? b : b instanceof Literal l && l.value() == 0 ? a
-                : new Binary('+', a, b);
+        return a instanceof Literal l && l.value() == 0
+                ? b
+                : b instanceof Literal l && l.value() == 0 ? a : new Binary('+', a, b);
     }
 
     /** {@code a * b}, without a factor 1, and two literals multiplied where the product fits a long. */
@@ -83,8 +88,9 @@ public sealed interface Expr {
                 return new Binary('*', a, b);
             }
         }
-        return a instanceof Literal l && l.value() == 1 ? b : b instanceof Literal l && l.value() == 1 ? a
-                : new Binary('*', a, b);
+        return a instanceof Literal l && l.value() == 1
+                ? b
+                : b instanceof Literal l && l.value() == 1 ? a : new Binary('*', a, b);
     }
 
     /** The names it uses, in order of first use. */

@@ -90,8 +90,10 @@ public final class ExprParser {
             }
             return new Expr.Name(name, s);
         }
-        throw error(atEnd() ? "the expression ends where a number, a name or `(` should follow"
-                : "unexpected `" + c + "` where a number, a name or `(` should follow");
+        throw error(
+                atEnd()
+                        ? "the expression ends where a number, a name or `(` should follow"
+                        : "unexpected `" + c + "` where a number, a name or `(` should follow");
     }
 
     private void expect(char c) throws ExprException {

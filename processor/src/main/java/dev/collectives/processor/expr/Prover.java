@@ -202,7 +202,8 @@ public final class Prover {
         if (by != null) {
             return aligned(dividend, by);
         }
-        boolean factor = dividend instanceof Expr.Binary b && b.op() == '*'
+        boolean factor = dividend instanceof Expr.Binary b
+                && b.op() == '*'
                 && (equal(b.left(), divisor) || equal(b.right(), divisor));
         return factor ? Verdict.TRUE : Verdict.UNKNOWN;
     }

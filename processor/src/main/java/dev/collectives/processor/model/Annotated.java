@@ -1,13 +1,11 @@
 package dev.collectives.processor.model;
 
+import dev.collectives.processor.expr.Expr;
 import java.util.HashMap;
 import java.util.Map;
-
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
 import javax.lang.model.element.Element;
-
-import dev.collectives.processor.expr.Expr;
 
 /** Something read from one annotation: keeps the mirror and its explicit values, so diagnostics can point at them. */
 public abstract class Annotated {

@@ -1,14 +1,12 @@
 package dev.collectives.processor.model;
 
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
 import java.util.ArrayList;
 import java.util.List;
-
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.type.TypeMirror;
-
-import dev.collectives.annotation.Allocator;
-import dev.collectives.annotation.DataType;
 
 /**
  * An accessor: a {@code @Buffer} (a root allocation the pipeline makes), a {@code @View} into another accessor at

@@ -1,7 +1,6 @@
 package dev.collectives.processor.model;
 
 import java.util.List;
-
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.ExecutableElement;
 

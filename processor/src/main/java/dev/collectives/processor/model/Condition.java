@@ -1,11 +1,10 @@
 package dev.collectives.processor.model;
 
-import java.util.List;
-
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.expr.Verdict;
 import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
+import java.util.List;
 
 /**
  * A rule's condition on a pipeline's sizes and offsets: {@code operands[0] <= operands[1]} ({@link Kind#AT_MOST}),
@@ -17,10 +16,24 @@ import dev.collectives.rules.Rule;
  * proves false is {@code failure}, a compile error; what it cannot prove is checked at bind when {@code step} is
  * null, else at each call of {@code step}.
  */
-public record Condition(Message failure, List<Object> failureArguments, Site site, StepDecl step, String what,
-                        Kind kind, List<Expr> operands, boolean inPlace, Verdict verdict) {
+public record Condition(
+        Message failure,
+        List<Object> failureArguments,
+        Site site,
+        StepDecl step,
+        String what,
+        Kind kind,
+        List<Expr> operands,
+        boolean inPlace,
+        Verdict verdict) {
     /** The shape of the comparison. */
-    public enum Kind { AT_MOST, ALIGNED, DIVIDES, IN_PLACE_OR_APART, APART }
+    public enum Kind {
+        AT_MOST,
+        ALIGNED,
+        DIVIDES,
+        IN_PLACE_OR_APART,
+        APART
+    }
 
     public Rule rule() {
         return failure.rule();

@@ -1,15 +1,13 @@
 package dev.collectives.processor.model;
 
-import java.math.BigInteger;
-import java.util.ArrayList;
-import java.util.List;
-
-import javax.lang.model.element.VariableElement;
-
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.expr.Prover;
 import dev.collectives.processor.expr.Verdict;
 import dev.collectives.rules.Message;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import javax.lang.model.element.VariableElement;
 
 /**
  * The conditions R7 and R13 put on a pipeline's sizes and offsets, each with what the {@link Prover} says of it:
@@ -85,25 +83,41 @@ public final class Conditions {
 
     /** Keeps what is not proved, once: an in-place op's send and recv ask the same. */
     private void add(Condition condition) {
-        boolean repeated = conditions.stream().anyMatch(c -> c.step() == condition.step()
-                && c.kind() == condition.kind() && c.rule() == condition.rule()
-                && c.operands().equals(condition.operands()));
+        boolean repeated = conditions.stream()
+                .anyMatch(c -> c.step() == condition.step()
+                        && c.kind() == condition.kind()
+                        && c.rule() == condition.rule()
+                        && c.operands().equals(condition.operands()));
         if (condition.verdict() != Verdict.TRUE && !repeated) {
             conditions.add(condition);
         }
     }
 
-    private Condition atMost(Message failure, List<Object> arguments, Site site, StepDecl step, String what,
-                             Expr value, Expr bound) {
-        return new Condition(failure, arguments, site, stage(step, value, bound), what, Condition.Kind.AT_MOST,
-                List.of(value, bound), false, prover.atMost(value, bound));
+    private Condition atMost(
+            Message failure, List<Object> arguments, Site site, StepDecl step, String what, Expr value, Expr bound) {
+        return new Condition(
+                failure,
+                arguments,
+                site,
+                stage(step, value, bound),
+                what,
+                Condition.Kind.AT_MOST,
+                List.of(value, bound),
+                false,
+                prover.atMost(value, bound));
     }
 
     /** R13 where an operand is not known: the known ones are R13's validator's, with messages of their own. */
     private void unknownAtMost(Site site, StepDecl step, String what, Expr value, Expr bound) {
         if (!known(value, bound)) {
-            add(atMost(Message.R13_HOLDS_FOR_NO_VALUE, List.of(Condition.atMostText(what, value, bound)), site, step,
-                    what, value, bound));
+            add(atMost(
+                    Message.R13_HOLDS_FOR_NO_VALUE,
+                    List.of(Condition.atMostText(what, value, bound)),
+                    site,
+                    step,
+                    what,
+                    value,
+                    bound));
         }
     }
 
@@ -122,8 +136,16 @@ public final class Conditions {
         Expr name = new Expr.Name(p.getSimpleName().toString(), Expr.Scope.PARAM);
         Expr zero = Expr.literal(0);
         String what = s.name() + "(): parameter `" + name + "` is at least 0";
-        add(new Condition(Message.R13_HOLDS_FOR_NO_VALUE, List.of(Condition.atMostText(what, zero, name)),
-                Site.of(p), s, what, Condition.Kind.AT_MOST, List.of(zero, name), false, Verdict.UNKNOWN));
+        add(new Condition(
+                Message.R13_HOLDS_FOR_NO_VALUE,
+                List.of(Condition.atMostText(what, zero, name)),
+                Site.of(p),
+                s,
+                what,
+                Condition.Kind.AT_MOST,
+                List.of(zero, name),
+                false,
+                Verdict.UNKNOWN));
     }
 
     /**
@@ -140,10 +162,22 @@ public final class Conditions {
         for (Expr.Binary d : e.divisions()) {
             Expr dividend = d.left();
             Expr divisor = d.right();
-            add(new Condition(Message.R13_REMAINDER, List.of(where, d, shown(dividend), shown(divisor),
-                    shown(new Expr.Binary('%', dividend, divisor)), new Expr.FloorDiv(dividend, divisor)),
-                    target.site(attribute), stage(step, d), where, Condition.Kind.DIVIDES, List.of(dividend, divisor),
-                    false, prover.divides(dividend, divisor)));
+            add(new Condition(
+                    Message.R13_REMAINDER,
+                    List.of(
+                            where,
+                            d,
+                            shown(dividend),
+                            shown(divisor),
+                            shown(new Expr.Binary('%', dividend, divisor)),
+                            new Expr.FloorDiv(dividend, divisor)),
+                    target.site(attribute),
+                    stage(step, d),
+                    where,
+                    Condition.Kind.DIVIDES,
+                    List.of(dividend, divisor),
+                    false,
+                    prover.divides(dividend, divisor)));
         }
     }
 
@@ -155,8 +189,8 @@ public final class Conditions {
         divisions(b, "offsetBytes", null, name);
         unknownAtMost(b.site("count"), null, name + ": count is at least 1", Expr.literal(1), count);
         if (size > 1) {
-            unknownAtMost(b.site("count"), null, name + ": its bytes fit a long", count,
-                    Expr.literal(Long.MAX_VALUE / size));
+            unknownAtMost(
+                    b.site("count"), null, name + ": its bytes fit a long", count, Expr.literal(Long.MAX_VALUE / size));
         }
         if (b.kind() != BufferDecl.Kind.VIEW) {
             return;
@@ -164,28 +198,51 @@ public final class Conditions {
         BufferDecl parent = model.buffer(b.of()).orElseThrow();
         Expr offset = b.expression("offsetBytes");
         Site site = b.site("offsetBytes");
-        Condition afterHead = atMost(Message.R7_VIEW_BEFORE_HEAD, List.of(b.name(), shown(offset), parent.name()),
-                site, null, name + ": offsetBytes is at least 0", Expr.literal(0), offset);
+        Condition afterHead = atMost(
+                Message.R7_VIEW_BEFORE_HEAD,
+                List.of(b.name(), shown(offset), parent.name()),
+                site,
+                null,
+                name + ": offsetBytes is at least 0",
+                Expr.literal(0),
+                offset);
         add(afterHead);
         if (afterHead.verdict() == Verdict.FALSE) {
             return; // where it ends and how it is aligned say nothing more
         }
         Expr end = Expr.plus(offset, SideRanges.bytes(count, size));
-        Expr parentBytes = SideRanges.bytes(parent.expression("count"), parent.type().size());
+        Expr parentBytes =
+                SideRanges.bytes(parent.expression("count"), parent.type().size());
         if (parent.kind() == BufferDecl.Kind.EXTERNAL) {
             // a view of an @External stays within its declared shape: all bind requires of the buffer it is given
-            unknownAtMost(site, null, name + " lies within the declared size of external `" + parent.name() + "`",
-                    end, parentBytes);
+            unknownAtMost(
+                    site,
+                    null,
+                    name + " lies within the declared size of external `" + parent.name() + "`",
+                    end,
+                    parentBytes);
         } else {
-            add(atMost(Message.R7_VIEW_PAST_END, List.of(b.name(), parent.name(), shown(offset), shown(end),
-                    shown(parentBytes)), site, null, name + " lies inside `" + parent.name() + "`", end,
+            add(atMost(
+                    Message.R7_VIEW_PAST_END,
+                    List.of(b.name(), parent.name(), shown(offset), shown(end), shown(parentBytes)),
+                    site,
+                    null,
+                    name + " lies inside `" + parent.name() + "`",
+                    end,
                     parentBytes));
         }
         Expr inRoot = ranges.offsetInRoot(b);
         if (size > 1) {
-            add(new Condition(Message.R7_VIEW_MISALIGNED, List.of(b.name(), shown(inRoot), b.type(), size, size),
-                    site, null, name + " starts at a multiple of its element size in its allocation",
-                    Condition.Kind.ALIGNED, List.of(inRoot, Expr.literal(size)), false, prover.aligned(inRoot, size)));
+            add(new Condition(
+                    Message.R7_VIEW_MISALIGNED,
+                    List.of(b.name(), shown(inRoot), b.type(), size, size),
+                    site,
+                    null,
+                    name + " starts at a multiple of its element size in its allocation",
+                    Condition.Kind.ALIGNED,
+                    List.of(inRoot, Expr.literal(size)),
+                    false,
+                    prover.aligned(inRoot, size)));
         }
     }
 
@@ -193,12 +250,17 @@ public final class Conditions {
         Expr count = o.expression(o.kind().countAttribute());
         String name = s.name() + "(): " + o.kind().annotation() + " " + o.ordinal();
         o.kind().numericAttributes().forEach(a -> divisions(o, a, s, name));
-        unknownAtMost(o.countSite(), s, name + ": " + o.kind().countAttribute() + " is at least 1", Expr.literal(1),
-                count);
+        unknownAtMost(
+                o.countSite(), s, name + ": " + o.kind().countAttribute() + " is at least 1", Expr.literal(1), count);
         for (OpSide side : o.sides()) {
-            Condition afterHead = atMost(Message.R7_NEGATIVE_OFFSET, List.of(side.label(), shown(side.offset()),
-                    side.buffer().name()), side.offsetSite(), s, name + ": " + side.role().word()
-                    + " offset is at least 0", Expr.literal(0), side.offset());
+            Condition afterHead = atMost(
+                    Message.R7_NEGATIVE_OFFSET,
+                    List.of(side.label(), shown(side.offset()), side.buffer().name()),
+                    side.offsetSite(),
+                    s,
+                    name + ": " + side.role().word() + " offset is at least 0",
+                    Expr.literal(0),
+                    side.offset());
             add(afterHead);
             if (afterHead.verdict() != Verdict.FALSE) {
                 inside(s, name, side);
@@ -216,9 +278,15 @@ public final class Conditions {
         Expr end = Expr.plus(offset, side.elements());
         // from the head, the count is what reaches too far
         Site site = Expr.literal(0).equals(offset) ? side.op().countSite() : side.offsetSite();
-        Condition inside = atMost(Message.R7_PAST_BUFFER, List.of(side.label(), side.buffer().name(), shown(offset),
-                shown(end), shown(capacity)), site, s, name + ": " + side.role().word() + " stays inside `"
-                + side.buffer().name() + "`", end, capacity);
+        Condition inside = atMost(
+                Message.R7_PAST_BUFFER,
+                List.of(side.label(), side.buffer().name(), shown(offset), shown(end), shown(capacity)),
+                site,
+                s,
+                name + ": " + side.role().word() + " stays inside `"
+                        + side.buffer().name() + "`",
+                end,
+                capacity);
         // with offset, count and capacity known, only an undeclared ranks can leave it open: bind's slices check it
         if (inside.verdict() == Verdict.FALSE || !known(offset, count, capacity)) {
             add(inside);
@@ -248,12 +316,21 @@ public final class Conditions {
     private void groupApart(StepDecl s, OpSide first, OpSide second) {
         Expr[] a = ranges.range(first);
         Expr[] b = ranges.range(second);
-        String what = s.name() + "(): the " + first.role().word() + " of " + first.op().kind().annotation() + " "
+        String what = s.name() + "(): the " + first.role().word() + " of "
+                + first.op().kind().annotation() + " "
                 + first.op().ordinal() + " and the " + second.role().word() + " of "
-                + second.op().kind().annotation() + " " + second.op().ordinal() + ", which run concurrently in one group";
-        add(new Condition(Message.R7_GROUP_APART, List.of(first.label(), second.label(), shown(a[0]), shown(a[1]),
-                shown(b[0]), shown(b[1])), second.site(), stage(s, a[0], a[1], b[0], b[1]), what,
-                Condition.Kind.APART, List.of(a[0], a[1], b[0], b[1]), false, ranges.apart(a, b)));
+                + second.op().kind().annotation() + " " + second.op().ordinal()
+                + ", which run concurrently in one group";
+        add(new Condition(
+                Message.R7_GROUP_APART,
+                List.of(first.label(), second.label(), shown(a[0]), shown(a[1]), shown(b[0]), shown(b[1])),
+                second.site(),
+                stage(s, a[0], a[1], b[0], b[1]),
+                what,
+                Condition.Kind.APART,
+                List.of(a[0], a[1], b[0], b[1]),
+                false,
+                ranges.apart(a, b)));
     }
 
     /**
@@ -267,16 +344,21 @@ public final class Conditions {
         Expr[] sendRange = ranges.range(send);
         Expr[] recvRange = ranges.range(recv);
         boolean inPlace = send.inPlaceForm() && recv.inPlaceForm();
-        Verdict verdict = inPlace && prover.equal(sendRange[0], recvRange[0]) ? Verdict.TRUE
-                : ranges.apart(sendRange, recvRange);
+        Verdict verdict =
+                inPlace && prover.equal(sendRange[0], recvRange[0]) ? Verdict.TRUE : ranges.apart(sendRange, recvRange);
         boolean startsDiffer = ranges.below(sendRange[0], recvRange[0]) || ranges.below(recvRange[0], sendRange[0]);
         if (verdict == Verdict.FALSE && inPlace && !startsDiffer) {
             verdict = Verdict.UNKNOWN; // they overlap, and may start at the same byte
         }
-        add(new Condition(inPlace ? Message.R7_IN_PLACE_OR_APART : Message.R7_NOT_IN_PLACE, List.of(o.label(),
-                shown(sendRange[0]), shown(sendRange[1]), shown(recvRange[0]), shown(recvRange[1])), recv.site(),
-                stage(s, sendRange[0], sendRange[1], recvRange[0], recvRange[1]), name,
-                Condition.Kind.IN_PLACE_OR_APART, List.of(sendRange[0], sendRange[1], recvRange[0], recvRange[1]),
-                inPlace, verdict));
+        add(new Condition(
+                inPlace ? Message.R7_IN_PLACE_OR_APART : Message.R7_NOT_IN_PLACE,
+                List.of(o.label(), shown(sendRange[0]), shown(sendRange[1]), shown(recvRange[0]), shown(recvRange[1])),
+                recv.site(),
+                stage(s, sendRange[0], sendRange[1], recvRange[0], recvRange[1]),
+                name,
+                Condition.Kind.IN_PLACE_OR_APART,
+                List.of(sendRange[0], sendRange[1], recvRange[0], recvRange[1]),
+                inPlace,
+                verdict));
     }
 }

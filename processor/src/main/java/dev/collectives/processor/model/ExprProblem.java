@@ -8,5 +8,8 @@ import java.util.Collection;
  */
 public record ExprProblem(Kind kind, Site site, String message, String unknownName, Collection<String> inScope) {
     /** Which tag reports it. */
-    public enum Kind { TWINS, EXPRESSION }
+    public enum Kind {
+        TWINS,
+        EXPRESSION
+    }
 }

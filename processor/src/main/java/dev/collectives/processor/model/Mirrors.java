@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
 import javax.lang.model.element.ExecutableElement;
@@ -18,12 +17,12 @@ import javax.lang.model.util.Elements;
  * attributes, missing elements), which come back as null instead of throwing.
  */
 public final class Mirrors {
-    private Mirrors() {
-    }
+    private Mirrors() {}
 
     public static String qualifiedName(AnnotationMirror mirror) {
         return mirror.getAnnotationType().asElement() instanceof TypeElement type
-                ? type.getQualifiedName().toString() : "";
+                ? type.getQualifiedName().toString()
+                : "";
     }
 
     public static Map<String, AnnotationValue> explicitValues(AnnotationMirror mirror) {
@@ -34,7 +33,8 @@ public final class Mirrors {
         return byName(elements.getElementValuesWithDefaults(mirror));
     }
 
-    private static Map<String, AnnotationValue> byName(Map<? extends ExecutableElement, ? extends AnnotationValue> values) {
+    private static Map<String, AnnotationValue> byName(
+            Map<? extends ExecutableElement, ? extends AnnotationValue> values) {
         Map<String, AnnotationValue> named = new LinkedHashMap<>();
         values.forEach((k, v) -> named.put(k.getSimpleName().toString(), v));
         return named;

@@ -1,20 +1,5 @@
 package dev.collectives.processor.model;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-
-import javax.lang.model.element.AnnotationMirror;
-import javax.lang.model.element.AnnotationValue;
-import javax.lang.model.element.Element;
-import javax.lang.model.element.ElementKind;
-import javax.lang.model.element.ExecutableElement;
-import javax.lang.model.element.Modifier;
-import javax.lang.model.element.TypeElement;
-import javax.lang.model.util.Elements;
-
 import dev.collectives.annotation.Acceleration;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
@@ -27,6 +12,19 @@ import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.expr.ExprException;
 import dev.collectives.processor.expr.ExprParser;
 import dev.collectives.processor.expr.Prover;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.AnnotationValue;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.util.Elements;
 
 /**
  * Reads a pipeline type's annotation mirrors into a {@link PipelineModel}. It never throws on malformed input: what
@@ -36,6 +34,7 @@ import dev.collectives.processor.expr.Prover;
 public final class ModelReader {
     /** The DSL's annotations: every one of them that goes on a method belongs in a pipeline. */
     public static final String PACKAGE = "dev.collectives.annotation.";
+
     static final String BUFFER = PACKAGE + "Buffer";
     static final String VIEW = PACKAGE + "View";
     static final String EXTERNAL = PACKAGE + "External";
@@ -47,6 +46,7 @@ public final class ModelReader {
     static final String CAPTURE_LIST = CAPTURE + ".List";
     /** The communicator's size, in every expression. */
     public static final String RANKS = "ranks";
+
     public static final String PIPELINE = PACKAGE + "CollectivePipeline";
 
     private final Elements elements;
@@ -60,8 +60,10 @@ public final class ModelReader {
 
     /** The {@code @CollectivePipeline} on {@code type}, if it has one. */
     public static Optional<AnnotationMirror> pipelineMirror(TypeElement type) {
-        return type.getAnnotationMirrors().stream().filter(m -> Mirrors.qualifiedName(m).equals(PIPELINE))
-                .findFirst().map(m -> m);
+        return type.getAnnotationMirrors().stream()
+                .filter(m -> Mirrors.qualifiedName(m).equals(PIPELINE))
+                .findFirst()
+                .map(m -> m);
     }
 
     public PipelineModel read(TypeElement type, AnnotationMirror pipelineMirror) {
@@ -84,7 +86,9 @@ public final class ModelReader {
         model.plansSteps = !Boolean.FALSE.equals(Mirrors.bool(values.get("plan")));
         for (Element member : type.getEnclosedElements()) {
             if (member.getKind() == ElementKind.METHOD && member.getModifiers().contains(Modifier.ABSTRACT)) {
-                member.getAnnotationMirrors().stream().filter(m -> Mirrors.qualifiedName(m).equals(DIM)).findFirst()
+                member.getAnnotationMirrors().stream()
+                        .filter(m -> Mirrors.qualifiedName(m).equals(DIM))
+                        .findFirst()
                         .ifPresent(m -> model.dims.add(new DimDecl((ExecutableElement) member, m)));
             }
         }
@@ -110,7 +114,9 @@ public final class ModelReader {
      */
     private void readMethod(PipelineModel model, ExecutableElement method) {
         List<? extends AnnotationMirror> mirrors = method.getAnnotationMirrors();
-        if (model.dim(method.getSimpleName().toString()).filter(d -> d.method() == method).isPresent()) {
+        if (model.dim(method.getSimpleName().toString())
+                .filter(d -> d.method() == method)
+                .isPresent()) {
             return;
         }
         BufferDecl buffer = null;
@@ -125,7 +131,8 @@ public final class ModelReader {
                 String name = Mirrors.qualifiedName(m);
                 if (name.equals(WINDOW)) {
                     buffer.windowMirror = m;
-                    buffer.windowSymmetric = Mirrors.bool(Mirrors.valuesWithDefaults(elements, m).get("symmetric"));
+                    buffer.windowSymmetric =
+                            Mirrors.bool(Mirrors.valuesWithDefaults(elements, m).get("symmetric"));
                 } else if (name.startsWith(PACKAGE) && m != buffer.mirror()) {
                     buffer.stray.add(m);
                 }
@@ -190,14 +197,16 @@ public final class ModelReader {
     private static void reorder(StepDecl step, List<String> written) {
         if (written.isEmpty()) {
             step.orderUnknown = step.ops.stream().map(OpDecl::kind).distinct().count() > 1
-                    && step.ops.size() > step.ops.stream().map(OpDecl::kind).distinct().count();
+                    && step.ops.size()
+                            > step.ops.stream().map(OpDecl::kind).distinct().count();
             return;
         }
         if (written.contains("List")) {
             return;
         }
         Map<OpKind, java.util.Deque<OpDecl>> byKind = new java.util.EnumMap<>(OpKind.class);
-        step.ops.forEach(o -> byKind.computeIfAbsent(o.kind(), k -> new java.util.ArrayDeque<>()).add(o));
+        step.ops.forEach(o -> byKind.computeIfAbsent(o.kind(), k -> new java.util.ArrayDeque<>())
+                .add(o));
         List<OpDecl> ordered = new java.util.ArrayList<>();
         for (String name : written) {
             OpKind kind = OpKind.byAnnotation(PACKAGE + name);
@@ -233,8 +242,8 @@ public final class ModelReader {
         }
     }
 
-    private BufferDecl readBuffer(PipelineModel model, ExecutableElement method, AnnotationMirror mirror,
-                                  BufferDecl.Kind kind) {
+    private BufferDecl readBuffer(
+            PipelineModel model, ExecutableElement method, AnnotationMirror mirror, BufferDecl.Kind kind) {
         BufferDecl b = new BufferDecl(method, mirror, kind);
         Map<String, AnnotationValue> v = Mirrors.valuesWithDefaults(elements, mirror);
         Map<String, Expr.Scope> scope = scope(model, null);
@@ -252,8 +261,8 @@ public final class ModelReader {
         return b;
     }
 
-    private OpDecl readOp(PipelineModel model, ExecutableElement method, AnnotationMirror mirror, OpKind kind,
-                          int index) {
+    private OpDecl readOp(
+            PipelineModel model, ExecutableElement method, AnnotationMirror mirror, OpKind kind, int index) {
         OpDecl op = new OpDecl(method, mirror, kind, index);
         Map<String, AnnotationValue> v = Mirrors.valuesWithDefaults(elements, mirror);
         Map<String, Expr.Scope> scope = scope(model, method);
@@ -296,19 +305,32 @@ public final class ModelReader {
      * Problems (both twins, neither when {@code required}, a parse error) are recorded for [DSL twins] and
      * [DSL expression].
      */
-    private static Long quantity(PipelineModel model, Annotated target, Map<String, AnnotationValue> values,
-                                 String attribute, Map<String, Expr.Scope> scope, boolean required) {
+    private static Long quantity(
+            PipelineModel model,
+            Annotated target,
+            Map<String, AnnotationValue> values,
+            String attribute,
+            Map<String, Expr.Scope> scope,
+            boolean required) {
         String twin = attribute + "Expr";
         boolean numeric = target.isExplicit(attribute);
         if (numeric && target.isExplicit(twin)) {
-            model.problems.add(new ExprProblem(ExprProblem.Kind.TWINS, target.site(twin), "both `" + attribute
-                    + "` and `" + twin + "` are given; give one", null, List.of()));
+            model.problems.add(new ExprProblem(
+                    ExprProblem.Kind.TWINS,
+                    target.site(twin),
+                    "both `" + attribute + "` and `" + twin + "` are given; give one",
+                    null,
+                    List.of()));
             return null;
         }
         if (!target.isExplicit(twin)) {
             if (required && !numeric) {
-                model.problems.add(new ExprProblem(ExprProblem.Kind.TWINS, target.site(), "give `" + attribute
-                        + "` (a number) or `" + twin + "` (an expression)", null, List.of()));
+                model.problems.add(new ExprProblem(
+                        ExprProblem.Kind.TWINS,
+                        target.site(),
+                        "give `" + attribute + "` (a number) or `" + twin + "` (an expression)",
+                        null,
+                        List.of()));
                 return null;
             }
             Long value = Mirrors.longValue(values.get(attribute));
@@ -327,13 +349,21 @@ public final class ModelReader {
             boolean fixed = e.isKnownWith(model.ranks);
             Long value = fixed ? new Prover(model.ranks).constant(e) : null;
             if (fixed && value == null) {
-                model.problems.add(new ExprProblem(ExprProblem.Kind.EXPRESSION, target.site(twin), twin + " = \""
-                        + text + "\" overflows a long or divides by zero", null, List.of()));
+                model.problems.add(new ExprProblem(
+                        ExprProblem.Kind.EXPRESSION,
+                        target.site(twin),
+                        twin + " = \"" + text + "\" overflows a long or divides by zero",
+                        null,
+                        List.of()));
             }
             return value;
         } catch (ExprException e) {
-            model.problems.add(new ExprProblem(ExprProblem.Kind.EXPRESSION, target.site(twin), twin + " = \"" + text
-                    + "\": " + e.getMessage(), e.unknownName(), scope.keySet()));
+            model.problems.add(new ExprProblem(
+                    ExprProblem.Kind.EXPRESSION,
+                    target.site(twin),
+                    twin + " = \"" + text + "\": " + e.getMessage(),
+                    e.unknownName(),
+                    scope.keySet()));
             return null;
         }
     }

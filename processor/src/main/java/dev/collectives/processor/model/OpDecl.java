@@ -1,15 +1,13 @@
 package dev.collectives.processor.model;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import javax.lang.model.element.AnnotationMirror;
-import javax.lang.model.element.ExecutableElement;
-
 import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.processor.expr.Expr;
+import java.util.ArrayList;
+import java.util.List;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.ExecutableElement;
 
 /**
  * One op annotation of a step, in source order. {@code send}/{@code recv} name the accessors (a {@code @Send}'s
@@ -48,11 +46,16 @@ public final class OpDecl extends Annotated {
         fused.members = List.copyOf(run);
         String countAttribute = first.kind.countAttribute();
         List<Expr> counts = run.stream().map(o -> o.expression(countAttribute)).toList();
-        Expr total = counts.stream().allMatch(counts.get(0)::equals) ? Expr.times(Expr.literal(run.size()),
-                counts.get(0)) : counts.stream().reduce(Expr::plus).orElseThrow();
+        Expr total = counts.stream().allMatch(counts.get(0)::equals)
+                ? Expr.times(Expr.literal(run.size()), counts.get(0))
+                : counts.stream().reduce(Expr::plus).orElseThrow();
         fused.expressions.put(countAttribute, total);
-        fused.count = run.stream().allMatch(o -> o.count != null) ? run.stream().mapToLong(o -> o.count).sum() : null;
-        fused.sides = first.sides.stream().map(side -> new OpSide(fused, side.role(), side.buffer())).toList();
+        fused.count = run.stream().allMatch(o -> o.count != null)
+                ? run.stream().mapToLong(o -> o.count).sum()
+                : null;
+        fused.sides = first.sides.stream()
+                .map(side -> new OpSide(fused, side.role(), side.buffer()))
+                .toList();
         return fused;
     }
 

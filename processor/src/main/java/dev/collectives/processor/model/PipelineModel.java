@@ -1,18 +1,16 @@
 package dev.collectives.processor.model;
 
+import dev.collectives.annotation.Acceleration;
+import dev.collectives.annotation.GraphCacheOverflow;
+import dev.collectives.annotation.Registration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.TypeElement;
-
-import dev.collectives.annotation.Acceleration;
-import dev.collectives.annotation.GraphCacheOverflow;
-import dev.collectives.annotation.Registration;
 
 /** A {@code @CollectivePipeline} type as read from its annotation mirrors, malformed parts included. */
 public final class PipelineModel extends Annotated {
@@ -193,7 +191,8 @@ public final class PipelineModel extends Annotated {
             return false;
         }
         Optional<BufferDecl> root = root(buffer);
-        return root.isEmpty() || root.get().kind() != BufferDecl.Kind.BUFFER
+        return root.isEmpty()
+                || root.get().kind() != BufferDecl.Kind.BUFFER
                 || !Boolean.FALSE.equals(root.get().registeredFlag());
     }
 
@@ -211,7 +210,8 @@ public final class PipelineModel extends Annotated {
     }
 
     private boolean uses(String accessor, BufferDecl root) {
-        return accessor != null && buffer(accessor).flatMap(this::root).filter(r -> r == root).isPresent();
+        return accessor != null
+                && buffer(accessor).flatMap(this::root).filter(r -> r == root).isPresent();
     }
 
     /**
@@ -220,7 +220,9 @@ public final class PipelineModel extends Annotated {
      */
     public boolean legacyServedByIbSharp(BufferDecl root) {
         List<OpDecl> using = opsUsing(root);
-        return ibSharp() && !using.isEmpty() && using.stream().allMatch(o -> o.kind().sharpServed());
+        return ibSharp()
+                && !using.isEmpty()
+                && using.stream().allMatch(o -> o.kind().sharpServed());
     }
 
     /** "Outer_Inner" for nested types, "Name" otherwise. */

@@ -1,14 +1,5 @@
 package dev.collectives.processor.model;
 
-import java.util.List;
-import java.util.Map;
-
-import javax.annotation.processing.ProcessingEnvironment;
-import javax.lang.model.element.AnnotationMirror;
-import javax.lang.model.element.AnnotationValue;
-import javax.lang.model.element.ExecutableElement;
-import javax.tools.Diagnostic;
-
 import com.sun.source.tree.AnnotationTree;
 import com.sun.source.tree.AssignmentTree;
 import com.sun.source.tree.ExpressionTree;
@@ -16,6 +7,13 @@ import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.Trees;
+import java.util.List;
+import java.util.Map;
+import javax.annotation.processing.ProcessingEnvironment;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.AnnotationValue;
+import javax.lang.model.element.ExecutableElement;
+import javax.tools.Diagnostic;
 
 /**
  * Points diagnostics at one of several repeated annotations ({@code @AllReduce @AllReduce}). javac keeps them in a
@@ -42,7 +40,11 @@ public interface RepeatedAnnotations {
             if (index < 0 || path == null || !(path.getLeaf() instanceof com.sun.source.tree.MethodTree method)) {
                 return false;
             }
-            String simpleName = site.mirror().getAnnotationType().asElement().getSimpleName().toString();
+            String simpleName = site.mirror()
+                    .getAnnotationType()
+                    .asElement()
+                    .getSimpleName()
+                    .toString();
             int seen = 0;
             for (AnnotationTree annotation : method.getModifiers().getAnnotations()) {
                 String written = annotation.getAnnotationType().toString();
@@ -59,7 +61,8 @@ public interface RepeatedAnnotations {
     private static int indexInContainer(Site site) {
         ExecutableElement method = (ExecutableElement) site.element();
         for (AnnotationMirror container : method.getAnnotationMirrors()) {
-            List<AnnotationValue> inner = Mirrors.list(Mirrors.explicitValues(container).get("value"));
+            List<AnnotationValue> inner =
+                    Mirrors.list(Mirrors.explicitValues(container).get("value"));
             for (int i = 0; i < inner.size(); i++) {
                 if (inner.get(i).getValue() == site.mirror()) {
                     return i;
@@ -74,8 +77,8 @@ public interface RepeatedAnnotations {
         if (site.value() == null) {
             return annotation;
         }
-        for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> e
-                : site.mirror().getElementValues().entrySet()) {
+        for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> e :
+                site.mirror().getElementValues().entrySet()) {
             if (e.getValue() != site.value()) {
                 continue;
             }

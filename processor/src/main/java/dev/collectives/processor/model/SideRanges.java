@@ -1,10 +1,9 @@
 package dev.collectives.processor.model;
 
-import java.util.Optional;
-
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.expr.Prover;
 import dev.collectives.processor.expr.Verdict;
+import java.util.Optional;
 
 /**
  * Where ops' sides lie: byte ranges from the head of their root allocation, as expressions, and what the
@@ -22,7 +21,9 @@ final class SideRanges {
     /** Bytes from the head of the buffer's root: the sum of the offsets along its chain of views. */
     Expr offsetInRoot(BufferDecl b) {
         Expr offset = Expr.literal(0);
-        for (BufferDecl v = b; v.kind() == BufferDecl.Kind.VIEW; v = model.buffer(v.of()).orElseThrow()) {
+        for (BufferDecl v = b;
+                v.kind() == BufferDecl.Kind.VIEW;
+                v = model.buffer(v.of()).orElseThrow()) {
             offset = Expr.plus(v.expression("offsetBytes"), offset);
         }
         return offset;
@@ -51,8 +52,11 @@ final class SideRanges {
     boolean separateAllocations(OpSide a, OpSide b) {
         Optional<BufferDecl> first = model.root(a.buffer());
         Optional<BufferDecl> second = model.root(b.buffer());
-        return first.isPresent() && second.isPresent() && first.get() != second.get()
-                && (first.get().kind() != BufferDecl.Kind.EXTERNAL || second.get().kind() != BufferDecl.Kind.EXTERNAL);
+        return first.isPresent()
+                && second.isPresent()
+                && first.get() != second.get()
+                && (first.get().kind() != BufferDecl.Kind.EXTERNAL
+                        || second.get().kind() != BufferDecl.Kind.EXTERNAL);
     }
 
     /** {@code a < b} for every value. */

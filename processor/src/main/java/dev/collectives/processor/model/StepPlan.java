@@ -1,10 +1,9 @@
 package dev.collectives.processor.model;
 
+import dev.collectives.processor.expr.Expr;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.stream.Collectors;
-
-import dev.collectives.processor.expr.Expr;
 
 /**
  * How a step's ops are issued: the calls (each a declared op, or several fused into one) in order, in batches that
@@ -14,8 +13,7 @@ import dev.collectives.processor.expr.Expr;
  */
 public final class StepPlan {
     /** Calls issued together: in one group when {@code grouped}, which {@code aggregated} says the plan made. */
-    public record Batch(List<OpDecl> calls, boolean grouped, boolean aggregated) {
-    }
+    public record Batch(List<OpDecl> calls, boolean grouped, boolean aggregated) {}
 
     /** One way to issue the step, and what {@code describe()} says of it. */
     public record Issue(List<Batch> batches, List<String> notes) {
@@ -26,15 +24,18 @@ public final class StepPlan {
 
         /** Whether it issues other than the ops one by one: a fused call, or a group the plan made. */
         boolean changesWrittenOrder() {
-            return batches.stream().anyMatch(b -> b.aggregated() || b.calls().stream().anyMatch(OpDecl::isFused));
+            return batches.stream()
+                    .anyMatch(b -> b.aggregated() || b.calls().stream().anyMatch(OpDecl::isFused));
         }
 
         /** For the fingerprint: "#1-#16; group(#17, #18)". */
         String signature() {
-            return batches.stream().map(b -> {
-                String calls = b.calls().stream().map(OpDecl::number).collect(Collectors.joining(", "));
-                return b.grouped() ? "group(" + calls + ")" : calls;
-            }).collect(Collectors.joining("; "));
+            return batches.stream()
+                    .map(b -> {
+                        String calls = b.calls().stream().map(OpDecl::number).collect(Collectors.joining(", "));
+                        return b.grouped() ? "group(" + calls + ")" : calls;
+                    })
+                    .collect(Collectors.joining("; "));
         }
     }
 
@@ -46,7 +47,10 @@ public final class StepPlan {
      */
     public record BindTest(Kind kind, List<Expr> operands) {
         /** The shape of the comparison. */
-        public enum Kind { EQUAL, IN_PLACE_OR_APART }
+        public enum Kind {
+            EQUAL,
+            IN_PLACE_OR_APART
+        }
     }
 
     private final Issue proven;
@@ -85,7 +89,8 @@ public final class StepPlan {
 
     /** The plan as the fingerprint records it, so that ranks that planned a step differently fail at bind. */
     public String signature() {
-        return decidedAtBind() ? atBind.signature() + " if adjacent at bind, else " + proven.signature()
+        return decidedAtBind()
+                ? atBind.signature() + " if adjacent at bind, else " + proven.signature()
                 : proven.signature();
     }
 }

@@ -1,12 +1,5 @@
 package dev.collectives.processor.model;
 
-import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.List;
-import java.util.Locale;
-import java.util.Objects;
-import java.util.Set;
-
 import dev.collectives.annotation.OpKind;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.expr.Prover;
@@ -14,6 +7,12 @@ import dev.collectives.processor.expr.Verdict;
 import dev.collectives.processor.model.StepPlan.Batch;
 import dev.collectives.processor.model.StepPlan.BindTest;
 import dev.collectives.processor.model.StepPlan.Issue;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
 
 /**
  * Plans a step ({@link StepPlan}). Fusion: consecutive ops of a kind that {@link #FUSABLE fuses}, with one type,
@@ -26,6 +25,7 @@ import dev.collectives.processor.model.StepPlan.Issue;
 public final class StepPlanner {
     /** What one call over the union computes element by element, as the ops did: reduce and broadcast at one root. */
     private static final Set<OpKind> FUSABLE = EnumSet.of(OpKind.ALL_REDUCE, OpKind.REDUCE, OpKind.BROADCAST);
+
     private static final String NOT_AT_THESE_DIMS = "they fuse only for some values of the dims, and bind found "
             + "that the dims bound do not fuse every such run of this step";
 
@@ -41,11 +41,17 @@ public final class StepPlanner {
     }
 
     public StepPlan plan(StepDecl s) {
-        String off = !model.plansSteps() ? "plan = false" : s.writtenOrder() ? "@WrittenOrder"
-                : s.orderUnknown() ? "this compiler does not expose the order written" : null;
+        String off = !model.plansSteps()
+                ? "plan = false"
+                : s.writtenOrder()
+                        ? "@WrittenOrder"
+                        : s.orderUnknown() ? "this compiler does not expose the order written" : null;
         if (off != null) {
-            List<Batch> batches = s.grouped() ? List.of(new Batch(s.ops(), true, false))
-                    : s.ops().stream().map(o -> new Batch(List.of(o), false, false)).toList();
+            List<Batch> batches = s.grouped()
+                    ? List.of(new Batch(s.ops(), true, false))
+                    : s.ops().stream()
+                            .map(o -> new Batch(List.of(o), false, false))
+                            .toList();
             String how = s.grouped() ? "the ops as written, in one group" : "the ops one by one, as written";
             return new StepPlan(new Issue(batches, List.of(how + " (" + off + ")")), null, List.of());
         }
@@ -173,8 +179,7 @@ public final class StepPlanner {
         if (union.verdict == Verdict.FALSE) {
             return Join.no(union.why);
         }
-        return new Join(tests.isEmpty() && union.verdict == Verdict.TRUE ? Verdict.TRUE : Verdict.UNKNOWN, null,
-                tests);
+        return new Join(tests.isEmpty() && union.verdict == Verdict.TRUE ? Verdict.TRUE : Verdict.UNKNOWN, null, tests);
     }
 
     /** "their types differ (FLOAT32, INT32)", or null when they do not. */
@@ -183,8 +188,7 @@ public final class StepPlanner {
     }
 
     /** Whether one call from {@code first}'s starts to {@code last}'s ends has its send and recv in place or apart. */
-    private record Union(Verdict verdict, String why, BindTest test, boolean inPlace) {
-    }
+    private record Union(Verdict verdict, String why, BindTest test, boolean inPlace) {}
 
     private Union union(OpDecl first, OpDecl last) {
         OpSide send = first.sides().get(0);
@@ -193,8 +197,12 @@ public final class StepPlanner {
             return new Union(Verdict.TRUE, null, null, false);
         }
         if (!ranges.sameRoot(send, recv)) {
-            return new Union(Verdict.FALSE, "send `" + send.buffer().name() + "` and recv `" + recv.buffer().name()
-                    + "` are externals, which may be one allocation", null, false);
+            return new Union(
+                    Verdict.FALSE,
+                    "send `" + send.buffer().name() + "` and recv `"
+                            + recv.buffer().name() + "` are externals, which may be one allocation",
+                    null,
+                    false);
         }
         Expr[] sendRange = {ranges.range(send)[0], ranges.range(last.sides().get(0))[1]};
         Expr[] recvRange = {ranges.range(recv)[0], ranges.range(last.sides().get(1))[1]};
@@ -207,13 +215,20 @@ public final class StepPlanner {
         }
         boolean startsDiffer = ranges.below(sendRange[0], recvRange[0]) || ranges.below(recvRange[0], sendRange[0]);
         if (apart == Verdict.FALSE && startsDiffer) {
-            return new Union(Verdict.FALSE, "one call over both would read bytes that it writes (its send and recv "
-                    + "ranges would overlap)", null, false);
+            return new Union(
+                    Verdict.FALSE,
+                    "one call over both would read bytes that it writes (its send and recv " + "ranges would overlap)",
+                    null,
+                    false);
         }
         List<Expr> operands = List.of(sendRange[0], sendRange[1], recvRange[0], recvRange[1]);
         if (operands.stream().anyMatch(Expr::usesParameters)) {
-            return new Union(Verdict.FALSE, "one call over both has send and recv ranges that are not proven in "
-                    + "place or apart for every value of the step's parameters", null, false);
+            return new Union(
+                    Verdict.FALSE,
+                    "one call over both has send and recv ranges that are not proven in "
+                            + "place or apart for every value of the step's parameters",
+                    null,
+                    false);
         }
         return new Union(Verdict.UNKNOWN, null, new BindTest(BindTest.Kind.IN_PLACE_OR_APART, operands), false);
     }

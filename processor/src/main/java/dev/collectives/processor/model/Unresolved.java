@@ -3,7 +3,6 @@ package dev.collectives.processor.model;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
 import javax.lang.model.element.Element;
@@ -33,7 +32,8 @@ public record Unresolved(Site site, String attribute, String written) {
             }
             ExecutableElement method = (ExecutableElement) member;
             if (method.getReturnType().getKind() == TypeKind.ERROR) {
-                found.add(new Unresolved(Site.of(method), null, method.getReturnType().toString()));
+                found.add(new Unresolved(
+                        Site.of(method), null, method.getReturnType().toString()));
             }
             for (VariableElement p : method.getParameters()) {
                 if (p.asType().getKind() == TypeKind.ERROR) {
@@ -48,8 +48,8 @@ public record Unresolved(Site site, String attribute, String written) {
     }
 
     private static void classLiterals(ExecutableElement method, AnnotationMirror mirror, List<Unresolved> found) {
-        for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> e
-                : mirror.getElementValues().entrySet()) {
+        for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> e :
+                mirror.getElementValues().entrySet()) {
             for (AnnotationValue v : Mirrors.list(e.getValue())) {
                 // asked once, not three times: this runs for every value of every annotation
                 Object value = v.getValue();

@@ -1,9 +1,8 @@
 package dev.collectives.processor.validation;
 
-import java.util.List;
-
 import dev.collectives.processor.expr.Verdict;
 import dev.collectives.processor.model.Condition;
+import java.util.List;
 
 /**
  * R7 and R13 on sizes and offsets, constant or given by expressions: a condition that holds for no value of the dims

@@ -1,11 +1,10 @@
 package dev.collectives.processor.validation;
 
-import javax.annotation.processing.Messager;
-import javax.tools.Diagnostic;
-
 import dev.collectives.processor.model.RepeatedAnnotations;
 import dev.collectives.processor.model.Site;
 import dev.collectives.rules.Message;
+import javax.annotation.processing.Messager;
+import javax.tools.Diagnostic;
 
 /**
  * Reports to javac: each message starts with its tag and ends with a pointer to the section of the rules page that
@@ -16,6 +15,7 @@ public final class Diagnostics {
     private final Messager messager;
     /** The rules page's address, from the processor option; null: name the section in the project's docs. */
     private final String rulesUrl;
+
     private final RepeatedAnnotations repeated;
     private int errors;
 
@@ -69,6 +69,8 @@ public final class Diagnostics {
 
     /** "docs/rules.md#r7-arena", or "URL#r7-arena" where the rules page's address is given. */
     private String pointer(Tag tag) {
-        return rulesUrl == null ? tag.anchor() : rulesUrl + tag.anchor().substring(tag.anchor().indexOf('#'));
+        return rulesUrl == null
+                ? tag.anchor()
+                : rulesUrl + tag.anchor().substring(tag.anchor().indexOf('#'));
     }
 }

@@ -1,13 +1,12 @@
 package dev.collectives.processor.validation;
 
-import javax.lang.model.element.AnnotationMirror;
-import javax.lang.model.type.TypeKind;
-
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.Mirrors;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.Site;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.type.TypeKind;
 
 /**
  * [DSL dim]: a {@code @Dim} is an abstract accessor without parameters returning {@code long} or {@code int}, with no
@@ -18,23 +17,37 @@ final class DslDimValidator implements Validator {
     public void validate(PipelineModel model, Diagnostics diagnostics) {
         for (DimDecl d : model.dims()) {
             if (d.kind() != TypeKind.LONG && d.kind() != TypeKind.INT) {
-                diagnostics.error(Tag.DIM, d.site(), "@Dim `" + d.name() + "()` returns `"
-                        + d.method().getReturnType() + "`; a dim is a size: declare `long " + d.name() + "()`");
+                diagnostics.error(
+                        Tag.DIM,
+                        d.site(),
+                        "@Dim `" + d.name() + "()` returns `" + d.method().getReturnType()
+                                + "`; a dim is a size: declare `long " + d.name() + "()`");
             }
-            if (!d.method().getParameters().isEmpty() || !d.method().getTypeParameters().isEmpty()) {
-                diagnostics.error(Tag.DIM, d.site(), "@Dim `" + d.name() + "` takes parameters; a dim is given "
-                        + "once at bind: declare `long " + d.name() + "()`");
+            if (!d.method().getParameters().isEmpty()
+                    || !d.method().getTypeParameters().isEmpty()) {
+                diagnostics.error(
+                        Tag.DIM,
+                        d.site(),
+                        "@Dim `" + d.name() + "` takes parameters; a dim is given " + "once at bind: declare `long "
+                                + d.name() + "()`");
             }
             if (d.name().equals(ModelReader.RANKS)) {
-                diagnostics.error(Tag.DIM, d.site(), "@Dim `ranks()`: `ranks` is the communicator's size in every "
-                        + "expression; name the dim otherwise");
+                diagnostics.error(
+                        Tag.DIM,
+                        d.site(),
+                        "@Dim `ranks()`: `ranks` is the communicator's size in every "
+                                + "expression; name the dim otherwise");
             }
             for (AnnotationMirror other : d.method().getAnnotationMirrors()) {
                 String name = Mirrors.qualifiedName(other);
                 if (other != d.mirror() && name.startsWith("dev.collectives.annotation.")) {
-                    diagnostics.error(Tag.DIM, new Site(d.method(), other, null), "@Dim `" + d.name() + "()` also "
-                            + "carries @" + other.getAnnotationType().asElement().getSimpleName() + "; a dim is a "
-                            + "size, not a buffer or a step");
+                    diagnostics.error(
+                            Tag.DIM,
+                            new Site(d.method(), other, null),
+                            "@Dim `" + d.name() + "()` also "
+                                    + "carries @"
+                                    + other.getAnnotationType().asElement().getSimpleName() + "; a dim is a "
+                                    + "size, not a buffer or a step");
                 }
             }
         }

@@ -1,11 +1,9 @@
 package dev.collectives.processor.validation;
 
-import java.util.Optional;
-
-import javax.lang.model.element.ExecutableElement;
-
 import dev.collectives.processor.model.ExprProblem;
 import dev.collectives.processor.model.PipelineModel;
+import java.util.Optional;
+import javax.lang.model.element.ExecutableElement;
 
 /**
  * [DSL expression] and [DSL twins]: an {@code ...Expr} attribute parses (the message gives the column) and names only
@@ -31,11 +29,17 @@ final class DslExpressionValidator implements Validator {
         Optional<ExecutableElement> dim = Methods.missingDim(model, p.unknownName());
         if (dim.isPresent()) {
             String signature = Methods.signature(dim.get());
-            diagnostics.error(Tag.DIM, p.site(), p.message() + "; " + signature + " has no annotation: did you mean "
-                    + "`@Dim " + signature.substring(1) + ", a size given at bind?");
+            diagnostics.error(
+                    Tag.DIM,
+                    p.site(),
+                    p.message() + "; " + signature + " has no annotation: did you mean " + "`@Dim "
+                            + signature.substring(1) + ", a size given at bind?");
         } else {
-            diagnostics.error(Tag.EXPRESSION, p.site(), p.message() + "; expressions name @Dim accessors, the "
-                    + "step's parameters and `ranks`: " + Suggestions.hint(p.unknownName(), p.inScope(), "names"));
+            diagnostics.error(
+                    Tag.EXPRESSION,
+                    p.site(),
+                    p.message() + "; expressions name @Dim accessors, the " + "step's parameters and `ranks`: "
+                            + Suggestions.hint(p.unknownName(), p.inScope(), "names"));
         }
     }
 }

@@ -1,13 +1,11 @@
 package dev.collectives.processor.validation;
 
+import dev.collectives.processor.model.PipelineModel;
 import java.util.HashMap;
 import java.util.Map;
-
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
-
-import dev.collectives.processor.model.PipelineModel;
 
 /**
  * [DSL duplicate]: the generated class's name is the pipeline's own. Another pipeline ({@code Outer.Inner} and
@@ -31,17 +29,22 @@ final class DslGeneratedNameValidator implements Validator {
         String name = elements.getPackageOf(type).getQualifiedName() + "." + model.generatedName();
         TypeElement first = claimed.putIfAbsent(name, type);
         if (first != null && !first.equals(type)) {
-            diagnostics.error(Tag.DUPLICATE, model.site(), "pipelines `" + first.getQualifiedName() + "` and `"
-                    + type.getQualifiedName() + "` would both generate " + name + "; rename one of them");
+            diagnostics.error(
+                    Tag.DUPLICATE,
+                    model.site(),
+                    "pipelines `" + first.getQualifiedName() + "` and `" + type.getQualifiedName()
+                            + "` would both generate " + name + "; rename one of them");
             return;
         }
         // unqualified, as the Filer's own check of the same name does next: javac keeps the answer for the round, so
         // the Filer finds it kept; asked per module, javac would look the name up twice
         TypeElement existing = elements.getTypeElement(name);
-        if (first == null && existing != null
-                && !types.isAssignable(existing.asType(), types.erasure(type.asType()))) {
-            diagnostics.error(Tag.DUPLICATE, model.site(), "the class generated for `" + type.getSimpleName()
-                    + "` would be " + name + ", but a type of that name already exists; rename one of them");
+        if (first == null && existing != null && !types.isAssignable(existing.asType(), types.erasure(type.asType()))) {
+            diagnostics.error(
+                    Tag.DUPLICATE,
+                    model.site(),
+                    "the class generated for `" + type.getSimpleName() + "` would be " + name
+                            + ", but a type of that name already exists; rename one of them");
             claimed.remove(name);
         }
     }

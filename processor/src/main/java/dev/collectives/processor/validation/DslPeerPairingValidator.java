@@ -1,8 +1,5 @@
 package dev.collectives.processor.validation;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.Peer;
@@ -11,6 +8,8 @@ import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.rules.PeerPairing;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * [DSL step]: with {@code ranks} declared, the sends and receives of each step pair up across ranks
@@ -35,7 +34,9 @@ final class DslPeerPairingValidator implements Validator {
                 continue;
             }
             String accessor = o.kind() == OpKind.SEND ? o.send() : o.recv();
-            DataType type = accessor == null ? null : model.buffer(accessor).map(BufferDecl::type).orElse(null);
+            DataType type = accessor == null
+                    ? null
+                    : model.buffer(accessor).map(BufferDecl::type).orElse(null);
             boolean badCount = o.count() == null ? o.expression(o.kind().countAttribute()) == null : o.count() <= 0;
             if (type == null || badCount) {
                 return; // an unknown buffer or a bad count is reported on its own; pairing would only echo it
@@ -46,8 +47,8 @@ final class DslPeerPairingValidator implements Validator {
         }
         for (PeerPairing.Unpaired u : PeerPairing.unpaired(ops, model.ranks())) {
             OpDecl o = decls.get(u.op());
-            diagnostics.error(Tag.STEP, o.site(), o.kind().annotation() + " in `" + step.name() + "()`: "
-                    + u.problem());
+            diagnostics.error(
+                    Tag.STEP, o.site(), o.kind().annotation() + " in `" + step.name() + "()`: " + u.problem());
         }
     }
 }

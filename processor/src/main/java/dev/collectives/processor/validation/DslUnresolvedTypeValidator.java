@@ -17,8 +17,11 @@ final class DslUnresolvedTypeValidator implements Validator {
                     diagnostics.error(Message.R11_UNRESOLVED, missing.site());
                 }
             } else {
-                diagnostics.error(Tag.PIPELINE, missing.site(), missing.describe() + " cannot be found, nor did any "
-                        + "annotation processor generate it; no class was generated for this pipeline");
+                diagnostics.error(
+                        Tag.PIPELINE,
+                        missing.site(),
+                        missing.describe() + " cannot be found, nor did any "
+                                + "annotation processor generate it; no class was generated for this pipeline");
             }
         }
     }

@@ -1,9 +1,14 @@
 package dev.collectives.processor.validation;
 
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.HandleType;
+import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.model.Site;
+import dev.collectives.rules.Message;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
@@ -17,13 +22,6 @@ import javax.lang.model.type.TypeMirror;
 import javax.lang.model.type.TypeVariable;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
-
-import dev.collectives.annotation.Allocator;
-import dev.collectives.annotation.HandleType;
-import dev.collectives.processor.model.BufferDecl;
-import dev.collectives.processor.model.PipelineModel;
-import dev.collectives.processor.model.Site;
-import dev.collectives.rules.Message;
 
 /**
  * R11 ALLOCATOR at compile time: a CUSTOM allocator is a concrete DeviceAllocator class or record the generated code
@@ -84,7 +82,8 @@ final class R11AllocatorValidator implements Validator {
             return new Problem(Message.R11_CLASS_NOT_FOUND);
         }
         Optional<TypeElement> found = Allocators.classOf(custom);
-        if (found.isEmpty() || found.get().getKind() != ElementKind.CLASS && found.get().getKind() != ElementKind.RECORD
+        if (found.isEmpty()
+                || found.get().getKind() != ElementKind.CLASS && found.get().getKind() != ElementKind.RECORD
                 || found.get().getModifiers().contains(Modifier.ABSTRACT)) {
             return new Problem(Message.R11_NOT_CONCRETE);
         }
@@ -126,18 +125,23 @@ final class R11AllocatorValidator implements Validator {
             if (!samePackage && !t.getModifiers().contains(Modifier.PUBLIC)) {
                 return new Problem(Message.R11_NOT_PUBLIC, which, pipelinePackage);
             }
-            if (t.getNestingKind() == NestingKind.MEMBER && !t.getModifiers().contains(Modifier.STATIC)
+            if (t.getNestingKind() == NestingKind.MEMBER
+                    && !t.getModifiers().contains(Modifier.STATIC)
                     && t.getEnclosingElement().getKind() == ElementKind.CLASS) {
                 return new Problem(Message.R11_INNER_CLASS);
             }
         }
         for (Element member : allocator.getEnclosedElements()) {
-            if (member.getKind() == ElementKind.CONSTRUCTOR && ((ExecutableElement) member).getParameters().isEmpty()
+            if (member.getKind() == ElementKind.CONSTRUCTOR
+                    && ((ExecutableElement) member).getParameters().isEmpty()
                     && reachable(member, samePackage)) {
                 ExecutableElement constructor = (ExecutableElement) member;
                 List<String> checked = constructor.getThrownTypes().stream()
-                        .filter(thrown -> isChecked(constructor, thrown)).map(this::describe).toList();
-                return checked.isEmpty() ? null
+                        .filter(thrown -> isChecked(constructor, thrown))
+                        .map(this::describe)
+                        .toList();
+                return checked.isEmpty()
+                        ? null
                         : new Problem(Message.R11_CONSTRUCTOR_THROWS, String.join(", ", checked));
             }
         }
@@ -155,9 +159,11 @@ final class R11AllocatorValidator implements Validator {
      * class is inferred as its bound, which is what it throws then.
      */
     private boolean isChecked(ExecutableElement constructor, TypeMirror thrown) {
-        TypeMirror runtime = elements.getTypeElement(RuntimeException.class.getName()).asType();
+        TypeMirror runtime =
+                elements.getTypeElement(RuntimeException.class.getName()).asType();
         TypeMirror error = elements.getTypeElement(Error.class.getName()).asType();
-        if (thrown instanceof TypeVariable variable && constructor.getTypeParameters().contains(variable.asElement())
+        if (thrown instanceof TypeVariable variable
+                && constructor.getTypeParameters().contains(variable.asElement())
                 && types.isSubtype(runtime, variable.getUpperBound())) {
             return false;
         }
@@ -166,7 +172,8 @@ final class R11AllocatorValidator implements Validator {
 
     /** "java.io.IOException", or for a type parameter "E (inferred as java.lang.Exception)". */
     private String describe(TypeMirror thrown) {
-        return thrown instanceof TypeVariable variable ? thrown + " (inferred as " + variable.getUpperBound() + ")"
+        return thrown instanceof TypeVariable variable
+                ? thrown + " (inferred as " + variable.getUpperBound() + ")"
                 : thrown.toString();
     }
 }

@@ -1,7 +1,5 @@
 package dev.collectives.processor.validation;
 
-import java.util.List;
-
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
 import dev.collectives.processor.model.BufferDecl;
@@ -10,6 +8,7 @@ import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.rules.Message;
+import java.util.List;
 
 /**
  * R13 TYPES: counts are positive, byte sizes fit in a long, views of an {@code @External} stay within its declared
@@ -25,11 +24,21 @@ final class R13TypesValidator implements Validator {
                 continue;
             }
             if (b.count() <= 0) {
-                diagnostics.error(Message.R13_COUNT_NOT_POSITIVE, b.site("count"), b.kind().annotation() + " `"
-                        + b.name() + "`", "count", b.count());
+                diagnostics.error(
+                        Message.R13_COUNT_NOT_POSITIVE,
+                        b.site("count"),
+                        b.kind().annotation() + " `" + b.name() + "`",
+                        "count",
+                        b.count());
             } else if (b.sizeBytes() == null) {
-                diagnostics.error(Message.R13_SIZE_OVERFLOW, b.site("count"), b.kind().annotation(), b.name(),
-                        b.count(), b.type(), b.type().size());
+                diagnostics.error(
+                        Message.R13_SIZE_OVERFLOW,
+                        b.site("count"),
+                        b.kind().annotation(),
+                        b.name(),
+                        b.count(),
+                        b.type(),
+                        b.type().size());
             }
         }
         model.buffers().forEach(b -> checkViewOfExternal(model, b, diagnostics));
@@ -45,8 +54,11 @@ final class R13TypesValidator implements Validator {
      * guarantees of the buffer it is given, and bind checks it before it lays out any view.
      */
     private static void checkViewOfExternal(PipelineModel model, BufferDecl view, Diagnostics diagnostics) {
-        BufferDecl external = view.kind() != BufferDecl.Kind.VIEW || view.of() == null ? null
-                : model.buffer(view.of()).filter(p -> p.kind() == BufferDecl.Kind.EXTERNAL).orElse(null);
+        BufferDecl external = view.kind() != BufferDecl.Kind.VIEW || view.of() == null
+                ? null
+                : model.buffer(view.of())
+                        .filter(p -> p.kind() == BufferDecl.Kind.EXTERNAL)
+                        .orElse(null);
         Long offset = view.offsetBytes();
         Long bytes = view.sizeBytes();
         Long declared = external == null ? null : external.sizeBytes();
@@ -54,37 +66,69 @@ final class R13TypesValidator implements Validator {
             return; // no external, a negative offset (R7), or a size unknown here or reported on its own
         }
         if (offset > declared || bytes > declared - offset) {
-            diagnostics.error(Message.R13_VIEW_PAST_EXTERNAL, view.site("offsetBytes"), view.name(), view.count(),
-                    view.type(), bytes, offset, external.name(), external.count(), external.type(), declared);
+            diagnostics.error(
+                    Message.R13_VIEW_PAST_EXTERNAL,
+                    view.site("offsetBytes"),
+                    view.name(),
+                    view.count(),
+                    view.type(),
+                    bytes,
+                    offset,
+                    external.name(),
+                    external.count(),
+                    external.type(),
+                    declared);
         }
     }
 
     private static void check(PipelineModel model, StepDecl s, OpDecl o, Diagnostics diagnostics) {
         String op = o.kind().annotation() + " in `" + s.name() + "()`";
         if (o.count() != null && o.count() <= 0) {
-            diagnostics.error(Message.R13_COUNT_NOT_POSITIVE, o.countSite(), op, o.kind().countAttribute(),
-                    o.count());
+            diagnostics.error(
+                    Message.R13_COUNT_NOT_POSITIVE, o.countSite(), op, o.kind().countAttribute(), o.count());
         }
         List<OpSide> sides = o.sides();
-        if (sides.size() == 2 && sides.get(0).buffer().type() != null && sides.get(1).buffer().type() != null
+        if (sides.size() == 2
+                && sides.get(0).buffer().type() != null
+                && sides.get(1).buffer().type() != null
                 && sides.get(0).buffer().type() != sides.get(1).buffer().type()) {
-            diagnostics.error(Message.R13_MIXED_TYPES, sides.get(1).site(), op, sides.get(0).buffer().type(),
-                    sides.get(0).buffer().name(), sides.get(1).buffer().name(), sides.get(1).buffer().type());
+            diagnostics.error(
+                    Message.R13_MIXED_TYPES,
+                    sides.get(1).site(),
+                    op,
+                    sides.get(0).buffer().type(),
+                    sides.get(0).buffer().name(),
+                    sides.get(1).buffer().name(),
+                    sides.get(1).buffer().type());
         }
         DataType type = sides.isEmpty() ? null : sides.get(0).buffer().type();
         if (o.op() != null && type != null && !o.op().suits(type)) {
             diagnostics.error(Message.R13_REDUCE_OP, o.site("op"), op, o.op(), type);
         }
         if (o.kind().reduces()) {
-            sides.stream().map(OpSide::buffer).filter(b -> b.kind() == BufferDecl.Kind.BUFFER && b.typeDefaulted())
-                    .findFirst().ifPresent(b -> diagnostics.warning(Message.R13_DEFAULT_UINT8, o.site(), op,
-                            b.name()));
+            sides.stream()
+                    .map(OpSide::buffer)
+                    .filter(b -> b.kind() == BufferDecl.Kind.BUFFER && b.typeDefaulted())
+                    .findFirst()
+                    .ifPresent(b -> diagnostics.warning(Message.R13_DEFAULT_UINT8, o.site(), op, b.name()));
         }
         for (OpSide side : sides) {
-            if (o.count() != null && o.count() > 0 && side.knownOffset() != null && side.buffer().type() != null
-                    && overflows(side.knownOffset(), elements(model, side), side.buffer().type().size())) {
-                diagnostics.error(Message.R13_RANGE_OVERFLOW, o.countSite(), op, side.role().word(),
-                        side.knownOffset(), extentText(model, side), side.buffer().type());
+            if (o.count() != null
+                    && o.count() > 0
+                    && side.knownOffset() != null
+                    && side.buffer().type() != null
+                    && overflows(
+                            side.knownOffset(),
+                            elements(model, side),
+                            side.buffer().type().size())) {
+                diagnostics.error(
+                        Message.R13_RANGE_OVERFLOW,
+                        o.countSite(),
+                        op,
+                        side.role().word(),
+                        side.knownOffset(),
+                        extentText(model, side),
+                        side.buffer().type());
             }
         }
     }
@@ -105,7 +149,8 @@ final class R13TypesValidator implements Validator {
         if (side.extent() != OpKind.Extent.COUNT_TIMES_RANKS) {
             return count + " elements";
         }
-        return model.ranks() > 0 ? count + " x " + model.ranks() + " ranks = " + elements(model, side) + " elements"
+        return model.ranks() > 0
+                ? count + " x " + model.ranks() + " ranks = " + elements(model, side) + " elements"
                 : "at least " + count + " elements (" + count + " x ranks; declare ranks to check it fully)";
     }
 

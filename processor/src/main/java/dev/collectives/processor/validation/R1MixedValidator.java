@@ -1,7 +1,5 @@
 package dev.collectives.processor.validation;
 
-import java.util.List;
-
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.OpDecl;
@@ -9,6 +7,7 @@ import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.rules.Message;
+import java.util.List;
 
 /**
  * R1 MIXED within a pipeline: the send and recv of an op are both registered or both not (LOCAL honours
@@ -24,8 +23,12 @@ final class R1MixedValidator implements Validator {
                 if (model.registration() == Registration.GRAPH) {
                     for (OpSide side : sides) {
                         if (!model.isRegistered(side.buffer())) {
-                            diagnostics.error(Message.R1_UNREGISTERED_IN_GRAPH, side.site(), o.kind().annotation(),
-                                    s.name(), side.buffer().name());
+                            diagnostics.error(
+                                    Message.R1_UNREGISTERED_IN_GRAPH,
+                                    side.site(),
+                                    o.kind().annotation(),
+                                    s.name(),
+                                    side.buffer().name());
                         }
                     }
                 } else if (model.registration() == Registration.LOCAL && sides.size() == 2) {
@@ -33,8 +36,15 @@ final class R1MixedValidator implements Validator {
                     BufferDecl recv = sides.get(1).buffer();
                     if (model.isRegistered(send) != model.isRegistered(recv)) {
                         OpSide unregistered = model.isRegistered(send) ? sides.get(1) : sides.get(0);
-                        diagnostics.error(Message.R1_MIXED_OP, unregistered.site(), o.kind().annotation(),
-                                s.name(), send.name(), state(model, send), recv.name(), state(model, recv));
+                        diagnostics.error(
+                                Message.R1_MIXED_OP,
+                                unregistered.site(),
+                                o.kind().annotation(),
+                                s.name(),
+                                send.name(),
+                                state(model, send),
+                                recv.name(),
+                                state(model, recv));
                     }
                 }
             }

@@ -1,12 +1,11 @@
 package dev.collectives.processor.validation;
 
-import javax.annotation.processing.ProcessingEnvironment;
-import javax.lang.model.util.Elements;
-
 import dev.collectives.annotation.Allocator;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.rules.Message;
+import javax.annotation.processing.ProcessingEnvironment;
+import javax.lang.model.util.Elements;
 
 /**
  * R3 MTLS-ALLOC: MTLink SHARP registration needs memory from ncclMemAlloc/mcclMemAlloc (MEM_ALLOC), the qualified
@@ -32,10 +31,11 @@ final class R3MtlsAllocValidator implements Validator {
                 diagnostics.error(Message.R3_LEGACY, b.site("allocator"), b.name());
             } else if (b.allocator() == Allocator.CUSTOM && b.customAllocator() != null) {
                 boolean qualified = Allocators.classOf(b.customAllocator())
-                        .flatMap(c -> Allocators.handleTypes(elements, c)).isPresent();
+                        .flatMap(c -> Allocators.handleTypes(elements, c))
+                        .isPresent();
                 if (!qualified) {
-                    diagnostics.error(Message.R3_UNQUALIFIED_CUSTOM, b.site("customAllocator"), b.name(),
-                            b.customAllocator());
+                    diagnostics.error(
+                            Message.R3_UNQUALIFIED_CUSTOM, b.site("customAllocator"), b.name(), b.customAllocator());
                 }
             }
         }

@@ -18,7 +18,8 @@ final class R8IbSharpValidator implements Validator {
         for (StepDecl s : model.steps()) {
             for (OpDecl o : s.ops()) {
                 if (!o.kind().sharpServed()) {
-                    diagnostics.warning(Message.R8_GENERAL_PATH, o.site(), o.kind().annotation(), s.name());
+                    diagnostics.warning(
+                            Message.R8_GENERAL_PATH, o.site(), o.kind().annotation(), s.name());
                 }
             }
         }

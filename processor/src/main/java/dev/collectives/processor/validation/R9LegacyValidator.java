@@ -17,7 +17,9 @@ final class R9LegacyValidator implements Validator {
             return;
         }
         for (BufferDecl b : model.buffers()) {
-            if (b.kind() == BufferDecl.Kind.BUFFER && b.allocator() == Allocator.LEGACY && model.isRegistered(b)
+            if (b.kind() == BufferDecl.Kind.BUFFER
+                    && b.allocator() == Allocator.LEGACY
+                    && model.isRegistered(b)
                     && !model.legacyServedByIbSharp(b)) {
                 diagnostics.error(Message.R9_WITHOUT_OPT_IN, b.site("allocator"), b.name(), model.registration());
             }

@@ -5,8 +5,7 @@ import java.util.stream.Collectors;
 
 /** "did you mean `sendbuff`?" for misspelt names. */
 final class Suggestions {
-    private Suggestions() {
-    }
+    private Suggestions() {}
 
     /** A hint naming the closest accessor, or listing the accessors when none is close. */
     static String hint(String misspelt, Collection<String> candidates) {
@@ -27,7 +26,8 @@ final class Suggestions {
         if (best != null && bestDistance <= Math.max(2, misspelt.length() / 3)) {
             return "did you mean `" + best + "`?";
         }
-        return candidates.isEmpty() ? "the pipeline declares no " + what
+        return candidates.isEmpty()
+                ? "the pipeline declares no " + what
                 : what + " are " + candidates.stream().map(c -> "`" + c + "`").collect(Collectors.joining(", "));
     }
 

@@ -1,9 +1,8 @@
 package dev.collectives.processor.validation;
 
-import java.util.Locale;
-
 import dev.collectives.rules.PeerPairing;
 import dev.collectives.rules.Rule;
+import java.util.Locale;
 
 /**
  * The prefix of a diagnostic and the section of docs/rules.md explaining it: a registration rule ("[R7 ARENA]",
@@ -14,6 +13,7 @@ public record Tag(String text, String anchor) {
     public static final Tag ACCESSOR = dsl("accessor");
     /** Also the tag of the generated bind's pairing check, which shares its text. */
     public static final Tag STEP = new Tag(PeerPairing.TAG, PeerPairing.ANCHOR);
+
     public static final Tag DUPLICATE = dsl("duplicate");
     public static final Tag GRAPH_STEP = dsl("graph-step");
     /** Problems of the annotated type itself (not an interface, generic, extending another interface, ...). */
@@ -30,8 +30,18 @@ public record Tag(String text, String anchor) {
     public static final Tag CAPTURE = dsl("capture");
 
     /** Every DSL tag, for the rules page. */
-    public static final java.util.List<Tag> DSL = java.util.List.of(UNKNOWN_BUFFER, ACCESSOR, STEP, DUPLICATE,
-            GRAPH_STEP, PIPELINE, EXPRESSION, TWINS, PARAMETER, DIM, CAPTURE);
+    public static final java.util.List<Tag> DSL = java.util.List.of(
+            UNKNOWN_BUFFER,
+            ACCESSOR,
+            STEP,
+            DUPLICATE,
+            GRAPH_STEP,
+            PIPELINE,
+            EXPRESSION,
+            TWINS,
+            PARAMETER,
+            DIM,
+            CAPTURE);
 
     public static Tag of(Rule rule) {
         return new Tag(rule.tag(), rule.anchor());

@@ -1,15 +1,14 @@
 package dev.collectives.processor.validation;
 
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.Condition;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.model.StepPlan;
 import dev.collectives.processor.model.StepPlanner;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * A pipeline that passed validation: every attribute the writer reads is known, no validator reported an error, and

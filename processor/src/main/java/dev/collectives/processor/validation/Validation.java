@@ -1,18 +1,16 @@
 package dev.collectives.processor.validation;
 
-import java.util.List;
-import java.util.Optional;
-import java.util.Set;
-
-import javax.annotation.processing.RoundEnvironment;
-import javax.lang.model.element.TypeElement;
-
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.Condition;
 import dev.collectives.processor.model.Conditions;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import javax.annotation.processing.RoundEnvironment;
+import javax.lang.model.element.TypeElement;
 
 /**
  * Validates one pipeline as read: every validator reports on it; then, where everything the writer reads is known,
@@ -29,8 +27,7 @@ public final class Validation {
     }
 
     /** What every validator finds in the round's sources beside its pipelines. */
-    public void validateRound(Set<? extends TypeElement> annotations, RoundEnvironment round,
-                              Diagnostics diagnostics) {
+    public void validateRound(Set<? extends TypeElement> annotations, RoundEnvironment round, Diagnostics diagnostics) {
         validators.forEach(v -> v.validateRound(annotations, round, diagnostics));
     }
 
@@ -53,11 +50,17 @@ public final class Validation {
             return false;
         }
         for (BufferDecl b : model.buffers()) {
-            boolean known = b.type() != null && b.expression("count") != null && switch (b.kind()) {
-                case BUFFER -> b.allocator() != null && b.registeredFlag() != null && b.customAllocator() != null;
-                case VIEW -> b.of() != null && b.expression("offsetBytes") != null && model.root(b).isPresent();
-                case EXTERNAL -> true;
-            };
+            boolean known = b.type() != null
+                    && b.expression("count") != null
+                    && switch (b.kind()) {
+                        case BUFFER ->
+                            b.allocator() != null && b.registeredFlag() != null && b.customAllocator() != null;
+                        case VIEW ->
+                            b.of() != null
+                                    && b.expression("offsetBytes") != null
+                                    && model.root(b).isPresent();
+                        case EXTERNAL -> true;
+                    };
             if (!known) {
                 return false;
             }
@@ -73,11 +76,16 @@ public final class Validation {
     }
 
     private static boolean complete(PipelineModel model, OpDecl o) {
-        boolean sides = (!o.kind().hasSend() || o.send() != null
-                && o.expression(o.kind().sendOffsetAttribute()) != null && model.buffer(o.send()).isPresent())
-                && (!o.kind().hasRecv() || o.recv() != null
-                && o.expression(o.kind().recvOffsetAttribute()) != null && model.buffer(o.recv()).isPresent());
-        return sides && o.expression(o.kind().countAttribute()) != null
+        boolean sides = (!o.kind().hasSend()
+                        || o.send() != null
+                                && o.expression(o.kind().sendOffsetAttribute()) != null
+                                && model.buffer(o.send()).isPresent())
+                && (!o.kind().hasRecv()
+                        || o.recv() != null
+                                && o.expression(o.kind().recvOffsetAttribute()) != null
+                                && model.buffer(o.recv()).isPresent());
+        return sides
+                && o.expression(o.kind().countAttribute()) != null
                 && (!o.kind().reduces() || o.op() != null)
                 && (!o.kind().hasRoot() || o.root() != null)
                 && (!o.kind().isPointToPoint() || o.peer() != null && o.peerRank() != null);

@@ -1,7 +1,6 @@
 package dev.collectives.processor.validation;
 
 import java.util.List;
-
 import javax.annotation.processing.ProcessingEnvironment;
 
 /**
@@ -9,8 +8,7 @@ import javax.annotation.processing.ProcessingEnvironment;
  * generated, the declarations, then the rules, last the name of the class to generate.
  */
 public final class Validators {
-    private Validators() {
-    }
+    private Validators() {}
 
     public static List<Validator> all(ProcessingEnvironment env) {
         return List.of(

@@ -1,10 +1,6 @@
 package dev.collectives.processor.writer;
 
-import java.util.List;
-import java.util.Map;
-
 import com.palantir.javapoet.CodeBlock;
-
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.Peer;
@@ -14,6 +10,7 @@ import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.rules.PeerPairing;
+import java.util.Map;
 
 /** Agreement and checks at bind: the externals' shapes, the fingerprint every rank exchanges (R1, R2, R14), and the
  * rules only bind can check (ranks, R8, R3, R9). */
@@ -28,12 +25,19 @@ final class CheckWriter extends GenerationPart {
     Fragment checkExternals() {
         CodeBlock.Builder open = CodeBlock.builder();
         if (!externals().isEmpty()) {
-            open.add(Comments.line("each external holds its declared count and type (R13), before any view is "
-                    + "laid out in it"));
+            open.add(Comments.line(
+                    "each external holds its declared count and type (R13), before any view is " + "laid out in it"));
         }
         for (BufferDecl b : externals()) {
-            open.addStatement(support(BIND_CHECKS, "requireExternal", "$N, $S, $T.$L, $L", name(b), b.name(), DATA_TYPE,
-                    b.type(), generation.value(b, "count")));
+            open.addStatement(support(
+                    BIND_CHECKS,
+                    "requireExternal",
+                    "$N, $S, $T.$L, $L",
+                    name(b),
+                    b.name(),
+                    DATA_TYPE,
+                    b.type(),
+                    generation.value(b, "count")));
         }
         return Fragment.of(open.build());
     }
@@ -50,7 +54,8 @@ final class CheckWriter extends GenerationPart {
             open.add(Comments.line("allocate and check what this rank can alone, then agree across ranks: the "
                     + "same pipeline (R14), registered alike (R1), at the same offsets (R2); a rank that fails "
                     + "before that fails every rank"));
-            open.add("$T.agree($N, $N, () -> {\n", AGREEMENT, name("comm"), name("stream")).indent();
+            open.add("$T.agree($N, $N, () -> {\n", AGREEMENT, name("comm"), name("stream"))
+                    .indent();
         } else {
             open.add("// allocate and check what this rank can alone; a rank that fails fails every rank\n");
             open.add("$T.agreeOnOutcome($N, $N, () -> {\n", AGREEMENT, name("comm"), name("stream"))
@@ -68,14 +73,17 @@ final class CheckWriter extends GenerationPart {
         CodeBlock.Builder open = CodeBlock.builder();
         open.add(Comments.line("every rank binds the same pipeline with the same dims (R14), registered alike "
                 + "(R1), at the same offsets (R2)"));
-        open.add(fingerprint(CodeBlock.of("\n.exchange($N, $N)", name("comm"), name("stream")))).add(";\n");
+        open.add(fingerprint(CodeBlock.of("\n.exchange($N, $N)", name("comm"), name("stream"))))
+                .add(";\n");
         return Fragment.of(open.build());
     }
 
     /** {@code Fingerprint.builder(PIPELINE)...build()}, then {@code tail}, as one indented expression. */
     private CodeBlock fingerprint(CodeBlock tail) {
         CodeBlock.Builder f = CodeBlock.builder()
-                .add("$T.builder($N)\n", FINGERPRINT, name("PIPELINE")).indent().indent()
+                .add("$T.builder($N)\n", FINGERPRINT, name("PIPELINE"))
+                .indent()
+                .indent()
                 .add(".add($S,$W$S)\n", "registration", registration.name());
         if (!model.acceleration().isEmpty()) {
             f.add(".add($S,$W$S)\n", "acceleration", model.acceleration().toString());
@@ -90,29 +98,47 @@ final class CheckWriter extends GenerationPart {
             String key = b.kind().annotation().substring(1).toLowerCase(java.util.Locale.ROOT) + " " + b.name();
             f.add(".add($S,$W$L)\n", key, Generation.literal(shape(b), FINGERPRINT_VALUE));
             if (b.kind() == BufferDecl.Kind.VIEW) {
-                f.add(".add($T.R2_OFFSET,$W$S,$W$L)\n", RULE, key + " offset bytes",
+                f.add(
+                        ".add($T.R2_OFFSET,$W$S,$W$L)\n",
+                        RULE,
+                        key + " offset bytes",
                         generation.value(b, "offsetBytes"));
             } else if (b.kind() == BufferDecl.Kind.EXTERNAL && model.isRegistered(b)) {
                 // where R2 applies depends on the registration and, for LOCAL, on MTLink SHARP: run time decides
-                f.add(".headOffset($N,$W$T.$L,$W$S,$W$N)\n", name("comm"), Registration.class, registration,
-                        key + " head offset", name(b));
+                f.add(
+                        ".headOffset($N,$W$T.$L,$W$S,$W$N)\n",
+                        name("comm"),
+                        Registration.class,
+                        registration,
+                        key + " head offset",
+                        name(b));
             }
             if (b.kind() != BufferDecl.Kind.VIEW) {
                 f.add(".add($T.R1_MIXED,$W$S,$W$L)\n", RULE, key + " registered", model.isRegistered(b));
             }
             if (b.isWindow()) {
-                f.add(".add($T.R12_WINDOW,$W$S,$W$S)\n", RULE, key + " window",
+                f.add(
+                        ".add($T.R12_WINDOW,$W$S,$W$S)\n",
+                        RULE,
+                        key + " window",
                         b.windowSymmetric() ? "symmetric" : "asymmetric");
             }
         }
         for (StepDecl s : model.steps()) {
-            f.add(".add($S,$W$S)\n", "step " + s.name(), s.ops().size() + (s.ops().size() == 1 ? " op" : " ops") + (s.grouped() ? ", grouped" : ""));
+            f.add(
+                    ".add($S,$W$S)\n",
+                    "step " + s.name(),
+                    s.ops().size() + (s.ops().size() == 1 ? " op" : " ops") + (s.grouped() ? ", grouped" : ""));
             for (OpDecl o : s.ops()) {
-                f.add(".add($S,$W$L)\n", "step " + s.name() + " op " + o.ordinal(),
+                f.add(
+                        ".add($S,$W$L)\n",
+                        "step " + s.name() + " op " + o.ordinal(),
                         Generation.literal(opShape(o), FINGERPRINT_VALUE));
             }
             if (pipeline.stepPlan(s).changesWrittenOrder()) {
-                f.add(".add($S,$W$L)\n", "step " + s.name() + " plan",
+                f.add(
+                        ".add($S,$W$L)\n",
+                        "step " + s.name() + " plan",
                         Generation.literal(pipeline.stepPlan(s).signature(), FINGERPRINT_VALUE));
             }
         }
@@ -122,8 +148,9 @@ final class CheckWriter extends GenerationPart {
     String shape(BufferDecl b) {
         switch (b.kind()) {
             case BUFFER:
-                return (b.allocator() == Allocator.CUSTOM ? b.customAllocator().toString() : b.allocator().name())
-                        + " " + b.type() + " x " + b.expression("count");
+                return (b.allocator() == Allocator.CUSTOM
+                                ? b.customAllocator().toString()
+                                : b.allocator().name()) + " " + b.type() + " x " + b.expression("count");
             case VIEW:
                 return b.type() + " x " + b.expression("count") + " in " + b.of();
             default:
@@ -134,12 +161,21 @@ final class CheckWriter extends GenerationPart {
     String opShape(OpDecl o) {
         StringBuilder s = new StringBuilder(o.kind().method());
         if (o.kind().hasSend()) {
-            s.append(" send ").append(o.send()).append('+').append(o.expression(o.kind().sendOffsetAttribute()));
+            s.append(" send ")
+                    .append(o.send())
+                    .append('+')
+                    .append(o.expression(o.kind().sendOffsetAttribute()));
         }
         if (o.kind().hasRecv()) {
-            s.append(" recv ").append(o.recv()).append('+').append(o.expression(o.kind().recvOffsetAttribute()));
+            s.append(" recv ")
+                    .append(o.recv())
+                    .append('+')
+                    .append(o.expression(o.kind().recvOffsetAttribute()));
         }
-        s.append(" count ").append(o.expression(o.kind().countAttribute())).append(' ').append(typeOf(o));
+        s.append(" count ")
+                .append(o.expression(o.kind().countAttribute()))
+                .append(' ')
+                .append(typeOf(o));
         if (o.kind().reduces()) {
             s.append(' ').append(o.op());
         }
@@ -147,7 +183,11 @@ final class CheckWriter extends GenerationPart {
             s.append(" root ").append(o.root());
         }
         if (o.kind().isPointToPoint()) {
-            s.append(" peer ").append(o.peer() == Peer.ABSOLUTE ? "rank " + o.peerRank() : o.peer().name());
+            s.append(" peer ")
+                    .append(
+                            o.peer() == Peer.ABSOLUTE
+                                    ? "rank " + o.peerRank()
+                                    : o.peer().name());
         }
         return s.toString();
     }
@@ -187,12 +227,22 @@ final class CheckWriter extends GenerationPart {
      */
     private void checkLegacy(BufferDecl b, CodeBlock.Builder open) {
         if (b.kind() == BufferDecl.Kind.BUFFER && b.allocator() == Allocator.LEGACY) {
-            open.addStatement("$T.check($N,$W$N,$W$N + $S)", LEGACY_REGISTRATION_RULE, name("comm"), name(b),
-                    name("PIPELINE"), ": `" + b.name() + "`");
+            open.addStatement(
+                    "$T.check($N,$W$N,$W$N + $S)",
+                    LEGACY_REGISTRATION_RULE,
+                    name("comm"),
+                    name(b),
+                    name("PIPELINE"),
+                    ": `" + b.name() + "`");
         } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
             boolean allowed = model.allowLegacyRegistration() || model.legacyServedByIbSharp(b);
-            open.addStatement("$T.$L($N,$W$N,$W$N + $S)", LEGACY_REGISTRATION_RULE,
-                    allowed ? "check" : "checkWithoutOptIn", name("comm"), name(b), name("PIPELINE"),
+            open.addStatement(
+                    "$T.$L($N,$W$N,$W$N + $S)",
+                    LEGACY_REGISTRATION_RULE,
+                    allowed ? "check" : "checkWithoutOptIn",
+                    name("comm"),
+                    name(b),
+                    name("PIPELINE"),
                     ": external buffer `" + b.name() + "`");
         }
     }
@@ -209,8 +259,13 @@ final class CheckWriter extends GenerationPart {
                 } else {
                     continue;
                 }
-                open.addStatement(support(BIND_CHECKS, "requireRank", "$L, $S", rank, (o.kind().hasRoot() ? "root" : "peer")
-                        + " of " + o.kind().annotation() + " " + o.ordinal() + " in " + s.name() + "()"));
+                open.addStatement(support(
+                        BIND_CHECKS,
+                        "requireRank",
+                        "$L, $S",
+                        rank,
+                        (o.kind().hasRoot() ? "root" : "peer") + " of "
+                                + o.kind().annotation() + " " + o.ordinal() + " in " + s.name() + "()"));
             }
         }
     }
@@ -232,11 +287,19 @@ final class CheckWriter extends GenerationPart {
                     continue;
                 }
                 boolean atCall = o.expression(o.kind().countAttribute()).usesParameters();
-                ops.add(",\n$T.$L($L, $T.$L, $L, $L, $T.$L)", PeerPairing.Op.class,
-                        o.kind() == OpKind.SEND ? "send" : "recv", o.index(), PEER, o.peer(),
+                ops.add(
+                        ",\n$T.$L($L, $T.$L, $L, $L, $T.$L)",
+                        PeerPairing.Op.class,
+                        o.kind() == OpKind.SEND ? "send" : "recv",
+                        o.index(),
+                        PEER,
+                        o.peer(),
                         o.peer() == Peer.ABSOLUTE ? o.peerRank() : -1,
-                        atCall ? CodeBlock.of("null") : generation.value(o, o.kind().countAttribute()),
-                        DATA_TYPE, typeOf(o));
+                        atCall
+                                ? CodeBlock.of("null")
+                                : generation.value(o, o.kind().countAttribute()),
+                        DATA_TYPE,
+                        typeOf(o));
             }
             if (!ops.isEmpty()) {
                 open.add(Comments.line("every send of " + s.name() + "() meets its receive on the other rank, or "

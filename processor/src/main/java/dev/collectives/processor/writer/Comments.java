@@ -1,9 +1,8 @@
 package dev.collectives.processor.writer;
 
+import com.palantir.javapoet.CodeBlock;
 import java.util.ArrayList;
 import java.util.List;
-
-import com.palantir.javapoet.CodeBlock;
 
 /**
  * Comments and Javadoc of the generated code, wrapped here: JavaPoet wraps code at column 100 but never a comment,
@@ -18,8 +17,7 @@ final class Comments {
     /** Where a C call's arguments go on past its first line. */
     private static final String CALL_CONTINUATION = "    ";
 
-    private Comments() {
-    }
+    private Comments() {}
 
     /** A {@code //} comment of one or more lines. */
     static CodeBlock line(String text) {

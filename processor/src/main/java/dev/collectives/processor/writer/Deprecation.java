@@ -1,17 +1,14 @@
 package dev.collectives.processor.writer;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import javax.lang.model.element.AnnotationMirror;
-import javax.lang.model.element.Element;
-import javax.lang.model.element.ElementKind;
-
 import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.TypeSpec;
-
 import dev.collectives.processor.model.PipelineModel;
+import java.util.ArrayList;
+import java.util.List;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
 
 /**
  * A {@code @Deprecated} pipeline or member must not make its generated class warn: the class implementing a
@@ -19,8 +16,7 @@ import dev.collectives.processor.model.PipelineModel;
  * types and methods raises in it are suppressed (the user who deprecated them is warned where they are used).
  */
 final class Deprecation {
-    private Deprecation() {
-    }
+    private Deprecation() {}
 
     static void annotate(TypeSpec.Builder type, PipelineModel model) {
         List<Element> deprecated = new ArrayList<>();
@@ -29,7 +25,8 @@ final class Deprecation {
             type.addAnnotation(Deprecated.class);
         }
         model.type().getEnclosedElements().stream()
-                .filter(e -> e.getKind() == ElementKind.METHOD && isDeprecated(e)).forEach(deprecated::add);
+                .filter(e -> e.getKind() == ElementKind.METHOD && isDeprecated(e))
+                .forEach(deprecated::add);
         List<CodeBlock> warnings = new ArrayList<>();
         if (deprecated.stream().anyMatch(e -> !forRemoval(e))) {
             warnings.add(CodeBlock.of("$S", "deprecation"));
@@ -50,9 +47,10 @@ final class Deprecation {
 
     private static boolean forRemoval(Element element) {
         AnnotationMirror mirror = deprecated(element);
-        return mirror != null && mirror.getElementValues().entrySet().stream()
-                .anyMatch(e -> e.getKey().getSimpleName().contentEquals("forRemoval")
-                        && Boolean.TRUE.equals(e.getValue().getValue()));
+        return mirror != null
+                && mirror.getElementValues().entrySet().stream()
+                        .anyMatch(e -> e.getKey().getSimpleName().contentEquals("forRemoval")
+                                && Boolean.TRUE.equals(e.getValue().getValue()));
     }
 
     private static AnnotationMirror deprecated(Element element) {

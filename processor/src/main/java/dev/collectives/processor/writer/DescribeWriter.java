@@ -1,13 +1,7 @@
 package dev.collectives.processor.writer;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import javax.lang.model.element.Modifier;
-
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.MethodSpec;
-
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
@@ -18,11 +12,15 @@ import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.model.StepPlan;
+import java.util.ArrayList;
+import java.util.List;
+import javax.lang.model.element.Modifier;
 
 /** {@code describe()}, each op's row with its registration path, and {@code close()}, which releases in reverse. */
 final class DescribeWriter extends GenerationPart {
     /** A note's literal fits, with its quotes and {@code + }, a line of the describe table's arguments. */
     private static final int NOTE = 72;
+
     private final List<String> graphCaches;
 
     /** @param graphCaches the fields of the GRAPH steps' caches, whose counts describe() reports */
@@ -35,14 +33,24 @@ final class DescribeWriter extends GenerationPart {
         List<CodeBlock> rows = new ArrayList<>();
         for (StepDecl s : model.steps()) {
             for (OpDecl o : s.ops()) {
-                rows.add(CodeBlock.of("{$S,$W$S,$W$S,$W$L,$W$L,$W$L}", s.name() + "()",
-                        o.kind().method() + (s.grouped() ? " (grouped)" : ""), describeBuffers(o),
-                        describeOffsets(o), describeCount(o), path(o)));
+                rows.add(CodeBlock.of(
+                        "{$S,$W$S,$W$S,$W$L,$W$L,$W$L}",
+                        s.name() + "()",
+                        o.kind().method() + (s.grouped() ? " (grouped)" : ""),
+                        describeBuffers(o),
+                        describeOffsets(o),
+                        describeCount(o),
+                        path(o)));
             }
         }
         CodeBlock.Builder code = CodeBlock.builder()
-                .add("return $T.describe($N,$W$N + $S,$Wnew $T[][] {$>$>", DESCRIBE_TABLE, name("comm"),
-                        name("PIPELINE"), " (" + registration + " registration)", STRING)
+                .add(
+                        "return $T.describe($N,$W$N + $S,$Wnew $T[][] {$>$>",
+                        DESCRIBE_TABLE,
+                        name("comm"),
+                        name("PIPELINE"),
+                        " (" + registration + " registration)",
+                        STRING)
                 .add(rows.isEmpty() ? "" : "\n")
                 .add(CodeBlock.join(rows, ",\n"))
                 .add("}");
@@ -51,8 +59,13 @@ final class DescribeWriter extends GenerationPart {
         }
         for (BufferDecl b : model.buffers()) {
             if (b.isWindow()) {
-                code.add(",\n$T.windowHelpers($S,$W$L,$W$N,$W$N)", DESCRIBE_TABLE, b.name(), b.windowSymmetric(),
-                        name(b.name() + "Window"), name("closed"));
+                code.add(
+                        ",\n$T.windowHelpers($S,$W$L,$W$N,$W$N)",
+                        DESCRIBE_TABLE,
+                        b.name(),
+                        b.windowSymmetric(),
+                        name(b.name() + "Window"),
+                        name("closed"));
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL) {
                 code.add(",\n$T.externalMemory($S,$W$N)", DESCRIBE_TABLE, b.name(), name(b));
@@ -72,12 +85,18 @@ final class DescribeWriter extends GenerationPart {
 
     String describeBuffers(OpDecl o) {
         String peer = o.kind().isPointToPoint()
-                ? "peer " + (o.peer() == Peer.ABSOLUTE ? "rank " + o.peerRank() : o.peer().name().toLowerCase(java.util.Locale.ROOT))
+                ? "peer "
+                        + (o.peer() == Peer.ABSOLUTE
+                                ? "rank " + o.peerRank()
+                                : o.peer().name().toLowerCase(java.util.Locale.ROOT))
                 : "";
         switch (o.kind()) {
-            case SEND: return o.send() + " -> " + peer;
-            case RECV: return peer + " -> " + o.recv();
-            default: return o.send() + " -> " + o.recv() + (o.kind().hasRoot() ? " (root " + o.root() + ")" : "");
+            case SEND:
+                return o.send() + " -> " + peer;
+            case RECV:
+                return peer + " -> " + o.recv();
+            default:
+                return o.send() + " -> " + o.recv() + (o.kind().hasRoot() ? " (root " + o.root() + ")" : "");
         }
     }
 
@@ -95,7 +114,8 @@ final class DescribeWriter extends GenerationPart {
     CodeBlock describeCount(OpDecl o) {
         Text text = new Text();
         shown(text, o, o.kind().countAttribute());
-        return text.add(" x " + typeOf(o) + (o.kind().reduces() ? " " + o.op() : "")).code();
+        return text.add(" x " + typeOf(o) + (o.kind().reduces() ? " " + o.op() : ""))
+                .code();
     }
 
     /**
@@ -127,8 +147,11 @@ final class DescribeWriter extends GenerationPart {
             }
             StepPlan plan = pipeline.stepPlan(s);
             CodeBlock proven = planLine(s, plan.proven());
-            notes.add(plan.decidedAtBind() ? CodeBlock.of("($N$W? $L$W: $L)", name(s.name() + "Fused"),
-                    planLine(s, plan.atBind()), proven) : proven);
+            notes.add(
+                    plan.decidedAtBind()
+                            ? CodeBlock.of(
+                                    "($N$W? $L$W: $L)", name(s.name() + "Fused"), planLine(s, plan.atBind()), proven)
+                            : proven);
         }
         return notes;
     }
@@ -143,7 +166,8 @@ final class DescribeWriter extends GenerationPart {
         if (!model.dims().isEmpty()) {
             Text dims = new Text().add("dims: ");
             for (DimDecl d : model.dims()) {
-                dims.add((d == model.dims().get(0) ? "" : ", ") + d.name() + " = ").add(CodeBlock.of("$N", name(d)));
+                dims.add((d == model.dims().get(0) ? "" : ", ") + d.name() + " = ")
+                        .add(CodeBlock.of("$N", name(d)));
             }
             notes.add(dims.add("\n").code());
         }
@@ -206,8 +230,14 @@ final class DescribeWriter extends GenerationPart {
         boolean mtls = model.mtlinkSharp() && o.kind().sharpServed();
         boolean ibs = model.ibSharp() && o.kind().sharpServed();
         // indented a level further: wrapped, its arguments stand apart from the row's
-        return CodeBlock.of("$T.registrationPath($>$N,$W$L,$W$L,$W$T.$L$<)", DESCRIBE_TABLE, name("comm"), mtls, ibs,
-                Registration.class, registration);
+        return CodeBlock.of(
+                "$T.registrationPath($>$N,$W$L,$W$L,$W$T.$L$<)",
+                DESCRIBE_TABLE,
+                name("comm"),
+                mtls,
+                ibs,
+                Registration.class,
+                registration);
     }
 
     /** {@code close()}: releases {@code resources} by kind, in {@link Fragment.Release}'s order. */
@@ -215,16 +245,20 @@ final class DescribeWriter extends GenerationPart {
         MethodSpec.Builder c = MethodSpec.methodBuilder("close")
                 .addAnnotation(OVERRIDE)
                 .addModifiers(Modifier.PUBLIC)
-                .addJavadoc("$L\n", Comments.wrapped("Releases graphs first (R5), then registrations and windows "
-                        + "(R6, R12), then memory. Idempotent."))
+                .addJavadoc(
+                        "$L\n",
+                        Comments.wrapped("Releases graphs first (R5), then registrations and windows "
+                                + "(R6, R12), then memory. Idempotent."))
                 .beginControlFlow("if ($N)", name("closed"))
                 .addStatement("return")
                 .endControlFlow()
                 .addStatement("$N = true", name("closed"));
         List<CodeBlock> released = new ArrayList<>();
         for (Fragment.Release release : Fragment.Release.values()) {
-            List<CodeBlock> fields = resources.stream().filter(r -> r.release() == release)
-                    .map(r -> CodeBlock.of("$N", r.field())).toList();
+            List<CodeBlock> fields = resources.stream()
+                    .filter(r -> r.release() == release)
+                    .map(r -> CodeBlock.of("$N", r.field()))
+                    .toList();
             if (!fields.isEmpty()) {
                 released.add(CodeBlock.of("$L$L", Comments.line(comment(release)), CodeBlock.join(fields, ",$W")));
             }
@@ -239,11 +273,15 @@ final class DescribeWriter extends GenerationPart {
     /** The C that releases such resources, as close's comment names it. */
     private static String comment(Fragment.Release release) {
         switch (release) {
-            case GRAPH: return CNames.runtime("GraphExecDestroy") + "(instance); " + CNames.runtime("GraphDestroy")
-                    + "(graph): graphs before their buffers (R5)";
-            case REGISTRATION: return CNames.ccl("CommDeregister") + "(comm, handle) (R6)";
-            case WINDOW: return CNames.ccl("CommWindowDeregister") + "(comm, win): collective (R12)";
-            default: return CNames.ccl("MemFree") + "(buffer)";
+            case GRAPH:
+                return CNames.runtime("GraphExecDestroy") + "(instance); " + CNames.runtime("GraphDestroy")
+                        + "(graph): graphs before their buffers (R5)";
+            case REGISTRATION:
+                return CNames.ccl("CommDeregister") + "(comm, handle) (R6)";
+            case WINDOW:
+                return CNames.ccl("CommWindowDeregister") + "(comm, win): collective (R12)";
+            default:
+                return CNames.ccl("MemFree") + "(buffer)";
         }
     }
 }

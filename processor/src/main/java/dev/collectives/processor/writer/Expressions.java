@@ -1,11 +1,9 @@
 package dev.collectives.processor.writer;
 
-import java.util.function.Function;
-
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
-
 import dev.collectives.processor.expr.Expr;
+import java.util.function.Function;
 
 /**
  * Expressions as Java of type {@code long}: {@link #plain} as written (where a check has already shown that nothing
@@ -16,8 +14,7 @@ final class Expressions {
     /** Made once: JavaPoet turns a {@code Class} argument into a {@code ClassName} anew at every use. */
     private static final ClassName MATH = ClassName.get(Math.class);
 
-    private Expressions() {
-    }
+    private Expressions() {}
 
     static CodeBlock plain(Expr e, Function<Expr.Name, CodeBlock> names) {
         if (e instanceof Expr.Literal l) {
@@ -39,13 +36,17 @@ final class Expressions {
 
     /** Whether {@code e}, written plain as the left or right operand of {@code op}, needs parentheses. */
     static boolean needsParentheses(Expr e, char op, boolean right) {
-        return e instanceof Expr.Binary b && (Expr.precedence(b.op()) < Expr.precedence(op)
-                || right && Expr.precedence(b.op()) == Expr.precedence(op));
+        return e instanceof Expr.Binary b
+                && (Expr.precedence(b.op()) < Expr.precedence(op)
+                        || right && Expr.precedence(b.op()) == Expr.precedence(op));
     }
 
     static CodeBlock exact(Expr e, Function<Expr.Name, CodeBlock> names) {
         if (e instanceof Expr.FloorDiv f) {
-            return CodeBlock.of("$T.floorDivExact($L,$W$L)", GenerationPart.SIZE_CHECKS, exact(f.dividend(), names),
+            return CodeBlock.of(
+                    "$T.floorDivExact($L,$W$L)",
+                    GenerationPart.SIZE_CHECKS,
+                    exact(f.dividend(), names),
                     exact(f.divisor(), names));
         }
         if (!(e instanceof Expr.Binary b)) {
@@ -54,13 +55,18 @@ final class Expressions {
         CodeBlock left = exact(b.left(), names);
         CodeBlock right = exact(b.right(), names);
         switch (b.op()) {
-            case '+': return CodeBlock.of("$T.addExact($L,$W$L)", MATH, left, right);
-            case '-': return CodeBlock.of("$T.subtractExact($L,$W$L)", MATH, left, right);
-            case '*': return CodeBlock.of("$T.multiplyExact($L,$W$L)", MATH, left, right);
-            case '/': return CodeBlock.of("$T.divideExact($L,$W$L)", GenerationPart.SIZE_CHECKS, left, right);
+            case '+':
+                return CodeBlock.of("$T.addExact($L,$W$L)", MATH, left, right);
+            case '-':
+                return CodeBlock.of("$T.subtractExact($L,$W$L)", MATH, left, right);
+            case '*':
+                return CodeBlock.of("$T.multiplyExact($L,$W$L)", MATH, left, right);
+            case '/':
+                return CodeBlock.of("$T.divideExact($L,$W$L)", GenerationPart.SIZE_CHECKS, left, right);
             // the other operations are calls: only a remainder on the right of a remainder needs parentheses
-            default: return CodeBlock.of(b.right() instanceof Expr.Binary r && r.op() == '%' ? "$L % ($L)"
-                    : "$L % $L", left, right);
+            default:
+                return CodeBlock.of(
+                        b.right() instanceof Expr.Binary r && r.op() == '%' ? "$L % ($L)" : "$L % $L", left, right);
         }
     }
 }

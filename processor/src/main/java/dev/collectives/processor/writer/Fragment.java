@@ -1,11 +1,10 @@
 package dev.collectives.processor.writer;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What one part of the writer adds to the generated class, for {@link PipelineWriter} to put in place: its piece of
@@ -14,8 +13,7 @@ import com.palantir.javapoet.MethodSpec;
  */
 record Fragment(CodeBlock open, List<FieldSpec> fields, List<MethodSpec> methods, List<Resource> resources) {
     /** A resource a fragment makes: the field that holds it, and when {@code close()} releases it. */
-    record Resource(Release release, String field) {
-    }
+    record Resource(Release release, String field) {}
 
     /** What {@code close()} releases, in its order: graphs before their buffers, memory last. */
     enum Release {

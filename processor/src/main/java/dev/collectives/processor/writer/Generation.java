@@ -1,18 +1,9 @@
 package dev.collectives.processor.writer;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-
-import javax.lang.model.element.Element;
-import javax.lang.model.element.Modifier;
-import javax.lang.model.element.PackageElement;
-
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.NameAllocator;
 import com.palantir.javapoet.TypeSpec;
-
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
@@ -23,6 +14,12 @@ import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.validation.ValidatedPipeline;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.PackageElement;
 
 /**
  * What the parts of one generation share: the validated pipeline, the generated class's name and the names of its
@@ -101,12 +98,18 @@ final class Generation {
     /** A dim's field or the ranks field; parameters through {@code params}. */
     CodeBlock name(Expr.Name n, Map<String, CodeBlock> params) {
         switch (n.scope()) {
-            case DIM: return CodeBlock.of("$N", names.get(model.dim(n.name()).orElseThrow()));
-            case RANKS: return model.ranks() > 0 ? CodeBlock.of("$LL", model.ranks())
-                    : ranksField ? CodeBlock.of("$N", names.get(ModelReader.RANKS))
-                    // a check of the writer's own (not of an expression) may name ranks: the communicator's size
-                    : CodeBlock.of("(long) $N.size()", names.get("comm"));
-            default: return params.get(n.name());
+            case DIM:
+                return CodeBlock.of("$N", names.get(model.dim(n.name()).orElseThrow()));
+            case RANKS:
+                return model.ranks() > 0
+                        ? CodeBlock.of("$LL", model.ranks())
+                        : ranksField
+                                ? CodeBlock.of("$N", names.get(ModelReader.RANKS))
+                                // a check of the writer's own (not of an expression) may name ranks: the communicator's
+                                // size
+                                : CodeBlock.of("(long) $N.size()", names.get("comm"));
+            default:
+                return params.get(n.name());
         }
     }
 
@@ -122,9 +125,12 @@ final class Generation {
     /** What bind does beyond allocating and agreeing, for the Javadoc of bind and binder. */
     String bindSummary() {
         switch (registration) {
-            case GRAPH: return "captures each step into its own graph (graph registration)";
-            case LOCAL: return "registers each allocation once (local registration)";
-            default: return "registers nothing";
+            case GRAPH:
+                return "captures each step into its own graph (graph registration)";
+            case LOCAL:
+                return "registers each allocation once (local registration)";
+            default:
+                return "registers nothing";
         }
     }
 
@@ -134,18 +140,22 @@ final class Generation {
     }
 
     List<BufferDecl> externals() {
-        return model.buffers().stream().filter(b -> b.kind() == BufferDecl.Kind.EXTERNAL).toList();
+        return model.buffers().stream()
+                .filter(b -> b.kind() == BufferDecl.Kind.EXTERNAL)
+                .toList();
     }
 
     DataType typeOf(OpDecl o) {
-        return model.buffer(o.kind().hasSend() ? o.send() : o.recv()).orElseThrow().type();
+        return model.buffer(o.kind().hasSend() ? o.send() : o.recv())
+                .orElseThrow()
+                .type();
     }
 
     /** {@code Owner.method(comm, PIPELINE, args...)}: a call of the runtime every generated class makes alike. */
     CodeBlock support(ClassName owner, String method, String format, Object... args) {
         // one block, not the arguments' block inside the call's: this is made per op and per check
-        CodeBlock.Builder call = CodeBlock.builder()
-                .add("$T.$L($N,$W$N", owner, method, name("comm"), name("PIPELINE"));
+        CodeBlock.Builder call =
+                CodeBlock.builder().add("$T.$L($N,$W$N", owner, method, name("comm"), name("PIPELINE"));
         if (!format.isEmpty()) {
             // its formats list arguments only: each may wrap
             call.add(",$W").add(format.replace(", ", ",$W"), args);

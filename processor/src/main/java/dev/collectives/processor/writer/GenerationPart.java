@@ -1,14 +1,9 @@
 package dev.collectives.processor.writer;
 
-import java.util.List;
-import java.util.Map;
-import java.util.function.Function;
-
 import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.NameAllocator;
-
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.Peer;
@@ -21,6 +16,9 @@ import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.validation.ValidatedPipeline;
 import dev.collectives.rules.Rule;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 /**
  * A part of the writer: one concern of the generated class, returned as {@link Fragment}s and members for
@@ -56,7 +54,8 @@ abstract class GenerationPart {
     static final ClassName CALL_CHECK = ClassName.get(INTERNAL, "CallCheck");
     static final ClassName LEGACY_REGISTRATION_RULE = ClassName.get(INTERNAL, "LegacyRegistrationRule");
     /** Every accessor and step overrides: one spec for all of them. */
-    static final AnnotationSpec OVERRIDE = AnnotationSpec.builder(Override.class).build();
+    static final AnnotationSpec OVERRIDE =
+            AnnotationSpec.builder(Override.class).build();
 
     final Generation generation;
     final ValidatedPipeline pipeline;
@@ -103,15 +102,21 @@ abstract class GenerationPart {
      * allocation: those whose offsets and count use the step's parameters ({@code atCall}), or the others.
      */
     List<OpDecl> opsBetweenExternals(StepDecl s, boolean atCall) {
-        return s.ops().stream().filter(o -> o.sides().size() == 2 && betweenExternals(o.sides().get(0),
-                o.sides().get(1)) && o.kind().numericAttributes().stream().anyMatch(a -> o.expression(a) != null
-                && o.expression(a).usesParameters()) == atCall).toList();
+        return s.ops().stream()
+                .filter(o -> o.sides().size() == 2
+                        && betweenExternals(o.sides().get(0), o.sides().get(1))
+                        && o.kind().numericAttributes().stream()
+                                        .anyMatch(a -> o.expression(a) != null
+                                                && o.expression(a).usesParameters())
+                                == atCall)
+                .toList();
     }
 
     private boolean betweenExternals(OpSide send, OpSide recv) {
         BufferDecl sendRoot = model.root(send.buffer()).orElseThrow();
         BufferDecl recvRoot = model.root(recv.buffer()).orElseThrow();
-        return sendRoot != recvRoot && sendRoot.kind() == BufferDecl.Kind.EXTERNAL
+        return sendRoot != recvRoot
+                && sendRoot.kind() == BufferDecl.Kind.EXTERNAL
                 && recvRoot.kind() == BufferDecl.Kind.EXTERNAL;
     }
 
@@ -124,15 +129,24 @@ abstract class GenerationPart {
         OpSide send = o.sides().get(0);
         OpSide recv = o.sides().get(1);
         Function<Expr, CodeBlock> java = e -> Expressions.plain(e, n -> generation.name(n, params));
-        return support(BYTE_RANGES, "requireApart", "$S, $L, $N, $L, $L, $N, $L, $L", o.kind().annotation() + " "
-                + o.ordinal() + " in " + s.name() + "()", send.inPlaceForm() && recv.inPlaceForm(),
-                name(send.buffer()), java.apply(send.offset()), java.apply(send.elements()), name(recv.buffer()),
-                java.apply(recv.offset()), java.apply(recv.elements()));
+        return support(
+                BYTE_RANGES,
+                "requireApart",
+                "$S, $L, $N, $L, $L, $N, $L, $L",
+                o.kind().annotation() + " " + o.ordinal() + " in " + s.name() + "()",
+                send.inPlaceForm() && recv.inPlaceForm(),
+                name(send.buffer()),
+                java.apply(send.offset()),
+                java.apply(send.elements()),
+                name(recv.buffer()),
+                java.apply(recv.offset()),
+                java.apply(recv.elements()));
     }
 
     /** The element count of a fixed op's side as Java: 1024L, or 1024L * comm.size(). */
     static CodeBlock elementsCode(OpSide side) {
         return side.extent() == OpKind.Extent.COUNT_TIMES_RANKS
-                ? CodeBlock.of("$LL * comm.size()", side.op().count()) : CodeBlock.of("$LL", side.op().count());
+                ? CodeBlock.of("$LL * comm.size()", side.op().count())
+                : CodeBlock.of("$LL", side.op().count());
     }
 }

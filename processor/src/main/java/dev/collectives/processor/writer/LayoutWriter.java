@@ -1,25 +1,22 @@
 package dev.collectives.processor.writer;
 
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
-
-import javax.lang.model.element.Modifier;
-import javax.lang.model.element.TypeElement;
-import javax.lang.model.type.DeclaredType;
-import javax.lang.model.type.TypeMirror;
-
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.ParameterSpec;
 import com.palantir.javapoet.TypeName;
-
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.BufferDecl;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.TypeMirror;
 
 /** Layout and binding: allocation of the roots, views laid out in them, the constructor, {@code bind}, registration
  * (LOCAL) and windows, and the buffer accessors. */
@@ -42,7 +39,8 @@ final class LayoutWriter extends GenerationPart {
     }
 
     MethodSpec constructor(ShapeWriter shapes) {
-        MethodSpec.Builder c = MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE)
+        MethodSpec.Builder c = MethodSpec.constructorBuilder()
+                .addModifiers(Modifier.PRIVATE)
                 .addParameter(COMMUNICATOR, name("comm"))
                 .addParameter(STREAM, name("stream"))
                 .addStatement("this.$N = $N", name("comm"), name("comm"))
@@ -50,7 +48,11 @@ final class LayoutWriter extends GenerationPart {
         shapes.constructorParameters(c);
         for (BufferDecl b : externals()) {
             c.addParameter(DEVICE_BUFFER, name(b));
-            c.addStatement("this.$N = $T.requireNonNull($N, $S)", name(b), java.util.Objects.class, name(b),
+            c.addStatement(
+                    "this.$N = $T.requireNonNull($N, $S)",
+                    name(b),
+                    java.util.Objects.class,
+                    name(b),
                     "external buffer `" + b.name() + "`");
         }
         return c.build();
@@ -60,28 +62,42 @@ final class LayoutWriter extends GenerationPart {
         MethodSpec.Builder bind = MethodSpec.methodBuilder("bind")
                 .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
                 .returns(className)
-                .addJavadoc("$L\n", Comments.wrapped("Allocates this pipeline's buffers on {@code comm}, checks that "
-                        + "every rank binds the same pipeline, and " + generation.bindSummary() + ".\nCollective: "
-                        + "every rank of {@code comm} calls it. If it fails, what it made so far is released."))
+                .addJavadoc(
+                        "$L\n",
+                        Comments.wrapped("Allocates this pipeline's buffers on {@code comm}, checks that "
+                                + "every rank binds the same pipeline, and " + generation.bindSummary()
+                                + ".\nCollective: "
+                                + "every rank of {@code comm} calls it. If it fails, what it made so far is released."))
                 .addParameter(ParameterSpec.builder(COMMUNICATOR, name("comm")).build())
                 .addParameter(ParameterSpec.builder(STREAM, name("stream")).build());
-        List<CodeBlock> arguments = new ArrayList<>(List.of(CodeBlock.of("$N", name("comm")),
-                CodeBlock.of("$N", name("stream"))));
+        List<CodeBlock> arguments =
+                new ArrayList<>(List.of(CodeBlock.of("$N", name("comm")), CodeBlock.of("$N", name("stream"))));
         for (BufferDecl b : externals()) {
             bind.addParameter(DEVICE_BUFFER, name(b));
-            bind.addJavadoc("@param $N the {@code @External} buffer `$L` ($L x $L)\n", name(b), b.name(),
-                    b.expression("count"), b.type());
+            bind.addJavadoc(
+                    "@param $N the {@code @External} buffer `$L` ($L x $L)\n",
+                    name(b),
+                    b.name(),
+                    b.expression("count"),
+                    b.type());
             arguments.add(CodeBlock.of("$N", name(b)));
         }
         String pipeline = name("pipeline");
-        return bind
-                .addStatement("$T $N =$Wnew $T($L)", className, pipeline, className,
-                        CodeBlock.join(arguments, ",$W"))
-                .addStatement("return $L", support(LIFECYCLE, "open", "$T.$L, $N, $N::$N", Registration.class,
-                        registration, pipeline, pipeline, methods.get("open")))
+        return bind.addStatement(
+                        "$T $N =$Wnew $T($L)", className, pipeline, className, CodeBlock.join(arguments, ",$W"))
+                .addStatement(
+                        "return $L",
+                        support(
+                                LIFECYCLE,
+                                "open",
+                                "$T.$L, $N, $N::$N",
+                                Registration.class,
+                                registration,
+                                pipeline,
+                                pipeline,
+                                methods.get("open")))
                 .build();
     }
-
 
     /** Each root {@code @Buffer}, allocated as the guide's C does it; close frees them. */
     Fragment allocate() {
@@ -92,13 +108,14 @@ final class LayoutWriter extends GenerationPart {
                 continue;
             }
             Expr count = b.expression("count");
-            String bytes = b.type().size() == 1 ? count.toString()
+            String bytes = b.type().size() == 1
+                    ? count.toString()
                     : (Expressions.needsParentheses(count, '*', false) ? "(" + count + ")" : count) + " * sizeof("
                             + CNames.elementType(b.type()) + ")";
             switch (b.allocator()) {
                 case CUSTOM:
-                    open.add(Comments.line(simpleName(b.customAllocator()) + " allocates " + b.name() + ": " + bytes
-                            + " bytes"));
+                    open.add(Comments.line(
+                            simpleName(b.customAllocator()) + " allocates " + b.name() + ": " + bytes + " bytes"));
                     break;
                 case VMM:
                     open.add(Comments.line("the qualified VMM allocator (" + CNames.driver("MemCreate") + ", "
@@ -112,11 +129,18 @@ final class LayoutWriter extends GenerationPart {
                     open.add(Comments.call(CNames.ccl("MemAlloc"), List.of("&" + b.name(), bytes)));
             }
             CodeBlock allocator = b.allocator() == Allocator.CUSTOM
-                    ? CodeBlock.of(isGeneric(b.customAllocator()) ? "new $T<>()" : "new $T()",
+                    ? CodeBlock.of(
+                            isGeneric(b.customAllocator()) ? "new $T<>()" : "new $T()",
                             TypeName.get(b.customAllocator()))
                     : CodeBlock.of("$T.$L", Allocator.class, b.allocator());
-            open.addStatement("$N = $N.allocate($L,$W$T.$L,$W$L)", name(b), name("comm"), allocator, DATA_TYPE,
-                    b.type(), generation.value(b, "count"));
+            open.addStatement(
+                    "$N = $N.allocate($L,$W$T.$L,$W$L)",
+                    name(b),
+                    name("comm"),
+                    allocator,
+                    DATA_TYPE,
+                    b.type(),
+                    generation.value(b, "count"));
             memory.add(new Fragment.Resource(Fragment.Release.MEMORY, name(b)));
         }
         return new Fragment(open.build(), List.of(), List.of(), memory);
@@ -137,15 +161,25 @@ final class LayoutWriter extends GenerationPart {
         CodeBlock.Builder open = CodeBlock.builder();
         // a view may lie in another view: lay them out in an order where the outer one comes first
         List<BufferDecl> pending = new ArrayList<>(model.buffers().stream()
-                .filter(b -> b.kind() == BufferDecl.Kind.VIEW).toList());
+                .filter(b -> b.kind() == BufferDecl.Kind.VIEW)
+                .toList());
         Set<String> laidOut = new LinkedHashSet<>();
         model.buffers().stream().filter(b -> b.kind() != BufferDecl.Kind.VIEW).forEach(b -> laidOut.add(b.name()));
         while (!pending.isEmpty()) {
-            BufferDecl v = pending.stream().filter(p -> laidOut.contains(p.of())).findFirst().orElseThrow();
+            BufferDecl v = pending.stream()
+                    .filter(p -> laidOut.contains(p.of()))
+                    .findFirst()
+                    .orElseThrow();
             BufferDecl of = model.buffer(v.of()).orElseThrow();
             open.add("// $L = (uint8_t*)$L + $L\n", v.name(), v.of(), v.expression("offsetBytes"));
-            open.addStatement("$N = $N.view($L,$W$T.$L,$W$L)", name(v), name(of), generation.value(v, "offsetBytes"),
-                    DATA_TYPE, v.type(), generation.value(v, "count"));
+            open.addStatement(
+                    "$N = $N.view($L,$W$T.$L,$W$L)",
+                    name(v),
+                    name(of),
+                    generation.value(v, "offsetBytes"),
+                    DATA_TYPE,
+                    v.type(),
+                    generation.value(v, "count"));
             laidOut.add(v.name());
             pending.remove(v);
         }
@@ -171,7 +205,8 @@ final class LayoutWriter extends GenerationPart {
                 commented = true;
             }
             String field = newName(b.name() + "Registration");
-            fields.add(FieldSpec.builder(REGISTRATION_HANDLE, field, Modifier.PRIVATE).build());
+            fields.add(FieldSpec.builder(REGISTRATION_HANDLE, field, Modifier.PRIVATE)
+                    .build());
             open.addStatement("$N = $N.register($N)", field, name("comm"), name(b));
             registrations.add(new Fragment.Resource(Fragment.Release.REGISTRATION, field));
         }
@@ -189,15 +224,20 @@ final class LayoutWriter extends GenerationPart {
                 continue;
             }
             String field = newName(b.name() + "Window");
-            fields.add(FieldSpec.builder(REGISTERED_WINDOW, field, Modifier.PRIVATE).build());
-            open.add(Comments.call(CNames.ccl("CommWindowRegister"), List.of("comm", b.name(), "size", "&win",
-                    b.windowSymmetric() ? "NCCL_WIN_COLL_SYMMETRIC" : "0"), "collective, every rank (R12)"));
+            fields.add(FieldSpec.builder(REGISTERED_WINDOW, field, Modifier.PRIVATE)
+                    .build());
+            open.add(Comments.call(
+                    CNames.ccl("CommWindowRegister"),
+                    List.of("comm", b.name(), "size", "&win", b.windowSymmetric() ? "NCCL_WIN_COLL_SYMMETRIC" : "0"),
+                    "collective, every rank (R12)"));
             open.addStatement("$N = $N.registerWindow($N, $L)", field, name("comm"), name(b), b.windowSymmetric());
             windows.add(new Fragment.Resource(Fragment.Release.WINDOW, field));
             accessors.add(MethodSpec.methodBuilder(methods.newName(b.name() + "Window"))
-                    .addModifiers(Modifier.PUBLIC).returns(REGISTERED_WINDOW)
+                    .addModifiers(Modifier.PUBLIC)
+                    .returns(REGISTERED_WINDOW)
                     .addJavadoc("The window `$L` is registered as (R10: its helpers may be missing).\n", b.name())
-                    .addStatement("return $N", field).build());
+                    .addStatement("return $N", field)
+                    .build());
         }
         return new Fragment(open.build(), fields, accessors, windows);
     }

@@ -1,19 +1,11 @@
 package dev.collectives.processor.writer;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-
-import javax.lang.model.element.Modifier;
-import javax.lang.model.type.TypeKind;
-
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
-
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Verdict;
 import dev.collectives.processor.model.BufferDecl;
@@ -21,6 +13,11 @@ import dev.collectives.processor.model.Condition;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.StepDecl;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.type.TypeKind;
 
 /**
  * Sizes at bind and at call: the dims (fields, accessors, the {@code binder(comm, stream)} that takes them by name),
@@ -30,11 +27,14 @@ import dev.collectives.processor.model.StepDecl;
 final class ShapeWriter extends GenerationPart {
     /** A check's message fits, with its quotes and a comma, the continuation line of a check (column 20). */
     private static final int CHECK_MESSAGE = 77;
+
     private final List<Condition> unproved;
 
     ShapeWriter(Generation generation) {
         super(generation);
-        this.unproved = pipeline.conditions().stream().filter(c -> c.verdict() == Verdict.UNKNOWN).toList();
+        this.unproved = pipeline.conditions().stream()
+                .filter(c -> c.verdict() == Verdict.UNKNOWN)
+                .toList();
     }
 
     boolean hasDims() {
@@ -50,7 +50,8 @@ final class ShapeWriter extends GenerationPart {
     List<FieldSpec> fields() {
         List<FieldSpec> fields = new ArrayList<>();
         for (DimDecl d : model.dims()) {
-            fields.add(FieldSpec.builder(long.class, name(d), Modifier.PRIVATE, Modifier.FINAL).build());
+            fields.add(FieldSpec.builder(long.class, name(d), Modifier.PRIVATE, Modifier.FINAL)
+                    .build());
         }
         if (generation.ranksField) {
             fields.add(FieldSpec.builder(long.class, name(ModelReader.RANKS), Modifier.PRIVATE, Modifier.FINAL)
@@ -90,44 +91,64 @@ final class ShapeWriter extends GenerationPart {
                 .addJavadoc("Takes the dims and externals of {@link $T}\nby name, then binds it.\n", className)
                 .addField(COMMUNICATOR, name("comm"), Modifier.PRIVATE, Modifier.FINAL)
                 .addField(STREAM, name("stream"), Modifier.PRIVATE, Modifier.FINAL)
-                .addMethod(MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE)
+                .addMethod(MethodSpec.constructorBuilder()
+                        .addModifiers(Modifier.PRIVATE)
                         .addParameter(COMMUNICATOR, name("comm"))
                         .addParameter(STREAM, name("stream"))
                         .addStatement("this.$N = $N", name("comm"), name("comm"))
                         .addStatement("this.$N = $N", name("stream"), name("stream"))
                         .build());
-        List<CodeBlock> arguments = new ArrayList<>(List.of(CodeBlock.of("$N", name("comm")),
-                CodeBlock.of("$N", name("stream"))));
+        List<CodeBlock> arguments =
+                new ArrayList<>(List.of(CodeBlock.of("$N", name("comm")), CodeBlock.of("$N", name("stream"))));
         for (DimDecl d : model.dims()) {
             TypeName value = d.kind() == TypeKind.INT ? TypeName.INT : TypeName.LONG;
             b.addField(FieldSpec.builder(value.box(), name(d), Modifier.PRIVATE).build());
-            b.addMethod(MethodSpec.methodBuilder(d.name()).addModifiers(Modifier.PUBLIC).returns(binder)
+            b.addMethod(MethodSpec.methodBuilder(d.name())
+                    .addModifiers(Modifier.PUBLIC)
+                    .returns(binder)
                     .addJavadoc("The dim `$L`: at least 1, the same on every rank.\n", d.name())
                     .addParameter(value, name(d))
                     .addStatement("this.$N = $N", name(d), name(d))
-                    .addStatement("return this").build());
-            arguments.add(CodeBlock.of("$T.given($N, $N, $N, $S)", BIND_CHECKS, name("comm"), name("PIPELINE"), name(d),
-                    d.name()));
+                    .addStatement("return this")
+                    .build());
+            arguments.add(CodeBlock.of(
+                    "$T.given($N, $N, $N, $S)", BIND_CHECKS, name("comm"), name("PIPELINE"), name(d), d.name()));
         }
         for (BufferDecl e : externals()) {
             b.addField(DEVICE_BUFFER, name(e), Modifier.PRIVATE);
-            b.addMethod(MethodSpec.methodBuilder(e.name()).addModifiers(Modifier.PUBLIC).returns(binder)
-                    .addJavadoc("The {@code @External} buffer `$L` ($L x $L).\n", e.name(), e.expression("count"),
-                            e.type())
+            b.addMethod(MethodSpec.methodBuilder(e.name())
+                    .addModifiers(Modifier.PUBLIC)
+                    .returns(binder)
+                    .addJavadoc(
+                            "The {@code @External} buffer `$L` ($L x $L).\n", e.name(), e.expression("count"), e.type())
                     .addParameter(DEVICE_BUFFER, name(e))
                     .addStatement("this.$N = $N", name(e), name(e))
-                    .addStatement("return this").build());
-            arguments.add(CodeBlock.of("$T.given($N, $N, $N, $S)", BIND_CHECKS, name("comm"), name("PIPELINE"), name(e),
-                    e.name()));
+                    .addStatement("return this")
+                    .build());
+            arguments.add(CodeBlock.of(
+                    "$T.given($N, $N, $N, $S)", BIND_CHECKS, name("comm"), name("PIPELINE"), name(e), e.name()));
         }
         String pipeline = name("pipeline");
-        b.addMethod(MethodSpec.methodBuilder("bind").addModifiers(Modifier.PUBLIC).returns(className)
-                .addJavadoc("$L\n", Comments.wrapped("Binds the pipeline as {@code bind} does for pipelines without "
-                        + "dims; every setter must have been called.\nCollective: every rank of {@code comm} calls "
-                        + "it."))
+        b.addMethod(MethodSpec.methodBuilder("bind")
+                .addModifiers(Modifier.PUBLIC)
+                .returns(className)
+                .addJavadoc(
+                        "$L\n",
+                        Comments.wrapped("Binds the pipeline as {@code bind} does for pipelines without "
+                                + "dims; every setter must have been called.\nCollective: every rank of {@code comm} calls "
+                                + "it."))
                 .addStatement("$T $N =$Wnew $T($L)", className, pipeline, className, CodeBlock.join(arguments, ",$W"))
-                .addStatement("return $L", support(LIFECYCLE, "open", "$T.$L, $N, $N::$N", Registration.class,
-                        registration, pipeline, pipeline, methods.get("open")))
+                .addStatement(
+                        "return $L",
+                        support(
+                                LIFECYCLE,
+                                "open",
+                                "$T.$L, $N, $N::$N",
+                                Registration.class,
+                                registration,
+                                pipeline,
+                                pipeline,
+                                methods.get("open")))
                 .build());
         return b.build();
     }
@@ -138,9 +159,11 @@ final class ShapeWriter extends GenerationPart {
         return MethodSpec.methodBuilder("binder")
                 .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
                 .returns(binder)
-                .addJavadoc("$L\n", Comments.wrapped("Starts binding on {@code comm}: give each dim and external, "
-                        + "then call {@code bind()}, which allocates, checks that every rank binds the same pipeline "
-                        + "with the same dims, and " + generation.bindSummary() + "."))
+                .addJavadoc(
+                        "$L\n",
+                        Comments.wrapped("Starts binding on {@code comm}: give each dim and external, "
+                                + "then call {@code bind()}, which allocates, checks that every rank binds the same pipeline "
+                                + "with the same dims, and " + generation.bindSummary() + "."))
                 .addParameter(COMMUNICATOR, name("comm"))
                 .addParameter(STREAM, name("stream"))
                 .addStatement("return new $T($N, $N)", binder, name("comm"), name("stream"))
@@ -162,51 +185,86 @@ final class ShapeWriter extends GenerationPart {
     }
 
     /** {@code check<Step>(args)}: the step's arguments against R7 and R13, before any native call. */
-    MethodSpec checkMethod(StepDecl s, String methodName, List<String> parameterNames, Map<String, CodeBlock> params,
-                           String overflow) {
-        MethodSpec.Builder m = MethodSpec.methodBuilder(methodName).addModifiers(Modifier.PRIVATE)
-                .addJavadoc("$L\n", Comments.wrapped("The arguments of {@code " + s.name() + "(...)} against R7 and "
-                        + "R13: a few comparisons, nothing allocated."));
+    MethodSpec checkMethod(
+            StepDecl s,
+            String methodName,
+            List<String> parameterNames,
+            Map<String, CodeBlock> params,
+            String overflow) {
+        MethodSpec.Builder m = MethodSpec.methodBuilder(methodName)
+                .addModifiers(Modifier.PRIVATE)
+                .addJavadoc(
+                        "$L\n",
+                        Comments.wrapped("The arguments of {@code " + s.name() + "(...)} against R7 and "
+                                + "R13: a few comparisons, nothing allocated."));
         for (int i = 0; i < s.parameters().size(); i++) {
             m.addParameter(TypeName.get(s.parameters().get(i).asType()), parameterNames.get(i));
         }
-        m.addCode(guarded(unproved.stream().filter(c -> c.step() == s).toList(), params, s.name() + "(...)",
-                overflow));
+        m.addCode(guarded(unproved.stream().filter(c -> c.step() == s).toList(), params, s.name() + "(...)", overflow));
         opsBetweenExternals(s, true).forEach(o -> m.addStatement(externalsApart(s, o, params)));
         return m.build();
     }
 
-    private CodeBlock guarded(List<Condition> conditions, Map<String, CodeBlock> params, String where,
-                              String overflow) {
+    private CodeBlock guarded(
+            List<Condition> conditions, Map<String, CodeBlock> params, String where, String overflow) {
         CodeBlock.Builder code = CodeBlock.builder().beginControlFlow("try");
         for (Condition c : conditions) {
             List<CodeBlock> operands = c.operands().stream()
-                    .map(e -> Expressions.exact(e, n -> generation.name(n, params))).toList();
+                    .map(e -> Expressions.exact(e, n -> generation.name(n, params)))
+                    .toList();
             switch (c.kind()) {
                 case AT_MOST:
-                    code.addStatement(support(SIZE_CHECKS, "requireAtMost", "$T.$L, $L, $L, $L", RULE, c.rule(),
-                            Generation.literal(c.text(), CHECK_MESSAGE), operands.get(0), operands.get(1)));
+                    code.addStatement(support(
+                            SIZE_CHECKS,
+                            "requireAtMost",
+                            "$T.$L, $L, $L, $L",
+                            RULE,
+                            c.rule(),
+                            Generation.literal(c.text(), CHECK_MESSAGE),
+                            operands.get(0),
+                            operands.get(1)));
                     break;
                 case ALIGNED:
-                    code.addStatement(support(SIZE_CHECKS, "requireAligned", "$T.$L, $L, $L, $L", RULE, c.rule(),
-                            Generation.literal(c.text(), CHECK_MESSAGE), operands.get(0), operands.get(1)));
+                    code.addStatement(support(
+                            SIZE_CHECKS,
+                            "requireAligned",
+                            "$T.$L, $L, $L, $L",
+                            RULE,
+                            c.rule(),
+                            Generation.literal(c.text(), CHECK_MESSAGE),
+                            operands.get(0),
+                            operands.get(1)));
                     break;
                 case DIVIDES:
                     // where, the division and its floorDiv form, as the catalogue message names them at compile time
-                    code.addStatement(support(SIZE_CHECKS, "requireDivides", "$L, $L, $L, $L, $L",
+                    code.addStatement(support(
+                            SIZE_CHECKS,
+                            "requireDivides",
+                            "$L, $L, $L, $L, $L",
                             Generation.literal(c.what(), CHECK_MESSAGE),
                             Generation.literal(c.failureArguments().get(1).toString(), CHECK_MESSAGE),
                             Generation.literal(c.failureArguments().get(5).toString(), CHECK_MESSAGE),
-                            operands.get(0), operands.get(1)));
+                            operands.get(0),
+                            operands.get(1)));
                     break;
                 case APART:
                     // the two sides' labels, as the catalogue message names them at compile time
-                    code.addStatement(support(BYTE_RANGES, "requireApartInGroup", "$S, $S, $L",
-                            c.failureArguments().get(0), c.failureArguments().get(1), CodeBlock.join(operands, ", ")));
+                    code.addStatement(support(
+                            BYTE_RANGES,
+                            "requireApartInGroup",
+                            "$S, $S, $L",
+                            c.failureArguments().get(0),
+                            c.failureArguments().get(1),
+                            CodeBlock.join(operands, ", ")));
                     break;
                 default:
-                    code.addStatement(support(BYTE_RANGES, "requireInPlaceOrApart", "$S, $L, $L", c.what(),
-                            c.inPlace(), CodeBlock.join(operands, ", ")));
+                    code.addStatement(support(
+                            BYTE_RANGES,
+                            "requireInPlaceOrApart",
+                            "$S, $L, $L",
+                            c.what(),
+                            c.inPlace(),
+                            CodeBlock.join(operands, ", ")));
             }
         }
         return code.nextControlFlow("catch ($T $N)", ArithmeticException.class, overflow)

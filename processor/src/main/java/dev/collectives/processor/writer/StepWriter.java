@@ -1,21 +1,11 @@
 package dev.collectives.processor.writer;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.stream.Collectors;
-
-import javax.lang.model.element.Modifier;
-import javax.lang.model.type.TypeKind;
-
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.NameAllocator;
 import com.palantir.javapoet.TypeName;
-
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.OpKind;
@@ -25,6 +15,13 @@ import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.model.StepPlan;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.type.TypeKind;
 
 /** Capture and steps: each call's arguments (buffer + offset), each step captured into a graph (GRAPH), and the
  * step methods, which launch the graph or issue the calls of the step's plan: the ops in declaration order, fused
@@ -44,7 +41,8 @@ final class StepWriter extends GenerationPart {
         this.shapes = shapes;
         // named before the steps' parameters, which are renamed where they would hide it
         this.calls = model.steps().stream().anyMatch(s -> !s.parameters().isEmpty()) ? newName("calls") : null;
-        model.steps().stream().filter(s -> !s.parameters().isEmpty())
+        model.steps().stream()
+                .filter(s -> !s.parameters().isEmpty())
                 .forEach(s -> stepNames.put(s, new StepNames(generation, s)));
     }
 
@@ -56,9 +54,13 @@ final class StepWriter extends GenerationPart {
         CodeBlock open = CodeBlock.builder()
                 .add("// every rank calls a step with the same arguments (R14): checked at each call on sim, and\n"
                         + "// where COLLECTIVES_CHECK lists calls, through buffers made at the first checked call\n")
-                .addStatement("$N = new $T($N, $N, $N)", calls, CALL_CHECK, name("comm"), name("stream"),
-                        name("PIPELINE")).build();
-        return new Fragment(open, List.of(FieldSpec.builder(CALL_CHECK, calls, Modifier.PRIVATE).build()), List.of(),
+                .addStatement(
+                        "$N = new $T($N, $N, $N)", calls, CALL_CHECK, name("comm"), name("stream"), name("PIPELINE"))
+                .build();
+        return new Fragment(
+                open,
+                List.of(FieldSpec.builder(CALL_CHECK, calls, Modifier.PRIVATE).build()),
+                List.of(),
                 List.of(new Fragment.Resource(Fragment.Release.MEMORY, calls)));
     }
 
@@ -79,10 +81,19 @@ final class StepWriter extends GenerationPart {
             List<CodeBlock> tests = new ArrayList<>();
             for (StepPlan.BindTest test : plan.bindTests()) {
                 List<CodeBlock> o = test.operands().stream()
-                        .map(e -> Expressions.plain(e, n -> generation.name(n, Map.of()))).toList();
-                tests.add(test.kind() == StepPlan.BindTest.Kind.EQUAL ? CodeBlock.of("$L == $L", o.get(0), o.get(1))
-                        : CodeBlock.of("($L == $L ||$W$L <= $L ||$W$L <= $L)", o.get(0), o.get(2), o.get(1),
-                                o.get(2), o.get(3), o.get(0)));
+                        .map(e -> Expressions.plain(e, n -> generation.name(n, Map.of())))
+                        .toList();
+                tests.add(
+                        test.kind() == StepPlan.BindTest.Kind.EQUAL
+                                ? CodeBlock.of("$L == $L", o.get(0), o.get(1))
+                                : CodeBlock.of(
+                                        "($L == $L ||$W$L <= $L ||$W$L <= $L)",
+                                        o.get(0),
+                                        o.get(2),
+                                        o.get(1),
+                                        o.get(2),
+                                        o.get(3),
+                                        o.get(0)));
             }
             open.add(Comments.line(s.name() + "(): its plan fuses more where the dims bound put the ranges of "
                             + "consecutive ops end to end, in place or apart"))
@@ -114,10 +125,20 @@ final class StepWriter extends GenerationPart {
                         }
                         String ops = o.isFused() ? "Ops" + o.index() + "To" + last(o).index() : "Op" + o.index();
                         String field = newName(s.name() + ops + (side.role() == OpSide.Role.SEND ? "Send" : "Recv"));
-                        fields.add(FieldSpec.builder(DEVICE_BUFFER, field, Modifier.PRIVATE).build());
-                        open.addStatement("$N = $L", field, support(BYTE_RANGES, "slice", "$N, $S, $S, $LL, $L",
-                                name(side.buffer()), side.buffer().name(), side.label(), side.knownOffset(),
-                                elementsCode(side)));
+                        fields.add(FieldSpec.builder(DEVICE_BUFFER, field, Modifier.PRIVATE)
+                                .build());
+                        open.addStatement(
+                                "$N = $L",
+                                field,
+                                support(
+                                        BYTE_RANGES,
+                                        "slice",
+                                        "$N, $S, $S, $LL, $L",
+                                        name(side.buffer()),
+                                        side.buffer().name(),
+                                        side.label(),
+                                        side.knownOffset(),
+                                        elementsCode(side)));
                         argument = CodeBlock.of("$N", field);
                     }
                     arguments.put(key(o, side), argument);
@@ -152,16 +173,28 @@ final class StepWriter extends GenerationPart {
                 .add(Comments.line(s.name() + "(): " + CNames.runtime("StreamBeginCapture")
                         + "(stream, cudaStreamCaptureModeThreadLocal),\nthe ops, "
                         + CNames.runtime("StreamEndCapture") + "(stream, &graph) (R4)"))
-                .add("$N = $T.capture($N, $N, $N, $S, () -> {\n$>", graph, CAPTURE, name("comm"), name("stream"),
-                        name("PIPELINE"), s.name())
+                .add(
+                        "$N = $T.capture($N, $N, $N, $S, () -> {\n$>",
+                        graph,
+                        CAPTURE,
+                        name("comm"),
+                        name("stream"),
+                        name("PIPELINE"),
+                        s.name())
                 .add(issue(s, Map.of()))
                 .add("$<});\n")
-                .add(Comments.call(CNames.runtime("GraphInstantiate"),
-                        List.of("&instance", "graph", "NULL", "NULL", "0")))
-                .addStatement("$N = $N.instantiate()", exec, graph).build();
-        return new Fragment(open, List.of(FieldSpec.builder(GRAPH, graph, Modifier.PRIVATE).build(),
-                FieldSpec.builder(GRAPH_EXEC, exec, Modifier.PRIVATE).build()), List.of(),
-                List.of(new Fragment.Resource(Fragment.Release.GRAPH, exec),
+                .add(Comments.call(
+                        CNames.runtime("GraphInstantiate"), List.of("&instance", "graph", "NULL", "NULL", "0")))
+                .addStatement("$N = $N.instantiate()", exec, graph)
+                .build();
+        return new Fragment(
+                open,
+                List.of(
+                        FieldSpec.builder(GRAPH, graph, Modifier.PRIVATE).build(),
+                        FieldSpec.builder(GRAPH_EXEC, exec, Modifier.PRIVATE).build()),
+                List.of(),
+                List.of(
+                        new Fragment.Resource(Fragment.Release.GRAPH, exec),
                         new Fragment.Resource(Fragment.Release.GRAPH, graph)));
     }
 
@@ -175,9 +208,18 @@ final class StepWriter extends GenerationPart {
         CodeBlock.Builder open = CodeBlock.builder()
                 .add(Comments.line(s.name() + "(...): one graph per argument tuple, captured on its first call (R4), "
                         + "at most " + model.graphCache() + " kept; the least recently used is destroyed first (R5)"))
-                .add("$N = new $T($N, $N, $N, $S, $L,$W$T.$L,$W$N -> {\n$>", cache, GRAPH_CACHE, name("comm"),
-                        name("stream"), name("PIPELINE"), s.name(), model.graphCache(), GRAPH_CACHE_OVERFLOW,
-                        model.graphCacheOverflow(), names.args);
+                .add(
+                        "$N = new $T($N, $N, $N, $S, $L,$W$T.$L,$W$N -> {\n$>",
+                        cache,
+                        GRAPH_CACHE,
+                        name("comm"),
+                        name("stream"),
+                        name("PIPELINE"),
+                        s.name(),
+                        model.graphCache(),
+                        GRAPH_CACHE_OVERFLOW,
+                        model.graphCacheOverflow(),
+                        names.args);
         for (int i = 0; i < names.parameters.size(); i++) {
             open.addStatement("long $N = $N[$L]", names.parameters.get(i), names.args, i);
         }
@@ -192,12 +234,17 @@ final class StepWriter extends GenerationPart {
                 typed.add(CodeBlock.of(names.isInt(i) ? "$L" : "$LL", tuple.get(i)));
             }
             open.addStatement("$N($L)", names.check, CodeBlock.join(typed, ", "));
-            open.addStatement("$N.capture($L)", cache, tuple.stream().map(v -> CodeBlock.of("$LL", v))
-                    .collect(CodeBlock.joining(", ")));
+            open.addStatement(
+                    "$N.capture($L)",
+                    cache,
+                    tuple.stream().map(v -> CodeBlock.of("$LL", v)).collect(CodeBlock.joining(", ")));
         }
         caches.add(cache);
-        return new Fragment(open.build(), List.of(FieldSpec.builder(GRAPH_CACHE, cache, Modifier.PRIVATE).build()),
-                List.of(), List.of(new Fragment.Resource(Fragment.Release.GRAPH, cache)));
+        return new Fragment(
+                open.build(),
+                List.of(FieldSpec.builder(GRAPH_CACHE, cache, Modifier.PRIVATE).build()),
+                List.of(),
+                List.of(new Fragment.Resource(Fragment.Release.GRAPH, cache)));
     }
 
     /** The fields of the graph caches, one per GRAPH step with parameters (filled by {@link #captureSteps}). */
@@ -213,8 +260,11 @@ final class StepWriter extends GenerationPart {
         }
         tuples.add(List.of());
         for (var p : s.parameters()) {
-            List<Long> values = s.captures().stream().filter(c -> p.getSimpleName().contentEquals(c.param()))
-                    .findFirst().orElseThrow().values();
+            List<Long> values = s.captures().stream()
+                    .filter(c -> p.getSimpleName().contentEquals(c.param()))
+                    .findFirst()
+                    .orElseThrow()
+                    .values();
             List<List<Long>> longer = new ArrayList<>();
             for (List<Long> t : tuples) {
                 for (Long v : values) {
@@ -232,9 +282,8 @@ final class StepWriter extends GenerationPart {
     List<MethodSpec> steps() {
         List<MethodSpec> members = new ArrayList<>();
         for (StepDecl s : model.steps()) {
-            MethodSpec.Builder m = MethodSpec.methodBuilder(s.name())
-                    .addAnnotation(OVERRIDE)
-                    .addModifiers(Modifier.PUBLIC);
+            MethodSpec.Builder m =
+                    MethodSpec.methodBuilder(s.name()).addAnnotation(OVERRIDE).addModifiers(Modifier.PUBLIC);
             StepNames names = stepNames.get(s);
             if (names != null) {
                 for (int i = 0; i < names.parameters.size(); i++) {
@@ -247,11 +296,16 @@ final class StepWriter extends GenerationPart {
                 String arguments = String.join(", ", names.parameters);
                 m.addStatement("$N($L)", names.check, arguments)
                         .addComment("every rank calls the step with the same arguments (R14)")
-                        .addStatement("$N.agree($S, $S, $L)", calls, s.name(), s.ops().stream()
-                                .map(o -> o.kind().annotation()).collect(Collectors.joining(", ")), arguments);
+                        .addStatement(
+                                "$N.agree($S, $S, $L)",
+                                calls,
+                                s.name(),
+                                s.ops().stream().map(o -> o.kind().annotation()).collect(Collectors.joining(", ")),
+                                arguments);
             }
             if (registration == Registration.GRAPH && names != null) {
-                m.addComment("$L(the graph of these arguments, stream), captured first if new",
+                m.addComment(
+                                "$L(the graph of these arguments, stream), captured first if new",
                                 CNames.runtime("GraphLaunch"))
                         .addStatement("$N.launch($L)", names.cache, String.join(", ", names.parameters));
             } else if (registration == Registration.GRAPH) {
@@ -263,14 +317,15 @@ final class StepWriter extends GenerationPart {
             m.addStatement("$T.stepDone($N, $N)", LIFECYCLE, name("comm"), name("stream"));
             members.add(m.build());
             if (names != null) {
-                members.add(shapes.checkMethod(s, names.check, names.parameters, names.asArguments(),
-                        names.overflow));
+                members.add(shapes.checkMethod(s, names.check, names.parameters, names.asArguments(), names.overflow));
                 if (names.cache != null) {
                     members.add(MethodSpec.methodBuilder(methods.newName(s.name() + "Graphs"))
-                            .addModifiers(Modifier.PUBLIC).returns(GRAPH_CACHE_STATS)
-                            .addJavadoc("Captures, hits and evictions of the graphs of {@code $L}.\n",
-                                    s.name() + "(...)")
-                            .addStatement("return $N.stats()", names.cache).build());
+                            .addModifiers(Modifier.PUBLIC)
+                            .returns(GRAPH_CACHE_STATS)
+                            .addJavadoc(
+                                    "Captures, hits and evictions of the graphs of {@code $L}.\n", s.name() + "(...)")
+                            .addStatement("return $N.stats()", names.cache)
+                            .build());
                 }
             }
         }
@@ -299,8 +354,10 @@ final class StepWriter extends GenerationPart {
             }
             this.args = local.newName("args", "args");
             this.overflow = local.newName("overflow", "overflow");
-            this.check = generation.methods.newName("check" + Character.toUpperCase(s.name().charAt(0))
-                    + s.name().substring(1), s.name() + "check");
+            this.check = generation.methods.newName(
+                    "check" + Character.toUpperCase(s.name().charAt(0))
+                            + s.name().substring(1),
+                    s.name() + "check");
         }
 
         boolean isInt(int i) {
@@ -336,9 +393,13 @@ final class StepWriter extends GenerationPart {
         if (!plan.decidedAtBind()) {
             return issue(plan.proven(), params);
         }
-        return CodeBlock.builder().beginControlFlow("if ($N)", name(s.name() + "Fused"))
+        return CodeBlock.builder()
+                .beginControlFlow("if ($N)", name(s.name() + "Fused"))
                 .add(issue(plan.atBind(), params))
-                .nextControlFlow("else").add(issue(plan.proven(), params)).endControlFlow().build();
+                .nextControlFlow("else")
+                .add(issue(plan.proven(), params))
+                .endControlFlow()
+                .build();
     }
 
     /** Each batch's calls, in a group where grouped, each call under the C of the declared ops it serves. */
@@ -346,8 +407,12 @@ final class StepWriter extends GenerationPart {
         CodeBlock.Builder code = CodeBlock.builder();
         for (StepPlan.Batch batch : plan.batches()) {
             if (batch.grouped()) {
-                code.add(Comments.call(CNames.ccl("GroupStart"), List.of(), batch.aggregated()
-                                ? "the calls up to GroupEnd are independent; one launch serves them" : ""))
+                code.add(Comments.call(
+                                CNames.ccl("GroupStart"),
+                                List.of(),
+                                batch.aggregated()
+                                        ? "the calls up to GroupEnd are independent; one launch serves them"
+                                        : ""))
                         .addStatement("$N.groupStart()", name("comm"));
             }
             for (OpDecl call : batch.calls()) {
@@ -377,7 +442,9 @@ final class StepWriter extends GenerationPart {
         DataType t = typeOf(o);
         List<String> args = new ArrayList<>();
         for (OpSide side : o.sides()) {
-            args.add(CNames.pointer(side.buffer().name(), side.buffer().type(),
+            args.add(CNames.pointer(
+                    side.buffer().name(),
+                    side.buffer().type(),
                     o.expression(side.offsetAttribute()).toString()));
         }
         args.add(o.expression(o.kind().countAttribute()).toString());
@@ -399,7 +466,8 @@ final class StepWriter extends GenerationPart {
     /** The Communicator call: the slices made at bind where there are, else buffer and element offset, as Java. */
     CodeBlock call(OpDecl o, Map<String, CodeBlock> params) {
         // one block for the whole call, not one per argument joined into another: this is made for every op
-        CodeBlock.Builder call = CodeBlock.builder().add("$N.$L(", name("comm"), o.kind().method());
+        CodeBlock.Builder call =
+                CodeBlock.builder().add("$N.$L(", name("comm"), o.kind().method());
         boolean fixed = arguments.containsKey(key(o, o.sides().get(0)));
         for (OpSide side : o.sides()) {
             if (fixed) {
@@ -416,7 +484,12 @@ final class StepWriter extends GenerationPart {
             call.add(",$W$L", o.root());
         }
         if (o.kind().isPointToPoint()) {
-            call.add(",$W$T.$L.resolve($N.rank(), $N.size(), $L)", PEER, o.peer(), name("comm"), name("comm"),
+            call.add(
+                    ",$W$T.$L.resolve($N.rank(), $N.size(), $L)",
+                    PEER,
+                    o.peer(),
+                    name("comm"),
+                    name("comm"),
                     o.peerRank());
         }
         return call.add(",$W$N)", name("stream")).build();

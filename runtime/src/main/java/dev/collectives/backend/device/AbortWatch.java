@@ -70,8 +70,10 @@ final class AbortWatch {
 
     /** The watch the system properties ask for, halting through {@link Runtime#halt}. */
     static AbortWatch fromSystemProperties() {
-        return new AbortWatch(Duration.ofSeconds(Long.getLong(TIMEOUT_PROPERTY, 30L)),
-                Policy.parse(System.getProperty(POLICY_PROPERTY, "report")), Runtime.getRuntime()::halt);
+        return new AbortWatch(
+                Duration.ofSeconds(Long.getLong(TIMEOUT_PROPERTY, 30L)),
+                Policy.parse(System.getProperty(POLICY_PROPERTY, "report")),
+                Runtime.getRuntime()::halt);
     }
 
     /**
@@ -102,27 +104,31 @@ final class AbortWatch {
     }
 
     /** An abort under way: when it returned, and when it either returned or was found overdue. */
-    private record Watched(CompletableFuture<Integer> returned, CompletableFuture<Void> settled) {
-    }
+    private record Watched(CompletableFuture<Integer> returned, CompletableFuture<Void> settled) {}
 
     private Watched watch(String what, NativeCall abort) {
         Watched watched = new Watched(new CompletableFuture<>(), new CompletableFuture<>());
-        Thread thread = new Thread(() -> {
-            try {
-                watched.returned.complete(abort.call());
-            } catch (Throwable t) {
-                watched.returned.completeExceptionally(t);
-            }
-            watched.settled.complete(null);
-        }, "collectives-abort");
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        watched.returned.complete(abort.call());
+                    } catch (Throwable t) {
+                        watched.returned.completeExceptionally(t);
+                    }
+                    watched.settled.complete(null);
+                },
+                "collectives-abort");
         thread.setDaemon(true); // a blocked abort must not keep the JVM alive on its own
         thread.start();
-        TIMER.schedule(() -> {
-            if (!watched.returned.isDone()) {
-                overdue(what);
-            }
-            watched.settled.complete(null);
-        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        TIMER.schedule(
+                () -> {
+                    if (!watched.returned.isDone()) {
+                        overdue(what);
+                    }
+                    watched.settled.complete(null);
+                },
+                timeout.toMillis(),
+                TimeUnit.MILLISECONDS);
         return watched;
     }
 
@@ -130,12 +136,15 @@ final class AbortWatch {
         String message = what + " has not returned within " + timeout.toMillis() / 1000.0 + " s (" + TIMEOUT_PROPERTY
                 + "); the device memory and connections of its communicator stay held";
         if (policy == Policy.EXIT) {
-            LOG.log(System.Logger.Level.ERROR, message + "; the process exits with status " + EXIT_STATUS + " ("
-                    + POLICY_PROPERTY + "=exit)");
+            LOG.log(
+                    System.Logger.Level.ERROR,
+                    message + "; the process exits with status " + EXIT_STATUS + " (" + POLICY_PROPERTY + "=exit)");
             halt.accept(EXIT_STATUS);
         } else {
-            LOG.log(System.Logger.Level.ERROR, message + " until the process ends: restart it for a clean device, "
-                    + "or set " + POLICY_PROPERTY + "=exit to have it exit with status " + EXIT_STATUS);
+            LOG.log(
+                    System.Logger.Level.ERROR,
+                    message + " until the process ends: restart it for a clean device, " + "or set " + POLICY_PROPERTY
+                            + "=exit to have it exit with status " + EXIT_STATUS);
         }
     }
 }

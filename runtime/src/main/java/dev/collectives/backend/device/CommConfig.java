@@ -36,8 +36,10 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
     /** Refuses a config other than the default where the library predates CTAPolicy (it gets plain init). */
     void requireSupportedBy(NativeLibrary library, int rank) {
         if (library.configLayout() == 0 && !isDefault()) {
-            throw CollectivesException.usage(rank, library.dialect.backendName() + " " + library.versionString()
-                    + " takes no config with CTAPolicy (needs 2.27 or later): " + this);
+            throw CollectivesException.usage(
+                    rank,
+                    library.dialect.backendName() + " " + library.versionString()
+                            + " takes no config with CTAPolicy (needs 2.27 or later): " + this);
         }
     }
 
@@ -45,8 +47,18 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
     long initRank(NativeLibrary library, int size, byte[] uniqueId, int rank) {
         int layout = library.configLayout();
         long[] handle = new long[1];
-        int rc = library.api.commInitRank(library.lib, handle, size, uniqueId, rank, layout, blocking, collnetEnable,
-                ctaPolicy, minCtas, maxCtas);
+        int rc = library.api.commInitRank(
+                library.lib,
+                handle,
+                size,
+                uniqueId,
+                rank,
+                layout,
+                blocking,
+                collnetEnable,
+                ctaPolicy,
+                minCtas,
+                maxCtas);
         library.check(rc, rank, handle[0], layout == 0 ? "CommInitRank" : "CommInitRankConfig");
         return handle[0];
     }

@@ -17,7 +17,6 @@ import dev.collectives.runtime.internal.AllocatorRule;
 import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.internal.LegacyRegistrationRule;
 import dev.collectives.runtime.spi.FlightEvents;
-
 import jdk.jfr.Event;
 
 /**
@@ -71,8 +70,10 @@ final class DeviceAllocations {
                 memory = new QualifiedVmmAllocator().allocate(vmm, bytes);
                 break;
             default:
-                throw CollectivesException.usage(rank, "allocate(" + allocator + ") needs a DeviceAllocator: use "
-                        + "allocate(DeviceAllocator, type, count)");
+                throw CollectivesException.usage(
+                        rank,
+                        "allocate(" + allocator + ") needs a DeviceAllocator: use "
+                                + "allocate(DeviceAllocator, type, count)");
         }
         return DeviceBuffer.root(memory, type, count);
     }
@@ -82,11 +83,19 @@ final class DeviceAllocations {
         long bytes = arguments.bytes("allocate", count, type);
         DeviceMemory memory = allocator.allocate(customVmm, bytes);
         try {
-            AllocatorRule.check(allocator.getClass(), memory, granularity(), probe.capabilities().fabricHandles(),
+            AllocatorRule.check(
+                    allocator.getClass(),
+                    memory,
+                    granularity(),
+                    probe.capabilities().fabricHandles(),
                     rank);
             if (memory.size() < bytes) {
-                throw CollectivesException.violation(Message.R11_SHORT_ALLOCATION, rank,
-                        AllocatorRule.nameOf(allocator.getClass()), memory.size(), bytes);
+                throw CollectivesException.violation(
+                        Message.R11_SHORT_ALLOCATION,
+                        rank,
+                        AllocatorRule.nameOf(allocator.getClass()),
+                        memory.size(),
+                        bytes);
             }
         } catch (RuntimeException e) {
             memory.close();
@@ -113,15 +122,20 @@ final class DeviceAllocations {
         handle.requireOpen();
         NativeMemory memory = nativeMemory(buffer, "register");
         if (!probe.capabilities().registration()) {
-            throw CollectivesException.usage(rank, library.dialect.ccl("CommRegister") + " needs library 2.28.9 or "
-                    + "later; this is " + library.versionString());
+            throw CollectivesException.usage(
+                    rank,
+                    library.dialect.ccl("CommRegister") + " needs library 2.28.9 or " + "later; this is "
+                            + library.versionString());
         }
         LegacyRegistrationRule.check(comm, buffer);
         AllocatorRule.checkForeign(comm, buffer, "buffer " + buffer);
         long[] out = new long[1];
         Event event = FlightEvents.registrationStarted();
-        library.check(library.api.commRegister(library.lib, handle.handle(), memory.address(), memory.size(), out),
-                rank, handle.handle(), "CommRegister");
+        library.check(
+                library.api.commRegister(library.lib, handle.handle(), memory.address(), memory.size(), out),
+                rank,
+                handle.handle(),
+                "CommRegister");
         FlightEvents.registrationDone(event, comm, "CommRegister", memory.size());
         return new DeviceRegistration(comm, buffer, memory, out[0]);
     }
@@ -130,17 +144,31 @@ final class DeviceAllocations {
         handle.requireOpen();
         NativeMemory memory = nativeMemory(buffer, "registerWindow");
         if (!library.has(NativeLibrary.Slots.WINDOW_REGISTER)) {
-            throw CollectivesException.usage(rank, library.dialect.backendName() + " " + library.versionString()
-                    + " lacks " + library.symbol(NativeLibrary.Slots.WINDOW_REGISTER));
+            throw CollectivesException.usage(
+                    rank,
+                    library.dialect.backendName() + " " + library.versionString() + " lacks "
+                            + library.symbol(NativeLibrary.Slots.WINDOW_REGISTER));
         }
         arguments.window(buffer, library.dialect.ccl("MemAlloc"));
         long[] out = new long[1];
-        library.check(library.api.windowRegister(library.lib, handle.handle(), buffer.address(), buffer.sizeBytes(),
-                symmetric ? WIN_COLL_SYMMETRIC : 0, out), rank, handle.handle(), "CommWindowRegister");
+        library.check(
+                library.api.windowRegister(
+                        library.lib,
+                        handle.handle(),
+                        buffer.address(),
+                        buffer.sizeBytes(),
+                        symmetric ? WIN_COLL_SYMMETRIC : 0,
+                        out),
+                rank,
+                handle.handle(),
+                "CommWindowRegister");
         if (out[0] == 0) {
-            throw CollectivesException.library(Result.INVALID_USAGE, rank,
-                    library.symbol(NativeLibrary.Slots.WINDOW_REGISTER), "returned a NULL window: this communicator "
-                            + "has no " + (symmetric ? "symmetric " : "") + "window support");
+            throw CollectivesException.library(
+                    Result.INVALID_USAGE,
+                    rank,
+                    library.symbol(NativeLibrary.Slots.WINDOW_REGISTER),
+                    "returned a NULL window: this communicator " + "has no " + (symmetric ? "symmetric " : "")
+                            + "window support");
         }
         return new DeviceWindow(comm, buffer, memory, out[0], symmetric);
     }

@@ -35,8 +35,8 @@ public abstract class DeviceBackend implements Backend {
         }
         NativeLibrary library = (NativeLibrary) opened;
         if (library.deviceCount() < 1) {
-            return Availability.unavailable(dialect.backendName() + " " + library.versionString()
-                    + " loaded, but " + dialect.symbol(1, "GetDeviceCount") + " finds no device");
+            return Availability.unavailable(dialect.backendName() + " " + library.versionString() + " loaded, but "
+                    + dialect.symbol(1, "GetDeviceCount") + " finds no device");
         }
         return Availability.available();
     }
@@ -98,8 +98,10 @@ public abstract class DeviceBackend implements Backend {
         connectAtInit(dialect);
         int devices = library.deviceCount();
         if (ranks < 1 || ranks > devices) {
-            throw CollectivesException.usage(-1, dialect.backendName() + ": " + ranks + " ranks need as many "
-                    + "devices; this host has " + devices);
+            throw CollectivesException.usage(
+                    -1,
+                    dialect.backendName() + ": " + ranks + " ranks need as many " + "devices; this host has "
+                            + devices);
         }
         return new DeviceCluster(library, ranks, config);
     }

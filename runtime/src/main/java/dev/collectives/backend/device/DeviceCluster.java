@@ -26,13 +26,24 @@ final class DeviceCluster implements LocalCluster {
         byte[] id = new byte[128];
         library.check(library.api.getUniqueId(library.lib, id), -1, 0, "GetUniqueId");
         Topology topology = new Topology(ranks, ranks);
-        RankThreads.run(ranks, library.dialect.backendName() + "-init", this::initContext, rank -> {
-            int r = rank.rank();
-            library.checkRuntime(library.api.setDevice(library.lib, r), r, "SetDevice");
-            comms[r] = new DeviceCommunicator(library, config.initRank(library, ranks, id, r), r, ranks, r, topology,
-                    config.collnetEnable() == 1);
-            streams[r] = comms[r].createStream();
-        }, this::abortAll);
+        RankThreads.run(
+                ranks,
+                library.dialect.backendName() + "-init",
+                this::initContext,
+                rank -> {
+                    int r = rank.rank();
+                    library.checkRuntime(library.api.setDevice(library.lib, r), r, "SetDevice");
+                    comms[r] = new DeviceCommunicator(
+                            library,
+                            config.initRank(library, ranks, id, r),
+                            r,
+                            ranks,
+                            r,
+                            topology,
+                            config.collnetEnable() == 1);
+                    streams[r] = comms[r].createStream();
+                },
+                this::abortAll);
     }
 
     /** Contexts used only during init, whose comm and stream are not ready yet. */
@@ -93,14 +104,19 @@ final class DeviceCluster implements LocalCluster {
         }
         for (DeviceCommunicator comm : comms) {
             if (comm.nativeComm().isAborted()) {
-                throw CollectivesException.usage(comm.rank(), "the communicators were aborted after a failure; "
-                        + "make a new cluster");
+                throw CollectivesException.usage(
+                        comm.rank(), "the communicators were aborted after a failure; " + "make a new cluster");
             }
         }
-        RankThreads.run(comms.length, library.dialect.backendName(), this::context, rank -> {
-            library.checkRuntime(library.api.setDevice(library.lib, rank.rank()), rank.rank(), "SetDevice");
-            body.run(rank);
-        }, this::abortAll);
+        RankThreads.run(
+                comms.length,
+                library.dialect.backendName(),
+                this::context,
+                rank -> {
+                    library.checkRuntime(library.api.setDevice(library.lib, rank.rank()), rank.rank(), "SetDevice");
+                    body.run(rank);
+                },
+                this::abortAll);
     }
 
     /** Streams, then communicators (finalize + destroy), one thread per rank since finalize may wait for peers. */
@@ -110,10 +126,15 @@ final class DeviceCluster implements LocalCluster {
             return;
         }
         closed = true;
-        RankThreads.run(comms.length, library.dialect.backendName() + "-close", this::context, rank -> {
-            library.checkRuntime(library.api.setDevice(library.lib, rank.rank()), rank.rank(), "SetDevice");
-            streams[rank.rank()].close();
-            comms[rank.rank()].close();
-        }, this::abortAll);
+        RankThreads.run(
+                comms.length,
+                library.dialect.backendName() + "-close",
+                this::context,
+                rank -> {
+                    library.checkRuntime(library.api.setDevice(library.lib, rank.rank()), rank.rank(), "SetDevice");
+                    streams[rank.rank()].close();
+                    comms[rank.rank()].close();
+                },
+                this::abortAll);
     }
 }

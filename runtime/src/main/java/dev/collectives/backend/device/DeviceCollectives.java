@@ -32,58 +32,119 @@ final class DeviceCollectives {
         this.recorder = recorder;
     }
 
-    void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
-                   DataType type, ReduceOp op, Stream stream) {
+    void allReduce(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            ReduceOp op,
+            Stream stream) {
         DeviceStream s = enqueue(stream);
         arguments.reduceOp("allReduce", op, type);
         arguments.elements("allReduce", count, type, false);
         long sendAddress = address("allReduce", send, sendOffset, count, type, "send");
         long recvAddress = address("allReduce", recv, recvOffset, count, type, "recv");
         recorder.enqueued("allReduce", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
-        done(api.allReduce(lib, sendAddress, recvAddress, count, type.code(), op.code(), handle.handle(), s.handle),
-                "AllReduce", type, s, send, recv);
+        done(
+                api.allReduce(lib, sendAddress, recvAddress, count, type.code(), op.code(), handle.handle(), s.handle),
+                "AllReduce",
+                type,
+                s,
+                send,
+                recv);
     }
 
-    void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
-                   DataType type, Stream stream) {
+    void allGather(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long sendCount,
+            DataType type,
+            Stream stream) {
         DeviceStream s = enqueue(stream);
         arguments.elements("allGather", sendCount, type, false);
         long sendAddress = address("allGather", send, sendOffset, sendCount, type, "send");
-        long recvAddress = address("allGather", recv, recvOffset,
-                arguments.elements("allGather", sendCount, type, true), type, "recv");
+        long recvAddress = address(
+                "allGather", recv, recvOffset, arguments.elements("allGather", sendCount, type, true), type, "recv");
         recorder.enqueued("allGather", send, sendOffset, recv, recvOffset, sendCount, type, -1, s, s.capturing(), null);
-        done(api.allGather(lib, sendAddress, recvAddress, sendCount, type.code(), handle.handle(), s.handle),
-                "AllGather", type, s, send, recv);
+        done(
+                api.allGather(lib, sendAddress, recvAddress, sendCount, type.code(), handle.handle(), s.handle),
+                "AllGather",
+                type,
+                s,
+                send,
+                recv);
     }
 
-    void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
-                       DataType type, ReduceOp op, Stream stream) {
+    void reduceScatter(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long recvCount,
+            DataType type,
+            ReduceOp op,
+            Stream stream) {
         DeviceStream s = enqueue(stream);
         arguments.reduceOp("reduceScatter", op, type);
         arguments.elements("reduceScatter", recvCount, type, false);
-        long sendAddress = address("reduceScatter", send, sendOffset,
-                arguments.elements("reduceScatter", recvCount, type, true), type, "send");
+        long sendAddress = address(
+                "reduceScatter",
+                send,
+                sendOffset,
+                arguments.elements("reduceScatter", recvCount, type, true),
+                type,
+                "send");
         long recvAddress = address("reduceScatter", recv, recvOffset, recvCount, type, "recv");
-        recorder.enqueued("reduceScatter", send, sendOffset, recv, recvOffset, recvCount, type, -1, s, s.capturing(),
-                null);
-        done(api.reduceScatter(lib, sendAddress, recvAddress, recvCount, type.code(), op.code(), handle.handle(),
-                s.handle), "ReduceScatter", type, s, send, recv);
+        recorder.enqueued(
+                "reduceScatter", send, sendOffset, recv, recvOffset, recvCount, type, -1, s, s.capturing(), null);
+        done(
+                api.reduceScatter(
+                        lib, sendAddress, recvAddress, recvCount, type.code(), op.code(), handle.handle(), s.handle),
+                "ReduceScatter",
+                type,
+                s,
+                send,
+                recv);
     }
 
-    void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
-                   DataType type, int root, Stream stream) {
+    void broadcast(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            int root,
+            Stream stream) {
         DeviceStream s = enqueue(stream);
         arguments.elements("broadcast", count, type, false);
         arguments.peer("broadcast", "root", root);
         long sendAddress = address("broadcast", send, sendOffset, count, type, "send");
         long recvAddress = address("broadcast", recv, recvOffset, count, type, "recv");
         recorder.enqueued("broadcast", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
-        done(api.broadcast(lib, sendAddress, recvAddress, count, type.code(), root, handle.handle(), s.handle),
-                "Broadcast", type, s, send, recv);
+        done(
+                api.broadcast(lib, sendAddress, recvAddress, count, type.code(), root, handle.handle(), s.handle),
+                "Broadcast",
+                type,
+                s,
+                send,
+                recv);
     }
 
-    void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
-                DataType type, ReduceOp op, int root, Stream stream) {
+    void reduce(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int root,
+            Stream stream) {
         DeviceStream s = enqueue(stream);
         arguments.reduceOp("reduce", op, type);
         arguments.elements("reduce", count, type, false);
@@ -91,13 +152,25 @@ final class DeviceCollectives {
         long sendAddress = address("reduce", send, sendOffset, count, type, "send");
         long recvAddress = address("reduce", recv, recvOffset, count, type, "recv");
         recorder.enqueued("reduce", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
-        done(api.reduce(lib, sendAddress, recvAddress, count, type.code(), op.code(), root, handle.handle(),
-                s.handle), "Reduce", type, s, send, recv);
+        done(
+                api.reduce(
+                        lib, sendAddress, recvAddress, count, type.code(), op.code(), root, handle.handle(), s.handle),
+                "Reduce",
+                type,
+                s,
+                send,
+                recv);
     }
 
     /** {@code AlltoAll} where the library has it, else the equivalent group of sends and receives. */
-    void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
-                  DataType type, Stream stream) {
+    void allToAll(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            Stream stream) {
         DeviceStream s = enqueue(stream);
         long bytes = arguments.bytes("allToAll", count, type);
         long total = arguments.elements("allToAll", count, type, true);
@@ -105,17 +178,32 @@ final class DeviceCollectives {
         long recvAddress = address("allToAll", recv, recvOffset, total, type, "recv");
         recorder.enqueued("allToAll", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
         if (library.has(NativeLibrary.Slots.ALL_TO_ALL)) {
-            done(api.allToAll(lib, sendAddress, recvAddress, count, type.code(), handle.handle(), s.handle),
-                    "AlltoAll", type, s, send, recv);
+            done(
+                    api.allToAll(lib, sendAddress, recvAddress, count, type.code(), handle.handle(), s.handle),
+                    "AlltoAll",
+                    type,
+                    s,
+                    send,
+                    recv);
             return;
         }
         groupStart();
         try {
             for (int peer = 0; peer < size; peer++) {
-                done(api.send(lib, sendAddress + peer * bytes, count, type.code(), peer, handle.handle(), s.handle),
-                        "Send", type, s, send, send);
-                done(api.recv(lib, recvAddress + peer * bytes, count, type.code(), peer, handle.handle(), s.handle),
-                        "Recv", type, s, recv, recv);
+                done(
+                        api.send(lib, sendAddress + peer * bytes, count, type.code(), peer, handle.handle(), s.handle),
+                        "Send",
+                        type,
+                        s,
+                        send,
+                        send);
+                done(
+                        api.recv(lib, recvAddress + peer * bytes, count, type.code(), peer, handle.handle(), s.handle),
+                        "Recv",
+                        type,
+                        s,
+                        recv,
+                        recv);
             }
         } finally {
             groupEnd();
@@ -128,7 +216,12 @@ final class DeviceCollectives {
         arguments.elements("send", count, type, false);
         long address = address("send", buffer, offset, count, type, "send");
         recorder.enqueued("send", buffer, offset, null, 0, count, type, peer, s, s.capturing(), null);
-        done(api.send(lib, address, count, type.code(), peer, handle.handle(), s.handle), "Send", type, s, buffer,
+        done(
+                api.send(lib, address, count, type.code(), peer, handle.handle(), s.handle),
+                "Send",
+                type,
+                s,
+                buffer,
                 buffer);
     }
 
@@ -138,7 +231,12 @@ final class DeviceCollectives {
         arguments.elements("recv", count, type, false);
         long address = address("recv", buffer, offset, count, type, "recv");
         recorder.enqueued("recv", null, 0, buffer, offset, count, type, peer, s, s.capturing(), null);
-        done(api.recv(lib, address, count, type.code(), peer, handle.handle(), s.handle), "Recv", type, s, buffer,
+        done(
+                api.recv(lib, address, count, type.code(), peer, handle.handle(), s.handle),
+                "Recv",
+                type,
+                s,
+                buffer,
                 buffer);
     }
 
@@ -166,8 +264,8 @@ final class DeviceCollectives {
 
     private void done(int rc, String call, DataType type, DeviceStream stream, DeviceBuffer a, DeviceBuffer b) {
         if (rc != 0) {
-            throw library.cclFailure(rc, rank, handle.handle(), library.dialect.ccl(call) + " of "
-                    + library.dialect.typeName(type));
+            throw library.cclFailure(
+                    rc, rank, handle.handle(), library.dialect.ccl(call) + " of " + library.dialect.typeName(type));
         }
         stream.used(a.memory());
         stream.used(b.memory());

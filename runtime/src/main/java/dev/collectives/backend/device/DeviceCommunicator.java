@@ -19,10 +19,9 @@ import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.spi.ChildCommunicators;
 import dev.collectives.runtime.spi.FlightRecorder;
 import dev.collectives.runtime.spi.HostStaging;
-import org.bytedeco.javacpp.LongPointer;
-
 import java.util.Locale;
 import java.util.Optional;
+import org.bytedeco.javacpp.LongPointer;
 
 /**
  * One rank's communicator on one device. It is made of parts, each with one job: {@link NativeComm} (the native
@@ -45,16 +44,31 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     private final ChildCommunicators children = new ChildCommunicators();
     /** The parent's open children, which this one leaves when it closes; null for a communicator without parent. */
     private final ChildCommunicators siblings;
+
     private final FlightRecorder recorder;
 
-    DeviceCommunicator(NativeLibrary library, long handle, int rank, int size, int device, Topology topology,
-                       boolean collnetRequested) {
+    DeviceCommunicator(
+            NativeLibrary library,
+            long handle,
+            int rank,
+            int size,
+            int device,
+            Topology topology,
+            boolean collnetRequested) {
         this(library, handle, rank, size, device, topology, collnetRequested, Waits.SYSTEM, null);
     }
 
     /** A communicator over {@code handle}, waiting on the library as {@code waits} says (tests script them). */
-    DeviceCommunicator(NativeLibrary library, long handle, int rank, int size, int device, Topology topology,
-                       boolean collnetRequested, Waits waits, ChildCommunicators siblings) {
+    DeviceCommunicator(
+            NativeLibrary library,
+            long handle,
+            int rank,
+            int size,
+            int device,
+            Topology topology,
+            boolean collnetRequested,
+            Waits waits,
+            ChildCommunicators siblings) {
         this.siblings = siblings;
         this.library = library;
         this.rank = rank;
@@ -64,7 +78,10 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         this.recorder = FlightRecorder.open(this, rank, size, library.dialect.backendName());
         this.handle = new NativeComm(library, handle, rank, toString(), waits, recorder);
         this.probe = new DeviceProbe(this, collnetRequested);
-        CallArguments arguments = new CallArguments(rank, size, memory -> memory instanceof NativeMemory,
+        CallArguments arguments = new CallArguments(
+                rank,
+                size,
+                memory -> memory instanceof NativeMemory,
                 "rank " + rank + "'s " + library.dialect.backendName() + " device (device " + device + ")");
         this.collectives = new DeviceCollectives(this, this.handle, arguments, recorder);
         this.allocations = new DeviceAllocations(this, this.handle, probe, arguments);
@@ -186,39 +203,80 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     // ---- collectives ---------------------------------------------------------------------------------------
 
     @Override
-    public void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
-                          DataType type, ReduceOp op, Stream stream) {
+    public void allReduce(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            ReduceOp op,
+            Stream stream) {
         collectives.allReduce(send, sendOffset, recv, recvOffset, count, type, op, stream);
     }
 
     @Override
-    public void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
-                          DataType type, Stream stream) {
+    public void allGather(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long sendCount,
+            DataType type,
+            Stream stream) {
         collectives.allGather(send, sendOffset, recv, recvOffset, sendCount, type, stream);
     }
 
     @Override
-    public void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
-                              DataType type, ReduceOp op, Stream stream) {
+    public void reduceScatter(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long recvCount,
+            DataType type,
+            ReduceOp op,
+            Stream stream) {
         collectives.reduceScatter(send, sendOffset, recv, recvOffset, recvCount, type, op, stream);
     }
 
     @Override
-    public void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
-                          DataType type, int root, Stream stream) {
+    public void broadcast(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            int root,
+            Stream stream) {
         collectives.broadcast(send, sendOffset, recv, recvOffset, count, type, root, stream);
     }
 
     @Override
-    public void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
-                       DataType type, ReduceOp op, int root, Stream stream) {
+    public void reduce(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int root,
+            Stream stream) {
         collectives.reduce(send, sendOffset, recv, recvOffset, count, type, op, root, stream);
     }
 
     /** {@code AlltoAll} where the library has it, else the equivalent group of sends and receives. */
     @Override
-    public void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
-                         DataType type, Stream stream) {
+    public void allToAll(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            Stream stream) {
         collectives.allToAll(send, sendOffset, recv, recvOffset, count, type, stream);
     }
 
@@ -268,8 +326,11 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         long child;
         try (LongPointer out = new LongPointer(1)) {
             out.put(0L);
-            library.check(library.api.commSplit(library.lib, handle.handle(), color, key, out), rank,
-                    handle.handle(), "CommSplit");
+            library.check(
+                    library.api.commSplit(library.lib, handle.handle(), color, key, out),
+                    rank,
+                    handle.handle(),
+                    "CommSplit");
             child = out.get();
         }
         return child == 0 ? Optional.empty() : Optional.of(adopt(child));
@@ -286,15 +347,21 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         requireAvailable(NativeLibrary.Slots.COMM_SHRINK);
         int flags = handle.shrinkFlags();
         long[] out = new long[1];
-        library.check(library.api.commShrink(library.lib, handle.handle(), excluded, excluded.length, out, flags),
-                rank, handle.handle(), "CommShrink");
+        library.check(
+                library.api.commShrink(library.lib, handle.handle(), excluded, excluded.length, out, flags),
+                rank,
+                handle.handle(),
+                "CommShrink");
         return adopt(out[0]);
     }
 
     private void requireAvailable(int slot) {
         if (!library.has(slot)) {
-            throw CollectivesException.usage(rank, library.symbol(slot) + " is not available in this library version ("
-                    + library.dialect.backendName().toUpperCase(Locale.ROOT) + " " + library.versionString() + ")");
+            throw CollectivesException.usage(
+                    rank,
+                    library.symbol(slot) + " is not available in this library version ("
+                            + library.dialect.backendName().toUpperCase(Locale.ROOT) + " " + library.versionString()
+                            + ")");
         }
     }
 
@@ -317,8 +384,16 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             throw e;
         }
         Topology childTopology = new Topology(childSize, Math.min(childSize, topology.ranksPerNode()));
-        return children.adopt(new DeviceCommunicator(library, child, childRank, childSize, device, childTopology,
-                probe.collnetRequested(), handle.waits(), children));
+        return children.adopt(new DeviceCommunicator(
+                library,
+                child,
+                childRank,
+                childSize,
+                device,
+                childTopology,
+                probe.collnetRequested(),
+                handle.waits(),
+                children));
     }
 
     // ---- the end -------------------------------------------------------------------------------------------

@@ -2,7 +2,6 @@ package dev.collectives.backend.device;
 
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
-
 import java.util.List;
 import java.util.Set;
 
@@ -51,8 +50,8 @@ final class DeviceGraph implements Graph {
         if (!closed) {
             closed = true;
             NativeLibrary n = comm.library();
-            comm.nativeComm().freeResource(() -> n.checkRuntime(n.api.graphDestroy(n.lib, handle), comm.rank(),
-                    "GraphDestroy"));
+            comm.nativeComm()
+                    .freeResource(() -> n.checkRuntime(n.api.graphDestroy(n.lib, handle), comm.rank(), "GraphDestroy"));
             hold(memory, -1);
         }
     }
@@ -70,8 +69,8 @@ final class DeviceGraph implements Graph {
         @Override
         public void launch(dev.collectives.runtime.Stream stream) {
             if (execClosed) {
-                throw dev.collectives.runtime.CollectivesException.usage(comm.rank(),
-                        "launch of a closed graph (R5: its buffers may be freed)");
+                throw dev.collectives.runtime.CollectivesException.usage(
+                        comm.rank(), "launch of a closed graph (R5: its buffers may be freed)");
             }
             NativeLibrary n = comm.library();
             int rc = n.api.graphLaunch(n.lib, exec, DeviceStream.of(stream, comm.rank()).handle);
@@ -85,8 +84,9 @@ final class DeviceGraph implements Graph {
             if (!execClosed) {
                 execClosed = true;
                 NativeLibrary n = comm.library();
-                comm.nativeComm().freeResource(() -> n.checkRuntime(n.api.graphExecDestroy(n.lib, exec), comm.rank(),
-                        "GraphExecDestroy"));
+                comm.nativeComm()
+                        .freeResource(() ->
+                                n.checkRuntime(n.api.graphExecDestroy(n.lib, exec), comm.rank(), "GraphExecDestroy"));
                 hold(memory, -1);
             }
         }

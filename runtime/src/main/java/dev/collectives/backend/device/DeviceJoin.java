@@ -17,8 +17,7 @@ import dev.collectives.runtime.spi.Joined;
 final class DeviceJoin {
     private static final int UNIQUE_ID_BYTES = 128;
 
-    private DeviceJoin() {
-    }
+    private DeviceJoin() {}
 
     /** This process's rank, its communicator made with {@code config}. */
     static JoinedRank join(Dialect dialect, Bootstrap bootstrap, CommConfig config) {
@@ -29,8 +28,10 @@ final class DeviceJoin {
         int device = bootstrap.device();
         int devices = library.deviceCount();
         if (device >= devices) {
-            throw CollectivesException.usage(rank, dialect.backendName() + ": device " + device + " does not exist;"
-                    + " this host has " + devices + " (" + bootstrap.describe() + ")");
+            throw CollectivesException.usage(
+                    rank,
+                    dialect.backendName() + ": device " + device + " does not exist;" + " this host has " + devices
+                            + " (" + bootstrap.describe() + ")");
         }
         byte[] id = new byte[UNIQUE_ID_BYTES];
         Rendezvous rendezvous = bootstrap.rendezvous();
@@ -48,8 +49,14 @@ final class DeviceJoin {
             id = rendezvous.broadcast(id);
             int ranksPerNode = rendezvous.ranksPerNode();
             library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
-            comm = new DeviceCommunicator(library, config.initRank(library, size, id, rank), rank, size, device,
-                    new Topology(size, ranksPerNode), config.collnetEnable() == 1);
+            comm = new DeviceCommunicator(
+                    library,
+                    config.initRank(library, size, id, rank),
+                    rank,
+                    size,
+                    device,
+                    new Topology(size, ranksPerNode),
+                    config.collnetEnable() == 1);
         } catch (RuntimeException e) {
             rendezvous.close();
             throw e;

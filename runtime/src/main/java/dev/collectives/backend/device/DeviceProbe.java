@@ -2,7 +2,6 @@ package dev.collectives.backend.device;
 
 import dev.collectives.annotation.HandleType;
 import dev.collectives.runtime.Capabilities;
-
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
@@ -43,8 +42,9 @@ final class DeviceProbe {
         boolean mccl = library.dialect == Dialect.MCCL;
         String prefix = library.dialect.backendName().toUpperCase(Locale.ROOT);
         int[] multicast = new int[1];
-        boolean multicastDevice = library.api.deviceAttribute(library.lib, comm.device(),
-                ATTRIBUTE_MULTICAST_SUPPORTED, multicast) == 0 && multicast[0] != 0;
+        boolean multicastDevice =
+                library.api.deviceAttribute(library.lib, comm.device(), ATTRIBUTE_MULTICAST_SUPPORTED, multicast) == 0
+                        && multicast[0] != 0;
         boolean sharp = comm.size() > 1 && multicastDevice && !"0".equals(System.getenv(prefix + "_NVLS_ENABLE"));
         boolean collnet = collnetRequested || "1".equals(System.getenv(prefix + "_COLLNET_ENABLE"));
         boolean registration = !mccl || library.version >= 22809;
@@ -54,8 +54,16 @@ final class DeviceProbe {
         boolean helpers = library.has(NativeLibrary.Slots.WIN_GET_USER_PTR)
                 && library.has(NativeLibrary.Slots.GET_LSA_DEVICE_POINTER);
         boolean fabric = library.api.vmmFabricSupported(library.lib, comm.device()) != 0;
-        return new Capabilities(library.versionString(), sharp, collnet && comm.topology().ranksPerNode() == 1,
-                registration, windows, windows && helpers, fabric, false, false);
+        return new Capabilities(
+                library.versionString(),
+                sharp,
+                collnet && comm.topology().ranksPerNode() == 1,
+                registration,
+                windows,
+                windows && helpers,
+                fabric,
+                false,
+                false);
     }
 
     /** The VMM granularity of the handle types a qualified allocator exports on this device. */

@@ -38,7 +38,10 @@ final class DeviceRegistration implements RegistrationHandle {
             open = false;
             NativeLibrary n = comm.library();
             if (!owner.isAborted()) { // the abort freed the communicator with its registrations
-                n.check(n.api.commDeregister(n.lib, owner.handle(), handle), comm.rank(), owner.handle(),
+                n.check(
+                        n.api.commDeregister(n.lib, owner.handle(), handle),
+                        comm.rank(),
+                        owner.handle(),
                         "CommDeregister");
             }
             memory.registrations.decrementAndGet();

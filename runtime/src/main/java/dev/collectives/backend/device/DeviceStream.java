@@ -5,7 +5,6 @@ import dev.collectives.runtime.Event;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.spi.FlightRecorder;
-
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Set;
@@ -103,8 +102,8 @@ final class DeviceStream implements Stream {
     public void beginCapture() {
         NativeLibrary n = comm.library();
         captured = Collections.newSetFromMap(new IdentityHashMap<>());
-        n.checkRuntime(n.api.streamBeginCapture(n.lib, handle, CAPTURE_MODE_THREAD_LOCAL), comm.rank(),
-                "StreamBeginCapture");
+        n.checkRuntime(
+                n.api.streamBeginCapture(n.lib, handle, CAPTURE_MODE_THREAD_LOCAL), comm.rank(), "StreamBeginCapture");
         capturing = true;
     }
 
@@ -143,23 +142,27 @@ final class DeviceStream implements Stream {
     @Override
     public void waitFor(Event event) {
         if (!(event instanceof DeviceStreamEvent)) {
-            throw CollectivesException.usage(comm.rank(), "waitFor(" + event + "): not an event of "
-                    + comm.backendName());
+            throw CollectivesException.usage(
+                    comm.rank(), "waitFor(" + event + "): not an event of " + comm.backendName());
         }
         requireNotCapturing("waitFor()");
         NativeLibrary n = comm.library();
         n.requireSymbols(comm.rank(), "Stream.waitFor()", NativeLibrary.Slots.STREAM_WAIT_EVENT);
         DeviceStreamEvent deviceEvent = (DeviceStreamEvent) event;
-        deviceEvent.orderAfter("waitFor()", () -> n.checkRuntime(n.api.streamWaitEvent(n.lib, handle,
-                deviceEvent.handle), comm.rank(), "StreamWaitEvent"));
+        deviceEvent.orderAfter(
+                "waitFor()",
+                () -> n.checkRuntime(
+                        n.api.streamWaitEvent(n.lib, handle, deviceEvent.handle), comm.rank(), "StreamWaitEvent"));
     }
 
     /** Events are not recorded or awaited inside a capture: the graph would join other streams (as on sim). */
     private void requireNotCapturing(String call) {
         if (capturing) {
-            throw CollectivesException.usage(comm.rank(), call + " on stream 0x" + Long.toHexString(handle)
-                    + " while it is being captured: an event recorded or awaited inside a capture would join other "
-                    + "streams into the graph, which pipelines do not do");
+            throw CollectivesException.usage(
+                    comm.rank(),
+                    call + " on stream 0x" + Long.toHexString(handle)
+                            + " while it is being captured: an event recorded or awaited inside a capture would join other "
+                            + "streams into the graph, which pipelines do not do");
         }
     }
 
@@ -169,8 +172,9 @@ final class DeviceStream implements Stream {
         if (!closed && owned) {
             closed = true;
             NativeLibrary n = comm.library();
-            comm.nativeComm().freeResource(() -> n.checkRuntime(n.api.streamDestroy(n.lib, handle), comm.rank(),
-                    "StreamDestroy"));
+            comm.nativeComm()
+                    .freeResource(
+                            () -> n.checkRuntime(n.api.streamDestroy(n.lib, handle), comm.rank(), "StreamDestroy"));
         }
     }
 }

@@ -21,11 +21,11 @@ final class DeviceStreamEvent extends PolledEvent {
     /** An event recorded on {@code stream} after the work enqueued so far. */
     static DeviceStreamEvent record(DeviceCommunicator comm, long stream) {
         NativeLibrary n = comm.library();
-        n.requireSymbols(comm.rank(), "Stream.record()", NativeLibrary.Slots.EVENT_CREATE,
-                NativeLibrary.Slots.EVENT_QUERY);
+        n.requireSymbols(
+                comm.rank(), "Stream.record()", NativeLibrary.Slots.EVENT_CREATE, NativeLibrary.Slots.EVENT_QUERY);
         long[] out = new long[1];
-        n.checkRuntime(n.api.eventCreate(n.lib, comm.device(), DISABLE_TIMING, out), comm.rank(),
-                "EventCreateWithFlags");
+        n.checkRuntime(
+                n.api.eventCreate(n.lib, comm.device(), DISABLE_TIMING, out), comm.rank(), "EventCreateWithFlags");
         int rc = n.api.eventRecord(n.lib, out[0], stream);
         if (rc != 0) {
             n.api.eventDestroy(n.lib, out[0]);
@@ -49,7 +49,7 @@ final class DeviceStreamEvent extends PolledEvent {
     @Override
     protected void destroyNativeEvent() {
         NativeLibrary n = comm.library();
-        comm.nativeComm().freeResource(() -> n.checkRuntime(n.api.eventDestroy(n.lib, handle), comm.rank(),
-                "EventDestroy"));
+        comm.nativeComm()
+                .freeResource(() -> n.checkRuntime(n.api.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy"));
     }
 }

@@ -4,7 +4,6 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.VirtualMemory;
-
 import java.util.Set;
 
 /** The driver's VMM API on one rank's device; the memory it maps is labelled with {@code allocator}. */
@@ -25,14 +24,15 @@ final class DeviceVirtualMemory implements VirtualMemory {
         }
         NativeLibrary n = comm.library();
         long[] out = new long[1];
-        n.checkDriver(n.api.vmmGranularity(n.lib, comm.device(), flags, out), comm.rank(),
-                "MemGetAllocationGranularity");
+        n.checkDriver(
+                n.api.vmmGranularity(n.lib, comm.device(), flags, out), comm.rank(), "MemGetAllocationGranularity");
         return out[0];
     }
 
     @Override
     public boolean supports(HandleType handleType) {
-        return handleType == HandleType.POSIX_FILE_DESCRIPTOR || comm.capabilities().fabricHandles();
+        return handleType == HandleType.POSIX_FILE_DESCRIPTOR
+                || comm.capabilities().fabricHandles();
     }
 
     @Override

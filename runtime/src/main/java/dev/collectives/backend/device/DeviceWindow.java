@@ -2,7 +2,6 @@ package dev.collectives.backend.device;
 
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RegisteredWindow;
-
 import java.util.OptionalLong;
 
 /**
@@ -56,7 +55,10 @@ final class DeviceWindow implements RegisteredWindow {
         if (!n.has(NativeLibrary.Slots.GET_LSA_DEVICE_POINTER)) {
             return OptionalLong.empty();
         }
-        n.check(n.api.getLsaDevicePointer(n.lib, handle, offset, lsaRank, out), comm.rank(), owner.handle(),
+        n.check(
+                n.api.getLsaDevicePointer(n.lib, handle, offset, lsaRank, out),
+                comm.rank(),
+                owner.handle(),
                 "GetLsaDevicePointer");
         return out[0] == 0 ? OptionalLong.empty() : OptionalLong.of(out[0]);
     }
@@ -68,7 +70,10 @@ final class DeviceWindow implements RegisteredWindow {
             closed = true;
             NativeLibrary n = comm.library();
             if (!owner.isAborted()) { // the abort freed the communicator with its windows
-                n.check(n.api.windowDeregister(n.lib, owner.handle(), handle), comm.rank(), owner.handle(),
+                n.check(
+                        n.api.windowDeregister(n.lib, owner.handle(), handle),
+                        comm.rank(),
+                        owner.handle(),
                         "CommWindowDeregister");
             }
             memory.windows.decrementAndGet();

@@ -1,7 +1,6 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.annotation.DataType;
-
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -12,18 +11,27 @@ import java.util.Map;
  */
 public enum Dialect {
     /** Moore Threads: MCCL, the MUSA runtime and driver. */
-    MCCL("mccl", new String[] {"mccl", "musa", "mu"},
-            List.of(List.of("libmccl.so", "libmccl.so.2"), List.of("libmusart.so", "libmusart.so.4",
-                    "libmusart.so.3"), List.of("libmusa.so", "libmusa.so.1")),
+    MCCL(
+            "mccl",
+            new String[] {"mccl", "musa", "mu"},
+            List.of(
+                    List.of("libmccl.so", "libmccl.so.2"),
+                    List.of("libmusart.so", "libmusart.so.4", "libmusart.so.3"),
+                    List.of("libmusa.so", "libmusa.so.1")),
             "MCCL_LEGACY_MUSA_REGISTER"),
     /** NVIDIA: NCCL, the CUDA runtime and driver. */
-    NCCL("nccl", new String[] {"nccl", "cuda", "cu"},
-            List.of(List.of("libnccl.so.2", "libnccl.so"), List.of("libcudart.so", "libcudart.so.13",
-                    "libcudart.so.12"), List.of("libcuda.so.1", "libcuda.so")),
+    NCCL(
+            "nccl",
+            new String[] {"nccl", "cuda", "cu"},
+            List.of(
+                    List.of("libnccl.so.2", "libnccl.so"),
+                    List.of("libcudart.so", "libcudart.so.13", "libcudart.so.12"),
+                    List.of("libcuda.so.1", "libcuda.so")),
             "NCCL_LEGACY_CUDA_REGISTER");
 
     /** The library roles, in the order of the shim's CX_CCL, CX_RT, CX_DRV. */
     static final List<String> ROLES = List.of("collective library", "device runtime", "device driver");
+
     private static final List<String> ROLE_KEYS = List.of("ccl", "runtime", "driver");
 
     /**

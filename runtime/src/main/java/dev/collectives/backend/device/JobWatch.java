@@ -1,7 +1,6 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.bootstrap.Rendezvous;
-
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;

@@ -3,7 +3,6 @@ package dev.collectives.backend.device;
 import dev.collectives.annotation.DataType;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.spi.HostStaging;
-
 import java.util.Optional;
 
 /**
@@ -12,13 +11,13 @@ import java.util.Optional;
  * memory as a collective's buffers as long as it is not registered with it, and a staging is never registered.
  */
 final class MappedHostStaging {
-    private MappedHostStaging() {
-    }
+    private MappedHostStaging() {}
 
     /** Staging of {@code bytes} on {@code comm}'s device; empty where the library lacks the calls. */
     static Optional<HostStaging> allocate(DeviceCommunicator comm, long bytes) {
         NativeLibrary library = comm.library();
-        if (!library.has(NativeLibrary.Slots.MALLOC_HOST) || !library.has(NativeLibrary.Slots.FREE_HOST)
+        if (!library.has(NativeLibrary.Slots.MALLOC_HOST)
+                || !library.has(NativeLibrary.Slots.FREE_HOST)
                 || !library.has(NativeLibrary.Slots.HOST_GET_DEVICE_POINTER)) {
             return Optional.empty();
         }

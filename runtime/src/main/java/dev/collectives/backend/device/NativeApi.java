@@ -16,111 +16,186 @@ interface NativeApi {
 
     // ---- symbol table -----------------------------------------------------------------------------------------
     int slotCount();
+
     int slotLibrary(int slot);
+
     String slotName(int slot);
+
     int slotRequired(int slot);
+
     long newTable();
     /** null on success, else why dlopen failed. */
     String open(long lib, int library, String path);
+
     int bind(long lib, int slot, String symbol);
+
     int has(long lib, int slot);
+
     void setenvDefault(String name, String value);
+
     void discard(long lib);
 
     // ---- errors -----------------------------------------------------------------------------------------------
     String cclErrorString(long lib, int code);
+
     String cclLastError(long lib, long comm);
+
     String runtimeErrorString(long lib, int code);
+
     String driverErrorString(long lib, int code);
 
     // ---- communicators ----------------------------------------------------------------------------------------
     int getVersion(long lib, int[] version);
+
     int getUniqueId(long lib, byte[] id);
-    int commInitRank(long lib, long[] comm, int nranks, byte[] id, int rank, int layoutVersion, int blocking,
-                     int collnetEnable, int ctaPolicy, int minCtas, int maxCtas);
+
+    int commInitRank(
+            long lib,
+            long[] comm,
+            int nranks,
+            byte[] id,
+            int rank,
+            int layoutVersion,
+            int blocking,
+            int collnetEnable,
+            int ctaPolicy,
+            int minCtas,
+            int maxCtas);
+
     int commInitAll(long lib, long[] comms, int ndev, int[] devices);
     /** out: native memory that stays valid until the enclosing GroupEnd, which is when the library fills it. */
     int commSplit(long lib, long comm, int color, int key, LongPointer out);
     /** Outside a group only: {@code out} is copied back when the call returns. */
     int commShrink(long lib, long comm, int[] excluded, int count, long[] out, int flags);
+
     int commFinalize(long lib, long comm);
+
     int commDestroy(long lib, long comm);
+
     int commAbort(long lib, long comm);
+
     int commAsyncError(long lib, long comm, int[] error);
+
     int commCount(long lib, long comm, int[] out);
+
     int commDevice(long lib, long comm, int[] out);
+
     int commUserRank(long lib, long comm, int[] out);
 
     // ---- collectives (hot: primitives only) -------------------------------------------------------------------
     int allReduce(long lib, long send, long recv, long count, int type, int op, long comm, long stream);
+
     int broadcast(long lib, long send, long recv, long count, int type, int root, long comm, long stream);
+
     int reduce(long lib, long send, long recv, long count, int type, int op, int root, long comm, long stream);
+
     int allGather(long lib, long send, long recv, long sendCount, int type, long comm, long stream);
+
     int reduceScatter(long lib, long send, long recv, long recvCount, int type, int op, long comm, long stream);
+
     int allToAll(long lib, long send, long recv, long count, int type, long comm, long stream);
+
     int send(long lib, long buffer, long count, int type, int peer, long comm, long stream);
+
     int recv(long lib, long buffer, long count, int type, int peer, long comm, long stream);
+
     int groupStart(long lib);
+
     int groupEnd(long lib);
 
     // ---- memory and registration ------------------------------------------------------------------------------
     int setDevice(long lib, int device);
+
     int deviceAttribute(long lib, int device, int attribute, int[] out);
+
     int deviceCount(long lib, int[] out);
+
     int memGetInfo(long lib, int device, long[] freeAndTotal);
+
     int memAlloc(long lib, int device, long bytes, long[] out);
+
     int memFree(long lib, int device, long address);
+
     int runtimeMalloc(long lib, int device, long bytes, long[] out);
+
     int runtimeFree(long lib, int device, long address);
+
     int memcpy(long lib, int device, long dst, long src, long bytes);
+
     int commRegister(long lib, long comm, long address, long bytes, long[] handle);
+
     int commDeregister(long lib, long comm, long handle);
+
     int windowRegister(long lib, long comm, long address, long bytes, int flags, long[] window);
+
     int windowDeregister(long lib, long comm, long window);
+
     int winGetUserPtr(long lib, long comm, long window, long[] out);
+
     int getLsaDevicePointer(long lib, long window, long offset, int lsaRank, long[] out);
 
     // ---- VMM --------------------------------------------------------------------------------------------------
     int driverInit(long lib);
+
     int vmmGranularity(long lib, int device, int handleTypes, long[] out);
+
     int vmmFabricSupported(long lib, int device);
     /** out: address, allocation handle, the driver's code; returns 0 or -1 create, -2 reserve, -3 map, -4 access. */
     int vmmMap(long lib, int device, long physical, long reserved, long alignment, int handleTypes, long[] out);
+
     int vmmUnmap(long lib, int device, long address, long physical, long reserved, long handle);
 
     // ---- streams, events, graphs ------------------------------------------------------------------------------
     int streamCreate(long lib, int device, long[] out);
+
     int streamDestroy(long lib, long stream);
+
     int streamSynchronize(long lib, long stream);
+
     int streamQuery(long lib, long stream);
+
     int streamBeginCapture(long lib, long stream, int mode);
+
     int streamEndCapture(long lib, long stream, long[] graph);
+
     int streamIsCapturing(long lib, long stream, int[] status);
+
     int graphInstantiate(long lib, long graph, long[] exec);
+
     int graphLaunch(long lib, long exec, long stream);
+
     int graphExecDestroy(long lib, long exec);
+
     int graphDestroy(long lib, long graph);
     /** flags: 0 timing, 2 without timing. */
     int eventCreate(long lib, int device, int flags, long[] out);
+
     int eventRecord(long lib, long event, long stream);
+
     int eventSynchronize(long lib, long event);
+
     int eventElapsedMs(long lib, long start, long end, float[] ms);
+
     int eventDestroy(long lib, long event);
     /** 0 done, {@link NativeLibrary#NOT_READY} pending, else an error. */
     int eventQuery(long lib, long event);
+
     int streamWaitEvent(long lib, long stream, long event);
 
     // ---- memory owned elsewhere -------------------------------------------------------------------------------
     /** out (7): residence, device, head, size, vmm, handle types, failing step; see collectives_device.h. */
     int classify(long lib, int device, long address, long[] out);
+
     int runtimeMallocHost(long lib, int device, long bytes, long[] out);
+
     int runtimeFreeHost(long lib, long address);
     /** out: the device's address of pinned host memory at {@code host}. */
     int runtimeHostDevicePointer(long lib, int device, long host, long[] out);
+
     int runtimeMallocManaged(long lib, int device, long bytes, long[] out);
 
     // ---- the benchmarks' native loop ------------------------------------------------------------------------
     /** {@code iters} enqueues of one op in a C loop; kind: 0 allreduce, 1 allgather, 2 reducescatter, 3 launch. */
-    int benchEnqueue(long lib, int kind, long send, long recv, long count, int type, int op, long comm, long stream,
-                     int iters);
+    int benchEnqueue(
+            long lib, int kind, long send, long recv, long count, int type, int op, long comm, long stream, int iters);
 }

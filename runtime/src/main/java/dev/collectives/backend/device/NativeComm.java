@@ -4,7 +4,6 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.FlightRecorder;
-
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
@@ -24,7 +23,11 @@ final class NativeComm {
     private static final int SHRINK_DEFAULT = 0;
     private static final int SHRINK_ABORT = 1;
 
-    private enum State { OPEN, ABORTED, CLOSED }
+    private enum State {
+        OPEN,
+        ABORTED,
+        CLOSED
+    }
 
     private final NativeLibrary library;
     private final long lib;
@@ -32,15 +35,18 @@ final class NativeComm {
     private final int rank;
     /** The communicator, as messages name it: "nccl rank 1/2 on device 0". */
     private final String name;
+
     private final Waits waits;
     /** The communicator's flight recorder, told of its abort and shown where a stall is reported. */
     private final FlightRecorder recorder;
+
     private final Object stateLock = new Object();
     private final int[] asyncError = new int[1];
     /** Memory, registrations and windows made through the communicator and not yet closed. */
     private final Set<Object> live = ConcurrentHashMap.newKeySet();
     /** Whether a free after the abort failed and was reported. */
     private final AtomicBoolean freeFailureReported = new AtomicBoolean();
+
     private volatile State state = State.OPEN;
     /** The job, watched through its rendezvous where the communicator was joined through a TCP one. */
     private volatile JobWatch job = JobWatch.NONE;
@@ -99,9 +105,13 @@ final class NativeComm {
             error = asyncError[0];
         }
         if (isFailure(error)) {
-            CollectivesException failure = library.cclFailure(error, rank, handle,
+            CollectivesException failure = library.cclFailure(
+                    error,
+                    rank,
+                    handle,
                     library.dialect.ccl("CommGetAsyncError") + " (an enqueued operation)",
-                    "; the communicator was aborted" + job.cause().map(why -> "; the job failed: " + why).orElse(""));
+                    "; the communicator was aborted"
+                            + job.cause().map(why -> "; the job failed: " + why).orElse(""));
             abortBehind();
             throw failure;
         }
@@ -112,12 +122,16 @@ final class NativeComm {
      * behind, and returns the failure to throw, naming the ranks that never arrived where the job's verdict does.
      */
     CollectivesException stalled(String what, long timeoutSeconds) {
-        Optional<String> verdict = job.stalled("waited " + timeoutSeconds + " s for " + what + "; "
-                + recorder.position());
+        Optional<String> verdict =
+                job.stalled("waited " + timeoutSeconds + " s for " + what + "; " + recorder.position());
         abortBehind();
-        return CollectivesException.library(Result.REMOTE_ERROR, rank, what, "no "
-                + "completion within " + timeoutSeconds + " s" + verdict.map(why -> "; the job failed: " + why)
-                .orElse("") + "; the communicator was aborted");
+        return CollectivesException.library(
+                Result.REMOTE_ERROR,
+                rank,
+                what,
+                "no "
+                        + "completion within " + timeoutSeconds + " s"
+                        + verdict.map(why -> "; the job failed: " + why).orElse("") + "; the communicator was aborted");
     }
 
     /** Whether an asynchronous error code says the communicator failed (not success, not still in progress). */
@@ -133,11 +147,15 @@ final class NativeComm {
     }
 
     private CollectivesException notOpen() {
-        return job.failure().filter(why -> state == State.ABORTED)
-                .map(why -> CollectivesException.library(Result.REMOTE_ERROR, rank,
-                        "the communicator", "the job failed: " + why + "; the communicator was aborted"))
-                .orElseGet(() -> CollectivesException.usage(rank, "communicator is "
-                        + state.name().toLowerCase(Locale.ROOT)));
+        return job.failure()
+                .filter(why -> state == State.ABORTED)
+                .map(why -> CollectivesException.library(
+                        Result.REMOTE_ERROR,
+                        rank,
+                        "the communicator",
+                        "the job failed: " + why + "; the communicator was aborted"))
+                .orElseGet(() -> CollectivesException.usage(
+                        rank, "communicator is " + state.name().toLowerCase(Locale.ROOT)));
     }
 
     boolean isAborted() {
@@ -149,11 +167,15 @@ final class NativeComm {
      */
     void requireShrinkable() {
         if (state == State.ABORTED) {
-            throw CollectivesException.usage(rank, "shrink: the communicator was aborted" + job.failure()
-                    .map(why -> " when the job failed (" + why + ")").orElse("") + ", and " + library.dialect.ccl(
-                    "CommAbort") + " freed it: a communicator is aborted as soon as a failure of its peers is seen, "
-                    + "to stop the library's pending work, so after a death the job recovers by joining anew; shrink "
-                    + "away ranks that are alive before anything fails");
+            throw CollectivesException.usage(
+                    rank,
+                    "shrink: the communicator was aborted"
+                            + job.failure()
+                                    .map(why -> " when the job failed (" + why + ")")
+                                    .orElse("") + ", and " + library.dialect.ccl("CommAbort")
+                            + " freed it: a communicator is aborted as soon as a failure of its peers is seen, "
+                            + "to stop the library's pending work, so after a death the job recovers by joining anew; shrink "
+                            + "away ranks that are alive before anything fails");
         }
         requireOpen();
     }
@@ -194,7 +216,8 @@ final class NativeComm {
     }
 
     private void abortWithin() {
-        waits.aborts().runWithin(abortCall(), () -> library.api.commAbort(lib, handle))
+        waits.aborts()
+                .runWithin(abortCall(), () -> library.api.commAbort(lib, handle))
                 .ifPresent(rc -> library.check(rc, rank, 0, "CommAbort"));
     }
 
@@ -228,9 +251,11 @@ final class NativeComm {
                 throw e;
             }
             if (freeFailureReported.compareAndSet(false, true)) {
-                LOG.log(System.Logger.Level.WARNING, e.getMessage() + ", after " + name + " was aborted: the "
-                        + "device context of this process may be unusable from now on; restart the process before "
-                        + "using the device again");
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        e.getMessage() + ", after " + name + " was aborted: the "
+                                + "device context of this process may be unusable from now on; restart the process before "
+                                + "using the device again");
             }
         }
     }

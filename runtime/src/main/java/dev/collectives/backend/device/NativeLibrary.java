@@ -2,7 +2,6 @@ package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
-
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -28,6 +27,7 @@ final class NativeLibrary {
     final long lib;
     /** e.g. 22809 */
     final int version;
+
     private final String[] slotSymbols;
 
     private NativeLibrary(Dialect dialect, NativeApi api, long lib, int version, String[] slotSymbols) {
@@ -42,8 +42,12 @@ final class NativeLibrary {
     static synchronized Object open(Dialect dialect) {
         return OPENED.computeIfAbsent(dialect, d -> {
             Object opened = tryOpen(d, NativeShimApi.INSTANCE);
-            LOG.log(Level.DEBUG, () -> d.backendName() + (opened instanceof NativeLibrary library
-                    ? ": opened library version " + library.versionString() : " is unavailable: " + opened));
+            LOG.log(
+                    Level.DEBUG,
+                    () -> d.backendName()
+                            + (opened instanceof NativeLibrary library
+                                    ? ": opened library version " + library.versionString()
+                                    : " is unavailable: " + opened));
             return opened;
         });
     }
@@ -128,8 +132,10 @@ final class NativeLibrary {
             }
         }
         if (!missing.isEmpty()) {
-            throw CollectivesException.usage(rank, what + " needs " + String.join(", ", missing) + ", which "
-                    + dialect.backendName() + "'s libraries lack");
+            throw CollectivesException.usage(
+                    rank,
+                    what + " needs " + String.join(", ", missing) + ", which " + dialect.backendName()
+                            + "'s libraries lack");
         }
     }
 
@@ -140,7 +146,8 @@ final class NativeLibrary {
     /** "2.28.9" for 22809 (and 2.x.y codes before 2.9: 1000 × major + 100 × minor + patch). */
     String versionString() {
         int v = version;
-        return v >= 10000 ? v / 10000 + "." + v / 100 % 100 + "." + v % 100
+        return v >= 10000
+                ? v / 10000 + "." + v / 100 % 100 + "." + v % 100
                 : v / 1000 + "." + v / 100 % 10 + "." + v % 100;
     }
 
@@ -178,7 +185,10 @@ final class NativeLibrary {
     /** A device-runtime call ({@code cudaX}): unhandled device errors. */
     void checkRuntime(int rc, int rank, String genericName) {
         if (rc != 0) {
-            throw CollectivesException.library(Result.UNHANDLED_DEVICE_ERROR, rank, dialect.symbol(1, genericName),
+            throw CollectivesException.library(
+                    Result.UNHANDLED_DEVICE_ERROR,
+                    rank,
+                    dialect.symbol(1, genericName),
                     "error " + rc + ": " + api.runtimeErrorString(lib, rc));
         }
     }
@@ -186,7 +196,10 @@ final class NativeLibrary {
     /** A driver call ({@code cuX}). */
     void checkDriver(int rc, int rank, String genericName) {
         if (rc != 0) {
-            throw CollectivesException.library(Result.UNHANDLED_DEVICE_ERROR, rank, dialect.symbol(2, genericName),
+            throw CollectivesException.library(
+                    Result.UNHANDLED_DEVICE_ERROR,
+                    rank,
+                    dialect.symbol(2, genericName),
                     "error " + rc + ": " + api.driverErrorString(lib, rc));
         }
     }
@@ -225,8 +238,7 @@ final class NativeLibrary {
         static final int COMM_SHRINK = 77;
         static final int HOST_GET_DEVICE_POINTER = 78;
 
-        private Slots() {
-        }
+        private Slots() {}
 
         /** Fails fast if the shim's table and these numbers disagree. */
         static void verify(NativeApi api) {
@@ -252,8 +264,8 @@ final class NativeLibrary {
 
         private static void expect(NativeApi api, int slot, String name) {
             if (!api.slotName(slot).equals(name)) {
-                throw new IllegalStateException("shim slot " + slot + " is " + api.slotName(slot)
-                        + ", expected " + name);
+                throw new IllegalStateException(
+                        "shim slot " + slot + " is " + api.slotName(slot) + ", expected " + name);
             }
         }
     }

@@ -6,7 +6,6 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Stream;
-
 import java.util.List;
 
 /**
@@ -19,10 +18,10 @@ import java.util.List;
 public final class NativeLoop {
     /** The collectives of {@code cx_bench_enqueue}, by their kind there; {@code GRAPH_LAUNCH} follows them. */
     private static final List<String> COLLECTIVES = List.of("AllReduce", "AllGather", "ReduceScatter");
+
     private static final int GRAPH_LAUNCH = 3;
 
-    private NativeLoop() {
-    }
+    private NativeLoop() {}
 
     /** Whether {@code comm} belongs to a native backend, where the loop runs. */
     public static boolean supports(Communicator comm) {
@@ -33,8 +32,16 @@ public final class NativeLoop {
      * {@code iters} × {@code nccl<call>(send, recv, count, type, op, comm, stream)}, where {@code call} is
      * {@code AllReduce}, {@code AllGather} (which takes no {@code op}) or {@code ReduceScatter}.
      */
-    public static void enqueue(Communicator comm, String call, DeviceBuffer send, DeviceBuffer recv, long count,
-                               DataType type, ReduceOp op, Stream stream, int iters) {
+    public static void enqueue(
+            Communicator comm,
+            String call,
+            DeviceBuffer send,
+            DeviceBuffer recv,
+            long count,
+            DataType type,
+            ReduceOp op,
+            Stream stream,
+            int iters) {
         int kind = COLLECTIVES.indexOf(call);
         if (kind < 0) {
             throw new IllegalArgumentException("the native loop runs " + COLLECTIVES + ", not " + call);
@@ -42,11 +49,20 @@ public final class NativeLoop {
         DeviceCommunicator device = of(comm);
         NativeLibrary library = device.library();
         long handle = device.nativeComm().handle();
-        int rc = library.api.benchEnqueue(library.lib, kind, send.address(), recv.address(), count, type.code(),
-                op == null ? 0 : op.code(), handle, DeviceStream.of(stream, comm.rank()).handle, iters);
+        int rc = library.api.benchEnqueue(
+                library.lib,
+                kind,
+                send.address(),
+                recv.address(),
+                count,
+                type.code(),
+                op == null ? 0 : op.code(),
+                handle,
+                DeviceStream.of(stream, comm.rank()).handle,
+                iters);
         if (rc != 0) {
-            throw library.cclFailure(rc, comm.rank(), handle, library.dialect.ccl(call) + " of "
-                    + library.dialect.typeName(type));
+            throw library.cclFailure(
+                    rc, comm.rank(), handle, library.dialect.ccl(call) + " of " + library.dialect.typeName(type));
         }
     }
 
@@ -54,8 +70,17 @@ public final class NativeLoop {
     public static void launch(Communicator comm, GraphExec exec, Stream stream, int iters) {
         DeviceCommunicator device = of(comm);
         NativeLibrary library = device.library();
-        int rc = library.api.benchEnqueue(library.lib, GRAPH_LAUNCH, DeviceGraph.execHandle(exec), 0, 0, 0, 0,
-                device.nativeComm().handle(), DeviceStream.of(stream, comm.rank()).handle, iters);
+        int rc = library.api.benchEnqueue(
+                library.lib,
+                GRAPH_LAUNCH,
+                DeviceGraph.execHandle(exec),
+                0,
+                0,
+                0,
+                0,
+                device.nativeComm().handle(),
+                DeviceStream.of(stream, comm.rank()).handle,
+                iters);
         if (rc != 0) {
             library.checkRuntime(rc, comm.rank(), "GraphLaunch");
         }

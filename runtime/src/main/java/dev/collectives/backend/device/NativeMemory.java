@@ -7,13 +7,11 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.ForeignMemory;
 import dev.collectives.runtime.ForeignMemory.Classification;
 import dev.collectives.runtime.ForeignMemory.Residence;
-
-import org.bytedeco.javacpp.BytePointer;
-
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.bytedeco.javacpp.BytePointer;
 
 /**
  * Device memory of one rank: {@code MemAlloc}, legacy {@code Malloc}, or VMM through the driver, pinned host memory
@@ -23,19 +21,30 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     /** The shim's residence codes: 0 unknown to the driver, 1 device, 2 pinned host, 3 managed. */
-    private static final Residence[] RESIDENCES =
-            {Residence.UNKNOWN, Residence.DEVICE, Residence.PINNED_HOST, Residence.MANAGED};
+    private static final Residence[] RESIDENCES = {
+        Residence.UNKNOWN, Residence.DEVICE, Residence.PINNED_HOST, Residence.MANAGED
+    };
+
     private final DeviceCommunicator comm;
     /** VMM only: the driver's allocation handle. */
     private final long vmmHandle;
     /** Mapped pinned host memory only: the host's address of it, which {@code FreeHost} takes; else 0. */
     private final long hostAddress;
+
     final AtomicInteger registrations = new AtomicInteger();
     final AtomicInteger windows = new AtomicInteger();
     final AtomicInteger graphs = new AtomicInteger();
 
-    private NativeMemory(DeviceCommunicator comm, long address, long size, Allocator allocator, long physicalSize,
-                         long reservedSize, Set<HandleType> handleTypes, long vmmHandle, long hostAddress) {
+    private NativeMemory(
+            DeviceCommunicator comm,
+            long address,
+            long size,
+            Allocator allocator,
+            long physicalSize,
+            long reservedSize,
+            Set<HandleType> handleTypes,
+            long vmmHandle,
+            long hostAddress) {
         super(address, size, allocator, physicalSize, reservedSize, handleTypes);
         this.comm = comm;
         this.vmmHandle = vmmHandle;
@@ -45,7 +54,13 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
 
     /** A framework's allocation, as the driver described it; untracked, since its owner frees it. */
     private NativeMemory(DeviceCommunicator comm, Classification found, String foreignClass) {
-        super(found.head(), found.size(), found.allocator(), found.size(), found.size(), found.handleTypes(),
+        super(
+                found.head(),
+                found.size(),
+                found.allocator(),
+                found.size(),
+                found.size(),
+                found.handleTypes(),
                 foreignClass);
         this.comm = comm;
         this.vmmHandle = 0;
@@ -65,8 +80,12 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
      */
     static Classification classify(DeviceCommunicator comm, long address) {
         NativeLibrary n = comm.library();
-        n.requireSymbols(comm.rank(), "wrap", NativeLibrary.Slots.POINTER_GET_ATTRIBUTES,
-                NativeLibrary.Slots.MEM_GET_ADDRESS_RANGE, NativeLibrary.Slots.MEM_RETAIN_ALLOCATION_HANDLE,
+        n.requireSymbols(
+                comm.rank(),
+                "wrap",
+                NativeLibrary.Slots.POINTER_GET_ATTRIBUTES,
+                NativeLibrary.Slots.MEM_GET_ADDRESS_RANGE,
+                NativeLibrary.Slots.MEM_RETAIN_ALLOCATION_HANDLE,
                 NativeLibrary.Slots.MEM_GET_ALLOCATION_PROPERTIES);
         long[] out = new long[7];
         int rc = n.api.classify(n.lib, comm.device(), address, out);
@@ -94,8 +113,8 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
         long[] out = new long[1];
         NativeLibrary n = comm.library();
         n.check(n.api.memAlloc(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(), 0, "MemAlloc");
-        return new NativeMemory(comm, out[0], bytes, Allocator.MEM_ALLOC, bytes, bytes,
-                Set.of(HandleType.POSIX_FILE_DESCRIPTOR), 0, 0);
+        return new NativeMemory(
+                comm, out[0], bytes, Allocator.MEM_ALLOC, bytes, bytes, Set.of(HandleType.POSIX_FILE_DESCRIPTOR), 0, 0);
     }
 
     /** Legacy {@code cudaMalloc}/{@code musaMalloc}. */
@@ -115,8 +134,8 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     static NativeMemory mappedHost(DeviceCommunicator comm, long bytes) {
         long[] out = new long[1];
         NativeLibrary n = comm.library();
-        n.checkRuntime(n.api.runtimeMallocHost(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(),
-                "MallocHost");
+        n.checkRuntime(
+                n.api.runtimeMallocHost(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(), "MallocHost");
         long host = out[0];
         int rc = n.api.runtimeHostDevicePointer(n.lib, comm.device(), host, out);
         if (rc != 0) {
@@ -127,8 +146,13 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     }
 
     /** VMM memory: create, reserve, map, set access, with the sizes taken as given (R11 is checked on them). */
-    static NativeMemory vmm(DeviceCommunicator comm, Allocator allocator, long physicalSize, long reservedSize,
-                            long alignment, Set<HandleType> handleTypes) {
+    static NativeMemory vmm(
+            DeviceCommunicator comm,
+            Allocator allocator,
+            long physicalSize,
+            long reservedSize,
+            long alignment,
+            Set<HandleType> handleTypes) {
         int flags = 0;
         for (HandleType t : handleTypes) {
             flags |= t.flag();
@@ -140,8 +164,8 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
             String[] calls = {"MemCreate", "MemAddressReserve", "MemMap", "MemSetAccess"};
             n.checkDriver((int) out[2], comm.rank(), calls[-step - 1]);
         }
-        return new NativeMemory(comm, out[0], physicalSize, allocator, physicalSize, reservedSize, handleTypes,
-                out[1], 0);
+        return new NativeMemory(
+                comm, out[0], physicalSize, allocator, physicalSize, reservedSize, handleTypes, out[1], 0);
     }
 
     /** The bytes of memory made by {@link #mappedHost} as the host reads and writes them. */
@@ -202,8 +226,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
             throw CollectivesException.violation(Message.R5_FREE_IN_GRAPH, comm.rank(), this, graphs.get());
         }
         if (registrations.get() > 0) {
-            throw CollectivesException.violation(Message.R6_FREE_REGISTERED, comm.rank(), this,
-                    registrations.get());
+            throw CollectivesException.violation(Message.R6_FREE_REGISTERED, comm.rank(), this, registrations.get());
         }
         if (windows.get() > 0) {
             throw CollectivesException.violation(Message.R12_FREE_WINDOWED, comm.rank(), this, windows.get());
@@ -232,8 +255,10 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
                 n.checkRuntime(n.api.runtimeFree(n.lib, device, address()), comm.rank(), "Free");
                 break;
             default:
-                n.checkDriver(n.api.vmmUnmap(n.lib, device, address(), physicalSize(), reservedSize(), vmmHandle),
-                        comm.rank(), "MemUnmap");
+                n.checkDriver(
+                        n.api.vmmUnmap(n.lib, device, address(), physicalSize(), reservedSize(), vmmHandle),
+                        comm.rank(),
+                        "MemUnmap");
                 break;
         }
     }

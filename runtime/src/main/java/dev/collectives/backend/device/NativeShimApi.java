@@ -6,8 +6,7 @@ import org.bytedeco.javacpp.LongPointer;
 final class NativeShimApi implements NativeApi {
     static final NativeShimApi INSTANCE = new NativeShimApi();
 
-    private NativeShimApi() {
-    }
+    private NativeShimApi() {}
 
     @Override
     public void load() {
@@ -95,10 +94,20 @@ final class NativeShimApi implements NativeApi {
     }
 
     @Override
-    public int commInitRank(long lib, long[] comm, int nranks, byte[] id, int rank, int layoutVersion, int blocking,
-                            int collnetEnable, int ctaPolicy, int minCtas, int maxCtas) {
-        return NativeShim.commInitRank(lib, comm, nranks, id, rank, layoutVersion, blocking, collnetEnable, ctaPolicy,
-                minCtas, maxCtas);
+    public int commInitRank(
+            long lib,
+            long[] comm,
+            int nranks,
+            byte[] id,
+            int rank,
+            int layoutVersion,
+            int blocking,
+            int collnetEnable,
+            int ctaPolicy,
+            int minCtas,
+            int maxCtas) {
+        return NativeShim.commInitRank(
+                lib, comm, nranks, id, rank, layoutVersion, blocking, collnetEnable, ctaPolicy, minCtas, maxCtas);
     }
 
     @Override
@@ -417,8 +426,8 @@ final class NativeShimApi implements NativeApi {
     }
 
     @Override
-    public int benchEnqueue(long lib, int kind, long send, long recv, long count, int type, int op, long comm,
-                            long stream, int iters) {
+    public int benchEnqueue(
+            long lib, int kind, long send, long recv, long count, int type, int op, long comm, long stream, int iters) {
         return NativeShim.benchEnqueue(lib, kind, send, recv, count, type, op, comm, stream, iters);
     }
 }

@@ -15,8 +15,10 @@ record Waits(AbortWatch aborts, long syncTimeoutNanos, LongSupplier clock) {
     static final String SYNC_TIMEOUT_PROPERTY = "collectives.device.syncTimeoutSeconds";
 
     /** What the system properties ask for, on the system's clock. */
-    static final Waits SYSTEM = new Waits(AbortWatch.fromSystemProperties(),
-            Long.getLong(SYNC_TIMEOUT_PROPERTY, 300L) * 1_000_000_000L, System::nanoTime);
+    static final Waits SYSTEM = new Waits(
+            AbortWatch.fromSystemProperties(),
+            Long.getLong(SYNC_TIMEOUT_PROPERTY, 300L) * 1_000_000_000L,
+            System::nanoTime);
 
     /** The synchronize timeout in whole seconds, as messages name it. */
     long syncTimeoutSeconds() {

@@ -5,7 +5,6 @@ import dev.collectives.runtime.ForeignMemory.Classification;
 import dev.collectives.runtime.ForeignMemory.Residence;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.spi.HostMemory;
-
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -26,11 +25,13 @@ final class Allocation {
 
     /** The host block ({@link HostMemory}), which may start before the aligned head. */
     private final long block;
+
     private final long head;
     private final long size;
     private final Classification reported;
     /** The views {@code wrap} made that are still referenced. */
     private final Set<SimMemory> views = Collections.newSetFromMap(new WeakHashMap<>());
+
     private boolean freed;
 
     private Allocation(long block, long head, long size, Classification reported) {
@@ -47,8 +48,8 @@ final class Allocation {
      * @param rank the rank allocating, for the message if host memory runs out (-1: a framework)
      * @param what the call, for that message
      */
-    static Allocation allocate(int rank, String what, long size, long reserved, long alignment,
-                               LongFunction<Classification> reported) {
+    static Allocation allocate(
+            int rank, String what, long size, long reserved, long alignment, LongFunction<Classification> reported) {
         long block;
         try {
             block = HostMemory.allocate(reserved + alignment - 1);
@@ -90,8 +91,8 @@ final class Allocation {
         SimMemory memory = SimMemory.wrapping(rank, found, foreignClass);
         synchronized (owner == null ? Allocation.class : owner) {
             if (owner == null || owner.freed) {
-                throw CollectivesException.usage(rank, "wrap of 0x" + Long.toHexString(address) + ": "
-                        + "the memory was freed");
+                throw CollectivesException.usage(
+                        rank, "wrap of 0x" + Long.toHexString(address) + ": " + "the memory was freed");
             }
             owner.views.add(memory);
         }

@@ -2,7 +2,6 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.rules.Message;
 import dev.collectives.runtime.DeviceBuffer;
-
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -13,8 +12,7 @@ import java.util.function.Function;
  * becomes the verdict for every rank, naming each rank's value.
  */
 final class CallAgreement {
-    private CallAgreement() {
-    }
+    private CallAgreement() {}
 
     static CallVerdict check(List<Launched> ops, boolean mtlinkSharp) {
         String launch = differs(ops, "launched from a graph", Launched::fromGraph);
@@ -32,29 +30,41 @@ final class CallAgreement {
             shape = differs(ops, "root", l -> l.call().peer());
         }
         if (shape != null) {
-            return CallVerdict.violation(Message.R14_DIFFERENT_COLLECTIVES, shape,
+            return CallVerdict.violation(
+                    Message.R14_DIFFERENT_COLLECTIVES,
+                    shape,
                     values(ops, l -> l.call().describe()));
         }
         for (int r = 0; r < ops.size(); r++) {
             OpCall call = ops.get(r).call();
             if (call.send() != null && call.recv() != null && call.registered() == null) {
-                return CallVerdict.violation(Message.R1_MIXED_CALL, first.kind().method(), r,
-                        registration(call.sendRegistered()), call.send(), registration(call.recvRegistered()),
+                return CallVerdict.violation(
+                        Message.R1_MIXED_CALL,
+                        first.kind().method(),
+                        r,
+                        registration(call.sendRegistered()),
+                        call.send(),
+                        registration(call.recvRegistered()),
                         call.recv());
             }
         }
         String mixed = differs(ops, "registered", l -> l.call().registered());
         if (mixed != null) {
-            return CallVerdict.violation(Message.R1_REGISTERED_ON_SOME, first.kind().method(), mixed);
+            return CallVerdict.violation(
+                    Message.R1_REGISTERED_ON_SOME, first.kind().method(), mixed);
         }
         boolean registered = Boolean.TRUE.equals(first.registered());
         boolean offsetsMatter = ops.get(0).fromGraph() || mtlinkSharp;
         if (registered && offsetsMatter) {
             String why = ops.get(0).fromGraph() ? "graph registration" : "MTLink SHARP registration";
-            String offsets = differs(ops, "send head offset", l -> headOffset(l.call().send()));
-            offsets = offsets != null ? offsets : differs(ops, "recv head offset", l -> headOffset(l.call().recv()));
+            String offsets =
+                    differs(ops, "send head offset", l -> headOffset(l.call().send()));
+            offsets = offsets != null
+                    ? offsets
+                    : differs(ops, "recv head offset", l -> headOffset(l.call().recv()));
             if (offsets != null) {
-                return CallVerdict.violation(Message.R2_CALL_OFFSETS, first.kind().method(), why, offsets);
+                return CallVerdict.violation(
+                        Message.R2_CALL_OFFSETS, first.kind().method(), why, offsets);
             }
         }
         return null;

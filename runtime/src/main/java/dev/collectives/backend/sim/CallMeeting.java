@@ -1,7 +1,6 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.Result;
-
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -30,12 +29,15 @@ final class CallMeeting<T> {
     private final BitSet excused;
     /** How many ranks arrive: all but the excused. */
     private final int parties;
+
     private final long deadline;
     /** Whether waiting ranks spin before they sleep: only where every rank can have a processor. */
     private final boolean spin;
+
     private int arrived;
     /** Volatile, so that a spinning rank sees it change without the monitor. */
     private volatile boolean decided;
+
     private volatile CallVerdict verdict;
     private int barrierArrivals;
     private volatile long barrierGeneration;
@@ -104,9 +106,11 @@ final class CallMeeting<T> {
         }
         spinUntil(() -> barrierGeneration != generation || verdict != null);
         synchronized (group) {
-            group.await(rank, () -> barrierGeneration != generation || verdict != null,
-                    System.nanoTime() + group.timeoutNanos(), () -> verdict = CallVerdict.error(
-                            Result.INTERNAL_ERROR, what, "ranks stopped making progress"));
+            group.await(
+                    rank,
+                    () -> barrierGeneration != generation || verdict != null,
+                    System.nanoTime() + group.timeoutNanos(),
+                    () -> verdict = CallVerdict.error(Result.INTERNAL_ERROR, what, "ranks stopped making progress"));
             if (barrierGeneration == generation) {
                 throw verdict.toException(rank);
             }
@@ -128,8 +132,8 @@ final class CallMeeting<T> {
     void fail(int rank, Throwable failure) {
         synchronized (group) {
             if (verdict == null) {
-                verdict = CallVerdict.error(Result.REMOTE_ERROR, what,
-                        "rank " + rank + " failed during the call: " + failure);
+                verdict = CallVerdict.error(
+                        Result.REMOTE_ERROR, what, "rank " + rank + " failed during the call: " + failure);
                 group.notifyAll();
             }
         }
@@ -154,9 +158,9 @@ final class CallMeeting<T> {
     }
 
     private RuntimeException lateArrival(int rank) {
-        return CallVerdict.lateArrival(what, verdict == null ? "the others already went on" : verdict.message()).toException(rank);
+        return CallVerdict.lateArrival(what, verdict == null ? "the others already went on" : verdict.message())
+                .toException(rank);
     }
-
 
     /** The expected ranks that have arrived ({@code arrivedYet}) or not. */
     private List<Integer> ranks(boolean arrivedYet) {

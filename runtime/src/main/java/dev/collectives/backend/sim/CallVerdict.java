@@ -4,7 +4,6 @@ import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
-
 import java.util.List;
 
 /**
@@ -23,8 +22,10 @@ record CallVerdict(Rule rule, Result result, String call, String message) {
 
     /** The call {@code what} was given up: {@code missing} had not arrived within the timeout. */
     static CallVerdict timedOut(String what, List<Integer> missing, List<Integer> arrived, String timeoutText) {
-        return error(Result.REMOTE_ERROR, what, "ranks " + missing + " did not arrive within " + timeoutText
-                + " (ranks " + arrived + " did)");
+        return error(
+                Result.REMOTE_ERROR,
+                what,
+                "ranks " + missing + " did not arrive within " + timeoutText + " (ranks " + arrived + " did)");
     }
 
     /** A rank arrived at {@code what} after the others had given it up for {@code reason}. */
@@ -33,7 +34,8 @@ record CallVerdict(Rule rule, Result result, String call, String message) {
     }
 
     CollectivesException toException(int rank) {
-        return rule != null ? CollectivesException.violation(rule, rank, message)
+        return rule != null
+                ? CollectivesException.violation(rule, rank, message)
                 : CollectivesException.library(result, rank, call, message);
     }
 }

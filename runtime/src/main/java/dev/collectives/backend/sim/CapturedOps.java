@@ -2,7 +2,6 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
-
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;

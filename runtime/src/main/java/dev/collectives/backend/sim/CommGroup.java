@@ -3,7 +3,6 @@ package dev.collectives.backend.sim;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.Result;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -63,7 +62,10 @@ class CommGroup {
             rv = collectives.computeIfAbsent(op.seq(), seq -> new CallMeeting<>(this, collectiveName(seq), size));
         }
         try {
-            List<Launched> all = rv.arrive(rank, op, ops -> CallAgreement.check(ops, config.capabilities().mtlinkSharp()));
+            List<Launched> all = rv.arrive(
+                    rank,
+                    op,
+                    ops -> CallAgreement.check(ops, config.capabilities().mtlinkSharp()));
             try {
                 Movement.run(rank, all, rv);
             } catch (RuntimeException | Error e) {
@@ -125,11 +127,13 @@ class CommGroup {
         Map<Integer, List<Integer>> byColor = new TreeMap<>();
         for (int r = 0; r < all.size(); r++) {
             if (all.get(r).color != Communicator.NO_COLOR) {
-                byColor.computeIfAbsent(all.get(r).color, c -> new ArrayList<>()).add(r);
+                byColor.computeIfAbsent(all.get(r).color, c -> new ArrayList<>())
+                        .add(r);
             }
         }
-        byColor.values().forEach(members -> members.sort(Comparator.comparingInt((Integer r) -> all.get(r).key)
-                .thenComparingInt(r -> r)));
+        byColor.values()
+                .forEach(members -> members.sort(
+                        Comparator.comparingInt((Integer r) -> all.get(r).key).thenComparingInt(r -> r)));
         return byColor;
     }
 
@@ -181,8 +185,11 @@ class CommGroup {
      */
     SimConfig childConfig(List<Integer> members) {
         Function<Integer, Integer> nodeOf = r -> r / config.ranksPerNode();
-        long mostOnANode = members.stream().collect(Collectors.groupingBy(nodeOf, Collectors.counting())).values()
-                .stream().mapToLong(Long::longValue).max().orElse(1);
+        long mostOnANode =
+                members.stream().collect(Collectors.groupingBy(nodeOf, Collectors.counting())).values().stream()
+                        .mapToLong(Long::longValue)
+                        .max()
+                        .orElse(1);
         return config.child(members.size(), (int) mostOnANode);
     }
 
@@ -204,8 +211,7 @@ class CommGroup {
     }
 
     /** Rank {@code rank}'s communicator closes, its streams drained: nothing to do when the ranks are threads. */
-    void leave(int rank) {
-    }
+    void leave(int rank) {}
 
     /**
      * {@code ncclCommAbort}/{@code mcclCommAbort}: every pending and later call on this communicator fails on every
@@ -230,8 +236,8 @@ class CommGroup {
     }
 
     private CollectivesException aborted(int rank, String call) {
-        return CollectivesException.library(Result.REMOTE_ERROR, rank, call, "the communicator was aborted ("
-                + abortReason + ")");
+        return CollectivesException.library(
+                Result.REMOTE_ERROR, rank, call, "the communicator was aborted (" + abortReason + ")");
     }
 
     /**
@@ -270,8 +276,7 @@ class CommGroup {
     }
 
     /** A rank's place in a child communicator: the child's group and its rank there. */
-    record Member(CommGroup group, int rank) {
-    }
+    record Member(CommGroup group, int rank) {}
 
     /** What a rank passed to split; {@code member} is set, under this group's monitor, once the children formed. */
     static final class SplitArrival {
@@ -286,10 +291,8 @@ class CommGroup {
     }
 
     /** A shrink call: its number on each survivor, and the ranks it excludes. */
-    private record ShrinkKey(long seq, List<Integer> excluded) {
-    }
+    private record ShrinkKey(long seq, List<Integer> excluded) {}
 
     /** A shrink under way: the child it makes, its ranks (ranks here, in order), and the survivors' meeting. */
-    private record Shrinking(CommGroup child, List<Integer> survivors, CallMeeting<Integer> meeting) {
-    }
+    private record Shrinking(CommGroup child, List<Integer> survivors, CallMeeting<Integer> meeting) {}
 }

@@ -5,5 +5,4 @@ package dev.collectives.backend.sim;
  * count for collectives, the per-peer send or recv count for point-to-point), assigned in issue order.
  * {@code fromGraph}: launched by a graph rather than issued eagerly (R4).
  */
-record Launched(OpCall call, boolean fromGraph, long seq) {
-}
+record Launched(OpCall call, boolean fromGraph, long seq) {}

@@ -4,8 +4,7 @@ import java.util.function.BooleanSupplier;
 
 /** Waiting on an object's monitor. */
 final class Monitors {
-    private Monitors() {
-    }
+    private Monitors() {}
 
     /**
      * Waits on {@code monitor}, which the caller holds, until {@code done}; an interrupt does not end the wait (the

@@ -1,12 +1,10 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.DataType;
-import dev.collectives.annotation.OpKind;
 import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.spi.HostMemory;
-
 import java.util.List;
 
 /**
@@ -15,8 +13,7 @@ import java.util.List;
  * work in parallel, and a final barrier keeps every buffer in use until all ranks are done with it.
  */
 final class Movement {
-    private Movement() {
-    }
+    private Movement() {}
 
     static void run(int rank, List<Launched> all, CallMeeting<Launched> rv) {
         OpCall mine = all.get(rank).call();
@@ -53,13 +50,18 @@ final class Movement {
         OpCall mine = all.get(rank).call();
         long[] slice = slice(mine.count(), all.size(), rank);
         long byteOffset = slice[0] * mine.type().size();
-        reduceSlice(all, byteOffset, new long[] {all.get(mine.peer()).call().recv().address() + byteOffset}, slice[1]);
+        reduceSlice(
+                all, byteOffset, new long[] {all.get(mine.peer()).call().recv().address() + byteOffset}, slice[1]);
     }
 
     /** Rank r reduces block r of every send buffer into its recv. */
     private static void reduceScatter(int rank, List<Launched> all) {
         OpCall mine = all.get(rank).call();
-        reduceSlice(all, rank * mine.count() * mine.type().size(), new long[] {mine.recv().address()}, mine.count());
+        reduceSlice(
+                all,
+                rank * mine.count() * mine.type().size(),
+                new long[] {mine.recv().address()},
+                mine.count());
     }
 
     /** Rank r copies its send into block r of every recv. */
@@ -92,8 +94,11 @@ final class Movement {
                 try {
                     stage = HostMemory.allocate(sendBytes);
                 } catch (OutOfMemoryError e) {
-                    throw CollectivesException.library(Result.SYSTEM_ERROR, rank, "allToAll", "staging "
-                            + sendBytes + " bytes: " + e.getMessage());
+                    throw CollectivesException.library(
+                            Result.SYSTEM_ERROR,
+                            rank,
+                            "allToAll",
+                            "staging " + sendBytes + " bytes: " + e.getMessage());
                 }
                 Kernels.copy(mine.send().address(), stage, sendBytes);
                 rv.scratch[rank] = stage;
@@ -121,7 +126,8 @@ final class Movement {
         if (call.send() == null) {
             return 0;
         }
-        return call.kind().sendExtent().elements(call.count(), ranks) * call.type().size();
+        return call.kind().sendExtent().elements(call.count(), ranks)
+                * call.type().size();
     }
 
     /**
@@ -147,7 +153,10 @@ final class Movement {
             case BROADCAST -> copy(sources[mine.peer()], mine.recv().address(), mine.count(), mine.type());
             case ALL_TO_ALL -> {
                 for (int q = 0; q < sources.length; q++) {
-                    copy(sources[q] + rank * blockBytes, mine.recv().address() + q * blockBytes, mine.count(),
+                    copy(
+                            sources[q] + rank * blockBytes,
+                            mine.recv().address() + q * blockBytes,
+                            mine.count(),
                             mine.type());
                 }
             }

@@ -11,8 +11,16 @@ import dev.collectives.runtime.DeviceBuffer;
  * recv, -1 otherwise. The registration flags say whether each buffer counted as registered when the op was issued
  * (locally registered, or graph-registered under capture); null where the buffer is absent.
  */
-record OpCall(OpKind kind, DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int peer,
-              Boolean sendRegistered, Boolean recvRegistered) {
+record OpCall(
+        OpKind kind,
+        DeviceBuffer send,
+        DeviceBuffer recv,
+        long count,
+        DataType type,
+        ReduceOp op,
+        int peer,
+        Boolean sendRegistered,
+        Boolean recvRegistered) {
 
     OpCall withRegistration(Boolean sendRegistered, Boolean recvRegistered) {
         return new OpCall(kind, send, recv, count, type, op, peer, sendRegistered, recvRegistered);
@@ -30,7 +38,11 @@ record OpCall(OpKind kind, DeviceBuffer send, DeviceBuffer recv, long count, Dat
     }
 
     String describe() {
-        StringBuilder s = new StringBuilder().append(kind.method()).append('(').append(count).append(" x ")
+        StringBuilder s = new StringBuilder()
+                .append(kind.method())
+                .append('(')
+                .append(count)
+                .append(" x ")
                 .append(type);
         if (kind.reduces()) {
             s.append(", ").append(op);

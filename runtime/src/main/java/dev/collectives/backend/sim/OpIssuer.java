@@ -5,7 +5,6 @@ import dev.collectives.annotation.OpKind;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.spi.FlightRecorder;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,8 +27,12 @@ final class OpIssuer {
     private long collectiveSeq;
     private final Map<Integer, long[]> peerSeqs = new HashMap<>();
 
-    OpIssuer(SimCommunicator comm, CommGroup group, SimConfig config, RegistrationCache registrations,
-             FlightRecorder recorder) {
+    OpIssuer(
+            SimCommunicator comm,
+            CommGroup group,
+            SimConfig config,
+            RegistrationCache registrations,
+            FlightRecorder recorder) {
         this.comm = comm;
         this.recorder = recorder;
         this.rank = comm.rank();
@@ -60,8 +63,10 @@ final class OpIssuer {
         GroupState state = groupState.get();
         if (state.depth > 0) {
             if (state.stream != null && state.stream != stream) {
-                throw CollectivesException.usage(rank, "the ops of one group must go to one stream: " + call.describe()
-                        + " goes to " + stream + ", earlier ones to " + state.stream);
+                throw CollectivesException.usage(
+                        rank,
+                        "the ops of one group must go to one stream: " + call.describe() + " goes to " + stream
+                                + ", earlier ones to " + state.stream);
             }
             state.stream = stream;
             state.ops.add(call);
@@ -75,11 +80,20 @@ final class OpIssuer {
         boolean capturing = stream.isCapturedBy(Thread.currentThread());
         List<OpCall> flagged = new ArrayList<>(step.size());
         for (OpCall call : step) {
-            OpCall flaggedCall = call.withRegistration(registration(call.send(), capturing),
-                    registration(call.recv(), capturing));
+            OpCall flaggedCall =
+                    call.withRegistration(registration(call.send(), capturing), registration(call.recv(), capturing));
             flagged.add(flaggedCall);
-            recorder.enqueued(flaggedCall.kind().method(), flaggedCall.send(), 0, flaggedCall.recv(), 0,
-                    flaggedCall.count(), flaggedCall.type(), flaggedCall.peer(), stream, capturing,
+            recorder.enqueued(
+                    flaggedCall.kind().method(),
+                    flaggedCall.send(),
+                    0,
+                    flaggedCall.recv(),
+                    0,
+                    flaggedCall.count(),
+                    flaggedCall.type(),
+                    flaggedCall.peer(),
+                    stream,
+                    capturing,
                     flaggedCall.registered());
         }
         if (capturing) {
@@ -98,16 +112,19 @@ final class OpIssuer {
         if (buffer == null) {
             return null;
         }
-        boolean graphRegistered = captured && config.capabilities().registration()
-                && (buffer.memory().isVirtualMemory() || buffer.allocator() == Allocator.LEGACY
-                && config.environment(SimConfig.LEGACY_REGISTER_VARIABLE).equals(Optional.of("1")));
+        boolean graphRegistered = captured
+                && config.capabilities().registration()
+                && (buffer.memory().isVirtualMemory()
+                        || buffer.allocator() == Allocator.LEGACY
+                                && config.environment(SimConfig.LEGACY_REGISTER_VARIABLE)
+                                        .equals(Optional.of("1")));
         return graphRegistered || registrations.contains(buffer);
     }
 
     void launchGraph(List<List<OpCall>> steps, SimStream stream) {
         if (stream.isCapturedBy(Thread.currentThread())) {
-            throw CollectivesException.usage(rank, "launching a graph into " + stream + " while capturing it is not"
-                    + " supported");
+            throw CollectivesException.usage(
+                    rank, "launching a graph into " + stream + " while capturing it is not" + " supported");
         }
         stream.enqueue(() -> launch(steps, true));
     }
@@ -117,7 +134,8 @@ final class OpIssuer {
      * the stream's monitor held (see {@link SimStream#enqueue}).
      */
     private synchronized Work launch(List<List<OpCall>> steps, boolean fromGraph) {
-        group.requireNotAborted(rank, fromGraph ? "graph launch" : steps.get(0).get(0).describe());
+        group.requireNotAborted(
+                rank, fromGraph ? "graph launch" : steps.get(0).get(0).describe());
         List<SimMemory.Pin> pinned = new ArrayList<>();
         try {
             for (List<OpCall> step : steps) {

@@ -4,7 +4,6 @@ import dev.collectives.annotation.OpKind;
 import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.rules.Message;
 import dev.collectives.runtime.Result;
-
 import java.util.HashMap;
 import java.util.Map;
 
@@ -91,13 +90,17 @@ final class PointToPoint {
 
     /** The pair's other side was not posted in time: the send ({@code sendMissing}) or the recv. */
     static CallVerdict unmatched(Key key, boolean sendMissing, String timeoutText) {
-        return CallVerdict.error(Result.REMOTE_ERROR, key.toString(), "rank " + (sendMissing ? key.from : key.to)
-                + " posted no matching " + (sendMissing ? "send" : "recv") + " within " + timeoutText);
+        return CallVerdict.error(
+                Result.REMOTE_ERROR,
+                key.toString(),
+                "rank " + (sendMissing ? key.from : key.to) + " posted no matching " + (sendMissing ? "send" : "recv")
+                        + " within " + timeoutText);
     }
 
     /** The pair {@code op} of rank {@code rank} belongs to: the {@code index}-th send from {@code from} to {@code to}. */
     static Key keyOf(int rank, Launched op) {
-        return op.call().kind() == OpKind.SEND ? new Key(rank, op.call().peer(), op.seq())
+        return op.call().kind() == OpKind.SEND
+                ? new Key(rank, op.call().peer(), op.seq())
                 : new Key(op.call().peer(), rank, op.seq());
     }
 

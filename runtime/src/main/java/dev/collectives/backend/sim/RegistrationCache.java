@@ -1,7 +1,6 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.DeviceBuffer;
-
 import java.util.HashMap;
 import java.util.Map;
 

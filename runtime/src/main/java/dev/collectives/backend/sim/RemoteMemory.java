@@ -2,7 +2,6 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.runtime.DeviceMemory;
-
 import java.nio.ByteBuffer;
 import java.util.Set;
 
@@ -14,8 +13,14 @@ import java.util.Set;
 final class RemoteMemory extends DeviceMemory {
     private final int rank;
 
-    RemoteMemory(int rank, long address, long size, Allocator allocator, long physicalSize, long reservedSize,
-                 String foreignClass) {
+    RemoteMemory(
+            int rank,
+            long address,
+            long size,
+            Allocator allocator,
+            long physicalSize,
+            long reservedSize,
+            String foreignClass) {
         super(address, size, allocator, physicalSize, reservedSize, Set.of(), foreignClass);
         this.rank = rank;
     }

@@ -10,7 +10,6 @@ import dev.collectives.runtime.ForeignMemory;
 import dev.collectives.runtime.QualifiedVmmAllocator;
 import dev.collectives.runtime.VirtualMemory;
 import dev.collectives.runtime.internal.AllocatorRule;
-
 import java.util.Set;
 
 /**
@@ -48,17 +47,30 @@ final class SimAllocations {
         switch (allocator) {
             case MEM_ALLOC: {
                 long rounded = VirtualMemory.roundUp(bytes, granularity);
-                return DeviceBuffer.root(SimMemory.allocate(device, ledger, Allocator.MEM_ALLOC, rounded, rounded,
-                        granularity, projectVmm.qualifiedHandleTypes()), type, count);
+                return DeviceBuffer.root(
+                        SimMemory.allocate(
+                                device,
+                                ledger,
+                                Allocator.MEM_ALLOC,
+                                rounded,
+                                rounded,
+                                granularity,
+                                projectVmm.qualifiedHandleTypes()),
+                        type,
+                        count);
             }
             case VMM:
                 return checkedRoot(new QualifiedVmmAllocator(), projectVmm, type, count, bytes);
             case LEGACY:
-                return DeviceBuffer.root(SimMemory.allocate(device, ledger, Allocator.LEGACY, bytes, bytes,
-                        LEGACY_ALIGNMENT, Set.of()), type, count);
+                return DeviceBuffer.root(
+                        SimMemory.allocate(device, ledger, Allocator.LEGACY, bytes, bytes, LEGACY_ALIGNMENT, Set.of()),
+                        type,
+                        count);
             default:
-                throw CollectivesException.usage(rank, "Allocator." + allocator + " needs an allocator instance:"
-                        + " call allocate(DeviceAllocator, type, count)");
+                throw CollectivesException.usage(
+                        rank,
+                        "Allocator." + allocator + " needs an allocator instance:"
+                                + " call allocate(DeviceAllocator, type, count)");
         }
     }
 
@@ -67,20 +79,28 @@ final class SimAllocations {
     }
 
     /** Memory from {@code allocator}, checked against R11; freed again if it fails the check. */
-    private DeviceBuffer checkedRoot(DeviceAllocator allocator, SimVirtualMemory vmm, DataType type, long count,
-                                     long bytes) {
+    private DeviceBuffer checkedRoot(
+            DeviceAllocator allocator, SimVirtualMemory vmm, DataType type, long count, long bytes) {
         DeviceMemory memory = allocator.allocate(vmm, bytes);
         try {
             if (!(memory instanceof SimMemory) || ((SimMemory) memory).rank() != device) {
-                throw CollectivesException.usage(rank, AllocatorRule.nameOf(allocator.getClass()) + " returned "
-                        + memory + ", which was not mapped with this rank's virtualMemory()");
+                throw CollectivesException.usage(
+                        rank,
+                        AllocatorRule.nameOf(allocator.getClass()) + " returned " + memory
+                                + ", which was not mapped with this rank's virtualMemory()");
             }
             if (memory.size() < bytes) {
-                throw CollectivesException.usage(rank, AllocatorRule.nameOf(allocator.getClass()) + " returned "
-                        + memory + " for a request of " + bytes + " bytes");
+                throw CollectivesException.usage(
+                        rank,
+                        AllocatorRule.nameOf(allocator.getClass()) + " returned " + memory + " for a request of "
+                                + bytes + " bytes");
             }
-            AllocatorRule.check(allocator.getClass(), memory, config.granularity(),
-                    config.capabilities().fabricHandles(), rank);
+            AllocatorRule.check(
+                    allocator.getClass(),
+                    memory,
+                    config.granularity(),
+                    config.capabilities().fabricHandles(),
+                    rank);
             return DeviceBuffer.root(memory, type, count);
         } catch (RuntimeException e) {
             memory.close();
@@ -95,8 +115,7 @@ final class SimAllocations {
     DeviceBuffer wrap(long address, long bytes, DataType type) {
         ForeignMemory.Classification found = Allocation.classify(address);
         long count = ForeignMemory.check(rank, device, address, bytes, type, found);
-        SimMemory memory = Allocation.wrap(device, address, found,
-                ForeignMemory.describe(found, "{cuda,musa}Malloc"));
+        SimMemory memory = Allocation.wrap(device, address, found, ForeignMemory.describe(found, "{cuda,musa}Malloc"));
         return DeviceBuffer.wrapped(memory, address - found.head(), type, count);
     }
 }

@@ -1,7 +1,6 @@
 package dev.collectives.backend.sim;
 
 import com.google.auto.service.AutoService;
-
 import dev.collectives.runtime.Availability;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.JoinedRank;

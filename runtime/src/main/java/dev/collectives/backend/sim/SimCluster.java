@@ -5,7 +5,6 @@ import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.spi.RankThreads;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -71,7 +70,11 @@ public final class SimCluster implements LocalCluster {
                 throw CollectivesException.usage(-1, "run() on a closed cluster");
             }
         }
-        RankThreads.run(size(), "sim", r -> new Context(comms.get(r), comms.get(r).defaultStream(), r, size()), body,
+        RankThreads.run(
+                size(),
+                "sim",
+                r -> new Context(comms.get(r), comms.get(r).defaultStream(), r, size()),
+                body,
                 () -> group.abort("a rank of the local run failed"));
     }
 
@@ -106,6 +109,5 @@ public final class SimCluster implements LocalCluster {
         return config.toString();
     }
 
-    private record Context(SimCommunicator comm, Stream stream, int rank, int size) implements RankContext {
-    }
+    private record Context(SimCommunicator comm, Stream stream, int rank, int size) implements RankContext {}
 }

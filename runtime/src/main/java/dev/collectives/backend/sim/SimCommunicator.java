@@ -11,12 +11,12 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.FlightRecord;
+import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.VirtualMemory;
-import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.internal.AllocatorRule;
 import dev.collectives.runtime.internal.ByteRanges;
 import dev.collectives.runtime.internal.CallArguments;
@@ -24,11 +24,9 @@ import dev.collectives.runtime.internal.LegacyRegistrationRule;
 import dev.collectives.runtime.spi.ChildCommunicators;
 import dev.collectives.runtime.spi.FlightEvents;
 import dev.collectives.runtime.spi.FlightRecorder;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-
 import jdk.jfr.Event;
 
 /**
@@ -43,6 +41,7 @@ public final class SimCommunicator implements Communicator {
     private final int rank;
     /** The simulated device: the rank in the communicator the job started with. */
     private final int device;
+
     private final SimConfig config;
     private final CallArguments arguments;
     private final CommGroup group;
@@ -59,6 +58,7 @@ public final class SimCommunicator implements Communicator {
     private final ChildCommunicators children = new ChildCommunicators();
     /** The parent's open children, which this one leaves when it closes; null for a communicator without parent. */
     private final ChildCommunicators siblings;
+
     private boolean closed;
     private final FlightRecorder recorder;
 
@@ -67,13 +67,15 @@ public final class SimCommunicator implements Communicator {
         this(rank, rank, config, group, ledger, null);
     }
 
-    private SimCommunicator(int rank, int device, SimConfig config, CommGroup group, Ledger ledger,
-                            ChildCommunicators siblings) {
+    private SimCommunicator(
+            int rank, int device, SimConfig config, CommGroup group, Ledger ledger, ChildCommunicators siblings) {
         this.rank = rank;
         this.device = device;
         this.siblings = siblings;
         this.config = config;
-        this.arguments = new CallArguments(rank, config.ranks(),
+        this.arguments = new CallArguments(
+                rank,
+                config.ranks(),
                 memory -> memory instanceof SimMemory && ((SimMemory) memory).rank() == device,
                 "rank " + rank + "'s simulated device (device " + device + ")");
         this.group = group;
@@ -177,8 +179,11 @@ public final class SimCommunicator implements Communicator {
     public RegistrationHandle register(DeviceBuffer buffer) {
         requireUsable("register");
         if (!config.capabilities().registration()) {
-            throw CollectivesException.library(Result.INVALID_USAGE, rank, libraryFunction("CommRegister"), "library "
-                    + config.capabilities().libraryVersion() + " does not support user buffer registration");
+            throw CollectivesException.library(
+                    Result.INVALID_USAGE,
+                    rank,
+                    libraryFunction("CommRegister"),
+                    "library " + config.capabilities().libraryVersion() + " does not support user buffer registration");
         }
         SimMemory memory = (SimMemory) arguments.memory("register", buffer);
         LegacyRegistrationRule.check(this, buffer);
@@ -195,12 +200,12 @@ public final class SimCommunicator implements Communicator {
      */
     public void deregister(RegistrationHandle handle) {
         if (!(handle instanceof SimRegistration) || ((SimRegistration) handle).communicator() != this) {
-            throw CollectivesException.violation(Message.R6_UNKNOWN_HANDLE, rank, libraryFunction("CommDeregister"),
-                    handle);
+            throw CollectivesException.violation(
+                    Message.R6_UNKNOWN_HANDLE, rank, libraryFunction("CommDeregister"), handle);
         }
         if (!handle.isOpen()) {
-            throw CollectivesException.violation(Message.R6_DEREGISTERED_TWICE, rank,
-                    libraryFunction("CommDeregister"), handle);
+            throw CollectivesException.violation(
+                    Message.R6_DEREGISTERED_TWICE, rank, libraryFunction("CommDeregister"), handle);
         }
         handle.close();
     }
@@ -215,7 +220,10 @@ public final class SimCommunicator implements Communicator {
         requireUsable("registerWindow");
         Capabilities capabilities = config.capabilities();
         if (!capabilities.registration() || !capabilities.symmetricWindows()) {
-            throw CollectivesException.library(Result.INVALID_USAGE, rank, libraryFunction("CommWindowRegister"),
+            throw CollectivesException.library(
+                    Result.INVALID_USAGE,
+                    rank,
+                    libraryFunction("CommWindowRegister"),
                     "it returned a NULL window: library " + capabilities.libraryVersion()
                             + " has no symmetric window support on this communicator");
         }
@@ -247,48 +255,141 @@ public final class SimCommunicator implements Communicator {
     // ---- collectives -------------------------------------------------------------------------------------
 
     @Override
-    public void allReduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
-                          DataType type, ReduceOp op, Stream stream) {
-        issue(stream, checked(OpKind.ALL_REDUCE, send, sendOffset, count, recv, recvOffset, count, count, type,
-                op, -1, 0));
+    public void allReduce(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            ReduceOp op,
+            Stream stream) {
+        issue(
+                stream,
+                checked(OpKind.ALL_REDUCE, send, sendOffset, count, recv, recvOffset, count, count, type, op, -1, 0));
     }
 
     @Override
-    public void allGather(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long sendCount,
-                          DataType type, Stream stream) {
+    public void allGather(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long sendCount,
+            DataType type,
+            Stream stream) {
         OpKind kind = OpKind.ALL_GATHER;
-        issue(stream, checked(kind, send, sendOffset, sendCount, recv, recvOffset,
-                arguments.elements(kind.method(), sendCount, type, true), sendCount, type, null, -1,
-                (long) rank * sendCount));
+        issue(
+                stream,
+                checked(
+                        kind,
+                        send,
+                        sendOffset,
+                        sendCount,
+                        recv,
+                        recvOffset,
+                        arguments.elements(kind.method(), sendCount, type, true),
+                        sendCount,
+                        type,
+                        null,
+                        -1,
+                        (long) rank * sendCount));
     }
 
     @Override
-    public void reduceScatter(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long recvCount,
-                              DataType type, ReduceOp op, Stream stream) {
+    public void reduceScatter(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long recvCount,
+            DataType type,
+            ReduceOp op,
+            Stream stream) {
         OpKind kind = OpKind.REDUCE_SCATTER;
-        issue(stream, checked(kind, send, sendOffset, arguments.elements(kind.method(), recvCount, type, true),
-                recv, recvOffset, recvCount, recvCount, type, op, -1, -(long) rank * recvCount));
+        issue(
+                stream,
+                checked(
+                        kind,
+                        send,
+                        sendOffset,
+                        arguments.elements(kind.method(), recvCount, type, true),
+                        recv,
+                        recvOffset,
+                        recvCount,
+                        recvCount,
+                        type,
+                        op,
+                        -1,
+                        -(long) rank * recvCount));
     }
 
     @Override
-    public void broadcast(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
-                          DataType type, int root, Stream stream) {
+    public void broadcast(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            int root,
+            Stream stream) {
         arguments.peer(OpKind.BROADCAST.method(), "root", root);
-        issue(stream, checked(OpKind.BROADCAST, rank == root ? send : null, sendOffset, count, recv, recvOffset,
-                count, count, type, null, root, 0));
+        issue(
+                stream,
+                checked(
+                        OpKind.BROADCAST,
+                        rank == root ? send : null,
+                        sendOffset,
+                        count,
+                        recv,
+                        recvOffset,
+                        count,
+                        count,
+                        type,
+                        null,
+                        root,
+                        0));
     }
 
     @Override
-    public void reduce(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
-                       DataType type, ReduceOp op, int root, Stream stream) {
+    public void reduce(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int root,
+            Stream stream) {
         arguments.peer(OpKind.REDUCE.method(), "root", root);
-        issue(stream, checked(OpKind.REDUCE, send, sendOffset, count, rank == root ? recv : null, recvOffset,
-                count, count, type, op, root, 0));
+        issue(
+                stream,
+                checked(
+                        OpKind.REDUCE,
+                        send,
+                        sendOffset,
+                        count,
+                        rank == root ? recv : null,
+                        recvOffset,
+                        count,
+                        count,
+                        type,
+                        op,
+                        root,
+                        0));
     }
 
     @Override
-    public void allToAll(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset, long count,
-                         DataType type, Stream stream) {
+    public void allToAll(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            Stream stream) {
         OpKind kind = OpKind.ALL_TO_ALL;
         long total = arguments.elements(kind.method(), count, type, true);
         issue(stream, checked(kind, send, sendOffset, total, recv, recvOffset, total, count, type, null, -1, 0));
@@ -322,9 +423,19 @@ public final class SimCommunicator implements Communicator {
      * with room from their offsets), and that send and recv regions are either in place (send
      * {@code inPlaceShift} elements from recv) or disjoint (R7). The op's sides are the buffers from their offsets.
      */
-    private OpCall checked(OpKind kind, DeviceBuffer send, long sendOffset, long sendCount, DeviceBuffer recv,
-                           long recvOffset, long recvCount, long count, DataType type, ReduceOp op, int peer,
-                           long inPlaceShift) {
+    private OpCall checked(
+            OpKind kind,
+            DeviceBuffer send,
+            long sendOffset,
+            long sendCount,
+            DeviceBuffer recv,
+            long recvOffset,
+            long recvCount,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int peer,
+            long inPlaceShift) {
         String call = kind.method();
         requireUsable(call);
         arguments.elements(call, count, type, false);
@@ -340,20 +451,33 @@ public final class SimCommunicator implements Communicator {
             // addresses compared, shown as bytes from the send allocation's head, as bind shows them
             long sendHead = sendSide.address() - sendSide.headOffset();
             long recvStart = recvSide.address() - sendHead;
-            ByteRanges.requireInPlaceOrApart(rank, call, inPlaceShift * type.size(), sendSide.headOffset(),
-                    sendSide.headOffset() + sendCount * type.size(), recvStart, recvStart + recvCount * type.size());
+            ByteRanges.requireInPlaceOrApart(
+                    rank,
+                    call,
+                    inPlaceShift * type.size(),
+                    sendSide.headOffset(),
+                    sendSide.headOffset() + sendCount * type.size(),
+                    recvStart,
+                    recvStart + recvCount * type.size());
         }
         return new OpCall(kind, sendSide, recvSide, count, type, op, peer, null, null);
     }
 
     /** The part of {@code buffer} from {@code offset} elements on, once it holds {@code elements}; or null. */
-    private DeviceBuffer side(String call, String role, DeviceBuffer buffer, boolean required, long offset,
-                              long elements, DataType type) {
+    private DeviceBuffer side(
+            String call,
+            String role,
+            DeviceBuffer buffer,
+            boolean required,
+            long offset,
+            long elements,
+            DataType type) {
         if (!arguments.room(call, role, buffer, required, offset, elements, type)) {
             return null;
         }
-        return offset == 0 ? buffer : buffer.view(offset * type.size(), type, buffer.sizeBytes() / type.size()
-                - offset);
+        return offset == 0
+                ? buffer
+                : buffer.view(offset * type.size(), type, buffer.sizeBytes() / type.size() - offset);
     }
 
     private void issue(Stream stream, OpCall call) {
@@ -383,8 +507,10 @@ public final class SimCommunicator implements Communicator {
         requireOpen("wrapStream");
         SimStream target = SimStream.byHandle(handle);
         if (target == null) {
-            throw CollectivesException.usage(rank, "wrapStream(0x" + Long.toHexString(handle) + "): no live stream "
-                    + "of the simulated devices has that handle");
+            throw CollectivesException.usage(
+                    rank,
+                    "wrapStream(0x" + Long.toHexString(handle) + "): no live stream "
+                            + "of the simulated devices has that handle");
         }
         return new WrappedSimStream(streamOf(target), this);
     }
@@ -394,19 +520,20 @@ public final class SimCommunicator implements Communicator {
     @Override
     public synchronized Stream createStream() {
         requireUsable("createStream");
-        SimStream stream = new SimStream(this, device, "sim-device-" + device + "-rank-" + rank + "-of-" + size()
-                + "-stream-" + streams.size());
+        SimStream stream = new SimStream(
+                this, device, "sim-device-" + device + "-rank-" + rank + "-of-" + size() + "-stream-" + streams.size());
         streams.add(stream);
         return stream;
     }
 
     /** The stream behind {@code stream}: one of this rank's device, made here or wrapped. */
     private SimStream streamOf(Stream stream) {
-        SimStream s = stream instanceof WrappedSimStream ? ((WrappedSimStream) stream).target()
+        SimStream s = stream instanceof WrappedSimStream
+                ? ((WrappedSimStream) stream).target()
                 : stream instanceof SimStream ? (SimStream) stream : null;
         if (s == null || s.device() != device) {
-            throw CollectivesException.usage(rank, stream + " is not a stream of rank " + rank + "'s device (device "
-                    + device + ")");
+            throw CollectivesException.usage(
+                    rank, stream + " is not a stream of rank " + rank + "'s device (device " + device + ")");
         }
         return s;
     }
@@ -454,8 +581,8 @@ public final class SimCommunicator implements Communicator {
     }
 
     private SimCommunicator adopt(CommGroup.Member member) {
-        return children.adopt(new SimCommunicator(member.rank(), device, member.group().config(), member.group(),
-                new Ledger(), children));
+        return children.adopt(new SimCommunicator(
+                member.rank(), device, member.group().config(), member.group(), new Ledger(), children));
     }
 
     @Override
@@ -496,14 +623,16 @@ public final class SimCommunicator implements Communicator {
         }
         SimUsage left = ledger.snapshot();
         if (!left.isZero()) {
-            throw CollectivesException.usage(rank, "communicator closed with live resources: " + left
-                    + "; close graphs, windows, registrations and memory before the communicator");
+            throw CollectivesException.usage(
+                    rank,
+                    "communicator closed with live resources: " + left
+                            + "; close graphs, windows, registrations and memory before the communicator");
         }
     }
 
     @Override
     public String toString() {
-        return "sim communicator, rank " + rank + " of " + size() + (siblings == null ? "" : " (a child, on device "
-                + device + ")");
+        return "sim communicator, rank " + rank + " of " + size()
+                + (siblings == null ? "" : " (a child, on device " + device + ")");
     }
 }

@@ -1,7 +1,6 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.Capabilities;
-
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -34,8 +33,16 @@ public final class SimConfig {
         this.ranks = b.ranks;
         this.ranksPerNode = b.ranksPerNode == 0 ? b.ranks : b.ranksPerNode;
         this.granularity = b.granularity;
-        this.capabilities = new Capabilities(b.libraryVersion, b.mtlinkSharp, b.ibSharp, b.registration,
-                b.symmetricWindows, b.windowHelpers, b.fabricHandles, true, true);
+        this.capabilities = new Capabilities(
+                b.libraryVersion,
+                b.mtlinkSharp,
+                b.ibSharp,
+                b.registration,
+                b.symmetricWindows,
+                b.windowHelpers,
+                b.fabricHandles,
+                true,
+                true);
         this.environmentOverrides = Map.copyOf(b.environment);
         this.timeout = b.timeout;
     }
@@ -92,8 +99,8 @@ public final class SimConfig {
 
     @Override
     public String toString() {
-        return "sim cluster of " + ranks + " ranks (" + ranksPerNode + " per node), granularity " + granularity
-                + ", " + capabilities + ", environment overrides " + environmentOverrides + ", timeout " + timeout;
+        return "sim cluster of " + ranks + " ranks (" + ranksPerNode + " per node), granularity " + granularity + ", "
+                + capabilities + ", environment overrides " + environmentOverrides + ", timeout " + timeout;
     }
 
     /** Defaults: 1 rank, all ranks on one node, 2 MiB granularity, no FABRIC handles, library 2.28.9 with
@@ -113,8 +120,7 @@ public final class SimConfig {
         private final Map<String, Optional<String>> environment = new HashMap<>();
         private Duration timeout = DEFAULT_TIMEOUT;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The number of ranks (at least 1). */
         public Builder ranks(int ranks) {

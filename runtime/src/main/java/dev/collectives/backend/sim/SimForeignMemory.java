@@ -7,7 +7,6 @@ import dev.collectives.runtime.ForeignMemory.Classification;
 import dev.collectives.runtime.ForeignMemory.Residence;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.VirtualMemory;
-
 import java.nio.ByteBuffer;
 import java.util.Set;
 
@@ -28,20 +27,30 @@ public final class SimForeignMemory implements AutoCloseable {
 
     private SimForeignMemory(long bytes, long alignment, Classification classFor) {
         if (bytes <= 0) {
-            throw CollectivesException.library(Result.INVALID_ARGUMENT, -1, "framework allocation",
-                    bytes + " bytes: the size must be positive");
+            throw CollectivesException.library(
+                    Result.INVALID_ARGUMENT, -1, "framework allocation", bytes + " bytes: the size must be positive");
         }
-        this.allocation = Allocation.allocate(-1, "framework allocation", bytes, bytes, alignment,
+        this.allocation = Allocation.allocate(
+                -1,
+                "framework allocation",
+                bytes,
+                bytes,
+                alignment,
                 head -> classFor.residence() == Residence.DEVICE
-                        ? new Classification(Residence.DEVICE, classFor.device(), head, bytes, classFor.vmm(),
-                        classFor.handleTypes())
+                        ? new Classification(
+                                Residence.DEVICE,
+                                classFor.device(),
+                                head,
+                                bytes,
+                                classFor.vmm(),
+                                classFor.handleTypes())
                         : classFor);
     }
 
     /** {@code cudaMalloc}/{@code musaMalloc} on {@code device}: legacy memory (R9). */
     public static SimForeignMemory deviceMalloc(int device, long bytes) {
-        return new SimForeignMemory(bytes, LEGACY_ALIGNMENT,
-                new Classification(Residence.DEVICE, device, 0, 0, false, Set.of()));
+        return new SimForeignMemory(
+                bytes, LEGACY_ALIGNMENT, new Classification(Residence.DEVICE, device, 0, 0, false, Set.of()));
     }
 
     /**
@@ -50,7 +59,9 @@ public final class SimForeignMemory implements AutoCloseable {
      * with POSIX fd handles (and FABRIC where the device has them) at the recommended granularity.
      */
     public static SimForeignMemory vmm(int device, long bytes, long granularity, HandleType... handleTypes) {
-        return new SimForeignMemory(VirtualMemory.roundUp(bytes, granularity), granularity,
+        return new SimForeignMemory(
+                VirtualMemory.roundUp(bytes, granularity),
+                granularity,
                 new Classification(Residence.DEVICE, device, 0, 0, true, Set.of(handleTypes)));
     }
 

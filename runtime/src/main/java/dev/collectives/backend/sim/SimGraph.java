@@ -2,7 +2,6 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
-
 import java.util.List;
 
 /** A captured graph: the ops recorded on a stream, with graph registration of their buffers while it lives. */

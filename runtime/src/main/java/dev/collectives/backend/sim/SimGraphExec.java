@@ -2,7 +2,6 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Stream;
-
 import java.util.List;
 
 /** An instantiated graph: each launch re-executes the recorded ops, matched afresh with the other ranks. */

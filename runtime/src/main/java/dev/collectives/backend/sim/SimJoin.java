@@ -6,7 +6,6 @@ import dev.collectives.runtime.bootstrap.Bootstrap;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.bootstrap.RendezvousEndpoint;
 import dev.collectives.runtime.spi.Joined;
-
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -36,8 +35,7 @@ final class SimJoin {
     /** Jobs still forming, by unique id (hex); a job leaves once complete or failed. */
     private static final Map<String, Forming> FORMING = new HashMap<>();
 
-    private SimJoin() {
-    }
+    private SimJoin() {}
 
     static JoinedRank join(Bootstrap bootstrap) {
         Rendezvous rendezvous = bootstrap.rendezvous();
@@ -56,8 +54,8 @@ final class SimJoin {
             byte[][] processes = rendezvous.allGather(PROCESS_ID);
             if (!Arrays.stream(processes).allMatch(p -> Arrays.equals(p, processes[0]))) {
                 requireServable(bootstrap, rendezvous);
-                SimCommunicator comm = new SimCommunicator(bootstrap.rank(), config,
-                        new WireGroup(config, bootstrap.rank(), rendezvous), new Ledger());
+                SimCommunicator comm = new SimCommunicator(
+                        bootstrap.rank(), config, new WireGroup(config, bootstrap.rank(), rendezvous), new Ledger());
                 keep = true;
                 return new Joined(comm, comm.defaultStream(), bootstrap.localRank(), bootstrap.device());
             }
@@ -90,8 +88,10 @@ final class SimJoin {
                 ? endpoint.get() + " (files would be polled for every call); set COLLECTIVES_RENDEZVOUS=tcp://<rank 0's"
                         + " host>:<port>"
                 : rendezvous.where() + ", which cannot carry every call's data; run the ranks in one process";
-        throw CollectivesException.usage(bootstrap.rank(), "the sim's ranks are in several processes, which the sim"
-                + " serves through a tcp:// rendezvous only, not " + instead);
+        throw CollectivesException.usage(
+                bootstrap.rank(),
+                "the sim's ranks are in several processes, which the sim"
+                        + " serves through a tcp:// rendezvous only, not " + instead);
     }
 
     private static byte[] newId(int bytes) {
@@ -118,8 +118,11 @@ final class SimJoin {
                 throw CollectivesException.usage(rank, failure);
             }
             if (bootstrap.size() != config.ranks()) {
-                fail(key, rank, "sim job " + shortId(key) + ": rank " + rank + " says the world size is "
-                        + bootstrap.size() + ", the first rank to arrive said " + config.ranks());
+                fail(
+                        key,
+                        rank,
+                        "sim job " + shortId(key) + ": rank " + rank + " says the world size is " + bootstrap.size()
+                                + ", the first rank to arrive said " + config.ranks());
             }
             if (!arrived.add(rank)) {
                 fail(key, rank, "sim job " + shortId(key) + ": duplicate rank " + rank);
@@ -129,11 +132,16 @@ final class SimJoin {
             while (arrived.size() < config.ranks() && failure == null) {
                 long left = (deadline - System.nanoTime()) / 1_000_000;
                 if (left <= 0) {
-                    List<String> missing = IntStream.range(0, config.ranks()).filter(r -> !arrived.contains(r))
-                            .mapToObj(Integer::toString).collect(Collectors.toList());
-                    fail(key, rank, "sim job " + shortId(key) + ": " + (missing.size() == 1 ? "rank " : "ranks ")
-                            + String.join(", ", missing) + " did not join within "
-                            + bootstrap.timeout().toMillis() + " ms");
+                    List<String> missing = IntStream.range(0, config.ranks())
+                            .filter(r -> !arrived.contains(r))
+                            .mapToObj(Integer::toString)
+                            .collect(Collectors.toList());
+                    fail(
+                            key,
+                            rank,
+                            "sim job " + shortId(key) + ": " + (missing.size() == 1 ? "rank " : "ranks ")
+                                    + String.join(", ", missing) + " did not join within "
+                                    + bootstrap.timeout().toMillis() + " ms");
                 }
                 try {
                     wait(left);

@@ -9,7 +9,6 @@ import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.ForeignMemory.Classification;
 import dev.collectives.runtime.ForeignMemory.Residence;
 import dev.collectives.runtime.Result;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +28,7 @@ final class SimMemory extends DeviceMemory {
     private final Ledger ledger;
     /** The allocation this memory owns, or null for a view {@code wrap} made (the allocation's free closes it). */
     private final Allocation allocation;
+
     private int registrations;
     private int windows;
     private int graphUses;
@@ -36,8 +36,17 @@ final class SimMemory extends DeviceMemory {
     /** What queued stream work reads and writes of this memory, until it ran: host copies must not race it. */
     private final List<Pin> pins = new ArrayList<>();
 
-    private SimMemory(int rank, Ledger ledger, Allocation allocation, long head, long size, Allocator allocator,
-                      long physicalSize, long reservedSize, Set<HandleType> handleTypes, String foreignClass) {
+    private SimMemory(
+            int rank,
+            Ledger ledger,
+            Allocation allocation,
+            long head,
+            long size,
+            Allocator allocator,
+            long physicalSize,
+            long reservedSize,
+            Set<HandleType> handleTypes,
+            String foreignClass) {
         super(head, size, allocator, physicalSize, reservedSize, handleTypes, foreignClass);
         this.rank = rank;
         this.ledger = ledger;
@@ -48,24 +57,56 @@ final class SimMemory extends DeviceMemory {
      * {@code reservedSize} bytes of address range whose head is aligned to {@code alignment}; {@code usableSize}
      * bytes of it are the memory, which the driver reports as device memory of {@code rank}: VMM unless legacy.
      */
-    static SimMemory allocate(int rank, Ledger ledger, Allocator allocator, long usableSize, long reservedSize,
-                              long alignment, Set<HandleType> handleTypes) {
+    static SimMemory allocate(
+            int rank,
+            Ledger ledger,
+            Allocator allocator,
+            long usableSize,
+            long reservedSize,
+            long alignment,
+            Set<HandleType> handleTypes) {
         if (usableSize < 0 || reservedSize < usableSize || alignment < 1) {
-            throw CollectivesException.library(Result.INVALID_ARGUMENT, rank, "memory allocation",
+            throw CollectivesException.library(
+                    Result.INVALID_ARGUMENT,
+                    rank,
+                    "memory allocation",
                     "usable " + usableSize + " bytes, reserved " + reservedSize + ", alignment " + alignment);
         }
-        Allocation allocation = Allocation.allocate(rank, "memory allocation", usableSize, reservedSize, alignment,
-                head -> new Classification(Residence.DEVICE, rank, head, usableSize, allocator != Allocator.LEGACY,
-                        handleTypes));
+        Allocation allocation = Allocation.allocate(
+                rank,
+                "memory allocation",
+                usableSize,
+                reservedSize,
+                alignment,
+                head -> new Classification(
+                        Residence.DEVICE, rank, head, usableSize, allocator != Allocator.LEGACY, handleTypes));
         ledger.allocations.incrementAndGet();
-        return new SimMemory(rank, ledger, allocation, allocation.head(), usableSize, allocator, usableSize,
-                reservedSize, handleTypes, null);
+        return new SimMemory(
+                rank,
+                ledger,
+                allocation,
+                allocation.head(),
+                usableSize,
+                allocator,
+                usableSize,
+                reservedSize,
+                handleTypes,
+                null);
     }
 
     /** Rank {@code rank}'s view of an allocation, as {@code wrap} found it; freeing it frees nothing. */
     static SimMemory wrapping(int rank, Classification found, String foreignClass) {
-        return new SimMemory(rank, null, null, found.head(), found.size(), found.allocator(), found.size(),
-                found.size(), found.handleTypes(), foreignClass);
+        return new SimMemory(
+                rank,
+                null,
+                null,
+                found.head(),
+                found.size(),
+                found.allocator(),
+                found.size(),
+                found.size(),
+                found.handleTypes(),
+                foreignClass);
     }
 
     /** The rank whose device this memory is on. */
@@ -115,10 +156,14 @@ final class SimMemory extends DeviceMemory {
     private synchronized void requireNoRace(String copy, long offset, long bytes, boolean reads) {
         for (Pin pin : pins) {
             if ((pin.writes || !reads) && offset < pin.offset + pin.bytes && pin.offset < offset + bytes) {
-                throw CollectivesException.usage(rank, HOST_COPY_RACE + " " + copy + " of bytes [" + offset + ", "
-                        + (offset + bytes) + ") of " + this + " races " + pin.what + ", still queued on a stream and "
-                        + (pin.writes ? "writing" : "reading") + " bytes [" + pin.offset + ", " + (pin.offset
-                        + pin.bytes) + "); call stream.synchronize() before the copy (see docs/rules.md#sync-host-copy)");
+                throw CollectivesException.usage(
+                        rank,
+                        HOST_COPY_RACE + " " + copy + " of bytes [" + offset + ", "
+                                + (offset + bytes) + ") of " + this + " races " + pin.what
+                                + ", still queued on a stream and "
+                                + (pin.writes ? "writing" : "reading") + " bytes [" + pin.offset + ", "
+                                + (pin.offset + pin.bytes)
+                                + "); call stream.synchronize() before the copy (see docs/rules.md#sync-host-copy)");
             }
         }
     }

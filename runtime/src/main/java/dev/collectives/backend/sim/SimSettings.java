@@ -2,7 +2,6 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.bootstrap.Bootstrap;
-
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
@@ -31,12 +30,12 @@ final class SimSettings {
         new Setting<>("fabricHandles", SimSettings::flag, SimConfig.Builder::fabricHandles),
     };
 
-    private SimSettings() {
-    }
+    private SimSettings() {}
 
     /** The job's configuration as this rank's settings describe it. */
     static SimConfig config(Bootstrap bootstrap) {
-        SimConfig.Builder builder = SimBackend.cluster().ranks(bootstrap.size())
+        SimConfig.Builder builder = SimBackend.cluster()
+                .ranks(bootstrap.size())
                 .ranksPerNode(bootstrap.localSize().orElse(bootstrap.size()))
                 .timeout(bootstrap.timeout()); // by default the bootstrap's timeout bounds the collectives too
         for (Setting<?> setting : SETTINGS) {
@@ -66,13 +65,17 @@ final class SimSettings {
             String option = "sim." + name;
             Optional<T> value;
             try {
-                value = parse == null ? (Optional<T>) bootstrap.durationOption(option).map(d -> (Duration) d)
+                value = parse == null
+                        ? (Optional<T>) bootstrap.durationOption(option).map(d -> (Duration) d)
                         : bootstrap.option(option).map(parse);
                 value.ifPresent(v -> target.accept(builder, v));
             } catch (IllegalArgumentException e) {
-                throw CollectivesException.usage(bootstrap.rank(), "the sim setting " + name + " ("
-                        + Bootstrap.optionVariable(option) + " or -D" + Bootstrap.optionProperty(option) + ") is '"
-                        + bootstrap.option(option).orElse("") + "': " + e.getMessage());
+                throw CollectivesException.usage(
+                        bootstrap.rank(),
+                        "the sim setting " + name + " ("
+                                + Bootstrap.optionVariable(option) + " or -D" + Bootstrap.optionProperty(option)
+                                + ") is '"
+                                + bootstrap.option(option).orElse("") + "': " + e.getMessage());
             }
         }
     }

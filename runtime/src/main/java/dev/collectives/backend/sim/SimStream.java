@@ -5,7 +5,6 @@ import dev.collectives.runtime.Event;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.spi.FlightRecorder;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +25,7 @@ final class SimStream implements Stream {
 
     /** The communicator that created it, or null for a framework's stream ({@link SimForeignStream}). */
     private final SimCommunicator comm;
+
     private final int device;
     private final long handle = NEXT_HANDLE.getAndIncrement();
     private final String name;
@@ -74,9 +74,11 @@ final class SimStream implements Stream {
     synchronized void enqueue(Supplier<? extends Task> launch) {
         requireOpen();
         if (status != CaptureStatus.NONE && capturingThread != Thread.currentThread()) {
-            throw CollectivesException.usage(device, name + " is being captured by thread '"
-                    + capturingThread.getName() + "' in thread-local mode; thread '"
-                    + Thread.currentThread().getName() + "' may not enqueue work on it");
+            throw CollectivesException.usage(
+                    device,
+                    name + " is being captured by thread '"
+                            + capturingThread.getName() + "' in thread-local mode; thread '"
+                            + Thread.currentThread().getName() + "' may not enqueue work on it");
         }
         queue.add(launch.get());
         submitted++;
@@ -91,12 +93,14 @@ final class SimStream implements Stream {
     /** Records a step (one op or a group) of {@code issuer}'s into the active capture. */
     synchronized void capture(SimCommunicator issuer, List<OpCall> step) {
         if (status == CaptureStatus.INVALIDATED) {
-            throw CollectivesException.usage(device, "capture on " + name + " was invalidated (" + invalidation
-                    + "); end it and capture again");
+            throw CollectivesException.usage(
+                    device, "capture on " + name + " was invalidated (" + invalidation + "); end it and capture again");
         }
         if (capturedFor != null && capturedFor != issuer) {
-            throw CollectivesException.usage(device, "capture on " + name + " holds ops of " + capturedFor
-                    + "; one graph captures the ops of one communicator");
+            throw CollectivesException.usage(
+                    device,
+                    "capture on " + name + " holds ops of " + capturedFor
+                            + "; one graph captures the ops of one communicator");
         }
         capturedFor = issuer;
         captured.add(List.copyOf(step));
@@ -142,8 +146,10 @@ final class SimStream implements Stream {
         synchronized (this) {
             if (status == CaptureStatus.ACTIVE) {
                 invalidate("synchronize() was called on the capturing stream");
-                throw CollectivesException.usage(device, "synchronize() on " + name + " while it is being"
-                        + " captured: the capture is invalidated (as {cuda,musa}StreamSynchronize does)");
+                throw CollectivesException.usage(
+                        device,
+                        "synchronize() on " + name + " while it is being"
+                                + " captured: the capture is invalidated (as {cuda,musa}StreamSynchronize does)");
             }
             long target = submitted;
             Monitors.awaitUninterruptibly(this, () -> completed >= target);
@@ -160,8 +166,8 @@ final class SimStream implements Stream {
     public synchronized void beginCapture() {
         requireOpen();
         if (status != CaptureStatus.NONE) {
-            throw CollectivesException.usage(device, name + " is already being captured by thread '"
-                    + capturingThread.getName() + "'");
+            throw CollectivesException.usage(
+                    device, name + " is already being captured by thread '" + capturingThread.getName() + "'");
         }
         status = CaptureStatus.ACTIVE;
         capturingThread = Thread.currentThread();
@@ -179,9 +185,11 @@ final class SimStream implements Stream {
                 throw CollectivesException.usage(device, "endCapture() on " + name + ", which is not capturing");
             }
             if (capturingThread != Thread.currentThread()) {
-                throw CollectivesException.usage(device, "endCapture() on " + name + " from thread '"
-                        + Thread.currentThread().getName() + "', but thread '" + capturingThread.getName()
-                        + "' began the capture (thread-local mode)");
+                throw CollectivesException.usage(
+                        device,
+                        "endCapture() on " + name + " from thread '"
+                                + Thread.currentThread().getName() + "', but thread '" + capturingThread.getName()
+                                + "' began the capture (thread-local mode)");
             }
             boolean invalid = status == CaptureStatus.INVALIDATED;
             status = CaptureStatus.NONE;
@@ -191,13 +199,16 @@ final class SimStream implements Stream {
             captured = null;
             capturedFor = null;
             if (invalid) {
-                throw CollectivesException.usage(device, "the capture on " + name + " was invalidated ("
-                        + invalidation + "); no graph was made");
+                throw CollectivesException.usage(
+                        device,
+                        "the capture on " + name + " was invalidated (" + invalidation + "); no graph was made");
             }
         }
         if (owner == null) {
-            throw CollectivesException.usage(device, "the capture on " + name + " recorded no op of any "
-                    + "communicator; the simulated device makes no empty graph on a framework's stream");
+            throw CollectivesException.usage(
+                    device,
+                    "the capture on " + name + " recorded no op of any "
+                            + "communicator; the simulated device makes no empty graph on a framework's stream");
         }
         return new SimGraph(owner, steps);
     }
@@ -261,9 +272,11 @@ final class SimStream implements Stream {
 
     private void requireNotCapturing(String call) {
         if (status != CaptureStatus.NONE) {
-            throw CollectivesException.usage(device, call + " on " + name + " while it is being captured: an "
-                    + "event recorded or awaited inside a capture would join other streams into the graph, which "
-                    + "pipelines do not do");
+            throw CollectivesException.usage(
+                    device,
+                    call + " on " + name + " while it is being captured: an "
+                            + "event recorded or awaited inside a capture would join other streams into the graph, which "
+                            + "pipelines do not do");
         }
     }
 

@@ -6,7 +6,6 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.VirtualMemory;
-
 import java.util.Set;
 
 /**
@@ -42,16 +41,22 @@ final class SimVirtualMemory implements VirtualMemory {
     public DeviceMemory map(long physicalSize, long reservedSize, long alignment, Set<HandleType> handleTypes) {
         handleTypes.forEach(this::requireSupported);
         if (physicalSize <= 0 || reservedSize < physicalSize || alignment <= 0) {
-            throw CollectivesException.library(Result.INVALID_ARGUMENT, rank, "muMemCreate/muMemAddressReserve",
-                    "physical size " + physicalSize + ", reserved size " + reservedSize + ", alignment "
-                            + alignment + ": need 0 < physical <= reserved and a positive alignment");
+            throw CollectivesException.library(
+                    Result.INVALID_ARGUMENT,
+                    rank,
+                    "muMemCreate/muMemAddressReserve",
+                    "physical size " + physicalSize + ", reserved size " + reservedSize + ", alignment " + alignment
+                            + ": need 0 < physical <= reserved and a positive alignment");
         }
         return SimMemory.allocate(rank, ledger, kind, physicalSize, reservedSize, alignment, handleTypes);
     }
 
     private void requireSupported(HandleType handleType) {
         if (!supports(handleType)) {
-            throw CollectivesException.library(Result.INVALID_ARGUMENT, rank, "muMemCreate",
+            throw CollectivesException.library(
+                    Result.INVALID_ARGUMENT,
+                    rank,
+                    "muMemCreate",
                     "this device does not support the " + handleType + " handle type");
         }
     }

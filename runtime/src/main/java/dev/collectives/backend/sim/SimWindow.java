@@ -2,9 +2,8 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.RegisteredWindow;
-
+import dev.collectives.runtime.Topology;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -49,13 +48,17 @@ final class SimWindow implements RegisteredWindow {
         int first = topology.nodeOf(comm.rank()) * topology.ranksPerNode();
         int teamSize = Math.min(topology.ranksPerNode(), topology.size() - first);
         if (lsaRank < 0 || lsaRank >= teamSize) {
-            throw CollectivesException.usage(comm.rank(), "lsaRank " + lsaRank + " is outside this node's team of "
-                    + teamSize + " rank(s) (ranks " + first + ".." + (first + teamSize - 1) + ")");
+            throw CollectivesException.usage(
+                    comm.rank(),
+                    "lsaRank " + lsaRank + " is outside this node's team of " + teamSize + " rank(s) (ranks " + first
+                            + ".." + (first + teamSize - 1) + ")");
         }
         DeviceBuffer peer = peers.get(first + lsaRank).buffer();
         if (offset < 0 || offset > peer.sizeBytes()) {
-            throw CollectivesException.usage(comm.rank(), "offset " + offset + " lies outside rank "
-                    + (first + lsaRank) + "'s window of " + peer.sizeBytes() + " bytes");
+            throw CollectivesException.usage(
+                    comm.rank(),
+                    "offset " + offset + " lies outside rank " + (first + lsaRank) + "'s window of " + peer.sizeBytes()
+                            + " bytes");
         }
         return OptionalLong.of(peer.address() + offset);
     }

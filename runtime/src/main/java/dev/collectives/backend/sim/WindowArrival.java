@@ -4,7 +4,6 @@ import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.internal.CallArguments;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -13,8 +12,8 @@ import java.util.function.Function;
 record WindowArrival(boolean register, DeviceBuffer buffer, boolean symmetric) {
     static CallVerdict check(List<WindowArrival> all) {
         if (all.stream().anyMatch(a -> a.register != all.get(0).register)) {
-            return CallVerdict.violation(Message.R14_WINDOW_CALLS,
-                    describe(all, a -> a.register ? "registerWindow" : "window close"));
+            return CallVerdict.violation(
+                    Message.R14_WINDOW_CALLS, describe(all, a -> a.register ? "registerWindow" : "window close"));
         }
         if (!all.get(0).register) {
             return null;
@@ -34,16 +33,18 @@ record WindowArrival(boolean register, DeviceBuffer buffer, boolean symmetric) {
             return CallVerdict.violation(Message.R12_LEGACY_MEMORY, "{nccl,mccl}MemAlloc", String.join("; ", notVmm));
         }
         if (!unaligned.isEmpty()) {
-            return CallVerdict.violation(Message.R12_HEAD_MISALIGNED, Rule.WINDOW_ALIGNMENT,
-                    String.join("; ", unaligned));
+            return CallVerdict.violation(
+                    Message.R12_HEAD_MISALIGNED, Rule.WINDOW_ALIGNMENT, String.join("; ", unaligned));
         }
         if (all.stream().anyMatch(a -> a.symmetric != all.get(0).symmetric)) {
             return CallVerdict.violation(Message.R14_WINDOW_SYMMETRY, describe(all, a -> String.valueOf(a.symmetric)));
         }
         if (all.get(0).symmetric
-                && all.stream().anyMatch(a -> a.buffer.headOffset() != all.get(0).buffer.headOffset())) {
-            return CallVerdict.violation(Message.R12_SYMMETRIC_OFFSETS,
-                    describe(all, a -> a.buffer.headOffset() + " bytes"));
+                && all.stream()
+                        .anyMatch(
+                                a -> a.buffer.headOffset() != all.get(0).buffer.headOffset())) {
+            return CallVerdict.violation(
+                    Message.R12_SYMMETRIC_OFFSETS, describe(all, a -> a.buffer.headOffset() + " bytes"));
         }
         return null;
     }

@@ -2,7 +2,6 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.bootstrap.Rendezvous;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.ProtocolException;
@@ -38,8 +37,7 @@ final class Wire {
      * What a message belongs to: a communicator's {@code group} (its parent and its children share this wire), and
      * in it a call; {@code from} and {@code to} are -1 where not a pair's.
      */
-    record Key(long group, byte space, long seq, int from, int to) {
-    }
+    record Key(long group, byte space, long seq, int from, int to) {}
 
     /** Where messages go: called on the pump thread, in round order, senders in rank order. */
     interface Receiver {
@@ -55,6 +53,7 @@ final class Wire {
     static final int MAX_IDLE_MILLIS = 5;
     /** The largest message: a rank's part of one call (its description and at most 2 GiB of data) fits. */
     static final int MAX_MESSAGE_BYTES = Integer.MAX_VALUE - 8;
+
     private static final int HEADER_BYTES = 1 + 8 + 1 + 8 + 4 + 4 + 1 + 4;
     private static final int LEAVING = 1;
 
@@ -68,9 +67,11 @@ final class Wire {
     private final Map<Incoming, ByteArrayOutputStream> partial = new HashMap<>();
     /** The ranks whose process died; the pump's alone. */
     private final BitSet gone = new BitSet();
+
     private boolean leaving;
     /** Whether the last round told the others that this rank is leaving. */
     private boolean announced;
+
     private String stopReason;
     private boolean stopped;
 
@@ -130,7 +131,10 @@ final class Wire {
                     rendezvous.abort(stop);
                     return;
                 }
-                byte[][] heads = survivors(ByteBuffer.allocate(8).putInt(batch.length).putInt(flags).array());
+                byte[][] heads = survivors(ByteBuffer.allocate(8)
+                        .putInt(batch.length)
+                        .putInt(flags)
+                        .array());
                 int most = 0;
                 boolean allLeaving = true;
                 int[] lengths = new int[heads.length];
@@ -215,8 +219,15 @@ final class Wire {
             int length = Math.min(batch.remaining() - HEADER_BYTES, message.body.length - message.sent);
             boolean last = message.sent + length == message.body.length;
             Key key = message.key;
-            batch.put(message.type).putLong(key.group()).put(key.space()).putLong(key.seq()).putInt(key.from()).putInt(key.to())
-                    .put((byte) (last ? 1 : 0)).putInt(length).put(message.body, message.sent, length);
+            batch.put(message.type)
+                    .putLong(key.group())
+                    .put(key.space())
+                    .putLong(key.seq())
+                    .putInt(key.from())
+                    .putInt(key.to())
+                    .put((byte) (last ? 1 : 0))
+                    .putInt(length)
+                    .put(message.body, message.sent, length);
             message.sent += length;
             if (last) {
                 outbox.removeFirst();
@@ -252,8 +263,8 @@ final class Wire {
                 partial.put(id, sofar);
             }
             if (sofar.size() > MAX_MESSAGE_BYTES - length) {
-                throw new ProtocolException("rank " + sender + " sent a message of more than " + MAX_MESSAGE_BYTES
-                        + " bytes");
+                throw new ProtocolException(
+                        "rank " + sender + " sent a message of more than " + MAX_MESSAGE_BYTES + " bytes");
             }
             sofar.write(chunks.array(), chunks.arrayOffset() + chunks.position(), length);
             chunks.position(chunks.position() + length);
@@ -277,6 +288,5 @@ final class Wire {
         }
     }
 
-    private record Incoming(int sender, byte type, Key key) {
-    }
+    private record Incoming(int sender, byte type, Key key) {}
 }

@@ -7,7 +7,6 @@ import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
-
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -24,8 +23,7 @@ import java.nio.ByteBuffer;
  * {@link RemoteMemory} buffers that print as they printed on their own rank.
  */
 final class WireFormat {
-    private WireFormat() {
-    }
+    private WireFormat() {}
 
     /** A rank's collective or send/recv call and the bytes it contributes (read from its send buffer). */
     record Contribution(Launched op, byte[] body, int dataOffset) {
@@ -72,8 +70,16 @@ final class WireFormat {
             long count = in.readLong();
             DataType type = DataType.valueOf(in.readUTF());
             String op = in.readUTF();
-            OpCall call = new OpCall(kind, send, recv, count, type, op.isEmpty() ? null : ReduceOp.valueOf(op),
-                    in.readInt(), readFlag(in), readFlag(in));
+            OpCall call = new OpCall(
+                    kind,
+                    send,
+                    recv,
+                    count,
+                    type,
+                    op.isEmpty() ? null : ReduceOp.valueOf(op),
+                    in.readInt(),
+                    readFlag(in),
+                    readFlag(in));
             Launched launched = new Launched(call, in.readBoolean(), in.readLong());
             int dataOffset = body.length - bytes.available();
             if (body.length - dataOffset != Movement.contribution(call, ranks)) {
@@ -150,8 +156,8 @@ final class WireFormat {
         long physical = in.readLong();
         long reserved = in.readLong();
         String foreign = in.readUTF();
-        RemoteMemory memory = new RemoteMemory(rank, address, size, allocator, physical, reserved,
-                foreign.isEmpty() ? null : foreign);
+        RemoteMemory memory = new RemoteMemory(
+                rank, address, size, allocator, physical, reserved, foreign.isEmpty() ? null : foreign);
         return DeviceBuffer.wrapped(memory, in.readLong(), DataType.valueOf(in.readUTF()), in.readLong());
     }
 

@@ -5,10 +5,6 @@ import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.bootstrap.Rendezvous;
-
-
-import org.bytedeco.javacpp.BytePointer;
-
 import java.net.ProtocolException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +22,7 @@ import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.stream.IntStream;
+import org.bytedeco.javacpp.BytePointer;
 
 /**
  * The group of one rank whose peers are in other processes: each call goes to every rank as a message over the
@@ -64,6 +61,7 @@ final class WireGroup extends CommGroup {
     private final int[] wireRanks;
     /** Each rank of the job's wire, as numbered here; -1 for those not in this group. */
     private final int[] groupRanks;
+
     private final Wire wire;
     private final WireGroups groups;
     /** Calls under way, by key, as the wire delivered them; guarded by this group's monitor. */
@@ -117,8 +115,10 @@ final class WireGroup extends CommGroup {
         OpCall call = op.call();
         long bytes = Movement.contribution(call, size());
         if (bytes > Wire.MAX_MESSAGE_BYTES - 4096) {
-            throw CollectivesException.usage(rank, call.describe() + ": the sim moves at most 2 GiB per rank and call"
-                    + " between processes, not " + bytes + " bytes");
+            throw CollectivesException.usage(
+                    rank,
+                    call.describe() + ": the sim moves at most 2 GiB per rank and call" + " between processes, not "
+                            + bytes + " bytes");
         }
         Wire.Key key = key(COLLECTIVE, op.seq(), -1, -1);
         Object[] arrivals = meet(key, WireFormat.launched(op, bytes), op, true).slots;
@@ -161,20 +161,21 @@ final class WireGroup extends CommGroup {
         PointToPoint.Key pair = PointToPoint.keyOf(rank, op);
         Wire.Key key = key(PAIR, pair.index(), pair.from(), pair.to());
         boolean isSend = op.call().kind() == OpKind.SEND;
-        Meeting meeting = publish(key, WireFormat.launched(op, isSend ? Movement.contribution(op.call(), size()) : 0),
-                op, true);
+        Meeting meeting =
+                publish(key, WireFormat.launched(op, isSend ? Movement.contribution(op.call(), size()) : 0), op, true);
         return () -> {
-            Object[] sides = outcome(meeting, sendMissing -> PointToPoint.unmatched(pair, sendMissing, timeoutText()),
-                    true);
+            Object[] sides =
+                    outcome(meeting, sendMissing -> PointToPoint.unmatched(pair, sendMissing, timeoutText()), true);
             WireFormat.Contribution send = (WireFormat.Contribution) sides[0];
             WireFormat.Contribution recv = (WireFormat.Contribution) sides[1];
-            CallVerdict verdict = PointToPoint.mismatch(pair, send.op().call(), recv.op().call());
+            CallVerdict verdict =
+                    PointToPoint.mismatch(pair, send.op().call(), recv.op().call());
             if (verdict != null) {
                 throw verdict.toException(rank);
             }
             if (!isSend && send.dataBytes() > 0) {
-                Kernels.view(op.call().recv().address(), send.dataBytes()).put(send.body(), send.dataOffset(),
-                        send.dataBytes());
+                Kernels.view(op.call().recv().address(), send.dataBytes())
+                        .put(send.body(), send.dataOffset(), send.dataBytes());
             }
         };
     }
@@ -232,8 +233,8 @@ final class WireGroup extends CommGroup {
     /** The same on every member: derived from this group's id and the call that made the child. */
     private long childId(String call) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest((id + "/" + call)
-                    .getBytes(StandardCharsets.UTF_8));
+            byte[] digest =
+                    MessageDigest.getInstance("SHA-256").digest((id + "/" + call).getBytes(StandardCharsets.UTF_8));
             return ByteBuffer.wrap(digest).getLong();
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JVM", e);
@@ -275,8 +276,10 @@ final class WireGroup extends CommGroup {
             groups.detach(this);
             return;
         }
-        wire.leave(config().timeout(), "rank " + rank + " closed its sim communicator, but not every rank closed"
-                + " theirs within " + timeoutText());
+        wire.leave(
+                config().timeout(),
+                "rank " + rank + " closed its sim communicator, but not every rank closed" + " theirs within "
+                        + timeoutText());
     }
 
     private Wire.Key key(byte space, long seq, int from, int to) {
@@ -291,8 +294,10 @@ final class WireGroup extends CommGroup {
      */
     private Meeting meet(Wire.Key key, byte[] body, Object arrival, boolean abortable) {
         Meeting meeting = publish(key, body, arrival, abortable);
-        outcome(meeting, ignored -> CallVerdict.timedOut(meeting.what, meeting.ranks(false), meeting.ranks(true),
-                timeoutText()), abortable);
+        outcome(
+                meeting,
+                ignored -> CallVerdict.timedOut(meeting.what, meeting.ranks(false), meeting.ranks(true), timeoutText()),
+                abortable);
         return meeting;
     }
 
@@ -318,17 +323,30 @@ final class WireGroup extends CommGroup {
         synchronized (this) {
             try {
                 BooleanSupplier over = () -> meeting.decided || brokenLink != null;
-                await(rank, over, System.nanoTime() + timeoutNanos(), () -> wire.send(GIVE_UP,
-                        meeting.key, timedOut.apply(meeting.slots[0] == null).message()
-                                .getBytes(StandardCharsets.UTF_8)), abortable);
-                await(rank, over, System.nanoTime() + timeoutNanos(), () -> meeting.decide(
-                        CallVerdict.error(Result.REMOTE_ERROR, meeting.what, "the other ranks' answers did not come")),
+                await(
+                        rank,
+                        over,
+                        System.nanoTime() + timeoutNanos(),
+                        () -> wire.send(
+                                GIVE_UP,
+                                meeting.key,
+                                timedOut.apply(meeting.slots[0] == null)
+                                        .message()
+                                        .getBytes(StandardCharsets.UTF_8)),
+                        abortable);
+                await(
+                        rank,
+                        over,
+                        System.nanoTime() + timeoutNanos(),
+                        () -> meeting.decide(CallVerdict.error(
+                                Result.REMOTE_ERROR, meeting.what, "the other ranks' answers did not come")),
                         abortable);
                 if (!meeting.decided) {
                     meeting.decide(CallVerdict.error(Result.REMOTE_ERROR, meeting.what, brokenLink));
                 }
                 if (meeting.failure != null) {
-                    CallVerdict verdict = meeting.mineInTime ? meeting.failure
+                    CallVerdict verdict = meeting.mineInTime
+                            ? meeting.failure
                             : CallVerdict.lateArrival(meeting.what, meeting.failure.message());
                     throw verdict.toException(rank);
                 }
@@ -355,19 +373,21 @@ final class WireGroup extends CommGroup {
         if (key.space() == PAIR && key.from() != rank && key.to() != rank) {
             return; // another pair's
         }
-        Object arrival = type != CALL ? null : switch (key.space()) {
-            case WINDOW -> WireFormat.readWindow(sender, body);
-            case SPLIT, SHRINK -> WireFormat.readInts(sender, body);
-            default -> WireFormat.readLaunched(sender, body, size());
-        };
+        Object arrival = type != CALL
+                ? null
+                : switch (key.space()) {
+                    case WINDOW -> WireFormat.readWindow(sender, body);
+                    case SPLIT, SHRINK -> WireFormat.readInts(sender, body);
+                    default -> WireFormat.readLaunched(sender, body, size());
+                };
         synchronized (this) {
             if (finished.contains(key)) {
                 return;
             }
             Meeting meeting = meetings.computeIfAbsent(key, k -> newMeeting(k, arrival));
             if (type == GIVE_UP) {
-                meeting.decide(CallVerdict.error(Result.REMOTE_ERROR, meeting.what,
-                        new String(body, StandardCharsets.UTF_8)));
+                meeting.decide(
+                        CallVerdict.error(Result.REMOTE_ERROR, meeting.what, new String(body, StandardCharsets.UTF_8)));
             } else if (meeting.arrive(slot(key, sender, arrival), sender == rank, arrival)) {
                 meeting.child = formChild(meeting);
             }
@@ -384,10 +404,12 @@ final class WireGroup extends CommGroup {
             case COLLECTIVE -> new Meeting(key, collectiveName(key.seq()), size(), new BitSet());
             case WINDOW -> new Meeting(key, windowCallName(key.seq()), size(), new BitSet());
             case SPLIT -> new Meeting(key, splitName(key.seq()), size(), new BitSet());
-            case SHRINK -> arrival == null ? new Meeting(key, "shrink call #" + key.seq(), size(), new BitSet())
-                    : new Meeting(key, shrinkName(key.seq(), (int[]) arrival), size(), excused((int[]) arrival));
-            default -> new Meeting(key, new PointToPoint.Key(key.from(), key.to(), key.seq()).toString(), 2,
-                    new BitSet());
+            case SHRINK ->
+                arrival == null
+                        ? new Meeting(key, "shrink call #" + key.seq(), size(), new BitSet())
+                        : new Meeting(key, shrinkName(key.seq(), (int[]) arrival), size(), excused((int[]) arrival));
+            default ->
+                new Meeting(key, new PointToPoint.Key(key.from(), key.to(), key.seq()).toString(), 2, new BitSet());
         };
     }
 
@@ -423,6 +445,7 @@ final class WireGroup extends CommGroup {
         final Object[] slots;
         /** The slots that stay empty: the ranks a shrink excludes. */
         final BitSet excused;
+
         final int parties;
         int arrived;
         boolean decided;

@@ -33,7 +33,9 @@ final class WireGroups implements Wire.Receiver {
     /** A rank died: every communicator it is in fails, naming it; the others go on. */
     @Override
     public void gone(int rank, String reason) {
-        List.copyOf(groups.values()).stream().filter(group -> group.holds(rank)).forEach(group -> group.rankGone(reason));
+        List.copyOf(groups.values()).stream()
+                .filter(group -> group.holds(rank))
+                .forEach(group -> group.rankGone(reason));
     }
 
     /** The link broke: every communicator on it fails. */

@@ -2,7 +2,6 @@ package dev.collectives.runtime.bootstrap;
 
 import dev.collectives.runtime.bootstrap.Settings.Explicit;
 import dev.collectives.runtime.bootstrap.Settings.Sourced;
-
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.HashMap;
@@ -54,6 +53,7 @@ public final class Bootstrap {
     private final Optional<Sourced<RendezvousEndpoint>> endpoint;
     /** Where the ranks meet instead of an endpoint, and its description; null for none. */
     private final Gatherer gatherer;
+
     private final String gathererWhere;
     private final Sourced<Duration> timeout;
     private final Optional<String> jobToken;
@@ -67,52 +67,77 @@ public final class Bootstrap {
         Optional<Launcher> launcher = Launcher.detect(b.environment);
         String launcherNote = launcher.map(l -> ", from " + l).orElse("");
 
-        Optional<Sourced<Integer>> givenSize = first(b.size, () -> settings.explicitInt(Explicit.WORLD_SIZE),
-                () -> launcher.map(l -> settings.variableInt(l.sizeVariable).orElseThrow(() -> BootstrapException
-                        .settings(-1, l.rankVariable + " is set but " + l.sizeVariable + " is not" + launcherNote))));
-        Optional<Sourced<Integer>> givenRank = first(b.rank, () -> settings.explicitInt(Explicit.RANK),
+        Optional<Sourced<Integer>> givenSize = first(
+                b.size,
+                () -> settings.explicitInt(Explicit.WORLD_SIZE),
+                () -> launcher.map(l -> settings.variableInt(l.sizeVariable)
+                        .orElseThrow(() -> BootstrapException.settings(
+                                -1, l.rankVariable + " is set but " + l.sizeVariable + " is not" + launcherNote))));
+        Optional<Sourced<Integer>> givenRank = first(
+                b.rank,
+                () -> settings.explicitInt(Explicit.RANK),
                 () -> launcher.flatMap(l -> settings.variableInt(l.rankVariable)));
         this.size = givenSize.orElse(new Sourced<>(1, "default: no launcher found"));
         if (givenRank.isEmpty() && size.value() != 1) {
-            throw BootstrapException.settings(-1, "the world size is " + size + " but no rank is set: set "
-                    + Explicit.RANK.variable + " or start the processes with mpirun, srun or torchrun");
+            throw BootstrapException.settings(
+                    -1,
+                    "the world size is " + size + " but no rank is set: set " + Explicit.RANK.variable
+                            + " or start the processes with mpirun, srun or torchrun");
         }
         this.rank = givenRank.orElse(new Sourced<>(0, "default: a single process"));
         int r = rank.value();
         check(size.value() >= 1, r, "the world size " + size + " is not positive");
-        check(r >= 0 && r < size.value(), r, "rank " + rank + " is not in 0.." + (size.value() - 1) + " (world size "
-                + size + ")");
+        check(
+                r >= 0 && r < size.value(),
+                r,
+                "rank " + rank + " is not in 0.." + (size.value() - 1) + " (world size " + size + ")");
 
-        this.localRank = first(b.localRank, () -> settings.explicitInt(Explicit.LOCAL_RANK),
-                () -> launcher.flatMap(l -> settings.variableInt(l.localRankVariable)))
+        this.localRank = first(
+                        b.localRank,
+                        () -> settings.explicitInt(Explicit.LOCAL_RANK),
+                        () -> launcher.flatMap(l -> settings.variableInt(l.localRankVariable)))
                 .orElse(new Sourced<>(0, "default: one process per node"));
-        this.localSize = first(b.localSize, () -> settings.explicitInt(Explicit.LOCAL_SIZE),
+        this.localSize = first(
+                b.localSize,
+                () -> settings.explicitInt(Explicit.LOCAL_SIZE),
                 () -> launcher.flatMap(l -> settings.variableIntIfWhole(l.localSizeVariable)));
         check(localRank.value() >= 0, r, "the local rank " + localRank + " is negative");
-        localSize.ifPresent(ls -> check(localRank.value() < ls.value(), r, "the local rank " + localRank
-                + " is not below the local size " + ls));
+        localSize.ifPresent(ls -> check(
+                localRank.value() < ls.value(),
+                r,
+                "the local rank " + localRank + " is not below the local size " + ls));
         this.device = first(b.device, () -> settings.explicitInt(Explicit.DEVICE))
                 .orElseGet(() -> defaultDevice(settings, localRank));
         check(device.value() >= 0, r, "the device " + device + " is negative");
 
         this.gatherer = b.gatherer;
         this.gathererWhere = b.gathererWhere;
-        this.endpoint = gatherer != null ? Optional.empty() : first(b.endpoint,
-                () -> settings.explicit(Explicit.RENDEZVOUS)
-                        .map(s -> new Sourced<>(RendezvousEndpoint.parse(s.value()), s.source())),
-                () -> masterAddress(settings));
-        this.timeout = first(b.timeout, () -> settings.explicit(Explicit.TIMEOUT)
-                .map(s -> new Sourced<>(Settings.parseDuration(s.value(), s.source()), s.source())))
+        this.endpoint = gatherer != null
+                ? Optional.empty()
+                : first(
+                        b.endpoint,
+                        () -> settings.explicit(Explicit.RENDEZVOUS)
+                                .map(s -> new Sourced<>(RendezvousEndpoint.parse(s.value()), s.source())),
+                        () -> masterAddress(settings));
+        this.timeout = first(
+                        b.timeout,
+                        () -> settings.explicit(Explicit.TIMEOUT)
+                                .map(s -> new Sourced<>(Settings.parseDuration(s.value(), s.source()), s.source())))
                 .orElse(new Sourced<>(Settings.DEFAULT_TIMEOUT, "default"));
-        check(!timeout.value().isNegative() && !timeout.value().isZero(), r, "the bootstrap timeout " + timeout
-                + " is not positive");
-        this.jobToken = Optional.ofNullable(b.jobToken).or(() -> settings.variable(Settings.JOB_TOKEN)
-                .map(Sourced::value));
+        check(
+                !timeout.value().isNegative() && !timeout.value().isZero(),
+                r,
+                "the bootstrap timeout " + timeout + " is not positive");
+        this.jobToken = Optional.ofNullable(b.jobToken)
+                .or(() -> settings.variable(Settings.JOB_TOKEN).map(Sourced::value));
     }
 
     /** Settings from {@link System#getenv()} and {@link System#getProperties()}. */
     public static Bootstrap fromEnvironment() {
-        return builder().environment(System.getenv()).properties(System.getProperties()).build();
+        return builder()
+                .environment(System.getenv())
+                .properties(System.getProperties())
+                .build();
     }
 
     /** Settings from {@code environment} only (tests, or a launcher wrapper that has the variables at hand). */
@@ -172,7 +197,8 @@ public final class Bootstrap {
      * {@link #optionVariable}); empty when none is set.
      */
     public Optional<String> option(String name) {
-        return Optional.ofNullable(options.get(name)).or(() -> settings.option(name).map(Sourced::value));
+        return Optional.ofNullable(options.get(name))
+                .or(() -> settings.option(name).map(Sourced::value));
     }
 
     /**
@@ -181,8 +207,8 @@ public final class Bootstrap {
      */
     public Optional<Duration> durationOption(String name) {
         String given = options.get(name);
-        Optional<Sourced<String>> text = given != null ? Optional.of(new Sourced<>(given, "builder option " + name))
-                : settings.option(name);
+        Optional<Sourced<String>> text =
+                given != null ? Optional.of(new Sourced<>(given, "builder option " + name)) : settings.option(name);
         return text.map(t -> Settings.parseDuration(t.value(), t.source()));
     }
 
@@ -209,8 +235,9 @@ public final class Bootstrap {
         LOG.log(Level.DEBUG, () -> "joining: " + describe());
         try {
             Rendezvous joined = meet();
-            LOG.log(Level.DEBUG, () -> "rank " + rank() + " joined the job of " + size() + " ranks at "
-                    + joined.where());
+            LOG.log(
+                    Level.DEBUG,
+                    () -> "rank " + rank() + " joined the job of " + size() + " ranks at " + joined.where());
             return joined;
         } catch (RuntimeException e) {
             LOG.log(Level.DEBUG, () -> "rank " + rank() + " could not join the job: " + e.getMessage(), e);
@@ -222,12 +249,20 @@ public final class Bootstrap {
         if (gatherer != null) {
             return new GatheredRendezvous(rank(), size(), gathererWhere, timeout(), gatherer);
         }
-        RendezvousEndpoint where = endpoint().orElseThrow(() -> BootstrapException.settings(rank(),
-                "no rendezvous for a job of " + size() + " ranks: set " + Explicit.RENDEZVOUS.variable
-                        + "=tcp://<rank 0's host>:<port> or =file:/shared/directory, or MASTER_ADDR and MASTER_PORT"));
-        JobToken token = JobToken.of(jobToken.orElseThrow(() -> BootstrapException.settings(rank(), "no job token: set "
-                + Settings.JOB_TOKEN + " to the same secret on every rank (e.g. export " + Settings.JOB_TOKEN
-                + "=$(openssl rand -hex 32) before launching)")), rank());
+        RendezvousEndpoint where = endpoint()
+                .orElseThrow(
+                        () -> BootstrapException.settings(
+                                rank(),
+                                "no rendezvous for a job of " + size() + " ranks: set " + Explicit.RENDEZVOUS.variable
+                                        + "=tcp://<rank 0's host>:<port> or =file:/shared/directory, or MASTER_ADDR and MASTER_PORT"));
+        JobToken token = JobToken.of(
+                jobToken.orElseThrow(() -> BootstrapException.settings(
+                        rank(),
+                        "no job token: set "
+                                + Settings.JOB_TOKEN + " to the same secret on every rank (e.g. export "
+                                + Settings.JOB_TOKEN
+                                + "=$(openssl rand -hex 32) before launching)")),
+                rank());
         return where.kind() == RendezvousEndpoint.Kind.TCP
                 ? TcpRendezvous.open(where, rank(), size(), token, timeout())
                 : FileRendezvous.open(where, rank(), size(), token, timeout());
@@ -237,7 +272,9 @@ public final class Bootstrap {
     public String describe() {
         return "rank " + rank + ", world size " + size + ", local rank " + localRank + ", local size "
                 + localSize.map(Object::toString).orElse("unknown") + ", device " + device + ", rendezvous "
-                + (gatherer != null ? gathererWhere : endpoint.map(Object::toString).orElse("none")) + ", timeout "
+                + (gatherer != null
+                        ? gathererWhere
+                        : endpoint.map(Object::toString).orElse("none")) + ", timeout "
                 + Settings.formatDuration(timeout())
                 + " (" + timeout.source() + "), job token " + (jobToken.isPresent() ? "set" : "not set");
     }
@@ -270,8 +307,8 @@ public final class Bootstrap {
         boolean torchrun = settings.variable(Launcher.TORCHRUN_RUN_ID).isPresent();
         String source = Launcher.MASTER_ADDR + ", " + Launcher.MASTER_PORT
                 + (torchrun ? " + 1 (torchrun's agent serves at " + Launcher.MASTER_PORT + ")" : "");
-        return Optional.of(new Sourced<>(RendezvousEndpoint.tcp(host.get().value(),
-                port.get().value() + (torchrun ? 1 : 0)), source));
+        return Optional.of(new Sourced<>(
+                RendezvousEndpoint.tcp(host.get().value(), port.get().value() + (torchrun ? 1 : 0)), source));
     }
 
     /** The builder's value, else the first candidate present; candidates are looked up lazily, in order. */
@@ -311,8 +348,7 @@ public final class Bootstrap {
         private String jobToken;
         private final Map<String, String> options = new HashMap<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** A backend's own setting, e.g. {@code option("sim.mtlinkSharp", "true")}: see {@link Bootstrap#option}. */
         public Builder option(String name, String value) {

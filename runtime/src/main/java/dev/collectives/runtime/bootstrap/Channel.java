@@ -1,9 +1,9 @@
 package dev.collectives.runtime.bootstrap;
 
 import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -52,6 +52,7 @@ final class Channel implements AutoCloseable {
 
     /** The direction of a message, part of what its HMAC covers: from rank 0, or to it. */
     static final byte FROM_ROOT = 0;
+
     static final byte TO_ROOT = 1;
 
     private final Socket socket;
@@ -178,8 +179,9 @@ final class Channel implements AutoCloseable {
         byte type = in.readByte();
         int operation = in.readInt();
         int length = in.readInt();
-        int max = type == DATA ? maxData : type == ABORT || type == STALL ? Rendezvous.MAX_REASON_BYTES
-                : type == LEAVE ? 0 : -1;
+        int max = type == DATA
+                ? maxData
+                : type == ABORT || type == STALL ? Rendezvous.MAX_REASON_BYTES : type == LEAVE ? 0 : -1;
         if (max < 0) {
             throw new ProtocolException("a message of unknown type " + type);
         }
@@ -204,8 +206,8 @@ final class Channel implements AutoCloseable {
     static String readText(DataInputStream in) throws IOException {
         int length = in.readInt();
         if (length < 0 || length > Rendezvous.MAX_REASON_BYTES) {
-            throw new ProtocolException("a text of " + length + " bytes, above the limit of "
-                    + Rendezvous.MAX_REASON_BYTES);
+            throw new ProtocolException(
+                    "a text of " + length + " bytes, above the limit of " + Rendezvous.MAX_REASON_BYTES);
         }
         return new String(readBytes(in, length), StandardCharsets.UTF_8);
     }
@@ -216,7 +218,9 @@ final class Channel implements AutoCloseable {
             return bytes;
         }
         return new String(bytes, 0, Rendezvous.MAX_REASON_BYTES - 3, StandardCharsets.UTF_8)
-                .replace("\uFFFD", "").concat("...").getBytes(StandardCharsets.UTF_8);
+                .replace("\uFFFD", "")
+                .concat("...")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     /** How rank 0 tells the survivors an allgather's values: per rank, 0 and its value, or 1 and why it is gone. */

@@ -74,8 +74,10 @@ abstract class Exchange implements Rendezvous {
     private void checkGather(byte[] value) {
         checkValue(value);
         if ((long) value.length * size > MAX_GATHER_BYTES) {
-            throw BootstrapException.settings(rank, operation + " of " + value.length + " bytes from each of " + size
-                    + " ranks exceeds the limit of " + MAX_GATHER_BYTES + " bytes");
+            throw BootstrapException.settings(
+                    rank,
+                    operation + " of " + value.length + " bytes from each of " + size + " ranks exceeds the limit of "
+                            + MAX_GATHER_BYTES + " bytes");
         }
     }
 
@@ -136,8 +138,7 @@ abstract class Exchange implements Rendezvous {
     }
 
     /** Tells rank 0 (or, on rank 0, the job) that this rank timed out waiting at {@code where}. */
-    protected void doStalled(String where) {
-    }
+    protected void doStalled(String where) {}
 
     /** Whether the job is watched: its operations are over, and its failure comes to the watcher. */
     final boolean watching() {
@@ -166,22 +167,24 @@ abstract class Exchange implements Rendezvous {
 
     private void requireUsable() {
         if (failure != null) {
-            throw BootstrapException.failed(rank, "the rendezvous at " + where + " failed earlier: "
-                    + failure.getMessage(), failure);
+            throw BootstrapException.failed(
+                    rank, "the rendezvous at " + where + " failed earlier: " + failure.getMessage(), failure);
         }
         if (closed) {
             throw BootstrapException.settings(rank, "the rendezvous at " + where + " is closed");
         }
         if (watching) {
-            throw BootstrapException.settings(rank, "the rendezvous at " + where + " watches the job; it serves no"
-                    + " more operations");
+            throw BootstrapException.settings(
+                    rank, "the rendezvous at " + where + " watches the job; it serves no" + " more operations");
         }
     }
 
     private void checkValue(byte[] value) {
         if (value == null || value.length > MAX_VALUE_BYTES) {
-            throw BootstrapException.settings(rank, operation + " needs a value of at most " + MAX_VALUE_BYTES
-                    + " bytes, not " + (value == null ? "null" : value.length + " bytes"));
+            throw BootstrapException.settings(
+                    rank,
+                    operation + " needs a value of at most " + MAX_VALUE_BYTES + " bytes, not "
+                            + (value == null ? "null" : value.length + " bytes"));
         }
     }
 

@@ -86,9 +86,11 @@ final class FileRendezvous extends Exchange {
             } catch (FileAlreadyExistsException e) {
                 try (Stream<Path> entries = Files.list(directory)) {
                     if (entries.findAny().isPresent()) {
-                        throw BootstrapException.settings(0, "the rendezvous directory " + directory + " already"
-                                + " exists and is not empty (left by an earlier job?): use a new directory per job,"
-                                + " e.g. file:/shared/rendezvous/$SLURM_JOB_ID, or delete it");
+                        throw BootstrapException.settings(
+                                0,
+                                "the rendezvous directory " + directory + " already"
+                                        + " exists and is not empty (left by an earlier job?): use a new directory per job,"
+                                        + " e.g. file:/shared/rendezvous/$SLURM_JOB_ID, or delete it");
                     }
                 }
             }
@@ -105,20 +107,28 @@ final class FileRendezvous extends Exchange {
         Backoff backoff = polling(deadline);
         while (!Files.exists(session)) {
             if (deadline.expired()) {
-                throw BootstrapException.failed(rank(), "no rank 0 at " + where() + " " + deadline.within()
-                        + ": " + (Files.isDirectory(directory) ? "its session file" : "the directory")
-                        + " did not appear (rank 0 not started, or a path not shared between the nodes?)", null);
+                throw BootstrapException.failed(
+                        rank(),
+                        "no rank 0 at " + where() + " " + deadline.within()
+                                + ": " + (Files.isDirectory(directory) ? "its session file" : "the directory")
+                                + " did not appear (rank 0 not started, or a path not shared between the nodes?)",
+                        null);
             }
             backoff.pause();
         }
         Decoded decoded = read(session, token, KIND_SESSION, JobToken.NONCE_BYTES);
         if (decoded == null) {
-            throw BootstrapException.failed(rank(), "the session file in " + directory + " was not written with this"
-                    + " job's token (a wrong " + Settings.JOB_TOKEN + " here, or a directory left by another job)", null);
+            throw BootstrapException.failed(
+                    rank(),
+                    "the session file in " + directory + " was not written with this" + " job's token (a wrong "
+                            + Settings.JOB_TOKEN + " here, or a directory left by another job)",
+                    null);
         }
         if (decoded.operation != size()) {
-            throw BootstrapException.settings(rank(), "rank 0 at " + where() + " says the world size is "
-                    + decoded.operation + ", rank " + rank() + " says " + size());
+            throw BootstrapException.settings(
+                    rank(),
+                    "rank 0 at " + where() + " says the world size is " + decoded.operation + ", rank " + rank()
+                            + " says " + size());
         }
         key = token.derive("file", decoded.bytes);
     }
@@ -128,8 +138,9 @@ final class FileRendezvous extends Exchange {
         byte[] who = describeProcess().getBytes(StandardCharsets.UTF_8);
         if (!write(name, encode(key, KIND_CLAIM, rank(), 0, who), true)) {
             Decoded first = read(directory.resolve(name), key, KIND_CLAIM, Rendezvous.MAX_REASON_BYTES);
-            throw endJob("duplicate rank " + rank() + ": " + (first == null ? "another process"
-                    : new String(first.bytes, StandardCharsets.UTF_8)) + " claimed it at " + where() + " before "
+            throw endJob("duplicate rank " + rank() + ": "
+                    + (first == null ? "another process" : new String(first.bytes, StandardCharsets.UTF_8))
+                    + " claimed it at " + where() + " before "
                     + describeProcess());
         }
     }
@@ -224,10 +235,11 @@ final class FileRendezvous extends Exchange {
         Path abort = directory.resolve(ABORT);
         if (Files.exists(abort)) {
             Decoded decoded = read(abort, key, KIND_ABORT, Rendezvous.MAX_REASON_BYTES);
-            String reason = decoded == null ? "an abort file that failed authentication"
+            String reason = decoded == null
+                    ? "an abort file that failed authentication"
                     : "rank " + decoded.rank + " ended the job: " + new String(decoded.bytes, StandardCharsets.UTF_8);
-            throw fail(BootstrapException.remote(rank(), reason + " (seen at " + where() + " during " + operation()
-                    + ")"));
+            throw fail(BootstrapException.remote(
+                    rank(), reason + " (seen at " + where() + " during " + operation() + ")"));
         }
     }
 
@@ -281,7 +293,8 @@ final class FileRendezvous extends Exchange {
             byte[] bytes = Channel.readBytes(in, count);
             byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
             return key.verify(mac, "file", JobToken.ints(kind, rank, operation), bytes)
-                    ? new Decoded(rank, operation, bytes) : null;
+                    ? new Decoded(rank, operation, bytes)
+                    : null;
         } catch (IOException e) {
             throw fail(BootstrapException.failed(rank(), "cannot read " + file + ": " + e, e));
         }
@@ -357,6 +370,5 @@ final class FileRendezvous extends Exchange {
         }
     }
 
-    private record Decoded(int rank, int operation, byte[] bytes) {
-    }
+    private record Decoded(int rank, int operation, byte[] bytes) {}
 }

@@ -25,8 +25,11 @@ final class GatheredRendezvous extends Exchange {
         byte[][] values = gather(value);
         int[] lengths = Arrays.stream(values).mapToInt(v -> v.length).toArray();
         if (Arrays.stream(lengths).anyMatch(length -> length != value.length)) {
-            throw BootstrapException.failed(rank(), operation() + " at " + where() + ": the ranks passed values of"
-                    + " different lengths " + Arrays.toString(lengths) + " (by rank)", null);
+            throw BootstrapException.failed(
+                    rank(),
+                    operation() + " at " + where() + ": the ranks passed values of" + " different lengths "
+                            + Arrays.toString(lengths) + " (by rank)",
+                    null);
         }
         return values;
     }
@@ -39,18 +42,19 @@ final class GatheredRendezvous extends Exchange {
             throw BootstrapException.failed(rank(), operation() + " at " + where() + " failed: " + e.getMessage(), e);
         }
         if (values == null || values.length != size() || Arrays.asList(values).contains(null)) {
-            throw BootstrapException.failed(rank(), operation() + " at " + where() + " did not return one value for"
-                    + " each of the " + size() + " ranks", null);
+            throw BootstrapException.failed(
+                    rank(),
+                    operation() + " at " + where() + " did not return one value for" + " each of the " + size()
+                            + " ranks",
+                    null);
         }
         return values;
     }
 
     /** Nothing to tell: the service ends the job on every rank once this rank fails. */
     @Override
-    protected void doAbort(String reason) {
-    }
+    protected void doAbort(String reason) {}
 
     @Override
-    protected void doClose() {
-    }
+    protected void doClose() {}
 }

@@ -30,9 +30,11 @@ final class JobToken {
     /** Fails (without echoing the token) when it is too short. */
     static JobToken of(String token, int rank) {
         if (token.length() < MIN_CHARACTERS) {
-            throw BootstrapException.settings(rank, "the job token (" + Settings.JOB_TOKEN + ") has " + token.length()
-                    + " characters; it needs at least " + MIN_CHARACTERS + " (e.g. export " + Settings.JOB_TOKEN
-                    + "=$(openssl rand -hex 32))");
+            throw BootstrapException.settings(
+                    rank,
+                    "the job token (" + Settings.JOB_TOKEN + ") has " + token.length()
+                            + " characters; it needs at least " + MIN_CHARACTERS + " (e.g. export " + Settings.JOB_TOKEN
+                            + "=$(openssl rand -hex 32))");
         }
         return new JobToken(token.getBytes(StandardCharsets.UTF_8));
     }

@@ -10,7 +10,11 @@ import java.util.Optional;
  * step, not this process, so Slurm comes last.
  */
 enum Launcher {
-    OPEN_MPI("Open MPI (mpirun)", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+    OPEN_MPI(
+            "Open MPI (mpirun)",
+            "OMPI_COMM_WORLD_RANK",
+            "OMPI_COMM_WORLD_SIZE",
+            "OMPI_COMM_WORLD_LOCAL_RANK",
             "OMPI_COMM_WORLD_LOCAL_SIZE"),
     PMI("PMI (MPICH/Intel MPI mpiexec)", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"),
     TORCHRUN("torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"),
@@ -18,6 +22,7 @@ enum Launcher {
 
     /** torchrun's rendezvous, also commonly exported by hand for other launchers. */
     static final String MASTER_ADDR = "MASTER_ADDR";
+
     static final String MASTER_PORT = "MASTER_PORT";
     /** Set by torchrun in its workers; its agent then holds MASTER_PORT on the first node. */
     static final String TORCHRUN_RUN_ID = "TORCHELASTIC_RUN_ID";
@@ -28,8 +33,12 @@ enum Launcher {
     final String localRankVariable;
     final String localSizeVariable;
 
-    Launcher(String description, String rankVariable, String sizeVariable, String localRankVariable,
-             String localSizeVariable) {
+    Launcher(
+            String description,
+            String rankVariable,
+            String sizeVariable,
+            String localRankVariable,
+            String localSizeVariable) {
         this.description = description;
         this.rankVariable = rankVariable;
         this.sizeVariable = sizeVariable;
@@ -39,7 +48,9 @@ enum Launcher {
 
     /** The first launcher whose rank variable is set. */
     static Optional<Launcher> detect(Map<String, String> environment) {
-        return List.of(values()).stream().filter(l -> present(environment, l.rankVariable)).findFirst();
+        return List.of(values()).stream()
+                .filter(l -> present(environment, l.rankVariable))
+                .findFirst();
     }
 
     private static boolean present(Map<String, String> environment, String name) {

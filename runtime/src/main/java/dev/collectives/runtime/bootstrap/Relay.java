@@ -21,6 +21,7 @@ final class Relay {
     private final String[] gone;
     /** Whether a member's death leaves the others going on ({@link #allGatherOfSurvivors} was called). */
     private boolean survivorsGoOn;
+
     private boolean inOperation;
     /** The member whose message the operation under way waits for; 0 while it waits for none. */
     private int awaited;
@@ -158,12 +159,16 @@ final class Relay {
     /** Member {@code rank}'s value, checked: for this operation, and as long as rank 0's. */
     private byte[] contribution(int rank, Channel.Frame frame, int length) {
         if (frame.operation() != root.sequence()) {
-            throw root.fail(roster.member(rank).peer() + " sent a message for operation #" + frame.operation()
-                    + " during operation #" + root.sequence() + " (the ranks called different operations)", null);
+            throw root.fail(
+                    roster.member(rank).peer() + " sent a message for operation #" + frame.operation()
+                            + " during operation #" + root.sequence() + " (the ranks called different operations)",
+                    null);
         }
         if (frame.bytes().length != length) {
-            throw root.fail(roster.member(rank).peer() + " contributed " + frame.bytes().length + " bytes to "
-                    + root.operation() + ", rank 0 " + length + " bytes (the ranks called it with different sizes)",
+            throw root.fail(
+                    roster.member(rank).peer() + " contributed " + frame.bytes().length + " bytes to "
+                            + root.operation() + ", rank 0 " + length
+                            + " bytes (the ranks called it with different sizes)",
                     null);
         }
         return frame.bytes();
@@ -196,7 +201,10 @@ final class Relay {
         synchronized (lock) {
             awaited = rank;
             lock.notifyAll();
-            while (inbox[rank] == null && root.failure() == null && !left[rank] && gone[rank] == null
+            while (inbox[rank] == null
+                    && root.failure() == null
+                    && !left[rank]
+                    && gone[rank] == null
                     && !deadline.expired()) {
                 root.waitForNews(deadline);
             }
@@ -211,9 +219,14 @@ final class Relay {
                 return null;
             }
             Channel member = roster.member(rank);
-            failure = fatal != null ? fatal : gone[rank] != null ? gone[rank]
-                    : left[rank] ? member.peer() + " closed its rendezvous before " + root.operation()
-                    : member.peer() + " did not take part in " + root.operation() + " " + deadline.within();
+            failure = fatal != null
+                    ? fatal
+                    : gone[rank] != null
+                            ? gone[rank]
+                            : left[rank]
+                                    ? member.peer() + " closed its rendezvous before " + root.operation()
+                                    : member.peer() + " did not take part in " + root.operation() + " "
+                                            + deadline.within();
         }
         throw root.fail(failure, null);
     }
@@ -234,9 +247,11 @@ final class Relay {
                 }
                 return;
             }
-            throw root.fail(e instanceof SocketTimeoutException
-                    ? member.peer() + " did not take part in " + root.operation() + " " + deadline.within()
-                    : root.describe(member, e), e);
+            throw root.fail(
+                    e instanceof SocketTimeoutException
+                            ? member.peer() + " did not take part in " + root.operation() + " " + deadline.within()
+                            : root.describe(member, e),
+                    e);
         }
     }
 }

@@ -62,8 +62,7 @@ public interface Rendezvous extends AutoCloseable {
      * What {@link #allGatherOfSurvivors} returns, indexed by rank: a survivor's value (its reason null), or why a
      * rank is gone (its value null).
      */
-    record Survivors(byte[][] values, String[] goneReasons) {
-    }
+    record Survivors(byte[][] values, String[] goneReasons) {}
 
     /**
      * Fails on every rank, naming each rank's value, unless all ranks pass the same {@code value} (e.g. the
@@ -79,8 +78,8 @@ public interface Rendezvous extends AutoCloseable {
         for (int r = 0; r < details.length; r++) {
             values.add("rank " + r + ": " + new String(details[r], StandardCharsets.UTF_8).replace("\0", ""));
         }
-        throw BootstrapException.failed(rank(), "the ranks at " + where() + " disagree on " + what + ": "
-                + String.join("; ", values), null);
+        throw BootstrapException.failed(
+                rank(), "the ranks at " + where() + " disagree on " + what + ": " + String.join("; ", values), null);
     }
 
     /**
@@ -97,7 +96,9 @@ public interface Rendezvous extends AutoCloseable {
         byte[][] hosts = allGather(sha256(host));
         int most = 0;
         for (byte[] h : hosts) {
-            int same = (int) Arrays.stream(hosts).filter(other -> Arrays.equals(other, h)).count();
+            int same = (int) Arrays.stream(hosts)
+                    .filter(other -> Arrays.equals(other, h))
+                    .count();
             most = Math.max(most, same);
         }
         return most;
@@ -129,8 +130,7 @@ public interface Rendezvous extends AutoCloseable {
      * naming the ranks that did not: they never arrived at the collective the others wait in. Does nothing in a job
      * that is not watched.
      */
-    default void stalled(String where) {
-    }
+    default void stalled(String where) {}
 
     /** Leaves the job; idempotent. */
     @Override

@@ -35,15 +35,16 @@ public final class RendezvousEndpoint {
     public static RendezvousEndpoint tcp(String host, int port) {
         Objects.requireNonNull(host, "host");
         if (host.isBlank() || port < 1 || port > 65535) {
-            throw BootstrapException.settings(-1, "a TCP rendezvous needs a host and a port in 1..65535, not '"
-                    + host + "' and " + port);
+            throw BootstrapException.settings(
+                    -1, "a TCP rendezvous needs a host and a port in 1..65535, not '" + host + "' and " + port);
         }
         return new RendezvousEndpoint(Kind.TCP, host, port, null);
     }
 
     /** A directory rank 0 creates (it must not exist yet) on a file system every rank sees. */
     public static RendezvousEndpoint file(Path directory) {
-        return new RendezvousEndpoint(Kind.FILE, null, 0, directory.toAbsolutePath().normalize());
+        return new RendezvousEndpoint(
+                Kind.FILE, null, 0, directory.toAbsolutePath().normalize());
     }
 
     /** {@code tcp://host:port}, {@code tcp://[::1]:port}, {@code file:/path} or {@code file:///path}. */
@@ -52,7 +53,9 @@ public final class RendezvousEndpoint {
         try {
             if (t.startsWith("tcp://")) {
                 URI uri = new URI(t);
-                if (uri.getHost() == null || uri.getPort() < 0 || !(uri.getPath() == null || uri.getPath().isEmpty())) {
+                if (uri.getHost() == null
+                        || uri.getPort() < 0
+                        || !(uri.getPath() == null || uri.getPath().isEmpty())) {
                     throw new URISyntaxException(t, "expected tcp://host:port");
                 }
                 String host = uri.getHost();
@@ -71,8 +74,8 @@ public final class RendezvousEndpoint {
         } catch (URISyntaxException | InvalidPathException e) {
             throw BootstrapException.settings(-1, "malformed rendezvous '" + text + "': " + e.getMessage());
         }
-        throw BootstrapException.settings(-1, "malformed rendezvous '" + text
-                + "': expected tcp://host:port or file:/shared/directory");
+        throw BootstrapException.settings(
+                -1, "malformed rendezvous '" + text + "': expected tcp://host:port or file:/shared/directory");
     }
 
     /** How the ranks meet. */

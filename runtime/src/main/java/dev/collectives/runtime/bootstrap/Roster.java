@@ -16,9 +16,11 @@ final class Roster {
     private final int size;
     /** Where each rank's admitted connection came from, from the moment its claim was checked. */
     private final String[] claimedFrom;
+
     private final Channel[] members;
     /** Which ranks that never joined have been turned away with the reason the job ended. */
     private final boolean[] toldLate;
+
     private int joined;
 
     Roster(int size) {
@@ -84,7 +86,9 @@ final class Roster {
 
     /** "rank 3", "ranks 1, 2": those that have not joined. */
     String missing() {
-        List<String> ranks = IntStream.range(1, size).filter(r -> members[r] == null).mapToObj(Integer::toString)
+        List<String> ranks = IntStream.range(1, size)
+                .filter(r -> members[r] == null)
+                .mapToObj(Integer::toString)
                 .collect(Collectors.toList());
         return (ranks.size() == 1 ? "rank " : "ranks ") + String.join(", ", ranks);
     }

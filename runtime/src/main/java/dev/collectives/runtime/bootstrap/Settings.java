@@ -14,6 +14,7 @@ import java.util.Properties;
 final class Settings {
     /** The job token: only from the environment or the builder, never a system property (visible in ps). */
     static final String JOB_TOKEN = "COLLECTIVES_JOB_TOKEN";
+
     static final String[] VISIBLE_DEVICES = {"CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES"};
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
 
@@ -79,8 +80,10 @@ final class Settings {
 
     /** "sim.mtlinkSharp" -> "COLLECTIVES_SIM_MTLINK_SHARP" */
     static String optionVariable(String name) {
-        return "COLLECTIVES_" + name.replaceAll("([a-z0-9])([A-Z])", "$1_$2").replace('.', '_')
-                .toUpperCase(Locale.ROOT);
+        return "COLLECTIVES_"
+                + name.replaceAll("([a-z0-9])([A-Z])", "$1_$2")
+                        .replace('.', '_')
+                        .toUpperCase(Locale.ROOT);
     }
 
     Optional<Sourced<String>> variable(String name) {
@@ -117,18 +120,21 @@ final class Settings {
                 return Duration.parse(t.toUpperCase(Locale.ROOT));
             }
             if (t.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).trim()));
+                return Duration.ofMillis(
+                        Long.parseLong(t.substring(0, t.length() - 2).trim()));
             }
             if (t.endsWith("s")) {
-                return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1).trim()) * 1000));
+                return Duration.ofMillis(Math.round(
+                        Double.parseDouble(t.substring(0, t.length() - 1).trim()) * 1000));
             }
             if (t.endsWith("m")) {
-                return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1).trim()) * 60);
+                return Duration.ofSeconds(
+                        Long.parseLong(t.substring(0, t.length() - 1).trim()) * 60);
             }
             return Duration.ofMillis(Math.round(Double.parseDouble(t) * 1000));
         } catch (NumberFormatException | DateTimeParseException e) {
-            throw BootstrapException.settings(-1, source + " is '" + text
-                    + "', not a duration (examples: 30, 30s, 500ms, 2m, PT30S)");
+            throw BootstrapException.settings(
+                    -1, source + " is '" + text + "', not a duration (examples: 30, 30s, 500ms, 2m, PT30S)");
         }
     }
 

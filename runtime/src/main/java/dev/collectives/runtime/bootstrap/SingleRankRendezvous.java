@@ -22,6 +22,5 @@ final class SingleRankRendezvous extends Exchange {
     }
 
     @Override
-    protected void doClose() {
-    }
+    protected void doClose() {}
 }

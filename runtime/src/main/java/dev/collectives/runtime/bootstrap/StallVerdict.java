@@ -15,7 +15,11 @@ import java.util.stream.IntStream;
  */
 final class StallVerdict {
     /** What a rank's stall makes due. */
-    enum Due { NOTHING, VERDICT_NOW, VERDICT_AFTER_GRACE }
+    enum Due {
+        NOTHING,
+        VERDICT_NOW,
+        VERDICT_AFTER_GRACE
+    }
 
     private final int size;
     /** Where each rank said it stalled; null for the others. */
@@ -47,21 +51,27 @@ final class StallVerdict {
 
     /** Which ranks never arrived where the others stalled, or that every rank stalled. */
     String verdict(IntPredicate left) {
-        List<Integer> waited = IntStream.range(0, size).filter(r -> stalls[r] != null).boxed()
-                .collect(Collectors.toList());
-        List<Integer> absent = IntStream.range(0, size).filter(r -> stalls[r] == null && !left.test(r)).boxed()
+        List<Integer> waited =
+                IntStream.range(0, size).filter(r -> stalls[r] != null).boxed().collect(Collectors.toList());
+        List<Integer> absent = IntStream.range(0, size)
+                .filter(r -> stalls[r] == null && !left.test(r))
+                .boxed()
                 .collect(Collectors.toList());
         Map<String, List<Integer>> ranksByWhere = new LinkedHashMap<>();
-        waited.forEach(r -> ranksByWhere.computeIfAbsent(stalls[r], w -> new ArrayList<>()).add(r));
-        String where = ranksByWhere.size() == 1 ? "each " + stalls[waited.get(0)]
-                : ranksByWhere.entrySet().stream().map(e -> (e.getValue().size() == 1 ? "rank "
-                + e.getValue().get(0) : "ranks " + e.getValue()) + ": " + e.getKey())
-                .collect(Collectors.joining("; "));
+        waited.forEach(r ->
+                ranksByWhere.computeIfAbsent(stalls[r], w -> new ArrayList<>()).add(r));
+        String where = ranksByWhere.size() == 1
+                ? "each " + stalls[waited.get(0)]
+                : ranksByWhere.entrySet().stream()
+                        .map(e -> (e.getValue().size() == 1
+                                        ? "rank " + e.getValue().get(0)
+                                        : "ranks " + e.getValue()) + ": " + e.getKey())
+                        .collect(Collectors.joining("; "));
         if (absent.isEmpty()) {
             return "every rank timed out waiting in the library (" + where + "): the ranks called different "
                     + "collectives, in another order or with other sizes";
         }
-        return "ranks " + absent + " did not arrive at the collective that ranks " + waited + " waited in ("
-                + where + "): they never called it, or are stuck before it";
+        return "ranks " + absent + " did not arrive at the collective that ranks " + waited + " waited in (" + where
+                + "): they never called it, or are stuck before it";
     }
 }

@@ -41,10 +41,16 @@ final class TcpAdmission {
     private final JobToken token;
     private final TcpRoot root;
     private final Duration handshakeLimit;
-    private final ThreadPoolExecutor handshakes = new ThreadPoolExecutor(MAX_HANDSHAKES, MAX_HANDSHAKES,
-            1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), smallDaemonThreads("collectives-bootstrap-handshake"));
+    private final ThreadPoolExecutor handshakes = new ThreadPoolExecutor(
+            MAX_HANDSHAKES,
+            MAX_HANDSHAKES,
+            1,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            smallDaemonThreads("collectives-bootstrap-handshake"));
     /** The connections handshaking, oldest first: the one to drop when a new one finds it full. */
     private final BlockingQueue<Handshake> handshaking = new ArrayBlockingQueue<>(MAX_HANDSHAKES);
+
     private final List<String> turnedAway = new ArrayList<>();
     /** Whether the acceptor has stopped (the server socket closed); guarded by this. */
     private boolean stopped;
@@ -52,8 +58,7 @@ final class TcpAdmission {
     private Thread exitHold;
 
     /** A connection still handshaking, and where it came from. */
-    private record Handshake(Channel channel, String from) {
-    }
+    private record Handshake(Channel channel, String from) {}
 
     /** Admits members to {@code root} through {@code server}; each handshake within {@code handshakeLimit}. */
     TcpAdmission(ServerSocket server, JobToken token, TcpRoot root, Duration handshakeLimit) {
@@ -73,20 +78,24 @@ final class TcpAdmission {
         InetAddress address;
         try {
             address = InetAddress.getByName(endpoint.host());
-            if (!address.isLoopbackAddress() && !address.isAnyLocalAddress()
+            if (!address.isLoopbackAddress()
+                    && !address.isAnyLocalAddress()
                     && NetworkInterface.getByInetAddress(address) == null) {
-                throw BootstrapException.settings(0, "rank 0 must run on the rendezvous host, but " + endpoint
-                        + " (" + address.getHostAddress() + ") is not an address of this host ("
-                        + InetAddress.getLocalHost().getHostName() + ")");
+                throw BootstrapException.settings(
+                        0,
+                        "rank 0 must run on the rendezvous host, but " + endpoint
+                                + " (" + address.getHostAddress() + ") is not an address of this host ("
+                                + InetAddress.getLocalHost().getHostName() + ")");
             }
         } catch (UnknownHostException e) {
-            throw BootstrapException.settings(0, "cannot resolve the rendezvous host of " + endpoint + ": "
-                    + e.getMessage());
+            throw BootstrapException.settings(
+                    0, "cannot resolve the rendezvous host of " + endpoint + ": " + e.getMessage());
         } catch (SocketException e) {
             throw BootstrapException.failed(0, "cannot list this host's network interfaces: " + e.getMessage(), e);
         }
         InetSocketAddress bindTo = address.isLoopbackAddress()
-                ? new InetSocketAddress(address, endpoint.port()) : new InetSocketAddress(endpoint.port());
+                ? new InetSocketAddress(address, endpoint.port())
+                : new InetSocketAddress(endpoint.port());
         try {
             ServerSocket server = new ServerSocket();
             server.setReuseAddress(true);
@@ -98,8 +107,11 @@ final class TcpAdmission {
             }
             return server;
         } catch (BindException e) {
-            throw BootstrapException.failed(0, "rank 0 cannot listen at " + endpoint + ": " + e.getMessage()
-                    + " (another job on this port, or a second process with rank 0?)", e);
+            throw BootstrapException.failed(
+                    0,
+                    "rank 0 cannot listen at " + endpoint + ": " + e.getMessage()
+                            + " (another job on this port, or a second process with rank 0?)",
+                    e);
         } catch (IOException e) {
             throw BootstrapException.failed(0, "rank 0 cannot listen at " + endpoint + ": " + e, e);
         }
@@ -116,7 +128,9 @@ final class TcpAdmission {
 
     /** Accepts connections until the server socket closes. */
     void open() {
-        smallDaemonThreads("collectives-bootstrap-acceptor").newThread(this::acceptLoop).start();
+        smallDaemonThreads("collectives-bootstrap-acceptor")
+                .newThread(this::acceptLoop)
+                .start();
     }
 
     /** "; turned away: ..." for each connection noted, or nothing. */
@@ -227,8 +241,11 @@ final class TcpAdmission {
         int magic = in.readInt();
         int version = in.readInt();
         if (magic != Channel.MAGIC || version != Channel.VERSION) {
-            return reject(channel, "a connection from " + from + " is not a collectives bootstrap peer of version "
-                    + Channel.VERSION + " (magic " + Integer.toHexString(magic) + ", version " + version + ")", false);
+            return reject(
+                    channel,
+                    "a connection from " + from + " is not a collectives bootstrap peer of version " + Channel.VERSION
+                            + " (magic " + Integer.toHexString(magic) + ", version " + version + ")",
+                    false);
         }
         int rank = in.readInt();
         int size = in.readInt();
@@ -236,8 +253,10 @@ final class TcpAdmission {
         byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
         byte[] claim = JobToken.ints(rank, size);
         if (!token.verify(mac, "join", serverNonce, clientNonce, claim)) {
-            return reject(channel, "a connection from " + from + " claiming rank " + rank
-                    + " presented a wrong job token", false);
+            return reject(
+                    channel,
+                    "a connection from " + from + " claiming rank " + rank + " presented a wrong job token",
+                    false);
         }
         String ended = root.ended();
         if (ended != null) {
@@ -251,8 +270,8 @@ final class TcpAdmission {
         }
         boolean admitted = false;
         try {
-            channel.authenticated(Channel.sessionKey(token, serverNonce, clientNonce, rank), true,
-                    "rank " + rank + " at " + from);
+            channel.authenticated(
+                    Channel.sessionKey(token, serverNonce, clientNonce, rank), true, "rank " + rank + " at " + from);
             out.writeByte(Channel.ACCEPTED);
             out.write(token.mac("accept", serverNonce, clientNonce, claim));
             out.flush();

@@ -81,8 +81,8 @@ final class TcpMember extends Exchange {
             closeQuietly(channel == null ? socket : channel);
             backoff.pauseWithoutGrowing(); // rank 0 is there, and may be ready at the next attempt
         }
-        throw BootstrapException.failed(rank, "no rank 0 at " + endpoint + " " + deadline.within() + ": "
-                + attempts, null);
+        throw BootstrapException.failed(
+                rank, "no rank 0 at " + endpoint + " " + deadline.within() + ": " + attempts, null);
     }
 
     /** What became of the attempts to reach rank 0, for the message when none succeeded. */
@@ -138,9 +138,12 @@ final class TcpMember extends Exchange {
         int magic = in.readInt();
         int version = in.readInt();
         if (magic != Channel.MAGIC || version != Channel.VERSION) {
-            throw BootstrapException.failed(rank, endpoint + " is not a collectives rendezvous of version "
-                    + Channel.VERSION + " (it greeted with magic " + Integer.toHexString(magic) + ", version "
-                    + version + ")", null);
+            throw BootstrapException.failed(
+                    rank,
+                    endpoint + " is not a collectives rendezvous of version "
+                            + Channel.VERSION + " (it greeted with magic " + Integer.toHexString(magic) + ", version "
+                            + version + ")",
+                    null);
         }
         byte[] serverNonce = Channel.readBytes(in, JobToken.NONCE_BYTES);
         byte[] clientNonce = JobToken.nonce();
@@ -154,17 +157,20 @@ final class TcpMember extends Exchange {
         out.flush();
         byte answer = in.readByte();
         if (answer == Channel.REJECTED) {
-            throw BootstrapException.remote(rank, "rank 0 at " + endpoint + " turned rank " + rank + " away: "
-                    + Channel.readText(in));
+            throw BootstrapException.remote(
+                    rank, "rank 0 at " + endpoint + " turned rank " + rank + " away: " + Channel.readText(in));
         }
         byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
         if (answer != Channel.ACCEPTED || !token.verify(mac, "accept", serverNonce, clientNonce, claim)) {
-            throw BootstrapException.failed(rank, "the server at " + endpoint + " does not hold this job's token"
-                    + " (another job's rendezvous on the same port, or a wrong " + Settings.JOB_TOKEN + " here)",
+            throw BootstrapException.failed(
+                    rank,
+                    "the server at " + endpoint + " does not hold this job's token"
+                            + " (another job's rendezvous on the same port, or a wrong " + Settings.JOB_TOKEN
+                            + " here)",
                     null);
         }
-        channel.authenticated(Channel.sessionKey(token, serverNonce, clientNonce, rank), false,
-                "rank 0 at " + endpoint);
+        channel.authenticated(
+                Channel.sessionKey(token, serverNonce, clientNonce, rank), false, "rank 0 at " + endpoint);
         return null;
     }
 
@@ -193,9 +199,10 @@ final class TcpMember extends Exchange {
             if (frame.type() == Channel.LEAVE) {
                 return;
             }
-            failure = frame.type() == Channel.ABORT ? frame.text()
+            failure = frame.type() == Channel.ABORT
+                    ? frame.text()
                     : "rank 0 at " + where() + " sent a message for operation #" + frame.operation()
-                    + " while the job ran";
+                            + " while the job ran";
         } catch (IOException e) {
             if (ending) {
                 return;
@@ -242,9 +249,12 @@ final class TcpMember extends Exchange {
         sendToRoot(value, deadline);
         byte[] all = receive(value.length * size(), deadline);
         if (all.length != value.length * size()) {
-            throw fail(BootstrapException.failed(rank(), "rank 0 at " + where() + " returned " + all.length
-                    + " bytes for " + operation() + ", expected " + value.length + " from each of " + size()
-                    + " ranks", null));
+            throw fail(BootstrapException.failed(
+                    rank(),
+                    "rank 0 at " + where() + " returned " + all.length
+                            + " bytes for " + operation() + ", expected " + value.length + " from each of " + size()
+                            + " ranks",
+                    null));
         }
         byte[][] values = new byte[size()][];
         for (int r = 0; r < size(); r++) {
@@ -269,12 +279,12 @@ final class TcpMember extends Exchange {
             throw fail(failure(e, deadline));
         }
         if (frame.type() == Channel.ABORT) {
-            throw fail(BootstrapException.remote(rank(), frame.text() + " (reported by rank 0 at " + where()
-                    + " during " + operation() + ")"));
+            throw fail(BootstrapException.remote(
+                    rank(), frame.text() + " (reported by rank 0 at " + where() + " during " + operation() + ")"));
         }
         if (frame.type() != Channel.DATA) {
-            throw fail(BootstrapException.failed(rank(), "rank 0 at " + where() + " closed the rendezvous during "
-                    + operation(), null));
+            throw fail(BootstrapException.failed(
+                    rank(), "rank 0 at " + where() + " closed the rendezvous during " + operation(), null));
         }
         return frame.bytes();
     }

@@ -39,6 +39,7 @@ final class TcpRoot extends Exchange {
      * have not by then are named as the ranks that never arrived.
      */
     static final Duration STALL_GRACE = Duration.ofSeconds(2);
+
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
 
     private final ServerSocket server;
@@ -46,13 +47,16 @@ final class TcpRoot extends Exchange {
     /** Reads each admitted rank's messages as they come; a thread ends with its member's connection. */
     private final ExecutorService listeners =
             Executors.newCachedThreadPool(TcpAdmission.smallDaemonThreads("collectives-bootstrap-member"));
+
     private final Object lock = new Object();
     /** Held while the members are told why the job ends, so that nothing closes their connections meanwhile. */
     private final Object ending = new Object();
+
     private final Roster roster;
     private final Relay relay;
     /** The deadline for joining: how long rank 0 tells late arrivals why a job that failed early ended. */
     private final Deadline joinDeadline;
+
     private boolean closing;
     private String fatal;
     /** Hears the job's failure, in a watched job; null before. */
@@ -60,13 +64,19 @@ final class TcpRoot extends Exchange {
     /** Where the ranks of a watched job stalled. */
     private final StallVerdict stalls;
 
-    private TcpRoot(RendezvousEndpoint endpoint, int size, JobToken token, Deadline joinDeadline, Duration timeout,
-                    ServerSocket server, Duration handshakeLimit) {
+    private TcpRoot(
+            RendezvousEndpoint endpoint,
+            int size,
+            JobToken token,
+            Deadline joinDeadline,
+            Duration timeout,
+            ServerSocket server,
+            Duration handshakeLimit) {
         super(0, size, endpoint.toString(), timeout);
         this.joinDeadline = joinDeadline;
         this.server = server;
-        this.admission = new TcpAdmission(server, token, this,
-                handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout);
+        this.admission =
+                new TcpAdmission(server, token, this, handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout);
         this.roster = new Roster(size);
         this.relay = new Relay(this, lock, roster);
         this.stalls = new StallVerdict(size);
@@ -78,11 +88,11 @@ final class TcpRoot extends Exchange {
     }
 
     /** As {@link #serve(RendezvousEndpoint, int, JobToken, Duration)}; tests choose how long a handshake may take. */
-    static TcpRoot serve(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout,
-                         Duration handshakeLimit) {
+    static TcpRoot serve(
+            RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, Duration handshakeLimit) {
         Deadline deadline = Deadline.after(timeout);
-        TcpRoot root = new TcpRoot(endpoint, size, token, deadline, timeout, TcpAdmission.listen(endpoint),
-                handshakeLimit);
+        TcpRoot root =
+                new TcpRoot(endpoint, size, token, deadline, timeout, TcpAdmission.listen(endpoint), handshakeLimit);
         root.admission.open();
         root.awaitMembers();
         return root;
@@ -97,8 +107,10 @@ final class TcpRoot extends Exchange {
             if (fatal == null && roster.complete()) {
                 return;
             }
-            failure = fatal != null ? fatal : roster.missing() + " did not join at " + where() + " "
-                    + joinDeadline.within() + admission.turnedAway();
+            failure = fatal != null
+                    ? fatal
+                    : roster.missing() + " did not join at " + where() + " " + joinDeadline.within()
+                            + admission.turnedAway();
         }
         throw fail(failure, null);
     }
@@ -118,7 +130,8 @@ final class TcpRoot extends Exchange {
     /** Why a peer that holds the token cannot join any more, or null while the job is forming or formed. */
     String ended() {
         synchronized (lock) {
-            return fatal != null ? "the job at " + where() + " ended: " + fatal
+            return fatal != null
+                    ? "the job at " + where() + " ended: " + fatal
                     : closing ? "the job at " + where() + " formed and rank 0 closed the rendezvous" : null;
         }
     }
@@ -232,8 +245,11 @@ final class TcpRoot extends Exchange {
     String describe(Channel member, IOException e) {
         String when;
         synchronized (lock) {
-            when = !roster.complete() ? "while the ranks were joining" : watching() ? "while the job ran"
-                    : relay.inOperation() ? "during " + operation() : "after " + operation();
+            when = !roster.complete()
+                    ? "while the ranks were joining"
+                    : watching()
+                            ? "while the job ran"
+                            : relay.inOperation() ? "during " + operation() : "after " + operation();
         }
         if (e instanceof ProtocolException) {
             return member.peer() + " sent " + e.getMessage() + " " + when;
@@ -384,8 +400,10 @@ final class TcpRoot extends Exchange {
         if (untold != null) {
             Deadline answering = Deadline.after(timeout());
             Deadline until = answering.remainingMillis() >= joinDeadline.remainingMillis() ? answering : joinDeadline;
-            LOG.log(System.Logger.Level.DEBUG, () -> "rank 0 at " + where() + " answers " + untold + " with why the"
-                    + " job ended until they arrive or " + until.remainingMillis() + " ms have passed");
+            LOG.log(
+                    System.Logger.Level.DEBUG,
+                    () -> "rank 0 at " + where() + " answers " + untold + " with why the"
+                            + " job ended until they arrive or " + until.remainingMillis() + " ms have passed");
             if (!joinDeadline.expired()) {
                 admission.holdExitUntilClosed(joinDeadline);
             }

@@ -21,20 +21,22 @@ final class Watchdog {
         TIMER.setRemoveOnCancelPolicy(true);
     }
 
-    private Watchdog() {
-    }
+    private Watchdog() {}
 
     /** Closes {@code resource} at {@code deadline} unless the returned guard is closed first. */
     static Guard closeAt(Closeable resource, Deadline deadline) {
         Guard guard = new Guard();
-        guard.task = TIMER.schedule(() -> {
-            guard.fired = true;
-            try {
-                resource.close();
-            } catch (IOException ignored) {
-                // the owner sees the closed socket and reports the deadline
-            }
-        }, deadline.remainingMillis(), TimeUnit.MILLISECONDS);
+        guard.task = TIMER.schedule(
+                () -> {
+                    guard.fired = true;
+                    try {
+                        resource.close();
+                    } catch (IOException ignored) {
+                        // the owner sees the closed socket and reports the deadline
+                    }
+                },
+                deadline.remainingMillis(),
+                TimeUnit.MILLISECONDS);
         return guard;
     }
 

@@ -6,7 +6,6 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
-
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.function.Supplier;
@@ -28,8 +27,7 @@ public final class Agreement {
     /** What {@link #agreeOnOutcome} takes part with when this rank prepared: the same on every such rank. */
     private static final Fingerprint PREPARED = Fingerprint.builder("prepared").build();
 
-    private Agreement() {
-    }
+    private Agreement() {}
 
     /**
      * Runs {@code prepare} (what this rank does on its own before the ranks compare: allocate, check its externals
@@ -96,7 +94,8 @@ public final class Agreement {
         if (firstFailed < 0 && same) {
             return;
         }
-        byte[] detail = mine == null ? ReportedFailure.encode(failure) : mine.text().getBytes(StandardCharsets.UTF_8);
+        byte[] detail =
+                mine == null ? ReportedFailure.encode(failure) : mine.text().getBytes(StandardCharsets.UTF_8);
         byte[][] texts = allGather(comm, stream, Arrays.copyOf(detail, DETAIL_BYTES), DETAIL_BYTES);
         if (firstFailed < 0) {
             throw Disagreement.of(texts, comm.rank());
@@ -111,7 +110,7 @@ public final class Agreement {
     static byte[][] allGather(Communicator comm, Stream stream, byte[] mine, int bytes) {
         int size = comm.size();
         try (DeviceBuffer send = comm.allocate(Allocator.LEGACY, DataType.UINT8, bytes);
-             DeviceBuffer recv = comm.allocate(Allocator.LEGACY, DataType.UINT8, (long) bytes * size)) {
+                DeviceBuffer recv = comm.allocate(Allocator.LEGACY, DataType.UINT8, (long) bytes * size)) {
             send.copyFromHost(mine);
             comm.allGather(send, recv, bytes, DataType.UINT8, stream);
             stream.synchronize();

@@ -10,8 +10,7 @@ import dev.collectives.runtime.DeviceMemory;
 
 /** R11 ALLOCATOR at run time: what a qualified allocator's memory must look like. The one place that checks it. */
 public final class AllocatorRule {
-    private AllocatorRule() {
-    }
+    private AllocatorRule() {}
 
     /**
      * An allocator class as its user wrote it, for messages: {@code Outer.Pool} (not the binary {@code Outer$Pool});
@@ -24,10 +23,12 @@ public final class AllocatorRule {
         if (allocatorClass.isHidden()) {
             return "a lambda in " + nameOf(allocatorClass.getNestHost());
         }
-        String in = allocatorClass.getEnclosingClass() == null ? ""
-                : " in " + nameOf(allocatorClass.getEnclosingClass());
-        return (allocatorClass.isAnonymousClass() ? "an anonymous class" : "local class "
-                + allocatorClass.getSimpleName()) + in;
+        String in =
+                allocatorClass.getEnclosingClass() == null ? "" : " in " + nameOf(allocatorClass.getEnclosingClass());
+        return (allocatorClass.isAnonymousClass()
+                        ? "an anonymous class"
+                        : "local class " + allocatorClass.getSimpleName())
+                + in;
     }
 
     /**
@@ -35,15 +36,15 @@ public final class AllocatorRule {
      * device supports it), physical size a multiple of the granularity, head aligned to it, reservation a
      * multiple of it.
      */
-    public static void check(Class<?> allocatorClass, DeviceMemory memory, long granularity, boolean fabricSupported,
-                             int rank) {
+    public static void check(
+            Class<?> allocatorClass, DeviceMemory memory, long granularity, boolean fabricSupported, int rank) {
         String who = nameOf(allocatorClass);
         if (allocatorClass.getAnnotation(QualifiedAllocator.class) == null) {
             throw CollectivesException.violation(Message.R11_UNQUALIFIED_AT_RUN_TIME, rank, who);
         }
         if (!memory.handleTypes().contains(HandleType.POSIX_FILE_DESCRIPTOR)) {
-            throw CollectivesException.violation(Message.R11_ALLOCATED_WITHOUT_POSIX, rank, who, memory,
-                    memory.handleTypes());
+            throw CollectivesException.violation(
+                    Message.R11_ALLOCATED_WITHOUT_POSIX, rank, who, memory, memory.handleTypes());
         }
         if (fabricSupported && !memory.handleTypes().contains(HandleType.FABRIC)) {
             throw CollectivesException.violation(Message.R11_ALLOCATED_WITHOUT_FABRIC, rank, who, memory);
@@ -79,8 +80,8 @@ public final class AllocatorRule {
 
     private static void requireMultiple(String who, String what, long value, long granularity, int rank) {
         if (Long.remainderUnsigned(value, granularity) != 0) {
-            throw CollectivesException.violation(Message.R11_NOT_GRANULAR, rank, who, what, Long.toHexString(value),
-                    value, granularity);
+            throw CollectivesException.violation(
+                    Message.R11_NOT_GRANULAR, rank, who, what, Long.toHexString(value), value, granularity);
         }
     }
 }

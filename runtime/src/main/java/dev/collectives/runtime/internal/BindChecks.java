@@ -1,12 +1,11 @@
 package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.DataType;
-import dev.collectives.rules.PeerPairing;
 import dev.collectives.rules.Message;
+import dev.collectives.rules.PeerPairing;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
-
 import java.util.List;
 
 /**
@@ -14,14 +13,15 @@ import java.util.List;
  * the ranks agree: each names the rank and the pipeline.
  */
 public final class BindChecks {
-    private BindChecks() {
-    }
+    private BindChecks() {}
 
     /** A value the binder must have been given: a dim or an external, named by its setter. */
     public static <T> T given(Communicator comm, String pipeline, T value, String setter) {
         if (value == null) {
-            throw CollectivesException.usage(comm.rank(), pipeline + ": bind() needs " + setter + "(...), which the "
-                    + "binder was not given; set every dim and external first");
+            throw CollectivesException.usage(
+                    comm.rank(),
+                    pipeline + ": bind() needs " + setter + "(...), which the "
+                            + "binder was not given; set every dim and external first");
         }
         return value;
     }
@@ -34,11 +34,11 @@ public final class BindChecks {
     }
 
     /** An external buffer must have its declared element type and at least its declared count (R13). */
-    public static void requireExternal(Communicator comm, String pipeline, DeviceBuffer buffer, String name,
-                                       DataType type, long count) {
+    public static void requireExternal(
+            Communicator comm, String pipeline, DeviceBuffer buffer, String name, DataType type, long count) {
         if (buffer.type() != type || buffer.count() < count) {
-            throw CollectivesException.violation(Message.R13_EXTERNAL_TOO_SMALL, comm.rank(), pipeline, name, count,
-                    type, buffer);
+            throw CollectivesException.violation(
+                    Message.R13_EXTERNAL_TOO_SMALL, comm.rank(), pipeline, name, count, type, buffer);
         }
     }
 
@@ -55,8 +55,12 @@ public final class BindChecks {
      */
     public static void requireRank(Communicator comm, String pipeline, int rank, String what) {
         if (rank < 0 || rank >= comm.size()) {
-            throw CollectivesException.declaration(PeerPairing.TAG, PeerPairing.ANCHOR, comm.rank(), pipeline
-                    + ": the " + what + " is rank " + rank + ", but the communicator has " + comm.size() + " ranks");
+            throw CollectivesException.declaration(
+                    PeerPairing.TAG,
+                    PeerPairing.ANCHOR,
+                    comm.rank(),
+                    pipeline + ": the " + what + " is rank " + rank + ", but the communicator has " + comm.size()
+                            + " ranks");
         }
     }
 
@@ -69,9 +73,15 @@ public final class BindChecks {
         List<PeerPairing.Unpaired> unpaired = PeerPairing.unpaired(List.of(ops), comm.size());
         if (!unpaired.isEmpty()) {
             PeerPairing.Unpaired first = unpaired.get(0);
-            throw CollectivesException.declaration(PeerPairing.TAG, PeerPairing.ANCHOR, comm.rank(), pipeline + ": "
-                    + ops[first.op()].label() + " in " + step + "(): " + first.problem()
-                    + (unpaired.size() > 1 ? " (and " + (unpaired.size() - 1) + " more unpaired in this step)" : ""));
+            throw CollectivesException.declaration(
+                    PeerPairing.TAG,
+                    PeerPairing.ANCHOR,
+                    comm.rank(),
+                    pipeline + ": "
+                            + ops[first.op()].label() + " in " + step + "(): " + first.problem()
+                            + (unpaired.size() > 1
+                                    ? " (and " + (unpaired.size() - 1) + " more unpaired in this step)"
+                                    : ""));
         }
     }
 
@@ -83,17 +93,16 @@ public final class BindChecks {
     }
 
     /** MTLink SHARP registration of an external buffer needs ncclMemAlloc/mcclMemAlloc or qualified VMM memory (R3). */
-    public static void requireMtlinkSharpMemory(Communicator comm, String pipeline, DeviceBuffer buffer,
-                                                String name) {
+    public static void requireMtlinkSharpMemory(Communicator comm, String pipeline, DeviceBuffer buffer, String name) {
         if (!buffer.memory().isVirtualMemory()) {
-            throw CollectivesException.violation(Message.R3_EXTERNAL_NOT_VMM, comm.rank(), pipeline,
-                    comm.libraryFunction("MemAlloc"), name, buffer);
+            throw CollectivesException.violation(
+                    Message.R3_EXTERNAL_NOT_VMM, comm.rank(), pipeline, comm.libraryFunction("MemAlloc"), name, buffer);
         }
     }
 
     /** A registered external of wrapped VMM memory must look like a qualified allocator's memory (R11). */
-    public static void requireQualifiedForeignMemory(Communicator comm, String pipeline, DeviceBuffer buffer,
-                                                     String name) {
+    public static void requireQualifiedForeignMemory(
+            Communicator comm, String pipeline, DeviceBuffer buffer, String name) {
         AllocatorRule.checkForeign(comm, buffer, pipeline + ": external buffer `" + name + "`");
     }
 }

@@ -7,7 +7,6 @@ import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
-
 import java.util.function.Predicate;
 
 /**
@@ -56,8 +55,8 @@ public final class CallArguments {
         try {
             Math.multiplyExact(Math.multiplyExact(count, (long) type.size()), (long) ranks);
         } catch (ArithmeticException e) {
-            throw CollectivesException.violation(Message.R13_CALL_OVERFLOW, rank, call, count, type,
-                    ranks == 1 ? "" : " x " + ranks + " ranks");
+            throw CollectivesException.violation(
+                    Message.R13_CALL_OVERFLOW, rank, call, count, type, ranks == 1 ? "" : " x " + ranks + " ranks");
         }
     }
 
@@ -76,8 +75,9 @@ public final class CallArguments {
     /** A root or peer ({@code role}) that is a rank of this communicator. */
     public int peer(String call, String role, int peer) {
         if (peer < 0 || peer >= size) {
-            throw CollectivesException.usage(rank, call + ": " + role + " " + peer + " is not a rank of this"
-                    + " communicator of " + size + " ranks");
+            throw CollectivesException.usage(
+                    rank,
+                    call + ": " + role + " " + peer + " is not a rank of this" + " communicator of " + size + " ranks");
         }
         return peer;
     }
@@ -101,8 +101,14 @@ public final class CallArguments {
      * {@code elements} of {@code type} from element {@code offset} on. A null buffer is refused where
      * {@code required}, else there is nothing to check (a broadcast's send off the root): returns whether there was.
      */
-    public boolean room(String call, String role, DeviceBuffer buffer, boolean required, long offset, long elements,
-                        DataType type) {
+    public boolean room(
+            String call,
+            String role,
+            DeviceBuffer buffer,
+            boolean required,
+            long offset,
+            long elements,
+            DataType type) {
         if (buffer == null) {
             if (required) {
                 throw CollectivesException.usage(rank, call + ": the " + role + " buffer is null");
@@ -112,14 +118,19 @@ public final class CallArguments {
         memory(call, buffer);
         long held = buffer.sizeBytes() / type.size();
         if (offset < 0 || offset > held) {
-            throw CollectivesException.usage(rank, call + ": the " + role + " offset " + offset + " x " + type
-                    + " lies outside the " + role + " buffer " + buffer);
+            throw CollectivesException.usage(
+                    rank,
+                    call + ": the " + role + " offset " + offset + " x " + type + " lies outside the " + role
+                            + " buffer " + buffer);
         }
         if (elements > held - offset) {
             long room = buffer.sizeBytes() - offset * type.size();
-            throw CollectivesException.usage(rank, call + ": the " + role + " buffer " + buffer + " holds " + room
-                    + " bytes" + (offset == 0 ? "" : " from element " + offset) + ", but " + elements + " x " + type
-                    + " need " + elements * type.size());
+            throw CollectivesException.usage(
+                    rank,
+                    call + ": the " + role + " buffer " + buffer + " holds " + room
+                            + " bytes" + (offset == 0 ? "" : " from element " + offset) + ", but " + elements + " x "
+                            + type
+                            + " need " + elements * type.size());
         }
         return true;
     }
@@ -135,8 +146,8 @@ public final class CallArguments {
             throw CollectivesException.violation(Message.R12_LEGACY_MEMORY, rank, memAlloc, buffer);
         }
         if (!isAligned(buffer)) {
-            throw CollectivesException.violation(Message.R12_HEAD_MISALIGNED, rank, Rule.WINDOW_ALIGNMENT,
-                    head(buffer));
+            throw CollectivesException.violation(
+                    Message.R12_HEAD_MISALIGNED, rank, Rule.WINDOW_ALIGNMENT, head(buffer));
         }
     }
 

@@ -10,8 +10,6 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.spi.HostStaging;
 import dev.collectives.runtime.spi.StepContext;
-
-
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.DigestException;
@@ -56,15 +54,18 @@ public final class CallCheck implements AutoCloseable {
     private final byte[] digest = new byte[DIGEST_BYTES];
     /** Without staging, where the digests are copied from and to: direct, so that the copies use them in place. */
     private final ByteBuffer mineOnHost;
+
     private final ByteBuffer allOnHost;
     /**
      * This rank's digest, and every rank's, as the allgather reads and writes them: views of the staging, or device
      * buffers where there is none; null until the first checked call.
      */
     private DeviceBuffer mine;
+
     private DeviceBuffer all;
     /** Host memory the device gathers the digests in, where the communicator offers it; else null. */
     private HostStaging staging;
+
     private boolean closed;
 
     /** The checks of the steps of {@code pipeline} bound on {@code comm}, whose ops run on {@code stream}. */
@@ -112,8 +113,7 @@ public final class CallCheck implements AutoCloseable {
             for (int i = 0; i < all.sizeBytes(); i++) {
                 if (gathered.get(gathered.position() + i) != digest[i % DIGEST_BYTES]) {
                     // the mismatch path only: each rank's call in full, through buffers made for the occasion
-                    byte[][] calls = Agreement.allGather(comm, stream, Arrays.copyOf(call, DETAIL_BYTES),
-                            DETAIL_BYTES);
+                    byte[][] calls = Agreement.allGather(comm, stream, Arrays.copyOf(call, DETAIL_BYTES), DETAIL_BYTES);
                     throw mismatch(comm.rank(), pipeline, step, calls);
                 }
             }
@@ -123,7 +123,10 @@ public final class CallCheck implements AutoCloseable {
             if (e.result() == null || why < 0) {
                 throw e;
             }
-            throw CollectivesException.library(e.result(), comm.rank(), described + " (" + ops + ")",
+            throw CollectivesException.library(
+                    e.result(),
+                    comm.rank(),
+                    described + " (" + ops + ")",
                     e.getMessage().substring(why + " failed: ".length()));
         } finally {
             StepContext.checkingCall(false);
@@ -159,10 +162,12 @@ public final class CallCheck implements AutoCloseable {
         long allBytes = (long) DIGEST_BYTES * comm.size();
         if (mine == null) {
             staging = HostStaging.of(comm, DIGEST_BYTES + allBytes).orElse(null);
-            mine = staging != null ? staging.deviceView(0, DataType.UINT8, DIGEST_BYTES)
+            mine = staging != null
+                    ? staging.deviceView(0, DataType.UINT8, DIGEST_BYTES)
                     : comm.allocate(Allocator.LEGACY, DataType.UINT8, DIGEST_BYTES);
         }
-        all = staging != null ? staging.deviceView(DIGEST_BYTES, DataType.UINT8, allBytes)
+        all = staging != null
+                ? staging.deviceView(DIGEST_BYTES, DataType.UINT8, allBytes)
                 : comm.allocate(Allocator.LEGACY, DataType.UINT8, allBytes);
     }
 
@@ -200,7 +205,8 @@ public final class CallCheck implements AutoCloseable {
 
     /** {@code Pipeline.step(a, b)}: what the ranks compare, and what a mismatch shows per rank. */
     static String describe(String pipeline, String step, long[] args) {
-        StringBuilder text = new StringBuilder(pipeline).append('.').append(step).append('(');
+        StringBuilder text =
+                new StringBuilder(pipeline).append('.').append(step).append('(');
         for (int i = 0; i < args.length; i++) {
             text.append(i == 0 ? "" : ", ").append(args[i]);
         }
@@ -212,7 +218,11 @@ public final class CallCheck implements AutoCloseable {
         StringBuilder values = new StringBuilder();
         for (int r = 0; r < calls.length; r++) {
             String call = new String(calls[r], StandardCharsets.UTF_8).replace("\0", "");
-            values.append(r == 0 ? "" : "; ").append("rank ").append(r).append(": ").append(call);
+            values.append(r == 0 ? "" : "; ")
+                    .append("rank ")
+                    .append(r)
+                    .append(": ")
+                    .append(call);
         }
         return CollectivesException.violation(Message.R14_STEP_ARGUMENTS, rank, pipeline, step, values);
     }

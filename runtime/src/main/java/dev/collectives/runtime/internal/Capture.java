@@ -5,17 +5,14 @@ import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.spi.FlightEvents;
 import dev.collectives.runtime.spi.StepContext;
-
 import java.lang.System.Logger.Level;
-
 import jdk.jfr.Event;
 
 /** Graph capture as generated GRAPH pipelines and {@link GraphCache} do it (R4). */
 public final class Capture {
     private static final System.Logger LOG = System.getLogger(Lifecycle.BIND_LOGGER);
 
-    private Capture() {
-    }
+    private Capture() {}
 
     /**
      * Captures what {@code ops} issue on {@code stream} into a graph (R4): begin capture (thread-local mode), the

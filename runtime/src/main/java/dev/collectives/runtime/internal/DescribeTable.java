@@ -6,7 +6,6 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RegisteredWindow;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,8 +13,7 @@ import java.util.List;
 public final class DescribeTable {
     private static final String[] HEADER = {"step", "op", "buffers", "offsets", "count", "registration path: why"};
 
-    private DescribeTable() {
-    }
+    private DescribeTable() {}
 
     /**
      * A title line with the backend and the rank, one row per op (step, op, buffers, offsets, count, registration
@@ -25,8 +23,8 @@ public final class DescribeTable {
         List<String[]> rows = new ArrayList<>(ops.length + 1);
         rows.add(HEADER);
         rows.addAll(List.of(ops));
-        StringBuilder text = new StringBuilder(title + " on " + comm.backendName() + ", rank " + comm.rank()
-                + " of " + comm.size() + "\n");
+        StringBuilder text = new StringBuilder(
+                title + " on " + comm.backendName() + ", rank " + comm.rank() + " of " + comm.size() + "\n");
         text.append(table(rows));
         for (String note : notes) {
             text.append(note);
@@ -42,9 +40,10 @@ public final class DescribeTable {
      * @param ibSharp      the pipeline asks for IB SHARP and it serves this op
      * @param registration the pipeline's registration, GRAPH or LOCAL
      */
-    public static String registrationPath(Communicator comm, boolean mtlinkSharp, boolean ibSharp,
-                                          Registration registration) {
-        String how = registration == Registration.GRAPH ? "registered when the step's graph was captured"
+    public static String registrationPath(
+            Communicator comm, boolean mtlinkSharp, boolean ibSharp, Registration registration) {
+        String how = registration == Registration.GRAPH
+                ? "registered when the step's graph was captured"
                 : "registered once at bind (" + comm.libraryFunction("CommRegister") + ")";
         Capabilities capabilities = comm.capabilities();
         if (!capabilities.registration()) {
@@ -56,8 +55,12 @@ public final class DescribeTable {
         if (ibSharp && capabilities.ibSharp()) {
             return "IB SHARP: " + how + ", 1 rank per node";
         }
-        return "general: " + how + (mtlinkSharp ? " (MTLink SHARP asked for, not available here)"
-                : ibSharp ? " (IB SHARP asked for, not available here)" : " (no SHARP acceleration serves this op)");
+        return "general: " + how
+                + (mtlinkSharp
+                        ? " (MTLink SHARP asked for, not available here)"
+                        : ibSharp
+                                ? " (IB SHARP asked for, not available here)"
+                                : " (no SHARP acceleration serves this op)");
     }
 
     /**
@@ -66,10 +69,14 @@ public final class DescribeTable {
      */
     public static String windowHelpers(String name, boolean symmetric, RegisteredWindow window, boolean closed) {
         return "window " + name + " (" + (symmetric ? "symmetric" : "asymmetric") + "): helpers (R10) "
-                + (closed ? "not known: the window was deregistered when the pipeline closed"
-                : window == null ? "not registered"
-                : window.userPointer().isPresent() ? "available"
-                : "missing from this library: no user pointer, no LSA device pointers") + "\n";
+                + (closed
+                        ? "not known: the window was deregistered when the pipeline closed"
+                        : window == null
+                                ? "not registered"
+                                : window.userPointer().isPresent()
+                                        ? "available"
+                                        : "missing from this library: no user pointer, no LSA device pointers")
+                + "\n";
     }
 
     /** A note: what external {@code name} was bound to, and where in its allocation. */

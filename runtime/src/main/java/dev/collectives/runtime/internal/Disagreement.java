@@ -3,7 +3,6 @@ package dev.collectives.runtime.internal;
 import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
-
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,8 +12,7 @@ import java.util.List;
  * 0's, the rule a difference there breaks, and each rank's value. The same on every rank.
  */
 final class Disagreement {
-    private Disagreement() {
-    }
+    private Disagreement() {}
 
     /** The exception for the gathered descriptions ({@link Fingerprint#text()}, one per rank, zero-padded). */
     static CollectivesException of(byte[][] texts, int myRank) {
@@ -45,7 +43,10 @@ final class Disagreement {
         Rule rule = ruleOf(valueOf(line(lines.get(0), index)));
         StringBuilder values = new StringBuilder();
         for (int r = 0; r < lines.size(); r++) {
-            values.append(r == 0 ? "" : "; ").append("rank ").append(r).append(": ")
+            values.append(r == 0 ? "" : "; ")
+                    .append("rank ")
+                    .append(r)
+                    .append(": ")
                     .append(shown(rule, valueOf(line(lines.get(r), index))));
         }
         String pipeline = valueOf(line(lines.get(0), 0));
@@ -57,14 +58,19 @@ final class Disagreement {
             case R12_WINDOW:
                 return CollectivesException.violation(Message.R12_WINDOWS_DIFFERENTLY, -1, pipeline, key, values);
             default:
-                return CollectivesException.violation(Message.R14_DIFFERENT_PIPELINES, -1,
-                        index == 0 ? "" : " (" + pipeline + " in different shapes)", key, values);
+                return CollectivesException.violation(
+                        Message.R14_DIFFERENT_PIPELINES,
+                        -1,
+                        index == 0 ? "" : " (" + pipeline + " in different shapes)",
+                        key,
+                        values);
         }
     }
 
     /** A rank's value as the message shows it: without the tag the message starts with; R2's in bytes. */
     private static String shown(Rule rule, String value) {
-        String bare = value.startsWith(rule.tag() + " ") ? value.substring(rule.tag().length() + 1) : value;
+        String bare =
+                value.startsWith(rule.tag() + " ") ? value.substring(rule.tag().length() + 1) : value;
         return rule == Rule.R2_OFFSET && bare.matches("\\d+") ? bare + " bytes from its allocation's head" : bare;
     }
 

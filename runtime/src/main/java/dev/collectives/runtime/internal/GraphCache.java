@@ -7,7 +7,6 @@ import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphCacheStats;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Stream;
-
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,6 +33,7 @@ public final class GraphCache implements AutoCloseable {
     public static final String LOGGER = "dev.collectives";
     /** Distinct tuples remembered to tell a re-capture from a first capture: a bound on the memory they take. */
     public static final int SEEN_LIMIT = 1024;
+
     private static final System.Logger LOG = System.getLogger(LOGGER);
 
     private final Communicator comm;
@@ -52,11 +52,13 @@ public final class GraphCache implements AutoCloseable {
      * shared). Only misses add to it: a hit's tuple was captured before.
      */
     private final Set<Arguments> seen = new HashSet<>();
+
     private long captures;
     private long hits;
     private long evictions;
     /** Misses on a tuple in {@link #seen}: each a capture that a cache holding every tuple would have saved. */
     private long recaptures;
+
     private boolean warned;
     private boolean closed;
 
@@ -64,11 +66,18 @@ public final class GraphCache implements AutoCloseable {
      * A cache of at most {@code capacity} graphs of {@code pipeline.step()}, whose ops {@code body} issues on
      * {@code stream}; {@code overflow} says what it does once it proves too small.
      */
-    public GraphCache(Communicator comm, Stream stream, String pipeline, String step, int capacity,
-            GraphCacheOverflow overflow, StepBody body) {
+    public GraphCache(
+            Communicator comm,
+            Stream stream,
+            String pipeline,
+            String step,
+            int capacity,
+            GraphCacheOverflow overflow,
+            StepBody body) {
         if (capacity < 1) {
-            throw CollectivesException.usage(comm.rank(), pipeline + "." + step + "(): a graph cache holds at least"
-                    + " 1 graph, not " + capacity);
+            throw CollectivesException.usage(
+                    comm.rank(),
+                    pipeline + "." + step + "(): a graph cache holds at least" + " 1 graph, not " + capacity);
         }
         this.comm = comm;
         this.stream = stream;
@@ -165,7 +174,8 @@ public final class GraphCache implements AutoCloseable {
         return pipeline + "." + step + "(...): its graph cache is too small: it holds " + count(capacity, "graph")
                 + " but the step was called with " + (counted ? "" : "at least ") + seen.size() + " distinct argument"
                 + " tuples, and " + count(recaptures, "call") + " missed a graph it had evicted (each such call"
-                + " captures it again, which costs far more than a launch); set @CollectivePipeline(graphCache = " + seen.size() + ")"
+                + " captures it again, which costs far more than a launch); set @CollectivePipeline(graphCache = "
+                + seen.size() + ")"
                 + (counted ? "" : " or more") + ", or call the step with fewer distinct arguments";
     }
 

@@ -5,7 +5,6 @@ import dev.collectives.rules.Message;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
-
 import java.util.Optional;
 
 /**
@@ -17,8 +16,7 @@ import java.util.Optional;
  * so where IB SHARP registers (enabled on the communicator, 1 rank per node) no variable is needed.
  */
 public final class LegacyRegistrationRule {
-    private LegacyRegistrationRule() {
-    }
+    private LegacyRegistrationRule() {}
 
     /** Whether IB SHARP registration serves {@code comm}: enabled on it, and 1 rank per node (R8). */
     public static boolean ibSharpRegisters(Communicator comm) {
@@ -43,8 +41,13 @@ public final class LegacyRegistrationRule {
         String variable = comm.legacyRegisterVariable();
         Optional<String> value = comm.environment(variable);
         if (!value.equals(Optional.of("1"))) {
-            throw CollectivesException.violation(Message.R9_VARIABLE_NOT_SET, comm.rank(), what, variable,
-                    value.map(v -> "'" + v + "'").orElse("unset"), ibSharpState(comm));
+            throw CollectivesException.violation(
+                    Message.R9_VARIABLE_NOT_SET,
+                    comm.rank(),
+                    what,
+                    variable,
+                    value.map(v -> "'" + v + "'").orElse("unset"),
+                    ibSharpState(comm));
         }
     }
 

@@ -8,9 +8,7 @@ import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.spi.FlightEvents;
 import dev.collectives.runtime.spi.StepContext;
-
 import java.lang.System.Logger.Level;
-
 import jdk.jfr.Event;
 
 /**
@@ -21,18 +19,18 @@ import jdk.jfr.Event;
 public final class Lifecycle {
     /** The logger of binds, registration paths and captures. */
     public static final String BIND_LOGGER = "dev.collectives.bind";
+
     private static final System.Logger LOG = System.getLogger(BIND_LOGGER);
 
-    private Lifecycle() {
-    }
+    private Lifecycle() {}
 
     /**
      * Runs {@code open} on a freshly made {@code pipeline} ({@code name}, of {@code registration}) on {@code comm};
      * if it fails, closes what it made (the failure stays first, a close failure is attached to it) and rethrows.
      * A JFR bind event records it.
      */
-    public static <P extends Pipeline> P open(Communicator comm, String name, Registration registration, P pipeline,
-                                              Runnable open) {
+    public static <P extends Pipeline> P open(
+            Communicator comm, String name, Registration registration, P pipeline, Runnable open) {
         Event bind = FlightEvents.bindStarted();
         try {
             open.run();
@@ -64,8 +62,8 @@ public final class Lifecycle {
             try {
                 resource.close();
             } catch (Exception e) {
-                RuntimeException unchecked = e instanceof RuntimeException ? (RuntimeException) e
-                        : new IllegalStateException(e);
+                RuntimeException unchecked =
+                        e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
                 if (failure == null) {
                     failure = unchecked;
                 } else {
@@ -90,8 +88,8 @@ public final class Lifecycle {
     /** A step called after {@code close()}, checked again by what the step calls ({@link CallCheck}). */
     static void checkOpen(Communicator comm, String pipeline, boolean closed, String step) {
         if (closed) {
-            throw CollectivesException.usage(comm.rank(), "pipeline " + pipeline + " is closed: " + step
-                    + "() called after close()");
+            throw CollectivesException.usage(
+                    comm.rank(), "pipeline " + pipeline + " is closed: " + step + "() called after close()");
         }
     }
 

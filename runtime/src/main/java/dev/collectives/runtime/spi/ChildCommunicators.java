@@ -2,7 +2,6 @@ package dev.collectives.runtime.spi;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -63,8 +62,10 @@ public final class ChildCommunicators {
     /** Refuses a color that is neither 0 or more nor {@link Communicator#NO_COLOR}. */
     public static void requireColor(int rank, int color) {
         if (color < 0 && color != Communicator.NO_COLOR) {
-            throw CollectivesException.usage(rank, "split: color " + color + " is negative; pass 0 or more, or"
-                    + " Communicator.NO_COLOR to join no child");
+            throw CollectivesException.usage(
+                    rank,
+                    "split: color " + color + " is negative; pass 0 or more, or"
+                            + " Communicator.NO_COLOR to join no child");
         }
     }
 
@@ -79,15 +80,16 @@ public final class ChildCommunicators {
         for (int i = 0; i < sorted.length; i++) {
             int excluded = sorted[i];
             if (excluded < 0 || excluded >= size) {
-                throw CollectivesException.usage(rank, "shrink: rank " + excluded + " is not a rank of this"
-                        + " communicator of " + size + " ranks");
+                throw CollectivesException.usage(
+                        rank,
+                        "shrink: rank " + excluded + " is not a rank of this" + " communicator of " + size + " ranks");
             }
             if (i > 0 && sorted[i - 1] == excluded) {
                 throw CollectivesException.usage(rank, "shrink: rank " + excluded + " is excluded twice");
             }
             if (excluded == rank) {
-                throw CollectivesException.usage(rank, "shrink: rank " + rank + " excludes itself; an excluded rank"
-                        + " does not call shrink");
+                throw CollectivesException.usage(
+                        rank, "shrink: rank " + rank + " excludes itself; an excluded rank" + " does not call shrink");
             }
         }
         FlightEvents.recovering(rank, size, sorted);

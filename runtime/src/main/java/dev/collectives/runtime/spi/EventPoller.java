@@ -16,8 +16,7 @@ final class EventPoller {
     private static final ConcurrentLinkedQueue<PolledEvent> ARRIVALS = new ConcurrentLinkedQueue<>();
     private static final Thread THREAD = start();
 
-    private EventPoller() {
-    }
+    private EventPoller() {}
 
     static void watch(PolledEvent event) {
         ARRIVALS.add(event);

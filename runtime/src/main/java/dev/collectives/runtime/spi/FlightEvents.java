@@ -1,9 +1,7 @@
 package dev.collectives.runtime.spi;
 
 import dev.collectives.runtime.Communicator;
-
 import java.util.function.Supplier;
-
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
@@ -21,8 +19,7 @@ public final class FlightEvents {
     /** The JFR category of every event. */
     public static final String CATEGORY = "Collectives";
 
-    private FlightEvents() {
-    }
+    private FlightEvents() {}
 
     @Name("dev.collectives.Bind")
     @Label("Bind")
@@ -30,11 +27,20 @@ public final class FlightEvents {
     @Description("A pipeline's bind: allocation, registration, agreement across ranks, captures")
     @StackTrace(false)
     static final class BindEvent extends Event {
-        @Label("Pipeline") String pipeline;
-        @Label("Registration") String registration;
-        @Label("Rank") int rank;
-        @Label("Backend") String backend;
-        @Label("Failure") String failure;
+        @Label("Pipeline")
+        String pipeline;
+
+        @Label("Registration")
+        String registration;
+
+        @Label("Rank")
+        int rank;
+
+        @Label("Backend")
+        String backend;
+
+        @Label("Failure")
+        String failure;
     }
 
     @Name("dev.collectives.GraphCapture")
@@ -43,11 +49,20 @@ public final class FlightEvents {
     @Description("The capture of a GRAPH step's calls into a graph")
     @StackTrace(false)
     static final class CaptureEvent extends Event {
-        @Label("Pipeline") String pipeline;
-        @Label("Step") String step;
-        @Label("Rank") int rank;
-        @Label("Backend") String backend;
-        @Label("Calls") int calls;
+        @Label("Pipeline")
+        String pipeline;
+
+        @Label("Step")
+        String step;
+
+        @Label("Rank")
+        int rank;
+
+        @Label("Backend")
+        String backend;
+
+        @Label("Calls")
+        int calls;
     }
 
     @Name("dev.collectives.Registration")
@@ -56,10 +71,17 @@ public final class FlightEvents {
     @Description("A buffer registered with the communicator (CommRegister) or as a window (CommWindowRegister)")
     @StackTrace(false)
     static final class RegistrationEvent extends Event {
-        @Label("Rank") int rank;
-        @Label("Backend") String backend;
-        @Label("Registration Path") String path;
-        @Label("Bytes") long bytes;
+        @Label("Rank")
+        int rank;
+
+        @Label("Backend")
+        String backend;
+
+        @Label("Registration Path")
+        String path;
+
+        @Label("Bytes")
+        long bytes;
     }
 
     @Name("dev.collectives.Step")
@@ -68,11 +90,20 @@ public final class FlightEvents {
     @Description("One call of a pipeline's step on the host: its calls issued, or its graph launched")
     @StackTrace(false)
     static final class StepEvent extends Event {
-        @Label("Pipeline") String pipeline;
-        @Label("Step") String step;
-        @Label("Rank") int rank;
-        @Label("Backend") String backend;
-        @Label("Graph") boolean graph;
+        @Label("Pipeline")
+        String pipeline;
+
+        @Label("Step")
+        String step;
+
+        @Label("Rank")
+        int rank;
+
+        @Label("Backend")
+        String backend;
+
+        @Label("Graph")
+        boolean graph;
     }
 
     @Name("dev.collectives.Failure")
@@ -80,10 +111,18 @@ public final class FlightEvents {
     @Category(CATEGORY)
     @Description("A synchronize failed: a peer failed, the job ended or the wait timed out")
     static final class FailureEvent extends Event {
-        @Label("Rank") int rank;
-        @Label("Backend") String backend;
-        @Label("Message") String message;
-        @Label("Position") @Description("The rank's last enqueued and last completed operation") String position;
+        @Label("Rank")
+        int rank;
+
+        @Label("Backend")
+        String backend;
+
+        @Label("Message")
+        String message;
+
+        @Label("Position")
+        @Description("The rank's last enqueued and last completed operation")
+        String position;
     }
 
     @Name("dev.collectives.Abort")
@@ -91,9 +130,15 @@ public final class FlightEvents {
     @Category(CATEGORY)
     @Description("A communicator aborted on this rank")
     static final class AbortEvent extends Event {
-        @Label("Rank") int rank;
-        @Label("Backend") String backend;
-        @Label("Position") @Description("The rank's last enqueued and last completed operation") String position;
+        @Label("Rank")
+        int rank;
+
+        @Label("Backend")
+        String backend;
+
+        @Label("Position")
+        @Description("The rank's last enqueued and last completed operation")
+        String position;
     }
 
     @Name("dev.collectives.Recovery")
@@ -101,9 +146,14 @@ public final class FlightEvents {
     @Category(CATEGORY)
     @Description("A rank shrinks a communicator, leaving failed ranks out")
     static final class RecoveryEvent extends Event {
-        @Label("Rank") int rank;
-        @Label("Ranks") int ranks;
-        @Label("Excluded Ranks") String excluded;
+        @Label("Rank")
+        int rank;
+
+        @Label("Ranks")
+        int ranks;
+
+        @Label("Excluded Ranks")
+        String excluded;
     }
 
     /** A bind begins: its event, or null when JFR does not record it. */
@@ -112,8 +162,8 @@ public final class FlightEvents {
     }
 
     /** The bind {@link #bindStarted} began ended, with {@code failure} or null. */
-    public static void bindDone(Event started, Communicator comm, String pipeline, String registration,
-                                Throwable failure) {
+    public static void bindDone(
+            Event started, Communicator comm, String pipeline, String registration, Throwable failure) {
         if (started instanceof BindEvent event && event.shouldCommit()) {
             event.pipeline = pipeline;
             event.registration = registration;

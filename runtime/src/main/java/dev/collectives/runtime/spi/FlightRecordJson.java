@@ -2,7 +2,6 @@ package dev.collectives.runtime.spi;
 
 import dev.collectives.runtime.FlightRecord;
 import dev.collectives.runtime.FlightRecord.Entry;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,8 +23,7 @@ import java.util.List;
  * }</pre>
  */
 final class FlightRecordJson {
-    private FlightRecordJson() {
-    }
+    private FlightRecordJson() {}
 
     /** Writes {@code record} dumped for {@code reason} to {@code file}, whole or not at all. */
     static void write(FlightRecord record, String reason, Path file) throws IOException {
@@ -37,38 +35,65 @@ final class FlightRecordJson {
 
     static String toJson(FlightRecord record, String reason) {
         StringBuilder json = new StringBuilder(256 + record.entries().size() * 400);
-        json.append("{\"format\": ").append(quoted(FlightRecord.FORMAT))
-                .append(", \"version\": ").append(FlightRecord.VERSION)
-                .append(", \"reason\": ").append(quoted(reason))
-                .append(",\n \"rank\": ").append(record.rank())
-                .append(", \"size\": ").append(record.size())
-                .append(", \"backend\": ").append(quoted(record.backend()))
-                .append(", \"communicator\": ").append(record.communicator())
-                .append(", \"capacity\": ").append(record.capacity())
-                .append(", \"recorded\": ").append(record.recorded())
+        json.append("{\"format\": ")
+                .append(quoted(FlightRecord.FORMAT))
+                .append(", \"version\": ")
+                .append(FlightRecord.VERSION)
+                .append(", \"reason\": ")
+                .append(quoted(reason))
+                .append(",\n \"rank\": ")
+                .append(record.rank())
+                .append(", \"size\": ")
+                .append(record.size())
+                .append(", \"backend\": ")
+                .append(quoted(record.backend()))
+                .append(", \"communicator\": ")
+                .append(record.communicator())
+                .append(", \"capacity\": ")
+                .append(record.capacity())
+                .append(", \"recorded\": ")
+                .append(record.recorded())
                 .append(",\n \"entries\": [");
         String separator = "\n  ";
         for (Entry e : record.entries()) {
             json.append(separator);
             separator = ",\n  ";
-            json.append("{\"seq\": ").append(e.seq())
-                    .append(", \"pipeline\": ").append(quoted(e.pipeline()))
-                    .append(", \"step\": ").append(quoted(e.step()))
-                    .append(", \"arguments\": ").append(e.arguments())
-                    .append(", \"op\": ").append(e.op())
-                    .append(", \"call\": ").append(quoted(e.call()))
-                    .append(", \"send\": ").append(quoted("0x" + Long.toHexString(e.send())))
-                    .append(", \"sendOffset\": ").append(e.sendOffset())
-                    .append(", \"recv\": ").append(quoted("0x" + Long.toHexString(e.recv())))
-                    .append(", \"recvOffset\": ").append(e.recvOffset())
-                    .append(", \"count\": ").append(e.count())
-                    .append(", \"type\": ").append(quoted(e.type()))
-                    .append(", \"peer\": ").append(e.peer())
-                    .append(", \"registration\": ").append(quoted(e.registration()))
-                    .append(", \"graphOps\": ").append(quotedList(e.graphOps()))
-                    .append(", \"state\": ").append(quoted(e.state().label()))
-                    .append(", \"enqueuedMicros\": ").append(e.enqueuedMicros())
-                    .append(", \"completedMicros\": ").append(e.completedMicros())
+            json.append("{\"seq\": ")
+                    .append(e.seq())
+                    .append(", \"pipeline\": ")
+                    .append(quoted(e.pipeline()))
+                    .append(", \"step\": ")
+                    .append(quoted(e.step()))
+                    .append(", \"arguments\": ")
+                    .append(e.arguments())
+                    .append(", \"op\": ")
+                    .append(e.op())
+                    .append(", \"call\": ")
+                    .append(quoted(e.call()))
+                    .append(", \"send\": ")
+                    .append(quoted("0x" + Long.toHexString(e.send())))
+                    .append(", \"sendOffset\": ")
+                    .append(e.sendOffset())
+                    .append(", \"recv\": ")
+                    .append(quoted("0x" + Long.toHexString(e.recv())))
+                    .append(", \"recvOffset\": ")
+                    .append(e.recvOffset())
+                    .append(", \"count\": ")
+                    .append(e.count())
+                    .append(", \"type\": ")
+                    .append(quoted(e.type()))
+                    .append(", \"peer\": ")
+                    .append(e.peer())
+                    .append(", \"registration\": ")
+                    .append(quoted(e.registration()))
+                    .append(", \"graphOps\": ")
+                    .append(quotedList(e.graphOps()))
+                    .append(", \"state\": ")
+                    .append(quoted(e.state().label()))
+                    .append(", \"enqueuedMicros\": ")
+                    .append(e.enqueuedMicros())
+                    .append(", \"completedMicros\": ")
+                    .append(e.completedMicros())
                     .append('}');
         }
         return json.append("\n]}\n").toString();

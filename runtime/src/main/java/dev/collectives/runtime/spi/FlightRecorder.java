@@ -8,7 +8,6 @@ import dev.collectives.runtime.FlightRecord;
 import dev.collectives.runtime.FlightRecord.Entry;
 import dev.collectives.runtime.FlightRecord.State;
 import dev.collectives.runtime.Stream;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -57,6 +56,7 @@ public final class FlightRecorder {
     private static final Map<FlightRecorder, Boolean> LIVE = Collections.synchronizedMap(new WeakHashMap<>());
     /** Dumps the rings of the communicators still open when the process exits, once a dump directory is set. */
     private static final Thread DUMP_AT_EXIT = new Thread(FlightRecorder::dumpAtExit, "collectives-flight-dump");
+
     private static boolean dumpAtExitAdded;
     /**
      * How many communicators of each size each rank of this process made, to number them in dumps alike on every
@@ -100,8 +100,13 @@ public final class FlightRecorder {
     /** The oldest entry that may still be pending: synchronize looks from here on. */
     private long oldestPending = 1;
 
-    private FlightRecorder(Communicator owner, int rank, int size, String backend, int capacity,
-                           Optional<java.nio.file.Path> dumpDirectory) {
+    private FlightRecorder(
+            Communicator owner,
+            int rank,
+            int size,
+            String backend,
+            int capacity,
+            Optional<java.nio.file.Path> dumpDirectory) {
         this.owner = owner;
         this.rank = rank;
         this.size = size;
@@ -138,9 +143,11 @@ public final class FlightRecorder {
      * {@value #DIR_VARIABLE}) says.
      */
     public static FlightRecorder open(Communicator owner, int rank, int size, String backend) {
-        int entries = setting(ENTRIES_PROPERTY, ENTRIES_VARIABLE).map(text -> entries(rank, text))
+        int entries = setting(ENTRIES_PROPERTY, ENTRIES_VARIABLE)
+                .map(text -> entries(rank, text))
                 .orElse(DEFAULT_ENTRIES);
-        Optional<java.nio.file.Path> directory = setting(DIR_PROPERTY, DIR_VARIABLE).map(java.nio.file.Path::of);
+        Optional<java.nio.file.Path> directory =
+                setting(DIR_PROPERTY, DIR_VARIABLE).map(java.nio.file.Path::of);
         FlightRecorder recorder = new FlightRecorder(owner, rank, size, backend, entries, directory);
         LIVE.put(recorder, Boolean.TRUE);
         if (directory.isPresent()) {
@@ -172,8 +179,10 @@ public final class FlightRecorder {
         } catch (NumberFormatException e) {
             // said below
         }
-        throw CollectivesException.usage(rank, "the flight recorder's entries (" + ENTRIES_VARIABLE + " or -D"
-                + ENTRIES_PROPERTY + ") is '" + text + "', not a whole number of 0 or more (0 turns it off)");
+        throw CollectivesException.usage(
+                rank,
+                "the flight recorder's entries (" + ENTRIES_VARIABLE + " or -D" + ENTRIES_PROPERTY + ") is '" + text
+                        + "', not a whole number of 0 or more (0 turns it off)");
     }
 
     /** The recorder that {@link #open} made for {@code comm}, if any. */
@@ -199,8 +208,18 @@ public final class FlightRecorder {
      * {@code registered} is whether the library reaches the buffers registered, null if not known. The other
      * arguments are the call's; a buffer the call lacks is null.
      */
-    public void enqueued(String call, DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset,
-                         long count, DataType type, int peer, Stream on, boolean capturing, Boolean registered) {
+    public void enqueued(
+            String call,
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            int peer,
+            Stream on,
+            boolean capturing,
+            Boolean registered) {
         StepContext context = StepContext.current();
         if (capturing) {
             context.captured(owner, call, count, type, peer);
@@ -340,13 +359,28 @@ public final class FlightRecorder {
         for (long seq = Math.max(1, recorded - capacity + 1); seq <= recorded; seq++) {
             int slot = (int) ((seq - 1) % capacity);
             long[] args = arguments[slot];
-            List<Long> argumentList = args == null ? List.of() : Arrays.stream(args).boxed().toList();
+            List<Long> argumentList =
+                    args == null ? List.of() : Arrays.stream(args).boxed().toList();
             @SuppressWarnings("unchecked")
             List<String> ops = inside[slot] == null ? List.of() : (List<String>) inside[slot];
-            entries.add(new Entry(seq, pipeline[slot], step[slot], argumentList, op[slot], call[slot], send[slot],
-                    sendOffset[slot], recv[slot], recvOffset[slot], count[slot],
-                    type[slot] == null ? "" : type[slot].name(), peer[slot], REGISTRATIONS[registration[slot]], ops,
-                    STATES[state[slot]], micros(enqueuedNanos[slot]),
+            entries.add(new Entry(
+                    seq,
+                    pipeline[slot],
+                    step[slot],
+                    argumentList,
+                    op[slot],
+                    call[slot],
+                    send[slot],
+                    sendOffset[slot],
+                    recv[slot],
+                    recvOffset[slot],
+                    count[slot],
+                    type[slot] == null ? "" : type[slot].name(),
+                    peer[slot],
+                    REGISTRATIONS[registration[slot]],
+                    ops,
+                    STATES[state[slot]],
+                    micros(enqueuedNanos[slot]),
                     settledNanos[slot] == 0 ? 0 : micros(settledNanos[slot])));
         }
         return new FlightRecord(rank, size, backend, communicator, capacity, recorded, entries);
@@ -368,13 +402,14 @@ public final class FlightRecorder {
             }
             dumped = true;
         }
-        java.nio.file.Path file = dumpDirectory.get().resolve("flight-rank" + rank + "-comm" + communicator
-                + ".json");
+        java.nio.file.Path file = dumpDirectory.get().resolve("flight-rank" + rank + "-comm" + communicator + ".json");
         try {
             FlightRecordJson.write(snapshot(), reason, file);
         } catch (java.io.IOException | RuntimeException e) {
-            System.getLogger("dev.collectives.flight").log(System.Logger.Level.WARNING, "rank " + rank
-                    + " could not write its flight record to " + file + ": " + e);
+            System.getLogger("dev.collectives.flight")
+                    .log(
+                            System.Logger.Level.WARNING,
+                            "rank " + rank + " could not write its flight record to " + file + ": " + e);
         }
     }
 }

@@ -1,15 +1,14 @@
 package dev.collectives.runtime.spi;
 
-import org.bytedeco.javacpp.BytePointer;
-import org.bytedeco.javacpp.Loader;
-import org.bytedeco.javacpp.Pointer;
-
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.Loader;
+import org.bytedeco.javacpp.Pointer;
 
 /**
  * Host memory at raw addresses: what the sim backend's simulated device memory is, and what its kernels and
@@ -22,8 +21,7 @@ public final class HostMemory {
     private static final System.Logger LOG = System.getLogger("dev.collectives.sim");
     private static final Blocks BLOCKS = choose();
 
-    private HostMemory() {
-    }
+    private HostMemory() {}
 
     private static Blocks choose() {
         try {
@@ -31,8 +29,10 @@ public final class HostMemory {
             LOG.log(Level.DEBUG, "host memory: JavaCPP's native library (calloc, memmove)");
             return new JavaCppBlocks();
         } catch (LinkageError | RuntimeException e) {
-            LOG.log(Level.DEBUG, "host memory: direct ByteBuffers, since JavaCPP's native library does not load for "
-                    + Loader.getPlatform() + " (" + e + ")");
+            LOG.log(
+                    Level.DEBUG,
+                    "host memory: direct ByteBuffers, since JavaCPP's native library does not load for "
+                            + Loader.getPlatform() + " (" + e + ")");
             return new BufferBlocks();
         }
     }

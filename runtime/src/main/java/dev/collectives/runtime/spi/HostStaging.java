@@ -3,7 +3,6 @@ package dev.collectives.runtime.spi;
 import dev.collectives.annotation.DataType;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Optional;

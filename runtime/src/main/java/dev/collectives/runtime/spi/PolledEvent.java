@@ -3,7 +3,6 @@ package dev.collectives.runtime.spi;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Event;
 import dev.collectives.runtime.Result;
-
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
@@ -73,7 +72,10 @@ public abstract class PolledEvent implements Event {
         long pause = FIRST_PAUSE_NANOS;
         while (!isDone()) {
             if (System.nanoTime() - start > timeout.toNanos()) {
-                throw CollectivesException.library(Result.IN_PROGRESS, rank, "await(" + timeout + ") of " + name,
+                throw CollectivesException.library(
+                        Result.IN_PROGRESS,
+                        rank,
+                        "await(" + timeout + ") of " + name,
                         "not done within " + timeout.toMillis() + " ms");
             }
             LockSupport.parkNanos(pause);

@@ -3,7 +3,6 @@ package dev.collectives.runtime.spi;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.RankContext;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,35 +19,40 @@ import java.util.function.IntFunction;
 public final class RankThreads {
     private static final System.Logger LOG = System.getLogger("dev.collectives");
 
-    private RankThreads() {
-    }
+    private RankThreads() {}
 
     /**
      * Runs {@code body} once per rank, each on a thread of its own named after {@code threadName}, with the context
      * {@code contexts} makes for it; when a rank fails, {@code releaseOthers} lets the others go, and the failures
      * are thrown once all have ended.
      */
-    public static void run(int ranks, String threadName, IntFunction<RankContext> contexts,
-                           LocalCluster.RankBody body, Runnable releaseOthers) {
+    public static void run(
+            int ranks,
+            String threadName,
+            IntFunction<RankContext> contexts,
+            LocalCluster.RankBody body,
+            Runnable releaseOthers) {
         ConcurrentLinkedQueue<Map.Entry<Integer, Throwable>> failures = new ConcurrentLinkedQueue<>();
         List<Thread> threads = new ArrayList<>(ranks);
         for (int r = 0; r < ranks; r++) {
             RankContext context = contexts.apply(r);
             int rank = r;
-            Thread thread = new Thread(() -> {
-                try {
-                    body.run(context);
-                } catch (Throwable t) {
-                    boolean first;
-                    synchronized (failures) {
-                        first = failures.isEmpty();
-                        failures.add(Map.entry(rank, t));
-                    }
-                    if (first) {
-                        releaseOthers.run();
-                    }
-                }
-            }, threadName + "-rank-" + r);
+            Thread thread = new Thread(
+                    () -> {
+                        try {
+                            body.run(context);
+                        } catch (Throwable t) {
+                            boolean first;
+                            synchronized (failures) {
+                                first = failures.isEmpty();
+                                failures.add(Map.entry(rank, t));
+                            }
+                            if (first) {
+                                releaseOthers.run();
+                            }
+                        }
+                    },
+                    threadName + "-rank-" + r);
             thread.setDaemon(true);
             threads.add(thread);
         }
@@ -68,8 +72,8 @@ public final class RankThreads {
             Thread.currentThread().interrupt();
         }
         if (!failures.isEmpty()) {
-            failures.forEach(f -> LOG.log(System.Logger.Level.DEBUG, threadName + " rank " + f.getKey() + " failed",
-                    f.getValue()));
+            failures.forEach(f ->
+                    LOG.log(System.Logger.Level.DEBUG, threadName + " rank " + f.getKey() + " failed", f.getValue()));
             throw CollectivesException.ranksFailed(List.copyOf(failures));
         }
     }

@@ -4,7 +4,6 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.FlightRecord.Entry;
 import dev.collectives.runtime.Stream;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -28,13 +27,14 @@ public final class StepContext {
     private FlightEvents.StepEvent event;
     /** The communicator whose recorder {@link #recorder} is: the last one a GRAPH step asked for. */
     private Communicator recorderOwner;
+
     private Optional<FlightRecorder> recorder = Optional.empty();
     /** The communicator a capture is for, and the calls it issued so far; null outside a capture. */
     private Communicator capturing;
+
     private List<String> captured;
 
-    private StepContext() {
-    }
+    private StepContext() {}
 
     static StepContext current() {
         return CURRENT.get();

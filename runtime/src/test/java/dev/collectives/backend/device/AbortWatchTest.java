@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.LogCapture;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
@@ -16,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -55,7 +53,9 @@ class AbortWatchTest {
     @Test
     void anAbortThatReturnsInTimeGivesItsResultAndNothingElseHappens() {
         AbortWatch watch = new AbortWatch(Duration.ofSeconds(60), AbortWatch.Policy.EXIT, this::halt);
-        List<LogRecord> records = LogCapture.capture("dev.collectives.device", Level.ALL,
+        List<LogRecord> records = LogCapture.capture(
+                "dev.collectives.device",
+                Level.ALL,
                 () -> assertEquals(OptionalInt.of(7), watch.runWithin(WHAT, () -> 7)));
         assertTrue(records.isEmpty(), records.toString());
         assertEquals(-1, halted.get());
@@ -73,16 +73,19 @@ class AbortWatchTest {
     @Test
     void reportLogsAnErrorNamingTheAbortAndTheSettingsAndLeavesTheProcessAlone() throws InterruptedException {
         AbortWatch watch = new AbortWatch(DEADLINE, AbortWatch.Policy.REPORT, this::halt);
-        List<LogRecord> records = LogCapture.capture("dev.collectives.device", Level.ALL,
+        List<LogRecord> records = LogCapture.capture(
+                "dev.collectives.device",
+                Level.ALL,
                 () -> assertEquals(OptionalInt.empty(), watch.runWithin(WHAT, this::blockingAbort)));
         assertEquals(1, records.size(), records.toString());
         assertEquals(Level.SEVERE, records.get(0).getLevel());
         String message = records.get(0).getMessage();
-        assertTrue(message.startsWith(WHAT + " has not returned within 0.2 s (collectives.device.abortTimeoutSeconds)"
-                + "; the device memory and connections of its communicator stay held until the process ends"),
+        assertTrue(
+                message.startsWith(WHAT + " has not returned within 0.2 s (collectives.device.abortTimeoutSeconds)"
+                        + "; the device memory and connections of its communicator stay held until the process ends"),
                 message);
-        assertTrue(message.endsWith("set collectives.device.abortPolicy=exit to have it exit with status 134"),
-                message);
+        assertTrue(
+                message.endsWith("set collectives.device.abortPolicy=exit to have it exit with status 134"), message);
         assertFalse(haltCalled.await(0, TimeUnit.SECONDS));
     }
 
@@ -99,14 +102,17 @@ class AbortWatchTest {
         });
         assertEquals(AbortWatch.EXIT_STATUS, halted.get());
         assertEquals(1, records.size(), records.toString());
-        assertTrue(records.get(0).getMessage().endsWith("; the process exits with status 134 "
-                + "(collectives.device.abortPolicy=exit)"), records.get(0).getMessage());
+        assertTrue(
+                records.get(0)
+                        .getMessage()
+                        .endsWith("; the process exits with status 134 " + "(collectives.device.abortPolicy=exit)"),
+                records.get(0).getMessage());
     }
 
     @Test
     void anUnknownPolicyIsNamedWithTheChoices() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> AbortWatch.Policy.parse("kill"));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> AbortWatch.Policy.parse("kill"));
         assertEquals("collectives.device.abortPolicy is report or exit, not 'kill'", e.getMessage());
         assertEquals(AbortWatch.Policy.EXIT, AbortWatch.Policy.parse(" Exit "));
     }

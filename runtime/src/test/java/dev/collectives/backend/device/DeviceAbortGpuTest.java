@@ -16,11 +16,9 @@ import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
-
+import java.time.Duration;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
 
 /**
  * What one rank on one GPU proves about ending a communicator while its work is still queued: an abort during a
@@ -39,6 +37,7 @@ class DeviceAbortGpuTest {
     private static final int OPS_PER_GRAPH = 64;
     /** How long the queued work would take to run to its end. */
     private static final Duration QUEUED = Duration.ofSeconds(12);
+
     private static final int MAX_LAUNCHES = 1000;
 
     @Test
@@ -64,8 +63,8 @@ class DeviceAbortGpuTest {
             CollectivesException e = assertThrows(CollectivesException.class, stream::synchronize);
             long waited = millisSince(start);
             assertEquals(Result.REMOTE_ERROR, e.result(), e.getMessage());
-            assertTrue(e.getMessage().contains("no completion within 2 s; the communicator was aborted"),
-                    e.getMessage());
+            assertTrue(
+                    e.getMessage().contains("no completion within 2 s; the communicator was aborted"), e.getMessage());
             return "sync timeout: " + queued + "; " + polls + "; synchronize threw after " + waited + " ms: "
                     + e.getMessage();
         });
@@ -90,12 +89,13 @@ class DeviceAbortGpuTest {
                     Communicator comm = ctx.comm();
                     Stream stream = ctx.stream();
                     try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
-                         DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
-                         Graph graph = capture(comm, stream, send, recv);
-                         GraphExec exec = graph.instantiate()) {
+                            DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
+                            Graph graph = capture(comm, stream, send, recv);
+                            GraphExec exec = graph.instantiate()) {
                         String seen = body.run(comm, stream, queue(exec, stream));
-                        assertThrows(CollectivesException.class, () -> comm.allReduce(send, recv, 8,
-                                DataType.FLOAT32, ReduceOp.SUM, stream));
+                        assertThrows(
+                                CollectivesException.class,
+                                () -> comm.allReduce(send, recv, 8, DataType.FLOAT32, ReduceOp.SUM, stream));
                         System.out.println(seen + "; the stream drained " + awaitDrained(comm, stream) + " after that");
                     }
                 });
@@ -151,7 +151,8 @@ class DeviceAbortGpuTest {
         long queryMillis = millisSince(start);
         start = System.nanoTime();
         int[] error = new int[1];
-        int rc = n.api.commAsyncError(n.lib, ((DeviceCommunicator) comm).nativeComm().handle(), error);
+        int rc = n.api.commAsyncError(
+                n.lib, ((DeviceCommunicator) comm).nativeComm().handle(), error);
         String polls = "StreamQuery took " + queryMillis + " ms (" + query + "), CommGetAsyncError "
                 + millisSince(start) + " ms (" + rc + ", error " + error[0] + ")";
         System.out.println(polls);

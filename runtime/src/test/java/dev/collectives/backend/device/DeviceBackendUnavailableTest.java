@@ -11,12 +11,10 @@ import dev.collectives.runtime.Availability;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.CollectivesException;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIf;
-
 import java.util.List;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 /** Runs on machines without GPUs: the backends are found, and say exactly what is missing. */
 class DeviceBackendUnavailableTest {
@@ -56,8 +54,8 @@ class DeviceBackendUnavailableTest {
 
     @Test
     void aLibraryWithoutTheDialectsSymbolsNamesTheMissingSymbol() {
-        List<String> properties = List.of(Dialect.MCCL.libraryProperty(0), Dialect.MCCL.libraryProperty(1),
-                Dialect.MCCL.libraryProperty(2));
+        List<String> properties = List.of(
+                Dialect.MCCL.libraryProperty(0), Dialect.MCCL.libraryProperty(1), Dialect.MCCL.libraryProperty(2));
         properties.forEach(p -> System.setProperty(p, "libc.so.6"));
         try {
             Object opened = NativeLibrary.tryOpen(Dialect.MCCL, NativeShimApi.INSTANCE);

@@ -15,7 +15,6 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.bootstrap.TestRanks;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -52,7 +51,7 @@ class DeviceCollectivesGpuTest {
                         continue;
                     }
                     try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, type, COUNT);
-                         DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, type, COUNT)) {
+                            DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, type, COUNT)) {
                         fill(send, type, inputs(ctx.rank(), COUNT));
                         comm.allReduce(send, recv, COUNT, type, op, stream);
                         stream.synchronize();
@@ -77,7 +76,7 @@ class DeviceCollectivesGpuTest {
             int r = ctx.rank();
             for (DataType type : DataType.values()) {
                 try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, type, COUNT * RANKS);
-                     DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, type, COUNT * RANKS)) {
+                        DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, type, COUNT * RANKS)) {
                     double[] mine = inputs(r, COUNT * RANKS);
                     fill(send, type, mine);
 
@@ -125,7 +124,7 @@ class DeviceCollectivesGpuTest {
             int r = ctx.rank();
             DataType type = DataType.INT32;
             try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, type, COUNT * RANKS);
-                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, type, COUNT * RANKS)) {
+                    DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, type, COUNT * RANKS)) {
                 int[] mine = new int[COUNT * RANKS];
                 for (int i = 0; i < mine.length; i++) {
                     mine[i] = 1000 * r + i; // block j goes to rank j
@@ -169,8 +168,7 @@ class DeviceCollectivesGpuTest {
                     mine[i] = ctx.rank() + i;
                 }
                 send.copyFromHost(mine);
-                comm.allReduce(send.slice(0, 512), recv.slice(512, 512), 512, DataType.FLOAT32, ReduceOp.SUM,
-                        stream);
+                comm.allReduce(send.slice(0, 512), recv.slice(512, 512), 512, DataType.FLOAT32, ReduceOp.SUM, stream);
                 comm.allReduce(send, send, 1024, DataType.FLOAT32, ReduceOp.SUM, stream);
                 stream.synchronize();
                 float[] got = new float[1024];
@@ -193,17 +191,17 @@ class DeviceCollectivesGpuTest {
             Communicator comm = ctx.comm();
             Stream stream = ctx.stream();
             try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4096);
-                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4096)) {
+                    DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4096)) {
                 float[] ones = new float[4096];
                 java.util.Arrays.fill(ones, ctx.rank() + 1);
                 send.copyFromHost(ones);
                 stream.beginCapture();
                 assertEquals(Stream.CaptureStatus.ACTIVE, stream.captureStatus());
-                comm.allReduce(send.slice(0, 1024), recv.slice(0, 1024), 1024, DataType.FLOAT32, ReduceOp.SUM,
-                        stream);
-                comm.allReduce(send.slice(1024, 1024), recv.slice(2048, 1024), 1024, DataType.FLOAT32,
-                        ReduceOp.MAX, stream);
-                try (var graph = stream.endCapture(); var exec = graph.instantiate()) {
+                comm.allReduce(send.slice(0, 1024), recv.slice(0, 1024), 1024, DataType.FLOAT32, ReduceOp.SUM, stream);
+                comm.allReduce(
+                        send.slice(1024, 1024), recv.slice(2048, 1024), 1024, DataType.FLOAT32, ReduceOp.MAX, stream);
+                try (var graph = stream.endCapture();
+                        var exec = graph.instantiate()) {
                     assertEquals(Stream.CaptureStatus.NONE, stream.captureStatus());
                     for (int replay = 0; replay < 3; replay++) {
                         exec.launch(stream);
@@ -225,7 +223,8 @@ class DeviceCollectivesGpuTest {
         ranks.run(ctx -> {
             DeviceCommunicator comm = (DeviceCommunicator) ctx.comm();
             try (DeviceBuffer b = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1 << 24);
-                 DeviceEvent start = new DeviceEvent(comm); DeviceEvent end = new DeviceEvent(comm)) {
+                    DeviceEvent start = new DeviceEvent(comm);
+                    DeviceEvent end = new DeviceEvent(comm)) {
                 start.record(ctx.stream());
                 comm.allReduce(b, b, 1 << 24, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
                 end.record(ctx.stream());

@@ -19,8 +19,8 @@ final class DeviceEvent implements AutoCloseable {
     DeviceEvent(DeviceCommunicator comm) {
         NativeLibrary n = comm.library();
         if (!n.has(NativeLibrary.Slots.EVENT_CREATE)) {
-            throw CollectivesException.usage(comm.rank(), "the device runtime lacks "
-                    + n.symbol(NativeLibrary.Slots.EVENT_CREATE));
+            throw CollectivesException.usage(
+                    comm.rank(), "the device runtime lacks " + n.symbol(NativeLibrary.Slots.EVENT_CREATE));
         }
         long[] out = new long[1];
         n.checkRuntime(n.api.eventCreate(n.lib, comm.device(), TIMING, out), comm.rank(), "EventCreateWithFlags");
@@ -31,7 +31,9 @@ final class DeviceEvent implements AutoCloseable {
     /** Records the event after the work enqueued on {@code stream} so far. */
     void record(Stream stream) {
         NativeLibrary n = comm.library();
-        n.checkRuntime(n.api.eventRecord(n.lib, handle, DeviceStream.of(stream, comm.rank()).handle), comm.rank(),
+        n.checkRuntime(
+                n.api.eventRecord(n.lib, handle, DeviceStream.of(stream, comm.rank()).handle),
+                comm.rank(),
                 "EventRecord");
     }
 
@@ -44,8 +46,7 @@ final class DeviceEvent implements AutoCloseable {
     /** Milliseconds between {@code start}'s record and this one's; both must have completed. */
     float elapsedMillisSince(DeviceEvent start) {
         NativeLibrary n = comm.library();
-        n.checkRuntime(n.api.eventElapsedMs(n.lib, start.handle, handle, millis), comm.rank(),
-                "EventElapsedTime");
+        n.checkRuntime(n.api.eventElapsedMs(n.lib, start.handle, handle, millis), comm.rank(), "EventElapsedTime");
         return millis[0];
     }
 
@@ -54,8 +55,8 @@ final class DeviceEvent implements AutoCloseable {
         if (!closed) {
             closed = true;
             NativeLibrary n = comm.library();
-            comm.nativeComm().freeResource(() -> n.checkRuntime(n.api.eventDestroy(n.lib, handle), comm.rank(),
-                    "EventDestroy"));
+            comm.nativeComm()
+                    .freeResource(() -> n.checkRuntime(n.api.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy"));
         }
     }
 }

@@ -16,13 +16,11 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.bootstrap.TestRanks;
 import dev.collectives.runtime.internal.Fingerprint;
-
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /** Failures end on every rank with an exception, never a hang: ranks on two GPUs, or processes on one. */
 @Tag("gpu")
@@ -50,8 +48,7 @@ class DeviceFailureGpuTest {
             CollectivesException e = seen.get(r);
             assertNotNull(e, "rank " + r + " did not fail");
             assertEquals(Rule.R14_SHAPE, e.rule());
-            assertTrue(e.getMessage().contains("count=1024") && e.getMessage().contains("count=2048"),
-                    e.getMessage());
+            assertTrue(e.getMessage().contains("count=1024") && e.getMessage().contains("count=2048"), e.getMessage());
         }
     }
 
@@ -65,20 +62,25 @@ class DeviceFailureGpuTest {
         AtomicReferenceArray<Throwable> failed = new AtomicReferenceArray<>(RANKS);
         assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
             try (TestRanks ranks = GpuFixture.ranks()) {
-                CollectivesException e = assertThrows(CollectivesException.class, () -> ranks.run(ctx -> {
-                    try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1 << 20)) {
-                        ctx.comm().allReduce(buffer, buffer, 1, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
-                        ctx.stream().synchronize();
-                        if (ctx.rank() == 0) {
-                            throw new IllegalStateException("rank 0 gives up before the collective");
-                        }
-                        ctx.comm().allReduce(buffer, buffer, 1 << 20, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
-                        ctx.stream().synchronize();
-                    } catch (Throwable t) {
-                        failed.set(ctx.rank(), t);
-                        throw t;
-                    }
-                }));
+                CollectivesException e = assertThrows(
+                        CollectivesException.class,
+                        () -> ranks.run(ctx -> {
+                            try (DeviceBuffer buffer =
+                                    ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1 << 20)) {
+                                ctx.comm().allReduce(buffer, buffer, 1, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
+                                ctx.stream().synchronize();
+                                if (ctx.rank() == 0) {
+                                    throw new IllegalStateException("rank 0 gives up before the collective");
+                                }
+                                ctx.comm()
+                                        .allReduce(
+                                                buffer, buffer, 1 << 20, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
+                                ctx.stream().synchronize();
+                            } catch (Throwable t) {
+                                failed.set(ctx.rank(), t);
+                                throw t;
+                            }
+                        }));
                 System.out.println("abort: " + e.getMessage());
                 ranks.here().forEach(r -> {
                     assertNotNull(failed.get(r), "rank " + r + " failed too, instead of hanging");
@@ -90,7 +92,9 @@ class DeviceFailureGpuTest {
                     }
                 });
                 // every rank's communicator refuses work now: the cluster's, or the aborted one of this process
-                assertThrows(CollectivesException.class, () -> ranks.run(ctx -> ctx.comm().createStream().close()));
+                assertThrows(
+                        CollectivesException.class,
+                        () -> ranks.run(ctx -> ctx.comm().createStream().close()));
             }
         });
     }

@@ -19,14 +19,12 @@ import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.bootstrap.Rendezvous;
-
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -54,8 +52,8 @@ class DeviceFailurePathsTest {
     }
 
     /** A later call fails at once with {@code words}, reaching no collective of the library. */
-    private void assertRefusedAtOnce(Communicator comm, DeviceBuffer buffer, Stream stream, Result result,
-                                     String words) {
+    private void assertRefusedAtOnce(
+            Communicator comm, DeviceBuffer buffer, Stream stream, Result result, String words) {
         int collectives = api.count("allReduce");
         CollectivesException later = assertThrows(CollectivesException.class, () -> allReduce(comm, buffer, stream));
         assertEquals(result, later.result());
@@ -84,8 +82,10 @@ class DeviceFailurePathsTest {
 
         CollectivesException e = assertThrows(CollectivesException.class, stream::synchronize);
         assertEquals(Result.REMOTE_ERROR, e.result());
-        assertEquals("[REMOTE_ERROR 6] rank 0: ncclCommGetAsyncError (an enqueued operation) failed: remote process "
-                + "exited or there was a network error; the communicator was aborted", e.getMessage());
+        assertEquals(
+                "[REMOTE_ERROR 6] rank 0: ncclCommGetAsyncError (an enqueued operation) failed: remote process "
+                        + "exited or there was a network error; the communicator was aborted",
+                e.getMessage());
         api.awaitCount("commAbort", 1);
         assertRefusedAtOnce(comm, buffer, stream, Result.INVALID_USAGE, "rank 0: communicator is aborted");
 
@@ -124,12 +124,19 @@ class DeviceFailurePathsTest {
         allReduce(comm, buffer, stream);
 
         CollectivesException e = assertThrows(CollectivesException.class, stream::synchronize);
-        assertEquals("[REMOTE_ERROR 6] rank 0: stream synchronize failed: no completion within 2 s; the job failed: "
-                + SILENT + "; the communicator was aborted", e.getMessage());
+        assertEquals(
+                "[REMOTE_ERROR 6] rank 0: stream synchronize failed: no completion within 2 s; the job failed: "
+                        + SILENT + "; the communicator was aborted",
+                e.getMessage());
         assertEquals(List.of("waited 2 s for stream synchronize"), job.stalls);
         api.awaitCount("commAbort", 1);
-        assertRefusedAtOnce(comm, buffer, stream, Result.REMOTE_ERROR, "[REMOTE_ERROR 6] rank 0: the communicator "
-                + "failed: the job failed: " + SILENT + "; the communicator was aborted");
+        assertRefusedAtOnce(
+                comm,
+                buffer,
+                stream,
+                Result.REMOTE_ERROR,
+                "[REMOTE_ERROR 6] rank 0: the communicator " + "failed: the job failed: " + SILENT
+                        + "; the communicator was aborted");
 
         closeAborted(comm, stream, buffer);
     }
@@ -141,8 +148,10 @@ class DeviceFailurePathsTest {
         api.streamsNeverFinish();
 
         CollectivesException e = assertThrows(CollectivesException.class, stream::synchronize);
-        assertEquals("[REMOTE_ERROR 6] rank 0: stream synchronize failed: no completion within 2 s; the communicator "
-                + "was aborted", e.getMessage());
+        assertEquals(
+                "[REMOTE_ERROR 6] rank 0: stream synchronize failed: no completion within 2 s; the communicator "
+                        + "was aborted",
+                e.getMessage());
         api.awaitCount("commAbort", 1);
         stream.close();
         comm.close();
@@ -155,8 +164,10 @@ class DeviceFailurePathsTest {
         api.failing("commFinalize", Result.REMOTE_ERROR.code());
 
         CollectivesException e = assertThrows(CollectivesException.class, comm::close);
-        assertEquals("[REMOTE_ERROR 6] rank 0: ncclCommFinalize failed: remote process exited or there was a network "
-                + "error", e.getMessage());
+        assertEquals(
+                "[REMOTE_ERROR 6] rank 0: ncclCommFinalize failed: remote process exited or there was a network "
+                        + "error",
+                e.getMessage());
         assertEquals(1, api.count("commAbort"), "aborted, so that its resources are freed anyway");
         assertEquals(0, api.count("commDestroy"));
 
@@ -173,13 +184,15 @@ class DeviceFailurePathsTest {
         AtomicReference<Thread> aborter = new AtomicReference<>();
         AtomicReference<Throwable> abortFailure = new AtomicReference<>();
         api.on("commFinalize", () -> {
-            Thread t = new Thread(() -> {
-                try {
-                    comm.abort();
-                } catch (Throwable failure) {
-                    abortFailure.set(failure);
-                }
-            }, "aborter");
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            comm.abort();
+                        } catch (Throwable failure) {
+                            abortFailure.set(failure);
+                        }
+                    },
+                    "aborter");
             aborter.set(t);
             t.start();
             while (t.getState() != Thread.State.BLOCKED && t.isAlive()) {
@@ -227,8 +240,10 @@ class DeviceFailurePathsTest {
 
         assertEquals(1, records.size(), records.toString());
         assertEquals(Level.WARNING, records.get(0).getLevel());
-        assertEquals("[UNHANDLED_DEVICE_ERROR 1] rank 0: cudaGraphExecDestroy failed: error 700: an illegal memory "
-                + "access was encountered" + POISONED_TAIL, records.get(0).getMessage());
+        assertEquals(
+                "[UNHANDLED_DEVICE_ERROR 1] rank 0: cudaGraphExecDestroy failed: error 700: an illegal memory "
+                        + "access was encountered" + POISONED_TAIL,
+                records.get(0).getMessage());
         assertEquals(0, api.count("commDeregister"), "the abort freed the communicator with its registrations");
         assertEquals(0, api.count("windowDeregister"), "and with its windows");
         assertEquals(1, api.count("commAbort"));
@@ -241,8 +256,10 @@ class DeviceFailurePathsTest {
         api.failing("streamDestroy", ScriptedNativeApi.ILLEGAL_ADDRESS);
 
         CollectivesException e = assertThrows(CollectivesException.class, stream::close);
-        assertEquals("[UNHANDLED_DEVICE_ERROR 1] rank 0: cudaStreamDestroy failed: error 700: an illegal memory "
-                + "access was encountered", e.getMessage());
+        assertEquals(
+                "[UNHANDLED_DEVICE_ERROR 1] rank 0: cudaStreamDestroy failed: error 700: an illegal memory "
+                        + "access was encountered",
+                e.getMessage());
         comm.close();
     }
 
@@ -271,8 +288,7 @@ class DeviceFailurePathsTest {
         DeviceCommunicator comm = api.communicator(0, 2);
 
         CollectivesException e = assertThrows(CollectivesException.class, () -> comm.shrink(1));
-        assertEquals("rank 0: ncclCommShrink is not available in this library version (NCCL 2.28.9)",
-                e.getMessage());
+        assertEquals("rank 0: ncclCommShrink is not available in this library version (NCCL 2.28.9)", e.getMessage());
         comm.close();
     }
 
@@ -297,10 +313,12 @@ class DeviceFailurePathsTest {
         api.awaitCount("commAbort", 1);
 
         CollectivesException e = assertThrows(CollectivesException.class, () -> comm.shrink(1));
-        assertEquals("rank 0: shrink: the communicator was aborted when the job failed (" + GONE + "), and "
-                + "ncclCommAbort freed it: a communicator is aborted as soon as a failure of its peers is seen, to stop "
-                + "the library's pending work, so after a death the job recovers by joining anew; shrink away ranks "
-                + "that are alive before anything fails", e.getMessage());
+        assertEquals(
+                "rank 0: shrink: the communicator was aborted when the job failed (" + GONE + "), and "
+                        + "ncclCommAbort freed it: a communicator is aborted as soon as a failure of its peers is seen, to stop "
+                        + "the library's pending work, so after a death the job recovers by joining anew; shrink away ranks "
+                        + "that are alive before anything fails",
+                e.getMessage());
         assertEquals(0, api.count("commShrink"));
         comm.close();
     }
@@ -345,7 +363,8 @@ class DeviceFailurePathsTest {
 
         comm.allToAll(send, recv, 256, DataType.FLOAT32, stream);
         List<String> calls = api.calls();
-        assertEquals(List.of("groupStart", "send", "recv", "send", "recv", "groupEnd"),
+        assertEquals(
+                List.of("groupStart", "send", "recv", "send", "recv", "groupEnd"),
                 calls.subList(calls.indexOf("groupStart"), calls.indexOf("groupEnd") + 1));
         assertEquals(0, api.count("allToAll"));
         send.close();
@@ -379,7 +398,8 @@ class DeviceFailurePathsTest {
     void aLibraryWithoutARequiredSymbolIsUnavailableNamingIt() {
         api.lacking("CommInitRank");
         Object opened = NativeLibrary.tryOpen(Dialect.NCCL, api);
-        assertTrue(opened instanceof String why && why.contains("lacks the symbol ncclCommInitRank"),
+        assertTrue(
+                opened instanceof String why && why.contains("lacks the symbol ncclCommInitRank"),
                 String.valueOf(opened));
     }
 

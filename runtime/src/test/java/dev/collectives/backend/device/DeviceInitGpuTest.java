@@ -10,13 +10,11 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.bootstrap.TestRanks;
-
+import java.util.stream.IntStream;
 import org.bytedeco.javacpp.LongPointer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-
-import java.util.stream.IntStream;
 
 /**
  * Communicator creation: config (CTAPolicy, collnetEnable), CommInitAll, split, and what is reported. The tests of
@@ -69,7 +67,8 @@ class DeviceInitGpuTest {
     @ExtendWith(GpuFixture.ProcessesOnOneGpu.class)
     void captureAsTheFirstCollectiveOfAFreshCommunicator() {
         try (TestRanks ranks = GpuFixture.ranks()) {
-            java.util.concurrent.ConcurrentLinkedQueue<String> outcomes = new java.util.concurrent.ConcurrentLinkedQueue<>();
+            java.util.concurrent.ConcurrentLinkedQueue<String> outcomes =
+                    new java.util.concurrent.ConcurrentLinkedQueue<>();
             try {
                 ranks.run(ctx -> {
                     try (DeviceBuffer b = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024)) {
@@ -80,7 +79,8 @@ class DeviceInitGpuTest {
                         try {
                             ctx.comm().allReduce(b, b, 1024, DataType.FLOAT32, ReduceOp.SUM, ctx.stream());
                         } finally {
-                            try (var graph = ctx.stream().endCapture(); var exec = graph.instantiate()) {
+                            try (var graph = ctx.stream().endCapture();
+                                    var exec = graph.instantiate()) {
                                 exec.launch(ctx.stream());
                                 ctx.stream().synchronize();
                             }
@@ -96,8 +96,12 @@ class DeviceInitGpuTest {
             }
             System.out.println("first collective under capture: " + outcomes);
             if (DeviceBackend.connectsAtInit(GpuFixture.backend().dialect())) {
-                assertEquals(ranks.here().count(), outcomes.stream().filter(o -> o.endsWith("captured and replayed"))
-                        .count(), outcomes.toString());
+                assertEquals(
+                        ranks.here().count(),
+                        outcomes.stream()
+                                .filter(o -> o.endsWith("captured and replayed"))
+                                .count(),
+                        outcomes.toString());
             }
         }
     }

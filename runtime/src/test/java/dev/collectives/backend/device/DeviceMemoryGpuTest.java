@@ -16,22 +16,20 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.DeviceMemory;
+import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.RankContext;
+import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.VirtualMemory;
-import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.bootstrap.TestRanks;
-
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-
-import java.util.Set;
 
 /**
  * Allocators, registration, windows and lifetimes on two GPUs or two processes on one, with the rules the sim
@@ -104,8 +102,8 @@ class DeviceMemoryGpuTest {
         }
     }
 
-    private static void registeredAllReduce(Communicator comm, Stream stream, DeviceBuffer send, DeviceBuffer recv,
-                                            int rank) {
+    private static void registeredAllReduce(
+            Communicator comm, Stream stream, DeviceBuffer send, DeviceBuffer recv, int rank) {
         float[] mine = new float[COUNT];
         java.util.Arrays.fill(mine, rank + 1);
         send.copyFromHost(mine);
@@ -113,7 +111,8 @@ class DeviceMemoryGpuTest {
             assertThrows(CollectivesException.class, () -> comm.register(send));
             return;
         }
-        try (RegistrationHandle s = comm.register(send); RegistrationHandle r = comm.register(recv)) {
+        try (RegistrationHandle s = comm.register(send);
+                RegistrationHandle r = comm.register(recv)) {
             assertTrue(s.isOpen());
             comm.allReduce(send, recv, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
             stream.synchronize();
@@ -134,20 +133,21 @@ class DeviceMemoryGpuTest {
             long g = comm.granularity();
             assertTrue(g >= 4096 && Long.bitCount(g) == 1, "granularity " + g);
             try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
-                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT)) {
+                    DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT)) {
                 registeredAllReduce(comm, ctx.stream(), send, recv, ctx.rank());
             }
             try (DeviceBuffer send = comm.allocate(Allocator.VMM, DataType.FLOAT32, COUNT);
-                 DeviceBuffer recv = comm.allocate(Allocator.VMM, DataType.FLOAT32, COUNT)) {
+                    DeviceBuffer recv = comm.allocate(Allocator.VMM, DataType.FLOAT32, COUNT)) {
                 assertEquals(0, send.address() % g);
                 assertEquals(0, send.memory().physicalSize() % g);
                 assertTrue(send.memory().handleTypes().contains(HandleType.POSIX_FILE_DESCRIPTOR));
-                assertEquals(comm.capabilities().fabricHandles(),
+                assertEquals(
+                        comm.capabilities().fabricHandles(),
                         send.memory().handleTypes().contains(HandleType.FABRIC));
                 registeredAllReduce(comm, ctx.stream(), send, recv, ctx.rank());
             }
             try (DeviceBuffer send = comm.allocate(new GranularAllocator(), DataType.FLOAT32, COUNT);
-                 DeviceBuffer recv = comm.allocate(new GranularAllocator(), DataType.FLOAT32, COUNT)) {
+                    DeviceBuffer recv = comm.allocate(new GranularAllocator(), DataType.FLOAT32, COUNT)) {
                 assertEquals(Allocator.CUSTOM, send.allocator());
                 registeredAllReduce(comm, ctx.stream(), send, recv, ctx.rank());
             }
@@ -160,11 +160,13 @@ class DeviceMemoryGpuTest {
             Communicator comm = ctx.comm();
             try (MemoryReadings readings = new MemoryReadings(ctx)) {
                 long before = readings.read();
-                CollectivesException offset = assertThrows(CollectivesException.class,
+                CollectivesException offset = assertThrows(
+                        CollectivesException.class,
                         () -> comm.allocate(new OffsetHeadAllocator(), DataType.FLOAT32, COUNT));
                 assertEquals(Rule.R11_ALLOCATOR, offset.rule(), offset.getMessage());
                 assertTrue(offset.getMessage().contains("head address"), offset.getMessage());
-                CollectivesException undeclared = assertThrows(CollectivesException.class,
+                CollectivesException undeclared = assertThrows(
+                        CollectivesException.class,
                         () -> comm.allocate(new UndeclaredAllocator(), DataType.FLOAT32, 16));
                 assertEquals(Rule.R11_ALLOCATOR, undeclared.rule());
                 assertTrue(undeclared.getMessage().contains("not annotated @QualifiedAllocator"));
@@ -181,9 +183,12 @@ class DeviceMemoryGpuTest {
                 if (!comm.capabilities().registration()) {
                     // the library cannot register at all (MCCL before 2.28.9): that is said first
                     CollectivesException e = assertThrows(CollectivesException.class, () -> comm.register(legacy));
-                    assertTrue(e.getMessage().contains(comm.libraryFunction("CommRegister") + " needs library 2.28.9"),
+                    assertTrue(
+                            e.getMessage().contains(comm.libraryFunction("CommRegister") + " needs library 2.28.9"),
                             e.getMessage());
-                } else if (comm.environment(comm.legacyRegisterVariable()).map("1"::equals).orElse(false)) {
+                } else if (comm.environment(comm.legacyRegisterVariable())
+                        .map("1"::equals)
+                        .orElse(false)) {
                     comm.register(legacy).close();
                 } else {
                     CollectivesException e = assertThrows(CollectivesException.class, () -> comm.register(legacy));
@@ -202,13 +207,13 @@ class DeviceMemoryGpuTest {
             Capabilities caps = comm.capabilities();
             System.out.println("rank " + ctx.rank() + " " + comm.backendName() + " capabilities: " + caps);
             try (DeviceBuffer legacy = comm.allocate(Allocator.LEGACY, DataType.FLOAT32, 1024);
-                 DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
-                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT)) {
-                CollectivesException notVmm = assertThrows(CollectivesException.class,
-                        () -> comm.registerWindow(legacy, true));
+                    DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
+                    DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT)) {
+                CollectivesException notVmm =
+                        assertThrows(CollectivesException.class, () -> comm.registerWindow(legacy, true));
                 assertEquals(Rule.R12_WINDOW, notVmm.rule());
-                CollectivesException misaligned = assertThrows(CollectivesException.class,
-                        () -> comm.registerWindow(send.at(2), true));
+                CollectivesException misaligned =
+                        assertThrows(CollectivesException.class, () -> comm.registerWindow(send.at(2), true));
                 assertEquals(Rule.R12_WINDOW, misaligned.rule());
                 if (!caps.symmetricWindows()) {
                     return;
@@ -216,7 +221,8 @@ class DeviceMemoryGpuTest {
                 float[] mine = new float[COUNT];
                 java.util.Arrays.fill(mine, ctx.rank() + 1);
                 send.copyFromHost(mine);
-                try (RegisteredWindow ws = comm.registerWindow(send, true); RegisteredWindow wr = comm.registerWindow(recv, true)) {
+                try (RegisteredWindow ws = comm.registerWindow(send, true);
+                        RegisteredWindow wr = comm.registerWindow(recv, true)) {
                     assertTrue(ws.symmetric());
                     comm.allReduce(send, recv, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
                     stream.synchronize();
@@ -279,8 +285,7 @@ class DeviceMemoryGpuTest {
                 long before = readings.read();
                 lifecycle(comm, ctx.stream());
                 long after = readings.readOnceReleased(before);
-                System.out.println("rank " + ctx.rank() + " device memory used before " + before + ", after "
-                        + after);
+                System.out.println("rank " + ctx.rank() + " device memory used before " + before + ", after " + after);
                 if (ctx instanceof JoinedRank) {
                     // the device's memory is every process's: another rank may release what the library held for
                     // it between the readings (asynchronously, as below), never add to it

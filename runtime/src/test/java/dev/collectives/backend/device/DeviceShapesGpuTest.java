@@ -18,15 +18,13 @@ import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.internal.CallCheck;
 import dev.collectives.runtime.internal.GraphCache;
 import dev.collectives.runtime.spi.HostStaging;
-
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-
-import java.nio.ByteBuffer;
-import java.util.Arrays;
-import java.util.function.BiConsumer;
 
 /**
  * Sizes at call time on one GPU (one rank, so it runs where a single GPU is lent): the element-offset forms of
@@ -59,14 +57,21 @@ class DeviceShapesGpuTest {
             Communicator comm = ctx.comm();
             Stream s = ctx.stream();
             DataType t = DataType.INT32;
-            check(comm, s, (send, recv) -> comm.allReduce(send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, t,
-                    ReduceOp.SUM, s));
+            check(
+                    comm,
+                    s,
+                    (send, recv) -> comm.allReduce(send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, t, ReduceOp.SUM, s));
             check(comm, s, (send, recv) -> comm.allGather(send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, t, s));
-            check(comm, s, (send, recv) -> comm.reduceScatter(send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, t,
-                    ReduceOp.MAX, s));
+            check(
+                    comm,
+                    s,
+                    (send, recv) ->
+                            comm.reduceScatter(send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, t, ReduceOp.MAX, s));
             check(comm, s, (send, recv) -> comm.broadcast(send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, t, 0, s));
-            check(comm, s, (send, recv) -> comm.reduce(send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, t, ReduceOp.SUM,
-                    0, s));
+            check(
+                    comm,
+                    s,
+                    (send, recv) -> comm.reduce(send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, t, ReduceOp.SUM, 0, s));
             check(comm, s, (send, recv) -> comm.allToAll(send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, t, s));
             check(comm, s, (send, recv) -> {
                 comm.groupStart();
@@ -80,7 +85,7 @@ class DeviceShapesGpuTest {
     /** At one rank every op copies send[SEND_OFFSET, +COUNT) to recv[RECV_OFFSET, +COUNT); the rest stays. */
     private static void check(Communicator comm, Stream stream, BiConsumer<DeviceBuffer, DeviceBuffer> op) {
         try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.INT32, ARENA);
-             DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.INT32, ARENA)) {
+                DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.INT32, ARENA)) {
             int[] values = new int[ARENA];
             Arrays.setAll(values, i -> 1000 + i);
             send.copyFromHost(values);
@@ -103,8 +108,10 @@ class DeviceShapesGpuTest {
             Stream s = ctx.stream();
             try (DeviceBuffer b = comm.allocate(Allocator.MEM_ALLOC, DataType.INT32, ARENA)) {
                 for (long[] bad : new long[][] {{-1, 1}, {ARENA - 1, 2}, {ARENA + 1, 0}, {Long.MAX_VALUE / 2, 1}}) {
-                    CollectivesException e = assertThrows(CollectivesException.class, () -> comm.allReduce(b, 0, b,
-                            bad[0], bad[1], DataType.INT32, ReduceOp.SUM, s), () -> Arrays.toString(bad));
+                    CollectivesException e = assertThrows(
+                            CollectivesException.class,
+                            () -> comm.allReduce(b, 0, b, bad[0], bad[1], DataType.INT32, ReduceOp.SUM, s),
+                            () -> Arrays.toString(bad));
                     assertTrue(e.getMessage().contains("recv buffer"), e.getMessage());
                 }
                 comm.allReduce(b, ARENA - 1, b, ARENA - 1, 1, DataType.INT32, ReduceOp.SUM, s);
@@ -125,8 +132,12 @@ class DeviceShapesGpuTest {
                     host.put(i, (byte) (i + 1));
                     host.put(COUNT + i, (byte) -1);
                 }
-                comm.allGather(staging.deviceView(0, DataType.UINT8, COUNT),
-                        staging.deviceView(COUNT, DataType.UINT8, COUNT), COUNT, DataType.UINT8, s);
+                comm.allGather(
+                        staging.deviceView(0, DataType.UINT8, COUNT),
+                        staging.deviceView(COUNT, DataType.UINT8, COUNT),
+                        COUNT,
+                        DataType.UINT8,
+                        s);
                 s.synchronize();
                 for (int i = 0; i < COUNT; i++) {
                     assertEquals(i + 1, host.get(COUNT + i), "byte " + i);
@@ -141,11 +152,17 @@ class DeviceShapesGpuTest {
             Communicator comm = ctx.comm();
             Stream s = ctx.stream();
             try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA);
-                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA)) {
+                    DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA)) {
                 try (CallCheck checks = new CallCheck(comm, s, "Buckets");
-                     GraphCache cache = new GraphCache(comm, s, "Buckets", "bucket", 2, GraphCacheOverflow.WARN,
-                             args -> comm.allReduce(send, args[0], recv, args[0], args[1], DataType.FLOAT32,
-                                     ReduceOp.SUM, s))) {
+                        GraphCache cache = new GraphCache(
+                                comm,
+                                s,
+                                "Buckets",
+                                "bucket",
+                                2,
+                                GraphCacheOverflow.WARN,
+                                args -> comm.allReduce(
+                                        send, args[0], recv, args[0], args[1], DataType.FLOAT32, ReduceOp.SUM, s))) {
                     cache.capture(0, 8);
                     long[][] calls = {{0, 8}, {8, 8}, {16, 4}, {8, 8}, {0, 8}};
                     for (int round = 0; round < calls.length; round++) {
@@ -159,8 +176,8 @@ class DeviceShapesGpuTest {
                         cache.launch(calls[round]);
                         s.synchronize();
                         float[] want = new float[ARENA];
-                        System.arraycopy(values, (int) calls[round][0], want, (int) calls[round][0],
-                                (int) calls[round][1]);
+                        System.arraycopy(
+                                values, (int) calls[round][0], want, (int) calls[round][0], (int) calls[round][1]);
                         float[] got = new float[ARENA];
                         recv.copyToHost(got);
                         assertArrayEquals(want, got, "round " + round);

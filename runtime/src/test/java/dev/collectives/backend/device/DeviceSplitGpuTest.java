@@ -1,5 +1,11 @@
 package dev.collectives.backend.device;
 
+import static dev.collectives.backend.device.GpuFixture.RANKS;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
@@ -8,19 +14,11 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.bootstrap.TestRanks;
-
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-
-import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReferenceArray;
-
-import static dev.collectives.backend.device.GpuFixture.RANKS;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * ncclCommSplit and ncclCommShrink (or their MCCL twins) through Communicator, on two GPUs or two processes on one.
@@ -70,7 +68,8 @@ class DeviceSplitGpuTest {
                 DeviceCommunicator comm = (DeviceCommunicator) ctx.comm();
                 if (!comm.library().has(NativeLibrary.Slots.COMM_SHRINK)) {
                     CollectivesException e = assertThrows(CollectivesException.class, () -> comm.shrink(1));
-                    assertTrue(e.getMessage().contains("CommShrink is not available in this library version"),
+                    assertTrue(
+                            e.getMessage().contains("CommShrink is not available in this library version"),
                             e.getMessage());
                     return;
                 }

@@ -10,7 +10,6 @@ import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.bootstrap.GpuJob;
 import dev.collectives.runtime.bootstrap.ProcessPerRankExtension;
 import dev.collectives.runtime.bootstrap.TestRanks;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -26,8 +25,7 @@ final class GpuFixture {
     /** The ranks of every test; the references below are those of two ranks. */
     static final int RANKS = 2;
 
-    private GpuFixture() {
-    }
+    private GpuFixture() {}
 
     /**
      * Each test as {@link #RANKS} processes on device 0, each with its own host id so that the library connects
@@ -41,7 +39,8 @@ final class GpuFixture {
 
         @Override
         protected boolean needsProcesses() {
-            return GpuJob.SHARED_GPU || NativeLibrary.require(backend().dialect()).deviceCount() < RANKS;
+            return GpuJob.SHARED_GPU
+                    || NativeLibrary.require(backend().dialect()).deviceCount() < RANKS;
         }
     }
 
@@ -88,11 +87,16 @@ final class GpuFixture {
 
     static double reduce(ReduceOp op, double a, double b) {
         switch (op) {
-            case SUM: return a + b;
-            case PROD: return a * b;
-            case MAX: return Math.max(a, b);
-            case MIN: return Math.min(a, b);
-            default: return (a + b) / 2;
+            case SUM:
+                return a + b;
+            case PROD:
+                return a * b;
+            case MAX:
+                return Math.max(a, b);
+            case MIN:
+                return Math.min(a, b);
+            default:
+                return (a + b) / 2;
         }
     }
 
@@ -100,16 +104,38 @@ final class GpuFixture {
         ByteBuffer b = ByteBuffer.allocate(values.length * type.size()).order(ByteOrder.nativeOrder());
         for (double v : values) {
             switch (type) {
-                case INT8: case UINT8: b.put((byte) v); break;
-                case INT32: case UINT32: b.putInt((int) v); break;
-                case INT64: case UINT64: b.putLong((long) v); break;
-                case FLOAT32: b.putFloat((float) v); break;
-                case FLOAT64: b.putDouble(v); break;
-                case FLOAT16: b.putShort((short) small(v, 5, 10)); break;
-                case BFLOAT16: b.putShort((short) small(v, 8, 7)); break;
-                case FP8_E4M3: b.put((byte) small(v, 4, 3)); break;
-                case FP8_E5M2: b.put((byte) small(v, 5, 2)); break;
-                default: throw new IllegalArgumentException(type.toString());
+                case INT8:
+                case UINT8:
+                    b.put((byte) v);
+                    break;
+                case INT32:
+                case UINT32:
+                    b.putInt((int) v);
+                    break;
+                case INT64:
+                case UINT64:
+                    b.putLong((long) v);
+                    break;
+                case FLOAT32:
+                    b.putFloat((float) v);
+                    break;
+                case FLOAT64:
+                    b.putDouble(v);
+                    break;
+                case FLOAT16:
+                    b.putShort((short) small(v, 5, 10));
+                    break;
+                case BFLOAT16:
+                    b.putShort((short) small(v, 8, 7));
+                    break;
+                case FP8_E4M3:
+                    b.put((byte) small(v, 4, 3));
+                    break;
+                case FP8_E5M2:
+                    b.put((byte) small(v, 5, 2));
+                    break;
+                default:
+                    throw new IllegalArgumentException(type.toString());
             }
         }
         return b.array();
@@ -120,17 +146,40 @@ final class GpuFixture {
         double[] values = new double[bytes.length / type.size()];
         for (int i = 0; i < values.length; i++) {
             switch (type) {
-                case INT8: values[i] = b.get(); break;
-                case UINT8: values[i] = b.get() & 0xff; break;
-                case INT32: case UINT32: values[i] = b.getInt(); break;
-                case INT64: case UINT64: values[i] = b.getLong(); break;
-                case FLOAT32: values[i] = b.getFloat(); break;
-                case FLOAT64: values[i] = b.getDouble(); break;
-                case FLOAT16: values[i] = unsmall(b.getShort() & 0xffff, 5, 10); break;
-                case BFLOAT16: values[i] = unsmall(b.getShort() & 0xffff, 8, 7); break;
-                case FP8_E4M3: values[i] = unsmall(b.get() & 0xff, 4, 3); break;
-                case FP8_E5M2: values[i] = unsmall(b.get() & 0xff, 5, 2); break;
-                default: throw new IllegalArgumentException(type.toString());
+                case INT8:
+                    values[i] = b.get();
+                    break;
+                case UINT8:
+                    values[i] = b.get() & 0xff;
+                    break;
+                case INT32:
+                case UINT32:
+                    values[i] = b.getInt();
+                    break;
+                case INT64:
+                case UINT64:
+                    values[i] = b.getLong();
+                    break;
+                case FLOAT32:
+                    values[i] = b.getFloat();
+                    break;
+                case FLOAT64:
+                    values[i] = b.getDouble();
+                    break;
+                case FLOAT16:
+                    values[i] = unsmall(b.getShort() & 0xffff, 5, 10);
+                    break;
+                case BFLOAT16:
+                    values[i] = unsmall(b.getShort() & 0xffff, 8, 7);
+                    break;
+                case FP8_E4M3:
+                    values[i] = unsmall(b.get() & 0xff, 4, 3);
+                    break;
+                case FP8_E5M2:
+                    values[i] = unsmall(b.get() & 0xff, 5, 2);
+                    break;
+                default:
+                    throw new IllegalArgumentException(type.toString());
             }
         }
         return values;

@@ -21,18 +21,16 @@ import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
-
-import org.bytedeco.javacpp.Pointer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.bytedeco.javacpp.Pointer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 
 /**
  * Memory and streams a framework owns, on one GPU (one rank): each allocation route wrapped and classified by the
@@ -83,8 +81,8 @@ class InteropGpuTest {
                     CollectivesException e = assertThrows(CollectivesException.class, () -> comm.register(buffer));
                     assertEquals(Rule.R9_LEGACY, e.rule(), e.getMessage());
                 }
-                CollectivesException past = assertThrows(CollectivesException.class,
-                        () -> comm.wrap(address + 2048, 2 * BYTES, DataType.UINT8));
+                CollectivesException past = assertThrows(
+                        CollectivesException.class, () -> comm.wrap(address + 2048, 2 * BYTES, DataType.UINT8));
                 assertEquals(Rule.R7_ARENA, past.rule(), past.getMessage());
                 buffer.close();
                 buffer.copyFromHost(new float[] {1, 2, 3}); // close() freed nothing
@@ -100,20 +98,24 @@ class InteropGpuTest {
             long g = comm.granularity();
             boolean fabric = comm.capabilities().fabricHandles();
             try (DeviceMemory posix = comm.virtualMemory().map(g, g, g, Set.of(HandleType.POSIX_FILE_DESCRIPTOR));
-                 DeviceMemory bare = comm.virtualMemory().map(g, g, g, Set.of())) {
+                    DeviceMemory bare = comm.virtualMemory().map(g, g, g, Set.of())) {
                 DeviceBuffer shareable = comm.wrap(posix.address() + 4096, BYTES, DataType.UINT8);
                 assertEquals("foreign, VMM with POSIX fd", shareable.memory().origin());
                 assertEquals(Allocator.VMM, shareable.allocator());
                 assertEquals(4096, shareable.headOffset());
                 assertEquals(g, shareable.memory().size());
                 if (fabric) {
-                    assertEquals(Rule.R11_ALLOCATOR, assertThrows(CollectivesException.class,
-                            () -> comm.register(shareable)).rule());
+                    assertEquals(
+                            Rule.R11_ALLOCATOR,
+                            assertThrows(CollectivesException.class, () -> comm.register(shareable))
+                                    .rule());
                 } else {
                     comm.register(shareable).close();
                 }
                 DeviceBuffer unshareable = comm.wrap(bare.address(), BYTES, DataType.UINT8);
-                assertEquals("foreign, VMM without shareable handles", unshareable.memory().origin());
+                assertEquals(
+                        "foreign, VMM without shareable handles",
+                        unshareable.memory().origin());
                 CollectivesException e = assertThrows(CollectivesException.class, () -> comm.register(unshareable));
                 assertEquals(Rule.R11_ALLOCATOR, e.rule(), e.getMessage());
             }
@@ -125,13 +127,13 @@ class InteropGpuTest {
         onRank((comm, stream) -> {
             try (DeviceBuffer owned = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024)) {
                 DeviceBuffer wrapped = comm.wrap(owned.address(), 4096, DataType.FLOAT32);
-                assertTrue(wrapped.memory().origin().startsWith("foreign, VMM with POSIX fd"),
+                assertTrue(
+                        wrapped.memory().origin().startsWith("foreign, VMM with POSIX fd"),
                         wrapped.memory().origin());
                 assertEquals(0, wrapped.headOffset());
                 wrapped.copyFromHost(new float[] {1, 2, 3, 4});
                 try (RegistrationHandle handle = comm.register(wrapped)) {
-                    comm.allReduce(wrapped.slice(0, 4), wrapped.slice(4, 4), 4, DataType.FLOAT32, ReduceOp.SUM,
-                            stream);
+                    comm.allReduce(wrapped.slice(0, 4), wrapped.slice(4, 4), 4, DataType.FLOAT32, ReduceOp.SUM, stream);
                     stream.record().whenDone().get(60, TimeUnit.SECONDS);
                 }
                 float[] back = new float[8];
@@ -146,10 +148,9 @@ class InteropGpuTest {
         onRank((comm, stream) -> {
             NativeLibrary n = comm.library();
             long[] out = new long[1];
-            long pinned = allocate(comm, "MallocHost", n.api.runtimeMallocHost(n.lib, comm.device(), BYTES, out),
-                    out);
-            long managed = allocate(comm, "MallocManaged",
-                    n.api.runtimeMallocManaged(n.lib, comm.device(), BYTES, out), out);
+            long pinned = allocate(comm, "MallocHost", n.api.runtimeMallocHost(n.lib, comm.device(), BYTES, out), out);
+            long managed =
+                    allocate(comm, "MallocManaged", n.api.runtimeMallocManaged(n.lib, comm.device(), BYTES, out), out);
             Pointer pageable = Pointer.malloc(BYTES);
             try {
                 assertRefused(comm, pinned, "pinned host memory");
@@ -164,10 +165,11 @@ class InteropGpuTest {
     }
 
     private static void assertRefused(DeviceCommunicator comm, long address, String what) {
-        CollectivesException e = assertThrows(CollectivesException.class, () -> comm.wrap(address, 256,
-                DataType.UINT8));
+        CollectivesException e =
+                assertThrows(CollectivesException.class, () -> comm.wrap(address, 256, DataType.UINT8));
         assertNull(e.rule(), e.getMessage());
-        assertTrue(e.getMessage().contains(what) && e.getMessage().contains("collectives take device memory only"),
+        assertTrue(
+                e.getMessage().contains(what) && e.getMessage().contains("collectives take device memory only"),
                 e.getMessage());
         System.out.println("refused as expected: " + e.getMessage());
     }
@@ -185,7 +187,8 @@ class InteropGpuTest {
                 buffer.copyFromHost(new float[] {1, 2, 3, 4, 0, 0, 0, 0});
                 wrapped.beginCapture();
                 comm.allReduce(buffer.slice(0, 4), buffer.slice(4, 4), 4, DataType.FLOAT32, ReduceOp.SUM, wrapped);
-                try (Graph graph = wrapped.endCapture(); GraphExec exec = graph.instantiate()) {
+                try (Graph graph = wrapped.endCapture();
+                        GraphExec exec = graph.instantiate()) {
                     exec.launch(wrapped);
                     Event done = wrapped.record();
                     done.whenDone().get(60, TimeUnit.SECONDS);
@@ -206,7 +209,7 @@ class InteropGpuTest {
     void waitForOrdersAStreamAfterAnotherAndAwaitAndWhenDoneComplete() {
         onRank((comm, stream) -> {
             try (Stream other = comm.createStream();
-                 DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1 << 20)) {
+                    DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1 << 20)) {
                 for (int i = 0; i < 20; i++) {
                     comm.allReduce(buffer, buffer, 1 << 20, DataType.FLOAT32, ReduceOp.SUM, stream);
                 }
@@ -227,8 +230,8 @@ class InteropGpuTest {
         onRank((comm, stream) -> {
             Event event = stream.record();
             comm.abort();
-            ExecutionException e = assertThrows(ExecutionException.class,
-                    () -> event.whenDone().get(60, TimeUnit.SECONDS));
+            ExecutionException e = assertThrows(
+                    ExecutionException.class, () -> event.whenDone().get(60, TimeUnit.SECONDS));
             CollectivesException cause = assertInstanceOf(CollectivesException.class, e.getCause());
             assertTrue(cause.getMessage().contains("aborted"), cause.getMessage());
             event.close();

@@ -11,9 +11,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
-
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 /** The benchmarks' entry into the device backend: one native loop per call, failing as the op would. */
@@ -30,14 +28,17 @@ class NativeLoopTest {
         NativeLoop.enqueue(comm, "AllReduce", buffer, buffer, 1024, DataType.FLOAT32, ReduceOp.SUM, stream, 100);
         assertEquals(1, api.count("benchEnqueue"));
         api.failing("benchEnqueue", Result.REMOTE_ERROR.code());
-        CollectivesException e = assertThrows(CollectivesException.class, () -> NativeLoop.enqueue(comm,
-                "AllGather", buffer, buffer, 512, DataType.FLOAT32, null, stream, 100));
-        assertEquals("[REMOTE_ERROR 6] rank 0: ncclAllGather of ncclFloat32 failed: remote process exited or there "
-                + "was a network error", e.getMessage());
-        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> NativeLoop.enqueue(comm,
-                "Broadcast", buffer, buffer, 512, DataType.FLOAT32, null, stream, 100));
-        assertEquals("the native loop runs [AllReduce, AllGather, ReduceScatter], not Broadcast",
-                unknown.getMessage());
+        CollectivesException e = assertThrows(
+                CollectivesException.class,
+                () -> NativeLoop.enqueue(comm, "AllGather", buffer, buffer, 512, DataType.FLOAT32, null, stream, 100));
+        assertEquals(
+                "[REMOTE_ERROR 6] rank 0: ncclAllGather of ncclFloat32 failed: remote process exited or there "
+                        + "was a network error",
+                e.getMessage());
+        IllegalArgumentException unknown = assertThrows(
+                IllegalArgumentException.class,
+                () -> NativeLoop.enqueue(comm, "Broadcast", buffer, buffer, 512, DataType.FLOAT32, null, stream, 100));
+        assertEquals("the native loop runs [AllReduce, AllGather, ReduceScatter], not Broadcast", unknown.getMessage());
         buffer.close();
         stream.close();
         comm.close();

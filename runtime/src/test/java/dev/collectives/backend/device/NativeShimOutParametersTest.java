@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.lang.reflect.Method;
 import java.util.Arrays;
-
 import org.bytedeco.javacpp.LongPointer;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +17,9 @@ class NativeShimOutParametersTest {
     @Test
     void commSplitTakesNativeMemoryThatOutlivesTheCall() {
         Method split = Arrays.stream(NativeShim.class.getDeclaredMethods())
-                .filter(m -> m.getName().equals("commSplit")).findFirst().orElseThrow();
+                .filter(m -> m.getName().equals("commSplit"))
+                .findFirst()
+                .orElseThrow();
 
         assertEquals(LongPointer.class, split.getParameterTypes()[4], "the child communicator's slot");
     }

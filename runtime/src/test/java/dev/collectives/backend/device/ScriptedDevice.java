@@ -7,8 +7,7 @@ import dev.collectives.runtime.Communicator;
  * backend without a GPU.
  */
 public final class ScriptedDevice {
-    private ScriptedDevice() {
-    }
+    private ScriptedDevice() {}
 
     /** Rank 0 of a one-rank communicator over a fresh scripted library that answers every call with success. */
     public static Communicator oneRank() {

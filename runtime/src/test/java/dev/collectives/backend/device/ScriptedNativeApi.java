@@ -1,8 +1,6 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.Topology;
-import org.bytedeco.javacpp.LongPointer;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.bytedeco.javacpp.LongPointer;
 
 /**
  * A scripted native library for the device backend's tests: no GPU, no JNI. Every call succeeds with plausible
@@ -30,17 +29,23 @@ import java.util.regex.Pattern;
 final class ScriptedNativeApi implements NativeApi {
     /** What a synchronize waits before it gives up, on {@link #waits()}'s clock. */
     static final Duration SYNC_TIMEOUT = Duration.ofSeconds(2);
+
     private static final Pattern SLOT = Pattern.compile("X\\((\\w+), CX_(CCL|RT|DRV), \"(\\w+)\", ([01])\\)");
     private static final List<String> ROLES = List.of("CCL", "RT", "DRV");
     /** The collective library's words for its result codes, 0 to 7. */
-    private static final List<String> CCL_ERRORS = List.of("no error", "unhandled cuda error",
-            "unhandled system error", "internal error", "invalid argument", "invalid usage",
-            "remote process exited or there was a network error", "operation in progress");
+    private static final List<String> CCL_ERRORS = List.of(
+            "no error",
+            "unhandled cuda error",
+            "unhandled system error",
+            "internal error",
+            "invalid argument",
+            "invalid usage",
+            "remote process exited or there was a network error",
+            "operation in progress");
     /** cudaErrorIllegalAddress: what a poisoned device context answers every call with. */
     static final int ILLEGAL_ADDRESS = 700;
 
-    private record Slot(int library, String name, boolean required) {
-    }
+    private record Slot(int library, String name, boolean required) {}
 
     private final List<Slot> slots = readSlotTable();
     private final Set<String> lacking = ConcurrentHashMap.newKeySet();
@@ -50,9 +55,11 @@ final class ScriptedNativeApi implements NativeApi {
     private final List<String> misuse = new CopyOnWriteArrayList<>();
     /** Handle → what it is ("comm", "memory", "stream", ...), while it lives. */
     private final Map<Long, String> live = new ConcurrentHashMap<>();
+
     private final AtomicLong nextHandle = new AtomicLong(0x10_0000);
     /** The clock {@link #waits()} reads: each reading is one second later than the last. */
     private final AtomicLong clock = new AtomicLong();
+
     private volatile int asyncError;
     private volatile int streamQuery;
     private volatile int childSize = 1;
@@ -166,7 +173,8 @@ final class ScriptedNativeApi implements NativeApi {
             List<Slot> table = new ArrayList<>();
             Matcher m = SLOT.matcher(header);
             while (m.find()) {
-                table.add(new Slot(ROLES.indexOf(m.group(2)), m.group(3), m.group(4).equals("1")));
+                table.add(new Slot(
+                        ROLES.indexOf(m.group(2)), m.group(3), m.group(4).equals("1")));
             }
             return table;
         } catch (IOException | NullPointerException e) {
@@ -189,7 +197,7 @@ final class ScriptedNativeApi implements NativeApi {
     }
 
     private int enter(String call) {
-        return enter(call, () -> { });
+        return enter(call, () -> {});
     }
 
     private synchronized void called(String call) {
@@ -218,8 +226,7 @@ final class ScriptedNativeApi implements NativeApi {
     // ---- symbol table -------------------------------------------------------------------------------------------
 
     @Override
-    public void load() {
-    }
+    public void load() {}
 
     @Override
     public int slotCount() {
@@ -306,8 +313,18 @@ final class ScriptedNativeApi implements NativeApi {
     }
 
     @Override
-    public int commInitRank(long lib, long[] comm, int nranks, byte[] id, int rank, int layoutVersion, int blocking,
-                            int collnetEnable, int ctaPolicy, int minCtas, int maxCtas) {
+    public int commInitRank(
+            long lib,
+            long[] comm,
+            int nranks,
+            byte[] id,
+            int rank,
+            int layoutVersion,
+            int blocking,
+            int collnetEnable,
+            int ctaPolicy,
+            int minCtas,
+            int maxCtas) {
         return enter("commInitRank", () -> comm[0] = make("comm"));
     }
 
@@ -392,8 +409,7 @@ final class ScriptedNativeApi implements NativeApi {
     }
 
     @Override
-    public int reduce(long lib, long send, long recv, long count, int type, int op, int root, long comm,
-                      long stream) {
+    public int reduce(long lib, long send, long recv, long count, int type, int op, int root, long comm, long stream) {
         return collective("reduce", comm);
     }
 
@@ -403,8 +419,7 @@ final class ScriptedNativeApi implements NativeApi {
     }
 
     @Override
-    public int reduceScatter(long lib, long send, long recv, long recvCount, int type, int op, long comm,
-                             long stream) {
+    public int reduceScatter(long lib, long send, long recv, long recvCount, int type, int op, long comm, long stream) {
         return collective("reduceScatter", comm);
     }
 
@@ -544,8 +559,7 @@ final class ScriptedNativeApi implements NativeApi {
     }
 
     @Override
-    public int vmmMap(long lib, int device, long physical, long reserved, long alignment, int handleTypes,
-                      long[] out) {
+    public int vmmMap(long lib, int device, long physical, long reserved, long alignment, int handleTypes, long[] out) {
         return enter("vmmMap", () -> {
             out[0] = make("memory");
             out[1] = make("allocation");
@@ -686,8 +700,8 @@ final class ScriptedNativeApi implements NativeApi {
     // ---- the benchmarks' native loop ----------------------------------------------------------------------------
 
     @Override
-    public int benchEnqueue(long lib, int kind, long send, long recv, long count, int type, int op, long comm,
-                            long stream, int iters) {
+    public int benchEnqueue(
+            long lib, int kind, long send, long recv, long count, int type, int op, long comm, long stream, int iters) {
         return collective("benchEnqueue", comm);
     }
 }

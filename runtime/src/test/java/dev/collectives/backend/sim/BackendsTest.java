@@ -1,17 +1,16 @@
 package dev.collectives.backend.sim;
 
-import dev.collectives.runtime.Backend;
-import dev.collectives.runtime.Backends;
-import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.LocalCluster;
-
-import org.junit.jupiter.api.Test;
-
 import static dev.collectives.backend.sim.PerRank.assertContains;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collectives.runtime.Backend;
+import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.LocalCluster;
+import org.junit.jupiter.api.Test;
 
 /** The sim backend through the public entry points. */
 class BackendsTest {
@@ -46,8 +45,13 @@ class BackendsTest {
         assertThrows(IllegalArgumentException.class, () -> SimBackend.cluster().ranks(0));
         assertThrows(IllegalArgumentException.class, () -> SimBackend.cluster().granularity(3000));
         assertThrows(IllegalArgumentException.class, () -> SimBackend.cluster().timeout(java.time.Duration.ZERO));
-        SimConfig config = SimBackend.cluster().ranks(4).ranksPerNode(1).ibSharp(true).mtlinkSharp(true)
-                .libraryVersion("2.29.2").config();
+        SimConfig config = SimBackend.cluster()
+                .ranks(4)
+                .ranksPerNode(1)
+                .ibSharp(true)
+                .mtlinkSharp(true)
+                .libraryVersion("2.29.2")
+                .config();
         assertEquals(1, config.ranksPerNode());
         assertTrue(config.capabilities().ibSharp() && config.capabilities().mtlinkSharp());
         assertEquals("2.29.2", config.capabilities().libraryVersion());

@@ -1,5 +1,14 @@
 package dev.collectives.backend.sim;
 
+import static dev.collectives.backend.sim.PerRank.assertContains;
+import static dev.collectives.backend.sim.PerRank.assertEveryRank;
+import static dev.collectives.backend.sim.PerRank.failures;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.backend.sim.internal.Kernels;
@@ -10,11 +19,6 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.internal.CallCheck;
 import dev.collectives.runtime.spi.HostStaging;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
@@ -22,15 +26,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static dev.collectives.backend.sim.PerRank.assertContains;
-import static dev.collectives.backend.sim.PerRank.assertEveryRank;
-import static dev.collectives.backend.sim.PerRank.failures;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The sim checks, always, that every rank calls a step with the same arguments (R14). */
 class CallCheckSimTest {
@@ -67,8 +65,12 @@ class CallCheckSimTest {
                     calls.agree("bucket", "@AllReduce", 0, ctx.rank() == odd ? 512 : 1024);
                 }
             });
-            assertEveryRank(failures, Rule.R14_SHAPE, "Buckets.bucket() with different arguments",
-                    "rank 0: Buckets.bucket(0, 1024)", "rank " + odd + ": Buckets.bucket(0, 512)");
+            assertEveryRank(
+                    failures,
+                    Rule.R14_SHAPE,
+                    "Buckets.bucket() with different arguments",
+                    "rank 0: Buckets.bucket(0, 1024)",
+                    "rank " + odd + ": Buckets.bucket(0, 512)");
             assertEquals(new SimUsage(0, 0, 0, 0, 0), cluster.usage());
         }
     }
@@ -77,17 +79,23 @@ class CallCheckSimTest {
     @Test
     void aPeerGoneDuringTheCheckFailsTheStepNamingItAndItsOp() {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
-            CollectivesException e = assertThrows(CollectivesException.class, () -> cluster.run(ctx -> {
-                if (ctx.rank() == 1) {
-                    ctx.comm().abort();
-                    return;
-                }
-                try (CallCheck calls = new CallCheck(ctx.comm(), ctx.stream(), "Buckets")) {
-                    calls.agree("bucket", "@AllReduce", 0, 8);
-                }
-            }));
-            assertTrue(e.getMessage().startsWith("rank 0 failed: [REMOTE_ERROR ") && e.getMessage().contains(
-                    "] Buckets.bucket(0, 8) (@AllReduce) failed: the communicator was aborted"), e.getMessage());
+            CollectivesException e = assertThrows(
+                    CollectivesException.class,
+                    () -> cluster.run(ctx -> {
+                        if (ctx.rank() == 1) {
+                            ctx.comm().abort();
+                            return;
+                        }
+                        try (CallCheck calls = new CallCheck(ctx.comm(), ctx.stream(), "Buckets")) {
+                            calls.agree("bucket", "@AllReduce", 0, 8);
+                        }
+                    }));
+            assertTrue(
+                    e.getMessage().startsWith("rank 0 failed: [REMOTE_ERROR ")
+                            && e.getMessage()
+                                    .contains(
+                                            "] Buckets.bucket(0, 8) (@AllReduce) failed: the communicator was aborted"),
+                    e.getMessage());
             assertFalse(e.getMessage().contains("allGather"), e.getMessage());
         }
     }
@@ -120,8 +128,8 @@ class CallCheckSimTest {
                 calls.close();
                 calls.close();
                 assertEquals(0, live(ctx));
-                CollectivesException late = assertThrows(CollectivesException.class, () -> calls.agree("bucket", "@AllReduce",
-                        0, 8));
+                CollectivesException late =
+                        assertThrows(CollectivesException.class, () -> calls.agree("bucket", "@AllReduce", 0, 8));
                 assertContains(late.getMessage(), "Buckets", "bucket");
                 assertEquals(2, allocations.get());
             });
@@ -167,13 +175,16 @@ class CallCheckSimTest {
         try (SimCluster cluster = SimBackend.cluster().ranks(ranks).build()) {
             int odd = ranks - 1;
             Throwable[] failures = failures(cluster, ctx -> {
-                try (CallCheck calls = new CallCheck(staging(ctx.comm(), new AtomicInteger(), new ArrayList<>()),
-                        ctx.stream(), "Buckets")) {
+                try (CallCheck calls = new CallCheck(
+                        staging(ctx.comm(), new AtomicInteger(), new ArrayList<>()), ctx.stream(), "Buckets")) {
                     calls.agree("bucket", "@AllReduce", 0, 1024);
                     calls.agree("bucket", "@AllReduce", 0, ctx.rank() == odd ? 512 : 1024);
                 }
             });
-            assertEveryRank(failures, Rule.R14_SHAPE, "rank 0: Buckets.bucket(0, 1024)",
+            assertEveryRank(
+                    failures,
+                    Rule.R14_SHAPE,
+                    "rank 0: Buckets.bucket(0, 1024)",
                     "rank " + odd + ": Buckets.bucket(0, 512)");
             assertEquals(new SimUsage(0, 0, 0, 0, 0), cluster.usage());
         }
@@ -201,10 +212,10 @@ class CallCheckSimTest {
         });
     }
 
-    private static Communicator proxy(Communicator comm, AtomicInteger allocations, Class<?>[] interfaces,
-                                      HostStaging.Provider provider) {
-        return (Communicator) Proxy.newProxyInstance(Communicator.class.getClassLoader(), interfaces,
-                (proxy, method, args) -> {
+    private static Communicator proxy(
+            Communicator comm, AtomicInteger allocations, Class<?>[] interfaces, HostStaging.Provider provider) {
+        return (Communicator) Proxy.newProxyInstance(
+                Communicator.class.getClassLoader(), interfaces, (proxy, method, args) -> {
                     if (method.getName().equals("allocateStaging")) {
                         return provider.allocateStaging((Long) args[0]);
                     }

@@ -1,5 +1,8 @@
 package dev.collectives.backend.sim;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
@@ -7,17 +10,12 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Stream;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every collective × data type × reduce op × a few counts (uneven splits and fewer elements than ranks included),
@@ -29,111 +27,132 @@ class CollectivesTest {
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void allReduceEveryTypeAndOp(int ranks) {
-        runCases(ranks, (ctx, type, op, count, salt) -> {
-            boolean inPlace = salt % 3 == 0;
-            try (Buffers b = new Buffers(ctx, salt, type, count, count, inPlace, 0)) {
-                ctx.comm().allReduce(b.send, b.recv, count, type, op, ctx.stream());
-                long[] expected = new long[(int) count];
-                for (int i = 0; i < count; i++) {
-                    expected[i] = Reference.reduce(type, op, column(type, ctx.size(), i, salt));
-                }
-                b.expect(expected, "allReduce " + op);
-            }
-        }, true);
+        runCases(
+                ranks,
+                (ctx, type, op, count, salt) -> {
+                    boolean inPlace = salt % 3 == 0;
+                    try (Buffers b = new Buffers(ctx, salt, type, count, count, inPlace, 0)) {
+                        ctx.comm().allReduce(b.send, b.recv, count, type, op, ctx.stream());
+                        long[] expected = new long[(int) count];
+                        for (int i = 0; i < count; i++) {
+                            expected[i] = Reference.reduce(type, op, column(type, ctx.size(), i, salt));
+                        }
+                        b.expect(expected, "allReduce " + op);
+                    }
+                },
+                true);
     }
 
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void reduceEveryTypeAndOp(int ranks) {
-        runCases(ranks, (ctx, type, op, count, salt) -> {
-            int root = salt % ctx.size();
-            boolean inPlace = salt % 3 == 0;
-            try (Buffers b = new Buffers(ctx, salt, type, count, count, inPlace, 0)) {
-                ctx.comm().reduce(b.send, b.recv, count, type, op, root, ctx.stream());
-                if (ctx.rank() == root) {
-                    long[] expected = new long[(int) count];
-                    for (int i = 0; i < count; i++) {
-                        expected[i] = Reference.reduce(type, op, column(type, ctx.size(), i, salt));
+        runCases(
+                ranks,
+                (ctx, type, op, count, salt) -> {
+                    int root = salt % ctx.size();
+                    boolean inPlace = salt % 3 == 0;
+                    try (Buffers b = new Buffers(ctx, salt, type, count, count, inPlace, 0)) {
+                        ctx.comm().reduce(b.send, b.recv, count, type, op, root, ctx.stream());
+                        if (ctx.rank() == root) {
+                            long[] expected = new long[(int) count];
+                            for (int i = 0; i < count; i++) {
+                                expected[i] = Reference.reduce(type, op, column(type, ctx.size(), i, salt));
+                            }
+                            b.expect(expected, "reduce " + op + " to root " + root);
+                        } else {
+                            b.expectUntouched("reduce " + op + " on a non-root rank");
+                        }
                     }
-                    b.expect(expected, "reduce " + op + " to root " + root);
-                } else {
-                    b.expectUntouched("reduce " + op + " on a non-root rank");
-                }
-            }
-        }, true);
+                },
+                true);
     }
 
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void reduceScatterEveryTypeAndOp(int ranks) {
-        runCases(ranks, (ctx, type, op, recvCount, salt) -> {
-            int n = ctx.size();
-            boolean inPlace = salt % 3 == 0;
-            try (Buffers b = new Buffers(ctx, salt, type, recvCount * n, recvCount, inPlace, ctx.rank() * recvCount)) {
-                ctx.comm().reduceScatter(b.send, b.recv, recvCount, type, op, ctx.stream());
-                long[] expected = new long[(int) recvCount];
-                for (int i = 0; i < recvCount; i++) {
-                    expected[i] = Reference.reduce(type, op, column(type, n, ctx.rank() * recvCount + i, salt));
-                }
-                b.expect(expected, "reduceScatter " + op);
-            }
-        }, true);
+        runCases(
+                ranks,
+                (ctx, type, op, recvCount, salt) -> {
+                    int n = ctx.size();
+                    boolean inPlace = salt % 3 == 0;
+                    try (Buffers b =
+                            new Buffers(ctx, salt, type, recvCount * n, recvCount, inPlace, ctx.rank() * recvCount)) {
+                        ctx.comm().reduceScatter(b.send, b.recv, recvCount, type, op, ctx.stream());
+                        long[] expected = new long[(int) recvCount];
+                        for (int i = 0; i < recvCount; i++) {
+                            expected[i] = Reference.reduce(type, op, column(type, n, ctx.rank() * recvCount + i, salt));
+                        }
+                        b.expect(expected, "reduceScatter " + op);
+                    }
+                },
+                true);
     }
 
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void allGatherEveryType(int ranks) {
-        runCases(ranks, (ctx, type, op, sendCount, salt) -> {
-            int n = ctx.size();
-            boolean inPlace = salt % 3 == 0;
-            try (Buffers b = new Buffers(ctx, salt, type, sendCount, sendCount * n, inPlace, ctx.rank() * sendCount)) {
-                ctx.comm().allGather(b.send, b.recv, sendCount, type, ctx.stream());
-                long[] expected = new long[(int) (sendCount * n)];
-                for (int r = 0; r < n; r++) {
-                    for (int i = 0; i < sendCount; i++) {
-                        expected[(int) (r * sendCount + i)] = Reference.value(type, r, i, salt);
+        runCases(
+                ranks,
+                (ctx, type, op, sendCount, salt) -> {
+                    int n = ctx.size();
+                    boolean inPlace = salt % 3 == 0;
+                    try (Buffers b =
+                            new Buffers(ctx, salt, type, sendCount, sendCount * n, inPlace, ctx.rank() * sendCount)) {
+                        ctx.comm().allGather(b.send, b.recv, sendCount, type, ctx.stream());
+                        long[] expected = new long[(int) (sendCount * n)];
+                        for (int r = 0; r < n; r++) {
+                            for (int i = 0; i < sendCount; i++) {
+                                expected[(int) (r * sendCount + i)] = Reference.value(type, r, i, salt);
+                            }
+                        }
+                        b.expect(expected, "allGather");
                     }
-                }
-                b.expect(expected, "allGather");
-            }
-        }, false);
+                },
+                false);
     }
 
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void broadcastEveryType(int ranks) {
-        runCases(ranks, (ctx, type, op, count, salt) -> {
-            int root = salt % ctx.size();
-            boolean inPlace = salt % 3 == 0;
-            try (Buffers b = new Buffers(ctx, salt, type, count, count, inPlace, 0)) {
-                ctx.comm().broadcast(b.send, b.recv, count, type, root, ctx.stream());
-                long[] expected = new long[(int) count];
-                for (int i = 0; i < count; i++) {
-                    expected[i] = Reference.value(type, root, i, salt);
-                }
-                b.expect(expected, "broadcast from root " + root);
-            }
-        }, false);
+        runCases(
+                ranks,
+                (ctx, type, op, count, salt) -> {
+                    int root = salt % ctx.size();
+                    boolean inPlace = salt % 3 == 0;
+                    try (Buffers b = new Buffers(ctx, salt, type, count, count, inPlace, 0)) {
+                        ctx.comm().broadcast(b.send, b.recv, count, type, root, ctx.stream());
+                        long[] expected = new long[(int) count];
+                        for (int i = 0; i < count; i++) {
+                            expected[i] = Reference.value(type, root, i, salt);
+                        }
+                        b.expect(expected, "broadcast from root " + root);
+                    }
+                },
+                false);
     }
 
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void allToAllEveryType(int ranks) {
-        runCases(ranks, (ctx, type, op, count, salt) -> {
-            int n = ctx.size();
-            boolean inPlace = salt % 3 == 0;
-            try (Buffers b = new Buffers(ctx, salt, type, count * n, count * n, inPlace, 0)) {
-                ctx.comm().allToAll(b.send, b.recv, count, type, ctx.stream());
-                long[] expected = new long[(int) (count * n)];
-                for (int j = 0; j < n; j++) {
-                    for (int i = 0; i < count; i++) {
-                        // block j of my recv is block (my rank) of rank j's send
-                        expected[(int) (j * count + i)] = Reference.value(type, j, ctx.rank() * count + i, salt);
+        runCases(
+                ranks,
+                (ctx, type, op, count, salt) -> {
+                    int n = ctx.size();
+                    boolean inPlace = salt % 3 == 0;
+                    try (Buffers b = new Buffers(ctx, salt, type, count * n, count * n, inPlace, 0)) {
+                        ctx.comm().allToAll(b.send, b.recv, count, type, ctx.stream());
+                        long[] expected = new long[(int) (count * n)];
+                        for (int j = 0; j < n; j++) {
+                            for (int i = 0; i < count; i++) {
+                                // block j of my recv is block (my rank) of rank j's send
+                                expected[(int) (j * count + i)] =
+                                        Reference.value(type, j, ctx.rank() * count + i, salt);
+                            }
+                        }
+                        b.expect(expected, "allToAll");
                     }
-                }
-                b.expect(expected, "allToAll");
-            }
-        }, false);
+                },
+                false);
     }
 
     @Test
@@ -149,10 +168,15 @@ class CollectivesTest {
                     comm.allToAll(buffer, buffer, 0, DataType.FLOAT32, stream);
                     buffer.copyFromHost(new float[] {ctx.rank(), 1, 2, 3, 4, 5});
                     // a broadcast's send matters on the root only, a reduce's recv likewise
-                    comm.broadcast(ctx.rank() == 2 ? buffer : null, buffer.slice(3, 3), 3, DataType.FLOAT32, 2,
+                    comm.broadcast(ctx.rank() == 2 ? buffer : null, buffer.slice(3, 3), 3, DataType.FLOAT32, 2, stream);
+                    comm.reduce(
+                            buffer.slice(0, 1),
+                            ctx.rank() == 0 ? buffer.slice(1, 1) : null,
+                            1,
+                            DataType.FLOAT32,
+                            ReduceOp.SUM,
+                            0,
                             stream);
-                    comm.reduce(buffer.slice(0, 1), ctx.rank() == 0 ? buffer.slice(1, 1) : null, 1,
-                            DataType.FLOAT32, ReduceOp.SUM, 0, stream);
                     stream.synchronize();
                     float[] out = new float[6];
                     buffer.copyToHost(out);
@@ -179,7 +203,10 @@ class CollectivesTest {
 
     /** Runs {@code body} for every type (× every reduce op that suits it) × count, on every rank, in one run. */
     private static void runCases(int ranks, Case body, boolean reducing) {
-        try (SimCluster cluster = SimBackend.cluster().ranks(ranks).timeout(Duration.ofSeconds(20)).build()) {
+        try (SimCluster cluster = SimBackend.cluster()
+                .ranks(ranks)
+                .timeout(Duration.ofSeconds(20))
+                .build()) {
             cluster.run(ctx -> {
                 int salt = 0;
                 for (DataType type : DataType.values()) {
@@ -209,7 +236,13 @@ class CollectivesTest {
         private final DataType type;
         private final long[] initialRecv;
 
-        Buffers(RankContext ctx, int salt, DataType type, long sendCount, long recvCount, boolean inPlace,
+        Buffers(
+                RankContext ctx,
+                int salt,
+                DataType type,
+                long sendCount,
+                long recvCount,
+                boolean inPlace,
                 long inPlaceOffset) {
             this.ctx = ctx;
             this.type = type;

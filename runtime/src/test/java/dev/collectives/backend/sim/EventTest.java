@@ -1,5 +1,14 @@
 package dev.collectives.backend.sim;
 
+import static dev.collectives.backend.sim.PerRank.assertContains;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
@@ -10,9 +19,6 @@ import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
-
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -21,15 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-
-import static dev.collectives.backend.sim.PerRank.assertContains;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /** Streams owned elsewhere ({@code wrapStream}, {@code handle()}) and events: done, await, futures, ordering. */
 class EventTest {
@@ -53,12 +51,13 @@ class EventTest {
     @Test
     void anEventIsDoneOnceTheWorkBeforeItFinishedAndAwaitNamesItsTimeout() {
         CountDownLatch gate = new CountDownLatch(1);
-        try (SimCluster cluster = SimBackend.cluster().build(); SimForeignStream framework = heldStream(gate)) {
+        try (SimCluster cluster = SimBackend.cluster().build();
+                SimForeignStream framework = heldStream(gate)) {
             Stream stream = cluster.communicator(0).wrapStream(framework.handle());
             Event event = stream.record();
             assertFalse(event.isDone());
-            CollectivesException timeout = assertThrows(CollectivesException.class,
-                    () -> event.await(Duration.ofMillis(50)));
+            CollectivesException timeout =
+                    assertThrows(CollectivesException.class, () -> event.await(Duration.ofMillis(50)));
             assertEquals(Result.IN_PROGRESS, timeout.result());
             assertContains(timeout.getMessage(), "await(PT0.05S)", "not done within 50 ms");
             gate.countDown();
@@ -72,7 +71,8 @@ class EventTest {
     @Test
     void whenDoneCompletesOnceAndIsTheSameFuture() throws Exception {
         CountDownLatch gate = new CountDownLatch(1);
-        try (SimCluster cluster = SimBackend.cluster().build(); SimForeignStream framework = heldStream(gate)) {
+        try (SimCluster cluster = SimBackend.cluster().build();
+                SimForeignStream framework = heldStream(gate)) {
             Stream stream = cluster.communicator(0).wrapStream(framework.handle());
             Event event = stream.record();
             CompletableFuture<Void> done = event.whenDone();
@@ -87,16 +87,19 @@ class EventTest {
     @Test
     void manyFuturesAreServedByOnePollerThread() throws Exception {
         CountDownLatch gate = new CountDownLatch(1);
-        try (SimCluster cluster = SimBackend.cluster().build(); SimForeignStream framework = heldStream(gate)) {
+        try (SimCluster cluster = SimBackend.cluster().build();
+                SimForeignStream framework = heldStream(gate)) {
             Stream stream = cluster.communicator(0).wrapStream(framework.handle());
             List<CompletableFuture<Void>> futures = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
                 futures.add(stream.record().whenDone());
             }
             gate.countDown();
-            CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0])).get(20, TimeUnit.SECONDS);
+            CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0]))
+                    .get(20, TimeUnit.SECONDS);
             long pollers = Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> t.getName().equals("collectives-event-poller")).count();
+                    .filter(t -> t.getName().equals("collectives-event-poller"))
+                    .count();
             assertEquals(1, pollers);
         }
     }
@@ -104,10 +107,12 @@ class EventTest {
     @Test
     void anEventsFutureFailsWithTheAbortOfItsCommunicator() throws Exception {
         CountDownLatch gate = new CountDownLatch(1);
-        try (SimCluster cluster = SimBackend.cluster().ranks(2).build(); SimForeignStream framework = heldStream(gate)) {
+        try (SimCluster cluster = SimBackend.cluster().ranks(2).build();
+                SimForeignStream framework = heldStream(gate)) {
             SimCommunicator comm = cluster.communicator(0);
             Stream own = comm.createStream();
-            CompletableFuture<Void> pending = comm.wrapStream(framework.handle()).record().whenDone();
+            CompletableFuture<Void> pending =
+                    comm.wrapStream(framework.handle()).record().whenDone();
             comm.abort();
             gate.countDown();
             ExecutionException failed = assertThrows(ExecutionException.class, () -> pending.get(20, TimeUnit.SECONDS));
@@ -123,8 +128,9 @@ class EventTest {
     void waitForOrdersOneStreamAfterAnother() {
         CountDownLatch gate = new CountDownLatch(1);
         List<String> order = Collections.synchronizedList(new ArrayList<>());
-        try (SimCluster cluster = SimBackend.cluster().build(); SimForeignStream first = heldStream(gate);
-             SimForeignStream second = SimForeignStream.create(0)) {
+        try (SimCluster cluster = SimBackend.cluster().build();
+                SimForeignStream first = heldStream(gate);
+                SimForeignStream second = SimForeignStream.create(0)) {
             SimCommunicator comm = cluster.communicator(0);
             first.launch(() -> order.add("first"));
             Event event = comm.wrapStream(first.handle()).record();
@@ -139,7 +145,8 @@ class EventTest {
 
     @Test
     void aWrappedStreamRunsCollectivesAndGraphsAndCloseLeavesItAlone() {
-        try (SimCluster cluster = SimBackend.cluster().build(); SimForeignStream framework = SimForeignStream.create(0)) {
+        try (SimCluster cluster = SimBackend.cluster().build();
+                SimForeignStream framework = SimForeignStream.create(0)) {
             SimCommunicator comm = cluster.communicator(0);
             Stream stream = comm.wrapStream(framework.handle());
             assertEquals(framework.handle(), stream.handle());
@@ -147,7 +154,8 @@ class EventTest {
                 buffer.copyFromHost(new float[] {1, 2, 3, 4, 0, 0, 0, 0});
                 stream.beginCapture();
                 comm.allReduce(buffer.slice(0, 4), buffer.slice(4, 4), 4, DataType.FLOAT32, ReduceOp.SUM, stream);
-                try (Graph graph = stream.endCapture(); GraphExec exec = graph.instantiate()) {
+                try (Graph graph = stream.endCapture();
+                        GraphExec exec = graph.instantiate()) {
                     exec.launch(stream);
                     stream.record().await(LONG);
                 }
@@ -156,7 +164,7 @@ class EventTest {
                 assertArrayEquals(new float[] {1, 2, 3, 4, 1, 2, 3, 4}, back);
             }
             stream.close();
-            framework.launch(() -> { });
+            framework.launch(() -> {});
             framework.synchronize(); // still alive
             Stream own = comm.createStream();
             assertEquals(own.handle(), comm.wrapStream(own.handle()).handle(), "a framework may use ours too");
@@ -166,18 +174,24 @@ class EventTest {
     @Test
     void eventsAreNotRecordedOrAwaitedDuringCaptureNorWaitedOnOnceClosed() {
         CountDownLatch gate = new CountDownLatch(1);
-        try (SimCluster cluster = SimBackend.cluster().build(); SimForeignStream framework = heldStream(gate)) {
+        try (SimCluster cluster = SimBackend.cluster().build();
+                SimForeignStream framework = heldStream(gate)) {
             SimCommunicator comm = cluster.communicator(0);
             Stream stream = comm.createStream();
             Event pending = comm.wrapStream(framework.handle()).record();
             stream.beginCapture();
-            assertContains(assertThrows(CollectivesException.class, stream::record).getMessage(),
-                    "record() on", "while it is being captured");
+            assertContains(
+                    assertThrows(CollectivesException.class, stream::record).getMessage(),
+                    "record() on",
+                    "while it is being captured");
             assertThrows(CollectivesException.class, () -> stream.waitFor(pending));
             stream.endCapture().close();
             pending.close();
-            assertContains(assertThrows(CollectivesException.class, () -> stream.waitFor(pending)).getMessage(),
-                    "waitFor()", "was closed before it was seen done");
+            assertContains(
+                    assertThrows(CollectivesException.class, () -> stream.waitFor(pending))
+                            .getMessage(),
+                    "waitFor()",
+                    "was closed before it was seen done");
             CollectivesException unknown = assertThrows(CollectivesException.class, () -> comm.wrapStream(0x7));
             assertContains(unknown.getMessage(), "no live stream");
             gate.countDown();

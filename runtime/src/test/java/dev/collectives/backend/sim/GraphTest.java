@@ -1,5 +1,12 @@
 package dev.collectives.backend.sim;
 
+import static dev.collectives.backend.sim.PerRank.assertContains;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
@@ -11,17 +18,8 @@ import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Stream.CaptureStatus;
-
-import org.junit.jupiter.api.Test;
-
 import java.util.concurrent.atomic.AtomicReference;
-
-import static dev.collectives.backend.sim.PerRank.assertContains;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /** Graph capture (thread-local), instantiation and replay; graph registration's lifetime (R4, R5). */
 class GraphTest {
@@ -35,14 +33,15 @@ class GraphTest {
                 Stream stream = ctx.stream();
                 int n = ctx.size();
                 try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, F32, 4);
-                     DeviceBuffer sum = comm.allocate(Allocator.MEM_ALLOC, F32, 4);
-                     DeviceBuffer gathered = comm.allocate(Allocator.VMM, F32, 4L * n)) {
+                        DeviceBuffer sum = comm.allocate(Allocator.MEM_ALLOC, F32, 4);
+                        DeviceBuffer gathered = comm.allocate(Allocator.VMM, F32, 4L * n)) {
                     assertEquals(CaptureStatus.NONE, stream.captureStatus());
                     stream.beginCapture();
                     assertEquals(CaptureStatus.ACTIVE, stream.captureStatus());
                     comm.allReduce(send, sum, 4, F32, ReduceOp.SUM, stream);
                     comm.allGather(send, gathered, 4, F32, stream);
-                    try (Graph graph = stream.endCapture(); GraphExec exec = graph.instantiate()) {
+                    try (Graph graph = stream.endCapture();
+                            GraphExec exec = graph.instantiate()) {
                         assertEquals(CaptureStatus.NONE, stream.captureStatus());
                         stream.synchronize();
                         assertArrayEquals(new float[4], read(sum, 4), "capture must not run the ops");
@@ -74,13 +73,14 @@ class GraphTest {
                 int next = (ctx.rank() + 1) % ctx.size();
                 int previous = (ctx.rank() + ctx.size() - 1) % ctx.size();
                 try (DeviceBuffer out = comm.allocate(Allocator.MEM_ALLOC, DataType.INT64, 2);
-                     DeviceBuffer in = comm.allocate(Allocator.MEM_ALLOC, DataType.INT64, 2)) {
+                        DeviceBuffer in = comm.allocate(Allocator.MEM_ALLOC, DataType.INT64, 2)) {
                     stream.beginCapture();
                     comm.groupStart();
                     comm.recv(in, 2, DataType.INT64, previous, stream);
                     comm.send(out, 2, DataType.INT64, next, stream);
                     comm.groupEnd();
-                    try (Graph graph = stream.endCapture(); GraphExec exec = graph.instantiate()) {
+                    try (Graph graph = stream.endCapture();
+                            GraphExec exec = graph.instantiate()) {
                         for (long launch = 0; launch < 3; launch++) {
                             out.copyFromHost(new long[] {ctx.rank(), launch});
                             exec.launch(stream);
@@ -137,8 +137,8 @@ class GraphTest {
                 CollectivesException sync = assertThrows(CollectivesException.class, stream::synchronize);
                 assertContains(sync.getMessage(), "invalidated");
                 assertEquals(CaptureStatus.INVALIDATED, stream.captureStatus());
-                assertThrows(CollectivesException.class,
-                        () -> comm.allReduce(buffer, buffer, 8, F32, ReduceOp.SUM, stream));
+                assertThrows(
+                        CollectivesException.class, () -> comm.allReduce(buffer, buffer, 8, F32, ReduceOp.SUM, stream));
                 CollectivesException end = assertThrows(CollectivesException.class, stream::endCapture);
                 assertContains(end.getMessage(), "invalidated", "no graph");
                 assertEquals(CaptureStatus.NONE, stream.captureStatus());
@@ -155,18 +155,20 @@ class GraphTest {
             try (DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
                 stream.beginCapture();
                 AtomicReference<Throwable> other = new AtomicReference<>();
-                Thread thread = new Thread(() -> {
-                    try {
-                        comm.allReduce(buffer, buffer, 8, F32, ReduceOp.SUM, stream);
-                    } catch (Throwable t) {
-                        other.set(t);
-                    }
-                    try {
-                        stream.endCapture();
-                    } catch (Throwable t) {
-                        other.get().addSuppressed(t);
-                    }
-                }, "other-thread");
+                Thread thread = new Thread(
+                        () -> {
+                            try {
+                                comm.allReduce(buffer, buffer, 8, F32, ReduceOp.SUM, stream);
+                            } catch (Throwable t) {
+                                other.set(t);
+                            }
+                            try {
+                                stream.endCapture();
+                            } catch (Throwable t) {
+                                other.get().addSuppressed(t);
+                            }
+                        },
+                        "other-thread");
                 thread.start();
                 thread.join();
                 CollectivesException e = assertInstanceOf(CollectivesException.class, other.get());
@@ -184,7 +186,8 @@ class GraphTest {
 
     @Test
     void aRefusedCallDoesNotShiftTheMatchingOfLaterCalls() {
-        try (SimCluster cluster = SimBackend.cluster().ranks(2).timeout(PerRank.SHORT).build()) {
+        try (SimCluster cluster =
+                SimBackend.cluster().ranks(2).timeout(PerRank.SHORT).build()) {
             cluster.run(ctx -> {
                 Communicator comm = ctx.comm();
                 Stream stream = ctx.stream();
@@ -192,7 +195,8 @@ class GraphTest {
                     buffer.copyFromHost(new float[] {1});
                     if (ctx.rank() == 0) {
                         stream.beginCapture();
-                        Thread other = new Thread(() -> assertThrows(CollectivesException.class,
+                        Thread other = new Thread(() -> assertThrows(
+                                CollectivesException.class,
                                 () -> comm.allReduce(buffer, buffer, 1, F32, ReduceOp.SUM, stream)));
                         other.start();
                         other.join();
@@ -210,9 +214,12 @@ class GraphTest {
     void captureMisuseIsReported() {
         try (SimCluster cluster = SimBackend.cluster().build()) {
             Stream stream = cluster.communicator(0).createStream();
-            assertContains(assertThrows(CollectivesException.class, stream::endCapture).getMessage(), "not capturing");
+            assertContains(
+                    assertThrows(CollectivesException.class, stream::endCapture).getMessage(), "not capturing");
             stream.beginCapture();
-            assertContains(assertThrows(CollectivesException.class, stream::beginCapture).getMessage(),
+            assertContains(
+                    assertThrows(CollectivesException.class, stream::beginCapture)
+                            .getMessage(),
                     "already being captured");
             stream.endCapture().close();
         }

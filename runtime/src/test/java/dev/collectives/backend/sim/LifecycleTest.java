@@ -1,21 +1,5 @@
 package dev.collectives.backend.sim;
 
-import dev.collectives.annotation.Allocator;
-import dev.collectives.annotation.DataType;
-import dev.collectives.annotation.ReduceOp;
-import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.Communicator;
-import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.RegistrationHandle;
-import dev.collectives.runtime.Result;
-import dev.collectives.runtime.Stream;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-
 import static dev.collectives.backend.sim.PerRank.assertCollectivesException;
 import static dev.collectives.backend.sim.PerRank.assertContains;
 import static dev.collectives.backend.sim.PerRank.failures;
@@ -25,6 +9,20 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.RegistrationHandle;
+import dev.collectives.runtime.Result;
+import dev.collectives.runtime.Stream;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
 /** Ranks that never arrive, abort, failing ranks in a run, streams, and close order. */
 @Timeout(30)
 class LifecycleTest {
@@ -32,7 +30,8 @@ class LifecycleTest {
 
     @Test
     void aRankThatNeverArrivesFailsTheOthersAfterTheTimeoutNamingIt() {
-        try (SimCluster cluster = SimBackend.cluster().ranks(4).timeout(PerRank.SHORT).build()) {
+        try (SimCluster cluster =
+                SimBackend.cluster().ranks(4).timeout(PerRank.SHORT).build()) {
             Throwable[] f = failures(cluster, ctx -> {
                 try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.LEGACY, F32, 8)) {
                     if (ctx.rank() % 2 == 0) {
@@ -44,8 +43,12 @@ class LifecycleTest {
             for (int r : new int[] {0, 2}) {
                 CollectivesException e = assertCollectivesException(f, r);
                 assertEquals(Result.REMOTE_ERROR, e.result());
-                assertContains(e.getMessage(), "rank " + r + ": ", "collective call #0",
-                        "ranks [1, 3] did not arrive within 300 ms", "ranks [0, 2] did");
+                assertContains(
+                        e.getMessage(),
+                        "rank " + r + ": ",
+                        "collective call #0",
+                        "ranks [1, 3] did not arrive within 300 ms",
+                        "ranks [0, 2] did");
             }
             assertNull(f[1]);
             assertNull(f[3]);
@@ -55,11 +58,12 @@ class LifecycleTest {
 
     @Test
     void aLateRankFailsTooAndLaterCallsStillMatch() {
-        try (SimCluster cluster = SimBackend.cluster().ranks(2).timeout(PerRank.SHORT).build()) {
+        try (SimCluster cluster =
+                SimBackend.cluster().ranks(2).timeout(PerRank.SHORT).build()) {
             CountDownLatch timedOut = new CountDownLatch(1);
             Throwable[] f = failures(cluster, ctx -> {
                 try (DeviceBuffer send = ctx.comm().allocate(Allocator.LEGACY, F32, 2);
-                     DeviceBuffer recv = ctx.comm().allocate(Allocator.LEGACY, F32, 2)) {
+                        DeviceBuffer recv = ctx.comm().allocate(Allocator.LEGACY, F32, 2)) {
                     if (ctx.rank() == 0) {
                         ctx.comm().allReduce(send, recv, 2, F32, ReduceOp.SUM, ctx.stream());
                         assertThrows(CollectivesException.class, ctx.stream()::synchronize);
@@ -67,8 +71,7 @@ class LifecycleTest {
                     } else {
                         timedOut.await();
                         ctx.comm().allReduce(send, recv, 2, F32, ReduceOp.SUM, ctx.stream());
-                        CollectivesException late = assertThrows(CollectivesException.class,
-                                ctx.stream()::synchronize);
+                        CollectivesException late = assertThrows(CollectivesException.class, ctx.stream()::synchronize);
                         assertContains(late.getMessage(), "rank 1", "arrived after the other ranks gave up");
                     }
                     send.copyFromHost(new float[] {1, 2});
@@ -103,7 +106,9 @@ class LifecycleTest {
                 }
             });
             for (int r = 0; r < 3; r++) {
-                assertContains(assertCollectivesException(f, r).getMessage(), "rank " + r + ": ",
+                assertContains(
+                        assertCollectivesException(f, r).getMessage(),
+                        "rank " + r + ": ",
                         "the communicator was aborted (rank 0 called abort())");
             }
             assertTrue(cluster.usage().isZero());
@@ -114,18 +119,24 @@ class LifecycleTest {
     void aFailingRankReleasesTheOthersInsteadOfLeavingThemWaiting() {
         // the default 60 s timeout would hang this test; the abort of the local run releases rank 1 at once
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
-            CollectivesException e = assertThrows(CollectivesException.class, () -> cluster.run(ctx -> {
-                try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.LEGACY, F32, 8)) {
-                    if (ctx.rank() == 0) {
-                        throw new IllegalStateException("rank 0 gives up");
-                    }
-                    ctx.comm().allReduce(buffer, buffer, 8, F32, ReduceOp.SUM, ctx.stream());
-                    ctx.stream().synchronize();
-                }
-            }));
+            CollectivesException e = assertThrows(
+                    CollectivesException.class,
+                    () -> cluster.run(ctx -> {
+                        try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.LEGACY, F32, 8)) {
+                            if (ctx.rank() == 0) {
+                                throw new IllegalStateException("rank 0 gives up");
+                            }
+                            ctx.comm().allReduce(buffer, buffer, 8, F32, ReduceOp.SUM, ctx.stream());
+                            ctx.stream().synchronize();
+                        }
+                    }));
             assertEquals(0, e.rank());
-            assertContains(e.getMessage(), "ranks 0, 1 failed (rank 0 first):\nrank 0: ", "rank 0 gives up",
-                    "\nrank 1: ", "aborted");
+            assertContains(
+                    e.getMessage(),
+                    "ranks 0, 1 failed (rank 0 first):\nrank 0: ",
+                    "rank 0 gives up",
+                    "\nrank 1: ",
+                    "aborted");
             assertEquals(1, e.getSuppressed().length);
             assertContains(e.getSuppressed()[0].getMessage(), "aborted");
         }
@@ -133,12 +144,13 @@ class LifecycleTest {
 
     @Test
     void streamsRunInOrderAndSynchronizeRethrowsTheFirstFailureOnce() {
-        try (SimCluster cluster = SimBackend.cluster().ranks(2).timeout(Duration.ofSeconds(5)).build()) {
+        try (SimCluster cluster =
+                SimBackend.cluster().ranks(2).timeout(Duration.ofSeconds(5)).build()) {
             cluster.run(ctx -> {
                 Communicator comm = ctx.comm();
                 Stream second = comm.createStream();
                 try (DeviceBuffer a = comm.allocate(Allocator.LEGACY, DataType.INT32, 1);
-                     DeviceBuffer b = comm.allocate(Allocator.LEGACY, DataType.INT32, 1)) {
+                        DeviceBuffer b = comm.allocate(Allocator.LEGACY, DataType.INT32, 1)) {
                     a.copyFromHost(new int[] {1});
                     for (int i = 0; i < 5; i++) { // each waits for the previous: 1, 2, 4, 8, 16, 32
                         comm.allReduce(a, b, 1, DataType.INT32, ReduceOp.SUM, second);
@@ -150,7 +162,9 @@ class LifecycleTest {
                     assertEquals(32, out[0]);
                     comm.allReduce(a, b, 1, DataType.INT32, ctx.rank() == 0 ? ReduceOp.SUM : ReduceOp.MAX, second);
                     comm.allReduce(a, b, 1, DataType.INT32, ReduceOp.SUM, second);
-                    assertContains(assertThrows(CollectivesException.class, second::synchronize).getMessage(),
+                    assertContains(
+                            assertThrows(CollectivesException.class, second::synchronize)
+                                    .getMessage(),
                             "reduce op differs");
                     second.synchronize(); // the failure was reported once; the stream goes on
                     b.copyToHost(out);
@@ -162,7 +176,8 @@ class LifecycleTest {
 
     @Test
     void collectivesReturnBeforeTheOtherRanksArrive() {
-        try (SimCluster cluster = SimBackend.cluster().ranks(2).timeout(Duration.ofSeconds(10)).build()) {
+        try (SimCluster cluster =
+                SimBackend.cluster().ranks(2).timeout(Duration.ofSeconds(10)).build()) {
             CountDownLatch issued = new CountDownLatch(1);
             cluster.run(ctx -> {
                 try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.LEGACY, F32, 4)) {
@@ -183,7 +198,8 @@ class LifecycleTest {
 
     @Test
     void freeingMemoryWaitsForTheStreamWorkThatUsesIt() {
-        try (SimCluster cluster = SimBackend.cluster().ranks(2).timeout(Duration.ofSeconds(10)).build()) {
+        try (SimCluster cluster =
+                SimBackend.cluster().ranks(2).timeout(Duration.ofSeconds(10)).build()) {
             CountDownLatch freeing = new CountDownLatch(1);
             cluster.run(ctx -> {
                 DeviceBuffer send = ctx.comm().allocate(Allocator.LEGACY, DataType.INT64, 1 << 16);
@@ -209,13 +225,18 @@ class LifecycleTest {
     void groupsAreBalancedAndUseOneStream() {
         try (SimCluster cluster = SimBackend.cluster().build()) {
             SimCommunicator comm = cluster.communicator(0);
-            assertContains(assertThrows(CollectivesException.class, comm::groupEnd).getMessage(),
+            assertContains(
+                    assertThrows(CollectivesException.class, comm::groupEnd).getMessage(),
                     "groupEnd() without groupStart()");
             try (DeviceBuffer buffer = comm.allocate(Allocator.LEGACY, F32, 4)) {
                 comm.groupStart();
                 comm.allReduce(buffer, buffer, 4, F32, ReduceOp.SUM, comm.defaultStream());
-                assertContains(assertThrows(CollectivesException.class, () -> comm.allReduce(buffer, buffer, 4,
-                        F32, ReduceOp.SUM, comm.createStream())).getMessage(), "one stream");
+                assertContains(
+                        assertThrows(
+                                        CollectivesException.class,
+                                        () -> comm.allReduce(buffer, buffer, 4, F32, ReduceOp.SUM, comm.createStream()))
+                                .getMessage(),
+                        "one stream");
                 comm.groupEnd();
                 comm.defaultStream().synchronize();
             }
@@ -231,9 +252,11 @@ class LifecycleTest {
         CollectivesException e = assertThrows(CollectivesException.class, cluster::close);
         assertContains(e.getMessage(), "rank 1", "live resources", "allocations=1", "registrations=1");
         cluster.close(); // idempotent: nothing more to report
-        assertThrows(CollectivesException.class, () -> cluster.run(ctx -> { }));
-        assertContains(assertThrows(CollectivesException.class,
-                () -> comm.allocate(Allocator.LEGACY, F32, 1)).getMessage(), "closed communicator");
+        assertThrows(CollectivesException.class, () -> cluster.run(ctx -> {}));
+        assertContains(
+                assertThrows(CollectivesException.class, () -> comm.allocate(Allocator.LEGACY, F32, 1))
+                        .getMessage(),
+                "closed communicator");
         handle.close(); // graph, then registrations, then memory: still possible after the communicator
         leaked.close();
         assertTrue(cluster.usage().isZero());

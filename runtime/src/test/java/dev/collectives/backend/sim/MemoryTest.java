@@ -1,5 +1,12 @@
 package dev.collectives.backend.sim;
 
+import static dev.collectives.backend.sim.PerRank.assertContains;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
@@ -12,19 +19,10 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.VirtualMemory;
-
-import org.junit.jupiter.api.Test;
-
 import java.nio.ByteBuffer;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-
-import static dev.collectives.backend.sim.PerRank.assertContains;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /** Allocation with granularity, VMM and custom allocators (R11), legacy memory, host copies, use after free. */
 class MemoryTest {
@@ -50,7 +48,10 @@ class MemoryTest {
 
     @Test
     void r11VmmMemoryIsQualifiedAndHasFabricHandlesWhereSupported() {
-        try (SimCluster cluster = SimBackend.cluster().granularity(GRANULARITY).fabricHandles(true).build()) {
+        try (SimCluster cluster = SimBackend.cluster()
+                .granularity(GRANULARITY)
+                .fabricHandles(true)
+                .build()) {
             SimCommunicator comm = cluster.communicator(0);
             try (DeviceBuffer buffer = comm.allocate(Allocator.VMM, DataType.UINT8, GRANULARITY + 1)) {
                 DeviceMemory memory = buffer.memory();
@@ -109,18 +110,26 @@ class MemoryTest {
                 assertEquals(Allocator.CUSTOM, ok.allocator());
                 assertEquals(0, ok.address() % GRANULARITY);
             }
-            CollectivesException unrounded = assertThrows(CollectivesException.class,
-                    () -> comm.allocate(new Unrounded(), DataType.UINT8, 1000));
+            CollectivesException unrounded = assertThrows(
+                    CollectivesException.class, () -> comm.allocate(new Unrounded(), DataType.UINT8, 1000));
             assertEquals(Rule.R11_ALLOCATOR, unrounded.rule());
-            assertContains(unrounded.getMessage(), "[R11 ALLOCATOR] rank 0", "physical size", "1000",
+            assertContains(
+                    unrounded.getMessage(),
+                    "[R11 ALLOCATOR] rank 0",
+                    "physical size",
+                    "1000",
                     "granularity " + GRANULARITY);
-            CollectivesException undeclared = assertThrows(CollectivesException.class,
-                    () -> comm.allocate(new Undeclared(), DataType.UINT8, 1000));
+            CollectivesException undeclared = assertThrows(
+                    CollectivesException.class, () -> comm.allocate(new Undeclared(), DataType.UINT8, 1000));
             assertContains(undeclared.getMessage(), "not annotated @QualifiedAllocator");
             assertTrue(cluster.usage().isZero(), "rejected memory must be freed: " + cluster.usage());
         }
-        try (SimCluster fabric = SimBackend.cluster().granularity(GRANULARITY).fabricHandles(true).build()) {
-            CollectivesException noFabric = assertThrows(CollectivesException.class,
+        try (SimCluster fabric = SimBackend.cluster()
+                .granularity(GRANULARITY)
+                .fabricHandles(true)
+                .build()) {
+            CollectivesException noFabric = assertThrows(
+                    CollectivesException.class,
                     () -> fabric.communicator(0).allocate(new Qualified(), DataType.UINT8, 10));
             assertContains(noFabric.getMessage(), "without the FABRIC handle type");
             assertTrue(fabric.usage().isZero());
@@ -139,11 +148,16 @@ class MemoryTest {
                 }
             };
             String test = MemoryTest.class.getCanonicalName();
-            for (var allocator : java.util.Map.of(new Undeclared(), test + ".Undeclared is not annotated",
-                    lambda, "a lambda in " + test + " is not annotated",
-                    anonymous, "an anonymous class in " + test + " is not annotated").entrySet()) {
-                CollectivesException e = assertThrows(CollectivesException.class,
-                        () -> comm.allocate(allocator.getKey(), DataType.UINT8, 1000));
+            for (var allocator : java.util.Map.of(
+                            new Undeclared(),
+                            test + ".Undeclared is not annotated",
+                            lambda,
+                            "a lambda in " + test + " is not annotated",
+                            anonymous,
+                            "an anonymous class in " + test + " is not annotated")
+                    .entrySet()) {
+                CollectivesException e = assertThrows(
+                        CollectivesException.class, () -> comm.allocate(allocator.getKey(), DataType.UINT8, 1000));
                 assertContains(e.getMessage(), allocator.getValue());
                 assertFalse(e.getMessage().contains("$"), e.getMessage());
             }
@@ -164,7 +178,7 @@ class MemoryTest {
     @Test
     void hostCopiesRoundTripEveryPrimitiveType() {
         try (SimCluster cluster = SimBackend.cluster().build();
-             DeviceBuffer buffer = cluster.communicator(0).allocate(Allocator.LEGACY, DataType.UINT8, 64)) {
+                DeviceBuffer buffer = cluster.communicator(0).allocate(Allocator.LEGACY, DataType.UINT8, 64)) {
             byte[] bytes = {1, -2, 3};
             buffer.copyFromHost(bytes);
             byte[] b = new byte[3];
@@ -211,15 +225,16 @@ class MemoryTest {
     @Test
     void typedHostCopiesRefuseAnotherElementTypeAndRawBytesFitAny() {
         try (SimCluster cluster = SimBackend.cluster().build();
-             DeviceBuffer ints = cluster.communicator(0).allocate(Allocator.LEGACY, DataType.INT32, 4)) {
-            CollectivesException into = assertThrows(CollectivesException.class,
-                    () -> ints.copyFromHost(new float[] {1.5f}));
+                DeviceBuffer ints = cluster.communicator(0).allocate(Allocator.LEGACY, DataType.INT32, 4)) {
+            CollectivesException into =
+                    assertThrows(CollectivesException.class, () -> ints.copyFromHost(new float[] {1.5f}));
             assertEquals(Rule.R13_TYPES, into.rule());
             assertContains(into.getMessage(), "copyFromHost(float[])", "[FLOAT32]", "not INT32", "byte[]/ByteBuffer");
-            CollectivesException outOf = assertThrows(CollectivesException.class,
-                    () -> ints.copyToHost(new long[1]));
+            CollectivesException outOf = assertThrows(CollectivesException.class, () -> ints.copyToHost(new long[1]));
             assertContains(outOf.getMessage(), "[R13 TYPES]", "copyToHost(long[])", "not INT32");
-            ByteBuffer bits = ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder()).putFloat(0, 1.5f);
+            ByteBuffer bits = ByteBuffer.allocate(4)
+                    .order(java.nio.ByteOrder.nativeOrder())
+                    .putFloat(0, 1.5f);
             ints.copyFromHost(bits);
             int[] back = new int[1];
             ints.copyToHost(back);
@@ -237,14 +252,27 @@ class MemoryTest {
                         // rank 0's allreduce cannot run before rank 1 issues its own: it stays queued meanwhile
                         copied.await();
                     }
-                    ctx.comm().allReduce(buffer.slice(0, 4), buffer.slice(4, 4), 4, DataType.FLOAT32,
-                            ReduceOp.SUM, ctx.stream());
+                    ctx.comm()
+                            .allReduce(
+                                    buffer.slice(0, 4),
+                                    buffer.slice(4, 4),
+                                    4,
+                                    DataType.FLOAT32,
+                                    ReduceOp.SUM,
+                                    ctx.stream());
                     if (ctx.rank() == 0) {
-                        CollectivesException write = assertThrows(CollectivesException.class,
+                        CollectivesException write = assertThrows(
+                                CollectivesException.class,
                                 () -> buffer.slice(0, 2).copyFromHost(new float[2]));
-                        assertContains(write.getMessage(), "[SYNC host-copy]", "copyFromHost", "allReduce",
-                                "reading bytes [0, 16)", "stream.synchronize()");
-                        CollectivesException read = assertThrows(CollectivesException.class,
+                        assertContains(
+                                write.getMessage(),
+                                "[SYNC host-copy]",
+                                "copyFromHost",
+                                "allReduce",
+                                "reading bytes [0, 16)",
+                                "stream.synchronize()");
+                        CollectivesException read = assertThrows(
+                                CollectivesException.class,
                                 () -> buffer.slice(6, 2).copyToHost(new float[2]));
                         assertContains(read.getMessage(), "[SYNC host-copy]", "copyToHost", "writing bytes [16, 32)");
                         buffer.slice(0, 2).copyToHost(new float[2]); // reading what the op only reads is no race
@@ -264,11 +292,13 @@ class MemoryTest {
             Stream stream = comm.createStream();
             DeviceBuffer freed = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4);
             freed.close();
-            CollectivesException e = assertThrows(CollectivesException.class,
+            CollectivesException e = assertThrows(
+                    CollectivesException.class,
                     () -> comm.allReduce(freed, freed, 4, DataType.FLOAT32, ReduceOp.SUM, stream));
             assertContains(e.getMessage(), "rank 0", "already freed");
             try (DeviceBuffer foreign = cluster.communicator(1).allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4)) {
-                CollectivesException f = assertThrows(CollectivesException.class,
+                CollectivesException f = assertThrows(
+                        CollectivesException.class,
                         () -> comm.allReduce(foreign, foreign, 4, DataType.FLOAT32, ReduceOp.SUM, stream));
                 assertContains(f.getMessage(), "not memory of rank 0");
             }
@@ -278,21 +308,25 @@ class MemoryTest {
     @Test
     void r13AndR7ArgumentsAreCheckedWhenTheOpIsIssued() {
         try (SimCluster cluster = SimBackend.cluster().build();
-             DeviceBuffer buffer = cluster.communicator(0).allocate(Allocator.LEGACY, DataType.INT32, 16)) {
+                DeviceBuffer buffer = cluster.communicator(0).allocate(Allocator.LEGACY, DataType.INT32, 16)) {
             SimCommunicator comm = cluster.communicator(0);
             Stream stream = comm.createStream();
-            CollectivesException avg = assertThrows(CollectivesException.class,
+            CollectivesException avg = assertThrows(
+                    CollectivesException.class,
                     () -> comm.allReduce(buffer, buffer, 16, DataType.INT32, ReduceOp.AVG, stream));
             assertEquals(Rule.R13_TYPES, avg.rule());
-            CollectivesException negative = assertThrows(CollectivesException.class,
+            CollectivesException negative = assertThrows(
+                    CollectivesException.class,
                     () -> comm.allReduce(buffer, buffer, -1, DataType.INT32, ReduceOp.SUM, stream));
             assertEquals(Rule.R13_TYPES, negative.rule());
-            CollectivesException tooSmall = assertThrows(CollectivesException.class,
+            CollectivesException tooSmall = assertThrows(
+                    CollectivesException.class,
                     () -> comm.allReduce(buffer, buffer, 17, DataType.INT32, ReduceOp.SUM, stream));
             assertContains(tooSmall.getMessage(), "holds 64 bytes", "17 x INT32 need 68");
-            CollectivesException overlap = assertThrows(CollectivesException.class,
-                    () -> comm.allReduce(buffer.slice(0, 8), buffer.slice(4, 8), 8, DataType.INT32, ReduceOp.SUM,
-                            stream));
+            CollectivesException overlap = assertThrows(
+                    CollectivesException.class,
+                    () -> comm.allReduce(
+                            buffer.slice(0, 8), buffer.slice(4, 8), 8, DataType.INT32, ReduceOp.SUM, stream));
             assertEquals(Rule.R7_ARENA, overlap.rule());
         }
     }

@@ -1,5 +1,11 @@
 package dev.collectives.backend.sim;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
@@ -8,18 +14,10 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Stream;
-
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import java.util.Arrays;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The element-offset forms of every collective: each op reads from its send offset and writes from its recv offset
@@ -35,24 +33,36 @@ class OffsetsTest {
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void allReduce(int ranks) {
-        check(ranks, COUNT, COUNT, (comm, send, recv, stream) -> comm.allReduce(send, SEND_OFFSET, recv,
-                RECV_OFFSET, COUNT, DataType.INT32, ReduceOp.SUM, stream),
+        check(
+                ranks,
+                COUNT,
+                COUNT,
+                (comm, send, recv, stream) -> comm.allReduce(
+                        send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, DataType.INT32, ReduceOp.SUM, stream),
                 (rank, n, i) -> sumOverRanks(n, SEND_OFFSET + i));
     }
 
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void allGather(int ranks) {
-        check(ranks, COUNT, COUNT * ranks, (comm, send, recv, stream) -> comm.allGather(send, SEND_OFFSET, recv,
-                RECV_OFFSET, COUNT, DataType.INT32, stream),
+        check(
+                ranks,
+                COUNT,
+                COUNT * ranks,
+                (comm, send, recv, stream) ->
+                        comm.allGather(send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, DataType.INT32, stream),
                 (rank, n, i) -> value(i / COUNT, SEND_OFFSET + i % COUNT));
     }
 
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void reduceScatter(int ranks) {
-        check(ranks, COUNT * ranks, COUNT, (comm, send, recv, stream) -> comm.reduceScatter(send, SEND_OFFSET, recv,
-                RECV_OFFSET, COUNT, DataType.INT32, ReduceOp.SUM, stream),
+        check(
+                ranks,
+                COUNT * ranks,
+                COUNT,
+                (comm, send, recv, stream) -> comm.reduceScatter(
+                        send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, DataType.INT32, ReduceOp.SUM, stream),
                 (rank, n, i) -> sumOverRanks(n, SEND_OFFSET + rank * COUNT + i));
     }
 
@@ -60,37 +70,54 @@ class OffsetsTest {
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void broadcast(int ranks) {
         int root = ranks - 1;
-        check(ranks, COUNT, COUNT, (comm, send, recv, stream) -> comm.broadcast(send, SEND_OFFSET, recv,
-                RECV_OFFSET, COUNT, DataType.INT32, root, stream),
+        check(
+                ranks,
+                COUNT,
+                COUNT,
+                (comm, send, recv, stream) ->
+                        comm.broadcast(send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, DataType.INT32, root, stream),
                 (rank, n, i) -> value(root, SEND_OFFSET + i));
     }
 
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void reduce(int ranks) {
-        check(ranks, COUNT, COUNT, (comm, send, recv, stream) -> comm.reduce(send, SEND_OFFSET, recv, RECV_OFFSET,
-                COUNT, DataType.INT32, ReduceOp.SUM, 0, stream),
+        check(
+                ranks,
+                COUNT,
+                COUNT,
+                (comm, send, recv, stream) -> comm.reduce(
+                        send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, DataType.INT32, ReduceOp.SUM, 0, stream),
                 (rank, n, i) -> rank == 0 ? sumOverRanks(n, SEND_OFFSET + i) : UNTOUCHED);
     }
 
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void allToAll(int ranks) {
-        check(ranks, COUNT * ranks, COUNT * ranks, (comm, send, recv, stream) -> comm.allToAll(send, SEND_OFFSET,
-                recv, RECV_OFFSET, COUNT, DataType.INT32, stream),
+        check(
+                ranks,
+                COUNT * ranks,
+                COUNT * ranks,
+                (comm, send, recv, stream) ->
+                        comm.allToAll(send, SEND_OFFSET, recv, RECV_OFFSET, COUNT, DataType.INT32, stream),
                 (rank, n, i) -> value(i / COUNT, SEND_OFFSET + rank * COUNT + i % COUNT));
     }
 
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {1, 2, 3, 4, 8})
     void sendToNextReceiveFromPrevious(int ranks) {
-        check(ranks, COUNT, COUNT, (comm, send, recv, stream) -> {
-            int n = comm.size();
-            comm.groupStart();
-            comm.send(send, SEND_OFFSET, COUNT, DataType.INT32, (comm.rank() + 1) % n, stream);
-            comm.recv(recv, RECV_OFFSET, COUNT, DataType.INT32, (comm.rank() + n - 1) % n, stream);
-            comm.groupEnd();
-        }, (rank, n, i) -> value((rank + n - 1) % n, SEND_OFFSET + i));
+        check(
+                ranks,
+                COUNT,
+                COUNT,
+                (comm, send, recv, stream) -> {
+                    int n = comm.size();
+                    comm.groupStart();
+                    comm.send(send, SEND_OFFSET, COUNT, DataType.INT32, (comm.rank() + 1) % n, stream);
+                    comm.recv(recv, RECV_OFFSET, COUNT, DataType.INT32, (comm.rank() + n - 1) % n, stream);
+                    comm.groupEnd();
+                },
+                (rank, n, i) -> value((rank + n - 1) % n, SEND_OFFSET + i));
     }
 
     /** The offset counts elements of the op's type, not of the buffer's: 2 FLOAT32 into a UINT8 buffer is byte 8. */
@@ -121,15 +148,17 @@ class OffsetsTest {
                 Stream stream = ctx.stream();
                 try (DeviceBuffer buffer = comm.allocate(Allocator.LEGACY, DataType.INT32, 10)) {
                     buffer.copyFromHost(new int[10]);
-                    assertRefused("send offset -1", () -> comm.allReduce(buffer, -1, buffer, 0, 1, DataType.INT32,
-                            ReduceOp.SUM, stream));
-                    assertRefused("recv offset 11", () -> comm.allReduce(buffer, 0, buffer, 11, 0, DataType.INT32,
-                            ReduceOp.SUM, stream));
+                    assertRefused(
+                            "send offset -1",
+                            () -> comm.allReduce(buffer, -1, buffer, 0, 1, DataType.INT32, ReduceOp.SUM, stream));
+                    assertRefused(
+                            "recv offset 11",
+                            () -> comm.allReduce(buffer, 0, buffer, 11, 0, DataType.INT32, ReduceOp.SUM, stream));
                     // in the buffer, but the op reaches past its end
-                    assertRefused("holds 4 bytes", () -> comm.allReduce(buffer, 0, buffer, 9, 2, DataType.INT32,
-                            ReduceOp.SUM, stream));
-                    assertRefused("send offset", () -> comm.send(buffer, Long.MAX_VALUE, 1, DataType.INT32, 0,
-                            stream));
+                    assertRefused(
+                            "holds 4 bytes",
+                            () -> comm.allReduce(buffer, 0, buffer, 9, 2, DataType.INT32, ReduceOp.SUM, stream));
+                    assertRefused("send offset", () -> comm.send(buffer, Long.MAX_VALUE, 1, DataType.INT32, 0, stream));
                     assertRefused("recv buffer", () -> comm.recv(buffer, 5, 6, DataType.INT32, 0, stream));
                     // nothing was enqueued: the stream is clean and the buffer as it was
                     stream.synchronize();
@@ -187,7 +216,7 @@ class OffsetsTest {
         int sendArena = SEND_OFFSET + sendCount + 4;
         int recvArena = RECV_OFFSET + recvCount + 4;
         try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.INT32, sendArena);
-             DeviceBuffer recv = comm.allocate(Allocator.LEGACY, DataType.INT32, recvArena)) {
+                DeviceBuffer recv = comm.allocate(Allocator.LEGACY, DataType.INT32, recvArena)) {
             int[] sendValues = new int[sendArena];
             Arrays.setAll(sendValues, i -> value(ctx.rank(), i));
             send.copyFromHost(sendValues);

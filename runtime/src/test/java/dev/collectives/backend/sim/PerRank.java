@@ -1,23 +1,21 @@
 package dev.collectives.backend.sim;
 
-import dev.collectives.rules.Rule;
-import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.LocalCluster;
-
-import java.time.Duration;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.LocalCluster;
+import java.time.Duration;
 
 /** Test helpers that run a body on every rank and look at what each rank threw. */
 public final class PerRank {
     /** A timeout short enough for tests that wait for ranks that never come. */
     public static final Duration SHORT = Duration.ofMillis(300);
 
-    private PerRank() {
-    }
+    private PerRank() {}
 
     /** Runs {@code body} on every rank and returns what each threw (null where it returned normally). */
     public static Throwable[] failures(LocalCluster cluster, LocalCluster.RankBody body) {
@@ -58,8 +56,8 @@ public final class PerRank {
 
     public static CollectivesException assertCollectivesException(Throwable[] failures, int rank) {
         assertNotNull(failures[rank], "rank " + rank + " did not fail");
-        return assertInstanceOf(CollectivesException.class, failures[rank],
-                () -> "rank " + rank + " failed with " + failures[rank]);
+        return assertInstanceOf(
+                CollectivesException.class, failures[rank], () -> "rank " + rank + " failed with " + failures[rank]);
     }
 
     public static void assertContains(String message, String... fragments) {

@@ -1,17 +1,5 @@
 package dev.collectives.backend.sim;
 
-import dev.collectives.annotation.Allocator;
-import dev.collectives.annotation.DataType;
-import dev.collectives.rules.Rule;
-import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.Communicator;
-import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Result;
-
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
-
 import static dev.collectives.backend.sim.PerRank.assertCollectivesException;
 import static dev.collectives.backend.sim.PerRank.assertContains;
 import static dev.collectives.backend.sim.PerRank.assertEveryRank;
@@ -20,6 +8,17 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.Result;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** send/recv: matched per pair in order, any order within a group, mismatches and missing peers reported. */
 class PointToPointTest {
@@ -32,7 +31,7 @@ class PointToPointTest {
                 int next = (ctx.rank() + 1) % ctx.size();
                 int previous = (ctx.rank() + ctx.size() - 1) % ctx.size();
                 try (DeviceBuffer out = comm.allocate(Allocator.LEGACY, DataType.INT32, 5);
-                     DeviceBuffer in = comm.allocate(Allocator.LEGACY, DataType.INT32, 5)) {
+                        DeviceBuffer in = comm.allocate(Allocator.LEGACY, DataType.INT32, 5)) {
                     out.copyFromHost(new int[] {ctx.rank(), 1, 2, 3, -ctx.rank()});
                     comm.groupStart();
                     if (ctx.rank() % 2 == 0) {
@@ -91,14 +90,19 @@ class PointToPointTest {
                     ctx.stream().synchronize();
                 }
             });
-            assertEveryRank(f, Rule.R14_SHAPE, "send #0 from rank 0 to rank 1", "send(16 x INT8, peer 1)",
+            assertEveryRank(
+                    f,
+                    Rule.R14_SHAPE,
+                    "send #0 from rank 0 to rank 1",
+                    "send(16 x INT8, peer 1)",
                     "recv(8 x INT8, peer 0)");
         }
     }
 
     @Test
     void aSendNobodyReceivesTimesOutNamingThePeer() {
-        try (SimCluster cluster = SimBackend.cluster().ranks(3).timeout(PerRank.SHORT).build()) {
+        try (SimCluster cluster =
+                SimBackend.cluster().ranks(3).timeout(PerRank.SHORT).build()) {
             Throwable[] f = failures(cluster, ctx -> {
                 try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.LEGACY, DataType.INT8, 4)) {
                     if (ctx.rank() == 0) {
@@ -109,7 +113,9 @@ class PointToPointTest {
             });
             CollectivesException e = assertCollectivesException(f, 0);
             assertEquals(Result.REMOTE_ERROR, e.result());
-            assertContains(e.getMessage(), "rank 0: send #0 from rank 0 to rank 2",
+            assertContains(
+                    e.getMessage(),
+                    "rank 0: send #0 from rank 0 to rank 2",
                     "rank 2 posted no matching recv within 300 ms");
             assertNull(f[1]);
             assertNull(f[2]);
@@ -121,7 +127,7 @@ class PointToPointTest {
         try (SimCluster cluster = SimBackend.cluster().build()) {
             cluster.run(ctx -> {
                 try (DeviceBuffer a = ctx.comm().allocate(Allocator.LEGACY, DataType.UINT64, 2);
-                     DeviceBuffer b = ctx.comm().allocate(Allocator.LEGACY, DataType.UINT64, 2)) {
+                        DeviceBuffer b = ctx.comm().allocate(Allocator.LEGACY, DataType.UINT64, 2)) {
                     a.copyFromHost(new long[] {-1, 7});
                     ctx.comm().groupStart();
                     ctx.comm().recv(b, 2, DataType.UINT64, 0, ctx.stream());

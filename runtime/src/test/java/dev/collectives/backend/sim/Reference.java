@@ -11,8 +11,7 @@ import dev.collectives.runtime.Numerics;
  * integers wrapping, unsigned types compared unsigned, AVG as the sum of {@code round(x_r × round(1/n))}.
  */
 final class Reference {
-    private Reference() {
-    }
+    private Reference() {}
 
     /**
      * A deterministic, never-zero test value for element {@code i} of rank {@code rank}: small multiples of 1/4
@@ -79,12 +78,14 @@ final class Reference {
         float acc = round(type, decode(type, xs[0]) * scale);
         for (int r = 1; r < xs.length; r++) {
             float x = round(type, decode(type, xs[r]) * scale);
-            acc = round(type, switch (op) {
-                case SUM, AVG -> acc + x;
-                case PROD -> acc * x;
-                case MAX -> Math.max(acc, x);
-                case MIN -> Math.min(acc, x);
-            });
+            acc = round(
+                    type,
+                    switch (op) {
+                        case SUM, AVG -> acc + x;
+                        case PROD -> acc * x;
+                        case MAX -> Math.max(acc, x);
+                        case MIN -> Math.min(acc, x);
+                    });
         }
         return encode(type, acc);
     }

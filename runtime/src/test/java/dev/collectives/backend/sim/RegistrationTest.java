@@ -1,5 +1,12 @@
 package dev.collectives.backend.sim;
 
+import static dev.collectives.backend.sim.PerRank.assertContains;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
@@ -8,17 +15,9 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.internal.LegacyRegistrationRule;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-
-import static dev.collectives.backend.sim.PerRank.assertContains;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Local registration (R6): the cache, deregistration, legacy memory (R9) and freeing registered memory (R5). */
 class RegistrationTest {
@@ -53,9 +52,11 @@ class RegistrationTest {
                 comm.deregister(handle);
                 CollectivesException stale = assertThrows(CollectivesException.class, () -> comm.deregister(handle));
                 assertEquals(Rule.R6_LOCAL, stale.rule());
-                assertContains(stale.getMessage(), "[R6 LOCAL] rank 0", "already deregistered", "{nccl,mccl}CommDeregister");
+                assertContains(
+                        stale.getMessage(), "[R6 LOCAL] rank 0", "already deregistered", "{nccl,mccl}CommDeregister");
                 assertEquals(1, cluster.usage().registrations()); // the stale call did not release stillHeld's
-                CollectivesException unknown = assertThrows(CollectivesException.class,
+                CollectivesException unknown = assertThrows(
+                        CollectivesException.class,
                         () -> cluster.communicator(1).deregister(stillHeld));
                 assertContains(unknown.getMessage(), "[R6 LOCAL] rank 1", "unknown handle");
                 stillHeld.close();
@@ -68,24 +69,26 @@ class RegistrationTest {
     void r9LegacyRegistrationNeedsTheVariable() {
         for (String value : new String[] {null, "0"}) {
             try (SimCluster cluster = SimBackend.cluster()
-                    .environment(SimConfig.LEGACY_REGISTER_VARIABLE, value).build()) {
+                    .environment(SimConfig.LEGACY_REGISTER_VARIABLE, value)
+                    .build()) {
                 SimCommunicator comm = cluster.communicator(0);
                 try (DeviceBuffer legacy = comm.allocate(Allocator.LEGACY, DataType.FLOAT32, 16)) {
                     CollectivesException e = assertThrows(CollectivesException.class, () -> comm.register(legacy));
                     assertEquals(Rule.R9_LEGACY, e.rule());
                     assertTrue(e.getMessage().startsWith("[R9 LEGACY] rank 0: "), e.getMessage());
-                    assertContains(e.getMessage(), "MCCL_LEGACY_MUSA_REGISTER=1",
-                            value == null ? "unset" : "'0'", "LEGACY");
+                    assertContains(
+                            e.getMessage(), "MCCL_LEGACY_MUSA_REGISTER=1", value == null ? "unset" : "'0'", "LEGACY");
                 }
                 assertTrue(cluster.usage().isZero());
             }
         }
         try (SimCluster cluster = SimBackend.cluster()
-                .environment(SimConfig.LEGACY_REGISTER_VARIABLE, "1").build()) {
+                .environment(SimConfig.LEGACY_REGISTER_VARIABLE, "1")
+                .build()) {
             SimCommunicator comm = cluster.communicator(0);
             assertEquals("MCCL_LEGACY_MUSA_REGISTER", comm.legacyRegisterVariable());
             try (DeviceBuffer legacy = comm.allocate(Allocator.LEGACY, DataType.FLOAT32, 16);
-                 RegistrationHandle handle = comm.register(legacy)) {
+                    RegistrationHandle handle = comm.register(legacy)) {
                 assertTrue(handle.isOpen());
             }
             assertTrue(cluster.usage().isZero());
@@ -95,8 +98,12 @@ class RegistrationTest {
     @ParameterizedTest(name = "IB SHARP {0}, {1} ranks per node")
     @CsvSource({"true, 1", "true, 2", "false, 1"})
     void r9IbSharpRegistersLegacyMemoryWithoutTheVariableOnlyAtOneRankPerNode(boolean ibSharp, int ranksPerNode) {
-        try (SimCluster cluster = SimBackend.cluster().ranks(2).ranksPerNode(ranksPerNode).ibSharp(ibSharp)
-                .environment(SimConfig.LEGACY_REGISTER_VARIABLE, null).build()) {
+        try (SimCluster cluster = SimBackend.cluster()
+                .ranks(2)
+                .ranksPerNode(ranksPerNode)
+                .ibSharp(ibSharp)
+                .environment(SimConfig.LEGACY_REGISTER_VARIABLE, null)
+                .build()) {
             SimCommunicator comm = cluster.communicator(0);
             try (DeviceBuffer legacy = comm.allocate(Allocator.LEGACY, DataType.FLOAT32, 16)) {
                 if (ibSharp && ranksPerNode == 1) {
@@ -107,8 +114,13 @@ class RegistrationTest {
                 } else {
                     CollectivesException e = assertThrows(CollectivesException.class, () -> comm.register(legacy));
                     assertEquals(Rule.R9_LEGACY, e.rule());
-                    assertContains(e.getMessage(), "[R9 LEGACY] rank 0: ", "MCCL_LEGACY_MUSA_REGISTER=1", "unset",
-                            ibSharp ? "needs 1 rank per node; this communicator has 2 ranks, 2 per node"
+                    assertContains(
+                            e.getMessage(),
+                            "[R9 LEGACY] rank 0: ",
+                            "MCCL_LEGACY_MUSA_REGISTER=1",
+                            "unset",
+                            ibSharp
+                                    ? "needs 1 rank per node; this communicator has 2 ranks, 2 per node"
                                     : "is not enabled on this communicator");
                 }
             }
@@ -118,7 +130,8 @@ class RegistrationTest {
 
     @Test
     void environmentDefaultsToTheProcessEnvironment() {
-        try (SimCluster cluster = SimBackend.cluster().environment("SOME_OTHER", "x").build()) {
+        try (SimCluster cluster =
+                SimBackend.cluster().environment("SOME_OTHER", "x").build()) {
             SimCommunicator comm = cluster.communicator(0);
             assertEquals(java.util.Optional.ofNullable(System.getenv("PATH")), comm.environment("PATH"));
             assertEquals(java.util.Optional.of("x"), comm.environment("SOME_OTHER"));
@@ -148,9 +161,9 @@ class RegistrationTest {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
             cluster.run(ctx -> {
                 try (DeviceBuffer send = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.INT32, 4);
-                     DeviceBuffer recv = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.INT32, 4);
-                     RegistrationHandle s = ctx.comm().register(send);
-                     RegistrationHandle r = ctx.comm().register(recv)) {
+                        DeviceBuffer recv = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.INT32, 4);
+                        RegistrationHandle s = ctx.comm().register(send);
+                        RegistrationHandle r = ctx.comm().register(recv)) {
                     send.copyFromHost(new int[] {1, 2, 3, ctx.rank()});
                     for (int i = 0; i < 3; i++) { // register once, reuse many times
                         ctx.comm().allReduce(send, recv, 4, DataType.INT32, ReduceOp.SUM, ctx.stream());
@@ -158,7 +171,9 @@ class RegistrationTest {
                     ctx.stream().synchronize();
                     int[] out = new int[4];
                     recv.copyToHost(out);
-                    assertEquals(java.util.List.of(2, 4, 6, 1), java.util.Arrays.stream(out).boxed().toList());
+                    assertEquals(
+                            java.util.List.of(2, 4, 6, 1),
+                            java.util.Arrays.stream(out).boxed().toList());
                 }
             });
             assertTrue(cluster.usage().isZero());
@@ -167,7 +182,10 @@ class RegistrationTest {
 
     @Test
     void registrationNeedsTheCapability() {
-        try (SimCluster cluster = SimBackend.cluster().registration(false).libraryVersion("2.27.0").build()) {
+        try (SimCluster cluster = SimBackend.cluster()
+                .registration(false)
+                .libraryVersion("2.27.0")
+                .build()) {
             SimCommunicator comm = cluster.communicator(0);
             try (DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, 8)) {
                 CollectivesException e = assertThrows(CollectivesException.class, () -> comm.register(buffer));

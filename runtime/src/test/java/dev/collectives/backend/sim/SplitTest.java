@@ -1,20 +1,5 @@
 package dev.collectives.backend.sim;
 
-import dev.collectives.annotation.Allocator;
-import dev.collectives.annotation.DataType;
-import dev.collectives.annotation.ReduceOp;
-import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.Communicator;
-import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.RankContext;
-import dev.collectives.runtime.Result;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
-import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-
 import static dev.collectives.backend.sim.PerRank.assertCollectivesException;
 import static dev.collectives.backend.sim.PerRank.assertContains;
 import static dev.collectives.backend.sim.PerRank.failures;
@@ -23,6 +8,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.RankContext;
+import dev.collectives.runtime.Result;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Child communicators on sim: split by color and key, NO_COLOR, close order, a missing rank, shrink. */
 @Timeout(30)
@@ -37,7 +35,8 @@ class SplitTest {
             cluster.run(ctx -> {
                 int r = ctx.rank();
                 // even ranks: key -r reverses their order; odd ranks: one key, so the parent's order decides
-                try (Communicator child = ctx.comm().split(r % 2, r % 2 == 0 ? -r : 7).orElseThrow()) {
+                try (Communicator child =
+                        ctx.comm().split(r % 2, r % 2 == 0 ? -r : 7).orElseThrow()) {
                     childRank[r] = new int[] {child.rank(), child.size()};
                     sums[r] = allReduceOfParentRanks(ctx, child);
                 }
@@ -74,15 +73,16 @@ class SplitTest {
     @Test
     void aNegativeColorOtherThanNoColorIsRefused() {
         try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
-            CollectivesException e = assertThrows(CollectivesException.class,
-                    () -> cluster.communicator(0).split(-2, 0));
+            CollectivesException e = assertThrows(
+                    CollectivesException.class, () -> cluster.communicator(0).split(-2, 0));
             assertContains(e.getMessage(), "rank 0: ", "color -2 is negative", "Communicator.NO_COLOR");
         }
     }
 
     @Test
     void aRankThatNeverCallsSplitFailsTheOthersWithinTheTimeoutNamingIt() {
-        try (SimCluster cluster = SimBackend.cluster().ranks(3).timeout(PerRank.SHORT).build()) {
+        try (SimCluster cluster =
+                SimBackend.cluster().ranks(3).timeout(PerRank.SHORT).build()) {
             Throwable[] f = failures(cluster, ctx -> {
                 if (ctx.rank() != 2) {
                     ctx.comm().split(0, 0);
@@ -91,8 +91,12 @@ class SplitTest {
             for (int r : new int[] {0, 1}) {
                 CollectivesException e = assertCollectivesException(f, r);
                 assertEquals(Result.REMOTE_ERROR, e.result());
-                assertContains(e.getMessage(), "rank " + r + ": ", "split call #0",
-                        "ranks [2] did not arrive within 300 ms", "ranks [0, 1] did");
+                assertContains(
+                        e.getMessage(),
+                        "rank " + r + ": ",
+                        "split call #0",
+                        "ranks [2] did not arrive within 300 ms",
+                        "ranks [0, 1] did");
             }
             assertNull(f[2]);
         }
@@ -146,8 +150,8 @@ class SplitTest {
                     return;
                 }
                 aborted.await();
-                CollectivesException failed = assertThrows(CollectivesException.class,
-                        () -> allReduceOfParentRanks(ctx, ctx.comm()));
+                CollectivesException failed =
+                        assertThrows(CollectivesException.class, () -> allReduceOfParentRanks(ctx, ctx.comm()));
                 assertContains(failed.getMessage(), "the communicator was aborted (rank 2 called abort())");
                 try (Communicator survivors = ctx.comm().shrink(2)) {
                     childRank[r] = new int[] {survivors.rank(), survivors.size()};
@@ -184,11 +188,18 @@ class SplitTest {
     void shrinkRefusesRanksItCannotExclude() {
         try (SimCluster cluster = SimBackend.cluster().ranks(3).build()) {
             Communicator comm = cluster.communicator(1);
-            assertContains(assertThrows(CollectivesException.class, () -> comm.shrink(1)).getMessage(),
-                    "rank 1: ", "excludes itself");
-            assertContains(assertThrows(CollectivesException.class, () -> comm.shrink(3)).getMessage(),
+            assertContains(
+                    assertThrows(CollectivesException.class, () -> comm.shrink(1))
+                            .getMessage(),
+                    "rank 1: ",
+                    "excludes itself");
+            assertContains(
+                    assertThrows(CollectivesException.class, () -> comm.shrink(3))
+                            .getMessage(),
                     "rank 3 is not a rank of this communicator of 3 ranks");
-            assertContains(assertThrows(CollectivesException.class, () -> comm.shrink(2, 2)).getMessage(),
+            assertContains(
+                    assertThrows(CollectivesException.class, () -> comm.shrink(2, 2))
+                            .getMessage(),
                     "rank 2 is excluded twice");
         }
     }
@@ -199,10 +210,14 @@ class SplitTest {
         try (SimCluster cluster = SimBackend.cluster().ranks(4).ranksPerNode(2).build()) {
             cluster.run(ctx -> {
                 // color rank % 2 takes one rank of each node (R8 holds); color rank / 2 both ranks of one node
-                try (Communicator acrossNodes = ctx.comm().split(ctx.rank() % 2, 0).orElseThrow();
-                     Communicator withinANode = ctx.comm().split(ctx.rank() / 2, 0).orElseThrow()) {
-                    ranksPerNode[ctx.rank()] = new int[] {acrossNodes.topology().ranksPerNode(),
-                            withinANode.topology().ranksPerNode()};
+                try (Communicator acrossNodes =
+                                ctx.comm().split(ctx.rank() % 2, 0).orElseThrow();
+                        Communicator withinANode =
+                                ctx.comm().split(ctx.rank() / 2, 0).orElseThrow()) {
+                    ranksPerNode[ctx.rank()] = new int[] {
+                        acrossNodes.topology().ranksPerNode(),
+                        withinANode.topology().ranksPerNode()
+                    };
                 }
             });
         }

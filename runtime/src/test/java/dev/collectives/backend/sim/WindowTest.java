@@ -1,24 +1,22 @@
 package dev.collectives.backend.sim;
 
-import dev.collectives.annotation.Allocator;
-import dev.collectives.annotation.DataType;
-import dev.collectives.rules.Rule;
-import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.Communicator;
-import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Result;
-import dev.collectives.runtime.RegisteredWindow;
-
-import org.junit.jupiter.api.Test;
-
-import java.util.OptionalLong;
-
 import static dev.collectives.backend.sim.PerRank.assertContains;
 import static dev.collectives.backend.sim.PerRank.assertEveryRank;
 import static dev.collectives.backend.sim.PerRank.failures;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.RegisteredWindow;
+import dev.collectives.runtime.Result;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
 
 /** RegisteredWindow registration (R12) and the window helpers (R10). */
 class WindowTest {
@@ -31,14 +29,15 @@ class WindowTest {
         try (SimCluster cluster = SimBackend.cluster().ranks(4).ranksPerNode(2).build()) {
             cluster.run(ctx -> {
                 try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
-                     RegisteredWindow window = ctx.comm().registerWindow(buffer, true)) {
+                        RegisteredWindow window = ctx.comm().registerWindow(buffer, true)) {
                     registered[ctx.rank()] = buffer.address();
                     assertEquals(OptionalLong.of(buffer.address()), window.userPointer());
                     for (int lsaRank = 0; lsaRank < 2; lsaRank++) {
-                        seen[ctx.rank()][lsaRank] = window.lsaDevicePointer(OFFSET, lsaRank).orElseThrow();
+                        seen[ctx.rank()][lsaRank] =
+                                window.lsaDevicePointer(OFFSET, lsaRank).orElseThrow();
                     }
-                    CollectivesException outside = assertThrows(CollectivesException.class,
-                            () -> window.lsaDevicePointer(0, 2));
+                    CollectivesException outside =
+                            assertThrows(CollectivesException.class, () -> window.lsaDevicePointer(0, 2));
                     assertContains(outside.getMessage(), "rank " + ctx.rank(), "team of 2 rank(s)");
                 }
             });
@@ -47,7 +46,9 @@ class WindowTest {
         for (int rank = 0; rank < 4; rank++) {
             int firstOnNode = rank / 2 * 2;
             for (int lsaRank = 0; lsaRank < 2; lsaRank++) {
-                assertEquals(registered[firstOnNode + lsaRank] + OFFSET, seen[rank][lsaRank],
+                assertEquals(
+                        registered[firstOnNode + lsaRank] + OFFSET,
+                        seen[rank][lsaRank],
                         "rank " + rank + " looking at lsaRank " + lsaRank);
             }
         }
@@ -55,10 +56,11 @@ class WindowTest {
 
     @Test
     void r10WithoutWindowHelpersThePointersAreEmpty() {
-        try (SimCluster cluster = SimBackend.cluster().ranks(2).windowHelpers(false).build()) {
+        try (SimCluster cluster =
+                SimBackend.cluster().ranks(2).windowHelpers(false).build()) {
             cluster.run(ctx -> {
                 try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.VMM, DataType.FLOAT32, 1024);
-                     RegisteredWindow window = ctx.comm().registerWindow(buffer, true)) {
+                        RegisteredWindow window = ctx.comm().registerWindow(buffer, true)) {
                     assertEquals(OptionalLong.empty(), window.userPointer());
                     assertEquals(OptionalLong.empty(), window.lsaDevicePointer(0, 1));
                 }
@@ -69,25 +71,39 @@ class WindowTest {
 
     @Test
     void r12LegacyMemoryFailsEveryRank() {
-        expectEveryRank(Rule.R12_WINDOW, (comm, buffer) -> comm.rank() == 1
-                ? comm.allocate(Allocator.LEGACY, DataType.UINT8, 8192) : buffer, true,
-                "needs VMM or {nccl,mccl}MemAlloc memory", "rank 1: ", "LEGACY");
+        expectEveryRank(
+                Rule.R12_WINDOW,
+                (comm, buffer) -> comm.rank() == 1 ? comm.allocate(Allocator.LEGACY, DataType.UINT8, 8192) : buffer,
+                true,
+                "needs VMM or {nccl,mccl}MemAlloc memory",
+                "rank 1: ",
+                "LEGACY");
     }
 
     @Test
     void r12UnalignedHeadFailsEveryRank() {
-        expectEveryRank(Rule.R12_WINDOW, (comm, buffer) -> comm.rank() == 0 ? buffer.slice(100, 4096) : buffer,
-                true, "aligned to 4096 bytes", "rank 0: 0x");
+        expectEveryRank(
+                Rule.R12_WINDOW,
+                (comm, buffer) -> comm.rank() == 0 ? buffer.slice(100, 4096) : buffer,
+                true,
+                "aligned to 4096 bytes",
+                "rank 0: 0x");
     }
 
     @Test
     void r12SymmetricWindowsNeedTheSameOffsetOnEveryRank() {
-        expectEveryRank(Rule.R12_WINDOW, (comm, buffer) -> buffer.slice(4096L * comm.rank(), 4096), true,
-                "same offset", "rank 0: 0 bytes", "rank 1: 4096 bytes");
+        expectEveryRank(
+                Rule.R12_WINDOW,
+                (comm, buffer) -> buffer.slice(4096L * comm.rank(), 4096),
+                true,
+                "same offset",
+                "rank 0: 0 bytes",
+                "rank 1: 4096 bytes");
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
             cluster.run(ctx -> {
                 try (DeviceBuffer buffer = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.UINT8, 16384);
-                     RegisteredWindow window = ctx.comm().registerWindow(buffer.slice(4096L * ctx.rank(), 4096), false)) {
+                        RegisteredWindow window =
+                                ctx.comm().registerWindow(buffer.slice(4096L * ctx.rank(), 4096), false)) {
                     assertEquals(false, window.symmetric());
                 }
             });
@@ -99,8 +115,8 @@ class WindowTest {
         try (SimCluster cluster = SimBackend.cluster().symmetricWindows(false).build()) {
             SimCommunicator comm = cluster.communicator(0);
             try (DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, 4096)) {
-                CollectivesException e = assertThrows(CollectivesException.class,
-                        () -> comm.registerWindow(buffer, true));
+                CollectivesException e =
+                        assertThrows(CollectivesException.class, () -> comm.registerWindow(buffer, true));
                 assertEquals(Result.INVALID_USAGE, e.result());
                 assertContains(e.getMessage(), "NULL window", "no symmetric window support");
             }
@@ -120,7 +136,9 @@ class WindowTest {
             assertContains(early.getMessage(), "still backs 1 window(s)");
             window.close();
             window.close();
-            assertContains(assertThrows(CollectivesException.class, window::userPointer).getMessage(),
+            assertContains(
+                    assertThrows(CollectivesException.class, window::userPointer)
+                            .getMessage(),
                     "already deregistered");
             buffer.close();
             assertTrue(cluster.usage().isZero());
@@ -129,7 +147,8 @@ class WindowTest {
 
     @Test
     void closingAWindowWaitsForEveryRankAndTimesOut() {
-        try (SimCluster cluster = SimBackend.cluster().ranks(2).timeout(PerRank.SHORT).build()) {
+        try (SimCluster cluster =
+                SimBackend.cluster().ranks(2).timeout(PerRank.SHORT).build()) {
             RegisteredWindow[] windows = new RegisteredWindow[2];
             DeviceBuffer[] buffers = new DeviceBuffer[2];
             cluster.run(ctx -> {

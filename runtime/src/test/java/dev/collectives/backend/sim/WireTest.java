@@ -7,14 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.bootstrap.Rendezvous;
-
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -77,12 +75,17 @@ class WireTest {
         Wire wire = new Wire(job.rank(0), recorder);
         wire.start();
         // rank 1 is no wire: it announces more bytes than a round may hold
-        byte[][] heads = job.rank(1).allGather(ByteBuffer.allocate(8).putInt(Rendezvous.MAX_VALUE_BYTES + 1)
-                .putInt(0).array());
+        byte[][] heads = job.rank(1)
+                .allGather(ByteBuffer.allocate(8)
+                        .putInt(Rendezvous.MAX_VALUE_BYTES + 1)
+                        .putInt(0)
+                        .array());
         assertEquals(2, heads.length);
         wire.leave(LONG, "not every rank left");
-        assertTrue(recorder.failure.contains("rank 0 received a malformed sim message: rank 1 announced 65537 bytes"
-                + " for a round of at most 65536"), recorder.failure);
+        assertTrue(
+                recorder.failure.contains("rank 0 received a malformed sim message: rank 1 announced 65537 bytes"
+                        + " for a round of at most 65536"),
+                recorder.failure);
         assertEquals(recorder.failure, job.aborted);
     }
 
@@ -95,8 +98,8 @@ class WireTest {
         leaving.start();
         stays.start();
         // rank 1 leaves only after rank 0's leave returned, so rank 0 waits out its timeout; the guard catches a hang
-        assertTimeoutPreemptively(LONG, () -> leaving.leave(Duration.ofMillis(300),
-                "rank 0 left, rank 1 did not within 300 ms"));
+        assertTimeoutPreemptively(
+                LONG, () -> leaving.leave(Duration.ofMillis(300), "rank 0 left, rank 1 did not within 300 ms"));
         stays.leave(LONG, "unused");
         assertEquals("rank 1: rank 0 left, rank 1 did not within 300 ms", staying.failure);
     }

@@ -3,7 +3,6 @@ package dev.collectives.runtime.bootstrap;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.collectives.runtime.Backends;
-
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -29,9 +28,19 @@ import java.util.regex.Pattern;
 final class ChildRank implements AutoCloseable {
     /** Variables a test runner may have inherited from a real launcher; a child must see only its own. */
     private static final List<String> LAUNCHER_PREFIXES = List.of("OMPI_", "PMI_", "SLURM_", "MPI_LOCAL");
-    private static final List<String> LAUNCHER_NAMES = List.of("RANK", "WORLD_SIZE", "LOCAL_RANK",
-            "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID", "CUDA_VISIBLE_DEVICES",
-            "MUSA_VISIBLE_DEVICES", Settings.JOB_TOKEN, "COLLECTIVES_BACKEND");
+
+    private static final List<String> LAUNCHER_NAMES = List.of(
+            "RANK",
+            "WORLD_SIZE",
+            "LOCAL_RANK",
+            "LOCAL_WORLD_SIZE",
+            "MASTER_ADDR",
+            "MASTER_PORT",
+            "TORCHELASTIC_RUN_ID",
+            "CUDA_VISIBLE_DEVICES",
+            "MUSA_VISIBLE_DEVICES",
+            Settings.JOB_TOKEN,
+            "COLLECTIVES_BACKEND");
     private static final Pattern FAILED = Pattern.compile("FAILED after \\d+ ms: (.*)");
 
     private final String name;
@@ -59,24 +68,34 @@ final class ChildRank implements AutoCloseable {
     }
 
     /** {@code main} in a JVM that also gets {@code jvmOptions} (e.g. a small heap). */
-    static ChildRank start(String name, Class<?> main, List<String> jvmOptions, Map<String, String> variables,
-                           String... args) {
+    static ChildRank start(
+            String name, Class<?> main, List<String> jvmOptions, Map<String, String> variables, String... args) {
         return start(name, main, jvmOptions, variables, false, args);
     }
 
     /** As above; with {@code echo}, each line the child prints is also printed here, after its name in brackets. */
-    static ChildRank start(String name, Class<?> main, List<String> jvmOptions, Map<String, String> variables,
-                           boolean echo, String... args) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", Backends.NATIVE_ACCESS_OPTION));
+    static ChildRank start(
+            String name,
+            Class<?> main,
+            List<String> jvmOptions,
+            Map<String, String> variables,
+            boolean echo,
+            String... args) {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                Backends.NATIVE_ACCESS_OPTION));
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", classPath(main.getClassLoader()), main.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         Map<String, String> environment = builder.environment();
-        environment.keySet().removeIf(k -> LAUNCHER_NAMES.contains(k)
-                || LAUNCHER_PREFIXES.stream().anyMatch(k::startsWith)
-                || Arrays.stream(Settings.Explicit.values()).anyMatch(s -> s.variable.equals(k)));
+        environment
+                .keySet()
+                .removeIf(k -> LAUNCHER_NAMES.contains(k)
+                        || LAUNCHER_PREFIXES.stream().anyMatch(k::startsWith)
+                        || Arrays.stream(Settings.Explicit.values()).anyMatch(s -> s.variable.equals(k)));
         environment.putAll(variables);
         try {
             return new ChildRank(name, builder.start(), echo);
@@ -108,8 +127,8 @@ final class ChildRank implements AutoCloseable {
     }
 
     private void readOutput() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
+        try (BufferedReader in =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 if (echo) {
                     System.out.println("[" + name + "] " + line);

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -51,8 +50,8 @@ class DeviceJoinGpuTest {
         children.add(start(0, "nccl", endpoint));
         for (ChildRank child : children) {
             String message = child.failure();
-            assertTrue(message.contains("disagree on backend: rank 0: nccl ") && message.contains("rank 1: sim"),
-                    message);
+            assertTrue(
+                    message.contains("disagree on backend: rank 0: nccl ") && message.contains("rank 1: sim"), message);
         }
     }
 

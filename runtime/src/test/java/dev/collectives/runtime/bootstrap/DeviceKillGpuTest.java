@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,8 +39,7 @@ class DeviceKillGpuTest {
         String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
         List<String> options = List.of("-Dcollectives.device.syncTimeoutSeconds=" + SYNC_TIMEOUT_SECONDS);
         for (int rank = 1; rank >= 0; rank--) {
-            children.add(0, GpuJob.start(rank, "nccl", endpoint, KillMidStepProcess.class, options, "1", "50",
-                    mode));
+            children.add(0, GpuJob.start(rank, "nccl", endpoint, KillMidStepProcess.class, options, "1", "50", mode));
         }
         ChildRank survivor = children.get(0);
         ChildRank victim = children.get(1);
@@ -56,8 +54,11 @@ class DeviceKillGpuTest {
         String message = raised.group(2);
         System.out.println(mode + ": rank 0 raised " + raisedAfter + " ms after its last completed step: " + message);
         // the job watch names the dead rank, whether it or the library's asynchronous error came first
-        assertTrue(message.startsWith("[REMOTE_ERROR 6] rank 0: ") && message.contains("the job failed: rank 1 at ")
-                && message.contains(" is gone: its connection ended while the job ran"), message);
+        assertTrue(
+                message.startsWith("[REMOTE_ERROR 6] rank 0: ")
+                        && message.contains("the job failed: rank 1 at ")
+                        && message.contains(" is gone: its connection ended while the job ran"),
+                message);
 
         Matcher closed = CLOSED.matcher(survivor.await("CLOSED", Duration.ofSeconds(60)));
         assertTrue(closed.matches());

@@ -7,19 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.bootstrap.RankThreadsForTests.Outcome;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class FileRendezvousTest extends RendezvousContractTest {
     @TempDir
     Path shared;
+
     private int directories;
 
     @Override
@@ -56,8 +55,8 @@ class FileRendezvousTest extends RendezvousContractTest {
         Path directory = RendezvousEndpoint.parse(endpoint).directory();
         Files.createDirectories(directory);
         Files.write(directory.resolve("op-1.rank-0"), new byte[3]);
-        BootstrapException e = assertThrows(BootstrapException.class,
-                () -> bootstrap(endpoint, 0, 2, SHORT).rendezvous());
+        BootstrapException e = assertThrows(
+                BootstrapException.class, () -> bootstrap(endpoint, 0, 2, SHORT).rendezvous());
         assertTrue(e.getMessage().contains("already exists and is not empty"), e.getMessage());
     }
 
@@ -91,11 +90,14 @@ class FileRendezvousTest extends RendezvousContractTest {
                 ended.countDown();
             }
         });
-        assertTrue(outcomes.get(0).message().contains("rank 1 ended the job: cudaMalloc failed"),
+        assertTrue(
+                outcomes.get(0).message().contains("rank 1 ended the job: cudaMalloc failed"),
                 outcomes.get(0).message());
         String late = outcomes.get(2).message();
-        assertTrue(late.contains("rank 2: rank 1 ended the job: cudaMalloc failed: out of memory (seen at "
-                + endpoint + " during joining)"), late);
+        assertTrue(
+                late.contains("rank 2: rank 1 ended the job: cudaMalloc failed: out of memory (seen at " + endpoint
+                        + " during joining)"),
+                late);
     }
 
     @Test
@@ -112,7 +114,8 @@ class FileRendezvousTest extends RendezvousContractTest {
             }
         });
         String member = outcomes.get(1).message();
-        assertTrue(member.contains("the file of rank 0 for broadcast #1") && member.contains("failed authentication"),
+        assertTrue(
+                member.contains("the file of rank 0 for broadcast #1") && member.contains("failed authentication"),
                 member);
     }
 }

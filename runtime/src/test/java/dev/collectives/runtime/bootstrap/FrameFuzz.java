@@ -17,17 +17,26 @@ import java.util.Random;
  */
 public final class FrameFuzz {
     private static final int CASES = 20_000;
-    private static final int[] LENGTHS = {Integer.MAX_VALUE, Integer.MAX_VALUE - 1, Integer.MIN_VALUE, -1,
-        Rendezvous.MAX_GATHER_BYTES, Rendezvous.MAX_GATHER_BYTES + 1, Rendezvous.MAX_VALUE_BYTES,
-        Rendezvous.MAX_VALUE_BYTES + 1, Rendezvous.MAX_REASON_BYTES + 1, 1 << 30, 0};
+    private static final int[] LENGTHS = {
+        Integer.MAX_VALUE,
+        Integer.MAX_VALUE - 1,
+        Integer.MIN_VALUE,
+        -1,
+        Rendezvous.MAX_GATHER_BYTES,
+        Rendezvous.MAX_GATHER_BYTES + 1,
+        Rendezvous.MAX_VALUE_BYTES,
+        Rendezvous.MAX_VALUE_BYTES + 1,
+        Rendezvous.MAX_REASON_BYTES + 1,
+        1 << 30,
+        0
+    };
 
-    private FrameFuzz() {
-    }
+    private FrameFuzz() {}
 
     public static void main(String[] args) throws IOException {
         Random random = new Random(args.length > 0 ? Long.parseLong(args[0]) : 1);
-        JobToken key = Channel.sessionKey(JobToken.of(RankThreadsForTests.TOKEN, 0), JobToken.nonce(),
-                JobToken.nonce(), 1);
+        JobToken key =
+                Channel.sessionKey(JobToken.of(RankThreadsForTests.TOKEN, 0), JobToken.nonce(), JobToken.nonce(), 1);
         int valid = 0;
         for (int i = 0; i < CASES; i++) {
             byte[] noise = new byte[random.nextInt(300)];

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.bootstrap.RankThreadsForTests.Outcome;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +14,6 @@ import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-
 import org.junit.jupiter.api.Test;
 
 /** Ranks that meet through a {@link Gatherer} (as the tasks of a Spark barrier stage do), not at an endpoint. */
@@ -57,18 +55,20 @@ class GatheredRendezvousTest {
     @Test
     void simRanksJoinThroughAGathererWithoutAnEndpointOrAJobToken() {
         ThreadsGatherer gatherer = new ThreadsGatherer(4);
-        List<Outcome<float[]>> outcomes = RankThreadsForTests.run(4, rank -> () ->
-                SimJoinTest.jobBody(rank(rank, 4, gatherer.of(rank)).build()));
+        List<Outcome<float[]>> outcomes = RankThreadsForTests.run(
+                4,
+                rank -> () ->
+                        SimJoinTest.jobBody(rank(rank, 4, gatherer.of(rank)).build()));
         outcomes.forEach(o -> assertArrayEquals(new float[] {6, 4, 12, -6}, o.get()));
     }
 
     @Test
     void theGathererTakesThePlaceOfAnEndpointFromTheEnvironment() {
         Bootstrap bootstrap = rank(1, 2, new ThreadsGatherer(2).of(1))
-                .environment(Map.of("COLLECTIVES_RENDEZVOUS", "tcp://127.0.0.1:29500")).build();
+                .environment(Map.of("COLLECTIVES_RENDEZVOUS", "tcp://127.0.0.1:29500"))
+                .build();
         assertEquals(Optional.empty(), bootstrap.endpoint());
-        assertTrue(bootstrap.describe().contains("rendezvous the test's gatherer, timeout 20 s"),
-                bootstrap.describe());
+        assertTrue(bootstrap.describe().contains("rendezvous the test's gatherer, timeout 20 s"), bootstrap.describe());
     }
 
     @Test
@@ -77,10 +77,11 @@ class GatheredRendezvousTest {
             throw new IllegalStateException("rank 1 did not take part within " + timeout.toMillis() + " ms");
         };
         try (Rendezvous rendezvous = rank(0, 2, failing).build().rendezvous()) {
-            BootstrapException e = assertThrows(BootstrapException.class,
-                    () -> rendezvous.broadcast(new byte[] {1}));
-            assertEquals("[bootstrap] rank 0: broadcast #1 at the test's gatherer failed: rank 1 did not take part"
-                    + " within 20000 ms", e.getMessage());
+            BootstrapException e = assertThrows(BootstrapException.class, () -> rendezvous.broadcast(new byte[] {1}));
+            assertEquals(
+                    "[bootstrap] rank 0: broadcast #1 at the test's gatherer failed: rank 1 did not take part"
+                            + " within 20000 ms",
+                    e.getMessage());
         }
     }
 
@@ -88,13 +89,16 @@ class GatheredRendezvousTest {
     void ranksThatPassValuesOfDifferentLengthsAllFail() {
         ThreadsGatherer gatherer = new ThreadsGatherer(2);
         List<Outcome<byte[][]>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
-            try (Rendezvous rendezvous = rank(rank, 2, gatherer.of(rank)).build().rendezvous()) {
+            try (Rendezvous rendezvous =
+                    rank(rank, 2, gatherer.of(rank)).build().rendezvous()) {
                 return rendezvous.allGather(new byte[rank + 1]);
             }
         });
         for (int rank = 0; rank < 2; rank++) {
-            assertEquals("[bootstrap] rank " + rank + ": allgather #1 at the test's gatherer: the ranks passed"
-                    + " values of different lengths [1, 2] (by rank)", outcomes.get(rank).message());
+            assertEquals(
+                    "[bootstrap] rank " + rank + ": allgather #1 at the test's gatherer: the ranks passed"
+                            + " values of different lengths [1, 2] (by rank)",
+                    outcomes.get(rank).message());
         }
     }
 }

@@ -16,13 +16,12 @@ public final class GpuJob {
     /** What a test's process inherits from this one and passes on: the devices a container or a user left visible. */
     private static final List<String> INHERITED = List.of("CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES");
 
-    private GpuJob() {
-    }
+    private GpuJob() {}
 
-    static ChildRank start(int rank, String backend, String endpoint, Class<?> main, List<String> jvmOptions,
-                           String... args) {
-        return ChildRank.start("rank " + rank, main, jvmOptions, variables(rank, 2, backend, endpoint, SHARED_GPU),
-                args);
+    static ChildRank start(
+            int rank, String backend, String endpoint, Class<?> main, List<String> jvmOptions, String... args) {
+        return ChildRank.start(
+                "rank " + rank, main, jvmOptions, variables(rank, 2, backend, endpoint, SHARED_GPU), args);
     }
 
     /**
@@ -31,10 +30,21 @@ public final class GpuJob {
      * test fixture forwards to NCCL.
      */
     static Map<String, String> variables(int rank, int size, String backend, String endpoint, boolean sharedDevice) {
-        Map<String, String> variables = new HashMap<>(Map.of("COLLECTIVES_BACKEND", backend,
-                "COLLECTIVES_RANK", String.valueOf(rank), "COLLECTIVES_WORLD_SIZE", String.valueOf(size),
-                "COLLECTIVES_LOCAL_RANK", String.valueOf(rank), "COLLECTIVES_RENDEZVOUS", endpoint,
-                "COLLECTIVES_JOB_TOKEN", RankThreadsForTests.TOKEN, "COLLECTIVES_BOOTSTRAP_TIMEOUT", "60s"));
+        Map<String, String> variables = new HashMap<>(Map.of(
+                "COLLECTIVES_BACKEND",
+                backend,
+                "COLLECTIVES_RANK",
+                String.valueOf(rank),
+                "COLLECTIVES_WORLD_SIZE",
+                String.valueOf(size),
+                "COLLECTIVES_LOCAL_RANK",
+                String.valueOf(rank),
+                "COLLECTIVES_RENDEZVOUS",
+                endpoint,
+                "COLLECTIVES_JOB_TOKEN",
+                RankThreadsForTests.TOKEN,
+                "COLLECTIVES_BOOTSTRAP_TIMEOUT",
+                "60s"));
         INHERITED.forEach(name -> {
             if (System.getenv(name) != null) {
                 variables.put(name, System.getenv(name));
@@ -43,8 +53,13 @@ public final class GpuJob {
         for (String prefix : List.of("NCCL", "MCCL")) {
             variables.put(prefix + "_NVLS_ENABLE", "0");
             if (sharedDevice) {
-                variables.putAll(Map.of(prefix + "_HOSTID", "collectives-test-host-" + rank,
-                        prefix + "_SOCKET_IFNAME", "lo", prefix + "_IB_DISABLE", "1"));
+                variables.putAll(Map.of(
+                        prefix + "_HOSTID",
+                        "collectives-test-host-" + rank,
+                        prefix + "_SOCKET_IFNAME",
+                        "lo",
+                        prefix + "_IB_DISABLE",
+                        "1"));
             }
         }
         if (sharedDevice) {

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.bootstrap.RankThreadsForTests.Outcome;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -25,7 +24,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -62,7 +60,8 @@ class HostileClientsTest {
             if (index > 0) {
                 awaitHostile(idle + 20);
             }
-            try (Rendezvous rendezvous = index == 0 ? serve(3, GENEROUS)
+            try (Rendezvous rendezvous = index == 0
+                    ? serve(3, GENEROUS)
                     : bootstrap(endpoint, index, 3, GENEROUS).rendezvous()) {
                 return rendezvous.allGather(new byte[] {(byte) index});
             }
@@ -83,7 +82,8 @@ class HostileClientsTest {
                     assertClosedByRankZero(s);
                 }
             }
-            try (Rendezvous rendezvous = rank == 0 ? serve(2, Duration.ofMillis(300))
+            try (Rendezvous rendezvous = rank == 0
+                    ? serve(2, Duration.ofMillis(300))
                     : bootstrap(endpoint, 1, 2, GENEROUS).rendezvous()) {
                 return rendezvous.allGather(new byte[] {(byte) rank});
             }
@@ -93,8 +93,12 @@ class HostileClientsTest {
 
     /** Rank 0 of a job of {@code size}, with the bootstrap timeout {@link #GENEROUS}. */
     private Rendezvous serve(int size, Duration handshakeLimit) {
-        return TcpRoot.serve(RendezvousEndpoint.parse(endpoint), size, JobToken.of(RankThreadsForTests.TOKEN, 0),
-                GENEROUS, handshakeLimit);
+        return TcpRoot.serve(
+                RendezvousEndpoint.parse(endpoint),
+                size,
+                JobToken.of(RankThreadsForTests.TOKEN, 0),
+                GENEROUS,
+                handshakeLimit);
     }
 
     private void openHostileConnections(int idle, int garbled, int trickling) throws IOException {
@@ -115,20 +119,27 @@ class HostileClientsTest {
 
     @Test
     void aMemberThatFindsNothingListeningSaysItWasRefused() {
-        BootstrapException e = assertThrows(BootstrapException.class,
+        BootstrapException e = assertThrows(
+                BootstrapException.class,
                 () -> bootstrap(endpoint, 1, 2, Duration.ofMillis(800)).rendezvous());
-        assertTrue(e.getMessage().contains("rank 1: no rank 0 at " + endpoint + " within 800 ms: refused ")
-                && e.getMessage().contains("nothing listens there"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("rank 1: no rank 0 at " + endpoint + " within 800 ms: refused ")
+                        && e.getMessage().contains("nothing listens there"),
+                e.getMessage());
     }
 
     @Test
     void aMemberWhoseConnectionIsAcceptedButNeverGreetedSaysRankZeroNeverAnswered() throws IOException {
         try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             String there = "tcp://127.0.0.1:" + silent.getLocalPort();
-            BootstrapException e = assertThrows(BootstrapException.class,
+            BootstrapException e = assertThrows(
+                    BootstrapException.class,
                     () -> bootstrap(there, 1, 2, Duration.ofMillis(800)).rendezvous());
-            assertTrue(e.getMessage().contains("no rank 0 at " + there + " within 800 ms: never answered: 1 "
-                    + "connection was accepted but not greeted in time"), e.getMessage());
+            assertTrue(
+                    e.getMessage()
+                            .contains("no rank 0 at " + there + " within 800 ms: never answered: 1 "
+                                    + "connection was accepted but not greeted in time"),
+                    e.getMessage());
         }
     }
 
@@ -138,7 +149,8 @@ class HostileClientsTest {
         List<Outcome<Object>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
             if (rank == 0) {
                 try {
-                    return bootstrap(endpoint, 0, 2, RendezvousContractTest.SHORT).rendezvous();
+                    return bootstrap(endpoint, 0, 2, RendezvousContractTest.SHORT)
+                            .rendezvous();
                 } finally {
                     ended.countDown();
                 }
@@ -146,12 +158,15 @@ class HostileClientsTest {
             RankThreadsForTests.await(ended);
             return bootstrap(endpoint, 1, 2, GENEROUS).rendezvous();
         });
-        assertTrue(outcomes.get(0).message().contains("rank 1 did not join at " + endpoint + " within 1.5 s"),
+        assertTrue(
+                outcomes.get(0).message().contains("rank 1 did not join at " + endpoint + " within 1.5 s"),
                 outcomes.get(0).message());
         // at once: answered with the reason, not left to its own deadline of 20 s ("no rank 0 at ...")
         String late = outcomes.get(1).message();
-        assertTrue(late.contains("rank 0 at " + endpoint + " turned rank 1 away: the job at " + endpoint
-                + " ended: rank 1 did not join"), late);
+        assertTrue(
+                late.contains("rank 0 at " + endpoint + " turned rank 1 away: the job at " + endpoint
+                        + " ended: rank 1 did not join"),
+                late);
     }
 
     @Test
@@ -170,13 +185,20 @@ class HostileClientsTest {
                 return rendezvous.allGather(new byte[1]);
             }
         });
-        assertTrue(outcomes.get(0).message().contains("rank 0: rank 2 at /127.0.0.1:")
-                && outcomes.get(0).message().contains("ended the job: cudaMalloc failed: out of memory"),
+        assertTrue(
+                outcomes.get(0).message().contains("rank 0: rank 2 at /127.0.0.1:")
+                        && outcomes.get(0).message().contains("ended the job: cudaMalloc failed: out of memory"),
                 outcomes.get(0).message());
-        assertTrue(outcomes.get(1).message().contains("rank 1: rank 0 ended the job: rank 2 at /127.0.0.1:")
-                && outcomes.get(1).message().contains("cudaMalloc failed"), outcomes.get(1).message());
-        assertTrue(outcomes.get(2).message().contains("rank 2: the rendezvous at " + endpoint + " failed earlier: "
-                + "[bootstrap] rank 2: this rank ended the job: cudaMalloc failed"), outcomes.get(2).message());
+        assertTrue(
+                outcomes.get(1).message().contains("rank 1: rank 0 ended the job: rank 2 at /127.0.0.1:")
+                        && outcomes.get(1).message().contains("cudaMalloc failed"),
+                outcomes.get(1).message());
+        assertTrue(
+                outcomes.get(2)
+                        .message()
+                        .contains("rank 2: the rendezvous at " + endpoint + " failed earlier: "
+                                + "[bootstrap] rank 2: this rank ended the job: cudaMalloc failed"),
+                outcomes.get(2).message());
     }
 
     @Test
@@ -192,8 +214,10 @@ class HostileClientsTest {
         });
         for (int r = 1; r < 3; r++) {
             String message = outcomes.get(r).message();
-            assertTrue(message.contains("rank " + r + ": rank 0 ended the job: rank 0 failed: GetUniqueId failed: "
-                    + "unhandled cuda error (reported by rank 0 at " + endpoint + " during broadcast #1)"), message);
+            assertTrue(
+                    message.contains("rank " + r + ": rank 0 ended the job: rank 0 failed: GetUniqueId failed: "
+                            + "unhandled cuda error (reported by rank 0 at " + endpoint + " during broadcast #1)"),
+                    message);
         }
     }
 
@@ -227,15 +251,19 @@ class HostileClientsTest {
         });
         byte[] greeting = {0x43, 0x6f, 0x4c, 0x4c, 0, 0, 0, 1};
         AtomicInteger sent = new AtomicInteger();
-        pace.scheduleAtFixedRate(() -> {
-            try {
-                OutputStream out = s.getOutputStream();
-                out.write(greeting[sent.getAndIncrement() % greeting.length]);
-                out.flush();
-            } catch (IOException closed) {
-                pace.shutdown(); // rank 0 dropped it
-            }
-        }, 0, 200, TimeUnit.MILLISECONDS);
+        pace.scheduleAtFixedRate(
+                () -> {
+                    try {
+                        OutputStream out = s.getOutputStream();
+                        out.write(greeting[sent.getAndIncrement() % greeting.length]);
+                        out.flush();
+                    } catch (IOException closed) {
+                        pace.shutdown(); // rank 0 dropped it
+                    }
+                },
+                0,
+                200,
+                TimeUnit.MILLISECONDS);
     }
 
     /** Rank 0 closes the connection (end of stream or reset); the read timeout only guards against a hang. */

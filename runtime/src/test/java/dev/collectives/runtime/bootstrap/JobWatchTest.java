@@ -17,7 +17,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,13 +59,13 @@ class JobWatchTest {
                 return awaitHeard(rank);
             }
         });
-        assertHeardOn(outcomes, new int[] {0, 1}, "rank 2 at /127.0.0.1:",
-                "is gone: its connection ended while the job ran");
+        assertHeardOn(
+                outcomes, new int[] {0, 1}, "rank 2 at /127.0.0.1:", "is gone: its connection ended while the job ran");
     }
 
     /** What the watchers of {@code ranks} heard names the rank with its address, and the cause. */
-    private static void assertHeardOn(List<RankThreadsForTests.Outcome<String>> outcomes, int[] ranks,
-                                      String culprit, String cause) {
+    private static void assertHeardOn(
+            List<RankThreadsForTests.Outcome<String>> outcomes, int[] ranks, String culprit, String cause) {
         for (int rank : ranks) {
             String failure = outcomes.get(rank).get();
             assertTrue(failure.contains(culprit) && failure.contains(cause), "rank " + rank + ": " + failure);
@@ -106,8 +105,10 @@ class JobWatchTest {
         });
         for (int rank = 0; rank < 4; rank++) {
             String failure = outcomes.get(rank).get();
-            assertTrue(failure.contains("ranks [1] did not arrive at the collective that ranks [0, 2, 3] waited in"
-                    + " (each waited 5 s for stream synchronize): they never called it, or are stuck before it"),
+            assertTrue(
+                    failure.contains(
+                            "ranks [1] did not arrive at the collective that ranks [0, 2, 3] waited in"
+                                    + " (each waited 5 s for stream synchronize): they never called it, or are stuck before it"),
                     "rank " + rank + ": " + failure);
         }
     }
@@ -124,9 +125,11 @@ class JobWatchTest {
         });
         for (int rank = 0; rank < 2; rank++) {
             String failure = outcomes.get(rank).get();
-            assertTrue(failure.contains("every rank timed out waiting in the library (rank 0: waited 1 s for stream"
-                    + " synchronize; rank 1: waited 2 s for stream synchronize): the ranks called different"
-                    + " collectives, in another order or with other sizes"), failure);
+            assertTrue(
+                    failure.contains("every rank timed out waiting in the library (rank 0: waited 1 s for stream"
+                            + " synchronize; rank 1: waited 2 s for stream synchronize): the ranks called different"
+                            + " collectives, in another order or with other sizes"),
+                    failure);
         }
     }
 
@@ -167,7 +170,8 @@ class JobWatchTest {
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
             try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, TIMEOUT).rendezvous()) {
                 rendezvous.watch(watcherOf(rank)::offer);
-                return assertThrows(BootstrapException.class, () -> rendezvous.allGather(new byte[1])).getMessage();
+                return assertThrows(BootstrapException.class, () -> rendezvous.allGather(new byte[1]))
+                        .getMessage();
             }
         });
         outcomes.forEach(o -> assertTrue(o.get().contains("watches the job; it serves no more operations"), o.get()));

@@ -12,7 +12,6 @@ import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.Stream;
-
 import java.time.Duration;
 
 /**
@@ -26,8 +25,7 @@ public final class KillMidStepProcess {
     private static final long COUNT = 1 << 20;
     private static final Duration EVENT_WAIT = Duration.ofSeconds(20);
 
-    private KillMidStepProcess() {
-    }
+    private KillMidStepProcess() {}
 
     public static void main(String[] args) {
         int victim = Integer.parseInt(args[0]);
@@ -41,8 +39,8 @@ public final class KillMidStepProcess {
             Stream stream = me.stream();
             long lastGood = System.nanoTime();
             try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
-                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
-                 GraphExec replay = graph ? capture(comm, stream, send, recv) : null) {
+                    DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
+                    GraphExec replay = graph ? capture(comm, stream, send, recv) : null) {
                 for (int step = 0; ; step++) {
                     if (replay != null) {
                         replay.launch(stream);
@@ -67,8 +65,8 @@ public final class KillMidStepProcess {
                     }
                 }
             } catch (CollectivesException e) {
-                System.out.println("RAISED after " + (System.nanoTime() - lastGood) / 1_000_000 + " ms: "
-                        + e.getMessage());
+                System.out.println(
+                        "RAISED after " + (System.nanoTime() - lastGood) / 1_000_000 + " ms: " + e.getMessage());
             }
             closeStart = System.nanoTime();
         }

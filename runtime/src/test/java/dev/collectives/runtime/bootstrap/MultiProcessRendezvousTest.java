@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +29,7 @@ class MultiProcessRendezvousTest {
 
     @TempDir
     Path shared;
+
     private final List<ChildRank> children = new ArrayList<>();
     private String endpoint;
 
@@ -43,11 +43,14 @@ class MultiProcessRendezvousTest {
     void processesLaunchedByDifferentConventionsExchangeTheIdAndAFingerprint(String kind) {
         endpoint(kind);
         // the same job seen through each launcher's variables: mpirun, srun, mpiexec (PMI)
-        ChildRank slurm = start("rank 2", Map.of("SLURM_PROCID", "2", "SLURM_NTASKS", "3", "SLURM_LOCALID", "2"),
-                LONG, TOKEN);
+        ChildRank slurm =
+                start("rank 2", Map.of("SLURM_PROCID", "2", "SLURM_NTASKS", "3", "SLURM_LOCALID", "2"), LONG, TOKEN);
         ChildRank pmi = start("rank 1", Map.of("PMI_RANK", "1", "PMI_SIZE", "3"), LONG, TOKEN);
-        ChildRank openMpi = start("rank 0", Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "3",
-                "OMPI_COMM_WORLD_LOCAL_RANK", "0"), LONG, TOKEN);
+        ChildRank openMpi = start(
+                "rank 0",
+                Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "3", "OMPI_COMM_WORLD_LOCAL_RANK", "0"),
+                LONG,
+                TOKEN);
         String id = openMpi.await("ID ", LONG);
         assertEquals("ID ".length() + 2 * 128, id.length(), id);
         for (ChildRank rank : List.of(openMpi, pmi, slurm)) {
@@ -66,8 +69,10 @@ class MultiProcessRendezvousTest {
         intruder.await("STARTED", LONG);
         ChildRank root = start("rank 0", ompi(0, 2), SHORT, TOKEN);
         String refused = intruder.failure();
-        assertTrue(refused.contains(kind.equals("tcp") ? "presented a wrong job token"
-                : "was not written with this job's token"), refused);
+        assertTrue(
+                refused.contains(
+                        kind.equals("tcp") ? "presented a wrong job token" : "was not written with this job's token"),
+                refused);
         String missing = root.failure();
         assertTrue(missing.contains("rank 0: rank 1 did not join at " + endpoint + " within 3 s"), missing);
     }
@@ -118,14 +123,18 @@ class MultiProcessRendezvousTest {
         String oneMessage = one.failure(); // told by rank 0, well before its own deadline
         assertTrue(oneMessage.contains("rank 0 ended the job: rank 2"), oneMessage);
         if (kind.equals("tcp")) {
-            assertTrue(rootMessage.contains("rank 0: rank 2 at /127.0.0.1:")
-                    && rootMessage.contains("is gone: its connection ended during allgather #2"), rootMessage);
+            assertTrue(
+                    rootMessage.contains("rank 0: rank 2 at /127.0.0.1:")
+                            && rootMessage.contains("is gone: its connection ended during allgather #2"),
+                    rootMessage);
             assertTrue(oneMessage.contains("rank 0 ended the job: rank 2 at /127.0.0.1:"), oneMessage);
         } else {
-            assertTrue(rootMessage.contains("rank 0: rank 2 did not take part in allgather #2 at " + endpoint
-                    + " within 3 s"), rootMessage);
-            assertTrue(oneMessage.contains("rank 0 ended the job: rank 2 did not take part in allgather #2"),
-                    oneMessage);
+            assertTrue(
+                    rootMessage.contains(
+                            "rank 0: rank 2 did not take part in allgather #2 at " + endpoint + " within 3 s"),
+                    rootMessage);
+            assertTrue(
+                    oneMessage.contains("rank 0 ended the job: rank 2 did not take part in allgather #2"), oneMessage);
         }
     }
 
@@ -149,7 +158,8 @@ class MultiProcessRendezvousTest {
     void aMemberAnnouncingAnOversizedMessageWhileOthersAreStillJoiningFailsEveryRankNamingIt() throws IOException {
         endpoint("tcp");
         ChildRank root = start("rank 0", ompi(0, 3), LONG, TOKEN);
-        try (Socket member = RankThreadsForTests.admittedAs(RendezvousEndpoint.parse(endpoint).port(), 1, 3)) {
+        try (Socket member = RankThreadsForTests.admittedAs(
+                RendezvousEndpoint.parse(endpoint).port(), 1, 3)) {
             RankThreadsForTests.announce(member, Integer.MAX_VALUE);
         }
         assertLateRankToldWhy(root, "sent a message of 2147483647 bytes, above the limit of 65536");
@@ -163,8 +173,11 @@ class MultiProcessRendezvousTest {
         String rootMessage = root.await("FAILED", LONG);
         assertTrue(rootMessage.contains("rank 0: rank 1 at /127.0.0.1:") && rootMessage.contains(cause), rootMessage);
         String late = start("rank 2", ompi(2, 3), LONG, TOKEN).failure();
-        assertTrue(late.contains("rank 2: rank 0 at " + endpoint + " turned rank 2 away: the job at " + endpoint
-                + " ended: rank 1 at /127.0.0.1:") && late.contains(cause), late);
+        assertTrue(
+                late.contains("rank 2: rank 0 at " + endpoint + " turned rank 2 away: the job at " + endpoint
+                                + " ended: rank 1 at /127.0.0.1:")
+                        && late.contains(cause),
+                late);
         root.awaitExit(3);
     }
 
@@ -180,13 +193,15 @@ class MultiProcessRendezvousTest {
         root.kill();
         for (ChildRank rank : List.of(one, two)) {
             String message = rank.failure();
-            assertTrue(message.contains("rank 0 at " + endpoint + " is gone: the connection ended during allgather #2"),
+            assertTrue(
+                    message.contains("rank 0 at " + endpoint + " is gone: the connection ended during allgather #2"),
                     message);
         }
     }
 
     private void endpoint(String kind) {
-        endpoint = kind.equals("tcp") ? "tcp://127.0.0.1:" + RankThreadsForTests.freePort()
+        endpoint = kind.equals("tcp")
+                ? "tcp://127.0.0.1:" + RankThreadsForTests.freePort()
                 : "file:" + shared.resolve("rendezvous");
     }
 
@@ -194,8 +209,7 @@ class MultiProcessRendezvousTest {
         return Map.of("OMPI_COMM_WORLD_RANK", String.valueOf(rank), "OMPI_COMM_WORLD_SIZE", String.valueOf(size));
     }
 
-    private ChildRank start(String name, Map<String, String> launcher, Duration timeout, String token,
-                            String... args) {
+    private ChildRank start(String name, Map<String, String> launcher, Duration timeout, String token, String... args) {
         Map<String, String> variables = new HashMap<>(launcher);
         variables.put("COLLECTIVES_RENDEZVOUS", endpoint);
         variables.put("COLLECTIVES_JOB_TOKEN", token);

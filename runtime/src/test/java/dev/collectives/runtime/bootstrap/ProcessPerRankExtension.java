@@ -25,7 +25,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
@@ -50,6 +49,7 @@ public abstract class ProcessPerRankExtension implements InvocationInterceptor {
     static final int FAILED = 1;
     /** How long a test's ranks may run, in seconds. */
     static final String TIMEOUT_PROPERTY = "collectives.test.rankTimeoutSeconds";
+
     private static final int LAST_LINES = 20;
 
     private final int ranks;
@@ -86,8 +86,11 @@ public abstract class ProcessPerRankExtension implements InvocationInterceptor {
     }
 
     @Override
-    public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> invocationContext,
-                                    ExtensionContext extensionContext) throws Throwable {
+    public void interceptTestMethod(
+            Invocation<Void> invocation,
+            ReflectiveInvocationContext<Method> invocationContext,
+            ExtensionContext extensionContext)
+            throws Throwable {
         if (!delegates()) {
             invocation.proceed();
             return;
@@ -97,30 +100,38 @@ public abstract class ProcessPerRankExtension implements InvocationInterceptor {
     }
 
     @Override
-    public void interceptBeforeAllMethod(Invocation<Void> invocation,
-                                         ReflectiveInvocationContext<Method> invocationContext,
-                                         ExtensionContext extensionContext) throws Throwable {
+    public void interceptBeforeAllMethod(
+            Invocation<Void> invocation,
+            ReflectiveInvocationContext<Method> invocationContext,
+            ExtensionContext extensionContext)
+            throws Throwable {
         proceedUnlessDelegated(invocation);
     }
 
     @Override
-    public void interceptBeforeEachMethod(Invocation<Void> invocation,
-                                          ReflectiveInvocationContext<Method> invocationContext,
-                                          ExtensionContext extensionContext) throws Throwable {
+    public void interceptBeforeEachMethod(
+            Invocation<Void> invocation,
+            ReflectiveInvocationContext<Method> invocationContext,
+            ExtensionContext extensionContext)
+            throws Throwable {
         proceedUnlessDelegated(invocation);
     }
 
     @Override
-    public void interceptAfterEachMethod(Invocation<Void> invocation,
-                                         ReflectiveInvocationContext<Method> invocationContext,
-                                         ExtensionContext extensionContext) throws Throwable {
+    public void interceptAfterEachMethod(
+            Invocation<Void> invocation,
+            ReflectiveInvocationContext<Method> invocationContext,
+            ExtensionContext extensionContext)
+            throws Throwable {
         proceedUnlessDelegated(invocation);
     }
 
     @Override
-    public void interceptAfterAllMethod(Invocation<Void> invocation,
-                                        ReflectiveInvocationContext<Method> invocationContext,
-                                        ExtensionContext extensionContext) throws Throwable {
+    public void interceptAfterAllMethod(
+            Invocation<Void> invocation,
+            ReflectiveInvocationContext<Method> invocationContext,
+            ExtensionContext extensionContext)
+            throws Throwable {
         proceedUnlessDelegated(invocation);
     }
 
@@ -139,8 +150,13 @@ public abstract class ProcessPerRankExtension implements InvocationInterceptor {
         List<ChildRank> children = new ArrayList<>();
         try {
             for (int rank = 0; rank < ranks; rank++) {
-                children.add(ChildRank.start("rank " + rank, RankProcessMain.class, jvmOptions(report(reports, rank)),
-                        GpuJob.variables(rank, ranks, backend, endpoint, sharedDevice), true, uniqueId));
+                children.add(ChildRank.start(
+                        "rank " + rank,
+                        RankProcessMain.class,
+                        jvmOptions(report(reports, rank)),
+                        GpuJob.variables(rank, ranks, backend, endpoint, sharedDevice),
+                        true,
+                        uniqueId));
             }
             Map<Integer, Throwable> failures = await(children, reports);
             if (!failures.isEmpty()) {
@@ -165,9 +181,13 @@ public abstract class ProcessPerRankExtension implements InvocationInterceptor {
      */
     private static List<String> jvmOptions(Path report) {
         List<String> options = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(o -> o.startsWith("-Xss") || o.startsWith("-Xmx")).collect(Collectors.toList());
-        System.getProperties().stringPropertyNames().stream().sorted()
-                .filter(k -> k.startsWith("collectives.") && !k.equals(RANK_PROPERTY) && !k.equals(REPORT_PROPERTY)
+                .filter(o -> o.startsWith("-Xss") || o.startsWith("-Xmx"))
+                .collect(Collectors.toList());
+        System.getProperties().stringPropertyNames().stream()
+                .sorted()
+                .filter(k -> k.startsWith("collectives.")
+                        && !k.equals(RANK_PROPERTY)
+                        && !k.equals(REPORT_PROPERTY)
                         && Arrays.stream(Settings.Explicit.values()).noneMatch(s -> s.property.equals(k)))
                 .forEach(k -> options.add("-D" + k + "=" + System.getProperty(k)));
         options.add("-D" + RANK_PROPERTY + "=true");
@@ -181,13 +201,17 @@ public abstract class ProcessPerRankExtension implements InvocationInterceptor {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         String limit = seconds + " s after the start";
         Map<Integer, Throwable> failures = new TreeMap<>();
-        Set<Integer> running = IntStream.range(0, children.size()).boxed().collect(Collectors.toCollection(TreeSet::new));
+        Set<Integer> running =
+                IntStream.range(0, children.size()).boxed().collect(Collectors.toCollection(TreeSet::new));
         while (!running.isEmpty()) {
             if (!anyEnds(running.stream().map(children::get), deadline)) {
                 for (int rank : running) {
                     children.get(rank).kill();
-                    failures.put(rank, new AssertionError("rank " + rank + " was still running " + limit
-                            + ", and was killed. Its last lines: " + children.get(rank).lastLines(LAST_LINES)));
+                    failures.put(
+                            rank,
+                            new AssertionError("rank " + rank + " was still running " + limit
+                                    + ", and was killed. Its last lines: "
+                                    + children.get(rank).lastLines(LAST_LINES)));
                 }
                 break;
             }
@@ -202,7 +226,8 @@ public abstract class ProcessPerRankExtension implements InvocationInterceptor {
             }
             if (noneFailedYet && !failures.isEmpty()) {
                 deadline = Math.min(deadline, System.nanoTime() + grace.toNanos());
-                limit = grace.toSeconds() + " s after rank " + failures.keySet().iterator().next() + " failed";
+                limit = grace.toSeconds() + " s after rank "
+                        + failures.keySet().iterator().next() + " failed";
             }
         }
         return failures;
@@ -231,7 +256,8 @@ public abstract class ProcessPerRankExtension implements InvocationInterceptor {
             return Optional.of(new AssertionError("rank " + rank + " ended with exit status " + status
                     + " and no report of its test. Its last lines: " + child.lastLines(LAST_LINES)));
         }
-        try (InputStream in = Files.newInputStream(report); ObjectInputStream objects = new TestClassesInput(in)) {
+        try (InputStream in = Files.newInputStream(report);
+                ObjectInputStream objects = new TestClassesInput(in)) {
             return Optional.of((Throwable) objects.readObject());
         } catch (IOException | ClassNotFoundException e) {
             throw new AssertionError("rank " + rank + "'s report cannot be read back", e);
@@ -242,8 +268,10 @@ public abstract class ProcessPerRankExtension implements InvocationInterceptor {
     private AssertionError failure(Map<Integer, Throwable> failures) {
         String header = failures.size() == 1
                 ? "rank " + failures.keySet().iterator().next() + " of " + ranks + " failed in its process: "
-                : failures.keySet().stream().map(String::valueOf).collect(Collectors.joining(", ", "ranks ",
-                        " of " + ranks + " failed, each in its process:\n"));
+                : failures.keySet().stream()
+                        .map(String::valueOf)
+                        .collect(
+                                Collectors.joining(", ", "ranks ", " of " + ranks + " failed, each in its process:\n"));
         String lines = failures.entrySet().stream()
                 .map(f -> (failures.size() == 1 ? "" : "rank " + f.getKey() + ": ") + f.getValue())
                 .collect(Collectors.joining("\n"));

@@ -14,7 +14,6 @@ import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
-
 import java.io.File;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -25,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.LongStream;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -51,16 +49,20 @@ class ProcessPerRankExtensionTest {
     @Test
     void eachTestRunsAsOneProcessPerRankAndTheRanksThatFailedAreNamed() {
         Map<String, TestExecutionResult> results = new ConcurrentHashMap<>();
-        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
-                .selectors(selectClass(SimJob.class), selectClass(NoJob.class))
-                .configurationParameter(SUBJECT, "true").build(), new TestExecutionListener() {
-                    @Override
-                    public void executionFinished(TestIdentifier identifier, TestExecutionResult result) {
-                        if (identifier.isTest()) {
-                            results.put(identifier.getDisplayName(), result);
-                        }
-                    }
-                });
+        LauncherFactory.create()
+                .execute(
+                        LauncherDiscoveryRequestBuilder.request()
+                                .selectors(selectClass(SimJob.class), selectClass(NoJob.class))
+                                .configurationParameter(SUBJECT, "true")
+                                .build(),
+                        new TestExecutionListener() {
+                            @Override
+                            public void executionFinished(TestIdentifier identifier, TestExecutionResult result) {
+                                if (identifier.isTest()) {
+                                    results.put(identifier.getDisplayName(), result);
+                                }
+                            }
+                        });
         assertEquals(4, results.size(), results.toString());
 
         TestExecutionResult passed = results.get("everyRankIsAProcessOfItsOwn()");
@@ -75,32 +77,39 @@ class ProcessPerRankExtensionTest {
         assertInstanceOf(AssertionFailedError.class, rankOne.getCause());
 
         Throwable bothFailed = results.get("aRankThatThrowsFailsTheOthersInsteadOfLeavingThemWaiting()")
-                .getThrowable().orElseThrow();
+                .getThrowable()
+                .orElseThrow();
         String message = bothFailed.getMessage();
         assertTrue(message.startsWith("ranks 0, 1 of 2 failed, each in its process:\nrank 0: "), message);
         String[] lines = message.split("\n");
         assertTrue(lines[1].contains("rank 1 called abort()"), message);
-        assertTrue(lines[2].startsWith("rank 1: ") && lines[2].contains("rank 1 gives up before the allreduce"),
-                message);
+        assertTrue(
+                lines[2].startsWith("rank 1: ") && lines[2].contains("rank 1 gives up before the allreduce"), message);
         assertEquals(1, bothFailed.getSuppressed().length);
 
-        String hung = results.get("aRankThatHangsIsKilledOnceAnotherHasFailed()").getThrowable().orElseThrow()
+        String hung = results.get("aRankThatHangsIsKilledOnceAnotherHasFailed()")
+                .getThrowable()
+                .orElseThrow()
                 .getMessage();
         assertTrue(hung.startsWith("ranks 0, 1 of 2 failed, each in its process:\nrank 0: "), hung);
         assertTrue(hung.contains("rank 0 does not wait for rank 1"), hung);
-        assertTrue(hung.contains("\nrank 1: java.lang.AssertionError: rank 1 was still running 1 s after rank 0 failed,"
-                + " and was killed. Its last lines: ["), hung);
+        assertTrue(
+                hung.contains("\nrank 1: java.lang.AssertionError: rank 1 was still running 1 s after rank 0 failed,"
+                        + " and was killed. Its last lines: ["),
+                hung);
         assertTrue(hung.endsWith(", rank 1 waits]") || hung.endsWith("[rank 1 waits]"), hung);
     }
 
     @Test
     void aRankGetsTheClassPathOfTheLoaderOfTheTestsBeforeThisJvms(@TempDir Path tests) throws Exception {
-        try (URLClassLoader loader = new URLClassLoader(new URL[] {tests.toUri().toURL()},
-                getClass().getClassLoader())) {
+        try (URLClassLoader loader =
+                new URLClassLoader(new URL[] {tests.toUri().toURL()}, getClass().getClassLoader())) {
             List<String> entries = Arrays.asList(ChildRank.classPath(loader).split(File.pathSeparator));
             assertEquals(tests.toString(), entries.get(0));
-            assertTrue(entries.containsAll(Arrays.asList(System.getProperty("java.class.path")
-                    .split(File.pathSeparator))), entries.toString());
+            assertTrue(
+                    entries.containsAll(
+                            Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator))),
+                    entries.toString());
         }
     }
 
@@ -118,7 +127,8 @@ class ProcessPerRankExtensionTest {
 
     /** Whether the test above runs this, or a process of one of its ranks does; they run nowhere else. */
     static boolean launchedByItsTest(ExtensionContext context) {
-        return ProcessPerRankExtension.isRankProcess() || context.getConfigurationParameter(SUBJECT).isPresent();
+        return ProcessPerRankExtension.isRankProcess()
+                || context.getConfigurationParameter(SUBJECT).isPresent();
     }
 
     @EnabledIf("dev.collectives.runtime.bootstrap.ProcessPerRankExtensionTest#launchedByItsTest")
@@ -129,7 +139,9 @@ class ProcessPerRankExtensionTest {
         /** Once per class, and so once per test in each rank's process; never in the JVM that started them. */
         @BeforeAll
         static void join() {
-            assertTrue(ProcessPerRankExtension.isRankProcess(), "the lifecycle methods run with the test, in its processes");
+            assertTrue(
+                    ProcessPerRankExtension.isRankProcess(),
+                    "the lifecycle methods run with the test, in its processes");
             Backend sim = Backends.get("sim");
             ranks = TestRanks.open(() -> sim.local(2), sim::join);
         }
@@ -144,7 +156,7 @@ class ProcessPerRankExtensionTest {
             assertEquals(1, ranks.here().count());
             ranks.run(ctx -> {
                 try (DeviceBuffer mine = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.INT64, 1);
-                     DeviceBuffer all = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.INT64, ctx.size())) {
+                        DeviceBuffer all = ctx.comm().allocate(Allocator.MEM_ALLOC, DataType.INT64, ctx.size())) {
                     mine.copyFromHost(new long[] {ProcessHandle.current().pid()});
                     ctx.comm().allGather(mine, all, 1, DataType.INT64, ctx.stream());
                     ctx.stream().synchronize();
@@ -172,7 +184,6 @@ class ProcessPerRankExtensionTest {
                 }
             });
         }
-
     }
 
     /**

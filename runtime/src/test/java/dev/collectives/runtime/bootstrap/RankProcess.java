@@ -1,7 +1,6 @@
 package dev.collectives.runtime.bootstrap;
 
 import dev.collectives.runtime.CollectivesException;
-
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -16,8 +15,7 @@ import java.util.concurrent.CountDownLatch;
  * it joins a sim job instead, with ranks that are not in this process, and runs {@link SimJoinTest}'s job body.
  */
 public final class RankProcess {
-    private RankProcess() {
-    }
+    private RankProcess() {}
 
     public static void main(String[] args) throws Exception {
         long start = System.nanoTime();

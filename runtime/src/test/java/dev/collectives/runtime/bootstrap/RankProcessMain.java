@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
@@ -27,16 +26,21 @@ public final class RankProcessMain {
     /** The exit status of a rank whose test's JVM has ended. */
     private static final int ORPHANED = 70;
 
-    private RankProcessMain() {
-    }
+    private RankProcessMain() {}
 
     public static void main(String[] args) throws IOException {
-        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit()
-                .thenRun(() -> Runtime.getRuntime().halt(ORPHANED)));
+        ProcessHandle.current()
+                .parent()
+                .ifPresent(parent ->
+                        parent.onExit().thenRun(() -> Runtime.getRuntime().halt(ORPHANED)));
         String uniqueId = args[0];
         Outcomes outcomes = new Outcomes();
-        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
-                .selectors(selectUniqueId(uniqueId)).build(), outcomes);
+        LauncherFactory.create()
+                .execute(
+                        LauncherDiscoveryRequestBuilder.request()
+                                .selectors(selectUniqueId(uniqueId))
+                                .build(),
+                        outcomes);
         if (outcomes.tests == 0 && outcomes.failures.isEmpty()) {
             outcomes.failures.add(new AssertionError("no test has the unique id " + uniqueId));
         }
@@ -67,7 +71,8 @@ public final class RankProcessMain {
     }
 
     private static Throwable copy(Throwable failure) {
-        AssertionError copy = new AssertionError(failure.toString(),
+        AssertionError copy = new AssertionError(
+                failure.toString(),
                 failure.getCause() == null || failure.getCause() == failure ? null : copy(failure.getCause()));
         copy.setStackTrace(failure.getStackTrace());
         for (Throwable suppressed : failure.getSuppressed()) {
@@ -87,8 +92,8 @@ public final class RankProcessMain {
                 tests++;
             }
             if (result.getStatus() != TestExecutionResult.Status.SUCCESSFUL) {
-                failures.add(result.getThrowable().orElseGet(() -> new AssertionError(identifier.getDisplayName()
-                        + ": " + result.getStatus())));
+                failures.add(result.getThrowable()
+                        .orElseGet(() -> new AssertionError(identifier.getDisplayName() + ": " + result.getStatus())));
             }
         }
     }

@@ -23,8 +23,7 @@ import java.util.function.IntFunction;
 final class RankThreadsForTests {
     static final String TOKEN = "job-token-for-tests-0123456789abcdef";
 
-    private RankThreadsForTests() {
-    }
+    private RankThreadsForTests() {}
 
     /** What one rank's body returned or threw. */
     record Outcome<T>(T value, Throwable failure) {
@@ -72,7 +71,12 @@ final class RankThreadsForTests {
     }
 
     static Bootstrap bootstrap(String endpoint, int rank, int size, Duration timeout, String token) {
-        return Bootstrap.builder().rank(rank).size(size).rendezvous(endpoint).timeout(timeout).jobToken(token)
+        return Bootstrap.builder()
+                .rank(rank)
+                .size(size)
+                .rendezvous(endpoint)
+                .timeout(timeout)
+                .jobToken(token)
                 .build();
     }
 

@@ -7,13 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.bootstrap.RankThreadsForTests.Outcome;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,8 +39,8 @@ abstract class RendezvousContractTest {
         List<Outcome<byte[][]>> outcomes = RankThreadsForTests.run(4, rank -> () -> {
             try (Rendezvous rendezvous = bootstrap(endpoint, rank, 4, GENEROUS).rendezvous()) {
                 byte[] received = rendezvous.broadcast(rank == 0 ? id : null);
-                byte[][] fingerprints = rendezvous.allGather(("fingerprint of rank " + rank)
-                        .getBytes(StandardCharsets.UTF_8));
+                byte[][] fingerprints =
+                        rendezvous.allGather(("fingerprint of rank " + rank).getBytes(StandardCharsets.UTF_8));
                 rendezvous.agree("backend", "sim");
                 byte[][] again = rendezvous.allGather(new byte[] {(byte) rank});
                 assertEquals(3, again[3][0]);
@@ -80,11 +78,14 @@ abstract class RendezvousContractTest {
             String token = rank == 1 ? "not-the-job-token-at-all" : RankThreadsForTests.TOKEN;
             // rank 1 is told at once: its long timeout is never reached
             Duration timeout = rank == 1 ? GENEROUS : SHORT;
-            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, timeout, token).rendezvous()) {
+            try (Rendezvous rendezvous =
+                    bootstrap(endpoint, rank, 2, timeout, token).rendezvous()) {
                 return rendezvous.broadcast(new byte[1]);
             }
         });
-        assertTrue(outcomes.get(1).message().contains(wrongTokenMessage()), outcomes.get(1).message());
+        assertTrue(
+                outcomes.get(1).message().contains(wrongTokenMessage()),
+                outcomes.get(1).message());
         String root = outcomes.get(0).message();
         assertTrue(root.contains("rank 0: rank 1 did not join at " + endpoint + " within 1.5 s"), root);
         outcomes.forEach(o -> assertInstanceOf(BootstrapException.class, o.failure()));
@@ -101,7 +102,8 @@ abstract class RendezvousContractTest {
             } else {
                 duplicatesStarting.countDown();
             }
-            try (Rendezvous rendezvous = bootstrap(endpoint, ranks[index], 3, GENEROUS).rendezvous()) {
+            try (Rendezvous rendezvous =
+                    bootstrap(endpoint, ranks[index], 3, GENEROUS).rendezvous()) {
                 return rendezvous.broadcast(new byte[1]);
             }
         });
@@ -114,8 +116,8 @@ abstract class RendezvousContractTest {
     @Test
     void withoutRankZeroTheOthersFailAtTheirDeadline() {
         String endpoint = endpoint();
-        List<Outcome<Rendezvous>> outcomes = RankThreadsForTests.run(2, index -> () ->
-                bootstrap(endpoint, index + 1, 3, SHORT).rendezvous());
+        List<Outcome<Rendezvous>> outcomes = RankThreadsForTests.run(
+                2, index -> () -> bootstrap(endpoint, index + 1, 3, SHORT).rendezvous());
         for (int i = 0; i < 2; i++) {
             String message = outcomes.get(i).message();
             assertTrue(message.contains("rank " + (i + 1) + ": no rank 0 at " + endpoint + " within 1.5 s"), message);
@@ -163,7 +165,8 @@ abstract class RendezvousContractTest {
             }
         });
         for (Outcome<Void> outcome : outcomes) {
-            assertTrue(outcome.message().contains("disagree on backend: rank 0: nccl 2.28.9; rank 1: sim"),
+            assertTrue(
+                    outcome.message().contains("disagree on backend: rank 0: nccl 2.28.9; rank 1: sim"),
                     outcome.message());
         }
     }
@@ -172,8 +175,10 @@ abstract class RendezvousContractTest {
     void ranksThatDisagreeOnTheWorldSizeFail() {
         String endpoint = endpoint();
         // rank 1 is told at once: its long timeout is never reached
-        List<Outcome<Rendezvous>> outcomes = RankThreadsForTests.run(2, rank -> () ->
-                bootstrap(endpoint, rank, rank == 0 ? 2 : 3, rank == 0 ? SHORT : GENEROUS).rendezvous());
+        List<Outcome<Rendezvous>> outcomes = RankThreadsForTests.run(
+                2,
+                rank -> () -> bootstrap(endpoint, rank, rank == 0 ? 2 : 3, rank == 0 ? SHORT : GENEROUS)
+                        .rendezvous());
         String member = outcomes.get(1).message();
         assertTrue(member.contains("world size is"), member);
     }
@@ -186,9 +191,11 @@ abstract class RendezvousContractTest {
                 try {
                     rendezvous.allGather(new byte[rank + 1]);
                 } catch (BootstrapException first) {
-                    return assertInstanceOf(BootstrapException.class,
-                            org.junit.jupiter.api.Assertions.assertThrows(BootstrapException.class,
-                                    () -> rendezvous.broadcast(new byte[1]))).getMessage();
+                    return assertInstanceOf(
+                                    BootstrapException.class,
+                                    org.junit.jupiter.api.Assertions.assertThrows(
+                                            BootstrapException.class, () -> rendezvous.broadcast(new byte[1])))
+                            .getMessage();
                 }
                 return "no failure";
             }

@@ -12,7 +12,6 @@ import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.internal.Fingerprint;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,8 +23,7 @@ import java.util.List;
 final class SeedJob {
     private static final int COUNT = 1024;
 
-    private SeedJob() {
-    }
+    private SeedJob() {}
 
     static List<String> run(JoinedRank me) {
         List<String> report = new ArrayList<>();
@@ -41,12 +39,13 @@ final class SeedJob {
         Stream stream = me.stream();
         check(me, "graph", "allReduce send+0 -> recv+0; allReduce send+1024 -> recv+2048");
         try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4 * COUNT);
-             DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4 * COUNT)) {
+                DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4 * COUNT)) {
             send.copyFromHost(values(me.rank(), 4 * COUNT));
             stream.beginCapture();
             comm.allReduce(send, recv, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
             comm.allReduce(send.at(COUNT), recv.at(2 * COUNT), COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
-            try (Graph graph = stream.endCapture(); GraphExec exec = graph.instantiate()) {
+            try (Graph graph = stream.endCapture();
+                    GraphExec exec = graph.instantiate()) {
                 exec.launch(stream);
                 stream.synchronize();
             }
@@ -64,9 +63,9 @@ final class SeedJob {
         Stream stream = me.stream();
         check(me, "local", "register send, recv; allReduce send+0 -> recv+0; allReduce send+1024 -> recv+2048");
         try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4 * COUNT);
-             DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4 * COUNT);
-             RegistrationHandle sendHandle = comm.register(send);
-             RegistrationHandle recvHandle = comm.register(recv)) {
+                DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 4 * COUNT);
+                RegistrationHandle sendHandle = comm.register(send);
+                RegistrationHandle recvHandle = comm.register(recv)) {
             requireRegistered(me, sendHandle, recvHandle);
             send.copyFromHost(values(me.rank(), 4 * COUNT));
             comm.allReduce(send, recv, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
@@ -87,7 +86,7 @@ final class SeedJob {
         int recvOffsetBytes = 1 << 20;
         check(me, "block", "register block of 2 MiB; allReduce view@0 -> view@" + recvOffsetBytes);
         try (DeviceBuffer block = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, 2 << 20);
-             RegistrationHandle handle = comm.register(block)) {
+                RegistrationHandle handle = comm.register(block)) {
             requireRegistered(me, handle);
             DeviceBuffer send = block.view(0, DataType.FLOAT32, COUNT);
             DeviceBuffer recv = block.view(recvOffsetBytes, DataType.FLOAT32, COUNT);
@@ -111,7 +110,10 @@ final class SeedJob {
 
     /** Every rank binds the same pipeline: R14 would fail all of them otherwise. */
     private static void check(JoinedRank me, String pipeline, String ops) {
-        Fingerprint.builder("seed " + pipeline).add("ops", ops).add(Rule.R1_MIXED, "registration", pipeline).build()
+        Fingerprint.builder("seed " + pipeline)
+                .add("ops", ops)
+                .add(Rule.R1_MIXED, "registration", pipeline)
+                .build()
                 .exchange(me.comm(), me.stream());
     }
 

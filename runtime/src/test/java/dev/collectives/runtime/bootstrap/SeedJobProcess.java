@@ -6,8 +6,7 @@ import dev.collectives.runtime.JoinedRank;
 
 /** One process of a multi-process job running the seed's examples on {@code COLLECTIVES_BACKEND}. */
 public final class SeedJobProcess {
-    private SeedJobProcess() {
-    }
+    private SeedJobProcess() {}
 
     public static void main(String[] args) {
         try {

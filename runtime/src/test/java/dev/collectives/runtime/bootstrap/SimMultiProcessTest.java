@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,16 +40,24 @@ class SimMultiProcessTest {
     void everyKindOfCallMovesTheRightDataBetweenProcesses(int size) {
         List<ChildRank> ranks = job(size, Map.of(), "ops");
         for (ChildRank rank : ranks) {
-            for (String op : List.of("allReduce", "large allReduce", "allGather", "reduceScatter", "broadcast", "reduce", "allToAll",
+            for (String op : List.of(
+                    "allReduce",
+                    "large allReduce",
+                    "allGather",
+                    "reduceScatter",
+                    "broadcast",
+                    "reduce",
+                    "allToAll",
                     "send/recv")) {
                 assertEquals("OK " + op + " data", rank.await("OK " + op + " data", LONG));
             }
             assertEquals("OK window true", rank.await("OK window", LONG));
-            for (String example : List.of("seed 1 graph registration", "seed 2 local registration",
-                    "seed 3 registered block with views")) {
+            for (String example : List.of(
+                    "seed 1 graph registration", "seed 2 local registration", "seed 3 registered block with views")) {
                 assertEquals(example + ": ok", rank.await(example, LONG));
             }
-            assertEquals("USAGE SimUsage[allocations=0, registrations=0, windows=0, graphs=0, graphExecs=0]",
+            assertEquals(
+                    "USAGE SimUsage[allocations=0, registrations=0, windows=0, graphs=0, graphExecs=0]",
                     rank.await("USAGE", LONG));
             rank.await("DONE", LONG);
             rank.awaitExit(0);
@@ -58,13 +65,16 @@ class SimMultiProcessTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "2|mismatch|ranks called different collectives: count differs: rank 0: 6, rank 1: 5",
-        "3|mismatch|ranks called different collectives: count differs: rank 0: 6, rank 1: 5, rank 2: 6",
-        "2|pair-mismatch|send #0 from rank 0 to rank 1: the send is send(6 x FLOAT32, peer 1) but the recv is"
-                + " recv(5 x FLOAT32, peer 0); count and type must match",
-        "3|window-mismatch|ranks disagree on whether the window is symmetric: rank 0: true, rank 1: false,"
-                + " rank 2: true"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "2|mismatch|ranks called different collectives: count differs: rank 0: 6, rank 1: 5",
+                "3|mismatch|ranks called different collectives: count differs: rank 0: 6, rank 1: 5, rank 2: 6",
+                "2|pair-mismatch|send #0 from rank 0 to rank 1: the send is send(6 x FLOAT32, peer 1) but the recv is"
+                        + " recv(5 x FLOAT32, peer 0); count and type must match",
+                "3|window-mismatch|ranks disagree on whether the window is symmetric: rank 0: true, rank 1: false,"
+                        + " rank 2: true"
+            })
     void callsThatDisagreeFailEveryProcessWithTheSameVerdict(int size, String mode, String verdict) {
         List<String> messages = new ArrayList<>();
         for (ChildRank rank : job(size, Map.of(), mode)) {
@@ -90,8 +100,11 @@ class SimMultiProcessTest {
         String named = doomed == 0 ? "rank 0 at " + endpoint + " is gone" : "rank 1 at /127.0.0.1:";
         for (ChildRank rank : others) { // told by the rendezvous: the sim's timeout of 60 s is never reached
             String message = rank.failure();
-            assertTrue(message.contains("the communicator was aborted") && message.contains(named)
-                    && message.contains("is gone"), message);
+            assertTrue(
+                    message.contains("the communicator was aborted")
+                            && message.contains(named)
+                            && message.contains("is gone"),
+                    message);
         }
     }
 
@@ -102,7 +115,8 @@ class SimMultiProcessTest {
         for (int r = 0; r < size; r++) {
             ChildRank rank = ranks.get(r);
             int members = (size - r % 2 + 1) / 2;
-            assertEquals("OK split child rank " + (members - 1 - r / 2) + " of " + members,
+            assertEquals(
+                    "OK split child rank " + (members - 1 - r / 2) + " of " + members,
                     rank.await("OK split child", LONG));
             assertEquals("OK split allGather data", rank.await("OK split allGather", LONG));
             assertEquals("OK split alone " + (r == 0 ? "0 of 1" : "none"), rank.await("OK split alone", LONG));
@@ -117,8 +131,10 @@ class SimMultiProcessTest {
         List<ChildRank> ranks = job(3, Map.of("COLLECTIVES_SIM_TIMEOUT", "2s"), "split-hang");
         for (int r : new int[] {0, 2}) {
             String message = ranks.get(r).failure();
-            assertTrue(message.contains("split call #0 failed: ranks [1] did not arrive within 2000 ms (ranks [0, 2]"
-                    + " did)"), message);
+            assertTrue(
+                    message.contains(
+                            "split call #0 failed: ranks [1] did not arrive within 2000 ms (ranks [0, 2]" + " did)"),
+                    message);
         }
     }
 
@@ -135,8 +151,10 @@ class SimMultiProcessTest {
         List<ChildRank> ranks = job(3, Map.of("COLLECTIVES_SIM_TIMEOUT", "2s"), "hang");
         for (int r : new int[] {0, 2}) {
             String message = ranks.get(r).failure();
-            assertTrue(message.contains("collective call #0 failed: ranks [1] did not arrive within 2000 ms (ranks [0, 2]"
-                    + " did)"), message);
+            assertTrue(
+                    message.contains("collective call #0 failed: ranks [1] did not arrive within 2000 ms (ranks [0, 2]"
+                            + " did)"),
+                    message);
         }
     }
 
@@ -151,16 +169,27 @@ class SimMultiProcessTest {
 
     @Test
     void capabilitiesAndTimeoutComeFromTheSettingsAndUsageIsCountedOnEveryRank() {
-        Map<String, String> settings = Map.of("COLLECTIVES_SIM_MTLINK_SHARP", "true", "COLLECTIVES_SIM_RANKS_PER_NODE",
-                "1", "COLLECTIVES_SIM_LIBRARY_VERSION", "2.28.7", "COLLECTIVES_SIM_REGISTRATION", "false",
-                "COLLECTIVES_SIM_TIMEOUT", "7s");
+        Map<String, String> settings = Map.of(
+                "COLLECTIVES_SIM_MTLINK_SHARP",
+                "true",
+                "COLLECTIVES_SIM_RANKS_PER_NODE",
+                "1",
+                "COLLECTIVES_SIM_LIBRARY_VERSION",
+                "2.28.7",
+                "COLLECTIVES_SIM_REGISTRATION",
+                "false",
+                "COLLECTIVES_SIM_TIMEOUT",
+                "7s");
         for (ChildRank rank : job(2, settings, "settings")) {
             String capabilities = rank.await("CAPABILITIES", LONG);
-            assertTrue(capabilities.contains("libraryVersion=2.28.7, mtlinkSharp=true, ibSharp=false,"
-                    + " registration=false"), capabilities);
+            assertTrue(
+                    capabilities.contains(
+                            "libraryVersion=2.28.7, mtlinkSharp=true, ibSharp=false," + " registration=false"),
+                    capabilities);
             assertTrue(rank.await("TOPOLOGY", LONG).contains("1 per node"), rank.await("TOPOLOGY", LONG));
             assertEquals("TIMEOUT 7000 ms", rank.await("TIMEOUT", LONG));
-            assertEquals("USAGE SimUsage[allocations=1, registrations=0, windows=0, graphs=0, graphExecs=0]",
+            assertEquals(
+                    "USAGE SimUsage[allocations=1, registrations=0, windows=0, graphs=0, graphExecs=0]",
                     rank.await("USAGE", LONG));
             rank.await("DONE", LONG);
             rank.awaitExit(0);
@@ -173,8 +202,11 @@ class SimMultiProcessTest {
         ranks.add(start(1, 2, Map.of("COLLECTIVES_SIM_MTLINK_SHARP", "false"), "ops"));
         for (ChildRank rank : ranks) {
             String message = rank.failure();
-            assertTrue(message.contains("disagree on the sim settings: rank 0: ") && message.contains(
-                    "mtlinkSharp=true") && message.contains("rank 1: ") && message.contains("mtlinkSharp=false"),
+            assertTrue(
+                    message.contains("disagree on the sim settings: rank 0: ")
+                            && message.contains("mtlinkSharp=true")
+                            && message.contains("rank 1: ")
+                            && message.contains("mtlinkSharp=false"),
                     message);
         }
     }
@@ -185,8 +217,10 @@ class SimMultiProcessTest {
         ChildRank two = start(0, 2, Map.of(), "ops");
         for (ChildRank rank : List.of(two, three)) {
             String message = rank.failure();
-            assertTrue(message.contains("rank 1 at /127.0.0.1:") && message.contains("says the world size is 3, rank 0"
-                    + " at " + endpoint + " says 2"), message);
+            assertTrue(
+                    message.contains("rank 1 at /127.0.0.1:")
+                            && message.contains("says the world size is 3, rank 0" + " at " + endpoint + " says 2"),
+                    message);
         }
     }
 

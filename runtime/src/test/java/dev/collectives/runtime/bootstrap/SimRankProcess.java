@@ -9,9 +9,8 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.JoinedRank;
-import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.RegisteredWindow;
-
+import dev.collectives.runtime.Stream;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.function.IntToDoubleFunction;
@@ -43,8 +42,7 @@ public final class SimRankProcess {
     /** Elements of a call whose data takes several of the wire's rounds of 64 KiB. */
     private static final int LARGE_COUNT = 100_003;
 
-    private SimRankProcess() {
-    }
+    private SimRankProcess() {}
 
     public static void main(String[] args) throws InterruptedException {
         long start = System.nanoTime();
@@ -92,15 +90,50 @@ public final class SimRankProcess {
         int r = me.rank();
         allReduce(me, COUNT);
         allReduce(me, LARGE_COUNT);
-        check(me, me.comm(), "allGather", COUNT, COUNT * n, i -> r * 10 + i, i -> (i / COUNT) * 10 + i % COUNT,
+        check(
+                me,
+                me.comm(),
+                "allGather",
+                COUNT,
+                COUNT * n,
+                i -> r * 10 + i,
+                i -> (i / COUNT) * 10 + i % COUNT,
                 (c, s, v) -> c.allGather(s, v, COUNT, DataType.FLOAT32, me.stream()));
-        check(me, me.comm(), "reduceScatter", COUNT * n, COUNT, i -> r + i, i -> n * (n - 1) / 2 + n * (r * COUNT + i),
+        check(
+                me,
+                me.comm(),
+                "reduceScatter",
+                COUNT * n,
+                COUNT,
+                i -> r + i,
+                i -> n * (n - 1) / 2 + n * (r * COUNT + i),
                 (c, s, v) -> c.reduceScatter(s, v, COUNT, DataType.FLOAT32, ReduceOp.SUM, me.stream()));
-        check(me, me.comm(), "broadcast", COUNT, COUNT, i -> r == n - 1 ? 7 + i : -1, i -> 7 + i,
+        check(
+                me,
+                me.comm(),
+                "broadcast",
+                COUNT,
+                COUNT,
+                i -> r == n - 1 ? 7 + i : -1,
+                i -> 7 + i,
                 (c, s, v) -> c.broadcast(s, v, COUNT, DataType.FLOAT32, n - 1, me.stream()));
-        check(me, me.comm(), "reduce", COUNT, COUNT, i -> r + i, i -> r == 0 ? n * (n - 1) / 2 + n * i : 0,
+        check(
+                me,
+                me.comm(),
+                "reduce",
+                COUNT,
+                COUNT,
+                i -> r + i,
+                i -> r == 0 ? n * (n - 1) / 2 + n * i : 0,
                 (c, s, v) -> c.reduce(s, v, COUNT, DataType.FLOAT32, ReduceOp.SUM, 0, me.stream()));
-        check(me, me.comm(), "allToAll", COUNT * n, COUNT * n, i -> r * 100 + i, i -> (i / COUNT) * 100 + r * COUNT + i % COUNT,
+        check(
+                me,
+                me.comm(),
+                "allToAll",
+                COUNT * n,
+                COUNT * n,
+                i -> r * 100 + i,
+                i -> (i / COUNT) * 100 + r * COUNT + i % COUNT,
                 (c, s, v) -> c.allToAll(s, v, COUNT, DataType.FLOAT32, me.stream()));
         int next = (r + 1) % n;
         int previous = (r + n - 1) % n;
@@ -111,7 +144,7 @@ public final class SimRankProcess {
             c.groupEnd();
         });
         try (DeviceBuffer memory = me.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
-             RegisteredWindow window = me.comm().registerWindow(memory, true)) {
+                RegisteredWindow window = me.comm().registerWindow(memory, true)) {
             say("OK window " + window.lsaDevicePointer(0, next).isPresent());
         }
         SeedJob.run(me).forEach(SimRankProcess::say);
@@ -121,7 +154,14 @@ public final class SimRankProcess {
     private static void allReduce(JoinedRank me, int count) {
         int n = me.size();
         int r = me.rank();
-        check(me, me.comm(), count == LARGE_COUNT ? "large allReduce" : "allReduce", count, count, i -> r + 1 + i, i -> n * (n + 1) / 2 + n * i,
+        check(
+                me,
+                me.comm(),
+                count == LARGE_COUNT ? "large allReduce" : "allReduce",
+                count,
+                count,
+                i -> r + 1 + i,
+                i -> n * (n + 1) / 2 + n * i,
                 (c, s, v) -> c.allReduce(s, v, count, DataType.FLOAT32, ReduceOp.SUM, me.stream()));
     }
 
@@ -138,7 +178,7 @@ public final class SimRankProcess {
 
     private static void windowMismatch(JoinedRank me) {
         try (DeviceBuffer memory = me.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
-             RegisteredWindow window = me.comm().registerWindow(memory, me.rank() != 1)) {
+                RegisteredWindow window = me.comm().registerWindow(memory, me.rank() != 1)) {
             say("UNEXPECTED window " + window);
         }
     }
@@ -173,7 +213,13 @@ public final class SimRankProcess {
             int members = (n - r % 2 + 1) / 2;
             IntUnaryOperator member = j -> r % 2 + 2 * (members - 1 - j);
             say("OK split child rank " + half.rank() + " of " + half.size());
-            check(me, half, "split allGather", COUNT, COUNT * members, i -> r * 10 + i,
+            check(
+                    me,
+                    half,
+                    "split allGather",
+                    COUNT,
+                    COUNT * members,
+                    i -> r * 10 + i,
                     i -> member.applyAsInt(i / COUNT) * 10 + i % COUNT,
                     (c, s, v) -> c.allGather(s, v, COUNT, DataType.FLOAT32, me.stream()));
         }
@@ -211,7 +257,7 @@ public final class SimRankProcess {
         for (long bytes = 4096; bytes <= 16 << 20; bytes *= 16) {
             long count = bytes / 4;
             try (DeviceBuffer s = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count);
-                 DeviceBuffer v = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count)) {
+                    DeviceBuffer v = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, count)) {
                 long best = Long.MAX_VALUE;
                 for (int run = 0; run < 5; run++) {
                     long start = System.nanoTime();
@@ -227,11 +273,18 @@ public final class SimRankProcess {
     }
 
     /** Runs {@code op} from a send buffer of {@code sendCount} values to a recv buffer of {@code recvCount}. */
-    private static void check(JoinedRank me, Communicator comm, String name, int sendCount, int recvCount,
-                              IntToDoubleFunction send, IntToDoubleFunction expected, Op op) {
+    private static void check(
+            JoinedRank me,
+            Communicator comm,
+            String name,
+            int sendCount,
+            int recvCount,
+            IntToDoubleFunction send,
+            IntToDoubleFunction expected,
+            Op op) {
         Stream stream = me.stream();
         try (DeviceBuffer s = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, sendCount);
-             DeviceBuffer v = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, recvCount)) {
+                DeviceBuffer v = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, recvCount)) {
             s.copyFromHost(values(sendCount, send));
             op.run(comm, s, v);
             stream.synchronize();
@@ -239,8 +292,8 @@ public final class SimRankProcess {
             v.copyToHost(out);
             float[] want = values(recvCount, expected);
             if (!Arrays.equals(out, want)) {
-                throw new AssertionError("rank " + me.rank() + ", " + name + ": " + Arrays.toString(out)
-                        + ", expected " + Arrays.toString(want));
+                throw new AssertionError("rank " + me.rank() + ", " + name + ": " + Arrays.toString(out) + ", expected "
+                        + Arrays.toString(want));
             }
         }
         say("OK " + name + " data");

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.bootstrap.RankThreadsForTests.Outcome;
-
 import java.io.DataOutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -16,7 +15,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-
 import org.junit.jupiter.api.Test;
 
 class TcpRendezvousTest extends RendezvousContractTest {
@@ -73,8 +71,10 @@ class TcpRendezvousTest extends RendezvousContractTest {
             }
         });
         String root = outcomes.get(0).message();
-        assertTrue(root.contains("rank 1 at /127.0.0.1:") && root.contains(
-                "sent a message of 1073741824 bytes, above the limit of 65536"), root);
+        assertTrue(
+                root.contains("rank 1 at /127.0.0.1:")
+                        && root.contains("sent a message of 1073741824 bytes, above the limit of 65536"),
+                root);
     }
 
     @Test
@@ -108,7 +108,8 @@ class TcpRendezvousTest extends RendezvousContractTest {
         // 192.0.2.0/24 is reserved for documentation: never an address of this host
         Bootstrap elsewhere = bootstrap("tcp://192.0.2.1:29500", 0, 2, SHORT);
         BootstrapException e = assertThrows(BootstrapException.class, elsewhere::rendezvous);
-        assertTrue(e.getMessage().contains("rank 0 must run on the rendezvous host, but tcp://192.0.2.1:29500"),
+        assertTrue(
+                e.getMessage().contains("rank 0 must run on the rendezvous host, but tcp://192.0.2.1:29500"),
                 e.getMessage());
     }
 
@@ -126,7 +127,8 @@ class TcpRendezvousTest extends RendezvousContractTest {
             server.start();
             Bootstrap member = bootstrap("tcp://127.0.0.1:" + other.getLocalPort(), 1, 2, SHORT);
             BootstrapException e = assertThrows(BootstrapException.class, member::rendezvous);
-            assertTrue(e.getMessage().contains("is not a collectives rendezvous of version " + Channel.VERSION),
+            assertTrue(
+                    e.getMessage().contains("is not a collectives rendezvous of version " + Channel.VERSION),
                     e.getMessage());
             server.join(5000);
         }
@@ -138,8 +140,8 @@ class TcpRendezvousTest extends RendezvousContractTest {
         byte[] a = token.mac("message", new byte[] {0, 1}, JobToken.ints(1), "x".getBytes(StandardCharsets.UTF_8));
         byte[] b = token.mac("message", new byte[] {1, 1}, JobToken.ints(1), "x".getBytes(StandardCharsets.UTF_8));
         assertTrue(!java.util.Arrays.equals(a, b));
-        assertTrue(token.verify(a, "message", new byte[] {0, 1}, JobToken.ints(1),
-                "x".getBytes(StandardCharsets.UTF_8)));
+        assertTrue(
+                token.verify(a, "message", new byte[] {0, 1}, JobToken.ints(1), "x".getBytes(StandardCharsets.UTF_8)));
         assertEquals("JobToken[hidden]", token.toString());
     }
 }

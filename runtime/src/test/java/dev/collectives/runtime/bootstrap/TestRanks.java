@@ -3,7 +3,6 @@ package dev.collectives.runtime.bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.LocalCluster;
-
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -26,7 +25,8 @@ public final class TestRanks implements AutoCloseable {
 
     /** {@code threads} here, or this process's rank, which {@code join} makes from the launcher's variables. */
     public static TestRanks open(Supplier<LocalCluster> threads, Function<Bootstrap, JoinedRank> join) {
-        return ProcessPerRankExtension.isRankProcess() ? new TestRanks(null, join.apply(Bootstrap.fromEnvironment()))
+        return ProcessPerRankExtension.isRankProcess()
+                ? new TestRanks(null, join.apply(Bootstrap.fromEnvironment()))
                 : new TestRanks(threads.get(), null);
     }
 

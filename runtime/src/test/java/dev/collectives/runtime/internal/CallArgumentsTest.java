@@ -1,5 +1,9 @@
 package dev.collectives.runtime.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.HandleType;
@@ -14,21 +18,15 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
-
-import org.junit.jupiter.api.Named;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The same bad calls on every backend, which must refuse each with the same tag (or result) and words: the table
@@ -128,58 +126,137 @@ class CallArgumentsTest {
     }
 
     private static final List<Refusal> BAD_CALLS = List.of(
-            new Refusal("a negative count", Rule.R13_TYPES, c -> c.comm().allReduce(c.floats(), c.floats(), -1,
-                    DataType.FLOAT32, ReduceOp.SUM, c.stream()), "allReduce: count -1 is negative"),
-            new Refusal("a negative count of a send", Rule.R13_TYPES, c -> c.comm().send(c.floats(), -4,
-                    DataType.FLOAT32, 0, c.stream()), "send: count -4 is negative"),
-            new Refusal("a negative count to allocate", Rule.R13_TYPES, c -> c.comm().allocate(Allocator.MEM_ALLOC,
-                    DataType.FLOAT32, -1), "allocate: count -1 is negative"),
-            new Refusal("a count whose bytes overflow", Rule.R13_TYPES, c -> c.comm().allReduce(c.floats(), c.floats(),
-                    Long.MAX_VALUE / 2, DataType.FLOAT32, ReduceOp.SUM, c.stream()),
+            new Refusal(
+                    "a negative count",
+                    Rule.R13_TYPES,
+                    c -> c.comm().allReduce(c.floats(), c.floats(), -1, DataType.FLOAT32, ReduceOp.SUM, c.stream()),
+                    "allReduce: count -1 is negative"),
+            new Refusal(
+                    "a negative count of a send",
+                    Rule.R13_TYPES,
+                    c -> c.comm().send(c.floats(), -4, DataType.FLOAT32, 0, c.stream()),
+                    "send: count -4 is negative"),
+            new Refusal(
+                    "a negative count to allocate",
+                    Rule.R13_TYPES,
+                    c -> c.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, -1),
+                    "allocate: count -1 is negative"),
+            new Refusal(
+                    "a count whose bytes overflow",
+                    Rule.R13_TYPES,
+                    c -> c.comm()
+                            .allReduce(
+                                    c.floats(),
+                                    c.floats(),
+                                    Long.MAX_VALUE / 2,
+                                    DataType.FLOAT32,
+                                    ReduceOp.SUM,
+                                    c.stream()),
                     "allReduce: " + Long.MAX_VALUE / 2 + " x FLOAT32 overflows a long byte size"),
-            new Refusal("a count whose bytes overflow, of an op that reaches count x ranks", Rule.R13_TYPES,
+            new Refusal(
+                    "a count whose bytes overflow, of an op that reaches count x ranks",
+                    Rule.R13_TYPES,
                     c -> c.comm().allGather(c.floats(), c.floats(), Long.MAX_VALUE / 2, DataType.FLOAT32, c.stream()),
                     "allGather: " + Long.MAX_VALUE / 2 + " x FLOAT32 overflows a long byte size"),
-            new Refusal("a count past the buffer", null, c -> c.comm().allReduce(c.floats(), c.floats(), COUNT + 1,
-                    DataType.FLOAT32, ReduceOp.SUM, c.stream()), "allReduce: the send buffer ", "holds 64 bytes, but"
-                    + " 17 x FLOAT32 need 68"),
-            new Refusal("a count past the buffer from an offset", null, c -> c.comm().allReduce(c.floats(), 0,
-                    c.floats(), 4, COUNT, DataType.FLOAT32, ReduceOp.SUM, c.stream()), "allReduce: the recv buffer ",
+            new Refusal(
+                    "a count past the buffer",
+                    null,
+                    c -> c.comm()
+                            .allReduce(c.floats(), c.floats(), COUNT + 1, DataType.FLOAT32, ReduceOp.SUM, c.stream()),
+                    "allReduce: the send buffer ",
+                    "holds 64 bytes, but" + " 17 x FLOAT32 need 68"),
+            new Refusal(
+                    "a count past the buffer from an offset",
+                    null,
+                    c -> c.comm()
+                            .allReduce(c.floats(), 0, c.floats(), 4, COUNT, DataType.FLOAT32, ReduceOp.SUM, c.stream()),
+                    "allReduce: the recv buffer ",
                     "holds 48 bytes from element 4, but 16 x FLOAT32 need 64"),
-            new Refusal("an offset outside the buffer", null, c -> c.comm().allReduce(c.floats(), COUNT + 1,
-                    c.floats(), 0, 1, DataType.FLOAT32, ReduceOp.SUM, c.stream()),
+            new Refusal(
+                    "an offset outside the buffer",
+                    null,
+                    c -> c.comm()
+                            .allReduce(
+                                    c.floats(),
+                                    COUNT + 1,
+                                    c.floats(),
+                                    0,
+                                    1,
+                                    DataType.FLOAT32,
+                                    ReduceOp.SUM,
+                                    c.stream()),
                     "allReduce: the send offset 17 x FLOAT32 lies outside the send buffer "),
-            new Refusal("a reduce op the type does not suit", Rule.R13_TYPES, c -> c.comm().allReduce(c.floats(),
-                    c.floats(), COUNT, DataType.INT32, ReduceOp.AVG, c.stream()),
+            new Refusal(
+                    "a reduce op the type does not suit",
+                    Rule.R13_TYPES,
+                    c -> c.comm().allReduce(c.floats(), c.floats(), COUNT, DataType.INT32, ReduceOp.AVG, c.stream()),
                     "allReduce uses ReduceOp.AVG on INT32; AVG divides"),
-            new Refusal("a root out of range", null, c -> c.comm().broadcast(c.floats(), c.floats(), COUNT,
-                    DataType.FLOAT32, 1, c.stream()), "broadcast: root 1 is not a rank of this communicator of 1"
-                    + " ranks"),
-            new Refusal("a peer out of range", null, c -> c.comm().recv(c.floats(), COUNT, DataType.FLOAT32, -1,
-                    c.stream()), "recv: peer -1 is not a rank of this communicator of 1 ranks"),
-            new Refusal("a null buffer", null, c -> c.comm().allReduce(null, c.floats(), COUNT, DataType.FLOAT32,
-                    ReduceOp.SUM, c.stream()), "allReduce: the send buffer is null"),
-            new Refusal("freed memory", null, c -> {
-                DeviceBuffer freed = c.floats();
-                freed.close();
-                c.comm().allReduce(freed, freed, COUNT, DataType.FLOAT32, ReduceOp.SUM, c.stream());
-            }, "allReduce: ", "was already freed"),
-            new Refusal("memory of no device of this rank", null, c -> {
-                DeviceBuffer foreign = DeviceBuffer.root(new ElsewhereMemory(), DataType.FLOAT32, COUNT);
-                c.comm().allReduce(foreign, foreign, COUNT, DataType.FLOAT32, ReduceOp.SUM, c.stream());
-            }, "allReduce: ", "is not memory of rank 0's"),
-            new Refusal("registering freed memory", null, c -> {
-                DeviceBuffer freed = c.floats();
-                freed.close();
-                c.comm().register(freed);
-            }, "register: ", "was already freed"),
-            new Refusal("a window off the alignment", Rule.R12_WINDOW, c -> c.comm().registerWindow(
-                    c.made(c.comm().allocate(Allocator.MEM_ALLOC, DataType.UINT8, 2 * Rule.WINDOW_ALIGNMENT))
-                            .slice(100, Rule.WINDOW_ALIGNMENT), false),
+            new Refusal(
+                    "a root out of range",
+                    null,
+                    c -> c.comm().broadcast(c.floats(), c.floats(), COUNT, DataType.FLOAT32, 1, c.stream()),
+                    "broadcast: root 1 is not a rank of this communicator of 1" + " ranks"),
+            new Refusal(
+                    "a peer out of range",
+                    null,
+                    c -> c.comm().recv(c.floats(), COUNT, DataType.FLOAT32, -1, c.stream()),
+                    "recv: peer -1 is not a rank of this communicator of 1 ranks"),
+            new Refusal(
+                    "a null buffer",
+                    null,
+                    c -> c.comm().allReduce(null, c.floats(), COUNT, DataType.FLOAT32, ReduceOp.SUM, c.stream()),
+                    "allReduce: the send buffer is null"),
+            new Refusal(
+                    "freed memory",
+                    null,
+                    c -> {
+                        DeviceBuffer freed = c.floats();
+                        freed.close();
+                        c.comm().allReduce(freed, freed, COUNT, DataType.FLOAT32, ReduceOp.SUM, c.stream());
+                    },
+                    "allReduce: ",
+                    "was already freed"),
+            new Refusal(
+                    "memory of no device of this rank",
+                    null,
+                    c -> {
+                        DeviceBuffer foreign = DeviceBuffer.root(new ElsewhereMemory(), DataType.FLOAT32, COUNT);
+                        c.comm().allReduce(foreign, foreign, COUNT, DataType.FLOAT32, ReduceOp.SUM, c.stream());
+                    },
+                    "allReduce: ",
+                    "is not memory of rank 0's"),
+            new Refusal(
+                    "registering freed memory",
+                    null,
+                    c -> {
+                        DeviceBuffer freed = c.floats();
+                        freed.close();
+                        c.comm().register(freed);
+                    },
+                    "register: ",
+                    "was already freed"),
+            new Refusal(
+                    "a window off the alignment",
+                    Rule.R12_WINDOW,
+                    c -> c.comm()
+                            .registerWindow(
+                                    c.made(c.comm()
+                                                    .allocate(
+                                                            Allocator.MEM_ALLOC,
+                                                            DataType.UINT8,
+                                                            2 * Rule.WINDOW_ALIGNMENT))
+                                            .slice(100, Rule.WINDOW_ALIGNMENT),
+                                    false),
                     "a window's head must be aligned to 4096 bytes: "),
-            new Refusal("a window on legacy memory", Rule.R12_WINDOW, c -> c.comm().registerWindow(
-                    c.made(c.comm().allocate(Allocator.LEGACY, DataType.UINT8, Rule.WINDOW_ALIGNMENT)), false),
-                    "window registration needs VMM or ", "MemAlloc memory, not legacy memory: "));
+            new Refusal(
+                    "a window on legacy memory",
+                    Rule.R12_WINDOW,
+                    c -> c.comm()
+                            .registerWindow(
+                                    c.made(c.comm().allocate(Allocator.LEGACY, DataType.UINT8, Rule.WINDOW_ALIGNMENT)),
+                                    false),
+                    "window registration needs VMM or ",
+                    "MemAlloc memory, not legacy memory: "));
 
     static List<Arguments> badCallsOnEveryBackend() {
         List<Arguments> all = new ArrayList<>();
@@ -197,7 +274,8 @@ class CallArgumentsTest {
         try (Backend backend = backends.get()) {
             Call call = new Call(backend.comm());
             try {
-                CollectivesException e = assertThrows(CollectivesException.class, () -> refusal.call().run(call));
+                CollectivesException e = assertThrows(
+                        CollectivesException.class, () -> refusal.call().run(call));
                 String message = e.getMessage();
                 assertEquals(refusal.rule(), e.rule(), message);
                 assertEquals(0, e.rank(), message);
@@ -221,7 +299,7 @@ class CallArgumentsTest {
     @MethodSource("backends")
     void allocatingNoElementsGivesAnEmptyBuffer(Supplier<Backend> backends) {
         try (Backend backend = backends.get();
-             DeviceBuffer empty = backend.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 0)) {
+                DeviceBuffer empty = backend.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 0)) {
             assertEquals(0, empty.count());
             assertEquals(0, empty.sizeBytes());
         }
@@ -230,8 +308,13 @@ class CallArgumentsTest {
     /** Memory that no backend made: at a made-up address, never freed. */
     private static final class ElsewhereMemory extends DeviceMemory {
         ElsewhereMemory() {
-            super(1L << 40, COUNT * DataType.FLOAT32.size(), Allocator.MEM_ALLOC, COUNT * DataType.FLOAT32.size(),
-                    COUNT * DataType.FLOAT32.size(), Set.<HandleType>of());
+            super(
+                    1L << 40,
+                    COUNT * DataType.FLOAT32.size(),
+                    Allocator.MEM_ALLOC,
+                    COUNT * DataType.FLOAT32.size(),
+                    COUNT * DataType.FLOAT32.size(),
+                    Set.<HandleType>of());
         }
 
         @Override
@@ -245,7 +328,6 @@ class CallArgumentsTest {
         }
 
         @Override
-        protected void free() {
-        }
+        protected void free() {}
     }
 }

@@ -1,16 +1,14 @@
 package dev.collectives.runtime.internal;
 
-import dev.collectives.rules.Rule;
-import dev.collectives.runtime.Capabilities;
-import dev.collectives.runtime.CollectivesException;
-
-import org.junit.jupiter.api.Test;
-
-import java.nio.charset.StandardCharsets;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.Capabilities;
+import dev.collectives.runtime.CollectivesException;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
 
 /** When calls are checked, and what a mismatch says; the checks across ranks run in the sim's CallCheckSimTest. */
 class CallCheckTest {
@@ -49,9 +47,11 @@ class CallCheckTest {
         CollectivesException e = CallCheck.mismatch(1, "Buckets", "bucket", calls);
         assertEquals(Rule.R14_SHAPE, e.rule());
         assertEquals(1, e.rank());
-        assertEquals("[R14 SHAPE] rank 1: the ranks called Buckets.bucket() with different arguments (rank 0: "
-                + "Buckets.bucket(0, 1024); rank 1: Buckets.bucket(0, 512)); every rank must call a step with the "
-                + "same ones (see docs/rules.md#r14-shape)", e.getMessage());
+        assertEquals(
+                "[R14 SHAPE] rank 1: the ranks called Buckets.bucket() with different arguments (rank 0: "
+                        + "Buckets.bucket(0, 1024); rank 1: Buckets.bucket(0, 512)); every rank must call a step with the "
+                        + "same ones (see docs/rules.md#r14-shape)",
+                e.getMessage());
     }
 
     private static byte[] padded(String call) {

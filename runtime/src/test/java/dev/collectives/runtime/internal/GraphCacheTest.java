@@ -1,5 +1,12 @@
 package dev.collectives.runtime.internal;
 
+import static dev.collectives.backend.sim.PerRank.assertContains;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.GraphCacheOverflow;
@@ -17,22 +24,13 @@ import dev.collectives.runtime.LogCapture;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
-
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-
-import static dev.collectives.backend.sim.PerRank.assertContains;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * A GRAPH step with parameters: one graph per argument tuple, captured on first use (or at bind), replayed on
@@ -61,7 +59,13 @@ class GraphCacheTest {
 
         GraphCache cache(int capacity, GraphCacheOverflow overflow) {
             Communicator comm = ctx.comm();
-            return new GraphCache(comm, ctx.stream(), "Buckets", "bucket", capacity, overflow,
+            return new GraphCache(
+                    comm,
+                    ctx.stream(),
+                    "Buckets",
+                    "bucket",
+                    capacity,
+                    overflow,
                     args -> comm.allReduce(send, args[0], recv, args[0], args[1], I32, ReduceOp.SUM, ctx.stream()));
         }
 
@@ -99,7 +103,8 @@ class GraphCacheTest {
     void aTupleIsCapturedOnceAndReplayedWithTheDataOfTheMoment() {
         try (SimCluster cluster = SimBackend.cluster().ranks(3).build()) {
             cluster.run(ctx -> {
-                try (Arenas arenas = new Arenas(ctx); GraphCache cache = arenas.cache(4)) {
+                try (Arenas arenas = new Arenas(ctx);
+                        GraphCache cache = arenas.cache(4)) {
                     long[][] calls = {{0, 8}, {8, 4}, {0, 8}, {20, 12}, {8, 4}, {0, 8}};
                     for (int round = 0; round < calls.length; round++) {
                         arenas.fill(round * 100);
@@ -107,8 +112,10 @@ class GraphCacheTest {
                         arenas.expect(round * 100, (int) calls[round][0], (int) calls[round][1]);
                     }
                     assertEquals(new GraphCacheStats(3, 3, 0, 3, 4), cache.stats());
-                    assertEquals("graph cache of bucket(): 3 of 4 graphs held, 3 captured, 3 hits, 0 evicted, 0 "
-                            + "missed after eviction", cache.describe());
+                    assertEquals(
+                            "graph cache of bucket(): 3 of 4 graphs held, 3 captured, 3 hits, 0 evicted, 0 "
+                                    + "missed after eviction",
+                            cache.describe());
                     assertEquals(3, ledger(ctx).graphs());
                     assertEquals(3, ledger(ctx).graphExecs());
                 }
@@ -121,7 +128,8 @@ class GraphCacheTest {
     void captureAtBindMakesTheFirstLaunchAHit() {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
             cluster.run(ctx -> {
-                try (Arenas arenas = new Arenas(ctx); GraphCache cache = arenas.cache(4)) {
+                try (Arenas arenas = new Arenas(ctx);
+                        GraphCache cache = arenas.cache(4)) {
                     cache.capture(0, 16);
                     cache.capture(16, 16);
                     cache.capture(0, 16);
@@ -147,9 +155,20 @@ class GraphCacheTest {
                 for (int i = 0; i < 3; i++) {
                     buffers.add(comm.allocate(Allocator.MEM_ALLOC, I32, 4));
                 }
-                try (GraphCache cache = new GraphCache(comm, ctx.stream(), "Buckets", "bucket", 2,
-                        GraphCacheOverflow.WARN, args -> comm.allReduce(buffers.get((int) args[0]), buffers.get((int) args[0]), 4, I32,
-                                ReduceOp.SUM, ctx.stream()))) {
+                try (GraphCache cache = new GraphCache(
+                        comm,
+                        ctx.stream(),
+                        "Buckets",
+                        "bucket",
+                        2,
+                        GraphCacheOverflow.WARN,
+                        args -> comm.allReduce(
+                                buffers.get((int) args[0]),
+                                buffers.get((int) args[0]),
+                                4,
+                                I32,
+                                ReduceOp.SUM,
+                                ctx.stream()))) {
                     cache.launch(0);
                     cache.launch(1);
                     cache.launch(0);
@@ -178,7 +197,8 @@ class GraphCacheTest {
     void aReturningTupleIsCapturedAgainAfterItsEviction() {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
             cluster.run(ctx -> {
-                try (Arenas arenas = new Arenas(ctx); GraphCache cache = arenas.cache(1)) {
+                try (Arenas arenas = new Arenas(ctx);
+                        GraphCache cache = arenas.cache(1)) {
                     for (int round = 0; round < 4; round++) {
                         int offset = round % 2 == 0 ? 0 : 16;
                         arenas.fill(round);
@@ -217,7 +237,8 @@ class GraphCacheTest {
     void aStepThatFailsDuringCaptureLeavesNothingBehind() {
         try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
             cluster.run(ctx -> {
-                try (Arenas arenas = new Arenas(ctx); GraphCache cache = arenas.cache(2)) {
+                try (Arenas arenas = new Arenas(ctx);
+                        GraphCache cache = arenas.cache(2)) {
                     assertThrows(CollectivesException.class, () -> cache.launch(30, 4));
                     assertEquals(Stream.CaptureStatus.NONE, ctx.stream().captureStatus());
                     assertEquals(new GraphCacheStats(0, 0, 0, 0, 2), cache.stats());
@@ -234,8 +255,10 @@ class GraphCacheTest {
     void aCacheHoldsAtLeastOneGraph() {
         try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
             cluster.run(ctx -> {
-                CollectivesException e = assertThrows(CollectivesException.class, () -> new GraphCache(ctx.comm(),
-                        ctx.stream(), "Buckets", "bucket", 0, GraphCacheOverflow.WARN, args -> { }));
+                CollectivesException e = assertThrows(
+                        CollectivesException.class,
+                        () -> new GraphCache(
+                                ctx.comm(), ctx.stream(), "Buckets", "bucket", 0, GraphCacheOverflow.WARN, args -> {}));
                 assertContains(e.getMessage(), "Buckets.bucket()", "at least 1");
             });
         }
@@ -246,15 +269,18 @@ class GraphCacheTest {
         List<LogRecord> records = LogCapture.capture(GraphCache.LOGGER, Level.WARNING, () -> {
             try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
                 cluster.run(ctx -> {
-                    try (Arenas arenas = new Arenas(ctx); GraphCache cache = arenas.cache(4)) {
+                    try (Arenas arenas = new Arenas(ctx);
+                            GraphCache cache = arenas.cache(4)) {
                         for (int call = 0; call < 24; call++) {
                             cache.launch(call % 8, 1);
                         }
                         assertEquals(new GraphCacheStats(24, 0, 20, 4, 4), cache.stats());
                         String[] lines = cache.describe().split("\n");
                         assertEquals(2, lines.length, cache.describe());
-                        assertEquals("graph cache of bucket(): 4 of 4 graphs held, 24 captured, 0 hits, 20 evicted, "
-                                + "16 missed after eviction", lines[0]);
+                        assertEquals(
+                                "graph cache of bucket(): 4 of 4 graphs held, 24 captured, 0 hits, 20 evicted, "
+                                        + "16 missed after eviction",
+                                lines[0]);
                         assertEquals(TOO_SMALL.replace("%d", "16"), lines[1]);
                     }
                 });
@@ -264,8 +290,10 @@ class GraphCacheTest {
         assertEquals(2, records.size(), records.toString());
         for (LogRecord record : records) {
             assertEquals(Level.WARNING, record.getLevel());
-            assertTrue(Set.of("rank 0: " + TOO_SMALL.replace("%d", "4"), "rank 1: " + TOO_SMALL.replace("%d", "4"))
-                    .contains(record.getMessage()), record.getMessage());
+            assertTrue(
+                    Set.of("rank 0: " + TOO_SMALL.replace("%d", "4"), "rank 1: " + TOO_SMALL.replace("%d", "4"))
+                            .contains(record.getMessage()),
+                    record.getMessage());
         }
         assertNotEquals(records.get(0).getMessage(), records.get(1).getMessage());
     }
@@ -280,7 +308,8 @@ class GraphCacheTest {
         List<LogRecord> records = LogCapture.capture(GraphCache.LOGGER, Level.WARNING, () -> {
             try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
                 cluster.run(ctx -> {
-                    try (Arenas arenas = new Arenas(ctx); GraphCache cache = arenas.cache(2)) {
+                    try (Arenas arenas = new Arenas(ctx);
+                            GraphCache cache = arenas.cache(2)) {
                         // a few sizes, then others for good, each used many times
                         for (int phase = 0; phase < 8; phase++) {
                             for (int call = 0; call < 6; call++) {
@@ -288,8 +317,10 @@ class GraphCacheTest {
                             }
                         }
                         assertEquals(new GraphCacheStats(16, 32, 14, 2, 2), cache.stats());
-                        assertEquals("graph cache of bucket(): 2 of 2 graphs held, 16 captured, 32 hits, 14 evicted, "
-                                + "0 missed after eviction", cache.describe());
+                        assertEquals(
+                                "graph cache of bucket(): 2 of 2 graphs held, 16 captured, 32 hits, 14 evicted, "
+                                        + "0 missed after eviction",
+                                cache.describe());
                     }
                 });
             }
@@ -303,7 +334,7 @@ class GraphCacheTest {
             try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
                 cluster.run(ctx -> {
                     try (Arenas arenas = new Arenas(ctx);
-                         GraphCache cache = arenas.cache(2, GraphCacheOverflow.FAIL)) {
+                            GraphCache cache = arenas.cache(2, GraphCacheOverflow.FAIL)) {
                         // holds 2 and 0 after these; the second miss on an evicted tuple fails, before capturing
                         for (int tuple : new int[] {0, 1, 2, 0}) {
                             cache.launch(tuple, 1);
@@ -312,12 +343,15 @@ class GraphCacheTest {
                             CollectivesException e = assertThrows(CollectivesException.class, () -> cache.launch(1, 1));
                             assertEquals(null, e.rule());
                             assertEquals(Result.INVALID_USAGE, e.result());
-                            assertEquals("rank " + ctx.rank() + ": Buckets.bucket(...): its graph cache is too small: it "
-                                    + "holds 2 graphs but the step was called with 3 distinct argument tuples, and "
-                                    + (2 + refused) + " calls missed a graph it had evicted (each such call captures it "
-                                    + "again, which costs far more than a launch); set "
-                                    + "@CollectivePipeline(graphCache = 3), or call the step with fewer distinct "
-                                    + "arguments (graphCacheOverflow = FAIL)", e.getMessage());
+                            assertEquals(
+                                    "rank " + ctx.rank() + ": Buckets.bucket(...): its graph cache is too small: it "
+                                            + "holds 2 graphs but the step was called with 3 distinct argument tuples, and "
+                                            + (2 + refused)
+                                            + " calls missed a graph it had evicted (each such call captures it "
+                                            + "again, which costs far more than a launch); set "
+                                            + "@CollectivePipeline(graphCache = 3), or call the step with fewer distinct "
+                                            + "arguments (graphCacheOverflow = FAIL)",
+                                    e.getMessage());
                             assertEquals(Stream.CaptureStatus.NONE, ctx.stream().captureStatus());
                         }
                         // the held tuples still launch; the launches above may still be queued
@@ -326,8 +360,11 @@ class GraphCacheTest {
                         cache.launch(2, 1);
                         arenas.expect(5, 2, 1);
                         assertEquals(new GraphCacheStats(4, 1, 2, 2, 2), cache.stats());
-                        assertTrue(cache.describe().endsWith("(graphCache = 3), or call the step with fewer distinct "
-                                + "arguments"), cache.describe());
+                        assertTrue(
+                                cache.describe()
+                                        .endsWith("(graphCache = 3), or call the step with fewer distinct "
+                                                + "arguments"),
+                                cache.describe());
                     }
                 });
             }
@@ -340,8 +377,8 @@ class GraphCacheTest {
         List<LogRecord> records = LogCapture.capture(GraphCache.LOGGER, Level.WARNING, () -> {
             try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
                 cluster.run(ctx -> {
-                    try (GraphCache cache = new GraphCache(ctx.comm(), ctx.stream(), "Buckets", "bucket", 1,
-                            GraphCacheOverflow.WARN, args -> { })) {
+                    try (GraphCache cache = new GraphCache(
+                            ctx.comm(), ctx.stream(), "Buckets", "bucket", 1, GraphCacheOverflow.WARN, args -> {})) {
                         for (int tuple = 0; tuple <= GraphCache.SEEN_LIMIT; tuple++) {
                             cache.launch(tuple);
                         }
@@ -351,8 +388,11 @@ class GraphCacheTest {
             }
         });
         assertEquals(1, records.size(), records.toString());
-        assertContains(records.get(0).getMessage(), "called with at least " + GraphCache.SEEN_LIMIT + " distinct",
-                "1 call missed", "set @CollectivePipeline(graphCache = " + GraphCache.SEEN_LIMIT + ") or more,");
+        assertContains(
+                records.get(0).getMessage(),
+                "called with at least " + GraphCache.SEEN_LIMIT + " distinct",
+                "1 call missed",
+                "set @CollectivePipeline(graphCache = " + GraphCache.SEEN_LIMIT + ") or more,");
     }
 
     private static SimUsage ledger(RankContext ctx) {

@@ -1,5 +1,9 @@
 package dev.collectives.runtime.spi;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
@@ -15,10 +19,6 @@ import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.internal.Capture;
 import dev.collectives.runtime.internal.Lifecycle;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,10 +27,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The flight recorder on sim: what an entry holds, its states, the ring's bound and the dump. */
 class FlightRecorderTest {
@@ -45,7 +43,7 @@ class FlightRecorderTest {
             cluster.run(ctx -> {
                 Communicator comm = ctx.comm();
                 try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, F32, 8);
-                     DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
+                        DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
                     comm.allReduce(send, 2, recv, 4, 4, F32, ReduceOp.SUM, ctx.stream());
                     comm.broadcast(send, recv, 8, F32, 1, ctx.stream());
                     List<Entry> pending = comm.flightRecord().entries();
@@ -61,7 +59,9 @@ class FlightRecorderTest {
                     assertEquals(recv.address() + 4 * F32.size(), allReduce.recv());
                     assertEquals(-1, allReduce.op());
                     assertEquals("unregistered", allReduce.registration());
-                    assertEquals("#2 broadcast(8 x FLOAT32, peer/root 1)", record.entries().get(1).toString());
+                    assertEquals(
+                            "#2 broadcast(8 x FLOAT32, peer/root 1)",
+                            record.entries().get(1).toString());
                     assertTrue(allReduce.completedMicros() >= allReduce.enqueuedMicros(), allReduce.toString());
                     assertEquals(ctx.rank(), record.rank());
                     assertEquals(2, record.size());
@@ -79,12 +79,12 @@ class FlightRecorderTest {
                 Communicator comm = ctx.comm();
                 Stream stream = ctx.stream();
                 try (DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, F32, 8);
-                     DeviceBuffer b = comm.allocate(Allocator.MEM_ALLOC, F32, 8);
-                     Graph graph = Capture.capture(comm, stream, "p.Replayed", "step", () -> {
-                         comm.allReduce(a, b, 8, F32, ReduceOp.SUM, stream);
-                         comm.allGather(a, b, 4, F32, stream);
-                     });
-                     GraphExec exec = graph.instantiate()) {
+                        DeviceBuffer b = comm.allocate(Allocator.MEM_ALLOC, F32, 8);
+                        Graph graph = Capture.capture(comm, stream, "p.Replayed", "step", () -> {
+                            comm.allReduce(a, b, 8, F32, ReduceOp.SUM, stream);
+                            comm.allGather(a, b, 4, F32, stream);
+                        });
+                        GraphExec exec = graph.instantiate()) {
                     Lifecycle.requireOpen(comm, "p.Local", false, "step");
                     comm.allReduce(a, b, 8, F32, ReduceOp.SUM, stream);
                     comm.allReduce(a, b, 4, F32, ReduceOp.SUM, stream);
@@ -95,11 +95,12 @@ class FlightRecorderTest {
                     Lifecycle.stepDone(comm, stream);
                     stream.synchronize();
 
-                    assertEquals(List.of(
-                            "#1 allReduce(8 x FLOAT32) in p.Local.step() op 0",
-                            "#2 allReduce(4 x FLOAT32) in p.Local.step() op 1",
-                            "#3 allReduce(2 x FLOAT32)",
-                            "#4 graph [allReduce(8 x FLOAT32), allGather(4 x FLOAT32)] in p.Replayed.step()"),
+                    assertEquals(
+                            List.of(
+                                    "#1 allReduce(8 x FLOAT32) in p.Local.step() op 0",
+                                    "#2 allReduce(4 x FLOAT32) in p.Local.step() op 1",
+                                    "#3 allReduce(2 x FLOAT32)",
+                                    "#4 graph [allReduce(8 x FLOAT32), allGather(4 x FLOAT32)] in p.Replayed.step()"),
                             texts(comm.flightRecord().entries()));
                     assertEquals("graph", comm.flightRecord().entries().get(3).registration());
                 }
@@ -112,9 +113,11 @@ class FlightRecorderTest {
         FlightRecord record = withProperty(FlightRecorder.ENTRIES_PROPERTY, "3", () -> allReducesOfOneRank(5));
         assertEquals(3, record.capacity());
         assertEquals(5, record.recorded());
-        assertEquals(List.of("#3 allReduce(3 x FLOAT32)", "#4 allReduce(4 x FLOAT32)", "#5 allReduce(5 x FLOAT32)"),
+        assertEquals(
+                List.of("#3 allReduce(3 x FLOAT32)", "#4 allReduce(4 x FLOAT32)", "#5 allReduce(5 x FLOAT32)"),
                 texts(record.entries()));
-        assertEquals("last enqueued #5 allReduce(5 x FLOAT32) (completed), last completed #5 allReduce(5 x FLOAT32)",
+        assertEquals(
+                "last enqueued #5 allReduce(5 x FLOAT32) (completed), last completed #5 allReduce(5 x FLOAT32)",
                 record.position());
     }
 
@@ -132,7 +135,7 @@ class FlightRecorderTest {
             try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
                 Communicator comm = cluster.communicator(0);
                 try (Stream stream = comm.createStream();
-                     DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
+                        DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
                     comm.allReduce(a, a, 8, F32, ReduceOp.SUM, stream);
                     comm.abort();
                     return comm.flightRecord();
@@ -141,7 +144,8 @@ class FlightRecorderTest {
         });
         assertEquals(List.of(State.UNKNOWN), states(record.entries()));
         String dump = rankZerosDump();
-        assertTrue(dump.startsWith("{\"format\": \"collectives-flight-record\", \"version\": 1, \"reason\": \"abort\""),
+        assertTrue(
+                dump.startsWith("{\"format\": \"collectives-flight-record\", \"version\": 1, \"reason\": \"abort\""),
                 dump);
         assertTrue(dump.contains("\"call\": \"allReduce\""), dump);
         assertTrue(dump.contains("\"state\": \"unknown\""), dump);
@@ -150,7 +154,10 @@ class FlightRecorderTest {
     @Test
     void aRankWhosePeerNeverCallsFailsItsCallAndDumpsItsRing() throws IOException {
         withProperty(FlightRecorder.DIR_PROPERTY, dumps.toString(), () -> {
-            try (SimCluster cluster = SimBackend.cluster().ranks(2).timeout(Duration.ofMillis(300)).build()) {
+            try (SimCluster cluster = SimBackend.cluster()
+                    .ranks(2)
+                    .timeout(Duration.ofMillis(300))
+                    .build()) {
                 cluster.run(ctx -> {
                     if (ctx.rank() == 1) {
                         return;
@@ -158,7 +165,9 @@ class FlightRecorderTest {
                     try (DeviceBuffer a = ctx.comm().allocate(Allocator.MEM_ALLOC, F32, 8)) {
                         ctx.comm().allReduce(a, a, 8, F32, ReduceOp.SUM, ctx.stream());
                         assertThrows(RuntimeException.class, () -> ctx.stream().synchronize());
-                        assertEquals(List.of(State.FAILED), states(ctx.comm().flightRecord().entries()));
+                        assertEquals(
+                                List.of(State.FAILED),
+                                states(ctx.comm().flightRecord().entries()));
                     }
                 });
             }
@@ -175,17 +184,36 @@ class FlightRecorderTest {
 
     @Test
     void theDumpEscapesTextAndListsEveryField() {
-        Entry entry = new Entry(7, "p.\"Q\"", "step", List.of(3L), 0, "allReduce", 16, 1, 32, 2, 4, "FLOAT32", -1,
-                "registered", List.of(), State.ENQUEUED, 10, 0);
+        Entry entry = new Entry(
+                7,
+                "p.\"Q\"",
+                "step",
+                List.of(3L),
+                0,
+                "allReduce",
+                16,
+                1,
+                32,
+                2,
+                4,
+                "FLOAT32",
+                -1,
+                "registered",
+                List.of(),
+                State.ENQUEUED,
+                10,
+                0);
         String json = FlightRecordJson.toJson(new FlightRecord(1, 2, "sim", 0, 5, 7, List.of(entry)), "a\nb");
-        assertEquals("{\"format\": \"collectives-flight-record\", \"version\": 1, \"reason\": \"a\\nb\",\n"
-                + " \"rank\": 1, \"size\": 2, \"backend\": \"sim\", \"communicator\": 0, \"capacity\": 5, "
-                + "\"recorded\": 7,\n \"entries\": [\n"
-                + "  {\"seq\": 7, \"pipeline\": \"p.\\\"Q\\\"\", \"step\": \"step\", \"arguments\": [3], \"op\": 0, "
-                + "\"call\": \"allReduce\", \"send\": \"0x10\", \"sendOffset\": 1, \"recv\": \"0x20\", "
-                + "\"recvOffset\": 2, \"count\": 4, \"type\": \"FLOAT32\", \"peer\": -1, \"registration\": "
-                + "\"registered\", \"graphOps\": [], \"state\": \"enqueued\", \"enqueuedMicros\": 10, "
-                + "\"completedMicros\": 0}\n]}\n", json);
+        assertEquals(
+                "{\"format\": \"collectives-flight-record\", \"version\": 1, \"reason\": \"a\\nb\",\n"
+                        + " \"rank\": 1, \"size\": 2, \"backend\": \"sim\", \"communicator\": 0, \"capacity\": 5, "
+                        + "\"recorded\": 7,\n \"entries\": [\n"
+                        + "  {\"seq\": 7, \"pipeline\": \"p.\\\"Q\\\"\", \"step\": \"step\", \"arguments\": [3], \"op\": 0, "
+                        + "\"call\": \"allReduce\", \"send\": \"0x10\", \"sendOffset\": 1, \"recv\": \"0x20\", "
+                        + "\"recvOffset\": 2, \"count\": 4, \"type\": \"FLOAT32\", \"peer\": -1, \"registration\": "
+                        + "\"registered\", \"graphOps\": [], \"state\": \"enqueued\", \"enqueuedMicros\": 10, "
+                        + "\"completedMicros\": 0}\n]}\n",
+                json);
     }
 
     /** Rank 0's dump, the one file of rank 0 in the directory. */
@@ -203,7 +231,7 @@ class FlightRecorderTest {
         try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
             Communicator comm = cluster.communicator(0);
             try (Stream stream = comm.createStream();
-                 DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
+                    DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
                 for (int count = 1; count <= calls; count++) {
                     comm.allReduce(a, a, count, F32, ReduceOp.SUM, stream);
                 }

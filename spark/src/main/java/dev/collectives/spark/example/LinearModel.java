@@ -26,19 +26,20 @@ public record LinearModel(double[] weights) implements Serializable {
     }
 
     /** One row of data: features {@code x1}, {@code x2} and the target {@code y}. */
-    public record Sample(double x1, double x2, double y) implements Serializable {
-    }
+    public record Sample(double x1, double x2, double y) implements Serializable {}
 
     /**
      * The example's data: 64 rows on an 8 x 8 grid of {@code x1, x2} in [-4, 3], {@code y = 3 + 2 x1 - x2}, which the
      * weights approach step by step.
      */
     public static List<Sample> exampleRows() {
-        return java.util.stream.IntStream.range(0, 64).mapToObj(i -> {
-            double x1 = i % 8 - 4;
-            double x2 = i / 8 - 4;
-            return new Sample(x1, x2, 3 + 2 * x1 - x2);
-        }).toList();
+        return java.util.stream.IntStream.range(0, 64)
+                .mapToObj(i -> {
+                    double x1 = i % 8 - 4;
+                    double x2 = i / 8 - 4;
+                    return new Sample(x1, x2, 3 + 2 * x1 - x2);
+                })
+                .toList();
     }
 
     /** Over {@code rows}: for each weight, the sum of {@code (prediction - y) * feature}; then the number of rows. */

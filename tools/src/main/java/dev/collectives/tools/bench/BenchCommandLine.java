@@ -1,14 +1,13 @@
 package dev.collectives.tools.bench;
 
-import picocli.CommandLine;
-import picocli.CommandLine.IExecutionExceptionHandler;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
-
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import picocli.CommandLine;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
 
 /**
  * What the benchmark commands share on the command line, so that each exits with the statuses its help lists: a
@@ -25,26 +24,29 @@ public final class BenchCommandLine {
 
     /** A failure while a benchmark runs: its message on the command's error stream, and {@link #FAILED}. */
     public static final IExecutionExceptionHandler RUN_FAILED = (e, command, parsed) -> {
-        command.getErr().println("error: " + (e instanceof NoSuchFileException missing
-                ? "no such file: " + missing.getFile() // its own message is the bare path
-                : e.getMessage() == null ? e.toString() : e.getMessage()));
+        command.getErr()
+                .println("error: "
+                        + (e instanceof NoSuchFileException missing
+                                ? "no such file: " + missing.getFile() // its own message is the bare path
+                                : e.getMessage() == null ? e.toString() : e.getMessage()));
         return FAILED;
     };
 
-    private BenchCommandLine() {
-    }
+    private BenchCommandLine() {}
 
     /** The command line of a benchmark run on its own: enum values in any case, a failed run reported as such. */
     static CommandLine of(Object command) {
-        return new CommandLine(command).setCaseInsensitiveEnumValuesAllowed(true)
+        return new CommandLine(command)
+                .setCaseInsensitiveEnumValuesAllowed(true)
                 .setExecutionExceptionHandler(RUN_FAILED);
     }
 
     /** The sizes from {@code --min} doubling up to {@code --max}; a bad command line when there are none. */
     static List<Long> doublingSizes(CommandSpec spec, long minBytes, long maxBytes) {
         if (minBytes < 1 || maxBytes < minBytes) {
-            throw new ParameterException(spec.commandLine(), "--min and --max need 1 <= --min <= --max, not --min="
-                    + minBytes + " --max=" + maxBytes);
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--min and --max need 1 <= --min <= --max, not --min=" + minBytes + " --max=" + maxBytes);
         }
         List<Long> sizes = new ArrayList<>();
         for (long bytes = minBytes; bytes <= maxBytes; bytes *= 2) {
@@ -61,9 +63,12 @@ public final class BenchCommandLine {
         long largest = sizes.get(sizes.size() - 1);
         for (Op op : ops) {
             if (op.count(largest, ranks) == 0) {
-                throw new ParameterException(spec.commandLine(), "--max: " + op.name() + " on " + ranks
-                        + " rank(s) needs sizes of at least " + op.totalBytes(1, ranks) + " bytes, one float32 per "
-                        + "rank; the largest here is " + largest);
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--max: " + op.name() + " on " + ranks
+                                + " rank(s) needs sizes of at least " + op.totalBytes(1, ranks)
+                                + " bytes, one float32 per "
+                                + "rank; the largest here is " + largest);
             }
         }
     }

@@ -1,5 +1,15 @@
 package dev.collectives.tools.bench;
 
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.text.FieldPosition;
+import java.text.NumberFormat;
+import java.text.ParsePosition;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
@@ -10,17 +20,6 @@ import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
-import java.awt.BasicStroke;
-import java.awt.Color;
-import java.io.IOException;
-import java.text.FieldPosition;
-import java.text.NumberFormat;
-import java.text.ParsePosition;
-import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
 /**
  * The chart of one op of a {@link DeviceBenchmark} run: busbw against size (log scale), one line per mode, Java
  * solid and the native baseline dashed in the same colour beside it; out-of-place rows. Its title names only the
@@ -29,14 +28,19 @@ import java.util.Map;
  * module (headless is enough).
  */
 final class BusbwChart {
-    private static final Color[] COLOURS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
-        new Color(0x9467bd), new Color(0xff7f0e), new Color(0x8c564b)};
+    private static final Color[] COLOURS = {
+        new Color(0x1f77b4),
+        new Color(0xd62728),
+        new Color(0x2ca02c),
+        new Color(0x9467bd),
+        new Color(0xff7f0e),
+        new Color(0x8c564b)
+    };
     private static final BasicStroke SOLID = new BasicStroke(2f);
-    private static final BasicStroke DASHED = new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
-            new float[] {6f, 4f}, 0f);
+    private static final BasicStroke DASHED =
+            new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f);
 
-    private BusbwChart() {
-    }
+    private BusbwChart() {}
 
     /**
      * Writes a PNG of the out-of-place rows of {@code op} (columns op, mode, impl, placement, ranks, bytes, busbw,
@@ -77,8 +81,11 @@ final class BusbwChart {
         for (int i = 0; i < names.size(); i++) {
             String name = names.get(i);
             String pair = name.substring(0, name.lastIndexOf(' '));
-            int colour = (int) names.stream().map(n -> n.substring(0, n.lastIndexOf(' '))).distinct()
-                    .takeWhile(p -> !p.equals(pair)).count();
+            int colour = (int) names.stream()
+                    .map(n -> n.substring(0, n.lastIndexOf(' ')))
+                    .distinct()
+                    .takeWhile(p -> !p.equals(pair))
+                    .count();
             renderer.setSeriesPaint(i, COLOURS[colour % COLOURS.length]);
             renderer.setSeriesStroke(i, name.endsWith(" native") ? DASHED : SOLID);
         }
@@ -86,8 +93,11 @@ final class BusbwChart {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
-        JFreeChart chart = new JFreeChart(op + (context == null ? "" : ", " + context) + ": out of place, "
-                + caption(names), JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        JFreeChart chart = new JFreeChart(
+                op + (context == null ? "" : ", " + context) + ": out of place, " + caption(names),
+                JFreeChart.DEFAULT_TITLE_FONT,
+                plot,
+                true);
         chart.setBackgroundPaint(Color.WHITE);
         return chart;
     }

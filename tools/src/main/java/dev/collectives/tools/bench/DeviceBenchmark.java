@@ -1,9 +1,9 @@
 package dev.collectives.tools.bench;
 
-import dev.collectives.examples.BuildVersion;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
+import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.ClusterOptions;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
@@ -12,13 +12,6 @@ import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Stream;
-
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -33,6 +26,11 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * nccl-tests-style tables of allreduce, allgather and reducescatter (float32) on a native backend: per size the
@@ -41,13 +39,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * buffers and stream ({@link NativeBaseline}) — and in each registration mode. Java and native rounds alternate,
  * so drift on the machine touches both. On the sim backend the native columns stay empty.
  */
-@Command(name = "device", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
+@Command(
+        name = "device",
+        mixinStandardHelpOptions = true,
+        versionProvider = BuildVersion.class,
         sortOptions = false,
-        description = {"Times collectives on a backend like nccl-tests: size, count, type, redop, time, algbw, busbw "
-                + "and #wrong, out of place and in place, the Java calls beside the same calls from a C loop in "
-                + "this process."}, exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:every size of every table was right", "1:a size had wrong elements, or the run failed",
-            "2:a bad command line, or an unavailable backend"})
+        description = {
+            "Times collectives on a backend like nccl-tests: size, count, type, redop, time, algbw, busbw "
+                    + "and #wrong, out of place and in place, the Java calls beside the same calls from a C loop in "
+                    + "this process."
+        },
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "0:every size of every table was right",
+            "1:a size had wrong elements, or the run failed",
+            "2:a bad command line, or an unavailable backend"
+        })
 public final class DeviceBenchmark implements Callable<Integer> {
     private static final int WARMUP = 5;
     private static final int FIRST_WARMUP = 3000;
@@ -61,25 +68,40 @@ public final class DeviceBenchmark implements Callable<Integer> {
     @Option(names = "--min", defaultValue = "8", description = "Smallest size in bytes (default ${DEFAULT-VALUE}).")
     long minBytes;
 
-    @Option(names = "--max", defaultValue = "1073741824",
+    @Option(
+            names = "--max",
+            defaultValue = "1073741824",
             description = "Largest size in bytes; sizes double from --min. It bounds the generated pipelines too, "
                     + "which declare buffers of 1 GiB (default ${DEFAULT-VALUE}).")
     long maxBytes;
 
-    @Option(names = "--ops", split = ",", defaultValue = "allreduce,allgather,reducescatter",
-            converter = Op.Parser.class, completionCandidates = Op.Names.class,
+    @Option(
+            names = "--ops",
+            split = ",",
+            defaultValue = "allreduce,allgather,reducescatter",
+            converter = Op.Parser.class,
+            completionCandidates = Op.Names.class,
             description = "Ops, comma-separated: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
     List<Op> ops;
 
-    @Option(names = "--modes", split = ",", defaultValue = "none,local,graph",
+    @Option(
+            names = "--modes",
+            split = ",",
+            defaultValue = "none,local,graph",
             description = "Registration modes, comma-separated: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
     List<Mode> modes;
 
-    @Option(names = "--rounds", defaultValue = "3",
+    @Option(
+            names = "--rounds",
+            defaultValue = "3",
             description = "Timed rounds per size and side; the best counts (default ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--pipelines", negatable = true, defaultValue = "true", fallbackValue = "true",
+    @Option(
+            names = "--pipelines",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
             description = "Also time the generated benchmark pipelines' steps of the ops in --ops and from --min "
                     + "(2 ranks and --max of 1 GiB only; default on).")
     boolean pipelines;
@@ -90,7 +112,9 @@ public final class DeviceBenchmark implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows as JSON.")
     Path json;
 
-    @Option(names = "--plot", paramLabel = "FILE",
+    @Option(
+            names = "--plot",
+            paramLabel = "FILE",
             description = "Also draw busbw against size of the first op as a PNG, a line per mode (needs the "
                     + "java.desktop module; else draw it later from --csv with the plot command).")
     Path plot;
@@ -111,8 +135,7 @@ public final class DeviceBenchmark implements Callable<Integer> {
     }
 
     /** One measured row of one side. */
-    record Row(long bytes, long count, double timeUs, double algbw, double busbw, double hostUs) {
-    }
+    record Row(long bytes, long count, double timeUs, double algbw, double busbw, double hostUs) {}
 
     /** Iterations per size: many where an op takes microseconds, few where it takes milliseconds. */
     static int iterations(long bytes) {
@@ -126,14 +149,15 @@ public final class DeviceBenchmark implements Callable<Integer> {
         BenchCommandLine.positive(spec, "--rounds", rounds);
         sizes = BenchCommandLine.doublingSizes(spec, minBytes, maxBytes);
         BenchCommandLine.requireOneElement(spec, ops, ranks, sizes);
-        try (PrintStream file = textFile == null ? null
+        try (PrintStream file = textFile == null
+                ? null
                 : new PrintStream(Files.newOutputStream(textFile), true, StandardCharsets.UTF_8)) {
             out = file == null ? System.out : new Tee(System.out, file);
             run(b);
         }
         if (plot != null) {
-            BusbwChart.write(results, ops.get(0).name(), String.format(Locale.ROOT, "%s, %d rank(s)", b.name(), ranks),
-                    plot);
+            BusbwChart.write(
+                    results, ops.get(0).name(), String.format(Locale.ROOT, "%s, %d rank(s)", b.name(), ranks), plot);
         }
         return wrong.get() == 0 ? BenchCommandLine.PASSED : BenchCommandLine.FAILED;
     }
@@ -149,8 +173,9 @@ public final class DeviceBenchmark implements Callable<Integer> {
     }
 
     private void run(Backend b) throws IOException {
-        out.printf("# DeviceBenchmark: backend %s, %d rank(s), float32, %d..%d bytes; iterations 1000 up to 64 KiB, "
-                + "100 up to 64 MiB, 20 above; best of %d rounds per side, Java and native rounds alternating%n",
+        out.printf(
+                "# DeviceBenchmark: backend %s, %d rank(s), float32, %d..%d bytes; iterations 1000 up to 64 KiB, "
+                        + "100 up to 64 MiB, 20 above; best of %d rounds per side, Java and native rounds alternating%n",
                 b.name(), ranks, minBytes, maxBytes, rounds);
         out.printf("# time: wall clock per op, slowest rank; native: the same op from a C loop in this process on the "
                 + "same communicator, buffers and stream; #wrong: elements that differ from the expected result%n");
@@ -166,7 +191,9 @@ public final class DeviceBenchmark implements Callable<Integer> {
                     for (SizeRow r : rows) {
                         java.computeIfAbsent(key, k -> new LinkedHashMap<>()).put(r.bytes, r.java[0]);
                         if (r.nat[0] != null) {
-                            nativeRows.computeIfAbsent(key, k -> new LinkedHashMap<>()).put(r.bytes, r.nat[0]);
+                            nativeRows
+                                    .computeIfAbsent(key, k -> new LinkedHashMap<>())
+                                    .put(r.bytes, r.nat[0]);
                         }
                     }
                 }
@@ -210,8 +237,8 @@ public final class DeviceBenchmark implements Callable<Integer> {
             int rank = ctx.rank();
             boolean withNative = NativeBaseline.supports(comm);
             try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, sendBytes);
-                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, recvBytes);
-                 AutoCloseable registered = mode.register(comm, send, recv)) {
+                    DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, recvBytes);
+                    AutoCloseable registered = mode.register(comm, send, recv)) {
                 Placement first = new Placement(op, comm, send, recv, rows.get(0).count, false);
                 warmUp(stream, s -> op.call(comm, first.send, first.recv, first.count, s));
                 for (SizeRow row : rows) {
@@ -221,8 +248,8 @@ public final class DeviceBenchmark implements Callable<Integer> {
                         try (sides) {
                             long javaWrong = at.check(stream, sides.java);
                             long nativeWrong = withNative ? at.check(stream, sides.nat) : 0;
-                            double[][] best = timer.timeBoth(rank, stream, sides, iterations(row.bytes), rounds,
-                                    withNative);
+                            double[][] best =
+                                    timer.timeBoth(rank, stream, sides, iterations(row.bytes), rounds, withNative);
                             long[] wrongs = timer.sum(rank, javaWrong, nativeWrong);
                             if (rank == 0) {
                                 row.java[p] = row(op, row.count, best[0]);
@@ -256,10 +283,35 @@ public final class DeviceBenchmark implements Callable<Integer> {
     }
 
     private void record(Op op, Mode mode, int placement, String impl, Row row, long wrongElements) {
-        results.add("op", op.name(), "mode", name(mode), "placement", placement == 0 ? "out-of-place" : "in-place",
-                "impl", impl, "ranks", ranks, "bytes", row.bytes(), "count", row.count(), "type", "float",
-                "redop", op.redop(), "time_us", row.timeUs(), "algbw", row.algbw(), "busbw", row.busbw(),
-                "host_us", row.hostUs(), "wrong", wrongElements);
+        results.add(
+                "op",
+                op.name(),
+                "mode",
+                name(mode),
+                "placement",
+                placement == 0 ? "out-of-place" : "in-place",
+                "impl",
+                impl,
+                "ranks",
+                ranks,
+                "bytes",
+                row.bytes(),
+                "count",
+                row.count(),
+                "type",
+                "float",
+                "redop",
+                op.redop(),
+                "time_us",
+                row.timeUs(),
+                "algbw",
+                row.algbw(),
+                "busbw",
+                row.busbw(),
+                "host_us",
+                row.hostUs(),
+                "wrong",
+                wrongElements);
     }
 
     /**
@@ -274,8 +326,8 @@ public final class DeviceBenchmark implements Callable<Integer> {
         final DeviceBuffer recv;
         final long count;
 
-        Placement(Op op, Communicator comm, DeviceBuffer sendBytes, DeviceBuffer recvBytes, long count,
-                  boolean inPlace) {
+        Placement(
+                Op op, Communicator comm, DeviceBuffer sendBytes, DeviceBuffer recvBytes, long count, boolean inPlace) {
             this.op = op;
             this.comm = comm;
             this.count = count;
@@ -368,8 +420,8 @@ public final class DeviceBenchmark implements Callable<Integer> {
             Op op = at.op;
             Step call = s -> op.call(comm, at.send, at.recv, at.count, s);
             if (mode != Mode.GRAPH) {
-                return new Sides(call.batch(), (s, n) -> op.callNative(comm, at.send, at.recv, at.count, s, n), null,
-                        null);
+                return new Sides(
+                        call.batch(), (s, n) -> op.callNative(comm, at.send, at.recv, at.count, s, n), null, null);
             }
             call.issue(stream); // one eager op first: the library sets up this size's connections outside the capture
             stream.synchronize();
@@ -509,12 +561,20 @@ public final class DeviceBenchmark implements Callable<Integer> {
     private void print(Op op, Mode mode, List<SizeRow> rows) {
         out.printf("%n# %s, %s, %d rank(s): Java | native%n", op.name(), name(mode), ranks);
         out.printf("# %12s %12s %6s %5s  %s  %s%n", "", "", "", "", center("out-of-place"), center("in-place"));
-        String side = String.format(Locale.ROOT, "%9s %7s %7s %6s %9s %7s %6s", "time(us)", "algbw", "busbw",
-                "#wrong", "n.time", "n.busbw", "n.#wr");
+        String side = String.format(
+                Locale.ROOT,
+                "%9s %7s %7s %6s %9s %7s %6s",
+                "time(us)",
+                "algbw",
+                "busbw",
+                "#wrong",
+                "n.time",
+                "n.busbw",
+                "n.#wr");
         out.printf("# %12s %12s %6s %5s  %s  %s%n", "size(B)", "count", "type", "redop", side, side);
         for (SizeRow r : rows) {
-            out.printf("  %12d %12d %6s %5s  %s  %s%n", r.bytes, r.count, "float", op.redop(), cells(r, 0),
-                    cells(r, 1));
+            out.printf(
+                    "  %12d %12d %6s %5s  %s  %s%n", r.bytes, r.count, "float", op.redop(), cells(r, 0), cells(r, 1));
         }
     }
 
@@ -531,8 +591,9 @@ public final class DeviceBenchmark implements Callable<Integer> {
             return String.format(Locale.ROOT, "%9s %7s %7s %6s %9s %7s %6s", "-", "-", "-", "-", "-", "-", "-");
         }
         return String.format(Locale.ROOT, "%9.2f %7.2f %7.2f %6d ", j.timeUs(), j.algbw(), j.busbw(), r.javaWrong[p])
-                + (n == null ? String.format(Locale.ROOT, "%9s %7s %6s", "-", "-", "-")
-                : String.format(Locale.ROOT, "%9.2f %7.2f %6d", n.timeUs(), n.busbw(), r.nativeWrong[p]));
+                + (n == null
+                        ? String.format(Locale.ROOT, "%9s %7s %6s", "-", "-", "-")
+                        : String.format(Locale.ROOT, "%9.2f %7.2f %6d", n.timeUs(), n.busbw(), r.nativeWrong[p]));
     }
 
     private void summarize(Map<String, Map<Long, Row>> java, Map<String, Map<Long, Row>> nat) {
@@ -557,10 +618,13 @@ public final class DeviceBenchmark implements Callable<Integer> {
                     hostOverheads.add(j.hostUs() - n.hostUs());
                 }
             }
-            out.printf("# %-22s min busbw ratio Java/native from 64 MiB: %s; Java - native, median over sizes up to "
-                            + "4 KiB: time %s us, host enqueue %s us%n", key.toLowerCase(Locale.ROOT),
+            out.printf(
+                    "# %-22s min busbw ratio Java/native from 64 MiB: %s; Java - native, median over sizes up to "
+                            + "4 KiB: time %s us, host enqueue %s us%n",
+                    key.toLowerCase(Locale.ROOT),
                     worst == Double.POSITIVE_INFINITY ? "-" : String.format(Locale.ROOT, "%.3f (at %d B)", worst, at),
-                    median(overheads, "%.2f"), median(hostOverheads, "%.3f"));
+                    median(overheads, "%.2f"),
+                    median(hostOverheads, "%.3f"));
         }
         out.printf("# #wrong in all: %d%n", wrong.get());
     }

@@ -1,8 +1,8 @@
 package dev.collectives.tools.bench;
 
-import dev.collectives.examples.BuildVersion;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.ClusterOptions;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
@@ -15,14 +15,6 @@ import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Stream;
 import dev.collectives.tools.bench.DeviceBenchmark.Step;
 import dev.collectives.tools.bench.DeviceBenchmark.Timer;
-
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -32,6 +24,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * What the processor's plan of a step buys. Per step, k allreduces (sum) of n float32 elements at adjacent offsets of
@@ -49,14 +47,22 @@ import java.util.stream.Collectors;
  * hand-written calls leave there (#wrong counts the elements that differ, over all ranks). Figures from {@code sim},
  * a simulation inside this JVM, are not performance figures, and the output says so.
  */
-@Command(name = "fusion", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
+@Command(
+        name = "fusion",
+        mixinStandardHelpOptions = true,
+        versionProvider = BuildVersion.class,
         sortOptions = false,
-        description = {"Times k allreduces of n floats at adjacent offsets of one block per step: by hand with "
-                + "Communicator calls, as a declared pipeline planned (one fused call) and as written, and with "
-                + "--native-bench from C one by one and fused; eager and in a graph."},
+        description = {
+            "Times k allreduces of n floats at adjacent offsets of one block per step: by hand with "
+                    + "Communicator calls, as a declared pipeline planned (one fused call) and as written, and with "
+                    + "--native-bench from C one by one and fused; eager and in a graph."
+        },
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:measured, and every planned step wrote what the calls by hand write",
-            "1:a step wrote something else, or the run failed", "2:a bad command line, or an unavailable backend"})
+        exitCodeList = {
+            "0:measured, and every planned step wrote what the calls by hand write",
+            "1:a step wrote something else, or the run failed",
+            "2:a bad command line, or an unavailable backend"
+        })
 public final class FusionBenchmark implements Callable<Integer> {
     static final String BY_HAND = "java one by one";
     static final String PLANNED = "pipeline planned";
@@ -67,13 +73,17 @@ public final class FusionBenchmark implements Callable<Integer> {
     private static final List<String> SIDES = List.of(BY_HAND, PLANNED, WRITTEN, NATIVE_ONE_BY_ONE, NATIVE_FUSED);
     /** The cell the summary states the aims for, and its aims. */
     private static final int AIM_K = 16;
+
     private static final long AIM_N = 256;
     private static final double EAGER_AIM = 10;
     private static final double GRAPH_AIM = 5;
     private static final double NATIVE_AIM_PERCENT = 10;
 
     /** How a step is issued: its calls on the stream, or one graph launch. */
-    enum Launch { EAGER, GRAPH }
+    enum Launch {
+        EAGER,
+        GRAPH
+    }
 
     /** A bound pipeline of k ops: its buffers and its two steps. */
     private record Bound(Pipeline pipeline, DeviceBuffer in, DeviceBuffer out, Runnable planned, Runnable written)
@@ -129,28 +139,46 @@ public final class FusionBenchmark implements Callable<Integer> {
 
     int ranks;
 
-    @Option(names = "--ks", split = ",", defaultValue = "1,4,16,64",
+    @Option(
+            names = "--ks",
+            split = ",",
+            defaultValue = "1,4,16,64",
             description = "Ops per step, comma-separated, of 1, 4, 16 and 64 (default ${DEFAULT-VALUE}).")
     List<Integer> ks;
 
-    @Option(names = "--ns", split = ",", defaultValue = "256,4096,65536",
+    @Option(
+            names = "--ns",
+            split = ",",
+            defaultValue = "256,4096,65536",
             description = "Elements per op, comma-separated (default ${DEFAULT-VALUE}).")
     List<Long> ns;
 
-    @Option(names = "--modes", split = ",", defaultValue = "eager,graph",
+    @Option(
+            names = "--modes",
+            split = ",",
+            defaultValue = "eager,graph",
             description = "How steps are issued, comma-separated: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
     List<Launch> launches;
 
-    @Option(names = "--rounds", defaultValue = "3",
+    @Option(
+            names = "--rounds",
+            defaultValue = "3",
             description = "Timed rounds per row; the best counts (default ${DEFAULT-VALUE}).")
     int rounds;
 
-    @Option(names = "--iters", defaultValue = "0", description = "Steps per round; 0: by the bytes of a step, as "
-            + "the device benchmark sizes its rounds (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--iters",
+            defaultValue = "0",
+            description = "Steps per round; 0: by the bytes of a step, as "
+                    + "the device benchmark sizes its rounds (default ${DEFAULT-VALUE}).")
     int iters;
 
-    @Option(names = "--native-bench", paramLabel = "PROGRAM", description = "gpu/native_bench.c built for this "
-            + "machine: its rows of the same steps in C, one by one and fused, join the table (native backends).")
+    @Option(
+            names = "--native-bench",
+            paramLabel = "PROGRAM",
+            description =
+                    "gpu/native_bench.c built for this "
+                            + "machine: its rows of the same steps in C, one by one and fused, join the table (native backends).")
     Path nativeBench;
 
     @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
@@ -159,8 +187,11 @@ public final class FusionBenchmark implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows as JSON.")
     Path json;
 
-    @Option(names = "--plot", paramLabel = "FILE", description = "Also draw time per step against k, a line per "
-            + "mode and side, for the first of --ns, as a PNG (needs the java.desktop module).")
+    @Option(
+            names = "--plot",
+            paramLabel = "FILE",
+            description = "Also draw time per step against k, a line per "
+                    + "mode and side, for the first of --ns, as a PNG (needs the java.desktop module).")
     Path plot;
 
     @Spec
@@ -183,17 +214,19 @@ public final class FusionBenchmark implements Callable<Integer> {
         BenchCommandLine.positive(spec, "--rounds", rounds);
         for (int k : ks) {
             if (!PIPELINES.containsKey(k + " EAGER")) {
-                throw new ParameterException(spec.commandLine(), "--ks: pipelines are declared for 1, 4, 16 and 64 "
-                        + "ops per step, not " + k);
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--ks: pipelines are declared for 1, 4, 16 and 64 " + "ops per step, not " + k);
             }
         }
         if (ns.stream().anyMatch(n -> n < 1 || n > Integer.MAX_VALUE / 64)) {
-            throw new ParameterException(spec.commandLine(), "--ns needs whole numbers from 1 to "
-                    + Integer.MAX_VALUE / 64 + ", not " + ns);
+            throw new ParameterException(
+                    spec.commandLine(), "--ns needs whole numbers from 1 to " + Integer.MAX_VALUE / 64 + ", not " + ns);
         }
         if (nativeBench != null && backend.name().equals("sim")) {
-            throw new ParameterException(spec.commandLine(), "--native-bench: the C program runs on a GPU, beside "
-                    + "a native backend (nccl), not beside sim");
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--native-bench: the C program runs on a GPU, beside " + "a native backend (nccl), not beside sim");
         }
         if (nativeBench != null) {
             runNative();
@@ -247,8 +280,8 @@ public final class FusionBenchmark implements Callable<Integer> {
                     comm.allReduce(sends[i], recvs[i], n, DataType.FLOAT32, ReduceOp.SUM, s);
                 }
             };
-            long[] differ = timer.sum(ctx.rank(), differing(ctx, p, byHand, p.planned()),
-                    differing(ctx, p, byHand, p.written()));
+            long[] differ = timer.sum(
+                    ctx.rank(), differing(ctx, p, byHand, p.planned()), differing(ctx, p, byHand, p.written()));
             if (ctx.rank() == 0) {
                 wrong.put(key(launch, k, n, PLANNED), differ[0]);
                 wrong.put(key(launch, k, n, WRITTEN), differ[1]);
@@ -258,7 +291,8 @@ public final class FusionBenchmark implements Callable<Integer> {
             } else {
                 stream.beginCapture();
                 byHand.issue(stream);
-                try (Graph graph = stream.endCapture(); GraphExec exec = graph.instantiate()) {
+                try (Graph graph = stream.endCapture();
+                        GraphExec exec = graph.instantiate()) {
                     time(ctx, timer, key(launch, k, n, BY_HAND), exec::launch, steps(k, n));
                 }
             }
@@ -309,9 +343,14 @@ public final class FusionBenchmark implements Callable<Integer> {
     /** Runs the C program once for every cell, before any rank of this process holds a GPU's stream. */
     private void runNative() throws IOException, InterruptedException {
         String list = ns.stream().map(String::valueOf).collect(Collectors.joining(","));
-        Process process = new ProcessBuilder(nativeBench.toString(), "fusion", String.valueOf(ranks),
-                ks.stream().map(String::valueOf).collect(Collectors.joining(",")), list)
-                .redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(
+                        nativeBench.toString(),
+                        "fusion",
+                        String.valueOf(ranks),
+                        ks.stream().map(String::valueOf).collect(Collectors.joining(",")),
+                        list)
+                .redirectErrorStream(true)
+                .start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (process.waitFor() != 0) {
             throw new IllegalStateException(nativeBench + " fusion failed: " + output.strip());
@@ -319,8 +358,12 @@ public final class FusionBenchmark implements Callable<Integer> {
         for (String line : output.split("\n")) {
             String[] f = line.trim().split(" ");
             if (f.length == 7 && f[0].equals("fusion")) {
-                timed.put(key(Launch.valueOf(f[1].toUpperCase(Locale.ROOT)), Integer.parseInt(f[2]),
-                        Long.parseLong(f[3]), f[4].equals("fused") ? NATIVE_FUSED : NATIVE_ONE_BY_ONE),
+                timed.put(
+                        key(
+                                Launch.valueOf(f[1].toUpperCase(Locale.ROOT)),
+                                Integer.parseInt(f[2]),
+                                Long.parseLong(f[3]),
+                                f[4].equals("fused") ? NATIVE_FUSED : NATIVE_ONE_BY_ONE),
                         new double[] {Double.parseDouble(f[5]), Double.parseDouble(f[6])});
             }
         }
@@ -329,63 +372,101 @@ public final class FusionBenchmark implements Callable<Integer> {
     /** The table, the summary against the aims, and the rows for machines. */
     private Results print() {
         boolean simulated = backend.name().equals("sim");
-        System.out.printf("# FusionBenchmark: backend %s, %d rank(s); per step, k allreduces (sum) of n float32 at "
-                + "adjacent offsets of one block; time per step in us, slowest rank, best of %d rounds%n",
+        System.out.printf(
+                "# FusionBenchmark: backend %s, %d rank(s); per step, k allreduces (sum) of n float32 at "
+                        + "adjacent offsets of one block; time per step in us, slowest rank, best of %d rounds%n",
                 backend.name(), ranks, rounds);
         if (simulated) {
             System.out.println("# sim: a simulation inside this JVM; these figures are not performance figures");
         }
-        System.out.printf("# %-6s %3s %7s %9s | %10s %10s %10s %10s %10s | %7s %8s %9s%n", "mode", "k", "n",
-                "bytes", "java 1by1", "planned", "written", "nat 1by1", "nat fused", "#wrong", "speedup",
+        System.out.printf(
+                "# %-6s %3s %7s %9s | %10s %10s %10s %10s %10s | %7s %8s %9s%n",
+                "mode",
+                "k",
+                "n",
+                "bytes",
+                "java 1by1",
+                "planned",
+                "written",
+                "nat 1by1",
+                "nat fused",
+                "#wrong",
+                "speedup",
                 "vs native");
         Results results = new Results();
         for (Launch launch : launches) {
             for (int k : ks) {
                 for (long n : ns) {
-                    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-6s %3d %7d %9d |",
-                            DeviceBenchmark.name(launch), k, n, 4L * k * n));
+                    StringBuilder line = new StringBuilder(String.format(
+                            Locale.ROOT, "  %-6s %3d %7d %9d |", DeviceBenchmark.name(launch), k, n, 4L * k * n));
                     for (String side : SIDES) {
                         double[] t = timed.get(key(launch, k, n, side));
-                        line.append(t == null ? String.format(Locale.ROOT, " %10s", "-")
-                                : String.format(Locale.ROOT, " %10.2f", t[0]));
+                        line.append(
+                                t == null
+                                        ? String.format(Locale.ROOT, " %10s", "-")
+                                        : String.format(Locale.ROOT, " %10.2f", t[0]));
                         if (t != null) {
                             Long differ = wrong.get(key(launch, k, n, side));
-                            results.add("backend", backend.name(), "mode", DeviceBenchmark.name(launch), "ranks",
-                                    ranks, "k", k, "n", n, "bytes", 4L * k * n, "impl", side, "time_us", t[0],
-                                    "host_us", t[1], "wrong", side.equals(BY_HAND) ? 0.0
-                                            : differ == null ? Double.NaN : (double) differ);
+                            results.add(
+                                    "backend",
+                                    backend.name(),
+                                    "mode",
+                                    DeviceBenchmark.name(launch),
+                                    "ranks",
+                                    ranks,
+                                    "k",
+                                    k,
+                                    "n",
+                                    n,
+                                    "bytes",
+                                    4L * k * n,
+                                    "impl",
+                                    side,
+                                    "time_us",
+                                    t[0],
+                                    "host_us",
+                                    t[1],
+                                    "wrong",
+                                    side.equals(BY_HAND) ? 0.0 : differ == null ? Double.NaN : (double) differ);
                         }
                     }
                     long differ = wrong.getOrDefault(key(launch, k, n, PLANNED), 0L)
                             + wrong.getOrDefault(key(launch, k, n, WRITTEN), 0L);
-                    line.append(String.format(Locale.ROOT, " | %7d %8s %9s", differ, speedup(launch, k, n),
-                            againstNative(launch, k, n)));
+                    line.append(String.format(
+                            Locale.ROOT, " | %7d %8s %9s", differ, speedup(launch, k, n), againstNative(launch, k, n)));
                     System.out.println(line);
                 }
             }
         }
         System.out.printf("# speedup: java one by one / pipeline planned; vs native: pipeline planned against native "
                 + "fused; #wrong: elements of out, planned and as written, that differ from the calls by hand%n");
-        System.out.printf("# k = %d, n = %d: speedup eager %s (aim >= %.0fx), graph %s (aim >= %.0fx); against "
-                + "native fused: eager %s, graph %s (aim within %.0f %%)%s%n", AIM_K, AIM_N,
-                speedup(Launch.EAGER, AIM_K, AIM_N), EAGER_AIM, speedup(Launch.GRAPH, AIM_K, AIM_N), GRAPH_AIM,
-                againstNative(Launch.EAGER, AIM_K, AIM_N), againstNative(Launch.GRAPH, AIM_K, AIM_N),
-                NATIVE_AIM_PERCENT, simulated ? " (sim: not performance figures)" : "");
+        System.out.printf(
+                "# k = %d, n = %d: speedup eager %s (aim >= %.0fx), graph %s (aim >= %.0fx); against "
+                        + "native fused: eager %s, graph %s (aim within %.0f %%)%s%n",
+                AIM_K,
+                AIM_N,
+                speedup(Launch.EAGER, AIM_K, AIM_N),
+                EAGER_AIM,
+                speedup(Launch.GRAPH, AIM_K, AIM_N),
+                GRAPH_AIM,
+                againstNative(Launch.EAGER, AIM_K, AIM_N),
+                againstNative(Launch.GRAPH, AIM_K, AIM_N),
+                NATIVE_AIM_PERCENT,
+                simulated ? " (sim: not performance figures)" : "");
         return results;
     }
 
     private String speedup(Launch launch, int k, long n) {
         double[] byHand = timed.get(key(launch, k, n, BY_HAND));
         double[] planned = timed.get(key(launch, k, n, PLANNED));
-        return byHand == null || planned == null ? "-"
-                : String.format(Locale.ROOT, "%.1fx", byHand[0] / planned[0]);
+        return byHand == null || planned == null ? "-" : String.format(Locale.ROOT, "%.1fx", byHand[0] / planned[0]);
     }
 
     private String againstNative(Launch launch, int k, long n) {
         double[] planned = timed.get(key(launch, k, n, PLANNED));
         double[] fused = timed.get(key(launch, k, n, NATIVE_FUSED));
-        return planned == null || fused == null ? "-"
+        return planned == null || fused == null
+                ? "-"
                 : String.format(Locale.ROOT, "%+.1f%%", (planned[0] / fused[0] - 1) * 100);
     }
-
 }

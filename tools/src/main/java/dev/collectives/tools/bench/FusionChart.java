@@ -1,5 +1,11 @@
 package dev.collectives.tools.bench;
 
+import java.awt.Color;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.text.DecimalFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
@@ -9,21 +15,13 @@ import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
-import java.awt.Color;
-import java.io.IOException;
-import java.nio.file.Path;
-import java.text.DecimalFormat;
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 /**
  * The chart of a {@link FusionBenchmark} run: time per step against the ops per step k, both on log scales, for one
  * n, a line per mode and side (the calls by hand, the pipeline planned and as written, the native rows). Needs the
  * {@code java.desktop} module (headless is enough).
  */
 final class FusionChart {
-    private FusionChart() {
-    }
+    private FusionChart() {}
 
     /**
      * Writes a PNG of the rows of {@code n} (columns backend, mode, k, n, impl, time_us), titled with {@code context}
@@ -58,9 +56,12 @@ final class FusionChart {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
-        JFreeChart chart = new JFreeChart("k allreduces of " + n + " floats per step" + (context == null ? ""
-                : ", " + context)
-                + (simulated ? " (sim: not performance figures)" : ""), JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        JFreeChart chart = new JFreeChart(
+                "k allreduces of " + n + " floats per step" + (context == null ? "" : ", " + context)
+                        + (simulated ? " (sim: not performance figures)" : ""),
+                JFreeChart.DEFAULT_TITLE_FONT,
+                plot,
+                true);
         chart.setBackgroundPaint(Color.WHITE);
         ChartUtils.saveChartAsPNG(file.toFile(), chart, 900, 540);
     }

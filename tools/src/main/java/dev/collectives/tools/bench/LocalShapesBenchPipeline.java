@@ -20,8 +20,12 @@ public interface LocalShapesBenchPipeline {
     @Buffer(type = DataType.FLOAT32, countExpr = "elements")
     DeviceBuffer recv();
 
-    @AllReduce(send = "send", sendOffset = ShapesBenchmark.OFFSET, recv = "recv", recvOffset = ShapesBenchmark.OFFSET,
-               count = ShapesBenchmark.COUNT)
+    @AllReduce(
+            send = "send",
+            sendOffset = ShapesBenchmark.OFFSET,
+            recv = "recv",
+            recvOffset = ShapesBenchmark.OFFSET,
+            count = ShapesBenchmark.COUNT)
     void constant();
 
     @AllReduce(send = "send", sendOffsetExpr = "offset", recv = "recv", recvOffsetExpr = "offset", countExpr = "n")

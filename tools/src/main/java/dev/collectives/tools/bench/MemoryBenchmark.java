@@ -1,11 +1,11 @@
 package dev.collectives.tools.bench;
 
-import dev.collectives.examples.BuildVersion;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.device.DeviceCommunicator;
 import dev.collectives.examples.BackendOption;
+import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.pipelines.CollectiveSeedGraphRegistration;
 import dev.collectives.examples.pipelines.CollectiveSeedLocalRegistration;
 import dev.collectives.runtime.Backend;
@@ -15,19 +15,17 @@ import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Stream;
-
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * Device memory that the project's objects take, from the driver's free-memory figure before and after making
@@ -36,12 +34,18 @@ import java.util.function.Supplier;
  * by hand. The difference between a pipeline and its hand-written twin is the project's own; what a
  * communicator takes is compared with {@code gpu/native_bench memory} (the same made from C).
  */
-@Command(name = "memory", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
+@Command(
+        name = "memory",
+        mixinStandardHelpOptions = true,
+        versionProvider = BuildVersion.class,
         sortOptions = false,
         description = "Measures the device memory of a communicator and of a bound pipeline beyond its buffers.",
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:measured", "1:the run failed (a backend without device memory, such as sim)",
-            "2:a bad command line, or an unavailable backend"})
+        exitCodeList = {
+            "0:measured",
+            "1:the run failed (a backend without device memory, such as sim)",
+            "2:a bad command line, or an unavailable backend"
+        })
 public final class MemoryBenchmark implements Callable<Integer> {
     private static final long MIB = 1 << 20;
     private static final long SEED_BUFFER_BYTES = 2 * 4 * MIB; // two 1 Mi-element float32 buffers
@@ -49,7 +53,9 @@ public final class MemoryBenchmark implements Callable<Integer> {
     @Mixin
     BackendOption backend = new BackendOption("nccl");
 
-    @Option(names = "--instances", defaultValue = "8",
+    @Option(
+            names = "--instances",
+            defaultValue = "8",
             description = "Objects made of each kind; the figure is per object (default ${DEFAULT-VALUE}).")
     int instances;
 
@@ -64,8 +70,10 @@ public final class MemoryBenchmark implements Callable<Integer> {
     public Integer call() {
         Backend b = backend.get();
         BenchCommandLine.positive(spec, "--instances", instances);
-        System.out.printf("# MemoryBenchmark: backend %s, 1 rank, %d instances each; device memory used (total − "
-                + "free) before and after, per instance, MiB%n", b.name(), instances);
+        System.out.printf(
+                "# MemoryBenchmark: backend %s, 1 rank, %d instances each; device memory used (total − "
+                        + "free) before and after, per instance, MiB%n",
+                b.name(), instances);
         try (LocalCluster first = b.local(1)) { // the context and a first communicator
             first.run(ctx -> {
                 if (!(ctx.comm() instanceof DeviceCommunicator device)) {
@@ -82,14 +90,22 @@ public final class MemoryBenchmark implements Callable<Integer> {
                 }
                 line("communicator with its stream", before, device.deviceMemoryUsed(), 0);
                 clusters.forEach(LocalCluster::close);
-                measure(device, "LOCAL pipeline (SeedLocalRegistration), bound and stepped",
+                measure(
+                        device,
+                        "LOCAL pipeline (SeedLocalRegistration), bound and stepped",
                         () -> stepped(CollectiveSeedLocalRegistration.bind(comm, stream), stream));
-                measure(device, "  by hand: the same buffers, registered, the ops run", () -> byHand(comm, stream,
-                        false));
-                measure(device, "GRAPH pipeline (SeedGraphRegistration), bound and stepped",
+                measure(
+                        device,
+                        "  by hand: the same buffers, registered, the ops run",
+                        () -> byHand(comm, stream, false));
+                measure(
+                        device,
+                        "GRAPH pipeline (SeedGraphRegistration), bound and stepped",
                         () -> stepped(CollectiveSeedGraphRegistration.bind(comm, stream), stream));
-                measure(device, "  by hand: the same buffers, the ops captured and launched", () -> byHand(comm,
-                        stream, true));
+                measure(
+                        device,
+                        "  by hand: the same buffers, the ops captured and launched",
+                        () -> byHand(comm, stream, true));
             });
         }
         return BenchCommandLine.PASSED;
@@ -111,10 +127,20 @@ public final class MemoryBenchmark implements Callable<Integer> {
 
     private void line(String what, long before, long after, long buffers) {
         double perInstance = (after - before) / (double) instances / MIB;
-        System.out.printf(Locale.ROOT, "  %-62s %10.1f -> %10.1f  per instance %8.2f%s%n", what,
-                before / (double) MIB, after / (double) MIB, perInstance, buffers == 0 ? ""
-                        : String.format(Locale.ROOT, ", beyond its %d MiB of buffers %8.2f", buffers / MIB,
-                        perInstance - buffers / (double) MIB));
+        System.out.printf(
+                Locale.ROOT,
+                "  %-62s %10.1f -> %10.1f  per instance %8.2f%s%n",
+                what,
+                before / (double) MIB,
+                after / (double) MIB,
+                perInstance,
+                buffers == 0
+                        ? ""
+                        : String.format(
+                                Locale.ROOT,
+                                ", beyond its %d MiB of buffers %8.2f",
+                                buffers / MIB,
+                                perInstance - buffers / (double) MIB));
     }
 
     private static AutoCloseable stepped(dev.collectives.runtime.Pipeline pipeline, Stream stream) {
@@ -137,8 +163,8 @@ public final class MemoryBenchmark implements Callable<Integer> {
         List<AutoCloseable> owned = new ArrayList<>(List.of(recv, send));
         Runnable ops = () -> {
             comm.allReduce(send, recv, 1024, DataType.FLOAT32, ReduceOp.SUM, stream);
-            comm.allReduce(send.slice(1024, 1024), recv.slice(2048, 1024), 1024, DataType.FLOAT32, ReduceOp.SUM,
-                    stream);
+            comm.allReduce(
+                    send.slice(1024, 1024), recv.slice(2048, 1024), 1024, DataType.FLOAT32, ReduceOp.SUM, stream);
         };
         if (graph) {
             stream.beginCapture();

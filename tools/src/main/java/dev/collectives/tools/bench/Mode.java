@@ -2,7 +2,6 @@ package dev.collectives.tools.bench;
 
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,7 +10,10 @@ import java.util.List;
  * captured once, the graph launched per call), WINDOW (symmetric windows).
  */
 enum Mode {
-    NONE, LOCAL, GRAPH, WINDOW;
+    NONE,
+    LOCAL,
+    GRAPH,
+    WINDOW;
 
     /** The registrations this mode makes of {@code buffers}, closed (before the memory) by the caller. */
     AutoCloseable register(Communicator comm, DeviceBuffer... buffers) {

@@ -34,8 +34,8 @@ final class NativeBaseline {
     }
 
     /** {@code iters} × {@code ncclAllReduce(send, recv, count, type, op, comm, stream)}. */
-    void allReduceLoop(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, Stream stream,
-                       int iters) {
+    void allReduceLoop(
+            DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, Stream stream, int iters) {
         NativeLoop.enqueue(comm, "AllReduce", send, recv, count, type, op, stream, iters);
     }
 
@@ -45,8 +45,14 @@ final class NativeBaseline {
     }
 
     /** {@code iters} × {@code ncclReduceScatter(send, recv, recvCount, type, op, comm, stream)}. */
-    void reduceScatterLoop(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op,
-                           Stream stream, int iters) {
+    void reduceScatterLoop(
+            DeviceBuffer send,
+            DeviceBuffer recv,
+            long recvCount,
+            DataType type,
+            ReduceOp op,
+            Stream stream,
+            int iters) {
         NativeLoop.enqueue(comm, "ReduceScatter", send, recv, recvCount, type, op, stream, iters);
     }
 

@@ -7,11 +7,9 @@ import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
-
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
-
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
@@ -117,9 +115,12 @@ record Op(OpKind kind) {
     static final class Parser implements ITypeConverter<Op> {
         @Override
         public Op convert(String value) {
-            return TIMED.stream().map(Op::new).filter(op -> op.name().equalsIgnoreCase(value)).findFirst()
-                    .orElseThrow(() -> new TypeConversionException("expected one of " + names()
-                            + " (case-insensitive) but was '" + value + "'"));
+            return TIMED.stream()
+                    .map(Op::new)
+                    .filter(op -> op.name().equalsIgnoreCase(value))
+                    .findFirst()
+                    .orElseThrow(() -> new TypeConversionException(
+                            "expected one of " + names() + " (case-insensitive) but was '" + value + "'"));
         }
     }
 

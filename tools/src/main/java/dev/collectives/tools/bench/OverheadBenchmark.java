@@ -1,8 +1,8 @@
 package dev.collectives.tools.bench;
 
-import dev.collectives.examples.BuildVersion;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.ClusterOptions;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
@@ -11,15 +11,6 @@ import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Stream;
-
-import org.HdrHistogram.Histogram;
-
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,6 +22,12 @@ import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The per-op overhead of the Java calls over the native ones, measured so that order and drift cancel: one
@@ -42,18 +39,27 @@ import java.util.concurrent.TimeUnit;
  * calls that loop for one op at a time, which splits the difference into the Java call's own work and the JNI
  * crossing. In GRAPH mode all sides launch the same graph.
  */
-@Command(name = "overhead", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
+@Command(
+        name = "overhead",
+        mixinStandardHelpOptions = true,
+        versionProvider = BuildVersion.class,
         sortOptions = false,
-        description = {"Measures Java minus native time per op (eager and per graph launch) with Java and native "
-                + "interleaved in one process, cells in random order over many rounds, the spread shown."},
+        description = {
+            "Measures Java minus native time per op (eager and per graph launch) with Java and native "
+                    + "interleaved in one process, cells in random order over many rounds, the spread shown."
+        },
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:measured", "1:the run failed (a backend without a native baseline)",
-            "2:a bad command line, or an unavailable backend"})
+        exitCodeList = {
+            "0:measured",
+            "1:the run failed (a backend without a native baseline)",
+            "2:a bad command line, or an unavailable backend"
+        })
 public final class OverheadBenchmark implements Callable<Integer> {
     private static final double EAGER_AIM_US = 0.3;
     private static final double GRAPH_AIM_US = 0.1;
     /** Sides of a cell: the Java call, the native loop, and the native loop called once per op from Java. */
     private static final int JAVA = 0;
+
     private static final int NATIVE = 1;
     private static final int JNI = 2;
     private static final int SIDES = 3;
@@ -63,12 +69,18 @@ public final class OverheadBenchmark implements Callable<Integer> {
 
     int ranks;
 
-    @Option(names = "--op", defaultValue = "allreduce", converter = Op.Parser.class,
+    @Option(
+            names = "--op",
+            defaultValue = "allreduce",
+            converter = Op.Parser.class,
             completionCandidates = Op.Names.class,
             description = "Op: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
     Op op;
 
-    @Option(names = "--modes", split = ",", defaultValue = "none,local,graph",
+    @Option(
+            names = "--modes",
+            split = ",",
+            defaultValue = "none,local,graph",
             description = "Modes, comma-separated: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
     List<Mode> modes;
 
@@ -208,8 +220,9 @@ public final class OverheadBenchmark implements Callable<Integer> {
         DeviceBenchmark.Step call = st -> op.call(comm, s, r, cell.count, st);
         if (cell.mode != Mode.GRAPH) {
             DeviceBenchmark.Step once = st -> op.callNative(comm, s, r, cell.count, st, 1);
-            return new DeviceBenchmark.Batch[] {call.batch(), (st, n) -> op.callNative(comm, s, r, cell.count, st, n),
-                once.batch()};
+            return new DeviceBenchmark.Batch[] {
+                call.batch(), (st, n) -> op.callNative(comm, s, r, cell.count, st, n), once.batch()
+            };
         }
         call.issue(stream); // the library sets up this size's connections outside the capture
         stream.synchronize();
@@ -222,8 +235,7 @@ public final class OverheadBenchmark implements Callable<Integer> {
         DeviceBenchmark.Step launch = exec::launch;
         NativeBaseline baseline = NativeBaseline.of(comm);
         DeviceBenchmark.Step once = st -> baseline.launchLoop(exec, st, 1);
-        return new DeviceBenchmark.Batch[] {launch.batch(), (st, n) -> baseline.launchLoop(exec, st, n),
-            once.batch()};
+        return new DeviceBenchmark.Batch[] {launch.batch(), (st, n) -> baseline.launchLoop(exec, st, n), once.batch()};
     }
 
     private static void shuffle(int[] order, Random random) {
@@ -236,35 +248,84 @@ public final class OverheadBenchmark implements Callable<Integer> {
     }
 
     private void report(List<Cell> cells) throws IOException {
-        System.out.printf("# OverheadBenchmark: backend %s, %d rank(s), %s float32, %d rounds × %d ops per cell, "
-                + "cells (mode, size, side) in random order per round (seed %d); time = first enqueue to end of "
-                + "stream work per op, slowest rank; host = enqueue loop alone; µs%n", cluster.backend().name(), ranks,
-                op.name(), rounds, batch, seed);
+        System.out.printf(
+                "# OverheadBenchmark: backend %s, %d rank(s), %s float32, %d rounds × %d ops per cell, "
+                        + "cells (mode, size, side) in random order per round (seed %d); time = first enqueue to end of "
+                        + "stream work per op, slowest rank; host = enqueue loop alone; µs%n",
+                cluster.backend().name(), ranks, op.name(), rounds, batch, seed);
         System.out.printf("# sides: java = the Java call; native = the same op from a C loop; jni = that C loop "
                 + "called for one op at a time from Java%n");
-        System.out.printf("# %-6s %8s | %-20s | %-20s | %7s %7s | %8s %8s %8s%n", "mode", "size(B)",
-                "java p10/p50/p90", "native p10/p50/p90", "host j", "host n", "java-nat", "java-jni", "jni-nat");
+        System.out.printf(
+                "# %-6s %8s | %-20s | %-20s | %7s %7s | %8s %8s %8s%n",
+                "mode",
+                "size(B)",
+                "java p10/p50/p90",
+                "native p10/p50/p90",
+                "host j",
+                "host n",
+                "java-nat",
+                "java-jni",
+                "jni-nat");
         Results results = new Results();
         for (Cell c : cells) {
             double javaNative = pairedMedianUs(c.roundElapsed, JAVA, NATIVE);
             double javaJni = pairedMedianUs(c.roundElapsed, JAVA, JNI);
             double jniNative = pairedMedianUs(c.roundElapsed, JNI, NATIVE);
-            System.out.printf(Locale.ROOT, "  %-6s %8d | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %7.3f %7.3f | "
-                            + "%+8.3f %+8.3f %+8.3f%n", DeviceBenchmark.name(c.mode), c.bytes,
-                    us(c.elapsed[JAVA], 10), us(c.elapsed[JAVA], 50), us(c.elapsed[JAVA], 90),
-                    us(c.elapsed[NATIVE], 10), us(c.elapsed[NATIVE], 50), us(c.elapsed[NATIVE], 90),
-                    us(c.host[JAVA], 50), us(c.host[NATIVE], 50), javaNative, javaJni, jniNative);
-            results.add("op", op.name(), "mode", DeviceBenchmark.name(c.mode), "ranks", ranks,
-                    "bytes", c.bytes, "java_p10_us", us(c.elapsed[JAVA], 10), "java_p50_us", us(c.elapsed[JAVA], 50),
-                    "java_p90_us", us(c.elapsed[JAVA], 90), "native_p10_us", us(c.elapsed[NATIVE], 10),
-                    "native_p50_us", us(c.elapsed[NATIVE], 50), "native_p90_us", us(c.elapsed[NATIVE], 90),
-                    "jni_p50_us", us(c.elapsed[JNI], 50), "java_host_p50_us", us(c.host[JAVA], 50),
-                    "native_host_p50_us", us(c.host[NATIVE], 50), "java_minus_native_us", javaNative,
-                    "java_minus_jni_us", javaJni, "jni_minus_native_us", jniNative,
-                    "host_java_minus_native_us", pairedMedianUs(c.roundHost, JAVA, NATIVE));
+            System.out.printf(
+                    Locale.ROOT,
+                    "  %-6s %8d | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %7.3f %7.3f | " + "%+8.3f %+8.3f %+8.3f%n",
+                    DeviceBenchmark.name(c.mode),
+                    c.bytes,
+                    us(c.elapsed[JAVA], 10),
+                    us(c.elapsed[JAVA], 50),
+                    us(c.elapsed[JAVA], 90),
+                    us(c.elapsed[NATIVE], 10),
+                    us(c.elapsed[NATIVE], 50),
+                    us(c.elapsed[NATIVE], 90),
+                    us(c.host[JAVA], 50),
+                    us(c.host[NATIVE], 50),
+                    javaNative,
+                    javaJni,
+                    jniNative);
+            results.add(
+                    "op",
+                    op.name(),
+                    "mode",
+                    DeviceBenchmark.name(c.mode),
+                    "ranks",
+                    ranks,
+                    "bytes",
+                    c.bytes,
+                    "java_p10_us",
+                    us(c.elapsed[JAVA], 10),
+                    "java_p50_us",
+                    us(c.elapsed[JAVA], 50),
+                    "java_p90_us",
+                    us(c.elapsed[JAVA], 90),
+                    "native_p10_us",
+                    us(c.elapsed[NATIVE], 10),
+                    "native_p50_us",
+                    us(c.elapsed[NATIVE], 50),
+                    "native_p90_us",
+                    us(c.elapsed[NATIVE], 90),
+                    "jni_p50_us",
+                    us(c.elapsed[JNI], 50),
+                    "java_host_p50_us",
+                    us(c.host[JAVA], 50),
+                    "native_host_p50_us",
+                    us(c.host[NATIVE], 50),
+                    "java_minus_native_us",
+                    javaNative,
+                    "java_minus_jni_us",
+                    javaJni,
+                    "jni_minus_native_us",
+                    jniNative,
+                    "host_java_minus_native_us",
+                    pairedMedianUs(c.roundHost, JAVA, NATIVE));
         }
-        System.out.printf("# a-b: median over rounds of (a − b) of the same cell and round, time per op%n# Summary: "
-                + "median over sizes, against the aim |Java − native| ≤ %.1f µs eager, ≤ %.1f µs per graph launch%n",
+        System.out.printf(
+                "# a-b: median over rounds of (a − b) of the same cell and round, time per op%n# Summary: "
+                        + "median over sizes, against the aim |Java − native| ≤ %.1f µs eager, ≤ %.1f µs per graph launch%n",
                 EAGER_AIM_US, GRAPH_AIM_US);
         for (Mode mode : modes) {
             List<Double> javaNative = new ArrayList<>();
@@ -281,12 +342,16 @@ public final class OverheadBenchmark implements Callable<Integer> {
             }
             double aim = mode == Mode.GRAPH ? GRAPH_AIM_US : EAGER_AIM_US;
             double median = Double.parseDouble(DeviceBenchmark.median(javaNative, "%.4f"));
-            System.out.printf(Locale.ROOT, "# %-6s java-native %s us (host enqueue %s us): %s; of which java-jni "
+            System.out.printf(
+                    Locale.ROOT,
+                    "# %-6s java-native %s us (host enqueue %s us): %s; of which java-jni "
                             + "(the Java call's own work) %s us, jni-native (one JNI crossing per op) %s us%n",
-                    DeviceBenchmark.name(mode), DeviceBenchmark.median(javaNative, "%+.3f"),
+                    DeviceBenchmark.name(mode),
+                    DeviceBenchmark.median(javaNative, "%+.3f"),
                     DeviceBenchmark.median(host, "%+.3f"),
                     Math.abs(median) <= aim ? "within the aim" : "OUTSIDE the aim",
-                    DeviceBenchmark.median(javaJni, "%+.3f"), DeviceBenchmark.median(jniNative, "%+.3f"));
+                    DeviceBenchmark.median(javaJni, "%+.3f"),
+                    DeviceBenchmark.median(jniNative, "%+.3f"));
         }
         if (csv != null) {
             results.writeCsv(csv);

@@ -1,14 +1,13 @@
 package dev.collectives.tools.bench;
 
 import dev.collectives.annotation.OpKind;
-import dev.collectives.tools.bench.DeviceBenchmark.Row;
-import dev.collectives.tools.bench.DeviceBenchmark.Step;
-import dev.collectives.tools.bench.DeviceBenchmark.Timer;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.Stream;
-
+import dev.collectives.tools.bench.DeviceBenchmark.Row;
+import dev.collectives.tools.bench.DeviceBenchmark.Step;
+import dev.collectives.tools.bench.DeviceBenchmark.Timer;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +29,7 @@ final class PipelineBenchmark {
     static final long LARGE_COUNT = 32L << 20;
     /** One rank's share of the 1 GiB allgather, in float32 elements. */
     static final long SEND_COUNT = (1L << 30) / 4 / RANKS;
+
     static final long RECV_COUNT = SEND_COUNT * RANKS;
     /** The pipelines' largest buffer, recv; binding allocates it whichever steps are timed. */
     private static final long LARGEST_BUFFER_BYTES = RECV_COUNT * 4;
@@ -43,20 +43,19 @@ final class PipelineBenchmark {
     }
 
     /** What a step moves: {@code count} elements per rank's call of {@code op}. */
-    private record Size(Op op, long count) {
-    }
+    private record Size(Op op, long count) {}
 
     /** The steps' sizes, in the order of {@link #bound}'s steps. */
-    private static final List<Size> STEP_SIZES = List.of(new Size(new Op(OpKind.ALL_REDUCE), SMALL_COUNT),
-            new Size(new Op(OpKind.ALL_REDUCE), LARGE_COUNT), new Size(new Op(OpKind.ALL_GATHER), SEND_COUNT));
+    private static final List<Size> STEP_SIZES = List.of(
+            new Size(new Op(OpKind.ALL_REDUCE), SMALL_COUNT),
+            new Size(new Op(OpKind.ALL_REDUCE), LARGE_COUNT),
+            new Size(new Op(OpKind.ALL_GATHER), SEND_COUNT));
 
     /** One timed step of a bound pipeline. */
-    private record Case(Size size, Step step) {
-    }
+    private record Case(Size size, Step step) {}
 
     /** A bound pipeline and its steps, in the order of the table. */
-    private record Bound(Pipeline pipeline, List<Case> cases) {
-    }
+    private record Bound(Pipeline pipeline, List<Case> cases) {}
 
     private static Bound bind(Mode mode, Communicator comm, Stream stream) {
         switch (mode) {
@@ -79,8 +78,11 @@ final class PipelineBenchmark {
 
     private static Bound bound(Pipeline pipeline, Step allReduceSmall, Step allReduceLarge, Step allGather) {
         List<Step> steps = List.of(allReduceSmall, allReduceLarge, allGather);
-        return new Bound(pipeline, IntStream.range(0, steps.size())
-                .mapToObj(i -> new Case(STEP_SIZES.get(i), steps.get(i))).toList());
+        return new Bound(
+                pipeline,
+                IntStream.range(0, steps.size())
+                        .mapToObj(i -> new Case(STEP_SIZES.get(i), steps.get(i)))
+                        .toList());
     }
 
     /** Times the pipelines of the bench's modes (windows have none here) and prints them beside the other rows. */
@@ -92,17 +94,32 @@ final class PipelineBenchmark {
             return;
         }
         if (bench.maxBytes < LARGEST_BUFFER_BYTES) {
-            out.printf("# skipped: the pipelines' buffers are declared at %d bytes, beyond --max %d%n",
+            out.printf(
+                    "# skipped: the pipelines' buffers are declared at %d bytes, beyond --max %d%n",
                     LARGEST_BUFFER_BYTES, bench.maxBytes);
             return;
         }
         if (STEP_SIZES.stream().noneMatch(this::asked)) {
-            out.printf("# skipped: none of their steps (allreduce of 8 B and 128 MiB, allgather of 1 GiB) is of an op "
-                    + "in --ops and from --min %d%n", bench.minBytes);
+            out.printf(
+                    "# skipped: none of their steps (allreduce of 8 B and 128 MiB, allgather of 1 GiB) is of an op "
+                            + "in --ops and from --min %d%n",
+                    bench.minBytes);
             return;
         }
-        out.printf("# %-10s %-6s %12s %10s %8s %8s | %10s %8s | %10s %8s | %7s %7s%n", "op", "mode", "size(B)",
-                "time(us)", "busbw", "host(us)", "hand(us)", "busbw", "native(us)", "busbw", "hand/p", "native/p");
+        out.printf(
+                "# %-10s %-6s %12s %10s %8s %8s | %10s %8s | %10s %8s | %7s %7s%n",
+                "op",
+                "mode",
+                "size(B)",
+                "time(us)",
+                "busbw",
+                "host(us)",
+                "hand(us)",
+                "busbw",
+                "native(us)",
+                "busbw",
+                "hand/p",
+                "native/p");
         for (Mode mode : bench.modes) {
             if (mode == Mode.WINDOW) {
                 continue;
@@ -113,9 +130,18 @@ final class PipelineBenchmark {
                 String key = op + "/" + mode;
                 Row hand = java.getOrDefault(key, Map.of()).get(row.bytes());
                 Row nat = nativeRows.getOrDefault(key, Map.of()).get(row.bytes());
-                out.printf("  %-10s %-6s %12d %10.2f %8.2f %8.3f | %s | %s | %7s %7s%n", op.name(), DeviceBenchmark.name(mode),
-                        row.bytes(), row.timeUs(), row.busbw(), row.hostUs(), cells(hand), cells(nat),
-                        ratio(hand, row), ratio(nat, row));
+                out.printf(
+                        "  %-10s %-6s %12d %10.2f %8.2f %8.3f | %s | %s | %7s %7s%n",
+                        op.name(),
+                        DeviceBenchmark.name(mode),
+                        row.bytes(),
+                        row.timeUs(),
+                        row.busbw(),
+                        row.hostUs(),
+                        cells(hand),
+                        cells(nat),
+                        ratio(hand, row),
+                        ratio(nat, row));
             }
         }
     }
@@ -133,13 +159,17 @@ final class PipelineBenchmark {
             Stream stream = ctx.stream();
             Bound bound = bind(mode, ctx.comm(), stream);
             try (Pipeline pipeline = bound.pipeline()) {
-                List<Case> cases = bound.cases().stream().filter(c -> asked(c.size())).toList();
+                List<Case> cases =
+                        bound.cases().stream().filter(c -> asked(c.size())).toList();
                 DeviceBenchmark.warmUp(stream, cases.get(0).step());
                 for (Case c : cases) {
                     Op op = c.size().op();
-                    int iters = DeviceBenchmark.iterations(bench.totalBytes(op, c.size().count()));
-                    Row row = bench.row(op, c.size().count(), timer.time(ctx.rank(), stream, c.step().batch(), iters,
-                            bench.rounds));
+                    int iters = DeviceBenchmark.iterations(
+                            bench.totalBytes(op, c.size().count()));
+                    Row row = bench.row(
+                            op,
+                            c.size().count(),
+                            timer.time(ctx.rank(), stream, c.step().batch(), iters, bench.rounds));
                     if (ctx.rank() == 0) {
                         rows.add(new Measured(op, row));
                     }
@@ -149,11 +179,11 @@ final class PipelineBenchmark {
         return rows;
     }
 
-    private record Measured(Op op, Row row) {
-    }
+    private record Measured(Op op, Row row) {}
 
     private static String cells(Row row) {
-        return row == null ? String.format(Locale.ROOT, "%10s %8s", "-", "-")
+        return row == null
+                ? String.format(Locale.ROOT, "%10s %8s", "-", "-")
                 : String.format(Locale.ROOT, "%10.2f %8.2f", row.timeUs(), row.busbw());
     }
 

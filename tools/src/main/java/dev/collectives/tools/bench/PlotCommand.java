@@ -1,24 +1,30 @@
 package dev.collectives.tools.bench;
 
 import dev.collectives.examples.BuildVersion;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-
-import java.nio.file.Path;
-import java.util.concurrent.Callable;
 
 /**
  * Draws the chart of a {@link DeviceBenchmark} or {@link FusionBenchmark} run from its {@code --csv} file, for runs
  * made where the Java runtime has no {@code java.desktop} module (a small runtime image on a GPU machine).
  */
-@Command(name = "plot", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
+@Command(
+        name = "plot",
+        mixinStandardHelpOptions = true,
+        versionProvider = BuildVersion.class,
         description = "Draws busbw against size for one op (Java solid beside native dashed, where the rows have "
                 + "native ones; a line per mode) from a CSV file that the device benchmark's --csv wrote, or time "
                 + "per step against k for one n from the fusion benchmark's.",
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:the chart was written", "1:it could not be (no such file, not the device benchmark's "
-                + "rows, no out-of-place rows of the op, no java.desktop)", "2:a bad command line"})
+        exitCodeList = {
+            "0:the chart was written",
+            "1:it could not be (no such file, not the device benchmark's "
+                    + "rows, no out-of-place rows of the op, no java.desktop)",
+            "2:a bad command line"
+        })
 public final class PlotCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "CSV", description = "The rows, as the device benchmark's --csv wrote them.")
     Path csv;
@@ -26,15 +32,21 @@ public final class PlotCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "PNG", description = "The chart to write.")
     Path png;
 
-    @Option(names = "--op", defaultValue = "allreduce",
+    @Option(
+            names = "--op",
+            defaultValue = "allreduce",
             description = "The op whose rows to draw (default: ${DEFAULT-VALUE}).")
     String op;
 
-    @Option(names = "--title", description = "What the rows are (\"nccl, 8 H200\"), put in the chart's title "
-            + "between the op and what the lines are.")
+    @Option(
+            names = "--title",
+            description = "What the rows are (\"nccl, 8 H200\"), put in the chart's title "
+                    + "between the op and what the lines are.")
     String title;
 
-    @Option(names = "--n", defaultValue = "256",
+    @Option(
+            names = "--n",
+            defaultValue = "256",
             description = "Rows of the fusion benchmark: the elements per op whose rows to draw "
                     + "(default: ${DEFAULT-VALUE}).")
     long n;

@@ -2,12 +2,6 @@ package dev.collectives.tools.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-
-import org.apache.commons.csv.CSVFormat;
-import org.apache.commons.csv.CSVParser;
-import org.apache.commons.csv.CSVPrinter;
-import org.apache.commons.csv.CSVRecord;
-
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
@@ -20,6 +14,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVParser;
+import org.apache.commons.csv.CSVPrinter;
+import org.apache.commons.csv.CSVRecord;
 
 /**
  * A benchmark's rows for machines: one record per measured row, the same columns in each, written as CSV (a
@@ -30,10 +28,18 @@ import java.util.Map;
 final class Results {
     /** What CSV writes for a missing figure, and reads back as one. */
     private static final String MISSING = "null";
-    private static final CSVFormat WRITTEN = CSVFormat.RFC4180.builder().setNullString(MISSING)
-            .setRecordSeparator('\n').get();
-    private static final CSVFormat READ = CSVFormat.RFC4180.builder().setNullString(MISSING).setHeader()
-            .setSkipHeaderRecord(true).get();
+
+    private static final CSVFormat WRITTEN = CSVFormat.RFC4180
+            .builder()
+            .setNullString(MISSING)
+            .setRecordSeparator('\n')
+            .get();
+    private static final CSVFormat READ = CSVFormat.RFC4180
+            .builder()
+            .setNullString(MISSING)
+            .setHeader()
+            .setSkipHeaderRecord(true)
+            .get();
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private final List<Map<String, Object>> rows = new ArrayList<>();
@@ -54,7 +60,7 @@ final class Results {
     /** The rows as CSV, the columns of the first row in its order; no file content when there are no rows. */
     void writeCsv(Path file) throws IOException {
         try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
-             CSVPrinter csv = new CSVPrinter(writer, WRITTEN)) {
+                CSVPrinter csv = new CSVPrinter(writer, WRITTEN)) {
             if (rows.isEmpty()) {
                 return;
             }
@@ -80,7 +86,7 @@ final class Results {
     static Results readCsv(Path file) throws IOException {
         Results results = new Results();
         try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8);
-             CSVParser csv = READ.parse(reader)) {
+                CSVParser csv = READ.parse(reader)) {
             for (CSVRecord record : csv) {
                 Map<String, Object> row = new LinkedHashMap<>();
                 record.toMap().forEach((column, cell) -> row.put(column, cell == null ? null : parse(cell)));

@@ -1,12 +1,10 @@
 package dev.collectives.tools.bench;
 
-import dev.collectives.examples.BuildVersion;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.tools.bench.DeviceBenchmark.Step;
-import dev.collectives.tools.bench.DeviceBenchmark.Timer;
+import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.ClusterOptions;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
@@ -21,12 +19,10 @@ import dev.collectives.runtime.internal.CallCheck;
 import dev.collectives.runtime.internal.GraphCache;
 import dev.collectives.tools.bench.DeviceBenchmark.Step;
 import dev.collectives.tools.bench.DeviceBenchmark.Timer;
-
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -53,7 +49,10 @@ import picocli.CommandLine.Spec;
  * java -cp ... dev.collectives.tools.bench.ShapesBenchmark [--backend nccl] [--ranks 1] [--iters 5000]
  * </pre>
  */
-@Command(name = "shapes", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
+@Command(
+        name = "shapes",
+        mixinStandardHelpOptions = true,
+        versionProvider = BuildVersion.class,
         description = "Per-call cost of sizes given at call time: offsets, checked step parameters, cached graphs.",
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line, or an unavailable backend"})
@@ -87,8 +86,7 @@ public final class ShapesBenchmark implements Callable<Integer> {
     /** Rows in the order measured; rank 0 records them. */
     private final Map<String, Measured> rows = new LinkedHashMap<>();
 
-    private record Measured(String name, String reference, double timeUs, double hostUs) {
-    }
+    private record Measured(String name, String reference, double timeUs, double hostUs) {}
 
     public static void main(String[] args) {
         System.exit(BenchCommandLine.of(new ShapesBenchmark()).execute(args));
@@ -99,10 +97,11 @@ public final class ShapesBenchmark implements Callable<Integer> {
         backend = cluster.backend().get();
         ranks = cluster.ranks().count();
         BenchCommandLine.positive(spec, "--iters", iters);
-        System.out.printf("# ShapesBenchmark: backend %s, %d rank(s), allreduce of %d x float32 (%d B), sum; %d ops "
-                + "per round, best of 3 rounds; time and host enqueue time per op in us; dt, dhost: minus the "
-                + "row named in 'vs'; %s=%s (sim always checks that the ranks call a step alike)%n", backend.name(),
-                ranks, COUNT, COUNT * 4, iters, CallCheck.VARIABLE, System.getenv(CallCheck.VARIABLE));
+        System.out.printf(
+                "# ShapesBenchmark: backend %s, %d rank(s), allreduce of %d x float32 (%d B), sum; %d ops "
+                        + "per round, best of 3 rounds; time and host enqueue time per op in us; dt, dhost: minus the "
+                        + "row named in 'vs'; %s=%s (sim always checks that the ranks call a step alike)%n",
+                backend.name(), ranks, COUNT, COUNT * 4, iters, CallCheck.VARIABLE, System.getenv(CallCheck.VARIABLE));
         try (LocalCluster cluster = backend.local(ranks)) {
             Timer timer = new Timer(ranks);
             cluster.run(ctx -> new RankRun(ctx, timer).run());
@@ -129,16 +128,20 @@ public final class ShapesBenchmark implements Callable<Integer> {
             eager();
             graphs();
             try (CollectiveLocalShapesBenchPipeline p = CollectiveLocalShapesBenchPipeline.binder(comm, stream)
-                    .elements(ARENA).bind()) {
+                    .elements(ARENA)
+                    .bind()) {
                 time(LOCAL_CONSTANT, "call", s -> p.constant());
                 time(LOCAL_STEP, LOCAL_CONSTANT, s -> p.bucket(OFFSET, COUNT));
             }
             try (CollectiveGraphShapesBenchPipeline p = CollectiveGraphShapesBenchPipeline.binder(comm, stream)
-                    .elements(ARENA).bind()) {
+                    .elements(ARENA)
+                    .bind()) {
                 time("GRAPH constant step", "graph launch", s -> p.constant());
                 time(GRAPH_STEP, "GRAPH constant step", s -> p.bucket(OFFSET, COUNT));
                 int[] turn = {0};
-                time("GRAPH step (offset, n), 4 tuples", "GRAPH constant step",
+                time(
+                        "GRAPH step (offset, n), 4 tuples",
+                        "GRAPH constant step",
                         s -> p.bucket(OFFSETS[turn[0]++ & 3], COUNT));
             }
         }
@@ -146,17 +149,22 @@ public final class ShapesBenchmark implements Callable<Integer> {
         /** The plain call, the call with offsets and the native call, on registered buffers as a LOCAL step's. */
         private void eager() throws Exception {
             try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA);
-                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA);
-                 RegistrationHandle sendRegistered = comm.register(send);
-                 RegistrationHandle recvRegistered = comm.register(recv)) {
+                    DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA);
+                    RegistrationHandle sendRegistered = comm.register(send);
+                    RegistrationHandle recvRegistered = comm.register(recv)) {
                 DeviceBuffer sendAt = send.slice(OFFSET, COUNT);
                 DeviceBuffer recvAt = recv.slice(OFFSET, COUNT);
                 time("call", null, s -> comm.allReduce(sendAt, recvAt, COUNT, DataType.FLOAT32, ReduceOp.SUM, s));
-                time("call with offsets", "call", s -> comm.allReduce(send, OFFSET, recv, OFFSET, COUNT,
-                        DataType.FLOAT32, ReduceOp.SUM, s));
+                time(
+                        "call with offsets",
+                        "call",
+                        s -> comm.allReduce(send, OFFSET, recv, OFFSET, COUNT, DataType.FLOAT32, ReduceOp.SUM, s));
                 if (NativeBaseline.supports(comm)) {
-                    time("native C call", null, (s, n) -> NativeBaseline.of(comm).allReduceLoop(sendAt, recvAt, COUNT,
-                            DataType.FLOAT32, ReduceOp.SUM, s, n));
+                    time(
+                            "native C call",
+                            null,
+                            (s, n) -> NativeBaseline.of(comm)
+                                    .allReduceLoop(sendAt, recvAt, COUNT, DataType.FLOAT32, ReduceOp.SUM, s, n));
                 }
             }
         }
@@ -164,7 +172,7 @@ public final class ShapesBenchmark implements Callable<Integer> {
         /** A graph launched directly and from the native loop, and graphs of a GraphCache. */
         private void graphs() throws Exception {
             try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA);
-                 DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA)) {
+                    DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, ARENA)) {
                 // captured as a user would, with the API: what generated code adds is timed in the rows below
                 stream.beginCapture();
                 comm.allReduce(send, OFFSET, recv, OFFSET, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
@@ -172,17 +180,28 @@ public final class ShapesBenchmark implements Callable<Integer> {
                 try (GraphExec exec = graph.instantiate()) {
                     time("graph launch", null, exec::launch);
                     if (NativeBaseline.supports(comm)) {
-                        time(NATIVE_GRAPH, null, (s, n) -> NativeBaseline.of(comm).launchLoop(exec, s, n));
+                        time(
+                                NATIVE_GRAPH,
+                                null,
+                                (s, n) -> NativeBaseline.of(comm).launchLoop(exec, s, n));
                     }
                 } finally {
                     graph.close();
                 }
-                try (GraphCache cache = new GraphCache(comm, stream, "ShapesBenchmark", "bucket", 4,
-                        GraphCacheOverflow.WARN, args -> comm.allReduce(send, args[0], recv, args[0], args[1],
-                                DataType.FLOAT32, ReduceOp.SUM, stream))) {
+                try (GraphCache cache = new GraphCache(
+                        comm,
+                        stream,
+                        "ShapesBenchmark",
+                        "bucket",
+                        4,
+                        GraphCacheOverflow.WARN,
+                        args -> comm.allReduce(
+                                send, args[0], recv, args[0], args[1], DataType.FLOAT32, ReduceOp.SUM, stream))) {
                     time("GraphCache.launch, 1 tuple", "graph launch", s -> cache.launch(OFFSET, COUNT));
                     int[] turn = {0};
-                    time("GraphCache.launch, 4 tuples", "graph launch",
+                    time(
+                            "GraphCache.launch, 4 tuples",
+                            "graph launch",
                             s -> cache.launch(OFFSETS[turn[0]++ & 3], COUNT));
                 }
             }
@@ -203,26 +222,36 @@ public final class ShapesBenchmark implements Callable<Integer> {
     }
 
     private void print() {
-        System.out.printf("%-34s %10s %10s | %-28s %8s %8s%n", "# row", "time(us)", "host(us)", "vs", "dt(us)",
-                "dhost(us)");
+        System.out.printf(
+                "%-34s %10s %10s | %-28s %8s %8s%n", "# row", "time(us)", "host(us)", "vs", "dt(us)", "dhost(us)");
         for (Measured m : rows.values()) {
             Measured ref = m.reference() == null ? null : rows.get(m.reference());
-            System.out.printf(Locale.ROOT, "  %-32s %10.3f %10.3f | %-28s %8s %8s%n", m.name(), m.timeUs(),
-                    m.hostUs(), ref == null ? "-" : ref.name(), ref == null ? "-" : delta(m.timeUs() - ref.timeUs()),
+            System.out.printf(
+                    Locale.ROOT,
+                    "  %-32s %10.3f %10.3f | %-28s %8s %8s%n",
+                    m.name(),
+                    m.timeUs(),
+                    m.hostUs(),
+                    ref == null ? "-" : ref.name(),
+                    ref == null ? "-" : delta(m.timeUs() - ref.timeUs()),
                     ref == null ? "-" : delta(m.hostUs() - ref.hostUs()));
         }
-        System.out.printf("# the checks of a step with parameters: %s - %s = %s%n", LOCAL_STEP, LOCAL_CONSTANT,
-                added(LOCAL_STEP, LOCAL_CONSTANT));
-        System.out.printf("# a cached GRAPH step over a native graph launch: %s - %s = %s%n", GRAPH_STEP,
-                NATIVE_GRAPH, added(GRAPH_STEP, NATIVE_GRAPH));
+        System.out.printf(
+                "# the checks of a step with parameters: %s - %s = %s%n",
+                LOCAL_STEP, LOCAL_CONSTANT, added(LOCAL_STEP, LOCAL_CONSTANT));
+        System.out.printf(
+                "# a cached GRAPH step over a native graph launch: %s - %s = %s%n",
+                GRAPH_STEP, NATIVE_GRAPH, added(GRAPH_STEP, NATIVE_GRAPH));
     }
 
     /** What {@code row} adds to {@code reference}, per op: "dt us (host dhost us)", or why it cannot say. */
     private String added(String row, String reference) {
         Measured m = rows.get(row);
         Measured ref = rows.get(reference);
-        return m == null || ref == null ? "- (" + reference + " not measured)" : delta(m.timeUs() - ref.timeUs())
-                + " us per op (host enqueue " + delta(m.hostUs() - ref.hostUs()) + " us)";
+        return m == null || ref == null
+                ? "- (" + reference + " not measured)"
+                : delta(m.timeUs() - ref.timeUs()) + " us per op (host enqueue " + delta(m.hostUs() - ref.hostUs())
+                        + " us)";
     }
 
     private static String delta(double us) {

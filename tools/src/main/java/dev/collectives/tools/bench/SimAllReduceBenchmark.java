@@ -1,25 +1,16 @@
 package dev.collectives.tools.bench;
 
-import dev.collectives.examples.BuildVersion;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.sim.internal.Kernels;
+import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.RanksOption;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Stream;
-
-import org.bytedeco.javacpp.Pointer;
-
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
@@ -31,6 +22,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import org.bytedeco.javacpp.Pointer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * nccl-tests-style figures for the embedded backend: allreduce (float32, sum, out of place) at each rank count,
@@ -43,10 +40,14 @@ import java.util.stream.Collectors;
  * {@code --runs} runs the summary gives, per rank count, the 64 MiB figure of every run and every size where the
  * pure-Java path was faster in some run, with its ratio in each.
  */
-@Command(name = "sim-allreduce", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
+@Command(
+        name = "sim-allreduce",
+        mixinStandardHelpOptions = true,
+        versionProvider = BuildVersion.class,
         sortOptions = false,
         description = "Times the sim backend's allreduce with the native kernels and in pure Java, beside "
-                + "single-thread memcpy.", exitCodeListHeading = "%nExit status:%n",
+                + "single-thread memcpy.",
+        exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line"})
 public final class SimAllReduceBenchmark implements Callable<Integer> {
     private static final double GB = 1e9;
@@ -55,7 +56,9 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
     @Option(names = "--min", defaultValue = "1024", description = "Smallest size in bytes (default ${DEFAULT-VALUE}).")
     long minBytes;
 
-    @Option(names = "--max", defaultValue = "268435456",
+    @Option(
+            names = "--max",
+            defaultValue = "268435456",
             description = "Largest size in bytes (default ${DEFAULT-VALUE}).")
     long maxBytes;
 
@@ -64,20 +67,30 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
 
     List<Integer> rankCounts;
 
-    @Option(names = "--trials", defaultValue = "5", description = "Trials per size and path (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--trials",
+            defaultValue = "5",
+            description = "Trials per size and path (default ${DEFAULT-VALUE}).")
     int trials;
 
-    @Option(names = "--runs", defaultValue = "1",
+    @Option(
+            names = "--runs",
+            defaultValue = "1",
             description = "Back-to-back runs of the whole sweep; the summary gives each run's figures "
                     + "(default ${DEFAULT-VALUE}).")
     int runs;
 
-    @Option(names = "--java", negatable = true, defaultValue = "true", fallbackValue = "true",
+    @Option(
+            names = "--java",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
             description = "Also time the pure-Java path (default on).")
     boolean java;
 
-    @Option(names = "--kernels", description = "Also time the reductions alone, native (and Java, with --java), per "
-            + "rank's share.")
+    @Option(
+            names = "--kernels",
+            description = "Also time the reductions alone, native (and Java, with --java), per " + "rank's share.")
     boolean kernels;
 
     @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
@@ -87,8 +100,7 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
     CommandSpec spec;
 
     /** One sweep's figures: busbw/memcpy at 64 MiB (NaN when not run) and java/native time ratio per size. */
-    private record Sweep(int run, int ranks, double at64, Map<Long, Double> ratios) {
-    }
+    private record Sweep(int run, int ranks, double at64, Map<Long, Double> ratios) {}
 
     public static void main(String[] args) {
         System.exit(BenchCommandLine.of(new SimAllReduceBenchmark()).execute(args));
@@ -107,10 +119,26 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
             for (int run = 1; run <= runs; run++) {
                 for (int ranks : rankCounts) {
                     double memcpy = memcpyBandwidth(memcpyBytes);
-                    System.out.printf(Locale.ROOT, "#%n# run %d: sim allreduce, float32 sum, out of place, %d ranks; "
-                            + "single-thread memcpy of %d B just before: %.2f GB/s%n", run, ranks, memcpyBytes, memcpy);
-                    System.out.printf(Locale.ROOT, "# %12s %12s | %10s %10s %7s | %10s %10s %7s | %7s%s%n", "size(B)",
-                            "count", "time(us)", "busbw", "/memcpy", "java(us)", "busbw", "/memcpy", "java/nat",
+                    System.out.printf(
+                            Locale.ROOT,
+                            "#%n# run %d: sim allreduce, float32 sum, out of place, %d ranks; "
+                                    + "single-thread memcpy of %d B just before: %.2f GB/s%n",
+                            run,
+                            ranks,
+                            memcpyBytes,
+                            memcpy);
+                    System.out.printf(
+                            Locale.ROOT,
+                            "# %12s %12s | %10s %10s %7s | %10s %10s %7s | %7s%s%n",
+                            "size(B)",
+                            "count",
+                            "time(us)",
+                            "busbw",
+                            "/memcpy",
+                            "java(us)",
+                            "busbw",
+                            "/memcpy",
+                            "java/nat",
                             kernels ? fmt(" | %10s %10s %10s", "kernel(us)", "jkernel", "rest(us)") : "");
                     sweeps.add(sweep(run, ranks, sizes, memcpy, results));
                 }
@@ -135,16 +163,47 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
                 double busbw = busbw(bytes, seconds[0], ranks);
                 double javaBusbw = java ? busbw(bytes, seconds[1], ranks) : Double.NaN;
                 double ratio = seconds[1] / seconds[0];
-                double[] kernel = kernels ? kernelSeconds(ranks, bytes, iterations) : new double[] {Double.NaN,
-                        Double.NaN};
-                System.out.printf(Locale.ROOT, "  %12d %12d | %10.1f %10.2f %7.3f | %10s %10s %7s | %7s%s%n", bytes,
-                        bytes / 4, seconds[0] * 1e6, busbw, busbw / memcpy, java ? fmt("%.1f", seconds[1] * 1e6) : "-",
-                        java ? fmt("%.2f", javaBusbw) : "-", java ? fmt("%.3f", javaBusbw / memcpy) : "-",
-                        java ? fmt("%.3f", ratio) : "-", kernels ? fmt(" | %10.1f %10s %10.1f", kernel[0] * 1e6,
-                                java ? fmt("%.1f", kernel[1] * 1e6) : "-", (seconds[0] - kernel[0]) * 1e6) : "");
-                results.add("run", run, "ranks", ranks, "bytes", bytes, "native_us", seconds[0] * 1e6,
-                        "native_busbw", busbw, "java_us", seconds[1] * 1e6, "java_busbw", javaBusbw,
-                        "memcpy_gbps", memcpy, "native_kernel_us", kernel[0] * 1e6, "java_kernel_us",
+                double[] kernel =
+                        kernels ? kernelSeconds(ranks, bytes, iterations) : new double[] {Double.NaN, Double.NaN};
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %12d %12d | %10.1f %10.2f %7.3f | %10s %10s %7s | %7s%s%n",
+                        bytes,
+                        bytes / 4,
+                        seconds[0] * 1e6,
+                        busbw,
+                        busbw / memcpy,
+                        java ? fmt("%.1f", seconds[1] * 1e6) : "-",
+                        java ? fmt("%.2f", javaBusbw) : "-",
+                        java ? fmt("%.3f", javaBusbw / memcpy) : "-",
+                        java ? fmt("%.3f", ratio) : "-",
+                        kernels
+                                ? fmt(
+                                        " | %10.1f %10s %10.1f",
+                                        kernel[0] * 1e6,
+                                        java ? fmt("%.1f", kernel[1] * 1e6) : "-",
+                                        (seconds[0] - kernel[0]) * 1e6)
+                                : "");
+                results.add(
+                        "run",
+                        run,
+                        "ranks",
+                        ranks,
+                        "bytes",
+                        bytes,
+                        "native_us",
+                        seconds[0] * 1e6,
+                        "native_busbw",
+                        busbw,
+                        "java_us",
+                        seconds[1] * 1e6,
+                        "java_busbw",
+                        javaBusbw,
+                        "memcpy_gbps",
+                        memcpy,
+                        "native_kernel_us",
+                        kernel[0] * 1e6,
+                        "java_kernel_us",
                         kernel[1] * 1e6);
                 if (java) {
                     ratios.put(bytes, ratio);
@@ -160,7 +219,11 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
                 javaFaster.add(fmt("%d B (%.3f)", bytes, ratio));
             }
         });
-        System.out.printf(Locale.ROOT, "# run %d, %d ranks: 64 MiB busbw/memcpy %s; java faster at: %s%n", run, ranks,
+        System.out.printf(
+                Locale.ROOT,
+                "# run %d, %d ranks: 64 MiB busbw/memcpy %s; java faster at: %s%n",
+                run,
+                ranks,
                 Double.isNaN(at64) ? "-" : fmt("%.3f", at64),
                 java ? (javaFaster.isEmpty() ? "none" : String.join(", ", javaFaster)) : "-");
         return new Sweep(run, ranks, at64, ratios);
@@ -171,25 +234,37 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
      * at least one run, with the java/native time ratio of each run (below 1: Java faster).
      */
     private void summarize(List<Sweep> sweeps) {
-        System.out.printf("#%n# Summary over %d run(s): busbw / memcpy of the native kernels at 64 MiB in each run; "
-                + "sizes where the pure-Java path was faster in some run, with the time ratio java/native of every "
-                + "run (< 1: Java faster)%n", runs);
+        System.out.printf(
+                "#%n# Summary over %d run(s): busbw / memcpy of the native kernels at 64 MiB in each run; "
+                        + "sizes where the pure-Java path was faster in some run, with the time ratio java/native of every "
+                        + "run (< 1: Java faster)%n",
+                runs);
         for (int ranks : rankCounts) {
             List<Sweep> mine = sweeps.stream().filter(s -> s.ranks() == ranks).toList();
-            String at64 = mine.stream().filter(s -> !Double.isNaN(s.at64())).map(s -> fmt("%.3f", s.at64()))
+            String at64 = mine.stream()
+                    .filter(s -> !Double.isNaN(s.at64()))
+                    .map(s -> fmt("%.3f", s.at64()))
                     .collect(Collectors.joining(" "));
             List<String> javaFaster = new ArrayList<>();
             for (long bytes : mine.get(0).ratios().keySet()) {
-                List<Double> perRun = mine.stream().map(s -> s.ratios().get(bytes)).toList();
+                List<Double> perRun =
+                        mine.stream().map(s -> s.ratios().get(bytes)).toList();
                 long faster = perRun.stream().filter(r -> r < 1).count();
                 if (faster > 0) {
-                    javaFaster.add(fmt("%d B in %d of %d (%s)", bytes, faster, perRun.size(), perRun.stream()
-                            .map(r -> fmt("%.3f", r)).collect(Collectors.joining(" "))));
+                    javaFaster.add(fmt(
+                            "%d B in %d of %d (%s)",
+                            bytes,
+                            faster,
+                            perRun.size(),
+                            perRun.stream().map(r -> fmt("%.3f", r)).collect(Collectors.joining(" "))));
                 }
             }
-            System.out.printf(Locale.ROOT, "# %d ranks: 64 MiB busbw/memcpy %s; java faster at: %s%n", ranks,
-                    at64.isEmpty() ? "-" : at64, java ? (javaFaster.isEmpty() ? "none, in any run"
-                            : String.join("; ", javaFaster)) : "-");
+            System.out.printf(
+                    Locale.ROOT,
+                    "# %d ranks: 64 MiB busbw/memcpy %s; java faster at: %s%n",
+                    ranks,
+                    at64.isEmpty() ? "-" : at64,
+                    java ? (javaFaster.isEmpty() ? "none, in any run" : String.join("; ", javaFaster)) : "-");
         }
     }
 

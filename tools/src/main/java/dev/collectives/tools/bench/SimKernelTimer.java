@@ -3,11 +3,9 @@ package dev.collectives.tools.bench;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.sim.internal.Kernels;
-
-import org.bytedeco.javacpp.Pointer;
-
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
+import org.bytedeco.javacpp.Pointer;
 
 /**
  * The reduction alone, without the collective around it: one thread per rank reduces that rank's share of an
@@ -54,14 +52,16 @@ final class SimKernelTimer implements AutoCloseable {
         Thread[] threads = new Thread[ranks];
         for (int r = 0; r < ranks; r++) {
             int rank = r;
-            threads[r] = new Thread(() -> {
-                try {
-                    nanos[rank] = reduceShare(rank, iterations, together);
-                } catch (RuntimeException e) {
-                    failures[rank] = e;
-                    together.reset(); // the others stop waiting for this rank
-                }
-            }, "kernel-" + r);
+            threads[r] = new Thread(
+                    () -> {
+                        try {
+                            nanos[rank] = reduceShare(rank, iterations, together);
+                        } catch (RuntimeException e) {
+                            failures[rank] = e;
+                            together.reset(); // the others stop waiting for this rank
+                        }
+                    },
+                    "kernel-" + r);
             threads[r].start();
         }
         long slowest = 0;

@@ -1,9 +1,8 @@
 package dev.collectives.tools.differential;
 
 import dev.collectives.annotation.DataType;
-import dev.collectives.tools.differential.Output.Segment;
 import dev.collectives.runtime.Numerics;
-
+import dev.collectives.tools.differential.Output.Segment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -20,8 +19,7 @@ final class Comparison {
     /** The backend every comparison is made against. */
     static final String REFERENCE = "sim";
 
-    private Comparison() {
-    }
+    private Comparison() {}
 
     enum Result {
         AGREE,
@@ -39,8 +37,7 @@ final class Comparison {
      * @param detail   for an agreement within the bound, the largest difference; for a difference, where and what;
      *                 for a skip, why
      */
-    record Verdict(String item, int rank, Result result, boolean bitExact, String detail) {
-    }
+    record Verdict(String item, int rank, Result result, boolean bitExact, String detail) {}
 
     /**
      * How a report names the two sides: "sim" and the backend, or, when sim is compared with itself, "sim in
@@ -48,13 +45,13 @@ final class Comparison {
      */
     record Sides(String reference, String other) {
         static Sides against(String backend) {
-            return REFERENCE.equals(backend) ? new Sides("sim in threads", "sim in processes")
+            return REFERENCE.equals(backend)
+                    ? new Sides("sim in threads", "sim in processes")
                     : new Sides(REFERENCE, backend);
         }
     }
 
-    static Verdict compare(String item, int rank, Outcome reference, Outcome other, Sides sides,
-            Tolerance tolerance) {
+    static Verdict compare(String item, int rank, Outcome reference, Outcome other, Sides sides, Tolerance tolerance) {
         if (other.kind() == Outcome.Kind.SKIPPED) {
             return new Verdict(item, rank, Result.SKIPPED, false, sides.other() + ": " + other.detail());
         }
@@ -67,14 +64,15 @@ final class Comparison {
         List<String> names = reference.outputs().stream().map(Output::name).collect(Collectors.toList());
         List<String> otherNames = other.outputs().stream().map(Output::name).collect(Collectors.toList());
         if (!names.equals(otherNames)) {
-            return differ(item, rank, sides.reference() + " read back " + names + ", " + sides.other() + " "
-                    + otherNames);
+            return differ(
+                    item, rank, sides.reference() + " read back " + names + ", " + sides.other() + " " + otherNames);
         }
         boolean bitExact = true;
         double largest = -1;
         String largestAt = "";
         for (int i = 0; i < names.size(); i++) {
-            Elements e = new Elements(reference.outputs().get(i), other.outputs().get(i), sides, tolerance);
+            Elements e =
+                    new Elements(reference.outputs().get(i), other.outputs().get(i), sides, tolerance);
             if (e.difference != null) {
                 return differ(item, rank, e.difference);
             }
@@ -84,8 +82,12 @@ final class Comparison {
                 largestAt = e.largestAt;
             }
         }
-        return new Verdict(item, rank, Result.AGREE, bitExact, bitExact ? "bit-exact"
-                : "within the bound; largest difference " + largestAt);
+        return new Verdict(
+                item,
+                rank,
+                Result.AGREE,
+                bitExact,
+                bitExact ? "bit-exact" : "within the bound; largest difference " + largestAt);
     }
 
     private static Verdict differ(String item, int rank, String what) {
@@ -108,7 +110,8 @@ final class Comparison {
         String largestAt = "";
 
         Elements(Output reference, Output other, Sides sides, Tolerance tolerance) {
-            if (reference.bytes().length != other.bytes().length || !reference.segments().equals(other.segments())) {
+            if (reference.bytes().length != other.bytes().length
+                    || !reference.segments().equals(other.segments())) {
                 difference = reference.name() + ": " + sides.reference() + " read " + reference.bytes().length
                         + " bytes in " + reference.segments() + ", " + sides.other() + " " + other.bytes().length
                         + " in " + other.segments();
@@ -122,20 +125,26 @@ final class Comparison {
             for (Segment s : reference.segments()) {
                 int size = s.type().size();
                 for (long at = s.offset(); at + size <= s.offset() + s.length() && difference == null; at += size) {
-                    compare(reference.name(), s, (at - s.offset()) / size, raw(a, (int) at, size),
-                            raw(b, (int) at, size), sides, tolerance);
+                    compare(
+                            reference.name(),
+                            s,
+                            (at - s.offset()) / size,
+                            raw(a, (int) at, size),
+                            raw(b, (int) at, size),
+                            sides,
+                            tolerance);
                 }
             }
         }
 
-        private void compare(String buffer, Segment s, long index, long x, long y, Sides sides,
-                Tolerance tolerance) {
+        private void compare(String buffer, Segment s, long index, long x, long y, Sides sides, Tolerance tolerance) {
             if (x == y) {
                 return;
             }
             DataType type = s.type();
-            double bound = type.isFloatingPoint() ? tolerance.bound(type, Numerics.decode(type, x),
-                    Numerics.decode(type, y)) : 0;
+            double bound = type.isFloatingPoint()
+                    ? tolerance.bound(type, Numerics.decode(type, x), Numerics.decode(type, y))
+                    : 0;
             double gap = type.isFloatingPoint() ? Math.abs(Numerics.decode(type, x) - Numerics.decode(type, y)) : 0;
             String where = buffer + ", element " + index + " of the " + type + " elements at byte " + s.offset()
                     + " (byte " + (s.offset() + index * type.size()) + ")";
@@ -143,15 +152,23 @@ final class Comparison {
                 bitExact = false;
                 if (gap > largest) {
                     largest = gap;
-                    largestAt = String.format(Locale.ROOT, "%.3g (bound %.3g) at %s: %s %s, %s", gap, bound, where,
-                            sides.reference(), show(type, x), show(type, y));
+                    largestAt = String.format(
+                            Locale.ROOT,
+                            "%.3g (bound %.3g) at %s: %s %s, %s",
+                            gap,
+                            bound,
+                            where,
+                            sides.reference(),
+                            show(type, x),
+                            show(type, y));
                 }
                 return;
             }
             difference = where + ": " + sides.reference() + " " + show(type, x) + ", " + sides.other() + " "
                     + show(type, y)
-                    + (bound > 0 ? String.format(Locale.ROOT, " (|difference| %.3g > bound %.3g)", gap, bound)
-                    : " (bit-exact expected)");
+                    + (bound > 0
+                            ? String.format(Locale.ROOT, " (|difference| %.3g > bound %.3g)", gap, bound)
+                            : " (bit-exact expected)");
         }
     }
 

@@ -67,7 +67,7 @@ record Corpus(long seed, int size, long maxCount, Path compiled) {
     void requireCompiledAsAsked() {
         Properties found = new Properties();
         try (URLClassLoader loader = load(classRoot());
-             InputStream in = loader.getResourceAsStream(PROPERTIES)) {
+                InputStream in = loader.getResourceAsStream(PROPERTIES)) {
             if (in != null) {
                 found.load(in);
             }
@@ -83,13 +83,15 @@ record Corpus(long seed, int size, long maxCount, Path compiled) {
 
     List<Item> items() {
         ClassLoader loader = load(classRoot());
-        return specs().stream().<Item>map(spec -> new CorpusItem(spec, loader, seed)).toList();
+        return specs().stream()
+                .<Item>map(spec -> new CorpusItem(spec, loader, seed))
+                .toList();
     }
 
     private Properties description() {
         Properties p = new Properties();
-        p.putAll(Map.of("seed", String.valueOf(seed), "size", String.valueOf(size), "maxCount",
-                String.valueOf(maxCount)));
+        p.putAll(Map.of(
+                "seed", String.valueOf(seed), "size", String.valueOf(size), "maxCount", String.valueOf(maxCount)));
         return p;
     }
 
@@ -104,9 +106,10 @@ record Corpus(long seed, int size, long maxCount, Path compiled) {
     /** The classes under {@code classes}, and their resources, as the jar {@code jar}. */
     private static void jar(Path classes, Path jar) throws IOException {
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
-             Stream<Path> files = Files.walk(classes)) {
+                Stream<Path> files = Files.walk(classes)) {
             for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
-                out.putNextEntry(new JarEntry(classes.relativize(file).toString().replace(File.separatorChar, '/')));
+                out.putNextEntry(
+                        new JarEntry(classes.relativize(file).toString().replace(File.separatorChar, '/')));
                 Files.copy(file, out);
                 out.closeEntry();
             }

@@ -2,7 +2,6 @@ package dev.collectives.tools.differential;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.runtime.Communicator;
-
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,7 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
-
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
 import javax.tools.JavaCompiler;
@@ -33,8 +31,7 @@ final class CorpusCompiler {
     private static final String PROCESSOR = "dev.collectives.processor.CollectivesProcessor";
     private static final String JAVAPOET = "com.palantir.javapoet.JavaFile";
 
-    private CorpusCompiler() {
-    }
+    private CorpusCompiler() {}
 
     /** Writes the sources under {@code directory/src} and compiles them into {@code directory/classes}, returned. */
     static Path compile(List<PipelineSpec> specs, Path directory) {
@@ -57,19 +54,37 @@ final class CorpusCompiler {
             throw new UncheckedIOException("cannot write the corpus under " + directory, e);
         }
         String path = classPath();
-        List<String> options = List.of("-d", classes.toString(), "-s", generated.toString(), "-classpath", path,
-                "-processorpath", path, "-processor", PROCESSOR, "-implicit:none", "-encoding", "UTF-8", "-nowarn");
+        List<String> options = List.of(
+                "-d",
+                classes.toString(),
+                "-s",
+                generated.toString(),
+                "-classpath",
+                path,
+                "-processorpath",
+                path,
+                "-processor",
+                PROCESSOR,
+                "-implicit:none",
+                "-encoding",
+                "UTF-8",
+                "-nowarn");
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-        try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT,
-                StandardCharsets.UTF_8)) {
-            boolean compiled = javac.getTask(null, files, diagnostics, options, null,
-                    files.getJavaFileObjectsFromPaths(sources)).call();
+        try (StandardJavaFileManager files =
+                javac.getStandardFileManager(diagnostics, Locale.ROOT, StandardCharsets.UTF_8)) {
+            boolean compiled = javac.getTask(
+                            null, files, diagnostics, options, null, files.getJavaFileObjectsFromPaths(sources))
+                    .call();
             if (!compiled) {
-                throw new IllegalStateException("the corpus did not compile:\n" + diagnostics.getDiagnostics().stream()
-                        .filter(d -> d.getKind() == Diagnostic.Kind.ERROR).limit(10)
-                        .map(d -> d.getSource() == null ? d.getMessage(Locale.ROOT) : d.getSource().getName() + ":"
-                                + d.getLineNumber() + ": " + d.getMessage(Locale.ROOT))
-                        .collect(Collectors.joining("\n")));
+                throw new IllegalStateException("the corpus did not compile:\n"
+                        + diagnostics.getDiagnostics().stream()
+                                .filter(d -> d.getKind() == Diagnostic.Kind.ERROR)
+                                .limit(10)
+                                .map(d -> d.getSource() == null
+                                        ? d.getMessage(Locale.ROOT)
+                                        : d.getSource().getName() + ":" + d.getLineNumber() + ": "
+                                                + d.getMessage(Locale.ROOT))
+                                .collect(Collectors.joining("\n")));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -81,13 +96,19 @@ final class CorpusCompiler {
     private static String classPath() {
         Set<String> entries = new LinkedHashSet<>();
         try {
-            for (Class<?> c : List.of(DataType.class, Communicator.class, Class.forName(PROCESSOR),
-                    Class.forName(JAVAPOET))) {
-                entries.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+            for (Class<?> c :
+                    List.of(DataType.class, Communicator.class, Class.forName(PROCESSOR), Class.forName(JAVAPOET))) {
+                entries.add(Path.of(c.getProtectionDomain()
+                                .getCodeSource()
+                                .getLocation()
+                                .toURI())
+                        .toString());
             }
         } catch (ClassNotFoundException e) {
-            throw new IllegalStateException("the annotation processor (collectives-processor and JavaPoet) must be on "
-                    + "the class path to compile the corpus: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "the annotation processor (collectives-processor and JavaPoet) must be on "
+                            + "the class path to compile the corpus: " + e.getMessage(),
+                    e);
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }

@@ -14,7 +14,6 @@ import dev.collectives.tools.differential.PipelineSpec.Dim;
 import dev.collectives.tools.differential.PipelineSpec.Op;
 import dev.collectives.tools.differential.PipelineSpec.Side;
 import dev.collectives.tools.differential.PipelineSpec.Step;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -36,8 +35,9 @@ final class CorpusGenerator {
     /** The largest count of an op with a {@code count × ranks} side. */
     private static final long LARGEST_TIMES_RANKS = 1 << 17;
     /** Every op of the catalogue but send and recv, which are drawn in pairs: a new op is drawn at once. */
-    private static final OpKind[] COLLECTIVES = Arrays.stream(OpKind.values()).filter(k -> !k.isPointToPoint())
-            .toArray(OpKind[]::new);
+    private static final OpKind[] COLLECTIVES =
+            Arrays.stream(OpKind.values()).filter(k -> !k.isPointToPoint()).toArray(OpKind[]::new);
+
     private static final String OFF = "off";
     private static final String N = "n";
 
@@ -57,7 +57,9 @@ final class CorpusGenerator {
 
     /** The first {@code size} pipelines of {@code seed}, no op counting more than {@code maxCount} elements. */
     static List<PipelineSpec> corpus(long seed, int size, long maxCount) {
-        return IntStream.range(0, size).mapToObj(i -> pipeline(seed, i, maxCount)).toList();
+        return IntStream.range(0, size)
+                .mapToObj(i -> pipeline(seed, i, maxCount))
+                .toList();
     }
 
     static PipelineSpec pipeline(long seed, int index, long maxCount) {
@@ -76,8 +78,8 @@ final class CorpusGenerator {
             steps.add(step("s" + s));
         }
         List<Accessor> accessors = finish();
-        return new PipelineSpec(name, registration, allowLegacy, dim == null ? List.of() : List.of(dim), accessors,
-                steps, calls);
+        return new PipelineSpec(
+                name, registration, allowLegacy, dim == null ? List.of() : List.of(dim), accessors, steps, calls);
     }
 
     private Step step(String name) {
@@ -94,10 +96,17 @@ final class CorpusGenerator {
                 Side sent = place(type, sizing.capacity(), registered, sizing.offset());
                 Side received = place(type, sizing.capacity(), registered, sizing.offset());
                 // the first pair runs round the ring one way, the second the other way
-                ops.add(new Op(OpKind.SEND, type, null, 0, sent, null, sizing.count(), p == 0 ? Peer.NEXT
-                        : Peer.PREVIOUS));
-                ops.add(new Op(OpKind.RECV, type, null, 0, null, received, sizing.count(), p == 0 ? Peer.PREVIOUS
-                        : Peer.NEXT));
+                ops.add(new Op(
+                        OpKind.SEND, type, null, 0, sent, null, sizing.count(), p == 0 ? Peer.NEXT : Peer.PREVIOUS));
+                ops.add(new Op(
+                        OpKind.RECV,
+                        type,
+                        null,
+                        0,
+                        null,
+                        received,
+                        sizing.count(),
+                        p == 0 ? Peer.PREVIOUS : Peer.NEXT));
             }
         } else {
             int count = 1 + random.nextInt(3);
@@ -129,11 +138,14 @@ final class CorpusGenerator {
         DataType type = pick(DataType.values());
         ReduceOp reduce = kind.reduces() ? reduceOp(type) : null;
         int root = kind.hasRoot() ? random.nextInt(2) : 0;
-        Sizing sizing = sizing(fromParameters, capacity, kind.sendExtent() == Extent.COUNT_TIMES_RANKS
-                || kind.recvExtent() == Extent.COUNT_TIMES_RANKS);
+        Sizing sizing = sizing(
+                fromParameters,
+                capacity,
+                kind.sendExtent() == Extent.COUNT_TIMES_RANKS || kind.recvExtent() == Extent.COUNT_TIMES_RANKS);
         boolean registered = registered();
         Side send = place(type, sizing.length(kind.sendExtent()), registered, sizing.offset());
-        Side recv = kind.inPlaceAtSameOffset() && chance(0.25) ? send
+        Side recv = kind.inPlaceAtSameOffset() && chance(0.25)
+                ? send
                 : place(type, sizing.length(kind.recvExtent()), registered, sizing.offset());
         return new Op(kind, type, reduce, root, send, recv, sizing.count(), null);
     }
@@ -169,28 +181,52 @@ final class CorpusGenerator {
 
     private Container container(DataType type, boolean registered) {
         double u = random.nextDouble();
-        List<Container> same = containers.stream().filter(c -> !c.isBlock() && c.type == type
-                && c.registered == registered).toList();
+        List<Container> same = containers.stream()
+                .filter(c -> !c.isBlock() && c.type == type && c.registered == registered)
+                .toList();
         if (u < 0.3 && !same.isEmpty()) {
             return pick(same);
         }
         if (u < 0.5) {
-            List<Container> blocks = containers.stream().filter(c -> c.isBlock() && c.registered == registered)
+            List<Container> blocks = containers.stream()
+                    .filter(c -> c.isBlock() && c.registered == registered)
                     .toList();
-            Container block = !blocks.isEmpty() && chance(0.5) ? pick(blocks) : add(new Container("block"
-                    + count(AccessorKind.BUFFER), AccessorKind.BUFFER, DataType.UINT8, allocator(registered),
-                    registered, null, 0, true));
-            Container view = add(new Container("v" + count(AccessorKind.VIEW), AccessorKind.VIEW, type, null,
-                    registered, block, 0, false));
+            Container block = !blocks.isEmpty() && chance(0.5)
+                    ? pick(blocks)
+                    : add(new Container(
+                            "block" + count(AccessorKind.BUFFER),
+                            AccessorKind.BUFFER,
+                            DataType.UINT8,
+                            allocator(registered),
+                            registered,
+                            null,
+                            0,
+                            true));
+            Container view = add(new Container(
+                    "v" + count(AccessorKind.VIEW), AccessorKind.VIEW, type, null, registered, block, 0, false));
             block.views.add(view);
             return view;
         }
         if (u < 0.6 && registered) {
-            return add(new Container("e" + count(AccessorKind.EXTERNAL), AccessorKind.EXTERNAL, type,
-                    Allocator.MEM_ALLOC, true, null, chance(0.5) ? 0 : random.nextInt(1, 65), false));
+            return add(new Container(
+                    "e" + count(AccessorKind.EXTERNAL),
+                    AccessorKind.EXTERNAL,
+                    type,
+                    Allocator.MEM_ALLOC,
+                    true,
+                    null,
+                    chance(0.5) ? 0 : random.nextInt(1, 65),
+                    false));
         }
-        return add(new Container("b" + count(AccessorKind.BUFFER), AccessorKind.BUFFER, type, allocator(registered),
-                registered, null, 0, false));
+        return add(new Container(
+                "b" + count(AccessorKind.BUFFER),
+                AccessorKind.BUFFER,
+                type,
+                allocator(registered),
+                registered,
+                null,
+                0,
+                false));
     }
 
     private Container add(Container c) {
@@ -212,7 +248,8 @@ final class CorpusGenerator {
                     view.offsetBytes = at;
                     view.length = view.length.plus(random.nextInt(0, 4));
                     // each term rounded up to 16 bytes: the next view starts aligned, whatever ranks and the dim are
-                    at = at.plus(view.length.times(view.type.size()).roundedUp(16)).plus(chance(0.3) ? 16 : 0);
+                    at = at.plus(view.length.times(view.type.size()).roundedUp(16))
+                            .plus(chance(0.3) ? 16 : 0);
                 }
                 c.length = at.plus(random.nextInt(0, 16));
             } else if (c.kind != AccessorKind.VIEW) {
@@ -220,8 +257,16 @@ final class CorpusGenerator {
             }
         }
         for (Container c : containers) {
-            accessors.add(new Accessor(c.name, c.kind, c.type, c.length, c.allocator, c.registered,
-                    c.block == null ? null : c.block.name, c.offsetBytes, c.pad));
+            accessors.add(new Accessor(
+                    c.name,
+                    c.kind,
+                    c.type,
+                    c.length,
+                    c.allocator,
+                    c.registered,
+                    c.block == null ? null : c.block.name,
+                    c.offsetBytes,
+                    c.pad));
         }
         return accessors;
     }
@@ -243,7 +288,8 @@ final class CorpusGenerator {
     }
 
     private ReduceOp reduceOp(DataType type) {
-        ReduceOp[] ops = type.isFloatingPoint() ? ReduceOp.values()
+        ReduceOp[] ops = type.isFloatingPoint()
+                ? ReduceOp.values()
                 : new ReduceOp[] {ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MIN, ReduceOp.MAX};
         return chance(0.3) ? ReduceOp.SUM : pick(ops);
     }
@@ -302,8 +348,15 @@ final class CorpusGenerator {
         Expr length = Expr.constant(0);
         Expr offsetBytes;
 
-        Container(String name, AccessorKind kind, DataType type, Allocator allocator, boolean registered,
-                Container block, long pad, boolean holdsViews) {
+        Container(
+                String name,
+                AccessorKind kind,
+                DataType type,
+                Allocator allocator,
+                boolean registered,
+                Container block,
+                long pad,
+                boolean holdsViews) {
             this.name = name;
             this.kind = kind;
             this.type = type;

@@ -1,18 +1,17 @@
 package dev.collectives.tools.differential;
 
 import dev.collectives.annotation.Allocator;
-import dev.collectives.examples.Clusters;
 import dev.collectives.examples.ClusterSpec;
-import dev.collectives.tools.differential.PipelineSpec.Accessor;
-import dev.collectives.tools.differential.PipelineSpec.AccessorKind;
-import dev.collectives.tools.differential.PipelineSpec.Call;
-import dev.collectives.tools.differential.PipelineSpec.Dim;
+import dev.collectives.examples.Clusters;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Stream;
-
+import dev.collectives.tools.differential.PipelineSpec.Accessor;
+import dev.collectives.tools.differential.PipelineSpec.AccessorKind;
+import dev.collectives.tools.differential.PipelineSpec.Call;
+import dev.collectives.tools.differential.PipelineSpec.Dim;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -62,11 +61,16 @@ record CorpusItem(PipelineSpec spec, ClassLoader loader, long seed) implements I
 
     @Override
     public String reproducer() {
-        return PipelineSource.write(spec) + "bound with " + spec.dims().stream().map(d -> d.name() + " = "
-                + d.value()).collect(Collectors.joining(", ", "dims [", "]")) + spec.roots().stream()
-                .filter(a -> a.kind() == AccessorKind.EXTERNAL).map(a -> a.name() + " at element " + a.pad())
-                .collect(Collectors.joining(", ", ", externals [", "]")) + "; calls " + spec.calls().stream()
-                .map(Call::describe).collect(Collectors.joining(", ")) + "; inputs of seed " + seed + "\n";
+        return PipelineSource.write(spec) + "bound with "
+                + spec.dims().stream()
+                        .map(d -> d.name() + " = " + d.value())
+                        .collect(Collectors.joining(", ", "dims [", "]"))
+                + spec.roots().stream()
+                        .filter(a -> a.kind() == AccessorKind.EXTERNAL)
+                        .map(a -> a.name() + " at element " + a.pad())
+                        .collect(Collectors.joining(", ", ", externals [", "]"))
+                + "; calls " + spec.calls().stream().map(Call::describe).collect(Collectors.joining(", "))
+                + "; inputs of seed " + seed + "\n";
     }
 
     @Override
@@ -78,8 +82,8 @@ record CorpusItem(PipelineSpec spec, ClassLoader loader, long seed) implements I
             Map<String, DeviceBuffer> externals = new LinkedHashMap<>();
             for (Accessor a : spec.roots()) {
                 if (a.kind() == AccessorKind.EXTERNAL) {
-                    DeviceBuffer allocation = comm.allocate(Allocator.MEM_ALLOC, a.type(), spec.elements(a,
-                            rank.size()));
+                    DeviceBuffer allocation =
+                            comm.allocate(Allocator.MEM_ALLOC, a.type(), spec.elements(a, rank.size()));
                     externalAllocations.put(a.name(), allocation);
                     externals.put(a.name(), allocation.slice(a.pad(), allocation.count() - a.pad()));
                 }
@@ -87,8 +91,11 @@ record CorpusItem(PipelineSpec spec, ClassLoader loader, long seed) implements I
             try (Pipeline pipeline = bind(generated, comm, rank.stream(), externals)) {
                 Map<String, DeviceBuffer> allocations = new LinkedHashMap<>();
                 for (Accessor a : spec.roots()) {
-                    allocations.put(a.name(), a.kind() == AccessorKind.EXTERNAL ? externalAllocations.get(a.name())
-                            : (DeviceBuffer) invoke(generated.getMethod(a.name()), pipeline));
+                    allocations.put(
+                            a.name(),
+                            a.kind() == AccessorKind.EXTERNAL
+                                    ? externalAllocations.get(a.name())
+                                    : (DeviceBuffer) invoke(generated.getMethod(a.name()), pipeline));
                 }
                 return Outcome.ran(calls(rank, generated, pipeline, allocations));
             }
@@ -97,17 +104,25 @@ record CorpusItem(PipelineSpec spec, ClassLoader loader, long seed) implements I
         }
     }
 
-    private List<Output> calls(RankContext rank, Class<?> generated, Pipeline pipeline,
-            Map<String, DeviceBuffer> allocations) throws Exception {
+    private List<Output> calls(
+            RankContext rank, Class<?> generated, Pipeline pipeline, Map<String, DeviceBuffer> allocations)
+            throws Exception {
         List<Output> outputs = new ArrayList<>();
         for (int c = 0; c < spec.calls().size(); c++) {
             Call call = spec.calls().get(c);
             for (Accessor a : spec.roots()) {
                 DeviceBuffer allocation = allocations.get(a.name());
-                allocation.copyFromHost(InputData.fill(spec.segments(a, rank.size()), allocation.sizeBytes(), seed,
-                        spec.name().hashCode(), c, rank.rank(), a.name().hashCode()));
+                allocation.copyFromHost(InputData.fill(
+                        spec.segments(a, rank.size()),
+                        allocation.sizeBytes(),
+                        seed,
+                        spec.name().hashCode(),
+                        c,
+                        rank.rank(),
+                        a.name().hashCode()));
             }
-            Method step = call.args().length == 0 ? generated.getMethod(call.step())
+            Method step = call.args().length == 0
+                    ? generated.getMethod(call.step())
                     : generated.getMethod(call.step(), long.class, long.class);
             invoke(step, pipeline, Arrays.stream(call.args()).boxed().toArray());
             rank.stream().synchronize();
@@ -115,8 +130,10 @@ record CorpusItem(PipelineSpec spec, ClassLoader loader, long seed) implements I
                 DeviceBuffer allocation = allocations.get(a.name());
                 byte[] bytes = new byte[Math.toIntExact(allocation.sizeBytes())];
                 allocation.copyToHost(bytes);
-                outputs.add(new Output("call " + (c + 1) + " " + call.describe() + ": " + a.name(),
-                        spec.segments(a, rank.size()), bytes));
+                outputs.add(new Output(
+                        "call " + (c + 1) + " " + call.describe() + ": " + a.name(),
+                        spec.segments(a, rank.size()),
+                        bytes));
             }
         }
         return outputs;

@@ -1,12 +1,11 @@
 package dev.collectives.tools.differential;
 
 import dev.collectives.examples.Check;
-import dev.collectives.examples.Clusters;
 import dev.collectives.examples.ClusterSpec;
+import dev.collectives.examples.Clusters;
 import dev.collectives.examples.Example;
 import dev.collectives.examples.Runner;
 import dev.collectives.runtime.RankContext;
-
 import java.time.Duration;
 import java.util.Optional;
 
@@ -47,7 +46,10 @@ record ExampleItem(Example example) implements Item {
             return Outcome.skipped(missing.get());
         }
         Check check = example.run(rank).check();
-        return check.isOk() ? Outcome.ran(check.readBacks().stream()
-                .map(r -> Output.ofFloats(r.buffer(), r.values())).toList()) : Outcome.wrong(check.text());
+        return check.isOk()
+                ? Outcome.ran(check.readBacks().stream()
+                        .map(r -> Output.ofFloats(r.buffer(), r.values()))
+                        .toList())
+                : Outcome.wrong(check.text());
     }
 }

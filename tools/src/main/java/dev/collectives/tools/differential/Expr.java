@@ -64,8 +64,8 @@ record Expr(SortedMap<String, Long> terms) {
     /** Every coefficient rounded up to a multiple of {@code multiple}: at least this, and a multiple of it. */
     Expr roundedUp(long multiple) {
         TreeMap<String, Long> rounded = new TreeMap<>();
-        terms.forEach((term, coefficient) -> rounded.put(term, Math.floorDiv(coefficient + multiple - 1, multiple)
-                * multiple));
+        terms.forEach((term, coefficient) ->
+                rounded.put(term, Math.floorDiv(coefficient + multiple - 1, multiple) * multiple));
         return new Expr(rounded);
     }
 

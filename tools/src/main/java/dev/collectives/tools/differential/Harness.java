@@ -1,12 +1,11 @@
 package dev.collectives.tools.differential;
 
-import dev.collectives.examples.Clusters;
 import dev.collectives.examples.ClusterSpec;
-import dev.collectives.tools.LocalJob;
+import dev.collectives.examples.Clusters;
 import dev.collectives.examples.Runner;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.LocalCluster;
-
+import dev.collectives.tools.LocalJob;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,8 +34,7 @@ final class Harness {
      * @param jobTimeout how long a job of processes may take
      * @param keepData   whether to keep what sim read back after the comparison
      */
-    record Settings(String backend, List<Integer> ranks, int devices, Duration jobTimeout, boolean keepData) {
-    }
+    record Settings(String backend, List<Integer> ranks, int devices, Duration jobTimeout, boolean keepData) {}
 
     private final Settings settings;
     private final Work work;
@@ -65,10 +63,16 @@ final class Harness {
             } else {
                 corpus.compile();
             }
-            out.printf(Locale.ROOT, "corpus: %d pipelines of seed %d (op counts up to %d) generated and compiled "
-                    + "with the annotation processor %s%n", corpus.size(), corpus.seed(), corpus.maxCount(),
-                    work.corpusPrepared() ? "beforehand, into " + corpus.compiled()
-                    : String.format(Locale.ROOT, "in %.1f s", seconds(start)));
+            out.printf(
+                    Locale.ROOT,
+                    "corpus: %d pipelines of seed %d (op counts up to %d) generated and compiled "
+                            + "with the annotation processor %s%n",
+                    corpus.size(),
+                    corpus.seed(),
+                    corpus.maxCount(),
+                    work.corpusPrepared()
+                            ? "beforehand, into " + corpus.compiled()
+                            : String.format(Locale.ROOT, "in %.1f s", seconds(start)));
         }
         List<Item> items = work.items();
         List<String> summaries = new ArrayList<>();
@@ -100,8 +104,13 @@ final class Harness {
             if (items.stream().anyMatch(i -> i.part().job() == job)) {
                 start = System.nanoTime();
                 ended.put(job, runJob(n, job, store));
-                out.printf(Locale.ROOT, "%s, %d processes (%s job): ended in %.1f s%n", settings.backend(), n,
-                        job.label(), seconds(start));
+                out.printf(
+                        Locale.ROOT,
+                        "%s, %d processes (%s job): ended in %.1f s%n",
+                        settings.backend(),
+                        n,
+                        job.label(),
+                        seconds(start));
                 out.flush();
             }
         }
@@ -136,8 +145,10 @@ final class Harness {
         }
         for (int r = 0; r < n; r++) {
             Outcome o = outcomes.get(r);
-            store.writeReference(item, r, o != null ? o : Outcome.failed(new IllegalStateException(
-                    "rank " + r + " of sim did not finish")));
+            store.writeReference(
+                    item,
+                    r,
+                    o != null ? o : Outcome.failed(new IllegalStateException("rank " + r + " of sim did not finish")));
         }
     }
 
@@ -155,13 +166,18 @@ final class Harness {
         String[] ended = new String[n];
         List<String> arguments = new ArrayList<>(List.of(RankCommand.NAME, "--job", job.label()));
         arguments.addAll(rankArguments);
-        try (LocalJob processes = LocalJob.start(new LocalJob.Placement(settings.backend(),
-                settings.devices(), "differential"), n, List.of(), arguments, r -> store.log(job, r),
+        try (LocalJob processes = LocalJob.start(
+                new LocalJob.Placement(settings.backend(), settings.devices(), "differential"),
+                n,
+                List.of(),
+                arguments,
+                r -> store.log(job, r),
                 (env, r) -> environment(env, job))) {
             long deadline = System.nanoTime() + settings.jobTimeout().toNanos();
             for (int r = 0; r < n; r++) {
                 OptionalInt status = processes.awaitExit(r, deadline);
-                ended[r] = status.isPresent() ? "exited with status " + status.getAsInt()
+                ended[r] = status.isPresent()
+                        ? "exited with status " + status.getAsInt()
                         : "was stopped after " + settings.jobTimeout().toSeconds() + " s";
             }
         } catch (InterruptedException e) {

@@ -2,7 +2,6 @@ package dev.collectives.tools.differential;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.tools.differential.Output.Segment;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
@@ -14,8 +13,7 @@ import java.util.List;
  * infinite or NaN, so that sums of up to 8 ranks and products stay in range for every type, fp8 included.
  */
 final class InputData {
-    private InputData() {
-    }
+    private InputData() {}
 
     /** The contents of an allocation of {@code bytes} whose byte ranges hold the types of {@code segments}. */
     static byte[] fill(List<Segment> segments, long bytes, long... key) {
@@ -56,7 +54,8 @@ final class InputData {
         long bias = (1L << (exponentBits - 1)) - 1;
         long exponent = bias - 1 + ((random >>> 62) & 1);
         long sign = random >>> 63;
-        return sign << (exponentBits + significandBits) | exponent << significandBits
+        return sign << (exponentBits + significandBits)
+                | exponent << significandBits
                 | (random & ((1L << significandBits) - 1));
     }
 

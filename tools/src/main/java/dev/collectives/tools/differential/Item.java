@@ -2,7 +2,6 @@ package dev.collectives.tools.differential;
 
 import dev.collectives.examples.ClusterSpec;
 import dev.collectives.runtime.RankContext;
-
 import java.time.Duration;
 import java.util.Optional;
 

@@ -1,11 +1,10 @@
 package dev.collectives.tools.differential;
 
-import dev.collectives.examples.Clusters;
 import dev.collectives.examples.ClusterSpec;
+import dev.collectives.examples.Clusters;
 import dev.collectives.examples.Runner;
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.runtime.RankContext;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -2,7 +2,6 @@ package dev.collectives.tools.differential;
 
 import dev.collectives.examples.Runner;
 import dev.collectives.runtime.CollectivesException;
-
 import java.util.List;
 
 /**

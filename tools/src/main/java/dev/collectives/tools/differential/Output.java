@@ -1,7 +1,6 @@
 package dev.collectives.tools.differential;
 
 import dev.collectives.annotation.DataType;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.security.MessageDigest;
@@ -29,8 +28,7 @@ record Output(String name, List<Segment> segments, byte[] bytes) {
      * @param length bytes
      * @param type   element type
      */
-    record Segment(long offset, long length, DataType type) {
-    }
+    record Segment(long offset, long length, DataType type) {}
 
     /** Float32 values read back by an example. */
     static Output ofFloats(String name, float[] values) {

@@ -2,7 +2,6 @@ package dev.collectives.tools.differential;
 
 import dev.collectives.examples.ClusterSpec;
 import dev.collectives.examples.ClusterSpec.Need;
-
 import java.util.EnumSet;
 import java.util.Locale;
 
@@ -49,8 +48,9 @@ enum Part {
          * runs; for the rules job, the defaults.
          */
         ClusterSpec simCluster() {
-            return this == DATA ? new ClusterSpec(1, EnumSet.of(Need.MTLINK_SHARP, Need.IB_SHARP,
-                    Need.LEGACY_REGISTER)) : ClusterSpec.PLAIN;
+            return this == DATA
+                    ? new ClusterSpec(1, EnumSet.of(Need.MTLINK_SHARP, Need.IB_SHARP, Need.LEGACY_REGISTER))
+                    : ClusterSpec.PLAIN;
         }
     }
 }

@@ -7,42 +7,59 @@ import dev.collectives.tools.differential.PipelineSpec.Dim;
 import dev.collectives.tools.differential.PipelineSpec.Op;
 import dev.collectives.tools.differential.PipelineSpec.Side;
 import dev.collectives.tools.differential.PipelineSpec.Step;
-
 import java.util.ArrayList;
 import java.util.List;
 
 /** Writes a corpus pipeline as the Java source of its {@code @CollectivePipeline} interface. */
 final class PipelineSource {
-    private PipelineSource() {
-    }
+    private PipelineSource() {}
 
     static String write(PipelineSpec spec) {
         StringBuilder java = new StringBuilder();
-        java.append("package ").append(PipelineSpec.PACKAGE).append(";\n\n")
+        java.append("package ")
+                .append(PipelineSpec.PACKAGE)
+                .append(";\n\n")
                 .append("import dev.collectives.annotation.*;\n")
                 .append("import dev.collectives.runtime.DeviceBuffer;\n\n")
                 .append("/** A pipeline of the differential harness's random corpus. */\n")
-                .append("@CollectivePipeline(registration = Registration.").append(spec.registration())
-                .append(spec.allowLegacy() ? ", allowLegacyRegistration = true" : "").append(")\n")
-                .append("public interface ").append(spec.name()).append(" {\n");
+                .append("@CollectivePipeline(registration = Registration.")
+                .append(spec.registration())
+                .append(spec.allowLegacy() ? ", allowLegacyRegistration = true" : "")
+                .append(")\n")
+                .append("public interface ")
+                .append(spec.name())
+                .append(" {\n");
         for (Dim dim : spec.dims()) {
-            java.append("    @Dim ").append(dim.declaredInt() ? "int " : "long ").append(dim.name()).append("();\n\n");
+            java.append("    @Dim ")
+                    .append(dim.declaredInt() ? "int " : "long ")
+                    .append(dim.name())
+                    .append("();\n\n");
         }
         for (Accessor a : spec.accessors()) {
-            java.append("    ").append(accessor(a)).append("\n    DeviceBuffer ").append(a.name()).append("();\n\n");
+            java.append("    ")
+                    .append(accessor(a))
+                    .append("\n    DeviceBuffer ")
+                    .append(a.name())
+                    .append("();\n\n");
         }
         for (Step step : spec.steps()) {
             if (step.grouped()) {
                 java.append("    @Grouped\n");
             }
             if (step.captured() != null) {
-                java.append("    @Capture(param = \"off\", values = {").append(step.captured()[0]).append("})\n")
-                        .append("    @Capture(param = \"n\", values = {").append(step.captured()[1]).append("})\n");
+                java.append("    @Capture(param = \"off\", values = {")
+                        .append(step.captured()[0])
+                        .append("})\n")
+                        .append("    @Capture(param = \"n\", values = {")
+                        .append(step.captured()[1])
+                        .append("})\n");
             }
             for (Op op : step.ops()) {
                 java.append("    ").append(op(op)).append("\n");
             }
-            java.append("    void ").append(step.name()).append(step.parameters() ? "(long off, long n)" : "()")
+            java.append("    void ")
+                    .append(step.name())
+                    .append(step.parameters() ? "(long off, long n)" : "()")
                     .append(";\n\n");
         }
         java.setLength(java.length() - 1);

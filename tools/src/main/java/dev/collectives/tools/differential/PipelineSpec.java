@@ -7,7 +7,6 @@ import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
 import dev.collectives.tools.differential.Output.Segment;
-
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -29,8 +28,14 @@ import java.util.Set;
  * @param steps         its steps
  * @param calls         the step calls the driver makes, in order
  */
-record PipelineSpec(String name, Registration registration, boolean allowLegacy, List<Dim> dims,
-        List<Accessor> accessors, List<Step> steps, List<Call> calls) {
+record PipelineSpec(
+        String name,
+        Registration registration,
+        boolean allowLegacy,
+        List<Dim> dims,
+        List<Accessor> accessors,
+        List<Step> steps,
+        List<Call> calls) {
     /** The package of the corpus's interfaces. */
     static final String PACKAGE = "dev.collectives.corpus";
 
@@ -42,8 +47,7 @@ record PipelineSpec(String name, Registration registration, boolean allowLegacy,
     }
 
     /** A {@code @Dim}, declared {@code int} or {@code long}, and the value bound. */
-    record Dim(String name, long value, boolean declaredInt) {
-    }
+    record Dim(String name, long value, boolean declaredInt) {}
 
     enum AccessorKind {
         BUFFER,
@@ -59,9 +63,16 @@ record PipelineSpec(String name, Registration registration, boolean allowLegacy,
      * @param pad         an external's offset, in elements, in the allocation the driver passes a slice of (the same
      *                    on every rank)
      */
-    record Accessor(String name, AccessorKind kind, DataType type, Expr count, Allocator allocator, boolean registered,
-            String of, Expr offsetBytes, long pad) {
-    }
+    record Accessor(
+            String name,
+            AccessorKind kind,
+            DataType type,
+            Expr count,
+            Allocator allocator,
+            boolean registered,
+            String of,
+            Expr offsetBytes,
+            long pad) {}
 
     /**
      * A step: {@code grouped} is {@code @Grouped}; {@code parameters}, that it takes {@code (long off, long n)};
@@ -74,12 +85,10 @@ record PipelineSpec(String name, Registration registration, boolean allowLegacy,
     }
 
     /** One op; a send has no recv side and a recv no send side. */
-    record Op(OpKind kind, DataType type, ReduceOp reduce, int root, Side send, Side recv, Expr count, Peer peer) {
-    }
+    record Op(OpKind kind, DataType type, ReduceOp reduce, int root, Side send, Side recv, Expr count, Peer peer) {}
 
     /** Where an op's side lies: an accessor, and an offset in elements of its type. */
-    record Side(String accessor, Expr offset) {
-    }
+    record Side(String accessor, Expr offset) {}
 
     /** A call of {@code step}, with {@code (off, n)} for a step with parameters. */
     record Call(String step, long[] args) {
@@ -139,7 +148,9 @@ record PipelineSpec(String name, Registration registration, boolean allowLegacy,
         for (Step step : steps) {
             for (Op op : step.ops()) {
                 if (op.kind().reduces() && op.type().isFloatingPoint()) {
-                    reductions.computeIfAbsent(op.type(), t -> EnumSet.noneOf(ReduceOp.class)).add(op.reduce());
+                    reductions
+                            .computeIfAbsent(op.type(), t -> EnumSet.noneOf(ReduceOp.class))
+                            .add(op.reduce());
                 }
             }
         }

@@ -2,7 +2,6 @@ package dev.collectives.tools.differential;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
-
 import java.util.Map;
 import java.util.Set;
 

@@ -2,7 +2,6 @@ package dev.collectives.tools.differential;
 
 import dev.collectives.tools.differential.Comparison.Result;
 import dev.collectives.tools.differential.Comparison.Verdict;
-
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -60,7 +59,8 @@ final class Report {
             Verdict[] verdicts = byItem.getOrDefault(item.key(), new Verdict[ranks]);
             for (int r = 0; r < ranks; r++) {
                 if (verdicts[r] == null) {
-                    String process = "the process of rank " + r + " " + ended.get(item.part().job())[r] + " (see "
+                    String process = "the process of rank " + r + " "
+                            + ended.get(item.part().job())[r] + " (see "
                             + store.log(item.part().job(), r) + ")";
                     unanswered.computeIfAbsent(process, k -> new ArrayList<>()).add(item.key());
                     verdicts[r] = new Verdict(item.key(), r, Result.DIFFER, false, "no verdict: " + process);
@@ -68,33 +68,46 @@ final class Report {
             }
             report.add(item, verdicts);
         }
-        unanswered.forEach((process, keys) -> report.details.add("DIFFERS: no verdict on " + keys.size()
-                + " item(s), from " + keys.get(0) + " on: " + process));
+        unanswered.forEach((process, keys) -> report.details.add(
+                "DIFFERS: no verdict on " + keys.size() + " item(s), from " + keys.get(0) + " on: " + process));
         return report;
     }
 
     private void add(Item item, Verdict[] verdicts) {
         Tally tally = tallies.get(item.part());
-        List<Verdict> differing = List.of(verdicts).stream().filter(v -> v.result() == Result.DIFFER).toList();
+        List<Verdict> differing = List.of(verdicts).stream()
+                .filter(v -> v.result() == Result.DIFFER)
+                .toList();
         if (differing.stream().anyMatch(v -> v.detail().startsWith("no verdict: "))) {
             tally.differ++;
         } else if (!differing.isEmpty()) {
             tally.differ++;
-            details.add("DIFFERS: " + item.key() + " on rank(s) " + differing.stream().map(v -> String.valueOf(
-                    v.rank())).collect(Collectors.joining(", ")) + ": " + differing.get(0).detail()
-                    + (item.reproducer().isEmpty() ? "" : "\n  reproducer:\n    "
-                    + item.reproducer().strip().replace("\n", "\n    ")));
+            details.add("DIFFERS: " + item.key() + " on rank(s) "
+                    + differing.stream().map(v -> String.valueOf(v.rank())).collect(Collectors.joining(", ")) + ": "
+                    + differing.get(0).detail()
+                    + (item.reproducer().isEmpty()
+                            ? ""
+                            : "\n  reproducer:\n    "
+                                    + item.reproducer().strip().replace("\n", "\n    ")));
         } else if (List.of(verdicts).stream().anyMatch(v -> v.result() == Result.SKIPPED)) {
             tally.skipped++;
-            details.add("skipped (not compared): " + item.key() + ": " + List.of(verdicts).stream()
-                    .filter(v -> v.result() == Result.SKIPPED).findFirst().orElseThrow().detail());
+            details.add("skipped (not compared): " + item.key() + ": "
+                    + List.of(verdicts).stream()
+                            .filter(v -> v.result() == Result.SKIPPED)
+                            .findFirst()
+                            .orElseThrow()
+                            .detail());
         } else {
             tally.agree++;
             if (List.of(verdicts).stream().allMatch(Verdict::bitExact)) {
                 tally.bitExact++;
             } else {
-                details.add("agrees within the bound: " + item.key() + ": " + List.of(verdicts).stream()
-                        .filter(v -> !v.bitExact()).findFirst().orElseThrow().detail());
+                details.add("agrees within the bound: " + item.key() + ": "
+                        + List.of(verdicts).stream()
+                                .filter(v -> !v.bitExact())
+                                .findFirst()
+                                .orElseThrow()
+                                .detail());
             }
         }
     }
@@ -105,15 +118,19 @@ final class Report {
 
     /** "differential: 4 ranks: examples 12/12, mistakes 3/3, corpus 300/300, wrap 18/18 agree". */
     String summary() {
-        return "differential: " + ranks + " ranks: " + List.of(Part.values()).stream().map(p -> p.label() + " "
-                + tallies.get(p).agree + "/" + tallies.get(p).compared()).collect(Collectors.joining(", "))
+        return "differential: " + ranks + " ranks: "
+                + List.of(Part.values()).stream()
+                        .map(p -> p.label() + " " + tallies.get(p).agree + "/"
+                                + tallies.get(p).compared())
+                        .collect(Collectors.joining(", "))
                 + " agree";
     }
 
     /** One row per part: compared, agreed (bit-exact, within the bound), differ, skipped. */
     List<String> table() {
-        List<String> rows = new ArrayList<>(List.of("| part | compared | agree | identical | within the bound | "
-                + "differ | skipped (not compared) |", "|---|---:|---:|---:|---:|---:|---:|"));
+        List<String> rows = new ArrayList<>(List.of(
+                "| part | compared | agree | identical | within the bound | " + "differ | skipped (not compared) |",
+                "|---|---:|---:|---:|---:|---:|---:|"));
         for (Part p : Part.values()) {
             Tally t = tallies.get(p);
             rows.add("| " + p.label() + " | " + t.compared() + " | " + t.agree + " | " + t.bitExact + " | "

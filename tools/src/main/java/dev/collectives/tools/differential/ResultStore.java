@@ -1,10 +1,8 @@
 package dev.collectives.tools.differential;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.collectives.tools.differential.Comparison.Verdict;
 import dev.collectives.tools.differential.Output.Segment;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -36,11 +34,9 @@ final class ResultStore {
     }
 
     /** An outcome as stored: its outputs by file. */
-    private record StoredOutcome(Outcome.Kind kind, String tag, String detail, List<StoredOutput> outputs) {
-    }
+    private record StoredOutcome(Outcome.Kind kind, String tag, String detail, List<StoredOutput> outputs) {}
 
-    private record StoredOutput(String name, List<Segment> segments, String sha256, String file) {
-    }
+    private record StoredOutput(String name, List<Segment> segments, String sha256, String file) {}
 
     void writeReference(Item item, int rank, Outcome outcome) {
         Path dir = referenceDir(item);
@@ -53,8 +49,9 @@ final class ResultStore {
                 Files.write(dir.resolve(file), o.bytes());
                 outputs.add(new StoredOutput(o.name(), o.segments(), o.sha256(), file));
             }
-            JSON.writeValue(dir.resolve("rank-" + rank + ".json").toFile(), new StoredOutcome(outcome.kind(),
-                    outcome.tag(), outcome.detail(), outputs));
+            JSON.writeValue(
+                    dir.resolve("rank-" + rank + ".json").toFile(),
+                    new StoredOutcome(outcome.kind(), outcome.tag(), outcome.detail(), outputs));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write sim's outcome of " + item.key() + " under " + dir, e);
         }
@@ -63,7 +60,8 @@ final class ResultStore {
     Outcome readReference(Item item, int rank) {
         Path dir = referenceDir(item);
         try {
-            StoredOutcome stored = JSON.readValue(dir.resolve("rank-" + rank + ".json").toFile(), StoredOutcome.class);
+            StoredOutcome stored =
+                    JSON.readValue(dir.resolve("rank-" + rank + ".json").toFile(), StoredOutcome.class);
             List<Output> outputs = new ArrayList<>();
             for (StoredOutput o : stored.outputs()) {
                 outputs.add(new Output(o.name(), o.segments(), Files.readAllBytes(dir.resolve(o.file()))));
@@ -96,8 +94,12 @@ final class ResultStore {
     void append(Path file, Verdict verdict) {
         try {
             Files.createDirectories(file.getParent());
-            Files.writeString(file, JSON.writeValueAsString(verdict) + "\n", StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.writeString(
+                    file,
+                    JSON.writeValueAsString(verdict) + "\n",
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
         }
@@ -120,7 +122,8 @@ final class ResultStore {
     }
 
     private Path referenceDir(Item item) {
-        return root.resolve("reference").resolve(item.key().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.]+", "-"));
+        return root.resolve("reference")
+                .resolve(item.key().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.]+", "-"));
     }
 
     static void deleteTree(Path directory) {
@@ -128,7 +131,8 @@ final class ResultStore {
             return;
         }
         try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path p : paths.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
+            for (Path p :
+                    paths.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
                 Files.delete(p);
             }
         } catch (IOException e) {

@@ -2,7 +2,6 @@ package dev.collectives.tools.differential;
 
 import dev.collectives.examples.Example;
 import dev.collectives.examples.mistakes.Mistake;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +18,12 @@ import java.util.Set;
  * @param corpusPrepared whether the corpus was compiled beforehand, or is to be compiled here
  * @param results        where sim's outcomes, the verdicts and the logs go
  */
-record Work(Set<Part> parts, List<Example> examples, List<Mistake> mistakes, Corpus corpus, boolean corpusPrepared,
+record Work(
+        Set<Part> parts,
+        List<Example> examples,
+        List<Mistake> mistakes,
+        Corpus corpus,
+        boolean corpusPrepared,
         Path results) {
     List<Item> items() {
         List<Item> items = new ArrayList<>();

@@ -13,7 +13,6 @@ import dev.collectives.runtime.DeviceMemory;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.VirtualMemory;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -50,8 +49,9 @@ record WrapItem(Memory memory, boolean equalOffsets, Registration registration) 
         }
 
         Set<HandleType> handleTypes() {
-            return this == VMM_POSIX_FD ? EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR) : EnumSet.noneOf(
-                    HandleType.class);
+            return this == VMM_POSIX_FD
+                    ? EnumSet.of(HandleType.POSIX_FILE_DESCRIPTOR)
+                    : EnumSet.noneOf(HandleType.class);
         }
     }
 
@@ -129,9 +129,13 @@ record WrapItem(Memory memory, boolean equalOffsets, Registration registration) 
         static FrameworkBlock open(Communicator comm, Memory memory, long bytes) {
             long granularity = comm.virtualMemory().granularity(memory.handleTypes());
             if ("sim".equals(comm.backendName())) {
-                SimForeignMemory block = memory == Memory.LEGACY ? SimForeignMemory.deviceMalloc(comm.rank(), bytes)
-                        : SimForeignMemory.vmm(comm.rank(), bytes, granularity,
-                        memory.handleTypes().toArray(HandleType[]::new));
+                SimForeignMemory block = memory == Memory.LEGACY
+                        ? SimForeignMemory.deviceMalloc(comm.rank(), bytes)
+                        : SimForeignMemory.vmm(
+                                comm.rank(),
+                                bytes,
+                                granularity,
+                                memory.handleTypes().toArray(HandleType[]::new));
                 return new FrameworkBlock(block.address(), block::close);
             }
             if (memory == Memory.LEGACY) {

@@ -14,8 +14,7 @@ import dev.collectives.runtime.DeviceBuffer;
 final class WrappedGradients {
     static final int COUNT = 4096;
 
-    private WrappedGradients() {
-    }
+    private WrappedGradients() {}
 
     @CollectivePipeline(registration = Registration.NONE)
     interface None {

@@ -2,7 +2,6 @@ package dev.collectives.tools.faults;
 
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
 import dev.collectives.runtime.Communicator;
-
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
@@ -25,10 +24,12 @@ public enum Fault {
 
     /** The variable that turns the per-call check of step arguments on where it is not always on. */
     static final String CHECK_VARIABLE = "COLLECTIVES_CHECK";
+
     static final String CHECK_CALLS = "calls";
     /** What the culprit does, for the help. */
-    static final String KILL_DOES = "halts its process (exit status " + ShrinkRecoveryExample.HALTED
-            + "), as if killed";
+    static final String KILL_DOES =
+            "halts its process (exit status " + ShrinkRecoveryExample.HALTED + "), as if killed";
+
     static final String ABORT_DOES = "calls comm.abort(), then waits to be stopped";
     static final String SILENT_DOES = "stops calling and waits to be stopped: a rank that never calls";
     static final String SHAPES_DOES = "calls the step with n + 1 elements where the others give n, and every rank "
@@ -65,7 +66,8 @@ public enum Fault {
      * call the others did (silent), or among the ranks that called it with other sizes (shapes).
      */
     boolean tracedTo(String finding, int culprit) {
-        return this == SILENT ? finding.startsWith("rank " + culprit + " never enqueued #")
+        return this == SILENT
+                ? finding.startsWith("rank " + culprit + " never enqueued #")
                 : finding.contains("called different operations or sizes") && finding.contains("rank " + culprit + " ");
     }
 
@@ -90,8 +92,10 @@ public enum Fault {
             }
             case SILENT -> say(out, "rank " + rank + " does not call step " + step + "; waiting to be stopped");
             case SHAPES -> {
-                say(out, "rank " + rank + " calls step " + step + " with " + (n + 1) + " elements, the others with "
-                        + n);
+                say(
+                        out,
+                        "rank " + rank + " calls step " + step + " with " + (n + 1) + " elements, the others with "
+                                + n);
                 return n + 1;
             }
         }

@@ -1,11 +1,10 @@
 package dev.collectives.tools.faults;
 
 import dev.collectives.annotation.Registration;
-import dev.collectives.tools.LocalJob;
 import dev.collectives.examples.Runner;
-import dev.collectives.tools.trace.TraceCommand;
 import dev.collectives.runtime.spi.FlightRecorder;
-
+import dev.collectives.tools.LocalJob;
+import dev.collectives.tools.trace.TraceCommand;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -45,9 +44,16 @@ final class FaultJobs {
      * @param simTimeout  on sim, how long a rank waits for the others in a call
      * @param syncTimeout on nccl and mccl, how long a synchronize waits before it aborts the communicator
      */
-    record Settings(String backend, List<Integer> ranks, int devices, List<Registration> modes, List<Fault> faults,
-            Path logs, Duration jobTimeout, Duration simTimeout, Duration syncTimeout) {
-    }
+    record Settings(
+            String backend,
+            List<Integer> ranks,
+            int devices,
+            List<Registration> modes,
+            List<Fault> faults,
+            Path logs,
+            Duration jobTimeout,
+            Duration simTimeout,
+            Duration syncTimeout) {}
 
     /**
      * How one rank other than the culprit ended.
@@ -64,7 +70,8 @@ final class FaultJobs {
         }
 
         String describe(Duration jobTimeout) {
-            String end = status.isPresent() ? "exited with status " + status.getAsInt()
+            String end = status.isPresent()
+                    ? "exited with status " + status.getAsInt()
                     : "was stopped after " + jobTimeout.toSeconds() + " s";
             return "rank " + rank + " " + end + ": " + failure.orElse("(no failure printed)") + " (log: " + log + ")";
         }
@@ -80,9 +87,10 @@ final class FaultJobs {
 
     int run() {
         boolean sim = SIM.equals(settings.backend());
-        out.println("faults: on " + settings.backend() + ", a process per rank" + (sim ? "" : ", sharing "
-                + settings.devices() + " GPU(s) round-robin") + ", at " + settings.ranks().stream()
-                .map(String::valueOf).collect(Collectors.joining(", ")) + " ranks; the culprit is the last rank; "
+        out.println("faults: on " + settings.backend() + ", a process per rank"
+                + (sim ? "" : ", sharing " + settings.devices() + " GPU(s) round-robin") + ", at "
+                + settings.ranks().stream().map(String::valueOf).collect(Collectors.joining(", "))
+                + " ranks; the culprit is the last rank; "
                 + "logs in " + settings.logs().toAbsolutePath());
         List<String> summaries = new ArrayList<>();
         boolean allOk = true;
@@ -93,7 +101,8 @@ final class FaultJobs {
             for (Registration mode : settings.modes()) {
                 for (Fault fault : settings.faults()) {
                     boolean ok = runJob(n, mode, fault);
-                    verdicts.computeIfAbsent(mode, m -> new EnumMap<>(Fault.class)).put(fault, ok);
+                    verdicts.computeIfAbsent(mode, m -> new EnumMap<>(Fault.class))
+                            .put(fault, ok);
                     allOk &= ok;
                 }
             }
@@ -108,15 +117,23 @@ final class FaultJobs {
     /** Runs one job and says how it went; whether every rank but the culprit failed naming it and the cause. */
     private boolean runJob(int n, Registration mode, Fault fault) {
         int culprit = n - 1;
-        Path dir = settings.logs().resolve(n + "-ranks").resolve(mode.name().toLowerCase(Locale.ROOT))
+        Path dir = settings.logs()
+                .resolve(n + "-ranks")
+                .resolve(mode.name().toLowerCase(Locale.ROOT))
                 .resolve(fault.label());
         List<String> arguments = List.of(FaultRankCommand.NAME, "--mode", mode.name(), "--fault", fault.name());
-        List<String> jvmOptions = SIM.equals(settings.backend()) ? List.of()
-                : List.of("-Dcollectives.device.syncTimeoutSeconds=" + settings.syncTimeout().toSeconds());
+        List<String> jvmOptions = SIM.equals(settings.backend())
+                ? List.of()
+                : List.of("-Dcollectives.device.syncTimeoutSeconds="
+                        + settings.syncTimeout().toSeconds());
         List<Survivor> survivors = new ArrayList<>();
         long start = System.nanoTime();
-        try (LocalJob job = LocalJob.start(new LocalJob.Placement(settings.backend(),
-                settings.devices(), "faults"), n, jvmOptions, arguments, r -> log(dir, r),
+        try (LocalJob job = LocalJob.start(
+                new LocalJob.Placement(settings.backend(), settings.devices(), "faults"),
+                n,
+                jvmOptions,
+                arguments,
+                r -> log(dir, r),
                 (env, r) -> environment(env, fault, dir.resolve(FLIGHT_RECORDS)))) {
             long deadline = start + settings.jobTimeout().toNanos();
             for (int r = 0; r < culprit; r++) {
@@ -127,13 +144,23 @@ final class FaultJobs {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the " + fault.label() + " job", e);
         }
-        Optional<String> traced = fault.traced() ? Optional.of(traced(dir.resolve(FLIGHT_RECORDS)))
-                : Optional.empty();
+        Optional<String> traced = fault.traced() ? Optional.of(traced(dir.resolve(FLIGHT_RECORDS))) : Optional.empty();
         boolean ok = survivors.stream().allMatch(s -> s.failedNaming(fault, culprit))
                 && traced.map(finding -> fault.tracedTo(finding, culprit)).orElse(true);
-        out.printf(Locale.ROOT, "%s, %s, %d ranks: %s in %.1f s%s%n", fault.label(), mode, n, ok ? "OK" : "NOT OK",
-                (System.nanoTime() - start) / 1e9, ok ? "" : ": expected every rank but " + culprit + " to fail with "
-                + fault.words(culprit).stream().map(w -> "'" + w + "'").collect(Collectors.joining(" and ")));
+        out.printf(
+                Locale.ROOT,
+                "%s, %s, %d ranks: %s in %.1f s%s%n",
+                fault.label(),
+                mode,
+                n,
+                ok ? "OK" : "NOT OK",
+                (System.nanoTime() - start) / 1e9,
+                ok
+                        ? ""
+                        : ": expected every rank but " + culprit + " to fail with "
+                                + fault.words(culprit).stream()
+                                        .map(w -> "'" + w + "'")
+                                        .collect(Collectors.joining(" and ")));
         traced.ifPresent(finding -> out.println("  trace: " + finding));
         if (!ok) {
             survivors.forEach(s -> out.println("  " + s.describe(settings.jobTimeout())));
@@ -175,7 +202,8 @@ final class FaultJobs {
     private static Optional<String> failure(Path log, int rank) {
         String prefix = String.format(Locale.ROOT, FaultRankCommand.FAILED, rank);
         try {
-            return Files.readAllLines(log, StandardCharsets.UTF_8).stream().filter(l -> l.startsWith(prefix))
+            return Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+                    .filter(l -> l.startsWith(prefix))
                     .findFirst();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + log, e);
@@ -189,16 +217,23 @@ final class FaultJobs {
         out.println(head.toString().stripTrailing());
         for (Registration mode : settings.modes()) {
             StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-6s", mode));
-            settings.faults().forEach(f -> row.append(String.format(Locale.ROOT, " | %-" + width + "s",
-                    verdicts.get(mode).get(f) ? "OK" : "NOT OK")));
+            settings.faults()
+                    .forEach(f -> row.append(String.format(
+                            Locale.ROOT,
+                            " | %-" + width + "s",
+                            verdicts.get(mode).get(f) ? "OK" : "NOT OK")));
             out.println(row.toString().stripTrailing());
         }
     }
 
     /** {@code faults: N ranks: kill a/b, abort c/d, ... as expected}: per fault, the modes where it was OK. */
     private String summary(int n, Map<Registration, Map<Fault, Boolean>> verdicts) {
-        String counts = settings.faults().stream().map(f -> f.label() + " " + verdicts.values().stream()
-                .filter(byFault -> byFault.get(f)).count() + "/" + verdicts.size()).collect(Collectors.joining(", "));
+        String counts = settings.faults().stream()
+                .map(f -> f.label() + " "
+                        + verdicts.values().stream()
+                                .filter(byFault -> byFault.get(f))
+                                .count() + "/" + verdicts.size())
+                .collect(Collectors.joining(", "));
         return "faults: " + n + " ranks: " + counts + " as expected";
     }
 }

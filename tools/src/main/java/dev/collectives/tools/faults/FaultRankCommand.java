@@ -5,11 +5,9 @@ import dev.collectives.examples.Check;
 import dev.collectives.examples.HostData;
 import dev.collectives.examples.Runner;
 import dev.collectives.runtime.JoinedRank;
-
 import java.io.PrintStream;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -26,6 +24,7 @@ public final class FaultRankCommand implements Callable<Integer> {
     static final int STEP_FAILED = 4;
     /** What a rank whose step failed prints first, before the time and the message. */
     static final String FAILED = "fault: rank %d failed after ";
+
     static final int STEPS = 5;
     static final int FAULT_STEP = 3;
     /** The elements every rank reduces in each step. */
@@ -61,13 +60,17 @@ public final class FaultRankCommand implements Callable<Integer> {
                     pipeline.step().accept(n);
                     rank.stream().synchronize();
                 } catch (RuntimeException e) {
-                    out.printf(Locale.ROOT, FAILED + "%d ms: %s%n", r, (System.nanoTime() - start) / 1_000_000,
+                    out.printf(
+                            Locale.ROOT,
+                            FAILED + "%d ms: %s%n",
+                            r,
+                            (System.nanoTime() - start) / 1_000_000,
                             Runner.failure(e).lines().findFirst().orElse(""));
                     out.flush();
                     return STEP_FAILED;
                 }
-                Check check = HostData.compare(r, "recv of step " + step, sums(step, rank.size()),
-                        HostData.read(pipeline.recv(), COUNT));
+                Check check = HostData.compare(
+                        r, "recv of step " + step, sums(step, rank.size()), HostData.read(pipeline.recv(), COUNT));
                 if (!check.isOk()) {
                     out.println("fault: WRONG: " + check.text());
                     return Runner.FAILED;

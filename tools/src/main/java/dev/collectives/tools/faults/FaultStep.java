@@ -5,7 +5,6 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.Stream;
-
 import java.util.function.LongConsumer;
 
 /**
@@ -16,8 +15,7 @@ import java.util.function.LongConsumer;
  * @param recv     the buffer it reduces into
  * @param step     the step, given the element count at each call
  */
-record FaultStep(Pipeline pipeline, DeviceBuffer send, DeviceBuffer recv, LongConsumer step)
-        implements AutoCloseable {
+record FaultStep(Pipeline pipeline, DeviceBuffer send, DeviceBuffer recv, LongConsumer step) implements AutoCloseable {
     /** Elements of each buffer: room for a step one element larger than the others' ({@link Fault#SHAPES}). */
     static final int CAPACITY = 1024;
 

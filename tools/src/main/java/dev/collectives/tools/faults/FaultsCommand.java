@@ -3,36 +3,42 @@ package dev.collectives.tools.faults;
 import dev.collectives.annotation.Registration;
 import dev.collectives.examples.ClusterOptions;
 import dev.collectives.runtime.Backends;
-
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The tools' {@code faults} command: see {@link FaultJobs}. */
-@Command(name = "faults", sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Proves the failure paths of jobs of processes: for each rank count N, registration mode and "
-                + "fault, starts N processes, one per rank, that bind a one-allreduce pipeline of the mode and run its "
-                + "steps, each waited for and checked. At step " + FaultRankCommand.FAULT_STEP + " the culprit, rank "
-                + "N-1, commits the fault; every other rank's step must then fail, naming the culprit and the cause, "
-                + "and for silent and shapes 'trace' on the ranks' flight records (in the job's logs, under flight/) "
-                + "must name the culprit too. "
-                + "The culprit is never rank 0: its process serves the rendezvous, and its death ends the job on every "
-                + "rank alike. Prints per rank count a table (mode x fault: OK or NOT OK), a summary line, and for a "
-                + "job not OK what each other rank printed and where its log is.",
+@Command(
+        name = "faults",
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Proves the failure paths of jobs of processes: for each rank count N, registration mode and "
+                    + "fault, starts N processes, one per rank, that bind a one-allreduce pipeline of the mode and run its "
+                    + "steps, each waited for and checked. At step " + FaultRankCommand.FAULT_STEP
+                    + " the culprit, rank "
+                    + "N-1, commits the fault; every other rank's step must then fail, naming the culprit and the cause, "
+                    + "and for silent and shapes 'trace' on the ranks' flight records (in the job's logs, under flight/) "
+                    + "must name the culprit too. "
+                    + "The culprit is never rank 0: its process serves the rendezvous, and its death ends the job on every "
+                    + "rank alike. Prints per rank count a table (mode x fault: OK or NOT OK), a summary line, and for a "
+                    + "job not OK what each other rank printed and where its log is.",
             "The faults: kill: the culprit " + Fault.KILL_DOES + "; abort: it " + Fault.ABORT_DOES + "; silent: it "
-                + Fault.SILENT_DOES + "; shapes: it " + Fault.SHAPES_DOES + ".",
+                    + Fault.SILENT_DOES + "; shapes: it " + Fault.SHAPES_DOES + ".",
             "With more ranks than GPUs, the processes share the GPUs round-robin, each with its own NCCL_HOSTID (a "
-                + "setup for testing behaviour only, never speed)."},
+                    + "setup for testing behaviour only, never speed)."
+        },
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:every job failed as expected", "1:a job did not (a rank ran on, hung, failed otherwise, or "
-                + "without naming the culprit and the cause)",
-            "2:a bad command line, or an unknown or unavailable backend"})
+        exitCodeList = {
+            "0:every job failed as expected",
+            "1:a job did not (a rank ran on, hung, failed otherwise, or " + "without naming the culprit and the cause)",
+            "2:a bad command line, or an unknown or unavailable backend"
+        })
 public final class FaultsCommand implements Callable<Integer> {
     private final PrintStream out;
 
@@ -40,35 +46,54 @@ public final class FaultsCommand implements Callable<Integer> {
     @Mixin
     ClusterOptions cluster = new ClusterOptions(Backends.DEFAULT, "2,4,8");
 
-    @Option(names = "--devices", paramLabel = "G", description = "the GPUs the processes share, round-robin; "
-            + "default: 1")
+    @Option(
+            names = "--devices",
+            paramLabel = "G",
+            description = "the GPUs the processes share, round-robin; " + "default: 1")
     int devices = 1;
 
-    @Option(names = "--modes", paramLabel = "MODE", split = ",", description = "the registration modes; default: "
-            + "NONE,LOCAL,GRAPH")
+    @Option(
+            names = "--modes",
+            paramLabel = "MODE",
+            split = ",",
+            description = "the registration modes; default: " + "NONE,LOCAL,GRAPH")
     List<Registration> modes = List.of(Registration.NONE, Registration.LOCAL, Registration.GRAPH);
 
-    @Option(names = "--faults", paramLabel = "FAULT", split = ",", description = "the faults; default: "
-            + "kill,abort,silent,shapes")
+    @Option(
+            names = "--faults",
+            paramLabel = "FAULT",
+            split = ",",
+            description = "the faults; default: " + "kill,abort,silent,shapes")
     List<Fault> faults = List.of(Fault.values());
 
     @Option(names = "--out", paramLabel = "DIR", description = "where each process's log goes; default: faults-logs")
     Path logs = Path.of("faults-logs");
 
-    @Option(names = "--job-timeout", paramLabel = "SECONDS", description = "how long the other ranks of a job may "
-            + "take to fail; default: 180")
+    @Option(
+            names = "--job-timeout",
+            paramLabel = "SECONDS",
+            description = "how long the other ranks of a job may " + "take to fail; default: 180")
     long jobTimeout = 180;
 
-    @Option(names = "--sim-timeout", paramLabel = "SECONDS", description = "on sim, how long a rank waits for the "
-            + "others in a call (COLLECTIVES_SIM_TIMEOUT), which bounds the silent fault; default: 5")
+    @Option(
+            names = "--sim-timeout",
+            paramLabel = "SECONDS",
+            description = "on sim, how long a rank waits for the "
+                    + "others in a call (COLLECTIVES_SIM_TIMEOUT), which bounds the silent fault; default: 5")
     long simTimeout = 5;
 
-    @Option(names = "--sync-timeout", paramLabel = "SECONDS", description = "on nccl and mccl, how long a "
-            + "synchronize waits before it aborts the communicator (-Dcollectives.device.syncTimeoutSeconds), which "
-            + "bounds the silent fault; default: 10")
+    @Option(
+            names = "--sync-timeout",
+            paramLabel = "SECONDS",
+            description = "on nccl and mccl, how long a "
+                    + "synchronize waits before it aborts the communicator (-Dcollectives.device.syncTimeoutSeconds), which "
+                    + "bounds the silent fault; default: 10")
     long syncTimeout = 10;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "show this help, and exit")
     boolean help;
 
     public FaultsCommand(PrintStream out) {
@@ -84,9 +109,16 @@ public final class FaultsCommand implements Callable<Integer> {
         if (jobTimeout < 1 || simTimeout < 1 || syncTimeout < 1) {
             throw new IllegalArgumentException("--job-timeout, --sim-timeout and --sync-timeout need at least 1 s");
         }
-        FaultJobs.Settings settings = new FaultJobs.Settings(cluster.backend().get().name(), counts, devices,
-                modes.stream().distinct().toList(), faults.stream().distinct().toList(), logs,
-                Duration.ofSeconds(jobTimeout), Duration.ofSeconds(simTimeout), Duration.ofSeconds(syncTimeout));
+        FaultJobs.Settings settings = new FaultJobs.Settings(
+                cluster.backend().get().name(),
+                counts,
+                devices,
+                modes.stream().distinct().toList(),
+                faults.stream().distinct().toList(),
+                logs,
+                Duration.ofSeconds(jobTimeout),
+                Duration.ofSeconds(simTimeout),
+                Duration.ofSeconds(syncTimeout));
         return new FaultJobs(settings, out).run();
     }
 }

@@ -1,10 +1,9 @@
 package dev.collectives.tools.trace;
 
-import dev.collectives.tools.trace.FlightDumps.Dump;
 import dev.collectives.runtime.FlightRecord;
 import dev.collectives.runtime.FlightRecord.Entry;
 import dev.collectives.runtime.FlightRecord.State;
-
+import dev.collectives.tools.trace.FlightDumps.Dump;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +22,7 @@ final class CommunicatorTrace {
     private final int size;
     /** Each rank's entries by number; a rank without a dump is missing. */
     private final Map<Integer, Map<Long, Entry>> byRank = new TreeMap<>();
+
     private final Map<Integer, Dump> dumps = new TreeMap<>();
 
     CommunicatorTrace(int communicator, List<Dump> ranksDumps) {
@@ -38,8 +38,8 @@ final class CommunicatorTrace {
 
     /** The dumps of {@code all}, one trace per communicator number. */
     static List<CommunicatorTrace> of(List<Dump> all) {
-        Map<Integer, List<Dump>> byCommunicator = all.stream().collect(Collectors.groupingBy(
-                d -> d.record().communicator(), TreeMap::new, Collectors.toList()));
+        Map<Integer, List<Dump>> byCommunicator = all.stream()
+                .collect(Collectors.groupingBy(d -> d.record().communicator(), TreeMap::new, Collectors.toList()));
         List<CommunicatorTrace> traces = new ArrayList<>();
         byCommunicator.forEach((c, dumps) -> traces.add(new CommunicatorTrace(c, dumps)));
         return traces;
@@ -66,8 +66,9 @@ final class CommunicatorTrace {
             }
         }
         if (!missing.isEmpty()) {
-            findings.add(ranks(missing) + " wrote no flight record: " + (missing.size() == 1 ? "its process" : "their"
-                    + " processes") + " ended without a failure, abort, close or exit that writes one (killed?),"
+            findings.add(ranks(missing) + " wrote no flight record: "
+                    + (missing.size() == 1 ? "its process" : "their" + " processes")
+                    + " ended without a failure, abort, close or exit that writes one (killed?),"
                     + " or ran without the directory set");
         }
         firstMismatch().ifPresent(findings::add);
@@ -78,21 +79,28 @@ final class CommunicatorTrace {
     /** The first number at which the ranks that hold it called different calls or sizes. */
     private Optional<String> firstMismatch() {
         // from the first number every rank still holds: older ones left some rank's ring
-        long from = byRank.values().stream().filter(e -> !e.isEmpty())
-                .mapToLong(e -> e.keySet().stream().mapToLong(Long::longValue).min().orElseThrow()).max().orElse(1);
+        long from = byRank.values().stream()
+                .filter(e -> !e.isEmpty())
+                .mapToLong(e ->
+                        e.keySet().stream().mapToLong(Long::longValue).min().orElseThrow())
+                .max()
+                .orElse(1);
         long to = lastSeqs().values().stream().mapToLong(Long::longValue).max().orElse(0);
         for (long seq = from; seq <= to; seq++) {
             Map<String, List<Integer>> ranksBySignature = new LinkedHashMap<>();
             for (Map.Entry<Integer, Map<Long, Entry>> rank : byRank.entrySet()) {
                 Entry entry = rank.getValue().get(seq);
                 if (entry != null) {
-                    ranksBySignature.computeIfAbsent(entry.signature(), s -> new ArrayList<>()).add(rank.getKey());
+                    ranksBySignature
+                            .computeIfAbsent(entry.signature(), s -> new ArrayList<>())
+                            .add(rank.getKey());
                 }
             }
             if (ranksBySignature.size() > 1) {
                 return Optional.of("#" + seq + ": the ranks called different operations or sizes: "
-                        + ranksBySignature.entrySet().stream().map(e -> ranks(e.getValue()) + " " + e.getKey())
-                        .collect(Collectors.joining("; ")));
+                        + ranksBySignature.entrySet().stream()
+                                .map(e -> ranks(e.getValue()) + " " + e.getKey())
+                                .collect(Collectors.joining("; ")));
             }
         }
         return Optional.empty();
@@ -116,13 +124,15 @@ final class CommunicatorTrace {
                 Entry entry = rank.getValue().get(seq);
                 if (entry != null) {
                     example = example == null ? entry : example;
-                    ranksByState.computeIfAbsent(standing(entry.state()), s -> new ArrayList<>()).add(rank.getKey());
+                    ranksByState
+                            .computeIfAbsent(standing(entry.state()), s -> new ArrayList<>())
+                            .add(rank.getKey());
                 }
             }
-            String others = ranksByState.entrySet().stream().map(e -> ranks(e.getValue()) + " enqueued it and "
-                    + e.getKey()).collect(Collectors.joining("; "));
-            findings.add(ranks(absent) + " never enqueued " + (example == null ? "#" + seq : example) + "; "
-                    + others);
+            String others = ranksByState.entrySet().stream()
+                    .map(e -> ranks(e.getValue()) + " enqueued it and " + e.getKey())
+                    .collect(Collectors.joining("; "));
+            findings.add(ranks(absent) + " never enqueued " + (example == null ? "#" + seq : example) + "; " + others);
         });
         return findings;
     }
@@ -130,17 +140,26 @@ final class CommunicatorTrace {
     /** Per rank, the oldest entry it holds that did not complete: where it is stuck, or failed. */
     List<String> stuck() {
         List<String> lines = new ArrayList<>();
-        byRank.forEach((rank, entries) -> entries.values().stream().filter(e -> e.state() != State.COMPLETED)
-                .findFirst().ifPresent(e -> lines.add("rank " + rank + " " + (e.state() == State.ENQUEUED ? "waits"
-                        : e.state() == State.FAILED ? "failed" : "was aborted") + " in " + e)));
+        byRank.forEach((rank, entries) -> entries.values().stream()
+                .filter(e -> e.state() != State.COMPLETED)
+                .findFirst()
+                .ifPresent(e -> lines.add("rank " + rank + " "
+                        + (e.state() == State.ENQUEUED ? "waits" : e.state() == State.FAILED ? "failed" : "was aborted")
+                        + " in " + e)));
         return lines;
     }
 
     /** A line per rank: entries kept and numbered, last enqueued and completed, and why it wrote its record. */
     List<String> table() {
         List<String> rows = new ArrayList<>();
-        rows.add(String.format(Locale.ROOT, "%-5s | %-9s | %-26s | %-14s | %s", "rank", "entries", "last enqueued",
-                "last completed", "written at"));
+        rows.add(String.format(
+                Locale.ROOT,
+                "%-5s | %-9s | %-26s | %-14s | %s",
+                "rank",
+                "entries",
+                "last enqueued",
+                "last completed",
+                "written at"));
         for (int r = 0; r < size; r++) {
             Dump dump = dumps.get(r);
             if (dump == null) {
@@ -148,11 +167,19 @@ final class CommunicatorTrace {
                 continue;
             }
             FlightRecord record = dump.record();
-            String lastEnqueued = record.lastEnqueued().map(e -> "#" + e.seq() + " " + e.call() + " ("
-                    + e.state().label() + ")").orElse("-");
-            String lastCompleted = record.lastCompleted().map(e -> "#" + e.seq() + " " + e.call()).orElse("-");
-            rows.add(String.format(Locale.ROOT, "%-5d | %-9s | %-26s | %-14s | %s", r,
-                    record.entries().size() + "/" + record.recorded(), lastEnqueued, lastCompleted,
+            String lastEnqueued = record.lastEnqueued()
+                    .map(e -> "#" + e.seq() + " " + e.call() + " (" + e.state().label() + ")")
+                    .orElse("-");
+            String lastCompleted = record.lastCompleted()
+                    .map(e -> "#" + e.seq() + " " + e.call())
+                    .orElse("-");
+            rows.add(String.format(
+                    Locale.ROOT,
+                    "%-5d | %-9s | %-26s | %-14s | %s",
+                    r,
+                    record.entries().size() + "/" + record.recorded(),
+                    lastEnqueued,
+                    lastCompleted,
                     firstLine(dump.reason())));
         }
         return rows;

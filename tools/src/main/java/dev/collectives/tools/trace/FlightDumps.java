@@ -3,11 +3,9 @@ package dev.collectives.tools.trace;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import dev.collectives.runtime.FlightRecord;
 import dev.collectives.runtime.FlightRecord.Entry;
 import dev.collectives.runtime.FlightRecord.State;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -40,11 +38,9 @@ final class FlightDumps {
      * @param reason why the rank wrote it ("failure: ...", "abort", "close", "exit")
      * @param record what it holds
      */
-    record Dump(Path file, String reason, FlightRecord record) {
-    }
+    record Dump(Path file, String reason, FlightRecord record) {}
 
-    private FlightDumps() {
-    }
+    private FlightDumps() {}
 
     /** Every dump in {@code directory}, by communicator, then rank. */
     static List<Dump> read(Path directory) throws BadInput {
@@ -53,7 +49,8 @@ final class FlightDumps {
         }
         List<Path> files;
         try (Stream<Path> listed = Files.list(directory)) {
-            files = listed.filter(f -> f.getFileName().toString().matches(FILE_PATTERN)).sorted()
+            files = listed.filter(f -> f.getFileName().toString().matches(FILE_PATTERN))
+                    .sorted()
                     .collect(Collectors.toList());
         } catch (IOException e) {
             throw new BadInput("cannot list " + directory + ": " + e.getMessage());
@@ -79,7 +76,9 @@ final class FlightDumps {
         } catch (IOException e) {
             throw new BadInput("cannot read " + file + ": " + e.getMessage());
         }
-        if (root == null || !root.isObject() || !FlightRecord.FORMAT.equals(root.path("format").asText())) {
+        if (root == null
+                || !root.isObject()
+                || !FlightRecord.FORMAT.equals(root.path("format").asText())) {
             throw new BadInput(file + " is not a flight record: its \"format\" is not \"" + FlightRecord.FORMAT + "\"");
         }
         int version = root.path("version").asInt(-1);
@@ -92,9 +91,14 @@ final class FlightDumps {
             for (JsonNode e : required(root, "entries")) {
                 entries.add(entry(e));
             }
-            FlightRecord record = new FlightRecord(number(root, "rank"), number(root, "size"),
-                    text(root, "backend"), number(root, "communicator"), number(root, "capacity"),
-                    required(root, "recorded").asLong(), entries);
+            FlightRecord record = new FlightRecord(
+                    number(root, "rank"),
+                    number(root, "size"),
+                    text(root, "backend"),
+                    number(root, "communicator"),
+                    number(root, "capacity"),
+                    required(root, "recorded").asLong(),
+                    entries);
             return new Dump(file, text(root, "reason"), record);
         } catch (IllegalArgumentException e) {
             throw new BadInput(file + ": " + e.getMessage());
@@ -106,19 +110,32 @@ final class FlightDumps {
         required(e, "arguments").forEach(a -> arguments.add(a.asLong()));
         List<String> graphOps = new ArrayList<>();
         required(e, "graphOps").forEach(o -> graphOps.add(o.asText()));
-        return new Entry(required(e, "seq").asLong(), text(e, "pipeline"), text(e, "step"), arguments,
-                number(e, "op"), text(e, "call"), address(e, "send"), required(e, "sendOffset").asLong(),
-                address(e, "recv"), required(e, "recvOffset").asLong(), required(e, "count").asLong(),
-                text(e, "type"), number(e, "peer"), text(e, "registration"), graphOps,
-                State.valueOf(text(e, "state").toUpperCase(Locale.ROOT)), required(e, "enqueuedMicros").asLong(),
+        return new Entry(
+                required(e, "seq").asLong(),
+                text(e, "pipeline"),
+                text(e, "step"),
+                arguments,
+                number(e, "op"),
+                text(e, "call"),
+                address(e, "send"),
+                required(e, "sendOffset").asLong(),
+                address(e, "recv"),
+                required(e, "recvOffset").asLong(),
+                required(e, "count").asLong(),
+                text(e, "type"),
+                number(e, "peer"),
+                text(e, "registration"),
+                graphOps,
+                State.valueOf(text(e, "state").toUpperCase(Locale.ROOT)),
+                required(e, "enqueuedMicros").asLong(),
                 required(e, "completedMicros").asLong());
     }
 
     private static JsonNode required(JsonNode node, String field) {
         JsonNode value = node.get(field);
         if (value == null || value.isNull()) {
-            throw new IllegalArgumentException("no \"" + field + "\"" + (node.has("seq") ? " in entry #"
-                    + node.get("seq") : ""));
+            throw new IllegalArgumentException(
+                    "no \"" + field + "\"" + (node.has("seq") ? " in entry #" + node.get("seq") : ""));
         }
         return value;
     }

@@ -3,35 +3,44 @@ package dev.collectives.tools.trace;
 import dev.collectives.examples.Runner;
 import dev.collectives.tools.trace.FlightDumps.BadInput;
 import dev.collectives.tools.trace.FlightDumps.Dump;
-
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** The tools' {@code trace}: see {@link CommunicatorTrace}. */
-@Command(name = "trace", sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Reads the flight records that the ranks of a job wrote into DIR (with "
-                + "COLLECTIVES_FLIGHT_RECORDER_DIR or -Dcollectives.flightRecorder.dir set, each rank writes "
-                + "flight-rank<R>-comm<N>.json at a failure, an abort, a timeout, or when its communicator closes), "
-                + "lines the ranks' operations up by number, and reports per communicator: the first operation that "
-                + "ranks called with different calls or sizes, the ranks that never enqueued an operation the others "
-                + "did, the ranks stuck in one, and a table per rank."},
+@Command(
+        name = "trace",
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Reads the flight records that the ranks of a job wrote into DIR (with "
+                    + "COLLECTIVES_FLIGHT_RECORDER_DIR or -Dcollectives.flightRecorder.dir set, each rank writes "
+                    + "flight-rank<R>-comm<N>.json at a failure, an abort, a timeout, or when its communicator closes), "
+                    + "lines the ranks' operations up by number, and reports per communicator: the first operation that "
+                    + "ranks called with different calls or sizes, the ranks that never enqueued an operation the others "
+                    + "did, the ranks stuck in one, and a table per rank."
+        },
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:the ranks agree", "1:they parted: a mismatch, an operation some ranks never enqueued, or a "
-                + "rank without a record", "2:bad input: no such directory, no record in it, or a file that is not a "
-                + "flight record of this version"})
+        exitCodeList = {
+            "0:the ranks agree",
+            "1:they parted: a mismatch, an operation some ranks never enqueued, or a " + "rank without a record",
+            "2:bad input: no such directory, no record in it, or a file that is not a "
+                    + "flight record of this version"
+        })
 public final class TraceCommand implements Callable<Integer> {
     private final PrintStream out;
 
     @Parameters(paramLabel = "DIR", description = "the directory the ranks wrote their records into")
     Path directory;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help, and exit")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "show this help, and exit")
     boolean help;
 
     public TraceCommand(PrintStream out) {
@@ -45,7 +54,8 @@ public final class TraceCommand implements Callable<Integer> {
     public static List<String> findings(Path directory) {
         try {
             return CommunicatorTrace.of(FlightDumps.read(directory)).stream()
-                    .flatMap(trace -> trace.findings().stream()).toList();
+                    .flatMap(trace -> trace.findings().stream())
+                    .toList();
         } catch (BadInput e) {
             return List.of("error: " + e.getMessage());
         }

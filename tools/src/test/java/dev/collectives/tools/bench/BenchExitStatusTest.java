@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.examples.Runner;
 import dev.collectives.tools.Tools;
-
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,8 +26,7 @@ class BenchExitStatusTest {
     @TempDir
     Path dir;
 
-    private record Run(int status, String text) {
-    }
+    private record Run(int status, String text) {}
 
     private static Run bench(String... args) {
         List<String> line = new ArrayList<>(List.of("bench"));
@@ -42,17 +39,20 @@ class BenchExitStatusTest {
     }
 
     @ParameterizedTest(name = "bench {0}")
-    @CsvSource(delimiter = '|', value = {
-        "device --backend=sim --min=0          | --min and --max need 1 <= --min <= --max",
-        "device --backend=sim --min=64 --max=8 | --min and --max need 1 <= --min <= --max",
-        "device --backend=nope                 | unknown backend 'nope'",
-        "device --backend=sim --rounds=0       | --rounds needs a positive whole number",
-        "device --backend=sim --ranks=2 --ops=allgather --min=4 --max=4 | --max: allgather on 2 rank(s) needs",
-        "overhead --backend=sim --batch=0      | --batch needs a positive whole number",
-        "memory --backend=sim --instances=0    | --instances needs a positive whole number",
-        "shapes --backend=sim --iters=0        | --iters needs a positive whole number",
-        "sim-allreduce --ranks=2,0             | --ranks needs a positive whole number",
-        "sim-allreduce --min=2048 --max=1024   | --min and --max need 1 <= --min <= --max"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "device --backend=sim --min=0          | --min and --max need 1 <= --min <= --max",
+                "device --backend=sim --min=64 --max=8 | --min and --max need 1 <= --min <= --max",
+                "device --backend=nope                 | unknown backend 'nope'",
+                "device --backend=sim --rounds=0       | --rounds needs a positive whole number",
+                "device --backend=sim --ranks=2 --ops=allgather --min=4 --max=4 | --max: allgather on 2 rank(s) needs",
+                "overhead --backend=sim --batch=0      | --batch needs a positive whole number",
+                "memory --backend=sim --instances=0    | --instances needs a positive whole number",
+                "shapes --backend=sim --iters=0        | --iters needs a positive whole number",
+                "sim-allreduce --ranks=2,0             | --ranks needs a positive whole number",
+                "sim-allreduce --min=2048 --max=1024   | --min and --max need 1 <= --min <= --max"
+            })
     void aBadOptionValueIsABadCommandLine(String args, String message) {
         Run run = bench(args.strip().split(" "));
 

@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,8 +51,11 @@ class ResultsTest {
         assertEquals(2.0, first.get("ranks"));
         assertEquals(12.3457, first.get("busbw"));
         assertTrue(first.containsKey("java_us") && first.get("java_us") == null, first.toString());
-        assertEquals(Map.of("name", "plain", "ranks", 4.0, "busbw", 0.5, "java_us", 1.25), back.rows().get(1));
-        assertTrue(Files.readString(csv).startsWith("name,ranks,busbw,java_us\n\"a \"\"quoted\"\", comma"),
+        assertEquals(
+                Map.of("name", "plain", "ranks", 4.0, "busbw", 0.5, "java_us", 1.25),
+                back.rows().get(1));
+        assertTrue(
+                Files.readString(csv).startsWith("name,ranks,busbw,java_us\n\"a \"\"quoted\"\", comma"),
                 Files.readString(csv));
     }
 }

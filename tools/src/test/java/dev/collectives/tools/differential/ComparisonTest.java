@@ -6,18 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.rules.Rule;
+import dev.collectives.runtime.CollectivesException;
 import dev.collectives.tools.differential.Comparison.Result;
 import dev.collectives.tools.differential.Comparison.Verdict;
 import dev.collectives.tools.differential.Output.Segment;
-import dev.collectives.rules.Rule;
-import dev.collectives.runtime.CollectivesException;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,14 +27,21 @@ class ComparisonTest {
     /** Four int32 elements, then two float32 ones: a block with a view of another type in it. */
     private static Output block(int third, float last) {
         ByteBuffer bytes = ByteBuffer.allocate(24).order(ByteOrder.nativeOrder());
-        bytes.putInt(0, 1).putInt(4, -2).putInt(8, third).putInt(12, 4).putFloat(16, 0.5f).putFloat(20, last);
-        return new Output("call 1 s0(): b0", List.of(new Segment(0, 16, DataType.INT32),
-                new Segment(16, 8, DataType.FLOAT32)), bytes.array());
+        bytes.putInt(0, 1)
+                .putInt(4, -2)
+                .putInt(8, third)
+                .putInt(12, 4)
+                .putFloat(16, 0.5f)
+                .putFloat(20, last);
+        return new Output(
+                "call 1 s0(): b0",
+                List.of(new Segment(0, 16, DataType.INT32), new Segment(16, 8, DataType.FLOAT32)),
+                bytes.array());
     }
 
     private static Verdict compare(Output sim, Output other, Tolerance tolerance) {
-        return Comparison.compare("corpus p0001", 3, Outcome.ran(List.of(sim)), Outcome.ran(List.of(other)), NCCL,
-                tolerance);
+        return Comparison.compare(
+                "corpus p0001", 3, Outcome.ran(List.of(sim)), Outcome.ran(List.of(other)), NCCL, tolerance);
     }
 
     private static Tolerance sums(int ranks) {
@@ -58,8 +63,10 @@ class ComparisonTest {
 
         assertEquals(Result.DIFFER, v.result());
         assertEquals(3, v.rank());
-        assertEquals("call 1 s0(): b0, element 2 of the INT32 elements at byte 0 (byte 8): sim 3, nccl -7 "
-                + "(bit-exact expected)", v.detail());
+        assertEquals(
+                "call 1 s0(): b0, element 2 of the INT32 elements at byte 0 (byte 8): sim 3, nccl -7 "
+                        + "(bit-exact expected)",
+                v.detail());
     }
 
     @Test
@@ -70,21 +77,37 @@ class ComparisonTest {
 
         assertEquals(Result.AGREE, within.result());
         assertFalse(within.bitExact());
-        assertTrue(within.detail().startsWith("within the bound; largest difference 1.19e-07 (bound 1.53e-05) at "
-                + "call 1 s0(): b0, element 1 of the FLOAT32 elements at byte 16"), within.detail());
+        assertTrue(
+                within.detail()
+                        .startsWith("within the bound; largest difference 1.19e-07 (bound 1.53e-05) at "
+                                + "call 1 s0(): b0, element 1 of the FLOAT32 elements at byte 16"),
+                within.detail());
         assertEquals(Result.DIFFER, beyond.result());
-        assertTrue(beyond.detail().endsWith("sim 1.25 (0x3fa00000), nccl 1.5 (0x3fc00000) (|difference| 0.250 > "
-                + "bound 1.53e-05)"), beyond.detail());
+        assertTrue(
+                beyond.detail()
+                        .endsWith("sim 1.25 (0x3fa00000), nccl 1.5 (0x3fc00000) (|difference| 0.250 > "
+                                + "bound 1.53e-05)"),
+                beyond.detail());
     }
 
     @Test
     void atTwoRanksOrOnSimAFloatMustBeBitExact() {
         float close = Math.nextUp(1.25f);
 
-        assertEquals(Result.DIFFER, compare(block(3, 1.25f), block(3, close), sums(2)).result());
-        assertEquals(Result.DIFFER, compare(block(3, 1.25f), block(3, close), Tolerance.EXACT).result());
-        assertEquals(Result.DIFFER, compare(block(3, 1.25f), block(3, close), new ReductionBound(8,
-                Map.of(DataType.FLOAT32, Set.of(ReduceOp.MAX)))).result(), "MAX rounds nothing");
+        assertEquals(
+                Result.DIFFER,
+                compare(block(3, 1.25f), block(3, close), sums(2)).result());
+        assertEquals(
+                Result.DIFFER,
+                compare(block(3, 1.25f), block(3, close), Tolerance.EXACT).result());
+        assertEquals(
+                Result.DIFFER,
+                compare(
+                                block(3, 1.25f),
+                                block(3, close),
+                                new ReductionBound(8, Map.of(DataType.FLOAT32, Set.of(ReduceOp.MAX))))
+                        .result(),
+                "MAX rounds nothing");
     }
 
     @Test
@@ -99,7 +122,8 @@ class ComparisonTest {
         assertEquals(Result.AGREE, same.result());
         assertEquals("both failed with [R2 OFFSET]", same.detail());
         assertEquals(Result.DIFFER, different.result());
-        assertTrue(different.detail().startsWith("sim failed with [R2 OFFSET]: [R2 OFFSET] rank 1: offsets differ"),
+        assertTrue(
+                different.detail().startsWith("sim failed with [R2 OFFSET]: [R2 OFFSET] rank 1: offsets differ"),
                 different.detail());
         assertTrue(different.detail().contains("; nccl failed with [R9 LEGACY]: "), different.detail());
         assertEquals(Result.DIFFER, ranOnlyThere.result());
@@ -108,16 +132,26 @@ class ComparisonTest {
 
     @Test
     void simAgainstItselfNamesThreadsAndProcesses() {
-        Verdict v = Comparison.compare("corpus p0001", 3, Outcome.ran(List.of(block(3, 1.25f))),
-                Outcome.ran(List.of(block(4, 1.25f))), Comparison.Sides.against("sim"), Tolerance.EXACT);
+        Verdict v = Comparison.compare(
+                "corpus p0001",
+                3,
+                Outcome.ran(List.of(block(3, 1.25f))),
+                Outcome.ran(List.of(block(4, 1.25f))),
+                Comparison.Sides.against("sim"),
+                Tolerance.EXACT);
 
         assertTrue(v.detail().endsWith(": sim in threads 3, sim in processes 4 (bit-exact expected)"), v.detail());
     }
 
     @Test
     void whatTheOtherBackendSkipsIsNotCompared() {
-        Verdict v = Comparison.compare("examples ib-sharp", 0, Outcome.ran(List.of()),
-                Outcome.skipped("needs IB SHARP (CollNet) enabled on the communicator"), NCCL, Tolerance.EXACT);
+        Verdict v = Comparison.compare(
+                "examples ib-sharp",
+                0,
+                Outcome.ran(List.of()),
+                Outcome.skipped("needs IB SHARP (CollNet) enabled on the communicator"),
+                NCCL,
+                Tolerance.EXACT);
 
         assertEquals(Result.SKIPPED, v.result());
         assertEquals("nccl: needs IB SHARP (CollNet) enabled on the communicator", v.detail());

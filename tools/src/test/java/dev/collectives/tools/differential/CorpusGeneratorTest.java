@@ -17,14 +17,12 @@ import dev.collectives.tools.differential.PipelineSpec.Call;
 import dev.collectives.tools.differential.PipelineSpec.Op;
 import dev.collectives.tools.differential.PipelineSpec.Side;
 import dev.collectives.tools.differential.PipelineSpec.Step;
-
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,7 +34,10 @@ class CorpusGeneratorTest {
     private static final List<PipelineSpec> CORPUS = CorpusGenerator.corpus(1, 300, Corpus.MAX_COUNT);
 
     private static List<Op> ops() {
-        return CORPUS.stream().flatMap(p -> p.steps().stream()).flatMap(s -> s.ops().stream()).toList();
+        return CORPUS.stream()
+                .flatMap(p -> p.steps().stream())
+                .flatMap(s -> s.ops().stream())
+                .toList();
     }
 
     private static boolean any(Predicate<PipelineSpec> pipeline) {
@@ -47,8 +48,10 @@ class CorpusGeneratorTest {
     void everyOpOfTheCatalogueIsDrawn() {
         Set<OpKind> missing = EnumSet.allOf(OpKind.class);
         ops().forEach(op -> missing.remove(op.kind()));
-        assertEquals(Set.of(), missing, "ops of the catalogue that the corpus never draws, so that the differential "
-                + "never checks them");
+        assertEquals(
+                Set.of(),
+                missing,
+                "ops of the catalogue that the corpus never draws, so that the differential " + "never checks them");
     }
 
     @Test
@@ -66,10 +69,18 @@ class CorpusGeneratorTest {
             }
         }
         assertEquals(EnumSet.allOf(DataType.class), types);
-        assertEquals(EnumSet.of(DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64, DataType.BFLOAT16,
-                DataType.FP8_E4M3, DataType.FP8_E5M2), reducedFloats);
+        assertEquals(
+                EnumSet.of(
+                        DataType.FLOAT16,
+                        DataType.FLOAT32,
+                        DataType.FLOAT64,
+                        DataType.BFLOAT16,
+                        DataType.FP8_E4M3,
+                        DataType.FP8_E5M2),
+                reducedFloats);
         assertEquals(EnumSet.allOf(ReduceOp.class), reductions);
-        assertTrue(ops().stream().noneMatch(op -> op.reduce() == ReduceOp.AVG && !op.type().isFloatingPoint()));
+        assertTrue(ops().stream()
+                .noneMatch(op -> op.reduce() == ReduceOp.AVG && !op.type().isFloatingPoint()));
     }
 
     @Test
@@ -80,7 +91,9 @@ class CorpusGeneratorTest {
 
     @Test
     void countsRunFromOneToTheLimitOddOnesIncluded() {
-        List<Long> counts = ops().stream().filter(op -> op.count().isConstant()).map(op -> op.count().constant())
+        List<Long> counts = ops().stream()
+                .filter(op -> op.count().isConstant())
+                .map(op -> op.count().constant())
                 .toList();
         assertTrue(counts.contains(1L));
         assertTrue(counts.contains(Corpus.MAX_COUNT));
@@ -98,26 +111,42 @@ class CorpusGeneratorTest {
         }
         assertTrue(any(PipelineSpec::allowLegacy));
         assertTrue(any(p -> p.accessors().stream().anyMatch(a -> !a.registered())));
-        assertTrue(any(p -> p.accessors().stream().anyMatch(a -> a.kind() == AccessorKind.VIEW
-                && !a.offsetBytes().isConstant())), "views at offsets that depend on ranks");
+        assertTrue(
+                any(p -> p.accessors().stream()
+                        .anyMatch(a -> a.kind() == AccessorKind.VIEW
+                                && !a.offsetBytes().isConstant())),
+                "views at offsets that depend on ranks");
         assertTrue(any(p -> p.accessors().stream().anyMatch(a -> a.kind() == AccessorKind.EXTERNAL && a.pad() > 0)));
         assertTrue(ops().stream().anyMatch(op -> op.send() != null && op.send() == op.recv()), "in place");
         assertTrue(any(p -> p.steps().stream().anyMatch(Step::grouped)));
         assertTrue(any(p -> p.dims().stream().anyMatch(PipelineSpec.Dim::declaredInt)));
         assertTrue(any(p -> p.dims().stream().anyMatch(d -> !d.declaredInt())));
         assertTrue(any(p -> p.steps().stream().anyMatch(s -> s.parameters() && s.captured() != null)));
-        assertTrue(any(p -> p.registration() == Registration.GRAPH && p.calls().size()
-                > p.calls().stream().map(c -> c.step() + List.of(c.args())).distinct().count()), "graph replays");
+        assertTrue(
+                any(p -> p.registration() == Registration.GRAPH
+                        && p.calls().size()
+                                > p.calls().stream()
+                                        .map(c -> c.step() + List.of(c.args()))
+                                        .distinct()
+                                        .count()),
+                "graph replays");
     }
 
     @Test
     void aSeedAlwaysDrawsTheSameCorpusAndAnotherSeedAnother() {
-        List<String> sources = CORPUS.stream().limit(20).map(PipelineSource::write).toList();
+        List<String> sources =
+                CORPUS.stream().limit(20).map(PipelineSource::write).toList();
 
-        assertEquals(sources, CorpusGenerator.corpus(1, 20, Corpus.MAX_COUNT).stream().map(PipelineSource::write)
-                .toList());
-        assertNotEquals(sources, CorpusGenerator.corpus(2, 20, Corpus.MAX_COUNT).stream().map(PipelineSource::write)
-                .toList());
+        assertEquals(
+                sources,
+                CorpusGenerator.corpus(1, 20, Corpus.MAX_COUNT).stream()
+                        .map(PipelineSource::write)
+                        .toList());
+        assertNotEquals(
+                sources,
+                CorpusGenerator.corpus(2, 20, Corpus.MAX_COUNT).stream()
+                        .map(PipelineSource::write)
+                        .toList());
     }
 
     @Test
@@ -135,19 +164,23 @@ class CorpusGeneratorTest {
                     List<Op> owners = new ArrayList<>();
                     for (Op op : step(p, call.step()).ops()) {
                         for (Side side : op.send() == op.recv() ? List.of(op.send()) : sides(op)) {
-                            Extent extent = side == op.send() ? op.kind().sendExtent() : op.kind().recvExtent();
+                            Extent extent = side == op.send()
+                                    ? op.kind().sendExtent()
+                                    : op.kind().recvExtent();
                             String where = p.name() + " " + call.describe() + " at " + ranks + " ranks: " + op;
-                            ranges.add(range(p, side, extent.elements(op.count().value(symbols), ranks), symbols,
-                                    ranks, where));
+                            ranges.add(range(
+                                    p, side, extent.elements(op.count().value(symbols), ranks), symbols, ranks, where));
                             roots.add(root(p, side).name());
                             owners.add(op);
                         }
                     }
                     for (int i = 0; i < ranges.size(); i++) {
                         for (int j = i + 1; j < ranges.size(); j++) {
-                            boolean overlap = roots.get(i).equals(roots.get(j)) && ranges.get(i)[0] < ranges.get(j)[1]
+                            boolean overlap = roots.get(i).equals(roots.get(j))
+                                    && ranges.get(i)[0] < ranges.get(j)[1]
                                     && ranges.get(j)[0] < ranges.get(i)[1];
-                            assertTrue(!overlap,
+                            assertTrue(
+                                    !overlap,
                                     p.name() + " " + call.describe() + " at " + ranks + " ranks: " + owners.get(i)
                                             + " and " + owners.get(j) + " overlap");
                         }
@@ -162,7 +195,10 @@ class CorpusGeneratorTest {
     }
 
     private static Accessor accessor(PipelineSpec p, String name) {
-        return p.accessors().stream().filter(a -> a.name().equals(name)).findFirst().orElseThrow();
+        return p.accessors().stream()
+                .filter(a -> a.name().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static List<Side> sides(Op op) {
@@ -182,8 +218,8 @@ class CorpusGeneratorTest {
     }
 
     /** The bytes of its root allocation the side touches, checked to lie within its accessor and its root. */
-    private static long[] range(PipelineSpec p, Side side, long elements, Map<String, Long> symbols, int ranks,
-            String where) {
+    private static long[] range(
+            PipelineSpec p, Side side, long elements, Map<String, Long> symbols, int ranks, String where) {
         Accessor a = accessor(p, side.accessor());
         Accessor root = root(p, side);
         long size = a.type().size();
@@ -192,8 +228,11 @@ class CorpusGeneratorTest {
         long end = start + elements * size;
         assertTrue(elements >= 1 && side.offset().value(symbols) >= 0, where);
         assertTrue(end <= base + a.count().value(symbols) * size, where + " leaves " + a.name());
-        assertTrue(base % size == 0 && base + a.count().value(symbols) * size <= p.elements(root, ranks)
-                * root.type().size(), where + ": " + a.name() + " leaves " + root.name());
+        assertTrue(
+                base % size == 0
+                        && base + a.count().value(symbols) * size
+                                <= p.elements(root, ranks) * root.type().size(),
+                where + ": " + a.name() + " leaves " + root.name());
         return new long[] {start, end};
     }
 }

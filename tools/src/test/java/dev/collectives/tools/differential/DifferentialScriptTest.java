@@ -5,13 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.examples.Example;
 import dev.collectives.examples.Examples;
-import dev.collectives.tools.ScriptRun;
 import dev.collectives.examples.mistakes.Mistakes;
-
+import dev.collectives.tools.ScriptRun;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,21 +27,38 @@ class DifferentialScriptTest {
 
     @Test
     void simInThreadsAndSimInProcessesAgreeOnEverythingAtTwoAndFourRanks() throws Exception {
-        ScriptRun run = ScriptRun.of("differential.sh", Map.of("BACKEND", "sim", "RANKS", "2,4", "CORPUS",
-                String.valueOf(CORPUS), "MAX_COUNT", "65536", "OUT", results.resolve("out").toString()),
+        ScriptRun run = ScriptRun.of(
+                "differential.sh",
+                Map.of(
+                        "BACKEND",
+                        "sim",
+                        "RANKS",
+                        "2,4",
+                        "CORPUS",
+                        String.valueOf(CORPUS),
+                        "MAX_COUNT",
+                        "65536",
+                        "OUT",
+                        results.resolve("out").toString()),
                 results.resolve("script.log"));
         String output = run.text();
 
         assertEquals(0, run.status(), output);
-        assertTrue(output.contains("corpus: " + CORPUS + " pipelines of seed 1 (op counts up to 65536) generated and "
-                + "compiled with the annotation processor"), output);
+        assertTrue(
+                output.contains("corpus: " + CORPUS + " pipelines of seed 1 (op counts up to 65536) generated and "
+                        + "compiled with the annotation processor"),
+                output);
         int mistakes = Mistakes.all().size();
         int wrap = WrapItem.all().size();
         for (int ranks : new int[] {2, 4}) {
-            long examples = Examples.all().stream().filter(e -> inRange(e, ranks)).count();
-            assertTrue(output.contains("\ndifferential: " + ranks + " ranks: examples " + examples + "/" + examples
-                    + ", mistakes " + mistakes + "/" + mistakes + ", corpus " + CORPUS + "/" + CORPUS + ", wrap " + wrap
-                    + "/" + wrap + " agree\n"), output);
+            long examples =
+                    Examples.all().stream().filter(e -> inRange(e, ranks)).count();
+            assertTrue(
+                    output.contains("\ndifferential: " + ranks + " ranks: examples " + examples + "/" + examples
+                            + ", mistakes " + mistakes + "/" + mistakes + ", corpus " + CORPUS + "/" + CORPUS
+                            + ", wrap " + wrap
+                            + "/" + wrap + " agree\n"),
+                    output);
         }
     }
 

@@ -4,13 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.tools.ScriptRun;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,27 +25,42 @@ class FaultsScriptTest {
 
     @Test
     void everyFaultOfTheLastRankFailsTheOtherNamingItInEveryModeAtTwoRanks() throws Exception {
-        ScriptRun run = ScriptRun.of("faults.sh", Map.of("BACKEND", "sim", "RANKS", "2", "OUT",
-                out.resolve("logs").toString()), out.resolve("script.log"));
+        ScriptRun run = ScriptRun.of(
+                "faults.sh",
+                Map.of(
+                        "BACKEND",
+                        "sim",
+                        "RANKS",
+                        "2",
+                        "OUT",
+                        out.resolve("logs").toString()),
+                out.resolve("script.log"));
         String output = run.text();
 
         assertEquals(0, run.status(), output);
-        assertTrue(output.contains("\nmode   | kill   | abort  | silent | shapes\n"
-                + "NONE   | OK     | OK     | OK     | OK\n"
-                + "LOCAL  | OK     | OK     | OK     | OK\n"
-                + "GRAPH  | OK     | OK     | OK     | OK\n"), output);
-        assertTrue(output.contains("\nfaults: 2 ranks: kill 3/3, abort 3/3, silent 3/3, shapes 3/3 as expected\n"),
+        assertTrue(
+                output.contains("\nmode   | kill   | abort  | silent | shapes\n"
+                        + "NONE   | OK     | OK     | OK     | OK\n"
+                        + "LOCAL  | OK     | OK     | OK     | OK\n"
+                        + "GRAPH  | OK     | OK     | OK     | OK\n"),
+                output);
+        assertTrue(
+                output.contains("\nfaults: 2 ranks: kill 3/3, abort 3/3, silent 3/3, shapes 3/3 as expected\n"),
                 output);
         String survivor = Files.readString(out.resolve("logs/2-ranks/graph/kill/rank-0.log"), StandardCharsets.UTF_8);
         assertTrue(survivor.contains("\nfault: rank 0 failed after "), survivor);
         assertTrue(survivor.contains("the communicator was aborted (rank 1 at "), survivor);
-        assertTrue(output.contains("\n  trace: rank 1 never enqueued #6 allGather(32 x UINT8) in "
-                + "dev.collectives.tools.faults.LocalFaultPipeline.step(1000) (its call check); rank 0 enqueued it "
-                + "and failed in it\n"), output);
-        assertTrue(output.contains("\n  trace: #6: the ranks called different operations or sizes: rank 0 "
-                + "allGather(32 x UINT8) in dev.collectives.tools.faults.GraphFaultPipeline.step(1000) (its call "
-                + "check); rank 1 allGather(32 x UINT8) in dev.collectives.tools.faults.GraphFaultPipeline"
-                + ".step(1001) (its call check)\n"), output);
+        assertTrue(
+                output.contains("\n  trace: rank 1 never enqueued #6 allGather(32 x UINT8) in "
+                        + "dev.collectives.tools.faults.LocalFaultPipeline.step(1000) (its call check); rank 0 enqueued it "
+                        + "and failed in it\n"),
+                output);
+        assertTrue(
+                output.contains("\n  trace: #6: the ranks called different operations or sizes: rank 0 "
+                        + "allGather(32 x UINT8) in dev.collectives.tools.faults.GraphFaultPipeline.step(1000) (its call "
+                        + "check); rank 1 allGather(32 x UINT8) in dev.collectives.tools.faults.GraphFaultPipeline"
+                        + ".step(1001) (its call check)\n"),
+                output);
         assertTrue(Files.isRegularFile(out.resolve("logs/2-ranks/none/silent/flight/flight-rank1-comm0.json")));
     }
 }

@@ -1,27 +1,24 @@
 package dev.collectives.tools.trace;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.collectives.backend.sim.SimBackend;
 import dev.collectives.backend.sim.SimCluster;
 import dev.collectives.tools.faults.CollectiveGraphFaultPipeline;
 import dev.collectives.tools.faults.CollectiveLocalFaultPipeline;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
-
 import jdk.jfr.Configuration;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The JFR events of pipelines bound and stepped on sim, recorded with the settings the runtime ships. */
 class FlightEventsTest {
@@ -34,7 +31,7 @@ class FlightEventsTest {
             try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
                 cluster.run(ctx -> {
                     try (var graph = CollectiveGraphFaultPipeline.bind(ctx.comm(), ctx.stream());
-                         var local = CollectiveLocalFaultPipeline.bind(ctx.comm(), ctx.stream())) {
+                            var local = CollectiveLocalFaultPipeline.bind(ctx.comm(), ctx.stream())) {
                         graph.step(16);
                         local.step(16);
                         ctx.stream().synchronize();
@@ -45,8 +42,10 @@ class FlightEventsTest {
 
         List<RecordedEvent> binds = named(events, "dev.collectives.Bind");
         assertEquals(4, binds.size(), binds.toString());
-        RecordedEvent graphBind = binds.stream().filter(e -> e.getString("registration").equals("GRAPH")
-                && e.getInt("rank") == 1).findFirst().orElseThrow();
+        RecordedEvent graphBind = binds.stream()
+                .filter(e -> e.getString("registration").equals("GRAPH") && e.getInt("rank") == 1)
+                .findFirst()
+                .orElseThrow();
         assertEquals("dev.collectives.tools.faults.GraphFaultPipeline", graphBind.getString("pipeline"));
         assertEquals("sim", graphBind.getString("backend"));
 
@@ -63,7 +62,8 @@ class FlightEventsTest {
         List<RecordedEvent> registrations = named(events, "dev.collectives.Registration");
         assertTrue(registrations.size() >= 2, registrations.toString());
         assertEquals("{nccl,mccl}CommRegister", registrations.get(0).getString("path"));
-        assertTrue(events.stream().allMatch(e -> e.getEventType().getCategoryNames().equals(List.of("Collectives"))));
+        assertTrue(events.stream()
+                .allMatch(e -> e.getEventType().getCategoryNames().equals(List.of("Collectives"))));
     }
 
     @Test
@@ -95,6 +95,8 @@ class FlightEventsTest {
     }
 
     private static List<RecordedEvent> named(List<RecordedEvent> events, String name) {
-        return events.stream().filter(e -> e.getEventType().getName().equals(name)).collect(Collectors.toList());
+        return events.stream()
+                .filter(e -> e.getEventType().getName().equals(name))
+                .collect(Collectors.toList());
     }
 }

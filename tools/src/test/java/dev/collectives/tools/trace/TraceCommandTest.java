@@ -1,27 +1,25 @@
 package dev.collectives.tools.trace;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.sim.SimBackend;
 import dev.collectives.backend.sim.SimCluster;
-import dev.collectives.tools.ToolsOutput;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.spi.FlightRecorder;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
+import dev.collectives.tools.ToolsOutput;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code trace} on records that sim ranks wrote, and on what is not a record: its three exits. */
 class TraceCommandTest {
@@ -67,8 +65,11 @@ class TraceCommandTest {
         ToolsOutput run = ToolsOutput.of("trace", records.toString());
 
         assertEquals(1, run.status(), run.text());
-        assertTrue(run.text().contains("\n  rank 2 never enqueued #2 broadcast(4 x FLOAT32, peer/root 0); ranks 0, 1 "
-                + "enqueued it and failed in it\n"), run.text());
+        assertTrue(
+                run.text()
+                        .contains("\n  rank 2 never enqueued #2 broadcast(4 x FLOAT32, peer/root 0); ranks 0, 1 "
+                                + "enqueued it and failed in it\n"),
+                run.text());
         assertTrue(run.text().contains("\n  rank 0 failed in #2 broadcast(4 x FLOAT32, peer/root 0)\n"), run.text());
     }
 
@@ -87,8 +88,11 @@ class TraceCommandTest {
         ToolsOutput run = ToolsOutput.of("trace", records.toString());
 
         assertEquals(1, run.status(), run.text());
-        assertTrue(run.text().contains("\n  #2: the ranks called different operations or sizes: rank 0 allReduce(8 x "
-                + "FLOAT32); rank 1 allReduce(7 x FLOAT32)\n"), run.text());
+        assertTrue(
+                run.text()
+                        .contains("\n  #2: the ranks called different operations or sizes: rank 0 allReduce(8 x "
+                                + "FLOAT32); rank 1 allReduce(7 x FLOAT32)\n"),
+                run.text());
     }
 
     @Test
@@ -110,11 +114,13 @@ class TraceCommandTest {
         ToolsOutput notJson = ToolsOutput.of("trace", records.toString());
 
         assertEquals(2, format.status(), format.text());
-        assertEquals("error: " + other + " is not a flight record: its \"format\" is not "
-                + "\"collectives-flight-record\"\n", format.text());
+        assertEquals(
+                "error: " + other + " is not a flight record: its \"format\" is not "
+                        + "\"collectives-flight-record\"\n",
+                format.text());
         assertEquals(2, version.status(), version.text());
-        assertEquals("error: " + other + " is a flight record of version 9; this trace reads version 1\n",
-                version.text());
+        assertEquals(
+                "error: " + other + " is a flight record of version 9; this trace reads version 1\n", version.text());
         assertEquals(2, notJson.status(), notJson.text());
         assertTrue(notJson.text().startsWith("error: " + other + " is not JSON: "), notJson.text());
         assertFalse(notJson.text().contains("\tat "), notJson.text());
@@ -124,7 +130,8 @@ class TraceCommandTest {
     private void job(int ranks, LocalCluster.RankBody body) {
         System.setProperty(FlightRecorder.DIR_PROPERTY, records.toString());
         // long enough for ranks that all call, short for those that wait for one that never does
-        try (SimCluster cluster = SimBackend.cluster().ranks(ranks).timeout(Duration.ofSeconds(2)).build()) {
+        try (SimCluster cluster =
+                SimBackend.cluster().ranks(ranks).timeout(Duration.ofSeconds(2)).build()) {
             cluster.run(body);
         } finally {
             System.clearProperty(FlightRecorder.DIR_PROPERTY);

@@ -53,8 +53,7 @@ public final class Kernels {
     /** Whether reductions may use {@link NativeKernels}; see {@link #useNativeKernels}. */
     private static volatile boolean nativeAllowed = true;
 
-    private Kernels() {
-    }
+    private Kernels() {}
 
     /**
      * dst[i] = sources[0][i] ⊕ sources[1][i] ⊕ ... for i &lt; count (element offsets, addresses are raw native
@@ -251,11 +250,16 @@ public final class Kernels {
     /** The values of all bit patterns of a 1- or 2-byte floating type, indexed by the unsigned pattern. */
     private static float[] decodingTable(DataType type) {
         switch (type) {
-            case FLOAT16: return DecodingTables.FLOAT16;
-            case BFLOAT16: return DecodingTables.BFLOAT16;
-            case FP8_E4M3: return DecodingTables.FP8_E4M3;
-            case FP8_E5M2: return DecodingTables.FP8_E5M2;
-            default: throw new AssertionError(type);
+            case FLOAT16:
+                return DecodingTables.FLOAT16;
+            case BFLOAT16:
+                return DecodingTables.BFLOAT16;
+            case FP8_E4M3:
+                return DecodingTables.FP8_E4M3;
+            case FP8_E5M2:
+                return DecodingTables.FP8_E5M2;
+            default:
+                throw new AssertionError(type);
         }
     }
 
@@ -302,8 +306,7 @@ public final class Kernels {
     }
 
     /** Stores the values in every destination, encoding them once. */
-    private static void storeFloats(DataType type, float[] from, int n, ByteBuffer[] to, int index,
-                                    Scratch scratch) {
+    private static void storeFloats(DataType type, float[] from, int n, ByteBuffer[] to, int index, Scratch scratch) {
         switch (type.size()) {
             case 4:
                 for (ByteBuffer destination : to) {

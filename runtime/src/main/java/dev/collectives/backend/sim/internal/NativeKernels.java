@@ -17,13 +17,13 @@ import org.bytedeco.javacpp.annotation.Platform;
 final class NativeKernels {
     /** {@code -Dcollectives.sim.kernels=java} skips the native kernels: sim then computes every reduction in Java. */
     static final String KERNELS_PROPERTY = "collectives.sim.kernels";
+
     private static final System.Logger LOG = System.getLogger("dev.collectives.sim");
     private static final boolean LOADED = load();
     /** Collectives touching at least this many bytes are written with streaming stores: half the last-level cache. */
     static final long STREAM_MIN_BYTES = LOADED ? streamMinBytes() : Long.MAX_VALUE;
 
-    private NativeKernels() {
-    }
+    private NativeKernels() {}
 
     private static boolean load() {
         if ("java".equals(System.getProperty(KERNELS_PROPERTY))) {
@@ -35,8 +35,11 @@ final class NativeKernels {
             LOG.log(Level.DEBUG, "sim reduces with its native kernels");
             return true;
         } catch (LinkageError | RuntimeException e) {
-            LOG.log(Level.DEBUG, "sim reduces in Java: its native kernels are not built for " + Loader.getPlatform()
-                    + " (same results; the native kernels only make large reductions faster)", e);
+            LOG.log(
+                    Level.DEBUG,
+                    "sim reduces in Java: its native kernels are not built for " + Loader.getPlatform()
+                            + " (same results; the native kernels only make large reductions faster)",
+                    e);
             return false;
         }
     }
@@ -50,14 +53,24 @@ final class NativeKernels {
      * with non-temporal stores where {@code stream}. Returns false, having done nothing, where the library is not
      * loaded or does not handle the type.
      */
-    static boolean reduce(DataType type, ReduceOp op, long[] sources, long[] destinations, long count,
-                          boolean stream) {
-        return LOADED && reduce(type.code(), op.code(), sources, sources.length, destinations, destinations.length,
-                count, stream ? 1 : 0) == 0;
+    static boolean reduce(DataType type, ReduceOp op, long[] sources, long[] destinations, long count, boolean stream) {
+        return LOADED
+                && reduce(
+                                type.code(),
+                                op.code(),
+                                sources,
+                                sources.length,
+                                destinations,
+                                destinations.length,
+                                count,
+                                stream ? 1 : 0)
+                        == 0;
     }
 
-    @Name("csk_stream_min_bytes") private static native long streamMinBytes();
+    @Name("csk_stream_min_bytes")
+    private static native long streamMinBytes();
 
-    @Name("csk_reduce") private static native int reduce(int type, int op, long[] sources, int n,
-                                                         long[] destinations, int m, long count, int stream);
+    @Name("csk_reduce")
+    private static native int reduce(
+            int type, int op, long[] sources, int n, long[] destinations, int m, long count, int stream);
 }

@@ -24,8 +24,7 @@ final class FallbackProbe {
     /** Elements per rank: several of the native kernels' blocks (NativeKernelsTest compares the kernels in depth). */
     private static final int COUNT = 1 << 12;
 
-    private FallbackProbe() {
-    }
+    private FallbackProbe() {}
 
     public static void main(String[] args) throws Exception {
         System.out.println("native kernels: " + NativeKernels.loaded());
@@ -45,9 +44,9 @@ final class FallbackProbe {
                     long bytes = (long) COUNT * type.size();
                     cluster.run(rank -> {
                         try (DeviceBuffer send = rank.comm().allocate(Allocator.MEM_ALLOC, type, COUNT);
-                             DeviceBuffer all = rank.comm().allocate(Allocator.MEM_ALLOC, type, COUNT);
-                             DeviceBuffer scattered = rank.comm().allocate(Allocator.MEM_ALLOC, type,
-                                     COUNT / RANKS)) {
+                                DeviceBuffer all = rank.comm().allocate(Allocator.MEM_ALLOC, type, COUNT);
+                                DeviceBuffer scattered =
+                                        rank.comm().allocate(Allocator.MEM_ALLOC, type, COUNT / RANKS)) {
                             send.copyFromHost(values(type, op, rank.rank()));
                             rank.comm().allReduce(send, all, COUNT, type, op, rank.stream());
                             rank.comm().reduceScatter(send, scattered, COUNT / RANKS, type, op, rank.stream());

@@ -17,18 +17,19 @@ import org.bytedeco.javacpp.FloatPointer;
 public final class KernelsBenchmark {
     private static final double MIN_SECONDS = 1.0;
 
-    private KernelsBenchmark() {
-    }
+    private KernelsBenchmark() {}
 
     public static void main(String[] args) {
         long[] sizesMiB = args.length == 0 ? new long[] {1, 32, 64, 256} : parse(args);
-        System.out.printf("%6s %14s %14s %14s %14s %12s%n", "MiB", "memcpy copied", "memcpy traffic",
-                "sum2 traffic", "in-place sum2", "sum2/memcpy");
+        System.out.printf(
+                "%6s %14s %14s %14s %14s %12s%n",
+                "MiB", "memcpy copied", "memcpy traffic", "sum2 traffic", "in-place sum2", "sum2/memcpy");
         for (long mib : sizesMiB) {
             long bytes = mib << 20;
             long count = bytes / DataType.FLOAT32.size();
-            try (BytePointer a = new BytePointer(bytes); BytePointer b = new BytePointer(bytes);
-                 BytePointer c = new BytePointer(bytes)) {
+            try (BytePointer a = new BytePointer(bytes);
+                    BytePointer b = new BytePointer(bytes);
+                    BytePointer c = new BytePointer(bytes)) {
                 fill(a, count, 1f);
                 fill(b, count, 2f);
                 fill(c, count, 0f);
@@ -36,26 +37,29 @@ public final class KernelsBenchmark {
                 long y = b.address();
                 long z = c.address();
                 double copy = 2.0 * bytes / best(() -> Kernels.copy(x, z, bytes));
-                double sum = 3.0 * bytes / best(() -> Kernels.reduce(DataType.FLOAT32, ReduceOp.SUM,
-                        new long[] {x, y}, z, count));
+                double sum = 3.0
+                        * bytes
+                        / best(() -> Kernels.reduce(DataType.FLOAT32, ReduceOp.SUM, new long[] {x, y}, z, count));
                 // in place adds into a, whose values then grow; float sums stay finite over the runs timed here
-                double inPlace = 3.0 * bytes / best(() -> Kernels.reduce(DataType.FLOAT32, ReduceOp.SUM,
-                        new long[] {x, y}, x, count));
-                System.out.printf("%6d %14.2f %14.2f %14.2f %14.2f %12.2f%n", mib, copy / 2e9, copy / 1e9, sum / 1e9,
-                        inPlace / 1e9, sum / copy);
+                double inPlace = 3.0
+                        * bytes
+                        / best(() -> Kernels.reduce(DataType.FLOAT32, ReduceOp.SUM, new long[] {x, y}, x, count));
+                System.out.printf(
+                        "%6d %14.2f %14.2f %14.2f %14.2f %12.2f%n",
+                        mib, copy / 2e9, copy / 1e9, sum / 1e9, inPlace / 1e9, sum / copy);
             }
         }
         long bytes = 32L << 20;
-        System.out.printf("%nSUM of 2 sources, 32 MiB per buffer%n%10s %14s %14s%n", "type", "traffic GB/s",
-                "Gelem/s");
-        try (BytePointer a = new BytePointer(bytes); BytePointer b = new BytePointer(bytes);
-             BytePointer c = new BytePointer(bytes)) {
+        System.out.printf("%nSUM of 2 sources, 32 MiB per buffer%n%10s %14s %14s%n", "type", "traffic GB/s", "Gelem/s");
+        try (BytePointer a = new BytePointer(bytes);
+                BytePointer b = new BytePointer(bytes);
+                BytePointer c = new BytePointer(bytes)) {
             fill(a, bytes / 4, 1f);
             fill(b, bytes / 4, 2f);
             for (DataType type : DataType.values()) {
                 long count = bytes / type.size();
-                double seconds = best(() -> Kernels.reduce(type, ReduceOp.SUM, new long[] {a.address(), b.address()},
-                        c.address(), count));
+                double seconds = best(() ->
+                        Kernels.reduce(type, ReduceOp.SUM, new long[] {a.address(), b.address()}, c.address(), count));
                 System.out.printf("%10s %14.2f %14.3f%n", type, 3.0 * bytes / seconds / 1e9, count / seconds / 1e9);
             }
         }

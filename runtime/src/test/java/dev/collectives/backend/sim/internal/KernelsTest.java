@@ -87,10 +87,13 @@ class KernelsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = DataType.class, names = {"INT8", "UINT8", "INT32", "UINT32", "INT64", "UINT64"})
+    @EnumSource(
+            value = DataType.class,
+            names = {"INT8", "UINT8", "INT32", "UINT32", "INT64", "UINT64"})
     void avgOnIntegersIsRejected(DataType type) {
         long address = allocate(type, new long[4]);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> Kernels.reduce(type, ReduceOp.AVG, new long[] {address, address}, address, 4));
         assertTrue(e.getMessage().contains(type.name()), e.getMessage());
     }
@@ -98,13 +101,17 @@ class KernelsTest {
     @Test
     void badArgumentsAreRejected() {
         long address = allocate(DataType.FLOAT32, new long[4]);
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> Kernels.reduce(DataType.FLOAT32, ReduceOp.SUM, new long[0], address, 4));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> Kernels.reduce(DataType.FLOAT32, ReduceOp.SUM, new long[] {address}, address, -1));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> Kernels.reduce(DataType.FLOAT32, ReduceOp.SUM, new long[] {0}, address, 4));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> Kernels.reduce(DataType.FLOAT32, ReduceOp.SUM, new long[] {address}, 0, 4));
         assertThrows(IllegalArgumentException.class, () -> Kernels.copy(address, address + 4, -1));
         assertThrows(IllegalArgumentException.class, () -> Kernels.copy(0, address, 4));
@@ -138,7 +145,9 @@ class KernelsTest {
         // three float16 ranks: NCCL's scalar is half(1/3) = 0x3555 = 0.33325195, not float's 0.33333334
         DataType type = DataType.FLOAT16;
         long x = 0x3C01; // 1.0009766
-        long[] addresses = {allocate(type, new long[] {x}), allocate(type, new long[] {x}), allocate(type, new long[] {x})};
+        long[] addresses = {
+            allocate(type, new long[] {x}), allocate(type, new long[] {x}), allocate(type, new long[] {x})
+        };
         long destination = allocate(type, new long[1]);
         Kernels.reduce(type, ReduceOp.AVG, addresses, destination, 1);
         float value = (float) Numerics.decode(type, x);
@@ -188,8 +197,8 @@ class KernelsTest {
             List<Future<?>> futures = new ArrayList<>();
             for (int p = 0; p < parts; p++) {
                 long offset = (long) p * part * type.size();
-                futures.add(pool.submit(() -> Kernels.reduce(type, ReduceOp.SUM,
-                        new long[] {a + offset, b + offset}, destination + offset, part)));
+                futures.add(pool.submit(() -> Kernels.reduce(
+                        type, ReduceOp.SUM, new long[] {a + offset, b + offset}, destination + offset, part)));
             }
             for (Future<?> future : futures) {
                 future.get();
@@ -206,15 +215,17 @@ class KernelsTest {
         byte[] bytes = new byte[size];
         new Random(3).nextBytes(bytes);
         try (BytePointer memory = new BytePointer(size)) {
-            for (int[] move : new int[][] {{0, 100, 5000}, {100, 0, 5000}, {10, 11, 9000}, {11, 10, 9000},
-                {0, 5000, 5000}, {42, 42, 7}, {3, 9, 0}}) {
+            for (int[] move : new int[][] {
+                {0, 100, 5000}, {100, 0, 5000}, {10, 11, 9000}, {11, 10, 9000}, {0, 5000, 5000}, {42, 42, 7}, {3, 9, 0}
+            }) {
                 memory.put(bytes);
                 byte[] expected = bytes.clone();
                 System.arraycopy(expected, move[0], expected, move[1], move[2]);
                 Kernels.copy(memory.address() + move[0], memory.address() + move[1], move[2]);
                 byte[] actual = new byte[size];
                 memory.get(actual);
-                assertTrue(java.util.Arrays.equals(expected, actual),
+                assertTrue(
+                        java.util.Arrays.equals(expected, actual),
                         () -> "copy from " + move[0] + " to " + move[1] + " of " + move[2]);
             }
         }
@@ -230,7 +241,8 @@ class KernelsTest {
             for (int r = 0; r < raw.length; r++) {
                 column[r] = raw[r][i];
             }
-            result[i] = type.isFloatingPoint() ? referenceFloating(type, op, column) : referenceInteger(type, op, column);
+            result[i] =
+                    type.isFloatingPoint() ? referenceFloating(type, op, column) : referenceInteger(type, op, column);
         }
         return result;
     }
@@ -269,11 +281,16 @@ class KernelsTest {
     /** One step in float or double; the float case is exact in double and then rounded once to float. */
     private static double apply(ReduceOp op, double a, double b) {
         switch (op) {
-            case SUM: return a + b;
-            case PROD: return a * b;
-            case MIN: return Double.isNaN(a) ? b : Double.isNaN(b) ? a : (a < b || (a == b && isNegativeZero(a))) ? a : b;
-            case MAX: return Double.isNaN(a) ? b : Double.isNaN(b) ? a : (a > b || (a == b && isNegativeZero(b))) ? a : b;
-            default: throw new AssertionError(op);
+            case SUM:
+                return a + b;
+            case PROD:
+                return a * b;
+            case MIN:
+                return Double.isNaN(a) ? b : Double.isNaN(b) ? a : (a < b || (a == b && isNegativeZero(a))) ? a : b;
+            case MAX:
+                return Double.isNaN(a) ? b : Double.isNaN(b) ? a : (a > b || (a == b && isNegativeZero(b))) ? a : b;
+            default:
+                throw new AssertionError(op);
         }
     }
 
@@ -292,11 +309,20 @@ class KernelsTest {
         for (int r = 1; r < column.length; r++) {
             BigInteger x = valueOf(column[r], type.size(), unsigned);
             switch (op) {
-                case SUM: acc = acc.add(x); break;
-                case PROD: acc = acc.multiply(x); break;
-                case MIN: acc = acc.min(x); break;
-                case MAX: acc = acc.max(x); break;
-                default: throw new AssertionError(op);
+                case SUM:
+                    acc = acc.add(x);
+                    break;
+                case PROD:
+                    acc = acc.multiply(x);
+                    break;
+                case MIN:
+                    acc = acc.min(x);
+                    break;
+                case MAX:
+                    acc = acc.max(x);
+                    break;
+                default:
+                    throw new AssertionError(op);
             }
         }
         return acc.mod(modulus).longValue();
@@ -304,7 +330,8 @@ class KernelsTest {
 
     /** The integer a raw element stands for, signed or unsigned. */
     private static BigInteger valueOf(long raw, int size, boolean unsigned) {
-        BigInteger bits = BigInteger.valueOf(raw).and(BigInteger.ONE.shiftLeft(8 * size).subtract(BigInteger.ONE));
+        BigInteger bits =
+                BigInteger.valueOf(raw).and(BigInteger.ONE.shiftLeft(8 * size).subtract(BigInteger.ONE));
         if (!unsigned && bits.testBit(8 * size - 1)) {
             bits = bits.subtract(BigInteger.ONE.shiftLeft(8 * size));
         }
@@ -339,10 +366,18 @@ class KernelsTest {
         views.put(memory.address(), view);
         for (int i = 0; i < raw.length; i++) {
             switch (type.size()) {
-                case 1: view.put(i, (byte) raw[i]); break;
-                case 2: view.putShort(2 * i, (short) raw[i]); break;
-                case 4: view.putInt(4 * i, (int) raw[i]); break;
-                default: view.putLong(8 * i, raw[i]); break;
+                case 1:
+                    view.put(i, (byte) raw[i]);
+                    break;
+                case 2:
+                    view.putShort(2 * i, (short) raw[i]);
+                    break;
+                case 4:
+                    view.putInt(4 * i, (int) raw[i]);
+                    break;
+                default:
+                    view.putLong(8 * i, raw[i]);
+                    break;
             }
         }
         return memory.address();
@@ -351,10 +386,14 @@ class KernelsTest {
     private long rawElement(DataType type, long address, int i) {
         ByteBuffer view = views.get(address);
         switch (type.size()) {
-            case 1: return view.get(i) & 0xFFL;
-            case 2: return view.getShort(2 * i) & 0xFFFFL;
-            case 4: return view.getInt(4 * i) & 0xFFFF_FFFFL;
-            default: return view.getLong(8 * i);
+            case 1:
+                return view.get(i) & 0xFFL;
+            case 2:
+                return view.getShort(2 * i) & 0xFFFFL;
+            case 4:
+                return view.getInt(4 * i) & 0xFFFF_FFFFL;
+            default:
+                return view.getLong(8 * i);
         }
     }
 
@@ -364,8 +403,11 @@ class KernelsTest {
             if (type.isFloatingPoint() && Double.isNaN(Numerics.decode(type, expected[i]))) {
                 assertTrue(Double.isNaN(Numerics.decode(type, actual)), what + " element " + i + ": NaN expected");
             } else if (actual != expected[i]) {
-                assertEquals(Long.toHexString(expected[i]), Long.toHexString(actual), what + " element " + i
-                        + ": expected " + Numerics.decode(type, expected[i]) + ", got " + Numerics.decode(type, actual));
+                assertEquals(
+                        Long.toHexString(expected[i]),
+                        Long.toHexString(actual),
+                        what + " element " + i + ": expected " + Numerics.decode(type, expected[i]) + ", got "
+                                + Numerics.decode(type, actual));
             }
         }
     }

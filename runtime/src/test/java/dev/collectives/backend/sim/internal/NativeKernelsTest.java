@@ -43,8 +43,8 @@ class NativeKernelsTest {
     @Test
     void loadsOnTheLinuxPlatformsTheJarCarries() {
         String arch = System.getProperty("os.arch");
-        boolean carried = System.getProperty("os.name").startsWith("Linux")
-                && (arch.equals("amd64") || arch.equals("aarch64"));
+        boolean carried =
+                System.getProperty("os.name").startsWith("Linux") && (arch.equals("amd64") || arch.equals("aarch64"));
         assumeTrue(carried, "the native kernels are built for Linux x86-64 and arm64");
         assertTrue(NativeKernels.loaded(), "the native kernels must load on Linux " + arch);
     }
@@ -113,8 +113,8 @@ class NativeKernelsTest {
             long[] out = {randomRegion(type, bytes, 8, random), in[1], randomRegion(type, bytes, 5, random)};
             Kernels.reduce(type, op, in, out, count);
             for (int d = 0; d < out.length; d++) {
-                assertSameElements(type, expected, out[d], count, type + " " + op + " count=" + count
-                        + " destination " + d);
+                assertSameElements(
+                        type, expected, out[d], count, type + " " + op + " count=" + count + " destination " + d);
             }
         }
     }
@@ -136,9 +136,13 @@ class NativeKernelsTest {
         random.nextBytes(noise);
         view.put(0, noise);
         if (type.isFloatingPoint()) {
-            long[] specials = {Numerics.encode(type, 0.0), Numerics.encode(type, -0.0),
-                    Numerics.encode(type, Double.NaN), Numerics.encode(type, Double.POSITIVE_INFINITY),
-                    Numerics.encode(type, 1.0)};
+            long[] specials = {
+                Numerics.encode(type, 0.0),
+                Numerics.encode(type, -0.0),
+                Numerics.encode(type, Double.NaN),
+                Numerics.encode(type, Double.POSITIVE_INFINITY),
+                Numerics.encode(type, 1.0)
+            };
             int count = (int) (bytes / type.size());
             for (int k = 0; k < count / 8; k++) {
                 put(type, view, random.nextInt(count), specials[random.nextInt(specials.length)]);
@@ -149,19 +153,31 @@ class NativeKernelsTest {
 
     private static void put(DataType type, ByteBuffer view, int i, long raw) {
         switch (type.size()) {
-            case 1: view.put(i, (byte) raw); break;
-            case 2: view.putShort(2 * i, (short) raw); break;
-            case 4: view.putInt(4 * i, (int) raw); break;
-            default: view.putLong(8 * i, raw); break;
+            case 1:
+                view.put(i, (byte) raw);
+                break;
+            case 2:
+                view.putShort(2 * i, (short) raw);
+                break;
+            case 4:
+                view.putInt(4 * i, (int) raw);
+                break;
+            default:
+                view.putLong(8 * i, raw);
+                break;
         }
     }
 
     private static long get(DataType type, ByteBuffer view, int i) {
         switch (type.size()) {
-            case 1: return view.get(i) & 0xFFL;
-            case 2: return view.getShort(2 * i) & 0xFFFFL;
-            case 4: return view.getInt(4 * i) & 0xFFFF_FFFFL;
-            default: return view.getLong(8 * i);
+            case 1:
+                return view.get(i) & 0xFFL;
+            case 2:
+                return view.getShort(2 * i) & 0xFFFFL;
+            case 4:
+                return view.getInt(4 * i) & 0xFFFF_FFFFL;
+            default:
+                return view.getLong(8 * i);
         }
     }
 
@@ -171,11 +187,15 @@ class NativeKernelsTest {
         for (int i = 0; i < count; i++) {
             long a = get(type, want, i);
             long b = get(type, got, i);
-            boolean bothNaN = type.isFloatingPoint() && Double.isNaN(Numerics.decode(type, a))
+            boolean bothNaN = type.isFloatingPoint()
+                    && Double.isNaN(Numerics.decode(type, a))
                     && Double.isNaN(Numerics.decode(type, b));
             if (a != b && !bothNaN) {
-                assertEquals(Long.toHexString(a), Long.toHexString(b), what + " element " + i + ": expected "
-                        + Numerics.decode(type, a) + ", got " + Numerics.decode(type, b));
+                assertEquals(
+                        Long.toHexString(a),
+                        Long.toHexString(b),
+                        what + " element " + i + ": expected " + Numerics.decode(type, a) + ", got "
+                                + Numerics.decode(type, b));
             }
         }
     }
