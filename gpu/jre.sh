@@ -9,6 +9,6 @@ out=${1:-$root/.gpu/jre}
 jdk=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}
 [ -x "$jdk/bin/jlink" ] || { echo "jre.sh: no jlink under $jdk; set JAVA_HOME to a JDK" >&2; exit 2; }
 rm -rf "$out"
-"$jdk/bin/jlink" --add-modules java.base,java.logging,java.management,java.xml,java.naming,jdk.unsupported,jdk.zipfs \
+"$jdk/bin/jlink" --add-modules java.base,java.logging,java.management,java.xml,java.naming,jdk.jfr,jdk.unsupported,jdk.zipfs \
   --strip-debug --no-header-files --no-man-pages --compress=2 --output "$out"
 du -sh "$out"
