@@ -69,7 +69,7 @@ public final class Tools {
         return status;
     }
 
-    private static CommandLine commandLine(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
+    static CommandLine commandLine(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
         CommandLine line = Commands.printingTo(
                 new CommandLine(new Top())
                         .addSubcommand(new CommandLine(new Bench()))
