@@ -85,17 +85,7 @@ final class LayoutWriter extends GenerationPart {
         String pipeline = name("pipeline");
         return bind.addStatement(
                         "$T $N =$Wnew $T($L)", className, pipeline, className, CodeBlock.join(arguments, ",$W"))
-                .addStatement(
-                        "return $L",
-                        support(
-                                LIFECYCLE,
-                                "open",
-                                "$T.$L, $N, $N::$N",
-                                Registration.class,
-                                registration,
-                                pipeline,
-                                pipeline,
-                                methods.get("open")))
+                .addStatement("return $L", opened(pipeline))
                 .build();
     }
 
