@@ -28,9 +28,9 @@
  * {@link dev.collectives.backend.sim.SimBackend#cluster()}.
  *
  * <p>The ranks of a joined job may also be separate processes: then each rank's calls travel to the others over
- * the job's rendezvous ({@code WireGroup}, {@code Wire}), and every rank runs the same checks over all ranks' calls
- * and computes its own recv buffer from the others' contributions. The children of a split or shrink share that
- * wire ({@code WireGroups} routes each message to its communicator), and a rank whose process dies fails only the
- * communicators it is in, so that the survivors shrink it away.
+ * the job's rendezvous ({@code WireGroup}, each call a {@code WireMeeting} of the messages, {@code Wire}), and every
+ * rank runs the same checks over all ranks' calls and computes its own recv buffer from the others' contributions.
+ * The children of a split or shrink share that wire ({@code WireGroups} routes each message to its communicator),
+ * and a rank whose process dies fails only the communicators it is in, so that the survivors shrink it away.
  */
 package dev.collectives.backend.sim;
