@@ -13,8 +13,6 @@ import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Stream;
-import dev.collectives.tools.bench.DeviceBenchmark.Step;
-import dev.collectives.tools.bench.DeviceBenchmark.Timer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -42,7 +40,7 @@ import picocli.CommandLine.Spec;
  *     <li>with {@code --native-bench}, by the C program of {@code gpu/native_bench.c}: one by one and fused.</li>
  * </ul>
  * Eagerly (a NONE pipeline) and from graphs (a GRAPH pipeline; the hand-written ops captured into one graph). Each
- * row is timed by {@link DeviceBenchmark}'s timer: time per step, the slowest rank, the best of {@code --rounds}.
+ * row is timed by the benchmarks' {@link Timer}: time per step, the slowest rank, the best of {@code --rounds}.
  * Before that, each cell checks that the planned step and the step as written leave in {@code out} every bit the
  * hand-written calls leave there (#wrong counts the elements that differ, over all ranks). Figures from {@code sim},
  * a simulation inside this JVM, are not performance figures, and the output says so.
@@ -261,7 +259,7 @@ public final class FusionBenchmark implements Callable<Integer> {
     }
 
     private int steps(int k, long n) {
-        return iters > 0 ? iters : DeviceBenchmark.iterations(4L * k * n);
+        return iters > 0 ? iters : Timer.iterations(4L * k * n);
     }
 
     /** One (launch, k, n) on every rank: the check, then each Java row in turn. */
@@ -330,7 +328,7 @@ public final class FusionBenchmark implements Callable<Integer> {
     }
 
     private void time(RankContext ctx, Timer timer, String key, Step step, int steps) throws Exception {
-        DeviceBenchmark.Batch batch = step.batch();
+        Batch batch = step.batch();
         batch.issue(ctx.stream(), steps); // the JIT compiles this row's path before it is timed
         ctx.stream().synchronize();
         double[] timeAndHost = timer.time(ctx.rank(), ctx.stream(), batch, steps, rounds);
@@ -398,7 +396,7 @@ public final class FusionBenchmark implements Callable<Integer> {
             for (int k : ks) {
                 for (long n : ns) {
                     StringBuilder line = new StringBuilder(String.format(
-                            Locale.ROOT, "  %-6s %3d %7d %9d |", DeviceBenchmark.name(launch), k, n, 4L * k * n));
+                            Locale.ROOT, "  %-6s %3d %7d %9d |", BenchFormat.name(launch), k, n, 4L * k * n));
                     for (String side : SIDES) {
                         double[] t = timed.get(key(launch, k, n, side));
                         line.append(
@@ -411,7 +409,7 @@ public final class FusionBenchmark implements Callable<Integer> {
                                     "backend",
                                     backend.name(),
                                     "mode",
-                                    DeviceBenchmark.name(launch),
+                                    BenchFormat.name(launch),
                                     "ranks",
                                     ranks,
                                     "k",
