@@ -54,18 +54,20 @@ final class ForeignCommunicators {
             throw MISMATCH_RESULTS.contains(e.result()) ? initFailure(library, e, rank) : e;
         }
         int ranksPerNode = Math.min(size, bootstrap.localSize().orElse(size));
-        DeviceCommunicator comm = new DeviceCommunicator(
+        DeviceCommunicator comm = formed(
                 library,
-                handle,
-                rank,
-                size,
-                device,
-                new Topology(size, ranksPerNode),
-                config.collnetEnable() == 1,
-                Waits.SYSTEM,
-                null,
-                CommOrigin.fromUniqueId(bootstrap.peers()));
-        logFormed(library, comm, "formed from a " + id);
+                new DeviceCommunicator(
+                        library,
+                        handle,
+                        rank,
+                        size,
+                        device,
+                        new Topology(size, ranksPerNode),
+                        config.collnetEnable() == 1,
+                        Waits.SYSTEM,
+                        null,
+                        CommOrigin.fromUniqueId(bootstrap.peers())),
+                "formed from a " + id);
         try {
             return new Joined(comm, comm.createStream(), bootstrap.localRank(), device);
         } catch (RuntimeException e) {
@@ -91,23 +93,19 @@ final class ForeignCommunicators {
         int rank = out[0];
         library.check(library.api.commDevice(library.lib, handle, out), rank, handle, "CommDevice");
         int device = out[0];
-        DeviceCommunicator comm = new DeviceCommunicator(
+        Topology oneNode = new Topology(size, size);
+        return formed(
                 library,
-                handle,
-                rank,
-                size,
-                device,
-                new Topology(size, size),
-                false,
-                Waits.SYSTEM,
-                null,
-                CommOrigin.borrowed(peers));
-        logFormed(library, comm, "wrapped from a handle another library made");
-        return comm;
+                new DeviceCommunicator(
+                        library, handle, rank, size, device, oneNode, false, Waits.SYSTEM, null, CommOrigin.borrowed(peers)),
+                "wrapped from a handle another library made");
     }
 
-    /** The one line that says what was formed, on which library, and whether the checks across ranks run. */
-    private static void logFormed(NativeLibrary library, DeviceCommunicator comm, String how) {
+    /**
+     * {@code comm}, after logging the one line that says how it was formed, on which library, and whether the checks
+     * across ranks run.
+     */
+    private static DeviceCommunicator formed(NativeLibrary library, DeviceCommunicator comm, String how) {
         String checks = comm.crossRankChecksOff()
                 .map(why -> "checks across ranks are off: " + why + "; bind checks the rules each rank can alone")
                 .orElse("checks across ranks run over the communicator");
@@ -115,6 +113,7 @@ final class ForeignCommunicators {
                 Level.INFO,
                 comm + " (" + library.dialect.backendName() + " " + library.versionString() + ", " + library.cclFile
                         + ") " + how + "; " + checks);
+        return comm;
     }
 
     /** {@code failure} of CommInitRank with a unique id from elsewhere, with the likely cause. */
