@@ -97,7 +97,16 @@ final class ForeignCommunicators {
         return formed(
                 library,
                 new DeviceCommunicator(
-                        library, handle, rank, size, device, oneNode, false, Waits.SYSTEM, null, CommOrigin.borrowed(peers)),
+                        library,
+                        handle,
+                        rank,
+                        size,
+                        device,
+                        oneNode,
+                        false,
+                        Waits.SYSTEM,
+                        null,
+                        CommOrigin.borrowed(peers)),
                 "wrapped from a handle another library made");
     }
 
