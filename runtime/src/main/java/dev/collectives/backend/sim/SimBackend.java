@@ -7,6 +7,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.bootstrap.Bootstrap;
+import dev.collectives.runtime.bootstrap.UniqueId;
 
 /**
  * The embedded backend: ranks are threads of this process (or, when joined, processes of one job), "device" memory is host memory, and every
@@ -45,7 +46,7 @@ public final class SimBackend implements Backend {
                     "backend 'sim' cannot form a communicator from a "
                             + bootstrap.uniqueId().get() + ": its ranks "
                             + "meet through a rendezvous (COLLECTIVES_RENDEZVOUS), and a unique id is NCCL's or "
-                            + "MCCL's; use nccl or mccl, or unset COLLECTIVES_UNIQUE_ID");
+                            + "MCCL's; use nccl or mccl, or unset " + UniqueId.VARIABLE);
         }
         return SimJoin.join(bootstrap);
     }

@@ -27,7 +27,7 @@ final class Settings {
         DEVICE("COLLECTIVES_DEVICE", "collectives.device"),
         RENDEZVOUS("COLLECTIVES_RENDEZVOUS", "collectives.rendezvous"),
         TIMEOUT("COLLECTIVES_BOOTSTRAP_TIMEOUT", "collectives.bootstrapTimeout"),
-        UNIQUE_ID("COLLECTIVES_UNIQUE_ID", "collectives.uniqueId"),
+        UNIQUE_ID(UniqueId.VARIABLE, UniqueId.PROPERTY),
         PEERS(Peers.VARIABLE, Peers.PROPERTY);
 
         final String variable;

@@ -16,6 +16,10 @@ public final class UniqueId {
     public static final int BYTES = 128;
     /** Hex digits of its text form. */
     public static final int HEX_DIGITS = 2 * BYTES;
+    /** The variable that gives the ranks of a job the id as hex: see {@link Bootstrap}. */
+    public static final String VARIABLE = "COLLECTIVES_UNIQUE_ID";
+    /** The system property that does the same. */
+    public static final String PROPERTY = "collectives.uniqueId";
 
     private static final HexFormat HEX = HexFormat.of();
 

@@ -54,7 +54,7 @@ public final class PeersRankCommand implements Callable<Integer> {
         if (makeId != null) {
             try {
                 UniqueId id = Backends.fromEnvironment().uniqueId();
-                System.setProperty("collectives.uniqueId", id.hex()); // the bootstrap reads it as its setting
+                System.setProperty(UniqueId.PROPERTY, id.hex()); // the bootstrap reads it as its setting
                 publish(id, makeId);
                 out.println("peers: made the " + id + ", written to " + makeId);
             } catch (CollectivesException e) {
