@@ -50,6 +50,12 @@ class DeviceBackendUnavailableTest {
         CollectivesException e = assertThrows(CollectivesException.class, () -> Backends.get("nccl"));
         assertTrue(e.getMessage().contains("backend 'nccl' is unavailable: cannot open"), e.getMessage());
         assertThrows(CollectivesException.class, () -> new NcclBackend().local(2));
+        CollectivesException id = assertThrows(CollectivesException.class, () -> new NcclBackend().uniqueId());
+        assertTrue(id.getMessage().contains("backend 'nccl' is unavailable: cannot open"), id.getMessage());
+        CollectivesException wrap = assertThrows(
+                CollectivesException.class,
+                () -> new NcclBackend().wrapCommunicator(0x1000, dev.collectives.runtime.bootstrap.Peers.FOREIGN));
+        assertTrue(wrap.getMessage().contains("backend 'nccl' is unavailable: cannot open"), wrap.getMessage());
     }
 
     @Test
