@@ -46,6 +46,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     private final ChildCommunicators siblings;
 
     private final FlightRecorder recorder;
+    private final CommOrigin origin;
 
     DeviceCommunicator(
             NativeLibrary library,
@@ -69,14 +70,30 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             boolean collnetRequested,
             Waits waits,
             ChildCommunicators siblings) {
+        this(library, handle, rank, size, device, topology, collnetRequested, waits, siblings, CommOrigin.MADE_HERE);
+    }
+
+    /** A communicator over {@code handle}, which {@code origin} says who made and among which ranks. */
+    DeviceCommunicator(
+            NativeLibrary library,
+            long handle,
+            int rank,
+            int size,
+            int device,
+            Topology topology,
+            boolean collnetRequested,
+            Waits waits,
+            ChildCommunicators siblings,
+            CommOrigin origin) {
         this.siblings = siblings;
+        this.origin = origin;
         this.library = library;
         this.rank = rank;
         this.size = size;
         this.device = device;
         this.topology = topology;
         this.recorder = FlightRecorder.open(this, rank, size, library.dialect.backendName());
-        this.handle = new NativeComm(library, handle, rank, toString(), waits, recorder);
+        this.handle = new NativeComm(library, handle, rank, origin.owned(), toString(), waits, recorder);
         this.probe = new DeviceProbe(this, collnetRequested);
         CallArguments arguments = new CallArguments(
                 rank,
@@ -152,6 +169,12 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     @Override
     public String libraryFunction(String name) {
         return library.dialect.ccl(name);
+    }
+
+    /** Off where the communicator was formed elsewhere and its peers may not run this library ({@link CommOrigin}). */
+    @Override
+    public Optional<String> crossRankChecksOff() {
+        return origin.crossRankChecksOff();
     }
 
     // ---- memory, registration, windows --------------------------------------------------------------------
@@ -393,7 +416,8 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
                 childTopology,
                 probe.collnetRequested(),
                 handle.waits(),
-                children));
+                children,
+                origin.child()));
     }
 
     // ---- the end -------------------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ import dev.collectives.runtime.spi.Joined;
  * meet through the bootstrap's rendezvous, check that they load the same backend and library version, carry rank
  * 0's unique id ({@code GetUniqueId}) to every rank and learn how many ranks share a node; then each calls
  * {@code CommInitRank(Config)} on its device. The rendezvous then watches the job while the communicator lives
- * ({@link JobWatch}), so that a failure names the rank at fault.
+ * ({@link JobWatch}), so that a failure names the rank at fault. A bootstrap with a unique id made elsewhere has
+ * no rendezvous: the rank forms its communicator from that id ({@link ForeignCommunicators}).
  */
 final class DeviceJoin {
     private static final int UNIQUE_ID_BYTES = 128;
@@ -32,6 +33,10 @@ final class DeviceJoin {
                     rank,
                     dialect.backendName() + ": device " + device + " does not exist;" + " this host has " + devices
                             + " (" + bootstrap.describe() + ")");
+        }
+        if (bootstrap.uniqueId().isPresent()) {
+            return ForeignCommunicators.join(
+                    library, bootstrap, bootstrap.uniqueId().get(), config);
         }
         byte[] id = new byte[UNIQUE_ID_BYTES];
         Rendezvous rendezvous = bootstrap.rendezvous();

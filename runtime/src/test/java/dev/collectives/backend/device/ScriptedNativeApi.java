@@ -65,6 +65,7 @@ final class ScriptedNativeApi implements NativeApi {
     private volatile int childSize = 1;
     private volatile int childRank;
     private volatile int shrinkFlags = -1;
+    private volatile byte[] initId;
 
     // ---- the script ---------------------------------------------------------------------------------------------
 
@@ -105,6 +106,15 @@ final class ScriptedNativeApi implements NativeApi {
         return this;
     }
 
+    /**
+     * A communicator handle that another library made in this process, of {@code size} ranks with this one
+     * {@code rank} (what {@code CommCount} and {@code CommUserRank} answer from now on).
+     */
+    long madeElsewhere(int size, int rank) {
+        children(size, rank);
+        return make("comm");
+    }
+
     // ---- what happened ------------------------------------------------------------------------------------------
 
     /** How many times {@code call} (a {@link NativeApi} method name) succeeded or failed so far. */
@@ -120,6 +130,16 @@ final class ScriptedNativeApi implements NativeApi {
     /** The flags of the last {@code CommShrink}, or -1 before any. */
     int shrinkFlags() {
         return shrinkFlags;
+    }
+
+    /** Whether {@code handle} is live: given out and not yet freed (destroyed, aborted). */
+    boolean isLive(long handle) {
+        return live.containsKey(handle);
+    }
+
+    /** The unique id the last {@code CommInitRank} was given, or null before any. */
+    byte[] initId() {
+        return initId;
     }
 
     /** Calls on handles never given or already freed, each naming the call and the handle. */
@@ -309,7 +329,11 @@ final class ScriptedNativeApi implements NativeApi {
 
     @Override
     public int getUniqueId(long lib, byte[] id) {
-        return enter("getUniqueId");
+        return enter("getUniqueId", () -> {
+            for (int i = 0; i < id.length; i++) {
+                id[i] = (byte) (i + 1);
+            }
+        });
     }
 
     @Override
@@ -325,6 +349,7 @@ final class ScriptedNativeApi implements NativeApi {
             int ctaPolicy,
             int minCtas,
             int maxCtas) {
+        initId = id.clone();
         return enter("commInitRank", () -> comm[0] = make("comm"));
     }
 
