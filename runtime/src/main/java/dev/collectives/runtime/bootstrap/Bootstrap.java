@@ -203,11 +203,7 @@ public final class Bootstrap {
         return endpoint.map(Sourced::value);
     }
 
-    /**
-     * The unique id that the ranks form their communicator from, made by another rank's library (CuPy, PyTorch,
-     * or {@code Backend.uniqueId()}); when present, there is no rendezvous, and the job's other ranks need not run
-     * this library ({@link #peers()}).
-     */
+    /** The unique id the ranks form their communicator from, with no rendezvous: made by CuPy, PyTorch, or here. */
     public Optional<UniqueId> uniqueId() {
         return uniqueId.map(Sourced::value);
     }
@@ -482,10 +478,7 @@ public final class Bootstrap {
             return this;
         }
 
-        /**
-         * The ranks form their communicator from {@code uniqueId}, made by another rank's library, with no
-         * rendezvous: see {@link Bootstrap#uniqueId()}.
-         */
+        /** The ranks form their communicator from {@code uniqueId}, with no rendezvous (see {@code uniqueId()}). */
         public Builder uniqueId(UniqueId uniqueId) {
             this.uniqueId = Objects.requireNonNull(uniqueId, "uniqueId");
             return this;
