@@ -62,10 +62,12 @@ def nccl_file():
     return os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2")
 
 
-def as_cupy_id(raw):
-    """CuPy takes the id as a tuple of 128 C chars: signed where char is (x86-64), else unsigned."""
-    signed = tuple(b - 256 if b > 127 else b for b in raw)
-    return signed, tuple(raw)
+def join(nccl, size, raw, rank):
+    """CuPy 14 takes the id as 128 bytes; older CuPy as a tuple of C chars (signed on x86-64)."""
+    try:
+        return nccl.NcclCommunicator(size, raw, rank)
+    except TypeError:
+        return nccl.NcclCommunicator(size, tuple(b - 256 if b > 127 else b for b in raw), rank)
 
 
 def read_id(path, timeout):
@@ -112,11 +114,7 @@ def run(args):
         print("peers: rank %d made the unique id, written to %s" % (args.rank, args.make_id), flush=True)
     else:
         raw = read_id(args.id_file, args.timeout)
-    signed, unsigned = as_cupy_id(raw)
-    try:
-        comm = nccl.NcclCommunicator(args.size, signed, args.rank)
-    except OverflowError:
-        comm = nccl.NcclCommunicator(args.size, unsigned, args.rank)
+    comm = join(nccl, args.size, raw, args.rank)
     version = nccl.get_version()
     print("peers: rank %d of %d joined (cupy %s, nccl %d.%d.%d from %s)" % (
         args.rank, args.size, cupy.__version__, version // 10000, version // 100 % 100, version % 100,
