@@ -100,11 +100,8 @@ public final class DeviceBenchmark implements Callable<Integer> {
                     + "(2 ranks and --max of 1 GiB only; default on).")
     boolean pipelines;
 
-    @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
-    Path csv;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows as JSON.")
-    Path json;
+    @Mixin
+    ResultFiles files = new ResultFiles();
 
     @Option(
             names = "--plot",
@@ -150,12 +147,7 @@ public final class DeviceBenchmark implements Callable<Integer> {
 
     /** The rows so far into the --csv and --json files: rewritten after each table, so a run cut short keeps them. */
     private void writeRows() throws IOException {
-        if (csv != null) {
-            results.writeCsv(csv);
-        }
-        if (json != null) {
-            results.writeJson(json);
-        }
+        files.write(results);
     }
 
     private void run(Backend b) throws IOException {

@@ -179,11 +179,8 @@ public final class FusionBenchmark implements Callable<Integer> {
                             + "machine: its rows of the same steps in C, one by one and fused, join the table (native backends).")
     Path nativeBench;
 
-    @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
-    Path csv;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows as JSON.")
-    Path json;
+    @Mixin
+    ResultFiles files = new ResultFiles();
 
     @Option(
             names = "--plot",
@@ -242,12 +239,7 @@ public final class FusionBenchmark implements Callable<Integer> {
             });
         }
         Results results = print();
-        if (csv != null) {
-            results.writeCsv(csv);
-        }
-        if (json != null) {
-            results.writeJson(json);
-        }
+        files.write(results);
         if (plot != null) {
             FusionChart.write(results, ns.get(0), backend.name() + ", " + ranks + " rank(s)", plot);
         }
