@@ -33,5 +33,5 @@ if ls "$dest"/lib/collectives-tools-*.jar > /dev/null 2>&1; then
 fi
 cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/differential.sh gpu/faults.sh gpu/peers.sh \
   gpu/job-devices.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
-mkdir -p "$dest/peers" && cp gpu/peers/cupy_rank.py "$dest/peers/"
+mkdir -p "$dest/peers" && cp gpu/peers/*.py "$dest/peers/"
 du -sh "$dest"; ls "$dest/lib"

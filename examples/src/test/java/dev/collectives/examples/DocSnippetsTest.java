@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Java snippets of the README and the guide that are whole source files (they start with {@code package}, and
+ * The Java snippets of the README, the guide and the interop page that are whole source files (they start with {@code package}, and
  * have their imports) compile, with the annotation processor generating and checking their pipelines, as a user's
  * build would: the documentation cannot drift from the API.
  */
@@ -35,7 +35,8 @@ class DocSnippetsTest {
     @Test
     void everyWholeSourceSnippetCompilesWithTheProcessor(@TempDir Path dir) throws IOException {
         List<Path> sources = new ArrayList<>();
-        for (Path doc : List.of(Path.of("..", "README.md"), Path.of("..", "docs", "guide.md"))) {
+        for (Path doc : List.of(
+                Path.of("..", "README.md"), Path.of("..", "docs", "guide.md"), Path.of("..", "docs", "interop.md"))) {
             Matcher block = JAVA_BLOCK.matcher(Files.readString(doc));
             while (block.find()) {
                 sources.add(write(dir.resolve("src"), block.group(1), doc));

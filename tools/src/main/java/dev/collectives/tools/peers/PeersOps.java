@@ -9,7 +9,7 @@ import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RankContext;
 
 /**
- * What every rank of a peers job does, whichever library it runs ({@code gpu/peers/cupy_rank.py} does the same, with
+ * What every rank of a peers job does, whichever library it runs ({@code gpu/peers/peer_job.py} does the same, with
  * the same data): each iteration, the seed examples' two allreduces (sendbuff[0, 1024) into recvbuff[0, 1024),
  * sendbuff[1024, 2048) into recvbuff[2048, 3072)), an allgather of a shard into the full tensor and a reducescatter
  * of the full tensor back into shards (as the hybrid-parallel example's tensor-parallel half does them), then a

@@ -3,9 +3,14 @@ package dev.collectives.tools.peers;
 import dev.collectives.annotation.Registration;
 import dev.collectives.examples.Check;
 import dev.collectives.examples.Runner;
+import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.JoinedRank;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.RankContext;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.bootstrap.Bootstrap;
+import dev.collectives.runtime.bootstrap.Peers;
 import dev.collectives.runtime.bootstrap.UniqueId;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -23,7 +28,8 @@ import picocli.CommandLine.Option;
  * {@code gpu/peers.sh}: joins with the unique id of {@code COLLECTIVES_UNIQUE_ID} (or, with {@code --make-id}, makes
  * it, writes its hex to that file for the other ranks and joins with it), with {@code COLLECTIVES_RANK} and
  * {@code COLLECTIVES_WORLD_SIZE} and no rendezvous; binds the pipeline of the mode and runs {@link PeersOps}, each
- * result compared element by element.
+ * result compared element by element. With {@code --wrap}, another Java library makes the communicator from that id
+ * ({@link BytedecoCommunicator}) and the pipeline runs on its handle, wrapped; the owner destroys it after.
  */
 @Command(
         name = PeersRankCommand.NAME,
@@ -45,6 +51,12 @@ public final class PeersRankCommand implements Callable<Integer> {
             description = "make the unique id here, write its hex to FILE for the other ranks, and join with it")
     Path makeId;
 
+    @Option(
+            names = "--wrap",
+            description = "form the communicator with bytedeco's NCCL binding from COLLECTIVES_UNIQUE_ID and run on"
+                    + " its handle, wrapped")
+    boolean wrap;
+
     public PeersRankCommand(PrintStream out) {
         this.out = out;
     }
@@ -62,10 +74,46 @@ public final class PeersRankCommand implements Callable<Integer> {
                 return Runner.NOT_JOINED;
             }
         }
-        return Runner.onJoinedRank(out, (backend, rank) -> run(rank));
+        return wrap ? runWrapped() : Runner.onJoinedRank(out, (backend, rank) -> run(rank));
     }
 
-    private int run(JoinedRank rank) {
+    /** The job's rank on a communicator bytedeco's binding made: wrapped, closed before its owner destroys it. */
+    private int runWrapped() {
+        try {
+            Backend backend = Backends.fromEnvironment();
+            Bootstrap bootstrap = Bootstrap.fromEnvironment();
+            UniqueId id = bootstrap
+                    .uniqueId()
+                    .orElseThrow(() -> new IllegalArgumentException("--wrap needs " + UniqueId.VARIABLE));
+            try (BytedecoCommunicator owner =
+                            new BytedecoCommunicator(id, bootstrap.size(), bootstrap.rank(), bootstrap.device());
+                    Communicator comm = backend.wrapCommunicator(owner.handle(), Peers.FOREIGN);
+                    Stream stream = comm.createStream()) {
+                out.println("wrapped: rank " + comm.rank() + " of " + comm.size() + ", a handle of bytedeco's NCCL"
+                        + " binding; checks across ranks are off: "
+                        + comm.crossRankChecksOff().orElse("(they are on)"));
+                return run(new WrappedRank(comm, stream));
+            }
+        } catch (CollectivesException | IllegalArgumentException | IllegalStateException e) {
+            out.println("FAILED on a wrapped handle: " + e.getMessage());
+            return Runner.FAILED;
+        }
+    }
+
+    /** A rank of a communicator that another library made. */
+    private record WrappedRank(Communicator comm, Stream stream) implements RankContext {
+        @Override
+        public int rank() {
+            return comm.rank();
+        }
+
+        @Override
+        public int size() {
+            return comm.size();
+        }
+    }
+
+    private int run(RankContext rank) {
         try (PeersOps ops = PeersOps.bind(mode, rank.comm(), rank)) {
             out.print(ops.pipeline().describe());
             for (int it = 0; it < PeersOps.ITERATIONS; it++) {
@@ -76,7 +124,7 @@ public final class PeersRankCommand implements Callable<Integer> {
                 }
             }
         }
-        out.printf(RIGHT, rank.rank(), mode);
+        out.printf(RIGHT, rank.rank(), wrap ? mode + ", wrapped" : mode);
         return Runner.PASSED;
     }
 

@@ -33,4 +33,15 @@ class PeersRankCommandTest {
                 run.text());
         assertFalse(Files.exists(id));
     }
+
+    @Test
+    void wrappingWithoutAUniqueIdFailsSayingWhatItNeedsBeforeLoadingAnyBinding() {
+        assumeTrue(System.getenv("COLLECTIVES_UNIQUE_ID") == null, "no unique id in the environment");
+
+        ToolsOutput run = ToolsOutput.of("peers-rank", "--mode", "NONE", "--wrap");
+
+        assertEquals(Runner.FAILED, run.status(), run.text());
+        assertTrue(
+                run.text().contains("FAILED on a wrapped handle: --wrap needs COLLECTIVES_UNIQUE_ID"), run.text());
+    }
 }
