@@ -12,10 +12,12 @@ import dev.collectives.runtime.spi.Joined;
  * meet through the bootstrap's rendezvous, check that they load the same backend and library version, carry rank
  * 0's unique id ({@code GetUniqueId}) to every rank and learn how many ranks share a node; then each calls
  * {@code CommInitRank(Config)} on its device. The rendezvous then watches the job while the communicator lives
- * ({@link JobWatch}), so that a failure names the rank at fault.
+ * ({@link JobWatch}), so that a failure names the rank at fault, and the survivors of a death form a new
+ * communicator through it ({@link SurvivorsInit}).
  */
 final class DeviceJoin {
-    private static final int UNIQUE_ID_BYTES = 128;
+    /** The size of a unique id ({@code ncclUniqueId}). */
+    static final int UNIQUE_ID_BYTES = 128;
 
     private DeviceJoin() {}
 
@@ -61,7 +63,7 @@ final class DeviceJoin {
             rendezvous.close();
             throw e;
         }
-        comm.watchJob(rendezvous);
+        comm.watchJob(rendezvous, config);
         try {
             return new Joined(comm, comm.createStream(), bootstrap.localRank(), device);
         } catch (RuntimeException e) {

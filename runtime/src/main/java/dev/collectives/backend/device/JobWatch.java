@@ -1,5 +1,6 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import java.time.Duration;
 import java.util.Optional;
@@ -92,6 +93,27 @@ final class JobWatch implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         return failure();
+    }
+
+    /**
+     * Lets the survivors of the death the watch heard of meet again through the job's rendezvous, which it returns;
+     * throws why they cannot, after {@code refused} (the start of the message, e.g. "shrink: ...").
+     */
+    Rendezvous resumeAmongSurvivors(int rank, String refused) {
+        if (rendezvous == null) {
+            throw CollectivesException.usage(
+                    rank,
+                    refused + "; the survivors form a new communicator through the job's rendezvous, and this "
+                            + "communicator has none (a child of split or shrink, or joined through a file rendezvous)");
+        }
+        Optional<String> why = rendezvous.resumeAmongSurvivors();
+        if (why.isPresent()) {
+            throw CollectivesException.usage(
+                    rank,
+                    refused + "; the survivors cannot form a new communicator through the job's rendezvous at "
+                            + rendezvous.where() + ": " + why.get());
+        }
+        return rendezvous;
     }
 
     /** This rank ends the job: the others hear {@code reason} with this rank's number. */

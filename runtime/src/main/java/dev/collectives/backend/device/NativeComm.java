@@ -7,6 +7,7 @@ import dev.collectives.runtime.spi.FlightRecorder;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -22,9 +23,12 @@ final class NativeComm {
     private static final System.Logger LOG = System.getLogger("dev.collectives.device");
     private static final int SHRINK_DEFAULT = 0;
     private static final int SHRINK_ABORT = 1;
+    private static final int REVOKE_DEFAULT = 0;
 
     private enum State {
         OPEN,
+        /** Revoked before a shrink: quiesced, refusing work, still holding its resources until destroyed. */
+        REVOKED,
         ABORTED,
         CLOSED
     }
@@ -48,6 +52,8 @@ final class NativeComm {
     private final AtomicBoolean freeFailureReported = new AtomicBoolean();
 
     private volatile State state = State.OPEN;
+    /** Done once the abort has returned or its deadline passed; until then no free may run (see freeResource). */
+    private volatile CompletableFuture<?> abortSettled = CompletableFuture.completedFuture(null);
     /** The job, watched through its rendezvous where the communicator was joined through a TCP one. */
     private volatile JobWatch job = JobWatch.NONE;
 
@@ -163,21 +169,31 @@ final class NativeComm {
     }
 
     /**
-     * Refuses to shrink an aborted communicator, saying why: the abort freed it. Otherwise as {@link #requireOpen}.
+     * The job's rendezvous, for the survivors of a death to form a new communicator among them once this one was
+     * aborted; throws why they cannot (no rendezvous, the job ended otherwise, rank 0 died, no death reported).
      */
-    void requireShrinkable() {
-        if (state == State.ABORTED) {
-            throw CollectivesException.usage(
-                    rank,
-                    "shrink: the communicator was aborted"
-                            + job.failure()
-                                    .map(why -> " when the job failed (" + why + ")")
-                                    .orElse("") + ", and " + library.dialect.ccl("CommAbort")
-                            + " freed it: a communicator is aborted as soon as a failure of its peers is seen, "
-                            + "to stop the library's pending work, so after a death the job recovers by joining anew; shrink "
-                            + "away ranks that are alive before anything fails");
+    Rendezvous survivorsRendezvous() {
+        Optional<String> why = job.cause();
+        return job.resumeAmongSurvivors(
+                rank,
+                "shrink: the communicator was aborted"
+                        + why.map(failure -> " when the job failed (" + failure + ")")
+                                .orElse("") + ", and " + library.dialect.ccl("CommAbort") + " freed it");
+    }
+
+    /**
+     * {@code CommRevoke} where the library has it: the communicator's work in flight stops and it refuses more, so
+     * that a shrink does not wait on a peer that hangs; it is destroyed without finalize when it closes.
+     */
+    void revokeIfAvailable() {
+        if (!library.has(NativeLibrary.Slots.COMM_REVOKE)) {
+            return;
         }
-        requireOpen();
+        synchronized (stateLock) {
+            requireOpen();
+            library.check(library.api.commRevoke(lib, handle, REVOKE_DEFAULT), rank, handle, "CommRevoke");
+            state = State.REVOKED;
+        }
     }
 
     /**
@@ -211,24 +227,38 @@ final class NativeComm {
      */
     void abortBehind() {
         if (markAborted()) {
-            waits.aborts().start(abortCall(), () -> library.api.commAbort(lib, handle));
+            abortSettled = waits.aborts()
+                    .start(abortCall(), () -> library.api.commAbort(lib, handle))
+                    .settled();
         }
     }
 
     private void abortWithin() {
-        waits.aborts()
-                .runWithin(abortCall(), () -> library.api.commAbort(lib, handle))
-                .ifPresent(rc -> library.check(rc, rank, 0, "CommAbort"));
+        AbortWatch.Watched watched = waits.aborts().start(abortCall(), () -> library.api.commAbort(lib, handle));
+        abortSettled = watched.settled();
+        waits.aborts().awaitWithin(watched).ifPresent(rc -> library.check(rc, rank, 0, "CommAbort"));
     }
 
-    /** Marks an open communicator aborted; whether it was open (so the caller is the one to abort it). */
+    /** Marks an open (or revoked) communicator aborted; whether it was (so the caller is the one to abort it). */
     private boolean markAborted() {
         synchronized (stateLock) {
-            if (state != State.OPEN) {
+            if (state != State.OPEN && state != State.REVOKED) {
                 return false;
             }
             state = State.ABORTED;
             return true;
+        }
+    }
+
+    /**
+     * Waits until the abort has returned or its deadline passed: an aborted communicator's kernels may still touch
+     * the memory, registrations and graphs of its work until then.
+     */
+    private void awaitAbort() {
+        try {
+            abortSettled.join();
+        } catch (RuntimeException e) {
+            // the abort's own failure is reported where it is awaited; here it only had to end
         }
     }
 
@@ -237,13 +267,17 @@ final class NativeComm {
     }
 
     /**
-     * Runs {@code nativeFree}, the free or destroy of something this communicator's work used. Once the
-     * communicator was aborted with kernels in flight, the library can leave this process's device context in an
+     * Runs {@code nativeFree}, the free or destroy of something this communicator's work used; after an abort, only
+     * once the abort has returned (or its deadline passed), so that no kernel it stops still touches what is freed.
+     * Once the communicator was aborted with kernels in flight, the library can leave this process's device context in an
      * error state (NCCL 2.28.3 did, in a job whose peer died or never called: "an illegal memory access was
      * encountered" on every later call); a free's failure is then logged once, as a warning that says so, instead
      * of thrown over the failure the caller already has.
      */
     void freeResource(Runnable nativeFree) {
+        if (state == State.ABORTED) {
+            awaitAbort();
+        }
         try {
             nativeFree.run();
         } catch (CollectivesException e) {
@@ -264,7 +298,7 @@ final class NativeComm {
 
     /**
      * Finalizes and destroys the handle, once; refuses while memory, registrations or windows made through it are
-     * live. An aborted handle was freed by the abort: it is only marked closed. {@code onClosed} runs once the
+     * live. A revoked handle is only destroyed; an aborted one was freed by the abort: it is only marked closed. {@code onClosed} runs once the
      * state is closed, before the native calls.
      */
     void finalizeAndDestroy(Runnable onClosed) {
@@ -272,13 +306,17 @@ final class NativeComm {
             if (state == State.CLOSED) {
                 return;
             }
-            if (state == State.OPEN && !live.isEmpty()) {
+            boolean revoked = state == State.REVOKED;
+            if ((state == State.OPEN || revoked) && !live.isEmpty()) {
                 throw CollectivesException.usage(rank, "close the communicator's resources first: " + live);
             }
             boolean open = state == State.OPEN;
             state = State.CLOSED;
             onClosed.run();
-            if (open) {
+            if (revoked) {
+                // a revoked communicator is destroyed without finalize, which the library does not support then
+                library.check(library.api.commDestroy(lib, handle), rank, 0, "CommDestroy");
+            } else if (open) {
                 try {
                     library.check(library.api.commFinalize(lib, handle), rank, handle, "CommFinalize");
                 } catch (CollectivesException e) {

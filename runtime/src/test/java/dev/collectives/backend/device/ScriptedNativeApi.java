@@ -65,6 +65,10 @@ final class ScriptedNativeApi implements NativeApi {
     private volatile int childSize = 1;
     private volatile int childRank;
     private volatile int shrinkFlags = -1;
+    private volatile Init lastInit;
+
+    /** The arguments of a {@code CommInitRank(Config)}: the size, the rank and the unique id. */
+    record Init(int size, int rank, byte[] id) {}
 
     // ---- the script ---------------------------------------------------------------------------------------------
 
@@ -98,6 +102,12 @@ final class ScriptedNativeApi implements NativeApi {
         return this;
     }
 
+    /** From now on every stream query says the enqueued work is done (the default). */
+    ScriptedNativeApi streamsFinish() {
+        streamQuery = 0;
+        return this;
+    }
+
     /** The size and rank that {@code CommCount} and {@code CommUserRank} give a child communicator. */
     ScriptedNativeApi children(int size, int rank) {
         childSize = size;
@@ -115,6 +125,11 @@ final class ScriptedNativeApi implements NativeApi {
     /** Every call so far, in order. */
     List<String> calls() {
         return List.copyOf(calls);
+    }
+
+    /** The last {@code CommInitRank(Config)}, or null before any. */
+    Init lastInit() {
+        return lastInit;
     }
 
     /** The flags of the last {@code CommShrink}, or -1 before any. */
@@ -307,9 +322,10 @@ final class ScriptedNativeApi implements NativeApi {
         return enter("getVersion", () -> version[0] = 22809);
     }
 
+    /** Each id is filled with the number of the call that made it: 1, 2, ... */
     @Override
     public int getUniqueId(long lib, byte[] id) {
-        return enter("getUniqueId");
+        return enter("getUniqueId", () -> java.util.Arrays.fill(id, (byte) (count("getUniqueId") + 1)));
     }
 
     @Override
@@ -325,6 +341,7 @@ final class ScriptedNativeApi implements NativeApi {
             int ctaPolicy,
             int minCtas,
             int maxCtas) {
+        lastInit = new Init(nranks, rank, id.clone());
         return enter("commInitRank", () -> comm[0] = make("comm"));
     }
 
@@ -352,6 +369,11 @@ final class ScriptedNativeApi implements NativeApi {
             use("comm", comm, "commShrink");
             out[0] = make("comm");
         });
+    }
+
+    @Override
+    public int commRevoke(long lib, long comm, int flags) {
+        return enter("commRevoke", () -> use("comm", comm, "commRevoke"));
     }
 
     @Override
