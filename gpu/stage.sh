@@ -31,6 +31,7 @@ if ls "$dest"/lib/collectives-tools-*.jar > /dev/null 2>&1; then
   "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "$dest/lib/*" dev.collectives.tools.Tools differential \
     --prepare-corpus "$dest/corpus.jar" --corpus "${CORPUS:-300}" --seed "${SEED:-1}" --max-count "${MAX_COUNT:-1048576}"
 fi
-cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/differential.sh gpu/faults.sh gpu/job-devices.sh \
+cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/differential.sh gpu/faults.sh gpu/recovery.sh \
+  gpu/job-devices.sh \
   gpu/mccl_forward.c gpu/native_bench.c "$dest/"
 du -sh "$dest"; ls "$dest/lib"
