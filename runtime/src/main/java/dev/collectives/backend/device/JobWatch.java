@@ -24,6 +24,11 @@ final class JobWatch implements AutoCloseable {
     static final Duration CAUSE_WAIT = Duration.ofMillis(500);
     /** How long a rank that stalled waits for the verdict: the others have some seconds to stall too. */
     static final Duration VERDICT_WAIT = Duration.ofSeconds(4);
+    /**
+     * How long a shrink of an aborted communicator waits for the job's news of the death it recovers from: the
+     * library may have seen it first, and nothing is lost by waiting for rank 0 to tell it.
+     */
+    static final Duration DEATH_WAIT = Duration.ofSeconds(4);
 
     private final Rendezvous rendezvous;
     private final CountDownLatch failed = new CountDownLatch(1);
@@ -69,6 +74,11 @@ final class JobWatch implements AutoCloseable {
      */
     Optional<String> cause() {
         return awaitFailure(CAUSE_WAIT);
+    }
+
+    /** Why the job failed, waiting for it at most {@link #DEATH_WAIT}: a shrink recovers from that death. */
+    Optional<String> death() {
+        return awaitFailure(DEATH_WAIT);
     }
 
     /**

@@ -53,7 +53,7 @@ final class NativeComm {
 
     private volatile State state = State.OPEN;
     /** Done once the abort has returned or its deadline passed; until then no free may run (see freeResource). */
-    private volatile CompletableFuture<?> abortSettled = CompletableFuture.completedFuture(null);
+    private final CompletableFuture<Void> abortSettled = new CompletableFuture<>();
     /** The job, watched through its rendezvous where the communicator was joined through a TCP one. */
     private volatile JobWatch job = JobWatch.NONE;
 
@@ -173,7 +173,7 @@ final class NativeComm {
      * aborted; throws why they cannot (no rendezvous, the job ended otherwise, rank 0 died, no death reported).
      */
     Rendezvous survivorsRendezvous() {
-        Optional<String> why = job.cause();
+        Optional<String> why = job.death();
         return job.resumeAmongSurvivors(
                 rank,
                 "shrink: the communicator was aborted"
@@ -227,15 +227,13 @@ final class NativeComm {
      */
     void abortBehind() {
         if (markAborted()) {
-            abortSettled = waits.aborts()
-                    .start(abortCall(), () -> library.api.commAbort(lib, handle))
-                    .settled();
+            settleWith(waits.aborts().start(abortCall(), () -> library.api.commAbort(lib, handle)));
         }
     }
 
     private void abortWithin() {
         AbortWatch.Watched watched = waits.aborts().start(abortCall(), () -> library.api.commAbort(lib, handle));
-        abortSettled = watched.settled();
+        settleWith(watched);
         waits.aborts().awaitWithin(watched).ifPresent(rc -> library.check(rc, rank, 0, "CommAbort"));
     }
 
@@ -250,16 +248,9 @@ final class NativeComm {
         }
     }
 
-    /**
-     * Waits until the abort has returned or its deadline passed: an aborted communicator's kernels may still touch
-     * the memory, registrations and graphs of its work until then.
-     */
-    private void awaitAbort() {
-        try {
-            abortSettled.join();
-        } catch (RuntimeException e) {
-            // the abort's own failure is reported where it is awaited; here it only had to end
-        }
+    /** The abort under way settles when {@code watched} does: it returned, or its deadline passed. */
+    private void settleWith(AbortWatch.Watched watched) {
+        watched.settled().thenRun(() -> abortSettled.complete(null));
     }
 
     private String abortCall() {
@@ -269,14 +260,14 @@ final class NativeComm {
     /**
      * Runs {@code nativeFree}, the free or destroy of something this communicator's work used; after an abort, only
      * once the abort has returned (or its deadline passed), so that no kernel it stops still touches what is freed.
-     * Once the communicator was aborted with kernels in flight, the library can leave this process's device context in an
-     * error state (NCCL 2.28.3 did, in a job whose peer died or never called: "an illegal memory access was
+     * Once the communicator was aborted with kernels in flight, the library can leave this process's device context
+     * in an error state (NCCL 2.28.3 did, in a job whose peer died or never called: "an illegal memory access was
      * encountered" on every later call); a free's failure is then logged once, as a warning that says so, instead
      * of thrown over the failure the caller already has.
      */
     void freeResource(Runnable nativeFree) {
         if (state == State.ABORTED) {
-            awaitAbort();
+            abortSettled.join(); // until then the aborted communicator's kernels may still touch what is freed
         }
         try {
             nativeFree.run();
@@ -298,8 +289,8 @@ final class NativeComm {
 
     /**
      * Finalizes and destroys the handle, once; refuses while memory, registrations or windows made through it are
-     * live. A revoked handle is only destroyed; an aborted one was freed by the abort: it is only marked closed. {@code onClosed} runs once the
-     * state is closed, before the native calls.
+     * live. A revoked handle is only destroyed; an aborted one was freed by the abort: it is only marked closed.
+     * {@code onClosed} runs once the state is closed, before the native calls.
      */
     void finalizeAndDestroy(Runnable onClosed) {
         synchronized (stateLock) {

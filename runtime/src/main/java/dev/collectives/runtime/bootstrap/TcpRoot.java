@@ -338,13 +338,7 @@ final class TcpRoot extends Exchange {
             Deadline brief = briefly();
             members().forEach(member -> Roster.tellGone(member, reason, sequence(), brief));
         }
-        Consumer<String> watching;
-        synchronized (lock) {
-            watching = watcher;
-        }
-        if (watching != null) {
-            watching.accept(reason);
-        }
+        tellWatcher(reason);
     }
 
     @Override
@@ -404,6 +398,11 @@ final class TcpRoot extends Exchange {
             Deadline brief = briefly();
             members().forEach(member -> Roster.tellEnded(member, reason, sequence(), brief));
         }
+        tellWatcher(reason);
+    }
+
+    /** The watcher of a watched job hears {@code reason}, on this thread. */
+    private void tellWatcher(String reason) {
         Consumer<String> watching;
         synchronized (lock) {
             watching = watcher;

@@ -17,13 +17,13 @@ import java.util.stream.Collectors;
 public record ShrinkOrigin(int parentRank, int parentSize, int[] excluded, String path) {
     private static final System.Logger LOG = System.getLogger("dev.collectives.recovery");
 
-    /** Logs the shrink (one line at INFO) for the child {@code child}, as it describes itself; returns this. */
-    public ShrinkOrigin logFor(Object child) {
-        LOG.log(
-                System.Logger.Level.INFO,
-                () -> "rank " + parentRank + " of " + parentSize + " shrank away " + ranks(excluded) + " " + path + ": "
-                        + child);
-        return this;
+    /**
+     * Logs the shrink in one line at INFO: {@code child} as it describes itself, which shows this origin ("shrink:
+     * nccl rank 1/2 on device 0 (shrunk from rank 2 of 3 without rank 1, formed anew among the survivors through the
+     * job's rendezvous)").
+     */
+    public void logFor(Object child) {
+        LOG.log(System.Logger.Level.INFO, () -> "shrink: " + child);
     }
 
     /** "rank 1", "ranks 1, 3". */
