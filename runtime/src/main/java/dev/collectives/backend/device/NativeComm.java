@@ -170,9 +170,11 @@ final class NativeComm {
 
     /**
      * The job's rendezvous, for the survivors of a death to form a new communicator among them once this one was
-     * aborted; throws why they cannot (no rendezvous, the job ended otherwise, rank 0 died, no death reported).
+     * aborted and the abort has returned (or its deadline passed); throws why they cannot (no rendezvous, the job
+     * ended otherwise, rank 0 died, no death reported).
      */
     Rendezvous survivorsRendezvous() {
+        abortSettled.join(); // the library forms the new communicator once it is done with the old one
         Optional<String> why = job.death();
         return job.resumeAmongSurvivors(
                 rank,
