@@ -113,8 +113,9 @@ final class JobWatch implements AutoCloseable {
         if (rendezvous == null) {
             throw CollectivesException.usage(
                     rank,
-                    refused + "; the survivors form a new communicator through the job's rendezvous, and this "
-                            + "communicator has none (a child of split or shrink, or joined through a file rendezvous)");
+                    refused + "; the survivors form a new communicator through the job's tcp:// rendezvous, and this "
+                            + "communicator has none (its ranks are threads of one process, it is a child of split or "
+                            + "shrink, or its job met through a file rendezvous)");
         }
         Optional<String> why = rendezvous.resumeAmongSurvivors();
         if (why.isPresent()) {

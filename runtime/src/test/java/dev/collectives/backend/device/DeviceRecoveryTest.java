@@ -136,8 +136,9 @@ class DeviceRecoveryTest {
         CollectivesException e = assertThrows(CollectivesException.class, () -> comm.shrink(1));
         assertEquals(
                 "rank 0: shrink: the communicator was aborted, and ncclCommAbort freed it; the survivors form a new "
-                        + "communicator through the job's rendezvous, and this communicator has none (a child of "
-                        + "split or shrink, or joined through a file rendezvous)",
+                        + "communicator through the job's tcp:// rendezvous, and this communicator has none (its "
+                        + "ranks are threads of one process, it is a child of split or shrink, or its job met "
+                        + "through a file rendezvous)",
                 e.getMessage());
         comm.close();
     }
