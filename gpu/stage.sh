@@ -2,7 +2,7 @@
 # Builds the project and stages what gpu/run-all.sh needs into DEST/.gpu (default: the repository root), to be
 # copied to a GPU machine that has no Java and no Maven: a Java runtime image (gpu/jre.sh), the jars (modules,
 # test-jar, dependencies, the JUnit console), the C sources, the scripts (the examples runner and the benchmarks
-# of run-all.sh, shapes.sh, differential.sh and faults.sh need MODULES=runtime,tools, which builds the examples too)
+# of run-all.sh, shapes.sh, differential.sh, faults.sh and peers.sh need MODULES=runtime,tools, which builds the examples too)
 # and the differential harness's compiled corpus.
 # Usage: [MODULES=runtime,tools] gpu/stage.sh [DEST]   then, on the GPU machine: bash DEST/.gpu/run-all.sh
 set -euo pipefail
@@ -31,7 +31,7 @@ if ls "$dest"/lib/collectives-tools-*.jar > /dev/null 2>&1; then
   "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "$dest/lib/*" dev.collectives.tools.Tools differential \
     --prepare-corpus "$dest/corpus.jar" --corpus "${CORPUS:-300}" --seed "${SEED:-1}" --max-count "${MAX_COUNT:-1048576}"
 fi
-cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/differential.sh gpu/faults.sh gpu/recovery.sh \
-  gpu/job-devices.sh \
-  gpu/mccl_forward.c gpu/native_bench.c "$dest/"
+cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/differential.sh gpu/faults.sh gpu/peers.sh \
+  gpu/recovery.sh gpu/job-devices.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
+mkdir -p "$dest/peers" && cp gpu/peers/cupy_rank.py "$dest/peers/"
 du -sh "$dest"; ls "$dest/lib"

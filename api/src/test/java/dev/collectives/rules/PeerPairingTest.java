@@ -95,7 +95,7 @@ class PeerPairingTest {
 
     @Test
     void opsAreSendsAndReceivesOfTheCatalogue() {
-        assertEquals("@Recv #3", PeerPairing.Op.recv(3, Peer.NEXT, -1, 8L, F).label());
+        assertEquals("@Recv #4", PeerPairing.Op.recv(3, Peer.NEXT, -1, 8L, F).label());
         assertTrue(PeerPairing.Op.send(0, Peer.NEXT, -1, 8L, F).sends());
         IllegalArgumentException e = assertThrows(
                 IllegalArgumentException.class, () -> new PeerPairing.Op(0, OpKind.ALL_REDUCE, Peer.NEXT, -1, 8L, F));

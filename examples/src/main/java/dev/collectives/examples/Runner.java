@@ -107,8 +107,9 @@ public final class Runner {
 
     /**
      * Joins this process's rank of a multi-process job, its place, the rendezvous and the backend taken from the
-     * environment, saying what it joins; runs {@code body} on the rank and closes it. Returns what {@code body}
-     * returns, or, having said why, {@link #USAGE} for bad settings and {@link #NOT_JOINED} when the job did not form.
+     * environment, saying what it joins and, once joined, the library's version; runs {@code body} on the rank and
+     * closes it. Returns what {@code body} returns, or, having said why, {@link #USAGE} for bad settings and
+     * {@link #NOT_JOINED} when the job did not form.
      */
     public static int onJoinedRank(PrintStream out, BiFunction<Backend, JoinedRank, Integer> body) {
         Backend backend;
@@ -129,6 +130,13 @@ public final class Runner {
             out.println("FAILED to join: " + e.getMessage());
             return NOT_JOINED;
         }
+        out.println("joined: rank " + rank.rank() + " of " + rank.size() + " on " + backend.name() + " "
+                + rank.comm().capabilities().libraryVersion()
+                + rank.comm()
+                        .crossRankChecksOff()
+                        .map(why -> "; checks across ranks are off: " + why)
+                        .orElse(""));
+        out.flush();
         try (rank) {
             return body.apply(backend, rank);
         }

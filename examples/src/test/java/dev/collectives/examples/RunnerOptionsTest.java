@@ -38,7 +38,7 @@ class RunnerOptionsTest {
     }
 
     @Test
-    void theReadmeNamesEverySubcommandAndEveryBenchmark() throws IOException {
+    void theReadmeNamesEverySubcommand() throws IOException {
         String readme = Files.readString(Path.of("..", "README.md"));
         CommandLine runner = Commands.commandLine(System.out, Examples.all(), Mistakes.all());
 
@@ -46,10 +46,6 @@ class RunnerOptionsTest {
             if (!command.getCommandSpec().usageMessage().hidden()) {
                 assertTrue(readme.contains("`" + command.getCommandName()), command.getCommandName());
             }
-        }
-        for (String benchmark :
-                runner.getSubcommands().get("bench").getSubcommands().keySet()) {
-            assertTrue(readme.contains("`bench " + benchmark + "`"), benchmark);
         }
     }
 

@@ -48,6 +48,17 @@ public interface Communicator extends AutoCloseable {
      */
     String libraryFunction(String name);
 
+    /**
+     * Why the checks across ranks are off on this communicator, or empty when they run. Bind's agreement (the
+     * pipeline's fingerprint: R14, R1, R2) and the per-call check of step arguments are collectives that every rank
+     * calls; a communicator formed from a unique id or wrapped from another library's handle may have ranks that do
+     * not run this library ({@code Peers.FOREIGN}), which would never call them. There, bind checks every rule this
+     * rank can check alone, and {@link Pipeline#describe()} says that the checks across ranks are off, and why.
+     */
+    default Optional<String> crossRankChecksOff() {
+        return Optional.empty();
+    }
+
     /** The device's recommended VMM granularity, in bytes (ncclMemAlloc/mcclMemAlloc rounds up to it). */
     long granularity();
 

@@ -85,6 +85,16 @@ public final class DeviceBuffer implements AutoCloseable {
         return owner;
     }
 
+    /**
+     * Names this buffer's memory as {@code buffer} of {@code pipeline} in every message that shows it (a host copy
+     * that races stream work, a free that a graph or a registration refuses), instead of by its address alone.
+     * Generated pipelines name each buffer they allocate. Returns this buffer.
+     */
+    public DeviceBuffer named(String pipeline, String buffer) {
+        memory.describeAs("buffer " + buffer + " of " + pipeline);
+        return this;
+    }
+
     /** {@code elementCount} elements starting {@code elementOffset} elements in, same type. */
     public DeviceBuffer slice(long elementOffset, long elementCount) {
         return view(elementOffset * type.size(), type, elementCount);

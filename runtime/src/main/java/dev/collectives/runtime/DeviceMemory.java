@@ -18,6 +18,8 @@ public abstract class DeviceMemory implements AutoCloseable {
     private final Set<HandleType> handleTypes;
     private final String foreignClass;
     private volatile boolean closed;
+    /** What the memory is to the user ("buffer recvbuff of demo.Ring"), for messages; null where nothing named it. */
+    private volatile String purpose;
 
     /**
      * @param size         usable bytes from {@code address}
@@ -137,8 +139,15 @@ public abstract class DeviceMemory implements AutoCloseable {
         }
     }
 
+    /** Names what the memory is for in every message that shows it ({@link DeviceBuffer#named}). */
+    void describeAs(String purpose) {
+        this.purpose = purpose;
+    }
+
     @Override
     public String toString() {
-        return origin() + " memory at 0x" + Long.toHexString(address) + " (" + size + " bytes)";
+        String memory = origin() + " memory at 0x" + Long.toHexString(address) + " (" + size + " bytes)";
+        String named = purpose;
+        return named == null ? memory : named + " (" + memory + ")";
     }
 }

@@ -77,13 +77,20 @@ class FailuresOnSparkTest {
 
     @Test
     void aTaskThatFailsBeforeJoiningEndsTheOthersJoinNamingIt() throws InterruptedException {
+        joining = new CountDownLatch(LocalSpark.TASKS - 1);
         SparkException job = assertThrows(
                 SparkException.class,
                 () -> stage(rows -> {
                             BarrierTaskContext ctx = BarrierTaskContext.get();
                             if (ctx.partitionId() == 3) {
+                                // fails once the others run: on a busy machine Spark would otherwise end the stage
+                                // before they start, and they would never see the failure
+                                assertTrue(
+                                        joining.await(SparkTests.TIMEOUT.toSeconds(), TimeUnit.SECONDS),
+                                        "the others never started");
                                 throw new IllegalStateException("rank 3 fails on purpose before it joins");
                             }
+                            joining.countDown();
                             record(
                                     ctx.partitionId(),
                                     () -> SparkRanks.join(ctx, Backends.get("sim"), SparkTests.settings())

@@ -18,6 +18,7 @@ import dev.collectives.tools.differential.DifferentialCommand;
 import dev.collectives.tools.differential.RankCommand;
 import dev.collectives.tools.faults.FaultRankCommand;
 import dev.collectives.tools.faults.FaultsCommand;
+import dev.collectives.tools.peers.PeersRankCommand;
 import dev.collectives.tools.trace.TraceCommand;
 import java.io.PrintStream;
 import java.util.List;
@@ -33,7 +34,8 @@ import picocli.CommandLine.Spec;
  * The tools' command line, built on picocli like the examples' {@link Runner}: the benchmarks ({@code bench}), the
  * differential harness ({@code differential}), the fault driver ({@code faults}), the flight records' analyser
  * ({@code trace}), and the hidden commands those
- * two start once per rank of their jobs ({@link LocalJob}). {@link #run} runs one, so that tests call it in-process.
+ * two start once per rank of their jobs ({@link LocalJob}), and {@code peers-rank}, a Java rank of a job with ranks of
+ * another library, which {@code gpu/peers.sh} starts. {@link #run} runs one, so that tests call it in-process.
  */
 public final class Tools {
     private Tools() {}
@@ -69,7 +71,7 @@ public final class Tools {
         return status;
     }
 
-    private static CommandLine commandLine(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
+    static CommandLine commandLine(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
         CommandLine line = Commands.printingTo(
                 new CommandLine(new Top())
                         .addSubcommand(new CommandLine(new Bench()))
@@ -77,6 +79,7 @@ public final class Tools {
                         .addSubcommand(new CommandLine(new RankCommand(out, examples, mistakes)))
                         .addSubcommand(new CommandLine(new FaultsCommand(out)))
                         .addSubcommand(new CommandLine(new FaultRankCommand(out)))
+                        .addSubcommand(new CommandLine(new PeersRankCommand(out)))
                         .addSubcommand(new CommandLine(new TraceCommand(out))),
                 out);
         IExecutionExceptionHandler others = line.getExecutionExceptionHandler();

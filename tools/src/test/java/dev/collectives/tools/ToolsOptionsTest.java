@@ -4,12 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.examples.Examples;
 import dev.collectives.examples.Runner;
+import dev.collectives.examples.mistakes.Mistakes;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
 
 /** The tools' command line: help, the options every command shares, and what a bad command line gets. */
 class ToolsOptionsTest {
@@ -19,11 +25,27 @@ class ToolsOptionsTest {
 
         assertEquals(Runner.PASSED, run.status(), run.text());
         assertTrue(run.text().startsWith("Usage: tools "), run.text());
-        for (String command : new String[] {"bench", "differential", "faults"}) {
+        for (String command : new String[] {"bench", "differential", "faults", "trace"}) {
             assertTrue(run.text().contains("\n  " + command + " "), command);
         }
         assertFalse(run.text().contains("differential-rank"), "a rank of the harness's jobs is not for users");
         assertFalse(run.text().contains("faults-rank"), "nor is a rank of the fault driver's");
+    }
+
+    @Test
+    void theReadmeNamesEveryCommandAndEveryBenchmark() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        CommandLine tools = Tools.commandLine(System.out, Examples.all(), Mistakes.all());
+
+        for (CommandLine command : tools.getSubcommands().values()) {
+            if (!command.getCommandSpec().usageMessage().hidden()) {
+                assertTrue(readme.contains("`" + command.getCommandName()), command.getCommandName());
+            }
+        }
+        for (String benchmark :
+                tools.getSubcommands().get("bench").getSubcommands().keySet()) {
+            assertTrue(readme.contains("`bench " + benchmark + "`"), benchmark);
+        }
     }
 
     @Test

@@ -53,6 +53,7 @@ abstract class GenerationPart {
     static final ClassName GRAPH_CACHE = ClassName.get(INTERNAL, "GraphCache");
     static final ClassName CALL_CHECK = ClassName.get(INTERNAL, "CallCheck");
     static final ClassName LEGACY_REGISTRATION_RULE = ClassName.get(INTERNAL, "LegacyRegistrationRule");
+
     /** Every accessor and step overrides: one spec for all of them. */
     static final AnnotationSpec OVERRIDE =
             AnnotationSpec.builder(Override.class).build();
@@ -91,6 +92,22 @@ abstract class GenerationPart {
 
     DataType typeOf(OpDecl o) {
         return generation.typeOf(o);
+    }
+
+    /**
+     * {@code Lifecycle.open(comm, PIPELINE, Registration.X, pipeline, pipeline::open)}: what {@code bind} returns,
+     * the pipeline {@code pipeline} opened under its registration.
+     */
+    CodeBlock opened(String pipeline) {
+        return support(
+                LIFECYCLE,
+                "open",
+                "$T.$L, $N, $N::$N",
+                Registration.class,
+                registration,
+                pipeline,
+                pipeline,
+                methods.get("open"));
     }
 
     CodeBlock support(ClassName owner, String method, String format, Object... args) {

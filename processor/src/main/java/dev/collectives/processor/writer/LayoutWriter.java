@@ -85,17 +85,7 @@ final class LayoutWriter extends GenerationPart {
         String pipeline = name("pipeline");
         return bind.addStatement(
                         "$T $N =$Wnew $T($L)", className, pipeline, className, CodeBlock.join(arguments, ",$W"))
-                .addStatement(
-                        "return $L",
-                        support(
-                                LIFECYCLE,
-                                "open",
-                                "$T.$L, $N, $N::$N",
-                                Registration.class,
-                                registration,
-                                pipeline,
-                                pipeline,
-                                methods.get("open")))
+                .addStatement("return $L", opened(pipeline))
                 .build();
     }
 
@@ -134,13 +124,15 @@ final class LayoutWriter extends GenerationPart {
                             TypeName.get(b.customAllocator()))
                     : CodeBlock.of("$T.$L", Allocator.class, b.allocator());
             open.addStatement(
-                    "$N = $N.allocate($L,$W$T.$L,$W$L)",
+                    "$N = $N.allocate($L,$W$T.$L,$W$L)$Z.named($N, $S)",
                     name(b),
                     name("comm"),
                     allocator,
                     DATA_TYPE,
                     b.type(),
-                    generation.value(b, "count"));
+                    generation.value(b, "count"),
+                    name("PIPELINE"),
+                    b.name());
             memory.add(new Fragment.Resource(Fragment.Release.MEMORY, name(b)));
         }
         return new Fragment(open.build(), List.of(), List.of(), memory);

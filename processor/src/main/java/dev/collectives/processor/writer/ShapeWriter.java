@@ -6,7 +6,6 @@ import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
-import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Verdict;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.Condition;
@@ -138,17 +137,7 @@ final class ShapeWriter extends GenerationPart {
                                 + "dims; every setter must have been called.\nCollective: every rank of {@code comm} calls "
                                 + "it."))
                 .addStatement("$T $N =$Wnew $T($L)", className, pipeline, className, CodeBlock.join(arguments, ",$W"))
-                .addStatement(
-                        "return $L",
-                        support(
-                                LIFECYCLE,
-                                "open",
-                                "$T.$L, $N, $N::$N",
-                                Registration.class,
-                                registration,
-                                pipeline,
-                                pipeline,
-                                methods.get("open")))
+                .addStatement("return $L", opened(pipeline))
                 .build());
         return b.build();
     }

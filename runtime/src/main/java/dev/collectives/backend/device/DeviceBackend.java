@@ -3,9 +3,12 @@ package dev.collectives.backend.device;
 import dev.collectives.runtime.Availability;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.bootstrap.Bootstrap;
+import dev.collectives.runtime.bootstrap.Peers;
+import dev.collectives.runtime.bootstrap.UniqueId;
 
 /** The native backends: one per {@link Dialect}, over the vendor libraries opened at run time. */
 public abstract class DeviceBackend implements Backend {
@@ -90,6 +93,21 @@ public abstract class DeviceBackend implements Backend {
     public JoinedRank join(Bootstrap bootstrap, CommConfig config) {
         connectAtInit(dialect);
         return DeviceJoin.join(dialect, bootstrap, config);
+    }
+
+    /** {@code ncclGetUniqueId}/{@code mcclGetUniqueId}: see {@link Backend#uniqueId()}. */
+    @Override
+    public UniqueId uniqueId() {
+        return ForeignCommunicators.uniqueId(NativeLibrary.require(dialect));
+    }
+
+    /**
+     * A communicator over a handle another library made: see {@link Backend#wrapCommunicator}. Its rank, size and
+     * device come from {@code CommUserRank}, {@code CommCount} and {@code CommCuDevice}/{@code CommMuDevice}.
+     */
+    @Override
+    public Communicator wrapCommunicator(long handle, Peers peers) {
+        return ForeignCommunicators.wrap(NativeLibrary.require(dialect), handle, peers);
     }
 
     /** {@code ranks} ranks on devices 0..ranks-1, their communicators made with {@code config}. */

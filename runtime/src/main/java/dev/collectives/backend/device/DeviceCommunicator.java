@@ -47,10 +47,11 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     private final ChildCommunicators siblings;
 
     private final FlightRecorder recorder;
+    private final CommOrigin origin;
     /** The config it was joined with, which a communicator formed anew among the survivors of a death gets too. */
     private volatile CommConfig joinConfig = CommConfig.DEFAULT;
     /** Where a shrink's child came from; null for other communicators. */
-    private volatile ShrinkOrigin origin;
+    private volatile ShrinkOrigin shrinkOrigin;
 
     DeviceCommunicator(
             NativeLibrary library,
@@ -74,14 +75,30 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             boolean collnetRequested,
             Waits waits,
             ChildCommunicators siblings) {
+        this(library, handle, rank, size, device, topology, collnetRequested, waits, siblings, CommOrigin.MADE_HERE);
+    }
+
+    /** A communicator over {@code handle}, which {@code origin} says who made and among which ranks. */
+    DeviceCommunicator(
+            NativeLibrary library,
+            long handle,
+            int rank,
+            int size,
+            int device,
+            Topology topology,
+            boolean collnetRequested,
+            Waits waits,
+            ChildCommunicators siblings,
+            CommOrigin origin) {
         this.siblings = siblings;
+        this.origin = origin;
         this.library = library;
         this.rank = rank;
         this.size = size;
         this.device = device;
         this.topology = topology;
         this.recorder = FlightRecorder.open(this, rank, size, library.dialect.backendName());
-        this.handle = new NativeComm(library, handle, rank, toString(), waits, recorder);
+        this.handle = new NativeComm(library, handle, rank, origin.owned(), toString(), waits, recorder);
         this.probe = new DeviceProbe(this, collnetRequested);
         CallArguments arguments = new CallArguments(
                 rank,
@@ -159,6 +176,12 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     @Override
     public String libraryFunction(String name) {
         return library.dialect.ccl(name);
+    }
+
+    /** Off where the communicator was formed elsewhere and its peers may not run this library ({@link CommOrigin}). */
+    @Override
+    public Optional<String> crossRankChecksOff() {
+        return origin.crossRankChecksOff();
     }
 
     // ---- memory, registration, windows --------------------------------------------------------------------
@@ -376,23 +399,13 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     private DeviceCommunicator formAmongSurvivors(int[] excluded) {
         Rendezvous rendezvous = handle.survivorsRendezvous();
         SurvivorsInit.Formed formed = SurvivorsInit.form(library, rendezvous, rank, size, excluded, device, joinConfig);
-        DeviceCommunicator child = children.adopt(new DeviceCommunicator(
-                library,
-                formed.handle(),
-                formed.rank(),
-                formed.size(),
-                device,
-                new Topology(formed.size(), Math.min(formed.size(), topology.ranksPerNode())),
-                probe.collnetRequested(),
-                handle.waits(),
-                children));
         return shrunk(
-                child,
+                child(formed.handle(), formed.rank(), formed.size()),
                 new ShrinkOrigin(rank, size, excluded, "formed anew among the survivors through the job's rendezvous"));
     }
 
     private static DeviceCommunicator shrunk(DeviceCommunicator child, ShrinkOrigin origin) {
-        child.origin = origin;
+        child.shrinkOrigin = origin;
         origin.logFor(child);
         return child;
     }
@@ -425,17 +438,22 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             library.api.commAbort(library.lib, child);
             throw e;
         }
-        Topology childTopology = new Topology(childSize, Math.min(childSize, topology.ranksPerNode()));
+        return child(child, childRank, childSize);
+    }
+
+    /** A child on this device over {@code child}, closed with this communicator. */
+    private DeviceCommunicator child(long child, int childRank, int childSize) {
         return children.adopt(new DeviceCommunicator(
                 library,
                 child,
                 childRank,
                 childSize,
                 device,
-                childTopology,
+                new Topology(childSize, Math.min(childSize, topology.ranksPerNode())),
                 probe.collnetRequested(),
                 handle.waits(),
-                children));
+                children,
+                origin.child()));
     }
 
     // ---- the end -------------------------------------------------------------------------------------------
@@ -474,7 +492,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
 
     @Override
     public String toString() {
-        ShrinkOrigin from = origin;
+        ShrinkOrigin from = shrinkOrigin;
         return backendName() + " rank " + rank + "/" + size + " on device " + device
                 + (from == null ? "" : " (" + from + ")");
     }

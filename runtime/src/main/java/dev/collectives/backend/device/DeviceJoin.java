@@ -5,6 +5,7 @@ import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.bootstrap.Bootstrap;
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.bootstrap.UniqueId;
 import dev.collectives.runtime.spi.Joined;
 
 /**
@@ -13,12 +14,10 @@ import dev.collectives.runtime.spi.Joined;
  * 0's unique id ({@code GetUniqueId}) to every rank and learn how many ranks share a node; then each calls
  * {@code CommInitRank(Config)} on its device. The rendezvous then watches the job while the communicator lives
  * ({@link JobWatch}), so that a failure names the rank at fault, and the survivors of a death form a new
- * communicator through it ({@link SurvivorsInit}).
+ * communicator through it ({@link SurvivorsInit}). A bootstrap with a unique id made elsewhere has no rendezvous:
+ * the rank forms its communicator from that id ({@link ForeignCommunicators}).
  */
 final class DeviceJoin {
-    /** The size of a unique id ({@code ncclUniqueId}). */
-    static final int UNIQUE_ID_BYTES = 128;
-
     private DeviceJoin() {}
 
     /** This process's rank, its communicator made with {@code config}. */
@@ -35,7 +34,11 @@ final class DeviceJoin {
                     dialect.backendName() + ": device " + device + " does not exist;" + " this host has " + devices
                             + " (" + bootstrap.describe() + ")");
         }
-        byte[] id = new byte[UNIQUE_ID_BYTES];
+        if (bootstrap.uniqueId().isPresent()) {
+            return ForeignCommunicators.join(
+                    library, bootstrap, bootstrap.uniqueId().get(), config);
+        }
+        byte[] id = new byte[UniqueId.BYTES];
         Rendezvous rendezvous = bootstrap.rendezvous();
         DeviceCommunicator comm;
         try {

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * destroyed. It owns everything that decides what a failure does to the handle: the asynchronous error, the abort
  * under a deadline, the job watch that names the rank at fault, freeing what the communicator's work used once the
  * abort may have poisoned the device context, and finalize and destroy. Once it is not open, every call that needs
- * the handle fails at once, naming why.
+ * the handle fails at once, naming why. A handle another library made ({@link CommOrigin#owned()} false) is never
+ * finalized, destroyed or aborted here: its failure states only stop this rank's use of it.
  */
 final class NativeComm {
     private static final System.Logger LOG = System.getLogger("dev.collectives.device");
@@ -37,6 +38,8 @@ final class NativeComm {
     private final long lib;
     private final long handle;
     private final int rank;
+    /** Whether this library made the handle, and so finalizes, destroys and aborts it. */
+    private final boolean owned;
     /** The communicator, as messages name it: "nccl rank 1/2 on device 0". */
     private final String name;
 
@@ -57,11 +60,19 @@ final class NativeComm {
     /** The job, watched through its rendezvous where the communicator was joined through a TCP one. */
     private volatile JobWatch job = JobWatch.NONE;
 
-    NativeComm(NativeLibrary library, long handle, int rank, String name, Waits waits, FlightRecorder recorder) {
+    NativeComm(
+            NativeLibrary library,
+            long handle,
+            int rank,
+            boolean owned,
+            String name,
+            Waits waits,
+            FlightRecorder recorder) {
         this.library = library;
         this.lib = library.lib;
         this.handle = handle;
         this.rank = rank;
+        this.owned = owned;
         this.name = name;
         this.waits = waits;
         this.recorder = recorder;
@@ -116,7 +127,7 @@ final class NativeComm {
                     rank,
                     handle,
                     library.dialect.ccl("CommGetAsyncError") + " (an enqueued operation)",
-                    "; the communicator was aborted"
+                    "; " + aborted()
                             + job.cause().map(why -> "; the job failed: " + why).orElse(""));
             abortBehind();
             throw failure;
@@ -137,7 +148,14 @@ final class NativeComm {
                 what,
                 "no "
                         + "completion within " + timeoutSeconds + " s"
-                        + verdict.map(why -> "; the job failed: " + why).orElse("") + "; the communicator was aborted");
+                        + verdict.map(why -> "; the job failed: " + why).orElse("") + "; " + aborted());
+    }
+
+    /** What became of the communicator once this rank gave up on it. */
+    private String aborted() {
+        return owned
+                ? "the communicator was aborted"
+                : "this rank stopped using the communicator, which the library that made it must abort";
     }
 
     /** Whether an asynchronous error code says the communicator failed (not success, not still in progress). */
@@ -156,10 +174,7 @@ final class NativeComm {
         return job.failure()
                 .filter(why -> state == State.ABORTED)
                 .map(why -> CollectivesException.library(
-                        Result.REMOTE_ERROR,
-                        rank,
-                        "the communicator",
-                        "the job failed: " + why + "; the communicator was aborted"))
+                        Result.REMOTE_ERROR, rank, "the communicator", "the job failed: " + why + "; " + aborted()))
                 .orElseGet(() -> CollectivesException.usage(
                         rank, "communicator is " + state.name().toLowerCase(Locale.ROOT)));
     }
@@ -219,7 +234,15 @@ final class NativeComm {
         if (markAborted()) {
             job.abort("rank " + rank + " called abort()");
             recorder.aborted();
-            abortWithin();
+            if (owned) {
+                abortWithin();
+            } else {
+                abortSettled.complete(null);
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "abort() of " + name + " stops this rank's use of it only: another library made the "
+                                + "communicator, and aborts it (" + library.dialect.ccl("CommAbort") + ")");
+            }
         }
     }
 
@@ -228,8 +251,13 @@ final class NativeComm {
      * reports it without waiting for an abort that may block.
      */
     void abortBehind() {
-        if (markAborted()) {
+        if (!markAborted()) {
+            return;
+        }
+        if (owned) {
             settleWith(waits.aborts().start(abortCall(), () -> library.api.commAbort(lib, handle)));
+        } else {
+            abortSettled.complete(null); // another library aborts what it made: nothing of ours to wait for
         }
     }
 
@@ -291,8 +319,9 @@ final class NativeComm {
 
     /**
      * Finalizes and destroys the handle, once; refuses while memory, registrations or windows made through it are
-     * live. A revoked handle is only destroyed; an aborted one was freed by the abort: it is only marked closed.
-     * {@code onClosed} runs once the state is closed, before the native calls.
+     * live. A revoked handle is only destroyed; an aborted handle was freed by the abort, and one another library
+     * made stays its own: either is only marked closed. {@code onClosed} runs once the state is closed, before the
+     * native calls.
      */
     void finalizeAndDestroy(Runnable onClosed) {
         synchronized (stateLock) {
@@ -306,10 +335,10 @@ final class NativeComm {
             boolean open = state == State.OPEN;
             state = State.CLOSED;
             onClosed.run();
-            if (revoked) {
+            if (revoked && owned) {
                 // a revoked communicator is destroyed without finalize, which the library does not support then
                 library.check(library.api.commDestroy(lib, handle), rank, 0, "CommDestroy");
-            } else if (open) {
+            } else if (open && owned) {
                 try {
                     library.check(library.api.commFinalize(lib, handle), rank, handle, "CommFinalize");
                 } catch (CollectivesException e) {

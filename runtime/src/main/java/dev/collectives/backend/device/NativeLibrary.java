@@ -27,14 +27,17 @@ final class NativeLibrary {
     final long lib;
     /** e.g. 22809 */
     final int version;
+    /** The file of the collective library that was opened, as dlopen was given it: "libnccl.so.2", a path. */
+    final String cclFile;
 
     private final String[] slotSymbols;
 
-    private NativeLibrary(Dialect dialect, NativeApi api, long lib, int version, String[] slotSymbols) {
+    private NativeLibrary(Dialect dialect, NativeApi api, long lib, int version, String cclFile, String[] slotSymbols) {
         this.dialect = dialect;
         this.api = api;
         this.lib = lib;
         this.version = version;
+        this.cclFile = cclFile;
         this.slotSymbols = slotSymbols;
     }
 
@@ -73,6 +76,7 @@ final class NativeLibrary {
             return "the JNI shim (jniNativeShim) did not load on this platform: " + e;
         }
         long lib = api.newTable();
+        String cclFile = null;
         for (int role = 0; role < Dialect.ROLES.size(); role++) {
             List<String> tried = new ArrayList<>();
             boolean opened = false;
@@ -81,6 +85,7 @@ final class NativeLibrary {
                 if (why == null) {
                     LOG.log(Level.DEBUG, "{0}: the {1} is {2}", dialect.backendName(), Dialect.ROLES.get(role), file);
                     opened = true;
+                    cclFile = role == 0 ? file : cclFile;
                     break;
                 }
                 tried.add(file + " (" + why + ")");
@@ -115,7 +120,7 @@ final class NativeLibrary {
             api.discard(lib);
             return dialect.symbol(2, "Init") + " failed with " + rc + " (" + why + ")";
         }
-        return new NativeLibrary(dialect, api, lib, version[0], symbols);
+        return new NativeLibrary(dialect, api, lib, version[0], cclFile, symbols);
     }
 
     /** Whether an optional function exists (window helpers, AlltoAll, config init). */

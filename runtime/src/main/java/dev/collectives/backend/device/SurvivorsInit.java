@@ -2,6 +2,7 @@ package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.bootstrap.UniqueId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -38,7 +39,7 @@ final class SurvivorsInit {
         requireAgreed(agreed, rank, excluded);
         int[] survivors =
                 IntStream.range(0, size).filter(r -> agreed.values()[r] != null).toArray();
-        byte[] id = new byte[DeviceJoin.UNIQUE_ID_BYTES];
+        byte[] id = new byte[UniqueId.BYTES];
         if (rank == survivors[0]) {
             try {
                 library.check(library.api.getUniqueId(library.lib, id), rank, 0, "GetUniqueId");

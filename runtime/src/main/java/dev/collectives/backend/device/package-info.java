@@ -7,7 +7,9 @@
  * each: {@code NativeComm} (the native handle and its states: asynchronous error, stall, abort, the job watch,
  * finalize), {@code DeviceProbe} (capabilities), {@code DeviceAllocations} (memory, registration, windows),
  * {@code DeviceCollectives} (one native call per collective) and {@code MappedHostStaging}; it checks R5, R6, R9,
- * R11 and R12 as {@code sim} does. Users reach it through {@code Backends}, not directly;
+ * R11 and R12 as {@code sim} does. {@code ForeignCommunicators} forms communicators with other libraries: from a
+ * unique id made elsewhere, or over a handle another library made ({@code CommOrigin} says who owns the handle and
+ * whether the checks across ranks run). Users reach it through {@code Backends}, not directly;
  * {@link dev.collectives.backend.device.NativeLoop} is the benchmarks' entry, not API.
  */
 package dev.collectives.backend.device;

@@ -2,9 +2,7 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
-import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.rules.Message;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
@@ -13,30 +11,23 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.FlightRecord;
 import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.RegistrationHandle;
-import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.VirtualMemory;
-import dev.collectives.runtime.internal.AllocatorRule;
-import dev.collectives.runtime.internal.ByteRanges;
 import dev.collectives.runtime.internal.CallArguments;
-import dev.collectives.runtime.internal.LegacyRegistrationRule;
 import dev.collectives.runtime.spi.ChildCommunicators;
-import dev.collectives.runtime.spi.FlightEvents;
 import dev.collectives.runtime.spi.FlightRecorder;
 import dev.collectives.runtime.spi.ShrinkOrigin;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import jdk.jfr.Event;
 
 /**
- * One rank's communicator. Calls check their arguments on the calling thread ({@link CallArguments}), then go to the
- * stream as work, or into the stream's capture ({@link OpIssuer}); the work meets the other ranks' in
- * {@link CommGroup}. Its memory comes from {@link SimAllocations}, its local registrations are counted in a
- * {@link RegistrationCache}. A child of a split or shrink
- * is one too, with a group of its own, on its parent's simulated device: memory and streams belong to the device,
- * so the parent's serve the child.
+ * One rank's communicator. Calls check their arguments on the calling thread ({@link CallArguments}, through
+ * {@link OpCallChecks} for the ops), then go to a stream of {@link RankStreams} as work, or into the stream's
+ * capture ({@link OpIssuer}); the work meets the other ranks' in {@link CommGroup}. Its memory comes from
+ * {@link SimAllocations}; registrations and windows from {@link RegistrationCalls}, the local registrations counted
+ * in a {@link RegistrationCache}. A child of a split or shrink is one too, with a group of its own, on its parent's
+ * simulated device: memory and streams belong to the device, so the parent's serve the child.
  */
 public final class SimCommunicator implements Communicator {
     private final int rank;
@@ -50,10 +41,11 @@ public final class SimCommunicator implements Communicator {
     private final Topology topology;
     private final SimAllocations allocations;
     private final RegistrationCache registrations;
+    private final RegistrationCalls registrationCalls;
+    private final OpCallChecks opCalls;
     private final OpIssuer issuer;
-    private final List<SimStream> streams = new ArrayList<>();
+    private final RankStreams streams;
     private final SimStream defaultStream;
-    private long windowSeq;
     private long splitSeq;
     private long shrinkSeq;
     private final ChildCommunicators children = new ChildCommunicators();
@@ -93,8 +85,11 @@ public final class SimCommunicator implements Communicator {
         this.topology = new Topology(config.ranks(), config.ranksPerNode());
         this.allocations = new SimAllocations(rank, device, config, ledger);
         this.registrations = new RegistrationCache(ledger);
+        this.registrationCalls = new RegistrationCalls(this, config, arguments, group, ledger, registrations);
+        this.opCalls = new OpCallChecks(this, arguments);
         this.recorder = FlightRecorder.open(this, rank, config.ranks(), SimBackend.NAME);
         this.issuer = new OpIssuer(this, group, config, registrations, recorder);
+        this.streams = new RankStreams(this, device);
         this.defaultStream = (SimStream) createStream();
     }
 
@@ -188,20 +183,7 @@ public final class SimCommunicator implements Communicator {
     @Override
     public RegistrationHandle register(DeviceBuffer buffer) {
         requireUsable("register");
-        if (!config.capabilities().registration()) {
-            throw CollectivesException.library(
-                    Result.INVALID_USAGE,
-                    rank,
-                    libraryFunction("CommRegister"),
-                    "library " + config.capabilities().libraryVersion() + " does not support user buffer registration");
-        }
-        SimMemory memory = (SimMemory) arguments.memory("register", buffer);
-        LegacyRegistrationRule.check(this, buffer);
-        AllocatorRule.checkForeign(this, buffer, "buffer " + buffer);
-        Event event = FlightEvents.registrationStarted();
-        registrations.add(memory);
-        FlightEvents.registrationDone(event, this, "CommRegister", buffer.sizeBytes());
-        return new SimRegistration(this, buffer, memory);
+        return registrationCalls.register(buffer);
     }
 
     /**
@@ -209,15 +191,7 @@ public final class SimCommunicator implements Communicator {
      * idempotent, deregistering a handle this communicator did not make, or one already deregistered, is an error.
      */
     public void deregister(RegistrationHandle handle) {
-        if (!(handle instanceof SimRegistration) || ((SimRegistration) handle).communicator() != this) {
-            throw CollectivesException.violation(
-                    Message.R6_UNKNOWN_HANDLE, rank, libraryFunction("CommDeregister"), handle);
-        }
-        if (!handle.isOpen()) {
-            throw CollectivesException.violation(
-                    Message.R6_DEREGISTERED_TWICE, rank, libraryFunction("CommDeregister"), handle);
-        }
-        handle.close();
+        registrationCalls.deregister(handle);
     }
 
     /** One handle of {@code memory} was closed; the last one deregisters it. */
@@ -228,38 +202,11 @@ public final class SimCommunicator implements Communicator {
     @Override
     public RegisteredWindow registerWindow(DeviceBuffer buffer, boolean symmetric) {
         requireUsable("registerWindow");
-        Capabilities capabilities = config.capabilities();
-        if (!capabilities.registration() || !capabilities.symmetricWindows()) {
-            throw CollectivesException.library(
-                    Result.INVALID_USAGE,
-                    rank,
-                    libraryFunction("CommWindowRegister"),
-                    "it returned a NULL window: library " + capabilities.libraryVersion()
-                            + " has no symmetric window support on this communicator");
-        }
-        SimMemory memory = (SimMemory) arguments.memory("registerWindow", buffer);
-        List<WindowArrival> all = windowCall(new WindowArrival(true, buffer, symmetric));
-        memory.addWindow();
-        ledger.windows.incrementAndGet();
-        return new SimWindow(this, buffer, symmetric, all);
+        return registrationCalls.registerWindow(buffer, symmetric);
     }
 
     void deregisterWindow(SimWindow window) {
-        try {
-            windowCall(new WindowArrival(false, window.buffer(), window.symmetric()));
-        } finally {
-            ((SimMemory) window.buffer().memory()).removeWindow();
-            ledger.windows.decrementAndGet();
-        }
-    }
-
-    /** A host-side collective window call: waits for every rank's matching call. */
-    private List<WindowArrival> windowCall(WindowArrival arrival) {
-        long seq;
-        synchronized (this) {
-            seq = windowSeq++;
-        }
-        return group.windowCall(rank, seq, arrival);
+        registrationCalls.deregisterWindow(window);
     }
 
     // ---- collectives -------------------------------------------------------------------------------------
@@ -274,9 +221,7 @@ public final class SimCommunicator implements Communicator {
             DataType type,
             ReduceOp op,
             Stream stream) {
-        issue(
-                stream,
-                checked(OpKind.ALL_REDUCE, send, sendOffset, count, recv, recvOffset, count, count, type, op, -1, 0));
+        issue(stream, opCalls.allReduce(send, sendOffset, recv, recvOffset, count, type, op));
     }
 
     @Override
@@ -288,22 +233,7 @@ public final class SimCommunicator implements Communicator {
             long sendCount,
             DataType type,
             Stream stream) {
-        OpKind kind = OpKind.ALL_GATHER;
-        issue(
-                stream,
-                checked(
-                        kind,
-                        send,
-                        sendOffset,
-                        sendCount,
-                        recv,
-                        recvOffset,
-                        arguments.elements(kind.method(), sendCount, type, true),
-                        sendCount,
-                        type,
-                        null,
-                        -1,
-                        (long) rank * sendCount));
+        issue(stream, opCalls.allGather(send, sendOffset, recv, recvOffset, sendCount, type));
     }
 
     @Override
@@ -316,22 +246,7 @@ public final class SimCommunicator implements Communicator {
             DataType type,
             ReduceOp op,
             Stream stream) {
-        OpKind kind = OpKind.REDUCE_SCATTER;
-        issue(
-                stream,
-                checked(
-                        kind,
-                        send,
-                        sendOffset,
-                        arguments.elements(kind.method(), recvCount, type, true),
-                        recv,
-                        recvOffset,
-                        recvCount,
-                        recvCount,
-                        type,
-                        op,
-                        -1,
-                        -(long) rank * recvCount));
+        issue(stream, opCalls.reduceScatter(send, sendOffset, recv, recvOffset, recvCount, type, op));
     }
 
     @Override
@@ -344,22 +259,7 @@ public final class SimCommunicator implements Communicator {
             DataType type,
             int root,
             Stream stream) {
-        arguments.peer(OpKind.BROADCAST.method(), "root", root);
-        issue(
-                stream,
-                checked(
-                        OpKind.BROADCAST,
-                        rank == root ? send : null,
-                        sendOffset,
-                        count,
-                        recv,
-                        recvOffset,
-                        count,
-                        count,
-                        type,
-                        null,
-                        root,
-                        0));
+        issue(stream, opCalls.broadcast(send, sendOffset, recv, recvOffset, count, type, root));
     }
 
     @Override
@@ -373,22 +273,7 @@ public final class SimCommunicator implements Communicator {
             ReduceOp op,
             int root,
             Stream stream) {
-        arguments.peer(OpKind.REDUCE.method(), "root", root);
-        issue(
-                stream,
-                checked(
-                        OpKind.REDUCE,
-                        send,
-                        sendOffset,
-                        count,
-                        rank == root ? recv : null,
-                        recvOffset,
-                        count,
-                        count,
-                        type,
-                        op,
-                        root,
-                        0));
+        issue(stream, opCalls.reduce(send, sendOffset, recv, recvOffset, count, type, op, root));
     }
 
     @Override
@@ -400,21 +285,17 @@ public final class SimCommunicator implements Communicator {
             long count,
             DataType type,
             Stream stream) {
-        OpKind kind = OpKind.ALL_TO_ALL;
-        long total = arguments.elements(kind.method(), count, type, true);
-        issue(stream, checked(kind, send, sendOffset, total, recv, recvOffset, total, count, type, null, -1, 0));
+        issue(stream, opCalls.allToAll(send, sendOffset, recv, recvOffset, count, type));
     }
 
     @Override
     public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        arguments.peer(OpKind.SEND.method(), "peer", peer);
-        issue(stream, checked(OpKind.SEND, buffer, offset, count, null, 0, 0, count, type, null, peer, 0));
+        issue(stream, opCalls.send(buffer, offset, count, type, peer));
     }
 
     @Override
     public void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        arguments.peer(OpKind.RECV.method(), "peer", peer);
-        issue(stream, checked(OpKind.RECV, null, 0, 0, buffer, offset, count, count, type, null, peer, 0));
+        issue(stream, opCalls.recv(buffer, offset, count, type, peer));
     }
 
     @Override
@@ -428,75 +309,13 @@ public final class SimCommunicator implements Communicator {
         issuer.groupEnd();
     }
 
-    /**
-     * Checks an op's arguments ({@link CallArguments}: count and reduce op, R13; buffers of this rank's live memory
-     * with room from their offsets), and that send and recv regions are either in place (send
-     * {@code inPlaceShift} elements from recv) or disjoint (R7). The op's sides are the buffers from their offsets.
-     */
-    private OpCall checked(
-            OpKind kind,
-            DeviceBuffer send,
-            long sendOffset,
-            long sendCount,
-            DeviceBuffer recv,
-            long recvOffset,
-            long recvCount,
-            long count,
-            DataType type,
-            ReduceOp op,
-            int peer,
-            long inPlaceShift) {
-        String call = kind.method();
-        requireUsable(call);
-        arguments.elements(call, count, type, false);
-        if (op != null) {
-            arguments.reduceOp(call, op, type);
-        }
-        // Only the root's send of a broadcast and the root's recv of a reduce matter.
-        boolean sendRequired = kind != OpKind.RECV && !(kind == OpKind.BROADCAST && rank != peer);
-        boolean recvRequired = kind != OpKind.SEND && !(kind == OpKind.REDUCE && rank != peer);
-        DeviceBuffer sendSide = side(call, "send", send, sendRequired, sendOffset, sendCount, type);
-        DeviceBuffer recvSide = side(call, "recv", recv, recvRequired, recvOffset, recvCount, type);
-        if (sendSide != null && recvSide != null) {
-            // addresses compared, shown as bytes from the send allocation's head, as bind shows them
-            long sendHead = sendSide.address() - sendSide.headOffset();
-            long recvStart = recvSide.address() - sendHead;
-            ByteRanges.requireInPlaceOrApart(
-                    rank,
-                    call,
-                    inPlaceShift * type.size(),
-                    sendSide.headOffset(),
-                    sendSide.headOffset() + sendCount * type.size(),
-                    recvStart,
-                    recvStart + recvCount * type.size());
-        }
-        return new OpCall(kind, sendSide, recvSide, count, type, op, peer, null, null);
-    }
-
-    /** The part of {@code buffer} from {@code offset} elements on, once it holds {@code elements}; or null. */
-    private DeviceBuffer side(
-            String call,
-            String role,
-            DeviceBuffer buffer,
-            boolean required,
-            long offset,
-            long elements,
-            DataType type) {
-        if (!arguments.room(call, role, buffer, required, offset, elements, type)) {
-            return null;
-        }
-        return offset == 0
-                ? buffer
-                : buffer.view(offset * type.size(), type, buffer.sizeBytes() / type.size() - offset);
-    }
-
     private void issue(Stream stream, OpCall call) {
-        issuer.issue(streamOf(stream), call);
+        issuer.issue(streams.of(stream), call);
     }
 
     void launchGraph(List<List<OpCall>> steps, Stream stream) {
         requireUsable("graph launch");
-        issuer.launchGraph(steps, streamOf(stream));
+        issuer.launchGraph(steps, streams.of(stream));
     }
 
     // ---- memory and streams owned elsewhere ---------------------------------------------------------------
@@ -515,14 +334,7 @@ public final class SimCommunicator implements Communicator {
     @Override
     public Stream wrapStream(long handle) {
         requireOpen("wrapStream");
-        SimStream target = SimStream.byHandle(handle);
-        if (target == null) {
-            throw CollectivesException.usage(
-                    rank,
-                    "wrapStream(0x" + Long.toHexString(handle) + "): no live stream "
-                            + "of the simulated devices has that handle");
-        }
-        return new WrappedSimStream(streamOf(target), this);
+        return streams.wrap(handle);
     }
 
     // ---- streams and lifetime ----------------------------------------------------------------------------
@@ -530,22 +342,7 @@ public final class SimCommunicator implements Communicator {
     @Override
     public synchronized Stream createStream() {
         requireUsable("createStream");
-        SimStream stream = new SimStream(
-                this, device, "sim-device-" + device + "-rank-" + rank + "-of-" + size() + "-stream-" + streams.size());
-        streams.add(stream);
-        return stream;
-    }
-
-    /** The stream behind {@code stream}: one of this rank's device, made here or wrapped. */
-    private SimStream streamOf(Stream stream) {
-        SimStream s = stream instanceof WrappedSimStream
-                ? ((WrappedSimStream) stream).target()
-                : stream instanceof SimStream ? (SimStream) stream : null;
-        if (s == null || s.device() != device) {
-            throw CollectivesException.usage(
-                    rank, stream + " is not a stream of rank " + rank + "'s device (device " + device + ")");
-        }
-        return s;
+        return streams.create();
     }
 
     private synchronized void requireOpen(String call) {
@@ -555,7 +352,7 @@ public final class SimCommunicator implements Communicator {
     }
 
     /** Open and not aborted: what every call that talks to the other ranks needs. */
-    private void requireUsable(String call) {
+    void requireUsable(String call) {
         requireOpen(call);
         group.requireNotAborted(rank, call);
     }
@@ -626,7 +423,7 @@ public final class SimCommunicator implements Communicator {
                 return;
             }
             closed = true;
-            toClose = List.copyOf(streams);
+            toClose = streams.made();
         }
         toClose.forEach(SimStream::close);
         recorder.closed();

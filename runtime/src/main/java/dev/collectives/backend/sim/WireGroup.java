@@ -65,7 +65,7 @@ final class WireGroup extends CommGroup {
     private final Wire wire;
     private final WireGroups groups;
     /** Calls under way, by key, as the wire delivered them; guarded by this group's monitor. */
-    private final Map<Wire.Key, Meeting> meetings = new HashMap<>();
+    private final Map<Wire.Key, WireMeeting> meetings = new HashMap<>();
     /** Calls this rank is done with before all parties' messages came: later messages for them are dropped. */
     private final Set<Wire.Key> finished = new HashSet<>();
     /** Why the wire broke, or null: then not even a shrink can meet the others. Guarded by this group's monitor. */
@@ -161,7 +161,7 @@ final class WireGroup extends CommGroup {
         PointToPoint.Key pair = PointToPoint.keyOf(rank, op);
         Wire.Key key = key(PAIR, pair.index(), pair.from(), pair.to());
         boolean isSend = op.call().kind() == OpKind.SEND;
-        Meeting meeting =
+        WireMeeting meeting =
                 publish(key, WireFormat.launched(op, isSend ? Movement.contribution(op.call(), size()) : 0), op, true);
         return () -> {
             Object[] sides =
@@ -184,7 +184,7 @@ final class WireGroup extends CommGroup {
     @Override
     Optional<Member> split(int rank, long seq, int color, int key) {
         int[] colorAndKey = {color, key};
-        Meeting meeting = meet(key(SPLIT, seq, -1, -1), WireFormat.ints(colorAndKey), colorAndKey, true);
+        WireMeeting meeting = meet(key(SPLIT, seq, -1, -1), WireFormat.ints(colorAndKey), colorAndKey, true);
         return Optional.ofNullable(meeting.child);
     }
 
@@ -207,7 +207,7 @@ final class WireGroup extends CommGroup {
     }
 
     /** The round that completed {@code meeting} forms this rank's child, if the call makes one. */
-    private Member formChild(Meeting meeting) {
+    private Member formChild(WireMeeting meeting) {
         if (meeting.key.space() == SPLIT) {
             List<SplitArrival> all = new ArrayList<>();
             for (Object arrival : meeting.slots) {
@@ -292,8 +292,8 @@ final class WireGroup extends CommGroup {
      * Sends this rank's part of {@code key} and waits for every party's, which the returned meeting holds by slot.
      * Only an {@code abortable} call fails when the communicator is aborted (a shrink does not).
      */
-    private Meeting meet(Wire.Key key, byte[] body, Object arrival, boolean abortable) {
-        Meeting meeting = publish(key, body, arrival, abortable);
+    private WireMeeting meet(Wire.Key key, byte[] body, Object arrival, boolean abortable) {
+        WireMeeting meeting = publish(key, body, arrival, abortable);
         outcome(
                 meeting,
                 ignored -> CallVerdict.timedOut(meeting.what, meeting.ranks(false), meeting.ranks(true), timeoutText()),
@@ -302,8 +302,8 @@ final class WireGroup extends CommGroup {
     }
 
     /** Sends this rank's part of {@code key}: {@code body}, which the others read as {@code arrival}. */
-    private Meeting publish(Wire.Key key, byte[] body, Object arrival, boolean abortable) {
-        Meeting meeting;
+    private WireMeeting publish(Wire.Key key, byte[] body, Object arrival, boolean abortable) {
+        WireMeeting meeting;
         synchronized (this) {
             meeting = meetings.computeIfAbsent(key, k -> newMeeting(k, arrival));
             if (abortable) {
@@ -319,7 +319,7 @@ final class WireGroup extends CommGroup {
      * reason {@code timedOut} gives (called with whether the missing side is a send); the outcome is still what the
      * rounds decide, so that every rank takes the same.
      */
-    private Object[] outcome(Meeting meeting, Function<Boolean, CallVerdict> timedOut, boolean abortable) {
+    private Object[] outcome(WireMeeting meeting, Function<Boolean, CallVerdict> timedOut, boolean abortable) {
         synchronized (this) {
             try {
                 BooleanSupplier over = () -> meeting.decided || brokenLink != null;
@@ -384,7 +384,7 @@ final class WireGroup extends CommGroup {
             if (finished.contains(key)) {
                 return;
             }
-            Meeting meeting = meetings.computeIfAbsent(key, k -> newMeeting(k, arrival));
+            WireMeeting meeting = meetings.computeIfAbsent(key, k -> newMeeting(k, arrival));
             if (type == GIVE_UP) {
                 meeting.decide(
                         CallVerdict.error(Result.REMOTE_ERROR, meeting.what, new String(body, StandardCharsets.UTF_8)));
@@ -399,17 +399,18 @@ final class WireGroup extends CommGroup {
      * A call that another rank's message announced: a pair's has two parties, its send and its recv; a shrink's
      * arrival names the ranks excused from it (a give-up has no arrival: it decides the call at once).
      */
-    private Meeting newMeeting(Wire.Key key, Object arrival) {
+    private WireMeeting newMeeting(Wire.Key key, Object arrival) {
         return switch (key.space()) {
-            case COLLECTIVE -> new Meeting(key, collectiveName(key.seq()), size(), new BitSet());
-            case WINDOW -> new Meeting(key, windowCallName(key.seq()), size(), new BitSet());
-            case SPLIT -> new Meeting(key, splitName(key.seq()), size(), new BitSet());
+            case COLLECTIVE -> new WireMeeting(key, collectiveName(key.seq()), size(), new BitSet());
+            case WINDOW -> new WireMeeting(key, windowCallName(key.seq()), size(), new BitSet());
+            case SPLIT -> new WireMeeting(key, splitName(key.seq()), size(), new BitSet());
             case SHRINK ->
                 arrival == null
-                        ? new Meeting(key, "shrink call #" + key.seq(), size(), new BitSet())
-                        : new Meeting(key, shrinkName(key.seq(), (int[]) arrival), size(), excused((int[]) arrival));
+                        ? new WireMeeting(key, "shrink call #" + key.seq(), size(), new BitSet())
+                        : new WireMeeting(
+                                key, shrinkName(key.seq(), (int[]) arrival), size(), excused((int[]) arrival));
             default ->
-                new Meeting(key, new PointToPoint.Key(key.from(), key.to(), key.seq()).toString(), 2, new BitSet());
+                new WireMeeting(key, new PointToPoint.Key(key.from(), key.to(), key.seq()).toString(), 2, new BitSet());
         };
     }
 
@@ -436,67 +437,5 @@ final class WireGroup extends CommGroup {
         p.put(c.body(), c.dataOffset(), c.dataBytes());
         staged.add(p);
         return p.address();
-    }
-
-    /** One call as the rounds decide it: complete when all parties' messages came, failed at the first give-up. */
-    private static final class Meeting {
-        final Wire.Key key;
-        final String what;
-        final Object[] slots;
-        /** The slots that stay empty: the ranks a shrink excludes. */
-        final BitSet excused;
-
-        final int parties;
-        int arrived;
-        boolean decided;
-        CallVerdict failure;
-        /** Whether this rank's own message came before the outcome (else it arrived late). */
-        boolean mineInTime;
-        /** This rank's place in the child that a complete split or shrink made; set in the completing round. */
-        Member child;
-
-        Meeting(Wire.Key key, String what, int slots, BitSet excused) {
-            this.key = key;
-            this.what = what;
-            this.slots = new Object[slots];
-            this.excused = excused;
-            this.parties = slots - excused.cardinality();
-        }
-
-        /** Returns whether this arrival completed the call. */
-        boolean arrive(int slot, boolean mine, Object arrival) {
-            if (slots[slot] == null) {
-                arrived++;
-            }
-            slots[slot] = arrival;
-            if (decided) {
-                return false;
-            }
-            mineInTime |= mine;
-            decided = complete();
-            return decided;
-        }
-
-        void decide(CallVerdict verdict) {
-            if (!decided) {
-                decided = true;
-                failure = verdict;
-            }
-        }
-
-        boolean complete() {
-            return arrived == parties;
-        }
-
-        /** The expected slots (ranks, for a collective) whose message has come ({@code present}) or not. */
-        List<Integer> ranks(boolean present) {
-            List<Integer> ranks = new ArrayList<>();
-            for (int r = 0; r < slots.length; r++) {
-                if (!excused.get(r) && (slots[r] != null) == present) {
-                    ranks.add(r);
-                }
-            }
-            return ranks;
-        }
     }
 }

@@ -35,7 +35,12 @@ import java.util.function.Supplier;
  * <tr><td>COLLECTIVES_RENDEZVOUS</td><td>collectives.rendezvous</td><td>tcp://MASTER_ADDR:MASTER_PORT when both
  * are set (under torchrun, MASTER_PORT + 1: torchrun's agent serves at MASTER_PORT)</td></tr>
  * <tr><td>COLLECTIVES_BOOTSTRAP_TIMEOUT</td><td>collectives.bootstrapTimeout</td><td>120 s, per step</td></tr>
- * <tr><td>COLLECTIVES_JOB_TOKEN</td><td>(none: a secret)</td><td>required when the size is above 1</td></tr>
+ * <tr><td>COLLECTIVES_JOB_TOKEN</td><td>(none: a secret)</td><td>required when the size is above 1 and the ranks
+ * meet through a rendezvous</td></tr>
+ * <tr><td>COLLECTIVES_UNIQUE_ID</td><td>collectives.uniqueId</td><td>none; when set (256 hex digits), the ranks form
+ * their communicator from it, with no rendezvous (see {@link UniqueId})</td></tr>
+ * <tr><td>COLLECTIVES_PEERS</td><td>collectives.peers</td><td>foreign: with a unique id, whether every rank runs this
+ * library (see {@link Peers})</td></tr>
  * </table>
  *
  * <p>A backend reads settings of its own through {@link #option(String)}: {@code option("sim.mtlinkSharp")} is
@@ -57,6 +62,10 @@ public final class Bootstrap {
     private final String gathererWhere;
     private final Sourced<Duration> timeout;
     private final Optional<String> jobToken;
+    /** The unique id the ranks form their communicator from, made elsewhere; then there is no rendezvous. */
+    private final Optional<Sourced<UniqueId>> uniqueId;
+
+    private final Sourced<Peers> peers;
     private final Settings settings;
     private final Map<String, String> options;
 
@@ -110,9 +119,17 @@ public final class Bootstrap {
                 .orElseGet(() -> defaultDevice(settings, localRank));
         check(device.value() >= 0, r, "the device " + device + " is negative");
 
-        this.gatherer = b.gatherer;
+        this.uniqueId = first(
+                b.uniqueId,
+                () -> settings.explicit(Explicit.UNIQUE_ID).map(s -> new Sourced<>(parseUniqueId(s), s.source())));
+        this.peers = first(
+                        b.peers,
+                        () -> settings.explicit(Explicit.PEERS)
+                                .map(s -> new Sourced<>(Peers.parse(s.value(), s.source()), s.source())))
+                .orElse(new Sourced<>(Peers.FOREIGN, "default"));
+        this.gatherer = uniqueId.isPresent() ? null : b.gatherer;
         this.gathererWhere = b.gathererWhere;
-        this.endpoint = gatherer != null
+        this.endpoint = gatherer != null || uniqueId.isPresent()
                 ? Optional.empty()
                 : first(
                         b.endpoint,
@@ -186,6 +203,16 @@ public final class Bootstrap {
         return endpoint.map(Sourced::value);
     }
 
+    /** The unique id the ranks form their communicator from, with no rendezvous: made by CuPy, PyTorch, or here. */
+    public Optional<UniqueId> uniqueId() {
+        return uniqueId.map(Sourced::value);
+    }
+
+    /** Whether every rank of a job formed from a {@link #uniqueId()} runs this library; {@code FOREIGN} unless set. */
+    public Peers peers() {
+        return peers.value();
+    }
+
     /** How long each bootstrap step (joining, each exchange) may take before it fails. */
     public Duration timeout() {
         return timeout.value();
@@ -246,6 +273,12 @@ public final class Bootstrap {
     }
 
     private Rendezvous meet() {
+        if (uniqueId.isPresent()) {
+            throw BootstrapException.settings(
+                    rank(),
+                    "no rendezvous: the ranks form their communicator from the " + uniqueId.get()
+                            + "; join with backend.join(bootstrap) on nccl or mccl");
+        }
         if (gatherer != null) {
             return new GatheredRendezvous(rank(), size(), gathererWhere, timeout(), gatherer);
         }
@@ -270,11 +303,14 @@ public final class Bootstrap {
 
     /** Every setting and where it came from (never the job token). */
     public String describe() {
+        String where = uniqueId.map(id -> "none: a " + id.value() + " (" + id.source() + "), peers "
+                        + peers.value().text() + " (" + peers.source() + ")")
+                .orElseGet(() -> gatherer != null
+                        ? gathererWhere
+                        : endpoint.map(Object::toString).orElse("none"));
         return "rank " + rank + ", world size " + size + ", local rank " + localRank + ", local size "
                 + localSize.map(Object::toString).orElse("unknown") + ", device " + device + ", rendezvous "
-                + (gatherer != null
-                        ? gathererWhere
-                        : endpoint.map(Object::toString).orElse("none")) + ", timeout "
+                + where + ", timeout "
                 + Settings.formatDuration(timeout())
                 + " (" + timeout.source() + "), job token " + (jobToken.isPresent() ? "set" : "not set");
     }
@@ -309,6 +345,14 @@ public final class Bootstrap {
                 + (torchrun ? " + 1 (torchrun's agent serves at " + Launcher.MASTER_PORT + ")" : "");
         return Optional.of(new Sourced<>(
                 RendezvousEndpoint.tcp(host.get().value(), port.get().value() + (torchrun ? 1 : 0)), source));
+    }
+
+    private static UniqueId parseUniqueId(Sourced<String> text) {
+        try {
+            return UniqueId.parse(text.value());
+        } catch (IllegalArgumentException e) {
+            throw BootstrapException.settings(-1, text.source() + " is not a unique id: " + e.getMessage());
+        }
     }
 
     /** The builder's value, else the first candidate present; candidates are looked up lazily, in order. */
@@ -346,6 +390,8 @@ public final class Bootstrap {
         private String gathererWhere;
         private Duration timeout;
         private String jobToken;
+        private UniqueId uniqueId;
+        private Peers peers;
         private final Map<String, String> options = new HashMap<>();
 
         private Builder() {}
@@ -429,6 +475,18 @@ public final class Bootstrap {
         /** The secret every rank of the job shares. */
         public Builder jobToken(String jobToken) {
             this.jobToken = Objects.requireNonNull(jobToken, "jobToken");
+            return this;
+        }
+
+        /** The ranks form their communicator from {@code uniqueId}, with no rendezvous (see {@code uniqueId()}). */
+        public Builder uniqueId(UniqueId uniqueId) {
+            this.uniqueId = Objects.requireNonNull(uniqueId, "uniqueId");
+            return this;
+        }
+
+        /** Whether every rank of a job formed from a unique id runs this library: see {@link Peers}. */
+        public Builder peers(Peers peers) {
+            this.peers = Objects.requireNonNull(peers, "peers");
             return this;
         }
 

@@ -26,7 +26,9 @@ final class Settings {
         LOCAL_SIZE("COLLECTIVES_LOCAL_SIZE", "collectives.localSize"),
         DEVICE("COLLECTIVES_DEVICE", "collectives.device"),
         RENDEZVOUS("COLLECTIVES_RENDEZVOUS", "collectives.rendezvous"),
-        TIMEOUT("COLLECTIVES_BOOTSTRAP_TIMEOUT", "collectives.bootstrapTimeout");
+        TIMEOUT("COLLECTIVES_BOOTSTRAP_TIMEOUT", "collectives.bootstrapTimeout"),
+        UNIQUE_ID(UniqueId.VARIABLE, UniqueId.PROPERTY),
+        PEERS(Peers.VARIABLE, Peers.PROPERTY);
 
         final String variable;
         final String property;

@@ -15,7 +15,9 @@ import java.util.function.Supplier;
  * byte, then its {@link Fingerprint}'s digest), so a rank that bound something else fails on every rank, naming the
  * first entry that differs ({@link Disagreement}), instead of hanging the library; and a rank that could not get as
  * far as a fingerprint takes part with its failure ({@link ReportedFailure}), which then ends bind on every rank.
- * Only when the heads differ do the ranks allgather their descriptions too.
+ * Only when the heads differ do the ranks allgather their descriptions too. On a communicator whose other ranks may
+ * not run this library ({@link Communicator#crossRankChecksOff()}), there is no exchange: such a rank would never
+ * take part; bind then checks only what {@code prepare} checks on this rank.
  */
 public final class Agreement {
     /** Bytes of the description exchanged only when heads differ, to name the difference. */
@@ -78,6 +80,9 @@ public final class Agreement {
 
     /** Takes part with {@code mine}, or (when it is null) with {@code failure}. */
     private static void exchange(Communicator comm, Stream stream, Fingerprint mine, Throwable failure) {
+        if (comm.crossRankChecksOff().isPresent()) {
+            return;
+        }
         byte[] head = new byte[HEAD_BYTES];
         if (mine == null) {
             head[0] = FAILED;

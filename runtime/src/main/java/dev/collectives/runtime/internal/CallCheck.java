@@ -23,7 +23,8 @@ import java.util.Locale;
  * otherwise the library hangs or moves the wrong data. A pipeline's {@link #agree} checks that before a step with
  * parameters issues anything: always where the communicator checks calls cheaply ({@link
  * Capabilities#cheapCallChecks()}, the sim), elsewhere when the environment variable {@value #VARIABLE} lists
- * {@code calls}; off, a check is a single field read.
+ * {@code calls}; off, a check is a single field read. Never on a communicator whose other ranks may not run this
+ * library ({@link Communicator#crossRankChecksOff()}): they would never take part.
  *
  * <p>A check allgathers a digest of the call on the pipeline's stream and waits for the stream. On a GPU the digests
  * lie in pinned host memory that the device reaches in place ({@link HostStaging}): the host writes this rank's
@@ -73,7 +74,8 @@ public final class CallCheck implements AutoCloseable {
         this.comm = comm;
         this.stream = stream;
         this.pipeline = pipeline;
-        this.enabled = checks(comm.capabilities(), CALLS_REQUESTED);
+        this.enabled = checks(comm.capabilities(), CALLS_REQUESTED)
+                && comm.crossRankChecksOff().isEmpty();
         try {
             this.sha256 = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {

@@ -13,11 +13,15 @@ import java.util.List;
 public final class DescribeTable {
     private static final String[] HEADER = {"step", "op", "buffers", "offsets", "count", "registration path: why"};
 
+    /** How {@code describe()} starts the line that says why the checks across ranks are off. */
+    public static final String CROSS_RANK_CHECKS_OFF =
+            "checks across ranks (the fingerprint: R14, R1, R2; step arguments) are off: ";
+
     private DescribeTable() {}
 
     /**
      * A title line with the backend and the rank, one row per op (step, op, buffers, offsets, count, registration
-     * path) as aligned columns, then the notes.
+     * path) as aligned columns, then the notes, and last, where they are off, why the checks across ranks are.
      */
     public static String describe(Communicator comm, String title, String[][] ops, String... notes) {
         List<String[]> rows = new ArrayList<>(ops.length + 1);
@@ -29,6 +33,8 @@ public final class DescribeTable {
         for (String note : notes) {
             text.append(note);
         }
+        comm.crossRankChecksOff()
+                .ifPresent(why -> text.append(CROSS_RANK_CHECKS_OFF).append(why).append('\n'));
         return text.toString();
     }
 

@@ -95,6 +95,8 @@ public final class FlightRecorder {
     private final long[] enqueuedNanos;
     private final long[] settledNanos;
     private long recorded;
+    /** The slot the next entry takes: entry {@code recorded + 1}, round the ring. */
+    private int cursor;
     /** Whether the ring was dumped: a rank writes it once, at the first reason. */
     private boolean dumped;
     /** The oldest entry that may still be pending: synchronize looks from here on. */
@@ -280,8 +282,9 @@ public final class FlightRecorder {
 
     /** Takes the next slot for a new entry, numbered and enqueued now; the caller holds the monitor. */
     private int next() {
-        long seq = ++recorded;
-        int slot = (int) ((seq - 1) % capacity);
+        recorded++;
+        int slot = cursor;
+        cursor = following(slot);
         state[slot] = ENQUEUED;
         enqueuedNanos[slot] = System.nanoTime();
         settledNanos[slot] = 0;
@@ -305,13 +308,23 @@ public final class FlightRecorder {
         }
     }
 
+    /** The slot after {@code slot}, round the ring. */
+    private int following(int slot) {
+        return slot + 1 == capacity ? 0 : slot + 1;
+    }
+
     /** Settles the pending entries on {@code on} (every stream when null); whether there were any. */
     private synchronized boolean settle(Object on, byte settled) {
+        long first = Math.max(oldestPending, recorded - capacity + 1);
+        if (first > recorded) {
+            return false; // nothing pending, or a recorder of no entries
+        }
         long now = System.nanoTime();
         boolean any = false;
         long stillPending = 0;
-        for (long seq = Math.max(oldestPending, recorded - capacity + 1); seq <= recorded; seq++) {
-            int slot = (int) ((seq - 1) % capacity);
+        // one division to find the first slot, then a cursor: a division per entry costs more than the entry
+        int slot = (int) ((first - 1) % capacity);
+        for (long seq = first; seq <= recorded; seq++, slot = following(slot)) {
             if (state[slot] != ENQUEUED) {
                 continue;
             }

@@ -11,6 +11,7 @@ import dev.collectives.runtime.Availability;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.bootstrap.Peers;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,11 @@ class DeviceBackendUnavailableTest {
         CollectivesException e = assertThrows(CollectivesException.class, () -> Backends.get("nccl"));
         assertTrue(e.getMessage().contains("backend 'nccl' is unavailable: cannot open"), e.getMessage());
         assertThrows(CollectivesException.class, () -> new NcclBackend().local(2));
+        CollectivesException id = assertThrows(CollectivesException.class, () -> new NcclBackend().uniqueId());
+        assertTrue(id.getMessage().contains("backend 'nccl' is unavailable: cannot open"), id.getMessage());
+        CollectivesException wrap = assertThrows(
+                CollectivesException.class, () -> new NcclBackend().wrapCommunicator(0x1000, Peers.FOREIGN));
+        assertTrue(wrap.getMessage().contains("backend 'nccl' is unavailable: cannot open"), wrap.getMessage());
     }
 
     @Test

@@ -128,6 +128,7 @@ class DeviceFailurePathsTest {
                 "[REMOTE_ERROR 6] rank 0: stream synchronize failed: no completion within 2 s; the job failed: "
                         + SILENT + "; the communicator was aborted",
                 e.getMessage());
+        // what rank 0 is told carries where this rank stood, from its flight recorder
         assertEquals(
                 List.of("waited 2 s for stream synchronize; last enqueued #1 allReduce(256 x FLOAT32) (enqueued), "
                         + "last completed none"),

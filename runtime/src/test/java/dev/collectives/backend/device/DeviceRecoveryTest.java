@@ -17,6 +17,7 @@ import dev.collectives.runtime.LogCapture;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.bootstrap.UniqueId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -91,8 +92,10 @@ class DeviceRecoveryTest {
         Communicator child = comm.shrink(1);
         assertEquals(0, child.rank());
         assertEquals(1, api.count("getUniqueId"));
-        byte[] made = new byte[DeviceJoin.UNIQUE_ID_BYTES];
-        Arrays.fill(made, (byte) 1);
+        byte[] made = new byte[UniqueId.BYTES];
+        for (int i = 0; i < made.length; i++) {
+            made[i] = (byte) (i + 1); // the scripted library's id
+        }
         assertArrayEquals(made, job.contributions.get(1), "its id is its contribution to the second allgather");
         assertArrayEquals(made, api.lastInit().id());
         comm.close();
@@ -283,7 +286,7 @@ class DeviceRecoveryTest {
         }
 
         private static byte[] filled(int value) {
-            byte[] id = new byte[DeviceJoin.UNIQUE_ID_BYTES];
+            byte[] id = new byte[UniqueId.BYTES];
             Arrays.fill(id, (byte) value);
             return id;
         }

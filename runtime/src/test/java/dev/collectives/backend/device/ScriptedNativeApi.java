@@ -115,6 +115,15 @@ final class ScriptedNativeApi implements NativeApi {
         return this;
     }
 
+    /**
+     * A communicator handle that another library made in this process, of {@code size} ranks with this one
+     * {@code rank} (what {@code CommCount} and {@code CommUserRank} answer from now on).
+     */
+    long madeElsewhere(int size, int rank) {
+        children(size, rank);
+        return make("comm");
+    }
+
     // ---- what happened ------------------------------------------------------------------------------------------
 
     /** How many times {@code call} (a {@link NativeApi} method name) succeeded or failed so far. */
@@ -135,6 +144,11 @@ final class ScriptedNativeApi implements NativeApi {
     /** The flags of the last {@code CommShrink}, or -1 before any. */
     int shrinkFlags() {
         return shrinkFlags;
+    }
+
+    /** Whether {@code handle} is live: given out and not yet freed (destroyed, aborted). */
+    boolean isLive(long handle) {
+        return live.containsKey(handle);
     }
 
     /** Calls on handles never given or already freed, each naming the call and the handle. */
@@ -322,10 +336,14 @@ final class ScriptedNativeApi implements NativeApi {
         return enter("getVersion", () -> version[0] = 22809);
     }
 
-    /** Each id is filled with the number of the call that made it: 1, 2, ... */
+    /** Each id is the bytes 1, 2, ..., 128. */
     @Override
     public int getUniqueId(long lib, byte[] id) {
-        return enter("getUniqueId", () -> java.util.Arrays.fill(id, (byte) (count("getUniqueId") + 1)));
+        return enter("getUniqueId", () -> {
+            for (int i = 0; i < id.length; i++) {
+                id[i] = (byte) (i + 1);
+            }
+        });
     }
 
     @Override

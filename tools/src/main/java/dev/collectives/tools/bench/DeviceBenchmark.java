@@ -8,8 +8,6 @@ import dev.collectives.examples.ClusterOptions;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
-import dev.collectives.runtime.Graph;
-import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Stream;
 import java.io.IOException;
@@ -23,8 +21,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -56,8 +52,6 @@ import picocli.CommandLine.Spec;
             "2:a bad command line, or an unavailable backend"
         })
 public final class DeviceBenchmark implements Callable<Integer> {
-    private static final int WARMUP = 5;
-    private static final int FIRST_WARMUP = 3000;
     private static final long MIB = 1 << 20;
 
     @Mixin
@@ -106,11 +100,8 @@ public final class DeviceBenchmark implements Callable<Integer> {
                     + "(2 ranks and --max of 1 GiB only; default on).")
     boolean pipelines;
 
-    @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
-    Path csv;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows as JSON.")
-    Path json;
+    @Mixin
+    ResultFiles files = new ResultFiles();
 
     @Option(
             names = "--plot",
@@ -132,14 +123,6 @@ public final class DeviceBenchmark implements Callable<Integer> {
 
     public static void main(String[] args) {
         System.exit(BenchCommandLine.of(new DeviceBenchmark()).execute(args));
-    }
-
-    /** One measured row of one side. */
-    record Row(long bytes, long count, double timeUs, double algbw, double busbw, double hostUs) {}
-
-    /** Iterations per size: many where an op takes microseconds, few where it takes milliseconds. */
-    static int iterations(long bytes) {
-        return bytes <= 64 * 1024 ? 1000 : bytes <= 64 * MIB ? 100 : 20;
     }
 
     @Override
@@ -164,12 +147,7 @@ public final class DeviceBenchmark implements Callable<Integer> {
 
     /** The rows so far into the --csv and --json files: rewritten after each table, so a run cut short keeps them. */
     private void writeRows() throws IOException {
-        if (csv != null) {
-            results.writeCsv(csv);
-        }
-        if (json != null) {
-            results.writeJson(json);
-        }
+        files.write(results);
     }
 
     private void run(Backend b) throws IOException {
@@ -240,16 +218,22 @@ public final class DeviceBenchmark implements Callable<Integer> {
                     DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, recvBytes);
                     AutoCloseable registered = mode.register(comm, send, recv)) {
                 Placement first = new Placement(op, comm, send, recv, rows.get(0).count, false);
-                warmUp(stream, s -> op.call(comm, first.send, first.recv, first.count, s));
+                Timer.warmUp(stream, s -> op.call(comm, first.send, first.recv, first.count, s));
                 for (SizeRow row : rows) {
                     for (int p = 0; p < placements(op, mode); p++) {
                         Placement at = new Placement(op, comm, send, recv, row.count, p == 1);
                         Sides sides = Sides.of(mode, comm, stream, at);
                         try (sides) {
-                            long javaWrong = at.check(stream, sides.java);
-                            long nativeWrong = withNative ? at.check(stream, sides.nat) : 0;
-                            double[][] best =
-                                    timer.timeBoth(rank, stream, sides, iterations(row.bytes), rounds, withNative);
+                            long javaWrong = at.check(stream, sides.java());
+                            long nativeWrong = withNative ? at.check(stream, sides.nat()) : 0;
+                            double[][] best = timer.timeBoth(
+                                    rank,
+                                    stream,
+                                    sides.java(),
+                                    sides.nat(),
+                                    Timer.iterations(row.bytes),
+                                    rounds,
+                                    withNative);
                             long[] wrongs = timer.sum(rank, javaWrong, nativeWrong);
                             if (rank == 0) {
                                 row.java[p] = row(op, row.count, best[0]);
@@ -287,7 +271,7 @@ public final class DeviceBenchmark implements Callable<Integer> {
                 "op",
                 op.name(),
                 "mode",
-                name(mode),
+                BenchFormat.name(mode),
                 "placement",
                 placement == 0 ? "out-of-place" : "in-place",
                 "impl",
@@ -314,144 +298,6 @@ public final class DeviceBenchmark implements Callable<Integer> {
                 wrongElements);
     }
 
-    /**
-     * The buffers of one size and placement. Out of place: send and recv apart. In place, as nccl-tests lays it
-     * out: allreduce sends from recv; allgather sends from this rank's block of recv; reducescatter receives into
-     * this rank's block of send.
-     */
-    private static final class Placement {
-        final Op op;
-        final Communicator comm;
-        final DeviceBuffer send;
-        final DeviceBuffer recv;
-        final long count;
-
-        Placement(
-                Op op, Communicator comm, DeviceBuffer sendBytes, DeviceBuffer recvBytes, long count, boolean inPlace) {
-            this.op = op;
-            this.comm = comm;
-            this.count = count;
-            int ranks = comm.size();
-            long block = count * 4 * comm.rank();
-            long sendCount = op.kind().sendExtent().elements(count, ranks);
-            long recvCount = op.kind().recvExtent().elements(count, ranks);
-            DeviceBuffer recvF = recvBytes.view(0, DataType.FLOAT32, recvCount);
-            if (!inPlace) {
-                this.send = sendBytes.view(0, DataType.FLOAT32, sendCount);
-                this.recv = recvF;
-            } else if (op.kind() == OpKind.ALL_REDUCE) {
-                this.send = recvF;
-                this.recv = recvF;
-            } else if (op.kind() == OpKind.ALL_GATHER) {
-                this.send = recvBytes.view(block, DataType.FLOAT32, count);
-                this.recv = recvF;
-            } else {
-                this.send = sendBytes.view(0, DataType.FLOAT32, sendCount);
-                this.recv = sendBytes.view(block, DataType.FLOAT32, count);
-            }
-        }
-
-        /** Rank r's element i before the op: small integers, so that every sum is exact in float32. */
-        static float value(int rank, long index) {
-            return rank + 1 + (float) (index % 13);
-        }
-
-        /** Fills the inputs, runs the op once through {@code side}, and counts the elements that came out wrong. */
-        long check(Stream stream, Batch side) {
-            int ranks = comm.size();
-            int rank = comm.rank();
-            float[] input = new float[Math.toIntExact(send.count())];
-            for (int i = 0; i < input.length; i++) {
-                input[i] = value(rank, i);
-            }
-            if (op.kind() == OpKind.ALL_GATHER && send.address() != recv.address()) {
-                recv.copyFromHost(new float[Math.toIntExact(recv.count())]);
-            }
-            send.copyFromHost(input);
-            side.issue(stream, 1);
-            stream.synchronize();
-            float[] output = new float[Math.toIntExact(recv.count())];
-            recv.copyToHost(output);
-            long wrongElements = 0;
-            for (int i = 0; i < output.length; i++) {
-                if (output[i] != expected(i, ranks, rank)) {
-                    wrongElements++;
-                }
-            }
-            return wrongElements;
-        }
-
-        private float expected(int i, int ranks, int rank) {
-            if (op.kind() == OpKind.ALL_GATHER) {
-                return value((int) (i / count), i % count);
-            }
-            long index = op.kind() == OpKind.REDUCE_SCATTER ? rank * count + i : i;
-            float sum = 0;
-            for (int q = 0; q < ranks; q++) {
-                sum += value(q, index);
-            }
-            return sum;
-        }
-    }
-
-    /** {@code n} enqueues of the measured op by one side. No allocation per call. */
-    @FunctionalInterface
-    interface Batch {
-        void issue(Stream stream, int n);
-    }
-
-    /** One enqueue of the measured op: a direct call, a graph launch, or a pipeline step. */
-    @FunctionalInterface
-    interface Step {
-        void issue(Stream stream);
-
-        default Batch batch() {
-            return (stream, n) -> {
-                for (int i = 0; i < n; i++) {
-                    issue(stream);
-                }
-            };
-        }
-    }
-
-    /** The Java and the native side of one size and placement; in GRAPH mode both launch the same captured graph. */
-    private record Sides(Batch java, Batch nat, Graph graph, GraphExec exec) implements AutoCloseable {
-        static Sides of(Mode mode, Communicator comm, Stream stream, Placement at) {
-            Op op = at.op;
-            Step call = s -> op.call(comm, at.send, at.recv, at.count, s);
-            if (mode != Mode.GRAPH) {
-                return new Sides(
-                        call.batch(), (s, n) -> op.callNative(comm, at.send, at.recv, at.count, s, n), null, null);
-            }
-            call.issue(stream); // one eager op first: the library sets up this size's connections outside the capture
-            stream.synchronize();
-            stream.beginCapture();
-            call.issue(stream);
-            Graph graph = stream.endCapture();
-            GraphExec exec = graph.instantiate();
-            Step launch = exec::launch;
-            return new Sides(launch.batch(), (s, n) -> NativeBaseline.of(comm).launchLoop(exec, s, n), graph, exec);
-        }
-
-        @Override
-        public void close() {
-            if (exec != null) {
-                exec.close();
-                graph.close();
-            }
-        }
-    }
-
-    /** Before any timing: the JIT compiles the call path meanwhile. */
-    static void warmUp(Stream stream, Step step) {
-        warmUp(stream, step.batch());
-    }
-
-    static void warmUp(Stream stream, Batch batch) {
-        batch.issue(stream, FIRST_WARMUP);
-        stream.synchronize();
-    }
-
     /** A measured size of {@code op} with {@code count} elements per rank's call, from {@link Timer#time}. */
     Row row(Op op, long count, double[] timeAndHostUs) {
         long total = op.totalBytes(count, ranks);
@@ -463,103 +309,10 @@ public final class DeviceBenchmark implements Callable<Integer> {
         return op.totalBytes(count, ranks);
     }
 
-    /**
-     * Times ops on all ranks of a cluster together, each rank calling from its thread: a round starts at a
-     * barrier, and its time per op is its slowest rank's wall clock from the first enqueue to the end of the
-     * stream's work; its host time, the slowest rank's enqueue loop alone.
-     */
-    static final class Timer {
-        private final int ranks;
-        private final CyclicBarrier barrier;
-        private final double[] elapsedUs;
-        private final double[] enqueuedUs;
-        private final long[][] counts;
-
-        Timer(int ranks) {
-            this.ranks = ranks;
-            this.barrier = new CyclicBarrier(ranks);
-            this.elapsedUs = new double[ranks];
-            this.enqueuedUs = new double[ranks];
-            this.counts = new long[ranks][2];
-        }
-
-        /** {time per op, host enqueue time per op} in µs of the best of {@code rounds}; the same on every rank. */
-        double[] time(int rank, Stream stream, Batch batch, int iters, int rounds) throws Exception {
-            batch.issue(stream, WARMUP);
-            stream.synchronize();
-            double[] best = {Double.POSITIVE_INFINITY, 0};
-            for (int round = 0; round < rounds; round++) {
-                keepBest(best, round(rank, stream, batch, iters));
-            }
-            return best;
-        }
-
-        /** Java's and native's best ({@link #time}), their rounds alternating and each side first in turn. */
-        double[][] timeBoth(int rank, Stream stream, Sides sides, int iters, int rounds, boolean withNative)
-                throws Exception {
-            Batch[] batches = withNative ? new Batch[] {sides.java(), sides.nat()} : new Batch[] {sides.java()};
-            for (Batch b : batches) {
-                b.issue(stream, WARMUP);
-            }
-            stream.synchronize();
-            double[][] best = {{Double.POSITIVE_INFINITY, 0}, {Double.POSITIVE_INFINITY, 0}};
-            for (int round = 0; round < rounds; round++) {
-                for (int k = 0; k < batches.length; k++) {
-                    int side = (round + k) % batches.length;
-                    keepBest(best[side], round(rank, stream, batches[side], iters));
-                }
-            }
-            return best;
-        }
-
-        private static void keepBest(double[] best, double[] round) {
-            if (round[0] < best[0]) {
-                best[0] = round[0];
-                best[1] = round[1];
-            }
-        }
-
-        private double[] round(int rank, Stream stream, Batch batch, int iters) throws Exception {
-            await();
-            long start = System.nanoTime();
-            batch.issue(stream, iters);
-            enqueuedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
-            stream.synchronize();
-            elapsedUs[rank] = (System.nanoTime() - start) / 1e3 / iters;
-            await();
-            double slowest = 0;
-            double host = 0;
-            for (int r = 0; r < ranks; r++) {
-                slowest = Math.max(slowest, elapsedUs[r]);
-                host = Math.max(host, enqueuedUs[r]);
-            }
-            await(); // every rank has read this round's figures before the next round writes them
-            return new double[] {slowest, host};
-        }
-
-        /** The sums over all ranks of two counts; the same on every rank. */
-        long[] sum(int rank, long a, long b) throws Exception {
-            counts[rank][0] = a;
-            counts[rank][1] = b;
-            await();
-            long[] sums = new long[2];
-            for (long[] c : counts) {
-                sums[0] += c[0];
-                sums[1] += c[1];
-            }
-            await();
-            return sums;
-        }
-
-        void await() throws Exception {
-            barrier.await(120, TimeUnit.SECONDS);
-        }
-    }
-
     // ---- output --------------------------------------------------------------------------------------------
 
     private void print(Op op, Mode mode, List<SizeRow> rows) {
-        out.printf("%n# %s, %s, %d rank(s): Java | native%n", op.name(), name(mode), ranks);
+        out.printf("%n# %s, %s, %d rank(s): Java | native%n", op.name(), BenchFormat.name(mode), ranks);
         out.printf("# %12s %12s %6s %5s  %s  %s%n", "", "", "", "", center("out-of-place"), center("in-place"));
         String side = String.format(
                 Locale.ROOT,
@@ -623,23 +376,10 @@ public final class DeviceBenchmark implements Callable<Integer> {
                             + "4 KiB: time %s us, host enqueue %s us%n",
                     key.toLowerCase(Locale.ROOT),
                     worst == Double.POSITIVE_INFINITY ? "-" : String.format(Locale.ROOT, "%.3f (at %d B)", worst, at),
-                    median(overheads, "%.2f"),
-                    median(hostOverheads, "%.3f"));
+                    BenchFormat.median(overheads, "%.2f"),
+                    BenchFormat.median(hostOverheads, "%.3f"));
         }
         out.printf("# #wrong in all: %d%n", wrong.get());
-    }
-
-    static String median(List<Double> values, String format) {
-        if (values.isEmpty()) {
-            return "-";
-        }
-        List<Double> sorted = new ArrayList<>(values);
-        sorted.sort(null);
-        return String.format(Locale.ROOT, format, sorted.get(sorted.size() / 2));
-    }
-
-    static String name(Enum<?> e) {
-        return e.name().toLowerCase(Locale.ROOT);
     }
 
     /** Prints to the console and the results file. */

@@ -13,8 +13,6 @@ import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Stream;
-import dev.collectives.tools.bench.DeviceBenchmark.Step;
-import dev.collectives.tools.bench.DeviceBenchmark.Timer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -42,7 +40,7 @@ import picocli.CommandLine.Spec;
  *     <li>with {@code --native-bench}, by the C program of {@code gpu/native_bench.c}: one by one and fused.</li>
  * </ul>
  * Eagerly (a NONE pipeline) and from graphs (a GRAPH pipeline; the hand-written ops captured into one graph). Each
- * row is timed by {@link DeviceBenchmark}'s timer: time per step, the slowest rank, the best of {@code --rounds}.
+ * row is timed by the benchmarks' {@link Timer}: time per step, the slowest rank, the best of {@code --rounds}.
  * Before that, each cell checks that the planned step and the step as written leave in {@code out} every bit the
  * hand-written calls leave there (#wrong counts the elements that differ, over all ranks). Figures from {@code sim},
  * a simulation inside this JVM, are not performance figures, and the output says so.
@@ -181,11 +179,8 @@ public final class FusionBenchmark implements Callable<Integer> {
                             + "machine: its rows of the same steps in C, one by one and fused, join the table (native backends).")
     Path nativeBench;
 
-    @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
-    Path csv;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows as JSON.")
-    Path json;
+    @Mixin
+    ResultFiles files = new ResultFiles();
 
     @Option(
             names = "--plot",
@@ -244,12 +239,7 @@ public final class FusionBenchmark implements Callable<Integer> {
             });
         }
         Results results = print();
-        if (csv != null) {
-            results.writeCsv(csv);
-        }
-        if (json != null) {
-            results.writeJson(json);
-        }
+        files.write(results);
         if (plot != null) {
             FusionChart.write(results, ns.get(0), backend.name() + ", " + ranks + " rank(s)", plot);
         }
@@ -261,7 +251,7 @@ public final class FusionBenchmark implements Callable<Integer> {
     }
 
     private int steps(int k, long n) {
-        return iters > 0 ? iters : DeviceBenchmark.iterations(4L * k * n);
+        return iters > 0 ? iters : Timer.iterations(4L * k * n);
     }
 
     /** One (launch, k, n) on every rank: the check, then each Java row in turn. */
@@ -330,7 +320,7 @@ public final class FusionBenchmark implements Callable<Integer> {
     }
 
     private void time(RankContext ctx, Timer timer, String key, Step step, int steps) throws Exception {
-        DeviceBenchmark.Batch batch = step.batch();
+        Batch batch = step.batch();
         batch.issue(ctx.stream(), steps); // the JIT compiles this row's path before it is timed
         ctx.stream().synchronize();
         double[] timeAndHost = timer.time(ctx.rank(), ctx.stream(), batch, steps, rounds);
@@ -398,7 +388,7 @@ public final class FusionBenchmark implements Callable<Integer> {
             for (int k : ks) {
                 for (long n : ns) {
                     StringBuilder line = new StringBuilder(String.format(
-                            Locale.ROOT, "  %-6s %3d %7d %9d |", DeviceBenchmark.name(launch), k, n, 4L * k * n));
+                            Locale.ROOT, "  %-6s %3d %7d %9d |", BenchFormat.name(launch), k, n, 4L * k * n));
                     for (String side : SIDES) {
                         double[] t = timed.get(key(launch, k, n, side));
                         line.append(
@@ -411,7 +401,7 @@ public final class FusionBenchmark implements Callable<Integer> {
                                     "backend",
                                     backend.name(),
                                     "mode",
-                                    DeviceBenchmark.name(launch),
+                                    BenchFormat.name(launch),
                                     "ranks",
                                     ranks,
                                     "k",

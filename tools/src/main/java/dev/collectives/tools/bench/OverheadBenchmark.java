@@ -158,11 +158,11 @@ public final class OverheadBenchmark implements Callable<Integer> {
                 }
                 List<AutoCloseable> resources = new ArrayList<>();
                 try {
-                    DeviceBenchmark.Batch[][] prepared = new DeviceBenchmark.Batch[cells.size()][];
+                    Batch[][] prepared = new Batch[cells.size()][];
                     for (int c = 0; c < cells.size(); c++) {
                         prepared[c] = prepare(cells.get(c), comm, stream, resources);
                     }
-                    for (DeviceBenchmark.Batch[] sides : prepared) { // warm-up: the JIT compiles both paths
+                    for (Batch[] sides : prepared) { // warm-up: the JIT compiles both paths
                         for (int i = 0; i < 40; i++) {
                             sides[i % SIDES].issue(stream, batch);
                         }
@@ -208,7 +208,7 @@ public final class OverheadBenchmark implements Callable<Integer> {
     }
 
     /** A cell's sides on this rank: the op on its own buffers, or launches of its graph. */
-    private DeviceBenchmark.Batch[] prepare(Cell cell, Communicator comm, Stream stream, List<AutoCloseable> resources)
+    private Batch[] prepare(Cell cell, Communicator comm, Stream stream, List<AutoCloseable> resources)
             throws Exception {
         DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, DataType.UINT8, op.sendBytes(cell.bytes, ranks));
         resources.add(send);
@@ -217,12 +217,10 @@ public final class OverheadBenchmark implements Callable<Integer> {
         resources.add(cell.mode.register(comm, send, recv));
         DeviceBuffer s = send.view(0, DataType.FLOAT32, send.sizeBytes() / 4);
         DeviceBuffer r = recv.view(0, DataType.FLOAT32, recv.sizeBytes() / 4);
-        DeviceBenchmark.Step call = st -> op.call(comm, s, r, cell.count, st);
+        Step call = st -> op.call(comm, s, r, cell.count, st);
         if (cell.mode != Mode.GRAPH) {
-            DeviceBenchmark.Step once = st -> op.callNative(comm, s, r, cell.count, st, 1);
-            return new DeviceBenchmark.Batch[] {
-                call.batch(), (st, n) -> op.callNative(comm, s, r, cell.count, st, n), once.batch()
-            };
+            Step once = st -> op.callNative(comm, s, r, cell.count, st, 1);
+            return new Batch[] {call.batch(), (st, n) -> op.callNative(comm, s, r, cell.count, st, n), once.batch()};
         }
         call.issue(stream); // the library sets up this size's connections outside the capture
         stream.synchronize();
@@ -232,10 +230,10 @@ public final class OverheadBenchmark implements Callable<Integer> {
         resources.add(graph);
         GraphExec exec = graph.instantiate();
         resources.add(exec);
-        DeviceBenchmark.Step launch = exec::launch;
+        Step launch = exec::launch;
         NativeBaseline baseline = NativeBaseline.of(comm);
-        DeviceBenchmark.Step once = st -> baseline.launchLoop(exec, st, 1);
-        return new DeviceBenchmark.Batch[] {launch.batch(), (st, n) -> baseline.launchLoop(exec, st, n), once.batch()};
+        Step once = st -> baseline.launchLoop(exec, st, 1);
+        return new Batch[] {launch.batch(), (st, n) -> baseline.launchLoop(exec, st, n), once.batch()};
     }
 
     private static void shuffle(int[] order, Random random) {
@@ -274,7 +272,7 @@ public final class OverheadBenchmark implements Callable<Integer> {
             System.out.printf(
                     Locale.ROOT,
                     "  %-6s %8d | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %7.3f %7.3f | " + "%+8.3f %+8.3f %+8.3f%n",
-                    DeviceBenchmark.name(c.mode),
+                    BenchFormat.name(c.mode),
                     c.bytes,
                     us(c.elapsed[JAVA], 10),
                     us(c.elapsed[JAVA], 50),
@@ -291,7 +289,7 @@ public final class OverheadBenchmark implements Callable<Integer> {
                     "op",
                     op.name(),
                     "mode",
-                    DeviceBenchmark.name(c.mode),
+                    BenchFormat.name(c.mode),
                     "ranks",
                     ranks,
                     "bytes",
@@ -341,17 +339,17 @@ public final class OverheadBenchmark implements Callable<Integer> {
                 }
             }
             double aim = mode == Mode.GRAPH ? GRAPH_AIM_US : EAGER_AIM_US;
-            double median = Double.parseDouble(DeviceBenchmark.median(javaNative, "%.4f"));
+            double median = Double.parseDouble(BenchFormat.median(javaNative, "%.4f"));
             System.out.printf(
                     Locale.ROOT,
                     "# %-6s java-native %s us (host enqueue %s us): %s; of which java-jni "
                             + "(the Java call's own work) %s us, jni-native (one JNI crossing per op) %s us%n",
-                    DeviceBenchmark.name(mode),
-                    DeviceBenchmark.median(javaNative, "%+.3f"),
-                    DeviceBenchmark.median(host, "%+.3f"),
+                    BenchFormat.name(mode),
+                    BenchFormat.median(javaNative, "%+.3f"),
+                    BenchFormat.median(host, "%+.3f"),
                     Math.abs(median) <= aim ? "within the aim" : "OUTSIDE the aim",
-                    DeviceBenchmark.median(javaJni, "%+.3f"),
-                    DeviceBenchmark.median(jniNative, "%+.3f"));
+                    BenchFormat.median(javaJni, "%+.3f"),
+                    BenchFormat.median(jniNative, "%+.3f"));
         }
         if (csv != null) {
             results.writeCsv(csv);

@@ -5,9 +5,6 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.Stream;
-import dev.collectives.tools.bench.DeviceBenchmark.Row;
-import dev.collectives.tools.bench.DeviceBenchmark.Step;
-import dev.collectives.tools.bench.DeviceBenchmark.Timer;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +14,7 @@ import java.util.stream.IntStream;
 
 /**
  * The generated pipelines ({@code Collective<Mode>BenchPipeline}) timed per {@code step()} with
- * {@link DeviceBenchmark}'s timer, and printed beside the hand-written Java calls and the native baseline of the
+ * the benchmarks' {@link Timer}, and printed beside the hand-written Java calls and the native baseline of the
  * same op, mode and size: allreduce float32 at 8 B and 128 MiB, allgather at 1 GiB gathered, on {@value #RANKS}
  * ranks (the size the pipelines declare). The device benchmark's options bound it as they bound the tables: the
  * steps timed are those of {@code --ops} from {@code --min}, {@code --rounds} rounds each, and the pipelines, whose
@@ -133,7 +130,7 @@ final class PipelineBenchmark {
                 out.printf(
                         "  %-10s %-6s %12d %10.2f %8.2f %8.3f | %s | %s | %7s %7s%n",
                         op.name(),
-                        DeviceBenchmark.name(mode),
+                        BenchFormat.name(mode),
                         row.bytes(),
                         row.timeUs(),
                         row.busbw(),
@@ -161,11 +158,10 @@ final class PipelineBenchmark {
             try (Pipeline pipeline = bound.pipeline()) {
                 List<Case> cases =
                         bound.cases().stream().filter(c -> asked(c.size())).toList();
-                DeviceBenchmark.warmUp(stream, cases.get(0).step());
+                Timer.warmUp(stream, cases.get(0).step());
                 for (Case c : cases) {
                     Op op = c.size().op();
-                    int iters = DeviceBenchmark.iterations(
-                            bench.totalBytes(op, c.size().count()));
+                    int iters = Timer.iterations(bench.totalBytes(op, c.size().count()));
                     Row row = bench.row(
                             op,
                             c.size().count(),

@@ -17,8 +17,6 @@ import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.internal.CallCheck;
 import dev.collectives.runtime.internal.GraphCache;
-import dev.collectives.tools.bench.DeviceBenchmark.Step;
-import dev.collectives.tools.bench.DeviceBenchmark.Timer;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -40,7 +38,7 @@ import picocli.CommandLine.Spec;
  *     <li>by the native baseline on a native backend: the same call and graph launch from a C loop in this
  *     process ({@link NativeBaseline}).</li>
  * </ul>
- * Each row is timed by {@link DeviceBenchmark}'s timer (wall time per op and host enqueue time per op, slowest
+ * Each row is timed by the benchmarks' {@link Timer} (wall time per op and host enqueue time per op, slowest
  * rank, best of 3 rounds) and compared with the row it adds to: dt and dhost are the differences. Two summary
  * lines give what the checks of a step with parameters add, and what a cached GRAPH step adds to a native graph
  * launch.
@@ -211,8 +209,8 @@ public final class ShapesBenchmark implements Callable<Integer> {
             time(name, reference, step.batch());
         }
 
-        private void time(String name, String reference, DeviceBenchmark.Batch batch) throws Exception {
-            DeviceBenchmark.warmUp(stream, batch);
+        private void time(String name, String reference, Batch batch) throws Exception {
+            Timer.warmUp(stream, batch);
             double[] timeAndHost = timer.time(ctx.rank(), stream, batch, iters, 3);
             if (ctx.rank() == 0) {
                 rows.put(name, new Measured(name, reference, timeAndHost[0], timeAndHost[1]));

@@ -1,0 +1,93 @@
+package dev.collectives.tools.peers;
+
+import dev.collectives.annotation.Registration;
+import dev.collectives.examples.Check;
+import dev.collectives.examples.Runner;
+import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.JoinedRank;
+import dev.collectives.runtime.bootstrap.UniqueId;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * One Java rank of a job whose other ranks may run another library (CuPy, PyTorch), started by
+ * {@code gpu/peers.sh}: joins with the unique id of {@code COLLECTIVES_UNIQUE_ID} (or, with {@code --make-id}, makes
+ * it, writes its hex to that file for the other ranks and joins with it), with {@code COLLECTIVES_RANK} and
+ * {@code COLLECTIVES_WORLD_SIZE} and no rendezvous; binds the pipeline of the mode and runs {@link PeersOps}, each
+ * result compared element by element.
+ */
+@Command(
+        name = PeersRankCommand.NAME,
+        hidden = true,
+        description = "One Java rank of a job with ranks of another library (started by gpu/peers.sh).")
+public final class PeersRankCommand implements Callable<Integer> {
+    static final String NAME = "peers-rank";
+    /** What a rank prints last when every result was right. */
+    static final String RIGHT = "peers: rank %d (java, %s): every result right%n";
+
+    private final PrintStream out;
+
+    @Option(names = "--mode", required = true, paramLabel = "MODE", description = "NONE, LOCAL or GRAPH")
+    Registration mode;
+
+    @Option(
+            names = "--make-id",
+            paramLabel = "FILE",
+            description = "make the unique id here, write its hex to FILE for the other ranks, and join with it")
+    Path makeId;
+
+    public PeersRankCommand(PrintStream out) {
+        this.out = out;
+    }
+
+    @Override
+    public Integer call() {
+        if (makeId != null) {
+            try {
+                UniqueId id = Backends.fromEnvironment().uniqueId();
+                System.setProperty(UniqueId.PROPERTY, id.hex()); // the bootstrap reads it as its setting
+                publish(id, makeId);
+                out.println("peers: made the " + id + ", written to " + makeId);
+            } catch (CollectivesException e) {
+                out.println("FAILED to make a unique id: " + e.getMessage());
+                return Runner.NOT_JOINED;
+            }
+        }
+        return Runner.onJoinedRank(out, (backend, rank) -> run(rank));
+    }
+
+    private int run(JoinedRank rank) {
+        try (PeersOps ops = PeersOps.bind(mode, rank.comm(), rank)) {
+            out.print(ops.pipeline().describe());
+            for (int it = 0; it < PeersOps.ITERATIONS; it++) {
+                Check check = ops.iteration(rank, it);
+                if (!check.isOk()) {
+                    out.println("peers: WRONG: rank " + rank.rank() + " iteration " + it + ": " + check.text());
+                    return Runner.FAILED;
+                }
+            }
+        }
+        out.printf(RIGHT, rank.rank(), mode);
+        return Runner.PASSED;
+    }
+
+    /** Writes the id's hex to {@code file} whole: to a file beside it, then renamed, so no reader sees a part. */
+    private static void publish(UniqueId id, Path file) {
+        try {
+            Path part = file.resolveSibling(file.getFileName() + ".part");
+            Files.writeString(part, id.hex() + "\n", StandardCharsets.US_ASCII);
+            Files.move(part, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the unique id to " + file, e);
+        }
+    }
+}
