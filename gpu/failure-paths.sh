@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The failure paths of the nccl backend: DeviceAbortGpuTest (abort during a pending graph launch, synchronize past
 # collectives.device.syncTimeoutSeconds=2), then the two-process jobs DeviceJoinGpuTest and DeviceKillGpuTest (a
-# process killed during a step); on a host with one GPU both processes share it (-Dcollectives.test.sharedGpu=true:
+# process killed during a step, and the survivor shrinking it away through the rendezvous); on a host with one GPU both processes share it (-Dcollectives.test.sharedGpu=true:
 # NCCL's socket transport between them). Each test class in its own JVM under a time limit; a summary last. Staged by
 # gpu/stage.sh into .gpu/ beside .gpu/lib and the Java runtime image .gpu/jre; run there: bash .gpu/failure-paths.sh
 set -u

@@ -1,5 +1,6 @@
 package dev.collectives.examples;
 
+import dev.collectives.annotation.Registration;
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
 import dev.collectives.runtime.Backends;
@@ -259,9 +260,9 @@ public final class Commands {
                         + "a gradient allreduce whose rank --kill halts its process as step 2 begins (exit status "
                         + ShrinkRecoveryExample.HALTED
                         + ", as if killed); the others' step fails naming it, they shrink "
-                        + "it away with comm.shrink, bind the pipeline again on the survivors and finish the step, "
-                        + "checked against the survivors' sum. Start it once per rank, at least --kill + 1 of them "
-                        + "(and 2)."
+                        + "it away with comm.shrink, bind the pipeline again on the survivors and run --steps steps, "
+                        + "each checked against the survivors' sum. Start it once per rank, at least --kill + 1 of "
+                        + "them (and 2)."
             },
             exitCodeListHeading = "%nExit status (of this rank):%n",
             exitCodeList = {
@@ -282,6 +283,18 @@ public final class Commands {
                         + "serves the rendezvous, without which no communicator can be formed again; default: 1")
         int doomed = 1;
 
+        @Option(
+                names = "--registration",
+                paramLabel = "MODE",
+                description = "how the gradients pipeline registers: ${COMPLETION-CANDIDATES}; default: GRAPH")
+        Registration registration = Registration.GRAPH;
+
+        @Option(
+                names = "--steps",
+                paramLabel = "N",
+                description = "the steps the survivors run after the recovery, each checked; default: 1")
+        int steps = 1;
+
         RecoveryCommand(Catalogue catalogue) {
             super(catalogue);
         }
@@ -294,8 +307,12 @@ public final class Commands {
                         "--kill needs a rank other than 0 (rank 0 serves "
                                 + "the rendezvous; when it dies no survivor can form a communicator), not " + doomed);
             }
+            if (steps < 1) {
+                throw new ParameterException(spec.commandLine(), "--steps needs 1 or more, not " + steps);
+            }
             return Runner.runJoined(
-                    catalogue.out(), List.of(new ShrinkRecoveryExample(doomed, ShrinkRecoveryExample.HALTED)));
+                    catalogue.out(),
+                    List.of(new ShrinkRecoveryExample(doomed, ShrinkRecoveryExample.HALTED, registration, steps)));
         }
     }
 

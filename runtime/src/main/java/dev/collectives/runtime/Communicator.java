@@ -286,9 +286,12 @@ public interface Communicator extends AutoCloseable {
      * {@code ncclCommShrink} / {@code mcclCommShrink}: a child of every rank but {@code excludedRanks}, ranked as
      * here with the gaps closed. Every other rank calls it with the same ranks; the excluded ones do not call it
      * and are not waited for, so it also serves after they failed or died. On {@code sim} it works on an aborted
-     * communicator too; on {@code nccl} and {@code mccl} it needs NCCL 2.27 or later and a communicator not yet
-     * aborted here ({@code ncclCommAbort} frees it), and it passes {@code NCCL_SHRINK_ABORT} when the communicator
-     * has an asynchronous error (a peer failed), so that the library first stops the work still pending.
+     * communicator too. On {@code nccl} and {@code mccl}, a communicator still open is revoked first where the
+     * library has {@code ncclCommRevoke} (it then only closes) and shrunk by {@code ncclCommShrink} (NCCL 2.27 or
+     * later), with {@code NCCL_SHRINK_ABORT} when it has an asynchronous error; one aborted after a peer's death, which
+     * the library does not shrink, is replaced by a communicator the survivors form anew through the job's
+     * {@code tcp://} rendezvous, and the excluded ranks must then be those that died. The child's {@code toString()}
+     * says which path made it.
      *
      * @return this rank's child, which the caller closes (closing this communicator closes it too)
      */

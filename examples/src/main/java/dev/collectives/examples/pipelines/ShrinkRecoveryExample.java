@@ -2,22 +2,27 @@ package dev.collectives.examples.pipelines;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.Registration;
 import dev.collectives.examples.Check;
 import dev.collectives.examples.Example;
 import dev.collectives.examples.HostData;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RankContext;
+import dev.collectives.runtime.Stream;
 import java.util.stream.IntStream;
 
 /**
  * Recovery from a dead rank with {@code shrink}: the data-parallel gradient allreduce of {@link HybridParallelExample}
  * loses rank {@code doomed}, which halts its process (no shutdown hooks, no goodbye to its peers, as if killed) as
- * its second step begins. The others' second step fails naming it; they shrink it away, bind the pipeline again on
- * the survivors' communicator over the same gradients, and finish the step among themselves. Each step is checked
- * against the sum computed on the host of the ranks taking part. It runs as one rank of a multi-process job (the
- * runner's {@code recovery} subcommand): only there can one rank die while the others go on.
+ * its second step begins. The others' second step fails naming it; they close the pipeline, shrink it away, bind the
+ * pipeline again on the survivors' communicator over the same gradients and stream, and run {@code steps} steps
+ * among themselves. Each step is checked against the sum computed on the host of the ranks taking part. The pipeline
+ * registers as {@code registration} says (GRAPH: {@link DataParallelGradients}; LOCAL, NONE: {@link
+ * RecoveryGradientsLocal}, {@link RecoveryGradientsNone}). It runs as one rank of a multi-process job (the runner's
+ * {@code recovery} subcommand): only there can one rank die while the others go on.
  */
 public final class ShrinkRecoveryExample implements Example {
     /** The exit status of the rank that halts: what a shell reports for a process killed by SIGKILL. */
@@ -27,11 +32,18 @@ public final class ShrinkRecoveryExample implements Example {
 
     private final int doomed;
     private final int status;
+    private final Registration registration;
+    private final int steps;
 
-    /** Rank {@code doomed} halts with exit status {@code status}. */
-    public ShrinkRecoveryExample(int doomed, int status) {
+    /**
+     * Rank {@code doomed} halts with exit status {@code status}; the survivors run {@code steps} steps in the
+     * {@code registration} mode after the recovery.
+     */
+    public ShrinkRecoveryExample(int doomed, int status, Registration registration, int steps) {
         this.doomed = doomed;
         this.status = status;
+        this.registration = registration;
+        this.steps = steps;
     }
 
     @Override
@@ -41,7 +53,8 @@ public final class ShrinkRecoveryExample implements Example {
 
     @Override
     public String summary() {
-        return "a gradient allreduce whose rank " + doomed + " dies in step 2; the others shrink it away and finish";
+        return "a gradient allreduce (" + registration + ") whose rank " + doomed + " dies in step 2; the others "
+                + "shrink it away and run " + steps + (steps == 1 ? " step" : " steps");
     }
 
     @Override
@@ -55,7 +68,7 @@ public final class ShrinkRecoveryExample implements Example {
         int[] everyRank = IntStream.range(0, rank.size()).toArray();
         try (DeviceBuffer grads = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, SHARD)) {
             Check first;
-            try (var gradients = CollectiveDataParallelGradients.bind(rank.comm(), rank.stream(), grads)) {
+            try (Gradients gradients = bind(rank.comm(), rank.stream(), grads)) {
                 first = step(rank, 0, gradients, grads, everyRank);
                 if (r == doomed) {
                     System.out.println("halting rank " + doomed + " as its step 2 begins");
@@ -63,11 +76,11 @@ public final class ShrinkRecoveryExample implements Example {
                     Runtime.getRuntime().halt(status);
                 }
                 grads.copyFromHost(HostData.values(1, r, 0, SHARD));
-                gradients.allReduce();
+                gradients.allReduce().run();
                 try {
                     rank.stream().synchronize();
                     return new RankReport(
-                            gradients.describe(),
+                            gradients.pipeline().describe(),
                             Check.wrong(r, "step 2 without rank " + doomed, "a failure naming it", "success"));
                 } catch (CollectivesException e) {
                     System.out.println("step 2 failed: " + e.getMessage());
@@ -76,23 +89,47 @@ public final class ShrinkRecoveryExample implements Example {
             int[] survivors =
                     IntStream.range(0, rank.size()).filter(q -> q != doomed).toArray();
             try (Communicator shrunk = rank.comm().shrink(doomed);
-                    var gradients = CollectiveDataParallelGradients.bind(shrunk, rank.stream(), grads)) {
-                System.out.println("shrunk: rank " + shrunk.rank() + " of " + shrunk.size());
-                return new RankReport(
-                        gradients.describe(), Check.all(first, step(rank, 1, gradients, grads, survivors)));
+                    Gradients gradients = bind(shrunk, rank.stream(), grads)) {
+                System.out.println("shrunk: rank " + shrunk.rank() + " of " + shrunk.size() + " (" + shrunk + ")");
+                Check last = Check.ok("no step");
+                for (int iteration = 1; iteration <= steps && last.isOk(); iteration++) {
+                    last = step(rank, iteration, gradients, grads, survivors);
+                }
+                System.out.println("recovered: " + steps + (steps == 1 ? " step" : " steps") + " among the survivors");
+                return new RankReport(gradients.pipeline().describe(), Check.all(first, last));
             }
         }
     }
 
+    /** A gradients pipeline bound in this example's registration mode, and its step. */
+    private record Gradients(Pipeline pipeline, Runnable allReduce) implements AutoCloseable {
+        @Override
+        public void close() {
+            pipeline.close();
+        }
+    }
+
+    private Gradients bind(Communicator comm, Stream stream, DeviceBuffer grads) {
+        return switch (registration) {
+            case GRAPH -> {
+                var bound = CollectiveDataParallelGradients.bind(comm, stream, grads);
+                yield new Gradients(bound, bound::allReduce);
+            }
+            case LOCAL -> {
+                var bound = CollectiveRecoveryGradientsLocal.bind(comm, stream, grads);
+                yield new Gradients(bound, bound::allReduce);
+            }
+            case NONE -> {
+                var bound = CollectiveRecoveryGradientsNone.bind(comm, stream, grads);
+                yield new Gradients(bound, bound::allReduce);
+            }
+        };
+    }
+
     /** Iteration {@code iteration}'s gradients of this rank, summed over {@code ranks}, as the host computes it. */
-    private static Check step(
-            RankContext rank,
-            int iteration,
-            CollectiveDataParallelGradients gradients,
-            DeviceBuffer grads,
-            int[] ranks) {
+    private static Check step(RankContext rank, int iteration, Gradients gradients, DeviceBuffer grads, int[] ranks) {
         grads.copyFromHost(HostData.values(iteration, rank.rank(), 0, SHARD));
-        gradients.allReduce();
+        gradients.allReduce().run();
         rank.stream().synchronize();
         float[] summed = new float[SHARD];
         for (int q : ranks) {

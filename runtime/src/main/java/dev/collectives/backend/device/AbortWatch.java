@@ -78,36 +78,11 @@ final class AbortWatch {
 
     /**
      * Starts {@code abort} of {@code what} (e.g. "ncclCommAbort of nccl rank 1/2 on device 0") on its own thread
-     * and returns its result code when it returns; applies the policy if it has not by the deadline.
+     * and returns at once: when it returns its result code, and when it either returned or was found overdue (then
+     * the policy has applied).
      */
-    CompletableFuture<Integer> start(String what, NativeCall abort) {
-        return watch(what, abort).returned;
-    }
-
-    /**
-     * Starts {@code abort} and waits for it up to the deadline: its result code, or empty when it has not returned
-     * (once the policy has applied).
-     */
-    OptionalInt runWithin(String what, NativeCall abort) {
-        Watched watched = watch(what, abort);
-        try {
-            return OptionalInt.of(watched.returned.get(timeout.toMillis(), TimeUnit.MILLISECONDS));
-        } catch (TimeoutException e) {
-            watched.settled.join();
-            return OptionalInt.empty();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return OptionalInt.empty();
-        } catch (ExecutionException e) {
-            throw new IllegalStateException(what + " failed", e.getCause());
-        }
-    }
-
-    /** An abort under way: when it returned, and when it either returned or was found overdue. */
-    private record Watched(CompletableFuture<Integer> returned, CompletableFuture<Void> settled) {}
-
-    private Watched watch(String what, NativeCall abort) {
-        Watched watched = new Watched(new CompletableFuture<>(), new CompletableFuture<>());
+    Watched start(String what, NativeCall abort) {
+        Watched watched = new Watched(what, new CompletableFuture<>(), new CompletableFuture<>());
         Thread thread = new Thread(
                 () -> {
                     try {
@@ -131,6 +106,27 @@ final class AbortWatch {
                 TimeUnit.MILLISECONDS);
         return watched;
     }
+
+    /**
+     * Waits for the abort {@code watched} up to the deadline: its result code, or empty when it has not returned
+     * (once the policy has applied).
+     */
+    OptionalInt awaitWithin(Watched watched) {
+        try {
+            return OptionalInt.of(watched.returned.get(timeout.toMillis(), TimeUnit.MILLISECONDS));
+        } catch (TimeoutException e) {
+            watched.settled.join();
+            return OptionalInt.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return OptionalInt.empty();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(watched.what + " failed", e.getCause());
+        }
+    }
+
+    /** An abort under way: when it returned, and when it either returned or was found overdue. */
+    record Watched(String what, CompletableFuture<Integer> returned, CompletableFuture<Void> settled) {}
 
     private void overdue(String what) {
         String message = what + " has not returned within " + timeout.toMillis() / 1000.0 + " s (" + TIMEOUT_PROPERTY

@@ -250,7 +250,9 @@ final class DeviceCollectives {
 
     private DeviceStream enqueue(Stream stream) {
         handle.requireOpen();
-        return DeviceStream.of(stream, rank);
+        DeviceStream onto = DeviceStream.of(stream, rank);
+        onto.issuedBy(handle);
+        return onto;
     }
 
     /**

@@ -19,6 +19,7 @@ import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.spi.ChildCommunicators;
 import dev.collectives.runtime.spi.FlightRecorder;
 import dev.collectives.runtime.spi.HostStaging;
+import dev.collectives.runtime.spi.ShrinkOrigin;
 import java.util.Locale;
 import java.util.Optional;
 import org.bytedeco.javacpp.LongPointer;
@@ -47,6 +48,10 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
 
     private final FlightRecorder recorder;
     private final CommOrigin origin;
+    /** The config it was joined with, which a communicator formed anew among the survivors of a death gets too. */
+    private volatile CommConfig joinConfig = CommConfig.DEFAULT;
+    /** Where a shrink's child came from; null for other communicators. */
+    private volatile ShrinkOrigin shrinkOrigin;
 
     DeviceCommunicator(
             NativeLibrary library,
@@ -114,9 +119,11 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     }
 
     /**
-     * Keeps {@code rendezvous} open as this communicator's job watch (see {@link NativeComm#watchJob}).
+     * Keeps {@code rendezvous} open as this communicator's job watch (see {@link NativeComm#watchJob}), through
+     * which the survivors of a death form a new communicator with {@code config} ({@link #shrink}).
      */
-    void watchJob(Rendezvous rendezvous) {
+    void watchJob(Rendezvous rendezvous, CommConfig config) {
+        joinConfig = config;
         handle.watchJob(rendezvous);
     }
 
@@ -360,22 +367,47 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     }
 
     /**
-     * {@code ncclCommShrink} with the parent's config, and {@code NCCL_SHRINK_ABORT} when the communicator has an
-     * asynchronous error (a peer failed), so that the library stops its pending work first.
+     * The ranks but {@code excludedRanks}, by one of two paths, logged and shown in the child's {@link #toString}.
+     * While this communicator is open (every rank alive, or one that hangs): {@code ncclCommRevoke} where the
+     * library has it, so that the parent's work in flight stops (the parent then only closes), then
+     * {@code ncclCommShrink} with the parent's config, and {@code NCCL_SHRINK_ABORT} when it has an asynchronous
+     * error. Once it was aborted, as it is when a peer's death is seen (the library refuses to shrink a communicator
+     * whose peer died): the survivors form a new communicator through the job's rendezvous ({@link SurvivorsInit}).
      */
     @Override
     public Communicator shrink(int... excludedRanks) {
         int[] excluded = ChildCommunicators.excludedRanks(rank, size, excludedRanks);
-        handle.requireShrinkable();
+        if (handle.isAborted()) {
+            return formAmongSurvivors(excluded);
+        }
+        handle.requireOpen();
         requireAvailable(NativeLibrary.Slots.COMM_SHRINK);
         int flags = handle.shrinkFlags();
+        boolean revoke = library.has(NativeLibrary.Slots.COMM_REVOKE);
+        handle.revokeIfAvailable();
         long[] out = new long[1];
         library.check(
                 library.api.commShrink(library.lib, handle.handle(), excluded, excluded.length, out, flags),
                 rank,
                 handle.handle(),
                 "CommShrink");
-        return adopt(out[0]);
+        String path = "by " + library.dialect.ccl("CommShrink")
+                + (revoke ? " after " + library.dialect.ccl("CommRevoke") : "");
+        return shrunk(adopt(out[0]), new ShrinkOrigin(rank, size, excluded, path));
+    }
+
+    private DeviceCommunicator formAmongSurvivors(int[] excluded) {
+        Rendezvous rendezvous = handle.survivorsRendezvous();
+        SurvivorsInit.Formed formed = SurvivorsInit.form(library, rendezvous, rank, size, excluded, device, joinConfig);
+        return shrunk(
+                child(formed.handle(), formed.rank(), formed.size()),
+                new ShrinkOrigin(rank, size, excluded, "formed anew among the survivors through the job's rendezvous"));
+    }
+
+    private static DeviceCommunicator shrunk(DeviceCommunicator child, ShrinkOrigin origin) {
+        child.shrinkOrigin = origin;
+        origin.logFor(child);
+        return child;
     }
 
     private void requireAvailable(int slot) {
@@ -406,14 +438,18 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             library.api.commAbort(library.lib, child);
             throw e;
         }
-        Topology childTopology = new Topology(childSize, Math.min(childSize, topology.ranksPerNode()));
+        return child(child, childRank, childSize);
+    }
+
+    /** A child on this device over {@code child}, closed with this communicator. */
+    private DeviceCommunicator child(long child, int childRank, int childSize) {
         return children.adopt(new DeviceCommunicator(
                 library,
                 child,
                 childRank,
                 childSize,
                 device,
-                childTopology,
+                new Topology(childSize, Math.min(childSize, topology.ranksPerNode())),
                 probe.collnetRequested(),
                 handle.waits(),
                 children,
@@ -456,6 +492,8 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
 
     @Override
     public String toString() {
-        return backendName() + " rank " + rank + "/" + size + " on device " + device;
+        ShrinkOrigin from = shrinkOrigin;
+        return backendName() + " rank " + rank + "/" + size + " on device " + device
+                + (from == null ? "" : " (" + from + ")");
     }
 }

@@ -11,12 +11,16 @@ import java.util.Set;
  */
 final class DeviceGraph implements Graph {
     private final DeviceCommunicator comm;
+    /** The communicator whose calls were captured: its abort must have returned before the graph is destroyed. */
+    private final NativeComm owner;
+
     private final long handle;
     private final List<NativeMemory> memory;
     private boolean closed;
 
-    DeviceGraph(DeviceCommunicator comm, long handle, Set<NativeMemory> memory) {
+    DeviceGraph(DeviceCommunicator comm, NativeComm owner, long handle, Set<NativeMemory> memory) {
         this.comm = comm;
+        this.owner = owner;
         this.handle = handle;
         this.memory = List.copyOf(memory);
         hold(this.memory, 1);
@@ -50,8 +54,7 @@ final class DeviceGraph implements Graph {
         if (!closed) {
             closed = true;
             NativeLibrary n = comm.library();
-            comm.nativeComm()
-                    .freeResource(() -> n.checkRuntime(n.api.graphDestroy(n.lib, handle), comm.rank(), "GraphDestroy"));
+            owner.freeResource(() -> n.checkRuntime(n.api.graphDestroy(n.lib, handle), comm.rank(), "GraphDestroy"));
             hold(memory, -1);
         }
     }
@@ -73,7 +76,9 @@ final class DeviceGraph implements Graph {
                         comm.rank(), "launch of a closed graph (R5: its buffers may be freed)");
             }
             NativeLibrary n = comm.library();
-            int rc = n.api.graphLaunch(n.lib, exec, DeviceStream.of(stream, comm.rank()).handle);
+            DeviceStream onto = DeviceStream.of(stream, comm.rank());
+            onto.issuedBy(owner);
+            int rc = n.api.graphLaunch(n.lib, exec, onto.handle);
             if (rc != 0) {
                 n.checkRuntime(rc, comm.rank(), "GraphLaunch");
             }
@@ -84,9 +89,8 @@ final class DeviceGraph implements Graph {
             if (!execClosed) {
                 execClosed = true;
                 NativeLibrary n = comm.library();
-                comm.nativeComm()
-                        .freeResource(() ->
-                                n.checkRuntime(n.api.graphExecDestroy(n.lib, exec), comm.rank(), "GraphExecDestroy"));
+                owner.freeResource(
+                        () -> n.checkRuntime(n.api.graphExecDestroy(n.lib, exec), comm.rank(), "GraphExecDestroy"));
                 hold(memory, -1);
             }
         }

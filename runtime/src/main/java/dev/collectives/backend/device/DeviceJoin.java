@@ -5,6 +5,7 @@ import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.bootstrap.Bootstrap;
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.bootstrap.UniqueId;
 import dev.collectives.runtime.spi.Joined;
 
 /**
@@ -12,12 +13,11 @@ import dev.collectives.runtime.spi.Joined;
  * meet through the bootstrap's rendezvous, check that they load the same backend and library version, carry rank
  * 0's unique id ({@code GetUniqueId}) to every rank and learn how many ranks share a node; then each calls
  * {@code CommInitRank(Config)} on its device. The rendezvous then watches the job while the communicator lives
- * ({@link JobWatch}), so that a failure names the rank at fault. A bootstrap with a unique id made elsewhere has
- * no rendezvous: the rank forms its communicator from that id ({@link ForeignCommunicators}).
+ * ({@link JobWatch}), so that a failure names the rank at fault, and the survivors of a death form a new
+ * communicator through it ({@link SurvivorsInit}). A bootstrap with a unique id made elsewhere has no rendezvous:
+ * the rank forms its communicator from that id ({@link ForeignCommunicators}).
  */
 final class DeviceJoin {
-    private static final int UNIQUE_ID_BYTES = 128;
-
     private DeviceJoin() {}
 
     /** This process's rank, its communicator made with {@code config}. */
@@ -38,7 +38,7 @@ final class DeviceJoin {
             return ForeignCommunicators.join(
                     library, bootstrap, bootstrap.uniqueId().get(), config);
         }
-        byte[] id = new byte[UNIQUE_ID_BYTES];
+        byte[] id = new byte[UniqueId.BYTES];
         Rendezvous rendezvous = bootstrap.rendezvous();
         DeviceCommunicator comm;
         try {
@@ -66,7 +66,7 @@ final class DeviceJoin {
             rendezvous.close();
             throw e;
         }
-        comm.watchJob(rendezvous);
+        comm.watchJob(rendezvous, config);
         try {
             return new Joined(comm, comm.createStream(), bootstrap.localRank(), device);
         } catch (RuntimeException e) {

@@ -26,6 +26,11 @@ final class DeviceStream implements Stream {
     private volatile boolean capturing;
     private Set<NativeMemory> captured;
     private boolean closed;
+    /**
+     * The communicator whose work the stream waits for: the last one to enqueue on it, as a shrink's child runs on
+     * its parent's streams.
+     */
+    private volatile NativeComm issuer;
 
     DeviceStream(DeviceCommunicator comm) {
         this.comm = comm;
@@ -34,6 +39,7 @@ final class DeviceStream implements Stream {
         n.checkRuntime(n.api.streamCreate(n.lib, comm.device(), out), comm.rank(), "StreamCreateWithFlags");
         this.handle = out[0];
         this.owned = true;
+        this.issuer = comm.nativeComm();
     }
 
     /** A stream created elsewhere, by its handle; closing it destroys nothing. */
@@ -41,6 +47,7 @@ final class DeviceStream implements Stream {
         this.comm = comm;
         this.handle = handle;
         this.owned = false;
+        this.issuer = comm.nativeComm();
     }
 
     DeviceCommunicator communicator() {
@@ -53,6 +60,11 @@ final class DeviceStream implements Stream {
             throw CollectivesException.usage(rank, "stream " + stream + " is not a stream of this backend");
         }
         return (DeviceStream) stream;
+    }
+
+    /** {@code owner} enqueues work on this stream (an op, a graph launch): a synchronize waits for its work. */
+    void issuedBy(NativeComm owner) {
+        issuer = owner;
     }
 
     /** Called by every op enqueued on this stream: during capture, the graph will hold {@code memory}. */
@@ -75,7 +87,7 @@ final class DeviceStream implements Stream {
 
     private void await() {
         NativeLibrary n = comm.library();
-        NativeComm owner = comm.nativeComm();
+        NativeComm owner = issuer;
         Waits waits = owner.waits();
         long start = waits.clock().getAsLong();
         while (true) {
@@ -115,7 +127,7 @@ final class DeviceStream implements Stream {
         Set<NativeMemory> used = captured;
         captured = null;
         n.checkRuntime(n.api.streamEndCapture(n.lib, handle, out), comm.rank(), "StreamEndCapture");
-        return new DeviceGraph(comm, out[0], used == null ? Set.of() : used);
+        return new DeviceGraph(comm, issuer, out[0], used == null ? Set.of() : used);
     }
 
     @Override

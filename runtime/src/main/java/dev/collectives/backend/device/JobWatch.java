@@ -1,5 +1,6 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import java.time.Duration;
 import java.util.Optional;
@@ -23,6 +24,11 @@ final class JobWatch implements AutoCloseable {
     static final Duration CAUSE_WAIT = Duration.ofMillis(500);
     /** How long a rank that stalled waits for the verdict: the others have some seconds to stall too. */
     static final Duration VERDICT_WAIT = Duration.ofSeconds(4);
+    /**
+     * How long a shrink of an aborted communicator waits for the job's news of the death it recovers from: the
+     * library may have seen it first, and nothing is lost by waiting for rank 0 to tell it.
+     */
+    static final Duration DEATH_WAIT = Duration.ofSeconds(4);
 
     private final Rendezvous rendezvous;
     private final CountDownLatch failed = new CountDownLatch(1);
@@ -70,6 +76,11 @@ final class JobWatch implements AutoCloseable {
         return awaitFailure(CAUSE_WAIT);
     }
 
+    /** Why the job failed, waiting for it at most {@link #DEATH_WAIT}: a shrink recovers from that death. */
+    Optional<String> death() {
+        return awaitFailure(DEATH_WAIT);
+    }
+
     /**
      * This rank timed out waiting at {@code where}: tells the job, and returns its verdict once rank 0 has given it
      * (at most {@link #VERDICT_WAIT}).
@@ -92,6 +103,28 @@ final class JobWatch implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         return failure();
+    }
+
+    /**
+     * Lets the survivors of the death the watch heard of meet again through the job's rendezvous, which it returns;
+     * throws why they cannot, after {@code refused} (the start of the message, e.g. "shrink: ...").
+     */
+    Rendezvous resumeAmongSurvivors(int rank, String refused) {
+        if (rendezvous == null) {
+            throw CollectivesException.usage(
+                    rank,
+                    refused + "; the survivors form a new communicator through the job's tcp:// rendezvous, and this "
+                            + "communicator has none (its ranks are threads of one process, it is a child of split or "
+                            + "shrink, or its job met through a file rendezvous)");
+        }
+        Optional<String> why = rendezvous.resumeAmongSurvivors();
+        if (why.isPresent()) {
+            throw CollectivesException.usage(
+                    rank,
+                    refused + "; the survivors cannot form a new communicator through the job's rendezvous at "
+                            + rendezvous.where() + ": " + why.get());
+        }
+        return rendezvous;
     }
 
     /** This rank ends the job: the others hear {@code reason} with this rank's number. */

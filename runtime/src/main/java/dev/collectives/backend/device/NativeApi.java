@@ -68,6 +68,8 @@ interface NativeApi {
     /** Outside a group only: {@code out} is copied back when the call returns. */
     int commShrink(long lib, long comm, int[] excluded, int count, long[] out, int flags);
 
+    int commRevoke(long lib, long comm, int flags);
+
     int commFinalize(long lib, long comm);
 
     int commDestroy(long lib, long comm);

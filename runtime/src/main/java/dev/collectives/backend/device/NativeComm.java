@@ -7,6 +7,7 @@ import dev.collectives.runtime.spi.FlightRecorder;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -23,9 +24,12 @@ final class NativeComm {
     private static final System.Logger LOG = System.getLogger("dev.collectives.device");
     private static final int SHRINK_DEFAULT = 0;
     private static final int SHRINK_ABORT = 1;
+    private static final int REVOKE_DEFAULT = 0;
 
     private enum State {
         OPEN,
+        /** Revoked before a shrink: quiesced, refusing work, still holding its resources until destroyed. */
+        REVOKED,
         ABORTED,
         CLOSED
     }
@@ -51,6 +55,8 @@ final class NativeComm {
     private final AtomicBoolean freeFailureReported = new AtomicBoolean();
 
     private volatile State state = State.OPEN;
+    /** Done once the abort has returned or its deadline passed; until then no free may run (see freeResource). */
+    private final CompletableFuture<Void> abortSettled = new CompletableFuture<>();
     /** The job, watched through its rendezvous where the communicator was joined through a TCP one. */
     private volatile JobWatch job = JobWatch.NONE;
 
@@ -178,21 +184,33 @@ final class NativeComm {
     }
 
     /**
-     * Refuses to shrink an aborted communicator, saying why: the abort freed it. Otherwise as {@link #requireOpen}.
+     * The job's rendezvous, for the survivors of a death to form a new communicator among them once this one was
+     * aborted and the abort has returned (or its deadline passed); throws why they cannot (no rendezvous, the job
+     * ended otherwise, rank 0 died, no death reported).
      */
-    void requireShrinkable() {
-        if (state == State.ABORTED) {
-            throw CollectivesException.usage(
-                    rank,
-                    "shrink: the communicator was aborted"
-                            + job.failure()
-                                    .map(why -> " when the job failed (" + why + ")")
-                                    .orElse("") + ", and " + library.dialect.ccl("CommAbort")
-                            + " freed it: a communicator is aborted as soon as a failure of its peers is seen, "
-                            + "to stop the library's pending work, so after a death the job recovers by joining anew; shrink "
-                            + "away ranks that are alive before anything fails");
+    Rendezvous survivorsRendezvous() {
+        abortSettled.join(); // the library forms the new communicator once it is done with the old one
+        Optional<String> why = job.death();
+        return job.resumeAmongSurvivors(
+                rank,
+                "shrink: the communicator was aborted"
+                        + why.map(failure -> " when the job failed (" + failure + ")")
+                                .orElse("") + ", and " + library.dialect.ccl("CommAbort") + " freed it");
+    }
+
+    /**
+     * {@code CommRevoke} where the library has it: the communicator's work in flight stops and it refuses more, so
+     * that a shrink does not wait on a peer that hangs; it is destroyed without finalize when it closes.
+     */
+    void revokeIfAvailable() {
+        if (!library.has(NativeLibrary.Slots.COMM_REVOKE)) {
+            return;
         }
-        requireOpen();
+        synchronized (stateLock) {
+            requireOpen();
+            library.check(library.api.commRevoke(lib, handle, REVOKE_DEFAULT), rank, handle, "CommRevoke");
+            state = State.REVOKED;
+        }
     }
 
     /**
@@ -219,6 +237,7 @@ final class NativeComm {
             if (owned) {
                 abortWithin();
             } else {
+                abortSettled.complete(null);
                 LOG.log(
                         System.Logger.Level.WARNING,
                         "abort() of " + name + " stops this rank's use of it only: another library made the "
@@ -232,21 +251,26 @@ final class NativeComm {
      * reports it without waiting for an abort that may block.
      */
     void abortBehind() {
-        if (markAborted() && owned) {
-            waits.aborts().start(abortCall(), () -> library.api.commAbort(lib, handle));
+        if (!markAborted()) {
+            return;
+        }
+        if (owned) {
+            settleWith(waits.aborts().start(abortCall(), () -> library.api.commAbort(lib, handle)));
+        } else {
+            abortSettled.complete(null); // another library aborts what it made: nothing of ours to wait for
         }
     }
 
     private void abortWithin() {
-        waits.aborts()
-                .runWithin(abortCall(), () -> library.api.commAbort(lib, handle))
-                .ifPresent(rc -> library.check(rc, rank, 0, "CommAbort"));
+        AbortWatch.Watched watched = waits.aborts().start(abortCall(), () -> library.api.commAbort(lib, handle));
+        settleWith(watched);
+        waits.aborts().awaitWithin(watched).ifPresent(rc -> library.check(rc, rank, 0, "CommAbort"));
     }
 
-    /** Marks an open communicator aborted; whether it was open (so the caller is the one to abort it). */
+    /** Marks an open (or revoked) communicator aborted; whether it was (so the caller is the one to abort it). */
     private boolean markAborted() {
         synchronized (stateLock) {
-            if (state != State.OPEN) {
+            if (state != State.OPEN && state != State.REVOKED) {
                 return false;
             }
             state = State.ABORTED;
@@ -254,18 +278,27 @@ final class NativeComm {
         }
     }
 
+    /** The abort under way settles when {@code watched} does: it returned, or its deadline passed. */
+    private void settleWith(AbortWatch.Watched watched) {
+        watched.settled().thenRun(() -> abortSettled.complete(null));
+    }
+
     private String abortCall() {
         return library.dialect.ccl("CommAbort") + " of " + name;
     }
 
     /**
-     * Runs {@code nativeFree}, the free or destroy of something this communicator's work used. Once the
-     * communicator was aborted with kernels in flight, the library can leave this process's device context in an
-     * error state (NCCL 2.28.3 did, in a job whose peer died or never called: "an illegal memory access was
+     * Runs {@code nativeFree}, the free or destroy of something this communicator's work used; after an abort, only
+     * once the abort has returned (or its deadline passed), so that no kernel it stops still touches what is freed.
+     * Once the communicator was aborted with kernels in flight, the library can leave this process's device context
+     * in an error state (NCCL 2.28.3 did, in a job whose peer died or never called: "an illegal memory access was
      * encountered" on every later call); a free's failure is then logged once, as a warning that says so, instead
      * of thrown over the failure the caller already has.
      */
     void freeResource(Runnable nativeFree) {
+        if (state == State.ABORTED) {
+            abortSettled.join(); // until then the aborted communicator's kernels may still touch what is freed
+        }
         try {
             nativeFree.run();
         } catch (CollectivesException e) {
@@ -286,21 +319,26 @@ final class NativeComm {
 
     /**
      * Finalizes and destroys the handle, once; refuses while memory, registrations or windows made through it are
-     * live. An aborted handle was freed by the abort, and one another library made stays its own: either is only
-     * marked closed. {@code onClosed} runs once the state is closed, before the native calls.
+     * live. A revoked handle is only destroyed; an aborted handle was freed by the abort, and one another library
+     * made stays its own: either is only marked closed. {@code onClosed} runs once the state is closed, before the
+     * native calls.
      */
     void finalizeAndDestroy(Runnable onClosed) {
         synchronized (stateLock) {
             if (state == State.CLOSED) {
                 return;
             }
-            if (state == State.OPEN && !live.isEmpty()) {
+            boolean revoked = state == State.REVOKED;
+            if ((state == State.OPEN || revoked) && !live.isEmpty()) {
                 throw CollectivesException.usage(rank, "close the communicator's resources first: " + live);
             }
             boolean open = state == State.OPEN;
             state = State.CLOSED;
             onClosed.run();
-            if (open && owned) {
+            if (revoked && owned) {
+                // a revoked communicator is destroyed without finalize, which the library does not support then
+                library.check(library.api.commDestroy(lib, handle), rank, 0, "CommDestroy");
+            } else if (open && owned) {
                 try {
                     library.check(library.api.commFinalize(lib, handle), rank, handle, "CommFinalize");
                 } catch (CollectivesException e) {

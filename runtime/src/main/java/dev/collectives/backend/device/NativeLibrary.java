@@ -242,6 +242,7 @@ final class NativeLibrary {
         static final int FREE_HOST = 71;
         static final int COMM_SHRINK = 77;
         static final int HOST_GET_DEVICE_POINTER = 78;
+        static final int COMM_REVOKE = 79;
 
         private Slots() {}
 
@@ -265,6 +266,7 @@ final class NativeLibrary {
             expect(api, FREE_HOST, "FreeHost");
             expect(api, COMM_SHRINK, "CommShrink");
             expect(api, HOST_GET_DEVICE_POINTER, "HostGetDevicePointer");
+            expect(api, COMM_REVOKE, "CommRevoke");
         }
 
         private static void expect(NativeApi api, int slot, String name) {

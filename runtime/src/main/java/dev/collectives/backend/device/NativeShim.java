@@ -98,6 +98,9 @@ final class NativeShim {
     @Name("cx_comm_shrink")
     static native int commShrink(long lib, long comm, int[] excluded, int count, long[] out, int flags);
 
+    @Name("cx_comm_revoke")
+    static native int commRevoke(long lib, long comm, int flags);
+
     @Name("cx_comm_finalize")
     static native int commFinalize(long lib, long comm);
 

@@ -126,6 +126,11 @@ final class NativeShimApi implements NativeApi {
     }
 
     @Override
+    public int commRevoke(long lib, long comm, int flags) {
+        return NativeShim.commRevoke(lib, comm, flags);
+    }
+
+    @Override
     public int commFinalize(long lib, long comm) {
         return NativeShim.commFinalize(lib, comm);
     }

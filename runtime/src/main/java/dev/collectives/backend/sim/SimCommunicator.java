@@ -17,6 +17,7 @@ import dev.collectives.runtime.VirtualMemory;
 import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.spi.ChildCommunicators;
 import dev.collectives.runtime.spi.FlightRecorder;
+import dev.collectives.runtime.spi.ShrinkOrigin;
 import java.util.List;
 import java.util.Optional;
 
@@ -50,20 +51,29 @@ public final class SimCommunicator implements Communicator {
     private final ChildCommunicators children = new ChildCommunicators();
     /** The parent's open children, which this one leaves when it closes; null for a communicator without parent. */
     private final ChildCommunicators siblings;
+    /** Where a shrink's child came from; null for other communicators. */
+    private final ShrinkOrigin origin;
 
     private boolean closed;
     private final FlightRecorder recorder;
 
     /** Rank {@code rank} of a communicator the job starts with, on device {@code rank}. */
     SimCommunicator(int rank, SimConfig config, CommGroup group, Ledger ledger) {
-        this(rank, rank, config, group, ledger, null);
+        this(rank, rank, config, group, ledger, null, null);
     }
 
     private SimCommunicator(
-            int rank, int device, SimConfig config, CommGroup group, Ledger ledger, ChildCommunicators siblings) {
+            int rank,
+            int device,
+            SimConfig config,
+            CommGroup group,
+            Ledger ledger,
+            ChildCommunicators siblings,
+            ShrinkOrigin origin) {
         this.rank = rank;
         this.device = device;
         this.siblings = siblings;
+        this.origin = origin;
         this.config = config;
         this.arguments = new CallArguments(
                 rank,
@@ -362,7 +372,7 @@ public final class SimCommunicator implements Communicator {
         synchronized (this) {
             seq = splitSeq++;
         }
-        return group.split(rank, seq, color, key).map(this::adopt);
+        return group.split(rank, seq, color, key).map(member -> adopt(member, null));
     }
 
     /** Works on an aborted communicator too: that is what survivors of a failed rank shrink. */
@@ -374,12 +384,15 @@ public final class SimCommunicator implements Communicator {
         synchronized (this) {
             seq = shrinkSeq++;
         }
-        return adopt(group.shrink(rank, seq, excluded));
+        ShrinkOrigin origin = new ShrinkOrigin(rank, size(), excluded, "by the sim's shrink");
+        SimCommunicator child = adopt(group.shrink(rank, seq, excluded), origin);
+        origin.logFor(child);
+        return child;
     }
 
-    private SimCommunicator adopt(CommGroup.Member member) {
+    private SimCommunicator adopt(CommGroup.Member member, ShrinkOrigin origin) {
         return children.adopt(new SimCommunicator(
-                member.rank(), device, member.group().config(), member.group(), new Ledger(), children));
+                member.rank(), device, member.group().config(), member.group(), new Ledger(), children, origin));
     }
 
     @Override
@@ -430,6 +443,8 @@ public final class SimCommunicator implements Communicator {
     @Override
     public String toString() {
         return "sim communicator, rank " + rank + " of " + size()
-                + (siblings == null ? "" : " (a child, on device " + device + ")");
+                + (siblings == null
+                        ? ""
+                        : " (a child, on device " + device + (origin == null ? "" : "; " + origin) + ")");
     }
 }

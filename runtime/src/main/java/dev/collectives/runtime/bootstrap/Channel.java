@@ -29,12 +29,13 @@ import java.util.concurrent.locks.ReentrantLock;
  *                            byte[32] HMAC(token; "join", server nonce, client nonce, rank, size)
  *            rank 0 -> peer: byte ACCEPTED, byte[32] HMAC(token; "accept", server nonce, client nonce, rank, size)
  *                         or byte REJECTED, int length, UTF-8 reason
- * message    byte type (DATA | ABORT | LEAVE | STALL), int operation, int length, bytes,
+ * message    byte type (DATA | ABORT | LEAVE | STALL | GONE), int operation, int length, bytes,
  *            byte[32] HMAC(session key; ...)
  *            (an ABORT from rank 0 ends the job; one from another rank asks rank 0 to end it; LEAVE: a rank
  *            closes its rendezvous after its last operation, so that its connection ending is no failure, and
  *            rank 0 closing a watched job says so to every rank; STALL: in a watched job, a rank timed out waiting
- *            for its work in the library, the bytes say where)
+ *            for its work in the library, the bytes say where; GONE: in a watched job, rank 0 tells the others
+ *            that a rank's process died, the bytes say which and how, and the survivors may meet again)
  * </pre>
  */
 final class Channel implements AutoCloseable {
@@ -49,6 +50,8 @@ final class Channel implements AutoCloseable {
     static final byte LEAVE = 3;
     /** A rank timed out waiting for its work in the library (a watched job); the bytes say where, as UTF-8 text. */
     static final byte STALL = 4;
+    /** A rank's process died in a watched job (rank 0 only); the bytes say which and how, as UTF-8 text. */
+    static final byte GONE = 5;
 
     /** The direction of a message, part of what its HMAC covers: from rank 0, or to it. */
     static final byte FROM_ROOT = 0;
@@ -171,7 +174,7 @@ final class Channel implements AutoCloseable {
 
     /**
      * Decodes one message sent in {@code direction} under {@code key}. Its length is checked against the bound of
-     * its type (DATA: {@code maxData}, ABORT and STALL: {@link Rendezvous#MAX_REASON_BYTES}, LEAVE: none) before anything is
+     * its type (DATA: {@code maxData}, ABORT, STALL and GONE: {@link Rendezvous#MAX_REASON_BYTES}, LEAVE: none) before anything is
      * allocated,
      * so no sequence of bytes makes it allocate more than that, and it reads no more than the message's own bytes.
      */
@@ -181,7 +184,7 @@ final class Channel implements AutoCloseable {
         int length = in.readInt();
         int max = type == DATA
                 ? maxData
-                : type == ABORT || type == STALL ? Rendezvous.MAX_REASON_BYTES : type == LEAVE ? 0 : -1;
+                : type == ABORT || type == STALL || type == GONE ? Rendezvous.MAX_REASON_BYTES : type == LEAVE ? 0 : -1;
         if (max < 0) {
             throw new ProtocolException("a message of unknown type " + type);
         }

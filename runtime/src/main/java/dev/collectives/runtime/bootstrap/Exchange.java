@@ -1,6 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -104,6 +105,22 @@ abstract class Exchange implements Rendezvous {
     }
 
     @Override
+    public final synchronized Optional<String> resumeAmongSurvivors() {
+        if (failure != null) {
+            return Optional.of("it failed earlier: " + failure.getMessage());
+        }
+        if (closed) {
+            return Optional.of("it is closed");
+        }
+        if (!watching) {
+            return Optional.empty();
+        }
+        Optional<String> refused = Optional.ofNullable(doResume());
+        watching = refused.isPresent();
+        return refused;
+    }
+
+    @Override
     public final synchronized void stalled(String where) {
         if (watching && failure == null && !closed) {
             doStalled(where);
@@ -135,6 +152,14 @@ abstract class Exchange implements Rendezvous {
     /** Starts watching the job for {@code onFailure}; whether this rendezvous can (the files' cannot). */
     protected boolean doWatch(Consumer<String> onFailure) {
         return false;
+    }
+
+    /**
+     * A watched job resumes operations among the survivors of a rank's death: null once it can, else why not (the
+     * job ended otherwise, or no death was reported). Only a rendezvous that watches is asked.
+     */
+    protected String doResume() {
+        return "it cannot tell a rank's death";
     }
 
     /** Tells rank 0 (or, on rank 0, the job) that this rank timed out waiting at {@code where}. */

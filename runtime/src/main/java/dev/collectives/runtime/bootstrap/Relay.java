@@ -134,6 +134,28 @@ final class Relay {
         return true;
     }
 
+    /**
+     * In a watched job, member {@code rank}'s process died: the survivors go on without it, and may meet again.
+     * Returns whether it is the first death, which the watchers hear of.
+     */
+    boolean died(int rank, String reason) {
+        boolean first = !anyGone();
+        survivorsGoOn = true;
+        gone[rank] = reason;
+        lock.notifyAll();
+        return first;
+    }
+
+    /** Whether a member's process died and the survivors went on. */
+    boolean anyGone() {
+        for (String reason : gone) {
+            if (reason != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether an operation is under way. */
     boolean inOperation() {
         return inOperation;

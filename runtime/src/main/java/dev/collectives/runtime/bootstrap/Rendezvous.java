@@ -6,6 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -116,12 +117,27 @@ public interface Rendezvous extends AutoCloseable {
      * library's communicator): {@code onFailure} hears why the job failed, once, on a thread of the rendezvous,
      * also while every rank waits inside the library: a rank whose process ended without closing its rendezvous
      * (killed, crashed), a rank that ended the job ({@link #abort}), or ranks that did not arrive where the others
-     * {@link #stalled stalled}. Afterwards only {@link #stalled}, {@link #abort} and {@link #close} may be called.
-     * Returns whether this rendezvous watches: a TCP one does (rank 0's listens to every rank); the others do not,
-     * and are left as they were.
+     * {@link #stalled stalled}. Afterwards only {@link #stalled}, {@link #abort}, {@link #resumeAmongSurvivors} and
+     * {@link #close} may be called. Over TCP, the death of a rank other than 0 (its process ended without leaving)
+     * is news rather than the job's end: every watcher hears it, and the survivors may meet again. Returns whether
+     * this rendezvous watches: a TCP one does (rank 0's listens to every rank); the others do not, and are left as
+     * they were.
      */
     default boolean watch(Consumer<String> onFailure) {
         return false;
+    }
+
+    /**
+     * In a watched job whose watchers heard of a rank's death: stops watching and serves operations again, so that
+     * the survivors meet (e.g. to form a new communicator among them); from then on only
+     * {@link #allGatherOfSurvivors}, which leaves the dead ranks out, and {@link #abort} and {@link #close}. Every
+     * survivor calls it. Returns why they cannot (the job ended otherwise: a rank's abort, a stall's verdict, or the
+     * death of rank 0, whose process serves the rendezvous; no death was reported; the rendezvous cannot tell one),
+     * or empty once they can. The rendezvous of this package that do not watch serve operations already (empty);
+     * by default a rendezvous cannot tell a death.
+     */
+    default Optional<String> resumeAmongSurvivors() {
+        return Optional.of("the rendezvous at " + where() + " cannot tell a rank's death");
     }
 
     /**

@@ -107,6 +107,15 @@ final class Roster {
         }
     }
 
+    /** Tells a member of a watched job that a rank died, {@code reason} says which and how (best effort). */
+    static void tellGone(Channel member, String reason, int sequence, Deadline deadline) {
+        try {
+            member.send(Channel.GONE, sequence, Channel.truncate(reason), deadline);
+        } catch (IOException ignored) {
+            // that member is gone too, or stuck; it fails at its next operation
+        }
+    }
+
     /** Tells a member of a watched job that rank 0 closed it (best effort, by {@code deadline}). */
     static void tellClosed(Channel member, int sequence, Deadline deadline) {
         try {

@@ -31,6 +31,10 @@ final class TcpMember extends Exchange {
     private final Channel root;
     /** Set once this rank aborts or closes: its connection ending then is no news for a watcher. */
     private volatile boolean ending;
+    /** The death of a rank that rank 0 told the watch of (the survivors may meet again); null before. */
+    private volatile String heardDeath;
+    /** Why the job ended as the watch heard it, where that was not a rank's death; null before. */
+    private volatile String heardEnd;
 
     private TcpMember(RendezvousEndpoint endpoint, int rank, int size, Duration timeout, Channel root) {
         super(rank, size, endpoint.toString(), timeout);
@@ -199,6 +203,11 @@ final class TcpMember extends Exchange {
             if (frame.type() == Channel.LEAVE) {
                 return;
             }
+            if (frame.type() == Channel.GONE) {
+                heardDeath = frame.text(); // before the watcher hears it: it may resume at once
+                onFailure.accept(frame.text());
+                return;
+            }
             failure = frame.type() == Channel.ABORT
                     ? frame.text()
                     : "rank 0 at " + where() + " sent a message for operation #" + frame.operation()
@@ -209,7 +218,17 @@ final class TcpMember extends Exchange {
             }
             failure = "rank 0 at " + where() + " is gone: the connection ended while the job ran (" + e + ")";
         }
+        heardEnd = failure;
         onFailure.accept(failure);
+    }
+
+    /** The survivors of a death that rank 0 told of meet again; any other news of the job is why they cannot. */
+    @Override
+    protected String doResume() {
+        if (heardDeath != null) {
+            return null;
+        }
+        return heardEnd != null ? "the job ended: " + heardEnd : "rank 0 reported no rank's death";
     }
 
     /** Tells rank 0 where this rank waits (briefly: rank 0 may be gone, and then the watcher hears of it). */

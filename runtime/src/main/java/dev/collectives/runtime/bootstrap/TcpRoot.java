@@ -26,8 +26,9 @@ import java.util.function.Consumer;
  * exits (until its deadline for joining), so that they fail at once naming the cause instead of at their own
  * deadline.
  *
- * <p>A watched job ({@link #watch}) keeps the members' connections as the job's lifeline: a member gone, or one that
- * ends the job, reaches the watcher of every rank; ranks that time out waiting in the library say so ({@link
+ * <p>A watched job ({@link #watch}) keeps the members' connections as the job's lifeline: a member that ends the job,
+ * or one whose process dies, reaches the watcher of every rank (a death does not end the job: the survivors may meet
+ * again, {@link #resumeAmongSurvivors}); ranks that time out waiting in the library say so ({@link
  * #stalled}), and a moment after the first, rank 0 ends the job naming the ranks that did not: they never arrived
  * ({@link StallVerdict}).
  */
@@ -205,15 +206,18 @@ final class TcpRoot extends Exchange {
                 frame = member.receiveAny();
             } catch (IOException e) {
                 String reason = describe(member, e);
+                Death death;
                 synchronized (lock) {
                     if (closing) {
                         return; // rank 0 closed the connection itself
                     }
-                    if (!(e instanceof ProtocolException) && relay.survives(rank, reason)) {
-                        return;
-                    }
+                    death = e instanceof ProtocolException ? Death.ENDS_THE_JOB : died(rank, reason);
                 }
-                endJob(reason);
+                if (death == Death.ENDS_THE_JOB) {
+                    endJob(reason);
+                } else if (death == Death.NEWS) {
+                    tellDeath(reason);
+                }
                 return;
             }
             if (frame.type() == Channel.ABORT) {
@@ -239,6 +243,24 @@ final class TcpRoot extends Exchange {
                 return;
             }
         }
+    }
+
+    /** What a member's death does: it ends the job, it is news to the watchers, or the survivors go on silently. */
+    private enum Death {
+        ENDS_THE_JOB,
+        NEWS,
+        SURVIVED
+    }
+
+    /**
+     * Member {@code rank}'s process died (with the lock held). In a watched job the survivors go on, and the first
+     * death is news to the watchers; otherwise they go on once they met as survivors, else the job ends.
+     */
+    private Death died(int rank, String reason) {
+        if (watching() && fatal == null) {
+            return relay.died(rank, reason) ? Death.NEWS : Death.SURVIVED;
+        }
+        return relay.survives(rank, reason) ? Death.SURVIVED : Death.ENDS_THE_JOB;
     }
 
     /** What went wrong with {@code member}'s connection, and when. */
@@ -307,6 +329,28 @@ final class TcpRoot extends Exchange {
         return true;
     }
 
+    /**
+     * A member of a watched job died: every other member's watcher and rank 0's hear it, and the job goes on for the
+     * survivors, who may meet again ({@link #doResume}).
+     */
+    private void tellDeath(String reason) {
+        synchronized (ending) {
+            Deadline brief = briefly();
+            members().forEach(member -> Roster.tellGone(member, reason, sequence(), brief));
+        }
+        tellWatcher(reason);
+    }
+
+    @Override
+    protected String doResume() {
+        synchronized (lock) {
+            if (fatal != null) {
+                return "the job ended: " + fatal;
+            }
+            return relay.anyGone() ? null : "no rank's death was reported";
+        }
+    }
+
     @Override
     protected void doStalled(String where) {
         stalledAt(0, where);
@@ -354,6 +398,11 @@ final class TcpRoot extends Exchange {
             Deadline brief = briefly();
             members().forEach(member -> Roster.tellEnded(member, reason, sequence(), brief));
         }
+        tellWatcher(reason);
+    }
+
+    /** The watcher of a watched job hears {@code reason}, on this thread. */
+    private void tellWatcher(String reason) {
         Consumer<String> watching;
         synchronized (lock) {
             watching = watcher;

@@ -103,7 +103,8 @@
     X(DRV_MEM_RETAIN_ALLOCATION_HANDLE, CX_DRV, "MemRetainAllocationHandle", 0) \
     X(DRV_MEM_GET_ALLOCATION_PROPERTIES_FROM_HANDLE, CX_DRV, "MemGetAllocationPropertiesFromHandle", 0) \
     X(COMM_SHRINK, CX_CCL, "CommShrink", 0)                                    \
-    X(RT_HOST_GET_DEVICE_POINTER, CX_RT, "HostGetDevicePointer", 0)
+    X(RT_HOST_GET_DEVICE_POINTER, CX_RT, "HostGetDevicePointer", 0)            \
+    X(COMM_REVOKE, CX_CCL, "CommRevoke", 0)
 
 #define CX_SLOT_ENUM(slot, library, name, required) CX_##slot,
 enum { CX_SYMBOLS(CX_SLOT_ENUM) CX_SLOT_COUNT };
@@ -312,6 +313,14 @@ static inline jint cx_comm_shrink(jlong lib, jlong comm, jint* excluded, jint co
                                                                                     count, &c, NULL, flags);
     *out = (jlong)(intptr_t)c;
     return rc;
+}
+
+/**
+ * ncclCommRevoke (NCCL 2.28 and later): stops the communicator's operations in flight and quiesces it, without
+ * freeing it; it can then be shrunk or destroyed (not finalized). `flags` is NCCL_REVOKE_DEFAULT (0).
+ */
+static inline jint cx_comm_revoke(jlong lib, jlong comm, jint flags) {
+    return CX_CALL(lib, COMM_REVOKE, int (*)(void*, int))(CX_PTR(comm), flags);
 }
 
 static inline jint cx_comm_finalize(jlong lib, jlong comm) {

@@ -56,7 +56,7 @@ class AbortWatchTest {
         List<LogRecord> records = LogCapture.capture(
                 "dev.collectives.device",
                 Level.ALL,
-                () -> assertEquals(OptionalInt.of(7), watch.runWithin(WHAT, () -> 7)));
+                () -> assertEquals(OptionalInt.of(7), watch.awaitWithin(watch.start(WHAT, () -> 7))));
         assertTrue(records.isEmpty(), records.toString());
         assertEquals(-1, halted.get());
     }
@@ -64,7 +64,7 @@ class AbortWatchTest {
     @Test
     void theCallerIsNotKeptWaitingByABlockedAbort() {
         AbortWatch watch = new AbortWatch(Duration.ofSeconds(60), AbortWatch.Policy.REPORT, this::halt);
-        CompletableFuture<Integer> done = watch.start(WHAT, this::blockingAbort);
+        CompletableFuture<Integer> done = watch.start(WHAT, this::blockingAbort).returned();
         assertFalse(done.isDone()); // start returned while the abort is still blocked on its own thread
         release.countDown();
         assertEquals(0, done.join());
@@ -76,7 +76,7 @@ class AbortWatchTest {
         List<LogRecord> records = LogCapture.capture(
                 "dev.collectives.device",
                 Level.ALL,
-                () -> assertEquals(OptionalInt.empty(), watch.runWithin(WHAT, this::blockingAbort)));
+                () -> assertEquals(OptionalInt.empty(), watch.awaitWithin(watch.start(WHAT, this::blockingAbort))));
         assertEquals(1, records.size(), records.toString());
         assertEquals(Level.SEVERE, records.get(0).getLevel());
         String message = records.get(0).getMessage();

@@ -55,7 +55,7 @@ class ForeignCommunicatorsTest {
         assertEquals(1, rank.rank());
         assertEquals(4, rank.size());
         assertEquals(2, rank.comm().topology().ranksPerNode());
-        assertArrayEquals(id.bytes(), api.initId());
+        assertArrayEquals(id.bytes(), api.lastInit().id());
         assertEquals(0, api.count("getUniqueId"), "the id came from elsewhere");
         String why = rank.comm().crossRankChecksOff().orElseThrow();
         assertTrue(why.contains("unique id made elsewhere") && why.contains("COLLECTIVES_PEERS=collectives"), why);

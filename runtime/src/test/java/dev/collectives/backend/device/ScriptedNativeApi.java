@@ -65,7 +65,10 @@ final class ScriptedNativeApi implements NativeApi {
     private volatile int childSize = 1;
     private volatile int childRank;
     private volatile int shrinkFlags = -1;
-    private volatile byte[] initId;
+    private volatile Init lastInit;
+
+    /** The arguments of a {@code CommInitRank(Config)}: the size, the rank and the unique id. */
+    record Init(int size, int rank, byte[] id) {}
 
     // ---- the script ---------------------------------------------------------------------------------------------
 
@@ -99,6 +102,12 @@ final class ScriptedNativeApi implements NativeApi {
         return this;
     }
 
+    /** From now on every stream query says the enqueued work is done (the default). */
+    ScriptedNativeApi streamsFinish() {
+        streamQuery = 0;
+        return this;
+    }
+
     /** The size and rank that {@code CommCount} and {@code CommUserRank} give a child communicator. */
     ScriptedNativeApi children(int size, int rank) {
         childSize = size;
@@ -127,6 +136,11 @@ final class ScriptedNativeApi implements NativeApi {
         return List.copyOf(calls);
     }
 
+    /** The last {@code CommInitRank(Config)}, or null before any. */
+    Init lastInit() {
+        return lastInit;
+    }
+
     /** The flags of the last {@code CommShrink}, or -1 before any. */
     int shrinkFlags() {
         return shrinkFlags;
@@ -135,11 +149,6 @@ final class ScriptedNativeApi implements NativeApi {
     /** Whether {@code handle} is live: given out and not yet freed (destroyed, aborted). */
     boolean isLive(long handle) {
         return live.containsKey(handle);
-    }
-
-    /** The unique id the last {@code CommInitRank} was given, or null before any. */
-    byte[] initId() {
-        return initId;
     }
 
     /** Calls on handles never given or already freed, each naming the call and the handle. */
@@ -327,6 +336,7 @@ final class ScriptedNativeApi implements NativeApi {
         return enter("getVersion", () -> version[0] = 22809);
     }
 
+    /** Each id is the bytes 1, 2, ..., 128. */
     @Override
     public int getUniqueId(long lib, byte[] id) {
         return enter("getUniqueId", () -> {
@@ -349,7 +359,7 @@ final class ScriptedNativeApi implements NativeApi {
             int ctaPolicy,
             int minCtas,
             int maxCtas) {
-        initId = id.clone();
+        lastInit = new Init(nranks, rank, id.clone());
         return enter("commInitRank", () -> comm[0] = make("comm"));
     }
 
@@ -377,6 +387,11 @@ final class ScriptedNativeApi implements NativeApi {
             use("comm", comm, "commShrink");
             out[0] = make("comm");
         });
+    }
+
+    @Override
+    public int commRevoke(long lib, long comm, int flags) {
+        return enter("commRevoke", () -> use("comm", comm, "commRevoke"));
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -36,10 +37,44 @@ class DeviceKillGpuTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"eager", "graph"})
     void aRankKilledDuringAStepFailsTheOtherWithinTheSyncTimeoutAndItClosesEverything(String mode) {
+        ChildRank survivor = killRankOneDuring(mode);
+        Matcher closed = CLOSED.matcher(survivor.await("CLOSED", Duration.ofSeconds(60)));
+        assertTrue(closed.matches());
+        System.out.println(mode + ": rank 0 then closed its buffers and communicator in " + closed.group(1) + " ms");
+        survivor.awaitExit(0);
+    }
+
+    /**
+     * After the failure of a graph step, the survivor closes its buffers and graph and shrinks the dead rank away:
+     * the aborted communicator is replaced by one formed anew among the survivors through the job's rendezvous, on
+     * which an allreduce runs; no free after the abort poisons the device.
+     */
+    @Test
+    void theSurvivorOfARankKilledDuringAGraphStepShrinksItAwayThroughTheRendezvous() {
+        ChildRank survivor = killRankOneDuring("graph", "shrink");
+        String shrunk = survivor.await("SHRUNK", Duration.ofSeconds(120));
+        assertTrue(
+                shrunk.endsWith(" (shrunk from rank 0 of 2 without rank 1, formed anew among the survivors through the "
+                        + "job's rendezvous) SUM 1.0"),
+                shrunk);
+        survivor.await("CLOSED", Duration.ofSeconds(60));
+        survivor.awaitExit(0);
+    }
+
+    /**
+     * Starts the job with {@code arguments} after the victim and its step, kills rank 1 in step 50, and returns rank 0
+     * once the failure reached it naming rank 1.
+     */
+    private ChildRank killRankOneDuring(String... arguments) {
         String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
         List<String> options = List.of("-Dcollectives.device.syncTimeoutSeconds=" + SYNC_TIMEOUT_SECONDS);
+        List<String> args = new ArrayList<>(List.of("1", "50"));
+        args.addAll(List.of(arguments));
         for (int rank = 1; rank >= 0; rank--) {
-            children.add(0, GpuJob.start(rank, "nccl", endpoint, KillMidStepProcess.class, options, "1", "50", mode));
+            children.add(
+                    0,
+                    GpuJob.start(
+                            rank, "nccl", endpoint, KillMidStepProcess.class, options, args.toArray(String[]::new)));
         }
         ChildRank survivor = children.get(0);
         ChildRank victim = children.get(1);
@@ -50,19 +85,15 @@ class DeviceKillGpuTest {
 
         Matcher raised = RAISED.matcher(survivor.await("RAISED", Duration.ofSeconds(SYNC_TIMEOUT_SECONDS + 60)));
         assertTrue(raised.matches());
-        long raisedAfter = Long.parseLong(raised.group(1));
         String message = raised.group(2);
-        System.out.println(mode + ": rank 0 raised " + raisedAfter + " ms after its last completed step: " + message);
+        System.out.println(
+                arguments[0] + ": rank 0 raised " + raised.group(1) + " ms after its last completed step: " + message);
         // the job watch names the dead rank, whether it or the library's asynchronous error came first
         assertTrue(
                 message.startsWith("[REMOTE_ERROR 6] rank 0: ")
                         && message.contains("the job failed: rank 1 at ")
                         && message.contains(" is gone: its connection ended while the job ran"),
                 message);
-
-        Matcher closed = CLOSED.matcher(survivor.await("CLOSED", Duration.ofSeconds(60)));
-        assertTrue(closed.matches());
-        System.out.println(mode + ": rank 0 then closed its buffers and communicator in " + closed.group(1) + " ms");
-        survivor.awaitExit(0);
+        return survivor;
     }
 }

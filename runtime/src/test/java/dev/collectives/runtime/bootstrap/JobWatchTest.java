@@ -10,8 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -61,6 +63,62 @@ class JobWatchTest {
         });
         assertHeardOn(
                 outcomes, new int[] {0, 1}, "rank 2 at /127.0.0.1:", "is gone: its connection ended while the job ran");
+    }
+
+    @Test
+    void theSurvivorsOfADeathMeetAgainAndAgreeOnWhoIsLeft() throws Exception {
+        int port = RankThreadsForTests.freePort();
+        String endpoint = "tcp://127.0.0.1:" + port;
+        CountDownLatch watching = new CountDownLatch(2);
+        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
+            if (rank == 1) {
+                try (Socket doomed = RankThreadsForTests.admittedAs(port, 1, 3)) {
+                    await(watching);
+                }
+                return "gone";
+            }
+            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous()) {
+                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+                watching.countDown();
+                String death = awaitHeard(rank);
+                assertEquals(Optional.empty(), rendezvous.resumeAmongSurvivors());
+                Rendezvous.Survivors survivors = rendezvous.allGatherOfSurvivors(new byte[] {(byte) (10 + rank)});
+                return death + " | " + Arrays.toString(survivors.values()[0]) + " "
+                        + Arrays.toString(survivors.values()[2]) + " | "
+                        + survivors.goneReasons()[1];
+            }
+        });
+        for (int rank : new int[] {0, 2}) {
+            String seen = outcomes.get(rank).get();
+            assertTrue(
+                    seen.matches("rank 1 at /127\\.0\\.0\\.1:\\d+ is gone: its connection ended while the job ran .*"
+                            + " \\| \\[10] \\[12] \\| rank 1 at .* is gone: .*"),
+                    "rank " + rank + ": " + seen);
+        }
+    }
+
+    @Test
+    void aJobThatARankEndedCannotBeResumedAndSaysWhy() throws Exception {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        CountDownLatch watching = new CountDownLatch(2);
+        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
+            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, TIMEOUT).rendezvous()) {
+                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+                watching.countDown();
+                if (rank == 1) {
+                    await(watching);
+                    rendezvous.abort("rank 1 called abort()");
+                    return "aborted";
+                }
+                awaitHeard(rank);
+                return rendezvous.resumeAmongSurvivors().orElse("resumed");
+            }
+        });
+        String refused = outcomes.get(0).get();
+        assertTrue(
+                refused.startsWith("the job ended: rank 1 at /127.0.0.1:")
+                        && refused.endsWith("ended the job: rank 1 called abort()"),
+                refused);
     }
 
     /** What the watchers of {@code ranks} heard names the rank with its address, and the cause. */

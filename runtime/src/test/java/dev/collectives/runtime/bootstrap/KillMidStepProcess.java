@@ -19,7 +19,9 @@ import java.time.Duration;
  * halts its JVM (as {@code kill -9} would) right after queueing its step number given by the second argument. With
  * a third argument {@code graph}, each step replays a captured graph of the allreduce and waits on an event with
  * {@code Event.await} (where a survivor once hung inside the native abort). The survivors print how long after their
- * last completed step the failure reached them, what it said, and how long closing everything then took.
+ * last completed step the failure reached them and what it said; with a fourth argument {@code shrink}, once their
+ * buffers and graph are closed, they shrink the dead rank away and print the child and an allreduce of their ranks
+ * plus one on it; then how long closing everything took.
  */
 public final class KillMidStepProcess {
     private static final long COUNT = 1 << 20;
@@ -31,6 +33,7 @@ public final class KillMidStepProcess {
         int victim = Integer.parseInt(args[0]);
         int fatalStep = Integer.parseInt(args[1]);
         boolean graph = args.length > 2 && args[2].equals("graph");
+        boolean shrink = args.length > 3 && args[3].equals("shrink");
         Bootstrap bootstrap = Bootstrap.fromEnvironment();
         long closeStart;
         try (JoinedRank me = Backends.fromEnvironment().join(bootstrap)) {
@@ -68,9 +71,25 @@ public final class KillMidStepProcess {
                 System.out.println(
                         "RAISED after " + (System.nanoTime() - lastGood) / 1_000_000 + " ms: " + e.getMessage());
             }
+            if (shrink) {
+                shrinkAway(comm, stream, me.rank(), victim);
+            }
             closeStart = System.nanoTime();
         }
         System.out.println("CLOSED in " + (System.nanoTime() - closeStart) / 1_000_000 + " ms");
+    }
+
+    /** Prints the child without {@code victim} and the sum over it of each survivor's rank plus one. */
+    private static void shrinkAway(Communicator comm, Stream stream, int rank, int victim) {
+        try (Communicator survivors = comm.shrink(victim);
+                DeviceBuffer one = survivors.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1)) {
+            one.copyFromHost(new float[] {rank + 1});
+            survivors.allReduce(one, one, 1, DataType.FLOAT32, ReduceOp.SUM, stream);
+            stream.synchronize();
+            float[] sum = new float[1];
+            one.copyToHost(sum);
+            System.out.println("SHRUNK " + survivors + " SUM " + sum[0]);
+        }
     }
 
     /** The allreduce captured once, after an eager one has connected the ranks; its graph closes with the exec. */

@@ -1,0 +1,363 @@
+package dev.collectives.backend.device;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collectives.annotation.Allocator;
+import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
+import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.Graph;
+import dev.collectives.runtime.GraphExec;
+import dev.collectives.runtime.LogCapture;
+import dev.collectives.runtime.RegistrationHandle;
+import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.bootstrap.UniqueId;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Recovery on the device backend, on a scripted native library ({@link ScriptedNativeApi}) and a scripted job
+ * ({@link ScriptedJob}): a shrink after a death forms a new communicator among the survivors through the job's
+ * rendezvous, a shrink while every rank is alive revokes and shrinks through the library, and what a pipeline owns
+ * is freed only once the abort has returned.
+ */
+class DeviceRecoveryTest {
+    private static final String GONE = "rank 1 at /127.0.0.1:41000 is gone: its connection ended while the job ran";
+    private static final String REFORMED = "formed anew among the survivors through the job's rendezvous";
+
+    private final ScriptedNativeApi api = new ScriptedNativeApi();
+
+    @AfterEach
+    void nothingWasFreedTwiceOrUsedAfterItWasFreed() {
+        assertEquals(List.of(), api.misuse());
+    }
+
+    /** Rank {@code rank} whose job saw rank 1 die: its communicator was aborted behind. */
+    private DeviceCommunicator afterRankOneDied(int rank, ScriptedJob job) throws InterruptedException {
+        DeviceCommunicator comm = api.communicator(rank, job.size());
+        comm.watchJob(job, CommConfig.DEFAULT);
+        job.fail(GONE);
+        api.awaitCount("commAbort", 1);
+        return comm;
+    }
+
+    @Test
+    void afterADeathTheSurvivorsFormANewCommunicatorWithTheLowestSurvivorsId() throws Exception {
+        ScriptedJob job = new ScriptedJob(2, 3, 1);
+        DeviceCommunicator comm = afterRankOneDied(2, job);
+
+        List<LogRecord> records = new ArrayList<>();
+        Communicator child = captureRecovery(records, () -> comm.shrink(1));
+
+        assertEquals(1, child.rank());
+        assertEquals(2, child.size());
+        assertEquals(0, api.count("getUniqueId"), "rank 0, the lowest survivor, makes the id");
+        assertEquals(0, api.count("commShrink"));
+        ScriptedNativeApi.Init init = api.lastInit();
+        assertEquals(2, init.size());
+        assertEquals(1, init.rank());
+        assertArrayEquals(ScriptedJob.LOWEST_SURVIVORS_ID, init.id());
+        assertEquals(List.of("resume", "allgather of survivors", "allgather of survivors"), job.operations);
+        String described = "nccl rank 1/2 on device 0 (shrunk from rank 2 of 3 without rank 1, " + REFORMED + ")";
+        assertEquals(described, child.toString());
+        assertEquals(1, records.size(), records.toString());
+        assertEquals("shrink: " + described, records.get(0).getMessage());
+
+        comm.close();
+        assertEquals(1, api.count("commFinalize"), "the child is finalized, the aborted parent was freed");
+        assertTrue(job.closed, "the job is left with the parent");
+    }
+
+    @Test
+    void theLowestSurvivorMakesTheNewIdAndSharesIt() throws Exception {
+        ScriptedJob job = new ScriptedJob(0, 3, 1);
+        DeviceCommunicator comm = afterRankOneDied(0, job);
+
+        Communicator child = comm.shrink(1);
+        assertEquals(0, child.rank());
+        assertEquals(1, api.count("getUniqueId"));
+        byte[] made = new byte[UniqueId.BYTES];
+        for (int i = 0; i < made.length; i++) {
+            made[i] = (byte) (i + 1); // the scripted library's id
+        }
+        assertArrayEquals(made, job.contributions.get(1), "its id is its contribution to the second allgather");
+        assertArrayEquals(made, api.lastInit().id());
+        comm.close();
+    }
+
+    @Test
+    void survivorsThatLeaveOutOtherRanksThanTheDeadAreRefused() throws Exception {
+        DeviceCommunicator comm = afterRankOneDied(0, new ScriptedJob(0, 4, 1, 3));
+
+        CollectivesException e = assertThrows(CollectivesException.class, () -> comm.shrink(1));
+        assertEquals(
+                "rank 0: shrink: the survivors do not agree on the ranks to leave out: this rank excludes [1], but "
+                        + "rank 3 is gone too (rank 3 is gone); every survivor calls shrink with the same ranks, all "
+                        + "of those that died",
+                e.getMessage());
+        assertEquals(1, api.count("commInitRank"), "no communicator was formed but the parent");
+        comm.close();
+    }
+
+    @Test
+    void aShrinkWhoseRendezvousCannotGatherTheSurvivorsSaysWhy() throws Exception {
+        ScriptedJob job = new ScriptedJob(2, 3, 1);
+        job.refusal = "the job ended: rank 0 at tcp://127.0.0.1:41000 is gone: the connection ended while the job ran";
+        DeviceCommunicator comm = afterRankOneDied(2, job);
+
+        CollectivesException e = assertThrows(CollectivesException.class, () -> comm.shrink(1));
+        assertEquals(
+                "rank 2: shrink: the communicator was aborted when the job failed (" + GONE + "), and "
+                        + "ncclCommAbort freed it; the survivors cannot form a new communicator through the job's "
+                        + "rendezvous at tcp://127.0.0.1:41000: " + job.refusal,
+                e.getMessage());
+        assertEquals(List.of("resume"), job.operations);
+        comm.close();
+    }
+
+    @Test
+    void anAbortedCommunicatorWithoutAJobCannotFormOneAndSaysSo() {
+        DeviceCommunicator comm = api.communicator(0, 2);
+        comm.abort();
+
+        CollectivesException e = assertThrows(CollectivesException.class, () -> comm.shrink(1));
+        assertEquals(
+                "rank 0: shrink: the communicator was aborted, and ncclCommAbort freed it; the survivors form a new "
+                        + "communicator through the job's tcp:// rendezvous, and this communicator has none (its "
+                        + "ranks are threads of one process, it is a child of split or shrink, or its job met "
+                        + "through a file rendezvous)",
+                e.getMessage());
+        comm.close();
+    }
+
+    @Test
+    void whileEveryRankIsAliveShrinkRevokesThenShrinksThroughTheLibrary() {
+        api.children(1, 0);
+        DeviceCommunicator comm = api.communicator(0, 2);
+        ScriptedJob job = new ScriptedJob(0, 2);
+        comm.watchJob(job, CommConfig.DEFAULT);
+
+        List<LogRecord> records = new ArrayList<>();
+        Communicator child = captureRecovery(records, () -> comm.shrink(1));
+        List<String> calls = api.calls();
+        assertEquals(calls.indexOf("commRevoke") + 1, calls.indexOf("commShrink"), calls.toString());
+        assertEquals(0, api.shrinkFlags());
+        assertEquals(List.of(), job.operations, "the rendezvous is not needed");
+        String described = "nccl rank 0/1 on device 0 (shrunk from rank 0 of 2 without rank 1, by ncclCommShrink "
+                + "after ncclCommRevoke)";
+        assertEquals(described, child.toString());
+        assertEquals("shrink: " + described, records.get(0).getMessage());
+
+        CollectivesException refused = assertThrows(CollectivesException.class, comm::createStream);
+        assertEquals("rank 0: communicator is revoked", refused.getMessage());
+        comm.close();
+        assertEquals(1, api.count("commFinalize"), "the child; a revoked communicator is not finalized");
+        assertEquals(2, api.count("commDestroy"));
+    }
+
+    @Test
+    void aLibraryWithoutRevokeShrinksTheOpenCommunicatorAlone() {
+        api.lacking("CommRevoke").children(1, 0);
+        DeviceCommunicator comm = api.communicator(0, 2);
+
+        Communicator child = comm.shrink(1);
+        assertEquals(0, api.count("commRevoke"));
+        assertTrue(child.toString().endsWith("without rank 1, by ncclCommShrink)"), child.toString());
+        comm.close();
+        assertEquals(2, api.count("commFinalize"));
+    }
+
+    @Test
+    void theStreamOfTheParentWaitsForTheChildsWorkAfterTheRecovery() throws Exception {
+        DeviceCommunicator comm = api.communicator(2, 3);
+        ScriptedJob job = new ScriptedJob(2, 3, 1);
+        comm.watchJob(job, CommConfig.DEFAULT);
+        Stream stream = comm.createStream();
+        DeviceBuffer grads = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+        job.fail(GONE);
+        api.awaitCount("commAbort", 1);
+        Communicator child = comm.shrink(1);
+        AtomicInteger queries = new AtomicInteger();
+        api.streamsNeverFinish().on("streamQuery", () -> {
+            if (queries.incrementAndGet() > 1) {
+                api.streamsFinish();
+            }
+        });
+
+        child.allReduce(grads, grads, 256, DataType.FLOAT32, ReduceOp.SUM, stream);
+        stream.synchronize(); // the child's asynchronous error is asked, not the aborted parent's
+        assertEquals(1, api.count("allReduce"));
+        grads.close();
+        stream.close();
+        comm.close();
+    }
+
+    // ---- release after a failure ---------------------------------------------------------------------------------
+
+    @Test
+    void whatAPipelineOwnsIsFreedGraphsFirstOnlyOnceTheAbortHasReturned() throws Exception {
+        DeviceCommunicator comm = api.communicator(0, 2);
+        ScriptedJob job = new ScriptedJob(0, 2);
+        comm.watchJob(job, CommConfig.DEFAULT);
+        Stream stream = comm.createStream();
+        DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+        RegistrationHandle registration = comm.register(buffer);
+        stream.beginCapture();
+        comm.allReduce(buffer, buffer, 256, DataType.FLOAT32, ReduceOp.SUM, stream);
+        Graph graph = stream.endCapture();
+        GraphExec exec = graph.instantiate();
+        CountDownLatch abortMayReturn = new CountDownLatch(1);
+        api.on("commAbort", () -> awaitUninterruptibly(abortMayReturn));
+
+        job.fail(GONE); // the abort starts behind, and blocks as on a peer's death
+        Thread closer = new Thread(() -> {
+            exec.close(); // as a pipeline's close does: graphs, then registrations, then memory
+            graph.close();
+            registration.close();
+            buffer.close();
+        });
+        closer.start();
+        while (closer.getState() != Thread.State.WAITING) {
+            Thread.onSpinWait(); // until it waits for the abort
+        }
+        assertEquals(0, api.count("graphExecDestroy"), "nothing is freed while the abort runs");
+        abortMayReturn.countDown();
+        closer.join();
+
+        List<String> calls = api.calls();
+        List<String> released = calls.subList(calls.indexOf("commAbort"), calls.size());
+        assertEquals(List.of("commAbort", "graphExecDestroy", "graphDestroy", "memFree"), released);
+        stream.close();
+        comm.close();
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static Communicator captureRecovery(List<LogRecord> records, java.util.function.Supplier<Communicator> s) {
+        Communicator[] child = new Communicator[1];
+        records.addAll(LogCapture.capture("dev.collectives.recovery", Level.ALL, () -> child[0] = s.get()));
+        return child[0];
+    }
+
+    /**
+     * A job as rank {@code rank} of {@code size} sees it through its rendezvous, once {@code dead} died: the test
+     * says when the watch hears of it; the survivors meet again unless {@link #refusal} says why not; in each
+     * allgather of survivors every other survivor contributes what this rank does, but the lowest survivor, whose
+     * unique id is {@link #LOWEST_SURVIVORS_ID}, in the second.
+     */
+    private static final class ScriptedJob implements Rendezvous {
+        static final byte[] LOWEST_SURVIVORS_ID = filled(9);
+
+        final List<String> operations = new CopyOnWriteArrayList<>();
+        final List<byte[]> contributions = new CopyOnWriteArrayList<>();
+        volatile String refusal;
+        volatile boolean closed;
+        private final int rank;
+        private final int size;
+        private final int[] dead;
+        private volatile Consumer<String> watcher;
+
+        ScriptedJob(int rank, int size, int... dead) {
+            this.rank = rank;
+            this.size = size;
+            this.dead = dead;
+        }
+
+        private static byte[] filled(int value) {
+            byte[] id = new byte[UniqueId.BYTES];
+            Arrays.fill(id, (byte) value);
+            return id;
+        }
+
+        void fail(String why) {
+            watcher.accept(why);
+        }
+
+        @Override
+        public boolean watch(Consumer<String> onFailure) {
+            watcher = onFailure;
+            return true;
+        }
+
+        @Override
+        public Optional<String> resumeAmongSurvivors() {
+            operations.add("resume");
+            return Optional.ofNullable(refusal);
+        }
+
+        @Override
+        public Survivors allGatherOfSurvivors(byte[] value) {
+            operations.add("allgather of survivors");
+            contributions.add(value.clone());
+            boolean idRound = contributions.size() == 2;
+            Survivors survivors = new Survivors(new byte[size][], new String[size]);
+            int lowest = -1;
+            for (int r = 0; r < size; r++) {
+                if (Arrays.binarySearch(dead, r) >= 0) {
+                    survivors.goneReasons()[r] = "rank " + r + " is gone";
+                    continue;
+                }
+                lowest = lowest < 0 ? r : lowest;
+                survivors.values()[r] = r == rank ? value : idRound && r == lowest ? LOWEST_SURVIVORS_ID : value;
+            }
+            return survivors;
+        }
+
+        @Override
+        public void abort(String reason) {
+            operations.add("abort: " + reason);
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+
+        @Override
+        public int rank() {
+            return rank;
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+
+        @Override
+        public String where() {
+            return "tcp://127.0.0.1:41000";
+        }
+
+        @Override
+        public byte[] broadcast(byte[] value) {
+            throw new UnsupportedOperationException("the communicator was made already");
+        }
+
+        @Override
+        public byte[][] allGather(byte[] value) {
+            throw new UnsupportedOperationException("the communicator was made already");
+        }
+    }
+}
