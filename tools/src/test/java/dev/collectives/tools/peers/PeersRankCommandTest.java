@@ -41,7 +41,6 @@ class PeersRankCommandTest {
         ToolsOutput run = ToolsOutput.of("peers-rank", "--mode", "NONE", "--wrap");
 
         assertEquals(Runner.FAILED, run.status(), run.text());
-        assertTrue(
-                run.text().contains("FAILED on a wrapped handle: --wrap needs COLLECTIVES_UNIQUE_ID"), run.text());
+        assertTrue(run.text().contains("FAILED on a wrapped handle: --wrap needs COLLECTIVES_UNIQUE_ID"), run.text());
     }
 }
