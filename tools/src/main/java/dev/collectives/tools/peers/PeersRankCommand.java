@@ -8,10 +8,10 @@ import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.RankContext;
-import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.bootstrap.Bootstrap;
 import dev.collectives.runtime.bootstrap.Peers;
 import dev.collectives.runtime.bootstrap.UniqueId;
+import dev.collectives.runtime.spi.Joined;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -88,28 +88,17 @@ public final class PeersRankCommand implements Callable<Integer> {
             try (BytedecoCommunicator owner =
                             new BytedecoCommunicator(id, bootstrap.size(), bootstrap.rank(), bootstrap.device());
                     Communicator comm = backend.wrapCommunicator(owner.handle(), Peers.FOREIGN);
-                    Stream stream = comm.createStream()) {
+                    Joined rank = new Joined(comm, comm.createStream(), 0, bootstrap.device())) {
                 out.println("wrapped: rank " + comm.rank() + " of " + comm.size() + ", a handle of bytedeco's NCCL"
-                        + " binding; checks across ranks are off: "
-                        + comm.crossRankChecksOff().orElse("(they are on)"));
-                return run(new WrappedRank(comm, stream));
+                        + " binding"
+                        + comm.crossRankChecksOff()
+                                .map(why -> "; checks across ranks are off: " + why)
+                                .orElse(""));
+                return run(rank);
             }
         } catch (CollectivesException | IllegalArgumentException | IllegalStateException e) {
             out.println("FAILED on a wrapped handle: " + e.getMessage());
             return Runner.FAILED;
-        }
-    }
-
-    /** A rank of a communicator that another library made. */
-    private record WrappedRank(Communicator comm, Stream stream) implements RankContext {
-        @Override
-        public int rank() {
-            return comm.rank();
-        }
-
-        @Override
-        public int size() {
-            return comm.size();
         }
     }
 
