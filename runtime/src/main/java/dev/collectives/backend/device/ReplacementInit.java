@@ -1,9 +1,8 @@
 package dev.collectives.backend.device;
 
-import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.spi.Reform;
 import java.time.Duration;
-import java.util.Arrays;
 
 /**
  * A reform after ranks died: the survivors meet, through the job's rendezvous, the processes started in the places
@@ -13,8 +12,6 @@ import java.util.Arrays;
  * takes the job over: it watches it, and leaves it when it closes.
  */
 final class ReplacementInit {
-    private static final System.Logger LOG = System.getLogger("dev.collectives.recovery");
-
     private ReplacementInit() {}
 
     /** {@code survivor}'s communicator with the replacements, joined with {@code config}; waits up to {@code timeout}. */
@@ -22,11 +19,7 @@ final class ReplacementInit {
         int rank = survivor.rank();
         NativeComm handle = survivor.nativeComm();
         if (!handle.isAborted()) {
-            throw CollectivesException.usage(
-                    rank,
-                    "reform: " + survivor + " is not aborted: reform forms a communicator with the replacements of"
-                            + " ranks that died, once their death aborted it (shrink leaves ranks out of an open"
-                            + " communicator)");
+            throw Reform.notAborted(survivor);
         }
         Rendezvous rendezvous = handle.survivorsRendezvous("reform");
         int[] replaced;
@@ -41,10 +34,7 @@ final class ReplacementInit {
         }
         handle.handOverJob();
         reformed.watchJob(rendezvous, config);
-        LOG.log(
-                System.Logger.Level.INFO,
-                () -> "reform: " + reformed + " with the replacements of ranks " + Arrays.toString(replaced)
-                        + ", formed through the job's rendezvous");
+        Reform.logFor(reformed, replaced);
         return reformed;
     }
 }
