@@ -51,6 +51,13 @@ class ReplacementRendezvousTest {
         return rendezvous;
     }
 
+    /** Rank 1 of 3 joins, then its process "dies" once the others watch: its connection ends without a word. */
+    private static void dieOnceWatched(int port, CountDownLatch watching) throws Exception {
+        try (Socket doomed = RankThreadsForTests.admittedAs(port, 1, 3)) {
+            await(watching);
+        }
+    }
+
     @Test
     void theSurvivorsMeetTheReplacementOfTheDeadRankAndGatherAmongAllRanks() {
         int port = RankThreadsForTests.freePort();
@@ -59,9 +66,7 @@ class ReplacementRendezvousTest {
         CountDownLatch heardDeath = new CountDownLatch(2);
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
             if (rank == 1) {
-                try (Socket doomed = RankThreadsForTests.admittedAs(port, 1, 3)) {
-                    await(watching);
-                }
+                dieOnceWatched(port, watching);
                 await(heardDeath);
                 try (Rendezvous replacement =
                         replacement(endpoint, 1, 3, RankThreadsForTests.TOKEN).rendezvous()) {
@@ -98,9 +103,7 @@ class ReplacementRendezvousTest {
         List<String> refusals = new ArrayList<>();
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
             if (rank == 1) {
-                try (Socket doomed = RankThreadsForTests.admittedAs(port, 1, 3)) {
-                    await(watching);
-                }
+                dieOnceWatched(port, watching);
                 await(heardDeath);
                 refusals.add(refusal(() -> replacement(endpoint, 1, 3, "another-job-token-0123456789abcdef")));
                 refusals.add(refusal(() -> replacement(endpoint, 2, 3, RankThreadsForTests.TOKEN)));
@@ -152,9 +155,7 @@ class ReplacementRendezvousTest {
         CountDownLatch heardDeath = new CountDownLatch(2);
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
             if (rank == 1) {
-                try (Socket doomed = RankThreadsForTests.admittedAs(port, 1, 3)) {
-                    await(watching);
-                }
+                dieOnceWatched(port, watching);
                 return "gone";
             }
             try (Rendezvous survivor = survivorAfterRankOneDied(endpoint, rank, watching, heardDeath)) {
