@@ -3,6 +3,7 @@ package dev.collectives.runtime;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -312,7 +313,7 @@ public interface Communicator extends AutoCloseable {
      *
      * @return this rank's communicator among the survivors and the replacements, which the caller closes
      */
-    default Communicator reform(java.time.Duration timeout) {
+    default Communicator reform(Duration timeout) {
         throw CollectivesException.usage(
                 rank(), "reform: " + this + " cannot admit a replacement for a rank that died");
     }

@@ -211,6 +211,7 @@ final class Wire {
      */
     Rendezvous stopForReform(Duration timeout, int rank) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        String why;
         synchronized (this) {
             reforming = true;
             notifyAll();
@@ -223,11 +224,10 @@ final class Wire {
                         + timeout.toMillis() + " ms";
                 notifyAll();
             }
+            why = stopReason != null ? stopReason : broken;
         }
         throw CollectivesException.usage(
-                rank,
-                "reform: the sim's link to the other ranks ended before the survivors met: "
-                        + (stopReason != null ? stopReason : broken));
+                rank, "reform: the sim's link to the other ranks ended before the survivors met: " + why);
     }
 
     private void broke(String reason) {
