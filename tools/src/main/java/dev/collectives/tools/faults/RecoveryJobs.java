@@ -29,6 +29,11 @@ final class RecoveryJobs {
     /** How often the driver looks whether the survivors' step 2 failed, before it starts a replacement. */
     private static final Duration LOOK_EVERY = Duration.ofMillis(100);
 
+    /**
+     * A process that must recover: its number in the job, who it is for messages, its rank and its log.
+     */
+    private record Expected(int process, String who, int rank, Path log) {}
+
     private final FaultJobs.Settings settings;
     private final PrintStream out;
 
@@ -76,13 +81,13 @@ final class RecoveryJobs {
                 problems.add("rank " + killed + " " + ended(halted) + ", not " + ShrinkRecoveryExample.HALTED);
             }
             List<Integer> others = new ArrayList<>();
+            List<Expected> expected = new ArrayList<>();
             for (int r = 0; r < n; r++) {
                 if (r != killed) {
                     others.add(r);
+                    expected.add(new Expected(r, "rank " + r, r, log(dir, r)));
                 }
             }
-            Map<Integer, Path> logs = new java.util.LinkedHashMap<>();
-            others.forEach(r -> logs.put(r, log(dir, r)));
             if (recovery == Recovery.REPLACE) {
                 if (awaitStepTwoFailed(others, dir, deadline)) {
                     Path replacementLog = dir.resolve("rank-" + killed + "-replacement.log");
@@ -92,20 +97,20 @@ final class RecoveryJobs {
                             env -> env.put(
                                     "COLLECTIVES_SIM_TIMEOUT",
                                     settings.simTimeout().toMillis() + "ms"));
-                    logs.put(process, replacementLog);
+                    expected.add(new Expected(process, "the replacement of rank " + killed, killed, replacementLog));
                 } else {
                     problems.add("the survivors' step 2 did not fail naming rank " + killed + " in time");
                 }
             }
-            for (Map.Entry<Integer, Path> process : logs.entrySet()) {
-                int rank = process.getKey() < n ? process.getKey() : killed;
-                String who = process.getKey() < n ? "rank " + rank : "the replacement of rank " + killed;
-                OptionalInt status = job.awaitExit(process.getKey(), deadline);
-                String log = read(process.getValue());
+            for (Expected process : expected) {
+                OptionalInt status = job.awaitExit(process.process(), deadline);
+                String log = read(process.log());
                 if (!status.equals(OptionalInt.of(0))) {
-                    problems.add(who + " " + ended(status) + " (log: " + process.getValue() + ")");
-                } else if (!recovery.recovered(log, killed) || !log.contains("\ncheck: OK on rank " + rank + " ")) {
-                    problems.add(who + " did not run its steps with the right sums (log: " + process.getValue() + ")");
+                    problems.add(process.who() + " " + ended(status) + " (log: " + process.log() + ")");
+                } else if (!recovery.recovered(log, killed)
+                        || !log.contains("\ncheck: OK on rank " + process.rank() + " ")) {
+                    problems.add(
+                            process.who() + " did not run its steps with the right sums (log: " + process.log() + ")");
                 }
             }
         } catch (InterruptedException e) {
