@@ -9,15 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.LogCapture;
-import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.bootstrap.UniqueId;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -29,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * from rank 0's new unique id, and the new communicator takes the job over.
  */
 class DeviceReplacementTest {
-    private static final String GONE = "rank 1 at /127.0.0.1:41000 is gone: its connection ended while the job ran";
+    private static final String GONE = ScriptedJobBase.RANK_ONE_GONE;
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     private final ScriptedNativeApi api = new ScriptedNativeApi();
@@ -39,19 +36,10 @@ class DeviceReplacementTest {
         assertEquals(List.of(), api.misuse());
     }
 
-    /** Rank {@code rank} whose job saw rank 1 die: its communicator was aborted behind. */
-    private DeviceCommunicator afterRankOneDied(int rank, ScriptedJob job) throws InterruptedException {
-        DeviceCommunicator comm = api.communicator(rank, job.size());
-        comm.watchJob(job, CommConfig.DEFAULT);
-        job.fail(GONE);
-        api.awaitCount("commAbort", 1);
-        return comm;
-    }
-
     @Test
     void theSurvivorsReformACommunicatorOfTheJobsSizeFromRankZerosNewId() throws Exception {
         ScriptedJob job = new ScriptedJob(2, 3, false);
-        DeviceCommunicator comm = afterRankOneDied(2, job);
+        DeviceCommunicator comm = job.afterRankOneDied(api);
 
         List<LogRecord> records = new ArrayList<>();
         Communicator[] reformed = new Communicator[1];
@@ -84,7 +72,7 @@ class DeviceReplacementTest {
     @Test
     void aDeathAfterTheReformIsReportedOnTheReformedCommunicator() throws Exception {
         ScriptedJob job = new ScriptedJob(0, 3, false);
-        DeviceCommunicator comm = afterRankOneDied(0, job);
+        DeviceCommunicator comm = job.afterRankOneDied(api);
         Communicator reformed = comm.reform(WAIT);
         assertEquals(1, api.count("getUniqueId"), "rank 0 makes the new id");
 
@@ -115,7 +103,7 @@ class DeviceReplacementTest {
     void withoutAReplacementInTimeTheReformFailsNamingTheRank() throws Exception {
         ScriptedJob job = new ScriptedJob(2, 3, false);
         job.reunionFailure = "no replacement joined at tcp://127.0.0.1:41000 within 30 s for rank 1 (" + GONE + ")";
-        DeviceCommunicator comm = afterRankOneDied(2, job);
+        DeviceCommunicator comm = job.afterRankOneDied(api);
 
         CollectivesException e = assertThrows(CollectivesException.class, () -> comm.reform(WAIT));
         assertTrue(e.getMessage().endsWith(job.reunionFailure), e.getMessage());
@@ -158,21 +146,14 @@ class DeviceReplacementTest {
      * of a death; the reunion replaces rank 1, unless {@link #reunionFailure} says why not; rank 0's unique id is
      * {@link #RANK_ZEROS_ID} where this rank is not rank 0.
      */
-    private static final class ScriptedJob implements Rendezvous {
+    private static final class ScriptedJob extends ScriptedJobBase {
         static final byte[] RANK_ZEROS_ID = filled();
 
-        final List<String> operations = new CopyOnWriteArrayList<>();
         volatile String reunionFailure;
-        volatile boolean closed;
-        volatile boolean watched;
-        private final int rank;
-        private final int size;
         private final boolean replacement;
-        private volatile Consumer<String> watcher;
 
         ScriptedJob(int rank, int size, boolean replacement) {
-            this.rank = rank;
-            this.size = size;
+            super(rank, size);
             this.replacement = replacement;
         }
 
@@ -180,17 +161,6 @@ class DeviceReplacementTest {
             byte[] id = new byte[UniqueId.BYTES];
             Arrays.fill(id, (byte) 7);
             return id;
-        }
-
-        void fail(String why) {
-            watcher.accept(why);
-        }
-
-        @Override
-        public boolean watch(Consumer<String> onFailure) {
-            watched = true;
-            watcher = onFailure;
-            return true;
         }
 
         @Override
@@ -226,31 +196,6 @@ class DeviceReplacementTest {
             byte[][] all = new byte[size][];
             Arrays.fill(all, value);
             return all;
-        }
-
-        @Override
-        public void abort(String reason) {
-            operations.add("abort: " + reason);
-        }
-
-        @Override
-        public void close() {
-            closed = true;
-        }
-
-        @Override
-        public int rank() {
-            return rank;
-        }
-
-        @Override
-        public int size() {
-            return size;
-        }
-
-        @Override
-        public String where() {
-            return "tcp://127.0.0.1:41000";
         }
     }
 }

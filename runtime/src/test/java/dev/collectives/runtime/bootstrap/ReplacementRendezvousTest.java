@@ -26,6 +26,13 @@ import org.junit.jupiter.api.Test;
 class ReplacementRendezvousTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
+    private final int port = RankThreadsForTests.freePort();
+    private final String endpoint = "tcp://127.0.0.1:" + port;
+    /** Counted down by each survivor once it watches the job, and once it heard of rank 1's death. */
+    private final CountDownLatch watching = new CountDownLatch(2);
+
+    private final CountDownLatch heardDeath = new CountDownLatch(2);
+
     private static Bootstrap replacement(String endpoint, int rank, int size, String token) {
         return Bootstrap.builder()
                 .rank(rank)
@@ -60,10 +67,6 @@ class ReplacementRendezvousTest {
 
     @Test
     void theSurvivorsMeetTheReplacementOfTheDeadRankAndGatherAmongAllRanks() {
-        int port = RankThreadsForTests.freePort();
-        String endpoint = "tcp://127.0.0.1:" + port;
-        CountDownLatch watching = new CountDownLatch(2);
-        CountDownLatch heardDeath = new CountDownLatch(2);
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
             if (rank == 1) {
                 dieOnceWatched(port, watching);
@@ -95,10 +98,6 @@ class ReplacementRendezvousTest {
 
     @Test
     void aWrongTokenALiveRankAndASecondReplacementAreTurnedAwayWithTheReasonAndTheJobGoesOn() {
-        int port = RankThreadsForTests.freePort();
-        String endpoint = "tcp://127.0.0.1:" + port;
-        CountDownLatch watching = new CountDownLatch(2);
-        CountDownLatch heardDeath = new CountDownLatch(2);
         CountDownLatch refused = new CountDownLatch(1);
         List<String> refusals = new ArrayList<>();
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
@@ -149,10 +148,6 @@ class ReplacementRendezvousTest {
 
     @Test
     void withoutAReplacementTheReunionFailsNamingTheRankAndWhyItIsGone() {
-        int port = RankThreadsForTests.freePort();
-        String endpoint = "tcp://127.0.0.1:" + port;
-        CountDownLatch watching = new CountDownLatch(2);
-        CountDownLatch heardDeath = new CountDownLatch(2);
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
             if (rank == 1) {
                 dieOnceWatched(port, watching);
