@@ -8,10 +8,14 @@
 # the line 'recovery: a/b modes as expected'; exits 0 when every mode is. With more ranks than GPUs the processes
 # share the GPUs round-robin, each with its own NCCL_HOSTID, NCCL talking over the socket transport on lo: a setup that
 # proves behaviour, never speed. BACKEND=sim needs no GPU.
+# REPLACE=1 replaces the dead rank instead: once every survivor's step 2 failed naming it, a new process starts with
+# its rank and COLLECTIVES_REPLACEMENT=1; the survivors reform the job with it (comm.reform: on nccl a communicator of
+# the job's size from rank 0's new unique id), and all ranks run step 2 again and STEPS more, each checked against
+# every rank's sum. The replacement's log is OUT/<mode>/rank-<KILL>-replacement.log.
 # Staged by gpu/stage.sh (MODULES=runtime,tools) into .gpu/ beside job-devices.sh, .gpu/lib and .gpu/jre; run there:
 #   bash .gpu/recovery.sh
 # Variables: BACKEND (nccl), RANKS (3), KILL (1; not 0, whose process serves the rendezvous), MODES (NONE,LOCAL,GRAPH),
-# STEPS (100), SYNC_TIMEOUT (60: seconds a synchronize waits on nccl), JOB_TIMEOUT (300: seconds per process), OUT
+# STEPS (100), REPLACE (0), SYNC_TIMEOUT (60: seconds a synchronize waits on nccl), JOB_TIMEOUT (300: seconds per process), OUT
 # (/tmp/collectives-recovery: each process's log, OUT/<mode>/rank-<r>.log, and recovery.log), JAVA, CLASS_PATH.
 set -u
 export NCCL_NVLS_ENABLE=0 MCCL_NVLS_ENABLE=0
@@ -20,6 +24,7 @@ backend=${BACKEND:-nccl}
 ranks=${RANKS:-3}
 doomed=${KILL:-1}
 steps=${STEPS:-100}
+replace=${REPLACE:-0}
 out=${OUT:-/tmp/collectives-recovery}
 java=${JAVA:-$here/jre/bin/java}
 classpath=${CLASS_PATH:-$(ls "$here"/lib/*.jar | grep -v console-standalone | tr '\n' ':')}
@@ -34,49 +39,98 @@ free_port() {
   done
 }
 
+# starts rank $1 of mode $2's job (port $3, token $4) in the background, its log in $5; more variables after them
+start_rank() {
+  local r=$1 mode=$2 port=$3 token=$4 log=$5
+  shift 5
+  env "$@" COLLECTIVES_BACKEND="$backend" COLLECTIVES_RANK="$r" COLLECTIVES_WORLD_SIZE="$ranks" \
+    COLLECTIVES_JOB_TOKEN="$token" COLLECTIVES_RENDEZVOUS="tcp://127.0.0.1:$port" COLLECTIVES_DEVICE=$((r % devices)) \
+    NCCL_HOSTID="recovery-$mode-rank-$r" NCCL_SOCKET_IFNAME="${NCCL_SOCKET_IFNAME:-lo}" \
+    timeout "${JOB_TIMEOUT:-300}" "$java" --enable-native-access=ALL-UNNAMED \
+    -Dcollectives.device.syncTimeoutSeconds="${SYNC_TIMEOUT:-60}" -cp "$classpath" dev.collectives.examples.Runner \
+    recovery --kill "$doomed" --registration "$mode" --steps "$steps" "${replace_option[@]}" > "$log" 2>&1 &
+}
+
+# waits (up to JOB_TIMEOUT) until every survivor's log says its step 2 failed: the job knows of the death by then
+await_survivors_told() {
+  local dir=$1 r waited=0
+  for ((r = 0; r < ranks; r++)); do
+    [ "$r" -eq "$doomed" ] && continue
+    until grep -q "^step 2 failed" "$dir/rank-$r.log" 2> /dev/null; do
+      [ "$waited" -ge "$((${JOB_TIMEOUT:-300} * 10))" ] && return 1
+      sleep 0.1; waited=$((waited + 1))
+    done
+  done
+}
+
 # runs one mode's job; prints its line; returns 0 when it went as expected
 run_mode() {
   local mode=$1 dir=$out/$1 port token r problems=() status
   rm -rf "$dir"; mkdir -p "$dir"
   port=$(free_port)
   token=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
-  local pids=()
+  local pids=() replacement_pid=""
   for ((r = 0; r < ranks; r++)); do
-    COLLECTIVES_BACKEND=$backend COLLECTIVES_RANK=$r COLLECTIVES_WORLD_SIZE=$ranks COLLECTIVES_JOB_TOKEN=$token \
-      COLLECTIVES_RENDEZVOUS=tcp://127.0.0.1:$port COLLECTIVES_DEVICE=$((r % devices)) \
-      NCCL_HOSTID=recovery-$mode-rank-$r NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo} \
-      timeout "${JOB_TIMEOUT:-300}" "$java" --enable-native-access=ALL-UNNAMED \
-      -Dcollectives.device.syncTimeoutSeconds="${SYNC_TIMEOUT:-60}" -cp "$classpath" dev.collectives.examples.Runner \
-      recovery --kill "$doomed" --registration "$mode" --steps "$steps" > "$dir/rank-$r.log" 2>&1 &
+    start_rank "$r" "$mode" "$port" "$token" "$dir/rank-$r.log"
     pids+=($!)
   done
+  local after="$steps steps\\? among the survivors" what="after the shrink"
+  if [ "$replace" = 1 ]; then
+    after="step 2 and $steps more with the replacement of rank $doomed" what="with the replacement"
+    wait "${pids[$doomed]}"; status=$?
+    [ "$status" -eq 137 ] || problems+=("rank $doomed exited with $status, not 137")
+    if await_survivors_told "$dir"; then
+      start_rank "$doomed" "$mode" "$port" "$token" "$dir/rank-$doomed-replacement.log" COLLECTIVES_REPLACEMENT=1
+      replacement_pid=$!
+    else
+      problems+=("the survivors' step 2 did not fail within ${JOB_TIMEOUT:-300} s")
+    fi
+  fi
   for ((r = 0; r < ranks; r++)); do
-    wait "${pids[$r]}"; status=$?
     local log=$dir/rank-$r.log
     if [ "$r" -eq "$doomed" ]; then
+      [ "$replace" = 1 ] && continue
+      wait "${pids[$r]}"; status=$?
       [ "$status" -eq 137 ] || problems+=("rank $r exited with $status, not 137")
       continue
     fi
+    wait "${pids[$r]}"; status=$?
     [ "$status" -eq 0 ] || problems+=("rank $r exited with $status")
     grep -q "^step 2 failed: .*rank $doomed at .* is gone" "$log" || problems+=("rank $r's step 2 did not fail naming rank $doomed")
-    grep -q "^recovered: $steps steps\? among the survivors" "$log" || problems+=("rank $r did not run $steps steps after the shrink")
+    grep -q "^recovered: $after" "$log" || problems+=("rank $r did not run $steps steps $what")
     grep -q "^check: OK on rank $r " "$log" || problems+=("rank $r's sums are wrong")
   done
+  if [ -n "$replacement_pid" ]; then
+    local log=$dir/rank-$doomed-replacement.log
+    wait "$replacement_pid"; status=$?
+    [ "$status" -eq 0 ] || problems+=("the replacement of rank $doomed exited with $status")
+    grep -q "^recovered: $after" "$log" || problems+=("the replacement of rank $doomed did not run $steps steps")
+    grep -q "^check: OK on rank $doomed " "$log" || problems+=("the replacement's sums are wrong")
+  fi
   local poisoned
   poisoned=$(grep -l "error 700\|illegal memory access" "$dir"/rank-*.log 2> /dev/null | xargs -r -n1 basename | tr '\n' ' ')
   [ -z "$poisoned" ] || problems+=("error 700 in ${poisoned% }")
-  local path
-  path=$(grep -m1 -o "shrunk from [^)]*" "$dir/rank-0.log" | head -1)
+  local path killed="rank $doomed killed in step 2"
+  if [ "$replace" = 1 ]; then
+    killed="$killed and replaced"
+    path=$(grep -m1 -o "^reformed: .*" "$dir/rank-0.log" | head -1)
+    path="rank 0 ${path:-?}; step 2 and $steps more"
+  else
+    path=$(grep -m1 -o "shrunk from [^)]*" "$dir/rank-0.log" | head -1)
+    path="rank 0's child: ${path:-?}; $steps"
+  fi
   if [ ${#problems[@]} -eq 0 ]; then
-    echo "recovery: $mode: $ranks ranks, rank $doomed killed in step 2; rank 0's child: ${path:-?}; $steps steps with the right sums, no error 700: OK"
+    echo "recovery: $mode: $ranks ranks, $killed; $path steps with the right sums, no error 700: OK"
     return 0
   fi
   local joined
   joined=$(printf '%s; ' "${problems[@]}")
-  echo "recovery: $mode: $ranks ranks, rank $doomed killed in step 2: NOT OK: ${joined%; } (logs in $dir)"
+  echo "recovery: $mode: $ranks ranks, $killed: NOT OK: ${joined%; } (logs in $dir)"
   return 1
 }
 
+replace_option=()
+[ "$replace" = 1 ] && replace_option=(--replace)
 {
   passed=0 total=0
   IFS=, read -r -a chosen <<< "${MODES:-NONE,LOCAL,GRAPH}"
@@ -84,7 +138,9 @@ run_mode() {
     total=$((total + 1))
     run_mode "$mode" && passed=$((passed + 1))
   done
-  echo "recovery: $passed/$total modes as expected ($backend, $ranks ranks, rank $doomed killed, $steps steps after)"
+  killed="rank $doomed killed"
+  [ "$replace" = 1 ] && killed="$killed and replaced"
+  echo "recovery: $passed/$total modes as expected ($backend, $ranks ranks, $killed, $steps steps after)"
   [ "$passed" -eq "$total" ]
 } 2>&1 | tee "$out/recovery.log"
 exit "${PIPESTATUS[0]}"

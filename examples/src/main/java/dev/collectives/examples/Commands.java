@@ -4,6 +4,7 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
 import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.bootstrap.Bootstrap;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -261,8 +262,11 @@ public final class Commands {
                         + ShrinkRecoveryExample.HALTED
                         + ", as if killed); the others' step fails naming it, they shrink "
                         + "it away with comm.shrink, bind the pipeline again on the survivors and run --steps steps, "
-                        + "each checked against the survivors' sum. Start it once per rank, at least --kill + 1 of "
-                        + "them (and 2)."
+                        + "each checked against the survivors' sum. With --replace they wait instead for a process "
+                        + "started in the dead rank's place (this command with COLLECTIVES_RANK of the dead rank and "
+                        + "COLLECTIVES_REPLACEMENT=1), reform the job with it (comm.reform), and all of them run step "
+                        + "2 again and --steps more, each checked against every rank's sum. Start it once per rank, at "
+                        + "least --kill + 1 of them (and 2)."
             },
             exitCodeListHeading = "%nExit status (of this rank):%n",
             exitCodeList = {
@@ -295,6 +299,12 @@ public final class Commands {
                 description = "the steps the survivors run after the recovery, each checked; default: 1")
         int steps = 1;
 
+        @Option(
+                names = "--replace",
+                description = "the survivors reform the job with a replacement of the dead rank instead of shrinking"
+                        + " it away")
+        boolean replace;
+
         RecoveryCommand(Catalogue catalogue) {
             super(catalogue);
         }
@@ -310,9 +320,22 @@ public final class Commands {
             if (steps < 1) {
                 throw new ParameterException(spec.commandLine(), "--steps needs 1 or more, not " + steps);
             }
+            boolean replacement = Bootstrap.fromEnvironment()
+                    .option("replacement")
+                    .filter(value -> value.equals("1") || value.equalsIgnoreCase("true"))
+                    .isPresent();
+            if (replacement && !replace) {
+                throw new ParameterException(
+                        spec.commandLine(), "COLLECTIVES_REPLACEMENT is set: a replacement runs with --replace");
+            }
             return Runner.runJoined(
                     catalogue.out(),
-                    List.of(new ShrinkRecoveryExample(doomed, ShrinkRecoveryExample.HALTED, registration, steps)));
+                    List.of(
+                            replace
+                                    ? ShrinkRecoveryExample.replacing(
+                                            doomed, ShrinkRecoveryExample.HALTED, registration, steps, replacement)
+                                    : new ShrinkRecoveryExample(
+                                            doomed, ShrinkRecoveryExample.HALTED, registration, steps)));
         }
     }
 

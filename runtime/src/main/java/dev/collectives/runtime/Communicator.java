@@ -3,6 +3,7 @@ package dev.collectives.runtime;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -296,6 +297,26 @@ public interface Communicator extends AutoCloseable {
      * @return this rank's child, which the caller closes (closing this communicator closes it too)
      */
     Communicator shrink(int... excludedRanks);
+
+    /**
+     * After ranks of a job of processes died: a new communicator of this one's size, in which the survivors keep
+     * their ranks and a process started in the place of each rank that died (with that rank and
+     * {@code COLLECTIVES_REPLACEMENT=1}, which its {@code join} meets the survivors through) takes its rank. Every
+     * survivor calls it once its calls failed naming the death; it waits up to {@code timeout} for a replacement of
+     * every rank that died, then forms the communicator through the job's {@code tcp://} rendezvous (on {@code nccl}
+     * and {@code mccl} from a new unique id of rank 0, with {@code CommInitRank(Config)} and the config this one was
+     * joined with). The new communicator takes the job over: a later death is reported on it, and it may be
+     * reformed again. Close this one too (before or after it); pipelines are bound again on the new one. Fails on
+     * every rank, naming the ranks not replaced, when {@code timeout} passes first; on a communicator whose job
+     * cannot admit a replacement (threads of one process, a child of {@code split} or {@code shrink}, a {@code file:}
+     * rendezvous) or whose ranks are all alive, it fails saying why.
+     *
+     * @return this rank's communicator among the survivors and the replacements, which the caller closes
+     */
+    default Communicator reform(Duration timeout) {
+        throw CollectivesException.usage(
+                rank(), "reform: " + this + " cannot admit a replacement for a rank that died");
+    }
 
     /**
      * {@code ncclCommAbort}/{@code mcclCommAbort}: stops pending work; other ranks' calls with this communicator fail.

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.function.ObjIntConsumer;
 
@@ -54,9 +55,27 @@ public final class LocalJob implements AutoCloseable {
     public record Placement(String backend, int devices, String hostName) {}
 
     private final List<Process> processes;
+    /** The number of ranks. */
+    private final int size;
 
-    private LocalJob(List<Process> processes) {
+    private final Placement placement;
+    private final List<String> command;
+    private final String rendezvous;
+    private final String token;
+
+    private LocalJob(
+            int size,
+            List<Process> processes,
+            Placement placement,
+            List<String> command,
+            String rendezvous,
+            String token) {
+        this.size = size;
         this.processes = processes;
+        this.placement = placement;
+        this.command = command;
+        this.rendezvous = rendezvous;
+        this.token = token;
     }
 
     /**
@@ -76,17 +95,12 @@ public final class LocalJob implements AutoCloseable {
         String rendezvous = "tcp://127.0.0.1:" + freePort();
         String token = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
         List<String> command = command(jvmOptions, toolArguments);
-        LocalJob job = new LocalJob(new ArrayList<>());
+        LocalJob job = new LocalJob(size, new ArrayList<>(), placement, command, rendezvous, token);
         try {
             for (int r = 0; r < size; r++) {
-                Path file = log.apply(r);
-                Files.createDirectories(file.toAbsolutePath().getParent());
-                ProcessBuilder builder =
-                        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(file.toFile());
-                Map<String, String> variables = builder.environment();
-                place(variables, placement, size, r, rendezvous, token);
-                environment.accept(variables, r);
-                job.processes.add(builder.start());
+                int rank = r;
+                job.processes.add(
+                        job.startRank(rank, log.apply(rank), variables -> environment.accept(variables, rank)));
             }
         } catch (IOException e) {
             job.close();
@@ -95,7 +109,37 @@ public final class LocalJob implements AutoCloseable {
         return job;
     }
 
-    /** The process of {@code rank}. */
+    /**
+     * Starts a process in the place of rank {@code rank}, which died: as the job's ranks, with
+     * {@code COLLECTIVES_REPLACEMENT=1} and what {@code environment} adds; it is stopped with the others, and its
+     * exit is awaited as theirs, under the number this returns.
+     *
+     * @return its number among this job's processes, past the ranks'
+     * @throws UncheckedIOException when it cannot be started
+     */
+    public int startReplacement(int rank, Path log, Consumer<Map<String, String>> environment) {
+        try {
+            processes.add(startRank(rank, log, variables -> {
+                environment.accept(variables);
+                variables.put("COLLECTIVES_REPLACEMENT", "1");
+            }));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the replacement of rank " + rank, e);
+        }
+        return processes.size() - 1;
+    }
+
+    private Process startRank(int rank, Path log, Consumer<Map<String, String>> environment) throws IOException {
+        Files.createDirectories(log.toAbsolutePath().getParent());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        Map<String, String> variables = builder.environment();
+        place(variables, placement, size, rank, rendezvous, token);
+        environment.accept(variables);
+        return builder.start();
+    }
+
+    /** The process of {@code rank} (or of a replacement, by its number). */
     public Process process(int rank) {
         return processes.get(rank);
     }

@@ -18,6 +18,7 @@ import dev.collectives.tools.differential.DifferentialCommand;
 import dev.collectives.tools.differential.RankCommand;
 import dev.collectives.tools.faults.FaultRankCommand;
 import dev.collectives.tools.faults.FaultsCommand;
+import dev.collectives.tools.faults.RecoveryRankCommand;
 import dev.collectives.tools.peers.PeersRankCommand;
 import dev.collectives.tools.trace.TraceCommand;
 import java.io.PrintStream;
@@ -79,6 +80,7 @@ public final class Tools {
                         .addSubcommand(new CommandLine(new RankCommand(out, examples, mistakes)))
                         .addSubcommand(new CommandLine(new FaultsCommand(out)))
                         .addSubcommand(new CommandLine(new FaultRankCommand(out)))
+                        .addSubcommand(new CommandLine(new RecoveryRankCommand(out)))
                         .addSubcommand(new CommandLine(new PeersRankCommand(out)))
                         .addSubcommand(new CommandLine(new TraceCommand(out))),
                 out);

@@ -11,10 +11,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code gpu/recovery.sh} on sim: 3 processes, rank 1 halts as its step 2 begins, and in every registration mode the
  * survivors shrink it away, bind again and run their steps with the right sums; one line per mode and the verdict.
+ * With {@code REPLACE=1}, at 2 and 4 processes, a process started in its place joins, the survivors reform the job
+ * with it, and all of them run step 2 again and their steps with every rank's sum.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class RecoveryScriptTest {
@@ -49,5 +53,43 @@ class RecoveryScriptTest {
         String survivor = Files.readString(out.resolve("logs/LOCAL/rank-2.log"), StandardCharsets.UTF_8);
         assertTrue(survivor.contains("\nshrunk: rank 1 of 2 ("), survivor);
         assertTrue(survivor.contains("\nrecovered: 3 steps among the survivors\n"), survivor);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 4})
+    void theSurvivorsReformTheJobWithAReplacementOfTheKilledRankInEveryMode(int ranks) throws Exception {
+        ScriptRun run = ScriptRun.of(
+                "recovery.sh",
+                Map.of(
+                        "BACKEND",
+                        "sim",
+                        "REPLACE",
+                        "1",
+                        "RANKS",
+                        String.valueOf(ranks),
+                        "STEPS",
+                        "3",
+                        "OUT",
+                        out.resolve("logs").toString()),
+                out.resolve("script.log"));
+        String output = run.text();
+
+        assertEquals(0, run.status(), output);
+        for (String mode : new String[] {"NONE", "LOCAL", "GRAPH"}) {
+            assertTrue(
+                    output.contains("recovery: " + mode + ": " + ranks + " ranks, rank 1 killed in step 2 and replaced;"
+                            + " rank 0 reformed: rank 0 of " + ranks + " (sim communicator, rank 0 of " + ranks + ");"
+                            + " step 2 and 3 more steps with the right sums, no error 700: OK\n"),
+                    output);
+        }
+        assertTrue(
+                output.endsWith("recovery: 3/3 modes as expected (sim, " + ranks + " ranks, rank 1 killed and replaced,"
+                        + " 3 steps after)\n"),
+                output);
+        String replacement = Files.readString(out.resolve("logs/GRAPH/rank-1-replacement.log"), StandardCharsets.UTF_8);
+        assertTrue(replacement.contains("\nreplacement: rank 1 of " + ranks + " ("), replacement);
+        assertTrue(
+                replacement.contains("\nrecovered: step 2 and 3 more with the replacement of rank 1\n"), replacement);
+        assertTrue(replacement.contains("\ncheck: OK on rank 1 of " + ranks), replacement);
     }
 }

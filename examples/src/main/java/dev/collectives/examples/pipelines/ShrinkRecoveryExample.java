@@ -12,6 +12,7 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Stream;
+import java.time.Duration;
 import java.util.stream.IntStream;
 
 /**
@@ -23,10 +24,18 @@ import java.util.stream.IntStream;
  * registers as {@code registration} says (GRAPH: {@link DataParallelGradients}; LOCAL, NONE: {@link
  * RecoveryGradientsLocal}, {@link RecoveryGradientsNone}). It runs as one rank of a multi-process job (the runner's
  * {@code recovery} subcommand): only there can one rank die while the others go on.
+ *
+ * <p>{@link #replacing} instead: the survivors wait for a process started in the dead rank's place
+ * ({@code COLLECTIVES_REPLACEMENT=1}), form a communicator of the job's size with it ({@code comm.reform}), bind the
+ * pipeline on it with a stream of its own, and run step 2 again and {@code steps} more steps, each with every rank's
+ * sum; the replacement binds on the communicator it joined and runs the same steps.
  */
 public final class ShrinkRecoveryExample implements Example {
     /** The exit status of the rank that halts: what a shell reports for a process killed by SIGKILL. */
     public static final int HALTED = 137;
+
+    /** How long the survivors wait for the dead rank's replacement. */
+    public static final Duration REPLACEMENT_WAIT = Duration.ofSeconds(120);
 
     private static final int SHARD = (int) TensorParallelShards.SHARD;
 
@@ -34,27 +43,49 @@ public final class ShrinkRecoveryExample implements Example {
     private final int status;
     private final Registration registration;
     private final int steps;
+    /** Whether the survivors reform the job with a replacement instead of shrinking. */
+    private final boolean replace;
+    /** Whether this process is the replacement of rank {@code doomed}. */
+    private final boolean replacement;
 
     /**
      * Rank {@code doomed} halts with exit status {@code status}; the survivors run {@code steps} steps in the
      * {@code registration} mode after the recovery.
      */
     public ShrinkRecoveryExample(int doomed, int status, Registration registration, int steps) {
+        this(doomed, status, registration, steps, false, false);
+    }
+
+    private ShrinkRecoveryExample(
+            int doomed, int status, Registration registration, int steps, boolean replace, boolean replacement) {
         this.doomed = doomed;
         this.status = status;
         this.registration = registration;
         this.steps = steps;
+        this.replace = replace;
+        this.replacement = replacement;
+    }
+
+    /**
+     * As the constructor, but the survivors reform the job with the replacement of rank {@code doomed}, which this
+     * process is when {@code replacement}; after step 2 they run {@code steps} more steps with it.
+     */
+    public static ShrinkRecoveryExample replacing(
+            int doomed, int status, Registration registration, int steps, boolean replacement) {
+        return new ShrinkRecoveryExample(doomed, status, registration, steps, true, replacement);
     }
 
     @Override
     public String name() {
-        return "shrink-recovery";
+        return replace ? "replace-recovery" : "shrink-recovery";
     }
 
     @Override
     public String summary() {
         return "a gradient allreduce (" + registration + ") whose rank " + doomed + " dies in step 2; the others "
-                + "shrink it away and run " + steps + (steps == 1 ? " step" : " steps");
+                + (replace
+                        ? "reform the job with its replacement and run step 2 and " + steps + " more"
+                        : "shrink it away and run " + steps + (steps == 1 ? " step" : " steps"));
     }
 
     @Override
@@ -67,9 +98,15 @@ public final class ShrinkRecoveryExample implements Example {
         int r = rank.rank();
         int[] everyRank = IntStream.range(0, rank.size()).toArray();
         try (DeviceBuffer grads = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, SHARD)) {
+            if (replacement) {
+                System.out.println("replacement: rank " + r + " of " + rank.size() + " (" + rank.comm() + ")");
+                try (Gradients gradients = bind(rank.comm(), rank.stream(), grads)) {
+                    return withReplacement(rank, rank.stream(), gradients, grads, Check.ok("joined"));
+                }
+            }
             Check first;
             try (Gradients gradients = bind(rank.comm(), rank.stream(), grads)) {
-                first = step(rank, 0, gradients, grads, everyRank);
+                first = step(rank, rank.stream(), 0, gradients, grads, everyRank);
                 if (r == doomed) {
                     System.out.println("halting rank " + doomed + " as its step 2 begins");
                     System.out.flush();
@@ -86,6 +123,15 @@ public final class ShrinkRecoveryExample implements Example {
                     System.out.println("step 2 failed: " + e.getMessage());
                 }
             }
+            if (replace) {
+                try (Communicator reformed = rank.comm().reform(REPLACEMENT_WAIT);
+                        Stream stream = reformed.createStream();
+                        Gradients gradients = bind(reformed, stream, grads)) {
+                    System.out.println(
+                            "reformed: rank " + reformed.rank() + " of " + reformed.size() + " (" + reformed + ")");
+                    return withReplacement(rank, stream, gradients, grads, first);
+                }
+            }
             int[] survivors =
                     IntStream.range(0, rank.size()).filter(q -> q != doomed).toArray();
             try (Communicator shrunk = rank.comm().shrink(doomed);
@@ -93,12 +139,24 @@ public final class ShrinkRecoveryExample implements Example {
                 System.out.println("shrunk: rank " + shrunk.rank() + " of " + shrunk.size() + " (" + shrunk + ")");
                 Check last = Check.ok("no step");
                 for (int iteration = 1; iteration <= steps && last.isOk(); iteration++) {
-                    last = step(rank, iteration, gradients, grads, survivors);
+                    last = step(rank, rank.stream(), iteration, gradients, grads, survivors);
                 }
                 System.out.println("recovered: " + steps + (steps == 1 ? " step" : " steps") + " among the survivors");
                 return new RankReport(gradients.pipeline().describe(), Check.all(first, last));
             }
         }
+    }
+
+    /** Step 2 and {@code steps} more on the job reformed with the replacement, each with every rank's sum. */
+    private RankReport withReplacement(
+            RankContext rank, Stream stream, Gradients gradients, DeviceBuffer grads, Check first) {
+        int[] everyRank = IntStream.range(0, rank.size()).toArray();
+        Check last = Check.ok("no step");
+        for (int iteration = 1; iteration <= steps + 1 && last.isOk(); iteration++) {
+            last = step(rank, stream, iteration, gradients, grads, everyRank);
+        }
+        System.out.println("recovered: step 2 and " + steps + " more with the replacement of rank " + doomed);
+        return new RankReport(gradients.pipeline().describe(), Check.all(first, last));
     }
 
     /** A gradients pipeline bound in this example's registration mode, and its step. */
@@ -127,10 +185,11 @@ public final class ShrinkRecoveryExample implements Example {
     }
 
     /** Iteration {@code iteration}'s gradients of this rank, summed over {@code ranks}, as the host computes it. */
-    private static Check step(RankContext rank, int iteration, Gradients gradients, DeviceBuffer grads, int[] ranks) {
+    private static Check step(
+            RankContext rank, Stream stream, int iteration, Gradients gradients, DeviceBuffer grads, int[] ranks) {
         grads.copyFromHost(HostData.values(iteration, rank.rank(), 0, SHARD));
         gradients.allReduce().run();
-        rank.stream().synchronize();
+        stream.synchronize();
         float[] summed = new float[SHARD];
         for (int q : ranks) {
             float[] values = HostData.values(iteration, q, 0, SHARD);

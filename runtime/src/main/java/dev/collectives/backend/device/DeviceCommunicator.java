@@ -378,7 +378,11 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     public Communicator shrink(int... excludedRanks) {
         int[] excluded = ChildCommunicators.excludedRanks(rank, size, excludedRanks);
         if (handle.isAborted()) {
-            return formAmongSurvivors(excluded);
+            SurvivorsInit.Formed formed = SurvivorsInit.form(
+                    library, handle.survivorsRendezvous("shrink"), rank, size, excluded, device, joinConfig);
+            String path = "formed anew among the survivors through the job's rendezvous";
+            return shrunk(
+                    child(formed.handle(), formed.rank(), formed.size()), new ShrinkOrigin(rank, size, excluded, path));
         }
         handle.requireOpen();
         requireAvailable(NativeLibrary.Slots.COMM_SHRINK);
@@ -396,12 +400,9 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         return shrunk(adopt(out[0]), new ShrinkOrigin(rank, size, excluded, path));
     }
 
-    private DeviceCommunicator formAmongSurvivors(int[] excluded) {
-        Rendezvous rendezvous = handle.survivorsRendezvous();
-        SurvivorsInit.Formed formed = SurvivorsInit.form(library, rendezvous, rank, size, excluded, device, joinConfig);
-        return shrunk(
-                child(formed.handle(), formed.rank(), formed.size()),
-                new ShrinkOrigin(rank, size, excluded, "formed anew among the survivors through the job's rendezvous"));
+    @Override
+    public Communicator reform(java.time.Duration timeout) {
+        return ReplacementInit.reform(this, joinConfig, timeout);
     }
 
     private static DeviceCommunicator shrunk(DeviceCommunicator child, ShrinkOrigin origin) {

@@ -7,6 +7,8 @@ import dev.collectives.runtime.bootstrap.Bootstrap;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.bootstrap.UniqueId;
 import dev.collectives.runtime.spi.Joined;
+import java.time.Duration;
+import java.util.Arrays;
 
 /**
  * {@code join} for the native backends: this process's rank of a multi-process job, one device each. The ranks
@@ -14,10 +16,13 @@ import dev.collectives.runtime.spi.Joined;
  * 0's unique id ({@code GetUniqueId}) to every rank and learn how many ranks share a node; then each calls
  * {@code CommInitRank(Config)} on its device. The rendezvous then watches the job while the communicator lives
  * ({@link JobWatch}), so that a failure names the rank at fault, and the survivors of a death form a new
- * communicator through it ({@link SurvivorsInit}). A bootstrap with a unique id made elsewhere has no rendezvous:
+ * communicator through it ({@link SurvivorsInit}); a process started in the place of a rank that died meets them
+ * first, then forms the communicator of the job's size with them ({@link ReplacementInit}). A bootstrap with a unique id made elsewhere has no rendezvous:
  * the rank forms its communicator from that id ({@link ForeignCommunicators}).
  */
 final class DeviceJoin {
+    private static final System.Logger LOG = System.getLogger("dev.collectives.recovery");
+
     private DeviceJoin() {}
 
     /** This process's rank, its communicator made with {@code config}. */
@@ -38,40 +43,73 @@ final class DeviceJoin {
             return ForeignCommunicators.join(
                     library, bootstrap, bootstrap.uniqueId().get(), config);
         }
-        byte[] id = new byte[UniqueId.BYTES];
-        Rendezvous rendezvous = bootstrap.rendezvous();
-        DeviceCommunicator comm;
-        try {
-            rendezvous.agree("backend", dialect.backendName() + " " + library.versionString());
-            if (rank == 0) {
-                try {
-                    library.check(library.api.getUniqueId(library.lib, id), rank, 0, "GetUniqueId");
-                } catch (CollectivesException e) {
-                    rendezvous.abort(e.getMessage()); // the others fail at once with the reason, not at the timeout
-                    throw e;
-                }
-            }
-            id = rendezvous.broadcast(id);
-            int ranksPerNode = rendezvous.ranksPerNode();
-            library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
-            comm = new DeviceCommunicator(
-                    library,
-                    config.initRank(library, size, id, rank),
-                    rank,
-                    size,
-                    device,
-                    new Topology(size, ranksPerNode),
-                    config.collnetEnable() == 1);
-        } catch (RuntimeException e) {
-            rendezvous.close();
-            throw e;
-        }
-        comm.watchJob(rendezvous, config);
+        DeviceCommunicator comm =
+                joinJob(library, bootstrap.rendezvous(), rank, size, device, config, bootstrap.timeout());
         try {
             return new Joined(comm, comm.createStream(), bootstrap.localRank(), device);
         } catch (RuntimeException e) {
             comm.close();
             throw e;
         }
+    }
+
+    /**
+     * The communicator of rank {@code rank} that met the others at {@code rendezvous}, which then watches the job; a
+     * replacement of a rank that died first meets the survivors there, waiting up to {@code timeout}.
+     */
+    static DeviceCommunicator joinJob(
+            NativeLibrary library,
+            Rendezvous rendezvous,
+            int rank,
+            int size,
+            int device,
+            CommConfig config,
+            Duration timeout) {
+        DeviceCommunicator comm;
+        try {
+            if (rendezvous.replacement()) {
+                int[] replaced = rendezvous.reunite(timeout); // where the survivors call reform
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        () -> "replacement: rank " + rank + " of " + size + " joined the " + "survivors at "
+                                + rendezvous.where() + " (ranks replaced: " + Arrays.toString(replaced) + ")");
+            }
+            comm = form(library, rendezvous, rank, size, device, config);
+        } catch (RuntimeException e) {
+            rendezvous.close();
+            throw e;
+        }
+        comm.watchJob(rendezvous, config);
+        return comm;
+    }
+
+    /**
+     * The communicator of rank {@code rank} of {@code size} on {@code device}, made with {@code config}, from rank 0's
+     * unique id, which reaches every rank through {@code rendezvous}; every rank of the job calls it, also when the
+     * survivors of a death and its replacements meet again ({@link ReplacementInit}).
+     */
+    static DeviceCommunicator form(
+            NativeLibrary library, Rendezvous rendezvous, int rank, int size, int device, CommConfig config) {
+        byte[] id = new byte[UniqueId.BYTES];
+        rendezvous.agree("backend", library.dialect.backendName() + " " + library.versionString());
+        if (rank == 0) {
+            try {
+                library.check(library.api.getUniqueId(library.lib, id), rank, 0, "GetUniqueId");
+            } catch (CollectivesException e) {
+                rendezvous.abort(e.getMessage()); // the others fail at once with the reason, not at the timeout
+                throw e;
+            }
+        }
+        id = rendezvous.broadcast(id);
+        int ranksPerNode = rendezvous.ranksPerNode();
+        library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
+        return new DeviceCommunicator(
+                library,
+                config.initRank(library, size, id, rank),
+                rank,
+                size,
+                device,
+                new Topology(size, ranksPerNode),
+                config.collnetEnable() == 1);
     }
 }

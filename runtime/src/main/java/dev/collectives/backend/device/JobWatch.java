@@ -33,6 +33,8 @@ final class JobWatch implements AutoCloseable {
     private final Rendezvous rendezvous;
     private final CountDownLatch failed = new CountDownLatch(1);
     private volatile String failure;
+    /** Whether the job passed to a communicator formed with replacements, which leaves it when it closes. */
+    private volatile boolean handedOver;
 
     private JobWatch(Rendezvous rendezvous) {
         this.rendezvous = rendezvous;
@@ -134,10 +136,15 @@ final class JobWatch implements AutoCloseable {
         }
     }
 
-    /** Leaves the job, saying so (after the communicator is gone); idempotent. */
+    /** The job passes to the communicator the survivors formed with the replacements of the dead ranks. */
+    void handOver() {
+        handedOver = true;
+    }
+
+    /** Leaves the job, saying so (after the communicator is gone), unless it was handed over; idempotent. */
     @Override
     public void close() {
-        if (rendezvous != null) {
+        if (rendezvous != null && !handedOver) {
             rendezvous.close();
         }
     }

@@ -188,14 +188,19 @@ final class NativeComm {
      * aborted and the abort has returned (or its deadline passed); throws why they cannot (no rendezvous, the job
      * ended otherwise, rank 0 died, no death reported).
      */
-    Rendezvous survivorsRendezvous() {
+    Rendezvous survivorsRendezvous(String call) {
         abortSettled.join(); // the library forms the new communicator once it is done with the old one
         Optional<String> why = job.death();
         return job.resumeAmongSurvivors(
                 rank,
-                "shrink: the communicator was aborted"
+                call + ": the communicator was aborted"
                         + why.map(failure -> " when the job failed (" + failure + ")")
                                 .orElse("") + ", and " + library.dialect.ccl("CommAbort") + " freed it");
+    }
+
+    /** The job passes to the communicator the survivors formed with the replacements: closing this one leaves it. */
+    void handOverJob() {
+        job.handOver();
     }
 
     /**

@@ -390,6 +390,13 @@ public final class SimCommunicator implements Communicator {
         return child;
     }
 
+    /** Works on an aborted communicator of a job of processes: see {@link SimReform}. */
+    @Override
+    public Communicator reform(java.time.Duration timeout) {
+        requireOpen("reform");
+        return SimReform.reform(this, group, timeout);
+    }
+
     private SimCommunicator adopt(CommGroup.Member member, ShrinkOrigin origin) {
         return children.adopt(new SimCommunicator(
                 member.rank(), device, member.group().config(), member.group(), new Ledger(), children, origin));

@@ -43,6 +43,9 @@ final class SimJoin {
         byte[] id;
         SimConfig config;
         try {
+            if (rendezvous.replacement()) {
+                rendezvous.reunite(bootstrap.timeout()); // where the survivors call reform
+            }
             rendezvous.agree("backend", SimBackend.NAME);
             try {
                 config = SimSettings.config(bootstrap);
@@ -50,12 +53,9 @@ final class SimJoin {
                 rendezvous.abort(e.getMessage()); // the others fail at once too, instead of at their timeout
                 throw e;
             }
-            rendezvous.agree("the sim settings", SimSettings.describe(config));
-            byte[][] processes = rendezvous.allGather(PROCESS_ID);
-            if (!Arrays.stream(processes).allMatch(p -> Arrays.equals(p, processes[0]))) {
+            if (!inOneProcess(rendezvous, config)) {
                 requireServable(bootstrap, rendezvous);
-                SimCommunicator comm = new SimCommunicator(
-                        bootstrap.rank(), config, new WireGroup(config, bootstrap.rank(), rendezvous), new Ledger());
+                SimCommunicator comm = overWire(bootstrap.rank(), config, rendezvous);
                 keep = true;
                 return new Joined(comm, comm.defaultStream(), bootstrap.localRank(), bootstrap.device());
             }
@@ -72,6 +72,28 @@ final class SimJoin {
         }
         SimCommunicator comm = job.arrive(bootstrap, key);
         return new Joined(comm, comm.defaultStream(), bootstrap.localRank(), bootstrap.device());
+    }
+
+    /** Agrees on the sim's settings; whether every rank is a thread of this process. */
+    private static boolean inOneProcess(Rendezvous rendezvous, SimConfig config) {
+        rendezvous.agree("the sim settings", SimSettings.describe(config));
+        byte[][] processes = rendezvous.allGather(PROCESS_ID);
+        return Arrays.stream(processes).allMatch(p -> Arrays.equals(p, processes[0]));
+    }
+
+    /**
+     * Rank {@code rank} of the job that the survivors of a death reform with the replacements of the dead ranks,
+     * which join it as they would the job ({@link #join}): they agree on the backend and the settings, and talk over
+     * a wire of their own through {@code rendezvous}.
+     */
+    static SimCommunicator rejoin(int rank, SimConfig config, Rendezvous rendezvous) {
+        rendezvous.agree("backend", SimBackend.NAME);
+        inOneProcess(rendezvous, config); // never: a process died
+        return overWire(rank, config, rendezvous);
+    }
+
+    private static SimCommunicator overWire(int rank, SimConfig config, Rendezvous rendezvous) {
+        return new SimCommunicator(rank, config, new WireGroup(config, rank, rendezvous), new Ledger());
     }
 
     /**

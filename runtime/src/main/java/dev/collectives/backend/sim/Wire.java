@@ -24,11 +24,12 @@ import java.util.Map;
  * if any has, an allgather of the bytes. A message larger than a round's share ({@link Rendezvous#MAX_VALUE_BYTES},
  * less for jobs above 256 ranks so that a round stays within {@link Rendezvous#MAX_GATHER_BYTES}) goes in chunks
  * over several rounds; a partial message grows only with the bytes that arrived. Every rank sees every round in the
- * same order, so that decisions taken on the rounds' contents (which call failed, when all ranks leave) are the
- * same on every rank. Idle pumps poll at most every {@link #MAX_IDLE_MILLIS} ms.
+ * same order, so that decisions taken on the rounds' contents (which call failed, when all ranks leave, when all
+ * survivors reform) are the same on every rank. Idle pumps poll at most every {@link #MAX_IDLE_MILLIS} ms.
  *
  * <pre>
- * round head   int bytes, int flags (1: this rank has closed its communicator and has nothing left to send)
+ * round head   int bytes, int flags (1: this rank has closed its communicator and has nothing left to send;
+ *              2: this rank reforms the job with the replacements of dead ranks and has nothing left to send)
  * round bytes  chunks: byte type, long group, byte space, long seq, int from, int to, byte last, int length, bytes
  * </pre>
  */
@@ -56,6 +57,7 @@ final class Wire {
 
     private static final int HEADER_BYTES = 1 + 8 + 1 + 8 + 4 + 4 + 1 + 4;
     private static final int LEAVING = 1;
+    private static final int REFORMING = 2;
 
     private final Rendezvous rendezvous;
     private final Receiver receiver;
@@ -69,10 +71,16 @@ final class Wire {
     private final BitSet gone = new BitSet();
 
     private boolean leaving;
-    /** Whether the last round told the others that this rank is leaving. */
-    private boolean announced;
+    private boolean reforming;
+    /** The flags the last round told the others. */
+    private int announced;
+    /** Whether the pumps stopped because every survivor reforms: the rendezvous passes to the reformed job. */
+    private boolean handedOver;
 
     private String stopReason;
+    /** Why the pump stopped on a failure; null while it runs or once it stopped otherwise. */
+    private String broken;
+
     private boolean stopped;
 
     Wire(Rendezvous rendezvous, Receiver receiver) {
@@ -124,8 +132,8 @@ final class Wire {
                 synchronized (this) {
                     stop = stopReason;
                     batch = takeBatch();
-                    flags = leaving && outbox.isEmpty() ? LEAVING : 0;
-                    announced = flags == LEAVING;
+                    flags = flags();
+                    announced = flags;
                 }
                 if (stop != null) {
                     rendezvous.abort(stop);
@@ -137,6 +145,7 @@ final class Wire {
                         .array());
                 int most = 0;
                 boolean allLeaving = true;
+                boolean allReforming = true;
                 int[] lengths = new int[heads.length];
                 for (int q = 0; q < heads.length; q++) {
                     if (heads[q] == null) {
@@ -148,11 +157,17 @@ final class Wire {
                         throw new ProtocolException("rank " + q + " announced " + lengths[q] + " bytes for a round of"
                                 + " at most " + roundBytes);
                     }
-                    allLeaving &= (head.getInt() & LEAVING) != 0;
+                    int theirs = head.getInt();
+                    allLeaving &= (theirs & LEAVING) != 0;
+                    allReforming &= (theirs & REFORMING) != 0;
                     most = Math.max(most, lengths[q]);
                 }
                 if (most == 0 && allLeaving) {
                     rendezvous.close();
+                    return;
+                }
+                if (most == 0 && allReforming) {
+                    handOver();
                     return;
                 }
                 if (most > 0) {
@@ -168,17 +183,66 @@ final class Wire {
                 }
             }
         } catch (CollectivesException e) {
-            receiver.failed(e.getMessage());
+            broke(e.getMessage());
         } catch (IOException e) {
             String reason = "rank " + rendezvous.rank() + " received a malformed sim message: " + e.getMessage();
             rendezvous.abort(reason);
-            receiver.failed(reason);
+            broke(reason);
         } finally {
             synchronized (this) {
                 stopped = true;
                 notifyAll();
             }
         }
+    }
+
+    /** This rank's flags for the next round: what it does once it has nothing left to send. */
+    private int flags() {
+        if (!outbox.isEmpty()) {
+            return 0;
+        }
+        return (leaving ? LEAVING : 0) | (reforming ? REFORMING : 0);
+    }
+
+    /**
+     * Stops this rank's pump in the round where every survivor asks it (after the rounds that carry what they have to
+     * send), and returns the rendezvous, which passes to the job the survivors reform with the replacements of the
+     * dead ranks. Waits up to {@code timeout}; past it, ends the job on every rank, naming the survivors' timeout.
+     */
+    Rendezvous stopForReform(Duration timeout, int rank) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String why;
+        synchronized (this) {
+            reforming = true;
+            notifyAll();
+            Monitors.awaitUntil(this, () -> stopped, deadline);
+            if (handedOver) {
+                return rendezvous;
+            }
+            if (!stopped) {
+                stopReason = "rank " + rank + " waited to reform the job, but not every surviving rank did within "
+                        + timeout.toMillis() + " ms";
+                notifyAll();
+            }
+            why = stopReason != null ? stopReason : broken;
+        }
+        throw CollectivesException.usage(
+                rank, "reform: the sim's link to the other ranks ended before the survivors met: " + why);
+    }
+
+    private void broke(String reason) {
+        synchronized (this) {
+            broken = reason;
+        }
+        receiver.failed(reason);
+    }
+
+    private void handOver() {
+        synchronized (this) {
+            handedOver = true;
+        }
+        receiver.failed("the job was reformed with the replacements of the ranks that died; this communicator is"
+                + " left over from before");
     }
 
     /**
@@ -201,7 +265,7 @@ final class Wire {
 
     /** Waits up to {@code millis} for something to send (or this rank leaving) before the next round. */
     private synchronized void idle(int millis) {
-        if (millis > 0 && outbox.isEmpty() && leaving == announced && stopReason == null) {
+        if (millis > 0 && outbox.isEmpty() && flags() == announced && stopReason == null) {
             try {
                 wait(millis);
             } catch (InterruptedException e) {

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -101,6 +102,16 @@ final class WireGroup extends CommGroup {
 
     long id() {
         return id;
+    }
+
+    /** Whether this is the job's communicator, not a child of split or shrink. */
+    boolean isJobGroup() {
+        return id == JOB_GROUP;
+    }
+
+    /** Stops the job's wire for a reform, once every survivor asks it ({@link Wire#stopForReform}). */
+    Rendezvous stopForReform(Duration timeout) {
+        return wire.stopForReform(timeout, rank);
     }
 
     /** Whether rank {@code wireRank} of the job is one of this group's ranks. */

@@ -45,6 +45,7 @@ import java.util.function.Supplier;
  *
  * <p>A backend reads settings of its own through {@link #option(String)}: {@code option("sim.mtlinkSharp")} is
  * {@link Builder#option}, else {@code -Dcollectives.sim.mtlinkSharp}, else {@code COLLECTIVES_SIM_MTLINK_SHARP}.
+ * The option {@code replacement} ({@code COLLECTIVES_REPLACEMENT=1}) joins a running job in a dead rank's place.
  */
 public final class Bootstrap {
     /** The logger of joining a job: the settings used, then joined or why not. */
@@ -296,8 +297,9 @@ public final class Bootstrap {
                                 + Settings.JOB_TOKEN
                                 + "=$(openssl rand -hex 32) before launching)")),
                 rank());
+        boolean replacement = Settings.replacement(option(Settings.REPLACEMENT), rank(), where);
         return where.kind() == RendezvousEndpoint.Kind.TCP
-                ? TcpRendezvous.open(where, rank(), size(), token, timeout())
+                ? TcpRendezvous.open(where, rank(), size(), token, timeout(), replacement)
                 : FileRendezvous.open(where, rank(), size(), token, timeout());
     }
 

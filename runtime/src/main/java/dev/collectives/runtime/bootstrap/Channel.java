@@ -29,18 +29,19 @@ import java.util.concurrent.locks.ReentrantLock;
  *                            byte[32] HMAC(token; "join", server nonce, client nonce, rank, size)
  *            rank 0 -> peer: byte ACCEPTED, byte[32] HMAC(token; "accept", server nonce, client nonce, rank, size)
  *                         or byte REJECTED, int length, UTF-8 reason
- * message    byte type (DATA | ABORT | LEAVE | STALL | GONE), int operation, int length, bytes,
+ * message    byte type (DATA | ABORT | LEAVE | STALL | GONE | REJOIN), int operation, int length, bytes,
  *            byte[32] HMAC(session key; ...)
  *            (an ABORT from rank 0 ends the job; one from another rank asks rank 0 to end it; LEAVE: a rank
  *            closes its rendezvous after its last operation, so that its connection ending is no failure, and
  *            rank 0 closing a watched job says so to every rank; STALL: in a watched job, a rank timed out waiting
  *            for its work in the library, the bytes say where; GONE: in a watched job, rank 0 tells the others
- *            that a rank's process died, the bytes say which and how, and the survivors may meet again)
+ *            that a rank's process died, the bytes say which and how, and the survivors may meet again; REJOIN: rank 0
+ *            tells a replacement the number of its first operation, where the survivors meet it)
  * </pre>
  */
 final class Channel implements AutoCloseable {
     static final int MAGIC = 0x436f4c4c;
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     static final byte ACCEPTED = 0;
     static final byte REJECTED = 1;
     static final byte DATA = 1;
@@ -52,6 +53,8 @@ final class Channel implements AutoCloseable {
     static final byte STALL = 4;
     /** A rank's process died in a watched job (rank 0 only); the bytes say which and how, as UTF-8 text. */
     static final byte GONE = 5;
+    /** Rank 0 takes a replacement into the job at this message's operation, its first (rank 0 only); no bytes. */
+    static final byte REJOIN = 6;
 
     /** The direction of a message, part of what its HMAC covers: from rank 0, or to it. */
     static final byte FROM_ROOT = 0;
@@ -184,7 +187,9 @@ final class Channel implements AutoCloseable {
         int length = in.readInt();
         int max = type == DATA
                 ? maxData
-                : type == ABORT || type == STALL || type == GONE ? Rendezvous.MAX_REASON_BYTES : type == LEAVE ? 0 : -1;
+                : type == ABORT || type == STALL || type == GONE
+                        ? Rendezvous.MAX_REASON_BYTES
+                        : type == LEAVE || type == REJOIN ? 0 : -1;
         if (max < 0) {
             throw new ProtocolException("a message of unknown type " + type);
         }

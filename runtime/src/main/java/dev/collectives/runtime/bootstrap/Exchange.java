@@ -121,6 +121,23 @@ abstract class Exchange implements Rendezvous {
     }
 
     @Override
+    public final synchronized int[] reunite(Duration timeout) {
+        start("reunion");
+        return run(() -> doReunite(Deadline.after(timeout)));
+    }
+
+    /** Meets the survivors and the replacements of the ranks that died (see {@link #reunite}). */
+    protected int[] doReunite(Deadline deadline) {
+        return Rendezvous.super.reunite(timeout);
+    }
+
+    /** A replacement's first operation is the one the survivors are at: it numbers its operations from there. */
+    final void continueAt(int sequence) {
+        operations = sequence;
+        operation = "reunion #" + sequence;
+    }
+
+    @Override
     public final synchronized void stalled(String where) {
         if (watching && failure == null && !closed) {
             doStalled(where);

@@ -2,6 +2,10 @@ package dev.collectives.runtime.bootstrap;
 
 import java.io.IOException;
 import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
 
 /**
  * Rank 0's side of each operation of a TCP job, a star: it takes every member's message for the operation (which
@@ -19,6 +23,8 @@ final class Relay {
     private final boolean[] left;
     /** Why each member whose process died once the survivors go on is gone; null for the others. */
     private final String[] gone;
+    /** Which ranks that died have a replacement admitted that the survivors have not met yet ({@link #reunite}). */
+    private final boolean[] replacing;
     /** Whether a member's death leaves the others going on ({@link #allGatherOfSurvivors} was called). */
     private boolean survivorsGoOn;
 
@@ -33,6 +39,7 @@ final class Relay {
         this.inbox = new Channel.Frame[root.size()];
         this.left = new boolean[root.size()];
         this.gone = new String[root.size()];
+        this.replacing = new boolean[root.size()];
     }
 
     byte[] broadcast(byte[] value, Deadline deadline) {
@@ -101,7 +108,83 @@ final class Relay {
         }
     }
 
-    // ---- what the members' listeners deliver (with the lock held) ---------------------------------------------
+    /**
+     * The survivors meet the replacements of the ranks that died: once one of each has been admitted (by
+     * {@code deadline}), each is told the number of this operation, its first; then every rank's empty message is
+     * taken, and each is answered with the ranks replaced (a bitmap). From then on those ranks take part again.
+     */
+    int[] reunite(Deadline deadline) {
+        begin();
+        try {
+            int size = root.size();
+            BitSet replaced = awaitReplacements(deadline);
+            replaced.stream().forEach(r -> rejoin(r, deadline));
+            for (int r = 1; r < size; r++) {
+                contribution(r, take(r, deadline, false), 0);
+            }
+            byte[] answer = Arrays.copyOf(replaced.toByteArray(), (size + 7) / 8);
+            for (int r = 1; r < size; r++) {
+                sendTo(r, answer, deadline, false);
+            }
+            return replaced.stream().toArray();
+        } finally {
+            end();
+        }
+    }
+
+    /** Waits until every rank that died has a replacement admitted; returns them, no longer gone. */
+    private BitSet awaitReplacements(Deadline deadline) {
+        String failure;
+        synchronized (lock) {
+            while (root.failure() == null
+                    && !deadline.expired()
+                    && !unreplaced().isEmpty()) {
+                root.waitForNews(deadline);
+            }
+            List<String> missing = unreplaced();
+            if (root.failure() == null && missing.isEmpty()) {
+                BitSet replaced = new BitSet();
+                for (int r = 1; r < gone.length; r++) {
+                    if (gone[r] != null) {
+                        replaced.set(r);
+                        gone[r] = null;
+                        replacing[r] = false;
+                        left[r] = false;
+                    }
+                }
+                return replaced;
+            }
+            failure = root.failure() != null
+                    ? root.failure()
+                    : "no replacement joined at " + root.where() + " " + deadline.within() + " for "
+                            + String.join("; ", missing);
+        }
+        throw root.fail(failure, null);
+    }
+
+    /** "rank 1 (rank 1 at /10.0.0.7:53312 is gone: ...)" for each rank that died and has no replacement yet. */
+    private List<String> unreplaced() {
+        List<String> missing = new ArrayList<>();
+        for (int r = 1; r < gone.length; r++) {
+            if (gone[r] != null && !replacing[r]) {
+                missing.add("rank " + r + " (" + gone[r] + ")");
+            }
+        }
+        return missing;
+    }
+
+    /** Tells the replacement of rank {@code rank} the number of this operation, where it joins the others. */
+    private void rejoin(int rank, Deadline deadline) {
+        Channel member = roster.member(rank);
+        try {
+            member.send(Channel.REJOIN, root.sequence(), new byte[0], deadline);
+        } catch (IOException e) {
+            throw root.fail(root.describe(member, e), e);
+        }
+    }
+
+    // ---- what the admission and the members' listeners deliver (with the lock held)
+    // ---------------------------------------------
 
     /** Member {@code rank}'s message; why it cannot be taken (one is still waiting), or null. */
     String deliver(int rank, Channel.Frame frame) {
@@ -112,6 +195,24 @@ final class Relay {
         inbox[rank] = frame;
         lock.notifyAll();
         return null;
+    }
+
+    /** Whether {@code rank} died and the survivors have not met a replacement of it yet. */
+    boolean isGone(int rank) {
+        return rank > 0 && rank < gone.length && gone[rank] != null;
+    }
+
+    /** Whether a replacement of {@code rank}, which died, was admitted and waits for the survivors. */
+    boolean isReplaced(int rank) {
+        return rank > 0 && rank < replacing.length && replacing[rank];
+    }
+
+    /** {@code member} was admitted in the place of {@code rank}, which died: the survivors meet it in a reunion. */
+    void replaced(int rank, Channel member) {
+        roster.replace(rank, member);
+        inbox[rank] = null; // what the dead rank sent and no operation took
+        replacing[rank] = true;
+        lock.notifyAll();
     }
 
     /** Member {@code rank} closed its rendezvous and said so: its connection ending now is no failure. */
@@ -130,6 +231,7 @@ final class Relay {
             return false;
         }
         gone[rank] = reason;
+        replacing[rank] = false;
         lock.notifyAll();
         return true;
     }
@@ -142,6 +244,7 @@ final class Relay {
         boolean first = !anyGone();
         survivorsGoOn = true;
         gone[rank] = reason;
+        replacing[rank] = false; // a replacement that died before the survivors met it: another may come
         lock.notifyAll();
         return first;
     }

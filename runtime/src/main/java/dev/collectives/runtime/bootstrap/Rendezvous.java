@@ -3,6 +3,7 @@ package dev.collectives.runtime.bootstrap;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -138,6 +139,31 @@ public interface Rendezvous extends AutoCloseable {
      */
     default Optional<String> resumeAmongSurvivors() {
         return Optional.of("the rendezvous at " + where() + " cannot tell a rank's death");
+    }
+
+    /**
+     * Whether this rank joined in the place of a rank that died (a process started with that rank and the setting
+     * {@code replacement}, {@code COLLECTIVES_REPLACEMENT=1}): its first operation is {@link #reunite}, where the
+     * survivors meet it.
+     */
+    default boolean replacement() {
+        return false;
+    }
+
+    /**
+     * The survivors of the deaths in a job meet the processes that replace the ranks that died, and serve the
+     * ordinary operations again among all the ranks of the job: every survivor calls it once its watch heard of
+     * a death and the job was resumed ({@link #resumeAmongSurvivors}; a rendezvous that does not watch serves
+     * operations already), and every {@link #replacement} as its first operation. Rank 0 waits up to {@code timeout}
+     * for a replacement of every rank that died; over TCP, it admits one process per dead rank that proves it holds
+     * the job token, and turns away, with the reason and without ending the job, a replacement for a rank that is
+     * alive or that has one already. Returns the ranks replaced, in order, the same on every rank; fails on every
+     * rank, naming the ranks without a replacement, when {@code timeout} passes first. By default a rendezvous
+     * cannot admit a replacement.
+     */
+    default int[] reunite(Duration timeout) {
+        throw BootstrapException.settings(
+                rank(), "the rendezvous at " + where() + " cannot admit a replacement for a rank; a tcp:// one can");
     }
 
     /**

@@ -52,6 +52,37 @@ final class Roster {
         return null;
     }
 
+    /**
+     * Claims rank {@code rank} for a replacement at {@code from} of a rank that died ({@code dead}; one of it was
+     * admitted already when {@code replaced}); returns why it cannot take that rank's place (rank 0 serves at
+     * {@code where}), or null. A replacement refused does not end the job.
+     */
+    String claimReplacement(int rank, int claimedSize, String from, String where, boolean dead, boolean replaced) {
+        String refused = "a replacement for rank " + rank + " at " + from + " was refused: ";
+        if (claimedSize != size) {
+            return refused + "it says the world size is " + claimedSize + ", rank 0 at " + where + " says " + size;
+        }
+        if (rank < 0 || rank >= size) {
+            return refused + "the ranks of this job are 0.." + (size - 1);
+        }
+        if (rank == 0) {
+            return refused + "rank 0 serves the rendezvous at " + where + " and is alive";
+        }
+        if (replaced) {
+            return refused + "a replacement for rank " + rank + " joined from " + claimedFrom[rank] + " already";
+        }
+        if (!dead) {
+            return refused + "rank " + rank + " was not reported dead (only a rank whose process died is replaced)";
+        }
+        claimedFrom[rank] = from;
+        return null;
+    }
+
+    /** A replacement takes the place of rank {@code rank}, which died, with its own connection. */
+    void replace(int rank, Channel member) {
+        members[rank] = member;
+    }
+
     /** Gives up the claim of a peer that could not be told it was admitted: it may try again. */
     void unclaim(int rank) {
         claimedFrom[rank] = null;

@@ -18,6 +18,12 @@ final class Settings {
     static final String[] VISIBLE_DEVICES = {"CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES"};
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
 
+    /**
+     * The option that marks this process as the replacement of a rank that died ({@code COLLECTIVES_REPLACEMENT},
+     * {@code collectives.replacement}, or {@code Bootstrap.Builder.option("replacement", "true")}).
+     */
+    static final String REPLACEMENT = "replacement";
+
     /** A setting that may be given explicitly, as a system property or a COLLECTIVES_* variable. */
     enum Explicit {
         RANK("COLLECTIVES_RANK", "collectives.rank"),
@@ -104,6 +110,28 @@ final class Settings {
     /** The variable as a whole number; empty when unset or not a whole number (an optional hint only). */
     Optional<Sourced<Integer>> variableIntIfWhole(String name) {
         return variable(name).filter(v -> v.value().matches("\\d{1,9}")).map(Settings::toInt);
+    }
+
+    /**
+     * Whether rank {@code rank} joins the job at {@code where} as the replacement of a rank that died: {@code value}
+     * of {@link #REPLACEMENT} is 1 or true (0, false or none: it does not); only a tcp:// rendezvous admits one.
+     */
+    static boolean replacement(Optional<String> value, int rank, RendezvousEndpoint where) {
+        String text = value.map(v -> v.trim().toLowerCase(Locale.ROOT)).orElse("false");
+        boolean replacement = text.equals("1") || text.equals("true");
+        if (!replacement && !text.equals("0") && !text.equals("false")) {
+            throw BootstrapException.settings(
+                    rank,
+                    optionVariable(REPLACEMENT) + " (or " + optionProperty(REPLACEMENT) + ") is 1 or true for the "
+                            + "replacement of a rank that died, else 0 or false, not '" + value.get() + "'");
+        }
+        if (replacement && where.kind() != RendezvousEndpoint.Kind.TCP) {
+            throw BootstrapException.settings(
+                    rank,
+                    "the replacement of rank " + rank + " joins a running job through its tcp:// rendezvous, not "
+                            + where);
+        }
+        return replacement;
     }
 
     private static Sourced<Integer> toInt(Sourced<String> text) {

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The door of rank 0's {@link TcpRoot}: accepts connections for as long as the rendezvous is open and admits each
- * peer that proves it holds the job token as the rank it claims. Handshakes run on a pool of at most
+ * peer that proves it holds the job token as the rank it claims, or as the replacement of a rank that died. Handshakes run on a pool of at most
  * {@link #MAX_HANDSHAKES} threads, each within its own deadline; a connection beyond that many drops the oldest
  * one still handshaking, so that idle, trickling or garbage connections, however many, can neither delay nor
  * block the ranks. What it turned away is kept for rank 0's timeout message.
@@ -252,7 +252,9 @@ final class TcpAdmission {
         byte[] clientNonce = Channel.readBytes(in, JobToken.NONCE_BYTES);
         byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
         byte[] claim = JobToken.ints(rank, size);
-        if (!token.verify(mac, "join", serverNonce, clientNonce, claim)) {
+        boolean joins = token.verify(mac, "join", serverNonce, clientNonce, claim);
+        boolean replaces = !joins && token.verify(mac, "replace", serverNonce, clientNonce, claim);
+        if (!joins && !replaces) {
             return reject(
                     channel,
                     "a connection from " + from + " claiming rank " + rank + " presented a wrong job token",
@@ -264,9 +266,9 @@ final class TcpAdmission {
             root.toldLate(rank);
             return ended;
         }
-        String problem = root.claim(rank, size, from);
+        String problem = root.claim(rank, size, from, replaces);
         if (problem != null) {
-            return reject(channel, problem, true);
+            return reject(channel, problem, !replaces); // a replacement refused leaves the job as it was
         }
         boolean admitted = false;
         try {
@@ -281,7 +283,7 @@ final class TcpAdmission {
                 root.unclaim(rank); // it may try again
             }
         }
-        root.join(rank, channel);
+        root.join(rank, channel, replaces);
         return null;
     }
 

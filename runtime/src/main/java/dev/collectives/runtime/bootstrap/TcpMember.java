@@ -13,6 +13,7 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -29,6 +30,10 @@ final class TcpMember extends Exchange {
     private static final Duration VERDICT_GRACE = Duration.ofSeconds(2);
 
     private final Channel root;
+    /** Whether this process joined in the place of a rank that died. */
+    private final boolean replacement;
+    /** Whether rank 0 took this replacement in ({@link Channel#REJOIN}); always for the others. */
+    private boolean rejoined;
     /** Set once this rank aborts or closes: its connection ending then is no news for a watcher. */
     private volatile boolean ending;
     /** The death of a rank that rank 0 told the watch of (the survivors may meet again); null before. */
@@ -36,12 +41,17 @@ final class TcpMember extends Exchange {
     /** Why the job ended as the watch heard it, where that was not a rank's death; null before. */
     private volatile String heardEnd;
 
-    private TcpMember(RendezvousEndpoint endpoint, int rank, int size, Duration timeout, Channel root) {
+    private TcpMember(
+            RendezvousEndpoint endpoint, int rank, int size, Duration timeout, Channel root, boolean replacement) {
         super(rank, size, endpoint.toString(), timeout);
         this.root = root;
+        this.replacement = replacement;
+        this.rejoined = !replacement;
     }
 
-    static TcpMember join(RendezvousEndpoint endpoint, int rank, int size, JobToken token, Duration timeout) {
+    /** Joins the job as rank {@code rank}, or as a {@code replacement} of that rank, which died. */
+    static TcpMember join(
+            RendezvousEndpoint endpoint, int rank, int size, JobToken token, Duration timeout, boolean replacement) {
         Deadline deadline = Deadline.after(timeout);
         Attempts attempts = new Attempts();
         Backoff backoff = new Backoff(deadline, FIRST_RETRY_MILLIS, LAST_RETRY_MILLIS);
@@ -69,8 +79,8 @@ final class TcpMember extends Exchange {
             try {
                 channel = new Channel(socket, "rank 0 at " + endpoint);
                 Channel connected = channel;
-                channel.within(deadline, () -> handshake(connected, endpoint, rank, size, token));
-                return new TcpMember(endpoint, rank, size, timeout, channel);
+                channel.within(deadline, () -> handshake(connected, endpoint, rank, size, token, replacement));
+                return new TcpMember(endpoint, rank, size, timeout, channel, replacement);
             } catch (EOFException | SocketException e) {
                 // rank 0 closed before greeting: it is shutting down a failed attempt, or is not up yet
                 attempts.closed++;
@@ -135,7 +145,8 @@ final class TcpMember extends Exchange {
         }
     }
 
-    private static Void handshake(Channel channel, RendezvousEndpoint endpoint, int rank, int size, JobToken token)
+    private static Void handshake(
+            Channel channel, RendezvousEndpoint endpoint, int rank, int size, JobToken token, boolean replacement)
             throws IOException {
         DataInputStream in = channel.in();
         DataOutputStream out = channel.out();
@@ -157,7 +168,7 @@ final class TcpMember extends Exchange {
         out.writeInt(rank);
         out.writeInt(size);
         out.write(clientNonce);
-        out.write(token.mac("join", serverNonce, clientNonce, claim));
+        out.write(token.mac(replacement ? "replace" : "join", serverNonce, clientNonce, claim));
         out.flush();
         byte answer = in.readByte();
         if (answer == Channel.REJECTED) {
@@ -190,6 +201,8 @@ final class TcpMember extends Exchange {
      */
     @Override
     protected boolean doWatch(Consumer<String> onFailure) {
+        heardDeath = null; // a job reunited after a death is watched anew
+        heardEnd = null;
         Thread watcher = new Thread(() -> watchRoot(onFailure), "collectives-job-watch-rank-" + rank());
         watcher.setDaemon(true);
         watcher.start();
@@ -250,6 +263,45 @@ final class TcpMember extends Exchange {
         } catch (IOException ignored) {
             // rank 0 is gone or stuck: the others learn of it from rank 0's own failure or their deadline
         }
+    }
+
+    @Override
+    public boolean replacement() {
+        return replacement;
+    }
+
+    /** A replacement first waits until rank 0 takes it in, at the survivors' operation, which it numbers on from. */
+    @Override
+    protected int[] doReunite(Deadline deadline) {
+        if (!rejoined) {
+            awaitRejoin(deadline);
+        }
+        sendToRoot(new byte[0], deadline);
+        return BitSet.valueOf(receive((size() + 7) / 8, deadline)).stream().toArray();
+    }
+
+    private void awaitRejoin(Deadline deadline) {
+        Channel.Frame frame;
+        try {
+            frame = root.receive(sequence(), 0, deadline.extendedBy(VERDICT_GRACE));
+        } catch (IOException e) {
+            throw fail(failure(e, deadline));
+        }
+        if (frame.type() == Channel.ABORT) {
+            throw fail(BootstrapException.remote(
+                    rank(),
+                    frame.text() + " (reported by rank 0 at " + where() + " while the replacement of rank " + rank()
+                            + " waited for the survivors)"));
+        }
+        if (frame.type() != Channel.REJOIN) {
+            throw fail(BootstrapException.failed(
+                    rank(),
+                    "rank 0 at " + where() + " sent a message of type " + frame.type() + " before it took the "
+                            + "replacement of rank " + rank() + " in",
+                    null));
+        }
+        rejoined = true;
+        continueAt(frame.operation());
     }
 
     @Override

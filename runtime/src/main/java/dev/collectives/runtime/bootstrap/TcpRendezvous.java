@@ -6,9 +6,11 @@ import java.time.Duration;
 final class TcpRendezvous {
     private TcpRendezvous() {}
 
-    static Rendezvous open(RendezvousEndpoint endpoint, int rank, int size, JobToken token, Duration timeout) {
-        return rank == 0
+    /** Rank {@code rank} joins, or a {@code replacement} of that rank, which died, joins the running job. */
+    static Rendezvous open(
+            RendezvousEndpoint endpoint, int rank, int size, JobToken token, Duration timeout, boolean replacement) {
+        return rank == 0 && !replacement
                 ? TcpRoot.serve(endpoint, size, token, timeout)
-                : TcpMember.join(endpoint, rank, size, token, timeout);
+                : TcpMember.join(endpoint, rank, size, token, timeout, replacement);
     }
 }

@@ -138,13 +138,15 @@ final class TcpRoot extends Exchange {
     }
 
     /**
-     * Claims rank {@code rank} for the authenticated peer at {@code from}; returns why it cannot be that rank of
-     * this job, or null. Claims are checked and made at once, so that two concurrent handshakes of one rank are
-     * caught as a duplicate.
+     * Claims rank {@code rank} for the authenticated peer at {@code from}, a {@code replacement} of a rank that died
+     * or not; returns why it cannot be that rank of this job, or null. Claims are checked and made at once, so that
+     * two concurrent handshakes of one rank are caught as a duplicate.
      */
-    String claim(int rank, int size, String from) {
+    String claim(int rank, int size, String from, boolean replacement) {
         synchronized (lock) {
-            return roster.claim(rank, size, from, where());
+            return replacement
+                    ? roster.claimReplacement(rank, size, from, where(), relay.isGone(rank), relay.isReplaced(rank))
+                    : roster.claim(rank, size, from, where());
         }
     }
 
@@ -171,15 +173,19 @@ final class TcpRoot extends Exchange {
     }
 
     /**
-     * The admitted {@code member} becomes rank {@code rank}; its messages are read as they come from now on. If the job
+     * The admitted {@code member} becomes rank {@code rank} (in the place of one that died, for a replacement); its messages are read as they come from now on. If the job
      * ended while it was being admitted, it is told why instead (the ending's own message went out without it).
      */
-    void join(int rank, Channel member) {
+    void join(int rank, Channel member, boolean replacement) {
         String ended;
         boolean closed;
         synchronized (ending) {
             synchronized (lock) {
-                roster.join(rank, member);
+                if (replacement) {
+                    relay.replaced(rank, member);
+                } else {
+                    roster.join(rank, member);
+                }
                 lock.notifyAll();
                 ended = fatal;
                 closed = closing;
@@ -297,6 +303,11 @@ final class TcpRoot extends Exchange {
     @Override
     protected Survivors doAllGatherOfSurvivors(byte[] value, Deadline deadline) {
         return relay.allGatherOfSurvivors(value, deadline);
+    }
+
+    @Override
+    protected int[] doReunite(Deadline deadline) {
+        return relay.reunite(deadline);
     }
 
     /** Returns once an operation waits for member {@code rank}'s message: tests order their events by it. */

@@ -16,7 +16,6 @@ import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.LogCapture;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
-import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.bootstrap.UniqueId;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,7 +24,6 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -38,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * is freed only once the abort has returned.
  */
 class DeviceRecoveryTest {
-    private static final String GONE = "rank 1 at /127.0.0.1:41000 is gone: its connection ended while the job ran";
+    private static final String GONE = ScriptedJobBase.RANK_ONE_GONE;
     private static final String REFORMED = "formed anew among the survivors through the job's rendezvous";
 
     private final ScriptedNativeApi api = new ScriptedNativeApi();
@@ -48,19 +46,10 @@ class DeviceRecoveryTest {
         assertEquals(List.of(), api.misuse());
     }
 
-    /** Rank {@code rank} whose job saw rank 1 die: its communicator was aborted behind. */
-    private DeviceCommunicator afterRankOneDied(int rank, ScriptedJob job) throws InterruptedException {
-        DeviceCommunicator comm = api.communicator(rank, job.size());
-        comm.watchJob(job, CommConfig.DEFAULT);
-        job.fail(GONE);
-        api.awaitCount("commAbort", 1);
-        return comm;
-    }
-
     @Test
     void afterADeathTheSurvivorsFormANewCommunicatorWithTheLowestSurvivorsId() throws Exception {
         ScriptedJob job = new ScriptedJob(2, 3, 1);
-        DeviceCommunicator comm = afterRankOneDied(2, job);
+        DeviceCommunicator comm = job.afterRankOneDied(api);
 
         List<LogRecord> records = new ArrayList<>();
         Communicator child = captureRecovery(records, () -> comm.shrink(1));
@@ -87,7 +76,7 @@ class DeviceRecoveryTest {
     @Test
     void theLowestSurvivorMakesTheNewIdAndSharesIt() throws Exception {
         ScriptedJob job = new ScriptedJob(0, 3, 1);
-        DeviceCommunicator comm = afterRankOneDied(0, job);
+        DeviceCommunicator comm = job.afterRankOneDied(api);
 
         Communicator child = comm.shrink(1);
         assertEquals(0, child.rank());
@@ -103,7 +92,7 @@ class DeviceRecoveryTest {
 
     @Test
     void survivorsThatLeaveOutOtherRanksThanTheDeadAreRefused() throws Exception {
-        DeviceCommunicator comm = afterRankOneDied(0, new ScriptedJob(0, 4, 1, 3));
+        DeviceCommunicator comm = new ScriptedJob(0, 4, 1, 3).afterRankOneDied(api);
 
         CollectivesException e = assertThrows(CollectivesException.class, () -> comm.shrink(1));
         assertEquals(
@@ -119,7 +108,7 @@ class DeviceRecoveryTest {
     void aShrinkWhoseRendezvousCannotGatherTheSurvivorsSaysWhy() throws Exception {
         ScriptedJob job = new ScriptedJob(2, 3, 1);
         job.refusal = "the job ended: rank 0 at tcp://127.0.0.1:41000 is gone: the connection ended while the job ran";
-        DeviceCommunicator comm = afterRankOneDied(2, job);
+        DeviceCommunicator comm = job.afterRankOneDied(api);
 
         CollectivesException e = assertThrows(CollectivesException.class, () -> comm.shrink(1));
         assertEquals(
@@ -267,21 +256,15 @@ class DeviceRecoveryTest {
      * allgather of survivors every other survivor contributes what this rank does, but the lowest survivor, whose
      * unique id is {@link #LOWEST_SURVIVORS_ID}, in the second.
      */
-    private static final class ScriptedJob implements Rendezvous {
+    private static final class ScriptedJob extends ScriptedJobBase {
         static final byte[] LOWEST_SURVIVORS_ID = filled(9);
 
-        final List<String> operations = new CopyOnWriteArrayList<>();
         final List<byte[]> contributions = new CopyOnWriteArrayList<>();
         volatile String refusal;
-        volatile boolean closed;
-        private final int rank;
-        private final int size;
         private final int[] dead;
-        private volatile Consumer<String> watcher;
 
         ScriptedJob(int rank, int size, int... dead) {
-            this.rank = rank;
-            this.size = size;
+            super(rank, size);
             this.dead = dead;
         }
 
@@ -289,16 +272,6 @@ class DeviceRecoveryTest {
             byte[] id = new byte[UniqueId.BYTES];
             Arrays.fill(id, (byte) value);
             return id;
-        }
-
-        void fail(String why) {
-            watcher.accept(why);
-        }
-
-        @Override
-        public boolean watch(Consumer<String> onFailure) {
-            watcher = onFailure;
-            return true;
         }
 
         @Override
@@ -323,31 +296,6 @@ class DeviceRecoveryTest {
                 survivors.values()[r] = r == rank ? value : idRound && r == lowest ? LOWEST_SURVIVORS_ID : value;
             }
             return survivors;
-        }
-
-        @Override
-        public void abort(String reason) {
-            operations.add("abort: " + reason);
-        }
-
-        @Override
-        public void close() {
-            closed = true;
-        }
-
-        @Override
-        public int rank() {
-            return rank;
-        }
-
-        @Override
-        public int size() {
-            return size;
-        }
-
-        @Override
-        public String where() {
-            return "tcp://127.0.0.1:41000";
         }
 
         @Override

@@ -108,6 +108,38 @@ class SimMultiProcessTest {
         }
     }
 
+    /**
+     * Rank 1 killed: the survivors reform the job with a process started in its place, and every rank allreduces on
+     * the reformed communicator.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3})
+    void theSurvivorsOfAKilledRankReformTheJobWithItsReplacement(int size) {
+        List<ChildRank> ranks = job(size, Map.of("COLLECTIVES_SIM_TIMEOUT", "60s"), "replace");
+        List<ChildRank> survivors = new ArrayList<>(ranks);
+        ChildRank victim = survivors.remove(1);
+        victim.await("WAITING", LONG);
+        survivors.forEach(rank -> rank.await("CALLING", LONG));
+        victim.kill();
+        for (ChildRank rank : survivors) {
+            String lost = rank.await("LOST", LONG);
+            assertTrue(lost.contains("rank 1 at /127.0.0.1:") && lost.contains("is gone"), lost);
+        }
+        ChildRank replacement =
+                start(1, size, Map.of("COLLECTIVES_SIM_TIMEOUT", "60s", "COLLECTIVES_REPLACEMENT", "1"), "replace");
+        assertTrue(replacement.await("REJOINED", LONG).startsWith("REJOINED sim communicator, rank 1 of " + size));
+        for (ChildRank rank : survivors) {
+            assertTrue(rank.await("REFORMED", LONG).startsWith("REFORMED sim communicator, rank "));
+        }
+        List<ChildRank> reformed = new ArrayList<>(survivors);
+        reformed.add(replacement);
+        for (ChildRank rank : reformed) {
+            assertEquals("OK reformed allReduce data", rank.await("OK reformed allReduce", LONG));
+            rank.await("DONE", LONG);
+            rank.awaitExit(0);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {3, 4})
     void splitMakesChildrenOfRanksInSeveralProcesses(int size) {

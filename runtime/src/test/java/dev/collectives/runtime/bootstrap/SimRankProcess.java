@@ -28,6 +28,9 @@ import java.util.function.IntUnaryOperator;
  *   <li>{@code window-mismatch}: rank 1 registers its window as not symmetric (R14 on every rank);</li>
  *   <li>{@code hang} ({@code hang-rank-0}): an allreduce that rank 1 (rank 0) never calls, waiting instead to be
  *   killed;</li>
+ *   <li>{@code replace}: rank 1 waits to be killed; the others' allreduce fails naming it, they reform the job with
+ *   its replacement, and all ranks allreduce on the reformed communicator; the replacement (started with
+ *   {@code COLLECTIVES_REPLACEMENT=1}) joins and allreduces at once;</li>
  *   <li>{@code abort}: rank 0 aborts the communicator, then every rank calls an allreduce;</li>
  *   <li>{@code split}: children of the even and of the odd ranks, an allgather on each, a split with no color on
  *   all ranks but 0, then an allreduce on the job's communicator;</li>
@@ -76,6 +79,7 @@ public final class SimRankProcess {
             case "window-mismatch" -> windowMismatch(me);
             case "hang" -> hang(me, 1);
             case "hang-rank-0" -> hang(me, 0);
+            case "replace" -> replace(me);
             case "abort" -> abort(me);
             case "split" -> split(me);
             case "split-hang" -> splitHang(me);
@@ -191,6 +195,47 @@ public final class SimRankProcess {
         }
         say("CALLING");
         allReduce(me, COUNT);
+    }
+
+    private static void replace(JoinedRank me) throws InterruptedException {
+        if ("1".equals(System.getenv("COLLECTIVES_REPLACEMENT"))) {
+            say("REJOINED " + me.comm());
+            reformedAllReduce(me.comm(), me.stream());
+            return;
+        }
+        if (me.rank() == 1) {
+            say("WAITING");
+            RankProcess.waitToBeKilled();
+        }
+        say("CALLING");
+        try {
+            allReduce(me, COUNT);
+            throw new AssertionError("rank " + me.rank() + "'s allreduce passed without rank 1");
+        } catch (CollectivesException e) {
+            say("LOST " + e.getMessage());
+        }
+        try (Communicator reformed = me.comm().reform(java.time.Duration.ofSeconds(60));
+                Stream stream = reformed.createStream()) {
+            say("REFORMED " + reformed);
+            reformedAllReduce(reformed, stream);
+        }
+    }
+
+    private static void reformedAllReduce(Communicator comm, Stream stream) {
+        int n = comm.size();
+        try (DeviceBuffer grads = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT)) {
+            grads.copyFromHost(values(COUNT, i -> comm.rank() + 1 + i));
+            comm.allReduce(grads, grads, COUNT, DataType.FLOAT32, ReduceOp.SUM, stream);
+            stream.synchronize();
+            float[] out = new float[COUNT];
+            grads.copyToHost(out);
+            float[] want = values(COUNT, i -> n * (n + 1) / 2 + n * i);
+            if (!Arrays.equals(out, want)) {
+                throw new AssertionError("rank " + comm.rank() + ", reformed allReduce: " + Arrays.toString(out)
+                        + ", expected " + Arrays.toString(want));
+            }
+        }
+        say("OK reformed allReduce data");
     }
 
     /** Rank 0 aborts the communicator; the others' allreduce fails with its reason. */

@@ -24,7 +24,8 @@ import java.util.stream.Collectors;
 /**
  * The fault driver: for each rank count, registration mode and fault, one job of processes ({@link FaultRankCommand}
  * each) whose last rank commits the fault; the job is OK when every other rank's step failed, naming the culprit and
- * the cause ({@link Fault#named}). The jobs run one after another, so that each has the host to itself.
+ * the cause ({@link Fault#named}); then, for each rank count and mode, the recoveries from a killed rank
+ * ({@link RecoveryJobs}). The jobs run one after another, so that each has the host to itself.
  */
 final class FaultJobs {
     private static final String SIM = "sim";
@@ -39,6 +40,7 @@ final class FaultJobs {
      * @param devices     the GPUs the processes share, round-robin
      * @param modes       the registration modes
      * @param faults      the faults
+     * @param recoveries  the recoveries from a killed rank ({@link RecoveryJobs})
      * @param logs        where each process's log goes
      * @param jobTimeout  how long the other ranks of a job may take to fail
      * @param simTimeout  on sim, how long a rank waits for the others in a call
@@ -50,6 +52,7 @@ final class FaultJobs {
             int devices,
             List<Registration> modes,
             List<Fault> faults,
+            List<Recovery> recoveries,
             Path logs,
             Duration jobTimeout,
             Duration simTimeout,
@@ -108,10 +111,38 @@ final class FaultJobs {
             }
             printTable(verdicts);
             summaries.add(summary(n, verdicts));
+            if (!settings.recoveries().isEmpty()) {
+                allOk &= runRecoveries(n, summaries);
+            }
         }
         out.println();
         summaries.forEach(out::println);
         return allOk ? Runner.PASSED : Runner.FAILED;
+    }
+
+    /** The recoveries of a job of {@code n} ranks in every mode; whether each went as expected. */
+    private boolean runRecoveries(int n, List<String> summaries) {
+        out.println();
+        out.println("== " + n + " ranks, rank " + RecoveryJobs.killed(n) + " killed in step 2, then "
+                + settings.recoveries().stream().map(Recovery::label).collect(Collectors.joining(" or ")));
+        RecoveryJobs jobs = new RecoveryJobs(settings, out);
+        Map<Recovery, List<Boolean>> verdicts = new EnumMap<>(Recovery.class);
+        for (Registration mode : settings.modes()) {
+            for (Recovery recovery : settings.recoveries()) {
+                verdicts.computeIfAbsent(recovery, r -> new ArrayList<>())
+                        .add(jobs.run(n, mode, recovery, jvmOptions()));
+            }
+        }
+        summaries.add(RecoveryJobs.summary(n, settings.recoveries(), verdicts));
+        return verdicts.values().stream().allMatch(oks -> !oks.contains(false));
+    }
+
+    /** On nccl and mccl, how long a synchronize waits. */
+    private List<String> jvmOptions() {
+        return SIM.equals(settings.backend())
+                ? List.of()
+                : List.of("-Dcollectives.device.syncTimeoutSeconds="
+                        + settings.syncTimeout().toSeconds());
     }
 
     /** Runs one job and says how it went; whether every rank but the culprit failed naming it and the cause. */
@@ -122,10 +153,7 @@ final class FaultJobs {
                 .resolve(mode.name().toLowerCase(Locale.ROOT))
                 .resolve(fault.label());
         List<String> arguments = List.of(FaultRankCommand.NAME, "--mode", mode.name(), "--fault", fault.name());
-        List<String> jvmOptions = SIM.equals(settings.backend())
-                ? List.of()
-                : List.of("-Dcollectives.device.syncTimeoutSeconds="
-                        + settings.syncTimeout().toSeconds());
+        List<String> jvmOptions = jvmOptions();
         List<Survivor> survivors = new ArrayList<>();
         long start = System.nanoTime();
         try (LocalJob job = LocalJob.start(

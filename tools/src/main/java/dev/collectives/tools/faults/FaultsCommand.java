@@ -66,6 +66,15 @@ public final class FaultsCommand implements Callable<Integer> {
             description = "the faults; default: " + "kill,abort,silent,shapes")
     List<Fault> faults = List.of(Fault.values());
 
+    @Option(
+            names = "--recoveries",
+            paramLabel = "RECOVERY",
+            split = ",",
+            description = "after the faults, at each rank count and in each mode, rank N/2 is killed in step 2 and "
+                    + "the survivors shrink it away, or reform the job with a process started in its place (the "
+                    + "runner's recovery, recovery --replace); default: shrink,replace")
+    List<Recovery> recoveries = List.of(Recovery.values());
+
     @Option(names = "--out", paramLabel = "DIR", description = "where each process's log goes; default: faults-logs")
     Path logs = Path.of("faults-logs");
 
@@ -115,6 +124,7 @@ public final class FaultsCommand implements Callable<Integer> {
                 devices,
                 modes.stream().distinct().toList(),
                 faults.stream().distinct().toList(),
+                recoveries.stream().distinct().toList(),
                 logs,
                 Duration.ofSeconds(jobTimeout),
                 Duration.ofSeconds(simTimeout),

@@ -1,0 +1,75 @@
+package dev.collectives.backend.device;
+
+import dev.collectives.runtime.bootstrap.Rendezvous;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * What the scripted jobs of the device tests share: a job as rank {@code rank} of {@code size} sees it through its
+ * rendezvous at {@link #WHERE}, whose watch the test tells of a failure ({@link #fail}), which records the operations
+ * the rank calls and whether it left the job.
+ */
+abstract class ScriptedJobBase implements Rendezvous {
+    static final String WHERE = "tcp://127.0.0.1:41000";
+    /** How the job tells of rank 1's death. */
+    static final String RANK_ONE_GONE = "rank 1 at /127.0.0.1:41000 is gone: its connection ended while the job ran";
+
+    final List<String> operations = new CopyOnWriteArrayList<>();
+    volatile boolean closed;
+    volatile boolean watched;
+    final int rank;
+    final int size;
+    private volatile Consumer<String> watcher;
+
+    ScriptedJobBase(int rank, int size) {
+        this.rank = rank;
+        this.size = size;
+    }
+
+    /** This rank's communicator on {@code api}, which watches this job: rank 1 died, which aborted it behind. */
+    DeviceCommunicator afterRankOneDied(ScriptedNativeApi api) throws InterruptedException {
+        DeviceCommunicator comm = api.communicator(rank, size);
+        comm.watchJob(this, CommConfig.DEFAULT);
+        fail(RANK_ONE_GONE);
+        api.awaitCount("commAbort", 1);
+        return comm;
+    }
+
+    /** The job's watch hears {@code why}. */
+    void fail(String why) {
+        watcher.accept(why);
+    }
+
+    @Override
+    public boolean watch(Consumer<String> onFailure) {
+        watched = true;
+        watcher = onFailure;
+        return true;
+    }
+
+    @Override
+    public void abort(String reason) {
+        operations.add("abort: " + reason);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public String where() {
+        return WHERE;
+    }
+}
