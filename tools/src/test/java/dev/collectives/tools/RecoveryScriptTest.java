@@ -27,16 +27,7 @@ class RecoveryScriptTest {
 
     @Test
     void theSurvivorsShrinkTheKilledRankAwayAndRunTheirStepsInEveryMode() throws Exception {
-        ScriptRun run = ScriptRun.of(
-                "recovery.sh",
-                Map.of(
-                        "BACKEND",
-                        "sim",
-                        "STEPS",
-                        "3",
-                        "OUT",
-                        out.resolve("logs").toString()),
-                out.resolve("script.log"));
+        ScriptRun run = ScriptRun.onSim("recovery.sh", out, Map.of("STEPS", "3"));
         String output = run.text();
 
         assertEquals(0, run.status(), output);
@@ -58,20 +49,8 @@ class RecoveryScriptTest {
     @ParameterizedTest
     @ValueSource(ints = {2, 4})
     void theSurvivorsReformTheJobWithAReplacementOfTheKilledRankInEveryMode(int ranks) throws Exception {
-        ScriptRun run = ScriptRun.of(
-                "recovery.sh",
-                Map.of(
-                        "BACKEND",
-                        "sim",
-                        "REPLACE",
-                        "1",
-                        "RANKS",
-                        String.valueOf(ranks),
-                        "STEPS",
-                        "3",
-                        "OUT",
-                        out.resolve("logs").toString()),
-                out.resolve("script.log"));
+        ScriptRun run = ScriptRun.onSim(
+                "recovery.sh", out, Map.of("REPLACE", "1", "RANKS", String.valueOf(ranks), "STEPS", "3"));
         String output = run.text();
 
         assertEquals(0, run.status(), output);

@@ -27,20 +27,10 @@ class DifferentialScriptTest {
 
     @Test
     void simInThreadsAndSimInProcessesAgreeOnEverythingAtTwoAndFourRanks() throws Exception {
-        ScriptRun run = ScriptRun.of(
+        ScriptRun run = ScriptRun.onSim(
                 "differential.sh",
-                Map.of(
-                        "BACKEND",
-                        "sim",
-                        "RANKS",
-                        "2,4",
-                        "CORPUS",
-                        String.valueOf(CORPUS),
-                        "MAX_COUNT",
-                        "65536",
-                        "OUT",
-                        results.resolve("out").toString()),
-                results.resolve("script.log"));
+                results,
+                Map.of("RANKS", "2,4", "CORPUS", String.valueOf(CORPUS), "MAX_COUNT", "65536"));
         String output = run.text();
 
         assertEquals(0, run.status(), output);

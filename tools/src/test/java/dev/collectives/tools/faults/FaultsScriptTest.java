@@ -25,16 +25,7 @@ class FaultsScriptTest {
 
     @Test
     void everyFaultOfTheLastRankFailsTheOtherNamingItInEveryModeAtTwoRanks() throws Exception {
-        ScriptRun run = ScriptRun.of(
-                "faults.sh",
-                Map.of(
-                        "BACKEND",
-                        "sim",
-                        "RANKS",
-                        "2",
-                        "OUT",
-                        out.resolve("logs").toString()),
-                out.resolve("script.log"));
+        ScriptRun run = ScriptRun.onSim("faults.sh", out, Map.of("RANKS", "2"));
         String output = run.text();
 
         assertEquals(0, run.status(), output);

@@ -25,18 +25,7 @@ class RecoveriesScriptTest {
 
     @Test
     void aKilledMiddleRankIsShrunkAwayOrReplacedInEveryModeAtTwoAndFourRanks() throws Exception {
-        ScriptRun run = ScriptRun.of(
-                "faults.sh",
-                Map.of(
-                        "BACKEND",
-                        "sim",
-                        "RANKS",
-                        "2,4",
-                        "FAULTS",
-                        "kill",
-                        "OUT",
-                        out.resolve("logs").toString()),
-                out.resolve("script.log"));
+        ScriptRun run = ScriptRun.onSim("faults.sh", out, Map.of("RANKS", "2,4", "FAULTS", "kill"));
         String output = run.text();
 
         assertEquals(0, run.status(), output);
