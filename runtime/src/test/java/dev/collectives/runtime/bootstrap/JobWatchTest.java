@@ -44,49 +44,19 @@ class JobWatchTest {
 
     @Test
     void aRankWhoseConnectionEndsWithoutLeavingIsNamedToEveryWatcher() throws Exception {
-        int port = RankThreadsForTests.freePort();
-        String endpoint = "tcp://127.0.0.1:" + port;
-        CountDownLatch watching = new CountDownLatch(2);
-        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
-            if (rank == 2) {
-                // admitted as rank 2, then its process "dies": the connection ends without a word
-                try (Socket doomed = RankThreadsForTests.admittedAs(port, 2, 3)) {
-                    await(watching);
-                }
-                return "gone";
-            }
-            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous()) {
-                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
-                watching.countDown();
-                return awaitHeard(rank);
-            }
-        });
+        List<RankThreadsForTests.Outcome<String>> outcomes = afterTheDeathOf(2, (rank, rendezvous) -> awaitHeard(rank));
         assertHeardOn(
                 outcomes, new int[] {0, 1}, "rank 2 at /127.0.0.1:", "is gone: its connection ended while the job ran");
     }
 
     @Test
     void theSurvivorsOfADeathMeetAgainAndAgreeOnWhoIsLeft() throws Exception {
-        int port = RankThreadsForTests.freePort();
-        String endpoint = "tcp://127.0.0.1:" + port;
-        CountDownLatch watching = new CountDownLatch(2);
-        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
-            if (rank == 1) {
-                try (Socket doomed = RankThreadsForTests.admittedAs(port, 1, 3)) {
-                    await(watching);
-                }
-                return "gone";
-            }
-            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous()) {
-                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
-                watching.countDown();
-                String death = awaitHeard(rank);
-                assertEquals(Optional.empty(), rendezvous.resumeAmongSurvivors());
-                Rendezvous.Survivors survivors = rendezvous.allGatherOfSurvivors(new byte[] {(byte) (10 + rank)});
-                return death + " | " + Arrays.toString(survivors.values()[0]) + " "
-                        + Arrays.toString(survivors.values()[2]) + " | "
-                        + survivors.goneReasons()[1];
-            }
+        List<RankThreadsForTests.Outcome<String>> outcomes = afterTheDeathOf(1, (rank, rendezvous) -> {
+            String death = awaitHeard(rank);
+            assertEquals(Optional.empty(), rendezvous.resumeAmongSurvivors());
+            Rendezvous.Survivors survivors = rendezvous.allGatherOfSurvivors(new byte[] {(byte) (10 + rank)});
+            return death + " | " + Arrays.toString(survivors.values()[0]) + " "
+                    + Arrays.toString(survivors.values()[2]) + " | " + survivors.goneReasons()[1];
         });
         for (int rank : new int[] {0, 2}) {
             String seen = outcomes.get(rank).get();
@@ -95,6 +65,35 @@ class JobWatchTest {
                             + " \\| \\[10] \\[12] \\| rank 1 at .* is gone: .*"),
                     "rank " + rank + ": " + seen);
         }
+    }
+
+    /** What a survivor does once its watch is on: {@code rank}'s part over its {@code rendezvous}. */
+    private interface Survivor {
+        String run(int rank, Rendezvous rendezvous) throws Exception;
+    }
+
+    /**
+     * A watched job of 3 ranks whose rank {@code doomed} is admitted, then its process "dies" (its connection ends
+     * without a word) once the others watch; each other rank runs {@code survivor}. The doomed rank's outcome is
+     * "gone".
+     */
+    private List<RankThreadsForTests.Outcome<String>> afterTheDeathOf(int doomed, Survivor survivor) throws Exception {
+        int port = RankThreadsForTests.freePort();
+        String endpoint = "tcp://127.0.0.1:" + port;
+        CountDownLatch watching = new CountDownLatch(2);
+        return RankThreadsForTests.run(3, rank -> () -> {
+            if (rank == doomed) {
+                try (Socket connection = RankThreadsForTests.admittedAs(port, doomed, 3)) {
+                    await(watching);
+                }
+                return "gone";
+            }
+            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous()) {
+                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+                watching.countDown();
+                return survivor.run(rank, rendezvous);
+            }
+        });
     }
 
     @Test
