@@ -45,7 +45,7 @@ import java.util.function.Supplier;
  *
  * <p>A backend reads settings of its own through {@link #option(String)}: {@code option("sim.mtlinkSharp")} is
  * {@link Builder#option}, else {@code -Dcollectives.sim.mtlinkSharp}, else {@code COLLECTIVES_SIM_MTLINK_SHARP}.
- * The option {@code replacement} ({@code COLLECTIVES_REPLACEMENT=1}) joins a running job in a dead rank's place.
+ * The options {@code replacement} and {@code rendezvousServer}: see {@link RendezvousServer}.
  */
 public final class Bootstrap {
     /** The logger of joining a job: the settings used, then joined or why not. */
@@ -299,7 +299,7 @@ public final class Bootstrap {
                 rank());
         boolean replacement = Settings.replacement(option(Settings.REPLACEMENT), rank(), where);
         return where.kind() == RendezvousEndpoint.Kind.TCP
-                ? TcpRendezvous.open(where, rank(), size(), token, timeout(), replacement)
+                ? TcpRendezvous.open(where, rank(), size(), token, timeout(), replacement, this::option)
                 : FileRendezvous.open(where, rank(), size(), token, timeout());
     }
 

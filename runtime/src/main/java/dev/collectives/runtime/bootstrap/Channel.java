@@ -24,7 +24,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * token and both sides' nonces, over its direction, type, operation number and bytes.
  *
  * <pre>
- * handshake  rank 0 -> peer: int MAGIC, int VERSION, byte[32] server nonce
+ * handshake  rank 0 -> peer: int MAGIC, int VERSION, byte[32] server nonce, byte SERVED_BY_RANK_0 | STANDALONE
  *            peer -> rank 0: int MAGIC, int VERSION, int rank, int size, byte[32] client nonce,
  *                            byte[32] HMAC(token; "join", server nonce, client nonce, rank, size)
  *            rank 0 -> peer: byte ACCEPTED, byte[32] HMAC(token; "accept", server nonce, client nonce, rank, size)
@@ -38,10 +38,15 @@ import java.util.concurrent.locks.ReentrantLock;
  *            that a rank's process died, the bytes say which and how, and the survivors may meet again; REJOIN: rank 0
  *            tells a replacement the number of its first operation, where the survivors meet it)
  * </pre>
+ *
+ * <p>A standalone server ({@link RendezvousServer}) takes every rank's message for each operation, rank 0's too, and
+ * answers each rank with all of them ({@link #gathered}): a rank takes rank 0's value for a broadcast. A rank says
+ * WATCH when its job is watched from then on (GONE reaches only those ranks), and REUNION for its part of a
+ * reunion.
  */
 final class Channel implements AutoCloseable {
     static final int MAGIC = 0x436f4c4c;
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     static final byte ACCEPTED = 0;
     static final byte REJECTED = 1;
     static final byte DATA = 1;
@@ -55,6 +60,15 @@ final class Channel implements AutoCloseable {
     static final byte GONE = 5;
     /** Rank 0 takes a replacement into the job at this message's operation, its first (rank 0 only); no bytes. */
     static final byte REJOIN = 6;
+    /** To a standalone server: the sender's job is watched from now on, until its next operation; no bytes. */
+    static final byte WATCH = 7;
+    /** To a standalone server: the sender's part of a reunion with the replacements of the dead ranks; no bytes. */
+    static final byte REUNION = 8;
+
+    /** The greeting's last byte: rank 0 serves the rendezvous and takes part in it. */
+    static final byte SERVED_BY_RANK_0 = 0;
+    /** The greeting's last byte: a server of its own serves the rendezvous, and every rank is its member. */
+    static final byte STANDALONE = 1;
 
     /** The direction of a message, part of what its HMAC covers: from rank 0, or to it. */
     static final byte FROM_ROOT = 0;
@@ -189,7 +203,7 @@ final class Channel implements AutoCloseable {
                 ? maxData
                 : type == ABORT || type == STALL || type == GONE
                         ? Rendezvous.MAX_REASON_BYTES
-                        : type == LEAVE || type == REJOIN ? 0 : -1;
+                        : type == LEAVE || type == REJOIN || type == WATCH || type == REUNION ? 0 : -1;
         if (max < 0) {
             throw new ProtocolException("a message of unknown type " + type);
         }
@@ -268,6 +282,55 @@ final class Channel implements AutoCloseable {
         }
         if (in.available() > 0) {
             throw new ProtocolException(in.available() + " bytes past the survivors' values");
+        }
+        return new Rendezvous.Survivors(values, gone);
+    }
+
+    /**
+     * How a standalone server answers an operation: per rank, 0, the length and the value it sent, or 1 and why it
+     * is gone. The values may differ in length (a broadcast's ranks other than 0 send none).
+     */
+    static byte[] gathered(Rendezvous.Survivors gathered) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            for (int r = 0; r < gathered.values().length; r++) {
+                String reason = gathered.goneReasons()[r];
+                out.writeBoolean(reason != null);
+                if (reason == null) {
+                    out.writeInt(gathered.values()[r].length);
+                    out.write(gathered.values()[r]);
+                } else {
+                    writeText(out, reason);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** The most bytes of {@link #gathered} for {@code size} ranks. */
+    static int gatheredBytes(int size) {
+        return Math.toIntExact(Rendezvous.MAX_GATHER_BYTES + (long) size * (5 + 4 + Rendezvous.MAX_REASON_BYTES));
+    }
+
+    static Rendezvous.Survivors readGathered(byte[] bytes, int size) throws IOException {
+        DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+        byte[][] values = new byte[size][];
+        String[] gone = new String[size];
+        for (int r = 0; r < size; r++) {
+            if (in.readBoolean()) {
+                gone[r] = readText(in);
+            } else {
+                int length = in.readInt();
+                if (length < 0 || length > Rendezvous.MAX_VALUE_BYTES) {
+                    throw new ProtocolException("a value of " + length + " bytes from rank " + r);
+                }
+                values[r] = readBytes(in, length);
+            }
+        }
+        if (in.available() > 0) {
+            throw new ProtocolException(in.available() + " bytes past the ranks' values");
         }
         return new Rendezvous.Survivors(values, gone);
     }

@@ -8,12 +8,17 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * Who is in a TCP job, as rank 0 keeps it: each rank's claim (where its admitted connection came from), the
+ * Who is in a TCP job, as its server keeps it: each rank's claim (where its admitted connection came from), the
  * connections of the ranks that joined, and which ranks that never joined were turned away with why the job ended.
- * Guarded by rank 0's lock; telling the members something happens outside it.
+ * The members are the ranks from {@code first} on: 1 where rank 0 serves, 0 for a standalone server. Guarded by the
+ * server's lock; telling the members something happens outside it.
  */
 final class Roster {
     private final int size;
+    /** The lowest rank that joins as a member: 1 where rank 0 serves, 0 for a standalone server. */
+    private final int first;
+    /** The server, for messages: "rank 0 at tcp://host:port". */
+    private final String server;
     /** Where each rank's admitted connection came from, from the moment its claim was checked. */
     private final String[] claimedFrom;
 
@@ -23,8 +28,10 @@ final class Roster {
 
     private int joined;
 
-    Roster(int size) {
+    Roster(int size, int first, String server) {
         this.size = size;
+        this.first = first;
+        this.server = server;
         this.claimedFrom = new String[size];
         this.members = new Channel[size];
         this.toldLate = new boolean[size];
@@ -32,15 +39,15 @@ final class Roster {
 
     /**
      * Claims rank {@code rank} for the peer at {@code from}, which says the world has {@code claimedSize} ranks;
-     * returns why it cannot be that rank of this job (rank 0 serves at {@code where}), or null.
+     * returns why it cannot be that rank of this job, or null.
      */
-    String claim(int rank, int claimedSize, String from, String where) {
+    String claim(int rank, int claimedSize, String from) {
         if (claimedSize != size) {
-            return "rank " + rank + " at " + from + " says the world size is " + claimedSize + ", rank 0 at " + where
-                    + " says " + size;
+            return "rank " + rank + " at " + from + " says the world size is " + claimedSize + ", " + server + " says "
+                    + size;
         }
-        if (rank == 0) {
-            return "a second process with rank 0 at " + from + " tried to join rank 0 at " + where;
+        if (rank == 0 && first == 1) {
+            return "a second process with rank 0 at " + from + " tried to join " + server;
         }
         if (rank < 0 || rank >= size) {
             return "a peer at " + from + " claims rank " + rank + ", outside 0.." + (size - 1);
@@ -54,19 +61,19 @@ final class Roster {
 
     /**
      * Claims rank {@code rank} for a replacement at {@code from} of a rank that died ({@code dead}; one of it was
-     * admitted already when {@code replaced}); returns why it cannot take that rank's place (rank 0 serves at
-     * {@code where}), or null. A replacement refused does not end the job.
+     * admitted already when {@code replaced}); returns why it cannot take that rank's place, or null. A replacement
+     * refused does not end the job.
      */
-    String claimReplacement(int rank, int claimedSize, String from, String where, boolean dead, boolean replaced) {
+    String claimReplacement(int rank, int claimedSize, String from, boolean dead, boolean replaced) {
         String refused = "a replacement for rank " + rank + " at " + from + " was refused: ";
         if (claimedSize != size) {
-            return refused + "it says the world size is " + claimedSize + ", rank 0 at " + where + " says " + size;
+            return refused + "it says the world size is " + claimedSize + ", " + server + " says " + size;
         }
         if (rank < 0 || rank >= size) {
             return refused + "the ranks of this job are 0.." + (size - 1);
         }
-        if (rank == 0) {
-            return refused + "rank 0 serves the rendezvous at " + where + " and is alive";
+        if (rank < first) {
+            return refused + server + " serves the rendezvous and is alive";
         }
         if (replaced) {
             return refused + "a replacement for rank " + rank + " joined from " + claimedFrom[rank] + " already";
@@ -93,9 +100,9 @@ final class Roster {
         joined++;
     }
 
-    /** Whether every rank but rank 0 has joined. */
+    /** Whether every member has joined. */
     boolean complete() {
-        return joined == size - 1;
+        return joined == size - first;
     }
 
     /** The connection of {@code rank}, which joined. */
@@ -110,14 +117,14 @@ final class Roster {
 
     /** {@code rank} (as it claims) was turned away with why the job ended. */
     void toldLate(int rank) {
-        if (rank > 0 && rank < size) {
+        if (rank >= first && rank < size) {
             toldLate[rank] = true;
         }
     }
 
     /** "rank 3", "ranks 1, 2": those that have not joined. */
     String missing() {
-        List<String> ranks = IntStream.range(1, size)
+        List<String> ranks = IntStream.range(first, size)
                 .filter(r -> members[r] == null)
                 .mapToObj(Integer::toString)
                 .collect(Collectors.toList());
@@ -126,13 +133,17 @@ final class Roster {
 
     /** Whether some rank has neither joined nor been told why the job ended. */
     boolean lateRanksUntold() {
-        return IntStream.range(1, size).anyMatch(r -> members[r] == null && !toldLate[r]);
+        return IntStream.range(first, size).anyMatch(r -> members[r] == null && !toldLate[r]);
     }
 
-    /** Tells {@code member} why the job ended (best effort, by {@code deadline}), at operation {@code sequence}. */
-    static void tellEnded(Channel member, String reason, int sequence, Deadline deadline) {
+    /**
+     * Tells {@code member} why the job ended (best effort, by {@code deadline}), at operation {@code sequence}:
+     * "rank 0 ended the job: {@code reason}", or the standalone server did.
+     */
+    void tellEnded(Channel member, String reason, int sequence, Deadline deadline) {
+        String endedBy = first == 1 ? "rank 0" : server;
         try {
-            member.send(Channel.ABORT, sequence, Channel.truncate("rank 0 ended the job: " + reason), deadline);
+            member.send(Channel.ABORT, sequence, Channel.truncate(endedBy + " ended the job: " + reason), deadline);
         } catch (IOException ignored) {
             // that member is gone or stuck; it fails on its own deadline
         }

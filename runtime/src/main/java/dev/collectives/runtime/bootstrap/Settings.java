@@ -24,6 +24,13 @@ final class Settings {
      */
     static final String REPLACEMENT = "replacement";
 
+    /**
+     * The option that says who serves a tcp:// rendezvous ({@code COLLECTIVES_RENDEZVOUS_SERVER},
+     * {@code collectives.rendezvousServer}): {@code rank0} (the default) or {@code standalone}, a
+     * {@link RendezvousServer} that every rank joins.
+     */
+    static final String SERVER = "rendezvousServer";
+
     /** A setting that may be given explicitly, as a system property or a COLLECTIVES_* variable. */
     enum Explicit {
         RANK("COLLECTIVES_RANK", "collectives.rank"),
@@ -132,6 +139,19 @@ final class Settings {
                             + where);
         }
         return replacement;
+    }
+
+    /** Whether a standalone server serves the tcp:// rendezvous: {@code value} of {@link #SERVER}. */
+    static boolean standalone(Optional<String> value, int rank) {
+        String text = value.map(v -> v.trim().toLowerCase(Locale.ROOT)).orElse("rank0");
+        if (!text.equals("rank0") && !text.equals("standalone")) {
+            throw BootstrapException.settings(
+                    rank,
+                    optionVariable(SERVER) + " (or " + optionProperty(SERVER) + ") is rank0 (rank 0 serves the "
+                            + "rendezvous) or standalone (a rendezvous server of its own, which every rank joins), not '"
+                            + value.get() + "'");
+        }
+        return text.equals("standalone");
     }
 
     private static Sourced<Integer> toInt(Sourced<String> text) {

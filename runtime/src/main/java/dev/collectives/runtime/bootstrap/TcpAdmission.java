@@ -23,11 +23,11 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The door of rank 0's {@link TcpRoot}: accepts connections for as long as the rendezvous is open and admits each
+ * The door of a TCP job's server ({@link Door}: rank 0's {@link TcpRoot} or a {@link RendezvousServer}): accepts connections for as long as the rendezvous is open and admits each
  * peer that proves it holds the job token as the rank it claims, or as the replacement of a rank that died. Handshakes run on a pool of at most
  * {@link #MAX_HANDSHAKES} threads, each within its own deadline; a connection beyond that many drops the oldest
  * one still handshaking, so that idle, trickling or garbage connections, however many, can neither delay nor
- * block the ranks. What it turned away is kept for rank 0's timeout message.
+ * block the ranks. What it turned away is kept for the server's timeout message.
  */
 final class TcpAdmission {
     /** How many connections may be handshaking at once; a legitimate rank needs one round trip. */
@@ -39,7 +39,7 @@ final class TcpAdmission {
 
     private final ServerSocket server;
     private final JobToken token;
-    private final TcpRoot root;
+    private final Door door;
     private final Duration handshakeLimit;
     private final ThreadPoolExecutor handshakes = new ThreadPoolExecutor(
             MAX_HANDSHAKES,
@@ -60,11 +60,11 @@ final class TcpAdmission {
     /** A connection still handshaking, and where it came from. */
     private record Handshake(Channel channel, String from) {}
 
-    /** Admits members to {@code root} through {@code server}; each handshake within {@code handshakeLimit}. */
-    TcpAdmission(ServerSocket server, JobToken token, TcpRoot root, Duration handshakeLimit) {
+    /** Admits members through {@code server} to {@code door}; each handshake within {@code handshakeLimit}. */
+    TcpAdmission(ServerSocket server, JobToken token, Door door, Duration handshakeLimit) {
         this.server = server;
         this.token = token;
-        this.root = root;
+        this.door = door;
         this.handshakeLimit = handshakeLimit;
         handshakes.allowCoreThreadTimeOut(true); // no threads kept while nobody connects
     }
@@ -72,9 +72,9 @@ final class TcpAdmission {
     /**
      * Listens on the endpoint's port: on the loopback address if that is the endpoint, else on every interface
      * (a host name may resolve to another of this host's addresses here than on the other nodes), after checking
-     * that the endpoint is an address of this host at all.
+     * that the endpoint is an address of this host at all. {@code who} serves there, for messages: "rank 0".
      */
-    static ServerSocket listen(RendezvousEndpoint endpoint) {
+    static ServerSocket listen(RendezvousEndpoint endpoint, String who) {
         InetAddress address;
         try {
             address = InetAddress.getByName(endpoint.host());
@@ -83,7 +83,7 @@ final class TcpAdmission {
                     && NetworkInterface.getByInetAddress(address) == null) {
                 throw BootstrapException.settings(
                         0,
-                        "rank 0 must run on the rendezvous host, but " + endpoint
+                        who + " must run on the rendezvous host, but " + endpoint
                                 + " (" + address.getHostAddress() + ") is not an address of this host ("
                                 + InetAddress.getLocalHost().getHostName() + ")");
             }
@@ -109,11 +109,11 @@ final class TcpAdmission {
         } catch (BindException e) {
             throw BootstrapException.failed(
                     0,
-                    "rank 0 cannot listen at " + endpoint + ": " + e.getMessage()
-                            + " (another job on this port, or a second process with rank 0?)",
+                    who + " cannot listen at " + endpoint + ": " + e.getMessage()
+                            + " (another job on this port, or a second process serving it?)",
                     e);
         } catch (IOException e) {
-            throw BootstrapException.failed(0, "rank 0 cannot listen at " + endpoint + ": " + e, e);
+            throw BootstrapException.failed(0, who + " cannot listen at " + endpoint + ": " + e, e);
         }
     }
 
@@ -237,6 +237,7 @@ final class TcpAdmission {
         out.writeInt(Channel.MAGIC);
         out.writeInt(Channel.VERSION);
         out.write(serverNonce);
+        out.writeByte(door.standalone() ? Channel.STANDALONE : Channel.SERVED_BY_RANK_0);
         out.flush();
         int magic = in.readInt();
         int version = in.readInt();
@@ -260,13 +261,13 @@ final class TcpAdmission {
                     "a connection from " + from + " claiming rank " + rank + " presented a wrong job token",
                     false);
         }
-        String ended = root.ended();
+        String ended = door.ended();
         if (ended != null) {
             reject(channel, ended, false);
-            root.toldLate(rank);
+            door.toldLate(rank);
             return ended;
         }
-        String problem = root.claim(rank, size, from, replaces);
+        String problem = door.claim(rank, size, from, replaces);
         if (problem != null) {
             return reject(channel, problem, !replaces); // a replacement refused leaves the job as it was
         }
@@ -280,10 +281,10 @@ final class TcpAdmission {
             admitted = true;
         } finally {
             if (!admitted) {
-                root.unclaim(rank); // it may try again
+                door.unclaim(rank); // it may try again
             }
         }
-        root.join(rank, channel, replaces);
+        door.join(rank, channel, replaces);
         return null;
     }
 
@@ -294,7 +295,7 @@ final class TcpAdmission {
      */
     private String reject(Channel channel, String reason, boolean endsJob) throws IOException {
         if (endsJob) {
-            root.endJob(reason);
+            door.endJob(reason);
         } else {
             note(reason);
         }

@@ -18,10 +18,11 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * A rank other than 0 in a TCP rendezvous: connects to rank 0, retrying until the deadline (rank 0 may start
- * later), proves it holds the job token and checks that rank 0 does too, then takes part in each operation.
- * Inside an operation it waits a little past the deadline, so that rank 0, which watches every rank, can say
- * which rank is at fault before this one would have to guess.
+ * A member of a TCP rendezvous: a rank other than 0 where rank 0 serves, or any rank where a standalone
+ * {@link RendezvousServer} does. It connects to the server, retrying until the deadline (the server may start later),
+ * proves it holds the job token and checks that the server does too, then takes part in each operation (with a
+ * standalone server, through {@link ServedOperations}). Inside an operation it waits a little past the deadline, so
+ * that the server, which watches every rank, can say which rank is at fault before this one would have to guess.
  */
 final class TcpMember extends Exchange {
     private static final long FIRST_RETRY_MILLIS = 50;
@@ -30,6 +31,10 @@ final class TcpMember extends Exchange {
     private static final Duration VERDICT_GRACE = Duration.ofSeconds(2);
 
     private final Channel root;
+    /** Who serves the rendezvous, for messages: "rank 0 at tcp://host:port" or "the rendezvous server at …". */
+    private final String server;
+    /** Whether a standalone server serves it (the greeting says), which answers every operation with every value. */
+    private final boolean standalone;
     /** Whether this process joined in the place of a rank that died. */
     private final boolean replacement;
     /** Whether rank 0 took this replacement in ({@link Channel#REJOIN}); always for the others. */
@@ -42,18 +47,36 @@ final class TcpMember extends Exchange {
     private volatile String heardEnd;
 
     private TcpMember(
-            RendezvousEndpoint endpoint, int rank, int size, Duration timeout, Channel root, boolean replacement) {
+            RendezvousEndpoint endpoint,
+            int rank,
+            int size,
+            Duration timeout,
+            Channel root,
+            boolean replacement,
+            boolean standalone) {
         super(rank, size, endpoint.toString(), timeout);
         this.root = root;
+        this.standalone = standalone;
+        this.server = serverAt(endpoint, standalone);
         this.replacement = replacement;
         this.rejoined = !replacement;
     }
 
-    /** Joins the job as rank {@code rank}, or as a {@code replacement} of that rank, which died. */
+    /**
+     * Joins the job as rank {@code rank}, or as a {@code replacement} of that rank, which died; rank 0 joins only a
+     * {@code standalone} server (what the others meet, the server's greeting says).
+     */
     static TcpMember join(
-            RendezvousEndpoint endpoint, int rank, int size, JobToken token, Duration timeout, boolean replacement) {
+            RendezvousEndpoint endpoint,
+            int rank,
+            int size,
+            JobToken token,
+            Duration timeout,
+            boolean replacement,
+            boolean standalone) {
+        String expected = serverAt(endpoint, standalone);
         Deadline deadline = Deadline.after(timeout);
-        Attempts attempts = new Attempts();
+        Attempts attempts = new Attempts(standalone ? "the rendezvous server" : "rank 0");
         Backoff backoff = new Backoff(deadline, FIRST_RETRY_MILLIS, LAST_RETRY_MILLIS);
         while (!deadline.expired()) {
             Socket socket = new Socket();
@@ -77,12 +100,13 @@ final class TcpMember extends Exchange {
             }
             Channel channel = null;
             try {
-                channel = new Channel(socket, "rank 0 at " + endpoint);
+                channel = new Channel(socket, expected);
                 Channel connected = channel;
-                channel.within(deadline, () -> handshake(connected, endpoint, rank, size, token, replacement));
-                return new TcpMember(endpoint, rank, size, timeout, channel, replacement);
+                boolean served =
+                        channel.within(deadline, () -> handshake(connected, endpoint, rank, size, token, replacement));
+                return new TcpMember(endpoint, rank, size, timeout, channel, replacement, served);
             } catch (EOFException | SocketException e) {
-                // rank 0 closed before greeting: it is shutting down a failed attempt, or is not up yet
+                // the server closed before greeting: it is shutting down a failed attempt, or is not up yet
                 attempts.closed++;
             } catch (SocketTimeoutException e) {
                 attempts.silent++;
@@ -93,25 +117,36 @@ final class TcpMember extends Exchange {
                 throw e;
             }
             closeQuietly(channel == null ? socket : channel);
-            backoff.pauseWithoutGrowing(); // rank 0 is there, and may be ready at the next attempt
+            backoff.pauseWithoutGrowing(); // the server is there, and may be ready at the next attempt
         }
-        throw BootstrapException.failed(
-                rank, "no rank 0 at " + endpoint + " " + deadline.within() + ": " + attempts, null);
+        throw BootstrapException.failed(rank, "no " + expected + " " + deadline.within() + ": " + attempts, null);
+    }
+
+    /** "rank 0 at tcp://host:port", or "the rendezvous server at tcp://host:port". */
+    private static String serverAt(RendezvousEndpoint endpoint, boolean standalone) {
+        return (standalone ? "the rendezvous server" : "rank 0") + " at " + endpoint;
     }
 
     /** What became of the attempts to reach rank 0, for the message when none succeeded. */
     private static final class Attempts {
+        /** Who serves: "rank 0". */
+        final String who;
+
         int refused;
         int unanswered;
         int closed;
         int silent;
         String other;
 
+        Attempts(String who) {
+            this.who = who;
+        }
+
         @Override
         public String toString() {
             List<String> what = new ArrayList<>();
             if (refused > 0) {
-                what.add("refused " + times(refused) + " (nothing listens there: rank 0 has not started, runs on "
+                what.add("refused " + times(refused) + " (nothing listens there: " + who + " has not started, runs on "
                         + "another host, or listens on another port)");
             }
             if (unanswered > 0) {
@@ -120,11 +155,11 @@ final class TcpMember extends Exchange {
             }
             if (silent > 0) {
                 what.add("never answered: " + times(silent, "connection was", "connections were")
-                        + " accepted but not greeted in time (another program on that port, or rank 0 is stuck)");
+                        + " accepted but not greeted in time (another program on that port, or " + who + " is stuck)");
             }
             if (closed > 0) {
-                what.add(times(closed, "connection was", "connections were") + " closed before the greeting "
-                        + "(rank 0 was starting or ending)");
+                what.add(times(closed, "connection was", "connections were") + " closed before the greeting " + "("
+                        + who + " was starting or ending)");
             }
             if (other != null) {
                 what.add("last problem: " + other);
@@ -145,7 +180,8 @@ final class TcpMember extends Exchange {
         }
     }
 
-    private static Void handshake(
+    /** Proves the token both ways; returns whether the server is a standalone one (its greeting says). */
+    private static boolean handshake(
             Channel channel, RendezvousEndpoint endpoint, int rank, int size, JobToken token, boolean replacement)
             throws IOException {
         DataInputStream in = channel.in();
@@ -161,6 +197,8 @@ final class TcpMember extends Exchange {
                     null);
         }
         byte[] serverNonce = Channel.readBytes(in, JobToken.NONCE_BYTES);
+        boolean standalone = in.readByte() == Channel.STANDALONE;
+        String server = serverAt(endpoint, standalone);
         byte[] clientNonce = JobToken.nonce();
         byte[] claim = JobToken.ints(rank, size);
         out.writeInt(Channel.MAGIC);
@@ -172,8 +210,7 @@ final class TcpMember extends Exchange {
         out.flush();
         byte answer = in.readByte();
         if (answer == Channel.REJECTED) {
-            throw BootstrapException.remote(
-                    rank, "rank 0 at " + endpoint + " turned rank " + rank + " away: " + Channel.readText(in));
+            throw BootstrapException.remote(rank, server + " turned rank " + rank + " away: " + Channel.readText(in));
         }
         byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
         if (answer != Channel.ACCEPTED || !token.verify(mac, "accept", serverNonce, clientNonce, claim)) {
@@ -184,14 +221,27 @@ final class TcpMember extends Exchange {
                             + " here)",
                     null);
         }
-        channel.authenticated(
-                Channel.sessionKey(token, serverNonce, clientNonce, rank), false, "rank 0 at " + endpoint);
-        return null;
+        channel.authenticated(Channel.sessionKey(token, serverNonce, clientNonce, rank), false, server);
+        return standalone;
     }
 
     @Override
-    protected byte[] doBroadcast(byte[] ignored, Deadline deadline) {
+    protected byte[] doBroadcast(byte[] value, Deadline deadline) {
+        if (standalone) {
+            return ServedOperations.broadcast(
+                    served(value == null ? new byte[0] : value, deadline), rank(), operation());
+        }
         return receive(MAX_VALUE_BYTES, deadline);
+    }
+
+    /** Every rank's value for this operation, or why it is gone, as a standalone server answers. */
+    private Survivors served(byte[] value, Deadline deadline) {
+        sendToRoot(value, deadline);
+        try {
+            return Channel.readGathered(receive(Channel.gatheredBytes(size()), deadline), size());
+        } catch (IOException e) {
+            throw fail(failure(e, deadline));
+        }
     }
 
     /**
@@ -203,6 +253,9 @@ final class TcpMember extends Exchange {
     protected boolean doWatch(Consumer<String> onFailure) {
         heardDeath = null; // a job reunited after a death is watched anew
         heardEnd = null;
+        if (standalone) {
+            tellServer(Channel.WATCH, new byte[0], Deadline.after(timeout()));
+        }
         Thread watcher = new Thread(() -> watchRoot(onFailure), "collectives-job-watch-rank-" + rank());
         watcher.setDaemon(true);
         watcher.start();
@@ -223,13 +276,12 @@ final class TcpMember extends Exchange {
             }
             failure = frame.type() == Channel.ABORT
                     ? frame.text()
-                    : "rank 0 at " + where() + " sent a message for operation #" + frame.operation()
-                            + " while the job ran";
+                    : server + " sent a message for operation #" + frame.operation() + " while the job ran";
         } catch (IOException e) {
             if (ending) {
                 return;
             }
-            failure = "rank 0 at " + where() + " is gone: the connection ended while the job ran (" + e + ")";
+            failure = server + " is gone: the connection ended while the job ran (" + e + ")";
         }
         heardEnd = failure;
         onFailure.accept(failure);
@@ -241,7 +293,7 @@ final class TcpMember extends Exchange {
         if (heardDeath != null) {
             return null;
         }
-        return heardEnd != null ? "the job ended: " + heardEnd : "rank 0 reported no rank's death";
+        return heardEnd != null ? "the job ended: " + heardEnd : server + " reported no rank's death";
     }
 
     /** Tells rank 0 where this rank waits (briefly: rank 0 may be gone, and then the watcher hears of it). */
@@ -276,7 +328,11 @@ final class TcpMember extends Exchange {
         if (!rejoined) {
             awaitRejoin(deadline);
         }
-        sendToRoot(new byte[0], deadline);
+        if (standalone) {
+            tellServer(Channel.REUNION, new byte[0], deadline);
+        } else {
+            sendToRoot(new byte[0], deadline);
+        }
         return BitSet.valueOf(receive((size() + 7) / 8, deadline)).stream().toArray();
     }
 
@@ -290,14 +346,14 @@ final class TcpMember extends Exchange {
         if (frame.type() == Channel.ABORT) {
             throw fail(BootstrapException.remote(
                     rank(),
-                    frame.text() + " (reported by rank 0 at " + where() + " while the replacement of rank " + rank()
+                    frame.text() + " (reported by " + server + " while the replacement of rank " + rank()
                             + " waited for the survivors)"));
         }
         if (frame.type() != Channel.REJOIN) {
             throw fail(BootstrapException.failed(
                     rank(),
-                    "rank 0 at " + where() + " sent a message of type " + frame.type() + " before it took the "
-                            + "replacement of rank " + rank() + " in",
+                    server + " sent a message of type " + frame.type() + " before it took the " + "replacement of rank "
+                            + rank() + " in",
                     null));
         }
         rejoined = true;
@@ -306,6 +362,9 @@ final class TcpMember extends Exchange {
 
     @Override
     protected Survivors doAllGatherOfSurvivors(byte[] value, Deadline deadline) {
+        if (standalone) {
+            return ServedOperations.survivors(served(value, deadline), rank(), operation());
+        }
         sendToRoot(value, deadline);
         byte[] all = receive(Channel.survivorsBytes(size(), value.length), deadline);
         try {
@@ -317,12 +376,15 @@ final class TcpMember extends Exchange {
 
     @Override
     protected byte[][] doAllGather(byte[] value, Deadline deadline) {
+        if (standalone) {
+            return ServedOperations.allGather(served(value, deadline), rank(), operation());
+        }
         sendToRoot(value, deadline);
         byte[] all = receive(value.length * size(), deadline);
         if (all.length != value.length * size()) {
             throw fail(BootstrapException.failed(
                     rank(),
-                    "rank 0 at " + where() + " returned " + all.length
+                    server + " returned " + all.length
                             + " bytes for " + operation() + ", expected " + value.length + " from each of " + size()
                             + " ranks",
                     null));
@@ -335,8 +397,12 @@ final class TcpMember extends Exchange {
     }
 
     private void sendToRoot(byte[] value, Deadline deadline) {
+        tellServer(Channel.DATA, value, deadline);
+    }
+
+    private void tellServer(byte type, byte[] value, Deadline deadline) {
         try {
-            root.send(Channel.DATA, sequence(), value, deadline);
+            root.send(type, sequence(), value, deadline);
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -351,11 +417,11 @@ final class TcpMember extends Exchange {
         }
         if (frame.type() == Channel.ABORT) {
             throw fail(BootstrapException.remote(
-                    rank(), frame.text() + " (reported by rank 0 at " + where() + " during " + operation() + ")"));
+                    rank(), frame.text() + " (reported by " + server + " during " + operation() + ")"));
         }
         if (frame.type() != Channel.DATA) {
-            throw fail(BootstrapException.failed(
-                    rank(), "rank 0 at " + where() + " closed the rendezvous during " + operation(), null));
+            throw fail(
+                    BootstrapException.failed(rank(), server + " closed the rendezvous during " + operation(), null));
         }
         return frame.bytes();
     }
@@ -363,14 +429,14 @@ final class TcpMember extends Exchange {
     private BootstrapException failure(IOException e, Deadline deadline) {
         String what;
         if (e instanceof SocketTimeoutException) {
-            what = "rank 0 at " + where() + " did not complete " + operation() + " " + deadline.within()
-                    + " and did not say why: rank 0 itself is late or stuck (it names any other rank that is)";
+            what = server + " did not complete " + operation() + " " + deadline.within()
+                    + " and did not say why: it is late or stuck itself (it names any other rank that is)";
         } else if (e instanceof ProtocolException) {
-            what = "rank 0 at " + where() + " sent " + e.getMessage() + " in " + operation();
+            what = server + " sent " + e.getMessage() + " in " + operation();
         } else if (e instanceof EOFException || e instanceof SocketException) {
-            what = "rank 0 at " + where() + " is gone: the connection ended during " + operation() + " (" + e + ")";
+            what = server + " is gone: the connection ended during " + operation() + " (" + e + ")";
         } else {
-            what = "the connection to rank 0 at " + where() + " failed during " + operation() + ": " + e;
+            what = "the connection to " + server + " failed during " + operation() + ": " + e;
         }
         return BootstrapException.failed(rank(), what, e);
     }

@@ -32,7 +32,7 @@ import java.util.function.Consumer;
  * #stalled}), and a moment after the first, rank 0 ends the job naming the ranks that did not: they never arrived
  * ({@link StallVerdict}).
  */
-final class TcpRoot extends Exchange {
+final class TcpRoot extends Exchange implements Door {
     /** How long one connection's handshake may take. */
     private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
     /**
@@ -78,7 +78,7 @@ final class TcpRoot extends Exchange {
         this.server = server;
         this.admission =
                 new TcpAdmission(server, token, this, handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout);
-        this.roster = new Roster(size);
+        this.roster = new Roster(size, 1, "rank 0 at " + endpoint);
         this.relay = new Relay(this, lock, roster);
         this.stalls = new StallVerdict(size);
     }
@@ -92,8 +92,8 @@ final class TcpRoot extends Exchange {
     static TcpRoot serve(
             RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, Duration handshakeLimit) {
         Deadline deadline = Deadline.after(timeout);
-        TcpRoot root =
-                new TcpRoot(endpoint, size, token, deadline, timeout, TcpAdmission.listen(endpoint), handshakeLimit);
+        TcpRoot root = new TcpRoot(
+                endpoint, size, token, deadline, timeout, TcpAdmission.listen(endpoint, "rank 0"), handshakeLimit);
         root.admission.open();
         root.awaitMembers();
         return root;
@@ -128,8 +128,14 @@ final class TcpRoot extends Exchange {
 
     // ---- joining: called by the admission for each peer it admits -------------------------------------------
 
+    @Override
+    public boolean standalone() {
+        return false;
+    }
+
     /** Why a peer that holds the token cannot join any more, or null while the job is forming or formed. */
-    String ended() {
+    @Override
+    public String ended() {
         synchronized (lock) {
             return fatal != null
                     ? "the job at " + where() + " ended: " + fatal
@@ -142,11 +148,12 @@ final class TcpRoot extends Exchange {
      * or not; returns why it cannot be that rank of this job, or null. Claims are checked and made at once, so that
      * two concurrent handshakes of one rank are caught as a duplicate.
      */
-    String claim(int rank, int size, String from, boolean replacement) {
+    @Override
+    public String claim(int rank, int size, String from, boolean replacement) {
         synchronized (lock) {
             return replacement
-                    ? roster.claimReplacement(rank, size, from, where(), relay.isGone(rank), relay.isReplaced(rank))
-                    : roster.claim(rank, size, from, where());
+                    ? roster.claimReplacement(rank, size, from, relay.isGone(rank), relay.isReplaced(rank))
+                    : roster.claim(rank, size, from);
         }
     }
 
@@ -154,7 +161,8 @@ final class TcpRoot extends Exchange {
      * {@code rank} (as it claims) was turned away with why the job ended; once every rank missing has been, no one
      * is left to answer and a closed rendezvous stops listening.
      */
-    void toldLate(int rank) {
+    @Override
+    public void toldLate(int rank) {
         boolean done;
         synchronized (lock) {
             roster.toldLate(rank);
@@ -166,7 +174,8 @@ final class TcpRoot extends Exchange {
     }
 
     /** Gives up the claim of a peer that could not be told it was admitted: it may try again. */
-    void unclaim(int rank) {
+    @Override
+    public void unclaim(int rank) {
         synchronized (lock) {
             roster.unclaim(rank);
         }
@@ -176,7 +185,8 @@ final class TcpRoot extends Exchange {
      * The admitted {@code member} becomes rank {@code rank} (in the place of one that died, for a replacement); its messages are read as they come from now on. If the job
      * ended while it was being admitted, it is told why instead (the ending's own message went out without it).
      */
-    void join(int rank, Channel member, boolean replacement) {
+    @Override
+    public void join(int rank, Channel member, boolean replacement) {
         String ended;
         boolean closed;
         synchronized (ending) {
@@ -191,7 +201,7 @@ final class TcpRoot extends Exchange {
                 closed = closing;
             }
             if (ended != null) {
-                Roster.tellEnded(member, ended, sequence(), briefly());
+                roster.tellEnded(member, ended, sequence(), briefly());
             }
         }
         if (closed) {
@@ -397,7 +407,8 @@ final class TcpRoot extends Exchange {
      * Ends the job once, for the first reason: every member is told why (best effort, briefly), so that those
      * waiting inside an operation fail at once. Runs on whichever thread saw the failure first.
      */
-    void endJob(String reason) {
+    @Override
+    public void endJob(String reason) {
         synchronized (ending) {
             synchronized (lock) {
                 if (fatal != null) {
@@ -407,7 +418,7 @@ final class TcpRoot extends Exchange {
                 lock.notifyAll();
             }
             Deadline brief = briefly();
-            members().forEach(member -> Roster.tellEnded(member, reason, sequence(), brief));
+            members().forEach(member -> roster.tellEnded(member, reason, sequence(), brief));
         }
         tellWatcher(reason);
     }

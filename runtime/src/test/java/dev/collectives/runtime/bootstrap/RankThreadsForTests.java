@@ -108,6 +108,7 @@ final class RankThreadsForTests {
         in.readInt();
         in.readInt();
         byte[] serverNonce = in.readNBytes(JobToken.NONCE_BYTES);
+        in.readByte(); // who serves: rank 0, or a standalone server
         byte[] clientNonce = JobToken.nonce();
         out.writeInt(Channel.MAGIC);
         out.writeInt(Channel.VERSION);

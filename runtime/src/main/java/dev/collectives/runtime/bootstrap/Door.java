@@ -1,0 +1,31 @@
+package dev.collectives.runtime.bootstrap;
+
+/**
+ * The server of a TCP job as its {@link TcpAdmission} sees it: rank 0's {@link TcpRoot}, or a standalone
+ * {@link RendezvousServer}. It decides whom to admit as which rank, and takes in those admitted.
+ */
+interface Door {
+    /** Whether the server is a process of its own, in which every rank is a member (else rank 0 serves). */
+    boolean standalone();
+
+    /** Why a peer that holds the token cannot join any more, or null while the job is forming or formed. */
+    String ended();
+
+    /** {@code rank} (as it claims) was turned away with why the job ended. */
+    void toldLate(int rank);
+
+    /**
+     * Claims rank {@code rank} for the authenticated peer at {@code from}, a {@code replacement} of a rank that died
+     * or not; returns why it cannot be that rank of this job, or null.
+     */
+    String claim(int rank, int size, String from, boolean replacement);
+
+    /** Gives up the claim of a peer that could not be told it was admitted: it may try again. */
+    void unclaim(int rank);
+
+    /** The admitted {@code member} becomes rank {@code rank} (in the place of one that died, for a replacement). */
+    void join(int rank, Channel member, boolean replacement);
+
+    /** Ends the job for {@code reason}, once: an authenticated peer that cannot be a member means a wrong launch. */
+    void endJob(String reason);
+}

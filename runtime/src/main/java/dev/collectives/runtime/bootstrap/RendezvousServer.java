@@ -1,0 +1,522 @@
+package dev.collectives.runtime.bootstrap;
+
+import java.io.IOException;
+import java.net.ProtocolException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+/**
+ * A TCP rendezvous served by a process of its own, as torchrun's agent hosts its store: every rank, rank 0 too,
+ * joins it as a member ({@code COLLECTIVES_RENDEZVOUS_SERVER=standalone} on every rank), so that the survivors of any
+ * rank's death, rank 0's too, still have a place to meet, and a replacement of any rank can join.
+ *
+ * <p>For each operation it takes every live rank's message and answers each rank with all of them; the ranks check
+ * the answer themselves ({@link ServedOperations}), the same on every rank. It watches the job as rank 0 does where
+ * rank 0 serves: a rank that ends the job ends it on every rank, a rank whose process dies is news to the ranks that
+ * watch (they may meet again without it), ranks that stall come to a verdict naming those that never arrived, and a
+ * process that proves the token replaces a dead rank at the survivors' next reunion. It serves until every rank has
+ * left or died, or the job ended ({@link #awaitEnd}).
+ */
+public final class RendezvousServer implements Door, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
+
+    private final RendezvousEndpoint endpoint;
+    private final int size;
+    private final Duration timeout;
+    private final ServerSocket socket;
+    private final TcpAdmission admission;
+    private final ExecutorService threads =
+            Executors.newCachedThreadPool(TcpAdmission.smallDaemonThreads("collectives-rendezvous-server"));
+
+    private final Object lock = new Object();
+    /** Held while the members are told something, so that nothing closes their connections meanwhile. */
+    private final Object telling = new Object();
+
+    private final Roster roster;
+    private final StallVerdict stalls;
+    /** Each member's message for the operation not yet served. */
+    private final Channel.Frame[] inbox;
+    /** Why each rank whose process died is gone; null for the others, and for a dead rank once replaced. */
+    private final String[] gone;
+    /** Which dead ranks have a replacement admitted that the survivors have not met yet. */
+    private final boolean[] replacing;
+
+    private final boolean[] left;
+    /** Which members watch their job until their next operation: they hear a death at once ({@link Channel#GONE}). */
+    private final boolean[] watching;
+    /** How many deaths each member has heard of; every death so far, in order. */
+    private final int[] deathsHeard;
+
+    private final List<String> deaths = new ArrayList<>();
+    private String fatal;
+    private boolean closed;
+    /** The last operation served. */
+    private volatile int sequence;
+
+    private RendezvousServer(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout) {
+        this.endpoint = endpoint;
+        this.size = size;
+        this.timeout = timeout;
+        this.roster = new Roster(size, 0, "the rendezvous server at " + endpoint);
+        this.stalls = new StallVerdict(size);
+        this.inbox = new Channel.Frame[size];
+        this.gone = new String[size];
+        this.replacing = new boolean[size];
+        this.left = new boolean[size];
+        this.watching = new boolean[size];
+        this.deathsHeard = new int[size];
+        this.socket = TcpAdmission.listen(endpoint, "the rendezvous server");
+        this.admission = new TcpAdmission(socket, token, this, timeout);
+    }
+
+    /**
+     * Serves a job of {@code size} ranks at {@code endpoint}, admitting those that prove they hold {@code jobToken};
+     * each operation, and the joining, within {@code timeout}.
+     */
+    public static RendezvousServer start(RendezvousEndpoint endpoint, int size, String jobToken, Duration timeout) {
+        if (endpoint.kind() != RendezvousEndpoint.Kind.TCP || size < 1) {
+            throw BootstrapException.settings(
+                    -1, "a rendezvous server serves a tcp:// endpoint for one rank or more, not " + endpoint);
+        }
+        RendezvousServer server = new RendezvousServer(endpoint, size, JobToken.of(jobToken, -1), timeout);
+        server.admission.open();
+        server.threads.execute(server::serveOperations);
+        return server;
+    }
+
+    /** Where it serves. */
+    public RendezvousEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /**
+     * Waits until the job is over, and says how it ended: empty once every rank has left or died (with the deaths
+     * listed by {@link #deaths}), else why the job failed (ranks that did not join within the timeout among them).
+     */
+    public Optional<String> awaitEnd() throws InterruptedException {
+        synchronized (lock) {
+            while (fatal == null && !over()) {
+                lock.wait();
+            }
+            return Optional.ofNullable(fatal);
+        }
+    }
+
+    /** Why each rank that died while the job ran is gone, in the order they died. */
+    public List<String> deaths() {
+        synchronized (lock) {
+            return List.copyOf(deaths);
+        }
+    }
+
+    private boolean over() {
+        return roster.complete()
+                && IntStream.range(0, size).allMatch(r -> left[r] || (gone[r] != null && !replacing[r]));
+    }
+
+    // ---- the door ------------------------------------------------------------------------------------------------
+
+    @Override
+    public boolean standalone() {
+        return true;
+    }
+
+    @Override
+    public String ended() {
+        synchronized (lock) {
+            return fatal != null ? "the job at " + endpoint + " ended: " + fatal : null;
+        }
+    }
+
+    @Override
+    public void toldLate(int rank) {
+        synchronized (lock) {
+            roster.toldLate(rank);
+        }
+    }
+
+    @Override
+    public String claim(int rank, int claimedSize, String from, boolean replacement) {
+        synchronized (lock) {
+            return replacement
+                    ? roster.claimReplacement(
+                            rank, claimedSize, from, rank < size && rank >= 0 && gone[rank] != null, isReplacing(rank))
+                    : roster.claim(rank, claimedSize, from);
+        }
+    }
+
+    private boolean isReplacing(int rank) {
+        return rank >= 0 && rank < size && replacing[rank];
+    }
+
+    @Override
+    public void unclaim(int rank) {
+        synchronized (lock) {
+            roster.unclaim(rank);
+        }
+    }
+
+    @Override
+    public void join(int rank, Channel member, boolean replacement) {
+        synchronized (lock) {
+            if (replacement) {
+                roster.replace(rank, member);
+                inbox[rank] = null; // what the dead rank sent and no operation took
+                replacing[rank] = true;
+                deathsHeard[rank] = deaths.size();
+                LOG.log(System.Logger.Level.INFO, () -> "a replacement of rank " + rank + " joined at " + endpoint);
+            } else {
+                roster.join(rank, member);
+            }
+            lock.notifyAll();
+        }
+        threads.execute(() -> listen(rank, member));
+    }
+
+    // ---- each member's messages ------------------------------------------------------------------------------
+
+    private void listen(int rank, Channel member) {
+        while (true) {
+            Channel.Frame frame;
+            try {
+                frame = member.receiveAny();
+            } catch (ProtocolException e) {
+                endJob(member.peer() + " sent " + e.getMessage());
+                return;
+            } catch (IOException e) {
+                died(rank, member, e);
+                return;
+            }
+            switch (frame.type()) {
+                case Channel.ABORT -> {
+                    endJob(member.peer() + " ended the job: " + frame.text());
+                    return;
+                }
+                case Channel.LEAVE -> {
+                    synchronized (lock) {
+                        left[rank] = true;
+                        lock.notifyAll();
+                    }
+                    return;
+                }
+                case Channel.STALL -> stalled(rank, frame.text());
+                case Channel.WATCH -> watch(rank, member);
+                default -> deliver(rank, member, frame);
+            }
+        }
+    }
+
+    private void deliver(int rank, Channel member, Channel.Frame frame) {
+        synchronized (lock) {
+            if (inbox[rank] == null) {
+                inbox[rank] = frame;
+                watching[rank] = false;
+                lock.notifyAll();
+                return;
+            }
+        }
+        endJob(member.peer() + " sent a message for operation #" + frame.operation() + " before its message for "
+                + "the operation before was used");
+    }
+
+    /** Member {@code rank} watches its job from now on: a death it has not heard of yet is news at once. */
+    private void watch(int rank, Channel member) {
+        String news;
+        synchronized (lock) {
+            news = deathsHeard[rank] < deaths.size() ? deaths.get(deathsHeard[rank]) : null;
+            watching[rank] = news == null;
+            deathsHeard[rank] = deaths.size();
+        }
+        if (news != null) {
+            synchronized (telling) {
+                Roster.tellGone(member, news, sequence, briefly());
+            }
+        }
+    }
+
+    /** Member {@code rank}'s connection ended without its leaving: its process died, unless the job had ended. */
+    private void died(int rank, Channel member, IOException e) {
+        String reason;
+        boolean formed;
+        List<Channel> told = new ArrayList<>();
+        synchronized (lock) {
+            if (closed || fatal != null || left[rank]) {
+                return;
+            }
+            formed = roster.complete();
+            String when = formed ? "while the job ran" : "while the ranks were joining";
+            reason = member.peer() + " is gone: its connection ended " + when + " (" + e + ")";
+            if (formed) {
+                gone[rank] = reason;
+                replacing[rank] = false;
+                deaths.add(reason);
+                for (int r = 0; r < size; r++) {
+                    if (watching[r] && gone[r] == null) {
+                        watching[r] = false;
+                        deathsHeard[r] = deaths.size();
+                        told.add(roster.member(r));
+                    }
+                }
+                lock.notifyAll();
+            }
+        }
+        if (!formed) {
+            endJob(reason);
+            return;
+        }
+        LOG.log(System.Logger.Level.INFO, () -> "at " + endpoint + ": " + reason);
+        synchronized (telling) {
+            Deadline brief = briefly();
+            told.forEach(watcher -> Roster.tellGone(watcher, reason, sequence, brief));
+        }
+    }
+
+    private void stalled(int rank, String where) {
+        StallVerdict.Due due;
+        synchronized (lock) {
+            due = fatal != null ? StallVerdict.Due.NOTHING : stalls.stalled(rank, where, r -> left[r]);
+        }
+        if (due == StallVerdict.Due.VERDICT_NOW) {
+            endJob(stallVerdict());
+        } else if (due == StallVerdict.Due.VERDICT_AFTER_GRACE) {
+            CompletableFuture.delayedExecutor(TcpRoot.STALL_GRACE.toMillis(), TimeUnit.MILLISECONDS)
+                    .execute(() -> endJob(stallVerdict()));
+        }
+    }
+
+    private String stallVerdict() {
+        synchronized (lock) {
+            return stalls.verdict(r -> left[r]);
+        }
+    }
+
+    // ---- operations ------------------------------------------------------------------------------------------
+
+    /**
+     * Once every rank has joined (or the job ends, naming those that did not, within the timeout), serves one
+     * operation after the other, as the members' first messages for each arrive.
+     */
+    private void serveOperations() {
+        Deadline joining = Deadline.after(timeout);
+        String missing;
+        synchronized (lock) {
+            while (fatal == null && !closed && !roster.complete() && !joining.expired()) {
+                waitForNews(joining);
+            }
+            missing = roster.complete() || closed ? null : roster.missing();
+        }
+        if (missing != null) {
+            endJob(missing + " did not join at " + endpoint + " " + joining.within() + admission.turnedAway());
+            return;
+        }
+        while (true) {
+            Channel.Frame first;
+            synchronized (lock) {
+                while (fatal == null && !closed && (first = firstMessage()) == null) {
+                    waitForNews(null);
+                }
+                if (fatal != null || closed) {
+                    return;
+                }
+                first = firstMessage();
+            }
+            try {
+                serve(first.operation(), first.type() == Channel.REUNION, Deadline.after(timeout));
+            } catch (IllegalStateException ended) {
+                return; // the job ended: every member was told why
+            }
+        }
+    }
+
+    private Channel.Frame firstMessage() {
+        if (!roster.complete()) {
+            return null;
+        }
+        return Arrays.stream(inbox).filter(Objects::nonNull).findFirst().orElse(null);
+    }
+
+    /**
+     * Operation {@code operation}: for a {@code reunion}, first the replacement of every dead rank; then every live
+     * rank's message, and each answered with all of them (the ranks replaced, for a reunion).
+     */
+    private void serve(int operation, boolean reunion, Deadline deadline) {
+        BitSet replaced = reunion ? awaitReplacements(operation, deadline) : new BitSet();
+        byte[][] values = new byte[size][];
+        String[] missing = new String[size];
+        for (int r = 0; r < size; r++) {
+            Channel.Frame frame = take(r, operation, deadline);
+            if (frame == null) {
+                synchronized (lock) {
+                    missing[r] = gone[r] != null ? gone[r] : "rank " + r + " closed its rendezvous";
+                }
+            } else if (frame.operation() != operation || (frame.type() == Channel.REUNION) != reunion) {
+                throw ends(roster.member(r).peer() + " sent a message for operation #" + frame.operation()
+                        + (frame.type() == Channel.REUNION ? " (a reunion)" : "") + " during operation #" + operation
+                        + " (the ranks called different operations)");
+            } else {
+                values[r] = frame.bytes();
+            }
+        }
+        byte[] answer = reunion
+                ? Arrays.copyOf(replaced.toByteArray(), (size + 7) / 8)
+                : Channel.gathered(new Rendezvous.Survivors(values, missing));
+        synchronized (lock) {
+            sequence = operation;
+        }
+        for (int r = 0; r < size; r++) {
+            if (values[r] != null) {
+                answer(r, operation, answer);
+            }
+        }
+    }
+
+    /** Member {@code rank}'s message for the operation; null if it is gone or left; the job ends past the deadline. */
+    private Channel.Frame take(int rank, int operation, Deadline deadline) {
+        synchronized (lock) {
+            while (fatal == null && inbox[rank] == null && gone[rank] == null && !left[rank] && !deadline.expired()) {
+                waitForNews(deadline);
+            }
+            if (fatal != null) {
+                throw new IllegalStateException(fatal);
+            }
+            Channel.Frame frame = inbox[rank];
+            inbox[rank] = null;
+            if (frame != null || gone[rank] != null || left[rank]) {
+                deathsHeard[rank] = deaths.size();
+                return frame;
+            }
+        }
+        throw ends(roster.member(rank).peer() + " did not take part in operation #" + operation + " at " + endpoint
+                + " " + deadline.within());
+    }
+
+    /** Waits until every dead rank has a replacement, and tells each the number of the reunion, its first operation. */
+    private BitSet awaitReplacements(int operation, Deadline deadline) {
+        BitSet replaced = new BitSet();
+        String failure;
+        synchronized (lock) {
+            while (fatal == null && !deadline.expired() && unreplaced().length() > 0) {
+                waitForNews(deadline);
+            }
+            String missing = unreplaced();
+            failure = fatal != null
+                    ? fatal
+                    : missing.isEmpty()
+                            ? null
+                            : "no replacement joined at " + endpoint + " " + deadline.within() + " for " + missing;
+            for (int r = 0; failure == null && r < size; r++) {
+                if (gone[r] != null) {
+                    replaced.set(r);
+                    gone[r] = null;
+                    replacing[r] = false;
+                    left[r] = false;
+                }
+            }
+        }
+        if (failure != null) {
+            throw ends(failure);
+        }
+        replaced.stream().forEach(r -> {
+            synchronized (telling) {
+                try {
+                    roster.member(r).send(Channel.REJOIN, operation, new byte[0], deadline);
+                } catch (IOException e) {
+                    throw ends(roster.member(r).peer() + " is gone: it did not take the reunion in (" + e + ")");
+                }
+            }
+        });
+        return replaced;
+    }
+
+    /** "rank 1 (rank 1 at … is gone: …)" for each dead rank without a replacement yet. */
+    private String unreplaced() {
+        List<String> missing = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            if (gone[r] != null && !replacing[r]) {
+                missing.add("rank " + r + " (" + gone[r] + ")");
+            }
+        }
+        return String.join("; ", missing);
+    }
+
+    private void answer(int rank, int operation, byte[] answer) {
+        Channel member = roster.member(rank);
+        try {
+            member.send(Channel.DATA, operation, answer, Deadline.after(timeout));
+        } catch (IOException e) {
+            // its listener hears the connection end, and the next operation leaves it out
+            LOG.log(System.Logger.Level.DEBUG, () -> member.peer() + " did not take its answer: " + e);
+        }
+    }
+
+    // ---- the job's end -----------------------------------------------------------------------------------------
+
+    /** Ends the job for {@code reason} and returns what stops the operation under way. */
+    private IllegalStateException ends(String reason) {
+        endJob(reason);
+        return new IllegalStateException(reason);
+    }
+
+    @Override
+    public void endJob(String reason) {
+        synchronized (telling) {
+            synchronized (lock) {
+                if (fatal != null) {
+                    return;
+                }
+                fatal = reason;
+                lock.notifyAll();
+            }
+            LOG.log(System.Logger.Level.INFO, () -> "the job at " + endpoint + " ended: " + reason);
+            Deadline brief = briefly();
+            members().forEach(member -> roster.tellEnded(member, reason, sequence, brief));
+        }
+    }
+
+    private List<Channel> members() {
+        synchronized (lock) {
+            return roster.members();
+        }
+    }
+
+    private Deadline briefly() {
+        return Deadline.after(Duration.ofMillis(Math.min(1000, timeout.toMillis())));
+    }
+
+    private void waitForNews(Deadline deadline) {
+        try {
+            lock.wait(deadline == null ? 0 : deadline.timeoutMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fatal = fatal != null ? fatal : "the rendezvous server at " + endpoint + " was interrupted";
+        }
+    }
+
+    /** Stops serving: the members' connections end (a job still running fails, naming this server). */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            lock.notifyAll();
+        }
+        TcpAdmission.closeQuietly(socket);
+        synchronized (telling) {
+            members().forEach(Channel::close);
+        }
+        threads.shutdownNow();
+    }
+}
