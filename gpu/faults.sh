@@ -11,13 +11,14 @@
 # tests run it that way at 2 ranks).
 # Then, at each rank count and in each mode, the recoveries of RECOVERIES: rank N/2 halts its process as its step 2
 # begins (the runner's 'recovery'); the survivors shrink it away, or (replace) reform the job with a process started
-# in its place once their step 2 failed naming it; every process must run its steps with the right sums. Prints per
-# rank count the line 'recovery: N ranks: shrink a/b, replace c/d as expected'.
+# in its place once their step 2 failed naming it; (rank-0) rank 0 halts while the driver serves the rendezvous in
+# its own process, which every rank joins, and the survivors shrink it away; every process must run its steps with
+# the right sums. Prints per rank count the line 'recovery: N ranks: shrink a/b, replace c/d, rank-0 e/f as expected'.
 # Staged by gpu/stage.sh (MODULES=runtime,tools) into .gpu/ beside job-devices.sh (the GPUs and NCCL), .gpu/lib
 # and .gpu/jre; run there:
 #   RANKS=2,4,8 bash .gpu/faults.sh
 # Variables: BACKEND (nccl; mccl needs COLLECTIVES_MCCL_* set), RANKS (2,4,8), MODES (NONE,LOCAL,GRAPH), FAULTS
-# (kill,abort,silent,shapes), RECOVERIES (shrink,replace), SYNC_TIMEOUT (10: seconds a synchronize waits on nccl/mccl, which bounds the silent
+# (kill,abort,silent,shapes), RECOVERIES (shrink,replace,rank-0), SYNC_TIMEOUT (10: seconds a synchronize waits on nccl/mccl, which bounds the silent
 # fault), SIM_TIMEOUT (5: the same on sim), JOB_TIMEOUT (180), OUT (/tmp/collectives-faults: the log of every
 # process, and faults.log), JAVA (the staged runtime), CLASS_PATH (the staged jars).
 set -u
@@ -31,7 +32,7 @@ classpath=${CLASS_PATH:-$(ls "$here"/lib/*.jar | grep -v console-standalone | tr
 mkdir -p "$out"
 "$java" -cp "$classpath" dev.collectives.tools.Tools faults --backend "$backend" --ranks "${RANKS:-2,4,8}" \
   --devices "$devices" --modes "${MODES:-NONE,LOCAL,GRAPH}" --faults "${FAULTS:-kill,abort,silent,shapes}" \
-  --recoveries "${RECOVERIES:-shrink,replace}" \
+  --recoveries "${RECOVERIES:-shrink,replace,rank-0}" \
   --sync-timeout "${SYNC_TIMEOUT:-10}" --sim-timeout "${SIM_TIMEOUT:-5}" --job-timeout "${JOB_TIMEOUT:-180}" \
   --out "$out" 2>&1 | tee "$out/faults.log"
 exit "${PIPESTATUS[0]}"

@@ -14,7 +14,10 @@
 # every rank's sum. The replacement's log is OUT/<mode>/rank-<KILL>-replacement.log.
 # Staged by gpu/stage.sh (MODULES=runtime,tools) into .gpu/ beside job-devices.sh, .gpu/lib and .gpu/jre; run there:
 #   bash .gpu/recovery.sh
-# Variables: BACKEND (nccl), RANKS (3), KILL (1; not 0, whose process serves the rendezvous), MODES (NONE,LOCAL,GRAPH),
+# KILL=0 kills rank 0: the rendezvous then runs in a process of its own ('runner rendezvous', its log
+# OUT/<mode>/rendezvous.log), which every rank joins with COLLECTIVES_RENDEZVOUS_SERVER=standalone (SERVER=standalone
+# does so for any KILL); it must end saying the job is over.
+# Variables: BACKEND (nccl), RANKS (3), KILL (1), SERVER (rank0, or standalone: always with KILL=0), MODES (NONE,LOCAL,GRAPH),
 # STEPS (100), REPLACE (0), SYNC_TIMEOUT (60: seconds a synchronize waits on nccl), JOB_TIMEOUT (300: seconds per process), OUT
 # (/tmp/collectives-recovery: each process's log, OUT/<mode>/rank-<r>.log, and recovery.log), JAVA, CLASS_PATH.
 set -u
@@ -23,6 +26,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 backend=${BACKEND:-nccl}
 ranks=${RANKS:-3}
 doomed=${KILL:-1}
+server=${SERVER:-rank0}
+[ "$doomed" -eq 0 ] && server=standalone
+first_survivor=$((doomed == 0 ? 1 : 0))
 steps=${STEPS:-100}
 replace=${REPLACE:-0}
 out=${OUT:-/tmp/collectives-recovery}
@@ -44,6 +50,7 @@ start_rank() {
   local r=$1 mode=$2 port=$3 token=$4 log=$5
   shift 5
   env "$@" COLLECTIVES_BACKEND="$backend" COLLECTIVES_RANK="$r" COLLECTIVES_WORLD_SIZE="$ranks" \
+    COLLECTIVES_RENDEZVOUS_SERVER="$server" \
     COLLECTIVES_JOB_TOKEN="$token" COLLECTIVES_RENDEZVOUS="tcp://127.0.0.1:$port" COLLECTIVES_DEVICE=$((r % devices)) \
     NCCL_HOSTID="recovery-$mode-rank-$r" NCCL_SOCKET_IFNAME="${NCCL_SOCKET_IFNAME:-lo}" \
     timeout "${JOB_TIMEOUT:-300}" "$java" --enable-native-access=ALL-UNNAMED \
@@ -69,7 +76,13 @@ run_mode() {
   rm -rf "$dir"; mkdir -p "$dir"
   port=$(free_port)
   token=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
-  local pids=() replacement_pid=""
+  local pids=() replacement_pid="" server_pid=""
+  if [ "$server" = standalone ]; then
+    COLLECTIVES_JOB_TOKEN="$token" timeout "${JOB_TIMEOUT:-300}" "$java" -cp "$classpath" \
+      dev.collectives.examples.Runner rendezvous --ranks "$ranks" --port "$port" --timeout "${JOB_TIMEOUT:-300}" \
+      > "$dir/rendezvous.log" 2>&1 &
+    server_pid=$!
+  fi
   for ((r = 0; r < ranks; r++)); do
     start_rank "$r" "$mode" "$port" "$token" "$dir/rank-$r.log"
     pids+=($!)
@@ -107,17 +120,22 @@ run_mode() {
     grep -q "^recovered: $after" "$log" || problems+=("the replacement of rank $doomed did not run $steps steps")
     grep -q "^check: OK on rank $doomed " "$log" || problems+=("the replacement's sums are wrong")
   fi
+  if [ -n "$server_pid" ]; then
+    wait "$server_pid"; status=$?
+    [ "$status" -eq 0 ] || problems+=("the rendezvous server exited with $status")
+    grep -q "^rendezvous: the job is over" "$dir/rendezvous.log" || problems+=("the rendezvous server did not see the job end")
+  fi
   local poisoned
   poisoned=$(grep -l "error 700\|illegal memory access" "$dir"/rank-*.log 2> /dev/null | xargs -r -n1 basename | tr '\n' ' ')
   [ -z "$poisoned" ] || problems+=("error 700 in ${poisoned% }")
   local path killed="rank $doomed killed in step 2"
   if [ "$replace" = 1 ]; then
     killed="$killed and replaced"
-    path=$(grep -m1 -o "^reformed: .*" "$dir/rank-0.log" | head -1)
-    path="rank 0 ${path:-?}; step 2 and $steps more"
+    path=$(grep -m1 -o "^reformed: .*" "$dir/rank-$first_survivor.log" | head -1)
+    path="rank $first_survivor ${path:-?}; step 2 and $steps more"
   else
-    path=$(grep -m1 -o "shrunk from [^)]*" "$dir/rank-0.log" | head -1)
-    path="rank 0's child: ${path:-?}; $steps"
+    path=$(grep -m1 -o "shrunk from [^)]*" "$dir/rank-$first_survivor.log" | head -1)
+    path="rank $first_survivor's child: ${path:-?}; $steps"
   fi
   if [ ${#problems[@]} -eq 0 ]; then
     echo "recovery: $mode: $ranks ranks, $killed; $path steps with the right sums, no error 700: OK"
@@ -140,6 +158,7 @@ replace_option=()
   done
   killed="rank $doomed killed"
   [ "$replace" = 1 ] && killed="$killed and replaced"
+  [ "$server" = standalone ] && killed="$killed, the rendezvous served apart"
   echo "recovery: $passed/$total modes as expected ($backend, $ranks ranks, $killed, $steps steps after)"
   [ "$passed" -eq "$total" ]
 } 2>&1 | tee "$out/recovery.log"

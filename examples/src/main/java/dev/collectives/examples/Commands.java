@@ -22,7 +22,7 @@ import picocli.CommandLine.Spec;
 /**
  * The runner's command line, built on picocli: with no subcommand it runs the examples (or, with
  * {@code --mistakes}, the mistakes); the subcommands run the examples, the mistakes, one rank of a multi-process job,
- * a failure and its recovery, or the list. Every command takes {@code --help}, and every option {@code --name value}
+ * a failure and its recovery, a rendezvous in a process of its own, or the list. Every command takes {@code --help}, and every option {@code --name value}
  * as well as {@code --name=value}. {@link #printingTo} sets up the tools' command line alike.
  */
 public final class Commands {
@@ -38,6 +38,7 @@ public final class Commands {
                 .addSubcommand(new CommandLine(new MistakesCommand(catalogue)))
                 .addSubcommand(new CommandLine(new JoinCommand(catalogue)))
                 .addSubcommand(new CommandLine(new RecoveryCommand(catalogue)))
+                .addSubcommand(new CommandLine(new RendezvousCommand(out)))
                 .addSubcommand(new CommandLine(new ListCommand(catalogue)));
         return printingTo(line, out);
     }
@@ -283,8 +284,8 @@ public final class Commands {
         @Option(
                 names = "--kill",
                 paramLabel = "RANK",
-                description = "the rank that halts; not 0, whose process "
-                        + "serves the rendezvous, without which no communicator can be formed again; default: 1")
+                description = "the rank that halts; 0 only where every rank joins a rendezvous in a process of its "
+                        + "own (runner rendezvous, COLLECTIVES_RENDEZVOUS_SERVER=standalone); default: 1")
         int doomed = 1;
 
         @Option(
@@ -311,11 +312,16 @@ public final class Commands {
 
         @Override
         public Integer call() {
-            if (doomed < 1) {
+            boolean standalone = Bootstrap.fromEnvironment()
+                    .option("rendezvousServer")
+                    .filter(value -> value.equalsIgnoreCase("standalone"))
+                    .isPresent();
+            if (doomed < (standalone ? 0 : 1)) {
                 throw new ParameterException(
                         spec.commandLine(),
-                        "--kill needs a rank other than 0 (rank 0 serves "
-                                + "the rendezvous; when it dies no survivor can form a communicator), not " + doomed);
+                        "--kill needs a rank other than 0 where rank 0 serves the rendezvous (when it dies no "
+                                + "survivor can form a communicator; serve it apart with 'runner rendezvous' and "
+                                + "COLLECTIVES_RENDEZVOUS_SERVER=standalone), not " + doomed);
             }
             if (steps < 1) {
                 throw new ParameterException(spec.commandLine(), "--steps needs 1 or more, not " + steps);

@@ -1,6 +1,8 @@
 package dev.collectives.tools;
 
 import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.bootstrap.RendezvousEndpoint;
+import dev.collectives.runtime.bootstrap.RendezvousServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -8,6 +10,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -30,6 +33,8 @@ import java.util.function.ObjIntConsumer;
  */
 public final class LocalJob implements AutoCloseable {
     private static final String SIM = "sim";
+    /** How long a rendezvous served here waits for the ranks to join, and for each operation. */
+    private static final Duration SERVER_TIMEOUT = Duration.ofSeconds(120);
     /** How long {@link #close()} waits for each stopped process to end. */
     private static final long STOP_WAIT_SECONDS = 10;
     /** Variables of launchers and of an enclosing job that must not reach the ranks started here. */
@@ -137,6 +142,14 @@ public final class LocalJob implements AutoCloseable {
         place(variables, placement, size, rank, rendezvous, token);
         environment.accept(variables);
         return builder.start();
+    }
+
+    /**
+     * Serves this job's rendezvous in this process, as a {@link RendezvousServer} (each operation within the
+     * bootstrap timeout's default): the ranks must join it ({@code COLLECTIVES_RENDEZVOUS_SERVER=standalone}).
+     */
+    public RendezvousServer serveRendezvous() {
+        return RendezvousServer.start(RendezvousEndpoint.parse(rendezvous), size, token, SERVER_TIMEOUT);
     }
 
     /** The process of {@code rank} (or of a replacement, by its number). */

@@ -175,7 +175,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 inbox[rank] = null; // what the dead rank sent and no operation took
                 replacing[rank] = true;
                 deathsHeard[rank] = deaths.size();
-                LOG.log(System.Logger.Level.INFO, () -> "a replacement of rank " + rank + " joined at " + endpoint);
+                LOG.log(System.Logger.Level.DEBUG, () -> "a replacement of rank " + rank + " joined at " + endpoint);
             } else {
                 roster.join(rank, member);
             }
@@ -275,7 +275,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
             endJob(reason);
             return;
         }
-        LOG.log(System.Logger.Level.INFO, () -> "at " + endpoint + ": " + reason);
+        LOG.log(System.Logger.Level.DEBUG, () -> "at " + endpoint + ": " + reason);
         synchronized (telling) {
             Deadline brief = briefly();
             told.forEach(watcher -> Roster.tellGone(watcher, reason, sequence, brief));
@@ -478,7 +478,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 fatal = reason;
                 lock.notifyAll();
             }
-            LOG.log(System.Logger.Level.INFO, () -> "the job at " + endpoint + " ended: " + reason);
+            LOG.log(System.Logger.Level.DEBUG, () -> "the job at " + endpoint + " ended: " + reason);
             Deadline brief = briefly();
             members().forEach(member -> roster.tellEnded(member, reason, sequence, brief));
         }

@@ -123,8 +123,10 @@ final class FaultJobs {
     /** The recoveries of a job of {@code n} ranks in every mode; whether each went as expected. */
     private boolean runRecoveries(int n, List<String> summaries) {
         out.println();
-        out.println("== " + n + " ranks, rank " + RecoveryJobs.killed(n) + " killed in step 2, then "
-                + settings.recoveries().stream().map(Recovery::label).collect(Collectors.joining(" or ")));
+        out.println("== " + n + " ranks, a rank killed in step 2, then "
+                + settings.recoveries().stream()
+                        .map(r -> r.label() + " (rank " + r.killed(n) + " killed)")
+                        .collect(Collectors.joining(" or ")));
         RecoveryJobs jobs = new RecoveryJobs(settings, out);
         Map<Recovery, List<Boolean>> verdicts = new EnumMap<>(Recovery.class);
         for (Registration mode : settings.modes()) {

@@ -70,9 +70,12 @@ public final class FaultsCommand implements Callable<Integer> {
             names = "--recoveries",
             paramLabel = "RECOVERY",
             split = ",",
+            converter = Recovery.Parser.class,
             description = "after the faults, at each rank count and in each mode, rank N/2 is killed in step 2 and "
-                    + "the survivors shrink it away, or reform the job with a process started in its place (the "
-                    + "runner's recovery, recovery --replace); default: shrink,replace")
+                    + "the survivors shrink it away (shrink), or reform the job with a process started in its place "
+                    + "(replace; the runner's recovery, recovery --replace); or rank 0 is killed, the rendezvous "
+                    + "served by this process, and the survivors shrink it away (rank-0); default: "
+                    + "shrink,replace,rank-0")
     List<Recovery> recoveries = List.of(Recovery.values());
 
     @Option(names = "--out", paramLabel = "DIR", description = "where each process's log goes; default: faults-logs")

@@ -2,6 +2,7 @@ package dev.collectives.tools.faults;
 
 import dev.collectives.annotation.Registration;
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
+import dev.collectives.runtime.bootstrap.RendezvousServer;
 import dev.collectives.tools.LocalJob;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -20,8 +21,9 @@ import java.util.stream.Collectors;
 /**
  * The recoveries the fault driver proves: in a job of processes, a middle rank halts its process as its step 2
  * begins (the runner's {@code recovery}); the survivors shrink it away, or reform the job with a process the driver
- * starts in its place once every survivor's step 2 failed naming it. The job is OK when the killed rank exited as
- * killed and every other process ran its steps with the right sums after the recovery.
+ * starts in its place once every survivor's step 2 failed naming it. For {@link Recovery#RANK_0} rank 0 halts, and the
+ * driver serves the job's rendezvous ({@link RendezvousServer}), which every rank joins. The job is OK when the killed
+ * rank exited as killed and every other process ran its steps with the right sums after the recovery.
  */
 final class RecoveryJobs {
     /** The steps every rank runs after the recovery. */
@@ -42,14 +44,9 @@ final class RecoveryJobs {
         this.out = out;
     }
 
-    /** The rank a job of {@code n} ranks loses: a middle one, never rank 0, whose process serves the rendezvous. */
-    static int killed(int n) {
-        return n / 2;
-    }
-
     /** Runs one job of {@code n} ranks in {@code mode} and says how it went; whether it recovered as expected. */
     boolean run(int n, Registration mode, Recovery recovery, List<String> jvmOptions) {
-        int killed = killed(n);
+        int killed = recovery.killed(n);
         Path dir = settings.logs()
                 .resolve(n + "-ranks")
                 .resolve(mode.name().toLowerCase(Locale.ROOT))
@@ -69,13 +66,13 @@ final class RecoveryJobs {
         long start = System.nanoTime();
         long deadline = start + settings.jobTimeout().toNanos();
         try (LocalJob job = LocalJob.start(
-                new LocalJob.Placement(settings.backend(), settings.devices(), "recovery"),
-                n,
-                jvmOptions,
-                arguments,
-                r -> log(dir, r),
-                (env, r) ->
-                        env.put("COLLECTIVES_SIM_TIMEOUT", settings.simTimeout().toMillis() + "ms"))) {
+                        new LocalJob.Placement(settings.backend(), settings.devices(), "recovery"),
+                        n,
+                        jvmOptions,
+                        arguments,
+                        r -> log(dir, r),
+                        (env, r) -> environment(env, recovery));
+                RendezvousServer server = recovery.servedApart() ? job.serveRendezvous() : null) {
             OptionalInt halted = job.awaitExit(killed, deadline);
             if (!halted.equals(OptionalInt.of(ShrinkRecoveryExample.HALTED))) {
                 problems.add("rank " + killed + " " + ended(halted) + ", not " + ShrinkRecoveryExample.HALTED);
@@ -91,12 +88,7 @@ final class RecoveryJobs {
             if (recovery == Recovery.REPLACE) {
                 if (awaitStepTwoFailed(others, dir, deadline)) {
                     Path replacementLog = dir.resolve("rank-" + killed + "-replacement.log");
-                    int process = job.startReplacement(
-                            killed,
-                            replacementLog,
-                            env -> env.put(
-                                    "COLLECTIVES_SIM_TIMEOUT",
-                                    settings.simTimeout().toMillis() + "ms"));
+                    int process = job.startReplacement(killed, replacementLog, env -> environment(env, recovery));
                     expected.add(new Expected(process, "the replacement of rank " + killed, killed, replacementLog));
                 } else {
                     problems.add("the survivors' step 2 did not fail naming rank " + killed + " in time");
@@ -130,6 +122,14 @@ final class RecoveryJobs {
                 ok ? "" : ": " + String.join("; ", problems));
         out.flush();
         return ok;
+    }
+
+    /** What every process of a job of {@code recovery} needs beside its place. */
+    private void environment(Map<String, String> env, Recovery recovery) {
+        env.put("COLLECTIVES_SIM_TIMEOUT", settings.simTimeout().toMillis() + "ms");
+        if (recovery.servedApart()) {
+            env.put("COLLECTIVES_RENDEZVOUS_SERVER", "standalone");
+        }
     }
 
     /** Waits until each of {@code ranks} printed that its step 2 failed: the job knows of the death by then. */
