@@ -124,7 +124,7 @@ class RunnerOptionsTest {
                 "join nosuch           | no example is called 'nosuch'; the examples are: seed-graph, seed-local",
                 "join --mistakes seed-graph | no mistake is called 'seed-graph'; the mistakes are: different-pipelines",
                 "join --ranks 2        | Unknown option: '--ranks'",
-                "recovery --kill 0     | --kill needs a rank other than 0 (rank 0 serves the rendezvous",
+                "recovery --kill 0     | --kill needs a rank other than 0 where rank 0 serves the rendezvous (when it dies",
                 "--ranks 2,4           | --ranks takes one count here, not '2,4'"
             })
     void badCommandLineExitsWithUsageStatus(String args, String message) {

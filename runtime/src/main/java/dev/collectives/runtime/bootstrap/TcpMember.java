@@ -119,7 +119,8 @@ final class TcpMember extends Exchange {
             closeQuietly(channel == null ? socket : channel);
             backoff.pauseWithoutGrowing(); // the server is there, and may be ready at the next attempt
         }
-        throw BootstrapException.failed(rank, "no " + expected + " " + deadline.within() + ": " + attempts, null);
+        String nobody = standalone ? "no rendezvous server at " + endpoint : "no rank 0 at " + endpoint;
+        throw BootstrapException.failed(rank, nobody + " " + deadline.within() + ": " + attempts, null);
     }
 
     /** "rank 0 at tcp://host:port", or "the rendezvous server at tcp://host:port". */
