@@ -59,7 +59,7 @@ class RunnerOptionsTest {
     }
 
     @ParameterizedTest(name = "{0} --help")
-    @CsvSource({"examples", "mistakes", "join", "recovery", "list"})
+    @CsvSource({"examples", "mistakes", "join", "recovery", "rendezvous", "list"})
     void everySubcommandHasHelp(String command) {
         List<String> args = new ArrayList<>(List.of(command.split(" ")));
         args.add("--help");

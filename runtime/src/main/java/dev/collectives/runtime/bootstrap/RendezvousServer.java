@@ -18,8 +18,11 @@ import java.util.stream.IntStream;
 
 /**
  * A TCP rendezvous served by a process of its own, as torchrun's agent hosts its store: every rank, rank 0 too,
- * joins it as a member ({@code COLLECTIVES_RENDEZVOUS_SERVER=standalone} on every rank), so that the survivors of any
- * rank's death, rank 0's too, still have a place to meet, and a replacement of any rank can join.
+ * joins it as a member (the {@link Bootstrap#option option} {@code rendezvousServer=standalone}:
+ * {@code COLLECTIVES_RENDEZVOUS_SERVER=standalone} on every rank, beside {@code COLLECTIVES_RENDEZVOUS=tcp://host:port}
+ * of this server), so that the survivors of any rank's death, rank 0's too, still have a place to meet, and a
+ * replacement of any rank can join (the option {@code replacement}, {@code COLLECTIVES_REPLACEMENT=1}, marks a process
+ * that takes a dead rank's place; see {@link Rendezvous#reunite}).
  *
  * <p>For each operation it takes every live rank's message and answers each rank with all of them; the ranks check
  * the answer themselves ({@link ServedOperations}), the same on every rank. It watches the job as rank 0 does where
