@@ -129,8 +129,7 @@ class DeviceRecoveryTest {
         assertEquals(
                 "rank 0: shrink: the communicator was aborted, and ncclCommAbort freed it; the survivors form a new "
                         + "communicator through the job's tcp:// rendezvous, and this communicator has none (its "
-                        + "ranks are threads of one process, it is a child of split or shrink, or its job met "
-                        + "through a file rendezvous)",
+                        + "ranks are threads of one process, or its job met through a file rendezvous)",
                 e.getMessage());
         comm.close();
     }
