@@ -18,6 +18,9 @@ final class ReplacementInit {
     static DeviceCommunicator reform(DeviceCommunicator survivor, CommConfig config, Duration timeout) {
         int rank = survivor.rank();
         NativeComm handle = survivor.nativeComm();
+        if (handle.jobRanks() != null && !handle.jobRanks().numberedAsTheJob()) {
+            throw Reform.notTheJobs(survivor);
+        }
         if (!handle.isAborted()) {
             throw Reform.notAborted(survivor);
         }

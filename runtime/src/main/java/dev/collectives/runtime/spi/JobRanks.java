@@ -52,6 +52,11 @@ public final class JobRanks {
                 .toArray();
     }
 
+    /** Whether the communicator numbers its ranks as the job does: the job's own, or a child that holds them all so. */
+    public boolean numberedAsTheJob() {
+        return origin == null;
+    }
+
     /** The number of ranks of the communicator. */
     public int size() {
         return ranks.length;

@@ -135,6 +135,21 @@ class DeviceReplacementTest {
     }
 
     @Test
+    void aChildIsNotReformedAndSaysWhy() throws Exception {
+        ScriptedJob job = new ScriptedJob(0, 4, false);
+        DeviceCommunicator comm = job.afterRankOneDied(api);
+        Communicator shrunk = comm.shrink(1);
+
+        CollectivesException e = assertThrows(CollectivesException.class, () -> shrunk.reform(WAIT));
+        assertEquals(
+                "rank 0: reform: " + shrunk + " cannot admit a replacement for a rank that died: only the "
+                        + "communicator of a job of processes joined through a tcp:// rendezvous can (not one of "
+                        + "threads of one process, nor a child of split or shrink)",
+                e.getMessage());
+        comm.close();
+    }
+
+    @Test
     void aCommunicatorThatIsOpenIsNotReformedAndSaysWhy() {
         DeviceCommunicator comm = api.communicator(0, 2);
         comm.watchJob(new ScriptedJob(0, 2, false), CommConfig.DEFAULT);
