@@ -72,8 +72,8 @@ final class JobWatch {
     }
 
     /** A communicator of the job here from now on; the rendezvous watches again if the survivors met through it. */
-    private Watched join(JobRanks ranks, Runnable onFailure, boolean endsJobOnAbort) {
-        Watched member = new Watched(ranks, onFailure, endsJobOnAbort);
+    private Watched join(JobRanks ranks, Runnable onFailure, boolean jobsOwn) {
+        Watched member = new Watched(ranks, onFailure, jobsOwn);
         watched.add(member);
         synchronized (lock) {
             if (armed) {
@@ -139,16 +139,19 @@ final class JobWatch {
     final class Watched {
         private final JobRanks ranks;
         private final Runnable onFailure;
-        /** Whether this communicator's abort ends the job: the job's own, not a child. */
-        private final boolean endsJobOnAbort;
+        /**
+         * Whether this is the job's own communicator (joined or reformed), not a child: its abort ends the job, and
+         * its stall asks the job for a verdict, which rank 0 gives over every rank of the job.
+         */
+        private final boolean jobsOwn;
 
         private final CountDownLatch failed = new CountDownLatch(1);
         private volatile String failure;
 
-        private Watched(JobRanks ranks, Runnable onFailure, boolean endsJobOnAbort) {
+        private Watched(JobRanks ranks, Runnable onFailure, boolean jobsOwn) {
             this.ranks = ranks;
             this.onFailure = onFailure;
-            this.endsJobOnAbort = endsJobOnAbort;
+            this.jobsOwn = jobsOwn;
         }
 
         private void failed(String why) {
@@ -206,15 +209,16 @@ final class JobWatch {
         }
 
         /**
-         * This rank timed out waiting at {@code where}: tells the job, and returns its verdict once rank 0 has
-         * given it (at most {@link #VERDICT_WAIT}), named in this communicator's numbering too.
+         * This rank timed out waiting at {@code where} in the job's own communicator: tells the job, and returns its
+         * verdict once rank 0 has given it (at most {@link #VERDICT_WAIT}). A child's stall is its own: the verdict
+         * would count every rank of the job, also those that never call the child.
          */
         Optional<String> stalled(String where) {
-            if (rendezvous == null) {
+            if (rendezvous == null || !jobsOwn) {
                 return Optional.empty();
             }
             rendezvous.stalled(where);
-            return awaitNews(VERDICT_WAIT).map(ranks::named);
+            return awaitNews(VERDICT_WAIT);
         }
 
         /**
@@ -247,7 +251,7 @@ final class JobWatch {
          * rank's number. A child's abort stops this rank's use of it only.
          */
         void abort(String reason) {
-            if (rendezvous != null && endsJobOnAbort) {
+            if (rendezvous != null && jobsOwn) {
                 rendezvous.abort(reason);
             }
         }

@@ -164,6 +164,29 @@ class DeviceChildWatchTest {
         assertTrue(job.closed);
     }
 
+    @Test
+    void aChildThatTimesOutFailsAloneWithoutAskingTheJobForAVerdict() {
+        ScriptedJob job = new ScriptedJob(1, 4);
+        DeviceCommunicator comm = job.watched(api);
+        Communicator child = splitAs(comm, 0, 1, 3);
+        Stream stream = child.createStream();
+        DeviceBuffer buffer = child.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+        api.streamsNeverFinish();
+        child.allReduce(buffer, buffer, 256, DataType.FLOAT32, ReduceOp.SUM, stream);
+
+        CollectivesException e = assertThrows(CollectivesException.class, stream::synchronize);
+        assertEquals(
+                "[REMOTE_ERROR 6] rank 0: stream synchronize failed: no completion within 2 s; the communicator was "
+                        + "aborted",
+                e.getMessage());
+        assertEquals(List.of(), job.operations, "rank 0's verdict would count ranks that never call the child");
+        assertFalse(comm.nativeComm().isAborted());
+
+        buffer.close();
+        stream.close();
+        comm.close();
+    }
+
     /** {@code comm}'s split child, of color 1, whose ranks are {@code parentRanks} of {@code comm}, this one {@code rank}. */
     private Communicator splitAs(DeviceCommunicator comm, int rank, int... parentRanks) {
         api.children(parentRanks.length, rank).gathers(parentRanks);
@@ -202,6 +225,11 @@ class DeviceChildWatchTest {
         void die(int rank, String why) {
             dead.set(rank);
             fail(why);
+        }
+
+        @Override
+        public void stalled(String where) {
+            operations.add("stalled: " + where);
         }
 
         @Override
