@@ -242,25 +242,7 @@ class DeviceChildWatchTest {
         public Survivors allGatherOfSurvivors(byte[] value) {
             operations.add("allgather of survivors");
             contributions.add(value.clone());
-            Survivors survivors = new Survivors(new byte[size][], new String[size]);
-            for (int r = 0; r < size; r++) {
-                if (dead.get(r)) {
-                    survivors.goneReasons()[r] = "rank " + r + " is gone";
-                } else {
-                    survivors.values()[r] = value;
-                }
-            }
-            return survivors;
-        }
-
-        @Override
-        public byte[] broadcast(byte[] value) {
-            throw new UnsupportedOperationException("the communicator was made already");
-        }
-
-        @Override
-        public byte[][] allGather(byte[] value) {
-            throw new UnsupportedOperationException("the communicator was made already");
+            return survivors(dead::get, r -> value);
         }
     }
 }
