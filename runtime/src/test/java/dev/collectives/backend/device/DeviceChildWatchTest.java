@@ -12,6 +12,7 @@ import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
 import java.util.BitSet;
 import java.util.List;
@@ -148,6 +149,24 @@ class DeviceChildWatchTest {
         assertTrue(e.getMessage().contains("the job failed: rank 2 at /127.0.0.1:41002 is gone"), e.getMessage());
         comm.close();
         comm.close();
+        assertTrue(job.closed);
+    }
+
+    @Test
+    void aSplitWhoseChildCannotGatherItsRanksFailsAndLeavesNoChild() {
+        ScriptedJob job = new ScriptedJob(1, 4);
+        DeviceCommunicator comm = job.watched(api);
+        api.children(2, 0).failing("allGather", Result.REMOTE_ERROR.code());
+
+        CollectivesException e = assertThrows(CollectivesException.class, () -> comm.split(1, 1));
+        assertEquals(
+                "[REMOTE_ERROR 6] rank 0: ncclAllGather of ncclInt32 failed: remote process exited or there was a "
+                        + "network error",
+                e.getMessage());
+        assertEquals(1, api.count("commAbort"), "the child was aborted");
+        comm.createStream().close();
+        comm.close();
+        assertEquals(1, api.count("commFinalize"), "the parent; the aborted child was freed by its abort");
         assertTrue(job.closed);
     }
 
