@@ -19,10 +19,9 @@ import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.spi.ChildCommunicators;
 import dev.collectives.runtime.spi.FlightRecorder;
 import dev.collectives.runtime.spi.HostStaging;
+import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.ShrinkOrigin;
-import java.util.Locale;
 import java.util.Optional;
-import org.bytedeco.javacpp.LongPointer;
 
 /**
  * One rank's communicator on one device. It is made of parts, each with one job: {@link NativeComm} (the native
@@ -125,6 +124,12 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     void watchJob(Rendezvous rendezvous, CommConfig config) {
         joinConfig = config;
         handle.watchJob(rendezvous);
+    }
+
+    /** Takes the job over from {@code survivor}, as the communicator formed with the replacements of dead ranks. */
+    void takeJobOver(DeviceCommunicator survivor, CommConfig config) {
+        joinConfig = config;
+        handle.takeJobOver(survivor.handle);
     }
 
     /** The device index this rank runs on. */
@@ -347,23 +352,16 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
 
     // ---- child communicators ------------------------------------------------------------------------------
 
-    /** {@code ncclCommSplit} with the parent's config; the library returns no child for {@code NO_COLOR}. */
+    /**
+     * {@code ncclCommSplit} with the parent's config; the library returns no child for {@code NO_COLOR}. The child of
+     * a watched job shares its watch ({@link SplitMembers}).
+     */
     @Override
     public Optional<Communicator> split(int color, int key) {
         ChildCommunicators.requireColor(rank, color);
         handle.requireOpen();
-        requireAvailable(NativeLibrary.Slots.COMM_SPLIT);
-        long child;
-        try (LongPointer out = new LongPointer(1)) {
-            out.put(0L);
-            library.check(
-                    library.api.commSplit(library.lib, handle.handle(), color, key, out),
-                    rank,
-                    handle.handle(),
-                    "CommSplit");
-            child = out.get();
-        }
-        return child == 0 ? Optional.empty() : Optional.of(adopt(child));
+        long child = SplitMembers.commSplit(handle, rank, color, key);
+        return child == 0 ? Optional.empty() : Optional.of(SplitMembers.watched(this, adopt(child), color));
     }
 
     /**
@@ -373,19 +371,26 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
      * {@code ncclCommShrink} with the parent's config, and {@code NCCL_SHRINK_ABORT} when it has an asynchronous
      * error. Once it was aborted, as it is when a peer's death is seen (the library refuses to shrink a communicator
      * whose peer died): the survivors form a new communicator through the job's rendezvous ({@link SurvivorsInit}).
+     * The child of a watched job shares its watch.
      */
     @Override
     public Communicator shrink(int... excludedRanks) {
         int[] excluded = ChildCommunicators.excludedRanks(rank, size, excludedRanks);
         if (handle.isAborted()) {
             SurvivorsInit.Formed formed = SurvivorsInit.form(
-                    library, handle.survivorsRendezvous("shrink"), rank, size, excluded, device, joinConfig);
+                    library,
+                    handle.survivorsRendezvous("shrink"),
+                    handle.jobRanks(),
+                    rank,
+                    excluded,
+                    device,
+                    joinConfig);
             String path = "formed anew among the survivors through the job's rendezvous";
             return shrunk(
                     child(formed.handle(), formed.rank(), formed.size()), new ShrinkOrigin(rank, size, excluded, path));
         }
         handle.requireOpen();
-        requireAvailable(NativeLibrary.Slots.COMM_SHRINK);
+        library.requireAvailable(rank, NativeLibrary.Slots.COMM_SHRINK);
         int flags = handle.shrinkFlags();
         boolean revoke = library.has(NativeLibrary.Slots.COMM_REVOKE);
         handle.revokeIfAvailable();
@@ -405,20 +410,11 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         return ReplacementInit.reform(this, joinConfig, timeout);
     }
 
-    private static DeviceCommunicator shrunk(DeviceCommunicator child, ShrinkOrigin origin) {
+    private DeviceCommunicator shrunk(DeviceCommunicator child, ShrinkOrigin origin) {
         child.shrinkOrigin = origin;
+        child.handle.watchAsChildOf(handle, JobRanks.without(size, origin.excluded()), origin.toString());
         origin.logFor(child);
         return child;
-    }
-
-    private void requireAvailable(int slot) {
-        if (!library.has(slot)) {
-            throw CollectivesException.usage(
-                    rank,
-                    library.symbol(slot) + " is not available in this library version ("
-                            + library.dialect.backendName().toUpperCase(Locale.ROOT) + " " + library.versionString()
-                            + ")");
-        }
     }
 
     /**

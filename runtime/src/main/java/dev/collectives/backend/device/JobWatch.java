@@ -2,21 +2,30 @@ package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.spi.JobRanks;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The job a joined communicator belongs to, watched through the rendezvous its ranks met at, which stays open while
- * the communicator lives where it can watch (a TCP one). The library itself says only that a peer failed ("remote
- * process exited"), and nothing of a rank that never calls: the rendezvous names the rank and the cause, and its
- * news reaches this rank as it happens, also while it waits inside the library, which {@code onFailure} then
- * aborts. A rank that times out waiting says so, and the job's verdict names the ranks that never arrived.
+ * The job of processes that this rank's joined communicator belongs to, watched through the rendezvous its ranks
+ * met at, which stays open while a communicator of the job lives here where it can watch (a TCP one). The library
+ * itself says only that a peer failed ("remote process exited"), and nothing of a rank that never calls: the
+ * rendezvous names the rank and the cause, and its news reaches this rank as it happens, also while it waits inside
+ * the library. Every communicator of the job on this rank has its part of the watch ({@link Watched}): the joined
+ * one, its children of {@code split} and {@code shrink}, and the one the survivors reform. The job's news aborts
+ * each of them whose ranks include the rank at fault ({@link JobRanks#concerns}): once a peer's process died, the
+ * library's communicators that include it cannot complete, while those that do not stay usable (a colour group
+ * without the dead rank goes on). A rank that times out waiting says so, and the job's verdict names the ranks that
+ * never arrived. The last communicator of the job here to close leaves the job.
  */
-final class JobWatch implements AutoCloseable {
-    /** A communicator whose job is not watched: made by a split or shrink, or joined through a file rendezvous. */
-    static final JobWatch NONE = new JobWatch(null);
+final class JobWatch {
+    /** A communicator whose job is not watched: its ranks are threads of one process, or met through files. */
+    static final Watched NONE = new JobWatch(null).new Watched(null, () -> {}, false);
     /**
      * How long a rank whose library reported a failure waits for the rendezvous to name its cause: rank 0 hears of a
      * dead process when its connection ends, which is as soon as the library does, or sooner.
@@ -31,121 +40,227 @@ final class JobWatch implements AutoCloseable {
     static final Duration DEATH_WAIT = Duration.ofSeconds(4);
 
     private final Rendezvous rendezvous;
-    private final CountDownLatch failed = new CountDownLatch(1);
-    private volatile String failure;
-    /** Whether the job passed to a communicator formed with replacements, which leaves it when it closes. */
-    private volatile boolean handedOver;
+    /** The communicators of the job on this rank that are not closed. */
+    private final Set<Watched> watched = ConcurrentHashMap.newKeySet();
+
+    private final Object lock = new Object();
+    /** Whether the rendezvous watches: not once the survivors of a death met through it, until a child joins. */
+    private boolean armed;
+    /** Counted down at the first news since the rendezvous last began watching; guarded by {@link #lock}. */
+    private CountDownLatch heard = new CountDownLatch(1);
+    /** The first news since the rendezvous last began watching; guarded by {@link #lock}. */
+    private String news;
 
     private JobWatch(Rendezvous rendezvous) {
         this.rendezvous = rendezvous;
     }
 
     /**
-     * Watches the job through {@code rendezvous}, running {@code onFailure} once on the rendezvous's thread when it
-     * fails; where the rendezvous cannot watch, closes it and returns {@link #NONE}.
+     * Watches the job through {@code rendezvous} for the job's own communicator (numbered as the job), which
+     * {@code onFailure} aborts behind; where the rendezvous cannot watch, closes it and returns {@link #NONE}.
      */
-    static JobWatch start(Rendezvous rendezvous, Runnable onFailure) {
-        JobWatch watch = new JobWatch(rendezvous);
-        boolean watching = false;
+    static Watched start(Rendezvous rendezvous, Runnable onFailure) {
+        Watched joined = NONE;
         try {
-            watching = rendezvous.watch(reason -> watch.failed(reason, onFailure));
+            joined = new JobWatch(rendezvous).join(JobRanks.ofJob(rendezvous.size()), onFailure, true);
         } finally {
-            if (!watching) {
+            if (joined == NONE) {
                 rendezvous.close();
             }
         }
-        return watching ? watch : NONE;
+        return joined;
     }
 
-    private void failed(String reason, Runnable onFailure) {
-        if (failure == null) {
-            failure = reason;
-            failed.countDown();
-            onFailure.run();
+    /** A communicator of the job here from now on; the rendezvous watches again if the survivors met through it. */
+    private Watched join(JobRanks ranks, Runnable onFailure, boolean jobsOwn) {
+        Watched member = new Watched(ranks, onFailure, jobsOwn);
+        watched.add(member);
+        synchronized (lock) {
+            if (armed) {
+                return member;
+            }
+            heard = new CountDownLatch(1);
+            news = null;
+            armed = true;
+        }
+        if (!rendezvous.watch(this::heard)) {
+            watched.remove(member);
+            return NONE;
+        }
+        return member;
+    }
+
+    /** The rendezvous's news, on its thread: every communicator here that it concerns is aborted behind. */
+    private void heard(String failure) {
+        synchronized (lock) {
+            if (news == null) {
+                news = failure;
+                heard.countDown();
+            }
+        }
+        for (Watched member : List.copyOf(watched)) {
+            if (member.ranks.concerns(failure)) {
+                member.failed(failure);
+            }
         }
     }
 
-    /** Why the job failed, once the rendezvous said so. */
-    Optional<String> failure() {
-        return Optional.ofNullable(failure);
-    }
-
-    /**
-     * Why the job failed, waiting for it at most {@link #CAUSE_WAIT}: the library reported a failure that the
-     * rendezvous may be about to name.
-     */
-    Optional<String> cause() {
-        return awaitFailure(CAUSE_WAIT);
-    }
-
-    /** Why the job failed, waiting for it at most {@link #DEATH_WAIT}: a shrink recovers from that death. */
-    Optional<String> death() {
-        return awaitFailure(DEATH_WAIT);
-    }
-
-    /**
-     * This rank timed out waiting at {@code where}: tells the job, and returns its verdict once rank 0 has given it
-     * (at most {@link #VERDICT_WAIT}).
-     */
-    Optional<String> stalled(String where) {
-        if (rendezvous == null) {
-            return Optional.empty();
+    /** The first news since the rendezvous last began watching, waiting for it at most {@code wait}. */
+    private Optional<String> awaitNews(Duration wait) {
+        CountDownLatch latch;
+        synchronized (lock) {
+            latch = heard;
         }
-        rendezvous.stalled(where);
-        return awaitFailure(VERDICT_WAIT);
+        await(latch, wait);
+        synchronized (lock) {
+            return Optional.ofNullable(news);
+        }
     }
 
-    private Optional<String> awaitFailure(Duration wait) {
-        if (rendezvous == null) {
-            return failure();
-        }
+    private static void await(CountDownLatch latch, Duration wait) {
         try {
-            failed.await(wait.toMillis(), TimeUnit.MILLISECONDS);
+            latch.await(wait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return failure();
+    }
+
+    /** {@code member} is gone; the last communicator of the job here leaves the job (idempotent). */
+    private void leave(Watched member) {
+        if (watched.remove(member) && watched.isEmpty()) {
+            rendezvous.close();
+        }
     }
 
     /**
-     * Lets the survivors of the death the watch heard of meet again through the job's rendezvous, which it returns;
-     * throws why they cannot, after {@code refused} (the start of the message, e.g. "shrink: ...").
+     * One communicator's part of the job's watch: the job's ranks it holds, what aborts it behind, and why the job
+     * failed as far as it concerns it, named in its numbering too ({@link JobRanks#named}).
      */
-    Rendezvous resumeAmongSurvivors(int rank, String refused) {
-        if (rendezvous == null) {
-            throw CollectivesException.usage(
-                    rank,
-                    refused + "; the survivors form a new communicator through the job's tcp:// rendezvous, and this "
-                            + "communicator has none (its ranks are threads of one process, it is a child of split or "
-                            + "shrink, or its job met through a file rendezvous)");
-        }
-        Optional<String> why = rendezvous.resumeAmongSurvivors();
-        if (why.isPresent()) {
-            throw CollectivesException.usage(
-                    rank,
-                    refused + "; the survivors cannot form a new communicator through the job's rendezvous at "
-                            + rendezvous.where() + ": " + why.get());
-        }
-        return rendezvous;
-    }
+    final class Watched {
+        private final JobRanks ranks;
+        private final Runnable onFailure;
+        /**
+         * Whether this is the job's own communicator (joined or reformed), not a child: its abort ends the job, and
+         * its stall asks the job for a verdict, which rank 0 gives over every rank of the job.
+         */
+        private final boolean jobsOwn;
 
-    /** This rank ends the job: the others hear {@code reason} with this rank's number. */
-    void abort(String reason) {
-        if (rendezvous != null) {
-            rendezvous.abort(reason);
+        private final CountDownLatch failed = new CountDownLatch(1);
+        private volatile String failure;
+
+        private Watched(JobRanks ranks, Runnable onFailure, boolean jobsOwn) {
+            this.ranks = ranks;
+            this.onFailure = onFailure;
+            this.jobsOwn = jobsOwn;
         }
-    }
 
-    /** The job passes to the communicator the survivors formed with the replacements of the dead ranks. */
-    void handOver() {
-        handedOver = true;
-    }
+        private void failed(String why) {
+            synchronized (this) {
+                if (failure != null) {
+                    return;
+                }
+                failure = ranks.named(why);
+            }
+            failed.countDown();
+            onFailure.run();
+        }
 
-    /** Leaves the job, saying so (after the communicator is gone), unless it was handed over; idempotent. */
-    @Override
-    public void close() {
-        if (rendezvous != null && !handedOver) {
-            rendezvous.close();
+        /** The job's ranks this communicator holds; null where the job is not watched. */
+        JobRanks ranks() {
+            return ranks;
+        }
+
+        /**
+         * The part of a child that holds {@code here} (ranks of this communicator, in the child's order), made as
+         * {@code origin} says, which {@code onFailure} aborts behind; {@link #NONE} where this job is not watched.
+         */
+        Watched child(int[] here, String origin, Runnable onFailure) {
+            return rendezvous == null ? NONE : join(ranks.child(here, origin), onFailure, false);
+        }
+
+        /** The part of the communicator that the survivors formed anew with the replacements of the dead ranks. */
+        Watched reformed(Runnable onFailure) {
+            return rendezvous == null ? NONE : join(JobRanks.ofJob(rendezvous.size()), onFailure, true);
+        }
+
+        /** Why the job failed, as it concerns this communicator, once the rendezvous said so. */
+        Optional<String> failure() {
+            return Optional.ofNullable(failure);
+        }
+
+        /**
+         * Why the job failed, waiting for it at most {@link #CAUSE_WAIT}: the library reported a failure that the
+         * rendezvous may be about to name.
+         */
+        Optional<String> cause() {
+            return awaitFailure(CAUSE_WAIT);
+        }
+
+        /** Why the job failed, waiting for it at most {@link #DEATH_WAIT}: a shrink recovers from that death. */
+        Optional<String> death() {
+            return awaitFailure(DEATH_WAIT);
+        }
+
+        private Optional<String> awaitFailure(Duration wait) {
+            if (rendezvous != null) {
+                await(failed, wait);
+            }
+            return failure();
+        }
+
+        /**
+         * This rank timed out waiting at {@code where} in the job's own communicator: tells the job, and returns its
+         * verdict once rank 0 has given it (at most {@link #VERDICT_WAIT}). A child's stall is its own: the verdict
+         * would count every rank of the job, also those that never call the child.
+         */
+        Optional<String> stalled(String where) {
+            if (rendezvous == null || !jobsOwn) {
+                return Optional.empty();
+            }
+            rendezvous.stalled(where);
+            return awaitNews(VERDICT_WAIT);
+        }
+
+        /**
+         * Lets the survivors of the death the watch heard of meet again through the job's rendezvous, which it
+         * returns; throws why they cannot, after {@code refused} (the start of the message, e.g. "shrink: ...").
+         */
+        Rendezvous resumeAmongSurvivors(int rank, String refused) {
+            if (rendezvous == null) {
+                throw CollectivesException.usage(
+                        rank,
+                        refused + "; the survivors form a new communicator through the job's tcp:// rendezvous, and "
+                                + "this communicator has none (its ranks are threads of one process, or its job met "
+                                + "through a file rendezvous)");
+            }
+            Optional<String> why = rendezvous.resumeAmongSurvivors();
+            if (why.isPresent()) {
+                throw CollectivesException.usage(
+                        rank,
+                        refused + "; the survivors cannot form a new communicator through the job's rendezvous at "
+                                + rendezvous.where() + ": " + why.get());
+            }
+            synchronized (lock) {
+                armed = false; // the rendezvous serves the survivors now: the communicator they form watches anew
+            }
+            return rendezvous;
+        }
+
+        /**
+         * This rank ends the job, where this is the job's own communicator: the others hear {@code reason} with this
+         * rank's number. A child's abort stops this rank's use of it only.
+         */
+        void abort(String reason) {
+            if (rendezvous != null && jobsOwn) {
+                rendezvous.abort(reason);
+            }
+        }
+
+        /** Leaves the job's watch (after the communicator is gone, or handed the job over); idempotent. */
+        void leave() {
+            if (rendezvous != null) {
+                JobWatch.this.leave(this);
+            }
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.FlightRecorder;
+import dev.collectives.runtime.spi.JobRanks;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
@@ -57,8 +58,8 @@ final class NativeComm {
     private volatile State state = State.OPEN;
     /** Done once the abort has returned or its deadline passed; until then no free may run (see freeResource). */
     private final CompletableFuture<Void> abortSettled = new CompletableFuture<>();
-    /** The job, watched through its rendezvous where the communicator was joined through a TCP one. */
-    private volatile JobWatch job = JobWatch.NONE;
+    /** Its part of the job's watch, where its job was joined through a TCP rendezvous. */
+    private volatile JobWatch.Watched job = JobWatch.NONE;
 
     NativeComm(
             NativeLibrary library,
@@ -97,6 +98,33 @@ final class NativeComm {
      */
     void watchJob(Rendezvous rendezvous) {
         job = JobWatch.start(rendezvous, this::abortBehind);
+    }
+
+    /**
+     * Shares {@code parent}'s job watch as its child that holds {@code here} (the parent's ranks, in this one's
+     * order), made as {@code origin} says: news of the job that concerns a rank it holds aborts it behind.
+     */
+    void watchAsChildOf(NativeComm parent, int[] here, String origin) {
+        job = parent.job.child(here, origin, this::abortBehind);
+    }
+
+    /**
+     * The job passes from {@code survivor}, aborted after a death, to this communicator, which the survivors formed
+     * with the replacements of the dead ranks: this one watches it, and {@code survivor} leaves the watch.
+     */
+    void takeJobOver(NativeComm survivor) {
+        job = survivor.job.reformed(this::abortBehind);
+        survivor.job.leave();
+    }
+
+    /** Whether the job is watched (joined through a TCP rendezvous). */
+    boolean watchesJob() {
+        return job != JobWatch.NONE;
+    }
+
+    /** The job's ranks this communicator holds, for the survivors of a death to meet; null where not watched. */
+    JobRanks jobRanks() {
+        return job.ranks();
     }
 
     void track(Object resource) {
@@ -196,11 +224,6 @@ final class NativeComm {
                 call + ": the communicator was aborted"
                         + why.map(failure -> " when the job failed (" + failure + ")")
                                 .orElse("") + ", and " + library.dialect.ccl("CommAbort") + " freed it");
-    }
-
-    /** The job passes to the communicator the survivors formed with the replacements: closing this one leaves it. */
-    void handOverJob() {
-        job.handOver();
     }
 
     /**
@@ -356,10 +379,13 @@ final class NativeComm {
         }
     }
 
-    /** Leaves the job once the communicator is gone (closed or aborted), so that a peer failing before is named. */
+    /**
+     * Leaves the job's watch once the communicator is gone (closed or aborted), so that a peer failing before is
+     * named; the last communicator of the job on this rank leaves the job.
+     */
     void leaveJobIfEnded() {
         if (state == State.CLOSED || state == State.ABORTED) {
-            job.close();
+            job.leave();
         }
     }
 }

@@ -6,6 +6,7 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -146,6 +147,16 @@ final class NativeLibrary {
 
     String symbol(int slot) {
         return slotSymbols[slot];
+    }
+
+    /** Throws, naming the library's version, unless it has the function of {@code slot}. */
+    void requireAvailable(int rank, int slot) {
+        if (!has(slot)) {
+            throw CollectivesException.usage(
+                    rank,
+                    symbol(slot) + " is not available in this library version ("
+                            + dialect.backendName().toUpperCase(Locale.ROOT) + " " + versionString() + ")");
+        }
     }
 
     /** "2.28.9" for 22809 (and 2.x.y codes before 2.9: 1000 × major + 100 × minor + patch). */

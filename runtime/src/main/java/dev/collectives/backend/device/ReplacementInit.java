@@ -9,7 +9,7 @@ import java.time.Duration;
  * of the dead ranks ({@link Rendezvous#reunite}), and all of them form a communicator of the job's size as they
  * joined it ({@link DeviceJoin#form}: a new unique id of rank 0, {@code CommInitRank(Config)} with the config the
  * survivors joined with). The replacements come the same way through {@link DeviceJoin#join}. The new communicator
- * takes the job over: it watches it, and leaves it when it closes.
+ * takes the job over: it watches it, numbered as the job, and the survivor's aborted one leaves the watch.
  */
 final class ReplacementInit {
     private ReplacementInit() {}
@@ -18,6 +18,9 @@ final class ReplacementInit {
     static DeviceCommunicator reform(DeviceCommunicator survivor, CommConfig config, Duration timeout) {
         int rank = survivor.rank();
         NativeComm handle = survivor.nativeComm();
+        if (handle.jobRanks() != null && !handle.jobRanks().numberedAsTheJob()) {
+            throw Reform.notTheJobs(survivor);
+        }
         if (!handle.isAborted()) {
             throw Reform.notAborted(survivor);
         }
@@ -32,8 +35,7 @@ final class ReplacementInit {
             rendezvous.close();
             throw e;
         }
-        handle.handOverJob();
-        reformed.watchJob(rendezvous, config);
+        reformed.takeJobOver(survivor, config);
         Reform.logFor(reformed, replaced);
         return reformed;
     }

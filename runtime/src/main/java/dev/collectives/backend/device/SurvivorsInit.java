@@ -3,19 +3,21 @@ package dev.collectives.backend.device;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.bootstrap.UniqueId;
+import dev.collectives.runtime.spi.JobRanks;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
-import java.util.stream.IntStream;
 
 /**
  * A shrink after a death, once the library's own shrink cannot serve (the communicator was aborted when the death
  * was seen, and the library refuses to shrink one whose peer died): the survivors form a new communicator through
- * the job's rendezvous. They agree on who is left ({@link Rendezvous#allGatherOfSurvivors}: every survivor excludes
- * the same ranks, and every rank that died is among them); the lowest survivor makes a new unique id
- * ({@code GetUniqueId}) and shares it through the rendezvous; each calls {@code CommInitRank(Config)} with its rank
- * among the survivors, in the parent's order.
+ * the job's rendezvous. The rendezvous numbers the ranks as the job does, and every survivor of the job meets there,
+ * so a child's ranks are told in the job's numbering ({@link JobRanks}): each survivor says which ranks of the job
+ * the new communicator leaves out ({@link Rendezvous#allGatherOfSurvivors}: every survivor leaves out the same
+ * ranks, and every rank that died is among them); the first survivor, in the communicator's order, makes a new
+ * unique id ({@code GetUniqueId}) and shares it through the rendezvous; each calls {@code CommInitRank(Config)} with
+ * its rank among the survivors, in the communicator's order.
  */
 final class SurvivorsInit {
     /** The communicator formed: its handle, and this rank's place in it. */
@@ -24,23 +26,26 @@ final class SurvivorsInit {
     private SurvivorsInit() {}
 
     /**
-     * The new communicator of rank {@code rank} of {@code size} that leaves {@code excluded} out, on {@code device},
-     * made with {@code config}.
+     * The new communicator of rank {@code rank} of a communicator that holds {@code ranks} of the job, which leaves
+     * {@code excluded} (ranks of that communicator) out, on {@code device}, made with {@code config}.
      */
     static Formed form(
             NativeLibrary library,
             Rendezvous rendezvous,
+            JobRanks ranks,
             int rank,
-            int size,
             int[] excluded,
             int device,
             CommConfig config) {
-        Rendezvous.Survivors agreed = rendezvous.allGatherOfSurvivors(bitmap(excluded, size));
-        requireAgreed(agreed, rank, excluded);
-        int[] survivors =
-                IntStream.range(0, size).filter(r -> agreed.values()[r] != null).toArray();
+        int[] kept = JobRanks.without(ranks.size(), excluded);
+        BitSet leftOut = new BitSet(rendezvous.size());
+        leftOut.set(0, rendezvous.size());
+        Arrays.stream(kept).forEach(r -> leftOut.clear(ranks.jobRank(r)));
+        Rendezvous.Survivors agreed = rendezvous.allGatherOfSurvivors(bitmap(leftOut, rendezvous.size()));
+        requireAgreed(agreed, rank, ranks.jobRank(rank), leftOut);
+        int first = ranks.jobRank(kept[0]);
         byte[] id = new byte[UniqueId.BYTES];
-        if (rank == survivors[0]) {
+        if (rank == kept[0]) {
             try {
                 library.check(library.api.getUniqueId(library.lib, id), rank, 0, "GetUniqueId");
             } catch (CollectivesException e) {
@@ -48,32 +53,30 @@ final class SurvivorsInit {
                 throw e;
             }
         }
-        id = rendezvous.allGatherOfSurvivors(id).values()[survivors[0]];
-        int newRank = Arrays.binarySearch(survivors, rank);
+        id = rendezvous.allGatherOfSurvivors(id).values()[first];
+        int newRank = Arrays.binarySearch(kept, rank);
         library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
-        return new Formed(config.initRank(library, survivors.length, id, newRank), newRank, survivors.length);
+        return new Formed(config.initRank(library, kept.length, id, newRank), newRank, kept.length);
     }
 
-    /** One bit per rank of the parent, set for the excluded ones. */
-    private static byte[] bitmap(int[] excluded, int size) {
-        BitSet bits = new BitSet(size);
-        Arrays.stream(excluded).forEach(bits::set);
-        return Arrays.copyOf(bits.toByteArray(), (size + 7) / 8);
+    /** One bit per rank of the job, set for those left out. */
+    private static byte[] bitmap(BitSet leftOut, int jobSize) {
+        return Arrays.copyOf(leftOut.toByteArray(), (jobSize + 7) / 8);
     }
 
     /**
-     * Refuses unless every survivor excludes what this rank does and every rank that died is excluded: the
-     * survivors would otherwise form communicators of different ranks, or wait for a dead one.
+     * Refuses unless every survivor leaves out what this rank does and every rank that died is left out: the
+     * survivors would otherwise form communicators of different ranks, or wait for a dead one. Ranks are the job's.
      */
-    private static void requireAgreed(Rendezvous.Survivors agreed, int rank, int[] excluded) {
-        byte[] mine = agreed.values()[rank];
+    private static void requireAgreed(Rendezvous.Survivors agreed, int rank, int jobRank, BitSet leftOut) {
+        byte[] mine = agreed.values()[jobRank];
         List<String> problems = new ArrayList<>();
         for (int r = 0; r < agreed.values().length; r++) {
             byte[] theirs = agreed.values()[r];
             if (theirs != null && !Arrays.equals(theirs, mine)) {
                 problems.add("rank " + r + " excludes " + Arrays.toString(ranksOf(theirs)));
             }
-            if (theirs == null && Arrays.binarySearch(excluded, r) < 0) {
+            if (theirs == null && !leftOut.get(r)) {
                 problems.add("rank " + r + " is gone too (" + agreed.goneReasons()[r] + ")");
             }
         }
@@ -81,7 +84,7 @@ final class SurvivorsInit {
             throw CollectivesException.usage(
                     rank,
                     "shrink: the survivors do not agree on the ranks to leave out: this rank excludes "
-                            + Arrays.toString(excluded) + ", but " + String.join("; ", problems)
+                            + Arrays.toString(ranksOf(mine)) + ", but " + String.join("; ", problems)
                             + "; every survivor calls shrink with the same ranks, all of those that died");
         }
     }

@@ -30,6 +30,9 @@ import java.util.Optional;
  * simulated device: memory and streams belong to the device, so the parent's serve the child.
  */
 public final class SimCommunicator implements Communicator {
+    /** How a shrink's child came to be, as its {@link ShrinkOrigin} says. */
+    static final String SHRINK_PATH = "by the sim's shrink";
+
     private final int rank;
     /** The simulated device: the rank in the communicator the job started with. */
     private final int device;
@@ -384,7 +387,7 @@ public final class SimCommunicator implements Communicator {
         synchronized (this) {
             seq = shrinkSeq++;
         }
-        ShrinkOrigin origin = new ShrinkOrigin(rank, size(), excluded, "by the sim's shrink");
+        ShrinkOrigin origin = new ShrinkOrigin(rank, size(), excluded, SHRINK_PATH);
         SimCommunicator child = adopt(group.shrink(rank, seq, excluded), origin);
         origin.logFor(child);
         return child;

@@ -1,6 +1,5 @@
 package dev.collectives.backend.sim;
 
-import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.Reform;
 import java.time.Duration;
@@ -17,11 +16,7 @@ final class SimReform {
     /** {@code survivor}'s communicator, over {@code group}, with the replacements; waits up to {@code timeout}. */
     static SimCommunicator reform(SimCommunicator survivor, CommGroup group, Duration timeout) {
         if (!(group instanceof WireGroup job) || !job.isJobGroup()) {
-            throw CollectivesException.usage(
-                    survivor.rank(),
-                    "reform: " + survivor + " cannot admit a replacement for a rank that died: only the communicator of"
-                            + " a job of processes joined through a tcp:// rendezvous can (not one of threads of one"
-                            + " process, nor a child of split or shrink)");
+            throw Reform.notTheJobs(survivor);
         }
         if (!group.isAborted()) {
             throw Reform.notAborted(survivor);

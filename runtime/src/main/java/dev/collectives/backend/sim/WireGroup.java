@@ -5,6 +5,8 @@ import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.spi.JobRanks;
+import dev.collectives.runtime.spi.ShrinkOrigin;
 import java.net.ProtocolException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -62,6 +64,8 @@ final class WireGroup extends CommGroup {
     private final int[] wireRanks;
     /** Each rank of the job's wire, as numbered here; -1 for those not in this group. */
     private final int[] groupRanks;
+    /** The job's ranks here and how this group came to number them, which name a dead rank in its failure. */
+    private final JobRanks jobRanks;
 
     private final Wire wire;
     private final WireGroups groups;
@@ -79,18 +83,23 @@ final class WireGroup extends CommGroup {
         this.rank = rank;
         this.wireRanks = IntStream.range(0, config.ranks()).toArray();
         this.groupRanks = wireRanks.clone();
+        this.jobRanks = JobRanks.ofJob(config.ranks());
         this.groups = new WireGroups();
         this.wire = new Wire(rendezvous, groups);
         groups.attach(this);
         wire.start();
     }
 
-    /** Rank {@code rank} of the child {@code id} of {@code parent} that holds {@code members} (ranks there). */
-    private WireGroup(WireGroup parent, long id, List<Integer> members, int rank) {
+    /**
+     * Rank {@code rank} of the child {@code id} of {@code parent} that holds {@code members} (ranks there), made as
+     * {@code origin} says ("split with color 1").
+     */
+    private WireGroup(WireGroup parent, long id, List<Integer> members, int rank, String origin) {
         super(parent.childConfig(members));
         this.id = id;
         this.rank = rank;
         this.wireRanks = members.stream().mapToInt(m -> parent.wireRanks[m]).toArray();
+        this.jobRanks = parent.jobRanks.child(members.stream().mapToInt(m -> m).toArray(), origin);
         this.groupRanks = new int[parent.groupRanks.length];
         Arrays.fill(groupRanks, -1);
         for (int r = 0; r < wireRanks.length; r++) {
@@ -227,16 +236,21 @@ final class WireGroup extends CommGroup {
             }
             int color = all.get(rank).color;
             List<Integer> members = childrenByColor(all).get(color);
-            return members == null ? null : attachChild("split #" + meeting.key.seq() + " color " + color, members);
+            return members == null
+                    ? null
+                    : attachChild(
+                            "split #" + meeting.key.seq() + " color " + color, members, "split with color " + color);
         }
         if (meeting.key.space() == SHRINK) {
-            return attachChild(meeting.what, survivors(size(), meeting.excused));
+            int[] excluded = meeting.excused.stream().toArray();
+            String origin = new ShrinkOrigin(rank, size(), excluded, SimCommunicator.SHRINK_PATH).toString();
+            return attachChild(meeting.what, survivors(size(), meeting.excused), origin);
         }
         return null;
     }
 
-    private Member attachChild(String call, List<Integer> members) {
-        WireGroup child = new WireGroup(this, childId(call), members, members.indexOf(rank));
+    private Member attachChild(String call, List<Integer> members, String origin) {
+        WireGroup child = new WireGroup(this, childId(call), members, members.indexOf(rank), origin);
         groups.attach(child);
         return new Member(child, child.rank);
     }
@@ -266,7 +280,7 @@ final class WireGroup extends CommGroup {
         synchronized (this) {
             brokenLink = reason;
         }
-        super.abort(reason);
+        super.abort(jobRanks.named(reason));
     }
 
     /**
@@ -274,7 +288,7 @@ final class WireGroup extends CommGroup {
      * survivors, who learn of it in the same round.
      */
     void rankGone(String reason) {
-        super.abort(reason);
+        super.abort(jobRanks.named(reason));
     }
 
     /**

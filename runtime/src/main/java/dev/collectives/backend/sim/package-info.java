@@ -31,6 +31,7 @@
  * the job's rendezvous ({@code WireGroup}, each call a {@code WireMeeting} of the messages, {@code Wire}), and every
  * rank runs the same checks over all ranks' calls and computes its own recv buffer from the others' contributions.
  * The children of a split or shrink share that wire ({@code WireGroups} routes each message to its communicator),
- * and a rank whose process dies fails only the communicators it is in, so that the survivors shrink it away.
+ * and a rank whose process dies fails only the communicators it is in, naming it in the job's numbering and in
+ * theirs ({@code JobRanks}, in the device backend's words), so that the survivors shrink it away.
  */
 package dev.collectives.backend.sim;

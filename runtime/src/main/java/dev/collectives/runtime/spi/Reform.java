@@ -23,6 +23,18 @@ public final class Reform {
     }
 
     /**
+     * Refuses to reform {@code survivor}, which is not the communicator of a job of processes joined through a
+     * {@code tcp://} rendezvous (its ranks are threads of one process, or it is a child of split or shrink).
+     */
+    public static CollectivesException notTheJobs(Communicator survivor) {
+        return CollectivesException.usage(
+                survivor.rank(),
+                "reform: " + survivor + " cannot admit a replacement for a rank that died: only the communicator of"
+                        + " a job of processes joined through a tcp:// rendezvous can (not one of threads of one"
+                        + " process, nor a child of split or shrink)");
+    }
+
+    /**
      * Logs {@code reformed}, with the ranks {@code replaced}: "reform: nccl rank 2/3 on device 0 with the
      * replacements of ranks [1], formed through the job's rendezvous".
      */

@@ -18,11 +18,9 @@ import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
-import dev.collectives.runtime.bootstrap.Rendezvous;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -277,7 +275,7 @@ class DeviceFailurePathsTest {
 
         comm.abort();
         comm.abort();
-        assertEquals(List.of("rank 0 called abort()"), job.aborts);
+        assertEquals(List.of("abort: rank 0 called abort()"), job.operations);
         assertEquals(1, api.count("commAbort"));
         assertRefusedAtOnce(comm, buffer, stream, Result.INVALID_USAGE, "rank 0: communicator is aborted");
         closeAborted(comm, stream, buffer);
@@ -388,27 +386,15 @@ class DeviceFailurePathsTest {
                 String.valueOf(opened));
     }
 
-    /** A job's rendezvous that watches: the test says when the job fails, and what a stall's verdict is. */
-    private static final class ScriptedRendezvous implements Rendezvous {
+    /** A job's rendezvous that watches, as rank 0 of 2: the test says when the job fails, and what a stall's verdict is. */
+    private static final class ScriptedRendezvous extends ScriptedJobBase {
         final List<String> stalls = new CopyOnWriteArrayList<>();
-        final List<String> aborts = new CopyOnWriteArrayList<>();
-        volatile boolean closed;
         private final String verdict;
-        private volatile Consumer<String> watcher;
 
         /** @param verdict what rank 0 answers a stall with; null for none */
         ScriptedRendezvous(String verdict) {
+            super(0, 2);
             this.verdict = verdict;
-        }
-
-        void fail(String why) {
-            watcher.accept(why);
-        }
-
-        @Override
-        public boolean watch(Consumer<String> onFailure) {
-            watcher = onFailure;
-            return true;
         }
 
         @Override
@@ -417,41 +403,6 @@ class DeviceFailurePathsTest {
             if (verdict != null) {
                 fail(verdict);
             }
-        }
-
-        @Override
-        public void abort(String reason) {
-            aborts.add(reason);
-        }
-
-        @Override
-        public void close() {
-            closed = true;
-        }
-
-        @Override
-        public int rank() {
-            return 0;
-        }
-
-        @Override
-        public int size() {
-            return 2;
-        }
-
-        @Override
-        public String where() {
-            return "tcp://127.0.0.1:41000";
-        }
-
-        @Override
-        public byte[] broadcast(byte[] value) {
-            throw new UnsupportedOperationException("the communicator was made already");
-        }
-
-        @Override
-        public byte[][] allGather(byte[] value) {
-            throw new UnsupportedOperationException("the communicator was made already");
         }
     }
 }

@@ -24,8 +24,10 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntPredicate;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -129,8 +131,7 @@ class DeviceRecoveryTest {
         assertEquals(
                 "rank 0: shrink: the communicator was aborted, and ncclCommAbort freed it; the survivors form a new "
                         + "communicator through the job's tcp:// rendezvous, and this communicator has none (its "
-                        + "ranks are threads of one process, it is a child of split or shrink, or its job met "
-                        + "through a file rendezvous)",
+                        + "ranks are threads of one process, or its job met through a file rendezvous)",
                 e.getMessage());
         comm.close();
     }
@@ -285,27 +286,10 @@ class DeviceRecoveryTest {
             operations.add("allgather of survivors");
             contributions.add(value.clone());
             boolean idRound = contributions.size() == 2;
-            Survivors survivors = new Survivors(new byte[size][], new String[size]);
-            int lowest = -1;
-            for (int r = 0; r < size; r++) {
-                if (Arrays.binarySearch(dead, r) >= 0) {
-                    survivors.goneReasons()[r] = "rank " + r + " is gone";
-                    continue;
-                }
-                lowest = lowest < 0 ? r : lowest;
-                survivors.values()[r] = r == rank ? value : idRound && r == lowest ? LOWEST_SURVIVORS_ID : value;
-            }
-            return survivors;
-        }
-
-        @Override
-        public byte[] broadcast(byte[] value) {
-            throw new UnsupportedOperationException("the communicator was made already");
-        }
-
-        @Override
-        public byte[][] allGather(byte[] value) {
-            throw new UnsupportedOperationException("the communicator was made already");
+            IntPredicate gone = r -> Arrays.binarySearch(dead, r) >= 0;
+            int lowest =
+                    IntStream.range(0, size).filter(gone.negate()).findFirst().orElseThrow();
+            return survivors(gone, r -> r != rank && idRound && r == lowest ? LOWEST_SURVIVORS_ID : value);
         }
     }
 }

@@ -85,6 +85,28 @@ class DeviceReplacementTest {
     }
 
     @Test
+    void aChildOfTheReformedCommunicatorSharesTheJobsWatch() throws Exception {
+        ScriptedJob job = new ScriptedJob(0, 3, false);
+        DeviceCommunicator comm = job.afterRankOneDied(api);
+        Communicator reformed = comm.reform(WAIT);
+        api.children(2, 0).gathers(0, 2);
+        Communicator child = reformed.split(1, 0).orElseThrow();
+        comm.close();
+        assertFalse(job.closed, "the reformed communicator and its child watch the job");
+
+        job.fail("rank 2 at /127.0.0.1:41002 is gone: its connection ended while the job ran");
+        api.awaitCount("commAbort", 3); // the first communicator's, then the reformed one's and its child's
+        CollectivesException e = assertThrows(CollectivesException.class, child::createStream);
+        assertTrue(
+                e.getMessage()
+                        .contains("the job failed: rank 2 of the job (rank 1 of this communicator, split with color 1)"
+                                + " at /127.0.0.1:41002 is gone"),
+                e.getMessage());
+        reformed.close();
+        assertTrue(job.closed);
+    }
+
+    @Test
     void theReplacementMeetsTheSurvivorsThenFormsTheCommunicatorAsTheyDo() {
         ScriptedJob job = new ScriptedJob(1, 3, true);
 
@@ -109,6 +131,21 @@ class DeviceReplacementTest {
         assertTrue(e.getMessage().endsWith(job.reunionFailure), e.getMessage());
         assertEquals(1, api.count("commInitRank"), "no communicator was formed but the first");
         assertTrue(job.closed);
+        comm.close();
+    }
+
+    @Test
+    void aChildIsNotReformedAndSaysWhy() throws Exception {
+        ScriptedJob job = new ScriptedJob(0, 4, false);
+        DeviceCommunicator comm = job.afterRankOneDied(api);
+        Communicator shrunk = comm.shrink(1);
+
+        CollectivesException e = assertThrows(CollectivesException.class, () -> shrunk.reform(WAIT));
+        assertEquals(
+                "rank 0: reform: " + shrunk + " cannot admit a replacement for a rank that died: only the "
+                        + "communicator of a job of processes joined through a tcp:// rendezvous can (not one of "
+                        + "threads of one process, nor a child of split or shrink)",
+                e.getMessage());
         comm.close();
     }
 

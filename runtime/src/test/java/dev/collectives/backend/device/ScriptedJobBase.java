@@ -4,6 +4,8 @@ import dev.collectives.runtime.bootstrap.Rendezvous;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
+import java.util.function.IntPredicate;
 
 /**
  * What the scripted jobs of the device tests share: a job as rank {@code rank} of {@code size} sees it through its
@@ -36,6 +38,22 @@ abstract class ScriptedJobBase implements Rendezvous {
         return comm;
     }
 
+    /**
+     * What an allgather of survivors returns: each rank that {@code gone} holds is gone, and each other rank
+     * contributes {@code valueOf} it.
+     */
+    Survivors survivors(IntPredicate gone, IntFunction<byte[]> valueOf) {
+        Survivors survivors = new Survivors(new byte[size][], new String[size]);
+        for (int r = 0; r < size; r++) {
+            if (gone.test(r)) {
+                survivors.goneReasons()[r] = "rank " + r + " is gone";
+            } else {
+                survivors.values()[r] = valueOf.apply(r);
+            }
+        }
+        return survivors;
+    }
+
     /** The job's watch hears {@code why}. */
     void fail(String why) {
         watcher.accept(why);
@@ -46,6 +64,16 @@ abstract class ScriptedJobBase implements Rendezvous {
         watched = true;
         watcher = onFailure;
         return true;
+    }
+
+    @Override
+    public byte[] broadcast(byte[] value) {
+        throw new UnsupportedOperationException("the communicator was made already");
+    }
+
+    @Override
+    public byte[][] allGather(byte[] value) {
+        throw new UnsupportedOperationException("the communicator was made already");
     }
 
     @Override

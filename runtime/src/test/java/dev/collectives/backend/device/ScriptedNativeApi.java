@@ -14,7 +14,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.javacpp.LongPointer;
+import org.bytedeco.javacpp.Pointer;
 
 /**
  * A scripted native library for the device backend's tests: no GPU, no JNI. Every call succeeds with plausible
@@ -63,6 +65,7 @@ final class ScriptedNativeApi implements NativeApi {
     private volatile int asyncError;
     private volatile int streamQuery;
     private volatile int childSize = 1;
+    private volatile int[] gathered;
     private volatile int childRank;
     private volatile int shrinkFlags = -1;
     private volatile Init lastInit;
@@ -105,6 +108,15 @@ final class ScriptedNativeApi implements NativeApi {
     /** From now on every stream query says the enqueued work is done (the default). */
     ScriptedNativeApi streamsFinish() {
         streamQuery = 0;
+        return this;
+    }
+
+    /**
+     * What the next copy from device memory of as many integers brings to the host: every rank's part of a gather
+     * (e.g. the parent ranks a split's child gathers), as if the others had contributed them.
+     */
+    ScriptedNativeApi gathers(int... values) {
+        gathered = values.clone();
         return this;
     }
 
@@ -535,7 +547,22 @@ final class ScriptedNativeApi implements NativeApi {
 
     @Override
     public int memcpy(long lib, int device, long dst, long src, long bytes) {
-        return enter("memcpy");
+        return enter("memcpy", () -> {
+            int[] values = gathered;
+            if (values != null && "memory".equals(live.get(src)) && bytes == 4L * values.length) {
+                gathered = null;
+                try (IntPointer from = new IntPointer(values)) {
+                    Pointer.memcpy(new HostAddress(dst), from, bytes);
+                }
+            }
+        });
+    }
+
+    /** Host memory at {@code address}, which a copy from the device writes. */
+    private static final class HostAddress extends Pointer {
+        HostAddress(long address) {
+            this.address = address;
+        }
     }
 
     @Override

@@ -170,6 +170,30 @@ class SimMultiProcessTest {
         }
     }
 
+    /**
+     * Rank 3 killed once the job split into the even and the odd ranks: the failure of its colour's child names it in
+     * the job's numbering and in the child's, as on the device backend, and the even ranks' child goes on.
+     */
+    @Test
+    void aDeathInASplitChildIsNamedInTheChildAndAChildWithoutItGoesOn() {
+        List<ChildRank> ranks = job(4, Map.of("COLLECTIVES_SIM_TIMEOUT", "60s"), "split-death");
+        ranks.get(3).await("WAITING", LONG);
+        ranks.subList(0, 3).forEach(rank -> rank.await("CALLING", LONG));
+        ranks.get(3).kill();
+        String lost = ranks.get(1).await("LOST", LONG);
+        assertTrue(
+                lost.contains(
+                                "the communicator was aborted (rank 3 of the job (rank 1 of this communicator, split with "
+                                        + "color 1) at /127.0.0.1:")
+                        && lost.contains("is gone"),
+                lost);
+        for (int r : new int[] {0, 2}) {
+            String joined = ranks.get(r).await("LOST", LONG);
+            assertTrue(joined.contains("(rank 3 at /127.0.0.1:"), joined);
+            assertEquals("OK even allReduce data", ranks.get(r).await("OK even allReduce", LONG));
+        }
+    }
+
     @Test
     void anAbortOnOneRankFailsTheOthersCallsWithItsReason() {
         for (ChildRank rank : job(3, Map.of(), "abort")) {

@@ -35,6 +35,9 @@ import java.util.function.IntUnaryOperator;
  *   <li>{@code split}: children of the even and of the odd ranks, an allgather on each, a split with no color on
  *   all ranks but 0, then an allreduce on the job's communicator;</li>
  *   <li>{@code split-hang}: a split that rank 1 never calls, waiting instead to be killed;</li>
+ *   <li>{@code split-death}: children of the even and of the odd ranks; rank 3 waits to be killed, while rank 1
+ *   allreduces on its child and the even ranks on the job's communicator, which fail; the even ranks' child then
+ *   allreduces;</li>
  *   <li>{@code settings}: prints the joined communicator's capabilities, topology and usage;</li>
  *   <li>{@code bench}: rank 0 prints a table of float32 SUM allreduce time and algorithm bandwidth (bytes per
  *   rank / time, 1 MB = 10^6 bytes) from 4 KiB to 16 MiB, best of several calls.</li>
@@ -83,6 +86,7 @@ public final class SimRankProcess {
             case "abort" -> abort(me);
             case "split" -> split(me);
             case "split-hang" -> splitHang(me);
+            case "split-death" -> splitDeath(me);
             case "settings" -> settings(me);
             case "bench" -> bench(me);
             default -> throw new IllegalArgumentException(mode);
@@ -281,6 +285,37 @@ public final class SimRankProcess {
             RankProcess.waitToBeKilled();
         }
         me.comm().split(0, me.rank()).ifPresent(Communicator::close);
+    }
+
+    /** Rank 3 dies once split: the communicators that hold it fail naming it, the even ranks' child goes on. */
+    private static void splitDeath(JoinedRank me) throws InterruptedException {
+        int r = me.rank();
+        try (Communicator half = me.comm().split(r % 2, r).orElseThrow()) {
+            if (r == 3) {
+                say("WAITING");
+                RankProcess.waitToBeKilled();
+            }
+            say("CALLING");
+            Communicator holdingRankThree = r == 1 ? half : me.comm();
+            try (DeviceBuffer grads = holdingRankThree.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT)) {
+                holdingRankThree.allReduce(grads, grads, COUNT, DataType.FLOAT32, ReduceOp.SUM, me.stream());
+                me.stream().synchronize();
+                throw new AssertionError("rank " + r + "'s allreduce passed without rank 3");
+            } catch (CollectivesException e) {
+                say("LOST " + e.getMessage());
+            }
+            if (r % 2 == 0) {
+                check(
+                        me,
+                        half,
+                        "even allReduce",
+                        COUNT,
+                        COUNT,
+                        i -> r * 10 + i,
+                        i -> 20 + 2 * i,
+                        (c, s, v) -> c.allReduce(s, v, COUNT, DataType.FLOAT32, ReduceOp.SUM, me.stream()));
+            }
+        }
     }
 
     private static void settings(JoinedRank me) {

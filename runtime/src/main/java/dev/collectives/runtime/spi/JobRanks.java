@@ -1,0 +1,139 @@
+package dev.collectives.runtime.spi;
+
+import java.util.Arrays;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * The ranks of a job of processes (numbered as they met at the job's rendezvous) that one communicator holds, in
+ * the communicator's order, and how it came to number them (a split, a shrink), so that a failure of the job that
+ * names ranks of the job reads the same on every backend in every communicator it concerns: "rank 3 of the job
+ * (rank 1 of this communicator, split with color 1) at /10.0.0.4:41000 is gone: its connection ended while the job
+ * ran". The job's own communicator, and any that numbers its ranks as the job does, shows the failure as the job
+ * told it.
+ */
+public final class JobRanks {
+    /** A failure about one rank of the job: its death, its abort, rank 0's end. */
+    private static final Pattern ONE_RANK = Pattern.compile("^rank (\\d+)\\b");
+    /** A stall's verdict about the ranks that never arrived. */
+    private static final Pattern SEVERAL_RANKS = Pattern.compile("^ranks \\[([\\d, ]*)]");
+
+    /** The job's rank of each of the communicator's ranks. */
+    private final int[] ranks;
+    /** How the communicator came to number its ranks, for messages ("split with color 1"); null for the job's. */
+    private final String origin;
+
+    private JobRanks(int[] ranks, String origin) {
+        this.ranks = ranks;
+        this.origin = origin;
+    }
+
+    /** A communicator of every rank of a job of {@code size}, numbered as the job. */
+    public static JobRanks ofJob(int size) {
+        return new JobRanks(IntStream.range(0, size).toArray(), null);
+    }
+
+    /**
+     * A child of this communicator that holds {@code here} (ranks of this communicator, in the child's order), made
+     * as {@code origin} says ("split with color 1", a {@link ShrinkOrigin}'s words).
+     */
+    public JobRanks child(int[] here, String origin) {
+        int[] job = Arrays.stream(here).map(r -> ranks[r]).toArray();
+        boolean asTheJob = job.length == ranks.length && Arrays.equals(job, ranks) && this.origin == null;
+        return new JobRanks(job, asTheJob ? null : origin);
+    }
+
+    /** The ranks of this communicator that remain once {@code excluded} (sorted) are left out, in order. */
+    public static int[] without(int size, int[] excluded) {
+        return IntStream.range(0, size)
+                .filter(r -> Arrays.binarySearch(excluded, r) < 0)
+                .toArray();
+    }
+
+    /** Whether the communicator numbers its ranks as the job does: the job's own, or a child that holds them all so. */
+    public boolean numberedAsTheJob() {
+        return origin == null;
+    }
+
+    /** The number of ranks of the communicator. */
+    public int size() {
+        return ranks.length;
+    }
+
+    /** The job's number of the communicator's rank {@code rank}. */
+    public int jobRank(int rank) {
+        return ranks[rank];
+    }
+
+    /** The communicator's number of the job's rank {@code jobRank}, or -1 where it does not hold it. */
+    public int rankOf(int jobRank) {
+        for (int r = 0; r < ranks.length; r++) {
+            if (ranks[r] == jobRank) {
+                return r;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Whether the job's {@code failure} concerns the communicator: it holds a rank the failure names, or the failure
+     * names none it can tell (then it concerns every communicator of the job).
+     */
+    public boolean concerns(String failure) {
+        int[] named = atFault(failure);
+        return named == null || Arrays.stream(named).anyMatch(r -> rankOf(r) >= 0);
+    }
+
+    /**
+     * The job's {@code failure} as the communicator shows it: the ranks it names are the job's, followed by their
+     * numbers in this communicator and how it came to number them, where those differ.
+     */
+    public String named(String failure) {
+        if (origin == null) {
+            return failure;
+        }
+        Matcher one = ONE_RANK.matcher(failure);
+        if (one.find()) {
+            int rank = rankOf(Integer.parseInt(one.group(1)));
+            String here = rank < 0 ? "not in this communicator" : "rank " + rank + " of this communicator";
+            return one.group() + " of the job (" + here + ", " + origin + ")" + failure.substring(one.end());
+        }
+        Matcher several = SEVERAL_RANKS.matcher(failure);
+        if (several.find()) {
+            int[] here = Arrays.stream(ranksIn(several.group(1)))
+                    .map(this::rankOf)
+                    .filter(r -> r >= 0)
+                    .toArray();
+            return several.group() + " of the job (ranks " + Arrays.toString(here) + " of this communicator, " + origin
+                    + ")" + failure.substring(several.end());
+        }
+        return failure;
+    }
+
+    /** The ranks of the job that {@code failure} names first, or null where it names none this can tell. */
+    static int[] atFault(String failure) {
+        Matcher one = ONE_RANK.matcher(failure);
+        if (one.find()) {
+            return new int[] {Integer.parseInt(one.group(1))};
+        }
+        Matcher several = SEVERAL_RANKS.matcher(failure);
+        return several.find() ? ranksIn(several.group(1)) : null;
+    }
+
+    private static int[] ranksIn(String list) {
+        return Arrays.stream(list.split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .mapToInt(Integer::parseInt)
+                .toArray();
+    }
+
+    /** "ranks [0, 2, 3] of the job, split with color 1". */
+    @Override
+    public String toString() {
+        return "ranks " + Arrays.stream(ranks).mapToObj(Integer::toString).collect(Collectors.joining(", ", "[", "]"))
+                + " of the job" + (origin == null ? "" : ", " + origin);
+    }
+}

@@ -1,0 +1,68 @@
+package dev.collectives.runtime.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a job's failure, as the rendezvous tells it, means for each communicator of the job: whether it concerns the
+ * communicator, and how the communicator names the ranks at fault.
+ */
+class JobRanksTest {
+    private static final String GONE = "rank 3 at /127.0.0.1:41003 is gone: its connection ended while the job ran";
+    private static final String VERDICT = "ranks [1, 3] did not arrive at the collective that ranks [0, 2] waited in "
+            + "(each waited 5 s for stream synchronize): they never called it, or are stuck before it";
+
+    private final JobRanks job = JobRanks.ofJob(4);
+    /** The odd ranks, rank 3 first: split with color 1 and key -rank. */
+    private final JobRanks odd = job.child(new int[] {3, 1}, "split with color 1");
+
+    @Test
+    void theJobsCommunicatorShowsTheFailureAsTheJobToldIt() {
+        assertEquals(GONE, job.named(GONE));
+        assertEquals(
+                GONE, job.child(new int[] {0, 1, 2, 3}, "split with color 0").named(GONE));
+    }
+
+    @Test
+    void aChildNamesTheRankOfTheJobAndItsOwn() {
+        assertEquals(
+                "rank 3 of the job (rank 0 of this communicator, split with color 1) at /127.0.0.1:41003 is gone: "
+                        + "its connection ended while the job ran",
+                odd.named(GONE));
+        assertEquals(
+                "ranks [1, 3] of the job (ranks [1, 0] of this communicator, split with color 1) did not arrive at the"
+                        + " collective that ranks [0, 2] waited in (each waited 5 s for stream synchronize): they "
+                        + "never called it, or are stuck before it",
+                odd.named(VERDICT));
+    }
+
+    @Test
+    void aFailureConcernsTheCommunicatorsThatHoldARankAtFaultOrNamesNone() {
+        JobRanks even = job.child(new int[] {0, 2}, "split with color 0");
+        assertTrue(odd.concerns(GONE));
+        assertFalse(even.concerns(GONE));
+        assertTrue(odd.concerns(VERDICT));
+        assertFalse(even.concerns("rank 1 at /127.0.0.1:41001 ended the job: rank 1 called abort()"));
+        assertTrue(even.concerns("rank 0 failed: ncclGetUniqueId failed"));
+        String differentCalls = "every rank timed out waiting in the library (rank 0: waited 1 s for stream "
+                + "synchronize; rank 1: waited 2 s for stream synchronize): the ranks called different collectives";
+        assertTrue(even.concerns(differentCalls));
+        assertEquals(differentCalls, even.named(differentCalls));
+    }
+
+    @Test
+    void aChildOfAChildMapsToTheJobsRanks() {
+        JobRanks survivors = job.child(JobRanks.without(4, new int[] {1}), "shrunk without rank 1");
+        JobRanks again = survivors.child(JobRanks.without(3, new int[] {2}), "shrunk without rank 2");
+        assertEquals("ranks [0, 2] of the job, shrunk without rank 2", again.toString());
+        assertEquals(1, again.rankOf(2));
+        assertEquals(-1, again.rankOf(3));
+        assertEquals(
+                "rank 3 of the job (not in this communicator, shrunk without rank 2) at /127.0.0.1:41003 is gone: its "
+                        + "connection ended while the job ran",
+                again.named(GONE));
+    }
+}
