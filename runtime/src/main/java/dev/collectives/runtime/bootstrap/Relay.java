@@ -25,6 +25,8 @@ final class Relay {
     private final String[] gone;
     /** Which ranks that died have a replacement admitted that the survivors have not met yet ({@link #reunite}). */
     private final boolean[] replacing;
+    /** Which ranks heard of which deaths (rank 0 too, whose watcher is this process's). */
+    private final DeathNews news;
     /** Whether a member's death leaves the others going on ({@link #allGatherOfSurvivors} was called). */
     private boolean survivorsGoOn;
 
@@ -40,6 +42,7 @@ final class Relay {
         this.left = new boolean[root.size()];
         this.gone = new String[root.size()];
         this.replacing = new boolean[root.size()];
+        this.news = new DeathNews(root.size());
     }
 
     byte[] broadcast(byte[] value, Deadline deadline) {
@@ -193,8 +196,14 @@ final class Relay {
                     + " before its message for operation #" + inbox[rank].operation() + " was used";
         }
         inbox[rank] = frame;
+        news.operating(rank);
         lock.notifyAll();
         return null;
+    }
+
+    /** Rank {@code rank} watches its job from now on: the first death it has not heard of, to tell it now, or null. */
+    String watch(int rank) {
+        return news.watch(rank);
     }
 
     /** Whether {@code rank} died and the survivors have not met a replacement of it yet. */
@@ -212,6 +221,7 @@ final class Relay {
         roster.replace(rank, member);
         inbox[rank] = null; // what the dead rank sent and no operation took
         replacing[rank] = true;
+        news.replaced(rank);
         lock.notifyAll();
     }
 
@@ -225,28 +235,21 @@ final class Relay {
         return left[rank];
     }
 
-    /** Member {@code rank}'s connection ended for {@code reason}; whether the survivors go on without it. */
-    boolean survives(int rank, String reason) {
-        if (!survivorsGoOn) {
-            return false;
-        }
-        gone[rank] = reason;
-        replacing[rank] = false;
-        lock.notifyAll();
-        return true;
+    /** Whether a member's death leaves the others going on: the job is watched, or its survivors met. */
+    boolean survivorsGoOn() {
+        return survivorsGoOn;
     }
 
     /**
-     * In a watched job, member {@code rank}'s process died: the survivors go on without it, and may meet again.
-     * Returns whether it is the first death, which the watchers hear of.
+     * Member {@code rank}'s process died: the survivors go on without it, and may meet again. Returns the ranks that
+     * watch their job (rank 0 among them), which are to hear of it now; the others hear of it when they watch again.
      */
-    boolean died(int rank, String reason) {
-        boolean first = !anyGone();
+    List<Integer> died(int rank, String reason) {
         survivorsGoOn = true;
         gone[rank] = reason;
         replacing[rank] = false; // a replacement that died before the survivors met it: another may come
         lock.notifyAll();
-        return first;
+        return news.died(rank, reason);
     }
 
     /** Whether a member's process died and the survivors went on. */

@@ -56,12 +56,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
     private final boolean[] replacing;
 
     private final boolean[] left;
-    /** Which members watch their job until their next operation: they hear a death at once ({@link Channel#GONE}). */
-    private final boolean[] watching;
-    /** How many deaths each member has heard of; every death so far, in order. */
-    private final int[] deathsHeard;
-
-    private final List<String> deaths = new ArrayList<>();
+    private final DeathNews news;
     private String fatal;
     private boolean closed;
     /** The last operation served. */
@@ -77,8 +72,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
         this.gone = new String[size];
         this.replacing = new boolean[size];
         this.left = new boolean[size];
-        this.watching = new boolean[size];
-        this.deathsHeard = new int[size];
+        this.news = new DeathNews(size);
         this.socket = TcpAdmission.listen(endpoint, "the rendezvous server");
         this.admission = new TcpAdmission(socket, token, this, timeout);
     }
@@ -119,7 +113,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
     /** Why each rank that died while the job ran is gone, in the order they died. */
     public List<String> deaths() {
         synchronized (lock) {
-            return List.copyOf(deaths);
+            return news.deaths();
         }
     }
 
@@ -177,7 +171,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 roster.replace(rank, member);
                 inbox[rank] = null; // what the dead rank sent and no operation took
                 replacing[rank] = true;
-                deathsHeard[rank] = deaths.size();
+                news.replaced(rank);
                 LOG.log(System.Logger.Level.DEBUG, () -> "a replacement of rank " + rank + " joined at " + endpoint);
             } else {
                 roster.join(rank, member);
@@ -224,7 +218,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
         synchronized (lock) {
             if (inbox[rank] == null) {
                 inbox[rank] = frame;
-                watching[rank] = false;
+                news.operating(rank);
                 lock.notifyAll();
                 return;
             }
@@ -235,15 +229,13 @@ public final class RendezvousServer implements Door, AutoCloseable {
 
     /** Member {@code rank} watches its job from now on: a death it has not heard of yet is news at once. */
     private void watch(int rank, Channel member) {
-        String news;
+        String unheard;
         synchronized (lock) {
-            news = deathsHeard[rank] < deaths.size() ? deaths.get(deathsHeard[rank]) : null;
-            watching[rank] = news == null;
-            deathsHeard[rank] = deaths.size();
+            unheard = news.watch(rank);
         }
-        if (news != null) {
+        if (unheard != null) {
             synchronized (telling) {
-                Roster.tellGone(member, news, sequence, briefly());
+                Roster.tellGone(member, unheard, sequence, briefly());
             }
         }
     }
@@ -263,14 +255,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
             if (formed) {
                 gone[rank] = reason;
                 replacing[rank] = false;
-                deaths.add(reason);
-                for (int r = 0; r < size; r++) {
-                    if (watching[r] && gone[r] == null) {
-                        watching[r] = false;
-                        deathsHeard[r] = deaths.size();
-                        told.add(roster.member(r));
-                    }
-                }
+                news.died(rank, reason).forEach(r -> told.add(roster.member(r)));
                 lock.notifyAll();
             }
         }
@@ -396,7 +381,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
             Channel.Frame frame = inbox[rank];
             inbox[rank] = null;
             if (frame != null || gone[rank] != null || left[rank]) {
-                deathsHeard[rank] = deaths.size();
+                news.operating(rank);
                 return frame;
             }
         }

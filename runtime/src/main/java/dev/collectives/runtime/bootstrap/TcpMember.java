@@ -254,9 +254,7 @@ final class TcpMember extends Exchange {
     protected boolean doWatch(Consumer<String> onFailure) {
         heardDeath = null; // a job reunited after a death is watched anew
         heardEnd = null;
-        if (standalone) {
-            tellServer(Channel.WATCH, new byte[0], Deadline.after(timeout()));
-        }
+        tellServer(Channel.WATCH, new byte[0], Deadline.after(timeout()));
         Thread watcher = new Thread(() -> watchRoot(onFailure), "collectives-job-watch-rank-" + rank());
         watcher.setDaemon(true);
         watcher.start();

@@ -133,7 +133,6 @@ final class TcpRoot extends Exchange implements Door {
         return false;
     }
 
-    /** Why a peer that holds the token cannot join any more, or null while the job is forming or formed. */
     @Override
     public String ended() {
         synchronized (lock) {
@@ -143,11 +142,7 @@ final class TcpRoot extends Exchange implements Door {
         }
     }
 
-    /**
-     * Claims rank {@code rank} for the authenticated peer at {@code from}, a {@code replacement} of a rank that died
-     * or not; returns why it cannot be that rank of this job, or null. Claims are checked and made at once, so that
-     * two concurrent handshakes of one rank are caught as a duplicate.
-     */
+    /** Checked and made at once, so that two concurrent handshakes of one rank are caught as a duplicate. */
     @Override
     public String claim(int rank, int size, String from, boolean replacement) {
         synchronized (lock) {
@@ -173,7 +168,6 @@ final class TcpRoot extends Exchange implements Door {
         }
     }
 
-    /** Gives up the claim of a peer that could not be told it was admitted: it may try again. */
     @Override
     public void unclaim(int rank) {
         synchronized (lock) {
@@ -182,8 +176,8 @@ final class TcpRoot extends Exchange implements Door {
     }
 
     /**
-     * The admitted {@code member} becomes rank {@code rank} (in the place of one that died, for a replacement); its messages are read as they come from now on. If the job
-     * ended while it was being admitted, it is told why instead (the ending's own message went out without it).
+     * Its messages are read as they come from now on. If the job ended while it was being admitted, it is told why
+     * instead (the ending's own message went out without it).
      */
     @Override
     public void join(int rank, Channel member, boolean replacement) {
@@ -222,17 +216,17 @@ final class TcpRoot extends Exchange implements Door {
                 frame = member.receiveAny();
             } catch (IOException e) {
                 String reason = describe(member, e);
-                Death death;
+                List<Integer> told;
                 synchronized (lock) {
                     if (closing) {
                         return; // rank 0 closed the connection itself
                     }
-                    death = e instanceof ProtocolException ? Death.ENDS_THE_JOB : died(rank, reason);
+                    told = e instanceof ProtocolException ? null : died(rank, reason);
                 }
-                if (death == Death.ENDS_THE_JOB) {
+                if (told == null) {
                     endJob(reason);
-                } else if (death == Death.NEWS) {
-                    tellDeath(reason);
+                } else {
+                    tellDeath(reason, told);
                 }
                 return;
             }
@@ -250,6 +244,16 @@ final class TcpRoot extends Exchange implements Door {
                 stalledAt(rank, frame.text());
                 continue;
             }
+            if (frame.type() == Channel.WATCH) {
+                String unheard;
+                synchronized (lock) {
+                    unheard = relay.watch(rank);
+                }
+                if (unheard != null) {
+                    tellDeath(unheard, List.of(rank));
+                }
+                continue;
+            }
             String problem;
             synchronized (lock) {
                 problem = relay.deliver(rank, frame);
@@ -261,22 +265,12 @@ final class TcpRoot extends Exchange implements Door {
         }
     }
 
-    /** What a member's death does: it ends the job, it is news to the watchers, or the survivors go on silently. */
-    private enum Death {
-        ENDS_THE_JOB,
-        NEWS,
-        SURVIVED
-    }
-
     /**
-     * Member {@code rank}'s process died (with the lock held). In a watched job the survivors go on, and the first
-     * death is news to the watchers; otherwise they go on once they met as survivors, else the job ends.
+     * Member {@code rank}'s process died (with the lock held). In a watched job, or once the survivors met, they go on,
+     * and the ranks it returns hear of it now ({@link DeathNews}); else the job ends (null).
      */
-    private Death died(int rank, String reason) {
-        if (watching() && fatal == null) {
-            return relay.died(rank, reason) ? Death.NEWS : Death.SURVIVED;
-        }
-        return relay.survives(rank, reason) ? Death.SURVIVED : Death.ENDS_THE_JOB;
+    private List<Integer> died(int rank, String reason) {
+        return fatal == null && (watching() || relay.survivorsGoOn()) ? relay.died(rank, reason) : null;
     }
 
     /** What went wrong with {@code member}'s connection, and when. */
@@ -339,27 +333,33 @@ final class TcpRoot extends Exchange implements Door {
 
     @Override
     protected boolean doWatch(Consumer<String> onFailure) {
-        String failed;
+        String news;
         synchronized (lock) {
             watcher = onFailure;
-            failed = fatal;
+            news = fatal != null ? fatal : relay.watch(0);
         }
-        if (failed != null) {
-            onFailure.accept(failed);
+        if (news != null) {
+            onFailure.accept(news);
         }
         return true;
     }
 
     /**
-     * A member of a watched job died: every other member's watcher and rank 0's hear it, and the job goes on for the
-     * survivors, who may meet again ({@link #doResume}).
+     * A member of a watched job died: the ranks {@code told} hear it (rank 0 through its watcher), and the job goes
+     * on for the survivors, who may meet again ({@link #doResume}).
      */
-    private void tellDeath(String reason) {
+    private void tellDeath(String reason, List<Integer> told) {
         synchronized (ending) {
             Deadline brief = briefly();
-            members().forEach(member -> Roster.tellGone(member, reason, sequence(), brief));
+            for (int rank : told) {
+                if (rank > 0) {
+                    Roster.tellGone(roster.member(rank), reason, sequence(), brief);
+                }
+            }
         }
-        tellWatcher(reason);
+        if (told.contains(0)) {
+            tellWatcher(reason);
+        }
     }
 
     @Override

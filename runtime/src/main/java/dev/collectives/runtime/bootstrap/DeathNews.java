@@ -1,0 +1,67 @@
+package dev.collectives.runtime.bootstrap;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Which ranks of a watched TCP job have heard of which deaths, as the job's server keeps it (rank 0's
+ * {@link TcpRoot} or a {@link RendezvousServer}). A rank that watches hears each death at once ({@link Channel#GONE})
+ * and then stops watching until it says it watches again ({@link Channel#WATCH}, after the survivors met); a death it
+ * has not heard of by then, because it came while the rank was not watching, is news at once. An operation's answer
+ * tells a rank of every death so far. So every death reaches every survivor, once, also after a shrink or a reform.
+ * Guarded by the server's lock.
+ */
+final class DeathNews {
+    private final boolean[] watching;
+    /** How many of {@link #deaths} each rank has heard of. */
+    private final int[] heard;
+
+    private final List<String> deaths = new ArrayList<>();
+
+    DeathNews(int size) {
+        this.watching = new boolean[size];
+        this.heard = new int[size];
+    }
+
+    /**
+     * Rank {@code rank} watches its job from now on; returns the first death it has not heard of, which it is to
+     * hear now (it then no longer watches), or null.
+     */
+    String watch(int rank) {
+        String news = heard[rank] < deaths.size() ? deaths.get(heard[rank]) : null;
+        watching[rank] = news == null;
+        heard[rank] = deaths.size();
+        return news;
+    }
+
+    /** Rank {@code rank} takes part in an operation, whose answer says every death so far: it no longer watches. */
+    void operating(int rank) {
+        watching[rank] = false;
+        heard[rank] = deaths.size();
+    }
+
+    /** A process in the place of rank {@code rank} starts: it has heard of every death so far. */
+    void replaced(int rank) {
+        operating(rank);
+    }
+
+    /** Rank {@code dead} died for {@code reason}; returns the ranks that watch, which are to hear it now. */
+    List<Integer> died(int dead, String reason) {
+        deaths.add(reason);
+        watching[dead] = false;
+        List<Integer> told = new ArrayList<>();
+        for (int r = 0; r < watching.length; r++) {
+            if (watching[r]) {
+                watching[r] = false;
+                heard[r] = deaths.size();
+                told.add(r);
+            }
+        }
+        return told;
+    }
+
+    /** Why each rank that died is gone, in the order they died. */
+    List<String> deaths() {
+        return List.copyOf(deaths);
+    }
+}

@@ -1,0 +1,75 @@
+package dev.collectives.runtime.bootstrap;
+
+import static dev.collectives.runtime.bootstrap.RankThreadsForTests.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Every death in a watched job reaches every survivor, not only the first: after the survivors of one death met and
+ * watch again (their new communicator does), the next death is news to them too, whether rank 0 or a server of its
+ * own serves the rendezvous.
+ */
+class EveryDeathIsNewsTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+    @ParameterizedTest(name = "rendezvousServer={0}")
+    @ValueSource(strings = {"rank0", "standalone"})
+    void theSurvivorsOfOneDeathWhoWatchAgainHearOfTheNext(String server) throws Exception {
+        int port = RankThreadsForTests.freePort();
+        String endpoint = "tcp://127.0.0.1:" + port;
+        CountDownLatch watching = new CountDownLatch(2);
+        CountDownLatch watchingAgain = new CountDownLatch(2);
+        try (RendezvousServer standalone = server.equals("standalone")
+                ? RendezvousServer.start(RendezvousEndpoint.parse(endpoint), 4, RankThreadsForTests.TOKEN, TIMEOUT)
+                : null) {
+            List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(4, rank -> () -> {
+                if (rank >= 2) {
+                    // rank 3 "dies" once the others watch, rank 2 once they watch again: a connection ends unsaid
+                    try (Socket doomed = RankThreadsForTests.admittedAs(port, rank, 4)) {
+                        await(rank == 3 ? watching : watchingAgain);
+                    }
+                    return "gone";
+                }
+                Bootstrap bootstrap = Bootstrap.builder()
+                        .rank(rank)
+                        .size(4)
+                        .rendezvous(endpoint)
+                        .timeout(TIMEOUT)
+                        .jobToken(RankThreadsForTests.TOKEN)
+                        .option("rendezvousServer", server)
+                        .build();
+                try (Rendezvous rendezvous = bootstrap.rendezvous()) {
+                    BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+                    assertTrue(rendezvous.watch(heard::offer));
+                    watching.countDown();
+                    String first = heard.poll(60, TimeUnit.SECONDS);
+                    assertEquals(Optional.empty(), rendezvous.resumeAmongSurvivors());
+                    assertTrue(rendezvous.watch(heard::offer));
+                    watchingAgain.countDown();
+                    String second = heard.poll(60, TimeUnit.SECONDS);
+                    return first + " | " + second;
+                }
+            });
+            for (int rank = 0; rank < 2; rank++) {
+                assertTrue(
+                        outcomes.get(rank)
+                                .get()
+                                .matches("rank 3 at /127\\.0\\.0\\.1:\\d+ is gone: its connection ended while the job"
+                                        + " ran .* \\| rank 2 at /127\\.0\\.0\\.1:\\d+ is gone: its connection ended"
+                                        + " while the job ran .*"),
+                        "rank " + rank + ": " + outcomes.get(rank).get());
+            }
+        }
+    }
+}
