@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The failure paths of the nccl backend: DeviceAbortGpuTest (abort during a pending graph launch, synchronize past
-# collectives.device.syncTimeoutSeconds=2), then the two-process jobs DeviceJoinGpuTest and DeviceKillGpuTest (a
-# process killed during a step, and the survivor shrinking it away through the rendezvous); on a host with one GPU both processes share it (-Dcollectives.test.sharedGpu=true:
-# NCCL's socket transport between them). Each test class in its own JVM under a time limit; a summary last. Staged by
+# collectives.device.syncTimeoutSeconds=2), then the multi-process jobs DeviceJoinGpuTest and DeviceKillGpuTest (a
+# process killed during a step, and the survivor shrinking it away through the rendezvous) and DeviceSplitKillGpuTest
+# (3 processes: a death named in a split child that holds the dead rank); on a host with fewer GPUs than processes they
+# share them (-Dcollectives.test.sharedGpu=true: NCCL's socket transport between them). Each test class in its own JVM under a time limit; a summary last. Staged by
 # gpu/stage.sh into .gpu/ beside .gpu/lib and the Java runtime image .gpu/jre; run there: bash .gpu/failure-paths.sh
 set -u
 export NCCL_NVLS_ENABLE=0
@@ -24,8 +25,10 @@ for t in abortDuringAPendingGraphLaunchEndsItAndEverythingCloses aSynchronizeOut
   echo "$t: rc=$rc $((SECONDS - start))s $(grep -E '^(abort during|sync timeout|StreamQuery took)|tests (successful|failed)|Exception|expected' "$out/$t.log" | cut -c1-600 | tr -s ' ' | tr '\n' ' ')" | tee -a "$out/summary.txt"
 done
 # the two-process tests start their ranks with this JVM's class path, so the jars go on it, not to the launcher
-shared=$([ "$(nvidia-smi -L | grep -c '^GPU')" -lt 2 ] && echo true || echo false)
-for t in DeviceJoinGpuTest DeviceKillGpuTest; do
+gpus=$(nvidia-smi -L | grep -c '^GPU')
+for t in DeviceJoinGpuTest DeviceKillGpuTest DeviceSplitKillGpuTest; do
+  ranks=$([ "$t" = DeviceSplitKillGpuTest ] && echo 3 || echo 2)
+  shared=$([ "$gpus" -lt "$ranks" ] && echo true || echo false)
   start=$SECONDS
   timeout -k 5 200 "$java" -Dcollectives.test.sharedGpu=$shared -cp "$cp:$(ls "$here"/lib/junit-platform-console-standalone-*.jar)" \
     org.junit.platform.console.ConsoleLauncher execute --select-class "dev.collectives.runtime.bootstrap.$t" \
