@@ -247,21 +247,7 @@ final class Channel implements AutoCloseable {
 
     /** How rank 0 tells the survivors an allgather's values: per rank, 0 and its value, or 1 and why it is gone. */
     static byte[] survivors(Rendezvous.Survivors survivors) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            for (int r = 0; r < survivors.values().length; r++) {
-                String reason = survivors.goneReasons()[r];
-                out.writeBoolean(reason != null);
-                if (reason == null) {
-                    out.write(survivors.values()[r]);
-                } else {
-                    writeText(out, reason);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
+        return encode(survivors, false);
     }
 
     /** The most bytes of {@link #survivors} for {@code size} ranks' values of {@code valueBytes}. */
@@ -270,20 +256,7 @@ final class Channel implements AutoCloseable {
     }
 
     static Rendezvous.Survivors readSurvivors(byte[] bytes, int size, int valueBytes) throws IOException {
-        DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
-        byte[][] values = new byte[size][];
-        String[] gone = new String[size];
-        for (int r = 0; r < size; r++) {
-            if (in.readBoolean()) {
-                gone[r] = readText(in);
-            } else {
-                values[r] = readBytes(in, valueBytes);
-            }
-        }
-        if (in.available() > 0) {
-            throw new ProtocolException(in.available() + " bytes past the survivors' values");
-        }
-        return new Rendezvous.Survivors(values, gone);
+        return decode(bytes, size, valueBytes);
     }
 
     /**
@@ -291,22 +264,7 @@ final class Channel implements AutoCloseable {
      * is gone. The values may differ in length (a broadcast's ranks other than 0 send none).
      */
     static byte[] gathered(Rendezvous.Survivors gathered) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            for (int r = 0; r < gathered.values().length; r++) {
-                String reason = gathered.goneReasons()[r];
-                out.writeBoolean(reason != null);
-                if (reason == null) {
-                    out.writeInt(gathered.values()[r].length);
-                    out.write(gathered.values()[r]);
-                } else {
-                    writeText(out, reason);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
+        return encode(gathered, true);
     }
 
     /** The most bytes of {@link #gathered} for {@code size} ranks. */
@@ -315,19 +273,46 @@ final class Channel implements AutoCloseable {
     }
 
     static Rendezvous.Survivors readGathered(byte[] bytes, int size) throws IOException {
+        return decode(bytes, size, -1);
+    }
+
+    /** Per rank: 0 and its value (after its length, {@code withLengths}), or 1 and why it is gone. */
+    private static byte[] encode(Rendezvous.Survivors all, boolean withLengths) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            for (int r = 0; r < all.values().length; r++) {
+                String reason = all.goneReasons()[r];
+                out.writeBoolean(reason != null);
+                if (reason != null) {
+                    writeText(out, reason);
+                    continue;
+                }
+                if (withLengths) {
+                    out.writeInt(all.values()[r].length);
+                }
+                out.write(all.values()[r]);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** What {@link #encode} wrote: values of {@code valueBytes} each, or each after its length where that is -1. */
+    private static Rendezvous.Survivors decode(byte[] bytes, int size, int valueBytes) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
         byte[][] values = new byte[size][];
         String[] gone = new String[size];
         for (int r = 0; r < size; r++) {
             if (in.readBoolean()) {
                 gone[r] = readText(in);
-            } else {
-                int length = in.readInt();
-                if (length < 0 || length > Rendezvous.MAX_VALUE_BYTES) {
-                    throw new ProtocolException("a value of " + length + " bytes from rank " + r);
-                }
-                values[r] = readBytes(in, length);
+                continue;
             }
+            int length = valueBytes >= 0 ? valueBytes : in.readInt();
+            if (length < 0 || length > Rendezvous.MAX_VALUE_BYTES) {
+                throw new ProtocolException("a value of " + length + " bytes from rank " + r);
+            }
+            values[r] = readBytes(in, length);
         }
         if (in.available() > 0) {
             throw new ProtocolException(in.available() + " bytes past the ranks' values");

@@ -314,9 +314,11 @@ final class Relay {
         }
     }
 
+    /** An operation ended: rank 0 has seen every death so far in it. */
     private void end() {
         synchronized (lock) {
             inOperation = false;
+            news.operating(0);
         }
     }
 

@@ -8,13 +8,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.IntStream;
 
 /**
  * A TCP rendezvous served by a process of its own, as torchrun's agent hosts its store: every rank, rank 0 too,
@@ -48,14 +46,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
 
     private final Roster roster;
     private final StallVerdict stalls;
-    /** Each member's message for the operation not yet served. */
-    private final Channel.Frame[] inbox;
-    /** Why each rank whose process died is gone; null for the others, and for a dead rank once replaced. */
-    private final String[] gone;
-    /** Which dead ranks have a replacement admitted that the survivors have not met yet. */
-    private final boolean[] replacing;
-
-    private final boolean[] left;
+    private final ServerMembers members;
     private final DeathNews news;
     private String fatal;
     private boolean closed;
@@ -68,10 +59,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
         this.timeout = timeout;
         this.roster = new Roster(size, 0, "the rendezvous server at " + endpoint);
         this.stalls = new StallVerdict(size);
-        this.inbox = new Channel.Frame[size];
-        this.gone = new String[size];
-        this.replacing = new boolean[size];
-        this.left = new boolean[size];
+        this.members = new ServerMembers(size);
         this.news = new DeathNews(size);
         this.socket = TcpAdmission.listen(endpoint, "the rendezvous server");
         this.admission = new TcpAdmission(socket, token, this, timeout);
@@ -118,8 +106,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
     }
 
     private boolean over() {
-        return roster.complete()
-                && IntStream.range(0, size).allMatch(r -> left[r] || (gone[r] != null && !replacing[r]));
+        return roster.complete() && members.over();
     }
 
     // ---- the door ------------------------------------------------------------------------------------------------
@@ -147,14 +134,9 @@ public final class RendezvousServer implements Door, AutoCloseable {
     public String claim(int rank, int claimedSize, String from, boolean replacement) {
         synchronized (lock) {
             return replacement
-                    ? roster.claimReplacement(
-                            rank, claimedSize, from, rank < size && rank >= 0 && gone[rank] != null, isReplacing(rank))
+                    ? roster.claimReplacement(rank, claimedSize, from, members.isGone(rank), members.isReplacing(rank))
                     : roster.claim(rank, claimedSize, from);
         }
-    }
-
-    private boolean isReplacing(int rank) {
-        return rank >= 0 && rank < size && replacing[rank];
     }
 
     @Override
@@ -169,8 +151,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
         synchronized (lock) {
             if (replacement) {
                 roster.replace(rank, member);
-                inbox[rank] = null; // what the dead rank sent and no operation took
-                replacing[rank] = true;
+                members.replaced(rank);
                 news.replaced(rank);
                 LOG.log(System.Logger.Level.DEBUG, () -> "a replacement of rank " + rank + " joined at " + endpoint);
             } else {
@@ -202,7 +183,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 }
                 case Channel.LEAVE -> {
                     synchronized (lock) {
-                        left[rank] = true;
+                        members.leave(rank);
                         lock.notifyAll();
                     }
                     return;
@@ -216,8 +197,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
 
     private void deliver(int rank, Channel member, Channel.Frame frame) {
         synchronized (lock) {
-            if (inbox[rank] == null) {
-                inbox[rank] = frame;
+            if (members.deliver(rank, frame)) {
                 news.operating(rank);
                 lock.notifyAll();
                 return;
@@ -246,15 +226,14 @@ public final class RendezvousServer implements Door, AutoCloseable {
         boolean formed;
         List<Channel> told = new ArrayList<>();
         synchronized (lock) {
-            if (closed || fatal != null || left[rank]) {
+            if (closed || fatal != null || members.hasLeft(rank)) {
                 return;
             }
             formed = roster.complete();
             String when = formed ? "while the job ran" : "while the ranks were joining";
             reason = member.peer() + " is gone: its connection ended " + when + " (" + e + ")";
             if (formed) {
-                gone[rank] = reason;
-                replacing[rank] = false;
+                members.died(rank, reason);
                 news.died(rank, reason).forEach(r -> told.add(roster.member(r)));
                 lock.notifyAll();
             }
@@ -273,7 +252,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
     private void stalled(int rank, String where) {
         StallVerdict.Due due;
         synchronized (lock) {
-            due = fatal != null ? StallVerdict.Due.NOTHING : stalls.stalled(rank, where, r -> left[r]);
+            due = fatal != null ? StallVerdict.Due.NOTHING : stalls.stalled(rank, where, members::hasLeft);
         }
         if (due == StallVerdict.Due.VERDICT_NOW) {
             endJob(stallVerdict());
@@ -285,7 +264,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
 
     private String stallVerdict() {
         synchronized (lock) {
-            return stalls.verdict(r -> left[r]);
+            return stalls.verdict(members::hasLeft);
         }
     }
 
@@ -328,10 +307,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
     }
 
     private Channel.Frame firstMessage() {
-        if (!roster.complete()) {
-            return null;
-        }
-        return Arrays.stream(inbox).filter(Objects::nonNull).findFirst().orElse(null);
+        return roster.complete() ? members.firstWaiting() : null;
     }
 
     /**
@@ -346,7 +322,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
             Channel.Frame frame = take(r, operation, deadline);
             if (frame == null) {
                 synchronized (lock) {
-                    missing[r] = gone[r] != null ? gone[r] : "rank " + r + " closed its rendezvous";
+                    missing[r] = members.missing(r);
                 }
             } else if (frame.operation() != operation || (frame.type() == Channel.REUNION) != reunion) {
                 throw ends(roster.member(r).peer() + " sent a message for operation #" + frame.operation()
@@ -372,17 +348,15 @@ public final class RendezvousServer implements Door, AutoCloseable {
     /** Member {@code rank}'s message for the operation; null if it is gone or left; the job ends past the deadline. */
     private Channel.Frame take(int rank, int operation, Deadline deadline) {
         synchronized (lock) {
-            while (fatal == null && inbox[rank] == null && gone[rank] == null && !left[rank] && !deadline.expired()) {
+            while (fatal == null && members.awaited(rank) && !deadline.expired()) {
                 waitForNews(deadline);
             }
             if (fatal != null) {
                 throw new IllegalStateException(fatal);
             }
-            Channel.Frame frame = inbox[rank];
-            inbox[rank] = null;
-            if (frame != null || gone[rank] != null || left[rank]) {
+            if (!members.awaited(rank)) {
                 news.operating(rank);
-                return frame;
+                return members.take(rank);
             }
         }
         throw ends(roster.member(rank).peer() + " did not take part in operation #" + operation + " at " + endpoint
@@ -391,26 +365,19 @@ public final class RendezvousServer implements Door, AutoCloseable {
 
     /** Waits until every dead rank has a replacement, and tells each the number of the reunion, its first operation. */
     private BitSet awaitReplacements(int operation, Deadline deadline) {
-        BitSet replaced = new BitSet();
+        BitSet replaced;
         String failure;
         synchronized (lock) {
-            while (fatal == null && !deadline.expired() && unreplaced().length() > 0) {
+            while (fatal == null && !deadline.expired() && !members.unreplaced().isEmpty()) {
                 waitForNews(deadline);
             }
-            String missing = unreplaced();
+            String missing = members.unreplaced();
             failure = fatal != null
                     ? fatal
                     : missing.isEmpty()
                             ? null
                             : "no replacement joined at " + endpoint + " " + deadline.within() + " for " + missing;
-            for (int r = 0; failure == null && r < size; r++) {
-                if (gone[r] != null) {
-                    replaced.set(r);
-                    gone[r] = null;
-                    replacing[r] = false;
-                    left[r] = false;
-                }
-            }
+            replaced = failure == null ? members.reunite() : new BitSet();
         }
         if (failure != null) {
             throw ends(failure);
@@ -425,17 +392,6 @@ public final class RendezvousServer implements Door, AutoCloseable {
             }
         });
         return replaced;
-    }
-
-    /** "rank 1 (rank 1 at … is gone: …)" for each dead rank without a replacement yet. */
-    private String unreplaced() {
-        List<String> missing = new ArrayList<>();
-        for (int r = 0; r < size; r++) {
-            if (gone[r] != null && !replacing[r]) {
-                missing.add("rank " + r + " (" + gone[r] + ")");
-            }
-        }
-        return String.join("; ", missing);
     }
 
     private void answer(int rank, int operation, byte[] answer) {

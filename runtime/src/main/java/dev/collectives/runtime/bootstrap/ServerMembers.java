@@ -1,0 +1,120 @@
+package dev.collectives.runtime.bootstrap;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.IntStream;
+
+/**
+ * What a {@link RendezvousServer} knows of each rank beside its connection: the message it sent for the operation
+ * not yet served, whether it left, why it is gone if its process died, and whether a replacement of a dead rank waits
+ * for the survivors. Guarded by the server's lock.
+ */
+final class ServerMembers {
+    private final int size;
+    private final Channel.Frame[] inbox;
+    private final String[] gone;
+    private final boolean[] replacing;
+    private final boolean[] left;
+
+    ServerMembers(int size) {
+        this.size = size;
+        this.inbox = new Channel.Frame[size];
+        this.gone = new String[size];
+        this.replacing = new boolean[size];
+        this.left = new boolean[size];
+    }
+
+    /** Takes rank {@code rank}'s message for the next operation; false when one is still waiting. */
+    boolean deliver(int rank, Channel.Frame frame) {
+        if (inbox[rank] != null) {
+            return false;
+        }
+        inbox[rank] = frame;
+        return true;
+    }
+
+    /** The waiting message of the lowest rank: the first of an operation not yet served, or null. */
+    Channel.Frame firstWaiting() {
+        return Arrays.stream(inbox).filter(Objects::nonNull).findFirst().orElse(null);
+    }
+
+    /** Whether rank {@code rank}'s message for the operation under way may still come: it is neither there nor gone. */
+    boolean awaited(int rank) {
+        return inbox[rank] == null && gone[rank] == null && !left[rank];
+    }
+
+    /** Rank {@code rank}'s message for the operation under way (null if it is gone or left), taken. */
+    Channel.Frame take(int rank) {
+        Channel.Frame frame = inbox[rank];
+        inbox[rank] = null;
+        return frame;
+    }
+
+    /** Why rank {@code rank} sends nothing: it is gone, or left. */
+    String missing(int rank) {
+        return gone[rank] != null ? gone[rank] : "rank " + rank + " closed its rendezvous";
+    }
+
+    void leave(int rank) {
+        left[rank] = true;
+    }
+
+    boolean hasLeft(int rank) {
+        return left[rank];
+    }
+
+    /** Rank {@code rank}'s process died for {@code reason}. */
+    void died(int rank, String reason) {
+        gone[rank] = reason;
+        replacing[rank] = false; // a replacement that died before the survivors met it: another may come
+    }
+
+    /** Whether {@code rank} is a rank that died and has no replacement the survivors met. */
+    boolean isGone(int rank) {
+        return rank >= 0 && rank < size && gone[rank] != null;
+    }
+
+    /** Whether a replacement of {@code rank}, which died, was admitted and waits for the survivors. */
+    boolean isReplacing(int rank) {
+        return rank >= 0 && rank < size && replacing[rank];
+    }
+
+    /** A replacement of {@code rank}, which died, was admitted. */
+    void replaced(int rank) {
+        inbox[rank] = null; // what the dead rank sent and no operation took
+        replacing[rank] = true;
+    }
+
+    /** Whether every rank left or died (without a replacement waiting). */
+    boolean over() {
+        return IntStream.range(0, size).allMatch(r -> left[r] || (gone[r] != null && !replacing[r]));
+    }
+
+    /** "rank 1 (rank 1 at … is gone: …)" for each dead rank without a replacement yet; empty when none. */
+    String unreplaced() {
+        List<String> missing = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            if (gone[r] != null && !replacing[r]) {
+                missing.add("rank " + r + " (" + gone[r] + ")");
+            }
+        }
+        return String.join("; ", missing);
+    }
+
+    /** The survivors met the replacements of every dead rank: those ranks, which take part again from now on. */
+    BitSet reunite() {
+        BitSet replaced = new BitSet();
+        for (int r = 0; r < size; r++) {
+            if (gone[r] != null) {
+                replaced.set(r);
+                gone[r] = null;
+                replacing[r] = false;
+                left[r] = false;
+            }
+        }
+        return replaced;
+    }
+}
