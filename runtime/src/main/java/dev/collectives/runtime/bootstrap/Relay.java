@@ -2,7 +2,6 @@ package dev.collectives.runtime.bootstrap;
 
 import java.io.IOException;
 import java.net.SocketTimeoutException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
@@ -17,14 +16,8 @@ final class Relay {
     private final TcpRoot root;
     private final Object lock;
     private final Roster roster;
-    /** Each member's message not yet taken by the operation under way (a member sends one per operation). */
-    private final Channel.Frame[] inbox;
-    /** Which members closed their rendezvous (after their last operation) and said so. */
-    private final boolean[] left;
-    /** Why each member whose process died once the survivors go on is gone; null for the others. */
-    private final String[] gone;
-    /** Which ranks that died have a replacement admitted that the survivors have not met yet ({@link #reunite}). */
-    private final boolean[] replacing;
+    /** Each member's message not yet taken, and whether it left, died or has a replacement waiting. */
+    private final Members members;
     /** Which ranks heard of which deaths (rank 0 too, whose watcher is this process's). */
     private final DeathNews news;
     /** Whether a member's death leaves the others going on ({@link #allGatherOfSurvivors} was called). */
@@ -38,10 +31,7 @@ final class Relay {
         this.root = root;
         this.lock = lock;
         this.roster = roster;
-        this.inbox = new Channel.Frame[root.size()];
-        this.left = new boolean[root.size()];
-        this.gone = new String[root.size()];
-        this.replacing = new boolean[root.size()];
+        this.members = new Members(root.size());
         this.news = new DeathNews(root.size());
     }
 
@@ -141,39 +131,18 @@ final class Relay {
         synchronized (lock) {
             while (root.failure() == null
                     && !deadline.expired()
-                    && !unreplaced().isEmpty()) {
+                    && !members.unreplaced().isEmpty()) {
                 root.waitForNews(deadline);
             }
-            List<String> missing = unreplaced();
+            String missing = members.unreplaced();
             if (root.failure() == null && missing.isEmpty()) {
-                BitSet replaced = new BitSet();
-                for (int r = 1; r < gone.length; r++) {
-                    if (gone[r] != null) {
-                        replaced.set(r);
-                        gone[r] = null;
-                        replacing[r] = false;
-                        left[r] = false;
-                    }
-                }
-                return replaced;
+                return members.reunite();
             }
             failure = root.failure() != null
                     ? root.failure()
-                    : "no replacement joined at " + root.where() + " " + deadline.within() + " for "
-                            + String.join("; ", missing);
+                    : "no replacement joined at " + root.where() + " " + deadline.within() + " for " + missing;
         }
         throw root.fail(failure, null);
-    }
-
-    /** "rank 1 (rank 1 at /10.0.0.7:53312 is gone: ...)" for each rank that died and has no replacement yet. */
-    private List<String> unreplaced() {
-        List<String> missing = new ArrayList<>();
-        for (int r = 1; r < gone.length; r++) {
-            if (gone[r] != null && !replacing[r]) {
-                missing.add("rank " + r + " (" + gone[r] + ")");
-            }
-        }
-        return missing;
     }
 
     /** Tells the replacement of rank {@code rank} the number of this operation, where it joins the others. */
@@ -191,11 +160,11 @@ final class Relay {
 
     /** Member {@code rank}'s message; why it cannot be taken (one is still waiting), or null. */
     String deliver(int rank, Channel.Frame frame) {
-        if (inbox[rank] != null) {
+        Channel.Frame waiting = members.deliver(rank, frame);
+        if (waiting != null) {
             return roster.member(rank).peer() + " sent a message for operation #" + frame.operation()
-                    + " before its message for operation #" + inbox[rank].operation() + " was used";
+                    + " before its message for operation #" + waiting.operation() + " was used";
         }
-        inbox[rank] = frame;
         news.operating(rank);
         lock.notifyAll();
         return null;
@@ -208,31 +177,30 @@ final class Relay {
 
     /** Whether {@code rank} died and the survivors have not met a replacement of it yet. */
     boolean isGone(int rank) {
-        return rank > 0 && rank < gone.length && gone[rank] != null;
+        return members.isGone(rank);
     }
 
     /** Whether a replacement of {@code rank}, which died, was admitted and waits for the survivors. */
     boolean isReplaced(int rank) {
-        return rank > 0 && rank < replacing.length && replacing[rank];
+        return members.isReplacing(rank);
     }
 
     /** {@code member} was admitted in the place of {@code rank}, which died: the survivors meet it in a reunion. */
     void replaced(int rank, Channel member) {
         roster.replace(rank, member);
-        inbox[rank] = null; // what the dead rank sent and no operation took
-        replacing[rank] = true;
+        members.replaced(rank);
         news.replaced(rank);
         lock.notifyAll();
     }
 
     /** Member {@code rank} closed its rendezvous and said so: its connection ending now is no failure. */
     void leave(int rank) {
-        left[rank] = true;
+        members.leave(rank);
         lock.notifyAll();
     }
 
     boolean hasLeft(int rank) {
-        return left[rank];
+        return members.hasLeft(rank);
     }
 
     /** Whether a member's death leaves the others going on: the job is watched, or its survivors met. */
@@ -246,20 +214,14 @@ final class Relay {
      */
     List<Integer> died(int rank, String reason) {
         survivorsGoOn = true;
-        gone[rank] = reason;
-        replacing[rank] = false; // a replacement that died before the survivors met it: another may come
+        members.died(rank, reason);
         lock.notifyAll();
         return news.died(rank, reason);
     }
 
     /** Whether a member's process died and the survivors went on. */
     boolean anyGone() {
-        for (String reason : gone) {
-            if (reason != null) {
-                return true;
-            }
-        }
-        return false;
+        return members.anyGone();
     }
 
     /** Whether an operation is under way. */
@@ -280,7 +242,7 @@ final class Relay {
 
     private String goneReason(int rank) {
         synchronized (lock) {
-            return gone[rank];
+            return members.missing(rank);
         }
     }
 
@@ -331,29 +293,23 @@ final class Relay {
         synchronized (lock) {
             awaited = rank;
             lock.notifyAll();
-            while (inbox[rank] == null
-                    && root.failure() == null
-                    && !left[rank]
-                    && gone[rank] == null
-                    && !deadline.expired()) {
+            while (members.awaited(rank) && root.failure() == null && !deadline.expired()) {
                 root.waitForNews(deadline);
             }
             awaited = 0;
-            Channel.Frame frame = inbox[rank];
             String fatal = root.failure();
-            if (fatal == null && frame != null) {
-                inbox[rank] = null;
-                return frame;
+            if (fatal == null && members.arrived(rank)) {
+                return members.take(rank);
             }
-            if (fatal == null && gone[rank] != null && survivable) {
+            if (fatal == null && members.isGone(rank) && survivable) {
                 return null;
             }
             Channel member = roster.member(rank);
             failure = fatal != null
                     ? fatal
-                    : gone[rank] != null
-                            ? gone[rank]
-                            : left[rank]
+                    : members.isGone(rank)
+                            ? members.missing(rank)
+                            : members.hasLeft(rank)
                                     ? member.peer() + " closed its rendezvous before " + root.operation()
                                     : member.peer() + " did not take part in " + root.operation() + " "
                                             + deadline.within();
@@ -373,7 +329,9 @@ final class Relay {
             if (survivable && !(e instanceof SocketTimeoutException)) {
                 String reason = root.describe(member, e);
                 synchronized (lock) {
-                    gone[rank] = gone[rank] != null ? gone[rank] : reason;
+                    if (!members.isGone(rank)) {
+                        members.died(rank, reason);
+                    }
                 }
                 return;
             }

@@ -46,7 +46,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
 
     private final Roster roster;
     private final StallVerdict stalls;
-    private final ServerMembers members;
+    private final Members members;
     private final DeathNews news;
     private String fatal;
     private boolean closed;
@@ -59,7 +59,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
         this.timeout = timeout;
         this.roster = new Roster(size, 0, "the rendezvous server at " + endpoint);
         this.stalls = new StallVerdict(size);
-        this.members = new ServerMembers(size);
+        this.members = new Members(size);
         this.news = new DeathNews(size);
         this.socket = TcpAdmission.listen(endpoint, "the rendezvous server");
         this.admission = new TcpAdmission(socket, token, this, timeout);
@@ -197,7 +197,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
 
     private void deliver(int rank, Channel member, Channel.Frame frame) {
         synchronized (lock) {
-            if (members.deliver(rank, frame)) {
+            if (members.deliver(rank, frame) == null) {
                 news.operating(rank);
                 lock.notifyAll();
                 return;

@@ -8,18 +8,18 @@ import java.util.Objects;
 import java.util.stream.IntStream;
 
 /**
- * What a {@link RendezvousServer} knows of each rank beside its connection: the message it sent for the operation
- * not yet served, whether it left, why it is gone if its process died, and whether a replacement of a dead rank waits
- * for the survivors. Guarded by the server's lock.
+ * What the server of a TCP job (rank 0's {@link Relay}, or a {@link RendezvousServer}) knows of each rank beside its
+ * connection: the message it sent for the operation not yet served, whether it left, why it is gone if its process
+ * died, and whether a replacement of a dead rank waits for the survivors. Guarded by the server's lock.
  */
-final class ServerMembers {
+final class Members {
     private final int size;
     private final Channel.Frame[] inbox;
     private final String[] gone;
     private final boolean[] replacing;
     private final boolean[] left;
 
-    ServerMembers(int size) {
+    Members(int size) {
         this.size = size;
         this.inbox = new Channel.Frame[size];
         this.gone = new String[size];
@@ -27,13 +27,18 @@ final class ServerMembers {
         this.left = new boolean[size];
     }
 
-    /** Takes rank {@code rank}'s message for the next operation; false when one is still waiting. */
-    boolean deliver(int rank, Channel.Frame frame) {
+    /** Takes rank {@code rank}'s message for the next operation; returns the one still waiting instead, or null. */
+    Channel.Frame deliver(int rank, Channel.Frame frame) {
         if (inbox[rank] != null) {
-            return false;
+            return inbox[rank];
         }
         inbox[rank] = frame;
-        return true;
+        return null;
+    }
+
+    /** Whether rank {@code rank}'s message for the operation under way is there. */
+    boolean arrived(int rank) {
+        return inbox[rank] != null;
     }
 
     /** The waiting message of the lowest rank: the first of an operation not yet served, or null. */
@@ -86,6 +91,11 @@ final class ServerMembers {
     void replaced(int rank) {
         inbox[rank] = null; // what the dead rank sent and no operation took
         replacing[rank] = true;
+    }
+
+    /** Whether a rank died and the survivors went on. */
+    boolean anyGone() {
+        return Arrays.stream(gone).anyMatch(Objects::nonNull);
     }
 
     /** Whether every rank left or died (without a replacement waiting). */
