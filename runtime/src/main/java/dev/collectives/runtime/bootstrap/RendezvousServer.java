@@ -9,10 +9,8 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A TCP rendezvous served by a process of its own, as torchrun's agent hosts its store: every rank, rank 0 too,
@@ -58,8 +56,8 @@ public final class RendezvousServer implements Door, AutoCloseable {
         this.size = size;
         this.timeout = timeout;
         this.roster = new Roster(size, 0, "the rendezvous server at " + endpoint);
-        this.stalls = new StallVerdict(size);
         this.members = new Members(size);
+        this.stalls = new StallVerdict(size, lock, members::hasLeft, () -> fatal != null, this::endJob);
         this.news = new DeathNews(size);
         this.socket = TcpAdmission.listen(endpoint, "the rendezvous server");
         this.admission = new TcpAdmission(socket, token, this, timeout);
@@ -188,7 +186,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
                     }
                     return;
                 }
-                case Channel.STALL -> stalled(rank, frame.text());
+                case Channel.STALL -> stalls.stalled(rank, frame.text());
                 case Channel.WATCH -> watch(rank, member);
                 default -> deliver(rank, member, frame);
             }
@@ -246,25 +244,6 @@ public final class RendezvousServer implements Door, AutoCloseable {
         synchronized (telling) {
             Deadline brief = briefly();
             told.forEach(watcher -> Roster.tellGone(watcher, reason, sequence, brief));
-        }
-    }
-
-    private void stalled(int rank, String where) {
-        StallVerdict.Due due;
-        synchronized (lock) {
-            due = fatal != null ? StallVerdict.Due.NOTHING : stalls.stalled(rank, where, members::hasLeft);
-        }
-        if (due == StallVerdict.Due.VERDICT_NOW) {
-            endJob(stallVerdict());
-        } else if (due == StallVerdict.Due.VERDICT_AFTER_GRACE) {
-            CompletableFuture.delayedExecutor(TcpRoot.STALL_GRACE.toMillis(), TimeUnit.MILLISECONDS)
-                    .execute(() -> endJob(stallVerdict()));
-        }
-    }
-
-    private String stallVerdict() {
-        synchronized (lock) {
-            return stalls.verdict(members::hasLeft);
         }
     }
 

@@ -1,42 +1,82 @@
 package dev.collectives.runtime.bootstrap;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.IntPredicate;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * Where the ranks of a watched job said they timed out waiting in the library, and rank 0's verdict on it: the
- * ranks that never arrived where the others waited, or that every rank waited (they called different collectives).
- * Guarded by rank 0's lock.
+ * Where the ranks of a watched job said they timed out waiting in the library, and the server's verdict on it (rank
+ * 0's, or a {@link RendezvousServer}'s): the ranks that never arrived where the others waited, or that every rank
+ * waited (they called different collectives). The verdict ends the job once every rank still in it stalled, or
+ * {@link #GRACE} after the first did. Its state is guarded by the server's lock.
  */
 final class StallVerdict {
+    /**
+     * How long after the first rank of a watched job stalls the others may take to say they stall too: those that
+     * have not by then are named as the ranks that never arrived.
+     */
+    static final Duration GRACE = Duration.ofSeconds(2);
+
     /** What a rank's stall makes due. */
-    enum Due {
+    private enum Due {
         NOTHING,
         VERDICT_NOW,
         VERDICT_AFTER_GRACE
     }
 
     private final int size;
+    private final Object lock;
+    /** Which ranks left the job, and whether it ended (both asked with the lock held). */
+    private final IntPredicate left;
+
+    private final BooleanSupplier ended;
+    /** Ends the job with the verdict (called without the lock). */
+    private final Consumer<String> endJob;
     /** Where each rank said it stalled; null for the others. */
     private final String[] stalls;
     /** Whether the verdict is due (after the first stall). */
     private boolean due;
 
-    StallVerdict(int size) {
+    StallVerdict(int size, Object lock, IntPredicate left, BooleanSupplier ended, Consumer<String> endJob) {
         this.size = size;
+        this.lock = lock;
+        this.left = left;
+        this.ended = ended;
+        this.endJob = endJob;
         this.stalls = new String[size];
     }
 
-    /**
-     * Rank {@code rank} stalled at {@code where}; {@code left} says which ranks left the job. The verdict is due now
-     * once every rank still in the job stalled, else a grace after the first stall.
-     */
-    Due stalled(int rank, String where, IntPredicate left) {
+    /** Rank {@code rank} timed out waiting at {@code where}: the verdict ends the job once it is due. */
+    void stalled(int rank, String where) {
+        Due due;
+        synchronized (lock) {
+            due = ended.getAsBoolean() ? Due.NOTHING : record(rank, where);
+        }
+        if (due == Due.VERDICT_NOW) {
+            endJob.accept(verdict());
+        } else if (due == Due.VERDICT_AFTER_GRACE) {
+            CompletableFuture.delayedExecutor(GRACE.toMillis(), TimeUnit.MILLISECONDS)
+                    .execute(() -> endJob.accept(verdict()));
+        }
+    }
+
+    private String verdict() {
+        synchronized (lock) {
+            return verdictNow();
+        }
+    }
+
+    /** The verdict is due now once every rank still in the job stalled, else a grace after the first stall. */
+    private Due record(int rank, String where) {
         if (stalls[rank] != null) {
             return Due.NOTHING;
         }
@@ -50,7 +90,7 @@ final class StallVerdict {
     }
 
     /** Which ranks never arrived where the others stalled, or that every rank stalled. */
-    String verdict(IntPredicate left) {
+    private String verdictNow() {
         List<Integer> waited =
                 IntStream.range(0, size).filter(r -> stalls[r] != null).boxed().collect(Collectors.toList());
         List<Integer> absent = IntStream.range(0, size)

@@ -7,10 +7,8 @@ import java.net.ServerSocket;
 import java.net.SocketException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -35,11 +33,6 @@ import java.util.function.Consumer;
 final class TcpRoot extends Exchange implements Door {
     /** How long one connection's handshake may take. */
     private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
-    /**
-     * How long after the first rank of a watched job stalls the others may take to say they stall too: those that
-     * have not by then are named as the ranks that never arrived.
-     */
-    static final Duration STALL_GRACE = Duration.ofSeconds(2);
 
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
 
@@ -80,7 +73,7 @@ final class TcpRoot extends Exchange implements Door {
                 new TcpAdmission(server, token, this, handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout);
         this.roster = new Roster(size, 1, "rank 0 at " + endpoint);
         this.relay = new Relay(this, lock, roster);
-        this.stalls = new StallVerdict(size);
+        this.stalls = new StallVerdict(size, lock, relay::hasLeft, () -> fatal != null, this::endJob);
     }
 
     /** Serves at {@code endpoint} until every rank has joined, or fails naming the ranks missing. */
@@ -241,7 +234,7 @@ final class TcpRoot extends Exchange implements Door {
                 return; // its connection ending now is no failure
             }
             if (frame.type() == Channel.STALL) {
-                stalledAt(rank, frame.text());
+                stalls.stalled(rank, frame.text());
                 continue;
             }
             if (frame.type() == Channel.WATCH) {
@@ -374,33 +367,7 @@ final class TcpRoot extends Exchange implements Door {
 
     @Override
     protected void doStalled(String where) {
-        stalledAt(0, where);
-    }
-
-    /**
-     * Rank {@code rank} timed out waiting at {@code where}. The verdict comes once every rank still in the job has
-     * said so, or {@link #STALL_GRACE} after the first did.
-     */
-    private void stalledAt(int rank, String where) {
-        StallVerdict.Due due;
-        synchronized (lock) {
-            if (fatal != null) {
-                return;
-            }
-            due = stalls.stalled(rank, where, relay::hasLeft);
-        }
-        if (due == StallVerdict.Due.VERDICT_NOW) {
-            endJob(stallVerdict());
-        } else if (due == StallVerdict.Due.VERDICT_AFTER_GRACE) {
-            CompletableFuture.delayedExecutor(STALL_GRACE.toMillis(), TimeUnit.MILLISECONDS)
-                    .execute(() -> endJob(stallVerdict()));
-        }
-    }
-
-    private String stallVerdict() {
-        synchronized (lock) {
-            return stalls.verdict(relay::hasLeft);
-        }
+        stalls.stalled(0, where);
     }
 
     /**

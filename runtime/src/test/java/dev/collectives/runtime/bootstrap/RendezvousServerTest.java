@@ -160,6 +160,32 @@ class RendezvousServerTest {
     }
 
     @Test
+    void ranksThatNeverArriveWhereTheOthersStallAreNamedToEveryWatcher() throws Exception {
+        CountDownLatch allWatch = new CountDownLatch(3);
+        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
+            try (Rendezvous rendezvous = rank(rank).build().rendezvous()) {
+                BlockingQueue<String> heard = new ArrayBlockingQueue<>(1);
+                assertTrue(rendezvous.watch(heard::offer));
+                allWatch.countDown();
+                await(allWatch);
+                if (rank < 2) {
+                    rendezvous.stalled("its stream waited 300 s");
+                }
+                return heard.poll(60, TimeUnit.SECONDS);
+            }
+        });
+        for (int rank = 0; rank < 3; rank++) {
+            String heard = outcomes.get(rank).get();
+            assertTrue(
+                    heard != null
+                            && heard.contains("ranks [2] did not arrive at the collective that ranks [0, 1] waited in "
+                                    + "(each its stream waited 300 s)"),
+                    "rank " + rank + " heard " + heard);
+        }
+        assertTrue(server.awaitEnd().orElseThrow().startsWith("ranks [2] did not arrive"));
+    }
+
+    @Test
     void anUnknownServerSettingIsRefusedNamingTheChoices() {
         BootstrapException e = assertThrows(
                 BootstrapException.class,
