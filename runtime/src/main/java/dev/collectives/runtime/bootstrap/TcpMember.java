@@ -128,7 +128,7 @@ final class TcpMember extends Exchange {
         return (standalone ? "the rendezvous server" : "rank 0") + " at " + endpoint;
     }
 
-    /** What became of the attempts to reach rank 0, for the message when none succeeded. */
+    /** What became of the attempts to reach the server, for the message when none succeeded. */
     private static final class Attempts {
         /** Who serves: "rank 0". */
         final String who;
@@ -159,8 +159,8 @@ final class TcpMember extends Exchange {
                         + " accepted but not greeted in time (another program on that port, or " + who + " is stuck)");
             }
             if (closed > 0) {
-                what.add(times(closed, "connection was", "connections were") + " closed before the greeting " + "("
-                        + who + " was starting or ending)");
+                what.add(times(closed, "connection was", "connections were") + " closed before the greeting (" + who
+                        + " was starting or ending)");
             }
             if (other != null) {
                 what.add("last problem: " + other);
