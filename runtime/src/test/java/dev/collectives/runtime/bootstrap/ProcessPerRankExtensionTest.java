@@ -97,7 +97,7 @@ class ProcessPerRankExtensionTest {
         assertTrue(hung.startsWith("ranks 0, 1 of 2 failed, each in its process:\nrank 0: "), hung);
         assertTrue(hung.contains("rank 0 does not wait for rank 1"), hung);
         assertTrue(
-                hung.contains("\nrank 1: java.lang.AssertionError: rank 1 was still running 1 s after rank 0 failed,"
+                hung.contains("\nrank 1: java.lang.AssertionError: rank 1 was still running 10 s after rank 0 failed,"
                         + " and was killed. Its last lines: ["),
                 hung);
         assertTrue(hung.endsWith(", rank 1 waits]") || hung.endsWith("[rank 1 waits]"), hung);
@@ -116,10 +116,13 @@ class ProcessPerRankExtensionTest {
         }
     }
 
-    /** Two ranks of the sim, always as processes; one still running a second after the other failed is killed. */
+    /**
+     * Two ranks of the sim, always as processes; one still running 10 s after the other failed is killed (long enough
+     * for a rank that fails too to say so on a saturated machine).
+     */
     static final class TwoSimProcesses extends ProcessPerRankExtension {
         TwoSimProcesses() {
-            super(2, "sim", false, Duration.ofSeconds(1));
+            super(2, "sim", false, Duration.ofSeconds(10));
         }
 
         @Override
