@@ -63,8 +63,8 @@ final class RendezvousCommand implements Callable<Integer> {
     @Option(
             names = "--timeout",
             paramLabel = "SECONDS",
-            description = "how long the ranks may take to join, and each operation; default: 120")
-    long timeoutSeconds = 120;
+            description = "how long the ranks may take to join, and each operation; default: ${DEFAULT-VALUE}")
+    long timeoutSeconds = RendezvousServer.DEFAULT_TIMEOUT.toSeconds();
 
     @Option(
             names = {"-h", "--help"},

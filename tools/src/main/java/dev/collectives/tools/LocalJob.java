@@ -10,7 +10,6 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -33,8 +32,6 @@ import java.util.function.ObjIntConsumer;
  */
 public final class LocalJob implements AutoCloseable {
     private static final String SIM = "sim";
-    /** How long a rendezvous served here waits for the ranks to join, and for each operation. */
-    private static final Duration SERVER_TIMEOUT = Duration.ofSeconds(120);
     /** How long {@link #close()} waits for each stopped process to end. */
     private static final long STOP_WAIT_SECONDS = 10;
     /** Variables of launchers and of an enclosing job that must not reach the ranks started here. */
@@ -149,7 +146,8 @@ public final class LocalJob implements AutoCloseable {
      * bootstrap timeout's default): the ranks must join it ({@code COLLECTIVES_RENDEZVOUS_SERVER=standalone}).
      */
     public RendezvousServer serveRendezvous() {
-        return RendezvousServer.start(RendezvousEndpoint.parse(rendezvous), size, token, SERVER_TIMEOUT);
+        return RendezvousServer.start(
+                RendezvousEndpoint.parse(rendezvous), size, token, RendezvousServer.DEFAULT_TIMEOUT);
     }
 
     /** The process of {@code rank} (or of a replacement, by its number). */

@@ -29,6 +29,8 @@ import java.util.concurrent.Executors;
  */
 public final class RendezvousServer implements Door, AutoCloseable {
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
+    /** How long the ranks may take to join, and each operation, unless said otherwise: as the ranks' own default. */
+    public static final Duration DEFAULT_TIMEOUT = Settings.DEFAULT_TIMEOUT;
 
     private final RendezvousEndpoint endpoint;
     private final int size;
@@ -81,6 +83,18 @@ public final class RendezvousServer implements Door, AutoCloseable {
     /** Where it serves. */
     public RendezvousEndpoint endpoint() {
         return endpoint;
+    }
+
+    /**
+     * Returns once every rank has joined: a rank's death before then ends the job, as while joining; tests order a
+     * death after it by this.
+     */
+    void awaitJoined() throws InterruptedException {
+        synchronized (lock) {
+            while (!roster.complete()) {
+                lock.wait();
+            }
+        }
     }
 
     /**
@@ -213,7 +227,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
         }
         if (unheard != null) {
             synchronized (telling) {
-                Roster.tellGone(member, unheard, sequence, briefly());
+                Roster.tellGone(member, unheard, sequence, Deadline.briefly(timeout));
             }
         }
     }
@@ -242,7 +256,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
         }
         LOG.log(System.Logger.Level.DEBUG, () -> "at " + endpoint + ": " + reason);
         synchronized (telling) {
-            Deadline brief = briefly();
+            Deadline brief = Deadline.briefly(timeout);
             told.forEach(watcher -> Roster.tellGone(watcher, reason, sequence, brief));
         }
     }
@@ -402,7 +416,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 lock.notifyAll();
             }
             LOG.log(System.Logger.Level.DEBUG, () -> "the job at " + endpoint + " ended: " + reason);
-            Deadline brief = briefly();
+            Deadline brief = Deadline.briefly(timeout);
             members().forEach(member -> roster.tellEnded(member, reason, sequence, brief));
         }
     }
@@ -411,10 +425,6 @@ public final class RendezvousServer implements Door, AutoCloseable {
         synchronized (lock) {
             return roster.members();
         }
-    }
-
-    private Deadline briefly() {
-        return Deadline.after(Duration.ofMillis(Math.min(1000, timeout.toMillis())));
     }
 
     private void waitForNews(Deadline deadline) {

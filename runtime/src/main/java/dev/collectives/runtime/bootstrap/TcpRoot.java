@@ -188,7 +188,7 @@ final class TcpRoot extends Exchange implements Door {
                 closed = closing;
             }
             if (ended != null) {
-                roster.tellEnded(member, ended, sequence(), briefly());
+                roster.tellEnded(member, ended, sequence(), Deadline.briefly(timeout()));
             }
         }
         if (closed) {
@@ -343,7 +343,7 @@ final class TcpRoot extends Exchange implements Door {
      */
     private void tellDeath(String reason, List<Integer> told) {
         synchronized (ending) {
-            Deadline brief = briefly();
+            Deadline brief = Deadline.briefly(timeout());
             for (int rank : told) {
                 if (rank > 0) {
                     Roster.tellGone(roster.member(rank), reason, sequence(), brief);
@@ -384,7 +384,7 @@ final class TcpRoot extends Exchange implements Door {
                 fatal = reason;
                 lock.notifyAll();
             }
-            Deadline brief = briefly();
+            Deadline brief = Deadline.briefly(timeout());
             members().forEach(member -> roster.tellEnded(member, reason, sequence(), brief));
         }
         tellWatcher(reason);
@@ -399,11 +399,6 @@ final class TcpRoot extends Exchange implements Door {
         if (watching != null) {
             watching.accept(reason);
         }
-    }
-
-    /** How long telling the members why the job ended may take, all of them together. */
-    private Deadline briefly() {
-        return Deadline.after(Duration.ofMillis(Math.min(1000, timeout().toMillis())));
     }
 
     private List<Channel> members() {
@@ -451,7 +446,7 @@ final class TcpRoot extends Exchange implements Door {
         }
         synchronized (ending) {
             if (watching() && untold == null && fatalReason() == null) {
-                Deadline brief = briefly();
+                Deadline brief = Deadline.briefly(timeout());
                 // so that their watchers take it for no failure
                 members().forEach(member -> Roster.tellClosed(member, sequence(), brief));
             }

@@ -35,9 +35,13 @@ class EveryDeathIsNewsTest {
                 : null) {
             List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(4, rank -> () -> {
                 if (rank >= 2) {
-                    // rank 3 "dies" once the others watch, rank 2 once they watch again: a connection ends unsaid
+                    // rank 3 "dies" once the others watch (and every rank was taken in), rank 2 once they watch
+                    // again: a connection ends unsaid
                     try (Socket doomed = RankThreadsForTests.admittedAs(port, rank, 4)) {
                         await(rank == 3 ? watching : watchingAgain);
+                        if (standalone != null) {
+                            standalone.awaitJoined();
+                        }
                     }
                     return "gone";
                 }

@@ -198,10 +198,14 @@ class RendezvousServerTest {
                 e.getMessage());
     }
 
-    /** Rank 0 joins, then its process "dies" once the others watch: its connection ends without a word. */
+    /**
+     * Rank 0 joins, then its process "dies" once the others watch and the server took every rank in: its connection
+     * ends without a word.
+     */
     private void dieOnceWatched() throws Exception {
         try (Socket doomed = RankThreadsForTests.admittedAs(port, 0, 3)) {
             await(watching);
+            server.awaitJoined();
         }
     }
 
