@@ -113,8 +113,10 @@ public final class ShrinkRecoveryExample implements Example {
                     Runtime.getRuntime().halt(status);
                 }
                 grads.copyFromHost(HostData.values(1, r, 0, SHARD));
-                gradients.allReduce().run();
                 try {
+                    // a survivor that heard of the death before its launch fails there, as ncclAllReduce returns the
+                    // error
+                    gradients.allReduce().run();
                     rank.stream().synchronize();
                     return new RankReport(
                             gradients.pipeline().describe(),
