@@ -28,10 +28,15 @@ final class DeathNews {
      * hear now (it then no longer watches), or null.
      */
     String watch(int rank) {
-        String news = heard[rank] < deaths.size() ? deaths.get(heard[rank]) : null;
+        String news = unheard(rank);
         watching[rank] = news == null;
         heard[rank] = deaths.size();
         return news;
+    }
+
+    /** The first death that rank {@code rank} has not heard of, or null. */
+    String unheard(int rank) {
+        return heard[rank] < deaths.size() ? deaths.get(heard[rank]) : null;
     }
 
     /** Rank {@code rank} takes part in an operation, whose answer says every death so far: it no longer watches. */

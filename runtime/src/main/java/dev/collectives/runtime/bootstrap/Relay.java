@@ -175,6 +175,16 @@ final class Relay {
         return news.watch(rank);
     }
 
+    /**
+     * As the job closes: the first death that member {@code rank}, alive, has not heard of, which it is to hear now
+     * instead of the close, or null; after this it hears of none.
+     */
+    String lastNews(int rank) {
+        String unheard = members.isGone(rank) ? null : news.unheard(rank);
+        news.operating(rank);
+        return unheard;
+    }
+
     /** Whether {@code rank} died and the survivors have not met a replacement of it yet. */
     boolean isGone(int rank) {
         return members.isGone(rank);

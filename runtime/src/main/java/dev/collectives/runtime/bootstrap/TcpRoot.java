@@ -447,8 +447,20 @@ final class TcpRoot extends Exchange implements Door {
         synchronized (ending) {
             if (watching() && untold == null && fatalReason() == null) {
                 Deadline brief = Deadline.briefly(timeout());
-                // so that their watchers take it for no failure
-                members().forEach(member -> Roster.tellClosed(member, sequence(), brief));
+                // so that their watchers take it for no failure; one that has not heard of a death yet hears of it
+                for (int rank = 1; rank < size(); rank++) {
+                    Channel member;
+                    String unheard;
+                    synchronized (lock) {
+                        member = roster.member(rank);
+                        unheard = relay.lastNews(rank);
+                    }
+                    if (unheard != null) {
+                        Roster.tellGone(member, unheard, sequence(), brief);
+                    } else if (member != null) {
+                        Roster.tellClosed(member, sequence(), brief);
+                    }
+                }
             }
             members().forEach(Channel::close); // after the reason of a failure has gone out to them
         }

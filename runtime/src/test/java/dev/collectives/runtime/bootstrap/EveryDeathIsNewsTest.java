@@ -12,13 +12,14 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every death in a watched job reaches every survivor, not only the first: after the survivors of one death met and
  * watch again (their new communicator does), the next death is news to them too, whether rank 0 or a server of its
- * own serves the rendezvous.
+ * own serves the rendezvous; and a rank that has not heard of a death when rank 0 closes the job hears of it then.
  */
 class EveryDeathIsNewsTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
@@ -74,6 +75,50 @@ class EveryDeathIsNewsTest {
                                         + " while the job ran .*"),
                         "rank " + rank + ": " + outcomes.get(rank).get());
             }
+        }
+    }
+
+    /**
+     * Rank 0 closes the job while rank 1 has not heard of rank 2's death (it was not watching then, as between a
+     * meeting of the survivors and its next watch): rank 1 hears of the death, not of a close that is no failure.
+     */
+    @Test
+    void aRankThatHasNotHeardOfADeathWhenRankZeroClosesHearsOfIt() throws Exception {
+        int port = RankThreadsForTests.freePort();
+        String endpoint = "tcp://127.0.0.1:" + port;
+        CountDownLatch running = new CountDownLatch(2);
+        CountDownLatch closed = new CountDownLatch(1);
+        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
+            if (rank == 2) {
+                try (Socket doomed = RankThreadsForTests.admittedAs(port, rank, 3)) {
+                    await(running);
+                }
+                return "gone";
+            }
+            BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+            try (Rendezvous rendezvous =
+                    RankThreadsForTests.bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous()) {
+                if (rank == 0) {
+                    assertTrue(rendezvous.watch(heard::offer));
+                    running.countDown();
+                    String news = heard.poll(60, TimeUnit.SECONDS);
+                    rendezvous.close();
+                    closed.countDown();
+                    return news;
+                }
+                running.countDown();
+                await(closed);
+                assertTrue(rendezvous.watch(heard::offer));
+                return heard.poll(60, TimeUnit.SECONDS);
+            }
+        });
+        for (int rank = 0; rank < 2; rank++) {
+            assertTrue(
+                    outcomes.get(rank)
+                            .get()
+                            .matches("rank 2 at /127\\.0\\.0\\.1:\\d+ is gone: its connection ended while the job ran"
+                                    + " .*"),
+                    "rank " + rank + ": " + outcomes.get(rank).get());
         }
     }
 }
