@@ -311,10 +311,10 @@ public final class Bootstrap {
                         ? gathererWhere
                         : endpoint.map(Object::toString).orElse("none"));
         return "rank " + rank + ", world size " + size + ", local rank " + localRank + ", local size "
-                + localSize.map(Object::toString).orElse("unknown") + ", device " + device + ", rendezvous "
-                + where + ", timeout "
-                + Settings.formatDuration(timeout())
-                + " (" + timeout.source() + "), job token " + (jobToken.isPresent() ? "set" : "not set");
+                + localSize.map(Object::toString).orElse("unknown") + ", device " + device + ", rendezvous " + where
+                + (Settings.namesStandalone(option(Settings.SERVER)) ? " served by a rendezvous server of its own" : "")
+                + ", timeout " + Settings.formatDuration(timeout()) + " (" + timeout.source() + "), job token "
+                + (jobToken.isPresent() ? "set" : "not set");
     }
 
     @Override

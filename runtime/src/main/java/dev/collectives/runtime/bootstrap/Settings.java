@@ -141,6 +141,11 @@ final class Settings {
         return replacement;
     }
 
+    /** Whether {@code value} of {@link #SERVER} asks for a standalone server; one that is no setting does not. */
+    static boolean namesStandalone(Optional<String> value) {
+        return value.filter(v -> v.trim().equalsIgnoreCase("standalone")).isPresent();
+    }
+
     /** Whether a standalone server serves the tcp:// rendezvous: {@code value} of {@link #SERVER}. */
     static boolean standalone(Optional<String> value, int rank) {
         String text = value.map(v -> v.trim().toLowerCase(Locale.ROOT)).orElse("rank0");
@@ -151,7 +156,7 @@ final class Settings {
                             + "rendezvous) or standalone (a rendezvous server of its own, which every rank joins), not '"
                             + value.get() + "'");
         }
-        return text.equals("standalone");
+        return namesStandalone(value);
     }
 
     private static Sourced<Integer> toInt(Sourced<String> text) {

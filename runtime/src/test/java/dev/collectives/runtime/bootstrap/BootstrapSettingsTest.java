@@ -10,6 +10,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -128,6 +129,22 @@ class BootstrapSettingsTest {
                 "job-7"));
         assertEquals(RendezvousEndpoint.tcp("node17", 29501), b.endpoint().orElseThrow());
         assertTrue(b.describe().contains("MASTER_PORT + 1"), b.describe());
+    }
+
+    @Test
+    void theSettingsSayWhenARendezvousServerOfItsOwnServesTheJob() {
+        Map<String, String> env = Map.of(
+                "COLLECTIVES_RANK", "0", "COLLECTIVES_WORLD_SIZE", "3", "COLLECTIVES_RENDEZVOUS", "tcp://node17:29500");
+        assertTrue(
+                Bootstrap.fromEnvironment(env).describe().contains("(COLLECTIVES_RENDEZVOUS), timeout"),
+                Bootstrap.fromEnvironment(env).describe());
+        Map<String, String> standalone = new HashMap<>(env);
+        standalone.put("COLLECTIVES_RENDEZVOUS_SERVER", "standalone");
+        String described = Bootstrap.fromEnvironment(standalone).describe();
+        assertTrue(
+                described.contains("rendezvous tcp://node17:29500 (COLLECTIVES_RENDEZVOUS) served by a rendezvous"
+                        + " server of its own, timeout"),
+                described);
     }
 
     @Test
