@@ -114,8 +114,7 @@ public final class ShrinkRecoveryExample implements Example {
                 }
                 grads.copyFromHost(HostData.values(1, r, 0, SHARD));
                 try {
-                    // a survivor that heard of the death before its launch fails there, as ncclAllReduce returns the
-                    // error
+                    // a survivor that heard of the death already fails at the launch: the library returns the error
                     gradients.allReduce().run();
                     rank.stream().synchronize();
                     return new RankReport(
