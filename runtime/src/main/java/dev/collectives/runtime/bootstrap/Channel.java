@@ -127,6 +127,14 @@ final class Channel implements AutoCloseable {
     /** Runs {@code step} with reads bounded by {@code deadline}; past it, the socket is closed. */
     <T> T within(Deadline deadline, IoStep<T> step) throws IOException {
         socket.setSoTimeout(deadline.timeoutMillis());
+        return closedPast(deadline, step);
+    }
+
+    /**
+     * Runs {@code step}, closing the socket past {@code deadline}. It leaves the read timeout alone: a send runs
+     * this way while another thread may read with no deadline, and that read must not time out at the send's.
+     */
+    private <T> T closedPast(Deadline deadline, IoStep<T> step) throws IOException {
         try (Watchdog.Guard guard = Watchdog.closeAt(socket, deadline)) {
             try {
                 return step.run();
@@ -156,7 +164,7 @@ final class Channel implements AutoCloseable {
             throw new InterruptedIOException("interrupted while sending to " + peer);
         }
         try {
-            within(deadline, () -> {
+            closedPast(deadline, () -> {
                 out.writeByte(type);
                 out.writeInt(operation);
                 out.writeInt(bytes.length);
