@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +26,11 @@ class ChannelTest {
             root.authenticated(SESSION_KEY, true, "rank 1");
             memberSide.setSoTimeout(0); // where a watcher reads with no deadline (receiveAny)
 
-            member.send(Channel.STALL, 3, "its stream waited 300 s".getBytes(), Deadline.after(Duration.ofSeconds(1)));
+            member.send(
+                    Channel.STALL,
+                    3,
+                    "its stream waited 300 s".getBytes(StandardCharsets.UTF_8),
+                    Deadline.after(Duration.ofSeconds(1)));
 
             // A send's deadline bounding the watcher's read would end it with "Read timed out", a second later,
             // as if rank 0 were gone.
