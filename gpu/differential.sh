@@ -18,8 +18,7 @@ export NCCL_NVLS_ENABLE=0 MCCL_NVLS_ENABLE=0
 here=$(cd "$(dirname "$0")" && pwd)
 backend=${BACKEND:-nccl}
 out=${OUT:-/tmp/collectives-differential}
-java=${JAVA:-$here/jre/bin/java}
-classpath=${CLASS_PATH:-$(ls "$here"/lib/*.jar | grep -v console-standalone | tr '\n' ':')}
+. "$here/java-setup.sh"
 corpus_jar=${CORPUS_JAR:-$here/corpus.jar}
 prepared=()
 [ -f "$corpus_jar" ] && prepared=(--corpus-jar "$corpus_jar")

@@ -26,8 +26,7 @@ export NCCL_NVLS_ENABLE=0 MCCL_NVLS_ENABLE=0
 here=$(cd "$(dirname "$0")" && pwd)
 backend=${BACKEND:-nccl}
 out=${OUT:-/tmp/collectives-faults}
-java=${JAVA:-$here/jre/bin/java}
-classpath=${CLASS_PATH:-$(ls "$here"/lib/*.jar | grep -v console-standalone | tr '\n' ':')}
+. "$here/java-setup.sh"
 . "$here/job-devices.sh"
 mkdir -p "$out"
 "$java" -cp "$classpath" dev.collectives.tools.Tools faults --backend "$backend" --ranks "${RANKS:-2,4,8}" \

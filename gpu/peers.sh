@@ -24,8 +24,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 backend=nccl
 out=${OUT:-/tmp/collectives-peers}
-java=${JAVA:-$here/jre/bin/java}
-classpath=${CLASS_PATH:-$(ls "$here"/lib/*.jar | grep -v console-standalone | tr '\n' ':')}
+. "$here/java-setup.sh"
 python=${PYTHON:-python3}
 job_timeout=${JOB_TIMEOUT:-180}
 IFS=, read -r -a peers <<< "${PEERS:-cupy,torch}"

@@ -14,12 +14,15 @@
 # every rank's sum. The replacement's log is OUT/<mode>/rank-<KILL>-replacement.log.
 # Staged by gpu/stage.sh (MODULES=runtime,tools) into .gpu/ beside job-devices.sh, .gpu/lib and .gpu/jre; run there:
 #   bash .gpu/recovery.sh
+# In a clone, after the build (mvn -B -q install -DskipTests), it runs from the build's jars with the JDK of JAVA_HOME
+# or PATH: REPLACE=1 BACKEND=sim gpu/recovery.sh
 # KILL=0 kills rank 0: the rendezvous then runs in a process of its own ('runner rendezvous', its log
 # OUT/<mode>/rendezvous.log), which every rank joins with COLLECTIVES_RENDEZVOUS_SERVER=standalone (SERVER=standalone
 # does so for any KILL); it must end saying the job is over.
 # Variables: BACKEND (nccl), RANKS (3), KILL (1), SERVER (rank0, or standalone: always with KILL=0), MODES (NONE,LOCAL,GRAPH),
 # STEPS (100), REPLACE (0), SYNC_TIMEOUT (60: seconds a synchronize waits on nccl), JOB_TIMEOUT (300: seconds per process), OUT
-# (/tmp/collectives-recovery: each process's log, OUT/<mode>/rank-<r>.log, and recovery.log), JAVA, CLASS_PATH.
+# (/tmp/collectives-recovery: each process's log, OUT/<mode>/rank-<r>.log, and recovery.log), JAVA and CLASS_PATH
+# (java-setup.sh says what they are when not set).
 set -u
 export NCCL_NVLS_ENABLE=0 MCCL_NVLS_ENABLE=0
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,8 +35,7 @@ first_survivor=$((doomed == 0 ? 1 : 0))
 steps=${STEPS:-100}
 replace=${REPLACE:-0}
 out=${OUT:-/tmp/collectives-recovery}
-java=${JAVA:-$here/jre/bin/java}
-classpath=${CLASS_PATH:-$(ls "$here"/lib/*.jar | grep -v console-standalone | tr '\n' ':')}
+. "$here/java-setup.sh"
 . "$here/job-devices.sh"
 mkdir -p "$out"
 

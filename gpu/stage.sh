@@ -17,7 +17,8 @@ mvn -B -q -pl "$modules" -am package dependency:copy-dependencies -DskipTests -D
   -Dmaven.source.skip=true -DincludeScope=runtime -DexcludeGroupIds=dev.collectives -DoutputDirectory="$dest/lib" \
   -DexcludeClassifiers=linux-arm64,linux-ppc64le,macosx-arm64,macosx-x86_64,windows-x86_64
 [ -x "$dest/jre/bin/java" ] || gpu/jre.sh "$dest/jre"
-for m in api processor runtime examples tools; do
+[ -f tools/target/collectives/collectives.jar ] && cp tools/target/collectives/collectives.jar "$dest/lib/collectives-tools.jar"
+for m in api processor runtime examples; do
   if [ -d "$m/target" ]; then
     find "$m/target" -maxdepth 1 -name 'collectives-*.jar' ! -name '*-sources.jar' ! -name '*-javadoc.jar' \
       -exec cp {} "$dest/lib/" \;
@@ -27,11 +28,11 @@ done
   -Dartifact=org.junit.platform:junit-platform-console-standalone:1.14.4 -DoutputDirectory="$dest/lib"
 # the differential harness's corpus (CORPUS, SEED, MAX_COUNT as differential.sh takes them), compiled here with the
 # annotation processor: the runtime image has no compiler
-if ls "$dest"/lib/collectives-tools-*.jar > /dev/null 2>&1; then
+if [ -f "$dest"/lib/collectives-tools.jar ]; then
   "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "$dest/lib/*" dev.collectives.tools.Tools differential \
     --prepare-corpus "$dest/corpus.jar" --corpus "${CORPUS:-300}" --seed "${SEED:-1}" --max-count "${MAX_COUNT:-1048576}"
 fi
 cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/differential.sh gpu/faults.sh gpu/peers.sh \
-  gpu/recovery.sh gpu/job-devices.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
+  gpu/recovery.sh gpu/job-devices.sh gpu/java-setup.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
 mkdir -p "$dest/peers" && cp gpu/peers/*.py "$dest/peers/"
 du -sh "$dest"; ls "$dest/lib"

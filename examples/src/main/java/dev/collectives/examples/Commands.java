@@ -33,14 +33,23 @@ public final class Commands {
     /** The whole command line, printing to {@code out}, choosing among these examples and mistakes. */
     static CommandLine commandLine(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
         Catalogue catalogue = new Catalogue(out, examples, mistakes);
-        CommandLine line = new CommandLine(new Top(catalogue))
-                .addSubcommand(new CommandLine(new ExamplesCommand(catalogue)))
+        return printingTo(withRunnerCommands(new CommandLine(new Top(catalogue)), out, examples, mistakes), out);
+    }
+
+    /**
+     * {@code line} with the runner's subcommands added ({@code examples}, {@code mistakes}, {@code list},
+     * {@code join}, {@code recovery}, {@code rendezvous}), printing to {@code out} and choosing among these examples
+     * and mistakes: the project's command line is the tools' with these.
+     */
+    public static CommandLine withRunnerCommands(
+            CommandLine line, PrintStream out, List<Example> examples, List<Mistake> mistakes) {
+        Catalogue catalogue = new Catalogue(out, examples, mistakes);
+        return line.addSubcommand(new CommandLine(new ExamplesCommand(catalogue)))
                 .addSubcommand(new CommandLine(new MistakesCommand(catalogue)))
+                .addSubcommand(new CommandLine(new ListCommand(catalogue)))
                 .addSubcommand(new CommandLine(new JoinCommand(catalogue)))
                 .addSubcommand(new CommandLine(new RecoveryCommand(catalogue)))
-                .addSubcommand(new CommandLine(new RendezvousCommand(out)))
-                .addSubcommand(new CommandLine(new ListCommand(catalogue)));
-        return printingTo(line, out);
+                .addSubcommand(new CommandLine(new RendezvousCommand(out)));
     }
 
     /**
@@ -160,7 +169,10 @@ public final class Commands {
             name = "examples",
             sortOptions = false,
             usageHelpAutoWidth = true,
-            description = "Runs the examples (all of them, or those named), each on a fresh cluster.",
+            description =
+                    "Runs the examples (all of them, or those named), each on a fresh cluster of --ranks ranks in "
+                            + "this process: threads on sim, a GPU each otherwise. Prints each example's describe() table, "
+                            + "its check and its time.",
             exitCodeListHeading = "%nExit status:%n",
             exitCodeList = {
                 "0:every example passed or was skipped",
@@ -188,8 +200,9 @@ public final class Commands {
             name = "mistakes",
             sortOptions = false,
             usageHelpAutoWidth = true,
-            description = "Runs the mistakes (all of them, or those named): each binds a pipeline wrongly on purpose "
-                    + "and must fail fast on every rank with its rule's tag instead of hanging.",
+            description = "Runs the mistakes (all of them, or those named), each on a fresh cluster of --ranks ranks "
+                    + "in this process (threads on sim, a GPU each otherwise): each binds a pipeline wrongly on "
+                    + "purpose and must fail fast on every rank with its rule's tag instead of hanging.",
             exitCodeListHeading = "%nExit status:%n",
             exitCodeList = {
                 "0:every mistake was caught with its rule, or was skipped",
@@ -285,7 +298,7 @@ public final class Commands {
                 names = "--kill",
                 paramLabel = "RANK",
                 description = "the rank that halts; 0 only where every rank joins a rendezvous in a process of its "
-                        + "own (runner rendezvous, COLLECTIVES_RENDEZVOUS_SERVER=standalone); default: 1")
+                        + "own (the command rendezvous, COLLECTIVES_RENDEZVOUS_SERVER=standalone); default: 1")
         int doomed = 1;
 
         @Option(
@@ -320,7 +333,7 @@ public final class Commands {
                 throw new ParameterException(
                         spec.commandLine(),
                         "--kill needs a rank other than 0 where rank 0 serves the rendezvous (when it dies no "
-                                + "survivor can form a communicator; serve it apart with 'runner rendezvous' and "
+                                + "survivor can form a communicator; serve it apart with the command 'rendezvous' and "
                                 + "COLLECTIVES_RENDEZVOUS_SERVER=standalone), not " + doomed);
             }
             if (steps < 1) {

@@ -21,8 +21,8 @@ public final class RanksOption {
     @Option(
             names = OPTION,
             paramLabel = "N",
-            description = "ranks on this host: threads on sim, a GPU each otherwise; comma-separated where a command "
-                    + "runs at several counts in turn; default: ${DEFAULT-VALUE}")
+            description = "the ranks on this host (the command's description says whether threads or processes); "
+                    + "comma-separated where a command runs at several counts in turn; default: ${DEFAULT-VALUE}")
     private String text;
 
     /** @param defaults the default count, or counts comma-separated */

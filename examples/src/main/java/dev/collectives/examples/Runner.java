@@ -35,6 +35,8 @@ public final class Runner {
     public static final int USAGE = 2;
     /** Exit status of {@code join}: this process could not join the job. */
     public static final int NOT_JOINED = 3;
+    /** What a rank of a multi-process job says first, once its settings are read: that it is starting. */
+    public static final String JOINING = "joining on ";
 
     private final Backend backend;
     private final Ranks ranks;
@@ -121,7 +123,7 @@ public final class Runner {
             out.println("error: " + e.getMessage());
             return USAGE;
         }
-        out.println("joining on " + backend.name() + ": " + bootstrap.describe());
+        out.println(JOINING + backend.name() + ": " + bootstrap.describe());
         out.flush();
         JoinedRank rank;
         try {

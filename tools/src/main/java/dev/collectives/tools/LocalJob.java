@@ -1,5 +1,6 @@
 package dev.collectives.tools;
 
+import dev.collectives.examples.Runner;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.bootstrap.RendezvousEndpoint;
 import dev.collectives.runtime.bootstrap.RendezvousServer;
@@ -7,9 +8,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -19,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.function.ObjIntConsumer;
+import java.util.stream.Collectors;
 
 /**
  * The processes of one multi-process job on this host, one per rank, each a hidden command of {@link Tools}, as the
@@ -32,6 +36,15 @@ import java.util.function.ObjIntConsumer;
  */
 public final class LocalJob implements AutoCloseable {
     private static final String SIM = "sim";
+    /**
+     * How long a process may take to say it joins its job: a JVM's start on a busy host, not the job's work. A process
+     * that exits before, or is silent past it, did not start (a wrong class path, a bad JVM option).
+     */
+    public static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    /** How much of a log a failure to start shows: its last lines. */
+    private static final int LOG_TAIL_LINES = 8;
+    /** How often a process that has not said it joins is looked at. */
+    private static final Duration LOOK_EVERY = Duration.ofMillis(50);
     /** How long {@link #close()} waits for each stopped process to end. */
     private static final long STOP_WAIT_SECONDS = 10;
     /** Variables of launchers and of an enclosing job that must not reach the ranks started here. */
@@ -46,6 +59,13 @@ public final class LocalJob implements AutoCloseable {
             "MASTER_ADDR",
             "MASTER_PORT",
             "COLLECTIVES_BOOTSTRAP_TIMEOUT");
+
+    /** A process of the job did not start: the message says which, how it ended and the end of its log. */
+    public static final class NotStarted extends RuntimeException {
+        NotStarted(String message) {
+            super(message);
+        }
+    }
 
     /**
      * Where a job's ranks run.
@@ -83,9 +103,12 @@ public final class LocalJob implements AutoCloseable {
     /**
      * Starts {@code size} processes of {@link Tools}, each running {@code toolArguments} (a command and its
      * options) with the JVM options {@code jvmOptions}, its output, the errors too, going to {@code log.apply(rank)};
-     * {@code environment} then adds to, or removes from, each rank's variables what its job needs.
+     * {@code environment} then adds to, or removes from, each rank's variables what its job needs. Returns once
+     * every process said it joins the job.
      *
      * @throws UncheckedIOException when a process cannot be started (those started are stopped)
+     * @throws NotStarted           when a process exits, or stays silent for {@link #START_TIMEOUT}, before it says
+     *     it joins (those started are stopped)
      */
     public static LocalJob start(
             Placement placement,
@@ -104,9 +127,19 @@ public final class LocalJob implements AutoCloseable {
                 job.processes.add(
                         job.startRank(rank, log.apply(rank), variables -> environment.accept(variables, rank)));
             }
+            for (int r = 0; r < size; r++) {
+                job.awaitStarted(r, "rank " + r, log.apply(r));
+            }
         } catch (IOException e) {
             job.close();
             throw new UncheckedIOException("cannot start the processes of a job of " + size + " ranks", e);
+        } catch (InterruptedException e) {
+            job.close();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the job's processes started", e);
+        } catch (RuntimeException e) {
+            job.close();
+            throw e;
         }
         return job;
     }
@@ -118,8 +151,10 @@ public final class LocalJob implements AutoCloseable {
      *
      * @return its number among this job's processes, past the ranks'
      * @throws UncheckedIOException when it cannot be started
+     * @throws NotStarted           when it exits, or stays silent for {@link #START_TIMEOUT}, before it says it joins
      */
-    public int startReplacement(int rank, Path log, Consumer<Map<String, String>> environment) {
+    public int startReplacement(int rank, Path log, Consumer<Map<String, String>> environment)
+            throws InterruptedException {
         try {
             processes.add(startRank(rank, log, variables -> {
                 environment.accept(variables);
@@ -128,7 +163,61 @@ public final class LocalJob implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the replacement of rank " + rank, e);
         }
-        return processes.size() - 1;
+        int process = processes.size() - 1;
+        awaitStarted(process, "the replacement of rank " + rank, log);
+        return process;
+    }
+
+    /**
+     * Waits until process {@code process} said it joins its job ({@link Runner#JOINING}, the first line of every rank
+     * command), which it writes into {@code log}.
+     *
+     * @throws NotStarted when it exited before, or is still silent after {@link #START_TIMEOUT}
+     */
+    private void awaitStarted(int process, String who, Path log) throws InterruptedException {
+        Process started = processes.get(process);
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (!saysItJoins(log)) {
+            if (!started.isAlive()) {
+                if (saysItJoins(log)) {
+                    return;
+                }
+                throw new NotStarted(
+                        who + " did not start: it exited with status " + started.exitValue() + logEnd(log));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new NotStarted(who + " did not start: it said nothing of joining in " + START_TIMEOUT.toSeconds()
+                        + " s" + logEnd(log));
+            }
+            started.waitFor(LOOK_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private static boolean saysItJoins(Path log) {
+        return read(log).lines().anyMatch(line -> line.startsWith(Runner.JOINING));
+    }
+
+    /**
+     * "; the end of its log (FILE):" and the log's last lines, each indented, or that the log is empty: what a process
+     * that failed said of why.
+     */
+    public static String logEnd(Path log) {
+        List<String> lines = read(log).lines().toList();
+        if (lines.isEmpty()) {
+            return "; its log is empty (" + log + ")";
+        }
+        return "; the end of its log (" + log + "):"
+                + lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()).stream()
+                        .map(line -> "\n    " + line)
+                        .collect(Collectors.joining());
+    }
+
+    private static String read(Path log) {
+        try {
+            return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + log, e);
+        }
     }
 
     private Process startRank(int rank, Path log, Consumer<Map<String, String>> environment) throws IOException {
@@ -187,7 +276,7 @@ public final class LocalJob implements AutoCloseable {
     }
 
     /**
-     * This Java, its class path and the {@code collectives.*} properties it was given, then {@code jvmOptions}. The
+     * This Java, the class path this program runs from ({@link ProgramClassPath}) and the {@code collectives.*} properties it was given, then {@code jvmOptions}. The
      * ranks of a job share the cores, and a rank's own work is light beside the backend's: a quick start and little
      * compiling matter more than peak speed (the client compiler, one GC thread).
      */
@@ -203,7 +292,7 @@ public final class LocalJob implements AutoCloseable {
                 .sorted()
                 .forEach(k -> command.add("-D" + k + "=" + System.getProperty(k)));
         command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Tools.class.getName()));
+        command.addAll(List.of("-cp", ProgramClassPath.text(), Tools.class.getName()));
         command.addAll(toolArguments);
         return command;
     }

@@ -1,5 +1,6 @@
 package dev.collectives.tools;
 
+import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.Commands;
 import dev.collectives.examples.Example;
 import dev.collectives.examples.Examples;
@@ -32,13 +33,19 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * The tools' command line, built on picocli like the examples' {@link Runner}: the benchmarks ({@code bench}), the
- * differential harness ({@code differential}), the fault driver ({@code faults}), the flight records' analyser
- * ({@code trace}), and the hidden commands those
- * two start once per rank of their jobs ({@link LocalJob}), and {@code peers-rank}, a Java rank of a job with ranks of
- * another library, which {@code gpu/peers.sh} starts. {@link #run} runs one, so that tests call it in-process.
+ * The project's command line, {@code collectives} (the script at the repository's root runs it from the jar the build
+ * makes, {@code tools/target/collectives/collectives.jar}): the examples' runner's commands ({@code examples},
+ * {@code mistakes}, {@code list}, {@code join}, {@code recovery}, {@code rendezvous}; {@link Commands}), the
+ * benchmarks ({@code bench}), the differential harness ({@code differential}), the fault driver ({@code faults}), the
+ * flight records' analyser ({@code trace}), the hidden commands those two start once per rank of their jobs
+ * ({@link LocalJob}), and {@code peers-rank}, a Java rank of a job with ranks of another library, which
+ * {@code gpu/peers.sh} starts. Without a command it runs the examples. {@link #run} runs one, so that tests call it
+ * in-process.
  */
 public final class Tools {
+    /** What the command line runs when it is given nothing. */
+    private static final String[] DEFAULT_COMMAND = {"examples"};
+
     private Tools() {}
 
     /**
@@ -67,14 +74,14 @@ public final class Tools {
 
     /** {@link #run(String[], PrintStream)} with these examples and mistakes for the differential harness. */
     static int run(String[] args, PrintStream out, List<Example> examples, List<Mistake> mistakes) {
-        int status = commandLine(out, examples, mistakes).execute(args);
+        int status = commandLine(out, examples, mistakes).execute(args.length == 0 ? DEFAULT_COMMAND : args);
         out.flush();
         return status;
     }
 
     static CommandLine commandLine(PrintStream out, List<Example> examples, List<Mistake> mistakes) {
         CommandLine line = Commands.printingTo(
-                new CommandLine(new Top())
+                Commands.withRunnerCommands(new CommandLine(new Top()), out, examples, mistakes)
                         .addSubcommand(new CommandLine(new Bench()))
                         .addSubcommand(new CommandLine(new DifferentialCommand(out, examples, mistakes)))
                         .addSubcommand(new CommandLine(new RankCommand(out, examples, mistakes)))
@@ -92,16 +99,30 @@ public final class Tools {
     }
 
     @Command(
-            name = "tools",
+            name = "collectives",
             usageHelpAutoWidth = true,
-            synopsisSubcommandLabel = "COMMAND",
-            description =
-                    "The benchmarks, the differential harness, the fault driver and the flight records' analyser: "
-                            + "each command has its own "
-                            + "--help. The examples and the mistakes are the examples module's runner.",
+            synopsisSubcommandLabel = "[COMMAND]",
+            versionProvider = BuildVersion.class,
+            description = {
+                "Collectives' command line: the examples and the mistakes, one rank of a multi-process job and its "
+                        + "recovery, a rendezvous in a process of its own, the benchmarks, the differential harness, "
+                        + "the fault driver and the flight records' analyser. Each command has its own --help; "
+                        + "without a command it runs the examples, as 'examples' does."
+            },
             exitCodeListHeading = "%nExit status:%n",
-            exitCodeList = {"0:the command passed", "1:it failed", "2:a bad command line, or an unavailable backend"})
+            exitCodeList = {
+                "0:the command passed",
+                "1:it failed",
+                "2:a bad command line, or an unavailable backend",
+                "3:join and recovery: this process could not join the job"
+            })
     static final class Top extends Group {
+        @Option(
+                names = {"-V", "--version"},
+                versionHelp = true,
+                description = "print the version, and exit")
+        boolean version;
+
         Top() {
             super("a command");
         }

@@ -9,6 +9,7 @@ import dev.collectives.tools.LocalJob;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -180,6 +181,8 @@ final class Harness {
                         ? "exited with status " + status.getAsInt()
                         : "was stopped after " + settings.jobTimeout().toSeconds() + " s";
             }
+        } catch (LocalJob.NotStarted e) {
+            Arrays.fill(ended, "was given up: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the " + job.label() + " job", e);

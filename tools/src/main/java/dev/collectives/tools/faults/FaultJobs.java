@@ -76,7 +76,9 @@ final class FaultJobs {
             String end = status.isPresent()
                     ? "exited with status " + status.getAsInt()
                     : "was stopped after " + jobTimeout.toSeconds() + " s";
-            return "rank " + rank + " " + end + ": " + failure.orElse("(no failure printed)") + " (log: " + log + ")";
+            return "rank " + rank + " " + end + ": "
+                    + failure.map(line -> line + " (log: " + log + ")")
+                            .orElseGet(() -> "no failure printed" + LocalJob.logEnd(log));
         }
     }
 
@@ -158,6 +160,7 @@ final class FaultJobs {
         List<String> jvmOptions = jvmOptions();
         List<Survivor> survivors = new ArrayList<>();
         long start = System.nanoTime();
+        Optional<String> notStarted = Optional.empty();
         try (LocalJob job = LocalJob.start(
                 new LocalJob.Placement(settings.backend(), settings.devices(), "faults"),
                 n,
@@ -170,9 +173,23 @@ final class FaultJobs {
                 OptionalInt status = job.awaitExit(r, deadline);
                 survivors.add(new Survivor(r, status, failure(log(dir, r), r), log(dir, r)));
             }
+        } catch (LocalJob.NotStarted e) {
+            notStarted = Optional.of(e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the " + fault.label() + " job", e);
+        }
+        if (notStarted.isPresent()) {
+            out.printf(
+                    Locale.ROOT,
+                    "%s, %s, %d ranks: NOT OK in %.1f s: %s%n",
+                    fault.label(),
+                    mode,
+                    n,
+                    (System.nanoTime() - start) / 1e9,
+                    notStarted.get());
+            out.flush();
+            return false;
         }
         Optional<String> traced = fault.traced() ? Optional.of(traced(dir.resolve(FLIGHT_RECORDS))) : Optional.empty();
         boolean ok = survivors.stream().allMatch(s -> s.failedNaming(fault, culprit))

@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
         usageHelpAutoWidth = true,
         description = {
             "Proves the failure paths of jobs of processes: for each rank count N, registration mode and "
-                    + "fault, starts N processes, one per rank, that bind a one-allreduce pipeline of the mode and run its "
+                    + "fault, starts N processes, one per rank (on sim too), that bind a one-allreduce pipeline of the mode and run its "
                     + "steps, each waited for and checked. At step " + FaultRankCommand.FAULT_STEP
                     + " the culprit, rank "
                     + "N-1, commits the fault; every other rank's step must then fail, naming the culprit and the cause, "
@@ -73,7 +73,7 @@ public final class FaultsCommand implements Callable<Integer> {
             converter = Recovery.Parser.class,
             description = "after the faults, at each rank count and in each mode, rank N/2 is killed in step 2 and "
                     + "the survivors shrink it away (shrink), or reform the job with a process started in its place "
-                    + "(replace; the runner's recovery, recovery --replace); or rank 0 is killed, the rendezvous "
+                    + "(replace; the command recovery --replace); or rank 0 is killed, the rendezvous "
                     + "served by this process, and the survivors shrink it away (rank-0); default: "
                     + "shrink,replace,rank-0")
     List<Recovery> recoveries = List.of(Recovery.values());

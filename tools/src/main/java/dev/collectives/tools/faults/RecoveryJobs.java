@@ -98,13 +98,15 @@ final class RecoveryJobs {
                 OptionalInt status = job.awaitExit(process.process(), deadline);
                 String log = read(process.log());
                 if (!status.equals(OptionalInt.of(0))) {
-                    problems.add(process.who() + " " + ended(status) + " (log: " + process.log() + ")");
+                    problems.add(process.who() + " " + ended(status) + LocalJob.logEnd(process.log()));
                 } else if (!recovery.recovered(log, killed)
                         || !log.contains("\ncheck: OK on rank " + process.rank() + " ")) {
                     problems.add(
                             process.who() + " did not run its steps with the right sums (log: " + process.log() + ")");
                 }
             }
+        } catch (LocalJob.NotStarted e) {
+            problems.add(e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the " + recovery.label() + " job", e);

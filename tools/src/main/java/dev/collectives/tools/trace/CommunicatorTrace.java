@@ -106,6 +106,33 @@ final class CommunicatorTrace {
         return Optional.empty();
     }
 
+    /**
+     * Per rank that stopped short of the others, the first entry it never enqueued, as a rank that did enqueue it
+     * recorded it; an entry no rank still holds is left out.
+     */
+    Map<Integer, Entry> neverReached() {
+        Map<Integer, Long> last = lastSeqs();
+        long newest = last.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        Map<Integer, Entry> reached = new TreeMap<>();
+        last.forEach((rank, seq) -> {
+            if (seq < newest) {
+                byRank.values().stream()
+                        .map(entries -> entries.get(seq + 1))
+                        .filter(entry -> entry != null)
+                        .findFirst()
+                        .ifPresent(entry -> reached.put(rank, entry));
+            }
+        });
+        return reached;
+    }
+
+    /** Each rank's record, by rank; a rank without a dump is missing. */
+    Map<Integer, FlightRecord> records() {
+        Map<Integer, FlightRecord> records = new TreeMap<>();
+        dumps.forEach((rank, dump) -> records.put(rank, dump.record()));
+        return records;
+    }
+
     /** "rank 7 never enqueued #1042 allReduce(...); ranks 0-6 enqueued it and wait in it", per missing entry. */
     private List<String> neverEnqueued() {
         Map<Integer, Long> last = lastSeqs();

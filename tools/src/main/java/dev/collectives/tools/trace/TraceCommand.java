@@ -3,6 +3,7 @@ package dev.collectives.tools.trace;
 import dev.collectives.examples.Runner;
 import dev.collectives.tools.trace.FlightDumps.BadInput;
 import dev.collectives.tools.trace.FlightDumps.Dump;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,14 +23,17 @@ import picocli.CommandLine.Parameters;
                     + "flight-rank<R>-comm<N>.json at a failure, an abort, a timeout, or when its communicator closes), "
                     + "lines the ranks' operations up by number, and reports per communicator: the first operation that "
                     + "ranks called with different calls or sizes, the ranks that never enqueued an operation the others "
-                    + "did, the ranks stuck in one, and a table per rank."
+                    + "did, the ranks stuck in one, and a table per rank.",
+            "Writes a timeline of the ranks' last operations into DIR, each rank a row marking where it stopped and "
+                    + "the operation it never reached: " + Timeline.PNG + " and " + Timeline.JSON + ", a Chrome trace "
+                    + "(Trace Event Format) that Perfetto (ui.perfetto.dev) and chrome://tracing open."
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
             "0:the ranks agree",
             "1:they parted: a mismatch, an operation some ranks never enqueued, or a " + "rank without a record",
             "2:bad input: no such directory, no record in it, or a file that is not a "
-                    + "flight record of this version"
+                    + "flight record of this version; or the timeline could not be written"
         })
 public final class TraceCommand implements Callable<Integer> {
     private final PrintStream out;
@@ -71,7 +75,8 @@ public final class TraceCommand implements Callable<Integer> {
             return Runner.USAGE;
         }
         boolean parted = false;
-        for (CommunicatorTrace trace : CommunicatorTrace.of(dumps)) {
+        List<CommunicatorTrace> traces = CommunicatorTrace.of(dumps);
+        for (CommunicatorTrace trace : traces) {
             out.println("communicator " + trace.communicator() + " (" + trace.size() + " ranks):");
             List<String> findings = trace.findings();
             if (findings.isEmpty()) {
@@ -81,6 +86,14 @@ public final class TraceCommand implements Callable<Integer> {
             trace.stuck().forEach(s -> out.println("  " + s));
             trace.table().forEach(row -> out.println("  " + row));
             parted |= !findings.isEmpty();
+        }
+        try {
+            new Timeline(traces).write(directory);
+            out.println("timeline: " + directory.resolve(Timeline.PNG) + " and " + directory.resolve(Timeline.JSON)
+                    + " (a Chrome trace: open it in Perfetto, ui.perfetto.dev)");
+        } catch (IOException e) {
+            out.println("error: cannot write the timeline into " + directory + ": " + e.getMessage());
+            return Runner.USAGE;
         }
         out.flush();
         return parted ? Runner.FAILED : Runner.PASSED;
