@@ -40,7 +40,7 @@ final class Timeline {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final int WIDTH = 1000;
-    private static final int ROW_HEIGHT = 70;
+    private static final int ROW_HEIGHT = 90;
     /** The shortest bar drawn, in microseconds, so that an instant's entry stays visible. */
     private static final long SHORTEST_MICROS = 1;
 
@@ -119,11 +119,23 @@ final class Timeline {
 
     /** "stopped in #5 allReduce (failed)", then "; never reached #6 allGather(...)" where it stopped short. */
     private static String stopped(Row row) {
-        String where = row.last()
+        return where(row)
+                + row.neverReached().map(op -> "; never reached " + op).orElse("");
+    }
+
+    /** {@link #stopped} with the calls alone, short enough for the picture. */
+    private static String shortStop(Row row) {
+        return where(row)
+                + row.neverReached()
+                        .map(op -> "; never reached #" + op.seq() + " " + op.call())
+                        .orElse("");
+    }
+
+    private static String where(Row row) {
+        return row.last()
                 .map(e -> "stopped in #" + e.seq() + " " + e.call() + " ("
                         + e.state().label() + ")")
                 .orElse("recorded nothing");
-        return where + row.neverReached().map(op -> "; never reached " + op).orElse("");
     }
 
     private JFreeChart chart() {
@@ -142,7 +154,7 @@ final class Timeline {
             for (Entry entry : row.record().entries()) {
                 double from = millis(start(entry));
                 double to = millis(end(entry));
-                byState.get(entry.state()).add(from, from, to, y, y - 0.3, y + 0.3);
+                byState.get(entry.state()).add(from, from, to, y, y - 0.2, y + 0.35);
             }
         }
         NumberAxis time = new NumberAxis("milliseconds since the first operation kept");
@@ -162,10 +174,10 @@ final class Timeline {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
         Font font = new Font(Font.SANS_SERIF, Font.PLAIN, 11);
+        // each row's note above its bars, from the left, where it is never cut off
         for (int y = 0; y < rows.size(); y++) {
             Row row = rows.get(y);
-            double at = millis(row.last().map(this::end).orElse(originMicros));
-            XYTextAnnotation note = new XYTextAnnotation("  " + stopped(row), at, y + 0.42);
+            XYTextAnnotation note = new XYTextAnnotation(shortStop(row), 0, y - 0.48);
             note.setFont(font);
             note.setTextAnchor(TextAnchor.TOP_LEFT);
             note.setPaint(row.neverReached().isPresent() ? new Color(0xc44e52) : Color.DARK_GRAY);
