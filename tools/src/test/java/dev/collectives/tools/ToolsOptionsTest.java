@@ -4,10 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.examples.Example;
 import dev.collectives.examples.Examples;
 import dev.collectives.examples.Runner;
 import dev.collectives.examples.mistakes.Mistakes;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,15 +21,17 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
-/** The tools' command line: help, the options every command shares, and what a bad command line gets. */
+/** The command line: help, the options every command shares, and what a bad command line gets. */
 class ToolsOptionsTest {
     @Test
     void helpListsTheCommandsButNotTheRanksOfTheirJobs() {
         ToolsOutput run = ToolsOutput.of("--help");
 
         assertEquals(Runner.PASSED, run.status(), run.text());
-        assertTrue(run.text().startsWith("Usage: tools "), run.text());
-        for (String command : new String[] {"bench", "differential", "faults", "trace"}) {
+        assertTrue(run.text().startsWith("Usage: collectives "), run.text());
+        for (String command : new String[] {
+            "examples", "mistakes", "list", "join", "recovery", "rendezvous", "bench", "differential", "faults", "trace"
+        }) {
             assertTrue(run.text().contains("\n  " + command + " "), command);
         }
         assertFalse(run.text().contains("differential-rank"), "a rank of the harness's jobs is not for users");
@@ -49,12 +55,17 @@ class ToolsOptionsTest {
     }
 
     @Test
-    void withoutACommandItListsThemAndExitsWithUsageStatus() {
-        ToolsOutput run = ToolsOutput.of();
+    void withoutACommandItRunsTheExamples() {
+        Example first = Examples.all().get(0);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int status;
+        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            status = Tools.run(new String[0], out, List.of(first), List.of());
+        }
+        String text = bytes.toString(StandardCharsets.UTF_8);
 
-        assertEquals(Runner.USAGE, run.status(), run.text());
-        assertTrue(run.text().startsWith("error: name a command"), run.text());
-        assertTrue(run.text().contains("\n  differential "), run.text());
+        assertEquals(Runner.PASSED, status, text);
+        assertTrue(text.contains(first.name()), text);
     }
 
     @ParameterizedTest(name = "{0} --help")
@@ -76,7 +87,7 @@ class ToolsOptionsTest {
         ToolsOutput run = ToolsOutput.of(args.toArray(new String[0]));
 
         assertEquals(Runner.PASSED, run.status(), run.text());
-        assertTrue(run.text().startsWith("Usage: tools " + command + " "), run.text());
+        assertTrue(run.text().startsWith("Usage: collectives " + command + " "), run.text());
     }
 
     @ParameterizedTest(name = "{0} --help")
@@ -100,8 +111,9 @@ class ToolsOptionsTest {
                         + "else " + backend + " "),
                 text);
         assertTrue(
-                text.contains("--ranks=N ranks on this host: threads on sim, a GPU each otherwise; "
-                        + "comma-separated where a command runs at several counts in turn; default: " + ranks + " "),
+                text.contains("--ranks=N the ranks on this host (the command's description says whether threads "
+                        + "or processes); comma-separated where a command runs at several counts in turn; default: "
+                        + ranks + " "),
                 text);
     }
 
