@@ -3,6 +3,7 @@ package dev.collectives.examples;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.testing.DocPages;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -47,7 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
  * </ul>
  */
 class DocSnippetsTest {
-    private static final Path ROOT = Path.of("..");
+    private static final Path ROOT = DocPages.ROOT;
     private static final Pattern JAVA_BLOCK =
             Pattern.compile("(?:<!-- snippet: ([^\n]*?) -->\n *)?```java\n(.*?)```", Pattern.DOTALL);
     private static final Pattern PUBLIC_TYPE = Pattern.compile(
@@ -163,21 +164,13 @@ class DocSnippetsTest {
 
     /** The java blocks of README.md and docs/*.md, in page order. */
     static List<Snippet> snippets() throws IOException {
-        List<Path> pages = new ArrayList<>();
-        pages.add(ROOT.resolve("README.md"));
-        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
-        }
-        List<Snippet> snippets = new ArrayList<>();
-        for (Path page : pages) {
-            String text = Files.readString(page);
-            Matcher block = JAVA_BLOCK.matcher(text);
-            while (block.find()) {
-                int line = (int) text.substring(0, block.start(2)).lines().count() + 1;
-                snippets.add(new Snippet(page, line, block.group(1) == null ? "" : block.group(1), block.group(2)));
-            }
-        }
-        return snippets;
+        return DocPages.find(JAVA_BLOCK).stream()
+                .map(f -> new Snippet(
+                        f.page(),
+                        f.line(),
+                        f.match().group(1) == null ? "" : f.match().group(1),
+                        f.match().group(2)))
+                .toList();
     }
 
     /** The snippet as a source file: as it is, or wrapped as its kind and its directive say. */

@@ -3,6 +3,7 @@ package dev.collectives.tools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.testing.DocPages;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
@@ -11,7 +12,6 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * copy lacks is skipped, saying which. Each block's page and line, and whether it ran, are printed.
  */
 class DocShellBlocksTest {
-    private static final Path ROOT = Path.of("..");
+    private static final Path ROOT = DocPages.ROOT;
     private static final Pattern MARKED = Pattern.compile("<!-- run -->\n```sh\n(.*?)```", Pattern.DOTALL);
     /** A program of the repository, named by its path from the root: {@code ./collectives}, {@code ./gpu/x.sh}. */
     private static final Pattern OWN_PROGRAM = Pattern.compile("(?<![\\w/.])\\./[\\w./-]+");
@@ -99,21 +99,9 @@ class DocShellBlocksTest {
 
     /** The blocks marked to run, of README.md and docs/*.md, in page order. */
     private static List<Block> marked() throws IOException {
-        List<Path> pages = new ArrayList<>();
-        pages.add(ROOT.resolve("README.md"));
-        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
-        }
-        List<Block> blocks = new ArrayList<>();
-        for (Path page : pages) {
-            String text = Files.readString(page);
-            Matcher block = MARKED.matcher(text);
-            while (block.find()) {
-                int line = (int) text.substring(0, block.start(1)).lines().count() + 1;
-                blocks.add(new Block(page, line, block.group(1)));
-            }
-        }
-        return blocks;
+        return DocPages.find(MARKED).stream()
+                .map(f -> new Block(f.page(), f.line(), f.match().group(1)))
+                .toList();
     }
 
     /** The repository's files, as a fresh clone has them: no build output, the scripts still executable. */
