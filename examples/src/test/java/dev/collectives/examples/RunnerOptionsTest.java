@@ -38,13 +38,13 @@ class RunnerOptionsTest {
     }
 
     @Test
-    void theReadmeNamesEverySubcommand() throws IOException {
-        String readme = Files.readString(Path.of("..", "README.md"));
+    void theExamplesPageNamesEverySubcommand() throws IOException {
+        String page = Files.readString(Path.of("..", "docs", "examples.md"));
         CommandLine runner = Commands.commandLine(System.out, Examples.all(), Mistakes.all());
 
         for (CommandLine command : runner.getSubcommands().values()) {
             if (!command.getCommandSpec().usageMessage().hidden()) {
-                assertTrue(readme.contains("`" + command.getCommandName()), command.getCommandName());
+                assertTrue(page.contains("`" + command.getCommandName()), command.getCommandName());
             }
         }
     }

@@ -1,5 +1,10 @@
 package dev.collectives.processor;
 
+import static dev.collectives.testing.PropertyCases.between;
+import static dev.collectives.testing.PropertyCases.listOf;
+import static dev.collectives.testing.PropertyCases.oneOf;
+import static dev.collectives.testing.PropertyCases.withOneSmaller;
+import static dev.collectives.testing.PropertyCases.withoutOne;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,26 +15,24 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
+import dev.collectives.testing.PropertyCases;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Random;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import javax.tools.Diagnostic;
 import javax.tools.JavaFileObject;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.statistics.Statistics;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
 
 /**
  * Random pipeline declarations within the DSL (registrations, declared ranks or not, buffers, views and externals
  * of any type, steps of any ops with counts and offsets that may not fit): the processor either accepts one, and
  * then the declaration and its generated class compile under -Xlint:all -Werror, or rejects it with tagged
- * diagnostics only: no internal error, no javac error inside generated code, no untagged message.
+ * diagnostics only: no internal error, no javac error inside generated code, no untagged message. Fifty seeded
+ * cases; a failing one is shrunk to fewer steps, ops and buffers before it is printed.
  */
 class RandomPipelinesPropertyTest {
     private static final List<String> OPS =
@@ -53,8 +56,15 @@ class RandomPipelinesPropertyTest {
 
     record PipelineSpec(Registration registration, int ranks, List<BufferSpec> buffers, List<StepSpec> steps) {}
 
-    @Property(tries = 50)
-    void eachDeclarationCompilesCleanlyOrGetsTaggedDiagnosticsOnly(@ForAll("pipelines") PipelineSpec spec) {
+    private static final PropertyCases<PipelineSpec> PIPELINES = new PropertyCases<>(
+            50, 0x5eed_0001L, RandomPipelinesPropertyTest::pipeline, RandomPipelinesPropertyTest::smaller);
+
+    @TestFactory
+    Stream<DynamicTest> eachDeclarationCompilesCleanlyOrGetsTaggedDiagnosticsOnly() {
+        return PIPELINES.check(RandomPipelinesPropertyTest::compilesCleanlyOrGetsTaggedDiagnosticsOnly);
+    }
+
+    private static void compilesCleanlyOrGetsTaggedDiagnosticsOnly(PipelineSpec spec) {
         Sources source = Sources.pipeline(render(spec), members(spec).toArray(new String[0]));
         Compilation compilation = Sources.compiler(false).compile(source.file());
         List<Diagnostic<? extends JavaFileObject>> problems = compilation.diagnostics().stream()
@@ -72,7 +82,6 @@ class RandomPipelinesPropertyTest {
                     !message.contains(" null") && !message.contains("dev.collectives.processor"),
                     "internal names in: " + message);
         }
-        Statistics.collect(compilation.status());
         if (compilation.status() == Compilation.Status.SUCCESS) {
             assertEquals(1, compilation.generatedSourceFiles().size(), "one class per pipeline");
             List<JavaFileObject> all = new ArrayList<>(compilation.generatedSourceFiles());
@@ -89,48 +98,75 @@ class RandomPipelinesPropertyTest {
         }
     }
 
-    @Provide
-    Arbitrary<PipelineSpec> pipelines() {
-        Arbitrary<BufferSpec> buffer = Combinators.combine(
-                        Arbitraries.of("Buffer", "Buffer", "View", "External"), Arbitraries.of(DataType.class),
-                        Arbitraries.of(true, true, false),
-                                mostly(Arbitraries.integers().between(64, 300), -1, 0),
-                        Arbitraries.integers().between(0, 64).map(i -> i * 4),
-                                Arbitraries.of(Allocator.MEM_ALLOC, Allocator.VMM, Allocator.LEGACY))
-                .as(BufferSpec::new);
-        Arbitrary<OpSpec> op = Combinators.combine(
-                        Arbitraries.of(OPS),
-                        Arbitraries.integers().between(0, 4),
-                        Arbitraries.integers().between(0, 4),
-                        mostly(Arbitraries.integers().between(1, 16), -1, 0, 80),
-                        mostly(Arbitraries.integers().between(0, 16), 40),
-                        mostly(Arbitraries.integers().between(0, 16), 40),
-                        Arbitraries.of(ReduceOp.class),
-                        Arbitraries.integers().between(-1, 5))
-                .as((kind, send, recv, count, so, ro, reduce, rank) -> new OpSpec(
-                        kind,
-                        send,
-                        recv,
-                        count,
-                        so,
-                        ro,
-                        reduce,
-                        rank,
-                        rank % 3 == 0 ? Peer.NEXT : rank % 3 == 1 ? Peer.PREVIOUS : Peer.ABSOLUTE));
-        Arbitrary<StepSpec> step = Combinators.combine(
-                        op.list().ofMinSize(1).ofMaxSize(3), Arbitraries.of(false, false, true))
-                .as(StepSpec::new);
-        return Combinators.combine(
-                        Arbitraries.of(Registration.class),
-                        Arbitraries.of(0, 0, 1, 2, 4),
-                        buffer.list().ofMinSize(1).ofMaxSize(4),
-                        step.list().ofMinSize(0).ofMaxSize(3))
-                .as(PipelineSpec::new);
+    private static PipelineSpec pipeline(Random random) {
+        return new PipelineSpec(
+                oneOf(random, Registration.values()),
+                oneOf(random, 0, 0, 1, 2, 4),
+                listOf(random, 1, 4, RandomPipelinesPropertyTest::buffer),
+                listOf(
+                        random,
+                        0,
+                        3,
+                        r -> new StepSpec(
+                                listOf(r, 1, 3, RandomPipelinesPropertyTest::op), oneOf(r, false, false, true))));
     }
 
-    /** Values of {@code usual} nine times in ten, else one of the unusual ones. */
-    private static Arbitrary<Integer> mostly(Arbitrary<Integer> usual, Integer... unusual) {
-        return Arbitraries.frequencyOf(Tuple.of(9, usual), Tuple.of(1, Arbitraries.of(unusual)));
+    private static BufferSpec buffer(Random random) {
+        return new BufferSpec(
+                oneOf(random, "Buffer", "Buffer", "View", "External"),
+                oneOf(random, DataType.values()),
+                oneOf(random, true, true, false),
+                mostly(random, between(random, 64, 300), -1, 0),
+                between(random, 0, 64) * 4,
+                oneOf(random, Allocator.MEM_ALLOC, Allocator.VMM, Allocator.LEGACY));
+    }
+
+    private static OpSpec op(Random random) {
+        String kind = oneOf(random, OPS.toArray(new String[0]));
+        int send = between(random, 0, 4);
+        int recv = between(random, 0, 4);
+        int count = mostly(random, between(random, 1, 16), -1, 0, 80);
+        int sendOffset = mostly(random, between(random, 0, 16), 40);
+        int recvOffset = mostly(random, between(random, 0, 16), 40);
+        ReduceOp reduce = oneOf(random, ReduceOp.values());
+        int rank = between(random, -1, 5);
+        Peer peer = rank % 3 == 0 ? Peer.NEXT : rank % 3 == 1 ? Peer.PREVIOUS : Peer.ABSOLUTE;
+        return new OpSpec(kind, send, recv, count, sendOffset, recvOffset, reduce, rank, peer);
+    }
+
+    /** {@code usual} nine times in ten, else one of the unusual values. */
+    private static int mostly(Random random, int usual, Integer... unusual) {
+        return random.nextInt(10) < 9 ? usual : oneOf(random, unusual);
+    }
+
+    /** Fewer steps, fewer buffers, fewer ops in a step, no declared ranks, smaller counts. */
+    private static List<PipelineSpec> smaller(PipelineSpec spec) {
+        List<PipelineSpec> variants = new ArrayList<>();
+        withoutOne(spec.steps(), 0)
+                .forEach(steps ->
+                        variants.add(new PipelineSpec(spec.registration(), spec.ranks(), spec.buffers(), steps)));
+        withoutOne(spec.buffers(), 1)
+                .forEach(buffers ->
+                        variants.add(new PipelineSpec(spec.registration(), spec.ranks(), buffers, spec.steps())));
+        withOneSmaller(
+                        spec.steps(),
+                        step -> withoutOne(step.ops(), 1).stream()
+                                .map(ops -> new StepSpec(ops, step.grouped()))
+                                .toList())
+                .forEach(steps ->
+                        variants.add(new PipelineSpec(spec.registration(), spec.ranks(), spec.buffers(), steps)));
+        if (spec.ranks() != 0) {
+            variants.add(new PipelineSpec(spec.registration(), 0, spec.buffers(), spec.steps()));
+        }
+        withOneSmaller(
+                        spec.buffers(),
+                        b -> b.count() > 64
+                                ? List.of(new BufferSpec(
+                                        b.annotation(), b.type(), b.typed(), 64, b.offsetBytes(), b.allocator()))
+                                : List.of())
+                .forEach(buffers ->
+                        variants.add(new PipelineSpec(spec.registration(), spec.ranks(), buffers, spec.steps())));
+        return variants;
     }
 
     private static String render(PipelineSpec spec) {

@@ -39,18 +39,18 @@ class ToolsOptionsTest {
     }
 
     @Test
-    void theReadmeNamesEveryCommandAndEveryBenchmark() throws IOException {
-        String readme = Files.readString(Path.of("..", "README.md"));
+    void theExamplesPageNamesEveryCommandAndEveryBenchmark() throws IOException {
+        String page = Files.readString(Path.of("..", "docs", "examples.md"));
         CommandLine tools = Tools.commandLine(System.out, Examples.all(), Mistakes.all());
 
         for (CommandLine command : tools.getSubcommands().values()) {
             if (!command.getCommandSpec().usageMessage().hidden()) {
-                assertTrue(readme.contains("`" + command.getCommandName()), command.getCommandName());
+                assertTrue(page.contains("`" + command.getCommandName()), command.getCommandName());
             }
         }
         for (String benchmark :
                 tools.getSubcommands().get("bench").getSubcommands().keySet()) {
-            assertTrue(readme.contains("`bench " + benchmark + "`"), benchmark);
+            assertTrue(page.contains("`bench " + benchmark + "`"), benchmark);
         }
     }
 

@@ -455,6 +455,7 @@ public final class SimCommunicator implements Communicator {
         return "sim communicator, rank " + rank + " of " + size()
                 + (siblings == null
                         ? ""
-                        : " (a child, on device " + device + (origin == null ? "" : "; " + origin) + ")");
+                        : " (a child; device " + device + ", its rank when the job began"
+                                + (origin == null ? "" : "; " + origin) + ")");
     }
 }
