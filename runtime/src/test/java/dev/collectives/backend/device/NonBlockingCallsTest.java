@@ -8,6 +8,7 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.bootstrap.Bootstrap;
@@ -131,6 +132,37 @@ class NonBlockingCallsTest {
         }
         first.close();
         second.close();
+    }
+
+    @Test
+    void aSplitInProgressWaitsUntilTheChildIsFormed() {
+        DeviceCommunicator comm = api.communicator(0, 2);
+        api.inProgress("commSplit", 2);
+        int pollsBefore = api.polled().size();
+
+        DeviceCommunicator child = (DeviceCommunicator) comm.split(0, 0).orElseThrow();
+
+        long formed = child.nativeComm().handle();
+        List<Long> polled = api.polled();
+        assertEquals(List.of(formed, formed, formed), polled.subList(pollsBefore, polled.size()));
+        child.close();
+        comm.close();
+        assertEquals(0, api.count("commAbort"));
+    }
+
+    @Test
+    void aRegistrationAndItsEndInProgressArePolledUntilDone() {
+        DeviceCommunicator comm = api.communicator(0, 2);
+        DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+        api.inProgress("commRegister", 1).inProgress("commDeregister", 1);
+
+        RegistrationHandle registration = comm.register(buffer);
+        assertEquals(List.of("commRegister", "commAsyncError", "commAsyncError"), tail(3));
+        registration.close();
+        assertEquals(List.of("commDeregister", "commAsyncError", "commAsyncError"), tail(3));
+
+        buffer.close();
+        comm.close();
     }
 
     @Test
