@@ -22,8 +22,12 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
     /** A field left to the library. */
     public static final int UNSET = Integer.MIN_VALUE;
 
-    /** Non-blocking, everything else left to the library. */
-    public static final CommConfig DEFAULT = new CommConfig(0, UNSET, UNSET, UNSET, UNSET);
+    /** {@code true} makes {@link #DEFAULT} blocking; read once, when this class loads. */
+    public static final String BLOCKING_PROPERTY = "collectives.device.blocking";
+
+    /** Non-blocking (blocking where {@value #BLOCKING_PROPERTY} is {@code true}), everything else left to the library. */
+    public static final CommConfig DEFAULT =
+            new CommConfig(Boolean.getBoolean(BLOCKING_PROPERTY) ? 1 : 0, UNSET, UNSET, UNSET, UNSET);
 
     /** This config, blocking or not. */
     public CommConfig withBlocking(boolean block) {
@@ -42,7 +46,7 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
 
     /** Whether every field but {@code blocking} is left to the library. */
     boolean leavesAllToTheLibrary() {
-        return withBlocking(false).equals(DEFAULT);
+        return withBlocking(false).equals(DEFAULT.withBlocking(false));
     }
 
     /**
