@@ -1,14 +1,20 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
+import java.time.Duration;
 
 /**
  * The communicator config ({@code ncclConfig_t}/{@code mcclConfig_t}) fields this project sets; {@link #UNSET}
  * leaves a field to the library. It is passed through {@code CommInitRankConfig} laid out for the library
- * version found (2.27 or 2.28 layout); libraries older than 2.27 get plain {@code CommInitRank}, and only the
- * default config.
+ * version found (2.27 or 2.28 layout); libraries older than 2.27 get plain {@code CommInitRank} (blocking), and only
+ * the default config.
  *
- * @param blocking      1 blocking (what this backend expects), 0 non-blocking
+ * <p>Non-blocking (the default): every call that may wait on other ranks (init, split, shrink, finalize,
+ * registration, windows, collectives, {@code GroupEnd}) returns at once and is polled, parking, up to a deadline,
+ * and {@code abort()} ends any such wait. Blocking: those calls block in the library until they return, and an
+ * abort cannot end them; pick it only where the library's non-blocking mode costs more than it saves.
+ *
+ * @param blocking      0 non-blocking (the default), 1 blocking
  * @param collnetEnable 1 enables IB SHARP (CollNet) on the communicator (R8)
  * @param ctaPolicy     0 default, 1 efficiency, 2 zero (2.28)
  */
@@ -16,8 +22,17 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
     /** A field left to the library. */
     public static final int UNSET = Integer.MIN_VALUE;
 
-    /** Blocking, everything else left to the library. */
-    public static final CommConfig DEFAULT = new CommConfig(1, UNSET, UNSET, UNSET, UNSET);
+    /** {@code true} makes {@link #DEFAULT} blocking; read once, when this class loads. */
+    public static final String BLOCKING_PROPERTY = "collectives.device.blocking";
+
+    /** Non-blocking (blocking where {@value #BLOCKING_PROPERTY} is {@code true}), everything else left to the library. */
+    public static final CommConfig DEFAULT =
+            new CommConfig(Boolean.getBoolean(BLOCKING_PROPERTY) ? 1 : 0, UNSET, UNSET, UNSET, UNSET);
+
+    /** This config, blocking or not. */
+    public CommConfig withBlocking(boolean block) {
+        return new CommConfig(block ? 1 : 0, collnetEnable, ctaPolicy, minCtas, maxCtas);
+    }
 
     /** This config with IB SHARP (CollNet) enabled or disabled. */
     public CommConfig withCollnet(boolean enable) {
@@ -29,13 +44,17 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
         return new CommConfig(blocking, collnetEnable, policy, minCtas, maxCtas);
     }
 
-    boolean isDefault() {
-        return equals(DEFAULT);
+    /** Whether every field but {@code blocking} is left to the library. */
+    boolean leavesAllToTheLibrary() {
+        return withBlocking(false).equals(DEFAULT.withBlocking(false));
     }
 
-    /** Refuses a config other than the default where the library predates CTAPolicy (it gets plain init). */
+    /**
+     * Refuses a config that sets more than {@code blocking} where the library predates CTAPolicy (it gets plain
+     * init, which blocks).
+     */
     void requireSupportedBy(NativeLibrary library, int rank) {
-        if (library.configLayout() == 0 && !isDefault()) {
+        if (library.configLayout() == 0 && !leavesAllToTheLibrary()) {
             throw CollectivesException.usage(
                     rank,
                     library.dialect.backendName() + " " + library.versionString()
@@ -43,8 +62,12 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
         }
     }
 
-    /** {@code CommInitRank(Config)} of {@code rank} of {@code size} with this config: the communicator's handle. */
-    long initRank(NativeLibrary library, int size, byte[] uniqueId, int rank) {
+    /**
+     * {@code CommInitRank(Config)} of {@code rank} of {@code size} with this config: the communicator's handle, once
+     * formed; every rank must join it within {@code timeout}, else it is aborted and this throws naming the rank, the
+     * size and the timeout.
+     */
+    long initRank(NativeLibrary library, int size, byte[] uniqueId, int rank, Waits waits, Duration timeout) {
         int layout = library.configLayout();
         long[] handle = new long[1];
         int rc = library.api.commInitRank(
@@ -59,7 +82,13 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
                 ctaPolicy,
                 minCtas,
                 maxCtas);
-        library.check(rc, rank, handle[0], layout == 0 ? "CommInitRank" : "CommInitRankConfig");
+        String call = layout == 0 ? "CommInitRank" : "CommInitRankConfig";
+        if (rc == InProgress.CODE) {
+            InProgress.awaitFormed(
+                    library, handle[0], library.dialect.ccl(call), rank, size, waits, timeout.toNanos(), () -> {});
+        } else {
+            library.check(rc, rank, handle[0], call);
+        }
         return handle[0];
     }
 }

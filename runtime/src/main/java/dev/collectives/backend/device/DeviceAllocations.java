@@ -131,11 +131,9 @@ final class DeviceAllocations {
         AllocatorRule.checkForeign(comm, buffer, "buffer " + buffer);
         long[] out = new long[1];
         Event event = FlightEvents.registrationStarted();
-        library.check(
+        handle.complete(
                 library.api.commRegister(library.lib, handle.handle(), memory.address(), memory.size(), out),
-                rank,
-                handle.handle(),
-                "CommRegister");
+                library.dialect.ccl("CommRegister"));
         FlightEvents.registrationDone(event, comm, "CommRegister", memory.size());
         return new DeviceRegistration(comm, buffer, memory, out[0]);
     }
@@ -151,7 +149,7 @@ final class DeviceAllocations {
         }
         arguments.window(buffer, library.dialect.ccl("MemAlloc"));
         long[] out = new long[1];
-        library.check(
+        handle.complete(
                 library.api.windowRegister(
                         library.lib,
                         handle.handle(),
@@ -159,9 +157,7 @@ final class DeviceAllocations {
                         buffer.sizeBytes(),
                         symmetric ? WIN_COLL_SYMMETRIC : 0,
                         out),
-                rank,
-                handle.handle(),
-                "CommWindowRegister");
+                library.dialect.ccl("CommWindowRegister"));
         if (out[0] == 0) {
             throw CollectivesException.library(
                     Result.INVALID_USAGE,

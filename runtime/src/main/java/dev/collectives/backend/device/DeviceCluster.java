@@ -35,7 +35,7 @@ final class DeviceCluster implements LocalCluster {
                     library.checkRuntime(library.api.setDevice(library.lib, r), r, "SetDevice");
                     comms[r] = new DeviceCommunicator(
                             library,
-                            config.initRank(library, ranks, id, r),
+                            config.initRank(library, ranks, id, r, Waits.SYSTEM, Waits.SYSTEM.syncTimeout()),
                             r,
                             ranks,
                             r,

@@ -242,14 +242,17 @@ final class DeviceCollectives {
 
     void groupStart() {
         library.check(api.groupStart(lib), rank, handle.handle(), "GroupStart");
+        NativeComm.groupStarted();
     }
 
+    /** Where non-blocking communicators answer "in progress", waits until each that enqueued in the group is done. */
     void groupEnd() {
-        library.check(api.groupEnd(lib), rank, handle.handle(), "GroupEnd");
+        handle.groupEnded(api.groupEnd(lib), library.dialect.ccl("GroupEnd"));
     }
 
     private DeviceStream enqueue(Stream stream) {
         handle.requireOpen();
+        handle.enqueuing();
         DeviceStream onto = DeviceStream.of(stream, rank);
         onto.issuedBy(handle);
         return onto;
@@ -264,10 +267,10 @@ final class DeviceCollectives {
         return buffer.address() + offset * type.size();
     }
 
+    /** The op's native answer {@code rc}: "in progress" waits until the communicator has it, a failure throws. */
     private void done(int rc, String call, DataType type, DeviceStream stream, DeviceBuffer a, DeviceBuffer b) {
         if (rc != 0) {
-            throw library.cclFailure(
-                    rc, rank, handle.handle(), library.dialect.ccl(call) + " of " + library.dialect.typeName(type));
+            handle.complete(rc, library.dialect.ccl(call) + " of " + library.dialect.typeName(type));
         }
         stream.used(a.memory());
         stream.used(b.memory());

@@ -360,7 +360,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     public Optional<Communicator> split(int color, int key) {
         ChildCommunicators.requireColor(rank, color);
         handle.requireOpen();
-        long child = SplitMembers.commSplit(handle, rank, color, key);
+        long child = SplitMembers.commSplit(handle, rank, size, color, key);
         return child == 0 ? Optional.empty() : Optional.of(SplitMembers.watched(this, adopt(child), color));
     }
 
@@ -384,7 +384,8 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
                     rank,
                     excluded,
                     device,
-                    joinConfig);
+                    joinConfig,
+                    handle.waits());
             String path = "formed anew among the survivors through the job's rendezvous";
             return shrunk(
                     child(formed.handle(), formed.rank(), formed.size()), new ShrinkOrigin(rank, size, excluded, path));
@@ -395,11 +396,12 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         boolean revoke = library.has(NativeLibrary.Slots.COMM_REVOKE);
         handle.revokeIfAvailable();
         long[] out = new long[1];
-        library.check(
-                library.api.commShrink(library.lib, handle.handle(), excluded, excluded.length, out, flags),
-                rank,
-                handle.handle(),
-                "CommShrink");
+        int rc = library.api.commShrink(library.lib, handle.handle(), excluded, excluded.length, out, flags);
+        if (rc == InProgress.CODE && out[0] != 0) {
+            handle.awaitChild(out[0], library.dialect.ccl("CommShrink"), size);
+        } else {
+            handle.complete(rc, library.dialect.ccl("CommShrink"));
+        }
         String path = "by " + library.dialect.ccl("CommShrink")
                 + (revoke ? " after " + library.dialect.ccl("CommRevoke") : "");
         return shrunk(adopt(out[0]), new ShrinkOrigin(rank, size, excluded, path));

@@ -74,7 +74,7 @@ final class DeviceJoin {
                         () -> "replacement: rank " + rank + " of " + size + " joined the " + "survivors at "
                                 + rendezvous.where() + " (ranks replaced: " + Arrays.toString(replaced) + ")");
             }
-            comm = form(library, rendezvous, rank, size, device, config);
+            comm = form(library, rendezvous, rank, size, device, config, timeout);
         } catch (RuntimeException e) {
             rendezvous.close();
             throw e;
@@ -86,10 +86,17 @@ final class DeviceJoin {
     /**
      * The communicator of rank {@code rank} of {@code size} on {@code device}, made with {@code config}, from rank 0's
      * unique id, which reaches every rank through {@code rendezvous}; every rank of the job calls it, also when the
-     * survivors of a death and its replacements meet again ({@link ReplacementInit}).
+     * survivors of a death and its replacements meet again ({@link ReplacementInit}); every rank must join the
+     * communicator within {@code timeout}.
      */
     static DeviceCommunicator form(
-            NativeLibrary library, Rendezvous rendezvous, int rank, int size, int device, CommConfig config) {
+            NativeLibrary library,
+            Rendezvous rendezvous,
+            int rank,
+            int size,
+            int device,
+            CommConfig config,
+            Duration timeout) {
         byte[] id = new byte[UniqueId.BYTES];
         rendezvous.agree("backend", library.dialect.backendName() + " " + library.versionString());
         if (rank == 0) {
@@ -105,7 +112,7 @@ final class DeviceJoin {
         library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
         return new DeviceCommunicator(
                 library,
-                config.initRank(library, size, id, rank),
+                config.initRank(library, size, id, rank, Waits.SYSTEM, timeout),
                 rank,
                 size,
                 device,

@@ -38,11 +38,7 @@ final class DeviceRegistration implements RegistrationHandle {
             open = false;
             NativeLibrary n = comm.library();
             if (!owner.isAborted()) { // the abort freed the communicator with its registrations
-                n.check(
-                        n.api.commDeregister(n.lib, owner.handle(), handle),
-                        comm.rank(),
-                        owner.handle(),
-                        "CommDeregister");
+                owner.complete(n.api.commDeregister(n.lib, owner.handle(), handle), n.dialect.ccl("CommDeregister"));
             }
             memory.registrations.decrementAndGet();
             owner.untrack(this);

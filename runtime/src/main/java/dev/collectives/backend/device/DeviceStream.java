@@ -12,8 +12,8 @@ import java.util.Set;
 /**
  * A device stream of one rank: non-blocking when created here, or a framework's stream wrapped by its handle,
  * which {@link #close()} leaves alone. {@link #synchronize()} polls the stream and the communicator's
- * asynchronous error (as nccl-tests does), so a failed or aborted peer ends the wait with an exception instead
- * of a hang; a wait longer than {@value Waits#SYNC_TIMEOUT_PROPERTY} (default 300 s) aborts the
+ * asynchronous error (as nccl-tests does), parking between polls ({@link InProgress}), so a failed or aborted peer,
+ * or an abort, ends the wait with an exception instead of a hang; a wait longer than {@value Waits#SYNC_TIMEOUT_PROPERTY} (default 300 s) aborts the
  * communicator, naming the ranks that never arrived where the job is watched. While capturing, it records the
  * memory each op uses, so that the graph keeps it alive (R5).
  */
@@ -85,25 +85,21 @@ final class DeviceStream implements Stream {
         FlightRecorder.synchronizedStream(this, null);
     }
 
+    /** Parks between polls of the stream and of its communicator's error, which an abort ends at once. */
     private void await() {
         NativeLibrary n = comm.library();
         NativeComm owner = issuer;
-        Waits waits = owner.waits();
-        long start = waits.clock().getAsLong();
-        while (true) {
+        owner.await("stream synchronize", () -> {
             int rc = n.api.streamQuery(n.lib, handle);
             if (rc == 0) {
-                return;
+                return 0;
             }
             if (rc != NativeLibrary.NOT_READY) {
                 n.checkRuntime(rc, comm.rank(), "StreamQuery");
             }
             owner.checkAsyncError();
-            if (waits.clock().getAsLong() - start > waits.syncTimeoutNanos()) {
-                throw owner.stalled("stream synchronize", waits.syncTimeoutSeconds());
-            }
-            Thread.onSpinWait();
-        }
+            return InProgress.CODE;
+        });
     }
 
     boolean capturing() {

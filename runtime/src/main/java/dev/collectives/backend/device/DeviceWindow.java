@@ -70,11 +70,8 @@ final class DeviceWindow implements RegisteredWindow {
             closed = true;
             NativeLibrary n = comm.library();
             if (!owner.isAborted()) { // the abort freed the communicator with its windows
-                n.check(
-                        n.api.windowDeregister(n.lib, owner.handle(), handle),
-                        comm.rank(),
-                        owner.handle(),
-                        "CommWindowDeregister");
+                owner.complete(
+                        n.api.windowDeregister(n.lib, owner.handle(), handle), n.dialect.ccl("CommWindowDeregister"));
             }
             memory.windows.decrementAndGet();
             owner.untrack(this);

@@ -49,7 +49,7 @@ final class ForeignCommunicators {
         library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
         long handle;
         try {
-            handle = config.initRank(library, size, id.bytes(), rank);
+            handle = config.initRank(library, size, id.bytes(), rank, Waits.SYSTEM, bootstrap.timeout());
         } catch (CollectivesException e) {
             throw MISMATCH_RESULTS.contains(e.result()) ? initFailure(library, e, rank) : e;
         }

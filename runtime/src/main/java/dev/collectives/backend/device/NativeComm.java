@@ -5,12 +5,17 @@ import dev.collectives.runtime.Result;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.FlightRecorder;
 import dev.collectives.runtime.spi.JobRanks;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntSupplier;
 
 /**
  * One communicator's native handle ({@code ncclComm_t}/{@code mcclComm_t}) and the states it goes through: open;
@@ -31,6 +36,8 @@ final class NativeComm {
         OPEN,
         /** Revoked before a shrink: quiesced, refusing work, still holding its resources until destroyed. */
         REVOKED,
+        /** Closing: finalize waits for the peers, and an abort may still end it. */
+        FINALIZING,
         ABORTED,
         CLOSED
     }
@@ -54,6 +61,10 @@ final class NativeComm {
     private final Set<Object> live = ConcurrentHashMap.newKeySet();
     /** Whether a free after the abort failed and was reported. */
     private final AtomicBoolean freeFailureReported = new AtomicBoolean();
+    /** Threads waiting on the library for this communicator ({@link #await}), which an abort wakes at once. */
+    private final Set<Thread> waiters = ConcurrentHashMap.newKeySet();
+    /** The communicators that enqueued work in the calling thread's open group, which its GroupEnd completes. */
+    private static final ThreadLocal<Group> GROUP = ThreadLocal.withInitial(Group::new);
 
     private volatile State state = State.OPEN;
     /** Done once the abort has returned or its deadline passed; until then no free may run (see freeResource). */
@@ -150,15 +161,136 @@ final class NativeComm {
             error = asyncError[0];
         }
         if (isFailure(error)) {
-            CollectivesException failure = library.cclFailure(
-                    error,
-                    rank,
-                    handle,
-                    library.dialect.ccl("CommGetAsyncError") + " (an enqueued operation)",
-                    "; " + aborted()
-                            + job.cause().map(why -> "; the job failed: " + why).orElse(""));
-            abortBehind();
-            throw failure;
+            throw failedAsynchronously(error, library.dialect.ccl("CommGetAsyncError") + " (an enqueued operation)");
+        }
+    }
+
+    /** The failure {@code error} of {@code call} that the library reported later; aborts the communicator behind. */
+    private CollectivesException failedAsynchronously(int error, String call) {
+        CollectivesException failure = library.cclFailure(
+                error,
+                rank,
+                handle,
+                call,
+                "; " + aborted()
+                        + job.cause().map(why -> "; the job failed: " + why).orElse(""));
+        abortBehind();
+        return failure;
+    }
+
+    // ---- waits on the library ---------------------------------------------------------------------------------
+
+    /**
+     * Completes {@code call} (its name as messages give it, e.g. "ncclAllReduce of float"), whose native answer was
+     * {@code rc}: success returns; "in progress" (a non-blocking communicator still working on it) waits until the
+     * communicator has finished it; any other code throws naming it. A failure reported while waiting aborts the
+     * communicator behind, as an asynchronous error does.
+     */
+    void complete(int rc, String call) {
+        if (rc == InProgress.CODE) {
+            int state = await(call, () -> pollWhileWanted(call));
+            if (state != 0) {
+                throw failedAsynchronously(state, call);
+            }
+        } else if (rc != 0) {
+            throw library.cclFailure(rc, rank, handle, call);
+        }
+    }
+
+    /**
+     * Polls {@code state} ({@link InProgress#await}) up to the timeout of {@link #waits()}; an abort of this
+     * communicator wakes the waiter at once, and a wait that outlasts the timeout aborts it behind
+     * ({@link #stalled}). The last state: 0 done, else the failure.
+     */
+    int await(String what, IntSupplier state) {
+        Thread waiter = Thread.currentThread();
+        waiters.add(waiter);
+        try {
+            return InProgress.await(
+                    state, waits, waits.syncTimeoutNanos(), () -> stalled(what, waits.syncTimeoutSeconds()));
+        } finally {
+            waiters.remove(waiter);
+        }
+    }
+
+    /**
+     * Waits until {@code child}, which {@code call} of this communicator is forming (split, shrink), is formed;
+     * an abort of this communicator ends the wait at once, and the child is aborted.
+     */
+    void awaitChild(long child, String call, int size) {
+        Thread waiter = Thread.currentThread();
+        waiters.add(waiter);
+        try {
+            InProgress.awaitFormed(
+                    library, child, call, rank, size, waits, waits.syncTimeoutNanos(), () -> requireNotAborted(call));
+        } finally {
+            waiters.remove(waiter);
+        }
+    }
+
+    /** The communicator's state as {@code CommGetAsyncError} says, unless it was aborted: then throws. */
+    private int pollWhileWanted(String call) {
+        synchronized (stateLock) { // an abort frees the handle: no poll may run once it started
+            requireNotAborted(call);
+            library.check(library.api.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
+            return asyncError[0];
+        }
+    }
+
+    /** Throws, saying that {@code call} was waiting, once the communicator was aborted. */
+    private void requireNotAborted(String call) {
+        if (state == State.ABORTED) {
+            throw job.failure()
+                    .map(why -> CollectivesException.library(
+                            Result.REMOTE_ERROR, rank, call, "the job failed: " + why + "; " + aborted()))
+                    .orElseGet(() -> CollectivesException.usage(
+                            rank, call + " did not complete: the communicator was aborted while it waited"));
+        }
+    }
+
+    // ---- groups -----------------------------------------------------------------------------------------------
+
+    /** The calling thread's group: how deep, and the communicators that enqueued work in it. */
+    private static final class Group {
+        int depth;
+        final Set<NativeComm> members = new LinkedHashSet<>();
+    }
+
+    /** {@code GroupStart} was called on this thread. */
+    static void groupStarted() {
+        GROUP.get().depth++;
+    }
+
+    /** This communicator enqueues work on this thread: inside a group, the group's end waits for it. */
+    void enqueuing() {
+        Group group = GROUP.get();
+        if (group.depth > 0) {
+            group.members.add(this);
+        }
+    }
+
+    /**
+     * {@code GroupEnd} answered {@code rc} on this thread, called through this communicator: at the outermost end,
+     * "in progress" waits for every communicator that enqueued in the group ({@link #complete}).
+     */
+    void groupEnded(int rc, String call) {
+        Group group = GROUP.get();
+        group.depth = Math.max(0, group.depth - 1);
+        if (group.depth > 0) {
+            complete(rc, call);
+            return;
+        }
+        List<NativeComm> members = new ArrayList<>(group.members);
+        group.members.clear();
+        if (rc != InProgress.CODE) {
+            complete(rc, call);
+            return;
+        }
+        if (members.isEmpty()) {
+            members.add(this);
+        }
+        for (NativeComm member : members) {
+            member.complete(rc, call);
         }
     }
 
@@ -234,11 +366,15 @@ final class NativeComm {
         if (!library.has(NativeLibrary.Slots.COMM_REVOKE)) {
             return;
         }
+        int rc;
         synchronized (stateLock) {
             requireOpen();
-            library.check(library.api.commRevoke(lib, handle, REVOKE_DEFAULT), rank, handle, "CommRevoke");
-            state = State.REVOKED;
+            rc = library.api.commRevoke(lib, handle, REVOKE_DEFAULT);
+            if (rc == 0 || rc == InProgress.CODE) {
+                state = State.REVOKED;
+            }
         }
+        complete(rc, library.dialect.ccl("CommRevoke")); // outside the lock: an abort may end the wait
     }
 
     /**
@@ -295,15 +431,19 @@ final class NativeComm {
         waits.aborts().awaitWithin(watched).ifPresent(rc -> library.check(rc, rank, 0, "CommAbort"));
     }
 
-    /** Marks an open (or revoked) communicator aborted; whether it was (so the caller is the one to abort it). */
+    /**
+     * Marks an open, revoked or finalizing communicator aborted, and wakes the threads waiting on it; whether it was
+     * (so the caller is the one to abort it).
+     */
     private boolean markAborted() {
         synchronized (stateLock) {
-            if (state != State.OPEN && state != State.REVOKED) {
+            if (state != State.OPEN && state != State.REVOKED && state != State.FINALIZING) {
                 return false;
             }
             state = State.ABORTED;
-            return true;
         }
+        waiters.forEach(LockSupport::unpark);
+        return true;
     }
 
     /** The abort under way settles when {@code watched} does: it returned, or its deadline passed. */
@@ -348,34 +488,56 @@ final class NativeComm {
     /**
      * Finalizes and destroys the handle, once; refuses while memory, registrations or windows made through it are
      * live. A revoked handle is only destroyed; an aborted handle was freed by the abort, and one another library
-     * made stays its own: either is only marked closed. {@code onClosed} runs once the state is closed, before the
-     * native calls.
+     * made stays its own: either is only marked closed. {@code onClosed} runs once, before the native calls. The
+     * finalize waits for the peers without holding the state's lock, so that an abort (the user's, the job watch's)
+     * ends it: the close then fails saying so.
      */
     void finalizeAndDestroy(Runnable onClosed) {
+        int rc;
         synchronized (stateLock) {
-            if (state == State.CLOSED) {
+            if (state == State.CLOSED || state == State.FINALIZING) {
                 return;
             }
             boolean revoked = state == State.REVOKED;
             if ((state == State.OPEN || revoked) && !live.isEmpty()) {
                 throw CollectivesException.usage(rank, "close the communicator's resources first: " + live);
             }
-            boolean open = state == State.OPEN;
-            state = State.CLOSED;
+            boolean finalize = state == State.OPEN && owned;
+            state = finalize ? State.FINALIZING : State.CLOSED;
             onClosed.run();
             if (revoked && owned) {
                 // a revoked communicator is destroyed without finalize, which the library does not support then
                 library.check(library.api.commDestroy(lib, handle), rank, 0, "CommDestroy");
-            } else if (open && owned) {
-                try {
-                    library.check(library.api.commFinalize(lib, handle), rank, handle, "CommFinalize");
-                } catch (CollectivesException e) {
-                    // a communicator that cannot be finalized is aborted, so that its resources are freed anyway
-                    abortWithin();
-                    throw e;
-                }
-                library.check(library.api.commDestroy(lib, handle), rank, 0, "CommDestroy");
             }
+            if (!finalize) {
+                return;
+            }
+            rc = library.api.commFinalize(lib, handle); // at once where non-blocking: the wait is below
+            if (rc == 0) { // finalized: destroyed before an abort can come
+                state = State.CLOSED;
+                library.check(library.api.commDestroy(lib, handle), rank, 0, "CommDestroy");
+                return;
+            }
+        }
+        try {
+            complete(rc, library.dialect.ccl("CommFinalize"));
+        } catch (CollectivesException e) {
+            // a communicator that cannot be finalized is aborted, so that its resources are freed anyway
+            if (markAborted()) {
+                abortWithin();
+            }
+            synchronized (stateLock) {
+                state = State.CLOSED;
+            }
+            throw e;
+        }
+        synchronized (stateLock) {
+            if (state == State.ABORTED) { // an abort came once the wait was over: it freed the communicator
+                state = State.CLOSED;
+                return;
+            }
+            state = State.CLOSED;
+            library.check(library.api.commDestroy(lib, handle), rank, 0, "CommDestroy");
         }
     }
 

@@ -5,6 +5,7 @@ import dev.collectives.runtime.Result;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -31,15 +32,26 @@ final class NativeLibrary {
     /** The file of the collective library that was opened, as dlopen was given it: "libnccl.so.2", a path. */
     final String cclFile;
 
+    /** The dialect's symbol of each slot of the shim's table, by slot number. */
     private final String[] slotSymbols;
+    /** The shim's number of each of {@link Slots}, by ordinal. */
+    private final int[] slotNumbers;
 
-    private NativeLibrary(Dialect dialect, NativeApi api, long lib, int version, String cclFile, String[] slotSymbols) {
+    private NativeLibrary(
+            Dialect dialect,
+            NativeApi api,
+            long lib,
+            int version,
+            String cclFile,
+            String[] slotSymbols,
+            int[] slotNumbers) {
         this.dialect = dialect;
         this.api = api;
         this.lib = lib;
         this.version = version;
         this.cclFile = cclFile;
         this.slotSymbols = slotSymbols;
+        this.slotNumbers = slotNumbers;
     }
 
     /** The opened library, or a {@link String} saying why it could not be opened. */
@@ -72,9 +84,14 @@ final class NativeLibrary {
     static Object tryOpen(Dialect dialect, NativeApi api) {
         try {
             api.load();
-            Slots.verify(api);
         } catch (Throwable e) {
             return "the JNI shim (jniNativeShim) did not load on this platform: " + e;
+        }
+        int[] slotNumbers;
+        try {
+            slotNumbers = Slots.numberedBy(api);
+        } catch (IllegalStateException e) {
+            return e.getMessage();
         }
         long lib = api.newTable();
         String cclFile = null;
@@ -121,18 +138,18 @@ final class NativeLibrary {
             api.discard(lib);
             return dialect.symbol(2, "Init") + " failed with " + rc + " (" + why + ")";
         }
-        return new NativeLibrary(dialect, api, lib, version[0], cclFile, symbols);
+        return new NativeLibrary(dialect, api, lib, version[0], cclFile, symbols, slotNumbers);
     }
 
     /** Whether an optional function exists (window helpers, AlltoAll, config init). */
-    boolean has(int slot) {
-        return api.has(lib, slot) != 0;
+    boolean has(Slots slot) {
+        return api.has(lib, slotNumbers[slot.ordinal()]) != 0;
     }
 
     /** Throws, naming the missing symbols, unless the libraries have every one of {@code slots}. */
-    void requireSymbols(int rank, String what, int... slots) {
+    void requireSymbols(int rank, String what, Slots... slots) {
         List<String> missing = new ArrayList<>();
-        for (int slot : slots) {
+        for (Slots slot : slots) {
             if (!has(slot)) {
                 missing.add(symbol(slot));
             }
@@ -145,12 +162,17 @@ final class NativeLibrary {
         }
     }
 
-    String symbol(int slot) {
-        return slotSymbols[slot];
+    String symbol(Slots slot) {
+        return symbolOfSlot(slotNumbers[slot.ordinal()]);
+    }
+
+    /** The dialect's symbol of the shim's slot {@code number}. */
+    String symbolOfSlot(int number) {
+        return slotSymbols[number];
     }
 
     /** Throws, naming the library's version, unless it has the function of {@code slot}. */
-    void requireAvailable(int rank, int slot) {
+    void requireAvailable(int rank, Slots slot) {
         if (!has(slot)) {
             throw CollectivesException.usage(
                     rank,
@@ -233,58 +255,65 @@ final class NativeLibrary {
         return info;
     }
 
-    /** The shim's slot numbers, in the order of its CX_SYMBOLS table. */
-    static final class Slots {
-        static final int COMM_INIT_RANK_CONFIG = 3;
-        static final int COMM_SPLIT = 5;
-        static final int ALL_TO_ALL = 20;
-        static final int WINDOW_REGISTER = 29;
-        static final int WINDOW_DEREGISTER = 30;
-        static final int WIN_GET_USER_PTR = 31;
-        static final int GET_LSA_DEVICE_POINTER = 32;
-        static final int EVENT_CREATE = 52;
-        static final int EVENT_QUERY = 68;
-        static final int STREAM_WAIT_EVENT = 69;
-        static final int POINTER_GET_ATTRIBUTES = 73;
-        static final int MEM_GET_ADDRESS_RANGE = 74;
-        static final int MEM_RETAIN_ALLOCATION_HANDLE = 75;
-        static final int MEM_GET_ALLOCATION_PROPERTIES = 76;
-        static final int MALLOC_HOST = 70;
-        static final int FREE_HOST = 71;
-        static final int COMM_SHRINK = 77;
-        static final int HOST_GET_DEVICE_POINTER = 78;
-        static final int COMM_REVOKE = 79;
+    /**
+     * The shim's functions that this backend asks for by name (optional ones, and those messages name): each is
+     * found in the shim's own table ({@code CX_SYMBOLS} in {@code collectives_device.h}) by its library and generic
+     * name when the library opens, so no slot number is written twice.
+     */
+    enum Slots {
+        COMM_INIT_RANK_CONFIG(0, "CommInitRankConfig"),
+        COMM_SPLIT(0, "CommSplit"),
+        ALL_TO_ALL(0, "AlltoAll"),
+        WINDOW_REGISTER(0, "CommWindowRegister"),
+        WINDOW_DEREGISTER(0, "CommWindowDeregister"),
+        WIN_GET_USER_PTR(0, "WinGetUserPtr"),
+        GET_LSA_DEVICE_POINTER(0, "GetLsaDevicePointer"),
+        COMM_SHRINK(0, "CommShrink"),
+        COMM_REVOKE(0, "CommRevoke"),
+        EVENT_CREATE(1, "EventCreateWithFlags"),
+        EVENT_QUERY(1, "EventQuery"),
+        STREAM_WAIT_EVENT(1, "StreamWaitEvent"),
+        MALLOC_HOST(1, "MallocHost"),
+        FREE_HOST(1, "FreeHost"),
+        HOST_GET_DEVICE_POINTER(1, "HostGetDevicePointer"),
+        POINTER_GET_ATTRIBUTES(2, "PointerGetAttributes"),
+        MEM_GET_ADDRESS_RANGE(2, "MemGetAddressRange_v2"),
+        MEM_RETAIN_ALLOCATION_HANDLE(2, "MemRetainAllocationHandle"),
+        MEM_GET_ALLOCATION_PROPERTIES(2, "MemGetAllocationPropertiesFromHandle");
 
-        private Slots() {}
+        /** Which of {@link Dialect#ROLES} holds it: 0 the collective library, 1 the runtime, 2 the driver. */
+        final int role;
+        /** Its name in the shim's table, without the dialect's prefix. */
+        final String genericName;
 
-        /** Fails fast if the shim's table and these numbers disagree. */
-        static void verify(NativeApi api) {
-            expect(api, COMM_INIT_RANK_CONFIG, "CommInitRankConfig");
-            expect(api, COMM_SPLIT, "CommSplit");
-            expect(api, ALL_TO_ALL, "AlltoAll");
-            expect(api, WINDOW_REGISTER, "CommWindowRegister");
-            expect(api, WINDOW_DEREGISTER, "CommWindowDeregister");
-            expect(api, WIN_GET_USER_PTR, "WinGetUserPtr");
-            expect(api, GET_LSA_DEVICE_POINTER, "GetLsaDevicePointer");
-            expect(api, EVENT_CREATE, "EventCreateWithFlags");
-            expect(api, EVENT_QUERY, "EventQuery");
-            expect(api, STREAM_WAIT_EVENT, "StreamWaitEvent");
-            expect(api, POINTER_GET_ATTRIBUTES, "PointerGetAttributes");
-            expect(api, MEM_GET_ADDRESS_RANGE, "MemGetAddressRange_v2");
-            expect(api, MEM_RETAIN_ALLOCATION_HANDLE, "MemRetainAllocationHandle");
-            expect(api, MEM_GET_ALLOCATION_PROPERTIES, "MemGetAllocationPropertiesFromHandle");
-            expect(api, MALLOC_HOST, "MallocHost");
-            expect(api, FREE_HOST, "FreeHost");
-            expect(api, COMM_SHRINK, "CommShrink");
-            expect(api, HOST_GET_DEVICE_POINTER, "HostGetDevicePointer");
-            expect(api, COMM_REVOKE, "CommRevoke");
+        Slots(int role, String genericName) {
+            this.role = role;
+            this.genericName = genericName;
         }
 
-        private static void expect(NativeApi api, int slot, String name) {
-            if (!api.slotName(slot).equals(name)) {
-                throw new IllegalStateException(
-                        "shim slot " + slot + " is " + api.slotName(slot) + ", expected " + name);
+        /**
+         * Each slot's number in the shim's table of {@code api}, by ordinal; throws naming the slots the table
+         * lacks, so that a shim and a backend that disagree fail at load, not at the first call.
+         */
+        static int[] numberedBy(NativeApi api) {
+            Map<String, Integer> table = new HashMap<>();
+            for (int slot = 0; slot < api.slotCount(); slot++) {
+                table.put(api.slotLibrary(slot) + ":" + api.slotName(slot), slot);
             }
+            int[] numbers = new int[values().length];
+            List<String> missing = new ArrayList<>();
+            for (Slots s : values()) {
+                Integer number = table.get(s.role + ":" + s.genericName);
+                if (number == null) {
+                    missing.add(s.genericName + " (" + Dialect.ROLES.get(s.role) + ")");
+                } else {
+                    numbers[s.ordinal()] = number;
+                }
+            }
+            if (!missing.isEmpty()) {
+                throw new IllegalStateException("the native shim's table lacks " + String.join(", ", missing));
+            }
+            return numbers;
         }
     }
 }

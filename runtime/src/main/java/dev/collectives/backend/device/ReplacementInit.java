@@ -29,8 +29,8 @@ final class ReplacementInit {
         DeviceCommunicator reformed;
         try {
             replaced = rendezvous.reunite(timeout);
-            reformed =
-                    DeviceJoin.form(survivor.library(), rendezvous, rank, survivor.size(), survivor.device(), config);
+            reformed = DeviceJoin.form(
+                    survivor.library(), rendezvous, rank, survivor.size(), survivor.device(), config, timeout);
         } catch (RuntimeException e) {
             rendezvous.close();
             throw e;

@@ -16,18 +16,24 @@ import org.bytedeco.javacpp.LongPointer;
 final class SplitMembers {
     private SplitMembers() {}
 
-    /** {@code ncclCommSplit} of {@code parent} with its config: the child's handle, or 0 for {@code NO_COLOR}. */
-    static long commSplit(NativeComm parent, int rank, int color, int key) {
+    /**
+     * {@code ncclCommSplit} of {@code parent} (rank {@code rank} of {@code size}) with its config: the child's
+     * handle once formed, or 0 for {@code NO_COLOR}.
+     */
+    static long commSplit(NativeComm parent, int rank, int size, int color, int key) {
         NativeLibrary library = parent.library();
         library.requireAvailable(rank, NativeLibrary.Slots.COMM_SPLIT);
         try (LongPointer out = new LongPointer(1)) {
             out.put(0L);
-            library.check(
-                    library.api.commSplit(library.lib, parent.handle(), color, key, out),
-                    rank,
-                    parent.handle(),
-                    "CommSplit");
-            return out.get();
+            int rc = library.api.commSplit(library.lib, parent.handle(), color, key, out);
+            long child = out.get();
+            String call = library.dialect.ccl("CommSplit");
+            if (rc == InProgress.CODE && child != 0) {
+                parent.awaitChild(child, call, size);
+            } else {
+                parent.complete(rc, call);
+            }
+            return child;
         }
     }
 

@@ -27,7 +27,8 @@ final class SurvivorsInit {
 
     /**
      * The new communicator of rank {@code rank} of a communicator that holds {@code ranks} of the job, which leaves
-     * {@code excluded} (ranks of that communicator) out, on {@code device}, made with {@code config}.
+     * {@code excluded} (ranks of that communicator) out, on {@code device}, made with {@code config}; the survivors
+     * must all join it within {@code waits}' timeout.
      */
     static Formed form(
             NativeLibrary library,
@@ -36,7 +37,8 @@ final class SurvivorsInit {
             int rank,
             int[] excluded,
             int device,
-            CommConfig config) {
+            CommConfig config,
+            Waits waits) {
         int[] kept = JobRanks.without(ranks.size(), excluded);
         BitSet leftOut = new BitSet(rendezvous.size());
         leftOut.set(0, rendezvous.size());
@@ -56,7 +58,8 @@ final class SurvivorsInit {
         id = rendezvous.allGatherOfSurvivors(id).values()[first];
         int newRank = Arrays.binarySearch(kept, rank);
         library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
-        return new Formed(config.initRank(library, kept.length, id, newRank), newRank, kept.length);
+        return new Formed(
+                config.initRank(library, kept.length, id, newRank, waits, waits.syncTimeout()), newRank, kept.length);
     }
 
     /** One bit per rank of the job, set for those left out. */

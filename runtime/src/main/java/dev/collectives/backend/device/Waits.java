@@ -1,17 +1,20 @@
 package dev.collectives.backend.device;
 
+import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /**
  * How long this backend waits on the library, and the clock it reads: where native aborts run under their deadline
- * ({@link AbortWatch}), and how long a stream synchronize polls before the communicator is aborted as stalled.
+ * ({@link AbortWatch}), and how long a wait on the library ({@link InProgress}: a stream synchronize, a call that
+ * answered "in progress") polls before the communicator is aborted as stalled.
  *
  * @param aborts           where native aborts run, off the caller's thread
- * @param syncTimeoutNanos how long {@code Stream.synchronize} waits ({@code collectives.device.syncTimeoutSeconds})
+ * @param syncTimeoutNanos how long a wait on the library lasts ({@code collectives.device.syncTimeoutSeconds}); a
+ *                         communicator formed through a bootstrap waits for its ranks as long as the bootstrap does
  * @param clock            nanoseconds, as {@link System#nanoTime()} counts them
  */
 record Waits(AbortWatch aborts, long syncTimeoutNanos, LongSupplier clock) {
-    /** Seconds a stream synchronize waits before it aborts the communicator (default 300). */
+    /** Seconds a wait on the library lasts before it aborts the communicator (default 300). */
     static final String SYNC_TIMEOUT_PROPERTY = "collectives.device.syncTimeoutSeconds";
 
     /** What the system properties ask for, on the system's clock. */
@@ -23,5 +26,9 @@ record Waits(AbortWatch aborts, long syncTimeoutNanos, LongSupplier clock) {
     /** The synchronize timeout in whole seconds, as messages name it. */
     long syncTimeoutSeconds() {
         return syncTimeoutNanos / 1_000_000_000L;
+    }
+
+    Duration syncTimeout() {
+        return Duration.ofNanos(syncTimeoutNanos);
     }
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 // The three libraries of a dialect.
 #define CX_CCL 0 /* libnccl.so.2 / libmccl.so */
@@ -751,6 +752,31 @@ static inline jint cx_rt_malloc_managed(jlong lib, jint device, jlong bytes, jlo
 #define CX_BENCH_REDUCE_SCATTER 2
 #define CX_BENCH_GRAPH_LAUNCH 3 /* send: the graph exec */
 
+#define CX_IN_PROGRESS 7 /* ncclInProgress */
+#define CX_BENCH_WAIT_SECONDS 60
+
+/**
+ * What a C program does after a call on a non-blocking communicator answered ncclInProgress: polls the
+ * communicator's state, sleeping between polls for an interval that doubles up to 10 ms, until it is no longer in
+ * progress or CX_BENCH_WAIT_SECONDS pass (then it answers in progress still).
+ */
+static inline jint cx_bench_wait(jlong lib, jlong comm) {
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    long nanos = 1000;
+    for (;;) {
+        jint state = 0;
+        int rc = cx_comm_async_error(lib, comm, &state);
+        if (rc != 0) return rc;
+        if (state != CX_IN_PROGRESS) return state;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec > CX_BENCH_WAIT_SECONDS) return CX_IN_PROGRESS;
+        struct timespec pause = {0, nanos};
+        nanosleep(&pause, NULL);
+        if (nanos < 10000000) nanos *= 2;
+    }
+}
+
 static inline jint cx_bench_enqueue(jlong lib, jint kind, jlong send, jlong recv, jlong count, jint type, jint op,
                                     jlong comm, jlong stream, jint iters) {
     for (jint i = 0; i < iters; i++) {
@@ -761,6 +787,7 @@ static inline jint cx_bench_enqueue(jlong lib, jint kind, jlong send, jlong recv
             case CX_BENCH_REDUCE_SCATTER: rc = cx_reduce_scatter(lib, send, recv, count, type, op, comm, stream); break;
             default: rc = cx_graph_launch(lib, send, stream); break;
         }
+        if (rc == CX_IN_PROGRESS && kind != CX_BENCH_GRAPH_LAUNCH) rc = cx_bench_wait(lib, comm);
         if (rc != 0) return rc;
     }
     return 0;

@@ -29,7 +29,9 @@ class DeviceInitGpuTest {
         StringBuilder optional = new StringBuilder();
         for (int slot = 0; slot < n.api.slotCount(); slot++) {
             if (n.api.slotRequired(slot) == 0) {
-                optional.append(' ').append(n.symbol(slot)).append(n.has(slot) ? "=present" : "=absent");
+                optional.append(' ')
+                        .append(n.symbolOfSlot(slot))
+                        .append(n.api.has(n.lib, slot) != 0 ? "=present" : "=absent");
             }
         }
         System.out.println(backend.name() + " " + backend.libraryVersion() + " devices=" + n.deviceCount()

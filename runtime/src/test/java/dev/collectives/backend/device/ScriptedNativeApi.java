@@ -23,7 +23,8 @@ import org.bytedeco.javacpp.Pointer;
  * outputs (fresh handles, device memory aligned to 4096 bytes, NCCL 2.28.9 with every symbol of the shim's table)
  * unless the test scripts otherwise: a call that fails with a code ({@link #failing}), a symbol the library lacks
  * ({@link #lacking}), an asynchronous error ({@link #asyncError}), streams that never finish
- * ({@link #streamsNeverFinish}), or something to run when a call is made ({@link #on}). It records every call
+ * ({@link #streamsNeverFinish}), a call that a non-blocking communicator answers "in progress" for a number of
+ * polls or forever ({@link #inProgress}), or something to run when a call is made ({@link #on}). It records every call
  * ({@link #count}, {@link #calls}) and every handle it gave out, and notes as {@link #misuse} a call on a handle that
  * it never gave or that was freed already (a communicator aborted or destroyed, memory freed twice), which the
  * tests assert never happens. {@link #communicator} makes a {@link DeviceCommunicator} over it.
@@ -31,6 +32,12 @@ import org.bytedeco.javacpp.Pointer;
 final class ScriptedNativeApi implements NativeApi {
     /** What a synchronize waits before it gives up, on {@link #waits()}'s clock. */
     static final Duration SYNC_TIMEOUT = Duration.ofSeconds(2);
+    /** How long {@link #communicator} waits for the other ranks to join, on {@link #waits()}'s clock. */
+    static final Duration INIT_TIMEOUT = Duration.ofSeconds(10);
+    /** Polls of a call {@link #inProgress} that never ends. */
+    static final int FOREVER = Integer.MAX_VALUE;
+    /** ncclInProgress. */
+    private static final int IN_PROGRESS = 7;
 
     private static final Pattern SLOT = Pattern.compile("X\\((\\w+), CX_(CCL|RT|DRV), \"(\\w+)\", ([01])\\)");
     private static final List<String> ROLES = List.of("CCL", "RT", "DRV");
@@ -53,6 +60,14 @@ final class ScriptedNativeApi implements NativeApi {
     private final Set<String> lacking = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> failing = new ConcurrentHashMap<>();
     private final Map<String, Runnable> hooks = new ConcurrentHashMap<>();
+    private final Map<String, Integer> inProgress = new ConcurrentHashMap<>();
+    /** How many more polls of {@code CommGetAsyncError} say "in progress" ({@link #FOREVER}: all). */
+    private final AtomicLong pendingPolls = new AtomicLong();
+    /** The communicator of each {@code CommGetAsyncError}, in order. */
+    private final List<Long> polled = new CopyOnWriteArrayList<>();
+    /** Whether {@link #waits()}'s clock stands still. */
+    private volatile boolean clockStopped;
+
     private final List<String> calls = new CopyOnWriteArrayList<>();
     private final List<String> misuse = new CopyOnWriteArrayList<>();
     /** Handle → what it is ("comm", "memory", "stream", ...), while it lives. */
@@ -70,8 +85,8 @@ final class ScriptedNativeApi implements NativeApi {
     private volatile int shrinkFlags = -1;
     private volatile Init lastInit;
 
-    /** The arguments of a {@code CommInitRank(Config)}: the size, the rank and the unique id. */
-    record Init(int size, int rank, byte[] id) {}
+    /** The arguments of a {@code CommInitRank(Config)}: the size, the rank, the unique id and the config's blocking. */
+    record Init(int size, int rank, byte[] id, int blocking) {}
 
     // ---- the script ---------------------------------------------------------------------------------------------
 
@@ -84,6 +99,23 @@ final class ScriptedNativeApi implements NativeApi {
     /** From now on the call of this {@link NativeApi} method name (e.g. "commFinalize") returns {@code code}. */
     ScriptedNativeApi failing(String call, int code) {
         failing.put(call, code);
+        return this;
+    }
+
+    /**
+     * From now on {@code call} (e.g. "commInitRank", "groupEnd") does its work but answers "in progress", as a
+     * non-blocking communicator does; then the next {@code polls} polls of {@code CommGetAsyncError}, of any
+     * communicator, say "in progress" still ({@link #FOREVER}: every one), and the later ones what
+     * {@link #asyncError} says.
+     */
+    ScriptedNativeApi inProgress(String call, int polls) {
+        inProgress.put(call, polls);
+        return this;
+    }
+
+    /** {@link #waits()}'s clock stands still: no wait times out, so only an abort or the library ends it. */
+    ScriptedNativeApi clockStops() {
+        clockStopped = true;
         return this;
     }
 
@@ -148,6 +180,11 @@ final class ScriptedNativeApi implements NativeApi {
         return List.copyOf(calls);
     }
 
+    /** The communicator of each {@code CommGetAsyncError} so far, in order. */
+    List<Long> polled() {
+        return List.copyOf(polled);
+    }
+
     /** The last {@code CommInitRank(Config)}, or null before any. */
     Init lastInit() {
         return lastInit;
@@ -196,13 +233,13 @@ final class ScriptedNativeApi implements NativeApi {
         AbortWatch aborts = new AbortWatch(Duration.ofSeconds(60), AbortWatch.Policy.REPORT, status -> {
             throw new AssertionError("the abort watch halted the process with status " + status);
         });
-        return new Waits(aborts, SYNC_TIMEOUT.toNanos(), () -> clock.addAndGet(1_000_000_000L));
+        return new Waits(aborts, SYNC_TIMEOUT.toNanos(), () -> clock.addAndGet(clockStopped ? 0 : 1_000_000_000L));
     }
 
     /** Rank {@code rank} of a communicator of {@code size} ranks on device 0, one rank per node, made by init. */
     DeviceCommunicator communicator(int rank, int size) {
         NativeLibrary library = library();
-        long handle = CommConfig.DEFAULT.initRank(library, size, new byte[128], rank);
+        long handle = CommConfig.DEFAULT.initRank(library, size, new byte[128], rank, waits(), INIT_TIMEOUT);
         return new DeviceCommunicator(library, handle, rank, size, 0, new Topology(size, 1), false, waits(), null);
     }
 
@@ -230,7 +267,12 @@ final class ScriptedNativeApi implements NativeApi {
             hook.run();
         }
         int rc = failing.getOrDefault(call, 0);
-        if (rc == 0) {
+        Integer polls = inProgress.get(call);
+        if (rc == 0 && polls != null) {
+            pendingPolls.set(polls);
+            rc = IN_PROGRESS;
+        }
+        if (rc == 0 || rc == IN_PROGRESS) {
             effect.run();
         }
         called(call);
@@ -371,7 +413,7 @@ final class ScriptedNativeApi implements NativeApi {
             int ctaPolicy,
             int minCtas,
             int maxCtas) {
-        lastInit = new Init(nranks, rank, id.clone());
+        lastInit = new Init(nranks, rank, id.clone(), blocking);
         return enter("commInitRank", () -> comm[0] = make("comm"));
     }
 
@@ -425,7 +467,9 @@ final class ScriptedNativeApi implements NativeApi {
     public int commAsyncError(long lib, long comm, int[] error) {
         return enter("commAsyncError", () -> {
             use("comm", comm, "commAsyncError");
-            error[0] = asyncError;
+            polled.add(comm);
+            long pending = pendingPolls.getAndUpdate(left -> left == FOREVER || left == 0 ? left : left - 1);
+            error[0] = pending > 0 ? IN_PROGRESS : asyncError;
         });
     }
 
