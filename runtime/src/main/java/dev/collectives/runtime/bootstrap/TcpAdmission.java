@@ -241,11 +241,19 @@ final class TcpAdmission {
         out.flush();
         int magic = in.readInt();
         int version = in.readInt();
-        if (magic != Channel.MAGIC || version != Channel.VERSION) {
+        if (magic != Channel.MAGIC) {
             return reject(
                     channel,
                     "a connection from " + from + " is not a collectives bootstrap peer of version " + Channel.VERSION
                             + " (magic " + Integer.toHexString(magic) + ", version " + version + ")",
+                    false);
+        }
+        if (version != Channel.VERSION) {
+            return reject(
+                    channel,
+                    "a rank at " + from + " speaks version " + version + " of the collectives rendezvous protocol, "
+                            + "this server version " + Channel.VERSION + " (every rank and the server need the same "
+                            + "release of the library)",
                     false);
         }
         int rank = in.readInt();
