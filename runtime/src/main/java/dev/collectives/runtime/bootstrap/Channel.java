@@ -50,6 +50,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *                     ABORT      the job ended; the bytes say why
  *                     LEAVE      rank 0 closed the watched job (where its process hosts the server); no bytes
  * </pre>
+ *
+ * <p>Which of these is legal in which phase of a connection, both ends check in one place: {@link FrameRules}.
  */
 final class Channel implements AutoCloseable {
     static final int MAGIC = 0x436f4c4c;

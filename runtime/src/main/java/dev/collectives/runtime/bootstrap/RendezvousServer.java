@@ -271,6 +271,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
             Channel.Frame frame;
             try {
                 frame = member.receiveAny();
+                FrameRules.check(phaseOf(rank), frame); // its phase once it came
             } catch (ProtocolException e) {
                 endJob(member.peer() + " sent " + e.getMessage() + " " + when());
                 return;
@@ -292,13 +293,15 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 }
                 case Channel.STALL -> stalls.stalled(rank, frame.text());
                 case Channel.WATCH -> watch(rank, member);
-                case Channel.DATA, Channel.BROADCAST, Channel.SURVIVORS, Channel.REUNION ->
-                    deliver(rank, member, frame);
-                default -> {
-                    endJob(member.peer() + " sent a message of type " + frame.type() + ", which only the server sends");
-                    return;
-                }
+                default -> deliver(rank, member, frame); // an operation's message
             }
+        }
+    }
+
+    /** Where member {@code rank}'s connection is, for which messages are legal from it. */
+    private FrameRules.Phase phaseOf(int rank) {
+        synchronized (lock) {
+            return members.isReplacing(rank) ? FrameRules.Phase.REPLACEMENT_WAITING : FrameRules.Phase.MEMBER;
         }
     }
 

@@ -270,7 +270,7 @@ final class TcpMember extends Exchange {
     private void watchRoot(Consumer<String> onFailure) {
         String failure;
         try {
-            Channel.Frame frame = root.receiveAny();
+            Channel.Frame frame = FrameRules.check(FrameRules.Phase.WATCHING, root.receiveAny());
             if (frame.type() == Channel.LEAVE) {
                 return;
             }
@@ -279,9 +279,9 @@ final class TcpMember extends Exchange {
                 onFailure.accept(frame.text());
                 return;
             }
-            failure = frame.type() == Channel.ABORT
-                    ? frame.text()
-                    : server + " sent a message for operation #" + frame.operation() + " while the job ran";
+            failure = frame.text(); // an ABORT
+        } catch (ProtocolException e) {
+            failure = server + " sent " + e.getMessage();
         } catch (IOException e) {
             if (ending) {
                 return;
@@ -352,7 +352,8 @@ final class TcpMember extends Exchange {
     private void awaitRejoin(Deadline deadline) {
         Channel.Frame frame;
         try {
-            frame = root.receive(sequence(), 0, deadline.extendedBy(VERDICT_GRACE));
+            frame = FrameRules.check(
+                    FrameRules.Phase.AWAITING_REJOIN, root.receive(sequence(), 0, deadline.extendedBy(VERDICT_GRACE)));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -362,11 +363,10 @@ final class TcpMember extends Exchange {
                     frame.text() + " (reported by " + server + " while the replacement of rank " + rank()
                             + " waited for the survivors)"));
         }
-        if (frame.type() != Channel.REJOIN) {
+        if (frame.type() == Channel.LEAVE) {
             throw fail(BootstrapException.failed(
                     rank(),
-                    server + " sent a message of type " + frame.type() + " before it took the " + "replacement of rank "
-                            + rank() + " in",
+                    server + " closed the rendezvous before it took the replacement of rank " + rank() + " in",
                     null));
         }
         rejoined = true;
@@ -394,7 +394,8 @@ final class TcpMember extends Exchange {
     private byte[] receive(int maxBytes, Deadline deadline) {
         Channel.Frame frame;
         try {
-            frame = root.receive(sequence(), maxBytes, deadline.extendedBy(VERDICT_GRACE));
+            frame = FrameRules.check(
+                    FrameRules.Phase.OPERATION, root.receive(sequence(), maxBytes, deadline.extendedBy(VERDICT_GRACE)));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }

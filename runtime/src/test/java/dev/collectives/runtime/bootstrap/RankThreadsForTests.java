@@ -122,6 +122,33 @@ final class RankThreadsForTests {
         return s;
     }
 
+    /**
+     * A connection admitted at {@code port} as {@code rank} of {@code size} that holds the session key: it sends
+     * authenticated messages as the test makes it.
+     */
+    static Channel authenticatedAs(int port, int rank, int size) throws IOException {
+        JobToken token = JobToken.of(TOKEN, rank);
+        Channel channel = new Channel(connectWhenListening(port), "the server");
+        DataInputStream in = channel.in();
+        DataOutputStream out = channel.out();
+        in.readInt();
+        in.readInt();
+        byte[] serverNonce = in.readNBytes(JobToken.NONCE_BYTES);
+        in.readByte();
+        byte[] clientNonce = JobToken.nonce();
+        out.writeInt(Channel.MAGIC);
+        out.writeInt(Channel.VERSION);
+        out.writeInt(rank);
+        out.writeInt(size);
+        out.write(clientNonce);
+        out.write(token.mac("join", serverNonce, clientNonce, JobToken.ints(rank, size)));
+        out.flush();
+        assertTrue(in.readByte() == Channel.ACCEPTED, "the server turned rank " + rank + " away");
+        in.readNBytes(JobToken.MAC_BYTES);
+        channel.authenticated(Channel.sessionKey(token, serverNonce, clientNonce, rank), false, "the server");
+        return channel;
+    }
+
     /** Sends the header of a message that announces {@code length} bytes on the admitted {@code member}. */
     static void announce(Socket member, int length) throws IOException {
         DataOutputStream out = new DataOutputStream(member.getOutputStream());
