@@ -42,10 +42,6 @@ final class TcpMember extends Exchange {
     private boolean rejoined;
     /** Set once this rank aborts or closes: its connection ending then is no news for a watcher. */
     private volatile boolean ending;
-    /** The death of a rank that the server told the watch of (the survivors may meet again); null before. */
-    private volatile String heardDeath;
-    /** Why the job ended as the watch heard it, where that was not a rank's death; null before. */
-    private volatile String heardEnd;
 
     private TcpMember(
             RendezvousEndpoint endpoint,
@@ -251,20 +247,22 @@ final class TcpMember extends Exchange {
         }
     }
 
+    @Override
+    protected boolean watches() {
+        return true;
+    }
+
     /**
      * Reads what the server sends on a thread of its own from now on: the job's end (an ABORT, with why), a rank's
      * death (GONE), or that rank 0 closed the job (LEAVE). A connection that ends otherwise, while this rank neither
      * aborted nor closed, means the server is gone (with rank 0's process, where that hosts it).
      */
     @Override
-    protected boolean doWatch(Consumer<String> onFailure) {
-        heardDeath = null; // a job reunited after a death is watched anew
-        heardEnd = null;
+    protected void doWatch(Consumer<String> onFailure) {
         tellServer(Channel.WATCH, new byte[0], Deadline.after(timeout()));
         Thread watcher = new Thread(() -> watchRoot(onFailure), "collectives-job-watch-rank-" + rank());
         watcher.setDaemon(true);
         watcher.start();
-        return true;
     }
 
     private void watchRoot(Consumer<String> onFailure) {
@@ -275,7 +273,7 @@ final class TcpMember extends Exchange {
                 return;
             }
             if (frame.type() == Channel.GONE) {
-                heardDeath = frame.text(); // before the watcher hears it: it may resume at once
+                state().on(JobState.Event.DEATH, frame.text()); // before the watcher hears it: it may resume at once
                 onFailure.accept(frame.text());
                 return;
             }
@@ -288,17 +286,18 @@ final class TcpMember extends Exchange {
             }
             failure = server + " is gone: the connection ended while the job ran (" + e + ")";
         }
-        heardEnd = failure;
+        state().on(JobState.Event.END, failure);
         onFailure.accept(failure);
     }
 
     /** The survivors of a death that the server told of meet again; any other news of the job is why they cannot. */
     @Override
     protected String doResume() {
-        if (heardDeath != null) {
-            return null;
-        }
-        return heardEnd != null ? "the job ended: " + heardEnd : server + " reported no rank's death";
+        return switch (state().phase()) {
+            case RANK_DIED -> null;
+            case ENDED -> "the job ended: " + state().news();
+            default -> server + " reported no rank's death";
+        };
     }
 
     /** Tells the server where this rank waits (briefly: it may be gone, and then the watcher hears of it). */
