@@ -36,7 +36,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * message    byte type, int operation, int length, bytes, byte[32] HMAC(session key; direction, type, operation, bytes)
  *   member -> server: DATA       its value for an allgather
  *                     BROADCAST  its value for a broadcast (rank 0's is the one; the others send none)
- *                     SURVIVORS  its value for an allgather of survivors
+ *                     SURVIVORS  its value for an allgather of survivors (the sim's processes send their data
+ *                                this way, in rounds whose layout is part of this VERSION)
  *                     REUNION    its part of a reunion with the replacements of the dead ranks; the bytes are
  *                                how long the reunion waits for them, in milliseconds (a long)
  *                     WATCH      its job is watched from now on, until its next operation; no bytes

@@ -174,10 +174,10 @@ abstract class Exchange implements Rendezvous {
         fail(BootstrapException.failed(rank, "this rank ended the job: " + reason, null));
     }
 
-    /** Tells the other ranks (or rank 0, which tells them) that this rank ends the job, and why. */
+    /** Tells the other ranks (or the server, which tells them) that this rank ends the job, and why. */
     protected abstract void doAbort(String reason);
 
-    /** Rank 0: sends {@code value}; others: receives rank 0's. */
+    /** Rank 0 contributes {@code value}, the others none; every rank returns rank 0's. */
     protected abstract byte[] doBroadcast(byte[] value, Deadline deadline);
 
     protected abstract byte[][] doAllGather(byte[] value, Deadline deadline);
@@ -203,7 +203,7 @@ abstract class Exchange implements Rendezvous {
         return "it cannot tell a rank's death";
     }
 
-    /** Tells rank 0 (or, on rank 0, the job) that this rank timed out waiting at {@code where}. */
+    /** Tells the server (or the other ranks) that this rank timed out waiting at {@code where}. */
     protected void doStalled(String where) {}
 
     /**

@@ -164,7 +164,7 @@ final class TcpAdmission {
 
     /**
      * Holds this JVM's exit (a shutdown hook) until the server socket closes or {@code limit} passes, so that late
-     * arrivals are still answered when the process exits, even through {@code System.exit}, right after its rank 0
+     * arrivals are still answered when the process exits, even through {@code System.exit}, right after its job
      * failed.
      */
     synchronized void holdExitUntilClosed(Deadline limit) {
