@@ -97,28 +97,12 @@ final class RankThreadsForTests {
     }
 
     /**
-     * A raw connection admitted by rank 0 at {@code port} as {@code rank} of {@code size}: it proves the job token
-     * and reads rank 0's answer, and then behaves as the test makes it.
+     * A raw connection admitted by the server at {@code port} as {@code rank} of {@code size}: it proves the job token
+     * and reads the server's answer, and then behaves as the test makes it.
      */
     static Socket admittedAs(int port, int rank, int size) throws IOException {
-        JobToken token = JobToken.of(TOKEN, rank);
         Socket s = connectWhenListening(port);
-        DataInputStream in = new DataInputStream(s.getInputStream());
-        DataOutputStream out = new DataOutputStream(s.getOutputStream());
-        in.readInt();
-        in.readInt();
-        byte[] serverNonce = in.readNBytes(JobToken.NONCE_BYTES);
-        in.readByte(); // who serves: rank 0, or a standalone server
-        byte[] clientNonce = JobToken.nonce();
-        out.writeInt(Channel.MAGIC);
-        out.writeInt(Channel.VERSION);
-        out.writeInt(rank);
-        out.writeInt(size);
-        out.write(clientNonce);
-        out.write(token.mac("join", serverNonce, clientNonce, JobToken.ints(rank, size)));
-        out.flush();
-        assertTrue(in.readByte() == Channel.ACCEPTED, "rank 0 turned rank " + rank + " away");
-        in.readNBytes(JobToken.MAC_BYTES);
+        handshake(new DataInputStream(s.getInputStream()), new DataOutputStream(s.getOutputStream()), rank, size);
         return s;
     }
 
@@ -127,14 +111,18 @@ final class RankThreadsForTests {
      * authenticated messages as the test makes it.
      */
     static Channel authenticatedAs(int port, int rank, int size) throws IOException {
-        JobToken token = JobToken.of(TOKEN, rank);
         Channel channel = new Channel(connectWhenListening(port), "the server");
-        DataInputStream in = channel.in();
-        DataOutputStream out = channel.out();
+        channel.authenticated(handshake(channel.in(), channel.out(), rank, size), false, "the server");
+        return channel;
+    }
+
+    /** Proves the job token as {@code rank} of {@code size}; returns the session key. */
+    private static JobToken handshake(DataInputStream in, DataOutputStream out, int rank, int size) throws IOException {
+        JobToken token = JobToken.of(TOKEN, rank);
         in.readInt();
         in.readInt();
         byte[] serverNonce = in.readNBytes(JobToken.NONCE_BYTES);
-        in.readByte();
+        in.readByte(); // who hosts the server: rank 0's process, or one of its own
         byte[] clientNonce = JobToken.nonce();
         out.writeInt(Channel.MAGIC);
         out.writeInt(Channel.VERSION);
@@ -145,8 +133,7 @@ final class RankThreadsForTests {
         out.flush();
         assertTrue(in.readByte() == Channel.ACCEPTED, "the server turned rank " + rank + " away");
         in.readNBytes(JobToken.MAC_BYTES);
-        channel.authenticated(Channel.sessionKey(token, serverNonce, clientNonce, rank), false, "the server");
-        return channel;
+        return Channel.sessionKey(token, serverNonce, clientNonce, rank);
     }
 
     /** Sends the header of a message that announces {@code length} bytes on the admitted {@code member}. */
