@@ -16,7 +16,7 @@ import java.util.stream.IntStream;
 
 /**
  * The server of a TCP rendezvous, which every rank, rank 0 too, joins as a member. By default rank 0's process hosts
- * it ({@link #hostedByRankZero}), as PyTorch's rank 0 hosts its {@code TCPStore}: it dies with rank 0's process, so
+ * it, as PyTorch's rank 0 hosts its {@code TCPStore}: it dies with rank 0's process, so
  * rank 0's death ends the job. A process of its own may serve it instead, as torchrun's agent hosts its store
  * ({@link #start}; the {@link Bootstrap#option option} {@code rendezvousServer=standalone}:
  * {@code COLLECTIVES_RENDEZVOUS_SERVER=standalone} on every rank, beside {@code COLLECTIVES_RENDEZVOUS=tcp://host:port}
@@ -108,12 +108,12 @@ public final class RendezvousServer implements Door, AutoCloseable {
     }
 
     /** The server rank 0's process hosts for its job, which rank 0 then joins as every rank does. */
-    static RendezvousServer hostedByRankZero(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout) {
-        return hostedByRankZero(endpoint, size, token, timeout, HANDSHAKE_LIMIT);
+    static RendezvousServer inRankZeroProcess(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout) {
+        return inRankZeroProcess(endpoint, size, token, timeout, HANDSHAKE_LIMIT);
     }
 
-    /** As {@link #hostedByRankZero(RendezvousEndpoint, int, JobToken, Duration)}; tests choose the handshake limit. */
-    static RendezvousServer hostedByRankZero(
+    /** As {@link #inRankZeroProcess(RendezvousEndpoint, int, JobToken, Duration)}; tests choose the handshake limit. */
+    static RendezvousServer inRankZeroProcess(
             RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, Duration handshakeLimit) {
         return started(new RendezvousServer(endpoint, size, token, timeout, handshakeLimit, true));
     }

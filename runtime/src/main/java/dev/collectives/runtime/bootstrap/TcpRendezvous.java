@@ -27,7 +27,7 @@ final class TcpRendezvous {
         if (rank != 0 || replacement || standalone) {
             return TcpMember.join(endpoint, rank, size, token, timeout, replacement, standalone, null);
         }
-        return hostAndJoin(RendezvousServer.hostedByRankZero(endpoint, size, token, timeout), size, token, timeout);
+        return hostAndJoin(RendezvousServer.inRankZeroProcess(endpoint, size, token, timeout), size, token, timeout);
     }
 
     /**

@@ -98,7 +98,7 @@ class HostileClientsTest {
 
     /** The server rank 0's process hosts for a job of {@code size}, with the bootstrap timeout {@link #GENEROUS}. */
     private RendezvousServer hostServer(int size, Duration handshakeLimit) {
-        return RendezvousServer.hostedByRankZero(
+        return RendezvousServer.inRankZeroProcess(
                 RendezvousEndpoint.parse(endpoint),
                 size,
                 JobToken.of(RankThreadsForTests.TOKEN, 0),
