@@ -27,6 +27,10 @@ import java.util.Map;
  * same order, so that decisions taken on the rounds' contents (which call failed, when all ranks leave, when all
  * survivors reform) are the same on every rank. Idle pumps poll at most every {@link #MAX_IDLE_MILLIS} ms.
  *
+ * <p>The rounds travel as the rendezvous server's allgathers of survivors, in its versioned, authenticated messages: the
+ * layout below is part of the rendezvous protocol's version, which every process proved at its handshake, so a
+ * process of another release is refused before its first round, naming both versions.
+ *
  * <pre>
  * round head   int bytes, int flags (1: this rank has closed its communicator and has nothing left to send;
  *              2: this rank reforms the job with the replacements of dead ranks and has nothing left to send)

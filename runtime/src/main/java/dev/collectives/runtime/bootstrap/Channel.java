@@ -18,59 +18,75 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One authenticated TCP connection between rank 0 and another rank. Everything on the wire is primitives and
- * length-prefixed byte arrays read with {@link DataInputStream}; lengths are checked against a bound before
- * anything is allocated. Every message after the handshake carries an HMAC under a key derived from the job
- * token and both sides' nonces, over its direction, type, operation number and bytes.
+ * One authenticated TCP connection between a member (a rank) and the job's server ({@link RendezvousServer}, hosted by
+ * rank 0's process or by a process of its own). Everything on the wire is primitives and length-prefixed byte arrays
+ * read with {@link DataInputStream}; lengths are checked against a bound before anything is allocated. Every message
+ * after the handshake carries an HMAC under a key derived from the job token and both sides' nonces, over its
+ * direction, type, operation number and bytes.
  *
  * <pre>
- * handshake  rank 0 -> peer: int MAGIC, int VERSION, byte[32] server nonce, byte SERVED_BY_RANK_0 | STANDALONE
- *            peer -> rank 0: int MAGIC, int VERSION, int rank, int size, byte[32] client nonce,
- *                            byte[32] HMAC(token; "join", server nonce, client nonce, rank, size)
- *            rank 0 -> peer: byte ACCEPTED, byte[32] HMAC(token; "accept", server nonce, client nonce, rank, size)
- *                         or byte REJECTED, int length, UTF-8 reason
- * message    byte type (DATA | ABORT | LEAVE | STALL | GONE | REJOIN), int operation, int length, bytes,
- *            byte[32] HMAC(session key; ...)
- *            (an ABORT from rank 0 ends the job; one from another rank asks rank 0 to end it; LEAVE: a rank
- *            closes its rendezvous after its last operation, so that its connection ending is no failure, and
- *            rank 0 closing a watched job says so to every rank; STALL: in a watched job, a rank timed out waiting
- *            for its work in the library, the bytes say where; GONE: in a watched job, rank 0 tells the others
- *            that a rank's process died, the bytes say which and how, and the survivors may meet again; REJOIN: rank 0
- *            tells a replacement the number of its first operation, where the survivors meet it)
+ * handshake  server -> member: int MAGIC, int VERSION, byte[32] server nonce, byte HOSTED_BY_RANK_0 | STANDALONE
+ *            member -> server: int MAGIC, int VERSION, int rank, int size, byte[32] client nonce,
+ *                              byte[32] HMAC(token; claim, server nonce, client nonce, rank, size)
+ *                              (claim: "join" for a rank of the job, "replace" for a process that takes the place
+ *                              of a rank that died)
+ *            server -> member: byte ACCEPTED, byte[32] HMAC(token; "accept", server nonce, client nonce, rank, size)
+ *                           or byte REJECTED, int length, UTF-8 reason
+ *            (a member of another VERSION is rejected: the side that sees it names both versions)
+ * message    byte type, int operation, int length, bytes, byte[32] HMAC(session key; direction, type, operation, bytes)
+ *   member -> server: DATA       its value for an allgather
+ *                     BROADCAST  its value for a broadcast (rank 0's is the one; the others send none)
+ *                     SURVIVORS  its value for an allgather of survivors (the sim's processes send their data
+ *                                this way, in rounds whose layout is part of this VERSION)
+ *                     REUNION    its part of a reunion with the replacements of the dead ranks; the bytes are
+ *                                how long the reunion waits for them, in milliseconds (a long)
+ *                     WATCH      its job is watched from now on, until its next operation; no bytes
+ *                     STALL      it timed out waiting for its work in the library; the bytes say where
+ *                     ABORT      it ends the job; the bytes say why
+ *                     LEAVE      it closes its rendezvous: its connection ending is no failure; no bytes
+ *   server -> member: DATA       an operation's answer, every rank's value or why it is gone ({@link #gathered});
+ *                                for a reunion, the ranks replaced (a bitmap)
+ *                     REJOIN     to a replacement: the number of its first operation, where the survivors meet it
+ *                     GONE       to a watcher: a rank's process died; the bytes say which and how
+ *                     ABORT      the job ended; the bytes say why
+ *                     LEAVE      rank 0 closed the watched job (where its process hosts the server); no bytes
  * </pre>
  *
- * <p>A standalone server ({@link RendezvousServer}) takes every rank's message for each operation, rank 0's too, and
- * answers each rank with all of them ({@link #gathered}): a rank takes rank 0's value for a broadcast. A rank says
- * WATCH when its job is watched from then on (GONE reaches only those ranks), and REUNION for its part of a
- * reunion.
+ * <p>Which of these is legal in which phase of a connection, both ends check in one place: {@link FrameRules}.
  */
 final class Channel implements AutoCloseable {
     static final int MAGIC = 0x436f4c4c;
-    static final int VERSION = 4;
+    static final int VERSION = 5;
     static final byte ACCEPTED = 0;
     static final byte REJECTED = 1;
+    // ---- the message types (the table above says who sends each, and what its bytes are) ----
+    /** A member's value for an allgather; the server's answer to any operation. */
     static final byte DATA = 1;
-    /** The sender ends the job (rank 0), or asks rank 0 to (the others); the bytes are the reason, as UTF-8 text. */
+    /** The job ends (from the server), or a member ends it; the bytes are the reason, as UTF-8 text. */
     static final byte ABORT = 2;
-    /** The sender is done with the rendezvous (rank 0 only of a watched job); no bytes. */
+    /** A member closes its rendezvous, or rank 0 closed its watched job (from the server); no bytes. */
     static final byte LEAVE = 3;
-    /** A rank timed out waiting for its work in the library (a watched job); the bytes say where, as UTF-8 text. */
+    /** A member timed out waiting for its work in the library (a watched job); the bytes say where, as UTF-8 text. */
     static final byte STALL = 4;
-    /** A rank's process died in a watched job (rank 0 only); the bytes say which and how, as UTF-8 text. */
+    /** To a watcher: a rank's process died; the bytes say which and how, as UTF-8 text. */
     static final byte GONE = 5;
-    /** Rank 0 takes a replacement into the job at this message's operation, its first (rank 0 only); no bytes. */
+    /** To a replacement: the survivors take it in at this message's operation, its first; no bytes. */
     static final byte REJOIN = 6;
-    /** To a standalone server: the sender's job is watched from now on, until its next operation; no bytes. */
+    /** A member's job is watched from now on, until its next operation; no bytes. */
     static final byte WATCH = 7;
-    /** To a standalone server: the sender's part of a reunion with the replacements of the dead ranks; no bytes. */
+    /** A member's part of a reunion with the replacements of the dead ranks; how long it waits for them (ms). */
     static final byte REUNION = 8;
+    /** A member's value for a broadcast: rank 0's is the one, the others send none. */
+    static final byte BROADCAST = 9;
+    /** A member's value for an allgather of survivors, which goes on without the ranks that are gone. */
+    static final byte SURVIVORS = 10;
 
-    /** The greeting's last byte: rank 0 serves the rendezvous and takes part in it. */
-    static final byte SERVED_BY_RANK_0 = 0;
-    /** The greeting's last byte: a server of its own serves the rendezvous, and every rank is its member. */
+    /** The greeting's last byte: rank 0's process hosts the server (for messages: "rank 0 at ..."). */
+    static final byte HOSTED_BY_RANK_0 = 0;
+    /** The greeting's last byte: a process of its own serves the rendezvous. */
     static final byte STANDALONE = 1;
 
-    /** The direction of a message, part of what its HMAC covers: from rank 0, or to it. */
+    /** The direction of a message, part of what its HMAC covers: from the server, or to it. */
     static final byte FROM_ROOT = 0;
 
     static final byte TO_ROOT = 1;
@@ -150,7 +166,7 @@ final class Channel implements AutoCloseable {
     }
 
     /**
-     * Sends a message. Rank 0 may send from two threads at once (an operation's results, and an abort when a
+     * Sends a message. The server may send from two threads at once (an operation's answer, and an abort when a
      * member fails), so sends take turns; one that cannot get its turn before {@code deadline} times out.
      */
     void send(byte type, int operation, byte[] bytes, Deadline deadline) throws IOException {
@@ -180,7 +196,7 @@ final class Channel implements AutoCloseable {
 
     /**
      * The next message: DATA for {@code operation} of at most {@code maxData} bytes, or ABORT, which the other end
-     * may send at any time (rank 0 also while others are still joining).
+     * may send at any time (also while others are still joining).
      */
     Frame receive(int operation, int maxData, Deadline deadline) throws IOException {
         Frame frame = within(deadline, () -> readFrame(in, sessionKey, receiving, maxData));
@@ -191,7 +207,7 @@ final class Channel implements AutoCloseable {
         return frame;
     }
 
-    /** The next message, whatever its operation, without a deadline: rank 0 listens to each member this way. */
+    /** The next message, whatever its operation, without a deadline: the server listens to each member this way. */
     Frame receiveAny() throws IOException {
         socket.setSoTimeout(0);
         return readFrame(in, sessionKey, receiving, Rendezvous.MAX_VALUE_BYTES);
@@ -199,19 +215,19 @@ final class Channel implements AutoCloseable {
 
     /**
      * Decodes one message sent in {@code direction} under {@code key}. Its length is checked against the bound of
-     * its type (DATA: {@code maxData}, ABORT, STALL and GONE: {@link Rendezvous#MAX_REASON_BYTES}, LEAVE: none) before anything is
-     * allocated,
-     * so no sequence of bytes makes it allocate more than that, and it reads no more than the message's own bytes.
+     * its type (DATA, BROADCAST and SURVIVORS: {@code maxData}, ABORT, STALL and GONE:
+     * {@link Rendezvous#MAX_REASON_BYTES}, REUNION: a long, the others: none) before anything is allocated, so no sequence of bytes
+     * makes it allocate more than that, and it reads no more than the message's own bytes.
      */
     static Frame readFrame(DataInputStream in, JobToken key, byte direction, int maxData) throws IOException {
         byte type = in.readByte();
         int operation = in.readInt();
         int length = in.readInt();
-        int max = type == DATA
+        int max = type == DATA || type == BROADCAST || type == SURVIVORS
                 ? maxData
                 : type == ABORT || type == STALL || type == GONE
                         ? Rendezvous.MAX_REASON_BYTES
-                        : type == LEAVE || type == REJOIN || type == WATCH || type == REUNION ? 0 : -1;
+                        : type == REUNION ? Long.BYTES : type == LEAVE || type == REJOIN || type == WATCH ? 0 : -1;
         if (max < 0) {
             throw new ProtocolException("a message of unknown type " + type);
         }
@@ -253,52 +269,22 @@ final class Channel implements AutoCloseable {
                 .getBytes(StandardCharsets.UTF_8);
     }
 
-    /** How rank 0 tells the survivors an allgather's values: per rank, 0 and its value, or 1 and why it is gone. */
-    static byte[] survivors(Rendezvous.Survivors survivors) {
-        return encode(survivors, false);
-    }
-
-    /** The most bytes of {@link #survivors} for {@code size} ranks' values of {@code valueBytes}. */
-    static int survivorsBytes(int size, int valueBytes) {
-        return Math.toIntExact((long) size * (1 + Math.max(valueBytes, 4 + Rendezvous.MAX_REASON_BYTES)));
-    }
-
-    static Rendezvous.Survivors readSurvivors(byte[] bytes, int size, int valueBytes) throws IOException {
-        return decode(bytes, size, valueBytes);
-    }
-
     /**
-     * How a standalone server answers an operation: per rank, 0, the length and the value it sent, or 1 and why it
-     * is gone. The values may differ in length (a broadcast's ranks other than 0 send none).
+     * How the server answers an operation: per rank, 0, the length and the value it sent, or 1 and why it is gone.
+     * The values may differ in length (a broadcast's ranks other than 0 send none).
      */
     static byte[] gathered(Rendezvous.Survivors gathered) {
-        return encode(gathered, true);
-    }
-
-    /** The most bytes of {@link #gathered} for {@code size} ranks. */
-    static int gatheredBytes(int size) {
-        return Math.toIntExact(Rendezvous.MAX_GATHER_BYTES + (long) size * (5 + 4 + Rendezvous.MAX_REASON_BYTES));
-    }
-
-    static Rendezvous.Survivors readGathered(byte[] bytes, int size) throws IOException {
-        return decode(bytes, size, -1);
-    }
-
-    /** Per rank: 0 and its value (after its length, {@code withLengths}), or 1 and why it is gone. */
-    private static byte[] encode(Rendezvous.Survivors all, boolean withLengths) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            for (int r = 0; r < all.values().length; r++) {
-                String reason = all.goneReasons()[r];
+            for (int r = 0; r < gathered.values().length; r++) {
+                String reason = gathered.goneReasons()[r];
                 out.writeBoolean(reason != null);
                 if (reason != null) {
                     writeText(out, reason);
                     continue;
                 }
-                if (withLengths) {
-                    out.writeInt(all.values()[r].length);
-                }
-                out.write(all.values()[r]);
+                out.writeInt(gathered.values()[r].length);
+                out.write(gathered.values()[r]);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -306,8 +292,13 @@ final class Channel implements AutoCloseable {
         return bytes.toByteArray();
     }
 
-    /** What {@link #encode} wrote: values of {@code valueBytes} each, or each after its length where that is -1. */
-    private static Rendezvous.Survivors decode(byte[] bytes, int size, int valueBytes) throws IOException {
+    /** The most bytes of {@link #gathered} for {@code size} ranks. */
+    static int gatheredBytes(int size) {
+        return Math.toIntExact(Rendezvous.MAX_GATHER_BYTES + (long) size * (5 + 4 + Rendezvous.MAX_REASON_BYTES));
+    }
+
+    /** What {@link #gathered} wrote. */
+    static Rendezvous.Survivors readGathered(byte[] bytes, int size) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
         byte[][] values = new byte[size][];
         String[] gone = new String[size];
@@ -316,7 +307,7 @@ final class Channel implements AutoCloseable {
                 gone[r] = readText(in);
                 continue;
             }
-            int length = valueBytes >= 0 ? valueBytes : in.readInt();
+            int length = in.readInt();
             if (length < 0 || length > Rendezvous.MAX_VALUE_BYTES) {
                 throw new ProtocolException("a value of " + length + " bytes from rank " + r);
             }

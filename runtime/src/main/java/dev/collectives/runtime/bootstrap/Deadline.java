@@ -30,6 +30,11 @@ final class Deadline {
         return new Deadline(total, endNanos + grace.toNanos());
     }
 
+    /** How long it was set for. */
+    Duration total() {
+        return total;
+    }
+
     boolean expired() {
         return remainingMillis() <= 0;
     }

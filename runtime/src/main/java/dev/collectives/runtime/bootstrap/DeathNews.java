@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Which ranks of a watched TCP job have heard of which deaths, as the job's server keeps it (rank 0's
- * {@link TcpRoot} or a {@link RendezvousServer}). A rank that watches hears each death at once ({@link Channel#GONE})
+ * Which ranks of a watched TCP job have heard of which deaths, as the job's server ({@link RendezvousServer}) keeps
+ * it. A rank that watches hears each death at once ({@link Channel#GONE})
  * and then stops watching until it says it watches again ({@link Channel#WATCH}, after the survivors met); a death it
  * has not heard of by then, because it came while the rank was not watching, is news at once. An operation's answer
  * tells a rank of every death so far. So every death reaches every survivor, once, also after a shrink or a reform.

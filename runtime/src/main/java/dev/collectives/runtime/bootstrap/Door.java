@@ -1,12 +1,12 @@
 package dev.collectives.runtime.bootstrap;
 
 /**
- * The server of a TCP job as its {@link TcpAdmission} sees it: rank 0's {@link TcpRoot}, or a standalone
- * {@link RendezvousServer}. It decides whom to admit as which rank, and takes in those admitted.
+ * The server of a TCP job ({@link RendezvousServer}) as its {@link TcpAdmission} sees it. It decides whom to admit as
+ * which rank, and takes in those admitted.
  */
 interface Door {
-    /** Whether the server is a process of its own, in which every rank is a member (else rank 0 serves). */
-    boolean standalone();
+    /** Whether rank 0's process hosts the server (else it runs in a process of its own); the greeting says so. */
+    boolean hostedByRankZero();
 
     /** Why a peer that holds the token cannot join any more, or null while the job is forming or formed. */
     String ended();

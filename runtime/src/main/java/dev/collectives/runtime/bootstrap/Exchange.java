@@ -6,8 +6,9 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * What every {@link Rendezvous} shares: argument checks, operation numbering, one deadline per operation, and
- * the rule that a failed rendezvous stays failed (its peers have been told, or have gone).
+ * What every {@link Rendezvous} shares: argument checks, operation numbering, one deadline per operation, the job's
+ * phase as this rank sees it ({@link JobState}), and the rule that a failed rendezvous stays failed (its peers have
+ * been told, or have gone).
  */
 abstract class Exchange implements Rendezvous {
     private final int rank;
@@ -17,14 +18,21 @@ abstract class Exchange implements Rendezvous {
     private volatile int operations;
     private volatile String operation = "joining";
     private BootstrapException failure;
-    private boolean closed;
-    private volatile boolean watching;
+    /** The job's phase as this rank sees it; every rank of this class has joined. */
+    private final JobState state;
 
     Exchange(int rank, int size, String where, Duration timeout) {
         this.rank = rank;
         this.size = size;
         this.where = where;
         this.timeout = timeout;
+        this.state = new JobState(rank);
+        state.on(JobState.Event.JOINED, null);
+    }
+
+    /** The job's phase as this rank sees it. */
+    final JobState state() {
+        return state;
     }
 
     @Override
@@ -91,17 +99,25 @@ abstract class Exchange implements Rendezvous {
 
     @Override
     public final synchronized void close() {
-        if (!closed) {
-            closed = true;
+        if (!closed()) {
+            state.on(JobState.Event.CLOSE, null);
             doClose();
         }
+    }
+
+    private boolean closed() {
+        return state.phase() == JobState.Phase.CLOSED;
     }
 
     @Override
     public final synchronized boolean watch(Consumer<String> onFailure) {
         requireUsable();
-        watching = doWatch(onFailure);
-        return watching;
+        if (!watches()) {
+            return false;
+        }
+        state.on(JobState.Event.WATCH, null); // before the watch starts: it may hear news at once
+        doWatch(onFailure);
+        return true;
     }
 
     @Override
@@ -109,21 +125,26 @@ abstract class Exchange implements Rendezvous {
         if (failure != null) {
             return Optional.of("it failed earlier: " + failure.getMessage());
         }
-        if (closed) {
+        if (closed()) {
             return Optional.of("it is closed");
         }
-        if (!watching) {
+        if (!watching()) {
             return Optional.empty();
         }
         Optional<String> refused = Optional.ofNullable(doResume());
-        watching = refused.isPresent();
+        if (refused.isEmpty()) {
+            state.on(JobState.Event.RESUME, null);
+        }
         return refused;
     }
 
     @Override
     public final synchronized int[] reunite(Duration timeout) {
         start("reunion");
-        return run(() -> doReunite(Deadline.after(timeout)));
+        state.on(JobState.Event.REUNION, null);
+        int[] replaced = run(() -> doReunite(Deadline.after(timeout)));
+        state.on(JobState.Event.REUNITED, null);
+        return replaced;
     }
 
     /** Meets the survivors and the replacements of the ranks that died (see {@link #reunite}). */
@@ -139,24 +160,24 @@ abstract class Exchange implements Rendezvous {
 
     @Override
     public final synchronized void stalled(String where) {
-        if (watching && failure == null && !closed) {
+        if (watching() && failure == null) {
             doStalled(where);
         }
     }
 
     @Override
     public final synchronized void abort(String reason) {
-        if (failure != null || closed) {
+        if (failure != null || closed()) {
             return;
         }
         doAbort(reason);
         fail(BootstrapException.failed(rank, "this rank ended the job: " + reason, null));
     }
 
-    /** Tells the other ranks (or rank 0, which tells them) that this rank ends the job, and why. */
+    /** Tells the other ranks (or the server, which tells them) that this rank ends the job, and why. */
     protected abstract void doAbort(String reason);
 
-    /** Rank 0: sends {@code value}; others: receives rank 0's. */
+    /** Rank 0 contributes {@code value}, the others none; every rank returns rank 0's. */
     protected abstract byte[] doBroadcast(byte[] value, Deadline deadline);
 
     protected abstract byte[][] doAllGather(byte[] value, Deadline deadline);
@@ -166,10 +187,13 @@ abstract class Exchange implements Rendezvous {
         return new Survivors(doAllGather(value, deadline), new String[size]);
     }
 
-    /** Starts watching the job for {@code onFailure}; whether this rendezvous can (the files' cannot). */
-    protected boolean doWatch(Consumer<String> onFailure) {
+    /** Whether this rendezvous can watch its job (the files' cannot). */
+    protected boolean watches() {
         return false;
     }
+
+    /** Starts watching the job for {@code onFailure}; called only where it {@link #watches}. */
+    protected void doWatch(Consumer<String> onFailure) {}
 
     /**
      * A watched job resumes operations among the survivors of a rank's death: null once it can, else why not (the
@@ -179,12 +203,18 @@ abstract class Exchange implements Rendezvous {
         return "it cannot tell a rank's death";
     }
 
-    /** Tells rank 0 (or, on rank 0, the job) that this rank timed out waiting at {@code where}. */
+    /** Tells the server (or the other ranks) that this rank timed out waiting at {@code where}. */
     protected void doStalled(String where) {}
 
-    /** Whether the job is watched: its operations are over, and its failure comes to the watcher. */
-    final boolean watching() {
-        return watching;
+    /**
+     * Whether the job is watched: its operations are over, and its news comes to the watcher (a death, or the job's
+     * end, which leaves this rank watching, not failed, until it fails or closes).
+     */
+    private boolean watching() {
+        JobState.Phase phase = state.phase();
+        return phase == JobState.Phase.WATCHED
+                || phase == JobState.Phase.RANK_DIED
+                || (phase == JobState.Phase.ENDED && failure == null);
     }
 
     /** Releases sockets or files; called once. */
@@ -197,6 +227,7 @@ abstract class Exchange implements Rendezvous {
     /** Remembers {@code failure} (later operations rethrow it) and releases everything. */
     protected final BootstrapException fail(BootstrapException failure) {
         this.failure = failure;
+        state.on(JobState.Event.END, failure.getMessage());
         close();
         return failure;
     }
@@ -212,10 +243,10 @@ abstract class Exchange implements Rendezvous {
             throw BootstrapException.failed(
                     rank, "the rendezvous at " + where + " failed earlier: " + failure.getMessage(), failure);
         }
-        if (closed) {
+        if (closed()) {
             throw BootstrapException.settings(rank, "the rendezvous at " + where + " is closed");
         }
-        if (watching) {
+        if (watching()) {
             throw BootstrapException.settings(
                     rank, "the rendezvous at " + where + " watches the job; it serves no" + " more operations");
         }

@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.stream.IntStream;
 
 /**
- * What the server of a TCP job (rank 0's {@link Relay}, or a {@link RendezvousServer}) knows of each rank beside its
+ * What the server of a TCP job ({@link RendezvousServer}) knows of each rank beside its
  * connection: the message it sent for the operation not yet served, whether it left, why it is gone if its process
  * died, and whether a replacement of a dead rank waits for the survivors. Guarded by the server's lock.
  */
@@ -34,11 +34,6 @@ final class Members {
         }
         inbox[rank] = frame;
         return null;
-    }
-
-    /** Whether rank {@code rank}'s message for the operation under way is there. */
-    boolean arrived(int rank) {
-        return inbox[rank] != null;
     }
 
     /** The waiting message of the lowest rank: the first of an operation not yet served, or null. */
@@ -91,11 +86,6 @@ final class Members {
     void replaced(int rank) {
         inbox[rank] = null; // what the dead rank sent and no operation took
         replacing[rank] = true;
-    }
-
-    /** Whether a rank died and the survivors went on. */
-    boolean anyGone() {
-        return Arrays.stream(gone).anyMatch(Objects::nonNull);
     }
 
     /** Whether every rank left or died (without a replacement waiting). */

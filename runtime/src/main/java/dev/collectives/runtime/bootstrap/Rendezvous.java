@@ -52,8 +52,8 @@ public interface Rendezvous extends AutoCloseable {
     /**
      * As {@link #allGather}, except that over TCP a rank other than 0 whose process dies (its connection ends
      * without leaving) no longer ends the job from the first such call on: the survivors go on, and the rank's value
-     * is missing from this and every later result, which says why instead, the same on every survivor. Where rank 0
-     * serves the rendezvous it must survive; with a {@link RendezvousServer} any rank may die. A rendezvous that cannot tell a death (a file one) ends the job as
+     * is missing from this and every later result, which says why instead, the same on every survivor. Where rank 0's
+     * process hosts the server it must survive; with a standalone {@link RendezvousServer} any rank may die. A rendezvous that cannot tell a death (a file one) ends the job as
      * {@link #allGather} does.
      */
     default Survivors allGatherOfSurvivors(byte[] value) {
@@ -120,9 +120,9 @@ public interface Rendezvous extends AutoCloseable {
      * (killed, crashed), a rank that ended the job ({@link #abort}), or ranks that did not arrive where the others
      * {@link #stalled stalled}. Afterwards only {@link #stalled}, {@link #abort}, {@link #resumeAmongSurvivors} and
      * {@link #close} may be called. Over TCP, the death of a rank other than 0 (its process ended without leaving)
-     * is news rather than the job's end (any rank's, rank 0's too, with a {@link RendezvousServer}): every watcher
-     * hears it, and the survivors may meet again. Returns whether
-     * this rendezvous watches: a TCP one does (rank 0's listens to every rank); the others do not, and are left as
+     * is news rather than the job's end (any rank's, rank 0's too, with a standalone {@link RendezvousServer}): every
+     * watcher hears it, and the survivors may meet again. Returns whether
+     * this rendezvous watches: a TCP one does (its server listens to every rank); the others do not, and are left as
      * they were.
      */
     default boolean watch(Consumer<String> onFailure) {
@@ -155,8 +155,8 @@ public interface Rendezvous extends AutoCloseable {
      * The survivors of the deaths in a job meet the processes that replace the ranks that died, and serve the
      * ordinary operations again among all the ranks of the job: every survivor calls it once its watch heard of
      * a death and the job was resumed ({@link #resumeAmongSurvivors}; a rendezvous that does not watch serves
-     * operations already), and every {@link #replacement} as its first operation. Rank 0 waits up to {@code timeout}
-     * for a replacement of every rank that died; over TCP, it admits one process per dead rank that proves it holds
+     * operations already), and every {@link #replacement} as its first operation. The reunion waits up to the
+     * shortest {@code timeout} the survivors pass for a replacement of every rank that died; over TCP, the server admits one process per dead rank that proves it holds
      * the job token, and turns away, with the reason and without ending the job, a replacement for a rank that is
      * alive or that has one already. Returns the ranks replaced, in order, the same on every rank; fails on every
      * rank, naming the ranks without a replacement, when {@code timeout} passes first. By default a rendezvous
@@ -169,7 +169,7 @@ public interface Rendezvous extends AutoCloseable {
 
     /**
      * In a watched job, this rank timed out waiting for its work in the library ({@code where}, for the message,
-     * e.g. "its stream waited 300 s"). Rank 0 gives the other ranks a moment to say the same, then ends the job
+     * e.g. "its stream waited 300 s"). The server gives the other ranks a moment to say the same, then ends the job
      * naming the ranks that did not: they never arrived at the collective the others wait in. Does nothing in a job
      * that is not watched.
      */

@@ -3,6 +3,7 @@ package dev.collectives.runtime.bootstrap;
 import java.io.IOException;
 import java.net.ProtocolException;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,30 +12,42 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.stream.IntStream;
 
 /**
- * A TCP rendezvous served by a process of its own, as torchrun's agent hosts its store: every rank, rank 0 too,
- * joins it as a member (the {@link Bootstrap#option option} {@code rendezvousServer=standalone}:
+ * The server of a TCP rendezvous, which every rank, rank 0 too, joins as a member. By default rank 0's process hosts
+ * it, as PyTorch's rank 0 hosts its {@code TCPStore}: it dies with rank 0's process, so
+ * rank 0's death ends the job. A process of its own may serve it instead, as torchrun's agent hosts its store
+ * ({@link #start}; the {@link Bootstrap#option option} {@code rendezvousServer=standalone}:
  * {@code COLLECTIVES_RENDEZVOUS_SERVER=standalone} on every rank, beside {@code COLLECTIVES_RENDEZVOUS=tcp://host:port}
  * of this server), so that the survivors of any rank's death, rank 0's too, still have a place to meet, and a
  * replacement of any rank can join (the option {@code replacement}, {@code COLLECTIVES_REPLACEMENT=1}, marks a process
  * that takes a dead rank's place; see {@link Rendezvous#reunite}).
  *
  * <p>For each operation it takes every live rank's message and answers each rank with all of them; the ranks check
- * the answer themselves ({@link ServedOperations}), the same on every rank. It watches the job as rank 0 does where
- * rank 0 serves: a rank that ends the job ends it on every rank, a rank whose process dies is news to the ranks that
- * watch (they may meet again without it), ranks that stall come to a verdict naming those that never arrived, and a
- * process that proves the token replaces a dead rank at the survivors' next reunion. It serves until every rank has
- * left or died, or the job ended ({@link #awaitEnd}).
+ * the answer themselves ({@link ServedOperations}), the same on every rank. An operation that needs every rank (all
+ * but an allgather of survivors and a reunion) ends the job when a rank is gone or closed its rendezvous. It watches
+ * the job: a rank that ends the job ends it on every rank, a rank whose process dies once the job formed is news to
+ * the ranks that watch (they may meet again without it), ranks that stall come to a verdict naming those that never
+ * arrived, and a process that proves the token replaces a dead rank at the survivors' next reunion. A standalone
+ * server serves until every rank has left or died, or the job ended ({@link #awaitEnd}); one hosted by rank 0 until
+ * rank 0 closes it.
  */
 public final class RendezvousServer implements Door, AutoCloseable {
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
     /** How long the ranks may take to join, and each operation, unless said otherwise: as the ranks' own default. */
     public static final Duration DEFAULT_TIMEOUT = Settings.DEFAULT_TIMEOUT;
+    /** How long one connection's handshake may take (at most the timeout). */
+    private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
 
     private final RendezvousEndpoint endpoint;
     private final int size;
     private final Duration timeout;
+    /** Whether rank 0's process hosts this server (else it runs in a process of its own). */
+    private final boolean hostedByRankZero;
+    /** Until when the ranks may join; also how long a failed job's late arrivals are answered at least. */
+    private final Deadline joinDeadline;
+
     private final ServerSocket socket;
     private final TcpAdmission admission;
     private final ExecutorService threads =
@@ -50,31 +63,62 @@ public final class RendezvousServer implements Door, AutoCloseable {
     private final DeathNews news;
     private String fatal;
     private boolean closed;
+    /** Whether a rank ever watched the job: closing it then tells each member, so that its watcher hears no failure. */
+    private boolean watched;
     /** The last operation served. */
     private volatile int sequence;
+    /** The operation being served, for messages ("allgather #2"); null between operations. */
+    private String serving;
+    /** The member whose message the operation under way waits for; -1 while it waits for none. */
+    private int awaited = -1;
 
-    private RendezvousServer(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout) {
+    private RendezvousServer(
+            RendezvousEndpoint endpoint,
+            int size,
+            JobToken token,
+            Duration timeout,
+            Duration handshakeLimit,
+            boolean hostedByRankZero) {
         this.endpoint = endpoint;
         this.size = size;
         this.timeout = timeout;
-        this.roster = new Roster(size, 0, "the rendezvous server at " + endpoint);
+        this.hostedByRankZero = hostedByRankZero;
+        this.joinDeadline = Deadline.after(timeout);
+        String name = hostedByRankZero ? "rank 0 at " + endpoint : "the rendezvous server at " + endpoint;
+        this.roster = new Roster(size, hostedByRankZero, name);
         this.members = new Members(size);
         this.stalls = new StallVerdict(size, lock, members::hasLeft, () -> fatal != null, this::endJob);
         this.news = new DeathNews(size);
-        this.socket = TcpAdmission.listen(endpoint, "the rendezvous server");
-        this.admission = new TcpAdmission(socket, token, this, timeout);
+        this.socket = TcpAdmission.listen(endpoint, hostedByRankZero ? "rank 0" : "the rendezvous server");
+        this.admission =
+                new TcpAdmission(socket, token, this, handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout);
     }
 
     /**
-     * Serves a job of {@code size} ranks at {@code endpoint}, admitting those that prove they hold {@code jobToken};
-     * each operation, and the joining, within {@code timeout}.
+     * Serves a job of {@code size} ranks at {@code endpoint} in a process of its own, admitting those that prove they
+     * hold {@code jobToken}; each operation, and the joining, within {@code timeout}.
      */
     public static RendezvousServer start(RendezvousEndpoint endpoint, int size, String jobToken, Duration timeout) {
         if (endpoint.kind() != RendezvousEndpoint.Kind.TCP || size < 1) {
             throw BootstrapException.settings(
                     -1, "a rendezvous server serves a tcp:// endpoint for one rank or more, not " + endpoint);
         }
-        RendezvousServer server = new RendezvousServer(endpoint, size, JobToken.of(jobToken, -1), timeout);
+        return started(
+                new RendezvousServer(endpoint, size, JobToken.of(jobToken, -1), timeout, HANDSHAKE_LIMIT, false));
+    }
+
+    /** The server rank 0's process hosts for its job, which rank 0 then joins as every rank does. */
+    static RendezvousServer inRankZeroProcess(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout) {
+        return inRankZeroProcess(endpoint, size, token, timeout, HANDSHAKE_LIMIT);
+    }
+
+    /** As {@link #inRankZeroProcess(RendezvousEndpoint, int, JobToken, Duration)}; tests choose the handshake limit. */
+    static RendezvousServer inRankZeroProcess(
+            RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, Duration handshakeLimit) {
+        return started(new RendezvousServer(endpoint, size, token, timeout, handshakeLimit, true));
+    }
+
+    private static RendezvousServer started(RendezvousServer server) {
         server.admission.open();
         server.threads.execute(server::serveOperations);
         return server;
@@ -92,6 +136,28 @@ public final class RendezvousServer implements Door, AutoCloseable {
     void awaitJoined() throws InterruptedException {
         synchronized (lock) {
             while (!roster.complete()) {
+                lock.wait();
+            }
+        }
+    }
+
+    /**
+     * Waits until every rank has joined, and returns null; or why the job ended first (the ranks that did not join
+     * by the deadline for joining among the reasons).
+     */
+    String awaitFormed() {
+        synchronized (lock) {
+            while (fatal == null && !closed && !roster.complete()) {
+                waitForNews(null);
+            }
+            return fatal != null ? fatal : closed ? "the rendezvous at " + endpoint + " was closed" : null;
+        }
+    }
+
+    /** Returns once an operation waits for member {@code rank}'s message: tests order their events by it. */
+    void awaitWaitingFor(int rank) throws InterruptedException {
+        synchronized (lock) {
+            while (awaited != rank) {
                 lock.wait();
             }
         }
@@ -124,8 +190,8 @@ public final class RendezvousServer implements Door, AutoCloseable {
     // ---- the door ------------------------------------------------------------------------------------------------
 
     @Override
-    public boolean standalone() {
-        return true;
+    public boolean hostedByRankZero() {
+        return hostedByRankZero;
     }
 
     @Override
@@ -135,10 +201,19 @@ public final class RendezvousServer implements Door, AutoCloseable {
         }
     }
 
+    /**
+     * {@code rank} (as it claims) was turned away with why the job ended; once every rank missing has been, no one
+     * is left to answer and a closed server stops listening.
+     */
     @Override
     public void toldLate(int rank) {
+        boolean done;
         synchronized (lock) {
             roster.toldLate(rank);
+            done = closed && !roster.lateRanksUntold();
+        }
+        if (done) {
+            TcpAdmission.closeQuietly(socket);
         }
     }
 
@@ -158,18 +233,33 @@ public final class RendezvousServer implements Door, AutoCloseable {
         }
     }
 
+    /**
+     * Its messages are read as they come from now on. If the job ended while it was being admitted, it is told why
+     * instead (the ending's own message went out without it).
+     */
     @Override
     public void join(int rank, Channel member, boolean replacement) {
-        synchronized (lock) {
-            if (replacement) {
-                roster.replace(rank, member);
-                members.replaced(rank);
-                news.replaced(rank);
-                LOG.log(System.Logger.Level.DEBUG, () -> "a replacement of rank " + rank + " joined at " + endpoint);
-            } else {
-                roster.join(rank, member);
+        String ended;
+        synchronized (telling) {
+            synchronized (lock) {
+                if (replacement) {
+                    roster.replace(rank, member);
+                    members.replaced(rank);
+                    news.replaced(rank);
+                    LOG.log(
+                            System.Logger.Level.DEBUG,
+                            () -> "a replacement of rank " + rank + " joined at " + endpoint);
+                } else {
+                    roster.join(rank, member);
+                }
+                lock.notifyAll();
+                ended = closed ? "the rendezvous at " + endpoint + " was closed" : fatal;
             }
-            lock.notifyAll();
+            if (ended != null) {
+                roster.tellEnded(member, ended, sequence, Deadline.briefly(timeout), hostedByRankZero && rank == 0);
+                member.close();
+                return;
+            }
         }
         threads.execute(() -> listen(rank, member));
     }
@@ -181,8 +271,9 @@ public final class RendezvousServer implements Door, AutoCloseable {
             Channel.Frame frame;
             try {
                 frame = member.receiveAny();
+                FrameRules.check(phaseOf(rank), frame); // its phase once it came
             } catch (ProtocolException e) {
-                endJob(member.peer() + " sent " + e.getMessage());
+                endJob(member.peer() + " sent " + e.getMessage() + " " + when());
                 return;
             } catch (IOException e) {
                 died(rank, member, e);
@@ -202,8 +293,24 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 }
                 case Channel.STALL -> stalls.stalled(rank, frame.text());
                 case Channel.WATCH -> watch(rank, member);
-                default -> deliver(rank, member, frame);
+                default -> deliver(rank, member, frame); // an operation's message
             }
+        }
+    }
+
+    /** Where member {@code rank}'s connection is, for which messages are legal from it. */
+    private FrameRules.Phase phaseOf(int rank) {
+        synchronized (lock) {
+            return members.isReplacing(rank) ? FrameRules.Phase.REPLACEMENT_WAITING : FrameRules.Phase.MEMBER;
+        }
+    }
+
+    /** When something happens, for messages: "while the ranks were joining", "during allgather #2". */
+    private String when() {
+        synchronized (lock) {
+            return !roster.complete()
+                    ? "while the ranks were joining"
+                    : serving != null ? "during " + serving : "while the job ran";
         }
     }
 
@@ -223,6 +330,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
     private void watch(int rank, Channel member) {
         String unheard;
         synchronized (lock) {
+            watched = true;
             unheard = news.watch(rank);
         }
         if (unheard != null) {
@@ -232,9 +340,13 @@ public final class RendezvousServer implements Door, AutoCloseable {
         }
     }
 
-    /** Member {@code rank}'s connection ended without its leaving: its process died, unless the job had ended. */
+    /**
+     * Member {@code rank}'s connection ended without its leaving: its process died, unless the job had ended. Before
+     * the job formed, that ends it; afterwards it is news to the ranks that watch, and an operation that needs every
+     * rank ends the job naming it.
+     */
     private void died(int rank, Channel member, IOException e) {
-        String reason;
+        String reason = member.peer() + " is gone: its connection ended " + when() + " (" + e + ")";
         boolean formed;
         List<Channel> told = new ArrayList<>();
         synchronized (lock) {
@@ -242,8 +354,6 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 return;
             }
             formed = roster.complete();
-            String when = formed ? "while the job ran" : "while the ranks were joining";
-            reason = member.peer() + " is gone: its connection ended " + when + " (" + e + ")";
             if (formed) {
                 members.died(rank, reason);
                 news.died(rank, reason).forEach(r -> told.add(roster.member(r)));
@@ -268,82 +378,143 @@ public final class RendezvousServer implements Door, AutoCloseable {
      * operation after the other, as the members' first messages for each arrive.
      */
     private void serveOperations() {
-        Deadline joining = Deadline.after(timeout);
         String missing;
         synchronized (lock) {
-            while (fatal == null && !closed && !roster.complete() && !joining.expired()) {
-                waitForNews(joining);
+            while (fatal == null && !closed && !roster.complete() && !joinDeadline.expired()) {
+                waitForNews(joinDeadline);
             }
             missing = roster.complete() || closed ? null : roster.missing();
         }
         if (missing != null) {
-            endJob(missing + " did not join at " + endpoint + " " + joining.within() + admission.turnedAway());
+            endJob(missing + " did not join at " + endpoint + " " + joinDeadline.within() + admission.turnedAway());
             return;
         }
         while (true) {
             Channel.Frame first;
             synchronized (lock) {
-                while (fatal == null && !closed && (first = firstMessage()) == null) {
+                while (fatal == null && !closed && (first = members.firstWaiting()) == null) {
                     waitForNews(null);
                 }
                 if (fatal != null || closed) {
                     return;
                 }
-                first = firstMessage();
+                first = members.firstWaiting();
             }
             try {
-                serve(first.operation(), first.type() == Channel.REUNION, Deadline.after(timeout));
+                serve(first.operation(), first.type());
             } catch (IllegalStateException ended) {
                 return; // the job ended: every member was told why
             }
         }
     }
 
-    private Channel.Frame firstMessage() {
-        return roster.complete() ? members.firstWaiting() : null;
+    /** "broadcast #1", "allgather #2", "reunion #3": what a message of {@code type} takes part in. */
+    private static String operationName(byte type, int operation) {
+        String kind = switch (type) {
+            case Channel.BROADCAST -> "broadcast";
+            case Channel.REUNION -> "reunion";
+            default -> "allgather";
+        };
+        return kind + " #" + operation;
     }
 
     /**
-     * Operation {@code operation}: for a {@code reunion}, first the replacement of every dead rank; then every live
-     * rank's message, and each answered with all of them (the ranks replaced, for a reunion).
+     * Operation {@code operation} of the kind its messages' {@code type} says: every live rank's message, and each
+     * answered with all of them. A reunion first takes the survivors' messages, then waits for the replacement of
+     * every dead rank for the shortest time the survivors gave, tells each replacement where it joins, takes their
+     * messages, and answers with the ranks replaced. Only an allgather of survivors and a reunion go on without a rank
+     * that is gone or left.
      */
-    private void serve(int operation, boolean reunion, Deadline deadline) {
-        BitSet replaced = reunion ? awaitReplacements(operation, deadline) : new BitSet();
-        byte[][] values = new byte[size][];
-        String[] missing = new String[size];
-        for (int r = 0; r < size; r++) {
-            Channel.Frame frame = take(r, operation, deadline);
-            if (frame == null) {
-                synchronized (lock) {
-                    missing[r] = members.missing(r);
-                }
-            } else if (frame.operation() != operation || (frame.type() == Channel.REUNION) != reunion) {
-                throw ends(roster.member(r).peer() + " sent a message for operation #" + frame.operation()
-                        + (frame.type() == Channel.REUNION ? " (a reunion)" : "") + " during operation #" + operation
-                        + " (the ranks called different operations)");
-            } else {
-                values[r] = frame.bytes();
-            }
+    private void serve(int operation, byte type) {
+        String name = operationName(type, operation);
+        synchronized (lock) {
+            serving = name;
         }
-        byte[] answer = reunion
+        Operation served = new Operation(operation, type, name, Deadline.after(timeout));
+        BitSet replaced = new BitSet();
+        if (type == Channel.REUNION) {
+            BitSet survivors = new BitSet();
+            synchronized (lock) {
+                IntStream.range(0, size).filter(r -> !members.isGone(r)).forEach(survivors::set);
+            }
+            survivors.stream().forEach(served::collect);
+            replaced = awaitReplacements(operation, Deadline.after(served.shortestWait()));
+            replaced.stream().forEach(served::collect);
+        } else {
+            IntStream.range(0, size).forEach(served::collect);
+        }
+        byte[] answer = type == Channel.REUNION
                 ? Arrays.copyOf(replaced.toByteArray(), (size + 7) / 8)
-                : Channel.gathered(new Rendezvous.Survivors(values, missing));
+                : Channel.gathered(new Rendezvous.Survivors(served.values, served.missing));
         synchronized (lock) {
             sequence = operation;
+            serving = null;
         }
-        for (int r = 0; r < size; r++) {
-            if (values[r] != null) {
-                answer(r, operation, answer);
+        synchronized (telling) { // rank 0 last: where it hosts this server, it may close it once it has its answer
+            for (int r = size - 1; r >= 0; r--) {
+                if (served.values[r] != null) {
+                    answer(r, operation, answer);
+                }
             }
+        }
+    }
+
+    /** The messages of one operation, as they are taken: each rank's value, or why it is missing. */
+    private final class Operation {
+        final int number;
+        final byte type;
+        final String name;
+        final Deadline deadline;
+        final byte[][] values = new byte[size][];
+        final String[] missing = new String[size];
+
+        Operation(int number, byte type, String name, Deadline deadline) {
+            this.number = number;
+            this.type = type;
+            this.name = name;
+            this.deadline = deadline;
+        }
+
+        /** Takes rank {@code rank}'s message; the job ends where it is missing and the operation needs every rank. */
+        void collect(int rank) {
+            Channel.Frame frame = take(rank, name, deadline);
+            if (frame == null) {
+                synchronized (lock) {
+                    missing[rank] = members.hasLeft(rank)
+                            ? roster.member(rank).peer() + " closed its rendezvous before " + name
+                            : members.missing(rank);
+                }
+                if (type == Channel.DATA || type == Channel.BROADCAST) {
+                    throw ends(missing[rank]);
+                }
+            } else if (frame.operation() != number || frame.type() != type) {
+                throw ends(roster.member(rank).peer() + " sent a message for "
+                        + operationName(frame.type(), frame.operation()) + " during " + name
+                        + " (the ranks called different operations)");
+            } else {
+                values[rank] = frame.bytes();
+            }
+        }
+
+        /** The shortest time the survivors of a reunion said they wait for the replacements. */
+        Duration shortestWait() {
+            return Arrays.stream(values)
+                    .filter(v -> v != null && v.length == Long.BYTES)
+                    .map(v -> Duration.ofMillis(ByteBuffer.wrap(v).getLong()))
+                    .min(Duration::compareTo)
+                    .orElse(timeout);
         }
     }
 
     /** Member {@code rank}'s message for the operation; null if it is gone or left; the job ends past the deadline. */
-    private Channel.Frame take(int rank, int operation, Deadline deadline) {
+    private Channel.Frame take(int rank, String name, Deadline deadline) {
         synchronized (lock) {
+            awaited = rank;
+            lock.notifyAll();
             while (fatal == null && members.awaited(rank) && !deadline.expired()) {
                 waitForNews(deadline);
             }
+            awaited = -1;
             if (fatal != null) {
                 throw new IllegalStateException(fatal);
             }
@@ -352,8 +523,8 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 return members.take(rank);
             }
         }
-        throw ends(roster.member(rank).peer() + " did not take part in operation #" + operation + " at " + endpoint
-                + " " + deadline.within());
+        throw ends(roster.member(rank).peer() + " did not take part in " + name + " at " + endpoint + " "
+                + deadline.within());
     }
 
     /** Waits until every dead rank has a replacement, and tells each the number of the reunion, its first operation. */
@@ -405,6 +576,10 @@ public final class RendezvousServer implements Door, AutoCloseable {
         return new IllegalStateException(reason);
     }
 
+    /**
+     * Ends the job once, for the first reason: every member is told why (best effort, briefly), so that those
+     * waiting inside an operation fail at once.
+     */
     @Override
     public void endJob(String reason) {
         synchronized (telling) {
@@ -417,39 +592,98 @@ public final class RendezvousServer implements Door, AutoCloseable {
             }
             LOG.log(System.Logger.Level.DEBUG, () -> "the job at " + endpoint + " ended: " + reason);
             Deadline brief = Deadline.briefly(timeout);
-            members().forEach(member -> roster.tellEnded(member, reason, sequence, brief));
-        }
-    }
-
-    private List<Channel> members() {
-        synchronized (lock) {
-            return roster.members();
+            for (int rank = 0; rank < size; rank++) {
+                Channel member;
+                synchronized (lock) {
+                    member = roster.member(rank);
+                }
+                if (member != null) {
+                    // the host's own rank hears the reason alone: "rank 0 ended the job" would name itself
+                    roster.tellEnded(member, reason, sequence, brief, hostedByRankZero && rank == 0);
+                }
+            }
         }
     }
 
     private void waitForNews(Deadline deadline) {
         try {
-            lock.wait(deadline == null ? 0 : deadline.timeoutMillis());
+            lock.wait(deadline == null ? 0 : Math.max(1, deadline.remainingMillis()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             fatal = fatal != null ? fatal : "the rendezvous server at " + endpoint + " was interrupted";
         }
     }
 
-    /** Stops serving: the members' connections end (a job still running fails, naming this server). */
+    /**
+     * Stops serving: the members' connections end. Where rank 0 hosts it, rank 0 closes a job that ran to its end:
+     * each member of a watched job hears so (or a death it has not heard of yet), so that its watcher takes it for no
+     * failure; elsewhere a job still running fails, naming this server. The listening socket closes now, unless the
+     * job failed while ranks were missing: then it stays until each of them has been told why, or for one timeout
+     * (at least until the deadline for joining), and holds this JVM's exit until each has been told or the deadline
+     * for joining has passed.
+     */
     @Override
     public void close() {
+        String untold;
+        boolean tellClosed;
         synchronized (lock) {
             if (closed) {
                 return;
             }
             closed = true;
             lock.notifyAll();
+            untold = fatal != null && roster.lateRanksUntold() ? roster.missing() : null;
+            tellClosed = hostedByRankZero && watched && fatal == null;
         }
-        TcpAdmission.closeQuietly(socket);
+        if (untold != null) {
+            answerLateArrivals(untold);
+        } else {
+            TcpAdmission.closeQuietly(socket);
+        }
         synchronized (telling) {
-            members().forEach(Channel::close);
+            if (tellClosed) {
+                tellClosed();
+            }
+            synchronized (lock) {
+                roster.members().forEach(Channel::close); // after the reason of a failure has gone out to them
+            }
         }
         threads.shutdownNow();
+    }
+
+    /** Keeps answering the ranks that never joined with why the job ended, for a while (see {@link #close}). */
+    private void answerLateArrivals(String untold) {
+        Deadline answering = Deadline.after(timeout);
+        Deadline until = answering.remainingMillis() >= joinDeadline.remainingMillis() ? answering : joinDeadline;
+        LOG.log(
+                System.Logger.Level.DEBUG,
+                () -> "at " + endpoint + ", " + untold + " are answered with why the job ended until they arrive or "
+                        + until.remainingMillis() + " ms have passed");
+        if (!joinDeadline.expired()) {
+            admission.holdExitUntilClosed(joinDeadline);
+        }
+        Watchdog.closeAt(socket, until);
+    }
+
+    /** Rank 0 closed a watched job: each other member hears so, or of the first death it has not heard of. */
+    private void tellClosed() {
+        Deadline brief = Deadline.briefly(timeout);
+        for (int rank = 1; rank < size; rank++) {
+            Channel member;
+            String unheard;
+            synchronized (lock) {
+                boolean connected = !members.hasLeft(rank) && !members.isGone(rank);
+                member = connected ? roster.member(rank) : null;
+                unheard = connected ? news.unheard(rank) : null;
+            }
+            if (member == null) {
+                continue;
+            }
+            if (unheard != null) {
+                Roster.tellGone(member, unheard, sequence, brief);
+            } else {
+                Roster.tellClosed(member, sequence, brief);
+            }
+        }
     }
 }

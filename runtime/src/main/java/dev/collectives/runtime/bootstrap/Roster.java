@@ -10,14 +10,14 @@ import java.util.stream.IntStream;
 /**
  * Who is in a TCP job, as its server keeps it: each rank's claim (where its admitted connection came from), the
  * connections of the ranks that joined, and which ranks that never joined were turned away with why the job ended.
- * The members are the ranks from {@code first} on: 1 where rank 0 serves, 0 for a standalone server. Guarded by the
- * server's lock; telling the members something happens outside it.
+ * Every rank is a member, rank 0 too. Guarded by the server's lock; telling the members something happens outside
+ * it.
  */
 final class Roster {
     private final int size;
-    /** The lowest rank that joins as a member: 1 where rank 0 serves, 0 for a standalone server. */
-    private final int first;
-    /** The server, for messages: "rank 0 at tcp://host:port". */
+    /** Whether rank 0's process hosts the server (then it dies with rank 0, which is never replaced). */
+    private final boolean hostedByRankZero;
+    /** The server, for messages: "rank 0 at tcp://host:port", "the rendezvous server at tcp://host:port". */
     private final String server;
     /** Where each rank's admitted connection came from, from the moment its claim was checked. */
     private final String[] claimedFrom;
@@ -28,9 +28,9 @@ final class Roster {
 
     private int joined;
 
-    Roster(int size, int first, String server) {
+    Roster(int size, boolean hostedByRankZero, String server) {
         this.size = size;
-        this.first = first;
+        this.hostedByRankZero = hostedByRankZero;
         this.server = server;
         this.claimedFrom = new String[size];
         this.members = new Channel[size];
@@ -45,9 +45,6 @@ final class Roster {
         if (claimedSize != size) {
             return "rank " + rank + " at " + from + " says the world size is " + claimedSize + ", " + server + " says "
                     + size;
-        }
-        if (rank == 0 && first == 1) {
-            return "a second process with rank 0 at " + from + " tried to join " + server;
         }
         if (rank < 0 || rank >= size) {
             return "a peer at " + from + " claims rank " + rank + ", outside 0.." + (size - 1);
@@ -72,7 +69,7 @@ final class Roster {
         if (rank < 0 || rank >= size) {
             return refused + "the ranks of this job are 0.." + (size - 1);
         }
-        if (rank < first) {
+        if (rank == 0 && hostedByRankZero) {
             return refused + server + " serves the rendezvous and is alive";
         }
         if (replaced) {
@@ -102,7 +99,7 @@ final class Roster {
 
     /** Whether every member has joined. */
     boolean complete() {
-        return joined == size - first;
+        return joined == size;
     }
 
     /** The connection of {@code rank}, which joined. */
@@ -117,14 +114,14 @@ final class Roster {
 
     /** {@code rank} (as it claims) was turned away with why the job ended. */
     void toldLate(int rank) {
-        if (rank >= first && rank < size) {
+        if (rank >= 0 && rank < size) {
             toldLate[rank] = true;
         }
     }
 
     /** "rank 3", "ranks 1, 2": those that have not joined. */
     String missing() {
-        List<String> ranks = IntStream.range(first, size)
+        List<String> ranks = IntStream.range(0, size)
                 .filter(r -> members[r] == null)
                 .mapToObj(Integer::toString)
                 .collect(Collectors.toList());
@@ -133,17 +130,19 @@ final class Roster {
 
     /** Whether some rank has neither joined nor been told why the job ended. */
     boolean lateRanksUntold() {
-        return IntStream.range(first, size).anyMatch(r -> members[r] == null && !toldLate[r]);
+        return IntStream.range(0, size).anyMatch(r -> members[r] == null && !toldLate[r]);
     }
 
     /**
      * Tells {@code member} why the job ended (best effort, by {@code deadline}), at operation {@code sequence}:
-     * "rank 0 ended the job: {@code reason}", or the standalone server did.
+     * "rank 0 ended the job: {@code reason}", or the standalone server did; the {@code reason} alone where it is
+     * {@code plain} (rank 0 hears so from the server its process hosts).
      */
-    void tellEnded(Channel member, String reason, int sequence, Deadline deadline) {
-        String endedBy = first == 1 ? "rank 0" : server;
+    void tellEnded(Channel member, String reason, int sequence, Deadline deadline, boolean plain) {
+        String endedBy = hostedByRankZero ? "rank 0" : server;
+        String text = plain ? reason : endedBy + " ended the job: " + reason;
         try {
-            member.send(Channel.ABORT, sequence, Channel.truncate(endedBy + " ended the job: " + reason), deadline);
+            member.send(Channel.ABORT, sequence, Channel.truncate(text), deadline);
         } catch (IOException ignored) {
             // that member is gone or stuck; it fails on its own deadline
         }

@@ -1,25 +1,15 @@
 package dev.collectives.runtime.bootstrap;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
- * What a member makes of a standalone server's answer to an operation ({@link Channel#gathered}: every rank's value,
- * or why the rank is gone). The server checks nothing of the values: every member checks the same answer and so
- * comes to the same verdict, which names the ranks at fault as rank 0 would where it serves.
+ * What a member makes of the server's answer to an operation ({@link Channel#gathered}: every rank's value, or why
+ * the rank is gone, which only an allgather of survivors allows). The server checks nothing of the values: every
+ * member checks the same answer and so comes to the same verdict, which names the ranks at fault.
  */
 final class ServedOperations {
     private ServedOperations() {}
 
-    /** Rank 0's value of a broadcast. */
-    static byte[] broadcast(Rendezvous.Survivors all, int rank, String operation) {
-        requireEveryRank(all, rank, operation);
-        return all.values()[0];
-    }
-
     /** Every rank's value of an allgather, each as long as this rank's. */
     static byte[][] allGather(Rendezvous.Survivors all, int rank, String operation) {
-        requireEveryRank(all, rank, operation);
         requireSameLength(all, rank, operation);
         return all.values();
     }
@@ -28,18 +18,6 @@ final class ServedOperations {
     static Rendezvous.Survivors survivors(Rendezvous.Survivors all, int rank, String operation) {
         requireSameLength(all, rank, operation);
         return all;
-    }
-
-    private static void requireEveryRank(Rendezvous.Survivors all, int rank, String operation) {
-        List<String> gone = new ArrayList<>();
-        for (String reason : all.goneReasons()) {
-            if (reason != null) {
-                gone.add(reason);
-            }
-        }
-        if (!gone.isEmpty()) {
-            throw BootstrapException.remote(rank, String.join("; ", gone) + " (" + operation + " needs every rank)");
-        }
     }
 
     /** The same verdict on every rank: the first rank whose value's length differs from the lowest rank's. */

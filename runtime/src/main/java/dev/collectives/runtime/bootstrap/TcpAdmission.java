@@ -23,8 +23,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The door of a TCP job's server ({@link Door}: rank 0's {@link TcpRoot} or a {@link RendezvousServer}): accepts connections for as long as the rendezvous is open and admits each
- * peer that proves it holds the job token as the rank it claims, or as the replacement of a rank that died. Handshakes run on a pool of at most
+ * The door of a TCP job's server ({@link Door}, a {@link RendezvousServer}): accepts connections for as long as the
+ * rendezvous is open and admits each peer that proves it holds the job token as the rank it claims, or as the replacement of a rank that died. Handshakes run on a pool of at most
  * {@link #MAX_HANDSHAKES} threads, each within its own deadline; a connection beyond that many drops the oldest
  * one still handshaking, so that idle, trickling or garbage connections, however many, can neither delay nor
  * block the ranks. What it turned away is kept for the server's timeout message.
@@ -164,7 +164,7 @@ final class TcpAdmission {
 
     /**
      * Holds this JVM's exit (a shutdown hook) until the server socket closes or {@code limit} passes, so that late
-     * arrivals are still answered when the process exits, even through {@code System.exit}, right after its rank 0
+     * arrivals are still answered when the process exits, even through {@code System.exit}, right after its job
      * failed.
      */
     synchronized void holdExitUntilClosed(Deadline limit) {
@@ -237,15 +237,23 @@ final class TcpAdmission {
         out.writeInt(Channel.MAGIC);
         out.writeInt(Channel.VERSION);
         out.write(serverNonce);
-        out.writeByte(door.standalone() ? Channel.STANDALONE : Channel.SERVED_BY_RANK_0);
+        out.writeByte(door.hostedByRankZero() ? Channel.HOSTED_BY_RANK_0 : Channel.STANDALONE);
         out.flush();
         int magic = in.readInt();
         int version = in.readInt();
-        if (magic != Channel.MAGIC || version != Channel.VERSION) {
+        if (magic != Channel.MAGIC) {
             return reject(
                     channel,
                     "a connection from " + from + " is not a collectives bootstrap peer of version " + Channel.VERSION
                             + " (magic " + Integer.toHexString(magic) + ", version " + version + ")",
+                    false);
+        }
+        if (version != Channel.VERSION) {
+            return reject(
+                    channel,
+                    "a rank at " + from + " speaks version " + version + " of the collectives rendezvous protocol, "
+                            + "this server version " + Channel.VERSION + " (every rank and the server need the same "
+                            + "release of the library)",
                     false);
         }
         int rank = in.readInt();

@@ -10,41 +10,38 @@ import java.net.ProtocolException;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * A member of a TCP rendezvous: a rank other than 0 where rank 0 serves, or any rank where a standalone
- * {@link RendezvousServer} does. It connects to the server, retrying until the deadline (the server may start later),
- * proves it holds the job token and checks that the server does too, then takes part in each operation (with a
- * standalone server, through {@link ServedOperations}). Inside an operation it waits a little past the deadline, so
- * that the server, which watches every rank, can say which rank is at fault before this one would have to guess.
+ * A member of a TCP rendezvous: any rank, rank 0 too, of the job a {@link RendezvousServer} serves (hosted by rank 0's
+ * process, or by a process of its own). It connects to the server, retrying until the deadline (the server may start
+ * later), proves it holds the job token and checks that the server does too, then takes part in each operation
+ * through {@link ServedOperations}. Inside an operation it waits a little past the deadline, so that the server,
+ * which watches every rank, can say which rank is at fault before this one would have to guess. Where this rank's
+ * process hosts the server, closing the member closes the server too.
  */
 final class TcpMember extends Exchange {
     private static final long FIRST_RETRY_MILLIS = 50;
     private static final long LAST_RETRY_MILLIS = 500;
-    /** How long past an operation's deadline a member waits for rank 0's verdict. */
+    /** How long past an operation's deadline a member waits for the server's verdict. */
     private static final Duration VERDICT_GRACE = Duration.ofSeconds(2);
 
     private final Channel root;
     /** Who serves the rendezvous, for messages: "rank 0 at tcp://host:port" or "the rendezvous server at …". */
     private final String server;
-    /** Whether a standalone server serves it (the greeting says), which answers every operation with every value. */
-    private final boolean standalone;
+    /** The server this rank's process hosts (rank 0's, by default), closed after this member; else null. */
+    private final RendezvousServer hosted;
     /** Whether this process joined in the place of a rank that died. */
     private final boolean replacement;
-    /** Whether rank 0 took this replacement in ({@link Channel#REJOIN}); always for the others. */
+    /** Whether the server took this replacement in ({@link Channel#REJOIN}); always for the others. */
     private boolean rejoined;
     /** Set once this rank aborts or closes: its connection ending then is no news for a watcher. */
     private volatile boolean ending;
-    /** The death of a rank that rank 0 told the watch of (the survivors may meet again); null before. */
-    private volatile String heardDeath;
-    /** Why the job ended as the watch heard it, where that was not a rank's death; null before. */
-    private volatile String heardEnd;
 
     private TcpMember(
             RendezvousEndpoint endpoint,
@@ -52,19 +49,21 @@ final class TcpMember extends Exchange {
             int size,
             Duration timeout,
             Channel root,
+            String server,
             boolean replacement,
-            boolean standalone) {
+            RendezvousServer hosted) {
         super(rank, size, endpoint.toString(), timeout);
         this.root = root;
-        this.standalone = standalone;
-        this.server = serverAt(endpoint, standalone);
+        this.server = server;
+        this.hosted = hosted;
         this.replacement = replacement;
         this.rejoined = !replacement;
     }
 
     /**
-     * Joins the job as rank {@code rank}, or as a {@code replacement} of that rank, which died; rank 0 joins only a
-     * {@code standalone} server (what the others meet, the server's greeting says).
+     * Joins the job as rank {@code rank}, or as a {@code replacement} of that rank, which died; a {@code standalone}
+     * server is expected there (else rank 0's), for messages until its greeting says. Where this process hosts the
+     * server ({@code hosted}, or null), it is closed with the member, or at once if the member cannot join.
      */
     static TcpMember join(
             RendezvousEndpoint endpoint,
@@ -73,7 +72,8 @@ final class TcpMember extends Exchange {
             JobToken token,
             Duration timeout,
             boolean replacement,
-            boolean standalone) {
+            boolean standalone,
+            RendezvousServer hosted) {
         String expected = serverAt(endpoint, standalone);
         Deadline deadline = Deadline.after(timeout);
         Attempts attempts = new Attempts(standalone ? "the rendezvous server" : "rank 0");
@@ -102,9 +102,9 @@ final class TcpMember extends Exchange {
             try {
                 channel = new Channel(socket, expected);
                 Channel connected = channel;
-                boolean served =
+                String server =
                         channel.within(deadline, () -> handshake(connected, endpoint, rank, size, token, replacement));
-                return new TcpMember(endpoint, rank, size, timeout, channel, replacement, served);
+                return new TcpMember(endpoint, rank, size, timeout, channel, server, replacement, hosted);
             } catch (EOFException | SocketException e) {
                 // the server closed before greeting: it is shutting down a failed attempt, or is not up yet
                 attempts.closed++;
@@ -114,11 +114,13 @@ final class TcpMember extends Exchange {
                 attempts.other = e.toString();
             } catch (BootstrapException e) {
                 closeQuietly(channel);
+                closeQuietly(hosted);
                 throw e;
             }
             closeQuietly(channel == null ? socket : channel);
             backoff.pauseWithoutGrowing(); // the server is there, and may be ready at the next attempt
         }
+        closeQuietly(hosted);
         String nobody = standalone ? "no rendezvous server at " + endpoint : "no rank 0 at " + endpoint;
         throw BootstrapException.failed(rank, nobody + " " + deadline.within() + ": " + attempts, null);
     }
@@ -181,8 +183,8 @@ final class TcpMember extends Exchange {
         }
     }
 
-    /** Proves the token both ways; returns whether the server is a standalone one (its greeting says). */
-    private static boolean handshake(
+    /** Proves the token both ways; returns who serves, for messages (the greeting says). */
+    private static String handshake(
             Channel channel, RendezvousEndpoint endpoint, int rank, int size, JobToken token, boolean replacement)
             throws IOException {
         DataInputStream in = channel.in();
@@ -192,14 +194,17 @@ final class TcpMember extends Exchange {
         if (magic != Channel.MAGIC || version != Channel.VERSION) {
             throw BootstrapException.failed(
                     rank,
-                    endpoint + " is not a collectives rendezvous of version "
-                            + Channel.VERSION + " (it greeted with magic " + Integer.toHexString(magic) + ", version "
-                            + version + ")",
+                    magic == Channel.MAGIC
+                            ? endpoint + " speaks version " + version + " of the collectives rendezvous protocol, this"
+                                    + " rank version " + Channel.VERSION + " (every rank and the server need the same"
+                                    + " release of the library)"
+                            : endpoint + " is not a collectives rendezvous of version " + Channel.VERSION
+                                    + " (it greeted with magic " + Integer.toHexString(magic) + ", version " + version
+                                    + ")",
                     null);
         }
         byte[] serverNonce = Channel.readBytes(in, JobToken.NONCE_BYTES);
-        boolean standalone = in.readByte() == Channel.STANDALONE;
-        String server = serverAt(endpoint, standalone);
+        String server = serverAt(endpoint, in.readByte() == Channel.STANDALONE);
         byte[] clientNonce = JobToken.nonce();
         byte[] claim = JobToken.ints(rank, size);
         out.writeInt(Channel.MAGIC);
@@ -223,21 +228,18 @@ final class TcpMember extends Exchange {
                     null);
         }
         channel.authenticated(Channel.sessionKey(token, serverNonce, clientNonce, rank), false, server);
-        return standalone;
+        return server;
     }
 
     @Override
     protected byte[] doBroadcast(byte[] value, Deadline deadline) {
-        if (standalone) {
-            return ServedOperations.broadcast(
-                    served(value == null ? new byte[0] : value, deadline), rank(), operation());
-        }
-        return receive(MAX_VALUE_BYTES, deadline);
+        return served(Channel.BROADCAST, value == null ? new byte[0] : value, deadline)
+                .values()[0];
     }
 
-    /** Every rank's value for this operation, or why it is gone, as a standalone server answers. */
-    private Survivors served(byte[] value, Deadline deadline) {
-        sendToRoot(value, deadline);
+    /** Every rank's value for this operation, or why it is gone, as the server answers. */
+    private Survivors served(byte type, byte[] value, Deadline deadline) {
+        tellServer(type, value, deadline);
         try {
             return Channel.readGathered(receive(Channel.gatheredBytes(size()), deadline), size());
         } catch (IOException e) {
@@ -245,74 +247,84 @@ final class TcpMember extends Exchange {
         }
     }
 
+    @Override
+    protected boolean watches() {
+        return true;
+    }
+
     /**
-     * Reads what rank 0 sends on a thread of its own from now on: the job's end (an ABORT, with why), or that rank 0
-     * closed the job (LEAVE). A connection that ends otherwise, while this rank neither aborted nor closed, means
-     * rank 0's process is gone.
+     * Reads what the server sends on a thread of its own from now on: the job's end (an ABORT, with why), a rank's
+     * death (GONE), or that rank 0 closed the job (LEAVE). A connection that ends otherwise, while this rank neither
+     * aborted nor closed, means the server is gone (with rank 0's process, where that hosts it).
      */
     @Override
-    protected boolean doWatch(Consumer<String> onFailure) {
-        heardDeath = null; // a job reunited after a death is watched anew
-        heardEnd = null;
+    protected void doWatch(Consumer<String> onFailure) {
         tellServer(Channel.WATCH, new byte[0], Deadline.after(timeout()));
         Thread watcher = new Thread(() -> watchRoot(onFailure), "collectives-job-watch-rank-" + rank());
         watcher.setDaemon(true);
         watcher.start();
-        return true;
     }
 
     private void watchRoot(Consumer<String> onFailure) {
         String failure;
         try {
-            Channel.Frame frame = root.receiveAny();
+            Channel.Frame frame = FrameRules.check(FrameRules.Phase.WATCHING, root.receiveAny());
             if (frame.type() == Channel.LEAVE) {
                 return;
             }
             if (frame.type() == Channel.GONE) {
-                heardDeath = frame.text(); // before the watcher hears it: it may resume at once
+                state().on(JobState.Event.DEATH, frame.text()); // before the watcher hears it: it may resume at once
                 onFailure.accept(frame.text());
                 return;
             }
-            failure = frame.type() == Channel.ABORT
-                    ? frame.text()
-                    : server + " sent a message for operation #" + frame.operation() + " while the job ran";
+            failure = frame.text(); // an ABORT
+        } catch (ProtocolException e) {
+            failure = server + " sent " + e.getMessage();
         } catch (IOException e) {
             if (ending) {
                 return;
             }
             failure = server + " is gone: the connection ended while the job ran (" + e + ")";
         }
-        heardEnd = failure;
+        state().on(JobState.Event.END, failure);
         onFailure.accept(failure);
     }
 
-    /** The survivors of a death that rank 0 told of meet again; any other news of the job is why they cannot. */
+    /** The survivors of a death that the server told of meet again; any other news of the job is why they cannot. */
     @Override
     protected String doResume() {
-        if (heardDeath != null) {
-            return null;
-        }
-        return heardEnd != null ? "the job ended: " + heardEnd : server + " reported no rank's death";
+        return switch (state().phase()) {
+            case RANK_DIED -> null;
+            case ENDED -> "the job ended: " + state().news();
+            default -> server + " reported no rank's death";
+        };
     }
 
-    /** Tells rank 0 where this rank waits (briefly: rank 0 may be gone, and then the watcher hears of it). */
+    /** Tells the server where this rank waits (briefly: it may be gone, and then the watcher hears of it). */
     @Override
     protected void doStalled(String where) {
         try {
             root.send(Channel.STALL, sequence(), Channel.truncate(where), Deadline.after(Duration.ofSeconds(1)));
         } catch (IOException ignored) {
-            // rank 0 is gone or stuck: its connection ending tells the watcher
+            // the server is gone or stuck: its connection ending tells the watcher
         }
     }
 
-    /** Asks rank 0 to end the job with this rank's reason (briefly: rank 0 may be gone). */
+    /**
+     * Asks the server to end the job with this rank's reason (briefly: it may be gone); where this process hosts it,
+     * ends the job there at once, since closing this rank closes the server right after.
+     */
     @Override
     protected void doAbort(String reason) {
         ending = true;
+        if (hosted != null) {
+            hosted.endJob("rank 0 failed: " + reason);
+            return;
+        }
         try {
             root.send(Channel.ABORT, sequence(), Channel.truncate(reason), Deadline.after(Duration.ofSeconds(1)));
         } catch (IOException ignored) {
-            // rank 0 is gone or stuck: the others learn of it from rank 0's own failure or their deadline
+            // the server is gone or stuck: the others learn of it from the server's end or their deadline
         }
     }
 
@@ -321,24 +333,26 @@ final class TcpMember extends Exchange {
         return replacement;
     }
 
-    /** A replacement first waits until rank 0 takes it in, at the survivors' operation, which it numbers on from. */
+    /** A replacement first waits until the server takes it in, at the survivors' operation, which it numbers on from. */
     @Override
     protected int[] doReunite(Deadline deadline) {
         if (!rejoined) {
             awaitRejoin(deadline);
         }
-        if (standalone) {
-            tellServer(Channel.REUNION, new byte[0], deadline);
-        } else {
-            sendToRoot(new byte[0], deadline);
-        }
+        tellServer(
+                Channel.REUNION,
+                ByteBuffer.allocate(Long.BYTES)
+                        .putLong(deadline.total().toMillis())
+                        .array(),
+                deadline);
         return BitSet.valueOf(receive((size() + 7) / 8, deadline)).stream().toArray();
     }
 
     private void awaitRejoin(Deadline deadline) {
         Channel.Frame frame;
         try {
-            frame = root.receive(sequence(), 0, deadline.extendedBy(VERDICT_GRACE));
+            frame = FrameRules.check(
+                    FrameRules.Phase.AWAITING_REJOIN, root.receive(sequence(), 0, deadline.extendedBy(VERDICT_GRACE)));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -348,11 +362,10 @@ final class TcpMember extends Exchange {
                     frame.text() + " (reported by " + server + " while the replacement of rank " + rank()
                             + " waited for the survivors)"));
         }
-        if (frame.type() != Channel.REJOIN) {
+        if (frame.type() == Channel.LEAVE) {
             throw fail(BootstrapException.failed(
                     rank(),
-                    server + " sent a message of type " + frame.type() + " before it took the " + "replacement of rank "
-                            + rank() + " in",
+                    server + " closed the rendezvous before it took the replacement of rank " + rank() + " in",
                     null));
         }
         rejoined = true;
@@ -361,42 +374,12 @@ final class TcpMember extends Exchange {
 
     @Override
     protected Survivors doAllGatherOfSurvivors(byte[] value, Deadline deadline) {
-        if (standalone) {
-            return ServedOperations.survivors(served(value, deadline), rank(), operation());
-        }
-        sendToRoot(value, deadline);
-        byte[] all = receive(Channel.survivorsBytes(size(), value.length), deadline);
-        try {
-            return Channel.readSurvivors(all, size(), value.length);
-        } catch (IOException e) {
-            throw fail(failure(e, deadline));
-        }
+        return ServedOperations.survivors(served(Channel.SURVIVORS, value, deadline), rank(), operation());
     }
 
     @Override
     protected byte[][] doAllGather(byte[] value, Deadline deadline) {
-        if (standalone) {
-            return ServedOperations.allGather(served(value, deadline), rank(), operation());
-        }
-        sendToRoot(value, deadline);
-        byte[] all = receive(value.length * size(), deadline);
-        if (all.length != value.length * size()) {
-            throw fail(BootstrapException.failed(
-                    rank(),
-                    server + " returned " + all.length
-                            + " bytes for " + operation() + ", expected " + value.length + " from each of " + size()
-                            + " ranks",
-                    null));
-        }
-        byte[][] values = new byte[size()][];
-        for (int r = 0; r < size(); r++) {
-            values[r] = Arrays.copyOfRange(all, r * value.length, (r + 1) * value.length);
-        }
-        return values;
-    }
-
-    private void sendToRoot(byte[] value, Deadline deadline) {
-        tellServer(Channel.DATA, value, deadline);
+        return ServedOperations.allGather(served(Channel.DATA, value, deadline), rank(), operation());
     }
 
     private void tellServer(byte type, byte[] value, Deadline deadline) {
@@ -410,7 +393,8 @@ final class TcpMember extends Exchange {
     private byte[] receive(int maxBytes, Deadline deadline) {
         Channel.Frame frame;
         try {
-            frame = root.receive(sequence(), maxBytes, deadline.extendedBy(VERDICT_GRACE));
+            frame = FrameRules.check(
+                    FrameRules.Phase.OPERATION, root.receive(sequence(), maxBytes, deadline.extendedBy(VERDICT_GRACE)));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -447,10 +431,13 @@ final class TcpMember extends Exchange {
             try {
                 root.send(Channel.LEAVE, sequence(), new byte[0], Deadline.after(Duration.ofSeconds(1)));
             } catch (IOException ignored) {
-                // rank 0 is gone already; nothing is left to tell it
+                // the server is gone already; nothing is left to tell it
             }
         }
         root.close();
+        if (hosted != null) {
+            hosted.close();
+        }
     }
 
     private static void closeQuietly(AutoCloseable resource) {

@@ -5,8 +5,8 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * TCP: rank 0 serves at the endpoint ({@link TcpRoot}) and the others connect to it ({@link TcpMember}), or every rank
- * connects to a {@link RendezvousServer} there ({@code standalone}).
+ * TCP: a {@link RendezvousServer} serves at the endpoint, and every rank joins it as a member ({@link TcpMember}). Rank
+ * 0's process hosts the server, unless a process of its own does ({@code standalone}).
  */
 final class TcpRendezvous {
     private TcpRendezvous() {}
@@ -24,8 +24,22 @@ final class TcpRendezvous {
             boolean replacement,
             Function<String, Optional<String>> options) {
         boolean standalone = Settings.standalone(options.apply(Settings.SERVER), rank);
-        return rank == 0 && !replacement && !standalone
-                ? TcpRoot.serve(endpoint, size, token, timeout)
-                : TcpMember.join(endpoint, rank, size, token, timeout, replacement, standalone);
+        if (rank != 0 || replacement || standalone) {
+            return TcpMember.join(endpoint, rank, size, token, timeout, replacement, standalone, null);
+        }
+        return hostAndJoin(RendezvousServer.inRankZeroProcess(endpoint, size, token, timeout), size, token, timeout);
+    }
+
+    /**
+     * Rank 0 joins the server its process hosts, and returns once every rank has joined (or fails naming those
+     * missing, or why the job ended first).
+     */
+    static Rendezvous hostAndJoin(RendezvousServer server, int size, JobToken token, Duration timeout) {
+        TcpMember member = TcpMember.join(server.endpoint(), 0, size, token, timeout, false, false, server);
+        String failure = server.awaitFormed();
+        if (failure != null) {
+            throw member.fail(BootstrapException.failed(0, failure, null));
+        }
+        return member;
     }
 }

@@ -93,12 +93,22 @@ class HostileClientsTest {
 
     /** Rank 0 of a job of {@code size}, with the bootstrap timeout {@link #GENEROUS}. */
     private Rendezvous serve(int size, Duration handshakeLimit) {
-        return TcpRoot.serve(
+        return serveOn(hostServer(size, handshakeLimit), size);
+    }
+
+    /** The server rank 0's process hosts for a job of {@code size}, with the bootstrap timeout {@link #GENEROUS}. */
+    private RendezvousServer hostServer(int size, Duration handshakeLimit) {
+        return RendezvousServer.inRankZeroProcess(
                 RendezvousEndpoint.parse(endpoint),
                 size,
                 JobToken.of(RankThreadsForTests.TOKEN, 0),
                 GENEROUS,
                 handshakeLimit);
+    }
+
+    /** Rank 0, which joins the server its process hosts. */
+    private static Rendezvous serveOn(RendezvousServer server, int size) {
+        return TcpRendezvous.hostAndJoin(server, size, JobToken.of(RankThreadsForTests.TOKEN, 0), GENEROUS);
     }
 
     private void openHostileConnections(int idle, int garbled, int trickling) throws IOException {
@@ -171,15 +181,17 @@ class HostileClientsTest {
 
     @Test
     void aMemberThatEndsTheJobFailsTheOthersAtOnceWithItsReasonWhileTheyWaitInsideAnOperation() {
-        CompletableFuture<TcpRoot> rankZero = new CompletableFuture<>();
+        CompletableFuture<RendezvousServer> rankZerosServer = new CompletableFuture<>();
         List<Outcome<Object>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
-            try (Rendezvous rendezvous = bootstrap(endpoint, rank, 3, GENEROUS).rendezvous()) {
+            if (rank == 0) {
+                rankZerosServer.complete(hostServer(3, Duration.ofSeconds(5)));
+            }
+            try (Rendezvous rendezvous = rank == 0
+                    ? serveOn(rankZerosServer.get(), 3)
+                    : bootstrap(endpoint, rank, 3, GENEROUS).rendezvous()) {
                 rendezvous.broadcast(new byte[1]);
-                if (rank == 0) {
-                    rankZero.complete((TcpRoot) rendezvous);
-                }
-                if (rank == 2) { // once rank 0 has rank 1's part of the allgather and waits for this rank's
-                    rankZero.get(60, TimeUnit.SECONDS).awaitWaitingFor(2);
+                if (rank == 2) { // once the server has the others' parts of the allgather and waits for this rank's
+                    rankZerosServer.get(60, TimeUnit.SECONDS).awaitWaitingFor(2);
                     rendezvous.abort("cudaMalloc failed: out of memory");
                 }
                 return rendezvous.allGather(new byte[1]);

@@ -97,18 +97,32 @@ final class RankThreadsForTests {
     }
 
     /**
-     * A raw connection admitted by rank 0 at {@code port} as {@code rank} of {@code size}: it proves the job token
-     * and reads rank 0's answer, and then behaves as the test makes it.
+     * A raw connection admitted by the server at {@code port} as {@code rank} of {@code size}: it proves the job token
+     * and reads the server's answer, and then behaves as the test makes it.
      */
     static Socket admittedAs(int port, int rank, int size) throws IOException {
-        JobToken token = JobToken.of(TOKEN, rank);
         Socket s = connectWhenListening(port);
-        DataInputStream in = new DataInputStream(s.getInputStream());
-        DataOutputStream out = new DataOutputStream(s.getOutputStream());
+        handshake(new DataInputStream(s.getInputStream()), new DataOutputStream(s.getOutputStream()), rank, size);
+        return s;
+    }
+
+    /**
+     * A connection admitted at {@code port} as {@code rank} of {@code size} that holds the session key: it sends
+     * authenticated messages as the test makes it.
+     */
+    static Channel authenticatedAs(int port, int rank, int size) throws IOException {
+        Channel channel = new Channel(connectWhenListening(port), "the server");
+        channel.authenticated(handshake(channel.in(), channel.out(), rank, size), false, "the server");
+        return channel;
+    }
+
+    /** Proves the job token as {@code rank} of {@code size}; returns the session key. */
+    private static JobToken handshake(DataInputStream in, DataOutputStream out, int rank, int size) throws IOException {
+        JobToken token = JobToken.of(TOKEN, rank);
         in.readInt();
         in.readInt();
         byte[] serverNonce = in.readNBytes(JobToken.NONCE_BYTES);
-        in.readByte(); // who serves: rank 0, or a standalone server
+        in.readByte(); // who hosts the server: rank 0's process, or one of its own
         byte[] clientNonce = JobToken.nonce();
         out.writeInt(Channel.MAGIC);
         out.writeInt(Channel.VERSION);
@@ -117,9 +131,9 @@ final class RankThreadsForTests {
         out.write(clientNonce);
         out.write(token.mac("join", serverNonce, clientNonce, JobToken.ints(rank, size)));
         out.flush();
-        assertTrue(in.readByte() == Channel.ACCEPTED, "rank 0 turned rank " + rank + " away");
+        assertTrue(in.readByte() == Channel.ACCEPTED, "the server turned rank " + rank + " away");
         in.readNBytes(JobToken.MAC_BYTES);
-        return s;
+        return Channel.sessionKey(token, serverNonce, clientNonce, rank);
     }
 
     /** Sends the header of a message that announces {@code length} bytes on the admitted {@code member}. */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.bootstrap.RankThreadsForTests.Outcome;
+import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -131,6 +132,72 @@ class TcpRendezvousTest extends RendezvousContractTest {
                     e.getMessage().contains("is not a collectives rendezvous of version " + Channel.VERSION),
                     e.getMessage());
             server.join(5000);
+        }
+    }
+
+    @Test
+    void aServerOfAnotherProtocolVersionIsRefusedNamingBothVersions() throws Exception {
+        try (ServerSocket older = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Thread server = new Thread(() -> {
+                try (Socket s = older.accept()) {
+                    DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                    out.writeInt(Channel.MAGIC);
+                    out.writeInt(Channel.VERSION - 1);
+                    out.write(new byte[JobToken.NONCE_BYTES]);
+                    out.writeByte(Channel.HOSTED_BY_RANK_0);
+                    out.flush();
+                    s.getInputStream().read();
+                } catch (java.io.IOException ignored) {
+                    // the test checks the client's side
+                }
+            });
+            server.start();
+            String endpoint = "tcp://127.0.0.1:" + older.getLocalPort();
+            BootstrapException e = assertThrows(BootstrapException.class, bootstrap(endpoint, 1, 2, SHORT)::rendezvous);
+            assertTrue(
+                    e.getMessage()
+                            .contains(endpoint + " speaks version " + (Channel.VERSION - 1)
+                                    + " of the collectives rendezvous protocol, this rank version " + Channel.VERSION),
+                    e.getMessage());
+            server.join(5000);
+        }
+    }
+
+    @Test
+    void aRankOfAnotherProtocolVersionIsRefusedNamingBothVersionsWithoutEndingTheJob() throws Exception {
+        int port = RankThreadsForTests.freePort();
+        String endpoint = "tcp://127.0.0.1:" + port;
+        try (RendezvousServer server =
+                RendezvousServer.start(RendezvousEndpoint.parse(endpoint), 1, RankThreadsForTests.TOKEN, SHORT)) {
+            try (Socket older = RankThreadsForTests.connectWhenListening(port)) {
+                DataInputStream in = new DataInputStream(older.getInputStream());
+                in.readInt();
+                in.readInt();
+                in.readNBytes(JobToken.NONCE_BYTES + 1);
+                DataOutputStream out = new DataOutputStream(older.getOutputStream());
+                out.writeInt(Channel.MAGIC);
+                out.writeInt(Channel.VERSION + 1);
+                out.write(new byte[2 * Integer.BYTES + JobToken.NONCE_BYTES + JobToken.MAC_BYTES]);
+                out.flush();
+                assertEquals(Channel.REJECTED, in.readByte());
+                String reason = Channel.readText(in);
+                assertTrue(
+                        reason.matches("a rank at /127\\.0\\.0\\.1:\\d+ speaks version " + (Channel.VERSION + 1)
+                                + " of the collectives rendezvous protocol, this server version " + Channel.VERSION
+                                + " \\(every rank and the server need the same release of the library\\)"),
+                        reason);
+            }
+            try (Rendezvous only = Bootstrap.builder()
+                    .rank(0)
+                    .size(1)
+                    .rendezvous(endpoint)
+                    .timeout(SHORT)
+                    .jobToken(RankThreadsForTests.TOKEN)
+                    .option("rendezvousServer", "standalone")
+                    .build()
+                    .rendezvous()) {
+                assertArrayEquals(new byte[][] {{7}}, only.allGather(new byte[] {7}));
+            }
         }
     }
 

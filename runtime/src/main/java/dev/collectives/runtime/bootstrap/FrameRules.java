@@ -1,0 +1,89 @@
+package dev.collectives.runtime.bootstrap;
+
+import java.net.ProtocolException;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Which messages are legal in which direction and phase of a member's connection: the one place both ends check
+ * them ({@link #check}). A message of a type the table does not allow there is a protocol error that names the
+ * message, its direction and the phase. What each message means is {@link Channel}'s grammar.
+ */
+final class FrameRules {
+    private FrameRules() {}
+
+    /** Where a connection is when a message arrives, as the side that reads it sees it. */
+    enum Phase {
+        /** The server reads a member of the job (a rank, or a replacement the survivors took in). */
+        MEMBER("from a member"),
+        /** The server reads a replacement that the survivors have not taken in yet. */
+        REPLACEMENT_WAITING("from a replacement not yet taken in"),
+        /** A member waits for the answer to its operation. */
+        OPERATION("from the server inside an operation"),
+        /** A member's job is watched: it waits for news. */
+        WATCHING("from the server while the job is watched"),
+        /** A replacement waits until the survivors take it in. */
+        AWAITING_REJOIN("from the server while this replacement waits to be taken in");
+
+        /** The direction and phase, for messages: "from the server inside an operation". */
+        final String where;
+
+        Phase(String where) {
+            this.where = where;
+        }
+    }
+
+    /** The table: the message types legal in each phase. */
+    private static final Map<Phase, List<Byte>> LEGAL = new EnumMap<>(Map.of(
+            Phase.MEMBER,
+            List.of(
+                    Channel.DATA,
+                    Channel.BROADCAST,
+                    Channel.SURVIVORS,
+                    Channel.REUNION,
+                    Channel.WATCH,
+                    Channel.STALL,
+                    Channel.ABORT,
+                    Channel.LEAVE),
+            Phase.REPLACEMENT_WAITING,
+            List.of(Channel.ABORT, Channel.LEAVE),
+            Phase.OPERATION,
+            List.of(Channel.DATA, Channel.ABORT, Channel.LEAVE),
+            Phase.WATCHING,
+            List.of(Channel.GONE, Channel.ABORT, Channel.LEAVE),
+            Phase.AWAITING_REJOIN,
+            List.of(Channel.REJOIN, Channel.ABORT, Channel.LEAVE)));
+
+    /** Whether a message of {@code type} is legal in {@code phase}. */
+    static boolean legal(Phase phase, byte type) {
+        return LEGAL.get(phase).contains(type);
+    }
+
+    /** Returns {@code frame} if it is legal in {@code phase}; else fails naming it, its direction and the phase. */
+    static Channel.Frame check(Phase phase, Channel.Frame frame) throws ProtocolException {
+        if (legal(phase, frame.type())) {
+            return frame;
+        }
+        throw new ProtocolException("a " + name(frame.type()) + " message " + phase.where + ", where only "
+                + LEGAL.get(phase).stream().map(FrameRules::name).collect(Collectors.joining(", ")) + " are legal");
+    }
+
+    /** The name of a message type, as the grammar writes it: "DATA", "GONE"; "type 42" for one it does not know. */
+    static String name(byte type) {
+        return switch (type) {
+            case Channel.DATA -> "DATA";
+            case Channel.ABORT -> "ABORT";
+            case Channel.LEAVE -> "LEAVE";
+            case Channel.STALL -> "STALL";
+            case Channel.GONE -> "GONE";
+            case Channel.REJOIN -> "REJOIN";
+            case Channel.WATCH -> "WATCH";
+            case Channel.REUNION -> "REUNION";
+            case Channel.BROADCAST -> "BROADCAST";
+            case Channel.SURVIVORS -> "SURVIVORS";
+            default -> "type " + type;
+        };
+    }
+}
