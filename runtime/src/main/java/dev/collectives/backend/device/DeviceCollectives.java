@@ -1,17 +1,29 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.internal.CallArguments;
+import dev.collectives.runtime.internal.CallArguments.Sides;
 import dev.collectives.runtime.spi.FlightRecorder;
+import java.util.Locale;
 
 /**
- * One rank's collectives and point-to-point calls: each checks its arguments in Java and is then one native call on
- * primitive handles, allocating nothing. During a capture, the stream remembers the memory each op uses (R5).
+ * One rank's collectives and point-to-point calls: each checks its arguments in Java ({@link CallArguments#op}, as
+ * every backend does), records itself, and is then one native call on primitive handles, allocating nothing. During
+ * a capture, the stream remembers the memory each op uses (R5).
  */
 final class DeviceCollectives {
+    /** The environment variable that chooses how gather and scatter run: "native" (the default) or "send-recv". */
+    static final String GATHER_SCATTER_VARIABLE = "COLLECTIVES_GATHER_SCATTER";
+    /** The system property read before {@link #GATHER_SCATTER_VARIABLE}. */
+    static final String GATHER_SCATTER_PROPERTY = "collectives.gatherScatter";
+
+    private static final String SEND_RECV = "send-recv";
+
     private final NativeComm handle;
     private final NativeLibrary library;
     private final NativeApi api;
@@ -20,6 +32,10 @@ final class DeviceCollectives {
     private final int size;
     private final CallArguments arguments;
     private final FlightRecorder recorder;
+    /** Whether gather and scatter call the library's own functions, else a group of sends and receives. */
+    private final boolean gatherNative;
+
+    private final boolean scatterNative;
 
     DeviceCollectives(DeviceCommunicator comm, NativeComm handle, CallArguments arguments, FlightRecorder recorder) {
         this.handle = handle;
@@ -30,6 +46,27 @@ final class DeviceCollectives {
         this.size = comm.size();
         this.arguments = arguments;
         this.recorder = recorder;
+        boolean sendRecv = forcedSendRecv(rank);
+        this.gatherNative = !sendRecv && library.has(NativeLibrary.Slots.GATHER);
+        this.scatterNative = !sendRecv && library.has(NativeLibrary.Slots.SCATTER);
+    }
+
+    /** Whether {@value #GATHER_SCATTER_VARIABLE} (or {@value #GATHER_SCATTER_PROPERTY}) asks for the send/recv form. */
+    private static boolean forcedSendRecv(int rank) {
+        String value = System.getProperty(GATHER_SCATTER_PROPERTY);
+        if (value == null || value.isBlank()) {
+            value = System.getenv(GATHER_SCATTER_VARIABLE);
+        }
+        if (value == null || value.isBlank() || value.trim().equalsIgnoreCase("native")) {
+            return false;
+        }
+        if (value.trim().toLowerCase(Locale.ROOT).equals(SEND_RECV)) {
+            return true;
+        }
+        throw CollectivesException.usage(
+                rank,
+                GATHER_SCATTER_VARIABLE + " (or -D" + GATHER_SCATTER_PROPERTY + ") is '" + value
+                        + "', not 'native' or '" + SEND_RECV + "'");
     }
 
     void allReduce(
@@ -42,18 +79,22 @@ final class DeviceCollectives {
             ReduceOp op,
             Stream stream) {
         DeviceStream s = enqueue(stream);
-        arguments.reduceOp("allReduce", op, type);
-        arguments.elements("allReduce", count, type, false);
-        long sendAddress = address("allReduce", send, sendOffset, count, type, "send");
-        long recvAddress = address("allReduce", recv, recvOffset, count, type, "recv");
-        recorder.enqueued("allReduce", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
+        OpKind kind = OpKind.ALL_REDUCE;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, op, -1, s);
         done(
-                api.allReduce(lib, sendAddress, recvAddress, count, type.code(), op.code(), handle.handle(), s.handle),
-                "AllReduce",
+                api.allReduce(
+                        lib,
+                        sides.sendAddress(type),
+                        sides.recvAddress(type),
+                        count,
+                        type.code(),
+                        op.code(),
+                        handle.handle(),
+                        s.handle),
+                kind,
                 type,
                 s,
-                send,
-                recv);
+                sides);
     }
 
     void allGather(
@@ -65,18 +106,21 @@ final class DeviceCollectives {
             DataType type,
             Stream stream) {
         DeviceStream s = enqueue(stream);
-        arguments.elements("allGather", sendCount, type, false);
-        long sendAddress = address("allGather", send, sendOffset, sendCount, type, "send");
-        long recvAddress = address(
-                "allGather", recv, recvOffset, arguments.elements("allGather", sendCount, type, true), type, "recv");
-        recorder.enqueued("allGather", send, sendOffset, recv, recvOffset, sendCount, type, -1, s, s.capturing(), null);
+        OpKind kind = OpKind.ALL_GATHER;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, sendCount, type, null, -1, s);
         done(
-                api.allGather(lib, sendAddress, recvAddress, sendCount, type.code(), handle.handle(), s.handle),
-                "AllGather",
+                api.allGather(
+                        lib,
+                        sides.sendAddress(type),
+                        sides.recvAddress(type),
+                        sendCount,
+                        type.code(),
+                        handle.handle(),
+                        s.handle),
+                kind,
                 type,
                 s,
-                send,
-                recv);
+                sides);
     }
 
     void reduceScatter(
@@ -89,26 +133,22 @@ final class DeviceCollectives {
             ReduceOp op,
             Stream stream) {
         DeviceStream s = enqueue(stream);
-        arguments.reduceOp("reduceScatter", op, type);
-        arguments.elements("reduceScatter", recvCount, type, false);
-        long sendAddress = address(
-                "reduceScatter",
-                send,
-                sendOffset,
-                arguments.elements("reduceScatter", recvCount, type, true),
-                type,
-                "send");
-        long recvAddress = address("reduceScatter", recv, recvOffset, recvCount, type, "recv");
-        recorder.enqueued(
-                "reduceScatter", send, sendOffset, recv, recvOffset, recvCount, type, -1, s, s.capturing(), null);
+        OpKind kind = OpKind.REDUCE_SCATTER;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, recvCount, type, op, -1, s);
         done(
                 api.reduceScatter(
-                        lib, sendAddress, recvAddress, recvCount, type.code(), op.code(), handle.handle(), s.handle),
-                "ReduceScatter",
+                        lib,
+                        sides.sendAddress(type),
+                        sides.recvAddress(type),
+                        recvCount,
+                        type.code(),
+                        op.code(),
+                        handle.handle(),
+                        s.handle),
+                kind,
                 type,
                 s,
-                send,
-                recv);
+                sides);
     }
 
     void broadcast(
@@ -121,18 +161,22 @@ final class DeviceCollectives {
             int root,
             Stream stream) {
         DeviceStream s = enqueue(stream);
-        arguments.elements("broadcast", count, type, false);
-        arguments.peer("broadcast", "root", root);
-        long sendAddress = address("broadcast", send, sendOffset, count, type, "send");
-        long recvAddress = address("broadcast", recv, recvOffset, count, type, "recv");
-        recorder.enqueued("broadcast", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
+        OpKind kind = OpKind.BROADCAST;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, null, root, s);
         done(
-                api.broadcast(lib, sendAddress, recvAddress, count, type.code(), root, handle.handle(), s.handle),
-                "Broadcast",
+                api.broadcast(
+                        lib,
+                        sides.sendAddress(type),
+                        sides.recvAddress(type),
+                        count,
+                        type.code(),
+                        root,
+                        handle.handle(),
+                        s.handle),
+                kind,
                 type,
                 s,
-                send,
-                recv);
+                sides);
     }
 
     void reduce(
@@ -146,20 +190,23 @@ final class DeviceCollectives {
             int root,
             Stream stream) {
         DeviceStream s = enqueue(stream);
-        arguments.reduceOp("reduce", op, type);
-        arguments.elements("reduce", count, type, false);
-        arguments.peer("reduce", "root", root);
-        long sendAddress = address("reduce", send, sendOffset, count, type, "send");
-        long recvAddress = address("reduce", recv, recvOffset, count, type, "recv");
-        recorder.enqueued("reduce", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
+        OpKind kind = OpKind.REDUCE;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, op, root, s);
         done(
                 api.reduce(
-                        lib, sendAddress, recvAddress, count, type.code(), op.code(), root, handle.handle(), s.handle),
-                "Reduce",
+                        lib,
+                        sides.sendAddress(type),
+                        sides.recvAddress(type),
+                        count,
+                        type.code(),
+                        op.code(),
+                        root,
+                        handle.handle(),
+                        s.handle),
+                kind,
                 type,
                 s,
-                send,
-                recv);
+                sides);
     }
 
     /** {@code AlltoAll} where the library has it, else the equivalent group of sends and receives. */
@@ -172,39 +219,121 @@ final class DeviceCollectives {
             DataType type,
             Stream stream) {
         DeviceStream s = enqueue(stream);
-        long bytes = arguments.bytes("allToAll", count, type);
-        long total = arguments.elements("allToAll", count, type, true);
-        long sendAddress = address("allToAll", send, sendOffset, total, type, "send");
-        long recvAddress = address("allToAll", recv, recvOffset, total, type, "recv");
-        recorder.enqueued("allToAll", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
+        OpKind kind = OpKind.ALL_TO_ALL;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, null, -1, s);
         if (library.has(NativeLibrary.Slots.ALL_TO_ALL)) {
             done(
-                    api.allToAll(lib, sendAddress, recvAddress, count, type.code(), handle.handle(), s.handle),
-                    "AlltoAll",
+                    api.allToAll(
+                            lib,
+                            sides.sendAddress(type),
+                            sides.recvAddress(type),
+                            count,
+                            type.code(),
+                            handle.handle(),
+                            s.handle),
+                    kind,
                     type,
                     s,
-                    send,
-                    recv);
+                    sides);
             return;
         }
+        long bytes = count * type.size();
         groupStart();
         try {
             for (int peer = 0; peer < size; peer++) {
-                done(
-                        api.send(lib, sendAddress + peer * bytes, count, type.code(), peer, handle.handle(), s.handle),
-                        "Send",
-                        type,
-                        s,
-                        send,
-                        send);
-                done(
-                        api.recv(lib, recvAddress + peer * bytes, count, type.code(), peer, handle.handle(), s.handle),
-                        "Recv",
-                        type,
-                        s,
-                        recv,
-                        recv);
+                sendPart(sides, sides.sendAddress(type) + peer * bytes, count, type, peer, s);
+                recvPart(sides, sides.recvAddress(type) + peer * bytes, count, type, peer, s);
             }
+        } finally {
+            groupEnd();
+        }
+    }
+
+    /**
+     * {@code Gather} where the library has it and {@value #GATHER_SCATTER_VARIABLE} does not ask otherwise, else
+     * the same as a group: every rank sends to the root, which receives rank r's into block r.
+     */
+    void gather(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long sendCount,
+            DataType type,
+            int root,
+            Stream stream) {
+        DeviceStream s = enqueue(stream);
+        OpKind kind = OpKind.GATHER;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, sendCount, type, null, root, s);
+        if (gatherNative) {
+            done(
+                    api.gather(
+                            lib,
+                            sides.sendAddress(type),
+                            sides.recvAddress(type),
+                            sendCount,
+                            type.code(),
+                            root,
+                            handle.handle(),
+                            s.handle),
+                    kind,
+                    type,
+                    s,
+                    sides);
+            return;
+        }
+        long bytes = sendCount * type.size();
+        groupStart();
+        try {
+            sendPart(sides, sides.sendAddress(type), sendCount, type, root, s);
+            for (int peer = 0; rank == root && peer < size; peer++) {
+                recvPart(sides, sides.recvAddress(type) + peer * bytes, sendCount, type, peer, s);
+            }
+        } finally {
+            groupEnd();
+        }
+    }
+
+    /**
+     * {@code Scatter} where the library has it and {@value #GATHER_SCATTER_VARIABLE} does not ask otherwise, else
+     * the same as a group: the root sends block r to rank r, and every rank receives its block from the root.
+     */
+    void scatter(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long recvCount,
+            DataType type,
+            int root,
+            Stream stream) {
+        DeviceStream s = enqueue(stream);
+        OpKind kind = OpKind.SCATTER;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, recvCount, type, null, root, s);
+        if (scatterNative) {
+            done(
+                    api.scatter(
+                            lib,
+                            sides.sendAddress(type),
+                            sides.recvAddress(type),
+                            recvCount,
+                            type.code(),
+                            root,
+                            handle.handle(),
+                            s.handle),
+                    kind,
+                    type,
+                    s,
+                    sides);
+            return;
+        }
+        long bytes = recvCount * type.size();
+        groupStart();
+        try {
+            for (int peer = 0; rank == root && peer < size; peer++) {
+                sendPart(sides, sides.sendAddress(type) + peer * bytes, recvCount, type, peer, s);
+            }
+            recvPart(sides, sides.recvAddress(type), recvCount, type, root, s);
         } finally {
             groupEnd();
         }
@@ -212,32 +341,24 @@ final class DeviceCollectives {
 
     void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         DeviceStream s = enqueue(stream);
-        arguments.peer("send", "peer", peer);
-        arguments.elements("send", count, type, false);
-        long address = address("send", buffer, offset, count, type, "send");
-        recorder.enqueued("send", buffer, offset, null, 0, count, type, peer, s, s.capturing(), null);
-        done(
-                api.send(lib, address, count, type.code(), peer, handle.handle(), s.handle),
-                "Send",
-                type,
-                s,
-                buffer,
-                buffer);
+        Sides sides = checked(OpKind.SEND, buffer, offset, null, 0, count, type, null, peer, s);
+        sendPart(sides, sides.sendAddress(type), count, type, peer, s);
     }
 
     void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         DeviceStream s = enqueue(stream);
-        arguments.peer("recv", "peer", peer);
-        arguments.elements("recv", count, type, false);
-        long address = address("recv", buffer, offset, count, type, "recv");
-        recorder.enqueued("recv", null, 0, buffer, offset, count, type, peer, s, s.capturing(), null);
-        done(
-                api.recv(lib, address, count, type.code(), peer, handle.handle(), s.handle),
-                "Recv",
-                type,
-                s,
-                buffer,
-                buffer);
+        Sides sides = checked(OpKind.RECV, null, 0, buffer, offset, count, type, null, peer, s);
+        recvPart(sides, sides.recvAddress(type), count, type, peer, s);
+    }
+
+    /** One {@code Send} of an op: the whole of a send, or a part of a collective done as a group. */
+    private void sendPart(Sides sides, long address, long count, DataType type, int peer, DeviceStream s) {
+        done(api.send(lib, address, count, type.code(), peer, handle.handle(), s.handle), OpKind.SEND, type, s, sides);
+    }
+
+    /** One {@code Recv} of an op: the whole of a receive, or a part of a collective done as a group. */
+    private void recvPart(Sides sides, long address, long count, DataType type, int peer, DeviceStream s) {
+        done(api.recv(lib, address, count, type.code(), peer, handle.handle(), s.handle), OpKind.RECV, type, s, sides);
     }
 
     void groupStart() {
@@ -248,6 +369,16 @@ final class DeviceCollectives {
         library.check(api.groupEnd(lib), rank, handle.handle(), "GroupEnd");
     }
 
+    /** Whether gather runs as the library's own function (else as a group of sends and receives). */
+    boolean gatherNative() {
+        return gatherNative;
+    }
+
+    /** Whether scatter runs as the library's own function (else as a group of sends and receives). */
+    boolean scatterNative() {
+        return scatterNative;
+    }
+
     private DeviceStream enqueue(Stream stream) {
         handle.requireOpen();
         DeviceStream onto = DeviceStream.of(stream, rank);
@@ -255,21 +386,52 @@ final class DeviceCollectives {
         return onto;
     }
 
-    /**
-     * The device address {@code offset} elements of {@code type} into {@code buffer}, which must hold the op's
-     * {@code elements} from there; a primitive, so an op at an offset allocates nothing.
-     */
-    private long address(String call, DeviceBuffer buffer, long offset, long elements, DataType type, String role) {
-        arguments.room(call, role, buffer, true, offset, elements, type);
-        return buffer.address() + offset * type.size();
+    /** The op's sides once checked ({@link CallArguments#op}), recorded as the flight recorder records every op. */
+    private Sides checked(
+            OpKind kind,
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int peer,
+            DeviceStream s) {
+        Sides sides = arguments.op(kind, send, sendOffset, recv, recvOffset, count, type, op, peer);
+        recorder.enqueued(
+                kind,
+                head(sides.send()),
+                sides.sendOffset(),
+                head(sides.recv()),
+                sides.recvOffset(),
+                count,
+                type,
+                peer,
+                s,
+                s.capturing(),
+                null);
+        return sides;
     }
 
-    private void done(int rc, String call, DataType type, DeviceStream stream, DeviceBuffer a, DeviceBuffer b) {
+    private static long head(DeviceBuffer buffer) {
+        return buffer == null ? 0 : buffer.address();
+    }
+
+    /** Throws the library's failure of {@code kind}'s function unless {@code rc} is 0; the stream keeps the memory. */
+    private void done(int rc, OpKind kind, DataType type, DeviceStream stream, Sides sides) {
         if (rc != 0) {
             throw library.cclFailure(
-                    rc, rank, handle.handle(), library.dialect.ccl(call) + " of " + library.dialect.typeName(type));
+                    rc,
+                    rank,
+                    handle.handle(),
+                    library.dialect.ccl(kind.cName()) + " of " + library.dialect.typeName(type));
         }
-        stream.used(a.memory());
-        stream.used(b.memory());
+        if (sides.send() != null) {
+            stream.used(sides.send().memory());
+        }
+        if (sides.recv() != null) {
+            stream.used(sides.recv().memory());
+        }
     }
 }

@@ -315,6 +315,34 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         collectives.allToAll(send, sendOffset, recv, recvOffset, count, type, stream);
     }
 
+    /** {@code Gather} where the library has it, else the equivalent group of sends and receives. */
+    @Override
+    public void gather(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long sendCount,
+            DataType type,
+            int root,
+            Stream stream) {
+        collectives.gather(send, sendOffset, recv, recvOffset, sendCount, type, root, stream);
+    }
+
+    /** {@code Scatter} where the library has it, else the equivalent group of sends and receives. */
+    @Override
+    public void scatter(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long recvCount,
+            DataType type,
+            int root,
+            Stream stream) {
+        collectives.scatter(send, sendOffset, recv, recvOffset, recvCount, type, root, stream);
+    }
+
     @Override
     public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
         collectives.send(buffer, offset, count, type, peer, stream);

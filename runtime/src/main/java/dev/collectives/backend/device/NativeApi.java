@@ -97,6 +97,10 @@ interface NativeApi {
 
     int allToAll(long lib, long send, long recv, long count, int type, long comm, long stream);
 
+    int gather(long lib, long send, long recv, long sendCount, int type, int root, long comm, long stream);
+
+    int scatter(long lib, long send, long recv, long recvCount, int type, int root, long comm, long stream);
+
     int send(long lib, long buffer, long count, int type, int peer, long comm, long stream);
 
     int recv(long lib, long buffer, long count, int type, int peer, long comm, long stream);

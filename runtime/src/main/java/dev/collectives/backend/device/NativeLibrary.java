@@ -124,7 +124,7 @@ final class NativeLibrary {
         return new NativeLibrary(dialect, api, lib, version[0], cclFile, symbols);
     }
 
-    /** Whether an optional function exists (window helpers, AlltoAll, config init). */
+    /** Whether an optional function exists (window helpers, AlltoAll, Gather, Scatter, config init). */
     boolean has(int slot) {
         return api.has(lib, slot) != 0;
     }
@@ -254,6 +254,8 @@ final class NativeLibrary {
         static final int COMM_SHRINK = 77;
         static final int HOST_GET_DEVICE_POINTER = 78;
         static final int COMM_REVOKE = 79;
+        static final int GATHER = 80;
+        static final int SCATTER = 81;
 
         private Slots() {}
 
@@ -278,6 +280,8 @@ final class NativeLibrary {
             expect(api, COMM_SHRINK, "CommShrink");
             expect(api, HOST_GET_DEVICE_POINTER, "HostGetDevicePointer");
             expect(api, COMM_REVOKE, "CommRevoke");
+            expect(api, GATHER, "Gather");
+            expect(api, SCATTER, "Scatter");
         }
 
         private static void expect(NativeApi api, int slot, String name) {

@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
@@ -16,12 +17,21 @@ import java.util.List;
  * the library's result code. It may change without notice.
  */
 public final class NativeLoop {
-    /** The collectives of {@code cx_bench_enqueue}, by their kind there; {@code GRAPH_LAUNCH} follows them. */
-    private static final List<String> COLLECTIVES = List.of("AllReduce", "AllGather", "ReduceScatter");
+    /**
+     * The ops {@code cx_bench_enqueue} loops, each at its index there ({@code CX_BENCH_*}); {@code GRAPH_LAUNCH}
+     * follows them.
+     */
+    private static final List<OpKind> COLLECTIVES =
+            List.of(OpKind.ALL_REDUCE, OpKind.ALL_GATHER, OpKind.REDUCE_SCATTER);
 
-    private static final int GRAPH_LAUNCH = 3;
+    private static final int GRAPH_LAUNCH = COLLECTIVES.size();
 
     private NativeLoop() {}
+
+    /** The ops the native loop runs, in the order the benchmarks list them. */
+    public static List<OpKind> collectives() {
+        return COLLECTIVES;
+    }
 
     /** Whether {@code comm} belongs to a native backend, where the loop runs. */
     public static boolean supports(Communicator comm) {
@@ -29,12 +39,12 @@ public final class NativeLoop {
     }
 
     /**
-     * {@code iters} × {@code nccl<call>(send, recv, count, type, op, comm, stream)}, where {@code call} is
-     * {@code AllReduce}, {@code AllGather} (which takes no {@code op}) or {@code ReduceScatter}.
+     * {@code iters} × {@code nccl<CName>(send, recv, count, type, op, comm, stream)} of {@code kind}, one of
+     * {@link #collectives()}; {@code op} only where it reduces.
      */
     public static void enqueue(
             Communicator comm,
-            String call,
+            OpKind kind,
             DeviceBuffer send,
             DeviceBuffer recv,
             long count,
@@ -42,27 +52,30 @@ public final class NativeLoop {
             ReduceOp op,
             Stream stream,
             int iters) {
-        int kind = COLLECTIVES.indexOf(call);
-        if (kind < 0) {
-            throw new IllegalArgumentException("the native loop runs " + COLLECTIVES + ", not " + call);
+        int index = COLLECTIVES.indexOf(kind);
+        if (index < 0) {
+            throw new IllegalArgumentException("the native loop runs " + COLLECTIVES + ", not " + kind);
         }
         DeviceCommunicator device = of(comm);
         NativeLibrary library = device.library();
         long handle = device.nativeComm().handle();
         int rc = library.api.benchEnqueue(
                 library.lib,
-                kind,
+                index,
                 send.address(),
                 recv.address(),
                 count,
                 type.code(),
-                op == null ? 0 : op.code(),
+                kind.reduces() ? op.code() : 0,
                 handle,
                 DeviceStream.of(stream, comm.rank()).handle,
                 iters);
         if (rc != 0) {
             throw library.cclFailure(
-                    rc, comm.rank(), handle, library.dialect.ccl(call) + " of " + library.dialect.typeName(type));
+                    rc,
+                    comm.rank(),
+                    handle,
+                    library.dialect.ccl(kind.cName()) + " of " + library.dialect.typeName(type));
         }
     }
 

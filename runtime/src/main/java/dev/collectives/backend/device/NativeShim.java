@@ -143,6 +143,14 @@ final class NativeShim {
     @Name("cx_all_to_all")
     static native int allToAll(long lib, long send, long recv, long count, int type, long comm, long stream);
 
+    @Name("cx_gather")
+    static native int gather(
+            long lib, long send, long recv, long sendCount, int type, int root, long comm, long stream);
+
+    @Name("cx_scatter")
+    static native int scatter(
+            long lib, long send, long recv, long recvCount, int type, int root, long comm, long stream);
+
     @Name("cx_send")
     static native int send(long lib, long buffer, long count, int type, int peer, long comm, long stream);
 

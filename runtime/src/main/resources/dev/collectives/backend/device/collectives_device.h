@@ -104,7 +104,9 @@
     X(DRV_MEM_GET_ALLOCATION_PROPERTIES_FROM_HANDLE, CX_DRV, "MemGetAllocationPropertiesFromHandle", 0) \
     X(COMM_SHRINK, CX_CCL, "CommShrink", 0)                                    \
     X(RT_HOST_GET_DEVICE_POINTER, CX_RT, "HostGetDevicePointer", 0)            \
-    X(COMM_REVOKE, CX_CCL, "CommRevoke", 0)
+    X(COMM_REVOKE, CX_CCL, "CommRevoke", 0)                                    \
+    X(GATHER, CX_CCL, "Gather", 0)                                             \
+    X(SCATTER, CX_CCL, "Scatter", 0)
 
 #define CX_SLOT_ENUM(slot, library, name, required) CX_##slot,
 enum { CX_SYMBOLS(CX_SLOT_ENUM) CX_SLOT_COUNT };
@@ -377,6 +379,16 @@ static inline jint cx_all_to_all(jlong lib, jlong send, jlong recv, jlong count,
                                  jlong stream) {
     return CX_CALL(lib, ALL_TO_ALL, int (*)(const void*, void*, size_t, int, void*, void*))(
         CX_PTR(send), CX_PTR(recv), (size_t)count, type, CX_PTR(comm), CX_PTR(stream));
+}
+static inline jint cx_gather(jlong lib, jlong send, jlong recv, jlong sendCount, jint type, jint root, jlong comm,
+                             jlong stream) {
+    return CX_CALL(lib, GATHER, int (*)(const void*, void*, size_t, int, int, void*, void*))(
+        CX_PTR(send), CX_PTR(recv), (size_t)sendCount, type, root, CX_PTR(comm), CX_PTR(stream));
+}
+static inline jint cx_scatter(jlong lib, jlong send, jlong recv, jlong recvCount, jint type, jint root, jlong comm,
+                              jlong stream) {
+    return CX_CALL(lib, SCATTER, int (*)(const void*, void*, size_t, int, int, void*, void*))(
+        CX_PTR(send), CX_PTR(recv), (size_t)recvCount, type, root, CX_PTR(comm), CX_PTR(stream));
 }
 static inline jint cx_send(jlong lib, jlong buffer, jlong count, jint type, jint peer, jlong comm, jlong stream) {
     return CX_CALL(lib, SEND, int (*)(const void*, size_t, int, int, void*, void*))(

@@ -4,6 +4,7 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.OpKind.Extent;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.device.NativeLoop;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
@@ -20,7 +21,7 @@ import picocli.CommandLine.TypeConversionException;
  */
 record Op(OpKind kind) {
     /** The ops {@link NativeBaseline} has a loop of, in the order {@code --ops} lists them by default. */
-    private static final List<OpKind> TIMED = List.of(OpKind.ALL_REDUCE, OpKind.ALL_GATHER, OpKind.REDUCE_SCATTER);
+    private static final List<OpKind> TIMED = NativeLoop.collectives();
 
     Op {
         if (!TIMED.contains(kind)) {
@@ -79,31 +80,12 @@ record Op(OpKind kind) {
 
     /** One Java call of this op. */
     void call(Communicator comm, DeviceBuffer send, DeviceBuffer recv, long count, Stream stream) {
-        switch (kind) {
-            case ALL_REDUCE:
-                comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream);
-                break;
-            case ALL_GATHER:
-                comm.allGather(send, recv, count, DataType.FLOAT32, stream);
-                break;
-            default:
-                comm.reduceScatter(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream);
-        }
+        comm.call(kind, send, 0, recv, 0, count, DataType.FLOAT32, ReduceOp.SUM, 0, stream);
     }
 
     /** {@code iters} calls of this op by the native loop, on the same communicator, buffers and stream. */
     void callNative(Communicator comm, DeviceBuffer send, DeviceBuffer recv, long count, Stream stream, int iters) {
-        NativeBaseline baseline = NativeBaseline.of(comm);
-        switch (kind) {
-            case ALL_REDUCE:
-                baseline.allReduceLoop(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream, iters);
-                break;
-            case ALL_GATHER:
-                baseline.allGatherLoop(send, recv, count, DataType.FLOAT32, stream, iters);
-                break;
-            default:
-                baseline.reduceScatterLoop(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream, iters);
-        }
+        NativeBaseline.of(comm).loop(kind, send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream, iters);
     }
 
     /** The names {@code --op}/{@code --ops} take. */
