@@ -1,5 +1,6 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.annotation.OpKind;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 import java.lang.System.Logger.Level;
@@ -263,7 +264,7 @@ final class NativeLibrary {
         static void verify(NativeApi api) {
             expect(api, COMM_INIT_RANK_CONFIG, "CommInitRankConfig");
             expect(api, COMM_SPLIT, "CommSplit");
-            expect(api, ALL_TO_ALL, "AlltoAll");
+            expect(api, ALL_TO_ALL, OpKind.ALL_TO_ALL.cName());
             expect(api, WINDOW_REGISTER, "CommWindowRegister");
             expect(api, WINDOW_DEREGISTER, "CommWindowDeregister");
             expect(api, WIN_GET_USER_PTR, "WinGetUserPtr");
@@ -280,8 +281,8 @@ final class NativeLibrary {
             expect(api, COMM_SHRINK, "CommShrink");
             expect(api, HOST_GET_DEVICE_POINTER, "HostGetDevicePointer");
             expect(api, COMM_REVOKE, "CommRevoke");
-            expect(api, GATHER, "Gather");
-            expect(api, SCATTER, "Scatter");
+            expect(api, GATHER, OpKind.GATHER.cName());
+            expect(api, SCATTER, OpKind.SCATTER.cName());
         }
 
         private static void expect(NativeApi api, int slot, String name) {

@@ -1,6 +1,7 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
@@ -121,7 +122,7 @@ final class Movement {
                     throw CollectivesException.library(
                             Result.SYSTEM_ERROR,
                             rank,
-                            "allToAll",
+                            OpKind.ALL_TO_ALL.method(),
                             "staging " + sendBytes + " bytes: " + e.getMessage());
                 }
                 Kernels.copy(mine.send().address(), stage, sendBytes);

@@ -60,7 +60,9 @@ class FlightRecorderTest {
                     assertEquals(recv.address(), allReduce.recv());
                     assertEquals(4, allReduce.recvOffset());
                     // a broadcast's send is the root's alone: other ranks record none
-                    assertEquals(ctx.rank() == 1 ? send.address() : 0, record.entries().get(1).send());
+                    assertEquals(
+                            ctx.rank() == 1 ? send.address() : 0,
+                            record.entries().get(1).send());
                     assertEquals(-1, allReduce.op());
                     assertEquals("unregistered", allReduce.registration());
                     assertEquals(
