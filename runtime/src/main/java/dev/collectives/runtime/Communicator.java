@@ -249,6 +249,14 @@ public interface Communicator extends AutoCloseable {
     }
 
     /**
+     * Why this communicator issues ops of {@code kind} as a group of sends and receives instead of the library's own
+     * function (the library lacks it, or a setting asks so); empty where it calls the function, and on sim.
+     */
+    default Optional<String> sendRecvForm(OpKind kind) {
+        return Optional.empty();
+    }
+
+    /**
      * The op of {@code kind} by its method above, for code that chooses ops from the catalogue (benchmarks, tests):
      * {@code op} is used where the op reduces, {@code rootOrPeer} where it has a root or a peer; a send passes its
      * buffer as {@code send}, a receive as {@code recv}.

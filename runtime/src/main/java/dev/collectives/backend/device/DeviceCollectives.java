@@ -10,6 +10,7 @@ import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.internal.CallArguments.Sides;
 import dev.collectives.runtime.spi.FlightRecorder;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * One rank's collectives and point-to-point calls: each checks its arguments in Java ({@link CallArguments#op}, as
@@ -32,6 +33,8 @@ final class DeviceCollectives {
     private final int size;
     private final CallArguments arguments;
     private final FlightRecorder recorder;
+    /** Whether a setting asks for gather and scatter as groups of sends and receives. */
+    private final boolean forcedSendRecv;
     /** Whether gather and scatter call the library's own functions, else a group of sends and receives. */
     private final boolean gatherNative;
 
@@ -46,13 +49,13 @@ final class DeviceCollectives {
         this.size = comm.size();
         this.arguments = arguments;
         this.recorder = recorder;
-        boolean sendRecv = forcedSendRecv(rank);
-        this.gatherNative = !sendRecv && library.has(NativeLibrary.Slots.GATHER);
-        this.scatterNative = !sendRecv && library.has(NativeLibrary.Slots.SCATTER);
+        this.forcedSendRecv = sendRecvAsked(rank);
+        this.gatherNative = !forcedSendRecv && library.has(NativeLibrary.Slots.GATHER);
+        this.scatterNative = !forcedSendRecv && library.has(NativeLibrary.Slots.SCATTER);
     }
 
     /** Whether {@value #GATHER_SCATTER_VARIABLE} (or {@value #GATHER_SCATTER_PROPERTY}) asks for the send/recv form. */
-    private static boolean forcedSendRecv(int rank) {
+    private static boolean sendRecvAsked(int rank) {
         String value = System.getProperty(GATHER_SCATTER_PROPERTY);
         if (value == null || value.isBlank()) {
             value = System.getenv(GATHER_SCATTER_VARIABLE);
@@ -369,14 +372,19 @@ final class DeviceCollectives {
         library.check(api.groupEnd(lib), rank, handle.handle(), "GroupEnd");
     }
 
-    /** Whether gather runs as the library's own function (else as a group of sends and receives). */
-    boolean gatherNative() {
-        return gatherNative;
-    }
-
-    /** Whether scatter runs as the library's own function (else as a group of sends and receives). */
-    boolean scatterNative() {
-        return scatterNative;
+    /** Why ops of {@code kind} run as a group of sends and receives here; empty where the library's function runs. */
+    Optional<String> sendRecvForm(OpKind kind) {
+        boolean rooted = kind == OpKind.GATHER || kind == OpKind.SCATTER;
+        boolean grouped = kind == OpKind.ALL_TO_ALL && !library.has(NativeLibrary.Slots.ALL_TO_ALL)
+                || kind == OpKind.GATHER && !gatherNative
+                || kind == OpKind.SCATTER && !scatterNative;
+        if (!grouped) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                rooted && forcedSendRecv
+                        ? GATHER_SCATTER_VARIABLE + " (or -D" + GATHER_SCATTER_PROPERTY + ") asks for " + SEND_RECV
+                        : "the library has no " + library.dialect.ccl(kind.cName()));
     }
 
     private DeviceStream enqueue(Stream stream) {
