@@ -60,14 +60,11 @@ class EveryOpKindTest {
     private static String issueAndRecord(OpKind kind, Communicator comm, Stream stream) {
         int rank = comm.rank();
         int peer = kind.isPointToPoint() ? 1 - rank : 1;
-        try (DeviceBuffer send = comm.allocate(
-                        Allocator.MEM_ALLOC,
-                        F32,
-                        SEND_OFFSET + kind.sendExtent().elements(COUNT, RANKS) + 1);
-                DeviceBuffer recv = comm.allocate(
-                        Allocator.MEM_ALLOC,
-                        F32,
-                        RECV_OFFSET + kind.recvExtent().elements(COUNT, RANKS) + 1)) {
+        // room for the op's sides, and for the partner of a send or receive
+        long sendCount = Math.max(COUNT, kind.sendExtent().elements(COUNT, RANKS));
+        long recvCount = Math.max(COUNT, kind.recvExtent().elements(COUNT, RANKS));
+        try (DeviceBuffer send = comm.allocate(Allocator.MEM_ALLOC, F32, SEND_OFFSET + sendCount + 1);
+                DeviceBuffer recv = comm.allocate(Allocator.MEM_ALLOC, F32, RECV_OFFSET + recvCount + 1)) {
             if (kind.isPointToPoint()) {
                 // a send meets its peer's receive: both ranks issue one of each, kind's first
                 OpKind partner = kind == OpKind.SEND ? OpKind.RECV : OpKind.SEND;
