@@ -2,6 +2,7 @@ package dev.collectives.backend.device;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
+import dev.collectives.annotation.OpKind.Extent;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
@@ -240,16 +241,7 @@ final class DeviceCollectives {
                     sides);
             return;
         }
-        long bytes = count * type.size();
-        groupStart();
-        try {
-            for (int peer = 0; peer < size; peer++) {
-                sendPart(sides, sides.sendAddress(type) + peer * bytes, count, type, peer, s);
-                recvPart(sides, sides.recvAddress(type) + peer * bytes, count, type, peer, s);
-            }
-        } finally {
-            groupEnd();
-        }
+        viaSendRecv(kind, sides, count, type, -1, s);
     }
 
     /**
@@ -285,16 +277,7 @@ final class DeviceCollectives {
                     sides);
             return;
         }
-        long bytes = sendCount * type.size();
-        groupStart();
-        try {
-            sendPart(sides, sides.sendAddress(type), sendCount, type, root, s);
-            for (int peer = 0; rank == root && peer < size; peer++) {
-                recvPart(sides, sides.recvAddress(type) + peer * bytes, sendCount, type, peer, s);
-            }
-        } finally {
-            groupEnd();
-        }
+        viaSendRecv(kind, sides, sendCount, type, root, s);
     }
 
     /**
@@ -330,16 +313,7 @@ final class DeviceCollectives {
                     sides);
             return;
         }
-        long bytes = recvCount * type.size();
-        groupStart();
-        try {
-            for (int peer = 0; rank == root && peer < size; peer++) {
-                sendPart(sides, sides.sendAddress(type) + peer * bytes, recvCount, type, peer, s);
-            }
-            recvPart(sides, sides.recvAddress(type), recvCount, type, root, s);
-        } finally {
-            groupEnd();
-        }
+        viaSendRecv(kind, sides, recvCount, type, root, s);
     }
 
     void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
@@ -352,6 +326,30 @@ final class DeviceCollectives {
         DeviceStream s = enqueue(stream);
         Sides sides = checked(OpKind.RECV, null, 0, buffer, offset, count, type, null, peer, s);
         recvPart(sides, sides.recvAddress(type), count, type, peer, s);
+    }
+
+    /**
+     * {@code kind} as one group of sends and receives, where the library lacks its function: a side of
+     * {@code count × ranks} elements is exchanged block by block with every rank (rank r's block at
+     * {@code r × count}), a side of {@code count} with the root. A side this rank does not use is left out.
+     */
+    private void viaSendRecv(OpKind kind, Sides sides, long count, DataType type, int root, DeviceStream s) {
+        long bytes = count * type.size();
+        boolean sendBlocks = kind.sendExtent() == Extent.COUNT_TIMES_RANKS;
+        boolean recvBlocks = kind.recvExtent() == Extent.COUNT_TIMES_RANKS;
+        groupStart();
+        try {
+            for (int peer = 0; peer < size; peer++) {
+                if (sides.send() != null && (sendBlocks || peer == root)) {
+                    sendPart(sides, sides.sendAddress(type) + (sendBlocks ? peer * bytes : 0), count, type, peer, s);
+                }
+                if (sides.recv() != null && (recvBlocks || peer == root)) {
+                    recvPart(sides, sides.recvAddress(type) + (recvBlocks ? peer * bytes : 0), count, type, peer, s);
+                }
+            }
+        } finally {
+            groupEnd();
+        }
     }
 
     /** One {@code Send} of an op: the whole of a send, or a part of a collective done as a group. */

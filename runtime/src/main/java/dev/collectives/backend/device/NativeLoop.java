@@ -7,6 +7,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Stream;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -18,17 +19,18 @@ import java.util.List;
  */
 public final class NativeLoop {
     /**
-     * The ops {@code cx_bench_enqueue} loops, each at its index there ({@code CX_BENCH_*}); {@code GRAPH_LAUNCH}
-     * follows them.
+     * The ops {@code cx_bench_enqueue} loops: every collective of the catalogue, each at its index there
+     * ({@code CX_BENCH_*}, in the catalogue's order); {@code GRAPH_LAUNCH} follows them.
      */
-    private static final List<OpKind> COLLECTIVES =
-            List.of(OpKind.ALL_REDUCE, OpKind.ALL_GATHER, OpKind.REDUCE_SCATTER);
+    private static final List<OpKind> COLLECTIVES = Arrays.stream(OpKind.values())
+            .filter(kind -> !kind.isPointToPoint())
+            .toList();
 
     private static final int GRAPH_LAUNCH = COLLECTIVES.size();
 
     private NativeLoop() {}
 
-    /** The ops the native loop runs, in the order the benchmarks list them. */
+    /** The ops the native loop runs, in the catalogue's order. */
     public static List<OpKind> collectives() {
         return COLLECTIVES;
     }
@@ -39,8 +41,9 @@ public final class NativeLoop {
     }
 
     /**
-     * {@code iters} × {@code nccl<CName>(send, recv, count, type, op, comm, stream)} of {@code kind}, one of
-     * {@link #collectives()}; {@code op} only where it reduces.
+     * {@code iters} × {@code nccl<CName>(send, recv, count, type[, op][, root], comm, stream)} of {@code kind}, one
+     * of {@link #collectives()}; {@code op} only where it reduces, {@code root} where it has one. A function the
+     * library lacks (where the communicator issues the op as sends and receives) has no loop.
      */
     public static void enqueue(
             Communicator comm,
@@ -50,6 +53,7 @@ public final class NativeLoop {
             long count,
             DataType type,
             ReduceOp op,
+            int root,
             Stream stream,
             int iters) {
         int index = COLLECTIVES.indexOf(kind);
@@ -57,6 +61,9 @@ public final class NativeLoop {
             throw new IllegalArgumentException("the native loop runs " + COLLECTIVES + ", not " + kind);
         }
         DeviceCommunicator device = of(comm);
+        device.sendRecvForm(kind).ifPresent(why -> {
+            throw new IllegalArgumentException("the native loop has no " + kind.method() + " here: " + why);
+        });
         NativeLibrary library = device.library();
         long handle = device.nativeComm().handle();
         int rc = library.api.benchEnqueue(
@@ -67,6 +74,7 @@ public final class NativeLoop {
                 count,
                 type.code(),
                 kind.reduces() ? op.code() : 0,
+                root,
                 handle,
                 DeviceStream.of(stream, comm.rank()).handle,
                 iters);
@@ -87,6 +95,7 @@ public final class NativeLoop {
                 library.lib,
                 GRAPH_LAUNCH,
                 DeviceGraph.execHandle(exec),
+                0,
                 0,
                 0,
                 0,

@@ -442,7 +442,17 @@ final class NativeShimApi implements NativeApi {
 
     @Override
     public int benchEnqueue(
-            long lib, int kind, long send, long recv, long count, int type, int op, long comm, long stream, int iters) {
-        return NativeShim.benchEnqueue(lib, kind, send, recv, count, type, op, comm, stream, iters);
+            long lib,
+            int kind,
+            long send,
+            long recv,
+            long count,
+            int type,
+            int op,
+            int root,
+            long comm,
+            long stream,
+            int iters) {
+        return NativeShim.benchEnqueue(lib, kind, send, recv, count, type, op, root, comm, stream, iters);
     }
 }

@@ -758,19 +758,31 @@ static inline jint cx_rt_malloc_managed(jlong lib, jint device, jlong bytes, jlo
 // ---- benchmark baseline ------------------------------------------------------------------------------------
 // The native side of the benchmarks' Java-versus-native comparison: `iters` enqueues of one op in a C loop, in
 // the caller's process, on the caller's communicator, buffers and stream, so only the per-call path differs.
+/* The ops of the benchmarks' native loop, in the order of the Java catalogue's collectives (OpKind), which
+   NativeLoop follows; the graph launch comes after them. */
 #define CX_BENCH_ALL_REDUCE 0
-#define CX_BENCH_ALL_GATHER 1
-#define CX_BENCH_REDUCE_SCATTER 2
-#define CX_BENCH_GRAPH_LAUNCH 3 /* send: the graph exec */
+#define CX_BENCH_BROADCAST 1
+#define CX_BENCH_REDUCE 2
+#define CX_BENCH_ALL_GATHER 3
+#define CX_BENCH_REDUCE_SCATTER 4
+#define CX_BENCH_ALL_TO_ALL 5
+#define CX_BENCH_GATHER 6
+#define CX_BENCH_SCATTER 7
+#define CX_BENCH_GRAPH_LAUNCH 8 /* send: the graph exec */
 
 static inline jint cx_bench_enqueue(jlong lib, jint kind, jlong send, jlong recv, jlong count, jint type, jint op,
-                                    jlong comm, jlong stream, jint iters) {
+                                    jint root, jlong comm, jlong stream, jint iters) {
     for (jint i = 0; i < iters; i++) {
         int rc;
         switch (kind) {
             case CX_BENCH_ALL_REDUCE: rc = cx_all_reduce(lib, send, recv, count, type, op, comm, stream); break;
+            case CX_BENCH_BROADCAST: rc = cx_broadcast(lib, send, recv, count, type, root, comm, stream); break;
+            case CX_BENCH_REDUCE: rc = cx_reduce(lib, send, recv, count, type, op, root, comm, stream); break;
             case CX_BENCH_ALL_GATHER: rc = cx_all_gather(lib, send, recv, count, type, comm, stream); break;
             case CX_BENCH_REDUCE_SCATTER: rc = cx_reduce_scatter(lib, send, recv, count, type, op, comm, stream); break;
+            case CX_BENCH_ALL_TO_ALL: rc = cx_all_to_all(lib, send, recv, count, type, comm, stream); break;
+            case CX_BENCH_GATHER: rc = cx_gather(lib, send, recv, count, type, root, comm, stream); break;
+            case CX_BENCH_SCATTER: rc = cx_scatter(lib, send, recv, count, type, root, comm, stream); break;
             default: rc = cx_graph_launch(lib, send, stream); break;
         }
         if (rc != 0) return rc;

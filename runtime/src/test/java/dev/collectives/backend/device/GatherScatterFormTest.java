@@ -44,10 +44,10 @@ class GatherScatterFormTest {
     @Test
     void aGroupOfSendsAndReceivesWhereTheLibraryLacksThem() {
         ScriptedNativeApi api = new ScriptedNativeApi().lacking("Gather").lacking("Scatter");
-        // the root receives from every rank (itself too) and sends to every rank, each in one group
-        List<String> group = List.of("groupStart", "send", "recv", "recv", "recv", "groupEnd");
-        List<String> scatter = List.of("groupStart", "send", "send", "send", "recv", "groupEnd");
-        assertEquals(concat(group, scatter), callsAtRoot(api));
+        // peer by peer: the root (rank 1) exchanges its own block with itself as with every other rank
+        List<String> gather = List.of("groupStart", "recv", "send", "recv", "recv", "groupEnd");
+        List<String> scatter = List.of("groupStart", "send", "send", "recv", "send", "groupEnd");
+        assertEquals(concat(gather, scatter), callsAtRoot(api));
         DeviceCommunicator comm = api.communicator(ROOT, RANKS);
         assertEquals(Optional.of("the library has no ncclGather"), comm.sendRecvForm(OpKind.GATHER));
         comm.close();

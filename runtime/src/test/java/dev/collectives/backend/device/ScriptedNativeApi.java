@@ -778,7 +778,17 @@ final class ScriptedNativeApi implements NativeApi {
 
     @Override
     public int benchEnqueue(
-            long lib, int kind, long send, long recv, long count, int type, int op, long comm, long stream, int iters) {
+            long lib,
+            int kind,
+            long send,
+            long recv,
+            long count,
+            int type,
+            int op,
+            int root,
+            long comm,
+            long stream,
+            int iters) {
         return collective("benchEnqueue", comm);
     }
 }

@@ -34,7 +34,10 @@ final class NativeBaseline {
         return new NativeBaseline(comm);
     }
 
-    /** {@code iters} × the library's function of {@code kind}, one of {@link NativeLoop#collectives()}. */
+    /**
+     * {@code iters} × the library's function of {@code kind}, one of {@link NativeLoop#collectives()}, at
+     * {@code root} where it has one.
+     */
     void loop(
             OpKind kind,
             DeviceBuffer send,
@@ -42,9 +45,10 @@ final class NativeBaseline {
             long count,
             DataType type,
             ReduceOp op,
+            int root,
             Stream stream,
             int iters) {
-        NativeLoop.enqueue(comm, kind, send, recv, count, type, op, stream, iters);
+        NativeLoop.enqueue(comm, kind, send, recv, count, type, op, root, stream, iters);
     }
 
     /** {@code iters} × {@code cudaGraphLaunch(exec, stream)}. */

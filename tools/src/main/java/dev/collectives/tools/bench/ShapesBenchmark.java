@@ -170,6 +170,7 @@ public final class ShapesBenchmark implements Callable<Integer> {
                                             COUNT,
                                             DataType.FLOAT32,
                                             ReduceOp.SUM,
+                                            Op.ROOT_RANK,
                                             s,
                                             n));
                 }
