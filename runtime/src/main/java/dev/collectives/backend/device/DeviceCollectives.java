@@ -24,6 +24,7 @@ final class DeviceCollectives {
     /** The system property read before {@link #GATHER_SCATTER_VARIABLE}. */
     static final String GATHER_SCATTER_PROPERTY = "collectives.gatherScatter";
 
+    private static final String NATIVE = "native";
     private static final String SEND_RECV = "send-recv";
 
     private final NativeComm handle;
@@ -36,7 +37,7 @@ final class DeviceCollectives {
     private final FlightRecorder recorder;
     /** Whether a setting asks for gather and scatter as groups of sends and receives. */
     private final boolean forcedSendRecv;
-    /** Whether gather and scatter call the library's own functions, else a group of sends and receives. */
+    /** Whether gather and scatter, each, call the library's own function, else a group of sends and receives. */
     private final boolean gatherNative;
 
     private final boolean scatterNative;
@@ -61,7 +62,7 @@ final class DeviceCollectives {
         if (value == null || value.isBlank()) {
             value = System.getenv(GATHER_SCATTER_VARIABLE);
         }
-        if (value == null || value.isBlank() || value.trim().equalsIgnoreCase("native")) {
+        if (value == null || value.isBlank() || value.trim().equalsIgnoreCase(NATIVE)) {
             return false;
         }
         if (value.trim().toLowerCase(Locale.ROOT).equals(SEND_RECV)) {
@@ -69,8 +70,8 @@ final class DeviceCollectives {
         }
         throw CollectivesException.usage(
                 rank,
-                GATHER_SCATTER_VARIABLE + " (or -D" + GATHER_SCATTER_PROPERTY + ") is '" + value
-                        + "', not 'native' or '" + SEND_RECV + "'");
+                GATHER_SCATTER_VARIABLE + " (or -D" + GATHER_SCATTER_PROPERTY + ") is '" + value + "', not '" + NATIVE
+                        + "' or '" + SEND_RECV + "'");
     }
 
     void allReduce(
