@@ -258,27 +258,7 @@ final class DeviceCollectives {
             DataType type,
             int root,
             Stream stream) {
-        DeviceStream s = enqueue(stream);
-        OpKind kind = OpKind.GATHER;
-        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, sendCount, type, null, root, s);
-        if (gatherNative) {
-            done(
-                    api.gather(
-                            lib,
-                            sides.sendAddress(type),
-                            sides.recvAddress(type),
-                            sendCount,
-                            type.code(),
-                            root,
-                            handle.handle(),
-                            s.handle),
-                    kind,
-                    type,
-                    s,
-                    sides);
-            return;
-        }
-        viaSendRecv(kind, sides, sendCount, type, root, s);
+        rooted(OpKind.GATHER, gatherNative, send, sendOffset, recv, recvOffset, sendCount, type, root, stream);
     }
 
     /**
@@ -294,27 +274,33 @@ final class DeviceCollectives {
             DataType type,
             int root,
             Stream stream) {
+        rooted(OpKind.SCATTER, scatterNative, send, sendOffset, recv, recvOffset, recvCount, type, root, stream);
+    }
+
+    /** A gather or scatter: the library's function where {@code viaLibrary}, else a group of sends and receives. */
+    private void rooted(
+            OpKind kind,
+            boolean viaLibrary,
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            int root,
+            Stream stream) {
         DeviceStream s = enqueue(stream);
-        OpKind kind = OpKind.SCATTER;
-        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, recvCount, type, null, root, s);
-        if (scatterNative) {
-            done(
-                    api.scatter(
-                            lib,
-                            sides.sendAddress(type),
-                            sides.recvAddress(type),
-                            recvCount,
-                            type.code(),
-                            root,
-                            handle.handle(),
-                            s.handle),
-                    kind,
-                    type,
-                    s,
-                    sides);
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, null, root, s);
+        if (!viaLibrary) {
+            viaSendRecv(kind, sides, count, type, root, s);
             return;
         }
-        viaSendRecv(kind, sides, recvCount, type, root, s);
+        long sendAddress = sides.sendAddress(type);
+        long recvAddress = sides.recvAddress(type);
+        int rc = kind == OpKind.GATHER
+                ? api.gather(lib, sendAddress, recvAddress, count, type.code(), root, handle.handle(), s.handle)
+                : api.scatter(lib, sendAddress, recvAddress, count, type.code(), root, handle.handle(), s.handle);
+        done(rc, kind, type, s, sides);
     }
 
     void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
