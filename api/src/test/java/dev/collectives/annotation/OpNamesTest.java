@@ -54,7 +54,8 @@ class OpNamesTest {
                 continue;
             }
             try (Stream<Path> walk = Files.walk(main)) {
-                for (Path file : walk.filter(p -> p.toString().endsWith(".java")).toList()) {
+                for (Path file :
+                        walk.filter(p -> p.toString().endsWith(".java")).toList()) {
                     Path relative = root.relativize(file);
                     if (file.getFileName().toString().equals("OpKind.java") || relative.equals(BOOTSTRAP_EXCHANGE)) {
                         continue;
