@@ -69,10 +69,14 @@ FWD(int, mcclCommRegister, ncclCommRegister, (ptr c, ptr b, size_t n, ptr* h), (
 FWD(int, mcclCommDeregister, ncclCommDeregister, (ptr c, ptr h), (c, h))
 FWD(int, mcclCommWindowRegister, ncclCommWindowRegister, (ptr c, ptr b, size_t n, ptr* w, int f), (c, b, n, w, f))
 FWD(int, mcclCommWindowDeregister, ncclCommWindowDeregister, (ptr c, ptr w), (c, w))
-/* AlltoAll, WinGetUserPtr and GetLsaDevicePointer are left out on purpose when NCCL lacks them (2.28): the
+/* AlltoAll, Gather, Scatter, WinGetUserPtr and GetLsaDevicePointer are left out on purpose when NCCL lacks them (2.28): the
    backend must then report them absent. gpu/run-all.sh adds -DFORWARD_NEWER when NCCL exports them. */
 #ifdef FORWARD_ALLTOALL
 FWD(int, mcclAlltoAll, ncclAlltoAll, (const void* s, void* r, size_t n, int t, ptr c, ptr st), (s, r, n, t, c, st))
+#endif
+#ifdef FORWARD_GATHER_SCATTER
+FWD(int, mcclGather, ncclGather, (const void* s, void* r, size_t n, int t, int root, ptr c, ptr st), (s, r, n, t, root, c, st))
+FWD(int, mcclScatter, ncclScatter, (const void* s, void* r, size_t n, int t, int root, ptr c, ptr st), (s, r, n, t, root, c, st))
 #endif
 #ifdef FORWARD_WINDOW_HELPERS
 FWD(int, mcclWinGetUserPtr, ncclWinGetUserPtr, (ptr c, ptr w, ptr* p), (c, w, p))

@@ -84,6 +84,7 @@ mccl_fixture() { # [$1 version code to report, e.g. 22809]: builds the forwardin
   # backend at it; 1 if it did not build
   local lib=$build/libmccl${1:+-$1}.so extra=""
   exported "$nccl" ncclAlltoAll && extra="$extra -DFORWARD_ALLTOALL"
+  exported "$nccl" ncclGather && extra="$extra -DFORWARD_GATHER_SCATTER"
   exported "$nccl" ncclWinGetUserPtr && extra="$extra -DFORWARD_WINDOW_HELPERS"
   [ -n "${1:-}" ] && extra="$extra -DFIXTURE_VERSION=$1"
   if [ -f "$lib" ] || gcc -shared -fPIC -O2 $extra -o "$lib" "$here/mccl_forward.c" $links >> "$build/builds.log" 2>&1; then

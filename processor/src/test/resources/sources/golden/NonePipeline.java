@@ -6,11 +6,13 @@ import dev.collectives.annotation.Broadcast;
 import dev.collectives.annotation.Buffer;
 import dev.collectives.annotation.CollectivePipeline;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.Gather;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Recv;
 import dev.collectives.annotation.Reduce;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
+import dev.collectives.annotation.Scatter;
 import dev.collectives.annotation.Send;
 import dev.collectives.annotation.Window;
 import dev.collectives.runtime.DeviceBuffer;
@@ -36,6 +38,10 @@ public interface NonePipeline {
     @Reduce(send = "in", recv = "out", count = 100, op = ReduceOp.SUM, root = 3)
     @AllToAll(send = "in", sendOffset = 1024, recv = "out", recvOffset = 1024, count = 16)
     void gatherAtRoot();
+
+    @Scatter(send = "in", sendOffset = 3072, recv = "out", recvOffset = 3072, recvCount = 32, root = 1)
+    @Gather(send = "in", sendOffset = 3200, recv = "out", recvOffset = 3584, sendCount = 32, root = 1)
+    void shards();
 
     @Send(buffer = "in", count = 8, peer = Peer.NEXT)
     @Recv(buffer = "out", count = 8, offset = 2048, peer = Peer.PREVIOUS)

@@ -15,7 +15,8 @@ import java.util.Map;
  * <p>Per op: its annotation and the container of its repeats, the {@code Communicator} method and the C function
  * (without the {@code nccl}/{@code mccl} prefix), the attributes that name its buffers, its offsets and its count
  * (each numeric one with an {@code ...Expr} twin, {@link #exprTwin}), how many elements it touches on each side
- * ({@link Extent}), whether it reduces, has a root or is point to point, and whether SHARP serves it.
+ * ({@link Extent}) and whether a rank other than the root passes it, whether it reduces, has a root or is point to
+ * point, and whether SHARP serves it.
  *
  * <p>Constants are ordered as the differential corpus draws them: ops whose sides both hold {@code count} elements,
  * then those with a side of {@code count × ranks}, then point to point; the corpus of a seed depends on that order.
@@ -39,7 +40,7 @@ public enum OpKind {
             "broadcast",
             "Broadcast",
             "count",
-            side("send", "sendOffset", Extent.COUNT),
+            rootOnly(side("send", "sendOffset", Extent.COUNT)),
             side("recv", "recvOffset", Extent.COUNT),
             Role.ROOTED,
             false),
@@ -51,7 +52,7 @@ public enum OpKind {
             "Reduce",
             "count",
             side("send", "sendOffset", Extent.COUNT),
-            side("recv", "recvOffset", Extent.COUNT),
+            rootOnly(side("recv", "recvOffset", Extent.COUNT)),
             Role.REDUCES_TO_ROOT,
             false),
     /** {@link AllGather}: {@code ncclAllGather}. */
@@ -87,6 +88,28 @@ public enum OpKind {
             side("recv", "recvOffset", Extent.COUNT_TIMES_RANKS),
             Role.PLAIN,
             false),
+    /** {@link Gather}: {@code ncclGather}, the root's recv rank-major. */
+    GATHER(
+            Gather.class,
+            Gather.List.class,
+            "gather",
+            "Gather",
+            "sendCount",
+            side("send", "sendOffset", Extent.COUNT),
+            rootOnly(side("recv", "recvOffset", Extent.COUNT_TIMES_RANKS)),
+            Role.ROOTED,
+            false),
+    /** {@link Scatter}: {@code ncclScatter}, the root's send rank-major. */
+    SCATTER(
+            Scatter.class,
+            Scatter.List.class,
+            "scatter",
+            "Scatter",
+            "recvCount",
+            rootOnly(side("send", "sendOffset", Extent.COUNT_TIMES_RANKS)),
+            side("recv", "recvOffset", Extent.COUNT),
+            Role.ROOTED,
+            false),
     /** {@link Send}: {@code ncclSend}. */
     SEND(
             Send.class,
@@ -116,7 +139,10 @@ public enum OpKind {
         NONE,
         /** {@code count} elements. */
         COUNT,
-        /** {@code count × ranks} elements: allgather's recv, reducescatter's send and both of alltoall's. */
+        /**
+         * {@code count × ranks} elements: allgather's and gather's recv, reducescatter's and scatter's send and both of
+         * alltoall's.
+         */
         COUNT_TIMES_RANKS;
 
         /** The elements this side of a call of {@code count} touches on a communicator of {@code ranks}. */
@@ -132,8 +158,11 @@ public enum OpKind {
         }
     }
 
-    /** The attributes of one side: the buffer's accessor, the offset into it, and how far the op reaches. */
-    private record Side(String bufferAttribute, String offsetAttribute, Extent extent) {}
+    /**
+     * The attributes of one side: the buffer's accessor, the offset into it, how far the op reaches, and whether only
+     * the root uses it (a broadcast's send, a reduce's or gather's recv, a scatter's send).
+     */
+    private record Side(String bufferAttribute, String offsetAttribute, Extent extent, boolean rootOnly) {}
 
     /** What an op takes besides buffers, count and type. */
     private enum Role {
@@ -188,12 +217,16 @@ public enum OpKind {
     }
 
     private static Side side(String bufferAttribute, String offsetAttribute, Extent extent) {
-        return new Side(bufferAttribute, offsetAttribute, extent);
+        return new Side(bufferAttribute, offsetAttribute, extent, false);
+    }
+
+    private static Side rootOnly(Side side) {
+        return new Side(side.bufferAttribute(), side.offsetAttribute(), side.extent(), true);
     }
 
     /** The side a send has no recv on, and a receive no send. */
     private static Side noSide() {
-        return new Side(null, null, Extent.NONE);
+        return new Side(null, null, Extent.NONE, false);
     }
 
     /** The op's annotation, such as {@code AllReduce.class}. */
@@ -289,6 +322,26 @@ public enum OpKind {
         return recv.extent();
     }
 
+    /** Whether only the root uses the send side: a broadcast's and a scatter's; other ranks may pass none. */
+    public boolean sendOnlyAtRoot() {
+        return send.rootOnly();
+    }
+
+    /** Whether only the root uses the recv side: a reduce's and a gather's; other ranks may pass none. */
+    public boolean recvOnlyAtRoot() {
+        return recv.rootOnly();
+    }
+
+    /** Whether {@code rank} uses the op's send buffer, for a root (or peer) {@code peer}. */
+    public boolean usesSend(int rank, int peer) {
+        return hasSend() && (!send.rootOnly() || rank == peer);
+    }
+
+    /** Whether {@code rank} uses the op's recv buffer, for a root (or peer) {@code peer}. */
+    public boolean usesRecv(int rank, int peer) {
+        return hasRecv() && (!recv.rootOnly() || rank == peer);
+    }
+
     /** Whether it reads a send buffer (all but {@code @Recv}). */
     public boolean hasSend() {
         return send.extent() != Extent.NONE;
@@ -312,7 +365,16 @@ public enum OpKind {
         return role == Role.REDUCES || role == Role.REDUCES_TO_ROOT;
     }
 
-    /** Whether it takes a {@code root}: broadcast and reduce. */
+    /**
+     * Whether consecutive calls over adjacent ranges compute what one call over their union does, element by element:
+     * an op of {@code count} elements on both sides that is not point to point (allreduce, broadcast, reduce). Ops
+     * with a side of {@code count × ranks} are rank-major and never fuse.
+     */
+    public boolean elementwise() {
+        return inPlaceAtSameOffset() && !isPointToPoint();
+    }
+
+    /** Whether it takes a {@code root}: broadcast, reduce, gather and scatter. */
     public boolean hasRoot() {
         return role == Role.ROOTED || role == Role.REDUCES_TO_ROOT;
     }

@@ -110,6 +110,30 @@ class OpKindTest {
         assertFalse(OpKind.SEND.inPlaceAtSameOffset());
     }
 
+    @Test
+    void onlyTheRootUsesTheSideOfARootedOpThatOnlyItNeeds() {
+        assertTrue(OpKind.BROADCAST.sendOnlyAtRoot());
+        assertTrue(OpKind.REDUCE.recvOnlyAtRoot());
+        assertTrue(OpKind.GATHER.recvOnlyAtRoot());
+        assertTrue(OpKind.SCATTER.sendOnlyAtRoot());
+        assertFalse(OpKind.GATHER.usesRecv(0, 1));
+        assertTrue(OpKind.GATHER.usesRecv(1, 1));
+        assertTrue(OpKind.GATHER.usesSend(0, 1));
+        assertFalse(OpKind.SEND.usesRecv(0, 1));
+        for (OpKind kind : OpKind.values()) {
+            assertEquals(kind.sendOnlyAtRoot() || kind.recvOnlyAtRoot(), kind.hasRoot(), kind.name());
+        }
+        assertEquals(32, OpKind.GATHER.recvExtent().elements(8, 4));
+        assertEquals(32, OpKind.SCATTER.sendExtent().elements(8, 4));
+    }
+
+    @Test
+    void onlyOpsOfCountOnBothSidesAreElementwise() {
+        assertEquals(
+                Set.of(OpKind.ALL_REDUCE, OpKind.BROADCAST, OpKind.REDUCE),
+                Arrays.stream(OpKind.values()).filter(OpKind::elementwise).collect(Collectors.toSet()));
+    }
+
     private static Set<String> attributes(Class<? extends Annotation> annotation) {
         return Arrays.stream(annotation.getDeclaredMethods())
                 .map(Method::getName)

@@ -7,6 +7,7 @@ import dev.collectives.examples.pipelines.HybridParallelExample;
 import dev.collectives.examples.pipelines.IbSharpExample;
 import dev.collectives.examples.pipelines.LegacyGeneralExample;
 import dev.collectives.examples.pipelines.MtlinkSharpExample;
+import dev.collectives.examples.pipelines.ParameterServerExample;
 import dev.collectives.examples.pipelines.RingExample;
 import dev.collectives.examples.pipelines.SeedArenaExample;
 import dev.collectives.examples.pipelines.SeedGraphExample;
@@ -29,6 +30,7 @@ public final class Examples {
                 new SymmetricWindowExample(),
                 new CustomAllocatorExample(),
                 new RingExample(),
+                new ParameterServerExample(),
                 new FrameworkInteropExample(),
                 new GradientBucketsExample(),
                 new HybridParallelExample());

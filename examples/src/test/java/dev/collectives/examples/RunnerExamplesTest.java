@@ -63,6 +63,7 @@ class RunnerExamplesTest {
             Map.entry("symmetric-window", "window shared (symmetric)"),
             Map.entry("custom-allocator", "general"),
             Map.entry("ring", "none"),
+            Map.entry("parameter-server", "scatter"),
             Map.entry(
                     "framework-interop",
                     "external gradients: foreign, legacy {cuda,musa}Malloc, 0 bytes from its allocation's head"),

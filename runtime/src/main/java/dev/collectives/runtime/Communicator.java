@@ -2,6 +2,7 @@ package dev.collectives.runtime;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import java.time.Duration;
 import java.util.Optional;
@@ -203,6 +204,86 @@ public interface Communicator extends AutoCloseable {
     /** An alltoall from the start of both buffers. */
     default void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, Stream stream) {
         allToAll(send, 0, recv, 0, count, type, stream);
+    }
+
+    /**
+     * {@code ncclGather}/{@code mcclGather}: every rank's {@code sendCount} elements reach rank {@code root}'s recv,
+     * rank r's at element {@code r × sendCount}: the root's recv holds {@code sendCount × size()}. Only the root uses
+     * recv: another rank may pass null, and a buffer it passes is neither checked nor touched. Where the library has
+     * no gather, a group of sends and receives does the same.
+     */
+    void gather(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long sendCount,
+            DataType type,
+            int root,
+            Stream stream);
+
+    /** A gather from the start of both buffers. */
+    default void gather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, int root, Stream stream) {
+        gather(send, 0, recv, 0, sendCount, type, root, stream);
+    }
+
+    /**
+     * {@code ncclScatter}/{@code mcclScatter}: rank {@code root}'s send holds {@code recvCount × size()} elements,
+     * and rank r receives those from element {@code r × recvCount}. Only the root uses send: another rank may pass
+     * null, and a buffer it passes is neither checked nor touched. Where the library has no scatter, a group of
+     * sends and receives does the same.
+     */
+    void scatter(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long recvCount,
+            DataType type,
+            int root,
+            Stream stream);
+
+    /** A scatter from the start of both buffers. */
+    default void scatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, int root, Stream stream) {
+        scatter(send, 0, recv, 0, recvCount, type, root, stream);
+    }
+
+    /**
+     * Why this communicator issues ops of {@code kind} as a group of sends and receives instead of the library's own
+     * function (the library lacks it, or a setting asks so); empty where it calls the function, and on sim.
+     */
+    default Optional<String> sendRecvForm(OpKind kind) {
+        return Optional.empty();
+    }
+
+    /**
+     * The op of {@code kind} by its method above, for code that chooses ops from the catalogue (benchmarks, tests):
+     * {@code op} is used where the op reduces, {@code rootOrPeer} where it has a root or a peer; a send passes its
+     * buffer as {@code send}, a receive as {@code recv}.
+     */
+    default void call(
+            OpKind kind,
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int rootOrPeer,
+            Stream stream) {
+        switch (kind) {
+            case ALL_REDUCE -> allReduce(send, sendOffset, recv, recvOffset, count, type, op, stream);
+            case BROADCAST -> broadcast(send, sendOffset, recv, recvOffset, count, type, rootOrPeer, stream);
+            case REDUCE -> reduce(send, sendOffset, recv, recvOffset, count, type, op, rootOrPeer, stream);
+            case ALL_GATHER -> allGather(send, sendOffset, recv, recvOffset, count, type, stream);
+            case REDUCE_SCATTER -> reduceScatter(send, sendOffset, recv, recvOffset, count, type, op, stream);
+            case ALL_TO_ALL -> allToAll(send, sendOffset, recv, recvOffset, count, type, stream);
+            case GATHER -> gather(send, sendOffset, recv, recvOffset, count, type, rootOrPeer, stream);
+            case SCATTER -> scatter(send, sendOffset, recv, recvOffset, count, type, rootOrPeer, stream);
+            case SEND -> send(send, sendOffset, count, type, rootOrPeer, stream);
+            case RECV -> recv(recv, recvOffset, count, type, rootOrPeer, stream);
+        }
     }
 
     /**

@@ -25,7 +25,7 @@ public record FlightRecord(
     /** What a dump's {@code "format"} field holds. */
     public static final String FORMAT = "collectives-flight-record";
     /** The version of the dump format this runtime writes. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     public FlightRecord {
         entries = List.copyOf(entries);
@@ -58,13 +58,15 @@ public record FlightRecord(
      * @param op             which call of the step it was, from 0; {@link #CALL_CHECK} for the step's check of its
      *                       arguments, {@link #GRAPH_LAUNCH} for a GRAPH step's launch, -1 for a direct call
      * @param call           "allReduce", ..., "recv", or "graph" for a GRAPH step's launch
-     * @param send           the send buffer's device address; 0 where the call has none
-     * @param sendOffset     the send offset, in elements
-     * @param recv           the recv buffer's device address; 0 where the call has none
-     * @param recvOffset     the recv offset, in elements
+     * @param send           the device address of the send buffer the caller passed; 0 where the call has none or
+     *                       this rank does not use it (a broadcast's or scatter's send off the root)
+     * @param sendOffset     the element of the send buffer the call starts at
+     * @param recv           the device address of the recv buffer the caller passed; 0 where the call has none or
+     *                       this rank does not use it (a reduce's or gather's recv off the root)
+     * @param recvOffset     the element of the recv buffer the call starts at
      * @param count          the call's count, in elements; 0 for a graph
      * @param type           the element type's name; empty for a graph
-     * @param peer           the peer of a send or recv, the root of a broadcast or reduce; else -1
+     * @param peer           the peer of a send or recv, the root of a broadcast, reduce, gather or scatter; else -1
      * @param registration   "registered", "unregistered", "graph" or "not known": how the library reaches the buffers
      * @param graphOps       the calls inside a GRAPH step's graph, as captured; else empty
      * @param state          where it stood

@@ -47,6 +47,9 @@ class EveryOpTest {
         expected.put("broadcast", (r, n) -> write(0, 8, i -> 100f + i));
         expected.put("reduce", (r, n) -> r == 0 ? write(0, 8, i -> (float) i) : null);
         expected.put("allToAll", (r, n) -> write(0, 2 * n, i -> 100f * (i / 2) + 2 * r + i % 2));
+        // only the root receives a gather: the other ranks' output stays untouched
+        expected.put("gather", (r, n) -> r == 1 ? write(0, 4 * n, i -> 100f * (i / 4) + i % 4) : write(0, 0, i -> 0f));
+        expected.put("scatter", (r, n) -> write(0, 2, i -> 100f + 2 * r + i));
         expected.put("ring", (r, n) -> write(0, 8, i -> 100f * ((r - 1 + n) % n) + i));
         return expected;
     }
@@ -60,39 +63,29 @@ class EveryOpTest {
     }
 
     private static Map<String, Runnable> steps(OpPipelines.Local p) {
-        return Map.of(
-                "allReduce",
-                p::allReduce,
-                "allGather",
-                p::allGather,
-                "reduceScatter",
-                p::reduceScatter,
-                "broadcast",
-                p::broadcast,
-                "reduce",
-                p::reduce,
-                "allToAll",
-                p::allToAll,
-                "ring",
-                p::ring);
+        return Map.ofEntries(
+                Map.entry("allReduce", p::allReduce),
+                Map.entry("allGather", p::allGather),
+                Map.entry("reduceScatter", p::reduceScatter),
+                Map.entry("broadcast", p::broadcast),
+                Map.entry("reduce", p::reduce),
+                Map.entry("allToAll", p::allToAll),
+                Map.entry("gather", p::gather),
+                Map.entry("scatter", p::scatter),
+                Map.entry("ring", p::ring));
     }
 
     private static Map<String, Runnable> steps(OpPipelines.Graph p) {
-        return Map.of(
-                "allReduce",
-                p::allReduce,
-                "allGather",
-                p::allGather,
-                "reduceScatter",
-                p::reduceScatter,
-                "broadcast",
-                p::broadcast,
-                "reduce",
-                p::reduce,
-                "allToAll",
-                p::allToAll,
-                "ring",
-                p::ring);
+        return Map.ofEntries(
+                Map.entry("allReduce", p::allReduce),
+                Map.entry("allGather", p::allGather),
+                Map.entry("reduceScatter", p::reduceScatter),
+                Map.entry("broadcast", p::broadcast),
+                Map.entry("reduce", p::reduce),
+                Map.entry("allToAll", p::allToAll),
+                Map.entry("gather", p::gather),
+                Map.entry("scatter", p::scatter),
+                Map.entry("ring", p::ring));
     }
 
     private static void runEveryOp(

@@ -10,6 +10,7 @@ import dev.collectives.annotation.Buffer;
 import dev.collectives.annotation.CollectivePipeline;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.External;
+import dev.collectives.annotation.Gather;
 import dev.collectives.annotation.HandleType;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.QualifiedAllocator;
@@ -18,6 +19,7 @@ import dev.collectives.annotation.Reduce;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.ReduceScatter;
 import dev.collectives.annotation.Registration;
+import dev.collectives.annotation.Scatter;
 import dev.collectives.annotation.Send;
 import dev.collectives.annotation.View;
 import dev.collectives.annotation.Window;
@@ -63,6 +65,12 @@ final class OpPipelines {
         @AllToAll(send = "input", recv = "output", count = 2)
         void allToAll();
 
+        @Gather(send = "input", recv = "output", sendCount = 4, root = 1)
+        void gather();
+
+        @Scatter(send = "input", recv = "output", recvCount = 2, root = 1)
+        void scatter();
+
         @Send(buffer = "input", count = 8, peer = Peer.NEXT)
         @Recv(buffer = "output", count = 8, peer = Peer.PREVIOUS)
         void ring();
@@ -93,6 +101,12 @@ final class OpPipelines {
 
         @AllToAll(send = "input", recv = "output", count = 2)
         void allToAll();
+
+        @Gather(send = "input", recv = "output", sendCount = 4, root = 1)
+        void gather();
+
+        @Scatter(send = "input", recv = "output", recvCount = 2, root = 1)
+        void scatter();
 
         @Send(buffer = "input", count = 8, peer = Peer.NEXT)
         @Recv(buffer = "output", count = 8, peer = Peer.PREVIOUS)

@@ -8,14 +8,12 @@ import dev.collectives.processor.model.StepPlan.Batch;
 import dev.collectives.processor.model.StepPlan.BindTest;
 import dev.collectives.processor.model.StepPlan.Issue;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.Set;
 
 /**
- * Plans a step ({@link StepPlan}). Fusion: consecutive ops of a kind that {@link #FUSABLE fuses}, with one type,
+ * Plans a step ({@link StepPlan}). Fusion: consecutive ops of a kind that is {@link OpKind#elementwise() elementwise}, with one type,
  * reduce op and root, the same send buffer and the same recv buffer, each op's ranges starting where the previous
  * op's end, become one call over the union, provided that the union's send and recv are in place or apart (then no
  * op reads what another writes). The {@link Prover} proves that for every value; where only the dims decide it, bind
@@ -23,8 +21,6 @@ import java.util.Set;
  * byte that another reads or writes, proven for every value, are issued in one group.
  */
 public final class StepPlanner {
-    /** What one call over the union computes element by element, as the ops did: reduce and broadcast at one root. */
-    private static final Set<OpKind> FUSABLE = EnumSet.of(OpKind.ALL_REDUCE, OpKind.REDUCE, OpKind.BROADCAST);
 
     private static final String NOT_AT_THESE_DIMS = "they fuse only for some values of the dims, and bind found "
             + "that the dims bound do not fuse every such run of this step";
@@ -145,7 +141,7 @@ public final class StepPlanner {
 
     private Join join(List<OpDecl> run, OpDecl next) {
         OpDecl last = run.get(run.size() - 1);
-        if (last.kind() != next.kind() || !FUSABLE.contains(next.kind())) {
+        if (last.kind() != next.kind() || !next.kind().elementwise()) {
             return Join.UNLIKE;
         }
         String differs = differs("types", type(last), type(next));

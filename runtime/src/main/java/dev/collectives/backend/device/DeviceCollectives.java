@@ -1,17 +1,32 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
+import dev.collectives.annotation.OpKind.Extent;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.internal.CallArguments;
+import dev.collectives.runtime.internal.CallArguments.Sides;
 import dev.collectives.runtime.spi.FlightRecorder;
+import java.util.Locale;
+import java.util.Optional;
 
 /**
- * One rank's collectives and point-to-point calls: each checks its arguments in Java and is then one native call on
- * primitive handles, allocating nothing. During a capture, the stream remembers the memory each op uses (R5).
+ * One rank's collectives and point-to-point calls: each checks its arguments in Java ({@link CallArguments#op}, as
+ * every backend does), records itself, and is then one native call on primitive handles, allocating nothing. During
+ * a capture, the stream remembers the memory each op uses (R5).
  */
 final class DeviceCollectives {
+    /** The environment variable that chooses how gather and scatter run: "native" (the default) or "send-recv". */
+    static final String GATHER_SCATTER_VARIABLE = "COLLECTIVES_GATHER_SCATTER";
+    /** The system property read before {@link #GATHER_SCATTER_VARIABLE}. */
+    static final String GATHER_SCATTER_PROPERTY = "collectives.gatherScatter";
+
+    private static final String NATIVE = "native";
+    private static final String SEND_RECV = "send-recv";
+
     private final NativeComm handle;
     private final NativeLibrary library;
     private final NativeApi api;
@@ -20,6 +35,12 @@ final class DeviceCollectives {
     private final int size;
     private final CallArguments arguments;
     private final FlightRecorder recorder;
+    /** Whether a setting asks for gather and scatter as groups of sends and receives. */
+    private final boolean forcedSendRecv;
+    /** Whether gather and scatter, each, call the library's own function, else a group of sends and receives. */
+    private final boolean gatherNative;
+
+    private final boolean scatterNative;
 
     DeviceCollectives(DeviceCommunicator comm, NativeComm handle, CallArguments arguments, FlightRecorder recorder) {
         this.handle = handle;
@@ -30,6 +51,27 @@ final class DeviceCollectives {
         this.size = comm.size();
         this.arguments = arguments;
         this.recorder = recorder;
+        this.forcedSendRecv = sendRecvAsked(rank);
+        this.gatherNative = !forcedSendRecv && library.has(NativeLibrary.Slots.GATHER);
+        this.scatterNative = !forcedSendRecv && library.has(NativeLibrary.Slots.SCATTER);
+    }
+
+    /** Whether {@value #GATHER_SCATTER_VARIABLE} (or {@value #GATHER_SCATTER_PROPERTY}) asks for the send/recv form. */
+    private static boolean sendRecvAsked(int rank) {
+        String value = System.getProperty(GATHER_SCATTER_PROPERTY);
+        if (value == null || value.isBlank()) {
+            value = System.getenv(GATHER_SCATTER_VARIABLE);
+        }
+        if (value == null || value.isBlank() || value.trim().equalsIgnoreCase(NATIVE)) {
+            return false;
+        }
+        if (value.trim().toLowerCase(Locale.ROOT).equals(SEND_RECV)) {
+            return true;
+        }
+        throw CollectivesException.usage(
+                rank,
+                GATHER_SCATTER_VARIABLE + " (or -D" + GATHER_SCATTER_PROPERTY + ") is '" + value + "', not '" + NATIVE
+                        + "' or '" + SEND_RECV + "'");
     }
 
     void allReduce(
@@ -42,18 +84,22 @@ final class DeviceCollectives {
             ReduceOp op,
             Stream stream) {
         DeviceStream s = enqueue(stream);
-        arguments.reduceOp("allReduce", op, type);
-        arguments.elements("allReduce", count, type, false);
-        long sendAddress = address("allReduce", send, sendOffset, count, type, "send");
-        long recvAddress = address("allReduce", recv, recvOffset, count, type, "recv");
-        recorder.enqueued("allReduce", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
+        OpKind kind = OpKind.ALL_REDUCE;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, op, -1, s);
         done(
-                api.allReduce(lib, sendAddress, recvAddress, count, type.code(), op.code(), handle.handle(), s.handle),
-                "AllReduce",
+                api.allReduce(
+                        lib,
+                        sides.sendAddress(type),
+                        sides.recvAddress(type),
+                        count,
+                        type.code(),
+                        op.code(),
+                        handle.handle(),
+                        s.handle),
+                kind,
                 type,
                 s,
-                send,
-                recv);
+                sides);
     }
 
     void allGather(
@@ -65,18 +111,21 @@ final class DeviceCollectives {
             DataType type,
             Stream stream) {
         DeviceStream s = enqueue(stream);
-        arguments.elements("allGather", sendCount, type, false);
-        long sendAddress = address("allGather", send, sendOffset, sendCount, type, "send");
-        long recvAddress = address(
-                "allGather", recv, recvOffset, arguments.elements("allGather", sendCount, type, true), type, "recv");
-        recorder.enqueued("allGather", send, sendOffset, recv, recvOffset, sendCount, type, -1, s, s.capturing(), null);
+        OpKind kind = OpKind.ALL_GATHER;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, sendCount, type, null, -1, s);
         done(
-                api.allGather(lib, sendAddress, recvAddress, sendCount, type.code(), handle.handle(), s.handle),
-                "AllGather",
+                api.allGather(
+                        lib,
+                        sides.sendAddress(type),
+                        sides.recvAddress(type),
+                        sendCount,
+                        type.code(),
+                        handle.handle(),
+                        s.handle),
+                kind,
                 type,
                 s,
-                send,
-                recv);
+                sides);
     }
 
     void reduceScatter(
@@ -89,26 +138,22 @@ final class DeviceCollectives {
             ReduceOp op,
             Stream stream) {
         DeviceStream s = enqueue(stream);
-        arguments.reduceOp("reduceScatter", op, type);
-        arguments.elements("reduceScatter", recvCount, type, false);
-        long sendAddress = address(
-                "reduceScatter",
-                send,
-                sendOffset,
-                arguments.elements("reduceScatter", recvCount, type, true),
-                type,
-                "send");
-        long recvAddress = address("reduceScatter", recv, recvOffset, recvCount, type, "recv");
-        recorder.enqueued(
-                "reduceScatter", send, sendOffset, recv, recvOffset, recvCount, type, -1, s, s.capturing(), null);
+        OpKind kind = OpKind.REDUCE_SCATTER;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, recvCount, type, op, -1, s);
         done(
                 api.reduceScatter(
-                        lib, sendAddress, recvAddress, recvCount, type.code(), op.code(), handle.handle(), s.handle),
-                "ReduceScatter",
+                        lib,
+                        sides.sendAddress(type),
+                        sides.recvAddress(type),
+                        recvCount,
+                        type.code(),
+                        op.code(),
+                        handle.handle(),
+                        s.handle),
+                kind,
                 type,
                 s,
-                send,
-                recv);
+                sides);
     }
 
     void broadcast(
@@ -121,18 +166,22 @@ final class DeviceCollectives {
             int root,
             Stream stream) {
         DeviceStream s = enqueue(stream);
-        arguments.elements("broadcast", count, type, false);
-        arguments.peer("broadcast", "root", root);
-        long sendAddress = address("broadcast", send, sendOffset, count, type, "send");
-        long recvAddress = address("broadcast", recv, recvOffset, count, type, "recv");
-        recorder.enqueued("broadcast", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
+        OpKind kind = OpKind.BROADCAST;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, null, root, s);
         done(
-                api.broadcast(lib, sendAddress, recvAddress, count, type.code(), root, handle.handle(), s.handle),
-                "Broadcast",
+                api.broadcast(
+                        lib,
+                        sides.sendAddress(type),
+                        sides.recvAddress(type),
+                        count,
+                        type.code(),
+                        root,
+                        handle.handle(),
+                        s.handle),
+                kind,
                 type,
                 s,
-                send,
-                recv);
+                sides);
     }
 
     void reduce(
@@ -146,20 +195,23 @@ final class DeviceCollectives {
             int root,
             Stream stream) {
         DeviceStream s = enqueue(stream);
-        arguments.reduceOp("reduce", op, type);
-        arguments.elements("reduce", count, type, false);
-        arguments.peer("reduce", "root", root);
-        long sendAddress = address("reduce", send, sendOffset, count, type, "send");
-        long recvAddress = address("reduce", recv, recvOffset, count, type, "recv");
-        recorder.enqueued("reduce", send, sendOffset, recv, recvOffset, count, type, root, s, s.capturing(), null);
+        OpKind kind = OpKind.REDUCE;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, op, root, s);
         done(
                 api.reduce(
-                        lib, sendAddress, recvAddress, count, type.code(), op.code(), root, handle.handle(), s.handle),
-                "Reduce",
+                        lib,
+                        sides.sendAddress(type),
+                        sides.recvAddress(type),
+                        count,
+                        type.code(),
+                        op.code(),
+                        root,
+                        handle.handle(),
+                        s.handle),
+                kind,
                 type,
                 s,
-                send,
-                recv);
+                sides);
     }
 
     /** {@code AlltoAll} where the library has it, else the equivalent group of sends and receives. */
@@ -172,72 +224,129 @@ final class DeviceCollectives {
             DataType type,
             Stream stream) {
         DeviceStream s = enqueue(stream);
-        long bytes = arguments.bytes("allToAll", count, type);
-        long total = arguments.elements("allToAll", count, type, true);
-        long sendAddress = address("allToAll", send, sendOffset, total, type, "send");
-        long recvAddress = address("allToAll", recv, recvOffset, total, type, "recv");
-        recorder.enqueued("allToAll", send, sendOffset, recv, recvOffset, count, type, -1, s, s.capturing(), null);
+        OpKind kind = OpKind.ALL_TO_ALL;
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, null, -1, s);
         if (library.has(NativeLibrary.Slots.ALL_TO_ALL)) {
             done(
-                    api.allToAll(lib, sendAddress, recvAddress, count, type.code(), handle.handle(), s.handle),
-                    "AlltoAll",
+                    api.allToAll(
+                            lib,
+                            sides.sendAddress(type),
+                            sides.recvAddress(type),
+                            count,
+                            type.code(),
+                            handle.handle(),
+                            s.handle),
+                    kind,
                     type,
                     s,
-                    send,
-                    recv);
+                    sides);
             return;
         }
+        viaSendRecv(kind, sides, count, type, -1, s);
+    }
+
+    /**
+     * {@code Gather} where the library has it and {@value #GATHER_SCATTER_VARIABLE} does not ask otherwise, else
+     * the same as a group: every rank sends to the root, which receives rank r's into block r.
+     */
+    void gather(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long sendCount,
+            DataType type,
+            int root,
+            Stream stream) {
+        rooted(OpKind.GATHER, gatherNative, send, sendOffset, recv, recvOffset, sendCount, type, root, stream);
+    }
+
+    /**
+     * {@code Scatter} where the library has it and {@value #GATHER_SCATTER_VARIABLE} does not ask otherwise, else
+     * the same as a group: the root sends block r to rank r, and every rank receives its block from the root.
+     */
+    void scatter(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long recvCount,
+            DataType type,
+            int root,
+            Stream stream) {
+        rooted(OpKind.SCATTER, scatterNative, send, sendOffset, recv, recvOffset, recvCount, type, root, stream);
+    }
+
+    /** A gather or scatter: the library's function where {@code viaLibrary}, else a group of sends and receives. */
+    private void rooted(
+            OpKind kind,
+            boolean viaLibrary,
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            int root,
+            Stream stream) {
+        DeviceStream s = enqueue(stream);
+        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, null, root, s);
+        if (!viaLibrary) {
+            viaSendRecv(kind, sides, count, type, root, s);
+            return;
+        }
+        long sendAddress = sides.sendAddress(type);
+        long recvAddress = sides.recvAddress(type);
+        int rc = kind == OpKind.GATHER
+                ? api.gather(lib, sendAddress, recvAddress, count, type.code(), root, handle.handle(), s.handle)
+                : api.scatter(lib, sendAddress, recvAddress, count, type.code(), root, handle.handle(), s.handle);
+        done(rc, kind, type, s, sides);
+    }
+
+    void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
+        DeviceStream s = enqueue(stream);
+        Sides sides = checked(OpKind.SEND, buffer, offset, null, 0, count, type, null, peer, s);
+        sendPart(sides, sides.sendAddress(type), count, type, peer, s);
+    }
+
+    void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
+        DeviceStream s = enqueue(stream);
+        Sides sides = checked(OpKind.RECV, null, 0, buffer, offset, count, type, null, peer, s);
+        recvPart(sides, sides.recvAddress(type), count, type, peer, s);
+    }
+
+    /**
+     * {@code kind} as one group of sends and receives, where the library lacks its function: a side of
+     * {@code count × ranks} elements is exchanged block by block with every rank (rank r's block at
+     * {@code r × count}), a side of {@code count} with the root. A side this rank does not use is left out.
+     */
+    private void viaSendRecv(OpKind kind, Sides sides, long count, DataType type, int root, DeviceStream s) {
+        long bytes = count * type.size();
+        boolean sendBlocks = kind.sendExtent() == Extent.COUNT_TIMES_RANKS;
+        boolean recvBlocks = kind.recvExtent() == Extent.COUNT_TIMES_RANKS;
         groupStart();
         try {
             for (int peer = 0; peer < size; peer++) {
-                done(
-                        api.send(lib, sendAddress + peer * bytes, count, type.code(), peer, handle.handle(), s.handle),
-                        "Send",
-                        type,
-                        s,
-                        send,
-                        send);
-                done(
-                        api.recv(lib, recvAddress + peer * bytes, count, type.code(), peer, handle.handle(), s.handle),
-                        "Recv",
-                        type,
-                        s,
-                        recv,
-                        recv);
+                if (sides.send() != null && (sendBlocks || peer == root)) {
+                    sendPart(sides, sides.sendAddress(type) + (sendBlocks ? peer * bytes : 0), count, type, peer, s);
+                }
+                if (sides.recv() != null && (recvBlocks || peer == root)) {
+                    recvPart(sides, sides.recvAddress(type) + (recvBlocks ? peer * bytes : 0), count, type, peer, s);
+                }
             }
         } finally {
             groupEnd();
         }
     }
 
-    void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        DeviceStream s = enqueue(stream);
-        arguments.peer("send", "peer", peer);
-        arguments.elements("send", count, type, false);
-        long address = address("send", buffer, offset, count, type, "send");
-        recorder.enqueued("send", buffer, offset, null, 0, count, type, peer, s, s.capturing(), null);
-        done(
-                api.send(lib, address, count, type.code(), peer, handle.handle(), s.handle),
-                "Send",
-                type,
-                s,
-                buffer,
-                buffer);
+    /** One {@code Send} of an op: the whole of a send, or a part of a collective done as a group. */
+    private void sendPart(Sides sides, long address, long count, DataType type, int peer, DeviceStream s) {
+        done(api.send(lib, address, count, type.code(), peer, handle.handle(), s.handle), OpKind.SEND, type, s, sides);
     }
 
-    void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        DeviceStream s = enqueue(stream);
-        arguments.peer("recv", "peer", peer);
-        arguments.elements("recv", count, type, false);
-        long address = address("recv", buffer, offset, count, type, "recv");
-        recorder.enqueued("recv", null, 0, buffer, offset, count, type, peer, s, s.capturing(), null);
-        done(
-                api.recv(lib, address, count, type.code(), peer, handle.handle(), s.handle),
-                "Recv",
-                type,
-                s,
-                buffer,
-                buffer);
+    /** One {@code Recv} of an op: the whole of a receive, or a part of a collective done as a group. */
+    private void recvPart(Sides sides, long address, long count, DataType type, int peer, DeviceStream s) {
+        done(api.recv(lib, address, count, type.code(), peer, handle.handle(), s.handle), OpKind.RECV, type, s, sides);
     }
 
     void groupStart() {
@@ -250,6 +359,21 @@ final class DeviceCollectives {
         handle.groupEnded(api.groupEnd(lib), library.dialect.ccl("GroupEnd"));
     }
 
+    /** Why ops of {@code kind} run as a group of sends and receives here; empty where the library's function runs. */
+    Optional<String> sendRecvForm(OpKind kind) {
+        boolean rooted = kind == OpKind.GATHER || kind == OpKind.SCATTER;
+        boolean grouped = kind == OpKind.ALL_TO_ALL && !library.has(NativeLibrary.Slots.ALL_TO_ALL)
+                || kind == OpKind.GATHER && !gatherNative
+                || kind == OpKind.SCATTER && !scatterNative;
+        if (!grouped) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                rooted && forcedSendRecv
+                        ? GATHER_SCATTER_VARIABLE + " (or -D" + GATHER_SCATTER_PROPERTY + ") asks for " + SEND_RECV
+                        : "the library has no " + library.dialect.ccl(kind.cName()));
+    }
+
     private DeviceStream enqueue(Stream stream) {
         handle.requireOpen();
         handle.enqueuing();
@@ -258,21 +382,48 @@ final class DeviceCollectives {
         return onto;
     }
 
-    /**
-     * The device address {@code offset} elements of {@code type} into {@code buffer}, which must hold the op's
-     * {@code elements} from there; a primitive, so an op at an offset allocates nothing.
-     */
-    private long address(String call, DeviceBuffer buffer, long offset, long elements, DataType type, String role) {
-        arguments.room(call, role, buffer, true, offset, elements, type);
-        return buffer.address() + offset * type.size();
+    /** The op's sides once checked ({@link CallArguments#op}), recorded as the flight recorder records every op. */
+    private Sides checked(
+            OpKind kind,
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int peer,
+            DeviceStream s) {
+        Sides sides = arguments.op(kind, send, sendOffset, recv, recvOffset, count, type, op, peer);
+        recorder.enqueued(
+                kind,
+                head(sides.send()),
+                sides.sendOffset(),
+                head(sides.recv()),
+                sides.recvOffset(),
+                count,
+                type,
+                peer,
+                s,
+                s.capturing(),
+                null);
+        return sides;
     }
 
-    /** The op's native answer {@code rc}: "in progress" waits until the communicator has it, a failure throws. */
-    private void done(int rc, String call, DataType type, DeviceStream stream, DeviceBuffer a, DeviceBuffer b) {
+    private static long head(DeviceBuffer buffer) {
+        return buffer == null ? 0 : buffer.address();
+    }
+
+    /** The op's native answer {@code rc}: "in progress" waits until the communicator has it, a failure throws; the stream keeps the memory. */
+    private void done(int rc, OpKind kind, DataType type, DeviceStream stream, Sides sides) {
         if (rc != 0) {
-            handle.complete(rc, library.dialect.ccl(call) + " of " + library.dialect.typeName(type));
+            handle.complete(rc, library.dialect.ccl(kind.cName()) + " of " + library.dialect.typeName(type));
         }
-        stream.used(a.memory());
-        stream.used(b.memory());
+        if (sides.send() != null) {
+            stream.used(sides.send().memory());
+        }
+        if (sides.recv() != null) {
+            stream.used(sides.recv().memory());
+        }
     }
 }

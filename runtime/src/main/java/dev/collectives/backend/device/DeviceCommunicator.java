@@ -2,6 +2,7 @@ package dev.collectives.backend.device;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
@@ -313,6 +314,39 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             DataType type,
             Stream stream) {
         collectives.allToAll(send, sendOffset, recv, recvOffset, count, type, stream);
+    }
+
+    @Override
+    public Optional<String> sendRecvForm(OpKind kind) {
+        return collectives.sendRecvForm(kind);
+    }
+
+    /** {@code Gather} where the library has it, else the equivalent group of sends and receives. */
+    @Override
+    public void gather(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long sendCount,
+            DataType type,
+            int root,
+            Stream stream) {
+        collectives.gather(send, sendOffset, recv, recvOffset, sendCount, type, root, stream);
+    }
+
+    /** {@code Scatter} where the library has it, else the equivalent group of sends and receives. */
+    @Override
+    public void scatter(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long recvCount,
+            DataType type,
+            int root,
+            Stream stream) {
+        collectives.scatter(send, sendOffset, recv, recvOffset, recvCount, type, root, stream);
     }
 
     @Override

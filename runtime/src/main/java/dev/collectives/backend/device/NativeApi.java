@@ -97,6 +97,10 @@ interface NativeApi {
 
     int allToAll(long lib, long send, long recv, long count, int type, long comm, long stream);
 
+    int gather(long lib, long send, long recv, long sendCount, int type, int root, long comm, long stream);
+
+    int scatter(long lib, long send, long recv, long recvCount, int type, int root, long comm, long stream);
+
     int send(long lib, long buffer, long count, int type, int peer, long comm, long stream);
 
     int recv(long lib, long buffer, long count, int type, int peer, long comm, long stream);
@@ -199,5 +203,15 @@ interface NativeApi {
     // ---- the benchmarks' native loop ------------------------------------------------------------------------
     /** {@code iters} enqueues of one op in a C loop; kind: 0 allreduce, 1 allgather, 2 reducescatter, 3 launch. */
     int benchEnqueue(
-            long lib, int kind, long send, long recv, long count, int type, int op, long comm, long stream, int iters);
+            long lib,
+            int kind,
+            long send,
+            long recv,
+            long count,
+            int type,
+            int op,
+            int root,
+            long comm,
+            long stream,
+            int iters);
 }

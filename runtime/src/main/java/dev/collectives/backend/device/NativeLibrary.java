@@ -1,5 +1,6 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.annotation.OpKind;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 import java.lang.System.Logger.Level;
@@ -141,7 +142,7 @@ final class NativeLibrary {
         return new NativeLibrary(dialect, api, lib, version[0], cclFile, symbols, slotNumbers);
     }
 
-    /** Whether an optional function exists (window helpers, AlltoAll, config init). */
+    /** Whether an optional function exists (window helpers, AlltoAll, Gather, Scatter, config init). */
     boolean has(Slots slot) {
         return api.has(lib, slotNumbers[slot.ordinal()]) != 0;
     }
@@ -263,13 +264,15 @@ final class NativeLibrary {
     enum Slots {
         COMM_INIT_RANK_CONFIG(0, "CommInitRankConfig"),
         COMM_SPLIT(0, "CommSplit"),
-        ALL_TO_ALL(0, "AlltoAll"),
+        ALL_TO_ALL(0, OpKind.ALL_TO_ALL.cName()),
         WINDOW_REGISTER(0, "CommWindowRegister"),
         WINDOW_DEREGISTER(0, "CommWindowDeregister"),
         WIN_GET_USER_PTR(0, "WinGetUserPtr"),
         GET_LSA_DEVICE_POINTER(0, "GetLsaDevicePointer"),
         COMM_SHRINK(0, "CommShrink"),
         COMM_REVOKE(0, "CommRevoke"),
+        GATHER(0, OpKind.GATHER.cName()),
+        SCATTER(0, OpKind.SCATTER.cName()),
         EVENT_CREATE(1, "EventCreateWithFlags"),
         EVENT_QUERY(1, "EventQuery"),
         STREAM_WAIT_EVENT(1, "StreamWaitEvent"),

@@ -1,11 +1,13 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.Stream;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -16,12 +18,22 @@ import java.util.List;
  * the library's result code. It may change without notice.
  */
 public final class NativeLoop {
-    /** The collectives of {@code cx_bench_enqueue}, by their kind there; {@code GRAPH_LAUNCH} follows them. */
-    private static final List<String> COLLECTIVES = List.of("AllReduce", "AllGather", "ReduceScatter");
+    /**
+     * The ops {@code cx_bench_enqueue} loops: every collective of the catalogue, each at its index there
+     * ({@code CX_BENCH_*}, in the catalogue's order); {@code GRAPH_LAUNCH} follows them.
+     */
+    private static final List<OpKind> COLLECTIVES = Arrays.stream(OpKind.values())
+            .filter(kind -> !kind.isPointToPoint())
+            .toList();
 
-    private static final int GRAPH_LAUNCH = 3;
+    private static final int GRAPH_LAUNCH = COLLECTIVES.size();
 
     private NativeLoop() {}
+
+    /** The ops the native loop runs, in the catalogue's order. */
+    public static List<OpKind> collectives() {
+        return COLLECTIVES;
+    }
 
     /** Whether {@code comm} belongs to a native backend, where the loop runs. */
     public static boolean supports(Communicator comm) {
@@ -29,40 +41,49 @@ public final class NativeLoop {
     }
 
     /**
-     * {@code iters} × {@code nccl<call>(send, recv, count, type, op, comm, stream)}, where {@code call} is
-     * {@code AllReduce}, {@code AllGather} (which takes no {@code op}) or {@code ReduceScatter}.
+     * {@code iters} × {@code nccl<CName>(send, recv, count, type[, op][, root], comm, stream)} of {@code kind}, one
+     * of {@link #collectives()}; {@code op} only where it reduces, {@code root} where it has one. A function the
+     * library lacks (where the communicator issues the op as sends and receives) has no loop.
      */
     public static void enqueue(
             Communicator comm,
-            String call,
+            OpKind kind,
             DeviceBuffer send,
             DeviceBuffer recv,
             long count,
             DataType type,
             ReduceOp op,
+            int root,
             Stream stream,
             int iters) {
-        int kind = COLLECTIVES.indexOf(call);
-        if (kind < 0) {
-            throw new IllegalArgumentException("the native loop runs " + COLLECTIVES + ", not " + call);
+        int index = COLLECTIVES.indexOf(kind);
+        if (index < 0) {
+            throw new IllegalArgumentException("the native loop runs " + COLLECTIVES + ", not " + kind);
         }
         DeviceCommunicator device = of(comm);
+        device.sendRecvForm(kind).ifPresent(why -> {
+            throw new IllegalArgumentException("the native loop has no " + kind.method() + " here: " + why);
+        });
         NativeLibrary library = device.library();
         long handle = device.nativeComm().handle();
         int rc = library.api.benchEnqueue(
                 library.lib,
-                kind,
+                index,
                 send.address(),
                 recv.address(),
                 count,
                 type.code(),
-                op == null ? 0 : op.code(),
+                kind.reduces() ? op.code() : 0,
+                root,
                 handle,
                 DeviceStream.of(stream, comm.rank()).handle,
                 iters);
         if (rc != 0) {
             throw library.cclFailure(
-                    rc, comm.rank(), handle, library.dialect.ccl(call) + " of " + library.dialect.typeName(type));
+                    rc,
+                    comm.rank(),
+                    handle,
+                    library.dialect.ccl(kind.cName()) + " of " + library.dialect.typeName(type));
         }
     }
 
@@ -74,6 +95,7 @@ public final class NativeLoop {
                 library.lib,
                 GRAPH_LAUNCH,
                 DeviceGraph.execHandle(exec),
+                0,
                 0,
                 0,
                 0,

@@ -143,6 +143,14 @@ final class NativeShim {
     @Name("cx_all_to_all")
     static native int allToAll(long lib, long send, long recv, long count, int type, long comm, long stream);
 
+    @Name("cx_gather")
+    static native int gather(
+            long lib, long send, long recv, long sendCount, int type, int root, long comm, long stream);
+
+    @Name("cx_scatter")
+    static native int scatter(
+            long lib, long send, long recv, long recvCount, int type, int root, long comm, long stream);
+
     @Name("cx_send")
     static native int send(long lib, long buffer, long count, int type, int peer, long comm, long stream);
 
@@ -291,8 +299,18 @@ final class NativeShim {
     static native int runtimeMallocManaged(long lib, int device, long bytes, long[] out);
 
     // ---- the benchmarks' native loop ------------------------------------------------------------------------
-    /** {@code iters} enqueues of one op in a C loop; kind: 0 allreduce, 1 allgather, 2 reducescatter, 3 launch. */
+    /** {@code iters} enqueues of one op in a C loop; kind: a {@code CX_BENCH_*} of the shim ({@link NativeLoop}). */
     @Name("cx_bench_enqueue")
     static native int benchEnqueue(
-            long lib, int kind, long send, long recv, long count, int type, int op, long comm, long stream, int iters);
+            long lib,
+            int kind,
+            long send,
+            long recv,
+            long count,
+            int type,
+            int op,
+            int root,
+            long comm,
+            long stream,
+            int iters);
 }

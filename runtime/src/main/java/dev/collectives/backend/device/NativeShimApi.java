@@ -196,6 +196,16 @@ final class NativeShimApi implements NativeApi {
     }
 
     @Override
+    public int gather(long lib, long send, long recv, long sendCount, int type, int root, long comm, long stream) {
+        return NativeShim.gather(lib, send, recv, sendCount, type, root, comm, stream);
+    }
+
+    @Override
+    public int scatter(long lib, long send, long recv, long recvCount, int type, int root, long comm, long stream) {
+        return NativeShim.scatter(lib, send, recv, recvCount, type, root, comm, stream);
+    }
+
+    @Override
     public int send(long lib, long buffer, long count, int type, int peer, long comm, long stream) {
         return NativeShim.send(lib, buffer, count, type, peer, comm, stream);
     }
@@ -432,7 +442,17 @@ final class NativeShimApi implements NativeApi {
 
     @Override
     public int benchEnqueue(
-            long lib, int kind, long send, long recv, long count, int type, int op, long comm, long stream, int iters) {
-        return NativeShim.benchEnqueue(lib, kind, send, recv, count, type, op, comm, stream, iters);
+            long lib,
+            int kind,
+            long send,
+            long recv,
+            long count,
+            int type,
+            int op,
+            int root,
+            long comm,
+            long stream,
+            int iters) {
+        return NativeShim.benchEnqueue(lib, kind, send, recv, count, type, op, root, comm, stream, iters);
     }
 }

@@ -1,6 +1,7 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
@@ -24,6 +25,8 @@ final class Movement {
             case ALL_GATHER -> allGather(rank, all);
             case BROADCAST -> broadcast(rank, all);
             case ALL_TO_ALL -> allToAll(rank, all, rv);
+            case GATHER -> gather(rank, all);
+            case SCATTER -> scatter(rank, all);
             default -> throw new IllegalStateException(mine.kind().method() + " is not a collective");
         }
         rv.barrier(rank);
@@ -73,6 +76,28 @@ final class Movement {
         }
     }
 
+    /** Rank r copies its send into block r of the root's recv. */
+    private static void gather(int rank, List<Launched> all) {
+        OpCall mine = all.get(rank).call();
+        long blockOffset = rank * mine.count() * mine.type().size();
+        copy(
+                mine.send().address(),
+                all.get(mine.peer()).call().recv().address() + blockOffset,
+                mine.count(),
+                mine.type());
+    }
+
+    /** Rank r copies block r of the root's send into its recv. */
+    private static void scatter(int rank, List<Launched> all) {
+        OpCall mine = all.get(rank).call();
+        long blockOffset = rank * mine.count() * mine.type().size();
+        copy(
+                all.get(mine.peer()).call().send().address() + blockOffset,
+                mine.recv().address(),
+                mine.count(),
+                mine.type());
+    }
+
     /** Every rank copies the root's send into its recv. */
     private static void broadcast(int rank, List<Launched> all) {
         OpCall mine = all.get(rank).call();
@@ -97,7 +122,7 @@ final class Movement {
                     throw CollectivesException.library(
                             Result.SYSTEM_ERROR,
                             rank,
-                            "allToAll",
+                            OpKind.ALL_TO_ALL.method(),
                             "staging " + sendBytes + " bytes: " + e.getMessage());
                 }
                 Kernels.copy(mine.send().address(), stage, sendBytes);
@@ -120,7 +145,7 @@ final class Movement {
 
     /**
      * Bytes of its send buffer that a rank's call contributes when the ranks are in different processes: its whole
-     * send region (none for a broadcast's non-root ranks, which pass no send buffer).
+     * send region (none for the non-root ranks of a broadcast or scatter, which use no send buffer).
      */
     static long contribution(OpCall call, int ranks) {
         if (call.send() == null) {
@@ -160,6 +185,13 @@ final class Movement {
                             mine.type());
                 }
             }
+            case GATHER -> {
+                for (int q = 0; rank == mine.peer() && q < sources.length; q++) {
+                    copy(sources[q], mine.recv().address() + q * blockBytes, mine.count(), mine.type());
+                }
+            }
+            case SCATTER ->
+                copy(sources[mine.peer()] + rank * blockBytes, mine.recv().address(), mine.count(), mine.type());
             default -> throw new IllegalStateException(mine.kind().method() + " is not a collective");
         }
     }

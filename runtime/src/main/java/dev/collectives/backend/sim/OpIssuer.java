@@ -84,11 +84,11 @@ final class OpIssuer {
                     call.withRegistration(registration(call.send(), capturing), registration(call.recv(), capturing));
             flagged.add(flaggedCall);
             recorder.enqueued(
-                    flaggedCall.kind().method(),
-                    flaggedCall.send(),
-                    0,
-                    flaggedCall.recv(),
-                    0,
+                    flaggedCall.kind(),
+                    flaggedCall.sendHead(),
+                    flaggedCall.sendOffset(),
+                    flaggedCall.recvHead(),
+                    flaggedCall.recvOffset(),
                     flaggedCall.count(),
                     flaggedCall.type(),
                     flaggedCall.peer(),

@@ -2,6 +2,7 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.CollectivesException;
@@ -224,7 +225,7 @@ public final class SimCommunicator implements Communicator {
             DataType type,
             ReduceOp op,
             Stream stream) {
-        issue(stream, opCalls.allReduce(send, sendOffset, recv, recvOffset, count, type, op));
+        issue(stream, opCalls.checked(OpKind.ALL_REDUCE, send, sendOffset, recv, recvOffset, count, type, op, -1));
     }
 
     @Override
@@ -236,7 +237,9 @@ public final class SimCommunicator implements Communicator {
             long sendCount,
             DataType type,
             Stream stream) {
-        issue(stream, opCalls.allGather(send, sendOffset, recv, recvOffset, sendCount, type));
+        issue(
+                stream,
+                opCalls.checked(OpKind.ALL_GATHER, send, sendOffset, recv, recvOffset, sendCount, type, null, -1));
     }
 
     @Override
@@ -249,7 +252,9 @@ public final class SimCommunicator implements Communicator {
             DataType type,
             ReduceOp op,
             Stream stream) {
-        issue(stream, opCalls.reduceScatter(send, sendOffset, recv, recvOffset, recvCount, type, op));
+        issue(
+                stream,
+                opCalls.checked(OpKind.REDUCE_SCATTER, send, sendOffset, recv, recvOffset, recvCount, type, op, -1));
     }
 
     @Override
@@ -262,7 +267,7 @@ public final class SimCommunicator implements Communicator {
             DataType type,
             int root,
             Stream stream) {
-        issue(stream, opCalls.broadcast(send, sendOffset, recv, recvOffset, count, type, root));
+        issue(stream, opCalls.checked(OpKind.BROADCAST, send, sendOffset, recv, recvOffset, count, type, null, root));
     }
 
     @Override
@@ -276,7 +281,7 @@ public final class SimCommunicator implements Communicator {
             ReduceOp op,
             int root,
             Stream stream) {
-        issue(stream, opCalls.reduce(send, sendOffset, recv, recvOffset, count, type, op, root));
+        issue(stream, opCalls.checked(OpKind.REDUCE, send, sendOffset, recv, recvOffset, count, type, op, root));
     }
 
     @Override
@@ -288,17 +293,43 @@ public final class SimCommunicator implements Communicator {
             long count,
             DataType type,
             Stream stream) {
-        issue(stream, opCalls.allToAll(send, sendOffset, recv, recvOffset, count, type));
+        issue(stream, opCalls.checked(OpKind.ALL_TO_ALL, send, sendOffset, recv, recvOffset, count, type, null, -1));
+    }
+
+    @Override
+    public void gather(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long sendCount,
+            DataType type,
+            int root,
+            Stream stream) {
+        issue(stream, opCalls.checked(OpKind.GATHER, send, sendOffset, recv, recvOffset, sendCount, type, null, root));
+    }
+
+    @Override
+    public void scatter(
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long recvCount,
+            DataType type,
+            int root,
+            Stream stream) {
+        issue(stream, opCalls.checked(OpKind.SCATTER, send, sendOffset, recv, recvOffset, recvCount, type, null, root));
     }
 
     @Override
     public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        issue(stream, opCalls.send(buffer, offset, count, type, peer));
+        issue(stream, opCalls.checked(OpKind.SEND, buffer, offset, null, 0, count, type, null, peer));
     }
 
     @Override
     public void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        issue(stream, opCalls.recv(buffer, offset, count, type, peer));
+        issue(stream, opCalls.checked(OpKind.RECV, null, 0, buffer, offset, count, type, null, peer));
     }
 
     @Override

@@ -39,7 +39,9 @@ final class WireFormat {
             OpCall call = op.call();
             out.writeUTF(call.kind().name());
             writeBuffer(out, call.send());
+            out.writeLong(call.sendOffset());
             writeBuffer(out, call.recv());
+            out.writeLong(call.recvOffset());
             out.writeLong(call.count());
             out.writeUTF(call.type().name());
             out.writeUTF(call.op() == null ? "" : call.op().name());
@@ -66,14 +68,18 @@ final class WireFormat {
         try (DataInputStream in = new DataInputStream(bytes)) {
             OpKind kind = OpKind.valueOf(in.readUTF());
             DeviceBuffer send = readBuffer(in, rank);
+            long sendOffset = in.readLong();
             DeviceBuffer recv = readBuffer(in, rank);
+            long recvOffset = in.readLong();
             long count = in.readLong();
             DataType type = DataType.valueOf(in.readUTF());
             String op = in.readUTF();
             OpCall call = new OpCall(
                     kind,
                     send,
+                    sendOffset,
                     recv,
+                    recvOffset,
                     count,
                     type,
                     op.isEmpty() ? null : ReduceOp.valueOf(op),

@@ -1,6 +1,8 @@
 package dev.collectives.runtime.internal;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
+import dev.collectives.annotation.OpKind.Extent;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.rules.Message;
 import dev.collectives.rules.Rule;
@@ -12,8 +14,9 @@ import java.util.function.Predicate;
 /**
  * The checks of a communicator call's arguments that every backend makes alike, before the call reaches the
  * library: counts (at least 0, R13) and their byte sizes (R13), the reduce op against the type (R13), roots and
- * peers in range, buffers of live memory of this rank with room for the call from its offset, and window heads
- * aligned (R12). One per communicator. It reads only {@link DeviceBuffer} and {@link DeviceMemory}, so it runs
+ * peers in range, buffers of live memory of this rank with room for the call from its offset, send and recv in
+ * place or apart (R7), and window heads aligned (R12). One per communicator; {@link #op} checks a whole op as its
+ * {@link OpKind} describes it. It reads only {@link DeviceBuffer} and {@link DeviceMemory}, so it runs
  * without a device. Rule messages come from {@link Message}; the others are misuse of the API
  * ({@link CollectivesException#usage}).
  */
@@ -32,6 +35,90 @@ public final class CallArguments {
         this.size = size;
         this.own = own;
         this.device = device;
+    }
+
+    /**
+     * The sides of an op this rank passes to the library, once checked: each side's buffer and the element offset
+     * the op starts at, or null and 0 where the op has no such side or this rank does not use it (a side only the
+     * root uses, off the root).
+     */
+    public record Sides(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset) {
+        /** The device address the send side starts at, 0 where there is none. */
+        public long sendAddress(DataType type) {
+            return send == null ? 0 : send.address() + sendOffset * type.size();
+        }
+
+        /** The device address the recv side starts at, 0 where there is none. */
+        public long recvAddress(DataType type) {
+            return recv == null ? 0 : recv.address() + recvOffset * type.size();
+        }
+    }
+
+    /**
+     * Checks one op of {@code kind} as every backend does, with NCCL's semantics: the count (R13), the reduce op
+     * against the type where it reduces (R13), the root or peer {@code peer} where it has one, each side this rank
+     * uses (live memory of this rank with room for the op from its offset), and that send and recv are in place or
+     * apart (R7). A side only the root uses (a broadcast's or scatter's send, a reduce's or gather's recv) is neither
+     * needed nor checked off the root: the library does not touch it there, so a rank may pass null.
+     */
+    public Sides op(
+            OpKind kind,
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int peer) {
+        String call = kind.method();
+        elements(call, count, type, false);
+        if (kind.reduces()) {
+            reduceOp(call, op, type);
+        }
+        if (kind.hasRoot() || kind.isPointToPoint()) {
+            peer(call, kind.hasRoot() ? "root" : "peer", peer);
+        }
+        long sendElements = elements(call, count, type, kind.sendExtent() == Extent.COUNT_TIMES_RANKS);
+        long recvElements = elements(call, count, type, kind.recvExtent() == Extent.COUNT_TIMES_RANKS);
+        boolean sendUsed = kind.usesSend(rank, peer);
+        boolean recvUsed = kind.usesRecv(rank, peer);
+        if (sendUsed) {
+            room(call, "send", send, sendOffset, sendElements, type);
+        }
+        if (recvUsed) {
+            room(call, "recv", recv, recvOffset, recvElements, type);
+        }
+        if (sendUsed && recvUsed) {
+            // addresses compared, shown as bytes from the send allocation's head, as bind shows them
+            long sendStart = send.headOffset() + sendOffset * type.size();
+            long recvStart = recv.address() + recvOffset * type.size() - (send.address() - send.headOffset());
+            ByteRanges.requireInPlaceOrApart(
+                    rank,
+                    call,
+                    inPlaceShift(kind, count) * type.size(),
+                    sendStart,
+                    sendStart + sendElements * type.size(),
+                    recvStart,
+                    recvStart + recvElements * type.size());
+        }
+        return new Sides(
+                sendUsed ? send : null, sendUsed ? sendOffset : 0, recvUsed ? recv : null, recvUsed ? recvOffset : 0);
+    }
+
+    /**
+     * Where send starts, in elements after recv, in the op's in-place form: this rank's block of a recv of
+     * {@code count × ranks} (allgather, gather), or its block of such a send (reducescatter, scatter), else the same
+     * start.
+     */
+    private long inPlaceShift(OpKind kind, long count) {
+        if (kind.sendExtent() == Extent.COUNT && kind.recvExtent() == Extent.COUNT_TIMES_RANKS) {
+            return rank * count;
+        }
+        if (kind.sendExtent() == Extent.COUNT_TIMES_RANKS && kind.recvExtent() == Extent.COUNT) {
+            return -rank * count;
+        }
+        return 0;
     }
 
     /**
@@ -67,6 +154,9 @@ public final class CallArguments {
 
     /** R13: {@code op} suits {@code type} ({@code AVG} only on floating-point types). */
     public void reduceOp(String call, ReduceOp op, DataType type) {
+        if (op == null) {
+            throw CollectivesException.usage(rank, call + ": the reduce op is null");
+        }
         if (!op.suits(type)) {
             throw CollectivesException.violation(Message.R13_REDUCE_OP, rank, call, op, type);
         }
@@ -98,22 +188,11 @@ public final class CallArguments {
 
     /**
      * A call's {@code role} side ("send", "recv"): live memory of this rank ({@link #memory}) that holds
-     * {@code elements} of {@code type} from element {@code offset} on. A null buffer is refused where
-     * {@code required}, else there is nothing to check (a broadcast's send off the root): returns whether there was.
+     * {@code elements} of {@code type} from element {@code offset} on.
      */
-    public boolean room(
-            String call,
-            String role,
-            DeviceBuffer buffer,
-            boolean required,
-            long offset,
-            long elements,
-            DataType type) {
+    private void room(String call, String role, DeviceBuffer buffer, long offset, long elements, DataType type) {
         if (buffer == null) {
-            if (required) {
-                throw CollectivesException.usage(rank, call + ": the " + role + " buffer is null");
-            }
-            return false;
+            throw CollectivesException.usage(rank, call + ": the " + role + " buffer is null");
         }
         memory(call, buffer);
         long held = buffer.sizeBytes() / type.size();
@@ -132,7 +211,6 @@ public final class CallArguments {
                             + type
                             + " need " + elements * type.size());
         }
-        return true;
     }
 
     /**

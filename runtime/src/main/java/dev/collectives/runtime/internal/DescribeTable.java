@@ -1,5 +1,6 @@
 package dev.collectives.runtime.internal;
 
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.Registration;
 import dev.collectives.runtime.Capabilities;
 import dev.collectives.runtime.Communicator;
@@ -21,7 +22,8 @@ public final class DescribeTable {
 
     /**
      * A title line with the backend and the rank, one row per op (step, op, buffers, offsets, count, registration
-     * path) as aligned columns, then the notes, and last, where they are off, why the checks across ranks are.
+     * path) as aligned columns, then the notes, then the ops {@code comm} issues as a group of sends and receives
+     * ({@link Communicator#sendRecvForm}), and last, where they are off, why the checks across ranks are.
      */
     public static String describe(Communicator comm, String title, String[][] ops, String... notes) {
         List<String[]> rows = new ArrayList<>(ops.length + 1);
@@ -33,9 +35,36 @@ public final class DescribeTable {
         for (String note : notes) {
             text.append(note);
         }
+        for (OpKind kind : OpKind.values()) {
+            if (usesOp(ops, kind)) {
+                comm.sendRecvForm(kind)
+                        .ifPresent(why -> text.append(kind.method())
+                                .append(": a group of ")
+                                .append(comm.libraryFunction(OpKind.SEND.cName()))
+                                .append('/')
+                                .append(comm.libraryFunction(OpKind.RECV.cName()))
+                                .append(" instead of ")
+                                .append(comm.libraryFunction(kind.cName()))
+                                .append(": ")
+                                .append(why)
+                                .append('\n'));
+            }
+        }
         comm.crossRankChecksOff()
                 .ifPresent(why -> text.append(CROSS_RANK_CHECKS_OFF).append(why).append('\n'));
         return text.toString();
+    }
+
+    /** Whether a row's op column ("allToAll", "send (grouped)") names an op of {@code kind}. */
+    private static boolean usesOp(String[][] ops, OpKind kind) {
+        for (String[] row : ops) {
+            String op = row[1];
+            int space = op.indexOf(' ');
+            if ((space < 0 ? op : op.substring(0, space)).equals(kind.method())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -14,7 +14,7 @@ import java.util.List;
  * runtime has no JSON library:
  *
  * <pre>{@code
- * {"format": "collectives-flight-record", "version": 1, "reason": "failure: ...",
+ * {"format": "collectives-flight-record", "version": 2, "reason": "failure: ...",
  *  "rank": 0, "size": 2, "backend": "sim", "communicator": 0, "capacity": 2000, "recorded": 12,
  *  "entries": [{"seq": 12, "pipeline": "p.Pipeline", "step": "step", "arguments": [1000], "op": 0,
  *               "call": "allReduce", "send": "0x7f0000001000", "sendOffset": 0, "recv": "0x7f0000002000",

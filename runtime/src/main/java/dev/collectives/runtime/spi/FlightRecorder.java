@@ -1,9 +1,9 @@
 package dev.collectives.runtime.spi;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
-import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.FlightRecord;
 import dev.collectives.runtime.FlightRecord.Entry;
 import dev.collectives.runtime.FlightRecord.State;
@@ -205,16 +205,17 @@ public final class FlightRecorder {
     }
 
     /**
-     * The backend issued {@code call} ("allReduce", ..., "recv") on {@code on}: into its capture when
-     * {@code capturing}, where it becomes part of the graph of the step being captured, else onto the stream.
-     * {@code registered} is whether the library reaches the buffers registered, null if not known. The other
-     * arguments are the call's; a buffer the call lacks is null.
+     * The backend issued an op of {@code kind} on {@code on}: into its capture when {@code capturing}, where it
+     * becomes part of the graph of the step being captured, else onto the stream. {@code registered} is whether the
+     * library reaches the buffers registered, null if not known. {@code send} and {@code recv} are the addresses of
+     * the buffers the caller passed, 0 for a side the op lacks or this rank does not use, and the offsets are the
+     * elements the op starts at in them; every backend records them so.
      */
     public void enqueued(
-            String call,
-            DeviceBuffer send,
+            OpKind kind,
+            long send,
             long sendOffset,
-            DeviceBuffer recv,
+            long recv,
             long recvOffset,
             long count,
             DataType type,
@@ -222,6 +223,7 @@ public final class FlightRecorder {
             Stream on,
             boolean capturing,
             Boolean registered) {
+        String call = kind.method();
         StepContext context = StepContext.current();
         if (capturing) {
             context.captured(owner, call, count, type, peer);
@@ -239,9 +241,9 @@ public final class FlightRecorder {
             this.step[slot] = inStep ? context.step() : "";
             this.arguments[slot] = inStep ? context.arguments() : null;
             this.op[slot] = inStep ? context.nextOp() : -1;
-            this.send[slot] = send == null ? 0 : send.address();
+            this.send[slot] = send;
             this.sendOffset[slot] = sendOffset;
-            this.recv[slot] = recv == null ? 0 : recv.address();
+            this.recv[slot] = recv;
             this.recvOffset[slot] = recvOffset;
             this.count[slot] = count;
             this.type[slot] = type;

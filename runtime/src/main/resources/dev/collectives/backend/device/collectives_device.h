@@ -105,7 +105,9 @@
     X(DRV_MEM_GET_ALLOCATION_PROPERTIES_FROM_HANDLE, CX_DRV, "MemGetAllocationPropertiesFromHandle", 0) \
     X(COMM_SHRINK, CX_CCL, "CommShrink", 0)                                    \
     X(RT_HOST_GET_DEVICE_POINTER, CX_RT, "HostGetDevicePointer", 0)            \
-    X(COMM_REVOKE, CX_CCL, "CommRevoke", 0)
+    X(COMM_REVOKE, CX_CCL, "CommRevoke", 0)                                    \
+    X(GATHER, CX_CCL, "Gather", 0)                                             \
+    X(SCATTER, CX_CCL, "Scatter", 0)
 
 #define CX_SLOT_ENUM(slot, library, name, required) CX_##slot,
 enum { CX_SYMBOLS(CX_SLOT_ENUM) CX_SLOT_COUNT };
@@ -378,6 +380,16 @@ static inline jint cx_all_to_all(jlong lib, jlong send, jlong recv, jlong count,
                                  jlong stream) {
     return CX_CALL(lib, ALL_TO_ALL, int (*)(const void*, void*, size_t, int, void*, void*))(
         CX_PTR(send), CX_PTR(recv), (size_t)count, type, CX_PTR(comm), CX_PTR(stream));
+}
+static inline jint cx_gather(jlong lib, jlong send, jlong recv, jlong sendCount, jint type, jint root, jlong comm,
+                             jlong stream) {
+    return CX_CALL(lib, GATHER, int (*)(const void*, void*, size_t, int, int, void*, void*))(
+        CX_PTR(send), CX_PTR(recv), (size_t)sendCount, type, root, CX_PTR(comm), CX_PTR(stream));
+}
+static inline jint cx_scatter(jlong lib, jlong send, jlong recv, jlong recvCount, jint type, jint root, jlong comm,
+                              jlong stream) {
+    return CX_CALL(lib, SCATTER, int (*)(const void*, void*, size_t, int, int, void*, void*))(
+        CX_PTR(send), CX_PTR(recv), (size_t)recvCount, type, root, CX_PTR(comm), CX_PTR(stream));
 }
 static inline jint cx_send(jlong lib, jlong buffer, jlong count, jint type, jint peer, jlong comm, jlong stream) {
     return CX_CALL(lib, SEND, int (*)(const void*, size_t, int, int, void*, void*))(
@@ -747,10 +759,17 @@ static inline jint cx_rt_malloc_managed(jlong lib, jint device, jlong bytes, jlo
 // ---- benchmark baseline ------------------------------------------------------------------------------------
 // The native side of the benchmarks' Java-versus-native comparison: `iters` enqueues of one op in a C loop, in
 // the caller's process, on the caller's communicator, buffers and stream, so only the per-call path differs.
+/* The ops of the benchmarks' native loop, in the order of the Java catalogue's collectives (OpKind), which
+   NativeLoop follows; the graph launch comes after them. */
 #define CX_BENCH_ALL_REDUCE 0
-#define CX_BENCH_ALL_GATHER 1
-#define CX_BENCH_REDUCE_SCATTER 2
-#define CX_BENCH_GRAPH_LAUNCH 3 /* send: the graph exec */
+#define CX_BENCH_BROADCAST 1
+#define CX_BENCH_REDUCE 2
+#define CX_BENCH_ALL_GATHER 3
+#define CX_BENCH_REDUCE_SCATTER 4
+#define CX_BENCH_ALL_TO_ALL 5
+#define CX_BENCH_GATHER 6
+#define CX_BENCH_SCATTER 7
+#define CX_BENCH_GRAPH_LAUNCH 8 /* send: the graph exec */
 
 #define CX_IN_PROGRESS 7 /* ncclInProgress */
 #define CX_BENCH_WAIT_SECONDS 60
@@ -778,13 +797,18 @@ static inline jint cx_bench_wait(jlong lib, jlong comm) {
 }
 
 static inline jint cx_bench_enqueue(jlong lib, jint kind, jlong send, jlong recv, jlong count, jint type, jint op,
-                                    jlong comm, jlong stream, jint iters) {
+                                    jint root, jlong comm, jlong stream, jint iters) {
     for (jint i = 0; i < iters; i++) {
         int rc;
         switch (kind) {
             case CX_BENCH_ALL_REDUCE: rc = cx_all_reduce(lib, send, recv, count, type, op, comm, stream); break;
+            case CX_BENCH_BROADCAST: rc = cx_broadcast(lib, send, recv, count, type, root, comm, stream); break;
+            case CX_BENCH_REDUCE: rc = cx_reduce(lib, send, recv, count, type, op, root, comm, stream); break;
             case CX_BENCH_ALL_GATHER: rc = cx_all_gather(lib, send, recv, count, type, comm, stream); break;
             case CX_BENCH_REDUCE_SCATTER: rc = cx_reduce_scatter(lib, send, recv, count, type, op, comm, stream); break;
+            case CX_BENCH_ALL_TO_ALL: rc = cx_all_to_all(lib, send, recv, count, type, comm, stream); break;
+            case CX_BENCH_GATHER: rc = cx_gather(lib, send, recv, count, type, root, comm, stream); break;
+            case CX_BENCH_SCATTER: rc = cx_scatter(lib, send, recv, count, type, root, comm, stream); break;
             default: rc = cx_graph_launch(lib, send, stream); break;
         }
         if (rc == CX_IN_PROGRESS && kind != CX_BENCH_GRAPH_LAUNCH) rc = cx_bench_wait(lib, comm);

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** Every collective, data type and reduce op against a host reference, on two GPUs or two processes on one. */
+/** Every collective (gather and scatter as the library or the setting has them), data type and reduce op against a host reference, on two GPUs or two processes on one. */
 @Tag("gpu")
 @ExtendWith(GpuFixture.ProcessesOnOneGpu.class)
 class DeviceCollectivesGpuTest {
@@ -150,6 +150,45 @@ class DeviceCollectivesGpuTest {
                 recv.copyToHost(got);
                 for (int i = 0; i < COUNT; i++) {
                     assertEquals(1000 * previous + i, got[i], "ring send/recv " + i);
+                }
+            }
+        });
+    }
+
+    @Test
+    void gatherAndScatterAtOffsetsWithNoBufferOffTheRootsSide() {
+        int root = RANKS - 1;
+        ranks.run(ctx -> {
+            Communicator comm = ctx.comm();
+            Stream stream = ctx.stream();
+            int r = ctx.rank();
+            DataType type = DataType.INT32;
+            try (DeviceBuffer one = comm.allocate(Allocator.MEM_ALLOC, type, COUNT + 1);
+                    DeviceBuffer all = comm.allocate(Allocator.MEM_ALLOC, type, COUNT * RANKS + 1)) {
+                int[] mine = new int[COUNT + 1];
+                for (int i = 0; i < mine.length; i++) {
+                    mine[i] = 1000 * r + i;
+                }
+                one.copyFromHost(mine);
+                // off the root, a gather's recv is not used: pass none
+                comm.gather(one, 1, r == root ? all : null, 1, COUNT, type, root, stream);
+                stream.synchronize();
+                int[] got = new int[COUNT * RANKS + 1];
+                if (r == root) {
+                    all.copyToHost(got);
+                    for (int q = 0; q < RANKS; q++) {
+                        for (int i = 0; i < COUNT; i++) {
+                            assertEquals(1000 * q + 1 + i, got[1 + q * COUNT + i], "gather block " + q);
+                        }
+                    }
+                }
+                // the root scatters what it gathered, shifted by 1 element: rank q gets rank q's send from 2 on
+                comm.scatter(r == root ? all : null, 1, one, 0, COUNT, type, root, stream);
+                stream.synchronize();
+                int[] back = new int[COUNT + 1];
+                one.copyToHost(back);
+                for (int i = 0; i < COUNT; i++) {
+                    assertEquals(1000 * r + 1 + i, back[i], "scatter element " + i);
                 }
             }
         });

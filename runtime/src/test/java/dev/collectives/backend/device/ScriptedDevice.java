@@ -13,4 +13,9 @@ public final class ScriptedDevice {
     public static Communicator oneRank() {
         return new ScriptedNativeApi().communicator(0, 1);
     }
+
+    /** Rank {@code rank} of a communicator of {@code size} ranks over a fresh scripted library of its own. */
+    public static Communicator rank(int rank, int size) {
+        return new ScriptedNativeApi().communicator(rank, size);
+    }
 }

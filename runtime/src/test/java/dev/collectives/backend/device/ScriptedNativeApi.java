@@ -525,6 +525,16 @@ final class ScriptedNativeApi implements NativeApi {
     }
 
     @Override
+    public int gather(long lib, long send, long recv, long sendCount, int type, int root, long comm, long stream) {
+        return collective("gather", comm);
+    }
+
+    @Override
+    public int scatter(long lib, long send, long recv, long recvCount, int type, int root, long comm, long stream) {
+        return collective("scatter", comm);
+    }
+
+    @Override
     public int send(long lib, long buffer, long count, int type, int peer, long comm, long stream) {
         return collective("send", comm);
     }
@@ -812,7 +822,17 @@ final class ScriptedNativeApi implements NativeApi {
 
     @Override
     public int benchEnqueue(
-            long lib, int kind, long send, long recv, long count, int type, int op, long comm, long stream, int iters) {
+            long lib,
+            int kind,
+            long send,
+            long recv,
+            long count,
+            int type,
+            int op,
+            int root,
+            long comm,
+            long stream,
+            int iters) {
         return collective("benchEnqueue", comm);
     }
 }

@@ -48,6 +48,8 @@ class SimMultiProcessTest {
                     "broadcast",
                     "reduce",
                     "allToAll",
+                    "gather",
+                    "scatter",
                     "send/recv")) {
                 assertEquals("OK " + op + " data", rank.await("OK " + op + " data", LONG));
             }

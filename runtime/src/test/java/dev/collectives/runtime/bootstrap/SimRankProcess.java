@@ -143,6 +143,25 @@ public final class SimRankProcess {
                 i -> r * 100 + i,
                 i -> (i / COUNT) * 100 + r * COUNT + i % COUNT,
                 (c, s, v) -> c.allToAll(s, v, COUNT, DataType.FLOAT32, me.stream()));
+        // the sides only the root uses: none passed off the root; a gather leaves the others' recv as it was (0)
+        check(
+                me,
+                me.comm(),
+                "gather",
+                COUNT,
+                COUNT * n,
+                i -> r * 10 + i,
+                i -> r == n - 1 ? (i / COUNT) * 10 + i % COUNT : 0,
+                (c, s, v) -> c.gather(s, r == n - 1 ? v : null, COUNT, DataType.FLOAT32, n - 1, me.stream()));
+        check(
+                me,
+                me.comm(),
+                "scatter",
+                COUNT * n,
+                COUNT,
+                i -> r == 0 ? 100 + i : -1,
+                i -> 100 + r * COUNT + i,
+                (c, s, v) -> c.scatter(r == 0 ? s : null, v, COUNT, DataType.FLOAT32, 0, me.stream()));
         int next = (r + 1) % n;
         int previous = (r + n - 1) % n;
         check(me, me.comm(), "send/recv", COUNT, COUNT, i -> r * 1000 + i, i -> previous * 1000 + i, (c, s, v) -> {

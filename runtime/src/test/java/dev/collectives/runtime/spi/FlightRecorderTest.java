@@ -55,8 +55,14 @@ class FlightRecorderTest {
                     Entry allReduce = record.entries().get(0);
                     assertEquals(1, allReduce.seq());
                     assertEquals("allReduce(4 x FLOAT32)", allReduce.signature());
-                    assertEquals(send.address() + 2 * F32.size(), allReduce.send());
-                    assertEquals(recv.address() + 4 * F32.size(), allReduce.recv());
+                    assertEquals(send.address(), allReduce.send());
+                    assertEquals(2, allReduce.sendOffset());
+                    assertEquals(recv.address(), allReduce.recv());
+                    assertEquals(4, allReduce.recvOffset());
+                    // a broadcast's send is the root's alone: other ranks record none
+                    assertEquals(
+                            ctx.rank() == 1 ? send.address() : 0,
+                            record.entries().get(1).send());
                     assertEquals(-1, allReduce.op());
                     assertEquals("unregistered", allReduce.registration());
                     assertEquals(
@@ -145,7 +151,7 @@ class FlightRecorderTest {
         assertEquals(List.of(State.UNKNOWN), states(record.entries()));
         String dump = rankZerosDump();
         assertTrue(
-                dump.startsWith("{\"format\": \"collectives-flight-record\", \"version\": 1, \"reason\": \"abort\""),
+                dump.startsWith("{\"format\": \"collectives-flight-record\", \"version\": 2, \"reason\": \"abort\""),
                 dump);
         assertTrue(dump.contains("\"call\": \"allReduce\""), dump);
         assertTrue(dump.contains("\"state\": \"unknown\""), dump);
@@ -205,7 +211,7 @@ class FlightRecorderTest {
                 0);
         String json = FlightRecordJson.toJson(new FlightRecord(1, 2, "sim", 0, 5, 7, List.of(entry)), "a\nb");
         assertEquals(
-                "{\"format\": \"collectives-flight-record\", \"version\": 1, \"reason\": \"a\\nb\",\n"
+                "{\"format\": \"collectives-flight-record\", \"version\": 2, \"reason\": \"a\\nb\",\n"
                         + " \"rank\": 1, \"size\": 2, \"backend\": \"sim\", \"communicator\": 0, \"capacity\": 5, "
                         + "\"recorded\": 7,\n \"entries\": [\n"
                         + "  {\"seq\": 7, \"pipeline\": \"p.\\\"Q\\\"\", \"step\": \"step\", \"arguments\": [3], \"op\": 0, "

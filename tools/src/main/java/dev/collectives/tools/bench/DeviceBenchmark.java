@@ -2,7 +2,6 @@ package dev.collectives.tools.bench;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
-import dev.collectives.annotation.OpKind;
 import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.ClusterOptions;
 import dev.collectives.runtime.Backend;
@@ -263,7 +262,9 @@ public final class DeviceBenchmark implements Callable<Integer> {
      * graph registration and symmetric windows refuse (R2) beyond one rank.
      */
     private int placements(Op op, Mode mode) {
-        return op.kind() == OpKind.ALL_REDUCE || ranks == 1 || mode == Mode.NONE || mode == Mode.LOCAL ? 2 : 1;
+        // in place at one offset on every rank where both sides hold as many elements (see Placement)
+        boolean sameOffsets = op.kind().sendExtent() == op.kind().recvExtent();
+        return sameOffsets || ranks == 1 || mode == Mode.NONE || mode == Mode.LOCAL ? 2 : 1;
     }
 
     private void record(Op op, Mode mode, int placement, String impl, Row row, long wrongElements) {

@@ -1,6 +1,7 @@
 package dev.collectives.tools.bench;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.device.NativeLoop;
 import dev.collectives.runtime.Communicator;
@@ -33,27 +34,21 @@ final class NativeBaseline {
         return new NativeBaseline(comm);
     }
 
-    /** {@code iters} × {@code ncclAllReduce(send, recv, count, type, op, comm, stream)}. */
-    void allReduceLoop(
-            DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, Stream stream, int iters) {
-        NativeLoop.enqueue(comm, "AllReduce", send, recv, count, type, op, stream, iters);
-    }
-
-    /** {@code iters} × {@code ncclAllGather(send, recv, sendCount, type, comm, stream)}. */
-    void allGatherLoop(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, Stream stream, int iters) {
-        NativeLoop.enqueue(comm, "AllGather", send, recv, sendCount, type, null, stream, iters);
-    }
-
-    /** {@code iters} × {@code ncclReduceScatter(send, recv, recvCount, type, op, comm, stream)}. */
-    void reduceScatterLoop(
+    /**
+     * {@code iters} × the library's function of {@code kind}, one of {@link NativeLoop#collectives()}, at
+     * {@code root} where it has one.
+     */
+    void loop(
+            OpKind kind,
             DeviceBuffer send,
             DeviceBuffer recv,
-            long recvCount,
+            long count,
             DataType type,
             ReduceOp op,
+            int root,
             Stream stream,
             int iters) {
-        NativeLoop.enqueue(comm, "ReduceScatter", send, recv, recvCount, type, op, stream, iters);
+        NativeLoop.enqueue(comm, kind, send, recv, count, type, op, root, stream, iters);
     }
 
     /** {@code iters} × {@code cudaGraphLaunch(exec, stream)}. */

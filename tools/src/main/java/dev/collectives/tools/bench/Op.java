@@ -4,6 +4,7 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.OpKind.Extent;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.backend.device.NativeLoop;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
@@ -14,13 +15,15 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * A collective the device benchmarks time, float32 and sum, with nccl-tests' size and bandwidth rules: an op of the
- * catalogue that the native baseline loops too. Options and results name it as its {@code Communicator} method in
- * lower case ("allreduce").
+ * A collective the device benchmarks time, float32 and sum, at root {@link #ROOT_RANK} where it has one, with nccl-tests'
+ * size and bandwidth rules: an op of the catalogue that the native baseline loops too. Options and results name it
+ * as its {@code Communicator} method in lower case ("allreduce").
  */
 record Op(OpKind kind) {
-    /** The ops {@link NativeBaseline} has a loop of, in the order {@code --ops} lists them by default. */
-    private static final List<OpKind> TIMED = List.of(OpKind.ALL_REDUCE, OpKind.ALL_GATHER, OpKind.REDUCE_SCATTER);
+    /** The ops {@link NativeBaseline} has a loop of: every collective of the catalogue. */
+    private static final List<OpKind> TIMED = NativeLoop.collectives();
+    /** The root of a broadcast, reduce, gather or scatter. */
+    static final int ROOT_RANK = 0;
 
     Op {
         if (!TIMED.contains(kind)) {
@@ -53,9 +56,15 @@ record Op(OpKind kind) {
         return overRanks() ? count * 4 * ranks : count * 4;
     }
 
-    /** busbw = algbw × this, as nccl-tests computes it. */
+    /**
+     * busbw = algbw × this, as nccl-tests computes it: 2(n-1)/n for allreduce, 1 for broadcast and reduce (the
+     * ops of {@code count} on both sides with one root), (n-1)/n for the others.
+     */
     double busFactor(int ranks) {
-        return kind == OpKind.ALL_REDUCE ? 2.0 * (ranks - 1) / ranks : (double) (ranks - 1) / ranks;
+        if (kind.reduces() && !kind.hasRoot() && kind.elementwise()) {
+            return 2.0 * (ranks - 1) / ranks;
+        }
+        return kind.elementwise() ? 1.0 : (double) (ranks - 1) / ranks;
     }
 
     /** "sum" or "none", the redop column of nccl-tests. */
@@ -79,31 +88,12 @@ record Op(OpKind kind) {
 
     /** One Java call of this op. */
     void call(Communicator comm, DeviceBuffer send, DeviceBuffer recv, long count, Stream stream) {
-        switch (kind) {
-            case ALL_REDUCE:
-                comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream);
-                break;
-            case ALL_GATHER:
-                comm.allGather(send, recv, count, DataType.FLOAT32, stream);
-                break;
-            default:
-                comm.reduceScatter(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream);
-        }
+        comm.call(kind, send, 0, recv, 0, count, DataType.FLOAT32, ReduceOp.SUM, ROOT_RANK, stream);
     }
 
     /** {@code iters} calls of this op by the native loop, on the same communicator, buffers and stream. */
     void callNative(Communicator comm, DeviceBuffer send, DeviceBuffer recv, long count, Stream stream, int iters) {
-        NativeBaseline baseline = NativeBaseline.of(comm);
-        switch (kind) {
-            case ALL_REDUCE:
-                baseline.allReduceLoop(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream, iters);
-                break;
-            case ALL_GATHER:
-                baseline.allGatherLoop(send, recv, count, DataType.FLOAT32, stream, iters);
-                break;
-            default:
-                baseline.reduceScatterLoop(send, recv, count, DataType.FLOAT32, ReduceOp.SUM, stream, iters);
-        }
+        NativeBaseline.of(comm).loop(kind, send, recv, count, DataType.FLOAT32, ReduceOp.SUM, ROOT_RANK, stream, iters);
     }
 
     /** The names {@code --op}/{@code --ops} take. */

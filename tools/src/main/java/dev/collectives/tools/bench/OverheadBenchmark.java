@@ -2,6 +2,7 @@ package dev.collectives.tools.bench;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.ClusterOptions;
 import dev.collectives.runtime.Backend;
@@ -71,11 +72,10 @@ public final class OverheadBenchmark implements Callable<Integer> {
 
     @Option(
             names = "--op",
-            defaultValue = "allreduce",
             converter = Op.Parser.class,
             completionCandidates = Op.Names.class,
             description = "Op: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
-    Op op;
+    Op op = new Op(OpKind.ALL_REDUCE);
 
     @Option(
             names = "--modes",

@@ -1,5 +1,6 @@
 package dev.collectives.tools.bench;
 
+import dev.collectives.annotation.OpKind;
 import dev.collectives.examples.BuildVersion;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -32,11 +33,8 @@ public final class PlotCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "PNG", description = "The chart to write.")
     Path png;
 
-    @Option(
-            names = "--op",
-            defaultValue = "allreduce",
-            description = "The op whose rows to draw (default: ${DEFAULT-VALUE}).")
-    String op;
+    @Option(names = "--op", description = "The op whose rows to draw (default: ${DEFAULT-VALUE}).")
+    String op = new Op(OpKind.ALL_REDUCE).name();
 
     @Option(
             names = "--title",

@@ -3,6 +3,7 @@ package dev.collectives.tools.bench;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.GraphCacheOverflow;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.ClusterOptions;
@@ -162,7 +163,16 @@ public final class ShapesBenchmark implements Callable<Integer> {
                             "native C call",
                             null,
                             (s, n) -> NativeBaseline.of(comm)
-                                    .allReduceLoop(sendAt, recvAt, COUNT, DataType.FLOAT32, ReduceOp.SUM, s, n));
+                                    .loop(
+                                            OpKind.ALL_REDUCE,
+                                            sendAt,
+                                            recvAt,
+                                            COUNT,
+                                            DataType.FLOAT32,
+                                            ReduceOp.SUM,
+                                            Op.ROOT_RANK,
+                                            s,
+                                            n));
                 }
             }
         }

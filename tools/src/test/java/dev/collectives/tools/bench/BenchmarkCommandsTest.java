@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.collectives.annotation.OpKind;
+import dev.collectives.backend.device.NativeLoop;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -14,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,6 +26,43 @@ import org.junit.jupiter.api.io.TempDir;
 class BenchmarkCommandsTest {
     @TempDir
     Path dir;
+
+    @Test
+    void deviceTimesEveryCollectiveOfTheCatalogueRightOnSim() throws Exception {
+        Path csv = dir.resolve("every-op.csv");
+        int status = BenchCommandLine.of(new DeviceBenchmark())
+                .execute(
+                        "--backend=sim",
+                        "--ranks",
+                        "2",
+                        "--max",
+                        "256",
+                        "--ops",
+                        String.join(",", Op.names()),
+                        "--modes",
+                        "none,graph",
+                        "--rounds",
+                        "1",
+                        "--no-pipelines",
+                        "--csv",
+                        csv.toString());
+        assertEquals(0, status, "every size right");
+        List<Map<String, Object>> rows = Results.readCsv(csv).rows();
+        for (Map<String, Object> row : rows) {
+            assertEquals(0.0, row.get("wrong"), row.toString());
+        }
+        List<String> timed = NativeLoop.collectives().stream()
+                .map(kind -> new Op(kind).name())
+                .toList();
+        assertEquals(
+                timed, rows.stream().map(r -> (String) r.get("op")).distinct().toList());
+        assertEquals(
+                Arrays.stream(OpKind.values())
+                        .filter(kind -> !kind.isPointToPoint())
+                        .count(),
+                timed.size(),
+                "every collective of the catalogue is timed");
+    }
 
     @Test
     void deviceChecksEverySizeOutOfPlaceAndInPlaceAndWritesRowsAndChart() throws Exception {

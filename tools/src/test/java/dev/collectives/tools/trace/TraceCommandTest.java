@@ -10,6 +10,7 @@ import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.sim.SimBackend;
 import dev.collectives.backend.sim.SimCluster;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.FlightRecord;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.spi.FlightRecorder;
 import dev.collectives.tools.ToolsOutput;
@@ -120,7 +121,9 @@ class TraceCommandTest {
                 format.text());
         assertEquals(2, version.status(), version.text());
         assertEquals(
-                "error: " + other + " is a flight record of version 9; this trace reads version 1\n", version.text());
+                "error: " + other + " is a flight record of version 9; this trace reads version " + FlightRecord.VERSION
+                        + "\n",
+                version.text());
         assertEquals(2, notJson.status(), notJson.text());
         assertTrue(notJson.text().startsWith("error: " + other + " is not JSON: "), notJson.text());
         assertFalse(notJson.text().contains("\tat "), notJson.text());
