@@ -772,12 +772,12 @@ static inline jint cx_rt_malloc_managed(jlong lib, jint device, jlong bytes, jlo
 #define CX_BENCH_GRAPH_LAUNCH 8 /* send: the graph exec */
 
 #define CX_IN_PROGRESS 7 /* ncclInProgress */
-#define CX_BENCH_WAIT_SECONDS 60
+#define CX_WAIT_SECONDS_IN_BENCH 60
 
 /**
  * What a C program does after a call on a non-blocking communicator answered ncclInProgress: polls the
  * communicator's state, sleeping between polls for an interval that doubles up to 10 ms, until it is no longer in
- * progress or CX_BENCH_WAIT_SECONDS pass (then it answers in progress still).
+ * progress or CX_WAIT_SECONDS_IN_BENCH pass (then it answers in progress still).
  */
 static inline jint cx_bench_wait(jlong lib, jlong comm) {
     struct timespec start, now;
@@ -789,7 +789,7 @@ static inline jint cx_bench_wait(jlong lib, jlong comm) {
         if (rc != 0) return rc;
         if (state != CX_IN_PROGRESS) return state;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (now.tv_sec - start.tv_sec > CX_BENCH_WAIT_SECONDS) return CX_IN_PROGRESS;
+        if (now.tv_sec - start.tv_sec > CX_WAIT_SECONDS_IN_BENCH) return CX_IN_PROGRESS;
         struct timespec pause = {0, nanos};
         nanosleep(&pause, NULL);
         if (nanos < 10000000) nanos *= 2;
