@@ -16,7 +16,7 @@
 #   bash .gpu/recovery.sh
 # In a clone, after the build (mvn -B -q install -DskipTests), it runs from the build's jars with the JDK of JAVA_HOME
 # or PATH: REPLACE=1 BACKEND=sim gpu/recovery.sh
-# KILL=0 kills rank 0: the rendezvous then runs in a process of its own ('runner rendezvous', its log
+# KILL=0 kills rank 0: the rendezvous then runs in a process of its own ('collectives rendezvous', its log
 # OUT/<mode>/rendezvous.log), which every rank joins with COLLECTIVES_RENDEZVOUS_SERVER=standalone (SERVER=standalone
 # does so for any KILL); it must end saying the job is over.
 # Variables: BACKEND (nccl), RANKS (3), KILL (1), SERVER (rank0, or standalone: always with KILL=0), MODES (NONE,LOCAL,GRAPH),

@@ -26,14 +26,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every shell block of the README and of the pages under {@code docs/} that is marked to run (the line
- * {@code <!-- run -->} right above a {@code sh} block) works as printed: each runs with {@code bash -e} in a copy of
+ * {@code <!-- run -->} right above a {@code sh} or {@code bash} block) works as printed: each runs with {@code bash -e} in a copy of
  * the repository's files (without what a build wrote), with {@code ./collectives} running from the class path the
  * reactor built for these tests, and must exit with 0. A block that names a program of the repository which the
  * copy lacks is skipped, saying which. Each block's page and line, and whether it ran, are printed.
  */
 class DocShellBlocksTest {
     private static final Path ROOT = DocPages.ROOT;
-    private static final Pattern MARKED = Pattern.compile("<!-- run -->\n```sh\n(.*?)```", Pattern.DOTALL);
+    private static final String MARK = "<!-- run -->";
+
+    private static final Pattern MARKED = Pattern.compile(MARK + "\n```(?:sh|bash)\n(.*?)```", Pattern.DOTALL);
     /** A program of the repository, named by its path from the root: {@code ./collectives}, {@code ./gpu/x.sh}. */
     private static final Pattern OWN_PROGRAM = Pattern.compile("(?<![\\w/.])\\./[\\w./-]+");
     /** What a build or a checkout writes beside the sources, which a fresh clone does not have. */
@@ -58,6 +60,10 @@ class DocShellBlocksTest {
     void someBlocksAreMarkedToRunAndNoneStartsALauncher() throws IOException {
         List<Block> blocks = marked();
         assertTrue(blocks.size() >= 2, "blocks marked to run: " + blocks);
+        List<String> marks = DocPages.find(Pattern.compile(Pattern.quote(MARK))).stream()
+                .map(DocPages.Found::where)
+                .toList();
+        assertEquals(marks.size(), blocks.size(), "a mark not right above a shell block, among " + marks);
         for (Block block : blocks) {
             assertTrue(
                     !block.commands().contains("mpirun") && !block.commands().contains("srun"),

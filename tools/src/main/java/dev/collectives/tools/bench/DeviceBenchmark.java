@@ -58,36 +58,44 @@ public final class DeviceBenchmark implements Callable<Integer> {
 
     int ranks;
 
-    @Option(names = "--min", defaultValue = "8", description = "Smallest size in bytes (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--min",
+            paramLabel = "BYTES",
+            defaultValue = "8",
+            description = "smallest size in bytes; default: ${DEFAULT-VALUE}")
     long minBytes;
 
     @Option(
             names = "--max",
+            paramLabel = "BYTES",
             defaultValue = "1073741824",
-            description = "Largest size in bytes; sizes double from --min. It bounds the generated pipelines too, "
-                    + "which declare buffers of 1 GiB (default ${DEFAULT-VALUE}).")
+            description = "largest size in bytes; sizes double from --min. It bounds the generated pipelines too, "
+                    + "which declare buffers of 1 GiB; default: ${DEFAULT-VALUE}")
     long maxBytes;
 
     @Option(
             names = "--ops",
+            paramLabel = "OP",
             split = ",",
             defaultValue = "allreduce,allgather,reducescatter",
             converter = Op.Parser.class,
             completionCandidates = Op.Names.class,
-            description = "Ops, comma-separated: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+            description = "ops, comma-separated: ${COMPLETION-CANDIDATES}; default: ${DEFAULT-VALUE}")
     List<Op> ops;
 
     @Option(
             names = "--modes",
+            paramLabel = "MODE",
             split = ",",
             defaultValue = "none,local,graph",
-            description = "Registration modes, comma-separated: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+            description = "registration modes, comma-separated: ${COMPLETION-CANDIDATES}; default: ${DEFAULT-VALUE}")
     List<Mode> modes;
 
     @Option(
             names = "--rounds",
+            paramLabel = "N",
             defaultValue = "3",
-            description = "Timed rounds per size and side; the best counts (default ${DEFAULT-VALUE}).")
+            description = "timed rounds per size and side; the best counts; default: ${DEFAULT-VALUE}")
     int rounds;
 
     @Option(
@@ -95,8 +103,8 @@ public final class DeviceBenchmark implements Callable<Integer> {
             negatable = true,
             defaultValue = "true",
             fallbackValue = "true",
-            description = "Also time the generated benchmark pipelines' steps of the ops in --ops and from --min "
-                    + "(2 ranks and --max of 1 GiB only; default on).")
+            description = "also time the generated benchmark pipelines' steps of the ops in --ops and from --min "
+                    + "(2 ranks and --max of 1 GiB only; default: on)")
     boolean pipelines;
 
     @Mixin
@@ -105,11 +113,11 @@ public final class DeviceBenchmark implements Callable<Integer> {
     @Option(
             names = "--plot",
             paramLabel = "FILE",
-            description = "Also draw busbw against size of the first op as a PNG, a line per mode (needs the "
-                    + "java.desktop module; else draw it later from --csv with the plot command).")
+            description = "also draw busbw against size of the first op as a PNG, a line per mode (needs the "
+                    + "java.desktop module; else draw it later from --csv with the plot command)")
     Path plot;
 
-    @Option(names = "--out", paramLabel = "FILE", description = "Also write the printed tables to FILE.")
+    @Option(names = "--out", paramLabel = "FILE", description = "also write the printed tables to FILE")
     Path textFile;
 
     @Spec

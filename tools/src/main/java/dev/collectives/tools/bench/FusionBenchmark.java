@@ -139,36 +139,41 @@ public final class FusionBenchmark implements Callable<Integer> {
 
     @Option(
             names = "--ks",
+            paramLabel = "K",
             split = ",",
             defaultValue = "1,4,16,64",
-            description = "Ops per step, comma-separated, of 1, 4, 16 and 64 (default ${DEFAULT-VALUE}).")
+            description = "ops per step, comma-separated, of 1, 4, 16 and 64; default: ${DEFAULT-VALUE}")
     List<Integer> ks;
 
     @Option(
             names = "--ns",
+            paramLabel = "N",
             split = ",",
             defaultValue = "256,4096,65536",
-            description = "Elements per op, comma-separated (default ${DEFAULT-VALUE}).")
+            description = "elements per op, comma-separated; default: ${DEFAULT-VALUE}")
     List<Long> ns;
 
     @Option(
             names = "--modes",
+            paramLabel = "MODE",
             split = ",",
             defaultValue = "eager,graph",
-            description = "How steps are issued, comma-separated: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+            description = "how steps are issued, comma-separated: ${COMPLETION-CANDIDATES}; default: ${DEFAULT-VALUE}")
     List<Launch> launches;
 
     @Option(
             names = "--rounds",
+            paramLabel = "N",
             defaultValue = "3",
-            description = "Timed rounds per row; the best counts (default ${DEFAULT-VALUE}).")
+            description = "timed rounds per row; the best counts; default: ${DEFAULT-VALUE}")
     int rounds;
 
     @Option(
             names = "--iters",
+            paramLabel = "N",
             defaultValue = "0",
-            description = "Steps per round; 0: by the bytes of a step, as "
-                    + "the device benchmark sizes its rounds (default ${DEFAULT-VALUE}).")
+            description = "steps per round; 0: by the bytes of a step, as "
+                    + "the device benchmark sizes its rounds; default: ${DEFAULT-VALUE}")
     int iters;
 
     @Option(
@@ -176,7 +181,7 @@ public final class FusionBenchmark implements Callable<Integer> {
             paramLabel = "PROGRAM",
             description =
                     "gpu/native_bench.c built for this "
-                            + "machine: its rows of the same steps in C, one by one and fused, join the table (native backends).")
+                            + "machine: its rows of the same steps in C, one by one and fused, join the table (native backends)")
     Path nativeBench;
 
     @Mixin
@@ -185,8 +190,8 @@ public final class FusionBenchmark implements Callable<Integer> {
     @Option(
             names = "--plot",
             paramLabel = "FILE",
-            description = "Also draw time per step against k, a line per "
-                    + "mode and side, for the first of --ns, as a PNG (needs the java.desktop module).")
+            description = "also draw time per step against k, a line per "
+                    + "mode and side, for the first of --ns, as a PNG (needs the java.desktop module)")
     Path plot;
 
     @Spec

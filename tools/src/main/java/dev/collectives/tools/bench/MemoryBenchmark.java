@@ -55,8 +55,9 @@ public final class MemoryBenchmark implements Callable<Integer> {
 
     @Option(
             names = "--instances",
+            paramLabel = "N",
             defaultValue = "8",
-            description = "Objects made of each kind; the figure is per object (default ${DEFAULT-VALUE}).")
+            description = "objects made of each kind; the figure is per object; default: ${DEFAULT-VALUE}")
     int instances;
 
     @Spec

@@ -72,37 +72,59 @@ public final class OverheadBenchmark implements Callable<Integer> {
 
     @Option(
             names = "--op",
+            paramLabel = "OP",
             converter = Op.Parser.class,
             completionCandidates = Op.Names.class,
-            description = "Op: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+            description = "op: ${COMPLETION-CANDIDATES}; default: ${DEFAULT-VALUE}")
     Op op = new Op(OpKind.ALL_REDUCE);
 
     @Option(
             names = "--modes",
+            paramLabel = "MODE",
             split = ",",
             defaultValue = "none,local,graph",
-            description = "Modes, comma-separated: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+            description = "modes, comma-separated: ${COMPLETION-CANDIDATES}; default: ${DEFAULT-VALUE}")
     List<Mode> modes;
 
-    @Option(names = "--min", defaultValue = "8", description = "Smallest size in bytes (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--min",
+            paramLabel = "BYTES",
+            defaultValue = "8",
+            description = "smallest size in bytes; default: ${DEFAULT-VALUE}")
     long minBytes;
 
-    @Option(names = "--max", defaultValue = "4096", description = "Largest size in bytes (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--max",
+            paramLabel = "BYTES",
+            defaultValue = "4096",
+            description = "largest size in bytes; default: ${DEFAULT-VALUE}")
     long maxBytes;
 
-    @Option(names = "--rounds", defaultValue = "200", description = "Rounds (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--rounds",
+            paramLabel = "N",
+            defaultValue = "200",
+            description = "rounds; default: ${DEFAULT-VALUE}")
     int rounds;
 
-    @Option(names = "--batch", defaultValue = "50", description = "Ops per cell and round (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--batch",
+            paramLabel = "N",
+            defaultValue = "50",
+            description = "ops per cell and round; default: ${DEFAULT-VALUE}")
     int batch;
 
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of the cell order (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--seed",
+            paramLabel = "SEED",
+            defaultValue = "1",
+            description = "seed of the cell order; default: ${DEFAULT-VALUE}")
     long seed;
 
-    @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
+    @Option(names = "--csv", paramLabel = "FILE", description = "also write the rows as CSV")
     Path csv;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows as JSON.")
+    @Option(names = "--json", paramLabel = "FILE", description = "also write the rows as JSON")
     Path json;
 
     @Spec

@@ -27,26 +27,28 @@ import picocli.CommandLine.Parameters;
             "2:a bad command line"
         })
 public final class PlotCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "CSV", description = "The rows, as the device benchmark's --csv wrote them.")
+    @Parameters(index = "0", paramLabel = "CSV", description = "the rows, as the device benchmark's --csv wrote them")
     Path csv;
 
-    @Parameters(index = "1", paramLabel = "PNG", description = "The chart to write.")
+    @Parameters(index = "1", paramLabel = "PNG", description = "the chart to write")
     Path png;
 
-    @Option(names = "--op", description = "The op whose rows to draw (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--op", paramLabel = "OP", description = "the op whose rows to draw; default: ${DEFAULT-VALUE}")
     String op = new Op(OpKind.ALL_REDUCE).name();
 
     @Option(
             names = "--title",
-            description = "What the rows are (\"nccl, 8 H200\"), put in the chart's title "
-                    + "between the op and what the lines are.")
+            paramLabel = "TEXT",
+            description = "what the rows are (\"nccl, 8 H200\"), put in the chart's title "
+                    + "between the op and what the lines are")
     String title;
 
     @Option(
             names = "--n",
+            paramLabel = "N",
             defaultValue = "256",
-            description = "Rows of the fusion benchmark: the elements per op whose rows to draw "
-                    + "(default: ${DEFAULT-VALUE}).")
+            description = "rows of the fusion benchmark: the elements per op whose rows to draw; "
+                    + "default: ${DEFAULT-VALUE}")
     long n;
 
     public static void main(String[] args) {

@@ -6,10 +6,10 @@ import picocli.CommandLine.Option;
 
 /** The benchmarks' {@code --csv} and {@code --json}: files the rows are also written to. */
 final class ResultFiles {
-    @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
+    @Option(names = "--csv", paramLabel = "FILE", description = "also write the rows as CSV")
     Path csv;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "Also write the rows as JSON.")
+    @Option(names = "--json", paramLabel = "FILE", description = "also write the rows as JSON")
     Path json;
 
     /** Writes {@code results} to the files asked for, replacing what they held. */

@@ -75,7 +75,11 @@ public final class ShapesBenchmark implements Callable<Integer> {
 
     int ranks;
 
-    @Option(names = "--iters", defaultValue = "5000", description = "Ops per round (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--iters",
+            paramLabel = "N",
+            defaultValue = "5000",
+            description = "ops per round; default: ${DEFAULT-VALUE}")
     int iters;
 
     @Spec

@@ -45,21 +45,27 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = BuildVersion.class,
         sortOptions = false,
-        description = "Times the sim backend's allreduce with the native kernels and in pure Java, beside "
-                + "single-thread memcpy.",
+        description =
+                "Times the sim backend's allreduce, its ranks threads of this process, with the native kernels and "
+                        + "in pure Java, beside single-thread memcpy.",
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line"})
 public final class SimAllReduceBenchmark implements Callable<Integer> {
     private static final double GB = 1e9;
     private static final long MIB = 1 << 20;
 
-    @Option(names = "--min", defaultValue = "1024", description = "Smallest size in bytes (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--min",
+            paramLabel = "BYTES",
+            defaultValue = "1024",
+            description = "smallest size in bytes; default: ${DEFAULT-VALUE}")
     long minBytes;
 
     @Option(
             names = "--max",
+            paramLabel = "BYTES",
             defaultValue = "268435456",
-            description = "Largest size in bytes (default ${DEFAULT-VALUE}).")
+            description = "largest size in bytes; default: ${DEFAULT-VALUE}")
     long maxBytes;
 
     @Mixin
@@ -69,15 +75,17 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
 
     @Option(
             names = "--trials",
+            paramLabel = "N",
             defaultValue = "5",
-            description = "Trials per size and path (default ${DEFAULT-VALUE}).")
+            description = "trials per size and path; default: ${DEFAULT-VALUE}")
     int trials;
 
     @Option(
             names = "--runs",
+            paramLabel = "N",
             defaultValue = "1",
-            description = "Back-to-back runs of the whole sweep; the summary gives each run's figures "
-                    + "(default ${DEFAULT-VALUE}).")
+            description = "back-to-back runs of the whole sweep; the summary gives each run's figures; "
+                    + "default: ${DEFAULT-VALUE}")
     int runs;
 
     @Option(
@@ -85,15 +93,15 @@ public final class SimAllReduceBenchmark implements Callable<Integer> {
             negatable = true,
             defaultValue = "true",
             fallbackValue = "true",
-            description = "Also time the pure-Java path (default on).")
+            description = "also time the pure-Java path; default: on")
     boolean java;
 
     @Option(
             names = "--kernels",
-            description = "Also time the reductions alone, native (and Java, with --java), per " + "rank's share.")
+            description = "also time the reductions alone, native (and Java, with --java), per rank's share")
     boolean kernels;
 
-    @Option(names = "--csv", paramLabel = "FILE", description = "Also write the rows as CSV.")
+    @Option(names = "--csv", paramLabel = "FILE", description = "also write the rows as CSV")
     Path csv;
 
     @Spec
