@@ -5,7 +5,9 @@
 # (on nccl: a new communicator formed among the survivors through the job's rendezvous), bind again on the child over
 # the same gradients and stream, and run STEPS steps, each checked against the survivors' sum. No log may show error
 # 700 (an illegal memory access: a device context poisoned by a free during the abort). Prints one line per mode and
-# the line 'recovery: a/b modes as expected'; exits 0 when every mode is. With more ranks than GPUs the processes
+# the line 'recovery: a/b modes as expected'; exits 0 when every mode is. Below each mode that recovered, the phases of
+# the survivor slowest to its first checked step: death -> heard, heard -> new communicator, -> bound, -> first
+# checked step, beside that process's own start -> bound (a fresh join and bind). With more ranks than GPUs the processes
 # share the GPUs round-robin, each with its own NCCL_HOSTID, NCCL talking over the socket transport on lo: a setup that
 # proves behaviour, never speed. BACKEND=sim needs no GPU.
 # REPLACE=1 replaces the dead rank instead: once every survivor's step 2 failed naming it, a new process starts with
@@ -70,6 +72,36 @@ await_survivors_told() {
       sleep 0.1; waited=$((waited + 1))
     done
   done
+}
+
+# prints the phases of the survivor of $1's job slowest from its failure to its first checked step (each survivor's
+# 'phases:' line), the death dated by the killed rank's 'halting' line; with a replacement, its start -> bound too
+print_phases() {
+  local dir=$1 death r fields heard to_comm to_bound to_step start_bound most=-1 slowest="" who=""
+  death=$(sed -n 's/^halting rank .* at \([0-9]*\) ms since the epoch$/\1/p' "$dir/rank-$doomed.log" | head -1)
+  for ((r = 0; r < ranks; r++)); do
+    [ "$r" -eq "$doomed" ] && continue
+    # heard at, heard -> new communicator, -> bound, -> first checked step, start -> bound
+    fields=$(sed -nE 's/^phases: heard at ([0-9]+) .*communicator ([0-9]+) ms, -> bound ([0-9]+) ms, .*step ([0-9]+) ms; .* ([0-9]+) ms$/\1 \2 \3 \4 \5/p' \
+      "$dir/rank-$r.log" | head -1)
+    [ -z "$fields" ] && continue
+    read -r heard to_comm to_bound to_step start_bound <<< "$fields"
+    if [ $((to_comm + to_bound + to_step)) -gt "$most" ]; then
+      most=$((to_comm + to_bound + to_step)) slowest=$fields who=$r
+    fi
+  done
+  [ -z "$slowest" ] && return
+  read -r heard to_comm to_bound to_step start_bound <<< "$slowest"
+  local replacement=""
+  if [ "$replace" = 1 ]; then
+    replacement=$(sed -n "s/^replacement: this process's start -> bound \([0-9]*\) ms$/; the replacement's start -> bound \1 ms/p" \
+      "$dir/rank-$doomed-replacement.log" | head -1)
+  fi
+  local among="slowest of $((ranks - 1)) survivors"
+  [ "$ranks" -eq 2 ] && among="the only survivor"
+  echo "  phases: rank $who ($among): death -> heard $((heard - ${death:-$heard})) ms," \
+    "heard -> new communicator $to_comm ms, -> bound $to_bound ms, -> first checked step $to_step ms" \
+    "(failure -> first step $most ms); start -> bound $start_bound ms$replacement"
 }
 
 # runs one mode's job; prints its line; returns 0 when it went as expected
@@ -141,6 +173,7 @@ run_mode() {
   fi
   if [ ${#problems[@]} -eq 0 ]; then
     echo "recovery: $mode: $ranks ranks, $killed; $path steps with the right sums, no error 700: OK"
+    print_phases "$dir"
     return 0
   fi
   local joined

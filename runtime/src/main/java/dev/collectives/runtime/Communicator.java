@@ -373,7 +373,8 @@ public interface Communicator extends AutoCloseable {
      * later), with {@code NCCL_SHRINK_ABORT} when it has an asynchronous error; one aborted after a peer's death, which
      * the library does not shrink, is replaced by a communicator the survivors form anew through the job's
      * {@code tcp://} rendezvous, and the excluded ranks must then be those that died. The child's {@code toString()}
-     * says which path made it.
+     * says which path made it. The JFR event {@code dev.collectives.Recovery} records the recovery when it ends: at
+     * the first pipeline bound on the child, at the child's close, or at the shrink's failure.
      *
      * @return this rank's child, which the caller closes (closing this communicator closes it too)
      */
@@ -390,7 +391,8 @@ public interface Communicator extends AutoCloseable {
      * reformed again. Close this one too (before or after it); pipelines are bound again on the new one. Fails on
      * every rank, naming the ranks not replaced, when {@code timeout} passes first; on a communicator whose job
      * cannot admit a replacement (threads of one process, a child of {@code split} or {@code shrink}, a {@code file:}
-     * rendezvous) or whose ranks are all alive, it fails saying why.
+     * rendezvous) or whose ranks are all alive, it fails saying why. The JFR event {@code dev.collectives.Recovery}
+     * records the recovery when it ends, as for {@link #shrink}.
      *
      * @return this rank's communicator among the survivors and the replacements, which the caller closes
      */

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,6 +43,7 @@ class RecoveryScriptTest {
         assertTrue(
                 output.endsWith("recovery: 3/3 modes as expected (sim, 3 ranks, rank 1 killed, 3 steps after)\n"),
                 output);
+        assertEquals(3, phases(output, "slowest of 2 survivors", ""), output);
         String survivor = Files.readString(out.resolve("logs/LOCAL/rank-2.log"), StandardCharsets.UTF_8);
         assertTrue(survivor.contains("\nshrunk: rank 1 of 2 ("), survivor);
         assertTrue(survivor.contains("\nrecovered: 3 steps among the survivors\n"), survivor);
@@ -66,6 +68,8 @@ class RecoveryScriptTest {
                 output.endsWith("recovery: 3/3 modes as expected (sim, " + ranks + " ranks, rank 1 killed and replaced,"
                         + " 3 steps after)\n"),
                 output);
+        String among = ranks == 2 ? "the only survivor" : "slowest of " + (ranks - 1) + " survivors";
+        assertEquals(3, phases(output, among, "; the replacement's start -> bound \\d+ ms"), output);
         String replacement = Files.readString(out.resolve("logs/GRAPH/rank-1-replacement.log"), StandardCharsets.UTF_8);
         assertTrue(replacement.contains("\nreplacement: rank 1 of " + ranks + " ("), replacement);
         assertTrue(
@@ -103,5 +107,17 @@ class RecoveryScriptTest {
         String replacement = Files.readString(out.resolve("logs/GRAPH/rank-0-replacement.log"), StandardCharsets.UTF_8);
         assertTrue(replacement.contains("\nreplacement: rank 0 of 3 ("), replacement);
         assertTrue(replacement.contains("\ncheck: OK on rank 0 of 3"), replacement);
+    }
+
+    /** How many modes' phases lines {@code output} holds, of a survivor {@code among} the others, ending {@code tail}. */
+    private static long phases(String output, String among, String tail) {
+        return Pattern.compile(
+                        "^  phases: rank \\d+ \\(" + among + "\\): death -> heard \\d+ ms, heard -> new"
+                                + " communicator \\d+ ms, -> bound \\d+ ms, -> first checked step \\d+ ms \\(failure ->"
+                                + " first step \\d+ ms\\); start -> bound \\d+ ms" + tail + "$",
+                        Pattern.MULTILINE)
+                .matcher(output)
+                .results()
+                .count();
     }
 }

@@ -20,7 +20,9 @@ import java.util.stream.IntStream;
  * loses rank {@code doomed}, which halts its process (no shutdown hooks, no goodbye to its peers, as if killed) as
  * its second step begins. The others' second step fails naming it; they close the pipeline, shrink it away, bind the
  * pipeline again on the survivors' communicator over the same gradients and stream, and run {@code steps} steps
- * among themselves. Each step is checked against the sum computed on the host of the ranks taking part. The pipeline
+ * among themselves. Each step is checked against the sum computed on the host of the ranks taking part. After the
+ * first step that follows the recovery, each survivor prints its {@link RecoveryPhases}; the halting rank prints when
+ * it halts. The pipeline
  * registers as {@code registration} says (GRAPH: {@link DataParallelGradients}; LOCAL, NONE: {@link
  * RecoveryGradientsLocal}, {@link RecoveryGradientsNone}). It runs as one rank of a multi-process job (the runner's
  * {@code recovery} subcommand): only there can one rank die while the others go on.
@@ -101,14 +103,17 @@ public final class ShrinkRecoveryExample implements Example {
             if (replacement) {
                 System.out.println("replacement: rank " + r + " of " + rank.size() + " (" + rank.comm() + ")");
                 try (Gradients gradients = bind(rank.comm(), rank.stream(), grads)) {
-                    return withReplacement(rank, rank.stream(), gradients, grads, Check.ok("joined"));
+                    System.out.println(RecoveryPhases.replacementBound());
+                    return withReplacement(rank, rank.stream(), gradients, grads, Check.ok("joined"), null);
                 }
             }
             Check first;
+            Timeline timeline;
             try (Gradients gradients = bind(rank.comm(), rank.stream(), grads)) {
+                long startToBound = RecoveryPhases.sinceProcessStart();
                 first = step(rank, rank.stream(), 0, gradients, grads, everyRank);
                 if (r == doomed) {
-                    System.out.println("halting rank " + doomed + " as its step 2 begins");
+                    System.out.println(RecoveryPhases.halting(doomed));
                     System.out.flush();
                     Runtime.getRuntime().halt(status);
                 }
@@ -121,43 +126,102 @@ public final class ShrinkRecoveryExample implements Example {
                             gradients.pipeline().describe(),
                             Check.wrong(r, "step 2 without rank " + doomed, "a failure naming it", "success"));
                 } catch (CollectivesException e) {
+                    timeline = new Timeline(startToBound);
                     System.out.println("step 2 failed: " + e.getMessage());
                 }
             }
             if (replace) {
                 try (Communicator reformed = rank.comm().reform(REPLACEMENT_WAIT);
-                        Stream stream = reformed.createStream();
-                        Gradients gradients = bind(reformed, stream, grads)) {
-                    System.out.println(
-                            "reformed: rank " + reformed.rank() + " of " + reformed.size() + " (" + reformed + ")");
-                    return withReplacement(rank, stream, gradients, grads, first);
+                        Stream stream = reformed.createStream()) {
+                    timeline.formed();
+                    try (Gradients gradients = bind(reformed, stream, grads)) {
+                        timeline.bound();
+                        System.out.println(
+                                "reformed: rank " + reformed.rank() + " of " + reformed.size() + " (" + reformed + ")");
+                        return withReplacement(rank, stream, gradients, grads, first, timeline);
+                    }
                 }
             }
             int[] survivors =
                     IntStream.range(0, rank.size()).filter(q -> q != doomed).toArray();
-            try (Communicator shrunk = rank.comm().shrink(doomed);
-                    Gradients gradients = bind(shrunk, rank.stream(), grads)) {
-                System.out.println("shrunk: rank " + shrunk.rank() + " of " + shrunk.size() + " (" + shrunk + ")");
-                Check last = Check.ok("no step");
-                for (int iteration = 1; iteration <= steps && last.isOk(); iteration++) {
-                    last = step(rank, rank.stream(), iteration, gradients, grads, survivors);
+            try (Communicator shrunk = rank.comm().shrink(doomed)) {
+                timeline.formed();
+                try (Gradients gradients = bind(shrunk, rank.stream(), grads)) {
+                    timeline.bound();
+                    System.out.println("shrunk: rank " + shrunk.rank() + " of " + shrunk.size() + " (" + shrunk + ")");
+                    Check last = Check.ok("no step");
+                    for (int iteration = 1; iteration <= steps && last.isOk(); iteration++) {
+                        last = step(rank, rank.stream(), iteration, gradients, grads, survivors);
+                        timeline.stepped();
+                    }
+                    System.out.println(
+                            "recovered: " + steps + (steps == 1 ? " step" : " steps") + " among the survivors");
+                    return new RankReport(gradients.pipeline().describe(), Check.all(first, last));
                 }
-                System.out.println("recovered: " + steps + (steps == 1 ? " step" : " steps") + " among the survivors");
-                return new RankReport(gradients.pipeline().describe(), Check.all(first, last));
             }
         }
     }
 
-    /** Step 2 and {@code steps} more on the job reformed with the replacement, each with every rank's sum. */
+    /**
+     * Step 2 and {@code steps} more on the job reformed with the replacement, each with every rank's sum; a survivor's
+     * {@code timeline} (null on the replacement) prints its phases after the first.
+     */
     private RankReport withReplacement(
-            RankContext rank, Stream stream, Gradients gradients, DeviceBuffer grads, Check first) {
+            RankContext rank, Stream stream, Gradients gradients, DeviceBuffer grads, Check first, Timeline timeline) {
         int[] everyRank = IntStream.range(0, rank.size()).toArray();
         Check last = Check.ok("no step");
         for (int iteration = 1; iteration <= steps + 1 && last.isOk(); iteration++) {
             last = step(rank, stream, iteration, gradients, grads, everyRank);
+            if (timeline != null) {
+                timeline.stepped();
+            }
         }
         System.out.println("recovered: step 2 and " + steps + " more with the replacement of rank " + doomed);
         return new RankReport(gradients.pipeline().describe(), Check.all(first, last));
+    }
+
+    /**
+     * A survivor's recovery as it goes: heard (its call failed naming the death), the new communicator, bound, the
+     * first checked step, whose end prints the {@link RecoveryPhases}.
+     */
+    private static final class Timeline {
+        private final long startToBound;
+        private final long heardAt = System.currentTimeMillis();
+        private final long heardNanos = System.nanoTime();
+        private long formedNanos;
+        private long boundNanos;
+        private boolean printed;
+
+        Timeline(long startToBound) {
+            this.startToBound = startToBound;
+        }
+
+        void formed() {
+            formedNanos = System.nanoTime();
+        }
+
+        void bound() {
+            boundNanos = System.nanoTime();
+        }
+
+        /** A checked step ended: after the first, prints the phases. */
+        void stepped() {
+            if (!printed) {
+                printed = true;
+                long now = System.nanoTime();
+                System.out.println(new RecoveryPhases(
+                                heardAt,
+                                millis(formedNanos - heardNanos),
+                                millis(boundNanos - formedNanos),
+                                millis(now - boundNanos),
+                                startToBound)
+                        .line());
+            }
+        }
+
+        private static long millis(long nanos) {
+            return java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(nanos);
+        }
     }
 
     /** A gradients pipeline bound in this example's registration mode, and its step. */

@@ -21,6 +21,7 @@ import dev.collectives.runtime.spi.ChildCommunicators;
 import dev.collectives.runtime.spi.FlightRecorder;
 import dev.collectives.runtime.spi.HostStaging;
 import dev.collectives.runtime.spi.JobRanks;
+import dev.collectives.runtime.spi.Recoveries;
 import dev.collectives.runtime.spi.ShrinkOrigin;
 import java.util.Optional;
 
@@ -410,6 +411,11 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     @Override
     public Communicator shrink(int... excludedRanks) {
         int[] excluded = ChildCommunicators.excludedRanks(rank, size, excludedRanks);
+        return Recoveries.recover(
+                Recoveries.Kind.SHRINK, rank, size, excluded, handle.abortedNanos(), () -> shrinkLeavingOut(excluded));
+    }
+
+    private DeviceCommunicator shrinkLeavingOut(int[] excluded) {
         if (handle.isAborted()) {
             SurvivorsInit.Formed formed = SurvivorsInit.form(
                     library,
@@ -443,7 +449,13 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
 
     @Override
     public Communicator reform(java.time.Duration timeout) {
-        return ReplacementInit.reform(this, joinConfig, timeout);
+        return Recoveries.recover(
+                Recoveries.Kind.REPLACE,
+                rank,
+                size,
+                new int[0],
+                handle.abortedNanos(),
+                () -> ReplacementInit.reform(this, joinConfig, timeout));
     }
 
     private DeviceCommunicator shrunk(DeviceCommunicator child, ShrinkOrigin origin) {
@@ -511,6 +523,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
      */
     @Override
     public void close() {
+        Recoveries.closed(this);
         try {
             children.closeChildrenThen(() -> handle.finalizeAndDestroy(() -> {
                 recorder.closed();

@@ -67,6 +67,8 @@ final class NativeComm {
     private static final ThreadLocal<Group> GROUP = ThreadLocal.withInitial(Group::new);
 
     private volatile State state = State.OPEN;
+    /** When it was aborted ({@link System#nanoTime()}): when this rank heard of a failure, or called abort; 0 before. */
+    private volatile long abortedNanos;
     /** Done once the abort has returned or its deadline passed; until then no free may run (see freeResource). */
     private final CompletableFuture<Void> abortSettled = new CompletableFuture<>();
     /** Its part of the job's watch, where its job was joined through a TCP rendezvous. */
@@ -343,6 +345,11 @@ final class NativeComm {
         return state == State.ABORTED;
     }
 
+    /** When it was aborted ({@link System#nanoTime()}), or 0 while it was not. */
+    long abortedNanos() {
+        return abortedNanos;
+    }
+
     /**
      * The job's rendezvous, for the survivors of a death to form a new communicator among them once this one was
      * aborted and the abort has returned (or its deadline passed); throws why they cannot (no rendezvous, the job
@@ -441,6 +448,7 @@ final class NativeComm {
                 return false;
             }
             state = State.ABORTED;
+            abortedNanos = System.nanoTime();
         }
         waiters.forEach(LockSupport::unpark);
         return true;

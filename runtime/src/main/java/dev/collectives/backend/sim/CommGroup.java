@@ -30,6 +30,8 @@ class CommGroup {
     private final Map<ShrinkKey, Shrinking> shrinks = new HashMap<>();
     private final PointToPoint pointToPoint;
     private String abortReason;
+    /** When it was aborted ({@link System#nanoTime()}): when its ranks heard of the failure; 0 before. */
+    private long abortedNanos;
 
     CommGroup(SimConfig config) {
         this.size = config.ranks();
@@ -220,8 +222,14 @@ class CommGroup {
     synchronized void abort(String reason) {
         if (abortReason == null) {
             abortReason = reason;
+            abortedNanos = System.nanoTime();
             notifyAll();
         }
+    }
+
+    /** When it was aborted ({@link System#nanoTime()}), or 0 while it was not. */
+    synchronized long abortedNanos() {
+        return abortedNanos;
     }
 
     synchronized boolean isAborted() {

@@ -18,6 +18,7 @@ import dev.collectives.runtime.VirtualMemory;
 import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.spi.ChildCommunicators;
 import dev.collectives.runtime.spi.FlightRecorder;
+import dev.collectives.runtime.spi.Recoveries;
 import dev.collectives.runtime.spi.ShrinkOrigin;
 import java.util.List;
 import java.util.Optional;
@@ -419,16 +420,24 @@ public final class SimCommunicator implements Communicator {
             seq = shrinkSeq++;
         }
         ShrinkOrigin origin = new ShrinkOrigin(rank, size(), excluded, SHRINK_PATH);
-        SimCommunicator child = adopt(group.shrink(rank, seq, excluded), origin);
-        origin.logFor(child);
-        return child;
+        return Recoveries.recover(Recoveries.Kind.SHRINK, rank, size(), excluded, group.abortedNanos(), () -> {
+            SimCommunicator child = adopt(group.shrink(rank, seq, excluded), origin);
+            origin.logFor(child);
+            return child;
+        });
     }
 
     /** Works on an aborted communicator of a job of processes: see {@link SimReform}. */
     @Override
     public Communicator reform(java.time.Duration timeout) {
         requireOpen("reform");
-        return SimReform.reform(this, group, timeout);
+        return Recoveries.recover(
+                Recoveries.Kind.REPLACE,
+                rank,
+                size(),
+                new int[0],
+                group.abortedNanos(),
+                () -> SimReform.reform(this, group, timeout));
     }
 
     private SimCommunicator adopt(CommGroup.Member member, ShrinkOrigin origin) {
@@ -454,6 +463,7 @@ public final class SimCommunicator implements Communicator {
      */
     @Override
     public void close() {
+        Recoveries.closed(this);
         children.closeChildrenThen(this::closeThis);
     }
 

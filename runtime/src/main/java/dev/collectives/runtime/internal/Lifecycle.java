@@ -7,6 +7,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.spi.FlightEvents;
+import dev.collectives.runtime.spi.Recoveries;
 import dev.collectives.runtime.spi.StepContext;
 import java.lang.System.Logger.Level;
 import jdk.jfr.Event;
@@ -27,7 +28,7 @@ public final class Lifecycle {
     /**
      * Runs {@code open} on a freshly made {@code pipeline} ({@code name}, of {@code registration}) on {@code comm};
      * if it fails, closes what it made (the failure stays first, a close failure is attached to it) and rethrows.
-     * A JFR bind event records it.
+     * A JFR bind event records it; a bind on a communicator a recovery made ends that recovery's event.
      */
     public static <P extends Pipeline> P open(
             Communicator comm, String name, Registration registration, P pipeline, Runnable open) {
@@ -35,10 +36,12 @@ public final class Lifecycle {
         try {
             open.run();
             FlightEvents.bindDone(bind, comm, name, registration.name(), null);
+            Recoveries.bound(comm, null);
             LOG.log(Level.DEBUG, () -> "bound " + pipeline.describe());
             return pipeline;
         } catch (RuntimeException | Error failure) {
             FlightEvents.bindDone(bind, comm, name, registration.name(), failure);
+            Recoveries.bound(comm, failure);
             LOG.log(Level.DEBUG, "bind failed: " + failure.getMessage(), failure);
             try {
                 pipeline.close();

@@ -71,8 +71,7 @@ public final class ChildCommunicators {
 
     /**
      * {@code excludedRanks} of a shrink by rank {@code rank} of {@code size}, sorted: each a rank of the
-     * communicator, none twice, not the caller (an excluded rank does not call shrink). A shrink is how a job
-     * recovers from failed ranks: a JFR recovery event records it.
+     * communicator, none twice, not the caller (an excluded rank does not call shrink).
      */
     public static int[] excludedRanks(int rank, int size, int... excludedRanks) {
         int[] sorted = excludedRanks.clone();
@@ -92,7 +91,6 @@ public final class ChildCommunicators {
                         rank, "shrink: rank " + rank + " excludes itself; an excluded rank" + " does not call shrink");
             }
         }
-        FlightEvents.recovering(rank, size, sorted);
         return sorted;
     }
 }

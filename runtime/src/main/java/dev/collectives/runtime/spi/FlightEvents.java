@@ -8,10 +8,13 @@ import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
+import jdk.jfr.Timespan;
+import jdk.jfr.Timestamp;
 
 /**
  * The JDK Flight Recorder events of the library, in the category {@value #CATEGORY}: bind, graph capture,
- * registration and step, each with its duration on the host, and failure, abort and recovery. Each is built only when
+ * registration and step, each with its duration on the host, failure and abort, and recovery (its phases,
+ * {@link Recoveries}). Each is built only when
  * JFR records it ({@code shouldCommit()}), so that with JFR off they cost a check of a flag. The runtime ships
  * {@code dev/collectives/runtime/collectives.jfc}, which enables them all.
  */
@@ -144,16 +147,55 @@ public final class FlightEvents {
     @Name("dev.collectives.Recovery")
     @Label("Recovery")
     @Category(CATEGORY)
-    @Description("A rank shrinks a communicator, leaving failed ranks out")
+    @Description("A rank recovered from failed ranks, or failed to: from its shrink or reform call to its first bind on"
+            + " the new communicator (or the new communicator's close, or the recovery's failure)")
+    @StackTrace(false)
     static final class RecoveryEvent extends Event {
+        @Label("Kind")
+        @Description("shrink or replace")
+        String kind;
+
+        @Label("Outcome")
+        @Description("recovered or failed")
+        String outcome;
+
+        @Label("Failure")
+        String failure;
+
         @Label("Rank")
         int rank;
 
         @Label("Ranks")
         int ranks;
 
+        @Label("New Ranks")
+        @Description("The new communicator's size; 0 when none formed")
+        int newRanks;
+
         @Label("Excluded Ranks")
         String excluded;
+
+        @Label("Heard At")
+        @Description("When this rank heard of the failure (its communicator aborted); absent where it heard of none")
+        @Timestamp(Timestamp.MILLISECONDS_SINCE_EPOCH)
+        long heardAt;
+
+        @Label("Heard To Communicator")
+        @Description("From hearing of the failure (or from the call, where none was heard) to the new communicator")
+        @Timespan(Timespan.NANOSECONDS)
+        long heardToCommunicator;
+
+        @Label("Bound")
+        @Description("Whether a pipeline was bound on the new communicator before it closed")
+        boolean bound;
+
+        @Label("Communicator To Bound")
+        @Description("From the new communicator to the end of the first bind on it")
+        @Timespan(Timespan.NANOSECONDS)
+        long communicatorToBound;
+
+        /** When the new communicator formed ({@link System#nanoTime()}): the start of the bind phase. */
+        transient long formedNanos;
     }
 
     /** A bind begins: its event, or null when JFR does not record it. */
@@ -239,16 +281,6 @@ public final class FlightEvents {
             event.rank = rank;
             event.backend = backend;
             event.position = position.get();
-            event.commit();
-        }
-    }
-
-    static void recovering(int rank, int ranks, int[] excluded) {
-        RecoveryEvent event = new RecoveryEvent();
-        if (event.shouldCommit()) {
-            event.rank = rank;
-            event.ranks = ranks;
-            event.excluded = java.util.Arrays.toString(excluded);
             event.commit();
         }
     }

@@ -2,6 +2,7 @@ package dev.collectives.backend.device;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,9 +15,12 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.LogCapture;
+import dev.collectives.runtime.RecoveryEvents;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.bootstrap.UniqueId;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -28,6 +32,7 @@ import java.util.function.IntPredicate;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.stream.IntStream;
+import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -89,6 +94,35 @@ class DeviceRecoveryTest {
         }
         assertArrayEquals(made, job.contributions.get(1), "its id is its contribution to the second allgather");
         assertArrayEquals(made, api.lastInit().id());
+        comm.close();
+    }
+
+    @Test
+    void aShrinkAmongTheSurvivorsEndsAtItsFirstBind() throws Exception {
+        DeviceCommunicator comm = new ScriptedJob(2, 3, 1).afterRankOneDied(api);
+
+        List<RecordedEvent> events = RecoveryEvents.during(() -> RecoveryEvents.bindOn(comm.shrink(1)));
+
+        assertEquals(1, events.size(), events.toString());
+        RecordedEvent event = events.get(0);
+        assertEquals("shrink recovered on rank 2: 3 -> 2 ranks, excluded [1], bound", RecoveryEvents.summary(event));
+        assertNotEquals(Instant.EPOCH, event.getInstant("heardAt"), "the job watch's abort was heard");
+        assertTrue(event.getDuration("heardToCommunicator").compareTo(Duration.ZERO) > 0);
+        comm.close();
+    }
+
+    @Test
+    void aShrinkThatCannotFormACommunicatorEndsFailedSayingWhy() {
+        DeviceCommunicator comm = api.communicator(0, 2);
+        comm.abort();
+
+        List<RecordedEvent> events =
+                RecoveryEvents.during(() -> assertThrows(CollectivesException.class, () -> comm.shrink(1)));
+
+        assertEquals(1, events.size(), events.toString());
+        RecordedEvent event = events.get(0);
+        assertEquals("shrink failed on rank 0: 2 -> 0 ranks, excluded [1], not bound", RecoveryEvents.summary(event));
+        assertTrue(event.getString("failure").contains("the survivors form a new communicator through the job's"));
         comm.close();
     }
 

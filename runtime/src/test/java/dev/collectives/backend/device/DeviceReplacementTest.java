@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.LogCapture;
+import dev.collectives.runtime.RecoveryEvents;
 import dev.collectives.runtime.bootstrap.UniqueId;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
+import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -67,6 +69,21 @@ class DeviceReplacementTest {
         assertFalse(job.closed, "the job passed to the reformed communicator");
         reformed[0].close();
         assertTrue(job.closed, "the reformed communicator leaves the job when it closes");
+    }
+
+    @Test
+    void aReformWithTheReplacementEndsAtItsFirstBind() throws Exception {
+        DeviceCommunicator comm = new ScriptedJob(2, 3, false).afterRankOneDied(api);
+
+        Communicator[] reformed = new Communicator[1];
+        List<RecordedEvent> events =
+                RecoveryEvents.during(() -> RecoveryEvents.bindOn(reformed[0] = comm.reform(Duration.ofSeconds(30))));
+
+        assertEquals(1, events.size(), events.toString());
+        assertEquals(
+                "replace recovered on rank 2: 3 -> 3 ranks, excluded [], bound", RecoveryEvents.summary(events.get(0)));
+        reformed[0].close();
+        comm.close();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.collectives.tools.faults;
 
 import dev.collectives.annotation.Registration;
+import dev.collectives.examples.pipelines.RecoveryPhases;
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
 import dev.collectives.runtime.bootstrap.RendezvousServer;
 import dev.collectives.tools.LocalJob;
@@ -12,9 +13,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.stream.Collectors;
 
@@ -63,6 +66,7 @@ final class RecoveryJobs {
             arguments.add("--replace");
         }
         List<String> problems = new ArrayList<>();
+        String phases = "";
         long start = System.nanoTime();
         long deadline = start + settings.jobTimeout().toNanos();
         try (LocalJob job = LocalJob.start(
@@ -105,6 +109,7 @@ final class RecoveryJobs {
                             process.who() + " did not run its steps with the right sums (log: " + process.log() + ")");
                 }
             }
+            phases = slowest(expected, recovery, killed, dir);
         } catch (LocalJob.NotStarted e) {
             problems.add(e.getMessage());
         } catch (InterruptedException e) {
@@ -122,8 +127,39 @@ final class RecoveryJobs {
                 ok ? "OK" : "NOT OK",
                 (System.nanoTime() - start) / 1e9,
                 ok ? "" : ": " + String.join("; ", problems));
+        if (ok && !phases.isEmpty()) {
+            out.println("  phases: " + phases);
+        }
         out.flush();
         return ok;
+    }
+
+    /**
+     * The phases of the survivor slowest from its failure to its first checked step, beside the death its killed
+     * rank's log dates; with a replacement, its own start to bound too. Empty where no survivor printed them.
+     */
+    private static String slowest(List<Expected> expected, Recovery recovery, int killed, Path dir) {
+        Optional<Long> death = RecoveryPhases.deathAt(read(log(dir, killed)));
+        List<Expected> survivors =
+                expected.stream().filter(process -> process.rank() != killed).toList();
+        Map<Expected, RecoveryPhases> measured = new java.util.HashMap<>();
+        survivors.forEach(process ->
+                RecoveryPhases.parse(read(process.log())).ifPresent(phases -> measured.put(process, phases)));
+        Optional<Expected> slowest = measured.keySet().stream()
+                .max(Comparator.comparingLong(process -> measured.get(process).failureToFirstStep()));
+        if (slowest.isEmpty()) {
+            return "";
+        }
+        String replacement = expected.stream()
+                .filter(process -> recovery == Recovery.REPLACE && process.rank() == killed)
+                .map(process -> RecoveryPhases.replacementStartToBound(read(process.log())))
+                .flatMap(Optional::stream)
+                .map(ms -> "; the replacement's start -> bound " + ms + " ms")
+                .findFirst()
+                .orElse("");
+        String among = survivors.size() == 1 ? "the only survivor" : "slowest of " + survivors.size() + " survivors";
+        return slowest.get().who() + " (" + among + "): "
+                + measured.get(slowest.get()).describe(death) + replacement;
     }
 
     /** What every process of a job of {@code recovery} needs beside its place. */

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,6 +47,14 @@ class RecoveriesScriptTest {
                 }
                 assertTrue(
                         output.contains("\nrecovery: rank-0, " + mode + ", " + ranks + " ranks, rank 0 killed: OK in "),
+                        output);
+                assertTrue(
+                        Pattern.compile("\nrecovery: shrink, " + mode + ", " + ranks + " ranks, rank " + killed
+                                        + " killed: OK in [0-9.]+ s\n  phases: rank \\d+ \\(.*\\): death -> heard \\d+"
+                                        + " ms, heard -> new communicator \\d+ ms, -> bound \\d+ ms, -> first checked"
+                                        + " step \\d+ ms \\(failure -> first step \\d+ ms\\); start -> bound \\d+ ms\n")
+                                .matcher(output)
+                                .find(),
                         output);
             }
             assertTrue(
