@@ -14,6 +14,7 @@ import java.net.ProtocolException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -24,20 +25,31 @@ import java.util.concurrent.locks.ReentrantLock;
  * token and both sides' nonces, over its direction, type, operation number and bytes.
  *
  * <pre>
- * handshake  rank 0 -> peer: int MAGIC, int VERSION, byte[32] server nonce, byte SERVED_BY_RANK_0 | STANDALONE
+ * handshake  rank 0 -> peer: int MAGIC, int VERSION, byte[32] server nonce, byte SERVED_BY_RANK_0 | STANDALONE,
+ *                            int heartbeat timeout in ms (0: no heartbeats)
  *            peer -> rank 0: int MAGIC, int VERSION, int rank, int size, byte[32] client nonce,
- *                            byte[32] HMAC(token; "join", server nonce, client nonce, rank, size)
+ *                            byte[32] HMAC(token; "join" | "replace" | "fate", server nonce, client nonce, rank, size)
  *            rank 0 -> peer: byte ACCEPTED, byte[32] HMAC(token; "accept", server nonce, client nonce, rank, size)
  *                         or byte REJECTED, int length, UTF-8 reason
- * message    byte type (DATA | ABORT | LEAVE | STALL | GONE | REJOIN), int operation, int length, bytes,
+ *                         or, to a "fate" claim (a rank whose connection ended asks whether it was excluded),
+ *                            byte EXCLUDED, int length, UTF-8 reason, or REJECTED and why not
+ * message    byte type (DATA | ABORT | LEAVE | STALL | GONE | REJOIN | WATCH | REUNION | HEARTBEAT | FENCED),
+ *            int operation, int length, bytes,
  *            byte[32] HMAC(session key; ...)
  *            (an ABORT from rank 0 ends the job; one from another rank asks rank 0 to end it; LEAVE: a rank
  *            closes its rendezvous after its last operation, so that its connection ending is no failure, and
  *            rank 0 closing a watched job says so to every rank; STALL: in a watched job, a rank timed out waiting
  *            for its work in the library, the bytes say where; GONE: in a watched job, rank 0 tells the others
  *            that a rank's process died, the bytes say which and how, and the survivors may meet again; REJOIN: rank 0
- *            tells a replacement the number of its first operation, where the survivors meet it)
+ *            tells a replacement the number of its first operation, where the survivors meet it; HEARTBEAT: a sign
+ *            of life, both ways, where the greeting gave a heartbeat timeout, the bytes the sender's rank (-1 from the
+ *            server); FENCED: the server excluded the member, which was silent past the heartbeat timeout or sent
+ *            what a member may not, the bytes say why, and its connection closes after it)
  * </pre>
+ *
+ * <p>Where the greeting gives a heartbeat timeout, any message counts as a sign of life. A member reads its server's
+ * messages within that timeout ({@link #expectBeats}): the server's silence past it fails the read
+ * ({@link Silence}).
  *
  * <p>A standalone server ({@link RendezvousServer}) takes every rank's message for each operation, rank 0's too, and
  * answers each rank with all of them ({@link #gathered}): a rank takes rank 0's value for a broadcast. A rank says
@@ -64,6 +76,12 @@ final class Channel implements AutoCloseable {
     static final byte WATCH = 7;
     /** To a standalone server: the sender's part of a reunion with the replacements of the dead ranks; no bytes. */
     static final byte REUNION = 8;
+    /** A sign of life, both ways (only where the greeting gave a heartbeat timeout); the bytes: the sender's rank. */
+    static final byte HEARTBEAT = 9;
+    /** From a standalone server: the member is excluded from the job; the bytes say why; its connection closes. */
+    static final byte FENCED = 10;
+    /** The answer to a "fate" claim: the rank was excluded from the job; the reason follows. */
+    static final byte EXCLUDED = 2;
 
     /** The greeting's last byte: rank 0 serves the rendezvous and takes part in it. */
     static final byte SERVED_BY_RANK_0 = 0;
@@ -83,6 +101,8 @@ final class Channel implements AutoCloseable {
     private final ReentrantLock sendTurn = new ReentrantLock();
     private byte sending;
     private byte receiving;
+    /** How long a read may wait for the other end's next message (0: as long as its deadline says). */
+    private volatile int silenceMillis;
 
     /** A message: its type, the operation it belongs to, and its bytes. */
     record Frame(byte type, int operation, byte[] bytes) {
@@ -131,6 +151,50 @@ final class Channel implements AutoCloseable {
     }
 
     /**
+     * From now on the other end beats at least every so often: a read that hears nothing, not even a heartbeat, for
+     * {@code timeout} fails with {@link Silence}.
+     */
+    void expectBeats(Duration timeout) {
+        silenceMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+    }
+
+    /** The other end sent nothing, not even a heartbeat, for the heartbeat timeout. */
+    static final class Silence extends SocketTimeoutException {
+        private static final long serialVersionUID = 1;
+
+        Silence(int millis) {
+            super("no heartbeat for " + Settings.formatDuration(Duration.ofMillis(millis)));
+        }
+    }
+
+    /** The next message other than a heartbeat, read by {@code deadline} (none: no limit) and within the silence. */
+    private Frame nextNews(Deadline deadline, int maxData) throws IOException {
+        while (true) {
+            int silence = silenceMillis;
+            int limit = deadline == null
+                    ? silence
+                    : silence == 0 ? deadline.timeoutMillis() : Math.min(silence, deadline.timeoutMillis());
+            socket.setSoTimeout(limit);
+            Frame frame;
+            try {
+                frame = deadline == null
+                        ? readFrame(in, sessionKey, receiving, maxData)
+                        : closedPast(deadline, () -> readFrame(in, sessionKey, receiving, maxData));
+            } catch (SocketTimeoutException e) {
+                if (silence > 0 && limit == silence && (deadline == null || !deadline.expired())) {
+                    Silence silent = new Silence(silence);
+                    silent.initCause(e);
+                    throw silent;
+                }
+                throw e;
+            }
+            if (frame.type() != HEARTBEAT) {
+                return frame;
+            }
+        }
+    }
+
+    /**
      * Runs {@code step}, closing the socket past {@code deadline}. It leaves the read timeout alone: a send runs
      * this way while another thread may read with no deadline, and that read must not time out at the send's.
      */
@@ -154,7 +218,6 @@ final class Channel implements AutoCloseable {
      * member fails), so sends take turns; one that cannot get its turn before {@code deadline} times out.
      */
     void send(byte type, int operation, byte[] bytes, Deadline deadline) throws IOException {
-        byte[] mac = sessionKey.mac("message", new byte[] {sending, type}, JobToken.ints(operation), bytes);
         try {
             if (!sendTurn.tryLock(deadline.remainingMillis(), TimeUnit.MILLISECONDS)) {
                 throw new SocketTimeoutException("another message to " + peer + " was still being sent");
@@ -164,18 +227,24 @@ final class Channel implements AutoCloseable {
             throw new InterruptedIOException("interrupted while sending to " + peer);
         }
         try {
-            closedPast(deadline, () -> {
-                out.writeByte(type);
-                out.writeInt(operation);
-                out.writeInt(bytes.length);
-                out.write(bytes);
-                out.write(mac);
-                out.flush();
-                return null;
-            });
+            write(type, operation, bytes, deadline);
         } finally {
             sendTurn.unlock();
         }
+    }
+
+    /** Writes a message; the caller holds the turn to send. */
+    private void write(byte type, int operation, byte[] bytes, Deadline deadline) throws IOException {
+        byte[] mac = sessionKey.mac("message", new byte[] {sending, type}, JobToken.ints(operation), bytes);
+        closedPast(deadline, () -> {
+            out.writeByte(type);
+            out.writeInt(operation);
+            out.writeInt(bytes.length);
+            out.write(bytes);
+            out.write(mac);
+            out.flush();
+            return null;
+        });
     }
 
     /**
@@ -183,7 +252,7 @@ final class Channel implements AutoCloseable {
      * may send at any time (rank 0 also while others are still joining).
      */
     Frame receive(int operation, int maxData, Deadline deadline) throws IOException {
-        Frame frame = within(deadline, () -> readFrame(in, sessionKey, receiving, maxData));
+        Frame frame = nextNews(deadline, maxData);
         if (frame.type() == DATA && frame.operation() != operation) {
             throw new ProtocolException("a message for operation #" + frame.operation() + " during operation #"
                     + operation + " (the ranks called different operations)");
@@ -191,16 +260,44 @@ final class Channel implements AutoCloseable {
         return frame;
     }
 
-    /** The next message, whatever its operation, without a deadline: rank 0 listens to each member this way. */
+    /**
+     * The next message, whatever its operation, heartbeats too, without a deadline: the server listens to each member
+     * this way.
+     */
     Frame receiveAny() throws IOException {
         socket.setSoTimeout(0);
         return readFrame(in, sessionKey, receiving, Rendezvous.MAX_VALUE_BYTES);
     }
 
     /**
+     * The next message other than a heartbeat, whatever its operation, without a deadline but within the heartbeat
+     * timeout where the other end beats: a member watches its job this way.
+     */
+    Frame receiveNews() throws IOException {
+        return nextNews(null, Rendezvous.MAX_VALUE_BYTES);
+    }
+
+    /**
+     * Sends a heartbeat with {@code bytes}, unless another message is being sent (that one is a sign of life too);
+     * one that cannot be sent by {@code deadline} closes the connection, which its reader then hears.
+     */
+    void beat(byte[] bytes, Deadline deadline) {
+        if (!sendTurn.tryLock()) {
+            return;
+        }
+        try {
+            write(HEARTBEAT, 0, bytes, deadline);
+        } catch (IOException e) {
+            close();
+        } finally {
+            sendTurn.unlock();
+        }
+    }
+
+    /**
      * Decodes one message sent in {@code direction} under {@code key}. Its length is checked against the bound of
-     * its type (DATA: {@code maxData}, ABORT, STALL and GONE: {@link Rendezvous#MAX_REASON_BYTES}, LEAVE: none) before anything is
-     * allocated,
+     * its type (DATA: {@code maxData}, ABORT, STALL, GONE and FENCED: {@link Rendezvous#MAX_REASON_BYTES}, HEARTBEAT:
+     * 4, the others: none) before anything is allocated,
      * so no sequence of bytes makes it allocate more than that, and it reads no more than the message's own bytes.
      */
     static Frame readFrame(DataInputStream in, JobToken key, byte direction, int maxData) throws IOException {
@@ -209,14 +306,19 @@ final class Channel implements AutoCloseable {
         int length = in.readInt();
         int max = type == DATA
                 ? maxData
-                : type == ABORT || type == STALL || type == GONE
+                : type == ABORT || type == STALL || type == GONE || type == FENCED
                         ? Rendezvous.MAX_REASON_BYTES
-                        : type == LEAVE || type == REJOIN || type == WATCH || type == REUNION ? 0 : -1;
+                        : type == HEARTBEAT
+                                ? Integer.BYTES
+                                : type == LEAVE || type == REJOIN || type == WATCH || type == REUNION ? 0 : -1;
         if (max < 0) {
             throw new ProtocolException("a message of unknown type " + type);
         }
         if (length < 0 || length > max) {
             throw new ProtocolException("a message of " + length + " bytes, above the limit of " + max);
+        }
+        if (type == HEARTBEAT && length != max) {
+            throw new ProtocolException("a heartbeat of " + length + " bytes, not " + max);
         }
         byte[] bytes = readBytes(in, length);
         byte[] mac = readBytes(in, JobToken.MAC_BYTES);

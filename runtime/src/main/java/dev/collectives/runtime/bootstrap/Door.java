@@ -1,5 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
+import java.time.Duration;
+
 /**
  * The server of a TCP job as its {@link TcpAdmission} sees it: rank 0's {@link TcpRoot}, or a standalone
  * {@link RendezvousServer}. It decides whom to admit as which rank, and takes in those admitted.
@@ -28,4 +30,14 @@ interface Door {
 
     /** Ends the job for {@code reason}, once: an authenticated peer that cannot be a member means a wrong launch. */
     void endJob(String reason);
+
+    /** How long a member may be silent before it is declared dead, as the greeting says; zero: no heartbeats. */
+    default Duration heartbeatTimeout() {
+        return Duration.ZERO;
+    }
+
+    /** Why rank {@code rank} was excluded from the job, or null if it was not: a rank whose connection ended asks. */
+    default String exclusion(int rank) {
+        return null;
+    }
 }

@@ -3,14 +3,20 @@ package dev.collectives.runtime.bootstrap;
 import java.io.IOException;
 import java.net.ProtocolException;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Function;
 
 /**
  * A TCP rendezvous served by a process of its own, as torchrun's agent hosts its store: every rank, rank 0 too,
@@ -31,10 +37,13 @@ public final class RendezvousServer implements Door, AutoCloseable {
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
     /** How long the ranks may take to join, and each operation, unless said otherwise: as the ranks' own default. */
     public static final Duration DEFAULT_TIMEOUT = Settings.DEFAULT_TIMEOUT;
+    /** How long a rank may be silent before it is declared dead, unless said otherwise: as the ranks' own default. */
+    public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Settings.DEFAULT_HEARTBEAT_TIMEOUT;
 
     private final RendezvousEndpoint endpoint;
     private final int size;
     private final Duration timeout;
+    private final Duration heartbeatTimeout;
     private final ServerSocket socket;
     private final TcpAdmission admission;
     private final ExecutorService threads =
@@ -48,15 +57,28 @@ public final class RendezvousServer implements Door, AutoCloseable {
     private final StallVerdict stalls;
     private final Members members;
     private final DeathNews news;
+    private final Liveness liveness;
+    /** The server's heartbeats to each member that joined; null where none beat. */
+    private final Heartbeats.Beat[] beats;
+    /** Why each rank was excluded from the job, or null: an excluded process that wakes asks. */
+    private final String[] exclusions;
+    /** The connections whose end has been dealt with (a death declared, or the member left), never to be again. */
+    private final Set<Channel> ended = new HashSet<>();
+
     private String fatal;
     private boolean closed;
     /** The last operation served. */
     private volatile int sequence;
 
-    private RendezvousServer(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout) {
+    private RendezvousServer(
+            RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, Duration heartbeatTimeout) {
         this.endpoint = endpoint;
         this.size = size;
         this.timeout = timeout;
+        this.heartbeatTimeout = heartbeatTimeout;
+        this.liveness = new Liveness(size, heartbeatTimeout, System::nanoTime);
+        this.beats = new Heartbeats.Beat[size];
+        this.exclusions = new String[size];
         this.roster = new Roster(size, 0, "the rendezvous server at " + endpoint);
         this.members = new Members(size);
         this.stalls = new StallVerdict(size, lock, members::hasLeft, () -> fatal != null, this::endJob);
@@ -70,13 +92,27 @@ public final class RendezvousServer implements Door, AutoCloseable {
      * each operation, and the joining, within {@code timeout}.
      */
     public static RendezvousServer start(RendezvousEndpoint endpoint, int size, String jobToken, Duration timeout) {
+        return start(endpoint, size, jobToken, timeout, DEFAULT_HEARTBEAT_TIMEOUT);
+    }
+
+    /**
+     * As {@link #start(RendezvousEndpoint, int, String, Duration)}; a rank that sends nothing, not even a heartbeat,
+     * for {@code heartbeatTimeout} is declared dead and excluded from the job (the ranks beat at a sixth of it).
+     */
+    public static RendezvousServer start(
+            RendezvousEndpoint endpoint, int size, String jobToken, Duration timeout, Duration heartbeatTimeout) {
         if (endpoint.kind() != RendezvousEndpoint.Kind.TCP || size < 1) {
             throw BootstrapException.settings(
                     -1, "a rendezvous server serves a tcp:// endpoint for one rank or more, not " + endpoint);
         }
-        RendezvousServer server = new RendezvousServer(endpoint, size, JobToken.of(jobToken, -1), timeout);
+        if (heartbeatTimeout.isNegative() || heartbeatTimeout.isZero()) {
+            throw BootstrapException.settings(-1, "the heartbeat timeout " + heartbeatTimeout + " is not positive");
+        }
+        RendezvousServer server =
+                new RendezvousServer(endpoint, size, JobToken.of(jobToken, -1), timeout, heartbeatTimeout);
         server.admission.open();
         server.threads.execute(server::serveOperations);
+        server.threads.execute(server::watchSilence);
         return server;
     }
 
@@ -152,6 +188,18 @@ public final class RendezvousServer implements Door, AutoCloseable {
     }
 
     @Override
+    public Duration heartbeatTimeout() {
+        return heartbeatTimeout;
+    }
+
+    @Override
+    public String exclusion(int rank) {
+        synchronized (lock) {
+            return rank >= 0 && rank < size ? exclusions[rank] : null;
+        }
+    }
+
+    @Override
     public void unclaim(int rank) {
         synchronized (lock) {
             roster.unclaim(rank);
@@ -169,9 +217,20 @@ public final class RendezvousServer implements Door, AutoCloseable {
             } else {
                 roster.join(rank, member);
             }
+            liveness.heard(rank);
+            stopBeats(rank); // a dead rank's, where a replacement takes its place
+            beats[rank] = Heartbeats.start(member, -1, heartbeatTimeout);
             lock.notifyAll();
         }
         threads.execute(() -> listen(rank, member));
+    }
+
+    /** Stops the heartbeats to rank {@code rank}'s connection, if any. */
+    private void stopBeats(int rank) {
+        if (beats[rank] != null) {
+            beats[rank].close();
+            beats[rank] = null;
+        }
     }
 
     // ---- each member's messages ------------------------------------------------------------------------------
@@ -182,13 +241,30 @@ public final class RendezvousServer implements Door, AutoCloseable {
             try {
                 frame = member.receiveAny();
             } catch (ProtocolException e) {
-                endJob(member.peer() + " sent " + e.getMessage());
+                fence(rank, member, "it sent " + e.getMessage());
                 return;
             } catch (IOException e) {
                 died(rank, member, e);
                 return;
             }
+            synchronized (lock) {
+                if (!ended.contains(member)) {
+                    liveness.heard(rank);
+                }
+            }
             switch (frame.type()) {
+                case Channel.HEARTBEAT -> {
+                    int says = ByteBuffer.wrap(frame.bytes()).getInt();
+                    if (says != rank) {
+                        fence(rank, member, "it sent heartbeats for rank " + says);
+                        return;
+                    }
+                }
+                case Channel.DATA, Channel.REUNION -> deliver(rank, member, frame);
+                case Channel.GONE, Channel.REJOIN, Channel.FENCED -> {
+                    fence(rank, member, "it sent a message of type " + frame.type() + ", which only a server sends");
+                    return;
+                }
                 case Channel.ABORT -> {
                     endJob(member.peer() + " ended the job: " + frame.text());
                     return;
@@ -196,13 +272,19 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 case Channel.LEAVE -> {
                     synchronized (lock) {
                         members.leave(rank);
+                        ended.add(member);
+                        liveness.forget(rank);
+                        stopBeats(rank);
                         lock.notifyAll();
                     }
                     return;
                 }
                 case Channel.STALL -> stalls.stalled(rank, frame.text());
                 case Channel.WATCH -> watch(rank, member);
-                default -> deliver(rank, member, frame);
+                default -> {
+                    fence(rank, member, "it sent a message of unknown type " + frame.type());
+                    return;
+                }
             }
         }
     }
@@ -215,8 +297,11 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 return;
             }
         }
-        endJob(member.peer() + " sent a message for operation #" + frame.operation() + " before its message for "
-                + "the operation before was used");
+        fence(
+                rank,
+                member,
+                "it sent a message for operation #" + frame.operation() + " before its message for "
+                        + "the operation before was used");
     }
 
     /** Member {@code rank} watches its job from now on: a death it has not heard of yet is news at once. */
@@ -234,16 +319,52 @@ public final class RendezvousServer implements Door, AutoCloseable {
 
     /** Member {@code rank}'s connection ended without its leaving: its process died, unless the job had ended. */
     private void died(int rank, Channel member, IOException e) {
+        declareDead(rank, member, when -> "its connection ended " + when + " (" + e + ")", null);
+    }
+
+    /**
+     * Declares rank {@code rank}, on {@code member}, dead, and excludes it from the job: it was silent past the
+     * heartbeat timeout, or sent what a member may not. It hears why (where it still reads) and its connection
+     * closes; if it wakes, asking again tells it the same; only a replacement may take its place.
+     */
+    private void fence(int rank, Channel member, String why) {
+        String exclusion = "rank " + rank + " was excluded from the job at " + endpoint + ": " + why
+                + "; only a replacement may take its place";
+        if (!declareDead(rank, member, when -> why + " " + when, exclusion)) {
+            return;
+        }
+        try {
+            member.send(Channel.FENCED, sequence, Channel.truncate(exclusion), Deadline.briefly(timeout));
+        } catch (IOException ignored) {
+            // it cannot hear it now: if it wakes, it asks
+        }
+        member.close();
+    }
+
+    /**
+     * Declares the death of rank {@code rank} on {@code member}, {@code how} it died given when ("while the job ran"),
+     * excluded for {@code exclusion} where not null: every survivor that watches hears of it at once, the others at
+     * their next operation; before every rank joined, it ends the job. Returns false where the job had ended, the
+     * rank had left or its death on that connection was declared already.
+     */
+    private boolean declareDead(int rank, Channel member, Function<String, String> how, String exclusion) {
         String reason;
         boolean formed;
         List<Channel> told = new ArrayList<>();
         synchronized (lock) {
-            if (closed || fatal != null || members.hasLeft(rank)) {
-                return;
+            if (closed || fatal != null || members.hasLeft(rank) || !ended.add(member)) {
+                return false;
+            }
+            liveness.forget(rank);
+            if (roster.member(rank) == member) {
+                stopBeats(rank);
+            }
+            if (exclusion != null) {
+                exclusions[rank] = exclusion;
             }
             formed = roster.complete();
-            String when = formed ? "while the job ran" : "while the ranks were joining";
-            reason = member.peer() + " is gone: its connection ended " + when + " (" + e + ")";
+            reason = member.peer() + " is gone: "
+                    + how.apply(formed ? "while the job ran" : "while the ranks were joining");
             if (formed) {
                 members.died(rank, reason);
                 news.died(rank, reason).forEach(r -> told.add(roster.member(r)));
@@ -252,12 +373,33 @@ public final class RendezvousServer implements Door, AutoCloseable {
         }
         if (!formed) {
             endJob(reason);
-            return;
+            return true;
         }
         LOG.log(System.Logger.Level.DEBUG, () -> "at " + endpoint + ": " + reason);
         synchronized (telling) {
             Deadline brief = Deadline.briefly(timeout);
             told.forEach(watcher -> Roster.tellGone(watcher, reason, sequence, brief));
+        }
+        return true;
+    }
+
+    /** Declares dead, and excludes, every member silent past the heartbeat timeout, until the job ends. */
+    private void watchSilence() {
+        long every = Heartbeats.interval(heartbeatTimeout).toNanos();
+        while (true) {
+            Map<Integer, Channel> silent = new TreeMap<>();
+            synchronized (lock) {
+                long next = System.nanoTime() + every;
+                for (long left = every; !closed && fatal == null && left > 0; left = next - System.nanoTime()) {
+                    waitForNews(Deadline.after(Duration.ofNanos(left)));
+                }
+                if (closed || fatal != null) {
+                    return;
+                }
+                liveness.silent().forEach(r -> silent.put(r, roster.member(r)));
+            }
+            String why = "no heartbeat for " + Settings.formatDuration(heartbeatTimeout);
+            silent.forEach((rank, member) -> fence(rank, member, why));
         }
     }
 
@@ -447,6 +589,11 @@ public final class RendezvousServer implements Door, AutoCloseable {
             lock.notifyAll();
         }
         TcpAdmission.closeQuietly(socket);
+        synchronized (lock) {
+            for (int r = 0; r < size; r++) {
+                stopBeats(r);
+            }
+        }
         synchronized (telling) {
             members().forEach(Channel::close);
         }

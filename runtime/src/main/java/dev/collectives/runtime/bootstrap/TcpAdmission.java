@@ -238,6 +238,7 @@ final class TcpAdmission {
         out.writeInt(Channel.VERSION);
         out.write(serverNonce);
         out.writeByte(door.standalone() ? Channel.STANDALONE : Channel.SERVED_BY_RANK_0);
+        out.writeInt((int) Math.min(Integer.MAX_VALUE, door.heartbeatTimeout().toMillis()));
         out.flush();
         int magic = in.readInt();
         int version = in.readInt();
@@ -255,6 +256,9 @@ final class TcpAdmission {
         byte[] claim = JobToken.ints(rank, size);
         boolean joins = token.verify(mac, "join", serverNonce, clientNonce, claim);
         boolean replaces = !joins && token.verify(mac, "replace", serverNonce, clientNonce, claim);
+        if (!joins && !replaces && token.verify(mac, "fate", serverNonce, clientNonce, claim)) {
+            return answerFate(channel, rank);
+        }
         if (!joins && !replaces) {
             return reject(
                     channel,
@@ -286,6 +290,18 @@ final class TcpAdmission {
         }
         door.join(rank, channel, replaces);
         return null;
+    }
+
+    /**
+     * Tells a rank whose connection ended whether, and why, it was excluded from the job; either way it is not
+     * admitted, and the job goes on as it was.
+     */
+    private String answerFate(Channel channel, int rank) throws IOException {
+        String exclusion = door.exclusion(rank);
+        channel.out().writeByte(exclusion != null ? Channel.EXCLUDED : Channel.REJECTED);
+        Channel.writeText(channel.out(), exclusion != null ? exclusion : "rank " + rank + " was not excluded");
+        channel.out().flush();
+        return exclusion != null ? exclusion : "not excluded";
     }
 
     /**

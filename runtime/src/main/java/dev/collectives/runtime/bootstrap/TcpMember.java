@@ -31,6 +31,12 @@ final class TcpMember extends Exchange {
     private static final Duration VERDICT_GRACE = Duration.ofSeconds(2);
 
     private final Channel root;
+    /** Where the server is and the job's token: a rank whose connection ended asks it whether it was excluded. */
+    private final RendezvousEndpoint endpoint;
+
+    private final JobToken token;
+    /** This rank's heartbeats to the server, where it asked for them; null where it did not. */
+    private final Heartbeats.Beat beat;
     /** Who serves the rendezvous, for messages: "rank 0 at tcp://host:port" or "the rendezvous server at …". */
     private final String server;
     /** Whether a standalone server serves it (the greeting says), which answers every operation with every value. */
@@ -52,11 +58,15 @@ final class TcpMember extends Exchange {
             int size,
             Duration timeout,
             Channel root,
+            JobToken token,
             boolean replacement,
-            boolean standalone) {
+            Greeting greeting) {
         super(rank, size, endpoint.toString(), timeout);
         this.root = root;
-        this.standalone = standalone;
+        this.endpoint = endpoint;
+        this.token = token;
+        this.standalone = greeting.standalone();
+        this.beat = greeting.beats() ? Heartbeats.start(root, rank, greeting.heartbeatTimeout()) : null;
         this.server = serverAt(endpoint, standalone);
         this.replacement = replacement;
         this.rejoined = !replacement;
@@ -64,7 +74,9 @@ final class TcpMember extends Exchange {
 
     /**
      * Joins the job as rank {@code rank}, or as a {@code replacement} of that rank, which died; rank 0 joins only a
-     * {@code standalone} server (what the others meet, the server's greeting says).
+     * {@code standalone} server (what the others meet, the server's greeting says). Where the server beats, this rank
+     * beats too, as often as the server's heartbeat timeout asks, and fails when it hears nothing from the server for
+     * {@code heartbeatTimeout} (or the server's, if longer).
      */
     static TcpMember join(
             RendezvousEndpoint endpoint,
@@ -72,6 +84,7 @@ final class TcpMember extends Exchange {
             int size,
             JobToken token,
             Duration timeout,
+            Duration heartbeatTimeout,
             boolean replacement,
             boolean standalone) {
         String expected = serverAt(endpoint, standalone);
@@ -102,9 +115,12 @@ final class TcpMember extends Exchange {
             try {
                 channel = new Channel(socket, expected);
                 Channel connected = channel;
-                boolean served =
+                Greeting greeting =
                         channel.within(deadline, () -> handshake(connected, endpoint, rank, size, token, replacement));
-                return new TcpMember(endpoint, rank, size, timeout, channel, replacement, served);
+                if (greeting.beats()) {
+                    channel.expectBeats(max(heartbeatTimeout, greeting.heartbeatTimeout()));
+                }
+                return new TcpMember(endpoint, rank, size, timeout, channel, token, replacement, greeting);
             } catch (EOFException | SocketException e) {
                 // the server closed before greeting: it is shutting down a failed attempt, or is not up yet
                 attempts.closed++;
@@ -181,12 +197,48 @@ final class TcpMember extends Exchange {
         }
     }
 
-    /** Proves the token both ways; returns whether the server is a standalone one (its greeting says). */
-    private static boolean handshake(
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    /**
+     * What the server's greeting says: its nonce, whether it is a standalone one, and its heartbeat timeout (zero:
+     * none).
+     */
+    private record Greeting(byte[] serverNonce, boolean standalone, Duration heartbeatTimeout) {
+        /** Whether the ranks and the server beat: only a standalone server does. */
+        boolean beats() {
+            return standalone && !heartbeatTimeout.isZero();
+        }
+    }
+
+    /** Proves the token both ways; returns what the server's greeting said. */
+    private static Greeting handshake(
             Channel channel, RendezvousEndpoint endpoint, int rank, int size, JobToken token, boolean replacement)
             throws IOException {
         DataInputStream in = channel.in();
-        DataOutputStream out = channel.out();
+        Greeting greeting = greeting(in, endpoint, rank);
+        String server = serverAt(endpoint, greeting.standalone());
+        byte[] clientNonce = JobToken.nonce();
+        byte[] claim = claim(channel.out(), greeting, clientNonce, rank, size, token, replacement ? "replace" : "join");
+        byte answer = in.readByte();
+        if (answer == Channel.REJECTED) {
+            throw BootstrapException.remote(rank, server + " turned rank " + rank + " away: " + Channel.readText(in));
+        }
+        byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
+        if (answer != Channel.ACCEPTED || !token.verify(mac, "accept", greeting.serverNonce(), clientNonce, claim)) {
+            throw BootstrapException.failed(
+                    rank,
+                    "the server at " + endpoint + " does not hold this job's token"
+                            + " (another job's rendezvous on the same port, or a wrong " + Settings.JOB_TOKEN
+                            + " here)",
+                    null);
+        }
+        channel.authenticated(Channel.sessionKey(token, greeting.serverNonce(), clientNonce, rank), false, server);
+        return greeting;
+    }
+
+    private static Greeting greeting(DataInputStream in, RendezvousEndpoint endpoint, int rank) throws IOException {
         int magic = in.readInt();
         int version = in.readInt();
         if (magic != Channel.MAGIC || version != Channel.VERSION) {
@@ -199,31 +251,52 @@ final class TcpMember extends Exchange {
         }
         byte[] serverNonce = Channel.readBytes(in, JobToken.NONCE_BYTES);
         boolean standalone = in.readByte() == Channel.STANDALONE;
-        String server = serverAt(endpoint, standalone);
-        byte[] clientNonce = JobToken.nonce();
+        return new Greeting(serverNonce, standalone, Duration.ofMillis(Math.max(0, in.readInt())));
+    }
+
+    /** Claims rank {@code rank} as {@code kind} ("join", "replace" or "fate"); returns what the MACs cover. */
+    private static byte[] claim(
+            DataOutputStream out,
+            Greeting greeting,
+            byte[] clientNonce,
+            int rank,
+            int size,
+            JobToken token,
+            String kind)
+            throws IOException {
         byte[] claim = JobToken.ints(rank, size);
         out.writeInt(Channel.MAGIC);
         out.writeInt(Channel.VERSION);
         out.writeInt(rank);
         out.writeInt(size);
         out.write(clientNonce);
-        out.write(token.mac(replacement ? "replace" : "join", serverNonce, clientNonce, claim));
+        out.write(token.mac(kind, greeting.serverNonce(), clientNonce, claim));
         out.flush();
-        byte answer = in.readByte();
-        if (answer == Channel.REJECTED) {
-            throw BootstrapException.remote(rank, server + " turned rank " + rank + " away: " + Channel.readText(in));
+        return claim;
+    }
+
+    /**
+     * Why the server excluded this rank from the job, asked once its connection ended (the server closes an excluded
+     * rank's connection, and the message that said why may never have come); null if it did not, or cannot say.
+     */
+    private String exclusion() {
+        if (!standalone) {
+            return null;
         }
-        byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
-        if (answer != Channel.ACCEPTED || !token.verify(mac, "accept", serverNonce, clientNonce, claim)) {
-            throw BootstrapException.failed(
-                    rank,
-                    "the server at " + endpoint + " does not hold this job's token"
-                            + " (another job's rendezvous on the same port, or a wrong " + Settings.JOB_TOKEN
-                            + " here)",
-                    null);
+        Deadline deadline = Deadline.briefly(timeout());
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), deadline.timeoutMillis());
+            Channel channel = new Channel(socket, server);
+            return channel.within(deadline, () -> {
+                Greeting greeting = greeting(channel.in(), endpoint, rank());
+                claim(channel.out(), greeting, JobToken.nonce(), rank(), size(), token, "fate");
+                byte answer = channel.in().readByte();
+                String text = Channel.readText(channel.in());
+                return answer == Channel.EXCLUDED ? text : null;
+            });
+        } catch (IOException | BootstrapException e) {
+            return null; // the server is gone too: the failure says what this rank saw
         }
-        channel.authenticated(Channel.sessionKey(token, serverNonce, clientNonce, rank), false, server);
-        return standalone;
     }
 
     @Override
@@ -264,7 +337,7 @@ final class TcpMember extends Exchange {
     private void watchRoot(Consumer<String> onFailure) {
         String failure;
         try {
-            Channel.Frame frame = root.receiveAny();
+            Channel.Frame frame = root.receiveNews();
             if (frame.type() == Channel.LEAVE) {
                 return;
             }
@@ -273,14 +346,20 @@ final class TcpMember extends Exchange {
                 onFailure.accept(frame.text());
                 return;
             }
-            failure = frame.type() == Channel.ABORT
+            failure = frame.type() == Channel.ABORT || frame.type() == Channel.FENCED
                     ? frame.text()
                     : server + " sent a message for operation #" + frame.operation() + " while the job ran";
+        } catch (Channel.Silence e) {
+            failure = server + " sent nothing, not even a heartbeat, while the job ran: " + e.getMessage()
+                    + " (it is stopped, cut off from this host, or gone)";
         } catch (IOException e) {
             if (ending) {
                 return;
             }
-            failure = server + " is gone: the connection ended while the job ran (" + e + ")";
+            String exclusion = exclusion();
+            failure = exclusion != null
+                    ? exclusion + " (" + server + " said so once this rank's connection ended while the job ran)"
+                    : server + " is gone: the connection ended while the job ran (" + e + ")";
         }
         heardEnd = failure;
         onFailure.accept(failure);
@@ -342,7 +421,7 @@ final class TcpMember extends Exchange {
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
-        if (frame.type() == Channel.ABORT) {
+        if (frame.type() == Channel.ABORT || frame.type() == Channel.FENCED) {
             throw fail(BootstrapException.remote(
                     rank(),
                     frame.text() + " (reported by " + server + " while the replacement of rank " + rank()
@@ -414,7 +493,7 @@ final class TcpMember extends Exchange {
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
-        if (frame.type() == Channel.ABORT) {
+        if (frame.type() == Channel.ABORT || frame.type() == Channel.FENCED) {
             throw fail(BootstrapException.remote(
                     rank(), frame.text() + " (reported by " + server + " during " + operation() + ")"));
         }
@@ -427,7 +506,13 @@ final class TcpMember extends Exchange {
 
     private BootstrapException failure(IOException e, Deadline deadline) {
         String what;
-        if (e instanceof SocketTimeoutException) {
+        String exclusion = e instanceof EOFException || e instanceof SocketException ? exclusion() : null;
+        if (exclusion != null) {
+            what = exclusion + " (" + server + " said so once this rank's connection ended during " + operation() + ")";
+        } else if (e instanceof Channel.Silence) {
+            what = server + " sent nothing, not even a heartbeat, during " + operation() + ": " + e.getMessage()
+                    + " (it is stopped, cut off from this host, or gone)";
+        } else if (e instanceof SocketTimeoutException) {
             what = server + " did not complete " + operation() + " " + deadline.within()
                     + " and did not say why: it is late or stuck itself (it names any other rank that is)";
         } else if (e instanceof ProtocolException) {
@@ -443,6 +528,9 @@ final class TcpMember extends Exchange {
     @Override
     protected void doClose() {
         ending = true;
+        if (beat != null) {
+            beat.close();
+        }
         if (!failed()) {
             try {
                 root.send(Channel.LEAVE, sequence(), new byte[0], Deadline.after(Duration.ofSeconds(1)));

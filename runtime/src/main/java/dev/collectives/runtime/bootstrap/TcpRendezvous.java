@@ -21,11 +21,12 @@ final class TcpRendezvous {
             int size,
             JobToken token,
             Duration timeout,
+            Duration heartbeatTimeout,
             boolean replacement,
             Function<String, Optional<String>> options) {
         boolean standalone = Settings.standalone(options.apply(Settings.SERVER), rank);
         return rank == 0 && !replacement && !standalone
                 ? TcpRoot.serve(endpoint, size, token, timeout)
-                : TcpMember.join(endpoint, rank, size, token, timeout, replacement, standalone);
+                : TcpMember.join(endpoint, rank, size, token, timeout, heartbeatTimeout, replacement, standalone);
     }
 }

@@ -109,6 +109,7 @@ final class RankThreadsForTests {
         in.readInt();
         byte[] serverNonce = in.readNBytes(JobToken.NONCE_BYTES);
         in.readByte(); // who serves: rank 0, or a standalone server
+        in.readInt(); // its heartbeat timeout: this connection never beats
         byte[] clientNonce = JobToken.nonce();
         out.writeInt(Channel.MAGIC);
         out.writeInt(Channel.VERSION);
