@@ -214,6 +214,24 @@ final class ChildRank implements AutoCloseable {
         process.destroyForcibly();
     }
 
+    /** Sends the process {@code signal} ("STOP", "CONT") with {@code kill}, as an operator would. */
+    void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid()))
+                    .redirectErrorStream(true)
+                    .start();
+            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (kill.waitFor() != 0) {
+                fail("kill -" + signal + " " + process.pid() + " failed: " + output);
+            }
+        } catch (IOException e) {
+            throw new AssertionError("cannot run kill", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     @Override
     public void close() {
         process.destroyForcibly();
