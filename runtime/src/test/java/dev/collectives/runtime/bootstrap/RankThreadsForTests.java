@@ -101,8 +101,45 @@ final class RankThreadsForTests {
      * and reads rank 0's answer, and then behaves as the test makes it.
      */
     static Socket admittedAs(int port, int rank, int size) throws IOException {
-        JobToken token = JobToken.of(TOKEN, rank);
         Socket s = connectWhenListening(port);
+        Claim claim = claim(s, rank, size, "join");
+        assertTrue(claim.answer() == Channel.ACCEPTED, "rank 0 turned rank " + rank + " away");
+        new DataInputStream(s.getInputStream()).readNBytes(JobToken.MAC_BYTES);
+        return s;
+    }
+
+    /**
+     * A connection admitted by the server at {@code port} as {@code rank} of {@code size}, whose messages are
+     * authenticated as a member's: it sends and reads what the test makes it, and never beats.
+     */
+    static Channel memberAs(int port, int rank, int size) throws IOException {
+        Socket s = connectWhenListening(port);
+        Claim claim = claim(s, rank, size, "join");
+        assertTrue(claim.answer() == Channel.ACCEPTED, "the server turned rank " + rank + " away");
+        Channel channel = new Channel(s, "the server");
+        channel.in().readNBytes(JobToken.MAC_BYTES);
+        channel.authenticated(
+                Channel.sessionKey(JobToken.of(TOKEN, rank), claim.serverNonce(), claim.clientNonce(), rank),
+                false,
+                "the server");
+        return channel;
+    }
+
+    /** What the server at {@code port} answers rank {@code rank} of {@code size} asking whether it was excluded. */
+    static String fate(int port, int rank, int size) throws IOException {
+        try (Socket s = connectWhenListening(port)) {
+            Claim claim = claim(s, rank, size, "fate");
+            String text = Channel.readText(new DataInputStream(s.getInputStream()));
+            return (claim.answer() == Channel.EXCLUDED ? "excluded: " : "not excluded: ") + text;
+        }
+    }
+
+    /** A claim's nonces and the server's answer to it (the byte that says whether it was admitted). */
+    private record Claim(byte[] serverNonce, byte[] clientNonce, byte answer) {}
+
+    /** Reads the greeting on {@code s} and claims {@code rank} of {@code size} as {@code kind}. */
+    private static Claim claim(Socket s, int rank, int size, String kind) throws IOException {
+        JobToken token = JobToken.of(TOKEN, rank);
         DataInputStream in = new DataInputStream(s.getInputStream());
         DataOutputStream out = new DataOutputStream(s.getOutputStream());
         in.readInt();
@@ -116,11 +153,9 @@ final class RankThreadsForTests {
         out.writeInt(rank);
         out.writeInt(size);
         out.write(clientNonce);
-        out.write(token.mac("join", serverNonce, clientNonce, JobToken.ints(rank, size)));
+        out.write(token.mac(kind, serverNonce, clientNonce, JobToken.ints(rank, size)));
         out.flush();
-        assertTrue(in.readByte() == Channel.ACCEPTED, "rank 0 turned rank " + rank + " away");
-        in.readNBytes(JobToken.MAC_BYTES);
-        return s;
+        return new Claim(serverNonce, clientNonce, in.readByte());
     }
 
     /** Sends the header of a message that announces {@code length} bytes on the admitted {@code member}. */
