@@ -209,6 +209,10 @@ public final class RendezvousServer implements Door, AutoCloseable {
     @Override
     public void join(int rank, Channel member, boolean replacement) {
         synchronized (lock) {
+            if (closed) { // it was told it was admitted as the server closed: its connection ending says the rest
+                member.close();
+                return;
+            }
             if (replacement) {
                 roster.replace(rank, member);
                 members.replaced(rank);
@@ -221,8 +225,8 @@ public final class RendezvousServer implements Door, AutoCloseable {
             stopBeats(rank); // a dead rank's, where a replacement takes its place
             beats[rank] = Heartbeats.start(member, -1, heartbeatTimeout);
             lock.notifyAll();
+            threads.execute(() -> listen(rank, member)); // before close() can shut the threads down
         }
-        threads.execute(() -> listen(rank, member));
     }
 
     /** Stops the heartbeats to rank {@code rank}'s connection, if any. */
