@@ -33,7 +33,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *                         or byte REJECTED, int length, UTF-8 reason
  *                         or, to a "fate" claim (a rank whose connection ended asks whether it was excluded),
  *                            byte EXCLUDED, int length, UTF-8 reason, or REJECTED and why not
- * message    byte type (DATA | ABORT | LEAVE | STALL | GONE | REJOIN | WATCH | REUNION | HEARTBEAT | FENCED),
+ * message    byte type (DATA | ABORT | LEAVE | STALL | GONE | REJOIN | WATCH | REUNION | HEARTBEAT | FENCED
+ *            | REFUSED),
  *            int operation, int length, bytes,
  *            byte[32] HMAC(session key; ...)
  *            (an ABORT from rank 0 ends the job; one from another rank asks rank 0 to end it; LEAVE: a rank
@@ -44,7 +45,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *            tells a replacement the number of its first operation, where the survivors meet it; HEARTBEAT: a sign
  *            of life, both ways, where the greeting gave a heartbeat timeout, the bytes the sender's rank (-1 from the
  *            server); FENCED: the server excluded the member, which was silent past the heartbeat timeout or sent
- *            what a member may not, the bytes say why, and its connection closes after it)
+ *            what a member may not, the bytes say why, and its connection closes after it; REFUSED: the server
+ *            turned away a claim to join, which every member logs at once, the bytes say whose and why)
  * </pre>
  *
  * <p>Where the greeting gives a heartbeat timeout, any message counts as a sign of life. A member reads its server's
@@ -80,6 +82,8 @@ final class Channel implements AutoCloseable {
     static final byte HEARTBEAT = 9;
     /** From a standalone server: the member is excluded from the job; the bytes say why; its connection closes. */
     static final byte FENCED = 10;
+    /** From a standalone server: it turned away a claim to join (a wrong token, another version); the bytes say which. */
+    static final byte REFUSED = 11;
     /** The answer to a "fate" claim: the rank was excluded from the job; the reason follows. */
     static final byte EXCLUDED = 2;
 
@@ -296,7 +300,7 @@ final class Channel implements AutoCloseable {
 
     /**
      * Decodes one message sent in {@code direction} under {@code key}. Its length is checked against the bound of
-     * its type (DATA: {@code maxData}, ABORT, STALL, GONE and FENCED: {@link Rendezvous#MAX_REASON_BYTES}, HEARTBEAT:
+     * its type (DATA: {@code maxData}, ABORT, STALL, GONE, FENCED, REFUSED: {@link Rendezvous#MAX_REASON_BYTES}, HEARTBEAT:
      * 4, the others: none) before anything is allocated,
      * so no sequence of bytes makes it allocate more than that, and it reads no more than the message's own bytes.
      */
@@ -306,7 +310,7 @@ final class Channel implements AutoCloseable {
         int length = in.readInt();
         int max = type == DATA
                 ? maxData
-                : type == ABORT || type == STALL || type == GONE || type == FENCED
+                : type == ABORT || type == STALL || type == GONE || type == FENCED || type == REFUSED
                         ? Rendezvous.MAX_REASON_BYTES
                         : type == HEARTBEAT
                                 ? Integer.BYTES

@@ -36,6 +36,9 @@ interface Door {
         return Duration.ZERO;
     }
 
+    /** A claim to join was turned away without ending the job ({@code what} says whose and why): news to the members. */
+    default void refused(String what) {}
+
     /** Why rank {@code rank} was excluded from the job, or null if it was not: a rank whose connection ended asks. */
     default String exclusion(int rank) {
         return null;

@@ -187,6 +187,22 @@ public final class RendezvousServer implements Door, AutoCloseable {
         }
     }
 
+    /** Tells every member that joined of a claim turned away, so that each logs it at once (best effort). */
+    @Override
+    public void refused(String what) {
+        byte[] text = Channel.truncate(what);
+        synchronized (telling) {
+            Deadline brief = Deadline.briefly(timeout);
+            for (Channel member : members()) {
+                try {
+                    member.send(Channel.REFUSED, sequence, text, brief);
+                } catch (IOException ignored) {
+                    // that member is gone or stuck: its listener or the heartbeats say so
+                }
+            }
+        }
+    }
+
     @Override
     public Duration heartbeatTimeout() {
         return heartbeatTimeout;

@@ -312,8 +312,8 @@ final class TcpAdmission {
     private String reject(Channel channel, String reason, boolean endsJob) throws IOException {
         if (endsJob) {
             door.endJob(reason);
-        } else {
-            note(reason);
+        } else if (note(reason)) {
+            door.refused(reason);
         }
         channel.out().writeByte(Channel.REJECTED);
         Channel.writeText(channel.out(), reason);
@@ -321,11 +321,10 @@ final class TcpAdmission {
         return reason;
     }
 
-    private void note(String what) {
+    /** Notes {@code what} for the timeout message; whether it was noted (at most {@link #MAX_NOTES} are). */
+    private boolean note(String what) {
         synchronized (turnedAway) {
-            if (turnedAway.size() < MAX_NOTES) {
-                turnedAway.add(what);
-            }
+            return turnedAway.size() < MAX_NOTES && turnedAway.add(what);
         }
     }
 

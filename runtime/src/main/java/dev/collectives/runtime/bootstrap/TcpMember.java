@@ -30,6 +30,8 @@ final class TcpMember extends Exchange {
     /** How long past an operation's deadline a member waits for rank 0's verdict. */
     private static final Duration VERDICT_GRACE = Duration.ofSeconds(2);
 
+    private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
+
     private final Channel root;
     /** Where the server is and the job's token: a rank whose connection ended asks it whether it was excluded. */
     private final RendezvousEndpoint endpoint;
@@ -338,6 +340,10 @@ final class TcpMember extends Exchange {
         String failure;
         try {
             Channel.Frame frame = root.receiveNews();
+            while (frame.type() == Channel.REFUSED) {
+                logRefused(frame.text());
+                frame = root.receiveNews();
+            }
             if (frame.type() == Channel.LEAVE) {
                 return;
             }
@@ -417,7 +423,7 @@ final class TcpMember extends Exchange {
     private void awaitRejoin(Deadline deadline) {
         Channel.Frame frame;
         try {
-            frame = root.receive(sequence(), 0, deadline.extendedBy(VERDICT_GRACE));
+            frame = next(0, deadline);
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -489,7 +495,7 @@ final class TcpMember extends Exchange {
     private byte[] receive(int maxBytes, Deadline deadline) {
         Channel.Frame frame;
         try {
-            frame = root.receive(sequence(), maxBytes, deadline.extendedBy(VERDICT_GRACE));
+            frame = next(maxBytes, deadline);
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -502,6 +508,22 @@ final class TcpMember extends Exchange {
                     BootstrapException.failed(rank(), server + " closed the rendezvous during " + operation(), null));
         }
         return frame.bytes();
+    }
+
+    /** The server's next message of this operation, by the deadline and its grace, after the claims it refused. */
+    private Channel.Frame next(int maxBytes, Deadline deadline) throws IOException {
+        while (true) {
+            Channel.Frame frame = root.receive(sequence(), maxBytes, deadline.extendedBy(VERDICT_GRACE));
+            if (frame.type() != Channel.REFUSED) {
+                return frame;
+            }
+            logRefused(frame.text());
+        }
+    }
+
+    /** A claim the server turned away while this rank waits: a rank that never joins may be the one refused. */
+    private void logRefused(String what) {
+        LOG.log(System.Logger.Level.WARNING, () -> server + " turned a claim away: " + what);
     }
 
     private BootstrapException failure(IOException e, Deadline deadline) {

@@ -137,9 +137,21 @@ final class RankThreadsForTests {
     /** A claim's nonces and the server's answer to it (the byte that says whether it was admitted). */
     private record Claim(byte[] serverNonce, byte[] clientNonce, byte answer) {}
 
+    /** What the server at {@code port} answers a claim for rank {@code rank} of {@code size} made with {@code token}. */
+    static String claimWith(String token, int port, int rank, int size) throws IOException {
+        try (Socket s = connectWhenListening(port)) {
+            Claim claim = claim(s, JobToken.of(token, rank), rank, size, "join");
+            assertTrue(claim.answer() == Channel.REJECTED, "a claim with token " + token + " was admitted");
+            return Channel.readText(new DataInputStream(s.getInputStream()));
+        }
+    }
+
     /** Reads the greeting on {@code s} and claims {@code rank} of {@code size} as {@code kind}. */
     private static Claim claim(Socket s, int rank, int size, String kind) throws IOException {
-        JobToken token = JobToken.of(TOKEN, rank);
+        return claim(s, JobToken.of(TOKEN, rank), rank, size, kind);
+    }
+
+    private static Claim claim(Socket s, JobToken token, int rank, int size, String kind) throws IOException {
         DataInputStream in = new DataInputStream(s.getInputStream());
         DataOutputStream out = new DataOutputStream(s.getOutputStream());
         in.readInt();
