@@ -39,6 +39,8 @@ final class TcpMember extends Exchange {
     private final JobToken token;
     /** This rank's heartbeats to the server, where it asked for them; null where it did not. */
     private final Heartbeats.Beat beat;
+    /** How long this rank waits for a sign of life from the server (where it beats). */
+    private final Duration heartbeatTimeout;
     /** Who serves the rendezvous, for messages: "rank 0 at tcp://host:port" or "the rendezvous server at …". */
     private final String server;
     /** Whether a standalone server serves it (the greeting says), which answers every operation with every value. */
@@ -59,6 +61,7 @@ final class TcpMember extends Exchange {
             int rank,
             int size,
             Duration timeout,
+            Duration heartbeatTimeout,
             Channel root,
             JobToken token,
             boolean replacement,
@@ -69,6 +72,7 @@ final class TcpMember extends Exchange {
         this.token = token;
         this.standalone = greeting.standalone();
         this.beat = greeting.beats() ? Heartbeats.start(root, rank, greeting.heartbeatTimeout()) : null;
+        this.heartbeatTimeout = heartbeatTimeout;
         this.server = serverAt(endpoint, standalone);
         this.replacement = replacement;
         this.rejoined = !replacement;
@@ -119,10 +123,11 @@ final class TcpMember extends Exchange {
                 Channel connected = channel;
                 Greeting greeting =
                         channel.within(deadline, () -> handshake(connected, endpoint, rank, size, token, replacement));
+                Duration silence = max(heartbeatTimeout, greeting.heartbeatTimeout());
                 if (greeting.beats()) {
-                    channel.expectBeats(max(heartbeatTimeout, greeting.heartbeatTimeout()));
+                    channel.expectBeats(silence);
                 }
-                return new TcpMember(endpoint, rank, size, timeout, channel, token, replacement, greeting);
+                return new TcpMember(endpoint, rank, size, timeout, silence, channel, token, replacement, greeting);
             } catch (EOFException | SocketException e) {
                 // the server closed before greeting: it is shutting down a failed attempt, or is not up yet
                 attempts.closed++;
@@ -278,27 +283,36 @@ final class TcpMember extends Exchange {
     }
 
     /**
-     * Why the server excluded this rank from the job, asked once its connection ended (the server closes an excluded
-     * rank's connection, and the message that said why may never have come); null if it did not, or cannot say.
+     * Why the server excluded this rank from the job, asked once its connection ended or the server fell silent (the
+     * server closes an excluded rank's connection, and the message that said why may never have come): for as long
+     * as the heartbeat timeout, so that a network that comes back in that time still tells it; null if the server
+     * did not exclude it, or cannot be reached to say.
      */
     private String exclusion() {
-        if (!standalone) {
+        if (beat == null) {
             return null;
         }
-        Deadline deadline = Deadline.briefly(timeout());
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), deadline.timeoutMillis());
-            Channel channel = new Channel(socket, server);
-            return channel.within(deadline, () -> {
-                Greeting greeting = greeting(channel.in(), endpoint, rank());
-                claim(channel.out(), greeting, JobToken.nonce(), rank(), size(), token, "fate");
-                byte answer = channel.in().readByte();
-                String text = Channel.readText(channel.in());
-                return answer == Channel.EXCLUDED ? text : null;
-            });
-        } catch (IOException | BootstrapException e) {
-            return null; // the server is gone too: the failure says what this rank saw
+        Deadline patience = Deadline.after(heartbeatTimeout);
+        Backoff backoff = new Backoff(patience, FIRST_RETRY_MILLIS, LAST_RETRY_MILLIS);
+        while (!patience.expired()) {
+            Deadline attempt = Deadline.after(Duration.ofMillis(Math.min(1000, patience.remainingMillis())));
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), attempt.timeoutMillis());
+                Channel channel = new Channel(socket, server);
+                return channel.within(attempt, () -> {
+                    Greeting greeting = greeting(channel.in(), endpoint, rank());
+                    claim(channel.out(), greeting, JobToken.nonce(), rank(), size(), token, "fate");
+                    byte answer = channel.in().readByte();
+                    String text = Channel.readText(channel.in());
+                    return answer == Channel.EXCLUDED ? text : null;
+                });
+            } catch (ConnectException | BootstrapException e) {
+                return null; // nothing serves there any more: the failure says what this rank saw
+            } catch (IOException e) {
+                backoff.pause(); // the network may come back
+            }
         }
+        return null;
     }
 
     @Override
@@ -355,17 +369,17 @@ final class TcpMember extends Exchange {
             failure = frame.type() == Channel.ABORT || frame.type() == Channel.FENCED
                     ? frame.text()
                     : server + " sent a message for operation #" + frame.operation() + " while the job ran";
-        } catch (Channel.Silence e) {
-            failure = server + " sent nothing, not even a heartbeat, while the job ran: " + e.getMessage()
-                    + " (it is stopped, cut off from this host, or gone)";
         } catch (IOException e) {
             if (ending) {
                 return;
             }
-            String exclusion = exclusion();
+            String exclusion = excludedAfter(e, "while the job ran");
             failure = exclusion != null
-                    ? exclusion + " (" + server + " said so once this rank's connection ended while the job ran)"
-                    : server + " is gone: the connection ended while the job ran (" + e + ")";
+                    ? exclusion
+                    : e instanceof Channel.Silence
+                            ? server + " sent nothing, not even a heartbeat, while the job ran: " + e.getMessage()
+                                    + " (it is stopped, cut off from this host, or gone)"
+                            : server + " is gone: the connection ended while the job ran (" + e + ")";
         }
         heardEnd = failure;
         onFailure.accept(failure);
@@ -526,11 +540,30 @@ final class TcpMember extends Exchange {
         LOG.log(System.Logger.Level.WARNING, () -> server + " turned a claim away: " + what);
     }
 
+    /**
+     * Why the server excluded this rank, asked after {@code e} ended its connection or was the server's silence,
+     * {@code when} ("during allgather #3"), as the failure says it; null where it did not, or cannot say.
+     */
+    private String excludedAfter(IOException e, String when) {
+        boolean silent = e instanceof Channel.Silence;
+        if (!silent && !(e instanceof EOFException) && !(e instanceof SocketException)) {
+            return null;
+        }
+        String exclusion = exclusion();
+        return exclusion == null
+                ? null
+                : exclusion + " (" + server + " said so when this rank asked, once "
+                        + (silent
+                                ? "it had heard nothing from it for " + Settings.formatDuration(heartbeatTimeout)
+                                : "its connection had ended")
+                        + " " + when + ")";
+    }
+
     private BootstrapException failure(IOException e, Deadline deadline) {
         String what;
-        String exclusion = e instanceof EOFException || e instanceof SocketException ? exclusion() : null;
+        String exclusion = excludedAfter(e, "during " + operation());
         if (exclusion != null) {
-            what = exclusion + " (" + server + " said so once this rank's connection ended during " + operation() + ")";
+            what = exclusion;
         } else if (e instanceof Channel.Silence) {
             what = server + " sent nothing, not even a heartbeat, during " + operation() + ": " + e.getMessage()
                     + " (it is stopped, cut off from this host, or gone)";

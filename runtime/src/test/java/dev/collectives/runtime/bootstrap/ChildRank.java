@@ -81,7 +81,23 @@ final class ChildRank implements AutoCloseable {
             Map<String, String> variables,
             boolean echo,
             String... args) {
-        List<String> command = new ArrayList<>(List.of(
+        return start(List.of(), name, main, jvmOptions, variables, echo, args);
+    }
+
+    /**
+     * As above, the JVM started by {@code launcher} (e.g. {@code ip netns exec NAME}, to run it in a network
+     * namespace of its own).
+     */
+    static ChildRank start(
+            List<String> launcher,
+            String name,
+            Class<?> main,
+            List<String> jvmOptions,
+            Map<String, String> variables,
+            boolean echo,
+            String... args) {
+        List<String> command = new ArrayList<>(launcher);
+        command.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:TieredStopAtLevel=1",
                 "-XX:+UseSerialGC",
