@@ -60,7 +60,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class Channel implements AutoCloseable {
     static final int MAGIC = 0x436f4c4c;
-    static final int VERSION = 4;
+    static final int VERSION = 5;
     static final byte ACCEPTED = 0;
     static final byte REJECTED = 1;
     static final byte DATA = 1;
