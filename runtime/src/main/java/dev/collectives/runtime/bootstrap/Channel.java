@@ -283,16 +283,19 @@ final class Channel implements AutoCloseable {
 
     /**
      * Sends a heartbeat with {@code bytes}, unless another message is being sent (that one is a sign of life too);
-     * one that cannot be sent by {@code deadline} closes the connection, which its reader then hears.
+     * one that cannot be sent by {@code deadline} closes the connection, which its reader then hears. Returns
+     * whether it was sent.
      */
-    void beat(byte[] bytes, Deadline deadline) {
+    boolean beat(byte[] bytes, Deadline deadline) {
         if (!sendTurn.tryLock()) {
-            return;
+            return false;
         }
         try {
             write(HEARTBEAT, 0, bytes, deadline);
+            return true;
         } catch (IOException e) {
             close();
+            return false;
         } finally {
             sendTurn.unlock();
         }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The heartbeats of this process: one daemon thread that beats on every control connection that asks for it, and
@@ -43,11 +44,18 @@ final class Heartbeats {
         return Duration.ofMillis(Math.max(1, timeout.toMillis() / 6));
     }
 
-    /** Beats on {@code channel} every {@link #interval} of {@code timeout}, saying {@code rank} (the sender's). */
-    static Beat start(Channel channel, int rank, Duration timeout) {
+    /**
+     * Beats on {@code channel} every {@link #interval} of {@code timeout}, saying {@code rank} (the sender's), and
+     * counts each beat sent in {@code sent} where given.
+     */
+    static Beat start(Channel channel, int rank, Duration timeout, LongAdder sent) {
         byte[] bytes = JobToken.ints(rank);
         Duration every = interval(timeout);
-        return new Beat(BEATER.scheduleWithFixedDelay(
-                () -> channel.beat(bytes, Deadline.after(timeout)), 0, every.toMillis(), TimeUnit.MILLISECONDS));
+        Runnable beat = () -> {
+            if (channel.beat(bytes, Deadline.after(timeout)) && sent != null) {
+                sent.increment();
+            }
+        };
+        return new Beat(BEATER.scheduleWithFixedDelay(beat, 0, every.toMillis(), TimeUnit.MILLISECONDS));
     }
 }

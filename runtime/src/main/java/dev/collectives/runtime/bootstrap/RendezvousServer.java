@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
@@ -64,6 +65,10 @@ public final class RendezvousServer implements Door, AutoCloseable {
     private final String[] exclusions;
     /** The connections whose end has been dealt with (a death declared, or the member left), never to be again. */
     private final Set<Channel> ended = new HashSet<>();
+    /** The heartbeats this server sent to its members, and received from them. */
+    private final LongAdder beatsSent = new LongAdder();
+
+    private final LongAdder beatsReceived = new LongAdder();
 
     private String fatal;
     private boolean closed;
@@ -144,6 +149,16 @@ public final class RendezvousServer implements Door, AutoCloseable {
             }
             return Optional.ofNullable(fatal);
         }
+    }
+
+    /** How many heartbeats this server has sent to its ranks so far (each a message of 45 bytes). */
+    public long heartbeatsSent() {
+        return beatsSent.sum();
+    }
+
+    /** How many heartbeats this server has received from its ranks so far (each a message of 45 bytes). */
+    public long heartbeatsReceived() {
+        return beatsReceived.sum();
     }
 
     /** Why each rank that died while the job ran is gone, in the order they died. */
@@ -239,7 +254,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
             }
             liveness.heard(rank);
             stopBeats(rank); // a dead rank's, where a replacement takes its place
-            beats[rank] = Heartbeats.start(member, -1, heartbeatTimeout);
+            beats[rank] = Heartbeats.start(member, -1, heartbeatTimeout, beatsSent);
             lock.notifyAll();
             threads.execute(() -> listen(rank, member)); // before close() can shut the threads down
         }
@@ -274,6 +289,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
             }
             switch (frame.type()) {
                 case Channel.HEARTBEAT -> {
+                    beatsReceived.increment();
                     int says = ByteBuffer.wrap(frame.bytes()).getInt();
                     if (says != rank) {
                         fence(rank, member, "it sent heartbeats for rank " + says);

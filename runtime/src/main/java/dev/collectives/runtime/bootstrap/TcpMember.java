@@ -71,7 +71,7 @@ final class TcpMember extends Exchange {
         this.endpoint = endpoint;
         this.token = token;
         this.standalone = greeting.standalone();
-        this.beat = greeting.beats() ? Heartbeats.start(root, rank, greeting.heartbeatTimeout()) : null;
+        this.beat = greeting.beats() ? Heartbeats.start(root, rank, greeting.heartbeatTimeout(), null) : null;
         this.heartbeatTimeout = heartbeatTimeout;
         this.server = serverAt(endpoint, standalone);
         this.replacement = replacement;
@@ -113,6 +113,7 @@ final class TcpMember extends Exchange {
                 continue;
             } catch (IOException e) {
                 attempts.other = e.toString();
+                attempts.others++;
                 closeQuietly(socket);
                 backoff.pause();
                 continue;
@@ -127,6 +128,10 @@ final class TcpMember extends Exchange {
                 if (greeting.beats()) {
                     channel.expectBeats(silence);
                 }
+                if (attempts.failed() > 0) {
+                    LOG.log(System.Logger.Level.DEBUG, () -> "rank " + rank + " reached " + expected + " after "
+                            + attempts.failed() + " failed attempts: " + attempts);
+                }
                 return new TcpMember(endpoint, rank, size, timeout, silence, channel, token, replacement, greeting);
             } catch (EOFException | SocketException e) {
                 // the server closed before greeting: it is shutting down a failed attempt, or is not up yet
@@ -135,6 +140,7 @@ final class TcpMember extends Exchange {
                 attempts.silent++;
             } catch (IOException e) {
                 attempts.other = e.toString();
+                attempts.others++;
             } catch (BootstrapException e) {
                 closeQuietly(channel);
                 throw e;
@@ -160,10 +166,16 @@ final class TcpMember extends Exchange {
         int unanswered;
         int closed;
         int silent;
+        int others;
         String other;
 
         Attempts(String who) {
             this.who = who;
+        }
+
+        /** How many attempts failed. */
+        int failed() {
+            return refused + unanswered + closed + silent + others;
         }
 
         @Override
