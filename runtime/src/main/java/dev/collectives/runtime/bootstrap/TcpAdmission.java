@@ -21,6 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The door of a TCP job's server ({@link Door}: rank 0's {@link TcpRoot} or a {@link RendezvousServer}): accepts connections for as long as the rendezvous is open and admits each
@@ -57,8 +58,19 @@ final class TcpAdmission {
     /** The shutdown hook that holds this JVM's exit until the acceptor stops, or null; guarded by this. */
     private Thread exitHold;
 
-    /** A connection still handshaking, and where it came from. */
-    private record Handshake(Channel channel, String from) {}
+    /**
+     * A connection still handshaking, and where it came from. Whichever first {@link #settle}s it decides its fate:
+     * the handshake, which admits it, or the acceptor, which drops it to make room.
+     */
+    private record Handshake(Channel channel, String from, AtomicBoolean settled) {
+        Handshake(Channel channel, String from) {
+            this(channel, from, new AtomicBoolean());
+        }
+
+        boolean settle() {
+            return settled.compareAndSet(false, true);
+        }
+    }
 
     /** Admits members through {@code server} to {@code door}; each handshake within {@code handshakeLimit}. */
     TcpAdmission(ServerSocket server, JobToken token, Door door, Duration handshakeLimit) {
@@ -200,7 +212,7 @@ final class TcpAdmission {
     private void start(Handshake handshake) {
         while (!handshaking.offer(handshake)) { // only this thread adds, so this ends
             Handshake oldest = handshaking.poll();
-            if (oldest != null) {
+            if (oldest != null && oldest.settle()) { // not one being admitted this very moment
                 note("a connection from " + oldest.from() + " was dropped: " + MAX_HANDSHAKES
                         + " connections were handshaking at once");
                 oldest.channel().close();
@@ -214,7 +226,7 @@ final class TcpAdmission {
         String from = handshake.from();
         Deadline deadline = Deadline.after(handshakeLimit);
         try {
-            String rejection = channel.within(deadline, () -> admit(channel, from));
+            String rejection = channel.within(deadline, () -> admit(handshake));
             if (rejection != null) {
                 channel.close();
             }
@@ -229,8 +241,10 @@ final class TcpAdmission {
         }
     }
 
-    /** Admits the peer on {@code channel}, or answers why not; returns the rejection, null when admitted. */
-    private String admit(Channel channel, String from) throws IOException {
+    /** Admits the peer of {@code handshake}, or answers why not; returns the rejection, null when admitted. */
+    private String admit(Handshake handshake) throws IOException {
+        Channel channel = handshake.channel();
+        String from = handshake.from();
         DataOutputStream out = channel.out();
         DataInputStream in = channel.in();
         byte[] serverNonce = JobToken.nonce();
@@ -264,6 +278,9 @@ final class TcpAdmission {
                     channel,
                     "a connection from " + from + " claiming rank " + rank + " presented a wrong job token",
                     false);
+        }
+        if (!handshake.settle()) {
+            return "dropped"; // by the acceptor, to make room, before it claimed anything: it may try again
         }
         String ended = door.ended();
         if (ended != null) {

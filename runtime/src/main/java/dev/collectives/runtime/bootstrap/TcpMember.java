@@ -129,8 +129,10 @@ final class TcpMember extends Exchange {
                     channel.expectBeats(silence);
                 }
                 if (attempts.failed() > 0) {
-                    LOG.log(System.Logger.Level.DEBUG, () -> "rank " + rank + " reached " + expected + " after "
-                            + attempts.failed() + " failed attempts: " + attempts);
+                    LOG.log(
+                            System.Logger.Level.DEBUG,
+                            () -> "rank " + rank + " reached " + expected + " after " + attempts.failed()
+                                    + " failed attempts: " + attempts);
                 }
                 return new TcpMember(endpoint, rank, size, timeout, silence, channel, token, replacement, greeting);
             } catch (EOFException | SocketException e) {
