@@ -31,13 +31,7 @@ class HeartbeatTest {
     private final String endpoint = "tcp://127.0.0.1:" + port;
 
     private Bootstrap.Builder rank(int rank) {
-        return Bootstrap.builder()
-                .rank(rank)
-                .size(3)
-                .rendezvous(endpoint)
-                .timeout(TIMEOUT)
-                .jobToken(RankThreadsForTests.TOKEN)
-                .option("rendezvousServer", "standalone");
+        return RankThreadsForTests.memberOfServer(endpoint, rank, 3, TIMEOUT);
     }
 
     @Test

@@ -14,12 +14,14 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class NetworkNamespace implements AutoCloseable {
     private final String name;
-    private final String inside;
+    /** The namespace's end of the pair. */
+    private final String device;
+
     private final String subnet;
 
-    private NetworkNamespace(String name, String inside, String subnet) {
+    private NetworkNamespace(String name, String device, String subnet) {
         this.name = name;
-        this.inside = inside;
+        this.device = device;
         this.subnet = subnet;
     }
 
@@ -34,13 +36,13 @@ final class NetworkNamespace implements AutoCloseable {
             return new Result(null, "ip netns add was refused: " + refused.get());
         }
         List<String[]> steps = new ArrayList<>();
-        steps.add(new String[] {"ip", "link", "add", outside, "type", "veth", "peer", "name", namespace.inside});
-        steps.add(new String[] {"ip", "link", "set", namespace.inside, "netns", namespace.name});
+        steps.add(new String[] {"ip", "link", "add", outside, "type", "veth", "peer", "name", namespace.device});
+        steps.add(new String[] {"ip", "link", "set", namespace.device, "netns", namespace.name});
         steps.add(new String[] {"ip", "addr", "add", namespace.host() + "/30", "dev", outside});
         steps.add(new String[] {"ip", "link", "set", outside, "up"});
-        steps.add(namespace.inside("ip", "addr", "add", subnet + ".2/30", "dev", namespace.inside));
-        steps.add(namespace.inside("ip", "link", "set", namespace.inside, "up"));
-        steps.add(namespace.inside("ip", "link", "set", "lo", "up"));
+        steps.add(namespace.inNamespace("ip", "addr", "add", namespace.inside() + "/30", "dev", namespace.device));
+        steps.add(namespace.inNamespace("ip", "link", "set", namespace.device, "up"));
+        steps.add(namespace.inNamespace("ip", "link", "set", "lo", "up"));
         for (String[] step : steps) {
             Optional<String> failed = run(step);
             if (failed.isPresent()) {
@@ -59,6 +61,11 @@ final class NetworkNamespace implements AutoCloseable {
         return subnet + ".1";
     }
 
+    /** The namespace's address on the pair. */
+    String inside() {
+        return subnet + ".2";
+    }
+
     /** The command that starts a process inside the namespace: it is followed by the process's own command. */
     List<String> launcher() {
         return List.of("ip", "netns", "exec", name);
@@ -66,14 +73,14 @@ final class NetworkNamespace implements AutoCloseable {
 
     /** Brings the namespace's end of the pair down: nothing passes either way until {@link #restore()}. */
     void cut() {
-        require(run(inside("ip", "link", "set", inside, "down")));
+        require(run(inNamespace("ip", "link", "set", device, "down")));
     }
 
     void restore() {
-        require(run(inside("ip", "link", "set", inside, "up")));
+        require(run(inNamespace("ip", "link", "set", device, "up")));
     }
 
-    private String[] inside(String... command) {
+    private String[] inNamespace(String... command) {
         List<String> all = new ArrayList<>(launcher());
         all.addAll(List.of(command));
         return all.toArray(String[]::new);

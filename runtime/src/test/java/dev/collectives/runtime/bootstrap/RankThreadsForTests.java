@@ -97,6 +97,20 @@ final class RankThreadsForTests {
     }
 
     /**
+     * The settings of rank {@code rank} of {@code size} joining the {@link RendezvousServer} at {@code endpoint}
+     * (every rank a member), each step within {@code timeout}.
+     */
+    static Bootstrap.Builder memberOfServer(String endpoint, int rank, int size, Duration timeout) {
+        return Bootstrap.builder()
+                .rank(rank)
+                .size(size)
+                .rendezvous(endpoint)
+                .timeout(timeout)
+                .jobToken(TOKEN)
+                .option("rendezvousServer", "standalone");
+    }
+
+    /**
      * A raw connection admitted by rank 0 at {@code port} as {@code rank} of {@code size}: it proves the job token
      * and reads rank 0's answer, and then behaves as the test makes it.
      */

@@ -63,35 +63,12 @@ class RefusedClaimTest {
         logger.setUseParentHandlers(parentHandlers);
     }
 
-    private Bootstrap.Builder rank(int rank, Duration timeout) {
-        return Bootstrap.builder()
-                .rank(rank)
-                .size(3)
-                .rendezvous(endpoint)
-                .timeout(timeout)
-                .jobToken(RankThreadsForTests.TOKEN)
-                .option("rendezvousServer", "standalone");
-    }
-
     @Test
     void everyWaitingRankLogsAClaimWithAWrongTokenAtOnceAndTheJobGoesOn() throws Exception {
         Duration timeout = Duration.ofSeconds(60);
         try (RendezvousServer server =
                 RendezvousServer.start(RendezvousEndpoint.parse(endpoint), 3, RankThreadsForTests.TOKEN, timeout)) {
-            CountDownLatch joined = new CountDownLatch(2);
-            List<RankThreadsForTests.Outcome<Integer>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
-                if (rank == 2) { // first a claim with the wrong token, then the right one, once the others wait
-                    RankThreadsForTests.await(joined);
-                    String refused = RankThreadsForTests.claimWith(WRONG_TOKEN, port, 2, 3);
-                    assertTrue(refused.contains("claiming rank 2 presented a wrong job token"), refused);
-                    assertTrue(logged.await(60, TimeUnit.SECONDS), "the waiting ranks logged " + warnings);
-                }
-                try (Rendezvous rendezvous = rank(rank, timeout).build().rendezvous()) {
-                    joined.countDown();
-                    return rendezvous.allGather(new byte[] {(byte) rank}).length;
-                }
-            });
-            for (RankThreadsForTests.Outcome<Integer> outcome : outcomes) {
+            for (RankThreadsForTests.Outcome<Integer> outcome : jobWithAWrongClaim(timeout, true)) {
                 assertEquals(3, outcome.get());
             }
             assertEquals(2, warnings.size(), warnings.toString());
@@ -110,18 +87,7 @@ class RefusedClaimTest {
         Duration timeout = Duration.ofSeconds(2);
         try (RendezvousServer server =
                 RendezvousServer.start(RendezvousEndpoint.parse(endpoint), 3, RankThreadsForTests.TOKEN, timeout)) {
-            CountDownLatch joined = new CountDownLatch(2);
-            List<RankThreadsForTests.Outcome<Integer>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
-                if (rank == 2) {
-                    RankThreadsForTests.await(joined);
-                    RankThreadsForTests.claimWith(WRONG_TOKEN, port, 2, 3);
-                    return 0;
-                }
-                try (Rendezvous rendezvous = rank(rank, timeout).build().rendezvous()) {
-                    joined.countDown();
-                    return rendezvous.allGather(new byte[] {(byte) rank}).length;
-                }
-            });
+            List<RankThreadsForTests.Outcome<Integer>> outcomes = jobWithAWrongClaim(timeout, false);
             String verdict = server.awaitEnd().orElseThrow();
             assertTrue(
                     verdict.matches("rank 2 did not join at " + endpoint + " within 2 s; turned away: a connection "
@@ -133,5 +99,31 @@ class RefusedClaimTest {
                         outcomes.get(rank).message());
             }
         }
+    }
+
+    /**
+     * Ranks 0 and 1 join and allgather; once both have joined, a claim for rank 2 with the wrong token comes, and
+     * then, where {@code rankTwoJoins}, once both logged it, rank 2 itself. Each outcome: how many values the rank's
+     * allgather gave.
+     */
+    private List<RankThreadsForTests.Outcome<Integer>> jobWithAWrongClaim(Duration timeout, boolean rankTwoJoins) {
+        CountDownLatch joined = new CountDownLatch(2);
+        return RankThreadsForTests.run(3, rank -> () -> {
+            if (rank == 2) {
+                RankThreadsForTests.await(joined);
+                String refused = RankThreadsForTests.claimWith(WRONG_TOKEN, port, 2, 3);
+                assertTrue(refused.contains("claiming rank 2 presented a wrong job token"), refused);
+                if (!rankTwoJoins) {
+                    return 0;
+                }
+                assertTrue(logged.await(60, TimeUnit.SECONDS), "the waiting ranks logged " + warnings);
+            }
+            try (Rendezvous rendezvous = RankThreadsForTests.memberOfServer(endpoint, rank, 3, timeout)
+                    .build()
+                    .rendezvous()) {
+                joined.countDown();
+                return rendezvous.allGather(new byte[] {(byte) rank}).length;
+            }
+        });
     }
 }
