@@ -70,23 +70,13 @@ final class ChildRank implements AutoCloseable {
     /** {@code main} in a JVM that also gets {@code jvmOptions} (e.g. a small heap). */
     static ChildRank start(
             String name, Class<?> main, List<String> jvmOptions, Map<String, String> variables, String... args) {
-        return start(name, main, jvmOptions, variables, false, args);
-    }
-
-    /** As above; with {@code echo}, each line the child prints is also printed here, after its name in brackets. */
-    static ChildRank start(
-            String name,
-            Class<?> main,
-            List<String> jvmOptions,
-            Map<String, String> variables,
-            boolean echo,
-            String... args) {
-        return start(List.of(), name, main, jvmOptions, variables, echo, args);
+        return start(List.of(), name, main, jvmOptions, variables, false, args);
     }
 
     /**
-     * As above, the JVM started by {@code launcher} (e.g. {@code ip netns exec NAME}, to run it in a network
-     * namespace of its own).
+     * As above, the JVM started by {@code launcher} (none, or e.g. {@code ip netns exec NAME} to run it in a network
+     * namespace of its own); with {@code echo}, each line the child prints is also printed here, after its name in
+     * brackets.
      */
     static ChildRank start(
             List<String> launcher,
