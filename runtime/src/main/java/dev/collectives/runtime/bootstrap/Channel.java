@@ -314,8 +314,7 @@ final class Channel implements AutoCloseable {
             write(HEARTBEAT, 0, bytes, deadline);
             return true;
         } catch (IOException e) {
-            close();
-            return false;
+            return false; // past the deadline the socket is closed; a connection that ended, its reader hears
         } finally {
             sendTurn.unlock();
         }

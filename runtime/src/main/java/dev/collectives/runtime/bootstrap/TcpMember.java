@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -497,8 +498,27 @@ final class TcpMember extends Exchange {
     private void tellServer(byte type, byte[] value, Deadline deadline) {
         try {
             root.send(type, sequence(), value, deadline);
+        } catch (SocketException e) {
+            throw fail(saidBeforeItEnded().orElseGet(() -> failure(e, deadline)));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
+        }
+    }
+
+    /**
+     * Why the server ended the job or excluded this rank, where it said so before the connection ended under a send
+     * (the server closes a connection right after it says why, and a heartbeat to it may have found it closed first).
+     */
+    private Optional<BootstrapException> saidBeforeItEnded() {
+        try {
+            Channel.Frame frame = news(
+                    FrameRules.Phase.OPERATION,
+                    () -> root.receive(sequence(), Channel.gatheredBytes(size()), Deadline.briefly(timeout())));
+            return frame.type() == Channel.ABORT || frame.type() == Channel.FENCED
+                    ? Optional.of(reportedEnd(frame))
+                    : Optional.empty();
+        } catch (IOException nothingSaid) {
+            return Optional.empty();
         }
     }
 
