@@ -39,7 +39,7 @@ class CutNetworkTest {
         assumeTrue(created.namespace() != null, created.refusal());
         namespace = created.namespace();
         String endpoint = "tcp://" + namespace.host() + ":" + RankThreadsForTests.freePort();
-        FrozenRanks job = new FrozenRanks(endpoint, SIZE, CUT, children);
+        FrozenRanks job = new FrozenRanks(endpoint, SIZE, CUT, children, true);
         server = job.serve();
         List<ChildRank> ranks = new ArrayList<>();
         for (int r = 0; r < SIZE; r++) {

@@ -5,10 +5,11 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * A sim job of processes served by a {@link RendezvousServer}, whose middle rank's process is stopped ({@code kill
+ * A sim job of processes served by a {@link RendezvousServer} (of its own, or hosted by rank 0's process, the
+ * default), whose middle rank's process is stopped ({@code kill
  * -STOP}) while every rank steps allreduces: the server hears no heartbeat from it, declares it dead and excludes it;
  * every survivor's step fails naming it, and the survivors shrink it away, or take in a replacement, and run checked
  * steps. The stopped process, resumed, fails saying it was excluded.
@@ -27,18 +28,18 @@ class FrozenRankTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {3, 4})
-    void theSurvivorsOfAStoppedRankNameItShrinkItAwayAndStepOn(int size) {
-        FrozenRanks job = new FrozenRanks(endpoint, size, size / 2, children);
+    @CsvSource({"3, true", "4, true", "3, false", "4, false"})
+    void theSurvivorsOfAStoppedRankNameItShrinkItAwayAndStepOn(int size, boolean standalone) {
+        FrozenRanks job = new FrozenRanks(endpoint, size, size / 2, children, standalone);
         for (ChildRank survivor : stopMiddleRank(job, size, "shrink")) {
             job.assertShrunkAndStepped(survivor);
         }
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {3, 4})
-    void theSurvivorsOfAStoppedRankTakeInAReplacementAndStepOn(int size) {
-        FrozenRanks job = new FrozenRanks(endpoint, size, size / 2, children);
+    @CsvSource({"3, true", "4, true", "4, false"})
+    void theSurvivorsOfAStoppedRankTakeInAReplacementAndStepOn(int size, boolean standalone) {
+        FrozenRanks job = new FrozenRanks(endpoint, size, size / 2, children, standalone);
         List<ChildRank> ranks = stopMiddleRank(job, size, "replace");
         ranks.add(job.start(size / 2, List.of(), "replace", Map.of("COLLECTIVES_REPLACEMENT", "1")));
         for (ChildRank rank : ranks) {

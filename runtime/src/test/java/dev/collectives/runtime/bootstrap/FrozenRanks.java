@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The processes ({@link FrozenRankProcess}) of a sim job served by a {@link RendezvousServer} whose rank {@code
- * frozen} the test stops or cuts off, and what the test expects of them.
+ * The processes ({@link FrozenRankProcess}) of a sim job served by a {@link RendezvousServer} (of its own, or hosted
+ * by rank 0's process) whose rank {@code frozen} the test stops or cuts off, and what the test expects of them.
  */
 final class FrozenRanks {
     static final Duration LONG = Duration.ofSeconds(90);
@@ -21,19 +21,27 @@ final class FrozenRanks {
     private final int size;
     private final int frozen;
     private final List<ChildRank> children;
+    /** Whether a server of its own serves the job ({@link #serve}), else rank 0's process. */
+    private final boolean standalone;
 
-    /** Processes of a job of {@code size} at {@code endpoint}, kept in {@code children} (which the test kills). */
-    FrozenRanks(String endpoint, int size, int frozen, List<ChildRank> children) {
+    /**
+     * Processes of a job of {@code size} at {@code endpoint}, kept in {@code children} (which the test kills), served
+     * by a {@code standalone} server or by rank 0's process.
+     */
+    FrozenRanks(String endpoint, int size, int frozen, List<ChildRank> children, boolean standalone) {
         this.endpoint = endpoint;
         this.size = size;
         this.frozen = frozen;
         this.children = children;
+        this.standalone = standalone;
     }
 
-    /** Serves the job, with {@link #HEARTBEAT_TIMEOUT}. */
+    /** Serves the job, with {@link #HEARTBEAT_TIMEOUT}, where a server of its own serves it; else null. */
     RendezvousServer serve() {
-        return RendezvousServer.start(
-                RendezvousEndpoint.parse(endpoint), size, RankThreadsForTests.TOKEN, LONG, HEARTBEAT_TIMEOUT);
+        return standalone
+                ? RendezvousServer.start(
+                        RendezvousEndpoint.parse(endpoint), size, RankThreadsForTests.TOKEN, LONG, HEARTBEAT_TIMEOUT)
+                : null;
     }
 
     /**
@@ -45,7 +53,10 @@ final class FrozenRanks {
         variables.put("COLLECTIVES_RANK", String.valueOf(rank));
         variables.put("COLLECTIVES_WORLD_SIZE", String.valueOf(size));
         variables.put("COLLECTIVES_RENDEZVOUS", endpoint);
-        variables.put("COLLECTIVES_RENDEZVOUS_SERVER", "standalone");
+        if (standalone) {
+            variables.put("COLLECTIVES_RENDEZVOUS_SERVER", "standalone");
+        }
+        variables.put("COLLECTIVES_HEARTBEAT_TIMEOUT", HEARTBEAT_TIMEOUT.toSeconds() + "s");
         variables.put("COLLECTIVES_JOB_TOKEN", RankThreadsForTests.TOKEN);
         variables.put("COLLECTIVES_BOOTSTRAP_TIMEOUT", "60s");
         variables.put("COLLECTIVES_SIM_TIMEOUT", "60s");
