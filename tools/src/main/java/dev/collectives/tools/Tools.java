@@ -13,6 +13,7 @@ import dev.collectives.tools.bench.FusionBenchmark;
 import dev.collectives.tools.bench.MemoryBenchmark;
 import dev.collectives.tools.bench.OverheadBenchmark;
 import dev.collectives.tools.bench.PlotCommand;
+import dev.collectives.tools.bench.RendezvousBenchmark;
 import dev.collectives.tools.bench.ShapesBenchmark;
 import dev.collectives.tools.bench.SimAllReduceBenchmark;
 import dev.collectives.tools.differential.DifferentialCommand;
@@ -141,6 +142,7 @@ public final class Tools {
                 ShapesBenchmark.class,
                 FusionBenchmark.class,
                 SimAllReduceBenchmark.class,
+                RendezvousBenchmark.class,
                 PlotCommand.class
             },
             exitCodeListHeading = "%nExit status:%n",

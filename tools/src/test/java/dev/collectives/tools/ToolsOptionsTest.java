@@ -79,6 +79,7 @@ class ToolsOptionsTest {
         "bench shapes",
         "bench fusion",
         "bench sim-allreduce",
+        "bench rendezvous",
         "bench plot"
     })
     void everyCommandHasHelp(String command) {

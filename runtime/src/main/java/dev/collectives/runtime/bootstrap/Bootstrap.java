@@ -35,6 +35,8 @@ import java.util.function.Supplier;
  * <tr><td>COLLECTIVES_RENDEZVOUS</td><td>collectives.rendezvous</td><td>tcp://MASTER_ADDR:MASTER_PORT when both
  * are set (under torchrun, MASTER_PORT + 1: torchrun's agent serves at MASTER_PORT)</td></tr>
  * <tr><td>COLLECTIVES_BOOTSTRAP_TIMEOUT</td><td>collectives.bootstrapTimeout</td><td>120 s, per step</td></tr>
+ * <tr><td>COLLECTIVES_HEARTBEAT_TIMEOUT</td><td>collectives.heartbeatTimeout</td><td>6 s: a rank (or the rendezvous
+ * server) silent that long is declared dead; the server's governs how often the ranks beat</td></tr>
  * <tr><td>COLLECTIVES_JOB_TOKEN</td><td>(none: a secret)</td><td>required when the size is above 1 and the ranks
  * meet through a rendezvous</td></tr>
  * <tr><td>COLLECTIVES_UNIQUE_ID</td><td>collectives.uniqueId</td><td>none; when set (256 hex digits), the ranks form
@@ -62,6 +64,7 @@ public final class Bootstrap {
 
     private final String gathererWhere;
     private final Sourced<Duration> timeout;
+    private final Sourced<Duration> heartbeatTimeout;
     private final Optional<String> jobToken;
     /** The unique id the ranks form their communicator from, made elsewhere; then there is no rendezvous. */
     private final Optional<Sourced<UniqueId>> uniqueId;
@@ -146,6 +149,14 @@ public final class Bootstrap {
                 !timeout.value().isNegative() && !timeout.value().isZero(),
                 r,
                 "the bootstrap timeout " + timeout + " is not positive");
+        this.heartbeatTimeout = sourcedOption(Settings.HEARTBEAT_TIMEOUT)
+                .map(t -> new Sourced<>(Settings.parseDuration(t.value(), t.source()), t.source()))
+                .orElse(new Sourced<>(Settings.DEFAULT_HEARTBEAT_TIMEOUT, "default"));
+        check(
+                !heartbeatTimeout.value().isNegative()
+                        && !heartbeatTimeout.value().isZero(),
+                r,
+                "the heartbeat timeout " + heartbeatTimeout + " is not positive");
         this.jobToken = Optional.ofNullable(b.jobToken)
                 .or(() -> settings.variable(Settings.JOB_TOKEN).map(Sourced::value));
     }
@@ -220,6 +231,14 @@ public final class Bootstrap {
     }
 
     /**
+     * How long this rank waits for a sign of life from the rendezvous server before it fails naming it; where this
+     * process serves the rendezvous, how long a rank may be silent before it is declared dead and excluded.
+     */
+    public Duration heartbeatTimeout() {
+        return heartbeatTimeout.value();
+    }
+
+    /**
      * A backend's own setting, e.g. {@code "sim.timeout"}: from {@link Builder#option}, else the system property
      * {@code collectives.sim.timeout}, else the variable {@code COLLECTIVES_SIM_TIMEOUT} (see
      * {@link #optionVariable}); empty when none is set.
@@ -234,10 +253,12 @@ public final class Bootstrap {
      * is not one came from.
      */
     public Optional<Duration> durationOption(String name) {
+        return sourcedOption(name).map(t -> Settings.parseDuration(t.value(), t.source()));
+    }
+
+    private Optional<Sourced<String>> sourcedOption(String name) {
         String given = options.get(name);
-        Optional<Sourced<String>> text =
-                given != null ? Optional.of(new Sourced<>(given, "builder option " + name)) : settings.option(name);
-        return text.map(t -> Settings.parseDuration(t.value(), t.source()));
+        return given != null ? Optional.of(new Sourced<>(given, "builder option " + name)) : settings.option(name);
     }
 
     /** The variable that sets option {@code name}: "sim.mtlinkSharp" is COLLECTIVES_SIM_MTLINK_SHARP. */
@@ -299,7 +320,8 @@ public final class Bootstrap {
                 rank());
         boolean replacement = Settings.replacement(option(Settings.REPLACEMENT), rank(), where);
         return where.kind() == RendezvousEndpoint.Kind.TCP
-                ? TcpRendezvous.open(where, rank(), size(), token, timeout(), replacement, this::option)
+                ? TcpRendezvous.open(
+                        where, rank(), size(), token, timeout(), heartbeatTimeout(), replacement, this::option)
                 : FileRendezvous.open(where, rank(), size(), token, timeout());
     }
 
@@ -313,7 +335,8 @@ public final class Bootstrap {
         return "rank " + rank + ", world size " + size + ", local rank " + localRank + ", local size "
                 + localSize.map(Object::toString).orElse("unknown") + ", device " + device + ", rendezvous " + where
                 + (Settings.namesStandalone(option(Settings.SERVER)) ? " served by a rendezvous server of its own" : "")
-                + ", timeout " + Settings.formatDuration(timeout()) + " (" + timeout.source() + "), job token "
+                + ", timeout " + Settings.formatDuration(timeout()) + " (" + timeout.source() + "), heartbeat timeout "
+                + Settings.formatDuration(heartbeatTimeout()) + " (" + heartbeatTimeout.source() + "), job token "
                 + (jobToken.isPresent() ? "set" : "not set");
     }
 

@@ -14,6 +14,7 @@ import java.net.ProtocolException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -25,13 +26,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * direction, type, operation number and bytes.
  *
  * <pre>
- * handshake  server -> member: int MAGIC, int VERSION, byte[32] server nonce, byte HOSTED_BY_RANK_0 | STANDALONE
+ * handshake  server -> member: int MAGIC, int VERSION, byte[32] server nonce, byte HOSTED_BY_RANK_0 | STANDALONE,
+ *                              int heartbeat timeout in ms
  *            member -> server: int MAGIC, int VERSION, int rank, int size, byte[32] client nonce,
  *                              byte[32] HMAC(token; claim, server nonce, client nonce, rank, size)
  *                              (claim: "join" for a rank of the job, "replace" for a process that takes the place
- *                              of a rank that died)
- *            server -> member: byte ACCEPTED, byte[32] HMAC(token; "accept", server nonce, client nonce, rank, size)
+ *                              of a rank that died, "fate" for a rank whose connection ended and asks whether it
+ *                              was excluded)
+ *            server -> member: to "join" and "replace":
+ *                              byte ACCEPTED, byte[32] HMAC(token; "accept", server nonce, client nonce, rank, size)
  *                           or byte REJECTED, int length, UTF-8 reason
+ *                              to "fate" (the connection closes after it; the job goes on as it was):
+ *                              byte EXCLUDED, int length, UTF-8 why it was excluded
+ *                           or byte REJECTED, int length, UTF-8 why not
  *            (a member of another VERSION is rejected: the side that sees it names both versions)
  * message    byte type, int operation, int length, bytes, byte[32] HMAC(session key; direction, type, operation, bytes)
  *   member -> server: DATA       its value for an allgather
@@ -44,21 +51,34 @@ import java.util.concurrent.locks.ReentrantLock;
  *                     STALL      it timed out waiting for its work in the library; the bytes say where
  *                     ABORT      it ends the job; the bytes say why
  *                     LEAVE      it closes its rendezvous: its connection ending is no failure; no bytes
+ *                     HEARTBEAT  a sign of life; the bytes: its rank (an int)
  *   server -> member: DATA       an operation's answer, every rank's value or why it is gone ({@link #gathered});
  *                                for a reunion, the ranks replaced (a bitmap)
  *                     REJOIN     to a replacement: the number of its first operation, where the survivors meet it
- *                     GONE       to a watcher: a rank's process died; the bytes say which and how
+ *                     GONE       to a watcher: a rank's process died, or it was excluded; the bytes say which and how
  *                     ABORT      the job ended; the bytes say why
  *                     LEAVE      rank 0 closed the watched job (where its process hosts the server); no bytes
+ *                     HEARTBEAT  a sign of life; the bytes: -1 (an int)
+ *                     FENCED     the member is excluded from the job: it was silent past the heartbeat timeout or
+ *                                sent what a member may not; the bytes say why; its connection closes after it
+ *                     REFUSED    a claim to join was turned away (a wrong token, another version), which every
+ *                                member logs at once; the bytes say whose and why
  * </pre>
  *
- * <p>Which of these is legal in which phase of a connection, both ends check in one place: {@link FrameRules}.
+ * <p>Which of these is legal in which phase of a connection, and which answer to which claim, both ends check in one
+ * place: {@link FrameRules}.
+ *
+ * <p>Both ends beat at a sixth of the heartbeat timeout the greeting gives (on either hosting of the server), and any message counts as a sign of life. The server declares a member silent past it dead and
+ * excludes it; a member reads its server's messages within that timeout ({@link #expectBeats}): the server's silence
+ * past it fails the read ({@link Silence}).
  */
 final class Channel implements AutoCloseable {
     static final int MAGIC = 0x436f4c4c;
-    static final int VERSION = 5;
+    static final int VERSION = 6;
     static final byte ACCEPTED = 0;
     static final byte REJECTED = 1;
+    /** The answer to a "fate" claim: the rank was excluded from the job; the reason follows. */
+    static final byte EXCLUDED = 2;
     // ---- the message types (the table above says who sends each, and what its bytes are) ----
     /** A member's value for an allgather; the server's answer to any operation. */
     static final byte DATA = 1;
@@ -80,6 +100,12 @@ final class Channel implements AutoCloseable {
     static final byte BROADCAST = 9;
     /** A member's value for an allgather of survivors, which goes on without the ranks that are gone. */
     static final byte SURVIVORS = 10;
+    /** A sign of life, both ways; the bytes: the sender's rank (-1 from the server). */
+    static final byte HEARTBEAT = 11;
+    /** From the server: the member is excluded from the job; the bytes say why; its connection closes. */
+    static final byte FENCED = 12;
+    /** From the server: it turned away a claim to join (a wrong token, another version); the bytes say which. */
+    static final byte REFUSED = 13;
 
     /** The greeting's last byte: rank 0's process hosts the server (for messages: "rank 0 at ..."). */
     static final byte HOSTED_BY_RANK_0 = 0;
@@ -99,6 +125,8 @@ final class Channel implements AutoCloseable {
     private final ReentrantLock sendTurn = new ReentrantLock();
     private byte sending;
     private byte receiving;
+    /** How long a read may wait for the other end's next message (0: as long as its deadline says). */
+    private volatile int silenceMillis;
 
     /** A message: its type, the operation it belongs to, and its bytes. */
     record Frame(byte type, int operation, byte[] bytes) {
@@ -147,6 +175,50 @@ final class Channel implements AutoCloseable {
     }
 
     /**
+     * From now on the other end beats at least every so often: a read that hears nothing, not even a heartbeat, for
+     * {@code timeout} fails with {@link Silence}.
+     */
+    void expectBeats(Duration timeout) {
+        silenceMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+    }
+
+    /** The other end sent nothing, not even a heartbeat, for the heartbeat timeout. */
+    static final class Silence extends SocketTimeoutException {
+        private static final long serialVersionUID = 1;
+
+        Silence(int millis) {
+            super("no heartbeat for " + Settings.formatDuration(Duration.ofMillis(millis)));
+        }
+    }
+
+    /** The next message other than a heartbeat, read by {@code deadline} (none: no limit) and within the silence. */
+    private Frame nextNews(Deadline deadline, int maxData) throws IOException {
+        while (true) {
+            int silence = silenceMillis;
+            int limit = deadline == null
+                    ? silence
+                    : silence == 0 ? deadline.timeoutMillis() : Math.min(silence, deadline.timeoutMillis());
+            socket.setSoTimeout(limit);
+            Frame frame;
+            try {
+                frame = deadline == null
+                        ? readFrame(in, sessionKey, receiving, maxData)
+                        : closedPast(deadline, () -> readFrame(in, sessionKey, receiving, maxData));
+            } catch (SocketTimeoutException e) {
+                if (silence > 0 && limit == silence && (deadline == null || !deadline.expired())) {
+                    Silence silent = new Silence(silence);
+                    silent.initCause(e);
+                    throw silent;
+                }
+                throw e;
+            }
+            if (frame.type() != HEARTBEAT) {
+                return frame;
+            }
+        }
+    }
+
+    /**
      * Runs {@code step}, closing the socket past {@code deadline}. It leaves the read timeout alone: a send runs
      * this way while another thread may read with no deadline, and that read must not time out at the send's.
      */
@@ -170,7 +242,6 @@ final class Channel implements AutoCloseable {
      * member fails), so sends take turns; one that cannot get its turn before {@code deadline} times out.
      */
     void send(byte type, int operation, byte[] bytes, Deadline deadline) throws IOException {
-        byte[] mac = sessionKey.mac("message", new byte[] {sending, type}, JobToken.ints(operation), bytes);
         try {
             if (!sendTurn.tryLock(deadline.remainingMillis(), TimeUnit.MILLISECONDS)) {
                 throw new SocketTimeoutException("another message to " + peer + " was still being sent");
@@ -180,18 +251,24 @@ final class Channel implements AutoCloseable {
             throw new InterruptedIOException("interrupted while sending to " + peer);
         }
         try {
-            closedPast(deadline, () -> {
-                out.writeByte(type);
-                out.writeInt(operation);
-                out.writeInt(bytes.length);
-                out.write(bytes);
-                out.write(mac);
-                out.flush();
-                return null;
-            });
+            write(type, operation, bytes, deadline);
         } finally {
             sendTurn.unlock();
         }
+    }
+
+    /** Writes a message; the caller holds the turn to send. */
+    private void write(byte type, int operation, byte[] bytes, Deadline deadline) throws IOException {
+        byte[] mac = sessionKey.mac("message", new byte[] {sending, type}, JobToken.ints(operation), bytes);
+        closedPast(deadline, () -> {
+            out.writeByte(type);
+            out.writeInt(operation);
+            out.writeInt(bytes.length);
+            out.write(bytes);
+            out.write(mac);
+            out.flush();
+            return null;
+        });
     }
 
     /**
@@ -199,7 +276,7 @@ final class Channel implements AutoCloseable {
      * may send at any time (also while others are still joining).
      */
     Frame receive(int operation, int maxData, Deadline deadline) throws IOException {
-        Frame frame = within(deadline, () -> readFrame(in, sessionKey, receiving, maxData));
+        Frame frame = nextNews(deadline, maxData);
         if (frame.type() == DATA && frame.operation() != operation) {
             throw new ProtocolException("a message for operation #" + frame.operation() + " during operation #"
                     + operation + " (the ranks called different operations)");
@@ -207,17 +284,48 @@ final class Channel implements AutoCloseable {
         return frame;
     }
 
-    /** The next message, whatever its operation, without a deadline: the server listens to each member this way. */
+    /**
+     * The next message, whatever its operation, heartbeats too, without a deadline: the server listens to each member
+     * this way.
+     */
     Frame receiveAny() throws IOException {
         socket.setSoTimeout(0);
         return readFrame(in, sessionKey, receiving, Rendezvous.MAX_VALUE_BYTES);
     }
 
     /**
+     * The next message other than a heartbeat, whatever its operation, without a deadline but within the heartbeat
+     * timeout where the other end beats: a member watches its job this way.
+     */
+    Frame receiveNews() throws IOException {
+        return nextNews(null, Rendezvous.MAX_VALUE_BYTES);
+    }
+
+    /**
+     * Sends a heartbeat with {@code bytes}, unless another message is being sent (that one is a sign of life too);
+     * one that cannot be sent by {@code deadline} closes the connection, which its reader then hears. Returns
+     * whether it was sent.
+     */
+    boolean beat(byte[] bytes, Deadline deadline) {
+        if (!sendTurn.tryLock()) {
+            return false;
+        }
+        try {
+            write(HEARTBEAT, 0, bytes, deadline);
+            return true;
+        } catch (IOException e) {
+            return false; // past the deadline the socket is closed; a connection that ended, its reader hears
+        } finally {
+            sendTurn.unlock();
+        }
+    }
+
+    /**
      * Decodes one message sent in {@code direction} under {@code key}. Its length is checked against the bound of
-     * its type (DATA, BROADCAST and SURVIVORS: {@code maxData}, ABORT, STALL and GONE:
-     * {@link Rendezvous#MAX_REASON_BYTES}, REUNION: a long, the others: none) before anything is allocated, so no sequence of bytes
-     * makes it allocate more than that, and it reads no more than the message's own bytes.
+     * its type (DATA, BROADCAST and SURVIVORS: {@code maxData}, ABORT, STALL, GONE, FENCED and REFUSED:
+     * {@link Rendezvous#MAX_REASON_BYTES}, REUNION: a long, HEARTBEAT: an int, the others: none) before anything is
+     * allocated, so no sequence of bytes makes it allocate more than that, and it reads no more than the message's
+     * own bytes.
      */
     static Frame readFrame(DataInputStream in, JobToken key, byte direction, int maxData) throws IOException {
         byte type = in.readByte();
@@ -225,14 +333,21 @@ final class Channel implements AutoCloseable {
         int length = in.readInt();
         int max = type == DATA || type == BROADCAST || type == SURVIVORS
                 ? maxData
-                : type == ABORT || type == STALL || type == GONE
+                : type == ABORT || type == STALL || type == GONE || type == FENCED || type == REFUSED
                         ? Rendezvous.MAX_REASON_BYTES
-                        : type == REUNION ? Long.BYTES : type == LEAVE || type == REJOIN || type == WATCH ? 0 : -1;
+                        : type == REUNION
+                                ? Long.BYTES
+                                : type == HEARTBEAT
+                                        ? Integer.BYTES
+                                        : type == LEAVE || type == REJOIN || type == WATCH ? 0 : -1;
         if (max < 0) {
             throw new ProtocolException("a message of unknown type " + type);
         }
         if (length < 0 || length > max) {
             throw new ProtocolException("a message of " + length + " bytes, above the limit of " + max);
+        }
+        if (type == HEARTBEAT && length != max) {
+            throw new ProtocolException("a heartbeat of " + length + " bytes, not " + max);
         }
         byte[] bytes = readBytes(in, length);
         byte[] mac = readBytes(in, JobToken.MAC_BYTES);

@@ -208,13 +208,13 @@ abstract class Exchange implements Rendezvous {
 
     /**
      * Whether the job is watched: its operations are over, and its news comes to the watcher (a death, or the job's
-     * end, which leaves this rank watching, not failed, until it fails or closes).
+     * end or this rank's exclusion, which leaves this rank watching, not failed, until it fails or closes).
      */
     private boolean watching() {
         JobState.Phase phase = state.phase();
         return phase == JobState.Phase.WATCHED
                 || phase == JobState.Phase.RANK_DIED
-                || (phase == JobState.Phase.ENDED && failure == null);
+                || ((phase == JobState.Phase.ENDED || phase == JobState.Phase.EXCLUDED) && failure == null);
     }
 
     /** Releases sockets or files; called once. */

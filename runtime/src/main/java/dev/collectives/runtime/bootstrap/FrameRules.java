@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Which messages are legal in which direction and phase of a member's connection: the one place both ends check
- * them ({@link #check}). A message of a type the table does not allow there is a protocol error that names the
+ * Which messages are legal in which direction and phase of a member's connection, and which answers to which claim
+ * of the handshake: the one place both ends check them ({@link #check}, {@link #checkAnswer}). A message of a type the table does not allow there is a protocol error that names the
  * message, its direction and the phase. What each message means is {@link Channel}'s grammar.
  */
 final class FrameRules {
@@ -46,15 +46,57 @@ final class FrameRules {
                     Channel.WATCH,
                     Channel.STALL,
                     Channel.ABORT,
-                    Channel.LEAVE),
+                    Channel.LEAVE,
+                    Channel.HEARTBEAT),
             Phase.REPLACEMENT_WAITING,
-            List.of(Channel.ABORT, Channel.LEAVE),
+            List.of(Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT),
             Phase.OPERATION,
-            List.of(Channel.DATA, Channel.ABORT, Channel.LEAVE),
+            List.of(Channel.DATA, Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT, Channel.FENCED, Channel.REFUSED),
             Phase.WATCHING,
-            List.of(Channel.GONE, Channel.ABORT, Channel.LEAVE),
+            List.of(Channel.GONE, Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT, Channel.FENCED, Channel.REFUSED),
             Phase.AWAITING_REJOIN,
-            List.of(Channel.REJOIN, Channel.ABORT, Channel.LEAVE)));
+            List.of(Channel.REJOIN, Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT, Channel.FENCED, Channel.REFUSED)));
+
+    /** A claim of the handshake, and the answers the server may give it. */
+    enum Claim {
+        /** A rank of the job joins. */
+        JOIN("join", Channel.ACCEPTED, Channel.REJECTED),
+        /** A process takes the place of a rank that died. */
+        REPLACE("replace", Channel.ACCEPTED, Channel.REJECTED),
+        /** A rank whose connection ended asks whether it was excluded. */
+        FATE("fate", Channel.EXCLUDED, Channel.REJECTED);
+
+        /** What the claim's HMAC covers: "join". */
+        final String word;
+
+        private final List<Byte> answers;
+
+        Claim(String word, Byte... answers) {
+            this.word = word;
+            this.answers = List.of(answers);
+        }
+    }
+
+    /** Returns {@code answer} if the server may give it to {@code claim}; else fails naming both. */
+    static byte checkAnswer(Claim claim, byte answer) throws ProtocolException {
+        if (claim.answers.contains(answer)) {
+            return answer;
+        }
+        throw new ProtocolException(
+                "an answer " + answerName(answer) + " to a \"" + claim.word + "\" claim, where only "
+                        + claim.answers.stream().map(FrameRules::answerName).collect(Collectors.joining(", "))
+                        + " are legal");
+    }
+
+    /** The name of a handshake answer, as the grammar writes it: "ACCEPTED"; "answer 7" for one it does not know. */
+    static String answerName(byte answer) {
+        return switch (answer) {
+            case Channel.ACCEPTED -> "ACCEPTED";
+            case Channel.REJECTED -> "REJECTED";
+            case Channel.EXCLUDED -> "EXCLUDED";
+            default -> "answer " + answer;
+        };
+    }
 
     /** Whether a message of {@code type} is legal in {@code phase}. */
     static boolean legal(Phase phase, byte type) {
@@ -83,6 +125,9 @@ final class FrameRules {
             case Channel.REUNION -> "REUNION";
             case Channel.BROADCAST -> "BROADCAST";
             case Channel.SURVIVORS -> "SURVIVORS";
+            case Channel.HEARTBEAT -> "HEARTBEAT";
+            case Channel.FENCED -> "FENCED";
+            case Channel.REFUSED -> "REFUSED";
             default -> "type " + type;
         };
     }

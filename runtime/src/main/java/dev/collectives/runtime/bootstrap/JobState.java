@@ -32,6 +32,11 @@ final class JobState {
         AWAITING_REPLACEMENTS("awaiting replacements"),
         /** The job ended for this rank (it failed, or heard that the job ended). */
         ENDED("ended"),
+        /**
+         * The server excluded this rank from the job (it was silent past the heartbeat timeout, or sent what a member
+         * may not): the others go on without it, and it may come back only as a replacement.
+         */
+        EXCLUDED("excluded"),
         CLOSED("closed");
 
         /** For messages: "a rank died". */
@@ -58,6 +63,8 @@ final class JobState {
         REUNITED,
         /** The job ended for this rank: it failed, or heard that the job ended. */
         END,
+        /** The server told this rank, or answered its question, that it was excluded from the job. */
+        EXCLUDED,
         /** The rank closed its rendezvous. */
         CLOSE
     }
@@ -72,13 +79,23 @@ final class JobState {
         row(Phase.RANK_DIED, Event.RESUME, Phase.SURVIVORS_MET);
         row(Phase.SURVIVORS_MET, Event.WATCH, Phase.WATCHED, Event.REUNION, Phase.AWAITING_REPLACEMENTS);
         row(Phase.AWAITING_REPLACEMENTS, Event.REUNITED, Phase.RUNNING);
-        row(Phase.ENDED, Event.DEATH, Phase.ENDED); // news after the end changes nothing
-        row(Phase.CLOSED, Event.DEATH, Phase.CLOSED, Event.END, Phase.CLOSED, Event.CLOSE, Phase.CLOSED);
+        row(Phase.ENDED, Event.DEATH, Phase.ENDED, Event.EXCLUDED, Phase.ENDED); // the first outcome stays
+        row(Phase.EXCLUDED, Event.DEATH, Phase.EXCLUDED, Event.END, Phase.EXCLUDED, Event.EXCLUDED, Phase.EXCLUDED);
+        row(
+                Phase.CLOSED,
+                Event.DEATH,
+                Phase.CLOSED,
+                Event.END,
+                Phase.CLOSED,
+                Event.EXCLUDED,
+                Phase.CLOSED,
+                Event.CLOSE,
+                Phase.CLOSED);
         for (Phase phase : Phase.values()) {
-            if (phase != Phase.CLOSED) { // the job may end, and the rank close, in every phase
-                TABLE.get(phase).put(Event.END, Phase.ENDED);
-                TABLE.get(phase).put(Event.CLOSE, Phase.CLOSED);
-            }
+            // the job may end, the rank be excluded, and the rank close, in every phase
+            TABLE.get(phase).putIfAbsent(Event.END, Phase.ENDED);
+            TABLE.get(phase).putIfAbsent(Event.EXCLUDED, Phase.EXCLUDED);
+            TABLE.get(phase).putIfAbsent(Event.CLOSE, Phase.CLOSED);
         }
     }
 

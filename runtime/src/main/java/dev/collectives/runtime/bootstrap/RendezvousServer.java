@@ -8,10 +8,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import java.util.stream.IntStream;
 
 /**
@@ -37,12 +43,15 @@ public final class RendezvousServer implements Door, AutoCloseable {
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
     /** How long the ranks may take to join, and each operation, unless said otherwise: as the ranks' own default. */
     public static final Duration DEFAULT_TIMEOUT = Settings.DEFAULT_TIMEOUT;
+    /** How long a rank may be silent before it is declared dead, unless said otherwise: as the ranks' own default. */
+    public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Settings.DEFAULT_HEARTBEAT_TIMEOUT;
     /** How long one connection's handshake may take (at most the timeout). */
     private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
 
     private final RendezvousEndpoint endpoint;
     private final int size;
     private final Duration timeout;
+    private final Duration heartbeatTimeout;
     /** Whether rank 0's process hosts this server (else it runs in a process of its own). */
     private final boolean hostedByRankZero;
     /** Until when the ranks may join; also how long a failed job's late arrivals are answered at least. */
@@ -61,6 +70,18 @@ public final class RendezvousServer implements Door, AutoCloseable {
     private final StallVerdict stalls;
     private final Members members;
     private final DeathNews news;
+    private final Liveness liveness;
+    /** The server's heartbeats to each member that joined; null where none beat. */
+    private final Heartbeats.Beat[] beats;
+    /** Why each rank was excluded from the job, or null: an excluded process that wakes asks. */
+    private final String[] exclusions;
+    /** The connections whose end has been dealt with (a death declared, or the member left), never to be again. */
+    private final Set<Channel> ended = new HashSet<>();
+    /** The heartbeats this server sent to its members, and received from them. */
+    private final LongAdder beatsSent = new LongAdder();
+
+    private final LongAdder beatsReceived = new LongAdder();
+
     private String fatal;
     private boolean closed;
     /** Whether a rank ever watched the job: closing it then tells each member, so that its watcher hears no failure. */
@@ -77,13 +98,18 @@ public final class RendezvousServer implements Door, AutoCloseable {
             int size,
             JobToken token,
             Duration timeout,
+            Duration heartbeatTimeout,
             Duration handshakeLimit,
             boolean hostedByRankZero) {
         this.endpoint = endpoint;
         this.size = size;
         this.timeout = timeout;
+        this.heartbeatTimeout = heartbeatTimeout;
         this.hostedByRankZero = hostedByRankZero;
         this.joinDeadline = Deadline.after(timeout);
+        this.liveness = new Liveness(size, heartbeatTimeout, System::nanoTime);
+        this.beats = new Heartbeats.Beat[size];
+        this.exclusions = new String[size];
         String name = hostedByRankZero ? "rank 0 at " + endpoint : "the rendezvous server at " + endpoint;
         this.roster = new Roster(size, hostedByRankZero, name);
         this.members = new Members(size);
@@ -99,28 +125,55 @@ public final class RendezvousServer implements Door, AutoCloseable {
      * hold {@code jobToken}; each operation, and the joining, within {@code timeout}.
      */
     public static RendezvousServer start(RendezvousEndpoint endpoint, int size, String jobToken, Duration timeout) {
+        return start(endpoint, size, jobToken, timeout, DEFAULT_HEARTBEAT_TIMEOUT);
+    }
+
+    /**
+     * As {@link #start(RendezvousEndpoint, int, String, Duration)}; a rank that sends nothing, not even a heartbeat,
+     * for {@code heartbeatTimeout} is declared dead and excluded from the job (the ranks beat at a sixth of it).
+     */
+    public static RendezvousServer start(
+            RendezvousEndpoint endpoint, int size, String jobToken, Duration timeout, Duration heartbeatTimeout) {
         if (endpoint.kind() != RendezvousEndpoint.Kind.TCP || size < 1) {
             throw BootstrapException.settings(
                     -1, "a rendezvous server serves a tcp:// endpoint for one rank or more, not " + endpoint);
         }
-        return started(
-                new RendezvousServer(endpoint, size, JobToken.of(jobToken, -1), timeout, HANDSHAKE_LIMIT, false));
+        checkHeartbeatTimeout(heartbeatTimeout);
+        return started(new RendezvousServer(
+                endpoint, size, JobToken.of(jobToken, -1), timeout, heartbeatTimeout, HANDSHAKE_LIMIT, false));
     }
 
-    /** The server rank 0's process hosts for its job, which rank 0 then joins as every rank does. */
-    static RendezvousServer inRankZeroProcess(RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout) {
-        return inRankZeroProcess(endpoint, size, token, timeout, HANDSHAKE_LIMIT);
-    }
-
-    /** As {@link #inRankZeroProcess(RendezvousEndpoint, int, JobToken, Duration)}; tests choose the handshake limit. */
+    /**
+     * The server rank 0's process hosts for its job, which rank 0 then joins as every rank does; a rank silent for
+     * {@code heartbeatTimeout} is declared dead and excluded, as by a server of its own.
+     */
     static RendezvousServer inRankZeroProcess(
-            RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, Duration handshakeLimit) {
-        return started(new RendezvousServer(endpoint, size, token, timeout, handshakeLimit, true));
+            RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, Duration heartbeatTimeout) {
+        return inRankZeroProcess(endpoint, size, token, timeout, heartbeatTimeout, HANDSHAKE_LIMIT);
+    }
+
+    /** As {@link #inRankZeroProcess(RendezvousEndpoint, int, JobToken, Duration, Duration)}; tests choose the handshake limit. */
+    static RendezvousServer inRankZeroProcess(
+            RendezvousEndpoint endpoint,
+            int size,
+            JobToken token,
+            Duration timeout,
+            Duration heartbeatTimeout,
+            Duration handshakeLimit) {
+        checkHeartbeatTimeout(heartbeatTimeout);
+        return started(new RendezvousServer(endpoint, size, token, timeout, heartbeatTimeout, handshakeLimit, true));
+    }
+
+    private static void checkHeartbeatTimeout(Duration heartbeatTimeout) {
+        if (heartbeatTimeout.isNegative() || heartbeatTimeout.isZero()) {
+            throw BootstrapException.settings(-1, "the heartbeat timeout " + heartbeatTimeout + " is not positive");
+        }
     }
 
     private static RendezvousServer started(RendezvousServer server) {
         server.admission.open();
         server.threads.execute(server::serveOperations);
+        server.threads.execute(server::watchSilence);
         return server;
     }
 
@@ -176,6 +229,16 @@ public final class RendezvousServer implements Door, AutoCloseable {
         }
     }
 
+    /** How many heartbeats this server has sent to its ranks so far (each a message of 45 bytes). */
+    public long heartbeatsSent() {
+        return beatsSent.sum();
+    }
+
+    /** How many heartbeats this server has received from its ranks so far (each a message of 45 bytes). */
+    public long heartbeatsReceived() {
+        return beatsReceived.sum();
+    }
+
     /** Why each rank that died while the job ran is gone, in the order they died. */
     public List<String> deaths() {
         synchronized (lock) {
@@ -226,6 +289,38 @@ public final class RendezvousServer implements Door, AutoCloseable {
         }
     }
 
+    /** Tells every member that joined of a claim turned away, so that each logs it at once (best effort). */
+    @Override
+    public void refused(String what) {
+        byte[] text = Channel.truncate(what);
+        synchronized (telling) {
+            List<Channel> joined;
+            synchronized (lock) {
+                joined = roster.members();
+            }
+            Deadline brief = Deadline.briefly(timeout);
+            for (Channel member : joined) {
+                try {
+                    member.send(Channel.REFUSED, sequence, text, brief);
+                } catch (IOException ignored) {
+                    // that member is gone or stuck: its listener or the heartbeats say so
+                }
+            }
+        }
+    }
+
+    @Override
+    public Duration heartbeatTimeout() {
+        return heartbeatTimeout;
+    }
+
+    @Override
+    public String exclusion(int rank) {
+        synchronized (lock) {
+            return rank >= 0 && rank < size ? exclusions[rank] : null;
+        }
+    }
+
     @Override
     public void unclaim(int rank) {
         synchronized (lock) {
@@ -254,14 +349,26 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 }
                 lock.notifyAll();
                 ended = closed ? "the rendezvous at " + endpoint + " was closed" : fatal;
+                if (ended == null) {
+                    liveness.heard(rank);
+                    stopBeats(rank); // a dead rank's, where a replacement takes its place
+                    beats[rank] = Heartbeats.start(member, -1, heartbeatTimeout, beatsSent);
+                    threads.execute(() -> listen(rank, member)); // before close() can shut the threads down
+                }
             }
             if (ended != null) {
                 roster.tellEnded(member, ended, sequence, Deadline.briefly(timeout), hostedByRankZero && rank == 0);
                 member.close();
-                return;
             }
         }
-        threads.execute(() -> listen(rank, member));
+    }
+
+    /** Stops the heartbeats to rank {@code rank}'s connection, if any. */
+    private void stopBeats(int rank) {
+        if (beats[rank] != null) {
+            beats[rank].close();
+            beats[rank] = null;
+        }
     }
 
     // ---- each member's messages ------------------------------------------------------------------------------
@@ -273,13 +380,26 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 frame = member.receiveAny();
                 FrameRules.check(phaseOf(rank), frame); // its phase once it came
             } catch (ProtocolException e) {
-                endJob(member.peer() + " sent " + e.getMessage() + " " + when());
+                fence(rank, member, "it sent " + e.getMessage());
                 return;
             } catch (IOException e) {
                 died(rank, member, e);
                 return;
             }
+            synchronized (lock) {
+                if (!ended.contains(member)) {
+                    liveness.heard(rank);
+                }
+            }
             switch (frame.type()) {
+                case Channel.HEARTBEAT -> {
+                    beatsReceived.increment();
+                    int says = ByteBuffer.wrap(frame.bytes()).getInt();
+                    if (says != rank) {
+                        fence(rank, member, "it sent heartbeats for rank " + says);
+                        return;
+                    }
+                }
                 case Channel.ABORT -> {
                     endJob(member.peer() + " ended the job: " + frame.text());
                     return;
@@ -287,6 +407,9 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 case Channel.LEAVE -> {
                     synchronized (lock) {
                         members.leave(rank);
+                        ended.add(member);
+                        liveness.forget(rank);
+                        stopBeats(rank);
                         lock.notifyAll();
                     }
                     return;
@@ -322,8 +445,11 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 return;
             }
         }
-        endJob(member.peer() + " sent a message for operation #" + frame.operation() + " before its message for "
-                + "the operation before was used");
+        fence(
+                rank,
+                member,
+                "it sent a message for operation #" + frame.operation() + " before its message for "
+                        + "the operation before was used");
     }
 
     /** Member {@code rank} watches its job from now on: a death it has not heard of yet is news at once. */
@@ -346,14 +472,52 @@ public final class RendezvousServer implements Door, AutoCloseable {
      * rank ends the job naming it.
      */
     private void died(int rank, Channel member, IOException e) {
-        String reason = member.peer() + " is gone: its connection ended " + when() + " (" + e + ")";
+        declareDead(rank, member, when -> "its connection ended " + when + " (" + e + ")", null);
+    }
+
+    /**
+     * Declares rank {@code rank}, on {@code member}, dead, and excludes it from the job: it was silent past the
+     * heartbeat timeout, or sent what a member may not (a message illegal in its phase, garbage, heartbeats for
+     * another rank). It hears why (where it still reads) and its connection closes; if it wakes, asking again tells
+     * it the same; only a replacement may take its place. The others hear of it as of a death.
+     */
+    private void fence(int rank, Channel member, String why) {
+        String exclusion = "rank " + rank + " was excluded from the job at " + endpoint + ": " + why
+                + "; only a replacement may take its place";
+        if (!declareDead(rank, member, when -> why + " " + when, exclusion)) {
+            return;
+        }
+        try {
+            member.send(Channel.FENCED, sequence, Channel.truncate(exclusion), Deadline.briefly(timeout));
+        } catch (IOException ignored) {
+            // it cannot hear it now: if it wakes, it asks
+        }
+        member.close();
+    }
+
+    /**
+     * Declares the death of rank {@code rank} on {@code member}, {@code how} it died given when ("during allgather
+     * #2"), excluded for {@code exclusion} where not null: every survivor that watches hears of it at once, the others
+     * at their next operation; before every rank joined, it ends the job. Returns false where the job had ended, the
+     * rank had left or its death on that connection was declared already.
+     */
+    private boolean declareDead(int rank, Channel member, Function<String, String> how, String exclusion) {
+        String reason;
         boolean formed;
         List<Channel> told = new ArrayList<>();
         synchronized (lock) {
-            if (closed || fatal != null || members.hasLeft(rank)) {
-                return;
+            if (closed || fatal != null || members.hasLeft(rank) || !ended.add(member)) {
+                return false;
+            }
+            liveness.forget(rank);
+            if (roster.member(rank) == member) {
+                stopBeats(rank);
+            }
+            if (exclusion != null) {
+                exclusions[rank] = exclusion;
             }
             formed = roster.complete();
+            reason = member.peer() + " is gone: " + how.apply(when());
             if (formed) {
                 members.died(rank, reason);
                 news.died(rank, reason).forEach(r -> told.add(roster.member(r)));
@@ -362,12 +526,33 @@ public final class RendezvousServer implements Door, AutoCloseable {
         }
         if (!formed) {
             endJob(reason);
-            return;
+            return true;
         }
         LOG.log(System.Logger.Level.DEBUG, () -> "at " + endpoint + ": " + reason);
         synchronized (telling) {
             Deadline brief = Deadline.briefly(timeout);
             told.forEach(watcher -> Roster.tellGone(watcher, reason, sequence, brief));
+        }
+        return true;
+    }
+
+    /** Declares dead, and excludes, every member silent past the heartbeat timeout, until the job ends. */
+    private void watchSilence() {
+        long every = Heartbeats.interval(heartbeatTimeout).toNanos();
+        while (true) {
+            Map<Integer, Channel> silent = new TreeMap<>();
+            synchronized (lock) {
+                long next = System.nanoTime() + every;
+                for (long left = every; !closed && fatal == null && left > 0; left = next - System.nanoTime()) {
+                    waitForNews(Deadline.after(Duration.ofNanos(left)));
+                }
+                if (closed || fatal != null) {
+                    return;
+                }
+                liveness.silent().forEach(r -> silent.put(r, roster.member(r)));
+            }
+            String why = "no heartbeat for " + Settings.formatDuration(heartbeatTimeout);
+            silent.forEach((rank, member) -> fence(rank, member, why));
         }
     }
 
@@ -639,6 +824,11 @@ public final class RendezvousServer implements Door, AutoCloseable {
             answerLateArrivals(untold);
         } else {
             TcpAdmission.closeQuietly(socket);
+        }
+        synchronized (lock) {
+            for (int r = 0; r < size; r++) {
+                stopBeats(r);
+            }
         }
         synchronized (telling) {
             if (tellClosed) {

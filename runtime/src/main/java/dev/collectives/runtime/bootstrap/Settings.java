@@ -19,6 +19,20 @@ final class Settings {
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
 
     /**
+     * The option that says how long a rank, or the rendezvous server, may be silent before the other end declares
+     * it dead ({@code COLLECTIVES_HEARTBEAT_TIMEOUT}, {@code collectives.heartbeatTimeout}).
+     */
+    static final String HEARTBEAT_TIMEOUT = "heartbeatTimeout";
+
+    /**
+     * Six seconds: beats go out every second (a sixth), so a rank is declared dead only when five beats in a row are
+     * late or lost. On a 2-core host with every core busy a runnable thread waits milliseconds for a core, and a
+     * stop-the-world collection of a rank's heap takes well under a second; a frozen or cut-off rank is still named
+     * within seconds, not at the 120 s operation timeout.
+     */
+    static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofSeconds(6);
+
+    /**
      * The option that marks this process as the replacement of a rank that died ({@code COLLECTIVES_REPLACEMENT},
      * {@code collectives.replacement}, or {@code Bootstrap.Builder.option("replacement", "true")}).
      */

@@ -21,6 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The door of a TCP job's server ({@link Door}, a {@link RendezvousServer}): accepts connections for as long as the
@@ -57,8 +58,19 @@ final class TcpAdmission {
     /** The shutdown hook that holds this JVM's exit until the acceptor stops, or null; guarded by this. */
     private Thread exitHold;
 
-    /** A connection still handshaking, and where it came from. */
-    private record Handshake(Channel channel, String from) {}
+    /**
+     * A connection still handshaking, and where it came from. Whichever first {@link #settle}s it decides its fate:
+     * the handshake, which admits it, or the acceptor, which drops it to make room.
+     */
+    private record Handshake(Channel channel, String from, AtomicBoolean settled) {
+        Handshake(Channel channel, String from) {
+            this(channel, from, new AtomicBoolean());
+        }
+
+        boolean settle() {
+            return settled.compareAndSet(false, true);
+        }
+    }
 
     /** Admits members through {@code server} to {@code door}; each handshake within {@code handshakeLimit}. */
     TcpAdmission(ServerSocket server, JobToken token, Door door, Duration handshakeLimit) {
@@ -200,7 +212,7 @@ final class TcpAdmission {
     private void start(Handshake handshake) {
         while (!handshaking.offer(handshake)) { // only this thread adds, so this ends
             Handshake oldest = handshaking.poll();
-            if (oldest != null) {
+            if (oldest != null && oldest.settle()) { // not one being admitted this very moment
                 note("a connection from " + oldest.from() + " was dropped: " + MAX_HANDSHAKES
                         + " connections were handshaking at once");
                 oldest.channel().close();
@@ -214,7 +226,7 @@ final class TcpAdmission {
         String from = handshake.from();
         Deadline deadline = Deadline.after(handshakeLimit);
         try {
-            String rejection = channel.within(deadline, () -> admit(channel, from));
+            String rejection = channel.within(deadline, () -> admit(handshake));
             if (rejection != null) {
                 channel.close();
             }
@@ -229,8 +241,10 @@ final class TcpAdmission {
         }
     }
 
-    /** Admits the peer on {@code channel}, or answers why not; returns the rejection, null when admitted. */
-    private String admit(Channel channel, String from) throws IOException {
+    /** Admits the peer of {@code handshake}, or answers why not; returns the rejection, null when admitted. */
+    private String admit(Handshake handshake) throws IOException {
+        Channel channel = handshake.channel();
+        String from = handshake.from();
         DataOutputStream out = channel.out();
         DataInputStream in = channel.in();
         byte[] serverNonce = JobToken.nonce();
@@ -238,6 +252,7 @@ final class TcpAdmission {
         out.writeInt(Channel.VERSION);
         out.write(serverNonce);
         out.writeByte(door.hostedByRankZero() ? Channel.HOSTED_BY_RANK_0 : Channel.STANDALONE);
+        out.writeInt((int) Math.min(Integer.MAX_VALUE, door.heartbeatTimeout().toMillis()));
         out.flush();
         int magic = in.readInt();
         int version = in.readInt();
@@ -261,13 +276,19 @@ final class TcpAdmission {
         byte[] clientNonce = Channel.readBytes(in, JobToken.NONCE_BYTES);
         byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
         byte[] claim = JobToken.ints(rank, size);
-        boolean joins = token.verify(mac, "join", serverNonce, clientNonce, claim);
-        boolean replaces = !joins && token.verify(mac, "replace", serverNonce, clientNonce, claim);
+        boolean joins = token.verify(mac, FrameRules.Claim.JOIN.word, serverNonce, clientNonce, claim);
+        boolean replaces = !joins && token.verify(mac, FrameRules.Claim.REPLACE.word, serverNonce, clientNonce, claim);
+        if (!joins && !replaces && token.verify(mac, FrameRules.Claim.FATE.word, serverNonce, clientNonce, claim)) {
+            return answerFate(channel, rank);
+        }
         if (!joins && !replaces) {
             return reject(
                     channel,
                     "a connection from " + from + " claiming rank " + rank + " presented a wrong job token",
                     false);
+        }
+        if (!handshake.settle()) {
+            return "dropped"; // by the acceptor, to make room, before it claimed anything: it may try again
         }
         String ended = door.ended();
         if (ended != null) {
@@ -297,6 +318,18 @@ final class TcpAdmission {
     }
 
     /**
+     * Tells a rank whose connection ended whether, and why, it was excluded from the job; either way it is not
+     * admitted, and the job goes on as it was.
+     */
+    private String answerFate(Channel channel, int rank) throws IOException {
+        String exclusion = door.exclusion(rank);
+        channel.out().writeByte(exclusion != null ? Channel.EXCLUDED : Channel.REJECTED);
+        Channel.writeText(channel.out(), exclusion != null ? exclusion : "rank " + rank + " was not excluded");
+        channel.out().flush();
+        return exclusion != null ? exclusion : "not excluded";
+    }
+
+    /**
      * Tells the peer why it is turned away. A peer without the token, or one that comes after the job ended, is
      * only noted (a stray connection must not end the job); an authenticated peer that cannot be a member means
      * the launch is wrong, which ends the job, before the peer hears why, so that the job has ended by then.
@@ -304,8 +337,8 @@ final class TcpAdmission {
     private String reject(Channel channel, String reason, boolean endsJob) throws IOException {
         if (endsJob) {
             door.endJob(reason);
-        } else {
-            note(reason);
+        } else if (note(reason)) {
+            door.refused(reason);
         }
         channel.out().writeByte(Channel.REJECTED);
         Channel.writeText(channel.out(), reason);
@@ -313,11 +346,10 @@ final class TcpAdmission {
         return reason;
     }
 
-    private void note(String what) {
+    /** Notes {@code what} for the timeout message; whether it was noted (at most {@link #MAX_NOTES} are). */
+    private boolean note(String what) {
         synchronized (turnedAway) {
-            if (turnedAway.size() < MAX_NOTES) {
-                turnedAway.add(what);
-            }
+            return turnedAway.size() < MAX_NOTES && turnedAway.add(what);
         }
     }
 

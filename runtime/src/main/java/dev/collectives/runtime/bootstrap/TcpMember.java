@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -31,7 +32,17 @@ final class TcpMember extends Exchange {
     /** How long past an operation's deadline a member waits for the server's verdict. */
     private static final Duration VERDICT_GRACE = Duration.ofSeconds(2);
 
+    private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
+
     private final Channel root;
+    /** Where the server is and the job's token: a rank whose connection ended asks it whether it was excluded. */
+    private final RendezvousEndpoint endpoint;
+
+    private final JobToken token;
+    /** This rank's heartbeats to the server, at the interval its heartbeat timeout asks for. */
+    private final Heartbeats.Beat beat;
+    /** How long this rank waits for a sign of life from the server: its own heartbeat timeout, or the server's if longer. */
+    private final Duration heartbeatTimeout;
     /** Who serves the rendezvous, for messages: "rank 0 at tcp://host:port" or "the rendezvous server at …". */
     private final String server;
     /** The server this rank's process hosts (rank 0's, by default), closed after this member; else null. */
@@ -48,14 +59,20 @@ final class TcpMember extends Exchange {
             int rank,
             int size,
             Duration timeout,
+            Duration heartbeatTimeout,
             Channel root,
-            String server,
+            JobToken token,
+            Greeting greeting,
             boolean replacement,
             RendezvousServer hosted) {
         super(rank, size, endpoint.toString(), timeout);
         this.root = root;
-        this.server = server;
+        this.endpoint = endpoint;
+        this.token = token;
+        this.server = serverAt(endpoint, greeting.standalone());
         this.hosted = hosted;
+        this.beat = Heartbeats.start(root, rank, greeting.heartbeatTimeout(), null);
+        this.heartbeatTimeout = heartbeatTimeout;
         this.replacement = replacement;
         this.rejoined = !replacement;
     }
@@ -63,7 +80,9 @@ final class TcpMember extends Exchange {
     /**
      * Joins the job as rank {@code rank}, or as a {@code replacement} of that rank, which died; a {@code standalone}
      * server is expected there (else rank 0's), for messages until its greeting says. Where this process hosts the
-     * server ({@code hosted}, or null), it is closed with the member, or at once if the member cannot join.
+     * server ({@code hosted}, or null), it is closed with the member, or at once if the member cannot join. This rank
+     * beats as often as the server's heartbeat timeout asks, and fails when it hears nothing from the server for
+     * {@code heartbeatTimeout} (or the server's, if longer).
      */
     static TcpMember join(
             RendezvousEndpoint endpoint,
@@ -71,6 +90,7 @@ final class TcpMember extends Exchange {
             int size,
             JobToken token,
             Duration timeout,
+            Duration heartbeatTimeout,
             boolean replacement,
             boolean standalone,
             RendezvousServer hosted) {
@@ -94,6 +114,7 @@ final class TcpMember extends Exchange {
                 continue;
             } catch (IOException e) {
                 attempts.other = e.toString();
+                attempts.others++;
                 closeQuietly(socket);
                 backoff.pause();
                 continue;
@@ -102,9 +123,18 @@ final class TcpMember extends Exchange {
             try {
                 channel = new Channel(socket, expected);
                 Channel connected = channel;
-                String server =
+                Greeting greeting =
                         channel.within(deadline, () -> handshake(connected, endpoint, rank, size, token, replacement));
-                return new TcpMember(endpoint, rank, size, timeout, channel, server, replacement, hosted);
+                Duration silence = max(heartbeatTimeout, greeting.heartbeatTimeout());
+                channel.expectBeats(silence);
+                if (attempts.failed() > 0) {
+                    LOG.log(
+                            System.Logger.Level.DEBUG,
+                            () -> "rank " + rank + " reached " + expected + " after " + attempts.failed()
+                                    + " failed attempts: " + attempts);
+                }
+                return new TcpMember(
+                        endpoint, rank, size, timeout, silence, channel, token, greeting, replacement, hosted);
             } catch (EOFException | SocketException e) {
                 // the server closed before greeting: it is shutting down a failed attempt, or is not up yet
                 attempts.closed++;
@@ -112,6 +142,7 @@ final class TcpMember extends Exchange {
                 attempts.silent++;
             } catch (IOException e) {
                 attempts.other = e.toString();
+                attempts.others++;
             } catch (BootstrapException e) {
                 closeQuietly(channel);
                 closeQuietly(hosted);
@@ -139,10 +170,16 @@ final class TcpMember extends Exchange {
         int unanswered;
         int closed;
         int silent;
+        int others;
         String other;
 
         Attempts(String who) {
             this.who = who;
+        }
+
+        /** How many attempts failed. */
+        int failed() {
+            return refused + unanswered + closed + silent + others;
         }
 
         @Override
@@ -183,12 +220,47 @@ final class TcpMember extends Exchange {
         }
     }
 
-    /** Proves the token both ways; returns who serves, for messages (the greeting says). */
-    private static String handshake(
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    /** What the server's greeting says: its nonce, whether it is a standalone one, and its heartbeat timeout. */
+    private record Greeting(byte[] serverNonce, boolean standalone, Duration heartbeatTimeout) {}
+
+    /** Proves the token both ways; returns what the server's greeting said. */
+    private static Greeting handshake(
             Channel channel, RendezvousEndpoint endpoint, int rank, int size, JobToken token, boolean replacement)
             throws IOException {
         DataInputStream in = channel.in();
-        DataOutputStream out = channel.out();
+        Greeting greeting = greeting(in, endpoint, rank);
+        String server = serverAt(endpoint, greeting.standalone());
+        byte[] clientNonce = JobToken.nonce();
+        byte[] claim = claim(
+                channel.out(),
+                greeting,
+                clientNonce,
+                rank,
+                size,
+                token,
+                replacement ? FrameRules.Claim.REPLACE : FrameRules.Claim.JOIN);
+        byte answer = in.readByte();
+        if (answer == Channel.REJECTED) {
+            throw BootstrapException.remote(rank, server + " turned rank " + rank + " away: " + Channel.readText(in));
+        }
+        byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
+        if (answer != Channel.ACCEPTED || !token.verify(mac, "accept", greeting.serverNonce(), clientNonce, claim)) {
+            throw BootstrapException.failed(
+                    rank,
+                    "the server at " + endpoint + " does not hold this job's token"
+                            + " (another job's rendezvous on the same port, or a wrong " + Settings.JOB_TOKEN
+                            + " here)",
+                    null);
+        }
+        channel.authenticated(Channel.sessionKey(token, greeting.serverNonce(), clientNonce, rank), false, server);
+        return greeting;
+    }
+
+    private static Greeting greeting(DataInputStream in, RendezvousEndpoint endpoint, int rank) throws IOException {
         int magic = in.readInt();
         int version = in.readInt();
         if (magic != Channel.MAGIC || version != Channel.VERSION) {
@@ -204,31 +276,64 @@ final class TcpMember extends Exchange {
                     null);
         }
         byte[] serverNonce = Channel.readBytes(in, JobToken.NONCE_BYTES);
-        String server = serverAt(endpoint, in.readByte() == Channel.STANDALONE);
-        byte[] clientNonce = JobToken.nonce();
+        boolean standalone = in.readByte() == Channel.STANDALONE;
+        int heartbeatMillis = in.readInt();
+        if (heartbeatMillis <= 0) {
+            throw new ProtocolException("a greeting with the heartbeat timeout " + heartbeatMillis + " ms");
+        }
+        return new Greeting(serverNonce, standalone, Duration.ofMillis(heartbeatMillis));
+    }
+
+    /** Claims rank {@code rank} as {@code kind}; returns what the MACs cover. */
+    private static byte[] claim(
+            DataOutputStream out,
+            Greeting greeting,
+            byte[] clientNonce,
+            int rank,
+            int size,
+            JobToken token,
+            FrameRules.Claim kind)
+            throws IOException {
         byte[] claim = JobToken.ints(rank, size);
         out.writeInt(Channel.MAGIC);
         out.writeInt(Channel.VERSION);
         out.writeInt(rank);
         out.writeInt(size);
         out.write(clientNonce);
-        out.write(token.mac(replacement ? "replace" : "join", serverNonce, clientNonce, claim));
+        out.write(token.mac(kind.word, greeting.serverNonce(), clientNonce, claim));
         out.flush();
-        byte answer = in.readByte();
-        if (answer == Channel.REJECTED) {
-            throw BootstrapException.remote(rank, server + " turned rank " + rank + " away: " + Channel.readText(in));
+        return claim;
+    }
+
+    /**
+     * Why the server excluded this rank from the job, asked once its connection ended or the server fell silent (the
+     * server closes an excluded rank's connection, and the message that said why may never have come): for as long
+     * as the heartbeat timeout, so that a network that comes back in that time still tells it; null if the server
+     * did not exclude it, or cannot be reached to say.
+     */
+    private String exclusion() {
+        Deadline patience = Deadline.after(heartbeatTimeout);
+        Backoff backoff = new Backoff(patience, FIRST_RETRY_MILLIS, LAST_RETRY_MILLIS);
+        while (!patience.expired()) {
+            Deadline attempt = Deadline.after(Duration.ofMillis(Math.min(1000, patience.remainingMillis())));
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), attempt.timeoutMillis());
+                Channel channel = new Channel(socket, server);
+                return channel.within(attempt, () -> {
+                    Greeting greeting = greeting(channel.in(), endpoint, rank());
+                    claim(channel.out(), greeting, JobToken.nonce(), rank(), size(), token, FrameRules.Claim.FATE);
+                    byte answer = FrameRules.checkAnswer(
+                            FrameRules.Claim.FATE, channel.in().readByte());
+                    String text = Channel.readText(channel.in());
+                    return answer == Channel.EXCLUDED ? text : null;
+                });
+            } catch (ConnectException | ProtocolException | BootstrapException e) {
+                return null; // nothing, or nothing that can say, serves there: the failure says what this rank saw
+            } catch (IOException e) {
+                backoff.pause(); // the network may come back
+            }
         }
-        byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
-        if (answer != Channel.ACCEPTED || !token.verify(mac, "accept", serverNonce, clientNonce, claim)) {
-            throw BootstrapException.failed(
-                    rank,
-                    "the server at " + endpoint + " does not hold this job's token"
-                            + " (another job's rendezvous on the same port, or a wrong " + Settings.JOB_TOKEN
-                            + " here)",
-                    null);
-        }
-        channel.authenticated(Channel.sessionKey(token, serverNonce, clientNonce, rank), false, server);
-        return server;
+        return null;
     }
 
     @Override
@@ -268,7 +373,7 @@ final class TcpMember extends Exchange {
     private void watchRoot(Consumer<String> onFailure) {
         String failure;
         try {
-            Channel.Frame frame = FrameRules.check(FrameRules.Phase.WATCHING, root.receiveAny());
+            Channel.Frame frame = news(FrameRules.Phase.WATCHING, root::receiveNews);
             if (frame.type() == Channel.LEAVE) {
                 return;
             }
@@ -277,14 +382,20 @@ final class TcpMember extends Exchange {
                 onFailure.accept(frame.text());
                 return;
             }
-            failure = frame.text(); // an ABORT
+            failure = endOf(frame);
         } catch (ProtocolException e) {
             failure = server + " sent " + e.getMessage();
         } catch (IOException e) {
             if (ending) {
                 return;
             }
-            failure = server + " is gone: the connection ended while the job ran (" + e + ")";
+            String exclusion = excludedAfter(e, "while the job ran");
+            failure = exclusion != null
+                    ? exclusion
+                    : e instanceof Channel.Silence
+                            ? server + " sent nothing, not even a heartbeat, while the job ran: " + e.getMessage()
+                                    + " (it is stopped, cut off from this host, or gone)"
+                            : server + " is gone: the connection ended while the job ran (" + e + ")";
         }
         state().on(JobState.Event.END, failure);
         onFailure.accept(failure);
@@ -296,6 +407,7 @@ final class TcpMember extends Exchange {
         return switch (state().phase()) {
             case RANK_DIED -> null;
             case ENDED -> "the job ended: " + state().news();
+            case EXCLUDED -> state().news();
             default -> server + " reported no rank's death";
         };
     }
@@ -351,15 +463,16 @@ final class TcpMember extends Exchange {
     private void awaitRejoin(Deadline deadline) {
         Channel.Frame frame;
         try {
-            frame = FrameRules.check(
-                    FrameRules.Phase.AWAITING_REJOIN, root.receive(sequence(), 0, deadline.extendedBy(VERDICT_GRACE)));
+            frame = news(
+                    FrameRules.Phase.AWAITING_REJOIN,
+                    () -> root.receive(sequence(), 0, deadline.extendedBy(VERDICT_GRACE)));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
-        if (frame.type() == Channel.ABORT) {
+        if (frame.type() == Channel.ABORT || frame.type() == Channel.FENCED) {
             throw fail(BootstrapException.remote(
                     rank(),
-                    frame.text() + " (reported by " + server + " while the replacement of rank " + rank()
+                    endOf(frame) + " (reported by " + server + " while the replacement of rank " + rank()
                             + " waited for the survivors)"));
         }
         if (frame.type() == Channel.LEAVE) {
@@ -385,22 +498,47 @@ final class TcpMember extends Exchange {
     private void tellServer(byte type, byte[] value, Deadline deadline) {
         try {
             root.send(type, sequence(), value, deadline);
+        } catch (SocketException e) {
+            throw fail(saidBeforeItEnded().orElseGet(() -> failure(e, deadline)));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
     }
 
+    /**
+     * Why the server ended the job or excluded this rank, where it said so before the connection ended under a send
+     * (the server closes a connection right after it says why, and a heartbeat to it may have found it closed first).
+     */
+    private Optional<BootstrapException> saidBeforeItEnded() {
+        try {
+            Channel.Frame frame = news(
+                    FrameRules.Phase.OPERATION,
+                    () -> root.receive(sequence(), Channel.gatheredBytes(size()), Deadline.briefly(timeout())));
+            return frame.type() == Channel.ABORT || frame.type() == Channel.FENCED
+                    ? Optional.of(reportedEnd(frame))
+                    : Optional.empty();
+        } catch (IOException nothingSaid) {
+            return Optional.empty();
+        }
+    }
+
+    /** The job's end (ABORT) or this rank's exclusion (FENCED), as the server reported it during this operation. */
+    private BootstrapException reportedEnd(Channel.Frame frame) {
+        return BootstrapException.remote(
+                rank(), endOf(frame) + " (reported by " + server + " during " + operation() + ")");
+    }
+
     private byte[] receive(int maxBytes, Deadline deadline) {
         Channel.Frame frame;
         try {
-            frame = FrameRules.check(
-                    FrameRules.Phase.OPERATION, root.receive(sequence(), maxBytes, deadline.extendedBy(VERDICT_GRACE)));
+            frame = news(
+                    FrameRules.Phase.OPERATION,
+                    () -> root.receive(sequence(), maxBytes, deadline.extendedBy(VERDICT_GRACE)));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
-        if (frame.type() == Channel.ABORT) {
-            throw fail(BootstrapException.remote(
-                    rank(), frame.text() + " (reported by " + server + " during " + operation() + ")"));
+        if (frame.type() == Channel.ABORT || frame.type() == Channel.FENCED) {
+            throw fail(reportedEnd(frame));
         }
         if (frame.type() != Channel.DATA) {
             throw fail(
@@ -409,9 +547,63 @@ final class TcpMember extends Exchange {
         return frame.bytes();
     }
 
+    /**
+     * The server's next message legal in {@code phase}, as {@code read} reads it, after logging the claims it refused;
+     * an illegal one fails naming it.
+     */
+    private Channel.Frame news(FrameRules.Phase phase, Channel.IoStep<Channel.Frame> read) throws IOException {
+        while (true) {
+            Channel.Frame frame = FrameRules.check(phase, read.run());
+            if (frame.type() != Channel.REFUSED) {
+                return frame;
+            }
+            logRefused(frame.text());
+        }
+    }
+
+    /** Why the server ended the job (ABORT), or excluded this rank (FENCED: this rank's job is over for it). */
+    private String endOf(Channel.Frame frame) {
+        if (frame.type() == Channel.FENCED) {
+            state().on(JobState.Event.EXCLUDED, frame.text());
+        }
+        return frame.text();
+    }
+
+    /** A claim the server turned away while this rank waits: a rank that never joins may be the one refused. */
+    private void logRefused(String what) {
+        LOG.log(System.Logger.Level.WARNING, () -> server + " turned a claim away: " + what);
+    }
+
+    /**
+     * Why the server excluded this rank, asked after {@code e} ended its connection or was the server's silence,
+     * {@code when} ("during allgather #3"), as the failure says it; null where it did not, or cannot say.
+     */
+    private String excludedAfter(IOException e, String when) {
+        boolean silent = e instanceof Channel.Silence;
+        if (!silent && !(e instanceof EOFException) && !(e instanceof SocketException)) {
+            return null;
+        }
+        String exclusion = exclusion();
+        if (exclusion == null) {
+            return null;
+        }
+        state().on(JobState.Event.EXCLUDED, exclusion);
+        return exclusion + " (" + server + " said so when this rank asked, once "
+                + (silent
+                        ? "it had heard nothing from it for " + Settings.formatDuration(heartbeatTimeout)
+                        : "its connection had ended")
+                + " " + when + ")";
+    }
+
     private BootstrapException failure(IOException e, Deadline deadline) {
         String what;
-        if (e instanceof SocketTimeoutException) {
+        String exclusion = excludedAfter(e, "during " + operation());
+        if (exclusion != null) {
+            what = exclusion;
+        } else if (e instanceof Channel.Silence) {
+            what = server + " sent nothing, not even a heartbeat, during " + operation() + ": " + e.getMessage()
+                    + " (it is stopped, cut off from this host, or gone)";
+        } else if (e instanceof SocketTimeoutException) {
             what = server + " did not complete " + operation() + " " + deadline.within()
                     + " and did not say why: it is late or stuck itself (it names any other rank that is)";
         } else if (e instanceof ProtocolException) {
@@ -427,6 +619,7 @@ final class TcpMember extends Exchange {
     @Override
     protected void doClose() {
         ending = true;
+        beat.close();
         if (!failed()) {
             try {
                 root.send(Channel.LEAVE, sequence(), new byte[0], Deadline.after(Duration.ofSeconds(1)));

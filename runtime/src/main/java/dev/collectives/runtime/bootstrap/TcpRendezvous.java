@@ -21,21 +21,29 @@ final class TcpRendezvous {
             int size,
             JobToken token,
             Duration timeout,
+            Duration heartbeatTimeout,
             boolean replacement,
             Function<String, Optional<String>> options) {
         boolean standalone = Settings.standalone(options.apply(Settings.SERVER), rank);
         if (rank != 0 || replacement || standalone) {
-            return TcpMember.join(endpoint, rank, size, token, timeout, replacement, standalone, null);
+            return TcpMember.join(
+                    endpoint, rank, size, token, timeout, heartbeatTimeout, replacement, standalone, null);
         }
-        return hostAndJoin(RendezvousServer.inRankZeroProcess(endpoint, size, token, timeout), size, token, timeout);
+        return hostAndJoin(
+                RendezvousServer.inRankZeroProcess(endpoint, size, token, timeout, heartbeatTimeout),
+                size,
+                token,
+                timeout);
     }
 
     /**
      * Rank 0 joins the server its process hosts, and returns once every rank has joined (or fails naming those
-     * missing, or why the job ended first).
+     * missing, or why the job ended first). Its member beats on its loopback connection as every member does: the
+     * server watches every member alike.
      */
     static Rendezvous hostAndJoin(RendezvousServer server, int size, JobToken token, Duration timeout) {
-        TcpMember member = TcpMember.join(server.endpoint(), 0, size, token, timeout, false, false, server);
+        TcpMember member = TcpMember.join(
+                server.endpoint(), 0, size, token, timeout, server.heartbeatTimeout(), false, false, server);
         String failure = server.awaitFormed();
         if (failure != null) {
             throw member.fail(BootstrapException.failed(0, failure, null));

@@ -285,6 +285,28 @@ class BootstrapSettingsTest {
     }
 
     @Test
+    void theHeartbeatTimeoutComesFromItsVariableOrTheBuilderAndDescribeShowsIt() {
+        Bootstrap byDefault = Bootstrap.fromEnvironment(Map.of());
+        assertEquals(Duration.ofSeconds(6), byDefault.heartbeatTimeout());
+        assertTrue(byDefault.describe().contains(", heartbeat timeout 6 s (default), "), byDefault.describe());
+        Bootstrap fromVariable = Bootstrap.fromEnvironment(Map.of("COLLECTIVES_HEARTBEAT_TIMEOUT", "1500ms"));
+        assertEquals(Duration.ofMillis(1500), fromVariable.heartbeatTimeout());
+        assertTrue(
+                fromVariable.describe().contains("heartbeat timeout 1.5 s (COLLECTIVES_HEARTBEAT_TIMEOUT)"),
+                fromVariable.describe());
+        Bootstrap fromBuilder = Bootstrap.builder()
+                .environment(Map.of("COLLECTIVES_HEARTBEAT_TIMEOUT", "9"))
+                .option("heartbeatTimeout", "3s")
+                .build();
+        assertEquals(Duration.ofSeconds(3), fromBuilder.heartbeatTimeout());
+        String zero = assertThrows(
+                        BootstrapException.class,
+                        () -> Bootstrap.fromEnvironment(Map.of("COLLECTIVES_HEARTBEAT_TIMEOUT", "0")))
+                .getMessage();
+        assertTrue(zero.contains("the heartbeat timeout PT0S (COLLECTIVES_HEARTBEAT_TIMEOUT) is not positive"), zero);
+    }
+
+    @Test
     void describeNeverShowsTheJobToken() {
         Bootstrap b = Bootstrap.fromEnvironment(Map.of("COLLECTIVES_JOB_TOKEN", TOKEN));
         assertTrue(b.describe().contains("job token set"), b.describe());

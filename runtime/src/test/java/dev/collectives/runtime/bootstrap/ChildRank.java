@@ -70,18 +70,24 @@ final class ChildRank implements AutoCloseable {
     /** {@code main} in a JVM that also gets {@code jvmOptions} (e.g. a small heap). */
     static ChildRank start(
             String name, Class<?> main, List<String> jvmOptions, Map<String, String> variables, String... args) {
-        return start(name, main, jvmOptions, variables, false, args);
+        return start(List.of(), name, main, jvmOptions, variables, false, args);
     }
 
-    /** As above; with {@code echo}, each line the child prints is also printed here, after its name in brackets. */
+    /**
+     * As above, the JVM started by {@code launcher} (none, or e.g. {@code ip netns exec NAME} to run it in a network
+     * namespace of its own); with {@code echo}, each line the child prints is also printed here, after its name in
+     * brackets.
+     */
     static ChildRank start(
+            List<String> launcher,
             String name,
             Class<?> main,
             List<String> jvmOptions,
             Map<String, String> variables,
             boolean echo,
             String... args) {
-        List<String> command = new ArrayList<>(List.of(
+        List<String> command = new ArrayList<>(launcher);
+        command.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:TieredStopAtLevel=1",
                 "-XX:+UseSerialGC",
@@ -212,6 +218,24 @@ final class ChildRank implements AutoCloseable {
 
     void kill() {
         process.destroyForcibly();
+    }
+
+    /** Sends the process {@code signal} ("STOP", "CONT") with {@code kill}, as an operator would. */
+    void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid()))
+                    .redirectErrorStream(true)
+                    .start();
+            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (kill.waitFor() != 0) {
+                fail("kill -" + signal + " " + process.pid() + " failed: " + output);
+            }
+        } catch (IOException e) {
+            throw new AssertionError("cannot run kill", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
     }
 
     @Override

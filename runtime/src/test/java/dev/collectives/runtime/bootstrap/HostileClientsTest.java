@@ -103,6 +103,7 @@ class HostileClientsTest {
                 size,
                 JobToken.of(RankThreadsForTests.TOKEN, 0),
                 GENEROUS,
+                RendezvousServer.DEFAULT_HEARTBEAT_TIMEOUT,
                 handshakeLimit);
     }
 

@@ -18,14 +18,16 @@ import org.junit.jupiter.api.io.TempDir;
 class JobStateTest {
     /** The expected table, row by row: "EVENT->PHASE" for each event a phase allows; every other event is refused. */
     private static final Map<Phase, String> TABLE = Map.of(
-            Phase.JOINING, "JOINED->RUNNING END->ENDED CLOSE->CLOSED",
-            Phase.RUNNING, "WATCH->WATCHED REUNION->AWAITING_REPLACEMENTS END->ENDED CLOSE->CLOSED",
-            Phase.WATCHED, "DEATH->RANK_DIED END->ENDED CLOSE->CLOSED",
-            Phase.RANK_DIED, "RESUME->SURVIVORS_MET END->ENDED CLOSE->CLOSED",
-            Phase.SURVIVORS_MET, "WATCH->WATCHED REUNION->AWAITING_REPLACEMENTS END->ENDED CLOSE->CLOSED",
-            Phase.AWAITING_REPLACEMENTS, "REUNITED->RUNNING END->ENDED CLOSE->CLOSED",
-            Phase.ENDED, "DEATH->ENDED END->ENDED CLOSE->CLOSED",
-            Phase.CLOSED, "DEATH->CLOSED END->CLOSED CLOSE->CLOSED");
+            Phase.JOINING, "JOINED->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
+            Phase.RUNNING, "WATCH->WATCHED REUNION->AWAITING_REPLACEMENTS END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
+            Phase.WATCHED, "DEATH->RANK_DIED END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
+            Phase.RANK_DIED, "RESUME->SURVIVORS_MET END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
+            Phase.SURVIVORS_MET,
+                    "WATCH->WATCHED REUNION->AWAITING_REPLACEMENTS END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
+            Phase.AWAITING_REPLACEMENTS, "REUNITED->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
+            Phase.ENDED, "DEATH->ENDED END->ENDED EXCLUDED->ENDED CLOSE->CLOSED",
+            Phase.EXCLUDED, "DEATH->EXCLUDED END->EXCLUDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
+            Phase.CLOSED, "DEATH->CLOSED END->CLOSED EXCLUDED->CLOSED CLOSE->CLOSED");
 
     /** Every (phase, event) pair: the next phase the table names, or a refusal that names the phase and the event. */
     @Test
@@ -62,6 +64,16 @@ class JobStateTest {
         state.on(Event.END, "this rank ended the job: its watch heard so");
         state.on(Event.CLOSE, null);
         assertEquals("rank 2 ended the job: out of memory", state.news());
+    }
+
+    /** A rank told it was excluded stays so when its operations then fail: its news says why it was excluded. */
+    @Test
+    void anExcludedRankStaysExcludedWhenItsJobThenEnds() {
+        JobState state = at(Phase.WATCHED);
+        state.on(Event.EXCLUDED, "rank 3 was excluded from the job: no heartbeat for 6 s");
+        state.on(Event.END, "the connection ended");
+        assertEquals(Phase.EXCLUDED, state.phase());
+        assertEquals("rank 3 was excluded from the job: no heartbeat for 6 s", state.news());
     }
 
     @Test
@@ -101,6 +113,7 @@ class JobStateTest {
             case SURVIVORS_MET -> List.of(Event.JOINED, Event.WATCH, Event.DEATH, Event.RESUME);
             case AWAITING_REPLACEMENTS -> List.of(Event.JOINED, Event.REUNION);
             case ENDED -> List.of(Event.END);
+            case EXCLUDED -> List.of(Event.JOINED, Event.WATCH, Event.EXCLUDED);
             case CLOSED -> List.of(Event.CLOSE);
         };
         path.forEach(event -> state.on(event, null));

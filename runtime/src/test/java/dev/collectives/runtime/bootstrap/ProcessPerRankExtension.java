@@ -151,6 +151,7 @@ public abstract class ProcessPerRankExtension implements InvocationInterceptor {
         try {
             for (int rank = 0; rank < ranks; rank++) {
                 children.add(ChildRank.start(
+                        List.of(),
                         "rank " + rank,
                         RankProcessMain.class,
                         jvmOptions(report(reports, rank)),

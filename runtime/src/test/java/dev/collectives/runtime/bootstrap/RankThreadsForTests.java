@@ -97,43 +97,91 @@ final class RankThreadsForTests {
     }
 
     /**
+     * The settings of rank {@code rank} of {@code size} joining the {@link RendezvousServer} at {@code endpoint}
+     * (every rank a member), each step within {@code timeout}.
+     */
+    static Bootstrap.Builder memberOfServer(String endpoint, int rank, int size, Duration timeout) {
+        return Bootstrap.builder()
+                .rank(rank)
+                .size(size)
+                .rendezvous(endpoint)
+                .timeout(timeout)
+                .jobToken(TOKEN)
+                .option("rendezvousServer", "standalone");
+    }
+
+    /**
      * A raw connection admitted by the server at {@code port} as {@code rank} of {@code size}: it proves the job token
      * and reads the server's answer, and then behaves as the test makes it.
      */
     static Socket admittedAs(int port, int rank, int size) throws IOException {
         Socket s = connectWhenListening(port);
-        handshake(new DataInputStream(s.getInputStream()), new DataOutputStream(s.getOutputStream()), rank, size);
+        Claim claim = claim(s, rank, size, "join");
+        assertTrue(claim.answer() == Channel.ACCEPTED, "the server turned rank " + rank + " away");
+        new DataInputStream(s.getInputStream()).readNBytes(JobToken.MAC_BYTES);
         return s;
     }
 
     /**
-     * A connection admitted at {@code port} as {@code rank} of {@code size} that holds the session key: it sends
-     * authenticated messages as the test makes it.
+     * A connection admitted by the server at {@code port} as {@code rank} of {@code size}, whose messages are
+     * authenticated as a member's: it sends and reads what the test makes it, and never beats.
      */
     static Channel authenticatedAs(int port, int rank, int size) throws IOException {
-        Channel channel = new Channel(connectWhenListening(port), "the server");
-        channel.authenticated(handshake(channel.in(), channel.out(), rank, size), false, "the server");
+        Socket s = connectWhenListening(port);
+        Claim claim = claim(s, rank, size, "join");
+        assertTrue(claim.answer() == Channel.ACCEPTED, "the server turned rank " + rank + " away");
+        Channel channel = new Channel(s, "the server");
+        channel.in().readNBytes(JobToken.MAC_BYTES);
+        channel.authenticated(
+                Channel.sessionKey(JobToken.of(TOKEN, rank), claim.serverNonce(), claim.clientNonce(), rank),
+                false,
+                "the server");
         return channel;
     }
 
-    /** Proves the job token as {@code rank} of {@code size}; returns the session key. */
-    private static JobToken handshake(DataInputStream in, DataOutputStream out, int rank, int size) throws IOException {
-        JobToken token = JobToken.of(TOKEN, rank);
+    /** What the server at {@code port} answers rank {@code rank} of {@code size} asking whether it was excluded. */
+    static String fate(int port, int rank, int size) throws IOException {
+        try (Socket s = connectWhenListening(port)) {
+            Claim claim = claim(s, rank, size, "fate");
+            String text = Channel.readText(new DataInputStream(s.getInputStream()));
+            return (claim.answer() == Channel.EXCLUDED ? "excluded: " : "not excluded: ") + text;
+        }
+    }
+
+    /** A claim's nonces and the server's answer to it (the byte that says whether it was admitted). */
+    private record Claim(byte[] serverNonce, byte[] clientNonce, byte answer) {}
+
+    /** What the server at {@code port} answers a claim for rank {@code rank} of {@code size} made with {@code token}. */
+    static String claimWith(String token, int port, int rank, int size) throws IOException {
+        try (Socket s = connectWhenListening(port)) {
+            Claim claim = claim(s, JobToken.of(token, rank), rank, size, "join");
+            assertTrue(claim.answer() == Channel.REJECTED, "a claim with token " + token + " was admitted");
+            return Channel.readText(new DataInputStream(s.getInputStream()));
+        }
+    }
+
+    /** Reads the greeting on {@code s} and claims {@code rank} of {@code size} as {@code kind}. */
+    private static Claim claim(Socket s, int rank, int size, String kind) throws IOException {
+        return claim(s, JobToken.of(TOKEN, rank), rank, size, kind);
+    }
+
+    private static Claim claim(Socket s, JobToken token, int rank, int size, String kind) throws IOException {
+        DataInputStream in = new DataInputStream(s.getInputStream());
+        DataOutputStream out = new DataOutputStream(s.getOutputStream());
         in.readInt();
         in.readInt();
         byte[] serverNonce = in.readNBytes(JobToken.NONCE_BYTES);
         in.readByte(); // who hosts the server: rank 0's process, or one of its own
+        in.readInt(); // its heartbeat timeout: this connection never beats
         byte[] clientNonce = JobToken.nonce();
         out.writeInt(Channel.MAGIC);
         out.writeInt(Channel.VERSION);
         out.writeInt(rank);
         out.writeInt(size);
         out.write(clientNonce);
-        out.write(token.mac("join", serverNonce, clientNonce, JobToken.ints(rank, size)));
+        out.write(token.mac(kind, serverNonce, clientNonce, JobToken.ints(rank, size)));
         out.flush();
-        assertTrue(in.readByte() == Channel.ACCEPTED, "the server turned rank " + rank + " away");
-        in.readNBytes(JobToken.MAC_BYTES);
-        return Channel.sessionKey(token, serverNonce, clientNonce, rank);
+        return new Claim(serverNonce, clientNonce, in.readByte());
     }
 
     /** Sends the header of a message that announces {@code length} bytes on the admitted {@code member}. */

@@ -43,13 +43,7 @@ class RendezvousServerTest {
     }
 
     private Bootstrap.Builder rank(int rank) {
-        return Bootstrap.builder()
-                .rank(rank)
-                .size(3)
-                .rendezvous(endpoint)
-                .timeout(TIMEOUT)
-                .jobToken(RankThreadsForTests.TOKEN)
-                .option("rendezvousServer", "standalone");
+        return RankThreadsForTests.memberOfServer(endpoint, rank, 3, TIMEOUT);
     }
 
     @Test

@@ -173,7 +173,7 @@ class TcpRendezvousTest extends RendezvousContractTest {
                 DataInputStream in = new DataInputStream(older.getInputStream());
                 in.readInt();
                 in.readInt();
-                in.readNBytes(JobToken.NONCE_BYTES + 1);
+                in.readNBytes(JobToken.NONCE_BYTES + 1 + Integer.BYTES); // nonce, who hosts, heartbeat timeout
                 DataOutputStream out = new DataOutputStream(older.getOutputStream());
                 out.writeInt(Channel.MAGIC);
                 out.writeInt(Channel.VERSION + 1);

@@ -1,0 +1,60 @@
+package dev.collectives.runtime.bootstrap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Which members a server declares silent, on a clock the test moves. */
+class LivenessTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(6);
+
+    private long now = 1_000;
+    private final Liveness liveness = new Liveness(4, TIMEOUT, () -> now);
+
+    @Test
+    void aMemberIsSilentOnlyOnceNothingCameForLongerThanTheTimeout() {
+        liveness.heard(1);
+        liveness.heard(2);
+        now += TIMEOUT.toNanos();
+        assertEquals(List.of(), liveness.silent());
+        liveness.heard(2);
+        now += 1;
+        assertEquals(List.of(1), liveness.silent());
+    }
+
+    @Test
+    void aBusyMemberWhoseBeatsComeLateButWithinTheTimeoutIsNeverSilent() {
+        for (int r = 0; r < 4; r++) {
+            liveness.heard(r);
+        }
+        for (int beat = 0; beat < 1_000; beat++) {
+            now += TIMEOUT.toNanos() - 1 - beat % 7; // each beat late by almost the whole timeout
+            for (int r = 0; r < 4; r++) {
+                liveness.heard(r);
+            }
+            assertEquals(List.of(), liveness.silent(), "after beat " + beat);
+        }
+    }
+
+    @Test
+    void aMemberThatLeftOrDiedIsNotWatchedUntilItsReplacementIsHeardFrom() {
+        liveness.heard(0);
+        liveness.heard(3);
+        liveness.forget(3);
+        now += 2 * TIMEOUT.toNanos();
+        assertEquals(List.of(0), liveness.silent());
+        liveness.heard(3);
+        liveness.forget(0);
+        assertEquals(List.of(), liveness.silent());
+        now += TIMEOUT.toNanos() + 1;
+        assertEquals(List.of(3), liveness.silent());
+    }
+
+    @Test
+    void membersThatNeverJoinedAreNotWatched() {
+        now += 10 * TIMEOUT.toNanos();
+        assertEquals(List.of(), liveness.silent());
+    }
+}
