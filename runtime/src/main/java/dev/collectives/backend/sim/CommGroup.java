@@ -59,7 +59,9 @@ class CommGroup {
     void collective(int rank, Launched op) {
         CallMeeting<Launched> rv;
         synchronized (this) {
-            rv = collectives.computeIfAbsent(op.seq(), seq -> new CallMeeting<>(this, collectiveName(seq), size));
+            rv = collectives.computeIfAbsent(
+                    op.seq(),
+                    seq -> new CallMeeting<>(this, op.collectiveName(), Launched::collectiveName, size, new BitSet()));
         }
         try {
             List<Launched> all = rv.arrive(
@@ -197,8 +199,9 @@ class CommGroup {
         return "window registration call #" + seq;
     }
 
-    static String collectiveName(long seq) {
-        return "collective call #" + seq;
+    /** A collective as a rank's failures name it: by its flight-recorder entry {@code entry} on that rank. */
+    static String collectiveName(long entry) {
+        return "collective call #" + entry;
     }
 
     /**
