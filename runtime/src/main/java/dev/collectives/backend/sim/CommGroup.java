@@ -210,7 +210,7 @@ class CommGroup {
      */
     Runnable post(int rank, Launched op) {
         PointToPoint.Pair pair = pointToPoint.post(rank, op);
-        return () -> pointToPoint.await(rank, pair);
+        return () -> pointToPoint.await(rank, op, pair);
     }
 
     /** Rank {@code rank}'s communicator closes, its streams drained: nothing to do when the ranks are threads. */

@@ -15,7 +15,18 @@ record Launched(OpCall call, long seq, long entry, int graphOp) {
 
     /** How this rank's failures name the collective: by the flight-recorder entry that the trace shows too. */
     String collectiveName() {
-        return CommGroup.collectiveName(entry)
-                + (fromGraph() ? " (op " + graphOp + " of the graph launched as #" + entry + ")" : "");
+        return CommGroup.collectiveName(entry) + (fromGraph() ? " (" + inGraph() + ")" : "");
+    }
+
+    /**
+     * How this rank's failures name its send or recv, one side of {@code pair}: by its flight-recorder entry, then
+     * the pair ("send call #3 (send #0 from rank 0 to rank 1)").
+     */
+    String pointToPointName(PointToPoint.Key pair) {
+        return call.kind().method() + " call #" + entry + " (" + (fromGraph() ? inGraph() + "; " : "") + pair + ")";
+    }
+
+    private String inGraph() {
+        return "op " + graphOp + " of the graph launched as #" + entry;
     }
 }

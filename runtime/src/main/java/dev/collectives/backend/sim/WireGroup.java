@@ -182,7 +182,7 @@ final class WireGroup extends CommGroup {
         PointToPoint.Key pair = PointToPoint.keyOf(rank, op);
         Wire.Key key = key(PAIR, pair.index(), pair.from(), pair.to());
         boolean isSend = op.call().kind() == OpKind.SEND;
-        String name = pair.toString();
+        String name = op.pointToPointName(pair);
         WireMeeting meeting = publish(
                 key, name, WireFormat.launched(op, isSend ? Movement.contribution(op.call(), size()) : 0), op, true);
         return () -> {

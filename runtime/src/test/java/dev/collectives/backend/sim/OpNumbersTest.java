@@ -123,6 +123,35 @@ class OpNumbersTest {
         }
     }
 
+    @Test
+    void aSendNobodyReceivesIsNamedByItsEntryAndItsPair() {
+        ConcurrentMap<Integer, String> messages = new ConcurrentHashMap<>();
+        ConcurrentMap<Integer, Entry> failedEntries = new ConcurrentHashMap<>();
+        run(2, ctx -> {
+            Communicator comm = ctx.comm();
+            Stream stream = ctx.stream();
+            try (DeviceBuffer a = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
+                comm.allReduce(a, a, 8, F32, ReduceOp.SUM, stream); // #1
+                comm.broadcast(a, a, 8, F32, 0, stream); // #2
+                stream.synchronize();
+                if (ctx.rank() == 1) {
+                    return;
+                }
+                comm.send(a, 8, F32, 1, stream); // #3, which rank 1 never receives
+                messages.put(
+                        ctx.rank(),
+                        assertThrows(CollectivesException.class, stream::synchronize)
+                                .getMessage());
+                failedEntries.put(ctx.rank(), failed(comm));
+            }
+        });
+
+        assertEquals(3, failedEntries.get(0).seq());
+        assertContains(
+                messages.get(0),
+                "rank 0: send call #3 (send #0 from rank 0 to rank 1) failed: rank 1 posted no matching recv");
+    }
+
     private static void replay(Communicator comm, GraphExec exec, Stream stream) {
         Lifecycle.requireOpenForReplay(comm, "p.Replayed", false, "step");
         exec.launch(stream);
