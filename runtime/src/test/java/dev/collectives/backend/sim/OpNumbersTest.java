@@ -46,8 +46,7 @@ class OpNumbersTest {
 
     @Test
     void aCollectiveARankNeverCallsIsNamedByTheFlightRecordsEntryInTheMessageAndTheFailureEvent() throws Exception {
-        ConcurrentMap<Integer, String> messages = new ConcurrentHashMap<>();
-        ConcurrentMap<Integer, Entry> failedEntries = new ConcurrentHashMap<>();
+        ConcurrentMap<Integer, Failure> failures = new ConcurrentHashMap<>();
         List<RecordedEvent> events = recordingFailures(() -> run(3, ctx -> {
             Communicator comm = ctx.comm();
             Stream stream = ctx.stream();
@@ -64,21 +63,18 @@ class OpNumbersTest {
                     return;
                 }
                 comm.allGather(a, b, 2, F32, stream); // #5, which rank 2 never calls
-                messages.put(
-                        ctx.rank(),
-                        assertThrows(CollectivesException.class, stream::synchronize)
-                                .getMessage());
-                failedEntries.put(ctx.rank(), failed(comm));
+                failures.put(ctx.rank(), synchronizeFails(comm, stream));
             }
         }));
 
         for (int rank : new int[] {0, 1}) {
-            assertEquals(5, failedEntries.get(rank).seq());
-            assertEquals("allGather", failedEntries.get(rank).call());
+            assertEquals(5, failures.get(rank).entry().seq());
+            assertEquals("allGather", failures.get(rank).entry().call());
             assertContains(
-                    messages.get(rank), "rank " + rank + ": collective call #5 failed: ranks [2] did not arrive");
+                    failures.get(rank).message(),
+                    "rank " + rank + ": collective call #5 failed: ranks [2] did not arrive");
             RecordedEvent event = failureEvent(events, rank);
-            assertEquals(messages.get(rank), event.getString("message"));
+            assertEquals(failures.get(rank).message(), event.getString("message"));
             assertTrue(
                     event.getString("position").startsWith("last enqueued #5 allGather(2 x FLOAT32) (failed)"),
                     event.getString("position"));
@@ -87,8 +83,7 @@ class OpNumbersTest {
 
     @Test
     void anOpOfAGraphIsNamedByTheGraphLaunchsEntryAndItsPlaceInTheGraph() {
-        ConcurrentMap<Integer, String> messages = new ConcurrentHashMap<>();
-        ConcurrentMap<Integer, Entry> failedEntries = new ConcurrentHashMap<>();
+        ConcurrentMap<Integer, Failure> failures = new ConcurrentHashMap<>();
         run(3, ctx -> {
             Communicator comm = ctx.comm();
             Stream stream = ctx.stream();
@@ -106,27 +101,22 @@ class OpNumbersTest {
                     return;
                 }
                 replay(comm, exec, stream); // #3, which rank 2 never launches
-                messages.put(
-                        ctx.rank(),
-                        assertThrows(CollectivesException.class, stream::synchronize)
-                                .getMessage());
-                failedEntries.put(ctx.rank(), failed(comm));
+                failures.put(ctx.rank(), synchronizeFails(comm, stream));
             }
         });
 
         for (int rank : new int[] {0, 1}) {
-            assertEquals(3, failedEntries.get(rank).seq());
-            assertEquals("graph", failedEntries.get(rank).call());
+            assertEquals(3, failures.get(rank).entry().seq());
+            assertEquals("graph", failures.get(rank).entry().call());
             assertContains(
-                    messages.get(rank),
+                    failures.get(rank).message(),
                     "collective call #3 (op 0 of the graph launched as #3) failed: ranks [2] did not arrive");
         }
     }
 
     @Test
     void aSendNobodyReceivesIsNamedByItsEntryAndItsPair() {
-        ConcurrentMap<Integer, String> messages = new ConcurrentHashMap<>();
-        ConcurrentMap<Integer, Entry> failedEntries = new ConcurrentHashMap<>();
+        ConcurrentMap<Integer, Failure> failures = new ConcurrentHashMap<>();
         run(2, ctx -> {
             Communicator comm = ctx.comm();
             Stream stream = ctx.stream();
@@ -138,17 +128,13 @@ class OpNumbersTest {
                     return;
                 }
                 comm.send(a, 8, F32, 1, stream); // #3, which rank 1 never receives
-                messages.put(
-                        ctx.rank(),
-                        assertThrows(CollectivesException.class, stream::synchronize)
-                                .getMessage());
-                failedEntries.put(ctx.rank(), failed(comm));
+                failures.put(ctx.rank(), synchronizeFails(comm, stream));
             }
         });
 
-        assertEquals(3, failedEntries.get(0).seq());
+        assertEquals(3, failures.get(0).entry().seq());
         assertContains(
-                messages.get(0),
+                failures.get(0).message(),
                 "rank 0: send call #3 (send #0 from rank 0 to rank 1) failed: rank 1 posted no matching recv");
     }
 
@@ -158,13 +144,17 @@ class OpNumbersTest {
         Lifecycle.stepDone(comm, stream);
     }
 
-    /** The one entry of the rank's record that failed. */
-    private static Entry failed(Communicator comm) {
+    /** A rank's synchronize failed: its message, and the one entry of its record that failed. */
+    private record Failure(String message, Entry entry) {}
+
+    private static Failure synchronizeFails(Communicator comm, Stream stream) {
+        String message =
+                assertThrows(CollectivesException.class, stream::synchronize).getMessage();
         List<Entry> failed = comm.flightRecord().entries().stream()
                 .filter(e -> e.state() == State.FAILED)
                 .toList();
         assertEquals(1, failed.size(), comm.flightRecord().entries().toString());
-        return failed.get(0);
+        return new Failure(message, failed.get(0));
     }
 
     /**
