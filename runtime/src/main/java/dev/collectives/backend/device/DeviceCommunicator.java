@@ -517,6 +517,11 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         return recorder.snapshot();
     }
 
+    /** A graph of this communicator's calls was launched on {@code on}: one entry of its flight recorder. */
+    void graphLaunched(DeviceStream on) {
+        recorder.graphLaunched(on);
+    }
+
     /**
      * Closes the open children first, then finalizes and destroys this one; refuses while memory, registrations or
      * windows made through it are live.

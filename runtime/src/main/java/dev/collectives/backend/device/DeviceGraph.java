@@ -82,6 +82,7 @@ final class DeviceGraph implements Graph {
             if (rc != 0) {
                 n.checkRuntime(rc, comm.rank(), "GraphLaunch");
             }
+            comm.graphLaunched(onto);
         }
 
         @Override

@@ -25,6 +25,8 @@ final class CallMeeting<T> {
     private final CommGroup group;
     private final String what;
     private final Object[] arrivals;
+    /** How a rank names the call in its failures, from its arrival: by its own flight-recorder entry, for a collective. */
+    private final Function<? super T, String> nameOf;
     /** The ranks not expected: their arrival slots stay empty. */
     private final BitSet excused;
     /** How many ranks arrive: all but the excused. */
@@ -50,8 +52,17 @@ final class CallMeeting<T> {
     }
 
     CallMeeting(CommGroup group, String what, int size, BitSet excused) {
+        this(group, what, arrival -> what, size, excused);
+    }
+
+    /**
+     * A call every rank names alike in the verdicts they share ({@code what}), but each in its own failures as
+     * {@code nameOf} its arrival says.
+     */
+    CallMeeting(CommGroup group, String what, Function<? super T, String> nameOf, int size, BitSet excused) {
         this.group = group;
         this.what = what;
+        this.nameOf = nameOf;
         this.arrivals = new Object[size];
         this.excused = excused;
         this.parties = size - excused.cardinality();
@@ -67,7 +78,7 @@ final class CallMeeting<T> {
     List<T> arrive(int rank, T arrival, Function<List<T>, CallVerdict> check) {
         synchronized (group) {
             if (decided) {
-                throw lateArrival(rank);
+                throw lateArrival(rank, arrival);
             }
             arrivals[rank] = arrival;
             if (++arrived == parties) {
@@ -83,7 +94,7 @@ final class CallMeeting<T> {
                 verdict = CallVerdict.timedOut(what, ranks(false), ranks(true), group.timeoutText());
             });
             if (verdict != null) {
-                throw verdict.toException(rank);
+                throw verdict.toException(rank, callNameOf(rank));
             }
             return all();
         }
@@ -94,7 +105,7 @@ final class CallMeeting<T> {
         long generation;
         synchronized (group) {
             if (verdict != null) {
-                throw verdict.toException(rank);
+                throw verdict.toException(rank, callNameOf(rank));
             }
             generation = barrierGeneration;
             if (++barrierArrivals == parties) {
@@ -112,7 +123,7 @@ final class CallMeeting<T> {
                     System.nanoTime() + group.timeoutNanos(),
                     () -> verdict = CallVerdict.error(Result.INTERNAL_ERROR, what, "ranks stopped making progress"));
             if (barrierGeneration == generation) {
-                throw verdict.toException(rank);
+                throw verdict.toException(rank, callNameOf(rank));
             }
         }
     }
@@ -157,9 +168,15 @@ final class CallMeeting<T> {
         return list;
     }
 
-    private RuntimeException lateArrival(int rank) {
+    private RuntimeException lateArrival(int rank, T arrival) {
         return CallVerdict.lateArrival(what, verdict == null ? "the others already went on" : verdict.message())
-                .toException(rank);
+                .toException(rank, nameOf.apply(arrival));
+    }
+
+    /** How rank {@code rank}, which arrived, names the call. */
+    @SuppressWarnings("unchecked")
+    private String callNameOf(int rank) {
+        return nameOf.apply((T) arrivals[rank]);
     }
 
     /** The expected ranks that have arrived ({@code arrivedYet}) or not. */

@@ -34,8 +34,16 @@ record CallVerdict(Rule rule, Result result, String call, String message) {
     }
 
     CollectivesException toException(int rank) {
+        return toException(rank, call);
+    }
+
+    /**
+     * As {@link #toException(int)}, naming the call as rank {@code rank} knows it ({@code callName}): the ranks share
+     * the verdict, but each names a call by its own flight-recorder entry.
+     */
+    CollectivesException toException(int rank, String callName) {
         return rule != null
                 ? CollectivesException.violation(rule, rank, message)
-                : CollectivesException.library(result, rank, call, message);
+                : CollectivesException.library(result, rank, callName, message);
     }
 }

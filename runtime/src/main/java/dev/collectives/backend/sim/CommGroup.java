@@ -61,7 +61,9 @@ class CommGroup {
     void collective(int rank, Launched op) {
         CallMeeting<Launched> rv;
         synchronized (this) {
-            rv = collectives.computeIfAbsent(op.seq(), seq -> new CallMeeting<>(this, collectiveName(seq), size));
+            rv = collectives.computeIfAbsent(
+                    op.seq(),
+                    seq -> new CallMeeting<>(this, op.collectiveName(), Launched::collectiveName, size, new BitSet()));
         }
         try {
             List<Launched> all = rv.arrive(
@@ -199,8 +201,9 @@ class CommGroup {
         return "window registration call #" + seq;
     }
 
-    static String collectiveName(long seq) {
-        return "collective call #" + seq;
+    /** A collective as a rank's failures name it: by its flight-recorder entry {@code entry} on that rank. */
+    static String collectiveName(long entry) {
+        return "collective call #" + entry;
     }
 
     /**
@@ -209,7 +212,7 @@ class CommGroup {
      */
     Runnable post(int rank, Launched op) {
         PointToPoint.Pair pair = pointToPoint.post(rank, op);
-        return () -> pointToPoint.await(rank, pair);
+        return () -> pointToPoint.await(rank, op, pair);
     }
 
     /** Rank {@code rank}'s communicator closes, its streams drained: nothing to do when the ranks are threads. */

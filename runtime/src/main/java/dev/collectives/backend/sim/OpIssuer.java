@@ -79,11 +79,13 @@ final class OpIssuer {
     private void submit(SimStream stream, List<OpCall> step) {
         boolean capturing = stream.isCapturedBy(Thread.currentThread());
         List<OpCall> flagged = new ArrayList<>(step.size());
-        for (OpCall call : step) {
+        long[] entries = new long[step.size()];
+        for (int i = 0; i < step.size(); i++) {
+            OpCall call = step.get(i);
             OpCall flaggedCall =
                     call.withRegistration(registration(call.send(), capturing), registration(call.recv(), capturing));
             flagged.add(flaggedCall);
-            recorder.enqueued(
+            entries[i] = recorder.enqueued(
                     flaggedCall.kind(),
                     flaggedCall.sendHead(),
                     flaggedCall.sendOffset(),
@@ -99,7 +101,7 @@ final class OpIssuer {
         if (capturing) {
             stream.capture(comm, flagged);
         } else {
-            stream.enqueue(() -> launch(List.of(flagged), false));
+            stream.enqueue(() -> launch(List.of(flagged), entries, 0));
         }
     }
 
@@ -126,14 +128,17 @@ final class OpIssuer {
             throw CollectivesException.usage(
                     rank, "launching a graph into " + stream + " while capturing it is not" + " supported");
         }
-        stream.enqueue(() -> launch(steps, true));
+        // numbered once the stream accepted the launch, on this thread, which is in the step that launches it
+        stream.enqueue(() -> launch(steps, null, recorder.graphLaunched(stream)));
     }
 
     /**
-     * Pins the ops' memory until they ran, then numbers them for matching across ranks, in issue order. Called with
-     * the stream's monitor held (see {@link SimStream#enqueue}).
+     * Pins the ops' memory until they ran, then numbers them for matching across ranks, in issue order. The ops are
+     * those of one eager step, whose flight-recorder entries are {@code entries}, or else the steps of the graph
+     * launched as entry {@code graphEntry}. Called with the stream's monitor held (see {@link SimStream#enqueue}).
      */
-    private synchronized Work launch(List<List<OpCall>> steps, boolean fromGraph) {
+    private synchronized Work launch(List<List<OpCall>> steps, long[] entries, long graphEntry) {
+        boolean fromGraph = entries == null;
         group.requireNotAborted(
                 rank, fromGraph ? "graph launch" : steps.get(0).get(0).describe());
         List<SimMemory.Pin> pinned = new ArrayList<>();
@@ -149,10 +154,15 @@ final class OpIssuer {
             throw e;
         }
         List<List<Launched>> launched = new ArrayList<>(steps.size());
+        int graphOp = 0;
         for (List<OpCall> step : steps) {
             List<Launched> ops = new ArrayList<>(step.size());
-            for (OpCall call : step) {
-                ops.add(new Launched(call, fromGraph, nextSeq(call)));
+            for (int i = 0; i < step.size(); i++) {
+                OpCall call = step.get(i);
+                ops.add(
+                        fromGraph
+                                ? new Launched(call, nextSeq(call), graphEntry, graphOp++)
+                                : new Launched(call, nextSeq(call), entries[i], -1));
             }
             launched.add(ops);
         }

@@ -30,7 +30,7 @@ final class PointToPoint {
             group.requireNotAborted(rank, call.describe());
             pair = pairs.computeIfAbsent(key, k -> new Pair(k, System.nanoTime() + group.timeoutNanos()));
             if (pair.verdict != null) {
-                throw pair.verdict.toException(rank);
+                throw pair.verdict.toException(rank, op.pointToPointName(key));
             }
             if (isSend) {
                 pair.send = call;
@@ -43,7 +43,7 @@ final class PointToPoint {
             pair.verdict = mismatch(key, pair.send, pair.recv);
             if (pair.verdict != null) {
                 group.notifyAll();
-                throw pair.verdict.toException(rank);
+                throw pair.verdict.toException(rank, op.pointToPointName(key));
             }
             pair.moving = true;
         }
@@ -62,8 +62,11 @@ final class PointToPoint {
         return pair;
     }
 
-    /** Waits until the pair's data has moved; fails on a mismatch, an abort, or when the peer never posts. */
-    void await(int rank, Pair pair) {
+    /**
+     * Waits until the pair's data has moved; fails on a mismatch, an abort, or when the peer never posts, naming
+     * the call as rank {@code rank} knows it, {@code op}.
+     */
+    void await(int rank, Launched op, Pair pair) {
         synchronized (group) {
             long deadline = pair.deadline;
             while (!pair.done && pair.verdict == null) {
@@ -75,7 +78,7 @@ final class PointToPoint {
                 deadline = System.nanoTime() + group.timeoutNanos(); // the data is moving: give it time
             }
             if (pair.verdict != null) {
-                throw pair.verdict.toException(rank);
+                throw pair.verdict.toException(rank, op.pointToPointName(pair.key));
             }
         }
     }

@@ -48,7 +48,7 @@ final class WireFormat {
             out.writeInt(call.peer());
             writeFlag(out, call.sendRegistered());
             writeFlag(out, call.recvRegistered());
-            out.writeBoolean(op.fromGraph());
+            out.writeInt(op.graphOp());
             out.writeLong(op.seq());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -86,7 +86,9 @@ final class WireFormat {
                     in.readInt(),
                     readFlag(in),
                     readFlag(in));
-            Launched launched = new Launched(call, in.readBoolean(), in.readLong());
+            int graphOp = in.readInt();
+            // another rank's flight-recorder entry is not needed here: each rank names calls by its own
+            Launched launched = new Launched(call, in.readLong(), 0, graphOp);
             int dataOffset = body.length - bytes.available();
             if (body.length - dataOffset != Movement.contribution(call, ranks)) {
                 throw new ProtocolException(body.length - dataOffset + " bytes of data for " + call.describe());

@@ -141,7 +141,7 @@ final class WireGroup extends CommGroup {
                             + bytes + " bytes");
         }
         Wire.Key key = key(COLLECTIVE, op.seq(), -1, -1);
-        Object[] arrivals = meet(key, WireFormat.launched(op, bytes), op, true).slots;
+        Object[] arrivals = meet(key, op.collectiveName(), WireFormat.launched(op, bytes), op, true).slots;
         List<Launched> all = new ArrayList<>(arrivals.length);
         for (Object arrival : arrivals) {
             all.add(((WireFormat.Contribution) arrival).op());
@@ -164,7 +164,8 @@ final class WireGroup extends CommGroup {
 
     @Override
     List<WindowArrival> windowCall(int rank, long seq, WindowArrival arrival) {
-        Object[] arrivals = meet(key(WINDOW, seq, -1, -1), WireFormat.window(arrival), arrival, true).slots;
+        Object[] arrivals =
+                meet(key(WINDOW, seq, -1, -1), windowCallName(seq), WireFormat.window(arrival), arrival, true).slots;
         List<WindowArrival> all = new ArrayList<>(arrivals.length);
         for (Object a : arrivals) {
             all.add((WindowArrival) a);
@@ -181,11 +182,12 @@ final class WireGroup extends CommGroup {
         PointToPoint.Key pair = PointToPoint.keyOf(rank, op);
         Wire.Key key = key(PAIR, pair.index(), pair.from(), pair.to());
         boolean isSend = op.call().kind() == OpKind.SEND;
-        WireMeeting meeting =
-                publish(key, WireFormat.launched(op, isSend ? Movement.contribution(op.call(), size()) : 0), op, true);
+        String name = op.pointToPointName(pair);
+        WireMeeting meeting = publish(
+                key, name, WireFormat.launched(op, isSend ? Movement.contribution(op.call(), size()) : 0), op, true);
         return () -> {
-            Object[] sides =
-                    outcome(meeting, sendMissing -> PointToPoint.unmatched(pair, sendMissing, timeoutText()), true);
+            Object[] sides = outcome(
+                    meeting, name, sendMissing -> PointToPoint.unmatched(pair, sendMissing, timeoutText()), true);
             WireFormat.Contribution send = (WireFormat.Contribution) sides[0];
             WireFormat.Contribution recv = (WireFormat.Contribution) sides[1];
             CallVerdict verdict =
@@ -204,7 +206,8 @@ final class WireGroup extends CommGroup {
     @Override
     Optional<Member> split(int rank, long seq, int color, int key) {
         int[] colorAndKey = {color, key};
-        WireMeeting meeting = meet(key(SPLIT, seq, -1, -1), WireFormat.ints(colorAndKey), colorAndKey, true);
+        WireMeeting meeting =
+                meet(key(SPLIT, seq, -1, -1), splitName(seq), WireFormat.ints(colorAndKey), colorAndKey, true);
         return Optional.ofNullable(meeting.child);
     }
 
@@ -215,7 +218,7 @@ final class WireGroup extends CommGroup {
     @Override
     Member shrink(int rank, long seq, int[] excluded) {
         Wire.Key key = key(SHRINK, seq, Arrays.hashCode(excluded), -1);
-        return meet(key, WireFormat.ints(excluded), excluded, false).child;
+        return meet(key, shrinkName(seq, excluded), WireFormat.ints(excluded), excluded, false).child;
     }
 
     private static String splitName(long seq) {
@@ -315,24 +318,26 @@ final class WireGroup extends CommGroup {
 
     /**
      * Sends this rank's part of {@code key} and waits for every party's, which the returned meeting holds by slot.
-     * Only an {@code abortable} call fails when the communicator is aborted (a shrink does not).
+     * Only an {@code abortable} call fails when the communicator is aborted (a shrink does not). This rank's failures
+     * name the call {@code name}.
      */
-    private WireMeeting meet(Wire.Key key, byte[] body, Object arrival, boolean abortable) {
-        WireMeeting meeting = publish(key, body, arrival, abortable);
+    private WireMeeting meet(Wire.Key key, String name, byte[] body, Object arrival, boolean abortable) {
+        WireMeeting meeting = publish(key, name, body, arrival, abortable);
         outcome(
                 meeting,
+                name,
                 ignored -> CallVerdict.timedOut(meeting.what, meeting.ranks(false), meeting.ranks(true), timeoutText()),
                 abortable);
         return meeting;
     }
 
-    /** Sends this rank's part of {@code key}: {@code body}, which the others read as {@code arrival}. */
-    private WireMeeting publish(Wire.Key key, byte[] body, Object arrival, boolean abortable) {
+    /** Sends this rank's part of {@code key}, named {@code name}: {@code body}, which the others read as {@code arrival}. */
+    private WireMeeting publish(Wire.Key key, String name, byte[] body, Object arrival, boolean abortable) {
         WireMeeting meeting;
         synchronized (this) {
             meeting = meetings.computeIfAbsent(key, k -> newMeeting(k, arrival));
             if (abortable) {
-                requireNotAborted(rank, meeting.what);
+                requireNotAborted(rank, name);
             }
         }
         wire.send(CALL, key, body);
@@ -342,9 +347,10 @@ final class WireGroup extends CommGroup {
     /**
      * Waits for the meeting's outcome. Past the timeout this rank gives the call up, telling the others with the
      * reason {@code timedOut} gives (called with whether the missing side is a send); the outcome is still what the
-     * rounds decide, so that every rank takes the same.
+     * rounds decide, so that every rank takes the same; this rank's failure names the call {@code name}.
      */
-    private Object[] outcome(WireMeeting meeting, Function<Boolean, CallVerdict> timedOut, boolean abortable) {
+    private Object[] outcome(
+            WireMeeting meeting, String name, Function<Boolean, CallVerdict> timedOut, boolean abortable) {
         synchronized (this) {
             try {
                 BooleanSupplier over = () -> meeting.decided || brokenLink != null;
@@ -373,7 +379,7 @@ final class WireGroup extends CommGroup {
                     CallVerdict verdict = meeting.mineInTime
                             ? meeting.failure
                             : CallVerdict.lateArrival(meeting.what, meeting.failure.message());
-                    throw verdict.toException(rank);
+                    throw verdict.toException(rank, name);
                 }
                 return meeting.slots.clone();
             } finally {
@@ -426,7 +432,8 @@ final class WireGroup extends CommGroup {
      */
     private WireMeeting newMeeting(Wire.Key key, Object arrival) {
         return switch (key.space()) {
-            case COLLECTIVE -> new WireMeeting(key, collectiveName(key.seq()), size(), new BitSet());
+            // each rank names a collective by its own flight-recorder entry (Launched#collectiveName) instead
+            case COLLECTIVE -> new WireMeeting(key, "collective call", size(), new BitSet());
             case WINDOW -> new WireMeeting(key, windowCallName(key.seq()), size(), new BitSet());
             case SPLIT -> new WireMeeting(key, splitName(key.seq()), size(), new BitSet());
             case SHRINK ->

@@ -114,9 +114,9 @@ public final class Lifecycle {
 
     /**
      * The step that {@link #requireOpen} or {@link #requireOpenForReplay} began issued its calls on {@code stream}:
-     * the flight recorder's entry of a GRAPH step's launch and the JFR step event.
+     * the JFR step event. (The backend records a GRAPH step's launch as it launches the graph.)
      */
     public static void stepDone(Communicator comm, Stream stream) {
-        StepContext.leave(comm, stream);
+        StepContext.leave(comm);
     }
 }

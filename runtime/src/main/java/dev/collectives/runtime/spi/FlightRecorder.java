@@ -210,8 +210,11 @@ public final class FlightRecorder {
      * library reaches the buffers registered, null if not known. {@code send} and {@code recv} are the addresses of
      * the buffers the caller passed, 0 for a side the op lacks or this rank does not use, and the offsets are the
      * elements the op starts at in them; every backend records them so.
+     *
+     * @return the entry's number, which the backend's messages about the call name, so that they, the dump and the
+     *     trace agree; 0 for a call captured into a graph, which is numbered when the graph is launched
      */
-    public void enqueued(
+    public long enqueued(
             OpKind kind,
             long send,
             long sendOffset,
@@ -227,14 +230,14 @@ public final class FlightRecorder {
         StepContext context = StepContext.current();
         if (capturing) {
             context.captured(owner, call, count, type, peer);
-            return;
-        }
-        if (capacity == 0) {
-            return;
+            return 0;
         }
         boolean inStep = context.isFor(owner);
         byte path = registered == null ? 0 : registered ? (byte) 1 : (byte) 2;
         synchronized (this) {
+            if (capacity == 0) {
+                return ++recorded; // numbered all the same, so that messages name calls alike however it is set
+            }
             int slot = next();
             this.call[slot] = call;
             this.pipeline[slot] = inStep ? context.pipeline() : "";
@@ -251,30 +254,44 @@ public final class FlightRecorder {
             this.registration[slot] = path;
             this.stream[slot] = on;
             this.inside[slot] = null;
+            return recorded;
         }
     }
 
-    /** A GRAPH step's graph was launched on {@code on} (called by {@link StepContext}). */
-    synchronized void graphLaunched(String pipelineName, String stepName, long[] args, Stream on) {
-        if (capacity == 0) {
-            return;
+    /**
+     * The backend launched a graph of this communicator's calls on {@code on}: one entry, which holds the calls
+     * captured into it when it is a GRAPH step's graph, launched in that step on the calling thread.
+     *
+     * @return the entry's number, which the backend's messages about the graph's calls name
+     */
+    public long graphLaunched(Stream on) {
+        StepContext context = StepContext.current();
+        boolean inStep = context.isReplayFor(owner);
+        String pipelineName = inStep ? context.pipeline() : "";
+        String stepName = inStep ? context.step() : "";
+        long[] args = inStep ? context.arguments() : null;
+        synchronized (this) {
+            if (capacity == 0) {
+                return ++recorded;
+            }
+            int slot = next();
+            call[slot] = "graph";
+            pipeline[slot] = pipelineName;
+            step[slot] = stepName;
+            arguments[slot] = args;
+            op[slot] = Entry.GRAPH_LAUNCH;
+            send[slot] = 0;
+            sendOffset[slot] = 0;
+            recv[slot] = 0;
+            recvOffset[slot] = 0;
+            count[slot] = 0;
+            type[slot] = null;
+            peer[slot] = -1;
+            registration[slot] = 3;
+            stream[slot] = on;
+            inside[slot] = graphOps.getOrDefault(pipelineName, Map.of()).getOrDefault(stepName, List.of());
+            return recorded;
         }
-        int slot = next();
-        call[slot] = "graph";
-        pipeline[slot] = pipelineName;
-        step[slot] = stepName;
-        arguments[slot] = args;
-        op[slot] = Entry.GRAPH_LAUNCH;
-        send[slot] = 0;
-        sendOffset[slot] = 0;
-        recv[slot] = 0;
-        recvOffset[slot] = 0;
-        count[slot] = 0;
-        type[slot] = null;
-        peer[slot] = -1;
-        registration[slot] = 3;
-        stream[slot] = on;
-        inside[slot] = graphOps.getOrDefault(pipelineName, Map.of()).getOrDefault(stepName, List.of());
     }
 
     /** The calls a capture of {@code stepName} of {@code pipelineName} issued (called by {@link StepContext}). */

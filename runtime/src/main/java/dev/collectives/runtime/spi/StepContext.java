@@ -3,10 +3,8 @@ package dev.collectives.runtime.spi;
 import dev.collectives.annotation.DataType;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.FlightRecord.Entry;
-import dev.collectives.runtime.Stream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The step a thread is in, as generated code says through {@code runtime.internal} ({@code Lifecycle},
@@ -25,10 +23,6 @@ public final class StepContext {
     private int op;
     private boolean checkingCall;
     private FlightEvents.StepEvent event;
-    /** The communicator whose recorder {@link #recorder} is: the last one a GRAPH step asked for. */
-    private Communicator recorderOwner;
-
-    private Optional<FlightRecorder> recorder = Optional.empty();
     /** The communicator a capture is for, and the calls it issued so far; null outside a capture. */
     private Communicator capturing;
 
@@ -67,20 +61,13 @@ public final class StepContext {
     }
 
     /**
-     * The step this thread is in returned, its calls issued on {@code on}: a GRAPH step's launch becomes one entry of
-     * its communicator's recorder, and the step's JFR event is committed.
+     * The step this thread is in on {@code comm} returned: the step's JFR event is committed. (A GRAPH step's launch
+     * is an entry of the communicator's recorder already: the backend made it as it launched the graph.)
      */
-    public static void leave(Communicator comm, Stream on) {
+    public static void leave(Communicator comm) {
         StepContext context = CURRENT.get();
         if (context.comm != comm) {
             return;
-        }
-        if (context.graph) {
-            if (context.recorderOwner != comm) {
-                context.recorderOwner = comm;
-                context.recorder = FlightRecorder.of(comm);
-            }
-            context.recorder.ifPresent(r -> r.graphLaunched(context.pipeline, context.step, context.arguments, on));
         }
         FlightEvents.stepDone(context.event, comm, context.pipeline, context.step, context.graph);
         context.event = null;
@@ -118,6 +105,11 @@ public final class StepContext {
 
     boolean isFor(Communicator on) {
         return comm == on;
+    }
+
+    /** Whether this thread is in a GRAPH step on {@code on}, whose graph's launch the recorder keeps. */
+    boolean isReplayFor(Communicator on) {
+        return comm == on && graph;
     }
 
     String pipeline() {

@@ -46,7 +46,7 @@ class LifecycleTest {
                 assertContains(
                         e.getMessage(),
                         "rank " + r + ": ",
-                        "collective call #0",
+                        "collective call #1",
                         "ranks [1, 3] did not arrive within 300 ms",
                         "ranks [0, 2] did");
             }

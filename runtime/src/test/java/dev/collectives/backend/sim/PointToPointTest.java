@@ -115,7 +115,7 @@ class PointToPointTest {
             assertEquals(Result.REMOTE_ERROR, e.result());
             assertContains(
                     e.getMessage(),
-                    "rank 0: send #0 from rank 0 to rank 2",
+                    "rank 0: send call #1 (send #0 from rank 0 to rank 2) failed",
                     "rank 2 posted no matching recv within 300 ms");
             assertNull(f[1]);
             assertNull(f[2]);

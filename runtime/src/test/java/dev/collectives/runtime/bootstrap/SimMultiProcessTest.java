@@ -210,7 +210,7 @@ class SimMultiProcessTest {
         for (int r : new int[] {0, 2}) {
             String message = ranks.get(r).failure();
             assertTrue(
-                    message.contains("collective call #0 failed: ranks [1] did not arrive within 2000 ms (ranks [0, 2]"
+                    message.contains("collective call #1 failed: ranks [1] did not arrive within 2000 ms (ranks [0, 2]"
                             + " did)"),
                     message);
         }

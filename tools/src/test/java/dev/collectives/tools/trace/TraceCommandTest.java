@@ -19,6 +19,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -72,6 +74,42 @@ class TraceCommandTest {
                                 + "enqueued it and failed in it\n"),
                 run.text());
         assertTrue(run.text().contains("\n  rank 0 failed in #2 broadcast(4 x FLOAT32, peer/root 0)\n"), run.text());
+    }
+
+    @Test
+    void theTraceNamesTheCallThatTheOthersFailedInByTheNumberTheirFailuresGiveIt() {
+        Map<Integer, String> failures = new ConcurrentHashMap<>();
+        job(3, ctx -> {
+            try (DeviceBuffer a = ctx.comm().allocate(Allocator.MEM_ALLOC, F32, 8);
+                    DeviceBuffer b = ctx.comm().allocate(Allocator.MEM_ALLOC, F32, 8)) {
+                ctx.comm().allReduce(a, b, 8, F32, ReduceOp.SUM, ctx.stream());
+                // a ring of sends and receives: calls that the numbers count as well as collectives
+                ctx.comm().groupStart();
+                ctx.comm().send(a, 8, F32, (ctx.rank() + 1) % 3, ctx.stream());
+                ctx.comm().recv(b, 8, F32, (ctx.rank() + 2) % 3, ctx.stream());
+                ctx.comm().groupEnd();
+                ctx.stream().synchronize();
+                if (ctx.rank() == 2) {
+                    return;
+                }
+                ctx.comm().allGather(a, b, 2, F32, ctx.stream());
+                ctx.stream().synchronize();
+            } catch (RuntimeException e) {
+                failures.put(ctx.rank(), e.getMessage());
+            }
+        });
+
+        ToolsOutput run = ToolsOutput.of("trace", records.toString());
+
+        assertEquals(1, run.status(), run.text());
+        assertTrue(
+                run.text().contains("\n  rank 2 never enqueued #4 allGather(2 x FLOAT32); ranks 0, 1 enqueued it"),
+                run.text());
+        for (int rank : new int[] {0, 1}) {
+            assertTrue(
+                    failures.get(rank).contains("collective call #4 failed: ranks [2] did not arrive"),
+                    failures.get(rank));
+        }
     }
 
     @Test
