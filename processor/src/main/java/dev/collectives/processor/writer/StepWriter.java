@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Collectors;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.type.TypeKind;
@@ -32,7 +33,6 @@ final class StepWriter extends GenerationPart {
     private final Map<Object, CodeBlock> arguments = new LinkedHashMap<>();
     private final ShapeWriter shapes;
     private final Map<StepDecl, StepNames> stepNames = new LinkedHashMap<>();
-    private final List<String> caches = new ArrayList<>();
     /** The field of the pipeline's {@code CallCheck}, or null when no step has parameters. */
     private final String calls;
 
@@ -43,7 +43,7 @@ final class StepWriter extends GenerationPart {
         this.calls = model.steps().stream().anyMatch(s -> !s.parameters().isEmpty()) ? newName("calls") : null;
         model.steps().stream()
                 .filter(s -> !s.parameters().isEmpty())
-                .forEach(s -> stepNames.put(s, new StepNames(generation, s)));
+                .forEach(s -> stepNames.put(s, new StepNames(generation, s, registration == Registration.GRAPH)));
     }
 
     /** The pipeline's {@code CallCheck}, made in open and closed with the memory, if a step has parameters. */
@@ -203,8 +203,7 @@ final class StepWriter extends GenerationPart {
      * {@code @Capture} tuples captured now, each checked as a call with it would be.
      */
     private Fragment cache(StepDecl s, StepNames names) {
-        String cache = newName(s.name() + "Graphs");
-        names.cache = cache;
+        String cache = names.cache;
         CodeBlock.Builder open = CodeBlock.builder()
                 .add(Comments.line(s.name() + "(...): one graph per argument tuple, captured on its first call (R4), "
                         + "at most " + model.graphCache() + " kept; the least recently used is destroyed first (R5)"))
@@ -239,7 +238,6 @@ final class StepWriter extends GenerationPart {
                     cache,
                     tuple.stream().map(v -> CodeBlock.of("$LL", v)).collect(CodeBlock.joining(", ")));
         }
-        caches.add(cache);
         return new Fragment(
                 open.build(),
                 List.of(FieldSpec.builder(GRAPH_CACHE, cache, Modifier.PRIVATE).build()),
@@ -247,9 +245,12 @@ final class StepWriter extends GenerationPart {
                 List.of(new Fragment.Resource(Fragment.Release.GRAPH, cache)));
     }
 
-    /** The fields of the graph caches, one per GRAPH step with parameters (filled by {@link #captureSteps}). */
+    /** The fields of the graph caches, one per GRAPH step with parameters, in step order. */
     List<String> graphCaches() {
-        return caches;
+        return stepNames.values().stream()
+                .map(names -> names.cache)
+                .filter(Objects::nonNull)
+                .toList();
     }
 
     /** The cartesian product of the step's {@code @Capture} values, in parameter order, the last varying fastest. */
@@ -343,9 +344,10 @@ final class StepWriter extends GenerationPart {
         final String check;
         final String args;
         final String overflow;
-        String cache;
+        /** The field of its graph cache (GRAPH), else null. */
+        final String cache;
 
-        StepNames(Generation generation, StepDecl s) {
+        StepNames(Generation generation, StepDecl s, boolean cached) {
             NameAllocator local = generation.names.clone();
             for (var p : s.parameters()) {
                 originals.add(p.getSimpleName().toString());
@@ -358,6 +360,7 @@ final class StepWriter extends GenerationPart {
                     "check" + Character.toUpperCase(s.name().charAt(0))
                             + s.name().substring(1),
                     s.name() + "check");
+            this.cache = cached ? generation.newName(s.name() + "Graphs") : null;
         }
 
         boolean isInt(int i) {
