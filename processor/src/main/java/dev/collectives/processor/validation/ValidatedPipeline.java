@@ -1,48 +1,88 @@
 package dev.collectives.processor.validation;
 
+import dev.collectives.annotation.Acceleration;
+import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.Condition;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.model.StepPlan;
 import dev.collectives.processor.model.StepPlanner;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import javax.lang.model.element.TypeElement;
 
 /**
- * A pipeline that passed validation: every attribute the writer reads is known, no validator reported an error, and
- * what the writer needs beyond the declarations is worked out once, here: the R7 and R13 conditions left for bind and
- * for each call, and each step's plan. Only {@link Validation} makes one; the writer takes nothing else.
+ * A pipeline that passed validation, built once, after no validator reported an error: its attributes as values
+ * that are all known (none null), and what the writer needs beyond the declarations, worked out here: the R7 and
+ * R13 conditions left for bind and for each call, and each step's plan. Its sets, lists and maps cannot change.
+ * {@link Validation} makes it; the writer takes nothing else.
+ *
+ * @param model the declarations as read, each attribute the writer reads known
+ * @param acceleration in the order of {@link Acceleration}'s constants
+ * @param ranks the declared world size, or 0 when not declared
+ * @param graphCache graphs kept per GRAPH step with parameters
+ * @param conditions the R7 and R13 conditions on sizes and offsets, none proved false: bind's first, then each
+ *     step's
+ * @param stepPlans how each step is issued
  */
-public final class ValidatedPipeline {
-    private final PipelineModel model;
-    private final Registration registration;
-    private final List<Condition> conditions;
-    private final Map<StepDecl, StepPlan> stepPlans;
+public record ValidatedPipeline(
+        PipelineModel model,
+        TypeElement type,
+        Registration registration,
+        Set<Acceleration> acceleration,
+        boolean allowLegacyRegistration,
+        int ranks,
+        int graphCache,
+        GraphCacheOverflow graphCacheOverflow,
+        List<Condition> conditions,
+        Map<StepDecl, StepPlan> stepPlans) {
+    public ValidatedPipeline {
+        Objects.requireNonNull(model, "model");
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(registration, "registration");
+        Objects.requireNonNull(graphCacheOverflow, "graphCacheOverflow");
+        EnumSet<Acceleration> ordered = EnumSet.noneOf(Acceleration.class);
+        ordered.addAll(acceleration);
+        acceleration = Collections.unmodifiableSet(ordered);
+        conditions = List.copyOf(conditions);
+        stepPlans = Map.copyOf(stepPlans);
+    }
 
-    ValidatedPipeline(PipelineModel model, List<Condition> conditions) {
-        this.model = model;
-        this.registration = model.registration();
-        this.conditions = List.copyOf(conditions);
+    /** The validated form of {@code model}, whose attributes {@link Validation} found known, with its plans. */
+    static ValidatedPipeline of(PipelineModel model, List<Condition> conditions) {
         StepPlanner planner = new StepPlanner(model);
         Map<StepDecl, StepPlan> plans = new LinkedHashMap<>();
         model.steps().forEach(s -> plans.put(s, planner.plan(s)));
-        this.stepPlans = Map.copyOf(plans);
+        return new ValidatedPipeline(
+                model,
+                model.type(),
+                model.registration(),
+                model.acceleration(),
+                model.allowLegacyRegistration(),
+                model.ranks(),
+                model.graphCache(),
+                model.graphCacheOverflow(),
+                conditions,
+                plans);
     }
 
-    /** The declarations as read, each attribute the writer reads known. */
-    public PipelineModel model() {
-        return model;
+    /** Whether memory gets registered: GRAPH and LOCAL. */
+    public boolean registers() {
+        return registration == Registration.GRAPH || registration == Registration.LOCAL;
     }
 
-    public Registration registration() {
-        return registration;
+    public boolean mtlinkSharp() {
+        return acceleration.contains(Acceleration.MTLINK_SHARP);
     }
 
-    /** The R7 and R13 conditions on sizes and offsets, none proved false: bind's first, then each step's. */
-    public List<Condition> conditions() {
-        return conditions;
+    public boolean ibSharp() {
+        return acceleration.contains(Acceleration.IB_SHARP);
     }
 
     /** How {@code step} is issued: its calls, fused and grouped where the plan proves it safe. */

@@ -85,11 +85,11 @@ final class CheckWriter extends GenerationPart {
                 .indent()
                 .indent()
                 .add(".add($S,$W$S)\n", "registration", registration.name());
-        if (!model.acceleration().isEmpty()) {
-            f.add(".add($S,$W$S)\n", "acceleration", model.acceleration().toString());
+        if (!pipeline.acceleration().isEmpty()) {
+            f.add(".add($S,$W$S)\n", "acceleration", pipeline.acceleration().toString());
         }
-        if (model.ranks() > 0) {
-            f.add(".add($S,$W$L)\n", "ranks", model.ranks());
+        if (pipeline.ranks() > 0) {
+            f.add(".add($S,$W$L)\n", "ranks", pipeline.ranks());
         }
         for (DimDecl d : model.dims()) {
             f.add(".add($S,$W$N)\n", "dim " + d.name(), name(d));
@@ -194,23 +194,23 @@ final class CheckWriter extends GenerationPart {
 
     Fragment checkRunTimeRules() {
         CodeBlock.Builder open = CodeBlock.builder();
-        if (model.ranks() > 0) {
-            open.addStatement(support(BIND_CHECKS, "requireRanks", "$L", model.ranks()));
+        if (pipeline.ranks() > 0) {
+            open.addStatement(support(BIND_CHECKS, "requireRanks", "$L", pipeline.ranks()));
         } else {
             checkRanksInRange(open);
         }
-        if (model.ibSharp() && model.registers()) {
+        if (pipeline.ibSharp() && pipeline.registers()) {
             open.addStatement(support(BIND_CHECKS, "requireOneRankPerNode", ""));
         }
         checkRangesApart(open);
-        if (!model.registers()) {
+        if (!pipeline.registers()) {
             return Fragment.of(open.build());
         }
         for (BufferDecl b : model.buffers()) {
             if (!model.isRegistered(b)) {
                 continue;
             }
-            if (b.kind() == BufferDecl.Kind.EXTERNAL && model.mtlinkSharp()) {
+            if (b.kind() == BufferDecl.Kind.EXTERNAL && pipeline.mtlinkSharp()) {
                 open.addStatement(support(BIND_CHECKS, "requireMtlinkSharpMemory", "$N, $S", name(b), b.name()));
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL) {
@@ -235,7 +235,7 @@ final class CheckWriter extends GenerationPart {
                     name("PIPELINE"),
                     ": `" + b.name() + "`");
         } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
-            boolean allowed = model.allowLegacyRegistration() || model.legacyServedByIbSharp(b);
+            boolean allowed = pipeline.allowLegacyRegistration() || model.legacyServedByIbSharp(b);
             open.addStatement(
                     "$T.$L($N,$W$N,$W$N + $S)",
                     LEGACY_REGISTRATION_RULE,
@@ -276,7 +276,7 @@ final class CheckWriter extends GenerationPart {
      * parameters is known only at the call: then only the types are compared.
      */
     Fragment checkPairing() {
-        if (model.ranks() > 0) {
+        if (pipeline.ranks() > 0) {
             return Fragment.NONE;
         }
         CodeBlock.Builder open = CodeBlock.builder();

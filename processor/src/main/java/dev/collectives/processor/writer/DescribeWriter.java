@@ -219,7 +219,7 @@ final class DescribeWriter extends GenerationPart {
 
     /** The registration path as Java: a literal when fixed at compile time, else a call to path(...). */
     CodeBlock path(OpDecl o) {
-        if (!model.registers()) {
+        if (!pipeline.registers()) {
             return CodeBlock.of("$S", "none: Registration.NONE, the library copies through its own buffers");
         }
         for (OpSide side : o.sides()) {
@@ -227,8 +227,8 @@ final class DescribeWriter extends GenerationPart {
                 return CodeBlock.of("$S", "none: `" + side.buffer().name() + "` is declared registered = false");
             }
         }
-        boolean mtls = model.mtlinkSharp() && o.kind().sharpServed();
-        boolean ibs = model.ibSharp() && o.kind().sharpServed();
+        boolean mtls = pipeline.mtlinkSharp() && o.kind().sharpServed();
+        boolean ibs = pipeline.ibSharp() && o.kind().sharpServed();
         // indented a level further: wrapped, its arguments stand apart from the row's
         return CodeBlock.of(
                 "$T.registrationPath($>$N,$W$L,$W$L,$W$T.$L$<)",

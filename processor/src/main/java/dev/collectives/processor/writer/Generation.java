@@ -20,6 +20,7 @@ import java.util.Map;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.PackageElement;
+import javax.lang.model.element.TypeElement;
 
 /**
  * What the parts of one generation share: the validated pipeline, the generated class's name and the names of its
@@ -39,7 +40,7 @@ final class Generation {
         this.pipeline = pipeline;
         this.model = pipeline.model();
         this.registration = pipeline.registration();
-        this.className = ClassName.get(packageName(model), model.generatedName());
+        this.className = ClassName.get(packageName(pipeline.type()), model.generatedName());
         // method names of the interface are fixed; the generated class's own private method avoids them
         model.steps().forEach(s -> methods.newName(s.name(), s));
         model.buffers().forEach(b -> methods.newName(b.name(), b));
@@ -51,7 +52,7 @@ final class Generation {
         }
         model.buffers().forEach(b -> names.newName(b.name(), b));
         model.dims().forEach(d -> names.newName(d.name(), d));
-        this.ranksField = model.ranks() == 0 && usesRanks(pipeline);
+        this.ranksField = pipeline.ranks() == 0 && usesRanks(pipeline);
         if (ranksField) {
             names.newName(ModelReader.RANKS, ModelReader.RANKS);
         }
@@ -60,20 +61,20 @@ final class Generation {
     /** The generated class, implementing the pipeline's interface: its members are the parts' to add. */
     TypeSpec.Builder classBuilder() {
         TypeSpec.Builder type = TypeSpec.classBuilder(className)
-                .addOriginatingElement(model.type())
+                .addOriginatingElement(pipeline.type())
                 .addModifiers(Modifier.FINAL)
                 // member types of the interface are inherited: JavaPoet qualifies ours where a nested `Stream` of
                 // the interface (or of those it extends) would capture the name
-                .addSuperinterface(model.type().asType())
+                .addSuperinterface(pipeline.type().asType())
                 .addSuperinterface(GenerationPart.PIPELINE);
-        if (model.type().getModifiers().contains(Modifier.PUBLIC)) {
+        if (pipeline.type().getModifiers().contains(Modifier.PUBLIC)) {
             type.addModifiers(Modifier.PUBLIC);
         }
         return type;
     }
 
-    private static String packageName(PipelineModel model) {
-        Element e = model.type();
+    private static String packageName(TypeElement type) {
+        Element e = type;
         while (!(e instanceof PackageElement)) {
             e = e.getEnclosingElement();
         }
@@ -101,8 +102,8 @@ final class Generation {
             case DIM:
                 return CodeBlock.of("$N", names.get(model.dim(n.name()).orElseThrow()));
             case RANKS:
-                return model.ranks() > 0
-                        ? CodeBlock.of("$LL", model.ranks())
+                return pipeline.ranks() > 0
+                        ? CodeBlock.of("$LL", pipeline.ranks())
                         : ranksField
                                 ? CodeBlock.of("$N", names.get(ModelReader.RANKS))
                                 // a check of the writer's own (not of an expression) may name ranks: the communicator's

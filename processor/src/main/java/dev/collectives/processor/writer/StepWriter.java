@@ -206,7 +206,7 @@ final class StepWriter extends GenerationPart {
         String cache = names.cache;
         CodeBlock.Builder open = CodeBlock.builder()
                 .add(Comments.line(s.name() + "(...): one graph per argument tuple, captured on its first call (R4), "
-                        + "at most " + model.graphCache() + " kept; the least recently used is destroyed first (R5)"))
+                        + "at most " + pipeline.graphCache() + " kept; the least recently used is destroyed first (R5)"))
                 .add(
                         "$N = new $T($N, $N, $N, $S, $L,$W$T.$L,$W$N -> {\n$>",
                         cache,
@@ -215,9 +215,9 @@ final class StepWriter extends GenerationPart {
                         name("stream"),
                         name("PIPELINE"),
                         s.name(),
-                        model.graphCache(),
+                        pipeline.graphCache(),
                         GRAPH_CACHE_OVERFLOW,
-                        model.graphCacheOverflow(),
+                        pipeline.graphCacheOverflow(),
                         names.args);
         for (int i = 0; i < names.parameters.size(); i++) {
             open.addStatement("long $N = $N[$L]", names.parameters.get(i), names.args, i);
