@@ -27,6 +27,7 @@ import javax.lang.model.element.TypeElement;
  * @param acceleration in the order of {@link Acceleration}'s constants
  * @param ranks the declared world size, or 0 when not declared
  * @param graphCache graphs kept per GRAPH step with parameters
+ * @param buffers the accessors in declaration order
  * @param conditions the R7 and R13 conditions on sizes and offsets, none proved false: bind's first, then each
  *     step's
  * @param stepPlans how each step is issued
@@ -40,6 +41,7 @@ public record ValidatedPipeline(
         int ranks,
         int graphCache,
         GraphCacheOverflow graphCacheOverflow,
+        List<ValidatedBuffer> buffers,
         List<Condition> conditions,
         Map<StepDecl, StepPlan> stepPlans) {
     public ValidatedPipeline {
@@ -50,6 +52,7 @@ public record ValidatedPipeline(
         EnumSet<Acceleration> ordered = EnumSet.noneOf(Acceleration.class);
         ordered.addAll(acceleration);
         acceleration = Collections.unmodifiableSet(ordered);
+        buffers = List.copyOf(buffers);
         conditions = List.copyOf(conditions);
         stepPlans = Map.copyOf(stepPlans);
     }
@@ -68,6 +71,7 @@ public record ValidatedPipeline(
                 model.ranks(),
                 model.graphCache(),
                 model.graphCacheOverflow(),
+                model.buffers().stream().map(b -> ValidatedBuffer.of(model, b)).toList(),
                 conditions,
                 plans);
     }
@@ -83,6 +87,16 @@ public record ValidatedPipeline(
 
     public boolean ibSharp() {
         return acceleration.contains(Acceleration.IB_SHARP);
+    }
+
+    /** The accessor {@code name}, which validation found declared. */
+    public ValidatedBuffer buffer(String name) {
+        for (ValidatedBuffer b : buffers) { // a loop, not a stream: the writer asks for every op's buffers
+            if (b.name().equals(name)) {
+                return b;
+            }
+        }
+        throw new IllegalArgumentException("no accessor " + name);
     }
 
     /** How {@code step} is issued: its calls, fused and grouped where the plan proves it safe. */

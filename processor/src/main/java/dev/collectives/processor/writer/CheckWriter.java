@@ -9,6 +9,7 @@ import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.StepDecl;
+import dev.collectives.processor.validation.ValidatedBuffer;
 import dev.collectives.rules.PeerPairing;
 import java.util.Map;
 
@@ -28,7 +29,7 @@ final class CheckWriter extends GenerationPart {
             open.add(Comments.line(
                     "each external holds its declared count and type (R13), before any view is " + "laid out in it"));
         }
-        for (BufferDecl b : externals()) {
+        for (ValidatedBuffer b : externals()) {
             open.addStatement(support(
                     BIND_CHECKS,
                     "requireExternal",
@@ -37,7 +38,7 @@ final class CheckWriter extends GenerationPart {
                     b.name(),
                     DATA_TYPE,
                     b.type(),
-                    generation.value(b, "count")));
+                    generation.value(b.count(), Map.of())));
         }
         return Fragment.of(open.build());
     }
@@ -94,16 +95,16 @@ final class CheckWriter extends GenerationPart {
         for (DimDecl d : model.dims()) {
             f.add(".add($S,$W$N)\n", "dim " + d.name(), name(d));
         }
-        for (BufferDecl b : model.buffers()) {
+        for (ValidatedBuffer b : pipeline.buffers()) {
             String key = b.kind().annotation().substring(1).toLowerCase(java.util.Locale.ROOT) + " " + b.name();
             f.add(".add($S,$W$L)\n", key, Generation.literal(shape(b), FINGERPRINT_VALUE));
-            if (b.kind() == BufferDecl.Kind.VIEW) {
+            if (b.placement().isPresent()) {
                 f.add(
                         ".add($T.R2_OFFSET,$W$S,$W$L)\n",
                         RULE,
                         key + " offset bytes",
-                        generation.value(b, "offsetBytes"));
-            } else if (b.kind() == BufferDecl.Kind.EXTERNAL && model.isRegistered(b)) {
+                        generation.value(b.placement().get().offsetBytes(), Map.of()));
+            } else if (b.kind() == BufferDecl.Kind.EXTERNAL && b.registered()) {
                 // where R2 applies depends on the registration and, for LOCAL, on MTLink SHARP: run time decides
                 f.add(
                         ".headOffset($N,$W$T.$L,$W$S,$W$N)\n",
@@ -114,9 +115,9 @@ final class CheckWriter extends GenerationPart {
                         name(b));
             }
             if (b.kind() != BufferDecl.Kind.VIEW) {
-                f.add(".add($T.R1_MIXED,$W$S,$W$L)\n", RULE, key + " registered", model.isRegistered(b));
+                f.add(".add($T.R1_MIXED,$W$S,$W$L)\n", RULE, key + " registered", b.registered());
             }
-            if (b.isWindow()) {
+            if (b.window()) {
                 f.add(
                         ".add($T.R12_WINDOW,$W$S,$W$S)\n",
                         RULE,
@@ -145,17 +146,14 @@ final class CheckWriter extends GenerationPart {
         return f.add(".build()").add(tail).unindent().unindent().build();
     }
 
-    String shape(BufferDecl b) {
-        switch (b.kind()) {
-            case BUFFER:
-                return (b.allocator() == Allocator.CUSTOM
-                                ? b.customAllocator().toString()
-                                : b.allocator().name()) + " " + b.type() + " x " + b.expression("count");
-            case VIEW:
-                return b.type() + " x " + b.expression("count") + " in " + b.of();
-            default:
-                return b.type() + " x " + b.expression("count");
+    String shape(ValidatedBuffer b) {
+        String elements = b.type() + " x " + b.count();
+        if (b.allocation().isPresent()) {
+            ValidatedBuffer.Allocation a = b.allocation().get();
+            return (a.allocator() == Allocator.CUSTOM ? a.customAllocator().toString() : a.allocator().name()) + " "
+                    + elements;
         }
+        return b.placement().map(p -> elements + " in " + p.of()).orElse(elements);
     }
 
     String opShape(OpDecl o) {
@@ -206,8 +204,8 @@ final class CheckWriter extends GenerationPart {
         if (!pipeline.registers()) {
             return Fragment.of(open.build());
         }
-        for (BufferDecl b : model.buffers()) {
-            if (!model.isRegistered(b)) {
+        for (ValidatedBuffer b : pipeline.buffers()) {
+            if (!b.registered()) {
                 continue;
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL && pipeline.mtlinkSharp()) {
@@ -225,8 +223,8 @@ final class CheckWriter extends GenerationPart {
      * R9 for registered memory that may be legacy: buffers declared LEGACY (the compile-time opt-in, or IB SHARP
      * serving them, was checked) and externals, whose allocator only bind knows.
      */
-    private void checkLegacy(BufferDecl b, CodeBlock.Builder open) {
-        if (b.kind() == BufferDecl.Kind.BUFFER && b.allocator() == Allocator.LEGACY) {
+    private void checkLegacy(ValidatedBuffer b, CodeBlock.Builder open) {
+        if (b.allocation().filter(a -> a.allocator() == Allocator.LEGACY).isPresent()) {
             open.addStatement(
                     "$T.check($N,$W$N,$W$N + $S)",
                     LEGACY_REGISTRATION_RULE,
@@ -235,7 +233,7 @@ final class CheckWriter extends GenerationPart {
                     name("PIPELINE"),
                     ": `" + b.name() + "`");
         } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
-            boolean allowed = pipeline.allowLegacyRegistration() || model.legacyServedByIbSharp(b);
+            boolean allowed = pipeline.allowLegacyRegistration() || b.legacyServedByIbSharp();
             open.addStatement(
                     "$T.$L($N,$W$N,$W$N + $S)",
                     LEGACY_REGISTRATION_RULE,

@@ -12,8 +12,10 @@ import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.model.StepPlan;
+import dev.collectives.processor.validation.ValidatedBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import javax.lang.model.element.Modifier;
 
 /** {@code describe()}, each op's row with its registration path, and {@code close()}, which releases in reverse. */
@@ -57,8 +59,8 @@ final class DescribeWriter extends GenerationPart {
         for (CodeBlock note : planNotes()) {
             code.add(",\n$L", note);
         }
-        for (BufferDecl b : model.buffers()) {
-            if (b.isWindow()) {
+        for (ValidatedBuffer b : pipeline.buffers()) {
+            if (b.window()) {
                 code.add(
                         ",\n$T.windowHelpers($S,$W$L,$W$N,$W$N)",
                         DESCRIBE_TABLE,
@@ -123,13 +125,16 @@ final class DescribeWriter extends GenerationPart {
      * value bound at bind ("elements / ranks = 512"), or per call when it names the step's parameters.
      */
     private void shown(Text text, Annotated a, String attribute) {
-        Expr e = a.expression(attribute);
+        shown(text, a.expression(attribute));
+    }
+
+    private void shown(Text text, Expr e) {
         if (e instanceof Expr.Literal) {
             text.add(e.toString());
         } else if (e.usesParameters()) {
             text.add(e + " (per call)");
         } else {
-            CodeBlock value = generation.value(a, attribute);
+            CodeBlock value = generation.value(e, Map.of());
             // concatenated after a string: only a sum or difference would be read as more concatenation
             text.add(e + " = ").add(Expressions.needsParentheses(e, '+', true) ? CodeBlock.of("($L)", value) : value);
         }
@@ -171,19 +176,23 @@ final class DescribeWriter extends GenerationPart {
             }
             notes.add(dims.add("\n").code());
         }
-        for (BufferDecl b : model.buffers()) {
-            for (String attribute : List.of("offsetBytes", "count")) {
-                if (b.expression(attribute) != null && !(b.expression(attribute) instanceof Expr.Literal)) {
-                    Text line = new Text().add(b.name() + "(): " + attribute + " ");
-                    shown(line, b, attribute);
-                    notes.add(line.add("\n").code());
-                }
-            }
+        for (ValidatedBuffer b : pipeline.buffers()) {
+            b.placement().ifPresent(p -> sizeNote(notes, b, "offsetBytes", p.offsetBytes()));
+            sizeNote(notes, b, "count", b.count());
         }
         for (String cache : graphCaches) {
             notes.add(CodeBlock.of("$N.describe() + $S", cache, "\n"));
         }
         return notes;
+    }
+
+    /** "b(): count n = ..." where the attribute is an expression, not a literal. */
+    private void sizeNote(List<CodeBlock> notes, ValidatedBuffer b, String attribute, Expr value) {
+        if (!(value instanceof Expr.Literal)) {
+            Text line = new Text().add(b.name() + "(): " + attribute + " ");
+            shown(line, value);
+            notes.add(line.add("\n").code());
+        }
     }
 
     /** A string made of literal text and long values: one literal when it has no values. */
@@ -223,7 +232,7 @@ final class DescribeWriter extends GenerationPart {
             return CodeBlock.of("$S", "none: Registration.NONE, the library copies through its own buffers");
         }
         for (OpSide side : o.sides()) {
-            if (!model.isRegistered(side.buffer())) {
+            if (!pipeline.buffer(side.buffer().name()).registered()) {
                 return CodeBlock.of("$S", "none: `" + side.buffer().name() + "` is declared registered = false");
             }
         }

@@ -13,6 +13,7 @@ import dev.collectives.processor.model.Conditions;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.validation.ValidatedBuffer;
 import dev.collectives.processor.validation.ValidatedPipeline;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,14 +44,14 @@ final class Generation {
         this.className = ClassName.get(packageName(pipeline.type()), model.generatedName());
         // method names of the interface are fixed; the generated class's own private method avoids them
         model.steps().forEach(s -> methods.newName(s.name(), s));
-        model.buffers().forEach(b -> methods.newName(b.name(), b));
+        pipeline.buffers().forEach(b -> methods.newName(b.name(), b));
         model.dims().forEach(d -> methods.newName(d.name(), d));
         methods.newName("open", "open");
         // fields and locals: the generated class's own come first, so that they read as in the guide's C
         for (String internal : List.of("comm", "stream", "closed", "PIPELINE", "pipeline")) {
             names.newName(internal, internal);
         }
-        model.buffers().forEach(b -> names.newName(b.name(), b));
+        pipeline.buffers().forEach(b -> names.newName(b.name(), b));
         model.dims().forEach(d -> names.newName(d.name(), d));
         this.ranksField = pipeline.ranks() == 0 && usesRanks(pipeline);
         if (ranksField) {
@@ -85,8 +86,13 @@ final class Generation {
         return names.get(tag);
     }
 
-    String name(BufferDecl b) {
+    String name(ValidatedBuffer b) {
         return names.get(b);
+    }
+
+    /** The field of an op side's accessor. */
+    String name(BufferDecl b) {
+        return names.get(pipeline.buffer(b.name()));
     }
 
     /** Expressions name ranks, or conditions left for bind do (allgather, reducescatter, alltoall reach × ranks). */
@@ -116,11 +122,16 @@ final class Generation {
 
     /** A numeric attribute's value as Java: a literal, or its expression over dims and ranks (and {@code params}). */
     CodeBlock value(Annotated a, String attribute, Map<String, CodeBlock> params) {
-        return Expressions.plain(a.expression(attribute), n -> name(n, params));
+        return value(a.expression(attribute), params);
     }
 
     CodeBlock value(Annotated a, String attribute) {
         return value(a, attribute, Map.of());
+    }
+
+    /** An expression as Java: a literal, or over dims and ranks (and {@code params}). */
+    CodeBlock value(Expr e, Map<String, CodeBlock> params) {
+        return Expressions.plain(e, n -> name(n, params));
     }
 
     /** What bind does beyond allocating and agreeing, for the Javadoc of bind and binder. */
@@ -140,16 +151,14 @@ final class Generation {
         return names.newName(suggestion, suggestion);
     }
 
-    List<BufferDecl> externals() {
-        return model.buffers().stream()
+    List<ValidatedBuffer> externals() {
+        return pipeline.buffers().stream()
                 .filter(b -> b.kind() == BufferDecl.Kind.EXTERNAL)
                 .toList();
     }
 
     DataType typeOf(OpDecl o) {
-        return model.buffer(o.kind().hasSend() ? o.send() : o.recv())
-                .orElseThrow()
-                .type();
+        return pipeline.buffer(o.kind().hasSend() ? o.send() : o.recv()).type();
     }
 
     /** {@code Owner.method(comm, PIPELINE, args...)}: a call of the runtime every generated class makes alike. */

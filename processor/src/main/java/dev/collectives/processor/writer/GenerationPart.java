@@ -14,6 +14,7 @@ import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
+import dev.collectives.processor.validation.ValidatedBuffer;
 import dev.collectives.processor.validation.ValidatedPipeline;
 import dev.collectives.rules.Rule;
 import java.util.List;
@@ -78,6 +79,10 @@ abstract class GenerationPart {
         return generation.name(tag);
     }
 
+    String name(ValidatedBuffer b) {
+        return generation.name(b);
+    }
+
     String name(BufferDecl b) {
         return generation.name(b);
     }
@@ -86,7 +91,7 @@ abstract class GenerationPart {
         return generation.newName(suggestion);
     }
 
-    List<BufferDecl> externals() {
+    List<ValidatedBuffer> externals() {
         return generation.externals();
     }
 
@@ -130,8 +135,8 @@ abstract class GenerationPart {
     }
 
     private boolean betweenExternals(OpSide send, OpSide recv) {
-        BufferDecl sendRoot = model.root(send.buffer()).orElseThrow();
-        BufferDecl recvRoot = model.root(recv.buffer()).orElseThrow();
+        ValidatedBuffer sendRoot = pipeline.buffer(pipeline.buffer(send.buffer().name()).root());
+        ValidatedBuffer recvRoot = pipeline.buffer(pipeline.buffer(recv.buffer().name()).root());
         return sendRoot != recvRoot
                 && sendRoot.kind() == BufferDecl.Kind.EXTERNAL
                 && recvRoot.kind() == BufferDecl.Kind.EXTERNAL;
