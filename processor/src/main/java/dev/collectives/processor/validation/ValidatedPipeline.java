@@ -4,12 +4,14 @@ import dev.collectives.annotation.Acceleration;
 import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.Condition;
+import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.model.StepPlan;
 import dev.collectives.processor.model.StepPlanner;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +30,7 @@ import javax.lang.model.element.TypeElement;
  * @param ranks the declared world size, or 0 when not declared
  * @param graphCache graphs kept per GRAPH step with parameters
  * @param buffers the accessors in declaration order
+ * @param ops the values of each declared op and of each call the plans make
  * @param conditions the R7 and R13 conditions on sizes and offsets, none proved false: bind's first, then each
  *     step's
  * @param stepPlans how each step is issued
@@ -42,6 +45,7 @@ public record ValidatedPipeline(
         int graphCache,
         GraphCacheOverflow graphCacheOverflow,
         List<ValidatedBuffer> buffers,
+        Map<OpDecl, ValidatedOp> ops,
         List<Condition> conditions,
         Map<StepDecl, StepPlan> stepPlans) {
     public ValidatedPipeline {
@@ -53,6 +57,7 @@ public record ValidatedPipeline(
         ordered.addAll(acceleration);
         acceleration = Collections.unmodifiableSet(ordered);
         buffers = List.copyOf(buffers);
+        ops = Map.copyOf(ops);
         conditions = List.copyOf(conditions);
         stepPlans = Map.copyOf(stepPlans);
     }
@@ -61,7 +66,16 @@ public record ValidatedPipeline(
     static ValidatedPipeline of(PipelineModel model, List<Condition> conditions) {
         StepPlanner planner = new StepPlanner(model);
         Map<StepDecl, StepPlan> plans = new LinkedHashMap<>();
-        model.steps().forEach(s -> plans.put(s, planner.plan(s)));
+        Map<OpDecl, ValidatedOp> ops = new HashMap<>();
+        for (StepDecl s : model.steps()) {
+            StepPlan plan = planner.plan(s);
+            plans.put(s, plan);
+            s.ops().forEach(o -> ops.put(o, ValidatedOp.of(o)));
+            plan.proven().calls().forEach(o -> ops.putIfAbsent(o, ValidatedOp.of(o)));
+            if (plan.decidedAtBind()) {
+                plan.atBind().calls().forEach(o -> ops.putIfAbsent(o, ValidatedOp.of(o)));
+            }
+        }
         return new ValidatedPipeline(
                 model,
                 model.type(),
@@ -72,6 +86,7 @@ public record ValidatedPipeline(
                 model.graphCache(),
                 model.graphCacheOverflow(),
                 model.buffers().stream().map(b -> ValidatedBuffer.of(model, b)).toList(),
+                ops,
                 conditions,
                 plans);
     }
@@ -97,6 +112,11 @@ public record ValidatedPipeline(
             }
         }
         throw new IllegalArgumentException("no accessor " + name);
+    }
+
+    /** The values of {@code call}, a declared op or a call of a step's plan. */
+    public ValidatedOp op(OpDecl call) {
+        return Objects.requireNonNull(ops.get(call), call::toString);
     }
 
     /** How {@code step} is issued: its calls, fused and grouped where the plan proves it safe. */

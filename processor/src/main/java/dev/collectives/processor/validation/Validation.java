@@ -46,7 +46,9 @@ public final class Validation {
      * attributes, unknown constants) leave a model incomplete, and then nothing is generated.
      */
     private static boolean complete(PipelineModel model) {
-        if (model.registration() == null || model.graphCacheOverflow() == null || !model.problems().isEmpty()) {
+        if (model.registration() == null
+                || model.graphCacheOverflow() == null
+                || !model.problems().isEmpty()) {
             return false;
         }
         for (BufferDecl b : model.buffers()) {

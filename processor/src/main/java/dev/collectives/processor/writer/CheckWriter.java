@@ -10,6 +10,7 @@ import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.validation.ValidatedBuffer;
+import dev.collectives.processor.validation.ValidatedOp;
 import dev.collectives.rules.PeerPairing;
 import java.util.Map;
 
@@ -150,43 +151,31 @@ final class CheckWriter extends GenerationPart {
         String elements = b.type() + " x " + b.count();
         if (b.allocation().isPresent()) {
             ValidatedBuffer.Allocation a = b.allocation().get();
-            return (a.allocator() == Allocator.CUSTOM ? a.customAllocator().toString() : a.allocator().name()) + " "
-                    + elements;
+            return (a.allocator() == Allocator.CUSTOM
+                            ? a.customAllocator().toString()
+                            : a.allocator().name()) + " " + elements;
         }
         return b.placement().map(p -> elements + " in " + p.of()).orElse(elements);
     }
 
     String opShape(OpDecl o) {
+        ValidatedOp v = op(o);
         StringBuilder s = new StringBuilder(o.kind().method());
-        if (o.kind().hasSend()) {
-            s.append(" send ")
-                    .append(o.send())
-                    .append('+')
-                    .append(o.expression(o.kind().sendOffsetAttribute()));
-        }
-        if (o.kind().hasRecv()) {
-            s.append(" recv ")
-                    .append(o.recv())
-                    .append('+')
-                    .append(o.expression(o.kind().recvOffsetAttribute()));
-        }
-        s.append(" count ")
-                .append(o.expression(o.kind().countAttribute()))
-                .append(' ')
-                .append(typeOf(o));
-        if (o.kind().reduces()) {
-            s.append(' ').append(o.op());
-        }
-        if (o.kind().hasRoot()) {
-            s.append(" root ").append(o.root());
-        }
-        if (o.kind().isPointToPoint()) {
-            s.append(" peer ")
-                    .append(
-                            o.peer() == Peer.ABSOLUTE
-                                    ? "rank " + o.peerRank()
-                                    : o.peer().name());
-        }
+        v.send()
+                .ifPresent(send ->
+                        s.append(" send ").append(send.buffer()).append('+').append(send.offset()));
+        v.recv()
+                .ifPresent(recv ->
+                        s.append(" recv ").append(recv.buffer()).append('+').append(recv.offset()));
+        s.append(" count ").append(v.count()).append(' ').append(typeOf(o));
+        v.reduction().ifPresent(reduction -> s.append(' ').append(reduction));
+        v.root().ifPresent(root -> s.append(" root ").append(root));
+        v.peer()
+                .ifPresent(peer -> s.append(" peer ")
+                        .append(
+                                peer.peer() == Peer.ABSOLUTE
+                                        ? "rank " + peer.rank()
+                                        : peer.peer().name()));
         return s.toString();
     }
 
@@ -249,11 +238,12 @@ final class CheckWriter extends GenerationPart {
     private void checkRanksInRange(CodeBlock.Builder open) {
         for (StepDecl s : model.steps()) {
             for (OpDecl o : s.ops()) {
+                ValidatedOp v = op(o);
                 int rank;
-                if (o.kind().hasRoot()) {
-                    rank = o.root();
-                } else if (o.kind().isPointToPoint() && o.peer() == Peer.ABSOLUTE) {
-                    rank = o.peerRank();
+                if (v.root().isPresent()) {
+                    rank = v.root().getAsInt();
+                } else if (v.peer().filter(p -> p.peer() == Peer.ABSOLUTE).isPresent()) {
+                    rank = v.peer().get().rank();
                 } else {
                     continue;
                 }
@@ -284,18 +274,18 @@ final class CheckWriter extends GenerationPart {
                 if (!o.kind().isPointToPoint()) {
                     continue;
                 }
-                boolean atCall = o.expression(o.kind().countAttribute()).usesParameters();
+                ValidatedOp v = op(o);
+                ValidatedOp.Target peer = v.peer().orElseThrow();
+                boolean atCall = v.count().usesParameters();
                 ops.add(
                         ",\n$T.$L($L, $T.$L, $L, $L, $T.$L)",
                         PeerPairing.Op.class,
                         o.kind() == OpKind.SEND ? "send" : "recv",
                         o.index(),
                         PEER,
-                        o.peer(),
-                        o.peer() == Peer.ABSOLUTE ? o.peerRank() : -1,
-                        atCall
-                                ? CodeBlock.of("null")
-                                : generation.value(o, o.kind().countAttribute()),
+                        peer.peer(),
+                        peer.peer() == Peer.ABSOLUTE ? peer.rank() : -1,
+                        atCall ? CodeBlock.of("null") : generation.value(v.count(), Map.of()),
                         DATA_TYPE,
                         typeOf(o));
             }

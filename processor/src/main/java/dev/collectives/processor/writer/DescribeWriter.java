@@ -5,7 +5,6 @@ import com.palantir.javapoet.MethodSpec;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
-import dev.collectives.processor.model.Annotated;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
@@ -13,6 +12,7 @@ import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.model.StepPlan;
 import dev.collectives.processor.validation.ValidatedBuffer;
+import dev.collectives.processor.validation.ValidatedOp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -86,19 +86,22 @@ final class DescribeWriter extends GenerationPart {
     }
 
     String describeBuffers(OpDecl o) {
-        String peer = o.kind().isPointToPoint()
-                ? "peer "
-                        + (o.peer() == Peer.ABSOLUTE
-                                ? "rank " + o.peerRank()
-                                : o.peer().name().toLowerCase(java.util.Locale.ROOT))
-                : "";
+        ValidatedOp v = op(o);
+        String peer = v.peer()
+                .map(p -> "peer "
+                        + (p.peer() == Peer.ABSOLUTE
+                                ? "rank " + p.rank()
+                                : p.peer().name().toLowerCase(java.util.Locale.ROOT)))
+                .orElse("");
         switch (o.kind()) {
             case SEND:
-                return o.send() + " -> " + peer;
+                return v.side(OpSide.Role.SEND).buffer() + " -> " + peer;
             case RECV:
-                return peer + " -> " + o.recv();
+                return peer + " -> " + v.side(OpSide.Role.RECV).buffer();
             default:
-                return o.send() + " -> " + o.recv() + (o.kind().hasRoot() ? " (root " + o.root() + ")" : "");
+                return v.side(OpSide.Role.SEND).buffer() + " -> "
+                        + v.side(OpSide.Role.RECV).buffer()
+                        + (v.root().isPresent() ? " (root " + v.root().getAsInt() + ")" : "");
         }
     }
 
@@ -108,15 +111,16 @@ final class DescribeWriter extends GenerationPart {
             if (side.role() == OpSide.Role.RECV && o.kind().hasSend()) {
                 text.add(" -> ");
             }
-            shown(text, o, side.offsetAttribute());
+            shown(text, op(o).side(side.role()).offset());
         }
         return text.code();
     }
 
     CodeBlock describeCount(OpDecl o) {
+        ValidatedOp v = op(o);
         Text text = new Text();
-        shown(text, o, o.kind().countAttribute());
-        return text.add(" x " + typeOf(o) + (o.kind().reduces() ? " " + o.op() : ""))
+        shown(text, v.count());
+        return text.add(" x " + typeOf(o) + v.reduction().map(r -> " " + r).orElse(""))
                 .code();
     }
 
@@ -124,10 +128,6 @@ final class DescribeWriter extends GenerationPart {
      * An attribute as describe() shows it: its value when written as a number; else its expression, with the
      * value bound at bind ("elements / ranks = 512"), or per call when it names the step's parameters.
      */
-    private void shown(Text text, Annotated a, String attribute) {
-        shown(text, a.expression(attribute));
-    }
-
     private void shown(Text text, Expr e) {
         if (e instanceof Expr.Literal) {
             text.add(e.toString());

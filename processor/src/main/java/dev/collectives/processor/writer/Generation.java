@@ -7,13 +7,13 @@ import com.palantir.javapoet.TypeSpec;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
-import dev.collectives.processor.model.Annotated;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.Conditions;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.validation.ValidatedBuffer;
+import dev.collectives.processor.validation.ValidatedOp;
 import dev.collectives.processor.validation.ValidatedPipeline;
 import java.util.ArrayList;
 import java.util.List;
@@ -121,14 +121,6 @@ final class Generation {
     }
 
     /** A numeric attribute's value as Java: a literal, or its expression over dims and ranks (and {@code params}). */
-    CodeBlock value(Annotated a, String attribute, Map<String, CodeBlock> params) {
-        return value(a.expression(attribute), params);
-    }
-
-    CodeBlock value(Annotated a, String attribute) {
-        return value(a, attribute, Map.of());
-    }
-
     /** An expression as Java: a literal, or over dims and ranks (and {@code params}). */
     CodeBlock value(Expr e, Map<String, CodeBlock> params) {
         return Expressions.plain(e, n -> name(n, params));
@@ -158,7 +150,7 @@ final class Generation {
     }
 
     DataType typeOf(OpDecl o) {
-        return pipeline.buffer(o.kind().hasSend() ? o.send() : o.recv()).type();
+        return pipeline.buffer(pipeline.op(o).typedBuffer()).type();
     }
 
     /** {@code Owner.method(comm, PIPELINE, args...)}: a call of the runtime every generated class makes alike. */
@@ -195,6 +187,9 @@ final class Generation {
 
     /** Whether every count and offset of the op is known at compile time: then bind slices its buffers once. */
     boolean fixed(OpDecl o) {
-        return o.count() != null && o.sides().stream().allMatch(side -> side.knownOffset() != null);
+        ValidatedOp v = pipeline.op(o);
+        return v.knownCount().isPresent()
+                && o.sides().stream()
+                        .allMatch(side -> v.knownOffset(side.role()).isPresent());
     }
 }

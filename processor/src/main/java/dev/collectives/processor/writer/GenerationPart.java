@@ -15,6 +15,7 @@ import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.validation.ValidatedBuffer;
+import dev.collectives.processor.validation.ValidatedOp;
 import dev.collectives.processor.validation.ValidatedPipeline;
 import dev.collectives.rules.Rule;
 import java.util.List;
@@ -99,6 +100,10 @@ abstract class GenerationPart {
         return generation.typeOf(o);
     }
 
+    ValidatedOp op(OpDecl call) {
+        return pipeline.op(call);
+    }
+
     /**
      * {@code Lifecycle.open(comm, PIPELINE, Registration.X, pipeline, pipeline::open)}: what {@code bind} returns,
      * the pipeline {@code pipeline} opened under its registration.
@@ -127,16 +132,15 @@ abstract class GenerationPart {
         return s.ops().stream()
                 .filter(o -> o.sides().size() == 2
                         && betweenExternals(o.sides().get(0), o.sides().get(1))
-                        && o.kind().numericAttributes().stream()
-                                        .anyMatch(a -> o.expression(a) != null
-                                                && o.expression(a).usesParameters())
-                                == atCall)
+                        && op(o).usesParameters() == atCall)
                 .toList();
     }
 
     private boolean betweenExternals(OpSide send, OpSide recv) {
-        ValidatedBuffer sendRoot = pipeline.buffer(pipeline.buffer(send.buffer().name()).root());
-        ValidatedBuffer recvRoot = pipeline.buffer(pipeline.buffer(recv.buffer().name()).root());
+        ValidatedBuffer sendRoot =
+                pipeline.buffer(pipeline.buffer(send.buffer().name()).root());
+        ValidatedBuffer recvRoot =
+                pipeline.buffer(pipeline.buffer(recv.buffer().name()).root());
         return sendRoot != recvRoot
                 && sendRoot.kind() == BufferDecl.Kind.EXTERNAL
                 && recvRoot.kind() == BufferDecl.Kind.EXTERNAL;
@@ -166,9 +170,10 @@ abstract class GenerationPart {
     }
 
     /** The element count of a fixed op's side as Java: 1024L, or 1024L * comm.size(). */
-    static CodeBlock elementsCode(OpSide side) {
+    CodeBlock elementsCode(OpSide side) {
+        long count = op(side.op()).knownCount().orElseThrow();
         return side.extent() == OpKind.Extent.COUNT_TIMES_RANKS
-                ? CodeBlock.of("$LL * comm.size()", side.op().count())
-                : CodeBlock.of("$LL", side.op().count());
+                ? CodeBlock.of("$LL * comm.size()", count)
+                : CodeBlock.of("$LL", count);
     }
 }

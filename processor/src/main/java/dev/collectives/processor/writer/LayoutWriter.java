@@ -77,11 +77,7 @@ final class LayoutWriter extends GenerationPart {
         for (ValidatedBuffer b : externals()) {
             bind.addParameter(DEVICE_BUFFER, name(b));
             bind.addJavadoc(
-                    "@param $N the {@code @External} buffer `$L` ($L x $L)\n",
-                    name(b),
-                    b.name(),
-                    b.count(),
-                    b.type());
+                    "@param $N the {@code @External} buffer `$L` ($L x $L)\n", name(b), b.name(), b.count(), b.type());
             arguments.add(CodeBlock.of("$N", name(b)));
         }
         String pipeline = name("pipeline");
@@ -107,8 +103,8 @@ final class LayoutWriter extends GenerationPart {
                             + CNames.elementType(b.type()) + ")";
             switch (allocation.allocator()) {
                 case CUSTOM:
-                    open.add(Comments.line(
-                            simpleName(allocation.customAllocator()) + " allocates " + b.name() + ": " + bytes + " bytes"));
+                    open.add(Comments.line(simpleName(allocation.customAllocator()) + " allocates " + b.name() + ": "
+                            + bytes + " bytes"));
                     break;
                 case VMM:
                     open.add(Comments.line("the qualified VMM allocator (" + CNames.driver("MemCreate") + ", "

@@ -7,7 +7,6 @@ import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
 import dev.collectives.processor.expr.Verdict;
-import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.Condition;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.ModelReader;
@@ -119,8 +118,7 @@ final class ShapeWriter extends GenerationPart {
             b.addMethod(MethodSpec.methodBuilder(e.name())
                     .addModifiers(Modifier.PUBLIC)
                     .returns(binder)
-                    .addJavadoc(
-                            "The {@code @External} buffer `$L` ($L x $L).\n", e.name(), e.count(), e.type())
+                    .addJavadoc("The {@code @External} buffer `$L` ($L x $L).\n", e.name(), e.count(), e.type())
                     .addParameter(DEVICE_BUFFER, name(e))
                     .addStatement("this.$N = $N", name(e), name(e))
                     .addStatement("return this")
