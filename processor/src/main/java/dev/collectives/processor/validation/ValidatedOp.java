@@ -89,6 +89,11 @@ public record ValidatedOp(
         return (role == OpSide.Role.SEND ? send : recv).orElseThrow();
     }
 
+    /** The elements side {@code role} touches, as an expression that may name {@code ranks}. */
+    public Expr elements(OpSide.Role role) {
+        return OpSide.elements(count, role == OpSide.Role.SEND ? kind.sendExtent() : kind.recvExtent());
+    }
+
     /** The offset of side {@code role} where it is known at compile time. */
     public OptionalLong knownOffset(OpSide.Role role) {
         return role == OpSide.Role.SEND ? knownSendOffset : knownRecvOffset;

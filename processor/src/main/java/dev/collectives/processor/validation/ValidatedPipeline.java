@@ -3,12 +3,14 @@ package dev.collectives.processor.validation;
 import dev.collectives.annotation.Acceleration;
 import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.Registration;
+import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.Condition;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.model.StepPlan;
 import dev.collectives.processor.model.StepPlanner;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -117,6 +119,22 @@ public record ValidatedPipeline(
     /** The values of {@code call}, a declared op or a call of a step's plan. */
     public ValidatedOp op(OpDecl call) {
         return Objects.requireNonNull(ops.get(call), call::toString);
+    }
+
+    /** Every expression of the accessors and the calls that is not a constant, in no particular order. */
+    public List<Expr> expressions() {
+        List<Expr> expressions = new ArrayList<>();
+        for (ValidatedBuffer b : buffers) {
+            expressions.add(b.count());
+            b.placement().ifPresent(p -> expressions.add(p.offsetBytes()));
+        }
+        for (ValidatedOp o : ops.values()) {
+            expressions.add(o.count());
+            o.send().ifPresent(side -> expressions.add(side.offset()));
+            o.recv().ifPresent(side -> expressions.add(side.offset()));
+        }
+        expressions.removeIf(Expr::isConstant);
+        return expressions;
     }
 
     /** How {@code step} is issued: its calls, fused and grouped where the plan proves it safe. */

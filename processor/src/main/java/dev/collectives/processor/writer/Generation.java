@@ -8,7 +8,6 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.BufferDecl;
-import dev.collectives.processor.model.Conditions;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
@@ -97,7 +96,7 @@ final class Generation {
 
     /** Expressions name ranks, or conditions left for bind do (allgather, reducescatter, alltoall reach × ranks). */
     private static boolean usesRanks(ValidatedPipeline pipeline) {
-        List<Expr> expressions = new ArrayList<>(Conditions.expressions(pipeline.model()));
+        List<Expr> expressions = new ArrayList<>(pipeline.expressions());
         pipeline.conditions().forEach(c -> expressions.addAll(c.operands()));
         return expressions.stream().anyMatch(e -> e.anyName(n -> n.scope() == Expr.Scope.RANKS));
     }

@@ -154,6 +154,7 @@ abstract class GenerationPart {
     CodeBlock externalsApart(StepDecl s, OpDecl o, Map<String, CodeBlock> params) {
         OpSide send = o.sides().get(0);
         OpSide recv = o.sides().get(1);
+        ValidatedOp v = op(o);
         Function<Expr, CodeBlock> java = e -> Expressions.plain(e, n -> generation.name(n, params));
         return support(
                 BYTE_RANGES,
@@ -162,11 +163,11 @@ abstract class GenerationPart {
                 o.kind().annotation() + " " + o.ordinal() + " in " + s.name() + "()",
                 send.inPlaceForm() && recv.inPlaceForm(),
                 name(send.buffer()),
-                java.apply(send.offset()),
-                java.apply(send.elements()),
+                java.apply(v.side(send.role()).offset()),
+                java.apply(v.elements(send.role())),
                 name(recv.buffer()),
-                java.apply(recv.offset()),
-                java.apply(recv.elements()));
+                java.apply(v.side(recv.role()).offset()),
+                java.apply(v.elements(recv.role())));
     }
 
     /** The element count of a fixed op's side as Java: 1024L, or 1024L * comm.size(). */

@@ -451,7 +451,7 @@ final class StepWriter extends GenerationPart {
         for (OpSide side : o.sides()) {
             args.add(CNames.pointer(
                     side.buffer().name(),
-                    side.buffer().type(),
+                    pipeline.buffer(side.buffer().name()).type(),
                     v.side(side.role()).offset().toString()));
         }
         args.add(v.count().toString());
