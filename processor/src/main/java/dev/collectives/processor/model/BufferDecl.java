@@ -3,6 +3,7 @@ package dev.collectives.processor.model;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.ExecutableElement;
@@ -120,7 +121,7 @@ public final class BufferDecl extends Annotated {
 
     /** Annotations of this project on the accessor that do not belong on an accessor (ops, a second kind). */
     public List<AnnotationMirror> stray() {
-        return stray;
+        return Collections.unmodifiableList(stray);
     }
 
     /** Bytes, or null when unknown or overflowing. */

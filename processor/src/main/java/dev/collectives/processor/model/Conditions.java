@@ -45,22 +45,6 @@ public final class Conditions {
         return c.conditions;
     }
 
-    /** Every expression of the model's accessors and ops that is not a literal. */
-    public static List<Expr> expressions(PipelineModel model) {
-        List<Expr> expressions = new ArrayList<>();
-        for (BufferDecl b : model.buffers()) {
-            expressions.add(b.expression("count"));
-            expressions.add(b.expression("offsetBytes"));
-        }
-        for (StepDecl s : model.steps()) {
-            for (OpDecl o : s.ops()) {
-                o.kind().numericAttributes().forEach(a -> expressions.add(o.expression(a)));
-            }
-        }
-        expressions.removeIf(e -> e == null || e.isConstant());
-        return expressions;
-    }
-
     /** Literal, or naming only a declared {@code ranks}: what the reader folds to a value. */
     private boolean known(Expr... operands) {
         for (Expr e : operands) {

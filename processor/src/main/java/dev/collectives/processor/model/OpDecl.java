@@ -27,7 +27,7 @@ public final class OpDecl extends Annotated {
     Integer peerRank;
     private List<OpSide> sides = List.of();
     /** The declared ops this call serves: itself, or those fused into it. */
-    private List<OpDecl> members;
+    private final List<OpDecl> members;
 
     OpDecl(ExecutableElement method, AnnotationMirror mirror, OpKind kind, int index) {
         super(method, mirror);
@@ -36,43 +36,54 @@ public final class OpDecl extends Annotated {
         this.members = List.of(this);
     }
 
+    /** The call {@link #fused} makes: {@code run}'s first op over their union, its count {@code total}. */
+    private OpDecl(List<OpDecl> run, Expr total) {
+        super(run.get(0).element(), run.get(0).mirror());
+        OpDecl first = run.get(0);
+        this.kind = first.kind;
+        this.index = first.index;
+        this.members = List.copyOf(run);
+        copyAttributes(first, this);
+        expressions.put(kind.countAttribute(), total);
+        count = run.stream().allMatch(o -> o.count != null)
+                ? run.stream().mapToLong(o -> o.count).sum()
+                : null;
+        sides = first.sides.stream()
+                .map(side -> new OpSide(this, side.role(), side.buffer()))
+                .toList();
+    }
+
     /**
      * One call over the union of the ranges of {@code run}, consecutive ops whose ranges lie end to end: the first
      * op's buffers and offsets, and the sum of their counts ({@code 16 * n} where they are all {@code n}).
      */
     static OpDecl fused(List<OpDecl> run) {
-        OpDecl first = run.get(0);
-        OpDecl fused = first.withIndex(first.index);
-        fused.members = List.copyOf(run);
-        String countAttribute = first.kind.countAttribute();
+        String countAttribute = run.get(0).kind.countAttribute();
         List<Expr> counts = run.stream().map(o -> o.expression(countAttribute)).toList();
         Expr total = counts.stream().allMatch(counts.get(0)::equals)
                 ? Expr.times(Expr.literal(run.size()), counts.get(0))
                 : counts.stream().reduce(Expr::plus).orElseThrow();
-        fused.expressions.put(countAttribute, total);
-        fused.count = run.stream().allMatch(o -> o.count != null)
-                ? run.stream().mapToLong(o -> o.count).sum()
-                : null;
-        fused.sides = first.sides.stream()
-                .map(side -> new OpSide(fused, side.role(), side.buffer()))
-                .toList();
-        return fused;
+        return new OpDecl(run, total);
     }
 
     /** The same op at another position of its step. */
     OpDecl withIndex(int newIndex) {
         OpDecl o = new OpDecl((ExecutableElement) element(), mirror(), kind, newIndex);
-        o.send = send;
-        o.recv = recv;
-        o.count = count;
-        o.sendOffset = sendOffset;
-        o.recvOffset = recvOffset;
-        o.op = op;
-        o.root = root;
-        o.peer = peer;
-        o.peerRank = peerRank;
-        o.expressions.putAll(expressions);
+        copyAttributes(this, o);
         return o;
+    }
+
+    private static void copyAttributes(OpDecl from, OpDecl to) {
+        to.send = from.send;
+        to.recv = from.recv;
+        to.count = from.count;
+        to.sendOffset = from.sendOffset;
+        to.recvOffset = from.recvOffset;
+        to.op = from.op;
+        to.root = from.root;
+        to.peer = from.peer;
+        to.peerRank = from.peerRank;
+        to.expressions.putAll(from.expressions);
     }
 
     public OpKind kind() {

@@ -48,7 +48,12 @@ public record OpSide(OpDecl op, Role role, BufferDecl buffer) {
     /** The elements it touches, as an expression that may name {@code ranks}; null when the count is unreadable. */
     public Expr elements() {
         Expr count = op.expression(op.kind().countAttribute());
-        return count == null || extent() == OpKind.Extent.COUNT
+        return count == null ? null : elements(count, extent());
+    }
+
+    /** The elements a side of {@code extent} touches for a {@code count}: the count, or count × ranks. */
+    public static Expr elements(Expr count, OpKind.Extent extent) {
+        return extent == OpKind.Extent.COUNT
                 ? count
                 : Expr.times(count, new Expr.Name(ModelReader.RANKS, Expr.Scope.RANKS));
     }

@@ -4,6 +4,7 @@ import dev.collectives.annotation.Acceleration;
 import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.Registration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -49,7 +50,7 @@ public final class PipelineModel extends Annotated {
     }
 
     public Set<Acceleration> acceleration() {
-        return acceleration;
+        return Collections.unmodifiableSet(acceleration);
     }
 
     public boolean mtlinkSharp() {
@@ -89,7 +90,7 @@ public final class PipelineModel extends Annotated {
 
     /** {@code @Dim} accessors in declaration order. */
     public List<DimDecl> dims() {
-        return dims;
+        return Collections.unmodifiableList(dims);
     }
 
     public Optional<DimDecl> dim(String name) {
@@ -103,26 +104,26 @@ public final class PipelineModel extends Annotated {
 
     /** Attributes that could not be read as expressions. */
     public List<ExprProblem> problems() {
-        return problems;
+        return Collections.unmodifiableList(problems);
     }
 
     /** Accessors in declaration order. */
     public List<BufferDecl> buffers() {
-        return buffers;
+        return Collections.unmodifiableList(buffers);
     }
 
     public List<StepDecl> steps() {
-        return steps;
+        return Collections.unmodifiableList(steps);
     }
 
     /** Abstract methods with neither an accessor nor an op annotation. */
     public List<ExecutableElement> unannotated() {
-        return unannotated;
+        return Collections.unmodifiableList(unannotated);
     }
 
     /** Default, static or private methods that carry this project's annotations (which only abstract ones may). */
     public List<ExecutableElement> concrete() {
-        return concrete;
+        return Collections.unmodifiableList(concrete);
     }
 
     /**
@@ -130,7 +131,7 @@ public final class PipelineModel extends Annotated {
      * in the last round they are errors.
      */
     public List<Unresolved> unresolved() {
-        return unresolved;
+        return Collections.unmodifiableList(unresolved);
     }
 
     public Optional<BufferDecl> buffer(String name) {

@@ -1,6 +1,7 @@
 package dev.collectives.processor.model;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.ExecutableElement;
@@ -35,11 +36,11 @@ public final class StepDecl {
 
     /** Its {@code @Capture} annotations (GRAPH). */
     public List<CaptureDecl> captures() {
-        return captures;
+        return Collections.unmodifiableList(captures);
     }
 
     public List<OpDecl> ops() {
-        return ops;
+        return Collections.unmodifiableList(ops);
     }
 
     public boolean explicitlyGrouped() {
@@ -69,7 +70,7 @@ public final class StepDecl {
 
     /** Annotations of this project that do not belong on a step (e.g. {@code @Window}). */
     public List<AnnotationMirror> stray() {
-        return stray;
+        return Collections.unmodifiableList(stray);
     }
 
     @Override

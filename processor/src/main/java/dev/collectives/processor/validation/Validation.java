@@ -38,7 +38,7 @@ public final class Validation {
         }
         List<Condition> conditions = Conditions.of(model);
         conditionsValidator.validate(conditions, diagnostics);
-        return diagnostics.hasErrors() ? Optional.empty() : Optional.of(new ValidatedPipeline(model, conditions));
+        return diagnostics.hasErrors() ? Optional.empty() : Optional.of(ValidatedPipeline.of(model, conditions));
     }
 
     /**
@@ -46,7 +46,9 @@ public final class Validation {
      * attributes, unknown constants) leave a model incomplete, and then nothing is generated.
      */
     private static boolean complete(PipelineModel model) {
-        if (model.registration() == null || !model.problems().isEmpty()) {
+        if (model.registration() == null
+                || model.graphCacheOverflow() == null
+                || !model.problems().isEmpty()) {
             return false;
         }
         for (BufferDecl b : model.buffers()) {

@@ -9,6 +9,8 @@ import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.StepDecl;
+import dev.collectives.processor.validation.ValidatedBuffer;
+import dev.collectives.processor.validation.ValidatedOp;
 import dev.collectives.rules.PeerPairing;
 import java.util.Map;
 
@@ -28,7 +30,7 @@ final class CheckWriter extends GenerationPart {
             open.add(Comments.line(
                     "each external holds its declared count and type (R13), before any view is " + "laid out in it"));
         }
-        for (BufferDecl b : externals()) {
+        for (ValidatedBuffer b : externals()) {
             open.addStatement(support(
                     BIND_CHECKS,
                     "requireExternal",
@@ -37,7 +39,7 @@ final class CheckWriter extends GenerationPart {
                     b.name(),
                     DATA_TYPE,
                     b.type(),
-                    generation.value(b, "count")));
+                    generation.value(b.count(), Map.of())));
         }
         return Fragment.of(open.build());
     }
@@ -85,25 +87,25 @@ final class CheckWriter extends GenerationPart {
                 .indent()
                 .indent()
                 .add(".add($S,$W$S)\n", "registration", registration.name());
-        if (!model.acceleration().isEmpty()) {
-            f.add(".add($S,$W$S)\n", "acceleration", model.acceleration().toString());
+        if (!pipeline.acceleration().isEmpty()) {
+            f.add(".add($S,$W$S)\n", "acceleration", pipeline.acceleration().toString());
         }
-        if (model.ranks() > 0) {
-            f.add(".add($S,$W$L)\n", "ranks", model.ranks());
+        if (pipeline.ranks() > 0) {
+            f.add(".add($S,$W$L)\n", "ranks", pipeline.ranks());
         }
         for (DimDecl d : model.dims()) {
             f.add(".add($S,$W$N)\n", "dim " + d.name(), name(d));
         }
-        for (BufferDecl b : model.buffers()) {
+        for (ValidatedBuffer b : pipeline.buffers()) {
             String key = b.kind().annotation().substring(1).toLowerCase(java.util.Locale.ROOT) + " " + b.name();
             f.add(".add($S,$W$L)\n", key, Generation.literal(shape(b), FINGERPRINT_VALUE));
-            if (b.kind() == BufferDecl.Kind.VIEW) {
+            if (b.placement().isPresent()) {
                 f.add(
                         ".add($T.R2_OFFSET,$W$S,$W$L)\n",
                         RULE,
                         key + " offset bytes",
-                        generation.value(b, "offsetBytes"));
-            } else if (b.kind() == BufferDecl.Kind.EXTERNAL && model.isRegistered(b)) {
+                        generation.value(b.placement().get().offsetBytes(), Map.of()));
+            } else if (b.kind() == BufferDecl.Kind.EXTERNAL && b.registered()) {
                 // where R2 applies depends on the registration and, for LOCAL, on MTLink SHARP: run time decides
                 f.add(
                         ".headOffset($N,$W$T.$L,$W$S,$W$N)\n",
@@ -114,9 +116,9 @@ final class CheckWriter extends GenerationPart {
                         name(b));
             }
             if (b.kind() != BufferDecl.Kind.VIEW) {
-                f.add(".add($T.R1_MIXED,$W$S,$W$L)\n", RULE, key + " registered", model.isRegistered(b));
+                f.add(".add($T.R1_MIXED,$W$S,$W$L)\n", RULE, key + " registered", b.registered());
             }
-            if (b.isWindow()) {
+            if (b.window()) {
                 f.add(
                         ".add($T.R12_WINDOW,$W$S,$W$S)\n",
                         RULE,
@@ -145,72 +147,57 @@ final class CheckWriter extends GenerationPart {
         return f.add(".build()").add(tail).unindent().unindent().build();
     }
 
-    String shape(BufferDecl b) {
-        switch (b.kind()) {
-            case BUFFER:
-                return (b.allocator() == Allocator.CUSTOM
-                                ? b.customAllocator().toString()
-                                : b.allocator().name()) + " " + b.type() + " x " + b.expression("count");
-            case VIEW:
-                return b.type() + " x " + b.expression("count") + " in " + b.of();
-            default:
-                return b.type() + " x " + b.expression("count");
+    String shape(ValidatedBuffer b) {
+        String elements = b.type() + " x " + b.count();
+        if (b.allocation().isPresent()) {
+            ValidatedBuffer.Allocation a = b.allocation().get();
+            return (a.allocator() == Allocator.CUSTOM
+                            ? a.customAllocator().toString()
+                            : a.allocator().name()) + " " + elements;
         }
+        return b.placement().map(p -> elements + " in " + p.of()).orElse(elements);
     }
 
     String opShape(OpDecl o) {
+        ValidatedOp v = op(o);
         StringBuilder s = new StringBuilder(o.kind().method());
-        if (o.kind().hasSend()) {
-            s.append(" send ")
-                    .append(o.send())
-                    .append('+')
-                    .append(o.expression(o.kind().sendOffsetAttribute()));
-        }
-        if (o.kind().hasRecv()) {
-            s.append(" recv ")
-                    .append(o.recv())
-                    .append('+')
-                    .append(o.expression(o.kind().recvOffsetAttribute()));
-        }
-        s.append(" count ")
-                .append(o.expression(o.kind().countAttribute()))
-                .append(' ')
-                .append(typeOf(o));
-        if (o.kind().reduces()) {
-            s.append(' ').append(o.op());
-        }
-        if (o.kind().hasRoot()) {
-            s.append(" root ").append(o.root());
-        }
-        if (o.kind().isPointToPoint()) {
-            s.append(" peer ")
-                    .append(
-                            o.peer() == Peer.ABSOLUTE
-                                    ? "rank " + o.peerRank()
-                                    : o.peer().name());
-        }
+        v.send()
+                .ifPresent(send ->
+                        s.append(" send ").append(send.buffer()).append('+').append(send.offset()));
+        v.recv()
+                .ifPresent(recv ->
+                        s.append(" recv ").append(recv.buffer()).append('+').append(recv.offset()));
+        s.append(" count ").append(v.count()).append(' ').append(typeOf(o));
+        v.reduction().ifPresent(reduction -> s.append(' ').append(reduction));
+        v.root().ifPresent(root -> s.append(" root ").append(root));
+        v.peer()
+                .ifPresent(peer -> s.append(" peer ")
+                        .append(
+                                peer.peer() == Peer.ABSOLUTE
+                                        ? "rank " + peer.rank()
+                                        : peer.peer().name()));
         return s.toString();
     }
 
     Fragment checkRunTimeRules() {
         CodeBlock.Builder open = CodeBlock.builder();
-        if (model.ranks() > 0) {
-            open.addStatement(support(BIND_CHECKS, "requireRanks", "$L", model.ranks()));
+        if (pipeline.ranks() > 0) {
+            open.addStatement(support(BIND_CHECKS, "requireRanks", "$L", pipeline.ranks()));
         } else {
             checkRanksInRange(open);
         }
-        if (model.ibSharp() && model.registers()) {
+        if (pipeline.ibSharp() && pipeline.registers()) {
             open.addStatement(support(BIND_CHECKS, "requireOneRankPerNode", ""));
         }
         checkRangesApart(open);
-        if (!model.registers()) {
+        if (!pipeline.registers()) {
             return Fragment.of(open.build());
         }
-        for (BufferDecl b : model.buffers()) {
-            if (!model.isRegistered(b)) {
+        for (ValidatedBuffer b : pipeline.buffers()) {
+            if (!b.registered()) {
                 continue;
             }
-            if (b.kind() == BufferDecl.Kind.EXTERNAL && model.mtlinkSharp()) {
+            if (b.kind() == BufferDecl.Kind.EXTERNAL && pipeline.mtlinkSharp()) {
                 open.addStatement(support(BIND_CHECKS, "requireMtlinkSharpMemory", "$N, $S", name(b), b.name()));
             }
             if (b.kind() == BufferDecl.Kind.EXTERNAL) {
@@ -225,8 +212,8 @@ final class CheckWriter extends GenerationPart {
      * R9 for registered memory that may be legacy: buffers declared LEGACY (the compile-time opt-in, or IB SHARP
      * serving them, was checked) and externals, whose allocator only bind knows.
      */
-    private void checkLegacy(BufferDecl b, CodeBlock.Builder open) {
-        if (b.kind() == BufferDecl.Kind.BUFFER && b.allocator() == Allocator.LEGACY) {
+    private void checkLegacy(ValidatedBuffer b, CodeBlock.Builder open) {
+        if (b.allocation().filter(a -> a.allocator() == Allocator.LEGACY).isPresent()) {
             open.addStatement(
                     "$T.check($N,$W$N,$W$N + $S)",
                     LEGACY_REGISTRATION_RULE,
@@ -235,7 +222,7 @@ final class CheckWriter extends GenerationPart {
                     name("PIPELINE"),
                     ": `" + b.name() + "`");
         } else if (b.kind() == BufferDecl.Kind.EXTERNAL) {
-            boolean allowed = model.allowLegacyRegistration() || model.legacyServedByIbSharp(b);
+            boolean allowed = pipeline.allowLegacyRegistration() || b.legacyServedByIbSharp();
             open.addStatement(
                     "$T.$L($N,$W$N,$W$N + $S)",
                     LEGACY_REGISTRATION_RULE,
@@ -251,11 +238,12 @@ final class CheckWriter extends GenerationPart {
     private void checkRanksInRange(CodeBlock.Builder open) {
         for (StepDecl s : model.steps()) {
             for (OpDecl o : s.ops()) {
+                ValidatedOp v = op(o);
                 int rank;
-                if (o.kind().hasRoot()) {
-                    rank = o.root();
-                } else if (o.kind().isPointToPoint() && o.peer() == Peer.ABSOLUTE) {
-                    rank = o.peerRank();
+                if (v.root().isPresent()) {
+                    rank = v.root().getAsInt();
+                } else if (v.peer().filter(p -> p.peer() == Peer.ABSOLUTE).isPresent()) {
+                    rank = v.peer().get().rank();
                 } else {
                     continue;
                 }
@@ -276,7 +264,7 @@ final class CheckWriter extends GenerationPart {
      * parameters is known only at the call: then only the types are compared.
      */
     Fragment checkPairing() {
-        if (model.ranks() > 0) {
+        if (pipeline.ranks() > 0) {
             return Fragment.NONE;
         }
         CodeBlock.Builder open = CodeBlock.builder();
@@ -286,18 +274,18 @@ final class CheckWriter extends GenerationPart {
                 if (!o.kind().isPointToPoint()) {
                     continue;
                 }
-                boolean atCall = o.expression(o.kind().countAttribute()).usesParameters();
+                ValidatedOp v = op(o);
+                ValidatedOp.Target peer = v.peer().orElseThrow();
+                boolean atCall = v.count().usesParameters();
                 ops.add(
                         ",\n$T.$L($L, $T.$L, $L, $L, $T.$L)",
                         PeerPairing.Op.class,
                         o.kind() == OpKind.SEND ? "send" : "recv",
                         o.index(),
                         PEER,
-                        o.peer(),
-                        o.peer() == Peer.ABSOLUTE ? o.peerRank() : -1,
-                        atCall
-                                ? CodeBlock.of("null")
-                                : generation.value(o, o.kind().countAttribute()),
+                        peer.peer(),
+                        peer.peer() == Peer.ABSOLUTE ? peer.rank() : -1,
+                        atCall ? CodeBlock.of("null") : generation.value(v.count(), Map.of()),
                         DATA_TYPE,
                         typeOf(o));
             }

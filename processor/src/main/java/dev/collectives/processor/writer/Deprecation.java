@@ -3,7 +3,7 @@ package dev.collectives.processor.writer;
 import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.TypeSpec;
-import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.validation.ValidatedPipeline;
 import java.util.ArrayList;
 import java.util.List;
 import javax.lang.model.element.AnnotationMirror;
@@ -18,13 +18,13 @@ import javax.lang.model.element.ElementKind;
 final class Deprecation {
     private Deprecation() {}
 
-    static void annotate(TypeSpec.Builder type, PipelineModel model) {
+    static void annotate(TypeSpec.Builder type, ValidatedPipeline pipeline) {
         List<Element> deprecated = new ArrayList<>();
-        if (isDeprecated(model.type())) {
-            deprecated.add(model.type());
+        if (isDeprecated(pipeline.type())) {
+            deprecated.add(pipeline.type());
             type.addAnnotation(Deprecated.class);
         }
-        model.type().getEnclosedElements().stream()
+        pipeline.type().getEnclosedElements().stream()
                 .filter(e -> e.getKind() == ElementKind.METHOD && isDeprecated(e))
                 .forEach(deprecated::add);
         List<CodeBlock> warnings = new ArrayList<>();

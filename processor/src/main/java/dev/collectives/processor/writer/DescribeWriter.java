@@ -5,15 +5,17 @@ import com.palantir.javapoet.MethodSpec;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
-import dev.collectives.processor.model.Annotated;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.model.StepPlan;
+import dev.collectives.processor.validation.ValidatedBuffer;
+import dev.collectives.processor.validation.ValidatedOp;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import javax.lang.model.element.Modifier;
 
 /** {@code describe()}, each op's row with its registration path, and {@code close()}, which releases in reverse. */
@@ -57,8 +59,8 @@ final class DescribeWriter extends GenerationPart {
         for (CodeBlock note : planNotes()) {
             code.add(",\n$L", note);
         }
-        for (BufferDecl b : model.buffers()) {
-            if (b.isWindow()) {
+        for (ValidatedBuffer b : pipeline.buffers()) {
+            if (b.window()) {
                 code.add(
                         ",\n$T.windowHelpers($S,$W$L,$W$N,$W$N)",
                         DESCRIBE_TABLE,
@@ -84,19 +86,22 @@ final class DescribeWriter extends GenerationPart {
     }
 
     String describeBuffers(OpDecl o) {
-        String peer = o.kind().isPointToPoint()
-                ? "peer "
-                        + (o.peer() == Peer.ABSOLUTE
-                                ? "rank " + o.peerRank()
-                                : o.peer().name().toLowerCase(java.util.Locale.ROOT))
-                : "";
+        ValidatedOp v = op(o);
+        String peer = v.peer()
+                .map(p -> "peer "
+                        + (p.peer() == Peer.ABSOLUTE
+                                ? "rank " + p.rank()
+                                : p.peer().name().toLowerCase(java.util.Locale.ROOT)))
+                .orElse("");
         switch (o.kind()) {
             case SEND:
-                return o.send() + " -> " + peer;
+                return v.side(OpSide.Role.SEND).buffer() + " -> " + peer;
             case RECV:
-                return peer + " -> " + o.recv();
+                return peer + " -> " + v.side(OpSide.Role.RECV).buffer();
             default:
-                return o.send() + " -> " + o.recv() + (o.kind().hasRoot() ? " (root " + o.root() + ")" : "");
+                return v.side(OpSide.Role.SEND).buffer() + " -> "
+                        + v.side(OpSide.Role.RECV).buffer()
+                        + (v.root().isPresent() ? " (root " + v.root().getAsInt() + ")" : "");
         }
     }
 
@@ -106,15 +111,16 @@ final class DescribeWriter extends GenerationPart {
             if (side.role() == OpSide.Role.RECV && o.kind().hasSend()) {
                 text.add(" -> ");
             }
-            shown(text, o, side.offsetAttribute());
+            shown(text, op(o).side(side.role()).offset());
         }
         return text.code();
     }
 
     CodeBlock describeCount(OpDecl o) {
+        ValidatedOp v = op(o);
         Text text = new Text();
-        shown(text, o, o.kind().countAttribute());
-        return text.add(" x " + typeOf(o) + (o.kind().reduces() ? " " + o.op() : ""))
+        shown(text, v.count());
+        return text.add(" x " + typeOf(o) + v.reduction().map(r -> " " + r).orElse(""))
                 .code();
     }
 
@@ -122,14 +128,13 @@ final class DescribeWriter extends GenerationPart {
      * An attribute as describe() shows it: its value when written as a number; else its expression, with the
      * value bound at bind ("elements / ranks = 512"), or per call when it names the step's parameters.
      */
-    private void shown(Text text, Annotated a, String attribute) {
-        Expr e = a.expression(attribute);
+    private void shown(Text text, Expr e) {
         if (e instanceof Expr.Literal) {
             text.add(e.toString());
         } else if (e.usesParameters()) {
             text.add(e + " (per call)");
         } else {
-            CodeBlock value = generation.value(a, attribute);
+            CodeBlock value = generation.value(e, Map.of());
             // concatenated after a string: only a sum or difference would be read as more concatenation
             text.add(e + " = ").add(Expressions.needsParentheses(e, '+', true) ? CodeBlock.of("($L)", value) : value);
         }
@@ -171,19 +176,23 @@ final class DescribeWriter extends GenerationPart {
             }
             notes.add(dims.add("\n").code());
         }
-        for (BufferDecl b : model.buffers()) {
-            for (String attribute : List.of("offsetBytes", "count")) {
-                if (b.expression(attribute) != null && !(b.expression(attribute) instanceof Expr.Literal)) {
-                    Text line = new Text().add(b.name() + "(): " + attribute + " ");
-                    shown(line, b, attribute);
-                    notes.add(line.add("\n").code());
-                }
-            }
+        for (ValidatedBuffer b : pipeline.buffers()) {
+            b.placement().ifPresent(p -> sizeNote(notes, b, "offsetBytes", p.offsetBytes()));
+            sizeNote(notes, b, "count", b.count());
         }
         for (String cache : graphCaches) {
             notes.add(CodeBlock.of("$N.describe() + $S", cache, "\n"));
         }
         return notes;
+    }
+
+    /** "b(): count n = ..." where the attribute is an expression, not a literal. */
+    private void sizeNote(List<CodeBlock> notes, ValidatedBuffer b, String attribute, Expr value) {
+        if (!(value instanceof Expr.Literal)) {
+            Text line = new Text().add(b.name() + "(): " + attribute + " ");
+            shown(line, value);
+            notes.add(line.add("\n").code());
+        }
     }
 
     /** A string made of literal text and long values: one literal when it has no values. */
@@ -219,16 +228,16 @@ final class DescribeWriter extends GenerationPart {
 
     /** The registration path as Java: a literal when fixed at compile time, else a call to path(...). */
     CodeBlock path(OpDecl o) {
-        if (!model.registers()) {
+        if (!pipeline.registers()) {
             return CodeBlock.of("$S", "none: Registration.NONE, the library copies through its own buffers");
         }
         for (OpSide side : o.sides()) {
-            if (!model.isRegistered(side.buffer())) {
+            if (!pipeline.buffer(side.buffer().name()).registered()) {
                 return CodeBlock.of("$S", "none: `" + side.buffer().name() + "` is declared registered = false");
             }
         }
-        boolean mtls = model.mtlinkSharp() && o.kind().sharpServed();
-        boolean ibs = model.ibSharp() && o.kind().sharpServed();
+        boolean mtls = pipeline.mtlinkSharp() && o.kind().sharpServed();
+        boolean ibs = pipeline.ibSharp() && o.kind().sharpServed();
         // indented a level further: wrapped, its arguments stand apart from the row's
         return CodeBlock.of(
                 "$T.registrationPath($>$N,$W$L,$W$L,$W$T.$L$<)",

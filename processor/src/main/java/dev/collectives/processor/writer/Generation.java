@@ -7,12 +7,12 @@ import com.palantir.javapoet.TypeSpec;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
-import dev.collectives.processor.model.Annotated;
 import dev.collectives.processor.model.BufferDecl;
-import dev.collectives.processor.model.Conditions;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.validation.ValidatedBuffer;
+import dev.collectives.processor.validation.ValidatedOp;
 import dev.collectives.processor.validation.ValidatedPipeline;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +20,7 @@ import java.util.Map;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.PackageElement;
+import javax.lang.model.element.TypeElement;
 
 /**
  * What the parts of one generation share: the validated pipeline, the generated class's name and the names of its
@@ -39,19 +40,19 @@ final class Generation {
         this.pipeline = pipeline;
         this.model = pipeline.model();
         this.registration = pipeline.registration();
-        this.className = ClassName.get(packageName(model), model.generatedName());
+        this.className = ClassName.get(packageName(pipeline.type()), model.generatedName());
         // method names of the interface are fixed; the generated class's own private method avoids them
         model.steps().forEach(s -> methods.newName(s.name(), s));
-        model.buffers().forEach(b -> methods.newName(b.name(), b));
+        pipeline.buffers().forEach(b -> methods.newName(b.name(), b));
         model.dims().forEach(d -> methods.newName(d.name(), d));
         methods.newName("open", "open");
         // fields and locals: the generated class's own come first, so that they read as in the guide's C
         for (String internal : List.of("comm", "stream", "closed", "PIPELINE", "pipeline")) {
             names.newName(internal, internal);
         }
-        model.buffers().forEach(b -> names.newName(b.name(), b));
+        pipeline.buffers().forEach(b -> names.newName(b.name(), b));
         model.dims().forEach(d -> names.newName(d.name(), d));
-        this.ranksField = model.ranks() == 0 && usesRanks(pipeline);
+        this.ranksField = pipeline.ranks() == 0 && usesRanks(pipeline);
         if (ranksField) {
             names.newName(ModelReader.RANKS, ModelReader.RANKS);
         }
@@ -60,20 +61,20 @@ final class Generation {
     /** The generated class, implementing the pipeline's interface: its members are the parts' to add. */
     TypeSpec.Builder classBuilder() {
         TypeSpec.Builder type = TypeSpec.classBuilder(className)
-                .addOriginatingElement(model.type())
+                .addOriginatingElement(pipeline.type())
                 .addModifiers(Modifier.FINAL)
                 // member types of the interface are inherited: JavaPoet qualifies ours where a nested `Stream` of
                 // the interface (or of those it extends) would capture the name
-                .addSuperinterface(model.type().asType())
+                .addSuperinterface(pipeline.type().asType())
                 .addSuperinterface(GenerationPart.PIPELINE);
-        if (model.type().getModifiers().contains(Modifier.PUBLIC)) {
+        if (pipeline.type().getModifiers().contains(Modifier.PUBLIC)) {
             type.addModifiers(Modifier.PUBLIC);
         }
         return type;
     }
 
-    private static String packageName(PipelineModel model) {
-        Element e = model.type();
+    private static String packageName(TypeElement type) {
+        Element e = type;
         while (!(e instanceof PackageElement)) {
             e = e.getEnclosingElement();
         }
@@ -84,13 +85,18 @@ final class Generation {
         return names.get(tag);
     }
 
-    String name(BufferDecl b) {
+    String name(ValidatedBuffer b) {
         return names.get(b);
+    }
+
+    /** The field of an op side's accessor. */
+    String name(BufferDecl b) {
+        return names.get(pipeline.buffer(b.name()));
     }
 
     /** Expressions name ranks, or conditions left for bind do (allgather, reducescatter, alltoall reach × ranks). */
     private static boolean usesRanks(ValidatedPipeline pipeline) {
-        List<Expr> expressions = new ArrayList<>(Conditions.expressions(pipeline.model()));
+        List<Expr> expressions = new ArrayList<>(pipeline.expressions());
         pipeline.conditions().forEach(c -> expressions.addAll(c.operands()));
         return expressions.stream().anyMatch(e -> e.anyName(n -> n.scope() == Expr.Scope.RANKS));
     }
@@ -101,8 +107,8 @@ final class Generation {
             case DIM:
                 return CodeBlock.of("$N", names.get(model.dim(n.name()).orElseThrow()));
             case RANKS:
-                return model.ranks() > 0
-                        ? CodeBlock.of("$LL", model.ranks())
+                return pipeline.ranks() > 0
+                        ? CodeBlock.of("$LL", pipeline.ranks())
                         : ranksField
                                 ? CodeBlock.of("$N", names.get(ModelReader.RANKS))
                                 // a check of the writer's own (not of an expression) may name ranks: the communicator's
@@ -114,12 +120,9 @@ final class Generation {
     }
 
     /** A numeric attribute's value as Java: a literal, or its expression over dims and ranks (and {@code params}). */
-    CodeBlock value(Annotated a, String attribute, Map<String, CodeBlock> params) {
-        return Expressions.plain(a.expression(attribute), n -> name(n, params));
-    }
-
-    CodeBlock value(Annotated a, String attribute) {
-        return value(a, attribute, Map.of());
+    /** An expression as Java: a literal, or over dims and ranks (and {@code params}). */
+    CodeBlock value(Expr e, Map<String, CodeBlock> params) {
+        return Expressions.plain(e, n -> name(n, params));
     }
 
     /** What bind does beyond allocating and agreeing, for the Javadoc of bind and binder. */
@@ -139,16 +142,14 @@ final class Generation {
         return names.newName(suggestion, suggestion);
     }
 
-    List<BufferDecl> externals() {
-        return model.buffers().stream()
+    List<ValidatedBuffer> externals() {
+        return pipeline.buffers().stream()
                 .filter(b -> b.kind() == BufferDecl.Kind.EXTERNAL)
                 .toList();
     }
 
     DataType typeOf(OpDecl o) {
-        return model.buffer(o.kind().hasSend() ? o.send() : o.recv())
-                .orElseThrow()
-                .type();
+        return pipeline.buffer(pipeline.op(o).typedBuffer()).type();
     }
 
     /** {@code Owner.method(comm, PIPELINE, args...)}: a call of the runtime every generated class makes alike. */
@@ -185,6 +186,9 @@ final class Generation {
 
     /** Whether every count and offset of the op is known at compile time: then bind slices its buffers once. */
     boolean fixed(OpDecl o) {
-        return o.count() != null && o.sides().stream().allMatch(side -> side.knownOffset() != null);
+        ValidatedOp v = pipeline.op(o);
+        return v.knownCount().isPresent()
+                && o.sides().stream()
+                        .allMatch(side -> v.knownOffset(side.role()).isPresent());
     }
 }

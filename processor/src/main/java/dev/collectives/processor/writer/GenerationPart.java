@@ -14,6 +14,8 @@ import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
+import dev.collectives.processor.validation.ValidatedBuffer;
+import dev.collectives.processor.validation.ValidatedOp;
 import dev.collectives.processor.validation.ValidatedPipeline;
 import dev.collectives.rules.Rule;
 import java.util.List;
@@ -78,6 +80,10 @@ abstract class GenerationPart {
         return generation.name(tag);
     }
 
+    String name(ValidatedBuffer b) {
+        return generation.name(b);
+    }
+
     String name(BufferDecl b) {
         return generation.name(b);
     }
@@ -86,12 +92,16 @@ abstract class GenerationPart {
         return generation.newName(suggestion);
     }
 
-    List<BufferDecl> externals() {
+    List<ValidatedBuffer> externals() {
         return generation.externals();
     }
 
     DataType typeOf(OpDecl o) {
         return generation.typeOf(o);
+    }
+
+    ValidatedOp op(OpDecl call) {
+        return pipeline.op(call);
     }
 
     /**
@@ -122,16 +132,15 @@ abstract class GenerationPart {
         return s.ops().stream()
                 .filter(o -> o.sides().size() == 2
                         && betweenExternals(o.sides().get(0), o.sides().get(1))
-                        && o.kind().numericAttributes().stream()
-                                        .anyMatch(a -> o.expression(a) != null
-                                                && o.expression(a).usesParameters())
-                                == atCall)
+                        && op(o).usesParameters() == atCall)
                 .toList();
     }
 
     private boolean betweenExternals(OpSide send, OpSide recv) {
-        BufferDecl sendRoot = model.root(send.buffer()).orElseThrow();
-        BufferDecl recvRoot = model.root(recv.buffer()).orElseThrow();
+        ValidatedBuffer sendRoot =
+                pipeline.buffer(pipeline.buffer(send.buffer().name()).root());
+        ValidatedBuffer recvRoot =
+                pipeline.buffer(pipeline.buffer(recv.buffer().name()).root());
         return sendRoot != recvRoot
                 && sendRoot.kind() == BufferDecl.Kind.EXTERNAL
                 && recvRoot.kind() == BufferDecl.Kind.EXTERNAL;
@@ -145,6 +154,7 @@ abstract class GenerationPart {
     CodeBlock externalsApart(StepDecl s, OpDecl o, Map<String, CodeBlock> params) {
         OpSide send = o.sides().get(0);
         OpSide recv = o.sides().get(1);
+        ValidatedOp v = op(o);
         Function<Expr, CodeBlock> java = e -> Expressions.plain(e, n -> generation.name(n, params));
         return support(
                 BYTE_RANGES,
@@ -153,17 +163,18 @@ abstract class GenerationPart {
                 o.kind().annotation() + " " + o.ordinal() + " in " + s.name() + "()",
                 send.inPlaceForm() && recv.inPlaceForm(),
                 name(send.buffer()),
-                java.apply(send.offset()),
-                java.apply(send.elements()),
+                java.apply(v.side(send.role()).offset()),
+                java.apply(v.elements(send.role())),
                 name(recv.buffer()),
-                java.apply(recv.offset()),
-                java.apply(recv.elements()));
+                java.apply(v.side(recv.role()).offset()),
+                java.apply(v.elements(recv.role())));
     }
 
     /** The element count of a fixed op's side as Java: 1024L, or 1024L * comm.size(). */
-    static CodeBlock elementsCode(OpSide side) {
+    CodeBlock elementsCode(OpSide side) {
+        long count = op(side.op()).knownCount().orElseThrow();
         return side.extent() == OpKind.Extent.COUNT_TIMES_RANKS
-                ? CodeBlock.of("$LL * comm.size()", side.op().count())
-                : CodeBlock.of("$LL", side.op().count());
+                ? CodeBlock.of("$LL * comm.size()", count)
+                : CodeBlock.of("$LL", count);
     }
 }

@@ -9,9 +9,11 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.validation.ValidatedBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
@@ -28,7 +30,7 @@ final class LayoutWriter extends GenerationPart {
     /** One field per accessor; externals are final, given to the constructor. */
     List<FieldSpec> fields() {
         List<FieldSpec> fields = new ArrayList<>();
-        for (BufferDecl b : model.buffers()) {
+        for (ValidatedBuffer b : pipeline.buffers()) {
             FieldSpec.Builder f = FieldSpec.builder(DEVICE_BUFFER, name(b), Modifier.PRIVATE);
             if (b.kind() == BufferDecl.Kind.EXTERNAL) {
                 f.addModifiers(Modifier.FINAL);
@@ -46,7 +48,7 @@ final class LayoutWriter extends GenerationPart {
                 .addStatement("this.$N = $N", name("comm"), name("comm"))
                 .addStatement("this.$N = $N", name("stream"), name("stream"));
         shapes.constructorParameters(c);
-        for (BufferDecl b : externals()) {
+        for (ValidatedBuffer b : externals()) {
             c.addParameter(DEVICE_BUFFER, name(b));
             c.addStatement(
                     "this.$N = $T.requireNonNull($N, $S)",
@@ -72,14 +74,10 @@ final class LayoutWriter extends GenerationPart {
                 .addParameter(ParameterSpec.builder(STREAM, name("stream")).build());
         List<CodeBlock> arguments =
                 new ArrayList<>(List.of(CodeBlock.of("$N", name("comm")), CodeBlock.of("$N", name("stream"))));
-        for (BufferDecl b : externals()) {
+        for (ValidatedBuffer b : externals()) {
             bind.addParameter(DEVICE_BUFFER, name(b));
             bind.addJavadoc(
-                    "@param $N the {@code @External} buffer `$L` ($L x $L)\n",
-                    name(b),
-                    b.name(),
-                    b.expression("count"),
-                    b.type());
+                    "@param $N the {@code @External} buffer `$L` ($L x $L)\n", name(b), b.name(), b.count(), b.type());
             arguments.add(CodeBlock.of("$N", name(b)));
         }
         String pipeline = name("pipeline");
@@ -93,19 +91,20 @@ final class LayoutWriter extends GenerationPart {
     Fragment allocate() {
         CodeBlock.Builder open = CodeBlock.builder();
         List<Fragment.Resource> memory = new ArrayList<>();
-        for (BufferDecl b : model.buffers()) {
-            if (b.kind() != BufferDecl.Kind.BUFFER) {
+        for (ValidatedBuffer b : pipeline.buffers()) {
+            if (b.allocation().isEmpty()) {
                 continue;
             }
-            Expr count = b.expression("count");
+            ValidatedBuffer.Allocation allocation = b.allocation().get();
+            Expr count = b.count();
             String bytes = b.type().size() == 1
                     ? count.toString()
                     : (Expressions.needsParentheses(count, '*', false) ? "(" + count + ")" : count) + " * sizeof("
                             + CNames.elementType(b.type()) + ")";
-            switch (b.allocator()) {
+            switch (allocation.allocator()) {
                 case CUSTOM:
-                    open.add(Comments.line(
-                            simpleName(b.customAllocator()) + " allocates " + b.name() + ": " + bytes + " bytes"));
+                    open.add(Comments.line(simpleName(allocation.customAllocator()) + " allocates " + b.name() + ": "
+                            + bytes + " bytes"));
                     break;
                 case VMM:
                     open.add(Comments.line("the qualified VMM allocator (" + CNames.driver("MemCreate") + ", "
@@ -118,11 +117,11 @@ final class LayoutWriter extends GenerationPart {
                 default:
                     open.add(Comments.call(CNames.ccl("MemAlloc"), List.of("&" + b.name(), bytes)));
             }
-            CodeBlock allocator = b.allocator() == Allocator.CUSTOM
+            CodeBlock allocator = allocation.allocator() == Allocator.CUSTOM
                     ? CodeBlock.of(
-                            isGeneric(b.customAllocator()) ? "new $T<>()" : "new $T()",
-                            TypeName.get(b.customAllocator()))
-                    : CodeBlock.of("$T.$L", Allocator.class, b.allocator());
+                            isGeneric(allocation.customAllocator()) ? "new $T<>()" : "new $T()",
+                            TypeName.get(allocation.customAllocator()))
+                    : CodeBlock.of("$T.$L", Allocator.class, allocation.allocator());
             open.addStatement(
                     "$N = $N.allocate($L,$W$T.$L,$W$L)$Z.named($N, $S)",
                     name(b),
@@ -130,7 +129,7 @@ final class LayoutWriter extends GenerationPart {
                     allocator,
                     DATA_TYPE,
                     b.type(),
-                    generation.value(b, "count"),
+                    generation.value(count, Map.of()),
                     name("PIPELINE"),
                     b.name());
             memory.add(new Fragment.Resource(Fragment.Release.MEMORY, name(b)));
@@ -152,26 +151,26 @@ final class LayoutWriter extends GenerationPart {
     Fragment layOutViews() {
         CodeBlock.Builder open = CodeBlock.builder();
         // a view may lie in another view: lay them out in an order where the outer one comes first
-        List<BufferDecl> pending = new ArrayList<>(model.buffers().stream()
-                .filter(b -> b.kind() == BufferDecl.Kind.VIEW)
+        List<ValidatedBuffer> pending = new ArrayList<>(pipeline.buffers().stream()
+                .filter(b -> b.placement().isPresent())
                 .toList());
         Set<String> laidOut = new LinkedHashSet<>();
-        model.buffers().stream().filter(b -> b.kind() != BufferDecl.Kind.VIEW).forEach(b -> laidOut.add(b.name()));
+        pipeline.buffers().stream().filter(b -> b.placement().isEmpty()).forEach(b -> laidOut.add(b.name()));
         while (!pending.isEmpty()) {
-            BufferDecl v = pending.stream()
-                    .filter(p -> laidOut.contains(p.of()))
+            ValidatedBuffer v = pending.stream()
+                    .filter(p -> laidOut.contains(p.placement().orElseThrow().of()))
                     .findFirst()
                     .orElseThrow();
-            BufferDecl of = model.buffer(v.of()).orElseThrow();
-            open.add("// $L = (uint8_t*)$L + $L\n", v.name(), v.of(), v.expression("offsetBytes"));
+            ValidatedBuffer.Placement placement = v.placement().orElseThrow();
+            open.add("// $L = (uint8_t*)$L + $L\n", v.name(), placement.of(), placement.offsetBytes());
             open.addStatement(
                     "$N = $N.view($L,$W$T.$L,$W$L)",
                     name(v),
-                    name(of),
-                    generation.value(v, "offsetBytes"),
+                    name(pipeline.buffer(placement.of())),
+                    generation.value(placement.offsetBytes(), Map.of()),
                     DATA_TYPE,
                     v.type(),
-                    generation.value(v, "count"));
+                    generation.value(v.count(), Map.of()));
             laidOut.add(v.name());
             pending.remove(v);
         }
@@ -187,8 +186,8 @@ final class LayoutWriter extends GenerationPart {
         List<FieldSpec> fields = new ArrayList<>();
         List<Fragment.Resource> registrations = new ArrayList<>();
         boolean commented = false;
-        for (BufferDecl b : model.buffers()) {
-            if (b.kind() == BufferDecl.Kind.VIEW || !model.isRegistered(b)) {
+        for (ValidatedBuffer b : pipeline.buffers()) {
+            if (b.kind() == BufferDecl.Kind.VIEW || !b.registered()) {
                 continue;
             }
             if (!commented) {
@@ -211,8 +210,8 @@ final class LayoutWriter extends GenerationPart {
         List<FieldSpec> fields = new ArrayList<>();
         List<MethodSpec> accessors = new ArrayList<>();
         List<Fragment.Resource> windows = new ArrayList<>();
-        for (BufferDecl b : model.buffers()) {
-            if (!b.isWindow()) {
+        for (ValidatedBuffer b : pipeline.buffers()) {
+            if (!b.window()) {
                 continue;
             }
             String field = newName(b.name() + "Window");
@@ -236,7 +235,7 @@ final class LayoutWriter extends GenerationPart {
 
     List<MethodSpec> accessors() {
         List<MethodSpec> accessors = new ArrayList<>();
-        for (BufferDecl b : model.buffers()) {
+        for (ValidatedBuffer b : pipeline.buffers()) {
             accessors.add(MethodSpec.methodBuilder(b.name())
                     .addAnnotation(OVERRIDE)
                     .addModifiers(Modifier.PUBLIC)

@@ -7,11 +7,11 @@ import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
 import dev.collectives.processor.expr.Verdict;
-import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.Condition;
 import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.ModelReader;
 import dev.collectives.processor.model.StepDecl;
+import dev.collectives.processor.validation.ValidatedBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -113,13 +113,12 @@ final class ShapeWriter extends GenerationPart {
             arguments.add(CodeBlock.of(
                     "$T.given($N, $N, $N, $S)", BIND_CHECKS, name("comm"), name("PIPELINE"), name(d), d.name()));
         }
-        for (BufferDecl e : externals()) {
+        for (ValidatedBuffer e : externals()) {
             b.addField(DEVICE_BUFFER, name(e), Modifier.PRIVATE);
             b.addMethod(MethodSpec.methodBuilder(e.name())
                     .addModifiers(Modifier.PUBLIC)
                     .returns(binder)
-                    .addJavadoc(
-                            "The {@code @External} buffer `$L` ($L x $L).\n", e.name(), e.expression("count"), e.type())
+                    .addJavadoc("The {@code @External} buffer `$L` ($L x $L).\n", e.name(), e.count(), e.type())
                     .addParameter(DEVICE_BUFFER, name(e))
                     .addStatement("this.$N = $N", name(e), name(e))
                     .addStatement("return this")

@@ -15,10 +15,12 @@ import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpSide;
 import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.model.StepPlan;
+import dev.collectives.processor.validation.ValidatedOp;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Collectors;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.type.TypeKind;
@@ -32,7 +34,6 @@ final class StepWriter extends GenerationPart {
     private final Map<Object, CodeBlock> arguments = new LinkedHashMap<>();
     private final ShapeWriter shapes;
     private final Map<StepDecl, StepNames> stepNames = new LinkedHashMap<>();
-    private final List<String> caches = new ArrayList<>();
     /** The field of the pipeline's {@code CallCheck}, or null when no step has parameters. */
     private final String calls;
 
@@ -43,7 +44,7 @@ final class StepWriter extends GenerationPart {
         this.calls = model.steps().stream().anyMatch(s -> !s.parameters().isEmpty()) ? newName("calls") : null;
         model.steps().stream()
                 .filter(s -> !s.parameters().isEmpty())
-                .forEach(s -> stepNames.put(s, new StepNames(generation, s)));
+                .forEach(s -> stepNames.put(s, new StepNames(generation, s, registration == Registration.GRAPH)));
     }
 
     /** The pipeline's {@code CallCheck}, made in open and closed with the memory, if a step has parameters. */
@@ -116,7 +117,8 @@ final class StepWriter extends GenerationPart {
                 }
                 for (OpSide side : o.sides()) {
                     CodeBlock argument;
-                    if (side.knownOffset() == 0 && side.extent() == OpKind.Extent.COUNT) {
+                    long offset = op(o).knownOffset(side.role()).orElseThrow();
+                    if (offset == 0 && side.extent() == OpKind.Extent.COUNT) {
                         argument = CodeBlock.of("$N", name(side.buffer()));
                     } else {
                         if (!commented) {
@@ -137,7 +139,7 @@ final class StepWriter extends GenerationPart {
                                         name(side.buffer()),
                                         side.buffer().name(),
                                         side.label(),
-                                        side.knownOffset(),
+                                        offset,
                                         elementsCode(side)));
                         argument = CodeBlock.of("$N", field);
                     }
@@ -203,11 +205,11 @@ final class StepWriter extends GenerationPart {
      * {@code @Capture} tuples captured now, each checked as a call with it would be.
      */
     private Fragment cache(StepDecl s, StepNames names) {
-        String cache = newName(s.name() + "Graphs");
-        names.cache = cache;
+        String cache = names.cache;
         CodeBlock.Builder open = CodeBlock.builder()
-                .add(Comments.line(s.name() + "(...): one graph per argument tuple, captured on its first call (R4), "
-                        + "at most " + model.graphCache() + " kept; the least recently used is destroyed first (R5)"))
+                .add(Comments.line(
+                        s.name() + "(...): one graph per argument tuple, captured on its first call (R4), " + "at most "
+                                + pipeline.graphCache() + " kept; the least recently used is destroyed first (R5)"))
                 .add(
                         "$N = new $T($N, $N, $N, $S, $L,$W$T.$L,$W$N -> {\n$>",
                         cache,
@@ -216,9 +218,9 @@ final class StepWriter extends GenerationPart {
                         name("stream"),
                         name("PIPELINE"),
                         s.name(),
-                        model.graphCache(),
+                        pipeline.graphCache(),
                         GRAPH_CACHE_OVERFLOW,
-                        model.graphCacheOverflow(),
+                        pipeline.graphCacheOverflow(),
                         names.args);
         for (int i = 0; i < names.parameters.size(); i++) {
             open.addStatement("long $N = $N[$L]", names.parameters.get(i), names.args, i);
@@ -239,7 +241,6 @@ final class StepWriter extends GenerationPart {
                     cache,
                     tuple.stream().map(v -> CodeBlock.of("$LL", v)).collect(CodeBlock.joining(", ")));
         }
-        caches.add(cache);
         return new Fragment(
                 open.build(),
                 List.of(FieldSpec.builder(GRAPH_CACHE, cache, Modifier.PRIVATE).build()),
@@ -247,9 +248,12 @@ final class StepWriter extends GenerationPart {
                 List.of(new Fragment.Resource(Fragment.Release.GRAPH, cache)));
     }
 
-    /** The fields of the graph caches, one per GRAPH step with parameters (filled by {@link #captureSteps}). */
+    /** The fields of the graph caches, one per GRAPH step with parameters, in step order. */
     List<String> graphCaches() {
-        return caches;
+        return stepNames.values().stream()
+                .map(names -> names.cache)
+                .filter(Objects::nonNull)
+                .toList();
     }
 
     /** The cartesian product of the step's {@code @Capture} values, in parameter order, the last varying fastest. */
@@ -343,9 +347,10 @@ final class StepWriter extends GenerationPart {
         final String check;
         final String args;
         final String overflow;
-        String cache;
+        /** The field of its graph cache (GRAPH), else null. */
+        final String cache;
 
-        StepNames(Generation generation, StepDecl s) {
+        StepNames(Generation generation, StepDecl s, boolean cached) {
             NameAllocator local = generation.names.clone();
             for (var p : s.parameters()) {
                 originals.add(p.getSimpleName().toString());
@@ -358,6 +363,7 @@ final class StepWriter extends GenerationPart {
                     "check" + Character.toUpperCase(s.name().charAt(0))
                             + s.name().substring(1),
                     s.name() + "check");
+            this.cache = cached ? generation.newName(s.name() + "Graphs") : null;
         }
 
         boolean isInt(int i) {
@@ -440,24 +446,19 @@ final class StepWriter extends GenerationPart {
     /** The C of the call, after {@code prefix}: {@code // {nccl,mccl}AllReduce(in, out, 64, ...)}. */
     private CodeBlock cComment(OpDecl o, String prefix) {
         DataType t = typeOf(o);
+        ValidatedOp v = op(o);
         List<String> args = new ArrayList<>();
         for (OpSide side : o.sides()) {
             args.add(CNames.pointer(
                     side.buffer().name(),
-                    side.buffer().type(),
-                    o.expression(side.offsetAttribute()).toString()));
+                    pipeline.buffer(side.buffer().name()).type(),
+                    v.side(side.role()).offset().toString()));
         }
-        args.add(o.expression(o.kind().countAttribute()).toString());
+        args.add(v.count().toString());
         args.add(CNames.dataType(t));
-        if (o.kind().reduces()) {
-            args.add(CNames.reduceOp(o.op()));
-        }
-        if (o.kind().hasRoot()) {
-            args.add(Integer.toString(o.root()));
-        }
-        if (o.kind().isPointToPoint()) {
-            args.add(CNames.peer(o.peer(), o.peerRank()));
-        }
+        v.reduction().ifPresent(reduction -> args.add(CNames.reduceOp(reduction)));
+        v.root().ifPresent(root -> args.add(Integer.toString(root)));
+        v.peer().ifPresent(peer -> args.add(CNames.peer(peer.peer(), peer.rank())));
         args.add("comm");
         args.add("stream");
         return Comments.call(prefix + CNames.ccl(o.kind().cName()), args);
@@ -468,30 +469,29 @@ final class StepWriter extends GenerationPart {
         // one block for the whole call, not one per argument joined into another: this is made for every op
         CodeBlock.Builder call =
                 CodeBlock.builder().add("$N.$L(", name("comm"), o.kind().method());
+        ValidatedOp v = op(o);
         boolean fixed = arguments.containsKey(key(o, o.sides().get(0)));
         for (OpSide side : o.sides()) {
             if (fixed) {
                 call.add("$L,$W", argument(o, side));
             } else {
-                call.add("$N,$W$L,$W", name(side.buffer()), generation.value(o, side.offsetAttribute(), params));
+                call.add(
+                        "$N,$W$L,$W",
+                        name(side.buffer()),
+                        generation.value(v.side(side.role()).offset(), params));
             }
         }
-        call.add("$L,$W$T.$L", generation.value(o, o.kind().countAttribute(), params), DATA_TYPE, typeOf(o));
-        if (o.kind().reduces()) {
-            call.add(",$W$T.$L", REDUCE_OP, o.op());
-        }
-        if (o.kind().hasRoot()) {
-            call.add(",$W$L", o.root());
-        }
-        if (o.kind().isPointToPoint()) {
-            call.add(
-                    ",$W$T.$L.resolve($N.rank(), $N.size(), $L)",
-                    PEER,
-                    o.peer(),
-                    name("comm"),
-                    name("comm"),
-                    o.peerRank());
-        }
+        call.add("$L,$W$T.$L", generation.value(v.count(), params), DATA_TYPE, typeOf(o));
+        v.reduction().ifPresent(reduction -> call.add(",$W$T.$L", REDUCE_OP, reduction));
+        v.root().ifPresent(root -> call.add(",$W$L", root));
+        v.peer()
+                .ifPresent(peer -> call.add(
+                        ",$W$T.$L.resolve($N.rank(), $N.size(), $L)",
+                        PEER,
+                        peer.peer(),
+                        name("comm"),
+                        name("comm"),
+                        peer.rank()));
         return call.add(",$W$N)", name("stream")).build();
     }
 }
