@@ -1,7 +1,7 @@
 package dev.collectives.examples;
 
-import dev.collectives.runtime.bootstrap.RendezvousEndpoint;
-import dev.collectives.runtime.bootstrap.RendezvousServer;
+import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.RendezvousServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

@@ -3,23 +3,41 @@ package dev.collectives.runtime.bootstrap;
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.type;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaType;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import dev.collectives.runtime.Bootstrap;
+import dev.collectives.runtime.BootstrapException;
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Gatherer;
+import dev.collectives.runtime.Peers;
+import dev.collectives.runtime.RendezvousEndpoint;
 import dev.collectives.runtime.Result;
+import dev.collectives.runtime.UniqueId;
 
 /**
  * The control plane (the rendezvous, its server and members, the job's settings) is a part of its own: it knows
  * nothing of the backends, of what backends share, or of the communicator API it serves. Of the runtime's user API
- * it names only the exception every failure is and its result code.
+ * it names only the exceptions every failure is, its result code and the values users give it (where the ranks meet,
+ * a gatherer, a unique id's and the peers' settings); never the entry points built on it. Users import the whole
+ * multi-process API from {@code dev.collectives.runtime}: no signature there names a type of the control plane, but
+ * the rendezvous that backends take from a {@link Bootstrap}.
  */
 @AnalyzeClasses(packages = "dev.collectives", importOptions = ImportOption.DoNotIncludeTests.class)
 class ControlPlaneLayeringTest {
     private static final String CONTROL_PLANE = "dev.collectives.runtime.bootstrap..";
+    private static final String USER_API = "dev.collectives.runtime";
 
     @ArchTest
     static final ArchRule knowsNoBackend = noClasses()
@@ -31,12 +49,58 @@ class ControlPlaneLayeringTest {
                     "dev.collectives.backend..", "dev.collectives.runtime.spi..", "dev.collectives.runtime.internal..");
 
     @ArchTest
-    static final ArchRule knowsNoCommunicator = noClasses()
+    static final ArchRule knowsNoCommunicatorNorTheEntryPoints = noClasses()
             .that()
             .resideInAPackage(CONTROL_PLANE)
             .should()
-            .dependOnClassesThat(resideInAPackage("dev.collectives.runtime")
+            .dependOnClassesThat(resideInAPackage(USER_API)
                     .and(not(type(CollectivesException.class)))
                     .and(not(type(Result.class)))
-                    .as("a type of the runtime's communicator API (any but CollectivesException and Result)"));
+                    .and(not(type(BootstrapException.class)))
+                    .and(not(type(RendezvousEndpoint.class)))
+                    .and(not(type(RendezvousEndpoint.Kind.class)))
+                    .and(not(type(Gatherer.class)))
+                    .and(not(type(UniqueId.class)))
+                    .and(not(type(Peers.class)))
+                    .as("a type of the runtime's API other than the exceptions, the result code and the values users"
+                            + " give the control plane (RendezvousEndpoint, Gatherer, UniqueId, Peers)"));
+
+    @ArchTest
+    static final ArchRule usersImportTheMultiProcessApiFromOnePackage = classes()
+            .that()
+            .resideInAPackage(USER_API)
+            .and()
+            .arePublic()
+            .should(nameNoControlPlaneTypeInTheirPublicSignatures());
+
+    private static ArchCondition<JavaClass> nameNoControlPlaneTypeInTheirPublicSignatures() {
+        return new ArchCondition<>("name no type of the control plane in a public or protected signature, but"
+                + " Bootstrap.rendezvous(), which backends call") {
+            @Override
+            public void check(JavaClass type, ConditionEvents events) {
+                for (JavaCodeUnit code : type.getCodeUnits()) {
+                    boolean visible = code.getModifiers().contains(JavaModifier.PUBLIC)
+                            || code.getModifiers().contains(JavaModifier.PROTECTED);
+                    boolean forBackends = type.isEquivalentTo(Bootstrap.class)
+                            && code.getName().equals("rendezvous");
+                    if (visible && !forBackends) {
+                        check(code, code.getReturnType(), events);
+                        code.getParameterTypes().forEach(p -> check(code, p, events));
+                    }
+                }
+            }
+
+            private void check(JavaCodeUnit code, JavaType named, ConditionEvents events) {
+                for (JavaClass involved : named.getAllInvolvedRawTypes()) {
+                    if (involved.getPackageName().startsWith("dev.collectives.runtime.bootstrap")) {
+                        events.add(SimpleConditionEvent.violated(
+                                code,
+                                code.getFullName() + " names " + involved.getName()
+                                        + ", a type of the control plane: users import the multi-process API from "
+                                        + USER_API));
+                    }
+                }
+            }
+        };
+    }
 }
