@@ -722,7 +722,8 @@ public final class JobServer implements Door, AutoCloseable {
                     ? fatal
                     : missing.isEmpty()
                             ? null
-                            : "no replacement joined at " + endpoint + " " + deadline.within() + " for " + missing;
+                            : "no replacement joined at " + endpoint + " " + deadline.within() + " for " + missing
+                                    + admission.turnedAway();
             replaced = failure == null ? members.reunite() : new BitSet();
         }
         if (failure != null) {
