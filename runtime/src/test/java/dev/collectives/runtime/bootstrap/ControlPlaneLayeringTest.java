@@ -3,21 +3,12 @@ package dev.collectives.runtime.bootstrap;
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.type;
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
-import com.tngtech.archunit.core.domain.JavaClass;
-import com.tngtech.archunit.core.domain.JavaCodeUnit;
-import com.tngtech.archunit.core.domain.JavaModifier;
-import com.tngtech.archunit.core.domain.JavaType;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
-import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
-import com.tngtech.archunit.lang.ConditionEvents;
-import com.tngtech.archunit.lang.SimpleConditionEvent;
-import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.BootstrapException;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Gatherer;
@@ -30,9 +21,8 @@ import dev.collectives.runtime.UniqueId;
  * The control plane (the rendezvous, its server and members, the job's settings) is a part of its own: it knows
  * nothing of the backends, of what backends share, or of the communicator API it serves. Of the runtime's user API
  * it names only the exceptions every failure is, its result code and the values users give it (where the ranks meet,
- * a gatherer, a unique id's and the peers' settings); never the entry points built on it. Users import the whole
- * multi-process API from {@code dev.collectives.runtime}: no signature there names a type of the control plane, but
- * the rendezvous that backends take from a {@link Bootstrap}.
+ * a gatherer, a unique id's and the peers' settings); never the entry points built on it ({@code Bootstrap},
+ * {@code RendezvousServer}). That users need not import it is {@code PublicSignaturesTest}'s.
  */
 @AnalyzeClasses(packages = "dev.collectives", importOptions = ImportOption.DoNotIncludeTests.class)
 class ControlPlaneLayeringTest {
@@ -64,43 +54,4 @@ class ControlPlaneLayeringTest {
                     .and(not(type(Peers.class)))
                     .as("a type of the runtime's API other than the exceptions, the result code and the values users"
                             + " give the control plane (RendezvousEndpoint, Gatherer, UniqueId, Peers)"));
-
-    @ArchTest
-    static final ArchRule usersImportTheMultiProcessApiFromOnePackage = classes()
-            .that()
-            .resideInAPackage(USER_API)
-            .and()
-            .arePublic()
-            .should(nameNoControlPlaneTypeInTheirPublicSignatures());
-
-    private static ArchCondition<JavaClass> nameNoControlPlaneTypeInTheirPublicSignatures() {
-        return new ArchCondition<>("name no type of the control plane in a public or protected signature, but"
-                + " Bootstrap.rendezvous(), which backends call") {
-            @Override
-            public void check(JavaClass type, ConditionEvents events) {
-                for (JavaCodeUnit code : type.getCodeUnits()) {
-                    boolean visible = code.getModifiers().contains(JavaModifier.PUBLIC)
-                            || code.getModifiers().contains(JavaModifier.PROTECTED);
-                    boolean forBackends = type.isEquivalentTo(Bootstrap.class)
-                            && code.getName().equals("rendezvous");
-                    if (visible && !forBackends) {
-                        check(code, code.getReturnType(), events);
-                        code.getParameterTypes().forEach(p -> check(code, p, events));
-                    }
-                }
-            }
-
-            private void check(JavaCodeUnit code, JavaType named, ConditionEvents events) {
-                for (JavaClass involved : named.getAllInvolvedRawTypes()) {
-                    if (involved.getPackageName().startsWith("dev.collectives.runtime.bootstrap")) {
-                        events.add(SimpleConditionEvent.violated(
-                                code,
-                                code.getFullName() + " names " + involved.getName()
-                                        + ", a type of the control plane: users import the multi-process API from "
-                                        + USER_API));
-                    }
-                }
-            }
-        };
-    }
 }
