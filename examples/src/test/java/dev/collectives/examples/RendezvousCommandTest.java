@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -69,20 +66,12 @@ class RendezvousCommandTest {
                 "--ranks",
                 "1",
                 "--port",
-                Integer.toString(freePort()),
+                Integer.toString(MultiProcessJobTest.freePort()),
                 "--timeout",
                 "1",
                 "--token-file",
                 tokenFile.toString()));
         args.addAll(List.of(options));
         return RunnerOutput.of(args.toArray(String[]::new));
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }
