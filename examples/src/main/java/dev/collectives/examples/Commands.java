@@ -4,7 +4,7 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
 import dev.collectives.runtime.Backends;
-import dev.collectives.runtime.bootstrap.Bootstrap;
+import dev.collectives.runtime.Bootstrap;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.ArrayList;

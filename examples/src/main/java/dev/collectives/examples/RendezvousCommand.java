@@ -1,7 +1,9 @@
 package dev.collectives.examples;
 
-import dev.collectives.runtime.bootstrap.RendezvousEndpoint;
-import dev.collectives.runtime.bootstrap.RendezvousServer;
+import dev.collectives.runtime.Bootstrap;
+import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.RendezvousServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -10,10 +12,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code runner rendezvous}: serves a job's rendezvous in a process of its own, as torchrun's agent hosts its store,
@@ -39,7 +45,16 @@ import picocli.CommandLine.Option;
             "2:a bad command line"
         })
 final class RendezvousCommand implements Callable<Integer> {
+    /** The ranks' option of the same meaning: {@code COLLECTIVES_HEARTBEAT_TIMEOUT}. */
+    private static final String HEARTBEAT_TIMEOUT = "heartbeatTimeout";
+
     private final PrintStream out;
+
+    @Spec
+    CommandSpec spec;
+
+    /** From --heartbeat-timeout; null where not given. */
+    private Duration heartbeatTimeout;
 
     @Option(names = "--ranks", paramLabel = "N", required = true, description = "the number of ranks of the job")
     int ranks;
@@ -67,6 +82,23 @@ final class RendezvousCommand implements Callable<Integer> {
     long timeoutSeconds = RendezvousServer.DEFAULT_TIMEOUT.toSeconds();
 
     @Option(
+            names = "--heartbeat-timeout",
+            paramLabel = "DURATION",
+            description = "how long a rank may send nothing, not even a heartbeat, before it is declared dead and "
+                    + "excluded from the job (the ranks beat at a sixth of it), as COLLECTIVES_HEARTBEAT_TIMEOUT says "
+                    + "to the ranks: 6, 6s, 500ms, 2m or PT6S; default: COLLECTIVES_HEARTBEAT_TIMEOUT, else 6 s")
+    void heartbeatTimeout(String text) {
+        try {
+            heartbeatTimeout =
+                    Bootstrap.builder().option(HEARTBEAT_TIMEOUT, text).build().heartbeatTimeout();
+        } catch (BootstrapException e) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--heartbeat-timeout takes a positive duration (6, 6s, 500ms, 2m, PT6S), not '" + text + "'");
+        }
+    }
+
+    @Option(
             names = {"-h", "--help"},
             usageHelp = true,
             description = "show this help, and exit")
@@ -79,9 +111,11 @@ final class RendezvousCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         RendezvousEndpoint endpoint = RendezvousEndpoint.tcp(host, port);
-        try (RendezvousServer server =
-                RendezvousServer.start(endpoint, ranks, token(), Duration.ofSeconds(timeoutSeconds))) {
-            out.println("rendezvous: serving a job of " + ranks + " ranks at " + endpoint);
+        try (RendezvousServer server = RendezvousServer.start(
+                endpoint, ranks, token(), Duration.ofSeconds(timeoutSeconds), heartbeatTimeout())) {
+            long heartbeatMillis = server.heartbeatTimeout().toMillis();
+            out.println("rendezvous: serving a job of " + ranks + " ranks at " + endpoint + ", heartbeat timeout "
+                    + (heartbeatMillis % 1000 == 0 ? heartbeatMillis / 1000 + " s" : heartbeatMillis + " ms"));
             out.flush();
             Optional<String> failure = server.awaitEnd();
             List<String> deaths = server.deaths();
@@ -93,6 +127,19 @@ final class RendezvousCommand implements Callable<Integer> {
                     + (deaths.isEmpty() ? "" : " or died; the deaths on the way: " + String.join("; ", deaths)));
             return Runner.PASSED;
         }
+    }
+
+    /** --heartbeat-timeout, else COLLECTIVES_HEARTBEAT_TIMEOUT read as the ranks read it, else their default. */
+    private Duration heartbeatTimeout() {
+        if (heartbeatTimeout != null) {
+            return heartbeatTimeout;
+        }
+        String variable = Bootstrap.optionVariable(HEARTBEAT_TIMEOUT);
+        String value = System.getenv(variable);
+        return Bootstrap.builder()
+                .environment(value == null ? Map.of() : Map.of(variable, value))
+                .build()
+                .heartbeatTimeout();
     }
 
     private String token() {

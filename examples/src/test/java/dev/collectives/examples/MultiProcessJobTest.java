@@ -312,7 +312,8 @@ class MultiProcessJobTest {
         return rank.output().substring(start, end < 0 ? rank.output().length() : end);
     }
 
-    private static int freePort() {
+    /** A TCP port free on the loopback address now. */
+    static int freePort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         } catch (IOException e) {

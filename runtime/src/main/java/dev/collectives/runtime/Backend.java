@@ -1,9 +1,5 @@
 package dev.collectives.runtime;
 
-import dev.collectives.runtime.bootstrap.Bootstrap;
-import dev.collectives.runtime.bootstrap.Peers;
-import dev.collectives.runtime.bootstrap.UniqueId;
-
 /**
  * A collective library: {@code sim} (embedded), {@code nccl} or {@code mccl}. Implementations are found with
  * {@link java.util.ServiceLoader}; get one through {@link Backends}.

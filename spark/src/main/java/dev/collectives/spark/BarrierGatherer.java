@@ -1,6 +1,6 @@
 package dev.collectives.spark;
 
-import dev.collectives.runtime.bootstrap.Gatherer;
+import dev.collectives.runtime.Gatherer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;

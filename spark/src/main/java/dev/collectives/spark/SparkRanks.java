@@ -1,9 +1,9 @@
 package dev.collectives.spark;
 
 import dev.collectives.runtime.Backend;
+import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
-import dev.collectives.runtime.bootstrap.Bootstrap;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.spark.BarrierTaskContext;

@@ -1,6 +1,6 @@
 package dev.collectives.spark;
 
-import dev.collectives.runtime.bootstrap.Bootstrap;
+import dev.collectives.runtime.Bootstrap;
 import java.time.Duration;
 
 /** What the tests' tasks share. */

@@ -2,8 +2,8 @@ package dev.collectives.tools;
 
 import dev.collectives.examples.Runner;
 import dev.collectives.runtime.Backends;
-import dev.collectives.runtime.bootstrap.RendezvousEndpoint;
-import dev.collectives.runtime.bootstrap.RendezvousServer;
+import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.RendezvousServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

@@ -1,6 +1,6 @@
 package dev.collectives.backend.device;
 
-import dev.collectives.runtime.bootstrap.Peers;
+import dev.collectives.runtime.Peers;
 import java.util.Optional;
 
 /**

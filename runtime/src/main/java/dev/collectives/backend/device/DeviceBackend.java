@@ -2,13 +2,13 @@ package dev.collectives.backend.device;
 
 import dev.collectives.runtime.Availability;
 import dev.collectives.runtime.Backend;
+import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.LocalCluster;
-import dev.collectives.runtime.bootstrap.Bootstrap;
-import dev.collectives.runtime.bootstrap.Peers;
-import dev.collectives.runtime.bootstrap.UniqueId;
+import dev.collectives.runtime.Peers;
+import dev.collectives.runtime.UniqueId;
 
 /** The native backends: one per {@link Dialect}, over the vendor libraries opened at run time. */
 public abstract class DeviceBackend implements Backend {

@@ -1,11 +1,11 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.Topology;
-import dev.collectives.runtime.bootstrap.Bootstrap;
+import dev.collectives.runtime.UniqueId;
 import dev.collectives.runtime.bootstrap.Rendezvous;
-import dev.collectives.runtime.bootstrap.UniqueId;
 import dev.collectives.runtime.spi.Joined;
 import java.time.Duration;
 import java.util.Arrays;

@@ -1,12 +1,12 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
+import dev.collectives.runtime.Peers;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Topology;
-import dev.collectives.runtime.bootstrap.Bootstrap;
-import dev.collectives.runtime.bootstrap.Peers;
-import dev.collectives.runtime.bootstrap.UniqueId;
+import dev.collectives.runtime.UniqueId;
 import dev.collectives.runtime.spi.Joined;
 import java.lang.System.Logger.Level;
 import java.util.EnumSet;

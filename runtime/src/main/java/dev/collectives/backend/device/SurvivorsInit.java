@@ -1,8 +1,8 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.UniqueId;
 import dev.collectives.runtime.bootstrap.Rendezvous;
-import dev.collectives.runtime.bootstrap.UniqueId;
 import dev.collectives.runtime.spi.JobRanks;
 import java.util.ArrayList;
 import java.util.Arrays;

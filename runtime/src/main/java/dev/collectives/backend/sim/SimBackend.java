@@ -3,11 +3,11 @@ package dev.collectives.backend.sim;
 import com.google.auto.service.AutoService;
 import dev.collectives.runtime.Availability;
 import dev.collectives.runtime.Backend;
+import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.LocalCluster;
-import dev.collectives.runtime.bootstrap.Bootstrap;
-import dev.collectives.runtime.bootstrap.UniqueId;
+import dev.collectives.runtime.UniqueId;
 
 /**
  * The embedded backend: ranks are threads of this process (or, when joined, processes of one job), "device" memory is host memory, and every

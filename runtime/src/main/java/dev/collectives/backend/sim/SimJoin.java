@@ -1,10 +1,10 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
-import dev.collectives.runtime.bootstrap.Bootstrap;
+import dev.collectives.runtime.RendezvousEndpoint;
 import dev.collectives.runtime.bootstrap.Rendezvous;
-import dev.collectives.runtime.bootstrap.RendezvousEndpoint;
 import dev.collectives.runtime.spi.Joined;
 import java.security.SecureRandom;
 import java.util.Arrays;

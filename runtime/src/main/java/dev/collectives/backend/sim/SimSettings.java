@@ -1,7 +1,7 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.bootstrap.Bootstrap;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One authenticated TCP connection between a member (a rank) and the job's server ({@link RendezvousServer}, hosted by
+ * One authenticated TCP connection between a member (a rank) and the job's server ({@link JobServer}, hosted by
  * rank 0's process or by a process of its own). Everything on the wire is primitives and length-prefixed byte arrays
  * read with {@link DataInputStream}; lengths are checked against a bound before anything is allocated. Every message
  * after the handshake carries an HMAC under a key derived from the job token and both sides' nonces, over its

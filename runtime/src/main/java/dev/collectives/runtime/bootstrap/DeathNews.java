@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Which ranks of a watched TCP job have heard of which deaths, as the job's server ({@link RendezvousServer}) keeps
+ * Which ranks of a watched TCP job have heard of which deaths, as the job's server ({@link JobServer}) keeps
  * it. A rank that watches hears each death at once ({@link Channel#GONE})
  * and then stops watching until it says it watches again ({@link Channel#WATCH}, after the survivors met); a death it
  * has not heard of by then, because it came while the rank was not watching, is news at once. An operation's answer

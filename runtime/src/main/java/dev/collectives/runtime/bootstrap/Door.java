@@ -3,7 +3,7 @@ package dev.collectives.runtime.bootstrap;
 import java.time.Duration;
 
 /**
- * The server of a TCP job ({@link RendezvousServer}) as its {@link TcpAdmission} sees it. It decides whom to admit as
+ * The server of a TCP job ({@link JobServer}) as its {@link TcpAdmission} sees it. It decides whom to admit as
  * which rank, and takes in those admitted.
  */
 interface Door {

@@ -1,5 +1,6 @@
 package dev.collectives.runtime.bootstrap;
 
+import dev.collectives.runtime.BootstrapException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Consumer;

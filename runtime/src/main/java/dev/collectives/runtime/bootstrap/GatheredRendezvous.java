@@ -1,5 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
+import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.Gatherer;
 import java.time.Duration;
 import java.util.Arrays;
 

@@ -1,5 +1,6 @@
 package dev.collectives.runtime.bootstrap;
 
+import dev.collectives.runtime.BootstrapException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;

@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.stream.IntStream;
 
 /**
- * What the server of a TCP job ({@link RendezvousServer}) knows of each rank beside its
+ * What the server of a TCP job ({@link JobServer}) knows of each rank beside its
  * connection: the message it sent for the operation not yet served, whether it left, why it is gone if its process
  * died, and whether a replacement of a dead rank waits for the survivors. Guarded by the server's lock.
  */

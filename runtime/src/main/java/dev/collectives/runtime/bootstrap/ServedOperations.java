@@ -1,5 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
+import dev.collectives.runtime.BootstrapException;
+
 /**
  * What a member makes of the server's answer to an operation ({@link Channel#gathered}: every rank's value, or why
  * the rank is gone, which only an allgather of survivors allows). The server checks nothing of the values: every

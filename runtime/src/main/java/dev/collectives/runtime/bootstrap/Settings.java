@@ -1,28 +1,33 @@
 package dev.collectives.runtime.bootstrap;
 
+import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.Peers;
+import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.UniqueId;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 
 /**
- * Looks settings up where {@link Bootstrap} documents them, remembering where each value came from so that
- * {@link Bootstrap#describe()} and error messages can say it.
+ * Looks settings up where {@link dev.collectives.runtime.Bootstrap} documents them, remembering where each value came
+ * from so that {@code Bootstrap.describe()} and error messages can say it. Public only for {@code Bootstrap}; not API.
  */
-final class Settings {
+public final class Settings {
     /** The job token: only from the environment or the builder, never a system property (visible in ps). */
-    static final String JOB_TOKEN = "COLLECTIVES_JOB_TOKEN";
+    public static final String JOB_TOKEN = "COLLECTIVES_JOB_TOKEN";
 
-    static final String[] VISIBLE_DEVICES = {"CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES"};
-    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
+    public static final List<String> VISIBLE_DEVICES = List.of("CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES");
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
 
     /**
      * The option that says how long a rank, or the rendezvous server, may be silent before the other end declares
      * it dead ({@code COLLECTIVES_HEARTBEAT_TIMEOUT}, {@code collectives.heartbeatTimeout}).
      */
-    static final String HEARTBEAT_TIMEOUT = "heartbeatTimeout";
+    public static final String HEARTBEAT_TIMEOUT = "heartbeatTimeout";
 
     /**
      * Six seconds: beats go out every second (a sixth), so a rank is declared dead only when five beats in a row are
@@ -30,23 +35,23 @@ final class Settings {
      * stop-the-world collection of a rank's heap takes well under a second; a frozen or cut-off rank is still named
      * within seconds, not at the 120 s operation timeout.
      */
-    static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofSeconds(6);
+    public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofSeconds(6);
 
     /**
      * The option that marks this process as the replacement of a rank that died ({@code COLLECTIVES_REPLACEMENT},
      * {@code collectives.replacement}, or {@code Bootstrap.Builder.option("replacement", "true")}).
      */
-    static final String REPLACEMENT = "replacement";
+    public static final String REPLACEMENT = "replacement";
 
     /**
      * The option that says who serves a tcp:// rendezvous ({@code COLLECTIVES_RENDEZVOUS_SERVER},
      * {@code collectives.rendezvousServer}): {@code rank0} (the default) or {@code standalone}, a
-     * {@link RendezvousServer} that every rank joins.
+     * {@link JobServer} that every rank joins.
      */
-    static final String SERVER = "rendezvousServer";
+    public static final String SERVER = "rendezvousServer";
 
     /** A setting that may be given explicitly, as a system property or a COLLECTIVES_* variable. */
-    enum Explicit {
+    public enum Explicit {
         RANK("COLLECTIVES_RANK", "collectives.rank"),
         WORLD_SIZE("COLLECTIVES_WORLD_SIZE", "collectives.worldSize"),
         LOCAL_RANK("COLLECTIVES_LOCAL_RANK", "collectives.localRank"),
@@ -57,8 +62,8 @@ final class Settings {
         UNIQUE_ID(UniqueId.VARIABLE, UniqueId.PROPERTY),
         PEERS(Peers.VARIABLE, Peers.PROPERTY);
 
-        final String variable;
-        final String property;
+        public final String variable;
+        public final String property;
 
         Explicit(String variable, String property) {
             this.variable = variable;
@@ -67,7 +72,7 @@ final class Settings {
     }
 
     /** A value and where it came from ("OMPI_COMM_WORLD_RANK", "system property collectives.rank", "builder"). */
-    record Sourced<T>(T value, String source) {
+    public record Sourced<T>(T value, String source) {
         @Override
         public String toString() {
             return value + " (" + source + ")";
@@ -77,13 +82,13 @@ final class Settings {
     private final Map<String, String> environment;
     private final Properties properties;
 
-    Settings(Map<String, String> environment, Properties properties) {
+    public Settings(Map<String, String> environment, Properties properties) {
         this.environment = environment;
         this.properties = properties;
     }
 
     /** The system property, else the COLLECTIVES_* variable. */
-    Optional<Sourced<String>> explicit(Explicit setting) {
+    public Optional<Sourced<String>> explicit(Explicit setting) {
         String property = properties.getProperty(setting.property);
         if (property != null && !property.isBlank()) {
             return Optional.of(new Sourced<>(property.trim(), "system property " + setting.property));
@@ -95,7 +100,7 @@ final class Settings {
      * A backend's own setting {@code name} ("sim.timeout"): the system property {@code collectives.sim.timeout},
      * else the variable {@code COLLECTIVES_SIM_TIMEOUT}.
      */
-    Optional<Sourced<String>> option(String name) {
+    public Optional<Sourced<String>> option(String name) {
         String property = properties.getProperty(optionProperty(name));
         if (property != null && !property.isBlank()) {
             return Optional.of(new Sourced<>(property.trim(), "system property " + optionProperty(name)));
@@ -103,33 +108,33 @@ final class Settings {
         return variable(optionVariable(name));
     }
 
-    static String optionProperty(String name) {
+    public static String optionProperty(String name) {
         return "collectives." + name;
     }
 
     /** "sim.mtlinkSharp" -> "COLLECTIVES_SIM_MTLINK_SHARP" */
-    static String optionVariable(String name) {
+    public static String optionVariable(String name) {
         return "COLLECTIVES_"
                 + name.replaceAll("([a-z0-9])([A-Z])", "$1_$2")
                         .replace('.', '_')
                         .toUpperCase(Locale.ROOT);
     }
 
-    Optional<Sourced<String>> variable(String name) {
+    public Optional<Sourced<String>> variable(String name) {
         String value = environment.get(name);
         return value == null || value.isBlank() ? Optional.empty() : Optional.of(new Sourced<>(value.trim(), name));
     }
 
-    Optional<Sourced<Integer>> explicitInt(Explicit setting) {
+    public Optional<Sourced<Integer>> explicitInt(Explicit setting) {
         return explicit(setting).map(Settings::toInt);
     }
 
-    Optional<Sourced<Integer>> variableInt(String name) {
+    public Optional<Sourced<Integer>> variableInt(String name) {
         return variable(name).map(Settings::toInt);
     }
 
     /** The variable as a whole number; empty when unset or not a whole number (an optional hint only). */
-    Optional<Sourced<Integer>> variableIntIfWhole(String name) {
+    public Optional<Sourced<Integer>> variableIntIfWhole(String name) {
         return variable(name).filter(v -> v.value().matches("\\d{1,9}")).map(Settings::toInt);
     }
 
@@ -137,7 +142,7 @@ final class Settings {
      * Whether rank {@code rank} joins the job at {@code where} as the replacement of a rank that died: {@code value}
      * of {@link #REPLACEMENT} is 1 or true (0, false or none: it does not); only a tcp:// rendezvous admits one.
      */
-    static boolean replacement(Optional<String> value, int rank, RendezvousEndpoint where) {
+    public static boolean replacement(Optional<String> value, int rank, RendezvousEndpoint where) {
         String text = value.map(v -> v.trim().toLowerCase(Locale.ROOT)).orElse("false");
         boolean replacement = text.equals("1") || text.equals("true");
         if (!replacement && !text.equals("0") && !text.equals("false")) {
@@ -156,12 +161,12 @@ final class Settings {
     }
 
     /** Whether {@code value} of {@link #SERVER} asks for a standalone server; one that is no setting does not. */
-    static boolean namesStandalone(Optional<String> value) {
+    public static boolean namesStandalone(Optional<String> value) {
         return value.filter(v -> v.trim().equalsIgnoreCase("standalone")).isPresent();
     }
 
     /** Whether a standalone server serves the tcp:// rendezvous: {@code value} of {@link #SERVER}. */
-    static boolean standalone(Optional<String> value, int rank) {
+    public static boolean standalone(Optional<String> value, int rank) {
         String text = value.map(v -> v.trim().toLowerCase(Locale.ROOT)).orElse("rank0");
         if (!text.equals("rank0") && !text.equals("standalone")) {
             throw BootstrapException.settings(
@@ -182,7 +187,7 @@ final class Settings {
     }
 
     /** "30" (seconds), "30s", "500ms", "2m" or ISO-8601 ("PT30S"). */
-    static Duration parseDuration(String text, String source) {
+    public static Duration parseDuration(String text, String source) {
         String t = text.trim().toLowerCase(Locale.ROOT);
         try {
             if (t.startsWith("pt")) {
@@ -208,7 +213,7 @@ final class Settings {
     }
 
     /** "2 s", "500 ms", "1.5 s" */
-    static String formatDuration(Duration duration) {
+    public static String formatDuration(Duration duration) {
         long millis = duration.toMillis();
         if (millis % 1000 == 0) {
             return millis / 1000 + " s";

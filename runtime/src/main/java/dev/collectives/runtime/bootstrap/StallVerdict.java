@@ -15,7 +15,7 @@ import java.util.stream.IntStream;
 
 /**
  * Where the ranks of a watched job said they timed out waiting in the library, and the server's verdict on it (rank
- * 0's, or a {@link RendezvousServer}'s): the ranks that never arrived where the others waited, or that every rank
+ * 0's, or a {@link JobServer}'s): the ranks that never arrived where the others waited, or that every rank
  * waited (they called different collectives). The verdict ends the job once every rank still in it stalled, or
  * {@link #GRACE} after the first did. Its state is guarded by the server's lock.
  */

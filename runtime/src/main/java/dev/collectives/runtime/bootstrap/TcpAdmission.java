@@ -1,5 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
+import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.RendezvousEndpoint;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -24,7 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The door of a TCP job's server ({@link Door}, a {@link RendezvousServer}): accepts connections for as long as the
+ * The door of a TCP job's server ({@link Door}, a {@link JobServer}): accepts connections for as long as the
  * rendezvous is open and admits each peer that proves it holds the job token as the rank it claims, or as the replacement of a rank that died. Handshakes run on a pool of at most
  * {@link #MAX_HANDSHAKES} threads, each within its own deadline; a connection beyond that many drops the oldest
  * one still handshaking, so that idle, trickling or garbage connections, however many, can neither delay nor

@@ -1,5 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
+import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.RendezvousEndpoint;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -19,7 +21,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * A member of a TCP rendezvous: any rank, rank 0 too, of the job a {@link RendezvousServer} serves (hosted by rank 0's
+ * A member of a TCP rendezvous: any rank, rank 0 too, of the job a {@link JobServer} serves (hosted by rank 0's
  * process, or by a process of its own). It connects to the server, retrying until the deadline (the server may start
  * later), proves it holds the job token and checks that the server does too, then takes part in each operation
  * through {@link ServedOperations}. Inside an operation it waits a little past the deadline, so that the server,
@@ -46,7 +48,7 @@ final class TcpMember extends Exchange {
     /** Who serves the rendezvous, for messages: "rank 0 at tcp://host:port" or "the rendezvous server at …". */
     private final String server;
     /** The server this rank's process hosts (rank 0's, by default), closed after this member; else null. */
-    private final RendezvousServer hosted;
+    private final JobServer hosted;
     /** Whether this process joined in the place of a rank that died. */
     private final boolean replacement;
     /** Whether the server took this replacement in ({@link Channel#REJOIN}); always for the others. */
@@ -64,7 +66,7 @@ final class TcpMember extends Exchange {
             JobToken token,
             Greeting greeting,
             boolean replacement,
-            RendezvousServer hosted) {
+            JobServer hosted) {
         super(rank, size, endpoint.toString(), timeout);
         this.root = root;
         this.endpoint = endpoint;
@@ -93,7 +95,7 @@ final class TcpMember extends Exchange {
             Duration heartbeatTimeout,
             boolean replacement,
             boolean standalone,
-            RendezvousServer hosted) {
+            JobServer hosted) {
         String expected = serverAt(endpoint, standalone);
         Deadline deadline = Deadline.after(timeout);
         Attempts attempts = new Attempts(standalone ? "the rendezvous server" : "rank 0");

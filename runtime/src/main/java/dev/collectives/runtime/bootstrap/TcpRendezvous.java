@@ -1,11 +1,13 @@
 package dev.collectives.runtime.bootstrap;
 
+import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.RendezvousEndpoint;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * TCP: a {@link RendezvousServer} serves at the endpoint, and every rank joins it as a member ({@link TcpMember}). Rank
+ * TCP: a {@link JobServer} serves at the endpoint, and every rank joins it as a member ({@link TcpMember}). Rank
  * 0's process hosts the server, unless a process of its own does ({@code standalone}).
  */
 final class TcpRendezvous {
@@ -30,10 +32,7 @@ final class TcpRendezvous {
                     endpoint, rank, size, token, timeout, heartbeatTimeout, replacement, standalone, null);
         }
         return hostAndJoin(
-                RendezvousServer.inRankZeroProcess(endpoint, size, token, timeout, heartbeatTimeout),
-                size,
-                token,
-                timeout);
+                JobServer.inRankZeroProcess(endpoint, size, token, timeout, heartbeatTimeout), size, token, timeout);
     }
 
     /**
@@ -41,7 +40,7 @@ final class TcpRendezvous {
      * missing, or why the job ended first). Its member beats on its loopback connection as every member does: the
      * server watches every member alike.
      */
-    static Rendezvous hostAndJoin(RendezvousServer server, int size, JobToken token, Duration timeout) {
+    static Rendezvous hostAndJoin(JobServer server, int size, JobToken token, Duration timeout) {
         TcpMember member = TcpMember.join(
                 server.endpoint(), 0, size, token, timeout, server.heartbeatTimeout(), false, false, server);
         String failure = server.awaitFormed();

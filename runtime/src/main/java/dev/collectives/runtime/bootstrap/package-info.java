@@ -1,13 +1,15 @@
 /**
- * Multi-process jobs: {@link dev.collectives.runtime.bootstrap.Bootstrap} says who this process is (from a builder,
- * system properties, {@code COLLECTIVES_*} variables or the launcher's) and where the ranks meet; a
- * {@link dev.collectives.runtime.bootstrap.Rendezvous} over TCP ({@code tcp://host:port}) or a shared directory
- * ({@code file:/dir}), authenticated with the job token, carries the communicator's unique id and small values
- * before any communicator exists. Failures are {@link dev.collectives.runtime.bootstrap.BootstrapException}s. A job
- * whose ranks form their communicator from a {@link dev.collectives.runtime.bootstrap.UniqueId} made elsewhere (CuPy,
- * PyTorch) has no rendezvous; {@link dev.collectives.runtime.bootstrap.Peers} says whether every rank runs this
- * library. A process started in the place of a rank that died joins a running TCP job as its replacement
- * ({@code COLLECTIVES_REPLACEMENT=1}), and the survivors meet it ({@link
- * dev.collectives.runtime.bootstrap.Rendezvous#reunite}).
+ * The control plane of multi-process jobs; not API: public only where the runtime's other packages need it (the
+ * backends, and {@link dev.collectives.runtime.Bootstrap}), and it may change without notice. Users import the
+ * multi-process API from {@code dev.collectives.runtime}: {@link dev.collectives.runtime.Bootstrap},
+ * {@link dev.collectives.runtime.JoinedRank}, {@link dev.collectives.runtime.RendezvousServer},
+ * {@link dev.collectives.runtime.BootstrapException} and the settings' types.
+ *
+ * <p>A {@link dev.collectives.runtime.bootstrap.Rendezvous} over TCP ({@code tcp://host:port}, one
+ * {@link dev.collectives.runtime.bootstrap.JobServer} that every rank joins as a member), a shared directory
+ * ({@code file:/dir}) or a host system's {@link dev.collectives.runtime.Gatherer}, authenticated with the job token,
+ * carries the communicator's unique id and small values before any communicator exists, tells the ranks of deaths,
+ * and lets the survivors meet again, with replacements ({@link dev.collectives.runtime.bootstrap.Rendezvous#reunite}).
+ * It knows nothing of the backends.
  */
 package dev.collectives.runtime.bootstrap;

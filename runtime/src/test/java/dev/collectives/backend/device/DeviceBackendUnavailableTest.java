@@ -11,7 +11,7 @@ import dev.collectives.runtime.Availability;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.bootstrap.Peers;
+import dev.collectives.runtime.Peers;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;

@@ -18,7 +18,7 @@ import dev.collectives.runtime.LogCapture;
 import dev.collectives.runtime.RecoveryEvents;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
-import dev.collectives.runtime.bootstrap.UniqueId;
+import dev.collectives.runtime.UniqueId;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

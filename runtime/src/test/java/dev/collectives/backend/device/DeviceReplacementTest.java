@@ -10,7 +10,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.LogCapture;
 import dev.collectives.runtime.RecoveryEvents;
-import dev.collectives.runtime.bootstrap.UniqueId;
+import dev.collectives.runtime.UniqueId;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.JoinedRank;
+import dev.collectives.runtime.Peers;
 import dev.collectives.runtime.Stream;
-import dev.collectives.runtime.bootstrap.Bootstrap;
-import dev.collectives.runtime.bootstrap.Peers;
-import dev.collectives.runtime.bootstrap.UniqueId;
+import dev.collectives.runtime.UniqueId;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

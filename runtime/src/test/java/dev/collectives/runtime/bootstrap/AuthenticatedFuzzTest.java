@@ -3,6 +3,7 @@ package dev.collectives.runtime.bootstrap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.collectives.runtime.RendezvousEndpoint;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
@@ -47,7 +48,7 @@ class AuthenticatedFuzzTest {
 
     private static void fuzz(Random random) throws IOException, InterruptedException, ExecutionException {
         int port = RankThreadsForTests.freePort();
-        try (RendezvousServer server = RendezvousServer.start(
+        try (JobServer server = JobServer.start(
                 RendezvousEndpoint.parse("tcp://127.0.0.1:" + port),
                 2,
                 RankThreadsForTests.TOKEN,

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A sim job of three processes served by a {@link RendezvousServer}, whose rank 1 runs in a network namespace of its
+ * A sim job of three processes served by a {@link JobServer}, whose rank 1 runs in a network namespace of its
  * own ({@link NetworkNamespace}): its link is brought down while every rank steps allreduces. The server hears no
  * heartbeat from it and excludes it; the survivors name it, shrink it away and step on; when the link comes back,
  * rank 1 learns that it was excluded. Where this host refuses {@code ip netns}, the test is skipped saying why.
@@ -20,7 +20,7 @@ class CutNetworkTest {
 
     private final List<ChildRank> children = new ArrayList<>();
     private NetworkNamespace namespace;
-    private RendezvousServer server;
+    private JobServer server;
 
     @AfterEach
     void cleanUp() {

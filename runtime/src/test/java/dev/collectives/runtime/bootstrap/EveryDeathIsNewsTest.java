@@ -4,6 +4,8 @@ import static dev.collectives.runtime.bootstrap.RankThreadsForTests.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.Bootstrap;
+import dev.collectives.runtime.RendezvousEndpoint;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
@@ -31,8 +33,8 @@ class EveryDeathIsNewsTest {
         String endpoint = "tcp://127.0.0.1:" + port;
         CountDownLatch watching = new CountDownLatch(2);
         CountDownLatch watchingAgain = new CountDownLatch(2);
-        try (RendezvousServer standalone = server.equals("standalone")
-                ? RendezvousServer.start(RendezvousEndpoint.parse(endpoint), 4, RankThreadsForTests.TOKEN, TIMEOUT)
+        try (JobServer standalone = server.equals("standalone")
+                ? JobServer.start(RendezvousEndpoint.parse(endpoint), 4, RankThreadsForTests.TOKEN, TIMEOUT)
                 : null) {
             List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(4, rank -> () -> {
                 if (rank >= 2) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.RendezvousEndpoint;
 import java.net.ProtocolException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -82,8 +83,8 @@ class FrameRulesTest {
         int port = RankThreadsForTests.freePort();
         String endpoint = "tcp://127.0.0.1:" + port;
         Duration timeout = Duration.ofSeconds(20);
-        try (RendezvousServer server = RendezvousServer.start(
-                        RendezvousEndpoint.parse(endpoint), 2, RankThreadsForTests.TOKEN, timeout);
+        try (JobServer server =
+                        JobServer.start(RendezvousEndpoint.parse(endpoint), 2, RankThreadsForTests.TOKEN, timeout);
                 Channel rogue = RankThreadsForTests.authenticatedAs(port, 1, 2);
                 Channel other = RankThreadsForTests.authenticatedAs(port, 0, 2)) {
             server.awaitJoined(); // a member's death before every rank joined ends the job instead

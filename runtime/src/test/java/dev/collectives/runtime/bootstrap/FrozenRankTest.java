@@ -8,7 +8,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * A sim job of processes served by a {@link RendezvousServer} (of its own, or hosted by rank 0's process, the
+ * A sim job of processes served by a {@link JobServer} (of its own, or hosted by rank 0's process, the
  * default), whose middle rank's process is stopped ({@code kill
  * -STOP}) while every rank steps allreduces: the server hears no heartbeat from it, declares it dead and excludes it;
  * every survivor's step fails naming it, and the survivors shrink it away, or take in a replacement, and run checked
@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class FrozenRankTest {
     private final List<ChildRank> children = new ArrayList<>();
     private final String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
-    private RendezvousServer server;
+    private JobServer server;
 
     @AfterEach
     void stop() {

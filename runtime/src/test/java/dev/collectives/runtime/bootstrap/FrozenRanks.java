@@ -3,13 +3,14 @@ package dev.collectives.runtime.bootstrap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.RendezvousEndpoint;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The processes ({@link FrozenRankProcess}) of a sim job served by a {@link RendezvousServer} (of its own, or hosted
+ * The processes ({@link FrozenRankProcess}) of a sim job served by a {@link JobServer} (of its own, or hosted
  * by rank 0's process) whose rank {@code frozen} the test stops or cuts off, and what the test expects of them.
  */
 final class FrozenRanks {
@@ -37,9 +38,9 @@ final class FrozenRanks {
     }
 
     /** Serves the job, with {@link #HEARTBEAT_TIMEOUT}, where a server of its own serves it; else null. */
-    RendezvousServer serve() {
+    JobServer serve() {
         return standalone
-                ? RendezvousServer.start(
+                ? JobServer.start(
                         RendezvousEndpoint.parse(endpoint), size, RankThreadsForTests.TOKEN, LONG, HEARTBEAT_TIMEOUT)
                 : null;
     }

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.Bootstrap;
+import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.Gatherer;
 import dev.collectives.runtime.bootstrap.RankThreadsForTests.Outcome;
 import java.time.Duration;
 import java.util.List;

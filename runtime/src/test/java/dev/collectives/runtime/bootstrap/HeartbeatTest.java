@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.Bootstrap;
+import dev.collectives.runtime.RendezvousEndpoint;
 import java.io.EOFException;
 import java.io.IOException;
 import java.time.Duration;
@@ -19,7 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
- * Heartbeats between a {@link RendezvousServer} and its members: a member that sends nothing, or heartbeats for
+ * Heartbeats between a {@link JobServer} and its members: a member that sends nothing, or heartbeats for
  * another rank, is declared dead (every watcher hears it, named) and excluded (it hears why, and so does a process
  * that asks again); living members whose cores are all busy are not.
  */
@@ -53,7 +55,7 @@ class HeartbeatTest {
      * was told it was excluded, as is a process that asks for rank 1 afterwards; returns what the survivors heard.
      */
     private String silentOrLying(IoAction rankOne, String why) throws Exception {
-        try (RendezvousServer server = RendezvousServer.start(
+        try (JobServer server = JobServer.start(
                 RendezvousEndpoint.parse(endpoint), 3, RankThreadsForTests.TOKEN, TIMEOUT, SHORT_HEARTBEAT)) {
             String exclusion = "rank 1 was excluded from the job at " + endpoint + ": "
                     + why.replace(" while the job ran", "") + "; only a replacement may take its place";
@@ -116,11 +118,11 @@ class HeartbeatTest {
             spinner.start();
             spinners.add(spinner);
         }
-        try (RendezvousServer server =
-                RendezvousServer.start(RendezvousEndpoint.parse(endpoint), 3, RankThreadsForTests.TOKEN, TIMEOUT)) {
-            long busy = RendezvousServer.DEFAULT_HEARTBEAT_TIMEOUT.toNanos()
+        try (JobServer server =
+                JobServer.start(RendezvousEndpoint.parse(endpoint), 3, RankThreadsForTests.TOKEN, TIMEOUT)) {
+            long busy = JobServer.DEFAULT_HEARTBEAT_TIMEOUT.toNanos()
                     + 2
-                            * Heartbeats.interval(RendezvousServer.DEFAULT_HEARTBEAT_TIMEOUT)
+                            * Heartbeats.interval(JobServer.DEFAULT_HEARTBEAT_TIMEOUT)
                                     .toNanos();
             List<RankThreadsForTests.Outcome<Integer>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
                 try (Rendezvous rendezvous = rank(rank).build().rendezvous()) {

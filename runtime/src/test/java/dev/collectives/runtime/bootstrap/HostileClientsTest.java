@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.RendezvousEndpoint;
 import dev.collectives.runtime.bootstrap.RankThreadsForTests.Outcome;
 import java.io.IOException;
 import java.io.InputStream;
@@ -97,18 +99,18 @@ class HostileClientsTest {
     }
 
     /** The server rank 0's process hosts for a job of {@code size}, with the bootstrap timeout {@link #GENEROUS}. */
-    private RendezvousServer hostServer(int size, Duration handshakeLimit) {
-        return RendezvousServer.inRankZeroProcess(
+    private JobServer hostServer(int size, Duration handshakeLimit) {
+        return JobServer.inRankZeroProcess(
                 RendezvousEndpoint.parse(endpoint),
                 size,
                 JobToken.of(RankThreadsForTests.TOKEN, 0),
                 GENEROUS,
-                RendezvousServer.DEFAULT_HEARTBEAT_TIMEOUT,
+                JobServer.DEFAULT_HEARTBEAT_TIMEOUT,
                 handshakeLimit);
     }
 
     /** Rank 0, which joins the server its process hosts. */
-    private static Rendezvous serveOn(RendezvousServer server, int size) {
+    private static Rendezvous serveOn(JobServer server, int size) {
         return TcpRendezvous.hostAndJoin(server, size, JobToken.of(RankThreadsForTests.TOKEN, 0), GENEROUS);
     }
 
@@ -182,7 +184,7 @@ class HostileClientsTest {
 
     @Test
     void aMemberThatEndsTheJobFailsTheOthersAtOnceWithItsReasonWhileTheyWaitInsideAnOperation() {
-        CompletableFuture<RendezvousServer> rankZerosServer = new CompletableFuture<>();
+        CompletableFuture<JobServer> rankZerosServer = new CompletableFuture<>();
         List<Outcome<Object>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
             if (rank == 0) {
                 rankZerosServer.complete(hostServer(3, Duration.ofSeconds(5)));

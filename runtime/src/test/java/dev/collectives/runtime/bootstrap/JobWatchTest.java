@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.BootstrapException;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -3,6 +3,7 @@ package dev.collectives.runtime.bootstrap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.RendezvousEndpoint;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Path;

@@ -2,6 +2,7 @@ package dev.collectives.runtime.bootstrap;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.Bootstrap;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -97,7 +98,7 @@ final class RankThreadsForTests {
     }
 
     /**
-     * The settings of rank {@code rank} of {@code size} joining the {@link RendezvousServer} at {@code endpoint}
+     * The settings of rank {@code rank} of {@code size} joining the {@link JobServer} at {@code endpoint}
      * (every rank a member), each step within {@code timeout}.
      */
     static Bootstrap.Builder memberOfServer(String endpoint, int rank, int size, Duration timeout) {

@@ -3,6 +3,7 @@ package dev.collectives.runtime.bootstrap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.RendezvousEndpoint;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -18,7 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A claim with a wrong job token, made while ranks of a job served by a {@link RendezvousServer} wait for the others:
+ * A claim with a wrong job token, made while ranks of a job served by a {@link JobServer} wait for the others:
  * it never ends the job, every waiting rank logs it at once, and a job that then times out names it.
  */
 class RefusedClaimTest {
@@ -66,8 +67,8 @@ class RefusedClaimTest {
     @Test
     void everyWaitingRankLogsAClaimWithAWrongTokenAtOnceAndTheJobGoesOn() throws Exception {
         Duration timeout = Duration.ofSeconds(60);
-        try (RendezvousServer server =
-                RendezvousServer.start(RendezvousEndpoint.parse(endpoint), 3, RankThreadsForTests.TOKEN, timeout)) {
+        try (JobServer server =
+                JobServer.start(RendezvousEndpoint.parse(endpoint), 3, RankThreadsForTests.TOKEN, timeout)) {
             for (RankThreadsForTests.Outcome<Integer> outcome : jobWithAWrongClaim(timeout, true)) {
                 assertEquals(3, outcome.get());
             }
@@ -85,8 +86,8 @@ class RefusedClaimTest {
     @Test
     void aJobThatTimesOutNamesTheClaimWithAWrongToken() throws Exception {
         Duration timeout = Duration.ofSeconds(2);
-        try (RendezvousServer server =
-                RendezvousServer.start(RendezvousEndpoint.parse(endpoint), 3, RankThreadsForTests.TOKEN, timeout)) {
+        try (JobServer server =
+                JobServer.start(RendezvousEndpoint.parse(endpoint), 3, RankThreadsForTests.TOKEN, timeout)) {
             List<RankThreadsForTests.Outcome<Integer>> outcomes = jobWithAWrongClaim(timeout, false);
             String verdict = server.awaitEnd().orElseThrow();
             assertTrue(

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.BootstrapException;
 import dev.collectives.runtime.bootstrap.RankThreadsForTests.Outcome;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.Bootstrap;
+import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.RendezvousEndpoint;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -21,7 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A rendezvous served by a process of its own ({@link RendezvousServer}): every rank, rank 0 too, joins it as a
+ * A rendezvous served by a process of its own ({@link JobServer}): every rank, rank 0 too, joins it as a
  * member; its operations give what they give where rank 0 serves, and rank 0's death leaves the survivors a place to
  * meet again, where a replacement of rank 0 can join.
  */
@@ -30,8 +33,8 @@ class RendezvousServerTest {
 
     private final int port = RankThreadsForTests.freePort();
     private final String endpoint = "tcp://127.0.0.1:" + port;
-    private final RendezvousServer server =
-            RendezvousServer.start(RendezvousEndpoint.parse(endpoint), 3, RankThreadsForTests.TOKEN, TIMEOUT);
+    private final JobServer server =
+            JobServer.start(RendezvousEndpoint.parse(endpoint), 3, RankThreadsForTests.TOKEN, TIMEOUT);
     /** Counted down by each survivor once it watches the job, and once it heard of rank 0's death. */
     private final CountDownLatch watching = new CountDownLatch(2);
 
@@ -132,7 +135,7 @@ class RendezvousServerTest {
     @Test
     void ranksThatNeverJoinEndTheJobAndTheOthersHearWhy() throws Exception {
         int size = 3;
-        try (RendezvousServer shortServer = RendezvousServer.start(
+        try (JobServer shortServer = JobServer.start(
                 RendezvousEndpoint.parse("tcp://127.0.0.1:" + RankThreadsForTests.freePort()),
                 size,
                 RankThreadsForTests.TOKEN,

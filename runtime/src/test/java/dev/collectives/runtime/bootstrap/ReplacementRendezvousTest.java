@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.Bootstrap;
+import dev.collectives.runtime.BootstrapException;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -164,6 +166,33 @@ class ReplacementRendezvousTest {
                     message.contains("no replacement joined at " + endpoint + " within 200 ms for rank 1 (rank 1 at "
                                     + "/127.0.0.1:")
                             && message.contains("is gone: its connection ended while the job ran"),
+                    "rank " + rank + ": " + message);
+        }
+    }
+
+    @Test
+    void aReunionThatTimesOutNamesTheReplacementTurnedAwayForAWrongToken() {
+        CountDownLatch refused = new CountDownLatch(1);
+        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
+            if (rank == 1) {
+                dieOnceWatched(port, watching);
+                await(heardDeath);
+                String refusal = refusal(() -> replacement(endpoint, 1, 3, "another-job-token-0123456789abcdef"));
+                refused.countDown();
+                return refusal;
+            }
+            try (Rendezvous survivor = survivorAfterRankOneDied(endpoint, rank, watching, heardDeath)) {
+                await(refused);
+                survivor.reunite(Duration.ofMillis(rank == 0 ? 200 : 20_000));
+                return "reunited";
+            }
+        });
+        for (int rank : new int[] {0, 2}) {
+            String message = outcomes.get(rank).message();
+            assertTrue(
+                    message.matches("(?s).*no replacement joined at " + endpoint.replace(".", "\\.")
+                            + " within 200 ms for rank 1 \\(.*\\); turned away: a connection from /127\\.0\\.0\\.1:\\d+"
+                            + " claiming rank 1 presented a wrong job token.*"),
                     "rank " + rank + ": " + message);
         }
     }

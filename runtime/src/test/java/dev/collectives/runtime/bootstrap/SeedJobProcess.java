@@ -1,6 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
 import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
 

@@ -14,6 +14,7 @@ import dev.collectives.rules.Rule;
 import dev.collectives.runtime.Availability;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.JoinedRank;

@@ -5,6 +5,7 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.sim.SimCommunicator;
 import dev.collectives.runtime.Backends;
+import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;

@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.Bootstrap;
+import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.RendezvousEndpoint;
 import dev.collectives.runtime.bootstrap.RankThreadsForTests.Outcome;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -167,8 +170,8 @@ class TcpRendezvousTest extends RendezvousContractTest {
     void aRankOfAnotherProtocolVersionIsRefusedNamingBothVersionsWithoutEndingTheJob() throws Exception {
         int port = RankThreadsForTests.freePort();
         String endpoint = "tcp://127.0.0.1:" + port;
-        try (RendezvousServer server =
-                RendezvousServer.start(RendezvousEndpoint.parse(endpoint), 1, RankThreadsForTests.TOKEN, SHORT)) {
+        try (JobServer server =
+                JobServer.start(RendezvousEndpoint.parse(endpoint), 1, RankThreadsForTests.TOKEN, SHORT)) {
             try (Socket older = RankThreadsForTests.connectWhenListening(port)) {
                 DataInputStream in = new DataInputStream(older.getInputStream());
                 in.readInt();

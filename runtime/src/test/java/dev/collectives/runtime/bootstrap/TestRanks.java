@@ -1,5 +1,6 @@
 package dev.collectives.runtime.bootstrap;
 
+import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.LocalCluster;

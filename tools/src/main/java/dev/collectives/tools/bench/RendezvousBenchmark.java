@@ -1,10 +1,10 @@
 package dev.collectives.tools.bench;
 
 import dev.collectives.examples.BuildVersion;
-import dev.collectives.runtime.bootstrap.Bootstrap;
+import dev.collectives.runtime.Bootstrap;
+import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.RendezvousServer;
 import dev.collectives.runtime.bootstrap.Rendezvous;
-import dev.collectives.runtime.bootstrap.RendezvousEndpoint;
-import dev.collectives.runtime.bootstrap.RendezvousServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

@@ -3,7 +3,7 @@ package dev.collectives.tools.faults;
 import dev.collectives.annotation.Registration;
 import dev.collectives.examples.pipelines.RecoveryPhases;
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
-import dev.collectives.runtime.bootstrap.RendezvousServer;
+import dev.collectives.runtime.RendezvousServer;
 import dev.collectives.tools.LocalJob;
 import java.io.IOException;
 import java.io.PrintStream;

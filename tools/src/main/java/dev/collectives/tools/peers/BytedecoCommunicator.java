@@ -1,6 +1,6 @@
 package dev.collectives.tools.peers;
 
-import dev.collectives.runtime.bootstrap.UniqueId;
+import dev.collectives.runtime.UniqueId;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.cuda.global.nccl;
 import org.bytedeco.cuda.nccl.ncclComm;

@@ -1,4 +1,4 @@
-package dev.collectives.runtime.bootstrap;
+package dev.collectives.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.backend.sim.SimBackend;
-import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.Result;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
+import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.RendezvousEndpoint;
 import java.io.IOException;
 import java.net.ProtocolException;
 import java.net.ServerSocket;
@@ -21,14 +23,9 @@ import java.util.function.Function;
 import java.util.stream.IntStream;
 
 /**
- * The server of a TCP rendezvous, which every rank, rank 0 too, joins as a member. By default rank 0's process hosts
- * it, as PyTorch's rank 0 hosts its {@code TCPStore}: it dies with rank 0's process, so
- * rank 0's death ends the job. A process of its own may serve it instead, as torchrun's agent hosts its store
- * ({@link #start}; the {@link Bootstrap#option option} {@code rendezvousServer=standalone}:
- * {@code COLLECTIVES_RENDEZVOUS_SERVER=standalone} on every rank, beside {@code COLLECTIVES_RENDEZVOUS=tcp://host:port}
- * of this server), so that the survivors of any rank's death, rank 0's too, still have a place to meet, and a
- * replacement of any rank can join (the option {@code replacement}, {@code COLLECTIVES_REPLACEMENT=1}, marks a process
- * that takes a dead rank's place; see {@link Rendezvous#reunite}).
+ * The server of a TCP rendezvous, which every rank, rank 0 too, joins as a member: hosted by rank 0's process
+ * ({@link #inRankZeroProcess}), whose death then ends the job, or by a process of its own ({@link #start}, which
+ * {@link dev.collectives.runtime.RendezvousServer} wraps for users), which outlives any rank.
  *
  * <p>For each operation it takes every live rank's message and answers each rank with all of them; the ranks check
  * the answer themselves ({@link ServedOperations}), the same on every rank. An operation that needs every rank (all
@@ -39,7 +36,7 @@ import java.util.stream.IntStream;
  * server serves until every rank has left or died, or the job ended ({@link #awaitEnd}); one hosted by rank 0 until
  * rank 0 closes it.
  */
-public final class RendezvousServer implements Door, AutoCloseable {
+public final class JobServer implements Door, AutoCloseable {
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
     /** How long the ranks may take to join, and each operation, unless said otherwise: as the ranks' own default. */
     public static final Duration DEFAULT_TIMEOUT = Settings.DEFAULT_TIMEOUT;
@@ -93,7 +90,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
     /** The member whose message the operation under way waits for; -1 while it waits for none. */
     private int awaited = -1;
 
-    private RendezvousServer(
+    private JobServer(
             RendezvousEndpoint endpoint,
             int size,
             JobToken token,
@@ -124,7 +121,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
      * Serves a job of {@code size} ranks at {@code endpoint} in a process of its own, admitting those that prove they
      * hold {@code jobToken}; each operation, and the joining, within {@code timeout}.
      */
-    public static RendezvousServer start(RendezvousEndpoint endpoint, int size, String jobToken, Duration timeout) {
+    public static JobServer start(RendezvousEndpoint endpoint, int size, String jobToken, Duration timeout) {
         return start(endpoint, size, jobToken, timeout, DEFAULT_HEARTBEAT_TIMEOUT);
     }
 
@@ -132,14 +129,14 @@ public final class RendezvousServer implements Door, AutoCloseable {
      * As {@link #start(RendezvousEndpoint, int, String, Duration)}; a rank that sends nothing, not even a heartbeat,
      * for {@code heartbeatTimeout} is declared dead and excluded from the job (the ranks beat at a sixth of it).
      */
-    public static RendezvousServer start(
+    public static JobServer start(
             RendezvousEndpoint endpoint, int size, String jobToken, Duration timeout, Duration heartbeatTimeout) {
         if (endpoint.kind() != RendezvousEndpoint.Kind.TCP || size < 1) {
             throw BootstrapException.settings(
                     -1, "a rendezvous server serves a tcp:// endpoint for one rank or more, not " + endpoint);
         }
         checkHeartbeatTimeout(heartbeatTimeout);
-        return started(new RendezvousServer(
+        return started(new JobServer(
                 endpoint, size, JobToken.of(jobToken, -1), timeout, heartbeatTimeout, HANDSHAKE_LIMIT, false));
     }
 
@@ -147,13 +144,13 @@ public final class RendezvousServer implements Door, AutoCloseable {
      * The server rank 0's process hosts for its job, which rank 0 then joins as every rank does; a rank silent for
      * {@code heartbeatTimeout} is declared dead and excluded, as by a server of its own.
      */
-    static RendezvousServer inRankZeroProcess(
+    static JobServer inRankZeroProcess(
             RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, Duration heartbeatTimeout) {
         return inRankZeroProcess(endpoint, size, token, timeout, heartbeatTimeout, HANDSHAKE_LIMIT);
     }
 
     /** As {@link #inRankZeroProcess(RendezvousEndpoint, int, JobToken, Duration, Duration)}; tests choose the handshake limit. */
-    static RendezvousServer inRankZeroProcess(
+    static JobServer inRankZeroProcess(
             RendezvousEndpoint endpoint,
             int size,
             JobToken token,
@@ -161,7 +158,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
             Duration heartbeatTimeout,
             Duration handshakeLimit) {
         checkHeartbeatTimeout(heartbeatTimeout);
-        return started(new RendezvousServer(endpoint, size, token, timeout, heartbeatTimeout, handshakeLimit, true));
+        return started(new JobServer(endpoint, size, token, timeout, heartbeatTimeout, handshakeLimit, true));
     }
 
     private static void checkHeartbeatTimeout(Duration heartbeatTimeout) {
@@ -170,7 +167,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
         }
     }
 
-    private static RendezvousServer started(RendezvousServer server) {
+    private static JobServer started(JobServer server) {
         server.admission.open();
         server.threads.execute(server::serveOperations);
         server.threads.execute(server::watchSilence);
@@ -725,7 +722,8 @@ public final class RendezvousServer implements Door, AutoCloseable {
                     ? fatal
                     : missing.isEmpty()
                             ? null
-                            : "no replacement joined at " + endpoint + " " + deadline.within() + " for " + missing;
+                            : "no replacement joined at " + endpoint + " " + deadline.within() + " for " + missing
+                                    + admission.turnedAway();
             replaced = failure == null ? members.reunite() : new BitSet();
         }
         if (failure != null) {

@@ -1,4 +1,4 @@
-package dev.collectives.runtime.bootstrap;
+package dev.collectives.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -6,8 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.Result;
+import dev.collectives.runtime.bootstrap.Rendezvous;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;

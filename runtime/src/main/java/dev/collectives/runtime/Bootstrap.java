@@ -1,5 +1,8 @@
-package dev.collectives.runtime.bootstrap;
+package dev.collectives.runtime;
 
+import dev.collectives.runtime.bootstrap.ControlPlane;
+import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.bootstrap.Settings;
 import dev.collectives.runtime.bootstrap.Settings.Explicit;
 import dev.collectives.runtime.bootstrap.Settings.Sourced;
 import java.lang.System.Logger.Level;
@@ -276,10 +279,13 @@ public final class Bootstrap {
      * {@link Builder#gatherer}, which needs no token; returns once this rank has joined (rank 0: once every rank
      * has). Fails with a {@link BootstrapException} when the settings
      * are incomplete, or when the job does not form within {@link #timeout()}.
+     *
+     * <p>For backends: {@code backend.join(bootstrap)} calls it, and the {@link Rendezvous} it returns is the control
+     * plane's, not API.
      */
     public Rendezvous rendezvous() {
         if (size() == 1) {
-            return new SingleRankRendezvous();
+            return ControlPlane.alone();
         }
         LOG.log(Level.DEBUG, () -> "joining: " + describe());
         try {
@@ -302,7 +308,7 @@ public final class Bootstrap {
                             + "; join with backend.join(bootstrap) on nccl or mccl");
         }
         if (gatherer != null) {
-            return new GatheredRendezvous(rank(), size(), gathererWhere, timeout(), gatherer);
+            return ControlPlane.gathered(rank(), size(), gathererWhere, timeout(), gatherer);
         }
         RendezvousEndpoint where = endpoint()
                 .orElseThrow(
@@ -310,19 +316,15 @@ public final class Bootstrap {
                                 rank(),
                                 "no rendezvous for a job of " + size() + " ranks: set " + Explicit.RENDEZVOUS.variable
                                         + "=tcp://<rank 0's host>:<port> or =file:/shared/directory, or MASTER_ADDR and MASTER_PORT"));
-        JobToken token = JobToken.of(
-                jobToken.orElseThrow(() -> BootstrapException.settings(
-                        rank(),
-                        "no job token: set "
-                                + Settings.JOB_TOKEN + " to the same secret on every rank (e.g. export "
-                                + Settings.JOB_TOKEN
-                                + "=$(openssl rand -hex 32) before launching)")),
-                rank());
+        String token = jobToken.orElseThrow(() -> BootstrapException.settings(
+                rank(),
+                "no job token: set "
+                        + Settings.JOB_TOKEN + " to the same secret on every rank (e.g. export "
+                        + Settings.JOB_TOKEN
+                        + "=$(openssl rand -hex 32) before launching)"));
         boolean replacement = Settings.replacement(option(Settings.REPLACEMENT), rank(), where);
-        return where.kind() == RendezvousEndpoint.Kind.TCP
-                ? TcpRendezvous.open(
-                        where, rank(), size(), token, timeout(), heartbeatTimeout(), replacement, this::option)
-                : FileRendezvous.open(where, rank(), size(), token, timeout());
+        return ControlPlane.meet(
+                where, rank(), size(), token, timeout(), heartbeatTimeout(), replacement, this::option);
     }
 
     /** Every setting and where it came from (never the job token). */

@@ -1,4 +1,4 @@
-package dev.collectives.runtime.bootstrap;
+package dev.collectives.runtime;
 
 import java.util.Locale;
 

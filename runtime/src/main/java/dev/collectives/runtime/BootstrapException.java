@@ -1,12 +1,9 @@
-package dev.collectives.runtime.bootstrap;
-
-import dev.collectives.runtime.CollectivesException;
-import dev.collectives.runtime.Result;
+package dev.collectives.runtime;
 
 /**
  * A failure to form a multi-process job: bad settings, no rank 0 within the deadline, a peer with the wrong job
  * token, a duplicate rank, a peer gone. Messages start with {@code [bootstrap]}, then the rank that saw it, and
- * name the rendezvous address and the other ranks involved.
+ * name the rendezvous address and the other ranks involved. The control plane makes them; applications catch them.
  */
 public final class BootstrapException extends CollectivesException {
     private static final long serialVersionUID = 1L;
@@ -16,17 +13,17 @@ public final class BootstrapException extends CollectivesException {
     }
 
     /** Settings that cannot work (missing or contradictory variables, malformed addresses). */
-    static BootstrapException settings(int rank, String message) {
+    public static BootstrapException settings(int rank, String message) {
         return new BootstrapException(Result.INVALID_USAGE, rank, message, null);
     }
 
     /** This process could not complete a step: a deadline passed, a connection failed, a peer misbehaved. */
-    static BootstrapException failed(int rank, String message, Throwable cause) {
+    public static BootstrapException failed(int rank, String message, Throwable cause) {
         return new BootstrapException(Result.SYSTEM_ERROR, rank, message, cause);
     }
 
     /** Another rank ended the job and said why. */
-    static BootstrapException remote(int rank, String message) {
+    public static BootstrapException remote(int rank, String message) {
         return new BootstrapException(Result.REMOTE_ERROR, rank, message, null);
     }
 }
