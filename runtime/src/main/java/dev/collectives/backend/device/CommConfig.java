@@ -69,26 +69,35 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
      */
     long initRank(NativeLibrary library, int size, byte[] uniqueId, int rank, Waits waits, Duration timeout) {
         int layout = library.configLayout();
-        long[] handle = new long[1];
-        int rc = library.api.commInitRank(
-                library.lib,
-                handle,
-                size,
-                uniqueId,
-                rank,
-                layout,
-                blocking,
-                collnetEnable,
-                ctaPolicy,
-                minCtas,
-                maxCtas);
-        String call = layout == 0 ? "CommInitRank" : "CommInitRankConfig";
-        if (rc == InProgress.CODE) {
-            InProgress.awaitFormed(
-                    library, handle[0], library.dialect.ccl(call), rank, size, waits, timeout.toNanos(), () -> {});
-        } else {
-            library.check(rc, rank, handle[0], call);
+        try (NativeSlot handle = new NativeSlot()) {
+            int rc = library.api.commInitRank(
+                    library.lib,
+                    handle.pointer(),
+                    size,
+                    uniqueId,
+                    rank,
+                    layout,
+                    blocking,
+                    collnetEnable,
+                    ctaPolicy,
+                    minCtas,
+                    maxCtas);
+            String call = layout == 0 ? "CommInitRank" : "CommInitRankConfig";
+            return handle.after(rc, () -> {
+                if (rc == InProgress.CODE) { // the library stored the handle before it returned
+                    InProgress.awaitFormed(
+                            library,
+                            handle.peek(),
+                            library.dialect.ccl(call),
+                            rank,
+                            size,
+                            waits,
+                            timeout.toNanos(),
+                            () -> {});
+                } else {
+                    library.check(rc, rank, handle.peek(), call);
+                }
+            });
         }
-        return handle[0];
     }
 }

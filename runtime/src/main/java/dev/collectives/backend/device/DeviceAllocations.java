@@ -148,17 +148,18 @@ final class DeviceAllocations {
                             + library.symbol(NativeLibrary.Slots.WINDOW_REGISTER));
         }
         arguments.window(buffer, library.dialect.ccl("MemAlloc"));
-        long[] out = new long[1];
-        handle.complete(
-                library.api.windowRegister(
-                        library.lib,
-                        handle.handle(),
-                        buffer.address(),
-                        buffer.sizeBytes(),
-                        symmetric ? WIN_COLL_SYMMETRIC : 0,
-                        out),
-                library.dialect.ccl("CommWindowRegister"));
-        if (out[0] == 0) {
+        long window;
+        try (NativeSlot out = new NativeSlot()) { // the library stores the window when the registration completes
+            int rc = library.api.windowRegister(
+                    library.lib,
+                    handle.handle(),
+                    buffer.address(),
+                    buffer.sizeBytes(),
+                    symmetric ? WIN_COLL_SYMMETRIC : 0,
+                    out.pointer());
+            window = out.after(rc, () -> handle.complete(rc, library.dialect.ccl("CommWindowRegister")));
+        }
+        if (window == 0) {
             throw CollectivesException.library(
                     Result.INVALID_USAGE,
                     rank,
@@ -166,6 +167,6 @@ final class DeviceAllocations {
                     "returned a NULL window: this communicator " + "has no " + (symmetric ? "symmetric " : "")
                             + "window support");
         }
-        return new DeviceWindow(comm, buffer, memory, out[0], symmetric);
+        return new DeviceWindow(comm, buffer, memory, window, symmetric);
     }
 }

@@ -395,7 +395,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     public Optional<Communicator> split(int color, int key) {
         ChildCommunicators.requireColor(rank, color);
         handle.requireOpen();
-        long child = SplitMembers.commSplit(handle, rank, size, color, key);
+        long child = SplitMembers.commSplit(handle, rank, color, key);
         return child == 0 ? Optional.empty() : Optional.of(SplitMembers.watched(this, adopt(child), color));
     }
 
@@ -435,16 +435,16 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         int flags = handle.shrinkFlags();
         boolean revoke = library.has(NativeLibrary.Slots.COMM_REVOKE);
         handle.revokeIfAvailable();
-        long[] out = new long[1];
-        int rc = library.api.commShrink(library.lib, handle.handle(), excluded, excluded.length, out, flags);
-        if (rc == InProgress.CODE && out[0] != 0) {
-            handle.awaitChild(out[0], library.dialect.ccl("CommShrink"), size);
-        } else {
-            handle.complete(rc, library.dialect.ccl("CommShrink"));
+        long child;
+        try (NativeSlot out = new NativeSlot()) {
+            int rc = library.api.commShrink(
+                    library.lib, handle.handle(), excluded, excluded.length, out.pointer(), flags);
+            // the child stays NULL until the shrink completes, which a non-blocking parent's state says
+            child = out.after(rc, () -> handle.complete(rc, library.dialect.ccl("CommShrink")));
         }
         String path = "by " + library.dialect.ccl("CommShrink")
                 + (revoke ? " after " + library.dialect.ccl("CommRevoke") : "");
-        return shrunk(adopt(out[0]), new ShrinkOrigin(rank, size, excluded, path));
+        return shrunk(adopt(child), new ShrinkOrigin(rank, size, excluded, path));
     }
 
     @Override

@@ -51,7 +51,7 @@ interface NativeApi {
 
     int commInitRank(
             long lib,
-            long[] comm,
+            LongPointer comm,
             int nranks,
             byte[] id,
             int rank,
@@ -63,10 +63,10 @@ interface NativeApi {
             int maxCtas);
 
     int commInitAll(long lib, long[] comms, int ndev, int[] devices);
-    /** out: native memory that stays valid until the enclosing GroupEnd, which is when the library fills it. */
+    /** out: native memory kept until the split completes (GroupEnd, or later when non-blocking): the library fills it then. */
     int commSplit(long lib, long comm, int color, int key, LongPointer out);
-    /** Outside a group only: {@code out} is copied back when the call returns. */
-    int commShrink(long lib, long comm, int[] excluded, int count, long[] out, int flags);
+    /** out: native memory that stays valid until the shrink completes, which is when the library fills it. */
+    int commShrink(long lib, long comm, int[] excluded, int count, LongPointer out, int flags);
 
     int commRevoke(long lib, long comm, int flags);
 
@@ -132,7 +132,7 @@ interface NativeApi {
 
     int commDeregister(long lib, long comm, long handle);
 
-    int windowRegister(long lib, long comm, long address, long bytes, int flags, long[] window);
+    int windowRegister(long lib, long comm, long address, long bytes, int flags, LongPointer window);
 
     int windowDeregister(long lib, long comm, long window);
 

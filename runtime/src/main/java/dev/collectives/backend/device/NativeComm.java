@@ -215,21 +215,6 @@ final class NativeComm {
         }
     }
 
-    /**
-     * Waits until {@code child}, which {@code call} of this communicator is forming (split, shrink), is formed;
-     * an abort of this communicator ends the wait at once, and the child is aborted.
-     */
-    void awaitChild(long child, String call, int size) {
-        Thread waiter = Thread.currentThread();
-        waiters.add(waiter);
-        try {
-            InProgress.awaitFormed(
-                    library, child, call, rank, size, waits, waits.syncTimeoutNanos(), () -> requireNotAborted(call));
-        } finally {
-            waiters.remove(waiter);
-        }
-    }
-
     /** The communicator's state as {@code CommGetAsyncError} says, unless it was aborted: then throws. */
     private int pollWhileWanted(String call) {
         synchronized (stateLock) { // an abort frees the handle: no poll may run once it started

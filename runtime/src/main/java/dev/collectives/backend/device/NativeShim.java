@@ -78,7 +78,7 @@ final class NativeShim {
     @Name("cx_comm_init_rank")
     static native int commInitRank(
             long lib,
-            long[] comm,
+            LongPointer comm,
             int nranks,
             byte[] id,
             int rank,
@@ -91,12 +91,12 @@ final class NativeShim {
 
     @Name("cx_comm_init_all")
     static native int commInitAll(long lib, long[] comms, int ndev, int[] devices);
-    /** out: native memory that stays valid until the enclosing GroupEnd, which is when the library fills it. */
+    /** out: native memory kept until the split completes (GroupEnd, or later when non-blocking): the library fills it then. */
     @Name("cx_comm_split")
     static native int commSplit(long lib, long comm, int color, int key, LongPointer out);
-    /** Outside a group only: {@code out} is copied back when the call returns. */
+    /** out: native memory that stays valid until the shrink completes, which is when the library fills it. */
     @Name("cx_comm_shrink")
-    static native int commShrink(long lib, long comm, int[] excluded, int count, long[] out, int flags);
+    static native int commShrink(long lib, long comm, int[] excluded, int count, LongPointer out, int flags);
 
     @Name("cx_comm_revoke")
     static native int commRevoke(long lib, long comm, int flags);
@@ -198,7 +198,7 @@ final class NativeShim {
     static native int commDeregister(long lib, long comm, long handle);
 
     @Name("cx_window_register")
-    static native int windowRegister(long lib, long comm, long address, long bytes, int flags, long[] window);
+    static native int windowRegister(long lib, long comm, long address, long bytes, int flags, LongPointer window);
 
     @Name("cx_window_deregister")
     static native int windowDeregister(long lib, long comm, long window);

@@ -96,7 +96,7 @@ final class NativeShimApi implements NativeApi {
     @Override
     public int commInitRank(
             long lib,
-            long[] comm,
+            LongPointer comm,
             int nranks,
             byte[] id,
             int rank,
@@ -121,7 +121,7 @@ final class NativeShimApi implements NativeApi {
     }
 
     @Override
-    public int commShrink(long lib, long comm, int[] excluded, int count, long[] out, int flags) {
+    public int commShrink(long lib, long comm, int[] excluded, int count, LongPointer out, int flags) {
         return NativeShim.commShrink(lib, comm, excluded, count, out, flags);
     }
 
@@ -281,7 +281,7 @@ final class NativeShimApi implements NativeApi {
     }
 
     @Override
-    public int windowRegister(long lib, long comm, long address, long bytes, int flags, long[] window) {
+    public int windowRegister(long lib, long comm, long address, long bytes, int flags, LongPointer window) {
         return NativeShim.windowRegister(lib, comm, address, bytes, flags, window);
     }
 

@@ -4,7 +4,6 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
-import org.bytedeco.javacpp.LongPointer;
 
 /**
  * A split's native call, and which of its parent's ranks the child holds, so that the child of a watched job shares the job's watch
@@ -17,23 +16,16 @@ final class SplitMembers {
     private SplitMembers() {}
 
     /**
-     * {@code ncclCommSplit} of {@code parent} (rank {@code rank} of {@code size}) with its config: the child's
-     * handle once formed, or 0 for {@code NO_COLOR}.
+     * {@code ncclCommSplit} of {@code parent} (rank {@code rank}) with its config: the child's handle once formed, or
+     * 0 for {@code NO_COLOR}.
      */
-    static long commSplit(NativeComm parent, int rank, int size, int color, int key) {
+    static long commSplit(NativeComm parent, int rank, int color, int key) {
         NativeLibrary library = parent.library();
         library.requireAvailable(rank, NativeLibrary.Slots.COMM_SPLIT);
-        try (LongPointer out = new LongPointer(1)) {
-            out.put(0L);
-            int rc = library.api.commSplit(library.lib, parent.handle(), color, key, out);
-            long child = out.get();
-            String call = library.dialect.ccl("CommSplit");
-            if (rc == InProgress.CODE && child != 0) {
-                parent.awaitChild(child, call, size);
-            } else {
-                parent.complete(rc, call);
-            }
-            return child;
+        try (NativeSlot out = new NativeSlot()) {
+            int rc = library.api.commSplit(library.lib, parent.handle(), color, key, out.pointer());
+            // the child stays NULL until the split completes, which a non-blocking parent's state says
+            return out.after(rc, () -> parent.complete(rc, library.dialect.ccl("CommSplit")));
         }
     }
 

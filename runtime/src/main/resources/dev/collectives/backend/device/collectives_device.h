@@ -263,15 +263,18 @@ static inline void cx_config_defaults(cx_config* c, size_t size, unsigned int ve
 /**
  * ncclCommInitRankConfig with a config laid out as of `layoutVersion` (22700: up to nvlsCTAs, 22800: up to
  * nvlinkCentricSched); INT_MIN leaves a field to the library. Without a layout (0), plain ncclCommInitRank.
+ * A non-blocking init stores the communicator into `comm` again when it completes, from the library's thread: `comm`
+ * is native memory the caller keeps until then (a LongPointer), as for every out-parameter below that the library
+ * may fill late (split, shrink, window register).
  */
 static inline jint cx_comm_init_rank(jlong lib, jlong* comm, jint nranks, jbyte* id, jint rank, jint layoutVersion,
                                      jint blocking, jint collnetEnable, jint ctaPolicy, jint minCtas, jint maxCtas) {
     cx_unique_id uid;
     memcpy(&uid, id, sizeof(uid));
-    void* c = NULL;
+    void** c = (void**)comm;
     int rc;
     if (layoutVersion == 0) {
-        rc = CX_CALL(lib, COMM_INIT_RANK, int (*)(void**, int, cx_unique_id, int))(&c, nranks, uid, rank);
+        rc = CX_CALL(lib, COMM_INIT_RANK, int (*)(void**, int, cx_unique_id, int))(c, nranks, uid, rank);
     } else {
         cx_config config;
         size_t size = layoutVersion >= 22800 ? sizeof(cx_config) : offsetof(cx_config, nChannelsPerNetPeer);
@@ -282,9 +285,8 @@ static inline jint cx_comm_init_rank(jlong lib, jlong* comm, jint nranks, jbyte*
         config.minCTAs = minCtas;
         config.maxCTAs = maxCtas;
         rc = CX_CALL(lib, COMM_INIT_RANK_CONFIG, int (*)(void**, int, cx_unique_id, int, cx_config*))(
-            &c, nranks, uid, rank, &config);
+            c, nranks, uid, rank, &config);
     }
-    *comm = (jlong)(intptr_t)c;
     return rc;
 }
 
@@ -297,9 +299,10 @@ static inline jint cx_comm_init_all(jlong lib, jlong* comms, jint ndev, jint* de
 }
 
 /**
- * ncclCommSplit. Inside a group the library stores the new communicator into `out` at GroupEnd, after this call
- * returned: `out` is native memory the caller keeps until then (a LongPointer), never a stack slot or a copy of a
- * Java array (a store into a dead stack frame was the "stack smashing detected" abort after a grouped split).
+ * ncclCommSplit. Inside a group, or on a non-blocking communicator, the library stores the new communicator into
+ * `out` when the split completes, after this call returned: `out` is native memory the caller keeps until then (a
+ * LongPointer), never a stack slot or a copy of a Java array (a store into a dead stack frame was the "stack smashing
+ * detected" abort after a grouped split).
  */
 static inline jint cx_comm_split(jlong lib, jlong comm, jint color, jint key, jlong* out) {
     return CX_CALL(lib, COMM_SPLIT, int (*)(void*, int, int, void**, void*))(CX_PTR(comm), color, key,
@@ -311,11 +314,8 @@ static inline jint cx_comm_split(jlong lib, jlong comm, jint color, jint key, jl
  * config (NULL); `flags` is NCCL_SHRINK_DEFAULT (0) or NCCL_SHRINK_ABORT (1, stop the parent's pending work first).
  */
 static inline jint cx_comm_shrink(jlong lib, jlong comm, jint* excluded, jint count, jlong* out, jint flags) {
-    void* c = NULL;
-    int rc = CX_CALL(lib, COMM_SHRINK, int (*)(void*, int*, int, void**, void*, int))(CX_PTR(comm), (int*)excluded,
-                                                                                    count, &c, NULL, flags);
-    *out = (jlong)(intptr_t)c;
-    return rc;
+    return CX_CALL(lib, COMM_SHRINK, int (*)(void*, int*, int, void**, void*, int))(CX_PTR(comm), (int*)excluded,
+                                                                                  count, (void**)out, NULL, flags);
 }
 
 /**
@@ -471,11 +471,8 @@ static inline jint cx_comm_deregister(jlong lib, jlong comm, jlong handle) {
     return CX_CALL(lib, COMM_DEREGISTER, int (*)(void*, void*))(CX_PTR(comm), CX_PTR(handle));
 }
 static inline jint cx_window_register(jlong lib, jlong comm, jlong address, jlong bytes, jint flags, jlong* win) {
-    void* w = NULL;
-    int rc = CX_CALL(lib, WINDOW_REGISTER, int (*)(void*, void*, size_t, void**, int))(
-        CX_PTR(comm), CX_PTR(address), (size_t)bytes, &w, flags);
-    *win = (jlong)(intptr_t)w;
-    return rc;
+    return CX_CALL(lib, WINDOW_REGISTER, int (*)(void*, void*, size_t, void**, int))(CX_PTR(comm), CX_PTR(address),
+                                                                                   (size_t)bytes, (void**)win, flags);
 }
 static inline jint cx_window_deregister(jlong lib, jlong comm, jlong win) {
     return CX_CALL(lib, WINDOW_DEREGISTER, int (*)(void*, void*))(CX_PTR(comm), CX_PTR(win));

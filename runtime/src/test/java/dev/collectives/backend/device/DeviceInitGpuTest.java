@@ -134,7 +134,8 @@ class DeviceInitGpuTest {
 
     /**
      * CommSplit through the shim, each rank into a color of its own: split is collective, and the library fills the
-     * child at GroupEnd, so its slot is native memory that outlives the split call.
+     * child when the split completes (at GroupEnd, or later on a non-blocking parent, whose state says when), so its
+     * slot is native memory that outlives the split call.
      */
     @Test
     @ExtendWith(GpuFixture.ProcessesOnOneGpu.class)
@@ -142,22 +143,34 @@ class DeviceInitGpuTest {
         try (TestRanks ranks = GpuFixture.ranks()) {
             ranks.run(ctx -> {
                 DeviceCommunicator comm = (DeviceCommunicator) ctx.comm();
+                NativeComm parent = comm.nativeComm();
                 NativeLibrary n = comm.library();
                 int r = ctx.rank();
                 long child;
                 try (LongPointer slot = new LongPointer(1)) {
                     slot.put(0L);
                     n.check(n.api.groupStart(n.lib), r, 0, "GroupStart");
-                    long parent = comm.nativeComm().handle();
-                    n.check(n.api.commSplit(n.lib, parent, r, 0, slot), r, parent, "CommSplit");
-                    n.check(n.api.groupEnd(n.lib), r, 0, "GroupEnd");
+                    parent.complete(n.api.commSplit(n.lib, parent.handle(), r, 0, slot), "CommSplit");
+                    parent.complete(n.api.groupEnd(n.lib), "GroupEnd");
                     child = slot.get();
                 }
                 assertNotEquals(0, child, "rank " + r + "'s child communicator");
                 int[] count = new int[1];
                 n.check(n.api.commCount(n.lib, child, count), r, child, "CommCount");
                 assertEquals(1, count[0], "each color holds one rank");
-                n.check(n.api.commFinalize(n.lib, child), r, child, "CommFinalize");
+                int[] state = new int[1];
+                int finalized = n.api.commFinalize(n.lib, child);
+                if (finalized == InProgress.CODE) { // the child is non-blocking like its parent
+                    finalized = InProgress.await(
+                            () -> {
+                                n.check(n.api.commAsyncError(n.lib, child, state), r, child, "CommGetAsyncError");
+                                return state[0];
+                            },
+                            parent.waits(),
+                            parent.waits().syncTimeoutNanos(),
+                            () -> new IllegalStateException("rank " + r + "'s child did not finalize"));
+                }
+                n.check(finalized, r, child, "CommFinalize");
                 n.check(n.api.commDestroy(n.lib, child), r, 0, "CommDestroy");
             });
         }

@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.collectives.annotation.Allocator;
@@ -8,7 +9,9 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
+import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
@@ -134,20 +137,64 @@ class NonBlockingCallsTest {
         second.close();
     }
 
+    /**
+     * As NCCL does, the scripted library stores a child (split, shrink) or a window only when the call completes,
+     * which the parent's state says, into a slot that must still be there ({@link #nothingWasFreedTwiceOrUsedAfterItWasFreed}).
+     */
     @Test
-    void aSplitInProgressWaitsUntilTheChildIsFormed() {
+    void aSplitInProgressWaitsOnTheParentUntilTheLibraryStoredTheChild() {
         DeviceCommunicator comm = api.communicator(0, 2);
+        long parent = comm.nativeComm().handle();
         api.inProgress("commSplit", 2);
         int pollsBefore = api.polled().size();
 
         DeviceCommunicator child = (DeviceCommunicator) comm.split(0, 0).orElseThrow();
 
-        long formed = child.nativeComm().handle();
         List<Long> polled = api.polled();
-        assertEquals(List.of(formed, formed, formed), polled.subList(pollsBefore, polled.size()));
+        assertEquals(List.of(parent, parent, parent), polled.subList(pollsBefore, polled.size()));
+        assertNotEquals(parent, child.nativeComm().handle());
         child.close();
         comm.close();
         assertEquals(0, api.count("commAbort"));
+    }
+
+    @Test
+    void aShrinkInProgressWaitsOnTheParentUntilTheLibraryStoredTheChild() {
+        DeviceCommunicator comm = api.communicator(0, 3);
+        long parent = comm.nativeComm().handle();
+        api.inProgress("commShrink", 1);
+
+        Communicator child = comm.shrink(2);
+
+        List<String> calls = api.calls();
+        int shrink = calls.lastIndexOf("commShrink");
+        assertEquals(List.of("commShrink", "commAsyncError", "commAsyncError"), calls.subList(shrink, shrink + 3));
+        assertNotEquals(parent, ((DeviceCommunicator) child).nativeComm().handle()); // stored at the second poll
+        child.close();
+        comm.close();
+    }
+
+    @Test
+    void aWindowRegistrationInProgressTakesTheWindowTheLibraryStoresWhenItCompletes() {
+        DeviceCommunicator comm = api.communicator(0, 2);
+        DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+        api.inProgress("windowRegister", 1);
+
+        RegisteredWindow window = comm.registerWindow(buffer, false);
+
+        assertEquals(List.of("windowRegister", "commAsyncError", "commAsyncError"), tail(3));
+        window.close();
+        buffer.close();
+        comm.close();
+    }
+
+    @Test
+    void anInitGivenUpLeavesItsSlotToTheLibraryWhichStoresIntoItAtTheAbort() throws Exception {
+        api.inProgress("commInitRank", ScriptedNativeApi.FOREVER);
+
+        assertThrows(CollectivesException.class, () -> api.communicator(0, 2));
+
+        api.awaitCount("commAbort", 1); // the scripted library stores the communicator again then: no misuse
     }
 
     @Test

@@ -63,6 +63,10 @@ final class ScriptedNativeApi implements NativeApi {
     private final Map<String, Integer> inProgress = new ConcurrentHashMap<>();
     /** How many more polls of {@code CommGetAsyncError} say "in progress" ({@link #FOREVER}: all). */
     private final AtomicLong pendingPolls = new AtomicLong();
+    /** Whether the call being made answers "in progress", so that what it stores comes when it completes. */
+    private volatile boolean completesLater;
+    /** The stores of calls that answered "in progress", made when a poll reports them done or at an abort. */
+    private final List<Runnable> storesAtCompletion = new CopyOnWriteArrayList<>();
     /** The communicator of each {@code CommGetAsyncError}, in order. */
     private final List<Long> polled = new CopyOnWriteArrayList<>();
     /** Whether {@link #waits()}'s clock stands still. */
@@ -273,6 +277,7 @@ final class ScriptedNativeApi implements NativeApi {
             rc = IN_PROGRESS;
         }
         if (rc == 0 || rc == IN_PROGRESS) {
+            completesLater = rc == IN_PROGRESS;
             effect.run();
         }
         called(call);
@@ -286,6 +291,36 @@ final class ScriptedNativeApi implements NativeApi {
     private synchronized void called(String call) {
         calls.add(call);
         notifyAll();
+    }
+
+    /**
+     * Stores {@code handle} into {@code slot} as the library does: when the call completes, which for a call that
+     * answered "in progress" is when a poll reports it done (or it is aborted), from the library's own thread; an
+     * init stores its communicator before it returns too ({@code alsoAtOnce}). A slot freed by then is misuse: the
+     * real library would store into freed memory.
+     */
+    private void storeWhenDone(LongPointer slot, long handle, boolean alsoAtOnce) {
+        if (!completesLater || alsoAtOnce) {
+            slot.put(0, handle);
+        }
+        if (completesLater) {
+            storesAtCompletion.add(() -> {
+                if (slot.isNull()) {
+                    misuse.add("the library stored 0x" + Long.toHexString(handle) + " into a slot freed before the"
+                            + " call that fills it completed");
+                } else {
+                    slot.put(0, handle);
+                }
+            });
+        }
+    }
+
+    /** The calls in progress complete: what they store is stored. */
+    private void complete() {
+        for (Runnable store : storesAtCompletion) {
+            storesAtCompletion.remove(store);
+            store.run();
+        }
     }
 
     private long make(String kind) {
@@ -403,7 +438,7 @@ final class ScriptedNativeApi implements NativeApi {
     @Override
     public int commInitRank(
             long lib,
-            long[] comm,
+            LongPointer comm,
             int nranks,
             byte[] id,
             int rank,
@@ -414,7 +449,7 @@ final class ScriptedNativeApi implements NativeApi {
             int minCtas,
             int maxCtas) {
         lastInit = new Init(nranks, rank, id.clone(), blocking);
-        return enter("commInitRank", () -> comm[0] = make("comm"));
+        return enter("commInitRank", () -> storeWhenDone(comm, make("comm"), true));
     }
 
     @Override
@@ -430,16 +465,16 @@ final class ScriptedNativeApi implements NativeApi {
     public int commSplit(long lib, long comm, int color, int key, LongPointer out) {
         return enter("commSplit", () -> {
             use("comm", comm, "commSplit");
-            out.put(0, make("comm"));
+            storeWhenDone(out, make("comm"), false);
         });
     }
 
     @Override
-    public int commShrink(long lib, long comm, int[] excluded, int count, long[] out, int flags) {
+    public int commShrink(long lib, long comm, int[] excluded, int count, LongPointer out, int flags) {
         shrinkFlags = flags;
         return enter("commShrink", () -> {
             use("comm", comm, "commShrink");
-            out[0] = make("comm");
+            storeWhenDone(out, make("comm"), false);
         });
     }
 
@@ -460,7 +495,10 @@ final class ScriptedNativeApi implements NativeApi {
 
     @Override
     public int commAbort(long lib, long comm) {
-        return enter("commAbort", () -> free("comm", comm, "commAbort"));
+        return enter("commAbort", () -> {
+            complete(); // the library's thread ends its work, storing what it made
+            free("comm", comm, "commAbort");
+        });
     }
 
     @Override
@@ -469,6 +507,9 @@ final class ScriptedNativeApi implements NativeApi {
             use("comm", comm, "commAsyncError");
             polled.add(comm);
             long pending = pendingPolls.getAndUpdate(left -> left == FOREVER || left == 0 ? left : left - 1);
+            if (pending == 0) {
+                complete();
+            }
             error[0] = pending > 0 ? IN_PROGRESS : asyncError;
         });
     }
@@ -636,10 +677,10 @@ final class ScriptedNativeApi implements NativeApi {
     }
 
     @Override
-    public int windowRegister(long lib, long comm, long address, long bytes, int flags, long[] window) {
+    public int windowRegister(long lib, long comm, long address, long bytes, int flags, LongPointer window) {
         return enter("windowRegister", () -> {
             use("comm", comm, "windowRegister");
-            window[0] = make("window");
+            storeWhenDone(window, make("window"), false);
         });
     }
 

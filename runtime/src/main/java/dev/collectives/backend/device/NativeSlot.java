@@ -1,0 +1,54 @@
+package dev.collectives.backend.device;
+
+import org.bytedeco.javacpp.LongPointer;
+
+/**
+ * Native memory for a handle that the library stores when its work completes: a new communicator (init, split,
+ * shrink) or a window. On a non-blocking communicator that is after the call returned, from the library's own
+ * thread, so the slot is neither a Java array (JavaCPP passes a copy, released when the call returns) nor a slot on
+ * the shim's stack: a store into either corrupts memory. It is freed once the work has settled; where the wait for
+ * it was given up (timed out, aborted) it stays allocated, as the library may still store into it.
+ */
+final class NativeSlot implements AutoCloseable {
+    private final LongPointer pointer = new LongPointer(1);
+    private boolean settled;
+
+    NativeSlot() {
+        pointer.put(0L);
+    }
+
+    /** What the library is given to store into. */
+    LongPointer pointer() {
+        return pointer;
+    }
+
+    /** What it holds now: for an init, the handle the library stores before it returns "in progress". */
+    long peek() {
+        return pointer.get();
+    }
+
+    /** The work has completed (or failed): what the library stored, which it no longer changes. */
+    long settled() {
+        settled = true;
+        return pointer.get();
+    }
+
+    /**
+     * The handle, once the call that answered {@code rc} has completed: {@code completion} waits for it where
+     * {@code rc} says "in progress", and otherwise returns or throws at once (nothing is stored later then).
+     */
+    long after(int rc, Runnable completion) {
+        settled = rc != InProgress.CODE;
+        completion.run();
+        return settled();
+    }
+
+    @Override
+    public void close() {
+        if (settled) {
+            pointer.close();
+        } else {
+            pointer.deallocate(false); // 8 bytes left to a library that may still store into them
+        }
+    }
+}
