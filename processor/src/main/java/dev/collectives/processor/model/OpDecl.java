@@ -3,7 +3,6 @@ package dev.collectives.processor.model;
 import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.ReduceOp;
-import dev.collectives.processor.expr.Expr;
 import java.util.ArrayList;
 import java.util.List;
 import javax.lang.model.element.AnnotationMirror;
@@ -26,44 +25,11 @@ public final class OpDecl extends Annotated {
     Peer peer;
     Integer peerRank;
     private List<OpSide> sides = List.of();
-    /** The declared ops this call serves: itself, or those fused into it. */
-    private final List<OpDecl> members;
 
     OpDecl(ExecutableElement method, AnnotationMirror mirror, OpKind kind, int index) {
         super(method, mirror);
         this.kind = kind;
         this.index = index;
-        this.members = List.of(this);
-    }
-
-    /** The call {@link #fused} makes: {@code run}'s first op over their union, its count {@code total}. */
-    private OpDecl(List<OpDecl> run, Expr total) {
-        super(run.get(0).element(), run.get(0).mirror());
-        OpDecl first = run.get(0);
-        this.kind = first.kind;
-        this.index = first.index;
-        this.members = List.copyOf(run);
-        copyAttributes(first, this);
-        expressions.put(kind.countAttribute(), total);
-        count = run.stream().allMatch(o -> o.count != null)
-                ? run.stream().mapToLong(o -> o.count).sum()
-                : null;
-        sides = first.sides.stream()
-                .map(side -> new OpSide(this, side.role(), side.buffer()))
-                .toList();
-    }
-
-    /**
-     * One call over the union of the ranges of {@code run}, consecutive ops whose ranges lie end to end: the first
-     * op's buffers and offsets, and the sum of their counts ({@code 16 * n} where they are all {@code n}).
-     */
-    static OpDecl fused(List<OpDecl> run) {
-        String countAttribute = run.get(0).kind.countAttribute();
-        List<Expr> counts = run.stream().map(o -> o.expression(countAttribute)).toList();
-        Expr total = counts.stream().allMatch(counts.get(0)::equals)
-                ? Expr.times(Expr.literal(run.size()), counts.get(0))
-                : counts.stream().reduce(Expr::plus).orElseThrow();
-        return new OpDecl(run, total);
     }
 
     /** The same op at another position of its step. */
@@ -90,26 +56,12 @@ public final class OpDecl extends Annotated {
         return kind;
     }
 
-    /** The declared ops this call serves, in order: itself, or those fused into it. */
-    public List<OpDecl> members() {
-        return members;
-    }
-
-    public boolean isFused() {
-        return members.size() > 1;
-    }
-
-    /** "#3", or "#1-#16" for a fused call: how messages and plans name a call, counting from 1. */
-    public String number() {
-        return ordinal() + (isFused() ? "-" + members.get(members.size() - 1).ordinal() : "");
-    }
-
-    /** "#3" for the third op of its step (a fused call's first op's): its position as messages count, from 1. */
+    /** "#3" for the third op of its step: its position as messages count, from 1. */
     public String ordinal() {
         return "#" + (index + 1);
     }
 
-    /** Position in its step, from 0 (a fused call's is its first op's). */
+    /** Position in its step, from 0. */
     public int index() {
         return index;
     }
@@ -185,11 +137,11 @@ public final class OpDecl extends Annotated {
 
     /** "@AllReduce #1 in step()", as messages name it. */
     public String label() {
-        return kind.annotation() + " " + number() + " in " + element().getSimpleName() + "()";
+        return kind.annotation() + " " + ordinal() + " in " + element().getSimpleName() + "()";
     }
 
     @Override
     public String toString() {
-        return kind.annotation() + " " + number() + " of " + element().getSimpleName() + "()";
+        return kind.annotation() + " " + ordinal() + " of " + element().getSimpleName() + "()";
     }
 }

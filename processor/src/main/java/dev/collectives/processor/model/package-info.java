@@ -5,8 +5,9 @@
  * described by the api's catalogue {@link dev.collectives.annotation.OpKind}, its sides by
  * {@link dev.collectives.processor.model.OpSide}), with the sites diagnostics point at and the types javac could not
  * resolve. It is the declarations as written: what javac could not read is absent (null), for the validators to
- * skip. The R7/R13 {@link dev.collectives.processor.model.Conditions} and each step's
- * {@link dev.collectives.processor.model.StepPlan} are worked out of a complete model, once, by validation.
+ * skip. The R7/R13 {@link dev.collectives.processor.model.Conditions} and the byte ranges of ops' sides
+ * ({@link dev.collectives.processor.model.SideRanges}) are worked out of a complete model by validation, which hands
+ * the writer an immutable model of its own; the writer never reads this one.
  * Internal to the processor: not an API.
  */
 package dev.collectives.processor.model;

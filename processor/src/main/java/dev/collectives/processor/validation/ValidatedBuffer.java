@@ -6,13 +6,12 @@ import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.PipelineModel;
 import java.util.Objects;
-import java.util.Optional;
-import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.type.TypeMirror;
 
 /**
- * An accessor of a validated pipeline, every attribute known: a {@code @Buffer} has its {@link #allocation()}, a
- * {@code @View} its {@link #placement()}; an {@code @External} has neither.
+ * An accessor of a validated pipeline, every attribute known; where its memory comes from is its {@link Origin}:
+ * a {@code @Buffer}'s {@link Allocation}, a {@code @View}'s {@link Placement}, or an {@code @External}'s
+ * {@link Supplied}.
  *
  * @param count elements of {@code type}
  * @param root the accessor its memory comes from: itself, or the end of a view's {@code of} chain
@@ -23,20 +22,20 @@ import javax.lang.model.type.TypeMirror;
  * @param windowSymmetric whether that window is symmetric
  */
 public record ValidatedBuffer(
-        ExecutableElement method,
-        BufferDecl.Kind kind,
         String name,
         DataType type,
         Expr count,
+        Origin origin,
         String root,
         boolean registered,
         boolean legacyServedByIbSharp,
-        Optional<Allocation> allocation,
-        Optional<Placement> placement,
         boolean window,
         boolean windowSymmetric) {
+    /** Where an accessor's memory comes from. */
+    public sealed interface Origin permits Allocation, Placement, Supplied {}
+
     /** How a {@code @Buffer} is allocated: {@code customAllocator} is read only for {@link Allocator#CUSTOM}. */
-    public record Allocation(Allocator allocator, TypeMirror customAllocator) {
+    public record Allocation(Allocator allocator, TypeMirror customAllocator) implements Origin {
         public Allocation {
             Objects.requireNonNull(allocator, "allocator");
             Objects.requireNonNull(customAllocator, "customAllocator");
@@ -44,42 +43,47 @@ public record ValidatedBuffer(
     }
 
     /** Where a {@code @View} lies: {@code offsetBytes} into the accessor {@code of}. */
-    public record Placement(String of, Expr offsetBytes) {
+    public record Placement(String of, Expr offsetBytes) implements Origin {
         public Placement {
             Objects.requireNonNull(of, "of");
             Objects.requireNonNull(offsetBytes, "offsetBytes");
         }
     }
 
+    /** An {@code @External}: memory the caller passes to bind. */
+    public record Supplied() implements Origin {}
+
     public ValidatedBuffer {
-        Objects.requireNonNull(method, "method");
-        Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(count, "count");
+        Objects.requireNonNull(origin, "origin");
         Objects.requireNonNull(root, "root");
-        Objects.requireNonNull(allocation, "allocation");
-        Objects.requireNonNull(placement, "placement");
     }
 
     /** The validated form of {@code b}, whose attributes {@link Validation} found known. */
     static ValidatedBuffer of(PipelineModel model, BufferDecl b) {
+        Origin origin = switch (b.kind()) {
+            case BUFFER -> new Allocation(b.allocator(), b.customAllocator());
+            case VIEW -> new Placement(b.of(), b.expression("offsetBytes"));
+            case EXTERNAL -> new Supplied();
+        };
         return new ValidatedBuffer(
-                b.method(),
-                b.kind(),
                 b.name(),
                 b.type(),
                 b.expression("count"),
+                origin,
                 model.root(b).orElseThrow().name(),
                 model.isRegistered(b),
                 model.legacyServedByIbSharp(b),
-                b.kind() == BufferDecl.Kind.BUFFER
-                        ? Optional.of(new Allocation(b.allocator(), b.customAllocator()))
-                        : Optional.empty(),
-                b.kind() == BufferDecl.Kind.VIEW
-                        ? Optional.of(new Placement(b.of(), b.expression("offsetBytes")))
-                        : Optional.empty(),
                 b.isWindow(),
                 b.windowSymmetric());
+    }
+
+    /** Which annotation declared it. */
+    public BufferDecl.Kind kind() {
+        return origin instanceof Allocation
+                ? BufferDecl.Kind.BUFFER
+                : origin instanceof Placement ? BufferDecl.Kind.VIEW : BufferDecl.Kind.EXTERNAL;
     }
 }

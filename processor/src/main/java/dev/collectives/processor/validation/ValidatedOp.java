@@ -6,42 +6,58 @@ import dev.collectives.annotation.ReduceOp;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpSide;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
 
 /**
- * The values of one call of a validated pipeline, a declared op or several fused into one, every attribute its
- * kind has known: the sides it has (a {@code @Recv} has no send), its reduction, its root or its peer, each present
- * exactly where {@link #kind()} has it.
+ * One call of a validated pipeline, a declared op or several fused into one, every attribute its kind has known: the
+ * sides it has (a {@code @Recv} has no send), and the arguments after the count and type that its kind takes.
  *
+ * @param index position in its step, from 0 (a fused call's is its first op's)
+ * @param step the name of the step method it belongs to
+ * @param fusedFrom the declared ops fused into this call, in order; empty for a declared op
+ * @param sides its send side, then its recv side, each where its kind has it
  * @param count elements, as an expression ({@code 16 * n} for a fused call)
- * @param knownCount the count where it is known at compile time
- * @param knownSendOffset the send offset where it is known at compile time
- * @param knownRecvOffset the recv offset where it is known at compile time
+ * @param fixed whether the count and every offset are known at compile time (literals, or naming only a declared
+ *     {@code ranks})
+ * @param knownCount the count where {@code fixed}, else 0
+ * @param arguments its reduction, root and peer, each where its kind has it, in the order the call takes them
  */
 public record ValidatedOp(
         OpKind kind,
-        Optional<Side> send,
-        Optional<Side> recv,
+        int index,
+        String step,
+        List<ValidatedOp> fusedFrom,
+        List<Side> sides,
         Expr count,
-        OptionalLong knownCount,
-        OptionalLong knownSendOffset,
-        OptionalLong knownRecvOffset,
-        Optional<ReduceOp> reduction,
-        OptionalInt root,
-        Optional<Target> peer) {
-    /** A side: the accessor, and the offset in elements of its type. */
-    public record Side(String buffer, Expr offset) {
+        boolean fixed,
+        long knownCount,
+        List<Argument> arguments) {
+    /** A side: the accessor, the offset in elements of its type, and that offset where the call is fixed (else 0). */
+    public record Side(OpSide.Role role, String buffer, Expr offset, long knownOffset) {
         public Side {
+            Objects.requireNonNull(role, "role");
             Objects.requireNonNull(buffer, "buffer");
             Objects.requireNonNull(offset, "offset");
         }
     }
 
+    /** An argument of the call after its count and type: a reduction, a root or a peer. */
+    public sealed interface Argument permits Reduction, Root, Target {}
+
+    /** The reduce op of an op that reduces. */
+    public record Reduction(ReduceOp op) implements Argument {
+        public Reduction {
+            Objects.requireNonNull(op, "op");
+        }
+    }
+
+    /** The root rank of a rooted op. */
+    public record Root(int rank) implements Argument {}
+
     /** A point-to-point op's peer: {@code rank} is read only for {@link Peer#ABSOLUTE}. */
-    public record Target(Peer peer, int rank) {
+    public record Target(Peer peer, int rank) implements Argument {
         public Target {
             Objects.requireNonNull(peer, "peer");
         }
@@ -49,65 +65,134 @@ public record ValidatedOp(
 
     public ValidatedOp {
         Objects.requireNonNull(kind, "kind");
-        Objects.requireNonNull(send, "send");
-        Objects.requireNonNull(recv, "recv");
+        Objects.requireNonNull(step, "step");
         Objects.requireNonNull(count, "count");
-        Objects.requireNonNull(knownCount, "knownCount");
-        Objects.requireNonNull(knownSendOffset, "knownSendOffset");
-        Objects.requireNonNull(knownRecvOffset, "knownRecvOffset");
-        Objects.requireNonNull(reduction, "reduction");
-        Objects.requireNonNull(root, "root");
-        Objects.requireNonNull(peer, "peer");
+        fusedFrom = List.copyOf(fusedFrom);
+        sides = List.copyOf(sides);
+        arguments = List.copyOf(arguments);
     }
 
-    /** The validated form of {@code o}, whose attributes {@link Validation} found known. */
+    /** The validated form of the declared op {@code o}, whose attributes {@link Validation} found known. */
     static ValidatedOp of(OpDecl o) {
         OpKind kind = o.kind();
+        boolean fixed = o.count() != null
+                && (!kind.hasSend() || o.sendOffset() != null)
+                && (!kind.hasRecv() || o.recvOffset() != null);
+        List<Side> sides = new ArrayList<>(2);
+        if (kind.hasSend()) {
+            sides.add(new Side(
+                    OpSide.Role.SEND, o.send(), o.expression(kind.sendOffsetAttribute()), fixed ? o.sendOffset() : 0));
+        }
+        if (kind.hasRecv()) {
+            sides.add(new Side(
+                    OpSide.Role.RECV, o.recv(), o.expression(kind.recvOffsetAttribute()), fixed ? o.recvOffset() : 0));
+        }
+        List<Argument> arguments = new ArrayList<>(2);
+        if (kind.reduces()) {
+            arguments.add(new Reduction(o.op()));
+        }
+        if (kind.hasRoot()) {
+            arguments.add(new Root(o.root()));
+        }
+        if (kind.isPointToPoint()) {
+            arguments.add(new Target(o.peer(), o.peerRank()));
+        }
         return new ValidatedOp(
                 kind,
-                kind.hasSend()
-                        ? Optional.of(new Side(o.send(), o.expression(kind.sendOffsetAttribute())))
-                        : Optional.empty(),
-                kind.hasRecv()
-                        ? Optional.of(new Side(o.recv(), o.expression(kind.recvOffsetAttribute())))
-                        : Optional.empty(),
+                o.index(),
+                o.element().getSimpleName().toString(),
+                List.of(),
+                sides,
                 o.expression(kind.countAttribute()),
-                known(o.count()),
-                known(o.sendOffset()),
-                known(o.recvOffset()),
-                kind.reduces() ? Optional.of(o.op()) : Optional.empty(),
-                kind.hasRoot() ? OptionalInt.of(o.root()) : OptionalInt.empty(),
-                kind.isPointToPoint() ? Optional.of(new Target(o.peer(), o.peerRank())) : Optional.empty());
+                fixed,
+                fixed ? o.count() : 0,
+                arguments);
     }
 
-    private static OptionalLong known(Long value) {
-        return value == null ? OptionalLong.empty() : OptionalLong.of(value);
+    /**
+     * One call over the union of the ranges of {@code run}, consecutive declared ops whose ranges lie end to end:
+     * the first op's buffers, offsets and arguments, and the sum of their counts ({@code 16 * n} where they are all
+     * {@code n}).
+     */
+    static ValidatedOp fused(List<ValidatedOp> run) {
+        ValidatedOp first = run.get(0);
+        List<Expr> counts = run.stream().map(ValidatedOp::count).toList();
+        Expr total = counts.stream().allMatch(counts.get(0)::equals)
+                ? Expr.times(Expr.literal(run.size()), counts.get(0))
+                : counts.stream().reduce(Expr::plus).orElseThrow();
+        boolean fixed = run.stream().allMatch(ValidatedOp::fixed);
+        return new ValidatedOp(
+                first.kind,
+                first.index,
+                first.step,
+                run,
+                first.sides,
+                total,
+                fixed,
+                fixed ? run.stream().mapToLong(ValidatedOp::knownCount).sum() : 0,
+                first.arguments);
+    }
+
+    public boolean isFused() {
+        return !fusedFrom.isEmpty();
+    }
+
+    /** The last declared op this call serves: itself, or the last fused into it. */
+    public ValidatedOp last() {
+        return isFused() ? fusedFrom.get(fusedFrom.size() - 1) : this;
+    }
+
+    /** "#3" for the third op of its step (a fused call's first op's): its position as messages count, from 1. */
+    public String ordinal() {
+        return "#" + (index + 1);
+    }
+
+    /** "#3", or "#1-#16" for a fused call: how messages and plans name a call, counting from 1. */
+    public String number() {
+        return ordinal() + (isFused() ? "-" + last().ordinal() : "");
+    }
+
+    /** "@AllReduce #1 in step()", as messages name it. */
+    public String label() {
+        return kind.annotation() + " " + number() + " in " + step + "()";
+    }
+
+    /** "the recv of @AllGather #1 in gather()", as messages name a side. */
+    public String label(Side side) {
+        return "the " + side.role().word() + " of " + label();
     }
 
     /** The side {@code role}, which the kind has. */
     public Side side(OpSide.Role role) {
-        return (role == OpSide.Role.SEND ? send : recv).orElseThrow();
+        return sides.stream().filter(s -> s.role() == role).findFirst().orElseThrow();
+    }
+
+    /** How far side {@code role} reaches: the count, or count × ranks. */
+    public OpKind.Extent extent(OpSide.Role role) {
+        return role == OpSide.Role.SEND ? kind.sendExtent() : kind.recvExtent();
     }
 
     /** The elements side {@code role} touches, as an expression that may name {@code ranks}. */
     public Expr elements(OpSide.Role role) {
-        return OpSide.elements(count, role == OpSide.Role.SEND ? kind.sendExtent() : kind.recvExtent());
+        return OpSide.elements(count, extent(role));
     }
 
-    /** The offset of side {@code role} where it is known at compile time. */
-    public OptionalLong knownOffset(OpSide.Role role) {
-        return role == OpSide.Role.SEND ? knownSendOffset : knownRecvOffset;
+    /** The peer of a point-to-point op. */
+    public Target peer() {
+        return arguments.stream()
+                .filter(Target.class::isInstance)
+                .map(Target.class::cast)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException(kind + " has no peer"));
     }
 
     /** The accessor whose type is the op's: the send side's, or a {@code @Recv}'s recv side's. */
     public String typedBuffer() {
-        return send.or(() -> recv).orElseThrow().buffer();
+        return sides.get(0).buffer();
     }
 
     /** Whether its count or an offset names the step's parameters, so that only each call knows it. */
     public boolean usesParameters() {
-        return count.usesParameters()
-                || send.filter(s -> s.offset().usesParameters()).isPresent()
-                || recv.filter(s -> s.offset().usesParameters()).isPresent();
+        return count.usesParameters() || sides.stream().anyMatch(s -> s.offset().usesParameters());
     }
 }

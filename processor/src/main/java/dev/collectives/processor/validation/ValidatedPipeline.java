@@ -8,89 +8,92 @@ import dev.collectives.processor.model.Condition;
 import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.model.StepDecl;
-import dev.collectives.processor.model.StepPlan;
-import dev.collectives.processor.model.StepPlanner;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
+import java.util.stream.Stream;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.TypeKind;
 
 /**
- * A pipeline that passed validation, built once, after no validator reported an error: its attributes as values
- * that are all known (none null), and what the writer needs beyond the declarations, worked out here: the R7 and
- * R13 conditions left for bind and for each call, and each step's plan. Its sets, lists and maps cannot change.
- * {@link Validation} makes it; the writer takes nothing else.
+ * A pipeline that passed validation, built once, after no validator reported an error: records of values that are
+ * all known (none null, nothing optional), and lists that cannot change. Beyond the declarations it holds what the
+ * writer needs, worked out here: the R7 and R13 conditions left for bind and for each call, and each step's plan.
+ * {@link Validation} makes it; the writer reads nothing else.
  *
- * @param model the declarations as read, each attribute the writer reads known
  * @param acceleration in the order of {@link Acceleration}'s constants
  * @param ranks the declared world size, or 0 when not declared
  * @param graphCache graphs kept per GRAPH step with parameters
+ * @param dims the {@code @Dim} accessors in declaration order
  * @param buffers the accessors in declaration order
- * @param ops the values of each declared op and of each call the plans make
- * @param conditions the R7 and R13 conditions on sizes and offsets, none proved false: bind's first, then each
- *     step's
- * @param stepPlans how each step is issued
+ * @param steps the step methods in declaration order
+ * @param conditions the R7 and R13 conditions on sizes and offsets that bind checks (each step holds its own)
  */
 public record ValidatedPipeline(
-        PipelineModel model,
         TypeElement type,
         Registration registration,
-        Set<Acceleration> acceleration,
+        List<Acceleration> acceleration,
         boolean allowLegacyRegistration,
         int ranks,
         int graphCache,
         GraphCacheOverflow graphCacheOverflow,
+        List<ValidatedDim> dims,
         List<ValidatedBuffer> buffers,
-        Map<OpDecl, ValidatedOp> ops,
-        List<Condition> conditions,
-        Map<StepDecl, StepPlan> stepPlans) {
+        List<ValidatedStep> steps,
+        List<ValidatedCondition> conditions) {
     public ValidatedPipeline {
-        Objects.requireNonNull(model, "model");
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(registration, "registration");
         Objects.requireNonNull(graphCacheOverflow, "graphCacheOverflow");
-        EnumSet<Acceleration> ordered = EnumSet.noneOf(Acceleration.class);
-        ordered.addAll(acceleration);
-        acceleration = Collections.unmodifiableSet(ordered);
+        acceleration = acceleration.stream().sorted().distinct().toList();
+        dims = List.copyOf(dims);
         buffers = List.copyOf(buffers);
-        ops = Map.copyOf(ops);
+        steps = List.copyOf(steps);
         conditions = List.copyOf(conditions);
-        stepPlans = Map.copyOf(stepPlans);
     }
 
-    /** The validated form of {@code model}, whose attributes {@link Validation} found known, with its plans. */
+    /**
+     * The validated form of {@code model}, whose attributes {@link Validation} found known, with its plans, and of
+     * {@code conditions}, none proved false.
+     */
     static ValidatedPipeline of(PipelineModel model, List<Condition> conditions) {
         StepPlanner planner = new StepPlanner(model);
-        Map<StepDecl, StepPlan> plans = new LinkedHashMap<>();
-        Map<OpDecl, ValidatedOp> ops = new HashMap<>();
+        List<ValidatedStep> steps = new ArrayList<>();
         for (StepDecl s : model.steps()) {
-            StepPlan plan = planner.plan(s);
-            plans.put(s, plan);
+            Map<OpDecl, ValidatedOp> ops = new HashMap<>();
             s.ops().forEach(o -> ops.put(o, ValidatedOp.of(o)));
-            plan.proven().calls().forEach(o -> ops.putIfAbsent(o, ValidatedOp.of(o)));
-            if (plan.decidedAtBind()) {
-                plan.atBind().calls().forEach(o -> ops.putIfAbsent(o, ValidatedOp.of(o)));
-            }
+            steps.add(ValidatedStep.of(
+                    s, s.ops().stream().map(ops::get).toList(), planner.plan(s, ops), conditionsOf(conditions, s)));
         }
         return new ValidatedPipeline(
-                model,
                 model.type(),
                 model.registration(),
-                model.acceleration(),
+                List.copyOf(model.acceleration()),
                 model.allowLegacyRegistration(),
                 model.ranks(),
                 model.graphCache(),
                 model.graphCacheOverflow(),
+                model.dims().stream()
+                        .map(d -> new ValidatedDim(d.name(), d.kind() == TypeKind.INT))
+                        .toList(),
                 model.buffers().stream().map(b -> ValidatedBuffer.of(model, b)).toList(),
-                ops,
-                conditions,
-                plans);
+                steps,
+                conditionsOf(conditions, null));
+    }
+
+    /** The conditions checked at each call of {@code step}, or at bind where it is null. */
+    private static List<ValidatedCondition> conditionsOf(List<Condition> conditions, StepDecl step) {
+        return conditions.stream()
+                .filter(c -> c.step() == step)
+                .map(ValidatedCondition::of)
+                .toList();
+    }
+
+    /** The simple name of the class generated for it. */
+    public String generatedName() {
+        return PipelineModel.generatedName(type);
     }
 
     /** Whether memory gets registered: GRAPH and LOCAL. */
@@ -116,9 +119,19 @@ public record ValidatedPipeline(
         throw new IllegalArgumentException("no accessor " + name);
     }
 
-    /** The values of {@code call}, a declared op or a call of a step's plan. */
-    public ValidatedOp op(OpDecl call) {
-        return Objects.requireNonNull(ops.get(call), call::toString);
+    /** The dim {@code name}, which validation found declared. */
+    public ValidatedDim dim(String name) {
+        for (ValidatedDim d : dims) { // a loop, not a stream: the writer asks for every expression it writes
+            if (d.name().equals(name)) {
+                return d;
+            }
+        }
+        throw new IllegalArgumentException("no dim " + name);
+    }
+
+    /** Every condition, bind's and each step's. */
+    public Stream<ValidatedCondition> allConditions() {
+        return Stream.concat(conditions.stream(), steps.stream().flatMap(s -> s.conditions().stream()));
     }
 
     /** Every expression of the accessors and the calls that is not a constant, in no particular order. */
@@ -126,24 +139,24 @@ public record ValidatedPipeline(
         List<Expr> expressions = new ArrayList<>();
         for (ValidatedBuffer b : buffers) {
             expressions.add(b.count());
-            b.placement().ifPresent(p -> expressions.add(p.offsetBytes()));
+            if (b.origin() instanceof ValidatedBuffer.Placement p) {
+                expressions.add(p.offsetBytes());
+            }
         }
-        for (ValidatedOp o : ops.values()) {
-            expressions.add(o.count());
-            o.send().ifPresent(side -> expressions.add(side.offset()));
-            o.recv().ifPresent(side -> expressions.add(side.offset()));
+        for (ValidatedStep s : steps) {
+            Stream.of(s.ops(), s.plan().proven().calls(), s.plan().atBind().calls())
+                    .flatMap(List::stream)
+                    .forEach(o -> {
+                        expressions.add(o.count());
+                        o.sides().forEach(side -> expressions.add(side.offset()));
+                    });
         }
         expressions.removeIf(Expr::isConstant);
         return expressions;
     }
 
-    /** How {@code step} is issued: its calls, fused and grouped where the plan proves it safe. */
-    public StepPlan stepPlan(StepDecl step) {
-        return stepPlans.get(step);
-    }
-
     @Override
     public String toString() {
-        return model.toString();
+        return type.getQualifiedName().toString();
     }
 }

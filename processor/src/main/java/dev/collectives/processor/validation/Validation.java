@@ -1,6 +1,7 @@
 package dev.collectives.processor.validation;
 
 import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.CaptureDecl;
 import dev.collectives.processor.model.Condition;
 import dev.collectives.processor.model.Conditions;
 import dev.collectives.processor.model.OpDecl;
@@ -43,7 +44,8 @@ public final class Validation {
 
     /**
      * Whether everything the writer reads is known. Values javac could not read (and reports itself: missing
-     * attributes, unknown constants) leave a model incomplete, and then nothing is generated.
+     * attributes, unknown constants) leave a model incomplete, and then nothing is generated: a value that could not
+     * be read never reaches the writer.
      */
     private static boolean complete(PipelineModel model) {
         if (model.registration() == null
@@ -70,6 +72,11 @@ public final class Validation {
         for (StepDecl s : model.steps()) {
             for (OpDecl o : s.ops()) {
                 if (!complete(model, o)) {
+                    return false;
+                }
+            }
+            for (CaptureDecl c : s.captures()) {
+                if (c.param() == null || c.values().contains(null)) {
                     return false;
                 }
             }

@@ -6,11 +6,10 @@ import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.model.BufferDecl;
-import dev.collectives.processor.model.DimDecl;
-import dev.collectives.processor.model.OpDecl;
-import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.validation.ValidatedBuffer;
+import dev.collectives.processor.validation.ValidatedDim;
 import dev.collectives.processor.validation.ValidatedOp;
+import dev.collectives.processor.validation.ValidatedStep;
 import dev.collectives.rules.PeerPairing;
 import java.util.Map;
 
@@ -52,7 +51,7 @@ final class CheckWriter extends GenerationPart {
      */
     Fragment agreement(Fragment inside) {
         CodeBlock.Builder open = CodeBlock.builder();
-        if (model.dims().isEmpty()) {
+        if (pipeline.dims().isEmpty()) {
             open.add(Comments.line("allocate and check what this rank can alone, then agree across ranks: the "
                     + "same pipeline (R14), registered alike (R1), at the same offsets (R2); a rank that fails "
                     + "before that fails every rank"));
@@ -64,7 +63,7 @@ final class CheckWriter extends GenerationPart {
                     .indent();
         }
         open.add(inside.open());
-        if (model.dims().isEmpty()) {
+        if (pipeline.dims().isEmpty()) {
             open.add("return ").add(fingerprint(CodeBlock.of(""))).add(";\n");
         }
         return inside.withOpen(open.unindent().add("});\n").build());
@@ -93,18 +92,18 @@ final class CheckWriter extends GenerationPart {
         if (pipeline.ranks() > 0) {
             f.add(".add($S,$W$L)\n", "ranks", pipeline.ranks());
         }
-        for (DimDecl d : model.dims()) {
+        for (ValidatedDim d : pipeline.dims()) {
             f.add(".add($S,$W$N)\n", "dim " + d.name(), name(d));
         }
         for (ValidatedBuffer b : pipeline.buffers()) {
             String key = b.kind().annotation().substring(1).toLowerCase(java.util.Locale.ROOT) + " " + b.name();
             f.add(".add($S,$W$L)\n", key, Generation.literal(shape(b), FINGERPRINT_VALUE));
-            if (b.placement().isPresent()) {
+            if (b.origin() instanceof ValidatedBuffer.Placement p) {
                 f.add(
                         ".add($T.R2_OFFSET,$W$S,$W$L)\n",
                         RULE,
                         key + " offset bytes",
-                        generation.value(b.placement().get().offsetBytes(), Map.of()));
+                        generation.value(p.offsetBytes(), Map.of()));
             } else if (b.kind() == BufferDecl.Kind.EXTERNAL && b.registered()) {
                 // where R2 applies depends on the registration and, for LOCAL, on MTLink SHARP: run time decides
                 f.add(
@@ -126,22 +125,22 @@ final class CheckWriter extends GenerationPart {
                         b.windowSymmetric() ? "symmetric" : "asymmetric");
             }
         }
-        for (StepDecl s : model.steps()) {
+        for (ValidatedStep s : pipeline.steps()) {
             f.add(
                     ".add($S,$W$S)\n",
                     "step " + s.name(),
                     s.ops().size() + (s.ops().size() == 1 ? " op" : " ops") + (s.grouped() ? ", grouped" : ""));
-            for (OpDecl o : s.ops()) {
+            for (ValidatedOp o : s.ops()) {
                 f.add(
                         ".add($S,$W$L)\n",
                         "step " + s.name() + " op " + o.ordinal(),
                         Generation.literal(opShape(o), FINGERPRINT_VALUE));
             }
-            if (pipeline.stepPlan(s).changesWrittenOrder()) {
+            if (s.plan().changesWrittenOrder()) {
                 f.add(
                         ".add($S,$W$L)\n",
                         "step " + s.name() + " plan",
-                        Generation.literal(pipeline.stepPlan(s).signature(), FINGERPRINT_VALUE));
+                        Generation.literal(s.plan().signature(), FINGERPRINT_VALUE));
             }
         }
         return f.add(".build()").add(tail).unindent().unindent().build();
@@ -149,33 +148,38 @@ final class CheckWriter extends GenerationPart {
 
     String shape(ValidatedBuffer b) {
         String elements = b.type() + " x " + b.count();
-        if (b.allocation().isPresent()) {
-            ValidatedBuffer.Allocation a = b.allocation().get();
+        if (b.origin() instanceof ValidatedBuffer.Allocation a) {
             return (a.allocator() == Allocator.CUSTOM
                             ? a.customAllocator().toString()
                             : a.allocator().name()) + " " + elements;
         }
-        return b.placement().map(p -> elements + " in " + p.of()).orElse(elements);
+        return b.origin() instanceof ValidatedBuffer.Placement p ? elements + " in " + p.of() : elements;
     }
 
-    String opShape(OpDecl o) {
-        ValidatedOp v = op(o);
+    String opShape(ValidatedOp o) {
         StringBuilder s = new StringBuilder(o.kind().method());
-        v.send()
-                .ifPresent(send ->
-                        s.append(" send ").append(send.buffer()).append('+').append(send.offset()));
-        v.recv()
-                .ifPresent(recv ->
-                        s.append(" recv ").append(recv.buffer()).append('+').append(recv.offset()));
-        s.append(" count ").append(v.count()).append(' ').append(typeOf(o));
-        v.reduction().ifPresent(reduction -> s.append(' ').append(reduction));
-        v.root().ifPresent(root -> s.append(" root ").append(root));
-        v.peer()
-                .ifPresent(peer -> s.append(" peer ")
+        for (ValidatedOp.Side side : o.sides()) {
+            s.append(' ')
+                    .append(side.role().word())
+                    .append(' ')
+                    .append(side.buffer())
+                    .append('+')
+                    .append(side.offset());
+        }
+        s.append(" count ").append(o.count()).append(' ').append(typeOf(o));
+        for (ValidatedOp.Argument argument : o.arguments()) {
+            if (argument instanceof ValidatedOp.Reduction reduction) {
+                s.append(' ').append(reduction.op());
+            } else if (argument instanceof ValidatedOp.Root root) {
+                s.append(" root ").append(root.rank());
+            } else if (argument instanceof ValidatedOp.Target peer) {
+                s.append(" peer ")
                         .append(
                                 peer.peer() == Peer.ABSOLUTE
                                         ? "rank " + peer.rank()
-                                        : peer.peer().name()));
+                                        : peer.peer().name());
+            }
+        }
         return s.toString();
     }
 
@@ -213,7 +217,7 @@ final class CheckWriter extends GenerationPart {
      * serving them, was checked) and externals, whose allocator only bind knows.
      */
     private void checkLegacy(ValidatedBuffer b, CodeBlock.Builder open) {
-        if (b.allocation().filter(a -> a.allocator() == Allocator.LEGACY).isPresent()) {
+        if (b.origin() instanceof ValidatedBuffer.Allocation a && a.allocator() == Allocator.LEGACY) {
             open.addStatement(
                     "$T.check($N,$W$N,$W$N + $S)",
                     LEGACY_REGISTRATION_RULE,
@@ -236,24 +240,17 @@ final class CheckWriter extends GenerationPart {
 
     /** Roots and absolute peers must name ranks of the communicator, which only bind knows when ranks = 0. */
     private void checkRanksInRange(CodeBlock.Builder open) {
-        for (StepDecl s : model.steps()) {
-            for (OpDecl o : s.ops()) {
-                ValidatedOp v = op(o);
-                int rank;
-                if (v.root().isPresent()) {
-                    rank = v.root().getAsInt();
-                } else if (v.peer().filter(p -> p.peer() == Peer.ABSOLUTE).isPresent()) {
-                    rank = v.peer().get().rank();
-                } else {
-                    continue;
+        for (ValidatedStep s : pipeline.steps()) {
+            for (ValidatedOp o : s.ops()) {
+                for (ValidatedOp.Argument argument : o.arguments()) {
+                    if (argument instanceof ValidatedOp.Root root) {
+                        open.addStatement(
+                                support(BIND_CHECKS, "requireRank", "$L, $S", root.rank(), "root of " + o.label()));
+                    } else if (argument instanceof ValidatedOp.Target peer && peer.peer() == Peer.ABSOLUTE) {
+                        open.addStatement(
+                                support(BIND_CHECKS, "requireRank", "$L, $S", peer.rank(), "peer of " + o.label()));
+                    }
                 }
-                open.addStatement(support(
-                        BIND_CHECKS,
-                        "requireRank",
-                        "$L, $S",
-                        rank,
-                        (o.kind().hasRoot() ? "root" : "peer") + " of "
-                                + o.kind().annotation() + " " + o.ordinal() + " in " + s.name() + "()"));
             }
         }
     }
@@ -268,15 +265,14 @@ final class CheckWriter extends GenerationPart {
             return Fragment.NONE;
         }
         CodeBlock.Builder open = CodeBlock.builder();
-        for (StepDecl s : model.steps()) {
+        for (ValidatedStep s : pipeline.steps()) {
             CodeBlock.Builder ops = CodeBlock.builder();
-            for (OpDecl o : s.ops()) {
+            for (ValidatedOp o : s.ops()) {
                 if (!o.kind().isPointToPoint()) {
                     continue;
                 }
-                ValidatedOp v = op(o);
-                ValidatedOp.Target peer = v.peer().orElseThrow();
-                boolean atCall = v.count().usesParameters();
+                ValidatedOp.Target peer = o.peer();
+                boolean atCall = o.count().usesParameters();
                 ops.add(
                         ",\n$T.$L($L, $T.$L, $L, $L, $T.$L)",
                         PeerPairing.Op.class,
@@ -285,7 +281,7 @@ final class CheckWriter extends GenerationPart {
                         PEER,
                         peer.peer(),
                         peer.peer() == Peer.ABSOLUTE ? peer.rank() : -1,
-                        atCall ? CodeBlock.of("null") : generation.value(v.count(), Map.of()),
+                        atCall ? CodeBlock.of("null") : generation.value(o.count(), Map.of()),
                         DATA_TYPE,
                         typeOf(o));
             }
@@ -304,9 +300,9 @@ final class CheckWriter extends GenerationPart {
      * conditions of their own.)
      */
     private void checkRangesApart(CodeBlock.Builder open) {
-        for (StepDecl s : model.steps()) {
-            for (OpDecl o : opsBetweenExternals(s, false)) {
-                open.addStatement(externalsApart(s, o, Map.of()));
+        for (ValidatedStep s : pipeline.steps()) {
+            for (ValidatedOp o : opsBetweenExternals(s, false)) {
+                open.addStatement(externalsApart(o, Map.of()));
             }
         }
     }

@@ -6,13 +6,12 @@ import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.BufferDecl;
-import dev.collectives.processor.model.DimDecl;
-import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpSide;
-import dev.collectives.processor.model.StepDecl;
-import dev.collectives.processor.model.StepPlan;
+import dev.collectives.processor.validation.StepPlan;
 import dev.collectives.processor.validation.ValidatedBuffer;
+import dev.collectives.processor.validation.ValidatedDim;
 import dev.collectives.processor.validation.ValidatedOp;
+import dev.collectives.processor.validation.ValidatedStep;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +32,8 @@ final class DescribeWriter extends GenerationPart {
 
     MethodSpec describe() {
         List<CodeBlock> rows = new ArrayList<>();
-        for (StepDecl s : model.steps()) {
-            for (OpDecl o : s.ops()) {
+        for (ValidatedStep s : pipeline.steps()) {
+            for (ValidatedOp o : s.ops()) {
                 rows.add(CodeBlock.of(
                         "{$S,$W$S,$W$S,$W$L,$W$L,$W$L}",
                         s.name() + "()",
@@ -85,43 +84,46 @@ final class DescribeWriter extends GenerationPart {
                 .build();
     }
 
-    String describeBuffers(OpDecl o) {
-        ValidatedOp v = op(o);
-        String peer = v.peer()
-                .map(p -> "peer "
+    String describeBuffers(ValidatedOp o) {
+        String send = o.kind().hasSend() ? o.side(OpSide.Role.SEND).buffer() : "";
+        String recv = o.kind().hasRecv() ? o.side(OpSide.Role.RECV).buffer() : "";
+        String after = "";
+        for (ValidatedOp.Argument argument : o.arguments()) {
+            if (argument instanceof ValidatedOp.Root root) {
+                after = " (root " + root.rank() + ")";
+            } else if (argument instanceof ValidatedOp.Target p) {
+                String peer = "peer "
                         + (p.peer() == Peer.ABSOLUTE
                                 ? "rank " + p.rank()
-                                : p.peer().name().toLowerCase(java.util.Locale.ROOT)))
-                .orElse("");
-        switch (o.kind()) {
-            case SEND:
-                return v.side(OpSide.Role.SEND).buffer() + " -> " + peer;
-            case RECV:
-                return peer + " -> " + v.side(OpSide.Role.RECV).buffer();
-            default:
-                return v.side(OpSide.Role.SEND).buffer() + " -> "
-                        + v.side(OpSide.Role.RECV).buffer()
-                        + (v.root().isPresent() ? " (root " + v.root().getAsInt() + ")" : "");
+                                : p.peer().name().toLowerCase(java.util.Locale.ROOT));
+                send = o.kind().hasSend() ? send : peer;
+                recv = o.kind().hasRecv() ? recv : peer;
+            }
         }
+        return send + " -> " + recv + after;
     }
 
-    CodeBlock describeOffsets(OpDecl o) {
+    CodeBlock describeOffsets(ValidatedOp o) {
         Text text = new Text();
-        for (OpSide side : o.sides()) {
+        for (ValidatedOp.Side side : o.sides()) {
             if (side.role() == OpSide.Role.RECV && o.kind().hasSend()) {
                 text.add(" -> ");
             }
-            shown(text, op(o).side(side.role()).offset());
+            shown(text, side.offset());
         }
         return text.code();
     }
 
-    CodeBlock describeCount(OpDecl o) {
-        ValidatedOp v = op(o);
+    CodeBlock describeCount(ValidatedOp o) {
         Text text = new Text();
-        shown(text, v.count());
-        return text.add(" x " + typeOf(o) + v.reduction().map(r -> " " + r).orElse(""))
-                .code();
+        shown(text, o.count());
+        text.add(" x " + typeOf(o));
+        for (ValidatedOp.Argument argument : o.arguments()) {
+            if (argument instanceof ValidatedOp.Reduction reduction) {
+                text.add(" " + reduction.op());
+            }
+        }
+        return text.code();
     }
 
     /**
@@ -146,11 +148,11 @@ final class DescribeWriter extends GenerationPart {
      */
     private List<CodeBlock> planNotes() {
         List<CodeBlock> notes = new ArrayList<>();
-        for (StepDecl s : model.steps()) {
+        for (ValidatedStep s : pipeline.steps()) {
             if (s.ops().size() < 2) {
                 continue;
             }
-            StepPlan plan = pipeline.stepPlan(s);
+            StepPlan plan = s.plan();
             CodeBlock proven = planLine(s, plan.proven());
             notes.add(
                     plan.decidedAtBind()
@@ -161,23 +163,25 @@ final class DescribeWriter extends GenerationPart {
         return notes;
     }
 
-    private static CodeBlock planLine(StepDecl s, StepPlan.Issue issue) {
+    private static CodeBlock planLine(ValidatedStep s, StepPlan.Issue issue) {
         return Generation.literal("plan of " + s.name() + "(): " + String.join("; ", issue.notes()) + "\n", NOTE);
     }
 
     /** The dims, each accessor's sizes from expressions, and each graph cache, as lines after the table. */
     private List<CodeBlock> sizeNotes() {
         List<CodeBlock> notes = new ArrayList<>();
-        if (!model.dims().isEmpty()) {
+        if (!pipeline.dims().isEmpty()) {
             Text dims = new Text().add("dims: ");
-            for (DimDecl d : model.dims()) {
-                dims.add((d == model.dims().get(0) ? "" : ", ") + d.name() + " = ")
+            for (ValidatedDim d : pipeline.dims()) {
+                dims.add((d == pipeline.dims().get(0) ? "" : ", ") + d.name() + " = ")
                         .add(CodeBlock.of("$N", name(d)));
             }
             notes.add(dims.add("\n").code());
         }
         for (ValidatedBuffer b : pipeline.buffers()) {
-            b.placement().ifPresent(p -> sizeNote(notes, b, "offsetBytes", p.offsetBytes()));
+            if (b.origin() instanceof ValidatedBuffer.Placement p) {
+                sizeNote(notes, b, "offsetBytes", p.offsetBytes());
+            }
             sizeNote(notes, b, "count", b.count());
         }
         for (String cache : graphCaches) {
@@ -227,13 +231,13 @@ final class DescribeWriter extends GenerationPart {
     }
 
     /** The registration path as Java: a literal when fixed at compile time, else a call to path(...). */
-    CodeBlock path(OpDecl o) {
+    CodeBlock path(ValidatedOp o) {
         if (!pipeline.registers()) {
             return CodeBlock.of("$S", "none: Registration.NONE, the library copies through its own buffers");
         }
-        for (OpSide side : o.sides()) {
-            if (!pipeline.buffer(side.buffer().name()).registered()) {
-                return CodeBlock.of("$S", "none: `" + side.buffer().name() + "` is declared registered = false");
+        for (ValidatedOp.Side side : o.sides()) {
+            if (!pipeline.buffer(side.buffer()).registered()) {
+                return CodeBlock.of("$S", "none: `" + side.buffer() + "` is declared registered = false");
             }
         }
         boolean mtls = pipeline.mtlinkSharp() && o.kind().sharpServed();

@@ -9,8 +9,6 @@ import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.BufferDecl;
 import dev.collectives.processor.model.ModelReader;
-import dev.collectives.processor.model.OpDecl;
-import dev.collectives.processor.model.PipelineModel;
 import dev.collectives.processor.validation.ValidatedBuffer;
 import dev.collectives.processor.validation.ValidatedOp;
 import dev.collectives.processor.validation.ValidatedPipeline;
@@ -28,7 +26,6 @@ import javax.lang.model.element.TypeElement;
  */
 final class Generation {
     final ValidatedPipeline pipeline;
-    final PipelineModel model;
     final Registration registration;
     final ClassName className;
     final NameAllocator names = new NameAllocator();
@@ -38,20 +35,19 @@ final class Generation {
 
     Generation(ValidatedPipeline pipeline) {
         this.pipeline = pipeline;
-        this.model = pipeline.model();
         this.registration = pipeline.registration();
-        this.className = ClassName.get(packageName(pipeline.type()), model.generatedName());
+        this.className = ClassName.get(packageName(pipeline.type()), pipeline.generatedName());
         // method names of the interface are fixed; the generated class's own private method avoids them
-        model.steps().forEach(s -> methods.newName(s.name(), s));
+        pipeline.steps().forEach(s -> methods.newName(s.name(), s));
         pipeline.buffers().forEach(b -> methods.newName(b.name(), b));
-        model.dims().forEach(d -> methods.newName(d.name(), d));
+        pipeline.dims().forEach(d -> methods.newName(d.name(), d));
         methods.newName("open", "open");
         // fields and locals: the generated class's own come first, so that they read as in the guide's C
         for (String internal : List.of("comm", "stream", "closed", "PIPELINE", "pipeline")) {
             names.newName(internal, internal);
         }
         pipeline.buffers().forEach(b -> names.newName(b.name(), b));
-        model.dims().forEach(d -> names.newName(d.name(), d));
+        pipeline.dims().forEach(d -> names.newName(d.name(), d));
         this.ranksField = pipeline.ranks() == 0 && usesRanks(pipeline);
         if (ranksField) {
             names.newName(ModelReader.RANKS, ModelReader.RANKS);
@@ -90,14 +86,14 @@ final class Generation {
     }
 
     /** The field of an op side's accessor. */
-    String name(BufferDecl b) {
-        return names.get(pipeline.buffer(b.name()));
+    String name(ValidatedOp.Side side) {
+        return names.get(pipeline.buffer(side.buffer()));
     }
 
     /** Expressions name ranks, or conditions left for bind do (allgather, reducescatter, alltoall reach × ranks). */
     private static boolean usesRanks(ValidatedPipeline pipeline) {
         List<Expr> expressions = new ArrayList<>(pipeline.expressions());
-        pipeline.conditions().forEach(c -> expressions.addAll(c.operands()));
+        pipeline.allConditions().forEach(c -> expressions.addAll(c.operands()));
         return expressions.stream().anyMatch(e -> e.anyName(n -> n.scope() == Expr.Scope.RANKS));
     }
 
@@ -105,7 +101,7 @@ final class Generation {
     CodeBlock name(Expr.Name n, Map<String, CodeBlock> params) {
         switch (n.scope()) {
             case DIM:
-                return CodeBlock.of("$N", names.get(model.dim(n.name()).orElseThrow()));
+                return CodeBlock.of("$N", names.get(pipeline.dim(n.name())));
             case RANKS:
                 return pipeline.ranks() > 0
                         ? CodeBlock.of("$LL", pipeline.ranks())
@@ -119,7 +115,6 @@ final class Generation {
         }
     }
 
-    /** A numeric attribute's value as Java: a literal, or its expression over dims and ranks (and {@code params}). */
     /** An expression as Java: a literal, or over dims and ranks (and {@code params}). */
     CodeBlock value(Expr e, Map<String, CodeBlock> params) {
         return Expressions.plain(e, n -> name(n, params));
@@ -148,8 +143,8 @@ final class Generation {
                 .toList();
     }
 
-    DataType typeOf(OpDecl o) {
-        return pipeline.buffer(pipeline.op(o).typedBuffer()).type();
+    DataType typeOf(ValidatedOp o) {
+        return pipeline.buffer(o.typedBuffer()).type();
     }
 
     /** {@code Owner.method(comm, PIPELINE, args...)}: a call of the runtime every generated class makes alike. */
@@ -182,13 +177,5 @@ final class Generation {
         }
         parts.add(CodeBlock.of("$S", text.substring(start)));
         return CodeBlock.join(parts, "$W+ ");
-    }
-
-    /** Whether every count and offset of the op is known at compile time: then bind slices its buffers once. */
-    boolean fixed(OpDecl o) {
-        ValidatedOp v = pipeline.op(o);
-        return v.knownCount().isPresent()
-                && o.sides().stream()
-                        .allMatch(side -> v.knownOffset(side.role()).isPresent());
     }
 }

@@ -10,13 +10,11 @@ import dev.collectives.annotation.Peer;
 import dev.collectives.annotation.Registration;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.model.BufferDecl;
-import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpSide;
-import dev.collectives.processor.model.PipelineModel;
-import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.validation.ValidatedBuffer;
 import dev.collectives.processor.validation.ValidatedOp;
 import dev.collectives.processor.validation.ValidatedPipeline;
+import dev.collectives.processor.validation.ValidatedStep;
 import dev.collectives.rules.Rule;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +60,6 @@ abstract class GenerationPart {
 
     final Generation generation;
     final ValidatedPipeline pipeline;
-    final PipelineModel model;
     final Registration registration;
     final ClassName className;
     final NameAllocator methods;
@@ -70,7 +67,6 @@ abstract class GenerationPart {
     GenerationPart(Generation generation) {
         this.generation = generation;
         this.pipeline = generation.pipeline;
-        this.model = generation.model;
         this.registration = generation.registration;
         this.className = generation.className;
         this.methods = generation.methods;
@@ -84,8 +80,8 @@ abstract class GenerationPart {
         return generation.name(b);
     }
 
-    String name(BufferDecl b) {
-        return generation.name(b);
+    String name(ValidatedOp.Side side) {
+        return generation.name(side);
     }
 
     String newName(String suggestion) {
@@ -96,12 +92,8 @@ abstract class GenerationPart {
         return generation.externals();
     }
 
-    DataType typeOf(OpDecl o) {
+    DataType typeOf(ValidatedOp o) {
         return generation.typeOf(o);
-    }
-
-    ValidatedOp op(OpDecl call) {
-        return pipeline.op(call);
     }
 
     /**
@@ -128,19 +120,19 @@ abstract class GenerationPart {
      * The ops of {@code s} whose send and recv are two different externals, which the caller may have cut from one
      * allocation: those whose offsets and count use the step's parameters ({@code atCall}), or the others.
      */
-    List<OpDecl> opsBetweenExternals(StepDecl s, boolean atCall) {
+    List<ValidatedOp> opsBetweenExternals(ValidatedStep s, boolean atCall) {
         return s.ops().stream()
                 .filter(o -> o.sides().size() == 2
                         && betweenExternals(o.sides().get(0), o.sides().get(1))
-                        && op(o).usesParameters() == atCall)
+                        && o.usesParameters() == atCall)
                 .toList();
     }
 
-    private boolean betweenExternals(OpSide send, OpSide recv) {
+    private boolean betweenExternals(ValidatedOp.Side send, ValidatedOp.Side recv) {
         ValidatedBuffer sendRoot =
-                pipeline.buffer(pipeline.buffer(send.buffer().name()).root());
+                pipeline.buffer(pipeline.buffer(send.buffer()).root());
         ValidatedBuffer recvRoot =
-                pipeline.buffer(pipeline.buffer(recv.buffer().name()).root());
+                pipeline.buffer(pipeline.buffer(recv.buffer()).root());
         return sendRoot != recvRoot
                 && sendRoot.kind() == BufferDecl.Kind.EXTERNAL
                 && recvRoot.kind() == BufferDecl.Kind.EXTERNAL;
@@ -151,29 +143,28 @@ abstract class GenerationPart {
      * place) or lie apart if the externals are parts of one allocation. Offsets and counts are Java over the dims,
      * {@code ranks} and {@code params}, the step's parameters.
      */
-    CodeBlock externalsApart(StepDecl s, OpDecl o, Map<String, CodeBlock> params) {
-        OpSide send = o.sides().get(0);
-        OpSide recv = o.sides().get(1);
-        ValidatedOp v = op(o);
+    CodeBlock externalsApart(ValidatedOp o, Map<String, CodeBlock> params) {
+        ValidatedOp.Side send = o.side(OpSide.Role.SEND);
+        ValidatedOp.Side recv = o.side(OpSide.Role.RECV);
         Function<Expr, CodeBlock> java = e -> Expressions.plain(e, n -> generation.name(n, params));
         return support(
                 BYTE_RANGES,
                 "requireApart",
                 "$S, $L, $N, $L, $L, $N, $L, $L",
-                o.kind().annotation() + " " + o.ordinal() + " in " + s.name() + "()",
-                send.inPlaceForm() && recv.inPlaceForm(),
-                name(send.buffer()),
-                java.apply(v.side(send.role()).offset()),
-                java.apply(v.elements(send.role())),
-                name(recv.buffer()),
-                java.apply(v.side(recv.role()).offset()),
-                java.apply(v.elements(recv.role())));
+                o.label(),
+                o.extent(OpSide.Role.SEND) == OpKind.Extent.COUNT && o.extent(OpSide.Role.RECV) == OpKind.Extent.COUNT,
+                name(send),
+                java.apply(send.offset()),
+                java.apply(o.elements(OpSide.Role.SEND)),
+                name(recv),
+                java.apply(recv.offset()),
+                java.apply(o.elements(OpSide.Role.RECV)));
     }
 
     /** The element count of a fixed op's side as Java: 1024L, or 1024L * comm.size(). */
-    CodeBlock elementsCode(OpSide side) {
-        long count = op(side.op()).knownCount().orElseThrow();
-        return side.extent() == OpKind.Extent.COUNT_TIMES_RANKS
+    CodeBlock elementsCode(ValidatedOp o, ValidatedOp.Side side) {
+        long count = o.knownCount();
+        return o.extent(side.role()) == OpKind.Extent.COUNT_TIMES_RANKS
                 ? CodeBlock.of("$LL * comm.size()", count)
                 : CodeBlock.of("$LL", count);
     }

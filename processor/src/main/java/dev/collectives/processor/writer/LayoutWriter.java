@@ -92,10 +92,9 @@ final class LayoutWriter extends GenerationPart {
         CodeBlock.Builder open = CodeBlock.builder();
         List<Fragment.Resource> memory = new ArrayList<>();
         for (ValidatedBuffer b : pipeline.buffers()) {
-            if (b.allocation().isEmpty()) {
+            if (!(b.origin() instanceof ValidatedBuffer.Allocation allocation)) {
                 continue;
             }
-            ValidatedBuffer.Allocation allocation = b.allocation().get();
             Expr count = b.count();
             String bytes = b.type().size() == 1
                     ? count.toString()
@@ -152,16 +151,18 @@ final class LayoutWriter extends GenerationPart {
         CodeBlock.Builder open = CodeBlock.builder();
         // a view may lie in another view: lay them out in an order where the outer one comes first
         List<ValidatedBuffer> pending = new ArrayList<>(pipeline.buffers().stream()
-                .filter(b -> b.placement().isPresent())
+                .filter(b -> b.origin() instanceof ValidatedBuffer.Placement)
                 .toList());
         Set<String> laidOut = new LinkedHashSet<>();
-        pipeline.buffers().stream().filter(b -> b.placement().isEmpty()).forEach(b -> laidOut.add(b.name()));
+        pipeline.buffers().stream()
+                .filter(b -> !(b.origin() instanceof ValidatedBuffer.Placement))
+                .forEach(b -> laidOut.add(b.name()));
         while (!pending.isEmpty()) {
             ValidatedBuffer v = pending.stream()
-                    .filter(p -> laidOut.contains(p.placement().orElseThrow().of()))
+                    .filter(p -> laidOut.contains(placement(p).of()))
                     .findFirst()
                     .orElseThrow();
-            ValidatedBuffer.Placement placement = v.placement().orElseThrow();
+            ValidatedBuffer.Placement placement = placement(v);
             open.add("// $L = (uint8_t*)$L + $L\n", v.name(), placement.of(), placement.offsetBytes());
             open.addStatement(
                     "$N = $N.view($L,$W$T.$L,$W$L)",
@@ -175,6 +176,10 @@ final class LayoutWriter extends GenerationPart {
             pending.remove(v);
         }
         return Fragment.of(open.build());
+    }
+
+    private static ValidatedBuffer.Placement placement(ValidatedBuffer view) {
+        return (ValidatedBuffer.Placement) view.origin();
     }
 
     /** LOCAL: each registered allocation, once; close deregisters them. */

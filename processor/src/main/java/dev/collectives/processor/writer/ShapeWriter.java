@@ -6,17 +6,15 @@ import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
-import dev.collectives.processor.expr.Verdict;
-import dev.collectives.processor.model.Condition;
-import dev.collectives.processor.model.DimDecl;
 import dev.collectives.processor.model.ModelReader;
-import dev.collectives.processor.model.StepDecl;
 import dev.collectives.processor.validation.ValidatedBuffer;
+import dev.collectives.processor.validation.ValidatedCondition;
+import dev.collectives.processor.validation.ValidatedDim;
+import dev.collectives.processor.validation.ValidatedStep;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import javax.lang.model.element.Modifier;
-import javax.lang.model.type.TypeKind;
 
 /**
  * Sizes at bind and at call: the dims (fields, accessors, the {@code binder(comm, stream)} that takes them by name),
@@ -27,17 +25,12 @@ final class ShapeWriter extends GenerationPart {
     /** A check's message fits, with its quotes and a comma, the continuation line of a check (column 20). */
     private static final int CHECK_MESSAGE = 77;
 
-    private final List<Condition> unproved;
-
     ShapeWriter(Generation generation) {
         super(generation);
-        this.unproved = pipeline.conditions().stream()
-                .filter(c -> c.verdict() == Verdict.UNKNOWN)
-                .toList();
     }
 
     boolean hasDims() {
-        return !model.dims().isEmpty();
+        return !pipeline.dims().isEmpty();
     }
 
     /** Whether sizes come from dims or the communicator's size: then bind checks them before it allocates. */
@@ -48,7 +41,7 @@ final class ShapeWriter extends GenerationPart {
     /** Dims are held as long whatever they are declared as, so that every expression computes in long. */
     List<FieldSpec> fields() {
         List<FieldSpec> fields = new ArrayList<>();
-        for (DimDecl d : model.dims()) {
+        for (ValidatedDim d : pipeline.dims()) {
             fields.add(FieldSpec.builder(long.class, name(d), Modifier.PRIVATE, Modifier.FINAL)
                     .build());
         }
@@ -60,7 +53,7 @@ final class ShapeWriter extends GenerationPart {
     }
 
     void constructorParameters(MethodSpec.Builder c) {
-        for (DimDecl d : model.dims()) {
+        for (ValidatedDim d : pipeline.dims()) {
             c.addParameter(long.class, name(d)).addStatement("this.$N = $N", name(d), name(d));
         }
         if (generation.ranksField) {
@@ -70,8 +63,8 @@ final class ShapeWriter extends GenerationPart {
 
     List<MethodSpec> accessors() {
         List<MethodSpec> accessors = new ArrayList<>();
-        for (DimDecl d : model.dims()) {
-            boolean isInt = d.kind() == TypeKind.INT;
+        for (ValidatedDim d : pipeline.dims()) {
+            boolean isInt = d.isInt();
             accessors.add(MethodSpec.methodBuilder(d.name())
                     .addAnnotation(OVERRIDE)
                     .addModifiers(Modifier.PUBLIC)
@@ -99,8 +92,8 @@ final class ShapeWriter extends GenerationPart {
                         .build());
         List<CodeBlock> arguments =
                 new ArrayList<>(List.of(CodeBlock.of("$N", name("comm")), CodeBlock.of("$N", name("stream"))));
-        for (DimDecl d : model.dims()) {
-            TypeName value = d.kind() == TypeKind.INT ? TypeName.INT : TypeName.LONG;
+        for (ValidatedDim d : pipeline.dims()) {
+            TypeName value = d.isInt() ? TypeName.INT : TypeName.LONG;
             b.addField(FieldSpec.builder(value.box(), name(d), Modifier.PRIVATE).build());
             b.addMethod(MethodSpec.methodBuilder(d.name())
                     .addModifiers(Modifier.PUBLIC)
@@ -161,20 +154,19 @@ final class ShapeWriter extends GenerationPart {
     /** Dims at least 1, then what bind must check of the sizes and offsets they give. */
     Fragment bindChecks() {
         CodeBlock.Builder open = CodeBlock.builder();
-        for (DimDecl d : model.dims()) {
+        for (ValidatedDim d : pipeline.dims()) {
             open.addStatement(support(BIND_CHECKS, "requireDim", "$S, $N", d.name(), name(d)));
         }
-        List<Condition> atBind = unproved.stream().filter(c -> c.step() == null).toList();
-        if (!atBind.isEmpty()) {
+        if (!pipeline.conditions().isEmpty()) {
             open.add("// sizes and offsets known at bind, checked in exact arithmetic (R7, R13)\n");
-            open.add(guarded(atBind, Map.of(), "bind", "overflow"));
+            open.add(guarded(pipeline.conditions(), Map.of(), "bind", "overflow"));
         }
         return Fragment.of(open.build());
     }
 
     /** {@code check<Step>(args)}: the step's arguments against R7 and R13, before any native call. */
     MethodSpec checkMethod(
-            StepDecl s,
+            ValidatedStep s,
             String methodName,
             List<String> parameterNames,
             Map<String, CodeBlock> params,
@@ -186,17 +178,17 @@ final class ShapeWriter extends GenerationPart {
                         Comments.wrapped("The arguments of {@code " + s.name() + "(...)} against R7 and "
                                 + "R13: a few comparisons, nothing allocated."));
         for (int i = 0; i < s.parameters().size(); i++) {
-            m.addParameter(TypeName.get(s.parameters().get(i).asType()), parameterNames.get(i));
+            m.addParameter(TypeName.get(s.parameters().get(i).type()), parameterNames.get(i));
         }
-        m.addCode(guarded(unproved.stream().filter(c -> c.step() == s).toList(), params, s.name() + "(...)", overflow));
-        opsBetweenExternals(s, true).forEach(o -> m.addStatement(externalsApart(s, o, params)));
+        m.addCode(guarded(s.conditions(), params, s.name() + "(...)", overflow));
+        opsBetweenExternals(s, true).forEach(o -> m.addStatement(externalsApart(o, params)));
         return m.build();
     }
 
     private CodeBlock guarded(
-            List<Condition> conditions, Map<String, CodeBlock> params, String where, String overflow) {
+            List<ValidatedCondition> conditions, Map<String, CodeBlock> params, String where, String overflow) {
         CodeBlock.Builder code = CodeBlock.builder().beginControlFlow("try");
-        for (Condition c : conditions) {
+        for (ValidatedCondition c : conditions) {
             List<CodeBlock> operands = c.operands().stream()
                     .map(e -> Expressions.exact(e, n -> generation.name(n, params)))
                     .toList();
@@ -230,8 +222,8 @@ final class ShapeWriter extends GenerationPart {
                             "requireDivides",
                             "$L, $L, $L, $L, $L",
                             Generation.literal(c.what(), CHECK_MESSAGE),
-                            Generation.literal(c.failureArguments().get(1).toString(), CHECK_MESSAGE),
-                            Generation.literal(c.failureArguments().get(5).toString(), CHECK_MESSAGE),
+                            Generation.literal(c.failureArguments().get(1), CHECK_MESSAGE),
+                            Generation.literal(c.failureArguments().get(5), CHECK_MESSAGE),
                             operands.get(0),
                             operands.get(1)));
                     break;

@@ -6,16 +6,14 @@ import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.NameAllocator;
 import com.palantir.javapoet.TypeName;
-import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.GraphCacheOverflow;
 import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.annotation.Registration;
-import dev.collectives.processor.model.OpDecl;
 import dev.collectives.processor.model.OpSide;
-import dev.collectives.processor.model.StepDecl;
-import dev.collectives.processor.model.StepPlan;
+import dev.collectives.processor.validation.StepPlan;
 import dev.collectives.processor.validation.ValidatedOp;
+import dev.collectives.processor.validation.ValidatedStep;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,7 +21,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Collectors;
 import javax.lang.model.element.Modifier;
-import javax.lang.model.type.TypeKind;
 
 /** Capture and steps: each call's arguments (buffer + offset), each step captured into a graph (GRAPH), and the
  * step methods, which launch the graph or issue the calls of the step's plan: the ops in declaration order, fused
@@ -33,7 +30,8 @@ final class StepWriter extends GenerationPart {
     private static final ClassName GRAPH_CACHE_OVERFLOW = ClassName.get(GraphCacheOverflow.class);
     private final Map<Object, CodeBlock> arguments = new LinkedHashMap<>();
     private final ShapeWriter shapes;
-    private final Map<StepDecl, StepNames> stepNames = new LinkedHashMap<>();
+    /** The names of each step with parameters, by step. */
+    private final Map<String, StepNames> stepNames = new LinkedHashMap<>();
     /** The field of the pipeline's {@code CallCheck}, or null when no step has parameters. */
     private final String calls;
 
@@ -41,10 +39,11 @@ final class StepWriter extends GenerationPart {
         super(generation);
         this.shapes = shapes;
         // named before the steps' parameters, which are renamed where they would hide it
-        this.calls = model.steps().stream().anyMatch(s -> !s.parameters().isEmpty()) ? newName("calls") : null;
-        model.steps().stream()
-                .filter(s -> !s.parameters().isEmpty())
-                .forEach(s -> stepNames.put(s, new StepNames(generation, s, registration == Registration.GRAPH)));
+        this.calls = pipeline.steps().stream().anyMatch(ValidatedStep::hasParameters) ? newName("calls") : null;
+        pipeline.steps().stream()
+                .filter(ValidatedStep::hasParameters)
+                .forEach(
+                        s -> stepNames.put(s.name(), new StepNames(generation, s, registration == Registration.GRAPH)));
     }
 
     /** The pipeline's {@code CallCheck}, made in open and closed with the memory, if a step has parameters. */
@@ -72,8 +71,8 @@ final class StepWriter extends GenerationPart {
     Fragment planAtBind() {
         CodeBlock.Builder open = CodeBlock.builder();
         List<FieldSpec> fields = new ArrayList<>();
-        for (StepDecl s : model.steps()) {
-            StepPlan plan = pipeline.stepPlan(s);
+        for (ValidatedStep s : pipeline.steps()) {
+            StepPlan plan = s.plan();
             if (!plan.decidedAtBind()) {
                 continue;
             }
@@ -108,24 +107,26 @@ final class StepWriter extends GenerationPart {
         CodeBlock.Builder open = CodeBlock.builder();
         List<FieldSpec> fields = new ArrayList<>();
         boolean commented = false;
-        for (StepDecl s : model.steps()) {
+        for (ValidatedStep s : pipeline.steps()) {
             // slices only for the plan that always holds: the calls of a plan bind chooses by its dims lie inside
             // their buffers only where bind takes that plan, so they take the element-offset overloads
-            for (OpDecl o : pipeline.stepPlan(s).proven().calls()) {
-                if (!generation.fixed(o)) {
+            for (ValidatedOp o : s.plan().proven().calls()) {
+                if (!o.fixed()) {
                     continue; // offsets from expressions go to the element-offset overloads, no slices
                 }
-                for (OpSide side : o.sides()) {
+                for (ValidatedOp.Side side : o.sides()) {
                     CodeBlock argument;
-                    long offset = op(o).knownOffset(side.role()).orElseThrow();
-                    if (offset == 0 && side.extent() == OpKind.Extent.COUNT) {
-                        argument = CodeBlock.of("$N", name(side.buffer()));
+                    long offset = side.knownOffset();
+                    if (offset == 0 && o.extent(side.role()) == OpKind.Extent.COUNT) {
+                        argument = CodeBlock.of("$N", name(side));
                     } else {
                         if (!commented) {
                             open.add("// the ops' arguments: buffer + offset, in elements of the buffer's type\n");
                             commented = true;
                         }
-                        String ops = o.isFused() ? "Ops" + o.index() + "To" + last(o).index() : "Op" + o.index();
+                        String ops = o.isFused()
+                                ? "Ops" + o.index() + "To" + o.last().index()
+                                : "Op" + o.index();
                         String field = newName(s.name() + ops + (side.role() == OpSide.Role.SEND ? "Send" : "Recv"));
                         fields.add(FieldSpec.builder(DEVICE_BUFFER, field, Modifier.PRIVATE)
                                 .build());
@@ -136,11 +137,11 @@ final class StepWriter extends GenerationPart {
                                         BYTE_RANGES,
                                         "slice",
                                         "$N, $S, $S, $LL, $L",
-                                        name(side.buffer()),
-                                        side.buffer().name(),
-                                        side.label(),
+                                        name(side),
+                                        side.buffer(),
+                                        o.label(side),
                                         offset,
-                                        elementsCode(side)));
+                                        elementsCode(o, side)));
                         argument = CodeBlock.of("$N", field);
                     }
                     arguments.put(key(o, side), argument);
@@ -150,25 +151,25 @@ final class StepWriter extends GenerationPart {
         return new Fragment(open.build(), fields, List.of(), List.of());
     }
 
-    static List<Object> key(OpDecl o, OpSide side) {
+    static List<Object> key(ValidatedOp o, ValidatedOp.Side side) {
         return List.of(o, side.role());
     }
 
-    CodeBlock argument(OpDecl o, OpSide side) {
+    CodeBlock argument(ValidatedOp o, ValidatedOp.Side side) {
         return arguments.get(key(o, side));
     }
 
     /** GRAPH: each step captured into its graph, or into a cache of graphs where it has parameters. */
     Fragment captureSteps() {
         List<Fragment> captures = new ArrayList<>();
-        for (StepDecl s : model.steps()) {
-            captures.add(stepNames.containsKey(s) ? cache(s, stepNames.get(s)) : capture(s));
+        for (ValidatedStep s : pipeline.steps()) {
+            captures.add(stepNames.containsKey(s.name()) ? cache(s, stepNames.get(s.name())) : capture(s));
         }
         return Fragment.join(captures);
     }
 
     /** A step without parameters: one graph, captured at bind. */
-    private Fragment capture(StepDecl s) {
+    private Fragment capture(ValidatedStep s) {
         String graph = newName(s.name() + "Graph");
         String exec = newName(s.name() + "Exec");
         CodeBlock open = CodeBlock.builder()
@@ -204,7 +205,7 @@ final class StepWriter extends GenerationPart {
      * A GRAPH step with parameters: a {@link GraphCache} whose body issues the ops for one argument tuple, and the
      * {@code @Capture} tuples captured now, each checked as a call with it would be.
      */
-    private Fragment cache(StepDecl s, StepNames names) {
+    private Fragment cache(ValidatedStep s, StepNames names) {
         String cache = names.cache;
         CodeBlock.Builder open = CodeBlock.builder()
                 .add(Comments.line(
@@ -226,7 +227,7 @@ final class StepWriter extends GenerationPart {
             open.addStatement("long $N = $N[$L]", names.parameters.get(i), names.args, i);
         }
         open.add(issue(s, names.asLongs())).add("$<});\n");
-        List<List<Long>> tuples = tuples(s);
+        List<List<Long>> tuples = s.captured();
         if (!tuples.isEmpty()) {
             open.add("// @Capture: $L tuple(s) captured now\n", tuples.size());
         }
@@ -256,42 +257,16 @@ final class StepWriter extends GenerationPart {
                 .toList();
     }
 
-    /** The cartesian product of the step's {@code @Capture} values, in parameter order, the last varying fastest. */
-    private static List<List<Long>> tuples(StepDecl s) {
-        List<List<Long>> tuples = new ArrayList<>();
-        if (s.captures().isEmpty()) {
-            return tuples;
-        }
-        tuples.add(List.of());
-        for (var p : s.parameters()) {
-            List<Long> values = s.captures().stream()
-                    .filter(c -> p.getSimpleName().contentEquals(c.param()))
-                    .findFirst()
-                    .orElseThrow()
-                    .values();
-            List<List<Long>> longer = new ArrayList<>();
-            for (List<Long> t : tuples) {
-                for (Long v : values) {
-                    List<Long> next = new ArrayList<>(t);
-                    next.add(v);
-                    longer.add(next);
-                }
-            }
-            tuples = longer;
-        }
-        return tuples;
-    }
-
     /** Each step's method; for a step with parameters, its check method and, GRAPH, its cache's statistics. */
     List<MethodSpec> steps() {
         List<MethodSpec> members = new ArrayList<>();
-        for (StepDecl s : model.steps()) {
+        for (ValidatedStep s : pipeline.steps()) {
             MethodSpec.Builder m =
                     MethodSpec.methodBuilder(s.name()).addAnnotation(OVERRIDE).addModifiers(Modifier.PUBLIC);
-            StepNames names = stepNames.get(s);
+            StepNames names = stepNames.get(s.name());
             if (names != null) {
                 for (int i = 0; i < names.parameters.size(); i++) {
-                    m.addParameter(TypeName.get(s.parameters().get(i).asType()), names.parameters.get(i));
+                    m.addParameter(TypeName.get(s.parameters().get(i).type()), names.parameters.get(i));
                 }
             }
             String requireOpen = registration == Registration.GRAPH ? "requireOpenForReplay" : "requireOpen";
@@ -350,12 +325,12 @@ final class StepWriter extends GenerationPart {
         /** The field of its graph cache (GRAPH), else null. */
         final String cache;
 
-        StepNames(Generation generation, StepDecl s, boolean cached) {
+        StepNames(Generation generation, ValidatedStep s, boolean cached) {
             NameAllocator local = generation.names.clone();
-            for (var p : s.parameters()) {
-                originals.add(p.getSimpleName().toString());
-                parameters.add(local.newName(p.getSimpleName().toString(), p));
-                ints.add(p.asType().getKind() == TypeKind.INT);
+            for (ValidatedStep.Parameter p : s.parameters()) {
+                originals.add(p.name());
+                parameters.add(local.newName(p.name(), p));
+                ints.add(p.isInt());
             }
             this.args = local.newName("args", "args");
             this.overflow = local.newName("overflow", "overflow");
@@ -394,8 +369,8 @@ final class StepWriter extends GenerationPart {
     }
 
     /** The calls of the step's plan, or of the plan bind took where bind decides it. */
-    CodeBlock issue(StepDecl s, Map<String, CodeBlock> params) {
-        StepPlan plan = pipeline.stepPlan(s);
+    CodeBlock issue(ValidatedStep s, Map<String, CodeBlock> params) {
+        StepPlan plan = s.plan();
         if (!plan.decidedAtBind()) {
             return issue(plan.proven(), params);
         }
@@ -421,9 +396,9 @@ final class StepWriter extends GenerationPart {
                                         : ""))
                         .addStatement("$N.groupStart()", name("comm"));
             }
-            for (OpDecl call : batch.calls()) {
+            for (ValidatedOp call : batch.calls()) {
                 if (call.isFused()) {
-                    for (OpDecl declared : call.members()) {
+                    for (ValidatedOp declared : call.fusedFrom()) {
                         code.add(cComment(declared, declared.kind().annotation() + " " + declared.ordinal() + ": "));
                     }
                     code.add(cComment(call, "fused: "));
@@ -439,59 +414,60 @@ final class StepWriter extends GenerationPart {
         return code.build();
     }
 
-    private static OpDecl last(OpDecl call) {
-        return call.members().get(call.members().size() - 1);
-    }
-
     /** The C of the call, after {@code prefix}: {@code // {nccl,mccl}AllReduce(in, out, 64, ...)}. */
-    private CodeBlock cComment(OpDecl o, String prefix) {
-        DataType t = typeOf(o);
-        ValidatedOp v = op(o);
+    private CodeBlock cComment(ValidatedOp o, String prefix) {
         List<String> args = new ArrayList<>();
-        for (OpSide side : o.sides()) {
+        for (ValidatedOp.Side side : o.sides()) {
             args.add(CNames.pointer(
-                    side.buffer().name(),
-                    pipeline.buffer(side.buffer().name()).type(),
-                    v.side(side.role()).offset().toString()));
+                    side.buffer(),
+                    pipeline.buffer(side.buffer()).type(),
+                    side.offset().toString()));
         }
-        args.add(v.count().toString());
-        args.add(CNames.dataType(t));
-        v.reduction().ifPresent(reduction -> args.add(CNames.reduceOp(reduction)));
-        v.root().ifPresent(root -> args.add(Integer.toString(root)));
-        v.peer().ifPresent(peer -> args.add(CNames.peer(peer.peer(), peer.rank())));
+        args.add(o.count().toString());
+        args.add(CNames.dataType(typeOf(o)));
+        for (ValidatedOp.Argument argument : o.arguments()) {
+            if (argument instanceof ValidatedOp.Reduction reduction) {
+                args.add(CNames.reduceOp(reduction.op()));
+            } else if (argument instanceof ValidatedOp.Root root) {
+                args.add(Integer.toString(root.rank()));
+            } else if (argument instanceof ValidatedOp.Target peer) {
+                args.add(CNames.peer(peer.peer(), peer.rank()));
+            }
+        }
         args.add("comm");
         args.add("stream");
         return Comments.call(prefix + CNames.ccl(o.kind().cName()), args);
     }
 
     /** The Communicator call: the slices made at bind where there are, else buffer and element offset, as Java. */
-    CodeBlock call(OpDecl o, Map<String, CodeBlock> params) {
+    CodeBlock call(ValidatedOp o, Map<String, CodeBlock> params) {
         // one block for the whole call, not one per argument joined into another: this is made for every op
         CodeBlock.Builder call =
                 CodeBlock.builder().add("$N.$L(", name("comm"), o.kind().method());
-        ValidatedOp v = op(o);
         boolean fixed = arguments.containsKey(key(o, o.sides().get(0)));
-        for (OpSide side : o.sides()) {
+        for (ValidatedOp.Side side : o.sides()) {
             if (fixed) {
                 call.add("$L,$W", argument(o, side));
             } else {
-                call.add(
-                        "$N,$W$L,$W",
-                        name(side.buffer()),
-                        generation.value(v.side(side.role()).offset(), params));
+                call.add("$N,$W$L,$W", name(side), generation.value(side.offset(), params));
             }
         }
-        call.add("$L,$W$T.$L", generation.value(v.count(), params), DATA_TYPE, typeOf(o));
-        v.reduction().ifPresent(reduction -> call.add(",$W$T.$L", REDUCE_OP, reduction));
-        v.root().ifPresent(root -> call.add(",$W$L", root));
-        v.peer()
-                .ifPresent(peer -> call.add(
+        call.add("$L,$W$T.$L", generation.value(o.count(), params), DATA_TYPE, typeOf(o));
+        for (ValidatedOp.Argument argument : o.arguments()) {
+            if (argument instanceof ValidatedOp.Reduction reduction) {
+                call.add(",$W$T.$L", REDUCE_OP, reduction.op());
+            } else if (argument instanceof ValidatedOp.Root root) {
+                call.add(",$W$L", root.rank());
+            } else if (argument instanceof ValidatedOp.Target peer) {
+                call.add(
                         ",$W$T.$L.resolve($N.rank(), $N.size(), $L)",
                         PEER,
                         peer.peer(),
                         name("comm"),
                         name("comm"),
-                        peer.rank()));
+                        peer.rank());
+            }
+        }
         return call.add(",$W$N)", name("stream")).build();
     }
 }

@@ -22,8 +22,11 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -38,6 +41,7 @@ import picocli.CommandLine.Spec;
         name = "device",
         mixinStandardHelpOptions = true,
         versionProvider = BuildVersion.class,
+        defaultValueProvider = DeviceBenchmark.DefaultOps.class,
         sortOptions = false,
         description = {
             "Times collectives on a backend like nccl-tests: size, count, type, redop, time, algbw, busbw "
@@ -77,11 +81,20 @@ public final class DeviceBenchmark implements Callable<Integer> {
             names = "--ops",
             paramLabel = "OP",
             split = ",",
-            defaultValue = "allreduce,allgather,reducescatter",
             converter = Op.Parser.class,
             completionCandidates = Op.Names.class,
             description = "ops, comma-separated: ${COMPLETION-CANDIDATES}; default: ${DEFAULT-VALUE}")
     List<Op> ops;
+
+    /** The default of {@code --ops}, {@link Op#defaults()}, named from the catalogue rather than spelled here. */
+    static final class DefaultOps implements IDefaultValueProvider {
+        @Override
+        public String defaultValue(ArgSpec argument) {
+            return argument instanceof OptionSpec option && option.longestName().equals("--ops")
+                    ? Op.defaults()
+                    : null; // the option's own default
+        }
+    }
 
     @Option(
             names = "--modes",

@@ -11,6 +11,7 @@ import dev.collectives.runtime.Stream;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
@@ -24,6 +25,17 @@ record Op(OpKind kind) {
     private static final List<OpKind> TIMED = NativeLoop.collectives();
     /** The root of a broadcast, reduce, gather or scatter. */
     static final int ROOT_RANK = 0;
+
+    /**
+     * The ops timed when none are named: those SHARP serves (allreduce, allgather, reducescatter), in the
+     * catalogue's order, comma-separated as {@code --ops} takes them.
+     */
+    static String defaults() {
+        return TIMED.stream()
+                .filter(OpKind::sharpServed)
+                .map(kind -> new Op(kind).name())
+                .collect(Collectors.joining(","));
+    }
 
     Op {
         if (!TIMED.contains(kind)) {

@@ -324,4 +324,20 @@ class BenchmarkCommandsTest {
             assertTrue(device.contains(option), option);
         }
     }
+
+    @Test
+    void deviceTimesTheOpsSharpServesByDefaultAndSaysSo() {
+        DeviceBenchmark device = new DeviceBenchmark();
+        var commandLine = BenchCommandLine.of(device);
+        commandLine.parseArgs();
+        assertEquals(
+                List.of(OpKind.ALL_REDUCE, OpKind.ALL_GATHER, OpKind.REDUCE_SCATTER),
+                device.ops.stream().map(Op::kind).toList());
+        assertTrue(
+                commandLine.getUsageMessage().contains("default: allreduce,allgather,reducescatter"),
+                commandLine.getUsageMessage());
+        commandLine.parseArgs("--ops", "broadcast");
+        assertEquals(
+                List.of(OpKind.BROADCAST), device.ops.stream().map(Op::kind).toList());
+    }
 }

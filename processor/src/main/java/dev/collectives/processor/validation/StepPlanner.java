@@ -1,15 +1,22 @@
-package dev.collectives.processor.model;
+package dev.collectives.processor.validation;
 
 import dev.collectives.annotation.OpKind;
 import dev.collectives.processor.expr.Expr;
 import dev.collectives.processor.expr.Prover;
 import dev.collectives.processor.expr.Verdict;
-import dev.collectives.processor.model.StepPlan.Batch;
-import dev.collectives.processor.model.StepPlan.BindTest;
-import dev.collectives.processor.model.StepPlan.Issue;
+import dev.collectives.processor.model.BufferDecl;
+import dev.collectives.processor.model.OpDecl;
+import dev.collectives.processor.model.OpSide;
+import dev.collectives.processor.model.PipelineModel;
+import dev.collectives.processor.model.SideRanges;
+import dev.collectives.processor.model.StepDecl;
+import dev.collectives.processor.validation.StepPlan.Batch;
+import dev.collectives.processor.validation.StepPlan.BindTest;
+import dev.collectives.processor.validation.StepPlan.Issue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -18,9 +25,10 @@ import java.util.Objects;
  * op's end, become one call over the union, provided that the union's send and recv are in place or apart (then no
  * op reads what another writes). The {@link Prover} proves that for every value; where only the dims decide it, bind
  * does; where the step's parameters do, the ops stay apart. Aggregation: consecutive calls none of which writes a
- * byte that another reads or writes, proven for every value, are issued in one group.
+ * byte that another reads or writes, proven for every value, are issued in one group. The planner decides on the
+ * declarations as read and records its decisions as validated calls: a fused call is {@link ValidatedOp#fused}.
  */
-public final class StepPlanner {
+final class StepPlanner {
 
     private static final String NOT_AT_THESE_DIMS = "they fuse only for some values of the dims, and bind found "
             + "that the dims bound do not fuse every such run of this step";
@@ -30,36 +38,36 @@ public final class StepPlanner {
     private final SideRanges ranges;
 
     /** A planner for the steps of a complete, valid {@code model}. */
-    public StepPlanner(PipelineModel model) {
+    StepPlanner(PipelineModel model) {
         this.model = model;
         this.prover = new Prover(model.ranks());
         this.ranges = new SideRanges(model, prover);
     }
 
-    public StepPlan plan(StepDecl s) {
+    /** The plan of {@code s}, whose declared ops {@code validated} holds. */
+    StepPlan plan(StepDecl s, Map<OpDecl, ValidatedOp> validated) {
         String off = !model.plansSteps()
                 ? "plan = false"
                 : s.writtenOrder()
                         ? "@WrittenOrder"
                         : s.orderUnknown() ? "this compiler does not expose the order written" : null;
         if (off != null) {
+            List<ValidatedOp> ops = s.ops().stream().map(validated::get).toList();
             List<Batch> batches = s.grouped()
-                    ? List.of(new Batch(s.ops(), true, false))
-                    : s.ops().stream()
-                            .map(o -> new Batch(List.of(o), false, false))
-                            .toList();
+                    ? List.of(new Batch(ops, true, false))
+                    : ops.stream().map(o -> new Batch(List.of(o), false, false)).toList();
             String how = s.grouped() ? "the ops as written, in one group" : "the ops one by one, as written";
-            return new StepPlan(new Issue(batches, List.of(how + " (" + off + ")")), null, List.of());
+            return StepPlan.fixed(new Issue(batches, List.of(how + " (" + off + ")")));
         }
         List<BindTest> tests = new ArrayList<>();
-        Issue atBind = issue(s, tests);
-        return tests.isEmpty() ? new StepPlan(atBind, null, List.of()) : new StepPlan(issue(s, null), atBind, tests);
+        Issue atBind = issue(s, validated, tests);
+        return tests.isEmpty() ? StepPlan.fixed(atBind) : new StepPlan(issue(s, validated, null), atBind, tests);
     }
 
     /** The step's calls and batches; {@code tests} null takes only what is proved, else gathers what bind checks. */
-    private Issue issue(StepDecl s, List<BindTest> tests) {
+    private Issue issue(StepDecl s, Map<OpDecl, ValidatedOp> validated, List<BindTest> tests) {
         List<String> notes = new ArrayList<>();
-        List<OpDecl> calls = new ArrayList<>();
+        List<ValidatedOp> calls = new ArrayList<>();
         Run run = null;
         for (OpDecl o : s.ops()) {
             if (run != null) {
@@ -68,16 +76,16 @@ public final class StepPlanner {
                     run.add(o, join, tests);
                     continue;
                 }
-                calls.add(run.close(notes, tests));
+                calls.add(run.close(validated, notes, tests));
                 if (join.why != null || join.verdict == Verdict.UNKNOWN) {
-                    notes.add(o.number() + " not fused with " + run.last().number() + ": "
+                    notes.add(o.ordinal() + " not fused with " + run.last().ordinal() + ": "
                             + (join.verdict == Verdict.UNKNOWN ? NOT_AT_THESE_DIMS : join.why));
                 }
             }
             run = new Run(o);
         }
         if (run != null) {
-            calls.add(run.close(notes, tests));
+            calls.add(run.close(validated, notes, tests));
         }
         List<Batch> batches;
         if (s.grouped()) {
@@ -114,9 +122,9 @@ public final class StepPlanner {
         }
 
         /** The call that serves the run, noted when fused; bind tests the union's sides where it decides. */
-        OpDecl close(List<String> notes, List<BindTest> tests) {
+        ValidatedOp close(Map<OpDecl, ValidatedOp> validated, List<String> notes, List<BindTest> tests) {
             if (ops.size() == 1) {
-                return ops.get(0);
+                return validated.get(ops.get(0));
             }
             OpDecl first = ops.get(0);
             Union union = union(first, last());
@@ -124,9 +132,9 @@ public final class StepPlanner {
                 tests.add(union.test);
             }
             notes.add("fused " + ops.size() + " " + first.kind().method().toLowerCase(Locale.ROOT) + "s into one ("
-                    + first.number() + "-" + last().number() + "): send and recv ranges adjacent"
+                    + first.ordinal() + "-" + last().ordinal() + "): send and recv ranges adjacent"
                     + (atBind ? " with the dims bound" : "") + (union.inPlace ? ", in place" : ""));
-            return OpDecl.fused(ops);
+            return ValidatedOp.fused(ops.stream().map(validated::get).toList());
         }
     }
 
@@ -161,8 +169,8 @@ public final class StepPlanner {
             if (prover.equal(end, start)) {
                 continue;
             }
-            String where = word + " ranges not adjacent: " + last.number() + " ends at element " + shown(end) + ", "
-                    + next.number() + " starts at " + shown(start);
+            String where = word + " ranges not adjacent: " + last.ordinal() + " ends at element " + shown(end) + ", "
+                    + next.ordinal() + " starts at " + shown(start);
             if (ranges.below(end, start) || ranges.below(start, end)) {
                 return Join.no(where);
             }
@@ -230,10 +238,10 @@ public final class StepPlanner {
     }
 
     /** Consecutive calls proven independent, each run of them one batch; a batch of more than one is grouped. */
-    private List<Batch> aggregated(List<OpDecl> calls, List<String> notes) {
+    private List<Batch> aggregated(List<ValidatedOp> calls, List<String> notes) {
         List<Batch> batches = new ArrayList<>();
-        List<OpDecl> batch = new ArrayList<>();
-        for (OpDecl call : calls) {
+        List<ValidatedOp> batch = new ArrayList<>();
+        for (ValidatedOp call : calls) {
             if (!batch.stream().allMatch(earlier -> independent(earlier, call))) {
                 batches.add(batch(batch, notes));
                 batch = new ArrayList<>();
@@ -244,30 +252,41 @@ public final class StepPlanner {
         return batches;
     }
 
-    private static Batch batch(List<OpDecl> calls, List<String> notes) {
+    private static Batch batch(List<ValidatedOp> calls, List<String> notes) {
         boolean grouped = calls.size() > 1;
         if (grouped) {
-            List<String> numbers = calls.stream().map(OpDecl::number).toList();
+            List<String> numbers = calls.stream().map(ValidatedOp::number).toList();
             notes.add("issued " + String.join(", ", numbers.subList(0, numbers.size() - 1)) + " and "
                     + numbers.get(numbers.size() - 1) + " in one group: none writes a byte that another reads or "
                     + "writes");
         }
-        return new Batch(List.copyOf(calls), grouped, grouped);
+        return new Batch(calls, grouped, grouped);
     }
 
     /** No range that one call writes is read or written by the other, for every value. */
-    private boolean independent(OpDecl a, OpDecl b) {
-        for (OpSide x : a.sides()) {
-            for (OpSide y : b.sides()) {
+    private boolean independent(ValidatedOp a, ValidatedOp b) {
+        for (ValidatedOp.Side x : a.sides()) {
+            for (ValidatedOp.Side y : b.sides()) {
                 boolean writes = x.role() == OpSide.Role.RECV || y.role() == OpSide.Role.RECV;
-                boolean apart = ranges.separateAllocations(x, y)
-                        || ranges.sameRoot(x, y) && ranges.apart(ranges.range(x), ranges.range(y)) == Verdict.TRUE;
+                BufferDecl xBuffer = buffer(x);
+                BufferDecl yBuffer = buffer(y);
+                boolean apart = ranges.separateAllocations(xBuffer, yBuffer)
+                        || ranges.sameRoot(xBuffer, yBuffer) && ranges.apart(range(a, x), range(b, y)) == Verdict.TRUE;
                 if (writes && !apart) {
                     return false;
                 }
             }
         }
         return true;
+    }
+
+    private BufferDecl buffer(ValidatedOp.Side side) {
+        return model.buffer(side.buffer()).orElseThrow();
+    }
+
+    /** The bytes a call's side covers: a fused call's, the union of its ops'. */
+    private Expr[] range(ValidatedOp call, ValidatedOp.Side side) {
+        return ranges.range(buffer(side), side.offset(), call.elements(side.role()));
     }
 
     private static Object type(OpDecl o) {
