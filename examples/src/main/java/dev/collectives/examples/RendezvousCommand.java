@@ -67,6 +67,13 @@ final class RendezvousCommand implements Callable<Integer> {
     long timeoutSeconds = RendezvousServer.DEFAULT_TIMEOUT.toSeconds();
 
     @Option(
+            names = "--heartbeat-timeout",
+            paramLabel = "SECONDS",
+            description = "how long a rank may be silent (no heartbeat) before it is declared dead, as after a kill, "
+                    + "and fenced; default: ${DEFAULT-VALUE}")
+    long heartbeatTimeoutSeconds = RendezvousServer.DEFAULT_HEARTBEAT_TIMEOUT.toSeconds();
+
+    @Option(
             names = {"-h", "--help"},
             usageHelp = true,
             description = "show this help, and exit")
@@ -79,8 +86,12 @@ final class RendezvousCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         RendezvousEndpoint endpoint = RendezvousEndpoint.tcp(host, port);
-        try (RendezvousServer server =
-                RendezvousServer.start(endpoint, ranks, token(), Duration.ofSeconds(timeoutSeconds))) {
+        try (RendezvousServer server = RendezvousServer.start(
+                endpoint,
+                ranks,
+                token(),
+                Duration.ofSeconds(timeoutSeconds),
+                Duration.ofSeconds(heartbeatTimeoutSeconds))) {
             out.println("rendezvous: serving a job of " + ranks + " ranks at " + endpoint);
             out.flush();
             Optional<String> failure = server.awaitEnd();
