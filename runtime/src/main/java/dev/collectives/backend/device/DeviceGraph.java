@@ -54,7 +54,7 @@ final class DeviceGraph implements Graph {
         if (!closed) {
             closed = true;
             NativeLibrary n = comm.library();
-            owner.releaseGraph(() -> n.checkRuntime(n.api.graphDestroy(n.lib, handle), comm.rank(), "GraphDestroy"));
+            owner.releaseNow(() -> n.checkRuntime(n.api.graphDestroy(n.lib, handle), comm.rank(), "GraphDestroy"));
             hold(memory, -1);
         }
     }
@@ -90,7 +90,7 @@ final class DeviceGraph implements Graph {
             if (!execClosed) {
                 execClosed = true;
                 NativeLibrary n = comm.library();
-                owner.releaseGraph(
+                owner.releaseNow(
                         () -> n.checkRuntime(n.api.graphExecDestroy(n.lib, exec), comm.rank(), "GraphExecDestroy"));
                 hold(memory, -1);
             }

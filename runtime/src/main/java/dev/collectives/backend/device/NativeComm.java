@@ -498,13 +498,14 @@ final class NativeComm {
     }
 
     /**
-     * Runs {@code nativeDestroy}, the destroy of a graph, or of an instantiation of one, that captured this
-     * communicator's calls: at once, even while an abort runs. The library's abort returns only once no graph holds
-     * the communicator's calls any more (NCCL keeps polling until every graph referencing the communicator is
-     * destroyed), so a destroy that waited for the abort would wait for the abort's deadline; and the runtime frees an
-     * instantiation still in flight only when its launch ends, so no kernel loses what it uses.
+     * Runs {@code nativeDestroy}, the destroy of something the device runtime itself keeps until the work in flight
+     * that uses it ends (a graph that captured this communicator's calls, an instantiation of one, an event): at once,
+     * even while an abort runs. The library's abort returns only once no graph holds the communicator's calls any more
+     * (NCCL keeps polling until every graph referencing the communicator is destroyed), so a destroy that waited for
+     * the abort would wait for the abort's deadline; and the runtime frees an instantiation still in flight, or an
+     * event still pending, only when that work ends, so no kernel loses what it uses.
      */
-    void releaseGraph(Runnable nativeDestroy) {
+    void releaseNow(Runnable nativeDestroy) {
         runFree(nativeDestroy);
     }
 

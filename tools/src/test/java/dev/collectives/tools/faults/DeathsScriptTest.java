@@ -85,18 +85,7 @@ class DeathsScriptTest {
 
     @Test
     void theFaultDriverShrinksAwayOrReplacesAFrozenRankAtThreeRanks() throws Exception {
-        ScriptRun run = ScriptRun.onSim(
-                "faults.sh",
-                out,
-                Map.of(
-                        "RANKS", "3",
-                        "MODES", "GRAPH",
-                        "FAULTS", "kill",
-                        "RECOVERIES", "shrink,replace",
-                        "DEATH", "freeze"));
-        String output = run.text();
-
-        assertEquals(0, run.status(), output);
+        String output = faults(3, "shrink,replace", "freeze");
         assertTrue(
                 output.contains("\n== 3 ranks, a rank stopped with SIGSTOP while it steps, then shrink (rank 1 stopped"
                         + " with SIGSTOP) or replace (rank 1 stopped with SIGSTOP)\n"),
@@ -117,18 +106,7 @@ class DeathsScriptTest {
 
     @Test
     void theFaultDriverShrinksAwayAMiddleRankOrRankZeroKilledMidStepAtFourRanks() throws Exception {
-        ScriptRun run = ScriptRun.onSim(
-                "faults.sh",
-                out,
-                Map.of(
-                        "RANKS", "4",
-                        "MODES", "GRAPH",
-                        "FAULTS", "kill",
-                        "RECOVERIES", "shrink,rank-0",
-                        "DEATH", "kill"));
-        String output = run.text();
-
-        assertEquals(0, run.status(), output);
+        String output = faults(4, "shrink,rank-0", "kill");
         assertTrue(
                 Pattern.compile("\nrecovery: shrink, GRAPH, 4 ranks, rank 2 killed with SIGKILL: OK in [0-9.]+ s\n"
                                 + "  phases: rank \\d \\(slowest of 3 survivors\\): " + PHASES + "\n")
@@ -140,5 +118,28 @@ class DeathsScriptTest {
         String survivor =
                 Files.readString(out.resolve("logs/4-ranks/graph/recovery-shrink/rank-3.log"), StandardCharsets.UTF_8);
         assertTrue(survivor.contains("\nrecovered: 3 steps among the survivors\n"), survivor);
+    }
+
+    /**
+     * What {@code gpu/faults.sh} printed, having exited 0, at {@code ranks} ranks in GRAPH, its recoveries
+     * {@code recoveries} after {@code death} (and its one kill fault job).
+     */
+    private String faults(int ranks, String recoveries, String death) throws Exception {
+        ScriptRun run = ScriptRun.onSim(
+                "faults.sh",
+                out,
+                Map.of(
+                        "RANKS",
+                        String.valueOf(ranks),
+                        "MODES",
+                        "GRAPH",
+                        "FAULTS",
+                        "kill",
+                        "RECOVERIES",
+                        recoveries,
+                        "DEATH",
+                        death));
+        assertEquals(0, run.status(), run.text());
+        return run.text();
     }
 }
