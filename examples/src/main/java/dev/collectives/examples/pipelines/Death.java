@@ -1,13 +1,10 @@
 package dev.collectives.examples.pipelines;
 
-import java.util.Arrays;
+import dev.collectives.examples.LabelParser;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
-import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.TypeConversionException;
 
 /**
  * How the doomed rank of {@link ShrinkRecoveryExample} dies. {@link #HALT}: it halts its own process as its step 2
@@ -68,14 +65,9 @@ public enum Death {
     }
 
     /** Reads a death by its {@link #label()}, in any case. */
-    public static final class Parser implements ITypeConverter<Death> {
-        @Override
-        public Death convert(String text) {
-            return Arrays.stream(values())
-                    .filter(d -> d.label().equalsIgnoreCase(text.trim()))
-                    .findFirst()
-                    .orElseThrow(() -> new TypeConversionException("'" + text + "' is none of "
-                            + Arrays.stream(values()).map(Death::label).collect(Collectors.joining(", "))));
+    public static final class Parser extends LabelParser<Death> {
+        public Parser() {
+            super(values(), Death::label);
         }
     }
 }

@@ -91,13 +91,7 @@ final class AbortWatch {
         Thread thread = new Thread(
                 () -> {
                     try {
-                        long start = System.nanoTime();
-                        int rc = abort.call();
-                        // how long the library took is most of what a recovery waits for after a death
-                        LOG.log(
-                                System.Logger.Level.INFO,
-                                what + " returned " + rc + " in " + (System.nanoTime() - start) / 1_000_000 + " ms");
-                        watched.returned.complete(rc);
+                        watched.returned.complete(abort.call());
                     } catch (Throwable t) {
                         watched.returned.completeExceptionally(t);
                     }
