@@ -232,7 +232,7 @@ run_mode() {
   if [ "$death" != halt ]; then
     failed_step=$(sed -n 's/^step \([0-9]*\) failed: .*/\1/p' "$dir/rank-$first_survivor.log" | head -1)
     killed="rank $doomed $fate in step ${failed_step:-?}"
-    [ "$death" = freeze ] && killed="$killed, resumed and excluded"
+    [ "$death" = freeze ] && killed="$killed (resumed: excluded)"
   fi
   if [ "$replace" = 1 ]; then
     killed="$killed and replaced"

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.tools.ScriptRun;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,51 +31,36 @@ class DeathsScriptTest {
 
     @Test
     void theRecoveryScriptShrinksAFrozenRankAwayAndTheResumedRankFailsSayingItWasExcluded() throws Exception {
-        ScriptRun run = ScriptRun.onSim(
+        String output = succeeded(
                 "recovery.sh",
-                out,
                 Map.of("DEATH", "freeze", "RANKS", "4", "MODES", "GRAPH", "STEPS", "3", "HEARTBEAT_TIMEOUT", "4"));
-        String output = run.text();
-
-        assertEquals(0, run.status(), output);
-        assertTrue(
-                Pattern.compile(
-                                "^recovery: GRAPH: 4 ranks, rank 1 stopped with SIGSTOP in step \\d+, resumed and "
-                                        + "excluded; rank 0's child: shrunk from rank 0 of 4 without rank 1, by the sim's "
-                                        + "shrink; 3 steps with the right sums, no error 700: OK\n  phases: rank \\d \\(slowest"
-                                        + " of 3 survivors\\): " + PHASES
-                                        + "\n  stop -> failure: rank 0 \\d+ ms, rank 2 \\d+"
-                                        + " ms, rank 3 \\d+ ms\n",
-                                Pattern.MULTILINE)
-                        .matcher(output)
-                        .find(),
+        assertFinds(
+                "^recovery: GRAPH: 4 ranks, rank 1 stopped with SIGSTOP in step \\d+ \\(resumed:"
+                        + " excluded\\); rank 0's child: shrunk from rank 0 of 4 without rank 1, by the sim's "
+                        + "shrink; 3 steps with the right sums, no error 700: OK\n  phases: rank \\d \\(slowest"
+                        + " of 3 survivors\\): " + PHASES
+                        + "\n  stop -> failure: rank 0 \\d+ ms, rank 2 \\d+"
+                        + " ms, rank 3 \\d+ ms\n",
                 output);
         assertTrue(
                 output.endsWith(
                         "recovery: 1/1 modes as expected (sim, 4 ranks, rank 1 stopped with SIGSTOP, 3 steps after)\n"),
                 output);
-        String survivor = Files.readString(out.resolve("logs/GRAPH/rank-2.log"), StandardCharsets.UTF_8);
+        String survivor = log("GRAPH/rank-2.log");
         assertTrue(survivor.contains("rank 1 at /127.0.0.1:") && survivor.contains("no heartbeat for 4 s"), survivor);
-        String frozen = Files.readString(out.resolve("logs/GRAPH/rank-1.log"), StandardCharsets.UTF_8);
+        String frozen = log("GRAPH/rank-1.log");
         assertTrue(frozen.contains("was excluded from the job"), frozen);
     }
 
     @Test
     void theRecoveryScriptReplacesARankKilledMidStep() throws Exception {
-        ScriptRun run = ScriptRun.onSim(
-                "recovery.sh", out, Map.of("DEATH", "kill", "REPLACE", "1", "MODES", "GRAPH", "STEPS", "3"));
-        String output = run.text();
-
-        assertEquals(0, run.status(), output);
-        assertTrue(
-                Pattern.compile(
-                                "^recovery: GRAPH: 3 ranks, rank 1 killed with SIGKILL in step \\d+ and replaced; rank 0"
-                                        + " reformed: rank 0 of 3 \\(sim communicator, rank 0 of 3\\); step 2 and 3 more steps"
-                                        + " with the right sums, no error 700: OK\n  phases: rank \\d \\(slowest of 2"
-                                        + " survivors\\): " + PHASES + "; the replacement's start -> bound \\d+ ms\n",
-                                Pattern.MULTILINE)
-                        .matcher(output)
-                        .find(),
+        String output =
+                succeeded("recovery.sh", Map.of("DEATH", "kill", "REPLACE", "1", "MODES", "GRAPH", "STEPS", "3"));
+        assertFinds(
+                "^recovery: GRAPH: 3 ranks, rank 1 killed with SIGKILL in step \\d+ and replaced; rank 0"
+                        + " reformed: rank 0 of 3 \\(sim communicator, rank 0 of 3\\); step 2 and 3 more steps"
+                        + " with the right sums, no error 700: OK\n  phases: rank \\d \\(slowest of 2"
+                        + " survivors\\): " + PHASES + "; the replacement's start -> bound \\d+ ms\n",
                 output);
         assertTrue(
                 output.endsWith(
@@ -90,33 +76,27 @@ class DeathsScriptTest {
                 output.contains("\n== 3 ranks, a rank stopped with SIGSTOP while it steps, then shrink (rank 1 stopped"
                         + " with SIGSTOP) or replace (rank 1 stopped with SIGSTOP)\n"),
                 output);
-        assertTrue(
-                Pattern.compile("\nrecovery: shrink, GRAPH, 3 ranks, rank 1 stopped with SIGSTOP: OK in [0-9.]+ s\n"
-                                + "  phases: rank \\d \\(slowest of 2 survivors\\): " + PHASES
-                                + "; stop -> failure: rank 0 \\d+ ms, rank 2 \\d+ ms\n")
-                        .matcher(output)
-                        .find(),
+        assertFinds(
+                "\nrecovery: shrink, GRAPH, 3 ranks, rank 1 stopped with SIGSTOP: OK in [0-9.]+ s\n"
+                        + "  phases: rank \\d \\(slowest of 2 survivors\\): " + PHASES
+                        + "; stop -> failure: rank 0 \\d+ ms, rank 2 \\d+ ms\n",
                 output);
         assertTrue(output.contains("\nrecovery: replace, GRAPH, 3 ranks, rank 1 stopped with SIGSTOP: OK in "), output);
         assertTrue(output.contains("\nrecovery: 3 ranks: shrink 1/1, replace 1/1 as expected\n"), output);
-        String frozen =
-                Files.readString(out.resolve("logs/3-ranks/graph/recovery-replace/rank-1.log"), StandardCharsets.UTF_8);
+        String frozen = log("3-ranks/graph/recovery-replace/rank-1.log");
         assertTrue(frozen.contains("was excluded from the job"), frozen);
     }
 
     @Test
     void theFaultDriverShrinksAwayAMiddleRankOrRankZeroKilledMidStepAtFourRanks() throws Exception {
         String output = faults(4, "shrink,rank-0", "kill");
-        assertTrue(
-                Pattern.compile("\nrecovery: shrink, GRAPH, 4 ranks, rank 2 killed with SIGKILL: OK in [0-9.]+ s\n"
-                                + "  phases: rank \\d \\(slowest of 3 survivors\\): " + PHASES + "\n")
-                        .matcher(output)
-                        .find(),
+        assertFinds(
+                "\nrecovery: shrink, GRAPH, 4 ranks, rank 2 killed with SIGKILL: OK in [0-9.]+ s\n"
+                        + "  phases: rank \\d \\(slowest of 3 survivors\\): " + PHASES + "\n",
                 output);
         assertTrue(output.contains("\nrecovery: rank-0, GRAPH, 4 ranks, rank 0 killed with SIGKILL: OK in "), output);
         assertTrue(output.contains("\nrecovery: 4 ranks: shrink 1/1, rank-0 1/1 as expected\n"), output);
-        String survivor =
-                Files.readString(out.resolve("logs/4-ranks/graph/recovery-shrink/rank-3.log"), StandardCharsets.UTF_8);
+        String survivor = log("4-ranks/graph/recovery-shrink/rank-3.log");
         assertTrue(survivor.contains("\nrecovered: 3 steps among the survivors\n"), survivor);
     }
 
@@ -125,9 +105,8 @@ class DeathsScriptTest {
      * {@code recoveries} after {@code death} (and its one kill fault job).
      */
     private String faults(int ranks, String recoveries, String death) throws Exception {
-        ScriptRun run = ScriptRun.onSim(
+        return succeeded(
                 "faults.sh",
-                out,
                 Map.of(
                         "RANKS",
                         String.valueOf(ranks),
@@ -139,7 +118,20 @@ class DeathsScriptTest {
                         recoveries,
                         "DEATH",
                         death));
+    }
+
+    /** What {@code gpu/<script>} printed on sim with {@code variables}, having exited 0. */
+    private String succeeded(String script, Map<String, String> variables) throws Exception {
+        ScriptRun run = ScriptRun.onSim(script, out, variables);
         assertEquals(0, run.status(), run.text());
         return run.text();
+    }
+
+ULTILINE).matcher(output).find(), output);
+    }
+
+    /** The log at {@code path} under the script's logs. */
+    private String log(String path) throws IOException {
+        return Files.readString(out.resolve("logs").resolve(path), StandardCharsets.UTF_8);
     }
 }
