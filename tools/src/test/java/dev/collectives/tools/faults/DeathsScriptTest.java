@@ -127,7 +127,9 @@ class DeathsScriptTest {
         return run.text();
     }
 
-ULTILINE).matcher(output).find(), output);
+    /** {@code regex} (its ^ and $ at each line) matches somewhere in {@code output}. */
+    private static void assertFinds(String regex, String output) {
+        assertTrue(Pattern.compile(regex, Pattern.MULTILINE).matcher(output).find(), output);
     }
 
     /** The log at {@code path} under the script's logs. */
