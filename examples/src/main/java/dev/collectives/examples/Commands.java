@@ -2,6 +2,7 @@ package dev.collectives.examples;
 
 import dev.collectives.annotation.Registration;
 import dev.collectives.examples.mistakes.Mistake;
+import dev.collectives.examples.pipelines.Death;
 import dev.collectives.examples.pipelines.ShrinkRecoveryExample;
 import dev.collectives.runtime.Backends;
 import dev.collectives.runtime.Bootstrap;
@@ -272,15 +273,23 @@ public final class Commands {
             usageHelpAutoWidth = true,
             description = {
                 "Runs one rank of a multi-process job, as 'join' does, through a failure and its recovery: "
-                        + "a gradient allreduce whose rank --kill halts its process as step 2 begins (exit status "
-                        + ShrinkRecoveryExample.HALTED
-                        + ", as if killed); the others' step fails naming it, they shrink "
+                        + "a gradient allreduce whose rank --kill dies as --death says; the others' step fails naming "
+                        + "it, they shrink "
                         + "it away with comm.shrink, bind the pipeline again on the survivors and run --steps steps, "
                         + "each checked against the survivors' sum. With --replace they wait instead for a process "
                         + "started in the dead rank's place (this command with COLLECTIVES_RANK of the dead rank and "
                         + "COLLECTIVES_REPLACEMENT=1), reform the job with it (comm.reform), and all of them run step "
                         + "2 again and --steps more, each checked against every rank's sum. Start it once per rank, at "
-                        + "least --kill + 1 of them (and 2)."
+                        + "least --kill + 1 of them (and 2).",
+                "The deaths: halt: the rank halts its process as its step 2 begins (exit status "
+                        + ShrinkRecoveryExample.HALTED
+                        + ", as if killed); kill, freeze: every rank steps on, each step "
+                        + "checked, and once the rank ran " + Death.READY_AFTER + " steps it prints 'ready to die: … "
+                        + "in process PID' and steps on, for whoever drives the job to send that process SIGKILL "
+                        + "(kill) or SIGSTOP (freeze: the others declare it dead when its heartbeats stop, "
+                        + "COLLECTIVES_HEARTBEAT_TIMEOUT; resumed with SIGCONT, its step fails saying it was excluded "
+                        + "and it exits with status 1). Every rank waits up to "
+                        + ShrinkRecoveryExample.DEATH_WAIT_SECONDS + " s for that death."
             },
             exitCodeListHeading = "%nExit status (of this rank):%n",
             exitCodeList = {
@@ -288,7 +297,7 @@ public final class Commands {
                 "1:it failed (the failure was not reported, the shrink failed, or a wrong result)",
                 "2:a bad command line or setting, or an unavailable backend",
                 "3:this process could not join the job",
-                ShrinkRecoveryExample.HALTED + ":this is the rank that halts"
+                ShrinkRecoveryExample.HALTED + ":this is the rank that halts (--death halt)"
             })
     static final class RecoveryCommand extends CatalogueCommand {
         @Spec
@@ -297,9 +306,17 @@ public final class Commands {
         @Option(
                 names = "--kill",
                 paramLabel = "RANK",
-                description = "the rank that halts; 0 only where every rank joins a rendezvous in a process of its "
+                description = "the rank that dies; 0 only where every rank joins a rendezvous in a process of its "
                         + "own (the command rendezvous, COLLECTIVES_RENDEZVOUS_SERVER=standalone); default: 1")
         int doomed = 1;
+
+        @Option(
+                names = "--death",
+                paramLabel = "HOW",
+                converter = Death.Parser.class,
+                description = "how the rank dies: halt (itself, as its step 2 begins), kill or freeze (by a signal "
+                        + "from outside, once it says it is ready to die); default: halt")
+        Death death = Death.HALT;
 
         @Option(
                 names = "--registration",
@@ -352,9 +369,14 @@ public final class Commands {
                     List.of(
                             replace
                                     ? ShrinkRecoveryExample.replacing(
-                                            doomed, ShrinkRecoveryExample.HALTED, registration, steps, replacement)
+                                            doomed,
+                                            death,
+                                            ShrinkRecoveryExample.HALTED,
+                                            registration,
+                                            steps,
+                                            replacement)
                                     : new ShrinkRecoveryExample(
-                                            doomed, ShrinkRecoveryExample.HALTED, registration, steps)));
+                                            doomed, death, ShrinkRecoveryExample.HALTED, registration, steps)));
         }
     }
 

@@ -232,16 +232,37 @@ public final class LocalJob implements AutoCloseable {
 
     /**
      * Serves this job's rendezvous in this process, as a {@link RendezvousServer} (each operation within the
-     * bootstrap timeout's default): the ranks must join it ({@code COLLECTIVES_RENDEZVOUS_SERVER=standalone}).
+     * bootstrap timeout's default), which declares dead a member silent for {@code heartbeatTimeout}: the ranks must
+     * join it ({@code COLLECTIVES_RENDEZVOUS_SERVER=standalone}).
      */
-    public RendezvousServer serveRendezvous() {
+    public RendezvousServer serveRendezvous(Duration heartbeatTimeout) {
         return RendezvousServer.start(
-                RendezvousEndpoint.parse(rendezvous), size, token, RendezvousServer.DEFAULT_TIMEOUT);
+                RendezvousEndpoint.parse(rendezvous), size, token, RendezvousServer.DEFAULT_TIMEOUT, heartbeatTimeout);
     }
 
     /** The process of {@code rank} (or of a replacement, by its number). */
     public Process process(int rank) {
         return processes.get(rank);
+    }
+
+    /**
+     * Sends the process of {@code rank} (or of a replacement, by its number) {@code signal} ("KILL", "STOP", "CONT"),
+     * as an operator's {@code kill} does. Through the command {@code kill}: {@link ProcessHandle} can end a process
+     * but cannot stop or resume one.
+     */
+    public void signal(int rank, String signal) throws InterruptedException {
+        long pid = processes.get(rank).pid();
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(pid))
+                    .redirectErrorStream(true)
+                    .start();
+            String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + pid + " failed: " + said.strip());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run kill -" + signal + " " + pid, e);
+        }
     }
 
     /**

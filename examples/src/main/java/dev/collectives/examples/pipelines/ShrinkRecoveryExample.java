@@ -13,12 +13,14 @@ import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Stream;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.stream.IntStream;
 
 /**
  * Recovery from a dead rank with {@code shrink}: the data-parallel gradient allreduce of {@link HybridParallelExample}
- * loses rank {@code doomed}, which halts its process (no shutdown hooks, no goodbye to its peers, as if killed) as
- * its second step begins. The others' second step fails naming it; they close the pipeline, shrink it away, bind the
+ * loses rank {@code doomed}, which dies as {@link Death} says: it halts its process (no shutdown hooks, no goodbye to
+ * its peers, as if killed) as its second step begins, or it steps on until it is killed or frozen from outside. The
+ * others' step fails naming it; they close the pipeline, shrink it away, bind the
  * pipeline again on the survivors' communicator over the same gradients and stream, and run {@code steps} steps
  * among themselves. Each step is checked against the sum computed on the host of the ranks taking part. After the
  * first step that follows the recovery, each survivor prints its {@link RecoveryPhases}; the halting rank prints when
@@ -39,9 +41,13 @@ public final class ShrinkRecoveryExample implements Example {
     /** How long the survivors wait for the dead rank's replacement. */
     public static final Duration REPLACEMENT_WAIT = Duration.ofSeconds(120);
 
+    /** How long every rank steps on, waiting for a death from outside ({@link Death#fromOutside()}), in seconds. */
+    public static final int DEATH_WAIT_SECONDS = 120;
+
     private static final int SHARD = (int) TensorParallelShards.SHARD;
 
     private final int doomed;
+    private final Death death;
     private final int status;
     private final Registration registration;
     private final int steps;
@@ -51,16 +57,23 @@ public final class ShrinkRecoveryExample implements Example {
     private final boolean replacement;
 
     /**
-     * Rank {@code doomed} halts with exit status {@code status}; the survivors run {@code steps} steps in the
-     * {@code registration} mode after the recovery.
+     * Rank {@code doomed} dies as {@code death} says (halting with exit status {@code status}); the survivors run
+     * {@code steps} steps in the {@code registration} mode after the recovery.
      */
-    public ShrinkRecoveryExample(int doomed, int status, Registration registration, int steps) {
-        this(doomed, status, registration, steps, false, false);
+    public ShrinkRecoveryExample(int doomed, Death death, int status, Registration registration, int steps) {
+        this(doomed, death, status, registration, steps, false, false);
     }
 
     private ShrinkRecoveryExample(
-            int doomed, int status, Registration registration, int steps, boolean replace, boolean replacement) {
+            int doomed,
+            Death death,
+            int status,
+            Registration registration,
+            int steps,
+            boolean replace,
+            boolean replacement) {
         this.doomed = doomed;
+        this.death = death;
         this.status = status;
         this.registration = registration;
         this.steps = steps;
@@ -73,8 +86,8 @@ public final class ShrinkRecoveryExample implements Example {
      * process is when {@code replacement}; after step 2 they run {@code steps} more steps with it.
      */
     public static ShrinkRecoveryExample replacing(
-            int doomed, int status, Registration registration, int steps, boolean replacement) {
-        return new ShrinkRecoveryExample(doomed, status, registration, steps, true, replacement);
+            int doomed, Death death, int status, Registration registration, int steps, boolean replacement) {
+        return new ShrinkRecoveryExample(doomed, death, status, registration, steps, true, replacement);
     }
 
     @Override
@@ -84,7 +97,12 @@ public final class ShrinkRecoveryExample implements Example {
 
     @Override
     public String summary() {
-        return "a gradient allreduce (" + registration + ") whose rank " + doomed + " dies in step 2; the others "
+        String dies = switch (death) {
+            case HALT -> " dies in step 2";
+            case KILL -> " is killed from outside while it steps";
+            case FREEZE -> " is frozen from outside while it steps";
+        };
+        return "a gradient allreduce (" + registration + ") whose rank " + doomed + dies + "; the others "
                 + (replace
                         ? "reform the job with its replacement and run step 2 and " + steps + " more"
                         : "shrink it away and run " + steps + (steps == 1 ? " step" : " steps"));
@@ -112,23 +130,19 @@ public final class ShrinkRecoveryExample implements Example {
             try (Gradients gradients = bind(rank.comm(), rank.stream(), grads)) {
                 long startToBound = RecoveryPhases.sinceProcessStart();
                 first = step(rank, rank.stream(), 0, gradients, grads, everyRank);
-                if (r == doomed) {
-                    System.out.println(RecoveryPhases.halting(doomed));
-                    System.out.flush();
-                    Runtime.getRuntime().halt(status);
-                }
-                grads.copyFromHost(HostData.values(1, r, 0, SHARD));
-                try {
-                    // a survivor that heard of the death already fails at the launch: the library returns the error
-                    gradients.allReduce().run();
-                    rank.stream().synchronize();
+                Optional<Failure> failure = awaitDeath(rank, gradients, grads, everyRank);
+                if (failure.isEmpty()) {
                     return new RankReport(
                             gradients.pipeline().describe(),
-                            Check.wrong(r, "step 2 without rank " + doomed, "a failure naming it", "success"));
-                } catch (CollectivesException e) {
-                    timeline = new Timeline(startToBound);
-                    System.out.println("step 2 failed: " + e.getMessage());
+                            Check.wrong(r, "steps without rank " + doomed, "a failure naming it", "success"));
                 }
+                timeline = new Timeline(startToBound);
+                System.out.println("step " + failure.get().step() + " failed: "
+                        + failure.get().cause().getMessage());
+                if (r == doomed) {
+                    throw failure.get().cause(); // it ran again, frozen, after the others went on without it
+                }
+                first = Check.all(first, failure.get().before());
             }
             if (replace) {
                 try (Communicator reformed = rank.comm().reform(REPLACEMENT_WAIT);
@@ -161,6 +175,50 @@ public final class ShrinkRecoveryExample implements Example {
             }
         }
     }
+
+    /**
+     * Runs steps until one fails for the death of rank {@code doomed}: the failed step, numbered from 1, its failure
+     * and the check of the steps before; empty where none failed. With {@link Death#HALT} the doomed rank halts as its
+     * step 2 begins; else every rank steps on for up to {@link #DEATH_WAIT_SECONDS}, each step checked, and the doomed rank
+     * says when it may die ({@link Death#ready}) for a signal from outside to end it.
+     */
+    private Optional<Failure> awaitDeath(RankContext rank, Gradients gradients, DeviceBuffer grads, int[] everyRank) {
+        int r = rank.rank();
+        if (death == Death.HALT) {
+            if (r == doomed) {
+                System.out.println(RecoveryPhases.halting(doomed));
+                System.out.flush();
+                Runtime.getRuntime().halt(status);
+            }
+            grads.copyFromHost(HostData.values(1, r, 0, SHARD));
+            try {
+                // a survivor that heard of the death already fails at the launch: the library returns the error
+                gradients.allReduce().run();
+                rank.stream().synchronize();
+                return Optional.empty();
+            } catch (CollectivesException e) {
+                return Optional.of(new Failure(2, e, Check.ok("no step")));
+            }
+        }
+        long deadline =
+                System.nanoTime() + Duration.ofSeconds(DEATH_WAIT_SECONDS).toNanos();
+        Check before = Check.ok("no step");
+        for (int iteration = 1; System.nanoTime() < deadline && before.isOk(); iteration++) {
+            try {
+                before = step(rank, rank.stream(), iteration, gradients, grads, everyRank);
+            } catch (CollectivesException e) {
+                return Optional.of(new Failure(iteration + 1, e, before));
+            }
+            if (r == doomed && iteration == Death.READY_AFTER) {
+                System.out.println(Death.ready(r));
+                System.out.flush();
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The step that failed for the death (numbered from 1), its failure, and the check of the step before. */
+    private record Failure(int step, CollectivesException cause, Check before) {}
 
     /**
      * Step 2 and {@code steps} more on the job reformed with the replacement, each with every rank's sum; a survivor's

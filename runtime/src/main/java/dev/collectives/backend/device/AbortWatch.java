@@ -68,6 +68,11 @@ final class AbortWatch {
         this.halt = halt;
     }
 
+    /** How long a native abort may take before the policy applies. */
+    Duration timeout() {
+        return timeout;
+    }
+
     /** The watch the system properties ask for, halting through {@link Runtime#halt}. */
     static AbortWatch fromSystemProperties() {
         return new AbortWatch(

@@ -11,7 +11,7 @@ import java.util.Set;
  */
 final class DeviceGraph implements Graph {
     private final DeviceCommunicator comm;
-    /** The communicator whose calls were captured: its abort must have returned before the graph is destroyed. */
+    /** The communicator whose calls were captured, through which the graph is destroyed. */
     private final NativeComm owner;
 
     private final long handle;
@@ -54,7 +54,7 @@ final class DeviceGraph implements Graph {
         if (!closed) {
             closed = true;
             NativeLibrary n = comm.library();
-            owner.freeResource(() -> n.checkRuntime(n.api.graphDestroy(n.lib, handle), comm.rank(), "GraphDestroy"));
+            owner.releaseNow(() -> n.checkRuntime(n.api.graphDestroy(n.lib, handle), comm.rank(), "GraphDestroy"));
             hold(memory, -1);
         }
     }
@@ -90,7 +90,7 @@ final class DeviceGraph implements Graph {
             if (!execClosed) {
                 execClosed = true;
                 NativeLibrary n = comm.library();
-                owner.freeResource(
+                owner.releaseNow(
                         () -> n.checkRuntime(n.api.graphExecDestroy(n.lib, exec), comm.rank(), "GraphExecDestroy"));
                 hold(memory, -1);
             }

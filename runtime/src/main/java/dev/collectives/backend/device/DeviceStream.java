@@ -31,6 +31,8 @@ final class DeviceStream implements Stream {
      * its parent's streams.
      */
     private volatile NativeComm issuer;
+    /** Every communicator that enqueued work on it: each is told when it closes. */
+    private final Set<NativeComm> issuers = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     DeviceStream(DeviceCommunicator comm) {
         this.comm = comm;
@@ -65,6 +67,9 @@ final class DeviceStream implements Stream {
     /** {@code owner} enqueues work on this stream (an op, a graph launch): a synchronize waits for its work. */
     void issuedBy(NativeComm owner) {
         issuer = owner;
+        if (issuers.add(owner)) {
+            owner.enqueuedOn(handle);
+        }
     }
 
     /** Called by every op enqueued on this stream: during capture, the graph will hold {@code memory}. */
@@ -92,6 +97,9 @@ final class DeviceStream implements Stream {
         owner.await("stream synchronize", () -> {
             int rc = n.api.streamQuery(n.lib, handle);
             if (rc == 0) {
+                if (owner.isAborted()) {
+                    owner.requireOpen(); // its kernels exited at the abort: the stream is idle, its work undone
+                }
                 return 0;
             }
             if (rc != NativeLibrary.NOT_READY) {
@@ -174,15 +182,22 @@ final class DeviceStream implements Stream {
         }
     }
 
-    /** Destroys a stream created here; a wrapped one belongs to whoever created it. Idempotent. */
+    /**
+     * Destroys a stream created here; a wrapped one belongs to whoever created it, and is only no longer asked after.
+     * Idempotent.
+     */
     @Override
     public synchronized void close() {
-        if (!closed && owned) {
-            closed = true;
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (owned) {
             NativeLibrary n = comm.library();
             comm.nativeComm()
                     .freeResource(
                             () -> n.checkRuntime(n.api.streamDestroy(n.lib, handle), comm.rank(), "StreamDestroy"));
         }
+        issuers.forEach(owner -> owner.streamClosed(handle));
     }
 }

@@ -50,6 +50,6 @@ final class DeviceStreamEvent extends PolledEvent {
     protected void destroyNativeEvent() {
         NativeLibrary n = comm.library();
         comm.nativeComm()
-                .freeResource(() -> n.checkRuntime(n.api.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy"));
+                .releaseNow(() -> n.checkRuntime(n.api.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy"));
     }
 }

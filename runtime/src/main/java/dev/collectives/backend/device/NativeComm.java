@@ -61,6 +61,10 @@ final class NativeComm {
     private final Set<Object> live = ConcurrentHashMap.newKeySet();
     /** Whether a free after the abort failed and was reported. */
     private final AtomicBoolean freeFailureReported = new AtomicBoolean();
+    /** Whether a free after the abort was left undone, a stream still running, and was reported. */
+    private final AtomicBoolean busyStreamReported = new AtomicBoolean();
+    /** The streams this communicator enqueued work on, still open: after an abort, frees wait until they are idle. */
+    private final Set<Long> streams = ConcurrentHashMap.newKeySet();
     /** Threads waiting on the library for this communicator ({@link #await}), which an abort wakes at once. */
     private final Set<Thread> waiters = ConcurrentHashMap.newKeySet();
     /** The communicators that enqueued work in the calling thread's open group, which its GroupEnd completes. */
@@ -448,18 +452,49 @@ final class NativeComm {
         return library.dialect.ccl("CommAbort") + " of " + name;
     }
 
+    /** This communicator enqueued work (an op, a graph's launch) on {@code stream}, until that stream closes. */
+    void enqueuedOn(long stream) {
+        streams.add(stream);
+    }
+
+    /** {@code stream} was destroyed: it is no longer asked whether it is idle. */
+    void streamClosed(long stream) {
+        streams.remove(stream);
+    }
+
     /**
      * Runs {@code nativeFree}, the free or destroy of something this communicator's work used; after an abort, only
-     * once the abort has returned (or its deadline passed), so that no kernel it stops still touches what is freed.
-     * Once the communicator was aborted with kernels in flight, the library can leave this process's device context
-     * in an error state (NCCL 2.28.3 did, in a job whose peer died or never called: "an illegal memory access was
-     * encountered" on every later call); a free's failure is then logged once, as a warning that says so, instead
-     * of thrown over the failure the caller already has.
+     * once the abort has returned (or its deadline passed) and every stream the communicator enqueued on is idle, so
+     * that no kernel it stops still touches what is freed. A stream still running at the abort's deadline leaves the
+     * free undone (a warning says so): the memory stays held until the process ends, which is better than a device
+     * context poisoned by a kernel touching freed memory. Once the communicator was aborted with kernels in flight,
+     * the library can leave this process's device context in an error state (NCCL 2.28.3 did, in a job whose peer
+     * died or never called: "an illegal memory access was encountered" on every later call); a free's failure is
+     * then logged once, as a warning that says so, instead of thrown over the failure the caller already has.
      */
     void freeResource(Runnable nativeFree) {
         if (state == State.ABORTED) {
             abortSettled.join(); // until then the aborted communicator's kernels may still touch what is freed
+            if (owned && !streamsIdle()) { // another library's abort, whenever it comes, is its own to wait for
+                return;
+            }
         }
+        runFree(nativeFree);
+    }
+
+    /**
+     * Runs {@code nativeDestroy}, the destroy of something the device runtime itself keeps until the work in flight
+     * that uses it ends (a graph that captured this communicator's calls, an instantiation of one, an event): at once,
+     * even while an abort runs. The library's abort returns only once no graph holds the communicator's calls any more
+     * (NCCL keeps polling until every graph referencing the communicator is destroyed), so a destroy that waited for
+     * the abort would wait for the abort's deadline; and the runtime frees an instantiation still in flight, or an
+     * event still pending, only when that work ends, so no kernel loses what it uses.
+     */
+    void releaseNow(Runnable nativeDestroy) {
+        runFree(nativeDestroy);
+    }
+
+    private void runFree(Runnable nativeFree) {
         try {
             nativeFree.run();
         } catch (CollectivesException e) {
@@ -474,6 +509,35 @@ final class NativeComm {
                                 + "using the device again");
             }
         }
+    }
+
+    /**
+     * Whether every stream this communicator enqueued on is idle, waiting (parked, polling) up to the abort's deadline
+     * after the abort stopped its kernels; a stream that fails its query runs nothing more. False, once reported,
+     * where one still runs at the deadline.
+     */
+    private boolean streamsIdle() {
+        for (long stream : streams) {
+            try {
+                InProgress.await(
+                        () -> library.api.streamQuery(lib, stream) == NativeLibrary.NOT_READY ? InProgress.CODE : 0,
+                        waits,
+                        waits.aborts().timeout().toNanos(),
+                        () -> CollectivesException.usage(
+                                rank,
+                                "stream 0x" + Long.toHexString(stream) + " still runs work of " + name + " "
+                                        + waits.aborts().timeout().toSeconds() + " s after its abort"));
+            } catch (CollectivesException busy) {
+                if (busyStreamReported.compareAndSet(false, true)) {
+                    LOG.log(
+                            System.Logger.Level.WARNING,
+                            busy.getMessage() + ": what its work uses is not freed, and stays held until the "
+                                    + "process ends");
+                }
+                return false;
+            }
+        }
+        return true;
     }
 
     // ---- finalize and destroy ---------------------------------------------------------------------------------

@@ -235,7 +235,7 @@ class DeviceRecoveryTest {
     // ---- release after a failure ---------------------------------------------------------------------------------
 
     @Test
-    void whatAPipelineOwnsIsFreedGraphsFirstOnlyOnceTheAbortHasReturned() throws Exception {
+    void aDeathEndsTheWaitForAGraphInFlightAtOnceAndNothingIsFreedBeforeItsStreamIsIdle() throws Exception {
         DeviceCommunicator comm = api.communicator(0, 2);
         ScriptedJob job = new ScriptedJob(0, 2);
         comm.watchJob(job, CommConfig.DEFAULT);
@@ -246,10 +246,18 @@ class DeviceRecoveryTest {
         comm.allReduce(buffer, buffer, 256, DataType.FLOAT32, ReduceOp.SUM, stream);
         Graph graph = stream.endCapture();
         GraphExec exec = graph.instantiate();
-        CountDownLatch abortMayReturn = new CountDownLatch(1);
-        api.on("commAbort", () -> awaitUninterruptibly(abortMayReturn));
+        // as NCCL's abort does, it returns only once no graph holds the communicator's calls
+        CountDownLatch graphsDestroyed = new CountDownLatch(1);
+        api.on("commAbort", () -> awaitUninterruptibly(graphsDestroyed));
+        api.on("graphDestroy", graphsDestroyed::countDown);
+        api.clockStops(); // no wait times out: only the death ends it
+        api.streamsNeverFinish().streamsOutliveAbort(); // the launched graph waits for the dead rank
+        exec.launch(stream);
 
-        job.fail(GONE); // the abort starts behind, and blocks as on a peer's death
+        job.fail(GONE);
+        CollectivesException failure = assertThrows(CollectivesException.class, stream::synchronize);
+        assertTrue(failure.getMessage().contains(GONE), failure.getMessage());
+        int queried = api.count("streamQuery");
         Thread closer = new Thread(() -> {
             exec.close(); // as a pipeline's close does: graphs, then registrations, then memory
             graph.close();
@@ -257,16 +265,15 @@ class DeviceRecoveryTest {
             buffer.close();
         });
         closer.start();
-        while (closer.getState() != Thread.State.WAITING) {
-            Thread.onSpinWait(); // until it waits for the abort
-        }
-        assertEquals(0, api.count("graphExecDestroy"), "nothing is freed while the abort runs");
-        abortMayReturn.countDown();
+        api.awaitCount("commAbort", 1); // returned, once the graphs were destroyed without waiting for it
+        api.awaitCount("streamQuery", queried + 1); // the free waits for the stream
+        assertEquals(0, api.count("memFree"), "nothing is freed while the stream runs");
+        api.streamsFinish(); // the graph's kernels saw the abort and exited
         closer.join();
 
         List<String> calls = api.calls();
-        List<String> released = calls.subList(calls.indexOf("commAbort"), calls.size());
-        assertEquals(List.of("commAbort", "graphExecDestroy", "graphDestroy", "memFree"), released);
+        assertTrue(calls.indexOf("graphExecDestroy") < calls.indexOf("commAbort"), calls.toString());
+        assertEquals(calls.size() - 1, calls.indexOf("memFree"), "freed last, once the stream was idle: " + calls);
         stream.close();
         comm.close();
     }

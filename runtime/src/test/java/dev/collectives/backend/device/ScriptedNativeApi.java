@@ -23,7 +23,7 @@ import org.bytedeco.javacpp.Pointer;
  * outputs (fresh handles, device memory aligned to 4096 bytes, NCCL 2.28.9 with every symbol of the shim's table)
  * unless the test scripts otherwise: a call that fails with a code ({@link #failing}), a symbol the library lacks
  * ({@link #lacking}), an asynchronous error ({@link #asyncError}), streams that never finish
- * ({@link #streamsNeverFinish}), a call that a non-blocking communicator answers "in progress" for a number of
+ * ({@link #streamsNeverFinish}; an abort ends them unless {@link #streamsOutliveAbort}), a call that a non-blocking communicator answers "in progress" for a number of
  * polls or forever ({@link #inProgress}), or something to run when a call is made ({@link #on}). It records every call
  * ({@link #count}, {@link #calls}) and every handle it gave out, and notes as {@link #misuse} a call on a handle that
  * it never gave or that was freed already (a communicator aborted or destroyed, memory freed twice), which the
@@ -83,6 +83,7 @@ final class ScriptedNativeApi implements NativeApi {
 
     private volatile int asyncError;
     private volatile int streamQuery;
+    private volatile boolean streamsOutliveAbort;
     private volatile int childSize = 1;
     private volatile int[] gathered;
     private volatile int childRank;
@@ -138,6 +139,15 @@ final class ScriptedNativeApi implements NativeApi {
     /** From now on every stream query says "not ready": the enqueued work waits on a peer that never comes. */
     ScriptedNativeApi streamsNeverFinish() {
         streamQuery = NativeLibrary.NOT_READY;
+        return this;
+    }
+
+    /**
+     * From now on an abort leaves the streams as they are, until {@link #streamsFinish}: kernels still running once the
+     * abort returned. By default an abort ends them, as the library's does.
+     */
+    ScriptedNativeApi streamsOutliveAbort() {
+        streamsOutliveAbort = true;
         return this;
     }
 
@@ -498,6 +508,9 @@ final class ScriptedNativeApi implements NativeApi {
         return enter("commAbort", () -> {
             complete(); // the library's thread ends its work, storing what it made
             free("comm", comm, "commAbort");
+            if (!streamsOutliveAbort) {
+                streamQuery = 0; // the abort makes the communicator's kernels exit
+            }
         });
     }
 

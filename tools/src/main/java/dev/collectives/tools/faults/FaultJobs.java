@@ -2,6 +2,7 @@ package dev.collectives.tools.faults;
 
 import dev.collectives.annotation.Registration;
 import dev.collectives.examples.Runner;
+import dev.collectives.examples.pipelines.Death;
 import dev.collectives.runtime.spi.FlightRecorder;
 import dev.collectives.tools.LocalJob;
 import dev.collectives.tools.trace.TraceCommand;
@@ -41,6 +42,7 @@ final class FaultJobs {
      * @param modes       the registration modes
      * @param faults      the faults
      * @param recoveries  the recoveries from a killed rank ({@link RecoveryJobs})
+     * @param death       how the rank of each recovery job dies
      * @param logs        where each process's log goes
      * @param jobTimeout  how long the other ranks of a job may take to fail
      * @param simTimeout  on sim, how long a rank waits for the others in a call
@@ -53,6 +55,7 @@ final class FaultJobs {
             List<Registration> modes,
             List<Fault> faults,
             List<Recovery> recoveries,
+            Death death,
             Path logs,
             Duration jobTimeout,
             Duration simTimeout,
@@ -125,9 +128,12 @@ final class FaultJobs {
     /** The recoveries of a job of {@code n} ranks in every mode; whether each went as expected. */
     private boolean runRecoveries(int n, List<String> summaries) {
         out.println();
-        out.println("== " + n + " ranks, a rank killed in step 2, then "
+        Death death = settings.death();
+        out.println("== " + n + " ranks, a rank "
+                + (death == Death.HALT ? "killed in step 2" : death.fate() + " while it steps")
+                + ", then "
                 + settings.recoveries().stream()
-                        .map(r -> r.label() + " (rank " + r.killed(n) + " killed)")
+                        .map(r -> r.label() + " (" + death.of(r.killed(n)) + ")")
                         .collect(Collectors.joining(" or ")));
         RecoveryJobs jobs = new RecoveryJobs(settings, out);
         Map<Recovery, List<Boolean>> verdicts = new EnumMap<>(Recovery.class);

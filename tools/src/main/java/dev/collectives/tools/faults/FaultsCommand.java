@@ -2,6 +2,7 @@ package dev.collectives.tools.faults;
 
 import dev.collectives.annotation.Registration;
 import dev.collectives.examples.ClusterOptions;
+import dev.collectives.examples.pipelines.Death;
 import dev.collectives.runtime.Backends;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -78,6 +79,19 @@ public final class FaultsCommand implements Callable<Integer> {
                     + "shrink,replace,rank-0")
     List<Recovery> recoveries = List.of(Recovery.values());
 
+    @Option(
+            names = "--death",
+            paramLabel = "HOW",
+            converter = Death.Parser.class,
+            description = "how the rank of each recovery dies: halt (it halts its process as its step 2 begins), "
+                    + "kill (this process sends it SIGKILL at a random moment after "
+                    + Death.READY_AFTER
+                    + " steps, mid-step) or freeze (SIGSTOP at such a moment: the survivors declare it dead when its "
+                    + "heartbeats stop, after "
+                    + RecoveryJobs.FREEZE_HEARTBEAT_SECONDS
+                    + " s here; once they did, SIGCONT, and it must fail saying it was excluded); default: halt")
+    Death death = Death.HALT;
+
     @Option(names = "--out", paramLabel = "DIR", description = "where each process's log goes; default: faults-logs")
     Path logs = Path.of("faults-logs");
 
@@ -128,6 +142,7 @@ public final class FaultsCommand implements Callable<Integer> {
                 modes.stream().distinct().toList(),
                 faults.stream().distinct().toList(),
                 recoveries.stream().distinct().toList(),
+                death,
                 logs,
                 Duration.ofSeconds(jobTimeout),
                 Duration.ofSeconds(simTimeout),

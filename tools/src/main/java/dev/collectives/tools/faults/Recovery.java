@@ -1,10 +1,7 @@
 package dev.collectives.tools.faults;
 
-import java.util.Arrays;
+import dev.collectives.examples.LabelParser;
 import java.util.Locale;
-import java.util.stream.Collectors;
-import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.TypeConversionException;
 
 /**
  * A recovery the fault driver proves after a rank is killed: the survivors shrink it away, or they reform the job with
@@ -45,14 +42,9 @@ enum Recovery {
     }
 
     /** Reads a recovery by its {@link #label()}, in any case. */
-    static final class Parser implements ITypeConverter<Recovery> {
-        @Override
-        public Recovery convert(String text) {
-            return Arrays.stream(values())
-                    .filter(r -> r.label().equalsIgnoreCase(text.trim()))
-                    .findFirst()
-                    .orElseThrow(() -> new TypeConversionException("'" + text + "' is none of "
-                            + Arrays.stream(values()).map(Recovery::label).collect(Collectors.joining(", "))));
+    static final class Parser extends LabelParser<Recovery> {
+        public Parser() {
+            super(values(), Recovery::label);
         }
     }
 }
