@@ -278,7 +278,7 @@ public final class Bootstrap {
      * are incomplete, or when the job does not form within {@link #timeout()}.
      */
     public Rendezvous rendezvous() {
-        if (size() == 1) {
+        if (size() == 1 && !joining()) {
             return new SingleRankRendezvous();
         }
         LOG.log(Level.DEBUG, () -> "joining: " + describe());
@@ -286,7 +286,10 @@ public final class Bootstrap {
             Rendezvous joined = meet();
             LOG.log(
                     Level.DEBUG,
-                    () -> "rank " + rank() + " joined the job of " + size() + " ranks at " + joined.where());
+                    () -> joined.joining()
+                            ? "a process joined the job at " + joined.where() + " as rank " + joined.rank()
+                                    + ", to be taken in at its next growth"
+                            : "rank " + rank() + " joined the job of " + size() + " ranks at " + joined.where());
             return joined;
         } catch (RuntimeException e) {
             LOG.log(Level.DEBUG, () -> "rank " + rank() + " could not join the job: " + e.getMessage(), e);
@@ -319,10 +322,28 @@ public final class Bootstrap {
                                 + "=$(openssl rand -hex 32) before launching)")),
                 rank());
         boolean replacement = Settings.replacement(option(Settings.REPLACEMENT), rank(), where);
+        boolean joining = joining();
+        if (replacement && joining) {
+            throw BootstrapException.settings(
+                    rank(),
+                    "a process either replaces a rank that died or joins a running job at its next growth, not both:"
+                            + " set only one of " + Settings.optionVariable(Settings.REPLACEMENT) + " and "
+                            + Settings.optionVariable(Settings.JOINING));
+        }
+        FrameRules.Claim claim =
+                joining ? FrameRules.Claim.GROW : replacement ? FrameRules.Claim.REPLACE : FrameRules.Claim.JOIN;
         return where.kind() == RendezvousEndpoint.Kind.TCP
-                ? TcpRendezvous.open(
-                        where, rank(), size(), token, timeout(), heartbeatTimeout(), replacement, this::option)
+                ? TcpRendezvous.open(where, rank(), size(), token, timeout(), heartbeatTimeout(), claim, this::option)
                 : FileRendezvous.open(where, rank(), size(), token, timeout());
+    }
+
+    /**
+     * Whether this process joins a running job at its next growth (the option {@code joining},
+     * {@code COLLECTIVES_JOINING=1}): it needs no rank or world size, the job's tcp:// rendezvous gives it both
+     * ({@link Rendezvous#joining}); a backend's {@code join} then takes it in where the members grow the job.
+     */
+    public boolean joining() {
+        return Settings.joining(option(Settings.JOINING), rank(), endpoint().orElse(null));
     }
 
     /** Every setting and where it came from (never the job token). */

@@ -1,6 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -12,9 +13,9 @@ import java.util.List;
  * Guarded by the server's lock.
  */
 final class DeathNews {
-    private final boolean[] watching;
+    private boolean[] watching;
     /** How many of {@link #deaths} each rank has heard of. */
-    private final int[] heard;
+    private int[] heard;
 
     private final List<String> deaths = new ArrayList<>();
 
@@ -45,7 +46,13 @@ final class DeathNews {
         heard[rank] = deaths.size();
     }
 
-    /** A process in the place of rank {@code rank} starts: it has heard of every death so far. */
+    /** Makes room for {@code capacity} ranks: the job's and the processes waiting to join. */
+    void makeRoom(int capacity) {
+        watching = Arrays.copyOf(watching, capacity);
+        heard = Arrays.copyOf(heard, capacity);
+    }
+
+    /** A process in the place of rank {@code rank}, or one that joined as it, starts: it has heard of every death so far. */
     void replaced(int rank) {
         operating(rank);
     }

@@ -12,7 +12,9 @@ import java.util.function.Supplier;
  */
 abstract class Exchange implements Rendezvous {
     private final int rank;
-    private final int size;
+    /** The job's size; a growth raises it. */
+    private volatile int size;
+
     private final String where;
     private final Duration timeout;
     private volatile int operations;
@@ -152,10 +154,38 @@ abstract class Exchange implements Rendezvous {
         return Rendezvous.super.reunite(timeout);
     }
 
-    /** A replacement's first operation is the one the survivors are at: it numbers its operations from there. */
-    final void continueAt(int sequence) {
+    @Override
+    public final synchronized int grow(int added, Duration timeout) {
+        if (added < 1 && !joining()) {
+            throw BootstrapException.settings(rank, "a growth takes in 1 process or more, not " + added);
+        }
+        start("growth");
+        state.on(JobState.Event.GROW, null);
+        Growth growth = run(() -> doGrow(added, Deadline.after(timeout)));
+        state.on(JobState.Event.GROWN, growth.failure());
+        if (growth.failure() != null) {
+            throw BootstrapException.failed(
+                    rank, growth.failure() + "; the job goes on with its " + size + " ranks", null);
+        }
+        size = growth.size();
+        return size;
+    }
+
+    /** What a growth came to: the job's size after it, and why it failed (then the size is the one before), or null. */
+    record Growth(int size, String failure) {}
+
+    /** Takes part in a growth of the job (see {@link #grow}). */
+    protected Growth doGrow(int added, Deadline deadline) {
+        return new Growth(Rendezvous.super.grow(added, deadline.total()), null);
+    }
+
+    /**
+     * A replacement's or a joiner's first operation is the one the members are at ({@code name}: "reunion"): it
+     * numbers its operations from there.
+     */
+    final void continueAt(int sequence, String name) {
         operations = sequence;
-        operation = "reunion #" + sequence;
+        operation = name + " #" + sequence;
     }
 
     @Override
