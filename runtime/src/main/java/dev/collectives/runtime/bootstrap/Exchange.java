@@ -164,8 +164,8 @@ abstract class Exchange implements Rendezvous {
         Growth growth = run(() -> doGrow(added, Deadline.after(timeout)));
         state.on(JobState.Event.GROWN, growth.failure());
         if (growth.failure() != null) {
-            throw BootstrapException.failed(
-                    rank, growth.failure() + "; the job goes on with its " + size + " ranks", null);
+            throw BootstrapException.growthFailed(
+                    rank, growth.failure() + "; the job goes on with its " + size + " ranks");
         }
         size = growth.size();
         return size;
