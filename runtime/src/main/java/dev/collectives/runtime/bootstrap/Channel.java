@@ -57,6 +57,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *                                in milliseconds (a long), and how many the members ask for (an int; 0 from a
  *                                process that joins)
  *                     WATCH      its job is watched from now on, until its next operation; no bytes
+ *                     UNWATCH    its job is watched no more, its ranks alive: it takes part in operations again
+ *                                (a growth); no bytes
  *                     STALL      it timed out waiting for its work in the library; the bytes say where
  *                     ABORT      it ends the job; the bytes say why
  *                     LEAVE      it closes its rendezvous: its connection ending is no failure; no bytes
@@ -67,6 +69,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *                     REJOIN     to a replacement, or to a process that joins: the number of its first operation,
  *                                where the members meet it
  *                     GONE       to a watcher: a rank's process died, or it was excluded; the bytes say which and how
+ *                     UNWATCH    to a watcher that asked to stop (and heard of no death since it watched): its watch
+ *                                ends here; no bytes
  *                     ABORT      the job ended; the bytes say why
  *                     LEAVE      rank 0 closed the watched job (where its process hosts the server); no bytes
  *                     HEARTBEAT  a sign of life; the bytes: -1 (an int)
@@ -119,6 +123,8 @@ final class Channel implements AutoCloseable {
     static final byte REFUSED = 13;
     /** A member's part of a growth of the job: how long it waits for the joiners (ms), and how many it asks for. */
     static final byte GROW = 14;
+    /** A member's job is watched no more (to the server), or its watch ends here (from the server); no bytes. */
+    static final byte UNWATCH = 15;
     /** The bytes of a {@link #GROW} message: a long and an int. */
     static final int GROW_BYTES = Long.BYTES + Integer.BYTES;
 
@@ -357,7 +363,9 @@ final class Channel implements AutoCloseable {
                                         ? GROW_BYTES
                                         : type == HEARTBEAT
                                                 ? Integer.BYTES
-                                                : type == LEAVE || type == REJOIN || type == WATCH ? 0 : -1;
+                                                : type == LEAVE || type == REJOIN || type == WATCH || type == UNWATCH
+                                                        ? 0
+                                                        : -1;
         if (max < 0) {
             throw new ProtocolException("a message of unknown type " + type);
         }

@@ -35,6 +35,16 @@ final class DeathNews {
         return news;
     }
 
+    /**
+     * Rank {@code rank} asks to stop watching: returns whether it still watched (it heard of every death so far, and
+     * is told its watch ends); one that did not was told of a death, which ended its watch.
+     */
+    boolean stopWatching(int rank) {
+        boolean was = watching[rank];
+        watching[rank] = false;
+        return was;
+    }
+
     /** The first death that rank {@code rank} has not heard of, or null. */
     String unheard(int rank) {
         return heard[rank] < deaths.size() ? deaths.get(heard[rank]) : null;

@@ -141,6 +141,32 @@ abstract class Exchange implements Rendezvous {
     }
 
     @Override
+    public final synchronized Optional<String> unwatch() {
+        if (failure != null) {
+            return Optional.of("it failed earlier: " + failure.getMessage());
+        }
+        if (closed()) {
+            return Optional.of("it is closed");
+        }
+        if (state.phase() != JobState.Phase.WATCHED) {
+            return Optional.of(
+                    state.news() != null
+                            ? "the job is " + state.phase().words + ": " + state.news()
+                            : "it does not watch the job");
+        }
+        String refused = doUnwatch();
+        if (refused == null) {
+            state.on(JobState.Event.UNWATCH, null);
+        }
+        return Optional.ofNullable(refused);
+    }
+
+    /** Stops watching a job whose ranks are alive: null once it serves operations, else why not. */
+    protected String doUnwatch() {
+        return "it cannot stop watching";
+    }
+
+    @Override
     public final synchronized int[] reunite(Duration timeout) {
         start("reunion");
         state.on(JobState.Event.REUNION, null);

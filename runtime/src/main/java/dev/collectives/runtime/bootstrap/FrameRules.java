@@ -47,6 +47,7 @@ final class FrameRules {
                     Channel.REUNION,
                     Channel.GROW,
                     Channel.WATCH,
+                    Channel.UNWATCH,
                     Channel.STALL,
                     Channel.ABORT,
                     Channel.LEAVE,
@@ -58,7 +59,14 @@ final class FrameRules {
             Phase.OPERATION,
             List.of(Channel.DATA, Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT, Channel.FENCED, Channel.REFUSED),
             Phase.WATCHING,
-            List.of(Channel.GONE, Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT, Channel.FENCED, Channel.REFUSED),
+            List.of(
+                    Channel.GONE,
+                    Channel.UNWATCH,
+                    Channel.ABORT,
+                    Channel.LEAVE,
+                    Channel.HEARTBEAT,
+                    Channel.FENCED,
+                    Channel.REFUSED),
             Phase.AWAITING_REJOIN,
             List.of(Channel.REJOIN, Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT, Channel.FENCED, Channel.REFUSED)));
 
@@ -136,6 +144,7 @@ final class FrameRules {
             case Channel.FENCED -> "FENCED";
             case Channel.REFUSED -> "REFUSED";
             case Channel.GROW -> "GROW";
+            case Channel.UNWATCH -> "UNWATCH";
             default -> "type " + type;
         };
     }

@@ -57,6 +57,8 @@ final class JobState {
         WATCH,
         /** The watch heard of a rank's death. */
         DEATH,
+        /** The rank stops watching its job, whose ranks are alive, to take part in operations again (a growth). */
+        UNWATCH,
         /** The survivors of a death resume operations among them. */
         RESUME,
         /** The rank takes part in a reunion with the replacements of the dead ranks. */
@@ -88,7 +90,7 @@ final class JobState {
                 Phase.AWAITING_REPLACEMENTS,
                 Event.GROW,
                 Phase.GROWING);
-        row(Phase.WATCHED, Event.DEATH, Phase.RANK_DIED);
+        row(Phase.WATCHED, Event.DEATH, Phase.RANK_DIED, Event.UNWATCH, Phase.RUNNING);
         row(Phase.RANK_DIED, Event.RESUME, Phase.SURVIVORS_MET);
         row(
                 Phase.SURVIVORS_MET,

@@ -143,6 +143,16 @@ public interface Rendezvous extends AutoCloseable {
     }
 
     /**
+     * In a watched job whose ranks are alive: stops watching and serves operations again (e.g. to {@link #grow} the
+     * job; {@link #watch} watches it again). Every rank calls it. Returns why it cannot (a rank died, or the job
+     * ended, before the watch ended: the watcher heard it; the rendezvous does not watch), or empty once it serves
+     * operations. By default a rendezvous does not watch.
+     */
+    default Optional<String> unwatch() {
+        return Optional.of("the rendezvous at " + where() + " does not watch its job");
+    }
+
+    /**
      * Whether this rank joined in the place of a rank that died (a process started with that rank and the setting
      * {@code replacement}, {@code COLLECTIVES_REPLACEMENT=1}): its first operation is {@link #reunite}, where the
      * survivors meet it.

@@ -462,6 +462,7 @@ public final class RendezvousServer implements Door, AutoCloseable {
                 }
                 case Channel.STALL -> stalls.stalled(rank, frame.text());
                 case Channel.WATCH -> watch(rank, member);
+                case Channel.UNWATCH -> unwatch(member, rank);
                 default -> deliver(rank, member, frame); // an operation's message
             }
         }
@@ -510,6 +511,26 @@ public final class RendezvousServer implements Door, AutoCloseable {
         if (unheard != null) {
             synchronized (telling) {
                 Roster.tellGone(member, unheard, sequence, Deadline.briefly(timeout));
+            }
+        }
+    }
+
+    /**
+     * Member {@code rank} stops watching its job: where it heard of no death since it watched, it is told its watch
+     * ends here (a death told already ended it).
+     */
+    private void unwatch(Channel member, int rank) {
+        boolean watching;
+        synchronized (lock) {
+            watching = news.stopWatching(rank);
+        }
+        if (watching) {
+            synchronized (telling) {
+                try {
+                    member.send(Channel.UNWATCH, sequence, new byte[0], Deadline.briefly(timeout));
+                } catch (IOException ignored) {
+                    // that member is gone or stuck: its listener or the heartbeats say so
+                }
             }
         }
     }

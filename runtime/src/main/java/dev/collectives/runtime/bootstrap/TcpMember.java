@@ -52,6 +52,8 @@ final class TcpMember extends Exchange {
     private final FrameRules.Claim claim;
     /** Whether the server took this replacement or joiner in ({@link Channel#REJOIN}); always for the others. */
     private boolean rejoined;
+    /** The thread that watches the job ({@link #doWatch}), or null. */
+    private Thread watcher;
     /** Set once this rank aborts or closes: its connection ending then is no news for a watcher. */
     private volatile boolean ending;
 
@@ -375,16 +377,37 @@ final class TcpMember extends Exchange {
     @Override
     protected void doWatch(Consumer<String> onFailure) {
         tellServer(Channel.WATCH, new byte[0], Deadline.after(timeout()));
-        Thread watcher = new Thread(() -> watchRoot(onFailure), "collectives-job-watch-rank-" + rank());
+        watcher = new Thread(() -> watchRoot(onFailure), "collectives-job-watch-rank-" + rank());
         watcher.setDaemon(true);
         watcher.start();
+    }
+
+    /**
+     * Asks the server to end the watch, and waits for the watcher to hear it end; where it heard of a death or the
+     * job's end first, that is why the watch cannot end here.
+     */
+    @Override
+    protected String doUnwatch() {
+        tellServer(Channel.UNWATCH, new byte[0], Deadline.after(timeout()));
+        try {
+            watcher.join(timeout().toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (watcher.isAlive()) {
+            return server + " did not end the watch of rank " + rank() + " within "
+                    + Settings.formatDuration(timeout());
+        }
+        return state().phase() == JobState.Phase.WATCHED
+                ? null
+                : "the job is " + state().phase().words + ": " + state().news();
     }
 
     private void watchRoot(Consumer<String> onFailure) {
         String failure;
         try {
             Channel.Frame frame = news(FrameRules.Phase.WATCHING, root::receiveNews);
-            if (frame.type() == Channel.LEAVE) {
+            if (frame.type() == Channel.LEAVE || frame.type() == Channel.UNWATCH) {
                 return;
             }
             if (frame.type() == Channel.GONE) {

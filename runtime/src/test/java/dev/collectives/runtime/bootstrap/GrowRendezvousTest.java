@@ -88,6 +88,36 @@ class GrowRendezvousTest {
     }
 
     @Test
+    void watchingMembersStopWatchingGrowTheJobAndWatchItAgainHearingNothingOfTheirOwnWatchsEnd() {
+        serve(2, RendezvousServer.DEFAULT_HEARTBEAT_TIMEOUT);
+        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, thread -> () -> {
+            if (thread == 2) {
+                try (Rendezvous joining = joiner(RankThreadsForTests.TOKEN).rendezvous()) {
+                    joining.grow(0, TIMEOUT);
+                    return "rank " + joining.rank() + ": " + gathered(joining);
+                }
+            }
+            try (Rendezvous member =
+                    memberOfServer(endpoint, thread, 2, TIMEOUT).build().rendezvous()) {
+                List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+                assertTrue(member.watch(heard::add));
+                assertEquals(java.util.Optional.empty(), member.unwatch());
+                member.grow(1, TIMEOUT);
+                String outcome = "rank " + member.rank() + ": " + gathered(member);
+                assertTrue(member.watch(heard::add));
+                assertEquals(List.of(), heard);
+                return outcome;
+            }
+        });
+        for (int rank = 0; rank < 3; rank++) {
+            assertEquals(
+                    "rank " + rank + ": size 3, gathered [10, 11, 12]",
+                    outcomes.get(rank).get(),
+                    "rank " + rank);
+        }
+    }
+
+    @Test
     void aProcessWithAWrongTokenIsTurnedAwayWithTheReason() {
         serve(2, RendezvousServer.DEFAULT_HEARTBEAT_TIMEOUT);
         BootstrapException e = assertThrows(
