@@ -54,8 +54,10 @@ final class DeviceJoin {
     }
 
     /**
-     * The communicator of rank {@code rank} that met the others at {@code rendezvous}, which then watches the job; a
-     * replacement of a rank that died first meets the survivors there, waiting up to {@code timeout}.
+     * The communicator of rank {@code rank} of {@code size} that met the others at {@code rendezvous}, which then
+     * watches the job; a replacement of a rank that died first meets the survivors there, and a process that joins a
+     * running job first waits there for its ranks to grow it (its rank and size are then the rendezvous's), waiting
+     * up to {@code timeout}.
      */
     static DeviceCommunicator joinJob(
             NativeLibrary library,
@@ -74,7 +76,14 @@ final class DeviceJoin {
                         () -> "replacement: rank " + rank + " of " + size + " joined the " + "survivors at "
                                 + rendezvous.where() + " (ranks replaced: " + Arrays.toString(replaced) + ")");
             }
-            comm = form(library, rendezvous, rank, size, device, config, timeout);
+            if (rendezvous.joining()) {
+                int grown = rendezvous.grow(0, timeout); // where the ranks call grow
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        () -> "joiner: rank " + rendezvous.rank() + " of " + grown + " joined the job at "
+                                + rendezvous.where());
+            }
+            comm = form(library, rendezvous, rendezvous.rank(), rendezvous.size(), device, config, timeout);
         } catch (RuntimeException e) {
             rendezvous.close();
             throw e;

@@ -32,7 +32,7 @@ public final class BootstrapException extends CollectivesException {
     }
 
     /** A growth of the job failed on every member, which go on at the job's size. */
-    static BootstrapException growthFailed(int rank, String message) {
+    public static BootstrapException growthFailed(int rank, String message) {
         return new BootstrapException(Result.REMOTE_ERROR, rank, message, null, true);
     }
 
