@@ -31,9 +31,8 @@ final class GrowInit {
         Rendezvous rendezvous = handle.growthRendezvous("grow: " + member);
         DeviceCommunicator grown;
         try {
-            int size = rendezvous.grow(added, timeout);
-            grown = DeviceJoin.form(
-                    member.library(), rendezvous, member.rank(), size, member.device(), config, timeout);
+            rendezvous.grow(added, timeout);
+            grown = formGrown(member.library(), rendezvous, handle, member.device(), config, timeout);
         } catch (BootstrapException e) {
             if (e.jobGoesOn()) {
                 handle.watchJobAgain();
@@ -46,7 +45,70 @@ final class GrowInit {
             throw e;
         }
         grown.takeJobOver(member, config);
-        Grow.logFor(grown, member.size(), "through the job's rendezvous");
+        Grow.logFor(grown, member.size(), path(member.library()));
         return grown;
+    }
+
+    /** How a grown communicator is formed, for its log line. */
+    private static String path(NativeLibrary library) {
+        return library.has(NativeLibrary.Slots.COMM_GROW)
+                ? "by " + library.dialect.ccl("CommGrow")
+                : "through the job's rendezvous";
+    }
+
+    /**
+     * This rank's communicator of the job that grew through {@code rendezvous} (its rank and size there), from
+     * {@code parent}, the communicator it grew from (null on a process that joined): by {@code CommGrow} where the
+     * library has it (rank 0 makes the grow's id, {@code CommGetUniqueId}, which reaches the processes that join
+     * through the rendezvous), else formed anew as at join ({@link DeviceJoin#form}).
+     */
+    static DeviceCommunicator formGrown(
+            NativeLibrary library,
+            Rendezvous rendezvous,
+            NativeComm parent,
+            int device,
+            CommConfig config,
+            Duration timeout) {
+        int rank = rendezvous.rank();
+        int size = rendezvous.size();
+        if (!library.has(NativeLibrary.Slots.COMM_GROW)) {
+            return DeviceJoin.form(library, rendezvous, rank, size, device, config, timeout);
+        }
+        long from = parent == null ? 0 : parent.handle();
+        return DeviceJoin.form(
+                library,
+                rendezvous,
+                rank,
+                size,
+                device,
+                config,
+                "CommGetUniqueId",
+                id -> library.api.commGetUniqueId(library.lib, from, id),
+                id -> commGrow(library, from, rank, size, id, timeout));
+    }
+
+    /**
+     * {@code CommGrow} of {@code parent} (0 on a process that joins, which passes its {@code rank}; the parent's ranks
+     * pass -1, and only its rank 0 the id) to {@code size} ranks; waits up to {@code timeout} for it to form.
+     */
+    private static long commGrow(NativeLibrary library, long parent, int rank, int size, byte[] id, Duration timeout) {
+        long[] out = new long[1];
+        boolean joins = parent == 0;
+        int rc =
+                library.api.commGrow(library.lib, parent, size, id, joins || rank == 0 ? 1 : 0, joins ? rank : -1, out);
+        if (rc == InProgress.CODE) {
+            InProgress.awaitFormed(
+                    library,
+                    out[0],
+                    library.dialect.ccl("CommGrow"),
+                    rank,
+                    size,
+                    Waits.SYSTEM,
+                    timeout.toNanos(),
+                    () -> {});
+        } else {
+            library.check(rc, rank, out[0], "CommGrow");
+        }
+        return out[0];
     }
 }

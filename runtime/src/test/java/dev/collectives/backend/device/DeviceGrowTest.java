@@ -39,6 +39,7 @@ class DeviceGrowTest {
 
     @Test
     void theRanksGrowTheJobIntoACommunicatorOfTheLargerSizeWhichTakesTheJobOver() {
+        api.lacking("CommGrow");
         GrowingJob job = new GrowingJob(1, 2, false);
         DeviceCommunicator comm = job.joinedBy(api);
 
@@ -129,7 +130,52 @@ class DeviceGrowTest {
     }
 
     @Test
+    void whereTheLibraryHasCommGrowRankZeroMakesTheGrowsIdAndEveryRankGrowsTheCommunicator() {
+        GrowingJob job = new GrowingJob(0, 2, false);
+        DeviceCommunicator comm = job.joinedBy(api);
+
+        Communicator[] grown = new Communicator[1];
+        List<LogRecord> records =
+                LogCapture.capture("dev.collectives.recovery", Level.ALL, () -> grown[0] = comm.grow(1, WAIT));
+
+        assertEquals(0, grown[0].rank());
+        assertEquals(3, grown[0].size());
+        assertEquals(1, api.count("commGetUniqueId"), "rank 0 makes the grow's id from its communicator");
+        ScriptedNativeApi.GrowCall call = api.lastGrow();
+        assertEquals(comm.nativeComm().handle(), call.parent());
+        assertEquals(3, call.size());
+        assertEquals(-1, call.rank(), "a rank of the communicator keeps its rank");
+        assertEquals(9, call.id()[0], "rank 0 passes the grow's id");
+        assertEquals(1, api.count("commInitRank"), "no communicator was formed anew");
+        assertEquals(
+                List.of("watch", "unwatch", "grow by 1 within 30 s", "allgather", "broadcast", "allgather", "watch"),
+                job.operations);
+        assertEquals(
+                "grow: nccl rank 0/3 on device 0 from 2 ranks, formed by ncclCommGrow",
+                records.get(0).getMessage());
+        grown[0].close();
+        comm.close();
+    }
+
+    @Test
+    void aProcessThatJoinsGrowsWithTheIdFromRankZeroWhereTheLibraryHasCommGrow() {
+        GrowingJob job = new GrowingJob(2, 3, true);
+
+        DeviceCommunicator comm = DeviceJoin.joinJob(api.library(), job, 0, 1, 0, CommConfig.DEFAULT, WAIT);
+
+        assertEquals(2, comm.rank());
+        assertEquals(3, comm.size());
+        ScriptedNativeApi.GrowCall call = api.lastGrow();
+        assertEquals(0, call.parent(), "a process that joins has no communicator to grow from");
+        assertEquals(2, call.rank());
+        assertEquals(3, call.size());
+        assertEquals(0, api.count("commInitRank"));
+        comm.close();
+    }
+
+    @Test
     void aProcessThatJoinsWaitsForTheGrowthThenFormsTheCommunicatorAsTheRanksDo() {
+        api.lacking("CommGrow");
         GrowingJob job = new GrowingJob(2, 3, true);
 
         DeviceCommunicator comm = DeviceJoin.joinJob(api.library(), job, 0, 1, 0, CommConfig.DEFAULT, WAIT);
