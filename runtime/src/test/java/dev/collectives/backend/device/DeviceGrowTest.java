@@ -87,9 +87,18 @@ class DeviceGrowTest {
                 + " within 30 s; the job goes on with its 2 ranks";
         DeviceCommunicator comm = job.joinedBy(api);
 
-        CollectivesException e = assertThrows(CollectivesException.class, () -> comm.grow(2, WAIT));
+        CollectivesException[] failed = new CollectivesException[1];
+        List<RecordedEvent> events = RecoveryEvents.during(
+                () -> failed[0] = assertThrows(CollectivesException.class, () -> comm.grow(2, WAIT)));
 
+        CollectivesException e = failed[0];
         assertTrue(e.getMessage().endsWith(job.growthFailure), e.getMessage());
+        assertEquals(1, events.size(), events.toString());
+        assertEquals(
+                "grow failed on rank 0: 2 -> 0 ranks, excluded [], not bound", RecoveryEvents.summary(events.get(0)));
+        assertTrue(
+                events.get(0).getString("failure").endsWith(job.growthFailure),
+                events.get(0).getString("failure"));
         assertEquals(List.of("watch", "unwatch", "grow by 2 within 30 s", "watch"), job.operations);
         assertEquals(1, api.count("commInitRank"), "no communicator was formed but the first");
         comm.createStream().close(); // it goes on at its size
