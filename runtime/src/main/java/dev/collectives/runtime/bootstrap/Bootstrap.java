@@ -47,7 +47,8 @@ import java.util.function.Supplier;
  *
  * <p>A backend reads settings of its own through {@link #option(String)}: {@code option("sim.mtlinkSharp")} is
  * {@link Builder#option}, else {@code -Dcollectives.sim.mtlinkSharp}, else {@code COLLECTIVES_SIM_MTLINK_SHARP}.
- * The options {@code replacement} and {@code rendezvousServer}: see {@link RendezvousServer}.
+ * The options {@code replacement} and {@code rendezvousServer}: see {@link RendezvousServer}; the option
+ * {@code joining} ({@code COLLECTIVES_JOINING=1}): see {@link #joining}.
  */
 public final class Bootstrap {
     /** The logger of joining a job: the settings used, then joined or why not. */
@@ -346,6 +347,15 @@ public final class Bootstrap {
         return Settings.joining(option(Settings.JOINING), rank(), endpoint().orElse(null));
     }
 
+    /** Whether this process joins a running job, for {@link #describe}: a setting that is no flag says no here. */
+    private boolean joiningQuietly() {
+        try {
+            return joining();
+        } catch (BootstrapException e) {
+            return false;
+        }
+    }
+
     /** Every setting and where it came from (never the job token). */
     public String describe() {
         String where = uniqueId.map(id -> "none: a " + id.value() + " (" + id.source() + "), peers "
@@ -353,7 +363,10 @@ public final class Bootstrap {
                 .orElseGet(() -> gatherer != null
                         ? gathererWhere
                         : endpoint.map(Object::toString).orElse("none"));
-        return "rank " + rank + ", world size " + size + ", local rank " + localRank + ", local size "
+        String who = joiningQuietly()
+                ? "a process that joins a running job (its rank and world size come from the rendezvous)"
+                : "rank " + rank + ", world size " + size;
+        return who + ", local rank " + localRank + ", local size "
                 + localSize.map(Object::toString).orElse("unknown") + ", device " + device + ", rendezvous " + where
                 + (Settings.namesStandalone(option(Settings.SERVER)) ? " served by a rendezvous server of its own" : "")
                 + ", timeout " + Settings.formatDuration(timeout()) + " (" + timeout.source() + "), heartbeat timeout "
