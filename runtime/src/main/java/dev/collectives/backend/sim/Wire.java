@@ -229,24 +229,38 @@ final class Wire {
      * dead ranks. Waits up to {@code timeout}; past it, ends the job on every rank, naming the survivors' timeout.
      */
     Rendezvous stopForReform(Duration timeout, int rank) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String why;
         synchronized (this) {
             reforming = true;
             notifyAll();
-            Monitors.awaitUntil(this, () -> stopped, deadline);
-            if (handedOver) {
-                return rendezvous;
-            }
-            if (!stopped) {
-                stopReason = "rank " + rank + " waited to reform the job, but not every surviving rank did within "
-                        + timeout.toMillis() + " ms";
-                notifyAll();
-            }
-            why = stopReason != null ? stopReason : broken;
+            return awaitHandOver(
+                    timeout,
+                    rank,
+                    "waited to reform the job, but not every surviving rank did",
+                    "reform: the sim's link to the other ranks ended before the survivors met: ");
         }
-        throw CollectivesException.usage(
-                rank, "reform: the sim's link to the other ranks ended before the survivors met: " + why);
+    }
+
+    /**
+     * Waits up to {@code wait} for the pumps to hand the rendezvous over, and returns it; where they stop otherwise,
+     * throws {@code ended} and why; past the wait, ends the job on every rank saying that rank {@code rank} {@code late}
+     * ("waited to grow the job, but not every rank did"). Where a growth failed meanwhile, throws why. Called holding
+     * this wire's monitor.
+     */
+    private Rendezvous awaitHandOver(Duration wait, int rank, String late, String ended) {
+        Monitors.awaitUntil(this, () -> stopped || growthFailure != null, System.nanoTime() + wait.toNanos());
+        if (growthFailure != null) {
+            BootstrapException failed = growthFailure; // heard once
+            growthFailure = null;
+            throw failed;
+        }
+        if (handedOver) {
+            return rendezvous;
+        }
+        if (!stopped) {
+            stopReason = "rank " + rank + " " + late + " within " + wait.toMillis() + " ms";
+            notifyAll();
+        }
+        throw CollectivesException.usage(rank, ended + (stopReason != null ? stopReason : broken));
     }
 
     private void broke(String reason) {
@@ -303,29 +317,16 @@ final class Wire {
      * size. Waits up to twice {@code timeout} in all; past it, ends the job on every rank, naming the timeout.
      */
     Rendezvous grow(int added, Duration timeout, int rank) {
-        long deadline = System.nanoTime() + timeout.multipliedBy(2).toNanos();
-        String why;
         synchronized (this) {
             growBy = added;
             growTimeout = timeout;
-            growthFailure = null;
             notifyAll();
-            Monitors.awaitUntil(this, () -> stopped || growthFailure != null, deadline);
-            if (growthFailure != null) {
-                throw growthFailure;
-            }
-            if (handedOver) {
-                return rendezvous;
-            }
-            if (!stopped) {
-                stopReason = "rank " + rank + " waited to grow the job, but not every rank did within "
-                        + timeout.toMillis() + " ms";
-                notifyAll();
-            }
-            why = stopReason != null ? stopReason : broken;
+            return awaitHandOver(
+                    timeout.multipliedBy(2),
+                    rank,
+                    "waited to grow the job, but not every rank did",
+                    "grow: the sim's link to the other ranks ended before they grew the job: ");
         }
-        throw CollectivesException.usage(
-                rank, "grow: the sim's link to the other ranks ended before they grew the job: " + why);
     }
 
     /**

@@ -124,11 +124,9 @@ abstract class Exchange implements Rendezvous {
 
     @Override
     public final synchronized Optional<String> resumeAmongSurvivors() {
-        if (failure != null) {
-            return Optional.of("it failed earlier: " + failure.getMessage());
-        }
-        if (closed()) {
-            return Optional.of("it is closed");
+        Optional<String> unusable = unusable();
+        if (unusable.isPresent()) {
+            return unusable;
         }
         if (!watching()) {
             return Optional.empty();
@@ -140,13 +138,19 @@ abstract class Exchange implements Rendezvous {
         return refused;
     }
 
-    @Override
-    public final synchronized Optional<String> unwatch() {
+    /** Why this rendezvous can do nothing more (it failed, or is closed), or empty. */
+    private Optional<String> unusable() {
         if (failure != null) {
             return Optional.of("it failed earlier: " + failure.getMessage());
         }
-        if (closed()) {
-            return Optional.of("it is closed");
+        return closed() ? Optional.of("it is closed") : Optional.empty();
+    }
+
+    @Override
+    public final synchronized Optional<String> unwatch() {
+        Optional<String> unusable = unusable();
+        if (unusable.isPresent()) {
+            return unusable;
         }
         if (state.phase() != JobState.Phase.WATCHED) {
             return Optional.of(
