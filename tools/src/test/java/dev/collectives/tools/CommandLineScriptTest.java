@@ -110,8 +110,7 @@ class CommandLineScriptTest {
         assertEquals(0, run.status(), run.text());
         assertTrue(run.text().contains("grow: GRAPH: 2 -> 4 ranks; rank 0 grown: rank 0 of 4 ("), run.text());
         assertTrue(run.text().contains("  phases: rank "), run.text());
-        assertTrue(
-                run.text().endsWith("grow: 2/2 jobs as expected (sim, jobs 2:3,2:4, 3 steps after)\n"), run.text());
+        assertTrue(run.text().endsWith("grow: 2/2 jobs as expected (sim, jobs 2:3,2:4, 3 steps after)\n"), run.text());
     }
 
     @Test
