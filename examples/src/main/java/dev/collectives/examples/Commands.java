@@ -279,8 +279,11 @@ public final class Commands {
                         + "each checked against the survivors' sum. With --replace they wait instead for a process "
                         + "started in the dead rank's place (this command with COLLECTIVES_RANK of the dead rank and "
                         + "COLLECTIVES_REPLACEMENT=1), reform the job with it (comm.reform), and all of them run step "
-                        + "2 again and --steps more, each checked against every rank's sum. Start it once per rank, at "
-                        + "least --kill + 1 of them (and 2).",
+                        + "2 again and --steps more, each checked against every rank's sum. With --grow N no rank "
+                        + "dies: after step 1 the ranks grow the job by N processes that join it (comm.grow), which "
+                        + "rank 0's process starts (this command with COLLECTIVES_JOINING=1, their output prefixed "
+                        + "'joiner N: '), and all of them run --steps steps at the new size, each checked against every "
+                        + "rank's sum. Start it once per rank, at least --kill + 1 of them (and 2).",
                 "The deaths: halt: the rank halts its process as its step 2 begins (exit status "
                         + ShrinkRecoveryExample.HALTED
                         + ", as if killed); kill, freeze: every rank steps on, each step "
@@ -331,6 +334,13 @@ public final class Commands {
         int steps = 1;
 
         @Option(
+                names = "--grow",
+                paramLabel = "N",
+                description = "no rank dies: the ranks take in N processes that join the job after step 1, started"
+                        + " by rank 0's process; default: 0 (none)")
+        int grow;
+
+        @Option(
                 names = "--replace",
                 description = "the survivors reform the job with a replacement of the dead rank instead of shrinking"
                         + " it away")
@@ -364,6 +374,21 @@ public final class Commands {
                 throw new ParameterException(
                         spec.commandLine(), "COLLECTIVES_REPLACEMENT is set: a replacement runs with --replace");
             }
+            if (grow < 0 || (grow > 0 && replace)) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--grow needs 1 or more processes to take in, and no --replace, not " + grow
+                                + (replace ? " with --replace" : ""));
+            }
+            Bootstrap bootstrap = Bootstrap.fromEnvironment();
+            boolean joining = bootstrap.joining();
+            if (joining && grow == 0) {
+                throw new ParameterException(
+                        spec.commandLine(), "COLLECTIVES_JOINING is set: a process that joins runs with --grow");
+            }
+            if (grow > 0) {
+                return grow(bootstrap, joining);
+            }
             return Runner.runJoined(
                     catalogue.out(),
                     List.of(
@@ -377,6 +402,32 @@ public final class Commands {
                                             replacement)
                                     : new ShrinkRecoveryExample(
                                             doomed, death, ShrinkRecoveryExample.HALTED, registration, steps)));
+        }
+
+        /**
+         * Rank 0's process starts the processes that join; every process runs the growth, and rank 0's status counts
+         * theirs too.
+         */
+        private int grow(Bootstrap bootstrap, boolean joining) {
+            List<Example> growing = List.of(ShrinkRecoveryExample.growing(grow, registration, steps, joining));
+            if (joining || bootstrap.rank() != 0) {
+                return Runner.runJoined(catalogue.out(), growing);
+            }
+            List<String> arguments = List.of(
+                    "--grow",
+                    String.valueOf(grow),
+                    "--registration",
+                    registration.name(),
+                    "--steps",
+                    String.valueOf(steps));
+            try (JoiningProcesses joiners = new JoiningProcesses(grow, arguments, catalogue.out())) {
+                int status = Runner.runJoined(catalogue.out(), growing);
+                int theirs = joiners.awaitExit(bootstrap.timeout().toSeconds());
+                return status != 0 ? status : theirs;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 1;
+            }
         }
     }
 

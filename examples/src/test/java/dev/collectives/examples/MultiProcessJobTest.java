@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.collectives.examples.RankJvm.Finished;
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.examples.mistakes.Mistakes;
+import dev.collectives.examples.pipelines.RecoveryPhases;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -216,6 +217,37 @@ class MultiProcessJobTest {
                     section(rank, "== shrink-recovery: ").contains("\ncheck: OK on rank " + r + " of 3: "),
                     rank::toString);
         }
+    }
+
+    /**
+     * Two ranks take in the processes that rank 0's process starts to join the job after step 1: every process runs
+     * checked steps at the new size, and the ranks print their phases from the grow's call.
+     */
+    @ParameterizedTest(name = "2 -> {0} processes")
+    @ValueSource(ints = {3, 4})
+    void recoveryGrowTakesInProcessesThatJoinAndEveryProcessRunsCheckedStepsAtTheNewSize(int grown) {
+        int added = grown - 2;
+        List<Finished> ranks = awaitAll(startJob(
+                2, TIMEOUT, Runner.class, List.of("recovery", "--grow", String.valueOf(added), "--steps", "3")));
+        for (int r = 0; r < 2; r++) {
+            Finished rank = ranks.get(r);
+            assertEquals(Runner.PASSED, rank.status(), rank::toString);
+            assertTrue(rank.output().contains("\ngrown: rank " + r + " of " + grown + " ("), rank::toString);
+            assertTrue(
+                    rank.output().contains("\nrecovered: 3 steps on " + grown + " ranks after the growth"),
+                    rank::toString);
+            assertTrue(RecoveryPhases.parse(rank.output()).isPresent(), rank::toString);
+        }
+        String joiners = ranks.get(0).output();
+        for (int j = 1; j <= added; j++) {
+            String prefix = "\njoiner " + j + ": ";
+            assertTrue(joiners.contains(prefix + "joiner: rank "), () -> joiners);
+            assertTrue(joiners.contains(prefix + "joiner: this process's start -> bound "), () -> joiners);
+            assertTrue(
+                    joiners.contains(prefix + "recovered: 3 steps on " + grown + " ranks after the growth"),
+                    () -> joiners);
+        }
+        assertEquals(added, RecoveryPhases.newProcessesStartToBound(joiners).size(), () -> joiners);
     }
 
     /**

@@ -50,7 +50,8 @@ import java.util.function.Supplier;
  *
  * <p>A backend reads settings of its own through {@link #option(String)}: {@code option("sim.mtlinkSharp")} is
  * {@link Builder#option}, else {@code -Dcollectives.sim.mtlinkSharp}, else {@code COLLECTIVES_SIM_MTLINK_SHARP}.
- * The options {@code replacement} and {@code rendezvousServer}: see {@link RendezvousServer}.
+ * The options {@code replacement} and {@code rendezvousServer}: see {@link RendezvousServer}; the option
+ * {@code joining} ({@code COLLECTIVES_JOINING=1}): see {@link #joining}.
  */
 public final class Bootstrap {
     /** The logger of joining a job: the settings used, then joined or why not. */
@@ -284,7 +285,7 @@ public final class Bootstrap {
      * plane's, not API.
      */
     public Rendezvous rendezvous() {
-        if (size() == 1) {
+        if (size() == 1 && !joining()) {
             return ControlPlane.alone();
         }
         LOG.log(Level.DEBUG, () -> "joining: " + describe());
@@ -292,7 +293,10 @@ public final class Bootstrap {
             Rendezvous joined = meet();
             LOG.log(
                     Level.DEBUG,
-                    () -> "rank " + rank() + " joined the job of " + size() + " ranks at " + joined.where());
+                    () -> joined.joining()
+                            ? "a process joined the job at " + joined.where() + " as rank " + joined.rank()
+                                    + ", to be taken in at its next growth"
+                            : "rank " + rank() + " joined the job of " + size() + " ranks at " + joined.where());
             return joined;
         } catch (RuntimeException e) {
             LOG.log(Level.DEBUG, () -> "rank " + rank() + " could not join the job: " + e.getMessage(), e);
@@ -323,8 +327,34 @@ public final class Bootstrap {
                         + Settings.JOB_TOKEN
                         + "=$(openssl rand -hex 32) before launching)"));
         boolean replacement = Settings.replacement(option(Settings.REPLACEMENT), rank(), where);
+        boolean joining = joining();
+        if (replacement && joining) {
+            throw BootstrapException.settings(
+                    rank(),
+                    "a process either replaces a rank that died or joins a running job at its next growth, not both:"
+                            + " set only one of " + Settings.optionVariable(Settings.REPLACEMENT) + " and "
+                            + Settings.optionVariable(Settings.JOINING));
+        }
         return ControlPlane.meet(
-                where, rank(), size(), token, timeout(), heartbeatTimeout(), replacement, this::option);
+                where, rank(), size(), token, timeout(), heartbeatTimeout(), replacement, joining, this::option);
+    }
+
+    /**
+     * Whether this process joins a running job at its next growth (the option {@code joining},
+     * {@code COLLECTIVES_JOINING=1}): it needs no rank or world size, the job's tcp:// rendezvous gives it both
+     * ({@link Rendezvous#joining}); a backend's {@code join} then takes it in where the members grow the job.
+     */
+    public boolean joining() {
+        return Settings.joining(option(Settings.JOINING), rank(), endpoint().orElse(null));
+    }
+
+    /** Whether this process joins a running job, for {@link #describe}: a setting that is no flag says no here. */
+    private boolean joiningQuietly() {
+        try {
+            return joining();
+        } catch (BootstrapException e) {
+            return false;
+        }
     }
 
     /** Every setting and where it came from (never the job token). */
@@ -334,7 +364,10 @@ public final class Bootstrap {
                 .orElseGet(() -> gatherer != null
                         ? gathererWhere
                         : endpoint.map(Object::toString).orElse("none"));
-        return "rank " + rank + ", world size " + size + ", local rank " + localRank + ", local size "
+        String who = joiningQuietly()
+                ? "a process that joins a running job (its rank and world size come from the rendezvous)"
+                : "rank " + rank + ", world size " + size;
+        return who + ", local rank " + localRank + ", local size "
                 + localSize.map(Object::toString).orElse("unknown") + ", device " + device + ", rendezvous " + where
                 + (Settings.namesStandalone(option(Settings.SERVER)) ? " served by a rendezvous server of its own" : "")
                 + ", timeout " + Settings.formatDuration(timeout()) + " (" + timeout.source() + "), heartbeat timeout "

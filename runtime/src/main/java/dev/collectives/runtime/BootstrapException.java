@@ -8,8 +8,29 @@ package dev.collectives.runtime;
 public final class BootstrapException extends CollectivesException {
     private static final long serialVersionUID = 1L;
 
+    /** Whether the job goes on as it was: a growth that failed leaves its rendezvous usable. */
+    private final boolean jobGoesOn;
+
     private BootstrapException(Result result, int rank, String message, Throwable cause) {
+        this(result, rank, message, cause, false);
+    }
+
+    private BootstrapException(Result result, int rank, String message, Throwable cause, boolean jobGoesOn) {
         super(null, result, rank, "[bootstrap] " + (rank >= 0 ? "rank " + rank + ": " : "") + message, cause);
+        this.jobGoesOn = jobGoesOn;
+    }
+
+    /**
+     * Whether the job goes on as it was, its rendezvous usable: a growth failed ({@link Rendezvous#grow}) on every
+     * member alike. Any other failure ended the rendezvous on this rank.
+     */
+    public boolean jobGoesOn() {
+        return jobGoesOn;
+    }
+
+    /** A growth of the job failed on every member, which go on at the job's size. */
+    public static BootstrapException growthFailed(int rank, String message) {
+        return new BootstrapException(Result.REMOTE_ERROR, rank, message, null, true);
     }
 
     /** Settings that cannot work (missing or contradictory variables, malformed addresses). */

@@ -402,6 +402,31 @@ public interface Communicator extends AutoCloseable {
     }
 
     /**
+     * Grows a job of processes by {@code added} ranks: processes started with {@code COLLECTIVES_JOINING=1} (and the
+     * job's rendezvous and token; no rank or world size), which meet the ranks through the job's {@code tcp://}
+     * rendezvous, take the ranks after this communicator's, and every rank gets a new communicator of the larger
+     * size, in which it keeps its rank. Every rank calls it with the same {@code added}, with no work in flight; it
+     * waits up to {@code timeout} for the processes that join. On {@code nccl} and {@code mccl} the new communicator
+     * is formed through the job's rendezvous from a new unique id of rank 0 (with {@code CommInitRank(Config)} and
+     * the config this one was joined with), or by {@code ncclCommGrow} where the library has it. The new
+     * communicator takes the job over (a later death is reported on it; it may grow, shrink or be reformed again);
+     * close this one too, and bind pipelines again on the new one. Fails on every rank, saying why, where the ranks
+     * ask for different numbers, fewer processes came within {@code timeout} (naming how many came), or one of them
+     * died first: this communicator then goes on at its size. Refused on a communicator with a dead rank, one of
+     * threads of one process, a child of {@code split} or {@code shrink}, or a job without a {@code tcp://}
+     * rendezvous. The JFR event {@code dev.collectives.Recovery} records it (kind {@code grow}) when it ends, as for
+     * {@link #shrink}.
+     *
+     * @return this rank's communicator of the grown job, which the caller closes
+     */
+    default Communicator grow(int added, Duration timeout) {
+        throw CollectivesException.usage(
+                rank(),
+                "grow: " + this + " cannot take in processes that join: only the communicator of a job of"
+                        + " processes joined through a tcp:// rendezvous can");
+    }
+
+    /**
      * {@code ncclCommAbort}/{@code mcclCommAbort}: stops pending work; other ranks' calls with this communicator fail.
      */
     void abort();

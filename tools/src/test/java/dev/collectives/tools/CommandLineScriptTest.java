@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The {@code collectives} script as a user runs it from the repository's root after the build, with the JDK of
  * {@code JAVA_HOME}; where the build's jar is missing it refuses at once, saying how to build it. And
- * {@code gpu/recovery.sh} unstaged, as documented for a machine without a GPU.
+ * {@code gpu/recovery.sh} and {@code gpu/grow.sh} unstaged, as documented for a machine without a GPU.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class CommandLineScriptTest {
@@ -87,6 +87,30 @@ class CommandLineScriptTest {
                         .endsWith("recovery: 3/3 modes as expected (sim, 3 ranks, rank 1 killed and replaced,"
                                 + " 100 steps after)\n"),
                 run.text());
+    }
+
+    /** The runner's {@code recovery --grow} in whole jobs on sim: 2 processes grown to 3, and 2 to 4. */
+    @Test
+    void growShOnSimGrowsJobsOfTwoProcessesToThreeAndFour() throws Exception {
+        BuiltLayout.at(root, true);
+        ScriptOutput run = run(
+                Map.of(
+                        "BACKEND",
+                        "sim",
+                        "JOBS",
+                        "2:3,2:4",
+                        "MODES",
+                        "GRAPH",
+                        "STEPS",
+                        "3",
+                        "OUT",
+                        root.resolve("out").toString()),
+                "gpu/grow.sh");
+
+        assertEquals(0, run.status(), run.text());
+        assertTrue(run.text().contains("grow: GRAPH: 2 -> 4 ranks; rank 0 grown: rank 0 of 4 ("), run.text());
+        assertTrue(run.text().contains("  phases: rank "), run.text());
+        assertTrue(run.text().endsWith("grow: 2/2 jobs as expected (sim, jobs 2:3,2:4, 3 steps after)\n"), run.text());
     }
 
     @Test

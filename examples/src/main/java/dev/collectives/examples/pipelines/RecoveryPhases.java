@@ -1,6 +1,8 @@
 package dev.collectives.examples.pipelines;
 
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -26,17 +28,36 @@ public record RecoveryPhases(long heardAt, long toCommunicator, long toBound, lo
     private static final Pattern DEATH = Pattern.compile(
             "^halting rank \\d+ as its step 2 begins, at (\\d+) ms since the epoch$", Pattern.MULTILINE);
 
-    private static final Pattern REPLACEMENT_BOUND =
-            Pattern.compile("^replacement: this process's start -> bound (\\d+) ms$", Pattern.MULTILINE);
+    private static final Pattern NEW_PROCESS_BOUND =
+            Pattern.compile("^(?:replacement|joiner): this process's start -> bound (\\d+) ms$", Pattern.MULTILINE);
 
-    /** What the replacement of the dead rank prints once its pipeline is bound. */
-    static String replacementBound() {
-        return "replacement: this process's start -> bound " + sinceProcessStart() + " ms";
+    private static final Pattern JOINER_BOUND =
+            Pattern.compile("^joiner \\d+: joiner: this process's start -> bound (\\d+) ms$", Pattern.MULTILINE);
+
+    /**
+     * What a new process prints once its pipeline is bound: {@code who} is "replacement" (of the dead rank) or
+     * "joiner" (a process that joined at a growth).
+     */
+    static String newProcessBound(String who) {
+        return who + ": this process's start -> bound " + sinceProcessStart() + " ms";
     }
 
-    /** The replacement's start → bound in milliseconds, as its {@code log} says, if it does. */
+    /**
+     * Each start → bound in milliseconds that the processes that joined a growth printed into {@code log}, rank 0's
+     * (where their lines start with "joiner N: "), in the order they appear.
+     */
+    public static List<Long> newProcessesStartToBound(String log) {
+        Matcher m = JOINER_BOUND.matcher(log);
+        List<Long> found = new ArrayList<>();
+        while (m.find()) {
+            found.add(Long.parseLong(m.group(1)));
+        }
+        return found;
+    }
+
+    /** A replacement's or joiner's start → bound in milliseconds, as its {@code log} says, if it does. */
     public static Optional<Long> replacementStartToBound(String log) {
-        Matcher m = REPLACEMENT_BOUND.matcher(log);
+        Matcher m = NEW_PROCESS_BOUND.matcher(log);
         return m.find() ? Optional.of(Long.parseLong(m.group(1))) : Optional.empty();
     }
 

@@ -33,6 +33,11 @@ import java.util.stream.IntStream;
  * ({@code COLLECTIVES_REPLACEMENT=1}), form a communicator of the job's size with it ({@code comm.reform}), bind the
  * pipeline on it with a stream of its own, and run step 2 again and {@code steps} more steps, each with every rank's
  * sum; the replacement binds on the communicator it joined and runs the same steps.
+ *
+ * <p>{@link #growing} instead: no rank dies; after the first step the ranks grow the job by processes started to join
+ * it ({@code COLLECTIVES_JOINING=1}, {@code comm.grow}), bind the pipeline on the grown communicator with a stream of
+ * its own, and run {@code steps} steps, each with every rank's sum; each process that joined binds on the
+ * communicator it joined and runs the same steps. The phases a rank prints are timed from the grow's call.
  */
 public final class ShrinkRecoveryExample implements Example {
     /** The exit status of the rank that halts: what a shell reports for a process killed by SIGKILL. */
@@ -55,13 +60,17 @@ public final class ShrinkRecoveryExample implements Example {
     private final boolean replace;
     /** Whether this process is the replacement of rank {@code doomed}. */
     private final boolean replacement;
+    /** How many processes the ranks take in after the first step ({@link #growing}); 0 otherwise. */
+    private final int added;
+    /** Whether this process joins the job at its growth. */
+    private final boolean joining;
 
     /**
      * Rank {@code doomed} dies as {@code death} says (halting with exit status {@code status}); the survivors run
      * {@code steps} steps in the {@code registration} mode after the recovery.
      */
     public ShrinkRecoveryExample(int doomed, Death death, int status, Registration registration, int steps) {
-        this(doomed, death, status, registration, steps, false, false);
+        this(doomed, death, status, registration, steps, false, false, 0, false);
     }
 
     private ShrinkRecoveryExample(
@@ -71,7 +80,9 @@ public final class ShrinkRecoveryExample implements Example {
             Registration registration,
             int steps,
             boolean replace,
-            boolean replacement) {
+            boolean replacement,
+            int added,
+            boolean joining) {
         this.doomed = doomed;
         this.death = death;
         this.status = status;
@@ -79,6 +90,16 @@ public final class ShrinkRecoveryExample implements Example {
         this.steps = steps;
         this.replace = replace;
         this.replacement = replacement;
+        this.added = added;
+        this.joining = joining;
+    }
+
+    /**
+     * No rank dies: after the first step the ranks grow the job by {@code added} processes that join it (this process
+     * is one of them when {@code joining}), and all of them run {@code steps} steps in the {@code registration} mode.
+     */
+    public static ShrinkRecoveryExample growing(int added, Registration registration, int steps, boolean joining) {
+        return new ShrinkRecoveryExample(-1, Death.HALT, 0, registration, steps, false, false, added, joining);
     }
 
     /**
@@ -87,16 +108,20 @@ public final class ShrinkRecoveryExample implements Example {
      */
     public static ShrinkRecoveryExample replacing(
             int doomed, Death death, int status, Registration registration, int steps, boolean replacement) {
-        return new ShrinkRecoveryExample(doomed, death, status, registration, steps, true, replacement);
+        return new ShrinkRecoveryExample(doomed, death, status, registration, steps, true, replacement, 0, false);
     }
 
     @Override
     public String name() {
-        return replace ? "replace-recovery" : "shrink-recovery";
+        return added > 0 ? "grow-recovery" : replace ? "replace-recovery" : "shrink-recovery";
     }
 
     @Override
     public String summary() {
+        if (added > 0) {
+            return "a gradient allreduce (" + registration + ") whose ranks take in " + added + " processes that join"
+                    + " after step 1, then run " + steps + (steps == 1 ? " step" : " steps") + " with them";
+        }
         String dies = switch (death) {
             case HALT -> " dies in step 2";
             case KILL -> " is killed from outside while it steps";
@@ -118,12 +143,16 @@ public final class ShrinkRecoveryExample implements Example {
         int r = rank.rank();
         int[] everyRank = IntStream.range(0, rank.size()).toArray();
         try (DeviceBuffer grads = rank.comm().allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, SHARD)) {
-            if (replacement) {
-                System.out.println("replacement: rank " + r + " of " + rank.size() + " (" + rank.comm() + ")");
+            if (replacement || joining) {
+                String who = replacement ? "replacement" : "joiner";
+                System.out.println(who + ": rank " + r + " of " + rank.size() + " (" + rank.comm() + ")");
                 try (Gradients gradients = bind(rank.comm(), rank.stream(), grads)) {
-                    System.out.println(RecoveryPhases.replacementBound());
-                    return withReplacement(rank, rank.stream(), gradients, grads, Check.ok("joined"), null);
+                    System.out.println(RecoveryPhases.newProcessBound(who));
+                    return atNewSize(rank, rank.comm(), rank.stream(), gradients, grads, Check.ok("joined"), null);
                 }
+            }
+            if (added > 0) {
+                return grow(rank, grads);
             }
             Check first;
             Timeline timeline;
@@ -152,7 +181,7 @@ public final class ShrinkRecoveryExample implements Example {
                         timeline.bound();
                         System.out.println(
                                 "reformed: rank " + reformed.rank() + " of " + reformed.size() + " (" + reformed + ")");
-                        return withReplacement(rank, stream, gradients, grads, first, timeline);
+                        return atNewSize(rank, reformed, stream, gradients, grads, first, timeline);
                     }
                 }
             }
@@ -221,21 +250,63 @@ public final class ShrinkRecoveryExample implements Example {
     private record Failure(int step, CollectivesException cause, Check before) {}
 
     /**
-     * Step 2 and {@code steps} more on the job reformed with the replacement, each with every rank's sum; a survivor's
-     * {@code timeline} (null on the replacement) prints its phases after the first.
+     * After step 1 this rank grows the job by {@link #added} processes that join it, timed from the grow's call, binds
+     * on the grown communicator with a stream of its own, and runs {@link #steps} steps with every rank's sum.
      */
-    private RankReport withReplacement(
-            RankContext rank, Stream stream, Gradients gradients, DeviceBuffer grads, Check first, Timeline timeline) {
-        int[] everyRank = IntStream.range(0, rank.size()).toArray();
-        Check last = Check.ok("no step");
-        for (int iteration = 1; iteration <= steps + 1 && last.isOk(); iteration++) {
-            last = step(rank, stream, iteration, gradients, grads, everyRank);
+    private RankReport grow(RankContext rank, DeviceBuffer grads) {
+        Check first;
+        long startToBound;
+        try (Gradients gradients = bind(rank.comm(), rank.stream(), grads)) {
+            startToBound = RecoveryPhases.sinceProcessStart();
+            first = step(
+                    rank,
+                    rank.stream(),
+                    0,
+                    gradients,
+                    grads,
+                    IntStream.range(0, rank.size()).toArray());
+        }
+        System.out.println("growing: rank " + rank.rank() + " asks for " + added + " processes to join");
+        Timeline timeline = new Timeline(startToBound); // from the grow's call
+        try (Communicator grown = rank.comm().grow(added, REPLACEMENT_WAIT);
+                Stream stream = grown.createStream()) {
+            timeline.formed();
+            try (Gradients gradients = bind(grown, stream, grads)) {
+                timeline.bound();
+                System.out.println("grown: rank " + grown.rank() + " of " + grown.size() + " (" + grown + ")");
+                return atNewSize(rank, grown, stream, gradients, grads, first, timeline);
+            }
+        }
+    }
+
+    /**
+     * The steps on {@code comm}, the job reformed with the replacement (step 2 again and {@code steps} more) or grown
+     * ({@code steps}), each with every rank's sum; a survivor's or member's {@code timeline} (null on the process that
+     * replaced or joined) prints its phases after the first.
+     */
+    private RankReport atNewSize(
+            RankContext rank,
+            Communicator comm,
+            Stream stream,
+            Gradients gradients,
+            DeviceBuffer grads,
+            Check first,
+            Timeline timeline) {
+        int[] everyRank = IntStream.range(0, comm.size()).toArray();
+        int last = added > 0 ? steps : steps + 1;
+        Check check = Check.ok("no step");
+        for (int iteration = 1; iteration <= last && check.isOk(); iteration++) {
+            check = step(rank, stream, iteration, gradients, grads, everyRank);
             if (timeline != null) {
                 timeline.stepped();
             }
         }
-        System.out.println("recovered: step 2 and " + steps + " more with the replacement of rank " + doomed);
-        return new RankReport(gradients.pipeline().describe(), Check.all(first, last));
+        System.out.println(
+                added > 0
+                        ? "recovered: " + steps + (steps == 1 ? " step" : " steps") + " on " + comm.size()
+                                + " ranks after the growth"
+                        : "recovered: step 2 and " + steps + " more with the replacement of rank " + doomed);
+        return new RankReport(gradients.pipeline().describe(), Check.all(first, check));
     }
 
     /**

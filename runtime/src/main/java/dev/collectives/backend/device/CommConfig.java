@@ -83,21 +83,7 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
                     minCtas,
                     maxCtas);
             String call = layout == 0 ? "CommInitRank" : "CommInitRankConfig";
-            return handle.after(rc, () -> {
-                if (rc == InProgress.CODE) { // the library stored the handle before it returned
-                    InProgress.awaitFormed(
-                            library,
-                            handle.peek(),
-                            library.dialect.ccl(call),
-                            rank,
-                            size,
-                            waits,
-                            timeout.toNanos(),
-                            () -> {});
-                } else {
-                    library.check(rc, rank, handle.peek(), call);
-                }
-            });
+            return handle.formed(library, rc, call, rank, size, waits, timeout);
         }
     }
 }

@@ -458,6 +458,12 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
                 () -> ReplacementInit.reform(this, joinConfig, timeout));
     }
 
+    @Override
+    public Communicator grow(int added, java.time.Duration timeout) {
+        return Recoveries.recover(
+                Recoveries.Kind.GROW, rank, size, new int[0], 0, () -> GrowInit.grow(this, joinConfig, added, timeout));
+    }
+
     private DeviceCommunicator shrunk(DeviceCommunicator child, ShrinkOrigin origin) {
         child.shrinkOrigin = origin;
         child.handle.watchAsChildOf(handle, JobRanks.without(size, origin.excluded()), origin.toString());

@@ -9,6 +9,8 @@ import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.Joined;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.function.ToIntFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * {@code join} for the native backends: this process's rank of a multi-process job, one device each. The ranks
@@ -54,8 +56,10 @@ final class DeviceJoin {
     }
 
     /**
-     * The communicator of rank {@code rank} that met the others at {@code rendezvous}, which then watches the job; a
-     * replacement of a rank that died first meets the survivors there, waiting up to {@code timeout}.
+     * The communicator of rank {@code rank} of {@code size} that met the others at {@code rendezvous}, which then
+     * watches the job; a replacement of a rank that died first meets the survivors there, and a process that joins a
+     * running job first waits there for its ranks to grow it (its rank and size are then the rendezvous's), waiting
+     * up to {@code timeout}.
      */
     static DeviceCommunicator joinJob(
             NativeLibrary library,
@@ -74,7 +78,16 @@ final class DeviceJoin {
                         () -> "replacement: rank " + rank + " of " + size + " joined the " + "survivors at "
                                 + rendezvous.where() + " (ranks replaced: " + Arrays.toString(replaced) + ")");
             }
-            comm = form(library, rendezvous, rank, size, device, config, timeout);
+            if (rendezvous.joining()) {
+                int grown = rendezvous.grow(0, timeout); // where the ranks call grow
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        () -> "joiner: rank " + rendezvous.rank() + " of " + grown + " joined the job at "
+                                + rendezvous.where());
+            }
+            comm = rendezvous.joining()
+                    ? GrowInit.formGrown(library, rendezvous, null, device, config, timeout)
+                    : form(library, rendezvous, rank, size, device, config, timeout);
         } catch (RuntimeException e) {
             rendezvous.close();
             throw e;
@@ -97,11 +110,38 @@ final class DeviceJoin {
             int device,
             CommConfig config,
             Duration timeout) {
+        return form(
+                library,
+                rendezvous,
+                rank,
+                size,
+                device,
+                config,
+                "GetUniqueId",
+                id -> library.api.getUniqueId(library.lib, id),
+                id -> config.initRank(library, size, id, rank, Waits.SYSTEM, timeout));
+    }
+
+    /**
+     * As {@link #form(NativeLibrary, Rendezvous, int, int, int, CommConfig, Duration)}, with the id that rank 0 makes
+     * by {@code makeId} (the library's {@code idCall}, e.g. "GetUniqueId"), and the communicator each rank makes from
+     * it by {@code init} (its handle).
+     */
+    static DeviceCommunicator form(
+            NativeLibrary library,
+            Rendezvous rendezvous,
+            int rank,
+            int size,
+            int device,
+            CommConfig config,
+            String idCall,
+            ToIntFunction<byte[]> makeId,
+            ToLongFunction<byte[]> init) {
         byte[] id = new byte[UniqueId.BYTES];
         rendezvous.agree("backend", library.dialect.backendName() + " " + library.versionString());
         if (rank == 0) {
             try {
-                library.check(library.api.getUniqueId(library.lib, id), rank, 0, "GetUniqueId");
+                library.check(makeId.applyAsInt(id), rank, 0, idCall);
             } catch (CollectivesException e) {
                 rendezvous.abort(e.getMessage()); // the others fail at once with the reason, not at the timeout
                 throw e;
@@ -112,7 +152,7 @@ final class DeviceJoin {
         library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
         return new DeviceCommunicator(
                 library,
-                config.initRank(library, size, id, rank, Waits.SYSTEM, timeout),
+                init.applyAsLong(id),
                 rank,
                 size,
                 device,

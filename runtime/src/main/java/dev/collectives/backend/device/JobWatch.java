@@ -247,6 +247,37 @@ final class JobWatch {
         }
 
         /**
+         * Stops the watch so that the job's ranks grow it through its rendezvous, which it returns; throws why they
+         * cannot (a death or the job's end came first), after {@code refused} ("grow: ..."). Where the growth fails and
+         * the job goes on, {@link #watchAgain} watches it again.
+         */
+        Rendezvous unwatchToGrow(int rank, String refused) {
+            if (rendezvous == null) {
+                throw CollectivesException.usage(
+                        rank, refused + ": its job has no tcp:// rendezvous to take in processes that join");
+            }
+            synchronized (lock) {
+                armed = false; // the rendezvous serves the growth now: the communicator grown watches anew
+            }
+            Optional<String> why = rendezvous.unwatch();
+            if (why.isPresent()) {
+                throw CollectivesException.usage(
+                        rank, refused + ": the job's rendezvous at " + rendezvous.where() + " says " + why.get());
+            }
+            return rendezvous;
+        }
+
+        /** The growth failed and the job goes on at its size: the rendezvous watches it again for every communicator. */
+        void watchAgain() {
+            synchronized (lock) {
+                heard = new CountDownLatch(1);
+                news = null;
+                armed = true;
+            }
+            rendezvous.watch(JobWatch.this::heard);
+        }
+
+        /**
          * This rank ends the job, where this is the job's own communicator: the others hear {@code reason} with this
          * rank's number. A child's abort stops this rank's use of it only.
          */

@@ -70,6 +70,16 @@ interface NativeApi {
 
     int commRevoke(long lib, long comm, int flags);
 
+    /** {@code CommGetUniqueId}: on rank 0 of {@code comm}, the id of its next grow. */
+    int commGetUniqueId(long lib, long comm, byte[] id);
+
+    /**
+     * {@code CommGrow}: {@code comm}'s ranks (only its rank 0 with the id: {@code hasId}) and the new ranks
+     * ({@code comm} 0, each with its {@code rank}) form a communicator of {@code nranks}; {@code out} is copied back
+     * when the call returns.
+     */
+    int commGrow(long lib, long comm, int nranks, byte[] id, int hasId, int rank, LongPointer out);
+
     int commFinalize(long lib, long comm);
 
     int commDestroy(long lib, long comm);

@@ -134,6 +134,20 @@ final class NativeComm {
         survivor.job.leave();
     }
 
+    /**
+     * The job's rendezvous, no longer watched, through which its ranks grow it; throws why not after {@code refused}
+     * ("grow: ..."): a death or the job's end came first, or the job has no tcp:// rendezvous. Where the growth fails,
+     * {@link #watchJobAgain}.
+     */
+    Rendezvous growthRendezvous(String refused) {
+        return job.unwatchToGrow(rank, refused);
+    }
+
+    /** The growth failed and the job goes on: the job is watched again. */
+    void watchJobAgain() {
+        job.watchAgain();
+    }
+
     /** Whether the job is watched (joined through a TCP rendezvous). */
     boolean watchesJob() {
         return job != JobWatch.NONE;

@@ -271,6 +271,8 @@ final class NativeLibrary {
         GET_LSA_DEVICE_POINTER(0, "GetLsaDevicePointer"),
         COMM_SHRINK(0, "CommShrink"),
         COMM_REVOKE(0, "CommRevoke"),
+        COMM_GET_UNIQUE_ID(0, "CommGetUniqueId"),
+        COMM_GROW(0, "CommGrow"),
         GATHER(0, OpKind.GATHER.cName()),
         SCATTER(0, OpKind.SCATTER.cName()),
         EVENT_CREATE(1, "EventCreateWithFlags"),

@@ -101,6 +101,13 @@ final class NativeShim {
     @Name("cx_comm_revoke")
     static native int commRevoke(long lib, long comm, int flags);
 
+    @Name("cx_comm_get_unique_id")
+    static native int commGetUniqueId(long lib, long comm, byte[] id);
+
+    /** {@code out} is copied back when the call returns. */
+    @Name("cx_comm_grow")
+    static native int commGrow(long lib, long comm, int nranks, byte[] id, int hasId, int rank, LongPointer out);
+
     @Name("cx_comm_finalize")
     static native int commFinalize(long lib, long comm);
 

@@ -131,6 +131,16 @@ final class NativeShimApi implements NativeApi {
     }
 
     @Override
+    public int commGetUniqueId(long lib, long comm, byte[] id) {
+        return NativeShim.commGetUniqueId(lib, comm, id);
+    }
+
+    @Override
+    public int commGrow(long lib, long comm, int nranks, byte[] id, int hasId, int rank, LongPointer out) {
+        return NativeShim.commGrow(lib, comm, nranks, id, hasId, rank, out);
+    }
+
+    @Override
     public int commFinalize(long lib, long comm) {
         return NativeShim.commFinalize(lib, comm);
     }

@@ -1,5 +1,6 @@
 package dev.collectives.backend.device;
 
+import java.time.Duration;
 import org.bytedeco.javacpp.LongPointer;
 
 /**
@@ -41,6 +42,22 @@ final class NativeSlot implements AutoCloseable {
         settled = rc != InProgress.CODE;
         completion.run();
         return settled();
+    }
+
+    /**
+     * The communicator that {@code call} (an init or a grow: it stores the handle before it returns), answering
+     * {@code rc}, made for rank {@code rank} of {@code size}: once formed, which every rank must reach within
+     * {@code timeout} ({@link InProgress#awaitFormed}); a failure throws naming the call.
+     */
+    long formed(NativeLibrary library, int rc, String call, int rank, int size, Waits waits, Duration timeout) {
+        return after(rc, () -> {
+            if (rc == InProgress.CODE) {
+                InProgress.awaitFormed(
+                        library, peek(), library.dialect.ccl(call), rank, size, waits, timeout.toNanos(), () -> {});
+            } else {
+                library.check(rc, rank, peek(), call);
+            }
+        });
     }
 
     @Override

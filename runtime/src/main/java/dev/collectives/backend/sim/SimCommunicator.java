@@ -440,6 +440,14 @@ public final class SimCommunicator implements Communicator {
                 () -> SimReform.reform(this, group, timeout));
     }
 
+    /** Works on the open communicator of a job of processes: see {@link SimReform#grow}. */
+    @Override
+    public Communicator grow(int added, java.time.Duration timeout) {
+        requireOpen("grow");
+        return Recoveries.recover(
+                Recoveries.Kind.GROW, rank, size(), new int[0], 0, () -> SimReform.grow(this, group, added, timeout));
+    }
+
     private SimCommunicator adopt(CommGroup.Member member, ShrinkOrigin origin) {
         return children.adopt(new SimCommunicator(
                 member.rank(), device, member.group().config(), member.group(), new Ledger(), children, origin));

@@ -46,16 +46,19 @@ final class SimJoin {
             if (rendezvous.replacement()) {
                 rendezvous.reunite(bootstrap.timeout()); // where the survivors call reform
             }
+            if (rendezvous.joining()) {
+                rendezvous.grow(0, bootstrap.timeout()); // where the ranks call grow; it gives this rank its number
+            }
             rendezvous.agree("backend", SimBackend.NAME);
             try {
-                config = SimSettings.config(bootstrap);
+                config = SimSettings.config(bootstrap, rendezvous.size());
             } catch (CollectivesException e) {
                 rendezvous.abort(e.getMessage()); // the others fail at once too, instead of at their timeout
                 throw e;
             }
             if (!inOneProcess(rendezvous, config)) {
                 requireServable(bootstrap, rendezvous);
-                SimCommunicator comm = overWire(bootstrap.rank(), config, rendezvous);
+                SimCommunicator comm = overWire(rendezvous.rank(), config, rendezvous);
                 keep = true;
                 return new Joined(comm, comm.defaultStream(), bootstrap.localRank(), bootstrap.device());
             }

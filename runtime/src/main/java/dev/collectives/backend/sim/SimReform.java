@@ -1,6 +1,7 @@
 package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.spi.Grow;
 import dev.collectives.runtime.spi.Reform;
 import java.time.Duration;
 
@@ -8,7 +9,9 @@ import java.time.Duration;
  * A reform after ranks of a job of processes died: the survivors stop their wire in the same round, meet the
  * processes started in the places of the dead ranks through the job's rendezvous ({@link Rendezvous#reunite}), and
  * all of them form the job anew over a wire of their own ({@link SimJoin#rejoin}). Every communicator left on the
- * old wire (the survivors' and their children) fails from then on, saying so.
+ * old wire (the survivors' and their children) fails from then on, saying so. A growth goes the same way: the ranks'
+ * wire takes part in it in the same round ({@link Rendezvous#grow}), and the ranks and the processes that joined form
+ * the grown job over a wire of their own; where the growth fails, the old wire goes on.
  */
 final class SimReform {
     private SimReform() {}
@@ -27,6 +30,31 @@ final class SimReform {
             SimCommunicator reformed = SimJoin.rejoin(survivor.rank(), group.config(), rendezvous);
             Reform.logFor(reformed, replaced);
             return reformed;
+        } catch (RuntimeException e) {
+            rendezvous.close();
+            throw e;
+        }
+    }
+
+    /** {@code member}'s communicator, over {@code group}, grown by {@code added}; waits up to {@code timeout}. */
+    static SimCommunicator grow(SimCommunicator member, CommGroup group, int added, Duration timeout) {
+        if (added < 1) {
+            throw Grow.notPositive(member, added);
+        }
+        if (!(group instanceof WireGroup job) || !job.isJobGroup()) {
+            throw Grow.notTheJobs(member);
+        }
+        if (group.isAborted()) {
+            throw Grow.aborted(member);
+        }
+        Rendezvous rendezvous = job.grow(added, timeout); // a failure that leaves the job as it was is thrown here
+        try {
+            SimConfig config = group.config();
+            // ranks on one node (the default) stay on one node; a launcher's ranks per node stay what it said
+            int perNode = config.ranksPerNode() == config.ranks() ? rendezvous.size() : config.ranksPerNode();
+            SimCommunicator grown = SimJoin.rejoin(member.rank(), config.child(rendezvous.size(), perNode), rendezvous);
+            Grow.logFor(grown, member.size(), "through the job's rendezvous");
+            return grown;
         } catch (RuntimeException e) {
             rendezvous.close();
             throw e;

@@ -32,11 +32,14 @@ final class SimSettings {
 
     private SimSettings() {}
 
-    /** The job's configuration as this rank's settings describe it. */
-    static SimConfig config(Bootstrap bootstrap) {
+    /**
+     * The job's configuration, of {@code ranks} ranks (the rendezvous's: a process that joined a running job learns it
+     * there), as this rank's settings describe it.
+     */
+    static SimConfig config(Bootstrap bootstrap, int ranks) {
         SimConfig.Builder builder = SimBackend.cluster()
-                .ranks(bootstrap.size())
-                .ranksPerNode(bootstrap.localSize().orElse(bootstrap.size()))
+                .ranks(ranks)
+                .ranksPerNode(bootstrap.localSize().orElse(ranks))
                 .timeout(bootstrap.timeout()); // by default the bootstrap's timeout bounds the collectives too
         for (Setting<?> setting : SETTINGS) {
             setting.apply(bootstrap, builder);

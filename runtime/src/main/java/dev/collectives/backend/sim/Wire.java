@@ -1,5 +1,6 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.runtime.BootstrapException;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import java.io.ByteArrayOutputStream;
@@ -33,7 +34,8 @@ import java.util.Map;
  *
  * <pre>
  * round head   int bytes, int flags (1: this rank has closed its communicator and has nothing left to send;
- *              2: this rank reforms the job with the replacements of dead ranks and has nothing left to send)
+ *              2: this rank reforms the job with the replacements of dead ranks and has nothing left to send;
+ *              4: this rank grows the job and has nothing left to send)
  * round bytes  chunks: byte type, long group, byte space, long seq, int from, int to, byte last, int length, bytes
  * </pre>
  */
@@ -62,6 +64,7 @@ final class Wire {
     private static final int HEADER_BYTES = 1 + 8 + 1 + 8 + 4 + 4 + 1 + 4;
     private static final int LEAVING = 1;
     private static final int REFORMING = 2;
+    private static final int GROWING = 4;
 
     private final Rendezvous rendezvous;
     private final Receiver receiver;
@@ -76,6 +79,12 @@ final class Wire {
 
     private boolean leaving;
     private boolean reforming;
+    /** How many processes this rank asks the job to grow by, and within how long; 0 while it does not grow. */
+    private int growBy;
+
+    private Duration growTimeout;
+    /** Why the growth this rank asked for failed, the job going on at its size; null until then. */
+    private BootstrapException growthFailure;
     /** The flags the last round told the others. */
     private int announced;
     /** Whether the pumps stopped because every survivor reforms: the rendezvous passes to the reformed job. */
@@ -150,6 +159,7 @@ final class Wire {
                 int most = 0;
                 boolean allLeaving = true;
                 boolean allReforming = true;
+                boolean allGrowing = true;
                 int[] lengths = new int[heads.length];
                 for (int q = 0; q < heads.length; q++) {
                     if (heads[q] == null) {
@@ -164,6 +174,7 @@ final class Wire {
                     int theirs = head.getInt();
                     allLeaving &= (theirs & LEAVING) != 0;
                     allReforming &= (theirs & REFORMING) != 0;
+                    allGrowing &= (theirs & GROWING) != 0;
                     most = Math.max(most, lengths[q]);
                 }
                 if (most == 0 && allLeaving) {
@@ -171,7 +182,11 @@ final class Wire {
                     return;
                 }
                 if (most == 0 && allReforming) {
-                    handOver();
+                    handOver("the job was reformed with the replacements of the ranks that died; this communicator is"
+                            + " left over from before");
+                    return;
+                }
+                if (most == 0 && allGrowing && grewNow()) {
                     return;
                 }
                 if (most > 0) {
@@ -205,7 +220,7 @@ final class Wire {
         if (!outbox.isEmpty()) {
             return 0;
         }
-        return (leaving ? LEAVING : 0) | (reforming ? REFORMING : 0);
+        return (leaving ? LEAVING : 0) | (reforming ? REFORMING : 0) | (growBy > 0 ? GROWING : 0);
     }
 
     /**
@@ -214,24 +229,38 @@ final class Wire {
      * dead ranks. Waits up to {@code timeout}; past it, ends the job on every rank, naming the survivors' timeout.
      */
     Rendezvous stopForReform(Duration timeout, int rank) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String why;
         synchronized (this) {
             reforming = true;
             notifyAll();
-            Monitors.awaitUntil(this, () -> stopped, deadline);
-            if (handedOver) {
-                return rendezvous;
-            }
-            if (!stopped) {
-                stopReason = "rank " + rank + " waited to reform the job, but not every surviving rank did within "
-                        + timeout.toMillis() + " ms";
-                notifyAll();
-            }
-            why = stopReason != null ? stopReason : broken;
+            return awaitHandOver(
+                    timeout,
+                    rank,
+                    "waited to reform the job, but not every surviving rank did",
+                    "reform: the sim's link to the other ranks ended before the survivors met: ");
         }
-        throw CollectivesException.usage(
-                rank, "reform: the sim's link to the other ranks ended before the survivors met: " + why);
+    }
+
+    /**
+     * Waits up to {@code wait} for the pumps to hand the rendezvous over, and returns it; where they stop otherwise,
+     * throws {@code ended} and why; past the wait, ends the job on every rank saying that rank {@code rank} {@code late}
+     * ("waited to grow the job, but not every rank did"). Where a growth failed meanwhile, throws why. Called holding
+     * this wire's monitor.
+     */
+    private Rendezvous awaitHandOver(Duration wait, int rank, String late, String ended) {
+        Monitors.awaitUntil(this, () -> stopped || growthFailure != null, System.nanoTime() + wait.toNanos());
+        if (growthFailure != null) {
+            BootstrapException failed = growthFailure; // heard once
+            growthFailure = null;
+            throw failed;
+        }
+        if (handedOver) {
+            return rendezvous;
+        }
+        if (!stopped) {
+            stopReason = "rank " + rank + " " + late + " within " + wait.toMillis() + " ms";
+            notifyAll();
+        }
+        throw CollectivesException.usage(rank, ended + (stopReason != null ? stopReason : broken));
     }
 
     private void broke(String reason) {
@@ -241,12 +270,63 @@ final class Wire {
         receiver.failed(reason);
     }
 
-    private void handOver() {
+    /** The rendezvous passes to the job formed anew; the communicators on this wire fail from now on, saying why. */
+    private void handOver(String why) {
         synchronized (this) {
             handedOver = true;
         }
-        receiver.failed("the job was reformed with the replacements of the ranks that died; this communicator is"
-                + " left over from before");
+        receiver.failed(why);
+    }
+
+    /**
+     * Every rank asked to grow the job in this round: this pump takes part in the growth. Returns whether it grew
+     * (the rendezvous passes to the grown job); where it failed on every rank, and the job goes on, this rank hears
+     * why and the pumps go on at the job's size.
+     */
+    private boolean grewNow() {
+        int added;
+        Duration timeout;
+        synchronized (this) {
+            added = growBy;
+            timeout = growTimeout;
+        }
+        int before = rendezvous.size();
+        try {
+            rendezvous.grow(added, timeout);
+        } catch (BootstrapException e) {
+            if (!e.jobGoesOn()) {
+                throw e;
+            }
+            synchronized (this) {
+                growBy = 0;
+                growthFailure = e;
+                notifyAll();
+            }
+            return false;
+        }
+        handOver("the job grew from " + before + " to " + rendezvous.size() + " ranks; this communicator is left over"
+                + " from before");
+        return true;
+    }
+
+    /**
+     * Grows the job by {@code added} processes that join it, in the round where every rank asks it (after the rounds
+     * that carry what they have to send): the pumps take part in the growth ({@link Rendezvous#grow}, which waits up
+     * to {@code timeout} for the processes that join), then stop and return the rendezvous, which passes to the grown
+     * job. Where the growth fails on every rank, the job going on, it throws why and the pumps go on at the job's
+     * size. Waits up to twice {@code timeout} in all; past it, ends the job on every rank, naming the timeout.
+     */
+    Rendezvous grow(int added, Duration timeout, int rank) {
+        synchronized (this) {
+            growBy = added;
+            growTimeout = timeout;
+            notifyAll();
+            return awaitHandOver(
+                    timeout.multipliedBy(2),
+                    rank,
+                    "waited to grow the job, but not every rank did",
+                    "grow: the sim's link to the other ranks ended before they grew the job: ");
+        }
     }
 
     /**

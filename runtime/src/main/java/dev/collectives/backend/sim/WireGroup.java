@@ -123,6 +123,14 @@ final class WireGroup extends CommGroup {
         return wire.stopForReform(timeout, rank);
     }
 
+    /**
+     * Grows the job by {@code added} processes that join it, once every rank asks it ({@link Wire#grow}); returns the
+     * rendezvous of the grown job.
+     */
+    Rendezvous grow(int added, Duration timeout) {
+        return wire.grow(added, timeout, rank);
+    }
+
     /** Whether rank {@code wireRank} of the job is one of this group's ranks. */
     boolean holds(int wireRank) {
         return groupRanks[wireRank] >= 0;

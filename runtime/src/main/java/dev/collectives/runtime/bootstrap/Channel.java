@@ -31,10 +31,16 @@ import java.util.concurrent.locks.ReentrantLock;
  *            member -> server: int MAGIC, int VERSION, int rank, int size, byte[32] client nonce,
  *                              byte[32] HMAC(token; claim, server nonce, client nonce, rank, size)
  *                              (claim: "join" for a rank of the job, "replace" for a process that takes the place
- *                              of a rank that died, "fate" for a rank whose connection ended and asks whether it
+ *                              of a rank that died, "grow" for a process that joins a running job at its next growth,
+ *                              with rank and size -1, "fate" for a rank whose connection ended and asks whether it
  *                              was excluded)
  *            server -> member: to "join" and "replace":
  *                              byte ACCEPTED, byte[32] HMAC(token; "accept", server nonce, client nonce, rank, size)
+ *                           or byte REJECTED, int length, UTF-8 reason
+ *                              to "grow":
+ *                              byte ACCEPTED, int number (the rank it takes in the job once it grows: the lowest
+ *                              after the job's highest not held by another process waiting to join),
+ *                              byte[32] HMAC(token; "accept", server nonce, client nonce, -1, -1, number)
  *                           or byte REJECTED, int length, UTF-8 reason
  *                              to "fate" (the connection closes after it; the job goes on as it was):
  *                              byte EXCLUDED, int length, UTF-8 why it was excluded
@@ -47,15 +53,24 @@ import java.util.concurrent.locks.ReentrantLock;
  *                                this way, in rounds whose layout is part of this VERSION)
  *                     REUNION    its part of a reunion with the replacements of the dead ranks; the bytes are
  *                                how long the reunion waits for them, in milliseconds (a long)
+ *                     GROW       its part of a growth of the job: how long it waits for the processes that join,
+ *                                in milliseconds (a long), and how many the members ask for (an int; 0 from a
+ *                                process that joins)
  *                     WATCH      its job is watched from now on, until its next operation; no bytes
+ *                     UNWATCH    its job is watched no more, its ranks alive: it takes part in operations again
+ *                                (a growth); no bytes
  *                     STALL      it timed out waiting for its work in the library; the bytes say where
  *                     ABORT      it ends the job; the bytes say why
  *                     LEAVE      it closes its rendezvous: its connection ending is no failure; no bytes
  *                     HEARTBEAT  a sign of life; the bytes: its rank (an int)
  *   server -> member: DATA       an operation's answer, every rank's value or why it is gone ({@link #gathered});
- *                                for a reunion, the ranks replaced (a bitmap)
- *                     REJOIN     to a replacement: the number of its first operation, where the survivors meet it
+ *                                for a reunion, the ranks replaced (a bitmap); for a growth, the job's size after
+ *                                it (an int; the size before where it failed), then why it failed (UTF-8), if it did
+ *                     REJOIN     to a replacement, or to a process that joins: the number of its first operation,
+ *                                where the members meet it
  *                     GONE       to a watcher: a rank's process died, or it was excluded; the bytes say which and how
+ *                     UNWATCH    to a watcher that asked to stop (and heard of no death since it watched): its watch
+ *                                ends here; no bytes
  *                     ABORT      the job ended; the bytes say why
  *                     LEAVE      rank 0 closed the watched job (where its process hosts the server); no bytes
  *                     HEARTBEAT  a sign of life; the bytes: -1 (an int)
@@ -74,7 +89,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class Channel implements AutoCloseable {
     static final int MAGIC = 0x436f4c4c;
-    static final int VERSION = 6;
+    static final int VERSION = 7;
     static final byte ACCEPTED = 0;
     static final byte REJECTED = 1;
     /** The answer to a "fate" claim: the rank was excluded from the job; the reason follows. */
@@ -106,6 +121,12 @@ final class Channel implements AutoCloseable {
     static final byte FENCED = 12;
     /** From the server: it turned away a claim to join (a wrong token, another version); the bytes say which. */
     static final byte REFUSED = 13;
+    /** A member's part of a growth of the job: how long it waits for the joiners (ms), and how many it asks for. */
+    static final byte GROW = 14;
+    /** A member's job is watched no more (to the server), or its watch ends here (from the server); no bytes. */
+    static final byte UNWATCH = 15;
+    /** The bytes of a {@link #GROW} message: a long and an int. */
+    static final int GROW_BYTES = Long.BYTES + Integer.BYTES;
 
     /** The greeting's last byte: rank 0's process hosts the server (for messages: "rank 0 at ..."). */
     static final byte HOSTED_BY_RANK_0 = 0;
@@ -323,7 +344,8 @@ final class Channel implements AutoCloseable {
     /**
      * Decodes one message sent in {@code direction} under {@code key}. Its length is checked against the bound of
      * its type (DATA, BROADCAST and SURVIVORS: {@code maxData}, ABORT, STALL, GONE, FENCED and REFUSED:
-     * {@link Rendezvous#MAX_REASON_BYTES}, REUNION: a long, HEARTBEAT: an int, the others: none) before anything is
+     * {@link Rendezvous#MAX_REASON_BYTES}, REUNION: a long, GROW: a long and an int, HEARTBEAT: an int, the others:
+     * none) before anything is
      * allocated, so no sequence of bytes makes it allocate more than that, and it reads no more than the message's
      * own bytes.
      */
@@ -337,17 +359,21 @@ final class Channel implements AutoCloseable {
                         ? Rendezvous.MAX_REASON_BYTES
                         : type == REUNION
                                 ? Long.BYTES
-                                : type == HEARTBEAT
-                                        ? Integer.BYTES
-                                        : type == LEAVE || type == REJOIN || type == WATCH ? 0 : -1;
+                                : type == GROW
+                                        ? GROW_BYTES
+                                        : type == HEARTBEAT
+                                                ? Integer.BYTES
+                                                : type == LEAVE || type == REJOIN || type == WATCH || type == UNWATCH
+                                                        ? 0
+                                                        : -1;
         if (max < 0) {
             throw new ProtocolException("a message of unknown type " + type);
         }
         if (length < 0 || length > max) {
             throw new ProtocolException("a message of " + length + " bytes, above the limit of " + max);
         }
-        if (type == HEARTBEAT && length != max) {
-            throw new ProtocolException("a heartbeat of " + length + " bytes, not " + max);
+        if ((type == HEARTBEAT || type == GROW) && length != max) {
+            throw new ProtocolException("a " + FrameRules.name(type) + " message of " + length + " bytes, not " + max);
         }
         byte[] bytes = readBytes(in, length);
         byte[] mac = readBytes(in, JobToken.MAC_BYTES);

@@ -27,7 +27,8 @@ public final class ControlPlane {
     /**
      * Rank {@code rank} of {@code size} meets the others at {@code where} ({@code tcp://} or {@code file:}),
      * authenticated by {@code jobToken}; a {@code replacement} joins a running TCP job in the place of that rank,
-     * which died. The options (the {@code rendezvousServer} option) say who serves a TCP job.
+     * which died, and a {@code joining} process joins one at its next growth. The options (the
+     * {@code rendezvousServer} option) say who serves a TCP job.
      */
     public static Rendezvous meet(
             RendezvousEndpoint where,
@@ -37,10 +38,13 @@ public final class ControlPlane {
             Duration timeout,
             Duration heartbeatTimeout,
             boolean replacement,
+            boolean joining,
             Function<String, Optional<String>> options) {
         JobToken token = JobToken.of(jobToken, rank);
+        FrameRules.Claim claim =
+                joining ? FrameRules.Claim.GROW : replacement ? FrameRules.Claim.REPLACE : FrameRules.Claim.JOIN;
         return where.kind() == RendezvousEndpoint.Kind.TCP
-                ? TcpRendezvous.open(where, rank, size, token, timeout, heartbeatTimeout, replacement, options)
+                ? TcpRendezvous.open(where, rank, size, token, timeout, heartbeatTimeout, claim, options)
                 : FileRendezvous.open(where, rank, size, token, timeout);
     }
 }

@@ -1,6 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -12,9 +13,9 @@ import java.util.List;
  * Guarded by the server's lock.
  */
 final class DeathNews {
-    private final boolean[] watching;
+    private boolean[] watching;
     /** How many of {@link #deaths} each rank has heard of. */
-    private final int[] heard;
+    private int[] heard;
 
     private final List<String> deaths = new ArrayList<>();
 
@@ -34,6 +35,16 @@ final class DeathNews {
         return news;
     }
 
+    /**
+     * Rank {@code rank} asks to stop watching: returns whether it still watched (it heard of every death so far, and
+     * is told its watch ends); one that did not was told of a death, which ended its watch.
+     */
+    boolean stopWatching(int rank) {
+        boolean was = watching[rank];
+        watching[rank] = false;
+        return was;
+    }
+
     /** The first death that rank {@code rank} has not heard of, or null. */
     String unheard(int rank) {
         return heard[rank] < deaths.size() ? deaths.get(heard[rank]) : null;
@@ -45,7 +56,13 @@ final class DeathNews {
         heard[rank] = deaths.size();
     }
 
-    /** A process in the place of rank {@code rank} starts: it has heard of every death so far. */
+    /** Makes room for {@code capacity} ranks: the job's and the processes waiting to join. */
+    void makeRoom(int capacity) {
+        watching = Arrays.copyOf(watching, capacity);
+        heard = Arrays.copyOf(heard, capacity);
+    }
+
+    /** A process in the place of rank {@code rank}, or one that joined as it, starts: it has heard of every death so far. */
     void replaced(int rank) {
         operating(rank);
     }

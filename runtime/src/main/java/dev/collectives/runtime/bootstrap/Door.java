@@ -22,11 +22,20 @@ interface Door {
      */
     String claim(int rank, int size, String from, boolean replacement);
 
+    /**
+     * Claims a number for the authenticated peer at {@code from}, which joins the job at its next growth: the lowest
+     * after the job's ranks that no other process waiting to join holds. Returns it.
+     */
+    int claimJoining(String from);
+
     /** Gives up the claim of a peer that could not be told it was admitted: it may try again. */
     void unclaim(int rank);
 
-    /** The admitted {@code member} becomes rank {@code rank} (in the place of one that died, for a replacement). */
-    void join(int rank, Channel member, boolean replacement);
+    /**
+     * The admitted {@code member} becomes rank {@code rank} as its {@code claim} says: a rank of the job, the
+     * replacement of one that died, or a process waiting to join at the next growth.
+     */
+    void join(int rank, Channel member, FrameRules.Claim claim);
 
     /** Ends the job for {@code reason}, once: an authenticated peer that cannot be a member means a wrong launch. */
     void endJob(String reason);

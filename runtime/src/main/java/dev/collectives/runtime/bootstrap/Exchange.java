@@ -13,7 +13,9 @@ import java.util.function.Supplier;
  */
 abstract class Exchange implements Rendezvous {
     private final int rank;
-    private final int size;
+    /** The job's size; a growth raises it. */
+    private volatile int size;
+
     private final String where;
     private final Duration timeout;
     private volatile int operations;
@@ -123,11 +125,9 @@ abstract class Exchange implements Rendezvous {
 
     @Override
     public final synchronized Optional<String> resumeAmongSurvivors() {
-        if (failure != null) {
-            return Optional.of("it failed earlier: " + failure.getMessage());
-        }
-        if (closed()) {
-            return Optional.of("it is closed");
+        Optional<String> unusable = unusable();
+        if (unusable.isPresent()) {
+            return unusable;
         }
         if (!watching()) {
             return Optional.empty();
@@ -137,6 +137,38 @@ abstract class Exchange implements Rendezvous {
             state.on(JobState.Event.RESUME, null);
         }
         return refused;
+    }
+
+    /** Why this rendezvous can do nothing more (it failed, or is closed), or empty. */
+    private Optional<String> unusable() {
+        if (failure != null) {
+            return Optional.of("it failed earlier: " + failure.getMessage());
+        }
+        return closed() ? Optional.of("it is closed") : Optional.empty();
+    }
+
+    @Override
+    public final synchronized Optional<String> unwatch() {
+        Optional<String> unusable = unusable();
+        if (unusable.isPresent()) {
+            return unusable;
+        }
+        if (state.phase() != JobState.Phase.WATCHED) {
+            return Optional.of(
+                    state.news() != null
+                            ? "the job is " + state.phase().words + ": " + state.news()
+                            : "it does not watch the job");
+        }
+        String refused = doUnwatch();
+        if (refused == null) {
+            state.on(JobState.Event.UNWATCH, null);
+        }
+        return Optional.ofNullable(refused);
+    }
+
+    /** Stops watching a job whose ranks are alive: null once it serves operations, else why not. */
+    protected String doUnwatch() {
+        return "it cannot stop watching";
     }
 
     @Override
@@ -153,10 +185,38 @@ abstract class Exchange implements Rendezvous {
         return Rendezvous.super.reunite(timeout);
     }
 
-    /** A replacement's first operation is the one the survivors are at: it numbers its operations from there. */
-    final void continueAt(int sequence) {
+    @Override
+    public final synchronized int grow(int added, Duration timeout) {
+        if (added < 1 && !joining()) {
+            throw BootstrapException.settings(rank, "a growth takes in 1 process or more, not " + added);
+        }
+        start("growth");
+        state.on(JobState.Event.GROW, null);
+        Growth growth = run(() -> doGrow(added, Deadline.after(timeout)));
+        state.on(JobState.Event.GROWN, growth.failure());
+        if (growth.failure() != null) {
+            throw BootstrapException.growthFailed(
+                    rank, growth.failure() + "; the job goes on with its " + size + " ranks");
+        }
+        size = growth.size();
+        return size;
+    }
+
+    /** What a growth came to: the job's size after it, and why it failed (then the size is the one before), or null. */
+    record Growth(int size, String failure) {}
+
+    /** Takes part in a growth of the job (see {@link #grow}). */
+    protected Growth doGrow(int added, Deadline deadline) {
+        return new Growth(Rendezvous.super.grow(added, deadline.total()), null);
+    }
+
+    /**
+     * A replacement's or a joiner's first operation is the one the members are at ({@code name}: "reunion"): it
+     * numbers its operations from there.
+     */
+    final void continueAt(int sequence, String name) {
         operations = sequence;
-        operation = "reunion #" + sequence;
+        operation = name + " #" + sequence;
     }
 
     @Override

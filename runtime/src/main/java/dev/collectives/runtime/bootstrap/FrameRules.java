@@ -20,12 +20,14 @@ final class FrameRules {
         MEMBER("from a member"),
         /** The server reads a replacement that the survivors have not taken in yet. */
         REPLACEMENT_WAITING("from a replacement not yet taken in"),
+        /** The server reads a process that joins the job at its next growth, not yet taken in. */
+        JOINER_WAITING("from a process that joins, not yet taken in"),
         /** A member waits for the answer to its operation. */
         OPERATION("from the server inside an operation"),
         /** A member's job is watched: it waits for news. */
         WATCHING("from the server while the job is watched"),
-        /** A replacement waits until the survivors take it in. */
-        AWAITING_REJOIN("from the server while this replacement waits to be taken in");
+        /** A replacement, or a process that joins, waits until the members take it in. */
+        AWAITING_REJOIN("from the server while this process waits to be taken in");
 
         /** The direction and phase, for messages: "from the server inside an operation". */
         final String where;
@@ -43,17 +45,28 @@ final class FrameRules {
                     Channel.BROADCAST,
                     Channel.SURVIVORS,
                     Channel.REUNION,
+                    Channel.GROW,
                     Channel.WATCH,
+                    Channel.UNWATCH,
                     Channel.STALL,
                     Channel.ABORT,
                     Channel.LEAVE,
                     Channel.HEARTBEAT),
             Phase.REPLACEMENT_WAITING,
             List.of(Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT),
+            Phase.JOINER_WAITING,
+            List.of(Channel.GROW, Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT),
             Phase.OPERATION,
             List.of(Channel.DATA, Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT, Channel.FENCED, Channel.REFUSED),
             Phase.WATCHING,
-            List.of(Channel.GONE, Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT, Channel.FENCED, Channel.REFUSED),
+            List.of(
+                    Channel.GONE,
+                    Channel.UNWATCH,
+                    Channel.ABORT,
+                    Channel.LEAVE,
+                    Channel.HEARTBEAT,
+                    Channel.FENCED,
+                    Channel.REFUSED),
             Phase.AWAITING_REJOIN,
             List.of(Channel.REJOIN, Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT, Channel.FENCED, Channel.REFUSED)));
 
@@ -63,6 +76,8 @@ final class FrameRules {
         JOIN("join", Channel.ACCEPTED, Channel.REJECTED),
         /** A process takes the place of a rank that died. */
         REPLACE("replace", Channel.ACCEPTED, Channel.REJECTED),
+        /** A process joins a running job at its next growth, taking the number the server gives it. */
+        GROW("grow", Channel.ACCEPTED, Channel.REJECTED),
         /** A rank whose connection ended asks whether it was excluded. */
         FATE("fate", Channel.EXCLUDED, Channel.REJECTED);
 
@@ -128,6 +143,8 @@ final class FrameRules {
             case Channel.HEARTBEAT -> "HEARTBEAT";
             case Channel.FENCED -> "FENCED";
             case Channel.REFUSED -> "REFUSED";
+            case Channel.GROW -> "GROW";
+            case Channel.UNWATCH -> "UNWATCH";
             default -> "type " + type;
         };
     }

@@ -46,7 +46,9 @@ public final class JobServer implements Door, AutoCloseable {
     private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
 
     private final RendezvousEndpoint endpoint;
-    private final int size;
+    /** The job's size, which a growth raises; guarded by the lock. */
+    private int size;
+
     private final Duration timeout;
     private final Duration heartbeatTimeout;
     /** Whether rank 0's process hosts this server (else it runs in a process of its own). */
@@ -69,9 +71,9 @@ public final class JobServer implements Door, AutoCloseable {
     private final DeathNews news;
     private final Liveness liveness;
     /** The server's heartbeats to each member that joined; null where none beat. */
-    private final Heartbeats.Beat[] beats;
+    private Heartbeats.Beat[] beats;
     /** Why each rank was excluded from the job, or null: an excluded process that wakes asks. */
-    private final String[] exclusions;
+    private String[] exclusions;
     /** The connections whose end has been dealt with (a death declared, or the member left), never to be again. */
     private final Set<Channel> ended = new HashSet<>();
     /** The heartbeats this server sent to its members, and received from them. */
@@ -204,6 +206,15 @@ public final class JobServer implements Door, AutoCloseable {
         }
     }
 
+    /** Returns once {@code count} processes wait to join the job at its next growth: tests order their events by it. */
+    void awaitJoining(int count) throws InterruptedException {
+        synchronized (lock) {
+            while (roster.joining().size() != count) {
+                lock.wait();
+            }
+        }
+    }
+
     /** Returns once an operation waits for member {@code rank}'s message: tests order their events by it. */
     void awaitWaitingFor(int rank) throws InterruptedException {
         synchronized (lock) {
@@ -314,8 +325,33 @@ public final class JobServer implements Door, AutoCloseable {
     @Override
     public String exclusion(int rank) {
         synchronized (lock) {
-            return rank >= 0 && rank < size ? exclusions[rank] : null;
+            return rank >= 0 && rank < exclusions.length ? exclusions[rank] : null;
         }
+    }
+
+    /**
+     * Gives the process at {@code from}, which joins the job at its next growth, the lowest number after the job's
+     * ranks that no other process waiting to join holds, making room for it.
+     */
+    @Override
+    public int claimJoining(String from) {
+        synchronized (lock) {
+            int number = roster.nextJoining();
+            if (number >= roster.capacity()) {
+                makeRoom(number + 1);
+            }
+            return roster.claimJoining(from);
+        }
+    }
+
+    /** Makes room for {@code capacity} numbers in what the server keeps per rank; called with the lock held. */
+    private void makeRoom(int capacity) {
+        roster.makeRoom(capacity);
+        members.makeRoom(capacity);
+        liveness.makeRoom(capacity);
+        news.makeRoom(capacity);
+        beats = Arrays.copyOf(beats, capacity);
+        exclusions = Arrays.copyOf(exclusions, capacity);
     }
 
     @Override
@@ -330,11 +366,17 @@ public final class JobServer implements Door, AutoCloseable {
      * instead (the ending's own message went out without it).
      */
     @Override
-    public void join(int rank, Channel member, boolean replacement) {
+    public void join(int rank, Channel member, FrameRules.Claim claim) {
         String ended;
         synchronized (telling) {
             synchronized (lock) {
-                if (replacement) {
+                if (claim == FrameRules.Claim.GROW) {
+                    roster.admitJoining(rank, member);
+                    members.admitJoining(rank);
+                    LOG.log(
+                            System.Logger.Level.DEBUG,
+                            () -> "a process that joins at the next growth, as rank " + rank + ", came to " + endpoint);
+                } else if (claim == FrameRules.Claim.REPLACE) {
                     roster.replace(rank, member);
                     members.replaced(rank);
                     news.replaced(rank);
@@ -403,6 +445,10 @@ public final class JobServer implements Door, AutoCloseable {
                 }
                 case Channel.LEAVE -> {
                     synchronized (lock) {
+                        if (members.isJoining(rank)) {
+                            dropJoining(rank, member, member.peer() + " closed its rendezvous before the job grew");
+                            return;
+                        }
                         members.leave(rank);
                         ended.add(member);
                         liveness.forget(rank);
@@ -413,6 +459,7 @@ public final class JobServer implements Door, AutoCloseable {
                 }
                 case Channel.STALL -> stalls.stalled(rank, frame.text());
                 case Channel.WATCH -> watch(rank, member);
+                case Channel.UNWATCH -> unwatch(member, rank);
                 default -> deliver(rank, member, frame); // an operation's message
             }
         }
@@ -421,7 +468,9 @@ public final class JobServer implements Door, AutoCloseable {
     /** Where member {@code rank}'s connection is, for which messages are legal from it. */
     private FrameRules.Phase phaseOf(int rank) {
         synchronized (lock) {
-            return members.isReplacing(rank) ? FrameRules.Phase.REPLACEMENT_WAITING : FrameRules.Phase.MEMBER;
+            return members.isReplacing(rank)
+                    ? FrameRules.Phase.REPLACEMENT_WAITING
+                    : members.isJoining(rank) ? FrameRules.Phase.JOINER_WAITING : FrameRules.Phase.MEMBER;
         }
     }
 
@@ -464,6 +513,26 @@ public final class JobServer implements Door, AutoCloseable {
     }
 
     /**
+     * Member {@code rank} stops watching its job: where it heard of no death since it watched, it is told its watch
+     * ends here (a death told already ended it).
+     */
+    private void unwatch(Channel member, int rank) {
+        boolean watching;
+        synchronized (lock) {
+            watching = news.stopWatching(rank);
+        }
+        if (watching) {
+            synchronized (telling) {
+                try {
+                    member.send(Channel.UNWATCH, sequence, new byte[0], Deadline.briefly(timeout));
+                } catch (IOException ignored) {
+                    // that member is gone or stuck: its listener or the heartbeats say so
+                }
+            }
+        }
+    }
+
+    /**
      * Member {@code rank}'s connection ended without its leaving: its process died, unless the job had ended. Before
      * the job formed, that ends it; afterwards it is news to the ranks that watch, and an operation that needs every
      * rank ends the job naming it.
@@ -479,8 +548,12 @@ public final class JobServer implements Door, AutoCloseable {
      * it the same; only a replacement may take its place. The others hear of it as of a death.
      */
     private void fence(int rank, Channel member, String why) {
+        boolean joining;
+        synchronized (lock) {
+            joining = members.isJoining(rank);
+        }
         String exclusion = "rank " + rank + " was excluded from the job at " + endpoint + ": " + why
-                + "; only a replacement may take its place";
+                + (joining ? "; it no longer waits to join" : "; only a replacement may take its place");
         if (!declareDead(rank, member, when -> why + " " + when, exclusion)) {
             return;
         }
@@ -505,6 +578,10 @@ public final class JobServer implements Door, AutoCloseable {
         synchronized (lock) {
             if (closed || fatal != null || members.hasLeft(rank) || !ended.add(member)) {
                 return false;
+            }
+            if (members.isJoining(rank)) { // not a rank yet: no news to the members, unless a growth waits for it
+                dropJoining(rank, member, member.peer() + " is gone: " + how.apply("before the job grew"));
+                return true;
             }
             liveness.forget(rank);
             if (roster.member(rank) == member) {
@@ -531,6 +608,22 @@ public final class JobServer implements Door, AutoCloseable {
             told.forEach(watcher -> Roster.tellGone(watcher, reason, sequence, brief));
         }
         return true;
+    }
+
+    /**
+     * The process waiting to join as {@code number}, on {@code member}, no longer does, for {@code reason}: it died,
+     * left, or was turned away. A growth that waits for it hears why; its number is free for another. Called with the
+     * lock held.
+     */
+    private void dropJoining(int number, Channel member, String reason) {
+        ended.add(member);
+        liveness.forget(number);
+        if (roster.member(number) == member) {
+            stopBeats(number);
+            roster.dropJoining(number);
+        }
+        members.dropJoining(number, reason);
+        lock.notifyAll();
     }
 
     /** Declares dead, and excludes, every member silent past the heartbeat timeout, until the job ends. */
@@ -595,6 +688,7 @@ public final class JobServer implements Door, AutoCloseable {
         String kind = switch (type) {
             case Channel.BROADCAST -> "broadcast";
             case Channel.REUNION -> "reunion";
+            case Channel.GROW -> "growth";
             default -> "allgather";
         };
         return kind + " #" + operation;
@@ -612,33 +706,222 @@ public final class JobServer implements Door, AutoCloseable {
         synchronized (lock) {
             serving = name;
         }
-        Operation served = new Operation(operation, type, name, Deadline.after(timeout));
+        if (type == Channel.GROW) {
+            new Growth(operation, name).serve();
+            return;
+        }
+        int ranks = currentSize();
+        Operation served = new Operation(operation, type, name, Deadline.after(timeout), ranks);
         BitSet replaced = new BitSet();
         if (type == Channel.REUNION) {
-            BitSet survivors = new BitSet();
-            synchronized (lock) {
-                IntStream.range(0, size).filter(r -> !members.isGone(r)).forEach(survivors::set);
-            }
-            survivors.stream().forEach(served::collect);
+            survivors(ranks).stream().forEach(served::collect);
             replaced = awaitReplacements(operation, Deadline.after(served.shortestWait()));
             replaced.stream().forEach(served::collect);
         } else {
-            IntStream.range(0, size).forEach(served::collect);
+            IntStream.range(0, ranks).forEach(served::collect);
         }
         byte[] answer = type == Channel.REUNION
-                ? Arrays.copyOf(replaced.toByteArray(), (size + 7) / 8)
+                ? Arrays.copyOf(replaced.toByteArray(), (ranks + 7) / 8)
                 : Channel.gathered(new Rendezvous.Survivors(served.values, served.missing));
+        answerAll(operation, answer, served.values);
+    }
+
+    /** The ranks below {@code ranks} whose process has not died. */
+    private BitSet survivors(int ranks) {
+        BitSet survivors = new BitSet();
+        synchronized (lock) {
+            IntStream.range(0, ranks).filter(r -> !members.isGone(r)).forEach(survivors::set);
+        }
+        return survivors;
+    }
+
+    /** Ends operation {@code operation}: each rank that took part ({@code values} not null) hears {@code answer}. */
+    private void answerAll(int operation, byte[] answer, byte[][] values) {
         synchronized (lock) {
             sequence = operation;
             serving = null;
         }
         synchronized (telling) { // rank 0 last: where it hosts this server, it may close it once it has its answer
-            for (int r = size - 1; r >= 0; r--) {
-                if (served.values[r] != null) {
+            for (int r = values.length - 1; r >= 0; r--) {
+                if (values[r] != null) {
                     answer(r, operation, answer);
                 }
             }
         }
+    }
+
+    private int currentSize() {
+        synchronized (lock) {
+            return size;
+        }
+    }
+
+    private int capacity() {
+        synchronized (lock) {
+            return roster.capacity();
+        }
+    }
+
+    /**
+     * A growth of the job: every member's message (how long it waits for the processes that join, and how many it
+     * asks for), then, within the shortest wait the members gave, the processes that hold the numbers after the job's
+     * ranks, as many as asked; each is told where it joins and sends its message. The job then has its new size, which
+     * every member and joiner hears. Where the members ask for different numbers, a member does not take part, fewer
+     * processes came in time or one of them died first, every member hears why and the job goes on at its size; the
+     * processes waiting to join are turned away with the reason. Those beyond the numbers asked for are turned away
+     * saying so.
+     */
+    private final class Growth {
+        private final int number;
+        private final String name;
+        private final int before;
+
+        Growth(int number, String name) {
+            this.number = number;
+            this.name = name;
+            this.before = currentSize();
+        }
+
+        void serve() {
+            Deadline deadline = Deadline.after(timeout);
+            Operation asked = new Operation(number, Channel.GROW, name, deadline, before);
+            BitSet asking = survivors(before);
+            asking.stream().forEach(asked::collect);
+            String failure = disagreement(asking, asked.values);
+            int added = failure == null ? addedBy(asked.values[asking.nextSetBit(0)]) : 0;
+            if (failure == null) {
+                failure = awaitJoiners(added, Deadline.after(asked.shortestWait()));
+            }
+            Operation joined = new Operation(number, Channel.GROW, name, deadline, before + added);
+            if (failure == null) {
+                turnAwayFrom(
+                        before + added,
+                        "the job at " + endpoint + " grew by the " + added + " processes it asked for, which came"
+                                + " first; this one came beyond them");
+                failure = takeIn(added, joined, deadline);
+            }
+            if (failure != null) {
+                turnAwayFrom(before, "the growth of the job at " + endpoint + " failed: " + failure);
+                LOG.log(System.Logger.Level.DEBUG, "at " + endpoint + ", " + name + " failed: " + failure);
+            } else {
+                synchronized (lock) {
+                    size = before + added;
+                    roster.grow(size);
+                    members.grow(size);
+                    stalls.grow(size);
+                    IntStream.range(before, size).forEach(news::replaced);
+                }
+            }
+            int after = failure == null ? before + added : before;
+            byte[] reason = failure == null ? new byte[0] : Channel.truncate(failure);
+            byte[] answer = ByteBuffer.allocate(Integer.BYTES + reason.length)
+                    .putInt(after)
+                    .put(reason)
+                    .array();
+            asking.stream().forEach(r -> joined.values[r] = asked.values[r]);
+            answerAll(number, answer, failure == null ? joined.values : asked.values);
+        }
+
+        /** Why the members that take part cannot grow the job together, or null. */
+        private String disagreement(BitSet asking, byte[][] values) {
+            List<String> absent = new ArrayList<>();
+            Map<Integer, List<Integer>> ranksByAdded = new TreeMap<>();
+            asking.stream().forEach(r -> {
+                if (values[r] == null) {
+                    absent.add("rank " + r);
+                } else {
+                    ranksByAdded
+                            .computeIfAbsent(addedBy(values[r]), a -> new ArrayList<>())
+                            .add(r);
+                }
+            });
+            if (!absent.isEmpty()) {
+                return String.join(", ", absent) + " did not take part in " + name;
+            }
+            if (ranksByAdded.size() > 1) {
+                return "the ranks asked for different numbers of processes to join: " + ranksByAdded;
+            }
+            return null;
+        }
+
+        /**
+         * Waits until the processes that join hold the {@code added} numbers after the job's ranks; returns null, or
+         * why not (how many came) once {@code wait} passed.
+         */
+        private String awaitJoiners(int added, Deadline wait) {
+            synchronized (lock) {
+                while (fatal == null && !closed && !wait.expired() && came(added) < added) {
+                    waitForNews(wait);
+                }
+                if (fatal != null || closed) {
+                    throw new IllegalStateException(fatal);
+                }
+                int came = came(added);
+                return came == added
+                        ? null
+                        : name + " asked for " + added + (added == 1 ? " process" : " processes") + " to join, " + came
+                                + " came to " + endpoint + " " + wait.within();
+            }
+        }
+
+        /** How many of the {@code added} numbers after the job's ranks processes waiting to join hold. */
+        private int came(int added) {
+            return (int) IntStream.range(before, before + added)
+                    .filter(members::isJoining)
+                    .count();
+        }
+
+        /** Tells each process that joins where the members take it in, and takes its message; null, or why not. */
+        private String takeIn(int added, Operation joined, Deadline deadline) {
+            for (int r = before; r < before + added; r++) {
+                Channel joiner;
+                synchronized (lock) {
+                    joiner = members.isJoining(r) ? roster.member(r) : null;
+                }
+                try {
+                    if (joiner == null) {
+                        throw new IOException("it left");
+                    }
+                    synchronized (telling) {
+                        joiner.send(Channel.REJOIN, number, new byte[0], deadline);
+                    }
+                } catch (IOException e) {
+                    return "the process that joins as rank " + r + " is gone: it was not told where (" + e + ")";
+                }
+            }
+            IntStream.range(before, before + added).forEach(joined::collect);
+            return IntStream.range(before, before + added)
+                    .filter(r -> joined.values[r] == null)
+                    .mapToObj(r -> "the process that joins as rank " + r + " did not take part: " + joined.missing[r])
+                    .findFirst()
+                    .orElse(null);
+        }
+
+        /** Turns each process waiting to join from number {@code from} on away, telling it {@code reason}. */
+        private void turnAwayFrom(int from, String reason) {
+            List<Channel> turnedAway = new ArrayList<>();
+            synchronized (lock) {
+                for (int r : roster.joining()) {
+                    if (r >= from && members.isJoining(r)) {
+                        Channel joiner = roster.member(r);
+                        turnedAway.add(joiner);
+                        dropJoining(r, joiner, "it was turned away: " + reason);
+                    }
+                }
+            }
+            synchronized (telling) {
+                Deadline brief = Deadline.briefly(timeout);
+                turnedAway.forEach(joiner -> {
+                    roster.tellEnded(joiner, reason, sequence, brief, true);
+                    joiner.close();
+                });
+            }
+        }
+    }
+
+    /** How many processes a member's growth message asks for. */
+    private static int addedBy(byte[] message) {
+        return ByteBuffer.wrap(message).getInt(Long.BYTES);
     }
 
     /** The messages of one operation, as they are taken: each rank's value, or why it is missing. */
@@ -647,14 +930,17 @@ public final class JobServer implements Door, AutoCloseable {
         final byte type;
         final String name;
         final Deadline deadline;
-        final byte[][] values = new byte[size][];
-        final String[] missing = new String[size];
+        final byte[][] values;
+        final String[] missing;
 
-        Operation(int number, byte type, String name, Deadline deadline) {
+        /** Operation {@code number} among {@code ranks} numbers (the ranks, and in a growth those that join). */
+        Operation(int number, byte type, String name, Deadline deadline, int ranks) {
             this.number = number;
             this.type = type;
             this.name = name;
             this.deadline = deadline;
+            this.values = new byte[ranks][];
+            this.missing = new String[ranks];
         }
 
         /** Takes rank {@code rank}'s message; the job ends where it is missing and the operation needs every rank. */
@@ -678,10 +964,10 @@ public final class JobServer implements Door, AutoCloseable {
             }
         }
 
-        /** The shortest time the survivors of a reunion said they wait for the replacements. */
+        /** The shortest time the members said they wait for the replacements (a reunion) or the joiners (a growth). */
         Duration shortestWait() {
             return Arrays.stream(values)
-                    .filter(v -> v != null && v.length == Long.BYTES)
+                    .filter(v -> v != null && v.length >= Long.BYTES)
                     .map(v -> Duration.ofMillis(ByteBuffer.wrap(v).getLong()))
                     .min(Duration::compareTo)
                     .orElse(timeout);
@@ -775,7 +1061,7 @@ public final class JobServer implements Door, AutoCloseable {
             }
             LOG.log(System.Logger.Level.DEBUG, () -> "the job at " + endpoint + " ended: " + reason);
             Deadline brief = Deadline.briefly(timeout);
-            for (int rank = 0; rank < size; rank++) {
+            for (int rank = 0; rank < capacity(); rank++) { // the processes waiting to join hear it too
                 Channel member;
                 synchronized (lock) {
                     member = roster.member(rank);
@@ -824,7 +1110,7 @@ public final class JobServer implements Door, AutoCloseable {
             TcpAdmission.closeQuietly(socket);
         }
         synchronized (lock) {
-            for (int r = 0; r < size; r++) {
+            for (int r = 0; r < beats.length; r++) {
                 stopBeats(r);
             }
         }
@@ -856,7 +1142,7 @@ public final class JobServer implements Door, AutoCloseable {
     /** Rank 0 closed a watched job: each other member hears so, or of the first death it has not heard of. */
     private void tellClosed() {
         Deadline brief = Deadline.briefly(timeout);
-        for (int rank = 1; rank < size; rank++) {
+        for (int rank = 1; rank < currentSize(); rank++) {
             Channel member;
             String unheard;
             synchronized (lock) {

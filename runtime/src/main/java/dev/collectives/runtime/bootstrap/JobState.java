@@ -30,6 +30,8 @@ final class JobState {
         SURVIVORS_MET("the survivors met"),
         /** A reunion waits for the replacements of the ranks that died. */
         AWAITING_REPLACEMENTS("awaiting replacements"),
+        /** A growth waits for the processes that join (a member), or for the members to take it in (a joiner). */
+        GROWING("growing"),
         /** The job ended for this rank (it failed, or heard that the job ended). */
         ENDED("ended"),
         /**
@@ -55,12 +57,18 @@ final class JobState {
         WATCH,
         /** The watch heard of a rank's death. */
         DEATH,
+        /** The rank stops watching its job, whose ranks are alive, to take part in operations again (a growth). */
+        UNWATCH,
         /** The survivors of a death resume operations among them. */
         RESUME,
         /** The rank takes part in a reunion with the replacements of the dead ranks. */
         REUNION,
         /** The reunion took the replacements in: every rank of the job serves operations again. */
         REUNITED,
+        /** The rank takes part in a growth of the job: its members and the processes that join. */
+        GROW,
+        /** The growth ended: the job grew, or goes on at its size before (the event's detail says why). */
+        GROWN,
         /** The job ended for this rank: it failed, or heard that the job ended. */
         END,
         /** The server told this rank, or answered its question, that it was excluded from the job. */
@@ -74,11 +82,26 @@ final class JobState {
 
     static {
         row(Phase.JOINING, Event.JOINED, Phase.RUNNING);
-        row(Phase.RUNNING, Event.WATCH, Phase.WATCHED, Event.REUNION, Phase.AWAITING_REPLACEMENTS);
-        row(Phase.WATCHED, Event.DEATH, Phase.RANK_DIED);
+        row(
+                Phase.RUNNING,
+                Event.WATCH,
+                Phase.WATCHED,
+                Event.REUNION,
+                Phase.AWAITING_REPLACEMENTS,
+                Event.GROW,
+                Phase.GROWING);
+        row(Phase.WATCHED, Event.DEATH, Phase.RANK_DIED, Event.UNWATCH, Phase.RUNNING);
         row(Phase.RANK_DIED, Event.RESUME, Phase.SURVIVORS_MET);
-        row(Phase.SURVIVORS_MET, Event.WATCH, Phase.WATCHED, Event.REUNION, Phase.AWAITING_REPLACEMENTS);
+        row(
+                Phase.SURVIVORS_MET,
+                Event.WATCH,
+                Phase.WATCHED,
+                Event.REUNION,
+                Phase.AWAITING_REPLACEMENTS,
+                Event.GROW,
+                Phase.GROWING);
         row(Phase.AWAITING_REPLACEMENTS, Event.REUNITED, Phase.RUNNING);
+        row(Phase.GROWING, Event.GROWN, Phase.RUNNING);
         row(Phase.ENDED, Event.DEATH, Phase.ENDED, Event.EXCLUDED, Phase.ENDED); // the first outcome stays
         row(Phase.EXCLUDED, Event.DEATH, Phase.EXCLUDED, Event.END, Phase.EXCLUDED, Event.EXCLUDED, Phase.EXCLUDED);
         row(

@@ -2,6 +2,7 @@ package dev.collectives.runtime.bootstrap;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.LongSupplier;
 
@@ -14,15 +15,21 @@ final class Liveness {
     private final long timeoutNanos;
     private final LongSupplier clock;
     /** When each member was last heard from, in the clock's nanoseconds; only where {@link #watched}. */
-    private final long[] lastHeard;
+    private long[] lastHeard;
 
-    private final boolean[] watched;
+    private boolean[] watched;
 
     Liveness(int size, Duration timeout, LongSupplier clock) {
         this.timeoutNanos = timeout.toNanos();
         this.clock = clock;
         this.lastHeard = new long[size];
         this.watched = new boolean[size];
+    }
+
+    /** Makes room for {@code capacity} members: the ranks and the processes waiting to join. */
+    void makeRoom(int capacity) {
+        lastHeard = Arrays.copyOf(lastHeard, capacity);
+        watched = Arrays.copyOf(watched, capacity);
     }
 
     /** Member {@code rank} was heard from now (it joined, or sent a message): it is watched from now on. */

@@ -10,14 +10,16 @@ import java.util.stream.IntStream;
 /**
  * What the server of a TCP job ({@link JobServer}) knows of each rank beside its
  * connection: the message it sent for the operation not yet served, whether it left, why it is gone if its process
- * died, and whether a replacement of a dead rank waits for the survivors. Guarded by the server's lock.
+ * died, whether a replacement of a dead rank waits for the survivors, and which processes wait to join the job at its
+ * next growth (they hold the numbers after its ranks). Guarded by the server's lock.
  */
 final class Members {
-    private final int size;
-    private final Channel.Frame[] inbox;
-    private final String[] gone;
-    private final boolean[] replacing;
-    private final boolean[] left;
+    private int size;
+    private Channel.Frame[] inbox;
+    private String[] gone;
+    private boolean[] replacing;
+    private boolean[] left;
+    private boolean[] joining;
 
     Members(int size) {
         this.size = size;
@@ -25,6 +27,47 @@ final class Members {
         this.gone = new String[size];
         this.replacing = new boolean[size];
         this.left = new boolean[size];
+        this.joining = new boolean[size];
+    }
+
+    /** Makes room for {@code capacity} numbers: the ranks and the processes waiting to join. */
+    void makeRoom(int capacity) {
+        inbox = Arrays.copyOf(inbox, capacity);
+        gone = Arrays.copyOf(gone, capacity);
+        replacing = Arrays.copyOf(replacing, capacity);
+        left = Arrays.copyOf(left, capacity);
+        joining = Arrays.copyOf(joining, capacity);
+    }
+
+    /** A process that joins the job at its next growth was admitted as {@code number}. */
+    void admitJoining(int number) {
+        inbox[number] = null;
+        gone[number] = null;
+        left[number] = false;
+        joining[number] = true;
+    }
+
+    /** Whether {@code number} is held by a process waiting to join the job. */
+    boolean isJoining(int number) {
+        return number >= size && number < joining.length && joining[number];
+    }
+
+    /**
+     * The process waiting to join as {@code number} no longer does, for {@code reason}: a growth that waits for its
+     * message hears why; the number is free for another.
+     */
+    void dropJoining(int number, String reason) {
+        inbox[number] = null;
+        gone[number] = reason;
+        joining[number] = false;
+    }
+
+    /** The job grew to {@code newSize}: the processes that held the numbers below it are its ranks now. */
+    void grow(int newSize) {
+        for (int r = size; r < newSize; r++) {
+            joining[r] = false;
+        }
+        size = newSize;
     }
 
     /** Takes rank {@code rank}'s message for the next operation; returns the one still waiting instead, or null. */
@@ -36,9 +79,15 @@ final class Members {
         return null;
     }
 
-    /** The waiting message of the lowest rank: the first of an operation not yet served, or null. */
+    /**
+     * The waiting message of the lowest rank: the first of an operation not yet served, or null. The processes
+     * waiting to join start none: they take part where the members take them in.
+     */
     Channel.Frame firstWaiting() {
-        return Arrays.stream(inbox).filter(Objects::nonNull).findFirst().orElse(null);
+        return Arrays.stream(inbox, 0, size)
+                .filter(Objects::nonNull)
+                .findFirst()
+                .orElse(null);
     }
 
     /** Whether rank {@code rank}'s message for the operation under way may still come: it is neither there nor gone. */

@@ -144,6 +144,16 @@ public interface Rendezvous extends AutoCloseable {
     }
 
     /**
+     * In a watched job whose ranks are alive: stops watching and serves operations again (e.g. to {@link #grow} the
+     * job; {@link #watch} watches it again). Every rank calls it. Returns why it cannot (a rank died, or the job
+     * ended, before the watch ended: the watcher heard it; the rendezvous does not watch), or empty once it serves
+     * operations. By default a rendezvous does not watch.
+     */
+    default Optional<String> unwatch() {
+        return Optional.of("the rendezvous at " + where() + " does not watch its job");
+    }
+
+    /**
      * Whether this rank joined in the place of a rank that died (a process started with that rank and the setting
      * {@code replacement}, {@code COLLECTIVES_REPLACEMENT=1}): its first operation is {@link #reunite}, where the
      * survivors meet it.
@@ -166,6 +176,34 @@ public interface Rendezvous extends AutoCloseable {
     default int[] reunite(Duration timeout) {
         throw BootstrapException.settings(
                 rank(), "the rendezvous at " + where() + " cannot admit a replacement for a rank; a tcp:// one can");
+    }
+
+    /**
+     * Whether this process joins a running job at its next growth (a process started with the setting
+     * {@code joining}, {@code COLLECTIVES_JOINING=1}): it holds the lowest number after the job's ranks that no other
+     * process waiting to join holds ({@link #rank}), and its first operation is {@link #grow}, where the members take
+     * it in. Its {@link #size} is known once the job grew.
+     */
+    default boolean joining() {
+        return false;
+    }
+
+    /**
+     * The members of a running job take in {@code added} processes that {@link #joining join} it, which take the
+     * numbers after the job's ranks, and serve the ordinary operations among all of them: every member calls it with
+     * the same {@code added} (at least 1), with no operation under way (a job whose ranks died grows after its
+     * survivors met, {@link #resumeAmongSurvivors}; the dead ranks keep their numbers), and every process that joins
+     * calls it as its first operation ({@code added} is not read there). The growth waits up to the shortest
+     * {@code timeout} the members pass for the processes that join. Returns the job's size after it, the same on
+     * every rank. Where the members ask for different numbers, fewer processes came in time, or one of them died
+     * first, it fails on every member, saying why (how many came), and the job goes on at its size: the rendezvous
+     * stays usable. A process waiting to join that the growth does not take (one beyond those asked for, or every one
+     * where it failed) is turned away with the reason. By default a rendezvous cannot admit a process that joins.
+     */
+    default int grow(int added, Duration timeout) {
+        throw BootstrapException.settings(
+                rank(),
+                "the rendezvous at " + where() + " cannot admit processes that join a running job; a tcp:// one can");
     }
 
     /**

@@ -10,21 +10,23 @@ import java.util.stream.IntStream;
 /**
  * Who is in a TCP job, as its server keeps it: each rank's claim (where its admitted connection came from), the
  * connections of the ranks that joined, and which ranks that never joined were turned away with why the job ended.
- * Every rank is a member, rank 0 too. Guarded by the server's lock; telling the members something happens outside
- * it.
+ * Every rank is a member, rank 0 too. Processes that join a running job hold the numbers after its highest until it
+ * grows ({@link #claimJoining}, {@link #grow}). Guarded by the server's lock; telling the members something happens
+ * outside it.
  */
 final class Roster {
-    private final int size;
+    /** The job's size: its ranks are 0 to size - 1; the processes waiting to join hold the numbers after. */
+    private int size;
     /** Whether rank 0's process hosts the server (then it dies with rank 0, which is never replaced). */
     private final boolean hostedByRankZero;
     /** The server, for messages: "rank 0 at tcp://host:port", "the rendezvous server at tcp://host:port". */
     private final String server;
     /** Where each rank's admitted connection came from, from the moment its claim was checked. */
-    private final String[] claimedFrom;
+    private String[] claimedFrom;
 
-    private final Channel[] members;
+    private Channel[] members;
     /** Which ranks that never joined have been turned away with the reason the job ended. */
-    private final boolean[] toldLate;
+    private boolean[] toldLate;
 
     private int joined;
 
@@ -82,6 +84,63 @@ final class Roster {
         return null;
     }
 
+    /**
+     * Claims the lowest number after the job's ranks that no other process waiting to join holds, for the process
+     * at {@code from} that joins the job at its next growth; returns it. The server has made room for it
+     * ({@link #capacity}).
+     */
+    int claimJoining(String from) {
+        int number = nextJoining();
+        claimedFrom[number] = from;
+        return number;
+    }
+
+    /** How many numbers the roster holds room for: the job's ranks and the processes waiting to join. */
+    int capacity() {
+        return members.length;
+    }
+
+    /** Makes room for {@code capacity} numbers. */
+    void makeRoom(int capacity) {
+        claimedFrom = Arrays.copyOf(claimedFrom, capacity);
+        members = Arrays.copyOf(members, capacity);
+        toldLate = Arrays.copyOf(toldLate, capacity);
+    }
+
+    /** The lowest number a process that joins would claim now (the room it needs is one more). */
+    int nextJoining() {
+        int number = size;
+        while (number < claimedFrom.length && claimedFrom[number] != null) {
+            number++;
+        }
+        return number;
+    }
+
+    /** The process waiting to join as {@code number} was admitted on {@code member}. */
+    void admitJoining(int number, Channel member) {
+        members[number] = member;
+    }
+
+    /** The process that held {@code number} to join no longer does (it died, left, or was turned away). */
+    void dropJoining(int number) {
+        members[number] = null;
+        claimedFrom[number] = null;
+    }
+
+    /** The processes waiting to join that hold the numbers from the job's size on, lowest first. */
+    List<Integer> joining() {
+        return IntStream.range(size, members.length)
+                .filter(r -> members[r] != null)
+                .boxed()
+                .collect(Collectors.toList());
+    }
+
+    /** The job grew to {@code newSize}: the processes that held the numbers below it are its ranks now. */
+    void grow(int newSize) {
+        joined += newSize - size;
+        size = newSize;
+    }
+
     /** A replacement takes the place of rank {@code rank}, which died, with its own connection. */
     void replace(int rank, Channel member) {
         members[rank] = member;
@@ -114,7 +173,7 @@ final class Roster {
 
     /** {@code rank} (as it claims) was turned away with why the job ended. */
     void toldLate(int rank) {
-        if (rank >= 0 && rank < size) {
+        if (rank >= 0 && rank < Math.min(size, toldLate.length)) {
             toldLate[rank] = true;
         }
     }

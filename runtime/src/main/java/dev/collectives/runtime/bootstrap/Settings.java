@@ -44,6 +44,13 @@ public final class Settings {
     public static final String REPLACEMENT = "replacement";
 
     /**
+     * The option that marks this process as one that joins a running job at its next growth
+     * ({@code COLLECTIVES_JOINING}, {@code collectives.joining}, or {@code Bootstrap.Builder.option("joining",
+     * "true")}): it needs no rank or world size, the job's rendezvous gives it both.
+     */
+    public static final String JOINING = "joining";
+
+    /**
      * The option that says who serves a tcp:// rendezvous ({@code COLLECTIVES_RENDEZVOUS_SERVER},
      * {@code collectives.rendezvousServer}): {@code rank0} (the default) or {@code standalone}, a
      * {@link JobServer} that every rank joins.
@@ -143,21 +150,44 @@ public final class Settings {
      * of {@link #REPLACEMENT} is 1 or true (0, false or none: it does not); only a tcp:// rendezvous admits one.
      */
     public static boolean replacement(Optional<String> value, int rank, RendezvousEndpoint where) {
+        return flag(
+                REPLACEMENT,
+                value,
+                rank,
+                where,
+                "the replacement of a rank that died",
+                "the replacement of rank " + rank);
+    }
+
+    /**
+     * Whether this process joins the running job at {@code where} (null: none) at its next growth: {@code value} of
+     * {@link #JOINING} is 1 or true (0, false or none: it does not); only a tcp:// rendezvous admits one.
+     */
+    public static boolean joining(Optional<String> value, int rank, RendezvousEndpoint where) {
+        return flag(JOINING, value, rank, where, "a process that joins a running job", "a process that joins");
+    }
+
+    /**
+     * Whether the option {@code name}, a flag that marks {@code what} ("the replacement of a rank that died"), is
+     * set: {@code value} 1 or true (0, false or none: it is not); {@code who} joins through a tcp:// rendezvous only.
+     */
+    private static boolean flag(
+            String name, Optional<String> value, int rank, RendezvousEndpoint where, String what, String who) {
         String text = value.map(v -> v.trim().toLowerCase(Locale.ROOT)).orElse("false");
-        boolean replacement = text.equals("1") || text.equals("true");
-        if (!replacement && !text.equals("0") && !text.equals("false")) {
+        boolean set = text.equals("1") || text.equals("true");
+        if (!set && !text.equals("0") && !text.equals("false")) {
             throw BootstrapException.settings(
                     rank,
-                    optionVariable(REPLACEMENT) + " (or " + optionProperty(REPLACEMENT) + ") is 1 or true for the "
-                            + "replacement of a rank that died, else 0 or false, not '" + value.get() + "'");
+                    optionVariable(name) + " (or " + optionProperty(name) + ") is 1 or true for " + what
+                            + ", else 0 or false, not '" + value.get() + "'");
         }
-        if (replacement && where.kind() != RendezvousEndpoint.Kind.TCP) {
+        if (set && (where == null || where.kind() != RendezvousEndpoint.Kind.TCP)) {
             throw BootstrapException.settings(
                     rank,
-                    "the replacement of rank " + rank + " joins a running job through its tcp:// rendezvous, not "
-                            + where);
+                    who + " joins a running job through its tcp:// rendezvous, not "
+                            + (where == null ? "without a rendezvous" : where));
         }
-        return replacement;
+        return set;
     }
 
     /** Whether {@code value} of {@link #SERVER} asks for a standalone server; one that is no setting does not. */

@@ -2,6 +2,7 @@ package dev.collectives.runtime.bootstrap;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,7 @@ final class StallVerdict {
         VERDICT_AFTER_GRACE
     }
 
-    private final int size;
+    private int size;
     private final Object lock;
     /** Which ranks left the job, and whether it ended (both asked with the lock held). */
     private final IntPredicate left;
@@ -42,7 +43,7 @@ final class StallVerdict {
     /** Ends the job with the verdict (called without the lock). */
     private final Consumer<String> endJob;
     /** Where each rank said it stalled; null for the others. */
-    private final String[] stalls;
+    private String[] stalls;
     /** Whether the verdict is due (after the first stall). */
     private boolean due;
 
@@ -53,6 +54,12 @@ final class StallVerdict {
         this.ended = ended;
         this.endJob = endJob;
         this.stalls = new String[size];
+    }
+
+    /** The job grew to {@code newSize} ranks; called with the lock held. */
+    void grow(int newSize) {
+        stalls = Arrays.copyOf(stalls, newSize);
+        size = newSize;
     }
 
     /** Rank {@code rank} timed out waiting at {@code where}: the verdict ends the job once it is due. */

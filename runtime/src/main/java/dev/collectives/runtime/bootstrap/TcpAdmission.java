@@ -280,14 +280,17 @@ final class TcpAdmission {
         byte[] claim = JobToken.ints(rank, size);
         boolean joins = token.verify(mac, FrameRules.Claim.JOIN.word, serverNonce, clientNonce, claim);
         boolean replaces = !joins && token.verify(mac, FrameRules.Claim.REPLACE.word, serverNonce, clientNonce, claim);
-        if (!joins && !replaces && token.verify(mac, FrameRules.Claim.FATE.word, serverNonce, clientNonce, claim)) {
+        boolean grows =
+                !joins && !replaces && token.verify(mac, FrameRules.Claim.GROW.word, serverNonce, clientNonce, claim);
+        if (!joins
+                && !replaces
+                && !grows
+                && token.verify(mac, FrameRules.Claim.FATE.word, serverNonce, clientNonce, claim)) {
             return answerFate(channel, rank);
         }
-        if (!joins && !replaces) {
-            return reject(
-                    channel,
-                    "a connection from " + from + " claiming rank " + rank + " presented a wrong job token",
-                    false);
+        if (!joins && !replaces && !grows) {
+            String who = rank < 0 ? "that joins the running job" : "claiming rank " + rank;
+            return reject(channel, "a connection from " + from + " " + who + " presented a wrong job token", false);
         }
         if (!handshake.settle()) {
             return "dropped"; // by the acceptor, to make room, before it claimed anything: it may try again
@@ -298,16 +301,43 @@ final class TcpAdmission {
             door.toldLate(rank);
             return ended;
         }
+        if (grows) {
+            return admit(
+                    channel, door.claimJoining(from), from, FrameRules.Claim.GROW, serverNonce, clientNonce, claim);
+        }
         String problem = door.claim(rank, size, from, replaces);
         if (problem != null) {
             return reject(channel, problem, !replaces); // a replacement refused leaves the job as it was
         }
+        FrameRules.Claim kind = replaces ? FrameRules.Claim.REPLACE : FrameRules.Claim.JOIN;
+        return admit(channel, rank, from, kind, serverNonce, clientNonce, claim);
+    }
+
+    /**
+     * Tells the peer it is admitted as {@code rank} (a process that joins at the next growth hears its number too),
+     * and hands it to the door; returns null.
+     */
+    private String admit(
+            Channel channel,
+            int rank,
+            String from,
+            FrameRules.Claim kind,
+            byte[] serverNonce,
+            byte[] clientNonce,
+            byte[] claim)
+            throws IOException {
         boolean admitted = false;
         try {
             channel.authenticated(
                     Channel.sessionKey(token, serverNonce, clientNonce, rank), true, "rank " + rank + " at " + from);
+            DataOutputStream out = channel.out();
             out.writeByte(Channel.ACCEPTED);
-            out.write(token.mac("accept", serverNonce, clientNonce, claim));
+            if (kind == FrameRules.Claim.GROW) {
+                out.writeInt(rank);
+                out.write(token.mac("accept", serverNonce, clientNonce, claim, JobToken.ints(rank)));
+            } else {
+                out.write(token.mac("accept", serverNonce, clientNonce, claim));
+            }
             out.flush();
             admitted = true;
         } finally {
@@ -315,7 +345,7 @@ final class TcpAdmission {
                 door.unclaim(rank); // it may try again
             }
         }
-        door.join(rank, channel, replaces);
+        door.join(rank, channel, kind);
         return null;
     }
 

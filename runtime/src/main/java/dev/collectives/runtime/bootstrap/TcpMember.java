@@ -13,6 +13,7 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -49,10 +50,12 @@ final class TcpMember extends Exchange {
     private final String server;
     /** The server this rank's process hosts (rank 0's, by default), closed after this member; else null. */
     private final JobServer hosted;
-    /** Whether this process joined in the place of a rank that died. */
-    private final boolean replacement;
-    /** Whether the server took this replacement in ({@link Channel#REJOIN}); always for the others. */
+    /** How this process joined: as a rank of the job, in the place of one that died, or at the job's next growth. */
+    private final FrameRules.Claim claim;
+    /** Whether the server took this replacement or joiner in ({@link Channel#REJOIN}); always for the others. */
     private boolean rejoined;
+    /** The thread that watches the job ({@link #doWatch}), or null. */
+    private Thread watcher;
     /** Set once this rank aborts or closes: its connection ending then is no news for a watcher. */
     private volatile boolean ending;
 
@@ -65,7 +68,7 @@ final class TcpMember extends Exchange {
             Channel root,
             JobToken token,
             Greeting greeting,
-            boolean replacement,
+            FrameRules.Claim claim,
             JobServer hosted) {
         super(rank, size, endpoint.toString(), timeout);
         this.root = root;
@@ -75,13 +78,15 @@ final class TcpMember extends Exchange {
         this.hosted = hosted;
         this.beat = Heartbeats.start(root, rank, greeting.heartbeatTimeout(), null);
         this.heartbeatTimeout = heartbeatTimeout;
-        this.replacement = replacement;
-        this.rejoined = !replacement;
+        this.claim = claim;
+        this.rejoined = claim == FrameRules.Claim.JOIN;
     }
 
     /**
-     * Joins the job as rank {@code rank}, or as a {@code replacement} of that rank, which died; a {@code standalone}
-     * server is expected there (else rank 0's), for messages until its greeting says. Where this process hosts the
+     * Joins the job as rank {@code rank}, as the {@code claim} says: a rank of the job, the replacement of that rank,
+     * which died, or a process that joins the running job at its next growth (its rank and size are -1 here: the server
+     * gives it its number); a {@code standalone} server is expected there (else rank 0's), for messages until its
+     * greeting says. Where this process hosts the
      * server ({@code hosted}, or null), it is closed with the member, or at once if the member cannot join. This rank
      * beats as often as the server's heartbeat timeout asks, and fails when it hears nothing from the server for
      * {@code heartbeatTimeout} (or the server's, if longer).
@@ -93,7 +98,7 @@ final class TcpMember extends Exchange {
             JobToken token,
             Duration timeout,
             Duration heartbeatTimeout,
-            boolean replacement,
+            FrameRules.Claim claim,
             boolean standalone,
             JobServer hosted) {
         String expected = serverAt(endpoint, standalone);
@@ -125,8 +130,9 @@ final class TcpMember extends Exchange {
             try {
                 channel = new Channel(socket, expected);
                 Channel connected = channel;
-                Greeting greeting =
-                        channel.within(deadline, () -> handshake(connected, endpoint, rank, size, token, replacement));
+                Admitted admitted =
+                        channel.within(deadline, () -> handshake(connected, endpoint, rank, size, token, claim));
+                Greeting greeting = admitted.greeting();
                 Duration silence = max(heartbeatTimeout, greeting.heartbeatTimeout());
                 channel.expectBeats(silence);
                 if (attempts.failed() > 0) {
@@ -135,8 +141,11 @@ final class TcpMember extends Exchange {
                             () -> "rank " + rank + " reached " + expected + " after " + attempts.failed()
                                     + " failed attempts: " + attempts);
                 }
+                // a process that joins knows the job's size once it grew: until then, only its own number
+                int number = admitted.rank();
+                int known = claim == FrameRules.Claim.GROW ? number + 1 : size;
                 return new TcpMember(
-                        endpoint, rank, size, timeout, silence, channel, token, greeting, replacement, hosted);
+                        endpoint, number, known, timeout, silence, channel, token, greeting, claim, hosted);
             } catch (EOFException | SocketException e) {
                 // the server closed before greeting: it is shutting down a failed attempt, or is not up yet
                 attempts.closed++;
@@ -229,28 +238,31 @@ final class TcpMember extends Exchange {
     /** What the server's greeting says: its nonce, whether it is a standalone one, and its heartbeat timeout. */
     private record Greeting(byte[] serverNonce, boolean standalone, Duration heartbeatTimeout) {}
 
-    /** Proves the token both ways; returns what the server's greeting said. */
-    private static Greeting handshake(
-            Channel channel, RendezvousEndpoint endpoint, int rank, int size, JobToken token, boolean replacement)
+    /** What the handshake came to: the server's greeting, and the rank this member is (given, for a joiner). */
+    private record Admitted(Greeting greeting, int rank) {}
+
+    /** Proves the token both ways; returns what the server's greeting said, and the rank this member is. */
+    private static Admitted handshake(
+            Channel channel, RendezvousEndpoint endpoint, int rank, int size, JobToken token, FrameRules.Claim kind)
             throws IOException {
         DataInputStream in = channel.in();
         Greeting greeting = greeting(in, endpoint, rank);
         String server = serverAt(endpoint, greeting.standalone());
         byte[] clientNonce = JobToken.nonce();
-        byte[] claim = claim(
-                channel.out(),
-                greeting,
-                clientNonce,
-                rank,
-                size,
-                token,
-                replacement ? FrameRules.Claim.REPLACE : FrameRules.Claim.JOIN);
+        byte[] claim = claim(channel.out(), greeting, clientNonce, rank, size, token, kind);
         byte answer = in.readByte();
         if (answer == Channel.REJECTED) {
-            throw BootstrapException.remote(rank, server + " turned rank " + rank + " away: " + Channel.readText(in));
+            String turned = kind == FrameRules.Claim.GROW
+                    ? " turned away a process that joins the job: "
+                    : " turned rank " + rank + " away: ";
+            throw BootstrapException.remote(rank, server + turned + Channel.readText(in));
         }
+        int number = answer == Channel.ACCEPTED && kind == FrameRules.Claim.GROW ? in.readInt() : rank;
         byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
-        if (answer != Channel.ACCEPTED || !token.verify(mac, "accept", greeting.serverNonce(), clientNonce, claim)) {
+        byte[][] covered = kind == FrameRules.Claim.GROW
+                ? new byte[][] {greeting.serverNonce(), clientNonce, claim, JobToken.ints(number)}
+                : new byte[][] {greeting.serverNonce(), clientNonce, claim};
+        if (answer != Channel.ACCEPTED || !token.verify(mac, "accept", covered)) {
             throw BootstrapException.failed(
                     rank,
                     "the server at " + endpoint + " does not hold this job's token"
@@ -258,8 +270,8 @@ final class TcpMember extends Exchange {
                             + " here)",
                     null);
         }
-        channel.authenticated(Channel.sessionKey(token, greeting.serverNonce(), clientNonce, rank), false, server);
-        return greeting;
+        channel.authenticated(Channel.sessionKey(token, greeting.serverNonce(), clientNonce, number), false, server);
+        return new Admitted(greeting, number);
     }
 
     private static Greeting greeting(DataInputStream in, RendezvousEndpoint endpoint, int rank) throws IOException {
@@ -367,16 +379,37 @@ final class TcpMember extends Exchange {
     @Override
     protected void doWatch(Consumer<String> onFailure) {
         tellServer(Channel.WATCH, new byte[0], Deadline.after(timeout()));
-        Thread watcher = new Thread(() -> watchRoot(onFailure), "collectives-job-watch-rank-" + rank());
+        watcher = new Thread(() -> watchRoot(onFailure), "collectives-job-watch-rank-" + rank());
         watcher.setDaemon(true);
         watcher.start();
+    }
+
+    /**
+     * Asks the server to end the watch, and waits for the watcher to hear it end; where it heard of a death or the
+     * job's end first, that is why the watch cannot end here.
+     */
+    @Override
+    protected String doUnwatch() {
+        tellServer(Channel.UNWATCH, new byte[0], Deadline.after(timeout()));
+        try {
+            watcher.join(timeout().toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (watcher.isAlive()) {
+            return server + " did not end the watch of rank " + rank() + " within "
+                    + Settings.formatDuration(timeout());
+        }
+        return state().phase() == JobState.Phase.WATCHED
+                ? null
+                : "the job is " + state().phase().words + ": " + state().news();
     }
 
     private void watchRoot(Consumer<String> onFailure) {
         String failure;
         try {
             Channel.Frame frame = news(FrameRules.Phase.WATCHING, root::receiveNews);
-            if (frame.type() == Channel.LEAVE) {
+            if (frame.type() == Channel.LEAVE || frame.type() == Channel.UNWATCH) {
                 return;
             }
             if (frame.type() == Channel.GONE) {
@@ -444,14 +477,19 @@ final class TcpMember extends Exchange {
 
     @Override
     public boolean replacement() {
-        return replacement;
+        return claim == FrameRules.Claim.REPLACE;
+    }
+
+    @Override
+    public boolean joining() {
+        return claim == FrameRules.Claim.GROW;
     }
 
     /** A replacement first waits until the server takes it in, at the survivors' operation, which it numbers on from. */
     @Override
     protected int[] doReunite(Deadline deadline) {
         if (!rejoined) {
-            awaitRejoin(deadline);
+            awaitRejoin(deadline, "reunion");
         }
         tellServer(
                 Channel.REUNION,
@@ -462,7 +500,39 @@ final class TcpMember extends Exchange {
         return BitSet.valueOf(receive((size() + 7) / 8, deadline)).stream().toArray();
     }
 
-    private void awaitRejoin(Deadline deadline) {
+    /**
+     * A process that joins first waits until the server takes it in, at the members' operation, which it numbers on
+     * from. The members wait for the processes that join up to their own timeout, and the answer may take as long
+     * again to gather.
+     */
+    @Override
+    protected Growth doGrow(int added, Deadline deadline) {
+        if (!rejoined) {
+            awaitRejoin(deadline, "growth");
+        }
+        tellServer(
+                Channel.GROW,
+                ByteBuffer.allocate(Channel.GROW_BYTES)
+                        .putLong(deadline.total().toMillis())
+                        .putInt(added)
+                        .array(),
+                deadline);
+        ByteBuffer answer =
+                ByteBuffer.wrap(receive(Integer.BYTES + Rendezvous.MAX_REASON_BYTES, deadline.extendedBy(timeout())));
+        int grown = answer.getInt();
+        String failure =
+                answer.hasRemaining() ? StandardCharsets.UTF_8.decode(answer).toString() : null;
+        return new Growth(grown, failure);
+    }
+
+    /** What this process waits for the members to take it in as, for messages: "the replacement of rank 1". */
+    private String waiting() {
+        return (claim == FrameRules.Claim.REPLACE ? "the replacement of rank " : "the process that joins as rank ")
+                + rank();
+    }
+
+    /** Waits until the server takes this process in at the members' {@code operation} ("reunion"). */
+    private void awaitRejoin(Deadline deadline, String operation) {
         Channel.Frame frame;
         try {
             frame = news(
@@ -474,17 +544,14 @@ final class TcpMember extends Exchange {
         if (frame.type() == Channel.ABORT || frame.type() == Channel.FENCED) {
             throw fail(BootstrapException.remote(
                     rank(),
-                    endOf(frame) + " (reported by " + server + " while the replacement of rank " + rank()
-                            + " waited for the survivors)"));
+                    endOf(frame) + " (reported by " + server + " while " + waiting() + " waited for the members)"));
         }
         if (frame.type() == Channel.LEAVE) {
             throw fail(BootstrapException.failed(
-                    rank(),
-                    server + " closed the rendezvous before it took the replacement of rank " + rank() + " in",
-                    null));
+                    rank(), server + " closed the rendezvous before it took " + waiting() + " in", null));
         }
         rejoined = true;
-        continueAt(frame.operation());
+        continueAt(frame.operation(), operation);
     }
 
     @Override

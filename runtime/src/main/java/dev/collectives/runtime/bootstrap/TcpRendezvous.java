@@ -14,8 +14,9 @@ final class TcpRendezvous {
     private TcpRendezvous() {}
 
     /**
-     * Rank {@code rank} joins, or a {@code replacement} of that rank, which died, joins the running job; the option
-     * {@link Settings#SERVER} of {@code options} says who serves.
+     * Rank {@code rank} joins as its {@code claim} says (a rank of the job, the replacement of that rank, which died,
+     * or a process that joins the running job at its next growth); the option {@link Settings#SERVER} of
+     * {@code options} says who serves.
      */
     static Rendezvous open(
             RendezvousEndpoint endpoint,
@@ -24,12 +25,14 @@ final class TcpRendezvous {
             JobToken token,
             Duration timeout,
             Duration heartbeatTimeout,
-            boolean replacement,
+            FrameRules.Claim claim,
             Function<String, Optional<String>> options) {
         boolean standalone = Settings.standalone(options.apply(Settings.SERVER), rank);
-        if (rank != 0 || replacement || standalone) {
-            return TcpMember.join(
-                    endpoint, rank, size, token, timeout, heartbeatTimeout, replacement, standalone, null);
+        if (claim == FrameRules.Claim.GROW) {
+            return TcpMember.join(endpoint, -1, -1, token, timeout, heartbeatTimeout, claim, standalone, null);
+        }
+        if (rank != 0 || claim != FrameRules.Claim.JOIN || standalone) {
+            return TcpMember.join(endpoint, rank, size, token, timeout, heartbeatTimeout, claim, standalone, null);
         }
         return hostAndJoin(
                 JobServer.inRankZeroProcess(endpoint, size, token, timeout, heartbeatTimeout), size, token, timeout);
@@ -42,7 +45,15 @@ final class TcpRendezvous {
      */
     static Rendezvous hostAndJoin(JobServer server, int size, JobToken token, Duration timeout) {
         TcpMember member = TcpMember.join(
-                server.endpoint(), 0, size, token, timeout, server.heartbeatTimeout(), false, false, server);
+                server.endpoint(),
+                0,
+                size,
+                token,
+                timeout,
+                server.heartbeatTimeout(),
+                FrameRules.Claim.JOIN,
+                false,
+                server);
         String failure = server.awaitFormed();
         if (failure != null) {
             throw member.fail(BootstrapException.failed(0, failure, null));

@@ -21,7 +21,9 @@ public final class Recoveries {
         /** {@link Communicator#shrink}: the survivors go on without the excluded ranks. */
         SHRINK("shrink"),
         /** {@link Communicator#reform}: the survivors take in processes started in the dead ranks' places. */
-        REPLACE("replace");
+        REPLACE("replace"),
+        /** {@link Communicator#grow}: the ranks take in processes started to join the job. */
+        GROW("grow");
 
         /** As the event shows it. */
         final String label;

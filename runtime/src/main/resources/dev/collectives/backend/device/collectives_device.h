@@ -107,7 +107,9 @@
     X(RT_HOST_GET_DEVICE_POINTER, CX_RT, "HostGetDevicePointer", 0)            \
     X(COMM_REVOKE, CX_CCL, "CommRevoke", 0)                                    \
     X(GATHER, CX_CCL, "Gather", 0)                                             \
-    X(SCATTER, CX_CCL, "Scatter", 0)
+    X(SCATTER, CX_CCL, "Scatter", 0)                                           \
+    X(COMM_GET_UNIQUE_ID, CX_CCL, "CommGetUniqueId", 0)                        \
+    X(COMM_GROW, CX_CCL, "CommGrow", 0)
 
 #define CX_SLOT_ENUM(slot, library, name, required) CX_##slot,
 enum { CX_SYMBOLS(CX_SLOT_ENUM) CX_SLOT_COUNT };
@@ -324,6 +326,27 @@ static inline jint cx_comm_shrink(jlong lib, jlong comm, jint* excluded, jint co
  */
 static inline jint cx_comm_revoke(jlong lib, jlong comm, jint flags) {
     return CX_CALL(lib, COMM_REVOKE, int (*)(void*, int))(CX_PTR(comm), flags);
+}
+
+/**
+ * ncclCommGetUniqueId (NCCL 2.29 and later): on rank 0 of `comm`, the id of its next grow, which the new ranks join
+ * with; it is consumed by the grow.
+ */
+static inline jint cx_comm_get_unique_id(jlong lib, jlong comm, jbyte* id) {
+    return CX_CALL(lib, COMM_GET_UNIQUE_ID, int (*)(void*, cx_unique_id*))(CX_PTR(comm), (cx_unique_id*)id);
+}
+
+/**
+ * ncclCommGrow (NCCL 2.29 and later): the communicator of `nranks` that `comm`'s ranks (with rank -1; only its rank 0
+ * passes the id, `hasId`) and the new ranks (`comm` 0, with their `rank` and the id) form, with the parent's config
+ * (NULL). The parent must be idle. Like an init, it stores the communicator into `out` again when it completes: `out`
+ * is native memory the caller keeps until then.
+ */
+static inline jint cx_comm_grow(jlong lib, jlong comm, jint nranks, jbyte* id, jint hasId, jint rank, jlong* out) {
+    cx_unique_id uid;
+    memcpy(&uid, id, sizeof(uid));
+    return CX_CALL(lib, COMM_GROW, int (*)(void*, int, const cx_unique_id*, int, void**, void*))(
+        CX_PTR(comm), nranks, hasId ? &uid : NULL, rank, (void**)out, NULL);
 }
 
 static inline jint cx_comm_finalize(jlong lib, jlong comm) {

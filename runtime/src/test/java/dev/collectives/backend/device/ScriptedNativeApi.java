@@ -93,6 +93,11 @@ final class ScriptedNativeApi implements NativeApi {
     /** The arguments of a {@code CommInitRank(Config)}: the size, the rank, the unique id and the config's blocking. */
     record Init(int size, int rank, byte[] id, int blocking) {}
 
+    /** What the last {@code commGrow} was called with: the parent (0 on a new rank), the size, the id, the rank. */
+    record GrowCall(long parent, int size, byte[] id, int rank) {}
+
+    private volatile GrowCall lastGrow;
+
     // ---- the script ---------------------------------------------------------------------------------------------
 
     /** The library lacks the symbol of this generic name (e.g. "CommShrink"), as an older version would. */
@@ -202,6 +207,10 @@ final class ScriptedNativeApi implements NativeApi {
     /** The last {@code CommInitRank(Config)}, or null before any. */
     Init lastInit() {
         return lastInit;
+    }
+
+    GrowCall lastGrow() {
+        return lastGrow;
     }
 
     /** The flags of the last {@code CommShrink}, or -1 before any. */
@@ -485,6 +494,28 @@ final class ScriptedNativeApi implements NativeApi {
         return enter("commShrink", () -> {
             use("comm", comm, "commShrink");
             storeWhenDone(out, make("comm"), false);
+        });
+    }
+
+    /** Each grow id is the bytes 9, 10, ..., 136. */
+    @Override
+    public int commGetUniqueId(long lib, long comm, byte[] id) {
+        return enter("commGetUniqueId", () -> {
+            use("comm", comm, "commGetUniqueId");
+            for (int i = 0; i < id.length; i++) {
+                id[i] = (byte) (i + 9);
+            }
+        });
+    }
+
+    @Override
+    public int commGrow(long lib, long comm, int nranks, byte[] id, int hasId, int rank, LongPointer out) {
+        lastGrow = new GrowCall(comm, nranks, hasId == 1 ? id.clone() : null, rank);
+        return enter("commGrow", () -> {
+            if (comm != 0) {
+                use("comm", comm, "commGrow");
+            }
+            storeWhenDone(out, make("comm"), true);
         });
     }
 

@@ -15,16 +15,19 @@ import org.junit.jupiter.api.Test;
 
 class FrameRulesTest {
     private static final Map<FrameRules.Phase, String> LEGAL = Map.of(
-            FrameRules.Phase.MEMBER, "DATA, BROADCAST, SURVIVORS, REUNION, WATCH, STALL, ABORT, LEAVE, HEARTBEAT",
+            FrameRules.Phase.MEMBER,
+                    "DATA, BROADCAST, SURVIVORS, REUNION, GROW, WATCH, UNWATCH, STALL, ABORT, LEAVE, HEARTBEAT",
             FrameRules.Phase.REPLACEMENT_WAITING, "ABORT, LEAVE, HEARTBEAT",
+            FrameRules.Phase.JOINER_WAITING, "GROW, ABORT, LEAVE, HEARTBEAT",
             FrameRules.Phase.OPERATION, "DATA, ABORT, LEAVE, HEARTBEAT, FENCED, REFUSED",
-            FrameRules.Phase.WATCHING, "GONE, ABORT, LEAVE, HEARTBEAT, FENCED, REFUSED",
+            FrameRules.Phase.WATCHING, "GONE, UNWATCH, ABORT, LEAVE, HEARTBEAT, FENCED, REFUSED",
             FrameRules.Phase.AWAITING_REJOIN, "REJOIN, ABORT, LEAVE, HEARTBEAT, FENCED, REFUSED");
 
     /** The answers the server may give each claim of the handshake. */
     private static final Map<FrameRules.Claim, String> ANSWERS = Map.of(
             FrameRules.Claim.JOIN, "ACCEPTED, REJECTED",
             FrameRules.Claim.REPLACE, "ACCEPTED, REJECTED",
+            FrameRules.Claim.GROW, "ACCEPTED, REJECTED",
             FrameRules.Claim.FATE, "EXCLUDED, REJECTED");
 
     /** Every (phase, message type) pair, an unknown type too: legal ones pass, the others name type and phase. */
@@ -95,7 +98,7 @@ class FrameRulesTest {
                     fenced.text()
                             .startsWith("rank 1 was excluded from the job at " + endpoint
                                     + ": it sent a GONE message from a member, where only DATA, BROADCAST, SURVIVORS,"
-                                    + " REUNION, WATCH, STALL, ABORT, LEAVE, HEARTBEAT are legal"),
+                                    + " REUNION, GROW, WATCH, UNWATCH, STALL, ABORT, LEAVE, HEARTBEAT are legal"),
                     fenced.text());
             assertEquals(1, server.deaths().size(), server.deaths().toString());
             assertTrue(

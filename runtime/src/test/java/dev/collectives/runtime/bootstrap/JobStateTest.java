@@ -19,12 +19,16 @@ class JobStateTest {
     /** The expected table, row by row: "EVENT->PHASE" for each event a phase allows; every other event is refused. */
     private static final Map<Phase, String> TABLE = Map.of(
             Phase.JOINING, "JOINED->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
-            Phase.RUNNING, "WATCH->WATCHED REUNION->AWAITING_REPLACEMENTS END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
-            Phase.WATCHED, "DEATH->RANK_DIED END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
+            Phase.RUNNING,
+                    "WATCH->WATCHED REUNION->AWAITING_REPLACEMENTS GROW->GROWING END->ENDED EXCLUDED->EXCLUDED"
+                            + " CLOSE->CLOSED",
+            Phase.WATCHED, "DEATH->RANK_DIED UNWATCH->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
             Phase.RANK_DIED, "RESUME->SURVIVORS_MET END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
             Phase.SURVIVORS_MET,
-                    "WATCH->WATCHED REUNION->AWAITING_REPLACEMENTS END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
+                    "WATCH->WATCHED REUNION->AWAITING_REPLACEMENTS GROW->GROWING END->ENDED EXCLUDED->EXCLUDED"
+                            + " CLOSE->CLOSED",
             Phase.AWAITING_REPLACEMENTS, "REUNITED->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
+            Phase.GROWING, "GROWN->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
             Phase.ENDED, "DEATH->ENDED END->ENDED EXCLUDED->ENDED CLOSE->CLOSED",
             Phase.EXCLUDED, "DEATH->EXCLUDED END->EXCLUDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
             Phase.CLOSED, "DEATH->CLOSED END->CLOSED EXCLUDED->CLOSED CLOSE->CLOSED");
@@ -112,6 +116,7 @@ class JobStateTest {
             case RANK_DIED -> List.of(Event.JOINED, Event.WATCH, Event.DEATH);
             case SURVIVORS_MET -> List.of(Event.JOINED, Event.WATCH, Event.DEATH, Event.RESUME);
             case AWAITING_REPLACEMENTS -> List.of(Event.JOINED, Event.REUNION);
+            case GROWING -> List.of(Event.JOINED, Event.GROW);
             case ENDED -> List.of(Event.END);
             case EXCLUDED -> List.of(Event.JOINED, Event.WATCH, Event.EXCLUDED);
             case CLOSED -> List.of(Event.CLOSE);

@@ -140,6 +140,27 @@ final class RankThreadsForTests {
         return channel;
     }
 
+    /** A process admitted to join at the next growth: its connection, authenticated, and the number it holds. */
+    record Joiner(Channel channel, int number) {}
+
+    /**
+     * A connection admitted by the server at {@code port} as a process that joins the job at its next growth, whose
+     * messages are authenticated as a member's: it sends and reads what the test makes it, and never beats.
+     */
+    static Joiner authenticatedAsJoiner(int port) throws IOException {
+        Socket s = connectWhenListening(port);
+        Claim claim = claim(s, -1, -1, "grow");
+        assertTrue(claim.answer() == Channel.ACCEPTED, "the server turned a joiner away");
+        Channel channel = new Channel(s, "the server");
+        int number = channel.in().readInt();
+        channel.in().readNBytes(JobToken.MAC_BYTES);
+        channel.authenticated(
+                Channel.sessionKey(JobToken.of(TOKEN, -1), claim.serverNonce(), claim.clientNonce(), number),
+                false,
+                "the server");
+        return new Joiner(channel, number);
+    }
+
     /** What the server at {@code port} answers rank {@code rank} of {@code size} asking whether it was excluded. */
     static String fate(int port, int rank, int size) throws IOException {
         try (Socket s = connectWhenListening(port)) {

@@ -138,10 +138,56 @@ class SimMultiProcessTest {
         List<ChildRank> reformed = new ArrayList<>(survivors);
         reformed.add(replacement);
         for (ChildRank rank : reformed) {
-            assertEquals("OK reformed allReduce data", rank.await("OK reformed allReduce", LONG));
+            assertEquals("OK reformed allReduce data on " + size + " ranks", rank.await("OK reformed allReduce", LONG));
             rank.await("DONE", LONG);
             rank.awaitExit(0);
         }
+    }
+
+    /**
+     * Two ranks grow the job by processes started to join it, which take the ranks after theirs; every rank
+     * allreduces on the grown communicator, then all but the highest shrink it away and allreduce on the child.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void twoRanksGrowTheJobByProcessesThatJoinThenShrinkTheHighestAway(int added) {
+        List<ChildRank> ranks = job(2, Map.of("GROW_BY", String.valueOf(added)), "grow");
+        ranks.forEach(rank -> rank.await("GROWING", LONG));
+        List<ChildRank> all = new ArrayList<>(ranks);
+        for (int j = 0; j < added; j++) {
+            all.add(startJoiner(Map.of()));
+        }
+        int size = 2 + added;
+        for (ChildRank rank : all) {
+            String grown = rank.await(rank == all.get(0) || rank == all.get(1) ? "GREW" : "JOINED", LONG);
+            assertTrue(grown.contains("sim communicator, rank ") && grown.contains(" of " + size), grown);
+            assertEquals("OK grown allReduce data on " + size + " ranks", rank.await("OK grown", LONG));
+        }
+        for (ChildRank member : ranks) { // never the highest rank, which the others shrink away
+            assertEquals("OK shrunk allReduce data on " + (size - 1) + " ranks", member.await("OK shrunk", LONG));
+        }
+        for (ChildRank rank : all) {
+            rank.await("DONE", LONG);
+            rank.awaitExit(0);
+        }
+    }
+
+    /** Fewer processes than asked for join in time: the growth fails on every rank naming how many came, and the job goes on. */
+    @Test
+    void fewerProcessesThanAskedForFailTheGrowthOnEveryRankAndTheJobGoesOnAtItsSize() {
+        List<ChildRank> ranks = job(2, Map.of("GROW_BY", "2", "GROW_WITHIN", "1500"), "grow");
+        ChildRank joiner = startJoiner(Map.of());
+        for (ChildRank rank : ranks) {
+            String failed = rank.await("NOT GROWN", LONG);
+            assertTrue(
+                    failed.contains("asked for 2 processes to join, 1 came to " + endpoint + " within 1.5 s; the job"
+                            + " goes on with its 2 ranks"),
+                    failed);
+            assertEquals("OK ungrown allReduce data on 2 ranks", rank.await("OK ungrown", LONG));
+            rank.await("DONE", LONG);
+            rank.awaitExit(0);
+        }
+        assertTrue(joiner.failure().contains("the growth of the job at " + endpoint + " failed"), "joiner");
     }
 
     @ParameterizedTest
@@ -303,6 +349,18 @@ class SimMultiProcessTest {
             }
         }
         return ranks;
+    }
+
+    /** A process that joins the running job at its next growth, in mode {@code grow}. */
+    private ChildRank startJoiner(Map<String, String> settings) {
+        Map<String, String> variables = new HashMap<>(settings);
+        variables.put("COLLECTIVES_JOINING", "1");
+        variables.put("COLLECTIVES_RENDEZVOUS", endpoint);
+        variables.put("COLLECTIVES_JOB_TOKEN", TOKEN);
+        variables.putIfAbsent("COLLECTIVES_BOOTSTRAP_TIMEOUT", "30s");
+        ChildRank child = ChildRank.start("joiner " + children.size(), SimRankProcess.class, variables, "grow");
+        children.add(child);
+        return child;
     }
 
     private ChildRank start(int rank, int size, Map<String, String> settings, String mode) {

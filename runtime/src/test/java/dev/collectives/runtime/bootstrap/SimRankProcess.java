@@ -32,6 +32,10 @@ import java.util.function.IntUnaryOperator;
  *   <li>{@code replace}: rank 1 waits to be killed; the others' allreduce fails naming it, they reform the job with
  *   its replacement, and all ranks allreduce on the reformed communicator; the replacement (started with
  *   {@code COLLECTIVES_REPLACEMENT=1}) joins and allreduces at once;</li>
+ *   <li>{@code grow}: every rank grows the job by {@code GROW_BY} processes (started with
+ *   {@code COLLECTIVES_JOINING=1}, which join at once), allreduces on the grown communicator, then shrinks the
+ *   highest rank away and allreduces on the child; with {@code GROW_WITHIN} (ms) the growth may fail, and the ranks
+ *   then allreduce on the job's communicator at its size;</li>
  *   <li>{@code abort}: rank 0 aborts the communicator, then every rank calls an allreduce;</li>
  *   <li>{@code split}: children of the even and of the odd ranks, an allgather on each, a split with no color on
  *   all ranks but 0, then an allreduce on the job's communicator;</li>
@@ -84,6 +88,7 @@ public final class SimRankProcess {
             case "hang" -> hang(me, 1);
             case "hang-rank-0" -> hang(me, 0);
             case "replace" -> replace(me);
+            case "grow" -> grow(me);
             case "abort" -> abort(me);
             case "split" -> split(me);
             case "split-hang" -> splitHang(me);
@@ -224,7 +229,7 @@ public final class SimRankProcess {
     private static void replace(JoinedRank me) throws InterruptedException {
         if ("1".equals(System.getenv("COLLECTIVES_REPLACEMENT"))) {
             say("REJOINED " + me.comm());
-            reformedAllReduce(me.comm(), me.stream());
+            checkedAllReduce(me.comm(), me.stream(), "reformed");
             return;
         }
         if (me.rank() == 1) {
@@ -241,11 +246,48 @@ public final class SimRankProcess {
         try (Communicator reformed = me.comm().reform(java.time.Duration.ofSeconds(60));
                 Stream stream = reformed.createStream()) {
             say("REFORMED " + reformed);
-            reformedAllReduce(reformed, stream);
+            checkedAllReduce(reformed, stream, "reformed");
         }
     }
 
-    private static void reformedAllReduce(Communicator comm, Stream stream) {
+    private static void grow(JoinedRank me) {
+        if ("1".equals(System.getenv("COLLECTIVES_JOINING"))) {
+            say("JOINED " + me.comm());
+            checkedAllReduce(me.comm(), me.stream(), "grown");
+            shrinkAway(me.comm(), me.stream());
+            return;
+        }
+        int added = Integer.parseInt(System.getenv("GROW_BY"));
+        String within = System.getenv("GROW_WITHIN");
+        java.time.Duration timeout = java.time.Duration.ofMillis(within == null ? 60_000 : Long.parseLong(within));
+        say("GROWING");
+        Communicator grown;
+        try {
+            grown = me.comm().grow(added, timeout);
+        } catch (CollectivesException e) {
+            say("NOT GROWN " + e.getMessage());
+            checkedAllReduce(me.comm(), me.stream(), "ungrown");
+            return;
+        }
+        try (grown;
+                Stream stream = grown.createStream()) {
+            say("GREW " + grown);
+            checkedAllReduce(grown, stream, "grown");
+            shrinkAway(grown, stream);
+        }
+    }
+
+    /** Every rank but the highest shrinks it away, and the child allreduces on the same stream. */
+    private static void shrinkAway(Communicator comm, Stream stream) {
+        if (comm.rank() == comm.size() - 1) {
+            return;
+        }
+        try (Communicator child = comm.shrink(comm.size() - 1)) {
+            checkedAllReduce(child, stream, "shrunk");
+        }
+    }
+
+    private static void checkedAllReduce(Communicator comm, Stream stream, String what) {
         int n = comm.size();
         try (DeviceBuffer grads = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT)) {
             grads.copyFromHost(values(COUNT, i -> comm.rank() + 1 + i));
@@ -255,11 +297,11 @@ public final class SimRankProcess {
             grads.copyToHost(out);
             float[] want = values(COUNT, i -> n * (n + 1) / 2 + n * i);
             if (!Arrays.equals(out, want)) {
-                throw new AssertionError("rank " + comm.rank() + ", reformed allReduce: " + Arrays.toString(out)
+                throw new AssertionError("rank " + comm.rank() + ", " + what + " allReduce: " + Arrays.toString(out)
                         + ", expected " + Arrays.toString(want));
             }
         }
-        say("OK reformed allReduce data");
+        say("OK " + what + " allReduce data on " + n + " ranks");
     }
 
     /** Rank 0 aborts the communicator; the others' allreduce fails with its reason. */

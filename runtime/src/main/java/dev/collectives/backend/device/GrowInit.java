@@ -1,0 +1,102 @@
+package dev.collectives.backend.device;
+
+import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.spi.Grow;
+import java.time.Duration;
+
+/**
+ * A growth of a job of processes: its ranks stop watching it, take in the processes that join through the job's
+ * rendezvous ({@link Rendezvous#grow}), and all of them form a communicator of the larger size as they joined it
+ * ({@link DeviceJoin#form}: a new unique id of rank 0, {@code CommInitRank(Config)} with the config the ranks joined
+ * with). The processes that join come the same way through {@link DeviceJoin#joinJob}. The new communicator takes the
+ * job over: it watches it, numbered as the job, and the one it grew from leaves the watch. Where the growth fails on
+ * every rank, the job goes on at its size, watched again.
+ */
+final class GrowInit {
+    private GrowInit() {}
+
+    /** {@code member}'s communicator grown by {@code added}, joined with {@code config}; waits up to {@code timeout}. */
+    static DeviceCommunicator grow(DeviceCommunicator member, CommConfig config, int added, Duration timeout) {
+        if (added < 1) {
+            throw Grow.notPositive(member, added);
+        }
+        NativeComm handle = member.nativeComm();
+        if (!handle.watchesJob() || !handle.jobRanks().numberedAsTheJob()) {
+            throw Grow.notTheJobs(member);
+        }
+        if (handle.isAborted()) {
+            throw Grow.aborted(member);
+        }
+        Rendezvous rendezvous = handle.growthRendezvous("grow: " + member);
+        DeviceCommunicator grown;
+        try {
+            rendezvous.grow(added, timeout);
+            grown = formGrown(member.library(), rendezvous, handle, member.device(), config, timeout);
+        } catch (BootstrapException e) {
+            if (e.jobGoesOn()) {
+                handle.watchJobAgain();
+            } else {
+                rendezvous.close();
+            }
+            throw e;
+        } catch (RuntimeException e) {
+            rendezvous.close();
+            throw e;
+        }
+        grown.takeJobOver(member, config);
+        Grow.logFor(grown, member.size(), path(member.library()));
+        return grown;
+    }
+
+    /** How a grown communicator is formed, for its log line. */
+    private static String path(NativeLibrary library) {
+        return library.has(NativeLibrary.Slots.COMM_GROW)
+                ? "by " + library.dialect.ccl("CommGrow")
+                : "through the job's rendezvous";
+    }
+
+    /**
+     * This rank's communicator of the job that grew through {@code rendezvous} (its rank and size there), from
+     * {@code parent}, the communicator it grew from (null on a process that joined): by {@code CommGrow} where the
+     * library has it (rank 0 makes the grow's id, {@code CommGetUniqueId}, which reaches the processes that join
+     * through the rendezvous), else formed anew as at join ({@link DeviceJoin#form}).
+     */
+    static DeviceCommunicator formGrown(
+            NativeLibrary library,
+            Rendezvous rendezvous,
+            NativeComm parent,
+            int device,
+            CommConfig config,
+            Duration timeout) {
+        int rank = rendezvous.rank();
+        int size = rendezvous.size();
+        if (!library.has(NativeLibrary.Slots.COMM_GROW)) {
+            return DeviceJoin.form(library, rendezvous, rank, size, device, config, timeout);
+        }
+        long from = parent == null ? 0 : parent.handle();
+        return DeviceJoin.form(
+                library,
+                rendezvous,
+                rank,
+                size,
+                device,
+                config,
+                "CommGetUniqueId",
+                id -> library.api.commGetUniqueId(library.lib, from, id),
+                id -> commGrow(library, from, rank, size, id, timeout));
+    }
+
+    /**
+     * {@code CommGrow} of {@code parent} (0 on a process that joins, which passes its {@code rank}; the parent's ranks
+     * pass -1, and only its rank 0 the id) to {@code size} ranks; waits up to {@code timeout} for it to form.
+     */
+    private static long commGrow(NativeLibrary library, long parent, int rank, int size, byte[] id, Duration timeout) {
+        boolean joins = parent == 0;
+        try (NativeSlot out = new NativeSlot()) {
+            int rc = library.api.commGrow(
+                    library.lib, parent, size, id, joins || rank == 0 ? 1 : 0, joins ? rank : -1, out.pointer());
+            return out.formed(library, rc, "CommGrow", rank, size, Waits.SYSTEM, timeout);
+        }
+    }
+}
