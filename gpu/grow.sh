@@ -28,14 +28,6 @@ out=${OUT:-/tmp/collectives-grow}
 . "$here/job-devices.sh"
 mkdir -p "$out"
 
-# a port on 127.0.0.1 that nothing listens on
-free_port() {
-  local p
-  for p in $(seq $((29500 + RANDOM % 2000)) 31999); do
-    (exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null || { echo "$p"; return; }
-  done
-}
-
 # prints the phases of the rank of $1's job slowest from the grow's call to its first checked step (each rank's
 # 'phases:' line, 'heard' being the grow's call), beside the slowest start -> bound of the processes that joined
 print_phases() {

@@ -1,6 +1,7 @@
-# Sourced by differential.sh and faults.sh, which start one process per rank on this host. For BACKEND nccl, exports
-# the paths of NCCL, the CUDA runtime and the driver, where not set already (ldconfig, else the usual places); sets
-# devices to the GPUs the processes share round-robin (nvidia-smi), 1 on sim.
+# Sourced by the scripts that start one process per rank on this host (differential, faults, peers, recovery, grow).
+# For BACKEND nccl, exports the paths of NCCL, the CUDA runtime and the driver, where not set already (ldconfig, else
+# the usual places); sets devices to the GPUs the processes share round-robin (nvidia-smi), 1 on sim; defines
+# free_port, for a job that serves its own rendezvous.
 devices=1
 if [ "$backend" = nccl ]; then
   libfile() { local p; p=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1==n {print $NF; exit}')
@@ -13,3 +14,11 @@ fi
 if [ "$backend" != sim ]; then
   devices=$(nvidia-smi -L | grep -c '^GPU')
 fi
+
+# a port on 127.0.0.1 that nothing listens on
+free_port() {
+  local p
+  for p in $(seq $((29500 + RANDOM % 2000)) 31999); do
+    (exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null || { echo "$p"; return; }
+  done
+}

@@ -57,14 +57,6 @@ out=${OUT:-/tmp/collectives-recovery}
 . "$here/job-devices.sh"
 mkdir -p "$out"
 
-# a port on 127.0.0.1 that nothing listens on
-free_port() {
-  local p
-  for p in $(seq $((29500 + RANDOM % 2000)) 31999); do
-    (exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null || { echo "$p"; return; }
-  done
-}
-
 # starts rank $1 of mode $2's job (port $3, token $4) in the background, its log in $5; more variables after them
 start_rank() {
   local r=$1 mode=$2 port=$3 token=$4 log=$5
