@@ -378,7 +378,12 @@ final class TcpMember extends Exchange {
      */
     @Override
     protected void doWatch(Consumer<String> onFailure) {
-        tellServer(Channel.WATCH, new byte[0], Deadline.after(timeout()));
+        try {
+            root.send(Channel.WATCH, sequence(), new byte[0], Deadline.after(timeout()));
+        } catch (IOException e) {
+            // the server is gone or stuck: what it told before (a death, the job's end) or the silence after reaches
+            // the watcher, which reads the news a failed send would hide
+        }
         watcher = new Thread(() -> watchRoot(onFailure), "collectives-job-watch-rank-" + rank());
         watcher.setDaemon(true);
         watcher.start();
