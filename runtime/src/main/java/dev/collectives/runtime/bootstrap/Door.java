@@ -1,5 +1,6 @@
 package dev.collectives.runtime.bootstrap;
 
+import java.io.IOException;
 import java.time.Duration;
 
 /**
@@ -33,9 +34,17 @@ interface Door {
 
     /**
      * The admitted {@code member} becomes rank {@code rank} as its {@code claim} says: a rank of the job, the
-     * replacement of one that died, or a process waiting to join at the next growth.
+     * replacement of one that died, or a process waiting to join at the next growth. {@code answer} tells it so first,
+     * while nothing the server tells its members can pass between that answer and its seat (a member that returned
+     * from its join hears of every claim turned away after it).
      */
-    void join(int rank, Channel member, FrameRules.Claim claim);
+    void join(int rank, Channel member, FrameRules.Claim claim, Answer answer) throws IOException;
+
+    /** What the admission writes to a peer it admitted. */
+    @FunctionalInterface
+    interface Answer {
+        void send() throws IOException;
+    }
 
     /** Ends the job for {@code reason}, once: an authenticated peer that cannot be a member means a wrong launch. */
     void endJob(String reason);

@@ -366,9 +366,10 @@ public final class JobServer implements Door, AutoCloseable {
      * instead (the ending's own message went out without it).
      */
     @Override
-    public void join(int rank, Channel member, FrameRules.Claim claim) {
+    public void join(int rank, Channel member, FrameRules.Claim claim, Answer answer) throws IOException {
         String ended;
         synchronized (telling) {
+            answer.send();
             synchronized (lock) {
                 if (claim == FrameRules.Claim.GROW) {
                     roster.admitJoining(rank, member);

@@ -330,22 +330,23 @@ final class TcpAdmission {
         try {
             channel.authenticated(
                     Channel.sessionKey(token, serverNonce, clientNonce, rank), true, "rank " + rank + " at " + from);
-            DataOutputStream out = channel.out();
-            out.writeByte(Channel.ACCEPTED);
-            if (kind == FrameRules.Claim.GROW) {
-                out.writeInt(rank);
-                out.write(token.mac("accept", serverNonce, clientNonce, claim, JobToken.ints(rank)));
-            } else {
-                out.write(token.mac("accept", serverNonce, clientNonce, claim));
-            }
-            out.flush();
+            door.join(rank, channel, kind, () -> {
+                DataOutputStream out = channel.out();
+                out.writeByte(Channel.ACCEPTED);
+                if (kind == FrameRules.Claim.GROW) {
+                    out.writeInt(rank);
+                    out.write(token.mac("accept", serverNonce, clientNonce, claim, JobToken.ints(rank)));
+                } else {
+                    out.write(token.mac("accept", serverNonce, clientNonce, claim));
+                }
+                out.flush();
+            });
             admitted = true;
         } finally {
             if (!admitted) {
                 door.unclaim(rank); // it may try again
             }
         }
-        door.join(rank, channel, kind);
         return null;
     }
 
