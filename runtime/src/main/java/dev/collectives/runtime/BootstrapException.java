@@ -21,7 +21,7 @@ public final class BootstrapException extends CollectivesException {
     }
 
     /**
-     * Whether the job goes on as it was, its rendezvous usable: a growth failed ({@link Rendezvous#grow}) on every
+     * Whether the job goes on as it was, its rendezvous usable: a growth failed ({@link Communicator#grow}) on every
      * member alike. Any other failure ended the rendezvous on this rank.
      */
     public boolean jobGoesOn() {
