@@ -31,18 +31,10 @@ mkdir -p "$out"
 # prints the phases of the rank of $1's job slowest from the grow's call to its first checked step (each rank's
 # 'phases:' line, 'heard' being the grow's call), beside the slowest start -> bound of the processes that joined
 print_phases() {
-  local dir=$1 ranks=$2 r fields heard to_comm to_bound to_step start_bound most=-1 slowest="" who="" joined
-  for ((r = 0; r < ranks; r++)); do
-    fields=$(sed -nE 's/^phases: heard at ([0-9]+) .*communicator ([0-9]+) ms, -> bound ([0-9]+) ms, .*step ([0-9]+) ms; .* ([0-9]+) ms$/\1 \2 \3 \4 \5/p' \
-      "$dir/rank-$r.log" | head -1)
-    [ -z "$fields" ] && continue
-    read -r heard to_comm to_bound to_step start_bound <<< "$fields"
-    if [ $((to_comm + to_bound + to_step)) -gt "$most" ]; then
-      most=$((to_comm + to_bound + to_step)) slowest=$fields who=$r
-    fi
-  done
-  [ -z "$slowest" ] && return
-  read -r heard to_comm to_bound to_step start_bound <<< "$slowest"
+  local dir=$1 ranks=$2 heard to_comm to_bound to_step start_bound most who joined
+  read -r who heard to_comm to_bound to_step start_bound <<< "$(slowest_phases "$dir" "$ranks")"
+  [ -z "$who" ] && return
+  most=$((to_comm + to_bound + to_step))
   joined=$(sed -n "s/^joiner [0-9]*: joiner: this process's start -> bound \([0-9]*\) ms$/\1/p" "$dir/rank-0.log" | sort -n | tail -1)
   echo "  phases: rank $who (slowest of $ranks): the grow's call -> new communicator $to_comm ms, -> bound $to_bound ms," \
     "-> first checked step $to_step ms (call -> first step $most ms); a new process's start -> bound ${joined:-?} ms" \

@@ -115,25 +115,15 @@ print_stop_to_failure() {
 # prints the phases of the survivor of $1's job slowest from its failure to its first checked step (each survivor's
 # 'phases:' line), the death dated by the killed rank's 'halting' line; with a replacement, its start -> bound too
 print_phases() {
-  local dir=$1 died r fields heard to_comm to_bound to_step start_bound most=-1 slowest="" who=""
+  local dir=$1 died heard to_comm to_bound to_step start_bound most who
   if [ "$death" = halt ]; then
     died=$(sed -n 's/^halting rank .* at \([0-9]*\) ms since the epoch$/\1/p' "$dir/rank-$doomed.log" | head -1)
   else
     died=$struck_at
   fi
-  for ((r = 0; r < ranks; r++)); do
-    [ "$r" -eq "$doomed" ] && continue
-    # heard at, heard -> new communicator, -> bound, -> first checked step, start -> bound
-    fields=$(sed -nE 's/^phases: heard at ([0-9]+) .*communicator ([0-9]+) ms, -> bound ([0-9]+) ms, .*step ([0-9]+) ms; .* ([0-9]+) ms$/\1 \2 \3 \4 \5/p' \
-      "$dir/rank-$r.log" | head -1)
-    [ -z "$fields" ] && continue
-    read -r heard to_comm to_bound to_step start_bound <<< "$fields"
-    if [ $((to_comm + to_bound + to_step)) -gt "$most" ]; then
-      most=$((to_comm + to_bound + to_step)) slowest=$fields who=$r
-    fi
-  done
-  [ -z "$slowest" ] && return
-  read -r heard to_comm to_bound to_step start_bound <<< "$slowest"
+  read -r who heard to_comm to_bound to_step start_bound <<< "$(slowest_phases "$dir" "$ranks" "$doomed")"
+  [ -z "$who" ] && return
+  most=$((to_comm + to_bound + to_step))
   local replacement=""
   if [ "$replace" = 1 ]; then
     replacement=$(sed -n "s/^replacement: this process's start -> bound \([0-9]*\) ms$/; the replacement's start -> bound \1 ms/p" \
