@@ -24,6 +24,7 @@ import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.Recoveries;
 import dev.collectives.runtime.spi.ShrinkOrigin;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One rank's communicator on one device. It is made of parts, each with one job: {@link NativeComm} (the native
@@ -34,6 +35,8 @@ import java.util.Optional;
  * ({@code split}, {@code shrink}) and its end.
  */
 public final class DeviceCommunicator implements Communicator, HostStaging.Provider {
+    private static final System.Logger LOG = System.getLogger("dev.collectives.recovery");
+
     private final NativeLibrary library;
     private final NativeComm handle;
     private final int rank;
@@ -417,15 +420,11 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
 
     private DeviceCommunicator shrinkLeavingOut(int[] excluded) {
         if (handle.isAborted()) {
+            Rendezvous survivors = handle.survivorsRendezvous("shrink");
+            long abortReturned = System.nanoTime();
             SurvivorsInit.Formed formed = SurvivorsInit.form(
-                    library,
-                    handle.survivorsRendezvous("shrink"),
-                    handle.jobRanks(),
-                    rank,
-                    excluded,
-                    device,
-                    joinConfig,
-                    handle.waits());
+                    library, survivors, handle.jobRanks(), rank, excluded, device, joinConfig, handle.waits());
+            logFormingTimes(abortReturned, formed);
             String path = "formed anew among the survivors through the job's rendezvous";
             return shrunk(
                     child(formed.handle(), formed.rank(), formed.size()), new ShrinkOrigin(rank, size, excluded, path));
@@ -445,6 +444,26 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         String path = "by " + library.dialect.ccl("CommShrink")
                 + (revoke ? " after " + library.dialect.ccl("CommRevoke") : "");
         return shrunk(adopt(child), new ShrinkOrigin(rank, size, excluded, path));
+    }
+
+    /**
+     * Where the time from hearing of a death to the survivors' communicator went, at INFO: the old communicator's
+     * abort, the survivors' meeting (agreement and unique id), the library's init.
+     */
+    private void logFormingTimes(long abortReturned, SurvivorsInit.Formed formed) {
+        long now = System.nanoTime();
+        LOG.log(
+                System.Logger.Level.INFO,
+                () -> "shrink: rank " + rank + " formed the survivors' communicator of " + formed.size() + " ranks "
+                        + millis(now - handle.abortedNanos()) + " after hearing of the death: "
+                        + library.dialect.ccl("CommAbort") + " returned after "
+                        + millis(abortReturned - handle.abortedNanos()) + ", the survivors met in "
+                        + millis(formed.agreedNanos() - abortReturned) + ", " + library.dialect.ccl("CommInitRank")
+                        + " took " + millis(now - formed.agreedNanos()));
+    }
+
+    private static String millis(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nanos) + " ms";
     }
 
     @Override

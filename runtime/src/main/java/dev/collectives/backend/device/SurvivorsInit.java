@@ -20,8 +20,11 @@ import java.util.List;
  * its rank among the survivors, in the communicator's order.
  */
 final class SurvivorsInit {
-    /** The communicator formed: its handle, and this rank's place in it. */
-    record Formed(long handle, int rank, int size) {}
+    /**
+     * The communicator formed: its handle, this rank's place in it, and when the survivors had agreed and shared the
+     * unique id ({@link System#nanoTime()}; the library's init took the rest).
+     */
+    record Formed(long handle, int rank, int size, long agreedNanos) {}
 
     private SurvivorsInit() {}
 
@@ -58,8 +61,12 @@ final class SurvivorsInit {
         id = rendezvous.allGatherOfSurvivors(id).values()[first];
         int newRank = Arrays.binarySearch(kept, rank);
         library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
+        long idShared = System.nanoTime();
         return new Formed(
-                config.initRank(library, kept.length, id, newRank, waits, waits.syncTimeout()), newRank, kept.length);
+                config.initRank(library, kept.length, id, newRank, waits, waits.syncTimeout()),
+                newRank,
+                kept.length,
+                idShared);
     }
 
     /** One bit per rank of the job, set for those left out. */
