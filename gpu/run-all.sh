@@ -61,9 +61,10 @@ fi
 
 classpath=$(ls "$here"/lib/*.jar | grep -v console-standalone | tr '\n' ':')
 # Each selection runs in its own JVM (a crash stays in its selection), under a time limit.
-selections="method:DeviceInitGpuTest#reportsVersionAndSymbols method:DeviceInitGpuTest#configWithCtaPolicyAndCollnetOffReduces
+# (SELECTIONS replaces the list; a test whose rank processes hang is reported after RANK_TIMEOUT s, default 90)
+selections=${SELECTIONS:-"method:DeviceInitGpuTest#reportsVersionAndSymbols method:DeviceInitGpuTest#configWithCtaPolicyAndCollnetOffReduces
   method:DeviceInitGpuTest#captureAsTheFirstCollectiveOfAFreshCommunicator method:DeviceInitGpuTest#commInitAll
-  method:DeviceInitGpuTest#commSplit class:DeviceSplitGpuTest class:DeviceCollectivesGpuTest class:DeviceMemoryGpuTest class:DeviceFailureGpuTest"
+  method:DeviceInitGpuTest#commSplit class:DeviceSplitGpuTest class:DeviceCollectivesGpuTest class:DeviceMemoryGpuTest class:DeviceFailureGpuTest"}
 junit() { # $1 label
   local log=$out/tests-$1.log rc sel kind name secs
   : > "$log"
@@ -73,6 +74,7 @@ junit() { # $1 label
     secs=$(limit 120)
     if ((secs == 0)); then note "tests $1 $name: skipped, out of time"; continue; fi
     timeout -k 5 "$secs" "$java" -Xss16m -Dcollectives.device.syncTimeoutSeconds=60 \
+      -Dcollectives.test.rankTimeoutSeconds="${RANK_TIMEOUT:-90}" \
       -jar "$here"/lib/junit-platform-console-standalone-*.jar execute --class-path "$classpath" \
       --select-$kind dev.collectives.backend.device.$name --include-tag gpu --disable-banner --details=tree \
       --reports-dir "$build/reports-$1-${name//#/-}" >> "$log" 2>&1
