@@ -149,7 +149,7 @@ final class DeviceAllocations {
         }
         arguments.window(buffer, library.dialect.ccl("MemAlloc"));
         long window;
-        try (NativeSlot out = new NativeSlot()) { // the library stores the window when the registration completes
+        try (NativeSlot out = new NativeSlot()) {
             int rc = library.api.windowRegister(
                     library.lib,
                     handle.handle(),
@@ -157,7 +157,7 @@ final class DeviceAllocations {
                     buffer.sizeBytes(),
                     symmetric ? WIN_COLL_SYMMETRIC : 0,
                     out.pointer());
-            window = out.after(rc, () -> handle.complete(rc, library.dialect.ccl("CommWindowRegister")));
+            window = out.afterGroupJob(handle, rc, library.dialect.ccl("CommWindowRegister"));
         }
         if (window == 0) {
             throw CollectivesException.library(

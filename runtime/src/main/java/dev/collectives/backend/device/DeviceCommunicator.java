@@ -438,8 +438,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         try (NativeSlot out = new NativeSlot()) {
             int rc = library.api.commShrink(
                     library.lib, handle.handle(), excluded, excluded.length, out.pointer(), flags);
-            // the child stays NULL until the shrink completes, which a non-blocking parent's state says
-            child = out.after(rc, () -> handle.complete(rc, library.dialect.ccl("CommShrink")));
+            child = out.afterGroupJob(handle, rc, library.dialect.ccl("CommShrink"));
         }
         String path = "by " + library.dialect.ccl("CommShrink")
                 + (revoke ? " after " + library.dialect.ccl("CommRevoke") : "");

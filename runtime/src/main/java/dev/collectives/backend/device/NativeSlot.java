@@ -35,10 +35,21 @@ final class NativeSlot implements AutoCloseable {
     }
 
     /**
+     * What {@code call} on {@code comm} (a split, a shrink, a window registration) stored, once the library's group
+     * job that makes it has ended, which {@code comm}'s state says. On a non-blocking communicator NCCL (2.28) answers
+     * success while that job still runs, and stores into the slot when it ends: success is waited on as "in
+     * progress" is (on a blocking communicator the state says done at the first poll).
+     */
+    long afterGroupJob(NativeComm comm, int rc, String call) {
+        int answer = rc == 0 ? InProgress.CODE : rc;
+        return after(answer, () -> comm.complete(answer, call));
+    }
+
+    /**
      * The handle, once the call that answered {@code rc} has completed: {@code completion} waits for it where
      * {@code rc} says "in progress", and otherwise returns or throws at once (nothing is stored later then).
      */
-    long after(int rc, Runnable completion) {
+    private long after(int rc, Runnable completion) {
         settled = rc != InProgress.CODE;
         completion.run();
         return settled();

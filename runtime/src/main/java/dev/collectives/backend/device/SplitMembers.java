@@ -24,8 +24,7 @@ final class SplitMembers {
         library.requireAvailable(rank, NativeLibrary.Slots.COMM_SPLIT);
         try (NativeSlot out = new NativeSlot()) {
             int rc = library.api.commSplit(library.lib, parent.handle(), color, key, out.pointer());
-            // the child stays NULL until the split completes, which a non-blocking parent's state says
-            return out.after(rc, () -> parent.complete(rc, library.dialect.ccl("CommSplit")));
+            return out.afterGroupJob(parent, rc, library.dialect.ccl("CommSplit"));
         }
     }
 
