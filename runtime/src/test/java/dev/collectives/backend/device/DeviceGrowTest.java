@@ -177,9 +177,7 @@ class DeviceGrowTest {
         api.lacking("CommGrow");
         GrowingJob job = new GrowingJob(0, 4, false);
         DeviceCommunicator comm = job.joinedBy(api);
-        job.die(2, "rank 2 at /127.0.0.1:41002 is gone: its connection ended while the job ran");
-        api.awaitCount("commAbort", 1);
-        Communicator shrunk = comm.shrink(2);
+        Communicator shrunk = job.shrunkAfterRankTwoDied(comm, api);
         job.operations.clear();
 
         Communicator[] grown = new Communicator[1];
@@ -221,9 +219,7 @@ class DeviceGrowTest {
     void whereTheLibraryHasCommGrowAShrinksChildGrowsToItsSizeAndTheJoinerPassesItsRankThere() throws Exception {
         GrowingJob job = new GrowingJob(0, 4, false);
         DeviceCommunicator comm = job.joinedBy(api);
-        job.die(2, "rank 2 at /127.0.0.1:41002 is gone: its connection ended while the job ran");
-        api.awaitCount("commAbort", 1);
-        DeviceCommunicator shrunk = (DeviceCommunicator) comm.shrink(2);
+        DeviceCommunicator shrunk = (DeviceCommunicator) job.shrunkAfterRankTwoDied(comm, api);
 
         Communicator grown = shrunk.grow(1, WAIT);
 
@@ -385,6 +381,14 @@ class DeviceGrowTest {
         @Override
         public int size() {
             return grownSize;
+        }
+
+        /** {@code comm}'s shrink's child once rank 2 of the job died, which aborted it: ranks 0, 1, 3 of the job. */
+        Communicator shrunkAfterRankTwoDied(DeviceCommunicator comm, ScriptedNativeApi api)
+                throws InterruptedException {
+            die(2, "rank 2 at /127.0.0.1:41002 is gone: its connection ended while the job ran");
+            api.awaitCount("commAbort", 1);
+            return comm.shrink(2);
         }
 
         /** Rank {@code rank} of the job dies: the job's watch hears {@code why}, and it is gone from then on. */

@@ -120,15 +120,7 @@ class SimMultiProcessTest {
     @ValueSource(ints = {2, 3})
     void theSurvivorsOfAKilledRankReformTheJobWithItsReplacement(int size) {
         List<ChildRank> ranks = job(size, Map.of("COLLECTIVES_SIM_TIMEOUT", "60s"), "replace");
-        List<ChildRank> survivors = new ArrayList<>(ranks);
-        ChildRank victim = survivors.remove(1);
-        victim.await("WAITING", LONG);
-        survivors.forEach(rank -> rank.await("CALLING", LONG));
-        victim.kill();
-        for (ChildRank rank : survivors) {
-            String lost = rank.await("LOST", LONG);
-            assertTrue(lost.contains("rank 1 at /127.0.0.1:") && lost.contains("is gone"), lost);
-        }
+        List<ChildRank> survivors = killRankOne(ranks);
         ChildRank replacement =
                 start(1, size, Map.of("COLLECTIVES_SIM_TIMEOUT", "60s", "COLLECTIVES_REPLACEMENT", "1"), "replace");
         assertTrue(replacement.await("REJOINED", LONG).startsWith("REJOINED sim communicator, rank 1 of " + size));
@@ -179,14 +171,8 @@ class SimMultiProcessTest {
     @Test
     void theSurvivorsOfAKilledRankShrinkThenGrowByAProcessThatJoins() {
         List<ChildRank> ranks = job(3, Map.of("COLLECTIVES_SIM_TIMEOUT", "60s"), "shrink-grow");
-        List<ChildRank> survivors = new ArrayList<>(ranks);
-        ChildRank victim = survivors.remove(1);
-        victim.await("WAITING", LONG);
-        survivors.forEach(rank -> rank.await("CALLING", LONG));
-        victim.kill();
+        List<ChildRank> survivors = killRankOne(ranks);
         for (ChildRank rank : survivors) {
-            String lost = rank.await("LOST", LONG);
-            assertTrue(lost.contains("rank 1 at /127.0.0.1:") && lost.contains("is gone"), lost);
             assertEquals("OK shrunk allReduce data on 2 ranks", rank.await("OK shrunk", LONG));
             rank.await("GROWING", LONG);
         }
@@ -370,6 +356,20 @@ class SimMultiProcessTest {
             String message = rank.failure();
             assertTrue(message.contains("the sim serves through a tcp:// rendezvous only"), message);
         }
+    }
+
+    /** Kills rank 1 once it waits and the others call; returns the others once each lost it, naming it. */
+    private static List<ChildRank> killRankOne(List<ChildRank> ranks) {
+        List<ChildRank> survivors = new ArrayList<>(ranks);
+        ChildRank victim = survivors.remove(1);
+        victim.await("WAITING", LONG);
+        survivors.forEach(rank -> rank.await("CALLING", LONG));
+        victim.kill();
+        for (ChildRank rank : survivors) {
+            String lost = rank.await("LOST", LONG);
+            assertTrue(lost.contains("rank 1 at /127.0.0.1:") && lost.contains("is gone"), lost);
+        }
+        return survivors;
     }
 
     /** Starts ranks {@code size - 1} down to 0 (rank 0 last, so that its deadline is not spent on JVM starts). */

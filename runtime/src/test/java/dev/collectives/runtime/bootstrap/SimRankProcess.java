@@ -230,12 +230,8 @@ public final class SimRankProcess {
         allReduce(me, COUNT);
     }
 
-    private static void replace(JoinedRank me) throws InterruptedException {
-        if ("1".equals(System.getenv("COLLECTIVES_REPLACEMENT"))) {
-            say("REJOINED " + me.comm());
-            checkedAllReduce(me.comm(), me.stream(), "reformed");
-            return;
-        }
+    /** Rank 1 waits to be killed; the others' allreduce fails, naming it. */
+    private static void loseRankOne(JoinedRank me) throws InterruptedException {
         if (me.rank() == 1) {
             say("WAITING");
             RankProcess.waitToBeKilled();
@@ -247,6 +243,15 @@ public final class SimRankProcess {
         } catch (CollectivesException e) {
             say("LOST " + e.getMessage());
         }
+    }
+
+    private static void replace(JoinedRank me) throws InterruptedException {
+        if ("1".equals(System.getenv("COLLECTIVES_REPLACEMENT"))) {
+            say("REJOINED " + me.comm());
+            checkedAllReduce(me.comm(), me.stream(), "reformed");
+            return;
+        }
+        loseRankOne(me);
         try (Communicator reformed = me.comm().reform(java.time.Duration.ofSeconds(60));
                 Stream stream = reformed.createStream()) {
             say("REFORMED " + reformed);
@@ -286,17 +291,7 @@ public final class SimRankProcess {
             checkedAllReduce(me.comm(), me.stream(), "grown");
             return;
         }
-        if (me.rank() == 1) {
-            say("WAITING");
-            RankProcess.waitToBeKilled();
-        }
-        say("CALLING");
-        try {
-            allReduce(me, COUNT);
-            throw new AssertionError("rank " + me.rank() + "'s allreduce passed without rank 1");
-        } catch (CollectivesException e) {
-            say("LOST " + e.getMessage());
-        }
+        loseRankOne(me);
         try (Communicator shrunk = me.comm().shrink(1)) {
             checkedAllReduce(shrunk, me.stream(), "shrunk");
             say("GROWING");
