@@ -127,14 +127,22 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
      * which the survivors of a death form a new communicator with {@code config} ({@link #shrink}).
      */
     void watchJob(Rendezvous rendezvous, CommConfig config) {
-        joinConfig = config;
-        handle.watchJob(rendezvous);
+        watchJob(rendezvous, JobRanks.ofJob(rendezvous.size()), config);
     }
 
-    /** Takes the job over from {@code survivor}, as the communicator formed with the replacements of dead ranks. */
-    void takeJobOver(DeviceCommunicator survivor, CommConfig config) {
+    /** As {@link #watchJob(Rendezvous, CommConfig)}, for a communicator that holds {@code ranks} of the job. */
+    void watchJob(Rendezvous rendezvous, JobRanks ranks, CommConfig config) {
         joinConfig = config;
-        handle.takeJobOver(survivor.handle);
+        handle.watchJob(rendezvous, ranks);
+    }
+
+    /**
+     * Takes the job over from {@code before}, as the communicator that holds {@code ranks} of the job, formed with
+     * the replacements of dead ranks or the processes that joined.
+     */
+    void takeJobOver(DeviceCommunicator before, JobRanks ranks, CommConfig config) {
+        joinConfig = config;
+        handle.takeJobOver(before.handle, ranks);
     }
 
     /** The device index this rank runs on. */
@@ -484,7 +492,8 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
 
     private DeviceCommunicator shrunk(DeviceCommunicator child, ShrinkOrigin origin) {
         child.shrinkOrigin = origin;
-        child.handle.watchAsChildOf(handle, JobRanks.without(size, origin.excluded()), origin.toString());
+        child.handle.watchAsChildOf(
+                handle, ranks -> ranks.child(JobRanks.without(size, origin.excluded()), origin.toString()));
         origin.logFor(child);
         return child;
     }

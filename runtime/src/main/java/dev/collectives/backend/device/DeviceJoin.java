@@ -5,7 +5,9 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.UniqueId;
+import dev.collectives.runtime.bootstrap.AmongSurvivors;
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.Joined;
 import java.time.Duration;
 import java.util.Arrays;
@@ -70,6 +72,7 @@ final class DeviceJoin {
             CommConfig config,
             Duration timeout) {
         DeviceCommunicator comm;
+        JobRanks ranks;
         try {
             if (rendezvous.replacement()) {
                 int[] replaced = rendezvous.reunite(timeout); // where the survivors call reform
@@ -84,15 +87,18 @@ final class DeviceJoin {
                         System.Logger.Level.INFO,
                         () -> "joiner: rank " + rendezvous.rank() + " of " + grown + " joined the job at "
                                 + rendezvous.where());
+                AmongSurvivors live = AmongSurvivors.of(rendezvous);
+                comm = GrowInit.formGrown(library, live, null, device, config, timeout);
+                ranks = GrowInit.ranksOf(live);
+            } else {
+                comm = form(library, rendezvous, rank, size, device, config, timeout);
+                ranks = JobRanks.ofJob(size);
             }
-            comm = rendezvous.joining()
-                    ? GrowInit.formGrown(library, rendezvous, null, device, config, timeout)
-                    : form(library, rendezvous, rank, size, device, config, timeout);
         } catch (RuntimeException e) {
             rendezvous.close();
             throw e;
         }
-        comm.watchJob(rendezvous, config);
+        comm.watchJob(rendezvous, ranks, config);
         return comm;
     }
 

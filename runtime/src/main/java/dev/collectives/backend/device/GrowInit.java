@@ -1,17 +1,22 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.bootstrap.AmongSurvivors;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.Grow;
+import dev.collectives.runtime.spi.JobRanks;
 import java.time.Duration;
 
 /**
  * A growth of a job of processes: its ranks stop watching it, take in the processes that join through the job's
- * rendezvous ({@link Rendezvous#grow}), and all of them form a communicator of the larger size as they joined it
- * ({@link DeviceJoin#form}: a new unique id of rank 0, {@code CommInitRank(Config)} with the config the ranks joined
- * with). The processes that join come the same way through {@link DeviceJoin#joinJob}. The new communicator takes the
- * job over: it watches it, numbered as the job, and the one it grew from leaves the watch. Where the growth fails on
- * every rank, the job goes on at its size, watched again.
+ * rendezvous ({@link Rendezvous#grow}), and the live ranks of the job (in its order: the members, then the processes
+ * that joined, which take the job's numbers after its highest) form a communicator of the larger size as they joined
+ * it ({@link DeviceJoin#form}: a new unique id of its rank 0, {@code CommInitRank(Config)} with the config the ranks
+ * joined with). Where ranks of the job died before (it grows from a shrink's child), they meet among the survivors
+ * ({@link AmongSurvivors}) and the new ranks take the numbers after the communicator's size. The processes that join
+ * come the same way through {@link DeviceJoin#joinJob}. The new communicator takes the job over: it watches it,
+ * naming a rank in the job's numbering and in its own where the two differ, and the one it grew from leaves the
+ * watch. Where the growth fails on every rank, the job goes on at its size, watched again.
  */
 final class GrowInit {
     private GrowInit() {}
@@ -22,7 +27,7 @@ final class GrowInit {
             throw Grow.notPositive(member, added);
         }
         NativeComm handle = member.nativeComm();
-        if (!handle.watchesJob() || !handle.jobRanks().numberedAsTheJob()) {
+        if (!handle.watchesJob() || handle.jobRanks().madeBySplit()) {
             throw Grow.notTheJobs(member);
         }
         if (handle.isAborted()) {
@@ -30,9 +35,11 @@ final class GrowInit {
         }
         Rendezvous rendezvous = handle.growthRendezvous("grow: " + member);
         DeviceCommunicator grown;
+        AmongSurvivors live;
         try {
             rendezvous.grow(added, timeout);
-            grown = formGrown(member.library(), rendezvous, handle, member.device(), config, timeout);
+            live = AmongSurvivors.of(rendezvous);
+            grown = formGrown(member.library(), live, handle, member.device(), config, timeout);
         } catch (BootstrapException e) {
             if (e.jobGoesOn()) {
                 handle.watchJobAgain();
@@ -44,9 +51,14 @@ final class GrowInit {
             rendezvous.close();
             throw e;
         }
-        grown.takeJobOver(member, config);
+        grown.takeJobOver(member, ranksOf(live), config);
         Grow.logFor(grown, member.size(), path(member.library()));
         return grown;
+    }
+
+    /** The job's ranks that the communicator of {@code live} holds. */
+    static JobRanks ranksOf(AmongSurvivors live) {
+        return JobRanks.grown(live.jobRanks(), live.job().size());
     }
 
     /** How a grown communicator is formed, for its log line. */
@@ -57,20 +69,22 @@ final class GrowInit {
     }
 
     /**
-     * This rank's communicator of the job that grew through {@code rendezvous} (its rank and size there), from
+     * This rank's communicator of the {@code live} ranks of the job that grew (its rank and size among them), from
      * {@code parent}, the communicator it grew from (null on a process that joined): by {@code CommGrow} where the
      * library has it (rank 0 makes the grow's id, {@code CommGetUniqueId}, which reaches the processes that join
-     * through the rendezvous), else formed anew as at join ({@link DeviceJoin#form}).
+     * through the rendezvous), else formed anew as at join ({@link DeviceJoin#form}). Where no rank of the job died,
+     * the ranks meet through the job's rendezvous itself.
      */
     static DeviceCommunicator formGrown(
             NativeLibrary library,
-            Rendezvous rendezvous,
+            AmongSurvivors live,
             NativeComm parent,
             int device,
             CommConfig config,
             Duration timeout) {
-        int rank = rendezvous.rank();
-        int size = rendezvous.size();
+        Rendezvous rendezvous = live.numberedAsTheJob() ? live.job() : live;
+        int rank = live.rank();
+        int size = live.size();
         if (!library.has(NativeLibrary.Slots.COMM_GROW)) {
             return DeviceJoin.form(library, rendezvous, rank, size, device, config, timeout);
         }

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * The job of processes that this rank's joined communicator belongs to, watched through the rendezvous its ranks
@@ -56,13 +57,13 @@ final class JobWatch {
     }
 
     /**
-     * Watches the job through {@code rendezvous} for the job's own communicator (numbered as the job), which
-     * {@code onFailure} aborts behind; where the rendezvous cannot watch, closes it and returns {@link #NONE}.
+     * Watches the job through {@code rendezvous} for the job's own communicator, which holds {@code ranks} of it and
+     * which {@code onFailure} aborts behind; where the rendezvous cannot watch, closes it and returns {@link #NONE}.
      */
-    static Watched start(Rendezvous rendezvous, Runnable onFailure) {
+    static Watched start(Rendezvous rendezvous, JobRanks ranks, Runnable onFailure) {
         Watched joined = NONE;
         try {
-            joined = new JobWatch(rendezvous).join(JobRanks.ofJob(rendezvous.size()), onFailure, true);
+            joined = new JobWatch(rendezvous).join(ranks, onFailure, true);
         } finally {
             if (joined == NONE) {
                 rendezvous.close();
@@ -171,16 +172,19 @@ final class JobWatch {
         }
 
         /**
-         * The part of a child that holds {@code here} (ranks of this communicator, in the child's order), made as
-         * {@code origin} says, which {@code onFailure} aborts behind; {@link #NONE} where this job is not watched.
+         * The part of a child whose ranks {@code childOf} tells from this communicator's, which {@code onFailure}
+         * aborts behind; {@link #NONE} where this job is not watched.
          */
-        Watched child(int[] here, String origin, Runnable onFailure) {
-            return rendezvous == null ? NONE : join(ranks.child(here, origin), onFailure, false);
+        Watched child(UnaryOperator<JobRanks> childOf, Runnable onFailure) {
+            return rendezvous == null ? NONE : join(childOf.apply(ranks), onFailure, false);
         }
 
-        /** The part of the communicator that the survivors formed anew with the replacements of the dead ranks. */
-        Watched reformed(Runnable onFailure) {
-            return rendezvous == null ? NONE : join(JobRanks.ofJob(rendezvous.size()), onFailure, true);
+        /**
+         * The part of the job's own communicator formed anew, which holds {@code ranks} of the job: the survivors with
+         * the replacements of the dead ranks, or the ranks with the processes that joined.
+         */
+        Watched reformed(JobRanks ranks, Runnable onFailure) {
+            return rendezvous == null ? NONE : join(ranks, onFailure, true);
         }
 
         /** Why the job failed, as it concerns this communicator, once the rendezvous said so. */

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * One communicator's native handle ({@code ncclComm_t}/{@code mcclComm_t}) and the states it goes through: open;
@@ -113,25 +114,26 @@ final class NativeComm {
      * Keeps {@code rendezvous} open as this communicator's job watch (or closes it, where it cannot watch): a job
      * failure it reports aborts the communicator behind, and every failure this rank meets from then on names it.
      */
-    void watchJob(Rendezvous rendezvous) {
-        job = JobWatch.start(rendezvous, this::abortBehind);
+    void watchJob(Rendezvous rendezvous, JobRanks ranks) {
+        job = JobWatch.start(rendezvous, ranks, this::abortBehind);
     }
 
     /**
-     * Shares {@code parent}'s job watch as its child that holds {@code here} (the parent's ranks, in this one's
-     * order), made as {@code origin} says: news of the job that concerns a rank it holds aborts it behind.
+     * Shares {@code parent}'s job watch as its child, whose ranks {@code childOf} tells from the parent's (a split's,
+     * a shrink's): news of the job that concerns a rank it holds aborts it behind.
      */
-    void watchAsChildOf(NativeComm parent, int[] here, String origin) {
-        job = parent.job.child(here, origin, this::abortBehind);
+    void watchAsChildOf(NativeComm parent, UnaryOperator<JobRanks> childOf) {
+        job = parent.job.child(childOf, this::abortBehind);
     }
 
     /**
-     * The job passes from {@code survivor}, aborted after a death, to this communicator, which the survivors formed
-     * with the replacements of the dead ranks: this one watches it, and {@code survivor} leaves the watch.
+     * The job passes from {@code before} to this communicator, which holds {@code ranks} of the job: the survivors
+     * formed it with the replacements of the dead ranks, or the ranks with the processes that joined. This one
+     * watches the job, and {@code before} leaves the watch.
      */
-    void takeJobOver(NativeComm survivor) {
-        job = survivor.job.reformed(this::abortBehind);
-        survivor.job.leave();
+    void takeJobOver(NativeComm before, JobRanks ranks) {
+        job = before.job.reformed(ranks, this::abortBehind);
+        before.job.leave();
     }
 
     /**

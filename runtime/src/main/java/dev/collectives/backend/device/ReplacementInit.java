@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.Reform;
 import java.time.Duration;
 
@@ -35,7 +36,7 @@ final class ReplacementInit {
             rendezvous.close();
             throw e;
         }
-        reformed.takeJobOver(survivor, config);
+        reformed.takeJobOver(survivor, JobRanks.ofJob(rendezvous.size()), config);
         Reform.logFor(reformed, replaced);
         return reformed;
     }

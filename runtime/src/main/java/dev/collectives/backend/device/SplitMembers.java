@@ -41,7 +41,7 @@ final class SplitMembers {
             child.close();
             throw e;
         }
-        child.nativeComm().watchAsChildOf(parent.nativeComm(), here, "split with color " + color);
+        child.nativeComm().watchAsChildOf(parent.nativeComm(), ranks -> ranks.split(here, color));
         return child;
     }
 

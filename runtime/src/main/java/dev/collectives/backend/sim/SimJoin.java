@@ -4,7 +4,9 @@ import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.bootstrap.AmongSurvivors;
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.Joined;
 import java.security.SecureRandom;
 import java.util.Arrays;
@@ -39,6 +41,7 @@ final class SimJoin {
 
     static JoinedRank join(Bootstrap bootstrap) {
         Rendezvous rendezvous = bootstrap.rendezvous();
+        JobRanks ranks = null;
         boolean keep = false;
         byte[] id;
         SimConfig config;
@@ -48,6 +51,9 @@ final class SimJoin {
             }
             if (rendezvous.joining()) {
                 rendezvous.grow(0, bootstrap.timeout()); // where the ranks call grow; it gives this rank its number
+                AmongSurvivors live = AmongSurvivors.of(rendezvous); // the job's ranks that died are not in it
+                ranks = JobRanks.grown(live.jobRanks(), live.job().size());
+                rendezvous = live.numberedAsTheJob() ? live.job() : live;
             }
             rendezvous.agree("backend", SimBackend.NAME);
             try {
@@ -58,7 +64,8 @@ final class SimJoin {
             }
             if (!inOneProcess(rendezvous, config)) {
                 requireServable(bootstrap, rendezvous);
-                SimCommunicator comm = overWire(rendezvous.rank(), config, rendezvous);
+                SimCommunicator comm = overWire(
+                        rendezvous.rank(), config, rendezvous, ranks != null ? ranks : JobRanks.ofJob(config.ranks()));
                 keep = true;
                 return new Joined(comm, comm.defaultStream(), bootstrap.localRank(), bootstrap.device());
             }
@@ -85,18 +92,19 @@ final class SimJoin {
     }
 
     /**
-     * Rank {@code rank} of the job that the survivors of a death reform with the replacements of the dead ranks,
-     * which join it as they would the job ({@link #join}): they agree on the backend and the settings, and talk over
-     * a wire of their own through {@code rendezvous}.
+     * Rank {@code rank} of the job that the survivors of a death reform with the replacements of the dead ranks, or
+     * that the ranks grew with the processes that joined, which join it as they would the job ({@link #join}): they
+     * agree on the backend and the settings, and talk over a wire of their own through {@code rendezvous}; the
+     * communicator holds {@code ranks} of the job.
      */
-    static SimCommunicator rejoin(int rank, SimConfig config, Rendezvous rendezvous) {
+    static SimCommunicator rejoin(int rank, SimConfig config, Rendezvous rendezvous, JobRanks ranks) {
         rendezvous.agree("backend", SimBackend.NAME);
         inOneProcess(rendezvous, config); // never: a process died
-        return overWire(rank, config, rendezvous);
+        return overWire(rank, config, rendezvous, ranks);
     }
 
-    private static SimCommunicator overWire(int rank, SimConfig config, Rendezvous rendezvous) {
-        return new SimCommunicator(rank, config, new WireGroup(config, rank, rendezvous), new Ledger());
+    private static SimCommunicator overWire(int rank, SimConfig config, Rendezvous rendezvous, JobRanks ranks) {
+        return new SimCommunicator(rank, config, new WireGroup(config, rank, rendezvous, ranks), new Ledger());
     }
 
     /**

@@ -1,7 +1,9 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.runtime.bootstrap.AmongSurvivors;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.Grow;
+import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.Reform;
 import java.time.Duration;
 
@@ -10,8 +12,10 @@ import java.time.Duration;
  * processes started in the places of the dead ranks through the job's rendezvous ({@link Rendezvous#reunite}), and
  * all of them form the job anew over a wire of their own ({@link SimJoin#rejoin}). Every communicator left on the
  * old wire (the survivors' and their children) fails from then on, saying so. A growth goes the same way: the ranks'
- * wire takes part in it in the same round ({@link Rendezvous#grow}), and the ranks and the processes that joined form
- * the grown job over a wire of their own; where the growth fails, the old wire goes on.
+ * wire takes part in it in the same round ({@link Rendezvous#grow}), and the job's live ranks (the members and the
+ * processes that joined, in the job's order) form the grown job over a wire of their own; where ranks of the job died
+ * before (it grows from a shrink's child), they meet among the survivors ({@link AmongSurvivors}), and the processes
+ * that joined take the numbers after the communicator's size. Where the growth fails, the old wire goes on.
  */
 final class SimReform {
     private SimReform() {}
@@ -27,7 +31,8 @@ final class SimReform {
         Rendezvous rendezvous = job.stopForReform(timeout);
         try {
             int[] replaced = rendezvous.reunite(timeout);
-            SimCommunicator reformed = SimJoin.rejoin(survivor.rank(), group.config(), rendezvous);
+            SimCommunicator reformed =
+                    SimJoin.rejoin(survivor.rank(), group.config(), rendezvous, JobRanks.ofJob(rendezvous.size()));
             Reform.logFor(reformed, replaced);
             return reformed;
         } catch (RuntimeException e) {
@@ -41,7 +46,7 @@ final class SimReform {
         if (added < 1) {
             throw Grow.notPositive(member, added);
         }
-        if (!(group instanceof WireGroup job) || !job.isJobGroup()) {
+        if (!(group instanceof WireGroup job) || !job.growsTheJob()) {
             throw Grow.notTheJobs(member);
         }
         if (group.isAborted()) {
@@ -49,10 +54,15 @@ final class SimReform {
         }
         Rendezvous rendezvous = job.grow(added, timeout); // a failure that leaves the job as it was is thrown here
         try {
+            AmongSurvivors live = AmongSurvivors.of(rendezvous);
             SimConfig config = group.config();
             // ranks on one node (the default) stay on one node; a launcher's ranks per node stay what it said
-            int perNode = config.ranksPerNode() == config.ranks() ? rendezvous.size() : config.ranksPerNode();
-            SimCommunicator grown = SimJoin.rejoin(member.rank(), config.child(rendezvous.size(), perNode), rendezvous);
+            int perNode = config.ranksPerNode() == config.ranks() ? live.size() : config.ranksPerNode();
+            SimCommunicator grown = SimJoin.rejoin(
+                    live.rank(),
+                    config.child(live.size(), perNode),
+                    live.numberedAsTheJob() ? live.job() : live,
+                    JobRanks.grown(live.jobRanks(), live.job().size()));
             Grow.logFor(grown, member.size(), "through the job's rendezvous");
             return grown;
         } catch (RuntimeException e) {

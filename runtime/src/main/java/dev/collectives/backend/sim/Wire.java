@@ -290,7 +290,6 @@ final class Wire {
             added = growBy;
             timeout = growTimeout;
         }
-        int before = rendezvous.size();
         try {
             rendezvous.grow(added, timeout);
         } catch (BootstrapException e) {
@@ -304,8 +303,8 @@ final class Wire {
             }
             return false;
         }
-        handOver("the job grew from " + before + " to " + rendezvous.size() + " ranks; this communicator is left over"
-                + " from before");
+        handOver("the job grew by " + added + (added == 1 ? " process" : " processes") + "; this communicator is left"
+                + " over from before");
         return true;
     }
 

@@ -76,14 +76,17 @@ final class WireGroup extends CommGroup {
     /** Why the wire broke, or null: then not even a shrink can meet the others. Guarded by this group's monitor. */
     private String brokenLink;
 
-    /** Rank {@code rank} of the job's communicator: opens the wire over {@code rendezvous}. */
-    WireGroup(SimConfig config, int rank, Rendezvous rendezvous) {
+    /**
+     * Rank {@code rank} of the job's communicator, which holds {@code jobRanks} of the job (all of them, but where the
+     * job grew after ranks died): opens the wire over {@code rendezvous}, numbered as the communicator.
+     */
+    WireGroup(SimConfig config, int rank, Rendezvous rendezvous, JobRanks jobRanks) {
         super(config);
         this.id = JOB_GROUP;
         this.rank = rank;
         this.wireRanks = IntStream.range(0, config.ranks()).toArray();
         this.groupRanks = wireRanks.clone();
-        this.jobRanks = JobRanks.ofJob(config.ranks());
+        this.jobRanks = jobRanks;
         this.groups = new WireGroups();
         this.wire = new Wire(rendezvous, groups);
         groups.attach(this);
@@ -91,15 +94,15 @@ final class WireGroup extends CommGroup {
     }
 
     /**
-     * Rank {@code rank} of the child {@code id} of {@code parent} that holds {@code members} (ranks there), made as
-     * {@code origin} says ("split with color 1").
+     * Rank {@code rank} of the child {@code id} of {@code parent} that holds {@code members} (ranks there), which are
+     * {@code jobRanks} of the job.
      */
-    private WireGroup(WireGroup parent, long id, List<Integer> members, int rank, String origin) {
+    private WireGroup(WireGroup parent, long id, List<Integer> members, int rank, JobRanks jobRanks) {
         super(parent.childConfig(members));
         this.id = id;
         this.rank = rank;
         this.wireRanks = members.stream().mapToInt(m -> parent.wireRanks[m]).toArray();
-        this.jobRanks = parent.jobRanks.child(members.stream().mapToInt(m -> m).toArray(), origin);
+        this.jobRanks = jobRanks;
         this.groupRanks = new int[parent.groupRanks.length];
         Arrays.fill(groupRanks, -1);
         for (int r = 0; r < wireRanks.length; r++) {
@@ -113,9 +116,17 @@ final class WireGroup extends CommGroup {
         return id;
     }
 
-    /** Whether this is the job's communicator, not a child of split or shrink. */
+    /** Whether this is the job's communicator, numbered as the job: not a child, nor grown after ranks died. */
     boolean isJobGroup() {
-        return id == JOB_GROUP;
+        return id == JOB_GROUP && jobRanks.numberedAsTheJob();
+    }
+
+    /**
+     * Whether the job may grow from this communicator: the job's, or one that its survivors shrank or grew; not a
+     * split's child, which holds a part of the job.
+     */
+    boolean growsTheJob() {
+        return !jobRanks.madeBySplit();
     }
 
     /** Stops the job's wire for a reform, once every survivor asks it ({@link Wire#stopForReform}). */
@@ -250,18 +261,25 @@ final class WireGroup extends CommGroup {
             return members == null
                     ? null
                     : attachChild(
-                            "split #" + meeting.key.seq() + " color " + color, members, "split with color " + color);
+                            "split #" + meeting.key.seq() + " color " + color,
+                            members,
+                            jobRanks.split(indices(members), color));
         }
         if (meeting.key.space() == SHRINK) {
             int[] excluded = meeting.excused.stream().toArray();
             String origin = new ShrinkOrigin(rank, size(), excluded, SimCommunicator.SHRINK_PATH).toString();
-            return attachChild(meeting.what, survivors(size(), meeting.excused), origin);
+            List<Integer> members = survivors(size(), meeting.excused);
+            return attachChild(meeting.what, members, jobRanks.child(indices(members), origin));
         }
         return null;
     }
 
-    private Member attachChild(String call, List<Integer> members, String origin) {
-        WireGroup child = new WireGroup(this, childId(call), members, members.indexOf(rank), origin);
+    private static int[] indices(List<Integer> members) {
+        return members.stream().mapToInt(m -> m).toArray();
+    }
+
+    private Member attachChild(String call, List<Integer> members, JobRanks childRanks) {
+        WireGroup child = new WireGroup(this, childId(call), members, members.indexOf(rank), childRanks);
         groups.attach(child);
         return new Member(child, child.rank);
     }

@@ -29,14 +29,15 @@ public final class Grow {
 
     /**
      * Refuses to grow {@code member}, which is not the communicator of a job of processes joined through a
-     * {@code tcp://} rendezvous (its ranks are threads of one process, or it is a child of split or shrink).
+     * {@code tcp://} rendezvous, nor one that its survivors shrank or grew (its ranks are threads of one process, or
+     * a split made it: it holds a part of the job).
      */
     public static CollectivesException notTheJobs(Communicator member) {
         return CollectivesException.usage(
                 member.rank(),
                 "grow: " + member + " cannot take in processes that join: only the communicator of a job of"
-                        + " processes joined through a tcp:// rendezvous can (not one of threads of one process, nor a"
-                        + " child of split or shrink)");
+                        + " processes joined through a tcp:// rendezvous can, or one that its survivors shrank or grew"
+                        + " (not one of threads of one process, nor a child of split, which holds a part of the job)");
     }
 
     /** Logs {@code grown}, {@code before} ranks before: "grow: sim rank 0/4 from 2 ranks, formed through the job's rendezvous". */

@@ -24,25 +24,52 @@ public final class JobRanks {
     private final int[] ranks;
     /** How the communicator came to number its ranks, for messages ("split with color 1"); null for the job's. */
     private final String origin;
+    /** Whether a split made it or one it descends from: it holds a part of the job that the job cannot grow. */
+    private final boolean madeBySplit;
 
-    private JobRanks(int[] ranks, String origin) {
+    private JobRanks(int[] ranks, String origin, boolean madeBySplit) {
         this.ranks = ranks;
         this.origin = origin;
+        this.madeBySplit = madeBySplit;
     }
 
     /** A communicator of every rank of a job of {@code size}, numbered as the job. */
     public static JobRanks ofJob(int size) {
-        return new JobRanks(IntStream.range(0, size).toArray(), null);
+        return new JobRanks(IntStream.range(0, size).toArray(), null, false);
+    }
+
+    /**
+     * The communicator that the live ranks of a job of {@code jobSize} numbers formed when it grew: they are
+     * {@code live} (the job's numbers, in order), without those of ranks that died before ("grown without the job's
+     * rank 2"), and numbered as the job where none did.
+     */
+    public static JobRanks grown(int[] live, int jobSize) {
+        if (live.length == jobSize) {
+            return ofJob(jobSize);
+        }
+        int[] gone = IntStream.range(0, jobSize)
+                .filter(r -> Arrays.binarySearch(live, r) < 0)
+                .toArray();
+        return new JobRanks(live.clone(), "grown without the job's " + ShrinkOrigin.ranks(gone), false);
     }
 
     /**
      * A child of this communicator that holds {@code here} (ranks of this communicator, in the child's order), made
-     * as {@code origin} says ("split with color 1", a {@link ShrinkOrigin}'s words).
+     * as {@code origin} says (a {@link ShrinkOrigin}'s words).
      */
     public JobRanks child(int[] here, String origin) {
+        return child(here, origin, madeBySplit);
+    }
+
+    /** The child of this communicator's split with {@code color} that holds {@code here}, as {@link #child}. */
+    public JobRanks split(int[] here, int color) {
+        return child(here, "split with color " + color, true);
+    }
+
+    private JobRanks child(int[] here, String origin, boolean split) {
         int[] job = Arrays.stream(here).map(r -> ranks[r]).toArray();
         boolean asTheJob = job.length == ranks.length && Arrays.equals(job, ranks) && this.origin == null;
-        return new JobRanks(job, asTheJob ? null : origin);
+        return new JobRanks(job, asTheJob ? null : origin, split);
     }
 
     /** The ranks of this communicator that remain once {@code excluded} (sorted) are left out, in order. */
@@ -55,6 +82,14 @@ public final class JobRanks {
     /** Whether the communicator numbers its ranks as the job does: the job's own, or a child that holds them all so. */
     public boolean numberedAsTheJob() {
         return origin == null;
+    }
+
+    /**
+     * Whether a split made the communicator, or one it descends from: the job grows from its own communicator, or from
+     * one that its survivors shrank or grew, which hold every rank of the job that is alive.
+     */
+    public boolean madeBySplit() {
+        return madeBySplit;
     }
 
     /** The number of ranks of the communicator. */

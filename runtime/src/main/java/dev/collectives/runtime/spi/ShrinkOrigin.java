@@ -27,7 +27,7 @@ public record ShrinkOrigin(int parentRank, int parentSize, int[] excluded, Strin
     }
 
     /** "rank 1", "ranks 1, 3". */
-    private static String ranks(int[] ranks) {
+    static String ranks(int[] ranks) {
         return (ranks.length == 1 ? "rank " : "ranks ")
                 + Arrays.stream(ranks).mapToObj(Integer::toString).collect(Collectors.joining(", "));
     }

@@ -10,11 +10,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.BootstrapException;
 import dev.collectives.runtime.RendezvousEndpoint;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -104,7 +109,7 @@ class GrowRendezvousTest {
                     memberOfServer(endpoint, thread, 2, TIMEOUT).build().rendezvous()) {
                 List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
                 assertTrue(member.watch(heard::add));
-                assertEquals(java.util.Optional.empty(), member.unwatch());
+                assertEquals(Optional.empty(), member.unwatch());
                 member.grow(1, TIMEOUT);
                 String outcome = "rank " + member.rank() + ": " + gathered(member);
                 assertTrue(member.watch(heard::add));
@@ -118,6 +123,64 @@ class GrowRendezvousTest {
                     outcomes.get(rank).get(),
                     "rank " + rank);
         }
+    }
+
+    /**
+     * A job of 4 whose rank 2 died: its survivors met (as they do to shrink it away) and watch again, then grow the job
+     * by 1. The process that joins takes the job's number after its highest, 4; the live ranks meet as ranks 0 to 3.
+     */
+    @Test
+    void aJobThatLostARankGrowsAndTheJoinerTakesTheNumberAfterTheJobsHighest() {
+        serve(4, JobServer.DEFAULT_HEARTBEAT_TIMEOUT);
+        CountDownLatch watching = new CountDownLatch(3);
+        CountDownLatch watchingAgain = new CountDownLatch(3);
+        List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(5, thread -> () -> {
+            if (thread == 2) {
+                try (Socket doomed = RankThreadsForTests.admittedAs(port, 2, 4)) {
+                    await(watching); // then its connection ends unsaid
+                }
+                return "gone";
+            }
+            if (thread == 4) {
+                await(watchingAgain);
+                try (Rendezvous joining = joiner(RankThreadsForTests.TOKEN).rendezvous()) {
+                    assertEquals(5, joining.grow(0, TIMEOUT));
+                    return "job's rank " + joining.rank() + ": " + gatheredAmongTheLive(joining);
+                }
+            }
+            try (Rendezvous member =
+                    memberOfServer(endpoint, thread, 4, TIMEOUT).build().rendezvous()) {
+                BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+                assertTrue(member.watch(heard::offer));
+                watching.countDown();
+                String death = heard.poll(60, TimeUnit.SECONDS);
+                assertTrue(death != null && death.startsWith("rank 2 at "), death);
+                assertEquals(Optional.empty(), member.resumeAmongSurvivors());
+                assertTrue(member.watch(heard::offer)); // the survivors' communicator watches the job
+                watchingAgain.countDown();
+                server.awaitJoining(1);
+                assertEquals(Optional.empty(), member.unwatch());
+                assertEquals(5, member.grow(1, TIMEOUT));
+                return "job's rank " + member.rank() + ": " + gatheredAmongTheLive(member);
+            }
+        });
+        for (int rank : new int[] {0, 1, 3, 4}) {
+            int here = rank < 2 ? rank : rank - 1;
+            assertEquals(
+                    "job's rank " + rank + ": rank " + here + " of 4, the job's [0, 1, 3, 4], gathered [10, 11, 12,"
+                            + " 13]",
+                    outcomes.get(rank).get(),
+                    "rank " + rank);
+        }
+    }
+
+    private static String gatheredAmongTheLive(Rendezvous job) {
+        AmongSurvivors live = AmongSurvivors.of(job);
+        byte[][] all = live.allGather(new byte[] {(byte) (10 + live.rank())});
+        List<Integer> values = new ArrayList<>();
+        Arrays.stream(all).forEach(value -> values.add((int) value[0]));
+        return "rank " + live.rank() + " of " + live.size() + ", the job's " + Arrays.toString(live.jobRanks())
+                + ", gathered " + values;
     }
 
     @Test

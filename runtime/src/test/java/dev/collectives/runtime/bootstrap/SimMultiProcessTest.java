@@ -120,15 +120,7 @@ class SimMultiProcessTest {
     @ValueSource(ints = {2, 3})
     void theSurvivorsOfAKilledRankReformTheJobWithItsReplacement(int size) {
         List<ChildRank> ranks = job(size, Map.of("COLLECTIVES_SIM_TIMEOUT", "60s"), "replace");
-        List<ChildRank> survivors = new ArrayList<>(ranks);
-        ChildRank victim = survivors.remove(1);
-        victim.await("WAITING", LONG);
-        survivors.forEach(rank -> rank.await("CALLING", LONG));
-        victim.kill();
-        for (ChildRank rank : survivors) {
-            String lost = rank.await("LOST", LONG);
-            assertTrue(lost.contains("rank 1 at /127.0.0.1:") && lost.contains("is gone"), lost);
-        }
+        List<ChildRank> survivors = killRankOne(ranks);
         ChildRank replacement =
                 start(1, size, Map.of("COLLECTIVES_SIM_TIMEOUT", "60s", "COLLECTIVES_REPLACEMENT", "1"), "replace");
         assertTrue(replacement.await("REJOINED", LONG).startsWith("REJOINED sim communicator, rank 1 of " + size));
@@ -167,6 +159,33 @@ class SimMultiProcessTest {
             assertEquals("OK shrunk allReduce data on " + (size - 1) + " ranks", member.await("OK shrunk", LONG));
         }
         for (ChildRank rank : all) {
+            rank.await("DONE", LONG);
+            rank.awaitExit(0);
+        }
+    }
+
+    /**
+     * A job of 3 whose rank 1 was killed shrinks it away, then grows by a process that joins: it takes the number
+     * after the communicator's size, 2 (the job's 3, after its highest), and every rank allreduces on the grown one.
+     */
+    @Test
+    void theSurvivorsOfAKilledRankShrinkThenGrowByAProcessThatJoins() {
+        List<ChildRank> ranks = job(3, Map.of("COLLECTIVES_SIM_TIMEOUT", "60s"), "shrink-grow");
+        List<ChildRank> survivors = killRankOne(ranks);
+        for (ChildRank rank : survivors) {
+            assertEquals("OK shrunk allReduce data on 2 ranks", rank.await("OK shrunk", LONG));
+            rank.await("GROWING", LONG);
+        }
+        ChildRank joiner = startJoiner(Map.of("COLLECTIVES_SIM_TIMEOUT", "60s"), "shrink-grow");
+        assertTrue(joiner.await("JOINED", LONG).startsWith("JOINED sim communicator, rank 2 of 3"));
+        for (int r = 0; r < 2; r++) {
+            String grew = survivors.get(r).await("GREW", LONG);
+            assertTrue(grew.startsWith("GREW sim communicator, rank " + r + " of 3"), grew);
+        }
+        List<ChildRank> grown = new ArrayList<>(survivors);
+        grown.add(joiner);
+        for (ChildRank rank : grown) {
+            assertEquals("OK grown allReduce data on 3 ranks", rank.await("OK grown", LONG));
             rank.await("DONE", LONG);
             rank.awaitExit(0);
         }
@@ -339,6 +358,20 @@ class SimMultiProcessTest {
         }
     }
 
+    /** Kills rank 1 once it waits and the others call; returns the others once each lost it, naming it. */
+    private static List<ChildRank> killRankOne(List<ChildRank> ranks) {
+        List<ChildRank> survivors = new ArrayList<>(ranks);
+        ChildRank victim = survivors.remove(1);
+        victim.await("WAITING", LONG);
+        survivors.forEach(rank -> rank.await("CALLING", LONG));
+        victim.kill();
+        for (ChildRank rank : survivors) {
+            String lost = rank.await("LOST", LONG);
+            assertTrue(lost.contains("rank 1 at /127.0.0.1:") && lost.contains("is gone"), lost);
+        }
+        return survivors;
+    }
+
     /** Starts ranks {@code size - 1} down to 0 (rank 0 last, so that its deadline is not spent on JVM starts). */
     private List<ChildRank> job(int size, Map<String, String> settings, String mode, int... absent) {
         List<ChildRank> ranks = new ArrayList<>();
@@ -353,12 +386,17 @@ class SimMultiProcessTest {
 
     /** A process that joins the running job at its next growth, in mode {@code grow}. */
     private ChildRank startJoiner(Map<String, String> settings) {
+        return startJoiner(settings, "grow");
+    }
+
+    /** A process that joins the running job at its next growth, in {@code mode}. */
+    private ChildRank startJoiner(Map<String, String> settings, String mode) {
         Map<String, String> variables = new HashMap<>(settings);
         variables.put("COLLECTIVES_JOINING", "1");
         variables.put("COLLECTIVES_RENDEZVOUS", endpoint);
         variables.put("COLLECTIVES_JOB_TOKEN", TOKEN);
         variables.putIfAbsent("COLLECTIVES_BOOTSTRAP_TIMEOUT", "30s");
-        ChildRank child = ChildRank.start("joiner " + children.size(), SimRankProcess.class, variables, "grow");
+        ChildRank child = ChildRank.start("joiner " + children.size(), SimRankProcess.class, variables, mode);
         children.add(child);
         return child;
     }

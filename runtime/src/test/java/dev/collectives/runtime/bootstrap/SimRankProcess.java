@@ -36,6 +36,9 @@ import java.util.function.IntUnaryOperator;
  *   {@code COLLECTIVES_JOINING=1}, which join at once), allreduces on the grown communicator, then shrinks the
  *   highest rank away and allreduces on the child; with {@code GROW_WITHIN} (ms) the growth may fail, and the ranks
  *   then allreduce on the job's communicator at its size;</li>
+ *   <li>{@code shrink-grow}: rank 1 waits to be killed; the others' allreduce fails naming it, they shrink it away,
+ *   allreduce on the child, grow it by 1 process (started with {@code COLLECTIVES_JOINING=1}, which allreduces at
+ *   once) and allreduce on the grown communicator;</li>
  *   <li>{@code abort}: rank 0 aborts the communicator, then every rank calls an allreduce;</li>
  *   <li>{@code split}: children of the even and of the odd ranks, an allgather on each, a split with no color on
  *   all ranks but 0, then an allreduce on the job's communicator;</li>
@@ -89,6 +92,7 @@ public final class SimRankProcess {
             case "hang-rank-0" -> hang(me, 0);
             case "replace" -> replace(me);
             case "grow" -> grow(me);
+            case "shrink-grow" -> shrinkThenGrow(me);
             case "abort" -> abort(me);
             case "split" -> split(me);
             case "split-hang" -> splitHang(me);
@@ -226,12 +230,8 @@ public final class SimRankProcess {
         allReduce(me, COUNT);
     }
 
-    private static void replace(JoinedRank me) throws InterruptedException {
-        if ("1".equals(System.getenv("COLLECTIVES_REPLACEMENT"))) {
-            say("REJOINED " + me.comm());
-            checkedAllReduce(me.comm(), me.stream(), "reformed");
-            return;
-        }
+    /** Rank 1 waits to be killed; the others' allreduce fails, naming it. */
+    private static void loseRankOne(JoinedRank me) throws InterruptedException {
         if (me.rank() == 1) {
             say("WAITING");
             RankProcess.waitToBeKilled();
@@ -243,6 +243,15 @@ public final class SimRankProcess {
         } catch (CollectivesException e) {
             say("LOST " + e.getMessage());
         }
+    }
+
+    private static void replace(JoinedRank me) throws InterruptedException {
+        if ("1".equals(System.getenv("COLLECTIVES_REPLACEMENT"))) {
+            say("REJOINED " + me.comm());
+            checkedAllReduce(me.comm(), me.stream(), "reformed");
+            return;
+        }
+        loseRankOne(me);
         try (Communicator reformed = me.comm().reform(java.time.Duration.ofSeconds(60));
                 Stream stream = reformed.createStream()) {
             say("REFORMED " + reformed);
@@ -274,6 +283,23 @@ public final class SimRankProcess {
             say("GREW " + grown);
             checkedAllReduce(grown, stream, "grown");
             shrinkAway(grown, stream);
+        }
+    }
+
+    private static void shrinkThenGrow(JoinedRank me) throws InterruptedException {
+        if ("1".equals(System.getenv("COLLECTIVES_JOINING"))) {
+            checkedAllReduce(me.comm(), me.stream(), "grown");
+            return;
+        }
+        loseRankOne(me);
+        try (Communicator shrunk = me.comm().shrink(1)) {
+            checkedAllReduce(shrunk, me.stream(), "shrunk");
+            say("GROWING");
+            try (Communicator grown = shrunk.grow(1, java.time.Duration.ofSeconds(60));
+                    Stream stream = grown.createStream()) {
+                say("GREW " + grown);
+                checkedAllReduce(grown, stream, "grown");
+            }
         }
     }
 

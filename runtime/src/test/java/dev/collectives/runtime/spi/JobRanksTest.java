@@ -65,4 +65,21 @@ class JobRanksTest {
                         + "connection ended while the job ran",
                 again.named(GONE));
     }
+
+    @Test
+    void aCommunicatorGrownAfterADeathNamesTheJobsRankAndItsOwnAndASplitsChildDoesNotGrow() {
+        JobRanks grown = JobRanks.grown(new int[] {0, 1, 3, 4}, 5);
+        assertEquals("ranks [0, 1, 3, 4] of the job, grown without the job's rank 2", grown.toString());
+        assertEquals(
+                "rank 4 of the job (rank 3 of this communicator, grown without the job's rank 2) at /127.0.0.1:41004"
+                        + " is gone: its connection ended while the job ran",
+                grown.named("rank 4 at /127.0.0.1:41004 is gone: its connection ended while the job ran"));
+        assertTrue(JobRanks.grown(new int[] {0, 1, 2}, 3).numberedAsTheJob(), "none died: numbered as the job");
+        JobRanks shrunk = grown.child(JobRanks.without(4, new int[] {3}), "shrunk without rank 3");
+        assertFalse(shrunk.madeBySplit());
+        assertTrue(job.split(new int[] {0, 1, 2, 3}, 0).madeBySplit(), "even a split that holds every rank");
+        assertTrue(job.split(new int[] {0, 2}, 0)
+                .child(new int[] {0}, "shrunk without rank 1")
+                .madeBySplit());
+    }
 }
