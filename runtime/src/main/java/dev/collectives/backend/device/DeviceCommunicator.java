@@ -428,11 +428,16 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
 
     private DeviceCommunicator shrinkLeavingOut(int[] excluded) {
         if (handle.isAborted()) {
-            Rendezvous survivors = handle.survivorsRendezvous("shrink");
-            long abortReturned = System.nanoTime();
             SurvivorsInit.Formed formed = SurvivorsInit.form(
-                    library, survivors, handle.jobRanks(), rank, excluded, device, joinConfig, handle.waits());
-            logFormingTimes(abortReturned, formed);
+                    library,
+                    handle.survivorsRendezvous("shrink"),
+                    handle.jobRanks(),
+                    rank,
+                    excluded,
+                    device,
+                    joinConfig,
+                    handle.waits());
+            logFormingTimes(formed);
             String path = "formed anew among the survivors through the job's rendezvous";
             return shrunk(
                     child(formed.handle(), formed.rank(), formed.size()), new ShrinkOrigin(rank, size, excluded, path));
@@ -454,19 +459,17 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     }
 
     /**
-     * Where the time from hearing of a death to the survivors' communicator went, at INFO: the old communicator's
-     * abort, the survivors' meeting (agreement and unique id), the library's init.
+     * Where the time from hearing of a death to the survivors' communicator went, at INFO: the survivors' meeting
+     * (agreement and unique id), the library's init.
      */
-    private void logFormingTimes(long abortReturned, SurvivorsInit.Formed formed) {
+    private void logFormingTimes(SurvivorsInit.Formed formed) {
         long now = System.nanoTime();
         LOG.log(
                 System.Logger.Level.INFO,
                 () -> "shrink: rank " + rank + " formed the survivors' communicator of " + formed.size() + " ranks "
-                        + millis(now - handle.abortedNanos()) + " after hearing of the death: "
-                        + library.dialect.ccl("CommAbort") + " returned after "
-                        + millis(abortReturned - handle.abortedNanos()) + ", the survivors met in "
-                        + millis(formed.agreedNanos() - abortReturned) + ", " + library.dialect.ccl("CommInitRank")
-                        + " took " + millis(now - formed.agreedNanos()));
+                        + millis(now - handle.abortedNanos()) + " after hearing of the death: the survivors met in "
+                        + millis(formed.agreedNanos() - handle.abortedNanos()) + ", "
+                        + library.dialect.ccl("CommInitRank") + " took " + millis(now - formed.agreedNanos()));
     }
 
     private static String millis(long nanos) {

@@ -357,17 +357,18 @@ final class NativeComm {
 
     /**
      * The job's rendezvous, for the survivors of a death to form a new communicator among them once this one was
-     * aborted and the abort has returned (or its deadline passed); throws why they cannot (no rendezvous, the job
-     * ended otherwise, rank 0 died, no death reported).
+     * aborted; throws why they cannot (no rendezvous, the job ended otherwise, rank 0 died, no death reported). The
+     * abort may still run: the new communicator forms beside it, since NCCL's abort returns only once its proxy
+     * threads, which poll every 500 ms, have seen it (about half a second); what the old one's work used is freed
+     * only once the abort has returned ({@link #freeResource}).
      */
     Rendezvous survivorsRendezvous(String call) {
-        abortSettled.join(); // the library forms the new communicator once it is done with the old one
         Optional<String> why = job.death();
         return job.resumeAmongSurvivors(
                 rank,
                 call + ": the communicator was aborted"
                         + why.map(failure -> " when the job failed (" + failure + ")")
-                                .orElse("") + ", and " + library.dialect.ccl("CommAbort") + " freed it");
+                                .orElse(""));
     }
 
     /**

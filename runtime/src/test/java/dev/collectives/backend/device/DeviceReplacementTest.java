@@ -188,7 +188,7 @@ class DeviceReplacementTest {
         CollectivesException e = assertThrows(CollectivesException.class, () -> comm.reform(WAIT));
         assertTrue(
                 e.getMessage()
-                        .startsWith("rank 0: reform: the communicator was aborted, and ncclCommAbort freed it; the "
+                        .startsWith("rank 0: reform: the communicator was aborted; the "
                                 + "survivors form a new communicator through the job's tcp:// rendezvous, and this "
                                 + "communicator has none"),
                 e.getMessage());
