@@ -123,14 +123,10 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     }
 
     /**
-     * Keeps {@code rendezvous} open as this communicator's job watch (see {@link NativeComm#watchJob}), through
-     * which the survivors of a death form a new communicator with {@code config} ({@link #shrink}).
+     * Keeps {@code rendezvous} open as the job watch of this communicator, which holds {@code ranks} of the job (see
+     * {@link NativeComm#watchJob}), through which the survivors of a death form a new communicator with
+     * {@code config} ({@link #shrink}).
      */
-    void watchJob(Rendezvous rendezvous, CommConfig config) {
-        watchJob(rendezvous, JobRanks.ofJob(rendezvous.size()), config);
-    }
-
-    /** As {@link #watchJob(Rendezvous, CommConfig)}, for a communicator that holds {@code ranks} of the job. */
     void watchJob(Rendezvous rendezvous, JobRanks ranks, CommConfig config) {
         joinConfig = config;
         handle.watchJob(rendezvous, ranks);

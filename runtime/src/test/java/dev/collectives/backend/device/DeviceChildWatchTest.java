@@ -14,6 +14,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.spi.JobRanks;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
@@ -237,7 +238,7 @@ class DeviceChildWatchTest {
 
         DeviceCommunicator watched(ScriptedNativeApi api) {
             DeviceCommunicator comm = api.communicator(rank, size);
-            comm.watchJob(this, CommConfig.DEFAULT);
+            comm.watchJob(this, JobRanks.ofJob(this.size()), CommConfig.DEFAULT);
             return comm;
         }
 

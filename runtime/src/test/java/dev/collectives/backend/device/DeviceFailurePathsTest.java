@@ -18,6 +18,7 @@ import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.spi.JobRanks;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
@@ -94,7 +95,7 @@ class DeviceFailurePathsTest {
     void aJobFailureAbortsBehindAndEveryLaterCallNamesIt() throws Exception {
         DeviceCommunicator comm = api.communicator(0, 2);
         ScriptedRendezvous job = new ScriptedRendezvous(null);
-        comm.watchJob(job, CommConfig.DEFAULT);
+        comm.watchJob(job, JobRanks.ofJob(job.size()), CommConfig.DEFAULT);
         Stream stream = comm.createStream();
         DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
         api.streamsNeverFinish().on("streamQuery", () -> job.fail(GONE));
@@ -115,7 +116,7 @@ class DeviceFailurePathsTest {
     void aSynchronizeThatTimesOutNamesTheSilentRankFromTheJobsVerdict() throws Exception {
         DeviceCommunicator comm = api.communicator(0, 2);
         ScriptedRendezvous job = new ScriptedRendezvous(SILENT);
-        comm.watchJob(job, CommConfig.DEFAULT);
+        comm.watchJob(job, JobRanks.ofJob(job.size()), CommConfig.DEFAULT);
         Stream stream = comm.createStream();
         DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
         api.streamsNeverFinish();
@@ -269,7 +270,7 @@ class DeviceFailurePathsTest {
     void aUserAbortTellsTheJobAndLaterCallsFailAtOnce() throws Exception {
         DeviceCommunicator comm = api.communicator(0, 2);
         ScriptedRendezvous job = new ScriptedRendezvous(null);
-        comm.watchJob(job, CommConfig.DEFAULT);
+        comm.watchJob(job, JobRanks.ofJob(job.size()), CommConfig.DEFAULT);
         Stream stream = comm.createStream();
         DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
 

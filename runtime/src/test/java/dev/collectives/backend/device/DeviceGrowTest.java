@@ -11,6 +11,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.LogCapture;
 import dev.collectives.runtime.RecoveryEvents;
 import dev.collectives.runtime.UniqueId;
+import dev.collectives.runtime.spi.JobRanks;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
@@ -347,7 +348,7 @@ class DeviceGrowTest {
         /** This rank's communicator on {@code api}, which watches this job. */
         DeviceCommunicator joinedBy(ScriptedNativeApi api) {
             DeviceCommunicator comm = api.communicator(rank, size);
-            comm.watchJob(this, CommConfig.DEFAULT);
+            comm.watchJob(this, JobRanks.ofJob(this.size()), CommConfig.DEFAULT);
             return comm;
         }
 

@@ -19,6 +19,7 @@ import dev.collectives.runtime.RecoveryEvents;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.UniqueId;
+import dev.collectives.runtime.spi.JobRanks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -181,7 +182,7 @@ class DeviceRecoveryTest {
         api.children(1, 0);
         DeviceCommunicator comm = api.communicator(0, 2);
         ScriptedJob job = new ScriptedJob(0, 2);
-        comm.watchJob(job, CommConfig.DEFAULT);
+        comm.watchJob(job, JobRanks.ofJob(job.size()), CommConfig.DEFAULT);
 
         List<LogRecord> records = new ArrayList<>();
         Communicator child = captureRecovery(records, () -> comm.shrink(1));
@@ -217,7 +218,7 @@ class DeviceRecoveryTest {
     void theStreamOfTheParentWaitsForTheChildsWorkAfterTheRecovery() throws Exception {
         DeviceCommunicator comm = api.communicator(2, 3);
         ScriptedJob job = new ScriptedJob(2, 3, 1);
-        comm.watchJob(job, CommConfig.DEFAULT);
+        comm.watchJob(job, JobRanks.ofJob(job.size()), CommConfig.DEFAULT);
         Stream stream = comm.createStream();
         DeviceBuffer grads = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
         job.fail(GONE);
@@ -242,7 +243,7 @@ class DeviceRecoveryTest {
     void theSurvivorsFormTheNewCommunicatorWhileTheOldOnesAbortStillRunsAndFreeWhatItUsedOnlyAfter() throws Exception {
         DeviceCommunicator comm = api.communicator(2, 3);
         ScriptedJob job = new ScriptedJob(2, 3, 1);
-        comm.watchJob(job, CommConfig.DEFAULT);
+        comm.watchJob(job, JobRanks.ofJob(job.size()), CommConfig.DEFAULT);
         DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
         CountDownLatch aborting = new CountDownLatch(1);
         CountDownLatch abortMayReturn = new CountDownLatch(1);
@@ -275,7 +276,7 @@ class DeviceRecoveryTest {
     void aDeathEndsTheWaitForAGraphInFlightAtOnceAndNothingIsFreedBeforeItsStreamIsIdle() throws Exception {
         DeviceCommunicator comm = api.communicator(0, 2);
         ScriptedJob job = new ScriptedJob(0, 2);
-        comm.watchJob(job, CommConfig.DEFAULT);
+        comm.watchJob(job, JobRanks.ofJob(job.size()), CommConfig.DEFAULT);
         Stream stream = comm.createStream();
         DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
         RegistrationHandle registration = comm.register(buffer);

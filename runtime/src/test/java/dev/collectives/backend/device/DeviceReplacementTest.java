@@ -11,6 +11,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.LogCapture;
 import dev.collectives.runtime.RecoveryEvents;
 import dev.collectives.runtime.UniqueId;
+import dev.collectives.runtime.spi.JobRanks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -169,7 +170,8 @@ class DeviceReplacementTest {
     @Test
     void aCommunicatorThatIsOpenIsNotReformedAndSaysWhy() {
         DeviceCommunicator comm = api.communicator(0, 2);
-        comm.watchJob(new ScriptedJob(0, 2, false), CommConfig.DEFAULT);
+        ScriptedJob job = new ScriptedJob(0, 2, false);
+        comm.watchJob(job, JobRanks.ofJob(job.size()), CommConfig.DEFAULT);
 
         CollectivesException e = assertThrows(CollectivesException.class, () -> comm.reform(WAIT));
         assertEquals(

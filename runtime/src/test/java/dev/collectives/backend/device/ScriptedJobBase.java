@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.spi.JobRanks;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -32,7 +33,7 @@ abstract class ScriptedJobBase implements Rendezvous {
     /** This rank's communicator on {@code api}, which watches this job: rank 1 died, which aborted it behind. */
     DeviceCommunicator afterRankOneDied(ScriptedNativeApi api) throws InterruptedException {
         DeviceCommunicator comm = api.communicator(rank, size);
-        comm.watchJob(this, CommConfig.DEFAULT);
+        comm.watchJob(this, JobRanks.ofJob(this.size()), CommConfig.DEFAULT);
         fail(RANK_ONE_GONE);
         api.awaitCount("commAbort", 1);
         return comm;
