@@ -24,12 +24,12 @@ final class NativeSlot implements AutoCloseable {
     }
 
     /** What it holds now: for an init, the handle the library stores before it returns "in progress". */
-    long peek() {
+    private long peek() {
         return pointer.get();
     }
 
     /** The work has completed (or failed): what the library stored, which it no longer changes. */
-    long settled() {
+    private long settled() {
         settled = true;
         return pointer.get();
     }
