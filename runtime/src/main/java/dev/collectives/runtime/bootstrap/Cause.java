@@ -47,6 +47,8 @@ public record Cause(Kind kind, int[] ranks, String text) {
         MISLAUNCHED,
         /** A claim to join was turned away (a wrong token, another version, a replacement refused); the job goes on. */
         TURNED_AWAY,
+        /** The rank was excluded from the job (the server said so when it asked, once its connection ended). */
+        EXCLUDED,
         /** The server ended the job (it was closed or interrupted); it names no rank. */
         SERVER_ENDED,
         /** The server is gone or silent (where rank 0's process hosts it, that names rank 0). */

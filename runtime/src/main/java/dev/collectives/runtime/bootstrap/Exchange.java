@@ -113,7 +113,7 @@ abstract class Exchange implements Rendezvous {
     }
 
     @Override
-    public final synchronized boolean watch(Consumer<String> onFailure) {
+    public final synchronized boolean watch(Consumer<Cause> onFailure) {
         requireUsable();
         if (!watches()) {
             return false;
@@ -254,7 +254,7 @@ abstract class Exchange implements Rendezvous {
     }
 
     /** Starts watching the job for {@code onFailure}; called only where it {@link #watches}. */
-    protected void doWatch(Consumer<String> onFailure) {}
+    protected void doWatch(Consumer<Cause> onFailure) {}
 
     /**
      * A watched job resumes operations among the survivors of a rank's death: null once it can, else why not (the

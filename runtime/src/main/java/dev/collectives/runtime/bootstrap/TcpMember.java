@@ -48,6 +48,8 @@ final class TcpMember extends Exchange {
     private final Duration heartbeatTimeout;
     /** Who serves the rendezvous, for messages: "rank 0 at tcp://host:port" or "the rendezvous server at …". */
     private final String server;
+    /** Whether a process of its own serves the rendezvous (else rank 0's, which dies with rank 0). */
+    private final boolean standalone;
     /** The server this rank's process hosts (rank 0's, by default), closed after this member; else null. */
     private final JobServer hosted;
     /** How this process joined: as a rank of the job, in the place of one that died, or at the job's next growth. */
@@ -75,6 +77,7 @@ final class TcpMember extends Exchange {
         this.endpoint = endpoint;
         this.token = token;
         this.server = serverAt(endpoint, greeting.standalone());
+        this.standalone = greeting.standalone();
         this.hosted = hosted;
         this.beat = Heartbeats.start(root, rank, greeting.heartbeatTimeout(), null);
         this.heartbeatTimeout = heartbeatTimeout;
@@ -378,7 +381,7 @@ final class TcpMember extends Exchange {
      * aborted nor closed, means the server is gone (with rank 0's process, where that hosts it).
      */
     @Override
-    protected void doWatch(Consumer<String> onFailure) {
+    protected void doWatch(Consumer<Cause> onFailure) {
         try {
             root.send(FrameType.WATCH, sequence(), new byte[0], Deadline.after(timeout()));
         } catch (IOException e) {
@@ -411,36 +414,43 @@ final class TcpMember extends Exchange {
                 : "the job is " + state().phase().words + ": " + state().news();
     }
 
-    private void watchRoot(Consumer<String> onFailure) {
-        String failure;
+    private void watchRoot(Consumer<Cause> onFailure) {
+        Cause failure;
         try {
             Channel.Frame frame = news(FrameRules.Phase.WATCHING, root::receiveNews);
             if (frame.type() == FrameType.LEAVE || frame.type() == FrameType.UNWATCH) {
                 return;
             }
             if (frame.type() == FrameType.GONE) {
-                Cause death = frame.cause();
-                state().on(JobState.Event.DEATH, death.text()); // before the watcher hears it: it may resume at once
-                onFailure.accept(death.text());
+                // before the watcher hears it: it may resume at once
+                state().on(JobState.Event.DEATH, frame.cause().text());
+                onFailure.accept(frame.cause());
                 return;
             }
-            failure = endOf(frame);
+            endOf(frame);
+            failure = frame.cause();
         } catch (ProtocolException e) {
-            failure = server + " sent " + e.getMessage();
+            failure = serverLost(server + " sent " + e.getMessage());
         } catch (IOException e) {
             if (ending) {
                 return;
             }
             String exclusion = excludedAfter(e, "while the job ran");
             failure = exclusion != null
-                    ? exclusion
-                    : e instanceof Channel.Silence
-                            ? server + " sent nothing, not even a heartbeat, while the job ran: " + e.getMessage()
-                                    + " (it is stopped, cut off from this host, or gone)"
-                            : server + " is gone: the connection ended while the job ran (" + e + ")";
+                    ? Cause.of(Cause.Kind.EXCLUDED, exclusion, rank())
+                    : serverLost(
+                            e instanceof Channel.Silence
+                                    ? server + " sent nothing, not even a heartbeat, while the job ran: "
+                                            + e.getMessage() + " (it is stopped, cut off from this host, or gone)"
+                                    : server + " is gone: the connection ended while the job ran (" + e + ")");
         }
-        state().on(JobState.Event.END, failure);
+        state().on(JobState.Event.END, failure.text());
         onFailure.accept(failure);
+    }
+
+    /** The server is lost, as {@code why} says: where rank 0's process hosts it, that blames rank 0. */
+    private Cause serverLost(String why) {
+        return standalone ? Cause.of(Cause.Kind.SERVER_LOST, why) : Cause.of(Cause.Kind.SERVER_LOST, why, 0);
     }
 
     /** The survivors of a death that the server told of meet again; any other news of the job is why they cannot. */

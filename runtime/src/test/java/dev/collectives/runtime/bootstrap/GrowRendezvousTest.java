@@ -108,11 +108,11 @@ class GrowRendezvousTest {
             try (Rendezvous member =
                     memberOfServer(endpoint, thread, 2, TIMEOUT).build().rendezvous()) {
                 List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
-                assertTrue(member.watch(heard::add));
+                assertTrue(member.watch(cause -> heard.add(cause.text())));
                 assertEquals(Optional.empty(), member.unwatch());
                 member.grow(1, TIMEOUT);
                 String outcome = "rank " + member.rank() + ": " + gathered(member);
-                assertTrue(member.watch(heard::add));
+                assertTrue(member.watch(cause -> heard.add(cause.text())));
                 assertEquals(List.of(), heard);
                 return outcome;
             }
@@ -151,12 +151,13 @@ class GrowRendezvousTest {
             try (Rendezvous member =
                     memberOfServer(endpoint, thread, 4, TIMEOUT).build().rendezvous()) {
                 BlockingQueue<String> heard = new LinkedBlockingQueue<>();
-                assertTrue(member.watch(heard::offer));
+                assertTrue(member.watch(cause -> heard.offer(cause.text())));
                 watching.countDown();
                 String death = heard.poll(60, TimeUnit.SECONDS);
                 assertTrue(death != null && death.startsWith("rank 2 at "), death);
                 assertEquals(Optional.empty(), member.resumeAmongSurvivors());
-                assertTrue(member.watch(heard::offer)); // the survivors' communicator watches the job
+                assertTrue(member.watch(
+                        cause -> heard.offer(cause.text()))); // the survivors' communicator watches the job
                 watchingAgain.countDown();
                 server.awaitJoining(1);
                 assertEquals(Optional.empty(), member.unwatch());

@@ -70,7 +70,7 @@ class HeartbeatTest {
                 try (Rendezvous survivor = rank(rank).build().rendezvous()) {
                     joined.countDown();
                     BlockingQueue<String> heard = new ArrayBlockingQueue<>(1);
-                    assertTrue(survivor.watch(heard::offer));
+                    assertTrue(survivor.watch(cause -> heard.offer(cause.text())));
                     String death = heard.poll(60, TimeUnit.SECONDS);
                     assertEquals(Optional.empty(), survivor.resumeAmongSurvivors());
                     Rendezvous.Survivors survivors = survivor.allGatherOfSurvivors(new byte[] {(byte) rank});

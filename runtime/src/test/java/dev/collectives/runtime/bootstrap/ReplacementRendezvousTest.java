@@ -51,7 +51,7 @@ class ReplacementRendezvousTest {
             String endpoint, int rank, CountDownLatch watching, CountDownLatch heardDeath) throws Exception {
         Rendezvous rendezvous = bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous();
         BlockingQueue<String> heard = new ArrayBlockingQueue<>(1);
-        assertTrue(rendezvous.watch(heard::offer));
+        assertTrue(rendezvous.watch(cause -> heard.offer(cause.text())));
         watching.countDown();
         String death = heard.poll(60, TimeUnit.SECONDS);
         assertTrue(death != null && death.contains("is gone"), "rank " + rank + " heard " + death);
