@@ -37,22 +37,15 @@ final class Heartbeats {
     }
 
     /**
-     * The interval at which a connection beats, where the other end declares it dead after {@code timeout} of
-     * silence: a sixth of it, so that five beats in a row may be late or lost before it is.
+     * Beats on {@code channel} every {@link Timeouts#beatInterval()} of the heartbeat timeout that the other end
+     * declares this one dead after ({@code timeouts}), saying {@code rank} (the sender's), and counts each beat sent
+     * in {@code sent} where given.
      */
-    static Duration interval(Duration timeout) {
-        return Duration.ofMillis(Math.max(1, timeout.toMillis() / 6));
-    }
-
-    /**
-     * Beats on {@code channel} every {@link #interval} of {@code timeout}, saying {@code rank} (the sender's), and
-     * counts each beat sent in {@code sent} where given.
-     */
-    static Beat start(Channel channel, int rank, Duration timeout, LongAdder sent) {
+    static Beat start(Channel channel, int rank, Timeouts timeouts, LongAdder sent) {
         byte[] bytes = JobToken.ints(rank);
-        Duration every = interval(timeout);
+        Duration every = timeouts.beatInterval();
         Runnable beat = () -> {
-            if (channel.beat(bytes, Deadline.after(timeout)) && sent != null) {
+            if (channel.beat(bytes, Deadline.after(timeouts.heartbeat())) && sent != null) {
                 sent.increment();
             }
         };

@@ -51,6 +51,8 @@ public final class JobServer implements Door, AutoCloseable {
 
     private final Duration timeout;
     private final Duration heartbeatTimeout;
+    /** Every wait of this server, derived from the two above. */
+    private final Timeouts timeouts;
     /** Whether rank 0's process hosts this server (else it runs in a process of its own). */
     private final boolean hostedByRankZero;
     /** Until when the ranks may join; also how long a failed job's late arrivals are answered at least. */
@@ -104,6 +106,7 @@ public final class JobServer implements Door, AutoCloseable {
         this.size = size;
         this.timeout = timeout;
         this.heartbeatTimeout = heartbeatTimeout;
+        this.timeouts = new Timeouts(timeout, heartbeatTimeout);
         this.hostedByRankZero = hostedByRankZero;
         this.joinDeadline = Deadline.after(timeout);
         this.liveness = new Liveness(size, heartbeatTimeout, System::nanoTime);
@@ -392,7 +395,7 @@ public final class JobServer implements Door, AutoCloseable {
                 if (ended == null) {
                     liveness.heard(rank);
                     stopBeats(rank); // a dead rank's, where a replacement takes its place
-                    beats[rank] = Heartbeats.start(member, -1, heartbeatTimeout, beatsSent);
+                    beats[rank] = Heartbeats.start(member, -1, timeouts, beatsSent);
                     threads.execute(() -> listen(rank, member)); // before close() can shut the threads down
                 }
             }
@@ -629,7 +632,7 @@ public final class JobServer implements Door, AutoCloseable {
 
     /** Declares dead, and excludes, every member silent past the heartbeat timeout, until the job ends. */
     private void watchSilence() {
-        long every = Heartbeats.interval(heartbeatTimeout).toNanos();
+        long every = timeouts.beatInterval().toNanos();
         while (true) {
             Map<Integer, Channel> silent = new TreeMap<>();
             synchronized (lock) {

@@ -76,7 +76,7 @@ final class TcpMember extends Exchange {
         this.token = token;
         this.server = serverAt(endpoint, greeting.standalone());
         this.hosted = hosted;
-        this.beat = Heartbeats.start(root, rank, greeting.heartbeatTimeout(), null);
+        this.beat = Heartbeats.start(root, rank, new Timeouts(timeout, greeting.heartbeatTimeout()), null);
         this.heartbeatTimeout = heartbeatTimeout;
         this.claim = claim;
         this.rejoined = claim == FrameRules.Claim.JOIN;
