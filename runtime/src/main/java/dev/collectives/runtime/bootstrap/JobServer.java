@@ -115,7 +115,8 @@ public final class JobServer implements Door, AutoCloseable {
         String name = hostedByRankZero ? "rank 0 at " + endpoint : "the rendezvous server at " + endpoint;
         this.roster = new Roster(size, hostedByRankZero, name);
         this.members = new Members(size);
-        this.stalls = new StallVerdict(size, lock, members::hasLeft, () -> fatal != null, this::endJob);
+        this.stalls = new StallVerdict(
+                size, timeouts.stallGrace(), lock, members::hasLeft, () -> fatal != null, this::endJob);
         this.news = new DeathNews(size);
         this.socket = TcpAdmission.listen(endpoint, hostedByRankZero ? "rank 0" : "the rendezvous server");
         this.admission =
