@@ -42,8 +42,6 @@ public final class JobServer implements Door, AutoCloseable {
     public static final Duration DEFAULT_TIMEOUT = Settings.DEFAULT_TIMEOUT;
     /** How long a rank may be silent before it is declared dead, unless said otherwise: as the ranks' own default. */
     public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Settings.DEFAULT_HEARTBEAT_TIMEOUT;
-    /** How long one connection's handshake may take (at most the timeout). */
-    private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
 
     private final RendezvousEndpoint endpoint;
     /** The job's size, which a growth raises; guarded by the lock. */
@@ -98,15 +96,14 @@ public final class JobServer implements Door, AutoCloseable {
             RendezvousEndpoint endpoint,
             int size,
             JobToken token,
-            Duration timeout,
-            Duration heartbeatTimeout,
+            Timeouts timeouts,
             Duration handshakeLimit,
             boolean hostedByRankZero) {
         this.endpoint = endpoint;
         this.size = size;
-        this.timeout = timeout;
-        this.heartbeatTimeout = heartbeatTimeout;
-        this.timeouts = new Timeouts(timeout, heartbeatTimeout);
+        this.timeout = timeouts.operation();
+        this.heartbeatTimeout = timeouts.heartbeat();
+        this.timeouts = timeouts;
         this.hostedByRankZero = hostedByRankZero;
         this.joinDeadline = Deadline.after(timeout);
         this.liveness = new Liveness(size, heartbeatTimeout, System::nanoTime);
@@ -141,9 +138,8 @@ public final class JobServer implements Door, AutoCloseable {
             throw BootstrapException.settings(
                     -1, "a rendezvous server serves a tcp:// endpoint for one rank or more, not " + endpoint);
         }
-        checkHeartbeatTimeout(heartbeatTimeout);
-        return started(new JobServer(
-                endpoint, size, JobToken.of(jobToken, -1), timeout, heartbeatTimeout, HANDSHAKE_LIMIT, false));
+        Timeouts timeouts = new Timeouts(timeout, heartbeatTimeout);
+        return started(new JobServer(endpoint, size, JobToken.of(jobToken, -1), timeouts, timeouts.handshake(), false));
     }
 
     /**
@@ -152,7 +148,8 @@ public final class JobServer implements Door, AutoCloseable {
      */
     static JobServer inRankZeroProcess(
             RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, Duration heartbeatTimeout) {
-        return inRankZeroProcess(endpoint, size, token, timeout, heartbeatTimeout, HANDSHAKE_LIMIT);
+        Timeouts timeouts = new Timeouts(timeout, heartbeatTimeout);
+        return started(new JobServer(endpoint, size, token, timeouts, timeouts.handshake(), true));
     }
 
     /** As {@link #inRankZeroProcess(RendezvousEndpoint, int, JobToken, Duration, Duration)}; tests choose the handshake limit. */
@@ -163,14 +160,8 @@ public final class JobServer implements Door, AutoCloseable {
             Duration timeout,
             Duration heartbeatTimeout,
             Duration handshakeLimit) {
-        checkHeartbeatTimeout(heartbeatTimeout);
-        return started(new JobServer(endpoint, size, token, timeout, heartbeatTimeout, handshakeLimit, true));
-    }
-
-    private static void checkHeartbeatTimeout(Duration heartbeatTimeout) {
-        if (heartbeatTimeout.isNegative() || heartbeatTimeout.isZero()) {
-            throw BootstrapException.settings(-1, "the heartbeat timeout " + heartbeatTimeout + " is not positive");
-        }
+        return started(
+                new JobServer(endpoint, size, token, new Timeouts(timeout, heartbeatTimeout), handshakeLimit, true));
     }
 
     private static JobServer started(JobServer server) {
