@@ -301,7 +301,7 @@ public final class JobServer implements Door, AutoCloseable {
             synchronized (lock) {
                 joined = roster.members();
             }
-            Deadline brief = Deadline.briefly(timeout);
+            Deadline brief = Deadline.after(timeouts.notice());
             for (Channel member : joined) {
                 try {
                     member.send(Channel.REFUSED, sequence, text, brief);
@@ -392,7 +392,8 @@ public final class JobServer implements Door, AutoCloseable {
                 }
             }
             if (ended != null) {
-                roster.tellEnded(member, ended, sequence, Deadline.briefly(timeout), hostedByRankZero && rank == 0);
+                roster.tellEnded(
+                        member, ended, sequence, Deadline.after(timeouts.notice()), hostedByRankZero && rank == 0);
                 member.close();
             }
         }
@@ -503,7 +504,7 @@ public final class JobServer implements Door, AutoCloseable {
         }
         if (unheard != null) {
             synchronized (telling) {
-                Roster.tellGone(member, unheard, sequence, Deadline.briefly(timeout));
+                Roster.tellGone(member, unheard, sequence, Deadline.after(timeouts.notice()));
             }
         }
     }
@@ -520,7 +521,7 @@ public final class JobServer implements Door, AutoCloseable {
         if (watching) {
             synchronized (telling) {
                 try {
-                    member.send(Channel.UNWATCH, sequence, new byte[0], Deadline.briefly(timeout));
+                    member.send(Channel.UNWATCH, sequence, new byte[0], Deadline.after(timeouts.notice()));
                 } catch (IOException ignored) {
                     // that member is gone or stuck: its listener or the heartbeats say so
                 }
@@ -554,7 +555,7 @@ public final class JobServer implements Door, AutoCloseable {
             return;
         }
         try {
-            member.send(Channel.FENCED, sequence, Channel.truncate(exclusion), Deadline.briefly(timeout));
+            member.send(Channel.FENCED, sequence, Channel.truncate(exclusion), Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // it cannot hear it now: if it wakes, it asks
         }
@@ -600,7 +601,7 @@ public final class JobServer implements Door, AutoCloseable {
         }
         LOG.log(System.Logger.Level.DEBUG, () -> "at " + endpoint + ": " + reason);
         synchronized (telling) {
-            Deadline brief = Deadline.briefly(timeout);
+            Deadline brief = Deadline.after(timeouts.notice());
             told.forEach(watcher -> Roster.tellGone(watcher, reason, sequence, brief));
         }
         return true;
@@ -906,7 +907,7 @@ public final class JobServer implements Door, AutoCloseable {
                 }
             }
             synchronized (telling) {
-                Deadline brief = Deadline.briefly(timeout);
+                Deadline brief = Deadline.after(timeouts.notice());
                 turnedAway.forEach(joiner -> {
                     roster.tellEnded(joiner, reason, sequence, brief, true);
                     joiner.close();
@@ -1056,7 +1057,7 @@ public final class JobServer implements Door, AutoCloseable {
                 lock.notifyAll();
             }
             LOG.log(System.Logger.Level.DEBUG, () -> "the job at " + endpoint + " ended: " + reason);
-            Deadline brief = Deadline.briefly(timeout);
+            Deadline brief = Deadline.after(timeouts.notice());
             for (int rank = 0; rank < capacity(); rank++) { // the processes waiting to join hear it too
                 Channel member;
                 synchronized (lock) {
@@ -1137,7 +1138,7 @@ public final class JobServer implements Door, AutoCloseable {
 
     /** Rank 0 closed a watched job: each other member hears so, or of the first death it has not heard of. */
     private void tellClosed() {
-        Deadline brief = Deadline.briefly(timeout);
+        Deadline brief = Deadline.after(timeouts.notice());
         for (int rank = 1; rank < currentSize(); rank++) {
             Channel member;
             String unheard;

@@ -46,6 +46,8 @@ final class TcpMember extends Exchange {
     private final Heartbeats.Beat beat;
     /** How long this rank waits for a sign of life from the server: its own heartbeat timeout, or the server's if longer. */
     private final Duration heartbeatTimeout;
+    /** This rank's waits, derived from its operation timeout and {@link #heartbeatTimeout}. */
+    private final Timeouts timeouts;
     /** Who serves the rendezvous, for messages: "rank 0 at tcp://host:port" or "the rendezvous server at …". */
     private final String server;
     /** The server this rank's process hosts (rank 0's, by default), closed after this member; else null. */
@@ -78,6 +80,7 @@ final class TcpMember extends Exchange {
         this.hosted = hosted;
         this.beat = Heartbeats.start(root, rank, new Timeouts(timeout, greeting.heartbeatTimeout()), null);
         this.heartbeatTimeout = heartbeatTimeout;
+        this.timeouts = new Timeouts(timeout, heartbeatTimeout);
         this.claim = claim;
         this.rejoined = claim == FrameRules.Claim.JOIN;
     }
@@ -587,7 +590,7 @@ final class TcpMember extends Exchange {
         try {
             Channel.Frame frame = news(
                     FrameRules.Phase.OPERATION,
-                    () -> root.receive(sequence(), Channel.gatheredBytes(size()), Deadline.briefly(timeout())));
+                    () -> root.receive(sequence(), Channel.gatheredBytes(size()), Deadline.after(timeouts.notice())));
             return frame.type() == Channel.ABORT || frame.type() == Channel.FENCED
                     ? Optional.of(reportedEnd(frame))
                     : Optional.empty();
