@@ -32,8 +32,6 @@ import java.util.function.Consumer;
 final class TcpMember extends Exchange {
     private static final long FIRST_RETRY_MILLIS = 50;
     private static final long LAST_RETRY_MILLIS = 500;
-    /** How long past an operation's deadline a member waits for the server's verdict. */
-    private static final Duration VERDICT_GRACE = Duration.ofSeconds(2);
 
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
 
@@ -332,7 +330,8 @@ final class TcpMember extends Exchange {
         Deadline patience = Deadline.after(heartbeatTimeout);
         Backoff backoff = new Backoff(patience, FIRST_RETRY_MILLIS, LAST_RETRY_MILLIS);
         while (!patience.expired()) {
-            Deadline attempt = Deadline.after(Duration.ofMillis(Math.min(1000, patience.remainingMillis())));
+            Deadline attempt = Deadline.after(
+                    Duration.ofMillis(Math.min(timeouts.notice().toMillis(), patience.remainingMillis())));
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), attempt.timeoutMillis());
                 Channel channel = new Channel(socket, server);
@@ -459,7 +458,7 @@ final class TcpMember extends Exchange {
     @Override
     protected void doStalled(String where) {
         try {
-            root.send(Channel.STALL, sequence(), Channel.truncate(where), Deadline.after(Duration.ofSeconds(1)));
+            root.send(Channel.STALL, sequence(), Channel.truncate(where), Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // the server is gone or stuck: its connection ending tells the watcher
         }
@@ -477,7 +476,7 @@ final class TcpMember extends Exchange {
             return;
         }
         try {
-            root.send(Channel.ABORT, sequence(), Channel.truncate(reason), Deadline.after(Duration.ofSeconds(1)));
+            root.send(Channel.ABORT, sequence(), Channel.truncate(reason), Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // the server is gone or stuck: the others learn of it from the server's end or their deadline
         }
@@ -545,7 +544,7 @@ final class TcpMember extends Exchange {
         try {
             frame = news(
                     FrameRules.Phase.AWAITING_REJOIN,
-                    () -> root.receive(sequence(), 0, deadline.extendedBy(VERDICT_GRACE)));
+                    () -> root.receive(sequence(), 0, deadline.extendedBy(timeouts.verdictGrace())));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -610,7 +609,7 @@ final class TcpMember extends Exchange {
         try {
             frame = news(
                     FrameRules.Phase.OPERATION,
-                    () -> root.receive(sequence(), maxBytes, deadline.extendedBy(VERDICT_GRACE)));
+                    () -> root.receive(sequence(), maxBytes, deadline.extendedBy(timeouts.verdictGrace())));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -699,7 +698,7 @@ final class TcpMember extends Exchange {
         beat.close();
         if (!failed()) {
             try {
-                root.send(Channel.LEAVE, sequence(), new byte[0], Deadline.after(Duration.ofSeconds(1)));
+                root.send(Channel.LEAVE, sequence(), new byte[0], Deadline.after(timeouts.notice()));
             } catch (IOException ignored) {
                 // the server is gone already; nothing is left to tell it
             }
