@@ -70,6 +70,8 @@ public final class JobServer implements Door, AutoCloseable {
     private final Members members;
     private final DeathNews news;
     private final Liveness liveness;
+    /** Who watches the job from outside: its live view, hang verdict and page. */
+    private final JobView view;
     /** The server's heartbeats to each member that joined; null where none beat. */
     private Heartbeats.Beat[] beats;
     /** Why each rank was excluded from the job, or null: an excluded process that wakes asks. */
@@ -114,6 +116,7 @@ public final class JobServer implements Door, AutoCloseable {
         this.members = new Members(size);
         this.stalls = new StallVerdict(size, lock, members::hasLeft, () -> fatal != null, this::endJob);
         this.news = new DeathNews(size);
+        this.view = new JobView(name, size, JobView.hangVerdictSetting(), System::nanoTime);
         this.socket = TcpAdmission.listen(endpoint, hostedByRankZero ? "rank 0" : "the rendezvous server");
         this.admission =
                 new TcpAdmission(socket, token, this, handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout);
@@ -247,6 +250,16 @@ public final class JobServer implements Door, AutoCloseable {
         return beatsReceived.sum();
     }
 
+    /** What this server tells of the job as it runs: its live view, which its page and metrics show. */
+    JobView view() {
+        return view;
+    }
+
+    /** What the server tells its observer, stamped now. */
+    private JobObserver observer() {
+        return view;
+    }
+
     /** Why each rank that died while the job ran is gone, in the order they died. */
     public List<String> deaths() {
         synchronized (lock) {
@@ -300,6 +313,7 @@ public final class JobServer implements Door, AutoCloseable {
     /** Tells every member that joined of a claim turned away, so that each logs it at once (best effort). */
     @Override
     public void refused(String what) {
+        observer().refused(what, System.nanoTime());
         byte[] text = Channel.truncate(what);
         synchronized (telling) {
             List<Channel> joined;
@@ -371,6 +385,16 @@ public final class JobServer implements Door, AutoCloseable {
         synchronized (telling) {
             answer.send();
             synchronized (lock) {
+                observer()
+                        .joined(
+                                rank,
+                                roster.from(rank),
+                                claim == FrameRules.Claim.GROW
+                                        ? JobObserver.Arrival.JOINER
+                                        : claim == FrameRules.Claim.REPLACE
+                                                ? JobObserver.Arrival.REPLACEMENT
+                                                : JobObserver.Arrival.LAUNCHED,
+                                System.nanoTime());
                 if (claim == FrameRules.Claim.GROW) {
                     roster.admitJoining(rank, member);
                     members.admitJoining(rank);
@@ -434,11 +458,20 @@ public final class JobServer implements Door, AutoCloseable {
             switch (frame.type()) {
                 case Channel.HEARTBEAT -> {
                     beatsReceived.increment();
-                    int says = ByteBuffer.wrap(frame.bytes()).getInt();
+                    ByteBuffer beat = ByteBuffer.wrap(frame.bytes());
+                    int says = beat.getInt();
                     if (says != rank) {
                         fence(rank, member, "it sent heartbeats for rank " + says);
                         return;
                     }
+                    Progress progress;
+                    try {
+                        progress = Progress.decode(beat);
+                    } catch (RuntimeException e) {
+                        fence(rank, member, "it sent a heartbeat whose progress does not read: " + e.getMessage());
+                        return;
+                    }
+                    observer().beat(rank, progress, System.nanoTime());
                 }
                 case Channel.ABORT -> {
                     endJob(member.peer() + " ended the job: " + frame.text());
@@ -451,6 +484,7 @@ public final class JobServer implements Door, AutoCloseable {
                             return;
                         }
                         members.leave(rank);
+                        observer().gone(rank, JobObserver.Fate.LEFT, "it closed its rendezvous", System.nanoTime());
                         ended.add(member);
                         liveness.forget(rank);
                         stopBeats(rank);
@@ -593,6 +627,12 @@ public final class JobServer implements Door, AutoCloseable {
             }
             formed = roster.complete();
             reason = member.peer() + " is gone: " + how.apply(when());
+            observer()
+                    .gone(
+                            rank,
+                            exclusion != null ? JobObserver.Fate.FENCED : JobObserver.Fate.DIED,
+                            reason,
+                            System.nanoTime());
             if (formed) {
                 members.died(rank, reason);
                 news.died(rank, reason).forEach(r -> told.add(roster.member(r)));
@@ -707,6 +747,7 @@ public final class JobServer implements Door, AutoCloseable {
         synchronized (lock) {
             serving = name;
         }
+        observer().operationStarted(name, System.nanoTime());
         if (type == Channel.GROW) {
             new Growth(operation, name).serve();
             return;
@@ -738,10 +779,13 @@ public final class JobServer implements Door, AutoCloseable {
 
     /** Ends operation {@code operation}: each rank that took part ({@code values} not null) hears {@code answer}. */
     private void answerAll(int operation, byte[] answer, byte[][] values) {
+        String name;
         synchronized (lock) {
             sequence = operation;
+            name = serving;
             serving = null;
         }
+        observer().operationAnswered(name, System.nanoTime());
         synchronized (telling) { // rank 0 last: where it hosts this server, it may close it once it has its answer
             for (int r = values.length - 1; r >= 0; r--) {
                 if (values[r] != null) {
@@ -807,6 +851,7 @@ public final class JobServer implements Door, AutoCloseable {
             } else {
                 synchronized (lock) {
                     size = before + added;
+                    observer().size(size, System.nanoTime());
                     roster.grow(size);
                     members.grow(size);
                     stalls.grow(size);
@@ -1060,6 +1105,7 @@ public final class JobServer implements Door, AutoCloseable {
                 fatal = reason;
                 lock.notifyAll();
             }
+            observer().ended(reason, System.nanoTime());
             LOG.log(System.Logger.Level.DEBUG, () -> "the job at " + endpoint + " ended: " + reason);
             Deadline brief = Deadline.briefly(timeout);
             for (int rank = 0; rank < capacity(); rank++) { // the processes waiting to join hear it too
