@@ -72,6 +72,8 @@ public final class JobServer implements Door, AutoCloseable {
     private final Liveness liveness;
     /** Who watches the job from outside: its live view, hang verdict and page. */
     private final JobView view;
+    /** The job's live page, where the user turned it on. */
+    private Optional<JobPage> page = Optional.empty();
     /** The server's heartbeats to each member that joined; null where none beat. */
     private Heartbeats.Beat[] beats;
     /** Why each rank was excluded from the job, or null: an excluded process that wakes asks. */
@@ -101,7 +103,8 @@ public final class JobServer implements Door, AutoCloseable {
             Duration timeout,
             Duration heartbeatTimeout,
             Duration handshakeLimit,
-            boolean hostedByRankZero) {
+            boolean hostedByRankZero,
+            Duration hangVerdictAfter) {
         this.endpoint = endpoint;
         this.size = size;
         this.timeout = timeout;
@@ -116,7 +119,7 @@ public final class JobServer implements Door, AutoCloseable {
         this.members = new Members(size);
         this.stalls = new StallVerdict(size, lock, members::hasLeft, () -> fatal != null, this::endJob);
         this.news = new DeathNews(size);
-        this.view = new JobView(name, size, JobView.hangVerdictSetting(), System::nanoTime);
+        this.view = new JobView(name, size, hangVerdictAfter, System::nanoTime);
         this.socket = TcpAdmission.listen(endpoint, hostedByRankZero ? "rank 0" : "the rendezvous server");
         this.admission =
                 new TcpAdmission(socket, token, this, handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout);
@@ -136,13 +139,34 @@ public final class JobServer implements Door, AutoCloseable {
      */
     public static JobServer start(
             RendezvousEndpoint endpoint, int size, String jobToken, Duration timeout, Duration heartbeatTimeout) {
+        return start(endpoint, size, jobToken, timeout, heartbeatTimeout, JobView.hangVerdictSetting());
+    }
+
+    /**
+     * As {@link #start(RendezvousEndpoint, int, String, Duration, Duration)}; ranks that wait {@code hangVerdictAfter}
+     * in an entry another rank never enqueued are named in the hang verdict.
+     */
+    static JobServer start(
+            RendezvousEndpoint endpoint,
+            int size,
+            String jobToken,
+            Duration timeout,
+            Duration heartbeatTimeout,
+            Duration hangVerdictAfter) {
         if (endpoint.kind() != RendezvousEndpoint.Kind.TCP || size < 1) {
             throw BootstrapException.settings(
                     -1, "a rendezvous server serves a tcp:// endpoint for one rank or more, not " + endpoint);
         }
         checkHeartbeatTimeout(heartbeatTimeout);
         return started(new JobServer(
-                endpoint, size, JobToken.of(jobToken, -1), timeout, heartbeatTimeout, HANDSHAKE_LIMIT, false));
+                endpoint,
+                size,
+                JobToken.of(jobToken, -1),
+                timeout,
+                heartbeatTimeout,
+                HANDSHAKE_LIMIT,
+                false,
+                hangVerdictAfter));
     }
 
     /**
@@ -163,7 +187,8 @@ public final class JobServer implements Door, AutoCloseable {
             Duration heartbeatTimeout,
             Duration handshakeLimit) {
         checkHeartbeatTimeout(heartbeatTimeout);
-        return started(new JobServer(endpoint, size, token, timeout, heartbeatTimeout, handshakeLimit, true));
+        return started(new JobServer(
+                endpoint, size, token, timeout, heartbeatTimeout, handshakeLimit, true, JobView.hangVerdictSetting()));
     }
 
     private static void checkHeartbeatTimeout(Duration heartbeatTimeout) {
@@ -173,6 +198,12 @@ public final class JobServer implements Door, AutoCloseable {
     }
 
     private static JobServer started(JobServer server) {
+        try {
+            server.page = JobPage.ifTurnedOn(server.view, server.endpoint.toString());
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
         server.admission.open();
         server.threads.execute(server::serveOperations);
         server.threads.execute(server::watchSilence);
@@ -253,6 +284,11 @@ public final class JobServer implements Door, AutoCloseable {
     /** What this server tells of the job as it runs: its live view, which its page and metrics show. */
     JobView view() {
         return view;
+    }
+
+    /** Where the job's live page is, where the user turned it on ({@link Settings#JOB_PAGE}). */
+    public Optional<java.net.URI> page() {
+        return page.map(JobPage::address);
     }
 
     /** What the server tells its observer, stamped now. */
@@ -1170,6 +1206,7 @@ public final class JobServer implements Door, AutoCloseable {
             }
         }
         threads.shutdownNow();
+        page.ifPresent(JobPage::close);
     }
 
     /** Keeps answering the ranks that never joined with why the job ended, for a while (see {@link #close}). */
