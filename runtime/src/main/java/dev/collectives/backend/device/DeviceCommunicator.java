@@ -15,6 +15,7 @@ import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.VirtualMemory;
+import dev.collectives.runtime.bootstrap.Progress;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.spi.ChildCommunicators;
@@ -51,6 +52,9 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     private final ChildCommunicators siblings;
 
     private final FlightRecorder recorder;
+    /** Where it stands, on its rank's heartbeats, where it watches its job; closed with it. */
+    private volatile Progress.Report progress = () -> {};
+
     private final CommOrigin origin;
     /** The config it was joined with, which a communicator formed anew among the survivors of a death gets too. */
     private volatile CommConfig joinConfig = CommConfig.DEFAULT;
@@ -130,6 +134,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     void watchJob(Rendezvous rendezvous, JobRanks ranks, CommConfig config) {
         joinConfig = config;
         handle.watchJob(rendezvous, ranks);
+        progress = rendezvous.reportProgress(recorder::progress);
     }
 
     /**
@@ -464,6 +469,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         Recoveries.closed(this);
         try {
             children.closeChildrenThen(() -> handle.finalizeAndDestroy(() -> {
+                progress.close();
                 recorder.closed();
                 if (siblings != null) {
                     siblings.forget(this);

@@ -15,6 +15,7 @@ import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.VirtualMemory;
+import dev.collectives.runtime.bootstrap.Progress;
 import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.spi.ChildCommunicators;
 import dev.collectives.runtime.spi.FlightRecorder;
@@ -61,6 +62,8 @@ public final class SimCommunicator implements Communicator {
 
     private boolean closed;
     private final FlightRecorder recorder;
+    /** Where it stands, on its rank's heartbeats while it is open. */
+    private final Progress.Report progress;
 
     /** Rank {@code rank} of a communicator the job starts with, on device {@code rank}. */
     SimCommunicator(int rank, SimConfig config, CommGroup group, Ledger ledger) {
@@ -93,6 +96,7 @@ public final class SimCommunicator implements Communicator {
         this.registrationCalls = new RegistrationCalls(this, config, arguments, group, ledger, registrations);
         this.opCalls = new OpCallChecks(this, arguments);
         this.recorder = FlightRecorder.open(this, rank, config.ranks(), SimBackend.NAME);
+        this.progress = group.reportProgress(recorder::progress);
         this.issuer = new OpIssuer(this, group, config, registrations, recorder);
         this.streams = new RankStreams(this, device);
         this.defaultStream = (SimStream) createStream();
@@ -384,6 +388,7 @@ public final class SimCommunicator implements Communicator {
             toClose = streams.made();
         }
         toClose.forEach(SimStream::close);
+        progress.close();
         recorder.closed();
         group.leave(rank);
         if (siblings != null) {
