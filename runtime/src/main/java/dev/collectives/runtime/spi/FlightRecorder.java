@@ -8,6 +8,7 @@ import dev.collectives.runtime.FlightRecord;
 import dev.collectives.runtime.FlightRecord.Entry;
 import dev.collectives.runtime.FlightRecord.State;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.bootstrap.Progress;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -441,6 +442,17 @@ public final class FlightRecorder {
     /** This rank's place: its last enqueued and last completed entry, for failure messages. */
     public String position() {
         return snapshot().position();
+    }
+
+    /**
+     * Where this communicator stands, for this rank's heartbeats: its last entry enqueued, the entry up to which
+     * every entry settled (completed, failed or aborted), and the call of the first that did not. With no ring
+     * nothing is known to have settled.
+     */
+    public synchronized Progress.Place progress() {
+        long settled = capacity == 0 ? 0 : Math.max(oldestPending, recorded - capacity + 1) - 1;
+        String waitingIn = capacity > 0 && settled < recorded ? call[(int) (settled % capacity)] : "";
+        return new Progress.Place(communicator, size, recorded, settled, waitingIn == null ? "" : waitingIn);
     }
 
     /** What the ring holds now, oldest first. */
