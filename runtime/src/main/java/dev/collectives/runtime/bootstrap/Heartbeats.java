@@ -1,10 +1,12 @@
 package dev.collectives.runtime.bootstrap;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * The heartbeats of this process: one daemon thread that beats on every control connection that asks for it, and
@@ -43,9 +45,31 @@ final class Heartbeats {
      */
     static Beat start(Channel channel, int rank, Timeouts timeouts, LongAdder sent) {
         byte[] bytes = JobToken.ints(rank);
+        return start(channel, () -> bytes, timeouts, sent);
+    }
+
+    /**
+     * Beats on {@code channel} as {@link #start(Channel, int, Timeouts, LongAdder)} does, each beat saying
+     * {@code rank} and where it stands ({@code progress}, read at each beat).
+     */
+    static Beat start(Channel channel, int rank, Supplier<Progress> progress, Timeouts timeouts) {
+        byte[] rankBytes = JobToken.ints(rank);
+        return start(
+                channel,
+                () -> {
+                    byte[] place = progress.get().encode();
+                    byte[] bytes = Arrays.copyOf(rankBytes, rankBytes.length + place.length);
+                    System.arraycopy(place, 0, bytes, rankBytes.length, place.length);
+                    return bytes;
+                },
+                timeouts,
+                null);
+    }
+
+    private static Beat start(Channel channel, Supplier<byte[]> bytes, Timeouts timeouts, LongAdder sent) {
         Duration every = timeouts.beatInterval();
         Runnable beat = () -> {
-            if (channel.beat(bytes, Deadline.after(timeouts.heartbeat())) && sent != null) {
+            if (channel.beat(bytes.get(), Deadline.after(timeouts.heartbeat())) && sent != null) {
                 sent.increment();
             }
         };

@@ -70,6 +70,10 @@ public final class JobServer implements Door, AutoCloseable {
     private final Members members;
     private final DeathNews news;
     private final Liveness liveness;
+    /** Who watches the job from outside: its live view, hang verdict and page. */
+    private final JobView view;
+    /** The job's live page, where the user turned it on. */
+    private Optional<JobPage> page = Optional.empty();
     /** The server's heartbeats to each member that joined; null where none beat. */
     private Heartbeats.Beat[] beats;
     /** Why each rank was excluded from the job, or null: an excluded process that wakes asks. */
@@ -98,7 +102,8 @@ public final class JobServer implements Door, AutoCloseable {
             JobToken token,
             Timeouts timeouts,
             Duration handshakeLimit,
-            boolean hostedByRankZero) {
+            boolean hostedByRankZero,
+            Duration hangVerdictAfter) {
         this.endpoint = endpoint;
         this.size = size;
         this.timeout = timeouts.operation();
@@ -115,6 +120,7 @@ public final class JobServer implements Door, AutoCloseable {
         this.stalls = new StallVerdict(
                 size, timeouts.stallGrace(), lock, members::hasLeft, () -> fatal != null, this::endJob);
         this.news = new DeathNews(size);
+        this.view = new JobView(name, size, hangVerdictAfter, System::nanoTime);
         this.socket = TcpAdmission.listen(endpoint, hostedByRankZero ? "rank 0" : "the rendezvous server");
         this.admission =
                 new TcpAdmission(socket, token, this, handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout);
@@ -134,12 +140,27 @@ public final class JobServer implements Door, AutoCloseable {
      */
     public static JobServer start(
             RendezvousEndpoint endpoint, int size, String jobToken, Duration timeout, Duration heartbeatTimeout) {
+        return start(endpoint, size, jobToken, timeout, heartbeatTimeout, JobView.hangVerdictSetting());
+    }
+
+    /**
+     * As {@link #start(RendezvousEndpoint, int, String, Duration, Duration)}; ranks that wait {@code hangVerdictAfter}
+     * in an entry another rank never enqueued are named in the hang verdict.
+     */
+    static JobServer start(
+            RendezvousEndpoint endpoint,
+            int size,
+            String jobToken,
+            Duration timeout,
+            Duration heartbeatTimeout,
+            Duration hangVerdictAfter) {
         if (endpoint.kind() != RendezvousEndpoint.Kind.TCP || size < 1) {
             throw BootstrapException.settings(
                     -1, "a rendezvous server serves a tcp:// endpoint for one rank or more, not " + endpoint);
         }
         Timeouts timeouts = new Timeouts(timeout, heartbeatTimeout);
-        return started(new JobServer(endpoint, size, JobToken.of(jobToken, -1), timeouts, timeouts.handshake(), false));
+        return started(new JobServer(
+                endpoint, size, JobToken.of(jobToken, -1), timeouts, timeouts.handshake(), false, hangVerdictAfter));
     }
 
     /**
@@ -149,7 +170,8 @@ public final class JobServer implements Door, AutoCloseable {
     static JobServer inRankZeroProcess(
             RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, Duration heartbeatTimeout) {
         Timeouts timeouts = new Timeouts(timeout, heartbeatTimeout);
-        return started(new JobServer(endpoint, size, token, timeouts, timeouts.handshake(), true));
+        return started(new JobServer(
+                endpoint, size, token, timeouts, timeouts.handshake(), true, JobView.hangVerdictSetting()));
     }
 
     /** As {@link #inRankZeroProcess(RendezvousEndpoint, int, JobToken, Duration, Duration)}; tests choose the handshake limit. */
@@ -160,11 +182,23 @@ public final class JobServer implements Door, AutoCloseable {
             Duration timeout,
             Duration heartbeatTimeout,
             Duration handshakeLimit) {
-        return started(
-                new JobServer(endpoint, size, token, new Timeouts(timeout, heartbeatTimeout), handshakeLimit, true));
+        return started(new JobServer(
+                endpoint,
+                size,
+                token,
+                new Timeouts(timeout, heartbeatTimeout),
+                handshakeLimit,
+                true,
+                JobView.hangVerdictSetting()));
     }
 
     private static JobServer started(JobServer server) {
+        try {
+            server.page = JobPage.ifTurnedOn(server.view, server.endpoint.toString());
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
         server.admission.open();
         server.threads.execute(server::serveOperations);
         server.threads.execute(server::watchSilence);
@@ -242,6 +276,21 @@ public final class JobServer implements Door, AutoCloseable {
         return beatsReceived.sum();
     }
 
+    /** What this server tells of the job as it runs: its live view, which its page and metrics show. */
+    JobView view() {
+        return view;
+    }
+
+    /** Where the job's live page is, where the user turned it on ({@link Settings#JOB_PAGE}). */
+    public Optional<java.net.URI> page() {
+        return page.map(JobPage::address);
+    }
+
+    /** What the server tells its observer, stamped now. */
+    private JobObserver observer() {
+        return view;
+    }
+
     /** Why each rank that died while the job ran is gone, in the order they died. */
     public List<String> deaths() {
         synchronized (lock) {
@@ -295,6 +344,7 @@ public final class JobServer implements Door, AutoCloseable {
     /** Tells every member that joined of a claim turned away, so that each logs it at once (best effort). */
     @Override
     public void refused(String what) {
+        observer().refused(what, System.nanoTime());
         byte[] text = Channel.truncate(what);
         synchronized (telling) {
             List<Channel> joined;
@@ -366,6 +416,16 @@ public final class JobServer implements Door, AutoCloseable {
         synchronized (telling) {
             answer.send();
             synchronized (lock) {
+                observer()
+                        .joined(
+                                rank,
+                                roster.from(rank),
+                                claim == FrameRules.Claim.GROW
+                                        ? JobObserver.Arrival.JOINER
+                                        : claim == FrameRules.Claim.REPLACE
+                                                ? JobObserver.Arrival.REPLACEMENT
+                                                : JobObserver.Arrival.LAUNCHED,
+                                System.nanoTime());
                 if (claim == FrameRules.Claim.GROW) {
                     roster.admitJoining(rank, member);
                     members.admitJoining(rank);
@@ -430,11 +490,20 @@ public final class JobServer implements Door, AutoCloseable {
             switch (frame.type()) {
                 case Channel.HEARTBEAT -> {
                     beatsReceived.increment();
-                    int says = ByteBuffer.wrap(frame.bytes()).getInt();
+                    ByteBuffer beat = ByteBuffer.wrap(frame.bytes());
+                    int says = beat.getInt();
                     if (says != rank) {
                         fence(rank, member, "it sent heartbeats for rank " + says);
                         return;
                     }
+                    Progress progress;
+                    try {
+                        progress = Progress.decode(beat);
+                    } catch (RuntimeException e) {
+                        fence(rank, member, "it sent a heartbeat whose progress does not read: " + e.getMessage());
+                        return;
+                    }
+                    observer().beat(rank, progress, System.nanoTime());
                 }
                 case Channel.ABORT -> {
                     endJob(member.peer() + " ended the job: " + frame.text());
@@ -447,6 +516,7 @@ public final class JobServer implements Door, AutoCloseable {
                             return;
                         }
                         members.leave(rank);
+                        observer().gone(rank, JobObserver.Fate.LEFT, "it closed its rendezvous", System.nanoTime());
                         ended.add(member);
                         liveness.forget(rank);
                         stopBeats(rank);
@@ -589,6 +659,12 @@ public final class JobServer implements Door, AutoCloseable {
             }
             formed = roster.complete();
             reason = member.peer() + " is gone: " + how.apply(when());
+            observer()
+                    .gone(
+                            rank,
+                            exclusion != null ? JobObserver.Fate.FENCED : JobObserver.Fate.DIED,
+                            reason,
+                            System.nanoTime());
             if (formed) {
                 members.died(rank, reason);
                 news.died(rank, reason).forEach(r -> told.add(roster.member(r)));
@@ -703,6 +779,7 @@ public final class JobServer implements Door, AutoCloseable {
         synchronized (lock) {
             serving = name;
         }
+        observer().operationStarted(name, System.nanoTime());
         if (type == Channel.GROW) {
             new Growth(operation, name).serve();
             return;
@@ -734,10 +811,13 @@ public final class JobServer implements Door, AutoCloseable {
 
     /** Ends operation {@code operation}: each rank that took part ({@code values} not null) hears {@code answer}. */
     private void answerAll(int operation, byte[] answer, byte[][] values) {
+        String name;
         synchronized (lock) {
             sequence = operation;
+            name = serving;
             serving = null;
         }
+        observer().operationAnswered(name, System.nanoTime());
         synchronized (telling) { // rank 0 last: where it hosts this server, it may close it once it has its answer
             for (int r = values.length - 1; r >= 0; r--) {
                 if (values[r] != null) {
@@ -803,6 +883,7 @@ public final class JobServer implements Door, AutoCloseable {
             } else {
                 synchronized (lock) {
                     size = before + added;
+                    observer().size(size, System.nanoTime());
                     roster.grow(size);
                     members.grow(size);
                     stalls.grow(size);
@@ -1056,6 +1137,7 @@ public final class JobServer implements Door, AutoCloseable {
                 fatal = reason;
                 lock.notifyAll();
             }
+            observer().ended(reason, System.nanoTime());
             LOG.log(System.Logger.Level.DEBUG, () -> "the job at " + endpoint + " ended: " + reason);
             Deadline brief = Deadline.after(timeouts.notice());
             for (int rank = 0; rank < capacity(); rank++) { // the processes waiting to join hear it too
@@ -1120,6 +1202,7 @@ public final class JobServer implements Door, AutoCloseable {
             }
         }
         threads.shutdownNow();
+        page.ifPresent(JobPage::close);
     }
 
     /** Keeps answering the ranks that never joined with why the job ended, for a while (see {@link #close}). */

@@ -19,7 +19,10 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A member of a TCP rendezvous: any rank, rank 0 too, of the job a {@link JobServer} serves (hosted by rank 0's
@@ -40,6 +43,8 @@ final class TcpMember extends Exchange {
     private final RendezvousEndpoint endpoint;
 
     private final JobToken token;
+    /** Where this rank's communicators stand, which its heartbeats carry. */
+    private final Set<Supplier<Progress.Place>> reported = new CopyOnWriteArraySet<>();
     /** This rank's heartbeats to the server, at the interval its heartbeat timeout asks for. */
     private final Heartbeats.Beat beat;
     /** How long this rank waits for a sign of life from the server: its own heartbeat timeout, or the server's if longer. */
@@ -76,11 +81,18 @@ final class TcpMember extends Exchange {
         this.token = token;
         this.server = serverAt(endpoint, greeting.standalone());
         this.hosted = hosted;
-        this.beat = Heartbeats.start(root, rank, new Timeouts(timeout, greeting.heartbeatTimeout()), null);
+        this.beat = Heartbeats.start(
+                root, rank, () -> Progress.of(reported), new Timeouts(timeout, greeting.heartbeatTimeout()));
         this.heartbeatTimeout = heartbeatTimeout;
         this.timeouts = new Timeouts(timeout, heartbeatTimeout);
         this.claim = claim;
         this.rejoined = claim == FrameRules.Claim.JOIN;
+    }
+
+    @Override
+    public Progress.Report reportProgress(Supplier<Progress.Place> place) {
+        reported.add(place);
+        return () -> reported.remove(place);
     }
 
     /**
