@@ -221,7 +221,8 @@ public final class SimCommunicator implements Communicator {
     // ---- collectives -------------------------------------------------------------------------------------
 
     @Override
-    public void allReduce(
+    public void call(
+            OpKind kind,
             DeviceBuffer send,
             long sendOffset,
             DeviceBuffer recv,
@@ -229,112 +230,10 @@ public final class SimCommunicator implements Communicator {
             long count,
             DataType type,
             ReduceOp op,
+            int rootOrPeer,
             Stream stream) {
-        issue(stream, opCalls.checked(OpKind.ALL_REDUCE, send, sendOffset, recv, recvOffset, count, type, op, -1));
-    }
-
-    @Override
-    public void allGather(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long sendCount,
-            DataType type,
-            Stream stream) {
-        issue(
-                stream,
-                opCalls.checked(OpKind.ALL_GATHER, send, sendOffset, recv, recvOffset, sendCount, type, null, -1));
-    }
-
-    @Override
-    public void reduceScatter(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long recvCount,
-            DataType type,
-            ReduceOp op,
-            Stream stream) {
-        issue(
-                stream,
-                opCalls.checked(OpKind.REDUCE_SCATTER, send, sendOffset, recv, recvOffset, recvCount, type, op, -1));
-    }
-
-    @Override
-    public void broadcast(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long count,
-            DataType type,
-            int root,
-            Stream stream) {
-        issue(stream, opCalls.checked(OpKind.BROADCAST, send, sendOffset, recv, recvOffset, count, type, null, root));
-    }
-
-    @Override
-    public void reduce(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long count,
-            DataType type,
-            ReduceOp op,
-            int root,
-            Stream stream) {
-        issue(stream, opCalls.checked(OpKind.REDUCE, send, sendOffset, recv, recvOffset, count, type, op, root));
-    }
-
-    @Override
-    public void allToAll(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long count,
-            DataType type,
-            Stream stream) {
-        issue(stream, opCalls.checked(OpKind.ALL_TO_ALL, send, sendOffset, recv, recvOffset, count, type, null, -1));
-    }
-
-    @Override
-    public void gather(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long sendCount,
-            DataType type,
-            int root,
-            Stream stream) {
-        issue(stream, opCalls.checked(OpKind.GATHER, send, sendOffset, recv, recvOffset, sendCount, type, null, root));
-    }
-
-    @Override
-    public void scatter(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long recvCount,
-            DataType type,
-            int root,
-            Stream stream) {
-        issue(stream, opCalls.checked(OpKind.SCATTER, send, sendOffset, recv, recvOffset, recvCount, type, null, root));
-    }
-
-    @Override
-    public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        issue(stream, opCalls.checked(OpKind.SEND, buffer, offset, null, 0, count, type, null, peer));
-    }
-
-    @Override
-    public void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        issue(stream, opCalls.checked(OpKind.RECV, null, 0, buffer, offset, count, type, null, peer));
+        int peer = CallArguments.peerOf(kind, rootOrPeer);
+        issue(stream, opCalls.checked(kind, send, sendOffset, recv, recvOffset, count, type, op, peer));
     }
 
     @Override

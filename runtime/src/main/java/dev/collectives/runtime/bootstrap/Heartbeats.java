@@ -39,27 +39,20 @@ final class Heartbeats {
     }
 
     /**
-     * The interval at which a connection beats, where the other end declares it dead after {@code timeout} of
-     * silence: a sixth of it, so that five beats in a row may be late or lost before it is.
+     * Beats on {@code channel} every {@link Timeouts#beatInterval()} of the heartbeat timeout that the other end
+     * declares this one dead after ({@code timeouts}), saying {@code rank} (the sender's), and counts each beat sent
+     * in {@code sent} where given.
      */
-    static Duration interval(Duration timeout) {
-        return Duration.ofMillis(Math.max(1, timeout.toMillis() / 6));
-    }
-
-    /**
-     * Beats on {@code channel} every {@link #interval} of {@code timeout}, saying {@code rank} (the sender's), and
-     * counts each beat sent in {@code sent} where given.
-     */
-    static Beat start(Channel channel, int rank, Duration timeout, LongAdder sent) {
+    static Beat start(Channel channel, int rank, Timeouts timeouts, LongAdder sent) {
         byte[] bytes = JobToken.ints(rank);
-        return start(channel, () -> bytes, timeout, sent);
+        return start(channel, () -> bytes, timeouts, sent);
     }
 
     /**
-     * Beats on {@code channel} as {@link #start(Channel, int, Duration, LongAdder)} does, each beat saying
+     * Beats on {@code channel} as {@link #start(Channel, int, Timeouts, LongAdder)} does, each beat saying
      * {@code rank} and where it stands ({@code progress}, read at each beat).
      */
-    static Beat start(Channel channel, int rank, Supplier<Progress> progress, Duration timeout) {
+    static Beat start(Channel channel, int rank, Supplier<Progress> progress, Timeouts timeouts) {
         byte[] rankBytes = JobToken.ints(rank);
         return start(
                 channel,
@@ -69,14 +62,14 @@ final class Heartbeats {
                     System.arraycopy(place, 0, bytes, rankBytes.length, place.length);
                     return bytes;
                 },
-                timeout,
+                timeouts,
                 null);
     }
 
-    private static Beat start(Channel channel, Supplier<byte[]> bytes, Duration timeout, LongAdder sent) {
-        Duration every = interval(timeout);
+    private static Beat start(Channel channel, Supplier<byte[]> bytes, Timeouts timeouts, LongAdder sent) {
+        Duration every = timeouts.beatInterval();
         Runnable beat = () -> {
-            if (channel.beat(bytes.get(), Deadline.after(timeout)) && sent != null) {
+            if (channel.beat(bytes.get(), Deadline.after(timeouts.heartbeat())) && sent != null) {
                 sent.increment();
             }
         };

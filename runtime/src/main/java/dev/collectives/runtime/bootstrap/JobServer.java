@@ -42,8 +42,6 @@ public final class JobServer implements Door, AutoCloseable {
     public static final Duration DEFAULT_TIMEOUT = Settings.DEFAULT_TIMEOUT;
     /** How long a rank may be silent before it is declared dead, unless said otherwise: as the ranks' own default. */
     public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Settings.DEFAULT_HEARTBEAT_TIMEOUT;
-    /** How long one connection's handshake may take (at most the timeout). */
-    private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
 
     private final RendezvousEndpoint endpoint;
     /** The job's size, which a growth raises; guarded by the lock. */
@@ -51,6 +49,8 @@ public final class JobServer implements Door, AutoCloseable {
 
     private final Duration timeout;
     private final Duration heartbeatTimeout;
+    /** Every wait of this server, derived from the two above. */
+    private final Timeouts timeouts;
     /** Whether rank 0's process hosts this server (else it runs in a process of its own). */
     private final boolean hostedByRankZero;
     /** Until when the ranks may join; also how long a failed job's late arrivals are answered at least. */
@@ -100,15 +100,15 @@ public final class JobServer implements Door, AutoCloseable {
             RendezvousEndpoint endpoint,
             int size,
             JobToken token,
-            Duration timeout,
-            Duration heartbeatTimeout,
+            Timeouts timeouts,
             Duration handshakeLimit,
             boolean hostedByRankZero,
             Duration hangVerdictAfter) {
         this.endpoint = endpoint;
         this.size = size;
-        this.timeout = timeout;
-        this.heartbeatTimeout = heartbeatTimeout;
+        this.timeout = timeouts.operation();
+        this.heartbeatTimeout = timeouts.heartbeat();
+        this.timeouts = timeouts;
         this.hostedByRankZero = hostedByRankZero;
         this.joinDeadline = Deadline.after(timeout);
         this.liveness = new Liveness(size, heartbeatTimeout, System::nanoTime);
@@ -117,7 +117,8 @@ public final class JobServer implements Door, AutoCloseable {
         String name = hostedByRankZero ? "rank 0 at " + endpoint : "the rendezvous server at " + endpoint;
         this.roster = new Roster(size, hostedByRankZero, name);
         this.members = new Members(size);
-        this.stalls = new StallVerdict(size, lock, members::hasLeft, () -> fatal != null, this::endJob);
+        this.stalls = new StallVerdict(
+                size, timeouts.stallGrace(), lock, members::hasLeft, () -> fatal != null, this::endJob);
         this.news = new DeathNews(size);
         this.view = new JobView(name, size, hangVerdictAfter, System::nanoTime);
         this.socket = TcpAdmission.listen(endpoint, hostedByRankZero ? "rank 0" : "the rendezvous server");
@@ -157,16 +158,9 @@ public final class JobServer implements Door, AutoCloseable {
             throw BootstrapException.settings(
                     -1, "a rendezvous server serves a tcp:// endpoint for one rank or more, not " + endpoint);
         }
-        checkHeartbeatTimeout(heartbeatTimeout);
+        Timeouts timeouts = new Timeouts(timeout, heartbeatTimeout);
         return started(new JobServer(
-                endpoint,
-                size,
-                JobToken.of(jobToken, -1),
-                timeout,
-                heartbeatTimeout,
-                HANDSHAKE_LIMIT,
-                false,
-                hangVerdictAfter));
+                endpoint, size, JobToken.of(jobToken, -1), timeouts, timeouts.handshake(), false, hangVerdictAfter));
     }
 
     /**
@@ -175,7 +169,9 @@ public final class JobServer implements Door, AutoCloseable {
      */
     static JobServer inRankZeroProcess(
             RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, Duration heartbeatTimeout) {
-        return inRankZeroProcess(endpoint, size, token, timeout, heartbeatTimeout, HANDSHAKE_LIMIT);
+        Timeouts timeouts = new Timeouts(timeout, heartbeatTimeout);
+        return started(new JobServer(
+                endpoint, size, token, timeouts, timeouts.handshake(), true, JobView.hangVerdictSetting()));
     }
 
     /** As {@link #inRankZeroProcess(RendezvousEndpoint, int, JobToken, Duration, Duration)}; tests choose the handshake limit. */
@@ -186,15 +182,14 @@ public final class JobServer implements Door, AutoCloseable {
             Duration timeout,
             Duration heartbeatTimeout,
             Duration handshakeLimit) {
-        checkHeartbeatTimeout(heartbeatTimeout);
         return started(new JobServer(
-                endpoint, size, token, timeout, heartbeatTimeout, handshakeLimit, true, JobView.hangVerdictSetting()));
-    }
-
-    private static void checkHeartbeatTimeout(Duration heartbeatTimeout) {
-        if (heartbeatTimeout.isNegative() || heartbeatTimeout.isZero()) {
-            throw BootstrapException.settings(-1, "the heartbeat timeout " + heartbeatTimeout + " is not positive");
-        }
+                endpoint,
+                size,
+                token,
+                new Timeouts(timeout, heartbeatTimeout),
+                handshakeLimit,
+                true,
+                JobView.hangVerdictSetting()));
     }
 
     private static JobServer started(JobServer server) {
@@ -356,7 +351,7 @@ public final class JobServer implements Door, AutoCloseable {
             synchronized (lock) {
                 joined = roster.members();
             }
-            Deadline brief = Deadline.briefly(timeout);
+            Deadline brief = Deadline.after(timeouts.notice());
             for (Channel member : joined) {
                 try {
                     member.send(Channel.REFUSED, sequence, text, brief);
@@ -452,12 +447,13 @@ public final class JobServer implements Door, AutoCloseable {
                 if (ended == null) {
                     liveness.heard(rank);
                     stopBeats(rank); // a dead rank's, where a replacement takes its place
-                    beats[rank] = Heartbeats.start(member, -1, heartbeatTimeout, beatsSent);
+                    beats[rank] = Heartbeats.start(member, -1, timeouts, beatsSent);
                     threads.execute(() -> listen(rank, member)); // before close() can shut the threads down
                 }
             }
             if (ended != null) {
-                roster.tellEnded(member, ended, sequence, Deadline.briefly(timeout), hostedByRankZero && rank == 0);
+                roster.tellEnded(
+                        member, ended, sequence, Deadline.after(timeouts.notice()), hostedByRankZero && rank == 0);
                 member.close();
             }
         }
@@ -578,7 +574,7 @@ public final class JobServer implements Door, AutoCloseable {
         }
         if (unheard != null) {
             synchronized (telling) {
-                Roster.tellGone(member, unheard, sequence, Deadline.briefly(timeout));
+                Roster.tellGone(member, unheard, sequence, Deadline.after(timeouts.notice()));
             }
         }
     }
@@ -595,7 +591,7 @@ public final class JobServer implements Door, AutoCloseable {
         if (watching) {
             synchronized (telling) {
                 try {
-                    member.send(Channel.UNWATCH, sequence, new byte[0], Deadline.briefly(timeout));
+                    member.send(Channel.UNWATCH, sequence, new byte[0], Deadline.after(timeouts.notice()));
                 } catch (IOException ignored) {
                     // that member is gone or stuck: its listener or the heartbeats say so
                 }
@@ -629,7 +625,7 @@ public final class JobServer implements Door, AutoCloseable {
             return;
         }
         try {
-            member.send(Channel.FENCED, sequence, Channel.truncate(exclusion), Deadline.briefly(timeout));
+            member.send(Channel.FENCED, sequence, Channel.truncate(exclusion), Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // it cannot hear it now: if it wakes, it asks
         }
@@ -681,7 +677,7 @@ public final class JobServer implements Door, AutoCloseable {
         }
         LOG.log(System.Logger.Level.DEBUG, () -> "at " + endpoint + ": " + reason);
         synchronized (telling) {
-            Deadline brief = Deadline.briefly(timeout);
+            Deadline brief = Deadline.after(timeouts.notice());
             told.forEach(watcher -> Roster.tellGone(watcher, reason, sequence, brief));
         }
         return true;
@@ -705,7 +701,7 @@ public final class JobServer implements Door, AutoCloseable {
 
     /** Declares dead, and excludes, every member silent past the heartbeat timeout, until the job ends. */
     private void watchSilence() {
-        long every = Heartbeats.interval(heartbeatTimeout).toNanos();
+        long every = timeouts.beatInterval().toNanos();
         while (true) {
             Map<Integer, Channel> silent = new TreeMap<>();
             synchronized (lock) {
@@ -992,7 +988,7 @@ public final class JobServer implements Door, AutoCloseable {
                 }
             }
             synchronized (telling) {
-                Deadline brief = Deadline.briefly(timeout);
+                Deadline brief = Deadline.after(timeouts.notice());
                 turnedAway.forEach(joiner -> {
                     roster.tellEnded(joiner, reason, sequence, brief, true);
                     joiner.close();
@@ -1143,7 +1139,7 @@ public final class JobServer implements Door, AutoCloseable {
             }
             observer().ended(reason, System.nanoTime());
             LOG.log(System.Logger.Level.DEBUG, () -> "the job at " + endpoint + " ended: " + reason);
-            Deadline brief = Deadline.briefly(timeout);
+            Deadline brief = Deadline.after(timeouts.notice());
             for (int rank = 0; rank < capacity(); rank++) { // the processes waiting to join hear it too
                 Channel member;
                 synchronized (lock) {
@@ -1225,7 +1221,7 @@ public final class JobServer implements Door, AutoCloseable {
 
     /** Rank 0 closed a watched job: each other member hears so, or of the first death it has not heard of. */
     private void tellClosed() {
-        Deadline brief = Deadline.briefly(timeout);
+        Deadline brief = Deadline.after(timeouts.notice());
         for (int rank = 1; rank < currentSize(); rank++) {
             Channel member;
             String unheard;

@@ -35,8 +35,6 @@ import java.util.function.Supplier;
 final class TcpMember extends Exchange {
     private static final long FIRST_RETRY_MILLIS = 50;
     private static final long LAST_RETRY_MILLIS = 500;
-    /** How long past an operation's deadline a member waits for the server's verdict. */
-    private static final Duration VERDICT_GRACE = Duration.ofSeconds(2);
 
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
 
@@ -51,6 +49,8 @@ final class TcpMember extends Exchange {
     private final Heartbeats.Beat beat;
     /** How long this rank waits for a sign of life from the server: its own heartbeat timeout, or the server's if longer. */
     private final Duration heartbeatTimeout;
+    /** This rank's waits, derived from its operation timeout and {@link #heartbeatTimeout}. */
+    private final Timeouts timeouts;
     /** Who serves the rendezvous, for messages: "rank 0 at tcp://host:port" or "the rendezvous server at …". */
     private final String server;
     /** The server this rank's process hosts (rank 0's, by default), closed after this member; else null. */
@@ -81,8 +81,10 @@ final class TcpMember extends Exchange {
         this.token = token;
         this.server = serverAt(endpoint, greeting.standalone());
         this.hosted = hosted;
-        this.beat = Heartbeats.start(root, rank, () -> Progress.of(reported), greeting.heartbeatTimeout());
+        this.beat = Heartbeats.start(
+                root, rank, () -> Progress.of(reported), new Timeouts(timeout, greeting.heartbeatTimeout()));
         this.heartbeatTimeout = heartbeatTimeout;
+        this.timeouts = new Timeouts(timeout, heartbeatTimeout);
         this.claim = claim;
         this.rejoined = claim == FrameRules.Claim.JOIN;
     }
@@ -340,7 +342,8 @@ final class TcpMember extends Exchange {
         Deadline patience = Deadline.after(heartbeatTimeout);
         Backoff backoff = new Backoff(patience, FIRST_RETRY_MILLIS, LAST_RETRY_MILLIS);
         while (!patience.expired()) {
-            Deadline attempt = Deadline.after(Duration.ofMillis(Math.min(1000, patience.remainingMillis())));
+            Deadline attempt = Deadline.after(
+                    Duration.ofMillis(Math.min(timeouts.notice().toMillis(), patience.remainingMillis())));
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), attempt.timeoutMillis());
                 Channel channel = new Channel(socket, server);
@@ -467,7 +470,7 @@ final class TcpMember extends Exchange {
     @Override
     protected void doStalled(String where) {
         try {
-            root.send(Channel.STALL, sequence(), Channel.truncate(where), Deadline.after(Duration.ofSeconds(1)));
+            root.send(Channel.STALL, sequence(), Channel.truncate(where), Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // the server is gone or stuck: its connection ending tells the watcher
         }
@@ -485,7 +488,7 @@ final class TcpMember extends Exchange {
             return;
         }
         try {
-            root.send(Channel.ABORT, sequence(), Channel.truncate(reason), Deadline.after(Duration.ofSeconds(1)));
+            root.send(Channel.ABORT, sequence(), Channel.truncate(reason), Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // the server is gone or stuck: the others learn of it from the server's end or their deadline
         }
@@ -553,7 +556,7 @@ final class TcpMember extends Exchange {
         try {
             frame = news(
                     FrameRules.Phase.AWAITING_REJOIN,
-                    () -> root.receive(sequence(), 0, deadline.extendedBy(VERDICT_GRACE)));
+                    () -> root.receive(sequence(), 0, deadline.extendedBy(timeouts.verdictGrace())));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -598,7 +601,7 @@ final class TcpMember extends Exchange {
         try {
             Channel.Frame frame = news(
                     FrameRules.Phase.OPERATION,
-                    () -> root.receive(sequence(), Channel.gatheredBytes(size()), Deadline.briefly(timeout())));
+                    () -> root.receive(sequence(), Channel.gatheredBytes(size()), Deadline.after(timeouts.notice())));
             return frame.type() == Channel.ABORT || frame.type() == Channel.FENCED
                     ? Optional.of(reportedEnd(frame))
                     : Optional.empty();
@@ -618,7 +621,7 @@ final class TcpMember extends Exchange {
         try {
             frame = news(
                     FrameRules.Phase.OPERATION,
-                    () -> root.receive(sequence(), maxBytes, deadline.extendedBy(VERDICT_GRACE)));
+                    () -> root.receive(sequence(), maxBytes, deadline.extendedBy(timeouts.verdictGrace())));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -707,7 +710,7 @@ final class TcpMember extends Exchange {
         beat.close();
         if (!failed()) {
             try {
-                root.send(Channel.LEAVE, sequence(), new byte[0], Deadline.after(Duration.ofSeconds(1)));
+                root.send(Channel.LEAVE, sequence(), new byte[0], Deadline.after(timeouts.notice()));
             } catch (IOException ignored) {
                 // the server is gone already; nothing is left to tell it
             }
