@@ -1,7 +1,6 @@
 package dev.collectives.runtime.bootstrap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -78,11 +77,11 @@ class FrameRulesTest {
                         .toList());
         assertEquals(Long.BYTES, FrameType.REUNION.maxBytes(7));
         assertEquals(Long.BYTES + Integer.BYTES, FrameType.GROW.maxBytes(7));
-        assertEquals(Integer.BYTES, FrameType.HEARTBEAT.maxBytes(7));
+        assertEquals(Integer.BYTES + Progress.MAX_BYTES, FrameType.HEARTBEAT.maxBytes(7));
         assertEquals(7, FrameType.DATA.maxBytes(7));
         assertEquals(0, FrameType.WATCH.maxBytes(7));
-        assertTrue(FrameType.HEARTBEAT.fixedLength());
-        assertFalse(FrameType.DATA.fixedLength());
+        assertEquals(Integer.BYTES, FrameType.HEARTBEAT.minBytes());
+        assertEquals(Long.BYTES, FrameType.REUNION.minBytes());
     }
 
     /** A cause travels whole: its kind, the ranks at fault, its text; a text past the limit is cut. */
