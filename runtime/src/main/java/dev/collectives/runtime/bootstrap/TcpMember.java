@@ -59,8 +59,6 @@ final class TcpMember extends Exchange {
     private final JobServer hosted;
     /** How this process joined: as a rank of the job, in the place of one that died, or at the job's next growth. */
     private final FrameRules.Claim claim;
-    /** Whether the server took this replacement or joiner in ({@link Channel#REJOIN}); always for the others. */
-    private boolean rejoined;
     /** The thread that watches the job ({@link #doWatch}), or null. */
     private Thread watcher;
     /** Set once this rank aborts or closes: its connection ending then is no news for a watcher. */
@@ -89,7 +87,6 @@ final class TcpMember extends Exchange {
         this.heartbeatTimeout = heartbeatTimeout;
         this.timeouts = new Timeouts(timeout, heartbeatTimeout);
         this.claim = claim;
-        this.rejoined = claim == FrameRules.Claim.JOIN;
     }
 
     @Override
@@ -160,8 +157,10 @@ final class TcpMember extends Exchange {
                 // a process that joins knows the job's size once it grew: until then, only its own number
                 int number = admitted.rank();
                 int known = claim == FrameRules.Claim.GROW ? number + 1 : size;
-                return new TcpMember(
+                TcpMember member = new TcpMember(
                         endpoint, number, known, timeout, silence, channel, token, greeting, claim, hosted);
+                member.joined();
+                return member;
             } catch (EOFException | SocketException e) {
                 // the server closed before greeting: it is shutting down a failed attempt, or is not up yet
                 attempts.closed++;
@@ -527,7 +526,7 @@ final class TcpMember extends Exchange {
     /** A replacement first waits until the server takes it in, at the survivors' operation, which it numbers on from. */
     @Override
     protected int[] doReunite(Deadline deadline) {
-        if (!rejoined) {
+        if (state().phase() == JobState.Phase.AWAITING_TAKE_IN) {
             awaitRejoin(deadline, "reunion");
         }
         tellServer(
@@ -546,7 +545,7 @@ final class TcpMember extends Exchange {
      */
     @Override
     protected Growth doGrow(int added, Deadline deadline) {
-        if (!rejoined) {
+        if (state().phase() == JobState.Phase.AWAITING_TAKE_IN) {
             awaitRejoin(deadline, "growth");
         }
         tellServer(
@@ -594,7 +593,6 @@ final class TcpMember extends Exchange {
             throw fail(BootstrapException.failed(
                     rank(), server + " closed the rendezvous before it took " + waiting() + " in", null));
         }
-        rejoined = true;
         continueAt(frame.operation(), operation);
     }
 
