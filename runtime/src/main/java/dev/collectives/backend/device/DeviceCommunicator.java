@@ -205,6 +205,12 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         return Optional.ofNullable(System.getenv(name));
     }
 
+    /** Where this library made the communicator and was told to connect at init; another library's, not known. */
+    @Override
+    public boolean peersConnectedAtInit() {
+        return origin.owned() && DeviceBackend.connectsAtInit(library.dialect);
+    }
+
     @Override
     public String legacyRegisterVariable() {
         return library.dialect.legacyRegisterVariable();

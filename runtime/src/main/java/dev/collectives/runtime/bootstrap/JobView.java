@@ -149,7 +149,8 @@ final class JobView implements JobObserver {
         });
         List<HangVerdict> now = HangVerdict.judge(live, nanos, hangVerdictAfter);
         if (!sameHang(now, verdicts)) {
-            now.forEach(v -> LOG.log(System.Logger.Level.WARNING, "the job at " + server + " hangs: " + v.describe()));
+            now.forEach(v ->
+                    LOG.log(System.Logger.Level.WARNING, "the job that " + server + " serves hangs: " + v.describe()));
         }
         verdicts = now;
     }

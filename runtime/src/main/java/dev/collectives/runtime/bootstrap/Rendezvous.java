@@ -39,6 +39,14 @@ public interface Rendezvous extends AutoCloseable {
     String where();
 
     /**
+     * This rank's waits for the job's news: over TCP, derived from its operation and heartbeat timeouts; elsewhere
+     * (no server declares deaths) the defaults.
+     */
+    default Timeouts timeouts() {
+        return Timeouts.withDefaultHeartbeat(Settings.DEFAULT_TIMEOUT);
+    }
+
+    /**
      * Rank 0's {@code value} (at most {@link #MAX_VALUE_BYTES}), returned on every rank. The other ranks' argument
      * is ignored and may be null.
      */

@@ -550,6 +550,11 @@ final class TcpMember extends Exchange {
                 + rank();
     }
 
+    @Override
+    public Timeouts timeouts() {
+        return timeouts;
+    }
+
     /** Waits until the server takes this process in at the members' {@code operation} ("reunion"). */
     private void awaitRejoin(Deadline deadline, String operation) {
         Channel.Frame frame;
