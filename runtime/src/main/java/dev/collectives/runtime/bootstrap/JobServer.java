@@ -271,7 +271,10 @@ public final class JobServer implements Door, AutoCloseable {
         return beatsSent.sum();
     }
 
-    /** How many heartbeats this server has received from its ranks so far (each a message of 45 bytes). */
+    /**
+     * How many heartbeats this server has received from its ranks so far (each a message of 45 bytes, and about 35
+     * more for each communicator its rank reports the progress of).
+     */
     public long heartbeatsReceived() {
         return beatsReceived.sum();
     }
