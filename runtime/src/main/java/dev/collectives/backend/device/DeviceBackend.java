@@ -9,6 +9,7 @@ import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Peers;
 import dev.collectives.runtime.UniqueId;
+import dev.collectives.runtime.bootstrap.Setting;
 
 /** The native backends: one per {@link Dialect}, over the vendor libraries opened at run time. */
 public abstract class DeviceBackend implements Backend {
@@ -50,7 +51,7 @@ public abstract class DeviceBackend implements Backend {
     }
 
     /** The system property that, set to false, leaves peer connections to the library's default (lazily). */
-    public static final String CONNECT_AT_INIT_PROPERTY = "collectives.device.connectAtInit";
+    public static final String CONNECT_AT_INIT_PROPERTY = Setting.DEVICE_CONNECT_AT_INIT.property;
 
     /**
      * The variable {@code <PREFIX>_RUNTIME_CONNECT}: this backend sets it to 0 (connect every peer when the
