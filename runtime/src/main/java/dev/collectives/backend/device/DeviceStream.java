@@ -66,8 +66,11 @@ final class DeviceStream implements Stream {
 
     /** {@code owner} enqueues work on this stream (an op, a graph launch): a synchronize waits for its work. */
     void issuedBy(NativeComm owner) {
-        issuer = owner;
-        if (issuers.add(owner)) {
+        if (issuer != owner) {
+            issuer = owner;
+        }
+        // a read first: the set's add locks its bin even when the communicator is in it, as it is after the first op
+        if (!issuers.contains(owner) && issuers.add(owner)) {
             owner.enqueuedOn(handle);
         }
     }
