@@ -41,10 +41,10 @@ public final class Timeouts {
                 verdictWait().compareTo(stallGrace().plus(notice())) > 0,
                 "a rank that stalled waits past the stall grace and the verdict's telling");
         check(
-                deathWait().compareTo(heartbeat.plus(notice())) >= 0,
+                deathWait().compareTo(declaredDeadWithin().plus(notice())) >= 0,
                 "a rank that waits for news of a death waits as long as the server takes to declare it and tell");
         check(
-                verdictGrace().compareTo(heartbeat) > 0,
+                verdictGrace().compareTo(declaredDeadWithin()) > 0,
                 "a member waits past its deadline as long as the server takes to declare a silent rank dead");
         check(handshake().compareTo(operation) <= 0, "a handshake takes no longer than an operation may");
     }
@@ -92,11 +92,19 @@ public final class Timeouts {
     }
 
     /**
+     * How long after a member's last sign of life the server has declared it dead at the latest: the heartbeat
+     * timeout, and the interval at which the server looks for silent members.
+     */
+    public Duration declaredDeadWithin() {
+        return heartbeat.plus(beatInterval());
+    }
+
+    /**
      * How long past an operation's deadline a member waits for the server's answer: long enough for the server to
      * declare a silent rank dead and say so, so that the member hears which rank is at fault rather than guessing.
      */
     public Duration verdictGrace() {
-        return heartbeat.plus(notice());
+        return declaredDeadWithin().plus(notice());
     }
 
     /**
@@ -110,10 +118,10 @@ public final class Timeouts {
 
     /**
      * How long a rank that recovers from a death its library saw first waits for the job's news of it: the server
-     * declares a silent rank dead after the heartbeat timeout and tells within {@link #notice()}.
+     * declares a silent rank dead within {@link #declaredDeadWithin()} and tells within {@link #notice()}.
      */
     public Duration deathWait() {
-        return heartbeat.plus(notice());
+        return declaredDeadWithin().plus(notice());
     }
 
     /** How long a connection to the server may take to prove it holds the job token. */

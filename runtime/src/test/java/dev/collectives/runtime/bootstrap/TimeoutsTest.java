@@ -15,8 +15,9 @@ class TimeoutsTest {
         Timeouts timeouts = new Timeouts(Duration.ofSeconds(120), Duration.ofSeconds(30));
 
         assertEquals(Duration.ofSeconds(5), timeouts.beatInterval());
-        assertEquals(Duration.ofSeconds(31), timeouts.deathWait(), "the death is declared at 30 s, told within 1 s");
-        assertEquals(Duration.ofSeconds(31), timeouts.verdictGrace());
+        assertEquals(Duration.ofSeconds(35), timeouts.declaredDeadWithin(), "30 s of silence, seen within a beat");
+        assertEquals(Duration.ofSeconds(36), timeouts.deathWait(), "the death declared, then told within 1 s");
+        assertEquals(Duration.ofSeconds(36), timeouts.verdictGrace());
         assertEquals(Duration.ofSeconds(4), timeouts.verdictWait(), "the stall told, 2 s of grace, the verdict told");
     }
 
