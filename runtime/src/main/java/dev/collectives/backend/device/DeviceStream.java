@@ -59,8 +59,11 @@ final class DeviceStream implements IssuedStream {
 
     @Override
     public void issuedBy(NativeComm owner) {
-        issuer = owner;
-        if (issuers.add(owner)) {
+        if (issuer != owner) {
+            issuer = owner;
+        }
+        // a read first: the set's add locks its bin even when the communicator is in it, as it is after the first op
+        if (!issuers.contains(owner) && issuers.add(owner)) {
             owner.enqueuedOn(handle);
         }
     }
