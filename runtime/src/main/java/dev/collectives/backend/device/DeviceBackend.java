@@ -53,7 +53,7 @@ public abstract class DeviceBackend implements Backend {
      * The system property that, set to true, connects every peer when a communicator is made (the library's
      * {@link #runtimeConnectVariable} set to 0); unset, the library's own default holds.
      */
-    public static final String CONNECT_AT_INIT_PROPERTY = "collectives.device.connectAtInit";
+    public static final String CONNECT_AT_INIT_PROPERTY = Dialect.CONNECT_AT_INIT_PROPERTY;
 
     /**
      * The variable {@code <PREFIX>_RUNTIME_CONNECT}, which this backend leaves alone unless
@@ -64,21 +64,16 @@ public abstract class DeviceBackend implements Backend {
      * Communicator#peersConnectedAtInit}).
      */
     public static String runtimeConnectVariable(Dialect dialect) {
-        return dialect.backendName().toUpperCase(java.util.Locale.ROOT) + "_RUNTIME_CONNECT";
+        return dialect.runtimeConnectVariable();
     }
 
     /** Whether communicators made here connect all peers at init (see {@link #runtimeConnectVariable}). */
     public static boolean connectsAtInit(Dialect dialect) {
-        String user = System.getenv(runtimeConnectVariable(dialect));
-        return user == null ? connectAtInitAsked() : "0".equals(user.trim());
-    }
-
-    private static boolean connectAtInitAsked() {
-        return "true".equals(System.getProperty(CONNECT_AT_INIT_PROPERTY));
+        return dialect.connectsAtInit();
     }
 
     private static void connectAtInit(Dialect dialect) {
-        if (System.getenv(runtimeConnectVariable(dialect)) == null && connectAtInitAsked()) {
+        if (System.getenv(runtimeConnectVariable(dialect)) == null && Dialect.connectAtInitAsked()) {
             NativeShimApi.INSTANCE.setenvDefault(runtimeConnectVariable(dialect), "0");
         }
     }

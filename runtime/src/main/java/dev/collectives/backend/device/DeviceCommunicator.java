@@ -208,7 +208,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     /** Where this library made the communicator and was told to connect at init; another library's, not known. */
     @Override
     public boolean peersConnectedAtInit() {
-        return origin.owned() && DeviceBackend.connectsAtInit(library.dialect);
+        return origin.owned() && library.dialect.connectsAtInit();
     }
 
     @Override

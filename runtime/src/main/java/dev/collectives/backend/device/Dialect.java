@@ -69,6 +69,31 @@ public enum Dialect {
         return legacyRegisterVariable;
     }
 
+    /** {@link DeviceBackend#CONNECT_AT_INIT_PROPERTY}. */
+    static final String CONNECT_AT_INIT_PROPERTY = "collectives.device.connectAtInit";
+
+    /**
+     * The variable {@code <PREFIX>_RUNTIME_CONNECT} of this library (see
+     * {@link DeviceBackend#runtimeConnectVariable}).
+     */
+    String runtimeConnectVariable() {
+        return backendName.toUpperCase(java.util.Locale.ROOT) + "_RUNTIME_CONNECT";
+    }
+
+    /**
+     * Whether communicators this library makes here connect all peers at init: the user's
+     * {@link #runtimeConnectVariable} where set, else {@link DeviceBackend#CONNECT_AT_INIT_PROPERTY}.
+     */
+    boolean connectsAtInit() {
+        String user = System.getenv(runtimeConnectVariable());
+        return user == null ? connectAtInitAsked() : "0".equals(user.trim());
+    }
+
+    /** Whether {@link DeviceBackend#CONNECT_AT_INIT_PROPERTY} asks to connect at init. */
+    static boolean connectAtInitAsked() {
+        return "true".equals(System.getProperty(CONNECT_AT_INIT_PROPERTY));
+    }
+
     /** The symbol for a generic name of library {@code role} (0 ccl, 1 runtime, 2 driver). */
     public String symbol(int role, String genericName) {
         String irregular = IRREGULAR_SYMBOLS.get(this).get(genericName);
