@@ -9,6 +9,7 @@ import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Peers;
 import dev.collectives.runtime.UniqueId;
+import dev.collectives.runtime.bootstrap.Setting;
 
 /** The native backends: one per {@link Dialect}, over the vendor libraries opened at run time. */
 public abstract class DeviceBackend implements Backend {
@@ -53,7 +54,7 @@ public abstract class DeviceBackend implements Backend {
      * The system property that, set to true, connects every peer when a communicator is made (the library's
      * {@link #runtimeConnectVariable} set to 0); unset, the library's own default holds.
      */
-    public static final String CONNECT_AT_INIT_PROPERTY = Dialect.CONNECT_AT_INIT_PROPERTY;
+    public static final String CONNECT_AT_INIT_PROPERTY = Setting.DEVICE_CONNECT_AT_INIT.property;
 
     /**
      * The variable {@code <PREFIX>_RUNTIME_CONNECT}, which this backend leaves alone unless

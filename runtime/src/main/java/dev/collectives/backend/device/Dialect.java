@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.runtime.bootstrap.Setting;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -70,7 +71,7 @@ public enum Dialect {
     }
 
     /** {@link DeviceBackend#CONNECT_AT_INIT_PROPERTY}. */
-    static final String CONNECT_AT_INIT_PROPERTY = "collectives.device.connectAtInit";
+    static final String CONNECT_AT_INIT_PROPERTY = Setting.DEVICE_CONNECT_AT_INIT.property;
 
     /**
      * The variable {@code <PREFIX>_RUNTIME_CONNECT} of this library (see
