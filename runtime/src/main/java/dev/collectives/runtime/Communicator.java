@@ -357,6 +357,14 @@ public interface Communicator extends AutoCloseable {
      */
     FlightRecord flightRecord();
 
+    /**
+     * Whether the library connected this communicator's peers when it was made, so that a graph may capture its first
+     * collectives. Where it connects them lazily, at the first collective that needs them (NCCL's default, whose
+     * connection cannot be captured), a GRAPH step's first call with each argument tuple runs its ops eagerly, and its
+     * second captures them; no op runs that the step did not call.
+     */
+    boolean peersConnectedAtInit();
+
     // ---- child communicators ------------------------------------------------------------------------------
 
     /**

@@ -3,16 +3,12 @@ package dev.collectives.backend.device;
 import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.JoinedRank;
-import dev.collectives.runtime.Topology;
-import dev.collectives.runtime.UniqueId;
 import dev.collectives.runtime.bootstrap.AmongSurvivors;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.Joined;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.function.ToIntFunction;
-import java.util.function.ToLongFunction;
 
 /**
  * {@code join} for the native backends: this process's rank of a multi-process job, one device each. The ranks
@@ -88,10 +84,11 @@ final class DeviceJoin {
                         () -> "joiner: rank " + rendezvous.rank() + " of " + grown + " joined the job at "
                                 + rendezvous.where());
                 AmongSurvivors live = AmongSurvivors.of(rendezvous);
-                comm = GrowInit.formGrown(library, live, null, device, config, timeout);
+                comm = new DeviceCommunicator(GrowInit.formGrown(library, live, null, device, config, timeout));
                 ranks = GrowInit.ranksOf(live);
             } else {
-                comm = form(library, rendezvous, rank, size, device, config, timeout);
+                comm = new DeviceCommunicator(
+                        RendezvousInit.form(library, rendezvous, rank, size, device, config, timeout));
                 ranks = JobRanks.ofJob(size);
             }
         } catch (RuntimeException e) {
@@ -100,69 +97,5 @@ final class DeviceJoin {
         }
         comm.watchJob(rendezvous, ranks, config);
         return comm;
-    }
-
-    /**
-     * The communicator of rank {@code rank} of {@code size} on {@code device}, made with {@code config}, from rank 0's
-     * unique id, which reaches every rank through {@code rendezvous}; every rank of the job calls it, also when the
-     * survivors of a death and its replacements meet again ({@link ReplacementInit}); every rank must join the
-     * communicator within {@code timeout}.
-     */
-    static DeviceCommunicator form(
-            NativeLibrary library,
-            Rendezvous rendezvous,
-            int rank,
-            int size,
-            int device,
-            CommConfig config,
-            Duration timeout) {
-        return form(
-                library,
-                rendezvous,
-                rank,
-                size,
-                device,
-                config,
-                "GetUniqueId",
-                id -> library.api.getUniqueId(library.lib, id),
-                id -> config.initRank(library, size, id, rank, Waits.SYSTEM, timeout));
-    }
-
-    /**
-     * As {@link #form(NativeLibrary, Rendezvous, int, int, int, CommConfig, Duration)}, with the id that rank 0 makes
-     * by {@code makeId} (the library's {@code idCall}, e.g. "GetUniqueId"), and the communicator each rank makes from
-     * it by {@code init} (its handle).
-     */
-    static DeviceCommunicator form(
-            NativeLibrary library,
-            Rendezvous rendezvous,
-            int rank,
-            int size,
-            int device,
-            CommConfig config,
-            String idCall,
-            ToIntFunction<byte[]> makeId,
-            ToLongFunction<byte[]> init) {
-        byte[] id = new byte[UniqueId.BYTES];
-        rendezvous.agree("backend", library.dialect.backendName() + " " + library.versionString());
-        if (rank == 0) {
-            try {
-                library.check(makeId.applyAsInt(id), rank, 0, idCall);
-            } catch (CollectivesException e) {
-                rendezvous.abort(e.getMessage()); // the others fail at once with the reason, not at the timeout
-                throw e;
-            }
-        }
-        id = rendezvous.broadcast(id);
-        int ranksPerNode = rendezvous.ranksPerNode();
-        library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
-        return new DeviceCommunicator(
-                library,
-                init.applyAsLong(id),
-                rank,
-                size,
-                device,
-                new Topology(size, ranksPerNode),
-                config.collnetEnable() == 1);
     }
 }

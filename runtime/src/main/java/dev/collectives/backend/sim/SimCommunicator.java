@@ -154,6 +154,11 @@ public final class SimCommunicator implements Communicator {
     }
 
     @Override
+    public boolean peersConnectedAtInit() {
+        return config.connectAtInit();
+    }
+
+    @Override
     public String legacyRegisterVariable() {
         return SimConfig.LEGACY_REGISTER_VARIABLE;
     }

@@ -17,7 +17,7 @@ final class DeathNews {
     /** How many of {@link #deaths} each rank has heard of. */
     private int[] heard;
 
-    private final List<String> deaths = new ArrayList<>();
+    private final List<Cause> deaths = new ArrayList<>();
 
     DeathNews(int size) {
         this.watching = new boolean[size];
@@ -28,8 +28,8 @@ final class DeathNews {
      * Rank {@code rank} watches its job from now on; returns the first death it has not heard of, which it is to
      * hear now (it then no longer watches), or null.
      */
-    String watch(int rank) {
-        String news = unheard(rank);
+    Cause watch(int rank) {
+        Cause news = unheard(rank);
         watching[rank] = news == null;
         heard[rank] = deaths.size();
         return news;
@@ -46,7 +46,7 @@ final class DeathNews {
     }
 
     /** The first death that rank {@code rank} has not heard of, or null. */
-    String unheard(int rank) {
+    Cause unheard(int rank) {
         return heard[rank] < deaths.size() ? deaths.get(heard[rank]) : null;
     }
 
@@ -68,7 +68,7 @@ final class DeathNews {
     }
 
     /** Rank {@code dead} died for {@code reason}; returns the ranks that watch, which are to hear it now. */
-    List<Integer> died(int dead, String reason) {
+    List<Integer> died(int dead, Cause reason) {
         deaths.add(reason);
         watching[dead] = false;
         List<Integer> told = new ArrayList<>();
@@ -84,6 +84,6 @@ final class DeathNews {
 
     /** Why each rank that died is gone, in the order they died. */
     List<String> deaths() {
-        return List.copyOf(deaths);
+        return deaths.stream().map(Cause::text).toList();
     }
 }

@@ -85,7 +85,7 @@ public final class JobServer implements Door, AutoCloseable {
 
     private final LongAdder beatsReceived = new LongAdder();
 
-    private String fatal;
+    private Cause fatal;
     private boolean closed;
     /** Whether a rank ever watched the job: closing it then tells each member, so that its watcher hears no failure. */
     private boolean watched;
@@ -231,7 +231,7 @@ public final class JobServer implements Door, AutoCloseable {
             while (fatal == null && !closed && !roster.complete()) {
                 waitForNews(null);
             }
-            return fatal != null ? fatal : closed ? "the rendezvous at " + endpoint + " was closed" : null;
+            return fatal != null ? fatal.text() : closed ? "the rendezvous at " + endpoint + " was closed" : null;
         }
     }
 
@@ -262,7 +262,7 @@ public final class JobServer implements Door, AutoCloseable {
             while (fatal == null && !over()) {
                 lock.wait();
             }
-            return Optional.ofNullable(fatal);
+            return Optional.ofNullable(fatal).map(Cause::text);
         }
     }
 
@@ -271,7 +271,10 @@ public final class JobServer implements Door, AutoCloseable {
         return beatsSent.sum();
     }
 
-    /** How many heartbeats this server has received from its ranks so far (each a message of 45 bytes). */
+    /**
+     * How many heartbeats this server has received from its ranks so far (each a message of 45 bytes, and about 35
+     * more for each communicator its rank reports the progress of).
+     */
     public long heartbeatsReceived() {
         return beatsReceived.sum();
     }
@@ -312,7 +315,7 @@ public final class JobServer implements Door, AutoCloseable {
     @Override
     public String ended() {
         synchronized (lock) {
-            return fatal != null ? "the job at " + endpoint + " ended: " + fatal : null;
+            return fatal != null ? "the job at " + endpoint + " ended: " + fatal.text() : null;
         }
     }
 
@@ -343,9 +346,9 @@ public final class JobServer implements Door, AutoCloseable {
 
     /** Tells every member that joined of a claim turned away, so that each logs it at once (best effort). */
     @Override
-    public void refused(String what) {
-        observer().refused(what, System.nanoTime());
-        byte[] text = Channel.truncate(what);
+    public void refused(Cause what) {
+        observer().refused(what.text(), System.nanoTime());
+        byte[] text = what.bytes();
         synchronized (telling) {
             List<Channel> joined;
             synchronized (lock) {
@@ -354,7 +357,7 @@ public final class JobServer implements Door, AutoCloseable {
             Deadline brief = Deadline.after(timeouts.notice());
             for (Channel member : joined) {
                 try {
-                    member.send(Channel.REFUSED, sequence, text, brief);
+                    member.send(FrameType.REFUSED, sequence, text, brief);
                 } catch (IOException ignored) {
                     // that member is gone or stuck: its listener or the heartbeats say so
                 }
@@ -412,7 +415,7 @@ public final class JobServer implements Door, AutoCloseable {
      */
     @Override
     public void join(int rank, Channel member, FrameRules.Claim claim, Answer answer) throws IOException {
-        String ended;
+        Cause ended;
         synchronized (telling) {
             answer.send();
             synchronized (lock) {
@@ -443,7 +446,9 @@ public final class JobServer implements Door, AutoCloseable {
                     roster.join(rank, member);
                 }
                 lock.notifyAll();
-                ended = closed ? "the rendezvous at " + endpoint + " was closed" : fatal;
+                ended = closed
+                        ? Cause.of(Cause.Kind.SERVER_ENDED, "the rendezvous at " + endpoint + " was closed")
+                        : fatal;
                 if (ended == null) {
                     liveness.heard(rank);
                     stopBeats(rank); // a dead rank's, where a replacement takes its place
@@ -476,7 +481,7 @@ public final class JobServer implements Door, AutoCloseable {
                 frame = member.receiveAny();
                 FrameRules.check(phaseOf(rank), frame); // its phase once it came
             } catch (ProtocolException e) {
-                fence(rank, member, "it sent " + e.getMessage());
+                fence(rank, member, Cause.Kind.MISBEHAVED, "it sent " + e.getMessage());
                 return;
             } catch (IOException e) {
                 died(rank, member, e);
@@ -488,28 +493,35 @@ public final class JobServer implements Door, AutoCloseable {
                 }
             }
             switch (frame.type()) {
-                case Channel.HEARTBEAT -> {
+                case HEARTBEAT -> {
                     beatsReceived.increment();
                     ByteBuffer beat = ByteBuffer.wrap(frame.bytes());
                     int says = beat.getInt();
                     if (says != rank) {
-                        fence(rank, member, "it sent heartbeats for rank " + says);
+                        fence(rank, member, Cause.Kind.MISBEHAVED, "it sent heartbeats for rank " + says);
                         return;
                     }
                     Progress progress;
                     try {
                         progress = Progress.decode(beat);
                     } catch (RuntimeException e) {
-                        fence(rank, member, "it sent a heartbeat whose progress does not read: " + e.getMessage());
+                        fence(
+                                rank,
+                                member,
+                                Cause.Kind.MISBEHAVED,
+                                "it sent a heartbeat whose progress does not read: " + e.getMessage());
                         return;
                     }
                     observer().beat(rank, progress, System.nanoTime());
                 }
-                case Channel.ABORT -> {
-                    endJob(member.peer() + " ended the job: " + frame.text());
+                case ABORT -> {
+                    endJob(Cause.of(
+                            Cause.Kind.ABORTED,
+                            member.peer() + " ended the job: " + frame.cause().text(),
+                            rank));
                     return;
                 }
-                case Channel.LEAVE -> {
+                case LEAVE -> {
                     synchronized (lock) {
                         if (members.isJoining(rank)) {
                             dropJoining(rank, member, member.peer() + " closed its rendezvous before the job grew");
@@ -524,9 +536,9 @@ public final class JobServer implements Door, AutoCloseable {
                     }
                     return;
                 }
-                case Channel.STALL -> stalls.stalled(rank, frame.text());
-                case Channel.WATCH -> watch(rank, member);
-                case Channel.UNWATCH -> unwatch(member, rank);
+                case STALL -> stalls.stalled(rank, frame.cause().text());
+                case WATCH -> watch(rank, member);
+                case UNWATCH -> unwatch(member, rank);
                 default -> deliver(rank, member, frame); // an operation's message
             }
         }
@@ -561,13 +573,14 @@ public final class JobServer implements Door, AutoCloseable {
         fence(
                 rank,
                 member,
+                Cause.Kind.MISBEHAVED,
                 "it sent a message for operation #" + frame.operation() + " before its message for "
                         + "the operation before was used");
     }
 
     /** Member {@code rank} watches its job from now on: a death it has not heard of yet is news at once. */
     private void watch(int rank, Channel member) {
-        String unheard;
+        Cause unheard;
         synchronized (lock) {
             watched = true;
             unheard = news.watch(rank);
@@ -591,7 +604,7 @@ public final class JobServer implements Door, AutoCloseable {
         if (watching) {
             synchronized (telling) {
                 try {
-                    member.send(Channel.UNWATCH, sequence, new byte[0], Deadline.after(timeouts.notice()));
+                    member.send(FrameType.UNWATCH, sequence, new byte[0], Deadline.after(timeouts.notice()));
                 } catch (IOException ignored) {
                     // that member is gone or stuck: its listener or the heartbeats say so
                 }
@@ -605,7 +618,7 @@ public final class JobServer implements Door, AutoCloseable {
      * rank ends the job naming it.
      */
     private void died(int rank, Channel member, IOException e) {
-        declareDead(rank, member, when -> "its connection ended " + when + " (" + e + ")", null);
+        declareDead(rank, member, Cause.Kind.DIED, when -> "its connection ended " + when + " (" + e + ")", null);
     }
 
     /**
@@ -614,18 +627,22 @@ public final class JobServer implements Door, AutoCloseable {
      * another rank). It hears why (where it still reads) and its connection closes; if it wakes, asking again tells
      * it the same; only a replacement may take its place. The others hear of it as of a death.
      */
-    private void fence(int rank, Channel member, String why) {
+    private void fence(int rank, Channel member, Cause.Kind kind, String why) {
         boolean joining;
         synchronized (lock) {
             joining = members.isJoining(rank);
         }
         String exclusion = "rank " + rank + " was excluded from the job at " + endpoint + ": " + why
                 + (joining ? "; it no longer waits to join" : "; only a replacement may take its place");
-        if (!declareDead(rank, member, when -> why + " " + when, exclusion)) {
+        if (!declareDead(rank, member, kind, when -> why + " " + when, exclusion)) {
             return;
         }
         try {
-            member.send(Channel.FENCED, sequence, Channel.truncate(exclusion), Deadline.after(timeouts.notice()));
+            member.send(
+                    FrameType.FENCED,
+                    sequence,
+                    Cause.of(kind, exclusion, rank).bytes(),
+                    Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // it cannot hear it now: if it wakes, it asks
         }
@@ -638,8 +655,9 @@ public final class JobServer implements Door, AutoCloseable {
      * at their next operation; before every rank joined, it ends the job. Returns false where the job had ended, the
      * rank had left or its death on that connection was declared already.
      */
-    private boolean declareDead(int rank, Channel member, Function<String, String> how, String exclusion) {
-        String reason;
+    private boolean declareDead(
+            int rank, Channel member, Cause.Kind kind, Function<String, String> how, String exclusion) {
+        Cause reason;
         boolean formed;
         List<Channel> told = new ArrayList<>();
         synchronized (lock) {
@@ -658,15 +676,15 @@ public final class JobServer implements Door, AutoCloseable {
                 exclusions[rank] = exclusion;
             }
             formed = roster.complete();
-            reason = member.peer() + " is gone: " + how.apply(when());
+            reason = Cause.of(kind, member.peer() + " is gone: " + how.apply(when()), rank);
             observer()
                     .gone(
                             rank,
                             exclusion != null ? JobObserver.Fate.FENCED : JobObserver.Fate.DIED,
-                            reason,
+                            reason.text(),
                             System.nanoTime());
             if (formed) {
-                members.died(rank, reason);
+                members.died(rank, reason.text());
                 news.died(rank, reason).forEach(r -> told.add(roster.member(r)));
                 lock.notifyAll();
             }
@@ -715,7 +733,7 @@ public final class JobServer implements Door, AutoCloseable {
                 liveness.silent().forEach(r -> silent.put(r, roster.member(r)));
             }
             String why = "no heartbeat for " + Settings.formatDuration(heartbeatTimeout);
-            silent.forEach((rank, member) -> fence(rank, member, why));
+            silent.forEach((rank, member) -> fence(rank, member, Cause.Kind.SILENT, why));
         }
     }
 
@@ -726,15 +744,21 @@ public final class JobServer implements Door, AutoCloseable {
      * operation after the other, as the members' first messages for each arrive.
      */
     private void serveOperations() {
-        String missing;
+        Cause missing;
         synchronized (lock) {
             while (fatal == null && !closed && !roster.complete() && !joinDeadline.expired()) {
                 waitForNews(joinDeadline);
             }
-            missing = roster.complete() || closed ? null : roster.missing();
+            missing = roster.complete() || closed
+                    ? null
+                    : Cause.of(
+                            Cause.Kind.NEVER_JOINED,
+                            roster.missing() + " did not join at " + endpoint + " " + joinDeadline.within()
+                                    + admission.turnedAway(),
+                            roster.missingRanks());
         }
         if (missing != null) {
-            endJob(missing + " did not join at " + endpoint + " " + joinDeadline.within() + admission.turnedAway());
+            endJob(missing);
             return;
         }
         while (true) {
@@ -757,11 +781,11 @@ public final class JobServer implements Door, AutoCloseable {
     }
 
     /** "broadcast #1", "allgather #2", "reunion #3": what a message of {@code type} takes part in. */
-    private static String operationName(byte type, int operation) {
+    private static String operationName(FrameType type, int operation) {
         String kind = switch (type) {
-            case Channel.BROADCAST -> "broadcast";
-            case Channel.REUNION -> "reunion";
-            case Channel.GROW -> "growth";
+            case BROADCAST -> "broadcast";
+            case REUNION -> "reunion";
+            case GROW -> "growth";
             default -> "allgather";
         };
         return kind + " #" + operation;
@@ -774,27 +798,27 @@ public final class JobServer implements Door, AutoCloseable {
      * messages, and answers with the ranks replaced. Only an allgather of survivors and a reunion go on without a rank
      * that is gone or left.
      */
-    private void serve(int operation, byte type) {
+    private void serve(int operation, FrameType type) {
         String name = operationName(type, operation);
         synchronized (lock) {
             serving = name;
         }
         observer().operationStarted(name, System.nanoTime());
-        if (type == Channel.GROW) {
+        if (type == FrameType.GROW) {
             new Growth(operation, name).serve();
             return;
         }
         int ranks = currentSize();
         Operation served = new Operation(operation, type, name, Deadline.after(timeout), ranks);
         BitSet replaced = new BitSet();
-        if (type == Channel.REUNION) {
+        if (type == FrameType.REUNION) {
             survivors(ranks).stream().forEach(served::collect);
             replaced = awaitReplacements(operation, Deadline.after(served.shortestWait()));
             replaced.stream().forEach(served::collect);
         } else {
             IntStream.range(0, ranks).forEach(served::collect);
         }
-        byte[] answer = type == Channel.REUNION
+        byte[] answer = type == FrameType.REUNION
                 ? Arrays.copyOf(replaced.toByteArray(), (ranks + 7) / 8)
                 : Channel.gathered(new Rendezvous.Survivors(served.values, served.missing));
         answerAll(operation, answer, served.values);
@@ -861,7 +885,7 @@ public final class JobServer implements Door, AutoCloseable {
 
         void serve() {
             Deadline deadline = Deadline.after(timeout);
-            Operation asked = new Operation(number, Channel.GROW, name, deadline, before);
+            Operation asked = new Operation(number, FrameType.GROW, name, deadline, before);
             BitSet asking = survivors(before);
             asking.stream().forEach(asked::collect);
             String failure = disagreement(asking, asked.values);
@@ -869,7 +893,7 @@ public final class JobServer implements Door, AutoCloseable {
             if (failure == null) {
                 failure = awaitJoiners(added, Deadline.after(asked.shortestWait()));
             }
-            Operation joined = new Operation(number, Channel.GROW, name, deadline, before + added);
+            Operation joined = new Operation(number, FrameType.GROW, name, deadline, before + added);
             if (failure == null) {
                 turnAwayFrom(
                         before + added,
@@ -932,7 +956,7 @@ public final class JobServer implements Door, AutoCloseable {
                     waitForNews(wait);
                 }
                 if (fatal != null || closed) {
-                    throw new IllegalStateException(fatal);
+                    throw new IllegalStateException(fatal == null ? null : fatal.text());
                 }
                 int came = came(added);
                 return came == added
@@ -961,7 +985,7 @@ public final class JobServer implements Door, AutoCloseable {
                         throw new IOException("it left");
                     }
                     synchronized (telling) {
-                        joiner.send(Channel.REJOIN, number, new byte[0], deadline);
+                        joiner.send(FrameType.REJOIN, number, new byte[0], deadline);
                     }
                 } catch (IOException e) {
                     return "the process that joins as rank " + r + " is gone: it was not told where (" + e + ")";
@@ -990,7 +1014,7 @@ public final class JobServer implements Door, AutoCloseable {
             synchronized (telling) {
                 Deadline brief = Deadline.after(timeouts.notice());
                 turnedAway.forEach(joiner -> {
-                    roster.tellEnded(joiner, reason, sequence, brief, true);
+                    roster.tellEnded(joiner, Cause.of(Cause.Kind.TURNED_AWAY, reason), sequence, brief, true);
                     joiner.close();
                 });
             }
@@ -1005,14 +1029,14 @@ public final class JobServer implements Door, AutoCloseable {
     /** The messages of one operation, as they are taken: each rank's value, or why it is missing. */
     private final class Operation {
         final int number;
-        final byte type;
+        final FrameType type;
         final String name;
         final Deadline deadline;
         final byte[][] values;
         final String[] missing;
 
         /** Operation {@code number} among {@code ranks} numbers (the ranks, and in a growth those that join). */
-        Operation(int number, byte type, String name, Deadline deadline, int ranks) {
+        Operation(int number, FrameType type, String name, Deadline deadline, int ranks) {
             this.number = number;
             this.type = type;
             this.name = name;
@@ -1030,13 +1054,16 @@ public final class JobServer implements Door, AutoCloseable {
                             ? roster.member(rank).peer() + " closed its rendezvous before " + name
                             : members.missing(rank);
                 }
-                if (type == Channel.DATA || type == Channel.BROADCAST) {
-                    throw ends(missing[rank]);
+                if (type == FrameType.DATA || type == FrameType.BROADCAST) {
+                    throw ends(Cause.of(Cause.Kind.DIED, missing[rank], rank));
                 }
             } else if (frame.operation() != number || frame.type() != type) {
-                throw ends(roster.member(rank).peer() + " sent a message for "
-                        + operationName(frame.type(), frame.operation()) + " during " + name
-                        + " (the ranks called different operations)");
+                throw ends(Cause.of(
+                        Cause.Kind.DIVERGED,
+                        roster.member(rank).peer() + " sent a message for "
+                                + operationName(frame.type(), frame.operation()) + " during " + name
+                                + " (the ranks called different operations)",
+                        rank));
             } else {
                 values[rank] = frame.bytes();
             }
@@ -1062,21 +1089,24 @@ public final class JobServer implements Door, AutoCloseable {
             }
             awaited = -1;
             if (fatal != null) {
-                throw new IllegalStateException(fatal);
+                throw new IllegalStateException(fatal.text());
             }
             if (!members.awaited(rank)) {
                 news.operating(rank);
                 return members.take(rank);
             }
         }
-        throw ends(roster.member(rank).peer() + " did not take part in " + name + " at " + endpoint + " "
-                + deadline.within());
+        throw ends(Cause.of(
+                Cause.Kind.NEVER_ARRIVED,
+                roster.member(rank).peer() + " did not take part in " + name + " at " + endpoint + " "
+                        + deadline.within(),
+                rank));
     }
 
     /** Waits until every dead rank has a replacement, and tells each the number of the reunion, its first operation. */
     private BitSet awaitReplacements(int operation, Deadline deadline) {
         BitSet replaced;
-        String failure;
+        Cause failure;
         synchronized (lock) {
             while (fatal == null && !deadline.expired() && !members.unreplaced().isEmpty()) {
                 waitForNews(deadline);
@@ -1086,8 +1116,10 @@ public final class JobServer implements Door, AutoCloseable {
                     ? fatal
                     : missing.isEmpty()
                             ? null
-                            : "no replacement joined at " + endpoint + " " + deadline.within() + " for " + missing
-                                    + admission.turnedAway();
+                            : Cause.of(
+                                    Cause.Kind.NEVER_JOINED,
+                                    "no replacement joined at " + endpoint + " " + deadline.within() + " for " + missing
+                                            + admission.turnedAway());
             replaced = failure == null ? members.reunite() : new BitSet();
         }
         if (failure != null) {
@@ -1096,9 +1128,12 @@ public final class JobServer implements Door, AutoCloseable {
         replaced.stream().forEach(r -> {
             synchronized (telling) {
                 try {
-                    roster.member(r).send(Channel.REJOIN, operation, new byte[0], deadline);
+                    roster.member(r).send(FrameType.REJOIN, operation, new byte[0], deadline);
                 } catch (IOException e) {
-                    throw ends(roster.member(r).peer() + " is gone: it did not take the reunion in (" + e + ")");
+                    throw ends(Cause.of(
+                            Cause.Kind.DIED,
+                            roster.member(r).peer() + " is gone: it did not take the reunion in (" + e + ")",
+                            r));
                 }
             }
         });
@@ -1108,7 +1143,7 @@ public final class JobServer implements Door, AutoCloseable {
     private void answer(int rank, int operation, byte[] answer) {
         Channel member = roster.member(rank);
         try {
-            member.send(Channel.DATA, operation, answer, Deadline.after(timeout));
+            member.send(FrameType.DATA, operation, answer, Deadline.after(timeout));
         } catch (IOException e) {
             // its listener hears the connection end, and the next operation leaves it out
             LOG.log(System.Logger.Level.DEBUG, () -> member.peer() + " did not take its answer: " + e);
@@ -1118,9 +1153,9 @@ public final class JobServer implements Door, AutoCloseable {
     // ---- the job's end -----------------------------------------------------------------------------------------
 
     /** Ends the job for {@code reason} and returns what stops the operation under way. */
-    private IllegalStateException ends(String reason) {
+    private IllegalStateException ends(Cause reason) {
         endJob(reason);
-        return new IllegalStateException(reason);
+        return new IllegalStateException(reason.text());
     }
 
     /**
@@ -1128,7 +1163,7 @@ public final class JobServer implements Door, AutoCloseable {
      * waiting inside an operation fail at once.
      */
     @Override
-    public void endJob(String reason) {
+    public void endJob(Cause reason) {
         synchronized (telling) {
             synchronized (lock) {
                 if (fatal != null) {
@@ -1137,7 +1172,7 @@ public final class JobServer implements Door, AutoCloseable {
                 fatal = reason;
                 lock.notifyAll();
             }
-            observer().ended(reason, System.nanoTime());
+            observer().ended(reason.text(), System.nanoTime());
             LOG.log(System.Logger.Level.DEBUG, () -> "the job at " + endpoint + " ended: " + reason);
             Deadline brief = Deadline.after(timeouts.notice());
             for (int rank = 0; rank < capacity(); rank++) { // the processes waiting to join hear it too
@@ -1158,7 +1193,9 @@ public final class JobServer implements Door, AutoCloseable {
             lock.wait(deadline == null ? 0 : Math.max(1, deadline.remainingMillis()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            fatal = fatal != null ? fatal : "the rendezvous server at " + endpoint + " was interrupted";
+            fatal = fatal != null
+                    ? fatal
+                    : Cause.of(Cause.Kind.SERVER_ENDED, "the rendezvous server at " + endpoint + " was interrupted");
         }
     }
 
@@ -1224,7 +1261,7 @@ public final class JobServer implements Door, AutoCloseable {
         Deadline brief = Deadline.after(timeouts.notice());
         for (int rank = 1; rank < currentSize(); rank++) {
             Channel member;
-            String unheard;
+            Cause unheard;
             synchronized (lock) {
                 boolean connected = !members.hasLeft(rank) && !members.isGone(rank);
                 member = connected ? roster.member(rank) : null;

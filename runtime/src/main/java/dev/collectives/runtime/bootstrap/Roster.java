@@ -185,11 +185,14 @@ final class Roster {
 
     /** "rank 3", "ranks 1, 2": those that have not joined. */
     String missing() {
-        List<String> ranks = IntStream.range(0, size)
-                .filter(r -> members[r] == null)
-                .mapToObj(Integer::toString)
-                .collect(Collectors.toList());
-        return (ranks.size() == 1 ? "rank " : "ranks ") + String.join(", ", ranks);
+        int[] ranks = missingRanks();
+        return (ranks.length == 1 ? "rank " : "ranks ")
+                + Arrays.stream(ranks).mapToObj(Integer::toString).collect(Collectors.joining(", "));
+    }
+
+    /** The ranks that have not joined. */
+    int[] missingRanks() {
+        return IntStream.range(0, size).filter(r -> members[r] == null).toArray();
     }
 
     /** Whether some rank has neither joined nor been told why the job ended. */
@@ -202,20 +205,20 @@ final class Roster {
      * "rank 0 ended the job: {@code reason}", or the standalone server did; the {@code reason} alone where it is
      * {@code plain} (rank 0 hears so from the server its process hosts).
      */
-    void tellEnded(Channel member, String reason, int sequence, Deadline deadline, boolean plain) {
+    void tellEnded(Channel member, Cause reason, int sequence, Deadline deadline, boolean plain) {
         String endedBy = hostedByRankZero ? "rank 0" : server;
-        String text = plain ? reason : endedBy + " ended the job: " + reason;
+        Cause told = plain ? reason : reason.withText(endedBy + " ended the job: " + reason.text());
         try {
-            member.send(Channel.ABORT, sequence, Channel.truncate(text), deadline);
+            member.send(FrameType.ABORT, sequence, told.bytes(), deadline);
         } catch (IOException ignored) {
             // that member is gone or stuck; it fails on its own deadline
         }
     }
 
     /** Tells a member of a watched job that a rank died, {@code reason} says which and how (best effort). */
-    static void tellGone(Channel member, String reason, int sequence, Deadline deadline) {
+    static void tellGone(Channel member, Cause reason, int sequence, Deadline deadline) {
         try {
-            member.send(Channel.GONE, sequence, Channel.truncate(reason), deadline);
+            member.send(FrameType.GONE, sequence, reason.bytes(), deadline);
         } catch (IOException ignored) {
             // that member is gone too, or stuck; it fails at its next operation
         }
@@ -224,7 +227,7 @@ final class Roster {
     /** Tells a member of a watched job that rank 0 closed it (best effort, by {@code deadline}). */
     static void tellClosed(Channel member, int sequence, Deadline deadline) {
         try {
-            member.send(Channel.LEAVE, sequence, new byte[0], deadline);
+            member.send(FrameType.LEAVE, sequence, new byte[0], deadline);
         } catch (IOException ignored) {
             // that member is gone already; nothing is left to tell it
         }

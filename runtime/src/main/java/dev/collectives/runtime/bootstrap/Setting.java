@@ -82,8 +82,21 @@ public enum Setting {
             "collectives.device.abortPolicy",
             "`report`",
             "what an abort past its deadline does: report, or exit"),
+    HANG_VERDICT(
+            "COLLECTIVES_HANG_VERDICT",
+            "collectives.hangVerdict",
+            Settings.formatDuration(Settings.DEFAULT_HANG_VERDICT),
+            "how long ranks wait in an entry another rank never enqueued before the server's hang verdict"),
+    JOB_PAGE(
+            "COLLECTIVES_JOB_PAGE",
+            "collectives.jobPage",
+            "off",
+            "the loopback port of the job's live page and its metrics (0: any free one)"),
     DEVICE_CONNECT_AT_INIT(
-            null, "collectives.device.connectAtInit", "`true`", "whether peers connect when the communicator is made");
+            null,
+            "collectives.device.connectAtInit",
+            "unset",
+            "true: peers connect when the communicator is made; unset, the library's default holds");
 
     /** The environment variable, or null where only a system property sets it. */
     public final String variable;

@@ -41,14 +41,14 @@ final class StallVerdict {
 
     private final BooleanSupplier ended;
     /** Ends the job with the verdict (called without the lock). */
-    private final Consumer<String> endJob;
+    private final Consumer<Cause> endJob;
     /** Where each rank said it stalled; null for the others. */
     private String[] stalls;
     /** Whether the verdict is due (after the first stall). */
     private boolean due;
 
     StallVerdict(
-            int size, Duration grace, Object lock, IntPredicate left, BooleanSupplier ended, Consumer<String> endJob) {
+            int size, Duration grace, Object lock, IntPredicate left, BooleanSupplier ended, Consumer<Cause> endJob) {
         this.size = size;
         this.grace = grace;
         this.lock = lock;
@@ -78,7 +78,7 @@ final class StallVerdict {
         }
     }
 
-    private String verdict() {
+    private Cause verdict() {
         synchronized (lock) {
             return verdictNow();
         }
@@ -99,7 +99,7 @@ final class StallVerdict {
     }
 
     /** Which ranks never arrived where the others stalled, or that every rank stalled. */
-    private String verdictNow() {
+    private Cause verdictNow() {
         List<Integer> waited =
                 IntStream.range(0, size).filter(r -> stalls[r] != null).boxed().collect(Collectors.toList());
         List<Integer> absent = IntStream.range(0, size)
@@ -117,10 +117,15 @@ final class StallVerdict {
                                         : "ranks " + e.getValue()) + ": " + e.getKey())
                         .collect(Collectors.joining("; "));
         if (absent.isEmpty()) {
-            return "every rank timed out waiting in the library (" + where + "): the ranks called different "
-                    + "collectives, in another order or with other sizes";
+            return Cause.of(
+                    Cause.Kind.DIVERGED,
+                    "every rank timed out waiting in the library (" + where + "): the ranks called different "
+                            + "collectives, in another order or with other sizes");
         }
-        return "ranks " + absent + " did not arrive at the collective that ranks " + waited + " waited in (" + where
-                + "): they never called it, or are stuck before it";
+        return Cause.of(
+                Cause.Kind.NEVER_ARRIVED,
+                "ranks " + absent + " did not arrive at the collective that ranks " + waited + " waited in (" + where
+                        + "): they never called it, or are stuck before it",
+                absent.stream().mapToInt(Integer::intValue).toArray());
     }
 }

@@ -273,24 +273,18 @@ final class TcpAdmission {
                             + "release of the library)",
                     false);
         }
+        FrameRules.Claim kind = FrameRules.Claim.ofWire(in.readByte());
         int rank = in.readInt();
         int size = in.readInt();
         byte[] clientNonce = Channel.readBytes(in, JobToken.NONCE_BYTES);
         byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
         byte[] claim = JobToken.ints(rank, size);
-        boolean joins = token.verify(mac, FrameRules.Claim.JOIN.word, serverNonce, clientNonce, claim);
-        boolean replaces = !joins && token.verify(mac, FrameRules.Claim.REPLACE.word, serverNonce, clientNonce, claim);
-        boolean grows =
-                !joins && !replaces && token.verify(mac, FrameRules.Claim.GROW.word, serverNonce, clientNonce, claim);
-        if (!joins
-                && !replaces
-                && !grows
-                && token.verify(mac, FrameRules.Claim.FATE.word, serverNonce, clientNonce, claim)) {
-            return answerFate(channel, rank);
-        }
-        if (!joins && !replaces && !grows) {
+        if (!token.verify(mac, kind.word, serverNonce, clientNonce, claim)) {
             String who = rank < 0 ? "that joins the running job" : "claiming rank " + rank;
             return reject(channel, "a connection from " + from + " " + who + " presented a wrong job token", false);
+        }
+        if (kind == FrameRules.Claim.FATE) {
+            return answerFate(channel, rank);
         }
         if (!handshake.settle()) {
             return "dropped"; // by the acceptor, to make room, before it claimed anything: it may try again
@@ -301,15 +295,15 @@ final class TcpAdmission {
             door.toldLate(rank);
             return ended;
         }
-        if (grows) {
+        if (kind == FrameRules.Claim.GROW) {
             return admit(
                     channel, door.claimJoining(from), from, FrameRules.Claim.GROW, serverNonce, clientNonce, claim);
         }
+        boolean replaces = kind == FrameRules.Claim.REPLACE;
         String problem = door.claim(rank, size, from, replaces);
         if (problem != null) {
             return reject(channel, problem, !replaces); // a replacement refused leaves the job as it was
         }
-        FrameRules.Claim kind = replaces ? FrameRules.Claim.REPLACE : FrameRules.Claim.JOIN;
         return admit(channel, rank, from, kind, serverNonce, clientNonce, claim);
     }
 
@@ -369,9 +363,9 @@ final class TcpAdmission {
      */
     private String reject(Channel channel, String reason, boolean endsJob) throws IOException {
         if (endsJob) {
-            door.endJob(reason);
+            door.endJob(Cause.of(Cause.Kind.MISLAUNCHED, reason)); // before the job formed: it concerns every rank
         } else if (note(reason)) {
-            door.refused(reason);
+            door.refused(Cause.of(Cause.Kind.TURNED_AWAY, reason));
         }
         channel.out().writeByte(Channel.REJECTED);
         Channel.writeText(channel.out(), reason);

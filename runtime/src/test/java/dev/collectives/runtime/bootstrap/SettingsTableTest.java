@@ -42,6 +42,10 @@ class SettingsTableTest {
         assertEquals(Setting.REPLACEMENT.variable, Settings.optionVariable(Settings.REPLACEMENT));
         assertEquals(Setting.RENDEZVOUS_SERVER.variable, Settings.optionVariable(Settings.SERVER));
         assertEquals(Setting.RENDEZVOUS_SERVER.property, Settings.optionProperty(Settings.SERVER));
+        assertEquals(Setting.HANG_VERDICT.variable, Settings.optionVariable(Settings.HANG_VERDICT));
+        assertEquals(Setting.HANG_VERDICT.property, Settings.optionProperty(Settings.HANG_VERDICT));
+        assertEquals(Setting.JOB_PAGE.variable, Settings.optionVariable(Settings.JOB_PAGE));
+        assertEquals(Setting.JOB_PAGE.property, Settings.optionProperty(Settings.JOB_PAGE));
     }
 
     /** The guide's rows of Collectives settings not owned elsewhere: their names cell, and their default. */
