@@ -28,13 +28,13 @@ public final class Settings {
     public static final String HEARTBEAT_TIMEOUT = "heartbeatTimeout";
 
     /**
-     * One and a half seconds: beats go out every 250 ms (a sixth), so a rank is declared dead only when five beats in
-     * a row are late or lost, and a frozen or cut-off rank is declared dead within 1.75 s of its last sign of life
-     * (the timeout, and the server's look for silence every beat). On a 2-core host with both cores busy a runnable
-     * thread waits milliseconds for a core. A stop-the-world collection stops the beats too: a job whose ranks pause
-     * longer (a full collection of a heap of gigabytes takes seconds) sets a longer timeout.
+     * Six seconds: beats go out every second (a sixth), so a rank is declared dead only when five beats in a row are
+     * late or lost, within 7 s of its last sign of life (the timeout, and the server's look for silence every beat).
+     * 1.5 s declared living ranks dead on a 2-core host loaded far past its cores, where starting JVMs wait seconds
+     * for a core. A stop-the-world collection stops the beats too: a job whose ranks pause longer (a full collection
+     * of a heap of gigabytes takes seconds) sets a longer timeout.
      */
-    public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofMillis(1500);
+    public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofSeconds(6);
 
     /**
      * The option that marks this process as the replacement of a rank that died ({@code COLLECTIVES_REPLACEMENT},
