@@ -14,6 +14,7 @@ import java.net.ProtocolException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -280,7 +281,7 @@ final class Channel implements AutoCloseable {
 
     /** Writes a message; the caller holds the turn to send. */
     private void write(byte type, int operation, byte[] bytes, Deadline deadline) throws IOException {
-        byte[] mac = sessionKey.mac("message", new byte[] {sending, type}, JobToken.ints(operation), bytes);
+        byte[] mac = frameMac(sessionKey, sending, type, operation, bytes);
         closedPast(deadline, () -> {
             out.writeByte(type);
             out.writeInt(operation);
@@ -353,6 +354,17 @@ final class Channel implements AutoCloseable {
         byte type = in.readByte();
         int operation = in.readInt();
         int length = in.readInt();
+        checkLength(type, length, maxData);
+        byte[] bytes = readBytes(in, length);
+        byte[] mac = readBytes(in, JobToken.MAC_BYTES);
+        if (!verifyFrame(key, mac, direction, type, operation, bytes)) {
+            throw new ProtocolException("a message that failed authentication");
+        }
+        return new Frame(type, operation, bytes);
+    }
+
+    /** Fails unless a message of {@code type} may have {@code length} bytes (see {@link #readFrame}). */
+    static void checkLength(byte type, int length, int maxData) throws ProtocolException {
         int max = type == DATA || type == BROADCAST || type == SURVIVORS
                 ? maxData
                 : type == ABORT || type == STALL || type == GONE || type == FENCED || type == REFUSED
@@ -375,12 +387,16 @@ final class Channel implements AutoCloseable {
         if ((type == HEARTBEAT || type == GROW) && length != max) {
             throw new ProtocolException("a " + FrameRules.name(type) + " message of " + length + " bytes, not " + max);
         }
-        byte[] bytes = readBytes(in, length);
-        byte[] mac = readBytes(in, JobToken.MAC_BYTES);
-        if (!key.verify(mac, "message", new byte[] {direction, type}, JobToken.ints(operation), bytes)) {
-            throw new ProtocolException("a message that failed authentication");
-        }
-        return new Frame(type, operation, bytes);
+    }
+
+    /** The MAC of a message sent in {@code direction} under {@code key}. */
+    static byte[] frameMac(JobToken key, byte direction, byte type, int operation, byte[] bytes) {
+        return key.mac("message", new byte[] {direction, type}, JobToken.ints(operation), bytes);
+    }
+
+    /** Whether {@code mac} authenticates a message sent in {@code direction} under {@code key}. */
+    static boolean verifyFrame(JobToken key, byte[] mac, byte direction, byte type, int operation, byte[] bytes) {
+        return MessageDigest.isEqual(mac, frameMac(key, direction, type, operation, bytes));
     }
 
     /** A length-prefixed UTF-8 text of at most {@link Rendezvous#MAX_REASON_BYTES}. */
