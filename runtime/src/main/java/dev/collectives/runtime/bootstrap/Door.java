@@ -37,10 +37,10 @@ interface Door {
     void seated(Slot slot);
 
     /** Ends the job for {@code reason}, once: an authenticated peer that cannot be a member means a wrong launch. */
-    void endJob(String reason);
+    void endJob(Cause reason);
 
     /** A claim to join was turned away without ending the job ({@code what} says whose and why): news to the members. */
-    void refused(String what);
+    void refused(Cause what);
 
     /** Why rank {@code rank} was excluded from the job, or null if it was not: a rank whose connection ended asks. */
     String exclusion(int rank);

@@ -56,7 +56,7 @@ public final class JobServer implements AutoCloseable {
     private boolean closing;
 
     /** What the loop thread publishes of the job for other threads after each round of its events. */
-    record Seen(String fatal, boolean closed, boolean formed, boolean over, int awaited, int joining) {}
+    record Seen(Cause fatal, boolean closed, boolean formed, boolean over, int awaited, int joining) {}
 
     private JobServer(
             RendezvousEndpoint endpoint,
@@ -186,7 +186,7 @@ public final class JobServer implements AutoCloseable {
             return "the rendezvous server at " + endpoint + " was interrupted";
         }
         return seen.fatal() != null
-                ? seen.fatal()
+                ? seen.fatal().text()
                 : seen.closed() ? "the rendezvous at " + endpoint + " was closed" : null;
     }
 
@@ -212,7 +212,7 @@ public final class JobServer implements AutoCloseable {
         while (seen.fatal() == null && !seen.over()) {
             wait();
         }
-        return Optional.ofNullable(seen.fatal());
+        return Optional.ofNullable(seen.fatal()).map(Cause::text);
     }
 
     /** How many heartbeats this server has sent to its ranks so far (each a message of 45 bytes). */
@@ -238,7 +238,7 @@ public final class JobServer implements AutoCloseable {
     }
 
     /** Ends the job for {@code reason}, once: every member is told why (rank 0's process, when rank 0 fails). */
-    void endJob(String reason) {
+    void endJob(Cause reason) {
         loop.execute(() -> job.endJob(reason));
     }
 

@@ -29,7 +29,7 @@ final class Roster {
     /** Which ranks that never joined have been turned away with the reason the job ended. */
     private final BitSet toldLate = new BitSet();
     /** Why each rank that died is gone, in the order they died. */
-    private final List<String> deaths = new ArrayList<>();
+    private final List<Cause> deaths = new ArrayList<>();
 
     Roster(int size, boolean hostedByRankZero, String server) {
         this.size = size;
@@ -157,11 +157,19 @@ final class Roster {
 
     /** "rank 3", "ranks 1, 2": those that have not joined. */
     String missing() {
-        List<String> ranks = IntStream.range(0, size)
-                .filter(r -> slots[r] == null)
-                .mapToObj(Integer::toString)
-                .collect(Collectors.toList());
-        return (ranks.size() == 1 ? "rank " : "ranks ") + String.join(", ", ranks);
+        int[] ranks = missingRanks();
+        return (ranks.length == 1 ? "rank " : "ranks ")
+                + Arrays.stream(ranks).mapToObj(Integer::toString).collect(Collectors.joining(", "));
+    }
+
+    /** The ranks that have not joined. */
+    int[] missingRanks() {
+        return IntStream.range(0, size).filter(r -> slots[r] == null).toArray();
+    }
+
+    /** The dead ranks without a replacement yet. */
+    int[] unreplacedRanks() {
+        return IntStream.range(0, size).filter(r -> slots[r].gone()).toArray();
     }
 
     /** {@code rank} (as it claims) was turned away with why the job ended. */
@@ -189,7 +197,7 @@ final class Roster {
     String unreplaced() {
         return IntStream.range(0, size)
                 .filter(r -> slots[r].gone())
-                .mapToObj(r -> "rank " + r + " (" + slots[r].why + ")")
+                .mapToObj(r -> "rank " + r + " (" + slots[r].why.text() + ")")
                 .collect(Collectors.joining("; "));
     }
 
@@ -217,7 +225,7 @@ final class Roster {
      * then watch no more until they say so again). A rank that did not watch hears it when it next watches, or from
      * its next operation's answer: so every death reaches every survivor once, also after a shrink or a reform.
      */
-    List<Slot> died(Slot dead, String reason) {
+    List<Slot> died(Slot dead, Cause reason) {
         deaths.add(reason);
         dead.watching = false;
         List<Slot> told = new ArrayList<>();
@@ -235,15 +243,15 @@ final class Roster {
      * {@code slot} watches its job from now on; returns the first death it has not heard of, which it is to hear now
      * (it then no longer watches), or null.
      */
-    String watch(Slot slot) {
-        String news = unheard(slot);
+    Cause watch(Slot slot) {
+        Cause news = unheard(slot);
         slot.watching = news == null;
         slot.heard = deaths.size();
         return news;
     }
 
     /** The first death that {@code slot} has not heard of, or null. */
-    String unheard(Slot slot) {
+    Cause unheard(Slot slot) {
         return slot.heard < deaths.size() ? deaths.get(slot.heard) : null;
     }
 
@@ -260,6 +268,6 @@ final class Roster {
 
     /** Why each rank that died is gone, in the order they died. */
     List<String> deaths() {
-        return List.copyOf(deaths);
+        return deaths.stream().map(Cause::text).toList();
     }
 }

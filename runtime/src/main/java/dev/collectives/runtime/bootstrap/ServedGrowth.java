@@ -26,7 +26,7 @@ final class ServedGrowth extends ServedOperation {
     private boolean takenIn;
 
     ServedGrowth(ServedJob job, int number) {
-        super(job, number, Channel.GROW);
+        super(job, number, FrameType.GROW);
         this.before = job.roster.size();
     }
 
@@ -119,7 +119,7 @@ final class ServedGrowth extends ServedOperation {
         BitSet joiners = new BitSet();
         joiners.set(before, before + added);
         joined.expect(joiners);
-        joiners.stream().forEach(r -> job.send(joined.slots[r], Channel.REJOIN, new byte[0], number));
+        joiners.stream().forEach(r -> job.send(joined.slots[r], FrameType.REJOIN, new byte[0], number));
         collection = joined;
     }
 
@@ -157,8 +157,12 @@ final class ServedGrowth extends ServedOperation {
     private void turnAwayFrom(int from, String reason) {
         for (Slot joiner : job.roster.joining()) {
             if (joiner.rank >= from && joiner.fate == Slot.Fate.JOINING_BY_GROWTH) {
-                job.dropJoining(joiner, "it was turned away: " + reason);
-                job.send(joiner, Channel.ABORT, Channel.truncate(reason), job.sequence);
+                job.dropJoining(joiner, Cause.of(Cause.Kind.TURNED_AWAY, "it was turned away: " + reason, joiner.rank));
+                job.send(
+                        joiner,
+                        FrameType.ABORT,
+                        Cause.of(Cause.Kind.TURNED_AWAY, reason).bytes(),
+                        job.sequence);
                 job.closeSoon(joiner.connection);
             }
         }

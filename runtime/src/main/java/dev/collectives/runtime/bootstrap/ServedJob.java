@@ -30,7 +30,7 @@ final class ServedJob implements Door, ServerLoop.Served {
     final LongAdder beatsReceived = new LongAdder();
 
     /** Why the job ended, or null while it runs. */
-    String fatal;
+    Cause fatal;
     /** Whether the server was closed. */
     boolean closed;
     /** Whether a rank ever watched the job: closing it then tells each member, so that its watcher hears no failure. */
@@ -91,7 +91,7 @@ final class ServedJob implements Door, ServerLoop.Served {
 
     @Override
     public String ended() {
-        return fatal != null ? "the job at " + server.endpoint() + " ended: " + fatal : null;
+        return fatal != null ? "the job at " + server.endpoint() + " ended: " + fatal.text() : null;
     }
 
     /** Once every rank missing has been told, no one is left to answer and a closed server stops listening. */
@@ -130,7 +130,9 @@ final class ServedJob implements Door, ServerLoop.Served {
     /** If the job ended while it was being admitted, it is told why instead of being served. */
     @Override
     public void seated(Slot slot) {
-        String ended = closed ? "the rendezvous at " + server.endpoint() + " was closed" : fatal;
+        Cause ended = closed
+                ? Cause.of(Cause.Kind.SERVER_ENDED, "the rendezvous at " + server.endpoint() + " was closed")
+                : fatal;
         if (ended != null) {
             tellEnded(slot, ended);
             closeSoon(slot.connection);
@@ -141,9 +143,9 @@ final class ServedJob implements Door, ServerLoop.Served {
     }
 
     @Override
-    public void refused(String what) {
-        byte[] text = Channel.truncate(what);
-        roster.slots().forEach(slot -> send(slot, Channel.REFUSED, text));
+    public void refused(Cause what) {
+        byte[] bytes = what.bytes();
+        roster.slots().forEach(slot -> send(slot, FrameType.REFUSED, bytes));
     }
 
     @Override
@@ -174,7 +176,7 @@ final class ServedJob implements Door, ServerLoop.Served {
                 }
                 FrameRules.check(slot.phase(), frame);
             } catch (ProtocolException e) {
-                fence(slot, "it sent " + e.getMessage());
+                fence(slot, Cause.Kind.MISBEHAVED, "it sent " + e.getMessage());
                 return;
             }
             received(slot, frame);
@@ -190,7 +192,7 @@ final class ServedJob implements Door, ServerLoop.Served {
         Slot slot = connection.slot;
         connection.close();
         if (slot != null) {
-            declareDead(slot, when -> "its connection ended " + when + " (" + cause + ")", null);
+            declareDead(slot, Cause.Kind.DIED, when -> "its connection ended " + when + " (" + cause + ")", null);
         }
     }
 
@@ -217,27 +219,32 @@ final class ServedJob implements Door, ServerLoop.Served {
         }
         liveness.heard(slot.rank);
         switch (frame.type()) {
-            case Channel.HEARTBEAT -> {
+            case HEARTBEAT -> {
                 beatsReceived.increment();
                 int says = ByteBuffer.wrap(frame.bytes()).getInt();
                 if (says != slot.rank) {
-                    fence(slot, "it sent heartbeats for rank " + says);
+                    fence(slot, Cause.Kind.MISBEHAVED, "it sent heartbeats for rank " + says);
                 }
             }
-            case Channel.ABORT -> endJob(slot.connection.peer() + " ended the job: " + frame.text());
-            case Channel.LEAVE -> leave(slot);
-            case Channel.STALL -> stalls.stalled(slot.rank, frame.text());
-            case Channel.WATCH -> {
+            case ABORT ->
+                endJob(Cause.of(
+                        Cause.Kind.ABORTED,
+                        slot.connection.peer() + " ended the job: "
+                                + frame.cause().text(),
+                        slot.rank));
+            case LEAVE -> leave(slot);
+            case STALL -> stalls.stalled(slot.rank, frame.cause().text());
+            case WATCH -> {
                 watched = true;
-                String unheard = roster.watch(slot);
+                Cause unheard = roster.watch(slot);
                 if (unheard != null) {
-                    send(slot, Channel.GONE, Channel.truncate(unheard));
+                    send(slot, FrameType.GONE, unheard.bytes());
                 }
             }
-            case Channel.UNWATCH -> {
+            case UNWATCH -> {
                 if (slot.watching) { // one that heard of a death since it watched was told its watch ended
                     slot.watching = false;
-                    send(slot, Channel.UNWATCH, new byte[0]);
+                    send(slot, FrameType.UNWATCH, new byte[0]);
                 }
             }
             default -> deliver(slot, frame); // an operation's message
@@ -246,7 +253,12 @@ final class ServedJob implements Door, ServerLoop.Served {
 
     private void leave(Slot slot) {
         if (slot.fate == Slot.Fate.JOINING_BY_GROWTH) {
-            dropJoining(slot, slot.connection.peer() + " closed its rendezvous before the job grew");
+            dropJoining(
+                    slot,
+                    Cause.of(
+                            Cause.Kind.DIED,
+                            slot.connection.peer() + " closed its rendezvous before the job grew",
+                            slot.rank));
         } else {
             slot.fate = Slot.Fate.LEFT;
             departures++;
@@ -260,6 +272,7 @@ final class ServedJob implements Door, ServerLoop.Served {
         if (slot.inbox != null) {
             fence(
                     slot,
+                    Cause.Kind.MISBEHAVED,
                     "it sent a message for operation #" + frame.operation() + " before its message for "
                             + "the operation before was used");
             return;
@@ -348,12 +361,12 @@ final class ServedJob implements Door, ServerLoop.Served {
      * not read what it was sent, or sent what a member may not. It hears why (where it still reads) and its
      * connection closes; if it wakes, asking tells it the same; only a replacement may take its place.
      */
-    void fence(Slot slot, String why) {
+    void fence(Slot slot, Cause.Kind kind, String why) {
         boolean joining = slot.fate == Slot.Fate.JOINING_BY_GROWTH;
         String exclusion = "rank " + slot.rank + " was excluded from the job at " + server.endpoint() + ": " + why
                 + (joining ? "; it no longer waits to join" : "; only a replacement may take its place");
-        if (declareDead(slot, when -> why + " " + when, exclusion)) {
-            send(slot, Channel.FENCED, Channel.truncate(exclusion));
+        if (declareDead(slot, kind, when -> why + " " + when, exclusion)) {
+            send(slot, FrameType.FENCED, Cause.of(kind, exclusion, slot.rank).bytes());
             closeSoon(slot.connection);
         }
     }
@@ -364,19 +377,22 @@ final class ServedJob implements Door, ServerLoop.Served {
      * operation; before every rank joined, it ends the job. Returns false where the job had ended, the rank had left
      * or its death was declared already.
      */
-    private boolean declareDead(Slot slot, Function<String, String> how, String exclusion) {
+    private boolean declareDead(Slot slot, Cause.Kind kind, Function<String, String> how, String exclusion) {
         if (closed || fatal != null || slot.fate == Slot.Fate.LEFT || slot.why != null) {
             return false;
         }
         if (slot.fate == Slot.Fate.JOINING_BY_GROWTH) { // not a rank yet: no news to the members
             slot.exclusion = exclusion;
-            dropJoining(slot, slot.connection.peer() + " is gone: " + how.apply("before the job grew"));
+            dropJoining(
+                    slot,
+                    Cause.of(
+                            kind, slot.connection.peer() + " is gone: " + how.apply("before the job grew"), slot.rank));
             return true;
         }
         liveness.forget(slot.rank);
         slot.exclusion = exclusion;
         slot.fate = exclusion != null ? Slot.Fate.FENCED : Slot.Fate.DEAD;
-        String reason = slot.connection.peer() + " is gone: " + how.apply(when());
+        Cause reason = Cause.of(kind, slot.connection.peer() + " is gone: " + how.apply(when()), slot.rank);
         slot.why = reason;
         departures++;
         if (!roster.complete()) {
@@ -384,10 +400,10 @@ final class ServedJob implements Door, ServerLoop.Served {
             return true;
         }
         LOG.log(System.Logger.Level.DEBUG, () -> "at " + server.endpoint() + ": " + reason);
-        byte[] text = Channel.truncate(reason);
+        byte[] bytes = reason.bytes();
         List<Slot> watchers = roster.died(slot, reason);
         server.published(roster.deaths()); // before anyone hears of it
-        watchers.forEach(watcher -> send(watcher, Channel.GONE, text));
+        watchers.forEach(watcher -> send(watcher, FrameType.GONE, bytes));
         advance();
         return true;
     }
@@ -396,7 +412,7 @@ final class ServedJob implements Door, ServerLoop.Served {
      * The process waiting to join as {@code slot}'s number no longer does, for {@code reason}: it died, left, or was
      * turned away. A growth that waits for it hears why; its number is free for another.
      */
-    void dropJoining(Slot slot, String reason) {
+    void dropJoining(Slot slot, Cause reason) {
         slot.why = reason;
         liveness.forget(slot.rank);
         roster.dropJoining(slot);
@@ -416,16 +432,17 @@ final class ServedJob implements Door, ServerLoop.Served {
                     if (slot.connection.stuckFor(stuck, now)) {
                         fence(
                                 slot,
+                                Cause.Kind.SILENT,
                                 "it read nothing of what the server sent it for "
                                         + Settings.formatDuration(heartbeatTimeout) + " (it stopped reading)");
                     } else if (slot.connection.idle()) {
-                        slot.connection.send(Channel.HEARTBEAT, 0, JobToken.ints(-1));
+                        slot.connection.send(FrameType.HEARTBEAT, 0, JobToken.ints(-1));
                         beatsSent.increment();
                     }
                 });
         String why = "no heartbeat for " + Settings.formatDuration(heartbeatTimeout);
         for (int rank : liveness.silent()) {
-            fence(roster.slot(rank), why);
+            fence(roster.slot(rank), Cause.Kind.SILENT, why);
         }
         loop.after(Heartbeats.interval(heartbeatTimeout), this::beat);
     }
@@ -433,7 +450,7 @@ final class ServedJob implements Door, ServerLoop.Served {
     // ---- telling the members -----------------------------------------------------------------------------------
 
     /** Sends {@code slot} a message, numbered as the last operation served. */
-    void send(Slot slot, byte type, byte[] bytes) {
+    void send(Slot slot, FrameType type, byte[] bytes) {
         send(slot, type, bytes, sequence);
     }
 
@@ -441,10 +458,11 @@ final class ServedJob implements Door, ServerLoop.Served {
      * Sends {@code slot} a message for operation {@code number}; one that has too many waiting already is fenced as
      * not reading (in the loop's next round, not inside what sends to every member).
      */
-    void send(Slot slot, byte type, byte[] bytes, int number) {
+    void send(Slot slot, FrameType type, byte[] bytes, int number) {
         if (!slot.connection.send(type, number, bytes) && slot.why == null) {
             loop.execute(() -> fence(
                     slot,
+                    Cause.Kind.SILENT,
                     "it did not read what the server sent it: " + ServerConnection.MAX_QUEUED_FRAMES
                             + " messages waited for it (it stopped reading)"));
         }
@@ -454,10 +472,13 @@ final class ServedJob implements Door, ServerLoop.Served {
      * Tells {@code slot} why the job ended: "rank 0 ended the job: {@code reason}", or the standalone server did; the
      * reason alone to rank 0 where its process hosts the server ("rank 0 ended the job" would name itself).
      */
-    void tellEnded(Slot slot, String reason) {
+    void tellEnded(Slot slot, Cause reason) {
         boolean plain = server.hostedByRankZero && slot.rank == 0;
         String endedBy = server.hostedByRankZero ? "rank 0" : server.name;
-        send(slot, Channel.ABORT, Channel.truncate(plain ? reason : endedBy + " ended the job: " + reason));
+        send(
+                slot,
+                FrameType.ABORT,
+                (plain ? reason : reason.withText(endedBy + " ended the job: " + reason.text())).bytes());
     }
 
     /** Closes {@code connection} once what waits for it went out, or a second after at most. */
@@ -470,8 +491,11 @@ final class ServedJob implements Door, ServerLoop.Served {
 
     private void joinDeadlinePassed() {
         if (fatal == null && !closed && !roster.complete()) {
-            endJob(roster.missing() + " did not join at " + server.endpoint() + " within "
-                    + Settings.formatDuration(timeout) + admission.turnedAway());
+            endJob(Cause.of(
+                    Cause.Kind.NEVER_JOINED,
+                    roster.missing() + " did not join at " + server.endpoint() + " within "
+                            + Settings.formatDuration(timeout) + admission.turnedAway(),
+                    roster.missingRanks()));
         }
     }
 
@@ -485,7 +509,7 @@ final class ServedJob implements Door, ServerLoop.Served {
      * those waiting inside an operation fail at once.
      */
     @Override
-    public void endJob(String reason) {
+    public void endJob(Cause reason) {
         if (fatal != null) {
             return;
         }
@@ -522,11 +546,11 @@ final class ServedJob implements Door, ServerLoop.Served {
             roster.slots()
                     .filter(s -> s.rank > 0 && s.fate == Slot.Fate.ALIVE && !s.connection.isClosed())
                     .forEach(slot -> {
-                        String unheard = roster.unheard(slot);
+                        Cause unheard = roster.unheard(slot);
                         send(
                                 slot,
-                                unheard != null ? Channel.GONE : Channel.LEAVE,
-                                unheard != null ? Channel.truncate(unheard) : new byte[0]);
+                                unheard != null ? FrameType.GONE : FrameType.LEAVE,
+                                unheard != null ? unheard.bytes() : new byte[0]);
                     });
         }
         roster.slots().forEach(slot -> closeSoon(slot.connection));

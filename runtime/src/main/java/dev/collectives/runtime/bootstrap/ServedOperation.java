@@ -16,7 +16,7 @@ import java.util.BitSet;
 class ServedOperation {
     final ServedJob job;
     final int number;
-    final byte type;
+    final FrameType type;
     /** "allgather #2", for messages. */
     final String name;
     /** Until when the ranks may take to send their messages; past it, the job ends naming the rank awaited. */
@@ -32,7 +32,7 @@ class ServedOperation {
     private BitSet replaced;
     private ServerLoop.Timer replacementsWait;
 
-    ServedOperation(ServedJob job, int number, byte type) {
+    ServedOperation(ServedJob job, int number, FrameType type) {
         this.job = job;
         this.number = number;
         this.type = type;
@@ -41,16 +41,16 @@ class ServedOperation {
     }
 
     /** Operation {@code number} of the kind its messages' {@code type} says. */
-    static ServedOperation of(ServedJob job, int number, byte type) {
-        return type == Channel.GROW ? new ServedGrowth(job, number) : new ServedOperation(job, number, type);
+    static ServedOperation of(ServedJob job, int number, FrameType type) {
+        return type == FrameType.GROW ? new ServedGrowth(job, number) : new ServedOperation(job, number, type);
     }
 
     /** "broadcast #1", "allgather #2", "reunion #3": what a message of {@code type} takes part in. */
-    static String operationName(byte type, int operation) {
+    static String operationName(FrameType type, int operation) {
         String kind = switch (type) {
-            case Channel.BROADCAST -> "broadcast";
-            case Channel.REUNION -> "reunion";
-            case Channel.GROW -> "growth";
+            case BROADCAST -> "broadcast";
+            case REUNION -> "reunion";
+            case GROW -> "growth";
             default -> "allgather";
         };
         return kind + " #" + operation;
@@ -71,7 +71,7 @@ class ServedOperation {
         int ranks = job.roster.size();
         if (collection == null) {
             collection = new Collection(ranks);
-            if (type == Channel.REUNION) {
+            if (type == FrameType.REUNION) {
                 collection.expect(job.roster.survivors(ranks));
             } else {
                 BitSet all = new BitSet();
@@ -82,10 +82,10 @@ class ServedOperation {
         if (!collection.advance()) {
             return false;
         }
-        if (type == Channel.REUNION && !reunite()) {
+        if (type == FrameType.REUNION && !reunite()) {
             return false;
         }
-        byte[] answer = type == Channel.REUNION
+        byte[] answer = type == FrameType.REUNION
                 ? Arrays.copyOf(replaced.toByteArray(), (ranks + 7) / 8)
                 : Channel.gathered(new Rendezvous.Survivors(collection.values, collection.missing));
         answerAll(answer, collection.values);
@@ -107,13 +107,15 @@ class ServedOperation {
         }
         if (replaced == null) {
             if (!unreplaced.isEmpty()) {
-                throw ends("no replacement joined at " + job.server.endpoint() + " within "
-                        + Settings.formatDuration(collection.shortestWait(job.timeout)) + " for " + unreplaced
-                        + job.turnedAway());
+                throw ends(Cause.of(
+                        Cause.Kind.NEVER_JOINED,
+                        "no replacement joined at " + job.server.endpoint() + " within "
+                                + Settings.formatDuration(collection.shortestWait(job.timeout)) + " for " + unreplaced
+                                + job.turnedAway()));
             }
             replacementsWait.cancel();
             replaced = job.roster.reunite();
-            replaced.stream().forEach(r -> job.send(job.roster.slot(r), Channel.REJOIN, new byte[0], number));
+            replaced.stream().forEach(r -> job.send(job.roster.slot(r), FrameType.REJOIN, new byte[0], number));
             collection.expect(replaced);
         }
         return collection.advance();
@@ -126,7 +128,7 @@ class ServedOperation {
         job.sequence = number;
         for (int r = values.length - 1; r >= 0; r--) {
             if (values[r] != null) {
-                job.send(collection.slots[r], Channel.DATA, answer, number);
+                job.send(collection.slots[r], FrameType.DATA, answer, number);
             }
         }
     }
@@ -138,18 +140,21 @@ class ServedOperation {
         int awaited = awaited();
         String who = awaited >= 0 ? collection.slots[awaited].connection.peer() : "a rank";
         try {
-            throw ends(who + " did not take part in " + name + " at " + job.server.endpoint() + " within "
-                    + Settings.formatDuration(job.timeout));
+            throw ends(Cause.of(
+                    Cause.Kind.NEVER_ARRIVED,
+                    who + " did not take part in " + name + " at " + job.server.endpoint() + " within "
+                            + Settings.formatDuration(job.timeout),
+                    awaited >= 0 ? new int[] {awaited} : new int[0]));
         } catch (IllegalStateException ended) {
             job.advance();
         }
     }
 
     /** Ends the job for {@code reason} and returns what stops the operation. */
-    final IllegalStateException ends(String reason) {
+    final IllegalStateException ends(Cause reason) {
         deadline.cancel();
         job.endJob(reason);
-        return new IllegalStateException(reason);
+        return new IllegalStateException(reason.text());
     }
 
     /**
@@ -202,17 +207,20 @@ class ServedOperation {
             if (slot.inbox == null) {
                 missing[rank] = slot.fate == Slot.Fate.LEFT
                         ? slot.connection.peer() + " closed its rendezvous before " + name
-                        : slot.why;
-                if (type == Channel.DATA || type == Channel.BROADCAST) {
-                    throw ends(missing[rank]);
+                        : slot.why.text();
+                if (type == FrameType.DATA || type == FrameType.BROADCAST) {
+                    throw ends(Cause.of(Cause.Kind.DIED, missing[rank], rank));
                 }
                 return;
             }
             Channel.Frame frame = job.take(slot);
             if (frame.operation() != number || frame.type() != type) {
-                throw ends(slot.connection.peer() + " sent a message for "
-                        + operationName(frame.type(), frame.operation()) + " during " + name
-                        + " (the ranks called different operations)");
+                throw ends(Cause.of(
+                        Cause.Kind.DIVERGED,
+                        slot.connection.peer() + " sent a message for "
+                                + operationName(frame.type(), frame.operation()) + " during " + name
+                                + " (the ranks called different operations)",
+                        rank));
             }
             values[rank] = frame.bytes();
         }

@@ -101,10 +101,9 @@ final class ServerConnection {
         if (in.position() < FRAME_HEADER_BYTES) {
             return null;
         }
-        byte type = in.get(0);
+        FrameType type = Channel.checkedType(in.get(0), in.getInt(5), maxData);
         int operation = in.getInt(1);
         int length = in.getInt(5);
-        Channel.checkLength(type, length, maxData);
         int whole = FRAME_HEADER_BYTES + length + JobToken.MAC_BYTES;
         if (in.position() < whole) {
             if (in.capacity() < whole && !in.hasRemaining()) {
@@ -119,10 +118,7 @@ final class ServerConnection {
         byte[] mac = new byte[JobToken.MAC_BYTES];
         in.get(mac);
         in.compact();
-        if (!Channel.verifyFrame(sessionKey, mac, Channel.TO_ROOT, type, operation, bytes)) {
-            throw new ProtocolException("a message that failed authentication");
-        }
-        return new Channel.Frame(type, operation, bytes);
+        return Channel.authenticated(sessionKey, mac, Channel.TO_ROOT, type, operation, bytes);
     }
 
     /** Queues raw bytes of the handshake. */
@@ -136,7 +132,7 @@ final class ServerConnection {
      * every member that is sent them. Returns false, queuing nothing, where {@link #MAX_QUEUED_FRAMES} wait already.
      * A write that fails is reported to the loop, which ends the connection in its next round.
      */
-    boolean send(byte type, int operation, byte[] bytes) {
+    boolean send(FrameType type, int operation, byte[] bytes) {
         if (closed || closing) {
             return true;
         }
@@ -145,7 +141,7 @@ final class ServerConnection {
         }
         queue(new ByteBuffer[] {
             ByteBuffer.allocate(FRAME_HEADER_BYTES)
-                    .put(type)
+                    .put(type.wire)
                     .putInt(operation)
                     .putInt(bytes.length)
                     .flip(),

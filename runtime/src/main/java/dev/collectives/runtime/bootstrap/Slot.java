@@ -31,8 +31,8 @@ final class Slot {
     /** Its connection. */
     final ServerConnection connection;
 
-    /** Why it is gone (dead, fenced, or no longer waiting to join), for the messages of operations that miss it. */
-    String why;
+    /** Why it is gone (dead, fenced, or no longer waiting to join), for the operations that miss it. */
+    Cause why;
     /** Why it was excluded from the job, which its process hears if it wakes and asks; null if it was not. */
     String exclusion;
     /** Its message for the operation not yet served; null when none waits. */

@@ -37,13 +37,13 @@ final class StallVerdict {
 
     private final ServerLoop loop;
     /** Ends the job with the verdict (once: a job that ended already stays as it ended). */
-    private final Consumer<String> endJob;
+    private final Consumer<Cause> endJob;
     /** Where each rank said it stalled; null for the others. */
     private String[] stalls;
     /** Whether the verdict is due (after the first stall). */
     private boolean due;
 
-    StallVerdict(int size, IntPredicate left, ServerLoop loop, Consumer<String> endJob) {
+    StallVerdict(int size, IntPredicate left, ServerLoop loop, Consumer<Cause> endJob) {
         this.size = size;
         this.left = left;
         this.loop = loop;
@@ -82,7 +82,7 @@ final class StallVerdict {
     }
 
     /** Which ranks never arrived where the others stalled, or that every rank stalled. */
-    private String verdictNow() {
+    private Cause verdictNow() {
         List<Integer> waited =
                 IntStream.range(0, size).filter(r -> stalls[r] != null).boxed().collect(Collectors.toList());
         List<Integer> absent = IntStream.range(0, size)
@@ -100,10 +100,15 @@ final class StallVerdict {
                                         : "ranks " + e.getValue()) + ": " + e.getKey())
                         .collect(Collectors.joining("; "));
         if (absent.isEmpty()) {
-            return "every rank timed out waiting in the library (" + where + "): the ranks called different "
-                    + "collectives, in another order or with other sizes";
+            return Cause.of(
+                    Cause.Kind.DIVERGED,
+                    "every rank timed out waiting in the library (" + where + "): the ranks called different "
+                            + "collectives, in another order or with other sizes");
         }
-        return "ranks " + absent + " did not arrive at the collective that ranks " + waited + " waited in (" + where
-                + "): they never called it, or are stuck before it";
+        return Cause.of(
+                Cause.Kind.NEVER_ARRIVED,
+                "ranks " + absent + " did not arrive at the collective that ranks " + waited + " waited in (" + where
+                        + "): they never called it, or are stuck before it",
+                absent.stream().mapToInt(Integer::intValue).toArray());
     }
 }

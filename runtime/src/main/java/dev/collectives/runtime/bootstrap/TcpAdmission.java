@@ -10,6 +10,7 @@ import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
+import java.net.ProtocolException;
 import java.net.SocketException;
 import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
@@ -40,8 +41,8 @@ final class TcpAdmission {
     private static final int MAX_NOTES = 8;
     /** What a member sends first: MAGIC and VERSION. */
     private static final int OPENING_BYTES = 2 * Integer.BYTES;
-    /** Then its claim: rank, size, its nonce and the claim's MAC. */
-    private static final int CLAIM_BYTES = 2 * Integer.BYTES + JobToken.NONCE_BYTES + JobToken.MAC_BYTES;
+    /** Then its claim: its kind, rank, size, its nonce and the claim's MAC. */
+    private static final int CLAIM_BYTES = 1 + 2 * Integer.BYTES + JobToken.NONCE_BYTES + JobToken.MAC_BYTES;
 
     private final JobToken token;
     private final Door door;
@@ -205,13 +206,21 @@ final class TcpAdmission {
         }
         settle(connection, handshake);
         ByteBuffer claim = ByteBuffer.wrap(claimed);
+        FrameRules.Claim kind;
+        try {
+            kind = FrameRules.Claim.ofWire(claim.get());
+        } catch (ProtocolException e) {
+            note("a connection from " + connection.from + " failed during the handshake: " + e);
+            connection.close();
+            return;
+        }
         int rank = claim.getInt();
         int size = claim.getInt();
         byte[] clientNonce = new byte[JobToken.NONCE_BYTES];
         claim.get(clientNonce);
         byte[] mac = new byte[JobToken.MAC_BYTES];
         claim.get(mac);
-        admit(connection, rank, size, handshake.serverNonce, clientNonce, mac);
+        admit(connection, kind, rank, size, handshake.serverNonce, clientNonce, mac);
     }
 
     private void settle(ServerConnection connection, Handshake handshake) {
@@ -235,26 +244,26 @@ final class TcpAdmission {
         return null;
     }
 
-    /** Admits the peer that claimed {@code rank} of {@code size} with {@code mac}, or answers why not. */
+    /** Admits the peer that claimed {@code rank} of {@code size} as {@code kind} with {@code mac}, or answers why not. */
     private void admit(
-            ServerConnection connection, int rank, int size, byte[] serverNonce, byte[] clientNonce, byte[] mac) {
+            ServerConnection connection,
+            FrameRules.Claim kind,
+            int rank,
+            int size,
+            byte[] serverNonce,
+            byte[] clientNonce,
+            byte[] mac) {
         byte[] claimed = JobToken.ints(rank, size);
-        FrameRules.Claim kind = null;
-        for (FrameRules.Claim each : FrameRules.Claim.values()) {
-            if (kind == null && token.verify(mac, each.word, serverNonce, clientNonce, claimed)) {
-                kind = each;
-            }
-        }
-        if (kind == FrameRules.Claim.FATE) {
-            answerFate(connection, rank);
-            return;
-        }
-        if (kind == null) {
+        if (!token.verify(mac, kind.word, serverNonce, clientNonce, claimed)) {
             String who = rank < 0 ? "that joins the running job" : "claiming rank " + rank;
             reject(
                     connection,
                     "a connection from " + connection.from + " " + who + " presented a wrong job token",
                     false);
+            return;
+        }
+        if (kind == FrameRules.Claim.FATE) {
+            answerFate(connection, rank);
             return;
         }
         String ended = door.ended();
@@ -306,9 +315,9 @@ final class TcpAdmission {
      */
     private void reject(ServerConnection connection, String reason, boolean endsJob) {
         if (endsJob) {
-            door.endJob(reason);
+            door.endJob(Cause.of(Cause.Kind.MISLAUNCHED, reason)); // before the job formed: it concerns every rank
         } else if (note(reason)) {
-            door.refused(reason);
+            door.refused(Cause.of(Cause.Kind.TURNED_AWAY, reason));
         }
         answer(connection, Channel.REJECTED, reason);
     }

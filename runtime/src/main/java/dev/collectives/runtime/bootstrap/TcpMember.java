@@ -311,6 +311,7 @@ final class TcpMember extends Exchange {
         byte[] claim = JobToken.ints(rank, size);
         out.writeInt(Channel.MAGIC);
         out.writeInt(Channel.VERSION);
+        out.writeByte(kind.wire());
         out.writeInt(rank);
         out.writeInt(size);
         out.write(clientNonce);
@@ -352,12 +353,12 @@ final class TcpMember extends Exchange {
 
     @Override
     protected byte[] doBroadcast(byte[] value, Deadline deadline) {
-        return served(Channel.BROADCAST, value == null ? new byte[0] : value, deadline)
+        return served(FrameType.BROADCAST, value == null ? new byte[0] : value, deadline)
                 .values()[0];
     }
 
     /** Every rank's value for this operation, or why it is gone, as the server answers. */
-    private Survivors served(byte type, byte[] value, Deadline deadline) {
+    private Survivors served(FrameType type, byte[] value, Deadline deadline) {
         tellServer(type, value, deadline);
         try {
             return Channel.readGathered(receive(Channel.gatheredBytes(size()), deadline), size());
@@ -379,7 +380,7 @@ final class TcpMember extends Exchange {
     @Override
     protected void doWatch(Consumer<String> onFailure) {
         try {
-            root.send(Channel.WATCH, sequence(), new byte[0], Deadline.after(timeout()));
+            root.send(FrameType.WATCH, sequence(), new byte[0], Deadline.after(timeout()));
         } catch (IOException e) {
             // the server is gone or stuck: what it told before (a death, the job's end) or the silence after reaches
             // the watcher, which reads the news a failed send would hide
@@ -395,7 +396,7 @@ final class TcpMember extends Exchange {
      */
     @Override
     protected String doUnwatch() {
-        tellServer(Channel.UNWATCH, new byte[0], Deadline.after(timeout()));
+        tellServer(FrameType.UNWATCH, new byte[0], Deadline.after(timeout()));
         try {
             watcher.join(timeout().toMillis());
         } catch (InterruptedException e) {
@@ -414,12 +415,13 @@ final class TcpMember extends Exchange {
         String failure;
         try {
             Channel.Frame frame = news(FrameRules.Phase.WATCHING, root::receiveNews);
-            if (frame.type() == Channel.LEAVE || frame.type() == Channel.UNWATCH) {
+            if (frame.type() == FrameType.LEAVE || frame.type() == FrameType.UNWATCH) {
                 return;
             }
-            if (frame.type() == Channel.GONE) {
-                state().on(JobState.Event.DEATH, frame.text()); // before the watcher hears it: it may resume at once
-                onFailure.accept(frame.text());
+            if (frame.type() == FrameType.GONE) {
+                Cause death = frame.cause();
+                state().on(JobState.Event.DEATH, death.text()); // before the watcher hears it: it may resume at once
+                onFailure.accept(death.text());
                 return;
             }
             failure = endOf(frame);
@@ -456,7 +458,11 @@ final class TcpMember extends Exchange {
     @Override
     protected void doStalled(String where) {
         try {
-            root.send(Channel.STALL, sequence(), Channel.truncate(where), Deadline.after(Duration.ofSeconds(1)));
+            root.send(
+                    FrameType.STALL,
+                    sequence(),
+                    Cause.of(Cause.Kind.STALLED, where, rank()).bytes(),
+                    Deadline.after(Duration.ofSeconds(1)));
         } catch (IOException ignored) {
             // the server is gone or stuck: its connection ending tells the watcher
         }
@@ -470,11 +476,15 @@ final class TcpMember extends Exchange {
     protected void doAbort(String reason) {
         ending = true;
         if (hosted != null) {
-            hosted.endJob("rank 0 failed: " + reason);
+            hosted.endJob(Cause.of(Cause.Kind.ABORTED, "rank 0 failed: " + reason, 0));
             return;
         }
         try {
-            root.send(Channel.ABORT, sequence(), Channel.truncate(reason), Deadline.after(Duration.ofSeconds(1)));
+            root.send(
+                    FrameType.ABORT,
+                    sequence(),
+                    Cause.of(Cause.Kind.ABORTED, reason, rank()).bytes(),
+                    Deadline.after(Duration.ofSeconds(1)));
         } catch (IOException ignored) {
             // the server is gone or stuck: the others learn of it from the server's end or their deadline
         }
@@ -497,7 +507,7 @@ final class TcpMember extends Exchange {
             awaitRejoin(deadline, "reunion");
         }
         tellServer(
-                Channel.REUNION,
+                FrameType.REUNION,
                 ByteBuffer.allocate(Long.BYTES)
                         .putLong(deadline.total().toMillis())
                         .array(),
@@ -516,8 +526,8 @@ final class TcpMember extends Exchange {
             awaitRejoin(deadline, "growth");
         }
         tellServer(
-                Channel.GROW,
-                ByteBuffer.allocate(Channel.GROW_BYTES)
+                FrameType.GROW,
+                ByteBuffer.allocate(FrameType.GROW.maxBytes(0))
                         .putLong(deadline.total().toMillis())
                         .putInt(added)
                         .array(),
@@ -546,12 +556,12 @@ final class TcpMember extends Exchange {
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
-        if (frame.type() == Channel.ABORT || frame.type() == Channel.FENCED) {
+        if (frame.type() == FrameType.ABORT || frame.type() == FrameType.FENCED) {
             throw fail(BootstrapException.remote(
                     rank(),
                     endOf(frame) + " (reported by " + server + " while " + waiting() + " waited for the members)"));
         }
-        if (frame.type() == Channel.LEAVE) {
+        if (frame.type() == FrameType.LEAVE) {
             throw fail(BootstrapException.failed(
                     rank(), server + " closed the rendezvous before it took " + waiting() + " in", null));
         }
@@ -561,15 +571,15 @@ final class TcpMember extends Exchange {
 
     @Override
     protected Survivors doAllGatherOfSurvivors(byte[] value, Deadline deadline) {
-        return ServedOperations.survivors(served(Channel.SURVIVORS, value, deadline), rank(), operation());
+        return ServedOperations.survivors(served(FrameType.SURVIVORS, value, deadline), rank(), operation());
     }
 
     @Override
     protected byte[][] doAllGather(byte[] value, Deadline deadline) {
-        return ServedOperations.allGather(served(Channel.DATA, value, deadline), rank(), operation());
+        return ServedOperations.allGather(served(FrameType.DATA, value, deadline), rank(), operation());
     }
 
-    private void tellServer(byte type, byte[] value, Deadline deadline) {
+    private void tellServer(FrameType type, byte[] value, Deadline deadline) {
         try {
             root.send(type, sequence(), value, deadline);
         } catch (SocketException e) {
@@ -588,7 +598,7 @@ final class TcpMember extends Exchange {
             Channel.Frame frame = news(
                     FrameRules.Phase.OPERATION,
                     () -> root.receive(sequence(), Channel.gatheredBytes(size()), Deadline.briefly(timeout())));
-            return frame.type() == Channel.ABORT || frame.type() == Channel.FENCED
+            return frame.type() == FrameType.ABORT || frame.type() == FrameType.FENCED
                     ? Optional.of(reportedEnd(frame))
                     : Optional.empty();
         } catch (IOException nothingSaid) {
@@ -611,10 +621,10 @@ final class TcpMember extends Exchange {
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
-        if (frame.type() == Channel.ABORT || frame.type() == Channel.FENCED) {
+        if (frame.type() == FrameType.ABORT || frame.type() == FrameType.FENCED) {
             throw fail(reportedEnd(frame));
         }
-        if (frame.type() != Channel.DATA) {
+        if (frame.type() != FrameType.DATA) {
             throw fail(
                     BootstrapException.failed(rank(), server + " closed the rendezvous during " + operation(), null));
         }
@@ -628,19 +638,19 @@ final class TcpMember extends Exchange {
     private Channel.Frame news(FrameRules.Phase phase, Channel.IoStep<Channel.Frame> read) throws IOException {
         while (true) {
             Channel.Frame frame = FrameRules.check(phase, read.run());
-            if (frame.type() != Channel.REFUSED) {
+            if (frame.type() != FrameType.REFUSED) {
                 return frame;
             }
-            logRefused(frame.text());
+            logRefused(frame.cause().text());
         }
     }
 
     /** Why the server ended the job (ABORT), or excluded this rank (FENCED: this rank's job is over for it). */
     private String endOf(Channel.Frame frame) {
-        if (frame.type() == Channel.FENCED) {
-            state().on(JobState.Event.EXCLUDED, frame.text());
+        if (frame.type() == FrameType.FENCED) {
+            state().on(JobState.Event.EXCLUDED, frame.cause().text());
         }
-        return frame.text();
+        return frame.cause().text();
     }
 
     /** A claim the server turned away while this rank waits: a rank that never joins may be the one refused. */
@@ -696,7 +706,7 @@ final class TcpMember extends Exchange {
         beat.close();
         if (!failed()) {
             try {
-                root.send(Channel.LEAVE, sequence(), new byte[0], Deadline.after(Duration.ofSeconds(1)));
+                root.send(FrameType.LEAVE, sequence(), new byte[0], Deadline.after(Duration.ofSeconds(1)));
             } catch (IOException ignored) {
                 // the server is gone already; nothing is left to tell it
             }

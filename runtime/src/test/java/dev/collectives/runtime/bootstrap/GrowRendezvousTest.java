@@ -303,11 +303,13 @@ class GrowRendezvousTest {
         Channel.Frame frame;
         do {
             frame = frozen.channel().receiveAny();
-        } while (frame.type() == Channel.HEARTBEAT);
-        assertEquals(Channel.FENCED, frame.type());
+        } while (frame.type() == FrameType.HEARTBEAT);
+        assertEquals(FrameType.FENCED, frame.type());
         assertTrue(
-                frame.text().startsWith("rank 2 was excluded from the job at " + endpoint + ": no heartbeat for 2 s"),
-                frame.text());
+                frame.cause()
+                        .text()
+                        .startsWith("rank 2 was excluded from the job at " + endpoint + ": no heartbeat for 2 s"),
+                frame.cause().text());
         server.awaitJoining(0);
         RankThreadsForTests.Joiner next = RankThreadsForTests.authenticatedAsJoiner(port);
         assertEquals(2, next.number(), "the frozen process's number is free for the next");

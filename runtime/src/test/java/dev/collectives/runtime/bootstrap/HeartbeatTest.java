@@ -45,7 +45,7 @@ class HeartbeatTest {
     @Test
     void aMemberThatBeatsForAnotherRankIsNamedToEverySurvivorAndExcluded() throws Exception {
         silentOrLying(
-                liar -> liar.send(Channel.HEARTBEAT, 0, JobToken.ints(2), Deadline.after(TIMEOUT)),
+                liar -> liar.send(FrameType.HEARTBEAT, 0, JobToken.ints(2), Deadline.after(TIMEOUT)),
                 "it sent heartbeats for rank 2 while the job ran");
     }
 
@@ -94,12 +94,12 @@ class HeartbeatTest {
     private static String excludedAs(Channel member) throws IOException {
         try (member) {
             Channel.Frame frame = member.receiveNews();
-            assertEquals(Channel.FENCED, frame.type());
+            assertEquals(FrameType.FENCED, frame.type());
             try {
                 member.receiveAny();
                 throw new AssertionError("the connection of an excluded member stayed open");
             } catch (EOFException | java.net.SocketException expected) {
-                return frame.text();
+                return frame.cause().text();
             }
         }
     }
