@@ -67,7 +67,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *                                says where
  *                     ABORT      it ends the job; a cause that names it and says why
  *                     LEAVE      it closes its rendezvous: its connection ending is no failure; no bytes
- *                     HEARTBEAT  a sign of life; the bytes: its rank (an int)
+ *                     HEARTBEAT  a sign of life; the bytes: its rank (an int), then where it stands in its
+ *                                communicators ({@link Progress}; nothing where it reports none)
  *   server -> member: DATA       an operation's answer, every rank's value or why it is gone ({@link #gathered});
  *                                for a reunion, the ranks replaced (a bitmap); for a growth, the job's size after
  *                                it (an int; the size before where it failed), then why it failed (UTF-8), if it did
@@ -345,6 +346,10 @@ final class Channel implements AutoCloseable {
         }
         if (type.fixedLength() && length != max) {
             throw new ProtocolException("a " + type + " message of " + length + " bytes, not " + max);
+        }
+        if (length < type.minBytes()) {
+            throw new ProtocolException(
+                    "a " + type + " message of " + length + " bytes, not at least " + type.minBytes());
         }
         return type;
     }

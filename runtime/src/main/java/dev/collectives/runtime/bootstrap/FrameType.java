@@ -31,7 +31,7 @@ enum FrameType {
     /** A member's value for an allgather of survivors, which goes on without the ranks that are gone. */
     SURVIVORS(10, Length.DATA, FrameRules.Phase.MEMBER),
     /** A sign of life, both ways; the bytes: the sender's rank (-1 from the server). */
-    HEARTBEAT(11, Length.exactly(Integer.BYTES), FrameRules.Phase.values()),
+    HEARTBEAT(11, Length.between(Integer.BYTES, Integer.BYTES + Progress.MAX_BYTES), FrameRules.Phase.values()),
     /** From the server: the member is excluded from the job; the bytes are a {@link Cause}; its connection closes. */
     FENCED(12, Length.CAUSE, FrameRules.Phase.OPERATION, FrameRules.Phase.WATCHING, FrameRules.Phase.AWAITING_REJOIN),
     /** From the server: it turned away a claim to join (a wrong token, another version); the bytes are a {@link Cause}. */
@@ -79,6 +79,11 @@ enum FrameType {
         return length == Length.DATA ? maxData : length.max;
     }
 
+    /** The fewest bytes it may carry. */
+    int minBytes() {
+        return length.min;
+    }
+
     /** Whether it carries exactly {@link #maxBytes} (a fixed layout), not at most. */
     boolean fixedLength() {
         return length.exact;
@@ -90,15 +95,19 @@ enum FrameType {
     }
 
     /** How long a type's bytes may be. */
-    private record Length(int max, boolean exact) {
-        static final Length NONE = new Length(0, true);
+    private record Length(int min, int max, boolean exact) {
+        static final Length NONE = new Length(0, 0, true);
         /** An operation's value: the bound is the operation's. */
-        static final Length DATA = new Length(-1, false);
+        static final Length DATA = new Length(0, -1, false);
 
-        static final Length CAUSE = new Length(Cause.MAX_BYTES, false);
+        static final Length CAUSE = new Length(0, Cause.MAX_BYTES, false);
 
         static Length exactly(int bytes) {
-            return new Length(bytes, true);
+            return new Length(bytes, bytes, true);
+        }
+
+        static Length between(int min, int max) {
+            return new Length(min, max, false);
         }
     }
 }

@@ -30,8 +30,6 @@ public final class JobServer implements AutoCloseable {
     public static final Duration DEFAULT_TIMEOUT = Settings.DEFAULT_TIMEOUT;
     /** How long a rank may be silent before it is declared dead, unless said otherwise: as the ranks' own default. */
     public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Settings.DEFAULT_HEARTBEAT_TIMEOUT;
-    /** How long one connection's handshake may take (at most the timeout). */
-    private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
     /** How long closing waits for what the members are told last to go out. */
     private static final Duration LAST_WORDS = Duration.ofSeconds(2);
 
@@ -41,13 +39,17 @@ public final class JobServer implements AutoCloseable {
     /** The server, for messages: "rank 0 at tcp://host:port", "the rendezvous server at tcp://host:port". */
     final String name;
 
-    private final Duration timeout;
-    private final Duration heartbeatTimeout;
+    /** Every wait of this server, derived from the operation and heartbeat timeouts. */
+    private final Timeouts timeouts;
     /** Until when the ranks may join; also how long a failed job's late arrivals are answered at least. */
     private final Deadline joinDeadline;
 
     private final ServerLoop loop;
     private final ServedJob job;
+    /** Who watches the job from outside: its live view, hang verdict and page. */
+    final JobView view;
+    /** The job's live page, where the user turned it on. */
+    private Optional<JobPage> page = Optional.empty();
 
     /** What the loop published last: what waiting threads see. Guarded by this. */
     private Seen seen = new Seen(null, false, false, false, -1, 0);
@@ -62,16 +64,16 @@ public final class JobServer implements AutoCloseable {
             RendezvousEndpoint endpoint,
             int size,
             JobToken token,
-            Duration timeout,
-            Duration heartbeatTimeout,
+            Timeouts timeouts,
             Duration handshakeLimit,
-            boolean hostedByRankZero) {
+            boolean hostedByRankZero,
+            Duration hangVerdictAfter) {
         this.endpoint = endpoint;
-        this.timeout = timeout;
-        this.heartbeatTimeout = heartbeatTimeout;
+        this.timeouts = timeouts;
         this.hostedByRankZero = hostedByRankZero;
         this.name = hostedByRankZero ? "rank 0 at " + endpoint : "the rendezvous server at " + endpoint;
-        this.joinDeadline = Deadline.after(timeout);
+        this.joinDeadline = Deadline.after(timeouts.operation());
+        this.view = new JobView(name, size, hangVerdictAfter, System::nanoTime);
         String who = hostedByRankZero ? "rank 0" : "the rendezvous server";
         try {
             this.loop = new ServerLoop(
@@ -80,7 +82,7 @@ public final class JobServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.job = new ServedJob(this, loop, token, timeout, heartbeatTimeout, handshakeLimit, size);
+        this.job = new ServedJob(this, loop, token, timeouts, handshakeLimit, size);
     }
 
     /**
@@ -97,13 +99,27 @@ public final class JobServer implements AutoCloseable {
      */
     public static JobServer start(
             RendezvousEndpoint endpoint, int size, String jobToken, Duration timeout, Duration heartbeatTimeout) {
+        return start(endpoint, size, jobToken, timeout, heartbeatTimeout, JobView.hangVerdictSetting());
+    }
+
+    /**
+     * As {@link #start(RendezvousEndpoint, int, String, Duration, Duration)}; ranks that wait {@code hangVerdictAfter}
+     * in an entry another rank never enqueued are named in the hang verdict.
+     */
+    static JobServer start(
+            RendezvousEndpoint endpoint,
+            int size,
+            String jobToken,
+            Duration timeout,
+            Duration heartbeatTimeout,
+            Duration hangVerdictAfter) {
         if (endpoint.kind() != RendezvousEndpoint.Kind.TCP || size < 1) {
             throw BootstrapException.settings(
                     -1, "a rendezvous server serves a tcp:// endpoint for one rank or more, not " + endpoint);
         }
-        checkHeartbeatTimeout(heartbeatTimeout);
+        Timeouts timeouts = new Timeouts(timeout, heartbeatTimeout);
         return started(new JobServer(
-                endpoint, size, JobToken.of(jobToken, -1), timeout, heartbeatTimeout, HANDSHAKE_LIMIT, false));
+                endpoint, size, JobToken.of(jobToken, -1), timeouts, timeouts.handshake(), false, hangVerdictAfter));
     }
 
     /**
@@ -112,7 +128,8 @@ public final class JobServer implements AutoCloseable {
      */
     static JobServer inRankZeroProcess(
             RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, Duration heartbeatTimeout) {
-        return inRankZeroProcess(endpoint, size, token, timeout, heartbeatTimeout, HANDSHAKE_LIMIT);
+        Timeouts timeouts = new Timeouts(timeout, heartbeatTimeout);
+        return inRankZeroProcess(endpoint, size, token, timeout, heartbeatTimeout, timeouts.handshake());
     }
 
     /** As {@link #inRankZeroProcess(RendezvousEndpoint, int, JobToken, Duration, Duration)}; tests choose the handshake limit. */
@@ -123,17 +140,23 @@ public final class JobServer implements AutoCloseable {
             Duration timeout,
             Duration heartbeatTimeout,
             Duration handshakeLimit) {
-        checkHeartbeatTimeout(heartbeatTimeout);
-        return started(new JobServer(endpoint, size, token, timeout, heartbeatTimeout, handshakeLimit, true));
-    }
-
-    private static void checkHeartbeatTimeout(Duration heartbeatTimeout) {
-        if (heartbeatTimeout.isNegative() || heartbeatTimeout.isZero()) {
-            throw BootstrapException.settings(-1, "the heartbeat timeout " + heartbeatTimeout + " is not positive");
-        }
+        return started(new JobServer(
+                endpoint,
+                size,
+                token,
+                new Timeouts(timeout, heartbeatTimeout),
+                handshakeLimit,
+                true,
+                JobView.hangVerdictSetting()));
     }
 
     private static JobServer started(JobServer server) {
+        try {
+            server.page = JobPage.ifTurnedOn(server.view, server.endpoint.toString());
+        } catch (RuntimeException e) {
+            TcpAdmission.closeQuietly(server.loop::stopListening);
+            throw e;
+        }
         server.loop.start(server.job);
         server.loop.execute(server.job::start);
         return server;
@@ -146,7 +169,12 @@ public final class JobServer implements AutoCloseable {
 
     /** How long a member may be silent before it is declared dead. */
     public Duration heartbeatTimeout() {
-        return heartbeatTimeout;
+        return timeouts.heartbeat();
+    }
+
+    /** Where the job's live page is, where the user turned it on ({@link Settings#JOB_PAGE}). */
+    public Optional<java.net.URI> page() {
+        return page.map(JobPage::address);
     }
 
     /** The loop thread publishes what other threads see of the job. */
@@ -258,7 +286,8 @@ public final class JobServer implements AutoCloseable {
             }
             closing = true;
         }
-        Deadline answering = Deadline.after(timeout);
+        page.ifPresent(JobPage::close);
+        Deadline answering = Deadline.after(timeouts.operation());
         Deadline lateUntil = answering.remainingMillis() >= joinDeadline.remainingMillis() ? answering : joinDeadline;
         CompletableFuture<Boolean> answeringLate = new CompletableFuture<>();
         loop.execute(() -> answeringLate.complete(job.close(lateUntil)));

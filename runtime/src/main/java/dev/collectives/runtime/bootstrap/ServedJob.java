@@ -21,8 +21,14 @@ final class ServedJob implements Door, ServerLoop.Served {
     final JobServer server;
     final ServerLoop loop;
     final Roster roster;
+    final Timeouts timeouts;
+    /** How long the ranks may take to join, and each operation. */
     final Duration timeout;
+
     private final Duration heartbeatTimeout;
+    /** Who watches the job from outside. */
+    private final JobObserver observer;
+
     private final TcpAdmission admission;
     private final Liveness liveness;
     private final StallVerdict stalls;
@@ -47,21 +53,16 @@ final class ServedJob implements Door, ServerLoop.Served {
     private boolean advancing;
     private boolean advanceAgain;
 
-    ServedJob(
-            JobServer server,
-            ServerLoop loop,
-            JobToken token,
-            Duration timeout,
-            Duration heartbeatTimeout,
-            Duration handshakeLimit,
-            int size) {
+    ServedJob(JobServer server, ServerLoop loop, JobToken token, Timeouts timeouts, Duration handshakeLimit, int size) {
         this.server = server;
         this.loop = loop;
-        this.timeout = timeout;
-        this.heartbeatTimeout = heartbeatTimeout;
+        this.timeouts = timeouts;
+        this.timeout = timeouts.operation();
+        this.heartbeatTimeout = timeouts.heartbeat();
+        this.observer = server.view;
         this.roster = new Roster(size, server.hostedByRankZero, server.name);
         this.liveness = new Liveness(heartbeatTimeout, System::nanoTime);
-        this.stalls = new StallVerdict(size, this::hasLeft, loop, this::endJob);
+        this.stalls = new StallVerdict(size, timeouts.stallGrace(), this::hasLeft, loop, this::endJob);
         this.admission = new TcpAdmission(
                 token, this, handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout, size, loop);
     }
@@ -69,7 +70,7 @@ final class ServedJob implements Door, ServerLoop.Served {
     /** Starts the job's clocks: the deadline for joining, the beats and the watch for silence. */
     void start() {
         loop.after(timeout, this::joinDeadlinePassed);
-        loop.after(Heartbeats.interval(heartbeatTimeout), this::beat);
+        loop.after(timeouts.beatInterval(), this::beat);
     }
 
     private boolean hasLeft(int rank) {
@@ -116,6 +117,15 @@ final class ServedJob implements Door, ServerLoop.Served {
             default -> roster.join(rank, connection.from, connection);
         };
         connection.slot = slot;
+        observer.joined(
+                slot.rank,
+                connection.from,
+                claim == FrameRules.Claim.GROW
+                        ? JobObserver.Arrival.JOINER
+                        : claim == FrameRules.Claim.REPLACE
+                                ? JobObserver.Arrival.REPLACEMENT
+                                : JobObserver.Arrival.LAUNCHED,
+                System.nanoTime());
         if (claim != FrameRules.Claim.JOIN) {
             LOG.log(
                     System.Logger.Level.DEBUG,
@@ -144,6 +154,7 @@ final class ServedJob implements Door, ServerLoop.Served {
 
     @Override
     public void refused(Cause what) {
+        observer.refused(what.text(), System.nanoTime());
         byte[] bytes = what.bytes();
         roster.slots().forEach(slot -> send(slot, FrameType.REFUSED, bytes));
     }
@@ -221,10 +232,23 @@ final class ServedJob implements Door, ServerLoop.Served {
         switch (frame.type()) {
             case HEARTBEAT -> {
                 beatsReceived.increment();
-                int says = ByteBuffer.wrap(frame.bytes()).getInt();
+                ByteBuffer beat = ByteBuffer.wrap(frame.bytes());
+                int says = beat.getInt();
                 if (says != slot.rank) {
                     fence(slot, Cause.Kind.MISBEHAVED, "it sent heartbeats for rank " + says);
+                    return;
                 }
+                Progress progress;
+                try {
+                    progress = Progress.decode(beat);
+                } catch (RuntimeException e) {
+                    fence(
+                            slot,
+                            Cause.Kind.MISBEHAVED,
+                            "it sent a heartbeat whose progress does not read: " + e.getMessage());
+                    return;
+                }
+                observer.beat(slot.rank, progress, System.nanoTime());
             }
             case ABORT ->
                 endJob(Cause.of(
@@ -261,6 +285,7 @@ final class ServedJob implements Door, ServerLoop.Served {
                             slot.rank));
         } else {
             slot.fate = Slot.Fate.LEFT;
+            observer.gone(slot.rank, JobObserver.Fate.LEFT, "it closed its rendezvous", System.nanoTime());
             departures++;
             liveness.forget(slot.rank);
             advance();
@@ -283,6 +308,11 @@ final class ServedJob implements Door, ServerLoop.Served {
             waiting.set(slot.rank);
         }
         advance();
+    }
+
+    /** {@code operation} was answered: the ranks that took part go on. */
+    void answered(ServedOperation operation) {
+        observer.operationAnswered(operation.name, System.nanoTime());
     }
 
     /** Member {@code slot}'s message for the operation under way, taken. */
@@ -322,6 +352,7 @@ final class ServedJob implements Door, ServerLoop.Served {
                 }
                 Channel.Frame frame = roster.slot(first).inbox;
                 operation = ServedOperation.of(this, frame.operation(), frame.type());
+                observer.operationStarted(operation.name, System.nanoTime());
             }
             try {
                 if (!operation.advance()) {
@@ -340,6 +371,7 @@ final class ServedJob implements Door, ServerLoop.Served {
     /** The job grew to {@code size}: the processes taken in are its ranks, and have heard of every death so far. */
     void grow(int size) {
         int before = roster.size();
+        observer.size(size, System.nanoTime());
         roster.grow(size);
         stalls.grow(size);
         for (int r = before; r < size; r++) {
@@ -394,6 +426,11 @@ final class ServedJob implements Door, ServerLoop.Served {
         slot.fate = exclusion != null ? Slot.Fate.FENCED : Slot.Fate.DEAD;
         Cause reason = Cause.of(kind, slot.connection.peer() + " is gone: " + how.apply(when()), slot.rank);
         slot.why = reason;
+        observer.gone(
+                slot.rank,
+                exclusion != null ? JobObserver.Fate.FENCED : JobObserver.Fate.DIED,
+                reason.text(),
+                System.nanoTime());
         departures++;
         if (!roster.complete()) {
             endJob(reason);
@@ -444,7 +481,7 @@ final class ServedJob implements Door, ServerLoop.Served {
         for (int rank : liveness.silent()) {
             fence(roster.slot(rank), Cause.Kind.SILENT, why);
         }
-        loop.after(Heartbeats.interval(heartbeatTimeout), this::beat);
+        loop.after(timeouts.beatInterval(), this::beat);
     }
 
     // ---- telling the members -----------------------------------------------------------------------------------
@@ -484,7 +521,7 @@ final class ServedJob implements Door, ServerLoop.Served {
     /** Closes {@code connection} once what waits for it went out, or a second after at most. */
     void closeSoon(ServerConnection connection) {
         connection.closeWhenSent();
-        loop.after(Duration.ofMillis(Math.min(1000, timeout.toMillis())), connection::close);
+        loop.after(timeouts.notice(), connection::close);
     }
 
     // ---- the job's end -----------------------------------------------------------------------------------------
@@ -515,6 +552,7 @@ final class ServedJob implements Door, ServerLoop.Served {
         }
         fatal = reason;
         operation = null;
+        observer.ended(reason.text(), System.nanoTime());
         LOG.log(System.Logger.Level.DEBUG, () -> "the job at " + server.endpoint() + " ended: " + reason);
         roster.slots().filter(slot -> !slot.connection.isClosed()).forEach(slot -> tellEnded(slot, reason));
     }

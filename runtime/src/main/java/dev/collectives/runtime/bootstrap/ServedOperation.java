@@ -126,6 +126,7 @@ class ServedOperation {
         deadline.cancel();
         done = true;
         job.sequence = number;
+        job.answered(this);
         for (int r = values.length - 1; r >= 0; r--) {
             if (values[r] != null) {
                 job.send(collection.slots[r], FrameType.DATA, answer, number);

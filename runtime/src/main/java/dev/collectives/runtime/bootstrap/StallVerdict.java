@@ -15,14 +15,14 @@ import java.util.stream.IntStream;
  * Where the ranks of a watched job said they timed out waiting in the library, and the server's verdict on it (rank
  * 0's, or a {@link JobServer}'s): the ranks that never arrived where the others waited, or that every rank
  * waited (they called different collectives). The verdict ends the job once every rank still in it stalled, or
- * {@link #GRACE} after the first did. Owned by the server's loop thread.
+ * a grace ({@link Timeouts#stallGrace()}) after the first did. Owned by the server's loop thread.
  */
 final class StallVerdict {
     /**
      * How long after the first rank of a watched job stalls the others may take to say they stall too: those that
      * have not by then are named as the ranks that never arrived.
      */
-    static final Duration GRACE = Duration.ofSeconds(2);
+    private final Duration grace;
 
     /** What a rank's stall makes due. */
     private enum Due {
@@ -43,8 +43,9 @@ final class StallVerdict {
     /** Whether the verdict is due (after the first stall). */
     private boolean due;
 
-    StallVerdict(int size, IntPredicate left, ServerLoop loop, Consumer<Cause> endJob) {
+    StallVerdict(int size, Duration grace, IntPredicate left, ServerLoop loop, Consumer<Cause> endJob) {
         this.size = size;
+        this.grace = grace;
         this.left = left;
         this.loop = loop;
         this.endJob = endJob;
@@ -63,7 +64,7 @@ final class StallVerdict {
         if (due == Due.VERDICT_NOW) {
             endJob.accept(verdictNow());
         } else if (due == Due.VERDICT_AFTER_GRACE) {
-            loop.after(GRACE, () -> endJob.accept(verdictNow()));
+            loop.after(grace, () -> endJob.accept(verdictNow()));
         }
     }
 

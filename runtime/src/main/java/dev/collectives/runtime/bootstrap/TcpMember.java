@@ -19,7 +19,10 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A member of a TCP rendezvous: any rank, rank 0 too, of the job a {@link JobServer} serves (hosted by rank 0's
@@ -32,8 +35,6 @@ import java.util.function.Consumer;
 final class TcpMember extends Exchange {
     private static final long FIRST_RETRY_MILLIS = 50;
     private static final long LAST_RETRY_MILLIS = 500;
-    /** How long past an operation's deadline a member waits for the server's verdict. */
-    private static final Duration VERDICT_GRACE = Duration.ofSeconds(2);
 
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
 
@@ -42,10 +43,14 @@ final class TcpMember extends Exchange {
     private final RendezvousEndpoint endpoint;
 
     private final JobToken token;
+    /** Where this rank's communicators stand, which its heartbeats carry. */
+    private final Set<Supplier<Progress.Place>> reported = new CopyOnWriteArraySet<>();
     /** This rank's heartbeats to the server, at the interval its heartbeat timeout asks for. */
     private final Heartbeats.Beat beat;
     /** How long this rank waits for a sign of life from the server: its own heartbeat timeout, or the server's if longer. */
     private final Duration heartbeatTimeout;
+    /** This rank's waits, derived from its operation timeout and {@link #heartbeatTimeout}. */
+    private final Timeouts timeouts;
     /** Who serves the rendezvous, for messages: "rank 0 at tcp://host:port" or "the rendezvous server at …". */
     private final String server;
     /** The server this rank's process hosts (rank 0's, by default), closed after this member; else null. */
@@ -76,10 +81,18 @@ final class TcpMember extends Exchange {
         this.token = token;
         this.server = serverAt(endpoint, greeting.standalone());
         this.hosted = hosted;
-        this.beat = Heartbeats.start(root, rank, greeting.heartbeatTimeout(), null);
+        this.beat = Heartbeats.start(
+                root, rank, () -> Progress.of(reported), new Timeouts(timeout, greeting.heartbeatTimeout()));
         this.heartbeatTimeout = heartbeatTimeout;
+        this.timeouts = new Timeouts(timeout, heartbeatTimeout);
         this.claim = claim;
         this.rejoined = claim == FrameRules.Claim.JOIN;
+    }
+
+    @Override
+    public Progress.Report reportProgress(Supplier<Progress.Place> place) {
+        reported.add(place);
+        return () -> reported.remove(place);
     }
 
     /**
@@ -330,7 +343,8 @@ final class TcpMember extends Exchange {
         Deadline patience = Deadline.after(heartbeatTimeout);
         Backoff backoff = new Backoff(patience, FIRST_RETRY_MILLIS, LAST_RETRY_MILLIS);
         while (!patience.expired()) {
-            Deadline attempt = Deadline.after(Duration.ofMillis(Math.min(1000, patience.remainingMillis())));
+            Deadline attempt = Deadline.after(
+                    Duration.ofMillis(Math.min(timeouts.notice().toMillis(), patience.remainingMillis())));
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), attempt.timeoutMillis());
                 Channel channel = new Channel(socket, server);
@@ -462,7 +476,7 @@ final class TcpMember extends Exchange {
                     FrameType.STALL,
                     sequence(),
                     Cause.of(Cause.Kind.STALLED, where, rank()).bytes(),
-                    Deadline.after(Duration.ofSeconds(1)));
+                    Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // the server is gone or stuck: its connection ending tells the watcher
         }
@@ -484,7 +498,7 @@ final class TcpMember extends Exchange {
                     FrameType.ABORT,
                     sequence(),
                     Cause.of(Cause.Kind.ABORTED, reason, rank()).bytes(),
-                    Deadline.after(Duration.ofSeconds(1)));
+                    Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // the server is gone or stuck: the others learn of it from the server's end or their deadline
         }
@@ -552,7 +566,7 @@ final class TcpMember extends Exchange {
         try {
             frame = news(
                     FrameRules.Phase.AWAITING_REJOIN,
-                    () -> root.receive(sequence(), 0, deadline.extendedBy(VERDICT_GRACE)));
+                    () -> root.receive(sequence(), 0, deadline.extendedBy(timeouts.verdictGrace())));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -597,7 +611,7 @@ final class TcpMember extends Exchange {
         try {
             Channel.Frame frame = news(
                     FrameRules.Phase.OPERATION,
-                    () -> root.receive(sequence(), Channel.gatheredBytes(size()), Deadline.briefly(timeout())));
+                    () -> root.receive(sequence(), Channel.gatheredBytes(size()), Deadline.after(timeouts.notice())));
             return frame.type() == FrameType.ABORT || frame.type() == FrameType.FENCED
                     ? Optional.of(reportedEnd(frame))
                     : Optional.empty();
@@ -617,7 +631,7 @@ final class TcpMember extends Exchange {
         try {
             frame = news(
                     FrameRules.Phase.OPERATION,
-                    () -> root.receive(sequence(), maxBytes, deadline.extendedBy(VERDICT_GRACE)));
+                    () -> root.receive(sequence(), maxBytes, deadline.extendedBy(timeouts.verdictGrace())));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -706,7 +720,7 @@ final class TcpMember extends Exchange {
         beat.close();
         if (!failed()) {
             try {
-                root.send(FrameType.LEAVE, sequence(), new byte[0], Deadline.after(Duration.ofSeconds(1)));
+                root.send(FrameType.LEAVE, sequence(), new byte[0], Deadline.after(timeouts.notice()));
             } catch (IOException ignored) {
                 // the server is gone already; nothing is left to tell it
             }

@@ -78,10 +78,12 @@ class FrameRulesTest {
                         .toList());
         assertEquals(Long.BYTES, FrameType.REUNION.maxBytes(7));
         assertEquals(Long.BYTES + Integer.BYTES, FrameType.GROW.maxBytes(7));
-        assertEquals(Integer.BYTES, FrameType.HEARTBEAT.maxBytes(7));
+        assertEquals(Integer.BYTES + Progress.MAX_BYTES, FrameType.HEARTBEAT.maxBytes(7));
+        assertEquals(Integer.BYTES, FrameType.HEARTBEAT.minBytes());
         assertEquals(7, FrameType.DATA.maxBytes(7));
         assertEquals(0, FrameType.WATCH.maxBytes(7));
-        assertTrue(FrameType.HEARTBEAT.fixedLength());
+        assertTrue(FrameType.GROW.fixedLength());
+        assertFalse(FrameType.HEARTBEAT.fixedLength());
         assertFalse(FrameType.DATA.fixedLength());
     }
 
