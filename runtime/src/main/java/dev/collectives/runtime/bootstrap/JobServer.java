@@ -78,7 +78,7 @@ public final class JobServer implements AutoCloseable {
         try {
             this.loop = new ServerLoop(
                     TcpAdmission.listen(endpoint, who, Math.max(TcpAdmission.MAX_HANDSHAKES, size)),
-                    "collectives-rendezvous-server");
+                    "collectives-rendezvous-server " + endpoint);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -261,7 +261,10 @@ public final class JobServer implements AutoCloseable {
     /** Why rank {@code rank} was excluded from the job, or null: as the loop thread knows it now. */
     String exclusion(int rank) throws InterruptedException, ExecutionException {
         CompletableFuture<String> exclusion = new CompletableFuture<>();
-        loop.execute(() -> exclusion.complete(job.exclusion(rank)));
+        loop.execute(() -> {
+            Slot slot = job.roster.slot(rank);
+            exclusion.complete(slot != null ? slot.exclusion : null);
+        });
         return exclusion.get();
     }
 

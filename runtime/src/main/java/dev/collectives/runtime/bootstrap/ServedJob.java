@@ -15,7 +15,7 @@ import java.util.function.Function;
  * declares silent ones dead, tells every member of a death, a refusal or the job's end, and ends the job. What other
  * threads wait for it publishes to its {@link JobServer} after each round of events.
  */
-final class ServedJob implements Door, ServerLoop.Served {
+final class ServedJob implements ServerLoop.Served {
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
 
     final JobServer server;
@@ -25,12 +25,12 @@ final class ServedJob implements Door, ServerLoop.Served {
     /** How long the ranks may take to join, and each operation. */
     final Duration timeout;
 
-    private final Duration heartbeatTimeout;
+    final Duration heartbeatTimeout;
     /** Who watches the job from outside. */
-    private final JobObserver observer;
+    final JobObserver observer;
 
     private final TcpAdmission admission;
-    private final Liveness liveness;
+    final Liveness liveness;
     private final StallVerdict stalls;
     final LongAdder beatsSent = new LongAdder();
     final LongAdder beatsReceived = new LongAdder();
@@ -64,105 +64,22 @@ final class ServedJob implements Door, ServerLoop.Served {
         this.liveness = new Liveness(heartbeatTimeout, System::nanoTime);
         this.stalls = new StallVerdict(size, timeouts.stallGrace(), this::hasLeft, loop, this::endJob);
         this.admission = new TcpAdmission(
-                token, this, handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout, size, loop);
+                token,
+                new ServedDoor(this),
+                handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout,
+                size,
+                loop);
     }
 
     /** Starts the job's clocks: the deadline for joining, the beats and the watch for silence. */
     void start() {
         loop.after(timeout, this::joinDeadlinePassed);
-        loop.after(timeouts.beatInterval(), this::beat);
+        loop.after(timeouts.beatInterval(), new ServedBeats(this)::beat);
     }
 
     private boolean hasLeft(int rank) {
         Slot slot = roster.slot(rank);
         return slot != null && slot.fate == Slot.Fate.LEFT;
-    }
-
-    // ---- the door --------------------------------------------------------------------------------------------
-
-    @Override
-    public boolean hostedByRankZero() {
-        return server.hostedByRankZero;
-    }
-
-    @Override
-    public Duration heartbeatTimeout() {
-        return heartbeatTimeout;
-    }
-
-    @Override
-    public String ended() {
-        return fatal != null ? "the job at " + server.endpoint() + " ended: " + fatal.text() : null;
-    }
-
-    /** Once every rank missing has been told, no one is left to answer and a closed server stops listening. */
-    @Override
-    public void toldLate(int rank) {
-        roster.toldLate(rank);
-        if (closed && !roster.lateRanksUntold()) {
-            loop.stopListening();
-        }
-    }
-
-    @Override
-    public String claim(int rank, int size, String from, boolean replacement) {
-        return replacement ? roster.claimReplacement(rank, size, from) : roster.claim(rank, size, from);
-    }
-
-    @Override
-    public Slot seat(ServerConnection connection, int rank, FrameRules.Claim claim) {
-        Slot slot = switch (claim) {
-            case GROW -> roster.admitJoining(connection.from, connection);
-            case REPLACE -> roster.replace(rank, connection.from, connection);
-            default -> roster.join(rank, connection.from, connection);
-        };
-        connection.slot = slot;
-        observer.joined(
-                slot.rank,
-                connection.from,
-                claim == FrameRules.Claim.GROW
-                        ? JobObserver.Arrival.JOINER
-                        : claim == FrameRules.Claim.REPLACE
-                                ? JobObserver.Arrival.REPLACEMENT
-                                : JobObserver.Arrival.LAUNCHED,
-                System.nanoTime());
-        if (claim != FrameRules.Claim.JOIN) {
-            LOG.log(
-                    System.Logger.Level.DEBUG,
-                    () -> (claim == FrameRules.Claim.GROW
-                                    ? "a process that joins at the next growth, as rank " + slot.rank
-                                    : "a replacement of rank " + slot.rank)
-                            + " came to " + server.endpoint());
-        }
-        return slot;
-    }
-
-    /** If the job ended while it was being admitted, it is told why instead of being served. */
-    @Override
-    public void seated(Slot slot) {
-        Cause ended = closed
-                ? Cause.of(Cause.Kind.SERVER_ENDED, "the rendezvous at " + server.endpoint() + " was closed")
-                : fatal;
-        if (ended != null) {
-            tellEnded(slot, ended);
-            closeSoon(slot.connection);
-            return;
-        }
-        liveness.heard(slot.rank);
-        advance();
-    }
-
-    @Override
-    public void refused(Cause what) {
-        observer.refused(what.text(), System.nanoTime());
-        byte[] bytes = what.bytes();
-        roster.slots().forEach(slot -> send(slot, FrameType.REFUSED, bytes));
-    }
-
-    @Override
-    public String exclusion(int rank) {
-        Slot slot = roster.slot(rank);
-        return slot != null ? slot.exclusion : null;
     }
 
     // ---- the loop's events -----------------------------------------------------------------------------------
@@ -456,34 +373,6 @@ final class ServedJob implements Door, ServerLoop.Served {
         advance();
     }
 
-    /** Every interval: beats to each member that nothing waits for, and fences those silent or not reading. */
-    private void beat() {
-        if (closed || fatal != null) {
-            return;
-        }
-        long now = System.nanoTime();
-        long stuck = heartbeatTimeout.toNanos();
-        roster.slots()
-                .filter(slot -> !slot.connection.isClosed() && slot.why == null)
-                .forEach(slot -> {
-                    if (slot.connection.stuckFor(stuck, now)) {
-                        fence(
-                                slot,
-                                Cause.Kind.SILENT,
-                                "it read nothing of what the server sent it for "
-                                        + Settings.formatDuration(heartbeatTimeout) + " (it stopped reading)");
-                    } else if (slot.connection.idle()) {
-                        slot.connection.send(FrameType.HEARTBEAT, 0, JobToken.ints(-1));
-                        beatsSent.increment();
-                    }
-                });
-        String why = "no heartbeat for " + Settings.formatDuration(heartbeatTimeout);
-        for (int rank : liveness.silent()) {
-            fence(roster.slot(rank), Cause.Kind.SILENT, why);
-        }
-        loop.after(timeouts.beatInterval(), this::beat);
-    }
-
     // ---- telling the members -----------------------------------------------------------------------------------
 
     /** Sends {@code slot} a message, numbered as the last operation served. */
@@ -545,8 +434,7 @@ final class ServedJob implements Door, ServerLoop.Served {
      * Ends the job once, for the first reason: every member, and every process waiting to join, is told why, so that
      * those waiting inside an operation fail at once.
      */
-    @Override
-    public void endJob(Cause reason) {
+    void endJob(Cause reason) {
         if (fatal != null) {
             return;
         }

@@ -46,10 +46,10 @@ class EventLoopServerTest {
             }
             List<String> serving = Thread.getAllStackTraces().keySet().stream()
                     .map(Thread::getName)
-                    .filter(name -> name.startsWith("collectives-rendezvous-server")
+                    .filter(name -> name.equals("collectives-rendezvous-server " + endpoint)
                             || name.startsWith("collectives-bootstrap-handshake"))
                     .toList();
-            assertEquals(List.of("collectives-rendezvous-server"), serving);
+            assertEquals(List.of("collectives-rendezvous-server " + endpoint), serving);
         } finally {
             members.forEach(Channel::close);
         }
@@ -132,11 +132,11 @@ class EventLoopServerTest {
             assertTrue(predecessors.startsWith("excluded: rank 1 was excluded from the job"), predecessors);
             try (Channel replacement = RankThreadsForTests.authenticatedAs(port, 1, 2, FrameRules.Claim.REPLACE)) {
                 assertEquals("not excluded: rank 1 was not excluded", RankThreadsForTests.fate(port, 1, 2));
+                assertEquals(1, server.deaths().size(), server.deaths().toString());
+                assertTrue(
+                        server.deaths().get(0).contains("is gone: it sent a GONE message"),
+                        server.deaths().get(0));
             }
-            assertEquals(1, server.deaths().size(), server.deaths().toString());
-            assertTrue(
-                    server.deaths().get(0).contains("is gone: it sent a GONE message"),
-                    server.deaths().get(0));
         }
     }
 }
