@@ -14,6 +14,7 @@ import java.net.ProtocolException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -254,7 +255,7 @@ final class Channel implements AutoCloseable {
 
     /** Writes a message; the caller holds the turn to send. */
     private void write(FrameType type, int operation, byte[] bytes, Deadline deadline) throws IOException {
-        byte[] mac = sessionKey.mac("message", new byte[] {sending, type.wire}, JobToken.ints(operation), bytes);
+        byte[] mac = frameMac(sessionKey, sending, type, operation, bytes);
         closedPast(deadline, () -> {
             out.writeByte(type.wire);
             out.writeInt(operation);
@@ -324,6 +325,17 @@ final class Channel implements AutoCloseable {
         byte wire = in.readByte();
         int operation = in.readInt();
         int length = in.readInt();
+        FrameType type = checkedType(wire, length, maxData);
+        byte[] bytes = readBytes(in, length);
+        byte[] mac = readBytes(in, JobToken.MAC_BYTES);
+        return authenticated(key, mac, direction, type, operation, bytes);
+    }
+
+    /**
+     * The type of a message whose header says {@code wire} and {@code length}: fails where the type is unknown or the
+     * length breaks its bound ({@link FrameType#maxBytes}: an operation's value, {@code maxData}).
+     */
+    static FrameType checkedType(byte wire, int length, int maxData) throws ProtocolException {
         FrameType type = FrameType.ofWire(wire);
         if (type == null) {
             throw new ProtocolException("a message of unknown type " + wire);
@@ -332,17 +344,28 @@ final class Channel implements AutoCloseable {
         if (length < 0 || length > max) {
             throw new ProtocolException("a message of " + length + " bytes, above the limit of " + max);
         }
-        int min = type.minBytes();
-        if (length < min) {
-            throw new ProtocolException(
-                    "a " + type + " message of " + length + " bytes, not " + (min == max ? "" : "at least ") + min);
+        if (type.fixedLength() && length != max) {
+            throw new ProtocolException("a " + type + " message of " + length + " bytes, not " + max);
         }
-        byte[] bytes = readBytes(in, length);
-        byte[] mac = readBytes(in, JobToken.MAC_BYTES);
-        if (!key.verify(mac, "message", new byte[] {direction, wire}, JobToken.ints(operation), bytes)) {
+        if (length < type.minBytes()) {
+            throw new ProtocolException(
+                    "a " + type + " message of " + length + " bytes, not at least " + type.minBytes());
+        }
+        return type;
+    }
+
+    /** The message whose {@code mac} proves it was sent in {@code direction} under {@code key}; else fails. */
+    static Frame authenticated(JobToken key, byte[] mac, byte direction, FrameType type, int operation, byte[] bytes)
+            throws ProtocolException {
+        if (!MessageDigest.isEqual(mac, frameMac(key, direction, type, operation, bytes))) {
             throw new ProtocolException("a message that failed authentication");
         }
         return new Frame(type, operation, bytes, type.reportsFailure() ? Cause.read(bytes) : null);
+    }
+
+    /** The MAC of a message sent in {@code direction} under {@code key}. */
+    static byte[] frameMac(JobToken key, byte direction, FrameType type, int operation, byte[] bytes) {
+        return key.mac("message", new byte[] {direction, type.wire}, JobToken.ints(operation), bytes);
     }
 
     /** A length-prefixed UTF-8 text of at most {@link Rendezvous#MAX_REASON_BYTES}. */

@@ -30,11 +30,8 @@ enum FrameType {
     BROADCAST(9, Length.DATA, FrameRules.Phase.MEMBER),
     /** A member's value for an allgather of survivors, which goes on without the ranks that are gone. */
     SURVIVORS(10, Length.DATA, FrameRules.Phase.MEMBER),
-    /**
-     * A sign of life, both ways; the bytes: the sender's rank (-1 from the server), then where it stands in its
-     * communicators ({@link Progress}; nothing where it reports none).
-     */
-    HEARTBEAT(11, Length.HEARTBEAT, FrameRules.Phase.values()),
+    /** A sign of life, both ways; the bytes: the sender's rank (-1 from the server). */
+    HEARTBEAT(11, Length.between(Integer.BYTES, Integer.BYTES + Progress.MAX_BYTES), FrameRules.Phase.values()),
     /** From the server: the member is excluded from the job; the bytes are a {@link Cause}; its connection closes. */
     FENCED(12, Length.CAUSE, FrameRules.Phase.OPERATION, FrameRules.Phase.WATCHING, FrameRules.Phase.AWAITING_REJOIN),
     /** From the server: it turned away a claim to join (a wrong token, another version); the bytes are a {@link Cause}. */
@@ -82,9 +79,14 @@ enum FrameType {
         return length == Length.DATA ? maxData : length.max;
     }
 
-    /** The fewest bytes it may carry (as many as {@link #maxBytes} where its layout is fixed). */
+    /** The fewest bytes it may carry. */
     int minBytes() {
         return length.min;
+    }
+
+    /** Whether it carries exactly {@link #maxBytes} (a fixed layout), not at most. */
+    boolean fixedLength() {
+        return length.exact;
     }
 
     /** Whether its bytes are a {@link Cause}: it reports a failure, and whom it concerns. */
@@ -93,17 +95,19 @@ enum FrameType {
     }
 
     /** How long a type's bytes may be. */
-    private record Length(int min, int max) {
-        static final Length NONE = exactly(0);
+    private record Length(int min, int max, boolean exact) {
+        static final Length NONE = new Length(0, 0, true);
         /** An operation's value: the bound is the operation's. */
-        static final Length DATA = new Length(0, -1);
-        /** A cause: at least its kind and its count of ranks. */
-        static final Length CAUSE = new Length(1 + Integer.BYTES, Cause.MAX_BYTES);
-        /** The sender's rank, then its progress, if any. */
-        static final Length HEARTBEAT = new Length(Integer.BYTES, Integer.BYTES + Progress.MAX_BYTES);
+        static final Length DATA = new Length(0, -1, false);
+
+        static final Length CAUSE = new Length(0, Cause.MAX_BYTES, false);
 
         static Length exactly(int bytes) {
-            return new Length(bytes, bytes);
+            return new Length(bytes, bytes, true);
+        }
+
+        static Length between(int min, int max) {
+            return new Length(min, max, false);
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -78,10 +79,12 @@ class FrameRulesTest {
         assertEquals(Long.BYTES, FrameType.REUNION.maxBytes(7));
         assertEquals(Long.BYTES + Integer.BYTES, FrameType.GROW.maxBytes(7));
         assertEquals(Integer.BYTES + Progress.MAX_BYTES, FrameType.HEARTBEAT.maxBytes(7));
+        assertEquals(Integer.BYTES, FrameType.HEARTBEAT.minBytes());
         assertEquals(7, FrameType.DATA.maxBytes(7));
         assertEquals(0, FrameType.WATCH.maxBytes(7));
-        assertEquals(Integer.BYTES, FrameType.HEARTBEAT.minBytes());
-        assertEquals(Long.BYTES, FrameType.REUNION.minBytes());
+        assertTrue(FrameType.GROW.fixedLength());
+        assertFalse(FrameType.HEARTBEAT.fixedLength());
+        assertFalse(FrameType.DATA.fixedLength());
     }
 
     /** A cause travels whole: its kind, the ranks at fault, its text; a text past the limit is cut. */

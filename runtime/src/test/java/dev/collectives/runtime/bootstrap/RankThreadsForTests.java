@@ -131,8 +131,13 @@ public final class RankThreadsForTests {
      * authenticated as a member's: it sends and reads what the test makes it, and never beats.
      */
     static Channel authenticatedAs(int port, int rank, int size) throws IOException {
+        return authenticatedAs(port, rank, size, FrameRules.Claim.JOIN);
+    }
+
+    /** As {@link #authenticatedAs(int, int, int)}, claiming its rank as {@code kind} (a replacement, say). */
+    static Channel authenticatedAs(int port, int rank, int size, FrameRules.Claim kind) throws IOException {
         Socket s = connectWhenListening(port);
-        Claim claim = claim(s, rank, size, FrameRules.Claim.JOIN);
+        Claim claim = claim(s, rank, size, kind);
         assertTrue(claim.answer() == Channel.ACCEPTED, "the server turned rank " + rank + " away");
         Channel channel = new Channel(s, "the server");
         channel.in().readNBytes(JobToken.MAC_BYTES);
