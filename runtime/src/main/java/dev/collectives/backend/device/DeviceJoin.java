@@ -9,6 +9,7 @@ import dev.collectives.runtime.bootstrap.AmongSurvivors;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.Joined;
+import dev.collectives.runtime.spi.Lineage;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.function.ToIntFunction;
@@ -88,10 +89,10 @@ final class DeviceJoin {
                         () -> "joiner: rank " + rendezvous.rank() + " of " + grown + " joined the job at "
                                 + rendezvous.where());
                 AmongSurvivors live = AmongSurvivors.of(rendezvous);
-                comm = GrowInit.formGrown(library, live, null, device, config, timeout);
+                comm = GrowInit.formGrown(library, live, null, device, config, timeout, Lineage.newJob());
                 ranks = GrowInit.ranksOf(live);
             } else {
-                comm = form(library, rendezvous, rank, size, device, config, timeout);
+                comm = form(library, rendezvous, rank, size, device, config, timeout, Lineage.newJob());
                 ranks = JobRanks.ofJob(size);
             }
         } catch (RuntimeException e) {
@@ -106,7 +107,8 @@ final class DeviceJoin {
      * The communicator of rank {@code rank} of {@code size} on {@code device}, made with {@code config}, from rank 0's
      * unique id, which reaches every rank through {@code rendezvous}; every rank of the job calls it, also when the
      * survivors of a death and its replacements meet again ({@link ReplacementInit}); every rank must join the
-     * communicator within {@code timeout}.
+     * communicator within {@code timeout}. The ranks agree on its name from their {@code claim}s ({@link
+     * Lineage#agreed}).
      */
     static DeviceCommunicator form(
             NativeLibrary library,
@@ -115,7 +117,8 @@ final class DeviceJoin {
             int size,
             int device,
             CommConfig config,
-            Duration timeout) {
+            Duration timeout,
+            Lineage claim) {
         return form(
                 library,
                 rendezvous,
@@ -123,15 +126,16 @@ final class DeviceJoin {
                 size,
                 device,
                 config,
+                claim,
                 "GetUniqueId",
                 id -> library.api.getUniqueId(library.lib, id),
                 id -> config.initRank(library, size, id, rank, Waits.SYSTEM, timeout));
     }
 
     /**
-     * As {@link #form(NativeLibrary, Rendezvous, int, int, int, CommConfig, Duration)}, with the id that rank 0 makes
-     * by {@code makeId} (the library's {@code idCall}, e.g. "GetUniqueId"), and the communicator each rank makes from
-     * it by {@code init} (its handle).
+     * As {@link #form(NativeLibrary, Rendezvous, int, int, int, CommConfig, Duration, Lineage)}, with the id that rank
+     * 0 makes by {@code makeId} (the library's {@code idCall}, e.g. "GetUniqueId"), and the communicator each rank
+     * makes from it by {@code init} (its handle).
      */
     static DeviceCommunicator form(
             NativeLibrary library,
@@ -140,6 +144,7 @@ final class DeviceJoin {
             int size,
             int device,
             CommConfig config,
+            Lineage claim,
             String idCall,
             ToIntFunction<byte[]> makeId,
             ToLongFunction<byte[]> init) {
@@ -153,7 +158,12 @@ final class DeviceJoin {
                 throw e;
             }
         }
-        id = rendezvous.broadcast(id);
+        // rank 0's id and every rank's claim of the communicator's name, in one exchange
+        byte[] mine = claim.claim();
+        byte[][] gathered = rendezvous.allGather(rank == 0 ? concat(id, mine) : mine);
+        id = Arrays.copyOf(gathered[0], UniqueId.BYTES);
+        gathered[0] = Arrays.copyOfRange(gathered[0], UniqueId.BYTES, gathered[0].length);
+        Lineage lineage = Lineage.agreed(gathered);
         int ranksPerNode = rendezvous.ranksPerNode();
         library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
         return new DeviceCommunicator(
@@ -163,6 +173,13 @@ final class DeviceJoin {
                 size,
                 device,
                 new Topology(size, ranksPerNode),
-                config.collnetEnable() == 1);
+                config.collnetEnable() == 1,
+                lineage);
+    }
+
+    private static byte[] concat(byte[] first, byte[] second) {
+        byte[] both = Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        return both;
     }
 }

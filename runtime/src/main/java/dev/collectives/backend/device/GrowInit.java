@@ -5,6 +5,7 @@ import dev.collectives.runtime.bootstrap.AmongSurvivors;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.Grow;
 import dev.collectives.runtime.spi.JobRanks;
+import dev.collectives.runtime.spi.Lineage;
 import java.time.Duration;
 
 /**
@@ -39,7 +40,14 @@ final class GrowInit {
         try {
             rendezvous.grow(added, timeout);
             live = AmongSurvivors.of(rendezvous);
-            grown = formGrown(member.library(), live, handle, member.device(), config, timeout);
+            grown = formGrown(
+                    member.library(),
+                    live,
+                    handle,
+                    member.device(),
+                    config,
+                    timeout,
+                    member.lineage().grown(live.size()));
         } catch (BootstrapException e) {
             if (e.jobGoesOn()) {
                 handle.watchJobAgain();
@@ -73,7 +81,7 @@ final class GrowInit {
      * {@code parent}, the communicator it grew from (null on a process that joined): by {@code CommGrow} where the
      * library has it (rank 0 makes the grow's id, {@code CommGetUniqueId}, which reaches the processes that join
      * through the rendezvous), else formed anew as at join ({@link DeviceJoin#form}). Where no rank of the job died,
-     * the ranks meet through the job's rendezvous itself.
+     * the ranks meet through the job's rendezvous itself. The ranks agree on its name from their {@code claim}s.
      */
     static DeviceCommunicator formGrown(
             NativeLibrary library,
@@ -81,12 +89,13 @@ final class GrowInit {
             NativeComm parent,
             int device,
             CommConfig config,
-            Duration timeout) {
+            Duration timeout,
+            Lineage claim) {
         Rendezvous rendezvous = live.numberedAsTheJob() ? live.job() : live;
         int rank = live.rank();
         int size = live.size();
         if (!library.has(NativeLibrary.Slots.COMM_GROW)) {
-            return DeviceJoin.form(library, rendezvous, rank, size, device, config, timeout);
+            return DeviceJoin.form(library, rendezvous, rank, size, device, config, timeout, claim);
         }
         long from = parent == null ? 0 : parent.handle();
         return DeviceJoin.form(
@@ -96,6 +105,7 @@ final class GrowInit {
                 size,
                 device,
                 config,
+                claim,
                 "CommGetUniqueId",
                 id -> library.api.commGetUniqueId(library.lib, from, id),
                 id -> commGrow(library, from, rank, size, id, timeout));

@@ -31,7 +31,14 @@ final class ReplacementInit {
         try {
             replaced = rendezvous.reunite(timeout);
             reformed = DeviceJoin.form(
-                    survivor.library(), rendezvous, rank, survivor.size(), survivor.device(), config, timeout);
+                    survivor.library(),
+                    rendezvous,
+                    rank,
+                    survivor.size(),
+                    survivor.device(),
+                    config,
+                    timeout,
+                    survivor.lineage().reformed(replaced));
         } catch (RuntimeException e) {
             rendezvous.close();
             throw e;

@@ -1,6 +1,7 @@
 package dev.collectives.tools.bench;
 
 import dev.collectives.examples.BuildVersion;
+import dev.collectives.examples.HelpAndVersion;
 import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.RendezvousEndpoint;
 import dev.collectives.runtime.RendezvousServer;
@@ -26,6 +27,7 @@ import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -39,7 +41,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "rendezvous",
-        mixinStandardHelpOptions = true,
         versionProvider = BuildVersion.class,
         sortOptions = false,
         description = "Measures a rendezvous server with many members in this process: time to form the job, one "
@@ -51,6 +52,9 @@ import picocli.CommandLine.Spec;
             "2:a bad " + "command line"
         })
 public final class RendezvousBenchmark implements Callable<Integer> {
+    @Mixin
+    HelpAndVersion options = new HelpAndVersion();
+
     private static final String TOKEN = "bench-rendezvous-token-0123456789abcdef";
     /** A heartbeat on the wire: type, operation, length, the sender's rank and its HMAC-SHA256, TCP/IP aside. */
     private static final int HEARTBEAT_BYTES = 1 + 4 + 4 + 4 + 32;
