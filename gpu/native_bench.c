@@ -10,6 +10,12 @@
  * Usage: native_bench OP MODE MIN_BYTES MAX_BYTES RANKS
  *        native_bench memory INSTANCES   (device memory of a one-rank communicator with its stream, as the Java
  *                                         MemoryBenchmark measures it: INSTANCES made after a first one)
+ *        native_bench memory-rank RANK SIZE DIR
+ *                                        (one process of a job that holds a communicator of SIZE ranks on device 0:
+ *                                         rank 0 writes the unique id to DIR/id, the others read it; each runs one
+ *                                         allreduce of 1 float, so that lazy connections are made, touches
+ *                                         DIR/ready-RANK and holds everything until DIR/done exists; a negative RANK
+ *                                         makes only the device context, the stream and the buffer: the baseline)
  *        native_bench fusion RANKS KS NS (what the Java FusionBenchmark runs beside its own rows: per step, K
  *                                         allreduces of N floats at adjacent offsets of one block, one by one, and
  *                                         one allreduce of K x N ("fused"), eager and each captured into a graph;
@@ -338,7 +344,61 @@ static int memory(int instances) {
     return 0;
 }
 
+static int exists(const char* path) {
+    FILE* f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+static void touch(const char* path) {
+    FILE* f = fopen(path, "wb");
+    if (f) fclose(f);
+}
+
+static void wait_for(const char* path) {
+    struct timespec tick = {0, 50 * 1000 * 1000};
+    for (int i = 0; i < 20 * 300 && !exists(path); i++) nanosleep(&tick, NULL);
+}
+
+static int memory_rank(int rank, int size, const char* dir) {
+    char path[4096], ready[4096], done[4096];
+    ptr stream, comm = NULL, buffer;
+    snprintf(ready, sizeof ready, "%s/ready-%d", dir, rank);
+    snprintf(done, sizeof done, "%s/done", dir);
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaStreamCreateWithFlags(&stream, 1));
+    CHECK(ncclMemAlloc(&buffer, 4));
+    if (rank >= 0) {
+        snprintf(path, sizeof path, "%s/id", dir);
+        if (rank == 0) {
+            char partial[4200];
+            snprintf(partial, sizeof partial, "%s.partial", path);
+            CHECK(ncclGetUniqueId(&id));
+            FILE* f = fopen(partial, "wb");
+            if (!f || fwrite(&id, sizeof id, 1, f) != 1 || fclose(f) != 0 || rename(partial, path) != 0) return 1;
+        } else {
+            wait_for(path);
+            FILE* f = fopen(path, "rb");
+            if (!f || fread(&id, sizeof id, 1, f) != 1) return 1;
+            fclose(f);
+        }
+        CHECK(ncclCommInitRank(&comm, size, id, rank));
+        CHECK(ncclAllReduce(buffer, buffer, 1, FLOAT32, SUM, comm, stream));
+    }
+    CHECK(cudaStreamSynchronize(stream));
+    touch(ready);
+    wait_for(done);
+    if (comm) {
+        CHECK(ncclCommFinalize(comm));
+        CHECK(ncclCommDestroy(comm));
+    }
+    CHECK(ncclMemFree(buffer));
+    CHECK(cudaStreamDestroy(stream));
+    return 0;
+}
+
 int main(int argc, char** argv) {
+    if (argc == 5 && strcmp(argv[1], "memory-rank") == 0) return memory_rank(atoi(argv[2]), atoi(argv[3]), argv[4]);
     if (argc == 3 && strcmp(argv[1], "memory") == 0) return memory(atoi(argv[2]));
     if (argc == 5 && strcmp(argv[1], "fusion") == 0) return fusion(atoi(argv[2]), argv[3], argv[4]);
     if (argc != 6) {

@@ -37,8 +37,9 @@ export COLLECTIVES_NCCL_CCL_LIBRARY=${COLLECTIVES_NCCL_CCL_LIBRARY:-$peer_nccl}
 . "$here/job-devices.sh"
 export LD_LIBRARY_PATH="$(dirname "$COLLECTIVES_NCCL_CCL_LIBRARY")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export COLLECTIVES_BACKEND=nccl COLLECTIVES_DEVICE=0 NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1 NCCL_NVLS_ENABLE=0
-# every side connects its peers when the communicator is made, as the Java ranks do by default (GRAPH needs it)
-export NCCL_RUNTIME_CONNECT=0
+# every side on the library's connection default, with nothing exported: the Java ranks leave it alone as CuPy and
+# PyTorch do, and their GRAPH steps warm up eagerly before they are captured
+unset NCCL_RUNTIME_CONNECT
 echo "peers: ${peers[0]}'s NCCL is $peer_nccl; the Java ranks load $COLLECTIVES_NCCL_CCL_LIBRARY"
 mkdir -p "$out"
 passed=0

@@ -177,13 +177,15 @@ fi
 if has memory; then # device memory of a communicator and of bound pipelines (MemoryBenchmark), and the same from C
   gcc -O2 -o "$build/native_bench" "$here/native_bench.c" $links -lpthread >> "$build/builds.log" 2>&1
   n=${MEMORY_INSTANCES:-16}
-  # each twice: NCCL connecting every peer at init (what the backend asks for by default), and lazily
+  # each twice: NCCL connecting every peer at init (-Dcollectives.device.connectAtInit=true), and lazily (the
+  # library's default, which the backend leaves alone)
   { echo "==== peers connected at init (NCCL_RUNTIME_CONNECT=0)"; NCCL_RUNTIME_CONNECT=0 timeout -k 5 60 "$build/native_bench" memory "$n"
-    timeout -k 5 "$(limit 90)" "$java" -Xss16m -cp "$classpath" dev.collectives.tools.bench.MemoryBenchmark --instances "$n"
-    echo "==== lazy connections (the library's default; -Dcollectives.device.connectAtInit=false)"
+    timeout -k 5 "$(limit 90)" "$java" -Xss16m -Dcollectives.device.connectAtInit=true -cp "$classpath" \
+      dev.collectives.tools.bench.MemoryBenchmark --instances "$n"
+    echo "==== lazy connections (the library's default)"
     timeout -k 5 60 "$build/native_bench" memory "$n"
-    timeout -k 5 "$(limit 90)" "$java" -Xss16m -Dcollectives.device.connectAtInit=false -cp "$classpath" \
-      dev.collectives.tools.bench.MemoryBenchmark --instances "$n"; } > "$out/memory.log" 2>&1
+    timeout -k 5 "$(limit 90)" "$java" -Xss16m -cp "$classpath" dev.collectives.tools.bench.MemoryBenchmark \
+      --instances "$n"; } > "$out/memory.log" 2>&1
   note "memory: rc=$? $(grep -E '^====|communicator' "$out/memory.log" | tr -s ' ' | cut -c1-160 | tr '\n' ';')"
 fi
 if has fusion; then # what the processor's plan buys: k allreduces per step, fused or not, Java beside C

@@ -102,7 +102,7 @@ public interface Communicator extends AutoCloseable {
      * {@code ncclAllReduce/mcclAllReduce(send + sendOffset, recv + recvOffset, count, type, op, comm, stream)}.
      * Offsets and counts are in elements of {@code type}; the op must lie inside each buffer from its offset on.
      */
-    void allReduce(
+    default void allReduce(
             DeviceBuffer send,
             long sendOffset,
             DeviceBuffer recv,
@@ -110,7 +110,9 @@ public interface Communicator extends AutoCloseable {
             long count,
             DataType type,
             ReduceOp op,
-            Stream stream);
+            Stream stream) {
+        call(OpKind.ALL_REDUCE, send, sendOffset, recv, recvOffset, count, type, op, -1, stream);
+    }
 
     /** An allreduce from the start of both buffers. */
     default void allReduce(
@@ -119,14 +121,16 @@ public interface Communicator extends AutoCloseable {
     }
 
     /** {@code recv} receives {@code sendCount × size()} elements, rank r's at {@code r × sendCount}. */
-    void allGather(
+    default void allGather(
             DeviceBuffer send,
             long sendOffset,
             DeviceBuffer recv,
             long recvOffset,
             long sendCount,
             DataType type,
-            Stream stream);
+            Stream stream) {
+        call(OpKind.ALL_GATHER, send, sendOffset, recv, recvOffset, sendCount, type, null, -1, stream);
+    }
 
     /** An allgather from the start of both buffers. */
     default void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, Stream stream) {
@@ -134,7 +138,7 @@ public interface Communicator extends AutoCloseable {
     }
 
     /** {@code send} holds {@code recvCount × size()} elements; rank r receives the reduction of block r. */
-    void reduceScatter(
+    default void reduceScatter(
             DeviceBuffer send,
             long sendOffset,
             DeviceBuffer recv,
@@ -142,7 +146,9 @@ public interface Communicator extends AutoCloseable {
             long recvCount,
             DataType type,
             ReduceOp op,
-            Stream stream);
+            Stream stream) {
+        call(OpKind.REDUCE_SCATTER, send, sendOffset, recv, recvOffset, recvCount, type, op, -1, stream);
+    }
 
     /** A reducescatter from the start of both buffers. */
     default void reduceScatter(
@@ -155,7 +161,7 @@ public interface Communicator extends AutoCloseable {
      * rank's recv. Offsets and counts are in elements of {@code type}; the op must lie inside each buffer from its
      * offset on.
      */
-    void broadcast(
+    default void broadcast(
             DeviceBuffer send,
             long sendOffset,
             DeviceBuffer recv,
@@ -163,7 +169,9 @@ public interface Communicator extends AutoCloseable {
             long count,
             DataType type,
             int root,
-            Stream stream);
+            Stream stream) {
+        call(OpKind.BROADCAST, send, sendOffset, recv, recvOffset, count, type, null, root, stream);
+    }
 
     /** A broadcast from the start of both buffers. */
     default void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, Stream stream) {
@@ -174,7 +182,7 @@ public interface Communicator extends AutoCloseable {
      * {@code ncclReduce}/{@code mcclReduce}: the reduction of every rank's send reaches rank {@code root}'s recv.
      * Offsets and counts are in elements of {@code type}; the op must lie inside each buffer from its offset on.
      */
-    void reduce(
+    default void reduce(
             DeviceBuffer send,
             long sendOffset,
             DeviceBuffer recv,
@@ -183,7 +191,9 @@ public interface Communicator extends AutoCloseable {
             DataType type,
             ReduceOp op,
             int root,
-            Stream stream);
+            Stream stream) {
+        call(OpKind.REDUCE, send, sendOffset, recv, recvOffset, count, type, op, root, stream);
+    }
 
     /** A reduce from the start of both buffers. */
     default void reduce(
@@ -192,14 +202,16 @@ public interface Communicator extends AutoCloseable {
     }
 
     /** {@code count} elements to and from each rank: block j of send goes to rank j's block r. */
-    void allToAll(
+    default void allToAll(
             DeviceBuffer send,
             long sendOffset,
             DeviceBuffer recv,
             long recvOffset,
             long count,
             DataType type,
-            Stream stream);
+            Stream stream) {
+        call(OpKind.ALL_TO_ALL, send, sendOffset, recv, recvOffset, count, type, null, -1, stream);
+    }
 
     /** An alltoall from the start of both buffers. */
     default void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, Stream stream) {
@@ -212,7 +224,7 @@ public interface Communicator extends AutoCloseable {
      * recv: another rank may pass null, and a buffer it passes is neither checked nor touched. Where the library has
      * no gather, a group of sends and receives does the same.
      */
-    void gather(
+    default void gather(
             DeviceBuffer send,
             long sendOffset,
             DeviceBuffer recv,
@@ -220,7 +232,9 @@ public interface Communicator extends AutoCloseable {
             long sendCount,
             DataType type,
             int root,
-            Stream stream);
+            Stream stream) {
+        call(OpKind.GATHER, send, sendOffset, recv, recvOffset, sendCount, type, null, root, stream);
+    }
 
     /** A gather from the start of both buffers. */
     default void gather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, int root, Stream stream) {
@@ -233,7 +247,7 @@ public interface Communicator extends AutoCloseable {
      * null, and a buffer it passes is neither checked nor touched. Where the library has no scatter, a group of
      * sends and receives does the same.
      */
-    void scatter(
+    default void scatter(
             DeviceBuffer send,
             long sendOffset,
             DeviceBuffer recv,
@@ -241,7 +255,9 @@ public interface Communicator extends AutoCloseable {
             long recvCount,
             DataType type,
             int root,
-            Stream stream);
+            Stream stream) {
+        call(OpKind.SCATTER, send, sendOffset, recv, recvOffset, recvCount, type, null, root, stream);
+    }
 
     /** A scatter from the start of both buffers. */
     default void scatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, int root, Stream stream) {
@@ -257,11 +273,12 @@ public interface Communicator extends AutoCloseable {
     }
 
     /**
-     * The op of {@code kind} by its method above, for code that chooses ops from the catalogue (benchmarks, tests):
-     * {@code op} is used where the op reduces, {@code rootOrPeer} where it has a root or a peer; a send passes its
-     * buffer as {@code send}, a receive as {@code recv}.
+     * The op of {@code kind}: what each method above does, and what a backend implements once for every op.
+     * {@code op} is read where the op reduces, {@code rootOrPeer} where it has a root or a peer; a send passes its
+     * buffer as {@code send}, a receive as {@code recv}; a side the op does not use is neither checked nor touched.
+     * Code that chooses ops from the catalogue (benchmarks, tests) calls it too.
      */
-    default void call(
+    void call(
             OpKind kind,
             DeviceBuffer send,
             long sendOffset,
@@ -271,26 +288,15 @@ public interface Communicator extends AutoCloseable {
             DataType type,
             ReduceOp op,
             int rootOrPeer,
-            Stream stream) {
-        switch (kind) {
-            case ALL_REDUCE -> allReduce(send, sendOffset, recv, recvOffset, count, type, op, stream);
-            case BROADCAST -> broadcast(send, sendOffset, recv, recvOffset, count, type, rootOrPeer, stream);
-            case REDUCE -> reduce(send, sendOffset, recv, recvOffset, count, type, op, rootOrPeer, stream);
-            case ALL_GATHER -> allGather(send, sendOffset, recv, recvOffset, count, type, stream);
-            case REDUCE_SCATTER -> reduceScatter(send, sendOffset, recv, recvOffset, count, type, op, stream);
-            case ALL_TO_ALL -> allToAll(send, sendOffset, recv, recvOffset, count, type, stream);
-            case GATHER -> gather(send, sendOffset, recv, recvOffset, count, type, rootOrPeer, stream);
-            case SCATTER -> scatter(send, sendOffset, recv, recvOffset, count, type, rootOrPeer, stream);
-            case SEND -> send(send, sendOffset, count, type, rootOrPeer, stream);
-            case RECV -> recv(recv, recvOffset, count, type, rootOrPeer, stream);
-        }
-    }
+            Stream stream);
 
     /**
      * {@code ncclSend}/{@code mcclSend} of {@code count} elements from {@code buffer + offset} (in elements) to rank
      * {@code peer}; pair it with the peer's recv inside a group.
      */
-    void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream);
+    default void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
+        call(OpKind.SEND, buffer, offset, null, 0, count, type, null, peer, stream);
+    }
 
     /** A send from the start of the buffer. */
     default void send(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
@@ -301,7 +307,9 @@ public interface Communicator extends AutoCloseable {
      * {@code ncclRecv}/{@code mcclRecv} of {@code count} elements into {@code buffer + offset} (in elements) from rank
      * {@code peer}.
      */
-    void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream);
+    default void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
+        call(OpKind.RECV, null, 0, buffer, offset, count, type, null, peer, stream);
+    }
 
     /** A recv into the start of the buffer. */
     default void recv(DeviceBuffer buffer, long count, DataType type, int peer, Stream stream) {
@@ -348,6 +356,14 @@ public interface Communicator extends AutoCloseable {
      * completed. Ranks that issue the same operations number them alike.
      */
     FlightRecord flightRecord();
+
+    /**
+     * Whether the library connected this communicator's peers when it was made, so that a graph may capture its first
+     * collectives. Where it connects them lazily, at the first collective that needs them (NCCL's default, whose
+     * connection cannot be captured), a GRAPH step's first call with each argument tuple runs its ops eagerly, and its
+     * second captures them; no op runs that the step did not call.
+     */
+    boolean peersConnectedAtInit();
 
     // ---- child communicators ------------------------------------------------------------------------------
 

@@ -6,11 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.backend.sim.SimBackend;
+import dev.collectives.backend.sim.SimCluster;
 import dev.collectives.rules.Rule;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Pipeline;
 import dev.collectives.runtime.Stream;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -61,6 +65,34 @@ class SeedExamplesTest {
             assertTrue(afterClose.getMessage().contains("SeedPipelines.Graph is closed"), afterClose.getMessage());
             pipeline.close(); // idempotent
         });
+    }
+
+    @Test
+    void seedGraphOnPeersConnectedLazilyRunsItsFirstCallEagerlyAndLaunchesItsGraphFromTheSecond() {
+        int ranks = 2;
+        try (SimCluster cluster =
+                SimBackend.cluster().ranks(ranks).connectAtInit(false).build()) {
+            cluster.run(rank -> {
+                Stream stream = rank.stream();
+                try (CollectiveSeedPipelines_Graph pipeline = CollectiveSeedPipelines_Graph.bind(rank.comm(), stream)) {
+                    pipeline.sendbuff().copyFromHost(ramp(rank.rank(), 2048));
+                    for (int call = 0; call < 3; call++) {
+                        pipeline.recvbuff().copyFromHost(new float[3072]);
+                        pipeline.step();
+                        stream.synchronize();
+                        checkTwoAllReduces(ranks, pipeline.recvbuff());
+                    }
+                    List<String> steps = rank.comm().flightRecord().entries().stream()
+                            .filter(entry -> entry.step().equals("step"))
+                            .map(entry -> entry.call().equals("graph")
+                                    ? "graph " + entry.graphOps()
+                                    : entry.call() + " op " + entry.op())
+                            .toList();
+                    String graph = "graph [allReduce(1024 x FLOAT32), allReduce(1024 x FLOAT32)]";
+                    assertEquals(List.of("allReduce op 0", "allReduce op 1", graph, graph), steps);
+                }
+            });
+        }
     }
 
     @ParameterizedTest(name = "{0} ranks")

@@ -39,14 +39,11 @@ abstract class GenerationPart {
     static final ClassName DEVICE_BUFFER = ClassName.get(RUNTIME, "DeviceBuffer");
     static final ClassName REGISTRATION_HANDLE = ClassName.get(RUNTIME, "RegistrationHandle");
     static final ClassName REGISTERED_WINDOW = ClassName.get(RUNTIME, "RegisteredWindow");
-    static final ClassName GRAPH = ClassName.get(RUNTIME, "Graph");
-    static final ClassName GRAPH_EXEC = ClassName.get(RUNTIME, "GraphExec");
     static final ClassName GRAPH_CACHE_STATS = ClassName.get(RUNTIME, "GraphCacheStats");
     static final ClassName LIFECYCLE = ClassName.get(INTERNAL, "Lifecycle");
     static final ClassName BIND_CHECKS = ClassName.get(INTERNAL, "BindChecks");
     static final ClassName SIZE_CHECKS = ClassName.get(INTERNAL, "SizeChecks");
     static final ClassName BYTE_RANGES = ClassName.get(INTERNAL, "ByteRanges");
-    static final ClassName CAPTURE = ClassName.get(INTERNAL, "Capture");
     static final ClassName DESCRIBE_TABLE = ClassName.get(INTERNAL, "DescribeTable");
     static final ClassName FINGERPRINT = ClassName.get(INTERNAL, "Fingerprint");
     static final ClassName AGREEMENT = ClassName.get(INTERNAL, "Agreement");

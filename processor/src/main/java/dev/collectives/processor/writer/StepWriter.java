@@ -168,37 +168,39 @@ final class StepWriter extends GenerationPart {
         return Fragment.join(captures);
     }
 
-    /** A step without parameters: one graph, captured at bind. */
+    /**
+     * A step without parameters: its one graph (a cache of one, of no arguments), captured at bind where the peers
+     * were connected at init, else on its second call, the first running the ops eagerly.
+     */
     private Fragment capture(ValidatedStep s) {
         String graph = newName(s.name() + "Graph");
-        String exec = newName(s.name() + "Exec");
+        String args = generation.names.clone().newName("args", "args");
         CodeBlock open = CodeBlock.builder()
                 .add(Comments.line(s.name() + "(): " + CNames.runtime("StreamBeginCapture")
                         + "(stream, cudaStreamCaptureModeThreadLocal),\nthe ops, "
-                        + CNames.runtime("StreamEndCapture") + "(stream, &graph) (R4)"))
+                        + CNames.runtime("StreamEndCapture") + "(stream, &graph), "
+                        + CNames.runtime("GraphInstantiate") + " (R4): now where the peers were connected at init,"
+                        + "\nelse at the second call, the first running the ops eagerly"))
                 .add(
-                        "$N = $T.capture($N, $N, $N, $S, () -> {\n$>",
+                        "$N = new $T($N, $N, $N, $S, 1,$W$T.$L,$W$N -> {\n$>",
                         graph,
-                        CAPTURE,
+                        GRAPH_CACHE,
                         name("comm"),
                         name("stream"),
                         name("PIPELINE"),
-                        s.name())
+                        s.name(),
+                        GRAPH_CACHE_OVERFLOW,
+                        GraphCacheOverflow.WARN,
+                        args)
                 .add(issue(s, Map.of()))
                 .add("$<});\n")
-                .add(Comments.call(
-                        CNames.runtime("GraphInstantiate"), List.of("&instance", "graph", "NULL", "NULL", "0")))
-                .addStatement("$N = $N.instantiate()", exec, graph)
+                .addStatement("$N.capture()", graph)
                 .build();
         return new Fragment(
                 open,
-                List.of(
-                        FieldSpec.builder(GRAPH, graph, Modifier.PRIVATE).build(),
-                        FieldSpec.builder(GRAPH_EXEC, exec, Modifier.PRIVATE).build()),
+                List.of(FieldSpec.builder(GRAPH_CACHE, graph, Modifier.PRIVATE).build()),
                 List.of(),
-                List.of(
-                        new Fragment.Resource(Fragment.Release.GRAPH, exec),
-                        new Fragment.Resource(Fragment.Release.GRAPH, graph)));
+                List.of(new Fragment.Resource(Fragment.Release.GRAPH, graph)));
     }
 
     /**
@@ -208,9 +210,10 @@ final class StepWriter extends GenerationPart {
     private Fragment cache(ValidatedStep s, StepNames names) {
         String cache = names.cache;
         CodeBlock.Builder open = CodeBlock.builder()
-                .add(Comments.line(
-                        s.name() + "(...): one graph per argument tuple, captured on its first call (R4), " + "at most "
-                                + pipeline.graphCache() + " kept; the least recently used is destroyed first (R5)"))
+                .add(Comments.line(s.name()
+                        + "(...): one graph per argument tuple, captured on its first call (R4; the second where the"
+                        + " peers connect lazily, the first running eagerly), at most "
+                        + pipeline.graphCache() + " kept; the least recently used is destroyed first (R5)"))
                 .add(
                         "$N = new $T($N, $N, $N, $S, $L,$W$T.$L,$W$N -> {\n$>",
                         cache,
@@ -288,8 +291,8 @@ final class StepWriter extends GenerationPart {
                                 CNames.runtime("GraphLaunch"))
                         .addStatement("$N.launch($L)", names.cache, String.join(", ", names.parameters));
             } else if (registration == Registration.GRAPH) {
-                m.addComment("$L(instance, stream)", CNames.runtime("GraphLaunch"))
-                        .addStatement("$N.launch($N)", name(s.name() + "Exec"), name("stream"));
+                m.addComment("$L(instance, stream), captured first if new", CNames.runtime("GraphLaunch"))
+                        .addStatement("$N.launch()", name(s.name() + "Graph"));
             } else {
                 m.addCode(issue(s, names == null ? Map.of() : names.asArguments()));
             }

@@ -132,7 +132,8 @@ final class DeviceAllocations {
         long[] out = new long[1];
         Event event = FlightEvents.registrationStarted();
         handle.complete(
-                library.api.commRegister(library.lib, handle.handle(), memory.address(), memory.size(), out),
+                handle.onHandle(
+                        comm -> library.api.commRegister(library.lib, comm, memory.address(), memory.size(), out)),
                 library.dialect.ccl("CommRegister"));
         FlightEvents.registrationDone(event, comm, "CommRegister", memory.size());
         return new DeviceRegistration(comm, buffer, memory, out[0]);
@@ -150,13 +151,13 @@ final class DeviceAllocations {
         arguments.window(buffer, library.dialect.ccl("MemAlloc"));
         long window;
         try (NativeSlot out = new NativeSlot()) {
-            int rc = library.api.windowRegister(
+            int rc = handle.onHandle(comm -> library.api.windowRegister(
                     library.lib,
-                    handle.handle(),
+                    comm,
                     buffer.address(),
                     buffer.sizeBytes(),
                     symmetric ? WIN_COLL_SYMMETRIC : 0,
-                    out.pointer());
+                    out.pointer()));
             window = out.afterGroupJob(handle, rc, library.dialect.ccl("CommWindowRegister"));
         }
         if (window == 0) {

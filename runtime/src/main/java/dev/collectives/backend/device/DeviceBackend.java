@@ -49,14 +49,19 @@ public abstract class DeviceBackend implements Backend {
         return NativeLibrary.require(dialect).versionString();
     }
 
-    /** The system property that, set to false, leaves peer connections to the library's default (lazily). */
+    /**
+     * The system property that, set to true, connects every peer when a communicator is made (the library's
+     * {@link #runtimeConnectVariable} set to 0); unset, the library's own default holds.
+     */
     public static final String CONNECT_AT_INIT_PROPERTY = "collectives.device.connectAtInit";
 
     /**
-     * The variable {@code <PREFIX>_RUNTIME_CONNECT}: this backend sets it to 0 (connect every peer when the
-     * communicator is made) unless the user set it or {@link #CONNECT_AT_INIT_PROPERTY} is false. With lazy
-     * connections (NCCL 2.28's default), a communicator whose first collective is captured into a graph fails
-     * the capture (cudaErrorStreamCaptureInvalidated), so a GRAPH pipeline could not be bound on a fresh one.
+     * The variable {@code <PREFIX>_RUNTIME_CONNECT}, which this backend leaves alone unless
+     * {@link #CONNECT_AT_INIT_PROPERTY} is true and the user did not set it. The library's default (NCCL 2.28:
+     * lazily, as a collective first needs a peer) takes less device memory and matches other programs of a job
+     * (CuPy, PyTorch) on their defaults; a lazy connection cannot be captured into a graph, so a GRAPH step's first
+     * call with each argument tuple runs eagerly and its second is captured ({@link
+     * Communicator#peersConnectedAtInit}).
      */
     public static String runtimeConnectVariable(Dialect dialect) {
         return dialect.backendName().toUpperCase(java.util.Locale.ROOT) + "_RUNTIME_CONNECT";
@@ -65,12 +70,15 @@ public abstract class DeviceBackend implements Backend {
     /** Whether communicators made here connect all peers at init (see {@link #runtimeConnectVariable}). */
     public static boolean connectsAtInit(Dialect dialect) {
         String user = System.getenv(runtimeConnectVariable(dialect));
-        return user == null ? !"false".equals(System.getProperty(CONNECT_AT_INIT_PROPERTY)) : "0".equals(user.trim());
+        return user == null ? connectAtInitAsked() : "0".equals(user.trim());
+    }
+
+    private static boolean connectAtInitAsked() {
+        return "true".equals(System.getProperty(CONNECT_AT_INIT_PROPERTY));
     }
 
     private static void connectAtInit(Dialect dialect) {
-        if (System.getenv(runtimeConnectVariable(dialect)) == null
-                && !"false".equals(System.getProperty(CONNECT_AT_INIT_PROPERTY))) {
+        if (System.getenv(runtimeConnectVariable(dialect)) == null && connectAtInitAsked()) {
             NativeShimApi.INSTANCE.setenvDefault(runtimeConnectVariable(dialect), "0");
         }
     }
@@ -82,7 +90,7 @@ public abstract class DeviceBackend implements Backend {
 
     /**
      * This process's rank of a multi-process job, on {@code bootstrap.device()}: see {@link DeviceJoin}. Its peers are
-     * connected when the communicator is made, as in {@link #local(int)} (see {@link #runtimeConnectVariable}).
+     * connected as the library's default says, unless {@link #CONNECT_AT_INIT_PROPERTY} asks for them at init.
      */
     @Override
     public JoinedRank join(Bootstrap bootstrap) {

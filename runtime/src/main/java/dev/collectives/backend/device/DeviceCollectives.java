@@ -10,13 +10,15 @@ import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.internal.CallArguments.Sides;
 import dev.collectives.runtime.spi.FlightRecorder;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 
 /**
- * One rank's collectives and point-to-point calls: each checks its arguments in Java ({@link CallArguments#op}, as
- * every backend does), records itself, and is then one native call on primitive handles, allocating nothing. During
- * a capture, the stream remembers the memory each op uses (R5).
+ * One rank's collectives and point-to-point calls, all through {@link #enqueue}: each checks its arguments in Java
+ * ({@link CallArguments#op}, as every backend does), records itself, and is then one native call on primitive
+ * handles ({@link NativeComm#enqueue}). During a capture, the stream remembers the memory each op uses (R5).
  */
 final class DeviceCollectives {
     /** The environment variable that chooses how gather and scatter run: "native" (the default) or "send-recv". */
@@ -27,33 +29,31 @@ final class DeviceCollectives {
     private static final String NATIVE = "native";
     private static final String SEND_RECV = "send-recv";
 
+    /** The ops that {@value #GATHER_SCATTER_VARIABLE} may ask to run as groups of sends and receives. */
+    private static final Set<OpKind> GATHER_SCATTER = EnumSet.of(OpKind.GATHER, OpKind.SCATTER);
+
     private final NativeComm handle;
     private final NativeLibrary library;
-    private final NativeApi api;
-    private final long lib;
     private final int rank;
     private final int size;
     private final CallArguments arguments;
     private final FlightRecorder recorder;
     /** Whether a setting asks for gather and scatter as groups of sends and receives. */
     private final boolean forcedSendRecv;
-    /** Whether gather and scatter, each, call the library's own function, else a group of sends and receives. */
-    private final boolean gatherNative;
+    /** Whether each op, by ordinal, runs as a group of sends and receives instead of the library's function. */
+    private final boolean[] viaSendRecv = new boolean[OpKind.values().length];
 
-    private final boolean scatterNative;
-
-    DeviceCollectives(DeviceCommunicator comm, NativeComm handle, CallArguments arguments, FlightRecorder recorder) {
+    DeviceCollectives(NativeComm handle, int rank, int size, CallArguments arguments, FlightRecorder recorder) {
         this.handle = handle;
         this.library = handle.library();
-        this.api = library.api;
-        this.lib = library.lib;
-        this.rank = comm.rank();
-        this.size = comm.size();
+        this.rank = rank;
+        this.size = size;
         this.arguments = arguments;
         this.recorder = recorder;
         this.forcedSendRecv = sendRecvAsked(rank);
-        this.gatherNative = !forcedSendRecv && library.has(NativeLibrary.Slots.GATHER);
-        this.scatterNative = !forcedSendRecv && library.has(NativeLibrary.Slots.SCATTER);
+        for (OpKind kind : OpKind.values()) {
+            viaSendRecv[kind.ordinal()] = !library.has(kind) || forcedSendRecv && GATHER_SCATTER.contains(kind);
+        }
     }
 
     /** Whether {@value #GATHER_SCATTER_VARIABLE} (or {@value #GATHER_SCATTER_PROPERTY}) asks for the send/recv form. */
@@ -74,245 +74,45 @@ final class DeviceCollectives {
                         + "' or '" + SEND_RECV + "'");
     }
 
-    void allReduce(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long count,
-            DataType type,
-            ReduceOp op,
-            Stream stream) {
-        DeviceStream s = enqueue(stream);
-        OpKind kind = OpKind.ALL_REDUCE;
-        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, op, -1, s);
-        done(
-                api.allReduce(
-                        lib,
-                        sides.sendAddress(type),
-                        sides.recvAddress(type),
-                        count,
-                        type.code(),
-                        op.code(),
-                        handle.handle(),
-                        s.handle),
-                kind,
-                type,
-                s,
-                sides);
-    }
-
-    void allGather(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long sendCount,
-            DataType type,
-            Stream stream) {
-        DeviceStream s = enqueue(stream);
-        OpKind kind = OpKind.ALL_GATHER;
-        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, sendCount, type, null, -1, s);
-        done(
-                api.allGather(
-                        lib,
-                        sides.sendAddress(type),
-                        sides.recvAddress(type),
-                        sendCount,
-                        type.code(),
-                        handle.handle(),
-                        s.handle),
-                kind,
-                type,
-                s,
-                sides);
-    }
-
-    void reduceScatter(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long recvCount,
-            DataType type,
-            ReduceOp op,
-            Stream stream) {
-        DeviceStream s = enqueue(stream);
-        OpKind kind = OpKind.REDUCE_SCATTER;
-        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, recvCount, type, op, -1, s);
-        done(
-                api.reduceScatter(
-                        lib,
-                        sides.sendAddress(type),
-                        sides.recvAddress(type),
-                        recvCount,
-                        type.code(),
-                        op.code(),
-                        handle.handle(),
-                        s.handle),
-                kind,
-                type,
-                s,
-                sides);
-    }
-
-    void broadcast(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long count,
-            DataType type,
-            int root,
-            Stream stream) {
-        DeviceStream s = enqueue(stream);
-        OpKind kind = OpKind.BROADCAST;
-        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, null, root, s);
-        done(
-                api.broadcast(
-                        lib,
-                        sides.sendAddress(type),
-                        sides.recvAddress(type),
-                        count,
-                        type.code(),
-                        root,
-                        handle.handle(),
-                        s.handle),
-                kind,
-                type,
-                s,
-                sides);
-    }
-
-    void reduce(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long count,
-            DataType type,
-            ReduceOp op,
-            int root,
-            Stream stream) {
-        DeviceStream s = enqueue(stream);
-        OpKind kind = OpKind.REDUCE;
-        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, op, root, s);
-        done(
-                api.reduce(
-                        lib,
-                        sides.sendAddress(type),
-                        sides.recvAddress(type),
-                        count,
-                        type.code(),
-                        op.code(),
-                        root,
-                        handle.handle(),
-                        s.handle),
-                kind,
-                type,
-                s,
-                sides);
-    }
-
-    /** {@code AlltoAll} where the library has it, else the equivalent group of sends and receives. */
-    void allToAll(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long count,
-            DataType type,
-            Stream stream) {
-        DeviceStream s = enqueue(stream);
-        OpKind kind = OpKind.ALL_TO_ALL;
-        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, null, -1, s);
-        if (library.has(NativeLibrary.Slots.ALL_TO_ALL)) {
-            done(
-                    api.allToAll(
-                            lib,
-                            sides.sendAddress(type),
-                            sides.recvAddress(type),
-                            count,
-                            type.code(),
-                            handle.handle(),
-                            s.handle),
-                    kind,
-                    type,
-                    s,
-                    sides);
-            return;
-        }
-        viaSendRecv(kind, sides, count, type, -1, s);
-    }
-
     /**
-     * {@code Gather} where the library has it and {@value #GATHER_SCATTER_VARIABLE} does not ask otherwise, else
-     * the same as a group: every rank sends to the root, which receives rank r's into block r.
+     * Every op: checked in Java ({@link CallArguments#op}), recorded, then one native call on primitive handles, or
+     * where the library lacks the op's function (or a setting asks so) the same as a group of sends and receives.
+     * {@code op} is read where the op reduces, {@code rootOrPeer} where it has a root or a peer; a send passes its
+     * buffer as {@code send}, a receive as {@code recv}.
      */
-    void gather(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long sendCount,
-            DataType type,
-            int root,
-            Stream stream) {
-        rooted(OpKind.GATHER, gatherNative, send, sendOffset, recv, recvOffset, sendCount, type, root, stream);
-    }
-
-    /**
-     * {@code Scatter} where the library has it and {@value #GATHER_SCATTER_VARIABLE} does not ask otherwise, else
-     * the same as a group: the root sends block r to rank r, and every rank receives its block from the root.
-     */
-    void scatter(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long recvCount,
-            DataType type,
-            int root,
-            Stream stream) {
-        rooted(OpKind.SCATTER, scatterNative, send, sendOffset, recv, recvOffset, recvCount, type, root, stream);
-    }
-
-    /** A gather or scatter: the library's function where {@code viaLibrary}, else a group of sends and receives. */
-    private void rooted(
+    void enqueue(
             OpKind kind,
-            boolean viaLibrary,
             DeviceBuffer send,
             long sendOffset,
             DeviceBuffer recv,
             long recvOffset,
             long count,
             DataType type,
-            int root,
+            ReduceOp op,
+            int rootOrPeer,
             Stream stream) {
-        DeviceStream s = enqueue(stream);
-        Sides sides = checked(kind, send, sendOffset, recv, recvOffset, count, type, null, root, s);
-        if (!viaLibrary) {
-            viaSendRecv(kind, sides, count, type, root, s);
-            return;
+        handle.requireOpen();
+        DeviceStream s = DeviceStream.of(stream, rank);
+        ReduceOp reduction = kind.reduces() ? op : null;
+        int peer = CallArguments.peerOf(kind, rootOrPeer);
+        Sides sides = arguments.op(kind, send, sendOffset, recv, recvOffset, count, type, reduction, peer);
+        recorder.enqueued(
+                kind,
+                head(sides.send()),
+                sides.sendOffset(),
+                head(sides.recv()),
+                sides.recvOffset(),
+                count,
+                type,
+                peer,
+                s,
+                s.capturing(),
+                null);
+        if (viaSendRecv[kind.ordinal()]) {
+            viaSendRecv(kind, sides, count, type, peer, s);
+        } else {
+            call(kind, sides, sides.sendAddress(type), sides.recvAddress(type), count, type, reduction, peer, s);
         }
-        long sendAddress = sides.sendAddress(type);
-        long recvAddress = sides.recvAddress(type);
-        int rc = kind == OpKind.GATHER
-                ? api.gather(lib, sendAddress, recvAddress, count, type.code(), root, handle.handle(), s.handle)
-                : api.scatter(lib, sendAddress, recvAddress, count, type.code(), root, handle.handle(), s.handle);
-        done(rc, kind, type, s, sides);
-    }
-
-    void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        DeviceStream s = enqueue(stream);
-        Sides sides = checked(OpKind.SEND, buffer, offset, null, 0, count, type, null, peer, s);
-        sendPart(sides, sides.sendAddress(type), count, type, peer, s);
-    }
-
-    void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        DeviceStream s = enqueue(stream);
-        Sides sides = checked(OpKind.RECV, null, 0, buffer, offset, count, type, null, peer, s);
-        recvPart(sides, sides.recvAddress(type), count, type, peer, s);
     }
 
     /**
@@ -328,10 +128,12 @@ final class DeviceCollectives {
         try {
             for (int peer = 0; peer < size; peer++) {
                 if (sides.send() != null && (sendBlocks || peer == root)) {
-                    sendPart(sides, sides.sendAddress(type) + (sendBlocks ? peer * bytes : 0), count, type, peer, s);
+                    long address = sides.sendAddress(type) + (sendBlocks ? peer * bytes : 0);
+                    call(OpKind.SEND, sides, address, 0, count, type, null, peer, s);
                 }
                 if (sides.recv() != null && (recvBlocks || peer == root)) {
-                    recvPart(sides, sides.recvAddress(type) + (recvBlocks ? peer * bytes : 0), count, type, peer, s);
+                    long address = sides.recvAddress(type) + (recvBlocks ? peer * bytes : 0);
+                    call(OpKind.RECV, sides, 0, address, count, type, null, peer, s);
                 }
             }
         } finally {
@@ -339,91 +141,64 @@ final class DeviceCollectives {
         }
     }
 
-    /** One {@code Send} of an op: the whole of a send, or a part of a collective done as a group. */
-    private void sendPart(Sides sides, long address, long count, DataType type, int peer, DeviceStream s) {
-        done(api.send(lib, address, count, type.code(), peer, handle.handle(), s.handle), OpKind.SEND, type, s, sides);
-    }
-
-    /** One {@code Recv} of an op: the whole of a receive, or a part of a collective done as a group. */
-    private void recvPart(Sides sides, long address, long count, DataType type, int peer, DeviceStream s) {
-        done(api.recv(lib, address, count, type.code(), peer, handle.handle(), s.handle), OpKind.RECV, type, s, sides);
-    }
-
-    void groupStart() {
-        library.check(api.groupStart(lib), rank, handle.handle(), "GroupStart");
-        NativeComm.groupStarted();
-    }
-
-    /** Where non-blocking communicators answer "in progress", waits until each that enqueued in the group is done. */
-    void groupEnd() {
-        handle.groupEnded(api.groupEnd(lib), library.dialect.ccl("GroupEnd"));
-    }
-
-    /** Why ops of {@code kind} run as a group of sends and receives here; empty where the library's function runs. */
-    Optional<String> sendRecvForm(OpKind kind) {
-        boolean rooted = kind == OpKind.GATHER || kind == OpKind.SCATTER;
-        boolean grouped = kind == OpKind.ALL_TO_ALL && !library.has(NativeLibrary.Slots.ALL_TO_ALL)
-                || kind == OpKind.GATHER && !gatherNative
-                || kind == OpKind.SCATTER && !scatterNative;
-        if (!grouped) {
-            return Optional.empty();
-        }
-        return Optional.of(
-                rooted && forcedSendRecv
-                        ? GATHER_SCATTER_VARIABLE + " (or -D" + GATHER_SCATTER_PROPERTY + ") asks for " + SEND_RECV
-                        : "the library has no " + library.dialect.ccl(kind.cName()));
-    }
-
-    private DeviceStream enqueue(Stream stream) {
-        handle.requireOpen();
-        handle.enqueuing();
-        DeviceStream onto = DeviceStream.of(stream, rank);
-        onto.issuedBy(handle);
-        return onto;
-    }
-
-    /** The op's sides once checked ({@link CallArguments#op}), recorded as the flight recorder records every op. */
-    private Sides checked(
+    /**
+     * The library's function of {@code kind} at these addresses, the whole op or a send or receive of one done as a
+     * group ({@code sides}: the op's); "in progress" waits until the communicator has it, a failure throws; the stream
+     * keeps the memory.
+     */
+    private void call(
             OpKind kind,
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
+            Sides sides,
+            long sendAddress,
+            long recvAddress,
             long count,
             DataType type,
             ReduceOp op,
             int peer,
             DeviceStream s) {
-        Sides sides = arguments.op(kind, send, sendOffset, recv, recvOffset, count, type, op, peer);
-        recorder.enqueued(
-                kind,
-                head(sides.send()),
-                sides.sendOffset(),
-                head(sides.recv()),
-                sides.recvOffset(),
+        s.issuedBy(handle);
+        int rc = handle.enqueue(
+                kind.ordinal(),
+                sendAddress,
+                recvAddress,
                 count,
-                type,
+                type.code(),
+                op == null ? 0 : op.code(),
                 peer,
-                s,
-                s.capturing(),
-                null);
-        return sides;
-    }
-
-    private static long head(DeviceBuffer buffer) {
-        return buffer == null ? 0 : buffer.address();
-    }
-
-    /** The op's native answer {@code rc}: "in progress" waits until the communicator has it, a failure throws; the stream keeps the memory. */
-    private void done(int rc, OpKind kind, DataType type, DeviceStream stream, Sides sides) {
+                s.handle);
         if (rc != 0) {
             handle.complete(rc, library.dialect.ccl(kind.cName()) + " of " + library.dialect.typeName(type));
         }
         if (sides.send() != null) {
-            stream.used(sides.send().memory());
+            s.used(sides.send().memory());
         }
         if (sides.recv() != null) {
-            stream.used(sides.recv().memory());
+            s.used(sides.recv().memory());
         }
+    }
+
+    void groupStart() {
+        library.check(library.api.groupStart(library.lib), rank, handle.handle(), "GroupStart");
+        NativeComm.groupStarted();
+    }
+
+    /** Where non-blocking communicators answer "in progress", waits until each that enqueued in the group is done. */
+    void groupEnd() {
+        handle.groupEnded(library.api.groupEnd(library.lib), library.dialect.ccl("GroupEnd"));
+    }
+
+    /** Why ops of {@code kind} run as a group of sends and receives here; empty where the library's function runs. */
+    Optional<String> sendRecvForm(OpKind kind) {
+        if (!viaSendRecv[kind.ordinal()]) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                library.has(kind)
+                        ? GATHER_SCATTER_VARIABLE + " (or -D" + GATHER_SCATTER_PROPERTY + ") asks for " + SEND_RECV
+                        : "the library has no " + library.dialect.ccl(kind.cName()));
+    }
+
+    private static long head(DeviceBuffer buffer) {
+        return buffer == null ? 0 : buffer.address();
     }
 }

@@ -15,6 +15,7 @@ import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.VirtualMemory;
+import dev.collectives.runtime.bootstrap.Progress;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.spi.ChildCommunicators;
@@ -58,6 +59,9 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     private long splitSeq;
 
     private long shrinkSeq;
+    /** Where it stands, on its rank's heartbeats, where it watches its job; closed with it. */
+    private volatile Progress.Report progress = () -> {};
+
     private final CommOrigin origin;
     /** The config it was joined with, which a communicator formed anew among the survivors of a death gets too. */
     private volatile CommConfig joinConfig = CommConfig.DEFAULT;
@@ -134,7 +138,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
                 size,
                 memory -> memory instanceof NativeMemory,
                 "rank " + rank + "'s " + library.dialect.backendName() + " device (device " + device + ")");
-        this.collectives = new DeviceCollectives(this, this.handle, arguments, recorder);
+        this.collectives = new DeviceCollectives(this.handle, rank, size, arguments, recorder);
         this.allocations = new DeviceAllocations(this, this.handle, probe, arguments);
     }
 
@@ -155,6 +159,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     void watchJob(Rendezvous rendezvous, JobRanks ranks, CommConfig config) {
         joinConfig = config;
         handle.watchJob(rendezvous, ranks);
+        progress = rendezvous.reportProgress(recorder::progress);
     }
 
     /**
@@ -205,6 +210,12 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     @Override
     public Optional<String> environment(String name) {
         return Optional.ofNullable(System.getenv(name));
+    }
+
+    /** Where this library made the communicator and was told to connect at init; another library's, not known. */
+    @Override
+    public boolean peersConnectedAtInit() {
+        return origin.owned() && DeviceBackend.connectsAtInit(library.dialect);
     }
 
     @Override
@@ -271,8 +282,10 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
 
     // ---- collectives ---------------------------------------------------------------------------------------
 
+    /** Every op: checked, recorded, then one native call ({@link DeviceCollectives#enqueue}). */
     @Override
-    public void allReduce(
+    public void call(
+            OpKind kind,
             DeviceBuffer send,
             long sendOffset,
             DeviceBuffer recv,
@@ -280,116 +293,15 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             long count,
             DataType type,
             ReduceOp op,
+            int rootOrPeer,
             Stream stream) {
-        collectives.allReduce(send, sendOffset, recv, recvOffset, count, type, op, stream);
+        collectives.enqueue(kind, send, sendOffset, recv, recvOffset, count, type, op, rootOrPeer, stream);
     }
 
-    @Override
-    public void allGather(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long sendCount,
-            DataType type,
-            Stream stream) {
-        collectives.allGather(send, sendOffset, recv, recvOffset, sendCount, type, stream);
-    }
-
-    @Override
-    public void reduceScatter(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long recvCount,
-            DataType type,
-            ReduceOp op,
-            Stream stream) {
-        collectives.reduceScatter(send, sendOffset, recv, recvOffset, recvCount, type, op, stream);
-    }
-
-    @Override
-    public void broadcast(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long count,
-            DataType type,
-            int root,
-            Stream stream) {
-        collectives.broadcast(send, sendOffset, recv, recvOffset, count, type, root, stream);
-    }
-
-    @Override
-    public void reduce(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long count,
-            DataType type,
-            ReduceOp op,
-            int root,
-            Stream stream) {
-        collectives.reduce(send, sendOffset, recv, recvOffset, count, type, op, root, stream);
-    }
-
-    /** {@code AlltoAll} where the library has it, else the equivalent group of sends and receives. */
-    @Override
-    public void allToAll(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long count,
-            DataType type,
-            Stream stream) {
-        collectives.allToAll(send, sendOffset, recv, recvOffset, count, type, stream);
-    }
-
+    /** {@code AlltoAll}, {@code Gather}, {@code Scatter}: where the library lacks one, a group of sends and receives. */
     @Override
     public Optional<String> sendRecvForm(OpKind kind) {
         return collectives.sendRecvForm(kind);
-    }
-
-    /** {@code Gather} where the library has it, else the equivalent group of sends and receives. */
-    @Override
-    public void gather(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long sendCount,
-            DataType type,
-            int root,
-            Stream stream) {
-        collectives.gather(send, sendOffset, recv, recvOffset, sendCount, type, root, stream);
-    }
-
-    /** {@code Scatter} where the library has it, else the equivalent group of sends and receives. */
-    @Override
-    public void scatter(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long recvCount,
-            DataType type,
-            int root,
-            Stream stream) {
-        collectives.scatter(send, sendOffset, recv, recvOffset, recvCount, type, root, stream);
-    }
-
-    @Override
-    public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        collectives.send(buffer, offset, count, type, peer, stream);
-    }
-
-    @Override
-    public void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        collectives.recv(buffer, offset, count, type, peer, stream);
     }
 
     @Override
@@ -482,8 +394,8 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         handle.revokeIfAvailable();
         long child;
         try (NativeSlot out = new NativeSlot()) {
-            int rc = library.api.commShrink(
-                    library.lib, handle.handle(), excluded, excluded.length, out.pointer(), flags);
+            int rc = handle.onHandle(
+                    comm -> library.api.commShrink(library.lib, comm, excluded, excluded.length, out.pointer(), flags));
             child = out.afterGroupJob(handle, rc, library.dialect.ccl("CommShrink"));
         }
         String path = "by " + library.dialect.ccl("CommShrink")
@@ -606,6 +518,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         Recoveries.closed(this);
         try {
             children.closeChildrenThen(() -> handle.finalizeAndDestroy(() -> {
+                progress.close();
                 recorder.closed();
                 if (siblings != null) {
                     siblings.forget(this);

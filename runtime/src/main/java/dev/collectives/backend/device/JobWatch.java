@@ -2,6 +2,7 @@ package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.bootstrap.Timeouts;
 import dev.collectives.runtime.spi.JobRanks;
 import java.time.Duration;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -27,18 +29,6 @@ import java.util.function.UnaryOperator;
 final class JobWatch {
     /** A communicator whose job is not watched: its ranks are threads of one process, or met through files. */
     static final Watched NONE = new JobWatch(null).new Watched(null, () -> {}, false);
-    /**
-     * How long a rank whose library reported a failure waits for the rendezvous to name its cause: rank 0 hears of a
-     * dead process when its connection ends, which is as soon as the library does, or sooner.
-     */
-    static final Duration CAUSE_WAIT = Duration.ofMillis(500);
-    /** How long a rank that stalled waits for the verdict: the others have some seconds to stall too. */
-    static final Duration VERDICT_WAIT = Duration.ofSeconds(4);
-    /**
-     * How long a shrink of an aborted communicator waits for the job's news of the death it recovers from: the
-     * library may have seen it first, and nothing is lost by waiting for rank 0 to tell it.
-     */
-    static final Duration DEATH_WAIT = Duration.ofSeconds(4);
 
     private final Rendezvous rendezvous;
     /** The communicators of the job on this rank that are not closed. */
@@ -193,28 +183,31 @@ final class JobWatch {
         }
 
         /**
-         * Why the job failed, waiting for it at most {@link #CAUSE_WAIT}: the library reported a failure that the
-         * rendezvous may be about to name.
+         * Why the job failed, waiting for it at most {@link Timeouts#causeWait()}: the library reported a failure
+         * that the rendezvous may be about to name.
          */
         Optional<String> cause() {
-            return awaitFailure(CAUSE_WAIT);
+            return awaitFailure(Timeouts::causeWait);
         }
 
-        /** Why the job failed, waiting for it at most {@link #DEATH_WAIT}: a shrink recovers from that death. */
+        /**
+         * Why the job failed, waiting for it at most {@link Timeouts#deathWait()}: a shrink recovers from that
+         * death, which the library may have seen before the rendezvous declared it.
+         */
         Optional<String> death() {
-            return awaitFailure(DEATH_WAIT);
+            return awaitFailure(Timeouts::deathWait);
         }
 
-        private Optional<String> awaitFailure(Duration wait) {
+        private Optional<String> awaitFailure(Function<Timeouts, Duration> wait) {
             if (rendezvous != null) {
-                await(failed, wait);
+                await(failed, wait.apply(rendezvous.timeouts()));
             }
             return failure();
         }
 
         /**
          * This rank timed out waiting at {@code where} in the job's own communicator: tells the job, and returns its
-         * verdict once rank 0 has given it (at most {@link #VERDICT_WAIT}). A child's stall is its own: the verdict
+         * verdict once rank 0 has given it (at most {@link Timeouts#verdictWait()}). A child's stall is its own: the verdict
          * would count every rank of the job, also those that never call the child.
          */
         Optional<String> stalled(String where) {
@@ -222,7 +215,7 @@ final class JobWatch {
                 return Optional.empty();
             }
             rendezvous.stalled(where);
-            return awaitNews(VERDICT_WAIT);
+            return awaitNews(rendezvous.timeouts().verdictWait());
         }
 
         /**

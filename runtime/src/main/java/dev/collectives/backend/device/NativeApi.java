@@ -94,26 +94,14 @@ interface NativeApi {
 
     int commUserRank(long lib, long comm, int[] out);
 
-    // ---- collectives (hot: primitives only) -------------------------------------------------------------------
-    int allReduce(long lib, long send, long recv, long count, int type, int op, long comm, long stream);
-
-    int broadcast(long lib, long send, long recv, long count, int type, int root, long comm, long stream);
-
-    int reduce(long lib, long send, long recv, long count, int type, int op, int root, long comm, long stream);
-
-    int allGather(long lib, long send, long recv, long sendCount, int type, long comm, long stream);
-
-    int reduceScatter(long lib, long send, long recv, long recvCount, int type, int op, long comm, long stream);
-
-    int allToAll(long lib, long send, long recv, long count, int type, long comm, long stream);
-
-    int gather(long lib, long send, long recv, long sendCount, int type, int root, long comm, long stream);
-
-    int scatter(long lib, long send, long recv, long recvCount, int type, int root, long comm, long stream);
-
-    int send(long lib, long buffer, long count, int type, int peer, long comm, long stream);
-
-    int recv(long lib, long buffer, long count, int type, int peer, long comm, long stream);
+    // ---- collectives and point to point (hot: primitives only) ----------------------------------------------
+    /**
+     * Every op, by its number {@code kind} ({@link dev.collectives.annotation.OpKind#ordinal()}): the library's
+     * function of that op with the arguments it takes; a send reads only {@code send}, a receive writes only
+     * {@code recv}, {@code op} is read where the op reduces and {@code peer} (root or peer) where it has one.
+     */
+    int collective(
+            long lib, int kind, long send, long recv, long count, int type, int op, int peer, long comm, long stream);
 
     int groupStart(long lib);
 
@@ -211,7 +199,7 @@ interface NativeApi {
     int runtimeMallocManaged(long lib, int device, long bytes, long[] out);
 
     // ---- the benchmarks' native loop ------------------------------------------------------------------------
-    /** {@code iters} enqueues of one op in a C loop; kind: 0 allreduce, 1 allgather, 2 reducescatter, 3 launch. */
+    /** {@code iters} enqueues of one op in a C loop; kind: an op's number as {@link #collective} takes it, or -1 for a graph launch ({@code send}: the graph exec). */
     int benchEnqueue(
             long lib,
             int kind,

@@ -14,7 +14,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.IntSupplier;
 import java.util.function.UnaryOperator;
 
@@ -57,6 +59,14 @@ final class NativeComm {
     private final FlightRecorder recorder;
 
     private final Object stateLock = new Object();
+    /**
+     * Held shared by every native call on the handle, from its check that the communicator is open to its return;
+     * an abort takes it exclusively, once the communicator is marked aborted, before the library's abort starts: so
+     * no call runs on a handle that the abort frees, and calls never wait for each other (not fair: a call does not
+     * queue behind another).
+     */
+    private final ReentrantReadWriteLock handleCalls = new ReentrantReadWriteLock();
+
     private final int[] asyncError = new int[1];
     /** Memory, registrations and windows made through the communicator and not yet closed. */
     private final Set<Object> live = ConcurrentHashMap.newKeySet();
@@ -268,8 +278,47 @@ final class NativeComm {
         GROUP.get().depth++;
     }
 
+    /**
+     * The op numbered {@code kind} ({@link NativeApi#collective}) on the handle, unless the communicator is no longer
+     * open: then throws why. An abort does not start while it runs. The library's code.
+     */
+    int enqueue(int kind, long send, long recv, long count, int type, int op, int peer, long stream) {
+        Lock shared = handleCalls.readLock();
+        shared.lock();
+        try {
+            requireOpen();
+            enqueuing();
+            return library.api.collective(lib, kind, send, recv, count, type, op, peer, handle, stream);
+        } finally {
+            shared.unlock();
+        }
+    }
+
+    /** A native call on the handle, which it is given. */
+    @FunctionalInterface
+    interface HandleCall {
+        int on(long handle);
+    }
+
+    /**
+     * Runs {@code call} on the handle unless the communicator is no longer open, or revoked for the shrink that
+     * {@code call} may be (then throws why), so that no abort starts while it runs; its code.
+     */
+    int onHandle(HandleCall call) {
+        Lock shared = handleCalls.readLock();
+        shared.lock();
+        try {
+            if (state != State.REVOKED) {
+                requireOpen();
+            }
+            return call.on(handle);
+        } finally {
+            shared.unlock();
+        }
+    }
+
     /** This communicator enqueues work on this thread: inside a group, the group's end waits for it. */
-    void enqueuing() {
+    private void enqueuing() {
         Group group = GROUP.get();
         if (group.depth > 0) {
             group.members.add(this);
@@ -395,7 +444,8 @@ final class NativeComm {
      * error (a peer failed), so that the library stops its pending work first.
      */
     int shrinkFlags() {
-        synchronized (stateLock) {
+        synchronized (stateLock) { // an abort is marked under this lock before it starts
+            requireOpen();
             library.check(library.api.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
             return isFailure(asyncError[0]) ? SHRINK_ABORT : SHRINK_DEFAULT;
         }
@@ -409,10 +459,11 @@ final class NativeComm {
      */
     void abort() {
         if (markAborted()) {
-            job.abort("rank " + rank + " called abort()");
+            AbortWatch.Watched watched = owned ? startAbort() : null;
+            job.abort("rank " + rank + " called abort()"); // once this rank's abort started: the peers may go on
             recorder.aborted();
             if (owned) {
-                abortWithin();
+                awaitAbort(watched);
             } else {
                 abortSettled.complete(null);
                 LOG.log(
@@ -432,15 +483,34 @@ final class NativeComm {
             return;
         }
         if (owned) {
-            settleWith(waits.aborts().start(abortCall(), () -> library.api.commAbort(lib, handle)));
+            startAbort();
         } else {
             abortSettled.complete(null); // another library aborts what it made: nothing of ours to wait for
         }
     }
 
-    private void abortWithin() {
-        AbortWatch.Watched watched = waits.aborts().start(abortCall(), () -> library.api.commAbort(lib, handle));
+    /**
+     * Starts the library's abort of a communicator marked aborted, on a thread of its own: once the native calls on
+     * the handle that began before the mark have returned ({@link #handleCalls}), since the abort frees the handle.
+     */
+    private AbortWatch.Watched startAbort() {
+        AbortWatch.Watched watched = waits.aborts().start(abortCall(), () -> {
+            Lock exclusive = handleCalls.writeLock();
+            exclusive.lock(); // the calls that began before the mark return; those after it refuse
+            exclusive.unlock();
+            return library.api.commAbort(lib, handle);
+        });
         settleWith(watched);
+        return watched;
+    }
+
+    /** Whether an abort waits for calls on the handle to return: what tests wait for to interleave the two. */
+    boolean abortAwaitsCalls() {
+        return handleCalls.hasQueuedThreads();
+    }
+
+    /** Waits for the abort {@code watched} up to its deadline; throws where it failed. */
+    private void awaitAbort(AbortWatch.Watched watched) {
         waits.aborts().awaitWithin(watched).ifPresent(rc -> library.check(rc, rank, 0, "CommAbort"));
     }
 
@@ -563,11 +633,12 @@ final class NativeComm {
      * Finalizes and destroys the handle, once; refuses while memory, registrations or windows made through it are
      * live. A revoked handle is only destroyed; an aborted handle was freed by the abort, and one another library
      * made stays its own: either is only marked closed. {@code onClosed} runs once, before the native calls. The
-     * finalize waits for the peers without holding the state's lock, so that an abort (the user's, the job watch's)
-     * ends it: the close then fails saying so.
+     * finalize holds no lock an abort needs to be marked, so that an abort (the user's, the job watch's) ends a
+     * non-blocking communicator's wait for the peers: the close then fails saying so. A blocking communicator's
+     * finalize is one native call that waits for the peers: an abort marked meanwhile starts the library's abort
+     * only once it has returned, since the abort frees the handle it runs on.
      */
     void finalizeAndDestroy(Runnable onClosed) {
-        int rc;
         synchronized (stateLock) {
             if (state == State.CLOSED || state == State.FINALIZING) {
                 return;
@@ -586,19 +657,13 @@ final class NativeComm {
             if (!finalize) {
                 return;
             }
-            rc = library.api.commFinalize(lib, handle); // at once where non-blocking: the wait is below
-            if (rc == 0) { // finalized: destroyed before an abort can come
-                state = State.CLOSED;
-                library.check(library.api.commDestroy(lib, handle), rank, 0, "CommDestroy");
-                return;
-            }
         }
         try {
-            complete(rc, library.dialect.ccl("CommFinalize"));
+            complete(finalizeUnlessAborted(), library.dialect.ccl("CommFinalize"));
         } catch (CollectivesException e) {
             // a communicator that cannot be finalized is aborted, so that its resources are freed anyway
             if (markAborted()) {
-                abortWithin();
+                awaitAbort(startAbort());
             }
             synchronized (stateLock) {
                 state = State.CLOSED;
@@ -606,12 +671,23 @@ final class NativeComm {
             throw e;
         }
         synchronized (stateLock) {
-            if (state == State.ABORTED) { // an abort came once the wait was over: it freed the communicator
+            if (state == State.ABORTED) { // an abort came during the finalize: it frees the communicator
                 state = State.CLOSED;
                 return;
             }
             state = State.CLOSED;
             library.check(library.api.commDestroy(lib, handle), rank, 0, "CommDestroy");
+        }
+    }
+
+    /** {@code CommFinalize}'s code (at once where non-blocking: the wait follows), or 0 where an abort came first. */
+    private int finalizeUnlessAborted() {
+        Lock shared = handleCalls.readLock();
+        shared.lock();
+        try {
+            return state == State.FINALIZING ? library.api.commFinalize(lib, handle) : 0;
+        } finally {
+            shared.unlock();
         }
     }
 

@@ -5,6 +5,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -37,6 +38,8 @@ final class NativeLibrary {
     private final String[] slotSymbols;
     /** The shim's number of each of {@link Slots}, by ordinal. */
     private final int[] slotNumbers;
+    /** The shim's slot of each op's library function, by {@link OpKind} ordinal. */
+    private final int[] opSlots;
 
     private NativeLibrary(
             Dialect dialect,
@@ -45,7 +48,8 @@ final class NativeLibrary {
             int version,
             String cclFile,
             String[] slotSymbols,
-            int[] slotNumbers) {
+            int[] slotNumbers,
+            int[] opSlots) {
         this.dialect = dialect;
         this.api = api;
         this.lib = lib;
@@ -53,6 +57,7 @@ final class NativeLibrary {
         this.cclFile = cclFile;
         this.slotSymbols = slotSymbols;
         this.slotNumbers = slotNumbers;
+        this.opSlots = opSlots;
     }
 
     /** The opened library, or a {@link String} saying why it could not be opened. */
@@ -89,8 +94,11 @@ final class NativeLibrary {
             return "the JNI shim (jniNativeShim) did not load on this platform: " + e;
         }
         int[] slotNumbers;
+        int[] opSlots;
         try {
-            slotNumbers = Slots.numberedBy(api);
+            Map<String, Integer> table = Slots.table(api);
+            slotNumbers = Slots.numberedBy(table);
+            opSlots = Slots.ofOps(table);
         } catch (IllegalStateException e) {
             return e.getMessage();
         }
@@ -139,12 +147,17 @@ final class NativeLibrary {
             api.discard(lib);
             return dialect.symbol(2, "Init") + " failed with " + rc + " (" + why + ")";
         }
-        return new NativeLibrary(dialect, api, lib, version[0], cclFile, symbols, slotNumbers);
+        return new NativeLibrary(dialect, api, lib, version[0], cclFile, symbols, slotNumbers, opSlots);
     }
 
-    /** Whether an optional function exists (window helpers, AlltoAll, Gather, Scatter, config init). */
+    /** Whether an optional function exists (window helpers, config init). */
     boolean has(Slots slot) {
         return api.has(lib, slotNumbers[slot.ordinal()]) != 0;
+    }
+
+    /** Whether the library has the function of {@code kind} (older ones lack AlltoAll, Gather, Scatter). */
+    boolean has(OpKind kind) {
+        return api.has(lib, opSlots[kind.ordinal()]) != 0;
     }
 
     /** Throws, naming the missing symbols, unless the libraries have every one of {@code slots}. */
@@ -264,7 +277,6 @@ final class NativeLibrary {
     enum Slots {
         COMM_INIT_RANK_CONFIG(0, "CommInitRankConfig"),
         COMM_SPLIT(0, "CommSplit"),
-        ALL_TO_ALL(0, OpKind.ALL_TO_ALL.cName()),
         WINDOW_REGISTER(0, "CommWindowRegister"),
         WINDOW_DEREGISTER(0, "CommWindowDeregister"),
         WIN_GET_USER_PTR(0, "WinGetUserPtr"),
@@ -273,8 +285,6 @@ final class NativeLibrary {
         COMM_REVOKE(0, "CommRevoke"),
         COMM_GET_UNIQUE_ID(0, "CommGetUniqueId"),
         COMM_GROW(0, "CommGrow"),
-        GATHER(0, OpKind.GATHER.cName()),
-        SCATTER(0, OpKind.SCATTER.cName()),
         EVENT_CREATE(1, "EventCreateWithFlags"),
         EVENT_QUERY(1, "EventQuery"),
         STREAM_WAIT_EVENT(1, "StreamWaitEvent"),
@@ -296,23 +306,45 @@ final class NativeLibrary {
             this.genericName = genericName;
         }
 
-        /**
-         * Each slot's number in the shim's table of {@code api}, by ordinal; throws naming the slots the table
-         * lacks, so that a shim and a backend that disagree fail at load, not at the first call.
-         */
-        static int[] numberedBy(NativeApi api) {
+        /** The shim's table of {@code api}: each slot's number by its library's role and generic name. */
+        static Map<String, Integer> table(NativeApi api) {
             Map<String, Integer> table = new HashMap<>();
             for (int slot = 0; slot < api.slotCount(); slot++) {
                 table.put(api.slotLibrary(slot) + ":" + api.slotName(slot), slot);
             }
-            int[] numbers = new int[values().length];
+            return table;
+        }
+
+        /**
+         * Each slot's number in the shim's {@code table}, by ordinal; throws naming the slots the table lacks, so
+         * that a shim and a backend that disagree fail at load, not at the first call.
+         */
+        static int[] numberedBy(Map<String, Integer> table) {
+            return numbered(
+                    table,
+                    Arrays.stream(values()).mapToInt(s -> s.role).toArray(),
+                    Arrays.stream(values()).map(s -> s.genericName).toList());
+        }
+
+        /** The number of each op's function ({@link OpKind#cName()}) in the shim's {@code table}, by ordinal. */
+        static int[] ofOps(Map<String, Integer> table) {
+            OpKind[] kinds = OpKind.values();
+            return numbered(
+                    table,
+                    new int[kinds.length],
+                    Arrays.stream(kinds).map(OpKind::cName).toList());
+        }
+
+        /** The number of each function {@code names[i]} of the library {@code roles[i]}; throws naming those missing. */
+        private static int[] numbered(Map<String, Integer> table, int[] roles, List<String> names) {
+            int[] numbers = new int[names.size()];
             List<String> missing = new ArrayList<>();
-            for (Slots s : values()) {
-                Integer number = table.get(s.role + ":" + s.genericName);
+            for (int i = 0; i < numbers.length; i++) {
+                Integer number = table.get(roles[i] + ":" + names.get(i));
                 if (number == null) {
-                    missing.add(s.genericName + " (" + Dialect.ROLES.get(s.role) + ")");
+                    missing.add(names.get(i) + " (" + Dialect.ROLES.get(roles[i]) + ")");
                 } else {
-                    numbers[s.ordinal()] = number;
+                    numbers[i] = number;
                 }
             }
             if (!missing.isEmpty()) {

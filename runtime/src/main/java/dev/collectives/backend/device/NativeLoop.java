@@ -18,15 +18,13 @@ import java.util.List;
  * the library's result code. It may change without notice.
  */
 public final class NativeLoop {
-    /**
-     * The ops {@code cx_bench_enqueue} loops: every collective of the catalogue, each at its index there
-     * ({@code CX_BENCH_*}, in the catalogue's order); {@code GRAPH_LAUNCH} follows them.
-     */
+    /** The ops {@code cx_bench_enqueue} loops: every collective of the catalogue, by its number ({@code CX_OP_*}). */
     private static final List<OpKind> COLLECTIVES = Arrays.stream(OpKind.values())
             .filter(kind -> !kind.isPointToPoint())
             .toList();
 
-    private static final int GRAPH_LAUNCH = COLLECTIVES.size();
+    /** The loop's kind for a graph launch ({@code CX_BENCH_GRAPH_LAUNCH}). */
+    private static final int GRAPH_LAUNCH = -1;
 
     private NativeLoop() {}
 
@@ -56,8 +54,7 @@ public final class NativeLoop {
             int root,
             Stream stream,
             int iters) {
-        int index = COLLECTIVES.indexOf(kind);
-        if (index < 0) {
+        if (!COLLECTIVES.contains(kind)) {
             throw new IllegalArgumentException("the native loop runs " + COLLECTIVES + ", not " + kind);
         }
         DeviceCommunicator device = of(comm);
@@ -65,10 +62,11 @@ public final class NativeLoop {
             throw new IllegalArgumentException("the native loop has no " + kind.method() + " here: " + why);
         });
         NativeLibrary library = device.library();
-        long handle = device.nativeComm().handle();
-        int rc = library.api.benchEnqueue(
+        NativeComm owner = device.nativeComm();
+        long onto = DeviceStream.of(stream, comm.rank()).handle;
+        int rc = owner.onHandle(handle -> library.api.benchEnqueue(
                 library.lib,
-                index,
+                kind.ordinal(),
                 send.address(),
                 recv.address(),
                 count,
@@ -76,13 +74,13 @@ public final class NativeLoop {
                 kind.reduces() ? op.code() : 0,
                 root,
                 handle,
-                DeviceStream.of(stream, comm.rank()).handle,
-                iters);
+                onto,
+                iters));
         if (rc != 0) {
             throw library.cclFailure(
                     rc,
                     comm.rank(),
-                    handle,
+                    owner.handle(),
                     library.dialect.ccl(kind.cName()) + " of " + library.dialect.typeName(type));
         }
     }
@@ -91,18 +89,11 @@ public final class NativeLoop {
     public static void launch(Communicator comm, GraphExec exec, Stream stream, int iters) {
         DeviceCommunicator device = of(comm);
         NativeLibrary library = device.library();
-        int rc = library.api.benchEnqueue(
-                library.lib,
-                GRAPH_LAUNCH,
-                DeviceGraph.execHandle(exec),
-                0,
-                0,
-                0,
-                0,
-                0,
-                device.nativeComm().handle(),
-                DeviceStream.of(stream, comm.rank()).handle,
-                iters);
+        long graph = DeviceGraph.execHandle(exec);
+        long onto = DeviceStream.of(stream, comm.rank()).handle;
+        int rc = device.nativeComm()
+                .onHandle(handle ->
+                        library.api.benchEnqueue(library.lib, GRAPH_LAUNCH, graph, 0, 0, 0, 0, 0, handle, onto, iters));
         if (rc != 0) {
             library.checkRuntime(rc, comm.rank(), "GraphLaunch");
         }

@@ -129,40 +129,14 @@ final class NativeShim {
     @Name("cx_comm_user_rank")
     static native int commUserRank(long lib, long comm, int[] out);
 
-    // ---- collectives (hot: primitives only) -------------------------------------------------------------------
-    @Name("cx_all_reduce")
-    static native int allReduce(long lib, long send, long recv, long count, int type, int op, long comm, long stream);
-
-    @Name("cx_broadcast")
-    static native int broadcast(long lib, long send, long recv, long count, int type, int root, long comm, long stream);
-
-    @Name("cx_reduce")
-    static native int reduce(
-            long lib, long send, long recv, long count, int type, int op, int root, long comm, long stream);
-
-    @Name("cx_all_gather")
-    static native int allGather(long lib, long send, long recv, long sendCount, int type, long comm, long stream);
-
-    @Name("cx_reduce_scatter")
-    static native int reduceScatter(
-            long lib, long send, long recv, long recvCount, int type, int op, long comm, long stream);
-
-    @Name("cx_all_to_all")
-    static native int allToAll(long lib, long send, long recv, long count, int type, long comm, long stream);
-
-    @Name("cx_gather")
-    static native int gather(
-            long lib, long send, long recv, long sendCount, int type, int root, long comm, long stream);
-
-    @Name("cx_scatter")
-    static native int scatter(
-            long lib, long send, long recv, long recvCount, int type, int root, long comm, long stream);
-
-    @Name("cx_send")
-    static native int send(long lib, long buffer, long count, int type, int peer, long comm, long stream);
-
-    @Name("cx_recv")
-    static native int recv(long lib, long buffer, long count, int type, int peer, long comm, long stream);
+    // ---- collectives and point to point (hot: primitives only) ----------------------------------------------
+    /**
+     * The op numbered {@code kind} (its place in {@code OpKind}): its library function with the arguments it takes; a
+     * send reads only {@code send}, a receive writes only {@code recv}.
+     */
+    @Name("cx_collective")
+    static native int collective(
+            long lib, int kind, long send, long recv, long count, int type, int op, int peer, long comm, long stream);
 
     @Name("cx_group_start")
     static native int groupStart(long lib);
@@ -306,7 +280,7 @@ final class NativeShim {
     static native int runtimeMallocManaged(long lib, int device, long bytes, long[] out);
 
     // ---- the benchmarks' native loop ------------------------------------------------------------------------
-    /** {@code iters} enqueues of one op in a C loop; kind: a {@code CX_BENCH_*} of the shim ({@link NativeLoop}). */
+    /** {@code iters} enqueues of one op in a C loop; kind: an op's number, or {@code CX_BENCH_GRAPH_LAUNCH} ({@link NativeLoop}). */
     @Name("cx_bench_enqueue")
     static native int benchEnqueue(
             long lib,

@@ -176,53 +176,9 @@ final class NativeShimApi implements NativeApi {
     }
 
     @Override
-    public int allReduce(long lib, long send, long recv, long count, int type, int op, long comm, long stream) {
-        return NativeShim.allReduce(lib, send, recv, count, type, op, comm, stream);
-    }
-
-    @Override
-    public int broadcast(long lib, long send, long recv, long count, int type, int root, long comm, long stream) {
-        return NativeShim.broadcast(lib, send, recv, count, type, root, comm, stream);
-    }
-
-    @Override
-    public int reduce(long lib, long send, long recv, long count, int type, int op, int root, long comm, long stream) {
-        return NativeShim.reduce(lib, send, recv, count, type, op, root, comm, stream);
-    }
-
-    @Override
-    public int allGather(long lib, long send, long recv, long sendCount, int type, long comm, long stream) {
-        return NativeShim.allGather(lib, send, recv, sendCount, type, comm, stream);
-    }
-
-    @Override
-    public int reduceScatter(long lib, long send, long recv, long recvCount, int type, int op, long comm, long stream) {
-        return NativeShim.reduceScatter(lib, send, recv, recvCount, type, op, comm, stream);
-    }
-
-    @Override
-    public int allToAll(long lib, long send, long recv, long count, int type, long comm, long stream) {
-        return NativeShim.allToAll(lib, send, recv, count, type, comm, stream);
-    }
-
-    @Override
-    public int gather(long lib, long send, long recv, long sendCount, int type, int root, long comm, long stream) {
-        return NativeShim.gather(lib, send, recv, sendCount, type, root, comm, stream);
-    }
-
-    @Override
-    public int scatter(long lib, long send, long recv, long recvCount, int type, int root, long comm, long stream) {
-        return NativeShim.scatter(lib, send, recv, recvCount, type, root, comm, stream);
-    }
-
-    @Override
-    public int send(long lib, long buffer, long count, int type, int peer, long comm, long stream) {
-        return NativeShim.send(lib, buffer, count, type, peer, comm, stream);
-    }
-
-    @Override
-    public int recv(long lib, long buffer, long count, int type, int peer, long comm, long stream) {
-        return NativeShim.recv(lib, buffer, count, type, peer, comm, stream);
+    public int collective(
+            long lib, int kind, long send, long recv, long count, int type, int op, int peer, long comm, long stream) {
+        return NativeShim.collective(lib, kind, send, recv, count, type, op, peer, comm, stream);
     }
 
     @Override

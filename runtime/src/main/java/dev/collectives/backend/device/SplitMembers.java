@@ -23,7 +23,7 @@ final class SplitMembers {
         NativeLibrary library = parent.library();
         library.requireAvailable(rank, NativeLibrary.Slots.COMM_SPLIT);
         try (NativeSlot out = new NativeSlot()) {
-            int rc = library.api.commSplit(library.lib, parent.handle(), color, key, out.pointer());
+            int rc = parent.onHandle(comm -> library.api.commSplit(library.lib, comm, color, key, out.pointer()));
             return out.afterGroupJob(parent, rc, library.dialect.ccl("CommSplit"));
         }
     }

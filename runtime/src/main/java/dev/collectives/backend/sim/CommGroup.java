@@ -3,6 +3,7 @@ package dev.collectives.backend.sim;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.Result;
+import dev.collectives.runtime.bootstrap.Progress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -14,6 +15,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -22,6 +24,14 @@ import java.util.stream.Collectors;
  * outside it. Here the ranks are threads of this process; {@link WireGroup} meets ranks in other processes.
  */
 class CommGroup {
+    /**
+     * Adds where a communicator of this group stands ({@code place}) to its rank's heartbeats, where a rendezvous
+     * server watches the job; in one process there is none, and the report does nothing.
+     */
+    Progress.Report reportProgress(Supplier<Progress.Place> place) {
+        return () -> {};
+    }
+
     private final int size;
     private final SimConfig config;
     private final Map<Long, CallMeeting<Launched>> collectives = new HashMap<>();

@@ -6,6 +6,7 @@ import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.spi.HostMemory;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -14,21 +15,81 @@ import java.util.List;
  * work in parallel, and a final barrier keeps every buffer in use until all ranks are done with it.
  */
 final class Movement {
+    /** Each op's movement, by ordinal; null for point to point, which {@link PointToPoint} moves. */
+    private static final Way[] WAYS =
+            Arrays.stream(OpKind.values()).map(Movement::of).toArray(Way[]::new);
+
     private Movement() {}
 
-    static void run(int rank, List<Launched> all, CallMeeting<Launched> rv) {
-        OpCall mine = all.get(rank).call();
-        switch (mine.kind()) {
-            case ALL_REDUCE -> allReduce(rank, all);
-            case REDUCE -> reduce(rank, all);
-            case REDUCE_SCATTER -> reduceScatter(rank, all);
-            case ALL_GATHER -> allGather(rank, all);
-            case BROADCAST -> broadcast(rank, all);
-            case ALL_TO_ALL -> allToAll(rank, all, rv);
-            case GATHER -> gather(rank, all);
-            case SCATTER -> scatter(rank, all);
-            default -> throw new IllegalStateException(mine.kind().method() + " is not a collective");
+    /** A collective's data movement, both ways its ranks may meet. */
+    private record Way(InProcess inProcess, FromContributions fromContributions) {}
+
+    /** Rank {@code rank}'s share of the movement, on the arrivals {@code all} of ranks in this process. */
+    @FunctionalInterface
+    private interface InProcess {
+        void run(int rank, List<Launched> all, CallMeeting<Launched> rv);
+    }
+
+    /** Rank {@code rank}'s recv from every rank's contribution, staged at {@code sources} ({@link #fromContributions}). */
+    @FunctionalInterface
+    private interface FromContributions {
+        void run(int rank, OpCall mine, long[] sources);
+    }
+
+    /** The one switch over the catalogue's ops: a new op is a case here. */
+    private static Way of(OpKind kind) {
+        return switch (kind) {
+            case ALL_REDUCE ->
+                new Way((rank, all, rv) -> allReduce(rank, all), (rank, mine, sources) -> reduceInto(mine, sources, 0));
+            case BROADCAST ->
+                new Way(
+                        (rank, all, rv) -> broadcast(rank, all),
+                        (rank, mine, sources) ->
+                                copy(sources[mine.peer()], mine.recv().address(), mine.count(), mine.type()));
+            case REDUCE ->
+                new Way((rank, all, rv) -> reduce(rank, all), (rank, mine, sources) -> {
+                    if (rank == mine.peer()) {
+                        reduceInto(mine, sources, 0);
+                    }
+                });
+            case ALL_GATHER ->
+                new Way((rank, all, rv) -> allGather(rank, all), (rank, mine, sources) -> blocksInto(mine, sources, 0));
+            case REDUCE_SCATTER ->
+                new Way(
+                        (rank, all, rv) -> reduceScatter(rank, all),
+                        (rank, mine, sources) -> reduceInto(mine, sources, rank * blockBytes(mine)));
+            case ALL_TO_ALL ->
+                new Way(
+                        Movement::allToAll,
+                        (rank, mine, sources) -> blocksInto(mine, sources, rank * blockBytes(mine)));
+            case GATHER ->
+                new Way((rank, all, rv) -> gather(rank, all), (rank, mine, sources) -> {
+                    if (rank == mine.peer()) {
+                        blocksInto(mine, sources, 0);
+                    }
+                });
+            case SCATTER ->
+                new Way(
+                        (rank, all, rv) -> scatter(rank, all),
+                        (rank, mine, sources) -> copy(
+                                sources[mine.peer()] + rank * blockBytes(mine),
+                                mine.recv().address(),
+                                mine.count(),
+                                mine.type()));
+            case SEND, RECV -> null;
+        };
+    }
+
+    private static Way way(OpCall call) {
+        Way way = WAYS[call.kind().ordinal()];
+        if (way == null) {
+            throw new IllegalStateException(call.kind().method() + " is not a collective");
         }
+        return way;
+    }
+
+    static void run(int rank, List<Launched> all, CallMeeting<Launched> rv) {
+        way(all.get(rank).call()).inProcess().run(rank, all, rv);
         rv.barrier(rank);
     }
 
@@ -161,38 +222,18 @@ final class Movement {
      * nothing waits for the other ranks.
      */
     static void fromContributions(int rank, OpCall mine, long[] sources) {
-        long blockBytes = mine.count() * mine.type().size();
-        switch (mine.kind()) {
-            case ALL_REDUCE -> reduceInto(mine, sources, 0);
-            case REDUCE -> {
-                if (rank == mine.peer()) {
-                    reduceInto(mine, sources, 0);
-                }
-            }
-            case REDUCE_SCATTER -> reduceInto(mine, sources, rank * blockBytes);
-            case ALL_GATHER -> {
-                for (int q = 0; q < sources.length; q++) {
-                    copy(sources[q], mine.recv().address() + q * blockBytes, mine.count(), mine.type());
-                }
-            }
-            case BROADCAST -> copy(sources[mine.peer()], mine.recv().address(), mine.count(), mine.type());
-            case ALL_TO_ALL -> {
-                for (int q = 0; q < sources.length; q++) {
-                    copy(
-                            sources[q] + rank * blockBytes,
-                            mine.recv().address() + q * blockBytes,
-                            mine.count(),
-                            mine.type());
-                }
-            }
-            case GATHER -> {
-                for (int q = 0; rank == mine.peer() && q < sources.length; q++) {
-                    copy(sources[q], mine.recv().address() + q * blockBytes, mine.count(), mine.type());
-                }
-            }
-            case SCATTER ->
-                copy(sources[mine.peer()] + rank * blockBytes, mine.recv().address(), mine.count(), mine.type());
-            default -> throw new IllegalStateException(mine.kind().method() + " is not a collective");
+        way(mine).fromContributions().run(rank, mine, sources);
+    }
+
+    /** Bytes of one rank's block of a side of {@code count × ranks}. */
+    private static long blockBytes(OpCall mine) {
+        return mine.count() * mine.type().size();
+    }
+
+    /** Copies {@code mine.count()} elements at {@code byteOffset} of source q into block q of {@code mine}'s recv. */
+    private static void blocksInto(OpCall mine, long[] sources, long byteOffset) {
+        for (int q = 0; q < sources.length; q++) {
+            copy(sources[q] + byteOffset, mine.recv().address() + q * blockBytes(mine), mine.count(), mine.type());
         }
     }
 

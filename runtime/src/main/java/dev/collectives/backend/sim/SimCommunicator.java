@@ -15,6 +15,7 @@ import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.VirtualMemory;
+import dev.collectives.runtime.bootstrap.Progress;
 import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.spi.ChildCommunicators;
 import dev.collectives.runtime.spi.FlightRecorder;
@@ -65,6 +66,8 @@ public final class SimCommunicator implements Communicator {
     private final Lineage lineage;
 
     private final FlightRecorder recorder;
+    /** Where it stands, on its rank's heartbeats while it is open. */
+    private final Progress.Report progress;
 
     /** Rank {@code rank} of a communicator the job starts with, on device {@code rank}, named {@code lineage}. */
     SimCommunicator(int rank, SimConfig config, CommGroup group, Ledger ledger, Lineage lineage) {
@@ -99,6 +102,7 @@ public final class SimCommunicator implements Communicator {
         this.registrationCalls = new RegistrationCalls(this, config, arguments, group, ledger, registrations);
         this.opCalls = new OpCallChecks(this, arguments);
         this.recorder = FlightRecorder.open(this, rank, config.ranks(), SimBackend.NAME, lineage);
+        this.progress = group.reportProgress(recorder::progress);
         this.issuer = new OpIssuer(this, group, config, registrations, recorder);
         this.streams = new RankStreams(this, device);
         this.defaultStream = (SimStream) createStream();
@@ -153,6 +157,11 @@ public final class SimCommunicator implements Communicator {
     @Override
     public Optional<String> environment(String name) {
         return config.environment(name);
+    }
+
+    @Override
+    public boolean peersConnectedAtInit() {
+        return config.connectAtInit();
     }
 
     @Override
@@ -223,7 +232,8 @@ public final class SimCommunicator implements Communicator {
     // ---- collectives -------------------------------------------------------------------------------------
 
     @Override
-    public void allReduce(
+    public void call(
+            OpKind kind,
             DeviceBuffer send,
             long sendOffset,
             DeviceBuffer recv,
@@ -231,112 +241,10 @@ public final class SimCommunicator implements Communicator {
             long count,
             DataType type,
             ReduceOp op,
+            int rootOrPeer,
             Stream stream) {
-        issue(stream, opCalls.checked(OpKind.ALL_REDUCE, send, sendOffset, recv, recvOffset, count, type, op, -1));
-    }
-
-    @Override
-    public void allGather(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long sendCount,
-            DataType type,
-            Stream stream) {
-        issue(
-                stream,
-                opCalls.checked(OpKind.ALL_GATHER, send, sendOffset, recv, recvOffset, sendCount, type, null, -1));
-    }
-
-    @Override
-    public void reduceScatter(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long recvCount,
-            DataType type,
-            ReduceOp op,
-            Stream stream) {
-        issue(
-                stream,
-                opCalls.checked(OpKind.REDUCE_SCATTER, send, sendOffset, recv, recvOffset, recvCount, type, op, -1));
-    }
-
-    @Override
-    public void broadcast(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long count,
-            DataType type,
-            int root,
-            Stream stream) {
-        issue(stream, opCalls.checked(OpKind.BROADCAST, send, sendOffset, recv, recvOffset, count, type, null, root));
-    }
-
-    @Override
-    public void reduce(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long count,
-            DataType type,
-            ReduceOp op,
-            int root,
-            Stream stream) {
-        issue(stream, opCalls.checked(OpKind.REDUCE, send, sendOffset, recv, recvOffset, count, type, op, root));
-    }
-
-    @Override
-    public void allToAll(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long count,
-            DataType type,
-            Stream stream) {
-        issue(stream, opCalls.checked(OpKind.ALL_TO_ALL, send, sendOffset, recv, recvOffset, count, type, null, -1));
-    }
-
-    @Override
-    public void gather(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long sendCount,
-            DataType type,
-            int root,
-            Stream stream) {
-        issue(stream, opCalls.checked(OpKind.GATHER, send, sendOffset, recv, recvOffset, sendCount, type, null, root));
-    }
-
-    @Override
-    public void scatter(
-            DeviceBuffer send,
-            long sendOffset,
-            DeviceBuffer recv,
-            long recvOffset,
-            long recvCount,
-            DataType type,
-            int root,
-            Stream stream) {
-        issue(stream, opCalls.checked(OpKind.SCATTER, send, sendOffset, recv, recvOffset, recvCount, type, null, root));
-    }
-
-    @Override
-    public void send(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        issue(stream, opCalls.checked(OpKind.SEND, buffer, offset, null, 0, count, type, null, peer));
-    }
-
-    @Override
-    public void recv(DeviceBuffer buffer, long offset, long count, DataType type, int peer, Stream stream) {
-        issue(stream, opCalls.checked(OpKind.RECV, null, 0, buffer, offset, count, type, null, peer));
+        int peer = CallArguments.peerOf(kind, rootOrPeer);
+        issue(stream, opCalls.checked(kind, send, sendOffset, recv, recvOffset, count, type, op, peer));
     }
 
     @Override
@@ -503,6 +411,7 @@ public final class SimCommunicator implements Communicator {
             toClose = streams.made();
         }
         toClose.forEach(SimStream::close);
+        progress.close();
         recorder.closed();
         group.leave(rank);
         if (siblings != null) {

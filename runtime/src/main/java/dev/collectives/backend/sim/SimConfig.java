@@ -28,6 +28,7 @@ public final class SimConfig {
     private final Capabilities capabilities;
     private final Map<String, Optional<String>> environmentOverrides;
     private final Duration timeout;
+    private final boolean connectAtInit;
 
     private SimConfig(Builder b) {
         this.ranks = b.ranks;
@@ -45,6 +46,7 @@ public final class SimConfig {
                 true);
         this.environmentOverrides = Map.copyOf(b.environment);
         this.timeout = b.timeout;
+        this.connectAtInit = b.connectAtInit;
     }
 
     /** The configuration of a child communicator of {@code ranks} ranks, {@code ranksPerNode} on each node. */
@@ -59,6 +61,7 @@ public final class SimConfig {
         this.capabilities = parent.capabilities;
         this.environmentOverrides = parent.environmentOverrides;
         this.timeout = parent.timeout;
+        this.connectAtInit = parent.connectAtInit;
     }
 
     /** A builder with the defaults. */
@@ -91,6 +94,11 @@ public final class SimConfig {
         return timeout;
     }
 
+    /** Whether the communicators stand for ones whose peers the library connected when they were made. */
+    public boolean connectAtInit() {
+        return connectAtInit;
+    }
+
     /** The variable as the library sees it: the cluster's override if any, else the process environment. */
     public Optional<String> environment(String name) {
         Optional<String> override = environmentOverrides.get(name);
@@ -119,6 +127,7 @@ public final class SimConfig {
         private boolean fabricHandles;
         private final Map<String, Optional<String>> environment = new HashMap<>();
         private Duration timeout = DEFAULT_TIMEOUT;
+        private boolean connectAtInit = true;
 
         private Builder() {}
 
@@ -203,6 +212,17 @@ public final class SimConfig {
                 throw new IllegalArgumentException("timeout must be positive, not " + timeout);
             }
             this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * Whether the communicators stand for ones whose peers the library connected when they were made (the
+         * default), or for ones connected lazily, as NCCL's are unless told otherwise: then a GRAPH step's first call
+         * with each argument tuple runs eagerly before it is captured ({@link
+         * dev.collectives.runtime.Communicator#peersConnectedAtInit}).
+         */
+        public Builder connectAtInit(boolean connected) {
+            this.connectAtInit = connected;
             return this;
         }
 

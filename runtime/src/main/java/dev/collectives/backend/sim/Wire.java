@@ -2,6 +2,7 @@ package dev.collectives.backend.sim;
 
 import dev.collectives.runtime.BootstrapException;
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.bootstrap.Progress;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * One rank's link to the ranks of its job in other processes: the job's bootstrap rendezvous, kept open as the
@@ -221,6 +223,11 @@ final class Wire {
             return 0;
         }
         return (leaving ? LEAVING : 0) | (reforming ? REFORMING : 0) | (growBy > 0 ? GROWING : 0);
+    }
+
+    /** Adds where a communicator on this wire stands to its rank's heartbeats ({@link Rendezvous#reportProgress}). */
+    Progress.Report reportProgress(Supplier<Progress.Place> place) {
+        return rendezvous.reportProgress(place);
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.collectives.annotation.OpKind;
 import dev.collectives.backend.sim.internal.Kernels;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
+import dev.collectives.runtime.bootstrap.Progress;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.ShrinkOrigin;
@@ -24,6 +25,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import org.bytedeco.javacpp.BytePointer;
 
@@ -114,6 +116,11 @@ final class WireGroup extends CommGroup {
 
     long id() {
         return id;
+    }
+
+    @Override
+    Progress.Report reportProgress(Supplier<Progress.Place> place) {
+        return wire.reportProgress(place);
     }
 
     /** Whether this is the job's communicator, numbered as the job: not a child, nor grown after ranks died. */

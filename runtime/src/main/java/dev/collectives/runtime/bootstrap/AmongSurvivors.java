@@ -4,6 +4,7 @@ import dev.collectives.runtime.BootstrapException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 /**
@@ -106,6 +107,11 @@ public final class AmongSurvivors implements Rendezvous {
     @Override
     public int grow(int added, Duration timeout) {
         return job.grow(added, timeout);
+    }
+
+    @Override
+    public Progress.Report reportProgress(Supplier<Progress.Place> place) {
+        return job.reportProgress(place);
     }
 
     @Override

@@ -62,7 +62,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *                     STALL      it timed out waiting for its work in the library; the bytes say where
  *                     ABORT      it ends the job; the bytes say why
  *                     LEAVE      it closes its rendezvous: its connection ending is no failure; no bytes
- *                     HEARTBEAT  a sign of life; the bytes: its rank (an int)
+ *                     HEARTBEAT  a sign of life; the bytes: its rank (an int), then where it stands in its
+ *                                communicators ({@link Progress}; nothing where it reports none)
  *   server -> member: DATA       an operation's answer, every rank's value or why it is gone ({@link #gathered});
  *                                for a reunion, the ranks replaced (a bitmap); for a growth, the job's size after
  *                                it (an int; the size before where it failed), then why it failed (UTF-8), if it did
@@ -344,7 +345,7 @@ final class Channel implements AutoCloseable {
     /**
      * Decodes one message sent in {@code direction} under {@code key}. Its length is checked against the bound of
      * its type (DATA, BROADCAST and SURVIVORS: {@code maxData}, ABORT, STALL, GONE, FENCED and REFUSED:
-     * {@link Rendezvous#MAX_REASON_BYTES}, REUNION: a long, GROW: a long and an int, HEARTBEAT: an int, the others:
+     * {@link Rendezvous#MAX_REASON_BYTES}, REUNION: a long, GROW: a long and an int, HEARTBEAT: an int and a {@link Progress}, the others:
      * none) before anything is
      * allocated, so no sequence of bytes makes it allocate more than that, and it reads no more than the message's
      * own bytes.
@@ -362,7 +363,7 @@ final class Channel implements AutoCloseable {
                                 : type == GROW
                                         ? GROW_BYTES
                                         : type == HEARTBEAT
-                                                ? Integer.BYTES
+                                                ? Integer.BYTES + Progress.MAX_BYTES
                                                 : type == LEAVE || type == REJOIN || type == WATCH || type == UNWATCH
                                                         ? 0
                                                         : -1;
@@ -372,7 +373,10 @@ final class Channel implements AutoCloseable {
         if (length < 0 || length > max) {
             throw new ProtocolException("a message of " + length + " bytes, above the limit of " + max);
         }
-        if ((type == HEARTBEAT || type == GROW) && length != max) {
+        if (type == HEARTBEAT && length < Integer.BYTES) {
+            throw new ProtocolException("a HEARTBEAT message of " + length + " bytes, not at least " + Integer.BYTES);
+        }
+        if (type == GROW && length != max) {
             throw new ProtocolException("a " + FrameRules.name(type) + " message of " + length + " bytes, not " + max);
         }
         byte[] bytes = readBytes(in, length);

@@ -16,15 +16,6 @@ final class Deadline {
         return new Deadline(total, System.nanoTime() + total.toNanos());
     }
 
-    /**
-     * How long a server may take to tell its members something that is no answer to an operation (why the job ended,
-     * a death), all of them together: a second, or {@code timeout} where that is shorter. A member gone or stuck by
-     * then learns it otherwise.
-     */
-    static Deadline briefly(Duration timeout) {
-        return after(Duration.ofMillis(Math.min(1000, timeout.toMillis())));
-    }
-
     /** The same deadline, {@code grace} later (its description still names the original total). */
     Deadline extendedBy(Duration grace) {
         return new Deadline(total, endNanos + grace.toNanos());

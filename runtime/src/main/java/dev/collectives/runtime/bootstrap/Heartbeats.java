@@ -1,10 +1,12 @@
 package dev.collectives.runtime.bootstrap;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * The heartbeats of this process: one daemon thread that beats on every control connection that asks for it, and
@@ -37,22 +39,37 @@ final class Heartbeats {
     }
 
     /**
-     * The interval at which a connection beats, where the other end declares it dead after {@code timeout} of
-     * silence: a sixth of it, so that five beats in a row may be late or lost before it is.
+     * Beats on {@code channel} every {@link Timeouts#beatInterval()} of the heartbeat timeout that the other end
+     * declares this one dead after ({@code timeouts}), saying {@code rank} (the sender's), and counts each beat sent
+     * in {@code sent} where given.
      */
-    static Duration interval(Duration timeout) {
-        return Duration.ofMillis(Math.max(1, timeout.toMillis() / 6));
+    static Beat start(Channel channel, int rank, Timeouts timeouts, LongAdder sent) {
+        byte[] bytes = JobToken.ints(rank);
+        return start(channel, () -> bytes, timeouts, sent);
     }
 
     /**
-     * Beats on {@code channel} every {@link #interval} of {@code timeout}, saying {@code rank} (the sender's), and
-     * counts each beat sent in {@code sent} where given.
+     * Beats on {@code channel} as {@link #start(Channel, int, Timeouts, LongAdder)} does, each beat saying
+     * {@code rank} and where it stands ({@code progress}, read at each beat).
      */
-    static Beat start(Channel channel, int rank, Duration timeout, LongAdder sent) {
-        byte[] bytes = JobToken.ints(rank);
-        Duration every = interval(timeout);
+    static Beat start(Channel channel, int rank, Supplier<Progress> progress, Timeouts timeouts) {
+        byte[] rankBytes = JobToken.ints(rank);
+        return start(
+                channel,
+                () -> {
+                    byte[] place = progress.get().encode();
+                    byte[] bytes = Arrays.copyOf(rankBytes, rankBytes.length + place.length);
+                    System.arraycopy(place, 0, bytes, rankBytes.length, place.length);
+                    return bytes;
+                },
+                timeouts,
+                null);
+    }
+
+    private static Beat start(Channel channel, Supplier<byte[]> bytes, Timeouts timeouts, LongAdder sent) {
+        Duration every = timeouts.beatInterval();
         Runnable beat = () -> {
-            if (channel.beat(bytes, Deadline.after(timeout)) && sent != null) {
+            if (channel.beat(bytes.get(), Deadline.after(timeouts.heartbeat())) && sent != null) {
                 sent.increment();
             }
         };

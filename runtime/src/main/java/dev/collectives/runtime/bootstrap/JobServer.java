@@ -42,8 +42,6 @@ public final class JobServer implements Door, AutoCloseable {
     public static final Duration DEFAULT_TIMEOUT = Settings.DEFAULT_TIMEOUT;
     /** How long a rank may be silent before it is declared dead, unless said otherwise: as the ranks' own default. */
     public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Settings.DEFAULT_HEARTBEAT_TIMEOUT;
-    /** How long one connection's handshake may take (at most the timeout). */
-    private static final Duration HANDSHAKE_LIMIT = Duration.ofSeconds(5);
 
     private final RendezvousEndpoint endpoint;
     /** The job's size, which a growth raises; guarded by the lock. */
@@ -51,6 +49,8 @@ public final class JobServer implements Door, AutoCloseable {
 
     private final Duration timeout;
     private final Duration heartbeatTimeout;
+    /** Every wait of this server, derived from the two above. */
+    private final Timeouts timeouts;
     /** Whether rank 0's process hosts this server (else it runs in a process of its own). */
     private final boolean hostedByRankZero;
     /** Until when the ranks may join; also how long a failed job's late arrivals are answered at least. */
@@ -70,6 +70,10 @@ public final class JobServer implements Door, AutoCloseable {
     private final Members members;
     private final DeathNews news;
     private final Liveness liveness;
+    /** Who watches the job from outside: its live view, hang verdict and page. */
+    private final JobView view;
+    /** The job's live page, where the user turned it on. */
+    private Optional<JobPage> page = Optional.empty();
     /** The server's heartbeats to each member that joined; null where none beat. */
     private Heartbeats.Beat[] beats;
     /** Why each rank was excluded from the job, or null: an excluded process that wakes asks. */
@@ -96,14 +100,15 @@ public final class JobServer implements Door, AutoCloseable {
             RendezvousEndpoint endpoint,
             int size,
             JobToken token,
-            Duration timeout,
-            Duration heartbeatTimeout,
+            Timeouts timeouts,
             Duration handshakeLimit,
-            boolean hostedByRankZero) {
+            boolean hostedByRankZero,
+            Duration hangVerdictAfter) {
         this.endpoint = endpoint;
         this.size = size;
-        this.timeout = timeout;
-        this.heartbeatTimeout = heartbeatTimeout;
+        this.timeout = timeouts.operation();
+        this.heartbeatTimeout = timeouts.heartbeat();
+        this.timeouts = timeouts;
         this.hostedByRankZero = hostedByRankZero;
         this.joinDeadline = Deadline.after(timeout);
         this.liveness = new Liveness(size, heartbeatTimeout, System::nanoTime);
@@ -112,8 +117,10 @@ public final class JobServer implements Door, AutoCloseable {
         String name = hostedByRankZero ? "rank 0 at " + endpoint : "the rendezvous server at " + endpoint;
         this.roster = new Roster(size, hostedByRankZero, name);
         this.members = new Members(size);
-        this.stalls = new StallVerdict(size, lock, members::hasLeft, () -> fatal != null, this::endJob);
+        this.stalls = new StallVerdict(
+                size, timeouts.stallGrace(), lock, members::hasLeft, () -> fatal != null, this::endJob);
         this.news = new DeathNews(size);
+        this.view = new JobView(name, size, hangVerdictAfter, System::nanoTime);
         this.socket = TcpAdmission.listen(endpoint, hostedByRankZero ? "rank 0" : "the rendezvous server");
         this.admission =
                 new TcpAdmission(socket, token, this, handshakeLimit.compareTo(timeout) < 0 ? handshakeLimit : timeout);
@@ -133,13 +140,27 @@ public final class JobServer implements Door, AutoCloseable {
      */
     public static JobServer start(
             RendezvousEndpoint endpoint, int size, String jobToken, Duration timeout, Duration heartbeatTimeout) {
+        return start(endpoint, size, jobToken, timeout, heartbeatTimeout, JobView.hangVerdictSetting());
+    }
+
+    /**
+     * As {@link #start(RendezvousEndpoint, int, String, Duration, Duration)}; ranks that wait {@code hangVerdictAfter}
+     * in an entry another rank never enqueued are named in the hang verdict.
+     */
+    static JobServer start(
+            RendezvousEndpoint endpoint,
+            int size,
+            String jobToken,
+            Duration timeout,
+            Duration heartbeatTimeout,
+            Duration hangVerdictAfter) {
         if (endpoint.kind() != RendezvousEndpoint.Kind.TCP || size < 1) {
             throw BootstrapException.settings(
                     -1, "a rendezvous server serves a tcp:// endpoint for one rank or more, not " + endpoint);
         }
-        checkHeartbeatTimeout(heartbeatTimeout);
+        Timeouts timeouts = new Timeouts(timeout, heartbeatTimeout);
         return started(new JobServer(
-                endpoint, size, JobToken.of(jobToken, -1), timeout, heartbeatTimeout, HANDSHAKE_LIMIT, false));
+                endpoint, size, JobToken.of(jobToken, -1), timeouts, timeouts.handshake(), false, hangVerdictAfter));
     }
 
     /**
@@ -148,7 +169,9 @@ public final class JobServer implements Door, AutoCloseable {
      */
     static JobServer inRankZeroProcess(
             RendezvousEndpoint endpoint, int size, JobToken token, Duration timeout, Duration heartbeatTimeout) {
-        return inRankZeroProcess(endpoint, size, token, timeout, heartbeatTimeout, HANDSHAKE_LIMIT);
+        Timeouts timeouts = new Timeouts(timeout, heartbeatTimeout);
+        return started(new JobServer(
+                endpoint, size, token, timeouts, timeouts.handshake(), true, JobView.hangVerdictSetting()));
     }
 
     /** As {@link #inRankZeroProcess(RendezvousEndpoint, int, JobToken, Duration, Duration)}; tests choose the handshake limit. */
@@ -159,17 +182,23 @@ public final class JobServer implements Door, AutoCloseable {
             Duration timeout,
             Duration heartbeatTimeout,
             Duration handshakeLimit) {
-        checkHeartbeatTimeout(heartbeatTimeout);
-        return started(new JobServer(endpoint, size, token, timeout, heartbeatTimeout, handshakeLimit, true));
-    }
-
-    private static void checkHeartbeatTimeout(Duration heartbeatTimeout) {
-        if (heartbeatTimeout.isNegative() || heartbeatTimeout.isZero()) {
-            throw BootstrapException.settings(-1, "the heartbeat timeout " + heartbeatTimeout + " is not positive");
-        }
+        return started(new JobServer(
+                endpoint,
+                size,
+                token,
+                new Timeouts(timeout, heartbeatTimeout),
+                handshakeLimit,
+                true,
+                JobView.hangVerdictSetting()));
     }
 
     private static JobServer started(JobServer server) {
+        try {
+            server.page = JobPage.ifTurnedOn(server.view, server.endpoint.toString());
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
         server.admission.open();
         server.threads.execute(server::serveOperations);
         server.threads.execute(server::watchSilence);
@@ -247,6 +276,21 @@ public final class JobServer implements Door, AutoCloseable {
         return beatsReceived.sum();
     }
 
+    /** What this server tells of the job as it runs: its live view, which its page and metrics show. */
+    JobView view() {
+        return view;
+    }
+
+    /** Where the job's live page is, where the user turned it on ({@link Settings#JOB_PAGE}). */
+    public Optional<java.net.URI> page() {
+        return page.map(JobPage::address);
+    }
+
+    /** What the server tells its observer, stamped now. */
+    private JobObserver observer() {
+        return view;
+    }
+
     /** Why each rank that died while the job ran is gone, in the order they died. */
     public List<String> deaths() {
         synchronized (lock) {
@@ -300,13 +344,14 @@ public final class JobServer implements Door, AutoCloseable {
     /** Tells every member that joined of a claim turned away, so that each logs it at once (best effort). */
     @Override
     public void refused(String what) {
+        observer().refused(what, System.nanoTime());
         byte[] text = Channel.truncate(what);
         synchronized (telling) {
             List<Channel> joined;
             synchronized (lock) {
                 joined = roster.members();
             }
-            Deadline brief = Deadline.briefly(timeout);
+            Deadline brief = Deadline.after(timeouts.notice());
             for (Channel member : joined) {
                 try {
                     member.send(Channel.REFUSED, sequence, text, brief);
@@ -371,6 +416,16 @@ public final class JobServer implements Door, AutoCloseable {
         synchronized (telling) {
             answer.send();
             synchronized (lock) {
+                observer()
+                        .joined(
+                                rank,
+                                roster.from(rank),
+                                claim == FrameRules.Claim.GROW
+                                        ? JobObserver.Arrival.JOINER
+                                        : claim == FrameRules.Claim.REPLACE
+                                                ? JobObserver.Arrival.REPLACEMENT
+                                                : JobObserver.Arrival.LAUNCHED,
+                                System.nanoTime());
                 if (claim == FrameRules.Claim.GROW) {
                     roster.admitJoining(rank, member);
                     members.admitJoining(rank);
@@ -392,12 +447,13 @@ public final class JobServer implements Door, AutoCloseable {
                 if (ended == null) {
                     liveness.heard(rank);
                     stopBeats(rank); // a dead rank's, where a replacement takes its place
-                    beats[rank] = Heartbeats.start(member, -1, heartbeatTimeout, beatsSent);
+                    beats[rank] = Heartbeats.start(member, -1, timeouts, beatsSent);
                     threads.execute(() -> listen(rank, member)); // before close() can shut the threads down
                 }
             }
             if (ended != null) {
-                roster.tellEnded(member, ended, sequence, Deadline.briefly(timeout), hostedByRankZero && rank == 0);
+                roster.tellEnded(
+                        member, ended, sequence, Deadline.after(timeouts.notice()), hostedByRankZero && rank == 0);
                 member.close();
             }
         }
@@ -434,11 +490,20 @@ public final class JobServer implements Door, AutoCloseable {
             switch (frame.type()) {
                 case Channel.HEARTBEAT -> {
                     beatsReceived.increment();
-                    int says = ByteBuffer.wrap(frame.bytes()).getInt();
+                    ByteBuffer beat = ByteBuffer.wrap(frame.bytes());
+                    int says = beat.getInt();
                     if (says != rank) {
                         fence(rank, member, "it sent heartbeats for rank " + says);
                         return;
                     }
+                    Progress progress;
+                    try {
+                        progress = Progress.decode(beat);
+                    } catch (RuntimeException e) {
+                        fence(rank, member, "it sent a heartbeat whose progress does not read: " + e.getMessage());
+                        return;
+                    }
+                    observer().beat(rank, progress, System.nanoTime());
                 }
                 case Channel.ABORT -> {
                     endJob(member.peer() + " ended the job: " + frame.text());
@@ -451,6 +516,7 @@ public final class JobServer implements Door, AutoCloseable {
                             return;
                         }
                         members.leave(rank);
+                        observer().gone(rank, JobObserver.Fate.LEFT, "it closed its rendezvous", System.nanoTime());
                         ended.add(member);
                         liveness.forget(rank);
                         stopBeats(rank);
@@ -508,7 +574,7 @@ public final class JobServer implements Door, AutoCloseable {
         }
         if (unheard != null) {
             synchronized (telling) {
-                Roster.tellGone(member, unheard, sequence, Deadline.briefly(timeout));
+                Roster.tellGone(member, unheard, sequence, Deadline.after(timeouts.notice()));
             }
         }
     }
@@ -525,7 +591,7 @@ public final class JobServer implements Door, AutoCloseable {
         if (watching) {
             synchronized (telling) {
                 try {
-                    member.send(Channel.UNWATCH, sequence, new byte[0], Deadline.briefly(timeout));
+                    member.send(Channel.UNWATCH, sequence, new byte[0], Deadline.after(timeouts.notice()));
                 } catch (IOException ignored) {
                     // that member is gone or stuck: its listener or the heartbeats say so
                 }
@@ -559,7 +625,7 @@ public final class JobServer implements Door, AutoCloseable {
             return;
         }
         try {
-            member.send(Channel.FENCED, sequence, Channel.truncate(exclusion), Deadline.briefly(timeout));
+            member.send(Channel.FENCED, sequence, Channel.truncate(exclusion), Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // it cannot hear it now: if it wakes, it asks
         }
@@ -593,6 +659,12 @@ public final class JobServer implements Door, AutoCloseable {
             }
             formed = roster.complete();
             reason = member.peer() + " is gone: " + how.apply(when());
+            observer()
+                    .gone(
+                            rank,
+                            exclusion != null ? JobObserver.Fate.FENCED : JobObserver.Fate.DIED,
+                            reason,
+                            System.nanoTime());
             if (formed) {
                 members.died(rank, reason);
                 news.died(rank, reason).forEach(r -> told.add(roster.member(r)));
@@ -605,7 +677,7 @@ public final class JobServer implements Door, AutoCloseable {
         }
         LOG.log(System.Logger.Level.DEBUG, () -> "at " + endpoint + ": " + reason);
         synchronized (telling) {
-            Deadline brief = Deadline.briefly(timeout);
+            Deadline brief = Deadline.after(timeouts.notice());
             told.forEach(watcher -> Roster.tellGone(watcher, reason, sequence, brief));
         }
         return true;
@@ -629,7 +701,7 @@ public final class JobServer implements Door, AutoCloseable {
 
     /** Declares dead, and excludes, every member silent past the heartbeat timeout, until the job ends. */
     private void watchSilence() {
-        long every = Heartbeats.interval(heartbeatTimeout).toNanos();
+        long every = timeouts.beatInterval().toNanos();
         while (true) {
             Map<Integer, Channel> silent = new TreeMap<>();
             synchronized (lock) {
@@ -707,6 +779,7 @@ public final class JobServer implements Door, AutoCloseable {
         synchronized (lock) {
             serving = name;
         }
+        observer().operationStarted(name, System.nanoTime());
         if (type == Channel.GROW) {
             new Growth(operation, name).serve();
             return;
@@ -738,10 +811,13 @@ public final class JobServer implements Door, AutoCloseable {
 
     /** Ends operation {@code operation}: each rank that took part ({@code values} not null) hears {@code answer}. */
     private void answerAll(int operation, byte[] answer, byte[][] values) {
+        String name;
         synchronized (lock) {
             sequence = operation;
+            name = serving;
             serving = null;
         }
+        observer().operationAnswered(name, System.nanoTime());
         synchronized (telling) { // rank 0 last: where it hosts this server, it may close it once it has its answer
             for (int r = values.length - 1; r >= 0; r--) {
                 if (values[r] != null) {
@@ -807,6 +883,7 @@ public final class JobServer implements Door, AutoCloseable {
             } else {
                 synchronized (lock) {
                     size = before + added;
+                    observer().size(size, System.nanoTime());
                     roster.grow(size);
                     members.grow(size);
                     stalls.grow(size);
@@ -911,7 +988,7 @@ public final class JobServer implements Door, AutoCloseable {
                 }
             }
             synchronized (telling) {
-                Deadline brief = Deadline.briefly(timeout);
+                Deadline brief = Deadline.after(timeouts.notice());
                 turnedAway.forEach(joiner -> {
                     roster.tellEnded(joiner, reason, sequence, brief, true);
                     joiner.close();
@@ -1060,8 +1137,9 @@ public final class JobServer implements Door, AutoCloseable {
                 fatal = reason;
                 lock.notifyAll();
             }
+            observer().ended(reason, System.nanoTime());
             LOG.log(System.Logger.Level.DEBUG, () -> "the job at " + endpoint + " ended: " + reason);
-            Deadline brief = Deadline.briefly(timeout);
+            Deadline brief = Deadline.after(timeouts.notice());
             for (int rank = 0; rank < capacity(); rank++) { // the processes waiting to join hear it too
                 Channel member;
                 synchronized (lock) {
@@ -1124,6 +1202,7 @@ public final class JobServer implements Door, AutoCloseable {
             }
         }
         threads.shutdownNow();
+        page.ifPresent(JobPage::close);
     }
 
     /** Keeps answering the ranks that never joined with why the job ended, for a while (see {@link #close}). */
@@ -1142,7 +1221,7 @@ public final class JobServer implements Door, AutoCloseable {
 
     /** Rank 0 closed a watched job: each other member hears so, or of the first death it has not heard of. */
     private void tellClosed() {
-        Deadline brief = Deadline.briefly(timeout);
+        Deadline brief = Deadline.after(timeouts.notice());
         for (int rank = 1; rank < currentSize(); rank++) {
             Channel member;
             String unheard;

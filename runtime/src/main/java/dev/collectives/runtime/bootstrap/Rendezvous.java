@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The ranks of a job, met and authenticated, before any communicator exists: enough to carry a communicator's
@@ -36,6 +37,14 @@ public interface Rendezvous extends AutoCloseable {
 
     /** Where the ranks met, for messages. */
     String where();
+
+    /**
+     * This rank's waits for the job's news: over TCP, derived from its operation and heartbeat timeouts; elsewhere
+     * (no server declares deaths) the defaults.
+     */
+    default Timeouts timeouts() {
+        return Timeouts.withDefaultHeartbeat(Settings.DEFAULT_TIMEOUT);
+    }
 
     /**
      * Rank 0's {@code value} (at most {@link #MAX_VALUE_BYTES}), returned on every rank. The other ranks' argument
@@ -213,6 +222,15 @@ public interface Rendezvous extends AutoCloseable {
      * that is not watched.
      */
     default void stalled(String where) {}
+
+    /**
+     * Adds where a communicator over this rendezvous stands ({@code place}, read at each beat) to this rank's
+     * heartbeats, until the returned report closes; its server then knows where every rank is while the job runs.
+     * By default a rendezvous has no server to tell, and the report does nothing.
+     */
+    default Progress.Report reportProgress(Supplier<Progress.Place> place) {
+        return () -> {};
+    }
 
     /** Leaves the job; idempotent. */
     @Override

@@ -95,6 +95,11 @@ final class Roster {
         return number;
     }
 
+    /** Where rank {@code rank}'s claim came from ("/10.0.0.2:51234"), or null where none claimed it. */
+    String from(int rank) {
+        return rank < claimedFrom.length ? claimedFrom[rank] : null;
+    }
+
     /** How many numbers the roster holds room for: the job's ranks and the processes waiting to join. */
     int capacity() {
         return members.length;

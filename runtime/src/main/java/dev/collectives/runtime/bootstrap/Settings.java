@@ -57,6 +57,29 @@ public final class Settings {
      */
     public static final String SERVER = "rendezvousServer";
 
+    /**
+     * The option that says how long ranks must have waited in an entry that another rank never enqueued before the
+     * server gives its hang verdict ({@code COLLECTIVES_HANG_VERDICT}, {@code collectives.hangVerdict}).
+     */
+    public static final String HANG_VERDICT = "hangVerdict";
+
+    /**
+     * Ten seconds: far below the operation timeout (two minutes), so the verdict comes before the job ends, and far
+     * above a step's ordinary wait for its slowest rank.
+     */
+    public static final Duration DEFAULT_HANG_VERDICT = Duration.ofSeconds(10);
+
+    /**
+     * The option that turns the rendezvous server's live page of the job on, at a port of the loopback interface
+     * ({@code COLLECTIVES_JOB_PAGE}, {@code collectives.jobPage}; 0: any free port); off unless set.
+     */
+    public static final String JOB_PAGE = "jobPage";
+
+    /** This process's settings: its environment and system properties. */
+    public static Settings ofProcess() {
+        return new Settings(System.getenv(), System.getProperties());
+    }
+
     /** A setting that may be given explicitly, as a system property or a COLLECTIVES_* variable. */
     public enum Explicit {
         RANK("COLLECTIVES_RANK", "collectives.rank"),

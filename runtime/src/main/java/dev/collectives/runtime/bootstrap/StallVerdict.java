@@ -18,14 +18,14 @@ import java.util.stream.IntStream;
  * Where the ranks of a watched job said they timed out waiting in the library, and the server's verdict on it (rank
  * 0's, or a {@link JobServer}'s): the ranks that never arrived where the others waited, or that every rank
  * waited (they called different collectives). The verdict ends the job once every rank still in it stalled, or
- * {@link #GRACE} after the first did. Its state is guarded by the server's lock.
+ * a grace ({@link Timeouts#stallGrace()}) after the first did. Its state is guarded by the server's lock.
  */
 final class StallVerdict {
     /**
      * How long after the first rank of a watched job stalls the others may take to say they stall too: those that
      * have not by then are named as the ranks that never arrived.
      */
-    static final Duration GRACE = Duration.ofSeconds(2);
+    private final Duration grace;
 
     /** What a rank's stall makes due. */
     private enum Due {
@@ -47,8 +47,10 @@ final class StallVerdict {
     /** Whether the verdict is due (after the first stall). */
     private boolean due;
 
-    StallVerdict(int size, Object lock, IntPredicate left, BooleanSupplier ended, Consumer<String> endJob) {
+    StallVerdict(
+            int size, Duration grace, Object lock, IntPredicate left, BooleanSupplier ended, Consumer<String> endJob) {
         this.size = size;
+        this.grace = grace;
         this.lock = lock;
         this.left = left;
         this.ended = ended;
@@ -71,7 +73,7 @@ final class StallVerdict {
         if (due == Due.VERDICT_NOW) {
             endJob.accept(verdict());
         } else if (due == Due.VERDICT_AFTER_GRACE) {
-            CompletableFuture.delayedExecutor(GRACE.toMillis(), TimeUnit.MILLISECONDS)
+            CompletableFuture.delayedExecutor(grace.toMillis(), TimeUnit.MILLISECONDS)
                     .execute(() -> endJob.accept(verdict()));
         }
     }

@@ -19,7 +19,10 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A member of a TCP rendezvous: any rank, rank 0 too, of the job a {@link JobServer} serves (hosted by rank 0's
@@ -32,8 +35,6 @@ import java.util.function.Consumer;
 final class TcpMember extends Exchange {
     private static final long FIRST_RETRY_MILLIS = 50;
     private static final long LAST_RETRY_MILLIS = 500;
-    /** How long past an operation's deadline a member waits for the server's verdict. */
-    private static final Duration VERDICT_GRACE = Duration.ofSeconds(2);
 
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
 
@@ -42,10 +43,14 @@ final class TcpMember extends Exchange {
     private final RendezvousEndpoint endpoint;
 
     private final JobToken token;
+    /** Where this rank's communicators stand, which its heartbeats carry. */
+    private final Set<Supplier<Progress.Place>> reported = new CopyOnWriteArraySet<>();
     /** This rank's heartbeats to the server, at the interval its heartbeat timeout asks for. */
     private final Heartbeats.Beat beat;
     /** How long this rank waits for a sign of life from the server: its own heartbeat timeout, or the server's if longer. */
     private final Duration heartbeatTimeout;
+    /** This rank's waits, derived from its operation timeout and {@link #heartbeatTimeout}. */
+    private final Timeouts timeouts;
     /** Who serves the rendezvous, for messages: "rank 0 at tcp://host:port" or "the rendezvous server at …". */
     private final String server;
     /** The server this rank's process hosts (rank 0's, by default), closed after this member; else null. */
@@ -76,10 +81,18 @@ final class TcpMember extends Exchange {
         this.token = token;
         this.server = serverAt(endpoint, greeting.standalone());
         this.hosted = hosted;
-        this.beat = Heartbeats.start(root, rank, greeting.heartbeatTimeout(), null);
+        this.beat = Heartbeats.start(
+                root, rank, () -> Progress.of(reported), new Timeouts(timeout, greeting.heartbeatTimeout()));
         this.heartbeatTimeout = heartbeatTimeout;
+        this.timeouts = new Timeouts(timeout, heartbeatTimeout);
         this.claim = claim;
         this.rejoined = claim == FrameRules.Claim.JOIN;
+    }
+
+    @Override
+    public Progress.Report reportProgress(Supplier<Progress.Place> place) {
+        reported.add(place);
+        return () -> reported.remove(place);
     }
 
     /**
@@ -329,7 +342,8 @@ final class TcpMember extends Exchange {
         Deadline patience = Deadline.after(heartbeatTimeout);
         Backoff backoff = new Backoff(patience, FIRST_RETRY_MILLIS, LAST_RETRY_MILLIS);
         while (!patience.expired()) {
-            Deadline attempt = Deadline.after(Duration.ofMillis(Math.min(1000, patience.remainingMillis())));
+            Deadline attempt = Deadline.after(
+                    Duration.ofMillis(Math.min(timeouts.notice().toMillis(), patience.remainingMillis())));
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), attempt.timeoutMillis());
                 Channel channel = new Channel(socket, server);
@@ -456,7 +470,7 @@ final class TcpMember extends Exchange {
     @Override
     protected void doStalled(String where) {
         try {
-            root.send(Channel.STALL, sequence(), Channel.truncate(where), Deadline.after(Duration.ofSeconds(1)));
+            root.send(Channel.STALL, sequence(), Channel.truncate(where), Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // the server is gone or stuck: its connection ending tells the watcher
         }
@@ -474,7 +488,7 @@ final class TcpMember extends Exchange {
             return;
         }
         try {
-            root.send(Channel.ABORT, sequence(), Channel.truncate(reason), Deadline.after(Duration.ofSeconds(1)));
+            root.send(Channel.ABORT, sequence(), Channel.truncate(reason), Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // the server is gone or stuck: the others learn of it from the server's end or their deadline
         }
@@ -536,13 +550,18 @@ final class TcpMember extends Exchange {
                 + rank();
     }
 
+    @Override
+    public Timeouts timeouts() {
+        return timeouts;
+    }
+
     /** Waits until the server takes this process in at the members' {@code operation} ("reunion"). */
     private void awaitRejoin(Deadline deadline, String operation) {
         Channel.Frame frame;
         try {
             frame = news(
                     FrameRules.Phase.AWAITING_REJOIN,
-                    () -> root.receive(sequence(), 0, deadline.extendedBy(VERDICT_GRACE)));
+                    () -> root.receive(sequence(), 0, deadline.extendedBy(timeouts.verdictGrace())));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -587,7 +606,7 @@ final class TcpMember extends Exchange {
         try {
             Channel.Frame frame = news(
                     FrameRules.Phase.OPERATION,
-                    () -> root.receive(sequence(), Channel.gatheredBytes(size()), Deadline.briefly(timeout())));
+                    () -> root.receive(sequence(), Channel.gatheredBytes(size()), Deadline.after(timeouts.notice())));
             return frame.type() == Channel.ABORT || frame.type() == Channel.FENCED
                     ? Optional.of(reportedEnd(frame))
                     : Optional.empty();
@@ -607,7 +626,7 @@ final class TcpMember extends Exchange {
         try {
             frame = news(
                     FrameRules.Phase.OPERATION,
-                    () -> root.receive(sequence(), maxBytes, deadline.extendedBy(VERDICT_GRACE)));
+                    () -> root.receive(sequence(), maxBytes, deadline.extendedBy(timeouts.verdictGrace())));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -696,7 +715,7 @@ final class TcpMember extends Exchange {
         beat.close();
         if (!failed()) {
             try {
-                root.send(Channel.LEAVE, sequence(), new byte[0], Deadline.after(Duration.ofSeconds(1)));
+                root.send(Channel.LEAVE, sequence(), new byte[0], Deadline.after(timeouts.notice()));
             } catch (IOException ignored) {
                 // the server is gone already; nothing is left to tell it
             }

@@ -54,6 +54,11 @@ public final class CallArguments {
         }
     }
 
+    /** The root or peer an op of {@code kind} takes from {@code rootOrPeer}: -1 where it has neither. */
+    public static int peerOf(OpKind kind, int rootOrPeer) {
+        return kind.hasRoot() || kind.isPointToPoint() ? rootOrPeer : -1;
+    }
+
     /**
      * Checks one op of {@code kind} as every backend does, with NCCL's semantics: the count (R13), the reduce op
      * against the type where it reduces (R13), the root or peer {@code peer} where it has one, each side this rank

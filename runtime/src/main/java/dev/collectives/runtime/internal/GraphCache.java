@@ -17,8 +17,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The graphs of one GRAPH step with parameters: one captured graph per argument tuple, instantiated once and
- * launched on every later call with that tuple. At most {@code capacity} are held; a new tuple beyond that
+ * The graphs of one GRAPH step: one captured graph per argument tuple (a step without parameters has one, of no
+ * arguments), instantiated once and launched on every later call with that tuple. Where the communicator connects its
+ * peers lazily ({@link Communicator#peersConnectedAtInit}), a connection cannot be captured: a tuple's first call then
+ * runs the step's ops eagerly, which connects what they need, and its second captures them, as CUDA-graph programs
+ * warm up; no op runs that the step was not called for. At most {@code capacity} are held; a new tuple beyond that
  * destroys the least recently launched one, its instantiation before its graph (R5). Close destroys them all
  * before the pipeline frees the buffers they use. One rank's thread uses a cache; its methods are synchronized
  * only so that stats can be read from elsewhere.
@@ -52,12 +55,16 @@ public final class GraphCache implements AutoCloseable {
      * shared). Only misses add to it: a hit's tuple was captured before.
      */
     private final Set<Arguments> seen = new HashSet<>();
+    /** The tuples whose first call ran eagerly, not captured yet, up to {@link #SEEN_LIMIT} of them. */
+    private final Set<Arguments> warmedUp = new HashSet<>();
 
     private long captures;
     private long hits;
     private long evictions;
     /** Misses on a tuple in {@link #seen}: each a capture that a cache holding every tuple would have saved. */
     private long recaptures;
+    /** Calls that ran eagerly, a tuple's first where the peers connect lazily. */
+    private long eager;
 
     private boolean warned;
     private boolean closed;
@@ -89,27 +96,43 @@ public final class GraphCache implements AutoCloseable {
         this.held = new LinkedHashMap<>(capacity * 2, 0.75f, true);
     }
 
-    /** Captures the graph of {@code args} now (at bind, for a step's {@code @Capture} values) unless it is held. */
+    /**
+     * Captures the graph of {@code args} now (at bind: a step without parameters, a step's {@code @Capture} values)
+     * unless it is held, where the communicator's peers were connected at init; else its first call will.
+     */
     public synchronized void capture(long... args) {
         requireOpen();
-        if (held.get(probe.of(args)) == null) {
+        if (comm.peersConnectedAtInit() && held.get(probe.of(args)) == null) {
             add(args);
         }
     }
 
     /**
      * Launches the graph of {@code args} on the stream: the held one (a hit), or one captured, instantiated and
-     * held now (a miss), which may destroy the least recently launched one.
+     * held now (a miss), which may destroy the least recently launched one. A tuple's first call where the peers
+     * connect lazily runs the ops eagerly instead.
      */
     public synchronized void launch(long... args) {
         requireOpen();
         Captured graph = held.get(probe.of(args));
         if (graph != null) {
             hits++;
+        } else if (needsWarmUp(args)) {
+            body.issue(args);
+            eager++;
+            if (warmedUp.size() < SEEN_LIMIT) {
+                warmedUp.add(new Arguments().of(args.clone()));
+            }
+            return;
         } else {
             graph = add(args);
         }
         graph.exec.launch(stream);
+    }
+
+    /** Whether the ops of {@code args} never ran where the peers connect lazily: capturing them would fail. */
+    private boolean needsWarmUp(long[] args) {
+        return !comm.peersConnectedAtInit() && !warmedUp.contains(probe.of(args)) && !seen.contains(probe);
     }
 
     private void requireOpen() {
@@ -133,6 +156,7 @@ public final class GraphCache implements AutoCloseable {
         captures++;
         Captured captured = new Captured(graph, exec);
         Arguments key = new Arguments().of(copy);
+        warmedUp.remove(key);
         held.put(key, captured);
         if (seen.size() < SEEN_LIMIT) {
             seen.add(key);
@@ -192,6 +216,7 @@ public final class GraphCache implements AutoCloseable {
     public synchronized String describe() {
         return "graph cache of " + step + "(): " + held.size() + " of " + capacity + " graphs held, " + captures
                 + " captured, " + hits + " hits, " + evictions + " evicted, " + recaptures + " missed after eviction"
+                + (eager == 0 ? "" : ", " + count(eager, "first call") + " run eagerly")
                 + (closed ? " (closed)" : "") + (recaptures < capacity ? "" : "\n" + tooSmall());
     }
 

@@ -8,6 +8,9 @@ import dev.collectives.runtime.FlightRecord;
 import dev.collectives.runtime.FlightRecord.Entry;
 import dev.collectives.runtime.FlightRecord.State;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.bootstrap.Progress;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -16,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One communicator's flight recorder: a ring of its last operations, preallocated, so that recording one allocates
@@ -28,10 +32,15 @@ import java.util.WeakHashMap;
  * one of its calls fails (a peer failed, the job ended, the wait timed out), when the communicator is aborted, else
  * when it closes or the process exits with it open.
  *
- * <p>An entry takes about 120 bytes of arrays (more with the arguments of a step with
- * parameters, which it shares with the step's call); at the default {@value #DEFAULT_ENTRIES} entries that is
- * under 300 KiB per communicator, allocated when the communicator is made. With {@code entries} 0 it records
- * nothing and holds no ring.
+ * <p>An entry takes about 130 bytes of arrays (more with the arguments of a step with
+ * parameters, which it shares with the step's call), and the ring rounds its entries up to a power of two; at the
+ * default {@value #DEFAULT_ENTRIES} entries that is under 300 KiB per communicator, allocated when the communicator
+ * is made. With {@code entries} 0 it records nothing and holds no ring.
+ *
+ * <p>Recording costs a few nanoseconds and allocates nothing: the calling thread claims its entry's number with one
+ * atomic add and writes the slot without a lock, then publishes it (a seqlock: whoever reads the ring, under the
+ * recorder's monitor, skips a slot whose number changed while it read). An entry's time is the enqueue's to within
+ * a millisecond ({@link CoarseClock}); its completion's is exact.
  */
 public final class FlightRecorder {
     /** The system property that sets how many entries a recorder keeps (0 turns it off). */
@@ -51,6 +60,18 @@ public final class FlightRecorder {
     private static final byte UNKNOWN = 3;
     private static final State[] STATES = State.values();
     private static final String[] REGISTRATIONS = {"not known", "registered", "unregistered", "graph"};
+    /** {@link #recorded}, for the atomic add that claims an entry. */
+    private static final VarHandle RECORDED;
+    /** An element of {@link #published}, written with release and read with acquire. */
+    private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
+
+    static {
+        try {
+            RECORDED = MethodHandles.lookup().findVarHandle(FlightRecorder.class, "recorded", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** Every recorder alive, so that a stream's synchronize reaches the recorders of its ops. */
     private static final Map<FlightRecorder, Boolean> LIVE = Collections.synchronizedMap(new WeakHashMap<>());
@@ -58,19 +79,32 @@ public final class FlightRecorder {
     private static final Thread DUMP_AT_EXIT = new Thread(FlightRecorder::dumpAtExit, "collectives-flight-dump");
 
     private static boolean dumpAtExitAdded;
+    /**
+     * How many communicators of each size each rank of this process made, to number them alike on every rank on the
+     * heartbeats and the job's page ({@link #progress}), also where ranks of communicators of other sizes share the
+     * process (sim). The records name their communicator by its {@link Lineage}.
+     */
+    private static final Map<List<Integer>, Integer> MADE = new HashMap<>();
 
     private final Communicator owner;
     private final int rank;
     private final int size;
     private final String backend;
     private final Lineage lineage;
+    /** Its number on the heartbeats: see {@link #MADE}. */
+    private final int number;
+
     private final int capacity;
     private final Optional<java.nio.file.Path> dumpDirectory;
     private final long wallMicrosAtNanoZero;
     /** The calls captured into each GRAPH step's graph, by pipeline and step. */
-    private final Map<String, Map<String, List<String>>> graphOps = new HashMap<>();
+    private final Map<String, Map<String, List<String>>> graphOps = new ConcurrentHashMap<>();
 
-    // the ring: slot (seq - 1) % capacity
+    // the ring: entry seq in slot (seq - 1) & mask, of a power of two slots, at least capacity
+    private final int mask;
+    /** The entry each slot holds once written whole; 0 while a thread writes it. */
+    private final long[] published;
+
     private final String[] call;
     private final String[] pipeline;
     private final String[] step;
@@ -89,9 +123,8 @@ public final class FlightRecorder {
     private final byte[] state;
     private final long[] enqueuedNanos;
     private final long[] settledNanos;
-    private long recorded;
-    /** The slot the next entry takes: entry {@code recorded + 1}, round the ring. */
-    private int cursor;
+    /** How many entries were claimed, each by one atomic add: the last one's number. */
+    private volatile long recorded;
     /** Whether the ring was dumped: a rank writes it once, at the first reason. */
     private boolean dumped;
     /** The oldest entry that may still be pending: synchronize looks from here on. */
@@ -113,24 +146,30 @@ public final class FlightRecorder {
         this.capacity = capacity;
         this.dumpDirectory = dumpDirectory;
         this.wallMicrosAtNanoZero = System.currentTimeMillis() * 1000 - System.nanoTime() / 1000;
-        call = new String[capacity];
-        pipeline = new String[capacity];
-        step = new String[capacity];
-        arguments = new long[capacity][];
-        op = new int[capacity];
-        send = new long[capacity];
-        sendOffset = new long[capacity];
-        recv = new long[capacity];
-        recvOffset = new long[capacity];
-        count = new long[capacity];
-        type = new DataType[capacity];
-        peer = new int[capacity];
-        registration = new byte[capacity];
-        stream = new Object[capacity];
-        inside = new List<?>[capacity];
-        state = new byte[capacity];
-        enqueuedNanos = new long[capacity];
-        settledNanos = new long[capacity];
+        synchronized (MADE) {
+            this.number = MADE.merge(List.of(rank, size), 1, Integer::sum) - 1;
+        }
+        int slots = capacity <= 1 ? capacity : Integer.highestOneBit(capacity - 1) << 1;
+        mask = slots - 1;
+        published = new long[slots];
+        call = new String[slots];
+        pipeline = new String[slots];
+        step = new String[slots];
+        arguments = new long[slots][];
+        op = new int[slots];
+        send = new long[slots];
+        sendOffset = new long[slots];
+        recv = new long[slots];
+        recvOffset = new long[slots];
+        count = new long[slots];
+        type = new DataType[slots];
+        peer = new int[slots];
+        registration = new byte[slots];
+        stream = new Object[slots];
+        inside = new List<?>[slots];
+        state = new byte[slots];
+        enqueuedNanos = new long[slots];
+        settledNanos = new long[slots];
     }
 
     /**
@@ -147,6 +186,9 @@ public final class FlightRecorder {
                 setting(DIR_PROPERTY, DIR_VARIABLE).map(java.nio.file.Path::of);
         FlightRecorder recorder = new FlightRecorder(owner, rank, size, backend, lineage, entries, directory);
         LIVE.put(recorder, Boolean.TRUE);
+        if (recorder.isOn()) {
+            CoarseClock.start(FlightRecorder::anyOn);
+        }
         if (directory.isPresent()) {
             synchronized (DUMP_AT_EXIT) {
                 if (!dumpAtExitAdded) {
@@ -199,6 +241,18 @@ public final class FlightRecorder {
         return capacity > 0;
     }
 
+    /** Whether a recorder alive keeps anything: the clock of entries ticks only then. */
+    private static boolean anyOn() {
+        synchronized (LIVE) {
+            for (FlightRecorder recorder : LIVE.keySet()) {
+                if (recorder.isOn()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /**
      * The backend issued an op of {@code kind} on {@code on}: into its capture when {@code capturing}, where it
      * becomes part of the graph of the step being captured, else onto the stream. {@code registered} is whether the
@@ -221,36 +275,34 @@ public final class FlightRecorder {
             Stream on,
             boolean capturing,
             Boolean registered) {
-        String call = kind.method();
-        StepContext context = StepContext.current();
         if (capturing) {
-            context.captured(owner, call, count, type, peer);
+            StepContext.current().captured(owner, kind.method(), count, type, peer);
             return 0;
         }
-        boolean inStep = context.isFor(owner);
-        byte path = registered == null ? 0 : registered ? (byte) 1 : (byte) 2;
-        synchronized (this) {
-            if (capacity == 0) {
-                return ++recorded; // numbered all the same, so that messages name calls alike however it is set
-            }
-            int slot = next();
-            this.call[slot] = call;
-            this.pipeline[slot] = inStep ? context.pipeline() : "";
-            this.step[slot] = inStep ? context.step() : "";
-            this.arguments[slot] = inStep ? context.arguments() : null;
-            this.op[slot] = inStep ? context.nextOp() : -1;
-            this.send[slot] = send;
-            this.sendOffset[slot] = sendOffset;
-            this.recv[slot] = recv;
-            this.recvOffset[slot] = recvOffset;
-            this.count[slot] = count;
-            this.type[slot] = type;
-            this.peer[slot] = peer;
-            this.registration[slot] = path;
-            this.stream[slot] = on;
-            this.inside[slot] = null;
-            return recorded;
+        long seq = claim();
+        if (capacity == 0) {
+            return seq; // numbered all the same, so that messages name calls alike however it is set
         }
+        StepContext context = StepContext.current();
+        boolean inStep = context.isFor(owner);
+        int slot = slotOf(seq);
+        this.call[slot] = kind.method();
+        this.pipeline[slot] = inStep ? context.pipeline() : "";
+        this.step[slot] = inStep ? context.step() : "";
+        this.arguments[slot] = inStep ? context.arguments() : null;
+        this.op[slot] = inStep ? context.nextOp() : -1;
+        this.send[slot] = send;
+        this.sendOffset[slot] = sendOffset;
+        this.recv[slot] = recv;
+        this.recvOffset[slot] = recvOffset;
+        this.count[slot] = count;
+        this.type[slot] = type;
+        this.peer[slot] = peer;
+        this.registration[slot] = registered == null ? 0 : registered ? (byte) 1 : (byte) 2;
+        this.stream[slot] = on;
+        this.inside[slot] = null;
+        publish(slot, seq);
+        return seq;
     }
 
     /**
@@ -260,49 +312,68 @@ public final class FlightRecorder {
      * @return the entry's number, which the backend's messages about the graph's calls name
      */
     public long graphLaunched(Stream on) {
+        long seq = claim();
+        if (capacity == 0) {
+            return seq;
+        }
         StepContext context = StepContext.current();
         boolean inStep = context.isReplayFor(owner);
         String pipelineName = inStep ? context.pipeline() : "";
         String stepName = inStep ? context.step() : "";
-        long[] args = inStep ? context.arguments() : null;
-        synchronized (this) {
-            if (capacity == 0) {
-                return ++recorded;
-            }
-            int slot = next();
-            call[slot] = "graph";
-            pipeline[slot] = pipelineName;
-            step[slot] = stepName;
-            arguments[slot] = args;
-            op[slot] = Entry.GRAPH_LAUNCH;
-            send[slot] = 0;
-            sendOffset[slot] = 0;
-            recv[slot] = 0;
-            recvOffset[slot] = 0;
-            count[slot] = 0;
-            type[slot] = null;
-            peer[slot] = -1;
-            registration[slot] = 3;
-            stream[slot] = on;
-            inside[slot] = graphOps.getOrDefault(pipelineName, Map.of()).getOrDefault(stepName, List.of());
-            return recorded;
-        }
+        int slot = slotOf(seq);
+        call[slot] = "graph";
+        pipeline[slot] = pipelineName;
+        step[slot] = stepName;
+        arguments[slot] = inStep ? context.arguments() : null;
+        op[slot] = Entry.GRAPH_LAUNCH;
+        send[slot] = 0;
+        sendOffset[slot] = 0;
+        recv[slot] = 0;
+        recvOffset[slot] = 0;
+        count[slot] = 0;
+        type[slot] = null;
+        peer[slot] = -1;
+        registration[slot] = 3;
+        stream[slot] = on;
+        inside[slot] = callsInGraph(pipelineName, stepName);
+        publish(slot, seq);
+        return seq;
+    }
+
+    /** The calls captured into the graph of {@code stepName} of {@code pipelineName}, as the last capture left them. */
+    private List<String> callsInGraph(String pipelineName, String stepName) {
+        return graphOps.getOrDefault(pipelineName, Map.of()).getOrDefault(stepName, List.of());
     }
 
     /** The calls a capture of {@code stepName} of {@code pipelineName} issued (called by {@link StepContext}). */
-    synchronized void captured(String pipelineName, String stepName, List<String> calls) {
-        graphOps.computeIfAbsent(pipelineName, p -> new HashMap<>()).put(stepName, List.copyOf(calls));
+    void captured(String pipelineName, String stepName, List<String> calls) {
+        graphOps.computeIfAbsent(pipelineName, p -> new ConcurrentHashMap<>()).put(stepName, List.copyOf(calls));
     }
 
-    /** Takes the next slot for a new entry, numbered and enqueued now; the caller holds the monitor. */
-    private int next() {
-        recorded++;
-        int slot = cursor;
-        cursor = following(slot);
+    /** The number of a new entry: one atomic add, the only step that threads recording at once share. */
+    private long claim() {
+        return (long) RECORDED.getAndAdd(this, 1L) + 1;
+    }
+
+    /** The slot of entry {@code seq}, marked as being written, its entry enqueued now. */
+    private int slotOf(long seq) {
+        int slot = (int) ((seq - 1) & mask);
+        PUBLISHED.setOpaque(published, slot, 0L);
+        VarHandle.storeStoreFence(); // a reader sees the mark before any field of the new entry
         state[slot] = ENQUEUED;
-        enqueuedNanos[slot] = System.nanoTime();
+        enqueuedNanos[slot] = CoarseClock.nanos();
         settledNanos[slot] = 0;
         return slot;
+    }
+
+    /** Entry {@code seq} in {@code slot} is written whole: readers may take it. */
+    private void publish(int slot, long seq) {
+        PUBLISHED.setRelease(published, slot, seq);
+    }
+
+    /** Whether {@code slot} holds entry {@code seq}, written whole; a reader checks again once it read the fields. */
+    private boolean holds(int slot, long seq) {
+        return (long) PUBLISHED.getAcquire(published, slot) == seq;
     }
 
     /**
@@ -322,23 +393,23 @@ public final class FlightRecorder {
         }
     }
 
-    /** The slot after {@code slot}, round the ring. */
-    private int following(int slot) {
-        return slot + 1 == capacity ? 0 : slot + 1;
-    }
-
     /** Settles the pending entries on {@code on} (every stream when null); whether there were any. */
     private synchronized boolean settle(Object on, byte settled) {
-        long first = Math.max(oldestPending, recorded - capacity + 1);
-        if (first > recorded) {
+        long last = recorded;
+        long first = Math.max(oldestPending, last - capacity + 1);
+        if (first > last) {
             return false; // nothing pending, or a recorder of no entries
         }
         long now = System.nanoTime();
         boolean any = false;
         long stillPending = 0;
-        // one division to find the first slot, then a cursor: a division per entry costs more than the entry
-        int slot = (int) ((first - 1) % capacity);
-        for (long seq = first; seq <= recorded; seq++, slot = following(slot)) {
+        for (long seq = first; seq <= last; seq++) {
+            int slot = (int) ((seq - 1) & mask);
+            if (!holds(slot, seq)) {
+                // still being written: pending
+                stillPending = stillPending == 0 ? seq : stillPending;
+                continue;
+            }
             if (state[slot] != ENQUEUED) {
                 continue;
             }
@@ -350,7 +421,7 @@ public final class FlightRecorder {
                 stillPending = seq;
             }
         }
-        oldestPending = stillPending == 0 ? recorded + 1 : stillPending;
+        oldestPending = stillPending == 0 ? last + 1 : stillPending;
         return any;
     }
 
@@ -380,17 +451,32 @@ public final class FlightRecorder {
         return snapshot().position();
     }
 
+    /**
+     * Where this communicator stands, for this rank's heartbeats: its last entry enqueued, the entry up to which
+     * every entry settled (completed, failed or aborted), and the call of the first that did not. With no ring
+     * nothing is known to have settled.
+     */
+    public synchronized Progress.Place progress() {
+        long settled = capacity == 0 ? 0 : Math.max(oldestPending, recorded - capacity + 1) - 1;
+        String waitingIn = capacity > 0 && settled < recorded ? call[(int) (settled % capacity)] : "";
+        return new Progress.Place(number, size, recorded, settled, waitingIn == null ? "" : waitingIn);
+    }
+
     /** What the ring holds now, oldest first. */
     public synchronized FlightRecord snapshot() {
         List<Entry> entries = new ArrayList<>();
-        for (long seq = Math.max(1, recorded - capacity + 1); seq <= recorded; seq++) {
-            int slot = (int) ((seq - 1) % capacity);
+        long last = recorded;
+        for (long seq = Math.max(1, last - capacity + 1); seq <= last; seq++) {
+            int slot = (int) ((seq - 1) & mask);
+            if (!holds(slot, seq)) {
+                continue; // still being written
+            }
             long[] args = arguments[slot];
             List<Long> argumentList =
                     args == null ? List.of() : Arrays.stream(args).boxed().toList();
             @SuppressWarnings("unchecked")
             List<String> ops = inside[slot] == null ? List.of() : (List<String>) inside[slot];
-            entries.add(new Entry(
+            Entry entry = new Entry(
                     seq,
                     pipeline[slot],
                     step[slot],
@@ -408,9 +494,13 @@ public final class FlightRecorder {
                     ops,
                     STATES[state[slot]],
                     micros(enqueuedNanos[slot]),
-                    settledNanos[slot] == 0 ? 0 : micros(settledNanos[slot])));
+                    settledNanos[slot] == 0 ? 0 : micros(settledNanos[slot]));
+            VarHandle.loadLoadFence();
+            if (holds(slot, seq)) { // else a thread wrote the slot anew while it was read
+                entries.add(entry);
+            }
         }
-        return new FlightRecord(rank, size, backend, lineage.job(), lineage.steps(), capacity, recorded, entries);
+        return new FlightRecord(rank, size, backend, lineage.job(), lineage.steps(), capacity, last, entries);
     }
 
     private long micros(long nanos) {

@@ -372,55 +372,63 @@ static inline jint cx_comm_user_rank(jlong lib, jlong comm, jint* out) {
     return CX_CALL(lib, COMM_USER_RANK, int (*)(void*, int*))(CX_PTR(comm), out);
 }
 
-// ---- collectives (hot) -------------------------------------------------------------------------------------
+// ---- collectives and point to point (hot) -----------------------------------------------------------------
+// One entry for every op, which picks the library's function by the op's number, as the library's own enqueue
+// picks its kernel. The numbers are the ops' places in the Java catalogue (OpKind), in its order. A send reads
+// only `send`, a receive writes only `recv`; `op` is read where the op reduces, `peer` (the root, or the peer of
+// a send or receive) where it has one.
+#define CX_OP_ALL_REDUCE 0
+#define CX_OP_BROADCAST 1
+#define CX_OP_REDUCE 2
+#define CX_OP_ALL_GATHER 3
+#define CX_OP_REDUCE_SCATTER 4
+#define CX_OP_ALL_TO_ALL 5
+#define CX_OP_GATHER 6
+#define CX_OP_SCATTER 7
+#define CX_OP_SEND 8
+#define CX_OP_RECV 9
 
-static inline jint cx_all_reduce(jlong lib, jlong send, jlong recv, jlong count, jint type, jint op, jlong comm,
-                                 jlong stream) {
-    return CX_CALL(lib, ALL_REDUCE, int (*)(const void*, void*, size_t, int, int, void*, void*))(
-        CX_PTR(send), CX_PTR(recv), (size_t)count, type, op, CX_PTR(comm), CX_PTR(stream));
-}
-static inline jint cx_broadcast(jlong lib, jlong send, jlong recv, jlong count, jint type, jint root, jlong comm,
-                                jlong stream) {
-    return CX_CALL(lib, BROADCAST, int (*)(const void*, void*, size_t, int, int, void*, void*))(
-        CX_PTR(send), CX_PTR(recv), (size_t)count, type, root, CX_PTR(comm), CX_PTR(stream));
-}
-static inline jint cx_reduce(jlong lib, jlong send, jlong recv, jlong count, jint type, jint op, jint root,
-                             jlong comm, jlong stream) {
-    return CX_CALL(lib, REDUCE, int (*)(const void*, void*, size_t, int, int, int, void*, void*))(
-        CX_PTR(send), CX_PTR(recv), (size_t)count, type, op, root, CX_PTR(comm), CX_PTR(stream));
-}
-static inline jint cx_all_gather(jlong lib, jlong send, jlong recv, jlong sendCount, jint type, jlong comm,
-                                 jlong stream) {
-    return CX_CALL(lib, ALL_GATHER, int (*)(const void*, void*, size_t, int, void*, void*))(
-        CX_PTR(send), CX_PTR(recv), (size_t)sendCount, type, CX_PTR(comm), CX_PTR(stream));
-}
-static inline jint cx_reduce_scatter(jlong lib, jlong send, jlong recv, jlong recvCount, jint type, jint op,
-                                     jlong comm, jlong stream) {
-    return CX_CALL(lib, REDUCE_SCATTER, int (*)(const void*, void*, size_t, int, int, void*, void*))(
-        CX_PTR(send), CX_PTR(recv), (size_t)recvCount, type, op, CX_PTR(comm), CX_PTR(stream));
-}
-static inline jint cx_all_to_all(jlong lib, jlong send, jlong recv, jlong count, jint type, jlong comm,
-                                 jlong stream) {
-    return CX_CALL(lib, ALL_TO_ALL, int (*)(const void*, void*, size_t, int, void*, void*))(
-        CX_PTR(send), CX_PTR(recv), (size_t)count, type, CX_PTR(comm), CX_PTR(stream));
-}
-static inline jint cx_gather(jlong lib, jlong send, jlong recv, jlong sendCount, jint type, jint root, jlong comm,
-                             jlong stream) {
-    return CX_CALL(lib, GATHER, int (*)(const void*, void*, size_t, int, int, void*, void*))(
-        CX_PTR(send), CX_PTR(recv), (size_t)sendCount, type, root, CX_PTR(comm), CX_PTR(stream));
-}
-static inline jint cx_scatter(jlong lib, jlong send, jlong recv, jlong recvCount, jint type, jint root, jlong comm,
-                              jlong stream) {
-    return CX_CALL(lib, SCATTER, int (*)(const void*, void*, size_t, int, int, void*, void*))(
-        CX_PTR(send), CX_PTR(recv), (size_t)recvCount, type, root, CX_PTR(comm), CX_PTR(stream));
-}
-static inline jint cx_send(jlong lib, jlong buffer, jlong count, jint type, jint peer, jlong comm, jlong stream) {
-    return CX_CALL(lib, SEND, int (*)(const void*, size_t, int, int, void*, void*))(
-        CX_PTR(buffer), (size_t)count, type, peer, CX_PTR(comm), CX_PTR(stream));
-}
-static inline jint cx_recv(jlong lib, jlong buffer, jlong count, jint type, jint peer, jlong comm, jlong stream) {
-    return CX_CALL(lib, RECV, int (*)(void*, size_t, int, int, void*, void*))(
-        CX_PTR(buffer), (size_t)count, type, peer, CX_PTR(comm), CX_PTR(stream));
+#define CX_INVALID_ARGUMENT 4 /* ncclInvalidArgument */
+
+static inline jint cx_collective(jlong lib, jint kind, jlong send, jlong recv, jlong count, jint type, jint op,
+                                 jint peer, jlong comm, jlong stream) {
+    const void* s = CX_PTR(send);
+    void* r = CX_PTR(recv);
+    size_t n = (size_t)count;
+    void* c = CX_PTR(comm);
+    void* st = CX_PTR(stream);
+    switch (kind) {
+        case CX_OP_ALL_REDUCE:
+            return CX_CALL(lib, ALL_REDUCE, int (*)(const void*, void*, size_t, int, int, void*, void*))(
+                s, r, n, type, op, c, st);
+        case CX_OP_BROADCAST:
+            return CX_CALL(lib, BROADCAST, int (*)(const void*, void*, size_t, int, int, void*, void*))(
+                s, r, n, type, peer, c, st);
+        case CX_OP_REDUCE:
+            return CX_CALL(lib, REDUCE, int (*)(const void*, void*, size_t, int, int, int, void*, void*))(
+                s, r, n, type, op, peer, c, st);
+        case CX_OP_ALL_GATHER:
+            return CX_CALL(lib, ALL_GATHER, int (*)(const void*, void*, size_t, int, void*, void*))(
+                s, r, n, type, c, st);
+        case CX_OP_REDUCE_SCATTER:
+            return CX_CALL(lib, REDUCE_SCATTER, int (*)(const void*, void*, size_t, int, int, void*, void*))(
+                s, r, n, type, op, c, st);
+        case CX_OP_ALL_TO_ALL:
+            return CX_CALL(lib, ALL_TO_ALL, int (*)(const void*, void*, size_t, int, void*, void*))(
+                s, r, n, type, c, st);
+        case CX_OP_GATHER:
+            return CX_CALL(lib, GATHER, int (*)(const void*, void*, size_t, int, int, void*, void*))(
+                s, r, n, type, peer, c, st);
+        case CX_OP_SCATTER:
+            return CX_CALL(lib, SCATTER, int (*)(const void*, void*, size_t, int, int, void*, void*))(
+                s, r, n, type, peer, c, st);
+        case CX_OP_SEND:
+            return CX_CALL(lib, SEND, int (*)(const void*, size_t, int, int, void*, void*))(s, n, type, peer, c, st);
+        case CX_OP_RECV:
+            return CX_CALL(lib, RECV, int (*)(void*, size_t, int, int, void*, void*))(r, n, type, peer, c, st);
+        default:
+            return CX_INVALID_ARGUMENT;
+    }
 }
 static inline jint cx_group_start(jlong lib) { return CX_CALL(lib, GROUP_START, int (*)())(); }
 static inline jint cx_group_end(jlong lib) { return CX_CALL(lib, GROUP_END, int (*)())(); }
@@ -779,17 +787,8 @@ static inline jint cx_rt_malloc_managed(jlong lib, jint device, jlong bytes, jlo
 // ---- benchmark baseline ------------------------------------------------------------------------------------
 // The native side of the benchmarks' Java-versus-native comparison: `iters` enqueues of one op in a C loop, in
 // the caller's process, on the caller's communicator, buffers and stream, so only the per-call path differs.
-/* The ops of the benchmarks' native loop, in the order of the Java catalogue's collectives (OpKind), which
-   NativeLoop follows; the graph launch comes after them. */
-#define CX_BENCH_ALL_REDUCE 0
-#define CX_BENCH_BROADCAST 1
-#define CX_BENCH_REDUCE 2
-#define CX_BENCH_ALL_GATHER 3
-#define CX_BENCH_REDUCE_SCATTER 4
-#define CX_BENCH_ALL_TO_ALL 5
-#define CX_BENCH_GATHER 6
-#define CX_BENCH_SCATTER 7
-#define CX_BENCH_GRAPH_LAUNCH 8 /* send: the graph exec */
+/* The loop's kind: an op's number (CX_OP_*), or a graph launch. */
+#define CX_BENCH_GRAPH_LAUNCH (-1) /* send: the graph exec */
 
 #define CX_IN_PROGRESS 7 /* ncclInProgress */
 #define CX_WAIT_SECONDS_IN_BENCH 60
@@ -819,18 +818,9 @@ static inline jint cx_bench_wait(jlong lib, jlong comm) {
 static inline jint cx_bench_enqueue(jlong lib, jint kind, jlong send, jlong recv, jlong count, jint type, jint op,
                                     jint root, jlong comm, jlong stream, jint iters) {
     for (jint i = 0; i < iters; i++) {
-        int rc;
-        switch (kind) {
-            case CX_BENCH_ALL_REDUCE: rc = cx_all_reduce(lib, send, recv, count, type, op, comm, stream); break;
-            case CX_BENCH_BROADCAST: rc = cx_broadcast(lib, send, recv, count, type, root, comm, stream); break;
-            case CX_BENCH_REDUCE: rc = cx_reduce(lib, send, recv, count, type, op, root, comm, stream); break;
-            case CX_BENCH_ALL_GATHER: rc = cx_all_gather(lib, send, recv, count, type, comm, stream); break;
-            case CX_BENCH_REDUCE_SCATTER: rc = cx_reduce_scatter(lib, send, recv, count, type, op, comm, stream); break;
-            case CX_BENCH_ALL_TO_ALL: rc = cx_all_to_all(lib, send, recv, count, type, comm, stream); break;
-            case CX_BENCH_GATHER: rc = cx_gather(lib, send, recv, count, type, root, comm, stream); break;
-            case CX_BENCH_SCATTER: rc = cx_scatter(lib, send, recv, count, type, root, comm, stream); break;
-            default: rc = cx_graph_launch(lib, send, stream); break;
-        }
+        int rc = kind == CX_BENCH_GRAPH_LAUNCH
+                     ? cx_graph_launch(lib, send, stream)
+                     : cx_collective(lib, kind, send, recv, count, type, op, root, comm, stream);
         if (rc == CX_IN_PROGRESS && kind != CX_BENCH_GRAPH_LAUNCH) rc = cx_bench_wait(lib, comm);
         if (rc != 0) return rc;
     }

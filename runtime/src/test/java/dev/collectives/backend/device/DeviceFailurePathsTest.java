@@ -21,7 +21,6 @@ import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.spi.JobRanks;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -182,33 +181,57 @@ class DeviceFailurePathsTest {
     }
 
     @Test
-    void anAbortDuringFinalizeWaitsForItAndFreesNothingTwice() throws Exception {
+    void anAbortDuringABlockingFinalizeStartsOnceTheFinalizeReturnedAndFreesNothingTwice() throws Exception {
         DeviceCommunicator comm = api.communicator(0, 2);
-        AtomicReference<Thread> aborter = new AtomicReference<>();
-        AtomicReference<Throwable> abortFailure = new AtomicReference<>();
+        Thread aborter = new Thread(comm::abort, "aborter");
         api.on("commFinalize", () -> {
-            Thread t = new Thread(
-                    () -> {
-                        try {
-                            comm.abort();
-                        } catch (Throwable failure) {
-                            abortFailure.set(failure);
-                        }
-                    },
-                    "aborter");
-            aborter.set(t);
-            t.start();
-            while (t.getState() != Thread.State.BLOCKED && t.isAlive()) {
-                Thread.onSpinWait(); // the abort waits for the finalize under way
-            }
+            aborter.start();
+            awaitAbortHeldUpByACall(comm);
         });
 
         comm.close();
-        aborter.get().join();
-        assertEquals(null, abortFailure.get());
-        assertEquals(1, api.count("commFinalize"));
-        assertEquals(1, api.count("commDestroy"));
-        assertEquals(0, api.count("commAbort"), "the finalized communicator is not aborted");
+        aborter.join();
+        assertEquals(List.of("commFinalize", "commAbort"), endCalls());
+        assertEquals(0, api.count("commDestroy"), "the abort freed the communicator");
+    }
+
+    @Test
+    void anAbortStartsOnlyOnceTheCollectiveUnderWayOnTheHandleReturned() throws Exception {
+        DeviceCommunicator comm = api.communicator(0, 2);
+        Stream stream = comm.createStream();
+        DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
+        Thread aborter = new Thread(comm::abort, "aborter");
+        api.on("allReduce", () -> {
+            aborter.start();
+            awaitAbortHeldUpByACall(comm);
+        });
+
+        allReduce(comm, buffer, stream);
+        aborter.join();
+        assertEquals(
+                List.of("allReduce", "commAbort"),
+                api.calls().stream()
+                        .filter(call -> call.equals("allReduce") || call.equals("commAbort"))
+                        .toList());
+        assertRefusedAtOnce(comm, buffer, stream, Result.INVALID_USAGE, "rank 0: communicator is aborted");
+        closeAborted(comm, stream, buffer);
+    }
+
+    /**
+     * Inside a native call on {@code comm}'s handle: returns once an abort of it was marked and its library call waits
+     * for this one to return, or (were the two not exclusive) once the library's abort ran.
+     */
+    private void awaitAbortHeldUpByACall(DeviceCommunicator comm) {
+        while (!comm.nativeComm().abortAwaitsCalls() && api.count("commAbort") == 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The calls that end the communicator, in order. */
+    private List<String> endCalls() {
+        return api.calls().stream()
+                .filter(call -> call.equals("commFinalize") || call.equals("commAbort") || call.equals("commDestroy"))
+                .toList();
     }
 
     @Test

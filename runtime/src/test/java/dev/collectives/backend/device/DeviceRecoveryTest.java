@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
+import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
@@ -17,9 +18,12 @@ import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.LogCapture;
 import dev.collectives.runtime.RecoveryEvents;
 import dev.collectives.runtime.RegistrationHandle;
+import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.UniqueId;
+import dev.collectives.runtime.bootstrap.RankThreadsForTests;
 import dev.collectives.runtime.spi.JobRanks;
+import java.net.Socket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,6 +32,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 import java.util.logging.Level;
@@ -85,6 +92,49 @@ class DeviceRecoveryTest {
         comm.close();
         assertEquals(1, api.count("commFinalize"), "the child is finalized, the aborted parent was freed");
         assertTrue(job.closed, "the job is left with the parent");
+    }
+
+    /**
+     * Rank 1 of a job over a real rendezvous falls silent (frozen, or cut off) and its library reports the failure
+     * at once on ranks 0 and 2: their shrink waits for the job to declare rank 1 dead, which it does only after
+     * the heartbeat timeout (8 s here), twice as long as a shrink once waited.
+     */
+    @Test
+    void aShrinkAfterTheLibrarySawADeathWaitsAsLongAsTheJobTakesToDeclareIt() throws Exception {
+        int port = RankThreadsForTests.freePort();
+        ExecutorService ranks = Executors.newFixedThreadPool(2);
+        Future<String> rankZero = ranks.submit(() -> shrinkAfterTheLibrarySawRankOneFail(port, 0));
+        Future<String> rankTwo = ranks.submit(() -> shrinkAfterTheLibrarySawRankOneFail(port, 2));
+        // rank 1 joins once rank 0 serves the job, then says nothing, not even a heartbeat
+        try (Socket silentRankOne = RankThreadsForTests.admittedAs(port, 1, 3)) {
+            String shrunk = "(shrunk from rank %d of 3 without rank 1, " + REFORMED + ")";
+            assertEquals("nccl rank 0/2 on device 0 " + shrunk.formatted(0), rankZero.get());
+            assertEquals("nccl rank 1/2 on device 0 " + shrunk.formatted(2), rankTwo.get());
+        } finally {
+            ranks.shutdownNow();
+        }
+    }
+
+    private static String shrinkAfterTheLibrarySawRankOneFail(int port, int rank) {
+        Bootstrap bootstrap = Bootstrap.builder()
+                .rank(rank)
+                .size(3)
+                .rendezvous("tcp://127.0.0.1:" + port)
+                .jobToken(RankThreadsForTests.TOKEN)
+                .timeout(Duration.ofSeconds(60))
+                .option("heartbeatTimeout", "8s")
+                .build();
+        ScriptedNativeApi library = new ScriptedNativeApi();
+        DeviceCommunicator comm = library.communicator(rank, 3);
+        comm.watchJob(bootstrap.rendezvous(), JobRanks.ofJob(3), CommConfig.DEFAULT);
+        library.asyncError(Result.REMOTE_ERROR.code()); // the library saw its peer fail before the job said so
+        assertThrows(CollectivesException.class, comm.nativeComm()::checkAsyncError);
+        try (Communicator child = comm.shrink(1)) {
+            return child.toString();
+        } finally {
+            comm.close();
+            assertEquals(List.of(), library.misuse());
+        }
     }
 
     @Test

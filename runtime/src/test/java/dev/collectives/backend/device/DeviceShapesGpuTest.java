@@ -182,7 +182,13 @@ class DeviceShapesGpuTest {
                         recv.copyToHost(got);
                         assertArrayEquals(want, got, "round " + round);
                     }
-                    assertEquals(new GraphCacheStats(4, 2, 2, 2, 2), cache.stats());
+                    assertEquals(
+                            comm.peersConnectedAtInit()
+                                    ? new GraphCacheStats(4, 2, 2, 2, 2)
+                                    // each tuple's first call ran eagerly; (8, 8) and (0, 8) were captured at their
+                                    // second
+                                    : new GraphCacheStats(2, 0, 0, 2, 2),
+                            cache.stats());
                 }
             }
         });

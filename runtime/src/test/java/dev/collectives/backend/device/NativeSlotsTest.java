@@ -2,6 +2,7 @@ package dev.collectives.backend.device;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.collectives.annotation.OpKind;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,13 +14,24 @@ class NativeSlotsTest {
     void everySlotTheBackendNamesIsFoundInTheCompiledShimByItsLibraryAndName() {
         NativeShimApi shim = NativeShimApi.INSTANCE;
         shim.load();
-        int[] numbers = NativeLibrary.Slots.numberedBy(shim);
+        int[] numbers = NativeLibrary.Slots.numberedBy(NativeLibrary.Slots.table(shim));
         for (NativeLibrary.Slots slot : NativeLibrary.Slots.values()) {
             int number = numbers[slot.ordinal()];
             assertEquals(slot.genericName, shim.slotName(number), slot.name());
             assertEquals(slot.role, shim.slotLibrary(number), slot.name());
         }
         assertEquals(numbers.length, Arrays.stream(numbers).distinct().count(), "one slot each");
+    }
+
+    @Test
+    void everyOpsFunctionIsFoundInTheCompiledShimByItsName() {
+        NativeShimApi shim = NativeShimApi.INSTANCE;
+        shim.load();
+        int[] numbers = NativeLibrary.Slots.ofOps(NativeLibrary.Slots.table(shim));
+        for (OpKind kind : OpKind.values()) {
+            assertEquals(kind.cName(), shim.slotName(numbers[kind.ordinal()]), kind.name());
+            assertEquals(0, shim.slotLibrary(numbers[kind.ordinal()]), kind.name());
+        }
     }
 
     @Test

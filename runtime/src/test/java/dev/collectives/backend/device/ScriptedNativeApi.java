@@ -1,5 +1,6 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.annotation.OpKind;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.spi.Lineage;
 import java.io.IOException;
@@ -584,54 +585,11 @@ final class ScriptedNativeApi implements NativeApi {
         return enter(call, () -> use("comm", comm, call));
     }
 
+    /** Recorded by the op's method name ("allReduce", "send"): the shim's number is the op's place in the catalogue. */
     @Override
-    public int allReduce(long lib, long send, long recv, long count, int type, int op, long comm, long stream) {
-        return collective("allReduce", comm);
-    }
-
-    @Override
-    public int broadcast(long lib, long send, long recv, long count, int type, int root, long comm, long stream) {
-        return collective("broadcast", comm);
-    }
-
-    @Override
-    public int reduce(long lib, long send, long recv, long count, int type, int op, int root, long comm, long stream) {
-        return collective("reduce", comm);
-    }
-
-    @Override
-    public int allGather(long lib, long send, long recv, long sendCount, int type, long comm, long stream) {
-        return collective("allGather", comm);
-    }
-
-    @Override
-    public int reduceScatter(long lib, long send, long recv, long recvCount, int type, int op, long comm, long stream) {
-        return collective("reduceScatter", comm);
-    }
-
-    @Override
-    public int allToAll(long lib, long send, long recv, long count, int type, long comm, long stream) {
-        return collective("allToAll", comm);
-    }
-
-    @Override
-    public int gather(long lib, long send, long recv, long sendCount, int type, int root, long comm, long stream) {
-        return collective("gather", comm);
-    }
-
-    @Override
-    public int scatter(long lib, long send, long recv, long recvCount, int type, int root, long comm, long stream) {
-        return collective("scatter", comm);
-    }
-
-    @Override
-    public int send(long lib, long buffer, long count, int type, int peer, long comm, long stream) {
-        return collective("send", comm);
-    }
-
-    @Override
-    public int recv(long lib, long buffer, long count, int type, int peer, long comm, long stream) {
-        return collective("recv", comm);
+    public int collective(
+            long lib, int kind, long send, long recv, long count, int type, int op, int peer, long comm, long stream) {
+        return collective(OpKind.values()[kind].method(), comm);
     }
 
     @Override

@@ -121,9 +121,7 @@ class HeartbeatTest {
         try (JobServer server =
                 JobServer.start(RendezvousEndpoint.parse(endpoint), 3, RankThreadsForTests.TOKEN, TIMEOUT)) {
             long busy = JobServer.DEFAULT_HEARTBEAT_TIMEOUT.toNanos()
-                    + 2
-                            * Heartbeats.interval(JobServer.DEFAULT_HEARTBEAT_TIMEOUT)
-                                    .toNanos();
+                    + 2 * Timeouts.withDefaultHeartbeat(TIMEOUT).beatInterval().toNanos();
             List<RankThreadsForTests.Outcome<Integer>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
                 try (Rendezvous rendezvous = rank(rank).build().rendezvous()) {
                     rendezvous.allGather(new byte[] {(byte) rank});

@@ -20,9 +20,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
-/** Runs one body per rank in threads of this JVM and gives back each rank's result or failure. */
-final class RankThreadsForTests {
-    static final String TOKEN = "job-token-for-tests-0123456789abcdef";
+/**
+ * Runs one body per rank in threads of this JVM and gives back each rank's result or failure. Public for the
+ * backends' tests, which join real rendezvous.
+ */
+public final class RankThreadsForTests {
+    public static final String TOKEN = "job-token-for-tests-0123456789abcdef";
 
     private RankThreadsForTests() {}
 
@@ -82,7 +85,7 @@ final class RankThreadsForTests {
     }
 
     /** A loopback port nothing listens on right now. */
-    static int freePort() {
+    public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         } catch (IOException e) {
@@ -115,7 +118,7 @@ final class RankThreadsForTests {
      * A raw connection admitted by the server at {@code port} as {@code rank} of {@code size}: it proves the job token
      * and reads the server's answer, and then behaves as the test makes it.
      */
-    static Socket admittedAs(int port, int rank, int size) throws IOException {
+    public static Socket admittedAs(int port, int rank, int size) throws IOException {
         Socket s = connectWhenListening(port);
         Claim claim = claim(s, rank, size, "join");
         assertTrue(claim.answer() == Channel.ACCEPTED, "the server turned rank " + rank + " away");

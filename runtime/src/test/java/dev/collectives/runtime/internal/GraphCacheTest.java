@@ -146,6 +146,40 @@ class GraphCacheTest {
     }
 
     @Test
+    void wherePeersConnectLazilyATuplesFirstCallRunsEagerlyAndItsSecondIsCapturedWithTheSameSums() {
+        try (SimCluster cluster =
+                SimBackend.cluster().ranks(2).connectAtInit(false).build()) {
+            cluster.run(ctx -> {
+                try (Arenas arenas = new Arenas(ctx);
+                        GraphCache cache = arenas.cache(4)) {
+                    cache.capture(0, 16); // @Capture at bind: a capture now would connect nothing, so it waits
+                    assertEquals(0, ledger(ctx).graphs());
+                    long[][] calls = {{0, 16}, {0, 16}, {0, 16}, {16, 8}, {16, 8}};
+                    List<Integer> graphsAfterEachCall = new ArrayList<>();
+                    for (int round = 0; round < calls.length; round++) {
+                        arenas.fill(round * 10);
+                        cache.launch(calls[round]);
+                        arenas.expect(round * 10, (int) calls[round][0], (int) calls[round][1]);
+                        graphsAfterEachCall.add(ledger(ctx).graphs());
+                    }
+                    assertEquals(List.of(0, 1, 1, 1, 2), graphsAfterEachCall);
+                    assertEquals(new GraphCacheStats(2, 1, 0, 2, 4), cache.stats());
+                    assertEquals(
+                            "graph cache of bucket(): 2 of 4 graphs held, 2 captured, 1 hits, 0 evicted, 0 "
+                                    + "missed after eviction, 2 first calls run eagerly",
+                            cache.describe());
+                    // the eager calls are the step's own: one allreduce each, as the graphs launched hold
+                    assertEquals(
+                            List.of("allReduce", "graph", "graph", "allReduce", "graph"),
+                            ctx.comm().flightRecord().entries().stream()
+                                    .map(e -> e.call())
+                                    .toList());
+                }
+            });
+        }
+    }
+
+    @Test
     void beyondCapacityTheLeastRecentlyLaunchedIsDestroyedBeforeTheBuffersItUses() {
         try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
             cluster.run(ctx -> {

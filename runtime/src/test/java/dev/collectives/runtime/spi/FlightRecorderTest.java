@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.sim.SimBackend;
 import dev.collectives.backend.sim.SimCluster;
@@ -24,10 +25,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Phaser;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -128,6 +136,59 @@ class FlightRecorderTest {
         assertEquals(
                 "last enqueued #5 allReduce(5 x FLOAT32) (completed), last completed #5 allReduce(5 x FLOAT32)",
                 record.position());
+    }
+
+    @Test
+    void threadsRecordingAtOnceEachGetTheirOwnNumberAndTheRingHoldsTheLastEntriesWhole() {
+        int perThread = 5000;
+        FlightRecord record = withProperty(FlightRecorder.ENTRIES_PROPERTY, "100", () -> {
+            try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
+                Communicator comm = cluster.communicator(0);
+                FlightRecorder recorder = FlightRecorder.of(comm).orElseThrow();
+                Phaser start = new Phaser(2); // both threads start recording together
+                ExecutorService threads = Executors.newFixedThreadPool(2);
+                try {
+                    List<CompletableFuture<List<Long>>> numbers = new ArrayList<>();
+                    for (int t = 0; t < 2; t++) {
+                        long count = t + 1; // each thread's entries say which thread made them
+                        numbers.add(CompletableFuture.supplyAsync(
+                                () -> {
+                                    start.arriveAndAwaitAdvance();
+                                    List<Long> seqs = new ArrayList<>();
+                                    for (int i = 0; i < perThread; i++) {
+                                        seqs.add(recorder.enqueued(
+                                                OpKind.ALL_REDUCE,
+                                                count,
+                                                0,
+                                                count,
+                                                0,
+                                                count,
+                                                F32,
+                                                -1,
+                                                null,
+                                                false,
+                                                null));
+                                    }
+                                    return seqs;
+                                },
+                                threads));
+                    }
+                    Set<Long> distinct = new HashSet<>();
+                    for (CompletableFuture<List<Long>> each : numbers) {
+                        distinct.addAll(each.join());
+                    }
+                    assertEquals(2 * perThread, distinct.size(), "every entry has a number of its own");
+                } finally {
+                    threads.shutdown();
+                }
+                return recorder.snapshot();
+            }
+        });
+        assertEquals(2 * perThread, record.recorded());
+        assertEquals(100, record.entries().size());
+        for (Entry entry : record.entries()) {
+            assertTrue(entry.send() == entry.count() && entry.recv() == entry.count(), entry.toString());
+        }
     }
 
     @Test

@@ -13,6 +13,7 @@ import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.GraphExec;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.spi.FlightRecorder;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,7 +40,8 @@ import picocli.CommandLine.Spec;
  * spread (p10, p50, p90) of both sides and the median of the paired differences, of the whole time per op and of
  * the host enqueue alone. The native side is the same op from a C loop ({@link NativeBaseline}); a third side
  * calls that loop for one op at a time, which splits the difference into the Java call's own work and the JNI
- * crossing. In GRAPH mode all sides launch the same graph.
+ * crossing. In GRAPH mode all sides launch the same graph. The whole measurement runs once per flight-recorder setting
+ * of {@code --recorder} (off, then on, by default), each on communicators of its own, and the report names the card.
  */
 @Command(
         name = "overhead",
@@ -106,9 +108,18 @@ public final class OverheadBenchmark implements Callable<Integer> {
     @Option(
             names = "--rounds",
             paramLabel = "N",
-            defaultValue = "200",
+            defaultValue = "400",
             description = "rounds; default: ${DEFAULT-VALUE}")
     int rounds;
+
+    @Option(
+            names = "--recorder",
+            paramLabel = "SETTING",
+            split = ",",
+            defaultValue = "off,on",
+            description = "the flight recorder's settings, each measured in turn on communicators of its own: off "
+                    + "(0 entries) or on (the default ring); default: ${DEFAULT-VALUE}")
+    List<Recorder> recorders;
 
     @Option(
             names = "--batch",
@@ -137,6 +148,18 @@ public final class OverheadBenchmark implements Callable<Integer> {
         System.exit(BenchCommandLine.of(new OverheadBenchmark()).execute(args));
     }
 
+    /** The flight recorder's setting while the communicators of a measurement are made. */
+    enum Recorder {
+        OFF("0"),
+        ON(String.valueOf(FlightRecorder.DEFAULT_ENTRIES));
+
+        final String entries;
+
+        Recorder(String entries) {
+            this.entries = entries;
+        }
+    }
+
     /** One (mode, size) pair: its two sides' histograms (ns per op) and paired differences per round. */
     private final class Cell {
         final Mode mode;
@@ -162,14 +185,41 @@ public final class OverheadBenchmark implements Callable<Integer> {
         BenchCommandLine.positive(spec, "--batch", batch);
         List<Long> sizes = BenchCommandLine.doublingSizes(spec, minBytes, maxBytes);
         BenchCommandLine.requireOneElement(spec, List.of(op), ranks, sizes);
-        List<Cell> cells = new ArrayList<>();
-        for (Mode mode : modes) {
-            for (long bytes : sizes) {
-                if (op.count(bytes, ranks) > 0) {
-                    cells.add(new Cell(mode, bytes));
+        System.out.printf("# card: %s%n", Cards.describe());
+        Results results = new Results();
+        String before = System.getProperty(FlightRecorder.ENTRIES_PROPERTY);
+        try {
+            for (Recorder recorder : recorders) {
+                System.setProperty(FlightRecorder.ENTRIES_PROPERTY, recorder.entries);
+                List<Cell> cells = new ArrayList<>();
+                for (Mode mode : modes) {
+                    for (long bytes : sizes) {
+                        if (op.count(bytes, ranks) > 0) {
+                            cells.add(new Cell(mode, bytes));
+                        }
+                    }
                 }
+                measure(b, cells);
+                report(recorder, cells, results);
+            }
+        } finally {
+            if (before == null) {
+                System.clearProperty(FlightRecorder.ENTRIES_PROPERTY);
+            } else {
+                System.setProperty(FlightRecorder.ENTRIES_PROPERTY, before);
             }
         }
+        if (csv != null) {
+            results.writeCsv(csv);
+        }
+        if (json != null) {
+            results.writeJson(json);
+        }
+        return BenchCommandLine.PASSED;
+    }
+
+    /** Every cell's rounds, on communicators made now (so with the flight recorder as set now). */
+    private void measure(Backend b, List<Cell> cells) {
         long[] elapsedNs = new long[ranks];
         long[] hostNs = new long[ranks];
         CyclicBarrier barrier = new CyclicBarrier(ranks);
@@ -228,8 +278,6 @@ public final class OverheadBenchmark implements Callable<Integer> {
                 }
             });
         }
-        report(cells);
-        return BenchCommandLine.PASSED;
     }
 
     /** A cell's sides on this rank: the op on its own buffers, or launches of its graph. */
@@ -270,12 +318,12 @@ public final class OverheadBenchmark implements Callable<Integer> {
         }
     }
 
-    private void report(List<Cell> cells) throws IOException {
+    private void report(Recorder recorder, List<Cell> cells, Results results) {
         System.out.printf(
                 "# OverheadBenchmark: backend %s, %d rank(s), %s float32, %d rounds × %d ops per cell, "
                         + "cells (mode, size, side) in random order per round (seed %d); time = first enqueue to end of "
-                        + "stream work per op, slowest rank; host = enqueue loop alone; µs%n",
-                cluster.backend().name(), ranks, op.name(), rounds, batch, seed);
+                        + "stream work per op, slowest rank; host = enqueue loop alone; µs; flight recorder %s%n",
+                cluster.backend().name(), ranks, op.name(), rounds, batch, seed, name(recorder));
         System.out.printf("# sides: java = the Java call; native = the same op from a C loop; jni = that C loop "
                 + "called for one op at a time from Java%n");
         System.out.printf(
@@ -289,7 +337,6 @@ public final class OverheadBenchmark implements Callable<Integer> {
                 "java-nat",
                 "java-jni",
                 "jni-nat");
-        Results results = new Results();
         for (Cell c : cells) {
             double javaNative = pairedMedianUs(c.roundElapsed, JAVA, NATIVE);
             double javaJni = pairedMedianUs(c.roundElapsed, JAVA, JNI);
@@ -313,6 +360,8 @@ public final class OverheadBenchmark implements Callable<Integer> {
             results.add(
                     "op",
                     op.name(),
+                    "recorder",
+                    name(recorder),
                     "mode",
                     BenchFormat.name(c.mode),
                     "ranks",
@@ -367,21 +416,20 @@ public final class OverheadBenchmark implements Callable<Integer> {
             double median = Double.parseDouble(BenchFormat.median(javaNative, "%.4f"));
             System.out.printf(
                     Locale.ROOT,
-                    "# %-6s java-native %s us (host enqueue %s us): %s; of which java-jni "
+                    "# %-6s recorder %-3s java-native %s us (host enqueue %s us): %s; of which java-jni "
                             + "(the Java call's own work) %s us, jni-native (one JNI crossing per op) %s us%n",
                     BenchFormat.name(mode),
+                    name(recorder),
                     BenchFormat.median(javaNative, "%+.3f"),
                     BenchFormat.median(host, "%+.3f"),
                     Math.abs(median) <= aim ? "within the aim" : "OUTSIDE the aim",
                     BenchFormat.median(javaJni, "%+.3f"),
                     BenchFormat.median(jniNative, "%+.3f"));
         }
-        if (csv != null) {
-            results.writeCsv(csv);
-        }
-        if (json != null) {
-            results.writeJson(json);
-        }
+    }
+
+    private static String name(Recorder recorder) {
+        return recorder.name().toLowerCase(Locale.ROOT);
     }
 
     private static double us(Histogram h, double percentile) {
