@@ -4,8 +4,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code -h}/{@code --help} and {@code -V}/{@code --version}, worded as every command's are, for a command that runs
- * on its own too (a benchmark's {@code main}): {@code @Mixin HelpAndVersion options = new HelpAndVersion();} beside
- * {@code versionProvider = BuildVersion.class}.
+ * on its own (the runner, a benchmark's {@code main}): {@code @Mixin HelpAndVersion options = new HelpAndVersion();}
+ * beside {@code versionProvider = BuildVersion.class}.
  */
 public final class HelpAndVersion {
     @Option(

@@ -107,8 +107,9 @@ final class DeviceJoin {
      * The communicator of rank {@code rank} of {@code size} on {@code device}, made with {@code config}, from rank 0's
      * unique id, which reaches every rank through {@code rendezvous}; every rank of the job calls it, also when the
      * survivors of a death and its replacements meet again ({@link ReplacementInit}); every rank must join the
-     * communicator within {@code timeout}. The ranks agree on its name from their {@code claim}s ({@link
-     * Lineage#agreed}).
+     * communicator within {@code timeout}. Every rank takes rank 0's {@code claim} of its name: derived from the
+     * communicator rank 0 held where it was there before (a reform, a growth), else a new job's. Where rank 0 itself
+     * was replaced, the reformed communicator is named as a new job's.
      */
     static DeviceCommunicator form(
             NativeLibrary library,
@@ -158,12 +159,11 @@ final class DeviceJoin {
                 throw e;
             }
         }
-        // rank 0's id and every rank's claim of the communicator's name, in one exchange
-        byte[] mine = claim.claim();
-        byte[][] gathered = rendezvous.allGather(rank == 0 ? concat(id, mine) : mine);
-        id = Arrays.copyOf(gathered[0], UniqueId.BYTES);
-        gathered[0] = Arrays.copyOfRange(gathered[0], UniqueId.BYTES, gathered[0].length);
-        Lineage lineage = Lineage.agreed(gathered);
+        // rank 0's id and its claim of the communicator's name, which every rank takes
+        byte[] fromRankZero = rendezvous.broadcast(concat(id, claim.claim()));
+        id = Arrays.copyOf(fromRankZero, UniqueId.BYTES);
+        Lineage lineage =
+                Lineage.agreed(new byte[][] {Arrays.copyOfRange(fromRankZero, UniqueId.BYTES, fromRankZero.length)});
         int ranksPerNode = rendezvous.ranksPerNode();
         library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
         return new DeviceCommunicator(

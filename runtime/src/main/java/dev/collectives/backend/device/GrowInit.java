@@ -81,7 +81,7 @@ final class GrowInit {
      * {@code parent}, the communicator it grew from (null on a process that joined): by {@code CommGrow} where the
      * library has it (rank 0 makes the grow's id, {@code CommGetUniqueId}, which reaches the processes that join
      * through the rendezvous), else formed anew as at join ({@link DeviceJoin#form}). Where no rank of the job died,
-     * the ranks meet through the job's rendezvous itself. The ranks agree on its name from their {@code claim}s.
+     * the ranks meet through the job's rendezvous itself. The ranks take rank 0's {@code claim} of its name.
      */
     static DeviceCommunicator formGrown(
             NativeLibrary library,
