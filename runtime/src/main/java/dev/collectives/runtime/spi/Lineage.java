@@ -30,6 +30,11 @@ public final class Lineage {
     private static final int JOB_ID_BYTES = 6;
     private static final byte PROPOSED = 0;
     private static final byte DERIVED = 1;
+    /**
+     * The bytes of every claim: the rendezvous's exchanges take values of one size from every rank, whether it claims
+     * a long lineage or proposes a new job.
+     */
+    private static final int CLAIM_BYTES = 1024;
     /** The job of communicators that other libraries made: this process cannot know theirs. */
     private static final String WRAPPED_JOB = "wrapped";
     /** How many communicators of each size this process wrapped. */
@@ -116,9 +121,12 @@ public final class Lineage {
      */
     public byte[] claim() {
         byte[] text = (job + "\n" + String.join("\n", steps)).getBytes(StandardCharsets.UTF_8);
-        byte[] claim = new byte[text.length + 1];
+        int length = Math.min(text.length, CLAIM_BYTES - 3); // a lineage of dozens of recoveries still fits
+        byte[] claim = new byte[CLAIM_BYTES];
         claim[0] = derived ? DERIVED : PROPOSED;
-        System.arraycopy(text, 0, claim, 1, text.length);
+        claim[1] = (byte) (length >> 8);
+        claim[2] = (byte) length;
+        System.arraycopy(text, 0, claim, 3, length);
         return claim;
     }
 
@@ -131,7 +139,8 @@ public final class Lineage {
                 .filter(c -> c.length > 0 && c[0] == DERIVED)
                 .findFirst()
                 .orElse(claims[0]);
-        String[] lines = new String(chosen, 1, chosen.length - 1, StandardCharsets.UTF_8).split("\n");
+        int length = (chosen[1] & 0xff) << 8 | chosen[2] & 0xff;
+        String[] lines = new String(chosen, 3, length, StandardCharsets.UTF_8).split("\n");
         return new Lineage(lines[0], Arrays.asList(lines).subList(1, lines.length), false);
     }
 
