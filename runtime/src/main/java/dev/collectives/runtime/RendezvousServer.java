@@ -1,6 +1,7 @@
 package dev.collectives.runtime;
 
 import dev.collectives.runtime.bootstrap.JobServer;
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -76,9 +77,20 @@ public final class RendezvousServer implements AutoCloseable {
         return server.heartbeatsSent();
     }
 
-    /** How many heartbeats this server has received from its ranks so far (each a message of 45 bytes). */
+    /**
+     * How many heartbeats this server has received from its ranks so far (each a message of 45 bytes, and about 35
+     * more for each communicator its rank reports the progress of).
+     */
     public long heartbeatsReceived() {
         return server.heartbeatsReceived();
+    }
+
+    /**
+     * Where the job's live page is ({@code http://127.0.0.1:port/}, with its metrics at {@code /metrics}), where
+     * {@code COLLECTIVES_JOB_PAGE} (or {@code -Dcollectives.jobPage}) turned it on; empty by default.
+     */
+    public Optional<URI> page() {
+        return server.page();
     }
 
     /** Stops serving: ranks still in the job fail, naming this server. Idempotent. */

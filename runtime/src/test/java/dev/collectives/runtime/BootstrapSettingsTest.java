@@ -288,10 +288,10 @@ class BootstrapSettingsTest {
         Bootstrap byDefault = Bootstrap.fromEnvironment(Map.of());
         assertEquals(Duration.ofSeconds(6), byDefault.heartbeatTimeout());
         assertTrue(byDefault.describe().contains(", heartbeat timeout 6 s (default), "), byDefault.describe());
-        Bootstrap fromVariable = Bootstrap.fromEnvironment(Map.of("COLLECTIVES_HEARTBEAT_TIMEOUT", "1500ms"));
-        assertEquals(Duration.ofMillis(1500), fromVariable.heartbeatTimeout());
+        Bootstrap fromVariable = Bootstrap.fromEnvironment(Map.of("COLLECTIVES_HEARTBEAT_TIMEOUT", "2500ms"));
+        assertEquals(Duration.ofMillis(2500), fromVariable.heartbeatTimeout());
         assertTrue(
-                fromVariable.describe().contains("heartbeat timeout 1.5 s (COLLECTIVES_HEARTBEAT_TIMEOUT)"),
+                fromVariable.describe().contains("heartbeat timeout 2.5 s (COLLECTIVES_HEARTBEAT_TIMEOUT)"),
                 fromVariable.describe());
         Bootstrap fromBuilder = Bootstrap.builder()
                 .environment(Map.of("COLLECTIVES_HEARTBEAT_TIMEOUT", "9"))

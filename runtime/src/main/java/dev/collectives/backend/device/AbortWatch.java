@@ -1,5 +1,6 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.runtime.bootstrap.Setting;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.OptionalInt;
@@ -22,9 +23,9 @@ import java.util.function.IntConsumer;
  */
 final class AbortWatch {
     /** Seconds a native abort may take before the policy applies. */
-    static final String TIMEOUT_PROPERTY = "collectives.device.abortTimeoutSeconds";
+    static final String TIMEOUT_PROPERTY = Setting.DEVICE_ABORT_TIMEOUT.property;
     /** {@code report} or {@code exit}. */
-    static final String POLICY_PROPERTY = "collectives.device.abortPolicy";
+    static final String POLICY_PROPERTY = Setting.DEVICE_ABORT_POLICY.property;
     /** The status a process halts with under the {@code exit} policy: the shell's status of an aborted process. */
     static final int EXIT_STATUS = 134;
 

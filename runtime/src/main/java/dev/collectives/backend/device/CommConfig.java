@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.bootstrap.Setting;
 import java.time.Duration;
 
 /**
@@ -23,7 +24,7 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
     public static final int UNSET = Integer.MIN_VALUE;
 
     /** {@code true} makes {@link #DEFAULT} blocking; read once, when this class loads. */
-    public static final String BLOCKING_PROPERTY = "collectives.device.blocking";
+    public static final String BLOCKING_PROPERTY = Setting.DEVICE_BLOCKING.property;
 
     /** Non-blocking (blocking where {@value #BLOCKING_PROPERTY} is {@code true}), everything else left to the library. */
     public static final CommConfig DEFAULT =

@@ -4,6 +4,7 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.rules.Message;
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.DeviceMemory;
@@ -26,7 +27,10 @@ import jdk.jfr.Event;
 final class DeviceAllocations {
     private static final int WIN_COLL_SYMMETRIC = 1;
 
-    private final DeviceCommunicator comm;
+    private final DeviceRank comm;
+    /** The communicator these serve, as rules and events name it. */
+    private final Communicator owner;
+
     private final NativeComm handle;
     private final NativeLibrary library;
     private final DeviceProbe probe;
@@ -35,15 +39,17 @@ final class DeviceAllocations {
     private final DeviceVirtualMemory vmm;
     private final DeviceVirtualMemory customVmm;
 
-    DeviceAllocations(DeviceCommunicator comm, NativeComm handle, DeviceProbe probe, CallArguments arguments) {
+    DeviceAllocations(
+            DeviceRank comm, Communicator owner, NativeComm handle, DeviceProbe probe, CallArguments arguments) {
         this.comm = comm;
+        this.owner = owner;
         this.handle = handle;
         this.library = handle.library();
         this.probe = probe;
         this.arguments = arguments;
         this.rank = comm.rank();
-        this.vmm = new DeviceVirtualMemory(comm, Allocator.VMM);
-        this.customVmm = new DeviceVirtualMemory(comm, Allocator.CUSTOM);
+        this.vmm = new DeviceVirtualMemory(comm, probe, Allocator.VMM);
+        this.customVmm = new DeviceVirtualMemory(comm, probe, Allocator.CUSTOM);
     }
 
     /** For custom allocators; what it maps is labelled CUSTOM. */
@@ -127,15 +133,15 @@ final class DeviceAllocations {
                     library.dialect.ccl("CommRegister") + " needs library 2.28.9 or " + "later; this is "
                             + library.versionString());
         }
-        LegacyRegistrationRule.check(comm, buffer);
-        AllocatorRule.checkForeign(comm, buffer, "buffer " + buffer);
+        LegacyRegistrationRule.check(owner, buffer);
+        AllocatorRule.checkForeign(owner, buffer, "buffer " + buffer);
         long[] out = new long[1];
         Event event = FlightEvents.registrationStarted();
         handle.complete(
-                handle.onHandle(
-                        comm -> library.api.commRegister(library.lib, comm, memory.address(), memory.size(), out)),
+                handle.onHandle(commHandle ->
+                        library.api.commRegister(library.lib, commHandle, memory.address(), memory.size(), out)),
                 library.dialect.ccl("CommRegister"));
-        FlightEvents.registrationDone(event, comm, "CommRegister", memory.size());
+        FlightEvents.registrationDone(event, owner, "CommRegister", memory.size());
         return new DeviceRegistration(comm, buffer, memory, out[0]);
     }
 
@@ -151,9 +157,9 @@ final class DeviceAllocations {
         arguments.window(buffer, library.dialect.ccl("MemAlloc"));
         long window;
         try (NativeSlot out = new NativeSlot()) {
-            int rc = handle.onHandle(comm -> library.api.windowRegister(
+            int rc = handle.onHandle(commHandle -> library.api.windowRegister(
                     library.lib,
-                    comm,
+                    commHandle,
                     buffer.address(),
                     buffer.sizeBytes(),
                     symmetric ? WIN_COLL_SYMMETRIC : 0,

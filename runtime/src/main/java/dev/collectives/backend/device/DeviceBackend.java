@@ -9,6 +9,7 @@ import dev.collectives.runtime.JoinedRank;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.Peers;
 import dev.collectives.runtime.UniqueId;
+import dev.collectives.runtime.bootstrap.Setting;
 
 /** The native backends: one per {@link Dialect}, over the vendor libraries opened at run time. */
 public abstract class DeviceBackend implements Backend {
@@ -51,35 +52,13 @@ public abstract class DeviceBackend implements Backend {
 
     /**
      * The system property that, set to true, connects every peer when a communicator is made (the library's
-     * {@link #runtimeConnectVariable} set to 0); unset, the library's own default holds.
+     * {@link Dialect#runtimeConnectVariable} set to 0); unset, the library's own default holds.
      */
-    public static final String CONNECT_AT_INIT_PROPERTY = "collectives.device.connectAtInit";
-
-    /**
-     * The variable {@code <PREFIX>_RUNTIME_CONNECT}, which this backend leaves alone unless
-     * {@link #CONNECT_AT_INIT_PROPERTY} is true and the user did not set it. The library's default (NCCL 2.28:
-     * lazily, as a collective first needs a peer) takes less device memory and matches other programs of a job
-     * (CuPy, PyTorch) on their defaults; a lazy connection cannot be captured into a graph, so a GRAPH step's first
-     * call with each argument tuple runs eagerly and its second is captured ({@link
-     * Communicator#peersConnectedAtInit}).
-     */
-    public static String runtimeConnectVariable(Dialect dialect) {
-        return dialect.backendName().toUpperCase(java.util.Locale.ROOT) + "_RUNTIME_CONNECT";
-    }
-
-    /** Whether communicators made here connect all peers at init (see {@link #runtimeConnectVariable}). */
-    public static boolean connectsAtInit(Dialect dialect) {
-        String user = System.getenv(runtimeConnectVariable(dialect));
-        return user == null ? connectAtInitAsked() : "0".equals(user.trim());
-    }
-
-    private static boolean connectAtInitAsked() {
-        return "true".equals(System.getProperty(CONNECT_AT_INIT_PROPERTY));
-    }
+    public static final String CONNECT_AT_INIT_PROPERTY = Setting.DEVICE_CONNECT_AT_INIT.property;
 
     private static void connectAtInit(Dialect dialect) {
-        if (System.getenv(runtimeConnectVariable(dialect)) == null && connectAtInitAsked()) {
-            NativeShimApi.INSTANCE.setenvDefault(runtimeConnectVariable(dialect), "0");
+        if (System.getenv(dialect.runtimeConnectVariable()) == null && Dialect.connectAtInitAsked()) {
+            NativeShimApi.INSTANCE.setenvDefault(dialect.runtimeConnectVariable(), "0");
         }
     }
 

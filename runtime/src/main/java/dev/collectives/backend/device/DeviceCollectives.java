@@ -7,6 +7,7 @@ import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.bootstrap.Setting;
 import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.internal.CallArguments.Sides;
 import dev.collectives.runtime.spi.FlightRecorder;
@@ -22,9 +23,9 @@ import java.util.Set;
  */
 final class DeviceCollectives {
     /** The environment variable that chooses how gather and scatter run: "native" (the default) or "send-recv". */
-    static final String GATHER_SCATTER_VARIABLE = "COLLECTIVES_GATHER_SCATTER";
+    static final String GATHER_SCATTER_VARIABLE = Setting.GATHER_SCATTER.variable;
     /** The system property read before {@link #GATHER_SCATTER_VARIABLE}. */
-    static final String GATHER_SCATTER_PROPERTY = "collectives.gatherScatter";
+    static final String GATHER_SCATTER_PROPERTY = Setting.GATHER_SCATTER.property;
 
     private static final String NATIVE = "native";
     private static final String SEND_RECV = "send-recv";

@@ -41,6 +41,9 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
 
     private final NativeLibrary library;
     private final NativeComm handle;
+    /** What its parts are given when made: they never call back into it. */
+    private final DeviceRank parts;
+
     private final int rank;
     private final int size;
     private final int device;
@@ -78,6 +81,19 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             boolean collnetRequested,
             Lineage lineage) {
         this(library, handle, rank, size, device, topology, collnetRequested, Waits.SYSTEM, null, lineage);
+    }
+
+    /** The communicator {@code formed} through the job's rendezvous. */
+    DeviceCommunicator(FormedComm formed) {
+        this(
+                formed.library(),
+                formed.handle(),
+                formed.rank(),
+                formed.size(),
+                formed.device(),
+                formed.topology(),
+                formed.collnetRequested(),
+                formed.lineage());
     }
 
     /** A communicator over {@code handle}, waiting on the library as {@code waits} says (tests script them). */
@@ -132,14 +148,15 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         this.topology = topology;
         this.recorder = FlightRecorder.open(this, rank, size, library.dialect.backendName(), lineage);
         this.handle = new NativeComm(library, handle, rank, origin.owned(), toString(), waits, recorder);
-        this.probe = new DeviceProbe(this, collnetRequested);
+        this.parts = new DeviceRank(library, this.handle, rank, size, device, topology, recorder, lineage);
+        this.probe = new DeviceProbe(parts, collnetRequested);
         CallArguments arguments = new CallArguments(
                 rank,
                 size,
                 memory -> memory instanceof NativeMemory,
                 "rank " + rank + "'s " + library.dialect.backendName() + " device (device " + device + ")");
         this.collectives = new DeviceCollectives(this.handle, rank, size, arguments, recorder);
-        this.allocations = new DeviceAllocations(this, this.handle, probe, arguments);
+        this.allocations = new DeviceAllocations(parts, this, this.handle, probe, arguments);
     }
 
     NativeLibrary library() {
@@ -163,12 +180,14 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     }
 
     /**
-     * Takes the job over from {@code before}, as the communicator that holds {@code ranks} of the job, formed with
-     * the replacements of dead ranks or the processes that joined.
+     * The communicator {@code formed} with the replacements of dead ranks or the processes that joined, made with
+     * this one's config: it takes the job over from this one, holding {@code formed.jobRanks()}.
      */
-    void takeJobOver(DeviceCommunicator before, JobRanks ranks, CommConfig config) {
-        joinConfig = config;
-        handle.takeJobOver(before.handle, ranks);
+    private DeviceCommunicator takenOver(FormedComm formed) {
+        DeviceCommunicator made = new DeviceCommunicator(formed);
+        made.joinConfig = joinConfig;
+        made.handle.takeJobOver(handle, formed.jobRanks());
+        return made;
     }
 
     /** The device index this rank runs on. */
@@ -215,7 +234,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     /** Where this library made the communicator and was told to connect at init; another library's, not known. */
     @Override
     public boolean peersConnectedAtInit() {
-        return origin.owned() && DeviceBackend.connectsAtInit(library.dialect);
+        return origin.owned() && library.dialect.connectsAtInit();
     }
 
     @Override
@@ -261,7 +280,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     @Override
     public Optional<HostStaging> allocateStaging(long bytes) {
         handle.requireOpen();
-        return MappedHostStaging.allocate(this, bytes);
+        return MappedHostStaging.allocate(parts, bytes);
     }
 
     @Override
@@ -320,13 +339,13 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     @Override
     public Stream wrapStream(long streamHandle) {
         handle.requireOpen();
-        return new DeviceStream(this, streamHandle);
+        return new DeviceStream(parts, streamHandle);
     }
 
     @Override
     public Stream createStream() {
         handle.requireOpen();
-        return new DeviceStream(this);
+        return new DeviceStream(parts);
     }
 
     // ---- child communicators ------------------------------------------------------------------------------
@@ -344,9 +363,12 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             seq = splitSeq++;
         }
         long child = SplitMembers.commSplit(handle, rank, color, key);
-        return child == 0
-                ? Optional.empty()
-                : Optional.of(SplitMembers.watched(this, adopt(child, lineage.split(seq, color)), color));
+        if (child == 0) {
+            return Optional.empty();
+        }
+        DeviceCommunicator made = adopt(child, lineage.split(seq, color));
+        SplitMembers.watch(handle, rank, made, made.handle, color);
+        return Optional.of(made);
     }
 
     /**
@@ -429,13 +451,18 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
                 size,
                 new int[0],
                 handle.abortedNanos(),
-                () -> ReplacementInit.reform(this, joinConfig, timeout));
+                () -> ReplacementInit.reform(this, parts, joinConfig, timeout, this::takenOver));
     }
 
     @Override
     public Communicator grow(int added, java.time.Duration timeout) {
         return Recoveries.recover(
-                Recoveries.Kind.GROW, rank, size, new int[0], 0, () -> GrowInit.grow(this, joinConfig, added, timeout));
+                Recoveries.Kind.GROW,
+                rank,
+                size,
+                new int[0],
+                0,
+                () -> GrowInit.grow(this, parts, joinConfig, added, timeout, this::takenOver));
     }
 
     private DeviceCommunicator shrunk(DeviceCommunicator child, ShrinkOrigin origin) {
@@ -502,11 +529,6 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     @Override
     public FlightRecord flightRecord() {
         return recorder.snapshot();
-    }
-
-    /** A graph of this communicator's calls was launched on {@code on}: one entry of its flight recorder. */
-    void graphLaunched(DeviceStream on) {
-        recorder.graphLaunched(on);
     }
 
     /**

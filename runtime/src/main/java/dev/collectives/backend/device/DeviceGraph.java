@@ -10,7 +10,7 @@ import java.util.Set;
  * cannot be freed before they are closed (R5).
  */
 final class DeviceGraph implements Graph {
-    private final DeviceCommunicator comm;
+    private final DeviceRank comm;
     /** The communicator whose calls were captured, through which the graph is destroyed. */
     private final NativeComm owner;
 
@@ -18,7 +18,7 @@ final class DeviceGraph implements Graph {
     private final List<NativeMemory> memory;
     private boolean closed;
 
-    DeviceGraph(DeviceCommunicator comm, NativeComm owner, long handle, Set<NativeMemory> memory) {
+    DeviceGraph(DeviceRank comm, NativeComm owner, long handle, Set<NativeMemory> memory) {
         this.comm = comm;
         this.owner = owner;
         this.handle = handle;
@@ -76,13 +76,13 @@ final class DeviceGraph implements Graph {
                         comm.rank(), "launch of a closed graph (R5: its buffers may be freed)");
             }
             NativeLibrary n = comm.library();
-            DeviceStream onto = DeviceStream.of(stream, comm.rank());
+            IssuedStream onto = IssuedStream.of(stream, comm.rank());
             onto.issuedBy(owner);
-            int rc = n.api.graphLaunch(n.lib, exec, onto.handle);
+            int rc = n.api.graphLaunch(n.lib, exec, onto.handle());
             if (rc != 0) {
                 n.checkRuntime(rc, comm.rank(), "GraphLaunch");
             }
-            comm.graphLaunched(onto);
+            comm.recorder().graphLaunched(onto);
         }
 
         @Override

@@ -2,6 +2,7 @@ package dev.collectives.backend.device;
 
 import dev.collectives.annotation.HandleType;
 import dev.collectives.runtime.Capabilities;
+import dev.collectives.runtime.VirtualMemory;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
@@ -14,12 +15,12 @@ import java.util.Set;
 final class DeviceProbe {
     private static final int ATTRIBUTE_MULTICAST_SUPPORTED = 132;
 
-    private final DeviceCommunicator comm;
+    private final DeviceRank comm;
     private final boolean collnetRequested;
     private volatile Capabilities capabilities;
     private volatile long granularity;
 
-    DeviceProbe(DeviceCommunicator comm, boolean collnetRequested) {
+    DeviceProbe(DeviceRank comm, boolean collnetRequested) {
         this.comm = comm;
         this.collnetRequested = collnetRequested;
     }
@@ -67,7 +68,7 @@ final class DeviceProbe {
     }
 
     /** The VMM granularity of the handle types a qualified allocator exports on this device. */
-    long granularity(DeviceVirtualMemory vmm) {
+    long granularity(VirtualMemory vmm) {
         long g = granularity;
         if (g == 0) {
             granularity = g = vmm.granularity(qualifiedHandleTypes());

@@ -5,14 +5,14 @@ import dev.collectives.runtime.RegistrationHandle;
 
 /** {@code CommRegister} of a root allocation; closing deregisters it (R6). */
 final class DeviceRegistration implements RegistrationHandle {
-    private final DeviceCommunicator comm;
+    private final DeviceRank comm;
     private final NativeComm owner;
     private final DeviceBuffer buffer;
     private final NativeMemory memory;
     private final long handle;
     private volatile boolean open = true;
 
-    DeviceRegistration(DeviceCommunicator comm, DeviceBuffer buffer, NativeMemory memory, long handle) {
+    DeviceRegistration(DeviceRank comm, DeviceBuffer buffer, NativeMemory memory, long handle) {
         this.comm = comm;
         this.owner = comm.nativeComm();
         this.buffer = buffer;

@@ -17,10 +17,10 @@ import java.util.Set;
  * communicator, naming the ranks that never arrived where the job is watched. While capturing, it records the
  * memory each op uses, so that the graph keeps it alive (R5).
  */
-final class DeviceStream implements Stream {
+final class DeviceStream implements IssuedStream {
     private static final int CAPTURE_MODE_THREAD_LOCAL = 1;
 
-    private final DeviceCommunicator comm;
+    private final DeviceRank comm;
     final long handle;
     private final boolean owned;
     private volatile boolean capturing;
@@ -34,7 +34,7 @@ final class DeviceStream implements Stream {
     /** Every communicator that enqueued work on it: each is told when it closes. */
     private final Set<NativeComm> issuers = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    DeviceStream(DeviceCommunicator comm) {
+    DeviceStream(DeviceRank comm) {
         this.comm = comm;
         NativeLibrary n = comm.library();
         long[] out = new long[1];
@@ -45,29 +45,25 @@ final class DeviceStream implements Stream {
     }
 
     /** A stream created elsewhere, by its handle; closing it destroys nothing. */
-    DeviceStream(DeviceCommunicator comm, long handle) {
+    DeviceStream(DeviceRank comm, long handle) {
         this.comm = comm;
         this.handle = handle;
         this.owned = false;
         this.issuer = comm.nativeComm();
     }
 
-    DeviceCommunicator communicator() {
-        return comm;
-    }
-
     /** {@code stream} as a stream of this backend; refuses another backend's, naming {@code rank}. */
     static DeviceStream of(Stream stream, int rank) {
-        if (!(stream instanceof DeviceStream)) {
-            throw CollectivesException.usage(rank, "stream " + stream + " is not a stream of this backend");
-        }
-        return (DeviceStream) stream;
+        return (DeviceStream) IssuedStream.of(stream, rank);
     }
 
-    /** {@code owner} enqueues work on this stream (an op, a graph launch): a synchronize waits for its work. */
-    void issuedBy(NativeComm owner) {
-        issuer = owner;
-        if (issuers.add(owner)) {
+    @Override
+    public void issuedBy(NativeComm owner) {
+        if (issuer != owner) {
+            issuer = owner;
+        }
+        // a read first: the set's add locks its bin even when the communicator is in it, as it is after the first op
+        if (!issuers.contains(owner) && issuers.add(owner)) {
             owner.enqueuedOn(handle);
         }
     }

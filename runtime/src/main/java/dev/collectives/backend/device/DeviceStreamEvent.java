@@ -9,17 +9,17 @@ import dev.collectives.runtime.spi.PolledEvent;
 final class DeviceStreamEvent extends PolledEvent {
     private static final int DISABLE_TIMING = 2;
 
-    private final DeviceCommunicator comm;
+    private final DeviceRank comm;
     final long handle;
 
-    private DeviceStreamEvent(DeviceCommunicator comm, long handle, String name) {
+    private DeviceStreamEvent(DeviceRank comm, long handle, String name) {
         super(comm.rank(), name);
         this.comm = comm;
         this.handle = handle;
     }
 
     /** An event recorded on {@code stream} after the work enqueued so far. */
-    static DeviceStreamEvent record(DeviceCommunicator comm, long stream) {
+    static DeviceStreamEvent record(DeviceRank comm, long stream) {
         NativeLibrary n = comm.library();
         n.requireSymbols(
                 comm.rank(), "Stream.record()", NativeLibrary.Slots.EVENT_CREATE, NativeLibrary.Slots.EVENT_QUERY);

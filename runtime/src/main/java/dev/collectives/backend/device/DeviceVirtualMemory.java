@@ -8,11 +8,13 @@ import java.util.Set;
 
 /** The driver's VMM API on one rank's device; the memory it maps is labelled with {@code allocator}. */
 final class DeviceVirtualMemory implements VirtualMemory {
-    private final DeviceCommunicator comm;
+    private final DeviceRank comm;
+    private final DeviceProbe probe;
     private final Allocator allocator;
 
-    DeviceVirtualMemory(DeviceCommunicator comm, Allocator allocator) {
+    DeviceVirtualMemory(DeviceRank comm, DeviceProbe probe, Allocator allocator) {
         this.comm = comm;
+        this.probe = probe;
         this.allocator = allocator;
     }
 
@@ -32,7 +34,7 @@ final class DeviceVirtualMemory implements VirtualMemory {
     @Override
     public boolean supports(HandleType handleType) {
         return handleType == HandleType.POSIX_FILE_DESCRIPTOR
-                || comm.capabilities().fabricHandles();
+                || probe.capabilities().fabricHandles();
     }
 
     @Override

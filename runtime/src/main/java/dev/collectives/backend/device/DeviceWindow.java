@@ -9,7 +9,7 @@ import java.util.OptionalLong;
  * them, or answers with a NULL pointer (a library without symmetric support), they return empty.
  */
 final class DeviceWindow implements RegisteredWindow {
-    private final DeviceCommunicator comm;
+    private final DeviceRank comm;
     private final NativeComm owner;
     private final DeviceBuffer buffer;
     private final NativeMemory memory;
@@ -18,7 +18,7 @@ final class DeviceWindow implements RegisteredWindow {
     private final long[] out = new long[1];
     private boolean closed;
 
-    DeviceWindow(DeviceCommunicator comm, DeviceBuffer buffer, NativeMemory memory, long handle, boolean symmetric) {
+    DeviceWindow(DeviceRank comm, DeviceBuffer buffer, NativeMemory memory, long handle, boolean symmetric) {
         this.comm = comm;
         this.owner = comm.nativeComm();
         this.buffer = buffer;

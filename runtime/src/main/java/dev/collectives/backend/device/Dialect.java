@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.annotation.DataType;
+import dev.collectives.runtime.bootstrap.Setting;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -62,6 +63,28 @@ public enum Dialect {
     /** The backend's name: "mccl" or "nccl". */
     public String backendName() {
         return backendName;
+    }
+
+    /**
+     * The variable {@code <PREFIX>_RUNTIME_CONNECT}, which the backend leaves alone unless
+     * {@link DeviceBackend#CONNECT_AT_INIT_PROPERTY} is true and the user did not set it. The library's default (NCCL
+     * 2.28: lazily, as a collective first needs a peer) takes less device memory and matches other programs of a job
+     * (CuPy, PyTorch) on their defaults; a lazy connection cannot be captured into a graph, so a GRAPH step's first
+     * call with each argument tuple runs eagerly and its second is captured
+     * ({@link dev.collectives.runtime.Communicator#peersConnectedAtInit}).
+     */
+    public String runtimeConnectVariable() {
+        return backendName.toUpperCase(Locale.ROOT) + "_RUNTIME_CONNECT";
+    }
+
+    /** Whether communicators made here connect all peers at init (see {@link #runtimeConnectVariable}). */
+    public boolean connectsAtInit() {
+        String user = System.getenv(runtimeConnectVariable());
+        return user == null ? connectAtInitAsked() : "0".equals(user.trim());
+    }
+
+    static boolean connectAtInitAsked() {
+        return "true".equals(System.getProperty(Setting.DEVICE_CONNECT_AT_INIT.property));
     }
 
     /** R9: the variable that allows registering legacy (musaMalloc/cudaMalloc) memory. */

@@ -1,18 +1,20 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.bootstrap.AmongSurvivors;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.Grow;
 import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.Lineage;
 import java.time.Duration;
+import java.util.function.Function;
 
 /**
  * A growth of a job of processes: its ranks stop watching it, take in the processes that join through the job's
  * rendezvous ({@link Rendezvous#grow}), and the live ranks of the job (in its order: the members, then the processes
  * that joined, which take the job's numbers after its highest) form a communicator of the larger size as they joined
- * it ({@link DeviceJoin#form}: a new unique id of its rank 0, {@code CommInitRank(Config)} with the config the ranks
+ * it ({@link RendezvousInit#form}: a new unique id of its rank 0, {@code CommInitRank(Config)} with the config the ranks
  * joined with). Where ranks of the job died before (it grows from a shrink's child), they meet among the survivors
  * ({@link AmongSurvivors}) and the new ranks take the numbers after the communicator's size. The processes that join
  * come the same way through {@link DeviceJoin#joinJob}. The new communicator takes the job over: it watches it,
@@ -22,12 +24,21 @@ import java.time.Duration;
 final class GrowInit {
     private GrowInit() {}
 
-    /** {@code member}'s communicator grown by {@code added}, joined with {@code config}; waits up to {@code timeout}. */
-    static DeviceCommunicator grow(DeviceCommunicator member, CommConfig config, int added, Duration timeout) {
+    /**
+     * {@code member}'s communicator (its {@code parts}) grown by {@code added}, joined with {@code config}, as
+     * {@code takeOver} makes it from what formed; waits up to {@code timeout}.
+     */
+    static Communicator grow(
+            Communicator member,
+            DeviceRank parts,
+            CommConfig config,
+            int added,
+            Duration timeout,
+            Function<FormedComm, Communicator> takeOver) {
         if (added < 1) {
             throw Grow.notPositive(member, added);
         }
-        NativeComm handle = member.nativeComm();
+        NativeComm handle = parts.nativeComm();
         if (!handle.watchesJob() || handle.jobRanks().madeBySplit()) {
             throw Grow.notTheJobs(member);
         }
@@ -35,19 +46,19 @@ final class GrowInit {
             throw Grow.aborted(member);
         }
         Rendezvous rendezvous = handle.growthRendezvous("grow: " + member);
-        DeviceCommunicator grown;
-        AmongSurvivors live;
+        FormedComm formed;
         try {
             rendezvous.grow(added, timeout);
-            live = AmongSurvivors.of(rendezvous);
-            grown = formGrown(
-                    member.library(),
-                    live,
-                    handle,
-                    member.device(),
-                    config,
-                    timeout,
-                    member.lineage().grown(live.size()));
+            AmongSurvivors live = AmongSurvivors.of(rendezvous);
+            formed = formGrown(
+                            parts.library(),
+                            live,
+                            handle,
+                            parts.device(),
+                            config,
+                            timeout,
+                            parts.lineage().grown(live.size()))
+                    .holding(ranksOf(live));
         } catch (BootstrapException e) {
             if (e.jobGoesOn()) {
                 handle.watchJobAgain();
@@ -59,8 +70,8 @@ final class GrowInit {
             rendezvous.close();
             throw e;
         }
-        grown.takeJobOver(member, ranksOf(live), config);
-        Grow.logFor(grown, member.size(), path(member.library()));
+        Communicator grown = takeOver.apply(formed);
+        Grow.logFor(grown, member.size(), path(parts.library()));
         return grown;
     }
 
@@ -80,10 +91,10 @@ final class GrowInit {
      * This rank's communicator of the {@code live} ranks of the job that grew (its rank and size among them), from
      * {@code parent}, the communicator it grew from (null on a process that joined): by {@code CommGrow} where the
      * library has it (rank 0 makes the grow's id, {@code CommGetUniqueId}, which reaches the processes that join
-     * through the rendezvous), else formed anew as at join ({@link DeviceJoin#form}). Where no rank of the job died,
+     * through the rendezvous), else formed anew as at join ({@link RendezvousInit#form}). Where no rank of the job died,
      * the ranks meet through the job's rendezvous itself. The ranks take rank 0's {@code claim} of its name.
      */
-    static DeviceCommunicator formGrown(
+    static FormedComm formGrown(
             NativeLibrary library,
             AmongSurvivors live,
             NativeComm parent,
@@ -95,10 +106,10 @@ final class GrowInit {
         int rank = live.rank();
         int size = live.size();
         if (!library.has(NativeLibrary.Slots.COMM_GROW)) {
-            return DeviceJoin.form(library, rendezvous, rank, size, device, config, timeout, claim);
+            return RendezvousInit.form(library, rendezvous, rank, size, device, config, timeout, claim);
         }
         long from = parent == null ? 0 : parent.handle();
-        return DeviceJoin.form(
+        return RendezvousInit.form(
                 library,
                 rendezvous,
                 rank,

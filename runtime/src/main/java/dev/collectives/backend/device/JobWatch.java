@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.bootstrap.Cause;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.bootstrap.Timeouts;
 import dev.collectives.runtime.spi.JobRanks;
@@ -82,15 +83,15 @@ final class JobWatch {
     }
 
     /** The rendezvous's news, on its thread: every communicator here that it concerns is aborted behind. */
-    private void heard(String failure) {
+    private void heard(Cause failure) {
         synchronized (lock) {
             if (news == null) {
-                news = failure;
+                news = failure.text();
                 heard.countDown();
             }
         }
         for (Watched member : List.copyOf(watched)) {
-            if (member.ranks.concerns(failure)) {
+            if (member.ranks.concerns(failure.ranks())) {
                 member.failed(failure);
             }
         }
@@ -145,12 +146,12 @@ final class JobWatch {
             this.jobsOwn = jobsOwn;
         }
 
-        private void failed(String why) {
+        private void failed(Cause why) {
             synchronized (this) {
                 if (failure != null) {
                     return;
                 }
-                failure = ranks.named(why);
+                failure = ranks.named(why.ranks(), why.text());
             }
             failed.countDown();
             onFailure.run();

@@ -14,7 +14,7 @@ final class MappedHostStaging {
     private MappedHostStaging() {}
 
     /** Staging of {@code bytes} on {@code comm}'s device; empty where the library lacks the calls. */
-    static Optional<HostStaging> allocate(DeviceCommunicator comm, long bytes) {
+    static Optional<HostStaging> allocate(DeviceRank comm, long bytes) {
         NativeLibrary library = comm.library();
         if (!library.has(NativeLibrary.Slots.MALLOC_HOST)
                 || !library.has(NativeLibrary.Slots.FREE_HOST)

@@ -25,7 +25,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
         Residence.UNKNOWN, Residence.DEVICE, Residence.PINNED_HOST, Residence.MANAGED
     };
 
-    private final DeviceCommunicator comm;
+    private final DeviceRank comm;
     /** VMM only: the driver's allocation handle. */
     private final long vmmHandle;
     /** Mapped pinned host memory only: the host's address of it, which {@code FreeHost} takes; else 0. */
@@ -36,7 +36,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     final AtomicInteger graphs = new AtomicInteger();
 
     private NativeMemory(
-            DeviceCommunicator comm,
+            DeviceRank comm,
             long address,
             long size,
             Allocator allocator,
@@ -53,7 +53,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     }
 
     /** A framework's allocation, as the driver described it; untracked, since its owner frees it. */
-    private NativeMemory(DeviceCommunicator comm, Classification found, String foreignClass) {
+    private NativeMemory(DeviceRank comm, Classification found, String foreignClass) {
         super(
                 found.head(),
                 found.size(),
@@ -68,7 +68,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     }
 
     /** The allocation that holds {@code address}, wrapped as foreign memory (see {@link #classify}). */
-    static NativeMemory foreign(DeviceCommunicator comm, Classification found) {
+    static NativeMemory foreign(DeviceRank comm, Classification found) {
         String legacyAllocator = comm.library().dialect.symbol(1, "Malloc");
         return new NativeMemory(comm, found, ForeignMemory.describe(found, legacyAllocator));
     }
@@ -78,7 +78,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
      * ({@code MemGetAddressRange}), and whether that is a VMM allocation and with which handle types
      * ({@code MemRetainAllocationHandle}, {@code MemGetAllocationPropertiesFromHandle}).
      */
-    static Classification classify(DeviceCommunicator comm, long address) {
+    static Classification classify(DeviceRank comm, long address) {
         NativeLibrary n = comm.library();
         n.requireSymbols(
                 comm.rank(),
@@ -109,7 +109,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     }
 
     /** {@code MemAlloc}: the library rounds up to the granularity. */
-    static NativeMemory memAlloc(DeviceCommunicator comm, long bytes) {
+    static NativeMemory memAlloc(DeviceRank comm, long bytes) {
         long[] out = new long[1];
         NativeLibrary n = comm.library();
         n.check(n.api.memAlloc(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(), 0, "MemAlloc");
@@ -118,7 +118,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
     }
 
     /** Legacy {@code cudaMalloc}/{@code musaMalloc}. */
-    static NativeMemory legacy(DeviceCommunicator comm, long bytes) {
+    static NativeMemory legacy(DeviceRank comm, long bytes) {
         long[] out = new long[1];
         NativeLibrary n = comm.library();
         n.checkRuntime(n.api.runtimeMalloc(n.lib, comm.device(), Math.max(bytes, 1), out), comm.rank(), "Malloc");
@@ -131,7 +131,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
      * collectives read and write it in place, and {@link #hostBuffer()} is where the host does. Legacy memory to the
      * rules; the runtime's own, never registered.
      */
-    static NativeMemory mappedHost(DeviceCommunicator comm, long bytes) {
+    static NativeMemory mappedHost(DeviceRank comm, long bytes) {
         long[] out = new long[1];
         NativeLibrary n = comm.library();
         n.checkRuntime(
@@ -147,7 +147,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
 
     /** VMM memory: create, reserve, map, set access, with the sizes taken as given (R11 is checked on them). */
     static NativeMemory vmm(
-            DeviceCommunicator comm,
+            DeviceRank comm,
             Allocator allocator,
             long physicalSize,
             long reservedSize,

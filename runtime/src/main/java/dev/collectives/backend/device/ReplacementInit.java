@@ -1,24 +1,33 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.Reform;
 import java.time.Duration;
+import java.util.function.Function;
 
 /**
  * A reform after ranks died: the survivors meet, through the job's rendezvous, the processes started in the places
  * of the dead ranks ({@link Rendezvous#reunite}), and all of them form a communicator of the job's size as they
- * joined it ({@link DeviceJoin#form}: a new unique id of rank 0, {@code CommInitRank(Config)} with the config the
+ * joined it ({@link RendezvousInit#form}: a new unique id of rank 0, {@code CommInitRank(Config)} with the config the
  * survivors joined with). The replacements come the same way through {@link DeviceJoin#join}. The new communicator
  * takes the job over: it watches it, numbered as the job, and the survivor's aborted one leaves the watch.
  */
 final class ReplacementInit {
     private ReplacementInit() {}
 
-    /** {@code survivor}'s communicator with the replacements, joined with {@code config}; waits up to {@code timeout}. */
-    static DeviceCommunicator reform(DeviceCommunicator survivor, CommConfig config, Duration timeout) {
-        int rank = survivor.rank();
-        NativeComm handle = survivor.nativeComm();
+    /**
+     * {@code survivor}'s communicator (its {@code parts}) with the replacements, joined with {@code config}, as
+     * {@code takeOver} makes it from what formed; waits up to {@code timeout}.
+     */
+    static Communicator reform(
+            Communicator survivor,
+            DeviceRank parts,
+            CommConfig config,
+            Duration timeout,
+            Function<FormedComm, Communicator> takeOver) {
+        NativeComm handle = parts.nativeComm();
         if (handle.jobRanks() != null && !handle.jobRanks().numberedAsTheJob()) {
             throw Reform.notTheJobs(survivor);
         }
@@ -27,23 +36,23 @@ final class ReplacementInit {
         }
         Rendezvous rendezvous = handle.survivorsRendezvous("reform");
         int[] replaced;
-        DeviceCommunicator reformed;
+        FormedComm formed;
         try {
             replaced = rendezvous.reunite(timeout);
-            reformed = DeviceJoin.form(
-                    survivor.library(),
+            formed = RendezvousInit.form(
+                    parts.library(),
                     rendezvous,
-                    rank,
-                    survivor.size(),
-                    survivor.device(),
+                    parts.rank(),
+                    parts.size(),
+                    parts.device(),
                     config,
                     timeout,
-                    survivor.lineage().reformed(replaced));
+                    parts.lineage().reformed(replaced));
         } catch (RuntimeException e) {
             rendezvous.close();
             throw e;
         }
-        reformed.takeJobOver(survivor, JobRanks.ofJob(rendezvous.size()), config);
+        Communicator reformed = takeOver.apply(formed.holding(JobRanks.ofJob(rendezvous.size())));
         Reform.logFor(reformed, replaced);
         return reformed;
     }

@@ -2,6 +2,7 @@ package dev.collectives.backend.device;
 
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
+import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
 
@@ -28,25 +29,27 @@ final class SplitMembers {
         }
     }
 
-    /** {@code child}, of {@code parent}'s split with {@code color}, watched with its job where the parent is. */
-    static DeviceCommunicator watched(DeviceCommunicator parent, DeviceCommunicator child, int color) {
-        if (!parent.nativeComm().watchesJob()) {
-            return child;
+    /**
+     * Has {@code child} (its handle {@code childHandle}), of the split with {@code color} of {@code parent} (where
+     * this is rank {@code parentRank}), watched with its job where the parent is.
+     */
+    static void watch(NativeComm parent, int parentRank, Communicator child, NativeComm childHandle, int color) {
+        if (!parent.watchesJob()) {
+            return;
         }
         int[] here;
         try {
-            here = parentRanks(child, parent.rank());
+            here = parentRanks(child, parentRank);
         } catch (RuntimeException e) {
             child.abort(); // the others fail in the same gather, or at their own timeout
             child.close();
             throw e;
         }
-        child.nativeComm().watchAsChildOf(parent.nativeComm(), ranks -> ranks.split(here, color));
-        return child;
+        childHandle.watchAsChildOf(parent, ranks -> ranks.split(here, color));
     }
 
     /** Each rank of {@code child}'s rank in the parent, in the child's order; this rank's is {@code parentRank}. */
-    private static int[] parentRanks(DeviceCommunicator child, int parentRank) {
+    private static int[] parentRanks(Communicator child, int parentRank) {
         int[] all = new int[child.size()];
         try (Stream stream = child.createStream();
                 DeviceBuffer mine = child.allocate(Allocator.LEGACY, DataType.INT32, 1);

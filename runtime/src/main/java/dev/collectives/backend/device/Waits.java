@@ -1,5 +1,6 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.runtime.bootstrap.Setting;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
@@ -15,7 +16,7 @@ import java.util.function.LongSupplier;
  */
 record Waits(AbortWatch aborts, long syncTimeoutNanos, LongSupplier clock) {
     /** Seconds a wait on the library lasts before it aborts the communicator (default 300). */
-    static final String SYNC_TIMEOUT_PROPERTY = "collectives.device.syncTimeoutSeconds";
+    static final String SYNC_TIMEOUT_PROPERTY = Setting.DEVICE_SYNC_TIMEOUT.property;
 
     /** What the system properties ask for, on the system's clock. */
     static final Waits SYSTEM = new Waits(

@@ -316,15 +316,15 @@ final class WireGroup extends CommGroup {
         synchronized (this) {
             brokenLink = reason;
         }
-        super.abort(jobRanks.named(reason));
+        super.abort(reason);
     }
 
     /**
      * One of this group's ranks died: every pending and later call here fails (but a shrink), as on the other
      * survivors, who learn of it in the same round.
      */
-    void rankGone(String reason) {
-        super.abort(jobRanks.named(reason));
+    void rankGone(int dead, String reason) {
+        super.abort(jobRanks.named(new int[] {dead}, reason));
     }
 
     /**

@@ -35,7 +35,7 @@ final class WireGroups implements Wire.Receiver {
     public void gone(int rank, String reason) {
         List.copyOf(groups.values()).stream()
                 .filter(group -> group.holds(rank))
-                .forEach(group -> group.rankGone(reason));
+                .forEach(group -> group.rankGone(rank, reason));
     }
 
     /** The link broke: every communicator on it fails. */

@@ -14,6 +14,7 @@ import java.net.ProtocolException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -28,9 +29,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <pre>
  * handshake  server -> member: int MAGIC, int VERSION, byte[32] server nonce, byte HOSTED_BY_RANK_0 | STANDALONE,
  *                              int heartbeat timeout in ms
- *            member -> server: int MAGIC, int VERSION, int rank, int size, byte[32] client nonce,
+ *            member -> server: int MAGIC, int VERSION, byte claim, int rank, int size, byte[32] client nonce,
  *                              byte[32] HMAC(token; claim, server nonce, client nonce, rank, size)
- *                              (claim: "join" for a rank of the job, "replace" for a process that takes the place
+ *                              (claim, its byte as {@link FrameRules.Claim} numbers it, and its word as the HMAC's
+ *                              label, so that the HMAC covers it: "join" for a rank of the job, "replace" for a process that takes the place
  *                              of a rank that died, "grow" for a process that joins a running job at its next growth,
  *                              with rank and size -1, "fate" for a rank whose connection ended and asks whether it
  *                              was excluded)
@@ -47,6 +49,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *                           or byte REJECTED, int length, UTF-8 why not
  *            (a member of another VERSION is rejected: the side that sees it names both versions)
  * message    byte type, int operation, int length, bytes, byte[32] HMAC(session key; direction, type, operation, bytes)
+ *            (the type's byte, its bound on length and where it is legal: {@link FrameType}; a message that reports
+ *            a failure carries a {@link Cause}: its kind, the ranks at fault, and the words for people)
  *   member -> server: DATA       its value for an allgather
  *                     BROADCAST  its value for a broadcast (rank 0's is the one; the others send none)
  *                     SURVIVORS  its value for an allgather of survivors (the sim's processes send their data
@@ -59,8 +63,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *                     WATCH      its job is watched from now on, until its next operation; no bytes
  *                     UNWATCH    its job is watched no more, its ranks alive: it takes part in operations again
  *                                (a growth); no bytes
- *                     STALL      it timed out waiting for its work in the library; the bytes say where
- *                     ABORT      it ends the job; the bytes say why
+ *                     STALL      it timed out waiting for its work in the library; a cause that names it and
+ *                                says where
+ *                     ABORT      it ends the job; a cause that names it and says why
  *                     LEAVE      it closes its rendezvous: its connection ending is no failure; no bytes
  *                     HEARTBEAT  a sign of life; the bytes: its rank (an int), then where it stands in its
  *                                communicators ({@link Progress}; nothing where it reports none)
@@ -69,20 +74,23 @@ import java.util.concurrent.locks.ReentrantLock;
  *                                it (an int; the size before where it failed), then why it failed (UTF-8), if it did
  *                     REJOIN     to a replacement, or to a process that joins: the number of its first operation,
  *                                where the members meet it
- *                     GONE       to a watcher: a rank's process died, or it was excluded; the bytes say which and how
+ *                     GONE       to a watcher: a rank's process died, or it was excluded; a cause that names it
+ *                                and says how
  *                     UNWATCH    to a watcher that asked to stop (and heard of no death since it watched): its watch
  *                                ends here; no bytes
- *                     ABORT      the job ended; the bytes say why
+ *                     ABORT      the job ended; a cause that names the ranks at fault (none where the server
+ *                                ended it) and says why
  *                     LEAVE      rank 0 closed the watched job (where its process hosts the server); no bytes
  *                     HEARTBEAT  a sign of life; the bytes: -1 (an int)
  *                     FENCED     the member is excluded from the job: it was silent past the heartbeat timeout or
- *                                sent what a member may not; the bytes say why; its connection closes after it
+ *                                sent what a member may not; a cause that names it and says why; its connection
+ *                                closes after it
  *                     REFUSED    a claim to join was turned away (a wrong token, another version), which every
- *                                member logs at once; the bytes say whose and why
+ *                                member logs at once; a cause that names the rank claimed, if any, and says why
  * </pre>
  *
- * <p>Which of these is legal in which phase of a connection, and which answer to which claim, both ends check in one
- * place: {@link FrameRules}.
+ * <p>Which of these is legal in which phase of a connection ({@link FrameType}), and which answer to which claim
+ * ({@link FrameRules}), both ends check in one place.
  *
  * <p>Both ends beat at a sixth of the heartbeat timeout the greeting gives (on either hosting of the server), and any message counts as a sign of life. The server declares a member silent past it dead and
  * excludes it; a member reads its server's messages within that timeout ({@link #expectBeats}): the server's silence
@@ -90,45 +98,11 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class Channel implements AutoCloseable {
     static final int MAGIC = 0x436f4c4c;
-    static final int VERSION = 7;
+    static final int VERSION = 8;
     static final byte ACCEPTED = 0;
     static final byte REJECTED = 1;
     /** The answer to a "fate" claim: the rank was excluded from the job; the reason follows. */
     static final byte EXCLUDED = 2;
-    // ---- the message types (the table above says who sends each, and what its bytes are) ----
-    /** A member's value for an allgather; the server's answer to any operation. */
-    static final byte DATA = 1;
-    /** The job ends (from the server), or a member ends it; the bytes are the reason, as UTF-8 text. */
-    static final byte ABORT = 2;
-    /** A member closes its rendezvous, or rank 0 closed its watched job (from the server); no bytes. */
-    static final byte LEAVE = 3;
-    /** A member timed out waiting for its work in the library (a watched job); the bytes say where, as UTF-8 text. */
-    static final byte STALL = 4;
-    /** To a watcher: a rank's process died; the bytes say which and how, as UTF-8 text. */
-    static final byte GONE = 5;
-    /** To a replacement: the survivors take it in at this message's operation, its first; no bytes. */
-    static final byte REJOIN = 6;
-    /** A member's job is watched from now on, until its next operation; no bytes. */
-    static final byte WATCH = 7;
-    /** A member's part of a reunion with the replacements of the dead ranks; how long it waits for them (ms). */
-    static final byte REUNION = 8;
-    /** A member's value for a broadcast: rank 0's is the one, the others send none. */
-    static final byte BROADCAST = 9;
-    /** A member's value for an allgather of survivors, which goes on without the ranks that are gone. */
-    static final byte SURVIVORS = 10;
-    /** A sign of life, both ways; the bytes: the sender's rank (-1 from the server). */
-    static final byte HEARTBEAT = 11;
-    /** From the server: the member is excluded from the job; the bytes say why; its connection closes. */
-    static final byte FENCED = 12;
-    /** From the server: it turned away a claim to join (a wrong token, another version); the bytes say which. */
-    static final byte REFUSED = 13;
-    /** A member's part of a growth of the job: how long it waits for the joiners (ms), and how many it asks for. */
-    static final byte GROW = 14;
-    /** A member's job is watched no more (to the server), or its watch ends here (from the server); no bytes. */
-    static final byte UNWATCH = 15;
-    /** The bytes of a {@link #GROW} message: a long and an int. */
-    static final int GROW_BYTES = Long.BYTES + Integer.BYTES;
-
     /** The greeting's last byte: rank 0's process hosts the server (for messages: "rank 0 at ..."). */
     static final byte HOSTED_BY_RANK_0 = 0;
     /** The greeting's last byte: a process of its own serves the rendezvous. */
@@ -151,11 +125,11 @@ final class Channel implements AutoCloseable {
     private volatile int silenceMillis;
 
     /** A message: its type, the operation it belongs to, and its bytes. */
-    record Frame(byte type, int operation, byte[] bytes) {
-        String text() {
-            return new String(bytes, StandardCharsets.UTF_8);
-        }
-    }
+    /**
+     * A message: its type, the operation it belongs to, its bytes, and the failure they are where its type
+     * {@link FrameType#reportsFailure reports one} (else null).
+     */
+    record Frame(FrameType type, int operation, byte[] bytes, Cause cause) {}
 
     Channel(Socket socket, String peer) throws IOException {
         socket.setTcpNoDelay(true); // a message is flushed whole; waiting to coalesce it would only add latency
@@ -234,7 +208,7 @@ final class Channel implements AutoCloseable {
                 }
                 throw e;
             }
-            if (frame.type() != HEARTBEAT) {
+            if (frame.type() != FrameType.HEARTBEAT) {
                 return frame;
             }
         }
@@ -263,7 +237,7 @@ final class Channel implements AutoCloseable {
      * Sends a message. The server may send from two threads at once (an operation's answer, and an abort when a
      * member fails), so sends take turns; one that cannot get its turn before {@code deadline} times out.
      */
-    void send(byte type, int operation, byte[] bytes, Deadline deadline) throws IOException {
+    void send(FrameType type, int operation, byte[] bytes, Deadline deadline) throws IOException {
         try {
             if (!sendTurn.tryLock(deadline.remainingMillis(), TimeUnit.MILLISECONDS)) {
                 throw new SocketTimeoutException("another message to " + peer + " was still being sent");
@@ -280,10 +254,10 @@ final class Channel implements AutoCloseable {
     }
 
     /** Writes a message; the caller holds the turn to send. */
-    private void write(byte type, int operation, byte[] bytes, Deadline deadline) throws IOException {
-        byte[] mac = sessionKey.mac("message", new byte[] {sending, type}, JobToken.ints(operation), bytes);
+    private void write(FrameType type, int operation, byte[] bytes, Deadline deadline) throws IOException {
+        byte[] mac = frameMac(sessionKey, sending, type, operation, bytes);
         closedPast(deadline, () -> {
-            out.writeByte(type);
+            out.writeByte(type.wire);
             out.writeInt(operation);
             out.writeInt(bytes.length);
             out.write(bytes);
@@ -299,7 +273,7 @@ final class Channel implements AutoCloseable {
      */
     Frame receive(int operation, int maxData, Deadline deadline) throws IOException {
         Frame frame = nextNews(deadline, maxData);
-        if (frame.type() == DATA && frame.operation() != operation) {
+        if (frame.type() == FrameType.DATA && frame.operation() != operation) {
             throw new ProtocolException("a message for operation #" + frame.operation() + " during operation #"
                     + operation + " (the ranks called different operations)");
         }
@@ -333,7 +307,7 @@ final class Channel implements AutoCloseable {
             return false;
         }
         try {
-            write(HEARTBEAT, 0, bytes, deadline);
+            write(FrameType.HEARTBEAT, 0, bytes, deadline);
             return true;
         } catch (IOException e) {
             return false; // past the deadline the socket is closed; a connection that ended, its reader hears
@@ -344,47 +318,54 @@ final class Channel implements AutoCloseable {
 
     /**
      * Decodes one message sent in {@code direction} under {@code key}. Its length is checked against the bound of
-     * its type (DATA, BROADCAST and SURVIVORS: {@code maxData}, ABORT, STALL, GONE, FENCED and REFUSED:
-     * {@link Rendezvous#MAX_REASON_BYTES}, REUNION: a long, GROW: a long and an int, HEARTBEAT: an int and a {@link Progress}, the others:
-     * none) before anything is
-     * allocated, so no sequence of bytes makes it allocate more than that, and it reads no more than the message's
-     * own bytes.
+     * its type ({@link FrameType#maxBytes}: an operation's value, {@code maxData}) before anything is allocated, so
+     * no sequence of bytes makes it allocate more than that, and it reads no more than the message's own bytes.
      */
     static Frame readFrame(DataInputStream in, JobToken key, byte direction, int maxData) throws IOException {
-        byte type = in.readByte();
+        byte wire = in.readByte();
         int operation = in.readInt();
         int length = in.readInt();
-        int max = type == DATA || type == BROADCAST || type == SURVIVORS
-                ? maxData
-                : type == ABORT || type == STALL || type == GONE || type == FENCED || type == REFUSED
-                        ? Rendezvous.MAX_REASON_BYTES
-                        : type == REUNION
-                                ? Long.BYTES
-                                : type == GROW
-                                        ? GROW_BYTES
-                                        : type == HEARTBEAT
-                                                ? Integer.BYTES + Progress.MAX_BYTES
-                                                : type == LEAVE || type == REJOIN || type == WATCH || type == UNWATCH
-                                                        ? 0
-                                                        : -1;
-        if (max < 0) {
-            throw new ProtocolException("a message of unknown type " + type);
+        FrameType type = checkedType(wire, length, maxData);
+        byte[] bytes = readBytes(in, length);
+        byte[] mac = readBytes(in, JobToken.MAC_BYTES);
+        return authenticated(key, mac, direction, type, operation, bytes);
+    }
+
+    /**
+     * The type of a message whose header says {@code wire} and {@code length}: fails where the type is unknown or the
+     * length breaks its bound ({@link FrameType#maxBytes}: an operation's value, {@code maxData}).
+     */
+    static FrameType checkedType(byte wire, int length, int maxData) throws ProtocolException {
+        FrameType type = FrameType.ofWire(wire);
+        if (type == null) {
+            throw new ProtocolException("a message of unknown type " + wire);
         }
+        int max = type.maxBytes(maxData);
         if (length < 0 || length > max) {
             throw new ProtocolException("a message of " + length + " bytes, above the limit of " + max);
         }
-        if (type == HEARTBEAT && length < Integer.BYTES) {
-            throw new ProtocolException("a HEARTBEAT message of " + length + " bytes, not at least " + Integer.BYTES);
+        if (type.fixedLength() && length != max) {
+            throw new ProtocolException("a " + type + " message of " + length + " bytes, not " + max);
         }
-        if (type == GROW && length != max) {
-            throw new ProtocolException("a " + FrameRules.name(type) + " message of " + length + " bytes, not " + max);
+        if (length < type.minBytes()) {
+            throw new ProtocolException(
+                    "a " + type + " message of " + length + " bytes, not at least " + type.minBytes());
         }
-        byte[] bytes = readBytes(in, length);
-        byte[] mac = readBytes(in, JobToken.MAC_BYTES);
-        if (!key.verify(mac, "message", new byte[] {direction, type}, JobToken.ints(operation), bytes)) {
+        return type;
+    }
+
+    /** The message whose {@code mac} proves it was sent in {@code direction} under {@code key}; else fails. */
+    static Frame authenticated(JobToken key, byte[] mac, byte direction, FrameType type, int operation, byte[] bytes)
+            throws ProtocolException {
+        if (!MessageDigest.isEqual(mac, frameMac(key, direction, type, operation, bytes))) {
             throw new ProtocolException("a message that failed authentication");
         }
-        return new Frame(type, operation, bytes);
+        return new Frame(type, operation, bytes, type.reportsFailure() ? Cause.read(bytes) : null);
+    }
+
+    /** The MAC of a message sent in {@code direction} under {@code key}. */
+    static byte[] frameMac(JobToken key, byte direction, FrameType type, int operation, byte[] bytes) {
+        return key.mac("message", new byte[] {direction, type.wire}, JobToken.ints(operation), bytes);
     }
 
     /** A length-prefixed UTF-8 text of at most {@link Rendezvous#MAX_REASON_BYTES}. */

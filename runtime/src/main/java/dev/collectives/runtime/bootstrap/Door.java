@@ -1,15 +1,17 @@
 package dev.collectives.runtime.bootstrap;
 
-import java.io.IOException;
 import java.time.Duration;
 
 /**
- * The server of a TCP job ({@link JobServer}) as its {@link TcpAdmission} sees it. It decides whom to admit as
- * which rank, and takes in those admitted.
+ * The server of a TCP job ({@link JobServer}) as its {@link TcpAdmission} sees it: it decides whom to admit as which
+ * rank, and takes in those admitted. Called on the server's loop thread only.
  */
 interface Door {
     /** Whether rank 0's process hosts the server (else it runs in a process of its own); the greeting says so. */
     boolean hostedByRankZero();
+
+    /** How long a member may be silent before it is declared dead, as the greeting says. */
+    Duration heartbeatTimeout();
 
     /** Why a peer that holds the token cannot join any more, or null while the job is forming or formed. */
     String ended();
@@ -18,42 +20,27 @@ interface Door {
     void toldLate(int rank);
 
     /**
-     * Claims rank {@code rank} for the authenticated peer at {@code from}, a {@code replacement} of a rank that died
-     * or not; returns why it cannot be that rank of this job, or null.
+     * Why the authenticated peer at {@code from} cannot be rank {@code rank} of a job of {@code size}, a
+     * {@code replacement} of a rank that died or not; null where it can.
      */
     String claim(int rank, int size, String from, boolean replacement);
 
     /**
-     * Claims a number for the authenticated peer at {@code from}, which joins the job at its next growth: the lowest
-     * after the job's ranks that no other process waiting to join holds. Returns it.
+     * Seats the admitted {@code connection} as its {@code claim} says: rank {@code rank} of the job, the replacement
+     * of rank {@code rank}, which died, or a process waiting to join at the next growth (which takes the lowest number
+     * after the job's ranks that no other process waiting to join holds). Nothing is sent to it yet: the admission
+     * answers it first, then says it is {@link #seated}.
      */
-    int claimJoining(String from);
+    Slot seat(ServerConnection connection, int rank, FrameRules.Claim claim);
 
-    /** Gives up the claim of a peer that could not be told it was admitted: it may try again. */
-    void unclaim(int rank);
-
-    /**
-     * The admitted {@code member} becomes rank {@code rank} as its {@code claim} says: a rank of the job, the
-     * replacement of one that died, or a process waiting to join at the next growth. {@code answer} tells it so first,
-     * while nothing the server tells its members can pass between that answer and its seat (a member that returned
-     * from its join hears of every claim turned away after it).
-     */
-    void join(int rank, Channel member, FrameRules.Claim claim, Answer answer) throws IOException;
-
-    /** What the admission writes to a peer it admitted. */
-    @FunctionalInterface
-    interface Answer {
-        void send() throws IOException;
-    }
+    /** {@code slot}'s process heard it was admitted: its messages are read from now on, and it is told the news. */
+    void seated(Slot slot);
 
     /** Ends the job for {@code reason}, once: an authenticated peer that cannot be a member means a wrong launch. */
-    void endJob(String reason);
-
-    /** How long a member may be silent before it is declared dead, as the greeting says. */
-    Duration heartbeatTimeout();
+    void endJob(Cause reason);
 
     /** A claim to join was turned away without ending the job ({@code what} says whose and why): news to the members. */
-    void refused(String what);
+    void refused(Cause what);
 
     /** Why rank {@code rank} was excluded from the job, or null if it was not: a rank whose connection ended asks. */
     String exclusion(int rank);

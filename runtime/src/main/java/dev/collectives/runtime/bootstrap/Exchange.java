@@ -21,7 +21,7 @@ abstract class Exchange implements Rendezvous {
     private volatile int operations;
     private volatile String operation = "joining";
     private BootstrapException failure;
-    /** The job's phase as this rank sees it; every rank of this class has joined. */
+    /** The job's phase as this rank sees it: joining until {@link #joined}. */
     private final JobState state;
 
     Exchange(int rank, int size, String where, Duration timeout) {
@@ -30,7 +30,14 @@ abstract class Exchange implements Rendezvous {
         this.where = where;
         this.timeout = timeout;
         this.state = new JobState(rank);
-        state.on(JobState.Event.JOINED, null);
+    }
+
+    /**
+     * This rank is in: a rank of the job runs from now on; a replacement or a process that joins waits for the
+     * members to take it in ({@link #replacement}, {@link #joining}).
+     */
+    final void joined() {
+        state.on(replacement() || joining() ? JobState.Event.ADMITTED : JobState.Event.JOINED, null);
     }
 
     /** The job's phase as this rank sees it. */
@@ -113,7 +120,7 @@ abstract class Exchange implements Rendezvous {
     }
 
     @Override
-    public final synchronized boolean watch(Consumer<String> onFailure) {
+    public final synchronized boolean watch(Consumer<Cause> onFailure) {
         requireUsable();
         if (!watches()) {
             return false;
@@ -254,7 +261,7 @@ abstract class Exchange implements Rendezvous {
     }
 
     /** Starts watching the job for {@code onFailure}; called only where it {@link #watches}. */
-    protected void doWatch(Consumer<String> onFailure) {}
+    protected void doWatch(Consumer<Cause> onFailure) {}
 
     /**
      * A watched job resumes operations among the survivors of a rank's death: null once it can, else why not (the

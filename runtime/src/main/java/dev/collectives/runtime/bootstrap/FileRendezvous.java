@@ -72,6 +72,7 @@ final class FileRendezvous extends Exchange {
             } else {
                 rendezvous.checkAbort(); // a rank arriving after the job ended learns why now, not at its first step
             }
+            rendezvous.joined();
         } catch (BootstrapException e) {
             throw rendezvous.failed() ? e : rendezvous.fail(e);
         }

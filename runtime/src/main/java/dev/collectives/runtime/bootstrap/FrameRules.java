@@ -1,15 +1,15 @@
 package dev.collectives.runtime.bootstrap;
 
 import java.net.ProtocolException;
-import java.util.EnumMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Which messages are legal in which direction and phase of a member's connection, and which answers to which claim
- * of the handshake: the one place both ends check them ({@link #check}, {@link #checkAnswer}). A message of a type the table does not allow there is a protocol error that names the
- * message, its direction and the phase. What each message means is {@link Channel}'s grammar.
+ * Where a member's connection is, and which answers the server may give to which claim of the handshake: the one
+ * place both ends check what they read ({@link #check}, {@link #checkAnswer}), against {@link FrameType}'s table. A
+ * message of a type not legal there is a protocol error that names the message, its direction and the phase. What
+ * each message means is {@link Channel}'s grammar.
  */
 final class FrameRules {
     private FrameRules() {}
@@ -17,60 +17,40 @@ final class FrameRules {
     /** Where a connection is when a message arrives, as the side that reads it sees it. */
     enum Phase {
         /** The server reads a member of the job (a rank, or a replacement the survivors took in). */
-        MEMBER("from a member"),
+        MEMBER(true, "from a member"),
         /** The server reads a replacement that the survivors have not taken in yet. */
-        REPLACEMENT_WAITING("from a replacement not yet taken in"),
+        REPLACEMENT_WAITING(true, "from a replacement not yet taken in"),
         /** The server reads a process that joins the job at its next growth, not yet taken in. */
-        JOINER_WAITING("from a process that joins, not yet taken in"),
+        JOINER_WAITING(true, "from a process that joins, not yet taken in"),
         /** A member waits for the answer to its operation. */
-        OPERATION("from the server inside an operation"),
+        OPERATION(false, "from the server inside an operation"),
         /** A member's job is watched: it waits for news. */
-        WATCHING("from the server while the job is watched"),
+        WATCHING(false, "from the server while the job is watched"),
         /** A replacement, or a process that joins, waits until the members take it in. */
-        AWAITING_REJOIN("from the server while this process waits to be taken in");
+        AWAITING_REJOIN(false, "from the server while this process waits to be taken in");
 
+        /** The direction of the messages read in this phase: to the server (else from it). */
+        final boolean toServer;
         /** The direction and phase, for messages: "from the server inside an operation". */
         final String where;
 
-        Phase(String where) {
+        Phase(boolean toServer, String where) {
+            this.toServer = toServer;
             this.where = where;
+        }
+
+        /** The message types legal here, in the order of their wire bytes. */
+        List<FrameType> legal() {
+            return Arrays.stream(FrameType.values())
+                    .filter(t -> t.legalIn(this))
+                    .toList();
         }
     }
 
-    /** The table: the message types legal in each phase. */
-    private static final Map<Phase, List<Byte>> LEGAL = new EnumMap<>(Map.of(
-            Phase.MEMBER,
-            List.of(
-                    Channel.DATA,
-                    Channel.BROADCAST,
-                    Channel.SURVIVORS,
-                    Channel.REUNION,
-                    Channel.GROW,
-                    Channel.WATCH,
-                    Channel.UNWATCH,
-                    Channel.STALL,
-                    Channel.ABORT,
-                    Channel.LEAVE,
-                    Channel.HEARTBEAT),
-            Phase.REPLACEMENT_WAITING,
-            List.of(Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT),
-            Phase.JOINER_WAITING,
-            List.of(Channel.GROW, Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT),
-            Phase.OPERATION,
-            List.of(Channel.DATA, Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT, Channel.FENCED, Channel.REFUSED),
-            Phase.WATCHING,
-            List.of(
-                    Channel.GONE,
-                    Channel.UNWATCH,
-                    Channel.ABORT,
-                    Channel.LEAVE,
-                    Channel.HEARTBEAT,
-                    Channel.FENCED,
-                    Channel.REFUSED),
-            Phase.AWAITING_REJOIN,
-            List.of(Channel.REJOIN, Channel.ABORT, Channel.LEAVE, Channel.HEARTBEAT, Channel.FENCED, Channel.REFUSED)));
-
-    /** A claim of the handshake, and the answers the server may give it. */
+    /**
+     * A claim of the handshake: its byte on the wire (the claim's MAC covers it, under its word), and the answers the
+     * server may give it.
+     */
     enum Claim {
         /** A rank of the job joins. */
         JOIN("join", Channel.ACCEPTED, Channel.REJECTED),
@@ -89,6 +69,19 @@ final class FrameRules {
         Claim(String word, Byte... answers) {
             this.word = word;
             this.answers = List.of(answers);
+        }
+
+        /** Its byte on the wire. */
+        byte wire() {
+            return (byte) ordinal();
+        }
+
+        /** The claim whose wire byte is {@code wire}; fails for one it does not know. */
+        static Claim ofWire(byte wire) throws ProtocolException {
+            if (wire < 0 || wire >= values().length) {
+                throw new ProtocolException("a claim of unknown kind " + wire);
+            }
+            return values()[wire];
         }
     }
 
@@ -113,39 +106,12 @@ final class FrameRules {
         };
     }
 
-    /** Whether a message of {@code type} is legal in {@code phase}. */
-    static boolean legal(Phase phase, byte type) {
-        return LEGAL.get(phase).contains(type);
-    }
-
     /** Returns {@code frame} if it is legal in {@code phase}; else fails naming it, its direction and the phase. */
     static Channel.Frame check(Phase phase, Channel.Frame frame) throws ProtocolException {
-        if (legal(phase, frame.type())) {
+        if (frame.type().legalIn(phase)) {
             return frame;
         }
-        throw new ProtocolException("a " + name(frame.type()) + " message " + phase.where + ", where only "
-                + LEGAL.get(phase).stream().map(FrameRules::name).collect(Collectors.joining(", ")) + " are legal");
-    }
-
-    /** The name of a message type, as the grammar writes it: "DATA", "GONE"; "type 42" for one it does not know. */
-    static String name(byte type) {
-        return switch (type) {
-            case Channel.DATA -> "DATA";
-            case Channel.ABORT -> "ABORT";
-            case Channel.LEAVE -> "LEAVE";
-            case Channel.STALL -> "STALL";
-            case Channel.GONE -> "GONE";
-            case Channel.REJOIN -> "REJOIN";
-            case Channel.WATCH -> "WATCH";
-            case Channel.REUNION -> "REUNION";
-            case Channel.BROADCAST -> "BROADCAST";
-            case Channel.SURVIVORS -> "SURVIVORS";
-            case Channel.HEARTBEAT -> "HEARTBEAT";
-            case Channel.FENCED -> "FENCED";
-            case Channel.REFUSED -> "REFUSED";
-            case Channel.GROW -> "GROW";
-            case Channel.UNWATCH -> "UNWATCH";
-            default -> "type " + type;
-        };
+        throw new ProtocolException("a " + frame.type() + " message " + phase.where + ", where only "
+                + phase.legal().stream().map(FrameType::name).collect(Collectors.joining(", ")) + " are legal");
     }
 }

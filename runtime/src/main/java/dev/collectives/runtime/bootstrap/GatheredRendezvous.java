@@ -14,6 +14,7 @@ final class GatheredRendezvous extends Exchange {
     GatheredRendezvous(int rank, int size, String where, Duration timeout, Gatherer gatherer) {
         super(rank, size, where, timeout);
         this.gatherer = gatherer;
+        joined(); // the gatherer's ranks are all there: each gather is a barrier of them
     }
 
     /** Each operation is one gather, which has the whole of the operation's deadline. */

@@ -81,7 +81,9 @@ final class JobPageView {
                     cell(place.communicator() + " (" + place.size() + " ranks)");
                     cell(place.enqueued() == 0 ? "none" : "#" + place.enqueued());
                     cell(place.completed() == 0 ? "none" : "#" + place.completed());
-                    cell(place.pending() ? "#" + (place.completed() + 1) + " " + place.waitingIn() : "");
+                    // a rank gone waits no more: its last place stays, for where it stopped
+                    boolean waits = place.pending() && rank.phase().equals("running");
+                    cell(waits ? "#" + (place.completed() + 1) + " " + place.waitingIn() : "");
                 }
                 out.append("</tr>");
             }

@@ -19,7 +19,13 @@ final class JobState {
 
     /** Where the job is, as this rank sees it. */
     enum Phase {
+        /** The rank is on its way in: it connects, proves the job token, claims its rank. */
         JOINING("joining"),
+        /**
+         * A replacement of a rank that died, or a process that joins at the job's next growth, was admitted: it waits
+         * for the members to take it in at their reunion or growth, which it then takes part in.
+         */
+        AWAITING_TAKE_IN("waiting to be taken in"),
         /** Operations are served among every rank of the job. */
         RUNNING("running"),
         /** The job is watched while the communicator lives: only its news comes. */
@@ -28,9 +34,9 @@ final class JobState {
         RANK_DIED("a rank died"),
         /** The survivors met again: operations are served among them. */
         SURVIVORS_MET("the survivors met"),
-        /** A reunion waits for the replacements of the ranks that died. */
+        /** The survivors' reunion waits for the replacements of the ranks that died. */
         AWAITING_REPLACEMENTS("awaiting replacements"),
-        /** A growth waits for the processes that join (a member), or for the members to take it in (a joiner). */
+        /** The members' growth waits for the processes that join. */
         GROWING("growing"),
         /** The job ended for this rank (it failed, or heard that the job ended). */
         ENDED("ended"),
@@ -51,8 +57,10 @@ final class JobState {
 
     /** What happens to the job, as this rank learns it. */
     enum Event {
-        /** Every rank joined. */
+        /** The rank was admitted as a rank of the job. */
         JOINED,
+        /** A replacement, or a process that joins, was admitted: the members take it in at their next reunion or growth. */
+        ADMITTED,
         /** The rank watches its job from now on. */
         WATCH,
         /** The watch heard of a rank's death. */
@@ -81,7 +89,17 @@ final class JobState {
     private static final Map<Phase, Map<Event, Phase>> TABLE = new EnumMap<>(Phase.class);
 
     static {
-        row(Phase.JOINING, Event.JOINED, Phase.RUNNING);
+        row(Phase.JOINING, Event.JOINED, Phase.RUNNING, Event.ADMITTED, Phase.AWAITING_TAKE_IN);
+        row(
+                Phase.AWAITING_TAKE_IN,
+                Event.REUNION,
+                Phase.AWAITING_TAKE_IN,
+                Event.GROW,
+                Phase.AWAITING_TAKE_IN,
+                Event.REUNITED,
+                Phase.RUNNING,
+                Event.GROWN,
+                Phase.RUNNING);
         row(
                 Phase.RUNNING,
                 Event.WATCH,

@@ -72,6 +72,9 @@ final class JobView implements JobObserver {
         final String cause;
         final long startNanos;
         final List<Event> phases = new ArrayList<>();
+        /** Whether an operation was answered since it began. */
+        boolean answered;
+
         boolean done;
 
         Recovery(String cause, long startNanos) {
@@ -193,9 +196,17 @@ final class JobView implements JobObserver {
         }
     }
 
+    /**
+     * The first operation answered in a recovery is a phase of it (the survivors met), and so is every reunion or
+     * growth; the allgathers after the first are the survivors' ordinary traffic (a sim's data), not phases.
+     */
     @Override
     public synchronized void operationAnswered(String operation, long nanos) {
-        phase(operation + " answered", nanos);
+        Recovery open = openRecovery();
+        if (open != null && (!open.answered || operation.startsWith("reunion") || operation.startsWith("growth"))) {
+            open.answered = true;
+            open.phases.add(new Event(operation + " answered", nanos));
+        }
     }
 
     @Override

@@ -125,7 +125,8 @@ public interface Rendezvous extends AutoCloseable {
 
     /**
      * Watches the job from now on, for a backend whose data does not flow through the rendezvous (a native
-     * library's communicator): {@code onFailure} hears why the job failed, once, on a thread of the rendezvous,
+     * library's communicator): {@code onFailure} hears why the job failed ({@link Cause}: what happened, the ranks
+     * of the job at fault, and the words for people), once, on a thread of the rendezvous,
      * also while every rank waits inside the library: a rank whose process ended without closing its rendezvous
      * (killed, crashed), a rank that ended the job ({@link #abort}), or ranks that did not arrive where the others
      * {@link #stalled stalled}. Afterwards only {@link #stalled}, {@link #abort}, {@link #resumeAmongSurvivors} and
@@ -135,7 +136,7 @@ public interface Rendezvous extends AutoCloseable {
      * this rendezvous watches: a TCP one does (its server listens to every rank); the others do not, and are left as
      * they were.
      */
-    default boolean watch(Consumer<String> onFailure) {
+    default boolean watch(Consumer<Cause> onFailure) {
         return false;
     }
 

@@ -1,9 +1,7 @@
 package dev.collectives.runtime.bootstrap;
 
 import dev.collectives.runtime.BootstrapException;
-import dev.collectives.runtime.Peers;
 import dev.collectives.runtime.RendezvousEndpoint;
-import dev.collectives.runtime.UniqueId;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.List;
@@ -31,9 +29,10 @@ public final class Settings {
 
     /**
      * Six seconds: beats go out every second (a sixth), so a rank is declared dead only when five beats in a row are
-     * late or lost. On a 2-core host with every core busy a runnable thread waits milliseconds for a core, and a
-     * stop-the-world collection of a rank's heap takes well under a second; a frozen or cut-off rank is still named
-     * within seconds, not at the 120 s operation timeout.
+     * late or lost, within 7 s of its last sign of life (the timeout, and the server's look for silence every beat).
+     * 1.5 s declared living ranks dead on a 2-core host loaded far past its cores, where starting JVMs wait seconds
+     * for a core. A stop-the-world collection stops the beats too: a job whose ranks pause longer (a full collection
+     * of a heap of gigabytes takes seconds) sets a longer timeout.
      */
     public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofSeconds(6);
 
@@ -82,22 +81,22 @@ public final class Settings {
 
     /** A setting that may be given explicitly, as a system property or a COLLECTIVES_* variable. */
     public enum Explicit {
-        RANK("COLLECTIVES_RANK", "collectives.rank"),
-        WORLD_SIZE("COLLECTIVES_WORLD_SIZE", "collectives.worldSize"),
-        LOCAL_RANK("COLLECTIVES_LOCAL_RANK", "collectives.localRank"),
-        LOCAL_SIZE("COLLECTIVES_LOCAL_SIZE", "collectives.localSize"),
-        DEVICE("COLLECTIVES_DEVICE", "collectives.device"),
-        RENDEZVOUS("COLLECTIVES_RENDEZVOUS", "collectives.rendezvous"),
-        TIMEOUT("COLLECTIVES_BOOTSTRAP_TIMEOUT", "collectives.bootstrapTimeout"),
-        UNIQUE_ID(UniqueId.VARIABLE, UniqueId.PROPERTY),
-        PEERS(Peers.VARIABLE, Peers.PROPERTY);
+        RANK(Setting.RANK),
+        WORLD_SIZE(Setting.WORLD_SIZE),
+        LOCAL_RANK(Setting.LOCAL_RANK),
+        LOCAL_SIZE(Setting.LOCAL_SIZE),
+        DEVICE(Setting.DEVICE),
+        RENDEZVOUS(Setting.RENDEZVOUS),
+        TIMEOUT(Setting.BOOTSTRAP_TIMEOUT),
+        UNIQUE_ID(Setting.UNIQUE_ID),
+        PEERS(Setting.PEERS);
 
         public final String variable;
         public final String property;
 
-        Explicit(String variable, String property) {
-            this.variable = variable;
-            this.property = property;
+        Explicit(Setting setting) {
+            this.variable = setting.variable;
+            this.property = setting.property;
         }
     }
 

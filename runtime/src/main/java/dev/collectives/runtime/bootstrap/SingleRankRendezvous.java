@@ -4,6 +4,7 @@ package dev.collectives.runtime.bootstrap;
 final class SingleRankRendezvous extends Exchange {
     SingleRankRendezvous() {
         super(0, 1, "a single process", Settings.DEFAULT_TIMEOUT);
+        joined();
     }
 
     @Override

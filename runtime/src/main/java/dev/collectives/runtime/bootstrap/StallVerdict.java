@@ -6,9 +6,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.IntPredicate;
 import java.util.stream.Collectors;
@@ -18,7 +15,7 @@ import java.util.stream.IntStream;
  * Where the ranks of a watched job said they timed out waiting in the library, and the server's verdict on it (rank
  * 0's, or a {@link JobServer}'s): the ranks that never arrived where the others waited, or that every rank
  * waited (they called different collectives). The verdict ends the job once every rank still in it stalled, or
- * a grace ({@link Timeouts#stallGrace()}) after the first did. Its state is guarded by the server's lock.
+ * a grace ({@link Timeouts#stallGrace()}) after the first did. Owned by the server's loop thread.
  */
 final class StallVerdict {
     /**
@@ -35,30 +32,27 @@ final class StallVerdict {
     }
 
     private int size;
-    private final Object lock;
-    /** Which ranks left the job, and whether it ended (both asked with the lock held). */
+    /** Which ranks left the job. */
     private final IntPredicate left;
 
-    private final BooleanSupplier ended;
-    /** Ends the job with the verdict (called without the lock). */
-    private final Consumer<String> endJob;
+    private final ServerLoop loop;
+    /** Ends the job with the verdict (once: a job that ended already stays as it ended). */
+    private final Consumer<Cause> endJob;
     /** Where each rank said it stalled; null for the others. */
     private String[] stalls;
     /** Whether the verdict is due (after the first stall). */
     private boolean due;
 
-    StallVerdict(
-            int size, Duration grace, Object lock, IntPredicate left, BooleanSupplier ended, Consumer<String> endJob) {
+    StallVerdict(int size, Duration grace, IntPredicate left, ServerLoop loop, Consumer<Cause> endJob) {
         this.size = size;
         this.grace = grace;
-        this.lock = lock;
         this.left = left;
-        this.ended = ended;
+        this.loop = loop;
         this.endJob = endJob;
         this.stalls = new String[size];
     }
 
-    /** The job grew to {@code newSize} ranks; called with the lock held. */
+    /** The job grew to {@code newSize} ranks. */
     void grow(int newSize) {
         stalls = Arrays.copyOf(stalls, newSize);
         size = newSize;
@@ -66,21 +60,11 @@ final class StallVerdict {
 
     /** Rank {@code rank} timed out waiting at {@code where}: the verdict ends the job once it is due. */
     void stalled(int rank, String where) {
-        Due due;
-        synchronized (lock) {
-            due = ended.getAsBoolean() ? Due.NOTHING : record(rank, where);
-        }
+        Due due = record(rank, where);
         if (due == Due.VERDICT_NOW) {
-            endJob.accept(verdict());
+            endJob.accept(verdictNow());
         } else if (due == Due.VERDICT_AFTER_GRACE) {
-            CompletableFuture.delayedExecutor(grace.toMillis(), TimeUnit.MILLISECONDS)
-                    .execute(() -> endJob.accept(verdict()));
-        }
-    }
-
-    private String verdict() {
-        synchronized (lock) {
-            return verdictNow();
+            loop.after(grace, () -> endJob.accept(verdictNow()));
         }
     }
 
@@ -99,7 +83,7 @@ final class StallVerdict {
     }
 
     /** Which ranks never arrived where the others stalled, or that every rank stalled. */
-    private String verdictNow() {
+    private Cause verdictNow() {
         List<Integer> waited =
                 IntStream.range(0, size).filter(r -> stalls[r] != null).boxed().collect(Collectors.toList());
         List<Integer> absent = IntStream.range(0, size)
@@ -117,10 +101,15 @@ final class StallVerdict {
                                         : "ranks " + e.getValue()) + ": " + e.getKey())
                         .collect(Collectors.joining("; "));
         if (absent.isEmpty()) {
-            return "every rank timed out waiting in the library (" + where + "): the ranks called different "
-                    + "collectives, in another order or with other sizes";
+            return Cause.of(
+                    Cause.Kind.DIVERGED,
+                    "every rank timed out waiting in the library (" + where + "): the ranks called different "
+                            + "collectives, in another order or with other sizes");
         }
-        return "ranks " + absent + " did not arrive at the collective that ranks " + waited + " waited in (" + where
-                + "): they never called it, or are stuck before it";
+        return Cause.of(
+                Cause.Kind.NEVER_ARRIVED,
+                "ranks " + absent + " did not arrive at the collective that ranks " + waited + " waited in (" + where
+                        + "): they never called it, or are stuck before it",
+                absent.stream().mapToInt(Integer::intValue).toArray());
     }
 }

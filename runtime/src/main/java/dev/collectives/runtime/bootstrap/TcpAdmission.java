@@ -2,93 +2,87 @@ package dev.collectives.runtime.bootstrap;
 
 import dev.collectives.runtime.BootstrapException;
 import dev.collectives.runtime.RendezvousEndpoint;
-import java.io.DataInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
-import java.net.ServerSocket;
-import java.net.Socket;
+import java.net.ProtocolException;
 import java.net.SocketException;
-import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.Map;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The door of a TCP job's server ({@link Door}, a {@link JobServer}): accepts connections for as long as the
- * rendezvous is open and admits each peer that proves it holds the job token as the rank it claims, or as the replacement of a rank that died. Handshakes run on a pool of at most
- * {@link #MAX_HANDSHAKES} threads, each within its own deadline; a connection beyond that many drops the oldest
- * one still handshaking, so that idle, trickling or garbage connections, however many, can neither delay nor
- * block the ranks. What it turned away is kept for the server's timeout message.
+ * The door of a TCP job's server ({@link Door}, a {@link JobServer}): on the server's loop thread, it handshakes with
+ * every connection accepted and admits each peer that proves it holds the job token as the rank it claims, as the
+ * replacement of a rank that died, or as a process that joins at the next growth; it tells a rank that asks whether
+ * it was excluded. Each handshake has its own deadline; a connection beyond {@link #MAX_HANDSHAKES} (or the job's
+ * size, where larger) handshaking at once drops the oldest one, so that idle, trickling or garbage connections,
+ * however many, can neither delay nor block the ranks. What it turned away is kept for the server's timeout message.
  */
 final class TcpAdmission {
-    /** How many connections may be handshaking at once; a legitimate rank needs one round trip. */
+    /** How many connections may be handshaking at once, at least; a legitimate rank needs one round trip. */
     static final int MAX_HANDSHAKES = 64;
-    /** A handshake's or a member listener's stack: it only reads and writes a few fixed-size fields. */
+    /** A loop thread's stack: it only reads and writes a few fixed-size fields at a time. */
     private static final long SMALL_STACK_BYTES = 256 * 1024;
     /** How many turned-away connections a timeout message lists. */
     private static final int MAX_NOTES = 8;
+    /** What a member sends first: MAGIC and VERSION. */
+    private static final int OPENING_BYTES = 2 * Integer.BYTES;
+    /** Then its claim: its kind, rank, size, its nonce and the claim's MAC. */
+    private static final int CLAIM_BYTES = 1 + 2 * Integer.BYTES + JobToken.NONCE_BYTES + JobToken.MAC_BYTES;
 
-    private final ServerSocket server;
     private final JobToken token;
     private final Door door;
     private final Duration handshakeLimit;
-    private final ThreadPoolExecutor handshakes = new ThreadPoolExecutor(
-            MAX_HANDSHAKES,
-            MAX_HANDSHAKES,
-            1,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            smallDaemonThreads("collectives-bootstrap-handshake"));
-    /** The connections handshaking, oldest first: the one to drop when a new one finds it full. */
-    private final BlockingQueue<Handshake> handshaking = new ArrayBlockingQueue<>(MAX_HANDSHAKES);
+    private final int maxHandshakes;
+    private final ServerLoop loop;
+    /** The connections handshaking, oldest first (the one to drop when a new one finds no room), with their state. */
+    private final Map<ServerConnection, Handshake> handshaking = new LinkedHashMap<>();
 
     private final List<String> turnedAway = new ArrayList<>();
-    /** Whether the acceptor has stopped (the server socket closed); guarded by this. */
-    private boolean stopped;
-    /** The shutdown hook that holds this JVM's exit until the acceptor stops, or null; guarded by this. */
-    private Thread exitHold;
 
-    /**
-     * A connection still handshaking, and where it came from. Whichever first {@link #settle}s it decides its fate:
-     * the handshake, which admits it, or the acceptor, which drops it to make room.
-     */
-    private record Handshake(Channel channel, String from, AtomicBoolean settled) {
-        Handshake(Channel channel, String from) {
-            this(channel, from, new AtomicBoolean());
-        }
+    /** Where a connection's handshake stands: the server's nonce, and whether its opening has been read. */
+    private static final class Handshake {
+        final byte[] serverNonce = JobToken.nonce();
+        final ServerLoop.Timer deadline;
+        boolean opened;
 
-        boolean settle() {
-            return settled.compareAndSet(false, true);
+        Handshake(ServerLoop.Timer deadline) {
+            this.deadline = deadline;
         }
     }
 
-    /** Admits members through {@code server} to {@code door}; each handshake within {@code handshakeLimit}. */
-    TcpAdmission(ServerSocket server, JobToken token, Door door, Duration handshakeLimit) {
-        this.server = server;
+    /**
+     * Admits members to {@code door} on {@code loop}; each handshake within {@code handshakeLimit}, up to
+     * {@code maxHandshakes} (at least {@link #MAX_HANDSHAKES}) at once.
+     */
+    TcpAdmission(JobToken token, Door door, Duration handshakeLimit, int maxHandshakes, ServerLoop loop) {
         this.token = token;
         this.door = door;
         this.handshakeLimit = handshakeLimit;
-        handshakes.allowCoreThreadTimeOut(true); // no threads kept while nobody connects
+        this.maxHandshakes = Math.max(MAX_HANDSHAKES, maxHandshakes);
+        this.loop = loop;
     }
 
     /**
      * Listens on the endpoint's port: on the loopback address if that is the endpoint, else on every interface
      * (a host name may resolve to another of this host's addresses here than on the other nodes), after checking
-     * that the endpoint is an address of this host at all. {@code who} serves there, for messages: "rank 0".
+     * that the endpoint is an address of this host at all; up to {@code backlog} connections wait to be accepted. {@code who} serves there, for messages: "rank 0".
      */
-    static ServerSocket listen(RendezvousEndpoint endpoint, String who) {
+    static ServerSocketChannel listen(RendezvousEndpoint endpoint, String who, int backlog) {
         InetAddress address;
         try {
             address = InetAddress.getByName(endpoint.host());
@@ -111,10 +105,10 @@ final class TcpAdmission {
                 ? new InetSocketAddress(address, endpoint.port())
                 : new InetSocketAddress(endpoint.port());
         try {
-            ServerSocket server = new ServerSocket();
-            server.setReuseAddress(true);
+            ServerSocketChannel server = ServerSocketChannel.open();
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             try {
-                server.bind(bindTo, 128);
+                server.bind(bindTo, backlog);
             } catch (IOException e) {
                 server.close();
                 throw e;
@@ -140,226 +134,178 @@ final class TcpAdmission {
         };
     }
 
-    /** Accepts connections until the server socket closes. */
-    void open() {
-        smallDaemonThreads("collectives-bootstrap-acceptor")
-                .newThread(this::acceptLoop)
-                .start();
-    }
-
     /** "; turned away: ..." for each connection noted, or nothing. */
     String turnedAway() {
-        synchronized (turnedAway) {
-            return turnedAway.isEmpty() ? "" : "; turned away: " + String.join("; ", turnedAway);
+        return turnedAway.isEmpty() ? "" : "; turned away: " + String.join("; ", turnedAway);
+    }
+
+    /** Whether {@code connection} is still handshaking. */
+    boolean handshaking(ServerConnection connection) {
+        return handshaking.containsKey(connection);
+    }
+
+    /** A connection was accepted: it is greeted, after dropping the oldest one handshaking if there is no room. */
+    void accepted(ServerConnection connection) {
+        Iterator<Map.Entry<ServerConnection, Handshake>> oldest =
+                handshaking.entrySet().iterator();
+        if (handshaking.size() >= maxHandshakes && oldest.hasNext()) {
+            Map.Entry<ServerConnection, Handshake> dropped = oldest.next();
+            oldest.remove();
+            dropped.getValue().deadline.cancel();
+            note("a connection from " + dropped.getKey().from + " was dropped: " + maxHandshakes
+                    + " connections were handshaking at once");
+            dropped.getKey().close();
+        }
+        Handshake handshake = new Handshake(loop.after(handshakeLimit, () -> {
+            if (handshaking.remove(connection) != null) {
+                note("a connection from " + connection.from + " did not complete its handshake within "
+                        + Settings.formatDuration(handshakeLimit));
+                connection.close();
+            }
+        }));
+        handshaking.put(connection, handshake);
+        connection.queue(ByteBuffer.allocate(OPENING_BYTES + JobToken.NONCE_BYTES + 1 + Integer.BYTES)
+                .putInt(Channel.MAGIC)
+                .putInt(Channel.VERSION)
+                .put(handshake.serverNonce)
+                .put(door.hostedByRankZero() ? Channel.HOSTED_BY_RANK_0 : Channel.STANDALONE)
+                .putInt((int)
+                        Math.min(Integer.MAX_VALUE, door.heartbeatTimeout().toMillis()))
+                .array());
+    }
+
+    /** The handshaking {@code connection} ended. */
+    void ended(ServerConnection connection, IOException cause) {
+        Handshake handshake = handshaking.remove(connection);
+        if (handshake != null) {
+            handshake.deadline.cancel();
+            note("a connection from " + connection.from + " failed during the handshake: " + cause);
+            connection.close();
         }
     }
 
-    private void acceptLoop() {
+    /** Bytes arrived on the handshaking {@code connection}: it is admitted, or answered why not, once they suffice. */
+    void readable(ServerConnection connection) {
+        Handshake handshake = handshaking.get(connection);
+        if (!handshake.opened) {
+            byte[] opening = connection.take(OPENING_BYTES);
+            if (opening == null) {
+                return;
+            }
+            handshake.opened = true;
+            String refusal = refusal(connection, ByteBuffer.wrap(opening));
+            if (refusal != null) {
+                settle(connection, handshake);
+                reject(connection, refusal, false);
+                return;
+            }
+        }
+        byte[] claimed = connection.take(CLAIM_BYTES);
+        if (claimed == null) {
+            return;
+        }
+        settle(connection, handshake);
+        ByteBuffer claim = ByteBuffer.wrap(claimed);
+        FrameRules.Claim kind;
         try {
-            while (!server.isClosed()) {
-                Socket socket;
-                try {
-                    socket = server.accept();
-                } catch (IOException e) {
-                    return; // closed
-                }
-                String from = String.valueOf(socket.getRemoteSocketAddress());
-                try {
-                    start(new Handshake(new Channel(socket, "a peer at " + from), from));
-                } catch (IOException e) {
-                    closeQuietly(socket);
-                }
-            }
-        } finally {
-            handshakes.shutdown(); // those under way end at their deadlines
-            stopped();
+            kind = FrameRules.Claim.ofWire(claim.get());
+        } catch (ProtocolException e) {
+            note("a connection from " + connection.from + " failed during the handshake: " + e);
+            connection.close();
+            return;
         }
+        int rank = claim.getInt();
+        int size = claim.getInt();
+        byte[] clientNonce = new byte[JobToken.NONCE_BYTES];
+        claim.get(clientNonce);
+        byte[] mac = new byte[JobToken.MAC_BYTES];
+        claim.get(mac);
+        admit(connection, kind, rank, size, handshake.serverNonce, clientNonce, mac);
     }
 
-    /**
-     * Holds this JVM's exit (a shutdown hook) until the server socket closes or {@code limit} passes, so that late
-     * arrivals are still answered when the process exits, even through {@code System.exit}, right after its job
-     * failed.
-     */
-    synchronized void holdExitUntilClosed(Deadline limit) {
-        if (!stopped && exitHold == null) {
-            exitHold = new Thread(() -> awaitStopped(limit), "collectives-bootstrap-late-arrivals");
-            Runtime.getRuntime().addShutdownHook(exitHold);
-        }
+    private void settle(ServerConnection connection, Handshake handshake) {
+        handshaking.remove(connection);
+        handshake.deadline.cancel();
     }
 
-    private synchronized void awaitStopped(Deadline limit) {
-        while (!stopped && !limit.expired()) {
-            try {
-                wait(Math.max(1, limit.remainingMillis()));
-            } catch (InterruptedException e) {
-                return; // the JVM is being torn down regardless
-            }
-        }
-    }
-
-    private synchronized void stopped() {
-        stopped = true;
-        notifyAll();
-        if (exitHold != null) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(exitHold);
-            } catch (IllegalStateException exiting) {
-                // the hook is running: it returns now
-            }
-        }
-    }
-
-    /** Starts {@code handshake}, first dropping the oldest one under way if {@link #MAX_HANDSHAKES} are. */
-    private void start(Handshake handshake) {
-        while (!handshaking.offer(handshake)) { // only this thread adds, so this ends
-            Handshake oldest = handshaking.poll();
-            if (oldest != null && oldest.settle()) { // not one being admitted this very moment
-                note("a connection from " + oldest.from() + " was dropped: " + MAX_HANDSHAKES
-                        + " connections were handshaking at once");
-                oldest.channel().close();
-            }
-        }
-        handshakes.execute(() -> run(handshake));
-    }
-
-    private void run(Handshake handshake) {
-        Channel channel = handshake.channel();
-        String from = handshake.from();
-        Deadline deadline = Deadline.after(handshakeLimit);
-        try {
-            String rejection = channel.within(deadline, () -> admit(handshake));
-            if (rejection != null) {
-                channel.close();
-            }
-        } catch (SocketTimeoutException e) {
-            note("a connection from " + from + " did not complete its handshake " + deadline.within());
-            channel.close();
-        } catch (IOException e) {
-            note("a connection from " + from + " failed during the handshake: " + e);
-            channel.close();
-        } finally {
-            handshaking.remove(handshake);
-        }
-    }
-
-    /** Admits the peer of {@code handshake}, or answers why not; returns the rejection, null when admitted. */
-    private String admit(Handshake handshake) throws IOException {
-        Channel channel = handshake.channel();
-        String from = handshake.from();
-        DataOutputStream out = channel.out();
-        DataInputStream in = channel.in();
-        byte[] serverNonce = JobToken.nonce();
-        out.writeInt(Channel.MAGIC);
-        out.writeInt(Channel.VERSION);
-        out.write(serverNonce);
-        out.writeByte(door.hostedByRankZero() ? Channel.HOSTED_BY_RANK_0 : Channel.STANDALONE);
-        out.writeInt((int) Math.min(Integer.MAX_VALUE, door.heartbeatTimeout().toMillis()));
-        out.flush();
-        int magic = in.readInt();
-        int version = in.readInt();
+    /** Why a member whose opening is {@code opening} cannot be one of this job (another protocol or version), or null. */
+    private static String refusal(ServerConnection connection, ByteBuffer opening) {
+        int magic = opening.getInt();
+        int version = opening.getInt();
         if (magic != Channel.MAGIC) {
-            return reject(
-                    channel,
-                    "a connection from " + from + " is not a collectives bootstrap peer of version " + Channel.VERSION
-                            + " (magic " + Integer.toHexString(magic) + ", version " + version + ")",
-                    false);
+            return "a connection from " + connection.from + " is not a collectives bootstrap peer of version "
+                    + Channel.VERSION + " (magic " + Integer.toHexString(magic) + ", version " + version + ")";
         }
         if (version != Channel.VERSION) {
-            return reject(
-                    channel,
-                    "a rank at " + from + " speaks version " + version + " of the collectives rendezvous protocol, "
-                            + "this server version " + Channel.VERSION + " (every rank and the server need the same "
-                            + "release of the library)",
-                    false);
+            return "a rank at " + connection.from + " speaks version " + version + " of the collectives rendezvous "
+                    + "protocol, this server version " + Channel.VERSION + " (every rank and the server need the "
+                    + "same release of the library)";
         }
-        int rank = in.readInt();
-        int size = in.readInt();
-        byte[] clientNonce = Channel.readBytes(in, JobToken.NONCE_BYTES);
-        byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
-        byte[] claim = JobToken.ints(rank, size);
-        boolean joins = token.verify(mac, FrameRules.Claim.JOIN.word, serverNonce, clientNonce, claim);
-        boolean replaces = !joins && token.verify(mac, FrameRules.Claim.REPLACE.word, serverNonce, clientNonce, claim);
-        boolean grows =
-                !joins && !replaces && token.verify(mac, FrameRules.Claim.GROW.word, serverNonce, clientNonce, claim);
-        if (!joins
-                && !replaces
-                && !grows
-                && token.verify(mac, FrameRules.Claim.FATE.word, serverNonce, clientNonce, claim)) {
-            return answerFate(channel, rank);
-        }
-        if (!joins && !replaces && !grows) {
+        return null;
+    }
+
+    /** Admits the peer that claimed {@code rank} of {@code size} as {@code kind} with {@code mac}, or answers why not. */
+    private void admit(
+            ServerConnection connection,
+            FrameRules.Claim kind,
+            int rank,
+            int size,
+            byte[] serverNonce,
+            byte[] clientNonce,
+            byte[] mac) {
+        byte[] claimed = JobToken.ints(rank, size);
+        if (!token.verify(mac, kind.word, serverNonce, clientNonce, claimed)) {
             String who = rank < 0 ? "that joins the running job" : "claiming rank " + rank;
-            return reject(channel, "a connection from " + from + " " + who + " presented a wrong job token", false);
+            reject(
+                    connection,
+                    "a connection from " + connection.from + " " + who + " presented a wrong job token",
+                    false);
+            return;
         }
-        if (!handshake.settle()) {
-            return "dropped"; // by the acceptor, to make room, before it claimed anything: it may try again
+        if (kind == FrameRules.Claim.FATE) {
+            answerFate(connection, rank);
+            return;
         }
         String ended = door.ended();
         if (ended != null) {
-            reject(channel, ended, false);
+            reject(connection, ended, false);
             door.toldLate(rank);
-            return ended;
+            return;
         }
-        if (grows) {
-            return admit(
-                    channel, door.claimJoining(from), from, FrameRules.Claim.GROW, serverNonce, clientNonce, claim);
-        }
-        String problem = door.claim(rank, size, from, replaces);
-        if (problem != null) {
-            return reject(channel, problem, !replaces); // a replacement refused leaves the job as it was
-        }
-        FrameRules.Claim kind = replaces ? FrameRules.Claim.REPLACE : FrameRules.Claim.JOIN;
-        return admit(channel, rank, from, kind, serverNonce, clientNonce, claim);
-    }
-
-    /**
-     * Tells the peer it is admitted as {@code rank} (a process that joins at the next growth hears its number too),
-     * and hands it to the door; returns null.
-     */
-    private String admit(
-            Channel channel,
-            int rank,
-            String from,
-            FrameRules.Claim kind,
-            byte[] serverNonce,
-            byte[] clientNonce,
-            byte[] claim)
-            throws IOException {
-        boolean admitted = false;
-        try {
-            channel.authenticated(
-                    Channel.sessionKey(token, serverNonce, clientNonce, rank), true, "rank " + rank + " at " + from);
-            door.join(rank, channel, kind, () -> {
-                DataOutputStream out = channel.out();
-                out.writeByte(Channel.ACCEPTED);
-                if (kind == FrameRules.Claim.GROW) {
-                    out.writeInt(rank);
-                    out.write(token.mac("accept", serverNonce, clientNonce, claim, JobToken.ints(rank)));
-                } else {
-                    out.write(token.mac("accept", serverNonce, clientNonce, claim));
-                }
-                out.flush();
-            });
-            admitted = true;
-        } finally {
-            if (!admitted) {
-                door.unclaim(rank); // it may try again
+        if (kind != FrameRules.Claim.GROW) {
+            String problem = door.claim(rank, size, connection.from, kind == FrameRules.Claim.REPLACE);
+            if (problem != null) {
+                reject(connection, problem, kind == FrameRules.Claim.JOIN); // a replacement refused changes nothing
+                return;
             }
         }
-        return null;
+        Slot slot = door.seat(connection, rank, kind);
+        connection.admitted(
+                Channel.sessionKey(token, serverNonce, clientNonce, slot.rank),
+                "rank " + slot.rank + " at " + connection.from);
+        boolean grows = kind == FrameRules.Claim.GROW;
+        ByteBuffer answer = ByteBuffer.allocate(1 + (grows ? Integer.BYTES : 0) + JobToken.MAC_BYTES)
+                .put(Channel.ACCEPTED);
+        if (grows) { // the number it holds is part of what the answer proves
+            answer.putInt(slot.rank)
+                    .put(token.mac("accept", serverNonce, clientNonce, claimed, JobToken.ints(slot.rank)));
+        } else {
+            answer.put(token.mac("accept", serverNonce, clientNonce, claimed));
+        }
+        connection.queue(answer.array());
+        door.seated(slot);
     }
 
     /**
      * Tells a rank whose connection ended whether, and why, it was excluded from the job; either way it is not
      * admitted, and the job goes on as it was.
      */
-    private String answerFate(Channel channel, int rank) throws IOException {
+    private void answerFate(ServerConnection connection, int rank) {
         String exclusion = door.exclusion(rank);
-        channel.out().writeByte(exclusion != null ? Channel.EXCLUDED : Channel.REJECTED);
-        Channel.writeText(channel.out(), exclusion != null ? exclusion : "rank " + rank + " was not excluded");
-        channel.out().flush();
-        return exclusion != null ? exclusion : "not excluded";
+        answer(
+                connection,
+                exclusion != null ? Channel.EXCLUDED : Channel.REJECTED,
+                exclusion != null ? exclusion : "rank " + rank + " was not excluded");
     }
 
     /**
@@ -367,23 +313,35 @@ final class TcpAdmission {
      * only noted (a stray connection must not end the job); an authenticated peer that cannot be a member means
      * the launch is wrong, which ends the job, before the peer hears why, so that the job has ended by then.
      */
-    private String reject(Channel channel, String reason, boolean endsJob) throws IOException {
+    private void reject(ServerConnection connection, String reason, boolean endsJob) {
         if (endsJob) {
-            door.endJob(reason);
+            door.endJob(Cause.of(Cause.Kind.MISLAUNCHED, reason)); // before the job formed: it concerns every rank
         } else if (note(reason)) {
-            door.refused(reason);
+            door.refused(Cause.of(Cause.Kind.TURNED_AWAY, reason));
         }
-        channel.out().writeByte(Channel.REJECTED);
-        Channel.writeText(channel.out(), reason);
-        channel.out().flush();
-        return reason;
+        answer(connection, Channel.REJECTED, reason);
+    }
+
+    /**
+     * Answers the handshake with {@code answer} and {@code text}; the connection closes once they went out, or at
+     * the handshake's limit.
+     */
+    private void answer(ServerConnection connection, byte answer, String text) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(answer);
+            Channel.writeText(out, text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        connection.queue(bytes.toByteArray());
+        connection.closeWhenSent();
+        loop.after(handshakeLimit, connection::close);
     }
 
     /** Notes {@code what} for the timeout message; whether it was noted (at most {@link #MAX_NOTES} are). */
     private boolean note(String what) {
-        synchronized (turnedAway) {
-            return turnedAway.size() < MAX_NOTES && turnedAway.add(what);
-        }
+        return turnedAway.size() < MAX_NOTES && turnedAway.add(what);
     }
 
     static void closeQuietly(AutoCloseable resource) {

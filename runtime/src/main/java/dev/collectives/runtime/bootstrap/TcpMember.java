@@ -53,12 +53,12 @@ final class TcpMember extends Exchange {
     private final Timeouts timeouts;
     /** Who serves the rendezvous, for messages: "rank 0 at tcp://host:port" or "the rendezvous server at …". */
     private final String server;
+    /** Whether a process of its own serves the rendezvous (else rank 0's, which dies with rank 0). */
+    private final boolean standalone;
     /** The server this rank's process hosts (rank 0's, by default), closed after this member; else null. */
     private final JobServer hosted;
     /** How this process joined: as a rank of the job, in the place of one that died, or at the job's next growth. */
     private final FrameRules.Claim claim;
-    /** Whether the server took this replacement or joiner in ({@link Channel#REJOIN}); always for the others. */
-    private boolean rejoined;
     /** The thread that watches the job ({@link #doWatch}), or null. */
     private Thread watcher;
     /** Set once this rank aborts or closes: its connection ending then is no news for a watcher. */
@@ -80,13 +80,13 @@ final class TcpMember extends Exchange {
         this.endpoint = endpoint;
         this.token = token;
         this.server = serverAt(endpoint, greeting.standalone());
+        this.standalone = greeting.standalone();
         this.hosted = hosted;
         this.beat = Heartbeats.start(
                 root, rank, () -> Progress.of(reported), new Timeouts(timeout, greeting.heartbeatTimeout()));
         this.heartbeatTimeout = heartbeatTimeout;
         this.timeouts = new Timeouts(timeout, heartbeatTimeout);
         this.claim = claim;
-        this.rejoined = claim == FrameRules.Claim.JOIN;
     }
 
     @Override
@@ -157,8 +157,10 @@ final class TcpMember extends Exchange {
                 // a process that joins knows the job's size once it grew: until then, only its own number
                 int number = admitted.rank();
                 int known = claim == FrameRules.Claim.GROW ? number + 1 : size;
-                return new TcpMember(
+                TcpMember member = new TcpMember(
                         endpoint, number, known, timeout, silence, channel, token, greeting, claim, hosted);
+                member.joined();
+                return member;
             } catch (EOFException | SocketException e) {
                 // the server closed before greeting: it is shutting down a failed attempt, or is not up yet
                 attempts.closed++;
@@ -324,6 +326,7 @@ final class TcpMember extends Exchange {
         byte[] claim = JobToken.ints(rank, size);
         out.writeInt(Channel.MAGIC);
         out.writeInt(Channel.VERSION);
+        out.writeByte(kind.wire());
         out.writeInt(rank);
         out.writeInt(size);
         out.write(clientNonce);
@@ -366,12 +369,12 @@ final class TcpMember extends Exchange {
 
     @Override
     protected byte[] doBroadcast(byte[] value, Deadline deadline) {
-        return served(Channel.BROADCAST, value == null ? new byte[0] : value, deadline)
+        return served(FrameType.BROADCAST, value == null ? new byte[0] : value, deadline)
                 .values()[0];
     }
 
     /** Every rank's value for this operation, or why it is gone, as the server answers. */
-    private Survivors served(byte type, byte[] value, Deadline deadline) {
+    private Survivors served(FrameType type, byte[] value, Deadline deadline) {
         tellServer(type, value, deadline);
         try {
             return Channel.readGathered(receive(Channel.gatheredBytes(size()), deadline), size());
@@ -391,9 +394,9 @@ final class TcpMember extends Exchange {
      * aborted nor closed, means the server is gone (with rank 0's process, where that hosts it).
      */
     @Override
-    protected void doWatch(Consumer<String> onFailure) {
+    protected void doWatch(Consumer<Cause> onFailure) {
         try {
-            root.send(Channel.WATCH, sequence(), new byte[0], Deadline.after(timeout()));
+            root.send(FrameType.WATCH, sequence(), new byte[0], Deadline.after(timeout()));
         } catch (IOException e) {
             // the server is gone or stuck: what it told before (a death, the job's end) or the silence after reaches
             // the watcher, which reads the news a failed send would hide
@@ -409,7 +412,7 @@ final class TcpMember extends Exchange {
      */
     @Override
     protected String doUnwatch() {
-        tellServer(Channel.UNWATCH, new byte[0], Deadline.after(timeout()));
+        tellServer(FrameType.UNWATCH, new byte[0], Deadline.after(timeout()));
         try {
             watcher.join(timeout().toMillis());
         } catch (InterruptedException e) {
@@ -424,35 +427,43 @@ final class TcpMember extends Exchange {
                 : "the job is " + state().phase().words + ": " + state().news();
     }
 
-    private void watchRoot(Consumer<String> onFailure) {
-        String failure;
+    private void watchRoot(Consumer<Cause> onFailure) {
+        Cause failure;
         try {
             Channel.Frame frame = news(FrameRules.Phase.WATCHING, root::receiveNews);
-            if (frame.type() == Channel.LEAVE || frame.type() == Channel.UNWATCH) {
+            if (frame.type() == FrameType.LEAVE || frame.type() == FrameType.UNWATCH) {
                 return;
             }
-            if (frame.type() == Channel.GONE) {
-                state().on(JobState.Event.DEATH, frame.text()); // before the watcher hears it: it may resume at once
-                onFailure.accept(frame.text());
+            if (frame.type() == FrameType.GONE) {
+                // before the watcher hears it: it may resume at once
+                state().on(JobState.Event.DEATH, frame.cause().text());
+                onFailure.accept(frame.cause());
                 return;
             }
-            failure = endOf(frame);
+            endOf(frame);
+            failure = frame.cause();
         } catch (ProtocolException e) {
-            failure = server + " sent " + e.getMessage();
+            failure = serverLost(server + " sent " + e.getMessage());
         } catch (IOException e) {
             if (ending) {
                 return;
             }
             String exclusion = excludedAfter(e, "while the job ran");
             failure = exclusion != null
-                    ? exclusion
-                    : e instanceof Channel.Silence
-                            ? server + " sent nothing, not even a heartbeat, while the job ran: " + e.getMessage()
-                                    + " (it is stopped, cut off from this host, or gone)"
-                            : server + " is gone: the connection ended while the job ran (" + e + ")";
+                    ? Cause.of(Cause.Kind.EXCLUDED, exclusion, rank())
+                    : serverLost(
+                            e instanceof Channel.Silence
+                                    ? server + " sent nothing, not even a heartbeat, while the job ran: "
+                                            + e.getMessage() + " (it is stopped, cut off from this host, or gone)"
+                                    : server + " is gone: the connection ended while the job ran (" + e + ")");
         }
-        state().on(JobState.Event.END, failure);
+        state().on(JobState.Event.END, failure.text());
         onFailure.accept(failure);
+    }
+
+    /** The server is lost, as {@code why} says: where rank 0's process hosts it, that blames rank 0. */
+    private Cause serverLost(String why) {
+        return standalone ? Cause.of(Cause.Kind.SERVER_LOST, why) : Cause.of(Cause.Kind.SERVER_LOST, why, 0);
     }
 
     /** The survivors of a death that the server told of meet again; any other news of the job is why they cannot. */
@@ -470,7 +481,11 @@ final class TcpMember extends Exchange {
     @Override
     protected void doStalled(String where) {
         try {
-            root.send(Channel.STALL, sequence(), Channel.truncate(where), Deadline.after(timeouts.notice()));
+            root.send(
+                    FrameType.STALL,
+                    sequence(),
+                    Cause.of(Cause.Kind.STALLED, where, rank()).bytes(),
+                    Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // the server is gone or stuck: its connection ending tells the watcher
         }
@@ -484,11 +499,15 @@ final class TcpMember extends Exchange {
     protected void doAbort(String reason) {
         ending = true;
         if (hosted != null) {
-            hosted.endJob("rank 0 failed: " + reason);
+            hosted.endJob(Cause.of(Cause.Kind.ABORTED, "rank 0 failed: " + reason, 0));
             return;
         }
         try {
-            root.send(Channel.ABORT, sequence(), Channel.truncate(reason), Deadline.after(timeouts.notice()));
+            root.send(
+                    FrameType.ABORT,
+                    sequence(),
+                    Cause.of(Cause.Kind.ABORTED, reason, rank()).bytes(),
+                    Deadline.after(timeouts.notice()));
         } catch (IOException ignored) {
             // the server is gone or stuck: the others learn of it from the server's end or their deadline
         }
@@ -507,11 +526,11 @@ final class TcpMember extends Exchange {
     /** A replacement first waits until the server takes it in, at the survivors' operation, which it numbers on from. */
     @Override
     protected int[] doReunite(Deadline deadline) {
-        if (!rejoined) {
+        if (state().phase() == JobState.Phase.AWAITING_TAKE_IN) {
             awaitRejoin(deadline, "reunion");
         }
         tellServer(
-                Channel.REUNION,
+                FrameType.REUNION,
                 ByteBuffer.allocate(Long.BYTES)
                         .putLong(deadline.total().toMillis())
                         .array(),
@@ -526,12 +545,12 @@ final class TcpMember extends Exchange {
      */
     @Override
     protected Growth doGrow(int added, Deadline deadline) {
-        if (!rejoined) {
+        if (state().phase() == JobState.Phase.AWAITING_TAKE_IN) {
             awaitRejoin(deadline, "growth");
         }
         tellServer(
-                Channel.GROW,
-                ByteBuffer.allocate(Channel.GROW_BYTES)
+                FrameType.GROW,
+                ByteBuffer.allocate(FrameType.GROW.maxBytes(0))
                         .putLong(deadline.total().toMillis())
                         .putInt(added)
                         .array(),
@@ -565,30 +584,29 @@ final class TcpMember extends Exchange {
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
-        if (frame.type() == Channel.ABORT || frame.type() == Channel.FENCED) {
+        if (frame.type() == FrameType.ABORT || frame.type() == FrameType.FENCED) {
             throw fail(BootstrapException.remote(
                     rank(),
                     endOf(frame) + " (reported by " + server + " while " + waiting() + " waited for the members)"));
         }
-        if (frame.type() == Channel.LEAVE) {
+        if (frame.type() == FrameType.LEAVE) {
             throw fail(BootstrapException.failed(
                     rank(), server + " closed the rendezvous before it took " + waiting() + " in", null));
         }
-        rejoined = true;
         continueAt(frame.operation(), operation);
     }
 
     @Override
     protected Survivors doAllGatherOfSurvivors(byte[] value, Deadline deadline) {
-        return ServedOperations.survivors(served(Channel.SURVIVORS, value, deadline), rank(), operation());
+        return ServedOperations.survivors(served(FrameType.SURVIVORS, value, deadline), rank(), operation());
     }
 
     @Override
     protected byte[][] doAllGather(byte[] value, Deadline deadline) {
-        return ServedOperations.allGather(served(Channel.DATA, value, deadline), rank(), operation());
+        return ServedOperations.allGather(served(FrameType.DATA, value, deadline), rank(), operation());
     }
 
-    private void tellServer(byte type, byte[] value, Deadline deadline) {
+    private void tellServer(FrameType type, byte[] value, Deadline deadline) {
         try {
             root.send(type, sequence(), value, deadline);
         } catch (SocketException e) {
@@ -607,7 +625,7 @@ final class TcpMember extends Exchange {
             Channel.Frame frame = news(
                     FrameRules.Phase.OPERATION,
                     () -> root.receive(sequence(), Channel.gatheredBytes(size()), Deadline.after(timeouts.notice())));
-            return frame.type() == Channel.ABORT || frame.type() == Channel.FENCED
+            return frame.type() == FrameType.ABORT || frame.type() == FrameType.FENCED
                     ? Optional.of(reportedEnd(frame))
                     : Optional.empty();
         } catch (IOException nothingSaid) {
@@ -630,10 +648,10 @@ final class TcpMember extends Exchange {
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
-        if (frame.type() == Channel.ABORT || frame.type() == Channel.FENCED) {
+        if (frame.type() == FrameType.ABORT || frame.type() == FrameType.FENCED) {
             throw fail(reportedEnd(frame));
         }
-        if (frame.type() != Channel.DATA) {
+        if (frame.type() != FrameType.DATA) {
             throw fail(
                     BootstrapException.failed(rank(), server + " closed the rendezvous during " + operation(), null));
         }
@@ -647,19 +665,19 @@ final class TcpMember extends Exchange {
     private Channel.Frame news(FrameRules.Phase phase, Channel.IoStep<Channel.Frame> read) throws IOException {
         while (true) {
             Channel.Frame frame = FrameRules.check(phase, read.run());
-            if (frame.type() != Channel.REFUSED) {
+            if (frame.type() != FrameType.REFUSED) {
                 return frame;
             }
-            logRefused(frame.text());
+            logRefused(frame.cause().text());
         }
     }
 
     /** Why the server ended the job (ABORT), or excluded this rank (FENCED: this rank's job is over for it). */
     private String endOf(Channel.Frame frame) {
-        if (frame.type() == Channel.FENCED) {
-            state().on(JobState.Event.EXCLUDED, frame.text());
+        if (frame.type() == FrameType.FENCED) {
+            state().on(JobState.Event.EXCLUDED, frame.cause().text());
         }
-        return frame.text();
+        return frame.cause().text();
     }
 
     /** A claim the server turned away while this rank waits: a rank that never joins may be the one refused. */
@@ -715,7 +733,7 @@ final class TcpMember extends Exchange {
         beat.close();
         if (!failed()) {
             try {
-                root.send(Channel.LEAVE, sequence(), new byte[0], Deadline.after(timeouts.notice()));
+                root.send(FrameType.LEAVE, sequence(), new byte[0], Deadline.after(timeouts.notice()));
             } catch (IOException ignored) {
                 // the server is gone already; nothing is left to tell it
             }

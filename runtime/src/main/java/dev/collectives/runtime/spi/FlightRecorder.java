@@ -457,9 +457,11 @@ public final class FlightRecorder {
      * nothing is known to have settled.
      */
     public synchronized Progress.Place progress() {
-        long settled = capacity == 0 ? 0 : Math.max(oldestPending, recorded - capacity + 1) - 1;
-        String waitingIn = capacity > 0 && settled < recorded ? call[(int) (settled % capacity)] : "";
-        return new Progress.Place(number, size, recorded, settled, waitingIn == null ? "" : waitingIn);
+        long last = recorded;
+        long settled = capacity == 0 ? 0 : Math.max(oldestPending, last - capacity + 1) - 1;
+        int slot = (int) (settled & mask); // entry settled + 1's
+        String waitingIn = capacity > 0 && settled < last && holds(slot, settled + 1) ? call[slot] : "";
+        return new Progress.Place(number, size, last, settled, waitingIn == null ? "" : waitingIn);
     }
 
     /** What the ring holds now, oldest first. */

@@ -1,8 +1,6 @@
 package dev.collectives.runtime.spi;
 
 import java.util.Arrays;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -15,11 +13,6 @@ import java.util.stream.IntStream;
  * told it.
  */
 public final class JobRanks {
-    /** A failure about one rank of the job: its death, its abort, rank 0's end. */
-    private static final Pattern ONE_RANK = Pattern.compile("^rank (\\d+)\\b");
-    /** A stall's verdict about the ranks that never arrived. */
-    private static final Pattern SEVERAL_RANKS = Pattern.compile("^ranks \\[([\\d, ]*)]");
-
     /** The job's rank of each of the communicator's ranks. */
     private final int[] ranks;
     /** How the communicator came to number its ranks, for messages ("split with color 1"); null for the job's. */
@@ -113,56 +106,36 @@ public final class JobRanks {
     }
 
     /**
-     * Whether the job's {@code failure} concerns the communicator: it holds a rank the failure names, or the failure
-     * names none it can tell (then it concerns every communicator of the job).
+     * Whether a failure of the job that blames {@code atFault} (ranks of the job, as the failure carries them)
+     * concerns the communicator: it holds one of them, or the failure blames none (then it concerns every
+     * communicator of the job).
      */
-    public boolean concerns(String failure) {
-        int[] named = atFault(failure);
-        return named == null || Arrays.stream(named).anyMatch(r -> rankOf(r) >= 0);
+    public boolean concerns(int[] atFault) {
+        return atFault.length == 0 || Arrays.stream(atFault).anyMatch(r -> rankOf(r) >= 0);
     }
 
     /**
-     * The job's {@code failure} as the communicator shows it: the ranks it names are the job's, followed by their
-     * numbers in this communicator and how it came to number them, where those differ.
+     * The job's {@code failure}, which blames {@code atFault}, as the communicator shows it: the ranks it blames are
+     * the job's, followed by their numbers in this communicator and how it came to number them, where those differ
+     * ("rank 3 of the job (rank 1 of this communicator, split with color 1) at ... is gone"; where the failure's
+     * words do not begin with those ranks, the numbering follows them).
      */
-    public String named(String failure) {
-        if (origin == null) {
+    public String named(int[] atFault, String failure) {
+        if (origin == null || atFault.length == 0) {
             return failure;
         }
-        Matcher one = ONE_RANK.matcher(failure);
-        if (one.find()) {
-            int rank = rankOf(Integer.parseInt(one.group(1)));
-            String here = rank < 0 ? "not in this communicator" : "rank " + rank + " of this communicator";
-            return one.group() + " of the job (" + here + ", " + origin + ")" + failure.substring(one.end());
-        }
-        Matcher several = SEVERAL_RANKS.matcher(failure);
-        if (several.find()) {
-            int[] here = Arrays.stream(ranksIn(several.group(1)))
-                    .map(this::rankOf)
-                    .filter(r -> r >= 0)
-                    .toArray();
-            return several.group() + " of the job (ranks " + Arrays.toString(here) + " of this communicator, " + origin
-                    + ")" + failure.substring(several.end());
-        }
-        return failure;
-    }
-
-    /** The ranks of the job that {@code failure} names first, or null where it names none this can tell. */
-    static int[] atFault(String failure) {
-        Matcher one = ONE_RANK.matcher(failure);
-        if (one.find()) {
-            return new int[] {Integer.parseInt(one.group(1))};
-        }
-        Matcher several = SEVERAL_RANKS.matcher(failure);
-        return several.find() ? ranksIn(several.group(1)) : null;
-    }
-
-    private static int[] ranksIn(String list) {
-        return Arrays.stream(list.split(","))
-                .map(String::trim)
-                .filter(s -> !s.isEmpty())
-                .mapToInt(Integer::parseInt)
-                .toArray();
+        String subject = atFault.length == 1 ? "rank " + atFault[0] : "ranks " + Arrays.toString(atFault);
+        int[] here =
+                Arrays.stream(atFault).map(this::rankOf).filter(r -> r >= 0).toArray();
+        String numbered = atFault.length == 1
+                ? (here.length == 0 ? "not in this communicator" : "rank " + here[0] + " of this communicator")
+                : "ranks " + Arrays.toString(here) + " of this communicator";
+        String of = " of the job (" + numbered + ", " + origin + ")";
+        boolean startsWithThem = failure.startsWith(subject)
+                && (failure.length() == subject.length() || !Character.isDigit(failure.charAt(subject.length())));
+        return startsWithThem
+                ? subject + of + failure.substring(subject.length())
+                : failure + " (" + subject + of + ")";
     }
 
     /** "ranks [0, 2, 3] of the job, split with color 1". */

@@ -50,7 +50,7 @@ class DeviceChildWatchTest {
         Stream stream = comm.createStream();
         Communicator child = splitAs(comm, 0, 1, 3); // rank 1 of the job is rank 0 of the child, rank 3 is rank 1
         DeviceBuffer buffer = child.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
-        api.streamsNeverFinish().on("streamQuery", () -> job.fail(RANK_THREE_GONE));
+        api.streamsNeverFinish().on("streamQuery", () -> job.fail(3, RANK_THREE_GONE));
         child.allReduce(buffer, buffer, 256, DataType.FLOAT32, ReduceOp.SUM, stream);
 
         CollectivesException pending = assertThrows(CollectivesException.class, stream::synchronize);
@@ -79,7 +79,7 @@ class DeviceChildWatchTest {
         DeviceCommunicator comm = job.watched(api);
         Communicator child = splitAs(comm, 0, 1, 3);
 
-        job.fail("rank 2 at /127.0.0.1:41002 is gone: its connection ended while the job ran");
+        job.fail(2, "rank 2 at /127.0.0.1:41002 is gone: its connection ended while the job ran");
         api.awaitCount("commAbort", 1);
         assertTrue(comm.nativeComm().isAborted(), "the joined communicator holds rank 2");
         Stream stream = child.createStream();
@@ -143,7 +143,7 @@ class DeviceChildWatchTest {
         shrunk.close();
         assertFalse(job.closed, "the parent still watches the job");
 
-        job.fail("rank 2 at /127.0.0.1:41002 is gone: its connection ended while the job ran");
+        job.fail(2, "rank 2 at /127.0.0.1:41002 is gone: its connection ended while the job ran");
         api.awaitCount("commAbort", 1);
         assertEquals(1, api.count("commAbort"), "the closed children are no longer watched");
         CollectivesException e = assertThrows(CollectivesException.class, comm::createStream);
@@ -244,7 +244,7 @@ class DeviceChildWatchTest {
 
         void die(int rank, String why) {
             dead.set(rank);
-            fail(why);
+            fail(rank, why);
         }
 
         @Override

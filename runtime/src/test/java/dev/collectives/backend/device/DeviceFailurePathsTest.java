@@ -18,6 +18,7 @@ import dev.collectives.runtime.RegisteredWindow;
 import dev.collectives.runtime.RegistrationHandle;
 import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.bootstrap.Cause;
 import dev.collectives.runtime.spi.JobRanks;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -97,7 +98,7 @@ class DeviceFailurePathsTest {
         comm.watchJob(job, JobRanks.ofJob(job.size()), CommConfig.DEFAULT);
         Stream stream = comm.createStream();
         DeviceBuffer buffer = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
-        api.streamsNeverFinish().on("streamQuery", () -> job.fail(GONE));
+        api.streamsNeverFinish().on("streamQuery", () -> job.fail(1, GONE));
         allReduce(comm, buffer, stream);
 
         CollectivesException e = assertThrows(CollectivesException.class, stream::synchronize);
@@ -425,7 +426,7 @@ class DeviceFailurePathsTest {
         public void stalled(String where) {
             stalls.add(where);
             if (verdict != null) {
-                fail(verdict);
+                fail(Cause.of(Cause.Kind.NEVER_ARRIVED, verdict, 1));
             }
         }
     }

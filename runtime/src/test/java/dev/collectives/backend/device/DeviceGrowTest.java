@@ -11,6 +11,7 @@ import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.LogCapture;
 import dev.collectives.runtime.RecoveryEvents;
 import dev.collectives.runtime.UniqueId;
+import dev.collectives.runtime.bootstrap.Cause;
 import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.Lineage;
 import java.nio.ByteBuffer;
@@ -115,7 +116,7 @@ class DeviceGrowTest {
         assertEquals(List.of("watch", "unwatch", "grow by 2 within 30 s", "watch"), job.operations);
         assertEquals(1, api.count("commInitRank"), "no communicator was formed but the first");
         comm.createStream().close(); // it goes on at its size
-        job.fail("rank 1 at /127.0.0.1:41000 is gone: its connection ended while the job ran");
+        job.fail(1, "rank 1 at /127.0.0.1:41000 is gone: its connection ended while the job ran");
         CollectivesException later = assertThrows(CollectivesException.class, comm::createStream);
         assertTrue(later.getMessage().contains("rank 1 at /127.0.0.1:41000 is gone"), later.getMessage());
         comm.close();
@@ -242,7 +243,7 @@ class DeviceGrowTest {
         assertEquals(0, api.lastGrow().parent());
         assertEquals(3, api.lastGrow().rank());
         assertEquals(4, api.lastGrow().size());
-        joiner.fail("rank 3 at /127.0.0.1:41003 is gone: its connection ended while the job ran");
+        joiner.fail(3, "rank 3 at /127.0.0.1:41003 is gone: its connection ended while the job ran");
         api.awaitCount("commAbort", 2);
         CollectivesException e = assertThrows(CollectivesException.class, joined::createStream);
         assertTrue(
@@ -354,7 +355,7 @@ class DeviceGrowTest {
         }
 
         @Override
-        public boolean watch(Consumer<String> onFailure) {
+        public boolean watch(Consumer<Cause> onFailure) {
             operations.add("watch");
             return super.watch(onFailure);
         }
@@ -396,7 +397,7 @@ class DeviceGrowTest {
         /** Rank {@code rank} of the job dies: the job's watch hears {@code why}, and it is gone from then on. */
         void die(int rank, String why) {
             dead.set(rank);
-            fail(why);
+            fail(rank, why);
         }
 
         @Override

@@ -97,7 +97,7 @@ class DeviceInitGpuTest {
                 org.junit.jupiter.api.Assertions.assertNotNull(e.result(), "a library error, with its code");
             }
             System.out.println("first collective under capture: " + outcomes);
-            if (DeviceBackend.connectsAtInit(GpuFixture.backend().dialect())) {
+            if (GpuFixture.backend().dialect().connectsAtInit()) {
                 assertEquals(
                         ranks.here().count(),
                         outcomes.stream()

@@ -271,7 +271,7 @@ class DeviceRecoveryTest {
         comm.watchJob(job, JobRanks.ofJob(job.size()), CommConfig.DEFAULT);
         Stream stream = comm.createStream();
         DeviceBuffer grads = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, 1024);
-        job.fail(GONE);
+        job.fail(1, GONE);
         api.awaitCount("commAbort", 1);
         Communicator child = comm.shrink(1);
         AtomicInteger queries = new AtomicInteger();
@@ -302,7 +302,7 @@ class DeviceRecoveryTest {
             aborting.countDown();
             awaitUninterruptibly(abortMayReturn); // as NCCL's does until its proxy threads saw it
         });
-        job.fail(GONE);
+        job.fail(1, GONE);
         aborting.await();
 
         Communicator child = comm.shrink(1);
@@ -342,7 +342,7 @@ class DeviceRecoveryTest {
         api.streamsNeverFinish().streamsOutliveAbort(); // the launched graph waits for the dead rank
         exec.launch(stream);
 
-        job.fail(GONE);
+        job.fail(1, GONE);
         CollectivesException failure = assertThrows(CollectivesException.class, stream::synchronize);
         assertTrue(failure.getMessage().contains(GONE), failure.getMessage());
         int queried = api.count("streamQuery");

@@ -94,7 +94,7 @@ class DeviceReplacementTest {
         Communicator reformed = comm.reform(WAIT);
         assertEquals(1, api.count("getUniqueId"), "rank 0 makes the new id");
 
-        job.fail("rank 2 at /127.0.0.1:41002 is gone: its connection ended while the job ran");
+        job.fail(2, "rank 2 at /127.0.0.1:41002 is gone: its connection ended while the job ran");
         api.awaitCount("commAbort", 2);
         CollectivesException e = assertThrows(CollectivesException.class, reformed::createStream);
         assertTrue(e.getMessage().contains("the job failed: rank 2 at /127.0.0.1:41002 is gone"), e.getMessage());
@@ -112,7 +112,7 @@ class DeviceReplacementTest {
         comm.close();
         assertFalse(job.closed, "the reformed communicator and its child watch the job");
 
-        job.fail("rank 2 at /127.0.0.1:41002 is gone: its connection ended while the job ran");
+        job.fail(2, "rank 2 at /127.0.0.1:41002 is gone: its connection ended while the job ran");
         api.awaitCount("commAbort", 3); // the first communicator's, then the reformed one's and its child's
         CollectivesException e = assertThrows(CollectivesException.class, child::createStream);
         assertTrue(

@@ -1,5 +1,6 @@
 package dev.collectives.backend.device;
 
+import dev.collectives.runtime.bootstrap.Cause;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.JobRanks;
 import java.util.List;
@@ -23,7 +24,7 @@ abstract class ScriptedJobBase implements Rendezvous {
     volatile boolean watched;
     final int rank;
     final int size;
-    private volatile Consumer<String> watcher;
+    private volatile Consumer<Cause> watcher;
 
     ScriptedJobBase(int rank, int size) {
         this.rank = rank;
@@ -34,7 +35,7 @@ abstract class ScriptedJobBase implements Rendezvous {
     DeviceCommunicator afterRankOneDied(ScriptedNativeApi api) throws InterruptedException {
         DeviceCommunicator comm = api.communicator(rank, size);
         comm.watchJob(this, JobRanks.ofJob(this.size()), CommConfig.DEFAULT);
-        fail(RANK_ONE_GONE);
+        fail(1, RANK_ONE_GONE);
         api.awaitCount("commAbort", 1);
         return comm;
     }
@@ -55,13 +56,18 @@ abstract class ScriptedJobBase implements Rendezvous {
         return survivors;
     }
 
+    /** The job's watch hears that rank {@code dead} died, as {@code why} says. */
+    void fail(int dead, String why) {
+        fail(Cause.of(Cause.Kind.DIED, why, dead));
+    }
+
     /** The job's watch hears {@code why}. */
-    void fail(String why) {
+    void fail(Cause why) {
         watcher.accept(why);
     }
 
     @Override
-    public boolean watch(Consumer<String> onFailure) {
+    public boolean watch(Consumer<Cause> onFailure) {
         watched = true;
         watcher = onFailure;
         return true;

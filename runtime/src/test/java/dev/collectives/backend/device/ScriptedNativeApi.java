@@ -29,9 +29,10 @@ import org.bytedeco.javacpp.Pointer;
  * polls or forever ({@link #inProgress}), or something to run when a call is made ({@link #on}). It records every call
  * ({@link #count}, {@link #calls}) and every handle it gave out, and notes as {@link #misuse} a call on a handle that
  * it never gave or that was freed already (a communicator aborted or destroyed, memory freed twice), which the
- * tests assert never happens. {@link #communicator} makes a {@link DeviceCommunicator} over it.
+ * tests assert never happens. {@link #communicator} makes a {@link DeviceCommunicator} over it. The benchmarks of the
+ * Java call path extend it to answer ops and graph launches without recording them.
  */
-final class ScriptedNativeApi implements NativeApi {
+class ScriptedNativeApi implements NativeApi {
     /** What a synchronize waits before it gives up, on {@link #waits()}'s clock. */
     static final Duration SYNC_TIMEOUT = Duration.ofSeconds(2);
     /** How long {@link #communicator} waits for the other ranks to join, on {@link #waits()}'s clock. */

@@ -84,7 +84,7 @@ class AuthenticatedFuzzTest {
     private static void sendOne(Channel fuzzer, Random random) throws IOException {
         Deadline deadline = Deadline.after(TIMEOUT);
         switch (random.nextInt(4)) {
-            case 0 -> fuzzer.send(Channel.HEARTBEAT, random.nextInt(3), JobToken.ints(random.nextInt(3)), deadline);
+            case 0 -> fuzzer.send(FrameType.HEARTBEAT, random.nextInt(3), JobToken.ints(random.nextInt(3)), deadline);
             case 1 -> {
                 byte[] garbage = new byte[random.nextInt(64)];
                 random.nextBytes(garbage);
@@ -95,7 +95,11 @@ class AuthenticatedFuzzTest {
             default -> {
                 byte[] bytes = new byte[random.nextInt(3) == 0 ? 0 : random.nextInt(200)];
                 random.nextBytes(bytes);
-                fuzzer.send((byte) random.nextInt(13), random.nextInt(4), bytes, deadline);
+                fuzzer.send(
+                        FrameType.values()[random.nextInt(FrameType.values().length)],
+                        random.nextInt(4),
+                        bytes,
+                        deadline);
             }
         }
     }

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -27,17 +26,17 @@ class ChannelTest {
             memberSide.setSoTimeout(0); // where a watcher reads with no deadline (receiveAny)
 
             member.send(
-                    Channel.STALL,
+                    FrameType.STALL,
                     3,
-                    "its stream waited 300 s".getBytes(StandardCharsets.UTF_8),
+                    Cause.of(Cause.Kind.STALLED, "its stream waited 300 s", 1).bytes(),
                     Deadline.after(Duration.ofSeconds(1)));
 
             // A send's deadline bounding the watcher's read would end it with "Read timed out", a second later,
             // as if rank 0 were gone.
             assertEquals(0, memberSide.getSoTimeout());
             Channel.Frame heard = root.receive(3, 0, Deadline.after(Duration.ofSeconds(20)));
-            assertEquals(Channel.STALL, heard.type());
-            assertEquals("its stream waited 300 s", heard.text());
+            assertEquals(FrameType.STALL, heard.type());
+            assertEquals(Cause.of(Cause.Kind.STALLED, "its stream waited 300 s", 1), heard.cause());
         }
     }
 }

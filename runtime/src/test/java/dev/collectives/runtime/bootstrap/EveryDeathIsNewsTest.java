@@ -58,11 +58,11 @@ class EveryDeathIsNewsTest {
                         .build();
                 try (Rendezvous rendezvous = bootstrap.rendezvous()) {
                     BlockingQueue<String> heard = new LinkedBlockingQueue<>();
-                    assertTrue(rendezvous.watch(heard::offer));
+                    assertTrue(rendezvous.watch(cause -> heard.offer(cause.text())));
                     watching.countDown();
                     String first = heard.poll(60, TimeUnit.SECONDS);
                     assertEquals(Optional.empty(), rendezvous.resumeAmongSurvivors());
-                    assertTrue(rendezvous.watch(heard::offer));
+                    assertTrue(rendezvous.watch(cause -> heard.offer(cause.text())));
                     watchingAgain.countDown();
                     String second = heard.poll(60, TimeUnit.SECONDS);
                     return first + " | " + second;
@@ -101,7 +101,7 @@ class EveryDeathIsNewsTest {
             try (Rendezvous rendezvous =
                     RankThreadsForTests.bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous()) {
                 if (rank == 0) {
-                    assertTrue(rendezvous.watch(heard::offer));
+                    assertTrue(rendezvous.watch(cause -> heard.offer(cause.text())));
                     running.countDown();
                     String news = heard.poll(60, TimeUnit.SECONDS);
                     rendezvous.close();
@@ -110,7 +110,7 @@ class EveryDeathIsNewsTest {
                 }
                 running.countDown();
                 await(closed);
-                assertTrue(rendezvous.watch(heard::offer));
+                assertTrue(rendezvous.watch(cause -> heard.offer(cause.text())));
                 return heard.poll(60, TimeUnit.SECONDS);
             }
         });

@@ -6,12 +6,14 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
 
 /**
  * Feeds the frame decoder ({@link Channel#readFrame}) random byte strings and mutations of valid frames (flipped
- * bytes, claimed lengths up to 2^31-1, cut short, run on), under the largest bound a receive uses. Run by
+ * bytes, claimed lengths up to 2^31-1, cut short, run on; a failure's kind, ranks and text), under the largest
+ * bound a receive uses. Run by
  * {@link FrameDecoderFuzzTest} in a JVM with a small heap: every input must decode to a frame or fail with an
  * {@link IOException}, never exhaust memory nor throw anything else. Prints {@code FUZZ OK <cases>} at the end.
  */
@@ -62,10 +64,16 @@ public final class FrameFuzz {
     }
 
     private static byte[] frame(JobToken key, Random random) throws IOException {
-        byte type = random.nextBoolean() ? Channel.DATA : Channel.ABORT;
+        byte type = random.nextBoolean() ? FrameType.DATA.wire : FrameType.ABORT.wire;
         int operation = random.nextInt(5);
-        byte[] bytes = new byte[random.nextInt(type == Channel.DATA ? 2000 : Rendezvous.MAX_REASON_BYTES)];
+        byte[] bytes = new byte[random.nextInt(type == FrameType.DATA.wire ? 2000 : Rendezvous.MAX_REASON_BYTES)];
         random.nextBytes(bytes);
+        if (type == FrameType.ABORT.wire) { // a failure: its kind, the ranks at fault and a text
+            int[] ranks = random.ints(random.nextInt(8), 0, 1 << 14).toArray();
+            Cause.Kind kind = Cause.Kind.values()[random.nextInt(Cause.Kind.values().length)];
+            bytes = Cause.of(kind, new String(bytes, StandardCharsets.ISO_8859_1), ranks)
+                    .bytes();
+        }
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         DataOutputStream out = new DataOutputStream(buffer);
         out.writeByte(type);

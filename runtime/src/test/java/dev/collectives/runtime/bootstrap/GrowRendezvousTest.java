@@ -108,11 +108,11 @@ class GrowRendezvousTest {
             try (Rendezvous member =
                     memberOfServer(endpoint, thread, 2, TIMEOUT).build().rendezvous()) {
                 List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
-                assertTrue(member.watch(heard::add));
+                assertTrue(member.watch(cause -> heard.add(cause.text())));
                 assertEquals(Optional.empty(), member.unwatch());
                 member.grow(1, TIMEOUT);
                 String outcome = "rank " + member.rank() + ": " + gathered(member);
-                assertTrue(member.watch(heard::add));
+                assertTrue(member.watch(cause -> heard.add(cause.text())));
                 assertEquals(List.of(), heard);
                 return outcome;
             }
@@ -151,12 +151,13 @@ class GrowRendezvousTest {
             try (Rendezvous member =
                     memberOfServer(endpoint, thread, 4, TIMEOUT).build().rendezvous()) {
                 BlockingQueue<String> heard = new LinkedBlockingQueue<>();
-                assertTrue(member.watch(heard::offer));
+                assertTrue(member.watch(cause -> heard.offer(cause.text())));
                 watching.countDown();
                 String death = heard.poll(60, TimeUnit.SECONDS);
                 assertTrue(death != null && death.startsWith("rank 2 at "), death);
                 assertEquals(Optional.empty(), member.resumeAmongSurvivors());
-                assertTrue(member.watch(heard::offer)); // the survivors' communicator watches the job
+                assertTrue(member.watch(
+                        cause -> heard.offer(cause.text()))); // the survivors' communicator watches the job
                 watchingAgain.countDown();
                 server.awaitJoining(1);
                 assertEquals(Optional.empty(), member.unwatch());
@@ -303,11 +304,13 @@ class GrowRendezvousTest {
         Channel.Frame frame;
         do {
             frame = frozen.channel().receiveAny();
-        } while (frame.type() == Channel.HEARTBEAT);
-        assertEquals(Channel.FENCED, frame.type());
+        } while (frame.type() == FrameType.HEARTBEAT);
+        assertEquals(FrameType.FENCED, frame.type());
         assertTrue(
-                frame.text().startsWith("rank 2 was excluded from the job at " + endpoint + ": no heartbeat for 2 s"),
-                frame.text());
+                frame.cause()
+                        .text()
+                        .startsWith("rank 2 was excluded from the job at " + endpoint + ": no heartbeat for 2 s"),
+                frame.cause().text());
         server.awaitJoining(0);
         RankThreadsForTests.Joiner next = RankThreadsForTests.authenticatedAsJoiner(port);
         assertEquals(2, next.number(), "the frozen process's number is free for the next");

@@ -45,7 +45,7 @@ class HeartbeatTest {
     @Test
     void aMemberThatBeatsForAnotherRankIsNamedToEverySurvivorAndExcluded() throws Exception {
         silentOrLying(
-                liar -> liar.send(Channel.HEARTBEAT, 0, JobToken.ints(2), Deadline.after(TIMEOUT)),
+                liar -> liar.send(FrameType.HEARTBEAT, 0, JobToken.ints(2), Deadline.after(TIMEOUT)),
                 "it sent heartbeats for rank 2 while the job ran");
     }
 
@@ -70,7 +70,7 @@ class HeartbeatTest {
                 try (Rendezvous survivor = rank(rank).build().rendezvous()) {
                     joined.countDown();
                     BlockingQueue<String> heard = new ArrayBlockingQueue<>(1);
-                    assertTrue(survivor.watch(heard::offer));
+                    assertTrue(survivor.watch(cause -> heard.offer(cause.text())));
                     String death = heard.poll(60, TimeUnit.SECONDS);
                     assertEquals(Optional.empty(), survivor.resumeAmongSurvivors());
                     Rendezvous.Survivors survivors = survivor.allGatherOfSurvivors(new byte[] {(byte) rank});
@@ -94,12 +94,12 @@ class HeartbeatTest {
     private static String excludedAs(Channel member) throws IOException {
         try (member) {
             Channel.Frame frame = member.receiveNews();
-            assertEquals(Channel.FENCED, frame.type());
+            assertEquals(FrameType.FENCED, frame.type());
             try {
                 member.receiveAny();
                 throw new AssertionError("the connection of an excluded member stayed open");
             } catch (EOFException | java.net.SocketException expected) {
-                return frame.text();
+                return frame.cause().text();
             }
         }
     }

@@ -25,13 +25,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
-import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -83,11 +84,18 @@ class JobPageBrowserTest {
         }
     }
 
-    /** Waits until the page's part {@code css} says {@code text}, as the page updates itself. */
+    /**
+     * Waits until the page's part {@code css} says {@code text}, as the page updates itself, and returns all it says
+     * then (the page replaces its parts every second: a part read as it is replaced is read again).
+     */
     private String awaitText(String css, String text) {
-        new WebDriverWait(browser, LONG)
-                .until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(css), text));
-        return browser.findElement(By.cssSelector(css)).getText();
+        return new WebDriverWait(browser, LONG)
+                .ignoring(StaleElementReferenceException.class)
+                .ignoring(NoSuchElementException.class)
+                .until(page -> {
+                    String said = page.findElement(By.cssSelector(css)).getText();
+                    return said.contains(text) ? said : null;
+                });
     }
 
     @Test
@@ -101,9 +109,9 @@ class JobPageBrowserTest {
                     verdict.contains("rank 1 never enqueued #8 allReduce of communicator 0 (3 ranks); ranks 0 and 2"
                             + " wait in it for 12.0 s"),
                     verdict);
-            String rankOne = browser.findElement(By.id("rank-1")).getText();
+            String rankOne = awaitText("#rank-1", "running");
             assertTrue(rankOne.startsWith("1 running /127.0.0.1:41001 0 ms 0 (3 ranks) #7 #7"), rankOne);
-            assertTrue(browser.findElement(By.id("refused")).getText().contains("failed authentication"));
+            awaitText("#refused", "failed authentication");
 
             view.gone(
                     1, JobObserver.Fate.DIED, "rank 1 at /127.0.0.1:41001 is gone: its connection ended", clock.get());
@@ -170,7 +178,43 @@ class JobPageBrowserTest {
         }
     }
 
-    private ChildRank start(String endpoint, int rank) {
+    @Test
+    void aFrozenRankIsShownExcludedWithTheRecoveryOfTheSurvivors() throws Exception {
+        String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
+        Duration heartbeatTimeout = Duration.ofSeconds(4);
+        try (JobServer server = JobServer.start(
+                        RendezvousEndpoint.parse(endpoint),
+                        3,
+                        RankThreadsForTests.TOKEN,
+                        LONG,
+                        heartbeatTimeout,
+                        Duration.ofSeconds(2));
+                JobPage page = JobPage.serve(server.view(), 0)) {
+            for (int rank = 2; rank >= 0; rank--) {
+                Map<String, String> variables = variables(endpoint, rank);
+                variables.put("COLLECTIVES_HEARTBEAT_TIMEOUT", "4s");
+                variables.put("FROZEN_RANK", "1");
+                children.add(0, ChildRank.start("rank " + rank, FrozenRankProcess.class, variables, "shrink"));
+            }
+            children.forEach(rank -> rank.await("STEPPING", LONG));
+            browser.get(page.address().toString());
+            children.get(1).signal("STOP");
+
+            String frozen = awaitText("#rank-1", "excluded");
+            assertTrue(frozen.startsWith("1 excluded /127.0.0.1:"), frozen);
+            String recovery = awaitText("#recoveries", "runs communicator");
+            assertTrue(recovery.contains("the exclusion of rank 1"), recovery);
+            assertTrue(recovery.contains("(2 ranks)"), recovery);
+            awaitText("#deaths", "1 fenced rank 1 at /127.0.0.1:");
+            awaitText("#deaths", "is gone: no heartbeat for 4 s");
+            Files.copy(
+                    ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath(),
+                    Path.of("target", "job-page-frozen-rank.png"),
+                    StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    private static Map<String, String> variables(String endpoint, int rank) {
         Map<String, String> variables = new HashMap<>();
         variables.put("COLLECTIVES_RANK", String.valueOf(rank));
         variables.put("COLLECTIVES_WORLD_SIZE", "3");
@@ -179,6 +223,10 @@ class JobPageBrowserTest {
         variables.put("COLLECTIVES_JOB_TOKEN", RankThreadsForTests.TOKEN);
         variables.put("COLLECTIVES_BOOTSTRAP_TIMEOUT", "60s");
         variables.put("COLLECTIVES_SIM_TIMEOUT", "120s");
-        return ChildRank.start("rank " + rank, SimRankProcess.class, variables, "hang");
+        return variables;
+    }
+
+    private ChildRank start(String endpoint, int rank) {
+        return ChildRank.start("rank " + rank, SimRankProcess.class, variables(endpoint, rank), "hang");
     }
 }

@@ -17,21 +17,26 @@ import org.junit.jupiter.api.io.TempDir;
 
 class JobStateTest {
     /** The expected table, row by row: "EVENT->PHASE" for each event a phase allows; every other event is refused. */
-    private static final Map<Phase, String> TABLE = Map.of(
-            Phase.JOINING, "JOINED->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
-            Phase.RUNNING,
-                    "WATCH->WATCHED REUNION->AWAITING_REPLACEMENTS GROW->GROWING END->ENDED EXCLUDED->EXCLUDED"
-                            + " CLOSE->CLOSED",
-            Phase.WATCHED, "DEATH->RANK_DIED UNWATCH->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
-            Phase.RANK_DIED, "RESUME->SURVIVORS_MET END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
-            Phase.SURVIVORS_MET,
-                    "WATCH->WATCHED REUNION->AWAITING_REPLACEMENTS GROW->GROWING END->ENDED EXCLUDED->EXCLUDED"
-                            + " CLOSE->CLOSED",
-            Phase.AWAITING_REPLACEMENTS, "REUNITED->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
-            Phase.GROWING, "GROWN->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
-            Phase.ENDED, "DEATH->ENDED END->ENDED EXCLUDED->ENDED CLOSE->CLOSED",
-            Phase.EXCLUDED, "DEATH->EXCLUDED END->EXCLUDED EXCLUDED->EXCLUDED CLOSE->CLOSED",
-            Phase.CLOSED, "DEATH->CLOSED END->CLOSED EXCLUDED->CLOSED CLOSE->CLOSED");
+    private static final Map<Phase, String> TABLE = Map.ofEntries(
+            Map.entry(
+                    Phase.JOINING,
+                    "JOINED->RUNNING ADMITTED->AWAITING_TAKE_IN END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED"),
+            Map.entry(
+                    Phase.AWAITING_TAKE_IN,
+                    "REUNION->AWAITING_TAKE_IN GROW->AWAITING_TAKE_IN REUNITED->RUNNING GROWN->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED"),
+            Map.entry(
+                    Phase.RUNNING,
+                    "WATCH->WATCHED REUNION->AWAITING_REPLACEMENTS GROW->GROWING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED"),
+            Map.entry(Phase.WATCHED, "DEATH->RANK_DIED UNWATCH->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED"),
+            Map.entry(Phase.RANK_DIED, "RESUME->SURVIVORS_MET END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED"),
+            Map.entry(
+                    Phase.SURVIVORS_MET,
+                    "WATCH->WATCHED REUNION->AWAITING_REPLACEMENTS GROW->GROWING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED"),
+            Map.entry(Phase.AWAITING_REPLACEMENTS, "REUNITED->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED"),
+            Map.entry(Phase.GROWING, "GROWN->RUNNING END->ENDED EXCLUDED->EXCLUDED CLOSE->CLOSED"),
+            Map.entry(Phase.ENDED, "DEATH->ENDED END->ENDED EXCLUDED->ENDED CLOSE->CLOSED"),
+            Map.entry(Phase.EXCLUDED, "DEATH->EXCLUDED END->EXCLUDED EXCLUDED->EXCLUDED CLOSE->CLOSED"),
+            Map.entry(Phase.CLOSED, "DEATH->CLOSED END->CLOSED EXCLUDED->CLOSED CLOSE->CLOSED"));
 
     /** Every (phase, event) pair: the next phase the table names, or a refusal that names the phase and the event. */
     @Test
@@ -111,6 +116,7 @@ class JobStateTest {
         JobState state = new JobState(3);
         List<Event> path = switch (phase) {
             case JOINING -> List.of();
+            case AWAITING_TAKE_IN -> List.of(Event.ADMITTED);
             case RUNNING -> List.of(Event.JOINED);
             case WATCHED -> List.of(Event.JOINED, Event.WATCH);
             case RANK_DIED -> List.of(Event.JOINED, Event.WATCH, Event.DEATH);

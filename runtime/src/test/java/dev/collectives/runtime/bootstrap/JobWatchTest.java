@@ -90,7 +90,7 @@ class JobWatchTest {
                 return "gone";
             }
             try (Rendezvous rendezvous = bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous()) {
-                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+                assertTrue(rendezvous.watch(cause -> watcherOf(rank).offer(cause.text())));
                 watching.countDown();
                 return survivor.run(rank, rendezvous);
             }
@@ -103,7 +103,7 @@ class JobWatchTest {
         CountDownLatch watching = new CountDownLatch(2);
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
             try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, TIMEOUT).rendezvous()) {
-                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+                assertTrue(rendezvous.watch(cause -> watcherOf(rank).offer(cause.text())));
                 watching.countDown();
                 if (rank == 1) {
                     await(watching);
@@ -136,7 +136,7 @@ class JobWatchTest {
         CountDownLatch watching = new CountDownLatch(3);
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
             try (Rendezvous rendezvous = bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous()) {
-                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+                assertTrue(rendezvous.watch(cause -> watcherOf(rank).offer(cause.text())));
                 watching.countDown();
                 if (rank == 1) {
                     await(watching);
@@ -154,7 +154,7 @@ class JobWatchTest {
         String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(4, rank -> () -> {
             try (Rendezvous rendezvous = bootstrap(endpoint, rank, 4, TIMEOUT).rendezvous()) {
-                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+                assertTrue(rendezvous.watch(cause -> watcherOf(rank).offer(cause.text())));
                 if (rank != 1) {
                     rendezvous.stalled("waited 5 s for stream synchronize");
                 }
@@ -176,7 +176,7 @@ class JobWatchTest {
         String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
             try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, TIMEOUT).rendezvous()) {
-                assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+                assertTrue(rendezvous.watch(cause -> watcherOf(rank).offer(cause.text())));
                 rendezvous.stalled("waited " + (rank + 1) + " s for stream synchronize");
                 return awaitHeard(rank);
             }
@@ -197,7 +197,7 @@ class JobWatchTest {
         CountDownLatch rootClosed = new CountDownLatch(1);
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
             Rendezvous rendezvous = bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous();
-            assertTrue(rendezvous.watch(watcherOf(rank)::offer));
+            assertTrue(rendezvous.watch(cause -> watcherOf(rank).offer(cause.text())));
             if (rank == 0) {
                 rendezvous.close(); // rank 0 is done first; the others are still at work
                 rootClosed.countDown();
@@ -227,7 +227,7 @@ class JobWatchTest {
         String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
             try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, TIMEOUT).rendezvous()) {
-                rendezvous.watch(watcherOf(rank)::offer);
+                rendezvous.watch(cause -> watcherOf(rank).offer(cause.text()));
                 return assertThrows(BootstrapException.class, () -> rendezvous.allGather(new byte[1]))
                         .getMessage();
             }
@@ -240,7 +240,7 @@ class JobWatchTest {
         String endpoint = "file:" + directory.toAbsolutePath();
         List<RankThreadsForTests.Outcome<Integer>> outcomes = RankThreadsForTests.run(2, rank -> () -> {
             try (Rendezvous rendezvous = bootstrap(endpoint, rank, 2, TIMEOUT).rendezvous()) {
-                assertFalse(rendezvous.watch(watcherOf(rank)::offer));
+                assertFalse(rendezvous.watch(cause -> watcherOf(rank).offer(cause.text())));
                 return rendezvous.allGather(new byte[] {(byte) rank}).length;
             }
         });

@@ -11,7 +11,7 @@ class LivenessTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(6);
 
     private long now = 1_000;
-    private final Liveness liveness = new Liveness(4, TIMEOUT, () -> now);
+    private final Liveness liveness = new Liveness(TIMEOUT, () -> now);
 
     @Test
     void aMemberIsSilentOnlyOnceNothingCameForLongerThanTheTimeout() {

@@ -120,7 +120,7 @@ public final class RankThreadsForTests {
      */
     public static Socket admittedAs(int port, int rank, int size) throws IOException {
         Socket s = connectWhenListening(port);
-        Claim claim = claim(s, rank, size, "join");
+        Claim claim = claim(s, rank, size, FrameRules.Claim.JOIN);
         assertTrue(claim.answer() == Channel.ACCEPTED, "the server turned rank " + rank + " away");
         new DataInputStream(s.getInputStream()).readNBytes(JobToken.MAC_BYTES);
         return s;
@@ -131,8 +131,13 @@ public final class RankThreadsForTests {
      * authenticated as a member's: it sends and reads what the test makes it, and never beats.
      */
     static Channel authenticatedAs(int port, int rank, int size) throws IOException {
+        return authenticatedAs(port, rank, size, FrameRules.Claim.JOIN);
+    }
+
+    /** As {@link #authenticatedAs(int, int, int)}, claiming its rank as {@code kind} (a replacement, say). */
+    static Channel authenticatedAs(int port, int rank, int size, FrameRules.Claim kind) throws IOException {
         Socket s = connectWhenListening(port);
-        Claim claim = claim(s, rank, size, "join");
+        Claim claim = claim(s, rank, size, kind);
         assertTrue(claim.answer() == Channel.ACCEPTED, "the server turned rank " + rank + " away");
         Channel channel = new Channel(s, "the server");
         channel.in().readNBytes(JobToken.MAC_BYTES);
@@ -152,7 +157,7 @@ public final class RankThreadsForTests {
      */
     static Joiner authenticatedAsJoiner(int port) throws IOException {
         Socket s = connectWhenListening(port);
-        Claim claim = claim(s, -1, -1, "grow");
+        Claim claim = claim(s, -1, -1, FrameRules.Claim.GROW);
         assertTrue(claim.answer() == Channel.ACCEPTED, "the server turned a joiner away");
         Channel channel = new Channel(s, "the server");
         int number = channel.in().readInt();
@@ -167,7 +172,7 @@ public final class RankThreadsForTests {
     /** What the server at {@code port} answers rank {@code rank} of {@code size} asking whether it was excluded. */
     static String fate(int port, int rank, int size) throws IOException {
         try (Socket s = connectWhenListening(port)) {
-            Claim claim = claim(s, rank, size, "fate");
+            Claim claim = claim(s, rank, size, FrameRules.Claim.FATE);
             String text = Channel.readText(new DataInputStream(s.getInputStream()));
             return (claim.answer() == Channel.EXCLUDED ? "excluded: " : "not excluded: ") + text;
         }
@@ -179,18 +184,18 @@ public final class RankThreadsForTests {
     /** What the server at {@code port} answers a claim for rank {@code rank} of {@code size} made with {@code token}. */
     static String claimWith(String token, int port, int rank, int size) throws IOException {
         try (Socket s = connectWhenListening(port)) {
-            Claim claim = claim(s, JobToken.of(token, rank), rank, size, "join");
+            Claim claim = claim(s, JobToken.of(token, rank), rank, size, FrameRules.Claim.JOIN);
             assertTrue(claim.answer() == Channel.REJECTED, "a claim with token " + token + " was admitted");
             return Channel.readText(new DataInputStream(s.getInputStream()));
         }
     }
 
     /** Reads the greeting on {@code s} and claims {@code rank} of {@code size} as {@code kind}. */
-    private static Claim claim(Socket s, int rank, int size, String kind) throws IOException {
+    private static Claim claim(Socket s, int rank, int size, FrameRules.Claim kind) throws IOException {
         return claim(s, JobToken.of(TOKEN, rank), rank, size, kind);
     }
 
-    private static Claim claim(Socket s, JobToken token, int rank, int size, String kind) throws IOException {
+    private static Claim claim(Socket s, JobToken token, int rank, int size, FrameRules.Claim kind) throws IOException {
         DataInputStream in = new DataInputStream(s.getInputStream());
         DataOutputStream out = new DataOutputStream(s.getOutputStream());
         in.readInt();
@@ -201,10 +206,11 @@ public final class RankThreadsForTests {
         byte[] clientNonce = JobToken.nonce();
         out.writeInt(Channel.MAGIC);
         out.writeInt(Channel.VERSION);
+        out.writeByte(kind.wire());
         out.writeInt(rank);
         out.writeInt(size);
         out.write(clientNonce);
-        out.write(token.mac(kind, serverNonce, clientNonce, JobToken.ints(rank, size)));
+        out.write(token.mac(kind.word, serverNonce, clientNonce, JobToken.ints(rank, size)));
         out.flush();
         return new Claim(serverNonce, clientNonce, in.readByte());
     }
@@ -212,7 +218,7 @@ public final class RankThreadsForTests {
     /** Sends the header of a message that announces {@code length} bytes on the admitted {@code member}. */
     static void announce(Socket member, int length) throws IOException {
         DataOutputStream out = new DataOutputStream(member.getOutputStream());
-        out.writeByte(Channel.DATA);
+        out.writeByte(FrameType.DATA.wire);
         out.writeInt(1);
         out.writeInt(length);
         out.flush();

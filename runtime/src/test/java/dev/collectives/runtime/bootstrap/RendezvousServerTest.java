@@ -162,7 +162,7 @@ class RendezvousServerTest {
         List<RankThreadsForTests.Outcome<String>> outcomes = RankThreadsForTests.run(3, rank -> () -> {
             try (Rendezvous rendezvous = rank(rank).build().rendezvous()) {
                 BlockingQueue<String> heard = new ArrayBlockingQueue<>(1);
-                assertTrue(rendezvous.watch(heard::offer));
+                assertTrue(rendezvous.watch(cause -> heard.offer(cause.text())));
                 allWatch.countDown();
                 await(allWatch);
                 if (rank < 2) {
@@ -210,7 +210,7 @@ class RendezvousServerTest {
     private Rendezvous survivorAfterRankZeroDied(int rank) throws Exception {
         Rendezvous rendezvous = rank(rank).build().rendezvous();
         BlockingQueue<String> heard = new ArrayBlockingQueue<>(1);
-        assertTrue(rendezvous.watch(heard::offer));
+        assertTrue(rendezvous.watch(cause -> heard.offer(cause.text())));
         watching.countDown();
         String death = heard.poll(60, TimeUnit.SECONDS);
         assertTrue(death != null && death.startsWith("rank 0 at /127.0.0.1:"), "rank " + rank + " heard " + death);

@@ -51,7 +51,7 @@ class ReplacementRendezvousTest {
             String endpoint, int rank, CountDownLatch watching, CountDownLatch heardDeath) throws Exception {
         Rendezvous rendezvous = bootstrap(endpoint, rank, 3, TIMEOUT).rendezvous();
         BlockingQueue<String> heard = new ArrayBlockingQueue<>(1);
-        assertTrue(rendezvous.watch(heard::offer));
+        assertTrue(rendezvous.watch(cause -> heard.offer(cause.text())));
         watching.countDown();
         String death = heard.poll(60, TimeUnit.SECONDS);
         assertTrue(death != null && death.contains("is gone"), "rank " + rank + " heard " + death);
@@ -76,6 +76,10 @@ class ReplacementRendezvousTest {
                 try (Rendezvous replacement =
                         replacement(endpoint, 1, 3, RankThreadsForTests.TOKEN).rendezvous()) {
                     assertTrue(replacement.replacement());
+                    assertEquals(
+                            JobState.Phase.AWAITING_TAKE_IN,
+                            ((Exchange) replacement).state().phase(),
+                            "admitted, the replacement waits in a phase of its own until the survivors take it in");
                     return gatherAfterReunion(replacement);
                 }
             }
@@ -92,6 +96,7 @@ class ReplacementRendezvousTest {
 
     private static String gatherAfterReunion(Rendezvous rendezvous) {
         int[] replaced = rendezvous.reunite(TIMEOUT);
+        assertEquals(JobState.Phase.RUNNING, ((Exchange) rendezvous).state().phase());
         byte[][] all = rendezvous.allGather(new byte[] {(byte) (10 + rendezvous.rank())});
         List<Integer> values = new ArrayList<>();
         Arrays.stream(all).forEach(value -> values.add((int) value[0]));

@@ -59,7 +59,10 @@ class FlightRecorderTest {
                     comm.broadcast(send, recv, 8, F32, 1, ctx.stream());
                     List<Entry> pending = comm.flightRecord().entries();
                     assertEquals(List.of(State.ENQUEUED, State.ENQUEUED), states(pending));
+                    FlightRecorder recorder = FlightRecorder.of(comm).orElseThrow();
+                    assertEquals(List.of(2L, 0L, "allReduce"), place(recorder.progress()));
                     ctx.stream().synchronize();
+                    assertEquals(List.of(2L, 2L, ""), place(recorder.progress()));
 
                     FlightRecord record = comm.flightRecord();
                     assertEquals(List.of(State.COMPLETED, State.COMPLETED), states(record.entries()));
@@ -123,6 +126,33 @@ class FlightRecorderTest {
                 }
             });
         }
+    }
+
+    /** What a rank's heartbeat says of a communicator: its last enqueued, its last completed, the call it waits in. */
+    private static List<Object> place(dev.collectives.runtime.bootstrap.Progress.Place place) {
+        return List.of(place.enqueued(), place.completed(), place.waitingIn());
+    }
+
+    @Test
+    void progressPastTheRingSaysItsOldestEntryIsTheOneWaitedIn() {
+        withProperty(FlightRecorder.ENTRIES_PROPERTY, "3", () -> {
+            try (SimCluster cluster = SimBackend.cluster().ranks(1).build()) {
+                Communicator comm = cluster.communicator(0);
+                try (Stream stream = comm.createStream();
+                        DeviceBuffer data = comm.allocate(Allocator.MEM_ALLOC, F32, 8)) {
+                    comm.broadcast(data, data, 8, F32, 0, stream);
+                    for (int i = 0; i < 4; i++) {
+                        comm.allReduce(data, data, 8, F32, ReduceOp.SUM, stream);
+                    }
+                    // 5 pending in a ring of 3: entries 1 and 2 are gone, so #3 is the first known to wait
+                    assertEquals(
+                            List.of(5L, 2L, "allReduce"),
+                            place(FlightRecorder.of(comm).orElseThrow().progress()));
+                    stream.synchronize();
+                }
+            }
+            return null;
+        });
     }
 
     @Test

@@ -1,31 +1,25 @@
 package dev.collectives.tools.bench;
 
+import com.sun.management.UnixOperatingSystemMXBean;
 import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.HelpAndVersion;
-import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.RendezvousEndpoint;
 import dev.collectives.runtime.RendezvousServer;
-import dev.collectives.runtime.bootstrap.Rendezvous;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -34,17 +28,18 @@ import picocli.CommandLine.Spec;
 
 /**
  * The control plane at scale: for each size, a {@link RendezvousServer} in this process and that many members, each
- * on a thread of this process with its own connection (their heartbeats on this process's one heartbeat thread).
- * Reports the time from the first member's start until every member has joined, one allgather of {@code --value}
- * bytes from each member (checked), the heartbeats the server sends and receives per second while the job idles,
- * and how many connection attempts the members had to repeat to join.
+ * on a thread with its own connection, in processes of their own ({@link RendezvousMembers}), as few as their
+ * descriptors allow ({@code ulimit -n}). Reports the time from the members' start until every member has joined, one
+ * allgather of {@code --value} bytes from each member (checked), the heartbeats the server sends and receives per
+ * second while the job idles, how many connection attempts the members had to repeat to join, the server's threads,
+ * and the heap the server holds per member.
  */
 @Command(
         name = "rendezvous",
         versionProvider = BuildVersion.class,
         sortOptions = false,
-        description = "Measures a rendezvous server with many members in this process: time to form the job, one "
-                + "allgather, heartbeat traffic, handshake retries.",
+        description = "Measures a rendezvous server with many members (in processes of their own): time to form the "
+                + "job, one allgather, heartbeat traffic, handshake retries, the server's threads and heap per member.",
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
             "0:measured, every allgather right",
@@ -59,7 +54,8 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     /** A heartbeat on the wire: type, operation, length, the sender's rank and its HMAC-SHA256, TCP/IP aside. */
     private static final int HEARTBEAT_BYTES = 1 + 4 + 4 + 4 + 32;
 
-    private static final Pattern FAILED_ATTEMPTS = Pattern.compile("after (\\d+) failed attempts");
+    /** Descriptors a process keeps for what is not a member's connection (its jars, its pipes, the JVM's own). */
+    private static final int SPARE_DESCRIPTORS = 512;
 
     @Option(
             names = "--members",
@@ -97,19 +93,28 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() throws InterruptedException, IOException {
         sizes.forEach(size -> BenchCommandLine.positive(spec, "--members", size));
         BenchCommandLine.positive(spec, "--value", valueBytes);
         BenchCommandLine.positive(spec, "--heartbeat-timeout", heartbeatSeconds);
         BenchCommandLine.positive(spec, "--idle", idleSeconds);
         System.out.printf(
-                "# RendezvousBenchmark: members on threads of one process, each with its own connection; allgather "
-                        + "of %d bytes each; heartbeat timeout %d s; heartbeats counted at the server over %d s idle, "
-                        + "%d bytes each%n",
+                "# RendezvousBenchmark: members on threads of processes of their own, each with its own connection; "
+                        + "allgather of %d bytes each; heartbeat timeout %d s; heartbeats counted at the server over "
+                        + "%d s idle, %d bytes each; heap per member: the server process's, after a collection%n",
                 valueBytes, heartbeatSeconds, idleSeconds, HEARTBEAT_BYTES);
         System.out.printf(
-                "%8s %10s %14s %12s %12s %14s %10s%n",
-                "members", "form(ms)", "allgather(ms)", "beats in/s", "beats out/s", "beat bytes/s", "retries");
+                "%8s %10s %14s %12s %12s %14s %10s %10s %14s %16s%n",
+                "members",
+                "form(ms)",
+                "allgather(ms)",
+                "beats in/s",
+                "beats out/s",
+                "beat bytes/s",
+                "retries",
+                "processes",
+                "server threads",
+                "heap/member(B)");
         boolean allRight = true;
         for (int size : sizes) {
             Optional<String> failure = measure(size);
@@ -121,45 +126,44 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         return allRight ? 0 : BenchCommandLine.FAILED;
     }
 
-    /** One job of {@code size} members: prints its row, or returns why it failed. */
-    private Optional<String> measure(int size) throws InterruptedException {
+    /**
+     * One job of {@code size} members, spread over as few processes as their descriptors allow: prints its row, or
+     * returns why it failed.
+     */
+    private Optional<String> measure(int size) throws InterruptedException, IOException {
         Duration heartbeatTimeout = Duration.ofSeconds(heartbeatSeconds);
         RendezvousEndpoint endpoint = RendezvousEndpoint.parse("tcp://127.0.0.1:" + freePort());
-        AtomicInteger retries = new AtomicInteger();
-        Logger logger = Logger.getLogger("dev.collectives.bootstrap");
-        Handler counter = retryCounter(retries);
-        Level level = logger.getLevel();
-        logger.setLevel(Level.FINE);
-        logger.addHandler(counter);
-        CountDownLatch joined = new CountDownLatch(size);
-        CountDownLatch gather = new CountDownLatch(1);
-        CountDownLatch gathered = new CountDownLatch(size);
-        CountDownLatch leave = new CountDownLatch(1);
-        AtomicReference<String> failure = new AtomicReference<>();
-        List<Thread> members = new ArrayList<>();
+        int perProcess = (int) Math.max(1, Math.min(Integer.MAX_VALUE, descriptorLimit() - SPARE_DESCRIPTORS));
+        if (size > perProcess) {
+            return Optional.of("needs " + size + " descriptors for the server's connections; this process may open "
+                    + perProcess + " (ulimit -n)");
+        }
+        long heapBefore = usedHeap();
+        List<MemberProcess> processes = new ArrayList<>();
         try (RendezvousServer server =
                 RendezvousServer.start(endpoint, size, TOKEN, RendezvousServer.DEFAULT_TIMEOUT, heartbeatTimeout)) {
+            for (int from = 0; from < size; from += perProcess) {
+                processes.add(new MemberProcess(endpoint, size, from, Math.min(size, from + perProcess)));
+            }
+            for (MemberProcess process : processes) {
+                process.expect("ready");
+            }
             long start = System.nanoTime();
-            for (int rank = 0; rank < size; rank++) {
-                int r = rank;
-                Thread member = new Thread(
-                        null,
-                        () -> member(r, size, endpoint, joined, gather, gathered, leave, failure),
-                        "bench-member-" + rank,
-                        256 * 1024);
-                member.setDaemon(true);
-                member.start();
-                members.add(member);
+            processes.forEach(p -> p.tell("join"));
+            int retries = 0;
+            for (MemberProcess process : processes) {
+                retries += Integer.parseInt(process.expect("joined"));
             }
-            joined.await();
             long formed = System.nanoTime();
-            gather.countDown();
-            gathered.await();
-            long gatheredAt = System.nanoTime();
-            if (failure.get() != null) {
-                leave.countDown();
-                return Optional.of(failure.get());
+            processes.forEach(p -> p.tell("gather"));
+            for (MemberProcess process : processes) {
+                process.expect("gathered");
             }
+            long gatheredAt = System.nanoTime();
+            long serverThreads = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().startsWith("collectives-rendezvous-server"))
+                    .count();
+            double heapPerMember = (usedHeap() - heapBefore) / (double) size;
             long sentBefore = server.heartbeatsSent();
             long receivedBefore = server.heartbeatsReceived();
             long idleStart = System.nanoTime();
@@ -167,92 +171,89 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             double idle = (System.nanoTime() - idleStart) / 1e9;
             double in = (server.heartbeatsReceived() - receivedBefore) / idle;
             double out = (server.heartbeatsSent() - sentBefore) / idle;
-            leave.countDown();
-            for (Thread member : members) {
-                member.join();
+            processes.forEach(p -> p.tell("leave"));
+            for (MemberProcess process : processes) {
+                process.expect("left");
             }
             Optional<String> ended = server.awaitEnd();
-            if (ended.isPresent() || failure.get() != null) {
-                return Optional.of(ended.orElse(failure.get()));
+            if (ended.isPresent()) {
+                return ended;
             }
             System.out.printf(
-                    "%8d %10.1f %14.1f %12.1f %12.1f %14.0f %10d%n",
+                    "%8d %10.1f %14.1f %12.1f %12.1f %14.0f %10d %10d %14d %16.0f%n",
                     size,
                     (formed - start) / 1e6,
                     (gatheredAt - formed) / 1e6,
                     in,
                     out,
                     (in + out) * HEARTBEAT_BYTES,
-                    retries.get());
+                    retries,
+                    processes.size(),
+                    serverThreads,
+                    heapPerMember);
             return Optional.empty();
+        } catch (IllegalStateException e) {
+            return Optional.of(e.getMessage());
         } finally {
-            leave.countDown();
-            logger.removeHandler(counter);
-            logger.setLevel(level);
+            processes.forEach(MemberProcess::close);
         }
     }
 
-    /** Member {@code rank}: joins, gathers once when told, checks what it gathered, and leaves when told. */
-    private void member(
-            int rank,
-            int size,
-            RendezvousEndpoint endpoint,
-            CountDownLatch joined,
-            CountDownLatch gather,
-            CountDownLatch gathered,
-            CountDownLatch leave,
-            AtomicReference<String> failure) {
-        boolean counted = false;
-        try (Rendezvous rendezvous = Bootstrap.builder()
-                .rank(rank)
-                .size(size)
-                .rendezvous(endpoint.toString())
-                .jobToken(TOKEN)
-                .option("rendezvousServer", "standalone")
-                .build()
-                .rendezvous()) {
-            joined.countDown();
-            gather.await();
-            byte[] value = new byte[valueBytes];
-            Arrays.fill(value, (byte) rank);
-            byte[][] all = rendezvous.allGather(value);
-            for (int r = 0; r < size; r++) {
-                if (all[r].length != valueBytes || all[r][valueBytes - 1] != (byte) r) {
-                    failure.compareAndSet(null, "rank " + rank + " gathered a wrong value from rank " + r);
-                }
-            }
-            gathered.countDown();
-            counted = true;
-            leave.await();
-        } catch (RuntimeException e) {
-            failure.compareAndSet(null, "rank " + rank + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            if (!counted) { // a member that failed does not hold the others up
-                joined.countDown();
-                gathered.countDown();
-            }
-        }
+    /** How many descriptors a process may open (as {@code ulimit -n} says). */
+    private static long descriptorLimit() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean unix
+                ? unix.getMaxFileDescriptorCount()
+                : 4096;
     }
 
-    /** Adds up the failed attempts members log when they finally reach the server. */
-    private static Handler retryCounter(AtomicInteger retries) {
-        return new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                Matcher m = FAILED_ATTEMPTS.matcher(String.valueOf(record.getMessage()));
-                if (m.find()) {
-                    retries.addAndGet(Integer.parseInt(m.group(1)));
-                }
+    /** The heap in use once the garbage is collected. */
+    private static long usedHeap() {
+        System.gc();
+        Runtime runtime = Runtime.getRuntime();
+        return runtime.totalMemory() - runtime.freeMemory();
+    }
+
+    /** A process of members ({@link RendezvousMembers}), which takes its steps from this one. */
+    private final class MemberProcess implements AutoCloseable {
+        private final Process process;
+        private final BufferedReader said;
+        private final PrintStream steps;
+
+        MemberProcess(RendezvousEndpoint endpoint, int size, int from, int to) throws IOException {
+            process = new ProcessBuilder(
+                            ProcessHandle.current().info().command().orElse("java"),
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            RendezvousMembers.class.getName(),
+                            endpoint.toString(),
+                            Integer.toString(size),
+                            Integer.toString(from),
+                            Integer.toString(to),
+                            Integer.toString(valueBytes),
+                            TOKEN)
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
+            said = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            steps = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
+        }
+
+        void tell(String step) {
+            steps.println(step);
+        }
+
+        /** Waits until it says {@code word}; returns what follows it; fails with what it said instead. */
+        String expect(String word) throws IOException {
+            String line = said.readLine();
+            if (line == null || !(line.equals(word) || line.startsWith(word + " "))) {
+                throw new IllegalStateException(line == null ? "a process of members ended" : line);
             }
+            return line.substring(word.length()).trim();
+        }
 
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
+        @Override
+        public void close() {
+            process.destroy();
+        }
     }
 
     private static int freePort() {
