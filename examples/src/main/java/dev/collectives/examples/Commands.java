@@ -123,17 +123,8 @@ public final class Commands {
         @Option(names = "--list", description = "list the examples and the mistakes, and exit")
         boolean list;
 
-        @Option(
-                names = {"-h", "--help"},
-                usageHelp = true,
-                description = "show this help, and exit")
-        boolean help;
-
-        @Option(
-                names = {"-V", "--version"},
-                versionHelp = true,
-                description = "print the version, and exit")
-        boolean version;
+        @Mixin
+        HelpAndVersion options = new HelpAndVersion();
 
         Top(Catalogue catalogue) {
             this.catalogue = catalogue;

@@ -47,8 +47,20 @@ public interface Example {
     /**
      * What one rank saw.
      *
-     * @param describe the pipeline's {@code describe()} table
-     * @param check    its verdict
+     * @param describe  the pipeline's {@code describe()} table
+     * @param check     its verdict
+     * @param checkedOn where the check ran, where that is not the rank's place in the job it started with: after a
+     *                  shrink or a growth, "rank 1 of 2" of the new communicator
      */
-    record RankReport(String describe, Check check) {}
+    record RankReport(String describe, Check check, Optional<String> checkedOn) {
+        /** What a rank saw that was checked where it started. */
+        public RankReport(String describe, Check check) {
+            this(describe, check, Optional.empty());
+        }
+
+        /** What a rank saw that was checked as rank {@code rank} of {@code size} ranks of another communicator. */
+        public RankReport(String describe, Check check, int rank, int size) {
+            this(describe, check, Optional.of("rank " + rank + " of " + size));
+        }
+    }
 }

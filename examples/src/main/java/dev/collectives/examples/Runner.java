@@ -54,6 +54,7 @@ public final class Runner {
      * @param args the options and the subcommand
      */
     public static void main(String[] args) {
+        OneLineLogs.configure();
         int status = run(args, System.out);
         System.out.flush();
         if (status != PASSED) {
@@ -152,13 +153,13 @@ public final class Runner {
 
     static int list(Commands.Catalogue catalogue) {
         PrintStream out = catalogue.out();
-        out.println("examples (run them with no option, or one with --example NAME):");
+        out.println("examples (run them all with 'examples', or some with 'examples NAME...'):");
         for (Example e : catalogue.examples()) {
             out.printf(
                     "  %-24s %s%s%n",
                     e.name(), e.summary(), e.minRanks() > 1 ? " [needs at least " + e.minRanks() + " ranks]" : "");
         }
-        out.println("mistakes (run them with --mistakes):");
+        out.println("mistakes (run them all with 'mistakes', or some with 'mistakes NAME...'):");
         for (Mistake m : catalogue.mistakes()) {
             out.printf(
                     "  %-24s %s, caught as %s%n",
@@ -241,12 +242,19 @@ public final class Runner {
         if (firstWrong != null) {
             out.println("check: WRONG: " + firstWrong.text());
         } else {
+            RankReport report = reports.get(held[0]);
+            String started = "rank " + held[0] + " of " + ranks.size();
             out.println("check: OK on "
                     + (held.length == ranks.size()
                             ? "all " + held.length + " rank(s): rank " + held[0]
-                            : "rank " + held[0] + " of " + ranks.size() + ":")
+                            : started
+                                    + report.checkedOn()
+                                            .filter(on -> !on.equals(started))
+                                            .map(on -> ", now " + on)
+                                            .orElse("")
+                                    + ":")
                     + " compared "
-                    + reports.get(held[0]).check().text());
+                    + report.check().text());
         }
         printTime(start);
         return firstWrong == null ? Verdict.PASSED : Verdict.FAILED;

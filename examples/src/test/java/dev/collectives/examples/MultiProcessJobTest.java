@@ -214,7 +214,9 @@ class MultiProcessJobTest {
                     rank::toString);
             assertTrue(rank.output().contains("shrunk: rank " + (r < doomed ? r : r - 1) + " of 2"), rank::toString);
             assertTrue(
-                    section(rank, "== shrink-recovery: ").contains("\ncheck: OK on rank " + r + " of 3: "),
+                    section(rank, "== shrink-recovery: ")
+                            .contains("\ncheck: OK on rank " + r + " of 3, now rank " + (r < doomed ? r : r - 1)
+                                    + " of 2: "),
                     rank::toString);
         }
     }
@@ -237,6 +239,9 @@ class MultiProcessJobTest {
                     rank.output().contains("\nrecovered: 3 steps on " + grown + " ranks after the growth"),
                     rank::toString);
             assertTrue(RecoveryPhases.parse(rank.output()).isPresent(), rank::toString);
+            assertTrue(
+                    rank.output().contains("\ncheck: OK on rank " + r + " of 2, now rank " + r + " of " + grown + ": "),
+                    rank::toString);
         }
         String joiners = ranks.get(0).output();
         for (int j = 1; j <= added; j++) {

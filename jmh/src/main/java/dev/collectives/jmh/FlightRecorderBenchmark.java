@@ -6,6 +6,7 @@ import dev.collectives.backend.device.ScriptedDevice;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.spi.FlightRecorder;
+import dev.collectives.runtime.spi.Lineage;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -44,7 +45,7 @@ public class FlightRecorderBenchmark {
         System.setProperty(FlightRecorder.ENTRIES_PROPERTY, entries);
         owner = ScriptedDevice.oneRank();
         stream = owner.createStream();
-        recorder = FlightRecorder.open(owner, 0, 1, "jmh");
+        recorder = FlightRecorder.open(owner, 0, 1, "jmh", Lineage.newJob());
         address = 0x7f00_0000_0000L;
     }
 

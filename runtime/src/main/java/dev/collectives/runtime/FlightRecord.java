@@ -1,5 +1,7 @@
 package dev.collectives.runtime;
 
+import dev.collectives.runtime.spi.FlightRecorder;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -14,21 +16,52 @@ import java.util.stream.Collectors;
  * @param rank          this rank in the communicator
  * @param size          the communicator's ranks
  * @param backend       the backend's name
- * @param communicator  the communicator's number: how many communicators of its size this rank made before it in
- *                      this process, so that the ranks of one communicator number it alike
+ * @param job           the job's id, which every communicator of the job shares, through its recoveries too
+ * @param lineage       how the communicator came to be from the job's first one, step by step ("formed", "shrunk #0
+ *                      without rank 1", "reformed, rank 1 replaced", "grown to 4", "split #0 with color 1"): with
+ *                      the job, what names it alike on its ranks and apart from every other communicator of the job
  * @param capacity      how many entries the recorder keeps (0: it is off)
  * @param recorded      how many operations it numbered in all, the oldest ones no longer kept
  * @param entries       the entries kept, oldest first
  */
 public record FlightRecord(
-        int rank, int size, String backend, int communicator, int capacity, long recorded, List<Entry> entries) {
+        int rank,
+        int size,
+        String backend,
+        String job,
+        List<String> lineage,
+        int capacity,
+        long recorded,
+        List<Entry> entries) {
     /** What a dump's {@code "format"} field holds. */
     public static final String FORMAT = "collectives-flight-record";
     /** The version of the dump format this runtime writes. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     public FlightRecord {
+        lineage = List.copyOf(lineage);
         entries = List.copyOf(entries);
+    }
+
+    /** The reason of a record written on request ({@link #writeAll}). */
+    public static final String ASKED = "asked";
+
+    /**
+     * Every communicator open in this process writes its flight record into {@code directory} now, as it would at a
+     * failure, with the reason {@value #ASKED}: a look at a job that runs, or hangs, without waiting for its timeout
+     * or ending it. A communicator that wrote its record before writes it again, replacing that file, and still writes
+     * it at a failure, abort or close where a dump directory is set. {@code trace} reads the files; a recorder that is
+     * off writes none.
+     *
+     * @return the files written
+     */
+    public static List<Path> writeAll(Path directory) {
+        return FlightRecorder.writeAll(ASKED, Optional.of(directory));
+    }
+
+    /** The communicator, as {@code trace} names it: "formed > shrunk #0 without rank 1". */
+    public String communicator() {
+        return String.join(" > ", lineage);
     }
 
     /** Where an operation stood when the record was read. */

@@ -4,6 +4,7 @@ import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.Commands;
 import dev.collectives.examples.Example;
 import dev.collectives.examples.Examples;
+import dev.collectives.examples.OneLineLogs;
 import dev.collectives.examples.Runner;
 import dev.collectives.examples.mistakes.Mistake;
 import dev.collectives.examples.mistakes.Mistakes;
@@ -55,6 +56,7 @@ public final class Tools {
      * @param args the command and its options
      */
     public static void main(String[] args) {
+        OneLineLogs.configure();
         int status = run(args, System.out);
         System.out.flush();
         if (status != Runner.PASSED) {

@@ -16,6 +16,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -52,6 +54,49 @@ class ToolsOptionsTest {
                 tools.getSubcommands().get("bench").getSubcommands().keySet()) {
             assertTrue(page.contains("`bench " + benchmark + "`"), benchmark);
         }
+    }
+
+    /**
+     * Each way {@code list} says to run the examples or the mistakes runs, with its first entry's name for NAME...
+     * (the forms without a name are the same commands with none).
+     */
+    @Test
+    void everyHintOfTheListRuns() {
+        ToolsOutput list = ToolsOutput.of("list");
+        Matcher hint = Pattern.compile(
+                        "(?m)^(\\w+) \\(run them all with '(\\w+)', or some with '([^']+)'\\):\n  (\\S+)")
+                .matcher(list.text());
+        List<String> ran = new ArrayList<>();
+        while (hint.find()) {
+            assertEquals(hint.group(1), hint.group(2), list.text());
+            String command = hint.group(3).replace("NAME...", hint.group(4));
+            List<String> args = new ArrayList<>(List.of(command.split(" ")));
+            args.addAll(List.of("--ranks", "2"));
+            ToolsOutput run = ToolsOutput.of(args.toArray(String[]::new));
+            assertEquals(Runner.PASSED, run.status(), command + ":\n" + run.text());
+            assertTrue(run.text().contains(hint.group(4)), run.text());
+            ran.add(hint.group(1));
+        }
+        assertEquals(List.of("examples", "mistakes"), ran, list.text());
+    }
+
+    @Test
+    void everyCommandWordsItsHelpOptionAlike() {
+        List<CommandLine> commands =
+                new ArrayList<>(List.of(Tools.commandLine(System.out, Examples.all(), Mistakes.all())));
+        for (int i = 0; i < commands.size(); i++) {
+            CommandLine command = commands.get(i);
+            commands.addAll(command.getSubcommands().values().stream()
+                    .filter(c -> !c.getCommandSpec().usageMessage().hidden()) // a rank of a harness's jobs
+                    .toList());
+            String usage = command.getUsageMessage();
+            assertTrue(usage.contains("  -h, --help") && usage.contains("show this help, and exit"), usage);
+            assertFalse(usage.contains("Show this help message"), usage);
+        }
+        List<String> names = commands.stream().map(CommandLine::getCommandName).toList();
+        assertTrue(
+                names.containsAll(List.of("recovery", "trace", "bench", "memory", "fusion", "sim-allreduce")),
+                names::toString);
     }
 
     @Test

@@ -199,7 +199,8 @@ public final class ShrinkRecoveryExample implements Example {
                     }
                     System.out.println(
                             "recovered: " + steps + (steps == 1 ? " step" : " steps") + " among the survivors");
-                    return new RankReport(gradients.pipeline().describe(), Check.all(first, last));
+                    return new RankReport(
+                            gradients.pipeline().describe(), Check.all(first, last), shrunk.rank(), shrunk.size());
                 }
             }
         }
@@ -306,7 +307,7 @@ public final class ShrinkRecoveryExample implements Example {
                         ? "recovered: " + steps + (steps == 1 ? " step" : " steps") + " on " + comm.size()
                                 + " ranks after the growth"
                         : "recovered: step 2 and " + steps + " more with the replacement of rank " + doomed);
-        return new RankReport(gradients.pipeline().describe(), Check.all(first, check));
+        return new RankReport(gradients.pipeline().describe(), Check.all(first, check), comm.rank(), comm.size());
     }
 
     /**

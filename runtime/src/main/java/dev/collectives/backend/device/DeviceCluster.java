@@ -5,6 +5,7 @@ import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.Topology;
+import dev.collectives.runtime.spi.Lineage;
 import dev.collectives.runtime.spi.RankThreads;
 
 /**
@@ -26,6 +27,7 @@ final class DeviceCluster implements LocalCluster {
         byte[] id = new byte[128];
         library.check(library.api.getUniqueId(library.lib, id), -1, 0, "GetUniqueId");
         Topology topology = new Topology(ranks, ranks);
+        Lineage lineage = Lineage.newJob();
         RankThreads.run(
                 ranks,
                 library.dialect.backendName() + "-init",
@@ -40,7 +42,8 @@ final class DeviceCluster implements LocalCluster {
                             ranks,
                             r,
                             topology,
-                            config.collnetEnable() == 1);
+                            config.collnetEnable() == 1,
+                            lineage);
                     streams[r] = comms[r].createStream();
                 },
                 this::abortAll);

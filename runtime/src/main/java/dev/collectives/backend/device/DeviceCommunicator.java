@@ -22,6 +22,7 @@ import dev.collectives.runtime.spi.ChildCommunicators;
 import dev.collectives.runtime.spi.FlightRecorder;
 import dev.collectives.runtime.spi.HostStaging;
 import dev.collectives.runtime.spi.JobRanks;
+import dev.collectives.runtime.spi.Lineage;
 import dev.collectives.runtime.spi.Recoveries;
 import dev.collectives.runtime.spi.ShrinkOrigin;
 import java.util.Optional;
@@ -55,6 +56,12 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     private final ChildCommunicators siblings;
 
     private final FlightRecorder recorder;
+    /** Which communicator of the job this is, as its flight record names it. */
+    private final Lineage lineage;
+    /** How many splits and shrinks of this communicator were made: the next one's number in its child's lineage. */
+    private long splitSeq;
+
+    private long shrinkSeq;
     /** Where it stands, on its rank's heartbeats, where it watches its job; closed with it. */
     private volatile Progress.Report progress = () -> {};
 
@@ -71,8 +78,9 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             int size,
             int device,
             Topology topology,
-            boolean collnetRequested) {
-        this(library, handle, rank, size, device, topology, collnetRequested, Waits.SYSTEM, null);
+            boolean collnetRequested,
+            Lineage lineage) {
+        this(library, handle, rank, size, device, topology, collnetRequested, Waits.SYSTEM, null, lineage);
     }
 
     /** The communicator {@code formed} through the job's rendezvous. */
@@ -84,7 +92,8 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
                 formed.size(),
                 formed.device(),
                 formed.topology(),
-                formed.collnetRequested());
+                formed.collnetRequested(),
+                formed.lineage());
     }
 
     /** A communicator over {@code handle}, waiting on the library as {@code waits} says (tests script them). */
@@ -97,11 +106,26 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             Topology topology,
             boolean collnetRequested,
             Waits waits,
-            ChildCommunicators siblings) {
-        this(library, handle, rank, size, device, topology, collnetRequested, waits, siblings, CommOrigin.MADE_HERE);
+            ChildCommunicators siblings,
+            Lineage lineage) {
+        this(
+                library,
+                handle,
+                rank,
+                size,
+                device,
+                topology,
+                collnetRequested,
+                waits,
+                siblings,
+                CommOrigin.MADE_HERE,
+                lineage);
     }
 
-    /** A communicator over {@code handle}, which {@code origin} says who made and among which ranks. */
+    /**
+     * A communicator over {@code handle}, which {@code origin} says who made and among which ranks, and
+     * {@code lineage} names in its flight record.
+     */
     DeviceCommunicator(
             NativeLibrary library,
             long handle,
@@ -112,17 +136,19 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             boolean collnetRequested,
             Waits waits,
             ChildCommunicators siblings,
-            CommOrigin origin) {
+            CommOrigin origin,
+            Lineage lineage) {
         this.siblings = siblings;
+        this.lineage = lineage;
         this.origin = origin;
         this.library = library;
         this.rank = rank;
         this.size = size;
         this.device = device;
         this.topology = topology;
-        this.recorder = FlightRecorder.open(this, rank, size, library.dialect.backendName());
+        this.recorder = FlightRecorder.open(this, rank, size, library.dialect.backendName(), lineage);
         this.handle = new NativeComm(library, handle, rank, origin.owned(), toString(), waits, recorder);
-        this.parts = new DeviceRank(library, this.handle, rank, size, device, topology, recorder);
+        this.parts = new DeviceRank(library, this.handle, rank, size, device, topology, recorder, lineage);
         this.probe = new DeviceProbe(parts, collnetRequested);
         CallArguments arguments = new CallArguments(
                 rank,
@@ -332,11 +358,15 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     public Optional<Communicator> split(int color, int key) {
         ChildCommunicators.requireColor(rank, color);
         handle.requireOpen();
+        long seq;
+        synchronized (this) {
+            seq = splitSeq++;
+        }
         long child = SplitMembers.commSplit(handle, rank, color, key);
         if (child == 0) {
             return Optional.empty();
         }
-        DeviceCommunicator made = adopt(child);
+        DeviceCommunicator made = adopt(child, lineage.split(seq, color));
         SplitMembers.watch(handle, rank, made, made.handle, color);
         return Optional.of(made);
     }
@@ -358,6 +388,11 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     }
 
     private DeviceCommunicator shrinkLeavingOut(int[] excluded) {
+        long seq;
+        synchronized (this) {
+            seq = shrinkSeq++;
+        }
+        Lineage childLineage = lineage.shrunk(seq, excluded);
         if (handle.isAborted()) {
             SurvivorsInit.Formed formed = SurvivorsInit.form(
                     library,
@@ -371,7 +406,8 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             logFormingTimes(formed);
             String path = "formed anew among the survivors through the job's rendezvous";
             return shrunk(
-                    child(formed.handle(), formed.rank(), formed.size()), new ShrinkOrigin(rank, size, excluded, path));
+                    child(formed.handle(), formed.rank(), formed.size(), childLineage),
+                    new ShrinkOrigin(rank, size, excluded, path));
         }
         handle.requireOpen();
         library.requireAvailable(rank, NativeLibrary.Slots.COMM_SHRINK);
@@ -386,7 +422,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
         }
         String path = "by " + library.dialect.ccl("CommShrink")
                 + (revoke ? " after " + library.dialect.ccl("CommRevoke") : "");
-        return shrunk(adopt(child), new ShrinkOrigin(rank, size, excluded, path));
+        return shrunk(adopt(child, childLineage), new ShrinkOrigin(rank, size, excluded, path));
     }
 
     /**
@@ -442,7 +478,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
      * ranks the child holds, so its topology assumes as many ranks per node as here (or all of its ranks, if
      * fewer): R8 may then refuse IB SHARP on a child that has one rank per node under a parent that has several.
      */
-    private DeviceCommunicator adopt(long child) {
+    private DeviceCommunicator adopt(long child, Lineage childLineage) {
         int[] out = new int[1];
         int childSize;
         int childRank;
@@ -455,11 +491,11 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
             library.api.commAbort(library.lib, child);
             throw e;
         }
-        return child(child, childRank, childSize);
+        return child(child, childRank, childSize, childLineage);
     }
 
-    /** A child on this device over {@code child}, closed with this communicator. */
-    private DeviceCommunicator child(long child, int childRank, int childSize) {
+    /** A child on this device over {@code child}, named {@code childLineage}, closed with this communicator. */
+    private DeviceCommunicator child(long child, int childRank, int childSize, Lineage childLineage) {
         return children.adopt(new DeviceCommunicator(
                 library,
                 child,
@@ -470,7 +506,13 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
                 probe.collnetRequested(),
                 handle.waits(),
                 children,
-                origin.child()));
+                origin.child(),
+                childLineage));
+    }
+
+    /** Which communicator of the job this is: what its ranks' flight records name it. */
+    Lineage lineage() {
+        return lineage;
     }
 
     // ---- the end -------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import dev.collectives.runtime.bootstrap.AmongSurvivors;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.Joined;
+import dev.collectives.runtime.spi.Lineage;
 import java.time.Duration;
 import java.util.Arrays;
 
@@ -84,11 +85,12 @@ final class DeviceJoin {
                         () -> "joiner: rank " + rendezvous.rank() + " of " + grown + " joined the job at "
                                 + rendezvous.where());
                 AmongSurvivors live = AmongSurvivors.of(rendezvous);
-                comm = new DeviceCommunicator(GrowInit.formGrown(library, live, null, device, config, timeout));
+                comm = new DeviceCommunicator(
+                        GrowInit.formGrown(library, live, null, device, config, timeout, Lineage.newJob()));
                 ranks = GrowInit.ranksOf(live);
             } else {
-                comm = new DeviceCommunicator(
-                        RendezvousInit.form(library, rendezvous, rank, size, device, config, timeout));
+                comm = new DeviceCommunicator(RendezvousInit.form(
+                        library, rendezvous, rank, size, device, config, timeout, Lineage.newJob()));
                 ranks = JobRanks.ofJob(size);
             }
         } catch (RuntimeException e) {

@@ -2,6 +2,7 @@ package dev.collectives.backend.device;
 
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.spi.FlightRecorder;
+import dev.collectives.runtime.spi.Lineage;
 
 /**
  * What the parts of one rank's communicator need, given to each when it is made: the library, the native handle,
@@ -14,7 +15,8 @@ record DeviceRank(
         int size,
         int device,
         Topology topology,
-        FlightRecorder recorder) {
+        FlightRecorder recorder,
+        Lineage lineage) {
     /** "nccl", "mccl". */
     String backendName() {
         return library.dialect.backendName();

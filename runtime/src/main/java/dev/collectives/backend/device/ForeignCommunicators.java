@@ -8,6 +8,7 @@ import dev.collectives.runtime.Result;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.UniqueId;
 import dev.collectives.runtime.spi.Joined;
+import dev.collectives.runtime.spi.Lineage;
 import java.lang.System.Logger.Level;
 import java.util.EnumSet;
 import java.util.Set;
@@ -66,7 +67,8 @@ final class ForeignCommunicators {
                         config.collnetEnable() == 1,
                         Waits.SYSTEM,
                         null,
-                        CommOrigin.fromUniqueId(bootstrap.peers())),
+                        CommOrigin.fromUniqueId(bootstrap.peers()),
+                        Lineage.ofUniqueId(id.bytes())),
                 "formed from a " + id);
         try {
             return new Joined(comm, comm.createStream(), bootstrap.localRank(), device);
@@ -106,7 +108,8 @@ final class ForeignCommunicators {
                         false,
                         Waits.SYSTEM,
                         null,
-                        CommOrigin.borrowed(peers)),
+                        CommOrigin.borrowed(peers),
+                        Lineage.wrapped(size)),
                 "wrapped from a handle another library made");
     }
 

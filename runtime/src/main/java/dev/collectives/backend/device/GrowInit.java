@@ -6,6 +6,7 @@ import dev.collectives.runtime.bootstrap.AmongSurvivors;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.Grow;
 import dev.collectives.runtime.spi.JobRanks;
+import dev.collectives.runtime.spi.Lineage;
 import java.time.Duration;
 import java.util.function.Function;
 
@@ -49,7 +50,14 @@ final class GrowInit {
         try {
             rendezvous.grow(added, timeout);
             AmongSurvivors live = AmongSurvivors.of(rendezvous);
-            formed = formGrown(parts.library(), live, handle, parts.device(), config, timeout)
+            formed = formGrown(
+                            parts.library(),
+                            live,
+                            handle,
+                            parts.device(),
+                            config,
+                            timeout,
+                            parts.lineage().grown(live.size()))
                     .holding(ranksOf(live));
         } catch (BootstrapException e) {
             if (e.jobGoesOn()) {
@@ -84,7 +92,7 @@ final class GrowInit {
      * {@code parent}, the communicator it grew from (null on a process that joined): by {@code CommGrow} where the
      * library has it (rank 0 makes the grow's id, {@code CommGetUniqueId}, which reaches the processes that join
      * through the rendezvous), else formed anew as at join ({@link RendezvousInit#form}). Where no rank of the job died,
-     * the ranks meet through the job's rendezvous itself.
+     * the ranks meet through the job's rendezvous itself. The ranks take rank 0's {@code claim} of its name.
      */
     static FormedComm formGrown(
             NativeLibrary library,
@@ -92,12 +100,13 @@ final class GrowInit {
             NativeComm parent,
             int device,
             CommConfig config,
-            Duration timeout) {
+            Duration timeout,
+            Lineage claim) {
         Rendezvous rendezvous = live.numberedAsTheJob() ? live.job() : live;
         int rank = live.rank();
         int size = live.size();
         if (!library.has(NativeLibrary.Slots.COMM_GROW)) {
-            return RendezvousInit.form(library, rendezvous, rank, size, device, config, timeout);
+            return RendezvousInit.form(library, rendezvous, rank, size, device, config, timeout, claim);
         }
         long from = parent == null ? 0 : parent.handle();
         return RendezvousInit.form(
@@ -107,6 +116,7 @@ final class GrowInit {
                 size,
                 device,
                 config,
+                claim,
                 "CommGetUniqueId",
                 id -> library.api.commGetUniqueId(library.lib, from, id),
                 id -> commGrow(library, from, rank, size, id, timeout));

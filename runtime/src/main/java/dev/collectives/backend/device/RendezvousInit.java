@@ -4,7 +4,9 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Topology;
 import dev.collectives.runtime.UniqueId;
 import dev.collectives.runtime.bootstrap.Rendezvous;
+import dev.collectives.runtime.spi.Lineage;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
 
@@ -19,7 +21,9 @@ final class RendezvousInit {
      * The communicator of rank {@code rank} of {@code size} on {@code device}, made with {@code config}, from rank 0's
      * unique id, which reaches every rank through {@code rendezvous}; every rank of the job calls it, also when the
      * survivors of a death and its replacements meet again ({@link ReplacementInit}) and where the job grows ({@link GrowInit}); every rank must join the
-     * communicator within {@code timeout}.
+     * communicator within {@code timeout}. Every rank takes rank 0's {@code claim} of its name: derived from the
+     * communicator rank 0 held where it was there before (a reform, a growth), else a new job's. Where rank 0 itself
+     * was replaced, the reformed communicator is named as a new job's.
      */
     static FormedComm form(
             NativeLibrary library,
@@ -28,7 +32,8 @@ final class RendezvousInit {
             int size,
             int device,
             CommConfig config,
-            Duration timeout) {
+            Duration timeout,
+            Lineage claim) {
         return form(
                 library,
                 rendezvous,
@@ -36,13 +41,14 @@ final class RendezvousInit {
                 size,
                 device,
                 config,
+                claim,
                 "GetUniqueId",
                 id -> library.api.getUniqueId(library.lib, id),
                 id -> config.initRank(library, size, id, rank, Waits.SYSTEM, timeout));
     }
 
     /**
-     * As {@link #form(NativeLibrary, Rendezvous, int, int, int, CommConfig, Duration)}, with the id that rank 0 makes
+     * As {@link #form(NativeLibrary, Rendezvous, int, int, int, CommConfig, Duration, Lineage)}, with the id that rank 0 makes
      * by {@code makeId} (the library's {@code idCall}, e.g. "GetUniqueId"), and the communicator each rank makes from
      * it by {@code init} (its handle).
      */
@@ -53,6 +59,7 @@ final class RendezvousInit {
             int size,
             int device,
             CommConfig config,
+            Lineage claim,
             String idCall,
             ToIntFunction<byte[]> makeId,
             ToLongFunction<byte[]> init) {
@@ -66,7 +73,11 @@ final class RendezvousInit {
                 throw e;
             }
         }
-        id = rendezvous.broadcast(id);
+        // rank 0's id and its claim of the communicator's name, which every rank takes
+        byte[] fromRankZero = rendezvous.broadcast(concat(id, claim.claim()));
+        id = Arrays.copyOf(fromRankZero, UniqueId.BYTES);
+        Lineage lineage =
+                Lineage.agreed(new byte[][] {Arrays.copyOfRange(fromRankZero, UniqueId.BYTES, fromRankZero.length)});
         int ranksPerNode = rendezvous.ranksPerNode();
         library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
         return new FormedComm(
@@ -77,6 +88,13 @@ final class RendezvousInit {
                 device,
                 new Topology(size, ranksPerNode),
                 config.collnetEnable() == 1,
+                lineage,
                 null);
+    }
+
+    private static byte[] concat(byte[] first, byte[] second) {
+        byte[] both = Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        return both;
     }
 }

@@ -40,7 +40,14 @@ final class ReplacementInit {
         try {
             replaced = rendezvous.reunite(timeout);
             formed = RendezvousInit.form(
-                    parts.library(), rendezvous, parts.rank(), parts.size(), parts.device(), config, timeout);
+                    parts.library(),
+                    rendezvous,
+                    parts.rank(),
+                    parts.size(),
+                    parts.device(),
+                    config,
+                    timeout,
+                    parts.lineage().reformed(replaced));
         } catch (RuntimeException e) {
             rendezvous.close();
             throw e;

@@ -4,6 +4,7 @@ import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.LocalCluster;
 import dev.collectives.runtime.RankContext;
 import dev.collectives.runtime.Stream;
+import dev.collectives.runtime.spi.Lineage;
 import dev.collectives.runtime.spi.RankThreads;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,10 +24,11 @@ public final class SimCluster implements LocalCluster {
     SimCluster(SimConfig config) {
         this.config = config;
         this.group = new CommGroup(config);
+        Lineage lineage = Lineage.newJob();
         for (int r = 0; r < config.ranks(); r++) {
             Ledger ledger = new Ledger();
             ledgers.add(ledger);
-            comms.add(new SimCommunicator(r, config, group, ledger));
+            comms.add(new SimCommunicator(r, config, group, ledger, lineage));
         }
     }
 

@@ -19,6 +19,7 @@ import dev.collectives.runtime.bootstrap.Progress;
 import dev.collectives.runtime.internal.CallArguments;
 import dev.collectives.runtime.spi.ChildCommunicators;
 import dev.collectives.runtime.spi.FlightRecorder;
+import dev.collectives.runtime.spi.Lineage;
 import dev.collectives.runtime.spi.Recoveries;
 import dev.collectives.runtime.spi.ShrinkOrigin;
 import java.util.List;
@@ -61,13 +62,16 @@ public final class SimCommunicator implements Communicator {
     private final ShrinkOrigin origin;
 
     private boolean closed;
+    /** Which communicator of the job this is, as its flight record names it. */
+    private final Lineage lineage;
+
     private final FlightRecorder recorder;
     /** Where it stands, on its rank's heartbeats while it is open. */
     private final Progress.Report progress;
 
-    /** Rank {@code rank} of a communicator the job starts with, on device {@code rank}. */
-    SimCommunicator(int rank, SimConfig config, CommGroup group, Ledger ledger) {
-        this(rank, rank, config, group, ledger, null, null);
+    /** Rank {@code rank} of a communicator the job starts with, on device {@code rank}, named {@code lineage}. */
+    SimCommunicator(int rank, SimConfig config, CommGroup group, Ledger ledger, Lineage lineage) {
+        this(rank, rank, config, group, ledger, null, null, lineage);
     }
 
     private SimCommunicator(
@@ -77,8 +81,10 @@ public final class SimCommunicator implements Communicator {
             CommGroup group,
             Ledger ledger,
             ChildCommunicators siblings,
-            ShrinkOrigin origin) {
+            ShrinkOrigin origin,
+            Lineage lineage) {
         this.rank = rank;
+        this.lineage = lineage;
         this.device = device;
         this.siblings = siblings;
         this.origin = origin;
@@ -95,7 +101,7 @@ public final class SimCommunicator implements Communicator {
         this.registrations = new RegistrationCache(ledger);
         this.registrationCalls = new RegistrationCalls(this, config, arguments, group, ledger, registrations);
         this.opCalls = new OpCallChecks(this, arguments);
-        this.recorder = FlightRecorder.open(this, rank, config.ranks(), SimBackend.NAME);
+        this.recorder = FlightRecorder.open(this, rank, config.ranks(), SimBackend.NAME, lineage);
         this.progress = group.reportProgress(recorder::progress);
         this.issuer = new OpIssuer(this, group, config, registrations, recorder);
         this.streams = new RankStreams(this, device);
@@ -315,7 +321,7 @@ public final class SimCommunicator implements Communicator {
         synchronized (this) {
             seq = splitSeq++;
         }
-        return group.split(rank, seq, color, key).map(member -> adopt(member, null));
+        return group.split(rank, seq, color, key).map(member -> adopt(member, null, lineage.split(seq, color)));
     }
 
     /** Works on an aborted communicator too: that is what survivors of a failed rank shrink. */
@@ -329,7 +335,7 @@ public final class SimCommunicator implements Communicator {
         }
         ShrinkOrigin origin = new ShrinkOrigin(rank, size(), excluded, SHRINK_PATH);
         return Recoveries.recover(Recoveries.Kind.SHRINK, rank, size(), excluded, group.abortedNanos(), () -> {
-            SimCommunicator child = adopt(group.shrink(rank, seq, excluded), origin);
+            SimCommunicator child = adopt(group.shrink(rank, seq, excluded), origin, lineage.shrunk(seq, excluded));
             origin.logFor(child);
             return child;
         });
@@ -356,9 +362,21 @@ public final class SimCommunicator implements Communicator {
                 Recoveries.Kind.GROW, rank, size(), new int[0], 0, () -> SimReform.grow(this, group, added, timeout));
     }
 
-    private SimCommunicator adopt(CommGroup.Member member, ShrinkOrigin origin) {
+    private SimCommunicator adopt(CommGroup.Member member, ShrinkOrigin origin, Lineage childLineage) {
         return children.adopt(new SimCommunicator(
-                member.rank(), device, member.group().config(), member.group(), new Ledger(), children, origin));
+                member.rank(),
+                device,
+                member.group().config(),
+                member.group(),
+                new Ledger(),
+                children,
+                origin,
+                childLineage));
+    }
+
+    /** Which communicator of the job this is: what its ranks' flight records name it. */
+    Lineage lineage() {
+        return lineage;
     }
 
     @Override

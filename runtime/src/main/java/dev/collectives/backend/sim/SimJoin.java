@@ -8,6 +8,7 @@ import dev.collectives.runtime.bootstrap.AmongSurvivors;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.JobRanks;
 import dev.collectives.runtime.spi.Joined;
+import dev.collectives.runtime.spi.Lineage;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -45,6 +46,7 @@ final class SimJoin {
         boolean keep = false;
         byte[] id;
         SimConfig config;
+        Lineage lineage;
         try {
             if (rendezvous.replacement()) {
                 rendezvous.reunite(bootstrap.timeout()); // where the survivors call reform
@@ -62,10 +64,16 @@ final class SimJoin {
                 rendezvous.abort(e.getMessage()); // the others fail at once too, instead of at their timeout
                 throw e;
             }
-            if (!inOneProcess(rendezvous, config)) {
+            Met met = meet(rendezvous, config, Lineage.newJob());
+            lineage = met.lineage();
+            if (!met.inOneProcess()) {
                 requireServable(bootstrap, rendezvous);
                 SimCommunicator comm = overWire(
-                        rendezvous.rank(), config, rendezvous, ranks != null ? ranks : JobRanks.ofJob(config.ranks()));
+                        rendezvous.rank(),
+                        config,
+                        rendezvous,
+                        ranks != null ? ranks : JobRanks.ofJob(config.ranks()),
+                        lineage);
                 keep = true;
                 return new Joined(comm, comm.defaultStream(), bootstrap.localRank(), bootstrap.device());
             }
@@ -78,33 +86,48 @@ final class SimJoin {
         Forming job;
         String key = HexFormat.of().formatHex(id);
         synchronized (FORMING) {
-            job = FORMING.computeIfAbsent(key, k -> new Forming(config));
+            job = FORMING.computeIfAbsent(key, k -> new Forming(config, lineage));
         }
         SimCommunicator comm = job.arrive(bootstrap, key);
         return new Joined(comm, comm.defaultStream(), bootstrap.localRank(), bootstrap.device());
     }
 
-    /** Agrees on the sim's settings; whether every rank is a thread of this process. */
-    private static boolean inOneProcess(Rendezvous rendezvous, SimConfig config) {
+    /** Whether every rank is a thread of this process, and the communicator's name, as the ranks agreed it. */
+    private record Met(boolean inOneProcess, Lineage lineage) {}
+
+    /**
+     * Agrees on the sim's settings, finds out whether every rank is a thread of this process, and agrees on the name
+     * of the communicator forming ({@link Lineage#agreed}), this rank claiming {@code lineage}.
+     */
+    private static Met meet(Rendezvous rendezvous, SimConfig config, Lineage lineage) {
         rendezvous.agree("the sim settings", SimSettings.describe(config));
-        byte[][] processes = rendezvous.allGather(PROCESS_ID);
-        return Arrays.stream(processes).allMatch(p -> Arrays.equals(p, processes[0]));
+        byte[] claim = lineage.claim();
+        byte[] mine = Arrays.copyOf(PROCESS_ID, PROCESS_ID.length + claim.length);
+        System.arraycopy(claim, 0, mine, PROCESS_ID.length, claim.length);
+        byte[][] gathered = rendezvous.allGather(mine);
+        boolean inOneProcess = Arrays.stream(gathered)
+                .allMatch(g -> Arrays.equals(g, 0, PROCESS_ID.length, gathered[0], 0, PROCESS_ID.length));
+        byte[][] claims = Arrays.stream(gathered)
+                .map(g -> Arrays.copyOfRange(g, PROCESS_ID.length, g.length))
+                .toArray(byte[][]::new);
+        return new Met(inOneProcess, Lineage.agreed(claims));
     }
 
     /**
      * Rank {@code rank} of the job that the survivors of a death reform with the replacements of the dead ranks, or
      * that the ranks grew with the processes that joined, which join it as they would the job ({@link #join}): they
      * agree on the backend and the settings, and talk over a wire of their own through {@code rendezvous}; the
-     * communicator holds {@code ranks} of the job.
+     * communicator holds {@code ranks} of the job, and the ranks that were there name it {@code lineage}.
      */
-    static SimCommunicator rejoin(int rank, SimConfig config, Rendezvous rendezvous, JobRanks ranks) {
+    static SimCommunicator rejoin(int rank, SimConfig config, Rendezvous rendezvous, JobRanks ranks, Lineage lineage) {
         rendezvous.agree("backend", SimBackend.NAME);
-        inOneProcess(rendezvous, config); // never: a process died
-        return overWire(rank, config, rendezvous, ranks);
+        Met met = meet(rendezvous, config, lineage); // never in one process: a process died, or one joined
+        return overWire(rank, config, rendezvous, ranks, met.lineage());
     }
 
-    private static SimCommunicator overWire(int rank, SimConfig config, Rendezvous rendezvous, JobRanks ranks) {
-        return new SimCommunicator(rank, config, new WireGroup(config, rank, rendezvous, ranks), new Ledger());
+    private static SimCommunicator overWire(
+            int rank, SimConfig config, Rendezvous rendezvous, JobRanks ranks, Lineage lineage) {
+        return new SimCommunicator(rank, config, new WireGroup(config, rank, rendezvous, ranks), new Ledger(), lineage);
     }
 
     /**
@@ -137,12 +160,14 @@ final class SimJoin {
     private static final class Forming {
         private final SimConfig config;
         private final CommGroup group;
+        private final Lineage lineage;
         private final TreeSet<Integer> arrived = new TreeSet<>();
         private String failure;
 
-        Forming(SimConfig config) {
+        Forming(SimConfig config, Lineage lineage) {
             this.config = config;
             this.group = new CommGroup(config);
+            this.lineage = lineage;
         }
 
         synchronized SimCommunicator arrive(Bootstrap bootstrap, String key) {
@@ -189,7 +214,7 @@ final class SimJoin {
             synchronized (FORMING) {
                 FORMING.remove(key);
             }
-            return new SimCommunicator(rank, config, group, new Ledger());
+            return new SimCommunicator(rank, config, group, new Ledger(), lineage);
         }
 
         private void fail(String key, int rank, String reason) {

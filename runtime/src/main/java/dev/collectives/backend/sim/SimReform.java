@@ -31,8 +31,12 @@ final class SimReform {
         Rendezvous rendezvous = job.stopForReform(timeout);
         try {
             int[] replaced = rendezvous.reunite(timeout);
-            SimCommunicator reformed =
-                    SimJoin.rejoin(survivor.rank(), group.config(), rendezvous, JobRanks.ofJob(rendezvous.size()));
+            SimCommunicator reformed = SimJoin.rejoin(
+                    survivor.rank(),
+                    group.config(),
+                    rendezvous,
+                    JobRanks.ofJob(rendezvous.size()),
+                    survivor.lineage().reformed(replaced));
             Reform.logFor(reformed, replaced);
             return reformed;
         } catch (RuntimeException e) {
@@ -62,7 +66,8 @@ final class SimReform {
                     live.rank(),
                     config.child(live.size(), perNode),
                     live.numberedAsTheJob() ? live.job() : live,
-                    JobRanks.grown(live.jobRanks(), live.job().size()));
+                    JobRanks.grown(live.jobRanks(), live.job().size()),
+                    member.lineage().grown(live.size()));
             Grow.logFor(grown, member.size(), "through the job's rendezvous");
             return grown;
         } catch (RuntimeException e) {

@@ -14,8 +14,9 @@ import java.util.List;
  * runtime has no JSON library:
  *
  * <pre>{@code
- * {"format": "collectives-flight-record", "version": 2, "reason": "failure: ...",
- *  "rank": 0, "size": 2, "backend": "sim", "communicator": 0, "capacity": 2000, "recorded": 12,
+ * {"format": "collectives-flight-record", "version": 3, "reason": "failure: ...",
+ *  "rank": 0, "size": 2, "backend": "sim", "job": "3fa2c1d0e9b7", "lineage": ["formed", "shrunk #0 without rank 1"],
+ *  "capacity": 2000, "recorded": 12,
  *  "entries": [{"seq": 12, "pipeline": "p.Pipeline", "step": "step", "arguments": [1000], "op": 0,
  *               "call": "allReduce", "send": "0x7f0000001000", "sendOffset": 0, "recv": "0x7f0000002000",
  *               "recvOffset": 0, "count": 1000, "type": "FLOAT32", "peer": -1, "registration": "registered",
@@ -47,9 +48,11 @@ final class FlightRecordJson {
                 .append(record.size())
                 .append(", \"backend\": ")
                 .append(quoted(record.backend()))
-                .append(", \"communicator\": ")
-                .append(record.communicator())
-                .append(", \"capacity\": ")
+                .append(", \"job\": ")
+                .append(quoted(record.job()))
+                .append(", \"lineage\": ")
+                .append(quotedList(record.lineage()))
+                .append(",\n \"capacity\": ")
                 .append(record.capacity())
                 .append(", \"recorded\": ")
                 .append(record.recorded())

@@ -80,8 +80,9 @@ public final class FlightRecorder {
 
     private static boolean dumpAtExitAdded;
     /**
-     * How many communicators of each size each rank of this process made, to number them in dumps alike on every
-     * rank, also where ranks of communicators of other sizes share the process (sim).
+     * How many communicators of each size each rank of this process made, to number them alike on every rank on the
+     * heartbeats and the job's page ({@link #progress}), also where ranks of communicators of other sizes share the
+     * process (sim). The records name their communicator by its {@link Lineage}.
      */
     private static final Map<List<Integer>, Integer> MADE = new HashMap<>();
 
@@ -89,7 +90,10 @@ public final class FlightRecorder {
     private final int rank;
     private final int size;
     private final String backend;
-    private final int communicator;
+    private final Lineage lineage;
+    /** Its number on the heartbeats: see {@link #MADE}. */
+    private final int number;
+
     private final int capacity;
     private final Optional<java.nio.file.Path> dumpDirectory;
     private final long wallMicrosAtNanoZero;
@@ -131,17 +135,19 @@ public final class FlightRecorder {
             int rank,
             int size,
             String backend,
+            Lineage lineage,
             int capacity,
             Optional<java.nio.file.Path> dumpDirectory) {
         this.owner = owner;
         this.rank = rank;
         this.size = size;
         this.backend = backend;
+        this.lineage = lineage;
         this.capacity = capacity;
         this.dumpDirectory = dumpDirectory;
         this.wallMicrosAtNanoZero = System.currentTimeMillis() * 1000 - System.nanoTime() / 1000;
         synchronized (MADE) {
-            this.communicator = MADE.merge(List.of(rank, size), 1, Integer::sum) - 1;
+            this.number = MADE.merge(List.of(rank, size), 1, Integer::sum) - 1;
         }
         int slots = capacity <= 1 ? capacity : Integer.highestOneBit(capacity - 1) << 1;
         mask = slots - 1;
@@ -167,17 +173,18 @@ public final class FlightRecorder {
     }
 
     /**
-     * The recorder of {@code owner}, rank {@code rank} of {@code size} on {@code backend}, sized by
+     * The recorder of {@code owner}, rank {@code rank} of {@code size} on {@code backend}, the communicator
+     * {@code lineage} names, sized by
      * {@value #ENTRIES_PROPERTY} (or {@value #ENTRIES_VARIABLE}), dumping where {@value #DIR_PROPERTY} (or
      * {@value #DIR_VARIABLE}) says.
      */
-    public static FlightRecorder open(Communicator owner, int rank, int size, String backend) {
+    public static FlightRecorder open(Communicator owner, int rank, int size, String backend, Lineage lineage) {
         int entries = setting(ENTRIES_PROPERTY, ENTRIES_VARIABLE)
                 .map(text -> entries(rank, text))
                 .orElse(DEFAULT_ENTRIES);
         Optional<java.nio.file.Path> directory =
                 setting(DIR_PROPERTY, DIR_VARIABLE).map(java.nio.file.Path::of);
-        FlightRecorder recorder = new FlightRecorder(owner, rank, size, backend, entries, directory);
+        FlightRecorder recorder = new FlightRecorder(owner, rank, size, backend, lineage, entries, directory);
         LIVE.put(recorder, Boolean.TRUE);
         if (recorder.isOn()) {
             CoarseClock.start(FlightRecorder::anyOn);
@@ -454,7 +461,7 @@ public final class FlightRecorder {
         long settled = capacity == 0 ? 0 : Math.max(oldestPending, last - capacity + 1) - 1;
         int slot = (int) (settled & mask); // entry settled + 1's
         String waitingIn = capacity > 0 && settled < last && holds(slot, settled + 1) ? call[slot] : "";
-        return new Progress.Place(communicator, size, last, settled, waitingIn == null ? "" : waitingIn);
+        return new Progress.Place(number, size, last, settled, waitingIn == null ? "" : waitingIn);
     }
 
     /** What the ring holds now, oldest first. */
@@ -495,7 +502,7 @@ public final class FlightRecorder {
                 entries.add(entry);
             }
         }
-        return new FlightRecord(rank, size, backend, communicator, capacity, last, entries);
+        return new FlightRecord(rank, size, backend, lineage.job(), lineage.steps(), capacity, last, entries);
     }
 
     private long micros(long nanos) {
@@ -503,9 +510,8 @@ public final class FlightRecorder {
     }
 
     /**
-     * Writes the ring to the dump directory, if one is set and it was not written yet, as
-     * {@code flight-rank<rank>-comm<n>.json} ({@link FlightRecordJson}); a failure to write is logged, never
-     * thrown: the job's own failure matters more.
+     * Writes the ring to the dump directory, if one is set and it was not written yet ({@link #write}): a rank writes
+     * its record once, at the first of a failure, an abort, a close or the process's exit.
      */
     void dump(String reason) {
         synchronized (this) {
@@ -514,14 +520,60 @@ public final class FlightRecorder {
             }
             dumped = true;
         }
-        java.nio.file.Path file = dumpDirectory.get().resolve("flight-rank" + rank + "-comm" + communicator + ".json");
+        write(dumpDirectory.get(), reason);
+    }
+
+    /**
+     * Every communicator of this process still open writes its record into {@code directory} now, else into the dump
+     * directory where one is set, for {@code reason} ("asked"): also one that wrote its record before, replacing
+     * that file, and without keeping one from writing it again at a failure, abort or close. A recorder that is off
+     * writes nothing.
+     *
+     * @return the files written, by communicator and rank
+     */
+    public static List<java.nio.file.Path> writeAll(String reason, Optional<java.nio.file.Path> directory) {
+        List<FlightRecorder> open;
+        synchronized (LIVE) {
+            open = new ArrayList<>(LIVE.keySet());
+        }
+        List<java.nio.file.Path> written = new ArrayList<>();
+        for (FlightRecorder recorder : open) {
+            directory
+                    .or(() -> recorder.dumpDirectory)
+                    .filter(d -> recorder.capacity > 0)
+                    .flatMap(d -> recorder.write(d, reason))
+                    .ifPresent(written::add);
+        }
+        written.sort(null);
+        return written;
+    }
+
+    /**
+     * Writes the ring into {@code directory} as {@code flight-<job>-c<communicator>-rank<rank>.json} ({@link
+     * #fileName}, {@link FlightRecordJson}); a failure to write is logged, never thrown: the job's own failure
+     * matters more.
+     *
+     * @return the file, where it was written
+     */
+    private Optional<java.nio.file.Path> write(java.nio.file.Path directory, String reason) {
+        java.nio.file.Path file = directory.resolve(fileName(lineage, rank));
         try {
             FlightRecordJson.write(snapshot(), reason, file);
+            return Optional.of(file);
         } catch (java.io.IOException | RuntimeException e) {
             System.getLogger("dev.collectives.flight")
                     .log(
                             System.Logger.Level.WARNING,
                             "rank " + rank + " could not write its flight record to " + file + ": " + e);
+            return Optional.empty();
         }
+    }
+
+    /**
+     * "flight-3fa2c1d0e9b7-c5d2e91a0c4-rank1.json": the job's id, a digest of the communicator's lineage (which the
+     * record holds in words) and the rank, so that no other communicator's record, of this job or another, replaces it.
+     */
+    static String fileName(Lineage lineage, int rank) {
+        return "flight-" + lineage.job() + "-c" + lineage.digest() + "-rank" + rank + ".json";
     }
 }

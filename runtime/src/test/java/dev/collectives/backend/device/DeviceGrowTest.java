@@ -13,6 +13,7 @@ import dev.collectives.runtime.RecoveryEvents;
 import dev.collectives.runtime.UniqueId;
 import dev.collectives.runtime.bootstrap.Cause;
 import dev.collectives.runtime.spi.JobRanks;
+import dev.collectives.runtime.spi.Lineage;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
@@ -406,7 +407,8 @@ class DeviceGrowTest {
 
         /**
          * Each live rank contributes what this one does, but to a gather of 4 bytes (the length of the value that the
-         * first live rank broadcasts) the first one, where this is not it, says a unique id's length.
+         * first live rank broadcasts) the first one, where this is not it, says the length of a unique id and a claim
+         * of a communicator's name.
          */
         @Override
         public Survivors allGatherOfSurvivors(byte[] value) {
@@ -420,7 +422,7 @@ class DeviceGrowTest {
                     boolean firstsLength = r == first && rank != first && value.length == Integer.BYTES;
                     all.values()[r] = firstsLength
                             ? ByteBuffer.allocate(Integer.BYTES)
-                                    .putInt(UniqueId.BYTES)
+                                    .putInt(UniqueId.BYTES + Lineage.newJob().claim().length)
                                     .array()
                             : value;
                 }

@@ -243,7 +243,10 @@ class DeviceReplacementTest {
         @Override
         public byte[] broadcast(byte[] value) {
             operations.add("broadcast");
-            return rank == 0 ? value : RANK_ZEROS_ID;
+            // rank 0's id, and its claim of the communicator's name, which is this survivor's too
+            byte[] fromRankZero = Arrays.copyOf(RANK_ZEROS_ID, value.length);
+            System.arraycopy(value, UniqueId.BYTES, fromRankZero, UniqueId.BYTES, value.length - UniqueId.BYTES);
+            return rank == 0 ? value : fromRankZero;
         }
 
         @Override

@@ -2,6 +2,7 @@ package dev.collectives.backend.device;
 
 import dev.collectives.annotation.OpKind;
 import dev.collectives.runtime.Topology;
+import dev.collectives.runtime.spi.Lineage;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -268,7 +269,8 @@ class ScriptedNativeApi implements NativeApi {
     DeviceCommunicator communicator(int rank, int size) {
         NativeLibrary library = library();
         long handle = CommConfig.DEFAULT.initRank(library, size, new byte[128], rank, waits(), INIT_TIMEOUT);
-        return new DeviceCommunicator(library, handle, rank, size, 0, new Topology(size, 1), false, waits(), null);
+        return new DeviceCommunicator(
+                library, handle, rank, size, 0, new Topology(size, 1), false, waits(), null, Lineage.newJob());
     }
 
     // ---- bookkeeping --------------------------------------------------------------------------------------------

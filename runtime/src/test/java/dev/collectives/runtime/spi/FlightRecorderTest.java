@@ -28,8 +28,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Phaser;
@@ -242,7 +245,7 @@ class FlightRecorderTest {
         assertEquals(List.of(State.UNKNOWN), states(record.entries()));
         String dump = rankZerosDump();
         assertTrue(
-                dump.startsWith("{\"format\": \"collectives-flight-record\", \"version\": 2, \"reason\": \"abort\""),
+                dump.startsWith("{\"format\": \"collectives-flight-record\", \"version\": 3, \"reason\": \"abort\""),
                 dump);
         assertTrue(dump.contains("\"call\": \"allReduce\""), dump);
         assertTrue(dump.contains("\"state\": \"unknown\""), dump);
@@ -279,6 +282,94 @@ class FlightRecorderTest {
         }
     }
 
+    /**
+     * After an abort, the survivors' shrunk communicator and a split of it are named by their lineage in the job, alike
+     * on every rank, and each writes a record of its own beside the job's communicator's: none replaces another.
+     */
+    @Test
+    void eachCommunicatorOfAJobIsNamedByItsLineageAndWritesARecordOfItsOwn() throws IOException {
+        Map<Integer, List<FlightRecord>> byRank = new ConcurrentSkipListMap<>();
+        withProperty(FlightRecorder.DIR_PROPERTY, dumps.toString(), () -> {
+            try (SimCluster cluster = SimBackend.cluster().ranks(3).build()) {
+                cluster.run(ctx -> {
+                    if (ctx.rank() == 1) {
+                        return;
+                    }
+                    Communicator comm = ctx.comm();
+                    comm.abort();
+                    try (Communicator shrunk = comm.shrink(1);
+                            Communicator split = shrunk.split(0, ctx.rank()).orElseThrow()) {
+                        byRank.put(
+                                ctx.rank(), List.of(comm.flightRecord(), shrunk.flightRecord(), split.flightRecord()));
+                    }
+                });
+            }
+            return null;
+        });
+        List<FlightRecord> records =
+                byRank.values().stream().flatMap(List::stream).toList();
+
+        assertEquals(
+                List.of(
+                        "formed",
+                        "formed > shrunk #0 without rank 1",
+                        "formed > shrunk #0 without rank 1 > split #0 with color 0",
+                        "formed",
+                        "formed > shrunk #0 without rank 1",
+                        "formed > shrunk #0 without rank 1 > split #0 with color 0"),
+                records.stream().map(FlightRecord::communicator).toList());
+        assertEquals(
+                List.of(3, 2, 2, 3, 2, 2),
+                records.stream().map(FlightRecord::size).toList());
+        assertEquals(1, records.stream().map(FlightRecord::job).distinct().count(), records.toString());
+        try (java.util.stream.Stream<Path> files = Files.list(dumps)) {
+            assertEquals(7, files.count(), "3 records of ranks 0 and 2, and rank 1's of the job's communicator");
+        }
+    }
+
+    /**
+     * Asked, every open communicator writes its record at once, also one that wrote it before, and still writes it
+     * again when it closes.
+     */
+    @Test
+    void askedEveryOpenCommunicatorWritesItsRecordNow() throws IOException {
+        Path asked = dumps.resolve("asked");
+        Map<Integer, List<Path>> written = new ConcurrentSkipListMap<>();
+        CyclicBarrier both = new CyclicBarrier(2);
+        withProperty(FlightRecorder.DIR_PROPERTY, dumps.toString(), () -> {
+            try (SimCluster cluster = SimBackend.cluster().ranks(2).build()) {
+                cluster.run(ctx -> {
+                    try (DeviceBuffer a = ctx.comm().allocate(Allocator.MEM_ALLOC, F32, 8);
+                            Communicator split = ctx.comm().split(0, ctx.rank()).orElseThrow()) {
+                        ctx.comm().allReduce(a, a, 8, F32, ReduceOp.SUM, ctx.stream());
+                        ctx.stream().synchronize();
+                        both.await(); // every communicator is open until rank 0 asked
+                        if (ctx.rank() == 0) {
+                            written.put(0, FlightRecord.writeAll(asked));
+                        }
+                        both.await();
+                    }
+                });
+            }
+            return null;
+        });
+
+        List<Path> files = written.get(0);
+        assertEquals(4, files.size(), "the job's communicator and its split, on each rank: " + files);
+        for (Path file : files) {
+            String record = Files.readString(file, StandardCharsets.UTF_8);
+            assertTrue(record.contains("\"reason\": \"asked\""), record);
+        }
+        assertTrue(
+                files.stream()
+                        .anyMatch(f -> read(f).contains("\"call\": \"allReduce\"")
+                                && read(f).contains("\"state\": \"completed\"")),
+                files::toString);
+        try (java.util.stream.Stream<Path> closed = Files.list(dumps)) {
+            assertEquals(5, closed.count(), "the 4 records of the communicators when they closed, and asked/");
+        }
+    }
+
     @Test
     void theDumpEscapesTextAndListsEveryField() {
         Entry entry = new Entry(
@@ -300,11 +391,14 @@ class FlightRecorderTest {
                 State.ENQUEUED,
                 10,
                 0);
-        String json = FlightRecordJson.toJson(new FlightRecord(1, 2, "sim", 0, 5, 7, List.of(entry)), "a\nb");
+        FlightRecord record = new FlightRecord(
+                1, 2, "sim", "3fa2c1d0e9b7", List.of("formed", "shrunk #0 without rank 2"), 5, 7, List.of(entry));
+        String json = FlightRecordJson.toJson(record, "a\nb");
         assertEquals(
-                "{\"format\": \"collectives-flight-record\", \"version\": 2, \"reason\": \"a\\nb\",\n"
-                        + " \"rank\": 1, \"size\": 2, \"backend\": \"sim\", \"communicator\": 0, \"capacity\": 5, "
-                        + "\"recorded\": 7,\n \"entries\": [\n"
+                "{\"format\": \"collectives-flight-record\", \"version\": 3, \"reason\": \"a\\nb\",\n"
+                        + " \"rank\": 1, \"size\": 2, \"backend\": \"sim\", \"job\": \"3fa2c1d0e9b7\", \"lineage\": "
+                        + "[\"formed\", \"shrunk #0 without rank 2\"],\n \"capacity\": 5, \"recorded\": 7,\n"
+                        + " \"entries\": [\n"
                         + "  {\"seq\": 7, \"pipeline\": \"p.\\\"Q\\\"\", \"step\": \"step\", \"arguments\": [3], \"op\": 0, "
                         + "\"call\": \"allReduce\", \"send\": \"0x10\", \"sendOffset\": 1, \"recv\": \"0x20\", "
                         + "\"recvOffset\": 2, \"count\": 4, \"type\": \"FLOAT32\", \"peer\": -1, \"registration\": "
@@ -313,10 +407,19 @@ class FlightRecorderTest {
                 json);
     }
 
+    private static String read(Path file) {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Rank 0's dump, the one file of rank 0 in the directory. */
     private String rankZerosDump() throws IOException {
         try (java.util.stream.Stream<Path> files = Files.list(dumps)) {
-            List<Path> found = files.filter(f -> f.getFileName().toString().matches("flight-rank0-comm\\d+\\.json"))
+            List<Path> found = files.filter(
+                            f -> f.getFileName().toString().matches("flight-[0-9a-f]{12}-c[0-9a-f]{10}-rank0\\.json"))
                     .collect(Collectors.toList());
             assertEquals(1, found.size(), found.toString());
             return Files.readString(found.get(0), StandardCharsets.UTF_8);

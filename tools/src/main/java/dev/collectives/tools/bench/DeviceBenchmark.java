@@ -4,6 +4,7 @@ import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.ClusterOptions;
+import dev.collectives.examples.HelpAndVersion;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
@@ -39,7 +40,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "device",
-        mixinStandardHelpOptions = true,
         versionProvider = BuildVersion.class,
         defaultValueProvider = DeviceBenchmark.DefaultOps.class,
         sortOptions = false,
@@ -55,6 +55,9 @@ import picocli.CommandLine.Spec;
             "2:a bad command line, or an unavailable backend"
         })
 public final class DeviceBenchmark implements Callable<Integer> {
+    @Mixin
+    HelpAndVersion options = new HelpAndVersion();
+
     private static final long MIB = 1 << 20;
 
     @Mixin

@@ -4,6 +4,7 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.ClusterOptions;
+import dev.collectives.examples.HelpAndVersion;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
@@ -47,7 +48,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "fusion",
-        mixinStandardHelpOptions = true,
         versionProvider = BuildVersion.class,
         sortOptions = false,
         description = {
@@ -62,6 +62,9 @@ import picocli.CommandLine.Spec;
             "2:a bad command line, or an unavailable backend"
         })
 public final class FusionBenchmark implements Callable<Integer> {
+    @Mixin
+    HelpAndVersion options = new HelpAndVersion();
+
     static final String BY_HAND = "java one by one";
     static final String PLANNED = "pipeline planned";
     static final String WRITTEN = "pipeline as written";
@@ -435,6 +438,13 @@ public final class FusionBenchmark implements Callable<Integer> {
         }
         System.out.printf("# speedup: java one by one / pipeline planned; vs native: pipeline planned against native "
                 + "fused; #wrong: elements of out, planned and as written, that differ from the calls by hand%n");
+        if (!ks.contains(AIM_K) || !ns.contains(AIM_N)) {
+            System.out.printf(
+                    "# the aims are stated for k = %d, n = %d, which this run did not measure (add them to --ks and"
+                            + " --ns)%n",
+                    AIM_K, AIM_N);
+            return results;
+        }
         System.out.printf(
                 "# k = %d, n = %d: speedup eager %s (aim >= %.0fx), graph %s (aim >= %.0fx); against "
                         + "native fused: eager %s, graph %s (aim within %.0f %%)%s%n",

@@ -6,6 +6,7 @@ import dev.collectives.annotation.ReduceOp;
 import dev.collectives.backend.device.DeviceCommunicator;
 import dev.collectives.examples.BackendOption;
 import dev.collectives.examples.BuildVersion;
+import dev.collectives.examples.HelpAndVersion;
 import dev.collectives.examples.pipelines.CollectiveSeedGraphRegistration;
 import dev.collectives.examples.pipelines.CollectiveSeedLocalRegistration;
 import dev.collectives.runtime.Backend;
@@ -36,10 +37,10 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "memory",
-        mixinStandardHelpOptions = true,
         versionProvider = BuildVersion.class,
         sortOptions = false,
-        description = "Measures the device memory of a communicator and of a bound pipeline beyond its buffers.",
+        description = "Measures the device memory of a communicator and of a bound pipeline beyond its buffers, on a"
+                + " GPU: it needs nccl or mccl (sim has no device memory).",
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
             "0:measured",
@@ -47,6 +48,9 @@ import picocli.CommandLine.Spec;
             "2:a bad command line, or an unavailable backend"
         })
 public final class MemoryBenchmark implements Callable<Integer> {
+    @Mixin
+    HelpAndVersion options = new HelpAndVersion();
+
     private static final long MIB = 1 << 20;
     private static final long SEED_BUFFER_BYTES = 2 * 4 * MIB; // two 1 Mi-element float32 buffers
 
@@ -78,7 +82,8 @@ public final class MemoryBenchmark implements Callable<Integer> {
         try (LocalCluster first = b.local(1)) { // the context and a first communicator
             first.run(ctx -> {
                 if (!(ctx.comm() instanceof DeviceCommunicator device)) {
-                    throw new IllegalArgumentException("backend " + b.name() + " has no device memory to measure");
+                    throw new IllegalArgumentException("bench memory needs a GPU backend (nccl or mccl): backend "
+                            + b.name() + " has no device memory to measure");
                 }
                 Communicator comm = ctx.comm();
                 Stream stream = ctx.stream();

@@ -5,6 +5,7 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
 import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.ClusterOptions;
+import dev.collectives.examples.HelpAndVersion;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
@@ -44,7 +45,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "overhead",
-        mixinStandardHelpOptions = true,
         versionProvider = BuildVersion.class,
         sortOptions = false,
         description = {
@@ -58,6 +58,9 @@ import picocli.CommandLine.Spec;
             "2:a bad command line, or an unavailable backend"
         })
 public final class OverheadBenchmark implements Callable<Integer> {
+    @Mixin
+    HelpAndVersion options = new HelpAndVersion();
+
     private static final double EAGER_AIM_US = 0.3;
     private static final double GRAPH_AIM_US = 0.1;
     /** Sides of a cell: the Java call, the native loop, and the native loop called once per op from Java. */

@@ -2,9 +2,11 @@ package dev.collectives.tools.bench;
 
 import dev.collectives.annotation.OpKind;
 import dev.collectives.examples.BuildVersion;
+import dev.collectives.examples.HelpAndVersion;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -14,7 +16,6 @@ import picocli.CommandLine.Parameters;
  */
 @Command(
         name = "plot",
-        mixinStandardHelpOptions = true,
         versionProvider = BuildVersion.class,
         description = "Draws busbw against size for one op (Java solid beside native dashed, where the rows have "
                 + "native ones; a line per mode) from a CSV file that the device benchmark's --csv wrote, or time "
@@ -27,6 +28,9 @@ import picocli.CommandLine.Parameters;
             "2:a bad command line"
         })
 public final class PlotCommand implements Callable<Integer> {
+    @Mixin
+    HelpAndVersion options = new HelpAndVersion();
+
     @Parameters(index = "0", paramLabel = "CSV", description = "the rows, as the device benchmark's --csv wrote them")
     Path csv;
 

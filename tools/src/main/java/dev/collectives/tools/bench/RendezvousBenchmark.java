@@ -2,6 +2,7 @@ package dev.collectives.tools.bench;
 
 import com.sun.management.UnixOperatingSystemMXBean;
 import dev.collectives.examples.BuildVersion;
+import dev.collectives.examples.HelpAndVersion;
 import dev.collectives.runtime.RendezvousEndpoint;
 import dev.collectives.runtime.RendezvousServer;
 import java.io.BufferedReader;
@@ -20,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -34,7 +36,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "rendezvous",
-        mixinStandardHelpOptions = true,
         versionProvider = BuildVersion.class,
         sortOptions = false,
         description = "Measures a rendezvous server with many members (in processes of their own): time to form the "
@@ -46,6 +47,9 @@ import picocli.CommandLine.Spec;
             "2:a bad " + "command line"
         })
 public final class RendezvousBenchmark implements Callable<Integer> {
+    @Mixin
+    HelpAndVersion options = new HelpAndVersion();
+
     private static final String TOKEN = "bench-rendezvous-token-0123456789abcdef";
     /** A heartbeat on the wire: type, operation, length, the sender's rank and its HMAC-SHA256, TCP/IP aside. */
     private static final int HEARTBEAT_BYTES = 1 + 4 + 4 + 4 + 32;

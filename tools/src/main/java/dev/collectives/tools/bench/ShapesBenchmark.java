@@ -7,6 +7,7 @@ import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.ClusterOptions;
+import dev.collectives.examples.HelpAndVersion;
 import dev.collectives.runtime.Backend;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceBuffer;
@@ -50,12 +51,14 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "shapes",
-        mixinStandardHelpOptions = true,
         versionProvider = BuildVersion.class,
         description = "Per-call cost of sizes given at call time: offsets, checked step parameters, cached graphs.",
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:measured", "1:the run failed", "2:a bad command line, or an unavailable backend"})
 public final class ShapesBenchmark implements Callable<Integer> {
+    @Mixin
+    HelpAndVersion options = new HelpAndVersion();
+
     /** Elements of the arenas the steps address; the buckets lie in them. */
     static final long ARENA = 1 << 16;
     /** Elements of every allreduce measured. */

@@ -14,19 +14,31 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * The ranks' records of one communicator, lined up by entry number: where the ranks parted ({@link #findings}), where
- * each stands ({@link #stuck}) and a table per rank ({@link #table}).
+ * The ranks' records of one communicator of one job, lined up by entry number: where the ranks parted
+ * ({@link #findings}), where each stands ({@link #stuck}) and a table per rank ({@link #table}). A communicator is
+ * known by its job and lineage, never by its size alone, so that the records of a job's communicator and of the one
+ * its survivors made after a death are never mixed; the latter is the former's recovery ({@link #recoveredFrom}).
  */
 final class CommunicatorTrace {
-    private final int communicator;
+    /** The last step of a communicator that survivors made from a failed one. */
+    private static final List<String> RECOVERIES = List.of("shrunk", "reformed");
+
+    private final String job;
+    private final List<String> lineage;
     private final int size;
     /** Each rank's entries by number; a rank without a dump is missing. */
     private final Map<Integer, Map<Long, Entry>> byRank = new TreeMap<>();
 
     private final Map<Integer, Dump> dumps = new TreeMap<>();
+    /** The communicator this one recovered from, and the one recovered from this one, where their records are here. */
+    private CommunicatorTrace recoveredFrom;
 
-    CommunicatorTrace(int communicator, List<Dump> ranksDumps) {
-        this.communicator = communicator;
+    private CommunicatorTrace recoveredAs;
+
+    private CommunicatorTrace(List<Dump> ranksDumps) {
+        FlightRecord first = ranksDumps.get(0).record();
+        this.job = first.job();
+        this.lineage = first.lineage();
         this.size = ranksDumps.stream().mapToInt(d -> d.record().size()).max().orElse(0);
         for (Dump dump : ranksDumps) {
             Map<Long, Entry> entries = new LinkedHashMap<>();
@@ -36,17 +48,53 @@ final class CommunicatorTrace {
         }
     }
 
-    /** The dumps of {@code all}, one trace per communicator number. */
+    /** The dumps of {@code all}, one trace per communicator of each job, each recovery linked to what it recovered. */
     static List<CommunicatorTrace> of(List<Dump> all) {
-        Map<Integer, List<Dump>> byCommunicator = all.stream()
-                .collect(Collectors.groupingBy(d -> d.record().communicator(), TreeMap::new, Collectors.toList()));
-        List<CommunicatorTrace> traces = new ArrayList<>();
-        byCommunicator.forEach((c, dumps) -> traces.add(new CommunicatorTrace(c, dumps)));
-        return traces;
+        Map<List<String>, List<Dump>> byCommunicator = new LinkedHashMap<>();
+        for (Dump dump : all) {
+            byCommunicator
+                    .computeIfAbsent(key(dump.record().job(), dump.record().lineage()), k -> new ArrayList<>())
+                    .add(dump);
+        }
+        Map<List<String>, CommunicatorTrace> traces = new LinkedHashMap<>();
+        byCommunicator.forEach((key, dumps) -> traces.put(key, new CommunicatorTrace(dumps)));
+        for (CommunicatorTrace trace : traces.values()) {
+            int steps = trace.lineage.size();
+            String last = trace.lineage.get(steps - 1);
+            CommunicatorTrace parent = traces.get(key(trace.job, trace.lineage.subList(0, steps - 1)));
+            if (parent != null && RECOVERIES.stream().anyMatch(last::startsWith)) {
+                trace.recoveredFrom = parent;
+                parent.recoveredAs = trace;
+            }
+        }
+        return List.copyOf(traces.values());
     }
 
-    int communicator() {
-        return communicator;
+    private static List<String> key(String job, List<String> lineage) {
+        List<String> key = new ArrayList<>(List.of(job));
+        key.addAll(lineage);
+        return key;
+    }
+
+    /** "formed > shrunk #0 without rank 1" */
+    String communicator() {
+        return String.join(" > ", lineage);
+    }
+
+    /** "communicator formed > shrunk #0 without rank 1 (job 3fa2c1d0e9b7, 2 ranks)" */
+    String title() {
+        return "communicator " + communicator() + " (job " + job + ", " + size + " ranks)";
+    }
+
+    /**
+     * How it ended, where a recovery links it to another: "failed; its survivors recovered as formed > shrunk #0
+     * without rank 1", "recovered from the failure of formed".
+     */
+    Optional<String> recovery() {
+        if (recoveredAs != null) {
+            return Optional.of("failed; its survivors recovered as " + recoveredAs.communicator());
+        }
+        return Optional.ofNullable(recoveredFrom).map(from -> "recovered from the failure of " + from.communicator());
     }
 
     int size() {
@@ -54,18 +102,37 @@ final class CommunicatorTrace {
     }
 
     /**
-     * Where the ranks parted, each a sentence: ranks that wrote no record, the first entry that ranks called with
-     * different calls or sizes, and the ranks that never enqueued an entry the others did. Empty when they agree.
+     * Where the ranks parted, each a sentence: records that disagree on the communicator's size, ranks that wrote no
+     * record (dead, where the survivors recovered without them), the first entry that ranks called with different
+     * calls or sizes, and the ranks that never enqueued an entry the others did. Empty when they agree.
      */
     List<String> findings() {
         List<String> findings = new ArrayList<>();
+        Map<Integer, List<Integer>> ranksBySize = new TreeMap<>();
+        dumps.forEach((rank, dump) -> ranksBySize
+                .computeIfAbsent(dump.record().size(), s -> new ArrayList<>())
+                .add(rank));
+        if (ranksBySize.size() > 1) {
+            findings.add("its records disagree on its size: "
+                    + ranksBySize.entrySet().stream()
+                            .map(e ->
+                                    ranks(e.getValue()) + (e.getValue().size() == 1 ? " says " : " say ") + e.getKey())
+                            .collect(Collectors.joining("; "))
+                    + " (records of several runs in one directory?)");
+        }
         List<Integer> missing = new ArrayList<>();
         for (int r = 0; r < size; r++) {
             if (!byRank.containsKey(r)) {
                 missing.add(r);
             }
         }
-        if (!missing.isEmpty()) {
+        if (!missing.isEmpty() && recoveredAs != null) {
+            findings.add(ranks(missing) + " wrote no flight record and "
+                    + (missing.size() == 1
+                            ? "died: the survivors went on without it"
+                            : "died: the survivors went on" + " without them")
+                    + " (" + recoveredAs.lineage.get(recoveredAs.lineage.size() - 1) + ")");
+        } else if (!missing.isEmpty()) {
             findings.add(ranks(missing) + " wrote no flight record: "
                     + (missing.size() == 1 ? "its process" : "their" + " processes")
                     + " ended without a failure, abort, close or exit that writes one (killed?),"

@@ -19,8 +19,11 @@ import java.util.stream.Stream;
 
 /** Reads the flight records a job's ranks dumped into one directory, refusing what is not one, by name. */
 final class FlightDumps {
-    /** The names ranks give their dumps. */
-    static final String FILE_PATTERN = "flight-rank\\d+-comm\\d+\\.json";
+    /**
+     * The names ranks give their dumps: "flight-JOB-cCOMMUNICATOR-rankR.json" (and, before version 3 of the format,
+     * "flight-rankR-commN.json", which is read to be refused by its version).
+     */
+    static final String FILE_PATTERN = "flight-.+\\.json";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -42,7 +45,7 @@ final class FlightDumps {
 
     private FlightDumps() {}
 
-    /** Every dump in {@code directory}, by communicator, then rank. */
+    /** Every dump in {@code directory}, by job, communicator, then rank. */
     static List<Dump> read(Path directory) throws BadInput {
         if (!Files.isDirectory(directory)) {
             throw new BadInput(directory + " is not a directory");
@@ -62,7 +65,8 @@ final class FlightDumps {
         for (Path file : files) {
             dumps.add(readOne(file));
         }
-        dumps.sort(Comparator.comparingInt((Dump d) -> d.record().communicator())
+        dumps.sort(Comparator.comparing((Dump d) -> d.record().job())
+                .thenComparing(d -> d.record().communicator())
                 .thenComparingInt(d -> d.record().rank()));
         return dumps;
     }
@@ -91,11 +95,14 @@ final class FlightDumps {
             for (JsonNode e : required(root, "entries")) {
                 entries.add(entry(e));
             }
+            List<String> lineage = new ArrayList<>();
+            required(root, "lineage").forEach(step -> lineage.add(step.asText()));
             FlightRecord record = new FlightRecord(
                     number(root, "rank"),
                     number(root, "size"),
                     text(root, "backend"),
-                    number(root, "communicator"),
+                    text(root, "job"),
+                    lineage,
                     number(root, "capacity"),
                     required(root, "recorded").asLong(),
                     entries);

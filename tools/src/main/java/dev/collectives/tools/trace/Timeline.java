@@ -44,10 +44,12 @@ final class Timeline {
     /** The shortest bar drawn, in microseconds, so that an instant's entry stays visible. */
     private static final long SHORTEST_MICROS = 1;
 
-    /** One row: a rank of a communicator. */
+    /** One row: a rank of a communicator, the {@code communicator}-th of the trace (from 0). */
     private record Row(int communicator, int rank, FlightRecord record, Optional<Entry> neverReached) {
+        /** "rank 1", or where there are several communicators "shrunk #0 without rank 1, rank 1". */
         String label(boolean oneCommunicator) {
-            return oneCommunicator ? "rank " + rank : "comm " + communicator + ", rank " + rank;
+            List<String> lineage = record.lineage();
+            return oneCommunicator ? "rank " + rank : lineage.get(lineage.size() - 1) + ", rank " + rank;
         }
 
         Optional<Entry> last() {
@@ -56,17 +58,23 @@ final class Timeline {
     }
 
     private final List<Row> rows = new ArrayList<>();
+    /** Each communicator's title, by its number among the rows. */
+    private final List<String> names;
+
     private final boolean oneCommunicator;
     private final long originMicros;
     private final long endMicros;
 
     Timeline(List<CommunicatorTrace> traces) {
-        for (CommunicatorTrace trace : traces) {
-            Map<Integer, Entry> neverReached = trace.neverReached();
-            trace.records()
-                    .forEach((rank, record) -> rows.add(
-                            new Row(trace.communicator(), rank, record, Optional.ofNullable(neverReached.get(rank)))));
+        for (int c = 0; c < traces.size(); c++) {
+            int communicator = c;
+            Map<Integer, Entry> neverReached = traces.get(c).neverReached();
+            traces.get(c)
+                    .records()
+                    .forEach((rank, record) ->
+                            rows.add(new Row(communicator, rank, record, Optional.ofNullable(neverReached.get(rank)))));
         }
+        names = traces.stream().map(CommunicatorTrace::title).toList();
         oneCommunicator = traces.size() == 1;
         List<Entry> all =
                 rows.stream().flatMap(r -> r.record().entries().stream()).toList();
@@ -92,7 +100,7 @@ final class Timeline {
         rows.stream()
                 .map(Row::communicator)
                 .distinct()
-                .forEach(c -> metadata(events, "process_name", c, 0).put("name", "communicator " + c));
+                .forEach(c -> metadata(events, "process_name", c, 0).put("name", names.get(c)));
         for (Row row : rows) {
             metadata(events, "thread_name", row.communicator(), row.rank()).put("name", "rank " + row.rank());
             for (Entry entry : row.record().entries()) {

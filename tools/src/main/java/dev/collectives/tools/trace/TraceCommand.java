@@ -20,10 +20,12 @@ import picocli.CommandLine.Parameters;
         description = {
             "Reads the flight records that the ranks of a job wrote into DIR (with "
                     + "COLLECTIVES_FLIGHT_RECORDER_DIR or -Dcollectives.flightRecorder.dir set, each rank writes "
-                    + "flight-rank<R>-comm<N>.json at a failure, an abort, a timeout, or when its communicator closes), "
-                    + "lines the ranks' operations up by number, and reports per communicator: the first operation that "
-                    + "ranks called with different calls or sizes, the ranks that never enqueued an operation the others "
-                    + "did, the ranks stuck in one, and a table per rank.",
+                    + "flight-<job>-<communicator>-rank<R>.json at a failure, an abort, a timeout, or when its "
+                    + "communicator closes), lines the ranks' operations up by number, and "
+                    + "reports per communicator of each job, named by how it came to be (formed, split, shrunk, "
+                    + "reformed, grown): the ranks that died where survivors recovered without them, the first "
+                    + "operation that ranks called with different calls or sizes, the ranks that never enqueued an "
+                    + "operation the others did, the ranks stuck in one, and a table per rank.",
             "Writes a timeline of the ranks' last operations into DIR, each rank a row marking where it stopped and "
                     + "the operation it never reached: " + Timeline.PNG + " and " + Timeline.JSON + ", a Chrome trace "
                     + "(Trace Event Format) that Perfetto (ui.perfetto.dev) and chrome://tracing open."
@@ -77,7 +79,8 @@ public final class TraceCommand implements Callable<Integer> {
         boolean parted = false;
         List<CommunicatorTrace> traces = CommunicatorTrace.of(dumps);
         for (CommunicatorTrace trace : traces) {
-            out.println("communicator " + trace.communicator() + " (" + trace.size() + " ranks):");
+            out.println(trace.title() + ":");
+            trace.recovery().ifPresent(how -> out.println("  " + how));
             List<String> findings = trace.findings();
             if (findings.isEmpty()) {
                 out.println("  the ranks agree");

@@ -44,7 +44,9 @@ class TraceCommandTest {
         ToolsOutput run = ToolsOutput.of("trace", records.toString());
 
         assertEquals(0, run.status(), run.text());
-        assertTrue(run.text().matches("(?s)communicator \\d+ \\(2 ranks\\):\n  the ranks agree\n.*"), run.text());
+        assertTrue(
+                run.text().matches("(?s)communicator formed \\(job [0-9a-f]{12}, 2 ranks\\):\n  the ranks agree\n.*"),
+                run.text());
         String rankOneRow = "\n  1 +\\| 2/2 +\\| #2 broadcast \\(completed\\) +\\| #2 broadcast +\\| close\n";
         assertTrue(run.text().matches("(?s).*" + rankOneRow + ".*"), run.text());
     }
