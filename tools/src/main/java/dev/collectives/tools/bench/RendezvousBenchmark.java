@@ -155,7 +155,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                 retries += Integer.parseInt(process.expect("joined"));
             }
             long formed = System.nanoTime();
-            processes.forEach(p -> p.tell("gather"));
+            processes.forEach(p -> p.tell("exchange"));
             for (MemberProcess process : processes) {
                 process.expect("gathered");
             }

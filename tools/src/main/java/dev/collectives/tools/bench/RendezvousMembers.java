@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
 /**
  * A process of {@link RendezvousBenchmark}'s members: ranks {@code from} to {@code to - 1} of a job of {@code size}
  * at {@code endpoint}, each on a thread of its own with its own connection. It takes its steps from standard input
- * ({@code join}, {@code gather}, {@code leave}) and says on standard output when each is done ({@code ready},
+ * ({@code join}, {@code exchange}, {@code leave}) and says on standard output when each is done ({@code ready},
  * {@code joined RETRIES}, {@code gathered}), or why it failed ({@code failed WHY}).
  */
 public final class RendezvousMembers {
@@ -94,7 +94,7 @@ public final class RendezvousMembers {
         }
         joined.await();
         say(failure.get() != null ? "failed " + failure.get() : "joined " + retries.get());
-        expect(steps, "gather");
+        expect(steps, "exchange");
         gather.countDown();
         gathered.await();
         say(failure.get() != null ? "failed " + failure.get() : "gathered");
