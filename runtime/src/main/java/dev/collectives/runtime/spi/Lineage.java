@@ -140,8 +140,9 @@ public final class Lineage {
                 .findFirst()
                 .orElse(claims[0]);
         int length = (chosen[1] & 0xff) << 8 | chosen[2] & 0xff;
-        String[] lines = new String(chosen, 3, length, StandardCharsets.UTF_8).split("\n");
-        return new Lineage(lines[0], Arrays.asList(lines).subList(1, lines.length), false);
+        List<String> lines =
+                new String(chosen, 3, length, StandardCharsets.UTF_8).lines().toList();
+        return new Lineage(lines.get(0), lines.subList(1, lines.size()), false);
     }
 
     /** Ten hex digits of the steps' SHA-256: the communicator in a file name. */

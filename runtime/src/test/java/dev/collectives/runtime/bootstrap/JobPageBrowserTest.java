@@ -202,9 +202,7 @@ class JobPageBrowserTest {
 
             String frozen = awaitText("#rank-1", "excluded");
             assertTrue(frozen.startsWith("1 excluded /127.0.0.1:"), frozen);
-            String recovery = awaitText("#recoveries", "runs communicator");
-            assertTrue(recovery.contains("the exclusion of rank 1"), recovery);
-            assertTrue(recovery.contains("(2 ranks)"), recovery);
+            awaitText("#recoveries", "the exclusion of rank 1");
             awaitText("#deaths", "1 fenced rank 1 at /127.0.0.1:");
             awaitText("#deaths", "is gone: no heartbeat for 4 s");
             Files.copy(
