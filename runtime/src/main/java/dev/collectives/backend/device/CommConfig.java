@@ -26,7 +26,7 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
     /** {@code true} makes {@link #DEFAULT} blocking; read once, when this class loads. */
     public static final String BLOCKING_PROPERTY = Setting.DEVICE_BLOCKING.property;
 
-    /** Non-blocking (blocking where {@value #BLOCKING_PROPERTY} is {@code true}), everything else left to the library. */
+    /** Non-blocking (blocking where {@code collectives.device.blocking} is {@code true}), everything else left to the library. */
     public static final CommConfig DEFAULT =
             new CommConfig(Boolean.getBoolean(BLOCKING_PROPERTY) ? 1 : 0, UNSET, UNSET, UNSET, UNSET);
 
