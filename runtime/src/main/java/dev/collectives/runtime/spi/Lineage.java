@@ -140,9 +140,14 @@ public final class Lineage {
                 .findFirst()
                 .orElse(claims[0]);
         int length = (chosen[1] & 0xff) << 8 | chosen[2] & 0xff;
-        List<String> lines =
-                new String(chosen, 3, length, StandardCharsets.UTF_8).lines().toList();
-        return new Lineage(lines.get(0), lines.subList(1, lines.size()), false);
+        String text = new String(chosen, 3, length, StandardCharsets.UTF_8);
+        int newline = text.indexOf('\n'); // the job, then a step a line
+        return newline < 0
+                ? new Lineage(text, List.of(), false)
+                : new Lineage(
+                        text.substring(0, newline),
+                        text.substring(newline + 1).lines().toList(),
+                        false);
     }
 
     /** Ten hex digits of the steps' SHA-256: the communicator in a file name. */
