@@ -8,6 +8,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.net.ProtocolException;
@@ -16,6 +17,7 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -114,6 +116,7 @@ final class Channel implements AutoCloseable {
     static final byte TO_ROOT = 1;
 
     private final Socket socket;
+    private final ReadAhead buffered;
     private final DataInputStream in;
     private final DataOutputStream out;
     private String peer;
@@ -135,7 +138,8 @@ final class Channel implements AutoCloseable {
         socket.setTcpNoDelay(true); // a message is flushed whole; waiting to coalesce it would only add latency
         this.socket = socket;
         this.peer = peer;
-        this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+        this.buffered = new ReadAhead(socket.getInputStream());
+        this.in = new DataInputStream(buffered);
         this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
     }
 
@@ -150,6 +154,27 @@ final class Channel implements AutoCloseable {
 
     DataOutputStream out() {
         return out;
+    }
+
+    /** A buffered stream that can hand over what it read ahead. */
+    private static final class ReadAhead extends BufferedInputStream {
+        ReadAhead(InputStream in) {
+            super(in);
+        }
+
+        synchronized byte[] take() {
+            byte[] ahead = Arrays.copyOfRange(buf, pos, count);
+            pos = count;
+            return ahead;
+        }
+    }
+
+    /**
+     * The bytes read past what was asked for so far, taken: a member's handshake reads its connection this way, then
+     * hands it with them to its loop ({@link MemberConnection}).
+     */
+    byte[] takeUnread() {
+        return buffered.take();
     }
 
     /** After a successful handshake: messages are authenticated with the derived key from now on. */
@@ -295,25 +320,6 @@ final class Channel implements AutoCloseable {
      */
     Frame receiveNews() throws IOException {
         return nextNews(null, Rendezvous.MAX_VALUE_BYTES);
-    }
-
-    /**
-     * Sends a heartbeat with {@code bytes}, unless another message is being sent (that one is a sign of life too);
-     * one that cannot be sent by {@code deadline} closes the connection, which its reader then hears. Returns
-     * whether it was sent.
-     */
-    boolean beat(byte[] bytes, Deadline deadline) {
-        if (!sendTurn.tryLock()) {
-            return false;
-        }
-        try {
-            write(FrameType.HEARTBEAT, 0, bytes, deadline);
-            return true;
-        } catch (IOException e) {
-            return false; // past the deadline the socket is closed; a connection that ended, its reader hears
-        } finally {
-            sendTurn.unlock();
-        }
     }
 
     /**

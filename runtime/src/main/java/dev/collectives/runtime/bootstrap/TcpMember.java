@@ -2,51 +2,44 @@ package dev.collectives.runtime.bootstrap;
 
 import dev.collectives.runtime.BootstrapException;
 import dev.collectives.runtime.RendezvousEndpoint;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.net.ConnectException;
-import java.net.InetSocketAddress;
 import java.net.ProtocolException;
-import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
-import java.util.List;
-import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * A member of a TCP rendezvous: any rank, rank 0 too, of the job a {@link JobServer} serves (hosted by rank 0's
- * process, or by a process of its own). It connects to the server, retrying until the deadline (the server may start
- * later), proves it holds the job token and checks that the server does too, then takes part in each operation
- * through {@link ServedOperations}. Inside an operation it waits a little past the deadline, so that the server,
- * which watches every rank, can say which rank is at fault before this one would have to guess. Where this rank's
- * process hosts the server, closing the member closes the server too.
+ * process, or by a process of its own). It joins the server on its caller's thread ({@link MemberJoin}), then hands
+ * its connection to its process's one {@link MemberLoop}, which reads, writes and beats for every member of the
+ * process; it takes part in each operation through {@link ServedOperations}, its caller waiting for the server's
+ * answer. Inside an operation it waits a little past the deadline, so that the server, which watches every rank, can
+ * say which rank is at fault before this one would have to guess. Where this rank's process hosts the server,
+ * closing the member closes the server too.
  */
 final class TcpMember extends Exchange {
-    private static final long FIRST_RETRY_MILLIS = 50;
-    private static final long LAST_RETRY_MILLIS = 500;
-
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
 
-    private final Channel root;
+    private final MemberConnection root;
     /** Where the server is and the job's token: a rank whose connection ended asks it whether it was excluded. */
     private final RendezvousEndpoint endpoint;
 
     private final JobToken token;
     /** Where this rank's communicators stand, which its heartbeats carry. */
     private final Set<Supplier<Progress.Place>> reported = new CopyOnWriteArraySet<>();
-    /** This rank's heartbeats to the server, at the interval its heartbeat timeout asks for. */
-    private final Heartbeats.Beat beat;
     /** How long this rank waits for a sign of life from the server: its own heartbeat timeout, or the server's if longer. */
     private final Duration heartbeatTimeout;
     /** This rank's waits, derived from its operation timeout and {@link #heartbeatTimeout}. */
@@ -59,34 +52,56 @@ final class TcpMember extends Exchange {
     private final JobServer hosted;
     /** How this process joined: as a rank of the job, in the place of one that died, or at the job's next growth. */
     private final FrameRules.Claim claim;
-    /** The thread that watches the job ({@link #doWatch}), or null. */
-    private Thread watcher;
+    /** The watch of the job under way or last ({@link #doWatch}), or null. */
+    private volatile MemberWatch watch;
     /** Set once this rank aborts or closes: its connection ending then is no news for a watcher. */
     private volatile boolean ending;
 
+    /** Whether this rank aborted or closed: its connection ending then is no news for a watcher. */
+    boolean ending() {
+        return ending;
+    }
+
+    /** Who serves the rendezvous, for messages: "rank 0 at tcp://host:port". */
+    String server() {
+        return server;
+    }
+
     private TcpMember(
             RendezvousEndpoint endpoint,
-            int rank,
+            MemberJoin.Joined joined,
             int size,
             Duration timeout,
             Duration heartbeatTimeout,
-            Channel root,
             JobToken token,
-            Greeting greeting,
             FrameRules.Claim claim,
-            JobServer hosted) {
-        super(rank, size, endpoint.toString(), timeout);
-        this.root = root;
+            JobServer hosted)
+            throws IOException {
+        super(joined.rank(), size, endpoint.toString(), timeout);
         this.endpoint = endpoint;
         this.token = token;
-        this.server = serverAt(endpoint, greeting.standalone());
-        this.standalone = greeting.standalone();
+        this.server = MemberJoin.serverAt(endpoint, joined.greeting().standalone());
+        this.standalone = joined.greeting().standalone();
         this.hosted = hosted;
-        this.beat = Heartbeats.start(
-                root, rank, () -> Progress.of(reported), new Timeouts(timeout, greeting.heartbeatTimeout()));
         this.heartbeatTimeout = heartbeatTimeout;
         this.timeouts = new Timeouts(timeout, heartbeatTimeout);
         this.claim = claim;
+        byte[] rankBytes = JobToken.ints(joined.rank());
+        this.root = MemberConnection.serve(
+                MemberLoop.shared(),
+                joined.socket(),
+                joined.unread(),
+                joined.sessionKey(),
+                heartbeatTimeout,
+                new Timeouts(timeout, joined.greeting().heartbeatTimeout()),
+                () -> Channel.gatheredBytes(size()),
+                () -> concat(rankBytes, Progress.of(reported).encode()));
+    }
+
+    private static byte[] concat(byte[] first, byte[] second) {
+        byte[] both = Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        return both;
     }
 
     @Override
@@ -114,257 +129,35 @@ final class TcpMember extends Exchange {
             FrameRules.Claim claim,
             boolean standalone,
             JobServer hosted) {
-        String expected = serverAt(endpoint, standalone);
-        Deadline deadline = Deadline.after(timeout);
-        Attempts attempts = new Attempts(standalone ? "the rendezvous server" : "rank 0");
-        Backoff backoff = new Backoff(deadline, FIRST_RETRY_MILLIS, LAST_RETRY_MILLIS);
-        while (!deadline.expired()) {
-            Socket socket = new Socket();
-            try {
-                socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), deadline.timeoutMillis());
-            } catch (ConnectException e) {
-                attempts.refused++;
-                closeQuietly(socket);
-                backoff.pause();
-                continue;
-            } catch (SocketTimeoutException e) {
-                attempts.unanswered++;
-                closeQuietly(socket);
-                backoff.pauseWithoutGrowing();
-                continue;
-            } catch (IOException e) {
-                attempts.other = e.toString();
-                attempts.others++;
-                closeQuietly(socket);
-                backoff.pause();
-                continue;
-            }
-            Channel channel = null;
-            try {
-                channel = new Channel(socket, expected);
-                Channel connected = channel;
-                Admitted admitted =
-                        channel.within(deadline, () -> handshake(connected, endpoint, rank, size, token, claim));
-                Greeting greeting = admitted.greeting();
-                Duration silence = max(heartbeatTimeout, greeting.heartbeatTimeout());
-                channel.expectBeats(silence);
-                if (attempts.failed() > 0) {
-                    LOG.log(
-                            System.Logger.Level.DEBUG,
-                            () -> "rank " + rank + " reached " + expected + " after " + attempts.failed()
-                                    + " failed attempts: " + attempts);
-                }
-                // a process that joins knows the job's size once it grew: until then, only its own number
-                int number = admitted.rank();
-                int known = claim == FrameRules.Claim.GROW ? number + 1 : size;
-                TcpMember member = new TcpMember(
-                        endpoint, number, known, timeout, silence, channel, token, greeting, claim, hosted);
-                member.joined();
-                return member;
-            } catch (EOFException | SocketException e) {
-                // the server closed before greeting: it is shutting down a failed attempt, or is not up yet
-                attempts.closed++;
-            } catch (SocketTimeoutException e) {
-                attempts.silent++;
-            } catch (IOException e) {
-                attempts.other = e.toString();
-                attempts.others++;
-            } catch (BootstrapException e) {
-                closeQuietly(channel);
-                closeQuietly(hosted);
-                throw e;
-            }
-            closeQuietly(channel == null ? socket : channel);
-            backoff.pauseWithoutGrowing(); // the server is there, and may be ready at the next attempt
+        MemberJoin.Joined joined;
+        try {
+            joined = MemberJoin.join(endpoint, rank, size, token, Deadline.after(timeout), claim, standalone);
+        } catch (BootstrapException e) {
+            TcpAdmission.closeQuietly(hosted);
+            throw e;
         }
-        closeQuietly(hosted);
-        String nobody = standalone ? "no rendezvous server at " + endpoint : "no rank 0 at " + endpoint;
-        throw BootstrapException.failed(rank, nobody + " " + deadline.within() + ": " + attempts, null);
-    }
-
-    /** "rank 0 at tcp://host:port", or "the rendezvous server at tcp://host:port". */
-    private static String serverAt(RendezvousEndpoint endpoint, boolean standalone) {
-        return (standalone ? "the rendezvous server" : "rank 0") + " at " + endpoint;
-    }
-
-    /** What became of the attempts to reach the server, for the message when none succeeded. */
-    private static final class Attempts {
-        /** Who serves: "rank 0". */
-        final String who;
-
-        int refused;
-        int unanswered;
-        int closed;
-        int silent;
-        int others;
-        String other;
-
-        Attempts(String who) {
-            this.who = who;
+        Duration silence = max(heartbeatTimeout, joined.greeting().heartbeatTimeout());
+        // a process that joins knows the job's size once it grew: until then, only its own number
+        int known = claim == FrameRules.Claim.GROW ? joined.rank() + 1 : size;
+        TcpMember member;
+        try {
+            member = new TcpMember(endpoint, joined, known, timeout, silence, token, claim, hosted);
+        } catch (IOException e) {
+            TcpAdmission.closeQuietly(joined.socket());
+            TcpAdmission.closeQuietly(hosted);
+            throw BootstrapException.failed(rank, "its connection to " + endpoint + " failed: " + e, e);
         }
-
-        /** How many attempts failed. */
-        int failed() {
-            return refused + unanswered + closed + silent + others;
-        }
-
-        @Override
-        public String toString() {
-            List<String> what = new ArrayList<>();
-            if (refused > 0) {
-                what.add("refused " + times(refused) + " (nothing listens there: " + who + " has not started, runs on "
-                        + "another host, or listens on another port)");
-            }
-            if (unanswered > 0) {
-                what.add("never answered: " + times(unanswered, "connection attempt") + " timed out (a firewall "
-                        + "drops them, or the host is down)");
-            }
-            if (silent > 0) {
-                what.add("never answered: " + times(silent, "connection was", "connections were")
-                        + " accepted but not greeted in time (another program on that port, or " + who + " is stuck)");
-            }
-            if (closed > 0) {
-                what.add(times(closed, "connection was", "connections were") + " closed before the greeting (" + who
-                        + " was starting or ending)");
-            }
-            if (other != null) {
-                what.add("last problem: " + other);
-            }
-            return what.isEmpty() ? "no attempt in time" : String.join("; ", what);
-        }
-
-        private static String times(int count) {
-            return count == 1 ? "once" : count + " times";
-        }
-
-        private static String times(int count, String one) {
-            return times(count, one, one + "s");
-        }
-
-        private static String times(int count, String one, String many) {
-            return count == 1 ? "1 " + one : count + " " + many;
-        }
+        member.joined();
+        return member;
     }
 
     private static Duration max(Duration a, Duration b) {
         return a.compareTo(b) >= 0 ? a : b;
     }
 
-    /** What the server's greeting says: its nonce, whether it is a standalone one, and its heartbeat timeout. */
-    private record Greeting(byte[] serverNonce, boolean standalone, Duration heartbeatTimeout) {}
-
-    /** What the handshake came to: the server's greeting, and the rank this member is (given, for a joiner). */
-    private record Admitted(Greeting greeting, int rank) {}
-
-    /** Proves the token both ways; returns what the server's greeting said, and the rank this member is. */
-    private static Admitted handshake(
-            Channel channel, RendezvousEndpoint endpoint, int rank, int size, JobToken token, FrameRules.Claim kind)
-            throws IOException {
-        DataInputStream in = channel.in();
-        Greeting greeting = greeting(in, endpoint, rank);
-        String server = serverAt(endpoint, greeting.standalone());
-        byte[] clientNonce = JobToken.nonce();
-        byte[] claim = claim(channel.out(), greeting, clientNonce, rank, size, token, kind);
-        byte answer = in.readByte();
-        if (answer == Channel.REJECTED) {
-            String turned = kind == FrameRules.Claim.GROW
-                    ? " turned away a process that joins the job: "
-                    : " turned rank " + rank + " away: ";
-            throw BootstrapException.remote(rank, server + turned + Channel.readText(in));
-        }
-        int number = answer == Channel.ACCEPTED && kind == FrameRules.Claim.GROW ? in.readInt() : rank;
-        byte[] mac = Channel.readBytes(in, JobToken.MAC_BYTES);
-        byte[][] covered = kind == FrameRules.Claim.GROW
-                ? new byte[][] {greeting.serverNonce(), clientNonce, claim, JobToken.ints(number)}
-                : new byte[][] {greeting.serverNonce(), clientNonce, claim};
-        if (answer != Channel.ACCEPTED || !token.verify(mac, "accept", covered)) {
-            throw BootstrapException.failed(
-                    rank,
-                    "the server at " + endpoint + " does not hold this job's token"
-                            + " (another job's rendezvous on the same port, or a wrong " + Settings.JOB_TOKEN
-                            + " here)",
-                    null);
-        }
-        channel.authenticated(Channel.sessionKey(token, greeting.serverNonce(), clientNonce, number), false, server);
-        return new Admitted(greeting, number);
-    }
-
-    private static Greeting greeting(DataInputStream in, RendezvousEndpoint endpoint, int rank) throws IOException {
-        int magic = in.readInt();
-        int version = in.readInt();
-        if (magic != Channel.MAGIC || version != Channel.VERSION) {
-            throw BootstrapException.failed(
-                    rank,
-                    magic == Channel.MAGIC
-                            ? endpoint + " speaks version " + version + " of the collectives rendezvous protocol, this"
-                                    + " rank version " + Channel.VERSION + " (every rank and the server need the same"
-                                    + " release of the library)"
-                            : endpoint + " is not a collectives rendezvous of version " + Channel.VERSION
-                                    + " (it greeted with magic " + Integer.toHexString(magic) + ", version " + version
-                                    + ")",
-                    null);
-        }
-        byte[] serverNonce = Channel.readBytes(in, JobToken.NONCE_BYTES);
-        boolean standalone = in.readByte() == Channel.STANDALONE;
-        int heartbeatMillis = in.readInt();
-        if (heartbeatMillis <= 0) {
-            throw new ProtocolException("a greeting with the heartbeat timeout " + heartbeatMillis + " ms");
-        }
-        return new Greeting(serverNonce, standalone, Duration.ofMillis(heartbeatMillis));
-    }
-
-    /** Claims rank {@code rank} as {@code kind}; returns what the MACs cover. */
-    private static byte[] claim(
-            DataOutputStream out,
-            Greeting greeting,
-            byte[] clientNonce,
-            int rank,
-            int size,
-            JobToken token,
-            FrameRules.Claim kind)
-            throws IOException {
-        byte[] claim = JobToken.ints(rank, size);
-        out.writeInt(Channel.MAGIC);
-        out.writeInt(Channel.VERSION);
-        out.writeByte(kind.wire());
-        out.writeInt(rank);
-        out.writeInt(size);
-        out.write(clientNonce);
-        out.write(token.mac(kind.word, greeting.serverNonce(), clientNonce, claim));
-        out.flush();
-        return claim;
-    }
-
-    /**
-     * Why the server excluded this rank from the job, asked once its connection ended or the server fell silent (the
-     * server closes an excluded rank's connection, and the message that said why may never have come): for as long
-     * as the heartbeat timeout, so that a network that comes back in that time still tells it; null if the server
-     * did not exclude it, or cannot be reached to say.
-     */
+    /** Why the server excluded this rank (see {@link MemberJoin#exclusion}), or null. */
     private String exclusion() {
-        Deadline patience = Deadline.after(heartbeatTimeout);
-        Backoff backoff = new Backoff(patience, FIRST_RETRY_MILLIS, LAST_RETRY_MILLIS);
-        while (!patience.expired()) {
-            Deadline attempt = Deadline.after(
-                    Duration.ofMillis(Math.min(timeouts.notice().toMillis(), patience.remainingMillis())));
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), attempt.timeoutMillis());
-                Channel channel = new Channel(socket, server);
-                return channel.within(attempt, () -> {
-                    Greeting greeting = greeting(channel.in(), endpoint, rank());
-                    claim(channel.out(), greeting, JobToken.nonce(), rank(), size(), token, FrameRules.Claim.FATE);
-                    byte answer = FrameRules.checkAnswer(
-                            FrameRules.Claim.FATE, channel.in().readByte());
-                    String text = Channel.readText(channel.in());
-                    return answer == Channel.EXCLUDED ? text : null;
-                });
-            } catch (ConnectException | ProtocolException | BootstrapException e) {
-                return null; // nothing, or nothing that can say, serves there: the failure says what this rank saw
-            } catch (IOException e) {
-                backoff.pause(); // the network may come back
-            }
-        }
-        return null;
+        return MemberJoin.exclusion(endpoint, server, rank(), size(), token, heartbeatTimeout, timeouts.notice());
     }
 
     @Override
@@ -375,7 +168,7 @@ final class TcpMember extends Exchange {
 
     /** Every rank's value for this operation, or why it is gone, as the server answers. */
     private Survivors served(FrameType type, byte[] value, Deadline deadline) {
-        tellServer(type, value, deadline);
+        tellServer(type, value);
         try {
             return Channel.readGathered(receive(Channel.gatheredBytes(size()), deadline), size());
         } catch (IOException e) {
@@ -389,36 +182,30 @@ final class TcpMember extends Exchange {
     }
 
     /**
-     * Reads what the server sends on a thread of its own from now on: the job's end (an ABORT, with why), a rank's
-     * death (GONE), or that rank 0 closed the job (LEAVE). A connection that ends otherwise, while this rank neither
-     * aborted nor closed, means the server is gone (with rank 0's process, where that hosts it).
+     * Hears what the server sends from now on, as it comes: the job's end (an ABORT, with why), a rank's death
+     * (GONE), or that rank 0 closed the job (LEAVE). A connection that ends otherwise, while this rank neither aborted
+     * nor closed, means the server is gone (with rank 0's process, where that hosts it).
      */
     @Override
     protected void doWatch(Consumer<Cause> onFailure) {
-        try {
-            root.send(FrameType.WATCH, sequence(), new byte[0], Deadline.after(timeout()));
-        } catch (IOException e) {
-            // the server is gone or stuck: what it told before (a death, the job's end) or the silence after reaches
-            // the watcher, which reads the news a failed send would hide
-        }
-        watcher = new Thread(() -> watchRoot(onFailure), "collectives-job-watch-rank-" + rank());
-        watcher.setDaemon(true);
-        watcher.start();
+        root.post(FrameType.WATCH, sequence(), new byte[0]);
+        MemberWatch started = new MemberWatch(this, root, onFailure);
+        watch = started;
+        root.onNews(started::wake);
     }
 
     /**
-     * Asks the server to end the watch, and waits for the watcher to hear it end; where it heard of a death or the
+     * Asks the server to end the watch, and waits for the watch to hear it end; where it heard of a death or the
      * job's end first, that is why the watch cannot end here.
      */
     @Override
     protected String doUnwatch() {
-        tellServer(FrameType.UNWATCH, new byte[0], Deadline.after(timeout()));
+        tellServer(FrameType.UNWATCH, new byte[0]);
         try {
-            watcher.join(timeout().toMillis());
+            watch.over().get(timeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-        if (watcher.isAlive()) {
+        } catch (ExecutionException | TimeoutException e) {
             return server + " did not end the watch of rank " + rank() + " within "
                     + Settings.formatDuration(timeout());
         }
@@ -427,42 +214,13 @@ final class TcpMember extends Exchange {
                 : "the job is " + state().phase().words + ": " + state().news();
     }
 
-    private void watchRoot(Consumer<Cause> onFailure) {
-        Cause failure;
-        try {
-            Channel.Frame frame = news(FrameRules.Phase.WATCHING, root::receiveNews);
-            if (frame.type() == FrameType.LEAVE || frame.type() == FrameType.UNWATCH) {
-                return;
-            }
-            if (frame.type() == FrameType.GONE) {
-                // before the watcher hears it: it may resume at once
-                state().on(JobState.Event.DEATH, frame.cause().text());
-                onFailure.accept(frame.cause());
-                return;
-            }
-            endOf(frame);
-            failure = frame.cause();
-        } catch (ProtocolException e) {
-            failure = serverLost(server + " sent " + e.getMessage());
-        } catch (IOException e) {
-            if (ending) {
-                return;
-            }
-            String exclusion = excludedAfter(e, "while the job ran");
-            failure = exclusion != null
-                    ? Cause.of(Cause.Kind.EXCLUDED, exclusion, rank())
-                    : serverLost(
-                            e instanceof Channel.Silence
-                                    ? server + " sent nothing, not even a heartbeat, while the job ran: "
-                                            + e.getMessage() + " (it is stopped, cut off from this host, or gone)"
-                                    : server + " is gone: the connection ended while the job ran (" + e + ")");
-        }
-        state().on(JobState.Event.END, failure.text());
-        onFailure.accept(failure);
+    /** Whether the watch under way, or the last one, is over: it heard the job's news, or its end. */
+    CompletableFuture<Void> watchOver() {
+        return watch.over();
     }
 
     /** The server is lost, as {@code why} says: where rank 0's process hosts it, that blames rank 0. */
-    private Cause serverLost(String why) {
+    Cause serverLost(String why) {
         return standalone ? Cause.of(Cause.Kind.SERVER_LOST, why) : Cause.of(Cause.Kind.SERVER_LOST, why, 0);
     }
 
@@ -480,15 +238,10 @@ final class TcpMember extends Exchange {
     /** Tells the server where this rank waits (briefly: it may be gone, and then the watcher hears of it). */
     @Override
     protected void doStalled(String where) {
-        try {
-            root.send(
-                    FrameType.STALL,
-                    sequence(),
-                    Cause.of(Cause.Kind.STALLED, where, rank()).bytes(),
-                    Deadline.after(timeouts.notice()));
-        } catch (IOException ignored) {
-            // the server is gone or stuck: its connection ending tells the watcher
-        }
+        root.post(
+                FrameType.STALL,
+                sequence(),
+                Cause.of(Cause.Kind.STALLED, where, rank()).bytes());
     }
 
     /**
@@ -502,15 +255,12 @@ final class TcpMember extends Exchange {
             hosted.endJob(Cause.of(Cause.Kind.ABORTED, "rank 0 failed: " + reason, 0));
             return;
         }
-        try {
-            root.send(
-                    FrameType.ABORT,
-                    sequence(),
-                    Cause.of(Cause.Kind.ABORTED, reason, rank()).bytes(),
-                    Deadline.after(timeouts.notice()));
-        } catch (IOException ignored) {
-            // the server is gone or stuck: the others learn of it from the server's end or their deadline
-        }
+        // the connection closes once it went out; where the server is gone or stuck, the others learn of it from
+        // the server's end or their deadline
+        root.post(
+                FrameType.ABORT,
+                sequence(),
+                Cause.of(Cause.Kind.ABORTED, reason, rank()).bytes());
     }
 
     @Override
@@ -533,8 +283,7 @@ final class TcpMember extends Exchange {
                 FrameType.REUNION,
                 ByteBuffer.allocate(Long.BYTES)
                         .putLong(deadline.total().toMillis())
-                        .array(),
-                deadline);
+                        .array());
         return BitSet.valueOf(receive((size() + 7) / 8, deadline)).stream().toArray();
     }
 
@@ -553,8 +302,7 @@ final class TcpMember extends Exchange {
                 ByteBuffer.allocate(FrameType.GROW.maxBytes(0))
                         .putLong(deadline.total().toMillis())
                         .putInt(added)
-                        .array(),
-                deadline);
+                        .array());
         ByteBuffer answer =
                 ByteBuffer.wrap(receive(Integer.BYTES + Rendezvous.MAX_REASON_BYTES, deadline.extendedBy(timeout())));
         int grown = answer.getInt();
@@ -579,8 +327,7 @@ final class TcpMember extends Exchange {
         Channel.Frame frame;
         try {
             frame = news(
-                    FrameRules.Phase.AWAITING_REJOIN,
-                    () -> root.receive(sequence(), 0, deadline.extendedBy(timeouts.verdictGrace())));
+                    FrameRules.Phase.AWAITING_REJOIN, () -> root.next(deadline.extendedBy(timeouts.verdictGrace())));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -606,31 +353,12 @@ final class TcpMember extends Exchange {
         return ServedOperations.allGather(served(FrameType.DATA, value, deadline), rank(), operation());
     }
 
-    private void tellServer(FrameType type, byte[] value, Deadline deadline) {
-        try {
-            root.send(type, sequence(), value, deadline);
-        } catch (SocketException e) {
-            throw fail(saidBeforeItEnded().orElseGet(() -> failure(e, deadline)));
-        } catch (IOException e) {
-            throw fail(failure(e, deadline));
-        }
-    }
-
     /**
-     * Why the server ended the job or excluded this rank, where it said so before the connection ended under a send
-     * (the server closes a connection right after it says why, and a heartbeat to it may have found it closed first).
+     * Queues {@code value} for the server; where the connection ends first, the answer's wait hears why, after what
+     * the server said before it ended.
      */
-    private Optional<BootstrapException> saidBeforeItEnded() {
-        try {
-            Channel.Frame frame = news(
-                    FrameRules.Phase.OPERATION,
-                    () -> root.receive(sequence(), Channel.gatheredBytes(size()), Deadline.after(timeouts.notice())));
-            return frame.type() == FrameType.ABORT || frame.type() == FrameType.FENCED
-                    ? Optional.of(reportedEnd(frame))
-                    : Optional.empty();
-        } catch (IOException nothingSaid) {
-            return Optional.empty();
-        }
+    private void tellServer(FrameType type, byte[] value) {
+        root.post(type, sequence(), value);
     }
 
     /** The job's end (ABORT) or this rank's exclusion (FENCED), as the server reported it during this operation. */
@@ -644,7 +372,7 @@ final class TcpMember extends Exchange {
         try {
             frame = news(
                     FrameRules.Phase.OPERATION,
-                    () -> root.receive(sequence(), maxBytes, deadline.extendedBy(timeouts.verdictGrace())));
+                    () -> answer(root.next(deadline.extendedBy(timeouts.verdictGrace())), maxBytes));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -656,6 +384,22 @@ final class TcpMember extends Exchange {
                     BootstrapException.failed(rank(), server + " closed the rendezvous during " + operation(), null));
         }
         return frame.bytes();
+    }
+
+    /** {@code frame}, checked where it is an answer: of this operation, and of at most {@code maxBytes}. */
+    private Channel.Frame answer(Channel.Frame frame, int maxBytes) throws ProtocolException {
+        if (frame.type() != FrameType.DATA) {
+            return frame;
+        }
+        if (frame.operation() != sequence()) {
+            throw new ProtocolException("a message for operation #" + frame.operation() + " during operation #"
+                    + sequence() + " (the ranks called different operations)");
+        }
+        if (frame.bytes().length > maxBytes) {
+            throw new ProtocolException(
+                    "a message of " + frame.bytes().length + " bytes, above the limit of " + maxBytes);
+        }
+        return frame;
     }
 
     /**
@@ -673,7 +417,7 @@ final class TcpMember extends Exchange {
     }
 
     /** Why the server ended the job (ABORT), or excluded this rank (FENCED: this rank's job is over for it). */
-    private String endOf(Channel.Frame frame) {
+    String endOf(Channel.Frame frame) {
         if (frame.type() == FrameType.FENCED) {
             state().on(JobState.Event.EXCLUDED, frame.cause().text());
         }
@@ -681,7 +425,7 @@ final class TcpMember extends Exchange {
     }
 
     /** A claim the server turned away while this rank waits: a rank that never joins may be the one refused. */
-    private void logRefused(String what) {
+    void logRefused(String what) {
         LOG.log(System.Logger.Level.WARNING, () -> server + " turned a claim away: " + what);
     }
 
@@ -689,7 +433,7 @@ final class TcpMember extends Exchange {
      * Why the server excluded this rank, asked after {@code e} ended its connection or was the server's silence,
      * {@code when} ("during allgather #3"), as the failure says it; null where it did not, or cannot say.
      */
-    private String excludedAfter(IOException e, String when) {
+    String excludedAfter(IOException e, String when) {
         boolean silent = e instanceof Channel.Silence;
         if (!silent && !(e instanceof EOFException) && !(e instanceof SocketException)) {
             return null;
@@ -730,28 +474,19 @@ final class TcpMember extends Exchange {
     @Override
     protected void doClose() {
         ending = true;
-        beat.close();
         if (!failed()) {
             try {
-                root.send(FrameType.LEAVE, sequence(), new byte[0], Deadline.after(timeouts.notice()));
-            } catch (IOException ignored) {
-                // the server is gone already; nothing is left to tell it
+                root.post(FrameType.LEAVE, sequence(), new byte[0])
+                        .get(timeouts.notice().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // the server is gone already, or takes nothing: nothing is left to tell it
             }
         }
-        root.close();
+        root.closeAfterSending(timeouts.notice());
         if (hosted != null) {
             hosted.close();
-        }
-    }
-
-    private static void closeQuietly(AutoCloseable resource) {
-        if (resource == null) {
-            return;
-        }
-        try {
-            resource.close();
-        } catch (Exception ignored) {
-            // best effort
         }
     }
 }
