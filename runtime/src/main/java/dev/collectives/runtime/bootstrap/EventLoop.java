@@ -51,6 +51,8 @@ class EventLoop {
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final PriorityQueue<Timer> timers = new PriorityQueue<>();
     private volatile boolean stopping;
+    /** When the loop last woke to serve, in nanoseconds: what it has not read by then, it could not have. */
+    private volatile long roundStarted = System.nanoTime();
 
     EventLoop(String name) throws IOException {
         this.name = name;
@@ -100,6 +102,14 @@ class EventLoop {
         return !thread.isAlive();
     }
 
+    /**
+     * When the loop last woke to serve: a peer's silence is measured to it, not to the clock, so that a loop late
+     * for its sockets (a busy host, a long collection) blames no peer for it.
+     */
+    final long roundStarted() {
+        return roundStarted;
+    }
+
     /** Once after each round of events: what waiting threads see may have changed. */
     void afterEvents() {}
 
@@ -109,6 +119,7 @@ class EventLoop {
                 Timer next = timers.peek();
                 long wait = next == null ? 0 : Math.max(1, (next.due - System.nanoTime() + 999_999) / 1_000_000);
                 selector.select(wait);
+                roundStarted = System.nanoTime();
                 for (Runnable task; (task = tasks.poll()) != null; ) {
                     task.run();
                 }

@@ -35,6 +35,10 @@ final class JobView implements JobObserver {
     private final Map<List<Integer>, Boolean> communicatorsSeen = new HashMap<>();
 
     private List<HangVerdict> verdicts = List.of();
+    /** When the verdict was last given: a beat gives it again only a tenth of its wait later (it weighs every rank). */
+    private long judgedAt;
+
+    private boolean judged;
     private String ended;
 
     JobView(String server, int size, Duration hangVerdictAfter, LongSupplier clock) {
@@ -114,7 +118,9 @@ final class JobView implements JobObserver {
             }
         }
         r.places = List.copyOf(places);
-        judge(nanos);
+        if (!judged || nanos - judgedAt >= hangVerdictAfter.toNanos() / 10) {
+            judge(nanos);
+        }
     }
 
     /** Since when rank {@code r} waits in its first pending entry of {@code place}'s communicator: kept while it does. */
@@ -156,6 +162,8 @@ final class JobView implements JobObserver {
                     LOG.log(System.Logger.Level.WARNING, "the job that " + server + " serves hangs: " + v.describe()));
         }
         verdicts = now;
+        judged = true;
+        judgedAt = nanos;
     }
 
     /** Whether two verdicts name the same hang (they differ only in how long it has lasted). */

@@ -3,6 +3,7 @@ package dev.collectives.runtime.bootstrap;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.ProtocolException;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.channels.SelectionKey;
@@ -112,7 +113,7 @@ final class MemberConnection extends NioConnection implements EventLoop.Selected
                 }
             }
         } catch (IOException e) {
-            end(e);
+            endAfterReading(e);
         }
     }
 
@@ -138,7 +139,7 @@ final class MemberConnection extends NioConnection implements EventLoop.Selected
                     "the server took nothing this rank sent for " + Settings.formatDuration(beats.heartbeat())));
             return;
         }
-        if (onNews != null && now - lastHeard > silenceNanos) {
+        if (onNews != null && loop.roundStarted() - lastHeard > silenceNanos) {
             end(new Channel.Silence((int) TimeUnit.NANOSECONDS.toMillis(silenceNanos)));
             return;
         }
@@ -150,11 +151,27 @@ final class MemberConnection extends NioConnection implements EventLoop.Selected
 
     private void end(IOException why) {
         if (ended == null) {
-            ended = why;
+            ended = asEnded(why);
             inbox.add(ENDED);
             tell();
         }
         close();
+    }
+
+    /**
+     * {@code why} as a member's callers read it: the server's silence, what it sent that breaks the protocol, or
+     * that the connection ended (a failed write or read, whatever the system calls it).
+     */
+    private static IOException asEnded(IOException why) {
+        if (why instanceof Channel.Silence
+                || why instanceof EOFException
+                || why instanceof SocketException
+                || why instanceof ProtocolException) {
+            return why;
+        }
+        SocketException ended = new SocketException("the connection to the server ended: " + why.getMessage());
+        ended.initCause(why);
+        return ended;
     }
 
     private void tell() {
@@ -166,7 +183,25 @@ final class MemberConnection extends NioConnection implements EventLoop.Selected
 
     @Override
     void writeFailed(IOException cause) {
-        loop.execute(() -> end(cause));
+        loop.execute(() -> endAfterReading(cause));
+    }
+
+    /**
+     * The connection failed as {@code cause} says: what the server said before it ended (an exclusion, the job's end)
+     * is read first, and reaches the callers before the end does.
+     */
+    private void endAfterReading(IOException cause) {
+        if (isClosed()) {
+            return;
+        }
+        readWhatArrived();
+        try {
+            received();
+        } catch (IOException e) {
+            end(e);
+            return;
+        }
+        end(cause);
     }
 
     /**
@@ -193,7 +228,7 @@ final class MemberConnection extends NioConnection implements EventLoop.Selected
         while (true) {
             Object item = inbox.poll();
             if (item == null) {
-                long silentFor = System.nanoTime() - lastHeard;
+                long silentFor = loop.roundStarted() - lastHeard;
                 if (deadline.expired()) {
                     throw new SocketTimeoutException("no message from the server by the deadline");
                 }

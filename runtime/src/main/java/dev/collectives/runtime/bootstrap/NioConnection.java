@@ -76,6 +76,21 @@ abstract class NioConnection {
         return socket.read(in) >= 0;
     }
 
+    /** Reads all that has arrived so far, whatever happens to the connection: what the other end said before it ended. */
+    final void readWhatArrived() {
+        try {
+            int count;
+            do {
+                if (!in.hasRemaining()) {
+                    in = grown(in, in.capacity() * 2);
+                }
+                count = socket.read(in);
+            } while (count > 0);
+        } catch (IOException ended) {
+            // what came before the end is read; the end itself is the caller's news
+        }
+    }
+
     private static ByteBuffer grown(ByteBuffer buffer, int capacity) {
         ByteBuffer larger = ByteBuffer.allocate(capacity);
         buffer.flip();
