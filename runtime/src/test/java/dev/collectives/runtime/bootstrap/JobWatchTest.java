@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.bootstrap.member.TcpMember;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
