@@ -1,6 +1,6 @@
 package dev.collectives.runtime;
 
-import dev.collectives.runtime.bootstrap.JobServer;
+import dev.collectives.runtime.bootstrap.server.JobServer;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;

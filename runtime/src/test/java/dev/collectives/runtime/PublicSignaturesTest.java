@@ -33,7 +33,7 @@ class PublicSignaturesTest {
             .that()
             .resideInAnyPackage(
                     "dev.collectives.runtime",
-                    "dev.collectives.runtime.bootstrap",
+                    "dev.collectives.runtime.bootstrap..",
                     "dev.collectives.runtime.spi",
                     "dev.collectives.annotation",
                     "dev.collectives.rules")

@@ -23,7 +23,7 @@ public record Cause(Kind kind, int[] ranks, String text) {
     /** The most ranks a cause names (a stall verdict names every rank that never arrived). */
     static final int MAX_RANKS = 1 << 17;
     /** The most bytes of a cause on the wire. */
-    static final int MAX_BYTES = 1 + Integer.BYTES * (1 + MAX_RANKS) + Rendezvous.MAX_REASON_BYTES;
+    public static final int MAX_BYTES = 1 + Integer.BYTES * (1 + MAX_RANKS) + Rendezvous.MAX_REASON_BYTES;
 
     /** What happened. */
     public enum Kind {
@@ -79,7 +79,7 @@ public record Cause(Kind kind, int[] ranks, String text) {
     }
 
     /** Its bytes on the wire (the text cut to {@link Rendezvous#MAX_REASON_BYTES}). */
-    byte[] bytes() {
+    public byte[] bytes() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(kind.ordinal());
@@ -87,7 +87,7 @@ public record Cause(Kind kind, int[] ranks, String text) {
             for (int rank : ranks) {
                 out.writeInt(rank);
             }
-            out.write(Channel.truncate(text));
+            out.write(truncated(text));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -95,7 +95,7 @@ public record Cause(Kind kind, int[] ranks, String text) {
     }
 
     /** What {@link #bytes} wrote; a kind it does not know, or counts that do not add up, fail. */
-    static Cause read(byte[] bytes) throws ProtocolException {
+    public static Cause read(byte[] bytes) throws ProtocolException {
         try {
             DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
             int kind = in.readUnsignedByte();
@@ -139,5 +139,17 @@ public record Cause(Kind kind, int[] ranks, String text) {
     @Override
     public String toString() {
         return text;
+    }
+
+    /** {@code text} in UTF-8, cut to the bound on a reason's bytes (ending "...") where it is longer. */
+    public static byte[] truncated(String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length <= Rendezvous.MAX_REASON_BYTES) {
+            return bytes;
+        }
+        return new String(bytes, 0, Rendezvous.MAX_REASON_BYTES - 3, StandardCharsets.UTF_8)
+                .replace("\uFFFD", "")
+                .concat("...")
+                .getBytes(StandardCharsets.UTF_8);
     }
 }

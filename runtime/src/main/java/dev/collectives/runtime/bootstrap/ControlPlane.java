@@ -2,6 +2,9 @@ package dev.collectives.runtime.bootstrap;
 
 import dev.collectives.runtime.Gatherer;
 import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.bootstrap.file.FileRendezvous;
+import dev.collectives.runtime.bootstrap.wire.FrameRules;
+import dev.collectives.runtime.bootstrap.wire.JobToken;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;

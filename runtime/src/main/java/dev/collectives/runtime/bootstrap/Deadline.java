@@ -3,7 +3,7 @@ package dev.collectives.runtime.bootstrap;
 import java.time.Duration;
 
 /** A point in (monotonic) time that a bootstrap step must finish by; socket timeouts are taken from it. */
-final class Deadline {
+public final class Deadline {
     private final long endNanos;
     private final Duration total;
 
@@ -12,35 +12,35 @@ final class Deadline {
         this.endNanos = endNanos;
     }
 
-    static Deadline after(Duration total) {
+    public static Deadline after(Duration total) {
         return new Deadline(total, System.nanoTime() + total.toNanos());
     }
 
     /** The same deadline, {@code grace} later (its description still names the original total). */
-    Deadline extendedBy(Duration grace) {
+    public Deadline extendedBy(Duration grace) {
         return new Deadline(total, endNanos + grace.toNanos());
     }
 
     /** How long it was set for. */
-    Duration total() {
+    public Duration total() {
         return total;
     }
 
-    boolean expired() {
+    public boolean expired() {
         return remainingMillis() <= 0;
     }
 
-    long remainingMillis() {
+    public long remainingMillis() {
         return Math.max(0, (endNanos - System.nanoTime()) / 1_000_000);
     }
 
     /** A socket timeout for the time left: at least 1 ms, since 0 would mean "wait forever". */
-    int timeoutMillis() {
+    public int timeoutMillis() {
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, remainingMillis()));
     }
 
     /** "within 2 s" */
-    String within() {
+    public String within() {
         return "within " + Settings.formatDuration(total);
     }
 }

@@ -11,7 +11,7 @@ import java.util.function.Supplier;
  * phase as this rank sees it ({@link JobState}), and the rule that a failed rendezvous stays failed (its peers have
  * been told, or have gone).
  */
-abstract class Exchange implements Rendezvous {
+public abstract class Exchange implements Rendezvous {
     private final int rank;
     /** The job's size; a growth raises it. */
     private volatile int size;
@@ -24,7 +24,7 @@ abstract class Exchange implements Rendezvous {
     /** The job's phase as this rank sees it: joining until {@link #joined}. */
     private final JobState state;
 
-    Exchange(int rank, int size, String where, Duration timeout) {
+    public Exchange(int rank, int size, String where, Duration timeout) {
         this.rank = rank;
         this.size = size;
         this.where = where;
@@ -36,12 +36,12 @@ abstract class Exchange implements Rendezvous {
      * This rank is in: a rank of the job runs from now on; a replacement or a process that joins waits for the
      * members to take it in ({@link #replacement}, {@link #joining}).
      */
-    final void joined() {
+    public final void joined() {
         state.on(replacement() || joining() ? JobState.Event.ADMITTED : JobState.Event.JOINED, null);
     }
 
     /** The job's phase as this rank sees it. */
-    final JobState state() {
+    public final JobState state() {
         return state;
     }
 
@@ -60,17 +60,17 @@ abstract class Exchange implements Rendezvous {
         return where;
     }
 
-    final Duration timeout() {
+    public final Duration timeout() {
         return timeout;
     }
 
     /** The operation under way, for messages: "broadcast #1", "allgather #2", "joining". */
-    final String operation() {
+    public final String operation() {
         return operation;
     }
 
     /** The number of the operation under way; both ends of every message check it. */
-    final int sequence() {
+    public final int sequence() {
         return operations;
     }
 
@@ -210,7 +210,7 @@ abstract class Exchange implements Rendezvous {
     }
 
     /** What a growth came to: the job's size after it, and why it failed (then the size is the one before), or null. */
-    record Growth(int size, String failure) {}
+    public record Growth(int size, String failure) {}
 
     /** Takes part in a growth of the job (see {@link #grow}). */
     protected Growth doGrow(int added, Deadline deadline) {
@@ -221,7 +221,7 @@ abstract class Exchange implements Rendezvous {
      * A replacement's or a joiner's first operation is the one the members are at ({@code name}: "reunion"): it
      * numbers its operations from there.
      */
-    final void continueAt(int sequence, String name) {
+    public final void continueAt(int sequence, String name) {
         operations = sequence;
         operation = name + " #" + sequence;
     }
@@ -288,7 +288,7 @@ abstract class Exchange implements Rendezvous {
     /** Releases sockets or files; called once. */
     protected abstract void doClose();
 
-    final boolean failed() {
+    public final boolean failed() {
         return failure != null;
     }
 

@@ -14,11 +14,11 @@ import jdk.jfr.StackTrace;
  * DEBUG (logger {@code dev.collectives.bootstrap}); an event the table does not allow in the phase is refused, saying
  * both. Thread-safe: the watcher's thread hears deaths and the job's end while the rank's own thread operates.
  */
-final class JobState {
+public final class JobState {
     private static final System.Logger LOG = System.getLogger("dev.collectives.bootstrap");
 
     /** Where the job is, as this rank sees it. */
-    enum Phase {
+    public enum Phase {
         /** The rank is on its way in: it connects, proves the job token, claims its rank. */
         JOINING("joining"),
         /**
@@ -48,7 +48,7 @@ final class JobState {
         CLOSED("closed");
 
         /** For messages: "a rank died". */
-        final String words;
+        public final String words;
 
         Phase(String words) {
             this.words = words;
@@ -56,7 +56,7 @@ final class JobState {
     }
 
     /** What happens to the job, as this rank learns it. */
-    enum Event {
+    public enum Event {
         /** The rank was admitted as a rank of the job. */
         JOINED,
         /** A replacement, or a process that joins, was admitted: the members take it in at their next reunion or growth. */
@@ -161,12 +161,12 @@ final class JobState {
         this.rank = rank;
     }
 
-    synchronized Phase phase() {
+    public synchronized Phase phase() {
         return phase;
     }
 
     /** What the event that led to this phase said: the death of {@link Phase#RANK_DIED}, why the job ended. */
-    synchronized String news() {
+    public synchronized String news() {
         return news;
     }
 
@@ -175,7 +175,7 @@ final class JobState {
      * returns the new phase; refuses an event the table does not allow in the current phase. The first reason the job
      * ended stays its news.
      */
-    synchronized Phase on(Event event, String detail) {
+    public synchronized Phase on(Event event, String detail) {
         Phase from = phase;
         Phase to = next(from, event);
         if (to == null) {

@@ -23,7 +23,8 @@ public record Progress(List<Place> communicators) {
     /** At most this many bytes of a call's name go on one beat. */
     static final int MAX_CALL_BYTES = 32;
     /** The largest encoding: a count, then per communicator two ints, two longs and a name. */
-    static final int MAX_BYTES = 1 + MAX_COMMUNICATORS * (2 * Integer.BYTES + 2 * Long.BYTES + 1 + MAX_CALL_BYTES);
+    public static final int MAX_BYTES =
+            1 + MAX_COMMUNICATORS * (2 * Integer.BYTES + 2 * Long.BYTES + 1 + MAX_CALL_BYTES);
 
     public Progress {
         communicators = List.copyOf(communicators);
@@ -36,7 +37,7 @@ public record Progress(List<Place> communicators) {
     }
 
     /** Where the communicators reported ({@code places}) stand now. */
-    static Progress of(Collection<Supplier<Place>> places) {
+    public static Progress of(Collection<Supplier<Place>> places) {
         return new Progress(places.stream().map(Supplier::get).toList());
     }
 
@@ -57,7 +58,7 @@ public record Progress(List<Place> communicators) {
     }
 
     /** The bytes a beat carries after the rank. */
-    byte[] encode() {
+    public byte[] encode() {
         ByteBuffer out = ByteBuffer.allocate(MAX_BYTES);
         List<Place> sent = communicators.subList(0, Math.min(MAX_COMMUNICATORS, communicators.size()));
         out.put((byte) sent.size());
@@ -77,7 +78,7 @@ public record Progress(List<Place> communicators) {
     }
 
     /** Reads what {@link #encode} wrote from {@code in}; NONE where nothing remains (a beat without progress). */
-    static Progress decode(ByteBuffer in) {
+    public static Progress decode(ByteBuffer in) {
         if (!in.hasRemaining()) {
             return NONE;
         }

@@ -63,7 +63,7 @@ public interface Rendezvous extends AutoCloseable {
      * As {@link #allGather}, except that over TCP a rank other than 0 whose process dies (its connection ends
      * without leaving) no longer ends the job from the first such call on: the survivors go on, and the rank's value
      * is missing from this and every later result, which says why instead, the same on every survivor. Where rank 0's
-     * process hosts the server it must survive; with a standalone {@link JobServer} any rank may die. A rendezvous that cannot tell a death (a file one) ends the job as
+     * process hosts the server it must survive; with a standalone {@code JobServer} any rank may die. A rendezvous that cannot tell a death (a file one) ends the job as
      * {@link #allGather} does.
      */
     default Survivors allGatherOfSurvivors(byte[] value) {
@@ -131,7 +131,7 @@ public interface Rendezvous extends AutoCloseable {
      * (killed, crashed), a rank that ended the job ({@link #abort}), or ranks that did not arrive where the others
      * {@link #stalled stalled}. Afterwards only {@link #stalled}, {@link #abort}, {@link #resumeAmongSurvivors} and
      * {@link #close} may be called. Over TCP, the death of a rank other than 0 (its process ended without leaving)
-     * is news rather than the job's end (any rank's, rank 0's too, with a standalone {@link JobServer}): every
+     * is news rather than the job's end (any rank's, rank 0's too, with a standalone {@code JobServer}): every
      * watcher hears it, and the survivors may meet again. Returns whether
      * this rendezvous watches: a TCP one does (its server listens to every rank); the others do not, and are left as
      * they were.

@@ -52,7 +52,7 @@ public final class Settings {
     /**
      * The option that says who serves a tcp:// rendezvous ({@code COLLECTIVES_RENDEZVOUS_SERVER},
      * {@code collectives.rendezvousServer}): {@code rank0} (the default) or {@code standalone}, a
-     * {@link JobServer} that every rank joins.
+     * {@code JobServer} that every rank joins.
      */
     public static final String SERVER = "rendezvousServer";
 

@@ -2,6 +2,10 @@ package dev.collectives.runtime.bootstrap;
 
 import dev.collectives.runtime.BootstrapException;
 import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.bootstrap.member.TcpMember;
+import dev.collectives.runtime.bootstrap.server.JobServer;
+import dev.collectives.runtime.bootstrap.wire.FrameRules;
+import dev.collectives.runtime.bootstrap.wire.JobToken;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;

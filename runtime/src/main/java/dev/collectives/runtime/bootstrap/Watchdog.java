@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * Closes a socket when a deadline passes, so that a blocking write, or a read from a peer that trickles bytes,
  * cannot outlive the deadline (socket read timeouts apply to each read, and writes have none).
  */
-final class Watchdog {
+public final class Watchdog {
     private static final ScheduledThreadPoolExecutor TIMER = new ScheduledThreadPoolExecutor(1, runnable -> {
         Thread thread = new Thread(runnable, "collectives-bootstrap-watchdog");
         thread.setDaemon(true);
@@ -24,7 +24,7 @@ final class Watchdog {
     private Watchdog() {}
 
     /** Closes {@code resource} at {@code deadline} unless the returned guard is closed first. */
-    static Guard closeAt(Closeable resource, Deadline deadline) {
+    public static Guard closeAt(Closeable resource, Deadline deadline) {
         Guard guard = new Guard();
         guard.task = TIMER.schedule(
                 () -> {
@@ -41,12 +41,12 @@ final class Watchdog {
     }
 
     /** Cancels the close when the guarded step finishes in time. */
-    static final class Guard implements AutoCloseable {
+    public static final class Guard implements AutoCloseable {
         private ScheduledFuture<?> task;
         private volatile boolean fired;
 
         /** Whether the deadline passed and the resource was closed. */
-        boolean fired() {
+        public boolean fired() {
             return fired;
         }
 

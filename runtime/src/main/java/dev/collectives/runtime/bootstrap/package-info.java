@@ -6,7 +6,7 @@
  * {@link dev.collectives.runtime.BootstrapException} and the settings' types.
  *
  * <p>A {@link dev.collectives.runtime.bootstrap.Rendezvous} over TCP ({@code tcp://host:port}, one
- * {@link dev.collectives.runtime.bootstrap.JobServer} that every rank joins as a member), a shared directory
+ * {@link dev.collectives.runtime.bootstrap.server.JobServer} that every rank joins as a member), a shared directory
  * ({@code file:/dir}) or a host system's {@link dev.collectives.runtime.Gatherer}, authenticated with the job token,
  * carries the communicator's unique id and small values before any communicator exists, tells the ranks of deaths,
  * and lets the survivors meet again, with replacements ({@link dev.collectives.runtime.bootstrap.Rendezvous#reunite}).

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.bootstrap.server.JobServer;
+import dev.collectives.runtime.bootstrap.wire.Channel;
+import dev.collectives.runtime.bootstrap.wire.FrameType;
+import dev.collectives.runtime.bootstrap.wire.JobToken;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;

@@ -2,6 +2,9 @@ package dev.collectives.runtime.bootstrap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.collectives.runtime.bootstrap.wire.Channel;
+import dev.collectives.runtime.bootstrap.wire.FrameType;
+import dev.collectives.runtime.bootstrap.wire.JobToken;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

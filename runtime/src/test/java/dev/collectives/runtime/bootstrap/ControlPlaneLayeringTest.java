@@ -23,11 +23,63 @@ import dev.collectives.runtime.UniqueId;
  * it names only the exceptions every failure is, its result code and the values users give it (where the ranks meet,
  * a gatherer, a unique id's and the peers' settings); never the entry points built on it ({@code Bootstrap},
  * {@code RendezvousServer}). That users need not import it is {@code PublicSignaturesTest}'s.
+ *
+ * <p>Inside it, four packages over the shared types of {@code runtime.bootstrap} (the rendezvous, its phases, causes,
+ * settings and timeouts): {@code wire} (the framing, the message table, the token and the event loop both ends run),
+ * {@code server} (the job's server), {@code member} (a rank's connection to it) and {@code file} (the shared-directory
+ * rendezvous). The server and the member meet only on the wire; only the classes that put a job together
+ * ({@code ControlPlane}, {@code TcpRendezvous}) name them both.
  */
 @AnalyzeClasses(packages = "dev.collectives", importOptions = ImportOption.DoNotIncludeTests.class)
 class ControlPlaneLayeringTest {
     private static final String CONTROL_PLANE = "dev.collectives.runtime.bootstrap..";
     private static final String USER_API = "dev.collectives.runtime";
+    private static final String WIRE = "dev.collectives.runtime.bootstrap.wire..";
+    private static final String SERVER = "dev.collectives.runtime.bootstrap.server..";
+    private static final String MEMBER = "dev.collectives.runtime.bootstrap.member..";
+    private static final String FILE = "dev.collectives.runtime.bootstrap.file..";
+
+    @ArchTest
+    static final ArchRule theWireKnowsNeitherEnd = noClasses()
+            .that()
+            .resideInAPackage(WIRE)
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(SERVER, MEMBER, FILE);
+
+    @ArchTest
+    static final ArchRule theServerKnowsNoMember = noClasses()
+            .that()
+            .resideInAPackage(SERVER)
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(MEMBER, FILE);
+
+    @ArchTest
+    static final ArchRule theMemberKnowsNoServer = noClasses()
+            .that()
+            .resideInAPackage(MEMBER)
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(SERVER, FILE);
+
+    @ArchTest
+    static final ArchRule theFileRendezvousKnowsNoTcpEnd = noClasses()
+            .that()
+            .resideInAPackage(FILE)
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(SERVER, MEMBER);
+
+    @ArchTest
+    static final ArchRule onlyTheAssemblyNamesTheParts = noClasses()
+            .that()
+            .resideInAPackage("dev.collectives.runtime.bootstrap")
+            .and(not(type(ControlPlane.class)))
+            .and(not(type(TcpRendezvous.class)))
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(SERVER, MEMBER, FILE);
 
     @ArchTest
     static final ArchRule knowsNoBackend = noClasses()

@@ -2,6 +2,7 @@ package dev.collectives.runtime.bootstrap;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.collectives.runtime.bootstrap.server.JobServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -5,6 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.bootstrap.server.JobServer;
+import dev.collectives.runtime.bootstrap.server.ServerConnection;
+import dev.collectives.runtime.bootstrap.wire.Channel;
+import dev.collectives.runtime.bootstrap.wire.FrameRules;
+import dev.collectives.runtime.bootstrap.wire.FrameType;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -8,6 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.bootstrap.server.JobServer;
+import dev.collectives.runtime.bootstrap.wire.Channel;
+import dev.collectives.runtime.bootstrap.wire.FrameRules;
+import dev.collectives.runtime.bootstrap.wire.FrameType;
 import java.net.ProtocolException;
 import java.time.Duration;
 import java.util.Arrays;

@@ -1,5 +1,6 @@
 package dev.collectives.runtime.bootstrap;
 
+import dev.collectives.runtime.bootstrap.server.JobServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,6 +2,7 @@ package dev.collectives.runtime.bootstrap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.collectives.runtime.bootstrap.server.HangVerdict;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.bootstrap.server.JobServer;
+import dev.collectives.runtime.bootstrap.wire.Channel;
+import dev.collectives.runtime.bootstrap.wire.FrameType;
+import dev.collectives.runtime.bootstrap.wire.JobToken;
 import java.io.EOFException;
 import java.io.IOException;
 import java.time.Duration;

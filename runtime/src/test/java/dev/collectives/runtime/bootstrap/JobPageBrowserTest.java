@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.bootstrap.server.JobObserver;
+import dev.collectives.runtime.bootstrap.server.JobPage;
+import dev.collectives.runtime.bootstrap.server.JobServer;
+import dev.collectives.runtime.bootstrap.server.JobView;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;

@@ -3,6 +3,10 @@ package dev.collectives.runtime.bootstrap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collectives.runtime.bootstrap.server.JobMetrics;
+import dev.collectives.runtime.bootstrap.server.JobObserver;
+import dev.collectives.runtime.bootstrap.server.JobPage;
+import dev.collectives.runtime.bootstrap.server.JobView;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.BootstrapException;
+import dev.collectives.runtime.bootstrap.member.TcpMember;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -203,23 +204,14 @@ class JobWatchTest {
                 rootClosed.countDown();
             } else {
                 await(rootClosed);
-                awaitWatchThreadOf(rank); // it has read rank 0's goodbye
+                // it has read rank 0's goodbye
+                ((TcpMember) rendezvous).watchOver().get(60, TimeUnit.SECONDS);
                 rendezvous.close();
             }
             return "closed";
         });
         outcomes.forEach(RankThreadsForTests.Outcome::get);
         heard.forEach((rank, failures) -> assertTrue(failures.isEmpty(), "rank " + rank + " heard " + failures));
-    }
-
-    /** Joins the thread that watches the job on member {@code rank}: it ends once rank 0 said the job is over. */
-    private static void awaitWatchThreadOf(int rank) throws InterruptedException {
-        for (Thread thread : Thread.getAllStackTraces().keySet()) {
-            if (thread.getName().equals("collectives-job-watch-rank-" + rank)) {
-                thread.join(TimeUnit.SECONDS.toMillis(60));
-                assertFalse(thread.isAlive(), "rank " + rank + "'s watch did not end");
-            }
-        }
     }
 
     @Test

@@ -3,6 +3,11 @@ package dev.collectives.runtime.bootstrap;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collectives.runtime.Bootstrap;
+import dev.collectives.runtime.bootstrap.server.JobServer;
+import dev.collectives.runtime.bootstrap.wire.Channel;
+import dev.collectives.runtime.bootstrap.wire.FrameRules;
+import dev.collectives.runtime.bootstrap.wire.FrameType;
+import dev.collectives.runtime.bootstrap.wire.JobToken;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.BootstrapException;
 import dev.collectives.runtime.RendezvousEndpoint;
+import dev.collectives.runtime.bootstrap.server.JobServer;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -85,6 +85,14 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                     "How long the formed job idles while its heartbeats are counted (default " + "${DEFAULT-VALUE}).")
     int idleSeconds;
 
+    @Option(
+            names = "--members-per-process",
+            defaultValue = "4096",
+            paramLabel = "COUNT",
+            description = "The most members one process holds (each on a thread of its own; fewer where the "
+                    + "descriptor limit asks) (default ${DEFAULT-VALUE}).")
+    int membersPerProcess;
+
     @Spec
     CommandSpec spec;
 
@@ -98,16 +106,20 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         BenchCommandLine.positive(spec, "--value", valueBytes);
         BenchCommandLine.positive(spec, "--heartbeat-timeout", heartbeatSeconds);
         BenchCommandLine.positive(spec, "--idle", idleSeconds);
+        BenchCommandLine.positive(spec, "--members-per-process", membersPerProcess);
         System.out.printf(
                 "# RendezvousBenchmark: members on threads of processes of their own, each with its own connection; "
                         + "allgather of %d bytes each; heartbeat timeout %d s; heartbeats counted at the server over "
-                        + "%d s idle, %d bytes each; heap per member: the server process's, after a collection%n",
+                        + "%d s idle, %d bytes each; heap per member: the server process's, after a collection; "
+                        + "cpu: the seconds of CPU that the server's and the members' processes spent on it%n",
                 valueBytes, heartbeatSeconds, idleSeconds, HEARTBEAT_BYTES);
         System.out.printf(
-                "%8s %10s %14s %12s %12s %14s %10s %10s %14s %16s%n",
+                "%8s %10s %12s %14s %16s %12s %12s %14s %10s %10s %14s %16s%n",
                 "members",
                 "form(ms)",
+                "form cpu(s)",
                 "allgather(ms)",
+                "allgather cpu(s)",
                 "beats in/s",
                 "beats out/s",
                 "beat bytes/s",
@@ -133,11 +145,12 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     private Optional<String> measure(int size) throws InterruptedException, IOException {
         Duration heartbeatTimeout = Duration.ofSeconds(heartbeatSeconds);
         RendezvousEndpoint endpoint = RendezvousEndpoint.parse("tcp://127.0.0.1:" + freePort());
-        int perProcess = (int) Math.max(1, Math.min(Integer.MAX_VALUE, descriptorLimit() - SPARE_DESCRIPTORS));
-        if (size > perProcess) {
+        int descriptors = (int) Math.max(1, Math.min(Integer.MAX_VALUE, descriptorLimit() - SPARE_DESCRIPTORS));
+        if (size > descriptors) {
             return Optional.of("needs " + size + " descriptors for the server's connections; this process may open "
-                    + perProcess + " (ulimit -n)");
+                    + descriptors + " (ulimit -n)");
         }
+        int perProcess = Math.min(descriptors, membersPerProcess);
         long heapBefore = usedHeap();
         List<MemberProcess> processes = new ArrayList<>();
         try (RendezvousServer server =
@@ -149,17 +162,20 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                 process.expect("ready");
             }
             long start = System.nanoTime();
+            Duration cpuAtStart = cpu(processes);
             processes.forEach(p -> p.tell("join"));
             int retries = 0;
             for (MemberProcess process : processes) {
                 retries += Integer.parseInt(process.expect("joined"));
             }
             long formed = System.nanoTime();
+            Duration cpuAtFormed = cpu(processes);
             processes.forEach(p -> p.tell("exchange"));
             for (MemberProcess process : processes) {
                 process.expect("gathered");
             }
             long gatheredAt = System.nanoTime();
+            Duration cpuAtGathered = cpu(processes);
             long serverThreads = Thread.getAllStackTraces().keySet().stream()
                     .filter(t -> t.getName().startsWith("collectives-rendezvous-server"))
                     .count();
@@ -180,10 +196,12 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                 return ended;
             }
             System.out.printf(
-                    "%8d %10.1f %14.1f %12.1f %12.1f %14.0f %10d %10d %14d %16.0f%n",
+                    "%8d %10.1f %12.2f %14.1f %16.2f %12.1f %12.1f %14.0f %10d %10d %14d %16.0f%n",
                     size,
                     (formed - start) / 1e6,
+                    cpuAtFormed.minus(cpuAtStart).toMillis() / 1e3,
                     (gatheredAt - formed) / 1e6,
+                    cpuAtGathered.minus(cpuAtFormed).toMillis() / 1e3,
                     in,
                     out,
                     (in + out) * HEARTBEAT_BYTES,
@@ -197,6 +215,15 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         } finally {
             processes.forEach(MemberProcess::close);
         }
+    }
+
+    /** The CPU time this process and the members' processes have spent so far. */
+    private static Duration cpu(List<MemberProcess> processes) {
+        Duration total = ProcessHandle.current().info().totalCpuDuration().orElse(Duration.ZERO);
+        for (MemberProcess process : processes) {
+            total = total.plus(process.process.info().totalCpuDuration().orElse(Duration.ZERO));
+        }
+        return total;
     }
 
     /** How many descriptors a process may open (as {@code ulimit -n} says). */

@@ -1,0 +1,48 @@
+package dev.collectives.runtime.bootstrap.server;
+
+import dev.collectives.runtime.bootstrap.Cause;
+import dev.collectives.runtime.bootstrap.Settings;
+import dev.collectives.runtime.bootstrap.wire.FrameType;
+import dev.collectives.runtime.bootstrap.wire.JobToken;
+
+/**
+ * The heartbeats of a job's server ({@link ServedJob}), on its loop thread: every beat interval, a beat to each member
+ * that nothing waits for (any message is a sign of life), and the members silent past the heartbeat timeout, or that
+ * read nothing of what waits for them for as long, are fenced.
+ */
+final class ServedBeats {
+    private final ServedJob job;
+
+    ServedBeats(ServedJob job) {
+        this.job = job;
+    }
+
+    /** Every interval: beats to each member that nothing waits for, and fences those silent or not reading. */
+    void beat() {
+        if (job.closed || job.fatal != null) {
+            return;
+        }
+        long now = System.nanoTime();
+        long stuck = job.heartbeatTimeout.toNanos();
+        job.roster
+                .slots()
+                .filter(slot -> !slot.connection.isClosed() && slot.why == null)
+                .forEach(slot -> {
+                    if (slot.connection.stuckFor(stuck, now)) {
+                        job.fence(
+                                slot,
+                                Cause.Kind.SILENT,
+                                "it read nothing of what the server sent it for "
+                                        + Settings.formatDuration(job.heartbeatTimeout) + " (it stopped reading)");
+                    } else if (slot.connection.idle()) {
+                        slot.connection.send(FrameType.HEARTBEAT, 0, JobToken.ints(-1));
+                        job.beatsSent.increment();
+                    }
+                });
+        String why = "no heartbeat for " + Settings.formatDuration(job.heartbeatTimeout);
+        for (int rank : job.liveness.silent()) {
+            job.fence(job.roster.slot(rank), Cause.Kind.SILENT, why);
+        }
+        job.loop.after(job.timeouts.beatInterval(), this::beat);
+    }
+}
