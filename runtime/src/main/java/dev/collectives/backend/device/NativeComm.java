@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -80,6 +81,8 @@ final class NativeComm {
     private final Set<Thread> waiters = ConcurrentHashMap.newKeySet();
     /** The communicators that enqueued work in the calling thread's open group, which its GroupEnd completes. */
     private static final ThreadLocal<Group> GROUP = ThreadLocal.withInitial(Group::new);
+    /** How many groups are open, on every thread: while none is, an enqueue looks up no thread's group. */
+    private static final AtomicInteger OPEN_GROUPS = new AtomicInteger();
 
     private volatile State state = State.OPEN;
     /** When it was aborted ({@link System#nanoTime()}): when this rank heard of a failure, or called abort; 0 before. */
@@ -276,6 +279,7 @@ final class NativeComm {
     /** {@code GroupStart} was called on this thread. */
     static void groupStarted() {
         GROUP.get().depth++;
+        OPEN_GROUPS.incrementAndGet();
     }
 
     /**
@@ -319,6 +323,9 @@ final class NativeComm {
 
     /** This communicator enqueues work on this thread: inside a group, the group's end waits for it. */
     private void enqueuing() {
+        if (OPEN_GROUPS.get() == 0) {
+            return; // no thread is in a group, this one neither: its group need not be looked up
+        }
         Group group = GROUP.get();
         if (group.depth > 0) {
             group.members.add(this);
@@ -331,7 +338,10 @@ final class NativeComm {
      */
     void groupEnded(int rc, String call) {
         Group group = GROUP.get();
-        group.depth = Math.max(0, group.depth - 1);
+        if (group.depth > 0) {
+            group.depth--;
+            OPEN_GROUPS.decrementAndGet();
+        }
         if (group.depth > 0) {
             complete(rc, call);
             return;
