@@ -114,6 +114,10 @@ final class NativeComm {
         return library;
     }
 
+    int rank() {
+        return rank;
+    }
+
     /** The native handle; valid only while {@link #requireOpen} passes. */
     long handle() {
         return handle;
