@@ -9,6 +9,7 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.bootstrap.Setting;
 import dev.collectives.runtime.internal.CallArguments;
+import dev.collectives.runtime.internal.SettingValues;
 import dev.collectives.runtime.spi.FlightRecorder;
 import java.util.EnumSet;
 import java.util.Locale;
@@ -58,11 +59,8 @@ final class DeviceCollectives {
 
     /** Whether {@value #GATHER_SCATTER_VARIABLE} (or {@value #GATHER_SCATTER_PROPERTY}) asks for the send/recv form. */
     private static boolean sendRecvAsked(int rank) {
-        String value = System.getProperty(GATHER_SCATTER_PROPERTY);
-        if (value == null || value.isBlank()) {
-            value = System.getenv(GATHER_SCATTER_VARIABLE);
-        }
-        if (value == null || value.isBlank() || value.trim().equalsIgnoreCase(NATIVE)) {
+        String value = SettingValues.ofProcess(Setting.GATHER_SCATTER).orElse(NATIVE);
+        if (value.equalsIgnoreCase(NATIVE)) {
             return false;
         }
         if (value.trim().toLowerCase(Locale.ROOT).equals(SEND_RECV)) {
