@@ -167,12 +167,12 @@ final class DeviceCollectives {
 
     void groupStart() {
         library.check(library.api.groupStart(library.lib), rank, handle.handle(), "GroupStart");
-        NativeComm.groupStarted();
+        OpenGroups.started();
     }
 
     /** Where non-blocking communicators answer "in progress", waits until each that enqueued in the group is done. */
     void groupEnd() {
-        handle.groupEnded(library.api.groupEnd(library.lib), library.dialect.ccl("GroupEnd"));
+        OpenGroups.ended(handle, library.api.groupEnd(library.lib), library.dialect.ccl("GroupEnd"));
     }
 
     /** Why ops of {@code kind} run as a group of sends and receives here; empty where the library's function runs. */

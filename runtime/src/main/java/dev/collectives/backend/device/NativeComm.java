@@ -5,16 +5,10 @@ import dev.collectives.runtime.Result;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.FlightRecorder;
 import dev.collectives.runtime.spi.JobRanks;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -30,7 +24,7 @@ import java.util.function.UnaryOperator;
  * the handle fails at once, naming why. A handle another library made ({@link CommOrigin#owned()} false) is never
  * finalized, destroyed or aborted here: its failure states only stop this rank's use of it.
  */
-final class NativeComm {
+final class NativeComm implements OpenGroups.Member {
     private static final System.Logger LOG = System.getLogger("dev.collectives.device");
     private static final int SHRINK_DEFAULT = 0;
     private static final int SHRINK_ABORT = 1;
@@ -71,24 +65,14 @@ final class NativeComm {
     private final int[] asyncError = new int[1];
     /** Memory, registrations and windows made through the communicator and not yet closed. */
     private final Set<Object> live = ConcurrentHashMap.newKeySet();
-    /** Whether a free after the abort failed and was reported. */
-    private final AtomicBoolean freeFailureReported = new AtomicBoolean();
-    /** Whether a free after the abort was left undone, a stream still running, and was reported. */
-    private final AtomicBoolean busyStreamReported = new AtomicBoolean();
-    /** The streams this communicator enqueued work on, still open: after an abort, frees wait until they are idle. */
-    private final Set<Long> streams = ConcurrentHashMap.newKeySet();
     /** Threads waiting on the library for this communicator ({@link #await}), which an abort wakes at once. */
     private final Set<Thread> waiters = ConcurrentHashMap.newKeySet();
-    /** The communicators that enqueued work in the calling thread's open group, which its GroupEnd completes. */
-    private static final ThreadLocal<Group> GROUP = ThreadLocal.withInitial(Group::new);
-    /** How many groups are open, on every thread: while none is, an enqueue looks up no thread's group. */
-    private static final AtomicInteger OPEN_GROUPS = new AtomicInteger();
 
     private volatile State state = State.OPEN;
     /** When it was aborted ({@link System#nanoTime()}): when this rank heard of a failure, or called abort; 0 before. */
     private volatile long abortedNanos;
-    /** Done once the abort has returned or its deadline passed; until then no free may run (see freeResource). */
-    private final CompletableFuture<Void> abortSettled = new CompletableFuture<>();
+    /** What the communicator's work used, freed once its abort allows. */
+    private final FreesAfterAbort frees;
     /** Its part of the job's watch, where its job was joined through a TCP rendezvous. */
     private volatile JobWatch.Watched job = JobWatch.NONE;
 
@@ -108,6 +92,7 @@ final class NativeComm {
         this.name = name;
         this.waits = waits;
         this.recorder = recorder;
+        this.frees = new FreesAfterAbort(library, rank, owned, name, waits, this::isAborted);
     }
 
     NativeLibrary library() {
@@ -225,7 +210,8 @@ final class NativeComm {
      * communicator has finished it; any other code throws naming it. A failure reported while waiting aborts the
      * communicator behind, as an asynchronous error does.
      */
-    void complete(int rc, String call) {
+    @Override
+    public void complete(int rc, String call) {
         if (rc == InProgress.CODE) {
             int state = await(call, () -> pollWhileWanted(call));
             if (state != 0) {
@@ -272,19 +258,7 @@ final class NativeComm {
         }
     }
 
-    // ---- groups -----------------------------------------------------------------------------------------------
-
-    /** The calling thread's group: how deep, and the communicators that enqueued work in it. */
-    private static final class Group {
-        int depth;
-        final Set<NativeComm> members = new LinkedHashSet<>();
-    }
-
-    /** {@code GroupStart} was called on this thread. */
-    static void groupStarted() {
-        GROUP.get().depth++;
-        OPEN_GROUPS.incrementAndGet();
-    }
+    // ---- calls on the handle ----------------------------------------------------------------------------------
 
     /**
      * The op numbered {@code kind} ({@link NativeApi#collective}) on the handle, unless the communicator is no longer
@@ -295,7 +269,7 @@ final class NativeComm {
         shared.lock();
         try {
             requireOpen();
-            enqueuing();
+            OpenGroups.enqueuing(this);
             return library.api.collective(lib, kind, send, recv, count, type, op, peer, handle, stream);
         } finally {
             shared.unlock();
@@ -322,45 +296,6 @@ final class NativeComm {
             return call.on(handle);
         } finally {
             shared.unlock();
-        }
-    }
-
-    /** This communicator enqueues work on this thread: inside a group, the group's end waits for it. */
-    private void enqueuing() {
-        if (OPEN_GROUPS.get() == 0) {
-            return; // no thread is in a group, this one neither: its group need not be looked up
-        }
-        Group group = GROUP.get();
-        if (group.depth > 0) {
-            group.members.add(this);
-        }
-    }
-
-    /**
-     * {@code GroupEnd} answered {@code rc} on this thread, called through this communicator: at the outermost end,
-     * "in progress" waits for every communicator that enqueued in the group ({@link #complete}).
-     */
-    void groupEnded(int rc, String call) {
-        Group group = GROUP.get();
-        if (group.depth > 0) {
-            group.depth--;
-            OPEN_GROUPS.decrementAndGet();
-        }
-        if (group.depth > 0) {
-            complete(rc, call);
-            return;
-        }
-        List<NativeComm> members = new ArrayList<>(group.members);
-        group.members.clear();
-        if (rc != InProgress.CODE) {
-            complete(rc, call);
-            return;
-        }
-        if (members.isEmpty()) {
-            members.add(this);
-        }
-        for (NativeComm member : members) {
-            member.complete(rc, call);
         }
     }
 
@@ -479,7 +414,7 @@ final class NativeComm {
             if (owned) {
                 awaitAbort(watched);
             } else {
-                abortSettled.complete(null);
+                frees.abortSettled();
                 LOG.log(
                         System.Logger.Level.WARNING,
                         "abort() of " + name + " stops this rank's use of it only: another library made the "
@@ -499,7 +434,7 @@ final class NativeComm {
         if (owned) {
             startAbort();
         } else {
-            abortSettled.complete(null); // another library aborts what it made: nothing of ours to wait for
+            frees.abortSettled(); // another library aborts what it made: nothing of ours to wait for
         }
     }
 
@@ -546,7 +481,7 @@ final class NativeComm {
 
     /** The abort under way settles when {@code watched} does: it returned, or its deadline passed. */
     private void settleWith(AbortWatch.Watched watched) {
-        watched.settled().thenRun(() -> abortSettled.complete(null));
+        watched.settled().thenRun(frees::abortSettled);
     }
 
     private String abortCall() {
@@ -555,90 +490,22 @@ final class NativeComm {
 
     /** This communicator enqueued work (an op, a graph's launch) on {@code stream}, until that stream closes. */
     void enqueuedOn(long stream) {
-        streams.add(stream);
+        frees.enqueuedOn(stream);
     }
 
     /** {@code stream} was destroyed: it is no longer asked whether it is idle. */
     void streamClosed(long stream) {
-        streams.remove(stream);
+        frees.streamClosed(stream);
     }
 
-    /**
-     * Runs {@code nativeFree}, the free or destroy of something this communicator's work used; after an abort, only
-     * once the abort has returned (or its deadline passed) and every stream the communicator enqueued on is idle, so
-     * that no kernel it stops still touches what is freed. A stream still running at the abort's deadline leaves the
-     * free undone (a warning says so): the memory stays held until the process ends, which is better than a device
-     * context poisoned by a kernel touching freed memory. Once the communicator was aborted with kernels in flight,
-     * the library can leave this process's device context in an error state (NCCL 2.28.3 did, in a job whose peer
-     * died or never called: "an illegal memory access was encountered" on every later call); a free's failure is
-     * then logged once, as a warning that says so, instead of thrown over the failure the caller already has.
-     */
+    /** Runs {@code nativeFree}, after an abort only once it is safe ({@link FreesAfterAbort#free}). */
     void freeResource(Runnable nativeFree) {
-        if (state == State.ABORTED) {
-            abortSettled.join(); // until then the aborted communicator's kernels may still touch what is freed
-            if (owned && !streamsIdle()) { // another library's abort, whenever it comes, is its own to wait for
-                return;
-            }
-        }
-        runFree(nativeFree);
+        frees.free(nativeFree);
     }
 
-    /**
-     * Runs {@code nativeDestroy}, the destroy of something the device runtime itself keeps until the work in flight
-     * that uses it ends (a graph that captured this communicator's calls, an instantiation of one, an event): at once,
-     * even while an abort runs. The library's abort returns only once no graph holds the communicator's calls any more
-     * (NCCL keeps polling until every graph referencing the communicator is destroyed), so a destroy that waited for
-     * the abort would wait for the abort's deadline; and the runtime frees an instantiation still in flight, or an
-     * event still pending, only when that work ends, so no kernel loses what it uses.
-     */
+    /** Runs {@code nativeDestroy} at once, even while an abort runs ({@link FreesAfterAbort#releaseNow}). */
     void releaseNow(Runnable nativeDestroy) {
-        runFree(nativeDestroy);
-    }
-
-    private void runFree(Runnable nativeFree) {
-        try {
-            nativeFree.run();
-        } catch (CollectivesException e) {
-            if (state != State.ABORTED) {
-                throw e;
-            }
-            if (freeFailureReported.compareAndSet(false, true)) {
-                LOG.log(
-                        System.Logger.Level.WARNING,
-                        e.getMessage() + ", after " + name + " was aborted: the "
-                                + "device context of this process may be unusable from now on; restart the process before "
-                                + "using the device again");
-            }
-        }
-    }
-
-    /**
-     * Whether every stream this communicator enqueued on is idle, waiting (parked, polling) up to the abort's deadline
-     * after the abort stopped its kernels; a stream that fails its query runs nothing more. False, once reported,
-     * where one still runs at the deadline.
-     */
-    private boolean streamsIdle() {
-        for (long stream : streams) {
-            try {
-                InProgress.await(
-                        () -> library.api.streamQuery(lib, stream) == NativeLibrary.NOT_READY ? InProgress.CODE : 0,
-                        waits,
-                        waits.aborts().timeout().toNanos(),
-                        () -> CollectivesException.usage(
-                                rank,
-                                "stream 0x" + Long.toHexString(stream) + " still runs work of " + name + " "
-                                        + waits.aborts().timeout().toSeconds() + " s after its abort"));
-            } catch (CollectivesException busy) {
-                if (busyStreamReported.compareAndSet(false, true)) {
-                    LOG.log(
-                            System.Logger.Level.WARNING,
-                            busy.getMessage() + ": what its work uses is not freed, and stays held until the "
-                                    + "process ends");
-                }
-                return false;
-            }
-        }
-        return true;
+        frees.releaseNow(nativeDestroy);
     }
 
     // ---- finalize and destroy ---------------------------------------------------------------------------------
