@@ -67,7 +67,7 @@ final class DeviceStream implements IssuedStream {
         }
         issuer = owner;
         if (issuers.add(owner)) {
-            owner.enqueuedOn(handle);
+            owner.frees().enqueuedOn(handle);
         }
         lastEnqueued = owner;
     }
@@ -202,9 +202,9 @@ final class DeviceStream implements IssuedStream {
         if (owned) {
             NativeLibrary n = comm.library();
             comm.nativeComm()
-                    .freeResource(
-                            () -> n.checkRuntime(n.api.streamDestroy(n.lib, handle), comm.rank(), "StreamDestroy"));
+                    .frees()
+                    .free(() -> n.checkRuntime(n.api.streamDestroy(n.lib, handle), comm.rank(), "StreamDestroy"));
         }
-        issuers.forEach(owner -> owner.streamClosed(handle));
+        issuers.forEach(owner -> owner.frees().streamClosed(handle));
     }
 }

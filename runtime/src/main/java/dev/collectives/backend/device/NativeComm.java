@@ -2,18 +2,14 @@ package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
-import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.FlightRecorder;
-import dev.collectives.runtime.spi.JobRanks;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.IntSupplier;
-import java.util.function.UnaryOperator;
 
 /**
  * One communicator's native handle ({@code ncclComm_t}/{@code mcclComm_t}) and the states it goes through: open;
@@ -74,7 +70,7 @@ final class NativeComm implements OpenGroups.Member {
     /** What the communicator's work used, freed once its abort allows. */
     private final FreesAfterAbort frees;
     /** Its part of the job's watch, where its job was joined through a TCP rendezvous. */
-    private volatile JobWatch.Watched job = JobWatch.NONE;
+    private final CommJob job;
 
     NativeComm(
             NativeLibrary library,
@@ -93,6 +89,7 @@ final class NativeComm implements OpenGroups.Member {
         this.waits = waits;
         this.recorder = recorder;
         this.frees = new FreesAfterAbort(library, rank, owned, name, waits, this::isAborted);
+        this.job = new CommJob(rank, this::abortBehind);
     }
 
     NativeLibrary library() {
@@ -112,54 +109,14 @@ final class NativeComm implements OpenGroups.Member {
         return waits;
     }
 
-    /**
-     * Keeps {@code rendezvous} open as this communicator's job watch (or closes it, where it cannot watch): a job
-     * failure it reports aborts the communicator behind, and every failure this rank meets from then on names it.
-     */
-    void watchJob(Rendezvous rendezvous, JobRanks ranks) {
-        job = JobWatch.start(rendezvous, ranks, this::abortBehind);
+    /** Its part of the job's watch. */
+    CommJob job() {
+        return job;
     }
 
-    /**
-     * Shares {@code parent}'s job watch as its child, whose ranks {@code childOf} tells from the parent's (a split's,
-     * a shrink's): news of the job that concerns a rank it holds aborts it behind.
-     */
-    void watchAsChildOf(NativeComm parent, UnaryOperator<JobRanks> childOf) {
-        job = parent.job.child(childOf, this::abortBehind);
-    }
-
-    /**
-     * The job passes from {@code before} to this communicator, which holds {@code ranks} of the job: the survivors
-     * formed it with the replacements of the dead ranks, or the ranks with the processes that joined. This one
-     * watches the job, and {@code before} leaves the watch.
-     */
-    void takeJobOver(NativeComm before, JobRanks ranks) {
-        job = before.job.reformed(ranks, this::abortBehind);
-        before.job.leave();
-    }
-
-    /**
-     * The job's rendezvous, no longer watched, through which its ranks grow it; throws why not after {@code refused}
-     * ("grow: ..."): a death or the job's end came first, or the job has no tcp:// rendezvous. Where the growth fails,
-     * {@link #watchJobAgain}.
-     */
-    Rendezvous growthRendezvous(String refused) {
-        return job.unwatchToGrow(rank, refused);
-    }
-
-    /** The growth failed and the job goes on: the job is watched again. */
-    void watchJobAgain() {
-        job.watchAgain();
-    }
-
-    /** Whether the job is watched (joined through a TCP rendezvous). */
-    boolean watchesJob() {
-        return job != JobWatch.NONE;
-    }
-
-    /** The job's ranks this communicator holds, for the survivors of a death to meet; null where not watched. */
-    JobRanks jobRanks() {
-        return job.ranks();
+    /** What its work used: freed after an abort only once it is safe, or at once ({@link FreesAfterAbort}). */
+    FreesAfterAbort frees() {
+        return frees;
     }
 
     void track(Object resource) {
@@ -181,8 +138,7 @@ final class NativeComm implements OpenGroups.Member {
         int error;
         synchronized (stateLock) {
             requireOpen();
-            library.check(library.api.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
-            error = asyncError[0];
+            error = asyncErrorCode();
         }
         if (isFailure(error)) {
             throw failedAsynchronously(error, library.dialect.ccl("CommGetAsyncError") + " (an enqueued operation)");
@@ -197,7 +153,10 @@ final class NativeComm implements OpenGroups.Member {
                 handle,
                 call,
                 "; " + aborted()
-                        + job.cause().map(why -> "; the job failed: " + why).orElse(""));
+                        + job.watched()
+                                .cause()
+                                .map(why -> "; the job failed: " + why)
+                                .orElse(""));
         abortBehind();
         return failure;
     }
@@ -242,17 +201,14 @@ final class NativeComm implements OpenGroups.Member {
     private int pollWhileWanted(String call) {
         synchronized (stateLock) { // an abort frees the handle: no poll may run once it started
             requireNotAborted(call);
-            library.check(library.api.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
-            return asyncError[0];
+            return asyncErrorCode();
         }
     }
 
     /** Throws, saying that {@code call} was waiting, once the communicator was aborted. */
     private void requireNotAborted(String call) {
         if (state == State.ABORTED) {
-            throw job.failure()
-                    .map(why -> CollectivesException.library(
-                            Result.REMOTE_ERROR, rank, call, "the job failed: " + why + "; " + aborted()))
+            throw job.failed(call, aborted())
                     .orElseGet(() -> CollectivesException.usage(
                             rank, call + " did not complete: the communicator was aborted while it waited"));
         }
@@ -304,16 +260,7 @@ final class NativeComm implements OpenGroups.Member {
      * behind, and returns the failure to throw, naming the ranks that never arrived where the job's verdict does.
      */
     CollectivesException stalled(String what, long timeoutSeconds) {
-        Optional<String> verdict =
-                job.stalled("waited " + timeoutSeconds + " s for " + what + "; " + recorder.position());
-        abortBehind();
-        return CollectivesException.library(
-                Result.REMOTE_ERROR,
-                rank,
-                what,
-                "no "
-                        + "completion within " + timeoutSeconds + " s"
-                        + verdict.map(why -> "; the job failed: " + why).orElse("") + "; " + aborted());
+        return job.stalled(what, timeoutSeconds, recorder.position(), aborted());
     }
 
     /** What became of the communicator once this rank gave up on it. */
@@ -321,6 +268,12 @@ final class NativeComm implements OpenGroups.Member {
         return owned
                 ? "the communicator was aborted"
                 : "this rank stopped using the communicator, which the library that made it must abort";
+    }
+
+    /** {@code CommGetAsyncError}'s code, called holding {@link #stateLock}: an abort, which frees the handle, waits. */
+    private int asyncErrorCode() {
+        library.check(library.api.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
+        return asyncError[0];
     }
 
     /** Whether an asynchronous error code says the communicator failed (not success, not still in progress). */
@@ -336,10 +289,8 @@ final class NativeComm implements OpenGroups.Member {
     }
 
     private CollectivesException notOpen() {
-        return job.failure()
-                .filter(why -> state == State.ABORTED)
-                .map(why -> CollectivesException.library(
-                        Result.REMOTE_ERROR, rank, "the communicator", "the job failed: " + why + "; " + aborted()))
+        return job.failed("the communicator", aborted())
+                .filter(failure -> state == State.ABORTED)
                 .orElseGet(() -> CollectivesException.usage(
                         rank, "communicator is " + state.name().toLowerCase(Locale.ROOT)));
     }
@@ -351,22 +302,6 @@ final class NativeComm implements OpenGroups.Member {
     /** When it was aborted ({@link System#nanoTime()}), or 0 while it was not. */
     long abortedNanos() {
         return abortedNanos;
-    }
-
-    /**
-     * The job's rendezvous, for the survivors of a death to form a new communicator among them once this one was
-     * aborted; throws why they cannot (no rendezvous, the job ended otherwise, rank 0 died, no death reported). The
-     * abort may still run: the new communicator forms beside it, since NCCL's abort returns only once its proxy
-     * threads, which poll every 500 ms, have seen it (about half a second); what the old one's work used is freed
-     * only once the abort has returned ({@link #freeResource}).
-     */
-    Rendezvous survivorsRendezvous(String call) {
-        Optional<String> why = job.death();
-        return job.resumeAmongSurvivors(
-                rank,
-                call + ": the communicator was aborted"
-                        + why.map(failure -> " when the job failed (" + failure + ")")
-                                .orElse(""));
     }
 
     /**
@@ -395,8 +330,7 @@ final class NativeComm implements OpenGroups.Member {
     int shrinkFlags() {
         synchronized (stateLock) { // an abort is marked under this lock before it starts
             requireOpen();
-            library.check(library.api.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
-            return isFailure(asyncError[0]) ? SHRINK_ABORT : SHRINK_DEFAULT;
+            return isFailure(asyncErrorCode()) ? SHRINK_ABORT : SHRINK_DEFAULT;
         }
     }
 
@@ -409,7 +343,8 @@ final class NativeComm implements OpenGroups.Member {
     void abort() {
         if (markAborted()) {
             AbortWatch.Watched watched = owned ? startAbort() : null;
-            job.abort("rank " + rank + " called abort()"); // once this rank's abort started: the peers may go on
+            job.watched()
+                    .abort("rank " + rank + " called abort()"); // once this rank's abort started: the peers may go on
             recorder.aborted();
             if (owned) {
                 awaitAbort(watched);
@@ -488,26 +423,6 @@ final class NativeComm implements OpenGroups.Member {
         return library.dialect.ccl("CommAbort") + " of " + name;
     }
 
-    /** This communicator enqueued work (an op, a graph's launch) on {@code stream}, until that stream closes. */
-    void enqueuedOn(long stream) {
-        frees.enqueuedOn(stream);
-    }
-
-    /** {@code stream} was destroyed: it is no longer asked whether it is idle. */
-    void streamClosed(long stream) {
-        frees.streamClosed(stream);
-    }
-
-    /** Runs {@code nativeFree}, after an abort only once it is safe ({@link FreesAfterAbort#free}). */
-    void freeResource(Runnable nativeFree) {
-        frees.free(nativeFree);
-    }
-
-    /** Runs {@code nativeDestroy} at once, even while an abort runs ({@link FreesAfterAbort#releaseNow}). */
-    void releaseNow(Runnable nativeDestroy) {
-        frees.releaseNow(nativeDestroy);
-    }
-
     // ---- finalize and destroy ---------------------------------------------------------------------------------
 
     /**
@@ -578,7 +493,7 @@ final class NativeComm implements OpenGroups.Member {
      */
     void leaveJobIfEnded() {
         if (state == State.CLOSED || state == State.ABORTED) {
-            job.leave();
+            job.watched().leave();
         }
     }
 }
