@@ -12,14 +12,15 @@
 # torch 4 processes agree, wrapped handle agrees' and 'peers: a/b as expected'; exits 0 when every case passed.
 # Every process runs on device 0 with its own NCCL_HOSTID and NCCL_SOCKET_IFNAME=lo, so that NCCL connects them through
 # its socket transport: a setup that proves behaviour, never speed. The Java ranks load the NCCL that the Python side
-# loads (from the nvidia-nccl-cu* package): COLLECTIVES_NCCL_CCL_LIBRARY is set to it (<peer>_rank.py --print-nccl)
-# unless given, and LD_LIBRARY_PATH leads bytedeco's binding to the same file.
+# loads (from the nvidia-nccl-cu* package): COLLECTIVES_NCCL_CCL_LIBRARY is set to it (<peer>_rank.py --print-nccl),
+# whatever the caller's environment names (PEERS_NCCL names another), and LD_LIBRARY_PATH leads bytedeco's binding
+# to the same file.
 # Staged by gpu/stage.sh (MODULES=runtime,tools) into .gpu/ beside job-devices.sh, .gpu/lib and .gpu/jre; run there:
 #   bash .gpu/peers.sh
 # Variables: PEERS (cupy,torch), RANKS (2,4), MODES (NONE,LOCAL,GRAPH), MAKERS (python,java), WRAP (1: the wrapped
-# handle's cases; 0 leaves them out), PYTHON (python3, with CuPy, PyTorch and NumPy), JOB_TIMEOUT (180: seconds a
-# process may run), OUT (/tmp/collectives-peers: every process's log), JAVA (the staged runtime), CLASS_PATH (the
-# staged jars).
+# handle's cases; 0 leaves them out), PEERS_NCCL (the NCCL every rank loads; the first Python library's), PYTHON
+# (python3, with CuPy, PyTorch and NumPy), JOB_TIMEOUT (180: seconds a process may run), OUT (/tmp/collectives-peers:
+# every process's log), JAVA (the staged runtime), CLASS_PATH (the staged jars).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 backend=nccl
@@ -33,7 +34,9 @@ if ! peer_nccl=$("$python" "$here/peers/${peers[0]}_rank.py" --print-nccl 2>&1);
   echo "peers: $python cannot load ${peers[0]}'s NCCL: $peer_nccl"
   exit 2
 fi
-export COLLECTIVES_NCCL_CCL_LIBRARY=${COLLECTIVES_NCCL_CCL_LIBRARY:-$peer_nccl}
+# not the caller's COLLECTIVES_NCCL_CCL_LIBRARY: a script that sourced job-devices.sh before exports the system's
+# NCCL, and two versions in one job refuse each other ("NCCL version mismatch with remote peer")
+export COLLECTIVES_NCCL_CCL_LIBRARY=${PEERS_NCCL:-$peer_nccl}
 . "$here/job-devices.sh"
 export LD_LIBRARY_PATH="$(dirname "$COLLECTIVES_NCCL_CCL_LIBRARY")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export COLLECTIVES_BACKEND=nccl COLLECTIVES_DEVICE=0 NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1 NCCL_NVLS_ENABLE=0

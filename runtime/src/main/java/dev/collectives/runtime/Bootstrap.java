@@ -1,10 +1,17 @@
 package dev.collectives.runtime;
 
+import static dev.collectives.runtime.BootstrapSources.check;
+import static dev.collectives.runtime.BootstrapSources.defaultDevice;
+import static dev.collectives.runtime.BootstrapSources.first;
+import static dev.collectives.runtime.BootstrapSources.masterAddress;
+import static dev.collectives.runtime.BootstrapSources.parseUniqueId;
+
 import dev.collectives.runtime.bootstrap.ControlPlane;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.bootstrap.Settings;
 import dev.collectives.runtime.bootstrap.Settings.Explicit;
 import dev.collectives.runtime.bootstrap.Settings.Sourced;
+import dev.collectives.runtime.internal.SettingValues;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.HashMap;
@@ -13,7 +20,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Properties;
-import java.util.function.Supplier;
 
 /**
  * Who this process is in a multi-process job, and where the job's ranks meet. Give it to
@@ -26,27 +32,8 @@ import java.util.function.Supplier;
  * {@code LOCAL_RANK}, {@code LOCAL_WORLD_SIZE}) or Slurm ({@code SLURM_PROCID}, {@code SLURM_NTASKS},
  * {@code SLURM_LOCALID}, {@code SLURM_NTASKS_PER_NODE}), in that order.
  *
- * <table>
- * <caption>Settings</caption>
- * <tr><th>variable</th><th>system property</th><th>default</th></tr>
- * <tr><td>COLLECTIVES_RANK</td><td>collectives.rank</td><td>the launcher's, else 0 when the size is 1</td></tr>
- * <tr><td>COLLECTIVES_WORLD_SIZE</td><td>collectives.worldSize</td><td>the launcher's, else 1</td></tr>
- * <tr><td>COLLECTIVES_LOCAL_RANK</td><td>collectives.localRank</td><td>the launcher's, else 0</td></tr>
- * <tr><td>COLLECTIVES_LOCAL_SIZE</td><td>collectives.localSize</td><td>the launcher's, else unknown</td></tr>
- * <tr><td>COLLECTIVES_DEVICE</td><td>collectives.device</td><td>0 if CUDA_VISIBLE_DEVICES/MUSA_VISIBLE_DEVICES
- * names one device, else the local rank</td></tr>
- * <tr><td>COLLECTIVES_RENDEZVOUS</td><td>collectives.rendezvous</td><td>tcp://MASTER_ADDR:MASTER_PORT when both
- * are set (under torchrun, MASTER_PORT + 1: torchrun's agent serves at MASTER_PORT)</td></tr>
- * <tr><td>COLLECTIVES_BOOTSTRAP_TIMEOUT</td><td>collectives.bootstrapTimeout</td><td>120 s, per step</td></tr>
- * <tr><td>COLLECTIVES_HEARTBEAT_TIMEOUT</td><td>collectives.heartbeatTimeout</td><td>6 s: a rank (or the rendezvous
- * server) silent that long is declared dead; the server's governs how often the ranks beat</td></tr>
- * <tr><td>COLLECTIVES_JOB_TOKEN</td><td>(none: a secret)</td><td>required when the size is above 1 and the ranks
- * meet through a rendezvous</td></tr>
- * <tr><td>COLLECTIVES_UNIQUE_ID</td><td>collectives.uniqueId</td><td>none; when set (256 hex digits), the ranks form
- * their communicator from it, with no rendezvous (see {@link UniqueId})</td></tr>
- * <tr><td>COLLECTIVES_PEERS</td><td>collectives.peers</td><td>foreign: with a unique id, whether every rank runs this
- * library (see {@link Peers})</td></tr>
- * </table>
+ * <p>The settings, their variables, system properties and defaults, are the guide's settings table; {@link #describe}
+ * gives each value this process has and where it came from, the device backends' settings among them.
  *
  * <p>A backend reads settings of its own through {@link #option(String)}: {@code option("sim.mtlinkSharp")} is
  * {@link Builder#option}, else {@code -Dcollectives.sim.mtlinkSharp}, else {@code COLLECTIVES_SIM_MTLINK_SHARP}.
@@ -75,11 +62,17 @@ public final class Bootstrap {
 
     private final Sourced<Peers> peers;
     private final Settings settings;
+    /** The environment and system properties the settings fall back on, as the builder was given them. */
+    private final Map<String, String> environment;
+
+    private final Properties properties;
     private final Map<String, String> options;
 
     private Bootstrap(Builder b) {
         Settings settings = new Settings(b.environment, b.properties);
         this.settings = settings;
+        this.environment = b.environment;
+        this.properties = b.properties;
         this.options = Map.copyOf(b.options);
         Optional<Launcher> launcher = Launcher.detect(b.environment);
         String launcherNote = launcher.map(l -> ", from " + l).orElse("");
@@ -357,7 +350,10 @@ public final class Bootstrap {
         }
     }
 
-    /** Every setting and where it came from (never the job token). */
+    /**
+     * Every setting and where it came from (never the job token), then the device backends' settings as this
+     * process has them (the backends read them from the same environment and system properties).
+     */
     public String describe() {
         String where = uniqueId.map(id -> "none: a " + id.value() + " (" + id.source() + "), peers "
                         + peers.value().text() + " (" + peers.source() + ")")
@@ -372,68 +368,13 @@ public final class Bootstrap {
                 + (Settings.namesStandalone(option(Settings.SERVER)) ? " served by a rendezvous server of its own" : "")
                 + ", timeout " + Settings.formatDuration(timeout()) + " (" + timeout.source() + "), heartbeat timeout "
                 + Settings.formatDuration(heartbeatTimeout()) + " (" + heartbeatTimeout.source() + "), job token "
-                + (jobToken.isPresent() ? "set" : "not set");
+                + (jobToken.isPresent() ? "set" : "not set") + "; device backends: "
+                + SettingValues.describe(SettingValues.DEVICE, environment, properties);
     }
 
     @Override
     public String toString() {
         return "Bootstrap[" + describe() + "]";
-    }
-
-    private static Sourced<Integer> defaultDevice(Settings settings, Sourced<Integer> localRank) {
-        for (String name : Settings.VISIBLE_DEVICES) {
-            Optional<Sourced<String>> visible = settings.variable(name);
-            if (visible.isPresent() && visible.get().value().split(",").length == 1) {
-                return new Sourced<>(0, "the only device in " + name);
-            }
-        }
-        return new Sourced<>(localRank.value(), "the local rank");
-    }
-
-    /**
-     * {@code tcp://MASTER_ADDR:MASTER_PORT}; under torchrun, whose agent on the first node already serves its own
-     * store at MASTER_PORT, the port after it.
-     */
-    private static Optional<Sourced<RendezvousEndpoint>> masterAddress(Settings settings) {
-        Optional<Sourced<String>> host = settings.variable(Launcher.MASTER_ADDR);
-        Optional<Sourced<Integer>> port = settings.variableInt(Launcher.MASTER_PORT);
-        if (host.isEmpty() || port.isEmpty()) {
-            return Optional.empty();
-        }
-        boolean torchrun = settings.variable(Launcher.TORCHRUN_RUN_ID).isPresent();
-        String source = Launcher.MASTER_ADDR + ", " + Launcher.MASTER_PORT
-                + (torchrun ? " + 1 (torchrun's agent serves at " + Launcher.MASTER_PORT + ")" : "");
-        return Optional.of(new Sourced<>(
-                RendezvousEndpoint.tcp(host.get().value(), port.get().value() + (torchrun ? 1 : 0)), source));
-    }
-
-    private static UniqueId parseUniqueId(Sourced<String> text) {
-        try {
-            return UniqueId.parse(text.value());
-        } catch (IllegalArgumentException e) {
-            throw BootstrapException.settings(-1, text.source() + " is not a unique id: " + e.getMessage());
-        }
-    }
-
-    /** The builder's value, else the first candidate present; candidates are looked up lazily, in order. */
-    @SafeVarargs
-    private static <T> Optional<Sourced<T>> first(T fromBuilder, Supplier<Optional<Sourced<T>>>... candidates) {
-        if (fromBuilder != null) {
-            return Optional.of(new Sourced<>(fromBuilder, "builder"));
-        }
-        for (Supplier<Optional<Sourced<T>>> candidate : candidates) {
-            Optional<Sourced<T>> found = candidate.get();
-            if (found.isPresent()) {
-                return found;
-            }
-        }
-        return Optional.empty();
-    }
-
-    private static void check(boolean condition, int rank, String message) {
-        if (!condition) {
-            throw BootstrapException.settings(rank, message);
-        }
     }
 
     /** Explicit settings; they take precedence over system properties and the environment. */

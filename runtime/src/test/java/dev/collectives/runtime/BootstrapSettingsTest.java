@@ -328,4 +328,26 @@ class BootstrapSettingsTest {
         assertThrows(BootstrapException.class, () -> RendezvousEndpoint.parse("tcp://node1"));
         assertThrows(BootstrapException.class, () -> RendezvousEndpoint.parse("tcp://node1:0"));
     }
+
+    @Test
+    void describeShowsTheDeviceBackendsSettingsWithTheirSourcesOrDefaults() {
+        Properties properties = new Properties();
+        properties.setProperty("collectives.device.blocking", "true");
+        properties.setProperty("collectives.device.syncTimeoutSeconds", "60");
+        Bootstrap b = Bootstrap.builder()
+                .environment(Map.of("COLLECTIVES_GATHER_SCATTER", "send-recv"))
+                .properties(properties)
+                .build();
+
+        assertTrue(
+                b.describe()
+                        .endsWith(
+                                "; device backends: COLLECTIVES_GATHER_SCATTER send-recv (COLLECTIVES_GATHER_SCATTER), "
+                                        + "collectives.device.syncTimeoutSeconds 60 (system property "
+                                        + "collectives.device.syncTimeoutSeconds), collectives.device.blocking true (system "
+                                        + "property collectives.device.blocking), collectives.device.abortTimeoutSeconds 30 "
+                                        + "(default), collectives.device.abortPolicy report (default), "
+                                        + "collectives.device.connectAtInit unset (default)"),
+                b.describe());
+    }
 }

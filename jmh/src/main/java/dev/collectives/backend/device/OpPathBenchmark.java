@@ -30,6 +30,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * crossing into the shim ({@code jniCrossing}). The Java path's own cost is {@code allReduce} (or
  * {@code graphLaunch}) less {@code libraryCall}; on a GPU the JNI crossing and the library's own work come on top.
  * With {@code entries} 0 the flight recorder is off; 2000 is its default ring.
+ *
+ * <p>With {@code libraryKiB} above 0 the library's call reads that much memory, a cache line at a time, as NCCL's
+ * enqueue works through its own state for about 4.6 µs per call: the Java path's objects and the recorder's ring
+ * are then no longer in the core's caches at the next call, as on a GPU, where every line the path touches costs a
+ * fetch. A tight loop over a no-op keeps them all in the first-level cache, which hides that cost.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -43,6 +48,10 @@ public class OpPathBenchmark {
     @Param({"0", "2000"})
     public String entries;
 
+    /** How much memory the library's call reads, in KiB: 0, or more than this core's second-level cache. */
+    @Param({"0", "2048"})
+    public int libraryKiB;
+
     private Silent library;
     private Communicator comm;
     private Stream stream;
@@ -51,16 +60,37 @@ public class OpPathBenchmark {
     private Graph graph;
     private GraphExec exec;
 
-    /** The scripted library, answering every op and graph launch with success at once and recording none. */
+    /**
+     * The scripted library, answering every op and graph launch with success and recording none, after reading its
+     * {@code work}: a line of each 64 bytes.
+     */
     static final class Silent extends ScriptedNativeApi {
+        private static final int LONGS_PER_LINE = 8;
+        private final long[] work;
+        /** What the reads summed, kept so that they are not optimized away. */
+        long sum;
+
+        Silent(int workKiB) {
+            this.work = new long[workKiB * 1024 / Long.BYTES];
+        }
+
         @Override
         public int collective(
                 long lib, int kind, long send, long recv, long count, int type, int op, int peer, long comm, long s) {
-            return 0;
+            return work();
         }
 
         @Override
         public int graphLaunch(long lib, long exec, long s) {
+            return work();
+        }
+
+        private int work() {
+            long total = 0;
+            for (int i = 0; i < work.length; i += LONGS_PER_LINE) {
+                total += work[i];
+            }
+            sum += total;
             return 0;
         }
     }
@@ -69,7 +99,7 @@ public class OpPathBenchmark {
     public void open() {
         System.setProperty(FlightRecorder.ENTRIES_PROPERTY, entries);
         NativeShimApi.INSTANCE.load();
-        library = new Silent();
+        library = new Silent(libraryKiB);
         comm = library.communicator(0, 1);
         stream = comm.createStream();
         send = comm.allocate(Allocator.MEM_ALLOC, DataType.FLOAT32, COUNT);
@@ -102,7 +132,7 @@ public class OpPathBenchmark {
         exec.launch(stream);
     }
 
-    /** The library call the op ends in, on the same no-op: what {@link #allReduce} costs beyond its own path. */
+    /** The library call the op ends in, on the same library: what {@link #allReduce} costs beyond its own path. */
     @Benchmark
     public int libraryCall() {
         return library.collective(

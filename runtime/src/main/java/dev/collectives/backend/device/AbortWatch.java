@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.bootstrap.Setting;
+import dev.collectives.runtime.internal.SettingValues;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.OptionalInt;
@@ -77,8 +78,9 @@ final class AbortWatch {
     /** The watch the system properties ask for, halting through {@link Runtime#halt}. */
     static AbortWatch fromSystemProperties() {
         return new AbortWatch(
-                Duration.ofSeconds(Long.getLong(TIMEOUT_PROPERTY, 30L)),
-                Policy.parse(System.getProperty(POLICY_PROPERTY, "report")),
+                Duration.ofSeconds(SettingValues.number(Setting.DEVICE_ABORT_TIMEOUT, 30L)),
+                Policy.parse(
+                        SettingValues.ofProcess(Setting.DEVICE_ABORT_POLICY).orElse("report")),
                 Runtime.getRuntime()::halt);
     }
 

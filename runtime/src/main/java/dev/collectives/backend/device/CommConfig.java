@@ -2,6 +2,7 @@ package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.bootstrap.Setting;
+import dev.collectives.runtime.internal.SettingValues;
 import java.time.Duration;
 
 /**
@@ -27,8 +28,16 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
     public static final String BLOCKING_PROPERTY = Setting.DEVICE_BLOCKING.property;
 
     /** Non-blocking (blocking where {@code collectives.device.blocking} is {@code true}), everything else left to the library. */
-    public static final CommConfig DEFAULT =
-            new CommConfig(Boolean.getBoolean(BLOCKING_PROPERTY) ? 1 : 0, UNSET, UNSET, UNSET, UNSET);
+    public static final CommConfig DEFAULT = new CommConfig(
+            SettingValues.ofProcess(Setting.DEVICE_BLOCKING)
+                            .map(Boolean::parseBoolean)
+                            .orElse(false)
+                    ? 1
+                    : 0,
+            UNSET,
+            UNSET,
+            UNSET,
+            UNSET);
 
     /** This config, blocking or not. */
     public CommConfig withBlocking(boolean block) {

@@ -9,7 +9,7 @@ import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.bootstrap.Setting;
 import dev.collectives.runtime.internal.CallArguments;
-import dev.collectives.runtime.internal.CallArguments.Sides;
+import dev.collectives.runtime.internal.SettingValues;
 import dev.collectives.runtime.spi.FlightRecorder;
 import java.util.EnumSet;
 import java.util.Locale;
@@ -59,11 +59,8 @@ final class DeviceCollectives {
 
     /** Whether {@value #GATHER_SCATTER_VARIABLE} (or {@value #GATHER_SCATTER_PROPERTY}) asks for the send/recv form. */
     private static boolean sendRecvAsked(int rank) {
-        String value = System.getProperty(GATHER_SCATTER_PROPERTY);
-        if (value == null || value.isBlank()) {
-            value = System.getenv(GATHER_SCATTER_VARIABLE);
-        }
-        if (value == null || value.isBlank() || value.trim().equalsIgnoreCase(NATIVE)) {
+        String value = SettingValues.ofProcess(Setting.GATHER_SCATTER).orElse(NATIVE);
+        if (value.equalsIgnoreCase(NATIVE)) {
             return false;
         }
         if (value.trim().toLowerCase(Locale.ROOT).equals(SEND_RECV)) {
@@ -76,10 +73,10 @@ final class DeviceCollectives {
     }
 
     /**
-     * Every op: checked in Java ({@link CallArguments#op}), recorded, then one native call on primitive handles, or
+     * Every op: checked in Java ({@link CallArguments#check}), recorded, then one native call on primitive handles, or
      * where the library lacks the op's function (or a setting asks so) the same as a group of sends and receives.
      * {@code op} is read where the op reduces, {@code rootOrPeer} where it has a root or a peer; a send passes its
-     * buffer as {@code send}, a receive as {@code recv}.
+     * buffer as {@code send}, a receive as {@code recv}. Allocates nothing.
      */
     void enqueue(
             OpKind kind,
@@ -96,45 +93,43 @@ final class DeviceCollectives {
         DeviceStream s = DeviceStream.of(stream, rank);
         ReduceOp reduction = kind.reduces() ? op : null;
         int peer = CallArguments.peerOf(kind, rootOrPeer);
-        Sides sides = arguments.op(kind, send, sendOffset, recv, recvOffset, count, type, reduction, peer);
+        arguments.check(kind, send, sendOffset, recv, recvOffset, count, type, reduction, peer);
+        // the sides this rank uses; a side only the root uses is left out off the root
+        DeviceBuffer sendSide = kind.usesSend(rank, peer) ? send : null;
+        DeviceBuffer recvSide = kind.usesRecv(rank, peer) ? recv : null;
+        long sendAt = sendSide == null ? 0 : sendOffset;
+        long recvAt = recvSide == null ? 0 : recvOffset;
         recorder.enqueued(
-                kind,
-                head(sides.send()),
-                sides.sendOffset(),
-                head(sides.recv()),
-                sides.recvOffset(),
-                count,
-                type,
-                peer,
-                s,
-                s.capturing(),
-                null);
+                kind, head(sendSide), sendAt, head(recvSide), recvAt, count, type, peer, s, s.capturing(), null);
+        long sendAddress = CallArguments.address(sendSide, sendAt, type);
+        long recvAddress = CallArguments.address(recvSide, recvAt, type);
         if (viaSendRecv[kind.ordinal()]) {
-            viaSendRecv(kind, sides, count, type, peer, s);
+            viaSendRecv(kind, sendAddress, recvAddress, count, type, peer, s);
         } else {
-            call(kind, sides, sides.sendAddress(type), sides.recvAddress(type), count, type, reduction, peer, s);
+            call(kind, sendAddress, recvAddress, count, type, reduction, peer, s);
         }
+        s.used(sendSide, recvSide);
     }
 
     /**
      * {@code kind} as one group of sends and receives, where the library lacks its function: a side of
      * {@code count × ranks} elements is exchanged block by block with every rank (rank r's block at
-     * {@code r × count}), a side of {@code count} with the root. A side this rank does not use is left out.
+     * {@code r × count}), a side of {@code count} with the root. A side this rank does not use (address 0) is left
+     * out.
      */
-    private void viaSendRecv(OpKind kind, Sides sides, long count, DataType type, int root, DeviceStream s) {
+    private void viaSendRecv(
+            OpKind kind, long sendAddress, long recvAddress, long count, DataType type, int root, DeviceStream s) {
         long bytes = count * type.size();
         boolean sendBlocks = kind.sendExtent() == Extent.COUNT_TIMES_RANKS;
         boolean recvBlocks = kind.recvExtent() == Extent.COUNT_TIMES_RANKS;
         groupStart();
         try {
             for (int peer = 0; peer < size; peer++) {
-                if (sides.send() != null && (sendBlocks || peer == root)) {
-                    long address = sides.sendAddress(type) + (sendBlocks ? peer * bytes : 0);
-                    call(OpKind.SEND, sides, address, 0, count, type, null, peer, s);
+                if (sendAddress != 0 && (sendBlocks || peer == root)) {
+                    call(OpKind.SEND, sendAddress + (sendBlocks ? peer * bytes : 0), 0, count, type, null, peer, s);
                 }
-                if (sides.recv() != null && (recvBlocks || peer == root)) {
-                    long address = sides.recvAddress(type) + (recvBlocks ? peer * bytes : 0);
-                    call(OpKind.RECV, sides, 0, address, count, type, null, peer, s);
+                if (recvAddress != 0 && (recvBlocks || peer == root)) {
+                    call(OpKind.RECV, 0, recvAddress + (recvBlocks ? peer * bytes : 0), count, type, null, peer, s);
                 }
             }
         } finally {
@@ -144,12 +139,10 @@ final class DeviceCollectives {
 
     /**
      * The library's function of {@code kind} at these addresses, the whole op or a send or receive of one done as a
-     * group ({@code sides}: the op's); "in progress" waits until the communicator has it, a failure throws; the stream
-     * keeps the memory.
+     * group; "in progress" waits until the communicator has it, a failure throws.
      */
     private void call(
             OpKind kind,
-            Sides sides,
             long sendAddress,
             long recvAddress,
             long count,
@@ -170,22 +163,16 @@ final class DeviceCollectives {
         if (rc != 0) {
             handle.complete(rc, library.dialect.ccl(kind.cName()) + " of " + library.dialect.typeName(type));
         }
-        if (sides.send() != null) {
-            s.used(sides.send().memory());
-        }
-        if (sides.recv() != null) {
-            s.used(sides.recv().memory());
-        }
     }
 
     void groupStart() {
         library.check(library.api.groupStart(library.lib), rank, handle.handle(), "GroupStart");
-        NativeComm.groupStarted();
+        OpenGroups.started();
     }
 
     /** Where non-blocking communicators answer "in progress", waits until each that enqueued in the group is done. */
     void groupEnd() {
-        handle.groupEnded(library.api.groupEnd(library.lib), library.dialect.ccl("GroupEnd"));
+        OpenGroups.ended(handle, library.api.groupEnd(library.lib), library.dialect.ccl("GroupEnd"));
     }
 
     /** Why ops of {@code kind} run as a group of sends and receives here; empty where the library's function runs. */

@@ -5,7 +5,6 @@ import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
 import dev.collectives.annotation.ReduceOp;
 import dev.collectives.runtime.Capabilities;
-import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Communicator;
 import dev.collectives.runtime.DeviceAllocator;
 import dev.collectives.runtime.DeviceBuffer;
@@ -26,19 +25,16 @@ import dev.collectives.runtime.spi.Lineage;
 import dev.collectives.runtime.spi.Recoveries;
 import dev.collectives.runtime.spi.ShrinkOrigin;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One rank's communicator on one device. It is made of parts, each with one job: {@link NativeComm} (the native
  * handle and its failure states: asynchronous error, stall, abort, finalize), {@link DeviceProbe} (capabilities),
  * {@link DeviceAllocations} (memory, registration R6 and R9, windows R10 and R12, custom allocators R11),
  * {@link DeviceCollectives} (one native call per collective, bounds checked in Java, no allocation) and
- * {@link MappedHostStaging}. This class is the communicator those parts serve: who it is, its streams, its children
- * ({@code split}, {@code shrink}) and its end.
+ * {@link MappedHostStaging}, {@link ChildHandles} (its children's native handles). This class is the communicator
+ * those parts serve: who it is, its streams, its children ({@code split}, {@code shrink}) and its end.
  */
 public final class DeviceCommunicator implements Communicator, HostStaging.Provider {
-    private static final System.Logger LOG = System.getLogger("dev.collectives.recovery");
-
     private final NativeLibrary library;
     private final NativeComm handle;
     /** What its parts are given when made: they never call back into it. */
@@ -58,10 +54,8 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     private final FlightRecorder recorder;
     /** Which communicator of the job this is, as its flight record names it. */
     private final Lineage lineage;
-    /** How many splits and shrinks of this communicator were made: the next one's number in its child's lineage. */
-    private long splitSeq;
-
-    private long shrinkSeq;
+    /** The native handles of its children, which it makes children of. */
+    private final ChildHandles childHandles;
     /** Where it stands, on its rank's heartbeats, where it watches its job; closed with it. */
     private volatile Progress.Report progress = () -> {};
 
@@ -157,6 +151,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
                 "rank " + rank + "'s " + library.dialect.backendName() + " device (device " + device + ")");
         this.collectives = new DeviceCollectives(this.handle, rank, size, arguments, recorder);
         this.allocations = new DeviceAllocations(parts, this, this.handle, probe, arguments);
+        this.childHandles = new ChildHandles(parts);
     }
 
     NativeLibrary library() {
@@ -170,12 +165,12 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
 
     /**
      * Keeps {@code rendezvous} open as the job watch of this communicator, which holds {@code ranks} of the job (see
-     * {@link NativeComm#watchJob}), through which the survivors of a death form a new communicator with
+     * {@link CommJob#watch}), through which the survivors of a death form a new communicator with
      * {@code config} ({@link #shrink}).
      */
     void watchJob(Rendezvous rendezvous, JobRanks ranks, CommConfig config) {
         joinConfig = config;
-        handle.watchJob(rendezvous, ranks);
+        handle.job().watch(rendezvous, ranks);
         progress = rendezvous.reportProgress(recorder::progress);
     }
 
@@ -186,7 +181,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     private DeviceCommunicator takenOver(FormedComm formed) {
         DeviceCommunicator made = new DeviceCommunicator(formed);
         made.joinConfig = joinConfig;
-        made.handle.takeJobOver(handle, formed.jobRanks());
+        made.handle.job().takeOver(handle.job(), formed.jobRanks());
         return made;
     }
 
@@ -356,29 +351,19 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
      */
     @Override
     public Optional<Communicator> split(int color, int key) {
-        ChildCommunicators.requireColor(rank, color);
-        handle.requireOpen();
-        long seq;
-        synchronized (this) {
-            seq = splitSeq++;
-        }
-        long child = SplitMembers.commSplit(handle, rank, color, key);
-        if (child == 0) {
+        Optional<ChildHandles.Child> child = childHandles.split(color, key);
+        if (child.isEmpty()) {
             return Optional.empty();
         }
-        DeviceCommunicator made = adopt(child, lineage.split(seq, color));
+        DeviceCommunicator made = child(child.get());
         SplitMembers.watch(handle, rank, made, made.handle, color);
         return Optional.of(made);
     }
 
     /**
-     * The ranks but {@code excludedRanks}, by one of two paths, logged and shown in the child's {@link #toString}.
-     * While this communicator is open (every rank alive, or one that hangs): {@code ncclCommRevoke} where the
-     * library has it, so that the parent's work in flight stops (the parent then only closes), then
-     * {@code ncclCommShrink} with the parent's config, and {@code NCCL_SHRINK_ABORT} when it has an asynchronous
-     * error. Once it was aborted, as it is when a peer's death is seen (the library refuses to shrink a communicator
-     * whose peer died): the survivors form a new communicator through the job's rendezvous ({@link SurvivorsInit}).
-     * The child of a watched job shares its watch.
+     * The ranks but {@code excludedRanks}, by the library's shrink while this communicator is open, else formed anew
+     * among the survivors ({@link ChildHandles#shrink}); the path is logged and shown in the child's
+     * {@link #toString}. The child of a watched job shares its watch.
      */
     @Override
     public Communicator shrink(int... excludedRanks) {
@@ -388,59 +373,8 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
     }
 
     private DeviceCommunicator shrinkLeavingOut(int[] excluded) {
-        long seq;
-        synchronized (this) {
-            seq = shrinkSeq++;
-        }
-        Lineage childLineage = lineage.shrunk(seq, excluded);
-        if (handle.isAborted()) {
-            SurvivorsInit.Formed formed = SurvivorsInit.form(
-                    library,
-                    handle.survivorsRendezvous("shrink"),
-                    handle.jobRanks(),
-                    rank,
-                    excluded,
-                    device,
-                    joinConfig,
-                    handle.waits());
-            logFormingTimes(formed);
-            String path = "formed anew among the survivors through the job's rendezvous";
-            return shrunk(
-                    child(formed.handle(), formed.rank(), formed.size(), childLineage),
-                    new ShrinkOrigin(rank, size, excluded, path));
-        }
-        handle.requireOpen();
-        library.requireAvailable(rank, NativeLibrary.Slots.COMM_SHRINK);
-        int flags = handle.shrinkFlags();
-        boolean revoke = library.has(NativeLibrary.Slots.COMM_REVOKE);
-        handle.revokeIfAvailable();
-        long child;
-        try (NativeSlot out = new NativeSlot()) {
-            int rc = handle.onHandle(
-                    comm -> library.api.commShrink(library.lib, comm, excluded, excluded.length, out.pointer(), flags));
-            child = out.afterGroupJob(handle, rc, library.dialect.ccl("CommShrink"));
-        }
-        String path = "by " + library.dialect.ccl("CommShrink")
-                + (revoke ? " after " + library.dialect.ccl("CommRevoke") : "");
-        return shrunk(adopt(child, childLineage), new ShrinkOrigin(rank, size, excluded, path));
-    }
-
-    /**
-     * Where the time from hearing of a death to the survivors' communicator went, at INFO: the survivors' meeting
-     * (agreement and unique id), the library's init.
-     */
-    private void logFormingTimes(SurvivorsInit.Formed formed) {
-        long now = System.nanoTime();
-        LOG.log(
-                System.Logger.Level.INFO,
-                () -> "shrink: rank " + rank + " formed the survivors' communicator of " + formed.size() + " ranks "
-                        + millis(now - handle.abortedNanos()) + " after hearing of the death: the survivors met in "
-                        + millis(formed.agreedNanos() - handle.abortedNanos()) + ", "
-                        + library.dialect.ccl("CommInitRank") + " took " + millis(now - formed.agreedNanos()));
-    }
-
-    private static String millis(long nanos) {
-        return TimeUnit.NANOSECONDS.toMillis(nanos) + " ms";
+        ChildHandles.Shrunk shrunk = childHandles.shrink(excluded, joinConfig);
+        return shrunk(child(shrunk.child()), shrunk.origin());
     }
 
     @Override
@@ -467,47 +401,34 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
 
     private DeviceCommunicator shrunk(DeviceCommunicator child, ShrinkOrigin origin) {
         child.shrinkOrigin = origin;
-        child.handle.watchAsChildOf(
-                handle, ranks -> ranks.child(JobRanks.without(size, origin.excluded()), origin.toString()));
+        child.handle
+                .job()
+                .watchAsChildOf(
+                        handle.job(),
+                        ranks -> ranks.child(JobRanks.without(size, origin.excluded()), origin.toString()));
         origin.logFor(child);
         return child;
     }
 
     /**
-     * A child on this device, as the library numbered it. The library does not say which of this communicator's
-     * ranks the child holds, so its topology assumes as many ranks per node as here (or all of its ranks, if
-     * fewer): R8 may then refuse IB SHARP on a child that has one rank per node under a parent that has several.
+     * A child on this device over {@code child}, closed with this communicator. The library does not say which of
+     * this communicator's ranks the child holds, so its topology assumes as many ranks per node as here (or all of
+     * its ranks, if fewer): R8 may then refuse IB SHARP on a child that has one rank per node under a parent that has
+     * several.
      */
-    private DeviceCommunicator adopt(long child, Lineage childLineage) {
-        int[] out = new int[1];
-        int childSize;
-        int childRank;
-        try {
-            library.check(library.api.commCount(library.lib, child, out), rank, child, "CommCount");
-            childSize = out[0];
-            library.check(library.api.commUserRank(library.lib, child, out), rank, child, "CommUserRank");
-            childRank = out[0];
-        } catch (CollectivesException e) {
-            library.api.commAbort(library.lib, child);
-            throw e;
-        }
-        return child(child, childRank, childSize, childLineage);
-    }
-
-    /** A child on this device over {@code child}, named {@code childLineage}, closed with this communicator. */
-    private DeviceCommunicator child(long child, int childRank, int childSize, Lineage childLineage) {
+    private DeviceCommunicator child(ChildHandles.Child child) {
         return children.adopt(new DeviceCommunicator(
                 library,
-                child,
-                childRank,
-                childSize,
+                child.handle(),
+                child.rank(),
+                child.size(),
                 device,
-                new Topology(childSize, Math.min(childSize, topology.ranksPerNode())),
+                new Topology(child.size(), Math.min(child.size(), topology.ranksPerNode())),
                 probe.collnetRequested(),
                 handle.waits(),
                 children,
                 origin.child(),
-                childLineage));
+                child.lineage()));
     }
 
     /** Which communicator of the job this is: what its ranks' flight records name it. */

@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.DeviceBuffer;
 import dev.collectives.runtime.Event;
 import dev.collectives.runtime.Graph;
 import dev.collectives.runtime.Stream;
@@ -31,6 +32,8 @@ final class DeviceStream implements IssuedStream {
      * its parent's streams.
      */
     private volatile NativeComm issuer;
+    /** The communicator that enqueued last, once it is among {@link #issuers}; null before the first op. */
+    private volatile NativeComm lastEnqueued;
     /** Every communicator that enqueued work on it: each is told when it closes. */
     private final Set<NativeComm> issuers = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -59,19 +62,27 @@ final class DeviceStream implements IssuedStream {
 
     @Override
     public void issuedBy(NativeComm owner) {
-        if (issuer != owner) {
-            issuer = owner;
+        if (lastEnqueued == owner) {
+            return; // as for every op after the first: nothing changes
         }
-        // a read first: the set's add locks its bin even when the communicator is in it, as it is after the first op
-        if (!issuers.contains(owner) && issuers.add(owner)) {
-            owner.enqueuedOn(handle);
+        issuer = owner;
+        if (issuers.add(owner)) {
+            owner.frees().enqueuedOn(handle);
+        }
+        lastEnqueued = owner;
+    }
+
+    /** Called by every op enqueued on this stream: during capture, the graph will hold the memory of its sides. */
+    void used(DeviceBuffer send, DeviceBuffer recv) {
+        if (capturing) {
+            keep(send);
+            keep(recv);
         }
     }
 
-    /** Called by every op enqueued on this stream: during capture, the graph will hold {@code memory}. */
-    void used(dev.collectives.runtime.DeviceMemory memory) {
-        if (capturing && memory instanceof NativeMemory) {
-            captured.add((NativeMemory) memory);
+    private void keep(DeviceBuffer side) {
+        if (side != null && side.memory() instanceof NativeMemory memory) {
+            captured.add(memory);
         }
     }
 
@@ -191,9 +202,9 @@ final class DeviceStream implements IssuedStream {
         if (owned) {
             NativeLibrary n = comm.library();
             comm.nativeComm()
-                    .freeResource(
-                            () -> n.checkRuntime(n.api.streamDestroy(n.lib, handle), comm.rank(), "StreamDestroy"));
+                    .frees()
+                    .free(() -> n.checkRuntime(n.api.streamDestroy(n.lib, handle), comm.rank(), "StreamDestroy"));
         }
-        issuers.forEach(owner -> owner.streamClosed(handle));
+        issuers.forEach(owner -> owner.frees().streamClosed(handle));
     }
 }

@@ -50,6 +50,7 @@ final class DeviceStreamEvent extends PolledEvent {
     protected void destroyNativeEvent() {
         NativeLibrary n = comm.library();
         comm.nativeComm()
+                .frees()
                 .releaseNow(() -> n.checkRuntime(n.api.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy"));
     }
 }

@@ -2,6 +2,7 @@ package dev.collectives.backend.device;
 
 import dev.collectives.annotation.DataType;
 import dev.collectives.runtime.bootstrap.Setting;
+import dev.collectives.runtime.internal.SettingValues;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -84,7 +85,9 @@ public enum Dialect {
     }
 
     static boolean connectAtInitAsked() {
-        return "true".equals(System.getProperty(Setting.DEVICE_CONNECT_AT_INIT.property));
+        return SettingValues.ofProcess(Setting.DEVICE_CONNECT_AT_INIT)
+                .filter("true"::equals)
+                .isPresent();
     }
 
     /** R9: the variable that allows registering legacy (musaMalloc/cudaMalloc) memory. */

@@ -39,13 +39,13 @@ final class GrowInit {
             throw Grow.notPositive(member, added);
         }
         NativeComm handle = parts.nativeComm();
-        if (!handle.watchesJob() || handle.jobRanks().madeBySplit()) {
+        if (!handle.job().isWatched() || handle.job().ranks().madeBySplit()) {
             throw Grow.notTheJobs(member);
         }
         if (handle.isAborted()) {
             throw Grow.aborted(member);
         }
-        Rendezvous rendezvous = handle.growthRendezvous("grow: " + member);
+        Rendezvous rendezvous = handle.job().growthRendezvous("grow: " + member);
         FormedComm formed;
         try {
             rendezvous.grow(added, timeout);
@@ -61,7 +61,7 @@ final class GrowInit {
                     .holding(ranksOf(live));
         } catch (BootstrapException e) {
             if (e.jobGoesOn()) {
-                handle.watchJobAgain();
+                handle.job().watchAgain();
             } else {
                 rendezvous.close();
             }

@@ -2,23 +2,14 @@ package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
 import dev.collectives.runtime.Result;
-import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.spi.FlightRecorder;
-import dev.collectives.runtime.spi.JobRanks;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.IntSupplier;
-import java.util.function.UnaryOperator;
 
 /**
  * One communicator's native handle ({@code ncclComm_t}/{@code mcclComm_t}) and the states it goes through: open;
@@ -29,7 +20,7 @@ import java.util.function.UnaryOperator;
  * the handle fails at once, naming why. A handle another library made ({@link CommOrigin#owned()} false) is never
  * finalized, destroyed or aborted here: its failure states only stop this rank's use of it.
  */
-final class NativeComm {
+final class NativeComm implements OpenGroups.Member {
     private static final System.Logger LOG = System.getLogger("dev.collectives.device");
     private static final int SHRINK_DEFAULT = 0;
     private static final int SHRINK_ABORT = 1;
@@ -70,24 +61,16 @@ final class NativeComm {
     private final int[] asyncError = new int[1];
     /** Memory, registrations and windows made through the communicator and not yet closed. */
     private final Set<Object> live = ConcurrentHashMap.newKeySet();
-    /** Whether a free after the abort failed and was reported. */
-    private final AtomicBoolean freeFailureReported = new AtomicBoolean();
-    /** Whether a free after the abort was left undone, a stream still running, and was reported. */
-    private final AtomicBoolean busyStreamReported = new AtomicBoolean();
-    /** The streams this communicator enqueued work on, still open: after an abort, frees wait until they are idle. */
-    private final Set<Long> streams = ConcurrentHashMap.newKeySet();
     /** Threads waiting on the library for this communicator ({@link #await}), which an abort wakes at once. */
     private final Set<Thread> waiters = ConcurrentHashMap.newKeySet();
-    /** The communicators that enqueued work in the calling thread's open group, which its GroupEnd completes. */
-    private static final ThreadLocal<Group> GROUP = ThreadLocal.withInitial(Group::new);
 
     private volatile State state = State.OPEN;
     /** When it was aborted ({@link System#nanoTime()}): when this rank heard of a failure, or called abort; 0 before. */
     private volatile long abortedNanos;
-    /** Done once the abort has returned or its deadline passed; until then no free may run (see freeResource). */
-    private final CompletableFuture<Void> abortSettled = new CompletableFuture<>();
+    /** What the communicator's work used, freed once its abort allows. */
+    private final FreesAfterAbort frees;
     /** Its part of the job's watch, where its job was joined through a TCP rendezvous. */
-    private volatile JobWatch.Watched job = JobWatch.NONE;
+    private final CommJob job;
 
     NativeComm(
             NativeLibrary library,
@@ -105,10 +88,16 @@ final class NativeComm {
         this.name = name;
         this.waits = waits;
         this.recorder = recorder;
+        this.frees = new FreesAfterAbort(library, rank, owned, name, waits, this::isAborted);
+        this.job = new CommJob(rank, this::abortBehind);
     }
 
     NativeLibrary library() {
         return library;
+    }
+
+    int rank() {
+        return rank;
     }
 
     /** The native handle; valid only while {@link #requireOpen} passes. */
@@ -120,54 +109,14 @@ final class NativeComm {
         return waits;
     }
 
-    /**
-     * Keeps {@code rendezvous} open as this communicator's job watch (or closes it, where it cannot watch): a job
-     * failure it reports aborts the communicator behind, and every failure this rank meets from then on names it.
-     */
-    void watchJob(Rendezvous rendezvous, JobRanks ranks) {
-        job = JobWatch.start(rendezvous, ranks, this::abortBehind);
+    /** Its part of the job's watch. */
+    CommJob job() {
+        return job;
     }
 
-    /**
-     * Shares {@code parent}'s job watch as its child, whose ranks {@code childOf} tells from the parent's (a split's,
-     * a shrink's): news of the job that concerns a rank it holds aborts it behind.
-     */
-    void watchAsChildOf(NativeComm parent, UnaryOperator<JobRanks> childOf) {
-        job = parent.job.child(childOf, this::abortBehind);
-    }
-
-    /**
-     * The job passes from {@code before} to this communicator, which holds {@code ranks} of the job: the survivors
-     * formed it with the replacements of the dead ranks, or the ranks with the processes that joined. This one
-     * watches the job, and {@code before} leaves the watch.
-     */
-    void takeJobOver(NativeComm before, JobRanks ranks) {
-        job = before.job.reformed(ranks, this::abortBehind);
-        before.job.leave();
-    }
-
-    /**
-     * The job's rendezvous, no longer watched, through which its ranks grow it; throws why not after {@code refused}
-     * ("grow: ..."): a death or the job's end came first, or the job has no tcp:// rendezvous. Where the growth fails,
-     * {@link #watchJobAgain}.
-     */
-    Rendezvous growthRendezvous(String refused) {
-        return job.unwatchToGrow(rank, refused);
-    }
-
-    /** The growth failed and the job goes on: the job is watched again. */
-    void watchJobAgain() {
-        job.watchAgain();
-    }
-
-    /** Whether the job is watched (joined through a TCP rendezvous). */
-    boolean watchesJob() {
-        return job != JobWatch.NONE;
-    }
-
-    /** The job's ranks this communicator holds, for the survivors of a death to meet; null where not watched. */
-    JobRanks jobRanks() {
-        return job.ranks();
+    /** What its work used: freed after an abort only once it is safe, or at once ({@link FreesAfterAbort}). */
+    FreesAfterAbort frees() {
+        return frees;
     }
 
     void track(Object resource) {
@@ -189,8 +138,7 @@ final class NativeComm {
         int error;
         synchronized (stateLock) {
             requireOpen();
-            library.check(library.api.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
-            error = asyncError[0];
+            error = asyncErrorCode();
         }
         if (isFailure(error)) {
             throw failedAsynchronously(error, library.dialect.ccl("CommGetAsyncError") + " (an enqueued operation)");
@@ -205,7 +153,10 @@ final class NativeComm {
                 handle,
                 call,
                 "; " + aborted()
-                        + job.cause().map(why -> "; the job failed: " + why).orElse(""));
+                        + job.watched()
+                                .cause()
+                                .map(why -> "; the job failed: " + why)
+                                .orElse(""));
         abortBehind();
         return failure;
     }
@@ -218,7 +169,8 @@ final class NativeComm {
      * communicator has finished it; any other code throws naming it. A failure reported while waiting aborts the
      * communicator behind, as an asynchronous error does.
      */
-    void complete(int rc, String call) {
+    @Override
+    public void complete(int rc, String call) {
         if (rc == InProgress.CODE) {
             int state = await(call, () -> pollWhileWanted(call));
             if (state != 0) {
@@ -249,34 +201,20 @@ final class NativeComm {
     private int pollWhileWanted(String call) {
         synchronized (stateLock) { // an abort frees the handle: no poll may run once it started
             requireNotAborted(call);
-            library.check(library.api.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
-            return asyncError[0];
+            return asyncErrorCode();
         }
     }
 
     /** Throws, saying that {@code call} was waiting, once the communicator was aborted. */
     private void requireNotAborted(String call) {
         if (state == State.ABORTED) {
-            throw job.failure()
-                    .map(why -> CollectivesException.library(
-                            Result.REMOTE_ERROR, rank, call, "the job failed: " + why + "; " + aborted()))
+            throw job.failed(call, aborted())
                     .orElseGet(() -> CollectivesException.usage(
                             rank, call + " did not complete: the communicator was aborted while it waited"));
         }
     }
 
-    // ---- groups -----------------------------------------------------------------------------------------------
-
-    /** The calling thread's group: how deep, and the communicators that enqueued work in it. */
-    private static final class Group {
-        int depth;
-        final Set<NativeComm> members = new LinkedHashSet<>();
-    }
-
-    /** {@code GroupStart} was called on this thread. */
-    static void groupStarted() {
-        GROUP.get().depth++;
-    }
+    // ---- calls on the handle ----------------------------------------------------------------------------------
 
     /**
      * The op numbered {@code kind} ({@link NativeApi#collective}) on the handle, unless the communicator is no longer
@@ -287,7 +225,7 @@ final class NativeComm {
         shared.lock();
         try {
             requireOpen();
-            enqueuing();
+            OpenGroups.enqueuing(this);
             return library.api.collective(lib, kind, send, recv, count, type, op, peer, handle, stream);
         } finally {
             shared.unlock();
@@ -317,54 +255,12 @@ final class NativeComm {
         }
     }
 
-    /** This communicator enqueues work on this thread: inside a group, the group's end waits for it. */
-    private void enqueuing() {
-        Group group = GROUP.get();
-        if (group.depth > 0) {
-            group.members.add(this);
-        }
-    }
-
-    /**
-     * {@code GroupEnd} answered {@code rc} on this thread, called through this communicator: at the outermost end,
-     * "in progress" waits for every communicator that enqueued in the group ({@link #complete}).
-     */
-    void groupEnded(int rc, String call) {
-        Group group = GROUP.get();
-        group.depth = Math.max(0, group.depth - 1);
-        if (group.depth > 0) {
-            complete(rc, call);
-            return;
-        }
-        List<NativeComm> members = new ArrayList<>(group.members);
-        group.members.clear();
-        if (rc != InProgress.CODE) {
-            complete(rc, call);
-            return;
-        }
-        if (members.isEmpty()) {
-            members.add(this);
-        }
-        for (NativeComm member : members) {
-            member.complete(rc, call);
-        }
-    }
-
     /**
      * This rank waited longer than {@code timeoutSeconds} for {@code what} to complete: aborts the communicator
      * behind, and returns the failure to throw, naming the ranks that never arrived where the job's verdict does.
      */
     CollectivesException stalled(String what, long timeoutSeconds) {
-        Optional<String> verdict =
-                job.stalled("waited " + timeoutSeconds + " s for " + what + "; " + recorder.position());
-        abortBehind();
-        return CollectivesException.library(
-                Result.REMOTE_ERROR,
-                rank,
-                what,
-                "no "
-                        + "completion within " + timeoutSeconds + " s"
-                        + verdict.map(why -> "; the job failed: " + why).orElse("") + "; " + aborted());
+        return job.stalled(what, timeoutSeconds, recorder.position(), aborted());
     }
 
     /** What became of the communicator once this rank gave up on it. */
@@ -372,6 +268,12 @@ final class NativeComm {
         return owned
                 ? "the communicator was aborted"
                 : "this rank stopped using the communicator, which the library that made it must abort";
+    }
+
+    /** {@code CommGetAsyncError}'s code, called holding {@link #stateLock}: an abort, which frees the handle, waits. */
+    private int asyncErrorCode() {
+        library.check(library.api.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
+        return asyncError[0];
     }
 
     /** Whether an asynchronous error code says the communicator failed (not success, not still in progress). */
@@ -387,10 +289,8 @@ final class NativeComm {
     }
 
     private CollectivesException notOpen() {
-        return job.failure()
-                .filter(why -> state == State.ABORTED)
-                .map(why -> CollectivesException.library(
-                        Result.REMOTE_ERROR, rank, "the communicator", "the job failed: " + why + "; " + aborted()))
+        return job.failed("the communicator", aborted())
+                .filter(failure -> state == State.ABORTED)
                 .orElseGet(() -> CollectivesException.usage(
                         rank, "communicator is " + state.name().toLowerCase(Locale.ROOT)));
     }
@@ -402,22 +302,6 @@ final class NativeComm {
     /** When it was aborted ({@link System#nanoTime()}), or 0 while it was not. */
     long abortedNanos() {
         return abortedNanos;
-    }
-
-    /**
-     * The job's rendezvous, for the survivors of a death to form a new communicator among them once this one was
-     * aborted; throws why they cannot (no rendezvous, the job ended otherwise, rank 0 died, no death reported). The
-     * abort may still run: the new communicator forms beside it, since NCCL's abort returns only once its proxy
-     * threads, which poll every 500 ms, have seen it (about half a second); what the old one's work used is freed
-     * only once the abort has returned ({@link #freeResource}).
-     */
-    Rendezvous survivorsRendezvous(String call) {
-        Optional<String> why = job.death();
-        return job.resumeAmongSurvivors(
-                rank,
-                call + ": the communicator was aborted"
-                        + why.map(failure -> " when the job failed (" + failure + ")")
-                                .orElse(""));
     }
 
     /**
@@ -446,8 +330,7 @@ final class NativeComm {
     int shrinkFlags() {
         synchronized (stateLock) { // an abort is marked under this lock before it starts
             requireOpen();
-            library.check(library.api.commAsyncError(lib, handle, asyncError), rank, handle, "CommGetAsyncError");
-            return isFailure(asyncError[0]) ? SHRINK_ABORT : SHRINK_DEFAULT;
+            return isFailure(asyncErrorCode()) ? SHRINK_ABORT : SHRINK_DEFAULT;
         }
     }
 
@@ -460,12 +343,13 @@ final class NativeComm {
     void abort() {
         if (markAborted()) {
             AbortWatch.Watched watched = owned ? startAbort() : null;
-            job.abort("rank " + rank + " called abort()"); // once this rank's abort started: the peers may go on
+            job.watched()
+                    .abort("rank " + rank + " called abort()"); // once this rank's abort started: the peers may go on
             recorder.aborted();
             if (owned) {
                 awaitAbort(watched);
             } else {
-                abortSettled.complete(null);
+                frees.abortSettled();
                 LOG.log(
                         System.Logger.Level.WARNING,
                         "abort() of " + name + " stops this rank's use of it only: another library made the "
@@ -485,7 +369,7 @@ final class NativeComm {
         if (owned) {
             startAbort();
         } else {
-            abortSettled.complete(null); // another library aborts what it made: nothing of ours to wait for
+            frees.abortSettled(); // another library aborts what it made: nothing of ours to wait for
         }
     }
 
@@ -532,99 +416,11 @@ final class NativeComm {
 
     /** The abort under way settles when {@code watched} does: it returned, or its deadline passed. */
     private void settleWith(AbortWatch.Watched watched) {
-        watched.settled().thenRun(() -> abortSettled.complete(null));
+        watched.settled().thenRun(frees::abortSettled);
     }
 
     private String abortCall() {
         return library.dialect.ccl("CommAbort") + " of " + name;
-    }
-
-    /** This communicator enqueued work (an op, a graph's launch) on {@code stream}, until that stream closes. */
-    void enqueuedOn(long stream) {
-        streams.add(stream);
-    }
-
-    /** {@code stream} was destroyed: it is no longer asked whether it is idle. */
-    void streamClosed(long stream) {
-        streams.remove(stream);
-    }
-
-    /**
-     * Runs {@code nativeFree}, the free or destroy of something this communicator's work used; after an abort, only
-     * once the abort has returned (or its deadline passed) and every stream the communicator enqueued on is idle, so
-     * that no kernel it stops still touches what is freed. A stream still running at the abort's deadline leaves the
-     * free undone (a warning says so): the memory stays held until the process ends, which is better than a device
-     * context poisoned by a kernel touching freed memory. Once the communicator was aborted with kernels in flight,
-     * the library can leave this process's device context in an error state (NCCL 2.28.3 did, in a job whose peer
-     * died or never called: "an illegal memory access was encountered" on every later call); a free's failure is
-     * then logged once, as a warning that says so, instead of thrown over the failure the caller already has.
-     */
-    void freeResource(Runnable nativeFree) {
-        if (state == State.ABORTED) {
-            abortSettled.join(); // until then the aborted communicator's kernels may still touch what is freed
-            if (owned && !streamsIdle()) { // another library's abort, whenever it comes, is its own to wait for
-                return;
-            }
-        }
-        runFree(nativeFree);
-    }
-
-    /**
-     * Runs {@code nativeDestroy}, the destroy of something the device runtime itself keeps until the work in flight
-     * that uses it ends (a graph that captured this communicator's calls, an instantiation of one, an event): at once,
-     * even while an abort runs. The library's abort returns only once no graph holds the communicator's calls any more
-     * (NCCL keeps polling until every graph referencing the communicator is destroyed), so a destroy that waited for
-     * the abort would wait for the abort's deadline; and the runtime frees an instantiation still in flight, or an
-     * event still pending, only when that work ends, so no kernel loses what it uses.
-     */
-    void releaseNow(Runnable nativeDestroy) {
-        runFree(nativeDestroy);
-    }
-
-    private void runFree(Runnable nativeFree) {
-        try {
-            nativeFree.run();
-        } catch (CollectivesException e) {
-            if (state != State.ABORTED) {
-                throw e;
-            }
-            if (freeFailureReported.compareAndSet(false, true)) {
-                LOG.log(
-                        System.Logger.Level.WARNING,
-                        e.getMessage() + ", after " + name + " was aborted: the "
-                                + "device context of this process may be unusable from now on; restart the process before "
-                                + "using the device again");
-            }
-        }
-    }
-
-    /**
-     * Whether every stream this communicator enqueued on is idle, waiting (parked, polling) up to the abort's deadline
-     * after the abort stopped its kernels; a stream that fails its query runs nothing more. False, once reported,
-     * where one still runs at the deadline.
-     */
-    private boolean streamsIdle() {
-        for (long stream : streams) {
-            try {
-                InProgress.await(
-                        () -> library.api.streamQuery(lib, stream) == NativeLibrary.NOT_READY ? InProgress.CODE : 0,
-                        waits,
-                        waits.aborts().timeout().toNanos(),
-                        () -> CollectivesException.usage(
-                                rank,
-                                "stream 0x" + Long.toHexString(stream) + " still runs work of " + name + " "
-                                        + waits.aborts().timeout().toSeconds() + " s after its abort"));
-            } catch (CollectivesException busy) {
-                if (busyStreamReported.compareAndSet(false, true)) {
-                    LOG.log(
-                            System.Logger.Level.WARNING,
-                            busy.getMessage() + ": what its work uses is not freed, and stays held until the "
-                                    + "process ends");
-                }
-                return false;
-            }
-        }
-        return true;
     }
 
     // ---- finalize and destroy ---------------------------------------------------------------------------------
@@ -697,7 +493,7 @@ final class NativeComm {
      */
     void leaveJobIfEnded() {
         if (state == State.CLOSED || state == State.ABORTED) {
-            job.leave();
+            job.watched().leave();
         }
     }
 }

@@ -54,6 +54,28 @@ public final class NativeLoop {
             int root,
             Stream stream,
             int iters) {
+        prepare(comm, kind, send, recv, count, type, op, root, stream).run(iters);
+    }
+
+    /** {@code iters} × {@code cudaGraphLaunch(exec, stream)}. */
+    public static void launch(Communicator comm, GraphExec exec, Stream stream, int iters) {
+        prepareLaunch(comm, exec, stream).run(iters);
+    }
+
+    /**
+     * The loop of {@link #enqueue}, its arguments read once: each {@link Prepared#run} is then the lock against an
+     * abort and one JNI crossing, so that a benchmark calling it for one op at a time times the crossing.
+     */
+    public static Prepared prepare(
+            Communicator comm,
+            OpKind kind,
+            DeviceBuffer send,
+            DeviceBuffer recv,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int root,
+            Stream stream) {
         if (!COLLECTIVES.contains(kind)) {
             throw new IllegalArgumentException("the native loop runs " + COLLECTIVES + ", not " + kind);
         }
@@ -62,10 +84,8 @@ public final class NativeLoop {
             throw new IllegalArgumentException("the native loop has no " + kind.method() + " here: " + why);
         });
         NativeLibrary library = device.library();
-        NativeComm owner = device.nativeComm();
-        long onto = DeviceStream.of(stream, comm.rank()).handle;
-        int rc = owner.onHandle(handle -> library.api.benchEnqueue(
-                library.lib,
+        return new Prepared(
+                device.nativeComm(),
                 kind.ordinal(),
                 send.address(),
                 recv.address(),
@@ -73,29 +93,85 @@ public final class NativeLoop {
                 type.code(),
                 kind.reduces() ? op.code() : 0,
                 root,
-                handle,
-                onto,
-                iters));
-        if (rc != 0) {
-            throw library.cclFailure(
-                    rc,
-                    comm.rank(),
-                    owner.handle(),
-                    library.dialect.ccl(kind.cName()) + " of " + library.dialect.typeName(type));
-        }
+                DeviceStream.of(stream, comm.rank()).handle,
+                () -> library.dialect.ccl(kind.cName()) + " of " + library.dialect.typeName(type));
     }
 
-    /** {@code iters} × {@code cudaGraphLaunch(exec, stream)}. */
-    public static void launch(Communicator comm, GraphExec exec, Stream stream, int iters) {
+    /** The loop of {@link #launch}, its arguments read once (see {@link #prepare}). */
+    public static Prepared prepareLaunch(Communicator comm, GraphExec exec, Stream stream) {
         DeviceCommunicator device = of(comm);
-        NativeLibrary library = device.library();
-        long graph = DeviceGraph.execHandle(exec);
-        long onto = DeviceStream.of(stream, comm.rank()).handle;
-        int rc = device.nativeComm()
-                .onHandle(handle ->
-                        library.api.benchEnqueue(library.lib, GRAPH_LAUNCH, graph, 0, 0, 0, 0, 0, handle, onto, iters));
-        if (rc != 0) {
-            library.checkRuntime(rc, comm.rank(), "GraphLaunch");
+        return new Prepared(
+                device.nativeComm(),
+                GRAPH_LAUNCH,
+                DeviceGraph.execHandle(exec),
+                0,
+                0,
+                0,
+                0,
+                0,
+                DeviceStream.of(stream, comm.rank()).handle,
+                null);
+    }
+
+    /** A native loop of one op or graph launch on fixed arguments. */
+    public static final class Prepared implements NativeComm.HandleCall {
+        private final NativeComm owner;
+        private final NativeLibrary library;
+        private final int kind;
+        private final long send;
+        private final long recv;
+        private final long count;
+        private final int type;
+        private final int op;
+        private final int root;
+        private final long stream;
+        /** The op's call as failures name it; null for a graph launch. */
+        private final java.util.function.Supplier<String> call;
+
+        private int iters;
+
+        private Prepared(
+                NativeComm owner,
+                int kind,
+                long send,
+                long recv,
+                long count,
+                int type,
+                int op,
+                int root,
+                long stream,
+                java.util.function.Supplier<String> call) {
+            this.owner = owner;
+            this.library = owner.library();
+            this.kind = kind;
+            this.send = send;
+            this.recv = recv;
+            this.count = count;
+            this.type = type;
+            this.op = op;
+            this.root = root;
+            this.stream = stream;
+            this.call = call;
+        }
+
+        /** {@code iters} enqueues in one native call, on the calling thread (not thread-safe: one thread runs it). */
+        public void run(int iters) {
+            this.iters = iters;
+            int rc = owner.onHandle(this);
+            if (rc == 0) {
+                return;
+            }
+            if (call == null) {
+                library.checkRuntime(rc, owner.rank(), "GraphLaunch");
+            } else {
+                throw library.cclFailure(rc, owner.rank(), owner.handle(), call.get());
+            }
+        }
+
+        @Override
+        public int on(long handle) {
+            return library.api.benchEnqueue(
+                    library.lib, kind, send, recv, count, type, op, root, handle, stream, iters);
         }
     }
 

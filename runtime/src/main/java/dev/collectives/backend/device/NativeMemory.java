@@ -235,7 +235,7 @@ final class NativeMemory extends dev.collectives.runtime.DeviceMemory {
             return; // its owner frees it
         }
         NativeLibrary n = comm.library();
-        comm.nativeComm().freeResource(() -> {
+        comm.nativeComm().frees().free(() -> {
             if (hostAddress != 0) {
                 n.checkRuntime(n.api.runtimeFreeHost(n.lib, hostAddress), comm.rank(), "FreeHost");
             } else {

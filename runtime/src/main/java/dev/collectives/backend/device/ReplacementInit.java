@@ -28,13 +28,13 @@ final class ReplacementInit {
             Duration timeout,
             Function<FormedComm, Communicator> takeOver) {
         NativeComm handle = parts.nativeComm();
-        if (handle.jobRanks() != null && !handle.jobRanks().numberedAsTheJob()) {
+        if (handle.job().ranks() != null && !handle.job().ranks().numberedAsTheJob()) {
             throw Reform.notTheJobs(survivor);
         }
         if (!handle.isAborted()) {
             throw Reform.notAborted(survivor);
         }
-        Rendezvous rendezvous = handle.survivorsRendezvous("reform");
+        Rendezvous rendezvous = handle.job().survivorsRendezvous("reform");
         int[] replaced;
         FormedComm formed;
         try {

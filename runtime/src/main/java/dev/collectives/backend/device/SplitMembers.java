@@ -8,7 +8,7 @@ import dev.collectives.runtime.Stream;
 
 /**
  * A split's native call, and which of its parent's ranks the child holds, so that the child of a watched job shares the job's watch
- * ({@link NativeComm#watchAsChildOf}): the library numbers a split's child by the colours and keys of every rank,
+ * ({@link CommJob#watchAsChildOf}): the library numbers a split's child by the colours and keys of every rank,
  * and tells each rank only its own place. The child's ranks gather each one's rank in the parent, in one
  * {@code AllGather} of a 4-byte integer each on a stream of their own, once, when the child is made; a child whose
  * job is not watched (ranks that are threads of one process, a job met through files) gathers nothing.
@@ -34,7 +34,7 @@ final class SplitMembers {
      * this is rank {@code parentRank}), watched with its job where the parent is.
      */
     static void watch(NativeComm parent, int parentRank, Communicator child, NativeComm childHandle, int color) {
-        if (!parent.watchesJob()) {
+        if (!parent.job().isWatched()) {
             return;
         }
         int[] here;
@@ -45,7 +45,7 @@ final class SplitMembers {
             child.close();
             throw e;
         }
-        childHandle.watchAsChildOf(parent, ranks -> ranks.split(here, color));
+        childHandle.job().watchAsChildOf(parent.job(), ranks -> ranks.split(here, color));
     }
 
     /** Each rank of {@code child}'s rank in the parent, in the child's order; this rank's is {@code parentRank}. */

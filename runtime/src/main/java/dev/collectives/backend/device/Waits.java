@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.bootstrap.Setting;
+import dev.collectives.runtime.internal.SettingValues;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
@@ -21,7 +22,7 @@ record Waits(AbortWatch aborts, long syncTimeoutNanos, LongSupplier clock) {
     /** What the system properties ask for, on the system's clock. */
     static final Waits SYSTEM = new Waits(
             AbortWatch.fromSystemProperties(),
-            Long.getLong(SYNC_TIMEOUT_PROPERTY, 300L) * 1_000_000_000L,
+            SettingValues.number(Setting.DEVICE_SYNC_TIMEOUT, 300L) * 1_000_000_000L,
             System::nanoTime);
 
     /** The synchronize timeout in whole seconds, as messages name it. */

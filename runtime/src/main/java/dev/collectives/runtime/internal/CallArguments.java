@@ -42,16 +42,11 @@ public final class CallArguments {
      * the op starts at, or null and 0 where the op has no such side or this rank does not use it (a side only the
      * root uses, off the root).
      */
-    public record Sides(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset) {
-        /** The device address the send side starts at, 0 where there is none. */
-        public long sendAddress(DataType type) {
-            return send == null ? 0 : send.address() + sendOffset * type.size();
-        }
+    public record Sides(DeviceBuffer send, long sendOffset, DeviceBuffer recv, long recvOffset) {}
 
-        /** The device address the recv side starts at, 0 where there is none. */
-        public long recvAddress(DataType type) {
-            return recv == null ? 0 : recv.address() + recvOffset * type.size();
-        }
+    /** The device address {@code offset} elements of {@code type} into {@code buffer}; 0 where there is none. */
+    public static long address(DeviceBuffer buffer, long offset, DataType type) {
+        return buffer == null ? 0 : buffer.address() + offset * type.size();
     }
 
     /** The root or peer an op of {@code kind} takes from {@code rootOrPeer}: -1 where it has neither. */
@@ -67,6 +62,27 @@ public final class CallArguments {
      * needed nor checked off the root: the library does not touch it there, so a rank may pass null.
      */
     public Sides op(
+            OpKind kind,
+            DeviceBuffer send,
+            long sendOffset,
+            DeviceBuffer recv,
+            long recvOffset,
+            long count,
+            DataType type,
+            ReduceOp op,
+            int peer) {
+        check(kind, send, sendOffset, recv, recvOffset, count, type, op, peer);
+        boolean sendUsed = kind.usesSend(rank, peer);
+        boolean recvUsed = kind.usesRecv(rank, peer);
+        return new Sides(
+                sendUsed ? send : null, sendUsed ? sendOffset : 0, recvUsed ? recv : null, recvUsed ? recvOffset : 0);
+    }
+
+    /**
+     * The checks of {@link #op}, allocating nothing: for a backend's hot path, which reads the sides this rank uses
+     * from {@link OpKind#usesSend} and {@link OpKind#usesRecv}.
+     */
+    public void check(
             OpKind kind,
             DeviceBuffer send,
             long sendOffset,
@@ -107,8 +123,6 @@ public final class CallArguments {
                     recvStart,
                     recvStart + recvElements * type.size());
         }
-        return new Sides(
-                sendUsed ? send : null, sendUsed ? sendOffset : 0, recvUsed ? recv : null, recvUsed ? recvOffset : 0);
     }
 
     /**

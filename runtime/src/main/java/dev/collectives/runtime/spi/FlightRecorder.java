@@ -9,10 +9,7 @@ import dev.collectives.runtime.FlightRecord.Entry;
 import dev.collectives.runtime.FlightRecord.State;
 import dev.collectives.runtime.Stream;
 import dev.collectives.runtime.bootstrap.Progress;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -32,15 +29,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * one of its calls fails (a peer failed, the job ended, the wait timed out), when the communicator is aborted, else
  * when it closes or the process exits with it open.
  *
- * <p>An entry takes about 130 bytes of arrays (more with the arguments of a step with
- * parameters, which it shares with the step's call), and the ring rounds its entries up to a power of two; at the
- * default {@value #DEFAULT_ENTRIES} entries that is under 300 KiB per communicator, allocated when the communicator
- * is made. With {@code entries} 0 it records nothing and holds no ring.
+ * <p>An entry takes 112 bytes of the ring ({@link FlightRing}: its numbers side by side, its references side by
+ * side; the arguments of a step with parameters it shares with the step's call), and the ring rounds its entries up
+ * to a power of two; at the default {@value #DEFAULT_ENTRIES} entries that is 224 KiB per communicator, allocated
+ * when the communicator is made. With {@code entries} 0 it records nothing and holds no ring.
  *
  * <p>Recording costs a few nanoseconds and allocates nothing: the calling thread claims its entry's number with one
- * atomic add and writes the slot without a lock, then publishes it (a seqlock: whoever reads the ring, under the
- * recorder's monitor, skips a slot whose number changed while it read). An entry's time is the enqueue's to within
- * a millisecond ({@link CoarseClock}); its completion's is exact.
+ * atomic add and writes the slot, two or three cache lines, without a lock, then publishes it (a seqlock: whoever
+ * reads the ring, under the recorder's monitor, skips a slot whose number changed while it read). An entry's time is
+ * the enqueue's to within a millisecond ({@link CoarseClock}); its completion's is exact.
  */
 public final class FlightRecorder {
     /** The system property that sets how many entries a recorder keeps (0 turns it off). */
@@ -54,24 +51,12 @@ public final class FlightRecorder {
     /** How many entries a recorder keeps unless set otherwise. */
     public static final int DEFAULT_ENTRIES = 2000;
 
-    private static final byte ENQUEUED = 0;
-    private static final byte COMPLETED = 1;
-    private static final byte FAILED = 2;
-    private static final byte UNKNOWN = 3;
-    private static final State[] STATES = State.values();
-    private static final String[] REGISTRATIONS = {"not known", "registered", "unregistered", "graph"};
-    /** {@link #recorded}, for the atomic add that claims an entry. */
-    private static final VarHandle RECORDED;
-    /** An element of {@link #published}, written with release and read with acquire. */
-    private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final byte COMPLETED = (byte) State.COMPLETED.ordinal();
+    private static final byte FAILED = (byte) State.FAILED.ordinal();
+    private static final byte UNKNOWN = (byte) State.UNKNOWN.ordinal();
 
-    static {
-        try {
-            RECORDED = MethodHandles.lookup().findVarHandle(FlightRecorder.class, "recorded", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    /** An entry's registration code for a graph's launch ({@link FlightRing#write}). */
+    private static final int GRAPH_REGISTRATION = 3;
 
     /** Every recorder alive, so that a stream's synchronize reaches the recorders of its ops. */
     private static final Map<FlightRecorder, Boolean> LIVE = Collections.synchronizedMap(new WeakHashMap<>());
@@ -100,35 +85,10 @@ public final class FlightRecorder {
     /** The calls captured into each GRAPH step's graph, by pipeline and step. */
     private final Map<String, Map<String, List<String>>> graphOps = new ConcurrentHashMap<>();
 
-    // the ring: entry seq in slot (seq - 1) & mask, of a power of two slots, at least capacity
-    private final int mask;
-    /** The entry each slot holds once written whole; 0 while a thread writes it. */
-    private final long[] published;
-
-    private final String[] call;
-    private final String[] pipeline;
-    private final String[] step;
-    private final long[][] arguments;
-    private final int[] op;
-    private final long[] send;
-    private final long[] sendOffset;
-    private final long[] recv;
-    private final long[] recvOffset;
-    private final long[] count;
-    private final DataType[] type;
-    private final int[] peer;
-    private final byte[] registration;
-    private final Object[] stream;
-    private final List<?>[] inside;
-    private final byte[] state;
-    private final long[] enqueuedNanos;
-    private final long[] settledNanos;
-    /** How many entries were claimed, each by one atomic add: the last one's number. */
-    private volatile long recorded;
+    /** The entries, in a ring of at least {@link #capacity} slots. */
+    private final FlightRing ring;
     /** Whether the ring was dumped: a rank writes it once, at the first reason. */
     private boolean dumped;
-    /** The oldest entry that may still be pending: synchronize looks from here on. */
-    private long oldestPending = 1;
 
     private FlightRecorder(
             Communicator owner,
@@ -149,27 +109,7 @@ public final class FlightRecorder {
         synchronized (MADE) {
             this.number = MADE.merge(List.of(rank, size), 1, Integer::sum) - 1;
         }
-        int slots = capacity <= 1 ? capacity : Integer.highestOneBit(capacity - 1) << 1;
-        mask = slots - 1;
-        published = new long[slots];
-        call = new String[slots];
-        pipeline = new String[slots];
-        step = new String[slots];
-        arguments = new long[slots][];
-        op = new int[slots];
-        send = new long[slots];
-        sendOffset = new long[slots];
-        recv = new long[slots];
-        recvOffset = new long[slots];
-        count = new long[slots];
-        type = new DataType[slots];
-        peer = new int[slots];
-        registration = new byte[slots];
-        stream = new Object[slots];
-        inside = new List<?>[slots];
-        state = new byte[slots];
-        enqueuedNanos = new long[slots];
-        settledNanos = new long[slots];
+        this.ring = new FlightRing(capacity);
     }
 
     /**
@@ -279,29 +219,29 @@ public final class FlightRecorder {
             StepContext.current().captured(owner, kind.method(), count, type, peer);
             return 0;
         }
-        long seq = claim();
+        long seq = ring.claim();
         if (capacity == 0) {
             return seq; // numbered all the same, so that messages name calls alike however it is set
         }
         StepContext context = StepContext.current();
         boolean inStep = context.isFor(owner);
-        int slot = slotOf(seq);
-        this.call[slot] = kind.method();
-        this.pipeline[slot] = inStep ? context.pipeline() : "";
-        this.step[slot] = inStep ? context.step() : "";
-        this.arguments[slot] = inStep ? context.arguments() : null;
-        this.op[slot] = inStep ? context.nextOp() : -1;
-        this.send[slot] = send;
-        this.sendOffset[slot] = sendOffset;
-        this.recv[slot] = recv;
-        this.recvOffset[slot] = recvOffset;
-        this.count[slot] = count;
-        this.type[slot] = type;
-        this.peer[slot] = peer;
-        this.registration[slot] = registered == null ? 0 : registered ? (byte) 1 : (byte) 2;
-        this.stream[slot] = on;
-        this.inside[slot] = null;
-        publish(slot, seq);
+        ring.write(
+                seq,
+                kind.method(),
+                inStep ? context.pipeline() : "",
+                inStep ? context.step() : "",
+                inStep ? context.arguments() : null,
+                inStep ? context.nextOp() : -1,
+                send,
+                sendOffset,
+                recv,
+                recvOffset,
+                count,
+                type,
+                peer,
+                registered == null ? 0 : registered ? 1 : 2,
+                on,
+                null);
         return seq;
     }
 
@@ -312,7 +252,7 @@ public final class FlightRecorder {
      * @return the entry's number, which the backend's messages about the graph's calls name
      */
     public long graphLaunched(Stream on) {
-        long seq = claim();
+        long seq = ring.claim();
         if (capacity == 0) {
             return seq;
         }
@@ -320,23 +260,23 @@ public final class FlightRecorder {
         boolean inStep = context.isReplayFor(owner);
         String pipelineName = inStep ? context.pipeline() : "";
         String stepName = inStep ? context.step() : "";
-        int slot = slotOf(seq);
-        call[slot] = "graph";
-        pipeline[slot] = pipelineName;
-        step[slot] = stepName;
-        arguments[slot] = inStep ? context.arguments() : null;
-        op[slot] = Entry.GRAPH_LAUNCH;
-        send[slot] = 0;
-        sendOffset[slot] = 0;
-        recv[slot] = 0;
-        recvOffset[slot] = 0;
-        count[slot] = 0;
-        type[slot] = null;
-        peer[slot] = -1;
-        registration[slot] = 3;
-        stream[slot] = on;
-        inside[slot] = callsInGraph(pipelineName, stepName);
-        publish(slot, seq);
+        ring.write(
+                seq,
+                "graph",
+                pipelineName,
+                stepName,
+                inStep ? context.arguments() : null,
+                Entry.GRAPH_LAUNCH,
+                0,
+                0,
+                0,
+                0,
+                0,
+                null,
+                -1,
+                GRAPH_REGISTRATION,
+                on,
+                callsInGraph(pipelineName, stepName));
         return seq;
     }
 
@@ -348,32 +288,6 @@ public final class FlightRecorder {
     /** The calls a capture of {@code stepName} of {@code pipelineName} issued (called by {@link StepContext}). */
     void captured(String pipelineName, String stepName, List<String> calls) {
         graphOps.computeIfAbsent(pipelineName, p -> new ConcurrentHashMap<>()).put(stepName, List.copyOf(calls));
-    }
-
-    /** The number of a new entry: one atomic add, the only step that threads recording at once share. */
-    private long claim() {
-        return (long) RECORDED.getAndAdd(this, 1L) + 1;
-    }
-
-    /** The slot of entry {@code seq}, marked as being written, its entry enqueued now. */
-    private int slotOf(long seq) {
-        int slot = (int) ((seq - 1) & mask);
-        PUBLISHED.setOpaque(published, slot, 0L);
-        VarHandle.storeStoreFence(); // a reader sees the mark before any field of the new entry
-        state[slot] = ENQUEUED;
-        enqueuedNanos[slot] = CoarseClock.nanos();
-        settledNanos[slot] = 0;
-        return slot;
-    }
-
-    /** Entry {@code seq} in {@code slot} is written whole: readers may take it. */
-    private void publish(int slot, long seq) {
-        PUBLISHED.setRelease(published, slot, seq);
-    }
-
-    /** Whether {@code slot} holds entry {@code seq}, written whole; a reader checks again once it read the fields. */
-    private boolean holds(int slot, long seq) {
-        return (long) PUBLISHED.getAcquire(published, slot) == seq;
     }
 
     /**
@@ -395,34 +309,7 @@ public final class FlightRecorder {
 
     /** Settles the pending entries on {@code on} (every stream when null); whether there were any. */
     private synchronized boolean settle(Object on, byte settled) {
-        long last = recorded;
-        long first = Math.max(oldestPending, last - capacity + 1);
-        if (first > last) {
-            return false; // nothing pending, or a recorder of no entries
-        }
-        long now = System.nanoTime();
-        boolean any = false;
-        long stillPending = 0;
-        for (long seq = first; seq <= last; seq++) {
-            int slot = (int) ((seq - 1) & mask);
-            if (!holds(slot, seq)) {
-                // still being written: pending
-                stillPending = stillPending == 0 ? seq : stillPending;
-                continue;
-            }
-            if (state[slot] != ENQUEUED) {
-                continue;
-            }
-            if (on == null || stream[slot] == on) {
-                state[slot] = settled;
-                settledNanos[slot] = now;
-                any = true;
-            } else if (stillPending == 0) {
-                stillPending = seq;
-            }
-        }
-        oldestPending = stillPending == 0 ? last + 1 : stillPending;
-        return any;
+        return ring.settle(on, settled, System.nanoTime());
     }
 
     /** The communicator was aborted: what was pending is not known to have run; dumps its ring. */
@@ -457,51 +344,15 @@ public final class FlightRecorder {
      * nothing is known to have settled.
      */
     public synchronized Progress.Place progress() {
-        long last = recorded;
-        long settled = capacity == 0 ? 0 : Math.max(oldestPending, last - capacity + 1) - 1;
-        int slot = (int) (settled & mask); // entry settled + 1's
-        String waitingIn = capacity > 0 && settled < last && holds(slot, settled + 1) ? call[slot] : "";
-        return new Progress.Place(number, size, last, settled, waitingIn == null ? "" : waitingIn);
+        long last = ring.last();
+        long settled = ring.settledUpTo(last);
+        return new Progress.Place(number, size, last, settled, settled < last ? ring.callOf(settled + 1) : "");
     }
 
     /** What the ring holds now, oldest first. */
     public synchronized FlightRecord snapshot() {
-        List<Entry> entries = new ArrayList<>();
-        long last = recorded;
-        for (long seq = Math.max(1, last - capacity + 1); seq <= last; seq++) {
-            int slot = (int) ((seq - 1) & mask);
-            if (!holds(slot, seq)) {
-                continue; // still being written
-            }
-            long[] args = arguments[slot];
-            List<Long> argumentList =
-                    args == null ? List.of() : Arrays.stream(args).boxed().toList();
-            @SuppressWarnings("unchecked")
-            List<String> ops = inside[slot] == null ? List.of() : (List<String>) inside[slot];
-            Entry entry = new Entry(
-                    seq,
-                    pipeline[slot],
-                    step[slot],
-                    argumentList,
-                    op[slot],
-                    call[slot],
-                    send[slot],
-                    sendOffset[slot],
-                    recv[slot],
-                    recvOffset[slot],
-                    count[slot],
-                    type[slot] == null ? "" : type[slot].name(),
-                    peer[slot],
-                    REGISTRATIONS[registration[slot]],
-                    ops,
-                    STATES[state[slot]],
-                    micros(enqueuedNanos[slot]),
-                    settledNanos[slot] == 0 ? 0 : micros(settledNanos[slot]));
-            VarHandle.loadLoadFence();
-            if (holds(slot, seq)) { // else a thread wrote the slot anew while it was read
-                entries.add(entry);
-            }
-        }
+        long last = ring.last();
+        List<Entry> entries = ring.entries(last, this::micros);
         return new FlightRecord(rank, size, backend, lineage.job(), lineage.steps(), capacity, last, entries);
     }
 

@@ -56,7 +56,8 @@ final class DeviceEvent implements AutoCloseable {
             closed = true;
             NativeLibrary n = comm.library();
             comm.nativeComm()
-                    .freeResource(() -> n.checkRuntime(n.api.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy"));
+                    .frees()
+                    .free(() -> n.checkRuntime(n.api.eventDestroy(n.lib, handle), comm.rank(), "EventDestroy"));
         }
     }
 }

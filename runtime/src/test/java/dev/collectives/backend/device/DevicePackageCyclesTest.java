@@ -48,7 +48,7 @@ class DevicePackageCyclesTest {
             .haveNameMatching("dev\\.collectives\\.backend\\.device\\.(NativeComm|DeviceRank|DeviceProbe"
                     + "|DeviceCollectives|DeviceAllocations|DeviceStream|DeviceStreamEvent|DeviceGraph|NativeMemory"
                     + "|DeviceRegistration|DeviceWindow|DeviceVirtualMemory|MappedHostStaging|SplitMembers|GrowInit"
-                    + "|ReplacementInit|SurvivorsInit)(\\$.*)?")
+                    + "|ReplacementInit|SurvivorsInit|ChildHandles|CommJob)(\\$.*)?")
             .should()
             .dependOnClassesThat()
             .haveSimpleName("DeviceCommunicator");

@@ -103,6 +103,12 @@ record Op(OpKind kind) {
         comm.call(kind, send, 0, recv, 0, count, DataType.FLOAT32, ReduceOp.SUM, ROOT_RANK, stream);
     }
 
+    /** The native loop of this op on these buffers and stream, its arguments read once. */
+    NativeLoop.Prepared prepareNative(
+            Communicator comm, DeviceBuffer send, DeviceBuffer recv, long count, Stream stream) {
+        return NativeLoop.prepare(comm, kind, send, recv, count, DataType.FLOAT32, ReduceOp.SUM, ROOT_RANK, stream);
+    }
+
     /** {@code iters} calls of this op by the native loop, on the same communicator, buffers and stream. */
     void callNative(Communicator comm, DeviceBuffer send, DeviceBuffer recv, long count, Stream stream, int iters) {
         NativeBaseline.of(comm).loop(kind, send, recv, count, DataType.FLOAT32, ReduceOp.SUM, ROOT_RANK, stream, iters);

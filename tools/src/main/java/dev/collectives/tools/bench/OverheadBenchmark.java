@@ -3,6 +3,7 @@ package dev.collectives.tools.bench;
 import dev.collectives.annotation.Allocator;
 import dev.collectives.annotation.DataType;
 import dev.collectives.annotation.OpKind;
+import dev.collectives.backend.device.NativeLoop;
 import dev.collectives.examples.BuildVersion;
 import dev.collectives.examples.ClusterOptions;
 import dev.collectives.examples.HelpAndVersion;
@@ -61,8 +62,8 @@ public final class OverheadBenchmark implements Callable<Integer> {
     @Mixin
     HelpAndVersion options = new HelpAndVersion();
 
-    private static final double EAGER_AIM_US = 0.3;
-    private static final double GRAPH_AIM_US = 0.1;
+    private static final double EAGER_AIM_US = 0.15;
+    private static final double GRAPH_AIM_US = 0.05;
     /** Sides of a cell: the Java call, the native loop, and the native loop called once per op from Java. */
     private static final int JAVA = 0;
 
@@ -292,8 +293,8 @@ public final class OverheadBenchmark implements Callable<Integer> {
         DeviceBuffer r = recv.view(0, DataType.FLOAT32, recv.sizeBytes() / 4);
         Step call = st -> op.call(comm, s, r, cell.count, st);
         if (cell.mode != Mode.GRAPH) {
-            Step once = st -> op.callNative(comm, s, r, cell.count, st, 1);
-            return new Batch[] {call.batch(), (st, n) -> op.callNative(comm, s, r, cell.count, st, n), once.batch()};
+            NativeLoop.Prepared loop = op.prepareNative(comm, s, r, cell.count, stream);
+            return new Batch[] {call.batch(), (st, n) -> loop.run(n), (st, n) -> runOneAtATime(loop, n)};
         }
         call.issue(stream); // the library sets up this size's connections outside the capture
         stream.synchronize();
@@ -304,9 +305,15 @@ public final class OverheadBenchmark implements Callable<Integer> {
         GraphExec exec = graph.instantiate();
         resources.add(exec);
         Step launch = exec::launch;
-        NativeBaseline baseline = NativeBaseline.of(comm);
-        Step once = st -> baseline.launchLoop(exec, st, 1);
-        return new Batch[] {launch.batch(), (st, n) -> baseline.launchLoop(exec, st, n), once.batch()};
+        NativeLoop.Prepared loop = NativeLoop.prepareLaunch(comm, exec, stream);
+        return new Batch[] {launch.batch(), (st, n) -> loop.run(n), (st, n) -> runOneAtATime(loop, n)};
+    }
+
+    /** The jni side: the native loop called for one op at a time, its arguments read once (one JNI crossing each). */
+    private static void runOneAtATime(NativeLoop.Prepared loop, int ops) {
+        for (int i = 0; i < ops; i++) {
+            loop.run(1);
+        }
     }
 
     private static void shuffle(int[] order, Random random) {
