@@ -251,13 +251,13 @@ final class TcpMember extends Exchange {
     }
 
     /** What the server's greeting says: its nonce, whether it is a standalone one, and its heartbeat timeout. */
-    private record Greeting(byte[] serverNonce, boolean standalone, Duration heartbeatTimeout) {}
+    record Greeting(byte[] serverNonce, boolean standalone, Duration heartbeatTimeout) {}
 
     /** What the handshake came to: the server's greeting, and the rank this member is (given, for a joiner). */
-    private record Admitted(Greeting greeting, int rank) {}
+    record Admitted(Greeting greeting, int rank) {}
 
     /** Proves the token both ways; returns what the server's greeting said, and the rank this member is. */
-    private static Admitted handshake(
+    static Admitted handshake(
             Channel channel, RendezvousEndpoint endpoint, int rank, int size, JobToken token, FrameRules.Claim kind)
             throws IOException {
         DataInputStream in = channel.in();
@@ -267,9 +267,11 @@ final class TcpMember extends Exchange {
         byte[] claim = claim(channel.out(), greeting, clientNonce, rank, size, token, kind);
         byte answer = in.readByte();
         if (answer == Channel.REJECTED) {
-            String turned = kind == FrameRules.Claim.GROW
-                    ? " turned away a process that joins the job: "
-                    : " turned rank " + rank + " away: ";
+            String turned = switch (kind) {
+                case GROW -> " turned away a process that joins the job: ";
+                case DUMP -> " turned a request for the ranks' records away: ";
+                default -> " turned rank " + rank + " away: ";
+            };
             throw BootstrapException.remote(rank, server + turned + Channel.readText(in));
         }
         int number = answer == Channel.ACCEPTED && kind == FrameRules.Claim.GROW ? in.readInt() : rank;
@@ -665,10 +667,13 @@ final class TcpMember extends Exchange {
     private Channel.Frame news(FrameRules.Phase phase, Channel.IoStep<Channel.Frame> read) throws IOException {
         while (true) {
             Channel.Frame frame = FrameRules.check(phase, read.run());
-            if (frame.type() != FrameType.REFUSED) {
+            if (frame.type() == FrameType.DUMP) {
+                answerDump(frame);
+            } else if (frame.type() != FrameType.REFUSED) {
                 return frame;
+            } else {
+                logRefused(frame.cause().text());
             }
-            logRefused(frame.cause().text());
         }
     }
 
@@ -678,6 +683,19 @@ final class TcpMember extends Exchange {
             state().on(JobState.Event.EXCLUDED, frame.cause().text());
         }
         return frame.cause().text();
+    }
+
+    /** Writes this process's records as a client asked through the server, and says which (briefly: it may be gone). */
+    private void answerDump(Channel.Frame asked) {
+        try {
+            root.send(
+                    FrameType.DUMPED,
+                    asked.operation(),
+                    RecordsOnDemand.answer(asked),
+                    Deadline.after(timeouts.notice()));
+        } catch (IOException e) {
+            // the server is gone or stuck: the client hears this rank did not answer, and this rank's reader hears why
+        }
     }
 
     /** A claim the server turned away while this rank waits: a rank that never joins may be the one refused. */
