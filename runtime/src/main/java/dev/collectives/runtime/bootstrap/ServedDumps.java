@@ -53,7 +53,10 @@ final class ServedDumps {
         return clients.contains(connection);
     }
 
-    /** Reads what the client sent: a DUMP starts its request; anything else closes it. */
+    /**
+     * Reads what the client sent: a DUMP starts its request; an ABORT or LEAVE from it only closes it (a client is no
+     * rank: it cannot end the job).
+     */
     void readable(ServerConnection client) {
         while (!client.isClosed()) {
             Channel.Frame frame;
@@ -67,11 +70,15 @@ final class ServedDumps {
                 ended(client, e);
                 return;
             }
-            ask(client, frame.bytes());
+            if (frame.type() == FrameType.DUMP) {
+                ask(client, frame.bytes());
+            } else if (frame.type() != FrameType.HEARTBEAT) {
+                ended(client, null);
+            }
         }
     }
 
-    /** The client's connection ended: its request, if any, is dropped. */
+    /** The client's connection ended ({@code cause}; null where it closed it), or it is closed: its request is dropped. */
     void ended(ServerConnection client, IOException cause) {
         clients.remove(client);
         requests.values().removeIf(request -> request.client == client);
