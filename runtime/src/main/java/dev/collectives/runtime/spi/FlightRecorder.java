@@ -468,7 +468,8 @@ public final class FlightRecorder {
         long settled = capacity == 0 ? 0 : Math.max(oldestPending, last - capacity + 1) - 1;
         int slot = (int) (settled & mask); // entry settled + 1's
         String waitingIn = capacity > 0 && settled < last && holds(slot, settled + 1) ? call[slot] : "";
-        return new Progress.Place(number, size, last, settled, waitingIn == null ? "" : waitingIn);
+        return new Progress.Place(
+                String.join(" > ", lineage.steps()), size, last, settled, waitingIn == null ? "" : waitingIn);
     }
 
     /** What the ring holds now, oldest first. */

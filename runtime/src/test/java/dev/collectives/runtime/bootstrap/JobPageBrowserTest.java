@@ -106,11 +106,12 @@ class JobPageBrowserTest {
             browser.get(page.address().toString());
             String verdict = awaitText("#verdict", "rank 1 never enqueued");
             assertTrue(
-                    verdict.contains("rank 1 never enqueued #8 allReduce of communicator 0 (3 ranks); ranks 0 and 2"
-                            + " wait in it for 12.0 s"),
+                    verdict.contains(
+                            "rank 1 never enqueued #8 allReduce of communicator formed (3 ranks); ranks 0 and 2"
+                                    + " wait in it for 12.0 s"),
                     verdict);
             String rankOne = awaitText("#rank-1", "running");
-            assertTrue(rankOne.startsWith("1 running /127.0.0.1:41001 0 ms 0 (3 ranks) #7 #7"), rankOne);
+            assertTrue(rankOne.startsWith("1 running /127.0.0.1:41001 0 ms formed (3 ranks) #7 #7"), rankOne);
             awaitText("#refused", "failed authentication");
 
             view.gone(
@@ -125,7 +126,8 @@ class JobPageBrowserTest {
     void aSimJobWhoseRankOneSkipsAStepShowsTheHangVerdictOnThePageAndInTheLog() throws Exception {
         String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
         Duration verdictAfter = Duration.ofSeconds(2);
-        String expected = "rank 1 never enqueued #1 allReduce of communicator 0 (3 ranks); ranks 0 and 2 wait in it";
+        String expected =
+                "rank 1 never enqueued #1 allReduce of communicator formed (3 ranks); ranks 0 and 2 wait in it";
         CountDownLatch logged = new CountDownLatch(1);
         AtomicReference<String> logLine = new AtomicReference<>();
         Handler handler = new Handler() {
