@@ -205,6 +205,13 @@ class JobPageBrowserTest {
             String frozen = awaitText("#rank-1", "excluded");
             assertTrue(frozen.startsWith("1 excluded /127.0.0.1:"), frozen);
             awaitText("#recoveries", "the exclusion of rank 1");
+            // whichever survivor beats first with the communicator they shrank to ends the recovery: it is named by
+            // its lineage, which is the same on both
+            String recovered = awaitText("#recoveries", "runs communicator");
+            assertTrue(
+                    recovered.matches(
+                            "(?s).*: rank [02] runs communicator formed > shrunk #\\d+ without rank 1 \\(2 ranks\\).*"),
+                    recovered);
             awaitText("#deaths", "1 fenced rank 1 at /127.0.0.1:");
             awaitText("#deaths", "is gone: no heartbeat for 4 s");
             Files.copy(
