@@ -227,6 +227,11 @@ public final class Bootstrap {
         return timeout.value();
     }
 
+    /** The job's token, as joining takes it. */
+    Optional<String> jobToken() {
+        return jobToken;
+    }
+
     /**
      * How long this rank waits for a sign of life from the rendezvous server before it fails naming it; where this
      * process serves the rendezvous, how long a rank may be silent before it is declared dead and excluded.

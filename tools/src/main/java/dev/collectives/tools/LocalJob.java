@@ -240,6 +240,16 @@ public final class LocalJob implements AutoCloseable {
                 RendezvousEndpoint.parse(rendezvous), size, token, RendezvousServer.DEFAULT_TIMEOUT, heartbeatTimeout);
     }
 
+    /** Where its ranks meet: "tcp://127.0.0.1:port". */
+    public String rendezvous() {
+        return rendezvous;
+    }
+
+    /** The job's token, which its ranks prove they hold (and a request for their records too). */
+    public String token() {
+        return token;
+    }
+
     /** The process of {@code rank} (or of a replacement, by its number). */
     public Process process(int rank) {
         return processes.get(rank);

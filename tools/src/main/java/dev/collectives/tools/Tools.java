@@ -23,6 +23,7 @@ import dev.collectives.tools.faults.FaultRankCommand;
 import dev.collectives.tools.faults.FaultsCommand;
 import dev.collectives.tools.faults.RecoveryRankCommand;
 import dev.collectives.tools.peers.PeersRankCommand;
+import dev.collectives.tools.trace.DumpCommand;
 import dev.collectives.tools.trace.TraceCommand;
 import java.io.PrintStream;
 import java.util.List;
@@ -92,7 +93,8 @@ public final class Tools {
                         .addSubcommand(new CommandLine(new FaultRankCommand(out)))
                         .addSubcommand(new CommandLine(new RecoveryRankCommand(out)))
                         .addSubcommand(new CommandLine(new PeersRankCommand(out)))
-                        .addSubcommand(new CommandLine(new TraceCommand(out))),
+                        .addSubcommand(new CommandLine(new TraceCommand(out)))
+                        .addSubcommand(new CommandLine(new DumpCommand(out))),
                 out);
         IExecutionExceptionHandler others = line.getExecutionExceptionHandler();
         return line.setExecutionExceptionHandler((e, parsed, result) ->

@@ -32,7 +32,17 @@ class ToolsOptionsTest {
         assertEquals(Runner.PASSED, run.status(), run.text());
         assertTrue(run.text().startsWith("Usage: collectives "), run.text());
         for (String command : new String[] {
-            "examples", "mistakes", "list", "join", "recovery", "rendezvous", "bench", "differential", "faults", "trace"
+            "examples",
+            "mistakes",
+            "list",
+            "join",
+            "recovery",
+            "rendezvous",
+            "bench",
+            "differential",
+            "faults",
+            "trace",
+            "dump"
         }) {
             assertTrue(run.text().contains("\n  " + command + " "), command);
         }

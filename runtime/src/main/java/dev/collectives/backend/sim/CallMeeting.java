@@ -76,6 +76,14 @@ final class CallMeeting<T> {
      * arrival; a non-null verdict fails every rank with it. Returns the arrivals, indexed by rank.
      */
     List<T> arrive(int rank, T arrival, Function<List<T>, CallVerdict> check) {
+        return arrive(rank, arrival, check, deadline);
+    }
+
+    /**
+     * As {@link #arrive(int, Object, Function)}, waiting no later than {@code until} (System.nanoTime): the deadline
+     * of the step this call is part of, which may have begun before the meeting.
+     */
+    List<T> arrive(int rank, T arrival, Function<List<T>, CallVerdict> check, long until) {
         synchronized (group) {
             if (decided) {
                 throw lateArrival(rank, arrival);
@@ -89,7 +97,7 @@ final class CallMeeting<T> {
         }
         spinUntil(() -> decided);
         synchronized (group) {
-            group.await(rank, () -> decided, deadline, () -> {
+            group.await(rank, () -> decided, deadline - until < 0 ? deadline : until, () -> {
                 decided = true;
                 verdict = CallVerdict.timedOut(what, ranks(false), ranks(true), group.timeoutText());
             });

@@ -42,6 +42,14 @@ class CommGroup {
     private String abortReason;
     /** When it was aborted ({@link System#nanoTime()}): when its ranks heard of the failure; 0 before. */
     private long abortedNanos;
+    /** Told of each wait for the other ranks: the rank and its deadline (tests see which deadline a call waits to). */
+    volatile WaitHook waits = (rank, deadline) -> {};
+
+    /** Sees each wait for the other ranks as it begins. */
+    @FunctionalInterface
+    interface WaitHook {
+        void waiting(int rank, long deadline);
+    }
 
     CommGroup(SimConfig config) {
         this.size = config.ranks();
@@ -66,9 +74,10 @@ class CommGroup {
     }
 
     /**
-     * Rank {@code rank}'s part of a collective call: meet the others, check they agree, move the data together.
+     * Rank {@code rank}'s part of a collective call: meet the others by {@code deadline} (System.nanoTime; the
+     * step's, which its other ops share), check they agree, move the data together.
      */
-    void collective(int rank, Launched op) {
+    void collective(int rank, Launched op, long deadline) {
         CallMeeting<Launched> rv;
         synchronized (this) {
             rv = collectives.computeIfAbsent(
@@ -79,7 +88,8 @@ class CommGroup {
             List<Launched> all = rv.arrive(
                     rank,
                     op,
-                    ops -> CallAgreement.check(ops, config.capabilities().mtlinkSharp()));
+                    ops -> CallAgreement.check(ops, config.capabilities().mtlinkSharp()),
+                    deadline);
             try {
                 Movement.run(rank, all, rv);
             } catch (RuntimeException | Error e) {
@@ -218,10 +228,11 @@ class CommGroup {
 
     /**
      * Posts rank {@code rank}'s send or recv without blocking (a group posts all of its before waiting for any);
-     * the returned wait ends once the pair's data has moved, and fails as the pair failed.
+     * the returned wait ends once the pair's data has moved, and fails as the pair failed or where the peer did not
+     * post its side by {@code deadline} (System.nanoTime).
      */
-    Runnable post(int rank, Launched op) {
-        PointToPoint.Pair pair = pointToPoint.post(rank, op);
+    Runnable post(int rank, Launched op, long deadline) {
+        PointToPoint.Pair pair = pointToPoint.post(rank, op, deadline);
         return () -> pointToPoint.await(rank, op, pair);
     }
 
@@ -271,6 +282,7 @@ class CommGroup {
 
     /** As {@link #await(int, BooleanSupplier, long, Runnable)}; an abort fails the wait only if {@code abortable}. */
     void await(int rank, BooleanSupplier done, long deadline, Runnable onTimeout, boolean abortable) {
+        waits.waiting(rank, deadline);
         boolean interrupted = false;
         try {
             while (!done.getAsBoolean()) {

@@ -186,16 +186,20 @@ final class OpIssuer {
         return counters[call.kind() == OpKind.SEND ? 0 : 1]++;
     }
 
-    /** Runs one stream item on the stream's worker: each step posts its sends and recvs, runs its collectives in
-     *  order, then waits for its sends and recvs. Every op runs even after one failed; the first failure is thrown. */
+    /**
+     * Runs one stream item on the stream's worker: each step posts its sends and recvs, runs its collectives in
+     * order, then waits for its sends and recvs. Every op runs even after one failed; the first failure is thrown. A
+     * step waits for the other ranks one timeout in all, however many ops it groups: its ops share one deadline.
+     */
     void execute(List<List<Launched>> steps) {
         RuntimeException first = null;
         for (List<Launched> step : steps) {
+            long deadline = System.nanoTime() + group.timeoutNanos();
             List<Runnable> posted = new ArrayList<>();
             for (Launched op : step) {
                 if (op.call().kind().isPointToPoint()) {
                     try {
-                        posted.add(group.post(rank, op));
+                        posted.add(group.post(rank, op, deadline));
                     } catch (RuntimeException e) {
                         first = first == null ? e : first;
                     }
@@ -205,7 +209,7 @@ final class OpIssuer {
                 if (!op.call().kind().isPointToPoint()) {
                     try {
                         group.requireNotAborted(rank, op.call().describe());
-                        group.collective(rank, op);
+                        group.collective(rank, op, deadline);
                     } catch (RuntimeException e) {
                         first = first == null ? e : first;
                     }

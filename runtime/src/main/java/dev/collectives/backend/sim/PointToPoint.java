@@ -20,15 +20,18 @@ final class PointToPoint {
         this.group = group;
     }
 
-    /** Posts {@code op} (a send or recv of {@code rank}); returns the pair to {@link #await} later. */
-    Pair post(int rank, Launched op) {
+    /**
+     * Posts {@code op} (a send or recv of {@code rank}), whose peer has until {@code deadline} (System.nanoTime; the
+     * step's, where the pair is new) to post its side; returns the pair to {@link #await} later.
+     */
+    Pair post(int rank, Launched op, long deadline) {
         OpCall call = op.call();
         boolean isSend = call.kind() == OpKind.SEND;
         Key key = keyOf(rank, op);
         Pair pair;
         synchronized (group) {
             group.requireNotAborted(rank, call.describe());
-            pair = pairs.computeIfAbsent(key, k -> new Pair(k, System.nanoTime() + group.timeoutNanos()));
+            pair = pairs.computeIfAbsent(key, k -> new Pair(k, deadline));
             if (pair.verdict != null) {
                 throw pair.verdict.toException(rank, op.pointToPointName(key));
             }

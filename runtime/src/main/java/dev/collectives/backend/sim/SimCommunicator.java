@@ -112,6 +112,11 @@ public final class SimCommunicator implements Communicator {
         return defaultStream;
     }
 
+    /** The group of ranks it meets in its calls. */
+    CommGroup group() {
+        return group;
+    }
+
     Ledger ledger() {
         return ledger;
     }

@@ -16,7 +16,6 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -44,12 +43,6 @@ import org.bytedeco.javacpp.BytePointer;
  * parent's id and the call that made the child, and attaches the child in the round that completes that call.
  */
 final class WireGroup extends CommGroup {
-    private static final byte COLLECTIVE = 1;
-    private static final byte WINDOW = 2;
-    private static final byte PAIR = 3;
-    private static final byte SPLIT = 4;
-    private static final byte SHRINK = 5;
-
     /** A rank's call (collective, window, send or recv). */
     private static final byte CALL = 1;
     /** A rank gave a call up at its timeout; the body is the reason. */
@@ -157,7 +150,7 @@ final class WireGroup extends CommGroup {
     // ---- the calls -------------------------------------------------------------------------------------------
 
     @Override
-    void collective(int rank, Launched op) {
+    void collective(int rank, Launched op, long deadline) {
         OpCall call = op.call();
         long bytes = Movement.contribution(call, size());
         if (bytes > Wire.MAX_MESSAGE_BYTES - 4096) {
@@ -166,8 +159,8 @@ final class WireGroup extends CommGroup {
                     call.describe() + ": the sim moves at most 2 GiB per rank and call" + " between processes, not "
                             + bytes + " bytes");
         }
-        Wire.Key key = key(COLLECTIVE, op.seq(), -1, -1);
-        Object[] arrivals = meet(key, op.collectiveName(), WireFormat.launched(op, bytes), op, true).slots;
+        Wire.Key key = key(WireMeeting.COLLECTIVE, op.seq(), -1, -1);
+        Object[] arrivals = meet(key, op.collectiveName(), WireFormat.launched(op, bytes), op, true, deadline).slots;
         List<Launched> all = new ArrayList<>(arrivals.length);
         for (Object arrival : arrivals) {
             all.add(((WireFormat.Contribution) arrival).op());
@@ -190,8 +183,13 @@ final class WireGroup extends CommGroup {
 
     @Override
     List<WindowArrival> windowCall(int rank, long seq, WindowArrival arrival) {
-        Object[] arrivals =
-                meet(key(WINDOW, seq, -1, -1), windowCallName(seq), WireFormat.window(arrival), arrival, true).slots;
+        Object[] arrivals = meet(
+                        key(WireMeeting.WINDOW, seq, -1, -1),
+                        windowCallName(seq),
+                        WireFormat.window(arrival),
+                        arrival,
+                        true)
+                .slots;
         List<WindowArrival> all = new ArrayList<>(arrivals.length);
         for (Object a : arrivals) {
             all.add((WindowArrival) a);
@@ -204,16 +202,20 @@ final class WireGroup extends CommGroup {
     }
 
     @Override
-    Runnable post(int rank, Launched op) {
+    Runnable post(int rank, Launched op, long deadline) {
         PointToPoint.Key pair = PointToPoint.keyOf(rank, op);
-        Wire.Key key = key(PAIR, pair.index(), pair.from(), pair.to());
+        Wire.Key key = key(WireMeeting.PAIR, pair.index(), pair.from(), pair.to());
         boolean isSend = op.call().kind() == OpKind.SEND;
         String name = op.pointToPointName(pair);
         WireMeeting meeting = publish(
                 key, name, WireFormat.launched(op, isSend ? Movement.contribution(op.call(), size()) : 0), op, true);
         return () -> {
             Object[] sides = outcome(
-                    meeting, name, sendMissing -> PointToPoint.unmatched(pair, sendMissing, timeoutText()), true);
+                    meeting,
+                    name,
+                    sendMissing -> PointToPoint.unmatched(pair, sendMissing, timeoutText()),
+                    true,
+                    deadline);
             WireFormat.Contribution send = (WireFormat.Contribution) sides[0];
             WireFormat.Contribution recv = (WireFormat.Contribution) sides[1];
             CallVerdict verdict =
@@ -232,8 +234,12 @@ final class WireGroup extends CommGroup {
     @Override
     Optional<Member> split(int rank, long seq, int color, int key) {
         int[] colorAndKey = {color, key};
-        WireMeeting meeting =
-                meet(key(SPLIT, seq, -1, -1), splitName(seq), WireFormat.ints(colorAndKey), colorAndKey, true);
+        WireMeeting meeting = meet(
+                key(WireMeeting.SPLIT, seq, -1, -1),
+                WireMeeting.splitName(seq),
+                WireFormat.ints(colorAndKey),
+                colorAndKey,
+                true);
         return Optional.ofNullable(meeting.child);
     }
 
@@ -243,21 +249,13 @@ final class WireGroup extends CommGroup {
      */
     @Override
     Member shrink(int rank, long seq, int[] excluded) {
-        Wire.Key key = key(SHRINK, seq, Arrays.hashCode(excluded), -1);
-        return meet(key, shrinkName(seq, excluded), WireFormat.ints(excluded), excluded, false).child;
-    }
-
-    private static String splitName(long seq) {
-        return "split call #" + seq;
-    }
-
-    private static String shrinkName(long seq, int[] excluded) {
-        return "shrink call #" + seq + " (excluding ranks " + Arrays.toString(excluded) + ")";
+        Wire.Key key = key(WireMeeting.SHRINK, seq, Arrays.hashCode(excluded), -1);
+        return meet(key, WireMeeting.shrinkName(seq, excluded), WireFormat.ints(excluded), excluded, false).child;
     }
 
     /** The round that completed {@code meeting} forms this rank's child, if the call makes one. */
     private Member formChild(WireMeeting meeting) {
-        if (meeting.key.space() == SPLIT) {
+        if (meeting.key.space() == WireMeeting.SPLIT) {
             List<SplitArrival> all = new ArrayList<>();
             for (Object arrival : meeting.slots) {
                 int[] colorAndKey = (int[]) arrival;
@@ -272,7 +270,7 @@ final class WireGroup extends CommGroup {
                             members,
                             jobRanks.split(indices(members), color));
         }
-        if (meeting.key.space() == SHRINK) {
+        if (meeting.key.space() == WireMeeting.SHRINK) {
             int[] excluded = meeting.excused.stream().toArray();
             String origin = new ShrinkOrigin(rank, size(), excluded, SimCommunicator.SHRINK_PATH).toString();
             List<Integer> members = survivors(size(), meeting.excused);
@@ -355,12 +353,18 @@ final class WireGroup extends CommGroup {
      * name the call {@code name}.
      */
     private WireMeeting meet(Wire.Key key, String name, byte[] body, Object arrival, boolean abortable) {
+        return meet(key, name, body, arrival, abortable, System.nanoTime() + timeoutNanos());
+    }
+
+    /** As {@link #meet(Wire.Key, String, byte[], Object, boolean)}, giving the call up at {@code deadline}. */
+    private WireMeeting meet(Wire.Key key, String name, byte[] body, Object arrival, boolean abortable, long deadline) {
         WireMeeting meeting = publish(key, name, body, arrival, abortable);
         outcome(
                 meeting,
                 name,
                 ignored -> CallVerdict.timedOut(meeting.what, meeting.ranks(false), meeting.ranks(true), timeoutText()),
-                abortable);
+                abortable,
+                deadline);
         return meeting;
     }
 
@@ -368,7 +372,7 @@ final class WireGroup extends CommGroup {
     private WireMeeting publish(Wire.Key key, String name, byte[] body, Object arrival, boolean abortable) {
         WireMeeting meeting;
         synchronized (this) {
-            meeting = meetings.computeIfAbsent(key, k -> newMeeting(k, arrival));
+            meeting = meetings.computeIfAbsent(key, k -> WireMeeting.announced(k, arrival, size()));
             if (abortable) {
                 requireNotAborted(rank, name);
             }
@@ -378,19 +382,23 @@ final class WireGroup extends CommGroup {
     }
 
     /**
-     * Waits for the meeting's outcome. Past the timeout this rank gives the call up, telling the others with the
+     * Waits for the meeting's outcome. Past {@code deadline} (System.nanoTime) this rank gives the call up, telling the others with the
      * reason {@code timedOut} gives (called with whether the missing side is a send); the outcome is still what the
      * rounds decide, so that every rank takes the same; this rank's failure names the call {@code name}.
      */
     private Object[] outcome(
-            WireMeeting meeting, String name, Function<Boolean, CallVerdict> timedOut, boolean abortable) {
+            WireMeeting meeting,
+            String name,
+            Function<Boolean, CallVerdict> timedOut,
+            boolean abortable,
+            long deadline) {
         synchronized (this) {
             try {
                 BooleanSupplier over = () -> meeting.decided || brokenLink != null;
                 await(
                         rank,
                         over,
-                        System.nanoTime() + timeoutNanos(),
+                        deadline,
                         () -> wire.send(
                                 GIVE_UP,
                                 meeting.key,
@@ -434,63 +442,29 @@ final class WireGroup extends CommGroup {
             super.abort(new String(body, StandardCharsets.UTF_8));
             return;
         }
-        if (key.space() == PAIR && key.from() != rank && key.to() != rank) {
+        if (key.space() == WireMeeting.PAIR && key.from() != rank && key.to() != rank) {
             return; // another pair's
         }
         Object arrival = type != CALL
                 ? null
                 : switch (key.space()) {
-                    case WINDOW -> WireFormat.readWindow(sender, body);
-                    case SPLIT, SHRINK -> WireFormat.readInts(sender, body);
+                    case WireMeeting.WINDOW -> WireFormat.readWindow(sender, body);
+                    case WireMeeting.SPLIT, WireMeeting.SHRINK -> WireFormat.readInts(sender, body);
                     default -> WireFormat.readLaunched(sender, body, size());
                 };
         synchronized (this) {
             if (finished.contains(key)) {
                 return;
             }
-            WireMeeting meeting = meetings.computeIfAbsent(key, k -> newMeeting(k, arrival));
+            WireMeeting meeting = meetings.computeIfAbsent(key, k -> WireMeeting.announced(k, arrival, size()));
             if (type == GIVE_UP) {
                 meeting.decide(
                         CallVerdict.error(Result.REMOTE_ERROR, meeting.what, new String(body, StandardCharsets.UTF_8)));
-            } else if (meeting.arrive(slot(key, sender, arrival), sender == rank, arrival)) {
+            } else if (meeting.arrive(WireMeeting.slot(key, sender, arrival), sender == rank, arrival)) {
                 meeting.child = formChild(meeting);
             }
             notifyAll();
         }
-    }
-
-    /**
-     * A call that another rank's message announced: a pair's has two parties, its send and its recv; a shrink's
-     * arrival names the ranks excused from it (a give-up has no arrival: it decides the call at once).
-     */
-    private WireMeeting newMeeting(Wire.Key key, Object arrival) {
-        return switch (key.space()) {
-            // each rank names a collective by its own flight-recorder entry (Launched#collectiveName) instead
-            case COLLECTIVE -> new WireMeeting(key, "collective call", size(), new BitSet());
-            case WINDOW -> new WireMeeting(key, windowCallName(key.seq()), size(), new BitSet());
-            case SPLIT -> new WireMeeting(key, splitName(key.seq()), size(), new BitSet());
-            case SHRINK ->
-                arrival == null
-                        ? new WireMeeting(key, "shrink call #" + key.seq(), size(), new BitSet())
-                        : new WireMeeting(
-                                key, shrinkName(key.seq(), (int[]) arrival), size(), excused((int[]) arrival));
-            default ->
-                new WireMeeting(key, new PointToPoint.Key(key.from(), key.to(), key.seq()).toString(), 2, new BitSet());
-        };
-    }
-
-    private BitSet excused(int[] excludedRanks) {
-        BitSet excused = new BitSet();
-        Arrays.stream(excludedRanks).filter(r -> r >= 0 && r < size()).forEach(excused::set);
-        return excused;
-    }
-
-    /** A pair's slots are its send and its recv (a rank may send to itself); a collective's, the ranks. */
-    private static int slot(Wire.Key key, int sender, Object arrival) {
-        if (key.space() != PAIR) {
-            return sender;
-        }
-        return ((WireFormat.Contribution) arrival).op().call().kind() == OpKind.SEND ? 0 : 1;
     }
 
     /** The contribution's data in native memory (freed by the caller), or 0 when it has none. */

@@ -1,6 +1,8 @@
 package dev.collectives.backend.sim;
 
+import dev.collectives.annotation.OpKind;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 
@@ -9,6 +11,14 @@ import java.util.List;
  * at the first give-up. Its fields change under the group's monitor.
  */
 final class WireMeeting {
+    /** The kinds of call, each a space of its own in the wire's keys. */
+    static final byte COLLECTIVE = 1;
+
+    static final byte WINDOW = 2;
+    static final byte PAIR = 3;
+    static final byte SPLIT = 4;
+    static final byte SHRINK = 5;
+
     final Wire.Key key;
     final String what;
     final Object[] slots;
@@ -30,6 +40,48 @@ final class WireMeeting {
         this.slots = new Object[slots];
         this.excused = excused;
         this.parties = slots - excused.cardinality();
+    }
+
+    /**
+     * A call of a group of {@code size} ranks that a message announced: a pair's has two parties, its send and its
+     * recv; a shrink's arrival names the ranks excused from it (a give-up has no arrival: it decides the call at once).
+     */
+    static WireMeeting announced(Wire.Key key, Object arrival, int size) {
+        return switch (key.space()) {
+            // each rank names a collective by its own flight-recorder entry (Launched#collectiveName) instead
+            case COLLECTIVE -> new WireMeeting(key, "collective call", size, new BitSet());
+            case WINDOW -> new WireMeeting(key, CommGroup.windowCallName(key.seq()), size, new BitSet());
+            case SPLIT -> new WireMeeting(key, splitName(key.seq()), size, new BitSet());
+            case SHRINK ->
+                arrival == null
+                        ? new WireMeeting(key, "shrink call #" + key.seq(), size, new BitSet())
+                        : new WireMeeting(
+                                key, shrinkName(key.seq(), (int[]) arrival), size, excused((int[]) arrival, size));
+            default ->
+                new WireMeeting(key, new PointToPoint.Key(key.from(), key.to(), key.seq()).toString(), 2, new BitSet());
+        };
+    }
+
+    static String splitName(long seq) {
+        return "split call #" + seq;
+    }
+
+    static String shrinkName(long seq, int[] excluded) {
+        return "shrink call #" + seq + " (excluding ranks " + Arrays.toString(excluded) + ")";
+    }
+
+    private static BitSet excused(int[] excludedRanks, int size) {
+        BitSet excused = new BitSet();
+        Arrays.stream(excludedRanks).filter(r -> r >= 0 && r < size).forEach(excused::set);
+        return excused;
+    }
+
+    /** A pair's slots are its send and its recv (a rank may send to itself); a collective's, the ranks. */
+    static int slot(Wire.Key key, int sender, Object arrival) {
+        if (key.space() != PAIR) {
+            return sender;
+        }
+        return ((WireFormat.Contribution) arrival).op().call().kind() == OpKind.SEND ? 0 : 1;
     }
 
     /** Returns whether this arrival completed the call. */

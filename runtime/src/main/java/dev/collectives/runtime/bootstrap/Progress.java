@@ -22,9 +22,11 @@ public record Progress(List<Place> communicators) {
     static final int MAX_COMMUNICATORS = 16;
     /** At most this many bytes of a call's name go on one beat. */
     static final int MAX_CALL_BYTES = 32;
-    /** The largest encoding: a count, then per communicator two ints, two longs and a name. */
+    /** At most this many bytes of a communicator's name go on one beat. */
+    static final int MAX_NAME_BYTES = 120;
+    /** The largest encoding: a count, then per communicator a name, an int, two longs and a call's name. */
     public static final int MAX_BYTES =
-            1 + MAX_COMMUNICATORS * (2 * Integer.BYTES + 2 * Long.BYTES + 1 + MAX_CALL_BYTES);
+            1 + MAX_COMMUNICATORS * (1 + MAX_NAME_BYTES + Integer.BYTES + 2 * Long.BYTES + 1 + MAX_CALL_BYTES);
 
     public Progress {
         communicators = List.copyOf(communicators);
@@ -44,13 +46,14 @@ public record Progress(List<Place> communicators) {
     /**
      * One communicator's place.
      *
-     * @param communicator the communicator's number, the same on each of its ranks
+     * @param communicator the communicator's name, the same on each of its ranks: how it came to be, as {@code trace}
+     *     names it ("formed", "formed > shrunk #0 without rank 1")
      * @param size how many ranks it has
      * @param enqueued the number of its last entry enqueued (0: none yet)
      * @param completed the number up to which every entry completed (or failed)
      * @param waitingIn the call of entry {@code completed + 1} ("allReduce"), empty where nothing is pending
      */
-    public record Place(int communicator, int size, long enqueued, long completed, String waitingIn) {
+    public record Place(String communicator, int size, long enqueued, long completed, String waitingIn) {
         /** Whether it enqueued entries that have not completed. */
         public boolean pending() {
             return enqueued > completed;
@@ -63,9 +66,12 @@ public record Progress(List<Place> communicators) {
         List<Place> sent = communicators.subList(0, Math.min(MAX_COMMUNICATORS, communicators.size()));
         out.put((byte) sent.size());
         for (Place place : sent) {
+            byte[] name = place.communicator().getBytes(StandardCharsets.US_ASCII);
+            int nameLength = Math.min(MAX_NAME_BYTES, name.length);
             byte[] call = place.waitingIn().getBytes(StandardCharsets.US_ASCII);
             int length = Math.min(MAX_CALL_BYTES, call.length);
-            out.putInt(place.communicator())
+            out.put((byte) nameLength)
+                    .put(name, 0, nameLength)
                     .putInt(place.size())
                     .putLong(place.enqueued())
                     .putLong(place.completed())
@@ -88,18 +94,23 @@ public record Progress(List<Place> communicators) {
         }
         List<Place> places = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            int communicator = in.getInt();
+            String communicator = ascii(in, MAX_NAME_BYTES, "communicator");
             int size = in.getInt();
             long enqueued = in.getLong();
             long completed = in.getLong();
-            int length = in.get();
-            if (length < 0 || length > MAX_CALL_BYTES) {
-                throw new IllegalArgumentException("a heartbeat's progress names a call of " + length + " bytes");
-            }
-            byte[] call = new byte[length];
-            in.get(call);
-            places.add(new Place(communicator, size, enqueued, completed, new String(call, StandardCharsets.US_ASCII)));
+            places.add(new Place(communicator, size, enqueued, completed, ascii(in, MAX_CALL_BYTES, "call")));
         }
         return new Progress(places);
+    }
+
+    /** A name of at most {@code max} bytes, its length first; fails naming {@code what} past it. */
+    private static String ascii(ByteBuffer in, int max, String what) {
+        int length = in.get() & 0xff;
+        if (length > max) {
+            throw new IllegalArgumentException("a heartbeat's progress names a " + what + " of " + length + " bytes");
+        }
+        byte[] bytes = new byte[length];
+        in.get(bytes);
+        return new String(bytes, StandardCharsets.US_ASCII);
     }
 }

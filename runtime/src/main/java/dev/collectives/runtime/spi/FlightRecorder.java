@@ -60,6 +60,13 @@ public final class FlightRecorder {
 
     /** Every recorder alive, so that a stream's synchronize reaches the recorders of its ops. */
     private static final Map<FlightRecorder, Boolean> LIVE = Collections.synchronizedMap(new WeakHashMap<>());
+
+    static {
+        // a dump that a client asks the job's server for reaches this process's recorders through its rendezvous
+        dev.collectives.runtime.bootstrap.RecordsOnDemand.install(
+                directory -> writeAll(dev.collectives.runtime.FlightRecord.ASKED, directory));
+    }
+
     /** Dumps the rings of the communicators still open when the process exits, once a dump directory is set. */
     private static final Thread DUMP_AT_EXIT = new Thread(FlightRecorder::dumpAtExit, "collectives-flight-dump");
 
@@ -346,7 +353,12 @@ public final class FlightRecorder {
     public synchronized Progress.Place progress() {
         long last = ring.last();
         long settled = ring.settledUpTo(last);
-        return new Progress.Place(number, size, last, settled, settled < last ? ring.callOf(settled + 1) : "");
+        return new Progress.Place(
+                String.join(" > ", lineage.steps()),
+                size,
+                last,
+                settled,
+                settled < last ? ring.callOf(settled + 1) : "");
     }
 
     /** What the ring holds now, oldest first. */

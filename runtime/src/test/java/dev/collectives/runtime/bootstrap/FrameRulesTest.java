@@ -23,19 +23,22 @@ import org.junit.jupiter.api.Test;
 class FrameRulesTest {
     private static final Map<FrameRules.Phase, String> LEGAL = Map.of(
             FrameRules.Phase.MEMBER,
-                    "DATA, ABORT, LEAVE, STALL, WATCH, REUNION, BROADCAST, SURVIVORS, HEARTBEAT, GROW, UNWATCH",
+                    "DATA, ABORT, LEAVE, STALL, WATCH, REUNION, BROADCAST, SURVIVORS, HEARTBEAT, GROW, UNWATCH, DUMPED",
             FrameRules.Phase.REPLACEMENT_WAITING, "ABORT, LEAVE, HEARTBEAT",
             FrameRules.Phase.JOINER_WAITING, "ABORT, LEAVE, HEARTBEAT, GROW",
-            FrameRules.Phase.OPERATION, "DATA, ABORT, LEAVE, HEARTBEAT, FENCED, REFUSED",
-            FrameRules.Phase.WATCHING, "ABORT, LEAVE, GONE, HEARTBEAT, FENCED, REFUSED, UNWATCH",
-            FrameRules.Phase.AWAITING_REJOIN, "ABORT, LEAVE, REJOIN, HEARTBEAT, FENCED, REFUSED");
+            FrameRules.Phase.OPERATION, "DATA, ABORT, LEAVE, HEARTBEAT, FENCED, REFUSED, DUMP",
+            FrameRules.Phase.WATCHING, "ABORT, LEAVE, GONE, HEARTBEAT, FENCED, REFUSED, UNWATCH, DUMP",
+            FrameRules.Phase.AWAITING_REJOIN, "ABORT, LEAVE, REJOIN, HEARTBEAT, FENCED, REFUSED, DUMP",
+            FrameRules.Phase.DUMPER, "ABORT, LEAVE, HEARTBEAT, DUMP",
+            FrameRules.Phase.DUMPING, "ABORT, LEAVE, HEARTBEAT, DUMPED");
 
     /** The answers the server may give each claim of the handshake. */
     private static final Map<FrameRules.Claim, String> ANSWERS = Map.of(
             FrameRules.Claim.JOIN, "ACCEPTED, REJECTED",
             FrameRules.Claim.REPLACE, "ACCEPTED, REJECTED",
             FrameRules.Claim.GROW, "ACCEPTED, REJECTED",
-            FrameRules.Claim.FATE, "EXCLUDED, REJECTED");
+            FrameRules.Claim.FATE, "EXCLUDED, REJECTED",
+            FrameRules.Claim.DUMP, "ACCEPTED, REJECTED");
 
     /** Every (phase, message type) pair: legal ones pass, the others name type, direction and phase. */
     @Test
@@ -63,7 +66,7 @@ class FrameRulesTest {
     void eachTypeHasItsOwnWireByte() {
         assertEquals(
                 "DATA=1, ABORT=2, LEAVE=3, STALL=4, GONE=5, REJOIN=6, WATCH=7, REUNION=8, BROADCAST=9, SURVIVORS=10, "
-                        + "HEARTBEAT=11, FENCED=12, REFUSED=13, GROW=14, UNWATCH=15",
+                        + "HEARTBEAT=11, FENCED=12, REFUSED=13, GROW=14, UNWATCH=15, DUMP=16, DUMPED=17",
                 Arrays.stream(FrameType.values()).map(t -> t + "=" + t.wire).collect(Collectors.joining(", ")));
         for (FrameType type : FrameType.values()) {
             assertSame(type, FrameType.ofWire(type.wire));
@@ -160,7 +163,8 @@ class FrameRulesTest {
                             .text()
                             .startsWith("rank 1 was excluded from the job at " + endpoint
                                     + ": it sent a GONE message from a member, where only DATA, ABORT, LEAVE, STALL,"
-                                    + " WATCH, REUNION, BROADCAST, SURVIVORS, HEARTBEAT, GROW, UNWATCH are legal"),
+                                    + " WATCH, REUNION, BROADCAST, SURVIVORS, HEARTBEAT, GROW, UNWATCH, DUMPED are"
+                                    + " legal"),
                     fenced.cause().text());
             assertEquals(1, server.deaths().size(), server.deaths().toString());
             assertTrue(

@@ -13,9 +13,10 @@ class HangVerdictTest {
     private static final Duration AFTER = Duration.ofSeconds(10);
     private static final long SECOND = 1_000_000_000L;
 
-    /** Rank {@code rank}'s place in communicator 0 of 3 ranks, waiting since {@code since} where it waits. */
+    /** Rank {@code rank}'s place in the communicator formed, of 3 ranks, waiting since {@code since} where it waits. */
     private static List<HangVerdict.Observed> at(long enqueued, long completed, String waitingIn, long since) {
-        return List.of(new HangVerdict.Observed(new Progress.Place(0, 3, enqueued, completed, waitingIn), since));
+        return List.of(
+                new HangVerdict.Observed(new Progress.Place("formed", 3, enqueued, completed, waitingIn), since));
     }
 
     @Test
@@ -27,7 +28,7 @@ class HangVerdictTest {
         List<HangVerdict> verdicts = HangVerdict.judge(ranks, 12 * SECOND, AFTER);
         assertEquals(1, verdicts.size());
         assertEquals(
-                "rank 1 never enqueued #8 allReduce of communicator 0 (3 ranks); ranks 0 and 2 wait in it for 12.0 s",
+                "rank 1 never enqueued #8 allReduce of communicator formed (3 ranks); ranks 0 and 2 wait in it for 12.0 s",
                 verdicts.get(0).describe());
     }
 
@@ -44,7 +45,7 @@ class HangVerdictTest {
         Map<Integer, List<HangVerdict.Observed>> ranks =
                 Map.of(0, at(8, 7, "allReduce", 0), 1, at(7, 7, "", 0), 2, at(8, 7, "allReduce", 5 * SECOND));
         assertEquals(
-                "rank 1 never enqueued #8 allReduce of communicator 0 (3 ranks); rank 0 waits in it for 11.0 s",
+                "rank 1 never enqueued #8 allReduce of communicator formed (3 ranks); rank 0 waits in it for 11.0 s",
                 HangVerdict.judge(ranks, 11 * SECOND, AFTER).get(0).describe());
     }
 
@@ -67,29 +68,32 @@ class HangVerdictTest {
         Map<Integer, List<HangVerdict.Observed>> ranks = Map.of(
                 0,
                 List.of(
-                        new HangVerdict.Observed(new Progress.Place(0, 3, 9, 6, "broadcast"), 0),
-                        new HangVerdict.Observed(new Progress.Place(1, 2, 4, 3, "send"), 0)),
+                        new HangVerdict.Observed(new Progress.Place("formed", 3, 9, 6, "broadcast"), 0),
+                        new HangVerdict.Observed(
+                                new Progress.Place("formed > shrunk #0 without rank 2", 2, 4, 3, "send"), 0)),
                 1,
                 List.of(
-                        new HangVerdict.Observed(new Progress.Place(0, 3, 6, 6, ""), 0),
-                        new HangVerdict.Observed(new Progress.Place(1, 2, 3, 3, ""), 0)),
+                        new HangVerdict.Observed(new Progress.Place("formed", 3, 6, 6, ""), 0),
+                        new HangVerdict.Observed(
+                                new Progress.Place("formed > shrunk #0 without rank 2", 2, 3, 3, ""), 0)),
                 2,
-                List.of(new HangVerdict.Observed(new Progress.Place(0, 3, 9, 6, "broadcast"), 0)));
+                List.of(new HangVerdict.Observed(new Progress.Place("formed", 3, 9, 6, "broadcast"), 0)));
         List<String> verdicts = HangVerdict.judge(ranks, 20 * SECOND, AFTER).stream()
                 .map(HangVerdict::describe)
                 .toList();
         assertEquals(
                 List.of(
-                        "rank 1 never enqueued #7 broadcast of communicator 0 (3 ranks); ranks 0 and 2 wait in it"
+                        "rank 1 never enqueued #7 broadcast of communicator formed (3 ranks); ranks 0 and 2 wait in it"
                                 + " for 20.0 s",
-                        "rank 1 never enqueued #4 send of communicator 1 (2 ranks); rank 0 waits in it for 20.0 s"),
+                        "rank 1 never enqueued #4 send of communicator formed > shrunk #0 without rank 2 (2 ranks); rank 0 waits in it for 20.0 s"),
                 verdicts);
     }
 
     @Test
     void progressCrossesTheWireAsItWas() {
-        Progress progress =
-                new Progress(List.of(new Progress.Place(0, 3, 8, 7, "allReduce"), new Progress.Place(4, 2, 0, 0, "")));
+        Progress progress = new Progress(List.of(
+                new Progress.Place("formed", 3, 8, 7, "allReduce"),
+                new Progress.Place("formed > split #0 color 1", 2, 0, 0, "")));
         assertEquals(progress, Progress.decode(java.nio.ByteBuffer.wrap(progress.encode())));
         assertEquals(Progress.NONE, Progress.decode(java.nio.ByteBuffer.allocate(0)));
     }

@@ -110,11 +110,12 @@ class JobPageBrowserTest {
             browser.get(page.address().toString());
             String verdict = awaitText("#verdict", "rank 1 never enqueued");
             assertTrue(
-                    verdict.contains("rank 1 never enqueued #8 allReduce of communicator 0 (3 ranks); ranks 0 and 2"
-                            + " wait in it for 12.0 s"),
+                    verdict.contains(
+                            "rank 1 never enqueued #8 allReduce of communicator formed (3 ranks); ranks 0 and 2"
+                                    + " wait in it for 12.0 s"),
                     verdict);
             String rankOne = awaitText("#rank-1", "running");
-            assertTrue(rankOne.startsWith("1 running /127.0.0.1:41001 0 ms 0 (3 ranks) #7 #7"), rankOne);
+            assertTrue(rankOne.startsWith("1 running /127.0.0.1:41001 0 ms formed (3 ranks) #7 #7"), rankOne);
             awaitText("#refused", "failed authentication");
 
             view.gone(
@@ -129,7 +130,8 @@ class JobPageBrowserTest {
     void aSimJobWhoseRankOneSkipsAStepShowsTheHangVerdictOnThePageAndInTheLog() throws Exception {
         String endpoint = "tcp://127.0.0.1:" + RankThreadsForTests.freePort();
         Duration verdictAfter = Duration.ofSeconds(2);
-        String expected = "rank 1 never enqueued #1 allReduce of communicator 0 (3 ranks); ranks 0 and 2 wait in it";
+        String expected =
+                "rank 1 never enqueued #1 allReduce of communicator formed (3 ranks); ranks 0 and 2 wait in it";
         CountDownLatch logged = new CountDownLatch(1);
         AtomicReference<String> logLine = new AtomicReference<>();
         Handler handler = new Handler() {
@@ -207,6 +209,13 @@ class JobPageBrowserTest {
             String frozen = awaitText("#rank-1", "excluded");
             assertTrue(frozen.startsWith("1 excluded /127.0.0.1:"), frozen);
             awaitText("#recoveries", "the exclusion of rank 1");
+            // whichever survivor beats first with the communicator they shrank to ends the recovery: it is named by
+            // its lineage, which is the same on both
+            String recovered = awaitText("#recoveries", "runs communicator");
+            assertTrue(
+                    recovered.matches(
+                            "(?s).*: rank [02] runs communicator formed > shrunk #\\d+ without rank 1 \\(2 ranks\\).*"),
+                    recovered);
             awaitText("#deaths", "1 fenced rank 1 at /127.0.0.1:");
             awaitText("#deaths", "is gone: no heartbeat for 4 s");
             Files.copy(

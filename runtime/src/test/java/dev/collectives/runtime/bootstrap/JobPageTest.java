@@ -44,7 +44,7 @@ class JobPageTest {
     }
 
     private static Progress progress(long enqueued, long completed, String waitingIn) {
-        return new Progress(List.of(new Progress.Place(0, 3, enqueued, completed, waitingIn)));
+        return new Progress(List.of(new Progress.Place("formed", 3, enqueued, completed, waitingIn)));
     }
 
     private static HttpResponse<String> get(JobPage page, String path) throws Exception {
@@ -67,9 +67,9 @@ class JobPageTest {
             String text = metrics.body();
             for (String line : List.of(
                     "# TYPE collectives_ops_enqueued_total counter",
-                    "collectives_ops_enqueued_total{rank=\"1\",communicator=\"0\",size=\"3\"} 7",
-                    "collectives_ops_enqueued_total{rank=\"2\",communicator=\"0\",size=\"3\"} 8",
-                    "collectives_ops_completed_total{rank=\"0\",communicator=\"0\",size=\"3\"} 7",
+                    "collectives_ops_enqueued_total{rank=\"1\",communicator=\"formed\",size=\"3\"} 7",
+                    "collectives_ops_enqueued_total{rank=\"2\",communicator=\"formed\",size=\"3\"} 8",
+                    "collectives_ops_completed_total{rank=\"0\",communicator=\"formed\",size=\"3\"} 7",
                     "collectives_heartbeat_age_seconds{rank=\"1\"} 0.500",
                     "collectives_rank_deaths_total{rank=\"1\"} 0",
                     "collectives_job_ranks 3",
@@ -93,13 +93,14 @@ class JobPageTest {
         try (JobPage page = JobPage.serve(view, 0)) {
             String hung = get(page, "/view").body();
             assertTrue(
-                    hung.contains("rank 1 never enqueued #8 allReduce of communicator 0 (3 ranks); ranks 0 and 2 wait"
-                            + " in it for 12.0 s"),
+                    hung.contains(
+                            "rank 1 never enqueued #8 allReduce of communicator formed (3 ranks); ranks 0 and 2 wait"
+                                    + " in it for 12.0 s"),
                     hung);
             assertTrue(
                     hung.contains(
                             "<tr class=\"running\" id=\"rank-1\"><td>1</td><td>running</td>"
-                                    + "<td>/127.0.0.1:41001</td><td>0 ms</td><td>0 (3 ranks)</td><td>#7</td><td>#7</td><td></td></tr>"),
+                                    + "<td>/127.0.0.1:41001</td><td>0 ms</td><td>formed (3 ranks)</td><td>#7</td><td>#7</td><td></td></tr>"),
                     hung);
             assertTrue(hung.contains("a peer at /10.0.0.9:5000 failed authentication"), hung);
 
@@ -113,13 +114,17 @@ class JobPageTest {
             view.operationStarted("allgather #9", clock.get());
             view.operationAnswered("allgather #9", clock.get());
             clock.addAndGet(SECOND / 5);
-            view.beat(0, new Progress(List.of(new Progress.Place(1, 2, 0, 0, ""))), clock.get());
+            view.beat(
+                    0,
+                    new Progress(List.of(new Progress.Place("formed > shrunk #0 without rank 1", 2, 0, 0, ""))),
+                    clock.get());
             String recovered = get(page, "/view").body();
             assertTrue(recovered.contains("<td>died</td>"), recovered);
             assertTrue(recovered.contains("&lt;its connection ended&gt;"), recovered);
             assertTrue(
-                    recovered.contains("At 13.0 s, the death of rank 1</p><ol><li>+200 ms: allgather #9 answered</li>"
-                            + "<li>+400 ms: rank 0 runs communicator 1 (2 ranks)</li></ol>"),
+                    recovered.contains(
+                            "At 13.0 s, the death of rank 1</p><ol><li>+200 ms: allgather #9 answered</li>"
+                                    + "<li>+400 ms: rank 0 runs communicator formed &gt; shrunk #0 without rank 1 (2 ranks)</li></ol>"),
                     recovered);
             assertTrue(recovered.contains("No rank waits in what another never enqueued"), recovered);
             assertEquals(404, get(page, "/elsewhere").statusCode());

@@ -148,6 +148,11 @@ class FlightRecorderTest {
                     assertEquals(
                             List.of(5L, 2L, "allReduce"),
                             place(FlightRecorder.of(comm).orElseThrow().progress()));
+                    // the beats name the communicator as trace does, by how it came to be: the same on each rank
+                    assertEquals(
+                            comm.flightRecord().communicator(),
+                            FlightRecorder.of(comm).orElseThrow().progress().communicator());
+                    assertEquals("formed", comm.flightRecord().communicator());
                     stream.synchronize();
                 }
             }

@@ -1,6 +1,7 @@
 package dev.collectives.runtime.bootstrap.member;
 
 import dev.collectives.runtime.bootstrap.Deadline;
+import dev.collectives.runtime.bootstrap.RecordsOnDemand;
 import dev.collectives.runtime.bootstrap.Settings;
 import dev.collectives.runtime.bootstrap.Timeouts;
 import dev.collectives.runtime.bootstrap.wire.Channel;
@@ -125,11 +126,18 @@ public final class MemberConnection extends NioConnection implements EventLoop.S
         }
     }
 
-    /** Hands every whole message read to the inbox. */
+    /**
+     * Hands every whole message read to the inbox, but beats and a dump on demand, which this connection answers
+     * itself, whatever its member is doing: the records are written on a thread of {@link MemberLoop#NEWS}, since
+     * the loop never waits.
+     */
     private void received() throws IOException {
         for (Channel.Frame frame; !isClosed() && (frame = nextFrame(maxData.getAsInt())) != null; ) {
             lastHeard = System.nanoTime();
-            if (frame.type() != FrameType.HEARTBEAT) {
+            if (frame.type() == FrameType.DUMP) {
+                Channel.Frame asked = frame;
+                MemberLoop.NEWS.execute(() -> post(FrameType.DUMPED, asked.operation(), RecordsOnDemand.answer(asked)));
+            } else if (frame.type() != FrameType.HEARTBEAT) {
                 inbox.add(frame);
                 tell();
             }

@@ -185,7 +185,10 @@ final class MemberJoin {
     }
 
     /** What the server's greeting says: its nonce, whether it is a standalone one, and its heartbeat timeout. */
-    record Greeting(byte[] serverNonce, boolean standalone, Duration heartbeatTimeout) {}
+    public record Greeting(byte[] serverNonce, boolean standalone, Duration heartbeatTimeout) {}
+
+    /** What the handshake came to: the server's greeting, the rank this member is (given, for a joiner), the key. */
+    public record Admitted(Greeting greeting, int rank, JobToken sessionKey) {}
 
     /** Proves the token both ways on {@code channel} (over {@code socket}); returns what came of it. */
     private static Joined handshake(
@@ -197,6 +200,18 @@ final class MemberJoin {
             JobToken token,
             FrameRules.Claim kind)
             throws IOException {
+        Admitted admitted = admit(channel, endpoint, rank, size, token, kind);
+        return new Joined(socket, channel.takeUnread(), admitted.sessionKey(), admitted.greeting(), admitted.rank());
+    }
+
+    /**
+     * Proves the token both ways on {@code channel} with a {@code kind} claim (a rank's, or a client's that asks for
+     * the ranks' records); returns the greeting, the rank and the messages' key. Fails where the server turned the
+     * claim away or does not hold the token.
+     */
+    public static Admitted admit(
+            Channel channel, RendezvousEndpoint endpoint, int rank, int size, JobToken token, FrameRules.Claim kind)
+            throws IOException {
         DataInputStream in = channel.in();
         Greeting greeting = greeting(in, endpoint, rank);
         String server = serverAt(endpoint, greeting.standalone());
@@ -204,9 +219,11 @@ final class MemberJoin {
         byte[] claim = claim(channel.out(), greeting, clientNonce, rank, size, token, kind);
         byte answer = in.readByte();
         if (answer == Channel.REJECTED) {
-            String turned = kind == FrameRules.Claim.GROW
-                    ? " turned away a process that joins the job: "
-                    : " turned rank " + rank + " away: ";
+            String turned = switch (kind) {
+                case GROW -> " turned away a process that joins the job: ";
+                case DUMP -> " turned a request for the ranks' records away: ";
+                default -> " turned rank " + rank + " away: ";
+            };
             throw BootstrapException.remote(rank, server + turned + Channel.readText(in));
         }
         int number = answer == Channel.ACCEPTED && kind == FrameRules.Claim.GROW ? in.readInt() : rank;
@@ -222,8 +239,7 @@ final class MemberJoin {
                             + " here)",
                     null);
         }
-        JobToken sessionKey = Channel.sessionKey(token, greeting.serverNonce(), clientNonce, number);
-        return new Joined(socket, channel.takeUnread(), sessionKey, greeting, number);
+        return new Admitted(greeting, number, Channel.sessionKey(token, greeting.serverNonce(), clientNonce, number));
     }
 
     private static Greeting greeting(DataInputStream in, RendezvousEndpoint endpoint, int rank) throws IOException {

@@ -46,4 +46,7 @@ interface Door {
 
     /** Why rank {@code rank} was excluded from the job, or null if it was not: a rank whose connection ended asks. */
     String exclusion(int rank);
+
+    /** The admitted {@code connection} is a client that asks for every live rank's flight record, not a rank. */
+    void admitDumper(ServerConnection connection);
 }

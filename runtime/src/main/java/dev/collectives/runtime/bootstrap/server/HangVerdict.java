@@ -3,6 +3,7 @@ package dev.collectives.runtime.bootstrap.server;
 import dev.collectives.runtime.bootstrap.Progress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -12,9 +13,9 @@ import java.util.stream.Collectors;
 /**
  * Why a job hangs, read from its ranks' progress alone, with no record dumped: in one communicator, ranks have waited
  * longer than a setting in an entry that other ranks never enqueued ({@code rank 1 never enqueued #8 allReduce of
- * communicator 0 (3 ranks); ranks 0 and 2 wait in it for 10.2 s}). A pure function of the progress and the time.
+ * communicator formed (3 ranks); ranks 0 and 2 wait in it for 10.2 s}). A pure function of the progress and the time.
  *
- * @param communicator the communicator's number
+ * @param communicator the communicator's name, as {@code trace} names it: "formed", "formed > shrunk #0 without rank 1"
  * @param size how many ranks it has
  * @param entry the entry the ranks wait in
  * @param call its call, as the waiting ranks recorded it ("allReduce"), empty where they did not say
@@ -23,7 +24,7 @@ import java.util.stream.Collectors;
  * @param waited how long the longest of them has waited
  */
 public record HangVerdict(
-        int communicator,
+        String communicator,
         int size,
         long entry,
         String call,
@@ -49,27 +50,26 @@ public record HangVerdict(
      * (that is the library's or the network's to tell, not a rank's absence).
      */
     public static List<HangVerdict> judge(Map<Integer, List<Observed>> byRank, long nowNanos, Duration after) {
-        Map<List<Integer>, Map<Integer, Observed>> byCommunicator = new TreeMap<>(HangVerdict::compareKeys);
+        Map<Communicator, Map<Integer, Observed>> byCommunicator =
+                new TreeMap<>(Comparator.comparing(Communicator::name).thenComparingInt(Communicator::size));
         byRank.forEach((rank, places) -> places.forEach(observed -> byCommunicator
                 .computeIfAbsent(
-                        List.of(
+                        new Communicator(
                                 observed.place().communicator(),
                                 observed.place().size()),
                         k -> new TreeMap<>())
                 .put(rank, observed)));
         List<HangVerdict> verdicts = new ArrayList<>();
         byCommunicator.forEach((key, ranks) ->
-                verdictOn(key.get(0), key.get(1), ranks, nowNanos, after).ifPresent(verdicts::add));
+                verdictOn(key.name(), key.size(), ranks, nowNanos, after).ifPresent(verdicts::add));
         return verdicts;
     }
 
-    private static int compareKeys(List<Integer> a, List<Integer> b) {
-        int byNumber = Integer.compare(a.get(0), b.get(0));
-        return byNumber != 0 ? byNumber : Integer.compare(a.get(1), b.get(1));
-    }
+    /** A communicator as the beats name it. */
+    private record Communicator(String name, int size) {}
 
     private static Optional<HangVerdict> verdictOn(
-            int communicator, int size, Map<Integer, Observed> ranks, long nowNanos, Duration after) {
+            String communicator, int size, Map<Integer, Observed> ranks, long nowNanos, Duration after) {
         long entry = ranks.values().stream()
                 .filter(o -> o.place().pending())
                 .mapToLong(o -> o.place().completed() + 1)
@@ -99,7 +99,7 @@ public record HangVerdict(
                         communicator, size, entry, call, neverEnqueued, waiting, Duration.ofNanos(longest)));
     }
 
-    /** "rank 1 never enqueued #8 allReduce of communicator 0 (3 ranks); ranks 0 and 2 wait in it for 10.2 s". */
+    /** "rank 1 never enqueued #8 allReduce of communicator formed (3 ranks); ranks 0 and 2 wait in it for 10.2 s". */
     public String describe() {
         return ranks(neverEnqueued) + " never enqueued #" + entry + (call.isEmpty() ? "" : " " + call)
                 + " of communicator " + communicator + " (" + size + " ranks); " + ranks(waiting)

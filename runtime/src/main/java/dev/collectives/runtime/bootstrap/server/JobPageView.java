@@ -64,7 +64,7 @@ final class JobPageView {
                 + "<th>waits in</th></tr></thead><tbody>");
         for (JobView.RankRow rank : job.ranks()) {
             List<Progress.Place> places =
-                    rank.places().isEmpty() ? List.of(new Progress.Place(-1, 0, 0, 0, "")) : rank.places();
+                    rank.places().isEmpty() ? List.of(new Progress.Place("", 0, 0, 0, "")) : rank.places();
             for (int i = 0; i < places.size(); i++) {
                 Progress.Place place = places.get(i);
                 out.append("<tr class=\"")
@@ -76,7 +76,7 @@ final class JobPageView {
                 cell(rank.phase());
                 cell(rank.host());
                 cell(rank.heartbeatAge() == null ? "" : JobPage.duration(rank.heartbeatAge()));
-                if (place.communicator() < 0) {
+                if (place.communicator().isEmpty()) {
                     out.append("<td colspan=\"4\">no progress reported</td>");
                 } else {
                     cell(place.communicator() + " (" + place.size() + " ranks)");

@@ -33,8 +33,8 @@ public final class JobView implements JobObserver {
     private int recoveriesEver;
     private final List<Event> refused = new ArrayList<>();
     private int refusedEver;
-    /** The communicators any rank reported (number, size), for telling a recovery's new one. */
-    private final Map<List<Integer>, Boolean> communicatorsSeen = new HashMap<>();
+    /** The communicators any rank reported (by name), for telling a recovery's new one. */
+    private final Map<String, Boolean> communicatorsSeen = new HashMap<>();
 
     private List<HangVerdict> verdicts = List.of();
     /** When the verdict was last given: a beat gives it again only a tenth of its wait later (it weighs every rank). */
@@ -115,7 +115,7 @@ public final class JobView implements JobObserver {
         List<HangVerdict.Observed> places = new ArrayList<>();
         for (Progress.Place place : progress.communicators()) {
             places.add(new HangVerdict.Observed(place, waitingSince(r, place, nanos)));
-            if (communicatorsSeen.put(List.of(place.communicator(), place.size()), Boolean.TRUE) == null) {
+            if (communicatorsSeen.put(place.communicator(), Boolean.TRUE) == null) {
                 newCommunicator(rank, place, nanos);
             }
         }
@@ -129,7 +129,7 @@ public final class JobView implements JobObserver {
     private static long waitingSince(Rank r, Progress.Place place, long nanos) {
         for (HangVerdict.Observed before : r.places) {
             Progress.Place was = before.place();
-            if (was.communicator() == place.communicator()
+            if (was.communicator().equals(place.communicator())
                     && was.size() == place.size()
                     && was.pending()
                     && was.completed() == place.completed()) {

@@ -107,4 +107,9 @@ final class ServedDoor implements Door {
     public void endJob(Cause reason) {
         job.endJob(reason);
     }
+
+    @Override
+    public void admitDumper(ServerConnection connection) {
+        job.dumps.admitted(connection);
+    }
 }

@@ -42,6 +42,9 @@ final class ServedJob implements ServerLoop.Served {
     private final TcpAdmission admission;
     final Liveness liveness;
     private final StallVerdict stalls;
+    /** The dumps on demand that clients ask for. */
+    final ServedDumps dumps = new ServedDumps(this);
+
     final LongAdder beatsSent = new LongAdder();
     final LongAdder beatsReceived = new LongAdder();
 
@@ -104,6 +107,10 @@ final class ServedJob implements ServerLoop.Served {
         if (admission.handshaking(connection)) {
             admission.readable(connection);
         }
+        if (dumps.serves(connection)) {
+            dumps.readable(connection);
+            return;
+        }
         Slot slot = connection.slot;
         while (slot != null && !connection.isClosed()) {
             Channel.Frame frame;
@@ -113,11 +120,11 @@ final class ServedJob implements ServerLoop.Served {
                     return;
                 }
                 FrameRules.check(slot.phase(), frame);
+                received(slot, frame);
             } catch (ProtocolException e) {
                 fence(slot, Cause.Kind.MISBEHAVED, "it sent " + e.getMessage());
                 return;
             }
-            received(slot, frame);
         }
     }
 
@@ -125,6 +132,10 @@ final class ServedJob implements ServerLoop.Served {
     public void ended(ServerConnection connection, IOException cause) {
         if (admission.handshaking(connection)) {
             admission.ended(connection, cause);
+            return;
+        }
+        if (dumps.serves(connection)) {
+            dumps.ended(connection, cause);
             return;
         }
         Slot slot = connection.slot;
@@ -151,7 +162,7 @@ final class ServedJob implements ServerLoop.Served {
 
     // ---- each member's messages ------------------------------------------------------------------------------
 
-    private void received(Slot slot, Channel.Frame frame) {
+    private void received(Slot slot, Channel.Frame frame) throws ProtocolException {
         if (slot.connection.isClosed()) {
             return;
         }
@@ -198,6 +209,7 @@ final class ServedJob implements ServerLoop.Served {
                     send(slot, FrameType.UNWATCH, new byte[0]);
                 }
             }
+            case DUMPED -> dumps.answered(slot.rank, frame);
             default -> deliver(slot, frame); // an operation's message
         }
     }

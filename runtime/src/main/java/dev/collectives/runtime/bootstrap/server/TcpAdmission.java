@@ -249,7 +249,9 @@ public final class TcpAdmission {
             byte[] mac) {
         byte[] claimed = JobToken.ints(rank, size);
         if (!token.verify(mac, kind.word, serverNonce, clientNonce, claimed)) {
-            String who = rank < 0 ? "that joins the running job" : "claiming rank " + rank;
+            String who = kind == FrameRules.Claim.DUMP
+                    ? "that asks for the ranks' records"
+                    : rank < 0 ? "that joins the running job" : "claiming rank " + rank;
             reject(
                     connection,
                     "a connection from " + connection.from + " " + who + " presented a wrong job token",
@@ -264,6 +266,16 @@ public final class TcpAdmission {
         if (ended != null) {
             reject(connection, ended, false);
             door.toldLate(rank);
+            return;
+        }
+        if (kind == FrameRules.Claim.DUMP) {
+            connection.admitted(
+                    Channel.sessionKey(token, serverNonce, clientNonce, rank), "a client at " + connection.from);
+            connection.queue(ByteBuffer.allocate(1 + JobToken.MAC_BYTES)
+                    .put(Channel.ACCEPTED)
+                    .put(token.mac("accept", serverNonce, clientNonce, claimed))
+                    .array());
+            door.admitDumper(connection);
             return;
         }
         if (kind != FrameRules.Claim.GROW) {

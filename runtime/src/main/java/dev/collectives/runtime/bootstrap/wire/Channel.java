@@ -43,8 +43,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *                              label, so that the HMAC covers it: "join" for a rank of the job, "replace" for a process that takes the place
  *                              of a rank that died, "grow" for a process that joins a running job at its next growth,
  *                              with rank and size -1, "fate" for a rank whose connection ended and asks whether it
- *                              was excluded)
- *            server -> member: to "join" and "replace":
+ *                              was excluded, "dump" for a client, not a rank, that asks for the ranks' flight
+ *                              records, with rank and size -1)
+ *            server -> member: to "join", "replace" and "dump":
  *                              byte ACCEPTED, byte[32] HMAC(token; "accept", server nonce, client nonce, rank, size)
  *                           or byte REJECTED, int length, UTF-8 reason
  *                              to "grow":
@@ -77,6 +78,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *                     LEAVE      it closes its rendezvous: its connection ending is no failure; no bytes
  *                     HEARTBEAT  a sign of life; the bytes: its rank (an int), then where it stands in its
  *                                communicators ({@link Progress}; nothing where it reports none)
+ *                     DUMPED     its answer to a DUMP, numbered as the DUMP: the files its process wrote
+ *                                ({@link Dumps#written})
+ *   client -> server: DUMP       (a client admitted with a "dump" claim) write every live rank's record now; the
+ *                                bytes: the directory (UTF-8; none: each rank's own)
  *   server -> member: DATA       an operation's answer, every rank's value or why it is gone ({@link #gathered});
  *                                for a reunion, the ranks replaced (a bitmap); for a growth, the job's size after
  *                                it (an int; the size before where it failed), then why it failed (UTF-8), if it did
@@ -95,6 +100,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *                                closes after it
  *                     REFUSED    a claim to join was turned away (a wrong token, another version), which every
  *                                member logs at once; a cause that names the rank claimed, if any, and says why
+ *                     DUMP       a client asked for the ranks' records: this rank writes its process's now, into the
+ *                                directory the bytes name (UTF-8; none: its own), and answers with DUMPED; numbered
+ *                                as the request
+ *   server -> client: DUMPED     every rank's answer, or why there is none: gone, or no answer in time
+ *                                ({@link Dumps#report}); the connection closes after it
  * </pre>
  *
  * <p>Which of these is legal in which phase of a connection ({@link FrameType}), and which answer to which claim
@@ -106,7 +116,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Channel implements AutoCloseable {
     public static final int MAGIC = 0x436f4c4c;
-    public static final int VERSION = 8;
+    public static final int VERSION = 9;
     public static final byte ACCEPTED = 0;
     public static final byte REJECTED = 1;
     /** The answer to a "fate" claim: the rank was excluded from the job; the reason follows. */

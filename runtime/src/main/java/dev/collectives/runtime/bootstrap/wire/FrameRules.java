@@ -27,7 +27,11 @@ public final class FrameRules {
         /** A member's job is watched: it waits for news. */
         WATCHING(false, "from the server while the job is watched"),
         /** A replacement, or a process that joins, waits until the members take it in. */
-        AWAITING_REJOIN(false, "from the server while this process waits to be taken in");
+        AWAITING_REJOIN(false, "from the server while this process waits to be taken in"),
+        /** The server reads a client that asks for the ranks' flight records. */
+        DUMPER(true, "from a client that asks for the ranks' records"),
+        /** A client that asked for the ranks' flight records waits for the answer. */
+        DUMPING(false, "from the server to a client that asked for the ranks' records");
 
         /** The direction of the messages read in this phase: to the server (else from it). */
         final boolean toServer;
@@ -59,7 +63,9 @@ public final class FrameRules {
         /** A process joins a running job at its next growth, taking the number the server gives it. */
         GROW("grow", Channel.ACCEPTED, Channel.REJECTED),
         /** A rank whose connection ended asks whether it was excluded. */
-        FATE("fate", Channel.EXCLUDED, Channel.REJECTED);
+        FATE("fate", Channel.EXCLUDED, Channel.REJECTED),
+        /** A client (not a rank) asks every live rank to write its flight record now. */
+        DUMP("dump", Channel.ACCEPTED, Channel.REJECTED);
 
         /** What the claim's HMAC covers: "join". */
         public final String word;

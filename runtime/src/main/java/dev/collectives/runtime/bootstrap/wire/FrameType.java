@@ -9,7 +9,7 @@ import java.util.Set;
  * The types of message a member and the job's server exchange once admitted: each one's byte on the wire, the bound
  * on its length (checked before anything is allocated), and the phases of a connection where it is legal, which say
  * its directions ({@link FrameRules.Phase#toServer}). {@link Channel}'s grammar says what each one's bytes are. The
- * wire bytes 1 to 15 are taken; a new type takes the next free one.
+ * wire bytes 1 to 17 are taken; a new type takes the next free one.
  */
 public enum FrameType {
     /** A member's value for an allgather; the server's answer to any operation. */
@@ -41,7 +41,23 @@ public enum FrameType {
     /** A member's part of a growth: how long it waits for the joiners (ms, a long), and how many it asks for (an int). */
     GROW(14, Length.exactly(Long.BYTES + Integer.BYTES), FrameRules.Phase.MEMBER, FrameRules.Phase.JOINER_WAITING),
     /** A member's job is watched no more (to the server), or its watch ends here (from the server); no bytes. */
-    UNWATCH(15, Length.NONE, FrameRules.Phase.MEMBER, FrameRules.Phase.WATCHING);
+    UNWATCH(15, Length.NONE, FrameRules.Phase.MEMBER, FrameRules.Phase.WATCHING),
+    /**
+     * A client asks for every live rank's flight record (to the server), or the server asks a member for its record;
+     * the bytes: the directory to write into (UTF-8; none: each rank's own).
+     */
+    DUMP(
+            16,
+            Length.between(0, Dumps.MAX_DIRECTORY_BYTES),
+            FrameRules.Phase.DUMPER,
+            FrameRules.Phase.OPERATION,
+            FrameRules.Phase.WATCHING,
+            FrameRules.Phase.AWAITING_REJOIN),
+    /**
+     * A member's answer to a DUMP: the files it wrote (to the server); every rank's answer, or why there is none (to
+     * the client that asked). {@link Dumps} lays out both.
+     */
+    DUMPED(17, Length.DATA, FrameRules.Phase.MEMBER, FrameRules.Phase.DUMPING);
 
     private static final FrameType[] BY_WIRE = new FrameType[256];
 
