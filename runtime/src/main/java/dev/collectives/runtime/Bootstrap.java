@@ -38,7 +38,7 @@ import java.util.function.Supplier;
  * <tr><td>COLLECTIVES_RENDEZVOUS</td><td>collectives.rendezvous</td><td>tcp://MASTER_ADDR:MASTER_PORT when both
  * are set (under torchrun, MASTER_PORT + 1: torchrun's agent serves at MASTER_PORT)</td></tr>
  * <tr><td>COLLECTIVES_BOOTSTRAP_TIMEOUT</td><td>collectives.bootstrapTimeout</td><td>120 s, per step</td></tr>
- * <tr><td>COLLECTIVES_HEARTBEAT_TIMEOUT</td><td>collectives.heartbeatTimeout</td><td>6 s: a rank (or the rendezvous
+ * <tr><td>COLLECTIVES_HEARTBEAT_TIMEOUT</td><td>collectives.heartbeatTimeout</td><td>1.5 s: a rank (or the rendezvous
  * server) silent that long is declared dead; the server's governs how often the ranks beat</td></tr>
  * <tr><td>COLLECTIVES_JOB_TOKEN</td><td>(none: a secret)</td><td>required when the size is above 1 and the ranks
  * meet through a rendezvous</td></tr>
