@@ -398,6 +398,7 @@ public final class DeviceCommunicator implements Communicator, HostStaging.Provi
                     library,
                     handle.survivorsRendezvous("shrink"),
                     handle.jobRanks(),
+                    handle::whileForming,
                     rank,
                     excluded,
                     device,

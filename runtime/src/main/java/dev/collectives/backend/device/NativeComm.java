@@ -421,6 +421,14 @@ final class NativeComm {
     }
 
     /**
+     * The job's watch while the survivors of a death form, by {@code call}, the communicator that holds {@code ranks}
+     * of the job: a death among them ends the library's wait ({@link JobWatch.Watched#whileForming}).
+     */
+    JobWatch.Forming whileForming(JobRanks ranks, String call) {
+        return job.whileForming(ranks, rank, call);
+    }
+
+    /**
      * {@code CommRevoke} where the library has it: the communicator's work in flight stops and it refuses more, so
      * that a shrink does not wait on a peer that hangs; it is destroyed without finalize when it closes.
      */
