@@ -337,12 +337,12 @@ final class TcpMember extends Exchange {
 
     /**
      * Why the server excluded this rank from the job, asked once its connection ended or the server fell silent (the
-     * server closes an excluded rank's connection, and the message that said why may never have come): for as long
-     * as the heartbeat timeout, so that a network that comes back in that time still tells it; null if the server
+     * server closes an excluded rank's connection, and the message that said why may never have come): for
+     * {@link Timeouts#fateWait()}, so that a network that comes back in that time still tells it; null if the server
      * did not exclude it, or cannot be reached to say.
      */
     private String exclusion() {
-        Deadline patience = Deadline.after(heartbeatTimeout);
+        Deadline patience = Deadline.after(timeouts.fateWait());
         Backoff backoff = new Backoff(patience, FIRST_RETRY_MILLIS, LAST_RETRY_MILLIS);
         while (!patience.expired()) {
             Deadline attempt = Deadline.after(
