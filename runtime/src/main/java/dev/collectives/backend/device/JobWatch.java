@@ -150,8 +150,8 @@ final class JobWatch {
                         call,
                         "the job failed again while the survivors formed their communicator: " + second.text()
                                 + (recoveringFrom == null ? "" : "; they were recovering from: " + recoveringFrom)
-                                + "; the communicator being formed was aborted: the survivors may shrink again, "
-                                + "leaving out every rank that died");
+                                + "; the communicator being formed was aborted: the survivors may recover again, "
+                                + "from every rank that died");
             }
         }
 
