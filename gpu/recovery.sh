@@ -28,7 +28,7 @@
 # OUT/<mode>/rendezvous.log), which every rank joins with COLLECTIVES_RENDEZVOUS_SERVER=standalone (SERVER=standalone
 # does so for any KILL); it must end saying the job is over.
 # Variables: BACKEND (nccl), RANKS (3), KILL (1), DEATH (halt, kill or freeze), HEARTBEAT_TIMEOUT (seconds a rank may
-# be silent before it is declared dead; the library's default, 6, unless set), SERVER (rank0, or standalone: always
+# be silent before it is declared dead; the library's default, 1.5, unless set), SERVER (rank0, or standalone: always
 # with KILL=0), MODES (NONE,LOCAL,GRAPH), STEPS (100), REPLACE (0), SYNC_TIMEOUT (60: seconds a synchronize waits on nccl), JOB_TIMEOUT (300: seconds per process), OUT
 # (/tmp/collectives-recovery: each process's log, OUT/<mode>/rank-<r>.log, and recovery.log), JAVA and CLASS_PATH
 # (java-setup.sh says what they are when not set).

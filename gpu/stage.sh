@@ -34,6 +34,6 @@ if [ -f "$dest"/lib/collectives-tools.jar ]; then
 fi
 cp gpu/run-all.sh gpu/shapes.sh gpu/failure-paths.sh gpu/differential.sh gpu/faults.sh gpu/peers.sh \
   gpu/recovery.sh gpu/grow.sh gpu/job-devices.sh gpu/java-setup.sh gpu/missing-rank.sh gpu/nonblocking.sh \
-  gpu/connect-memory.sh gpu/overhead-and-peers.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
+  gpu/connect-memory.sh gpu/overhead-and-peers.sh gpu/detection.sh gpu/mccl_forward.c gpu/native_bench.c "$dest/"
 mkdir -p "$dest/peers" && cp gpu/peers/*.py "$dest/peers/"
 du -sh "$dest"; ls "$dest/lib"

@@ -86,7 +86,7 @@ final class RendezvousCommand implements Callable<Integer> {
             paramLabel = "DURATION",
             description = "how long a rank may send nothing, not even a heartbeat, before it is declared dead and "
                     + "excluded from the job (the ranks beat at a sixth of it), as COLLECTIVES_HEARTBEAT_TIMEOUT says "
-                    + "to the ranks: 6, 6s, 500ms, 2m or PT6S; default: COLLECTIVES_HEARTBEAT_TIMEOUT, else 6 s")
+                    + "to the ranks: 6, 6s, 500ms, 2m or PT6S; default: COLLECTIVES_HEARTBEAT_TIMEOUT, else 1.5 s")
     void heartbeatTimeout(String text) {
         try {
             heartbeatTimeout =

@@ -43,7 +43,7 @@ class RendezvousCommandTest {
         RunnerOutput run = serve();
 
         assertTrue(run.text().startsWith("rendezvous: serving a job of 1 ranks at tcp://127.0.0.1:"), run.text());
-        assertTrue(run.text().contains(", heartbeat timeout 6 s\n"), run.text());
+        assertTrue(run.text().contains(", heartbeat timeout 1.5 s\n"), run.text());
     }
 
     @ParameterizedTest(name = "{0}")

@@ -286,8 +286,8 @@ class BootstrapSettingsTest {
     @Test
     void theHeartbeatTimeoutComesFromItsVariableOrTheBuilderAndDescribeShowsIt() {
         Bootstrap byDefault = Bootstrap.fromEnvironment(Map.of());
-        assertEquals(Duration.ofSeconds(6), byDefault.heartbeatTimeout());
-        assertTrue(byDefault.describe().contains(", heartbeat timeout 6 s (default), "), byDefault.describe());
+        assertEquals(Duration.ofMillis(1500), byDefault.heartbeatTimeout());
+        assertTrue(byDefault.describe().contains(", heartbeat timeout 1.5 s (default), "), byDefault.describe());
         Bootstrap fromVariable = Bootstrap.fromEnvironment(Map.of("COLLECTIVES_HEARTBEAT_TIMEOUT", "2500ms"));
         assertEquals(Duration.ofMillis(2500), fromVariable.heartbeatTimeout());
         assertTrue(

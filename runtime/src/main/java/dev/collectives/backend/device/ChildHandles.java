@@ -71,6 +71,7 @@ final class ChildHandles {
                     library,
                     handle.job().survivorsRendezvous("shrink"),
                     handle.job().ranks(),
+                    handle.job()::whileForming,
                     rank,
                     excluded,
                     parent.device(),

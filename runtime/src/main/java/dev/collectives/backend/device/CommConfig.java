@@ -78,6 +78,22 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
      * size and the timeout.
      */
     long initRank(NativeLibrary library, int size, byte[] uniqueId, int rank, Waits waits, Duration timeout) {
+        return initRank(library, size, uniqueId, rank, waits, timeout, () -> {});
+    }
+
+    /**
+     * As {@link #initRank(NativeLibrary, int, byte[], int, Waits, Duration)}, where {@code stillWanted} throws when the
+     * wait for the other ranks must end at once (one of them died); a blocking init returns only once formed, so it
+     * cannot be ended this way.
+     */
+    long initRank(
+            NativeLibrary library,
+            int size,
+            byte[] uniqueId,
+            int rank,
+            Waits waits,
+            Duration timeout,
+            Runnable stillWanted) {
         int layout = library.configLayout();
         try (NativeSlot handle = new NativeSlot()) {
             int rc = library.api.commInitRank(
@@ -93,7 +109,7 @@ public record CommConfig(int blocking, int collnetEnable, int ctaPolicy, int min
                     minCtas,
                     maxCtas);
             String call = layout == 0 ? "CommInitRank" : "CommInitRankConfig";
-            return handle.formed(library, rc, call, rank, size, waits, timeout);
+            return handle.formed(library, rc, call, rank, size, waits, timeout, stillWanted);
         }
     }
 }

@@ -118,4 +118,12 @@ final class CommJob {
                         + why.map(failure -> " when the job failed (" + failure + ")")
                                 .orElse(""));
     }
+
+    /**
+     * The job's watch while the survivors of a death form, by {@code call}, the communicator that holds {@code ranks}
+     * of the job: a death among them ends the library's wait ({@link JobWatch.Watched#whileForming}).
+     */
+    JobWatch.Forming whileForming(JobRanks ranks, String call) {
+        return watched.whileForming(ranks, rank, call);
+    }
 }

@@ -131,7 +131,7 @@ final class GrowInit {
         try (NativeSlot out = new NativeSlot()) {
             int rc = library.api.commGrow(
                     library.lib, parent, size, id, joins || rank == 0 ? 1 : 0, joins ? rank : -1, out.pointer());
-            return out.formed(library, rc, "CommGrow", rank, size, Waits.SYSTEM, timeout);
+            return out.formed(library, rc, "CommGrow", rank, size, Waits.SYSTEM, timeout, () -> {});
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.collectives.backend.device;
 
 import dev.collectives.runtime.CollectivesException;
+import dev.collectives.runtime.Result;
 import dev.collectives.runtime.bootstrap.Cause;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.bootstrap.Timeouts;
@@ -34,6 +35,8 @@ final class JobWatch {
     private final Rendezvous rendezvous;
     /** The communicators of the job on this rank that are not closed. */
     private final Set<Watched> watched = ConcurrentHashMap.newKeySet();
+    /** The communicators the survivors of a death are forming in the library now. */
+    private final Set<Forming> forming = ConcurrentHashMap.newKeySet();
 
     private final Object lock = new Object();
     /** Whether the rendezvous watches: not once the survivors of a death met through it, until a child joins. */
@@ -94,6 +97,67 @@ final class JobWatch {
             if (member.ranks.concerns(failure.ranks())) {
                 member.failed(failure);
             }
+        }
+        forming.forEach(f -> f.heard(failure));
+    }
+
+    /** Watches the job from now on for every communicator here, unless it is watched already. */
+    private void arm() {
+        synchronized (lock) {
+            if (armed) {
+                return;
+            }
+            heard = new CountDownLatch(1);
+            news = null;
+            armed = true;
+        }
+        rendezvous.watch(this::heard);
+    }
+
+    /**
+     * A communicator the survivors of a death form in the library, which holds {@code ranks} of the job: a death
+     * among them, or the job's end, while the library forms it ends the library's wait ({@link #requireNoDeath}).
+     */
+    final class Forming implements AutoCloseable {
+        private final JobRanks ranks;
+        private final int rank;
+        private final String call;
+        /** The death the survivors recover from. */
+        private final String recoveringFrom;
+
+        private volatile Cause death;
+
+        private Forming(JobRanks ranks, int rank, String call, String recoveringFrom) {
+            this.ranks = ranks;
+            this.rank = rank;
+            this.call = call;
+            this.recoveringFrom = recoveringFrom;
+        }
+
+        private void heard(Cause failure) {
+            if (death == null && ranks.concerns(failure.ranks())) {
+                death = failure;
+            }
+        }
+
+        /** Throws, naming both deaths, once a rank of the communicator being formed died (or the job ended). */
+        void requireNoDeath() {
+            Cause second = death;
+            if (second != null) {
+                throw CollectivesException.library(
+                        Result.REMOTE_ERROR,
+                        rank,
+                        call,
+                        "the job failed again while the survivors formed their communicator: " + second.text()
+                                + (recoveringFrom == null ? "" : "; they were recovering from: " + recoveringFrom)
+                                + "; the communicator being formed was aborted: the survivors may recover again, "
+                                + "from every rank that died");
+            }
+        }
+
+        @Override
+        public void close() {
+            forming.remove(this);
         }
     }
 
@@ -176,6 +240,22 @@ final class JobWatch {
          */
         Watched reformed(JobRanks ranks, Runnable onFailure) {
             return rendezvous == null ? NONE : join(ranks, onFailure, true);
+        }
+
+        /**
+         * The survivors of a death agreed and shared the id of the communicator they form, which holds {@code ranks}
+         * of the job and which rank {@code rank} forms by {@code call}: the rendezvous watches the job again from now
+         * on, not only once that communicator formed, so that a death among {@code ranks} while the library forms it
+         * reaches this rank within the time the job takes to declare it ({@link Forming#requireNoDeath}, which the
+         * library's wait polls), not at the library's own timeout.
+         */
+        Forming whileForming(JobRanks ranks, int rank, String call) {
+            Forming watch = new Forming(ranks, rank, call, failure);
+            if (rendezvous != null) {
+                forming.add(watch);
+                arm();
+            }
+            return watch;
         }
 
         /** Why the job failed, as it concerns this communicator, once the rendezvous said so. */
@@ -267,12 +347,7 @@ final class JobWatch {
 
         /** The growth failed and the job goes on at its size: the rendezvous watches it again for every communicator. */
         void watchAgain() {
-            synchronized (lock) {
-                heard = new CountDownLatch(1);
-                news = null;
-                armed = true;
-            }
-            rendezvous.watch(JobWatch.this::heard);
+            arm();
         }
 
         /**

@@ -58,13 +58,22 @@ final class NativeSlot implements AutoCloseable {
     /**
      * The communicator that {@code call} (an init or a grow: it stores the handle before it returns), answering
      * {@code rc}, made for rank {@code rank} of {@code size}: once formed, which every rank must reach within
-     * {@code timeout} ({@link InProgress#awaitFormed}); a failure throws naming the call.
+     * {@code timeout} ({@link InProgress#awaitFormed}), unless {@code stillWanted} throws first; a failure throws
+     * naming the call.
      */
-    long formed(NativeLibrary library, int rc, String call, int rank, int size, Waits waits, Duration timeout) {
+    long formed(
+            NativeLibrary library,
+            int rc,
+            String call,
+            int rank,
+            int size,
+            Waits waits,
+            Duration timeout,
+            Runnable stillWanted) {
         return after(rc, () -> {
             if (rc == InProgress.CODE) {
                 InProgress.awaitFormed(
-                        library, peek(), library.dialect.ccl(call), rank, size, waits, timeout.toNanos(), () -> {});
+                        library, peek(), library.dialect.ccl(call), rank, size, waits, timeout.toNanos(), stillWanted);
             } else {
                 library.check(rc, rank, peek(), call);
             }

@@ -39,15 +39,18 @@ final class ReplacementInit {
         FormedComm formed;
         try {
             replaced = rendezvous.reunite(timeout);
+            NativeLibrary library = parts.library();
             formed = RendezvousInit.form(
-                    parts.library(),
+                    library,
                     rendezvous,
                     parts.rank(),
                     parts.size(),
                     parts.device(),
                     config,
-                    timeout,
-                    parts.lineage().reformed(replaced));
+                    parts.lineage().reformed(replaced),
+                    "GetUniqueId",
+                    id -> library.api.getUniqueId(library.lib, id),
+                    id -> initWatched(handle, library, config, id, parts.rank(), parts.size(), timeout));
         } catch (RuntimeException e) {
             rendezvous.close();
             throw e;
@@ -55,5 +58,24 @@ final class ReplacementInit {
         Communicator reformed = takeOver.apply(formed.holding(JobRanks.ofJob(rendezvous.size())));
         Reform.logFor(reformed, replaced);
         return reformed;
+    }
+
+    /**
+     * The library's init of the reformed communicator, once its id was shared: the job is watched again from now on,
+     * so that a rank that dies while the library waits for every rank ends the wait, naming it and the death the
+     * survivors recover from, not at the library's timeout.
+     */
+    private static long initWatched(
+            NativeComm handle,
+            NativeLibrary library,
+            CommConfig config,
+            byte[] id,
+            int rank,
+            int size,
+            Duration timeout) {
+        String call = library.dialect.ccl("CommInitRank");
+        try (JobWatch.Forming deaths = handle.job().whileForming(JobRanks.ofJob(size), call)) {
+            return config.initRank(library, size, id, rank, Waits.SYSTEM, timeout, deaths::requireNoDeath);
+        }
     }
 }

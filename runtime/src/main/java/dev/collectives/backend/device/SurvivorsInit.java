@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
+import java.util.function.BiFunction;
 
 /**
  * A shrink after a death, once the library's own shrink cannot serve (the communicator was aborted when the death
@@ -17,7 +18,10 @@ import java.util.List;
  * the new communicator leaves out ({@link Rendezvous#allGatherOfSurvivors}: every survivor leaves out the same
  * ranks, and every rank that died is among them); the first survivor, in the communicator's order, makes a new
  * unique id ({@code GetUniqueId}) and shares it through the rendezvous; each calls {@code CommInitRank(Config)} with
- * its rank among the survivors, in the communicator's order.
+ * its rank among the survivors, in the communicator's order. From the moment the id is shared the job is watched
+ * again: a survivor that dies while the library forms the communicator ends every survivor's wait, naming it and the
+ * death they recover from, within the time the job takes to declare it (a death before, during the survivors'
+ * meeting, fails the meeting at once).
  */
 final class SurvivorsInit {
     /**
@@ -31,12 +35,13 @@ final class SurvivorsInit {
     /**
      * The new communicator of rank {@code rank} of a communicator that holds {@code ranks} of the job, which leaves
      * {@code excluded} (ranks of that communicator) out, on {@code device}, made with {@code config}; the survivors
-     * must all join it within {@code waits}' timeout.
+     * must all join it within {@code waits}' timeout, and {@code watch} tells of a death among them meanwhile.
      */
     static Formed form(
             NativeLibrary library,
             Rendezvous rendezvous,
             JobRanks ranks,
+            BiFunction<JobRanks, String, JobWatch.Forming> watch,
             int rank,
             int[] excluded,
             int device,
@@ -62,11 +67,15 @@ final class SurvivorsInit {
         int newRank = Arrays.binarySearch(kept, rank);
         library.checkRuntime(library.api.setDevice(library.lib, device), rank, "SetDevice");
         long idShared = System.nanoTime();
-        return new Formed(
-                config.initRank(library, kept.length, id, newRank, waits, waits.syncTimeout()),
-                newRank,
-                kept.length,
-                idShared);
+        String init = library.dialect.ccl("CommInitRank");
+        try (JobWatch.Forming deaths = watch.apply(ranks.child(kept, "the survivors' communicator"), init)) {
+            return new Formed(
+                    config.initRank(
+                            library, kept.length, id, newRank, waits, waits.syncTimeout(), deaths::requireNoDeath),
+                    newRank,
+                    kept.length,
+                    idShared);
+        }
     }
 
     /** One bit per rank of the job, set for those left out. */

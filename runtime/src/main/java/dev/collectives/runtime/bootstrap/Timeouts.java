@@ -20,6 +20,8 @@ public final class Timeouts {
      * deadlines differ by as much as their entries into the collective do.
      */
     private static final Duration STALL_GRACE = Duration.ofSeconds(2);
+    /** The least a rank that lost its server keeps asking whether it was excluded. */
+    private static final Duration FATE_WAIT_FLOOR = Duration.ofSeconds(10);
     /** The most an unauthenticated connection may take to prove it holds the job token. */
     private static final Duration HANDSHAKE_CAP = Duration.ofSeconds(5);
 
@@ -122,6 +124,16 @@ public final class Timeouts {
      */
     public Duration deathWait() {
         return declaredDeadWithin().plus(notice());
+    }
+
+    /**
+     * How long a rank that lost its server (its connection ended, or the server fell silent) keeps asking whether it
+     * was excluded, so that a network that comes back in that time still tells it: the heartbeat timeout, at least
+     * 10 s (a short timeout detects sooner; it need not cut short a cut-off rank's chance to learn its fate), at most
+     * the operation timeout.
+     */
+    public Duration fateWait() {
+        return min(operation, heartbeat.compareTo(FATE_WAIT_FLOOR) > 0 ? heartbeat : FATE_WAIT_FLOOR);
     }
 
     /** How long a connection to the server may take to prove it holds the job token. */

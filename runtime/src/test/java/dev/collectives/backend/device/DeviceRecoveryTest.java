@@ -137,6 +137,41 @@ class DeviceRecoveryTest {
         }
     }
 
+    /**
+     * Rank 3 dies while the survivors of rank 1's death form their communicator in the library (they shared its id,
+     * and the library waits for every survivor to join): the shrink fails at once naming rank 3 and the death it
+     * recovers from, not at the library's own timeout, and the communicator being formed is aborted; the survivors
+     * then shrink again, leaving out both.
+     */
+    @Test
+    void aSecondDeathWhileTheLibraryFormsTheSurvivorsCommunicatorFailsTheShrinkNamingBoth() throws Exception {
+        ScriptedJob job = new ScriptedJob(2, 4, 1);
+        DeviceCommunicator comm = job.afterRankOneDied(api);
+        String rankThreeGone = "rank 3 at /127.0.0.1:41003 is gone: no heartbeat for 1.5 s while the job ran";
+        api.inProgress("commInitRank", ScriptedNativeApi.FOREVER).on("commInitRank", () -> {
+            job.dead = new int[] {1, 3};
+            job.fail(3, rankThreeGone);
+        });
+
+        CollectivesException e = assertThrows(CollectivesException.class, () -> comm.shrink(1));
+
+        assertEquals(
+                "[REMOTE_ERROR 6] rank 2: ncclCommInitRank failed: the job failed again while the survivors formed "
+                        + "their communicator: " + rankThreeGone + "; they were recovering from: " + GONE
+                        + "; the communicator being formed was aborted: the survivors may recover again, from every "
+                        + "rank that died",
+                e.getMessage());
+        api.awaitCount("commAbort", 2); // the parent, and the communicator that did not form
+
+        api.inProgress("commInitRank", 0).on("commInitRank", () -> {});
+        try (Communicator child = comm.shrink(1, 3)) {
+            assertEquals(
+                    "nccl rank 1/2 on device 0 (shrunk from rank 2 of 4 without ranks 1, 3, " + REFORMED + ")",
+                    child.toString());
+        }
+        comm.close();
+    }
+
     @Test
     void theLowestSurvivorMakesTheNewIdAndSharesIt() throws Exception {
         ScriptedJob job = new ScriptedJob(0, 3, 1);
@@ -391,7 +426,8 @@ class DeviceRecoveryTest {
 
         final List<byte[]> contributions = new CopyOnWriteArrayList<>();
         volatile String refusal;
-        private final int[] dead;
+        /** The ranks that died, in order. */
+        volatile int[] dead;
 
         ScriptedJob(int rank, int size, int... dead) {
             super(rank, size);

@@ -87,6 +87,30 @@ class DeviceReplacementTest {
         comm.close();
     }
 
+    /**
+     * Rank 2 dies while the library forms the reformed communicator (its id was shared, and the library waits for
+     * every rank): the reform fails at once naming rank 2 and the death it recovers from, not at the library's
+     * timeout, and the communicator being formed is aborted.
+     */
+    @Test
+    void aDeathWhileTheLibraryFormsTheReformedCommunicatorFailsTheReformNamingBoth() throws Exception {
+        ScriptedJob job = new ScriptedJob(0, 3, false);
+        DeviceCommunicator comm = job.afterRankOneDied(api);
+        String rankTwoGone = "rank 2 at /127.0.0.1:41002 is gone: its connection ended while the job ran";
+        api.inProgress("commInitRank", ScriptedNativeApi.FOREVER).on("commInitRank", () -> job.fail(2, rankTwoGone));
+
+        CollectivesException e = assertThrows(CollectivesException.class, () -> comm.reform(WAIT));
+
+        assertEquals(
+                "[REMOTE_ERROR 6] rank 0: ncclCommInitRank failed: the job failed again while the survivors formed "
+                        + "their communicator: " + rankTwoGone + "; they were recovering from: "
+                        + ScriptedJobBase.RANK_ONE_GONE + "; the communicator being formed was aborted: the survivors "
+                        + "may recover again, from every rank that died",
+                e.getMessage());
+        api.awaitCount("commAbort", 2); // the parent, and the communicator that did not form
+        comm.close();
+    }
+
     @Test
     void aDeathAfterTheReformIsReportedOnTheReformedCommunicator() throws Exception {
         ScriptedJob job = new ScriptedJob(0, 3, false);

@@ -47,6 +47,9 @@ final class ChildRank implements AutoCloseable {
     private final Process process;
     private final boolean echo;
     private final List<String> lines = new ArrayList<>();
+    /** When each of {@link #lines} was read, in {@link System#nanoTime()}. */
+    private final List<Long> arrivals = new ArrayList<>();
+
     private final Thread reader;
 
     private ChildRank(String name, Process process, boolean echo) {
@@ -141,6 +144,7 @@ final class ChildRank implements AutoCloseable {
                 }
                 synchronized (lines) {
                     lines.add(line);
+                    arrivals.add(System.nanoTime());
                     lines.notifyAll();
                 }
             }
@@ -172,6 +176,23 @@ final class ChildRank implements AutoCloseable {
                 }
             }
         }
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    /** When the first line starting with {@code prefix} was read, in {@link System#nanoTime()}; it was awaited. */
+    long arrivalOf(String prefix) {
+        synchronized (lines) {
+            for (int i = 0; i < lines.size(); i++) {
+                if (lines.get(i).startsWith(prefix)) {
+                    return arrivals.get(i);
+                }
+            }
+        }
+        throw new AssertionError(name + " printed no line starting with '" + prefix + "'");
     }
 
     /** Waits for the process to end with a failure and returns its message (how long it took is its own business). */

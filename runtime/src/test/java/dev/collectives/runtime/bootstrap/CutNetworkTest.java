@@ -48,8 +48,9 @@ class CutNetworkTest {
         }
         ranks.forEach(rank -> rank.await("STEPPING", FrozenRanks.LONG));
         ChildRank cut = ranks.remove(CUT);
+        long cutAt = System.nanoTime();
         namespace.cut();
-        ranks.forEach(survivor -> job.assertNamedForSilence(survivor, namespace.inside()));
+        ranks.forEach(survivor -> job.assertNamedForSilence(survivor, namespace.inside(), cutAt));
         namespace.restore();
         ranks.forEach(job::assertShrunkAndStepped);
         job.assertExcluded(cut);

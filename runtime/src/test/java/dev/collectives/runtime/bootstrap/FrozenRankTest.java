@@ -60,8 +60,9 @@ class FrozenRankTest {
         }
         ranks.forEach(rank -> rank.await("STEPPING", FrozenRanks.LONG));
         ChildRank stopped = ranks.remove(size / 2);
+        long stoppedAt = System.nanoTime();
         stopped.signal("STOP");
-        ranks.forEach(survivor -> job.assertNamedForSilence(survivor, "127.0.0.1"));
+        ranks.forEach(survivor -> job.assertNamedForSilence(survivor, "127.0.0.1", stoppedAt));
         stopped.signal("CONT");
         job.assertExcluded(stopped);
         return ranks;

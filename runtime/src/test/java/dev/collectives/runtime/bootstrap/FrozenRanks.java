@@ -16,8 +16,10 @@ import java.util.Map;
  */
 final class FrozenRanks {
     static final Duration LONG = Duration.ofSeconds(90);
-    /** Short, so that the tests are quick; long enough that no living rank misses it, even with the cores busy. */
-    static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(4);
+    /** The default: the tests show that it tells a stopped rank from a living one, even with the cores busy. */
+    static final Duration HEARTBEAT_TIMEOUT = JobServer.DEFAULT_HEARTBEAT_TIMEOUT;
+
+    private static final String NO_HEARTBEAT = "no heartbeat for " + Settings.formatDuration(HEARTBEAT_TIMEOUT);
 
     private final String endpoint;
     private final int size;
@@ -58,7 +60,6 @@ final class FrozenRanks {
         if (standalone) {
             variables.put("COLLECTIVES_RENDEZVOUS_SERVER", "standalone");
         }
-        variables.put("COLLECTIVES_HEARTBEAT_TIMEOUT", HEARTBEAT_TIMEOUT.toSeconds() + "s");
         variables.put("COLLECTIVES_JOB_TOKEN", RankThreadsForTests.TOKEN);
         variables.put("COLLECTIVES_BOOTSTRAP_TIMEOUT", "60s");
         variables.put("COLLECTIVES_SIM_TIMEOUT", "60s");
@@ -69,13 +70,22 @@ final class FrozenRanks {
         return child;
     }
 
-    /** The survivor's step failed naming the frozen rank, at {@code address}, for want of heartbeats. */
-    void assertNamedForSilence(ChildRank survivor, String address) {
+    /**
+     * The survivor's step failed naming the frozen rank, at {@code address}, for want of heartbeats; prints how long
+     * after {@code stoppedAt} (its {@link System#nanoTime()}) the survivor said so.
+     */
+    void assertNamedForSilence(ChildRank survivor, String address, long stoppedAt) {
         String lost = survivor.await("LOST", LONG);
         assertTrue(
                 lost.contains("rank " + frozen + " at /" + address + ":")
-                        && lost.contains("is gone: no heartbeat for 4 s "),
+                        && lost.contains("is gone: " + NO_HEARTBEAT + " "),
                 lost);
+        System.out.printf(
+                "%s named rank %d %d ms after it was stopped (heartbeat timeout %s)%n",
+                survivor,
+                frozen,
+                (survivor.arrivalOf("LOST") - stoppedAt) / 1_000_000,
+                Settings.formatDuration(HEARTBEAT_TIMEOUT));
     }
 
     /** The survivor shrank the frozen rank away and ran its checked steps. */
@@ -97,8 +107,8 @@ final class FrozenRanks {
     void assertExcluded(ChildRank resumed) {
         String failed = resumed.await("FAILED", LONG);
         assertTrue(
-                failed.contains("rank " + frozen + " was excluded from the job at " + endpoint
-                        + ": no heartbeat for 4 s; only a replacement may take its place"),
+                failed.contains("rank " + frozen + " was excluded from the job at " + endpoint + ": " + NO_HEARTBEAT
+                        + "; only a replacement may take its place"),
                 failed);
         resumed.awaitExit(3);
     }

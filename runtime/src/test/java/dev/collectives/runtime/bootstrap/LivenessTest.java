@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.collectives.runtime.bootstrap.server.Liveness;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Which members a server declares silent, on a clock the test moves. */
@@ -51,6 +52,28 @@ class LivenessTest {
         assertEquals(List.of(), liveness.silent());
         now += TIMEOUT.toNanos() + 1;
         assertEquals(List.of(3), liveness.silent());
+    }
+
+    @Test
+    void theNextSilenceFallsDueWhenTheLeastRecentlyHeardMemberPassesTheTimeout() {
+        assertEquals(Optional.empty(), liveness.untilNextSilence());
+        liveness.heard(1);
+        now += 100;
+        liveness.heard(2);
+        assertEquals(Optional.of(TIMEOUT.minusNanos(99)), liveness.untilNextSilence());
+        liveness.heard(1);
+        assertEquals(Optional.of(TIMEOUT.plusNanos(1)), liveness.untilNextSilence());
+        now += TIMEOUT.toNanos() + 1;
+        assertEquals(Optional.of(Duration.ZERO), liveness.untilNextSilence());
+    }
+
+    @Test
+    void aSilentMemberIsReportedOnceUntilItIsHeardFromAgain() {
+        liveness.heard(1);
+        now += TIMEOUT.toNanos() + 1;
+        assertEquals(List.of(1), liveness.silent());
+        assertEquals(List.of(), liveness.silent());
+        assertEquals(Optional.empty(), liveness.untilNextSilence());
     }
 
     @Test

@@ -22,6 +22,13 @@ class TimeoutsTest {
     }
 
     @Test
+    void aCutOffRankAsksItsFateForTenSecondsWhateverItsShortHeartbeatTimeoutButNoLongerThanAnOperation() {
+        assertEquals(Duration.ofSeconds(10), new Timeouts(Duration.ofSeconds(120), Duration.ofMillis(1500)).fateWait());
+        assertEquals(Duration.ofSeconds(30), new Timeouts(Duration.ofSeconds(120), Duration.ofSeconds(30)).fateWait());
+        assertEquals(Duration.ofSeconds(5), new Timeouts(Duration.ofSeconds(5), Duration.ofMillis(1500)).fateWait());
+    }
+
+    @Test
     void aShortOperationTimeoutShortensTheNoticeAndTheHandshake() {
         Timeouts timeouts = new Timeouts(Duration.ofMillis(300), Duration.ofSeconds(6));
 

@@ -46,6 +46,8 @@ public final class MemberConnection extends NioConnection implements EventLoop.S
     private final Supplier<byte[]> beat;
     /** The beats' pace: the server's heartbeat timeout. */
     private final Timeouts beats;
+    /** When the beat after the one under way is due ({@link #beat}). */
+    private long nextBeatDue = System.nanoTime();
 
     private volatile long lastHeard = System.nanoTime();
     /** Why the connection ended (the server closed it, a read failed, or the server fell silent), or null. */
@@ -144,7 +146,12 @@ public final class MemberConnection extends NioConnection implements EventLoop.S
         }
     }
 
-    /** Beats, unless a message waits to go out (which is a sign of life too), and minds the server's silence. */
+    /**
+     * Beats, unless a message waits to go out (which is a sign of life too), and minds the server's silence. At a
+     * fixed rate: a beat that went out late (the process starved of a core) is followed by the next one interval
+     * after it was due, not after it went out, so that one late beat does not add an interval to the silence the
+     * server sees.
+     */
     private void beat() {
         if (isClosed()) {
             return;
@@ -162,7 +169,9 @@ public final class MemberConnection extends NioConnection implements EventLoop.S
         if (idle()) {
             send(FrameType.HEARTBEAT, 0, beat.get(), null);
         }
-        loop.after(beats.beatInterval(), this::beat);
+        long interval = beats.beatInterval().toNanos();
+        nextBeatDue = Math.max(nextBeatDue + interval, now);
+        loop.after(Duration.ofNanos(nextBeatDue - now), this::beat);
     }
 
     private void end(IOException why) {

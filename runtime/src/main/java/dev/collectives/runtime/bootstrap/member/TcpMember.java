@@ -172,7 +172,7 @@ public final class TcpMember extends Exchange {
 
     /** Why the server excluded this rank (see {@link MemberJoin#exclusion}), or null. */
     private String exclusion() {
-        return MemberJoin.exclusion(endpoint, server, rank(), size(), token, heartbeatTimeout, timeouts.notice());
+        return MemberJoin.exclusion(endpoint, server, rank(), size(), token, timeouts.fateWait(), timeouts.notice());
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
@@ -36,7 +37,23 @@ public final class Liveness {
         lastHeard.remove(rank);
     }
 
-    /** The watched members that nothing was heard from for longer than the timeout, lowest first. */
+    /**
+     * How long from now until the least recently heard member passes the timeout if nothing comes from it (zero if it
+     * has), or empty when no member is watched: the server looks for silence then, not a beat interval later.
+     */
+    public Optional<Duration> untilNextSilence() {
+        if (lastHeard.isEmpty()) {
+            return Optional.empty();
+        }
+        long oldest = lastHeard.values().iterator().next();
+        long left = oldest + timeoutNanos + 1 - clock.getAsLong();
+        return Optional.of(Duration.ofNanos(Math.max(0, left)));
+    }
+
+    /**
+     * The watched members that nothing was heard from for longer than the timeout, lowest first; each is reported once
+     * (it is watched again only once it is heard from).
+     */
     public List<Integer> silent() {
         long now = clock.getAsLong();
         List<Integer> silent = new ArrayList<>();
@@ -46,6 +63,7 @@ public final class Liveness {
                 break; // every member after it was heard from later
             }
             silent.add(member.getKey());
+            it.remove();
         }
         silent.sort(null);
         return silent;

@@ -7,8 +7,10 @@ import dev.collectives.runtime.bootstrap.wire.JobToken;
 
 /**
  * The heartbeats of a job's server ({@link ServedJob}), on its loop thread: every beat interval, a beat to each member
- * that nothing waits for (any message is a sign of life), and the members silent past the heartbeat timeout, or that
- * read nothing of what waits for them for as long, are fenced.
+ * that nothing waits for (any message is a sign of life), and the members that read nothing of what waits for them for
+ * the heartbeat timeout are fenced. A member silent past the heartbeat timeout is fenced as soon as it passes it (the
+ * check is timed to the least recently heard member's deadline), so that detection takes the timeout, not the timeout
+ * and a beat interval.
  */
 final class ServedBeats {
     private final ServedJob job;
@@ -39,10 +41,18 @@ final class ServedBeats {
                         job.beatsSent.increment();
                     }
                 });
+        job.loop.after(job.timeouts.beatInterval(), this::beat);
+    }
+
+    /** Fences the members silent past the heartbeat timeout, and looks again when the next one could be. */
+    void watchSilence() {
+        if (job.closed || job.fatal != null) {
+            return;
+        }
         String why = "no heartbeat for " + Settings.formatDuration(job.heartbeatTimeout);
         for (int rank : job.liveness.silent()) {
             job.fence(job.roster.slot(rank), Cause.Kind.SILENT, why);
         }
-        job.loop.after(job.timeouts.beatInterval(), this::beat);
+        job.loop.after(job.liveness.untilNextSilence().orElse(job.timeouts.beatInterval()), this::watchSilence);
     }
 }

@@ -87,7 +87,9 @@ final class ServedJob implements ServerLoop.Served {
     /** Starts the job's clocks: the deadline for joining, the beats and the watch for silence. */
     void start() {
         loop.after(timeout, this::joinDeadlinePassed);
-        loop.after(timeouts.beatInterval(), new ServedBeats(this)::beat);
+        ServedBeats beats = new ServedBeats(this);
+        loop.after(timeouts.beatInterval(), beats::beat);
+        loop.after(timeouts.heartbeat(), beats::watchSilence);
     }
 
     private boolean hasLeft(int rank) {
