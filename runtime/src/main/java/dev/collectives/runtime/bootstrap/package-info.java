@@ -11,5 +11,10 @@
  * carries the communicator's unique id and small values before any communicator exists, tells the ranks of deaths,
  * and lets the survivors meet again, with replacements ({@link dev.collectives.runtime.bootstrap.Rendezvous#reunite}).
  * It knows nothing of the backends.
+ *
+ * <p>This package holds what every part shares (the rendezvous, its phases, causes, progress, settings and timeouts)
+ * and the classes that put a job together; the parts are packages of their own: {@code wire} (the framing, the
+ * message table, the token, the event loop both ends run), {@code server} (the job's server), {@code member} (a
+ * rank's connection to it) and {@code file} (the shared-directory rendezvous).
  */
 package dev.collectives.runtime.bootstrap;
