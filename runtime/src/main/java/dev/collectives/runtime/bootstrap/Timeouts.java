@@ -22,6 +22,13 @@ public final class Timeouts {
     private static final Duration STALL_GRACE = Duration.ofSeconds(2);
     /** The least a rank that lost its server keeps asking whether it was excluded. */
     private static final Duration FATE_WAIT_FLOOR = Duration.ofSeconds(10);
+    /**
+     * How long after joining a member counts as starting: its JVM compiles and collects while the job's first
+     * operations run, and on a busy machine its beats may come late then.
+     */
+    private static final Duration STARTUP_WINDOW = Duration.ofSeconds(10);
+    /** How much longer than the heartbeat timeout a starting member may be silent before it is declared dead. */
+    private static final Duration STARTUP_EXTRA = Duration.ofSeconds(3);
     /** The most an unauthenticated connection may take to prove it holds the job token. */
     private static final Duration HANDSHAKE_CAP = Duration.ofSeconds(5);
 
@@ -94,11 +101,28 @@ public final class Timeouts {
     }
 
     /**
-     * How long after a member's last sign of life the server has declared it dead at the latest: the heartbeat
-     * timeout, and the interval at which the server looks for silent members.
+     * How long after joining a member counts as starting ({@link #startupSilence()} applies): 10 s. Its JVM is young
+     * then: its compiler threads and first collections compete with its beats for the cores.
+     */
+    public Duration startupWindow() {
+        return STARTUP_WINDOW;
+    }
+
+    /**
+     * How long a starting member (in its {@link #startupWindow()}) may be silent before the server declares it dead:
+     * the heartbeat timeout and 3 s (a young JVM starved of a core was seen silent for up to a second). A rank frozen
+     * that early is declared dead this much later; one frozen afterwards, after the heartbeat timeout.
+     */
+    public Duration startupSilence() {
+        return heartbeat.plus(STARTUP_EXTRA);
+    }
+
+    /**
+     * How long after a member's last sign of life the server has declared it dead at the latest: the silence allowed
+     * (a starting member's, at most), and the interval at which the server looks for silent members.
      */
     public Duration declaredDeadWithin() {
-        return heartbeat.plus(beatInterval());
+        return startupSilence().plus(beatInterval());
     }
 
     /**

@@ -15,9 +15,12 @@ class TimeoutsTest {
         Timeouts timeouts = new Timeouts(Duration.ofSeconds(120), Duration.ofSeconds(30));
 
         assertEquals(Duration.ofSeconds(5), timeouts.beatInterval());
-        assertEquals(Duration.ofSeconds(35), timeouts.declaredDeadWithin(), "30 s of silence, seen within a beat");
-        assertEquals(Duration.ofSeconds(36), timeouts.deathWait(), "the death declared, then told within 1 s");
-        assertEquals(Duration.ofSeconds(36), timeouts.verdictGrace());
+        assertEquals(
+                Duration.ofSeconds(38),
+                timeouts.declaredDeadWithin(),
+                "30 s of silence (33 s for a rank still starting), seen within a beat");
+        assertEquals(Duration.ofSeconds(39), timeouts.deathWait(), "the death declared, then told within 1 s");
+        assertEquals(Duration.ofSeconds(39), timeouts.verdictGrace());
         assertEquals(Duration.ofSeconds(4), timeouts.verdictWait(), "the stall told, 2 s of grace, the verdict told");
     }
 

@@ -74,7 +74,7 @@ final class ServedJob implements ServerLoop.Served {
         this.heartbeatTimeout = timeouts.heartbeat();
         this.observer = server.view;
         this.roster = new Roster(size, server.hostedByRankZero, server.name);
-        this.liveness = new Liveness(heartbeatTimeout, System::nanoTime);
+        this.liveness = new Liveness(timeouts, System::nanoTime);
         this.stalls = new StallVerdict(size, timeouts.stallGrace(), this::hasLeft, loop, this::endJob);
         this.admission = new TcpAdmission(
                 token,
