@@ -4,6 +4,7 @@ import dev.collectives.runtime.Bootstrap;
 import dev.collectives.runtime.BootstrapException;
 import dev.collectives.runtime.RendezvousEndpoint;
 import dev.collectives.runtime.RendezvousServer;
+import dev.collectives.runtime.bootstrap.Settings;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -113,9 +114,8 @@ final class RendezvousCommand implements Callable<Integer> {
         RendezvousEndpoint endpoint = RendezvousEndpoint.tcp(host, port);
         try (RendezvousServer server = RendezvousServer.start(
                 endpoint, ranks, token(), Duration.ofSeconds(timeoutSeconds), heartbeatTimeout())) {
-            long heartbeatMillis = server.heartbeatTimeout().toMillis();
             out.println("rendezvous: serving a job of " + ranks + " ranks at " + endpoint + ", heartbeat timeout "
-                    + (heartbeatMillis % 1000 == 0 ? heartbeatMillis / 1000 + " s" : heartbeatMillis + " ms"));
+                    + Settings.formatDuration(server.heartbeatTimeout()));
             out.flush();
             Optional<String> failure = server.awaitEnd();
             List<String> deaths = server.deaths();
