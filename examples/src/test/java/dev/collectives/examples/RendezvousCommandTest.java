@@ -23,7 +23,7 @@ class RendezvousCommandTest {
 
     /** A job of one rank that never joins: the server says what it watches with, and fails at its 1 s timeout. */
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"--heartbeat-timeout=1500ms, 1500 ms", "--heartbeat-timeout=2m, 120 s", "--heartbeat-timeout 9, 9 s"})
+    @CsvSource({"--heartbeat-timeout=1500ms, 1.5 s", "--heartbeat-timeout=2m, 120 s", "--heartbeat-timeout 9, 9 s"})
     void theServerWatchesTheRanksWithTheHeartbeatTimeoutGiven(String option, String shown) throws IOException {
         RunnerOutput run = serve(option.split(" "));
 
