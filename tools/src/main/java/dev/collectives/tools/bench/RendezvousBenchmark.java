@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -29,8 +30,9 @@ import picocli.CommandLine.Spec;
 /**
  * The control plane at scale: for each size, a {@link RendezvousServer} in this process and that many members, each
  * on a thread with its own connection, in processes of their own ({@link RendezvousMembers}), as few as their
- * descriptors allow ({@code ulimit -n}). Reports the time from the members' start until every member has joined, one
- * allgather of {@code --value} bytes from each member (checked), the heartbeats the server sends and receives per
+ * descriptors allow ({@code ulimit -n}). Reports the time from the members' start until every member has joined (and
+ * the CPU all the processes spent on it, by kind of thread), one allgather of {@code --value} bytes from each
+ * member (checked; up to {@code --gather-up-to} members), the heartbeats the server sends and receives per
  * second while the job idles, how many connection attempts the members had to repeat to join, the server's threads,
  * and the heap the server holds per member.
  */
@@ -71,6 +73,14 @@ public final class RendezvousBenchmark implements Callable<Integer> {
     int valueBytes;
 
     @Option(
+            names = "--gather-up-to",
+            defaultValue = "4096",
+            paramLabel = "MEMBERS",
+            description = "The largest job that also runs the allgather: every member receives every member's value, "
+                    + "members² values in all (default ${DEFAULT-VALUE}).")
+    int gatherUpTo;
+
+    @Option(
             names = "--heartbeat-timeout",
             defaultValue = "6",
             paramLabel = "SECONDS",
@@ -105,13 +115,15 @@ public final class RendezvousBenchmark implements Callable<Integer> {
         sizes.forEach(size -> BenchCommandLine.positive(spec, "--members", size));
         BenchCommandLine.positive(spec, "--value", valueBytes);
         BenchCommandLine.positive(spec, "--heartbeat-timeout", heartbeatSeconds);
+        BenchCommandLine.positive(spec, "--gather-up-to", gatherUpTo);
         BenchCommandLine.positive(spec, "--idle", idleSeconds);
         BenchCommandLine.positive(spec, "--members-per-process", membersPerProcess);
         System.out.printf(
                 "# RendezvousBenchmark: members on threads of processes of their own, each with its own connection; "
                         + "allgather of %d bytes each; heartbeat timeout %d s; heartbeats counted at the server over "
                         + "%d s idle, %d bytes each; heap per member: the server process's, after a collection; "
-                        + "cpu: the seconds of CPU that the server's and the members' processes spent on it%n",
+                        + "cpu: the seconds of CPU that the server's and the members' processes spent on it (forming's "
+                        + "by kind of thread on the line below each size)%n",
                 valueBytes, heartbeatSeconds, idleSeconds, HEARTBEAT_BYTES);
         System.out.printf(
                 "%8s %10s %12s %14s %16s %12s %12s %14s %10s %10s %14s %16s%n",
@@ -163,6 +175,7 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             }
             long start = System.nanoTime();
             Duration cpuAtStart = cpu(processes);
+            ThreadCpu threadsAtStart = ThreadCpu.of(pids(processes));
             processes.forEach(p -> p.tell("join"));
             int retries = 0;
             for (MemberProcess process : processes) {
@@ -170,9 +183,13 @@ public final class RendezvousBenchmark implements Callable<Integer> {
             }
             long formed = System.nanoTime();
             Duration cpuAtFormed = cpu(processes);
-            processes.forEach(p -> p.tell("exchange"));
-            for (MemberProcess process : processes) {
-                process.expect("gathered");
+            Map<String, Double> formingCpu = ThreadCpu.of(pids(processes)).since(threadsAtStart);
+            boolean gathers = size <= gatherUpTo;
+            if (gathers) {
+                processes.forEach(p -> p.tell("exchange"));
+                for (MemberProcess process : processes) {
+                    process.expect("gathered");
+                }
             }
             long gatheredAt = System.nanoTime();
             Duration cpuAtGathered = cpu(processes);
@@ -196,12 +213,15 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                 return ended;
             }
             System.out.printf(
-                    "%8d %10.1f %12.2f %14.1f %16.2f %12.1f %12.1f %14.0f %10d %10d %14d %16.0f%n",
+                    "%8d %10.1f %12.2f %14s %16s %12.1f %12.1f %14.0f %10d %10d %14d %16.0f%n",
                     size,
                     (formed - start) / 1e6,
                     cpuAtFormed.minus(cpuAtStart).toMillis() / 1e3,
-                    (gatheredAt - formed) / 1e6,
-                    cpuAtGathered.minus(cpuAtFormed).toMillis() / 1e3,
+                    gathers ? String.format("%.1f", (gatheredAt - formed) / 1e6) : "-",
+                    gathers
+                            ? String.format(
+                                    "%.2f", cpuAtGathered.minus(cpuAtFormed).toMillis() / 1e3)
+                            : "-",
                     in,
                     out,
                     (in + out) * HEARTBEAT_BYTES,
@@ -209,12 +229,30 @@ public final class RendezvousBenchmark implements Callable<Integer> {
                     processes.size(),
                     serverThreads,
                     heapPerMember);
+            System.out.printf("#   form cpu by thread:%s%n", byThread(formingCpu));
             return Optional.empty();
         } catch (IllegalStateException e) {
             return Optional.of(e.getMessage());
         } finally {
             processes.forEach(MemberProcess::close);
         }
+    }
+
+    /** This process's and the members' processes' ids. */
+    private static List<Long> pids(List<MemberProcess> processes) {
+        List<Long> pids = new ArrayList<>(List.of(ProcessHandle.current().pid()));
+        processes.forEach(p -> pids.add(p.process.pid()));
+        return pids;
+    }
+
+    /** " C2 CompilerThre 1.23 s, ..." for the kinds of thread that spent at least 10 ms, most first. */
+    private static String byThread(Map<String, Double> seconds) {
+        StringBuilder line = new StringBuilder();
+        seconds.entrySet().stream()
+                .filter(e -> e.getValue() >= 0.01)
+                .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                .forEach(e -> line.append(String.format(" %s %.2f s,", e.getKey(), e.getValue())));
+        return line.length() == 0 ? " (not known here)" : line.substring(0, line.length() - 1);
     }
 
     /** The CPU time this process and the members' processes have spent so far. */

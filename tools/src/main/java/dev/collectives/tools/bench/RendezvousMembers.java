@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Handler;
@@ -22,8 +23,8 @@ import java.util.regex.Pattern;
 /**
  * A process of {@link RendezvousBenchmark}'s members: ranks {@code from} to {@code to - 1} of a job of {@code size}
  * at {@code endpoint}, each on a thread of its own with its own connection. It takes its steps from standard input
- * ({@code join}, {@code exchange}, {@code leave}) and says on standard output when each is done ({@code ready},
- * {@code joined RETRIES}, {@code gathered}), or why it failed ({@code failed WHY}).
+ * ({@code join}, then {@code exchange} or straight {@code leave}) and says on standard output when each is done
+ * ({@code ready}, {@code joined RETRIES}, {@code gathered}, {@code left}), or why it failed ({@code failed WHY}).
  */
 public final class RendezvousMembers {
     private static final Pattern FAILED_ATTEMPTS = Pattern.compile("after (\\d+) failed attempts");
@@ -46,6 +47,7 @@ public final class RendezvousMembers {
         CountDownLatch gather = new CountDownLatch(1);
         CountDownLatch gathered = new CountDownLatch(to - from);
         CountDownLatch leave = new CountDownLatch(1);
+        AtomicBoolean exchange = new AtomicBoolean();
         AtomicReference<String> failure = new AtomicReference<>();
         List<Thread> members = new ArrayList<>();
         for (int rank = from; rank < to; rank++) {
@@ -64,6 +66,11 @@ public final class RendezvousMembers {
                                 .rendezvous()) {
                             joined.countDown();
                             gather.await();
+                            if (!exchange.get()) {
+                                counted = true;
+                                leave.await();
+                                return;
+                            }
                             byte[] value = new byte[valueBytes];
                             Arrays.fill(value, (byte) r);
                             byte[][] all = rendezvous.allGather(value);
@@ -94,11 +101,16 @@ public final class RendezvousMembers {
         }
         joined.await();
         say(failure.get() != null ? "failed " + failure.get() : "joined " + retries.get());
-        expect(steps, "exchange");
+        String step = steps.readLine();
+        exchange.set("exchange".equals(step));
         gather.countDown();
-        gathered.await();
-        say(failure.get() != null ? "failed " + failure.get() : "gathered");
-        expect(steps, "leave");
+        if (exchange.get()) {
+            gathered.await();
+            say(failure.get() != null ? "failed " + failure.get() : "gathered");
+            expect(steps, "leave");
+        } else if (!"leave".equals(step)) {
+            throw new IllegalStateException("expected the step exchange or leave, got " + step);
+        }
         leave.countDown();
         for (Thread member : members) {
             member.join();
