@@ -204,10 +204,7 @@ public final class Bootstrap {
         return device.value();
     }
 
-    /**
-     * Where the ranks meet; empty when nothing says (fine for a job of one process) or when they meet through a
-     * {@link Builder#gatherer}.
-     */
+    /** Where the ranks meet; empty when nothing says (one process needs none) or they meet through a gatherer. */
     public Optional<RendezvousEndpoint> endpoint() {
         return endpoint.map(Sourced::value);
     }
@@ -250,10 +247,7 @@ public final class Bootstrap {
                 .or(() -> settings.option(name).map(Sourced::value));
     }
 
-    /**
-     * The option {@code name} as a duration ("30", "30s", "500ms", "2m", "PT30S"); fails naming where a value that
-     * is not one came from.
-     */
+    /** The option {@code name} as a duration ("30s", "500ms", "2m", "PT30S"); fails naming where another came from. */
     public Optional<Duration> durationOption(String name) {
         return sourcedOption(name).map(t -> Settings.parseDuration(t.value(), t.source()));
     }

@@ -39,7 +39,7 @@ public final class JobDump {
             files = List.copyOf(files);
         }
 
-        /** "rank 0 wrote /tmp/flight-….json", "rank 1 did not answer: no answer within 6 s …". */
+        /** "rank 0 wrote /tmp/flight-….json", "rank 1 did not answer: no answer within 1.5 s …". */
         @Override
         public String toString() {
             return switch (outcome) {

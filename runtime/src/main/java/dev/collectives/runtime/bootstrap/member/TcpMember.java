@@ -387,7 +387,8 @@ public final class TcpMember extends Exchange {
         try {
             frame = news(
                     FrameRules.Phase.OPERATION,
-                    () -> answer(root.next(deadline.extendedBy(timeouts.verdictGrace())), maxBytes));
+                    () -> FrameRules.checkOperationAnswer(
+                            root.next(deadline.extendedBy(timeouts.verdictGrace())), sequence(), maxBytes));
         } catch (IOException e) {
             throw fail(failure(e, deadline));
         }
@@ -399,22 +400,6 @@ public final class TcpMember extends Exchange {
                     BootstrapException.failed(rank(), server + " closed the rendezvous during " + operation(), null));
         }
         return frame.bytes();
-    }
-
-    /** {@code frame}, checked where it is an answer: of this operation, and of at most {@code maxBytes}. */
-    private Channel.Frame answer(Channel.Frame frame, int maxBytes) throws ProtocolException {
-        if (frame.type() != FrameType.DATA) {
-            return frame;
-        }
-        if (frame.operation() != sequence()) {
-            throw new ProtocolException("a message for operation #" + frame.operation() + " during operation #"
-                    + sequence() + " (the ranks called different operations)");
-        }
-        if (frame.bytes().length > maxBytes) {
-            throw new ProtocolException(
-                    "a message of " + frame.bytes().length + " bytes, above the limit of " + maxBytes);
-        }
-        return frame;
     }
 
     /**

@@ -97,8 +97,6 @@ final class ServedJob implements ServerLoop.Served {
         return slot != null && slot.fate == Slot.Fate.LEFT;
     }
 
-    // ---- the loop's events -----------------------------------------------------------------------------------
-
     @Override
     public void accepted(ServerConnection connection) {
         admission.accepted(connection);
@@ -161,8 +159,6 @@ final class ServedJob implements ServerLoop.Served {
             loop.stop();
         }
     }
-
-    // ---- each member's messages ------------------------------------------------------------------------------
 
     private void received(Slot slot, Channel.Frame frame) throws ProtocolException {
         if (slot.connection.isClosed()) {
@@ -327,8 +323,6 @@ final class ServedJob implements ServerLoop.Served {
                 : operation != null ? "during " + operation.name : "while the job ran";
     }
 
-    // ---- deaths ----------------------------------------------------------------------------------------------
-
     /**
      * Declares {@code slot}'s rank dead and excludes it from the job: it was silent past the heartbeat timeout, did
      * not read what it was sent, or sent what a member may not. It hears why (where it still reads) and its
@@ -397,8 +391,6 @@ final class ServedJob implements ServerLoop.Served {
         advance();
     }
 
-    // ---- telling the members -----------------------------------------------------------------------------------
-
     /** Sends {@code slot} a message, numbered as the last operation served. */
     void send(Slot slot, FrameType type, byte[] bytes) {
         send(slot, type, bytes, sequence);
@@ -436,8 +428,6 @@ final class ServedJob implements ServerLoop.Served {
         connection.closeWhenSent();
         loop.after(timeouts.notice(), connection::close);
     }
-
-    // ---- the job's end -----------------------------------------------------------------------------------------
 
     private void joinDeadlinePassed() {
         if (fatal == null && !closed && !roster.complete()) {

@@ -120,4 +120,24 @@ public final class FrameRules {
         throw new ProtocolException("a " + frame.type() + " message " + phase.where + ", where only "
                 + phase.legal().stream().map(FrameType::name).collect(Collectors.joining(", ")) + " are legal");
     }
+
+    /**
+     * {@code frame}, checked where it is an answer (DATA) to a member's operation: of operation {@code operation}
+     * (else the ranks called different operations), and of at most {@code maxBytes}.
+     */
+    public static Channel.Frame checkOperationAnswer(Channel.Frame frame, int operation, int maxBytes)
+            throws ProtocolException {
+        if (frame.type() != FrameType.DATA) {
+            return frame;
+        }
+        if (frame.operation() != operation) {
+            throw new ProtocolException("a message for operation #" + frame.operation() + " during operation #"
+                    + operation + " (the ranks called different operations)");
+        }
+        if (frame.bytes().length > maxBytes) {
+            throw new ProtocolException(
+                    "a message of " + frame.bytes().length + " bytes, above the limit of " + maxBytes);
+        }
+        return frame;
+    }
 }
