@@ -1,12 +1,15 @@
 package dev.collectives.runtime.bootstrap.server;
 
 import dev.collectives.runtime.bootstrap.Cause;
+import dev.collectives.runtime.bootstrap.Progress;
 import dev.collectives.runtime.bootstrap.Settings;
+import dev.collectives.runtime.bootstrap.wire.Channel;
 import dev.collectives.runtime.bootstrap.wire.FrameType;
 import dev.collectives.runtime.bootstrap.wire.JobToken;
+import java.nio.ByteBuffer;
 
 /**
- * The heartbeats of a job's server ({@link ServedJob}), on its loop thread: every beat interval, a beat to each member
+ * The heartbeats of a job's server ({@link ServedJob}), on its loop thread: each member's beats taken in, every beat interval, a beat to each member
  * that nothing waits for (any message is a sign of life), and the members that read nothing of what waits for them for
  * the heartbeat timeout are fenced. A member silent past the heartbeat timeout is fenced as soon as it passes it (the
  * check is timed to the least recently heard member's deadline), so that detection takes the timeout, not the timeout
@@ -54,5 +57,25 @@ final class ServedBeats {
             job.fence(job.roster.slot(rank), Cause.Kind.SILENT, why);
         }
         job.loop.after(job.liveness.untilNextSilence().orElse(job.timeouts.beatInterval()), this::watchSilence);
+    }
+
+    /** A member's beat: it names the member's rank and carries where its communicators stand ({@link Progress}). */
+    void heard(Slot slot, Channel.Frame frame) {
+        job.beatsReceived.increment();
+        ByteBuffer beat = ByteBuffer.wrap(frame.bytes());
+        int says = beat.getInt();
+        if (says != slot.rank) {
+            job.fence(slot, Cause.Kind.MISBEHAVED, "it sent heartbeats for rank " + says);
+            return;
+        }
+        Progress progress;
+        try {
+            progress = Progress.decode(beat);
+        } catch (RuntimeException e) {
+            job.fence(
+                    slot, Cause.Kind.MISBEHAVED, "it sent a heartbeat whose progress does not read: " + e.getMessage());
+            return;
+        }
+        job.observer.beat(slot.rank, progress, System.nanoTime());
     }
 }

@@ -2,7 +2,6 @@ package dev.collectives.runtime.bootstrap.server;
 
 import dev.collectives.runtime.bootstrap.Cause;
 import dev.collectives.runtime.bootstrap.Deadline;
-import dev.collectives.runtime.bootstrap.Progress;
 import dev.collectives.runtime.bootstrap.Rendezvous;
 import dev.collectives.runtime.bootstrap.Settings;
 import dev.collectives.runtime.bootstrap.Timeouts;
@@ -12,7 +11,6 @@ import dev.collectives.runtime.bootstrap.wire.FrameType;
 import dev.collectives.runtime.bootstrap.wire.JobToken;
 import java.io.IOException;
 import java.net.ProtocolException;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.List;
@@ -47,6 +45,7 @@ final class ServedJob implements ServerLoop.Served {
 
     final LongAdder beatsSent = new LongAdder();
     final LongAdder beatsReceived = new LongAdder();
+    private final ServedBeats beats = new ServedBeats(this);
 
     /** Why the job ended, or null while it runs. */
     Cause fatal;
@@ -87,7 +86,6 @@ final class ServedJob implements ServerLoop.Served {
     /** Starts the job's clocks: the deadline for joining, the beats and the watch for silence. */
     void start() {
         loop.after(timeout, this::joinDeadlinePassed);
-        ServedBeats beats = new ServedBeats(this);
         loop.after(timeouts.beatInterval(), beats::beat);
         loop.after(timeouts.heartbeat(), beats::watchSilence);
     }
@@ -166,26 +164,7 @@ final class ServedJob implements ServerLoop.Served {
         }
         liveness.heard(slot.rank);
         switch (frame.type()) {
-            case HEARTBEAT -> {
-                beatsReceived.increment();
-                ByteBuffer beat = ByteBuffer.wrap(frame.bytes());
-                int says = beat.getInt();
-                if (says != slot.rank) {
-                    fence(slot, Cause.Kind.MISBEHAVED, "it sent heartbeats for rank " + says);
-                    return;
-                }
-                Progress progress;
-                try {
-                    progress = Progress.decode(beat);
-                } catch (RuntimeException e) {
-                    fence(
-                            slot,
-                            Cause.Kind.MISBEHAVED,
-                            "it sent a heartbeat whose progress does not read: " + e.getMessage());
-                    return;
-                }
-                observer.beat(slot.rank, progress, System.nanoTime());
-            }
+            case HEARTBEAT -> beats.heard(slot, frame);
             case ABORT ->
                 endJob(Cause.of(
                         Cause.Kind.ABORTED,
@@ -471,6 +450,7 @@ final class ServedJob implements ServerLoop.Served {
             return false;
         }
         closed = true;
+        takeInWhatArrived();
         boolean answeringLate = fatal != null && roster.lateRanksUntold();
         if (answeringLate) {
             LOG.log(
@@ -495,5 +475,20 @@ final class ServedJob implements ServerLoop.Served {
         }
         roster.slots().forEach(slot -> closeSoon(slot.connection));
         return answeringLate;
+    }
+
+    /**
+     * Handles what the members sent before the server closes (rank 0's own WATCH, sent before it closed, above all):
+     * whether the job was watched decides what each member hears.
+     */
+    private void takeInWhatArrived() {
+        roster.slots().map(slot -> slot.connection).filter(c -> !c.isClosed()).forEach(connection -> {
+            connection.readWhatArrived();
+            try {
+                readable(connection);
+            } catch (IOException e) {
+                ended(connection, e);
+            }
+        });
     }
 }
